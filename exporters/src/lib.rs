@@ -1,0 +1,1 @@
+//! NeL engine formats and the exporters that produce them from a `.max` scene.

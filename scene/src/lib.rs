@@ -1,0 +1,1 @@
+//! Reading and writing 3ds Max `.max` files.
