@@ -1,1 +1,27 @@
-fn main() {}
+//! The `maxfs` command line.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod nel_cmd;
+
+#[derive(Parser)]
+#[command(name = "maxfs", version, about = "3ds Max .max files without 3ds Max")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read NeL engine files: summary table, JSON view, or read/write round-trip check.
+    Nel(nel_cmd::NelArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Nel(args) => nel_cmd::run(args),
+    }
+}
