@@ -1,1 +1,3 @@
 //! NeL engine formats and the exporters that produce them from a `.max` scene.
+
+pub mod nel;

@@ -1,0 +1,80 @@
+//! Per-format figures for the `maxfs nel` table.
+
+use super::shape::Shape;
+use super::stream::Ptr;
+use super::NelFile;
+
+type Row = (String, u32, Vec<(String, u64)>);
+
+pub(super) fn of(f: &NelFile) -> Row {
+    match f {
+        NelFile::Shape(s) => shape_row(&s.shape),
+    }
+}
+
+fn c(name: &str, n: usize) -> (String, u64) {
+    (name.to_string(), n as u64)
+}
+
+fn shape_row(p: &Ptr<Shape>) -> Row {
+    let Some(sh) = p.get() else {
+        return ("null".into(), 0, vec![]);
+    };
+    use super::stream::PolyClass;
+    let class = sh.class_name().to_string();
+    match sh {
+        Shape::CMesh(m) => (
+            class,
+            m.version,
+            vec![
+                c("materials", m.base.materials.len()),
+                c("vertices", m.geom.vbuffer.header.num_vertices as usize),
+                c("matrix_blocks", m.geom.matrix_blocks.len()),
+            ],
+        ),
+        Shape::CMeshMRM(m) => (
+            class,
+            m.version,
+            vec![
+                c("materials", m.base.materials.len()),
+                c("wedges", m.geom.n_wedges as usize),
+                c("lods", m.geom.lods.len()),
+            ],
+        ),
+        Shape::CMeshMRMSkinned(m) => (
+            class,
+            m.version,
+            vec![
+                c("materials", m.base.materials.len()),
+                c("vertices", m.geom.vbuffer.packed_buffer.len()),
+                c("lods", m.geom.lods.len()),
+                c("bones", m.geom.bones_name.len()),
+            ],
+        ),
+        Shape::CMeshMultiLod(m) => (
+            class,
+            m.version,
+            vec![
+                c("materials", m.base.materials.len()),
+                c("slots", m.mesh_vector.len()),
+            ],
+        ),
+        Shape::CSkeletonShape(s) => (
+            class,
+            s.version,
+            vec![
+                c("bones", s.bones.len()),
+                c("lods", s.lods.as_ref().map_or(0, |l| l.len())),
+            ],
+        ),
+        Shape::CParticleSystemShape(p) => (
+            class,
+            p.version,
+            vec![
+                c("proto_bytes", p.proto.0.len()),
+                c("classes", p.proto_info.classes.len()),
+            ],
+        ),
+        Shape::CBBClusterShape(b) => (class, b.version, vec![c("lods", b.lods.len())]),
+    }
+}
