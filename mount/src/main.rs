@@ -4,7 +4,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod check_cmd;
 mod nel_cmd;
+mod walk;
 
 #[derive(Parser)]
 #[command(name = "maxfs", version, about = "3ds Max .max files without 3ds Max")]
@@ -15,6 +17,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Check that every .max reads and rewrites losslessly (T1, T2).
+    Check(check_cmd::CheckArgs),
     /// Read NeL engine files: summary table, JSON view, or read/write round-trip check.
     Nel(nel_cmd::NelArgs),
 }
@@ -22,6 +26,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Check(args) => check_cmd::run(args),
         Command::Nel(args) => nel_cmd::run(args),
     }
 }

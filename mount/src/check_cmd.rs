@@ -1,0 +1,148 @@
+//! `maxfs check`: runs the fidelity gates on every `.max` under the given paths.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use maxfs_scene::check::{check_bytes, CheckReport, Outcome};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::walk;
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// Files or directories (walked for *.max).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Print the results as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write each compound file and read it back (streams and CLSID must match).
+    #[arg(long)]
+    pub container: bool,
+    /// Print warnings (typed decodes kept raw, unknown versions) under each file.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+#[derive(Serialize)]
+struct FileResult {
+    path: String,
+    #[serde(flatten)]
+    report: CheckReport,
+}
+
+#[derive(Serialize, Default)]
+struct Summary {
+    files: usize,
+    bytes: u64,
+    seconds: f64,
+    by_outcome: BTreeMap<String, usize>,
+    by_version: BTreeMap<String, usize>,
+    problems: Vec<String>,
+}
+
+fn line(r: &FileResult) -> String {
+    let version = r.report.version_name.as_deref().unwrap_or("-");
+    match &r.report.outcome {
+        Outcome::Ok => format!(
+            "ok    {}  [{version}, {} streams, {} chunks]",
+            r.path, r.report.streams, r.report.chunks
+        ),
+        Outcome::Fail(m) => format!(
+            "FAIL  {}  {} stream {:?} offset {:#x}: expected [{}] got [{}] (len {} vs {})",
+            r.path, m.gate, m.stream, m.offset, m.expected, m.actual, m.expected_len, m.actual_len
+        ),
+        o @ (Outcome::NotACompoundFile(w) | Outcome::Unsupported(w) | Outcome::Error(w)) => {
+            format!("{:<5} {}  {w}", o.label(), r.path)
+        }
+    }
+}
+
+pub fn run(args: CheckArgs) -> ExitCode {
+    let start = Instant::now();
+    let (files, problems) = walk::collect(&args.paths, &|p| walk::has_ext(p, "max"));
+    let pb = walk::progress(files.len() as u64, "checking");
+    let results: Vec<FileResult> = files
+        .par_iter()
+        .map(|p| {
+            let report = match std::fs::read(p) {
+                Ok(bytes) => check_bytes(&bytes, args.container),
+                Err(e) => CheckReport {
+                    outcome: Outcome::Error(format!("cannot read: {e}")),
+                    version: None,
+                    version_name: None,
+                    streams: 0,
+                    chunk_streams: 0,
+                    chunks: 0,
+                    typed_values: 0,
+                    bytes: 0,
+                    warnings: Vec::new(),
+                },
+            };
+            pb.inc(1);
+            FileResult {
+                path: p.display().to_string(),
+                report,
+            }
+        })
+        .collect();
+    pb.finish_and_clear();
+    let mut summary = Summary {
+        files: results.len(),
+        seconds: start.elapsed().as_secs_f64(),
+        problems,
+        ..Summary::default()
+    };
+    for r in &results {
+        summary.bytes += r.report.bytes;
+        *summary
+            .by_outcome
+            .entry(r.report.outcome.label().to_string())
+            .or_default() += 1;
+        let v = r
+            .report
+            .version_name
+            .clone()
+            .unwrap_or_else(|| "no version".into());
+        *summary.by_version.entry(v).or_default() += 1;
+    }
+    let failed =
+        results.iter().any(|r| r.report.outcome.is_failure()) || !summary.problems.is_empty();
+    if args.json {
+        let out = serde_json::json!({ "files": results, "summary": summary });
+        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    } else {
+        for r in &results {
+            println!("{}", line(r));
+            if args.verbose {
+                for w in &r.report.warnings {
+                    println!("      warning: {w}");
+                }
+            }
+        }
+        for p in &summary.problems {
+            println!("error {p}");
+        }
+        println!(
+            "\n{} files, {:.1} MB of streams in {:.3} s",
+            summary.files,
+            summary.bytes as f64 / 1e6,
+            summary.seconds
+        );
+        for (k, n) in &summary.by_outcome {
+            println!("  {k:<20} {n}");
+        }
+        println!("by version:");
+        for (k, n) in &summary.by_version {
+            println!("  {k:<30} {n}");
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

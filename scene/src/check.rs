@@ -1,0 +1,256 @@
+//! The fidelity gates. T1: chunk tree → bytes is identical for every chunk-formatted
+//! stream. T2: typed parse → rebuild from typed values → bytes identical. Optionally
+//! the container gate: write the compound file, read it back, same streams and CLSID.
+//!
+//! Normalizations allowed by the gates: none.
+
+use serde::Serialize;
+
+use crate::chunk;
+use crate::container::MaxFile;
+use crate::document::Document;
+use crate::error::MaxError;
+
+/// First differing byte between what was read and what was rebuilt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mismatch {
+    pub gate: &'static str,
+    pub stream: String,
+    pub offset: u64,
+    /// Original bytes around the offset (8 each side), hex.
+    pub expected: String,
+    /// Rebuilt bytes around the offset, hex.
+    pub actual: String,
+    pub expected_len: u64,
+    pub actual_len: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", content = "detail", rename_all = "kebab-case")]
+pub enum Outcome {
+    Ok,
+    NotACompoundFile(String),
+    Unsupported(String),
+    Error(String),
+    Fail(Mismatch),
+}
+
+impl Outcome {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::NotACompoundFile(_) => "not-a-compound-file",
+            Outcome::Unsupported(_) => "unsupported",
+            Outcome::Error(_) => "error",
+            Outcome::Fail(_) => "FAIL",
+        }
+    }
+
+    pub fn is_failure(&self) -> bool {
+        matches!(self, Outcome::Fail(_) | Outcome::Error(_))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckReport {
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// Scene root chunk id.
+    pub version: Option<u16>,
+    pub version_name: Option<String>,
+    pub streams: usize,
+    pub chunk_streams: usize,
+    pub chunks: usize,
+    /// Leaves decoded into typed values and re-encoded by T2.
+    pub typed_values: usize,
+    /// Bytes of stream data checked (inflated).
+    pub bytes: u64,
+    /// Typed decodes that failed and fell back to raw, and scene-graph problems.
+    pub warnings: Vec<String>,
+}
+
+fn hex_window(b: &[u8], at: usize) -> String {
+    let lo = at.saturating_sub(8);
+    let hi = (at + 8).min(b.len());
+    b.get(lo..hi)
+        .unwrap_or(&[])
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Compares two byte strings; None when equal.
+pub fn compare(
+    gate: &'static str,
+    stream: &str,
+    expected: &[u8],
+    actual: &[u8],
+) -> Option<Mismatch> {
+    if expected == actual {
+        return None;
+    }
+    let at = expected
+        .iter()
+        .zip(actual)
+        .position(|(a, b)| a != b)
+        .unwrap_or(expected.len().min(actual.len()));
+    Some(Mismatch {
+        gate,
+        stream: stream.to_string(),
+        offset: at as u64,
+        expected: hex_window(expected, at),
+        actual: hex_window(actual, at),
+        expected_len: expected.len() as u64,
+        actual_len: actual.len() as u64,
+    })
+}
+
+fn error_outcome(e: &MaxError) -> Outcome {
+    match e {
+        MaxError::NotCompound(k) => Outcome::NotACompoundFile(k.to_string()),
+        MaxError::Unsupported(w) => Outcome::Unsupported(w.clone()),
+        other => Outcome::Error(other.to_string()),
+    }
+}
+
+/// Runs T1 and T2 (and the container gate when asked) on one file's bytes.
+pub fn check_bytes(bytes: &[u8], container_gate: bool) -> CheckReport {
+    let mut report = CheckReport {
+        outcome: Outcome::Ok,
+        version: None,
+        version_name: None,
+        streams: 0,
+        chunk_streams: 0,
+        chunks: 0,
+        typed_values: 0,
+        bytes: 0,
+        warnings: Vec::new(),
+    };
+    let doc = match Document::from_bytes(bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            report.outcome = error_outcome(&e);
+            return report;
+        }
+    };
+    report.streams = doc.streams.len();
+    report.version = doc.version();
+    report.version_name = report.version.map(crate::version::describe);
+    report.bytes = doc.file.streams.iter().map(|s| s.data.len() as u64).sum();
+    report.outcome = run_gates(&doc, container_gate, &mut report);
+    report
+}
+
+fn run_gates(doc: &Document, container_gate: bool, report: &mut CheckReport) -> Outcome {
+    for (s, sd) in doc.file.streams.iter().zip(&doc.streams) {
+        if let Some(chunks) = sd.chunks() {
+            report.chunk_streams += 1;
+            report.chunks += chunk::count(chunks);
+            if let Some(m) = compare("T1", &s.name, &s.data, &chunk::write(chunks)) {
+                return Outcome::Fail(m);
+            }
+        }
+    }
+    let typed = doc.typed();
+    for ts in &typed.streams {
+        report.typed_values += ts.typed_values();
+        let Some(original) = doc.file.stream(&ts.name) else {
+            continue;
+        };
+        if let Some(m) = compare("T2", &ts.name, &original.data, &chunk::write(&ts.build())) {
+            return Outcome::Fail(m);
+        }
+        for d in &ts.degraded {
+            report.warnings.push(format!(
+                "{}: chunk {}: kept raw: {}",
+                ts.name, d.path, d.what
+            ));
+        }
+    }
+    if let Err(e) = &typed.scene {
+        report.warnings.push(e.to_string());
+    }
+    if let Some(v) = report.version {
+        if crate::version::release_name(v).is_none() {
+            report
+                .warnings
+                .push(format!("unknown Scene version id {v:#06x}"));
+        }
+    }
+    if container_gate {
+        if let Some(m) = container_roundtrip(&doc.file) {
+            return Outcome::Fail(m);
+        }
+    }
+    Outcome::Ok
+}
+
+/// Writes the compound file, reads it back, and compares streams and CLSID.
+pub fn container_roundtrip(file: &MaxFile) -> Option<Mismatch> {
+    let written = match file.to_bytes() {
+        Ok(b) => b,
+        Err(e) => {
+            return Some(mismatch_note(
+                "container",
+                "",
+                &format!("write failed: {e}"),
+            ))
+        }
+    };
+    let back = match MaxFile::from_bytes(&written) {
+        Ok(b) => b,
+        Err(e) => {
+            return Some(mismatch_note(
+                "container",
+                "",
+                &format!("re-read failed: {e}"),
+            ))
+        }
+    };
+    if let Some(m) = compare("container", "CLSID", &file.clsid, &back.clsid) {
+        return Some(m);
+    }
+    let names = |f: &MaxFile| {
+        let mut v: Vec<String> = f.streams.iter().map(|s| s.name.clone()).collect();
+        v.sort();
+        v
+    };
+    if names(file) != names(&back) {
+        return Some(mismatch_note(
+            "container",
+            "",
+            &format!(
+                "stream list differs: {:?} vs {:?}",
+                names(file),
+                names(&back)
+            ),
+        ));
+    }
+    for s in &file.streams {
+        let b = back.stream(&s.name)?;
+        if let Some(m) = compare("container", &s.name, &s.data, &b.data) {
+            return Some(m);
+        }
+        if s.compressed != b.compressed {
+            return Some(mismatch_note(
+                "container",
+                &s.name,
+                "compression flag not preserved",
+            ));
+        }
+    }
+    None
+}
+
+fn mismatch_note(gate: &'static str, stream: &str, what: &str) -> Mismatch {
+    Mismatch {
+        gate,
+        stream: stream.to_string(),
+        offset: 0,
+        expected: String::new(),
+        actual: what.to_string(),
+        expected_len: 0,
+        actual_len: 0,
+    }
+}

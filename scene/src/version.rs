@@ -1,0 +1,34 @@
+//! Max release names of the Scene stream's root chunk id.
+
+/// The release that writes this root chunk id, when known. Ids are sparse; an id
+/// not listed is reported as unknown, never rejected.
+pub fn release_name(id: u16) -> Option<&'static str> {
+    Some(match id {
+        0x2004 => "3ds Max 3",
+        0x2006 => "3ds Max 4",
+        0x2008 => "3ds Max 5",
+        0x2009 => "3ds Max 6",
+        0x200A => "3ds Max 7",
+        0x200B => "3ds Max 8",
+        0x200E => "3ds Max 9",
+        0x200F => "3ds Max 2008",
+        0x2011 => "3ds Max 2009",
+        0x2012 => "3ds Max 2010",
+        0x2017 => "3ds Max 2013",
+        0x2019 => "3ds Max 2014",
+        0x2020 => "3ds Max 2015",
+        0x2021 => "3ds Max 2016",
+        0x2022 => "3ds Max 2017",
+        0x2023 => "3ds Max 2018/2019",
+        0x2025 => "3ds Max 2020",
+        _ => return None,
+    })
+}
+
+/// "3ds Max 2010 (0x2012)" or "unknown (0x2042)".
+pub fn describe(id: u16) -> String {
+    match release_name(id) {
+        Some(n) => format!("{n} ({id:#06x})"),
+        None => format!("unknown ({id:#06x})"),
+    }
+}
