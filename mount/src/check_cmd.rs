@@ -48,8 +48,8 @@ fn line(r: &FileResult) -> String {
     let version = r.report.version_name.as_deref().unwrap_or("-");
     match &r.report.outcome {
         Outcome::Ok => format!(
-            "ok    {}  [{version}, {} streams, {} chunks]",
-            r.path, r.report.streams, r.report.chunks
+            "ok    {}  [{version}, {} streams, {} chunks, {} typed values]",
+            r.path, r.report.streams, r.report.chunks, r.report.typed_values
         ),
         Outcome::Fail(m) => format!(
             "FAIL  {}  {} stream {:?} offset {:#x}: expected [{}] got [{}] (len {} vs {})",
