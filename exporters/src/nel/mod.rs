@@ -3,16 +3,19 @@
 //! Every format is a typed model whose `serial` method both reads and writes, following
 //! NeL's own `IStream` convention; `write_nel(read_nel(x)) == x` for every supported file.
 
+pub mod anim;
+pub mod ig;
 pub mod json;
 pub mod ps;
 pub mod shape;
 pub mod skel;
 pub mod stream;
+pub mod swt;
 
 use serde::Serialize;
 use thiserror::Error;
 
-use stream::{Reader, Serial, Stream, Writer};
+use stream::{Reader, Serial, Writer};
 
 /// Why a NeL file could not be read or written.
 #[derive(Debug, Error)]
@@ -58,6 +61,12 @@ pub enum NelKind {
     Skeleton,
     /// `.ps`.
     ParticleSystem,
+    /// `.anim`.
+    Animation,
+    /// `.swt`.
+    SkeletonWeight,
+    /// `.ig`.
+    InstanceGroup,
 }
 
 impl NelKind {
@@ -67,6 +76,9 @@ impl NelKind {
             NelKind::Shape => "shape",
             NelKind::Skeleton => "skel",
             NelKind::ParticleSystem => "ps",
+            NelKind::Animation => "anim",
+            NelKind::SkeletonWeight => "swt",
+            NelKind::InstanceGroup => "ig",
         }
     }
 }
@@ -77,6 +89,9 @@ impl NelKind {
 pub enum NelFile {
     /// `.shape`, `.skel`, `.ps`: a shape stream.
     Shape(shape::ShapeStream),
+    Animation(anim::Animation),
+    SkeletonWeight(swt::SkeletonWeight),
+    InstanceGroup(ig::InstanceGroup),
 }
 
 fn ext_of(file_name: &str) -> String {
@@ -101,7 +116,24 @@ pub fn detect(bytes: &[u8], file_name: &str) -> Option<NelKind> {
             },
         });
     }
-    None
+    if bytes.starts_with(b"NEL_ANIM") {
+        return Some(NelKind::Animation);
+    }
+    if bytes.starts_with(b"SKWT") {
+        return Some(NelKind::SkeletonWeight);
+    }
+    if bytes.starts_with(b"GRPT") {
+        return Some(NelKind::InstanceGroup);
+    }
+    match ext.as_str() {
+        "anim" => Some(NelKind::Animation),
+        "swt" => Some(NelKind::SkeletonWeight),
+        "ig" => Some(NelKind::InstanceGroup),
+        "shape" => Some(NelKind::Shape),
+        "skel" => Some(NelKind::Skeleton),
+        "ps" => Some(NelKind::ParticleSystem),
+        _ => None,
+    }
 }
 
 /// Class name stored in a shape stream header, without decoding the rest.
@@ -136,6 +168,9 @@ pub fn read_nel(bytes: &[u8], file_name: &str) -> Result<NelFile, NelError> {
         NelKind::Shape | NelKind::Skeleton | NelKind::ParticleSystem => {
             NelFile::Shape(read_all(bytes)?)
         }
+        NelKind::Animation => NelFile::Animation(read_all(bytes)?),
+        NelKind::SkeletonWeight => NelFile::SkeletonWeight(read_all(bytes)?),
+        NelKind::InstanceGroup => NelFile::InstanceGroup(read_all(bytes)?),
     })
 }
 
@@ -143,6 +178,9 @@ pub fn read_nel(bytes: &[u8], file_name: &str) -> Result<NelFile, NelError> {
 pub fn write_nel(file: &NelFile) -> Result<Vec<u8>, NelError> {
     match file {
         NelFile::Shape(x) => write_all(x),
+        NelFile::Animation(x) => write_all(x),
+        NelFile::SkeletonWeight(x) => write_all(x),
+        NelFile::InstanceGroup(x) => write_all(x),
     }
 }
 

@@ -9,6 +9,29 @@ type Row = (String, u32, Vec<(String, u64)>);
 pub(super) fn of(f: &NelFile) -> Row {
     match f {
         NelFile::Shape(s) => shape_row(&s.shape),
+        NelFile::Animation(a) => (
+            "CAnimation".into(),
+            a.version,
+            vec![c("tracks", a.tracks.len())],
+        ),
+        NelFile::SkeletonWeight(w) => (
+            "CSkeletonWeight".into(),
+            w.version,
+            vec![c("nodes", w.elements.len())],
+        ),
+        NelFile::InstanceGroup(g) => (
+            "CInstanceGroup".into(),
+            g.version,
+            vec![
+                c("instances", g.instances.len()),
+                c(
+                    "point_lights",
+                    g.point_lights.as_ref().map_or(0, |p| p.lights.len()),
+                ),
+                c("clusters", g.clusters.len()),
+                c("portals", g.portals.len()),
+            ],
+        ),
     }
 }
 
