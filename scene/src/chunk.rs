@@ -203,7 +203,7 @@ pub fn write(chunks: &[Chunk]) -> Vec<u8> {
 
 pub fn write_chunk(c: &Chunk, out: &mut Vec<u8>) {
     let body_len = c.body_len();
-    let wide = c.wide || NARROW_HEADER + body_len > u64::from(!NARROW_CONTAINER);
+    let wide = c.wide || !fits_narrow(body_len);
     out.extend_from_slice(&c.id.to_le_bytes());
     if wide {
         let mut size = WIDE_HEADER + body_len;
@@ -229,7 +229,164 @@ pub fn write_chunk(c: &Chunk, out: &mut Vec<u8>) {
     }
 }
 
+/// Whether a chunk with this much payload can carry a 6-byte header (31-bit size).
+fn fits_narrow(body_len: u64) -> bool {
+    NARROW_HEADER + body_len <= u64::from(!NARROW_CONTAINER)
+}
+
 /// Counts chunks in a tree (for reports).
 pub fn count(chunks: &[Chunk]) -> usize {
     chunks.iter().map(|c| 1 + count(c.children())).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn narrow(id: u16, container: bool, body: &[u8]) -> Vec<u8> {
+        let mut v = id.to_le_bytes().to_vec();
+        let mut size = 6 + body.len() as u32;
+        if container {
+            size |= NARROW_CONTAINER;
+        }
+        v.extend_from_slice(&size.to_le_bytes());
+        v.extend_from_slice(body);
+        v
+    }
+
+    fn wide(id: u16, container: bool, body: &[u8]) -> Vec<u8> {
+        let mut v = id.to_le_bytes().to_vec();
+        v.extend_from_slice(&0u32.to_le_bytes());
+        let mut size = 14 + body.len() as u64;
+        if container {
+            size |= WIDE_CONTAINER;
+        }
+        v.extend_from_slice(&size.to_le_bytes());
+        v.extend_from_slice(body);
+        v
+    }
+
+    #[test]
+    fn wide_headers_round_trip() {
+        let inner = wide(0x0100, false, &[1, 2, 3]);
+        let bytes = wide(0x2004, true, &inner);
+        let tree = parse(&bytes).expect("parses");
+        assert_eq!(tree.len(), 1);
+        assert!(tree[0].wide && tree[0].is_container());
+        assert!(tree[0].children()[0].wide);
+        assert_eq!(tree[0].children()[0].payload(), Some(&[1u8, 2, 3][..]));
+        assert_eq!(write(&tree), bytes);
+    }
+
+    #[test]
+    fn mixed_widths_in_one_container() {
+        let mut body = narrow(0x0001, false, &[9]);
+        body.extend(wide(0x0002, false, &[8, 7]));
+        body.extend(narrow(0x0003, true, &wide(0x0004, false, &[])));
+        body.extend(wide(0x0005, true, &narrow(0x0006, false, &[1, 1, 1, 1])));
+        let bytes = narrow(0x2012, true, &body);
+        let tree = parse(&bytes).expect("parses");
+        let kids = tree[0].children();
+        let widths: Vec<bool> = kids.iter().map(|c| c.wide).collect();
+        assert_eq!(widths, [false, true, false, true]);
+        assert!(kids[2].children()[0].wide);
+        assert!(!kids[3].children()[0].wide);
+        assert_eq!(write(&tree), bytes);
+    }
+
+    #[test]
+    fn empty_leaf_and_empty_container_stay_distinct() {
+        let mut bytes = narrow(0x0010, false, &[]);
+        bytes.extend(narrow(0x0010, true, &[]));
+        bytes.extend(wide(0x0011, false, &[]));
+        bytes.extend(wide(0x0011, true, &[]));
+        let tree = parse(&bytes).expect("parses");
+        assert_eq!(tree[0].body, Body::Leaf(vec![]));
+        assert_eq!(tree[1].body, Body::Container(vec![]));
+        assert_eq!(tree[2].body, Body::Leaf(vec![]));
+        assert_eq!(tree[3].body, Body::Container(vec![]));
+        assert_eq!(write(&tree), bytes);
+    }
+
+    #[test]
+    fn duplicates_and_order_are_kept() {
+        let mut bytes = narrow(0x0962, false, &[1]);
+        bytes.extend(narrow(0x0960, false, &[2]));
+        bytes.extend(narrow(0x0962, false, &[3]));
+        let tree = parse(&bytes).expect("parses");
+        let ids: Vec<u16> = tree.iter().map(|c| c.id).collect();
+        assert_eq!(ids, [0x0962, 0x0960, 0x0962]);
+        assert_eq!(write(&tree), bytes);
+    }
+
+    #[test]
+    fn truncation_is_an_error_with_offset() {
+        let bytes = narrow(0x2004, true, &narrow(0x0001, false, &[1, 2, 3, 4]));
+        for cut in 1..bytes.len() {
+            let err = parse(&bytes[..cut]).expect_err("truncated stream must fail");
+            assert!(
+                err.offset <= cut as u64,
+                "offset {} past cut {cut}",
+                err.offset
+            );
+            assert!(!err.what.is_empty());
+        }
+    }
+
+    #[test]
+    fn child_running_past_parent_names_the_path() {
+        // The container claims 4 bytes of payload but its child says 10.
+        let mut child = narrow(0x0001, false, &[0; 4]);
+        child[2] = 16; // child size 16 > the 10 bytes the parent holds
+        let bytes = narrow(0x2004, true, &child);
+        let err = parse(&bytes).expect_err("must fail");
+        assert_eq!(err.path.to_string(), "/0000-2004");
+        assert_eq!(err.offset, 6);
+        assert!(err.what.contains("runs past its parent"), "{}", err.what);
+    }
+
+    #[test]
+    fn trailing_bytes_and_tiny_sizes_are_errors() {
+        let mut bytes = narrow(0x0001, false, &[1]);
+        bytes.extend([0xAA, 0xBB]);
+        let err = parse(&bytes).expect_err("trailing bytes");
+        assert!(err.what.contains("trailing"), "{}", err.what);
+        let mut small = narrow(0x0001, false, &[]);
+        small[2] = 3;
+        assert!(parse(&small)
+            .expect_err("size < header")
+            .what
+            .contains("smaller"));
+        let mut wide_small = wide(0x0001, false, &[]);
+        wide_small[6] = 13;
+        assert!(parse(&wide_small).is_err());
+    }
+
+    #[test]
+    fn depth_limit_is_enforced() {
+        let mut bytes = narrow(0x0001, false, &[]);
+        for _ in 0..(MAX_DEPTH + 2) {
+            bytes = narrow(0x0002, true, &bytes);
+        }
+        let err = parse(&bytes).expect_err("too deep");
+        assert!(err.what.contains("nesting"), "{}", err.what);
+        let mut ok = narrow(0x0001, false, &[]);
+        for _ in 0..MAX_DEPTH {
+            ok = narrow(0x0002, true, &ok);
+        }
+        assert_eq!(write(&parse(&ok).expect("at the limit")), ok);
+    }
+
+    #[test]
+    fn oversized_narrow_chunk_needs_the_wide_header() {
+        assert!(fits_narrow(0x7FFF_FFFF - 6));
+        assert!(!fits_narrow(0x7FFF_FFFF - 5));
+    }
+
+    #[test]
+    fn is_chunked_rejects_property_sets_and_empty() {
+        assert!(!is_chunked(&[]));
+        assert!(!is_chunked(&[0xFE, 0xFF, 0, 0, 6, 0, 2, 0]));
+        assert!(is_chunked(&narrow(1, false, &[])));
+    }
 }

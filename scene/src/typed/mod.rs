@@ -52,3 +52,6 @@ impl TypedStream {
         tree::build_all(&self.nodes)
     }
 }
+
+#[cfg(test)]
+mod tests;
