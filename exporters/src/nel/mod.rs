@@ -4,13 +4,16 @@
 //! NeL's own `IStream` convention; `write_nel(read_nel(x)) == x` for every supported file.
 
 pub mod anim;
+pub mod bank;
 pub mod ig;
 pub mod json;
+pub mod pacs;
 pub mod ps;
 pub mod shape;
 pub mod skel;
 pub mod stream;
 pub mod swt;
+pub mod zone;
 
 use serde::Serialize;
 use thiserror::Error;
@@ -67,6 +70,14 @@ pub enum NelKind {
     SkeletonWeight,
     /// `.ig`.
     InstanceGroup,
+    /// `.zone`, `.zonel` (lit), `.zonew` (welded).
+    Zone,
+    /// `.bank`.
+    TileBank,
+    /// `.farbank`.
+    TileFarBank,
+    /// `.gr` (PACS global retriever).
+    GlobalRetriever,
 }
 
 impl NelKind {
@@ -79,6 +90,10 @@ impl NelKind {
             NelKind::Animation => "anim",
             NelKind::SkeletonWeight => "swt",
             NelKind::InstanceGroup => "ig",
+            NelKind::Zone => "zone",
+            NelKind::TileBank => "bank",
+            NelKind::TileFarBank => "farbank",
+            NelKind::GlobalRetriever => "gr",
         }
     }
 }
@@ -92,6 +107,10 @@ pub enum NelFile {
     Animation(anim::Animation),
     SkeletonWeight(swt::SkeletonWeight),
     InstanceGroup(ig::InstanceGroup),
+    Zone(zone::Zone),
+    TileBank(bank::TileBank),
+    TileFarBank(bank::TileFarBank),
+    GlobalRetriever(pacs::GlobalRetriever),
 }
 
 fn ext_of(file_name: &str) -> String {
@@ -125,7 +144,20 @@ pub fn detect(bytes: &[u8], file_name: &str) -> Option<NelKind> {
     if bytes.starts_with(b"GRPT") {
         return Some(NelKind::InstanceGroup);
     }
+    if bytes.starts_with(b"FAR_BANK") {
+        return Some(NelKind::TileFarBank);
+    }
+    if bytes.get(4..8) == Some(b"BANK") && bytes.starts_with(&[4, 0, 0, 0]) {
+        return Some(NelKind::TileBank);
+    }
+    if bytes.get(1..5) == Some(b"ZONE") {
+        return Some(NelKind::Zone);
+    }
     match ext.as_str() {
+        "zone" | "zonel" | "zonew" => Some(NelKind::Zone),
+        "gr" => Some(NelKind::GlobalRetriever),
+        "bank" => Some(NelKind::TileBank),
+        "farbank" => Some(NelKind::TileFarBank),
         "anim" => Some(NelKind::Animation),
         "swt" => Some(NelKind::SkeletonWeight),
         "ig" => Some(NelKind::InstanceGroup),
@@ -171,6 +203,10 @@ pub fn read_nel(bytes: &[u8], file_name: &str) -> Result<NelFile, NelError> {
         NelKind::Animation => NelFile::Animation(read_all(bytes)?),
         NelKind::SkeletonWeight => NelFile::SkeletonWeight(read_all(bytes)?),
         NelKind::InstanceGroup => NelFile::InstanceGroup(read_all(bytes)?),
+        NelKind::Zone => NelFile::Zone(read_all(bytes)?),
+        NelKind::TileBank => NelFile::TileBank(read_all(bytes)?),
+        NelKind::TileFarBank => NelFile::TileFarBank(read_all(bytes)?),
+        NelKind::GlobalRetriever => NelFile::GlobalRetriever(read_all(bytes)?),
     })
 }
 
@@ -181,6 +217,10 @@ pub fn write_nel(file: &NelFile) -> Result<Vec<u8>, NelError> {
         NelFile::Animation(x) => write_all(x),
         NelFile::SkeletonWeight(x) => write_all(x),
         NelFile::InstanceGroup(x) => write_all(x),
+        NelFile::Zone(x) => write_all(x),
+        NelFile::TileBank(x) => write_all(x),
+        NelFile::TileFarBank(x) => write_all(x),
+        NelFile::GlobalRetriever(x) => write_all(x),
     }
 }
 

@@ -32,6 +32,38 @@ pub(super) fn of(f: &NelFile) -> Row {
                 c("portals", g.portals.len()),
             ],
         ),
+        NelFile::Zone(z) => (
+            "CZone".into(),
+            z.version,
+            vec![
+                c("patches", z.patches.len()),
+                c("border_vertices", z.border_vertices.len()),
+                c("tiles", z.patches.iter().map(|p| p.tiles.len()).sum()),
+                c(
+                    "point_lights",
+                    z.point_lights.as_ref().map_or(0, |p| p.lights.len()),
+                ),
+            ],
+        ),
+        NelFile::TileBank(b) => (
+            "CTileBank".into(),
+            b.version,
+            vec![
+                c("lands", b.lands.len()),
+                c("tile_sets", b.tile_sets.len()),
+                c("tiles", b.tiles.len()),
+            ],
+        ),
+        NelFile::TileFarBank(b) => (
+            "CTileFarBank".into(),
+            b.version,
+            vec![c("tiles", b.tiles.len())],
+        ),
+        NelFile::GlobalRetriever(g) => (
+            "CGlobalRetriever".into(),
+            g.version,
+            vec![c("instances", g.instances.len())],
+        ),
     }
 }
 
