@@ -50,6 +50,17 @@ fn nel_files() -> Vec<PathBuf> {
     files
 }
 
+/// Corpus files that cannot round-trip, with the error they must produce (checked, so a
+/// change in behaviour is noticed). Keep this list short and explained.
+const KNOWN_BAD: &[(&str, &str)] = &[
+    // CMesh version 3: the pre-2001 layout that NeL itself refuses ("Mesh in Stream is too
+    // old"); its reader is not implemented here.
+    ("nel/misc/arena.shape", "CMesh version 3"),
+    // A damaged copy of r2_instance_link.shape: a 0x0D byte inserted before the 0x0A at
+    // offset 0x22 (text-mode line-ending conversion) and cut at 134 bytes.
+    ("nel/misc/instance_link.shape", "unknown version 191"),
+];
+
 #[test]
 fn every_corpus_nel_file_round_trips() {
     let files = nel_files();
@@ -68,6 +79,23 @@ fn every_corpus_nel_file_round_trips() {
             .unwrap_or("unrecognized");
         let entry = per_format.entry(kind.to_string()).or_default();
         let result = nel::read_nel(&bytes, name).and_then(|f| nel::write_nel(&f));
+        let rel = p.strip_prefix(maxfs_tests::corpus_dir()).unwrap_or(p);
+        if let Some((_, why)) = KNOWN_BAD
+            .iter()
+            .find(|(f, _)| rel == std::path::Path::new(f))
+        {
+            match &result {
+                Err(e) if e.to_string().contains(why) => {
+                    eprintln!("known bad: {}: {e}", rel.display());
+                }
+                other => failures.push(format!(
+                    "{}: listed as known bad ({why}) but gave {:?}",
+                    rel.display(),
+                    other.as_ref().map(|b| b.len())
+                )),
+            }
+            continue;
+        }
         match result {
             Ok(out) if out == bytes => {
                 entry.0 += 1;

@@ -29,10 +29,10 @@ pub enum NelError {
         path: String,
         what: String,
     },
-    #[error(
-        "{class}: unknown version {version} (this reader knows up to {max}) at offset 0x{offset:x}"
+    #[error("{path}: {class}: unknown version {version} (this reader knows up to {max}) at offset 0x{offset:x}"
     )]
     UnknownVersion {
+        path: String,
         class: String,
         version: u32,
         max: u32,

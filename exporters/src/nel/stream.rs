@@ -160,6 +160,7 @@ pub trait Stream: Sized {
             };
             if *v > max {
                 return Err(NelError::UnknownVersion {
+                    path: self.state_ref().path_string(),
                     class: class.to_string(),
                     version: *v,
                     max,

@@ -182,6 +182,17 @@ fn type_info(t: u8) -> (u8, u8) {
 impl VbSubset {
     pub fn serial<S: Stream>(&mut self, s: &mut S, h: &VbHeader, n: usize) -> Result<(), NelError> {
         s.version(&mut self.version, 2, "CVertexBuffer subset")?;
+        self.serial_vertices(s, h, n)?;
+        opt(s, &mut self.uv_routing, self.version >= 2)
+    }
+
+    /// The interleaved vertices only (no version byte, no uv routing).
+    pub fn serial_vertices<S: Stream>(
+        &mut self,
+        s: &mut S,
+        h: &VbHeader,
+        n: usize,
+    ) -> Result<(), NelError> {
         let present: Vec<usize> = (0..16).filter(|i| h.flags & (1 << i) != 0).collect();
         if s.reading() {
             let vsize = h.vertex_size();
@@ -276,7 +287,7 @@ impl VbSubset {
                 }
             }
         }
-        opt(s, &mut self.uv_routing, self.version >= 2)
+        Ok(())
     }
 }
 
@@ -293,10 +304,26 @@ impl Serial for VertexBuffer {
         s.ctx("CVertexBuffer", |s| {
             s.version(&mut self.version, 2, "CVertexBuffer")?;
             if self.version < 2 {
-                return Err(s.err(format!(
-                    "CVertexBuffer version {} (pre-2002 layout) is not supported",
-                    self.version
-                )));
+                // Old layout: format word, vertex count, vertices; palette skin from version 1.
+                let mut old = self.header.old_flags.unwrap_or(0);
+                s.ser(&mut old)?;
+                let (mut flags, types) = remap_old_flags(old);
+                if self.version < 1 {
+                    flags &= !(1 << 13);
+                }
+                let num_vertices = self.header.num_vertices;
+                self.header = VbHeader {
+                    version: 0,
+                    old_flags: Some(old),
+                    flags,
+                    types,
+                    num_vertices,
+                    ..Default::default()
+                };
+                s.ser(&mut self.header.num_vertices)?;
+                let n = self.header.num_vertices as usize;
+                let h = self.header.clone();
+                return self.vertices.serial_vertices(s, &h, n);
             }
             s.ser(&mut self.header)?;
             let n = self.header.num_vertices as usize;
