@@ -70,17 +70,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
         .map(|p| {
             let report = match std::fs::read(p) {
                 Ok(bytes) => check_bytes(&bytes, args.container),
-                Err(e) => CheckReport {
-                    outcome: Outcome::Error(format!("cannot read: {e}")),
-                    version: None,
-                    version_name: None,
-                    streams: 0,
-                    chunk_streams: 0,
-                    chunks: 0,
-                    typed_values: 0,
-                    bytes: 0,
-                    warnings: Vec::new(),
-                },
+                Err(e) => CheckReport::with_outcome(Outcome::Error(format!("cannot read: {e}"))),
             };
             pb.inc(1);
             FileResult {

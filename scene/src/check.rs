@@ -116,24 +116,33 @@ fn error_outcome(e: &MaxError) -> Outcome {
 
 /// Runs T1 and T2 (and the container gate when asked) on one file's bytes.
 pub fn check_bytes(bytes: &[u8], container_gate: bool) -> CheckReport {
-    let mut report = CheckReport {
-        outcome: Outcome::Ok,
-        version: None,
-        version_name: None,
-        streams: 0,
-        chunk_streams: 0,
-        chunks: 0,
-        typed_values: 0,
-        bytes: 0,
-        warnings: Vec::new(),
-    };
-    let doc = match Document::from_bytes(bytes) {
-        Ok(d) => d,
-        Err(e) => {
-            report.outcome = error_outcome(&e);
-            return report;
+    match MaxFile::from_bytes(bytes) {
+        Ok(file) => check_file(file, container_gate),
+        Err(e) => CheckReport::with_outcome(error_outcome(&e)),
+    }
+}
+
+impl CheckReport {
+    /// A report for a file that never got as far as the gates.
+    pub fn with_outcome(outcome: Outcome) -> CheckReport {
+        CheckReport {
+            outcome,
+            version: None,
+            version_name: None,
+            streams: 0,
+            chunk_streams: 0,
+            chunks: 0,
+            typed_values: 0,
+            bytes: 0,
+            warnings: Vec::new(),
         }
-    };
+    }
+}
+
+/// Runs the gates on a compound file already read.
+pub fn check_file(file: MaxFile, container_gate: bool) -> CheckReport {
+    let doc = Document::from_file(file);
+    let mut report = CheckReport::with_outcome(Outcome::Ok);
     report.streams = doc.streams.len();
     report.version = doc.version();
     report.version_name = report.version.map(crate::version::describe);
@@ -169,7 +178,7 @@ fn run_gates(doc: &Document, container_gate: bool, report: &mut CheckReport) -> 
         }
     }
     if let Err(e) = &typed.scene {
-        report.warnings.push(e.to_string());
+        return Outcome::Error(e.to_string());
     }
     if let Some(v) = report.version {
         if crate::version::release_name(v).is_none() {

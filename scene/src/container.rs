@@ -133,14 +133,25 @@ pub fn inflate(name: &str, stored: &[u8]) -> Result<Vec<u8>, MaxError> {
 fn read_stream<R: Read + Seek>(
     comp: &mut cfb::CompoundFile<R>,
     info: &StreamInfo,
+    file_len: u64,
 ) -> Result<Stream, MaxError> {
+    // A stream cannot hold more bytes than the file; a larger size field is damage.
+    if info.stored_len > file_len {
+        return Err(MaxError::Stream {
+            stream: info.name.clone(),
+            what: format!(
+                "directory says {} bytes but the file has only {file_len}",
+                info.stored_len
+            ),
+        });
+    }
     let mut s = comp
         .open_stream(format!("/{}", info.name))
         .map_err(|e| MaxError::Stream {
             stream: info.name.clone(),
             what: e.to_string(),
         })?;
-    let mut stored = Vec::with_capacity(info.stored_len.min(1 << 28) as usize);
+    let mut stored = Vec::with_capacity(info.stored_len as usize);
     s.read_to_end(&mut stored).map_err(|e| MaxError::Stream {
         stream: info.name.clone(),
         what: e.to_string(),
@@ -170,13 +181,17 @@ impl MaxFile {
         Self::from_reader(Cursor::new(bytes))
     }
 
-    pub fn from_reader<R: Read + Seek>(reader: R) -> Result<MaxFile, MaxError> {
+    pub fn from_reader<R: Read + Seek>(mut reader: R) -> Result<MaxFile, MaxError> {
+        let file_len = reader
+            .seek(std::io::SeekFrom::End(0))
+            .map_err(container_err)?;
+        reader.rewind().map_err(container_err)?;
         let mut comp = open_cfb(reader)?;
         let clsid = comp.root_entry().clsid().to_bytes_le();
         let infos = root_streams(&comp)?;
         let mut streams = Vec::with_capacity(infos.len());
         for info in &infos {
-            streams.push(read_stream(&mut comp, info)?);
+            streams.push(read_stream(&mut comp, info, file_len)?);
         }
         Ok(MaxFile { clsid, streams })
     }

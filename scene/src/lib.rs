@@ -9,6 +9,8 @@ pub mod directories;
 pub mod document;
 pub mod error;
 pub mod graph;
+pub mod peek;
+pub mod summary;
 pub mod typed;
 pub mod version;
 

@@ -1,0 +1,197 @@
+//! 2,000 deterministic mutations of corpus .max files through the whole reader
+//! (container, chunk layer, typed layer, scene graph, gates): no panic, no
+//! unbounded allocation, and each yields Ok or a precise error. Anything that
+//! still parses must still round-trip (T1 and T2 never FAIL).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use maxfs_scene::check::{check_bytes, check_file, CheckReport, Outcome};
+use maxfs_scene::chunk::{self, Chunk};
+use maxfs_scene::container::MaxFile;
+use maxfs_tests::corpus_max_files;
+
+/// Tracks live and peak heap bytes so the test can bound what a parse allocates.
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = System.alloc(l);
+        if !p.is_null() {
+            let now = LIVE.fetch_add(l.size(), Relaxed) + l.size();
+            PEAK.fetch_max(now, Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l);
+        LIVE.fetch_sub(l.size(), Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        let q = System.realloc(p, l, new);
+        if !q.is_null() {
+            if new >= l.size() {
+                let now = LIVE.fetch_add(new - l.size(), Relaxed) + (new - l.size());
+                PEAK.fetch_max(now, Relaxed);
+            } else {
+                LIVE.fetch_sub(l.size() - new, Relaxed);
+            }
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// xorshift64*: deterministic, no dependency.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Offsets of every chunk header in a stream, for size-field edits.
+fn header_offsets(chunks: &[Chunk], base: usize, out: &mut Vec<usize>) {
+    let mut pos = base;
+    for c in chunks {
+        out.push(pos);
+        let header = if c.wide { 14 } else { 6 };
+        header_offsets(c.children(), pos + header, out);
+        pos += c.encoded_len() as usize;
+    }
+}
+
+/// Measures the peak heap growth of `f` above what was live before it.
+fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = LIVE.load(Relaxed);
+    PEAK.store(before, Relaxed);
+    let out = f();
+    (out, PEAK.load(Relaxed).saturating_sub(before))
+}
+
+fn assert_precise(what: &str, r: &CheckReport) {
+    match &r.outcome {
+        Outcome::Fail(m) => panic!("{what}: a parsed stream did not round-trip: {m:?}"),
+        Outcome::Error(e) | Outcome::Unsupported(e) | Outcome::NotACompoundFile(e) => {
+            assert!(!e.trim().is_empty(), "{what}: empty error");
+            assert!(e.len() < 2000, "{what}: runaway error text");
+        }
+        Outcome::Ok => {}
+    }
+}
+
+#[test]
+fn two_thousand_mutations_never_panic_and_stay_bounded() {
+    let originals: Vec<(String, Vec<u8>, MaxFile)> = corpus_max_files()
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).expect("corpus readable");
+            let file = MaxFile::from_bytes(&bytes).expect("corpus parses");
+            (p.display().to_string(), bytes, file)
+        })
+        .collect();
+    // Baseline: what an intact file costs, per input byte, for the bound below.
+    let mut worst_ratio = 0.0f64;
+    for (_, bytes, _) in &originals {
+        let (_, peak) = peak_of(|| check_bytes(bytes, false));
+        worst_ratio = worst_ratio.max(peak as f64 / bytes.len() as f64);
+    }
+    assert!(
+        worst_ratio < 64.0,
+        "intact files cost {worst_ratio:.1} bytes per input byte"
+    );
+    let bound = |input: usize| (input as f64 * (worst_ratio * 2.0).max(16.0)) as usize + (8 << 20);
+
+    let mut rng = Rng(0x6d61_7866_735f_6d75);
+    let mut counts = [0usize; 5];
+    for i in 0..2000 {
+        let (name, bytes, file) = &originals[i % originals.len()];
+        let kind = rng.below(4);
+        let what = format!("mutation {i} kind {kind} of {name}");
+        let (report, peak, input) = match kind {
+            // Bit flips anywhere in the compound file.
+            0 => {
+                let mut m = bytes.clone();
+                for _ in 0..1 + rng.below(8) {
+                    let at = rng.below(m.len());
+                    m[at] ^= 1 << rng.below(8);
+                }
+                let (r, p) = peak_of(|| check_bytes(&m, false));
+                (r, p, m.len())
+            }
+            // Truncation of the compound file.
+            1 => {
+                let m = &bytes[..rng.below(bytes.len())];
+                let (r, p) = peak_of(|| check_bytes(m, false));
+                (r, p, m.len())
+            }
+            // Size-field edits of chunk headers inside a chunk stream.
+            2 | 3 => {
+                let mut f = file.clone();
+                let chunked: Vec<usize> = (0..f.streams.len())
+                    .filter(|&k| chunk::is_chunked(&f.streams[k].data))
+                    .collect();
+                let k = chunked[rng.below(chunked.len())];
+                let data = &mut f.streams[k].data;
+                let mut offs = Vec::new();
+                header_offsets(&chunk::parse(data).expect("intact"), 0, &mut offs);
+                let at = offs[rng.below(offs.len())] + 2;
+                let old = u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
+                let new = match rng.below(6) {
+                    0 => 0,
+                    1 => old ^ 0x8000_0000,
+                    2 => old.wrapping_add(1 + rng.below(16) as u32),
+                    3 => old.wrapping_sub(1 + rng.below(16) as u32),
+                    4 => rng.next() as u32,
+                    _ => 0xFFFF_FFFF,
+                };
+                data[at..at + 4].copy_from_slice(&new.to_le_bytes());
+                if kind == 3 {
+                    // Also cut the stream somewhere.
+                    let cut = rng.below(data.len());
+                    data.truncate(cut);
+                }
+                let input: usize = f.streams.iter().map(|s| s.data.len()).sum();
+                let (r, p) = peak_of(|| check_file(f, false));
+                (r, p, input)
+            }
+            _ => unreachable!(),
+        };
+        assert_precise(&what, &report);
+        assert!(
+            peak <= bound(input),
+            "{what}: peak allocation {peak} for {input} input bytes (bound {})",
+            bound(input)
+        );
+        counts[match report.outcome {
+            Outcome::Ok => 0,
+            Outcome::Error(_) => 1,
+            Outcome::NotACompoundFile(_) => 2,
+            Outcome::Unsupported(_) => 3,
+            Outcome::Fail(_) => 4,
+        }] += 1;
+    }
+    eprintln!(
+        "mutations: {} ok, {} error, {} not-compound, {} unsupported; intact cost {worst_ratio:.1}x",
+        counts[0], counts[1], counts[2], counts[3]
+    );
+    // The mutations must actually reach the error paths, not only land in slack bytes.
+    assert!(
+        counts[1] > 200,
+        "too few mutations produced errors: {counts:?}"
+    );
+    assert!(
+        counts[0] > 100,
+        "too few mutations still parsed: {counts:?}"
+    );
+}
