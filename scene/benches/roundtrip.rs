@@ -27,7 +27,10 @@ fn bench(c: &mut Criterion) {
     let mut paths = Vec::new();
     max_files(&corpus().join("max"), &mut paths);
     paths.sort();
-    let files: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).expect("read")).collect();
+    let files: Vec<Vec<u8>> = paths
+        .iter()
+        .map(|p| std::fs::read(p).expect("read"))
+        .collect();
     let stream_bytes: u64 = files.iter().map(|b| check_bytes(b, false).bytes).sum();
     let mut g = c.benchmark_group("corpus");
     g.sample_size(20);

@@ -167,7 +167,7 @@ fn run_gates(doc: &Document, container_gate: bool, report: &mut CheckReport) -> 
         let Some(original) = doc.file.stream(&ts.name) else {
             continue;
         };
-        if let Some(m) = compare("T2", &ts.name, &original.data, &chunk::write(&ts.build())) {
+        if let Some(m) = compare("T2", &ts.name, &original.data, &ts.to_bytes()) {
             return Outcome::Fail(m);
         }
         for d in &ts.degraded {

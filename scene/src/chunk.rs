@@ -2,6 +2,8 @@
 //! chunks. Parsing keeps order, duplicates and each header's width, so writing the
 //! tree back reproduces the stream byte for byte.
 
+use bytes::Bytes;
+
 use crate::error::{ChunkError, ChunkPath};
 
 /// Deepest nesting accepted; real files stay below 20.
@@ -22,16 +24,17 @@ pub struct Chunk {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Body {
-    Leaf(Vec<u8>),
+    /// Shares the stream's buffer: parsing copies nothing, cloning is cheap.
+    Leaf(Bytes),
     Container(Vec<Chunk>),
 }
 
 impl Chunk {
-    pub fn leaf(id: u16, data: Vec<u8>) -> Chunk {
+    pub fn leaf(id: u16, data: impl Into<Bytes>) -> Chunk {
         Chunk {
             id,
             wide: false,
-            body: Body::Leaf(data),
+            body: Body::Leaf(data.into()),
         }
     }
 
@@ -86,7 +89,12 @@ impl Chunk {
 
 /// Parses a whole stream into its top-level chunks; every byte must belong to a chunk.
 pub fn parse(data: &[u8]) -> Result<Vec<Chunk>, ChunkError> {
-    parse_level(data, 0, &ChunkPath::default(), 0)
+    parse_bytes(&Bytes::copy_from_slice(data))
+}
+
+/// As `parse`, with leaves sharing `data` instead of copying it.
+pub fn parse_bytes(data: &Bytes) -> Result<Vec<Chunk>, ChunkError> {
+    parse_level(data, 0, &mut Vec::new())
 }
 
 /// True when the stream is a well-formed, non-empty chunk tree.
@@ -151,15 +159,16 @@ fn read_header(data: &[u8], pos: usize) -> Result<Header, String> {
     Ok(h)
 }
 
+/// `path` is the stack of (index, id) above this level; it becomes a ChunkPath
+/// only when an error needs one.
 fn parse_level(
-    data: &[u8],
+    data: &Bytes,
     base: u64,
-    path: &ChunkPath,
-    depth: usize,
+    path: &mut Vec<(usize, u16)>,
 ) -> Result<Vec<Chunk>, ChunkError> {
-    if depth > MAX_DEPTH {
+    if path.len() > MAX_DEPTH {
         return Err(ChunkError {
-            path: path.clone(),
+            path: ChunkPath(path.clone()),
             offset: base,
             what: format!("nesting deeper than {MAX_DEPTH} levels"),
         });
@@ -168,18 +177,20 @@ fn parse_level(
     let mut pos = 0usize;
     while pos < data.len() {
         let h = read_header(data, pos).map_err(|what| ChunkError {
-            path: path.clone(),
+            path: ChunkPath(path.clone()),
             offset: base + pos as u64,
             what: format!("child {}: {what}", out.len()),
         })?;
         let start = pos + h.header_len as usize;
         let end = pos + h.total_len as usize;
-        let payload = &data[start..end];
+        let payload = data.slice(start..end);
         let body = if h.container {
-            let here = path.child(out.len(), h.id);
-            Body::Container(parse_level(payload, base + start as u64, &here, depth + 1)?)
+            path.push((out.len(), h.id));
+            let children = parse_level(&payload, base + start as u64, path)?;
+            path.pop();
+            Body::Container(children)
         } else {
-            Body::Leaf(payload.to_vec())
+            Body::Leaf(payload)
         };
         out.push(Chunk {
             id: h.id,
@@ -202,23 +213,7 @@ pub fn write(chunks: &[Chunk]) -> Vec<u8> {
 }
 
 pub fn write_chunk(c: &Chunk, out: &mut Vec<u8>) {
-    let body_len = c.body_len();
-    let wide = c.wide || !fits_narrow(body_len);
-    out.extend_from_slice(&c.id.to_le_bytes());
-    if wide {
-        let mut size = WIDE_HEADER + body_len;
-        if c.is_container() {
-            size |= WIDE_CONTAINER;
-        }
-        out.extend_from_slice(&0u32.to_le_bytes());
-        out.extend_from_slice(&size.to_le_bytes());
-    } else {
-        let mut size = (NARROW_HEADER + body_len) as u32;
-        if c.is_container() {
-            size |= NARROW_CONTAINER;
-        }
-        out.extend_from_slice(&size.to_le_bytes());
-    }
+    let at = begin_chunk(out, c.id, c.wide);
     match &c.body {
         Body::Leaf(d) => out.extend_from_slice(d),
         Body::Container(children) => {
@@ -226,6 +221,57 @@ pub fn write_chunk(c: &Chunk, out: &mut Vec<u8>) {
                 write_chunk(ch, out);
             }
         }
+    }
+    end_chunk(out, at, c.is_container());
+}
+
+/// Where a chunk being written starts, and whether its header is wide.
+#[derive(Debug, Clone, Copy)]
+pub struct Open {
+    start: usize,
+    wide: bool,
+}
+
+/// Writes a header with a placeholder size; `end_chunk` patches it once the body is out.
+pub fn begin_chunk(out: &mut Vec<u8>, id: u16, wide: bool) -> Open {
+    let start = out.len();
+    out.extend_from_slice(&id.to_le_bytes());
+    if wide {
+        out.extend_from_slice(&[0; 12]);
+    } else {
+        out.extend_from_slice(&[0xFF; 4]);
+    }
+    Open { start, wide }
+}
+
+/// Patches the size of a chunk opened by `begin_chunk`, widening the header when
+/// the body turned out too large for 31 bits.
+pub fn end_chunk(out: &mut Vec<u8>, open: Open, container: bool) {
+    let header = if open.wide {
+        WIDE_HEADER
+    } else {
+        NARROW_HEADER
+    } as usize;
+    let body_len = (out.len() - open.start - header) as u64;
+    let mut wide = open.wide;
+    if !wide && !fits_narrow(body_len) {
+        let at = open.start + 6;
+        out.splice(at..at, [0u8; 8]);
+        wide = true;
+    }
+    if wide {
+        let mut size = WIDE_HEADER + body_len;
+        if container {
+            size |= WIDE_CONTAINER;
+        }
+        out[open.start + 2..open.start + 6].copy_from_slice(&0u32.to_le_bytes());
+        out[open.start + 6..open.start + 14].copy_from_slice(&size.to_le_bytes());
+    } else {
+        let mut size = (NARROW_HEADER + body_len) as u32;
+        if container {
+            size |= NARROW_CONTAINER;
+        }
+        out[open.start + 2..open.start + 6].copy_from_slice(&size.to_le_bytes());
     }
 }
 
@@ -301,9 +347,9 @@ mod tests {
         bytes.extend(wide(0x0011, false, &[]));
         bytes.extend(wide(0x0011, true, &[]));
         let tree = parse(&bytes).expect("parses");
-        assert_eq!(tree[0].body, Body::Leaf(vec![]));
+        assert_eq!(tree[0].body, Body::Leaf(Bytes::new()));
         assert_eq!(tree[1].body, Body::Container(vec![]));
-        assert_eq!(tree[2].body, Body::Leaf(vec![]));
+        assert_eq!(tree[2].body, Body::Leaf(Bytes::new()));
         assert_eq!(tree[3].body, Body::Container(vec![]));
         assert_eq!(write(&tree), bytes);
     }

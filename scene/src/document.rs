@@ -66,7 +66,7 @@ impl Document {
                 layout: if s.data.is_empty() {
                     Layout::Raw(None)
                 } else {
-                    match chunk::parse(&s.data) {
+                    match chunk::parse_bytes(&bytes::Bytes::copy_from_slice(&s.data)) {
                         Ok(c) => Layout::Chunks(c),
                         Err(e) => Layout::Raw(Some(e)),
                     }

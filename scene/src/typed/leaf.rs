@@ -90,7 +90,7 @@ impl MaxString {
     pub fn decode(payload: &[u8]) -> MaxString {
         if payload.is_empty() {
             MaxString::Empty
-        } else if payload.len() % 2 == 0 {
+        } else if payload.len().is_multiple_of(2) {
             MaxString::Utf16(
                 payload
                     .chunks_exact(2)

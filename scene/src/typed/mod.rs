@@ -47,6 +47,15 @@ impl TypedStream {
         count(&self.nodes)
     }
 
+    /// Serializes the stream from the typed values.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for n in &self.nodes {
+            n.write_into(&mut out);
+        }
+        out
+    }
+
     /// Rebuilds the chunk list from the typed values.
     pub fn build(&self) -> Vec<Chunk> {
         tree::build_all(&self.nodes)

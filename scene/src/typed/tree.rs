@@ -124,7 +124,7 @@ impl TValue {
                 size: r.u32("value size")?,
             },
             LeafKind::RefArray => {
-                if payload.len() % 4 != 0 {
+                if !payload.len().is_multiple_of(4) {
                     return Err(format!(
                         "reference array of {} bytes is not a whole number of s32",
                         payload.len()
@@ -138,7 +138,7 @@ impl TValue {
             }
             LeafKind::RefPairs => {
                 let lead = r.u32("reference header")?;
-                if r.remaining() % 8 != 0 {
+                if !r.remaining().is_multiple_of(8) {
                     return Err(format!(
                         "reference pairs: {} bytes after the header are not whole (slot, index) pairs",
                         r.remaining()
@@ -307,6 +307,25 @@ impl TNode {
         }
     }
 
+    /// Writes the chunk straight from the typed values (what T2 compares).
+    pub fn write_into(&self, out: &mut Vec<u8>) {
+        match self {
+            TNode::Container { id, wide, children } => {
+                let open = crate::chunk::begin_chunk(out, *id, *wide);
+                for c in children {
+                    c.write_into(out);
+                }
+                crate::chunk::end_chunk(out, open, true);
+            }
+            TNode::Value { id, wide, value } => {
+                let open = crate::chunk::begin_chunk(out, *id, *wide);
+                value.encode(out);
+                crate::chunk::end_chunk(out, open, false);
+            }
+            TNode::Raw(c) => crate::chunk::write_chunk(c, out),
+        }
+    }
+
     pub fn build(&self) -> Chunk {
         match self {
             TNode::Container { id, wide, children } => Chunk {
@@ -320,7 +339,7 @@ impl TNode {
                 Chunk {
                     id: *id,
                     wide: *wide,
-                    body: Body::Leaf(data),
+                    body: Body::Leaf(data.into()),
                 }
             }
             TNode::Raw(c) => c.clone(),
@@ -335,20 +354,39 @@ pub fn type_chunks(
     path: &ChunkPath,
     degraded: &mut Vec<Degraded>,
 ) -> Vec<TNode> {
-    chunks
-        .iter()
-        .enumerate()
-        .map(|(i, c)| type_chunk(c, ctx, &path.child(i, c.id), degraded))
-        .collect()
+    let mut stack = path.0.clone();
+    type_level(chunks, ctx, &mut stack, degraded)
 }
 
-fn type_chunk(c: &Chunk, ctx: &Ctx, path: &ChunkPath, degraded: &mut Vec<Degraded>) -> TNode {
+/// `path` is a stack of (index, id) pushed and popped as the walk descends, so
+/// only a degraded chunk pays for a path of its own.
+fn type_level(
+    chunks: &[Chunk],
+    ctx: &Ctx,
+    path: &mut Vec<(usize, u16)>,
+    degraded: &mut Vec<Degraded>,
+) -> Vec<TNode> {
+    let mut out = Vec::with_capacity(chunks.len());
+    for (i, c) in chunks.iter().enumerate() {
+        path.push((i, c.id));
+        out.push(type_chunk(c, ctx, path, degraded));
+        path.pop();
+    }
+    out
+}
+
+fn type_chunk(
+    c: &Chunk,
+    ctx: &Ctx,
+    path: &mut Vec<(usize, u16)>,
+    degraded: &mut Vec<Degraded>,
+) -> TNode {
     match &c.body {
         Body::Container(children) => match ctx.container(c.id) {
             Some(inner) => TNode::Container {
                 id: c.id,
                 wide: c.wide,
-                children: type_chunks(children, &inner, path, degraded),
+                children: type_level(children, &inner, path, degraded),
             },
             None => TNode::Raw(c.clone()),
         },
@@ -361,7 +399,7 @@ fn type_chunk(c: &Chunk, ctx: &Ctx, path: &ChunkPath, degraded: &mut Vec<Degrade
                 },
                 Err(what) => {
                     degraded.push(Degraded {
-                        path: path.clone(),
+                        path: ChunkPath(path.clone()),
                         what: format!("{kind:?}: {what}"),
                     });
                     TNode::Raw(c.clone())
