@@ -1,0 +1,615 @@
+//! The virtual tree: resolving a path under the source root to an entry, listing
+//! directories, and producing file contents. Real files and directories pass
+//! through; every `.max` file becomes a directory (see docs/user-guide.md).
+
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
+use std::hash::{Hash, Hasher};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use maxfs_scene::chunk::Chunk;
+use maxfs_scene::{Document, Layout};
+use parking_lot::Mutex;
+
+use crate::cache::{ContentCache, DocKey, StateLru};
+use crate::names::{chunk_name, parse_chunk_name};
+use crate::state::{MaxState, StageResult};
+use crate::views::JsonView;
+use crate::FsError;
+
+/// Tuning of the caches.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Byte budget of generated contents (JSON views, info, thumbnails).
+    pub cache_bytes: u64,
+    /// How many parsed `.max` files stay in memory.
+    pub max_documents: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            cache_bytes: 512 << 20,
+            max_documents: 16,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Dir,
+    File,
+}
+
+/// A resolved path: what it is, its exact size, and how to get at it.
+#[derive(Clone)]
+pub struct Entry {
+    pub kind: Kind,
+    pub size: u64,
+    pub mtime: SystemTime,
+    /// Permission bits (write bits always clear).
+    pub perm: u16,
+    /// Changes whenever the source file behind this entry changes; with the path
+    /// it identifies one immutable version of a virtual file.
+    pub version: u64,
+    node: Node,
+}
+
+#[derive(Clone)]
+enum Node {
+    Real(PathBuf),
+    Max(Arc<MaxState>, V),
+}
+
+/// A place inside a `foo.max/` directory.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum V {
+    Root,
+    Source,
+    Info,
+    Error,
+    Thumbnail,
+    StreamsDir,
+    Stream(usize),
+    ChunksDir,
+    /// The chunk tree of a stream (stream index).
+    ChunkStream(usize),
+    /// A chunk: stream index, then the sibling positions from the top.
+    Chunk(usize, Vec<usize>),
+    JsonDir,
+    Json(JsonView),
+}
+
+/// Bytes of a virtual file; stream and chunk contents borrow the parsed document.
+#[derive(Clone)]
+pub enum Blob {
+    Owned(Arc<[u8]>),
+    Stream(Arc<Document>, usize),
+    Leaf(Arc<Document>, usize, Arc<[usize]>),
+}
+
+impl Blob {
+    pub fn as_slice(&self) -> &[u8] {
+        match self {
+            Blob::Owned(b) => b,
+            Blob::Stream(d, i) => d.file.streams.get(*i).map_or(&[][..], |s| &s.data),
+            Blob::Leaf(d, s, path) => leaf_payload(d, *s, path).unwrap_or(&[]),
+        }
+    }
+}
+
+/// An opened file: a real file read in place, or bytes in memory.
+pub enum Content {
+    File(std::fs::File),
+    Bytes(Blob),
+}
+
+impl Content {
+    /// Up to `len` bytes from `offset` (fewer at the end of the file).
+    pub fn read_at(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+        match self {
+            Content::File(f) => {
+                use std::os::unix::fs::FileExt;
+                let mut buf = vec![0u8; len];
+                let mut got = 0;
+                while got < len {
+                    match f.read_at(&mut buf[got..], offset + got as u64) {
+                        Ok(0) => break,
+                        Ok(n) => got += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                buf.truncate(got);
+                Ok(buf)
+            }
+            Content::Bytes(b) => Ok(slice_at(b.as_slice(), offset, len).to_vec()),
+        }
+    }
+}
+
+/// The part of `data` a read of `len` bytes at `offset` returns.
+pub fn slice_at(data: &[u8], offset: u64, len: usize) -> &[u8] {
+    let start = usize::try_from(offset)
+        .unwrap_or(usize::MAX)
+        .min(data.len());
+    let end = start.saturating_add(len).min(data.len());
+    &data[start..end]
+}
+
+fn leaf_payload<'a>(doc: &'a Document, stream: usize, path: &[usize]) -> Option<&'a [u8]> {
+    chunk_at(doc, stream, path)?.payload()
+}
+
+fn chunk_at<'a>(doc: &'a Document, stream: usize, path: &[usize]) -> Option<&'a Chunk> {
+    let Layout::Chunks(top) = &doc.streams.get(stream)?.layout else {
+        return None;
+    };
+    let (first, rest) = path.split_first()?;
+    let mut c = top.get(*first)?;
+    for &i in rest {
+        c = c.children().get(i)?;
+    }
+    Some(c)
+}
+
+fn is_max(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("max"))
+}
+
+fn version_of(key: &DocKey) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (key.size, key.mtime_ns, key.ctime_ns).hash(&mut h);
+    h.finish() | 1
+}
+
+fn mtime_of(key: &DocKey) -> SystemTime {
+    let ns = key.mtime_ns;
+    if ns >= 0 {
+        SystemTime::UNIX_EPOCH + std::time::Duration::from_nanos(ns as u64)
+    } else {
+        SystemTime::UNIX_EPOCH
+    }
+}
+
+type ContentKey = (DocKey, V);
+
+/// The tree over one source directory. Cheap to share between threads.
+pub struct MaxFs {
+    root: PathBuf,
+    states: StateLru<DocKey, MaxState>,
+    content: ContentCache<ContentKey, String>,
+    doc_loads: AtomicU64,
+    generations: Mutex<HashMap<String, u64>>,
+}
+
+impl MaxFs {
+    pub fn new(root: impl Into<PathBuf>, options: Options) -> MaxFs {
+        MaxFs {
+            root: root.into(),
+            states: StateLru::new(options.max_documents),
+            content: ContentCache::new(options.cache_bytes),
+            doc_loads: AtomicU64::new(0),
+            generations: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// How many times a `.max` was fully parsed (streams and chunk trees).
+    pub fn document_loads(&self) -> u64 {
+        self.doc_loads.load(Ordering::Relaxed)
+    }
+
+    /// How often each generated file was generated, keyed `<source path>/<virtual path>`.
+    pub fn generation_counts(&self) -> HashMap<String, u64> {
+        self.generations.lock().clone()
+    }
+
+    /// Bytes held by the generated-content cache.
+    pub fn cached_bytes(&self) -> u64 {
+        self.content.bytes()
+    }
+
+    /// The entry at `rel` (relative to the root; `""` is the root).
+    pub fn lookup(&self, rel: &Path) -> Result<Entry, FsError> {
+        let mut e = self.real_entry(self.root.clone())?;
+        for c in rel.components() {
+            match c {
+                Component::Normal(n) => e = self.child(&e, n)?,
+                Component::CurDir => {}
+                _ => return Err(FsError::NotFound),
+            }
+        }
+        Ok(e)
+    }
+
+    fn real_entry(&self, path: PathBuf) -> Result<Entry, FsError> {
+        let meta = std::fs::metadata(&path).map_err(FsError::from_io)?;
+        use std::os::unix::fs::PermissionsExt;
+        let perm = (meta.permissions().mode() & 0o7555) as u16;
+        let mtime = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+        if meta.is_file() && is_max(&path) {
+            let key = DocKey::of(&path, &meta);
+            let state = self
+                .states
+                .get_or_insert(&key, || MaxState::new(key.clone()));
+            return Ok(Entry {
+                kind: Kind::Dir,
+                size: 0,
+                mtime,
+                perm: (perm | 0o111) & 0o555,
+                version: version_of(&key),
+                node: Node::Max(state, V::Root),
+            });
+        }
+        let kind = if meta.is_dir() {
+            Kind::Dir
+        } else if meta.is_file() {
+            Kind::File
+        } else {
+            return Err(FsError::NotFound); // devices, fifos, sockets are not mirrored
+        };
+        Ok(Entry {
+            kind,
+            size: if kind == Kind::File { meta.len() } else { 0 },
+            mtime,
+            perm,
+            version: 0,
+            node: Node::Real(path),
+        })
+    }
+
+    /// The entry `name` inside directory `parent`.
+    pub fn child(&self, parent: &Entry, name: &OsStr) -> Result<Entry, FsError> {
+        if parent.kind != Kind::Dir {
+            return Err(FsError::NotADirectory);
+        }
+        if name.is_empty() || name == "." || name == ".." || name.as_encoded_bytes().contains(&b'/')
+        {
+            return Err(FsError::NotFound);
+        }
+        match &parent.node {
+            Node::Real(dir) => self.real_entry(dir.join(name)),
+            Node::Max(state, v) => {
+                let name = name.to_str().ok_or(FsError::NotFound)?;
+                let child = self.virtual_child(state, v, name)?;
+                self.virtual_entry(state, child)
+            }
+        }
+    }
+
+    /// The names in directory `dir`, sorted, with their kinds.
+    pub fn list(&self, dir: &Entry) -> Result<Vec<(OsString, Kind)>, FsError> {
+        if dir.kind != Kind::Dir {
+            return Err(FsError::NotADirectory);
+        }
+        let mut out = match &dir.node {
+            Node::Real(path) => self.list_real(path)?,
+            Node::Max(state, v) => self
+                .list_virtual(state, v)?
+                .into_iter()
+                .map(|(n, k)| (OsString::from(n), k))
+                .collect(),
+        };
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
+    }
+
+    fn list_real(&self, path: &Path) -> Result<Vec<(OsString, Kind)>, FsError> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(path).map_err(FsError::from_io)? {
+            let Ok(e) = e else { continue };
+            let p = e.path();
+            let Ok(mut t) = e.file_type() else { continue };
+            if t.is_symlink() {
+                match std::fs::metadata(&p) {
+                    Ok(m) => t = m.file_type(),
+                    Err(_) => continue,
+                }
+            }
+            let kind = if t.is_dir() || (t.is_file() && is_max(&p)) {
+                Kind::Dir
+            } else if t.is_file() {
+                Kind::File
+            } else {
+                continue;
+            };
+            out.push((e.file_name(), kind));
+        }
+        Ok(out)
+    }
+
+    fn list_virtual(&self, state: &MaxState, v: &V) -> Result<Vec<(String, Kind)>, FsError> {
+        let f = |n: &str| (n.to_string(), Kind::File);
+        let d = |n: &str| (n.to_string(), Kind::Dir);
+        Ok(match v {
+            V::Root => match state.light() {
+                Err(_) => vec![f("error.txt"), f("info.json"), f("source.max")],
+                Ok(light) => {
+                    let mut v = vec![
+                        d("chunks"),
+                        f("info.json"),
+                        d("json"),
+                        f("source.max"),
+                        d("streams"),
+                    ];
+                    if light.has_thumbnail {
+                        v.push(f("thumbnail.png"));
+                    }
+                    v
+                }
+            },
+            V::StreamsDir => light_of(state)?
+                .streams
+                .iter()
+                .map(|s| f(&s.file_name))
+                .collect(),
+            V::ChunksDir => {
+                let light = light_of(state)?;
+                match self.doc(state) {
+                    Ok(doc) => doc
+                        .streams
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| matches!(s.layout, Layout::Chunks(_)))
+                        .filter_map(|(i, _)| light.streams.get(i).map(|s| d(&s.file_name)))
+                        .collect(),
+                    Err(_) => Vec::new(),
+                }
+            }
+            V::ChunkStream(i) => {
+                let doc = self.doc(state)?;
+                match doc.streams.get(*i).map(|s| &s.layout) {
+                    Some(Layout::Chunks(top)) => chunk_list(top),
+                    _ => return Err(FsError::NotFound),
+                }
+            }
+            V::Chunk(i, path) => {
+                let doc = self.doc(state)?;
+                let c = chunk_at(&doc, *i, path).ok_or(FsError::NotFound)?;
+                chunk_list(c.children())
+            }
+            V::JsonDir => JsonView::ALL.iter().map(|j| f(j.file_name())).collect(),
+            _ => return Err(FsError::NotADirectory),
+        })
+    }
+
+    fn doc(&self, state: &MaxState) -> Result<Arc<Document>, FsError> {
+        state.doc(&self.doc_loads).map_err(FsError::Failed)
+    }
+
+    fn virtual_child(&self, state: &MaxState, v: &V, name: &str) -> Result<V, FsError> {
+        let found = match v {
+            V::Root => {
+                let light = state.light();
+                match (name, &light) {
+                    ("source.max", _) => V::Source,
+                    ("info.json", _) => V::Info,
+                    ("error.txt", Err(_)) => V::Error,
+                    ("streams", Ok(_)) => V::StreamsDir,
+                    ("chunks", Ok(_)) => V::ChunksDir,
+                    ("json", Ok(_)) => V::JsonDir,
+                    ("thumbnail.png", Ok(l)) if l.has_thumbnail => V::Thumbnail,
+                    _ => return Err(FsError::NotFound),
+                }
+            }
+            V::StreamsDir => V::Stream(stream_index(state, name)?),
+            V::ChunksDir => {
+                let i = stream_index(state, name)?;
+                let doc = self.doc(state)?;
+                match doc.streams.get(i).map(|s| &s.layout) {
+                    Some(Layout::Chunks(_)) => V::ChunkStream(i),
+                    _ => return Err(FsError::NotFound),
+                }
+            }
+            V::ChunkStream(i) | V::Chunk(i, _) => {
+                let (pos, id, leaf) = parse_chunk_name(name).ok_or(FsError::NotFound)?;
+                let mut path = match v {
+                    V::Chunk(_, p) => p.clone(),
+                    _ => Vec::new(),
+                };
+                path.push(pos);
+                let doc = self.doc(state)?;
+                let c = chunk_at(&doc, *i, &path).ok_or(FsError::NotFound)?;
+                if c.id != id || c.is_container() == leaf {
+                    return Err(FsError::NotFound);
+                }
+                V::Chunk(*i, path)
+            }
+            V::JsonDir => V::Json(JsonView::from_file_name(name).ok_or(FsError::NotFound)?),
+            _ => return Err(FsError::NotADirectory),
+        };
+        Ok(found)
+    }
+
+    fn virtual_entry(&self, state: &Arc<MaxState>, v: V) -> Result<Entry, FsError> {
+        let key = &state.key;
+        let (kind, size) = match &v {
+            V::Root | V::StreamsDir | V::ChunksDir | V::ChunkStream(_) | V::JsonDir => {
+                (Kind::Dir, 0)
+            }
+            V::Source => (Kind::File, key.size),
+            V::Stream(i) => {
+                let light = light_of(state)?;
+                let s = light.streams.get(*i).ok_or(FsError::NotFound)?;
+                if s.compressed {
+                    let doc = self.doc(state)?;
+                    let len = doc.file.streams.get(*i).map_or(0, |s| s.data.len());
+                    (Kind::File, len as u64)
+                } else {
+                    (Kind::File, s.stored_len)
+                }
+            }
+            V::Chunk(i, path) => {
+                let doc = self.doc(state)?;
+                let c = chunk_at(&doc, *i, path).ok_or(FsError::NotFound)?;
+                match c.payload() {
+                    Some(p) => (Kind::File, p.len() as u64),
+                    None => (Kind::Dir, 0),
+                }
+            }
+            V::Info | V::Error | V::Thumbnail | V::Json(_) => {
+                (Kind::File, self.generated(state, &v)?.len() as u64)
+            }
+        };
+        Ok(Entry {
+            kind,
+            size,
+            mtime: mtime_of(key),
+            perm: if kind == Kind::Dir { 0o555 } else { 0o444 },
+            version: version_of(key),
+            node: Node::Max(state.clone(), v),
+        })
+    }
+
+    /// Opens a file entry for reading.
+    pub fn open(&self, entry: &Entry) -> Result<Content, FsError> {
+        if entry.kind != Kind::File {
+            return Err(FsError::IsADirectory);
+        }
+        match &entry.node {
+            Node::Real(path) => Ok(Content::File(
+                std::fs::File::open(path).map_err(FsError::from_io)?,
+            )),
+            Node::Max(state, v) => Ok(Content::Bytes(match v {
+                V::Source => {
+                    return Ok(Content::File(
+                        std::fs::File::open(state.path()).map_err(FsError::from_io)?,
+                    ))
+                }
+                V::Stream(i) => Blob::Stream(self.doc(state)?, *i),
+                V::Chunk(i, path) => Blob::Leaf(self.doc(state)?, *i, path.as_slice().into()),
+                _ => Blob::Owned(self.generated(state, v)?),
+            })),
+        }
+    }
+
+    /// The whole content of the file at `rel`.
+    pub fn read(&self, rel: &Path) -> Result<Vec<u8>, FsError> {
+        let e = self.lookup(rel)?;
+        let c = self.open(&e)?;
+        match c {
+            Content::File(mut f) => {
+                let mut v = Vec::with_capacity(e.size as usize);
+                std::io::Read::read_to_end(&mut f, &mut v).map_err(FsError::from_io)?;
+                Ok(v)
+            }
+            Content::Bytes(b) => Ok(b.as_slice().to_vec()),
+        }
+    }
+
+    fn generated(&self, state: &MaxState, v: &V) -> Result<Arc<[u8]>, FsError> {
+        let key = (state.key.clone(), v.clone());
+        self.content
+            .get_or_generate(&key, || {
+                *self
+                    .generations
+                    .lock()
+                    .entry(format!("{}/{}", state.path().display(), v.display()))
+                    .or_default() += 1;
+                crate::guard(|| self.generate(state, v)).inspect_err(|e| {
+                    log::warn!("{}: {}: {e}", state.path().display(), v.display());
+                })
+            })
+            .map_err(FsError::Failed)
+    }
+
+    fn generate(&self, state: &MaxState, v: &V) -> Result<Vec<u8>, String> {
+        let light = state.light();
+        let doc = || -> StageResult<Document> {
+            light.as_ref().map_err(|e| e.clone())?;
+            state.doc(&self.doc_loads)
+        };
+        match v {
+            V::Error => Ok(crate::views::error_text(state.path(), light.as_ref().err())),
+            V::Info => {
+                let doc = doc();
+                let typed = doc.as_ref().ok().map(|d| state.typed(d));
+                Ok(crate::views::info::render(
+                    state,
+                    light.as_deref().map_err(|e| e.as_str()),
+                    doc.as_deref().map_err(|e| e.as_str()),
+                    typed.as_ref().map(|t| t.as_deref().map_err(|e| e.as_str())),
+                ))
+            }
+            V::Thumbnail => {
+                let light = light?;
+                let set = light
+                    .peek
+                    .summary_information
+                    .as_deref()
+                    .ok_or("no SummaryInformation stream")
+                    .and_then(|d| {
+                        maxfs_scene::summary::parse_property_set(d).map_err(|_| "bad property set")
+                    })?;
+                let dib = maxfs_scene::summary::thumbnail_dib(&set)
+                    .ok_or("no thumbnail in SummaryInformation")?;
+                crate::thumbnail::dib_to_png(dib)
+            }
+            V::Json(view) => {
+                let rendered = doc().and_then(|d| {
+                    let t = state.typed(&d)?;
+                    Ok(crate::views::render(*view, &d, &t))
+                });
+                Ok(match rendered {
+                    Ok(bytes) => bytes,
+                    Err(e) => crate::views::error_json(&e),
+                })
+            }
+            _ => Err("not a generated file".into()),
+        }
+    }
+}
+
+impl V {
+    fn display(&self) -> String {
+        match self {
+            V::Root => String::new(),
+            V::Source => "source.max".into(),
+            V::Info => "info.json".into(),
+            V::Error => "error.txt".into(),
+            V::Thumbnail => "thumbnail.png".into(),
+            V::StreamsDir => "streams".into(),
+            V::Stream(i) => format!("streams/#{i}"),
+            V::ChunksDir => "chunks".into(),
+            V::ChunkStream(i) => format!("chunks/#{i}"),
+            V::Chunk(i, p) => format!("chunks/#{i}/{p:?}"),
+            V::JsonDir => "json".into(),
+            V::Json(j) => format!("json/{}", j.file_name()),
+        }
+    }
+}
+
+fn light_of(state: &MaxState) -> Result<Arc<crate::state::Light>, FsError> {
+    state.light().map_err(|_| FsError::NotFound)
+}
+
+fn stream_index(state: &MaxState, name: &str) -> Result<usize, FsError> {
+    light_of(state)?
+        .streams
+        .iter()
+        .position(|s| s.file_name == name)
+        .ok_or(FsError::NotFound)
+}
+
+fn chunk_list(chunks: &[Chunk]) -> Vec<(String, Kind)> {
+    chunks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let leaf = !c.is_container();
+            (
+                chunk_name(i, c.id, leaf),
+                if leaf { Kind::File } else { Kind::Dir },
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,192 @@
+//! `info.json`: the file at a glance — version, streams and their sizes, parse
+//! status per stream, object and class counts, and every problem found.
+
+use serde::Serialize;
+
+use maxfs_scene::{version, Document, Layout, Typed};
+
+use crate::json;
+use crate::state::{Light, MaxState};
+
+#[derive(Serialize)]
+struct Info<'a> {
+    file: String,
+    size: u64,
+    status: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clsid: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<Version>,
+    streams: Vec<StreamInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counts: Option<Counts>,
+    problems: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Version {
+    root_chunk_id: String,
+    release: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+struct StreamInfo {
+    name: String,
+    file: String,
+    stored_size: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size: Option<u64>,
+    compressed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    layout: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chunks: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    typed_values: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Counts {
+    dlls: usize,
+    classes: usize,
+    class_data: usize,
+    objects: Option<usize>,
+    nodes: Option<usize>,
+    appdata_entries: Option<usize>,
+}
+
+/// Streams that must be chunk trees; other streams (property sets, asset
+/// metadata) are raw by nature.
+const CHUNKED: &[&str] = &[
+    "Scene",
+    "DllDirectory",
+    "ClassDirectory3",
+    "ClassDirectory2",
+    "ClassDirectory",
+    "ClassData",
+    "Config",
+    "VideoPostQueue",
+];
+
+fn clsid_text(b: &[u8; 16]) -> String {
+    let d1 = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    let d2 = u16::from_le_bytes([b[4], b[5]]);
+    let d3 = u16::from_le_bytes([b[6], b[7]]);
+    format!(
+        "{d1:08x}-{d2:04x}-{d3:04x}-{}-{}",
+        json::hex(&b[8..10]),
+        json::hex(&b[10..16])
+    )
+}
+
+pub fn render(
+    state: &MaxState,
+    light: Result<&Light, &str>,
+    doc: Result<&Document, &str>,
+    typed: Option<Result<&Typed, &str>>,
+) -> Vec<u8> {
+    let mut problems = Vec::new();
+    let mut streams = Vec::new();
+    let file = state
+        .path()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if let Ok(light) = light {
+        for (i, s) in light.streams.iter().enumerate() {
+            let mut si = StreamInfo {
+                name: s.name.clone(),
+                file: s.file_name.clone(),
+                stored_size: s.stored_len,
+                size: None,
+                compressed: s.compressed,
+                layout: None,
+                chunks: None,
+                typed_values: None,
+                note: None,
+            };
+            if let Ok(doc) = doc {
+                si.size = doc.file.streams.get(i).map(|s| s.data.len() as u64);
+                match doc.streams.get(i).map(|s| &s.layout) {
+                    Some(Layout::Chunks(c)) => {
+                        si.layout = Some("chunks");
+                        si.chunks = Some(maxfs_scene::chunk::count(c));
+                    }
+                    Some(Layout::Raw(e)) => {
+                        si.layout = Some("raw");
+                        if let Some(e) = e {
+                            if CHUNKED.contains(&s.name.as_str()) {
+                                problems.push(format!("stream {}: not a chunk tree: {e}", s.name));
+                            }
+                            si.note = Some(format!("not a chunk tree: {e}"));
+                        }
+                    }
+                    None => {}
+                }
+                if let Some(Ok(t)) = typed {
+                    if let Some(ts) = t.stream(&s.name) {
+                        si.typed_values = Some(ts.typed_values());
+                        for d in &ts.degraded {
+                            problems.push(format!(
+                                "stream {}: chunk {}: typed decode fell back to raw: {}",
+                                s.name, d.path, d.what
+                            ));
+                        }
+                    }
+                }
+            }
+            streams.push(si);
+        }
+    }
+    let mut version = None;
+    let mut counts = None;
+    if let Ok(doc) = doc {
+        version = doc.version().map(|id| Version {
+            root_chunk_id: json::id16(id),
+            release: version::release_name(id),
+        });
+    }
+    if let Some(Ok(t)) = typed {
+        let scene = t.scene.as_ref().ok();
+        if let Err(e) = &t.scene {
+            problems.push(format!("scene graph: {e}"));
+        }
+        counts = Some(Counts {
+            dlls: t.dlls.len(),
+            classes: t.classes.len(),
+            class_data: t.class_data.len(),
+            objects: scene.map(|s| s.objects.len()),
+            nodes: scene.map(|s| s.nodes().count()),
+            appdata_entries: scene.map(|s| s.objects.iter().map(|o| o.appdata.len()).sum()),
+        });
+    }
+    if let Some(Err(e)) = typed {
+        problems.push(format!("typed view: {e}"));
+    }
+    let error = light.err().or(doc.err());
+    if let Some(e) = error {
+        problems.insert(0, e.to_string());
+    }
+    let info = Info {
+        file,
+        size: state.key.size,
+        status: if error.is_some() {
+            "error"
+        } else if problems.is_empty() {
+            "ok"
+        } else {
+            "warnings"
+        },
+        error,
+        clsid: light.ok().map(|l| clsid_text(&l.peek.clsid)),
+        version,
+        streams,
+        counts,
+        problems,
+    };
+    json::to_bytes(&info)
+}

@@ -1,0 +1,90 @@
+//! The generated files of a `foo.max/` directory: `info.json`, `error.txt` and the
+//! typed views under `json/`. Each view is a pure function of the parsed document.
+
+pub mod appdata;
+pub mod config;
+pub mod info;
+pub mod nodes;
+pub mod scene;
+pub mod summary;
+
+use std::path::Path;
+
+use maxfs_scene::{Document, Typed};
+
+use crate::json;
+
+/// The files under `json/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum JsonView {
+    DllDirectory,
+    ClassDirectory,
+    ClassData,
+    Config,
+    Scene,
+    Nodes,
+    AppData,
+    SummaryInformation,
+}
+
+impl JsonView {
+    pub const ALL: [JsonView; 8] = [
+        JsonView::DllDirectory,
+        JsonView::ClassDirectory,
+        JsonView::ClassData,
+        JsonView::Config,
+        JsonView::Scene,
+        JsonView::Nodes,
+        JsonView::AppData,
+        JsonView::SummaryInformation,
+    ];
+
+    pub fn file_name(self) -> &'static str {
+        match self {
+            JsonView::DllDirectory => "dll_directory.json",
+            JsonView::ClassDirectory => "class_directory.json",
+            JsonView::ClassData => "class_data.json",
+            JsonView::Config => "config.json",
+            JsonView::Scene => "scene.json",
+            JsonView::Nodes => "nodes.json",
+            JsonView::AppData => "appdata.json",
+            JsonView::SummaryInformation => "summary_information.json",
+        }
+    }
+
+    pub fn from_file_name(name: &str) -> Option<JsonView> {
+        JsonView::ALL.into_iter().find(|v| v.file_name() == name)
+    }
+}
+
+/// Renders one view.
+pub fn render(view: JsonView, doc: &Document, typed: &Typed) -> Vec<u8> {
+    match view {
+        JsonView::DllDirectory => json::to_bytes(&typed.dlls),
+        JsonView::ClassDirectory => json::to_bytes(&typed.classes),
+        JsonView::ClassData => json::to_bytes(&typed.class_data),
+        JsonView::Config => config::render(typed),
+        JsonView::Scene => scene::render(typed),
+        JsonView::Nodes => nodes::render(typed),
+        JsonView::AppData => appdata::render(typed),
+        JsonView::SummaryInformation => summary::render(doc),
+    }
+}
+
+/// A view that could not be built: the reason, as JSON, so readers get a file
+/// rather than an I/O error.
+pub fn error_json(what: &str) -> Vec<u8> {
+    json::to_bytes(&serde_json::json!({ "error": what }))
+}
+
+/// `error.txt`: what failed, for which file.
+pub fn error_text(path: &Path, err: Option<&String>) -> Vec<u8> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    match err {
+        Some(e) => format!("{name}: cannot open the container: {e}\n").into_bytes(),
+        None => format!("{name}: no error\n").into_bytes(),
+    }
+}

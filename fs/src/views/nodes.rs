@@ -1,0 +1,63 @@
+//! `nodes.json`: the node hierarchy — names, parents, children, flags and the
+//! object-offset transform stored on each node.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use maxfs_scene::Typed;
+
+use crate::json::{self, f32s_value};
+
+#[derive(Serialize)]
+struct Node<'a> {
+    index: usize,
+    name: &'a str,
+    class: Option<&'a str>,
+    /// Storage index of the parent node (the scene root node for top-level nodes).
+    parent: Option<u32>,
+    parent_name: Option<&'a str>,
+    children: Vec<usize>,
+    flags: Option<String>,
+    version: Option<u32>,
+    /// Object offset relative to the node: position, rotation quaternion, scale + scale axis.
+    offset_position: Option<Value>,
+    offset_rotation: Option<Value>,
+    offset_scale: Option<Value>,
+}
+
+pub fn render(typed: &Typed) -> Vec<u8> {
+    let g = match &typed.scene {
+        Ok(g) => g,
+        Err(e) => return super::error_json(&e.to_string()),
+    };
+    let name_of = |i: u32| -> Option<&str> {
+        let o = g.objects.get(i as usize)?;
+        match &o.node {
+            Some(n) => Some(n.name.as_str()),
+            None => o.class.as_ref().map(|c| c.name.as_str()),
+        }
+    };
+    let mut children: std::collections::HashMap<u32, Vec<usize>> = Default::default();
+    for (o, n) in g.nodes() {
+        if let Some(p) = n.parent {
+            children.entry(p).or_default().push(o.index);
+        }
+    }
+    let nodes: Vec<Node> = g
+        .nodes()
+        .map(|(o, n)| Node {
+            index: o.index,
+            name: &n.name,
+            class: o.class.as_ref().map(|c| c.name.as_str()),
+            parent: n.parent,
+            parent_name: n.parent.and_then(name_of),
+            children: children.get(&(o.index as u32)).cloned().unwrap_or_default(),
+            flags: n.flags.map(json::id32),
+            version: n.version,
+            offset_position: n.offset_position.as_ref().map(|v| f32s_value(v)),
+            offset_rotation: n.offset_rotation.as_ref().map(|v| f32s_value(v)),
+            offset_scale: n.offset_scale.as_ref().map(|v| f32s_value(v)),
+        })
+        .collect();
+    json::to_bytes(&serde_json::json!({ "nodes": nodes }))
+}
