@@ -1,6 +1,14 @@
 #![no_main]
+//! Every NeL reader on arbitrary bytes: no panic, bounded work; what reads must rewrite exactly.
 use libfuzzer_sys::fuzz_target;
+use maxfs_exporters::nel;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = data;
+    for kind in nel::NelKind::ALL {
+        if let Ok(f) = nel::read_kind(data, kind) {
+            let out = nel::write_nel(&f).expect("a decoded file must encode");
+            assert_eq!(out, data, "{kind:?} rewrite differs");
+            let _ = nel::json::to_json(&f, false);
+        }
+    }
 });

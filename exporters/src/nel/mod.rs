@@ -7,6 +7,7 @@ pub mod anim;
 pub mod bank;
 pub mod ig;
 pub mod json;
+pub mod ligozone;
 pub mod pacs;
 pub mod ps;
 pub mod shape;
@@ -78,9 +79,26 @@ pub enum NelKind {
     TileFarBank,
     /// `.gr` (PACS global retriever).
     GlobalRetriever,
+    /// `.ligozone` (XML).
+    LigoZone,
 }
 
 impl NelKind {
+    /// Every format this crate reads.
+    pub const ALL: [NelKind; 11] = [
+        NelKind::Shape,
+        NelKind::Skeleton,
+        NelKind::ParticleSystem,
+        NelKind::Animation,
+        NelKind::SkeletonWeight,
+        NelKind::InstanceGroup,
+        NelKind::Zone,
+        NelKind::TileBank,
+        NelKind::TileFarBank,
+        NelKind::GlobalRetriever,
+        NelKind::LigoZone,
+    ];
+
     /// Short lowercase name used in tables and tests.
     pub fn name(self) -> &'static str {
         match self {
@@ -94,6 +112,7 @@ impl NelKind {
             NelKind::TileBank => "bank",
             NelKind::TileFarBank => "farbank",
             NelKind::GlobalRetriever => "gr",
+            NelKind::LigoZone => "ligozone",
         }
     }
 }
@@ -111,6 +130,7 @@ pub enum NelFile {
     TileBank(bank::TileBank),
     TileFarBank(bank::TileFarBank),
     GlobalRetriever(pacs::GlobalRetriever),
+    LigoZone(ligozone::LigoZone),
 }
 
 fn ext_of(file_name: &str) -> String {
@@ -156,6 +176,7 @@ pub fn detect(bytes: &[u8], file_name: &str) -> Option<NelKind> {
     match ext.as_str() {
         "zone" | "zonel" | "zonew" => Some(NelKind::Zone),
         "gr" => Some(NelKind::GlobalRetriever),
+        "ligozone" => Some(NelKind::LigoZone),
         "bank" => Some(NelKind::TileBank),
         "farbank" => Some(NelKind::TileFarBank),
         "anim" => Some(NelKind::Animation),
@@ -196,6 +217,11 @@ pub fn read_nel(bytes: &[u8], file_name: &str) -> Result<NelFile, NelError> {
     let kind = detect(bytes, file_name).ok_or_else(|| {
         NelError::Unrecognized(format!("{file_name}: no known magic or extension"))
     })?;
+    read_kind(bytes, kind)
+}
+
+/// Decode `bytes` as the given format.
+pub fn read_kind(bytes: &[u8], kind: NelKind) -> Result<NelFile, NelError> {
     Ok(match kind {
         NelKind::Shape | NelKind::Skeleton | NelKind::ParticleSystem => {
             NelFile::Shape(read_all(bytes)?)
@@ -207,6 +233,7 @@ pub fn read_nel(bytes: &[u8], file_name: &str) -> Result<NelFile, NelError> {
         NelKind::TileBank => NelFile::TileBank(read_all(bytes)?),
         NelKind::TileFarBank => NelFile::TileFarBank(read_all(bytes)?),
         NelKind::GlobalRetriever => NelFile::GlobalRetriever(read_all(bytes)?),
+        NelKind::LigoZone => NelFile::LigoZone(ligozone::LigoZone::read(bytes)?),
     })
 }
 
@@ -221,6 +248,7 @@ pub fn write_nel(file: &NelFile) -> Result<Vec<u8>, NelError> {
         NelFile::TileBank(x) => write_all(x),
         NelFile::TileFarBank(x) => write_all(x),
         NelFile::GlobalRetriever(x) => write_all(x),
+        NelFile::LigoZone(x) => Ok(x.write()),
     }
 }
 

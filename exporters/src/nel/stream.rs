@@ -154,6 +154,10 @@ pub trait Stream: Sized {
             *v = if b == 0xFF {
                 let mut w = 0u32;
                 self.ser(&mut w)?;
+                if w < 0xFF {
+                    // NeL never writes this form, so it could not be rewritten identically.
+                    return Err(self.err(format!("{class}: non-canonical escaped version {w}")));
+                }
                 w
             } else {
                 b as u32
@@ -595,15 +599,17 @@ impl Serial for Bool {
 impl Serial for String {
     const MIN_SIZE: usize = 4;
     fn serial<S: Stream>(&mut self, s: &mut S) -> Result<(), NelError> {
-        let mut n = self.len();
-        s.count(&mut n, 1)?;
         if s.reading() {
+            let mut n = 0;
+            s.count(&mut n, 1)?;
             let mut v = Vec::new();
             s.raw_vec(&mut v, n)?;
             *self = decode_string(v);
             Ok(())
         } else {
             let mut v = string_bytes(self);
+            let mut n = v.len();
+            s.count(&mut n, 1)?;
             s.raw(&mut v)
         }
     }
@@ -616,7 +622,22 @@ const ESCAPE_BASE: u32 = 0xF780;
 /// each invalid byte becomes U+F780+byte so the string still writes back exactly.
 fn decode_string(v: Vec<u8>) -> String {
     match String::from_utf8(v) {
-        Ok(t) => t,
+        Ok(t) if !t.chars().any(is_escape) => t,
+        Ok(t) => {
+            // Text that already holds escape-range chars: escape their bytes too.
+            let mut out = String::with_capacity(t.len() * 3);
+            let mut buf = [0u8; 4];
+            for c in t.chars() {
+                if is_escape(c) {
+                    for &b in c.encode_utf8(&mut buf).as_bytes() {
+                        out.push(char::from_u32(ESCAPE_BASE + b as u32).unwrap_or('?'));
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        }
         Err(e) => {
             let bytes = e.into_bytes();
             let mut out = String::with_capacity(bytes.len());
@@ -629,6 +650,10 @@ fn decode_string(v: Vec<u8>) -> String {
             out
         }
     }
+}
+
+fn is_escape(c: char) -> bool {
+    (ESCAPE_BASE..ESCAPE_BASE + 256).contains(&(c as u32))
 }
 
 /// Inverse of [`decode_string`].

@@ -64,6 +64,11 @@ pub(super) fn of(f: &NelFile) -> Row {
             g.version,
             vec![c("instances", g.instances.len())],
         ),
+        NelFile::LigoZone(z) => (
+            z.root.name.clone(),
+            0,
+            vec![c("elements", z.root.children.len())],
+        ),
     }
 }
 
