@@ -65,7 +65,7 @@ fn container_err(e: std::io::Error) -> MaxError {
 }
 
 fn open_cfb<R: Read + Seek>(mut reader: R) -> Result<cfb::CompoundFile<R>, MaxError> {
-    let mut head = [0u8; 8];
+    let mut head = [0u8; 512];
     let n = read_up_to(&mut reader, &mut head).map_err(container_err)?;
     if let Some(kind) = sniff(&head[..n]) {
         return Err(MaxError::NotCompound(kind));
