@@ -12,7 +12,9 @@ use crate::views::appdata::decode_value;
 /// The text summary of a `.max` held in memory; `name` is shown in the header.
 pub fn textconv(name: &str, bytes: &[u8]) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "file: {name} ({} bytes)", bytes.len());
+    // No file name: git hands textconv a temporary copy with a random name.
+    let _ = name;
+    let _ = writeln!(out, "size: {} bytes", bytes.len());
     let doc = match Document::from_bytes(bytes) {
         Ok(d) => d,
         Err(e) => {
@@ -117,6 +119,11 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut String) {
                     format!("{prefix}.{k}")
                 };
                 flatten(&p, v, out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                flatten(&format!("{prefix}[{i}]"), v, out);
             }
         }
         serde_json::Value::Null => {}

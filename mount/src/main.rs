@@ -4,6 +4,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use maxfs::{logging, mount_cmd, tree_cmd};
+
 mod check_cmd;
 mod nel_cmd;
 mod walk;
@@ -11,6 +13,9 @@ mod walk;
 #[derive(Parser)]
 #[command(name = "maxfs", version, about = "3ds Max .max files without 3ds Max")]
 struct Cli {
+    /// More log output on stderr (-v info, -vv debug, -vvv trace).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
     #[command(subcommand)]
     command: Command,
 }
@@ -21,6 +26,14 @@ enum Command {
     Check(check_cmd::CheckArgs),
     /// Read NeL engine files: summary table, JSON view, or read/write round-trip check.
     Nel(nel_cmd::NelArgs),
+    /// Mount a checkout read-only: every foo.max becomes a directory (foreground).
+    Mount(mount_cmd::MountArgs),
+    /// List a path of the virtual tree, e.g. `maxfs ls corpus/street.max/json`.
+    Ls(tree_cmd::LsArgs),
+    /// Print a file of the virtual tree, e.g. `maxfs cat corpus/street.max/json/nodes.json`.
+    Cat(tree_cmd::CatArgs),
+    /// A stable text summary of a .max, for `git diff` (see docs/user-guide.md).
+    Textconv(tree_cmd::TextconvArgs),
 }
 
 fn main() -> ExitCode {
@@ -30,8 +43,14 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    logging::init(cli.verbose);
+    let mut stdout = std::io::stdout().lock();
     match cli.command {
         Command::Check(args) => check_cmd::run(args),
         Command::Nel(args) => nel_cmd::run(args),
+        Command::Mount(args) => mount_cmd::run(args),
+        Command::Ls(args) => tree_cmd::ls(args, &mut stdout),
+        Command::Cat(args) => tree_cmd::cat(args, &mut stdout),
+        Command::Textconv(args) => tree_cmd::textconv(args, &mut stdout),
     }
 }

@@ -99,5 +99,9 @@ pub fn render(typed: &Typed) -> Vec<u8> {
             entries: o.appdata.iter().map(entry).collect(),
         })
         .collect();
-    json::to_bytes(&json!({ "objects": owners }))
+    #[derive(Serialize)]
+    struct Out<'a> {
+        objects: Vec<Owner<'a>>,
+    }
+    json::to_bytes(&Out { objects: owners })
 }

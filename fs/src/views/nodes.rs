@@ -59,5 +59,9 @@ pub fn render(typed: &Typed) -> Vec<u8> {
             offset_scale: n.offset_scale.as_ref().map(|v| f32s_value(v)),
         })
         .collect();
-    json::to_bytes(&serde_json::json!({ "nodes": nodes }))
+    #[derive(Serialize)]
+    struct Out<'a> {
+        nodes: Vec<Node<'a>>,
+    }
+    json::to_bytes(&Out { nodes })
 }

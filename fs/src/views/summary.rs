@@ -104,7 +104,12 @@ fn value(v: &PropValue) -> Value {
 }
 
 /// Every property of a section under its name (or `property_<id>`).
-fn section_props(sec: &Section, names: &[(u32, &str)], out: &mut Map<String, Value>) {
+fn section_props(
+    sec: &Section,
+    names: &[(u32, &str)],
+    is_summary: bool,
+    out: &mut Map<String, Value>,
+) {
     for p in &sec.properties {
         let name = match p.id {
             PID_CODEPAGE => "codepage".to_string(),
@@ -118,7 +123,7 @@ fn section_props(sec: &Section, names: &[(u32, &str)], out: &mut Map<String, Val
         };
         let v = match (p.id, &p.value) {
             // Edit time is a duration, not a date.
-            (10, PropValue::FileTime(t)) if std::ptr::eq(names, SUMMARY_NAMES) => {
+            (10, PropValue::FileTime(t)) if is_summary => {
                 json!({ "seconds": t / 10_000_000 })
             }
             (PID_THUMBNAIL, v @ PropValue::ClipboardData { .. }) => {
@@ -214,7 +219,7 @@ pub fn render(doc: &Document) -> Vec<u8> {
             Some(s) => set_json(&s.data, |set| {
                 let mut m = Map::new();
                 if let Some(sec) = set.section(&FMTID_SUMMARY) {
-                    section_props(sec, SUMMARY_NAMES, &mut m);
+                    section_props(sec, SUMMARY_NAMES, true, &mut m);
                 }
                 Value::Object(m)
             }),
@@ -232,14 +237,14 @@ pub fn render(doc: &Document) -> Vec<u8> {
                     m.insert("max".into(), Value::Object(general));
                     m.insert("contents".into(), headings);
                     let mut rest = Map::new();
-                    section_props(sec, DOC_NAMES, &mut rest);
+                    section_props(sec, DOC_NAMES, false, &mut rest);
                     rest.remove("heading_pairs");
                     rest.remove("document_parts");
                     m.insert("properties".into(), Value::Object(rest));
                 }
                 if let Some(sec) = set.section(&FMTID_USER_DEFINED) {
                     let mut user = Map::new();
-                    section_props(sec, &[], &mut user);
+                    section_props(sec, &[], false, &mut user);
                     props = Value::Object(user);
                 }
                 Value::Object(m)

@@ -1,0 +1,7 @@
+//! The `maxfs` binary's library half: the FUSE binding of the virtual tree and
+//! the `mount`, `ls`, `cat` and `textconv` commands, usable from tests.
+
+pub mod fuse;
+pub mod logging;
+pub mod mount_cmd;
+pub mod tree_cmd;

@@ -1,0 +1,266 @@
+//! `maxfs mount SRC MNT`: serve the tree in the foreground until SIGINT/SIGTERM
+//! (or `umount MNT`), then unmount. A stale mount point (a previous maxfs died)
+//! or one already in use is refused with a clear message; `--force` detaches it
+//! lazily first.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Args;
+use maxfs_fs::{MaxFs, Options};
+
+use crate::fuse::{config, MaxFuse};
+
+#[derive(Args)]
+pub struct MountArgs {
+    /// The checkout to mirror (read-only).
+    pub src: PathBuf,
+    /// An empty directory to mount on.
+    pub mnt: PathBuf,
+    /// Memory budget of generated files (JSON views, info, thumbnails), in MiB.
+    #[arg(long, default_value_t = 512)]
+    pub cache_mb: u64,
+    /// Parsed .max files kept in memory.
+    #[arg(long, default_value_t = 16)]
+    pub documents: usize,
+    /// FUSE worker threads (default: number of CPUs).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Lazily unmount whatever is mounted on MNT (stale or live) before mounting.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// What is on a mount point before mounting.
+#[derive(Debug, PartialEq, Eq)]
+pub enum MountPointState {
+    Free,
+    /// A FUSE mount whose server is gone: "Transport endpoint is not connected".
+    Stale,
+    /// Something is mounted there: (file system type, source).
+    Busy(String, String),
+}
+
+fn unescape_mountinfo(s: &str) -> String {
+    // mountinfo escapes space, tab, newline and backslash as \ooo.
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
+            out.push(v);
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The (type, source) of the mount on `mnt`, from /proc/self/mountinfo.
+fn mounted_on(mnt: &Path) -> Option<(String, String)> {
+    let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let want = mnt.to_string_lossy();
+    info.lines().rev().find_map(|line| {
+        let (left, right) = line.split_once(" - ")?;
+        let point = unescape_mountinfo(left.split(' ').nth(4)?);
+        if point != want {
+            return None;
+        }
+        let mut r = right.split(' ');
+        Some((r.next()?.to_string(), r.next().unwrap_or("").to_string()))
+    })
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    }
+}
+
+/// Looks at a mount point without mounting.
+pub fn inspect(mnt: &Path) -> std::io::Result<MountPointState> {
+    match std::fs::metadata(mnt) {
+        Err(e) if e.raw_os_error() == Some(libc::ENOTCONN) => Ok(MountPointState::Stale),
+        Err(e) => Err(e),
+        Ok(m) if !m.is_dir() => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a directory",
+        )),
+        Ok(_) => {
+            let canon = std::fs::canonicalize(mnt).unwrap_or_else(|_| absolute(mnt));
+            Ok(match mounted_on(&canon) {
+                Some((t, s)) => MountPointState::Busy(t, s),
+                None => MountPointState::Free,
+            })
+        }
+    }
+}
+
+/// Detaches whatever is mounted on `mnt` (MNT_DETACH, like `umount -l`).
+pub fn lazy_unmount(mnt: &Path) -> std::io::Result<()> {
+    let c = std::ffi::CString::new(mnt.as_os_str().as_encoded_bytes())
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    // SAFETY: c is a valid NUL-terminated path for the duration of the call.
+    let r = unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Unmounts `mnt`, lazily when it is busy (a shell still inside it).
+pub fn unmount(mnt: &Path) -> std::io::Result<()> {
+    let c = std::ffi::CString::new(mnt.as_os_str().as_encoded_bytes())
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    // SAFETY: as above.
+    let r = unsafe { libc::umount2(c.as_ptr(), 0) };
+    if r == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EBUSY) => lazy_unmount(mnt),
+        Some(libc::EINVAL) => Ok(()), // not mounted any more
+        _ => Err(e),
+    }
+}
+
+/// Checks the mount point, detaching a stale or busy one when forced.
+pub fn prepare(mnt: &Path, force: bool) -> Result<(), String> {
+    let shown = mnt.display();
+    match inspect(mnt).map_err(|e| format!("{shown}: {e}"))? {
+        MountPointState::Free => Ok(()),
+        MountPointState::Stale if force => {
+            log::warn!("{shown}: detaching a stale mount (--force)");
+            lazy_unmount(mnt).map_err(|e| format!("{shown}: cannot detach the stale mount: {e}"))
+        }
+        MountPointState::Stale => Err(format!(
+            "{shown} is a stale FUSE mount (transport endpoint is not connected): a previous \
+             maxfs exited without unmounting.\n  Fix: umount -l {shown}   (or fusermount -uz {shown}), \
+             or run again with --force"
+        )),
+        MountPointState::Busy(t, s) if force => {
+            log::warn!("{shown}: detaching {t} from {s} (--force)");
+            lazy_unmount(mnt).map_err(|e| format!("{shown}: cannot detach: {e}"))
+        }
+        MountPointState::Busy(t, s) => Err(format!(
+            "{shown} is already a mount point ({t} from {s}).\n  Fix: umount {shown} first, or run \
+             again with --force to detach it lazily"
+        )),
+    }
+}
+
+/// Blocks the termination signals in this thread (and threads it spawns later)
+/// and returns a thread that waits for one and unmounts.
+fn spawn_signal_waiter(mnt: PathBuf) -> std::io::Result<()> {
+    // SAFETY: plain libc signal-set manipulation on a local sigset_t.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            libc::sigaddset(&mut set, s);
+        }
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        std::thread::Builder::new()
+            .name("maxfs-signals".into())
+            .spawn(move || loop {
+                let mut sig: libc::c_int = 0;
+                if libc::sigwait(&set, &mut sig) != 0 {
+                    continue;
+                }
+                log::info!("signal {sig}: unmounting {}", mnt.display());
+                match unmount(&mnt) {
+                    Ok(()) => break,
+                    Err(e) => log::error!("cannot unmount {}: {e}", mnt.display()),
+                }
+            })?;
+    }
+    Ok(())
+}
+
+pub fn run(args: MountArgs) -> ExitCode {
+    let src = match std::fs::canonicalize(&args.src) {
+        Ok(p) if p.is_dir() => p,
+        Ok(p) => {
+            eprintln!("maxfs: {}: not a directory", p.display());
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("maxfs: {}: {e}", args.src.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let mnt = absolute(&args.mnt);
+    if let Err(msg) = prepare(&mnt, args.force) {
+        eprintln!("maxfs: {msg}");
+        return ExitCode::FAILURE;
+    }
+    let mnt = std::fs::canonicalize(&mnt).unwrap_or(mnt);
+    if src.starts_with(&mnt) || mnt.starts_with(&src) {
+        eprintln!(
+            "maxfs: the mount point {} and the source {} must not contain each other",
+            mnt.display(),
+            src.display()
+        );
+        return ExitCode::FAILURE;
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let tree = Arc::new(MaxFs::new(
+        src.clone(),
+        Options {
+            cache_bytes: args.cache_mb.saturating_mul(1 << 20),
+            max_documents: args.documents,
+        },
+    ));
+    if let Err(e) = spawn_signal_waiter(mnt.clone()) {
+        eprintln!("maxfs: cannot install signal handling: {e}");
+        return ExitCode::FAILURE;
+    }
+    let session = match fuser::Session::new(MaxFuse::new(tree), &mnt, &config(threads)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("maxfs: cannot mount on {}: {e}", mnt.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    log::info!(
+        "serving {} on {} (read-only, {threads} threads); Ctrl-C or `umount {}` to stop",
+        src.display(),
+        mnt.display(),
+        mnt.display()
+    );
+    let result = session.run();
+    // The session unmounts when it ends; make sure nothing stays behind on errors.
+    if matches!(
+        inspect(&mnt),
+        Ok(MountPointState::Busy(..)) | Ok(MountPointState::Stale)
+    ) {
+        let _ = unmount(&mnt);
+    }
+    match result {
+        Ok(()) => {
+            log::info!("unmounted {}", mnt.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("maxfs: {}: {e}", mnt.display());
+            ExitCode::FAILURE
+        }
+    }
+}
