@@ -8,6 +8,7 @@ pub mod container;
 pub mod directories;
 pub mod document;
 pub mod error;
+pub mod eval;
 pub mod graph;
 pub mod peek;
 pub mod summary;

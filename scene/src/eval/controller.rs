@@ -1,0 +1,552 @@
+//! Controllers decoded from scene objects: keyframers (linear, Bezier, TCB),
+//! their composites (Position XYZ, Euler XYZ, PRS, LookAt), and their value at a time.
+
+use serde::Serialize;
+
+use crate::chunk::Chunk;
+use crate::graph::SceneObject;
+use crate::typed::ClassId;
+
+use super::keys::{self, BezKey, TcbKey, TcbRotKey, Words};
+use super::math::{Mat43, Quat, Vec3};
+
+/// Class ids (part A; part B is 0 unless noted) of the controllers understood here.
+pub mod class {
+    use crate::typed::ClassId;
+    pub const LINEAR_FLOAT: ClassId = ClassId(0x2001, 0);
+    pub const LINEAR_POS: ClassId = ClassId(0x2002, 0);
+    pub const LINEAR_ROT: ClassId = ClassId(0x2003, 0);
+    pub const LINEAR_SCALE: ClassId = ClassId(0x2004, 0);
+    pub const PRS: ClassId = ClassId(0x2005, 0);
+    pub const LOOKAT: ClassId = ClassId(0x2006, 0);
+    pub const BEZIER_FLOAT: ClassId = ClassId(0x2007, 0);
+    pub const BEZIER_POS: ClassId = ClassId(0x2008, 0);
+    pub const BEZIER_POINT3: ClassId = ClassId(0x200A, 0);
+    pub const BEZIER_SCALE: ClassId = ClassId(0x2010, 0);
+    pub const BEZIER_COLOR: ClassId = ClassId(0x2011, 0);
+    pub const EULER_XYZ: ClassId = ClassId(0x2012, 0);
+    pub const TCB_POS: ClassId = ClassId(0x442312, 0);
+    pub const TCB_ROT: ClassId = ClassId(0x442313, 0);
+    pub const TCB_POINT3: ClassId = ClassId(0x442314, 0);
+    pub const TCB_SCALE: ClassId = ClassId(0x442315, 0);
+    pub const POSITION_XYZ: ClassId = ClassId(0x118f7e02, 0xffee238a);
+}
+
+/// A keyframed N-dimensional value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "interpolation", rename_all = "lowercase")]
+pub enum Track<const N: usize> {
+    Constant {
+        #[serde(with = "serde_arrays")]
+        value: [f64; N],
+    },
+    Linear {
+        keys: Vec<LinKey<N>>,
+    },
+    Bezier {
+        keys: Vec<BezKeyView<N>>,
+        #[serde(skip)]
+        raw: Vec<BezKey<N>>,
+    },
+    Tcb {
+        keys: Vec<TcbKeyView<N>>,
+        #[serde(skip)]
+        raw: Vec<TcbKey<N>>,
+    },
+}
+
+mod serde_arrays {
+    pub fn serialize<S: serde::Serializer, const N: usize>(
+        v: &[f64; N],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&v[..], s)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinKey<const N: usize> {
+    pub time: i32,
+    #[serde(with = "serde_arrays")]
+    pub value: [f64; N],
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BezKeyView<const N: usize> {
+    pub time: i32,
+    #[serde(with = "serde_arrays")]
+    pub value: [f64; N],
+    #[serde(with = "serde_arrays")]
+    pub in_tangent: [f64; N],
+    #[serde(with = "serde_arrays")]
+    pub out_tangent: [f64; N],
+    pub in_type: u32,
+    pub out_type: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TcbKeyView<const N: usize> {
+    pub time: i32,
+    #[serde(with = "serde_arrays")]
+    pub value: [f64; N],
+    pub tension: f64,
+    pub continuity: f64,
+    pub bias: f64,
+    pub ease_in: f64,
+    pub ease_out: f64,
+}
+
+impl<const N: usize> Track<N> {
+    pub fn at(&self, t: i32) -> [f64; N] {
+        match self {
+            Track::Constant { value } => *value,
+            Track::Linear { keys } => {
+                let k: Vec<(i32, [f64; N])> = keys.iter().map(|k| (k.time, k.value)).collect();
+                keys::linear(&k, t).unwrap_or([0.0; N])
+            }
+            Track::Bezier { raw, .. } => keys::bezier(raw, t).unwrap_or([0.0; N]),
+            Track::Tcb { raw, .. } => keys::tcb(raw, t).unwrap_or([0.0; N]),
+        }
+    }
+
+    pub fn key_times(&self) -> Vec<i32> {
+        match self {
+            Track::Constant { .. } => Vec::new(),
+            Track::Linear { keys } => keys.iter().map(|k| k.time).collect(),
+            Track::Bezier { keys, .. } => keys.iter().map(|k| k.time).collect(),
+            Track::Tcb { keys, .. } => keys.iter().map(|k| k.time).collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "interpolation", rename_all = "lowercase")]
+pub enum RotTrack {
+    Constant { value: Quat },
+    Linear { keys: Vec<(i32, Quat)> },
+    Tcb { keys: Vec<TcbRotView> },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TcbRotView {
+    pub time: i32,
+    pub value: Quat,
+    pub axis: Vec3,
+    pub angle: f64,
+    pub tension: f64,
+    pub continuity: f64,
+    pub bias: f64,
+    pub ease_in: f64,
+    pub ease_out: f64,
+}
+
+/// A decoded controller. Rotations are in the node convention (Max stores them
+/// conjugated; they are conjugated back here).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type")]
+pub enum Controller {
+    Float {
+        class: String,
+        track: Track<1>,
+        range: Option<(i32, i32)>,
+    },
+    Point3 {
+        class: String,
+        track: Track<3>,
+        range: Option<(i32, i32)>,
+    },
+    Rotation {
+        class: String,
+        track: RotTrack,
+        range: Option<(i32, i32)>,
+    },
+    Scale {
+        class: String,
+        track: Track<3>,
+        range: Option<(i32, i32)>,
+    },
+    PositionXyz {
+        axes: [Option<usize>; 3],
+    },
+    EulerXyz {
+        order: u32,
+        axes: [Option<usize>; 3],
+    },
+    Prs {
+        position: Option<usize>,
+        rotation: Option<usize>,
+        scale: Option<usize>,
+    },
+    LookAt {
+        target: Option<usize>,
+        position: Option<usize>,
+        roll: Option<usize>,
+        scale: Option<usize>,
+    },
+    Unsupported {
+        class: String,
+    },
+}
+
+fn leaf(chunks: &[Chunk], id: u16) -> Option<&[u8]> {
+    chunks.iter().find(|c| c.id == id).and_then(Chunk::payload)
+}
+
+fn f32s<const N: usize>(p: &[u8]) -> Option<[f64; N]> {
+    if p.len() != N * 4 {
+        return None;
+    }
+    let w = Words(p);
+    Some(w.fs(0))
+}
+
+fn range(chunks: &[Chunk]) -> Option<(i32, i32)> {
+    let p = leaf(chunks, 0x3003)?;
+    if p.len() != 8 {
+        return None;
+    }
+    let w = Words(p);
+    let (a, b) = (w.i32(0), w.i32(1));
+    (a != i32::MIN || b != i32::MIN).then_some((a, b))
+}
+
+fn quat_stored(v: [f64; 4]) -> Quat {
+    Quat {
+        x: v[0],
+        y: v[1],
+        z: v[2],
+        w: v[3],
+    }
+    .conjugate()
+}
+
+fn reference(o: &SceneObject, slot: u32) -> Option<usize> {
+    o.references
+        .iter()
+        .find(|r| r.slot == slot)
+        .and_then(|r| usize::try_from(r.target).ok())
+}
+
+fn linear_keys<const N: usize>(table: &[u8], size: usize) -> Result<Vec<LinKey<N>>, String> {
+    Ok(keys::records(table, size)?
+        .map(|r| {
+            let w = Words(r);
+            LinKey {
+                time: w.i32(0),
+                value: w.fs(2),
+            }
+        })
+        .collect())
+}
+
+/// Bezier float/point3 records: time, flags, value[N], in[N], out[N], in_len[N], out_len[N].
+fn bezier_keys<const N: usize>(table: &[u8], size: usize) -> Result<Vec<BezKey<N>>, String> {
+    Ok(keys::records(table, size)?
+        .map(|r| {
+            let w = Words(r);
+            BezKey {
+                time: w.i32(0),
+                flags: w.u32(1),
+                value: w.fs(2),
+                in_tan: w.fs(2 + N),
+                out_tan: w.fs(2 + 2 * N),
+                in_len: w.fs(2 + 3 * N),
+                out_len: w.fs(2 + 4 * N),
+            }
+        })
+        .collect())
+}
+
+/// Bezier scale records: time, flags, s[3], q[4], then 7-float blocks for in/out
+/// tangent and in/out length.
+fn bezier_scale_keys(table: &[u8]) -> Result<Vec<BezKey<3>>, String> {
+    Ok(keys::records(table, 148)?
+        .map(|r| {
+            let w = Words(r);
+            BezKey {
+                time: w.i32(0),
+                flags: w.u32(1),
+                value: w.fs(2),
+                in_tan: w.fs(2 + 7),
+                out_tan: w.fs(2 + 14),
+                in_len: w.fs(2 + 21),
+                out_len: w.fs(2 + 28),
+            }
+        })
+        .collect())
+}
+
+fn tcb_keys<const N: usize>(
+    table: &[u8],
+    size: usize,
+    tcb_at: usize,
+) -> Result<Vec<TcbKey<N>>, String> {
+    Ok(keys::records(table, size)?
+        .map(|r| {
+            let w = Words(r);
+            TcbKey {
+                time: w.i32(0),
+                value: w.fs(2),
+                tension: w.f(tcb_at),
+                continuity: w.f(tcb_at + 1),
+                bias: w.f(tcb_at + 2),
+                ease_in: w.f(tcb_at + 3),
+                ease_out: w.f(tcb_at + 4),
+            }
+        })
+        .collect())
+}
+
+fn bez_views<const N: usize>(raw: &[BezKey<N>]) -> Vec<BezKeyView<N>> {
+    raw.iter()
+        .map(|k| BezKeyView {
+            time: k.time,
+            value: k.value,
+            in_tangent: k.in_tan,
+            out_tangent: k.out_tan,
+            in_type: k.in_type(),
+            out_type: k.out_type(),
+        })
+        .collect()
+}
+
+fn tcb_views<const N: usize>(raw: &[TcbKey<N>]) -> Vec<TcbKeyView<N>> {
+    raw.iter()
+        .map(|k| TcbKeyView {
+            time: k.time,
+            value: k.value,
+            tension: k.tension,
+            continuity: k.continuity,
+            bias: k.bias,
+            ease_in: k.ease_in,
+            ease_out: k.ease_out,
+        })
+        .collect()
+}
+
+/// Decodes the controller stored in object `o` (its chunks are `chunks`).
+pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, String> {
+    use class::*;
+    let Some(cls) = &o.class else {
+        return Ok(Controller::Unsupported {
+            class: "unknown".into(),
+        });
+    };
+    let name = cls.name.clone();
+    let id = cls.class_id;
+    let r = range(chunks);
+    let table = |kid: u16| leaf(chunks, kid);
+    let c = match id {
+        LINEAR_FLOAT | BEZIER_FLOAT => {
+            let track = match (id, table(0x2511), table(0x2525)) {
+                (LINEAR_FLOAT, Some(t), _) => Track::Linear {
+                    keys: linear_keys(t, 12)?,
+                },
+                (BEZIER_FLOAT, _, Some(t)) => {
+                    let raw = bezier_keys::<1>(t, 28)?;
+                    Track::Bezier {
+                        keys: bez_views(&raw),
+                        raw,
+                    }
+                }
+                _ => Track::Constant {
+                    value: leaf(chunks, 0x2501).and_then(f32s::<1>).unwrap_or([0.0]),
+                },
+            };
+            Controller::Float {
+                class: name,
+                track,
+                range: r,
+            }
+        }
+        LINEAR_POS | BEZIER_POS | BEZIER_POINT3 | BEZIER_COLOR | TCB_POS | TCB_POINT3 => {
+            let track = match (table(0x2513), table(0x2526), table(0x2521)) {
+                (Some(t), _, _) => Track::Linear {
+                    keys: linear_keys(t, 20)?,
+                },
+                (_, Some(t), _) => {
+                    let raw = bezier_keys::<3>(t, 80)?;
+                    Track::Bezier {
+                        keys: bez_views(&raw),
+                        raw,
+                    }
+                }
+                (_, _, Some(t)) => {
+                    let raw = tcb_keys::<3>(t, 64, 5)?;
+                    Track::Tcb {
+                        keys: tcb_views(&raw),
+                        raw,
+                    }
+                }
+                _ => Track::Constant {
+                    value: leaf(chunks, 0x2503).and_then(f32s::<3>).unwrap_or([0.0; 3]),
+                },
+            };
+            Controller::Point3 {
+                class: name,
+                track,
+                range: r,
+            }
+        }
+        LINEAR_ROT | TCB_ROT => {
+            let track = match (table(0x2514), table(0x2522)) {
+                (Some(t), _) => RotTrack::Linear {
+                    keys: keys::records(t, 24)?
+                        .map(|rec| {
+                            let w = Words(rec);
+                            (w.i32(0), quat_stored(w.fs(2)))
+                        })
+                        .collect(),
+                },
+                (_, Some(t)) => {
+                    let raw: Vec<TcbRotKey> = keys::records(t, 92)?
+                        .map(|rec| {
+                            let w = Words(rec);
+                            let a: [f64; 3] = w.fs(11);
+                            TcbRotKey {
+                                time: w.i32(0),
+                                quat: quat_stored(w.fs(2)),
+                                tension: w.f(6),
+                                continuity: w.f(7),
+                                bias: w.f(8),
+                                ease_in: w.f(9),
+                                ease_out: w.f(10),
+                                axis: Vec3(a[0], a[1], a[2]),
+                                angle: w.f(14),
+                            }
+                        })
+                        .collect();
+                    RotTrack::Tcb {
+                        keys: raw
+                            .iter()
+                            .map(|k| TcbRotView {
+                                time: k.time,
+                                value: k.quat,
+                                axis: k.axis,
+                                angle: k.angle,
+                                tension: k.tension,
+                                continuity: k.continuity,
+                                bias: k.bias,
+                                ease_in: k.ease_in,
+                                ease_out: k.ease_out,
+                            })
+                            .collect(),
+                    }
+                }
+                _ => RotTrack::Constant {
+                    value: leaf(chunks, 0x2504)
+                        .and_then(f32s::<4>)
+                        .map(quat_stored)
+                        .unwrap_or_default(),
+                },
+            };
+            Controller::Rotation {
+                class: name,
+                track,
+                range: r,
+            }
+        }
+        LINEAR_SCALE | BEZIER_SCALE | TCB_SCALE => {
+            let track = match (table(0x2515), table(0x2528), table(0x2523)) {
+                (Some(t), _, _) => Track::Linear {
+                    keys: linear_keys(t, 36)?,
+                },
+                (_, Some(t), _) => {
+                    let raw = bezier_scale_keys(t)?;
+                    Track::Bezier {
+                        keys: bez_views(&raw),
+                        raw,
+                    }
+                }
+                (_, _, Some(t)) => {
+                    let raw = tcb_keys::<3>(t, 112, 9)?;
+                    Track::Tcb {
+                        keys: tcb_views(&raw),
+                        raw,
+                    }
+                }
+                _ => Track::Constant {
+                    value: leaf(chunks, 0x2505)
+                        .filter(|p| p.len() == 28)
+                        .map(|p| Words(p).fs::<3>(0))
+                        .unwrap_or([1.0; 3]),
+                },
+            };
+            Controller::Scale {
+                class: name,
+                track,
+                range: r,
+            }
+        }
+        POSITION_XYZ => Controller::PositionXyz {
+            axes: [reference(o, 0), reference(o, 1), reference(o, 2)],
+        },
+        EULER_XYZ => Controller::EulerXyz {
+            order: leaf(chunks, 0x1003)
+                .filter(|p| p.len() == 4)
+                .map(|p| Words(p).u32(0))
+                .unwrap_or(0),
+            axes: [reference(o, 0), reference(o, 1), reference(o, 2)],
+        },
+        PRS => Controller::Prs {
+            position: reference(o, 0),
+            rotation: reference(o, 1),
+            scale: reference(o, 2),
+        },
+        LOOKAT => Controller::LookAt {
+            target: reference(o, 0),
+            position: reference(o, 1),
+            roll: reference(o, 2),
+            scale: reference(o, 3),
+        },
+        ClassId(..) => Controller::Unsupported { class: name },
+    };
+    Ok(c)
+}
+
+/// Euler angles to a rotation matrix for the given axis order (0 = XYZ).
+pub fn euler_matrix(order: u32, a: [f64; 3]) -> Mat43 {
+    let (x, y, z) = (Mat43::rot_x(a[0]), Mat43::rot_y(a[1]), Mat43::rot_z(a[2]));
+    match order {
+        1 => x.then(&z).then(&y),
+        2 => y.then(&z).then(&x),
+        3 => y.then(&x).then(&z),
+        4 => z.then(&x).then(&y),
+        5 => z.then(&y).then(&x),
+        _ => x.then(&y).then(&z),
+    }
+}
+
+impl RotTrack {
+    pub fn at(&self, t: i32) -> Quat {
+        match self {
+            RotTrack::Constant { value } => *value,
+            RotTrack::Linear { keys } => keys::linear_rot(keys, t).unwrap_or_default(),
+            RotTrack::Tcb { keys } => {
+                let raw: Vec<TcbRotKey> = keys
+                    .iter()
+                    .map(|k| TcbRotKey {
+                        time: k.time,
+                        quat: k.value,
+                        tension: k.tension,
+                        continuity: k.continuity,
+                        bias: k.bias,
+                        ease_in: k.ease_in,
+                        ease_out: k.ease_out,
+                        axis: k.axis,
+                        angle: k.angle,
+                    })
+                    .collect();
+                keys::tcb_rot(&raw, t).unwrap_or_default()
+            }
+        }
+    }
+
+    pub fn key_times(&self) -> Vec<i32> {
+        match self {
+            RotTrack::Constant { .. } => Vec::new(),
+            RotTrack::Linear { keys } => keys.iter().map(|k| k.0).collect(),
+            RotTrack::Tcb { keys } => keys.iter().map(|k| k.time).collect(),
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! Scene evaluation: what 3ds Max computes from the stored scene — controller
+//! values at a time, node transforms.
+
+pub mod controller;
+pub mod keys;
+pub mod math;
+pub mod transform;
+
+pub use controller::Controller;
+pub use math::{Mat43, Quat, Vec3};
+pub use transform::SceneEval;

@@ -1,0 +1,244 @@
+//! Node transforms at a time: the TM controller gives the parent-relative matrix,
+//! the parent chain gives the world matrix, and the object offset sits between
+//! the node and its object.
+
+use std::sync::OnceLock;
+
+use crate::chunk::Chunk;
+use crate::document::Document;
+use crate::graph::{NodeInfo, SceneGraph};
+
+use super::controller::{self, Controller};
+use super::math::{Mat43, Quat, Vec3};
+
+/// Evaluates controllers and transforms of one scene; decoded controllers are cached.
+pub struct SceneEval<'a> {
+    pub graph: &'a SceneGraph,
+    objects: &'a [Chunk],
+    cache: Vec<OnceLock<Result<Controller, String>>>,
+}
+
+/// The deepest parent chain followed; deeper is treated as a cycle in damaged data.
+const MAX_CHAIN: usize = 512;
+
+impl<'a> SceneEval<'a> {
+    pub fn new(doc: &'a Document, graph: &'a SceneGraph) -> SceneEval<'a> {
+        let objects = doc
+            .stream("Scene")
+            .and_then(|s| s.chunks())
+            .and_then(|c| c.first())
+            .map(Chunk::children)
+            .unwrap_or(&[]);
+        SceneEval {
+            graph,
+            objects,
+            cache: (0..graph.objects.len()).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The chunks of object `idx`.
+    pub fn chunks(&self, idx: usize) -> &'a [Chunk] {
+        self.objects.get(idx).map(Chunk::children).unwrap_or(&[])
+    }
+
+    pub fn controller(&self, idx: usize) -> Option<&Controller> {
+        let cell = self.cache.get(idx)?;
+        let obj = self.graph.objects.get(idx)?;
+        cell.get_or_init(|| controller::decode(obj, self.chunks(idx)))
+            .as_ref()
+            .ok()
+    }
+
+    /// Why the controller of object `idx` could not be decoded, if it could not.
+    pub fn controller_error(&self, idx: usize) -> Option<String> {
+        self.controller(idx);
+        self.cache.get(idx)?.get()?.as_ref().err().cloned()
+    }
+
+    pub fn float_at(&self, idx: Option<usize>, t: i32, default: f64) -> f64 {
+        match idx.and_then(|i| self.controller(i)) {
+            Some(Controller::Float { track, .. }) => track.at(t)[0],
+            _ => default,
+        }
+    }
+
+    pub fn position_at(&self, idx: Option<usize>, t: i32) -> Vec3 {
+        match idx.and_then(|i| self.controller(i)) {
+            Some(Controller::Point3 { track, .. }) => {
+                let v = track.at(t);
+                Vec3(v[0], v[1], v[2])
+            }
+            Some(Controller::PositionXyz { axes }) => Vec3(
+                self.float_at(axes[0], t, 0.0),
+                self.float_at(axes[1], t, 0.0),
+                self.float_at(axes[2], t, 0.0),
+            ),
+            _ => Vec3::default(),
+        }
+    }
+
+    /// The rotation part as a matrix (Euler controllers do not reduce to one quaternion order).
+    pub fn rotation_at(&self, idx: Option<usize>, t: i32) -> Mat43 {
+        match idx.and_then(|i| self.controller(i)) {
+            Some(Controller::Rotation { track, .. }) => Mat43::rotation(track.at(t)),
+            Some(Controller::EulerXyz { order, axes }) => controller::euler_matrix(
+                *order,
+                [
+                    self.float_at(axes[0], t, 0.0),
+                    self.float_at(axes[1], t, 0.0),
+                    self.float_at(axes[2], t, 0.0),
+                ],
+            ),
+            _ => Mat43::IDENTITY,
+        }
+    }
+
+    pub fn scale_at(&self, idx: Option<usize>, t: i32) -> Vec3 {
+        match idx.and_then(|i| self.controller(i)) {
+            Some(Controller::Scale { track, .. }) => {
+                let v = track.at(t);
+                Vec3(v[0], v[1], v[2])
+            }
+            _ => Vec3(1.0, 1.0, 1.0),
+        }
+    }
+
+    fn node(&self, idx: usize) -> Option<&'a NodeInfo> {
+        self.graph.objects.get(idx)?.node.as_ref()
+    }
+
+    /// The TM controller of a node (reference slot 0).
+    pub fn tm_controller(&self, node: usize) -> Option<usize> {
+        let o = self.graph.objects.get(node)?;
+        o.references
+            .iter()
+            .find(|r| r.slot == 0)
+            .and_then(|r| usize::try_from(r.target).ok())
+    }
+
+    /// Parent-relative matrix of a node at time `t`.
+    pub fn local_tm(&self, node: usize, t: i32) -> Mat43 {
+        let Some(ctl) = self.tm_controller(node) else {
+            return Mat43::IDENTITY;
+        };
+        match self.controller(ctl) {
+            Some(Controller::Prs {
+                position,
+                rotation,
+                scale,
+            }) => {
+                let s = Mat43::scaling(self.scale_at(*scale, t));
+                let r = self.rotation_at(*rotation, t);
+                s.then(&r)
+                    .then(&Mat43::translation(self.position_at(*position, t)))
+            }
+            Some(Controller::LookAt {
+                target,
+                position,
+                roll,
+                scale,
+            }) => self.lookat_tm(node, *target, *position, *roll, *scale, t),
+            _ => Mat43::IDENTITY,
+        }
+    }
+
+    fn parent(&self, node: usize) -> Option<usize> {
+        let p = self.node(node)?.parent? as usize;
+        self.node(p).is_some().then_some(p)
+    }
+
+    /// World matrix of a node at time `t` (local · parent's world, up the chain).
+    pub fn world_tm(&self, node: usize, t: i32) -> Mat43 {
+        let mut m = self.local_tm(node, t);
+        let mut cur = node;
+        for _ in 0..MAX_CHAIN {
+            match self.parent(cur) {
+                Some(p) => {
+                    m = m.then(&self.local_tm(p, t));
+                    cur = p;
+                }
+                None => break,
+            }
+        }
+        m
+    }
+
+    /// The object offset: how the object sits in its node's space (pivot edits).
+    pub fn offset_tm(&self, node: usize) -> Mat43 {
+        let Some(n) = self.node(node) else {
+            return Mat43::IDENTITY;
+        };
+        let s = n
+            .offset_scale
+            .map_or(Vec3(1.0, 1.0, 1.0), |v| Vec3::from_f32([v[0], v[1], v[2]]));
+        let r = n
+            .offset_rotation
+            .map_or(Quat::IDENTITY, |q| Quat::from_f32(q).conjugate());
+        let p = n.offset_position.map_or(Vec3::default(), Vec3::from_f32);
+        Mat43::scaling(s)
+            .then(&Mat43::rotation(r))
+            .then(&Mat43::translation(p))
+    }
+
+    /// Where the object's vertices go: offset · world.
+    pub fn object_tm(&self, node: usize, t: i32) -> Mat43 {
+        self.offset_tm(node).then(&self.world_tm(node, t))
+    }
+
+    /// LookAt: the node's -Z axis points at the target, rolled about it; Max keeps
+    /// the up vector on world Z.
+    fn lookat_tm(
+        &self,
+        node: usize,
+        target: Option<usize>,
+        position: Option<usize>,
+        roll: Option<usize>,
+        scale: Option<usize>,
+        t: i32,
+    ) -> Mat43 {
+        let pos = self.position_at(position, t);
+        let parent_world = self.parent(node).map(|p| self.world_tm(p, t));
+        let world_pos = parent_world.map_or(pos, |m| m.transform_point(pos));
+        let target_pos = target
+            .filter(|&tg| self.node(tg).is_some())
+            .map(|tg| self.world_tm(tg, t).0[3])
+            .unwrap_or(world_pos.minus(Vec3(0.0, 0.0, 1.0)));
+        let z = world_pos.minus(target_pos).normalized();
+        let up = if z.cross(Vec3(0.0, 0.0, 1.0)).len() < 1e-9 {
+            Vec3(0.0, 1.0, 0.0)
+        } else {
+            Vec3(0.0, 0.0, 1.0)
+        };
+        let x = up.cross(z).normalized();
+        let y = z.cross(x);
+        let world = Mat43([x, y, z, world_pos]);
+        let rolled = Mat43::rot_z(-self.float_at(roll, t, 0.0)).then(&world);
+        let scaled = Mat43::scaling(self.scale_at(scale, t)).then(&rolled);
+        match parent_world {
+            Some(pw) => scaled.then(&invert(&pw)),
+            None => scaled,
+        }
+    }
+}
+
+/// Inverse of an affine 4×3 matrix (identity when singular).
+pub fn invert(m: &Mat43) -> Mat43 {
+    let [a, b, c, t] = m.0;
+    let det = m.determinant3();
+    if det.abs() < 1e-300 {
+        return Mat43::IDENTITY;
+    }
+    // Rows of the inverse 3×3 are the columns of the adjugate / det.
+    let r0 = b.cross(c).scale(1.0 / det);
+    let r1 = c.cross(a).scale(1.0 / det);
+    let r2 = a.cross(b).scale(1.0 / det);
+    // inv3 has columns r0, r1, r2 → rows:
+    let rows = [
+        Vec3(r0.0, r1.0, r2.0),
+        Vec3(r0.1, r1.1, r2.1),
+        Vec3(r0.2, r1.2, r2.2),
+    ];
+    let inv = Mat43([rows[0], rows[1], rows[2], Vec3::default()]);
+    let nt = inv.transform_vector(t).scale(-1.0);
+    Mat43([rows[0], rows[1], rows[2], nt])
+}

@@ -1,0 +1,215 @@
+//! Node transforms and animation against 3ds Max's own ASCII export (.ASE) of the
+//! same files; the ASE prints 4 decimals, so values are compared to that precision.
+
+use maxfs_scene::eval::{Mat43, SceneEval};
+use maxfs_scene::Document;
+use maxfs_tests::corpus_dir;
+
+/// One `*NODE_TM` block: node name and the four matrix rows.
+#[derive(Debug)]
+struct AseTm {
+    name: String,
+    rows: [[f64; 3]; 4],
+}
+
+fn floats(line: &str) -> Vec<f64> {
+    line.split_whitespace()
+        .skip(1)
+        .filter_map(|w| w.parse().ok())
+        .collect()
+}
+
+fn parse_tms(text: &str) -> Vec<AseTm> {
+    let mut out = Vec::new();
+    let mut cur: Option<AseTm> = None;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("*NODE_TM") {
+            cur = Some(AseTm {
+                name: String::new(),
+                rows: [[0.0; 3]; 4],
+            });
+        } else if let Some(tm) = cur.as_mut() {
+            if let Some(n) = line.strip_prefix("*NODE_NAME ") {
+                tm.name = n.trim_matches('"').to_string();
+            }
+            let mut done = false;
+            for (k, tag) in ["*TM_ROW0", "*TM_ROW1", "*TM_ROW2", "*TM_ROW3"]
+                .iter()
+                .enumerate()
+            {
+                if line.starts_with(tag) {
+                    let f = floats(line);
+                    tm.rows[k] = [f[0], f[1], f[2]];
+                    done = k == 3;
+                }
+            }
+            if done {
+                out.extend(cur.take());
+            }
+        }
+    }
+    out
+}
+
+fn close(a: &Mat43, b: &[[f64; 3]; 4], scale: f64) -> bool {
+    let r = a.rows();
+    (0..4).all(|i| (0..3).all(|j| (r[i][j] - b[i][j]).abs() <= 6e-5 * scale.max(1.0)))
+}
+
+fn check(max: &str, ase: &str) {
+    let corpus = corpus_dir();
+    let doc = Document::open(&corpus.join(max)).expect("max opens");
+    let typed = doc.typed();
+    let graph = typed.scene.as_ref().expect("scene");
+    let eval = SceneEval::new(&doc, graph);
+    let text = std::fs::read_to_string(corpus.join(ase)).expect("ase");
+    let tms = parse_tms(&text);
+    assert!(!tms.is_empty());
+    let mut bad = Vec::new();
+    for tm in &tms {
+        let Some((o, _)) = graph.nodes().find(|(_, n)| n.name == tm.name) else {
+            bad.push(format!("{}: no such node", tm.name));
+            continue;
+        };
+        let w = eval.world_tm(o.index, 0);
+        let scale = tm.rows[3].iter().fold(1.0f64, |m, v| m.max(v.abs()));
+        if !close(&w, &tm.rows, scale) {
+            bad.push(format!(
+                "{}: ours {:?} ase {:?}",
+                tm.name,
+                w.rows(),
+                tm.rows
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{max}:\n{}", bad.join("\n"));
+}
+
+/// Per-node samples of `*TM_ANIMATION`: (ticks, values) for position and rotation.
+#[derive(Debug, Default)]
+struct AseAnim {
+    name: String,
+    pos: Vec<(i32, [f64; 3])>,
+    /// Axis-angle rotation since the previous sample (the first is absolute).
+    rot: Vec<(i32, [f64; 4])>,
+}
+
+fn parse_anims(text: &str) -> Vec<AseAnim> {
+    let mut out = Vec::new();
+    let mut cur: Option<AseAnim> = None;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("*TM_ANIMATION") {
+            out.extend(cur.take());
+            cur = Some(AseAnim::default());
+        } else if let Some(a) = cur.as_mut() {
+            if let Some(n) = line.strip_prefix("*NODE_NAME ") {
+                a.name = n.trim_matches('"').to_string();
+            } else if line.starts_with("*CONTROL_POS_SAMPLE") {
+                let f = floats(line);
+                a.pos.push((f[0] as i32, [f[1], f[2], f[3]]));
+            } else if line.starts_with("*CONTROL_ROT_SAMPLE") {
+                let f = floats(line);
+                a.rot.push((f[0] as i32, [f[1], f[2], f[3], f[4]]));
+            }
+        }
+    }
+    out.extend(cur);
+    out
+}
+
+/// Angle of the rotation taking `a`'s 3×3 part to `b`'s (scale removed).
+fn relative_angle(a: &Mat43, b: &Mat43) -> f64 {
+    let n = |m: &Mat43| {
+        let r = m.rows();
+        let mut o = [[0.0; 3]; 3];
+        for i in 0..3 {
+            let l = (r[i][0] * r[i][0] + r[i][1] * r[i][1] + r[i][2] * r[i][2]).sqrt();
+            for j in 0..3 {
+                o[i][j] = r[i][j] / l;
+            }
+        }
+        o
+    };
+    let (ra, rb) = (n(a), n(b));
+    // trace(ra^T rb) = sum of row dot products.
+    let tr: f64 = (0..3)
+        .map(|i| (0..3).map(|j| ra[i][j] * rb[i][j]).sum::<f64>())
+        .sum();
+    ((tr - 1.0) / 2.0).clamp(-1.0, 1.0).acos()
+}
+
+fn check_anim(max: &str, ase: &str) -> usize {
+    let corpus = corpus_dir();
+    let doc = Document::open(&corpus.join(max)).expect("max opens");
+    let typed = doc.typed();
+    let graph = typed.scene.as_ref().expect("scene");
+    let eval = SceneEval::new(&doc, graph);
+    let text = std::fs::read_to_string(corpus.join(ase)).expect("ase");
+    let mut compared = 0;
+    let mut bad = Vec::new();
+    for a in parse_anims(&text) {
+        let (o, _) = graph
+            .nodes()
+            .find(|(_, n)| n.name == a.name)
+            .unwrap_or_else(|| panic!("{}: no node", a.name));
+        for (t, p) in &a.pos {
+            let ours = eval.local_tm(o.index, *t).0[3].to_array();
+            compared += 1;
+            if (0..3).any(|k| (ours[k] - p[k]).abs() > 6e-5 * p[k].abs().max(1.0)) {
+                bad.push(format!("{} pos at {t}: ours {ours:?} ase {p:?}", a.name));
+            }
+        }
+        for w in a.rot.windows(2) {
+            let (t0, t1) = (w[0].0, w[1].0);
+            let ase_angle = w[1].1[3];
+            let ase_angle = if ase_angle > std::f64::consts::PI {
+                2.0 * std::f64::consts::PI - ase_angle
+            } else {
+                ase_angle
+            };
+            let ours = relative_angle(&eval.local_tm(o.index, t0), &eval.local_tm(o.index, t1));
+            compared += 1;
+            if (ours - ase_angle).abs() > 1.5e-4 {
+                bad.push(format!(
+                    "{} rot {t0}->{t1}: ours {ours:.5} ase {ase_angle:.5}",
+                    a.name
+                ));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{max}: {} of {compared} samples differ:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+    compared
+}
+
+#[test]
+fn rotating_cube_animation() {
+    let n = check_anim("max/assimp/RotatingCube.max", "ref/assimp/RotatingCube.ASE");
+    assert!(n > 100);
+}
+
+#[test]
+fn camera_roll_animation() {
+    let n = check_anim(
+        "max/assimp/CameraRollAnim.max",
+        "ref/assimp/CameraRollAnim.ase",
+    );
+    assert!(n > 50);
+}
+
+#[test]
+fn rotating_cube_node_tm() {
+    check("max/assimp/RotatingCube.max", "ref/assimp/RotatingCube.ASE");
+}
+
+#[test]
+fn camera_roll_anim_node_tm() {
+    check(
+        "max/assimp/CameraRollAnim.max",
+        "ref/assimp/CameraRollAnim.ase",
+    );
+}
