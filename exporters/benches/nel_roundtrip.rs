@@ -20,7 +20,11 @@ fn collect(dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
         if p.is_dir() {
             collect(&p, out);
         } else if let Ok(b) = std::fs::read(&p) {
-            let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let name = p
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
             if nel::read_nel(&b, &name).is_ok() {
                 out.push((name, b));
             }

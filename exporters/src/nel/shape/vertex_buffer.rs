@@ -60,6 +60,7 @@ impl Serial for VbHeader {
         } else {
             s.ser(&mut self.flags)?;
         }
+        #[allow(clippy::needless_range_loop)]
         for i in 0..16 {
             if self.version >= 1 {
                 s.ser(&mut self.types[i])?;
