@@ -30,6 +30,7 @@ pub mod class {
     pub const TCB_POINT3: ClassId = ClassId(0x442314, 0);
     pub const TCB_SCALE: ClassId = ClassId(0x442315, 0);
     pub const POSITION_XYZ: ClassId = ClassId(0x118f7e02, 0xffee238a);
+    pub const SCALE_XYZ: ClassId = ClassId(0x118f7c01, 0xfeee238b);
 }
 
 /// A keyframed N-dimensional value.
@@ -168,6 +169,9 @@ pub enum Controller {
     PositionXyz {
         axes: [Option<usize>; 3],
     },
+    ScaleXyz {
+        axes: [Option<usize>; 3],
+    },
     EulerXyz {
         order: u32,
         axes: [Option<usize>; 3],
@@ -188,8 +192,20 @@ pub enum Controller {
     },
 }
 
+/// Max 2017 and later wrap a keyframer's own chunks in a 0x7127 container.
+const KEYFRAMER_WRAPPER: u16 = 0x7127;
+
 fn leaf(chunks: &[Chunk], id: u16) -> Option<&[u8]> {
-    chunks.iter().find(|c| c.id == id).and_then(Chunk::payload)
+    chunks
+        .iter()
+        .find(|c| c.id == id)
+        .and_then(Chunk::payload)
+        .or_else(|| {
+            chunks
+                .iter()
+                .filter(|c| c.id == KEYFRAMER_WRAPPER)
+                .find_map(|w| leaf(w.children(), id))
+        })
 }
 
 fn f32s<const N: usize>(p: &[u8]) -> Option<[f64; N]> {
@@ -479,6 +495,9 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, String> {
             }
         }
         POSITION_XYZ => Controller::PositionXyz {
+            axes: [reference(o, 0), reference(o, 1), reference(o, 2)],
+        },
+        SCALE_XYZ => Controller::ScaleXyz {
             axes: [reference(o, 0), reference(o, 1), reference(o, 2)],
         },
         EULER_XYZ => Controller::EulerXyz {

@@ -99,6 +99,11 @@ impl<'a> SceneEval<'a> {
                 let v = track.at(t);
                 Vec3(v[0], v[1], v[2])
             }
+            Some(Controller::ScaleXyz { axes }) => Vec3(
+                self.float_at(axes[0], t, 1.0),
+                self.float_at(axes[1], t, 1.0),
+                self.float_at(axes[2], t, 1.0),
+            ),
             _ => Vec3(1.0, 1.0, 1.0),
         }
     }

@@ -1,0 +1,409 @@
+//! Node transforms against the Babylon.js exporter's glTF of the same .max files.
+//!
+//! Axis conversion: Max is Z-up right-handed, glTF Y-up right-handed; a Max point
+//! (x, y, z) is the glTF point (x, z, −y). A Max row-vector world matrix M (3×3
+//! part) and translation t become A·Mᵀ·Aᵀ and A·t with A that mapping.
+
+use std::collections::BTreeMap;
+
+use maxfs_scene::eval::SceneEval;
+use maxfs_scene::Document;
+use maxfs_tests::corpus_dir;
+use serde_json::Value;
+
+type M4 = [[f64; 4]; 4];
+
+fn mul(a: &M4, b: &M4) -> M4 {
+    let mut o = [[0.0; 4]; 4];
+    for i in 0..4 {
+        for j in 0..4 {
+            o[i][j] = (0..4).map(|k| a[i][k] * b[k][j]).sum();
+        }
+    }
+    o
+}
+
+fn nums(v: &Value, n: usize, default: &[f64]) -> Vec<f64> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(Value::as_f64).collect())
+        .filter(|a: &Vec<f64>| a.len() == n)
+        .unwrap_or_else(|| default.to_vec())
+}
+
+/// Local column-major matrix of a glTF node, as row-major [row][col].
+fn local(node: &Value) -> M4 {
+    if let Some(m) = node.get("matrix") {
+        let m = nums(m, 16, &[0.0; 16]);
+        let mut o = [[0.0; 4]; 4];
+        for c in 0..4 {
+            for r in 0..4 {
+                o[r][c] = m[c * 4 + r];
+            }
+        }
+        return o;
+    }
+    let t = nums(&node["translation"], 3, &[0.0; 3]);
+    let q = nums(&node["rotation"], 4, &[0.0, 0.0, 0.0, 1.0]);
+    let s = nums(&node["scale"], 3, &[1.0; 3]);
+    let (x, y, z, w) = (q[0], q[1], q[2], q[3]);
+    let r = [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y - z * w),
+            2.0 * (x * z + y * w),
+        ],
+        [
+            2.0 * (x * y + z * w),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z - x * w),
+        ],
+        [
+            2.0 * (x * z - y * w),
+            2.0 * (y * z + x * w),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ];
+    let mut o = [[0.0; 4]; 4];
+    for i in 0..3 {
+        for j in 0..3 {
+            o[i][j] = r[i][j] * s[j];
+        }
+        o[i][3] = t[i];
+    }
+    o[3][3] = 1.0;
+    o
+}
+
+/// World matrices of every named glTF node.
+fn gltf_worlds(doc: &Value) -> BTreeMap<String, M4> {
+    let nodes = doc["nodes"].as_array().cloned().unwrap_or_default();
+    let mut parent = vec![None; nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        for c in n["children"].as_array().into_iter().flatten() {
+            if let Some(c) = c.as_u64() {
+                parent[c as usize] = Some(i);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let mut m = local(n);
+        let mut p = parent[i];
+        while let Some(pi) = p {
+            m = mul(&local(&nodes[pi]), &m);
+            p = parent[pi];
+        }
+        if let Some(name) = n["name"].as_str() {
+            out.insert(name.to_string(), m);
+        }
+    }
+    out
+}
+
+/// A Max row-vector matrix converted to glTF axes, as a row-major column-vector 4×4.
+fn to_gltf(m: &maxfs_scene::eval::Mat43) -> M4 {
+    let r = m.rows();
+    let a = |v: [f64; 3]| [v[0], v[2], -v[1]];
+    // Column j of the Max column-vector matrix is row j of the row-vector matrix.
+    let cols = [a(r[0]), a(r[1]), a(r[2])];
+    // In glTF axes, column for glTF basis e_x is A·M·Aᵀ e_x: e_x → max x, e_y → max z, e_z → max −y.
+    let gcols = [cols[0], cols[2], cols[1].map(|v| -v)];
+    let t = a(r[3]);
+    let mut o = [[0.0; 4]; 4];
+    for i in 0..3 {
+        for (j, col) in gcols.iter().enumerate() {
+            o[i][j] = col[i];
+        }
+        o[i][3] = t[i];
+    }
+    o[3][3] = 1.0;
+    o
+}
+
+fn close(a: f64, b: f64, scale: f64) -> bool {
+    (a - b).abs() <= 1e-4 * scale.max(1.0)
+}
+
+/// Objects whose nodes Babylon re-orients (cameras 0x20, lights 0x30): it turns
+/// them to look down glTF's −Z, so their rotation (and that of their children) is
+/// not Max's. Their positions must still match.
+fn reoriented(graph: &maxfs_scene::graph::SceneGraph, node: usize) -> bool {
+    let mut cur = Some(node);
+    for _ in 0..64 {
+        let Some(n) = cur else { return false };
+        let obj = graph.objects[n]
+            .references
+            .iter()
+            .find(|r| r.slot == 1)
+            .and_then(|r| graph.objects.get(r.target as usize));
+        if obj
+            .and_then(|o| o.class.as_ref())
+            .is_some_and(|c| c.super_class == 0x20 || c.super_class == 0x30)
+        {
+            return true;
+        }
+        cur = graph.objects[n]
+            .node
+            .as_ref()
+            .and_then(|i| i.parent)
+            .map(|p| p as usize);
+    }
+    false
+}
+
+/// Float data of an accessor (tightly packed or strided float32 views).
+fn accessor(g: &Value, bin: &[u8], index: usize) -> Vec<Vec<f64>> {
+    let acc = &g["accessors"][index];
+    let width = match acc["type"].as_str() {
+        Some("SCALAR") => 1,
+        Some("VEC2") => 2,
+        Some("VEC3") => 3,
+        Some("VEC4") => 4,
+        Some("MAT4") => 16,
+        _ => panic!("accessor type"),
+    };
+    assert_eq!(acc["componentType"], 5126, "float accessors only");
+    let view = &g["bufferViews"][acc["bufferView"].as_u64().expect("view") as usize];
+    let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
+        + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let stride = view["byteStride"]
+        .as_u64()
+        .map_or(width * 4, |s| s as usize);
+    (0..acc["count"].as_u64().expect("count") as usize)
+        .map(|i| {
+            (0..width)
+                .map(|k| {
+                    let at = start + i * stride + k * 4;
+                    f32::from_le_bytes([bin[at], bin[at + 1], bin[at + 2], bin[at + 3]]).into()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Compares every sampled value of a single-clip glTF animation with our local
+/// transform at that time; returns (samples compared, mismatches).
+fn compare_animation(model: &str, gltf: &str) -> (usize, Vec<String>) {
+    let corpus = corpus_dir();
+    let doc = Document::open(&corpus.join(format!("max/babylon/{model}.max"))).expect("max");
+    let typed = doc.typed();
+    let graph = typed.scene.as_ref().expect("scene");
+    let eval = SceneEval::new(&doc, graph);
+    let path = corpus.join("ref/babylon-gltf").join(gltf);
+    let g: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("gltf")).expect("json");
+    let uri = g["buffers"][0]["uri"].as_str().expect("external buffer");
+    let bin = std::fs::read(path.with_file_name(uri)).expect("bin");
+    let mut compared = 0;
+    let mut bad = Vec::new();
+    for anim in g["animations"].as_array().into_iter().flatten() {
+        for ch in anim["channels"].as_array().into_iter().flatten() {
+            let node = &g["nodes"][ch["target"]["node"].as_u64().expect("node") as usize];
+            let name = node["name"].as_str().unwrap_or_default();
+            let Some((o, _)) = graph.nodes().find(|(_, n)| n.name == name) else {
+                continue;
+            };
+            if reoriented(graph, o.index) {
+                continue;
+            }
+            let sampler = &anim["samplers"][ch["sampler"].as_u64().expect("sampler") as usize];
+            let times = accessor(&g, &bin, sampler["input"].as_u64().expect("input") as usize);
+            let values = accessor(
+                &g,
+                &bin,
+                sampler["output"].as_u64().expect("output") as usize,
+            );
+            let what = ch["target"]["path"].as_str().unwrap_or_default();
+            for (t, v) in times.iter().zip(&values) {
+                let ticks = (t[0] * 4800.0).round() as i32;
+                let ours = to_gltf(&eval.local_tm(o.index, ticks));
+                compared += 1;
+                let ok = match what {
+                    "translation" => (0..3).all(|i| close(ours[i][3], v[i], v[i].abs())),
+                    "rotation" | "scale" => {
+                        // Compare the whole 3×3 with glTF's local T·R·S at this time.
+                        let mut n = node.clone();
+                        n[what] = Value::from(v.clone());
+                        let other = if what == "rotation" {
+                            "scale"
+                        } else {
+                            "rotation"
+                        };
+                        if let Some(oc) = anim["channels"].as_array().and_then(|cs| {
+                            cs.iter().find(|c| {
+                                c["target"]["node"] == ch["target"]["node"]
+                                    && c["target"]["path"] == other
+                            })
+                        }) {
+                            let s2 = &anim["samplers"]
+                                [oc["sampler"].as_u64().expect("sampler") as usize];
+                            let t2 =
+                                accessor(&g, &bin, s2["input"].as_u64().expect("input") as usize);
+                            let v2 =
+                                accessor(&g, &bin, s2["output"].as_u64().expect("output") as usize);
+                            if let Some(k) = t2.iter().position(|x| (x[0] - t[0]).abs() < 1e-6) {
+                                n[other] = Value::from(v2[k].clone());
+                            }
+                        }
+                        let lm = local(&n);
+                        (0..3).all(|i| (0..3).all(|j| close(ours[i][j], lm[i][j], lm[i][j].abs())))
+                    }
+                    _ => true,
+                };
+                if !ok {
+                    bad.push(format!(
+                        "{name}.{what} at {ticks}: ours {:?} gltf {v:?}",
+                        ours
+                    ));
+                }
+            }
+        }
+    }
+    (compared, bad)
+}
+
+struct Outcome {
+    compared: usize,
+    translation_bad: Vec<String>,
+    rotation_bad: Vec<String>,
+    missing: Vec<String>,
+}
+
+fn compare(model: &str, gltf: &str) -> Outcome {
+    let corpus = corpus_dir();
+    let doc = Document::open(&corpus.join(format!("max/babylon/{model}.max"))).expect("max");
+    let typed = doc.typed();
+    let graph = typed.scene.as_ref().expect("scene");
+    let eval = SceneEval::new(&doc, graph);
+    let g: Value = serde_json::from_str(
+        &std::fs::read_to_string(corpus.join("ref/babylon-gltf").join(gltf)).expect("gltf"),
+    )
+    .expect("gltf json");
+    let worlds = gltf_worlds(&g);
+    let mut out = Outcome {
+        compared: 0,
+        translation_bad: Vec::new(),
+        rotation_bad: Vec::new(),
+        missing: Vec::new(),
+    };
+    for (name, gw) in &worlds {
+        let Some((o, _)) = graph.nodes().find(|(_, n)| &n.name == name) else {
+            out.missing.push(name.clone());
+            continue;
+        };
+        out.compared += 1;
+        let ow = to_gltf(&eval.world_tm(o.index, 0));
+        let scale = (0..3).fold(1.0f64, |m, i| m.max(gw[i][3].abs()));
+        if !(0..3).all(|i| close(ow[i][3], gw[i][3], scale)) {
+            out.translation_bad.push(format!(
+                "{name}: ours {:?} gltf {:?}",
+                [ow[0][3], ow[1][3], ow[2][3]],
+                [gw[0][3], gw[1][3], gw[2][3]]
+            ));
+        }
+        if !(0..3).all(|i| (0..3).all(|j| close(ow[i][j], gw[i][j], 1.0))) {
+            out.rotation_bad.push(name.clone());
+        }
+    }
+    out
+}
+
+/// (model, glTF file, nodes whose world rotation the exporter changes on purpose).
+/// Babylon turns cameras and lights so that they look down glTF's −Z, and counter-
+/// rotates their children; those nodes' positions still must match.
+const MODELS: &[(&str, &str)] = &[
+    ("AnimatedCubePosition", "AnimatedCube/all_position.gltf"),
+    ("AnimatedCubeRotation", "AnimatedCube/all_rotation.gltf"),
+    (
+        "AnimatedMeshCameraLight",
+        "AnimatedMeshCameraLight/AnimatedMeshCameraLight.gltf",
+    ),
+    (
+        "AnimatedMorphCube",
+        "AnimatedMorphCube/AnimatedMorphCube.gltf",
+    ),
+    ("CartoonHouses", "CartoonHouses/CartoonHouses.gltf"),
+    ("CubesImageFormat", "CubesImageFormat/CubesImageFormat.gltf"),
+    ("CustomAttributes", "CustomAttributes/CustomAttributes.gltf"),
+    (
+        "DoubleSidedMaterial",
+        "DoubleSidedMaterial/DoubleSidedMaterial.gltf",
+    ),
+    ("Emissive", "Emissive/Emission.gltf"),
+    ("Instances", "Instances/Instances.gltf"),
+    ("LightOrientation", "LightOrientation/LightOrientation.gltf"),
+    ("RiggedElf", "RiggedElf/RiggedElf.gltf"),
+    ("RiggedFigure", "RiggedFigure/RiggedFigure.gltf"),
+    ("SimpleTriangle", "SimpleTriangle/SimpleTriangle.gltf"),
+    ("WaterBottle", "WaterBottle/WaterBottle.gltf"),
+];
+
+#[test]
+fn world_transforms_match_babylon_gltf() {
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for (model, gltf) in MODELS {
+        let corpus = corpus_dir();
+        let doc = Document::open(&corpus.join(format!("max/babylon/{model}.max"))).expect("max");
+        let typed = doc.typed();
+        let graph = typed.scene.as_ref().expect("scene");
+        let o = compare(model, gltf);
+        total += o.compared;
+        assert!(o.compared > 0, "{model}: nothing compared");
+        // Babylon adds a "Default light" node to scenes without lights; nothing else may be missing.
+        for m in &o.missing {
+            if m != "Default light" {
+                failures.push(format!("{model}: glTF node {m:?} has no Max node"));
+            }
+        }
+        failures.extend(
+            o.translation_bad
+                .iter()
+                .map(|t| format!("{model}: translation {t}")),
+        );
+        for r in &o.rotation_bad {
+            let (node, _) = graph
+                .nodes()
+                .find(|(_, n)| &n.name == r)
+                .expect("compared node exists");
+            if !reoriented(graph, node.index) {
+                failures.push(format!("{model}: rotation of {r}"));
+            }
+        }
+    }
+    eprintln!("babylon world transforms: {total} nodes compared");
+    assert!(total > 150, "only {total} nodes compared");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Single-clip animations; RiggedElf and RiggedFigure hold several clips cut from
+/// Max's timeline by the exporter's animation groups, whose offsets are not in the glTF.
+#[test]
+fn animation_samples_match_babylon_gltf() {
+    let mut total = 0;
+    let mut failures = Vec::new();
+    for (model, gltf) in [
+        ("AnimatedCubePosition", "AnimatedCube/all_position.gltf"),
+        ("AnimatedCubeRotation", "AnimatedCube/all_rotation.gltf"),
+        (
+            "AnimatedMeshCameraLight",
+            "AnimatedMeshCameraLight/AnimatedMeshCameraLight.gltf",
+        ),
+        (
+            "AnimatedMorphCube",
+            "AnimatedMorphCube/AnimatedMorphCube.gltf",
+        ),
+    ] {
+        let (n, bad) = compare_animation(model, gltf);
+        total += n;
+        failures.extend(bad.into_iter().map(|b| format!("{model}: {b}")));
+    }
+    eprintln!("babylon animation: {total} samples compared");
+    assert!(total > 50, "only {total} samples compared");
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
