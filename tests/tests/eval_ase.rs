@@ -213,3 +213,42 @@ fn camera_roll_anim_node_tm() {
         "ref/assimp/CameraRollAnim.ase",
     );
 }
+
+#[test]
+fn views_list_transforms_and_keyed_channels() {
+    let corpus = corpus_dir();
+    let doc = Document::open(&corpus.join("max/assimp/RotatingCube.max")).expect("opens");
+    let typed = doc.typed();
+    let graph = typed.scene.as_ref().expect("scene");
+    let eval = SceneEval::new(&doc, graph);
+    let nodes = maxfs_scene::eval::views::node_transforms(&eval);
+    let text = std::fs::read_to_string(corpus.join("ref/assimp/RotatingCube.ASE")).expect("ase");
+    let ase = parse_tms(&text);
+    let box01 = nodes.iter().find(|n| n.name == "Box01").expect("Box01");
+    assert_eq!(box01.controller.as_deref(), Some("Position/Rotation/Scale"));
+    let want = &ase
+        .iter()
+        .find(|t| t.name == "Box01")
+        .expect("ase Box01")
+        .rows;
+    for i in 0..4 {
+        for j in 0..3 {
+            assert!((box01.world[i][j] - want[i][j]).abs() < 1e-4);
+        }
+    }
+    let anim = maxfs_scene::eval::views::animation(&eval);
+    let b = anim
+        .iter()
+        .find(|a| a.name == "Box01")
+        .expect("Box01 is animated");
+    let ch: Vec<&str> = b.channels.iter().map(|c| c.channel.as_str()).collect();
+    assert!(ch.contains(&"rotation.x"), "{ch:?}");
+    let rx = b
+        .channels
+        .iter()
+        .find(|c| c.channel == "rotation.x")
+        .expect("rotation.x");
+    assert!(rx.key_times.len() >= 2);
+    let json = serde_json::to_string(&anim).expect("serializes");
+    assert!(json.contains("\"interpolation\":\"bezier\""), "{json}");
+}

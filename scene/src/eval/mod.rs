@@ -5,6 +5,7 @@ pub mod controller;
 pub mod keys;
 pub mod math;
 pub mod transform;
+pub mod views;
 
 pub use controller::Controller;
 pub use math::{Mat43, Quat, Vec3};

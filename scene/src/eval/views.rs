@@ -1,0 +1,154 @@
+//! Serializable summaries of the evaluated scene: node transforms and animation
+//! channels, for the JSON views.
+
+use serde::Serialize;
+
+use super::controller::{Controller, RotTrack, Track};
+use super::math::Mat43;
+use super::transform::SceneEval;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeTransform {
+    pub index: usize,
+    pub name: String,
+    pub parent: Option<u32>,
+    pub hidden: bool,
+    pub frozen: bool,
+    /// Parent-relative matrix at t = 0, rows (Max row-vector convention).
+    pub local: [[f64; 3]; 4],
+    pub world: [[f64; 3]; 4],
+    pub object_offset: [[f64; 3]; 4],
+    /// TM controller class, e.g. "Position/Rotation/Scale".
+    pub controller: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Channel {
+    /// "position", "rotation", "scale", or "position.x" … for per-axis controllers.
+    pub channel: String,
+    pub object: usize,
+    pub controller: Controller,
+    pub key_times: Vec<i32>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeAnimation {
+    pub index: usize,
+    pub name: String,
+    pub channels: Vec<Channel>,
+}
+
+/// Node flag bits of chunk 0x0960 that the views show.
+const FLAG_HIDDEN: u32 = 0x40;
+
+fn rows(m: &Mat43) -> [[f64; 3]; 4] {
+    // Round away float noise below f32 precision so the JSON is stable.
+    m.rows().map(|r| r.map(|v| (v as f32) as f64 + 0.0))
+}
+
+pub fn node_transforms(eval: &SceneEval) -> Vec<NodeTransform> {
+    eval.graph
+        .nodes()
+        .map(|(o, n)| NodeTransform {
+            index: o.index,
+            name: n.name.clone(),
+            parent: n.parent,
+            hidden: n.flags.is_some_and(|f| f & FLAG_HIDDEN != 0),
+            frozen: eval.chunks(o.index).iter().any(|c| c.id == 0x0976),
+            local: rows(&eval.local_tm(o.index, 0)),
+            world: rows(&eval.world_tm(o.index, 0)),
+            object_offset: rows(&eval.offset_tm(o.index)),
+            controller: eval
+                .tm_controller(o.index)
+                .and_then(|c| eval.graph.objects.get(c))
+                .and_then(|c| c.class.as_ref())
+                .map(|c| c.name.clone()),
+        })
+        .collect()
+}
+
+fn key_times(c: &Controller) -> Vec<i32> {
+    match c {
+        Controller::Float { track, .. } => track.key_times(),
+        Controller::Point3 { track, .. } | Controller::Scale { track, .. } => track.key_times(),
+        Controller::Rotation { track, .. } => track.key_times(),
+        _ => Vec::new(),
+    }
+}
+
+fn is_keyed(c: &Controller) -> bool {
+    match c {
+        Controller::Float { track, .. } => !matches!(track, Track::Constant { .. }),
+        Controller::Point3 { track, .. } | Controller::Scale { track, .. } => {
+            !matches!(track, Track::Constant { .. })
+        }
+        Controller::Rotation { track, .. } => !matches!(track, RotTrack::Constant { .. }),
+        _ => false,
+    }
+}
+
+/// Keyed channels of every node's PRS (and per-axis sub-controllers).
+pub fn animation(eval: &SceneEval) -> Vec<NodeAnimation> {
+    let mut out = Vec::new();
+    for (o, n) in eval.graph.nodes() {
+        let Some(tm) = eval.tm_controller(o.index) else {
+            continue;
+        };
+        let mut channels = Vec::new();
+        let mut push = |name: String, idx: Option<usize>| {
+            let Some(i) = idx else { return };
+            let Some(c) = eval.controller(i) else { return };
+            let subs: Vec<(String, Option<usize>)> = match c {
+                Controller::PositionXyz { axes }
+                | Controller::EulerXyz { axes, .. }
+                | Controller::ScaleXyz { axes } => ["x", "y", "z"]
+                    .iter()
+                    .zip(axes)
+                    .map(|(a, i)| (format!("{name}.{a}"), *i))
+                    .collect(),
+                _ => vec![(name, Some(i))],
+            };
+            for (ch, idx) in subs {
+                let Some(i) = idx else { continue };
+                if let Some(c) = eval.controller(i).filter(|c| is_keyed(c)) {
+                    channels.push(Channel {
+                        channel: ch,
+                        object: i,
+                        key_times: key_times(c),
+                        controller: c.clone(),
+                    });
+                }
+            }
+        };
+        match eval.controller(tm) {
+            Some(Controller::Prs {
+                position,
+                rotation,
+                scale,
+            }) => {
+                push("position".into(), *position);
+                push("rotation".into(), *rotation);
+                push("scale".into(), *scale);
+            }
+            Some(Controller::LookAt {
+                position,
+                roll,
+                scale,
+                ..
+            }) => {
+                push("position".into(), *position);
+                push("roll".into(), *roll);
+                push("scale".into(), *scale);
+            }
+            _ => {}
+        }
+        if !channels.is_empty() {
+            out.push(NodeAnimation {
+                index: o.index,
+                name: n.name.clone(),
+                channels,
+            });
+        }
+    }
+    out
+}
