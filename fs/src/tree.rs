@@ -267,6 +267,16 @@ impl MaxFs {
         })
     }
 
+    /// The entry again, as the source is now: real files and `.max` directories
+    /// are stat'ed afresh; entries inside a `.max` never change and are returned as is.
+    pub fn refresh(&self, entry: &Entry) -> Result<Entry, FsError> {
+        match &entry.node {
+            Node::Real(path) => self.real_entry(path.clone()),
+            Node::Max(state, V::Root) => self.real_entry(state.path().to_path_buf()),
+            Node::Max(..) => Ok(entry.clone()),
+        }
+    }
+
     /// The entry `name` inside directory `parent`.
     pub fn child(&self, parent: &Entry, name: &OsStr) -> Result<Entry, FsError> {
         if parent.kind != Kind::Dir {
@@ -566,6 +576,14 @@ impl MaxFs {
             }
             _ => Err("not a generated file".into()),
         }
+    }
+}
+
+impl Entry {
+    /// True for entries inside a `foo.max/` directory: their name, size and bytes
+    /// are fixed for the version of the source file they were resolved from.
+    pub fn is_immutable(&self) -> bool {
+        matches!(&self.node, Node::Max(_, v) if *v != V::Root)
     }
 }
 

@@ -20,7 +20,11 @@ use fuser::{
 use maxfs_fs::{Content, Entry, FsError, Kind, MaxFs};
 use parking_lot::Mutex;
 
+/// Lifetime of real entries and `foo.max` directories: zero, so changes in the
+/// source show on the next access.
 const TTL: Duration = Duration::ZERO;
+/// Lifetime of entries inside a `foo.max/`: they are immutable under their inode.
+const TTL_IMMUTABLE: Duration = Duration::from_secs(3600);
 /// Preferred I/O size reported in st_blksize: `cat` and `cp` read this much at once.
 const BLKSIZE: u32 = 128 * 1024;
 
@@ -28,6 +32,8 @@ struct Inode {
     rel: PathBuf,
     version: u64,
     lookups: u64,
+    /// The entry as last resolved; refreshed on use unless immutable.
+    entry: Option<Entry>,
 }
 
 #[derive(Default)]
@@ -64,6 +70,7 @@ impl MaxFuse {
                 rel: PathBuf::new(),
                 version: 0,
                 lookups: 1,
+                entry: None,
             },
         );
         // SAFETY: getuid/getgid cannot fail and touch no memory.
@@ -92,7 +99,8 @@ impl MaxFuse {
     }
 
     /// The inode of (path, version), counting one more kernel reference.
-    fn remember(&self, rel: PathBuf, version: u64) -> u64 {
+    fn remember(&self, rel: PathBuf, entry: &Entry) -> u64 {
+        let version = entry.version;
         let mut t = self.inodes.lock();
         if rel.as_os_str().is_empty() {
             return 1;
@@ -100,6 +108,7 @@ impl MaxFuse {
         if let Some(&ino) = t.by_key.get(&(rel.clone(), version)) {
             if let Some(i) = t.by_ino.get_mut(&ino) {
                 i.lookups += 1;
+                i.entry = Some(entry.clone());
             }
             return ino;
         }
@@ -112,6 +121,7 @@ impl MaxFuse {
                 rel,
                 version,
                 lookups: 1,
+                entry: Some(entry.clone()),
             },
         );
         ino
@@ -150,10 +160,29 @@ impl MaxFuse {
         }
     }
 
+    /// The inode's path, version and current entry. Entries inside a `.max` are
+    /// reused as resolved; others are stat'ed again (one `stat`, not a path walk).
     fn resolve(&self, ino: INodeNo) -> Result<(PathBuf, u64, Entry), Errno> {
-        let (rel, version) = self.rel_of(ino).ok_or(Errno::ENOENT)?;
-        let e = self.fs.lookup(&rel).map_err(|e| errno(&e))?;
+        let (rel, version, cached) = {
+            let t = self.inodes.lock();
+            let i = t.by_ino.get(&ino.0).ok_or(Errno::ENOENT)?;
+            (i.rel.clone(), i.version, i.entry.clone())
+        };
+        let e = match cached {
+            Some(e) if e.is_immutable() => Ok(e),
+            Some(e) => self.fs.refresh(&e),
+            None => self.fs.lookup(&rel),
+        }
+        .map_err(|e| errno(&e))?;
         Ok((rel, version, e))
+    }
+
+    fn ttl(e: &Entry) -> Duration {
+        if e.is_immutable() {
+            TTL_IMMUTABLE
+        } else {
+            TTL
+        }
     }
 }
 
@@ -173,14 +202,15 @@ impl Filesystem for MaxFuse {
     }
 
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
-        let Some((prel, _)) = self.rel_of(parent) else {
-            return reply.error(Errno::ENOENT);
+        let (prel, _, pentry) = match self.resolve(parent) {
+            Ok(p) => p,
+            Err(e) => return reply.error(e),
         };
         let rel = prel.join(name);
-        match self.fs.lookup(&rel) {
+        match self.fs.child(&pentry, name) {
             Ok(e) => {
-                let ino = self.remember(rel, e.version);
-                reply.entry(&TTL, &self.attr(ino, &e), Generation(0));
+                let ino = self.remember(rel, &e);
+                reply.entry(&Self::ttl(&e), &self.attr(ino, &e), Generation(0));
             }
             Err(err) => {
                 report("lookup", &rel, &err);
@@ -210,7 +240,7 @@ impl Filesystem for MaxFuse {
 
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
         match self.resolve(ino) {
-            Ok((_, _, e)) => reply.attr(&TTL, &self.attr(ino.0, &e)),
+            Ok((_, _, e)) => reply.attr(&Self::ttl(&e), &self.attr(ino.0, &e)),
             Err(err) => reply.error(err),
         }
     }
@@ -267,6 +297,36 @@ impl Filesystem for MaxFuse {
                 Ok(d) => reply.data(&d),
                 Err(e) => reply.error(Errno::from_i32(e.raw_os_error().unwrap_or(libc::EIO))),
             },
+        }
+    }
+
+    fn lseek(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: i64,
+        whence: i32,
+        reply: fuser::ReplyLseek,
+    ) {
+        let Some(content) = self.files.lock().get(&fh.0).cloned() else {
+            return reply.error(Errno::EBADF);
+        };
+        let size = match &*content {
+            Content::Bytes(b) => b.as_slice().len() as i64,
+            Content::File(f) => match f.metadata() {
+                Ok(m) => m.len() as i64,
+                Err(_) => return reply.error(Errno::EIO),
+            },
+        };
+        // No holes: data runs from 0 to the end.
+        match whence {
+            libc::SEEK_DATA if (0..size).contains(&offset) => reply.offset(offset),
+            libc::SEEK_HOLE if (0..size).contains(&offset) => reply.offset(size),
+            libc::SEEK_DATA | libc::SEEK_HOLE => reply.error(Errno::from_i32(libc::ENXIO)),
+            libc::SEEK_SET => reply.offset(offset),
+            libc::SEEK_END => reply.offset(size + offset),
+            _ => reply.error(Errno::EINVAL),
         }
     }
 

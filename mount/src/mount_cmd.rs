@@ -162,9 +162,7 @@ pub fn prepare(mnt: &Path, force: bool) -> Result<(), String> {
     }
 }
 
-/// Blocks the termination signals in this thread (and threads it spawns later)
-/// and returns a thread that waits for one and unmounts.
-fn spawn_signal_waiter(mnt: PathBuf) -> std::io::Result<()> {
+fn termination_signals() -> libc::sigset_t {
     // SAFETY: plain libc signal-set manipulation on a local sigset_t.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
@@ -172,23 +170,38 @@ fn spawn_signal_waiter(mnt: PathBuf) -> std::io::Result<()> {
         for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
             libc::sigaddset(&mut set, s);
         }
-        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        std::thread::Builder::new()
-            .name("maxfs-signals".into())
-            .spawn(move || loop {
-                let mut sig: libc::c_int = 0;
-                if libc::sigwait(&set, &mut sig) != 0 {
-                    continue;
-                }
-                log::info!("signal {sig}: unmounting {}", mnt.display());
-                match unmount(&mnt) {
-                    Ok(()) => break,
-                    Err(e) => log::error!("cannot unmount {}: {e}", mnt.display()),
-                }
-            })?;
+        set
     }
+}
+
+/// Blocks the termination signals in this thread and every thread it starts
+/// later (the FUSE workers), so only the waiter below receives them.
+fn block_signals() -> std::io::Result<()> {
+    let set = termination_signals();
+    // SAFETY: set is a valid, initialised sigset_t.
+    if unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// A thread that waits for SIGINT/SIGTERM/SIGHUP and unmounts, which ends the session.
+fn spawn_signal_waiter(mnt: PathBuf, mut unmounter: fuser::SessionUnmounter) -> std::io::Result<()> {
+    let set = termination_signals();
+    std::thread::Builder::new()
+        .name("maxfs-signals".into())
+        .spawn(move || loop {
+            let mut sig: libc::c_int = 0;
+            // SAFETY: set and sig are valid for the call.
+            if unsafe { libc::sigwait(&set, &mut sig) } != 0 {
+                continue;
+            }
+            log::info!("signal {sig}: unmounting {}", mnt.display());
+            match unmounter.unmount().or_else(|_| lazy_unmount(&mnt)) {
+                Ok(()) => break,
+                Err(e) => log::error!("cannot unmount {}: {e}", mnt.display()),
+            }
+        })?;
     Ok(())
 }
 
@@ -228,17 +241,21 @@ pub fn run(args: MountArgs) -> ExitCode {
             max_documents: args.documents,
         },
     ));
-    if let Err(e) = spawn_signal_waiter(mnt.clone()) {
+    if let Err(e) = block_signals() {
         eprintln!("maxfs: cannot install signal handling: {e}");
         return ExitCode::FAILURE;
     }
-    let session = match fuser::Session::new(MaxFuse::new(tree), &mnt, &config(threads)) {
+    let mut session = match fuser::Session::new(MaxFuse::new(tree), &mnt, &config(threads)) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("maxfs: cannot mount on {}: {e}", mnt.display());
             return ExitCode::FAILURE;
         }
     };
+    if let Err(e) = spawn_signal_waiter(mnt.clone(), session.unmount_callable()) {
+        eprintln!("maxfs: cannot install signal handling: {e}");
+        return ExitCode::FAILURE;
+    }
     log::info!(
         "serving {} on {} (read-only, {threads} threads); Ctrl-C or `umount {}` to stop",
         src.display(),

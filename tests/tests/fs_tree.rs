@@ -1,0 +1,241 @@
+//! The virtual tree through the fs API (no kernel): every stream and chunk leaf
+//! is served byte-exact with an exact size, views are deterministic, bad files
+//! show error.txt, changed files are re-read, concurrent readers generate once.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use maxfs_fs::{Kind, MaxFs, Options};
+use maxfs_scene::chunk::Chunk;
+use maxfs_scene::{Document, Layout};
+use maxfs_tests::{corpus_dir, corpus_max_files};
+
+fn tree() -> MaxFs {
+    MaxFs::new(corpus_dir(), Options::default())
+}
+
+fn rel(p: &Path) -> PathBuf {
+    p.strip_prefix(corpus_dir()).unwrap().to_path_buf()
+}
+
+fn check_leaves(fs: &MaxFs, dir: &Path, chunks: &[Chunk], leaves: &mut usize) {
+    for (i, c) in chunks.iter().enumerate() {
+        let name = maxfs_fs::names::chunk_name(i, c.id, !c.is_container());
+        let p = dir.join(&name);
+        match c.payload() {
+            Some(payload) => {
+                let e = fs.lookup(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                assert_eq!(e.size, payload.len() as u64, "{}", p.display());
+                assert_eq!(fs.read(&p).unwrap(), payload, "{}", p.display());
+                *leaves += 1;
+            }
+            None => check_leaves(fs, &p, c.children(), leaves),
+        }
+    }
+}
+
+#[test]
+fn streams_and_chunk_leaves_are_exact() {
+    let fs = tree();
+    let mut leaves = 0;
+    for f in corpus_max_files() {
+        let doc = Document::open(&f).unwrap();
+        let r = rel(&f);
+        for (s, sd) in doc.file.streams.iter().zip(&doc.streams) {
+            let name = maxfs_fs::names::escape_stream_name(&s.name);
+            let p = r.join("streams").join(&name);
+            let e = fs.lookup(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            assert_eq!(e.size, s.data.len() as u64, "{}", p.display());
+            assert_eq!(fs.read(&p).unwrap(), s.data, "{}", p.display());
+            if let Layout::Chunks(c) = &sd.layout {
+                check_leaves(&fs, &r.join("chunks").join(&name), c, &mut leaves);
+            }
+        }
+        assert_eq!(fs.read(&r.join("source.max")).unwrap(), std::fs::read(&f).unwrap());
+    }
+    assert!(leaves > 100_000, "only {leaves} leaves checked");
+}
+
+/// Every path below `rel`, with kind and size, through the same walk the CLI uses.
+fn walk(fs: &MaxFs, rel: &Path) -> Vec<(PathBuf, Kind, u64)> {
+    maxfs::tree_cmd::walk(fs, rel).unwrap()
+}
+
+#[test]
+fn every_generated_file_has_its_exact_size_and_is_deterministic() {
+    let a = tree();
+    let b = tree();
+    for f in corpus_max_files() {
+        let r = rel(&f);
+        let names: Vec<_> = a.list(&a.lookup(&r).unwrap()).unwrap();
+        assert!(!names.iter().any(|(n, _)| n == "error.txt"), "{}", r.display());
+        for p in ["info.json", "thumbnail.png"]
+            .iter()
+            .map(|n| r.join(n))
+            .chain(
+                maxfs_fs::views::JsonView::ALL
+                    .iter()
+                    .map(|v| r.join("json").join(v.file_name())),
+            )
+        {
+            let Ok(e) = a.lookup(&p) else {
+                assert!(p.ends_with("thumbnail.png"), "{} missing", p.display());
+                continue;
+            };
+            let bytes = a.read(&p).unwrap();
+            assert_eq!(e.size, bytes.len() as u64, "{}", p.display());
+            assert_eq!(bytes, b.read(&p).unwrap(), "{} differs between runs", p.display());
+            if p.extension().is_some_and(|x| x == "json") {
+                let v: serde_json::Value = serde_json::from_slice(&bytes)
+                    .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                assert!(v.get("error").is_none(), "{}: {v}", p.display());
+            }
+        }
+    }
+    // The NeL key names are greppable.
+    let appdata = a.read(Path::new("max/ryzomcore/street.max/json/appdata.json")).unwrap();
+    assert!(String::from_utf8_lossy(&appdata).contains("\"NEL3D_APPDATA_DONTEXPORT\""));
+    let png = a.read(Path::new("max/babylon/Emissive.max/thumbnail.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG"));
+    let summary = a
+        .read(Path::new("max/babylon/Emissive.max/json/summary_information.json"))
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&summary).unwrap();
+    assert_eq!(v["document_summary_information"]["max"]["build"], "19.0.1072.0");
+    assert_eq!(v["summary_information"]["last_author"], "Fabrice");
+}
+
+#[test]
+fn listing_the_checkout_and_a_file_parses_nothing() {
+    let fs = tree();
+    let all = walk(&fs, Path::new("max/ryzomcore"));
+    assert!(all.len() > 1000);
+    let fresh = tree();
+    let root = fresh.lookup(Path::new("")).unwrap();
+    fresh.list(&root).unwrap();
+    let max = fresh.lookup(Path::new("max/ryzomcore/street.max")).unwrap();
+    fresh.list(&max).unwrap();
+    let streams = fresh.lookup(Path::new("max/ryzomcore/street.max/streams")).unwrap();
+    fresh.list(&streams).unwrap();
+    fresh.lookup(Path::new("max/ryzomcore/street.max/streams/Scene")).unwrap();
+    assert_eq!(fresh.document_loads(), 0, "ls parsed a document");
+    // A compressed stream's size needs the document.
+    fresh.lookup(Path::new("max/compressed/roof_merge_M8.max/streams/Scene")).unwrap();
+    assert_eq!(fresh.document_loads(), 1);
+}
+
+fn temp_checkout(files: &[(&str, Vec<u8>)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in files {
+        let p = dir.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+    dir
+}
+
+fn street() -> Vec<u8> {
+    std::fs::read(corpus_dir().join("max/ryzomcore/street.max")).unwrap()
+}
+
+#[test]
+fn bad_files_show_error_txt_and_neighbours_work() {
+    let good = street();
+    let truncated = good[..good.len() / 3].to_vec();
+    let dir = temp_checkout(&[
+        ("good.max", good.clone()),
+        ("text.max", b"this is not a max file\n".to_vec()),
+        ("empty.max", Vec::new()),
+        ("truncated.max", truncated),
+        ("notes.txt", b"plain\n".to_vec()),
+    ]);
+    let fs = MaxFs::new(dir.path(), Options::default());
+    for bad in ["text.max", "empty.max", "truncated.max"] {
+        let r = Path::new(bad);
+        let names: Vec<String> = fs
+            .list(&fs.lookup(r).unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|(n, _)| n.to_string_lossy().into_owned())
+            .collect();
+        assert!(names.contains(&"error.txt".to_string()), "{bad}: {names:?}");
+        let err = String::from_utf8(fs.read(&r.join("error.txt")).unwrap()).unwrap();
+        assert!(err.starts_with(bad), "{err}");
+        let info: serde_json::Value =
+            serde_json::from_slice(&fs.read(&r.join("info.json")).unwrap()).unwrap();
+        assert_eq!(info["status"], "error", "{bad}");
+        // Every listed file reads.
+        for (p, kind, size) in walk(&fs, r) {
+            if kind == Kind::File {
+                assert_eq!(fs.read(&r.join(&p)).unwrap().len() as u64, size);
+            }
+        }
+    }
+    assert_eq!(fs.read(Path::new("notes.txt")).unwrap(), b"plain\n");
+    assert_eq!(fs.read(Path::new("good.max/source.max")).unwrap(), good);
+    assert!(fs.read(Path::new("good.max/json/nodes.json")).is_ok());
+}
+
+#[test]
+fn a_replaced_file_is_seen_on_next_access() {
+    let dir = temp_checkout(&[("a.max", street())]);
+    let fs = MaxFs::new(dir.path(), Options::default());
+    let p = Path::new("a.max/json/nodes.json");
+    let before = fs.read(p).unwrap();
+    let other = std::fs::read(corpus_dir().join("max/ryzomcore/road_flag.max")).unwrap();
+    let tmp = dir.path().join("a.max.tmp");
+    std::fs::write(&tmp, &other).unwrap();
+    std::fs::rename(&tmp, dir.path().join("a.max")).unwrap();
+    let after = fs.read(p).unwrap();
+    assert_ne!(before, after);
+    assert_eq!(fs.lookup(p).unwrap().size, after.len() as u64);
+    let expect = MaxFs::new(corpus_dir(), Options::default())
+        .read(Path::new("max/ryzomcore/road_flag.max/json/nodes.json"))
+        .unwrap();
+    assert_eq!(after, expect);
+    std::fs::write(dir.path().join("b.max"), street()).unwrap();
+    assert!(fs.lookup(Path::new("b.max/info.json")).is_ok());
+    std::fs::remove_file(dir.path().join("b.max")).unwrap();
+    assert!(fs.lookup(Path::new("b.max")).is_err());
+}
+
+#[test]
+fn concurrent_readers_generate_each_file_once() {
+    let fs = Arc::new(tree());
+    let files: Vec<PathBuf> = ["ryzomcore/street.max", "neloid/tile.max", "babylon/Emissive.max"]
+        .iter()
+        .flat_map(|f| {
+            let r = Path::new("max").join(f);
+            maxfs_fs::views::JsonView::ALL
+                .iter()
+                .map(move |v| r.join("json").join(v.file_name()))
+                .chain([Path::new("max").join(f).join("info.json")])
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let fs = fs.clone();
+            let files = files.clone();
+            std::thread::spawn(move || {
+                let mut out = Vec::new();
+                for k in 0..files.len() {
+                    let p = &files[(k + t) % files.len()];
+                    out.push((p.clone(), fs.read(p).unwrap()));
+                }
+                out
+            })
+        })
+        .collect();
+    let results: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    for r in &results[1..] {
+        for (p, bytes) in r {
+            let first = &results[0].iter().find(|(q, _)| q == p).unwrap().1;
+            assert_eq!(bytes, first, "{}", p.display());
+        }
+    }
+    let counts = fs.generation_counts();
+    assert_eq!(counts.len(), files.len(), "{counts:?}");
+    assert!(counts.values().all(|&n| n == 1), "{counts:?}");
+    assert_eq!(fs.document_loads(), 3);
+}
