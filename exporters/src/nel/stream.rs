@@ -121,6 +121,15 @@ pub trait Stream: Sized {
         }
     }
 
+    /// Build an error at a given offset with the current context path.
+    fn err_at(&self, offset: usize, what: impl Into<String>) -> NelError {
+        NelError::Format {
+            offset,
+            path: self.state_ref().path_string(),
+            what: what.into(),
+        }
+    }
+
     /// Run `f` with `name` pushed on the context path.
     fn ctx<R>(
         &mut self,

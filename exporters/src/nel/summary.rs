@@ -87,9 +87,12 @@ fn shape_row(p: &Ptr<Shape>) -> Row {
             class,
             m.version,
             vec![
-                c("materials", m.base.materials.len()),
-                c("vertices", m.geom.vbuffer.header.num_vertices as usize),
-                c("matrix_blocks", m.geom.matrix_blocks.len()),
+                c("materials", m.materials().len()),
+                c(
+                    "vertices",
+                    m.vbuffer().map_or(0, |v| v.header.num_vertices as usize),
+                ),
+                c("matrix_blocks", m.matrix_block_count()),
             ],
         ),
         Shape::CMeshMRM(m) => (

@@ -242,24 +242,140 @@ impl Serial for MeshGeom {
     }
 }
 
-/// `CMesh`: mesh base then geometry.
+nel_versioned!(
+    /// `CMesh::CRdrPassOldV2` (CMesh versions 0..2): a pass owning its material.
+    RdrPassOldV2(0) { material: Material, pblock: IndexBuffer }
+);
+
+/// The CMesh layout of versions 0..4 (2000-2001, before `CMeshBase`/`CMeshGeom` existed):
+/// vertex buffer, [v4: light info map], [v3+: materials + matrix blocks | v0-2: passes each
+/// owning a material], bbox, [v1+: animated materials], [v3: skinned], [v2, v3: default
+/// tracks]. NeL's v4 reader skipped both of the last two parts (its `switch` had no
+/// `case 4`), and so does this one.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MeshOld {
+    pub vbuffer: VertexBuffer,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub light_infos_v4: Option<Vec<(String, Vec<MatStageV7>)>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub materials: Option<Vec<Material>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matrix_blocks: Option<Vec<MatrixBlock>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rdr_passes_v2: Option<Vec<RdrPassOldV2>>,
+    pub bbox: AaBox,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub animated_materials: Option<Vec<(u32, MaterialBase)>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skinned: Option<Bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_tracks: Option<DefaultTracks>,
+}
+
+nel_struct!(
+    /// Default position tracks of an old CMesh (pos, pivot, euler rotation, quat, scale).
+    DefaultTracks {
+        pos: TrackDefaultVector,
+        pivot: TrackDefaultVector,
+        rot_euler: TrackDefaultVector,
+        rot_quat: TrackDefaultQuat,
+        scale: TrackDefaultVector,
+    }
+);
+
+impl MeshOld {
+    fn serial<S: Stream>(&mut self, s: &mut S, v: u32) -> Result<(), NelError> {
+        s.ser(&mut self.vbuffer)?;
+        s.ctx("light_infos_v4", |s| opt(s, &mut self.light_infos_v4, v >= 4))?;
+        s.ctx("materials", |s| opt(s, &mut self.materials, v >= 3))?;
+        s.ctx("matrix_blocks", |s| opt(s, &mut self.matrix_blocks, v >= 3))?;
+        s.ctx("rdr_passes_v2", |s| opt(s, &mut self.rdr_passes_v2, v < 3))?;
+        s.ser(&mut self.bbox)?;
+        s.ctx("animated_materials", |s| {
+            opt(s, &mut self.animated_materials, v >= 1)
+        })?;
+        opt(s, &mut self.skinned, v == 3)?;
+        s.ctx("default_tracks", |s| {
+            opt(s, &mut self.default_tracks, v == 2 || v == 3)
+        })
+    }
+}
+
+/// `CMesh`: mesh base then geometry (version 6), or the old one-piece layout (0..4).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Mesh {
     pub version: u32,
-    pub base: MeshBase,
-    pub geom: MeshGeom,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<MeshBase>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub geom: Option<MeshGeom>,
+    /// Versions 0..4 only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old: Option<MeshOld>,
+}
+
+impl Mesh {
+    /// Materials of either layout.
+    pub fn materials(&self) -> &[Material] {
+        if let Some(b) = &self.base {
+            return &b.materials;
+        }
+        match &self.old {
+            Some(o) => o.materials.as_deref().unwrap_or(&[]),
+            None => &[],
+        }
+    }
+    /// Vertex buffer of either layout.
+    pub fn vbuffer(&self) -> Option<&VertexBuffer> {
+        self.geom
+            .as_ref()
+            .map(|g| &g.vbuffer)
+            .or(self.old.as_ref().map(|o| &o.vbuffer))
+    }
+    /// Number of matrix blocks (old v0..2 meshes have one implicit block).
+    pub fn matrix_block_count(&self) -> usize {
+        if let Some(g) = &self.geom {
+            return g.matrix_blocks.len();
+        }
+        match &self.old {
+            Some(o) => o.matrix_blocks.as_ref().map_or(1, |m| m.len()),
+            None => 0,
+        }
+    }
 }
 
 impl Serial for Mesh {
     fn serial<S: Stream>(&mut self, s: &mut S) -> Result<(), NelError> {
+        let at = s.pos();
         s.version(&mut self.version, 6, "CMesh")?;
-        if self.version < 6 {
-            return Err(s.err(format!(
-                "CMesh version {} is refused by NeL itself (too old)",
-                self.version
-            )));
+        let v = self.version;
+        if v == 5 {
+            // Version 5 (June 2001) was the first CMeshBase/CMeshGeom split; NeL dropped it
+            // at version 6 and its layout is not implemented here.
+            return Err(s.err_at(
+                at,
+                "CMesh version 5 (the short-lived first CMeshBase split) is not supported",
+            ));
         }
-        s.ser(&mut self.base)?;
-        s.ser(&mut self.geom)
+        if v < 6 {
+            if s.reading() {
+                self.base = None;
+                self.geom = None;
+                self.old = Some(MeshOld::default());
+            }
+            let Some(old) = self.old.as_mut() else {
+                return Err(s.err("old CMesh version without its old-layout body"));
+            };
+            return s.ctx("CMeshOld", |s| old.serial(s, v));
+        }
+        if s.reading() {
+            self.old = None;
+        }
+        let mut base = self.base.take().unwrap_or_default();
+        let mut geom = self.geom.take().unwrap_or_default();
+        let r = s.ser(&mut base).and_then(|_| s.ser(&mut geom));
+        self.base = Some(base);
+        self.geom = Some(geom);
+        r
     }
 }
