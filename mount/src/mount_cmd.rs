@@ -186,7 +186,10 @@ fn block_signals() -> std::io::Result<()> {
 }
 
 /// A thread that waits for SIGINT/SIGTERM/SIGHUP and unmounts, which ends the session.
-fn spawn_signal_waiter(mnt: PathBuf, mut unmounter: fuser::SessionUnmounter) -> std::io::Result<()> {
+fn spawn_signal_waiter(
+    mnt: PathBuf,
+    mut unmounter: fuser::SessionUnmounter,
+) -> std::io::Result<()> {
     let set = termination_signals();
     std::thread::Builder::new()
         .name("maxfs-signals".into())

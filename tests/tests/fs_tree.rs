@@ -24,7 +24,9 @@ fn check_leaves(fs: &MaxFs, dir: &Path, chunks: &[Chunk], leaves: &mut usize) {
         let p = dir.join(&name);
         match c.payload() {
             Some(payload) => {
-                let e = fs.lookup(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                let e = fs
+                    .lookup(&p)
+                    .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
                 assert_eq!(e.size, payload.len() as u64, "{}", p.display());
                 assert_eq!(fs.read(&p).unwrap(), payload, "{}", p.display());
                 *leaves += 1;
@@ -44,14 +46,19 @@ fn streams_and_chunk_leaves_are_exact() {
         for (s, sd) in doc.file.streams.iter().zip(&doc.streams) {
             let name = maxfs_fs::names::escape_stream_name(&s.name);
             let p = r.join("streams").join(&name);
-            let e = fs.lookup(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let e = fs
+                .lookup(&p)
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             assert_eq!(e.size, s.data.len() as u64, "{}", p.display());
             assert_eq!(fs.read(&p).unwrap(), s.data, "{}", p.display());
             if let Layout::Chunks(c) = &sd.layout {
                 check_leaves(&fs, &r.join("chunks").join(&name), c, &mut leaves);
             }
         }
-        assert_eq!(fs.read(&r.join("source.max")).unwrap(), std::fs::read(&f).unwrap());
+        assert_eq!(
+            fs.read(&r.join("source.max")).unwrap(),
+            std::fs::read(&f).unwrap()
+        );
     }
     assert!(leaves > 100_000, "only {leaves} leaves checked");
 }
@@ -68,7 +75,11 @@ fn every_generated_file_has_its_exact_size_and_is_deterministic() {
     for f in corpus_max_files() {
         let r = rel(&f);
         let names: Vec<_> = a.list(&a.lookup(&r).unwrap()).unwrap();
-        assert!(!names.iter().any(|(n, _)| n == "error.txt"), "{}", r.display());
+        assert!(
+            !names.iter().any(|(n, _)| n == "error.txt"),
+            "{}",
+            r.display()
+        );
         for p in ["info.json", "thumbnail.png"]
             .iter()
             .map(|n| r.join(n))
@@ -84,7 +95,12 @@ fn every_generated_file_has_its_exact_size_and_is_deterministic() {
             };
             let bytes = a.read(&p).unwrap();
             assert_eq!(e.size, bytes.len() as u64, "{}", p.display());
-            assert_eq!(bytes, b.read(&p).unwrap(), "{} differs between runs", p.display());
+            assert_eq!(
+                bytes,
+                b.read(&p).unwrap(),
+                "{} differs between runs",
+                p.display()
+            );
             if p.extension().is_some_and(|x| x == "json") {
                 let v: serde_json::Value = serde_json::from_slice(&bytes)
                     .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
@@ -93,15 +109,24 @@ fn every_generated_file_has_its_exact_size_and_is_deterministic() {
         }
     }
     // The NeL key names are greppable.
-    let appdata = a.read(Path::new("max/ryzomcore/street.max/json/appdata.json")).unwrap();
+    let appdata = a
+        .read(Path::new("max/ryzomcore/street.max/json/appdata.json"))
+        .unwrap();
     assert!(String::from_utf8_lossy(&appdata).contains("\"NEL3D_APPDATA_DONTEXPORT\""));
-    let png = a.read(Path::new("max/babylon/Emissive.max/thumbnail.png")).unwrap();
+    let png = a
+        .read(Path::new("max/babylon/Emissive.max/thumbnail.png"))
+        .unwrap();
     assert!(png.starts_with(b"\x89PNG"));
     let summary = a
-        .read(Path::new("max/babylon/Emissive.max/json/summary_information.json"))
+        .read(Path::new(
+            "max/babylon/Emissive.max/json/summary_information.json",
+        ))
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&summary).unwrap();
-    assert_eq!(v["document_summary_information"]["max"]["build"], "19.0.1072.0");
+    assert_eq!(
+        v["document_summary_information"]["max"]["build"],
+        "19.0.1072.0"
+    );
     assert_eq!(v["summary_information"]["last_author"], "Fabrice");
 }
 
@@ -115,12 +140,18 @@ fn listing_the_checkout_and_a_file_parses_nothing() {
     fresh.list(&root).unwrap();
     let max = fresh.lookup(Path::new("max/ryzomcore/street.max")).unwrap();
     fresh.list(&max).unwrap();
-    let streams = fresh.lookup(Path::new("max/ryzomcore/street.max/streams")).unwrap();
+    let streams = fresh
+        .lookup(Path::new("max/ryzomcore/street.max/streams"))
+        .unwrap();
     fresh.list(&streams).unwrap();
-    fresh.lookup(Path::new("max/ryzomcore/street.max/streams/Scene")).unwrap();
+    fresh
+        .lookup(Path::new("max/ryzomcore/street.max/streams/Scene"))
+        .unwrap();
     assert_eq!(fresh.document_loads(), 0, "ls parsed a document");
     // A compressed stream's size needs the document.
-    fresh.lookup(Path::new("max/compressed/roof_merge_M8.max/streams/Scene")).unwrap();
+    fresh
+        .lookup(Path::new("max/compressed/roof_merge_M8.max/streams/Scene"))
+        .unwrap();
     assert_eq!(fresh.document_loads(), 1);
 }
 
@@ -202,17 +233,21 @@ fn a_replaced_file_is_seen_on_next_access() {
 #[test]
 fn concurrent_readers_generate_each_file_once() {
     let fs = Arc::new(tree());
-    let files: Vec<PathBuf> = ["ryzomcore/street.max", "neloid/tile.max", "babylon/Emissive.max"]
-        .iter()
-        .flat_map(|f| {
-            let r = Path::new("max").join(f);
-            maxfs_fs::views::JsonView::ALL
-                .iter()
-                .map(move |v| r.join("json").join(v.file_name()))
-                .chain([Path::new("max").join(f).join("info.json")])
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let files: Vec<PathBuf> = [
+        "ryzomcore/street.max",
+        "neloid/tile.max",
+        "babylon/Emissive.max",
+    ]
+    .iter()
+    .flat_map(|f| {
+        let r = Path::new("max").join(f);
+        maxfs_fs::views::JsonView::ALL
+            .iter()
+            .map(move |v| r.join("json").join(v.file_name()))
+            .chain([Path::new("max").join(f).join("info.json")])
+            .collect::<Vec<_>>()
+    })
+    .collect();
     let threads: Vec<_> = (0..8)
         .map(|t| {
             let fs = fs.clone();
