@@ -5,15 +5,19 @@
 
 pub mod anim;
 pub mod bank;
+pub mod clod;
+pub mod cmb;
 pub mod ig;
 pub mod json;
 pub mod ligozone;
 pub mod pacs;
+pub mod pacs_prim;
 pub mod ps;
 pub mod shape;
 pub mod skel;
 pub mod stream;
 pub mod swt;
+pub mod veget;
 pub mod zone;
 
 use serde::Serialize;
@@ -81,11 +85,19 @@ pub enum NelKind {
     GlobalRetriever,
     /// `.ligozone` (XML).
     LigoZone,
+    /// `.veget` (`CVegetableShape`).
+    Vegetable,
+    /// `.cmb` (PACS `CCollisionMeshBuild`).
+    CollisionMeshBuild,
+    /// `.pacs_prim` (PACS `CPrimitiveBlock`, binary form).
+    PrimitiveBlock,
+    /// `.clod` (`CLodCharacterShapeBuild`, or a built `CLodCharacterShape`).
+    LodCharacter,
 }
 
 impl NelKind {
     /// Every format this crate reads.
-    pub const ALL: [NelKind; 11] = [
+    pub const ALL: [NelKind; 15] = [
         NelKind::Shape,
         NelKind::Skeleton,
         NelKind::ParticleSystem,
@@ -97,6 +109,10 @@ impl NelKind {
         NelKind::TileFarBank,
         NelKind::GlobalRetriever,
         NelKind::LigoZone,
+        NelKind::Vegetable,
+        NelKind::CollisionMeshBuild,
+        NelKind::PrimitiveBlock,
+        NelKind::LodCharacter,
     ];
 
     /// Short lowercase name used in tables and tests.
@@ -113,6 +129,10 @@ impl NelKind {
             NelKind::TileFarBank => "farbank",
             NelKind::GlobalRetriever => "gr",
             NelKind::LigoZone => "ligozone",
+            NelKind::Vegetable => "veget",
+            NelKind::CollisionMeshBuild => "cmb",
+            NelKind::PrimitiveBlock => "pacs_prim",
+            NelKind::LodCharacter => "clod",
         }
     }
 }
@@ -131,6 +151,11 @@ pub enum NelFile {
     TileFarBank(bank::TileFarBank),
     GlobalRetriever(pacs::GlobalRetriever),
     LigoZone(ligozone::LigoZone),
+    Vegetable(veget::VegetableShape),
+    CollisionMeshBuild(cmb::CollisionMeshBuild),
+    PrimitiveBlock(pacs_prim::PrimitiveBlock),
+    LodCharacterShapeBuild(clod::LodCharacterShapeBuild),
+    LodCharacterShape(clod::LodCharacterShape),
 }
 
 fn ext_of(file_name: &str) -> String {
@@ -173,6 +198,15 @@ pub fn detect(bytes: &[u8], file_name: &str) -> Option<NelKind> {
     if bytes.get(1..5) == Some(b"ZONE") {
         return Some(NelKind::Zone);
     }
+    if bytes.get(1..17) == Some(veget::MAGIC) {
+        return Some(NelKind::Vegetable);
+    }
+    if bytes.starts_with(b"PRBK") {
+        return Some(NelKind::PrimitiveBlock);
+    }
+    if bytes.starts_with(b"NEL_CLOD") {
+        return Some(NelKind::LodCharacter);
+    }
     match ext.as_str() {
         "zone" | "zonel" | "zonew" => Some(NelKind::Zone),
         "gr" => Some(NelKind::GlobalRetriever),
@@ -185,6 +219,10 @@ pub fn detect(bytes: &[u8], file_name: &str) -> Option<NelKind> {
         "shape" => Some(NelKind::Shape),
         "skel" => Some(NelKind::Skeleton),
         "ps" => Some(NelKind::ParticleSystem),
+        "veget" => Some(NelKind::Vegetable),
+        "cmb" => Some(NelKind::CollisionMeshBuild),
+        "pacs_prim" => Some(NelKind::PrimitiveBlock),
+        "clod" => Some(NelKind::LodCharacter),
         _ => None,
     }
 }
@@ -234,6 +272,26 @@ pub fn read_kind(bytes: &[u8], kind: NelKind) -> Result<NelFile, NelError> {
         NelKind::TileFarBank => NelFile::TileFarBank(read_all(bytes)?),
         NelKind::GlobalRetriever => NelFile::GlobalRetriever(read_all(bytes)?),
         NelKind::LigoZone => NelFile::LigoZone(ligozone::LigoZone::read(bytes)?),
+        NelKind::Vegetable => NelFile::Vegetable(read_all(bytes)?),
+        NelKind::CollisionMeshBuild => NelFile::CollisionMeshBuild(read_all(bytes)?),
+        NelKind::PrimitiveBlock => {
+            if pacs_prim::looks_like_xml(bytes) {
+                return Err(NelError::Format {
+                    offset: 0,
+                    path: "CPrimitiveBlock".into(),
+                    what: "XML form (written by NeL's COXml) is not supported, only the binary form"
+                        .into(),
+                });
+            }
+            NelFile::PrimitiveBlock(read_all(bytes)?)
+        }
+        NelKind::LodCharacter => {
+            if bytes.get(8..12) == Some(b"SHAP") {
+                NelFile::LodCharacterShape(read_all(bytes)?)
+            } else {
+                NelFile::LodCharacterShapeBuild(read_all(bytes)?)
+            }
+        }
     })
 }
 
@@ -249,6 +307,11 @@ pub fn write_nel(file: &NelFile) -> Result<Vec<u8>, NelError> {
         NelFile::TileFarBank(x) => write_all(x),
         NelFile::GlobalRetriever(x) => write_all(x),
         NelFile::LigoZone(x) => Ok(x.write()),
+        NelFile::Vegetable(x) => write_all(x),
+        NelFile::CollisionMeshBuild(x) => write_all(x),
+        NelFile::PrimitiveBlock(x) => write_all(x),
+        NelFile::LodCharacterShapeBuild(x) => write_all(x),
+        NelFile::LodCharacterShape(x) => write_all(x),
     }
 }
 

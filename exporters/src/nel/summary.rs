@@ -69,6 +69,43 @@ pub(super) fn of(f: &NelFile) -> Row {
             0,
             vec![c("elements", z.root.children.len())],
         ),
+        NelFile::Vegetable(v) => (
+            "CVegetableShape".into(),
+            v.version,
+            vec![
+                c("vertices", v.vb.header.num_vertices as usize),
+                c("triangles", v.triangle_indices.len() / 3),
+            ],
+        ),
+        NelFile::CollisionMeshBuild(m) => (
+            "CCollisionMeshBuild".into(),
+            0,
+            vec![c("vertices", m.vertices.len()), c("faces", m.faces.len())],
+        ),
+        NelFile::PrimitiveBlock(b) => (
+            "CPrimitiveBlock".into(),
+            b.version,
+            vec![c("primitives", b.primitives.len())],
+        ),
+        NelFile::LodCharacterShapeBuild(b) => (
+            "CLodCharacterShapeBuild".into(),
+            b.version,
+            vec![
+                c("vertices", b.vertices.len()),
+                c("triangles", b.triangle_indices.len() / 3),
+                c("bones", b.bones_names.len()),
+            ],
+        ),
+        NelFile::LodCharacterShape(l) => (
+            "CLodCharacterShape".into(),
+            l.version,
+            vec![
+                c("vertices", l.num_vertices as usize),
+                c("triangles", l.num_triangles as usize),
+                c("bones", l.bones.len()),
+                c("anims", l.anims.len()),
+            ],
+        ),
     }
 }
 
@@ -139,5 +176,24 @@ fn shape_row(p: &Ptr<Shape>) -> Row {
             ],
         ),
         Shape::CBBClusterShape(b) => (class, b.version, vec![c("lods", b.lods.len())]),
+        Shape::CWaterShape(w) => (
+            class,
+            w.version,
+            vec![c("poly_vertices", w.poly.vertices.len())],
+        ),
+        Shape::CWaveMakerShape(w) => (class, w.version, vec![]),
+        Shape::CFlareShape(f) => (
+            class,
+            f.version,
+            vec![c(
+                "textured_flares",
+                f.flares.iter().filter(|x| x.texture.get().is_some()).count(),
+            )],
+        ),
+        Shape::CSegRemanenceShape(r) => (
+            class,
+            r.version,
+            vec![c("corners", r.corners.len()), c("slices", r.num_slices as usize)],
+        ),
     }
 }

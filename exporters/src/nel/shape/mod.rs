@@ -1,11 +1,14 @@
 //! Shape streams (`.shape`, `.skel`, `.ps`): the `SHAP` magic then one polymorphic `IShape`.
 
 pub mod bbcluster;
+pub mod flare;
 pub mod material;
 pub mod mesh;
 pub mod mrm;
 pub mod multilod;
+pub mod seg_remanence;
 pub mod vertex_buffer;
+pub mod water;
 
 use serde::Serialize;
 
@@ -25,6 +28,10 @@ pub enum Shape {
     CSkeletonShape(SkeletonShape),
     CParticleSystemShape(ParticleSystemShape),
     CBBClusterShape(bbcluster::BbClusterShape),
+    CWaterShape(water::WaterShape),
+    CWaveMakerShape(water::WaveMakerShape),
+    CFlareShape(flare::FlareShape),
+    CSegRemanenceShape(seg_remanence::SegRemanenceShape),
 }
 
 impl PolyClass for Shape {
@@ -38,6 +45,10 @@ impl PolyClass for Shape {
             "CSkeletonShape" => Shape::CSkeletonShape(Default::default()),
             "CParticleSystemShape" => Shape::CParticleSystemShape(Default::default()),
             "CBBClusterShape" => Shape::CBBClusterShape(Default::default()),
+            "CWaterShape" => Shape::CWaterShape(Default::default()),
+            "CWaveMakerShape" => Shape::CWaveMakerShape(Default::default()),
+            "CFlareShape" => Shape::CFlareShape(Default::default()),
+            "CSegRemanenceShape" => Shape::CSegRemanenceShape(Default::default()),
             _ => return None,
         })
     }
@@ -50,6 +61,10 @@ impl PolyClass for Shape {
             Shape::CSkeletonShape(_) => "CSkeletonShape",
             Shape::CParticleSystemShape(_) => "CParticleSystemShape",
             Shape::CBBClusterShape(_) => "CBBClusterShape",
+            Shape::CWaterShape(_) => "CWaterShape",
+            Shape::CWaveMakerShape(_) => "CWaveMakerShape",
+            Shape::CFlareShape(_) => "CFlareShape",
+            Shape::CSegRemanenceShape(_) => "CSegRemanenceShape",
         }
     }
     fn serial_body<S: Stream>(&mut self, s: &mut S) -> Result<(), NelError> {
@@ -61,6 +76,10 @@ impl PolyClass for Shape {
             Shape::CSkeletonShape(x) => s.ctx("CSkeletonShape", |s| x.serial(s)),
             Shape::CParticleSystemShape(x) => s.ctx("CParticleSystemShape", |s| x.serial(s)),
             Shape::CBBClusterShape(x) => s.ctx("CBBClusterShape", |s| x.serial(s)),
+            Shape::CWaterShape(x) => s.ctx("CWaterShape", |s| x.serial(s)),
+            Shape::CWaveMakerShape(x) => s.ctx("CWaveMakerShape", |s| x.serial(s)),
+            Shape::CFlareShape(x) => s.ctx("CFlareShape", |s| x.serial(s)),
+            Shape::CSegRemanenceShape(x) => s.ctx("CSegRemanenceShape", |s| x.serial(s)),
         }
     }
 }
