@@ -13,8 +13,8 @@ mod walk;
 #[derive(Parser)]
 #[command(name = "maxfs", version, about = "3ds Max .max files without 3ds Max")]
 struct Cli {
-    /// More log output on stderr (-v info, -vv debug, -vvv trace).
-    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    /// More log output on stderr (-v info, -vv debug, -vvv trace); `maxfs mount -v` also works.
+    #[arg(short = 'v', long = "verbose", id = "log_verbose", action = clap::ArgAction::Count)]
     verbose: u8,
     #[command(subcommand)]
     command: Command,
@@ -43,7 +43,11 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
-    logging::init(cli.verbose);
+    let mount_verbosity = match &cli.command {
+        Command::Mount(m) => m.verbose,
+        _ => 0,
+    };
+    logging::init(cli.verbose.max(mount_verbosity));
     let mut stdout = std::io::stdout().lock();
     match cli.command {
         Command::Check(args) => check_cmd::run(args),

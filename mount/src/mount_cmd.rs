@@ -30,6 +30,9 @@ pub struct MountArgs {
     /// Lazily unmount whatever is mounted on MNT (stale or live) before mounting.
     #[arg(long)]
     pub force: bool,
+    /// Log more on stderr: -v info, -vv debug (every failed lookup), -vvv trace.
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
 }
 
 /// What is on a mount point before mounting.
