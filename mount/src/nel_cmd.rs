@@ -23,7 +23,22 @@ pub struct NelArgs {
 
 /// Extensions walked in directories (files named explicitly are always tried).
 const NEL_EXTS: &[&str] = &[
-    "shape", "skel", "anim", "swt", "ig", "zone", "zonel", "zonew", "ps", "bank", "farbank", "gr",
+    "shape",
+    "skel",
+    "anim",
+    "swt",
+    "ig",
+    "zone",
+    "zonel",
+    "zonew",
+    "ps",
+    "bank",
+    "farbank",
+    "gr",
+    "veget",
+    "cmb",
+    "pacs_prim",
+    "clod",
 ];
 
 fn walk(p: &Path, out: &mut Vec<PathBuf>) {

@@ -279,8 +279,9 @@ pub fn read_kind(bytes: &[u8], kind: NelKind) -> Result<NelFile, NelError> {
                 return Err(NelError::Format {
                     offset: 0,
                     path: "CPrimitiveBlock".into(),
-                    what: "XML form (written by NeL's COXml) is not supported, only the binary form"
-                        .into(),
+                    what:
+                        "XML form (written by NeL's COXml) is not supported, only the binary form"
+                            .into(),
                 });
             }
             NelFile::PrimitiveBlock(read_all(bytes)?)

@@ -187,13 +187,19 @@ fn shape_row(p: &Ptr<Shape>) -> Row {
             f.version,
             vec![c(
                 "textured_flares",
-                f.flares.iter().filter(|x| x.texture.get().is_some()).count(),
+                f.flares
+                    .iter()
+                    .filter(|x| x.texture.get().is_some())
+                    .count(),
             )],
         ),
         Shape::CSegRemanenceShape(r) => (
             class,
             r.version,
-            vec![c("corners", r.corners.len()), c("slices", r.num_slices as usize)],
+            vec![
+                c("corners", r.corners.len()),
+                c("slices", r.num_slices as usize),
+            ],
         ),
     }
 }

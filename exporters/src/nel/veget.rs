@@ -43,7 +43,11 @@ impl Serial for VegetableShape {
             s.ser(&mut self.bend_center_mode)?;
             s.ser(&mut self.vb)?;
             s.field("triangle_indices", &mut self.triangle_indices)?;
-            opt(s, &mut self.best_sided_pre_compute_lighting, self.version >= 1)
+            opt(
+                s,
+                &mut self.best_sided_pre_compute_lighting,
+                self.version >= 1,
+            )
         })
     }
 }

@@ -3,8 +3,8 @@
 use serde::Serialize;
 
 use super::material::Texture;
-use crate::nel::stream::{opt, Bool, Ptr, Rgba, Stream, F32};
 use crate::nel::stream::Serial;
+use crate::nel::stream::{opt, Bool, Ptr, Rgba, Stream, F32};
 use crate::nel::NelError;
 
 /// Number of flares of a flare shape (`MaxFlareNum`).

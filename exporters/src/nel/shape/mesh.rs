@@ -286,7 +286,9 @@ nel_struct!(
 impl MeshOld {
     fn serial<S: Stream>(&mut self, s: &mut S, v: u32) -> Result<(), NelError> {
         s.ser(&mut self.vbuffer)?;
-        s.ctx("light_infos_v4", |s| opt(s, &mut self.light_infos_v4, v >= 4))?;
+        s.ctx("light_infos_v4", |s| {
+            opt(s, &mut self.light_infos_v4, v >= 4)
+        })?;
         s.ctx("materials", |s| opt(s, &mut self.materials, v >= 3))?;
         s.ctx("matrix_blocks", |s| opt(s, &mut self.matrix_blocks, v >= 3))?;
         s.ctx("rdr_passes_v2", |s| opt(s, &mut self.rdr_passes_v2, v < 3))?;
@@ -311,7 +313,7 @@ pub struct Mesh {
     pub geom: Option<MeshGeom>,
     /// Versions 0..4 only.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub old: Option<MeshOld>,
+    pub old: Option<Box<MeshOld>>,
 }
 
 impl Mesh {
@@ -361,7 +363,7 @@ impl Serial for Mesh {
             if s.reading() {
                 self.base = None;
                 self.geom = None;
-                self.old = Some(MeshOld::default());
+                self.old = Some(Box::default());
             }
             let Some(old) = self.old.as_mut() else {
                 return Err(s.err("old CMesh version without its old-layout body"));
