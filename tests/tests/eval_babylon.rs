@@ -407,3 +407,129 @@ fn animation_samples_match_babylon_gltf() {
         failures.join("\n")
     );
 }
+
+/// Editable Mesh vertices (base object, no modifier stack) in world space against
+/// the glTF mesh positions: same triangle count, same positions as sets.
+#[test]
+fn editable_mesh_vertices_match_babylon_gltf() {
+    let mut meshes = 0;
+    let mut failures = Vec::new();
+    for (model, gltf) in MODELS {
+        let corpus = corpus_dir();
+        let doc = Document::open(&corpus.join(format!("max/babylon/{model}.max"))).expect("max");
+        let typed = doc.typed();
+        let graph = typed.scene.as_ref().expect("scene");
+        let eval = SceneEval::new(&doc, graph);
+        let path = corpus.join("ref/babylon-gltf").join(gltf);
+        let g: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("gltf")).expect("json");
+        let Some(uri) = g["buffers"][0]["uri"].as_str() else {
+            continue;
+        };
+        let bin = std::fs::read(path.with_file_name(uri)).expect("bin");
+        let worlds = gltf_worlds(&g);
+        for node in g["nodes"].as_array().into_iter().flatten() {
+            let (Some(name), Some(mi)) = (node["name"].as_str(), node["mesh"].as_u64()) else {
+                continue;
+            };
+            let Some((o, _)) = graph.nodes().find(|(_, n)| n.name == name) else {
+                continue;
+            };
+            // Only plain Editable Mesh objects: modifiers change what the exporter saw.
+            let Some(obj) = graph.objects[o.index]
+                .references
+                .iter()
+                .find(|r| r.slot == 1)
+            else {
+                continue;
+            };
+            let direct = graph
+                .objects
+                .get(obj.target as usize)
+                .and_then(|x| x.class.as_ref())
+                .is_some_and(|c| c.name == "Editable Mesh");
+            if !direct {
+                continue;
+            }
+            let mesh = eval
+                .base_mesh(o.index)
+                .expect("editable mesh")
+                .expect("decodes");
+            let otm = eval.object_tm(o.index, 0);
+            let gw = worlds[name];
+            let mut theirs = Vec::new();
+            let mut triangles = 0;
+            for prim in g["meshes"][mi as usize]["primitives"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                let pos = accessor(
+                    &g,
+                    &bin,
+                    prim["attributes"]["POSITION"].as_u64().expect("pos") as usize,
+                );
+                for p in pos {
+                    theirs.push(
+                        [0, 1, 2].map(|i| {
+                            gw[i][0] * p[0] + gw[i][1] * p[1] + gw[i][2] * p[2] + gw[i][3]
+                        }),
+                    );
+                }
+                triangles += g["accessors"][prim["indices"].as_u64().expect("indices") as usize]
+                    ["count"]
+                    .as_u64()
+                    .unwrap_or(0)
+                    / 3;
+            }
+            meshes += 1;
+            if triangles as usize != mesh.faces.len() {
+                failures.push(format!(
+                    "{model}/{name}: {} faces, glTF {triangles} triangles",
+                    mesh.faces.len()
+                ));
+            }
+            let extent = theirs.iter().flatten().fold(1.0f64, |m, v| m.max(v.abs()));
+            let tol = 1e-4 * extent;
+            let ours: Vec<[f64; 3]> = mesh
+                .vertices
+                .iter()
+                .map(|v| {
+                    let w = otm.transform_point(*v);
+                    [w.0, w.2, -w.1]
+                })
+                .collect();
+            let near = |a: &[f64; 3], set: &[[f64; 3]]| {
+                set.iter()
+                    .any(|b| (0..3).all(|i| (a[i] - b[i]).abs() <= tol))
+            };
+            let unmatched_ours = ours.iter().filter(|a| !near(a, &theirs)).count();
+            let unmatched_theirs = theirs.iter().filter(|b| !near(b, &ours)).count();
+            if unmatched_ours + unmatched_theirs > 0 {
+                failures.push(format!(
+                    "{model}/{name}: {unmatched_ours} of {} vertices unmatched, {unmatched_theirs} of {} glTF positions unmatched",
+                    ours.len(),
+                    theirs.len()
+                ));
+            }
+        }
+    }
+    eprintln!("babylon meshes: {meshes} Editable Mesh nodes compared");
+    assert!(meshes > 10, "only {meshes} meshes compared");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn mesh_view_summarises_editable_meshes() {
+    let corpus = corpus_dir();
+    let doc = Document::open(&corpus.join("max/babylon/CartoonHouses.max")).expect("max");
+    let typed = doc.typed();
+    let graph = typed.scene.as_ref().expect("scene");
+    let eval = SceneEval::new(&doc, graph);
+    let meshes = maxfs_scene::eval::views::meshes(&eval);
+    let rdc = meshes.iter().find(|m| m.name == "rdc").expect("rdc");
+    assert_eq!((rdc.vertices, rdc.faces), (291, 457));
+    assert_eq!(rdc.map_channels, [1]);
+    assert!(rdc.error.is_none() && !rdc.has_modifiers);
+    assert!(meshes.iter().all(|m| m.error.is_none()), "{meshes:?}");
+}

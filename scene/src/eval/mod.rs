@@ -4,6 +4,7 @@
 pub mod controller;
 pub mod keys;
 pub mod math;
+pub mod mesh;
 pub mod transform;
 pub mod views;
 

@@ -185,6 +185,40 @@ impl<'a> SceneEval<'a> {
             .then(&Mat43::translation(p))
     }
 
+    /// The object a node shows (reference slot 1), and under it the base object of
+    /// any modifier stack (derived objects keep it in their last reference).
+    pub fn node_object(&self, node: usize) -> Option<usize> {
+        let refs = |i: usize| self.graph.objects.get(i).map(|o| &o.references);
+        let mut cur = refs(node)?
+            .iter()
+            .find(|r| r.slot == 1)
+            .and_then(|r| usize::try_from(r.target).ok())?;
+        for _ in 0..MAX_CHAIN {
+            let o = self.graph.objects.get(cur)?;
+            let derived = matches!(
+                o.chunk_id,
+                crate::typed::schema::DERIVED_OSM | crate::typed::schema::DERIVED_WSM
+            );
+            if !derived {
+                return Some(cur);
+            }
+            cur = refs(cur)?
+                .iter()
+                .filter(|r| r.target >= 0)
+                .max_by_key(|r| r.slot)
+                .and_then(|r| usize::try_from(r.target).ok())?;
+        }
+        None
+    }
+
+    /// The base mesh of a node, when its object is an Editable Mesh.
+    pub fn base_mesh(&self, node: usize) -> Option<Result<super::mesh::Mesh, String>> {
+        let obj = self.node_object(node)?;
+        let cls = self.graph.objects.get(obj)?.class.as_ref()?;
+        (cls.class_id == super::mesh::EDITABLE_MESH)
+            .then(|| super::mesh::editable_mesh(self.chunks(obj)))
+    }
+
     /// Where the object's vertices go: offset · world.
     pub fn object_tm(&self, node: usize, t: i32) -> Mat43 {
         self.offset_tm(node).then(&self.world_tm(node, t))

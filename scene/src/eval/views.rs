@@ -152,3 +152,81 @@ pub fn animation(eval: &SceneEval) -> Vec<NodeAnimation> {
     }
     out
 }
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MeshSummary {
+    pub index: usize,
+    pub name: String,
+    /// Class of the base object.
+    pub object_class: Option<String>,
+    /// Modifier stack present (the summary is of the base object).
+    pub has_modifiers: bool,
+    pub vertices: usize,
+    pub faces: usize,
+    /// Object-space bounds (min, max).
+    pub bounds: Option<([f64; 3], [f64; 3])>,
+    pub map_channels: Vec<i32>,
+    pub material_ids: Vec<u16>,
+    pub smoothing_groups: u32,
+    /// Why the mesh could not be read, when the object is a mesh that failed.
+    pub error: Option<String>,
+}
+
+/// Per mesh node: counts, bounds, channels and material ids of the base mesh.
+pub fn meshes(eval: &SceneEval) -> Vec<MeshSummary> {
+    let mut out = Vec::new();
+    for (o, n) in eval.graph.nodes() {
+        let Some(obj) = eval.node_object(o.index) else {
+            continue;
+        };
+        let Some(result) = eval.base_mesh(o.index) else {
+            continue;
+        };
+        let direct = o
+            .references
+            .iter()
+            .any(|r| r.slot == 1 && r.target == obj as i32);
+        let class = eval.graph.objects[obj]
+            .class
+            .as_ref()
+            .map(|c| c.name.clone());
+        let mut s = MeshSummary {
+            index: o.index,
+            name: n.name.clone(),
+            object_class: class,
+            has_modifiers: !direct,
+            vertices: 0,
+            faces: 0,
+            bounds: None,
+            map_channels: Vec::new(),
+            material_ids: Vec::new(),
+            smoothing_groups: 0,
+            error: None,
+        };
+        match result {
+            Ok(m) => {
+                s.vertices = m.vertices.len();
+                s.faces = m.faces.len();
+                s.bounds = m.vertices.iter().fold(None, |b, v| {
+                    let v = v.to_array();
+                    Some(match b {
+                        None => (v, v),
+                        Some((lo, hi)) => (
+                            std::array::from_fn(|i| f64::min(lo[i], v[i])),
+                            std::array::from_fn(|i| f64::max(hi[i], v[i])),
+                        ),
+                    })
+                });
+                s.map_channels = m.maps.iter().map(|c| c.channel).collect();
+                let mut ids: Vec<u16> = m.faces.iter().map(|f| f.material).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                s.material_ids = ids;
+                s.smoothing_groups = m.faces.iter().fold(0, |a, f| a | f.smoothing);
+            }
+            Err(e) => s.error = Some(e),
+        }
+        out.push(s);
+    }
+    out
+}
