@@ -68,6 +68,7 @@ impl<K: Hash + Eq + Clone, V> StateLru<K, V> {
 }
 
 type Slot<V, E> = Arc<OnceLock<Result<V, E>>>;
+type Inflight<K, E> = Mutex<HashMap<K, Slot<Arc<[u8]>, E>>>;
 
 /// Generated contents bounded by total bytes, with single flight: the first
 /// caller of a missing key generates it while later callers of the same key
@@ -75,7 +76,7 @@ type Slot<V, E> = Arc<OnceLock<Result<V, E>>>;
 pub struct ContentCache<K, E> {
     budget: u64,
     inner: Mutex<Inner<K>>,
-    inflight: Mutex<HashMap<K, Slot<Arc<[u8]>, E>>>,
+    inflight: Inflight<K, E>,
 }
 
 struct Inner<K> {

@@ -43,12 +43,15 @@ struct Inodes {
     next: u64,
 }
 
+/// A directory listing taken at opendir, served by offset to readdir.
+type Listing = Vec<(OsString, Kind)>;
+
 /// The mounted file system.
 pub struct MaxFuse {
     fs: Arc<MaxFs>,
     inodes: Mutex<Inodes>,
     files: Mutex<HashMap<u64, Arc<Content>>>,
-    dirs: Mutex<HashMap<u64, Arc<Vec<(OsString, Kind)>>>>,
+    dirs: Mutex<HashMap<u64, Arc<Listing>>>,
     next_fh: AtomicU64,
     uid: u32,
     gid: u32,

@@ -33,7 +33,7 @@ pub fn decode_value(v: &[u8]) -> (&'static str, Value) {
             Value::String(trimmed.iter().map(|&c| c as char).collect()),
         );
     }
-    if v.len() >= 2 && v.len() % 2 == 0 {
+    if v.len() >= 2 && v.len() & 1 == 0 {
         let units: Vec<u16> = v
             .chunks_exact(2)
             .map(|c| u16::from_le_bytes([c[0], c[1]]))
