@@ -2,6 +2,7 @@
 //! the parent chain gives the world matrix, and the object offset sits between
 //! the node and its object.
 
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 use crate::chunk::Chunk;
@@ -20,6 +21,10 @@ pub struct SceneEval<'a> {
 
 /// The deepest parent chain followed; deeper is treated as a cycle in damaged data.
 const MAX_CHAIN: usize = 512;
+/// How many LookAt targets deep an evaluation may go.
+const MAX_LOOKAT_DEPTH: usize = 16;
+/// Node transforms one evaluation may compute before giving up on damaged data.
+const EVAL_BUDGET: u32 = 100_000;
 
 impl<'a> SceneEval<'a> {
     pub fn new(doc: &'a Document, graph: &'a SceneGraph) -> SceneEval<'a> {
@@ -123,6 +128,16 @@ impl<'a> SceneEval<'a> {
 
     /// Parent-relative matrix of a node at time `t`.
     pub fn local_tm(&self, node: usize, t: i32) -> Mat43 {
+        self.local_tm_at_depth(node, t, 0, &Cell::new(EVAL_BUDGET))
+    }
+
+    /// `depth` counts LookAt targets followed, so targets that aim at each other
+    /// (damaged or odd files) end instead of recursing forever.
+    fn local_tm_at_depth(&self, node: usize, t: i32, depth: usize, budget: &Cell<u32>) -> Mat43 {
+        if budget.get() == 0 {
+            return Mat43::IDENTITY;
+        }
+        budget.set(budget.get() - 1);
         let Some(ctl) = self.tm_controller(node) else {
             return Mat43::IDENTITY;
         };
@@ -142,7 +157,9 @@ impl<'a> SceneEval<'a> {
                 position,
                 roll,
                 scale,
-            }) => self.lookat_tm(node, *target, *position, *roll, *scale, t),
+            }) if depth < MAX_LOOKAT_DEPTH => {
+                self.lookat_tm(node, [*target, *position, *roll, *scale], t, depth, budget)
+            }
             _ => Mat43::IDENTITY,
         }
     }
@@ -154,12 +171,16 @@ impl<'a> SceneEval<'a> {
 
     /// World matrix of a node at time `t` (local · parent's world, up the chain).
     pub fn world_tm(&self, node: usize, t: i32) -> Mat43 {
-        let mut m = self.local_tm(node, t);
+        self.world_tm_at_depth(node, t, 0, &Cell::new(EVAL_BUDGET))
+    }
+
+    fn world_tm_at_depth(&self, node: usize, t: i32, depth: usize, budget: &Cell<u32>) -> Mat43 {
+        let mut m = self.local_tm_at_depth(node, t, depth, budget);
         let mut cur = node;
         for _ in 0..MAX_CHAIN {
             match self.parent(cur) {
                 Some(p) => {
-                    m = m.then(&self.local_tm(p, t));
+                    m = m.then(&self.local_tm_at_depth(p, t, depth, budget));
                     cur = p;
                 }
                 None => break,
@@ -226,21 +247,24 @@ impl<'a> SceneEval<'a> {
 
     /// LookAt: the node's -Z axis points at the target, rolled about it; Max keeps
     /// the up vector on world Z.
+    /// `refs` = [target node, position, roll, scale] controllers.
     fn lookat_tm(
         &self,
         node: usize,
-        target: Option<usize>,
-        position: Option<usize>,
-        roll: Option<usize>,
-        scale: Option<usize>,
+        refs: [Option<usize>; 4],
         t: i32,
+        depth: usize,
+        budget: &Cell<u32>,
     ) -> Mat43 {
+        let [target, position, roll, scale] = refs;
         let pos = self.position_at(position, t);
-        let parent_world = self.parent(node).map(|p| self.world_tm(p, t));
+        let parent_world = self
+            .parent(node)
+            .map(|p| self.world_tm_at_depth(p, t, depth + 1, budget));
         let world_pos = parent_world.map_or(pos, |m| m.transform_point(pos));
         let target_pos = target
             .filter(|&tg| self.node(tg).is_some())
-            .map(|tg| self.world_tm(tg, t).0[3])
+            .map(|tg| self.world_tm_at_depth(tg, t, depth + 1, budget).0[3])
             .unwrap_or(world_pos.minus(Vec3(0.0, 0.0, 1.0)));
         let z = world_pos.minus(target_pos).normalized();
         let up = if z.cross(Vec3(0.0, 0.0, 1.0)).len() < 1e-9 {
