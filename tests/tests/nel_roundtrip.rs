@@ -137,3 +137,22 @@ fn every_corpus_nel_file_round_trips() {
         failures.join("\n")
     );
 }
+
+/// The CMesh v3 file (old one-piece layout) also gives its summary and JSON view.
+#[test]
+fn old_cmesh_v3_views() {
+    let p = maxfs_tests::corpus_dir().join("nel/misc/arena.shape");
+    let bytes = std::fs::read(&p).expect("read arena.shape");
+    let s = nel::nel_summary(&bytes, "arena.shape").expect("summary");
+    assert_eq!((s.class.as_str(), s.version), ("CMesh", 3));
+    let get = |k: &str| s.counts.iter().find(|(n, _)| n == k).map(|(_, v)| *v);
+    assert_eq!(get("materials"), Some(1));
+    assert_eq!(get("vertices"), Some(96));
+    assert_eq!(get("matrix_blocks"), Some(1));
+    let json = nel::nel_json(&bytes, "arena.shape", false).expect("json");
+    assert!(json.contains("\"old\""), "old layout shown in JSON");
+    assert!(
+        json.contains("Material #3"),
+        "animated material name in JSON"
+    );
+}
