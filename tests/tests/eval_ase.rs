@@ -231,9 +231,9 @@ fn views_list_transforms_and_keyed_channels() {
         .find(|t| t.name == "Box01")
         .expect("ase Box01")
         .rows;
-    for i in 0..4 {
-        for j in 0..3 {
-            assert!((box01.world[i][j] - want[i][j]).abs() < 1e-4);
+    for (ours, theirs) in box01.world.iter().zip(want) {
+        for (a, b) in ours.iter().zip(theirs) {
+            assert!((a - b).abs() < 1e-4, "{ours:?} vs {theirs:?}");
         }
     }
     let anim = maxfs_scene::eval::views::animation(&eval);

@@ -8,6 +8,8 @@ use crate::chunk::Chunk;
 use super::keys::Words;
 use super::math::Vec3;
 
+/// Editable Poly class id.
+pub const EDITABLE_POLY: crate::typed::ClassId = crate::typed::ClassId(0x1bf8338d, 0x192f6098);
 /// Editable Mesh class id.
 pub const EDITABLE_MESH: crate::typed::ClassId = crate::typed::ClassId(0xe44f10b3, 0);
 /// Derived objects hold the base object in their last reference.
@@ -143,4 +145,251 @@ pub fn editable_mesh(object: &[Chunk]) -> Result<Mesh, String> {
         faces,
         maps,
     })
+}
+
+/// Bits of a poly face record that announce optional fields.
+const POLY_EXTRA: u16 = 0x01;
+const POLY_MATERIAL: u16 = 0x08;
+const POLY_SMOOTHING: u16 = 0x10;
+const POLY_CUTS: u16 = 0x20;
+
+/// A polygon of an Editable Poly, before triangulation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Poly {
+    pub v: Vec<u32>,
+    pub material: u16,
+    pub smoothing: u32,
+    /// Diagonals (local corner a, local corner b) that cut the polygon into triangles.
+    pub cuts: Vec<(u32, u32)>,
+}
+
+/// Reads little-endian fields off a byte slice with bounds checks.
+struct Cursor<'a> {
+    p: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&[u8], String> {
+        let s = self.p.get(self.at..self.at + n).ok_or_else(|| {
+            format!(
+                "{what}: expected {n} bytes at offset {}, {} left",
+                self.at,
+                self.p.len() - self.at.min(self.p.len())
+            )
+        })?;
+        self.at += n;
+        Ok(s)
+    }
+    fn u32(&mut self, what: &str) -> Result<u32, String> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u16(&mut self, what: &str) -> Result<u16, String> {
+        let b = self.take(2, what)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+}
+
+/// Poly face records (0x011a): u32 corner count, corners, u16 field bits, then the
+/// announced fields; an unknown bit is an error (the layout would desync).
+fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, String> {
+    let mut c = Cursor { p, at: 0 };
+    let n = c.u32("poly face count")? as usize;
+    // Each face takes at least 4 + 3·4 + 2 bytes.
+    if n > p.len() / 18 {
+        return Err(format!(
+            "poly face count {n} cannot fit in {} bytes",
+            p.len()
+        ));
+    }
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let k = c.u32("corner count")? as usize;
+        if !(3..=p.len() / 4).contains(&k) {
+            return Err(format!("poly face {i}: {k} corners"));
+        }
+        let mut v = Vec::with_capacity(k);
+        for _ in 0..k {
+            let x = c.u32("corner")?;
+            if x as usize >= nverts {
+                return Err(format!("poly face {i}: corner {x} of {nverts} vertices"));
+            }
+            v.push(x);
+        }
+        let bits = c.u16("face bits")?;
+        if bits & !(POLY_EXTRA | POLY_MATERIAL | POLY_SMOOTHING | POLY_CUTS) != 0 {
+            return Err(format!("poly face {i}: unknown field bits {bits:#06x}"));
+        }
+        if bits & POLY_EXTRA != 0 {
+            c.u32("extra word")?;
+        }
+        let material = if bits & POLY_MATERIAL != 0 {
+            c.u16("material")?
+        } else {
+            0
+        };
+        let smoothing = if bits & POLY_SMOOTHING != 0 {
+            c.u32("smoothing")?
+        } else {
+            0
+        };
+        let mut cuts = Vec::new();
+        if bits & POLY_CUTS != 0 {
+            for _ in 0..k - 3 {
+                let (a, b) = (c.u32("cut start")?, c.u32("cut end")?);
+                if a as usize >= k || b as usize >= k {
+                    return Err(format!("poly face {i}: cut ({a}, {b}) outside {k} corners"));
+                }
+                cuts.push((a, b));
+            }
+        }
+        out.push(Poly {
+            v,
+            material,
+            smoothing,
+            cuts,
+        });
+    }
+    if c.at != p.len() {
+        return Err(format!(
+            "poly faces: {} bytes left after {n} faces",
+            p.len() - c.at
+        ));
+    }
+    Ok(out)
+}
+
+/// Splits a polygon along its stored diagonals (local corner indices); without
+/// diagonals, fans from corner 0.
+pub fn triangulate(poly: &Poly) -> Vec<[u32; 3]> {
+    let k = poly.v.len() as u32;
+    let mut pieces: Vec<Vec<u32>> = vec![(0..k).collect()];
+    for &(a, b) in &poly.cuts {
+        let Some(pi) = pieces.iter().position(|p| p.contains(&a) && p.contains(&b)) else {
+            continue;
+        };
+        let p = pieces.swap_remove(pi);
+        let (ia, ib) = match (
+            p.iter().position(|&x| x == a),
+            p.iter().position(|&x| x == b),
+        ) {
+            (Some(x), Some(y)) => (x.min(y), x.max(y)),
+            _ => continue,
+        };
+        if ib - ia < 2 || ia + p.len() - ib < 2 {
+            pieces.push(p);
+            continue;
+        }
+        pieces.push(p[ia..=ib].to_vec());
+        let mut rest = p[ib..].to_vec();
+        rest.extend_from_slice(&p[..=ia]);
+        pieces.push(rest);
+    }
+    let mut tris = Vec::new();
+    for p in pieces {
+        for i in 1..p.len().saturating_sub(1) {
+            tris.push([p[0], p[i], p[i + 1]].map(|c| poly.v[c as usize]));
+        }
+    }
+    tris
+}
+
+/// Decodes the poly buffers of an Editable Poly and triangulates them.
+pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), String> {
+    let geom = object
+        .iter()
+        .find(|c| c.id == GEOM_BUFFERS)
+        .ok_or("no GeomBuffers (0x08fe) chunk")?;
+    let leaf = |id: u16| {
+        geom.children()
+            .iter()
+            .find(|c| c.id == id)
+            .and_then(Chunk::payload)
+    };
+    let (_, body) = counted(
+        leaf(0x0100).ok_or("no poly vertex chunk 0x0100")?,
+        16,
+        "poly vertices (0x0100)",
+    )?;
+    let vertices: Vec<Vec3> = body
+        .chunks_exact(16)
+        .map(|r| {
+            let w = Words(r);
+            Vec3(w.f(1), w.f(2), w.f(3))
+        })
+        .collect();
+    let polys = poly_faces(
+        leaf(0x011a).ok_or("no poly face chunk 0x011a")?,
+        vertices.len(),
+    )?;
+    let faces = polys
+        .iter()
+        .flat_map(|p| {
+            triangulate(p).into_iter().map(|v| Face {
+                v,
+                smoothing: p.smoothing,
+                material: p.material,
+                flags: 0,
+            })
+        })
+        .collect();
+    Ok((
+        Mesh {
+            vertices,
+            faces,
+            maps: Vec::new(),
+        },
+        polys,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn poly(v: &[u32], cuts: &[(u32, u32)]) -> Poly {
+        Poly {
+            v: v.to_vec(),
+            material: 0,
+            smoothing: 0,
+            cuts: cuts.to_vec(),
+        }
+    }
+
+    #[test]
+    fn cuts_split_polygons_into_triangles() {
+        // Quad 10-11-12-13 cut along local 1-3: triangles share the 11-13 diagonal.
+        let t = triangulate(&poly(&[10, 11, 12, 13], &[(1, 3)]));
+        assert_eq!(t, vec![[11, 12, 13], [13, 10, 11]]);
+        // Pentagon with two cuts from corner 0.
+        let t = triangulate(&poly(&[0, 1, 2, 3, 4], &[(0, 2), (0, 3)]));
+        assert_eq!(t.len(), 3);
+        let mut all: Vec<u32> = t.iter().flatten().copied().collect();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all, [0, 1, 2, 3, 4]);
+        // No cuts: a fan.
+        assert_eq!(
+            triangulate(&poly(&[5, 6, 7, 8], &[])),
+            vec![[5, 6, 7], [5, 7, 8]]
+        );
+    }
+
+    #[test]
+    fn damaged_poly_faces_are_errors() {
+        let mut p = 1u32.to_le_bytes().to_vec();
+        p.extend(3u32.to_le_bytes());
+        for v in [0u32, 1, 9] {
+            p.extend(v.to_le_bytes());
+        }
+        p.extend(0u16.to_le_bytes());
+        assert!(poly_faces(&p, 3).unwrap_err().contains("corner 9"));
+        let n = p.len();
+        p[n - 2] = 0x40;
+        assert!(poly_faces(&p, 10)
+            .unwrap_err()
+            .contains("unknown field bits"));
+        assert!(poly_faces(&p[..7], 10).is_err());
+    }
 }

@@ -232,12 +232,18 @@ impl<'a> SceneEval<'a> {
         None
     }
 
-    /// The base mesh of a node, when its object is an Editable Mesh.
+    /// The base mesh of a node, when its object is an Editable Mesh or Poly.
     pub fn base_mesh(&self, node: usize) -> Option<Result<super::mesh::Mesh, String>> {
         let obj = self.node_object(node)?;
         let cls = self.graph.objects.get(obj)?.class.as_ref()?;
-        (cls.class_id == super::mesh::EDITABLE_MESH)
-            .then(|| super::mesh::editable_mesh(self.chunks(obj)))
+        let chunks = self.chunks(obj);
+        if cls.class_id == super::mesh::EDITABLE_MESH {
+            Some(super::mesh::editable_mesh(chunks))
+        } else if cls.class_id == super::mesh::EDITABLE_POLY {
+            Some(super::mesh::editable_poly(chunks).map(|(m, _)| m))
+        } else {
+            None
+        }
     }
 
     /// Where the object's vertices go: offset · world.
