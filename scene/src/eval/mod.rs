@@ -5,9 +5,15 @@ pub mod controller;
 pub mod keys;
 pub mod math;
 pub mod mesh;
+pub mod primitive;
 pub mod transform;
 pub mod views;
 
 pub use controller::Controller;
 pub use math::{Mat43, Quat, Vec3};
 pub use transform::SceneEval;
+pub mod pblock;
+pub mod camera;
+pub mod light;
+pub mod material;
+pub mod material_view;
