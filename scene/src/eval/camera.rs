@@ -23,6 +23,9 @@ pub struct Camera {
     pub target_distance: Option<f32>,
     pub near_clip: Option<f32>,
     pub far_clip: Option<f32>,
+    /// Environment ranges (what the ASE export calls CAMERA_NEAR / CAMERA_FAR).
+    pub near_range: Option<f32>,
+    pub far_range: Option<f32>,
     pub target: Option<String>,
     pub errors: Vec<String>,
 }
@@ -57,7 +60,10 @@ pub(crate) fn old_params(eval: &SceneEval, idx: usize) -> Result<Option<Vec<OldP
     let Some(pbi) = pblock::reference(eval.graph, idx, 0) else {
         return Ok(None);
     };
-    let sc = eval.graph.objects[pbi].class.as_ref().map(|c| c.super_class);
+    let sc = eval.graph.objects[pbi]
+        .class
+        .as_ref()
+        .map(|c| c.super_class);
     if sc != Some(pblock::SC_PARAM_BLOCK) {
         return Ok(None);
     }
@@ -87,6 +93,8 @@ pub fn camera(eval: &SceneEval, idx: usize) -> Option<Camera> {
         target_distance: None,
         near_clip: None,
         far_clip: None,
+        near_range: None,
+        far_range: None,
         target: node.and_then(|n| target_of(eval, n)),
         errors: Vec::new(),
     };
@@ -100,6 +108,8 @@ pub fn camera(eval: &SceneEval, idx: usize) -> Option<Camera> {
             cam.target_distance = f(1);
             cam.near_clip = f(2);
             cam.far_clip = f(3);
+            cam.near_range = f(4);
+            cam.far_range = f(5);
         }
         Ok(None) => {}
         Err(e) => cam.errors.push(e),

@@ -69,13 +69,10 @@ pub fn light(eval: &SceneEval, idx: usize) -> Option<Light> {
                     Some(Value::Float(v)) => Some(*v),
                     _ => None,
                 };
-                l.color = p
-                    .iter()
-                    .find(|q| q.index == 0)
-                    .and_then(|q| match q.value {
-                        Value::Vector(v) => Some(v),
-                        _ => None,
-                    });
+                l.color = p.iter().find(|q| q.index == 0).and_then(|q| match q.value {
+                    Value::Vector(v) => Some(v),
+                    _ => None,
+                });
                 l.multiplier = f(1);
                 if k != "omni" {
                     l.hotspot = f(4);

@@ -214,10 +214,7 @@ pub fn mtl_name(chunks: &[crate::chunk::Chunk]) -> Option<String> {
             .flat_map(|c| c.children())
             .find(|c| c.id == NAME)
     };
-    direct
-        .or_else(nested)
-        .and_then(|c| c.payload())
-        .map(utf16)
+    direct.or_else(nested).and_then(|c| c.payload()).map(utf16)
 }
 
 fn class_of(graph: &SceneGraph, idx: usize) -> Option<(u32, (u32, u32), &str)> {
@@ -279,14 +276,15 @@ fn standard(eval: &SceneEval, m: &mut Material) {
         let pb = match pb {
             Ok(pb) => pb,
             Err(e) => {
-                m.errors.push(format!("reference {slot} (object {obj}): {e}"));
+                m.errors
+                    .push(format!("reference {slot} (object {obj}): {e}"));
                 continue;
             }
         };
         match pb.block_id {
             0 => {
                 m.two_sided = boolean(&pb, 2);
-                m.shader = string(&pb, 5);
+                m.shader = string(&pb, 5).filter(|s| !s.is_empty());
             }
             1 => m.opacity = float(&pb, 1),
             3 => maps_block = Some(pb),
@@ -322,10 +320,14 @@ fn standard(eval: &SceneEval, m: &mut Material) {
         ),
         None => (None, None),
     };
-    if let Some(tm) = pblock::reference(g, idx, 1).filter(|&t| {
-        class_of(g, t).is_some_and(|c| c.1 == TEXMAPS)
-    }) {
-        let refs = g.objects.get(tm).map(|o| o.references.as_slice()).unwrap_or(&[]);
+    if let Some(tm) =
+        pblock::reference(g, idx, 1).filter(|&t| class_of(g, t).is_some_and(|c| c.1 == TEXMAPS))
+    {
+        let refs = g
+            .objects
+            .get(tm)
+            .map(|o| o.references.as_slice())
+            .unwrap_or(&[]);
         for r in refs.iter().filter(|r| r.slot % 2 == 1) {
             let Ok(t) = usize::try_from(r.target) else {
                 continue;
@@ -416,7 +418,9 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
                         object: obj,
                         block,
                     }),
-                    Err(e) => m.errors.push(format!("reference {slot} (object {obj}): {e}")),
+                    Err(e) => m
+                        .errors
+                        .push(format!("reference {slot} (object {obj}): {e}")),
                 }
             }
             // Scripted materials (NeL) extend Standard: reference 0 is the delegate.
@@ -514,7 +518,9 @@ pub fn texmap(eval: &SceneEval, idx: usize, assets: &Assets) -> Option<Texmap> {
                     }
                 }
                 Ok(_) => {}
-                Err(e) => t.errors.push(format!("reference {slot} (object {obj}): {e}")),
+                Err(e) => t
+                    .errors
+                    .push(format!("reference {slot} (object {obj}): {e}")),
             }
         }
     }
@@ -523,7 +529,8 @@ pub fn texmap(eval: &SceneEval, idx: usize, assets: &Assets) -> Option<Texmap> {
 
 /// The material of a node: its reference slot 3.
 pub fn node_material(graph: &SceneGraph, node: usize) -> Option<usize> {
-    pblock::reference(graph, node, 3).filter(|&m| class_of(graph, m).map(|c| c.0) == Some(SC_MATERIAL))
+    pblock::reference(graph, node, 3)
+        .filter(|&m| class_of(graph, m).map(|c| c.0) == Some(SC_MATERIAL))
 }
 
 /// The last path component of a file name, for either separator.
