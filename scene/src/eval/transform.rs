@@ -241,6 +241,15 @@ impl<'a> SceneEval<'a> {
             Some(super::mesh::editable_mesh(chunks))
         } else if cls.class_id == super::mesh::EDITABLE_POLY {
             Some(super::mesh::editable_poly(chunks).map(|(m, _)| m))
+        } else if cls.class_id == super::primitive::BOX {
+            Some(
+                super::primitive::params(self, obj, 0).and_then(|p| super::primitive::box_mesh(&p)),
+            )
+        } else if cls.class_id == super::primitive::PLANE {
+            Some(
+                super::primitive::params(self, obj, 0)
+                    .and_then(|p| super::primitive::plane_mesh(&p)),
+            )
         } else {
             None
         }

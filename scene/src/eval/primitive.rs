@@ -1,0 +1,213 @@
+//! Parametric primitives rebuilt from their parameters, with Max's vertex order,
+//! face order, material ids and smoothing groups: Box and Plane.
+
+use crate::typed::ClassId;
+
+use super::math::Vec3;
+use super::mesh::{Face, Mesh};
+use super::pblock::{self, Value};
+
+pub const BOX: ClassId = ClassId(0x10, 0);
+pub const PLANE: ClassId = ClassId(0x081f1dfc, 0x77566f65);
+
+/// All three edges visible, as Max marks primitive faces.
+const ALL_EDGES: u16 = 7;
+/// Segment counts beyond this are refused (damaged parameters).
+const MAX_SEGMENTS: i64 = 1000;
+
+/// Parameter values of an old ParamBlock by index (animated ones read their controller at t).
+pub struct Params(Vec<Value>);
+
+impl Params {
+    fn float(&self, i: usize) -> Result<f64, String> {
+        match self.0.get(i) {
+            Some(Value::Float(f)) => Ok(f64::from(*f)),
+            Some(Value::Int(n)) => Ok(f64::from(*n)),
+            other => Err(format!("parameter {i}: expected a float, found {other:?}")),
+        }
+    }
+
+    fn segments(&self, i: usize) -> Result<usize, String> {
+        let n = match self.0.get(i) {
+            Some(Value::Int(n)) => i64::from(*n),
+            Some(Value::Float(f)) => *f as i64,
+            other => {
+                return Err(format!(
+                    "parameter {i}: expected a segment count, found {other:?}"
+                ))
+            }
+        };
+        if !(1..=MAX_SEGMENTS).contains(&n) {
+            return Err(format!("parameter {i}: {n} segments"));
+        }
+        Ok(n as usize)
+    }
+}
+
+/// Reads the primitive's parameter block (reference 0), resolving animated values at `t`.
+pub fn params(eval: &super::SceneEval, object: usize, t: i32) -> Result<Params, String> {
+    let pb = pblock::reference(eval.graph, object, 0).ok_or("no parameter block (reference 0)")?;
+    let list = pblock::param_block(eval.chunks(pb))?;
+    let mut values = Vec::new();
+    for p in list {
+        let i = usize::try_from(p.index).map_err(|_| format!("parameter index {}", p.index))?;
+        if i > 64 {
+            return Err(format!("parameter index {i}"));
+        }
+        if values.len() <= i {
+            values.resize(i + 1, Value::None);
+        }
+        values[i] = match p.ref_slot {
+            Some(slot) => {
+                let ctl = pblock::reference(eval.graph, pb, slot);
+                Value::Float(eval.float_at(ctl, t, 0.0) as f32)
+            }
+            None => p.value,
+        };
+    }
+    Ok(Params(values))
+}
+
+/// A grid of (nx+1)·(ny+1) vertices over [x0, x1]×[y0, y1] at height z, row by row.
+fn grid(
+    v: &mut Vec<Vec3>,
+    (x0, x1, nx): (f64, f64, usize),
+    (y0, y1, ny): (f64, f64, usize),
+    z: f64,
+) -> usize {
+    let start = v.len();
+    for iy in 0..=ny {
+        for ix in 0..=nx {
+            v.push(Vec3(
+                x0 + (x1 - x0) * ix as f64 / nx as f64,
+                y0 + (y1 - y0) * iy as f64 / ny as f64,
+                z,
+            ));
+        }
+    }
+    start
+}
+
+/// Box: length along Y (0), width along X (1), height along Z (2), segments
+/// width/length/height (3, 4, 5). Bottom grid, inner side rings, top grid; faces
+/// bottom, top, then the sides −Y, +X, +Y, −X.
+pub fn box_mesh(p: &Params) -> Result<Mesh, String> {
+    let (l, w, h) = (p.float(0)?, p.float(1)?, p.float(2)?);
+    let (ws, ls, hs) = (p.segments(3)?, p.segments(4)?, p.segments(5)?);
+    let (x0, x1, y0, y1) = (-w / 2.0, w / 2.0, -l / 2.0, l / 2.0);
+    let mut v = Vec::new();
+    let bottom = grid(&mut v, (x0, x1, ws), (y0, y1, ls), 0.0);
+    let row = ws + 1;
+    let grid_at = |base: usize, ix: usize, iy: usize| (base + iy * row + ix) as u32;
+    // Perimeter of a grid, walking −Y, +X, +Y, −X from (x0, y0).
+    let perimeter = |base: usize| -> Vec<u32> {
+        let mut p = Vec::new();
+        p.extend((0..ws).map(|ix| grid_at(base, ix, 0)));
+        p.extend((0..ls).map(|iy| grid_at(base, ws, iy)));
+        p.extend((0..ws).map(|k| grid_at(base, ws - k, ls)));
+        p.extend((0..ls).map(|k| grid_at(base, 0, ls - k)));
+        p
+    };
+    let ring_len = 2 * (ws + ls);
+    let mut rings: Vec<Vec<u32>> = vec![perimeter(bottom)];
+    for iz in 1..hs {
+        let z = h * iz as f64 / hs as f64;
+        let start = v.len() as u32;
+        let base = &rings[0];
+        let pts: Vec<Vec3> = base
+            .iter()
+            .map(|&i| Vec3(v[i as usize].0, v[i as usize].1, z))
+            .collect();
+        v.extend(pts);
+        rings.push((0..ring_len as u32).map(|k| start + k).collect());
+    }
+    let top = grid(&mut v, (x0, x1, ws), (y0, y1, ls), h);
+    rings.push(perimeter(top));
+    let mut faces = Vec::new();
+    let mut quad = |a: u32, b: u32, c: u32, d: u32, material: u16, smoothing: u32| {
+        faces.push(Face {
+            v: [a, b, c],
+            smoothing,
+            material,
+            flags: ALL_EDGES,
+        });
+        faces.push(Face {
+            v: [c, d, a],
+            smoothing,
+            material,
+            flags: ALL_EDGES,
+        });
+    };
+    for iy in 0..ls {
+        for ix in 0..ws {
+            let a = grid_at(bottom, ix, iy);
+            quad(a, a + row as u32, a + row as u32 + 1, a + 1, 1, 0x02);
+        }
+    }
+    for iy in 0..ls {
+        for ix in 0..ws {
+            let a = grid_at(top, ix, iy);
+            quad(a, a + 1, a + row as u32 + 1, a + row as u32, 0, 0x04);
+        }
+    }
+    // Side k of the perimeter: (material, smoothing) for −Y, +X, +Y, −X.
+    let sides = [(4u16, 0x08u32), (3, 0x10), (5, 0x20), (2, 0x40)];
+    let side_of = |k: usize| {
+        if k < ws {
+            0
+        } else if k < ws + ls {
+            1
+        } else if k < 2 * ws + ls {
+            2
+        } else {
+            3
+        }
+    };
+    for z in 0..hs {
+        let (lo, hi) = (&rings[z], &rings[z + 1]);
+        for k in 0..ring_len {
+            let n = (k + 1) % ring_len;
+            let (m, s) = sides[side_of(k)];
+            quad(lo[k], lo[n], hi[n], hi[k], m, s);
+        }
+    }
+    Ok(Mesh {
+        vertices: v,
+        faces,
+        maps: Vec::new(),
+    })
+}
+
+/// Plane: length along Y (0), width along X (1), segments length/width (2, 3);
+/// one smoothing group, material 0.
+pub fn plane_mesh(p: &Params) -> Result<Mesh, String> {
+    let (l, w) = (p.float(0)?, p.float(1)?);
+    let (ls, ws) = (p.segments(2)?, p.segments(3)?);
+    let mut v = Vec::new();
+    grid(
+        &mut v,
+        (-w / 2.0, w / 2.0, ws),
+        (-l / 2.0, l / 2.0, ls),
+        0.0,
+    );
+    let row = (ws + 1) as u32;
+    let mut faces = Vec::new();
+    for iy in 0..ls as u32 {
+        for ix in 0..ws as u32 {
+            let a = iy * row + ix;
+            for tri in [[a, a + 1, a + row + 1], [a + row + 1, a + row, a]] {
+                faces.push(Face {
+                    v: tri,
+                    smoothing: 1,
+                    material: 0,
+                    flags: ALL_EDGES,
+                });
+            }
+        }
+    }
+    Ok(Mesh {
+        vertices: v,
+        faces,
+        maps: Vec::new(),
+    })
+}
