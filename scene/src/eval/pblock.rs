@@ -153,7 +153,7 @@ fn string(p: &[u8]) -> Result<String, String> {
     }
     let s = &body[..n];
     // Newer files store UTF-16 with an even length and zero high bytes for ASCII.
-    let wide = n >= 2 && n % 2 == 0 && s.iter().skip(1).step_by(2).all(|&b| b == 0);
+    let wide = n >= 2 && n.is_multiple_of(2) && s.iter().skip(1).step_by(2).all(|&b| b == 0);
     Ok(if wide {
         utf16(s)
     } else {
