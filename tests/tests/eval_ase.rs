@@ -252,3 +252,132 @@ fn views_list_transforms_and_keyed_channels() {
     let json = serde_json::to_string(&anim).expect("serializes");
     assert!(json.contains("\"interpolation\":\"bezier\""), "{json}");
 }
+
+/// One `*GEOMOBJECT` mesh: world-space vertices and faces (a, b, c, smoothing bits, material id).
+struct AseMesh {
+    name: String,
+    vertices: Vec<[f64; 3]>,
+    faces: Vec<([u32; 3], u32, u16)>,
+}
+
+fn parse_meshes(text: &str) -> Vec<AseMesh> {
+    let mut out = Vec::new();
+    let mut cur: Option<AseMesh> = None;
+    for line in text.lines().map(str::trim) {
+        if [
+            "*CAMERAOBJECT",
+            "*LIGHTOBJECT",
+            "*HELPEROBJECT",
+            "*SHAPEOBJECT",
+        ]
+        .iter()
+        .any(|t| line.starts_with(t))
+        {
+            out.extend(cur.take());
+        } else if line.starts_with("*GEOMOBJECT") {
+            out.extend(cur.take());
+            cur = Some(AseMesh {
+                name: String::new(),
+                vertices: Vec::new(),
+                faces: Vec::new(),
+            });
+        } else if let Some(m) = cur.as_mut() {
+            if let Some(n) = line
+                .strip_prefix("*NODE_NAME ")
+                .filter(|_| m.name.is_empty())
+            {
+                m.name = n.trim_matches('"').to_string();
+            } else if line.starts_with("*MESH_VERTEX ") {
+                let f = floats(line);
+                m.vertices.push([f[1], f[2], f[3]]);
+            } else if line.starts_with("*MESH_FACE ") {
+                let w: Vec<&str> = line.split_whitespace().collect();
+                let at = |tag: &str| w.iter().position(|x| *x == tag).map(|i| w[i + 1]);
+                let idx = |tag: &str| {
+                    at(tag)
+                        .and_then(|x| x.parse::<u32>().ok())
+                        .expect("face index")
+                };
+                // "*MESH_SMOOTHING 2,5" lists groups (1-based); empty means none.
+                let sm = at("*MESH_SMOOTHING")
+                    .filter(|s| !s.starts_with('*'))
+                    .map(|s| {
+                        s.split(',')
+                            .filter_map(|g| g.parse::<u32>().ok())
+                            .fold(0, |b, g| b | 1 << (g - 1))
+                    })
+                    .unwrap_or(0);
+                let mat = at("*MESH_MTLID")
+                    .and_then(|x| x.parse().ok())
+                    .expect("mtlid");
+                m.faces.push(([idx("A:"), idx("B:"), idx("C:")], sm, mat));
+            }
+        }
+    }
+    out.extend(cur);
+    out
+}
+
+fn check_meshes(max: &str, ase: &str) -> usize {
+    let corpus = corpus_dir();
+    let doc = Document::open(&corpus.join(max)).expect("max opens");
+    let typed = doc.typed();
+    let graph = typed.scene.as_ref().expect("scene");
+    let eval = SceneEval::new(&doc, graph);
+    let text = std::fs::read_to_string(corpus.join(ase)).expect("ase");
+    let meshes = parse_meshes(&text);
+    assert!(!meshes.is_empty());
+    for m in &meshes {
+        let (o, _) = graph.nodes().find(|(_, n)| n.name == m.name).expect("node");
+        let mesh = eval
+            .base_mesh(o.index)
+            .expect("a mesh object")
+            .expect("decodes");
+        let otm = eval.object_tm(o.index, 0);
+        assert_eq!(
+            mesh.vertices.len(),
+            m.vertices.len(),
+            "{}: vertex count",
+            m.name
+        );
+        for (i, (v, want)) in mesh.vertices.iter().zip(&m.vertices).enumerate() {
+            let w = otm.transform_point(*v).to_array();
+            let scale = want.iter().fold(1.0f64, |a, b| a.max(b.abs()));
+            assert!(
+                (0..3).all(|k| (w[k] - want[k]).abs() <= 6e-5 * scale),
+                "{}: vertex {i}: ours {w:?} ase {want:?}",
+                m.name
+            );
+        }
+        let ours: Vec<([u32; 3], u32, u16)> = mesh
+            .faces
+            .iter()
+            .map(|f| (f.v, f.smoothing, f.material))
+            .collect();
+        assert_eq!(
+            ours, m.faces,
+            "{}: faces (corners, smoothing, material)",
+            m.name
+        );
+    }
+    meshes.len()
+}
+
+#[test]
+fn rotating_cube_mesh() {
+    assert_eq!(
+        check_meshes("max/assimp/RotatingCube.max", "ref/assimp/RotatingCube.ASE"),
+        1
+    );
+}
+
+#[test]
+fn camera_roll_anim_mesh() {
+    assert_eq!(
+        check_meshes(
+            "max/assimp/CameraRollAnim.max",
+            "ref/assimp/CameraRollAnim.ase"
+        ),
+        1
+    );
+}
