@@ -1,11 +1,12 @@
-//! The two caches of the tree: parsed documents (a small LRU of per-file states)
-//! and generated file contents (an LRU bounded by bytes), plus single flight so
-//! that N readers of one not-yet-generated file cause one generation.
+//! The caches of the tree: per-file states (shared while referenced), parsed
+//! documents (a small LRU, their only owner) and generated file contents (an LRU
+//! bounded by bytes), with single flight so that N readers of one not-yet-loaded
+//! document or not-yet-generated file cause one load or generation.
 
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::num::NonZeroUsize;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
 use lru::LruCache;
 use parking_lot::Mutex;
@@ -34,30 +35,97 @@ impl DocKey {
     }
 }
 
-/// A count-bounded LRU whose values are created at most once per key even when
-/// many threads ask at the same time (the value's own `OnceLock`s do the rest).
-pub struct StateLru<K, V> {
-    map: Mutex<LruCache<K, Arc<V>>>,
+/// Per-file states by key: one value per key for as long as anything holds it
+/// (so a long-lived reference, such as an inode, and a new lookup share it),
+/// plus a small LRU of recently used ones kept alive when nothing else holds them.
+pub struct StateRegistry<K, V> {
+    inner: Mutex<Registry<K, V>>,
 }
 
-impl<K: Hash + Eq + Clone, V> StateLru<K, V> {
-    pub fn new(capacity: usize) -> Self {
-        let cap = NonZeroUsize::new(capacity.max(1)).unwrap_or(NonZeroUsize::MIN);
-        StateLru {
-            map: Mutex::new(LruCache::new(cap)),
+struct Registry<K, V> {
+    live: HashMap<K, Weak<V>>,
+    recent: LruCache<K, Arc<V>>,
+    /// `live` is pruned of dead entries when it grows past this.
+    prune_at: usize,
+}
+
+impl<K: Hash + Eq + Clone, V> StateRegistry<K, V> {
+    pub fn new(recent: usize) -> Self {
+        let cap = NonZeroUsize::new(recent.max(1)).unwrap_or(NonZeroUsize::MIN);
+        StateRegistry {
+            inner: Mutex::new(Registry {
+                live: HashMap::new(),
+                recent: LruCache::new(cap),
+                prune_at: 64,
+            }),
         }
     }
 
     pub fn get_or_insert(&self, key: &K, make: impl FnOnce() -> V) -> Arc<V> {
-        let mut map = self.map.lock();
-        if let Some(v) = map.get(key) {
+        let mut r = self.inner.lock();
+        if let Some(v) = r.recent.get(key) {
             return v.clone();
         }
-        let v = Arc::new(make());
-        map.put(key.clone(), v.clone());
+        let v = match r.live.get(key).and_then(Weak::upgrade) {
+            Some(v) => v,
+            None => {
+                let v = Arc::new(make());
+                r.live.insert(key.clone(), Arc::downgrade(&v));
+                if r.live.len() > r.prune_at {
+                    r.live.retain(|_, w| w.strong_count() > 0);
+                    r.prune_at = (r.live.len() * 2).max(64);
+                }
+                v
+            }
+        };
+        r.recent.put(key.clone(), v.clone());
         v
     }
 
+    /// How many states are alive.
+    pub fn len(&self) -> usize {
+        let r = self.inner.lock();
+        r.live.values().filter(|w| w.strong_count() > 0).count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A count-bounded LRU of loaded values with single flight: concurrent callers
+/// of a missing key share one load. The LRU is the only long-lived owner of the
+/// values, so at most `capacity` of them stay in memory (plus those a caller is
+/// using right now).
+pub struct LoadLru<K, T> {
+    map: Mutex<LruCache<K, Arc<OnceLock<T>>>>,
+}
+
+impl<K: Hash + Eq + Clone, T: Clone> LoadLru<K, T> {
+    pub fn new(capacity: usize) -> Self {
+        let cap = NonZeroUsize::new(capacity.max(1)).unwrap_or(NonZeroUsize::MIN);
+        LoadLru {
+            map: Mutex::new(LruCache::new(cap)),
+        }
+    }
+
+    /// The value of `key`, loading it (once for all concurrent callers) if absent.
+    pub fn get_or_load(&self, key: &K, load: impl FnOnce() -> T) -> T {
+        let slot = {
+            let mut map = self.map.lock();
+            match map.get(key) {
+                Some(s) => s.clone(),
+                None => {
+                    let s: Arc<OnceLock<T>> = Arc::default();
+                    map.put(key.clone(), s.clone());
+                    s
+                }
+            }
+        };
+        slot.get_or_init(load).clone()
+    }
+
+    /// How many values are held.
     pub fn len(&self) -> usize {
         self.map.lock().len()
     }

@@ -1,12 +1,16 @@
 //! Everything known about one version of one `.max` file, computed in stages on
-//! first need: the peek (OLE directory), the document (streams and chunk trees),
-//! the typed view. Each stage runs once per version, whoever asks first.
+//! first need: the peek (OLE directory) in the per-file state; the document
+//! (streams and chunk trees), its typed view and chunk numbering in [`Loaded`],
+//! which only the document LRU keeps. Each stage runs once per load, whoever
+//! asks first.
 
+use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
+use maxfs_scene::chunk::Chunk;
 use maxfs_scene::peek::{self, Peek};
-use maxfs_scene::{Document, Typed};
+use maxfs_scene::{Document, Layout, Typed};
 
 use crate::cache::DocKey;
 use crate::names::escape_stream_name;
@@ -32,20 +36,25 @@ pub struct Light {
 /// A stage failure, kept as text so it can be cached and shown in error.txt.
 pub type StageResult<T> = Result<Arc<T>, String>;
 
+/// What stays in memory for one version of one `.max` while anything refers to
+/// it: its key (the one copy of its path) and the light stage. The parsed
+/// document is not here: it lives in the tree's document LRU ([`Loaded`]).
 pub struct MaxState {
+    /// Unique among the states of one tree (entries are identified by it).
+    pub id: u32,
     pub key: DocKey,
+    /// Permission bits of the source file.
+    pub perm: u16,
     light: OnceLock<StageResult<Light>>,
-    doc: OnceLock<StageResult<Document>>,
-    typed: OnceLock<Arc<Typed>>,
 }
 
 impl MaxState {
-    pub fn new(key: DocKey) -> MaxState {
+    pub fn new(id: u32, key: DocKey, perm: u16) -> MaxState {
         MaxState {
+            id,
             key,
+            perm,
             light: OnceLock::new(),
-            doc: OnceLock::new(),
-            typed: OnceLock::new(),
         }
     }
 
@@ -65,32 +74,121 @@ impl MaxState {
             .clone()
     }
 
-    pub fn doc(&self, loads: &std::sync::atomic::AtomicU64) -> StageResult<Document> {
-        self.doc
-            .get_or_init(|| {
-                loads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                log::debug!("parsing {}", self.path().display());
-                let r = crate::guard(|| {
-                    let bytes =
-                        std::fs::read(self.path()).map_err(|e| format!("cannot read: {e}"))?;
-                    Document::from_bytes(&bytes)
-                        .map(Arc::new)
-                        .map_err(|e| e.to_string())
-                });
-                if let Err(e) = &r {
-                    log::warn!("{}: {e}", self.path().display());
-                }
-                r
-            })
+    /// Parses the whole file (streams and chunk trees).
+    pub fn load(&self) -> StageResult<Loaded> {
+        log::debug!("parsing {}", self.path().display());
+        let r = crate::guard(|| {
+            let bytes = std::fs::read(self.path()).map_err(|e| format!("cannot read: {e}"))?;
+            let doc = Document::from_bytes(&bytes).map_err(|e| e.to_string())?;
+            Ok(Arc::new(Loaded {
+                doc: Arc::new(doc),
+                typed: OnceLock::new(),
+                chunks: OnceLock::new(),
+            }))
+        });
+        if let Err(e) = &r {
+            log::warn!("{}: {e}", self.path().display());
+        }
+        r
+    }
+}
+
+/// A parsed `.max` and what is derived from it, owned by the document LRU.
+pub struct Loaded {
+    pub doc: Arc<Document>,
+    typed: OnceLock<Result<Arc<Typed>, String>>,
+    chunks: OnceLock<Vec<ChunkIndex>>,
+}
+
+impl Loaded {
+    pub fn typed(&self) -> Result<Arc<Typed>, String> {
+        self.typed
+            .get_or_init(|| crate::guard(|| Ok(Arc::new(self.doc.typed()))))
             .clone()
     }
 
-    pub fn typed(&self, doc: &Document) -> Result<Arc<Typed>, String> {
-        if let Some(t) = self.typed.get() {
-            return Ok(t.clone());
+    /// The chunk numbering of stream `stream` (empty for a stream without chunks).
+    pub fn chunk_index(&self, stream: usize) -> Option<&ChunkIndex> {
+        self.chunks
+            .get_or_init(|| {
+                self.doc
+                    .streams
+                    .iter()
+                    .map(|s| match &s.layout {
+                        Layout::Chunks(top) => ChunkIndex::build(top),
+                        Layout::Raw(_) => ChunkIndex::default(),
+                    })
+                    .collect()
+            })
+            .get(stream)
+    }
+}
+
+/// Chunks of one stream numbered breadth first, so that an entry can name a
+/// chunk with one `u32`: the top chunks are `0..top.len()`, and the children of
+/// a chunk are numbered consecutively from its `first_child`.
+#[derive(Default)]
+pub struct ChunkIndex {
+    /// Per chunk: (parent number or `NO_PARENT`, number of the first child).
+    rows: Vec<(u32, u32)>,
+}
+
+const NO_PARENT: u32 = u32::MAX;
+
+impl ChunkIndex {
+    fn build(top: &[Chunk]) -> ChunkIndex {
+        let mut rows: Vec<(u32, u32)> = top.iter().map(|_| (NO_PARENT, 0)).collect();
+        let mut queue: VecDeque<&Chunk> = top.iter().collect();
+        let mut id = 0usize;
+        while let Some(c) = queue.pop_front() {
+            rows[id].1 = rows.len() as u32;
+            for ch in c.children() {
+                rows.push((id as u32, 0));
+                queue.push_back(ch);
+            }
+            id += 1;
         }
-        let t = crate::guard(|| Ok(Arc::new(doc.typed())))?;
-        Ok(self.typed.get_or_init(|| t).clone())
+        ChunkIndex { rows }
+    }
+
+    /// The number of the `pos`-th top chunk or child of chunk `parent`; the
+    /// caller checks that the chunk exists.
+    pub fn child(&self, parent: Option<u32>, pos: usize) -> Option<u32> {
+        let base = match parent {
+            None => 0,
+            Some(p) => self.rows.get(p as usize)?.1 as usize,
+        };
+        u32::try_from(base.checked_add(pos)?).ok()
+    }
+
+    /// The chunk numbered `id`.
+    pub fn chunk<'a>(&self, top: &'a [Chunk], id: u32) -> Option<&'a Chunk> {
+        let path = self.path(id)?;
+        let (first, rest) = path.split_first()?;
+        let mut c = top.get(*first)?;
+        for &i in rest {
+            c = c.children().get(i)?;
+        }
+        Some(c)
+    }
+
+    /// Sibling positions from the top down to chunk `id`.
+    pub fn path(&self, id: u32) -> Option<Vec<usize>> {
+        let mut path = Vec::new();
+        let mut i = id;
+        loop {
+            let &(parent, _) = self.rows.get(i as usize)?;
+            if parent == NO_PARENT {
+                path.push(i as usize);
+                break;
+            }
+            // Parents are numbered before their children, so this ends.
+            let first = self.rows.get(parent as usize)?.1;
+            path.push(i.checked_sub(first)? as usize);
+            i = parent;
+        }
+        path.reverse();
+        Some(path)
     }
 }
 

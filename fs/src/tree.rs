@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::hash::{Hash, Hasher};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -14,9 +14,9 @@ use maxfs_scene::chunk::Chunk;
 use maxfs_scene::{Document, Layout};
 use parking_lot::Mutex;
 
-use crate::cache::{ContentCache, DocKey, StateLru};
+use crate::cache::{ContentCache, DocKey, LoadLru, StateRegistry};
 use crate::names::{chunk_name, parse_chunk_name};
-use crate::state::{MaxState, StageResult};
+use crate::state::{Loaded, MaxState, StageResult};
 use crate::views::JsonView;
 use crate::FsError;
 
@@ -45,27 +45,44 @@ pub enum Kind {
 }
 
 /// A resolved path: what it is, its exact size, and how to get at it.
+///
+/// Compact (40 bytes) so that long-lived tables of entries, such as the inode
+/// table of the mount, stay small: an entry inside a `foo.max/` is the per-file
+/// state (which holds the one copy of the file's path) and a small place id; it
+/// never holds the parsed document, which only the document LRU owns.
 #[derive(Clone)]
 pub struct Entry {
     pub kind: Kind,
     pub size: u64,
-    pub mtime: SystemTime,
-    /// Permission bits (write bits always clear).
-    pub perm: u16,
-    /// Changes whenever the source file behind this entry changes; with the path
-    /// it identifies one immutable version of a virtual file.
-    pub version: u64,
     node: Node,
 }
 
 #[derive(Clone)]
 enum Node {
-    Real(PathBuf),
+    Real(Arc<RealNode>),
     Max(Arc<MaxState>, V),
 }
 
+struct RealNode {
+    path: Arc<Path>,
+    mtime: SystemTime,
+    perm: u16,
+}
+
+/// The identity of an entry: one version of one path. Two entries with equal
+/// keys stand for the same file with the same bytes (inside a `.max`) or the
+/// same real path.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct EntryKey(KeyInner);
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum KeyInner {
+    Real(Arc<Path>),
+    Max(u32, V),
+}
+
 /// A place inside a `foo.max/` directory.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum V {
     Root,
     Source,
@@ -73,12 +90,14 @@ enum V {
     Error,
     Thumbnail,
     StreamsDir,
-    Stream(usize),
+    Stream(u32),
     ChunksDir,
     /// The chunk tree of a stream (stream index).
-    ChunkStream(usize),
-    /// A chunk: stream index, then the sibling positions from the top.
-    Chunk(usize, Vec<usize>),
+    ChunkStream(u32),
+    /// A chunk: stream index, then its number in the stream's [`ChunkIndex`].
+    ///
+    /// [`ChunkIndex`]: crate::state::ChunkIndex
+    Chunk(u32, u32),
     JsonDir,
     Json(JsonView),
 }
@@ -144,16 +163,27 @@ fn leaf_payload<'a>(doc: &'a Document, stream: usize, path: &[usize]) -> Option<
     chunk_at(doc, stream, path)?.payload()
 }
 
+fn top_chunks(doc: &Document, stream: usize) -> Option<&[Chunk]> {
+    match &doc.streams.get(stream)?.layout {
+        Layout::Chunks(top) => Some(top),
+        Layout::Raw(_) => None,
+    }
+}
+
 fn chunk_at<'a>(doc: &'a Document, stream: usize, path: &[usize]) -> Option<&'a Chunk> {
-    let Layout::Chunks(top) = &doc.streams.get(stream)?.layout else {
-        return None;
-    };
+    let top = top_chunks(doc, stream)?;
     let (first, rest) = path.split_first()?;
     let mut c = top.get(*first)?;
     for &i in rest {
         c = c.children().get(i)?;
     }
     Some(c)
+}
+
+/// Chunk number `id` of stream `stream`.
+fn numbered_chunk(loaded: &Loaded, stream: u32, id: u32) -> Option<&Chunk> {
+    let top = top_chunks(&loaded.doc, stream as usize)?;
+    loaded.chunk_index(stream as usize)?.chunk(top, id)
 }
 
 fn is_max(path: &Path) -> bool {
@@ -179,10 +209,15 @@ fn mtime_of(key: &DocKey) -> SystemTime {
 
 type ContentKey = (DocKey, V);
 
+/// Per-file states kept alive while nothing else refers to them.
+const RECENT_STATES: usize = 64;
+
 /// The tree over one source directory. Cheap to share between threads.
 pub struct MaxFs {
     root: PathBuf,
-    states: StateLru<DocKey, MaxState>,
+    states: StateRegistry<DocKey, MaxState>,
+    next_state: AtomicU32,
+    docs: LoadLru<DocKey, StageResult<Loaded>>,
     content: ContentCache<ContentKey, String>,
     doc_loads: AtomicU64,
     generations: Mutex<HashMap<String, u64>>,
@@ -192,7 +227,9 @@ impl MaxFs {
     pub fn new(root: impl Into<PathBuf>, options: Options) -> MaxFs {
         MaxFs {
             root: root.into(),
-            states: StateLru::new(options.max_documents),
+            states: StateRegistry::new(RECENT_STATES),
+            next_state: AtomicU32::new(0),
+            docs: LoadLru::new(options.max_documents),
             content: ContentCache::new(options.cache_bytes),
             doc_loads: AtomicU64::new(0),
             generations: Mutex::new(HashMap::new()),
@@ -218,6 +255,11 @@ impl MaxFs {
         self.content.bytes()
     }
 
+    /// How many parsed documents the document LRU holds.
+    pub fn cached_documents(&self) -> usize {
+        self.docs.len()
+    }
+
     /// The entry at `rel` (relative to the root; `""` is the root).
     pub fn lookup(&self, rel: &Path) -> Result<Entry, FsError> {
         let mut e = self.real_entry(self.root.clone())?;
@@ -238,15 +280,16 @@ impl MaxFs {
         let mtime = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
         if meta.is_file() && is_max(&path) {
             let key = DocKey::of(&path, &meta);
-            let state = self
-                .states
-                .get_or_insert(&key, || MaxState::new(key.clone()));
+            let state = self.states.get_or_insert(&key, || {
+                MaxState::new(
+                    self.next_state.fetch_add(1, Ordering::Relaxed),
+                    key.clone(),
+                    perm,
+                )
+            });
             return Ok(Entry {
                 kind: Kind::Dir,
                 size: 0,
-                mtime,
-                perm: (perm | 0o111) & 0o555,
-                version: version_of(&key),
                 node: Node::Max(state, V::Root),
             });
         }
@@ -260,10 +303,11 @@ impl MaxFs {
         Ok(Entry {
             kind,
             size: if kind == Kind::File { meta.len() } else { 0 },
-            mtime,
-            perm,
-            version: 0,
-            node: Node::Real(path),
+            node: Node::Real(Arc::new(RealNode {
+                path: path.into(),
+                mtime,
+                perm,
+            })),
         })
     }
 
@@ -271,7 +315,7 @@ impl MaxFs {
     /// are stat'ed afresh; entries inside a `.max` never change and are returned as is.
     pub fn refresh(&self, entry: &Entry) -> Result<Entry, FsError> {
         match &entry.node {
-            Node::Real(path) => self.real_entry(path.clone()),
+            Node::Real(r) => self.real_entry(r.path.to_path_buf()),
             Node::Max(state, V::Root) => self.real_entry(state.path().to_path_buf()),
             Node::Max(..) => Ok(entry.clone()),
         }
@@ -287,10 +331,10 @@ impl MaxFs {
             return Err(FsError::NotFound);
         }
         match &parent.node {
-            Node::Real(dir) => self.real_entry(dir.join(name)),
+            Node::Real(dir) => self.real_entry(dir.path.join(name)),
             Node::Max(state, v) => {
                 let name = name.to_str().ok_or(FsError::NotFound)?;
-                let child = self.virtual_child(state, v, name)?;
+                let child = self.virtual_child(state, *v, name)?;
                 self.virtual_entry(state, child)
             }
         }
@@ -302,9 +346,9 @@ impl MaxFs {
             return Err(FsError::NotADirectory);
         }
         let mut out = match &dir.node {
-            Node::Real(path) => self.list_real(path)?,
+            Node::Real(r) => self.list_real(&r.path)?,
             Node::Max(state, v) => self
-                .list_virtual(state, v)?
+                .list_virtual(state, *v)?
                 .into_iter()
                 .map(|(n, k)| (OsString::from(n), k))
                 .collect(),
@@ -337,7 +381,7 @@ impl MaxFs {
         Ok(out)
     }
 
-    fn list_virtual(&self, state: &MaxState, v: &V) -> Result<Vec<(String, Kind)>, FsError> {
+    fn list_virtual(&self, state: &MaxState, v: V) -> Result<Vec<(String, Kind)>, FsError> {
         let f = |n: &str| (n.to_string(), Kind::File);
         let d = |n: &str| (n.to_string(), Kind::Dir);
         Ok(match v {
@@ -364,8 +408,9 @@ impl MaxFs {
                 .collect(),
             V::ChunksDir => {
                 let light = light_of(state)?;
-                match self.doc(state) {
-                    Ok(doc) => doc
+                match self.loaded(state) {
+                    Ok(loaded) => loaded
+                        .doc
                         .streams
                         .iter()
                         .enumerate()
@@ -376,15 +421,12 @@ impl MaxFs {
                 }
             }
             V::ChunkStream(i) => {
-                let doc = self.doc(state)?;
-                match doc.streams.get(*i).map(|s| &s.layout) {
-                    Some(Layout::Chunks(top)) => chunk_list(top),
-                    _ => return Err(FsError::NotFound),
-                }
+                let loaded = self.loaded(state)?;
+                chunk_list(top_chunks(&loaded.doc, i as usize).ok_or(FsError::NotFound)?)
             }
-            V::Chunk(i, path) => {
-                let doc = self.doc(state)?;
-                let c = chunk_at(&doc, *i, path).ok_or(FsError::NotFound)?;
+            V::Chunk(i, id) => {
+                let loaded = self.loaded(state)?;
+                let c = numbered_chunk(&loaded, i, id).ok_or(FsError::NotFound)?;
                 chunk_list(c.children())
             }
             V::JsonDir => JsonView::ALL.iter().map(|j| f(j.file_name())).collect(),
@@ -392,11 +434,19 @@ impl MaxFs {
         })
     }
 
-    fn doc(&self, state: &MaxState) -> Result<Arc<Document>, FsError> {
-        state.doc(&self.doc_loads).map_err(FsError::Failed)
+    /// The parsed document of `state`, from the document LRU (parsed on a miss).
+    fn load(&self, state: &MaxState) -> StageResult<Loaded> {
+        self.docs.get_or_load(&state.key, || {
+            self.doc_loads.fetch_add(1, Ordering::Relaxed);
+            state.load()
+        })
     }
 
-    fn virtual_child(&self, state: &MaxState, v: &V, name: &str) -> Result<V, FsError> {
+    fn loaded(&self, state: &MaxState) -> Result<Arc<Loaded>, FsError> {
+        self.load(state).map_err(FsError::Failed)
+    }
+
+    fn virtual_child(&self, state: &MaxState, v: V, name: &str) -> Result<V, FsError> {
         let found = match v {
             V::Root => {
                 let light = state.light();
@@ -414,25 +464,30 @@ impl MaxFs {
             V::StreamsDir => V::Stream(stream_index(state, name)?),
             V::ChunksDir => {
                 let i = stream_index(state, name)?;
-                let doc = self.doc(state)?;
-                match doc.streams.get(i).map(|s| &s.layout) {
-                    Some(Layout::Chunks(_)) => V::ChunkStream(i),
-                    _ => return Err(FsError::NotFound),
-                }
+                let loaded = self.loaded(state)?;
+                top_chunks(&loaded.doc, i as usize).ok_or(FsError::NotFound)?;
+                V::ChunkStream(i)
             }
             V::ChunkStream(i) | V::Chunk(i, _) => {
                 let (pos, id, leaf) = parse_chunk_name(name).ok_or(FsError::NotFound)?;
-                let mut path = match v {
-                    V::Chunk(_, p) => p.clone(),
-                    _ => Vec::new(),
+                let parent = match v {
+                    V::Chunk(_, p) => Some(p),
+                    _ => None,
                 };
-                path.push(pos);
-                let doc = self.doc(state)?;
-                let c = chunk_at(&doc, *i, &path).ok_or(FsError::NotFound)?;
+                let loaded = self.loaded(state)?;
+                let siblings = match parent {
+                    None => top_chunks(&loaded.doc, i as usize),
+                    Some(p) => numbered_chunk(&loaded, i, p).map(Chunk::children),
+                };
+                let c = siblings.and_then(|s| s.get(pos)).ok_or(FsError::NotFound)?;
                 if c.id != id || c.is_container() == leaf {
                     return Err(FsError::NotFound);
                 }
-                V::Chunk(*i, path)
+                let number = loaded
+                    .chunk_index(i as usize)
+                    .and_then(|x| x.child(parent, pos))
+                    .ok_or(FsError::NotFound)?;
+                V::Chunk(i, number)
             }
             V::JsonDir => V::Json(JsonView::from_file_name(name).ok_or(FsError::NotFound)?),
             _ => return Err(FsError::NotADirectory),
@@ -442,40 +497,42 @@ impl MaxFs {
 
     fn virtual_entry(&self, state: &Arc<MaxState>, v: V) -> Result<Entry, FsError> {
         let key = &state.key;
-        let (kind, size) = match &v {
+        let (kind, size) = match v {
             V::Root | V::StreamsDir | V::ChunksDir | V::ChunkStream(_) | V::JsonDir => {
                 (Kind::Dir, 0)
             }
             V::Source => (Kind::File, key.size),
             V::Stream(i) => {
                 let light = light_of(state)?;
-                let s = light.streams.get(*i).ok_or(FsError::NotFound)?;
+                let s = light.streams.get(i as usize).ok_or(FsError::NotFound)?;
                 if s.compressed {
-                    let doc = self.doc(state)?;
-                    let len = doc.file.streams.get(*i).map_or(0, |s| s.data.len());
+                    let loaded = self.loaded(state)?;
+                    let len = loaded
+                        .doc
+                        .file
+                        .streams
+                        .get(i as usize)
+                        .map_or(0, |s| s.data.len());
                     (Kind::File, len as u64)
                 } else {
                     (Kind::File, s.stored_len)
                 }
             }
-            V::Chunk(i, path) => {
-                let doc = self.doc(state)?;
-                let c = chunk_at(&doc, *i, path).ok_or(FsError::NotFound)?;
+            V::Chunk(i, id) => {
+                let loaded = self.loaded(state)?;
+                let c = numbered_chunk(&loaded, i, id).ok_or(FsError::NotFound)?;
                 match c.payload() {
                     Some(p) => (Kind::File, p.len() as u64),
                     None => (Kind::Dir, 0),
                 }
             }
             V::Info | V::Error | V::Thumbnail | V::Json(_) => {
-                (Kind::File, self.generated(state, &v)?.len() as u64)
+                (Kind::File, self.generated(state, v)?.len() as u64)
             }
         };
         Ok(Entry {
             kind,
             size,
-            mtime: mtime_of(key),
-            perm: if kind == Kind::Dir { 0o555 } else { 0o444 },
-            version: version_of(key),
             node: Node::Max(state.clone(), v),
         })
     }
@@ -486,18 +543,25 @@ impl MaxFs {
             return Err(FsError::IsADirectory);
         }
         match &entry.node {
-            Node::Real(path) => Ok(Content::File(
-                std::fs::File::open(path).map_err(FsError::from_io)?,
+            Node::Real(r) => Ok(Content::File(
+                std::fs::File::open(&r.path).map_err(FsError::from_io)?,
             )),
-            Node::Max(state, v) => Ok(Content::Bytes(match v {
+            Node::Max(state, v) => Ok(Content::Bytes(match *v {
                 V::Source => {
                     return Ok(Content::File(
                         std::fs::File::open(state.path()).map_err(FsError::from_io)?,
                     ))
                 }
-                V::Stream(i) => Blob::Stream(self.doc(state)?, *i),
-                V::Chunk(i, path) => Blob::Leaf(self.doc(state)?, *i, path.as_slice().into()),
-                _ => Blob::Owned(self.generated(state, v)?),
+                V::Stream(i) => Blob::Stream(self.loaded(state)?.doc.clone(), i as usize),
+                V::Chunk(i, id) => {
+                    let loaded = self.loaded(state)?;
+                    let path = loaded
+                        .chunk_index(i as usize)
+                        .and_then(|x| x.path(id))
+                        .ok_or(FsError::NotFound)?;
+                    Blob::Leaf(loaded.doc.clone(), i as usize, path.into())
+                }
+                v => Blob::Owned(self.generated(state, v)?),
             })),
         }
     }
@@ -516,8 +580,8 @@ impl MaxFs {
         }
     }
 
-    fn generated(&self, state: &MaxState, v: &V) -> Result<Arc<[u8]>, FsError> {
-        let key = (state.key.clone(), v.clone());
+    fn generated(&self, state: &MaxState, v: V) -> Result<Arc<[u8]>, FsError> {
+        let key = (state.key.clone(), v);
         self.content
             .get_or_generate(&key, || {
                 *self
@@ -532,21 +596,21 @@ impl MaxFs {
             .map_err(FsError::Failed)
     }
 
-    fn generate(&self, state: &MaxState, v: &V) -> Result<Vec<u8>, String> {
+    fn generate(&self, state: &MaxState, v: V) -> Result<Vec<u8>, String> {
         let light = state.light();
-        let doc = || -> StageResult<Document> {
+        let doc = || -> StageResult<Loaded> {
             light.as_ref().map_err(|e| e.clone())?;
-            state.doc(&self.doc_loads)
+            self.load(state)
         };
         match v {
             V::Error => Ok(crate::views::error_text(state.path(), light.as_ref().err())),
             V::Info => {
-                let doc = doc();
-                let typed = doc.as_ref().ok().map(|d| state.typed(d));
+                let loaded = doc();
+                let typed = loaded.as_ref().ok().map(|l| l.typed());
                 Ok(crate::views::info::render(
                     state,
                     light.as_deref().map_err(|e| e.as_str()),
-                    doc.as_deref().map_err(|e| e.as_str()),
+                    loaded.as_deref().map(|l| &*l.doc).map_err(|e| e.as_str()),
                     typed.as_ref().map(|t| t.as_deref().map_err(|e| e.as_str())),
                 ))
             }
@@ -565,9 +629,9 @@ impl MaxFs {
                 crate::thumbnail::dib_to_png(dib)
             }
             V::Json(view) => {
-                let rendered = doc().and_then(|d| {
-                    let t = state.typed(&d)?;
-                    Ok(crate::views::render(*view, &d, &t))
+                let rendered = doc().and_then(|l| {
+                    let t = l.typed()?;
+                    Ok(crate::views::render(view, &l.doc, &t))
                 });
                 Ok(match rendered {
                     Ok(bytes) => bytes,
@@ -585,6 +649,48 @@ impl Entry {
     pub fn is_immutable(&self) -> bool {
         matches!(&self.node, Node::Max(_, v) if *v != V::Root)
     }
+
+    pub fn mtime(&self) -> SystemTime {
+        match &self.node {
+            Node::Real(r) => r.mtime,
+            Node::Max(state, _) => mtime_of(&state.key),
+        }
+    }
+
+    /// Permission bits (write bits always clear).
+    pub fn perm(&self) -> u16 {
+        match &self.node {
+            Node::Real(r) => r.perm,
+            Node::Max(state, V::Root) => (state.perm | 0o111) & 0o555,
+            Node::Max(..) if self.kind == Kind::Dir => 0o555,
+            Node::Max(..) => 0o444,
+        }
+    }
+
+    /// Changes whenever the source file behind this entry changes; with the path
+    /// it identifies one immutable version of a virtual file. Zero for real entries.
+    pub fn version(&self) -> u64 {
+        match &self.node {
+            Node::Real(_) => 0,
+            Node::Max(state, _) => version_of(&state.key),
+        }
+    }
+
+    /// The identity of this entry (see [`EntryKey`]).
+    pub fn key(&self) -> EntryKey {
+        EntryKey(match &self.node {
+            Node::Real(r) => KeyInner::Real(r.path.clone()),
+            Node::Max(state, v) => KeyInner::Max(state.id, *v),
+        })
+    }
+
+    /// The source path and the place inside it, for messages.
+    pub fn describe(&self) -> String {
+        match &self.node {
+            Node::Real(r) => r.path.display().to_string(),
+            Node::Max(state, v) => format!("{}/{}", state.path().display(), v.display()),
+        }
+    }
 }
 
 impl V {
@@ -599,7 +705,7 @@ impl V {
             V::Stream(i) => format!("streams/#{i}"),
             V::ChunksDir => "chunks".into(),
             V::ChunkStream(i) => format!("chunks/#{i}"),
-            V::Chunk(i, p) => format!("chunks/#{i}/{p:?}"),
+            V::Chunk(i, id) => format!("chunks/#{i}/chunk {id}"),
             V::JsonDir => "json".into(),
             V::Json(j) => format!("json/{}", j.file_name()),
         }
@@ -610,11 +716,12 @@ fn light_of(state: &MaxState) -> Result<Arc<crate::state::Light>, FsError> {
     state.light().map_err(|_| FsError::NotFound)
 }
 
-fn stream_index(state: &MaxState, name: &str) -> Result<usize, FsError> {
+fn stream_index(state: &MaxState, name: &str) -> Result<u32, FsError> {
     light_of(state)?
         .streams
         .iter()
         .position(|s| s.file_name == name)
+        .and_then(|i| u32::try_from(i).ok())
         .ok_or(FsError::NotFound)
 }
 

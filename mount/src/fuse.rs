@@ -2,12 +2,17 @@
 //!
 //! An inode stands for one version of one path: a virtual file's inode changes
 //! when its `.max` changes, so its bytes never change under an inode and the
-//! page cache may be kept between opens. Entry and attribute lifetimes are zero,
-//! so a replaced source file is seen on the next access.
+//! page cache may be kept between opens. Entry and attribute lifetimes are zero
+//! for real entries and `.max` directories, so a replaced source file is seen on
+//! the next access.
+//!
+//! The kernel may keep hundreds of thousands of inodes referenced (every chunk of
+//! a walked corpus), so a row of the inode table is small: the compact entry
+//! (per-file state + place id, no path copy, no parsed document) and a count.
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -17,7 +22,7 @@ use fuser::{
     INodeNo, KernelConfig, LockOwner, OpenAccMode, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory,
     ReplyEmpty, ReplyEntry, ReplyOpen, ReplyXattr, Request,
 };
-use maxfs_fs::{Content, Entry, FsError, Kind, MaxFs};
+use maxfs_fs::{Content, Entry, EntryKey, FsError, Kind, MaxFs};
 use parking_lot::Mutex;
 
 /// Lifetime of real entries and `foo.max` directories: zero, so changes in the
@@ -28,19 +33,34 @@ const TTL_IMMUTABLE: Duration = Duration::from_secs(3600);
 /// Preferred I/O size reported in st_blksize: `cat` and `cp` read this much at once.
 const BLKSIZE: u32 = 128 * 1024;
 
+/// The inode number of the root; others are `FIRST_INO + slot`.
+const ROOT_INO: u64 = 1;
+const FIRST_INO: u64 = 2;
+
 struct Inode {
-    rel: PathBuf,
-    version: u64,
-    lookups: u64,
     /// The entry as last resolved; refreshed on use unless immutable.
-    entry: Option<Entry>,
+    entry: Entry,
+    lookups: u64,
 }
 
+/// Inodes other than the root, in slots reused after the kernel forgets them.
 #[derive(Default)]
 struct Inodes {
-    by_ino: HashMap<u64, Inode>,
-    by_key: HashMap<(PathBuf, u64), u64>,
-    next: u64,
+    slots: Vec<Option<Inode>>,
+    free: Vec<u32>,
+    by_key: HashMap<EntryKey, u32>,
+}
+
+impl Inodes {
+    fn get(&self, ino: u64) -> Option<&Inode> {
+        let slot = usize::try_from(ino.checked_sub(FIRST_INO)?).ok()?;
+        self.slots.get(slot)?.as_ref()
+    }
+
+    fn get_mut(&mut self, ino: u64) -> Option<&mut Inode> {
+        let slot = usize::try_from(ino.checked_sub(FIRST_INO)?).ok()?;
+        self.slots.get_mut(slot)?.as_mut()
+    }
 }
 
 /// A directory listing taken at opendir, served by offset to readdir.
@@ -63,24 +83,11 @@ fn errno(e: &FsError) -> Errno {
 
 impl MaxFuse {
     pub fn new(fs: Arc<MaxFs>) -> MaxFuse {
-        let mut inodes = Inodes {
-            next: 2,
-            ..Inodes::default()
-        };
-        inodes.by_ino.insert(
-            1,
-            Inode {
-                rel: PathBuf::new(),
-                version: 0,
-                lookups: 1,
-                entry: None,
-            },
-        );
         // SAFETY: getuid/getgid cannot fail and touch no memory.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         MaxFuse {
             fs,
-            inodes: Mutex::new(inodes),
+            inodes: Mutex::new(Inodes::default()),
             files: Mutex::new(HashMap::new()),
             dirs: Mutex::new(HashMap::new()),
             next_fh: AtomicU64::new(1),
@@ -93,49 +100,51 @@ impl MaxFuse {
         &self.fs
     }
 
-    fn rel_of(&self, ino: INodeNo) -> Option<(PathBuf, u64)> {
-        self.inodes
-            .lock()
-            .by_ino
-            .get(&ino.0)
-            .map(|i| (i.rel.clone(), i.version))
+    /// Inodes currently referenced by the kernel (the root not counted).
+    pub fn inode_count(&self) -> usize {
+        self.inodes.lock().by_key.len()
     }
 
-    /// The inode of (path, version), counting one more kernel reference.
-    fn remember(&self, rel: PathBuf, entry: &Entry) -> u64 {
-        let version = entry.version;
+    /// The inode of the entry (one version of one path), counting one more
+    /// kernel reference.
+    fn remember(&self, entry: &Entry) -> u64 {
+        let key = entry.key();
         let mut t = self.inodes.lock();
-        if rel.as_os_str().is_empty() {
-            return 1;
-        }
-        if let Some(&ino) = t.by_key.get(&(rel.clone(), version)) {
-            if let Some(i) = t.by_ino.get_mut(&ino) {
+        if let Some(&slot) = t.by_key.get(&key) {
+            let ino = FIRST_INO + u64::from(slot);
+            if let Some(i) = t.get_mut(ino) {
                 i.lookups += 1;
-                i.entry = Some(entry.clone());
+                if !entry.is_immutable() {
+                    i.entry = entry.clone();
+                }
             }
             return ino;
         }
-        let ino = t.next;
-        t.next += 1;
-        t.by_key.insert((rel.clone(), version), ino);
-        t.by_ino.insert(
-            ino,
-            Inode {
-                rel,
-                version,
-                lookups: 1,
-                entry: Some(entry.clone()),
-            },
-        );
-        ino
+        let inode = Inode {
+            entry: entry.clone(),
+            lookups: 1,
+        };
+        let slot = match t.free.pop() {
+            Some(slot) => {
+                t.slots[slot as usize] = Some(inode);
+                slot
+            }
+            None => {
+                let slot = u32::try_from(t.slots.len()).expect("fewer than 2^32 inodes");
+                t.slots.push(Some(inode));
+                slot
+            }
+        };
+        t.by_key.insert(key, slot);
+        FIRST_INO + u64::from(slot)
     }
 
     /// An inode number for a directory listing, without taking a reference: the
     /// kernel only shows it as d_ino; lookups assign the real one.
-    fn listing_ino(rel: &Path) -> u64 {
+    fn listing_ino(dir: u64, name: &OsStr) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        rel.hash(&mut h);
+        (dir, name).hash(&mut h);
         h.finish() | (1 << 63)
     }
 
@@ -148,12 +157,12 @@ impl MaxFuse {
             ino: INodeNo(ino),
             size: e.size,
             blocks: e.size.div_ceil(512),
-            atime: e.mtime,
-            mtime: e.mtime,
-            ctime: e.mtime,
-            crtime: e.mtime,
+            atime: e.mtime(),
+            mtime: e.mtime(),
+            ctime: e.mtime(),
+            crtime: e.mtime(),
             kind,
-            perm: e.perm,
+            perm: e.perm(),
             nlink,
             uid: self.uid,
             gid: self.gid,
@@ -163,21 +172,20 @@ impl MaxFuse {
         }
     }
 
-    /// The inode's path, version and current entry. Entries inside a `.max` are
-    /// reused as resolved; others are stat'ed again (one `stat`, not a path walk).
-    fn resolve(&self, ino: INodeNo) -> Result<(PathBuf, u64, Entry), Errno> {
-        let (rel, version, cached) = {
-            let t = self.inodes.lock();
-            let i = t.by_ino.get(&ino.0).ok_or(Errno::ENOENT)?;
-            (i.rel.clone(), i.version, i.entry.clone())
-        };
-        let e = match cached {
-            Some(e) if e.is_immutable() => Ok(e),
-            Some(e) => self.fs.refresh(&e),
-            None => self.fs.lookup(&rel),
+    /// The inode's current entry. Entries inside a `.max` are reused as
+    /// resolved; others are stat'ed again (one `stat`, not a path walk).
+    fn resolve(&self, ino: INodeNo) -> Result<Entry, Errno> {
+        if ino.0 == ROOT_INO {
+            return self.fs.lookup(Path::new("")).map_err(|e| errno(&e));
         }
-        .map_err(|e| errno(&e))?;
-        Ok((rel, version, e))
+        let cached = {
+            let t = self.inodes.lock();
+            t.get(ino.0).ok_or(Errno::ENOENT)?.entry.clone()
+        };
+        if cached.is_immutable() {
+            return Ok(cached);
+        }
+        self.fs.refresh(&cached).map_err(|e| errno(&e))
     }
 
     fn ttl(e: &Entry) -> Duration {
@@ -189,12 +197,12 @@ impl MaxFuse {
     }
 }
 
-fn report(what: &str, rel: &Path, e: &FsError) {
+fn report(what: &str, at: &dyn std::fmt::Display, e: &FsError) {
     match e {
         FsError::NotFound | FsError::NotADirectory | FsError::IsADirectory => {
-            log::debug!("{what} {}: {e}", rel.display())
+            log::debug!("{what} {at}: {e}")
         }
-        _ => log::warn!("{what} {}: {e}", rel.display()),
+        _ => log::warn!("{what} {at}: {e}"),
     }
 }
 
@@ -205,29 +213,29 @@ impl Filesystem for MaxFuse {
     }
 
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
-        let (prel, _, pentry) = match self.resolve(parent) {
+        let pentry = match self.resolve(parent) {
             Ok(p) => p,
             Err(e) => return reply.error(e),
         };
-        let rel = prel.join(name);
         match self.fs.child(&pentry, name) {
             Ok(e) => {
-                let ino = self.remember(rel, &e);
+                let ino = self.remember(&e);
                 reply.entry(&Self::ttl(&e), &self.attr(ino, &e), Generation(0));
             }
             Err(err) => {
-                report("lookup", &rel, &err);
+                let at = format!("{}/{}", pentry.describe(), name.to_string_lossy());
+                report("lookup", &at, &err);
                 reply.error(errno(&err));
             }
         }
     }
 
     fn forget(&self, _req: &Request, ino: INodeNo, nlookup: u64) {
-        if ino.0 == 1 {
+        if ino.0 == ROOT_INO {
             return;
         }
         let mut t = self.inodes.lock();
-        let gone = match t.by_ino.get_mut(&ino.0) {
+        let gone = match t.get_mut(ino.0) {
             Some(i) => {
                 i.lookups = i.lookups.saturating_sub(nlookup);
                 i.lookups == 0
@@ -235,15 +243,17 @@ impl Filesystem for MaxFuse {
             None => false,
         };
         if gone {
-            if let Some(i) = t.by_ino.remove(&ino.0) {
-                t.by_key.remove(&(i.rel, i.version));
+            let slot = (ino.0 - FIRST_INO) as u32;
+            if let Some(i) = t.slots[slot as usize].take() {
+                t.by_key.remove(&i.entry.key());
+                t.free.push(slot);
             }
         }
     }
 
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
         match self.resolve(ino) {
-            Ok((_, _, e)) => reply.attr(&Self::ttl(&e), &self.attr(ino.0, &e)),
+            Ok(e) => reply.attr(&Self::ttl(&e), &self.attr(ino.0, &e)),
             Err(err) => reply.error(err),
         }
     }
@@ -252,14 +262,15 @@ impl Filesystem for MaxFuse {
         if flags.acc_mode() != OpenAccMode::O_RDONLY || flags.0 & libc::O_TRUNC != 0 {
             return reply.error(Errno::EROFS);
         }
-        let (rel, version, e) = match self.resolve(ino) {
+        let e = match self.resolve(ino) {
             Ok(r) => r,
             Err(err) => return reply.error(err),
         };
         match self.fs.open(&e) {
             Ok(content) => {
-                // A virtual file is immutable under its inode when the version still matches.
-                let keep = e.version != 0 && e.version == version;
+                // A virtual file never changes under its inode (its version is part of
+                // the inode's identity); a real file may.
+                let keep = e.is_immutable();
                 let fh = self.next_fh.fetch_add(1, Ordering::Relaxed);
                 self.files.lock().insert(fh, Arc::new(content));
                 let flags = if keep {
@@ -270,7 +281,7 @@ impl Filesystem for MaxFuse {
                 reply.opened(FileHandle(fh), flags);
             }
             Err(err) => {
-                report("open", &rel, &err);
+                report("open", &e.describe(), &err);
                 reply.error(errno(&err));
             }
         }
@@ -359,7 +370,7 @@ impl Filesystem for MaxFuse {
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
-        let (rel, _, e) = match self.resolve(ino) {
+        let e = match self.resolve(ino) {
             Ok(r) => r,
             Err(err) => return reply.error(err),
         };
@@ -370,7 +381,7 @@ impl Filesystem for MaxFuse {
                 reply.opened(FileHandle(fh), FopenFlags::empty());
             }
             Err(err) => {
-                report("opendir", &rel, &err);
+                report("opendir", &e.describe(), &err);
                 reply.error(errno(&err));
             }
         }
@@ -387,7 +398,6 @@ impl Filesystem for MaxFuse {
         let Some(list) = self.dirs.lock().get(&fh.0).cloned() else {
             return reply.error(Errno::EBADF);
         };
-        let rel = self.rel_of(ino).map(|(r, _)| r).unwrap_or_default();
         let dots = [
             (OsString::from("."), Kind::Dir),
             (OsString::from(".."), Kind::Dir),
@@ -401,7 +411,7 @@ impl Filesystem for MaxFuse {
             let child_ino = match i {
                 0 => ino.0,
                 1 => 1,
-                _ => Self::listing_ino(&rel.join(name)),
+                _ => Self::listing_ino(ino.0, name),
             };
             let ft = if *kind == Kind::Dir {
                 FileType::Directory
