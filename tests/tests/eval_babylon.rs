@@ -447,7 +447,9 @@ fn editable_mesh_vertices_match_babylon_gltf() {
                 .objects
                 .get(obj.target as usize)
                 .and_then(|x| x.class.as_ref())
-                .is_some_and(|c| c.name == "Editable Mesh" || c.name == "Editable Poly");
+                .is_some_and(|c| {
+                    ["Editable Mesh", "Editable Poly", "Box", "Plane"].contains(&c.name.as_str())
+                });
             if !direct {
                 continue;
             }
@@ -523,7 +525,7 @@ fn editable_mesh_vertices_match_babylon_gltf() {
             }
         }
     }
-    eprintln!("babylon meshes: {meshes} Editable Mesh / Poly nodes compared");
+    eprintln!("babylon meshes: {meshes} Editable Mesh / Poly / Box / Plane nodes compared");
     assert!(meshes > 10, "only {meshes} meshes compared");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

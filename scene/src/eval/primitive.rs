@@ -44,25 +44,47 @@ impl Params {
     }
 }
 
-/// Reads the primitive's parameter block (reference 0), resolving animated values at `t`.
+/// Superclass of ParamBlock2, which newer Max versions use for primitives.
+const SUPERCLASS_PB2: u32 = 0x82;
+
+/// Reads the primitive's parameter block (reference 0: an old ParamBlock, or a
+/// ParamBlock2 whose parameter ids follow the same order), resolving animated
+/// values at `t`.
 pub fn params(eval: &super::SceneEval, object: usize, t: i32) -> Result<Params, String> {
     let pb = pblock::reference(eval.graph, object, 0).ok_or("no parameter block (reference 0)")?;
-    let list = pblock::param_block(eval.chunks(pb))?;
+    let is_pb2 = eval
+        .graph
+        .objects
+        .get(pb)
+        .and_then(|o| o.class.as_ref())
+        .is_some_and(|c| c.super_class == SUPERCLASS_PB2);
+    let list: Vec<(i64, Value, Option<u32>)> = if is_pb2 {
+        pblock::param_block2(eval.chunks(pb))?
+            .params
+            .into_iter()
+            .map(|p| (i64::from(p.id), p.value, p.ref_slot))
+            .collect()
+    } else {
+        pblock::param_block(eval.chunks(pb))?
+            .into_iter()
+            .map(|p| (i64::from(p.index), p.value, p.ref_slot))
+            .collect()
+    };
     let mut values = Vec::new();
-    for p in list {
-        let i = usize::try_from(p.index).map_err(|_| format!("parameter index {}", p.index))?;
+    for (index, value, ref_slot) in list {
+        let i = usize::try_from(index).map_err(|_| format!("parameter index {index}"))?;
         if i > 64 {
             return Err(format!("parameter index {i}"));
         }
         if values.len() <= i {
             values.resize(i + 1, Value::None);
         }
-        values[i] = match p.ref_slot {
-            Some(slot) => {
+        values[i] = match (ref_slot, value) {
+            (Some(slot), Value::None) => {
                 let ctl = pblock::reference(eval.graph, pb, slot);
                 Value::Float(eval.float_at(ctl, t, 0.0) as f32)
             }
-            None => p.value,
+            (_, v) => v,
         };
     }
     Ok(Params(values))
