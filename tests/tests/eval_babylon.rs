@@ -448,7 +448,8 @@ fn editable_mesh_vertices_match_babylon_gltf() {
                 .get(obj.target as usize)
                 .and_then(|x| x.class.as_ref())
                 .is_some_and(|c| {
-                    ["Editable Mesh", "Editable Poly", "Box", "Plane"].contains(&c.name.as_str())
+                    ["Editable Mesh", "Editable Poly", "Box", "Plane", "Sphere"]
+                        .contains(&c.name.as_str())
                 });
             if !direct {
                 continue;
@@ -525,7 +526,9 @@ fn editable_mesh_vertices_match_babylon_gltf() {
             }
         }
     }
-    eprintln!("babylon meshes: {meshes} Editable Mesh / Poly / Box / Plane nodes compared");
+    eprintln!(
+        "babylon meshes: {meshes} Editable Mesh / Poly / Box / Plane / Sphere nodes compared"
+    );
     assert!(meshes > 10, "only {meshes} meshes compared");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -233,3 +233,120 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, String> {
         maps: Vec::new(),
     })
 }
+
+pub const SPHERE: ClassId = ClassId(0x11, 0);
+
+impl Params {
+    fn int_or(&self, i: usize, default: i64) -> i64 {
+        match self.0.get(i) {
+            Some(Value::Int(n)) => i64::from(*n),
+            Some(Value::Float(f)) => *f as i64,
+            Some(Value::Bool(b)) => i64::from(*b),
+            _ => default,
+        }
+    }
+
+    fn float_or(&self, i: usize, default: f64) -> f64 {
+        self.float(i).unwrap_or(default)
+    }
+}
+
+/// Sphere: radius (0), segments (1), smooth (2), hemisphere (3), squash (4), base
+/// to pivot (5), slice on (7). North pole, rings from the top, south pole; one
+/// smoothing group when smooth, material id 1. Hemispheres and slices are refused
+/// (no corpus file uses them, and their topology is not verified).
+pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
+    let r = p.float(0)?;
+    let segs = p.segments(1)?;
+    if segs < 4 {
+        return Err(format!("sphere with {segs} segments"));
+    }
+    if p.float_or(3, 0.0) != 0.0 {
+        return Err("hemisphere spheres are not supported yet".into());
+    }
+    if p.int_or(7, 0) != 0 {
+        return Err("sliced spheres are not supported yet".into());
+    }
+    let smoothing = if p.int_or(2, 1) != 0 { 1 } else { 0 };
+    let z0 = if p.int_or(5, 0) != 0 { r } else { 0.0 };
+    let rings = segs / 2;
+    let mut v = vec![Vec3(0.0, 0.0, r + z0)];
+    for ring in 1..rings {
+        let th = std::f64::consts::PI * ring as f64 / rings as f64;
+        for k in 0..segs {
+            let ph = 2.0 * std::f64::consts::PI * k as f64 / segs as f64;
+            v.push(Vec3(
+                r * th.sin() * ph.cos(),
+                r * th.sin() * ph.sin(),
+                r * th.cos() + z0,
+            ));
+        }
+    }
+    let south = v.len() as u32;
+    v.push(Vec3(0.0, 0.0, -r + z0));
+    let at = |ring: usize, k: usize| (1 + (ring - 1) * segs + k % segs) as u32;
+    let mut faces = Vec::new();
+    let mut tri = |a: u32, b: u32, c: u32| {
+        faces.push(Face {
+            v: [a, b, c],
+            smoothing,
+            material: 1,
+            flags: ALL_EDGES,
+        })
+    };
+    for k in 0..segs {
+        tri(0, at(1, k), at(1, k + 1));
+    }
+    for ring in 1..rings - 1 {
+        for k in 0..segs {
+            let (a, b, c, d) = (
+                at(ring, k),
+                at(ring + 1, k),
+                at(ring + 1, k + 1),
+                at(ring, k + 1),
+            );
+            tri(a, b, c);
+            tri(c, d, a);
+        }
+    }
+    for k in 0..segs {
+        tri(south, at(rings - 1, k + 1), at(rings - 1, k));
+    }
+    Ok(Mesh {
+        vertices: v,
+        faces,
+        maps: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_follow_max() {
+        // Max's default 32-segment sphere has 482 vertices and 960 faces.
+        let p = Params(vec![Value::Float(10.0), Value::Int(32), Value::Int(1)]);
+        let s = sphere_mesh(&p).expect("sphere");
+        assert_eq!((s.vertices.len(), s.faces.len()), (482, 960));
+        // A 2×3×4-segment box: 2·(2·3) + 2·(3·4) + 2·(2·4) quads.
+        let b = Params(vec![
+            Value::Float(3.0),
+            Value::Float(2.0),
+            Value::Float(4.0),
+            Value::Int(2),
+            Value::Int(3),
+            Value::Int(4),
+        ]);
+        let m = box_mesh(&b).expect("box");
+        assert_eq!(m.faces.len(), 2 * (2 * (6 + 12 + 8)));
+        // Every vertex is used and every face index is in range.
+        let mut used = vec![false; m.vertices.len()];
+        m.faces
+            .iter()
+            .flat_map(|f| f.v)
+            .for_each(|i| used[i as usize] = true);
+        assert!(used.iter().all(|&u| u));
+        assert!(sphere_mesh(&Params(vec![Value::Float(1.0), Value::Int(100_000)])).is_err());
+    }
+}

@@ -245,6 +245,11 @@ impl<'a> SceneEval<'a> {
             Some(
                 super::primitive::params(self, obj, 0).and_then(|p| super::primitive::box_mesh(&p)),
             )
+        } else if cls.class_id == super::primitive::SPHERE {
+            Some(
+                super::primitive::params(self, obj, 0)
+                    .and_then(|p| super::primitive::sphere_mesh(&p)),
+            )
         } else if cls.class_id == super::primitive::PLANE {
             Some(
                 super::primitive::params(self, obj, 0)
