@@ -1,3 +1,4 @@
 //! NeL engine formats and the exporters that produce them from a `.max` scene.
 
+pub mod gltf;
 pub mod nel;

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use maxfs::{logging, mount_cmd, tree_cmd};
 
 mod check_cmd;
+mod export_cmd;
 mod nel_cmd;
 mod walk;
 
@@ -32,6 +33,8 @@ enum Command {
     Ls(tree_cmd::LsArgs),
     /// Print a file of the virtual tree, e.g. `maxfs cat corpus/street.max/json/nodes.json`.
     Cat(tree_cmd::CatArgs),
+    /// Export each .max to another format: `maxfs export SRC... --out DIR --gltf`.
+    Export(export_cmd::ExportArgs),
     /// A stable text summary of a .max, for `git diff` (see docs/user-guide.md).
     Textconv(tree_cmd::TextconvArgs),
 }
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     match cli.command {
         Command::Check(args) => check_cmd::run(args),
+        Command::Export(args) => export_cmd::run(args),
         Command::Nel(args) => nel_cmd::run(args),
         Command::Mount(args) => mount_cmd::run(args),
         Command::Ls(args) => tree_cmd::ls(args, &mut stdout),

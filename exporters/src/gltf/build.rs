@@ -1,0 +1,796 @@
+//! Builds the glTF JSON model and its binary buffer from an evaluated scene.
+
+use std::collections::BTreeMap;
+
+use gltf_json as json;
+use json::extensions::scene::khr_lights_punctual as khr;
+use json::validation::{Checked::Valid, USize64};
+use json::Index;
+use maxfs_scene::eval::material::{self as mtl, Assets};
+use maxfs_scene::eval::{camera, light, views, Mat43, SceneEval};
+use serde_json::json as value;
+
+use super::geometry;
+
+/// Ticks per second (Max: 4800) and per frame at 30 fps (160).
+const TICKS_PER_SECOND: f64 = 4800.0;
+const TICKS_PER_FRAME: i64 = 160;
+/// At most this many samples per animated node (damaged key times).
+const MAX_SAMPLES: i64 = 20_000;
+/// Max cameras and lights look down local −Z with +Y up; after the axis change
+/// that is local −Y with −Z up. This child rotation (−90° about X) turns glTF's
+/// −Z / +Y onto those.
+const LOOK_FIX: [f32; 4] = [
+    -std::f32::consts::FRAC_1_SQRT_2,
+    0.0,
+    0.0,
+    std::f32::consts::FRAC_1_SQRT_2,
+];
+/// Max's default render aspect (640 × 480): cameras store a horizontal FOV.
+const ASPECT: f64 = 4.0 / 3.0;
+
+/// A Max row-vector matrix as a glTF column-vector 3×4 ([row][col], column 3 =
+/// translation) in glTF axes: A·M·Aᵀ with A (x, y, z) → (x, z, −y).
+#[inline(never)]
+pub fn to_gltf(m: &Mat43) -> [[f64; 4]; 3] {
+    let r = m.rows();
+    let a = |v: [f64; 3]| [v[0], v[2], -v[1]];
+    let cols = [a(r[0]), a(r[2]), a(r[1]).map(|v| -v), a(r[3])];
+    let mut o = [[0.0; 4]; 3];
+    for (i, row) in o.iter_mut().enumerate() {
+        for (j, c) in cols.iter().enumerate() {
+            row[j] = c[i];
+        }
+    }
+    o
+}
+
+/// Translation, rotation (x, y, z, w) and scale of a glTF-axes matrix, and
+/// whether T·R·S reproduces it (false with shear).
+#[inline(never)]
+fn decompose(m: &[[f64; 4]; 3]) -> ([f64; 3], [f64; 4], [f64; 3], bool) {
+    let t = [m[0][3], m[1][3], m[2][3]];
+    let col = |j: usize| [m[0][j], m[1][j], m[2][j]];
+    let len = |c: [f64; 3]| (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt();
+    let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    let mut s = [len(col(0)), len(col(1)), len(col(2))];
+    if det < 0.0 {
+        s[0] = -s[0];
+    }
+    if s.iter().any(|v| v.abs() < 1e-12 || !v.is_finite()) {
+        return (sanitize3(t), [0.0, 0.0, 0.0, 1.0], [1.0; 3], false);
+    }
+    let mut r = [[0.0; 3]; 3];
+    for (i, row) in r.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = m[i][j] / s[j];
+        }
+    }
+    let q = quat_from_rows(&r);
+    // Rebuild and compare.
+    let rr = rows_from_quat(q);
+    let mut exact = true;
+    for i in 0..3 {
+        for j in 0..3 {
+            let scale = m[i][j].abs().max(1.0);
+            if (rr[i][j] * s[j] - m[i][j]).abs() > 1e-5 * scale {
+                exact = false;
+            }
+        }
+    }
+    (sanitize3(t), q, s, exact)
+}
+
+#[inline(never)]
+fn sanitize3(v: [f64; 3]) -> [f64; 3] {
+    v.map(|x| if x.is_finite() { x } else { 0.0 })
+}
+
+#[inline(never)]
+fn quat_from_rows(r: &[[f64; 3]; 3]) -> [f64; 4] {
+    let tr = r[0][0] + r[1][1] + r[2][2];
+    let q = if tr > 0.0 {
+        let s = (tr + 1.0).sqrt() * 2.0;
+        [
+            (r[2][1] - r[1][2]) / s,
+            (r[0][2] - r[2][0]) / s,
+            (r[1][0] - r[0][1]) / s,
+            0.25 * s,
+        ]
+    } else if r[0][0] > r[1][1] && r[0][0] > r[2][2] {
+        let s = (1.0 + r[0][0] - r[1][1] - r[2][2]).max(0.0).sqrt() * 2.0;
+        [
+            0.25 * s,
+            (r[0][1] + r[1][0]) / s,
+            (r[0][2] + r[2][0]) / s,
+            (r[2][1] - r[1][2]) / s,
+        ]
+    } else if r[1][1] > r[2][2] {
+        let s = (1.0 + r[1][1] - r[0][0] - r[2][2]).max(0.0).sqrt() * 2.0;
+        [
+            (r[0][1] + r[1][0]) / s,
+            0.25 * s,
+            (r[1][2] + r[2][1]) / s,
+            (r[0][2] - r[2][0]) / s,
+        ]
+    } else {
+        let s = (1.0 + r[2][2] - r[0][0] - r[1][1]).max(0.0).sqrt() * 2.0;
+        [
+            (r[0][2] + r[2][0]) / s,
+            (r[1][2] + r[2][1]) / s,
+            0.25 * s,
+            (r[1][0] - r[0][1]) / s,
+        ]
+    };
+    let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
+    if n > 1e-12 && n.is_finite() {
+        q.map(|v| v / n)
+    } else {
+        [0.0, 0.0, 0.0, 1.0]
+    }
+}
+
+#[inline(never)]
+fn rows_from_quat(q: [f64; 4]) -> [[f64; 3]; 3] {
+    let [x, y, z, w] = q;
+    [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y - z * w),
+            2.0 * (x * z + y * w),
+        ],
+        [
+            2.0 * (x * y + z * w),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z - x * w),
+        ],
+        [
+            2.0 * (x * z - y * w),
+            2.0 * (y * z + x * w),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ]
+}
+
+#[inline(never)]
+fn f3(v: [f64; 3]) -> [f32; 3] {
+    v.map(|x| x as f32)
+}
+
+#[inline(never)]
+fn clamp01(v: f32) -> f32 {
+    if v.is_finite() {
+        v.clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+/// The model under construction and its binary buffer.
+struct Builder<'a, 'e> {
+    eval: &'a SceneEval<'e>,
+    assets: &'a Assets,
+    root: json::Root,
+    bin: Vec<u8>,
+    warnings: Vec<String>,
+    materials: BTreeMap<usize, Option<Index<json::Material>>>,
+    images: BTreeMap<String, Index<json::Texture>>,
+    sampler: Option<Index<json::texture::Sampler>>,
+}
+
+impl Builder<'_, '_> {
+    #[inline(never)]
+    fn view(
+        &mut self,
+        bytes: &[u8],
+        target: Option<json::buffer::Target>,
+    ) -> Index<json::buffer::View> {
+        while self.bin.len() % 4 != 0 {
+            self.bin.push(0);
+        }
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(bytes);
+        self.root.push(json::buffer::View {
+            buffer: Index::new(0),
+            byte_length: USize64::from(bytes.len()),
+            byte_offset: Some(USize64::from(offset)),
+            byte_stride: None,
+            name: None,
+            target: target.map(Valid),
+            extensions: None,
+            extras: Default::default(),
+        })
+    }
+
+    #[inline(never)]
+    fn accessor(
+        &mut self,
+        view: Index<json::buffer::View>,
+        count: usize,
+        component: json::accessor::ComponentType,
+        ty: json::accessor::Type,
+        min_max: Option<(serde_json::Value, serde_json::Value)>,
+    ) -> Index<json::Accessor> {
+        let (min, max) = min_max.map_or((None, None), |(a, b)| (Some(a), Some(b)));
+        self.root.push(json::Accessor {
+            buffer_view: Some(view),
+            byte_offset: None,
+            count: USize64::from(count),
+            component_type: Valid(json::accessor::GenericComponentType(component)),
+            extensions: None,
+            extras: Default::default(),
+            type_: Valid(ty),
+            min,
+            max,
+            name: None,
+            normalized: false,
+            sparse: None,
+        })
+    }
+
+    #[inline(never)]
+    fn floats<const N: usize>(
+        &mut self,
+        data: &[[f32; N]],
+        bounds: bool,
+        target: bool,
+    ) -> Index<json::Accessor> {
+        let bytes: Vec<u8> = data
+            .iter()
+            .flatten()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let view = self.view(&bytes, target.then_some(json::buffer::Target::ArrayBuffer));
+        let mm = bounds.then(|| {
+            let mut lo = [f32::INFINITY; N];
+            let mut hi = [f32::NEG_INFINITY; N];
+            for v in data {
+                for k in 0..N {
+                    lo[k] = lo[k].min(v[k]);
+                    hi[k] = hi[k].max(v[k]);
+                }
+            }
+            (value!(lo.to_vec()), value!(hi.to_vec()))
+        });
+        let ty = match N {
+            1 => json::accessor::Type::Scalar,
+            2 => json::accessor::Type::Vec2,
+            3 => json::accessor::Type::Vec3,
+            _ => json::accessor::Type::Vec4,
+        };
+        self.accessor(view, data.len(), json::accessor::ComponentType::F32, ty, mm)
+    }
+
+    #[inline(never)]
+    fn indices(&mut self, idx: &[u32]) -> Index<json::Accessor> {
+        let bytes: Vec<u8> = idx.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let view = self.view(&bytes, Some(json::buffer::Target::ElementArrayBuffer));
+        self.accessor(
+            view,
+            idx.len(),
+            json::accessor::ComponentType::U32,
+            json::accessor::Type::Scalar,
+            None,
+        )
+    }
+
+    #[inline(never)]
+    fn texture(&mut self, file: &str) -> Index<json::Texture> {
+        if let Some(t) = self.images.get(file) {
+            return *t;
+        }
+        let sampler = match self.sampler {
+            Some(s) => s,
+            None => {
+                let s = self.root.push(json::texture::Sampler::default());
+                self.sampler = Some(s);
+                s
+            }
+        };
+        let image = self.root.push(json::Image {
+            buffer_view: None,
+            mime_type: None,
+            name: Some(file.to_string()),
+            uri: Some(file.to_string()),
+            extensions: None,
+            extras: Default::default(),
+        });
+        let t = self.root.push(json::Texture {
+            name: None,
+            sampler: Some(sampler),
+            source: image,
+            extensions: None,
+            extras: Default::default(),
+        });
+        self.images.insert(file.to_string(), t);
+        t
+    }
+
+    #[inline(never)]
+    fn map_file(&self, m: &mtl::Material, slot: &str) -> Option<String> {
+        let r = m
+            .maps
+            .iter()
+            .find(|r| r.slot == slot && r.enabled != Some(false))?;
+        let t = mtl::texmap(self.eval, r.texmap, self.assets)?;
+        let f = mtl::file_base(t.file.as_deref()?).to_string();
+        (!f.is_empty()).then_some(f)
+    }
+
+    /// The glTF material of Max material `idx` at face material id `id`
+    /// (Multi/Sub-Object: sub-material `id mod count`).
+    #[inline(never)]
+    fn material(&mut self, idx: usize, id: u16) -> Option<Index<json::Material>> {
+        let mut cur = idx;
+        for _ in 0..8 {
+            let m = mtl::material(self.eval, cur)?;
+            if m.sub_materials.is_empty() {
+                break;
+            }
+            cur = m.sub_materials[id as usize % m.sub_materials.len()]?;
+        }
+        if let Some(done) = self.materials.get(&cur) {
+            return *done;
+        }
+        let made = mtl::material(self.eval, cur)
+            .filter(|m| m.sub_materials.is_empty())
+            .map(|m| self.pbr(&m));
+        self.materials.insert(cur, made);
+        made
+    }
+
+    #[inline(never)]
+    fn pbr(&mut self, m: &mtl::Material) -> Index<json::Material> {
+        let diffuse = m.diffuse.unwrap_or([0.5; 3]).map(clamp01);
+        let opacity = clamp01(m.opacity.unwrap_or(1.0));
+        let diffuse_map = self.map_file(m, "diffuse");
+        let base = if diffuse_map.is_some() {
+            [1.0; 3]
+        } else {
+            diffuse
+        };
+        let emissive_map = self.map_file(m, "self_illumination");
+        let emissive = if emissive_map.is_some() {
+            [1.0; 3]
+        } else if m.use_self_illum_color == Some(true) {
+            m.self_illum_color.unwrap_or([0.0; 3]).map(clamp01)
+        } else {
+            let k = clamp01(m.self_illum_amount.unwrap_or(0.0));
+            diffuse.map(|c| c * k)
+        };
+        let base_tex = diffuse_map.map(|f| json::texture::Info {
+            index: self.texture(&f),
+            tex_coord: 0,
+            extensions: None,
+            extras: Default::default(),
+        });
+        let em_tex = emissive_map.map(|f| json::texture::Info {
+            index: self.texture(&f),
+            tex_coord: 0,
+            extensions: None,
+            extras: Default::default(),
+        });
+        let roughness = 1.0 - clamp01(m.glossiness.unwrap_or(0.1));
+        self.root.push(json::Material {
+            name: Some(m.name.clone()),
+            alpha_mode: Valid(if opacity < 1.0 {
+                json::material::AlphaMode::Blend
+            } else {
+                json::material::AlphaMode::Opaque
+            }),
+            double_sided: m.two_sided == Some(true),
+            pbr_metallic_roughness: json::material::PbrMetallicRoughness {
+                base_color_factor: json::material::PbrBaseColorFactor([
+                    base[0], base[1], base[2], opacity,
+                ]),
+                base_color_texture: base_tex,
+                metallic_factor: json::material::StrengthFactor(0.0),
+                roughness_factor: json::material::StrengthFactor(roughness),
+                ..Default::default()
+            },
+            emissive_factor: json::material::EmissiveFactor(emissive),
+            emissive_texture: em_tex,
+            ..Default::default()
+        })
+    }
+
+    #[inline(never)]
+    fn mesh(&mut self, node: usize, name: &str) -> Option<Index<json::Mesh>> {
+        let mesh = match self.eval.base_mesh(node)? {
+            Ok(m) => m,
+            Err(e) => {
+                self.warnings
+                    .push(format!("{name}: mesh not exported: {e}"));
+                return None;
+            }
+        };
+        let s = geometry::streams(&mesh, &self.eval.offset_tm(node));
+        if s.skipped_faces > 0 {
+            self.warnings.push(format!(
+                "{name}: {} faces with out-of-range vertices left out",
+                s.skipped_faces
+            ));
+        }
+        if s.positions.is_empty() {
+            return None;
+        }
+        let pos = self.floats(&s.positions, true, true);
+        let nrm = self.floats(&s.normals, false, true);
+        let uv = s.uvs.as_ref().map(|u| self.floats(u, false, true));
+        let material = mtl::node_material(self.eval.graph, node);
+        let mut primitives = Vec::new();
+        for (id, idx) in &s.groups {
+            let indices = self.indices(idx);
+            let mut attributes = BTreeMap::new();
+            attributes.insert(Valid(json::mesh::Semantic::Positions), pos);
+            attributes.insert(Valid(json::mesh::Semantic::Normals), nrm);
+            if let Some(uv) = uv {
+                attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), uv);
+            }
+            primitives.push(json::mesh::Primitive {
+                attributes,
+                extensions: None,
+                extras: Default::default(),
+                indices: Some(indices),
+                material: material.and_then(|m| self.material(m, *id)),
+                mode: Valid(json::mesh::Mode::Triangles),
+                targets: None,
+            });
+        }
+        Some(self.root.push(json::Mesh {
+            extensions: None,
+            extras: Default::default(),
+            name: Some(name.to_string()),
+            primitives,
+            weights: None,
+        }))
+    }
+
+    /// A child node carrying a camera or light, turned to look down −Z.
+    #[inline(never)]
+    fn look_child(&mut self, name: String) -> json::Node {
+        json::Node {
+            name: Some(name),
+            rotation: Some(json::scene::UnitQuaternion(LOOK_FIX)),
+            ..Default::default()
+        }
+    }
+
+    #[inline(never)]
+    fn camera(&mut self, obj: usize, name: &str) -> Option<json::Node> {
+        let c = camera::camera(self.eval, obj)?;
+        let fov = c
+            .fov
+            .map(f64::from)
+            .filter(|f| f.is_finite() && *f > 1e-4 && *f < std::f64::consts::PI)
+            .unwrap_or(std::f64::consts::FRAC_PI_4);
+        let yfov = 2.0 * ((fov / 2.0).tan() / ASPECT).atan();
+        let znear = c
+            .near_clip
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .unwrap_or(0.1);
+        let zfar = c.far_clip.filter(|v| v.is_finite() && *v > znear);
+        let cam = self.root.push(json::Camera {
+            name: Some(name.to_string()),
+            orthographic: None,
+            perspective: Some(json::camera::Perspective {
+                aspect_ratio: Some(ASPECT as f32),
+                yfov: yfov as f32,
+                zfar,
+                znear,
+                extensions: None,
+                extras: Default::default(),
+            }),
+            type_: Valid(json::camera::Type::Perspective),
+            extensions: None,
+            extras: Default::default(),
+        });
+        let mut n = self.look_child(format!("{name}_camera"));
+        n.camera = Some(cam);
+        Some(n)
+    }
+
+    #[inline(never)]
+    fn light(&mut self, obj: usize, name: &str) -> Option<json::Node> {
+        let l = light::light(self.eval, obj)?;
+        let (ty, spot) = match l.kind.as_str() {
+            "omni" => (khr::Type::Point, None),
+            "directional" => (khr::Type::Directional, None),
+            "spot" => {
+                let half = |d: Option<f32>, def: f32| {
+                    d.filter(|v| v.is_finite())
+                        .unwrap_or(def)
+                        .to_radians()
+                        .clamp(0.0, 179.0f32.to_radians())
+                        / 2.0
+                };
+                let outer = half(l.falloff, 45.0).max(1e-3);
+                let inner = half(l.hotspot, 43.0).min(outer * 0.999);
+                (
+                    khr::Type::Spot,
+                    Some(khr::Spot {
+                        inner_cone_angle: inner,
+                        outer_cone_angle: outer,
+                    }),
+                )
+            }
+            other => {
+                self.warnings
+                    .push(format!("{name}: {other} light ({}) not exported", l.class));
+                return None;
+            }
+        };
+        let light = khr::Light {
+            color: l
+                .color
+                .unwrap_or([1.0; 3])
+                .map(|c| if c.is_finite() { c.max(0.0) } else { 1.0 }),
+            extensions: None,
+            extras: Default::default(),
+            intensity: l
+                .multiplier
+                .filter(|v| v.is_finite())
+                .unwrap_or(1.0)
+                .max(0.0),
+            name: Some(name.to_string()),
+            range: None,
+            spot,
+            type_: Valid(ty),
+        };
+        let lights = &mut self
+            .root
+            .extensions
+            .get_or_insert_with(Default::default)
+            .khr_lights_punctual
+            .get_or_insert_with(Default::default)
+            .lights;
+        lights.push(light);
+        let index = Index::new((lights.len() - 1) as u32);
+        let mut n = self.look_child(format!("{name}_light"));
+        n.extensions = Some(json::extensions::scene::Node {
+            khr_lights_punctual: Some(khr::KhrLightsPunctual { light: index }),
+        });
+        Some(n)
+    }
+}
+
+/// Parent of each node (indices into `nodes`), with cycles broken.
+#[inline(never)]
+fn parents(eval: &SceneEval, nodes: &[usize]) -> Vec<Option<usize>> {
+    let pos: BTreeMap<usize, usize> = nodes.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    let mut parent: Vec<Option<usize>> = nodes
+        .iter()
+        .map(|&n| {
+            eval.graph.objects[n]
+                .node
+                .as_ref()
+                .and_then(|i| i.parent)
+                .and_then(|p| pos.get(&(p as usize)).copied())
+        })
+        .collect();
+    for i in 0..nodes.len() {
+        let mut cur = parent[i];
+        let mut steps = 0;
+        while let Some(p) = cur {
+            steps += 1;
+            if p == i || steps > nodes.len() {
+                parent[i] = None;
+                break;
+            }
+            cur = parent[p];
+        }
+    }
+    parent
+}
+
+#[inline(never)]
+pub fn build(eval: &SceneEval, assets: &Assets) -> (json::Root, Vec<u8>, Vec<String>) {
+    let mut b = Builder {
+        eval,
+        assets,
+        root: json::Root {
+            asset: json::Asset {
+                generator: Some(format!("maxfs {}", env!("CARGO_PKG_VERSION"))),
+                version: "2.0".into(),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        bin: Vec::new(),
+        warnings: Vec::new(),
+        materials: BTreeMap::new(),
+        images: BTreeMap::new(),
+        sampler: None,
+    };
+    let max_nodes: Vec<usize> = eval.graph.nodes().map(|(o, _)| o.index).collect();
+    let parent = parents(eval, &max_nodes);
+    let animated: BTreeMap<usize, Vec<i32>> = views::animation(eval)
+        .into_iter()
+        .map(|a| {
+            let mut t: Vec<i32> = a
+                .channels
+                .iter()
+                .flat_map(|c| c.key_times.clone())
+                .collect();
+            t.sort_unstable();
+            t.dedup();
+            (a.index, t)
+        })
+        .collect();
+    // Max nodes are glTF nodes 0..n, in storage order; camera and light children follow.
+    let mut nodes: Vec<json::Node> = Vec::new();
+    let mut extra: Vec<(usize, json::Node)> = Vec::new();
+    for (i, &n) in max_nodes.iter().enumerate() {
+        let name = eval.graph.objects[n]
+            .node
+            .as_ref()
+            .map(|x| x.name.clone())
+            .unwrap_or_default();
+        let m = to_gltf(&eval.local_tm(n, 0));
+        let (t, r, s, exact) = decompose(&m);
+        let mut node = json::Node {
+            name: Some(name.clone()),
+            ..Default::default()
+        };
+        if exact || animated.contains_key(&n) {
+            node.translation = Some(f3(t));
+            node.rotation = Some(json::scene::UnitQuaternion(r.map(|v| v as f32)));
+            node.scale = Some(f3(s));
+        } else {
+            let mut mm = [0f32; 16];
+            for c in 0..4 {
+                for rr in 0..3 {
+                    let v = m[rr][c];
+                    mm[c * 4 + rr] = if v.is_finite() { v as f32 } else { 0.0 };
+                }
+            }
+            mm[15] = 1.0;
+            node.matrix = Some(mm);
+        }
+        node.mesh = b.mesh(n, &name);
+        if let Some(obj) = eval.node_object(n) {
+            if let Some(c) = b.camera(obj, &name) {
+                extra.push((i, c));
+            }
+            if let Some(l) = b.light(obj, &name) {
+                extra.push((i, l));
+            }
+        }
+        nodes.push(node);
+    }
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); nodes.len()];
+    for (i, p) in parent.iter().enumerate() {
+        if let Some(p) = p {
+            children[*p].push(i as u32);
+        }
+    }
+    for (owner, node) in extra {
+        children[owner].push(nodes.len() as u32);
+        nodes.push(node);
+    }
+    for (node, ch) in nodes.iter_mut().zip(children) {
+        if !ch.is_empty() {
+            node.children = Some(ch.into_iter().map(Index::new).collect());
+        }
+    }
+    let roots: Vec<Index<json::Node>> = (0..max_nodes.len())
+        .filter(|&i| parent[i].is_none())
+        .map(|i| Index::new(i as u32))
+        .collect();
+    for n in nodes {
+        b.root.push(n);
+    }
+    let scene = b.root.push(json::Scene {
+        extensions: None,
+        extras: Default::default(),
+        name: Some("Scene".into()),
+        nodes: roots,
+    });
+    b.root.scene = Some(scene);
+    animations(&mut b, &max_nodes, &animated);
+    if b.root.extensions.is_some() {
+        b.root.extensions_used.push("KHR_lights_punctual".into());
+    }
+    if !b.bin.is_empty() {
+        while b.bin.len() % 4 != 0 {
+            b.bin.push(0);
+        }
+        b.root.push(json::Buffer {
+            byte_length: USize64::from(b.bin.len()),
+            name: None,
+            uri: None,
+            extensions: None,
+            extras: Default::default(),
+        });
+    }
+    (b.root, b.bin, b.warnings)
+}
+
+/// One clip: every animated node's local T, R, S sampled per frame over its key range.
+#[inline(never)]
+fn animations(b: &mut Builder, max_nodes: &[usize], animated: &BTreeMap<usize, Vec<i32>>) {
+    let mut channels = Vec::new();
+    let mut samplers = Vec::new();
+    for (i, &n) in max_nodes.iter().enumerate() {
+        let Some(keys) = animated.get(&n) else {
+            continue;
+        };
+        let (Some(&first), Some(&last)) = (keys.first(), keys.last()) else {
+            continue;
+        };
+        let (first, last) = (i64::from(first), i64::from(last));
+        if last <= first {
+            continue;
+        }
+        let step = TICKS_PER_FRAME.max((last - first) / MAX_SAMPLES + 1);
+        let mut times: Vec<i64> = (0..)
+            .map(|k| first + k * step)
+            .take_while(|&t| t < last)
+            .collect();
+        times.push(last);
+        let mut tr = Vec::with_capacity(times.len());
+        let mut rot: Vec<[f32; 4]> = Vec::with_capacity(times.len());
+        let mut sc = Vec::with_capacity(times.len());
+        let mut prev = [0.0, 0.0, 0.0, 1.0];
+        for &t in &times {
+            let (t3, mut q, s, _) = decompose(&to_gltf(&b.eval.local_tm(n, t as i32)));
+            if q.iter().zip(&prev).map(|(a, b)| a * b).sum::<f64>() < 0.0 {
+                q = q.map(|v| -v);
+            }
+            prev = q;
+            tr.push(f3(t3));
+            rot.push(q.map(|v| v as f32));
+            sc.push(f3(s));
+        }
+        let secs: Vec<[f32; 1]> = times
+            .iter()
+            .map(|&t| [(t as f64 / TICKS_PER_SECOND) as f32])
+            .collect();
+        let input = b.floats(&secs, true, false);
+        for (path, output) in [
+            (
+                json::animation::Property::Translation,
+                b.floats(&tr, false, false),
+            ),
+            (
+                json::animation::Property::Rotation,
+                b.floats(&rot, false, false),
+            ),
+            (
+                json::animation::Property::Scale,
+                b.floats(&sc, false, false),
+            ),
+        ] {
+            let sampler = Index::new(samplers.len() as u32);
+            samplers.push(json::animation::Sampler {
+                extensions: None,
+                extras: Default::default(),
+                input,
+                interpolation: Valid(json::animation::Interpolation::Linear),
+                output,
+            });
+            channels.push(json::animation::Channel {
+                sampler,
+                target: json::animation::Target {
+                    extensions: None,
+                    extras: Default::default(),
+                    node: Index::new(i as u32),
+                    path: Valid(path),
+                },
+                extensions: None,
+                extras: Default::default(),
+            });
+        }
+    }
+    if !channels.is_empty() {
+        b.root.push(json::Animation {
+            extensions: None,
+            extras: Default::default(),
+            channels,
+            name: Some("All".into()),
+            samplers,
+        });
+    }
+}

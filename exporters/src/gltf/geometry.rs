@@ -1,0 +1,206 @@
+//! Max meshes to glTF vertex streams: object offset baked in, Z-up to Y-up,
+//! smoothing-group normals, map channel 1 as TEXCOORD_0, faces grouped by
+//! material id.
+
+use std::collections::{BTreeMap, HashMap};
+
+use maxfs_scene::eval::mesh::Mesh;
+use maxfs_scene::eval::{Mat43, Vec3};
+
+/// A Max point (x, y, z) in glTF axes: (x, z, −y).
+#[inline(never)]
+pub fn to_yup(v: Vec3) -> Vec3 {
+    Vec3(v.0, v.2, -v.1)
+}
+
+/// Vertex streams of one mesh, shared by its primitives.
+#[derive(Debug, Default)]
+pub struct Streams {
+    pub positions: Vec<[f32; 3]>,
+    pub normals: Vec<[f32; 3]>,
+    /// Present when the mesh has map channel 1.
+    pub uvs: Option<Vec<[f32; 2]>>,
+    /// Triangle indices by Max material id (ascending).
+    pub groups: BTreeMap<u16, Vec<u32>>,
+    /// Faces left out (vertex index out of range).
+    pub skipped_faces: usize,
+}
+
+#[inline(never)]
+fn finite(v: Vec3) -> bool {
+    v.0.is_finite() && v.1.is_finite() && v.2.is_finite()
+}
+
+#[inline(never)]
+fn f32s(v: Vec3) -> [f32; 3] {
+    [v.0 as f32, v.1 as f32, v.2 as f32]
+}
+
+/// Builds the streams of `mesh` placed by `offset` (the node's object offset),
+/// in glTF axes.
+#[inline(never)]
+pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
+    let mirrored = offset.determinant3() < 0.0;
+    let pos: Vec<Vec3> = mesh
+        .vertices
+        .iter()
+        .map(|v| {
+            let p = to_yup(offset.transform_point(*v));
+            if finite(p) {
+                p
+            } else {
+                Vec3::default()
+            }
+        })
+        .collect();
+    let nv = pos.len();
+    let uv_map = mesh
+        .maps
+        .iter()
+        .find(|m| m.channel == 1)
+        .filter(|m| m.faces.len() == mesh.faces.len() && !m.vertices.is_empty());
+    let mut out = Streams {
+        uvs: uv_map.map(|_| Vec::new()),
+        ..Streams::default()
+    };
+    // Faces kept, with corners in glTF winding order: (vertex, uv vertex).
+    let mut faces: Vec<([u32; 3], Option<[u32; 3]>, u32, u16)> = Vec::new();
+    for (i, f) in mesh.faces.iter().enumerate() {
+        if f.v.iter().any(|&v| v as usize >= nv) {
+            out.skipped_faces += 1;
+            continue;
+        }
+        let mut v = f.v;
+        let mut tv = uv_map.map(|m| m.faces[i]);
+        if mirrored {
+            v.swap(1, 2);
+            if let Some(t) = tv.as_mut() {
+                t.swap(1, 2);
+            }
+        }
+        faces.push((v, tv, f.smoothing, f.material));
+    }
+    let face_normals: Vec<Vec3> = faces
+        .iter()
+        .map(|(v, ..)| {
+            let [a, b, c] = v.map(|i| pos[i as usize]);
+            let n = b.minus(a).cross(c.minus(a));
+            let l = n.len();
+            if l > 0.0 && l.is_finite() {
+                n.scale(1.0 / l)
+            } else {
+                Vec3::default()
+            }
+        })
+        .collect();
+    let mut around: Vec<Vec<u32>> = vec![Vec::new(); nv];
+    for (fi, (v, ..)) in faces.iter().enumerate() {
+        for &k in v {
+            if around[k as usize].last() != Some(&(fi as u32)) {
+                around[k as usize].push(fi as u32);
+            }
+        }
+    }
+    let mut smooth_cache: HashMap<(u32, u32), Vec3> = HashMap::new();
+    let mut index_of: HashMap<(u32, u32, [u32; 3]), u32> = HashMap::new();
+    for (fi, (v, tv, sg, mat)) in faces.iter().enumerate() {
+        let mut tri = [0u32; 3];
+        for k in 0..3 {
+            let vi = v[k];
+            let n = if *sg == 0 {
+                face_normals[fi]
+            } else {
+                *smooth_cache.entry((vi, *sg)).or_insert_with(|| {
+                    around[vi as usize]
+                        .iter()
+                        .filter(|&&g| faces[g as usize].2 & sg != 0)
+                        .fold(Vec3::default(), |acc, &g| {
+                            acc.plus(face_normals[g as usize])
+                        })
+                })
+            };
+            let l = n.len();
+            let n = if l > 1e-12 && l.is_finite() {
+                n.scale(1.0 / l)
+            } else if face_normals[fi].len() > 0.5 {
+                face_normals[fi]
+            } else {
+                Vec3(0.0, 1.0, 0.0)
+            };
+            let n = f32s(n);
+            let uv = match (tv, uv_map) {
+                (Some(t), Some(m)) if (t[k] as usize) < m.vertices.len() => t[k],
+                _ => u32::MAX,
+            };
+            let key = (vi, uv, n.map(f32::to_bits));
+            let next = out.positions.len() as u32;
+            let idx = *index_of.entry(key).or_insert(next);
+            if idx == next {
+                out.positions.push(f32s(pos[vi as usize]));
+                out.normals.push(n);
+                if let Some(uvs) = out.uvs.as_mut() {
+                    let t = uv_map
+                        .and_then(|m| m.vertices.get(uv as usize))
+                        .copied()
+                        .unwrap_or([0.0; 3]);
+                    let (u, w) = (t[0], 1.0 - t[1]);
+                    uvs.push([
+                        if u.is_finite() { u } else { 0.0 },
+                        if w.is_finite() { w } else { 0.0 },
+                    ]);
+                }
+            }
+            tri[k] = idx;
+        }
+        out.groups.entry(*mat).or_default().extend_from_slice(&tri);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use maxfs_scene::eval::mesh::Face;
+
+    #[inline(never)]
+    fn face(v: [u32; 3], smoothing: u32) -> Face {
+        Face {
+            v,
+            smoothing,
+            material: 0,
+            flags: 0,
+        }
+    }
+
+    #[test]
+    #[inline(never)]
+    fn smoothing_groups_share_normals() {
+        // Two triangles folded along the edge 0-1.
+        let mesh = Mesh {
+            vertices: vec![
+                Vec3(0.0, 0.0, 0.0),
+                Vec3(1.0, 0.0, 0.0),
+                Vec3(0.0, 1.0, 0.0),
+                Vec3(0.0, -1.0, 1.0),
+            ],
+            faces: vec![face([0, 1, 2], 1), face([1, 0, 3], 1)],
+            maps: Vec::new(),
+        };
+        let s = streams(&mesh, &Mat43::IDENTITY);
+        assert_eq!(s.positions.len(), 4);
+        let flat = streams(
+            &Mesh {
+                faces: vec![face([0, 1, 2], 0), face([1, 0, 3], 0)],
+                ..mesh.clone()
+            },
+            &Mat43::IDENTITY,
+        );
+        assert_eq!(flat.positions.len(), 6);
+        for n in s.normals.iter().chain(&flat.normals) {
+            let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+            assert!((l - 1.0).abs() < 1e-5);
+        }
+        // Max +Z face normal is glTF +Y.
+        assert!((flat.normals[0][1] - 1.0).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,532 @@
+//! The glTF export (`maxfs_exporters::gltf`) against the Babylon.js exporter's
+//! glTF of the same .max files, and over the whole corpus: every GLB must parse
+//! and validate (the `gltf` crate), with accessors inside their views, views
+//! inside the buffer and indices inside the vertex range.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use maxfs_exporters::gltf::{export_file, glb};
+use maxfs_scene::eval::SceneEval;
+use maxfs_scene::Document;
+use maxfs_tests::corpus_dir;
+use serde_json::Value;
+
+type M4 = [[f64; 4]; 4];
+
+fn mul(a: &M4, b: &M4) -> M4 {
+    let mut o = [[0.0; 4]; 4];
+    for i in 0..4 {
+        for j in 0..4 {
+            o[i][j] = (0..4).map(|k| a[i][k] * b[k][j]).sum();
+        }
+    }
+    o
+}
+
+fn nums(v: &Value, n: usize, default: &[f64]) -> Vec<f64> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(Value::as_f64).collect())
+        .filter(|a: &Vec<f64>| a.len() == n)
+        .unwrap_or_else(|| default.to_vec())
+}
+
+/// Local column-major matrix of a glTF node, as row-major [row][col].
+fn local(node: &Value) -> M4 {
+    if let Some(m) = node.get("matrix") {
+        let m = nums(m, 16, &[0.0; 16]);
+        let mut o = [[0.0; 4]; 4];
+        for c in 0..4 {
+            for r in 0..4 {
+                o[r][c] = m[c * 4 + r];
+            }
+        }
+        return o;
+    }
+    let t = nums(&node["translation"], 3, &[0.0; 3]);
+    let q = nums(&node["rotation"], 4, &[0.0, 0.0, 0.0, 1.0]);
+    let s = nums(&node["scale"], 3, &[1.0; 3]);
+    let (x, y, z, w) = (q[0], q[1], q[2], q[3]);
+    let r = [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y - z * w),
+            2.0 * (x * z + y * w),
+        ],
+        [
+            2.0 * (x * y + z * w),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z - x * w),
+        ],
+        [
+            2.0 * (x * z - y * w),
+            2.0 * (y * z + x * w),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ];
+    let mut o = [[0.0; 4]; 4];
+    for i in 0..3 {
+        for j in 0..3 {
+            o[i][j] = r[i][j] * s[j];
+        }
+        o[i][3] = t[i];
+    }
+    o[3][3] = 1.0;
+    o
+}
+
+/// World matrices of every named glTF node.
+fn gltf_worlds(doc: &Value) -> BTreeMap<String, M4> {
+    let nodes = doc["nodes"].as_array().cloned().unwrap_or_default();
+    let mut parent = vec![None; nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        for c in n["children"].as_array().into_iter().flatten() {
+            if let Some(c) = c.as_u64() {
+                parent[c as usize] = Some(i);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let mut m = local(n);
+        let mut p = parent[i];
+        while let Some(pi) = p {
+            m = mul(&local(&nodes[pi]), &m);
+            p = parent[pi];
+        }
+        if let Some(name) = n["name"].as_str() {
+            out.insert(name.to_string(), m);
+        }
+    }
+    out
+}
+
+/// Float data of an accessor (tightly packed or strided float32 views).
+fn accessor(g: &Value, bin: &[u8], index: usize) -> Vec<Vec<f64>> {
+    let acc = &g["accessors"][index];
+    let width = match acc["type"].as_str() {
+        Some("SCALAR") => 1,
+        Some("VEC2") => 2,
+        Some("VEC3") => 3,
+        Some("VEC4") => 4,
+        Some("MAT4") => 16,
+        _ => panic!("accessor type"),
+    };
+    assert_eq!(acc["componentType"], 5126, "float accessors only");
+    let view = &g["bufferViews"][acc["bufferView"].as_u64().expect("view") as usize];
+    let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
+        + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let stride = view["byteStride"]
+        .as_u64()
+        .map_or(width * 4, |s| s as usize);
+    (0..acc["count"].as_u64().expect("count") as usize)
+        .map(|i| {
+            (0..width)
+                .map(|k| {
+                    let at = start + i * stride + k * 4;
+                    f32::from_le_bytes([bin[at], bin[at + 1], bin[at + 2], bin[at + 3]]).into()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Parses a GLB with the `gltf` crate (which validates the model) and checks
+/// buffer, view and accessor bounds and index ranges. Returns JSON and BIN.
+fn check_glb(name: &str, bytes: &[u8]) -> (Value, Vec<u8>) {
+    let g = gltf::Gltf::from_slice(bytes).unwrap_or_else(|e| panic!("{name}: invalid glTF: {e}"));
+    let (json, bin) = glb::read(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let v: Value = serde_json::from_slice(json).expect("json");
+    let blob_len = g.blob.as_ref().map_or(0, Vec::len);
+    assert_eq!(
+        bin,
+        g.blob.as_deref().unwrap_or_default(),
+        "{name}: BIN chunk"
+    );
+    for b in g.buffers() {
+        assert!(b.length() <= blob_len, "{name}: buffer longer than BIN");
+        assert!(
+            b.length() + 3 >= blob_len,
+            "{name}: BIN much longer than buffer"
+        );
+    }
+    for view in g.views() {
+        assert!(
+            view.offset() + view.length() <= view.buffer().length(),
+            "{name}: view {} out of buffer",
+            view.index()
+        );
+    }
+    for a in g.accessors() {
+        let view = a.view().expect("no sparse accessors");
+        let size = a.size();
+        assert!(a.count() > 0, "{name}: empty accessor");
+        assert!(
+            a.offset() + size * a.count() <= view.length(),
+            "{name}: accessor {} out of its view",
+            a.index()
+        );
+    }
+    for mesh in g.meshes() {
+        for p in mesh.primitives() {
+            let r = p.reader(|_| g.blob.as_deref());
+            let n = r.read_positions().expect("positions").count() as u32;
+            assert_eq!(r.read_normals().expect("normals").count() as u32, n);
+            for nrm in r.read_normals().expect("normals") {
+                let l = (nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]).sqrt();
+                assert!((l - 1.0).abs() < 1e-3, "{name}: normal length {l}");
+            }
+            let idx: Vec<u32> = r.read_indices().expect("indices").into_u32().collect();
+            assert_eq!(idx.len() % 3, 0, "{name}: index count");
+            assert!(idx.iter().all(|&i| i < n), "{name}: index out of range");
+        }
+    }
+    (v, g.blob.clone().unwrap_or_default())
+}
+
+fn export(path: &Path) -> (Value, Vec<u8>, Vec<String>) {
+    let e = export_file(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let again = export_file(path).expect("second export");
+    assert_eq!(
+        e.glb,
+        again.glb,
+        "{}: output not deterministic",
+        path.display()
+    );
+    let (v, bin) = check_glb(&path.display().to_string(), &e.glb);
+    (v, bin, e.warnings)
+}
+
+const MODELS: &[(&str, &str)] = &[
+    ("AnimatedCubePosition", "AnimatedCube/all_position.gltf"),
+    ("AnimatedCubeRotation", "AnimatedCube/all_rotation.gltf"),
+    (
+        "AnimatedMeshCameraLight",
+        "AnimatedMeshCameraLight/AnimatedMeshCameraLight.gltf",
+    ),
+    (
+        "AnimatedMorphCube",
+        "AnimatedMorphCube/AnimatedMorphCube.gltf",
+    ),
+    ("CartoonHouses", "CartoonHouses/CartoonHouses.gltf"),
+    ("CubesImageFormat", "CubesImageFormat/CubesImageFormat.gltf"),
+    ("CustomAttributes", "CustomAttributes/CustomAttributes.gltf"),
+    (
+        "DoubleSidedMaterial",
+        "DoubleSidedMaterial/DoubleSidedMaterial.gltf",
+    ),
+    ("Emissive", "Emissive/Emission.gltf"),
+    ("Instances", "Instances/Instances.gltf"),
+    ("LightOrientation", "LightOrientation/LightOrientation.gltf"),
+    ("RiggedElf", "RiggedElf/RiggedElf.gltf"),
+    ("RiggedFigure", "RiggedFigure/RiggedFigure.gltf"),
+    ("SimpleTriangle", "SimpleTriangle/SimpleTriangle.gltf"),
+    ("WaterBottle", "WaterBottle/WaterBottle.gltf"),
+];
+
+const COLOUR_MODELS: &[&str] = &[
+    "Emissive",
+    "CartoonHouses",
+    "LightOrientation",
+    "DoubleSidedMaterial",
+    "CubesImageFormat",
+    "Instances",
+];
+
+fn reference(gltf: &str) -> (Value, Vec<u8>) {
+    let path = corpus_dir().join("ref/babylon-gltf").join(gltf);
+    let g: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("gltf")).expect("json");
+    let bin = g["buffers"][0]["uri"]
+        .as_str()
+        .map(|u| std::fs::read(path.with_file_name(u)).expect("bin"))
+        .unwrap_or_default();
+    (g, bin)
+}
+
+/// World-space positions and triangle count of a glTF node's mesh.
+fn world_mesh(
+    g: &Value,
+    bin: &[u8],
+    worlds: &BTreeMap<String, M4>,
+    node: &Value,
+) -> (Vec<[f64; 3]>, u64) {
+    let name = node["name"].as_str().unwrap_or_default();
+    let gw = worlds[name];
+    let mut out = Vec::new();
+    let mut triangles = 0;
+    let mi = node["mesh"].as_u64().expect("mesh") as usize;
+    for prim in g["meshes"][mi]["primitives"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        for p in accessor(
+            g,
+            bin,
+            prim["attributes"]["POSITION"].as_u64().expect("pos") as usize,
+        ) {
+            out.push(
+                [0, 1, 2].map(|i| gw[i][0] * p[0] + gw[i][1] * p[1] + gw[i][2] * p[2] + gw[i][3]),
+            );
+        }
+        triangles += g["accessors"][prim["indices"].as_u64().expect("indices") as usize]["count"]
+            .as_u64()
+            .unwrap_or(0)
+            / 3;
+    }
+    (out, triangles)
+}
+
+fn by_name<'a>(g: &'a Value, name: &str) -> Option<&'a Value> {
+    g["nodes"]
+        .as_array()?
+        .iter()
+        .find(|n| n["name"].as_str() == Some(name))
+}
+
+#[test]
+fn babylon_corpus_exports_match_reference_gltf() {
+    let corpus = corpus_dir();
+    let (mut nodes, mut meshes, mut colours) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for (model, gltf) in MODELS {
+        let path = corpus.join(format!("max/babylon/{model}.max"));
+        let (ours, obin, warnings) = export(&path);
+        // Sky lights have no KHR_lights_punctual equivalent; meshes must all export.
+        assert!(
+            warnings.iter().all(|w| w.contains("light")),
+            "{model}: {warnings:?}"
+        );
+        let (theirs, tbin) = reference(gltf);
+        let ow = gltf_worlds(&ours);
+        let tw = gltf_worlds(&theirs);
+        for (name, t) in &tw {
+            if name == "Default light" {
+                continue;
+            }
+            let Some(o) = ow.get(name) else {
+                failures.push(format!("{model}: node {name:?} missing"));
+                continue;
+            };
+            nodes += 1;
+            let scale = (0..3).fold(1.0f64, |m, i| m.max(t[i][3].abs()));
+            if !(0..3).all(|i| (o[i][3] - t[i][3]).abs() <= 1e-4 * scale) {
+                failures.push(format!(
+                    "{model}: {name} at {:?}, reference {:?}",
+                    [o[0][3], o[1][3], o[2][3]],
+                    [t[0][3], t[1][3], t[2][3]]
+                ));
+            }
+        }
+        // Meshes: the reference's plain base objects (no modifiers, which we do not apply).
+        let doc = Document::open(&path).expect("max");
+        let typed = doc.typed();
+        let graph = typed.scene.as_ref().expect("scene");
+        let eval = SceneEval::new(&doc, graph);
+        for tn in theirs["nodes"].as_array().into_iter().flatten() {
+            let (Some(name), Some(_)) = (tn["name"].as_str(), tn["mesh"].as_u64()) else {
+                continue;
+            };
+            let Some((o, _)) = graph.nodes().find(|(_, n)| n.name == name) else {
+                continue;
+            };
+            let direct = graph.objects[o.index]
+                .references
+                .iter()
+                .find(|r| r.slot == 1)
+                .and_then(|r| graph.objects.get(r.target as usize))
+                .and_then(|x| x.class.as_ref())
+                .is_some_and(|c| {
+                    ["Editable Mesh", "Editable Poly", "Box", "Plane"].contains(&c.name.as_str())
+                });
+            if !direct || eval.base_mesh(o.index).is_none() {
+                continue;
+            }
+            let Some(on) = by_name(&ours, name).filter(|n| n["mesh"].is_u64()) else {
+                failures.push(format!("{model}: {name} exported without mesh"));
+                continue;
+            };
+            let (tp, tt) = world_mesh(&theirs, &tbin, &tw, tn);
+            let (op, ot) = world_mesh(&ours, &obin, &ow, on);
+            meshes += 1;
+            let factor = if *model == "DoubleSidedMaterial" {
+                2
+            } else {
+                1
+            };
+            if tt != factor * ot {
+                failures.push(format!("{model}/{name}: {ot} triangles, reference {tt}"));
+            }
+            let extent = tp.iter().flatten().fold(1.0f64, |m, v| m.max(v.abs()));
+            let tol = 1e-4 * extent;
+            let near = |a: &[f64; 3], set: &[[f64; 3]]| {
+                set.iter()
+                    .any(|b| (0..3).all(|i| (a[i] - b[i]).abs() <= tol))
+            };
+            let uo = op.iter().filter(|a| !near(a, &tp)).count();
+            let ut = tp.iter().filter(|b| !near(b, &op)).count();
+            if uo + ut > 0 {
+                failures.push(format!("{model}/{name}: {uo} of {} positions unmatched, {ut} of {} reference positions unmatched", op.len(), tp.len()));
+            }
+        }
+        // Base colours of untextured Standard materials, by name, in the files where
+        // Babylon writes the diffuse colour as is (eval_materials.rs); elsewhere its
+        // specular-to-PBR conversion changes it.
+        if !COLOUR_MODELS.contains(model) {
+            continue;
+        }
+        let standard: Vec<String> = maxfs_scene::eval::material_view::materials(&eval)
+            .into_iter()
+            .filter(|m| m.class == "Standard")
+            .map(|m| m.name)
+            .collect();
+        for tm in theirs["materials"].as_array().into_iter().flatten() {
+            let name = tm["name"].as_str().unwrap_or_default();
+            let pbr = &tm["pbrMetallicRoughness"];
+            if pbr.get("baseColorTexture").is_some() || !standard.iter().any(|s| s == name) {
+                continue;
+            }
+            let Some(om) = ours["materials"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|m| m["name"].as_str() == Some(name))
+            else {
+                continue;
+            };
+            let want = nums(&pbr["baseColorFactor"], 4, &[1.0; 4]);
+            let got = nums(&om["pbrMetallicRoughness"]["baseColorFactor"], 4, &[1.0; 4]);
+            colours += 1;
+            if !(0..3).all(|i| (want[i] - got[i]).abs() <= 1e-4) {
+                failures.push(format!(
+                    "{model}: material {name}: base colour {got:?}, reference {want:?}"
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "gltf export vs babylon: {nodes} nodes, {meshes} meshes, {colours} base colours compared"
+    );
+    assert!(nodes > 150 && meshes > 10, "{nodes} nodes, {meshes} meshes");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Our sampled channel `path` of node `name`, linearly interpolated at `t` seconds.
+fn sample(g: &Value, obin: &[u8], name: &str, path: &str, t: f64) -> Option<Vec<f64>> {
+    let node = g["nodes"]
+        .as_array()?
+        .iter()
+        .position(|n| n["name"].as_str() == Some(name))?;
+    for anim in g["animations"].as_array().into_iter().flatten() {
+        for ch in anim["channels"].as_array().into_iter().flatten() {
+            if ch["target"]["node"].as_u64() != Some(node as u64) || ch["target"]["path"] != path {
+                continue;
+            }
+            let s = &anim["samplers"][ch["sampler"].as_u64()? as usize];
+            let times = accessor(g, obin, s["input"].as_u64()? as usize);
+            let values = accessor(g, obin, s["output"].as_u64()? as usize);
+            let k = times
+                .iter()
+                .position(|x| x[0] >= t - 1e-6)
+                .unwrap_or(times.len() - 1);
+            if k == 0 || (times[k][0] - t).abs() < 1e-6 {
+                return Some(values[k].clone());
+            }
+            let u = (t - times[k - 1][0]) / (times[k][0] - times[k - 1][0]);
+            return Some(
+                (0..values[k].len())
+                    .map(|i| values[k - 1][i] * (1.0 - u) + values[k][i] * u)
+                    .collect(),
+            );
+        }
+    }
+    None
+}
+
+#[test]
+fn animation_matches_reference_keys() {
+    let corpus = corpus_dir();
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for (model, gltf) in &MODELS[..2] {
+        let (ours, obin, _) = export(&corpus.join(format!("max/babylon/{model}.max")));
+        let (theirs, tbin) = reference(gltf);
+        for anim in theirs["animations"].as_array().into_iter().flatten() {
+            for ch in anim["channels"].as_array().into_iter().flatten() {
+                let node = &theirs["nodes"][ch["target"]["node"].as_u64().expect("node") as usize];
+                let name = node["name"].as_str().unwrap_or_default();
+                let path = ch["target"]["path"].as_str().unwrap_or_default();
+                let s = &anim["samplers"][ch["sampler"].as_u64().expect("sampler") as usize];
+                let times = accessor(&theirs, &tbin, s["input"].as_u64().expect("input") as usize);
+                let values = accessor(
+                    &theirs,
+                    &tbin,
+                    s["output"].as_u64().expect("output") as usize,
+                );
+                for (t, want) in times.iter().zip(&values) {
+                    let Some(got) = sample(&ours, &obin, name, path, t[0]) else {
+                        failures.push(format!("{model}: no {path} channel for {name}"));
+                        break;
+                    };
+                    compared += 1;
+                    let close = |sign: f64| {
+                        (0..want.len()).all(|i| {
+                            (sign * got[i] - want[i]).abs() <= 1e-4 * want[i].abs().max(1.0)
+                        })
+                    };
+                    let ok = close(1.0) || (path == "rotation" && close(-1.0));
+                    if !ok {
+                        failures.push(format!(
+                            "{model}: {name}.{path} at {}: ours {got:?}, reference {want:?}",
+                            t[0]
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("gltf animation: {compared} reference keys compared");
+    assert!(compared > 10, "only {compared} keys compared");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn max_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            max_files(&p, out);
+        } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("max")) {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_corpus_file_exports_a_valid_glb() {
+    let mut files = Vec::new();
+    max_files(&corpus_dir().join("max"), &mut files);
+    files.sort();
+    assert!(!files.is_empty());
+    let (mut ok, mut warnings, mut failed) = (0, 0, Vec::new());
+    for f in &files {
+        match export_file(f) {
+            Ok(e) => {
+                check_glb(&f.display().to_string(), &e.glb);
+                ok += 1;
+                warnings += e.warnings.len();
+            }
+            Err(e) => failed.push(format!("{}: {e}", f.display())),
+        }
+    }
+    eprintln!("gltf export: {ok} of {} corpus files exported ({warnings} warnings); not exported: {failed:?}", files.len());
+    assert!(ok * 10 >= files.len() * 9, "{failed:?}");
+}
