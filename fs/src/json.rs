@@ -26,6 +26,37 @@ pub fn f32_value(f: f32) -> Value {
         .map_or(Value::Null, Value::Number)
 }
 
+/// Any serializable value as JSON with the float convention of the views:
+/// a number that is exactly an f32 (values stored as f32 and widened, or
+/// rounded to f32 precision by the evaluation) is written in its shortest f32
+/// form, so 0.1f32 is `0.1`, not `0.10000000149011612`. Object keys come out
+/// sorted, which keeps the order stable.
+pub fn value_f32<T: Serialize>(v: &T) -> Value {
+    let mut v = serde_json::to_value(v).unwrap_or_else(|e| {
+        let mut m = serde_json::Map::new();
+        m.insert("error".into(), Value::String(e.to_string()));
+        Value::Object(m)
+    });
+    shorten_floats(&mut v);
+    v
+}
+
+fn shorten_floats(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64() {
+                let narrow = f as f32;
+                if f64::from(narrow) == f {
+                    *v = f32_value(narrow);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(shorten_floats),
+        Value::Object(m) => m.values_mut().for_each(shorten_floats),
+        _ => {}
+    }
+}
+
 pub fn f32s_value(v: &[f32]) -> Value {
     Value::Array(v.iter().map(|&f| f32_value(f)).collect())
 }
@@ -56,5 +87,11 @@ mod tests {
         assert_eq!(f32_value(1.0).to_string(), "1.0");
         assert_eq!(f32_value(-2.5e-8).to_string(), "-2.5e-8");
         assert_eq!(f32_value(f32::NAN).to_string(), "\"NaN\"");
+    }
+
+    #[test]
+    fn widened_f32_are_shortest() {
+        let v = value_f32(&(f64::from(0.1f32), 0.1f64, [f64::from(-2.5f32)], 3u32));
+        assert_eq!(v.to_string(), "[0.1,0.1,[-2.5],3]");
     }
 }

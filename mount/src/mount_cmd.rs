@@ -237,6 +237,7 @@ pub fn run(args: MountArgs) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    limit_malloc_arenas();
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
@@ -285,5 +286,19 @@ pub fn run(args: MountArgs) -> ExitCode {
             eprintln!("maxfs: {}: {e}", mnt.display());
             ExitCode::FAILURE
         }
+    }
+}
+
+/// glibc gives each thread that allocates under contention its own arena, and
+/// memory freed in one arena (an evicted parsed document) is only reused by
+/// that arena: with the FUSE worker threads parsing in turn, the mount kept
+/// about 70 MB more resident than it used after a walk of the corpus. Two
+/// arenas keep both threads of a small machine fast.
+fn limit_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; called before the
+    // worker threads start.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
     }
 }

@@ -147,6 +147,25 @@ fn listing_the_checkout_and_a_file_parses_nothing() {
     fresh
         .lookup(Path::new("max/ryzomcore/street.max/streams/Scene"))
         .unwrap();
+    let json = fresh
+        .lookup(Path::new("max/ryzomcore/street.max/json"))
+        .unwrap();
+    let names: Vec<String> = fresh
+        .list(&json)
+        .unwrap()
+        .into_iter()
+        .map(|(n, _)| n.to_string_lossy().into_owned())
+        .collect();
+    for n in [
+        "nodes.json",
+        "meshes.json",
+        "animation.json",
+        "materials.json",
+        "cameras.json",
+        "lights.json",
+    ] {
+        assert!(names.iter().any(|x| x == n), "{n} not in {names:?}");
+    }
     assert_eq!(fresh.document_loads(), 0, "ls parsed a document");
     // A compressed stream's size needs the document.
     fresh
@@ -273,4 +292,116 @@ fn concurrent_readers_generate_each_file_once() {
     assert_eq!(counts.len(), files.len(), "{counts:?}");
     assert!(counts.values().all(|&n| n == 1), "{counts:?}");
     assert_eq!(fs.document_loads(), 3);
+}
+
+fn json_of(fs: &MaxFs, p: &str) -> serde_json::Value {
+    let bytes = fs.read(Path::new(p)).unwrap();
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+#[test]
+fn evaluation_views_are_valid_deterministic_and_right() {
+    const VIEWS: [&str; 6] = [
+        "nodes.json",
+        "meshes.json",
+        "animation.json",
+        "materials.json",
+        "cameras.json",
+        "lights.json",
+    ];
+    // No generated-content cache: every read generates again.
+    let uncached = MaxFs::new(
+        corpus_dir(),
+        Options {
+            cache_bytes: 0,
+            ..Options::default()
+        },
+    );
+    for f in corpus_max_files() {
+        let r = rel(&f);
+        for v in VIEWS {
+            let p = r.join("json").join(v);
+            let first = uncached.read(&p).unwrap();
+            let second = uncached.read(&p).unwrap();
+            assert_eq!(first, second, "{} differs between generations", p.display());
+            let j: serde_json::Value =
+                serde_json::from_slice(&first).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let key = if v == "nodes.json" {
+                "nodes"
+            } else {
+                v.trim_end_matches(".json")
+            };
+            assert!(j[key].is_array(), "{}: {j}", p.display());
+        }
+        // Every node of nodes.json carries its evaluated transform.
+        let nodes = json_of(&uncached, &format!("{}/json/nodes.json", r.display()));
+        assert!(nodes.get("evaluation_error").is_none(), "{}", r.display());
+        for n in nodes["nodes"].as_array().unwrap() {
+            for k in ["local", "world", "object_offset"] {
+                assert_eq!(
+                    n[k].as_array().map(Vec::len),
+                    Some(4),
+                    "{}: {n}",
+                    r.display()
+                );
+            }
+            assert!(n["hidden"].is_boolean() && n["frozen"].is_boolean());
+        }
+    }
+
+    let fs = tree();
+    // RotatingCube: Box01's world translation at t = 0, as 3ds Max's ASE export has it.
+    let nodes = json_of(&fs, "max/assimp/RotatingCube.max/json/nodes.json");
+    let box01 = nodes["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "Box01")
+        .expect("Box01 in nodes.json");
+    let row3: Vec<f64> = box01["world"][3]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    for (got, want) in row3.iter().zip([3.9886, -5.6980, 0.0]) {
+        assert!((got - want).abs() < 1e-3, "Box01 world row 3: {row3:?}");
+    }
+    assert_eq!(box01["class"], "Node");
+    assert!(box01["tm_controller"].is_string(), "{box01}");
+    // ... and its rotation is keyed per axis.
+    let anim = json_of(&fs, "max/assimp/RotatingCube.max/json/animation.json");
+    let box01 = anim["animation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "Box01")
+        .expect("Box01 in animation.json");
+    let channels: Vec<&str> = box01["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["channel"].as_str().unwrap())
+        .collect();
+    assert!(channels.contains(&"rotation.x"), "{channels:?}");
+    // CartoonHouses: the "rdc" mesh.
+    let meshes = json_of(&fs, "max/babylon/CartoonHouses.max/json/meshes.json");
+    let rdc = meshes["meshes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "rdc")
+        .expect("rdc in meshes.json");
+    assert_eq!(rdc["vertices"], 291);
+    assert_eq!(rdc["faces"], 457);
+    // Floats are in their shortest f32 form.
+    let text = String::from_utf8(
+        fs.read(Path::new("max/babylon/CartoonHouses.max/json/meshes.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        !text.contains("00000001") && !text.contains("99999999"),
+        "widened f32 in meshes.json"
+    );
 }

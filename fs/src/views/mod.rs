@@ -3,6 +3,7 @@
 
 pub mod appdata;
 pub mod config;
+pub mod eval;
 pub mod info;
 pub mod nodes;
 pub mod scene;
@@ -25,10 +26,15 @@ pub enum JsonView {
     Nodes,
     AppData,
     SummaryInformation,
+    Meshes,
+    Animation,
+    Materials,
+    Cameras,
+    Lights,
 }
 
 impl JsonView {
-    pub const ALL: [JsonView; 8] = [
+    pub const ALL: [JsonView; 13] = [
         JsonView::DllDirectory,
         JsonView::ClassDirectory,
         JsonView::ClassData,
@@ -37,6 +43,11 @@ impl JsonView {
         JsonView::Nodes,
         JsonView::AppData,
         JsonView::SummaryInformation,
+        JsonView::Meshes,
+        JsonView::Animation,
+        JsonView::Materials,
+        JsonView::Cameras,
+        JsonView::Lights,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -49,6 +60,11 @@ impl JsonView {
             JsonView::Nodes => "nodes.json",
             JsonView::AppData => "appdata.json",
             JsonView::SummaryInformation => "summary_information.json",
+            JsonView::Meshes => "meshes.json",
+            JsonView::Animation => "animation.json",
+            JsonView::Materials => "materials.json",
+            JsonView::Cameras => "cameras.json",
+            JsonView::Lights => "lights.json",
         }
     }
 
@@ -65,9 +81,14 @@ pub fn render(view: JsonView, doc: &Document, typed: &Typed) -> Vec<u8> {
         JsonView::ClassData => json::to_bytes(&typed.class_data),
         JsonView::Config => config::render(typed),
         JsonView::Scene => scene::render(typed),
-        JsonView::Nodes => nodes::render(typed),
+        JsonView::Nodes => nodes::render(doc, typed),
         JsonView::AppData => appdata::render(typed),
         JsonView::SummaryInformation => summary::render(doc),
+        JsonView::Meshes
+        | JsonView::Animation
+        | JsonView::Materials
+        | JsonView::Cameras
+        | JsonView::Lights => eval::render(view, doc, typed),
     }
 }
 

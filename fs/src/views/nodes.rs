@@ -1,10 +1,12 @@
 //! `nodes.json`: the node hierarchy — names, parents, children, flags and the
-//! object-offset transform stored on each node.
+//! object-offset transform stored on each node — merged by node index with the
+//! evaluated transforms (local and world matrices at t = 0, object offset,
+//! hidden/frozen, transform controller class).
 
 use serde::Serialize;
 use serde_json::Value;
 
-use maxfs_scene::Typed;
+use maxfs_scene::{Document, Typed};
 
 use crate::json::{self, f32s_value};
 
@@ -23,12 +25,19 @@ struct Node<'a> {
     offset_position: Option<Value>,
     offset_rotation: Option<Value>,
     offset_scale: Option<Value>,
+    /// Evaluated (absent when the evaluation failed; see `evaluation_error`).
+    #[serde(flatten)]
+    transform: Option<super::eval::Transform>,
 }
 
-pub fn render(typed: &Typed) -> Vec<u8> {
+pub fn render(doc: &Document, typed: &Typed) -> Vec<u8> {
     let g = match &typed.scene {
         Ok(g) => g,
         Err(e) => return super::error_json(&e.to_string()),
+    };
+    let (mut transforms, evaluation_error) = match super::eval::transforms(doc, g) {
+        Ok(t) => (t, None),
+        Err(e) => (Default::default(), Some(e)),
     };
     let name_of = |i: u32| -> Option<&str> {
         let o = g.objects.get(i as usize)?;
@@ -57,11 +66,17 @@ pub fn render(typed: &Typed) -> Vec<u8> {
             offset_position: n.offset_position.as_ref().map(|v| f32s_value(v)),
             offset_rotation: n.offset_rotation.as_ref().map(|v| f32s_value(v)),
             offset_scale: n.offset_scale.as_ref().map(|v| f32s_value(v)),
+            transform: transforms.remove(&o.index),
         })
         .collect();
     #[derive(Serialize)]
     struct Out<'a> {
         nodes: Vec<Node<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        evaluation_error: Option<String>,
     }
-    json::to_bytes(&Out { nodes })
+    json::to_bytes(&Out {
+        nodes,
+        evaluation_error,
+    })
 }

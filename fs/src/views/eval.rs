@@ -1,0 +1,82 @@
+//! The views of the evaluated scene (`maxfs_scene::eval`): `meshes.json`,
+//! `animation.json`, `materials.json`, `cameras.json`, `lights.json`, and the
+//! transforms merged into `nodes.json`.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use maxfs_scene::eval::material::Assets;
+use maxfs_scene::eval::{material_view, views, SceneEval};
+use maxfs_scene::{Document, Typed};
+
+use crate::json;
+
+use super::JsonView;
+
+/// Renders one of the evaluation views as `{ "<list>": [...] }`.
+pub fn render(view: JsonView, doc: &Document, typed: &Typed) -> Vec<u8> {
+    let graph = match &typed.scene {
+        Ok(g) => g,
+        Err(e) => return super::error_json(&e.to_string()),
+    };
+    let eval = SceneEval::new(doc, graph);
+    let (key, list) = match view {
+        JsonView::Meshes => ("meshes", json::value_f32(&views::meshes(&eval))),
+        JsonView::Animation => ("animation", json::value_f32(&views::animation(&eval))),
+        JsonView::Materials => (
+            "materials",
+            json::value_f32(&material_view::materials_with_assets(
+                &eval,
+                &Assets::of(doc),
+            )),
+        ),
+        JsonView::Cameras => ("cameras", json::value_f32(&material_view::cameras(&eval))),
+        JsonView::Lights => ("lights", json::value_f32(&material_view::lights(&eval))),
+        _ => return super::error_json("not an evaluation view"),
+    };
+    let mut out = serde_json::Map::new();
+    out.insert(key.into(), list);
+    json::to_bytes(&Value::Object(out))
+}
+
+/// The evaluated transform of one node, as merged into `nodes.json`.
+#[derive(Serialize)]
+pub struct Transform {
+    pub hidden: bool,
+    pub frozen: bool,
+    /// Parent-relative matrix at t = 0: four rows of three (Max row-vector convention).
+    pub local: Value,
+    /// World matrix at t = 0.
+    pub world: Value,
+    /// Object offset as a matrix.
+    pub object_offset: Value,
+    /// Class of the transform controller, e.g. "Position/Rotation/Scale".
+    pub tm_controller: Option<String>,
+}
+
+/// Evaluated transforms by node index; a failure of the evaluation (damaged
+/// data) is returned as text and leaves the stored fields of `nodes.json` intact.
+pub fn transforms(
+    doc: &Document,
+    graph: &maxfs_scene::graph::SceneGraph,
+) -> Result<std::collections::HashMap<usize, Transform>, String> {
+    crate::guard(|| {
+        let eval = SceneEval::new(doc, graph);
+        Ok(views::node_transforms(&eval)
+            .into_iter()
+            .map(|t| {
+                (
+                    t.index,
+                    Transform {
+                        hidden: t.hidden,
+                        frozen: t.frozen,
+                        local: json::value_f32(&t.local),
+                        world: json::value_f32(&t.world),
+                        object_offset: json::value_f32(&t.object_offset),
+                        tm_controller: t.controller,
+                    },
+                )
+            })
+            .collect())
+    })
+}
