@@ -1,4 +1,7 @@
 //! Builds the glTF JSON model and its binary buffer from an evaluated scene.
+//!
+//! The functions here are `#[inline(never)]`: with everything inlined into
+//! `build`, rustc 1.95's LLVM crashed (SIGSEGV) compiling this crate in release.
 
 use std::collections::BTreeMap;
 
@@ -187,9 +190,7 @@ impl Builder<'_, '_> {
         bytes: &[u8],
         target: Option<json::buffer::Target>,
     ) -> Index<json::buffer::View> {
-        while self.bin.len() % 4 != 0 {
-            self.bin.push(0);
-        }
+        self.bin.resize(self.bin.len().div_ceil(4) * 4, 0);
         let offset = self.bin.len();
         self.bin.extend_from_slice(bytes);
         self.root.push(json::buffer::View {
@@ -694,9 +695,7 @@ pub fn build(eval: &SceneEval, assets: &Assets) -> (json::Root, Vec<u8>, Vec<Str
         b.root.extensions_used.push("KHR_lights_punctual".into());
     }
     if !b.bin.is_empty() {
-        while b.bin.len() % 4 != 0 {
-            b.bin.push(0);
-        }
+        b.bin.resize(b.bin.len().div_ceil(4) * 4, 0);
         b.root.push(json::Buffer {
             byte_length: USize64::from(b.bin.len()),
             name: None,

@@ -26,6 +26,9 @@ pub struct Streams {
     pub skipped_faces: usize,
 }
 
+/// Corners (vertex indices), UV corners, smoothing groups, material id.
+type KeptFace = ([u32; 3], Option<[u32; 3]>, u32, u16);
+
 #[inline(never)]
 fn finite(v: Vec3) -> bool {
     v.0.is_finite() && v.1.is_finite() && v.2.is_finite()
@@ -64,7 +67,7 @@ pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
         ..Streams::default()
     };
     // Faces kept, with corners in glTF winding order: (vertex, uv vertex).
-    let mut faces: Vec<([u32; 3], Option<[u32; 3]>, u32, u16)> = Vec::new();
+    let mut faces: Vec<KeptFace> = Vec::new();
     for (i, f) in mesh.faces.iter().enumerate() {
         if f.v.iter().any(|&v| v as usize >= nv) {
             out.skipped_faces += 1;
