@@ -11,7 +11,7 @@ pub mod thumbnail;
 pub mod tree;
 pub mod views;
 
-pub use tree::{Blob, Content, Entry, EntryKey, Kind, MaxFs, Options};
+pub use tree::{Blob, Content, Entry, EntryKey, Kind, MaxFs, Options, VirtualKey};
 
 /// Why a path cannot be served. Parse failures are `Failed` with the reason.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

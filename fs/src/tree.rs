@@ -75,6 +75,11 @@ struct RealNode {
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct EntryKey(KeyInner);
 
+/// The identity of an entry inside a `foo.max/` (16 bytes, no heap): the
+/// per-file state's id and the place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VirtualKey(u32, V);
+
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum KeyInner {
     Real(Arc<Path>),
@@ -682,6 +687,15 @@ impl Entry {
             Node::Real(r) => KeyInner::Real(r.path.clone()),
             Node::Max(state, v) => KeyInner::Max(state.id, *v),
         })
+    }
+
+    /// The compact identity of an entry inside a `foo.max/` (the `.max`
+    /// directory itself included); `None` for real entries.
+    pub fn virtual_key(&self) -> Option<VirtualKey> {
+        match &self.node {
+            Node::Real(_) => None,
+            Node::Max(state, v) => Some(VirtualKey(state.id, *v)),
+        }
     }
 
     /// The source path and the place inside it, for messages.

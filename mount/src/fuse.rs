@@ -22,7 +22,7 @@ use fuser::{
     INodeNo, KernelConfig, LockOwner, OpenAccMode, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory,
     ReplyEmpty, ReplyEntry, ReplyOpen, ReplyXattr, Request,
 };
-use maxfs_fs::{Content, Entry, EntryKey, FsError, Kind, MaxFs};
+use maxfs_fs::{Content, Entry, EntryKey, FsError, Kind, MaxFs, VirtualKey};
 use parking_lot::Mutex;
 
 /// Lifetime of real entries and `foo.max` directories: zero, so changes in the
@@ -48,10 +48,34 @@ struct Inode {
 struct Inodes {
     slots: Vec<Option<Inode>>,
     free: Vec<u32>,
-    by_key: HashMap<EntryKey, u32>,
+    /// Slots of entries inside `.max` files (nearly all of them; 20-byte rows).
+    by_virtual: HashMap<VirtualKey, u32>,
+    /// Slots of real files and directories.
+    by_real: HashMap<EntryKey, u32>,
 }
 
 impl Inodes {
+    fn slot_of(&self, e: &Entry) -> Option<u32> {
+        match e.virtual_key() {
+            Some(k) => self.by_virtual.get(&k).copied(),
+            None => self.by_real.get(&e.key()).copied(),
+        }
+    }
+
+    fn insert_key(&mut self, e: &Entry, slot: u32) {
+        match e.virtual_key() {
+            Some(k) => self.by_virtual.insert(k, slot),
+            None => self.by_real.insert(e.key(), slot),
+        };
+    }
+
+    fn remove_key(&mut self, e: &Entry) {
+        match e.virtual_key() {
+            Some(k) => self.by_virtual.remove(&k),
+            None => self.by_real.remove(&e.key()),
+        };
+    }
+
     fn get(&self, ino: u64) -> Option<&Inode> {
         let slot = usize::try_from(ino.checked_sub(FIRST_INO)?).ok()?;
         self.slots.get(slot)?.as_ref()
@@ -102,15 +126,15 @@ impl MaxFuse {
 
     /// Inodes currently referenced by the kernel (the root not counted).
     pub fn inode_count(&self) -> usize {
-        self.inodes.lock().by_key.len()
+        let t = self.inodes.lock();
+        t.by_virtual.len() + t.by_real.len()
     }
 
     /// The inode of the entry (one version of one path), counting one more
     /// kernel reference.
     fn remember(&self, entry: &Entry) -> u64 {
-        let key = entry.key();
         let mut t = self.inodes.lock();
-        if let Some(&slot) = t.by_key.get(&key) {
+        if let Some(slot) = t.slot_of(entry) {
             let ino = FIRST_INO + u64::from(slot);
             if let Some(i) = t.get_mut(ino) {
                 i.lookups += 1;
@@ -135,7 +159,7 @@ impl MaxFuse {
                 slot
             }
         };
-        t.by_key.insert(key, slot);
+        t.insert_key(entry, slot);
         FIRST_INO + u64::from(slot)
     }
 
@@ -245,7 +269,7 @@ impl Filesystem for MaxFuse {
         if gone {
             let slot = (ino.0 - FIRST_INO) as u32;
             if let Some(i) = t.slots[slot as usize].take() {
-                t.by_key.remove(&i.entry.key());
+                t.remove_key(&i.entry);
                 t.free.push(slot);
             }
         }
