@@ -237,7 +237,7 @@ pub fn run(args: MountArgs) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    limit_malloc_arenas();
+    tune_malloc();
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
@@ -289,16 +289,22 @@ pub fn run(args: MountArgs) -> ExitCode {
     }
 }
 
-/// glibc gives each thread that allocates under contention its own arena, and
-/// memory freed in one arena (an evicted parsed document) is only reused by
-/// that arena: with the FUSE worker threads parsing in turn, the mount kept
-/// about 70 MB more resident than it used after a walk of the corpus. Two
-/// arenas keep both threads of a small machine fast.
-fn limit_malloc_arenas() {
+/// Allocator settings for a long-running mount that parses and drops documents:
+/// - glibc gives each thread that allocates under contention its own arena, and
+///   memory freed in one arena is only reused by that arena: two arenas keep
+///   both threads of a small machine fast without multiplying the retained heap;
+/// - a fixed mmap threshold (128 KiB) keeps large buffers of parsed documents
+///   (stream data, payloads) in their own mappings, returned to the system when
+///   the document LRU drops the document; the default threshold grows with such
+///   buffers and then leaves them as holes in the heap.
+///
+/// After reading the whole corpus the mount stayed about 70 MB larger without each.
+fn tune_malloc() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets an allocator parameter; called before the
-    // worker threads start.
+    // SAFETY: mallopt only sets allocator parameters; called before the worker
+    // threads start.
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 2);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
     }
 }
