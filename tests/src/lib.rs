@@ -44,3 +44,4 @@ pub fn files_with_ext(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
 pub fn corpus_max_files() -> Vec<PathBuf> {
     files_with_ext(&corpus_dir().join("max"), &["max"])
 }
+pub mod gltf_ref;

@@ -4,101 +4,11 @@
 //! (x, y, z) is the glTF point (x, z, −y). A Max row-vector world matrix M (3×3
 //! part) and translation t become A·Mᵀ·Aᵀ and A·t with A that mapping.
 
-use std::collections::BTreeMap;
-
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
+use maxfs_tests::gltf_ref::{accessor, gltf_worlds, local, M4};
 use serde_json::Value;
-
-type M4 = [[f64; 4]; 4];
-
-fn mul(a: &M4, b: &M4) -> M4 {
-    let mut o = [[0.0; 4]; 4];
-    for i in 0..4 {
-        for j in 0..4 {
-            o[i][j] = (0..4).map(|k| a[i][k] * b[k][j]).sum();
-        }
-    }
-    o
-}
-
-fn nums(v: &Value, n: usize, default: &[f64]) -> Vec<f64> {
-    v.as_array()
-        .map(|a| a.iter().filter_map(Value::as_f64).collect())
-        .filter(|a: &Vec<f64>| a.len() == n)
-        .unwrap_or_else(|| default.to_vec())
-}
-
-/// Local column-major matrix of a glTF node, as row-major [row][col].
-fn local(node: &Value) -> M4 {
-    if let Some(m) = node.get("matrix") {
-        let m = nums(m, 16, &[0.0; 16]);
-        let mut o = [[0.0; 4]; 4];
-        for c in 0..4 {
-            for r in 0..4 {
-                o[r][c] = m[c * 4 + r];
-            }
-        }
-        return o;
-    }
-    let t = nums(&node["translation"], 3, &[0.0; 3]);
-    let q = nums(&node["rotation"], 4, &[0.0, 0.0, 0.0, 1.0]);
-    let s = nums(&node["scale"], 3, &[1.0; 3]);
-    let (x, y, z, w) = (q[0], q[1], q[2], q[3]);
-    let r = [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - z * w),
-            2.0 * (x * z + y * w),
-        ],
-        [
-            2.0 * (x * y + z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - x * w),
-        ],
-        [
-            2.0 * (x * z - y * w),
-            2.0 * (y * z + x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ];
-    let mut o = [[0.0; 4]; 4];
-    for i in 0..3 {
-        for j in 0..3 {
-            o[i][j] = r[i][j] * s[j];
-        }
-        o[i][3] = t[i];
-    }
-    o[3][3] = 1.0;
-    o
-}
-
-/// World matrices of every named glTF node.
-fn gltf_worlds(doc: &Value) -> BTreeMap<String, M4> {
-    let nodes = doc["nodes"].as_array().cloned().unwrap_or_default();
-    let mut parent = vec![None; nodes.len()];
-    for (i, n) in nodes.iter().enumerate() {
-        for c in n["children"].as_array().into_iter().flatten() {
-            if let Some(c) = c.as_u64() {
-                parent[c as usize] = Some(i);
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    for (i, n) in nodes.iter().enumerate() {
-        let mut m = local(n);
-        let mut p = parent[i];
-        while let Some(pi) = p {
-            m = mul(&local(&nodes[pi]), &m);
-            p = parent[pi];
-        }
-        if let Some(name) = n["name"].as_str() {
-            out.insert(name.to_string(), m);
-        }
-    }
-    out
-}
 
 /// A Max row-vector matrix converted to glTF axes, as a row-major column-vector 4×4.
 fn to_gltf(m: &maxfs_scene::eval::Mat43) -> M4 {
@@ -149,36 +59,6 @@ fn reoriented(graph: &maxfs_scene::graph::SceneGraph, node: usize) -> bool {
             .map(|p| p as usize);
     }
     false
-}
-
-/// Float data of an accessor (tightly packed or strided float32 views).
-fn accessor(g: &Value, bin: &[u8], index: usize) -> Vec<Vec<f64>> {
-    let acc = &g["accessors"][index];
-    let width = match acc["type"].as_str() {
-        Some("SCALAR") => 1,
-        Some("VEC2") => 2,
-        Some("VEC3") => 3,
-        Some("VEC4") => 4,
-        Some("MAT4") => 16,
-        _ => panic!("accessor type"),
-    };
-    assert_eq!(acc["componentType"], 5126, "float accessors only");
-    let view = &g["bufferViews"][acc["bufferView"].as_u64().expect("view") as usize];
-    let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
-        + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
-    let stride = view["byteStride"]
-        .as_u64()
-        .map_or(width * 4, |s| s as usize);
-    (0..acc["count"].as_u64().expect("count") as usize)
-        .map(|i| {
-            (0..width)
-                .map(|k| {
-                    let at = start + i * stride + k * 4;
-                    f32::from_le_bytes([bin[at], bin[at + 1], bin[at + 2], bin[at + 3]]).into()
-                })
-                .collect()
-        })
-        .collect()
 }
 
 /// Compares every sampled value of a single-clip glTF animation with our local
