@@ -102,8 +102,7 @@ impl<const N: usize> Track<N> {
         match self {
             Track::Constant { value } => *value,
             Track::Linear { keys } => {
-                let k: Vec<(i32, [f64; N])> = keys.iter().map(|k| (k.time, k.value)).collect();
-                keys::linear(&k, t).unwrap_or([0.0; N])
+                keys::linear(keys, |k| k.time, |k| k.value, t).unwrap_or([0.0; N])
             }
             Track::Bezier { raw, .. } => keys::bezier(raw, t).unwrap_or([0.0; N]),
             Track::Tcb { raw, .. } => keys::tcb(raw, t).unwrap_or([0.0; N]),
@@ -125,20 +124,7 @@ impl<const N: usize> Track<N> {
 pub enum RotTrack {
     Constant { value: Quat },
     Linear { keys: Vec<(i32, Quat)> },
-    Tcb { keys: Vec<TcbRotView> },
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TcbRotView {
-    pub time: i32,
-    pub value: Quat,
-    pub axis: Vec3,
-    pub angle: f64,
-    pub tension: f64,
-    pub continuity: f64,
-    pub bias: f64,
-    pub ease_in: f64,
-    pub ease_out: f64,
+    Tcb { keys: Vec<TcbRotKey> },
 }
 
 /// A decoded controller. Rotations are in the node convention (Max stores them
@@ -432,22 +418,7 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, String> {
                             }
                         })
                         .collect();
-                    RotTrack::Tcb {
-                        keys: raw
-                            .iter()
-                            .map(|k| TcbRotView {
-                                time: k.time,
-                                value: k.quat,
-                                axis: k.axis,
-                                angle: k.angle,
-                                tension: k.tension,
-                                continuity: k.continuity,
-                                bias: k.bias,
-                                ease_in: k.ease_in,
-                                ease_out: k.ease_out,
-                            })
-                            .collect(),
-                    }
+                    RotTrack::Tcb { keys: raw }
                 }
                 _ => RotTrack::Constant {
                     value: leaf(chunks, 0x2504)
@@ -541,23 +512,7 @@ impl RotTrack {
         match self {
             RotTrack::Constant { value } => *value,
             RotTrack::Linear { keys } => keys::linear_rot(keys, t).unwrap_or_default(),
-            RotTrack::Tcb { keys } => {
-                let raw: Vec<TcbRotKey> = keys
-                    .iter()
-                    .map(|k| TcbRotKey {
-                        time: k.time,
-                        quat: k.value,
-                        tension: k.tension,
-                        continuity: k.continuity,
-                        bias: k.bias,
-                        ease_in: k.ease_in,
-                        ease_out: k.ease_out,
-                        axis: k.axis,
-                        angle: k.angle,
-                    })
-                    .collect();
-                keys::tcb_rot(&raw, t).unwrap_or_default()
-            }
+            RotTrack::Tcb { keys } => keys::tcb_rot(keys, t).unwrap_or_default(),
         }
     }
 

@@ -39,7 +39,7 @@ pub struct TcbKey<const N: usize> {
     pub ease_out: f64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct TcbRotKey {
     pub time: i32,
     /// Cumulative absolute rotation, in Max's stored (inverse) convention.
@@ -86,21 +86,20 @@ pub fn records(table: &[u8], size: usize) -> Result<std::slice::ChunksExact<'_, 
 }
 
 /// Index of the segment holding `t`: keys[i].time <= t < keys[i+1].time, clamped.
-fn segment(times: impl ExactSizeIterator<Item = i32> + Clone, t: i32) -> Segment {
-    let n = times.len();
-    let ts: Vec<i32> = times.collect();
+fn segment<T>(keys: &[T], time: impl Fn(&T) -> i32, t: i32) -> Segment {
+    let n = keys.len();
     if n == 0 {
         return Segment::None;
     }
-    if t <= ts[0] {
+    if t <= time(&keys[0]) {
         return Segment::At(0);
     }
-    if t >= ts[n - 1] {
+    if t >= time(&keys[n - 1]) {
         return Segment::At(n - 1);
     }
-    let i = ts.partition_point(|&k| k <= t) - 1;
-    let dt = f64::from(ts[i + 1] - ts[i]);
-    Segment::Between(i, f64::from(t - ts[i]) / dt)
+    let i = keys.partition_point(|k| time(k) <= t) - 1;
+    let (t0, t1) = (time(&keys[i]), time(&keys[i + 1]));
+    Segment::Between(i, f64::from(t - t0) / f64::from(t1 - t0))
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -110,19 +109,25 @@ enum Segment {
     Between(usize, f64),
 }
 
-pub fn linear<const N: usize>(keys: &[(i32, [f64; N])], t: i32) -> Option<[f64; N]> {
-    match segment(keys.iter().map(|k| k.0), t) {
+/// Linear interpolation over keys read through `time` and `value`.
+pub fn linear<T, const N: usize>(
+    keys: &[T],
+    time: impl Fn(&T) -> i32,
+    value: impl Fn(&T) -> [f64; N],
+    t: i32,
+) -> Option<[f64; N]> {
+    match segment(keys, time, t) {
         Segment::None => None,
-        Segment::At(i) => Some(keys[i].1),
+        Segment::At(i) => Some(value(&keys[i])),
         Segment::Between(i, u) => {
-            let (a, b) = (keys[i].1, keys[i + 1].1);
+            let (a, b) = (value(&keys[i]), value(&keys[i + 1]));
             Some(std::array::from_fn(|k| a[k] + (b[k] - a[k]) * u))
         }
     }
 }
 
 pub fn linear_rot(keys: &[(i32, Quat)], t: i32) -> Option<Quat> {
-    match segment(keys.iter().map(|k| k.0), t) {
+    match segment(keys, |k| k.0, t) {
         Segment::None => None,
         Segment::At(i) => Some(keys[i].1),
         Segment::Between(i, u) => Some(keys[i].1.slerp(keys[i + 1].1, u)),
@@ -138,7 +143,7 @@ fn cubic(p0: f64, p1: f64, p2: f64, p3: f64, u: f64) -> f64 {
 /// `v1 + in_tan·in_len·dt` (tangents are per tick), and the same lengths shape the
 /// time axis, so a length other than ⅓ changes the pace through the segment.
 pub fn bezier<const N: usize>(keys: &[BezKey<N>], t: i32) -> Option<[f64; N]> {
-    match segment(keys.iter().map(|k| k.time), t) {
+    match segment(keys, |k| k.time, t) {
         Segment::None => None,
         Segment::At(i) => Some(keys[i].value),
         Segment::Between(i, u) => {
@@ -256,7 +261,7 @@ fn tcb_tangents<const N: usize>(keys: &[TcbKey<N>], i: usize) -> ([f64; N], [f64
 }
 
 pub fn tcb<const N: usize>(keys: &[TcbKey<N>], t: i32) -> Option<[f64; N]> {
-    match segment(keys.iter().map(|k| k.time), t) {
+    match segment(keys, |k| k.time, t) {
         Segment::None => None,
         Segment::At(i) => Some(keys[i].value),
         Segment::Between(i, u) => {
@@ -349,7 +354,7 @@ pub fn tcb_rot(keys: &[TcbRotKey], t: i32) -> Option<Quat> {
         let bq = q.compose(q_exp(g1.minus(t_in).scale(0.5)));
         (bq, a)
     };
-    match segment(keys.iter().map(|k| k.time), t) {
+    match segment(keys, |k| k.time, t) {
         Segment::None => None,
         Segment::At(i) => Some(qs[i]),
         Segment::Between(i, u) => {
