@@ -126,3 +126,32 @@ pub fn accessor(g: &Value, bin: &[u8], index: usize) -> Vec<Vec<f64>> {
         })
         .collect()
 }
+
+/// The Babylon models: (.max name under max/babylon, glTF path under
+/// ref/babylon-gltf). AnimatedCube/ holds the exports of both AnimatedCube files.
+pub const MODELS: &[(&str, &str)] = &[
+    ("AnimatedCubePosition", "AnimatedCube/all_position.gltf"),
+    ("AnimatedCubeRotation", "AnimatedCube/all_rotation.gltf"),
+    (
+        "AnimatedMeshCameraLight",
+        "AnimatedMeshCameraLight/AnimatedMeshCameraLight.gltf",
+    ),
+    (
+        "AnimatedMorphCube",
+        "AnimatedMorphCube/AnimatedMorphCube.gltf",
+    ),
+    ("CartoonHouses", "CartoonHouses/CartoonHouses.gltf"),
+    ("CubesImageFormat", "CubesImageFormat/CubesImageFormat.gltf"),
+    ("CustomAttributes", "CustomAttributes/CustomAttributes.gltf"),
+    (
+        "DoubleSidedMaterial",
+        "DoubleSidedMaterial/DoubleSidedMaterial.gltf",
+    ),
+    ("Emissive", "Emissive/Emission.gltf"),
+    ("Instances", "Instances/Instances.gltf"),
+    ("LightOrientation", "LightOrientation/LightOrientation.gltf"),
+    ("RiggedElf", "RiggedElf/RiggedElf.gltf"),
+    ("RiggedFigure", "RiggedFigure/RiggedFigure.gltf"),
+    ("SimpleTriangle", "SimpleTriangle/SimpleTriangle.gltf"),
+    ("WaterBottle", "WaterBottle/WaterBottle.gltf"),
+];

@@ -7,7 +7,7 @@
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
-use maxfs_tests::gltf_ref::{accessor, gltf_worlds, local, M4};
+use maxfs_tests::gltf_ref::{accessor, gltf_worlds, local, M4, MODELS};
 use serde_json::Value;
 
 /// A Max row-vector matrix converted to glTF axes, as a row-major column-vector 4×4.
@@ -187,36 +187,6 @@ fn compare(model: &str, gltf: &str) -> Outcome {
     }
     out
 }
-
-/// (model, glTF file, nodes whose world rotation the exporter changes on purpose).
-/// Babylon turns cameras and lights so that they look down glTF's −Z, and counter-
-/// rotates their children; those nodes' positions still must match.
-const MODELS: &[(&str, &str)] = &[
-    ("AnimatedCubePosition", "AnimatedCube/all_position.gltf"),
-    ("AnimatedCubeRotation", "AnimatedCube/all_rotation.gltf"),
-    (
-        "AnimatedMeshCameraLight",
-        "AnimatedMeshCameraLight/AnimatedMeshCameraLight.gltf",
-    ),
-    (
-        "AnimatedMorphCube",
-        "AnimatedMorphCube/AnimatedMorphCube.gltf",
-    ),
-    ("CartoonHouses", "CartoonHouses/CartoonHouses.gltf"),
-    ("CubesImageFormat", "CubesImageFormat/CubesImageFormat.gltf"),
-    ("CustomAttributes", "CustomAttributes/CustomAttributes.gltf"),
-    (
-        "DoubleSidedMaterial",
-        "DoubleSidedMaterial/DoubleSidedMaterial.gltf",
-    ),
-    ("Emissive", "Emissive/Emission.gltf"),
-    ("Instances", "Instances/Instances.gltf"),
-    ("LightOrientation", "LightOrientation/LightOrientation.gltf"),
-    ("RiggedElf", "RiggedElf/RiggedElf.gltf"),
-    ("RiggedFigure", "RiggedFigure/RiggedFigure.gltf"),
-    ("SimpleTriangle", "SimpleTriangle/SimpleTriangle.gltf"),
-    ("WaterBottle", "WaterBottle/WaterBottle.gltf"),
-];
 
 #[test]
 fn world_transforms_match_babylon_gltf() {

@@ -10,7 +10,7 @@ use maxfs_exporters::gltf::{export_file, glb};
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
-use maxfs_tests::gltf_ref::{accessor, gltf_worlds, nums, M4};
+use maxfs_tests::gltf_ref::{accessor, gltf_worlds, nums, M4, MODELS};
 use serde_json::Value;
 
 /// Parses a GLB with the `gltf` crate (which validates the model) and checks
@@ -78,33 +78,6 @@ fn export(path: &Path) -> (Value, Vec<u8>, Vec<String>) {
     let (v, bin) = check_glb(&path.display().to_string(), &e.glb);
     (v, bin, e.warnings)
 }
-
-const MODELS: &[(&str, &str)] = &[
-    ("AnimatedCubePosition", "AnimatedCube/all_position.gltf"),
-    ("AnimatedCubeRotation", "AnimatedCube/all_rotation.gltf"),
-    (
-        "AnimatedMeshCameraLight",
-        "AnimatedMeshCameraLight/AnimatedMeshCameraLight.gltf",
-    ),
-    (
-        "AnimatedMorphCube",
-        "AnimatedMorphCube/AnimatedMorphCube.gltf",
-    ),
-    ("CartoonHouses", "CartoonHouses/CartoonHouses.gltf"),
-    ("CubesImageFormat", "CubesImageFormat/CubesImageFormat.gltf"),
-    ("CustomAttributes", "CustomAttributes/CustomAttributes.gltf"),
-    (
-        "DoubleSidedMaterial",
-        "DoubleSidedMaterial/DoubleSidedMaterial.gltf",
-    ),
-    ("Emissive", "Emissive/Emission.gltf"),
-    ("Instances", "Instances/Instances.gltf"),
-    ("LightOrientation", "LightOrientation/LightOrientation.gltf"),
-    ("RiggedElf", "RiggedElf/RiggedElf.gltf"),
-    ("RiggedFigure", "RiggedFigure/RiggedFigure.gltf"),
-    ("SimpleTriangle", "SimpleTriangle/SimpleTriangle.gltf"),
-    ("WaterBottle", "WaterBottle/WaterBottle.gltf"),
-];
 
 const COLOUR_MODELS: &[&str] = &[
     "Emissive",

@@ -38,63 +38,25 @@ pub mod class {
 #[serde(tag = "interpolation", rename_all = "lowercase")]
 pub enum Track<const N: usize> {
     Constant {
-        #[serde(with = "serde_arrays")]
+        #[serde(with = "keys::arrays")]
         value: [f64; N],
     },
     Linear {
         keys: Vec<LinKey<N>>,
     },
     Bezier {
-        keys: Vec<BezKeyView<N>>,
-        #[serde(skip)]
-        raw: Vec<BezKey<N>>,
+        keys: Vec<BezKey<N>>,
     },
     Tcb {
-        keys: Vec<TcbKeyView<N>>,
-        #[serde(skip)]
-        raw: Vec<TcbKey<N>>,
+        keys: Vec<TcbKey<N>>,
     },
-}
-
-mod serde_arrays {
-    pub fn serialize<S: serde::Serializer, const N: usize>(
-        v: &[f64; N],
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        serde::Serialize::serialize(&v[..], s)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LinKey<const N: usize> {
     pub time: i32,
-    #[serde(with = "serde_arrays")]
+    #[serde(with = "keys::arrays")]
     pub value: [f64; N],
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct BezKeyView<const N: usize> {
-    pub time: i32,
-    #[serde(with = "serde_arrays")]
-    pub value: [f64; N],
-    #[serde(with = "serde_arrays")]
-    pub in_tangent: [f64; N],
-    #[serde(with = "serde_arrays")]
-    pub out_tangent: [f64; N],
-    pub in_type: u32,
-    pub out_type: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TcbKeyView<const N: usize> {
-    pub time: i32,
-    #[serde(with = "serde_arrays")]
-    pub value: [f64; N],
-    pub tension: f64,
-    pub continuity: f64,
-    pub bias: f64,
-    pub ease_in: f64,
-    pub ease_out: f64,
 }
 
 impl<const N: usize> Track<N> {
@@ -104,8 +66,8 @@ impl<const N: usize> Track<N> {
             Track::Linear { keys } => {
                 keys::linear(keys, |k| k.time, |k| k.value, t).unwrap_or([0.0; N])
             }
-            Track::Bezier { raw, .. } => keys::bezier(raw, t).unwrap_or([0.0; N]),
-            Track::Tcb { raw, .. } => keys::tcb(raw, t).unwrap_or([0.0; N]),
+            Track::Bezier { keys } => keys::bezier(keys, t).unwrap_or([0.0; N]),
+            Track::Tcb { keys } => keys::tcb(keys, t).unwrap_or([0.0; N]),
         }
     }
 
@@ -113,8 +75,8 @@ impl<const N: usize> Track<N> {
         match self {
             Track::Constant { .. } => Vec::new(),
             Track::Linear { keys } => keys.iter().map(|k| k.time).collect(),
-            Track::Bezier { keys, .. } => keys.iter().map(|k| k.time).collect(),
-            Track::Tcb { keys, .. } => keys.iter().map(|k| k.time).collect(),
+            Track::Bezier { keys } => keys.iter().map(|k| k.time).collect(),
+            Track::Tcb { keys } => keys.iter().map(|k| k.time).collect(),
         }
     }
 }
@@ -299,33 +261,6 @@ fn tcb_keys<const N: usize>(
         .collect())
 }
 
-fn bez_views<const N: usize>(raw: &[BezKey<N>]) -> Vec<BezKeyView<N>> {
-    raw.iter()
-        .map(|k| BezKeyView {
-            time: k.time,
-            value: k.value,
-            in_tangent: k.in_tan,
-            out_tangent: k.out_tan,
-            in_type: k.in_type(),
-            out_type: k.out_type(),
-        })
-        .collect()
-}
-
-fn tcb_views<const N: usize>(raw: &[TcbKey<N>]) -> Vec<TcbKeyView<N>> {
-    raw.iter()
-        .map(|k| TcbKeyView {
-            time: k.time,
-            value: k.value,
-            tension: k.tension,
-            continuity: k.continuity,
-            bias: k.bias,
-            ease_in: k.ease_in,
-            ease_out: k.ease_out,
-        })
-        .collect()
-}
-
 /// Decodes the controller stored in object `o` (its chunks are `chunks`).
 pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, String> {
     use class::*;
@@ -344,13 +279,9 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, String> {
                 (LINEAR_FLOAT, Some(t), _) => Track::Linear {
                     keys: linear_keys(t, 12)?,
                 },
-                (BEZIER_FLOAT, _, Some(t)) => {
-                    let raw = bezier_keys::<1>(t, 28)?;
-                    Track::Bezier {
-                        keys: bez_views(&raw),
-                        raw,
-                    }
-                }
+                (BEZIER_FLOAT, _, Some(t)) => Track::Bezier {
+                    keys: bezier_keys::<1>(t, 28)?,
+                },
                 _ => Track::Constant {
                     value: leaf(chunks, 0x2501).and_then(f32s::<1>).unwrap_or([0.0]),
                 },
@@ -366,20 +297,12 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, String> {
                 (Some(t), _, _) => Track::Linear {
                     keys: linear_keys(t, 20)?,
                 },
-                (_, Some(t), _) => {
-                    let raw = bezier_keys::<3>(t, 80)?;
-                    Track::Bezier {
-                        keys: bez_views(&raw),
-                        raw,
-                    }
-                }
-                (_, _, Some(t)) => {
-                    let raw = tcb_keys::<3>(t, 64, 5)?;
-                    Track::Tcb {
-                        keys: tcb_views(&raw),
-                        raw,
-                    }
-                }
+                (_, Some(t), _) => Track::Bezier {
+                    keys: bezier_keys::<3>(t, 80)?,
+                },
+                (_, _, Some(t)) => Track::Tcb {
+                    keys: tcb_keys::<3>(t, 64, 5)?,
+                },
                 _ => Track::Constant {
                     value: leaf(chunks, 0x2503).and_then(f32s::<3>).unwrap_or([0.0; 3]),
                 },
@@ -438,20 +361,12 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, String> {
                 (Some(t), _, _) => Track::Linear {
                     keys: linear_keys(t, 36)?,
                 },
-                (_, Some(t), _) => {
-                    let raw = bezier_scale_keys(t)?;
-                    Track::Bezier {
-                        keys: bez_views(&raw),
-                        raw,
-                    }
-                }
-                (_, _, Some(t)) => {
-                    let raw = tcb_keys::<3>(t, 112, 9)?;
-                    Track::Tcb {
-                        keys: tcb_views(&raw),
-                        raw,
-                    }
-                }
+                (_, Some(t), _) => Track::Bezier {
+                    keys: bezier_scale_keys(t)?,
+                },
+                (_, _, Some(t)) => Track::Tcb {
+                    keys: tcb_keys::<3>(t, 112, 9)?,
+                },
                 _ => Track::Constant {
                     value: leaf(chunks, 0x2505)
                         .filter(|p| p.len() == 28)

@@ -8,14 +8,30 @@ pub const TICKS_PER_SECOND: i32 = 4800;
 /// Bezier tangent types (key flag bits 7-9 in, 10-12 out).
 pub const TANGENT_STEP: u32 = 2;
 
-#[derive(Debug, Clone, PartialEq)]
+/// serde has no `Serialize` for `[f64; N]` with a generic N; these go through slices.
+pub(crate) mod arrays {
+    pub fn serialize<S: serde::Serializer, const N: usize>(
+        v: &[f64; N],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&v[..], s)
+    }
+}
+
+/// Flags carry the tangent types (bits 7-9 in, 10-12 out; see `in_type`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct BezKey<const N: usize> {
     pub time: i32,
     pub flags: u32,
+    #[serde(with = "arrays")]
     pub value: [f64; N],
+    #[serde(with = "arrays")]
     pub in_tan: [f64; N],
+    #[serde(with = "arrays")]
     pub out_tan: [f64; N],
+    #[serde(with = "arrays")]
     pub in_len: [f64; N],
+    #[serde(with = "arrays")]
     pub out_len: [f64; N],
 }
 
@@ -28,9 +44,10 @@ impl<const N: usize> BezKey<N> {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct TcbKey<const N: usize> {
     pub time: i32,
+    #[serde(with = "arrays")]
     pub value: [f64; N],
     pub tension: f64,
     pub continuity: f64,
