@@ -7,6 +7,7 @@ pub mod anim;
 pub mod bank;
 pub mod clod;
 pub mod cmb;
+pub mod export;
 pub mod ig;
 pub mod json;
 pub mod ligozone;

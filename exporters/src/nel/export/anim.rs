@@ -1,0 +1,5 @@
+//! Placeholder until the anim builder lands: exports nothing.
+
+use super::{Context, Exports};
+
+pub fn export(_ctx: &Context, _out: &mut Exports) {}

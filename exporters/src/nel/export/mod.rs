@@ -1,0 +1,157 @@
+//! `.max` → NeL: the rules of the NeL 3ds Max exporter (nel_mesh_lib and the
+//! build_gamedata export scripts), applied to the evaluated scene of `maxfs_scene`.
+//!
+//! One entry point, [`export`], produces every requested kind at once so that
+//! the mount, `maxfs cat` and `maxfs export` share one result (and one cache
+//! entry) per source file. A node that cannot be exported becomes a
+//! [`NodeError`]; the rest of the file still exports.
+
+pub mod anim;
+pub mod ig;
+pub mod properties;
+pub mod select;
+pub mod shape;
+pub mod skel;
+pub mod swt;
+
+use maxfs_scene::eval::SceneEval;
+use maxfs_scene::graph::SceneGraph;
+use maxfs_scene::{Document, Typed};
+
+/// The kinds of file the exporter writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ExportKind {
+    Shape,
+    Ig,
+    Skel,
+    Anim,
+    Swt,
+}
+
+impl ExportKind {
+    pub const ALL: [ExportKind; 5] = [
+        ExportKind::Shape,
+        ExportKind::Ig,
+        ExportKind::Skel,
+        ExportKind::Anim,
+        ExportKind::Swt,
+    ];
+
+    /// The name used on the command line (`--kind shape,ig`) and as extension.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExportKind::Shape => "shape",
+            ExportKind::Ig => "ig",
+            ExportKind::Skel => "skel",
+            ExportKind::Anim => "anim",
+            ExportKind::Swt => "swt",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<ExportKind> {
+        ExportKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+
+    /// Where the file goes inside `foo.max/`: shapes under `shape/`, the rest
+    /// under `export/` (design.md).
+    pub fn dir(self) -> &'static str {
+        match self {
+            ExportKind::Shape => "shape",
+            _ => "export",
+        }
+    }
+}
+
+/// One exported file. `name` is the file name the NeL pipeline would give it
+/// (e.g. `box02.shape`), not yet sanitized for use as a path.
+#[derive(Debug, Clone)]
+pub struct Output {
+    pub kind: ExportKind,
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// A node (or group) that could not be exported, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeError {
+    pub kind: ExportKind,
+    pub node: String,
+    pub reason: String,
+}
+
+/// Everything one source file exports.
+#[derive(Debug, Clone, Default)]
+pub struct Exports {
+    pub outputs: Vec<Output>,
+    pub errors: Vec<NodeError>,
+}
+
+impl Exports {
+    /// `export/errors.txt`: one line per failed node, `kind<TAB>node<TAB>reason`.
+    pub fn errors_text(&self) -> String {
+        let mut s = String::new();
+        for e in &self.errors {
+            s.push_str(&format!("{}\t{}\t{}\n", e.kind.name(), e.node, e.reason));
+        }
+        s
+    }
+
+    pub fn push_error(&mut self, kind: ExportKind, node: &str, reason: impl Into<String>) {
+        self.errors.push(NodeError {
+            kind,
+            node: node.to_string(),
+            reason: reason.into(),
+        });
+    }
+}
+
+/// What every kind's builder needs: the document, its scene graph, the
+/// evaluation, and the decoded NeL export properties of each node.
+pub struct Context<'a> {
+    pub doc: &'a Document,
+    pub graph: &'a SceneGraph,
+    pub eval: SceneEval<'a>,
+    pub props: properties::SceneProperties,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(doc: &'a Document, graph: &'a SceneGraph) -> Context<'a> {
+        Context {
+            doc,
+            graph,
+            eval: SceneEval::new(doc, graph),
+            props: properties::SceneProperties::of(graph),
+        }
+    }
+}
+
+/// Exports `kinds` from one document. Outputs come in a stable order: by kind,
+/// then in the order the export scripts visit nodes.
+pub fn export(doc: &Document, typed: &Typed, kinds: &[ExportKind]) -> Exports {
+    let mut out = Exports::default();
+    let graph = match &typed.scene {
+        Ok(g) => g,
+        Err(e) => {
+            out.push_error(
+                kinds.first().copied().unwrap_or(ExportKind::Shape),
+                "",
+                format!("scene not readable: {e}"),
+            );
+            return out;
+        }
+    };
+    let ctx = Context::new(doc, graph);
+    let mut kinds = kinds.to_vec();
+    kinds.sort();
+    kinds.dedup();
+    for kind in kinds {
+        match kind {
+            ExportKind::Shape => shape::export(&ctx, &mut out),
+            ExportKind::Ig => ig::export(&ctx, &mut out),
+            ExportKind::Skel => skel::export(&ctx, &mut out),
+            ExportKind::Anim => anim::export(&ctx, &mut out),
+            ExportKind::Swt => swt::export(&ctx, &mut out),
+        }
+    }
+    out
+}
