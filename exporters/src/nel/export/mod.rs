@@ -108,6 +108,9 @@ impl Exports {
 /// What every kind's builder needs: the document, its scene graph, the
 /// evaluation, and the decoded NeL export properties of each node.
 pub struct Context<'a> {
+    /// The source file name without `.max` (`street` for street.max): the
+    /// scripts name per-file outputs after it (`<maxfile>.skel`, `.anim`, `.swt`).
+    pub stem: &'a str,
     pub doc: &'a Document,
     pub graph: &'a SceneGraph,
     pub eval: SceneEval<'a>,
@@ -115,8 +118,9 @@ pub struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    pub fn new(doc: &'a Document, graph: &'a SceneGraph) -> Context<'a> {
+    pub fn new(stem: &'a str, doc: &'a Document, graph: &'a SceneGraph) -> Context<'a> {
         Context {
+            stem,
             doc,
             graph,
             eval: SceneEval::new(doc, graph),
@@ -125,9 +129,9 @@ impl<'a> Context<'a> {
     }
 }
 
-/// Exports `kinds` from one document. Outputs come in a stable order: by kind,
-/// then in the order the export scripts visit nodes.
-pub fn export(doc: &Document, typed: &Typed, kinds: &[ExportKind]) -> Exports {
+/// Exports `kinds` from one document whose file is `<stem>.max`. Outputs come
+/// in a stable order: by kind, then in the order the export scripts visit nodes.
+pub fn export(stem: &str, doc: &Document, typed: &Typed, kinds: &[ExportKind]) -> Exports {
     let mut out = Exports::default();
     let graph = match &typed.scene {
         Ok(g) => g,
@@ -140,7 +144,7 @@ pub fn export(doc: &Document, typed: &Typed, kinds: &[ExportKind]) -> Exports {
             return out;
         }
     };
-    let ctx = Context::new(doc, graph);
+    let ctx = Context::new(stem, doc, graph);
     let mut kinds = kinds.to_vec();
     kinds.sort();
     kinds.dedup();
