@@ -6,6 +6,7 @@ pub mod keys;
 pub mod math;
 pub mod mesh;
 pub mod primitive;
+pub mod skin;
 pub mod transform;
 pub mod views;
 

@@ -12,6 +12,7 @@ pub mod properties;
 pub mod select;
 pub mod shape;
 pub mod skel;
+pub mod skinning;
 pub mod swt;
 
 use maxfs_scene::eval::SceneEval;
