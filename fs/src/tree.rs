@@ -17,6 +17,7 @@ use parking_lot::Mutex;
 use crate::cache::{ContentCache, DocKey, LoadLru, StateRegistry};
 use crate::names::{chunk_name, parse_chunk_name};
 use crate::state::{Loaded, MaxState, StageResult};
+use crate::exports::{ExportDir, ExportFile, ExportSet, ERRORS_TXT};
 use crate::views::JsonView;
 use crate::FsError;
 
@@ -105,6 +106,15 @@ enum V {
     Chunk(u32, u32),
     JsonDir,
     Json(JsonView),
+    /// `shape/` and `export/`: the NeL exports (see [`crate::exports`]).
+    ShapeDir,
+    ExportDir,
+    /// An exported file: its index in the file's [`ExportSet`].
+    ExportFile(u32),
+    /// The decoded JSON beside an exported file (`x.shape.json`).
+    ExportJson(u32),
+    ExportErrors,
+    SceneGlb,
 }
 
 /// Bytes of a virtual file; stream and chunk contents borrow the parsed document.
@@ -223,6 +233,7 @@ pub struct MaxFs {
     states: StateRegistry<DocKey, MaxState>,
     next_state: AtomicU32,
     docs: LoadLru<DocKey, StageResult<Loaded>>,
+    exports: LoadLru<DocKey, StageResult<ExportSet>>,
     content: ContentCache<ContentKey, String>,
     doc_loads: AtomicU64,
     generations: Mutex<HashMap<String, u64>>,
@@ -235,6 +246,7 @@ impl MaxFs {
             states: StateRegistry::new(RECENT_STATES),
             next_state: AtomicU32::new(0),
             docs: LoadLru::new(options.max_documents),
+            exports: LoadLru::new(options.max_documents),
             content: ContentCache::new(options.cache_bytes),
             doc_loads: AtomicU64::new(0),
             generations: Mutex::new(HashMap::new()),
@@ -395,8 +407,10 @@ impl MaxFs {
                 Ok(light) => {
                     let mut v = vec![
                         d("chunks"),
+                        d("export"),
                         f("info.json"),
                         d("json"),
+                        d("shape"),
                         f("source.max"),
                         d("streams"),
                     ];
@@ -435,8 +449,48 @@ impl MaxFs {
                 chunk_list(c.children())
             }
             V::JsonDir => JsonView::ALL.iter().map(|j| f(j.file_name())).collect(),
+            V::ShapeDir | V::ExportDir => {
+                let set = self.export_set(state)?;
+                let dir = if v == V::ShapeDir {
+                    ExportDir::Shape
+                } else {
+                    ExportDir::Export
+                };
+                let mut out = Vec::new();
+                if dir == ExportDir::Export {
+                    out.push(f(ERRORS_TXT));
+                    out.push(f(SCENE_GLB));
+                }
+                for (_, file) in set.in_dir(dir) {
+                    out.push(f(&file.name));
+                    if has_json_view(file) {
+                        out.push(f(&format!("{}.json", file.name)));
+                    }
+                }
+                out
+            }
             _ => return Err(FsError::NotADirectory),
         })
+    }
+
+    /// The NeL exports of a file, from the export LRU (exported on a miss).
+    fn export_set(&self, state: &MaxState) -> Result<Arc<ExportSet>, FsError> {
+        let loaded = self.loaded(state)?;
+        self.exports
+            .get_or_load(&state.key, || {
+                *self
+                    .generations
+                    .lock()
+                    .entry(format!("{}/export", state.path().display()))
+                    .or_default() += 1;
+                crate::guard(|| {
+                    let typed = loaded.typed()?;
+                    let stem = crate::exports::source_stem(state.path());
+                    Ok(Arc::new(ExportSet::build(&stem, &loaded.doc, &typed)))
+                })
+                .inspect_err(|e| log::warn!("{}: export: {e}", state.path().display()))
+            })
+            .map_err(FsError::Failed)
     }
 
     /// The parsed document of `state`, from the document LRU (parsed on a miss).
@@ -462,6 +516,8 @@ impl MaxFs {
                     ("streams", Ok(_)) => V::StreamsDir,
                     ("chunks", Ok(_)) => V::ChunksDir,
                     ("json", Ok(_)) => V::JsonDir,
+                    ("shape", Ok(_)) => V::ShapeDir,
+                    ("export", Ok(_)) => V::ExportDir,
                     ("thumbnail.png", Ok(l)) if l.has_thumbnail => V::Thumbnail,
                     _ => return Err(FsError::NotFound),
                 }
@@ -495,6 +551,31 @@ impl MaxFs {
                 V::Chunk(i, number)
             }
             V::JsonDir => V::Json(JsonView::from_file_name(name).ok_or(FsError::NotFound)?),
+            V::ShapeDir | V::ExportDir => {
+                let dir = if v == V::ShapeDir {
+                    ExportDir::Shape
+                } else {
+                    ExportDir::Export
+                };
+                if dir == ExportDir::Export && name == SCENE_GLB {
+                    return Ok(V::SceneGlb);
+                }
+                let set = self.export_set(state)?;
+                if dir == ExportDir::Export && name == ERRORS_TXT {
+                    return Ok(V::ExportErrors);
+                }
+                let index = |i: usize| u32::try_from(i).map_err(|_| FsError::NotFound);
+                if let Some(i) = set.find(dir, name) {
+                    V::ExportFile(index(i)?)
+                } else {
+                    let i = name
+                        .strip_suffix(".json")
+                        .and_then(|n| set.find(dir, n))
+                        .filter(|&i| set.files.get(i).is_some_and(has_json_view))
+                        .ok_or(FsError::NotFound)?;
+                    V::ExportJson(index(i)?)
+                }
+            }
             _ => return Err(FsError::NotADirectory),
         };
         Ok(found)
@@ -503,9 +584,22 @@ impl MaxFs {
     fn virtual_entry(&self, state: &Arc<MaxState>, v: V) -> Result<Entry, FsError> {
         let key = &state.key;
         let (kind, size) = match v {
-            V::Root | V::StreamsDir | V::ChunksDir | V::ChunkStream(_) | V::JsonDir => {
-                (Kind::Dir, 0)
+            V::Root
+            | V::StreamsDir
+            | V::ChunksDir
+            | V::ChunkStream(_)
+            | V::JsonDir
+            | V::ShapeDir
+            | V::ExportDir => (Kind::Dir, 0),
+            V::ExportFile(i) => {
+                let set = self.export_set(state)?;
+                let file = set.files.get(i as usize).ok_or(FsError::NotFound)?;
+                (Kind::File, file.bytes.len() as u64)
             }
+            V::ExportErrors => (
+                Kind::File,
+                self.export_set(state)?.errors_text().len() as u64,
+            ),
             V::Source => (Kind::File, key.size),
             V::Stream(i) => {
                 let light = light_of(state)?;
@@ -531,7 +625,7 @@ impl MaxFs {
                     None => (Kind::Dir, 0),
                 }
             }
-            V::Info | V::Error | V::Thumbnail | V::Json(_) => {
+            V::Info | V::Error | V::Thumbnail | V::Json(_) | V::ExportJson(_) | V::SceneGlb => {
                 (Kind::File, self.generated(state, v)?.len() as u64)
             }
         };
@@ -566,6 +660,12 @@ impl MaxFs {
                         .ok_or(FsError::NotFound)?;
                     Blob::Leaf(loaded.doc.clone(), i as usize, path.into())
                 }
+                V::ExportFile(i) => {
+                    let set = self.export_set(state)?;
+                    let file = set.files.get(i as usize).ok_or(FsError::NotFound)?;
+                    Blob::Owned(file.bytes.clone())
+                }
+                V::ExportErrors => Blob::Owned(self.export_set(state)?.errors_text().into()),
                 v => Blob::Owned(self.generated(state, v)?),
             })),
         }
@@ -642,6 +742,17 @@ impl MaxFs {
                     Ok(bytes) => bytes,
                     Err(e) => crate::views::error_json(&e),
                 })
+            }
+            V::ExportJson(i) => {
+                let set = self.export_set(state).map_err(|e| e.to_string())?;
+                let file = set.files.get(i as usize).ok_or("no such export")?;
+                maxfs_exporters::nel::nel_json(&file.bytes, &file.name, false)
+                    .map(String::into_bytes)
+                    .map_err(|e| e.to_string())
+            }
+            V::SceneGlb => {
+                let loaded = doc()?;
+                maxfs_exporters::gltf::export_document(&loaded.doc).map(|e| e.glb)
             }
             _ => Err("not a generated file".into()),
         }
@@ -722,8 +833,22 @@ impl V {
             V::Chunk(i, id) => format!("chunks/#{i}/chunk {id}"),
             V::JsonDir => "json".into(),
             V::Json(j) => format!("json/{}", j.file_name()),
+            V::ShapeDir => "shape".into(),
+            V::ExportDir => "export".into(),
+            V::ExportFile(i) => format!("export #{i}"),
+            V::ExportJson(i) => format!("export #{i}.json"),
+            V::ExportErrors => format!("export/{ERRORS_TXT}"),
+            V::SceneGlb => format!("export/{SCENE_GLB}"),
         }
     }
+}
+
+/// The binary glTF of the whole scene under `export/`.
+const SCENE_GLB: &str = "scene.glb";
+
+/// Files that get a decoded `.json` twin: every NeL binary.
+fn has_json_view(file: &ExportFile) -> bool {
+    !file.name.ends_with(".json")
 }
 
 fn light_of(state: &MaxState) -> Result<Arc<crate::state::Light>, FsError> {

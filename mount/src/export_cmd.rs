@@ -1,10 +1,22 @@
-//! `maxfs export SRC... --out DIR --gltf`: writes `<name>.glb` for every `.max`.
+//! `maxfs export SRC... --out DIR [--kind shape,ig,skel,anim,swt] [--gltf]`:
+//! batch export, in parallel, of the same files the mount serves under
+//! `shape/` and `export/` (one code path: `maxfs_fs::exports::ExportSet`).
+//!
+//! Incremental like the NeL build pipeline: a `<file>.max.tag` is written per
+//! source that exported without a failed node, and a source whose tag is newer
+//! than the source is skipped (`--force` re-exports).
 
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
 
+use maxfs_exporters::nel::export::ExportKind;
+use maxfs_fs::exports::{source_stem, ExportSet};
+use maxfs_scene::Document;
+use parking_lot::Mutex;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -18,34 +30,69 @@ pub struct ExportArgs {
     /// Output directory (created if missing).
     #[arg(long)]
     pub out: PathBuf,
-    /// Write binary glTF 2.0 (.glb) files.
+    /// NeL kinds to export, comma-separated: shape, ig, skel, anim, swt.
+    /// Default: all of them, unless only --gltf is given.
+    #[arg(long, value_delimiter = ',')]
+    pub kind: Vec<String>,
+    /// Also write binary glTF 2.0 (`<file>.glb`).
     #[arg(long)]
     pub gltf: bool,
+    /// Parallel jobs (default: one per core).
+    #[arg(short = 'j', long)]
+    pub jobs: Option<usize>,
+    /// Where `<file>.max.tag` files go (default: the output directory).
+    #[arg(long)]
+    pub tag_dir: Option<PathBuf>,
+    /// Export even when the tag is newer than the source.
+    #[arg(long)]
+    pub force: bool,
     /// Print the results as JSON.
     #[arg(long)]
     pub json: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct FileResult {
     path: String,
-    output: Option<String>,
-    bytes: usize,
+    /// "exported", "skipped" (tag newer than source), "partial" (some nodes
+    /// failed; no tag written) or "failed" (nothing exported).
+    status: &'static str,
+    outputs: Vec<OutputResult>,
+    /// Nodes that could not be exported: `kind: node: reason`.
+    node_errors: Vec<String>,
     warnings: Vec<String>,
     error: Option<String>,
+    tag: Option<String>,
 }
 
 #[derive(Serialize)]
+struct OutputResult {
+    kind: &'static str,
+    file: String,
+    bytes: usize,
+    /// False when another source of this run writes the same name and wins
+    /// (the later source in path order, as the pipeline's last write).
+    written: bool,
+}
+
+#[derive(Serialize, Default)]
 struct Summary {
     files: usize,
     exported: usize,
+    partial: usize,
+    skipped: usize,
     failed: usize,
-    warnings: usize,
+    outputs: usize,
+    bytes: u64,
+    per_kind: BTreeMap<&'static str, usize>,
+    node_errors: usize,
     seconds: f64,
+    files_per_second: f64,
     problems: Vec<String>,
 }
 
-/// Writes `data` to `dir/name` through a temporary file in `dir` and a rename.
+/// Writes `data` to `dir/name` through a temporary file in `dir` and a rename,
+/// so a reader (or a crash) never sees half a file.
 fn write_atomic(dir: &Path, name: &str, data: &[u8]) -> std::io::Result<PathBuf> {
     let target = dir.join(name);
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
@@ -61,66 +108,257 @@ fn write_atomic(dir: &Path, name: &str, data: &[u8]) -> std::io::Result<PathBuf>
     result.map(|()| target)
 }
 
-fn export_one(p: &Path, out: &Path) -> FileResult {
+/// Which source owns each output name in this run: the later source in path
+/// order wins, whatever order the threads finish in.
+#[derive(Default)]
+struct Claims(Mutex<HashMap<String, usize>>);
+
+impl Claims {
+    /// Writes `data` unless a later source already wrote `name`.
+    fn write(&self, out: &Path, name: &str, source: usize, data: &[u8]) -> std::io::Result<bool> {
+        let mut m = self.0.lock();
+        if m.get(name).is_some_and(|&owner| owner > source) {
+            return Ok(false);
+        }
+        write_atomic(out, name, data)?;
+        m.insert(name.to_string(), source);
+        Ok(true)
+    }
+}
+
+struct Job<'a> {
+    out: &'a Path,
+    tag_dir: &'a Path,
+    kinds: &'a [ExportKind],
+    gltf: bool,
+    force: bool,
+    claims: &'a Claims,
+}
+
+fn modified(p: &Path) -> Option<SystemTime> {
+    std::fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+fn tag_name(p: &Path) -> String {
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{name}.tag")
+}
+
+fn export_one(job: &Job, index: usize, p: &Path) -> FileResult {
     let mut r = FileResult {
         path: p.display().to_string(),
-        output: None,
-        bytes: 0,
-        warnings: Vec::new(),
-        error: None,
+        ..FileResult::default()
     };
-    let exported = std::panic::catch_unwind(|| maxfs_exporters::gltf::export_file(p))
-        .unwrap_or_else(|_| Err("internal error (panic) while exporting".into()));
-    match exported {
-        Ok(e) => {
-            let stem = p
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "scene".into());
-            match write_atomic(out, &format!("{stem}.glb"), &e.glb) {
-                Ok(t) => {
-                    r.output = Some(t.display().to_string());
-                    r.bytes = e.glb.len();
-                }
-                Err(err) => r.error = Some(format!("cannot write: {err}")),
+    let tag = job.tag_dir.join(tag_name(p));
+    if !job.force {
+        if let (Some(src), Some(t)) = (modified(p), modified(&tag)) {
+            if t > src {
+                r.status = "skipped";
+                r.tag = Some(tag.display().to_string());
+                return r;
             }
-            r.warnings = e.warnings;
         }
-        Err(e) => r.error = Some(e),
+    }
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        export_document(job, index, p, &mut r)
+    }));
+    let ok = match result {
+        Ok(Ok(())) => true,
+        Ok(Err(e)) => {
+            r.error = Some(e);
+            false
+        }
+        Err(_) => {
+            r.error = Some("internal error (panic) while exporting".into());
+            false
+        }
+    };
+    r.status = if !ok {
+        "failed"
+    } else if r.node_errors.is_empty() {
+        "exported"
+    } else {
+        "partial"
+    };
+    if r.status == "exported" {
+        let stamp = humantime_utc(SystemTime::now());
+        match write_atomic(job.tag_dir, &tag_name(p), stamp.as_bytes()) {
+            Ok(t) => r.tag = Some(t.display().to_string()),
+            Err(e) => {
+                r.status = "failed";
+                r.error = Some(format!("cannot write the tag {}: {e}", tag.display()));
+            }
+        }
     }
     r
 }
 
+fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Result<(), String> {
+    let doc = Document::open(p).map_err(|e| e.to_string())?;
+    let mut write = |kind: &'static str, name: &str, data: &[u8]| -> Result<(), String> {
+        let written = job
+            .claims
+            .write(job.out, name, index, data)
+            .map_err(|e| format!("cannot write {}: {e}", job.out.join(name).display()))?;
+        r.outputs.push(OutputResult {
+            kind,
+            file: job.out.join(name).display().to_string(),
+            bytes: data.len(),
+            written,
+        });
+        Ok(())
+    };
+    if !job.kinds.is_empty() {
+        let typed = doc.typed();
+        let set = ExportSet::build_kinds(&source_stem(p), &doc, &typed, job.kinds);
+        for f in &set.files {
+            write(f.kind.name(), &f.name, &f.bytes)?;
+        }
+        r.node_errors = set
+            .errors
+            .iter()
+            .map(|e| format!("{}: {}: {}", e.kind.name(), e.node, e.reason))
+            .collect();
+    }
+    if job.gltf {
+        let e = maxfs_exporters::gltf::export_document(&doc)?;
+        write("gltf", &format!("{}.glb", source_stem(p)), &e.glb)?;
+        r.warnings.extend(e.warnings);
+    }
+    Ok(())
+}
+
+/// `YYYY-MM-DD HH:MMGMT`, the tag text of the NeL pipeline.
+fn humantime_utc(t: SystemTime) -> String {
+    let secs = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    let (h, m) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(mo <= 2);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{m:02}GMT\n")
+}
+
+fn parse_kinds(args: &ExportArgs) -> Result<Vec<ExportKind>, String> {
+    if args.kind.is_empty() {
+        return Ok(if args.gltf {
+            Vec::new()
+        } else {
+            ExportKind::ALL.to_vec()
+        });
+    }
+    args.kind
+        .iter()
+        .map(|k| {
+            ExportKind::from_name(k.trim()).ok_or_else(|| {
+                format!("unknown kind {k:?} (expected shape, ig, skel, anim or swt)")
+            })
+        })
+        .collect()
+}
+
 pub fn run(args: ExportArgs) -> ExitCode {
     let start = Instant::now();
-    if !args.gltf {
-        eprintln!("maxfs export: choose a format (--gltf)");
-        return ExitCode::from(2);
-    }
-    if let Err(e) = std::fs::create_dir_all(&args.out) {
-        eprintln!("maxfs export: {}: {e}", args.out.display());
-        return ExitCode::FAILURE;
-    }
-    let (files, problems) = walk::collect(&args.paths, &|p| walk::has_ext(p, "max"));
-    let pb = walk::progress(files.len() as u64, "exporting");
-    let results: Vec<FileResult> = files
-        .par_iter()
-        .map(|p| {
-            let r = export_one(p, &args.out);
-            pb.inc(1);
-            r
-        })
-        .collect();
-    pb.finish_and_clear();
-    let failed = results.iter().filter(|r| r.error.is_some()).count();
-    let summary = Summary {
-        files: results.len(),
-        exported: results.len() - failed,
-        failed,
-        warnings: results.iter().map(|r| r.warnings.len()).sum(),
-        seconds: start.elapsed().as_secs_f64(),
-        problems,
+    let kinds = match parse_kinds(&args) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("maxfs export: {e}");
+            return ExitCode::from(2);
+        }
     };
+    let tag_dir = args.tag_dir.clone().unwrap_or_else(|| args.out.clone());
+    for d in [&args.out, &tag_dir] {
+        if let Err(e) = std::fs::create_dir_all(d) {
+            eprintln!("maxfs export: {}: {e}", d.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.unwrap_or(0))
+        .build()
+    {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("maxfs export: cannot start worker threads: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (files, problems) = walk::collect(&args.paths, &|p| walk::has_ext(p, "max"));
+    let claims = Arc::new(Claims::default());
+    let job = Job {
+        out: &args.out,
+        tag_dir: &tag_dir,
+        kinds: &kinds,
+        gltf: args.gltf,
+        force: args.force,
+        claims: &claims,
+    };
+    let pb = walk::progress(files.len() as u64, "exporting");
+    let results: Vec<FileResult> = pool.install(|| {
+        files
+            .par_iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let r = export_one(&job, i, p);
+                pb.inc(1);
+                r
+            })
+            .collect()
+    });
+    pb.finish_and_clear();
+
+    let mut summary = Summary {
+        files: results.len(),
+        problems,
+        ..Summary::default()
+    };
+    for r in &results {
+        match r.status {
+            "exported" => summary.exported += 1,
+            "partial" => summary.partial += 1,
+            "skipped" => summary.skipped += 1,
+            _ => summary.failed += 1,
+        }
+        summary.node_errors += r.node_errors.len();
+        for o in &r.outputs {
+            summary.outputs += 1;
+            summary.bytes += o.bytes as u64;
+            *summary.per_kind.entry(o.kind).or_default() += 1;
+            if !o.written {
+                summary.problems.push(format!(
+                    "{}: {} is also written by a later source, which wins",
+                    r.path, o.file
+                ));
+            }
+        }
+    }
+    summary.seconds = start.elapsed().as_secs_f64();
+    summary.files_per_second = if summary.seconds > 0.0 {
+        (summary.files - summary.skipped) as f64 / summary.seconds
+    } else {
+        0.0
+    };
+    print_results(&args, &results, &summary);
+    if summary.failed > 0 || summary.partial > 0 || !summary.problems.is_empty() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn print_results(args: &ExportArgs, results: &[FileResult], summary: &Summary) {
     let mut out = std::io::stdout().lock();
     if args.json {
         let v = serde_json::json!({ "files": results, "summary": summary });
@@ -129,32 +367,69 @@ pub fn run(args: ExportArgs) -> ExitCode {
             "{}",
             serde_json::to_string_pretty(&v).unwrap_or_default()
         );
-    } else {
-        for r in &results {
-            let _ = match (&r.error, &r.output) {
-                (Some(e), _) => writeln!(out, "FAIL  {}  {e}", r.path),
-                (None, Some(o)) => writeln!(
-                    out,
-                    "ok    {} -> {o}  [{} bytes, {} warnings]",
-                    r.path,
-                    r.bytes,
-                    r.warnings.len()
-                ),
-                (None, None) => writeln!(out, "FAIL  {}", r.path),
-            };
-        }
-        for p in &summary.problems {
-            let _ = writeln!(out, "problem: {p}");
-        }
-        let _ = writeln!(
-            out,
-            "{} files, {} exported, {} failed, {} warnings in {:.1}s",
-            summary.files, summary.exported, summary.failed, summary.warnings, summary.seconds
-        );
+        return;
     }
-    if failed > 0 || !summary.problems.is_empty() {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
+    for r in results {
+        let label = match r.status {
+            "exported" => "ok     ",
+            "partial" => "PARTIAL",
+            "skipped" => "skip   ",
+            _ => "FAIL   ",
+        };
+        let bytes: usize = r.outputs.iter().map(|o| o.bytes).sum();
+        let _ = match &r.error {
+            Some(e) => writeln!(out, "{label} {}  {e}", r.path),
+            None => writeln!(
+                out,
+                "{label} {}  [{} files, {bytes} bytes]",
+                r.path,
+                r.outputs.len()
+            ),
+        };
+        for e in &r.node_errors {
+            let _ = writeln!(out, "          node error: {e}");
+        }
+    }
+    for p in &summary.problems {
+        let _ = writeln!(out, "problem: {p}");
+    }
+    let kinds: Vec<String> = summary
+        .per_kind
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "{} files: {} exported, {} partial, {} skipped, {} failed; {} outputs ({}), {} bytes, \
+         {} node errors in {:.2}s ({:.1} files/s)",
+        summary.files,
+        summary.exported,
+        summary.partial,
+        summary.skipped,
+        summary.failed,
+        summary.outputs,
+        if kinds.is_empty() {
+            "none".to_string()
+        } else {
+            kinds.join(", ")
+        },
+        summary.bytes,
+        summary.node_errors,
+        summary.seconds,
+        summary.files_per_second
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tag_stamp_is_the_pipeline_format() {
+        let t = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_796_000_000);
+        // 2026-11-30 00:53 GMT
+        let s = humantime_utc(t);
+        assert_eq!(s, "2026-11-30 00:53GMT\n");
+        assert_eq!(humantime_utc(SystemTime::UNIX_EPOCH), "1970-01-01 00:00GMT\n");
     }
 }

@@ -1,0 +1,200 @@
+//! The NeL exports of one `.max` as files: `shape/<node>.shape` and
+//! `export/<name>.{ig,skel,anim,swt}` plus `export/errors.txt`. The mount,
+//! `maxfs cat` and `maxfs export` all name and fill files through [`ExportSet`],
+//! so the three always agree byte for byte.
+
+use std::sync::Arc;
+
+use maxfs_exporters::nel::export::{self, ExportKind, Exports, NodeError};
+use maxfs_scene::{Document, Typed};
+
+use crate::names::NameSet;
+
+/// Which directory of `foo.max/` a file lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExportDir {
+    Shape,
+    Export,
+}
+
+impl ExportDir {
+    pub fn of(kind: ExportKind) -> ExportDir {
+        match kind.dir() {
+            "shape" => ExportDir::Shape,
+            _ => ExportDir::Export,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ExportDir::Shape => "shape",
+            ExportDir::Export => "export",
+        }
+    }
+}
+
+/// One exported file under its final (sanitized, unique) name.
+#[derive(Debug, Clone)]
+pub struct ExportFile {
+    pub kind: ExportKind,
+    pub dir: ExportDir,
+    pub name: String,
+    pub bytes: Arc<[u8]>,
+}
+
+/// Every export of one source file, named for the tree.
+#[derive(Debug, Clone, Default)]
+pub struct ExportSet {
+    pub files: Vec<ExportFile>,
+    pub errors: Vec<NodeError>,
+}
+
+/// File name of the per-file error list under `export/`.
+pub const ERRORS_TXT: &str = "errors.txt";
+
+impl ExportSet {
+    /// Exports every kind of `<stem>.max`.
+    pub fn build(stem: &str, doc: &Document, typed: &Typed) -> ExportSet {
+        ExportSet::build_kinds(stem, doc, typed, &ExportKind::ALL)
+    }
+
+    pub fn build_kinds(stem: &str, doc: &Document, typed: &Typed, kinds: &[ExportKind]) -> ExportSet {
+        ExportSet::from_exports(export::export(stem, doc, typed, kinds))
+    }
+
+    /// Names the outputs. Two outputs with the same name are what the NeL
+    /// pipeline would write to the same path: the later one wins there, so it
+    /// wins here too and the overwrite is reported. Names that only collide
+    /// after sanitizing get a `~N` suffix instead.
+    pub fn from_exports(exports: Exports) -> ExportSet {
+        let Exports {
+            outputs,
+            mut errors,
+        } = exports;
+        let mut kept: Vec<export::Output> = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            if let Some(prev) = kept
+                .iter_mut()
+                .find(|p| p.kind.dir() == o.kind.dir() && p.name == o.name)
+            {
+                errors.push(NodeError {
+                    kind: o.kind,
+                    node: o.name.clone(),
+                    reason: "two nodes export under this name; the later one overwrites the \
+                             earlier, as in the NeL pipeline"
+                        .into(),
+                });
+                *prev = o;
+            } else {
+                kept.push(o);
+            }
+        }
+        let mut shape_names = NameSet::new();
+        let mut export_names = NameSet::new();
+        // errors.txt is always listed under export/.
+        export_names.unique("errors", ".txt");
+        let files = kept
+            .into_iter()
+            .map(|o| {
+                let dir = ExportDir::of(o.kind);
+                let (stem, ext) = split_ext(&o.name);
+                let names = match dir {
+                    ExportDir::Shape => &mut shape_names,
+                    ExportDir::Export => &mut export_names,
+                };
+                ExportFile {
+                    kind: o.kind,
+                    dir,
+                    name: names.unique(stem, ext),
+                    bytes: o.bytes.into(),
+                }
+            })
+            .collect();
+        ExportSet { files, errors }
+    }
+
+    /// The files of one directory, in export order.
+    pub fn in_dir(&self, dir: ExportDir) -> impl Iterator<Item = (usize, &ExportFile)> {
+        self.files.iter().enumerate().filter(move |(_, f)| f.dir == dir)
+    }
+
+    pub fn find(&self, dir: ExportDir, name: &str) -> Option<usize> {
+        self.files.iter().position(|f| f.dir == dir && f.name == name)
+    }
+
+    /// `export/errors.txt`: `kind<TAB>node<TAB>reason` per line, empty when
+    /// everything exported.
+    pub fn errors_text(&self) -> Vec<u8> {
+        Exports {
+            outputs: Vec::new(),
+            errors: self.errors.clone(),
+        }
+        .errors_text()
+        .into_bytes()
+    }
+}
+
+/// `box02.shape` → (`box02`, `.shape`); a name without extension keeps it empty.
+fn split_ext(name: &str) -> (&str, &str) {
+    match name.rfind('.') {
+        Some(i) if i > 0 => (&name[..i], &name[i..]),
+        _ => (name, ""),
+    }
+}
+
+/// The stem the scripts use for per-file outputs: the source file name
+/// without its `.max` extension.
+pub fn source_stem(path: &std::path::Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out(kind: ExportKind, name: &str, b: u8) -> export::Output {
+        export::Output {
+            kind,
+            name: name.into(),
+            bytes: vec![b],
+        }
+    }
+
+    #[test]
+    fn later_duplicate_wins_and_is_reported() {
+        let set = ExportSet::from_exports(Exports {
+            outputs: vec![
+                out(ExportKind::Shape, "box.shape", 1),
+                out(ExportKind::Shape, "box.shape", 2),
+                out(ExportKind::Ig, "box.shape", 3),
+            ],
+            errors: vec![],
+        });
+        assert_eq!(set.files.len(), 2);
+        assert_eq!(&*set.files[0].bytes, &[2]);
+        assert_eq!(set.files[0].dir, ExportDir::Shape);
+        assert_eq!(set.files[1].dir, ExportDir::Export);
+        assert_eq!(set.errors.len(), 1);
+        assert!(String::from_utf8_lossy(&set.errors_text()).starts_with("shape\tbox.shape\t"));
+    }
+
+    #[test]
+    fn names_from_content_are_sanitized_and_unique() {
+        let set = ExportSet::from_exports(Exports {
+            outputs: vec![
+                out(ExportKind::Shape, "a/b.shape", 1),
+                out(ExportKind::Shape, "a_b.shape", 2),
+                out(ExportKind::Shape, "...shape", 3),
+                out(ExportKind::Ig, "errors.txt", 4),
+            ],
+            errors: vec![],
+        });
+        let names: Vec<&str> = set.files.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["a_b.shape", "a_b~2.shape", "_.shape", "errors~2.txt"]);
+        for n in names {
+            assert!(!n.contains('/') && n != "." && n != "..");
+        }
+    }
+}
