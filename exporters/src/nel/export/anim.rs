@@ -1,5 +1,522 @@
-//! Placeholder until the anim builder lands: exports nothing.
+//! `.anim`: the `CAnimation` NelExportAnimation writes (nel_export_export.cpp
+//! exportAnim, export_anim.cpp addAnimation / addNodeTracks / buildATrack).
+//!
+//! Node transform tracks only ("scale", "rotquat", "pos", added in that order;
+//! material, light, morph, particle and note tracks are not exported). Keyframe
+//! controllers become the matching `CTrackKeyFramer*` with the exporter's key
+//! conversions: linear rotations negate w, TCB rotations negate the angle,
+//! Bezier position tangents ×4800, times in seconds (ticks / 4800).
+//!
+//! The plug-in writes nothing for Euler XYZ, Position XYZ and Scale XYZ
+//! ("may be supported in future"), which is what current Max creates by
+//! default; rather than drop those channels, they are sampled once per frame
+//! (and at every sub-controller key) into linear keyframers, so the values
+//! match Max at every sample.
+//!
+//! Selection: anim_export.ms (`$Bip01` and EXPORT_NODE_ANIMATION nodes, tracks
+//! of each node and, as bone tracks `<child>.<channel>`, of its descendants).
+//! A file that selects nothing exports, in tree order, every node with an
+//! animated transform under the scene-animation names `<node>.<channel>`.
 
-use super::{Context, Exports};
+use maxfs_scene::eval::controller::{Controller, RotTrack, Track};
+use maxfs_scene::eval::keys::{TANGENT_STEP, TICKS_PER_SECOND};
+use maxfs_scene::eval::{Quat, Vec3};
 
-pub fn export(_ctx: &Context, _out: &mut Exports) {}
+use super::skel::{checked_bytes, f32v, nel_quat, nel_vec, unsupported_controller};
+use super::{select, skinning, Context, ExportKind, Exports, Output};
+use crate::nel::anim::{
+    AngleAxis, Animation, KeyBezier, KeyFramer, KeyPlain, KeyTcb, Tangent, Track as NelTrack,
+    TrackPtr,
+};
+use crate::nel::stream::{Bool, Ptr, F32};
+use crate::nel::{NelFile, NelKind};
+
+/// 30 frames per second, the Max default and the rate of every corpus file.
+pub const TICKS_PER_FRAME: i32 = 160;
+/// Samples per sampled channel at most (a damaged range must not allocate without bound).
+const MAX_SAMPLES: usize = 1 << 16;
+
+/// `ITransformable` channel names.
+pub const SCALE: &str = "scale";
+pub const ROTQUAT: &str = "rotquat";
+pub const POS: &str = "pos";
+
+fn seconds(t: i32) -> F32 {
+    F32::from_f32(t as f32 / TICKS_PER_SECOND as f32)
+}
+
+fn node_name<'a>(ctx: &'a Context, node: usize) -> &'a str {
+    ctx.graph
+        .objects
+        .get(node)
+        .and_then(|o| o.node.as_ref())
+        .map_or("", |n| n.name.as_str())
+}
+
+pub fn export(ctx: &Context, out: &mut Exports) {
+    let mut anim = Animation {
+        version: 2,
+        name: String::new(),
+        id_by_name: Vec::new(),
+        tracks: Vec::new(),
+        min_end_time: Some(F32::from_f32(-f32::MAX)),
+        sss_shapes: Some(Vec::new()),
+    };
+    let mut b = Builder {
+        ctx,
+        tracks: Vec::new(),
+        errors: Vec::new(),
+    };
+    let selected = select::anim_nodes(ctx);
+    if selected.is_empty() {
+        for node in select::tree_order(ctx.graph) {
+            if animated(ctx, node) {
+                let prefix = format!("{}.", node_name(ctx, node));
+                b.node_tracks(node, &prefix);
+            }
+        }
+    } else {
+        for &node in &selected {
+            let p = ctx.props.node(node);
+            let prefix = if p.export_animation_prefixe_name {
+                let n = if p.instance_name.is_empty() {
+                    node_name(ctx, node).to_string()
+                } else {
+                    p.instance_name.clone()
+                };
+                format!("{n}.")
+            } else {
+                String::new()
+            };
+            b.add_animation(node, &prefix);
+        }
+    }
+    for (node, e) in std::mem::take(&mut b.errors) {
+        out.push_error(ExportKind::Anim, node_name(ctx, node), e);
+    }
+    if b.tracks.is_empty() {
+        return;
+    }
+    let mut names: Vec<(String, u32)> = Vec::new();
+    for (i, (name, track)) in b.tracks.into_iter().enumerate() {
+        names.push((name, i as u32));
+        anim.tracks.push(TrackPtr(Ptr::Obj {
+            id: i as u64 + 1,
+            obj: Box::new(track),
+        }));
+    }
+    // std::map<std::string, uint32>: byte order.
+    names.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    anim.id_by_name = names;
+    match checked_bytes(&NelFile::Animation(anim), NelKind::Animation) {
+        Ok(bytes) => out.outputs.push(Output {
+            kind: ExportKind::Anim,
+            name: format!("{}.anim", ctx.stem),
+            bytes,
+        }),
+        Err(e) => out.push_error(ExportKind::Anim, "", e.to_string()),
+    }
+}
+
+/// Whether any controller of the node's transform has keys.
+pub fn animated(ctx: &Context, node: usize) -> bool {
+    let Some(tm) = ctx.eval.tm_controller(node) else {
+        return false;
+    };
+    let mut todo = vec![tm];
+    let mut budget = 64;
+    while let Some(i) = todo.pop() {
+        budget -= 1;
+        if budget == 0 {
+            break;
+        }
+        match ctx.eval.controller(i) {
+            Some(c) if !key_times(c).is_empty() => return true,
+            Some(c) => todo.extend(children(c)),
+            None => {}
+        }
+    }
+    false
+}
+
+fn children(c: &Controller) -> Vec<usize> {
+    match c {
+        Controller::Prs {
+            position,
+            rotation,
+            scale,
+        } => [*position, *rotation, *scale]
+            .into_iter()
+            .flatten()
+            .collect(),
+        Controller::LookAt {
+            position,
+            roll,
+            scale,
+            ..
+        } => [*position, *roll, *scale].into_iter().flatten().collect(),
+        Controller::PositionXyz { axes }
+        | Controller::ScaleXyz { axes }
+        | Controller::EulerXyz { axes, .. } => axes.iter().flatten().copied().collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn key_times(c: &Controller) -> Vec<i32> {
+    match c {
+        Controller::Float { track, .. } => track.key_times(),
+        Controller::Point3 { track, .. } | Controller::Scale { track, .. } => track.key_times(),
+        Controller::Rotation { track, .. } => track.key_times(),
+        _ => Vec::new(),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Channel {
+    Scale,
+    Rot,
+    Pos,
+}
+
+struct Builder<'c, 'a> {
+    ctx: &'c Context<'a>,
+    tracks: Vec<(String, NelTrack)>,
+    errors: Vec<(usize, String)>,
+}
+
+impl Builder<'_, '_> {
+    /// `addAnimation`: the node's tracks, then its descendants' as bone tracks.
+    fn add_animation(&mut self, node: usize, prefix: &str) {
+        self.node_tracks(node, prefix);
+        let kids = skinning::children(self.ctx.graph);
+        let mut stack: Vec<usize> = kids
+            .get(node)
+            .into_iter()
+            .flatten()
+            .rev()
+            .copied()
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        while let Some(c) = stack.pop() {
+            if !seen.insert(c) {
+                continue;
+            }
+            let name = format!("{prefix}{}.", node_name(self.ctx, c));
+            self.node_tracks(c, &name);
+            stack.extend(kids.get(c).into_iter().flatten().rev().copied());
+        }
+    }
+
+    /// `addNodeTracks`: scale, rotation, position of the TM controller.
+    fn node_tracks(&mut self, node: usize, prefix: &str) {
+        let ctx = self.ctx;
+        if let Some(why) = unsupported_controller(ctx, node) {
+            if animated(ctx, node) || skinning::biped_controller(ctx, node).is_some() {
+                self.errors.push((node, why));
+            }
+            return;
+        }
+        let Some(tm) = ctx.eval.tm_controller(node) else {
+            return;
+        };
+        let (pos, rot, scale) = match ctx.eval.controller(tm) {
+            Some(Controller::Prs {
+                position,
+                rotation,
+                scale,
+            }) => (*position, *rotation, *scale),
+            Some(Controller::LookAt {
+                position, scale, ..
+            }) => (*position, None, *scale),
+            _ => return,
+        };
+        for (ch, ctl, name) in [
+            (Channel::Scale, scale, SCALE),
+            (Channel::Rot, rot, ROTQUAT),
+            (Channel::Pos, pos, POS),
+        ] {
+            let Some(ctl) = ctl else { continue };
+            let full = format!("{prefix}{name}");
+            if self.tracks.iter().any(|(n, _)| *n == full) {
+                continue;
+            }
+            if let Some(t) = self.track(ch, ctl) {
+                self.tracks.push((full, t));
+            }
+        }
+    }
+
+    fn track(&self, ch: Channel, ctl: usize) -> Option<NelTrack> {
+        let c = self.ctx.eval.controller(ctl)?;
+        match (ch, c) {
+            (Channel::Rot, Controller::Rotation { track, range, .. }) => rot_track(track, *range),
+            (Channel::Pos | Channel::Scale, Controller::Point3 { track, range, .. }) => {
+                vector_track(track, *range, ch == Channel::Pos)
+            }
+            (Channel::Pos | Channel::Scale, Controller::Scale { track, range, .. }) => {
+                vector_track(track, *range, false)
+            }
+            (
+                _,
+                Controller::EulerXyz { .. }
+                | Controller::PositionXyz { .. }
+                | Controller::ScaleXyz { .. },
+            ) => self.sampled(ch, ctl, c),
+            _ => None,
+        }
+    }
+
+    /// Per-frame linear keys of a composite controller, over its keys' range.
+    fn sampled(&self, ch: Channel, ctl: usize, c: &Controller) -> Option<NelTrack> {
+        let ev = &self.ctx.eval;
+        let mut times: Vec<i32> = children(c)
+            .into_iter()
+            .filter_map(|i| ev.controller(i))
+            .flat_map(key_times)
+            .collect();
+        times.sort_unstable();
+        times.dedup();
+        let (&first, &last) = (times.first()?, times.last()?);
+        let mut t = first.div_euclid(TICKS_PER_FRAME) * TICKS_PER_FRAME;
+        while t < last && times.len() < MAX_SAMPLES {
+            if t > first {
+                times.push(t);
+            }
+            t += TICKS_PER_FRAME;
+        }
+        times.sort_unstable();
+        times.dedup();
+        let range = (first, last);
+        Some(match ch {
+            Channel::Rot => {
+                let mut prev: Option<Quat> = None;
+                let keys = times
+                    .iter()
+                    .map(|&t| {
+                        let m = ev.rotation_at(Some(ctl), t);
+                        let (_, mut q, _) = super::skel::decompose(&m);
+                        if prev.is_some_and(|p| p.dot(q) < 0.0) {
+                            q = Quat {
+                                x: -q.x,
+                                y: -q.y,
+                                z: -q.z,
+                                w: -q.w,
+                            };
+                        }
+                        prev = Some(q);
+                        (seconds(t), plain(nel_quat(q)))
+                    })
+                    .collect();
+                NelTrack::CTrackKeyFramerLinearQuat(framer(keys, range))
+            }
+            Channel::Pos | Channel::Scale => {
+                let keys = times
+                    .iter()
+                    .map(|&t| {
+                        let v = if ch == Channel::Pos {
+                            ev.position_at(Some(ctl), t)
+                        } else {
+                            ev.scale_at(Some(ctl), t)
+                        };
+                        (seconds(t), plain(nel_vec(v)))
+                    })
+                    .collect();
+                NelTrack::CTrackKeyFramerLinearVector(framer(keys, range))
+            }
+        })
+    }
+}
+
+fn plain<V>(value: V) -> KeyPlain<V> {
+    KeyPlain { version: 0, value }
+}
+
+/// `createKeyFramer`: range unlocked to the controller's range (its key range
+/// when it has none); loop mode off (the out-of-range type is not decoded).
+fn framer<K>(keys: Vec<(F32, K)>, range: (i32, i32)) -> KeyFramer<K> {
+    KeyFramer {
+        version: 0,
+        keys,
+        range_lock: Bool(0),
+        range_begin: seconds(range.0),
+        range_end: seconds(range.1),
+        loop_mode: Bool(0),
+    }
+}
+
+fn key_range(times: &[i32], range: Option<(i32, i32)>) -> Option<(i32, i32)> {
+    let (&a, &b) = (times.first()?, times.last()?);
+    Some(range.unwrap_or((a, b)))
+}
+
+fn negated_w(q: Quat) -> Quat {
+    // Linear rotation keys: NeL (x, y, z, −w) of Max's stored quaternion,
+    // which is the conjugate of the node-convention one.
+    let s = q.conjugate();
+    Quat {
+        x: s.x,
+        y: s.y,
+        z: s.z,
+        w: -s.w,
+    }
+}
+
+fn rot_track(track: &RotTrack, range: Option<(i32, i32)>) -> Option<NelTrack> {
+    let r = key_range(&track.key_times(), range)?;
+    Some(match track {
+        RotTrack::Constant { .. } => return None,
+        RotTrack::Linear { keys } => NelTrack::CTrackKeyFramerLinearQuat(framer(
+            keys.iter()
+                .map(|(t, q)| (seconds(*t), plain(nel_quat(negated_w(*q)))))
+                .collect(),
+            r,
+        )),
+        RotTrack::Tcb { keys } => NelTrack::CTrackKeyFramerTCBQuat(framer(
+            keys.iter()
+                .map(|k| {
+                    (
+                        seconds(k.time),
+                        KeyTcb {
+                            version: 0,
+                            value: AngleAxis {
+                                axis: nel_vec(k.axis),
+                                angle: f32v(-k.angle),
+                            },
+                            tension: f32v(k.tension),
+                            continuity: f32v(k.continuity),
+                            bias: f32v(k.bias),
+                            ease_to: f32v(k.ease_in),
+                            ease_from: f32v(k.ease_out),
+                        },
+                    )
+                })
+                .collect(),
+            r,
+        )),
+    })
+}
+
+fn v3(a: [f64; 3]) -> crate::nel::stream::Vec3 {
+    nel_vec(Vec3(a[0], a[1], a[2]))
+}
+
+/// Position/point3 and scale keyframers. Bezier position tangents are per
+/// tick in Max and per second in NeL (×4800); scale tangents are copied.
+fn vector_track(track: &Track<3>, range: Option<(i32, i32)>, per_second: bool) -> Option<NelTrack> {
+    let r = key_range(&track.key_times(), range)?;
+    let k = if per_second {
+        TICKS_PER_SECOND as f64
+    } else {
+        1.0
+    };
+    Some(match track {
+        Track::Constant { .. } => return None,
+        Track::Linear { keys } => NelTrack::CTrackKeyFramerLinearVector(framer(
+            keys.iter()
+                .map(|x| (seconds(x.time), plain(v3(x.value))))
+                .collect(),
+            r,
+        )),
+        Track::Bezier { keys } => NelTrack::CTrackKeyFramerBezierVector(framer(
+            keys.iter()
+                .map(|x| {
+                    (
+                        seconds(x.time),
+                        KeyBezier {
+                            version: 0,
+                            value: v3(x.value),
+                            in_tan: Tangent::Vector(v3(x.in_tan.map(|v| v * k))),
+                            out_tan: Tangent::Vector(v3(x.out_tan.map(|v| v * k))),
+                            step: Bool((x.out_type() == TANGENT_STEP) as u8),
+                        },
+                    )
+                })
+                .collect(),
+            r,
+        )),
+        Track::Tcb { keys } => NelTrack::CTrackKeyFramerTCBVector(framer(
+            keys.iter()
+                .map(|x| {
+                    (
+                        seconds(x.time),
+                        KeyTcb {
+                            version: 0,
+                            value: v3(x.value),
+                            tension: f32v(x.tension),
+                            continuity: f32v(x.continuity),
+                            bias: f32v(x.bias),
+                            ease_to: f32v(x.ease_in),
+                            ease_from: f32v(x.ease_out),
+                        },
+                    )
+                })
+                .collect(),
+            r,
+        )),
+    })
+}
+
+/// The value of an exported linear track at `t` seconds (for checks and tests;
+/// other interpolations are NeL's own and are not re-implemented here).
+pub fn linear_value(track: &NelTrack, t: f32) -> Option<[f32; 4]> {
+    fn seg<K>(keys: &[(F32, K)], t: f32) -> Option<(usize, usize, f32)> {
+        let n = keys.len();
+        let first = keys.first()?.0.get();
+        if t <= first {
+            return Some((0, 0, 0.0));
+        }
+        if t >= keys[n - 1].0.get() {
+            return Some((n - 1, n - 1, 0.0));
+        }
+        let i = keys.partition_point(|k| k.0.get() <= t).max(1) - 1;
+        let (a, b) = (keys[i].0.get(), keys[i + 1].0.get());
+        Some((i, i + 1, (t - a) / (b - a)))
+    }
+    match track {
+        NelTrack::CTrackKeyFramerLinearVector(f) => {
+            let (i, j, u) = seg(&f.keys, t)?;
+            let (a, b) = (&f.keys[i].1.value, &f.keys[j].1.value);
+            let l = |x: F32, y: F32| x.get() + (y.get() - x.get()) * u;
+            Some([l(a.x, b.x), l(a.y, b.y), l(a.z, b.z), 0.0])
+        }
+        NelTrack::CTrackKeyFramerLinearQuat(f) => {
+            let (i, j, u) = seg(&f.keys, t)?;
+            let g = |q: &crate::nel::stream::Quat| Quat {
+                x: q.x.get().into(),
+                y: q.y.get().into(),
+                z: q.z.get().into(),
+                w: q.w.get().into(),
+            };
+            let q = g(&f.keys[i].1.value).slerp(g(&f.keys[j].1.value), u.into());
+            Some([q.x as f32, q.y as f32, q.z as f32, q.w as f32])
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn linear_rotation_negates_w() {
+        let q = Quat::from_axis_angle(Vec3(0.0, 0.0, 1.0), 0.5);
+        let n = negated_w(q);
+        // Same rotation up to sign: (−x, −y, −z, −w) of the node quaternion.
+        assert!((n.dot(q) + 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn linear_sampling() {
+        let f = framer(
+            vec![
+                (seconds(0), plain(v3([0.0, 0.0, 0.0]))),
+                (seconds(4800), plain(v3([2.0, 4.0, 6.0]))),
+            ],
+            (0, 4800),
+        );
+        let t = NelTrack::CTrackKeyFramerLinearVector(f);
+        assert_eq!(linear_value(&t, 0.5), Some([1.0, 2.0, 3.0, 0.0]));
+        assert_eq!(linear_value(&t, 9.0), Some([2.0, 4.0, 6.0, 0.0]));
+    }
+}
