@@ -1,5 +1,277 @@
-//! Placeholder until the shape builder lands: exports nothing.
+//! `.shape` export: what the NeL plug-in's `CExportNel::buildShape` writes for
+//! each node the shape export script selects (export_mesh.cpp): a `CMesh`
+//! built from the node's mesh and materials, with the node's local transform
+//! as default tracks and its vertices in the node's own space.
+//!
+//! Shape kinds the plug-in builds from other data (particle systems, flares,
+//! water, remanence, MRM, multi-LOD, skinned meshes) are refused per node with
+//! the reason, as are nodes whose geometry the scene layer cannot evaluate.
 
-use super::{Context, Exports};
+pub mod decomp;
+pub mod geom_build;
+pub mod material_build;
+pub mod mesh_build;
+pub mod normals;
+pub mod source;
+pub mod stripify;
+pub mod vertex_format;
 
-pub fn export(_ctx: &Context, _out: &mut Exports) {}
+use maxfs_scene::eval::Mat43;
+
+use super::properties::NodeProperties;
+use super::{select, Context, ExportKind, Exports, Output};
+use crate::nel::shape::material::{MaterialBase, TrackDefaultQuat, TrackDefaultVector};
+use crate::nel::shape::mesh::{Mesh as NelMesh, MeshBase, MeshVertexProgram, MeshVpWindTree};
+use crate::nel::shape::{Shape, ShapeStream};
+use crate::nel::stream::{Bool, Ptr, Quat, Vec3, F32};
+use crate::nel::{write_nel, NelFile};
+
+/// Class ids the plug-in dispatches on before meshes (export_nel.h).
+const NEL_PARTICLE_SYSTEM_A: u32 = 0x58ce_2893;
+const NEL_WAVE_MAKER_A: u32 = 0x77e2_4828;
+const NEL_FLARE_A: u32 = 0x4e91_3532;
+/// Skin and Physique modifiers (skinning comes from them).
+const SKIN: (u32, u32) = (0x0095_c6a3, 0x0001_5666);
+const PHYSIQUE: (u32, u32) = (0x100, 0);
+const PHYSIQUE_SUPERCLASS: u32 = 0x810;
+/// CMeshBase version the references carry (NeL writes 10 and the export tools
+/// patch it back to 9, S:312; versions 9 and 10 have the same fields).
+const MESH_BASE_VERSION: u32 = 9;
+/// The NeL material's `bWater` parameter lives in block `main`.
+const TIME_ZERO: i32 = 0;
+
+/// Appends one `.shape` per exported node, and an error for each node that
+/// cannot be exported.
+pub fn export(ctx: &Context, out: &mut Exports) {
+    for sel in select::shape_nodes(ctx) {
+        let node_name = node_name(ctx, sel.node);
+        match shape_bytes(ctx, sel.node) {
+            Ok(bytes) => out.outputs.push(Output {
+                kind: ExportKind::Shape,
+                name: sel.name,
+                bytes,
+            }),
+            Err(reason) => out.push_error(ExportKind::Shape, &node_name, reason),
+        }
+    }
+}
+
+fn node_name(ctx: &Context, node: usize) -> String {
+    ctx.graph
+        .objects
+        .get(node)
+        .and_then(|o| o.node.as_ref())
+        .map_or_else(String::new, |n| n.name.clone())
+}
+
+fn class_of(ctx: &Context, obj: usize) -> Option<((u32, u32), u32)> {
+    let c = ctx.graph.objects.get(obj)?.class.as_ref()?;
+    Some(((c.class_id.0, c.class_id.1), c.super_class))
+}
+
+/// The serialized shape of one node, or why the node is not exported.
+pub fn shape_bytes(ctx: &Context, node: usize) -> Result<Vec<u8>, String> {
+    let shape = build_shape(ctx, node)?;
+    let stream = ShapeStream {
+        shape: Ptr::Obj {
+            id: 1,
+            obj: Box::new(shape),
+        },
+    };
+    write_nel(&NelFile::Shape(stream)).map_err(|e| format!("serialization failed: {e}"))
+}
+
+/// Refuses the shape kinds this exporter does not build, in the plug-in's
+/// dispatch order.
+fn check_kind(ctx: &Context, node: usize, props: &NodeProperties) -> Result<(), String> {
+    if let Some(obj) = ctx.eval.node_object(node) {
+        if let Some(((a, _), _)) = class_of(ctx, obj) {
+            if a == NEL_PARTICLE_SYSTEM_A {
+                return Err("NeL particle systems (nel_ps) are not exported as shapes".into());
+            }
+            if a == NEL_WAVE_MAKER_A {
+                return Err("NeL wave makers are not exported".into());
+            }
+        }
+        if props.use_remanence {
+            return Err("remanent segments (USE_REMANENCE) are not exported".into());
+        }
+        if let Some(((a, _), _)) = class_of(ctx, obj) {
+            if a == NEL_FLARE_A {
+                return Err("NeL flares are not exported".into());
+            }
+        }
+    }
+    for m in source::modifiers(ctx, node) {
+        if let Some((cid, sc)) = class_of(ctx, m) {
+            if cid == SKIN || (cid == PHYSIQUE && sc == PHYSIQUE_SUPERCLASS) {
+                return Err(format!(
+                    "skinned meshes ({}) are not exported yet: skin weights are not decoded",
+                    source::class_label(ctx, m)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
+    let props = ctx.props.node(node);
+    check_kind(ctx, node, props)?;
+    let mesh = source::node_mesh(ctx, node)?;
+    let mats = material_build::build_materials(ctx, node);
+    if mats.needs_vp {
+        return Err("per-pixel lighting materials (NeL shader 7/8) are not exported".into());
+    }
+    if mats.water {
+        return Err("water shapes (NeL material bWater) are not exported".into());
+    }
+    if !props.lod_names.is_empty() {
+        return Err(format!(
+            "multi-LOD meshes ({} LOD slaves) are not exported",
+            props.lod_names.len()
+        ));
+    }
+    if props.lod_mrm {
+        return Err("MRM meshes (NEL3D_APPDATA_LOD_MRM) are not exported".into());
+    }
+    if props.radial_normal_sm.iter().any(|s| !s.is_empty()) {
+        return Err("radial normals (RADIAL_NORMAL_SM_*) are not exported".into());
+    }
+    if !props.interface_file.is_empty() {
+        return Err("mesh interfaces (INTERFACE_FILE) are not exported".into());
+    }
+    let vp_id = props.vertex_program_id;
+    if vp_id != 0 && vp_id != 1 {
+        return Err(format!("unknown vertex program id {vp_id}"));
+    }
+    let mut mats = mats;
+    if vp_id == 1 {
+        mats.need_vertex_color = true;
+    }
+    // Vertices go to the node's space: the object offset.
+    let to_node = ctx.eval.offset_tm(node);
+    let mut build = mesh_build::build(&mesh, &to_node, &mats, vp_id == 1)?;
+    if build.skin.is_some() {
+        return Err("skinned meshes are not exported yet".into());
+    }
+    build.vertex_flags &= !(vertex_format::WEIGHT | vertex_format::PALETTE_SKIN);
+    let nmat = mats.materials.len();
+    let built = geom_build::build(&build, nmat);
+    let mut geom = built.geom;
+    if vp_id == 1 {
+        geom.vertex_program = Some(Ptr::Obj {
+            id: 0,
+            obj: Box::new(MeshVertexProgram::CMeshVPWindTree(wind_tree(props))),
+        });
+    }
+    // optimizeMaterialUsage: drop unused materials, renumber the passes.
+    let is_lightable = mats
+        .materials
+        .iter()
+        .any(|m| m.shader_type != material_build::shader::LIGHT_MAP);
+    let mut remap = vec![u32::MAX; nmat];
+    let mut materials = Vec::new();
+    for (i, m) in mats.materials.into_iter().enumerate() {
+        if built.used.get(i).copied().unwrap_or(false) {
+            remap[i] = materials.len() as u32;
+            materials.push(m);
+        }
+    }
+    for mb in geom.matrix_blocks.iter_mut() {
+        for p in mb.rdr_pass.iter_mut() {
+            if let Some(&r) = remap.get(p.material_id as usize) {
+                p.material_id = r;
+            }
+        }
+    }
+    let local = local_matrix(ctx, node);
+    let d = decomp::decompose(&local);
+    let v3 = |a: [f32; 3]| TrackDefaultVector {
+        version: 0,
+        value: Vec3 {
+            x: F32::from_f32(a[0]),
+            y: F32::from_f32(a[1]),
+            z: F32::from_f32(a[2]),
+        },
+    };
+    let animated_materials: Vec<(u32, MaterialBase)> = Vec::new();
+    let mut base = MeshBase {
+        version: MESH_BASE_VERSION,
+        animated_morph: Vec::new(),
+        default_pos: v3(d.pos),
+        default_pivot: v3([0.0; 3]),
+        default_rot_euler: v3([0.0; 3]),
+        default_rot_quat: TrackDefaultQuat {
+            version: 0,
+            value: Quat {
+                x: F32::from_f32(d.rot[0]),
+                y: F32::from_f32(d.rot[1]),
+                z: F32::from_f32(d.rot[2]),
+                w: F32::from_f32(d.rot[3]),
+            },
+        },
+        default_scale: v3(d.scale),
+        materials,
+        animated_materials,
+        light_infos: Vec::new(),
+        light_infos_v7: Vec::new(),
+        is_lightable: Some(Bool(is_lightable as u8)),
+        use_lighting_local_attenuation: Some(Bool(
+            (props.use_light_local_attenuation && !mats.needs_vp) as u8,
+        )),
+        auto_anim: Some(Bool(props.automatic_animation as u8)),
+        dist_max: Some(F32::from_f32(props.lod_dist_max)),
+        lod_character_texture: Some(Ptr::Null),
+        collision_mesh_generation: Some(props.camera_collision_mesh_generation.clamp(0, 2) as u32),
+    };
+    number_pointers(&mut base, &mut geom);
+    Ok(Shape::CMesh(NelMesh {
+        version: 6,
+        base: Some(base),
+        geom: Some(geom),
+        old: None,
+    }))
+}
+
+/// Gives each polymorphic object the id NeL's stream assigns: the shape is 1,
+/// then objects count up in the order they are written.
+fn number_pointers(base: &mut MeshBase, geom: &mut crate::nel::shape::mesh::MeshGeom) {
+    let mut next = 2u64;
+    for m in base.materials.iter_mut() {
+        for t in m.textures.iter_mut() {
+            if let Ptr::Obj { id, .. } = t {
+                *id = next;
+                next += 1;
+            }
+        }
+    }
+    if let Some(Ptr::Obj { id, .. }) = geom.vertex_program.as_mut() {
+        *id = next;
+    }
+}
+
+/// `getLocalMatrix`: the node's matrix relative to its parent's, at time 0.
+fn local_matrix(ctx: &Context, node: usize) -> Mat43 {
+    ctx.eval.local_tm(node, TIME_ZERO)
+}
+
+/// `CMeshVPWindTree` from the node's wind-tree AppData (export_mesh.cpp).
+fn wind_tree(p: &NodeProperties) -> MeshVpWindTree {
+    let ticks = super::properties::VPWT_NUM_TICKS as f32;
+    let f = F32::from_f32;
+    let mut vp = MeshVpWindTree {
+        version: 0,
+        specular_lighting: Bool(p.vpwt_use_spec as u8),
+        ..MeshVpWindTree::default()
+    };
+    for i in 0..3 {
+        vp.frequency[i] = f(p.vpwt_frequency[i] as f32 / ticks * p.vpwt_freq_scale);
+        vp.frequency_window[i] =
+            f(p.vpwt_frequency_wind_factor[i] as f32 / ticks * p.vpwt_freq_scale);
+        vp.power_xy[i] = f(p.vpwt_dist_xy[i] as f32 / ticks * p.vpwt_dist_scale);
+        vp.power_z[i] = f(p.vpwt_dist_z[i] as f32 / ticks * p.vpwt_dist_scale);
+        vp.bias[i] = f(p.vpwt_bias[i] as f32 / ticks * 4.0 - 2.0);
+    }
+    vp
+}

@@ -1,0 +1,147 @@
+//! Per-corner normals as 3ds Max's `Mesh::buildRenderNormals` gives them to the
+//! NeL exporter (`CExportNel::getLocalNormal`): smoothing groups decide which
+//! faces share a vertex normal.
+//!
+//! Each face adds its unit normal, weighted by the corner angle, into the first
+//! normal of the vertex whose smoothing bits intersect the face's (the bits are
+//! then OR-ed in), or starts a new one (S:312: first-match-and-OR is what
+//! reproduces the reference vertex counts). Faces without a group use their
+//! face normal. Everything runs in f64: the reference build kept x87 extended
+//! precision, which f64 follows far closer than f32 would.
+
+use maxfs_scene::eval::mesh::Face;
+
+pub type V3 = [f64; 3];
+
+fn sub(a: V3, b: V3) -> V3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn cross(a: V3, b: V3) -> V3 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn dot(a: V3, b: V3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// Unit vector, or zero when the input has no usable length.
+pub fn normalize(a: V3) -> V3 {
+    let l = dot(a, a).sqrt();
+    if l > 0.0 && l.is_finite() {
+        [a[0] / l, a[1] / l, a[2] / l]
+    } else {
+        [0.0; 3]
+    }
+}
+
+/// Max's face normal: (v1 − v0) × (v2 − v1), normalized.
+pub fn face_normal(p: &[V3], f: &Face) -> V3 {
+    let [a, b, c] = f.v.map(|i| p.get(i as usize).copied().unwrap_or([0.0; 3]));
+    normalize(cross(sub(b, a), sub(c, b)))
+}
+
+/// The angle of face corner `k`, between its two edges.
+fn corner_angle(p: &[V3], f: &Face, k: usize) -> f64 {
+    let at = |i: usize| p.get(f.v[i] as usize).copied().unwrap_or([0.0; 3]);
+    let o = at(k);
+    let e1 = normalize(sub(at((k + 1) % 3), o));
+    let e2 = normalize(sub(at((k + 2) % 3), o));
+    dot(e1, e2).clamp(-1.0, 1.0).acos()
+}
+
+/// One accumulated normal of a vertex and the smoothing bits it gathered.
+struct RNormal {
+    sum: V3,
+    groups: u32,
+}
+
+/// Normal of every face corner (`out[face][corner]`), in the mesh's space.
+pub fn corner_normals(p: &[V3], faces: &[Face]) -> Vec<[V3; 3]> {
+    let fnorm: Vec<V3> = faces.iter().map(|f| face_normal(p, f)).collect();
+    let mut per_vertex: Vec<Vec<RNormal>> = (0..p.len()).map(|_| Vec::new()).collect();
+    for (fi, f) in faces.iter().enumerate() {
+        if f.smoothing == 0 {
+            continue;
+        }
+        for k in 0..3 {
+            let Some(list) = per_vertex.get_mut(f.v[k] as usize) else {
+                continue;
+            };
+            let w = corner_angle(p, f, k);
+            let add = [fnorm[fi][0] * w, fnorm[fi][1] * w, fnorm[fi][2] * w];
+            match list.iter_mut().find(|r| r.groups & f.smoothing != 0) {
+                Some(r) => {
+                    r.sum = [r.sum[0] + add[0], r.sum[1] + add[1], r.sum[2] + add[2]];
+                    r.groups |= f.smoothing;
+                }
+                // Sums start from +0, so a −0 component becomes +0 as in Max.
+                None => list.push(RNormal {
+                    sum: [0.0 + add[0], 0.0 + add[1], 0.0 + add[2]],
+                    groups: f.smoothing,
+                }),
+            }
+        }
+    }
+    faces
+        .iter()
+        .enumerate()
+        .map(|(fi, f)| {
+            std::array::from_fn(|k| {
+                if f.smoothing == 0 {
+                    return fnorm[fi];
+                }
+                let list = match per_vertex.get(f.v[k] as usize) {
+                    Some(l) => l,
+                    None => return fnorm[fi],
+                };
+                let pick = if list.len() == 1 {
+                    list.first()
+                } else {
+                    list.iter().find(|r| r.groups & f.smoothing != 0)
+                };
+                match pick {
+                    Some(r) => normalize(r.sum),
+                    None => fnorm[fi],
+                }
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn face(v: [u32; 3], smoothing: u32) -> Face {
+        Face {
+            v,
+            smoothing,
+            material: 0,
+            flags: 0,
+        }
+    }
+
+    #[test]
+    fn groups_merge_on_first_shared_bit() {
+        // A folded quad: two triangles at a right angle sharing edge 0-1.
+        let p = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+        ];
+        let smooth = corner_normals(&p, &[face([0, 1, 2], 1), face([1, 0, 3], 1)]);
+        let n = smooth[0][0];
+        assert!((n[1] + n[2]).abs() < 1e-12 && n[0].abs() < 1e-12);
+        let hard = corner_normals(&p, &[face([0, 1, 2], 1), face([1, 0, 3], 2)]);
+        assert_eq!(hard[0][0], [0.0, 0.0, 1.0]);
+        assert_eq!(hard[1][1], face_normal(&p, &face([1, 0, 3], 2)));
+        let flat = corner_normals(&p, &[face([0, 1, 2], 0)]);
+        assert_eq!(flat[0][2], [0.0, 0.0, 1.0]);
+    }
+}
