@@ -143,3 +143,28 @@ fn dump_warnings() {
         });
     }
 }
+
+#[test]
+fn street_nel_properties_view() {
+    use maxfs_fs::views::{render, JsonView};
+    let doc = Document::open(&street()).expect("street.max opens");
+    let typed = doc.typed();
+    let view = JsonView::from_file_name("nel_properties.json").expect("view listed");
+    let bytes = render(view, &doc, &typed);
+    assert_eq!(bytes, render(view, &doc, &typed), "deterministic");
+    let v: serde_json::Value = serde_json::from_slice(&bytes).expect("valid JSON");
+    let nodes = v["nodes"].as_array().expect("nodes");
+    assert_eq!(nodes.len(), 17);
+    let c1 = nodes
+        .iter()
+        .find(|n| n["name"] == "cluster01")
+        .expect("cluster01");
+    assert_eq!(c1["properties"]["accel"], 10);
+    assert_eq!(c1["properties"]["softshadow_radius"], 1.4);
+    assert!(c1["set"]
+        .as_array()
+        .is_some_and(|s| s.iter().any(|f| f == "accel")));
+    let b = nodes.iter().find(|n| n["name"] == "Box02").expect("Box02");
+    assert_eq!(b["properties"]["accel"], 32);
+    assert_eq!(b["set"].as_array().map(Vec::len), Some(0));
+}

@@ -5,6 +5,7 @@ pub mod appdata;
 pub mod config;
 pub mod eval;
 pub mod info;
+pub mod nel_properties;
 pub mod nodes;
 pub mod scene;
 pub mod summary;
@@ -31,10 +32,11 @@ pub enum JsonView {
     Materials,
     Cameras,
     Lights,
+    NelProperties,
 }
 
 impl JsonView {
-    pub const ALL: [JsonView; 13] = [
+    pub const ALL: [JsonView; 14] = [
         JsonView::DllDirectory,
         JsonView::ClassDirectory,
         JsonView::ClassData,
@@ -48,6 +50,7 @@ impl JsonView {
         JsonView::Materials,
         JsonView::Cameras,
         JsonView::Lights,
+        JsonView::NelProperties,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -65,6 +68,7 @@ impl JsonView {
             JsonView::Materials => "materials.json",
             JsonView::Cameras => "cameras.json",
             JsonView::Lights => "lights.json",
+            JsonView::NelProperties => "nel_properties.json",
         }
     }
 
@@ -83,6 +87,7 @@ pub fn render(view: JsonView, doc: &Document, typed: &Typed) -> Vec<u8> {
         JsonView::Scene => scene::render(typed),
         JsonView::Nodes => nodes::render(doc, typed),
         JsonView::AppData => appdata::render(typed),
+        JsonView::NelProperties => nel_properties::render(typed),
         JsonView::SummaryInformation => summary::render(doc),
         JsonView::Meshes
         | JsonView::Animation

@@ -1,5 +1,654 @@
-//! Placeholder until the ig builder lands: exports nothing.
+//! `.ig` instance groups as `CExportNel::buildInstanceGroup`
+//! (nel_mesh_lib/export_scene.cpp) and `CInstanceGroup::build`
+//! (nel/src/3d/scene_group.cpp) make them: one `<igname>.ig` per distinct
+//! IGNAME (ig_export.ms), from the group's geometry, lights and helpers.
+//!
+//! A file without any IGNAME exports nothing under ig_export.ms; artists then
+//! export the whole scene from the plug-in panel under the file's name, which
+//! is what the reference `street.ig` is. That case is exported as
+//! `<maxfile>.ig` from every geometry, light and helper node.
+//!
+//! Versions are those of the reference files (the exporter build that wrote
+//! the corpus): CInstanceGroup 5, CInstance 4, CCluster 1, CPortal 0,
+//! CPointLightNamedArray 0, CIGSurfaceLight 0. Newer fields (Visible,
+//! DontCastShadowForInterior/Exterior, sound groups, audibility, occlusion
+//! models) are therefore not written.
 
-use super::{Context, Exports};
+use maxfs_scene::eval::{Mat43, Vec3 as V3};
 
-pub fn export(_ctx: &Context, _out: &mut Exports) {}
+use super::properties::accel;
+use super::select::{self, superclass};
+use super::{Context, ExportKind, Exports, Output};
+use crate::nel::ig::{
+    Cluster, IgSurfaceLight, Instance, InstanceGroup, PointLightArray, Portal, StaticLight,
+};
+use crate::nel::stream::{AaBox, Bool, Plane, Quat, Vec3, F32};
+use crate::nel::{write_nel, NelFile};
+
+/// CLUSTERPRECISION (cluster.cpp): how far outside a plane still counts as in.
+const CLUSTER_PRECISION: f32 = 0.005;
+/// PORTALPRECISION (portal.cpp): how far off its plane a portal vertex may be.
+const PORTAL_PRECISION: f32 = 0.005;
+/// DUMMY_CLASS_ID: isDummy tests the class PartA only.
+const DUMMY_PART_A: u32 = 0x0087_6234;
+
+/// The versions the reference .ig files carry.
+pub const IG_VERSION: u32 = 5;
+pub const INSTANCE_VERSION: u32 = 4;
+pub const CLUSTER_VERSION: u32 = 1;
+pub const PORTAL_VERSION: u32 = 0;
+
+/// Writes every instance group of the file.
+pub fn export(ctx: &Context, out: &mut Exports) {
+    let groups = select::ig_groups(ctx);
+    if groups.is_empty() {
+        let nodes = select::scene_group_nodes(ctx);
+        if nodes.is_empty() {
+            return;
+        }
+        let name = format!("{}.ig", ctx.stem);
+        emit(ctx, &name, &nodes, out);
+        return;
+    }
+    for g in groups {
+        emit(ctx, &g.file_name, &g.nodes, out);
+    }
+}
+
+fn emit(ctx: &Context, name: &str, nodes: &[usize], out: &mut Exports) {
+    let mut warnings = Vec::new();
+    let ig = build(ctx, nodes, &mut warnings);
+    for (node, w) in warnings {
+        out.push_error(ExportKind::Ig, &node, w);
+    }
+    match write_nel(&NelFile::InstanceGroup(ig)) {
+        // S:320: a later group with the same file name replaces the earlier one.
+        Ok(bytes) => {
+            out.outputs
+                .retain(|o| !(o.kind == ExportKind::Ig && o.name == name));
+            out.outputs.push(Output {
+                kind: ExportKind::Ig,
+                name: name.to_string(),
+                bytes,
+            });
+        }
+        Err(e) => out.push_error(ExportKind::Ig, name, format!("cannot serialize: {e}")),
+    }
+}
+
+fn node_name<'c>(ctx: &'c Context, node: usize) -> &'c str {
+    ctx.graph
+        .objects
+        .get(node)
+        .and_then(|o| o.node.as_ref())
+        .map_or("", |n| n.name.as_str())
+}
+
+/// isMesh: the object converts to a triangle mesh (geometry, targets
+/// excluded) and COLLISION is not checked.
+fn is_mesh(ctx: &Context, node: usize) -> bool {
+    select::category(ctx, node) == Some(superclass::GEOMETRY) && !ctx.props.node(node).collision
+}
+
+fn is_dummy(ctx: &Context, node: usize) -> bool {
+    select::object_class(ctx, node).is_some_and(|(cid, _)| cid.0 == DUMMY_PART_A)
+}
+
+/// RPO::isZone: the object is an RklPatch.
+fn is_zone(ctx: &Context, node: usize) -> bool {
+    select::object_class(ctx, node).is_some_and(|(cid, _)| cid == select::RKL_PATCH)
+}
+
+/// ACCEL as buildInstanceGroup reads it (default 32 = clusterized).
+fn accel_of(ctx: &Context, node: usize) -> u32 {
+    ctx.props.node(node).accel
+}
+
+fn is_instance(ctx: &Context, node: usize) -> bool {
+    accel_of(ctx, node) & accel::TYPE_MASK == 0
+        && !is_zone(ctx, node)
+        && (is_mesh(ctx, node) || is_dummy(ctx, node))
+}
+
+fn parent_node(ctx: &Context, node: usize) -> Option<usize> {
+    let p = ctx.graph.objects.get(node)?.node.as_ref()?.parent? as usize;
+    let po = ctx.graph.objects.get(p)?;
+    po.node.as_ref()?;
+    let is_root = po
+        .class
+        .as_ref()
+        .is_some_and(|c| c.class_id == maxfs_scene::typed::ClassId(2, 0));
+    (!is_root && p != node).then_some(p)
+}
+
+fn f3(v: V3) -> [f32; 3] {
+    [v.0 as f32, v.1 as f32, v.2 as f32]
+}
+
+fn vec3(v: [f32; 3]) -> Vec3 {
+    Vec3 {
+        x: F32::from_f32(v[0]),
+        y: F32::from_f32(v[1]),
+        z: F32::from_f32(v[2]),
+    }
+}
+
+/// decompMatrix: position, NeL rotation (Max's decomp_affine quaternion with
+/// w negated) and scale of a local matrix without shear.
+fn decomp(m: &Mat43) -> ([f32; 3], [f32; 4], [f32; 3]) {
+    let rows = m.rows();
+    let det = m.determinant3();
+    let flip = if det < 0.0 { -1.0 } else { 1.0 };
+    let mut s = [0.0f64; 3];
+    let mut r = [[0.0f64; 3]; 3];
+    for i in 0..3 {
+        let a = rows[i];
+        let l = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
+        s[i] = l * flip;
+        for j in 0..3 {
+            r[i][j] = if l > 0.0 { a[j] / s[i] } else { 0.0 };
+        }
+    }
+    // NeL (column-vector) matrix element (row, col) of the rotation.
+    let c = |row: usize, col: usize| r[col][row];
+    let trace = c(0, 0) + c(1, 1) + c(2, 2);
+    let q: [f64; 4] = if trace >= 0.0 {
+        let t = (trace + 1.0).sqrt();
+        let k = 0.5 / t;
+        [
+            -(c(2, 1) - c(1, 2)) * k,
+            -(c(0, 2) - c(2, 0)) * k,
+            -(c(1, 0) - c(0, 1)) * k,
+            -0.5 * t,
+        ]
+    } else {
+        let mut h = 0;
+        if c(1, 1) > c(0, 0) {
+            h = 1;
+        }
+        if c(2, 2) > c(h, h) {
+            h = 2;
+        }
+        let (i, j, k) = match h {
+            0 => (0, 1, 2),
+            1 => (1, 2, 0),
+            _ => (2, 0, 1),
+        };
+        let t = (c(i, i) - (c(j, j) + c(k, k)) + 1.0).sqrt();
+        let u = 0.5 / t;
+        let mut q = [0.0; 4];
+        q[i] = 0.5 * t;
+        q[j] = (c(i, j) + c(j, i)) * u;
+        q[k] = (c(k, i) + c(i, k)) * u;
+        q[3] = (c(k, j) - c(j, k)) * u;
+        q
+    };
+    (
+        [rows[3][0] as f32, rows[3][1] as f32, rows[3][2] as f32],
+        q.map(|x| x as f32),
+        s.map(|x| x as f32),
+    )
+}
+
+/// World-space vertices and triangles of a node.
+type WorldMesh = (Vec<[f32; 3]>, Vec<[u32; 3]>);
+
+/// The node's mesh in world space (createMeshBuild + convertToWorldCoordinate):
+/// vertices through the object TM at time 0, faces as stored.
+fn world_mesh(ctx: &Context, node: usize) -> Result<WorldMesh, String> {
+    let mesh = match ctx.eval.base_mesh(node) {
+        Some(Ok(m)) => m,
+        Some(Err(e)) => return Err(e),
+        None => return Err("object is not a mesh this exporter can evaluate".into()),
+    };
+    let tm = ctx.eval.object_tm(node, 0);
+    let verts = mesh
+        .vertices
+        .iter()
+        .map(|v| f3(tm.transform_point(*v)))
+        .collect::<Vec<_>>();
+    let n = verts.len() as u32;
+    let faces: Vec<[u32; 3]> = mesh.faces.iter().map(|f| f.v).collect();
+    if faces.iter().any(|f| f.iter().any(|&i| i >= n)) {
+        return Err("face refers to a vertex past the end".into());
+    }
+    Ok((verts, faces))
+}
+
+fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// A NeL CPlane in f32: a·x + b·y + c·z + d.
+#[derive(Debug, Clone, Copy)]
+struct Pl([f32; 4]);
+
+impl Pl {
+    /// CPlane::make(p0, p1, p2) then normalize().
+    fn make(p0: [f32; 3], p1: [f32; 3], p2: [f32; 3]) -> Pl {
+        let v = cross(sub(p1, p0), sub(p2, p1));
+        let n = dot(v, v).sqrt();
+        let v = if n != 0.0 {
+            [v[0] / n, v[1] / n, v[2] / n]
+        } else {
+            v
+        };
+        let mut p = [v[0], v[1], v[2], -dot(v, p1)];
+        let n = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+        if n != 0.0 {
+            let o = 1.0 / n;
+            p.iter_mut().for_each(|x| *x *= o);
+        }
+        Pl(p)
+    }
+
+    fn eval(&self, p: [f32; 3]) -> f32 {
+        self.0[0] * p[0] + self.0[1] * p[1] + self.0[2] * p[2] + self.0[3]
+    }
+}
+
+/// CAABBox as center and half size, extended the NeL way (through min/max).
+#[derive(Debug, Clone, Copy, Default)]
+struct Bx {
+    center: [f32; 3],
+    half: [f32; 3],
+}
+
+impl Bx {
+    fn extend(&mut self, v: [f32; 3]) {
+        let mut mn = sub(self.center, self.half);
+        let mut mx = [
+            self.center[0] + self.half[0],
+            self.center[1] + self.half[1],
+            self.center[2] + self.half[2],
+        ];
+        for i in 0..3 {
+            mn[i] = mn[i].min(v[i]);
+            mx[i] = mx[i].max(v[i]);
+        }
+        for i in 0..3 {
+            self.center[i] = (mn[i] + mx[i]) / 2.0;
+            self.half[i] = mx[i] - self.center[i];
+        }
+    }
+}
+
+/// A cluster under construction: CCluster::makeVolume.
+#[derive(Default)]
+struct ClusterBuild {
+    planes: Vec<Pl>,
+    bbox: Bx,
+}
+
+impl ClusterBuild {
+    fn make_volume(&mut self, p1: [f32; 3], p2: [f32; 3], p3: [f32; 3]) -> bool {
+        // A plane already in the volume: nothing to add.
+        if self.planes.iter().any(|pl| {
+            pl.eval(p1).abs() < CLUSTER_PRECISION
+                && pl.eval(p2).abs() < CLUSTER_PRECISION
+                && pl.eval(p3).abs() < CLUSTER_PRECISION
+        }) {
+            return true;
+        }
+        // A triangle entirely outside one plane: the volume is not convex.
+        if self.planes.iter().any(|pl| {
+            pl.eval(p1) > CLUSTER_PRECISION
+                && pl.eval(p2) > CLUSTER_PRECISION
+                && pl.eval(p3) > CLUSTER_PRECISION
+        }) {
+            return false;
+        }
+        self.planes.push(Pl::make(p1, p2, p3));
+        if self.planes.len() == 1 {
+            self.bbox.center = p1;
+        } else {
+            self.bbox.extend(p1);
+        }
+        self.bbox.extend(p2);
+        self.bbox.extend(p3);
+        true
+    }
+
+    fn is_in(&self, p: [f32; 3]) -> bool {
+        self.planes.iter().all(|pl| pl.eval(p) <= CLUSTER_PRECISION)
+    }
+}
+
+/// The portal polygon from its triangles, as buildInstanceGroup grows it:
+/// start from face 0 and insert the third corner of any face sharing an edge
+/// with the polygon, restarting the scan after each insertion.
+fn portal_poly(faces: &[[u32; 3]]) -> Vec<u32> {
+    let Some(first) = faces.first() else {
+        return Vec::new();
+    };
+    let mut poly: Vec<u32> = first.to_vec();
+    let mut checked = vec![false; faces.len()];
+    checked[0] = true;
+    let mut j = 0;
+    // Each insertion checks one face, so at most faces.len() restarts.
+    let mut budget = faces.len().saturating_mul(faces.len()).saturating_add(16);
+    while j < faces.len() && budget > 0 {
+        budget -= 1;
+        if !checked[j] {
+            let f = faces[j];
+            let mut hit = None;
+            'k: for k in 0..3 {
+                for m in 0..poly.len() {
+                    let next = poly[(m + 1) % poly.len()];
+                    if (f[k] == poly[m] && f[(k + 1) % 3] == next)
+                        || (f[(k + 1) % 3] == poly[m] && f[k] == next)
+                    {
+                        hit = Some((k, m));
+                        break 'k;
+                    }
+                }
+            }
+            if let Some((k, m)) = hit {
+                poly.insert(m + 1, f[(k + 2) % 3]);
+                checked[j] = true;
+                // The C++ sets j = 0 and the loop increment makes it 1.
+                j = 1;
+                continue;
+            }
+        }
+        j += 1;
+    }
+    poly
+}
+
+/// CPortal::setPoly: at least 3 points, all within PORTALPRECISION of the
+/// plane of the first three.
+fn portal_poly_ok(poly: &[[f32; 3]]) -> bool {
+    if poly.len() < 3 {
+        return false;
+    }
+    let pl = Pl::make(poly[0], poly[1], poly[2]);
+    poly[3..]
+        .iter()
+        .all(|&p| pl.eval(p).abs() <= PORTAL_PRECISION)
+}
+
+fn plane(p: &Pl) -> Plane {
+    Plane {
+        a: F32::from_f32(p.0[0]),
+        b: F32::from_f32(p.0[1]),
+        c: F32::from_f32(p.0[2]),
+        d: F32::from_f32(p.0[3]),
+    }
+}
+
+/// buildInstanceGroup over `nodes` (in selection order). Problems the
+/// plug-in only warns about come back as (node, message).
+pub fn build(
+    ctx: &Context,
+    nodes: &[usize],
+    warnings: &mut Vec<(String, String)>,
+) -> InstanceGroup {
+    let mut warn =
+        |node: usize, msg: String| warnings.push((node_name(ctx, node).to_string(), msg));
+    let instances_nodes: Vec<usize> = nodes
+        .iter()
+        .copied()
+        .filter(|&n| is_instance(ctx, n))
+        .collect();
+    let nb_instance = instances_nodes.len();
+
+    // Instances: names, flags, parents, transforms.
+    let mut instances: Vec<Instance> = Vec::with_capacity(nb_instance);
+    for &n in &instances_nodes {
+        let p = ctx.props.node(n);
+        let instance_name = if p.instance_name.is_empty() {
+            node_name(ctx, n).to_string()
+        } else {
+            p.instance_name.clone()
+        };
+        // The parent index counts only isMesh nodes (not dummies) of the
+        // selection, and compares with the instance count: replicated as is.
+        let parent = match parent_node(ctx, n) {
+            None => -1,
+            Some(par) => {
+                let mut k = 0usize;
+                for &n2 in nodes {
+                    if accel_of(ctx, n2) & accel::TYPE_MASK == 0
+                        && !is_zone(ctx, n2)
+                        && is_mesh(ctx, n2)
+                    {
+                        if n2 == par {
+                            break;
+                        }
+                        k += 1;
+                    }
+                }
+                if k == nb_instance {
+                    -1
+                } else {
+                    k as i32
+                }
+            }
+        };
+        let local = ctx.eval.local_tm(n, 0);
+        let (pos, rot, scale) = decomp(&local);
+        instances.push(Instance {
+            version: INSTANCE_VERSION,
+            local_ambient_id: Some(0xFF),
+            // SunContribution and Light[] are never set by the exporter (the
+            // reference holds uninitialized bytes there); 0 here.
+            static_light: Some(StaticLight {
+                avoid_static_light_pre_compute: Bool(0),
+                dont_cast_shadow: Bool(0),
+                static_light_enabled: Bool(0),
+                sun_contribution: 0,
+                light: [0, 0],
+            }),
+            instance_name: Some(instance_name),
+            dont_add_to_scene: Some(Bool(u8::from(p.dont_add_to_scene))),
+            clusters: Some(Vec::new()),
+            name: object_name(ctx, n),
+            pos: vec3(pos),
+            rot: Quat {
+                x: F32::from_f32(rot[0]),
+                y: F32::from_f32(rot[1]),
+                z: F32::from_f32(rot[2]),
+                w: F32::from_f32(rot[3]),
+            },
+            scale: vec3(scale),
+            parent,
+            ..Default::default()
+        });
+    }
+
+    // Clusters, in selection order.
+    let mut clusters: Vec<(ClusterBuild, Cluster)> = Vec::new();
+    for &n in nodes {
+        let a = accel_of(ctx, n);
+        if a & accel::TYPE_MASK != accel::CLUSTER || is_zone(ctx, n) || !is_mesh(ctx, n) {
+            continue;
+        }
+        let mut cb = ClusterBuild::default();
+        match world_mesh(ctx, n) {
+            Ok((v, faces)) => {
+                for f in &faces {
+                    let [a0, a1, a2] = f.map(|i| v[i as usize]);
+                    if !cb.make_volume(a0, a1, a2) {
+                        warn(n, "the cluster is not convex".into());
+                    }
+                }
+            }
+            Err(e) => warn(n, format!("cluster mesh: {e}")),
+        }
+        let c = Cluster {
+            version: CLUSTER_VERSION,
+            name: Some(node_name(ctx, n).to_string()),
+            local_volume: cb.planes.iter().map(plane).collect(),
+            local_bbox: AaBox {
+                version: 0,
+                center: vec3(cb.bbox.center),
+                half_size: vec3(cb.bbox.half),
+            },
+            father_visible: Bool(u8::from(a & accel::FATHER_VISIBLE != 0)),
+            visible_from_father: Bool(u8::from(a & accel::VISIBLE_FROM_FATHER != 0)),
+            ..Default::default()
+        };
+        clusters.push((cb, c));
+    }
+
+    // Portals, in selection order.
+    let mut portals: Vec<(Vec<[f32; 3]>, Portal)> = Vec::new();
+    for &n in nodes {
+        let a = accel_of(ctx, n);
+        if a & accel::TYPE_MASK != accel::PORTAL || is_zone(ctx, n) || !is_mesh(ctx, n) {
+            continue;
+        }
+        let mut polyv: Vec<[f32; 3]> = Vec::new();
+        match world_mesh(ctx, n) {
+            Ok((v, faces)) if !faces.is_empty() => {
+                polyv = portal_poly(&faces)
+                    .into_iter()
+                    .map(|i| v[i as usize])
+                    .collect();
+            }
+            Ok(_) => warn(n, "the portal has no faces".into()),
+            Err(e) => warn(n, format!("portal mesh: {e}")),
+        }
+        let ok = portal_poly_ok(&polyv);
+        if !ok {
+            warn(n, "the portal is not convex or not planar".into());
+        }
+        let name = if a & accel::DYNAMIC_PORTAL != 0 {
+            let p = ctx.props.node(n);
+            if p.instance_name.is_empty() {
+                node_name(ctx, n).to_string()
+            } else {
+                p.instance_name.clone()
+            }
+        } else {
+            String::new()
+        };
+        let in_clusters = clusters
+            .iter()
+            .filter(|(cb, _)| polyv.iter().all(|&p| cb.is_in(p)))
+            .count();
+        if in_clusters != 2 {
+            warn(
+                n,
+                format!("the portal has not 2 clusters but {in_clusters}"),
+            );
+        }
+        let poly = if ok { polyv } else { Vec::new() };
+        portals.push((
+            poly.clone(),
+            Portal {
+                version: PORTAL_VERSION,
+                local_poly: poly.into_iter().map(vec3).collect(),
+                name,
+                ..Default::default()
+            },
+        ));
+    }
+
+    // Instances to clusters: any test vertex inside the cluster volume.
+    for (inst, &n) in instances.iter_mut().zip(&instances_nodes) {
+        if accel_of(ctx, n) & accel::CLUSTERIZED == 0 {
+            continue;
+        }
+        let verts = if is_mesh(ctx, n) {
+            match world_mesh(ctx, n) {
+                Ok((v, _)) => v,
+                Err(e) => {
+                    warn(n, format!("mesh for cluster test: {e}"));
+                    Vec::new()
+                }
+            }
+        } else {
+            Vec::new()
+        };
+        let list: Vec<u32> = clusters
+            .iter()
+            .enumerate()
+            .filter(|(_, (cb, _))| verts.iter().any(|&v| cb.is_in(v)))
+            .map(|(k, _)| k as u32)
+            .collect();
+        if !clusters.is_empty() && list.is_empty() {
+            warn(
+                n,
+                "not attached to any cluster but its clusterize flag is set".into(),
+            );
+        }
+        inst.clusters = Some(list);
+    }
+
+    // Point lights are not converted yet: say so for each realtime light.
+    for &n in nodes {
+        if select::category(ctx, n) == Some(superclass::LIGHT)
+            && ctx.props.node(n).export_realtime_light
+        {
+            warn(
+                n,
+                "realtime point lights are not exported yet (SLightBuild conversion missing)"
+                    .into(),
+            );
+        }
+    }
+
+    // CInstanceGroup::build: link each portal to the clusters holding all its points.
+    let mut cluster_portals: Vec<Vec<i32>> = vec![Vec::new(); clusters.len()];
+    for (pi, (poly, _)) in portals.iter().enumerate() {
+        for (ci, (cb, _)) in clusters.iter().enumerate() {
+            if poly.iter().all(|&p| cb.is_in(p)) {
+                cluster_portals[ci].push(pi as i32);
+            }
+        }
+    }
+
+    InstanceGroup {
+        version: IG_VERSION,
+        real_time_sun_contribution: Some(Bool(0)),
+        surface_light: Some(IgSurfaceLight {
+            version: 0,
+            cell_size: F32::from_f32(1.0),
+            oo_cell_size: F32::from_f32(1.0),
+            ..Default::default()
+        }),
+        point_lights: Some(PointLightArray::default()),
+        global_pos: Some(vec3([0.0; 3])),
+        clusters: clusters.into_iter().map(|(_, c)| c).collect(),
+        portals: portals.into_iter().map(|(_, p)| p).collect(),
+        cluster_portals,
+        instances,
+    }
+}
+
+/// getNelObjectName: INSTANCE_SHAPE of the node when set and not empty (the
+/// node name when empty), else the object's INSTANCE_SHAPE file name, else
+/// the node name.
+fn object_name(ctx: &Context, node: usize) -> String {
+    let p = ctx.props.node(node);
+    let name = node_name(ctx, node).to_string();
+    if p.set.contains(&"instance_shape") {
+        return if p.instance_shape.is_empty() {
+            name
+        } else {
+            p.instance_shape.clone()
+        };
+    }
+    match &p.instance_shape_object {
+        Some(s) if !s.is_empty() => s
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(s.as_str())
+            .to_string(),
+        _ => name,
+    }
+}

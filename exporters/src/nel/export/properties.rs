@@ -366,7 +366,7 @@ fn c_text(v: &[u8]) -> Option<String> {
 /// Text of a value written as TCHAR by a Unicode Max (object INSTANCE_SHAPE):
 /// UTF-16 when it looks like it, else the 8-bit C string.
 fn any_text(v: &[u8]) -> Option<String> {
-    if v.len() >= 4 && v.len() % 2 == 0 && v[1] == 0 && v[0] != 0 {
+    if v.len() >= 4 && v.len().is_multiple_of(2) && v[1] == 0 && v[0] != 0 {
         let units: Vec<u16> = v
             .chunks_exact(2)
             .map(|c| u16::from_le_bytes([c[0], c[1]]))
