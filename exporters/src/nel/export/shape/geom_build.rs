@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use super::mesh_build::{Corner, MeshBuild};
 use super::stripify;
 use super::vertex_format as vf;
+use super::Era;
 use crate::nel::shape::mesh::{MatrixBlock, MeshGeom, MeshMorpher, RdrPass};
 use crate::nel::shape::vertex_buffer::{
     Channel, ChannelData, IndexBuffer, VbHeader, VbSubset, VertexBuffer, VALUE_NAMES,
@@ -83,7 +84,7 @@ pub struct BuiltGeom {
 }
 
 /// Builds the geometry of a non-skinned mesh for `num_materials` materials.
-pub fn build(m: &MeshBuild, num_materials: usize) -> BuiltGeom {
+pub fn build(m: &MeshBuild, num_materials: usize, era: Era) -> BuiltGeom {
     let flags = m.vertex_flags | vf::POSITION;
     let mut ids: HashMap<CornerKey, u32> = HashMap::new();
     let mut order: Vec<&Corner> = Vec::new();
@@ -108,7 +109,7 @@ pub fn build(m: &MeshBuild, num_materials: usize) -> BuiltGeom {
         .enumerate()
         .filter(|(_, p)| !p.is_empty())
         .map(|(i, p)| {
-            let idx = stripify::optimize_triangles(&p, stripify::CACHE_SIZE);
+            let idx = stripify::optimize_triangles(&p, stripify::CACHE_SIZE, era == Era::Current);
             RdrPass {
                 version: 0,
                 material_id: i as u32,

@@ -78,6 +78,7 @@ pub fn build(
     to_export: &Mat43,
     mats: &MaterialSet,
     vp_color_vertex: bool,
+    weighting: normals::Weighting,
 ) -> Result<MeshBuild, String> {
     let nv = mesh.vertices.len();
     if let Some((i, f)) = mesh
@@ -89,7 +90,7 @@ pub fn build(
         return Err(format!("face {i} uses vertex {:?} of {nv}", f.v));
     }
     let obj: Vec<V3> = mesh.vertices.iter().map(|v| v.to_array()).collect();
-    let corner_normals = normals::corner_normals(&obj, &mesh.faces);
+    let corner_normals = normals::corner_normals(&obj, &mesh.faces, weighting);
     let inv = inverse3(to_export).ok_or("the object offset matrix is singular")?;
 
     let color_map = mesh.maps.iter().find(|m| m.channel == 0);

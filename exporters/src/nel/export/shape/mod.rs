@@ -40,6 +40,30 @@ const MESH_BASE_VERSION: u32 = 9;
 /// The NeL material's `bWater` parameter lives in block `main`.
 const TIME_ZERO: i32 = 0;
 
+/// Which NeL/Max generation exported a file. The reference exports were made
+/// by the Max that saved the file; Max 3/4-era files (2000-2002) went through
+/// a Max whose render normals are unweighted and a NeL whose stripifier
+/// chooses by cache misses alone (both measured on the street references);
+/// later files get the current behaviour (measured on Max 2010 references).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    Legacy,
+    Current,
+}
+
+/// Scene root chunk id of Max 5, the first version treated as current.
+const MAX5_SCENE_VERSION: u16 = 0x2008;
+
+impl Era {
+    pub fn of(ctx: &Context) -> Era {
+        if ctx.graph.version < MAX5_SCENE_VERSION {
+            Era::Legacy
+        } else {
+            Era::Current
+        }
+    }
+}
+
 /// Appends one `.shape` per exported node, and an error for each node that
 /// cannot be exported.
 pub fn export(ctx: &Context, out: &mut Exports) {
@@ -151,13 +175,18 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
     }
     // Vertices go to the node's space: the object offset.
     let to_node = ctx.eval.offset_tm(node);
-    let mut build = mesh_build::build(&mesh, &to_node, &mats, vp_id == 1)?;
+    let era = Era::of(ctx);
+    let weighting = match era {
+        Era::Legacy => normals::Weighting::Unit,
+        Era::Current => normals::Weighting::CornerAngle,
+    };
+    let mut build = mesh_build::build(&mesh, &to_node, &mats, vp_id == 1, weighting)?;
     if build.skin.is_some() {
         return Err("skinned meshes are not exported yet".into());
     }
     build.vertex_flags &= !(vertex_format::WEIGHT | vertex_format::PALETTE_SKIN);
     let nmat = mats.materials.len();
-    let built = geom_build::build(&build, nmat);
+    let built = geom_build::build(&build, nmat, era);
     let mut geom = built.geom;
     if vp_id == 1 {
         geom.vertex_program = Some(Ptr::Obj {

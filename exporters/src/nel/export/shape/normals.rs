@@ -13,6 +13,15 @@ use maxfs_scene::eval::mesh::Face;
 
 pub type V3 = [f64; 3];
 
+/// How a face's normal is weighted into its vertices' normals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Weighting {
+    /// By the corner angle (Max 2010, S:312).
+    CornerAngle,
+    /// Unit face normals, unweighted (Max 3: the street references).
+    Unit,
+}
+
 fn sub(a: V3, b: V3) -> V3 {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
@@ -61,7 +70,7 @@ struct RNormal {
 }
 
 /// Normal of every face corner (`out[face][corner]`), in the mesh's space.
-pub fn corner_normals(p: &[V3], faces: &[Face]) -> Vec<[V3; 3]> {
+pub fn corner_normals(p: &[V3], faces: &[Face], weighting: Weighting) -> Vec<[V3; 3]> {
     let fnorm: Vec<V3> = faces.iter().map(|f| face_normal(p, f)).collect();
     let mut per_vertex: Vec<Vec<RNormal>> = (0..p.len()).map(|_| Vec::new()).collect();
     for (fi, f) in faces.iter().enumerate() {
@@ -72,7 +81,10 @@ pub fn corner_normals(p: &[V3], faces: &[Face]) -> Vec<[V3; 3]> {
             let Some(list) = per_vertex.get_mut(f.v[k] as usize) else {
                 continue;
             };
-            let w = corner_angle(p, f, k);
+            let w = match weighting {
+                Weighting::CornerAngle => corner_angle(p, f, k),
+                Weighting::Unit => 1.0,
+            };
             let add = [fnorm[fi][0] * w, fnorm[fi][1] * w, fnorm[fi][2] * w];
             match list.iter_mut().find(|r| r.groups & f.smoothing != 0) {
                 Some(r) => {
@@ -135,13 +147,21 @@ mod tests {
             [0.0, 1.0, 0.0],
             [0.0, 0.0, 1.0],
         ];
-        let smooth = corner_normals(&p, &[face([0, 1, 2], 1), face([1, 0, 3], 1)]);
+        let smooth = corner_normals(
+            &p,
+            &[face([0, 1, 2], 1), face([1, 0, 3], 1)],
+            Weighting::CornerAngle,
+        );
         let n = smooth[0][0];
         assert!((n[1] + n[2]).abs() < 1e-12 && n[0].abs() < 1e-12);
-        let hard = corner_normals(&p, &[face([0, 1, 2], 1), face([1, 0, 3], 2)]);
+        let hard = corner_normals(
+            &p,
+            &[face([0, 1, 2], 1), face([1, 0, 3], 2)],
+            Weighting::CornerAngle,
+        );
         assert_eq!(hard[0][0], [0.0, 0.0, 1.0]);
         assert_eq!(hard[1][1], face_normal(&p, &face([1, 0, 3], 2)));
-        let flat = corner_normals(&p, &[face([0, 1, 2], 0)]);
+        let flat = corner_normals(&p, &[face([0, 1, 2], 0)], Weighting::CornerAngle);
         assert_eq!(flat[0][2], [0.0, 0.0, 1.0]);
     }
 }

@@ -78,7 +78,10 @@ fn insert(f: &mut OrderFace, out: &mut Vec<u32>, cache: &mut VertexCache) {
 pub const CACHE_SIZE: usize = 10;
 
 /// Reorders a triangle list (indices by three) as NeL does before saving.
-pub fn optimize_triangles(indices: &[u32], cache_size: usize) -> Vec<u32> {
+/// `look_ahead` adds the cost of faces whose vertices the candidate would push
+/// out of the cache (current NeL); the Max-3-era exporter chose by cache
+/// misses alone (the street references).
+pub fn optimize_triangles(indices: &[u32], cache_size: usize, look_ahead: bool) -> Vec<u32> {
     let mut faces: Vec<OrderFace> = indices
         .chunks_exact(3)
         .map(|t| OrderFace {
@@ -122,6 +125,14 @@ pub fn optimize_triangles(indices: &[u32], cache_size: usize) -> Vec<u32> {
                     let mut c = faces[fid].misses(&cache);
                     if c == 0 {
                         insert(&mut faces[fid], &mut out, &mut cache);
+                        continue;
+                    }
+                    if !look_ahead {
+                        if c < min_cost {
+                            next = fid;
+                            found = true;
+                            min_cost = c;
+                        }
                         continue;
                     }
                     // Also count the misses of faces using the vertices this
@@ -169,7 +180,7 @@ mod tests {
     #[test]
     fn keeps_every_triangle_once() {
         let idx = [0, 1, 2, 2, 3, 0, 4, 5, 6, 6, 7, 4, 0, 4, 7, 7, 3, 0];
-        let out = optimize_triangles(&idx, CACHE_SIZE);
+        let out = optimize_triangles(&idx, CACHE_SIZE, true);
         assert_eq!(out.len(), idx.len());
         let mut a: Vec<[u32; 3]> = idx.chunks(3).map(|t| [t[0], t[1], t[2]]).collect();
         let mut b: Vec<[u32; 3]> = out.chunks(3).map(|t| [t[0], t[1], t[2]]).collect();
@@ -177,6 +188,9 @@ mod tests {
         b.sort_unstable();
         assert_eq!(a, b);
         // A strip-friendly list keeps its order.
-        assert_eq!(optimize_triangles(&idx[..6], CACHE_SIZE), idx[..6].to_vec());
+        assert_eq!(
+            optimize_triangles(&idx[..6], CACHE_SIZE, true),
+            idx[..6].to_vec()
+        );
     }
 }
