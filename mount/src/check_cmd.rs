@@ -9,7 +9,7 @@ use maxfs_scene::check::{check_bytes, CheckReport, Outcome};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::walk;
+use maxfs::walk;
 
 #[derive(clap::Args)]
 pub struct CheckArgs {

@@ -4,12 +4,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use maxfs::{logging, mount_cmd, tree_cmd};
+use maxfs::{export_cmd, logging, mount_cmd, tree_cmd};
 
 mod check_cmd;
-mod export_cmd;
 mod nel_cmd;
-mod walk;
 
 #[derive(Parser)]
 #[command(name = "maxfs", version, about = "3ds Max .max files without 3ds Max")]
@@ -33,7 +31,7 @@ enum Command {
     Ls(tree_cmd::LsArgs),
     /// Print a file of the virtual tree, e.g. `maxfs cat corpus/street.max/json/nodes.json`.
     Cat(tree_cmd::CatArgs),
-    /// Export each .max to another format: `maxfs export SRC... --out DIR --gltf`.
+    /// Export each .max to NeL files and/or glTF: `maxfs export SRC... --out DIR [--kind shape,ig] [--gltf]`.
     Export(export_cmd::ExportArgs),
     /// A stable text summary of a .max, for `git diff` (see docs/user-guide.md).
     Textconv(tree_cmd::TextconvArgs),

@@ -1,0 +1,280 @@
+//! `maxfs export` against the tree: the batch command writes exactly the files
+//! that `shape/` and `export/` serve (same names, same bytes), through the
+//! kernel as well; tags make the second run incremental; outputs are written
+//! atomically and only into the output directory.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use maxfs::export_cmd::{run, ExportArgs};
+use maxfs::fuse::{config, MaxFuse};
+use maxfs_fs::{Kind, MaxFs, Options};
+use maxfs_tests::corpus_dir;
+
+fn args(paths: Vec<PathBuf>, out: &Path) -> ExportArgs {
+    ExportArgs {
+        paths,
+        out: out.to_path_buf(),
+        kind: Vec::new(),
+        gltf: false,
+        jobs: Some(2),
+        tag_dir: None,
+        force: false,
+        json: true,
+    }
+}
+
+/// Every NeL export the tree serves for `rel` (a .max relative to `root`):
+/// file name → bytes, from `shape/` and `export/` (without errors.txt,
+/// scene.glb and the .json twins).
+fn tree_exports(tree: &MaxFs, rel: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for dir in ["shape", "export"] {
+        let d = rel.join(dir);
+        let e = tree.lookup(&d).expect("lookup export dir");
+        for (name, kind) in tree.list(&e).expect("list export dir") {
+            let name = name.to_string_lossy().into_owned();
+            assert_eq!(kind, Kind::File, "{}/{name}", d.display());
+            if name == "errors.txt" || name == "scene.glb" || name.ends_with(".json") {
+                continue;
+            }
+            let bytes = tree.read(&d.join(&name)).expect("read export");
+            // Every NeL file has its decoded twin, and it parses as JSON.
+            let twin = tree
+                .read(&d.join(format!("{name}.json")))
+                .expect("read json twin");
+            serde_json::from_slice::<serde_json::Value>(&twin)
+                .unwrap_or_else(|e| panic!("{}/{name}.json: {e}", d.display()));
+            assert!(out.insert(name.clone(), bytes).is_none(), "{name} twice");
+        }
+    }
+    out
+}
+
+fn files_in(dir: &Path, ext_not: &str) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.file_type().unwrap().is_file() && !name.ends_with(ext_not) {
+            out.insert(name, std::fs::read(e.path()).unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn batch_export_equals_the_tree_and_is_incremental() {
+    // Copies, so that the test can touch source times; the corpus stays untouched.
+    let src = tempfile::tempdir().unwrap();
+    let corpus = corpus_dir().join("max");
+    let sources = ["ryzomcore/street.max", "neloid/tile.max", "neloid/block.max"];
+    for s in sources {
+        let name = Path::new(s).file_name().unwrap();
+        std::fs::copy(corpus.join(s), src.path().join(name)).unwrap();
+    }
+    // The tree serves the files and says which nodes failed (errors.txt).
+    let tree = MaxFs::new(src.path(), Options::default());
+    let mut served = BTreeMap::new();
+    let mut complete = Vec::new();
+    for s in sources {
+        let name = Path::new(s).file_name().unwrap();
+        served.extend(tree_exports(&tree, Path::new(name)));
+        let errors = tree
+            .read(&Path::new(name).join("export/errors.txt"))
+            .unwrap();
+        if errors.is_empty() {
+            complete.push(name.to_str().unwrap());
+        }
+    }
+    // street.max's Box02 is a Boolean compound object, which is not evaluated:
+    // the file exports partially, gets no tag, and the run fails.
+    assert_eq!(complete, ["tile.max", "block.max"]);
+
+    let out = tempfile::tempdir().unwrap();
+    assert_eq!(
+        run(args(vec![src.path().to_path_buf()], out.path())),
+        ExitCode::FAILURE
+    );
+    let written = files_in(out.path(), ".tag");
+    assert_eq!(
+        written.keys().collect::<Vec<_>>(),
+        served.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(written, served);
+    // street.max alone gives 8 spheres and the street instance group.
+    for n in ["sphere01.shape", "sphere08.shape", "street.ig", "tile.shape"] {
+        assert!(written.contains_key(n), "{n} missing: {:?}", written.keys());
+    }
+    // Every output is a NeL file our reader takes and rewrites identically.
+    for (name, bytes) in &written {
+        let f = maxfs_exporters::nel::read_nel(bytes, name)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(&maxfs_exporters::nel::write_nel(&f).unwrap(), bytes, "{name}");
+    }
+
+    // No temporary file is left behind; each source got its pipeline tag.
+    for e in std::fs::read_dir(out.path()).unwrap().flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        assert!(!n.ends_with(".tmp"), "left over {n}");
+    }
+    let tags: Vec<String> = files_in(out.path(), ".shape")
+        .into_keys()
+        .filter(|n| n.ends_with(".max.tag"))
+        .collect();
+    assert_eq!(tags, ["block.max.tag", "tile.max.tag"]);
+    let tag = std::fs::read_to_string(out.path().join("tile.max.tag")).unwrap();
+    assert!(tag.ends_with("GMT\n"), "{tag:?}");
+
+    // Second run: tagged sources are skipped and their outputs not rewritten;
+    // the untagged one is exported again.
+    let m = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+    let tile_shape = out.path().join("tile.shape");
+    let block_shape = out.path().join("block.shape");
+    let sphere = out.path().join("sphere01.shape");
+    let before = [m(&tile_shape), m(&block_shape), m(&sphere)];
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(
+        run(args(vec![src.path().to_path_buf()], out.path())),
+        ExitCode::FAILURE
+    );
+    let after = [m(&tile_shape), m(&block_shape), m(&sphere)];
+    assert_eq!(before[..2], after[..2], "a skipped source rewrote its outputs");
+    assert!(after[2] > before[2], "an untagged source was skipped");
+
+    // A source newer than its tag is exported again; --force exports all.
+    let tile = src.path().join("tile.max");
+    let later = SystemTime::now() + Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&tile)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let t0 = [m(&tile_shape), m(&block_shape)];
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(
+        run(args(vec![src.path().to_path_buf()], out.path())),
+        ExitCode::FAILURE
+    );
+    assert!(m(&tile_shape) > t0[0], "tile.max was not re-exported");
+    assert_eq!(m(&block_shape), t0[1], "block.max was re-exported");
+    let mut forced = args(vec![src.path().join("block.max")], out.path());
+    forced.force = true;
+    forced.kind = vec!["shape".into()];
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(run(forced), ExitCode::SUCCESS);
+    assert!(m(&block_shape) > t0[1], "--force did not re-export");
+}
+
+#[test]
+fn kinds_select_outputs_and_bad_kinds_are_refused() {
+    let street = corpus_dir().join("max/ryzomcore/street.max");
+    let out = tempfile::tempdir().unwrap();
+    let mut a = args(vec![street.clone()], out.path());
+    a.kind = vec!["ig".into()];
+    assert_eq!(run(a), ExitCode::SUCCESS);
+    let names: Vec<String> = files_in(out.path(), ".tag").into_keys().collect();
+    assert_eq!(names, ["street.ig"]);
+
+    let mut bad = args(vec![street], out.path());
+    bad.kind = vec!["shape".into(), "mesh".into()];
+    assert_eq!(run(bad), ExitCode::from(2));
+}
+
+#[test]
+fn a_file_that_cannot_be_read_fails_without_tag_and_neighbours_export() {
+    let src = tempfile::tempdir().unwrap();
+    std::fs::write(src.path().join("broken.max"), b"not an OLE file at all").unwrap();
+    std::fs::copy(
+        corpus_dir().join("max/neloid/block.max"),
+        src.path().join("block.max"),
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    assert_eq!(
+        run(args(vec![src.path().to_path_buf()], out.path())),
+        ExitCode::FAILURE
+    );
+    assert!(!out.path().join("broken.max.tag").exists());
+    assert!(out.path().join("block.max.tag").exists());
+    assert!(out.path().join("block.shape").exists());
+}
+
+/// A mounted tree, unmounted on drop (also when a test panics).
+struct Mounted {
+    session: Option<fuser::BackgroundSession>,
+    dir: tempfile::TempDir,
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        if let Some(s) = self.session.take() {
+            if s.umount_and_join().is_err() {
+                let _ = maxfs::mount_cmd::lazy_unmount(self.dir.path());
+            }
+        }
+    }
+}
+
+#[test]
+fn exports_read_through_the_kernel_equal_the_batch_export() {
+    if std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/fuse")
+        .is_err()
+    {
+        eprintln!("\n\n*** SKIPPING: FUSE unavailable (/dev/fuse cannot be opened) ***\n\n");
+        return;
+    }
+    let root = corpus_dir().join("max/ryzomcore");
+    let tree = Arc::new(MaxFs::new(&root, Options::default()));
+    let dir = tempfile::tempdir().unwrap();
+    let session = fuser::spawn_mount(MaxFuse::new(tree), dir.path(), &config(2))
+        .unwrap_or_else(|e| panic!("mount on {}: {e}", dir.path().display()));
+    let m = Mounted {
+        session: Some(session),
+        dir,
+    };
+    let t0 = Instant::now();
+    while std::fs::read_dir(m.dir.path()).map_or(true, |mut d| d.next().is_none()) {
+        assert!(t0.elapsed() < Duration::from_secs(10), "mount did not come up");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = tempfile::tempdir().unwrap();
+    let mut a = args(vec![root.join("street.max")], out.path());
+    a.tag_dir = Some(out.path().join("tags"));
+    // Partial (Box02 is a Boolean): outputs are written, the tag is not.
+    assert_eq!(run(a), ExitCode::FAILURE);
+    assert!(!out.path().join("tags/street.max.tag").exists());
+    let written = files_in(out.path(), ".tag");
+    let mounted = m.dir.path().join("street.max");
+    let mut seen = 0;
+    for (sub, ext) in [("shape", ".shape"), ("export", ".ig")] {
+        for e in std::fs::read_dir(mounted.join(sub)).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !name.ends_with(ext) {
+                continue;
+            }
+            // `cat` through the kernel, with the size stat reported.
+            let via_cat = std::process::Command::new("cat")
+                .arg(e.path())
+                .output()
+                .unwrap();
+            assert!(via_cat.status.success());
+            assert_eq!(e.metadata().unwrap().len(), via_cat.stdout.len() as u64);
+            assert_eq!(Some(&via_cat.stdout), written.get(&name), "{name}");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, written.len());
+    assert!(seen >= 9, "only {seen} exports");
+    let errors = std::fs::read_to_string(mounted.join("export/errors.txt")).unwrap();
+    assert!(errors.contains("Box02"), "{errors}");
+    // The mount stays read-only.
+    let err = std::fs::write(mounted.join("shape/new.shape"), b"x").unwrap_err();
+    assert_eq!(err.raw_os_error(), Some(libc::EROFS));
+}
