@@ -14,7 +14,8 @@
 //! DontCastShadowForInterior/Exterior, sound groups, audibility, occlusion
 //! models) are therefore not written.
 
-use maxfs_scene::eval::{Mat43, Vec3 as V3};
+use maxfs_scene::eval::{mesh, primitive, Controller, Mat43, Vec3 as V3};
+use maxfs_scene::typed::ClassId;
 
 use super::properties::accel;
 use super::select::{self, superclass};
@@ -213,6 +214,77 @@ fn world_mesh(ctx: &Context, node: usize) -> Result<WorldMesh, String> {
         return Err("face refers to a vertex past the end".into());
     }
     Ok((verts, faces))
+}
+
+/// Boolean compound objects (DEI.dlo) are not evaluated; for the cluster test
+/// only, their operands' vertices stand in for the result's (a Boolean's
+/// vertices are operand vertices plus points on operand surfaces, so the
+/// clusters touched are the same unless an operand pokes out of the result).
+const BOOLEAN: ClassId = ClassId(0x51db_4f2f, 0x1c59_6b1a);
+/// Operands and their transform controllers sit in references 0/1 and 2/3.
+const BOOLEAN_DEPTH: usize = 32;
+
+fn boolean_vertices(ctx: &Context, node: usize) -> Option<Vec<[f32; 3]>> {
+    let obj = ctx.eval.node_object(node)?;
+    let mut out = Vec::new();
+    operand_vertices(ctx, obj, &Mat43::IDENTITY, 0, &mut out)?;
+    let tm = ctx.eval.object_tm(node, 0);
+    Some(out.into_iter().map(|v| f3(tm.transform_point(v))).collect())
+}
+
+fn operand_vertices(
+    ctx: &Context,
+    obj: usize,
+    tm: &Mat43,
+    depth: usize,
+    out: &mut Vec<V3>,
+) -> Option<()> {
+    if depth > BOOLEAN_DEPTH {
+        return None;
+    }
+    let o = ctx.graph.objects.get(obj)?;
+    let class = o.class.as_ref()?.class_id;
+    let target = |slot: u32| {
+        o.references
+            .iter()
+            .find(|r| r.slot == slot)
+            .and_then(|r| usize::try_from(r.target).ok())
+    };
+    if class == BOOLEAN {
+        for i in 0..2 {
+            let operand = target(i)?;
+            let local = prs_matrix(ctx, target(2 + i));
+            operand_vertices(ctx, operand, &local.then(tm), depth + 1, out)?;
+        }
+        return Some(());
+    }
+    let mesh = if primitive::is_primitive(class) {
+        primitive::params(&ctx.eval, obj, 0)
+            .and_then(|p| primitive::build(class, &p))
+            .ok()?
+    } else if class == mesh::EDITABLE_MESH {
+        mesh::editable_mesh(ctx.eval.chunks(obj)).ok()?
+    } else if class == mesh::EDITABLE_POLY {
+        mesh::editable_poly(ctx.eval.chunks(obj)).ok()?.0
+    } else {
+        return None;
+    };
+    out.extend(mesh.vertices.iter().map(|v| tm.transform_point(*v)));
+    Some(())
+}
+
+/// The matrix of a PRS controller at time 0 (scale, then rotation, then position).
+fn prs_matrix(ctx: &Context, ctl: Option<usize>) -> Mat43 {
+    match ctl.and_then(|c| ctx.eval.controller(c)) {
+        Some(Controller::Prs {
+            position,
+            rotation,
+            scale,
+        }) => Mat43::scaling(ctx.eval.scale_at(*scale, 0))
+            .then(&ctx.eval.rotation_at(*rotation, 0))
+            .then(&Mat43::translation(ctx.eval.position_at(*position, 0))),
+        _ => Mat43::IDENTITY,
+    }
 }
 
 fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
@@ -566,10 +638,13 @@ pub fn build(
         let verts = if is_mesh(ctx, n) {
             match world_mesh(ctx, n) {
                 Ok((v, _)) => v,
-                Err(e) => {
-                    warn(n, format!("mesh for cluster test: {e}"));
-                    Vec::new()
-                }
+                Err(e) => match boolean_vertices(ctx, n) {
+                    Some(v) => v,
+                    None => {
+                        warn(n, format!("mesh for cluster test: {e}"));
+                        Vec::new()
+                    }
+                },
             }
         } else {
             Vec::new()
