@@ -51,6 +51,17 @@ fn whole_corpus_decodes() {
             let _ = select::anim_nodes(ctx);
             let _ = select::swt_nodes(ctx);
             let _ = select::skel_root(ctx);
+            // The ig builder runs on every file without panicking; only files
+            // prepared for NeL export one.
+            let igs = maxfs_exporters::nel::export::export(
+                ctx.stem,
+                ctx.doc,
+                &ctx.doc.typed(),
+                &[maxfs_exporters::nel::export::ExportKind::Ig],
+            );
+            if n == 0 {
+                assert!(igs.outputs.is_empty(), "{}", path.display());
+            }
             (n, w)
         });
         if let Some((n, w)) = r {

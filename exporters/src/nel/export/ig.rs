@@ -5,8 +5,9 @@
 //!
 //! A file without any IGNAME exports nothing under ig_export.ms; artists then
 //! export the whole scene from the plug-in panel under the file's name, which
-//! is what the reference `street.ig` is. That case is exported as
-//! `<maxfile>.ig` from every geometry, light and helper node.
+//! is what the reference `street.ig` is. So a file that carries NeL export
+//! properties but no IGNAME is exported as `<maxfile>.ig` from every
+//! geometry, light and helper node; files with no NeL property export no ig.
 //!
 //! Versions are those of the reference files (the exporter build that wrote
 //! the corpus): CInstanceGroup 5, CInstance 4, CCluster 1, CPortal 0,
@@ -43,8 +44,11 @@ pub const PORTAL_VERSION: u32 = 0;
 pub fn export(ctx: &Context, out: &mut Exports) {
     let groups = select::ig_groups(ctx);
     if groups.is_empty() {
+        // Only files prepared for NeL (some node sets a NeL property) get the
+        // whole-scene group; other scenes have no instance group to export.
+        let prepared = (0..ctx.graph.objects.len()).any(|i| !ctx.props.node(i).set.is_empty());
         let nodes = select::scene_group_nodes(ctx);
-        if nodes.is_empty() {
+        if !prepared || nodes.is_empty() {
             return;
         }
         let name = format!("{}.ig", ctx.stem);
