@@ -3,6 +3,7 @@
 #   1. cat of the largest stream through the mount vs the same bytes from a plain file
 #   2. cold and warm `grep -r` over every json/ of the corpus vs `maxfs check` on the same files
 #   3. resident memory of the mount process after reading the whole corpus (default cache)
+#   4. first-read latency of one exported shape (parse + export of its .max), then warm
 # Usage: bash scripts/bench-mount.sh [CORPUS]   (needs /dev/fuse; run as a user who may mount)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,3 +65,16 @@ echo "maxfs check on the same files: $(secs "$t0" "$t1")s"
 # 3. Memory after reading every file of the corpus through the mount.
 find "$MNT" -type f -print0 | xargs -0 cat > /dev/null
 echo "mount process RSS after reading the whole corpus: $(awk '/VmRSS/ {print $2, $3}' "/proc/$PID/status") (peak $(awk '/VmHWM/ {print $2, $3}' "/proc/$PID/status"))"
+
+# 4. One exported shape: first read on a fresh mount (parse + export of the
+#    whole file), then warm reads (served from the export cache).
+kill -INT "$PID"; wait "$PID" || true
+"$BIN" mount "$CORPUS" "$MNT" &
+PID=$!
+for _ in $(seq 100); do [ -d "$MNT/max" ] && break; sleep 0.05; done
+SHAPE="$MNT/max/ryzomcore/street.max/shape/sphere01.shape"
+t0=$(now); cat "$SHAPE" > /dev/null; t1=$(now)
+echo "first read of street.max/shape/sphere01.shape (cold mount): $(echo "scale=1; 1000 * ($t1 - $t0)" | bc) ms"
+shape_args=(); for _ in $(seq $REPS); do shape_args+=("$SHAPE"); done
+t0=$(now); cat "${shape_args[@]}" > /dev/null; t1=$(now)
+echo "warm read of the same shape: $(echo "scale=3; 1000 * ($t1 - $t0) / $REPS" | bc) ms per open+read ($REPS in one process)"
