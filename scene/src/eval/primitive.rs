@@ -1,14 +1,20 @@
 //! Parametric primitives rebuilt from their parameters, with Max's vertex order,
-//! face order, material ids and smoothing groups: Box and Plane.
+//! face order and corner order, material ids, smoothing groups and — when the
+//! object's "Generate Mapping Coords" is on — map channel 1 as Max generates it:
+//! Box, Plane, Sphere, Cylinder and Cone. Exporters need the exact topology (UV
+//! seams split vertices), so the layouts follow Max, not a convenient equivalent.
 
 use crate::typed::ClassId;
 
 use super::math::Vec3;
-use super::mesh::{Face, Mesh};
+use super::mesh::{Face, MapChannel, Mesh};
 use super::pblock::{self, Value};
 
 pub const BOX: ClassId = ClassId(0x10, 0);
 pub const PLANE: ClassId = ClassId(0x081f1dfc, 0x77566f65);
+pub const SPHERE: ClassId = ClassId(0x11, 0);
+pub const CYLINDER: ClassId = ClassId(0x12, 0);
+pub const CONE: ClassId = ClassId(0xa86c23dd, 0);
 
 /// All three edges visible, as Max marks primitive faces.
 const ALL_EDGES: u16 = 7;
@@ -16,6 +22,7 @@ const ALL_EDGES: u16 = 7;
 const MAX_SEGMENTS: i64 = 1000;
 
 /// Parameter values of an old ParamBlock by index (animated ones read their controller at t).
+#[derive(Debug)]
 pub struct Params(Vec<Value>);
 
 impl Params {
@@ -90,6 +97,61 @@ pub fn params(eval: &super::SceneEval, object: usize, t: i32) -> Result<Params, 
     Ok(Params(values))
 }
 
+impl Params {
+    fn int_or(&self, i: usize, default: i64) -> i64 {
+        match self.0.get(i) {
+            Some(Value::Int(n)) => i64::from(*n),
+            Some(Value::Float(f)) => *f as i64,
+            Some(Value::Bool(b)) => i64::from(*b),
+            _ => default,
+        }
+    }
+
+    fn float_or(&self, i: usize, default: f64) -> f64 {
+        self.float(i).unwrap_or(default)
+    }
+
+    /// A boolean parameter; missing means `default` (older files stop before it).
+    fn flag(&self, i: usize, default: bool) -> bool {
+        self.int_or(i, i64::from(default)) != 0
+    }
+}
+
+/// Whether `class` is a primitive this module rebuilds.
+pub fn is_primitive(class: ClassId) -> bool {
+    [BOX, PLANE, SPHERE, CYLINDER, CONE].contains(&class)
+}
+
+/// The mesh of a parametric primitive class (see [`is_primitive`]).
+pub fn build(class: ClassId, p: &Params) -> Result<Mesh, String> {
+    match class {
+        c if c == BOX => box_mesh(p),
+        c if c == PLANE => plane_mesh(p),
+        c if c == SPHERE => sphere_mesh(p),
+        c if c == CYLINDER => cylinder_mesh(p, false),
+        c if c == CONE => cylinder_mesh(p, true),
+        c => Err(format!("class {c:?} is not a parametric primitive")),
+    }
+}
+
+fn face(v: [u32; 3], material: u16, smoothing: u32) -> Face {
+    Face {
+        v,
+        smoothing,
+        material,
+        flags: ALL_EDGES,
+    }
+}
+
+/// Map channel 1 from texture vertices (u, v) and one map face per mesh face.
+fn channel1(tv: Vec<[f32; 3]>, tf: Vec<[u32; 3]>) -> Vec<MapChannel> {
+    vec![MapChannel {
+        channel: 1,
+        vertices: tv,
+        faces: tf,
+    }]
+}
+
 /// A grid of (nx+1)·(ny+1) vertices over [x0, x1]×[y0, y1] at height z, row by row.
 fn grid(
     v: &mut Vec<Vec3>,
@@ -111,54 +173,60 @@ fn grid(
 }
 
 /// Box: length along Y (0), width along X (1), height along Z (2), segments
-/// width/length/height (3, 4, 5). Bottom grid, inner side rings, top grid; faces
-/// bottom, top, then the sides −Y, +X, +Y, −X.
+/// width/length/height (3, 4, 5), generate mapping coordinates (6). Bottom grid,
+/// top grid, inner side rings; faces bottom, top, then the sides −Y, +X, +Y, −X.
+///
+/// Mapping: three texture grids — Y×Z for the ±X sides, X×Z for ±Y, X×Y for the
+/// caps — each spanning 0..1; a face picks its grid by the dominant axis of its
+/// normal and mirrors U on the −X, +Y and −Z faces so every side reads
+/// unmirrored from outside (checked against 3ds Max's ASE export).
 pub fn box_mesh(p: &Params) -> Result<Mesh, String> {
     let (l, w, h) = (p.float(0)?, p.float(1)?, p.float(2)?);
     let (ws, ls, hs) = (p.segments(3)?, p.segments(4)?, p.segments(5)?);
     let (x0, x1, y0, y1) = (-w / 2.0, w / 2.0, -l / 2.0, l / 2.0);
     let mut v = Vec::new();
+    // Grid position (ix, iy, iz) of every vertex, for the mapping.
+    let mut at: Vec<[usize; 3]> = Vec::new();
     let bottom = grid(&mut v, (x0, x1, ws), (y0, y1, ls), 0.0);
+    let top = grid(&mut v, (x0, x1, ws), (y0, y1, ls), h);
+    for iz in [0, hs] {
+        for iy in 0..=ls {
+            at.extend((0..=ws).map(|ix| [ix, iy, iz]));
+        }
+    }
     let row = ws + 1;
     let grid_at = |base: usize, ix: usize, iy: usize| (base + iy * row + ix) as u32;
-    // Perimeter of a grid, walking −Y, +X, +Y, −X from (x0, y0).
-    let perimeter = |base: usize| -> Vec<u32> {
-        let mut p = Vec::new();
-        p.extend((0..ws).map(|ix| grid_at(base, ix, 0)));
-        p.extend((0..ls).map(|iy| grid_at(base, ws, iy)));
-        p.extend((0..ws).map(|k| grid_at(base, ws - k, ls)));
-        p.extend((0..ls).map(|k| grid_at(base, 0, ls - k)));
-        p
-    };
-    let ring_len = 2 * (ws + ls);
-    let mut rings: Vec<Vec<u32>> = vec![perimeter(bottom)];
+    // The perimeter as grid positions, walking −Y, +X, +Y, −X from (x0, y0).
+    let mut perimeter: Vec<(usize, usize)> = Vec::new();
+    perimeter.extend((0..ws).map(|ix| (ix, 0)));
+    perimeter.extend((0..ls).map(|iy| (ws, iy)));
+    perimeter.extend((0..ws).map(|k| (ws - k, ls)));
+    perimeter.extend((0..ls).map(|k| (0, ls - k)));
+    let ring_len = perimeter.len();
+    let mut rings: Vec<Vec<u32>> = vec![perimeter
+        .iter()
+        .map(|&(ix, iy)| grid_at(bottom, ix, iy))
+        .collect()];
     for iz in 1..hs {
         let z = h * iz as f64 / hs as f64;
         let start = v.len() as u32;
-        let base = &rings[0];
-        let pts: Vec<Vec3> = base
-            .iter()
-            .map(|&i| Vec3(v[i as usize].0, v[i as usize].1, z))
-            .collect();
-        v.extend(pts);
+        for &(ix, iy) in &perimeter {
+            let b = &v[grid_at(bottom, ix, iy) as usize];
+            v.push(Vec3(b.0, b.1, z));
+            at.push([ix, iy, iz]);
+        }
         rings.push((0..ring_len as u32).map(|k| start + k).collect());
     }
-    let top = grid(&mut v, (x0, x1, ws), (y0, y1, ls), h);
-    rings.push(perimeter(top));
+    rings.push(
+        perimeter
+            .iter()
+            .map(|&(ix, iy)| grid_at(top, ix, iy))
+            .collect(),
+    );
     let mut faces = Vec::new();
     let mut quad = |a: u32, b: u32, c: u32, d: u32, material: u16, smoothing: u32| {
-        faces.push(Face {
-            v: [a, b, c],
-            smoothing,
-            material,
-            flags: ALL_EDGES,
-        });
-        faces.push(Face {
-            v: [c, d, a],
-            smoothing,
-            material,
-            flags: ALL_EDGES,
-        });
+        faces.push(face([a, b, c], material, smoothing));
+        faces.push(face([c, d, a], material, smoothing));
     };
     for iy in 0..ls {
         for ix in 0..ws {
@@ -193,15 +261,75 @@ pub fn box_mesh(p: &Params) -> Result<Mesh, String> {
             quad(lo[k], lo[n], hi[n], hi[k], m, s);
         }
     }
+    let maps = if p.flag(6, true) {
+        box_mapping(&v, &at, &faces, (ws, ls, hs))
+    } else {
+        Vec::new()
+    };
     Ok(Mesh {
         vertices: v,
         faces,
-        maps: Vec::new(),
+        maps,
     })
 }
 
-/// Plane: length along Y (0), width along X (1), segments length/width (2, 3);
-/// one smoothing group, material 0.
+/// The Box's generated mapping (see [`box_mesh`]).
+fn box_mapping(
+    v: &[Vec3],
+    at: &[[usize; 3]],
+    faces: &[Face],
+    (ws, ls, hs): (usize, usize, usize),
+) -> Vec<MapChannel> {
+    let mut tv = Vec::new();
+    let mut push_grid = |nu: usize, nv: usize| {
+        let base = tv.len();
+        for j in 0..=nv {
+            for i in 0..=nu {
+                tv.push([
+                    (i as f64 / nu as f64) as f32,
+                    (j as f64 / nv as f64) as f32,
+                    0.0,
+                ]);
+            }
+        }
+        base
+    };
+    let xbase = push_grid(ls, hs);
+    let ybase = push_grid(ws, hs);
+    let zbase = push_grid(ws, ls);
+    let tf = faces
+        .iter()
+        .map(|f| {
+            let [a, b, c] = f.v.map(|i| v[i as usize]);
+            let n = b.minus(a).cross(c.minus(a));
+            let abs = [n.0.abs(), n.1.abs(), n.2.abs()];
+            // The dominant axis of the normal, ties to the lower axis.
+            let axis = if abs[0] >= abs[1] && abs[0] >= abs[2] {
+                0
+            } else if abs[1] >= abs[2] {
+                1
+            } else {
+                2
+            };
+            let negative = [n.0, n.1, n.2][axis] < 0.0;
+            f.v.map(|i| {
+                let [ix, iy, iz] = at[i as usize];
+                let idx = match (axis, negative) {
+                    (0, neg) => xbase + iz * (ls + 1) + if neg { ls - iy } else { iy },
+                    (1, neg) => ybase + iz * (ws + 1) + if neg { ix } else { ws - ix },
+                    (_, neg) => zbase + iy * (ws + 1) + if neg { ws - ix } else { ix },
+                };
+                idx as u32
+            })
+        })
+        .collect();
+    channel1(tv, tf)
+}
+
+/// Plane: length along Y (0), width along X (1), segments length/width (2, 3),
+/// generate mapping coordinates (6); one smoothing group, material 0. Each grid
+/// cell is split along its (x0, y0)–(x1, y1) diagonal; the mapping is the grid
+/// itself over 0..1.
 pub fn plane_mesh(p: &Params) -> Result<Mesh, String> {
     let (l, w) = (p.float(0)?, p.float(1)?);
     let (ls, ws) = (p.segments(2)?, p.segments(3)?);
@@ -217,44 +345,42 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, String> {
     for iy in 0..ls as u32 {
         for ix in 0..ws as u32 {
             let a = iy * row + ix;
-            for tri in [[a, a + 1, a + row + 1], [a + row + 1, a + row, a]] {
-                faces.push(Face {
-                    v: tri,
-                    smoothing: 1,
-                    material: 0,
-                    flags: ALL_EDGES,
-                });
-            }
+            let (b, c, d) = (a + 1, a + row + 1, a + row);
+            faces.push(face([d, a, c], 0, 1));
+            faces.push(face([b, c, a], 0, 1));
         }
     }
+    let maps = if p.flag(6, true) {
+        let mut tv = Vec::with_capacity(v.len());
+        for iy in 0..=ls {
+            for ix in 0..=ws {
+                tv.push([
+                    (ix as f64 / ws as f64) as f32,
+                    (iy as f64 / ls as f64) as f32,
+                    0.0,
+                ]);
+            }
+        }
+        channel1(tv, faces.iter().map(|f| f.v).collect())
+    } else {
+        Vec::new()
+    };
     Ok(Mesh {
         vertices: v,
         faces,
-        maps: Vec::new(),
+        maps,
     })
 }
 
-pub const SPHERE: ClassId = ClassId(0x11, 0);
-
-impl Params {
-    fn int_or(&self, i: usize, default: i64) -> i64 {
-        match self.0.get(i) {
-            Some(Value::Int(n)) => i64::from(*n),
-            Some(Value::Float(f)) => *f as i64,
-            Some(Value::Bool(b)) => i64::from(*b),
-            _ => default,
-        }
-    }
-
-    fn float_or(&self, i: usize, default: f64) -> f64 {
-        self.float(i).unwrap_or(default)
-    }
-}
-
 /// Sphere: radius (0), segments (1), smooth (2), hemisphere (3), squash (4), base
-/// to pivot (5), slice on (7). North pole, rings from the top, south pole; one
-/// smoothing group when smooth, material id 1. Hemispheres and slices are refused
-/// (no corpus file uses them, and their topology is not verified).
+/// to pivot (5), generate mapping coordinates (6), slice on (7). North pole, rings
+/// from the top starting on +Y and turning towards −X, south pole; one smoothing
+/// group when smooth, material id 1. Hemispheres and slices are refused (no
+/// corpus file uses them, and their topology is not verified).
+///
+/// Mapping: a (rows+1)×(segments+1) grid, U = k/segments around from +Y, V = 1 −
+/// ring/rows (linear in the ring index, not in latitude); the poles get one
+/// texture vertex per segment, the seam column is doubled at U = 0 and 1.
 pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
     let r = p.float(0)?;
     let segs = p.segments(1)?;
@@ -269,12 +395,13 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
     }
     let smoothing = if p.int_or(2, 1) != 0 { 1 } else { 0 };
     let z0 = if p.int_or(5, 0) != 0 { r } else { 0.0 };
-    let rings = segs / 2;
+    let rows = segs / 2;
     let mut v = vec![Vec3(0.0, 0.0, r + z0)];
-    for ring in 1..rings {
-        let th = std::f64::consts::PI * ring as f64 / rings as f64;
+    for ring in 1..rows {
+        let th = std::f64::consts::PI * ring as f64 / rows as f64;
         for k in 0..segs {
-            let ph = 2.0 * std::f64::consts::PI * k as f64 / segs as f64;
+            let ph =
+                std::f64::consts::FRAC_PI_2 + 2.0 * std::f64::consts::PI * k as f64 / segs as f64;
             v.push(Vec3(
                 r * th.sin() * ph.cos(),
                 r * th.sin() * ph.sin(),
@@ -285,19 +412,21 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
     let south = v.len() as u32;
     v.push(Vec3(0.0, 0.0, -r + z0));
     let at = |ring: usize, k: usize| (1 + (ring - 1) * segs + k % segs) as u32;
+    // Texture vertex of (ring, k) with ring 0 and `rows` the poles; k runs to segs.
+    let tat = |ring: usize, k: usize| (ring * (segs + 1) + k) as u32;
     let mut faces = Vec::new();
-    let mut tri = |a: u32, b: u32, c: u32| {
-        faces.push(Face {
-            v: [a, b, c],
-            smoothing,
-            material: 1,
-            flags: ALL_EDGES,
-        })
+    let mut tf = Vec::new();
+    let mut tri = |v: [u32; 3], t: [u32; 3]| {
+        faces.push(face(v, 1, smoothing));
+        tf.push(t);
     };
     for k in 0..segs {
-        tri(0, at(1, k), at(1, k + 1));
+        tri(
+            [0, at(1, k), at(1, k + 1)],
+            [tat(0, k), tat(1, k), tat(1, k + 1)],
+        );
     }
-    for ring in 1..rings - 1 {
+    for ring in 1..rows - 1 {
         for k in 0..segs {
             let (a, b, c, d) = (
                 at(ring, k),
@@ -305,18 +434,186 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
                 at(ring + 1, k + 1),
                 at(ring, k + 1),
             );
-            tri(a, b, c);
-            tri(c, d, a);
+            let (ta, tb, tc, td) = (
+                tat(ring, k),
+                tat(ring + 1, k),
+                tat(ring + 1, k + 1),
+                tat(ring, k + 1),
+            );
+            tri([a, b, c], [ta, tb, tc]);
+            tri([a, c, d], [ta, tc, td]);
         }
     }
     for k in 0..segs {
-        tri(south, at(rings - 1, k + 1), at(rings - 1, k));
+        tri(
+            [south, at(rows - 1, k + 1), at(rows - 1, k)],
+            [tat(rows, k), tat(rows - 1, k + 1), tat(rows - 1, k)],
+        );
     }
+    let maps = if p.flag(6, true) {
+        let mut tv = Vec::with_capacity((rows + 1) * (segs + 1));
+        for ring in 0..=rows {
+            for k in 0..=segs {
+                tv.push([
+                    (k as f64 / segs as f64) as f32,
+                    (1.0 - ring as f64 / rows as f64) as f32,
+                    0.0,
+                ]);
+            }
+        }
+        channel1(tv, tf)
+    } else {
+        Vec::new()
+    };
     Ok(Mesh {
         vertices: v,
         faces,
-        maps: Vec::new(),
+        maps,
     })
+}
+
+/// Cylinder (radius 0, height 1, height segments 2, cap segments 3, sides 4,
+/// smooth 5, slice on 6, generate mapping coordinates 9) and Cone (radius 1 0,
+/// radius 2 1, height 2, height segments 3, cap segments 4, sides 5, smooth 6,
+/// slice on 7, generate mapping coordinates 10). Bottom centre, rings from the
+/// bottom starting on +X, top centre (a cone of radius 0 keeps its collapsed top
+/// ring); faces bottom cap (material 1), sides (material 2, smoothing group 4),
+/// top cap (material 0), caps in smoothing group 1. Cap segments above 1 and
+/// slices are refused (not in the corpus, topology unverified).
+///
+/// Mapping: U runs around from +Y (U = ¾ on +X), V = z/height; each segment
+/// keeps the U of its end vertex, so the segment across the seam starts below 0
+/// or ends at 1 depending on float rounding (see below); cap centres map to U = ½
+/// and cap rims to the rim's U (checked against Babylon's glTF of Max cones).
+pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, String> {
+    let o = usize::from(cone);
+    let r1 = p.float(0)?;
+    let r2 = if cone { p.float(1)? } else { r1 };
+    let h = p.float(1 + o)?;
+    let hs = p.segments(2 + o)?;
+    let caps = p.segments(3 + o)?;
+    let n = p.segments(4 + o)?;
+    if n < 3 {
+        return Err(format!("{n} sides"));
+    }
+    if caps != 1 {
+        return Err(format!("{caps} cap segments are not supported yet"));
+    }
+    if p.int_or(6 + o, 0) != 0 {
+        return Err("sliced cylinders and cones are not supported yet".into());
+    }
+    let smooth = p.flag(5 + o, true);
+    let radius = |row: usize| r1 + (r2 - r1) * row as f64 / hs as f64;
+    let mut v = vec![Vec3::default()];
+    for row in 0..=hs {
+        let f = row as f64 / hs as f64;
+        let r = radius(row);
+        for k in 0..n {
+            let a = 2.0 * std::f64::consts::PI * k as f64 / n as f64;
+            v.push(Vec3(r * a.cos(), r * a.sin(), h * f));
+        }
+    }
+    let top = v.len() as u32;
+    v.push(Vec3(0.0, 0.0, h));
+    let at = |row: usize, k: usize| (1 + row * n + k % n) as u32;
+    // U of ring vertex k: ¾ + angle/2π, wrapped above 1. Max accumulates the angle
+    // in single precision, which decides on which side of the seam a vertex
+    // exactly on +Y lands. A ring of radius 0 (a cone's tip) maps to U = ½.
+    let mut wrapped = Vec::with_capacity(n);
+    let delta = (2.0 * std::f32::consts::PI) / n as f32;
+    let mut angle = 0.0f32;
+    for _ in 0..n {
+        let u = 0.75 + f64::from(angle) / (2.0 * std::f64::consts::PI);
+        wrapped.push(if u > 1.0 { u - 1.0 } else { u });
+        angle += delta;
+    }
+    let collapsed = |row: usize| radius(row) == 0.0;
+    let u = |row: usize, k: usize| {
+        if collapsed(row) {
+            0.5
+        } else {
+            wrapped[k % n]
+        }
+    };
+    let mut tv = TexVerts::default();
+    let mut faces = Vec::new();
+    let mut tf = Vec::new();
+    // A face spanning the seam moves its corners above ½ down by 1.
+    let mut tri = |vs: [u32; 3], uvs: [(f64, f64); 3], material: u16, smoothing: u32| {
+        let lo = uvs.iter().map(|c| c.0).fold(f64::INFINITY, f64::min);
+        let hi = uvs.iter().map(|c| c.0).fold(f64::NEG_INFINITY, f64::max);
+        let seam = hi - lo > 0.5;
+        faces.push(face(vs, material, smoothing));
+        tf.push(uvs.map(|(u, v)| tv.at(if seam && u > 0.5 { u - 1.0 } else { u }, v)));
+    };
+    let (cap_sm, side_sm) = if smooth { (1, 0x08) } else { (0, 0) };
+    for k in 0..n {
+        tri(
+            [0, at(0, k + 1), at(0, k)],
+            [(0.5, 0.0), (u(0, k + 1), 0.0), (u(0, k), 0.0)],
+            1,
+            cap_sm,
+        );
+    }
+    for row in 0..hs {
+        let (va, vb) = (row as f64 / hs as f64, (row + 1) as f64 / hs as f64);
+        for k in 0..n {
+            let (a0, a1) = ((u(row, k), va), (u(row, k + 1), va));
+            let (b0, b1) = ((u(row + 1, k), vb), (u(row + 1, k + 1), vb));
+            tri(
+                [at(row, k), at(row + 1, k + 1), at(row + 1, k)],
+                [a0, b1, b0],
+                2,
+                side_sm,
+            );
+            tri(
+                [at(row, k), at(row, k + 1), at(row + 1, k + 1)],
+                [a0, a1, b1],
+                2,
+                side_sm,
+            );
+        }
+    }
+    for k in 0..n {
+        tri(
+            [top, at(hs, k), at(hs, k + 1)],
+            [(0.5, 1.0), (u(hs, k), 1.0), (u(hs, k + 1), 1.0)],
+            0,
+            cap_sm,
+        );
+    }
+    let maps = if p.flag(9 + o, true) {
+        channel1(tv.list, tf)
+    } else {
+        Vec::new()
+    };
+    Ok(Mesh {
+        vertices: v,
+        faces,
+        maps,
+    })
+}
+
+/// Texture vertices shared by exact value, for generators whose seams are easier
+/// to state per face than as a grid.
+#[derive(Default)]
+struct TexVerts {
+    list: Vec<[f32; 3]>,
+    index: std::collections::HashMap<(u32, u32), u32>,
+}
+
+impl TexVerts {
+    fn at(&mut self, u: f64, v: f64) -> u32 {
+        let uv = [u as f32, v as f32, 0.0];
+        let list = &mut self.list;
+        *self
+            .index
+            .entry((uv[0].to_bits(), uv[1].to_bits()))
+            .or_insert_with(|| {
+                list.push(uv);
+                (list.len() - 1) as u32
+            })
+    }
 }
 
 #[cfg(test)]
