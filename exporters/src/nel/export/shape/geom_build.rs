@@ -169,7 +169,7 @@ fn vertex_buffer(m: &MeshBuild, flags: u16, order: &[&Corner]) -> VertexBuffer {
             .copied()
             .unwrap_or([0.0; 3])
     };
-    for slot in 0..16usize {
+    for (slot, &value) in VALUE_NAMES.iter().enumerate() {
         if flags & (1 << slot) == 0 {
             continue;
         }
@@ -199,7 +199,7 @@ fn vertex_buffer(m: &MeshBuild, flags: u16, order: &[&Corner]) -> VertexBuffer {
             _ => continue,
         };
         channels.push(Channel {
-            value: VALUE_NAMES[slot],
+            value,
             components,
             data,
         });

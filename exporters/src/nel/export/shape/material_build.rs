@@ -714,11 +714,31 @@ fn build_texture(ctx: &Context, texmap: usize) -> (Ptr<Texture>, ChannelDesc) {
             [uo, vo, 0.0],
         ];
     }
+    // StdUVGen (texmap reference 0): 0x900b = map channel, 0x9002 = tiling
+    // flags (bit 0 U wrap, bit 1 V wrap); untiled axes clamp.
+    let mut tiling = 3u32;
+    if let Some(uvgen) = pblock::reference(ctx.graph, texmap, 0) {
+        let word = |id: u16| {
+            ctx.eval
+                .chunks(uvgen)
+                .iter()
+                .find(|c| c.id == id)
+                .and_then(|c| c.payload())
+                .and_then(|p| p.get(..4))
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        };
+        if let Some(ch) = word(0x900b) {
+            desc.max_channel = ch as i32;
+        }
+        if let Some(f) = word(0x9002) {
+            tiling = f;
+        }
+    }
     let base = TextureBase {
         version: 1,
         upload_format: 0,
-        wrap_s: 0,
-        wrap_t: 0,
+        wrap_s: if tiling & 1 != 0 { 0 } else { 1 },
+        wrap_t: if tiling & 2 != 0 { 0 } else { 1 },
         // LinearMipMapLinear / Linear.
         min_filter: 5,
         mag_filter: 1,

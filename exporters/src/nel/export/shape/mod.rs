@@ -19,7 +19,7 @@ pub mod vertex_format;
 use maxfs_scene::eval::Mat43;
 
 use super::properties::NodeProperties;
-use super::{select, Context, ExportKind, Exports, Output};
+use super::{select, skinning, Context, ExportKind, Exports, Output};
 use crate::nel::shape::material::{MaterialBase, TrackDefaultQuat, TrackDefaultVector};
 use crate::nel::shape::mesh::{Mesh as NelMesh, MeshBase, MeshVertexProgram, MeshVpWindTree};
 use crate::nel::shape::{Shape, ShapeStream};
@@ -30,8 +30,9 @@ use crate::nel::{write_nel, NelFile};
 const NEL_PARTICLE_SYSTEM_A: u32 = 0x58ce_2893;
 const NEL_WAVE_MAKER_A: u32 = 0x77e2_4828;
 const NEL_FLARE_A: u32 = 0x4e91_3532;
-/// Skin and Physique modifiers (skinning comes from them).
-const SKIN: (u32, u32) = (0x0095_c6a3, 0x0001_5666);
+/// Skin and Physique modifiers (skinning comes from them). The Skin id is the
+/// one stored in the corpus files (sources-index.md gives 0x0095c6a3).
+const SKIN: (u32, u32) = (0x0095_c723, 0x0001_5666);
 const PHYSIQUE: (u32, u32) = (0x100, 0);
 const PHYSIQUE_SUPERCLASS: u32 = 0x810;
 /// CMeshBase version the references carry (NeL writes 10 and the export tools
@@ -126,17 +127,54 @@ fn check_kind(ctx: &Context, node: usize, props: &NodeProperties) -> Result<(), 
             }
         }
     }
-    for m in source::modifiers(ctx, node) {
-        if let Some((cid, sc)) = class_of(ctx, m) {
-            if cid == SKIN || (cid == PHYSIQUE && sc == PHYSIQUE_SUPERCLASS) {
-                return Err(format!(
-                    "skinned meshes ({}) are not exported yet: skin weights are not decoded",
-                    source::class_label(ctx, m)
-                ));
-            }
-        }
+    if let Some(m) = skin_modifier(ctx, node) {
+        return match skin_input(ctx, node) {
+            Some(Ok(skin)) => Err(format!(
+                "skinned mesh ({}, {} bones): the skinned geometry build \
+                 (CMeshGeom::buildSkin, vertices in world space) is not implemented",
+                source::class_label(ctx, m),
+                skin.bones.len()
+            )),
+            Some(Err(e)) => Err(format!(
+                "skinned mesh ({}): {e}",
+                source::class_label(ctx, m)
+            )),
+            None => Err(format!(
+                "skinned mesh ({}): skin weights are not decoded",
+                source::class_label(ctx, m)
+            )),
+        };
     }
     Ok(())
+}
+
+/// The node's Skin or Physique modifier, if any.
+pub fn skin_modifier(ctx: &Context, node: usize) -> Option<usize> {
+    source::modifiers(ctx, node).into_iter().find(|&m| {
+        class_of(ctx, m)
+            .is_some_and(|(cid, sc)| cid == SKIN || (cid == PHYSIQUE && sc == PHYSIQUE_SUPERCLASS))
+    })
+}
+
+/// Hook for skinning: per Max vertex up to four (skeleton bone id, weight)
+/// pairs and the bone names, from the node's Skin modifier (skinning.rs).
+/// The mesh build carries them (`MeshBuild::skin`); the skinned geometry
+/// build that would consume them (NeL's `CMeshGeom::buildSkin`: matrix
+/// blocks of at most 16 bones, vertices in world space) is the missing step.
+pub fn skin_input(ctx: &Context, node: usize) -> Option<Result<mesh_build::SkinInput, String>> {
+    let binding = match skinning::node_skin(ctx, node)? {
+        Ok(b) => b,
+        Err(e) => return Some(Err(e)),
+    };
+    let weights = binding
+        .weights
+        .iter()
+        .map(|w| std::array::from_fn(|k| (w.matrix_id[k], w.weight[k])))
+        .collect();
+    Some(Ok(mesh_build::SkinInput {
+        weights,
+        bones: binding.bone_names,
+    }))
 }
 
 fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
@@ -181,8 +219,9 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
         Era::Current => normals::Weighting::CornerAngle,
     };
     let mut build = mesh_build::build(&mesh, &to_node, &mats, vp_id == 1, weighting)?;
-    if build.skin.is_some() {
-        return Err("skinned meshes are not exported yet".into());
+    if skin_modifier(ctx, node).is_some() {
+        build.skin = skin_input(ctx, node).and_then(Result::ok);
+        return Err("skinned geometry (CMeshGeom::buildSkin) is not built yet".into());
     }
     build.vertex_flags &= !(vertex_format::WEIGHT | vertex_format::PALETTE_SKIN);
     let nmat = mats.materials.len();
