@@ -129,7 +129,7 @@ pub fn node_skin(eval: &SceneEval, node: usize) -> Option<Result<Skin, String>> 
     Some(decode(eval, m))
 }
 
-fn leaf<'a>(chunks: &'a [Chunk], id: u16) -> Option<&'a [u8]> {
+fn leaf(chunks: &[Chunk], id: u16) -> Option<&[u8]> {
     chunks.iter().find(|c| c.id == id).and_then(Chunk::payload)
 }
 

@@ -29,7 +29,7 @@ const MAT_SCALEANY: u32 = 8;
 const MAT_VALIDPROJ: u32 = 128;
 
 pub fn export(ctx: &Context, out: &mut Exports) {
-    let Some(root) = skeleton_root(ctx, out) else {
+    let Some(root) = skeleton_root(ctx) else {
         return;
     };
     let name = format!("{}.skel", ctx.stem);
@@ -51,19 +51,18 @@ fn node_name<'a>(ctx: &'a Context, node: usize) -> &'a str {
         .map_or("", |n| n.name.as_str())
 }
 
-/// `$Bip01`, else the skeleton root of the first skinned node in tree order.
-fn skeleton_root(ctx: &Context, out: &mut Exports) -> Option<usize> {
+/// `$Bip01`, else the skeleton root of the first skinned node in tree order
+/// (a Skin that cannot be read is the shape export's error, not the skeleton's).
+fn skeleton_root(ctx: &Context) -> Option<usize> {
     if let Some(r) = select::skel_root(ctx) {
         return Some(r);
     }
-    for node in select::tree_order(ctx.graph) {
+    select::tree_order(ctx.graph).into_iter().find_map(|node| {
         match skinning::node_skin(ctx, node) {
-            Some(Ok(b)) => return Some(b.skeleton.root),
-            Some(Err(e)) => out.push_error(ExportKind::Skel, node_name(ctx, node), e),
-            None => {}
+            Some(Ok(b)) => Some(b.skeleton.root),
+            _ => None,
         }
-    }
-    None
+    })
 }
 
 /// Why a node's transform cannot be evaluated (Biped, IK, CAT or any other
