@@ -731,3 +731,114 @@ fn object_name(ctx: &Context, node: usize) -> String {
         _ => name,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use maxfs_scene::eval::Quat as MQuat;
+
+    /// NeL's CQuat → column-vector matrix element (row, col).
+    fn quat_matrix(q: [f32; 4]) -> [[f64; 3]; 3] {
+        let [x, y, z, w] = q.map(f64::from);
+        [
+            [
+                1.0 - 2.0 * (y * y + z * z),
+                2.0 * (x * y - z * w),
+                2.0 * (x * z + y * w),
+            ],
+            [
+                2.0 * (x * y + z * w),
+                1.0 - 2.0 * (x * x + z * z),
+                2.0 * (y * z - x * w),
+            ],
+            [
+                2.0 * (x * z - y * w),
+                2.0 * (y * z + x * w),
+                1.0 - 2.0 * (x * x + y * y),
+            ],
+        ]
+    }
+
+    #[test]
+    fn decomp_identity_and_rotations() {
+        let (p, r, s) = decomp(&Mat43::translation(V3(1.0, 2.0, 3.0)));
+        assert_eq!(p, [1.0, 2.0, 3.0]);
+        assert_eq!(s, [1.0, 1.0, 1.0]);
+        let z = (-0.0f32).to_bits();
+        assert_eq!(r.map(f32::to_bits), [z, z, z, (-1.0f32).to_bits()]);
+        for (axis, angle) in [
+            (V3(0.0, 0.0, 1.0), 0.7),
+            (V3(1.0, 0.0, 0.0), 3.0),
+            (V3(0.3, -0.5, 0.8).normalized(), 2.9),
+        ] {
+            let m = Mat43::scaling(V3(2.0, 3.0, 0.5))
+                .then(&Mat43::rotation(MQuat::from_axis_angle(axis, angle)));
+            let (_, q, s) = decomp(&m);
+            assert!((s[0] - 2.0).abs() < 1e-5 && (s[1] - 3.0).abs() < 1e-5);
+            let qm = quat_matrix(q);
+            let rows = m.rows();
+            for i in 0..3 {
+                for j in 0..3 {
+                    // NeL's matrix is the transpose of Max's row layout.
+                    let want = rows[j][i] / f64::from(s[j]);
+                    assert!((qm[i][j] - want).abs() < 1e-5, "{axis:?} {angle}: {qm:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn portal_polygon_from_two_triangles() {
+        // A quad 0-1-2-3 split along 0-2, as Max's Plane object does.
+        let poly = portal_poly(&[[0, 1, 2], [2, 3, 0]]);
+        assert_eq!(poly, vec![0, 1, 2, 3]);
+        assert!(portal_poly(&[]).is_empty());
+        let square = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [0.0, 1.0, 0.0],
+        ];
+        assert!(portal_poly_ok(&square));
+        assert!(!portal_poly_ok(&square[..2]));
+    }
+
+    #[test]
+    fn cluster_volume_of_a_cube() {
+        let v = |x: f32, y: f32, z: f32| [x, y, z];
+        let c = [
+            v(0.0, 0.0, 0.0),
+            v(1.0, 0.0, 0.0),
+            v(1.0, 1.0, 0.0),
+            v(0.0, 1.0, 0.0),
+            v(0.0, 0.0, 1.0),
+            v(1.0, 0.0, 1.0),
+            v(1.0, 1.0, 1.0),
+            v(0.0, 1.0, 1.0),
+        ];
+        // Outward-facing triangles (counter-clockwise seen from outside).
+        let faces = [
+            [0, 2, 1],
+            [0, 3, 2],
+            [4, 5, 6],
+            [4, 6, 7],
+            [0, 1, 5],
+            [0, 5, 4],
+            [1, 2, 6],
+            [1, 6, 5],
+            [2, 3, 7],
+            [2, 7, 6],
+            [3, 0, 4],
+            [3, 4, 7],
+        ];
+        let mut cb = ClusterBuild::default();
+        for f in faces {
+            assert!(cb.make_volume(c[f[0]], c[f[1]], c[f[2]]));
+        }
+        assert_eq!(cb.planes.len(), 6);
+        assert!(cb.is_in([0.5, 0.5, 0.5]));
+        assert!(!cb.is_in([1.5, 0.5, 0.5]));
+        assert_eq!(cb.bbox.center, [0.5, 0.5, 0.5]);
+        assert_eq!(cb.bbox.half, [0.5, 0.5, 0.5]);
+    }
+}

@@ -371,3 +371,59 @@ pub fn is_hidden(ctx: &Context, node: usize) -> bool {
         .and_then(|p| p.get(..4))
         .is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & NODE_HIDDEN != 0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use maxfs_scene::graph::{NodeInfo, ObjectClass, SceneObject};
+
+    fn node(index: usize, parent: Option<u32>, root: bool) -> SceneObject {
+        SceneObject {
+            index,
+            chunk_id: 0,
+            class: Some(ObjectClass {
+                class_id: if root { ClassId(2, 0) } else { ClassId(1, 0) },
+                super_class: 1,
+                name: String::new(),
+                dll: "builtin".into(),
+            }),
+            references: Vec::new(),
+            appdata: Vec::new(),
+            node: Some(NodeInfo {
+                version: None,
+                parent,
+                flags: None,
+                name: format!("n{index}"),
+                offset_position: None,
+                offset_rotation: None,
+                offset_scale: None,
+            }),
+            note_keys: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn tree_order_is_depth_first_not_storage_order() {
+        // Children of two parents interleave in storage order (S:463).
+        let g = SceneGraph {
+            version: 0,
+            objects: vec![
+                node(0, None, true),
+                node(1, Some(0), false),
+                node(2, Some(0), false),
+                node(3, Some(1), false),
+                node(4, Some(2), false),
+                node(5, Some(1), false),
+                // A cycle (damaged file): still listed, after the tree.
+                node(6, Some(7), false),
+                node(7, Some(6), false),
+            ],
+        };
+        assert_eq!(tree_order(&g), vec![1, 3, 5, 2, 4, 6, 7]);
+    }
+
+    #[test]
+    fn script_lowercase_maps_ascii_only() {
+        assert_eq!(script_lowercase("Box02_É"), "box02_É");
+    }
+}
