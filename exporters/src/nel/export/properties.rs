@@ -339,7 +339,8 @@ impl Default for NodeProperties {
             remanence_rollup_ratio: 1.0,
             radial_normal_sm: Default::default(),
             interface_file: String::new(),
-            interface_threshold: 0.1,
+            // export_mesh_interface.cpp reads -1 (the node dialog shows 0.1).
+            interface_threshold: -1.0,
             get_interface_normal_from_scene_objects: false,
             zone_rotate: 0,
             zone_symmetry: false,
