@@ -34,6 +34,9 @@ const PORTAL_PRECISION: f32 = 0.005;
 /// DUMMY_CLASS_ID: isDummy tests the class PartA only.
 const DUMMY_PART_A: u32 = 0x0087_6234;
 
+/// Directional and target directional lights (DIR_LIGHT, TDIR_LIGHT).
+const DIRECTIONAL_LIGHTS: [ClassId; 2] = [ClassId(0x1013, 0), ClassId(0x1015, 0)];
+
 /// The versions the reference .ig files carry.
 pub const IG_VERSION: u32 = 5;
 pub const INSTANCE_VERSION: u32 = 4;
@@ -668,11 +671,21 @@ pub fn build(
         inst.clusters = Some(list);
     }
 
-    // Point lights are not converted yet: say so for each realtime light.
+    // Point lights are not converted yet: say so for each realtime light that
+    // is not directional (directional lights are never point lights). A
+    // directional light exported as sun turns the sun contribution on.
+    let mut sun = false;
     for &n in nodes {
-        if select::category(ctx, n) == Some(superclass::LIGHT)
-            && ctx.props.node(n).export_realtime_light
-        {
+        if select::category(ctx, n) != Some(superclass::LIGHT) {
+            continue;
+        }
+        let directional =
+            select::object_class(ctx, n).is_some_and(|(cid, _)| DIRECTIONAL_LIGHTS.contains(&cid));
+        let p = ctx.props.node(n);
+        if directional && p.export_as_sun_light {
+            sun = true;
+        }
+        if p.export_realtime_light && !directional {
             warn(
                 n,
                 "realtime point lights are not exported yet (SLightBuild conversion missing)"
@@ -693,7 +706,7 @@ pub fn build(
 
     InstanceGroup {
         version: IG_VERSION,
-        real_time_sun_contribution: Some(Bool(0)),
+        real_time_sun_contribution: Some(Bool(u8::from(sun))),
         surface_light: Some(IgSurfaceLight {
             version: 0,
             cell_size: F32::from_f32(1.0),
