@@ -133,6 +133,7 @@ const RIGGED: [&str; 2] = ["RiggedElf", "RiggedFigure"];
 #[test]
 fn skel_bones_hierarchy_and_bind_poses_match_gltf_skins() {
     let mut compared = 0;
+    let mut compared_defaults = 0;
     let mut failures = Vec::new();
     for model in RIGGED {
         let out = exported(model, ExportKind::Skel);
@@ -208,6 +209,32 @@ fn skel_bones_hierarchy_and_bind_poses_match_gltf_skins() {
                     "{model}: {name}: father {father:?}, glTF parent {gl_parent:?}"
                 ));
             }
+            // Default tracks: the bone's local TRS at frame 0 = the glTF node's.
+            if gl_parent.is_some() && bone.father_id >= 0 {
+                compared_defaults += 1;
+                let gn = &gl.g["nodes"][j];
+                let num =
+                    |v: &Value, i: usize, d: f64| v.get(i).and_then(Value::as_f64).unwrap_or(d);
+                let p = &bone.default_pos.value;
+                let pos = [p.x.get(), p.z.get(), -p.y.get()].map(f64::from);
+                let q = &bone.default_rot_quat.value;
+                let rot = [q.x.get(), q.z.get(), -q.y.get(), q.w.get()].map(f64::from);
+                let sc = &bone.default_scale.value;
+                let scale = [sc.x.get(), sc.z.get(), sc.y.get()].map(f64::from);
+                let gt: Vec<f64> = (0..3).map(|i| num(&gn["translation"], i, 0.0)).collect();
+                let gr: Vec<f64> = (0..4)
+                    .map(|i| num(&gn["rotation"], i, if i == 3 { 1.0 } else { 0.0 }))
+                    .collect();
+                let gs: Vec<f64> = (0..3).map(|i| num(&gn["scale"], i, 1.0)).collect();
+                let dot: f64 = (0..4).map(|i| rot[i] * gr[i]).sum();
+                let ok = (0..3).all(|i| close(pos[i], gt[i]) && close(scale[i], gs[i]))
+                    && (0..4).all(|i| (rot[i] * dot.signum() - gr[i]).abs() <= 1e-4);
+                if !ok {
+                    failures.push(format!(
+                        "{model}: {name}: default T/R/S {pos:?} {rot:?} {scale:?}, glTF {gt:?} {gr:?} {gs:?}"
+                    ));
+                }
+            }
             // Bind pose: glTF IBM = mesh world · InvBindPos (row vectors).
             let inv = skel::mat43_of(&bone.inv_bind_pos);
             let ours = to_gltf(&mesh_world.then(&inv));
@@ -221,7 +248,7 @@ fn skel_bones_hierarchy_and_bind_poses_match_gltf_skins() {
         }
         assert_eq!(sk.bone_map.len(), sk.bones.len(), "{model}: bone map");
     }
-    eprintln!("skel: {compared} joints compared");
+    eprintln!("skel: {compared} joints compared, {compared_defaults} default tracks");
     assert!(compared >= 40, "only {compared} joints");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
