@@ -38,7 +38,7 @@ const PHYSIQUE_SUPERCLASS: u32 = 0x810;
 /// CMeshBase version the references carry (NeL writes 10 and the export tools
 /// patch it back to 9, S:312; versions 9 and 10 have the same fields).
 const MESH_BASE_VERSION: u32 = 9;
-/// The NeL material's `bWater` parameter lives in block `main`.
+/// The export scripts run the plug-in at time 0.
 const TIME_ZERO: i32 = 0;
 
 /// Which NeL/Max generation exported a file. The reference exports were made
