@@ -5,6 +5,7 @@ pub mod controller;
 pub mod keys;
 pub mod math;
 pub mod mesh;
+pub mod modifier;
 pub mod primitive;
 pub mod skin;
 pub mod transform;

@@ -11,6 +11,7 @@ use crate::graph::{NodeInfo, SceneGraph};
 
 use super::controller::{self, Controller};
 use super::math::{Mat43, Quat, Vec3};
+use super::modifier::{self, Applied};
 
 /// Evaluates controllers and transforms of one scene; decoded controllers are cached.
 pub struct SceneEval<'a> {
@@ -232,9 +233,14 @@ impl<'a> SceneEval<'a> {
         None
     }
 
-    /// The base mesh of a node, when its object is an Editable Mesh or Poly.
+    /// The base mesh of a node (its modifier stack skipped), when the base object is
+    /// a mesh this evaluation builds.
     pub fn base_mesh(&self, node: usize) -> Option<Result<super::mesh::Mesh, String>> {
-        let obj = self.node_object(node)?;
+        self.object_mesh(self.node_object(node)?, 0)
+    }
+
+    /// The mesh of a (non-derived) object: Editable Mesh / Poly or a primitive.
+    fn object_mesh(&self, obj: usize, t: i32) -> Option<Result<super::mesh::Mesh, String>> {
         let cls = self.graph.objects.get(obj)?.class.as_ref()?;
         let chunks = self.chunks(obj);
         if cls.class_id == super::mesh::EDITABLE_MESH {
@@ -243,12 +249,67 @@ impl<'a> SceneEval<'a> {
             Some(super::mesh::editable_poly(chunks).map(|(m, _)| m))
         } else if super::primitive::is_primitive(cls.class_id) {
             Some(
-                super::primitive::params(self, obj, 0)
+                super::primitive::params(self, obj, t)
                     .and_then(|p| super::primitive::build(cls.class_id, &p)),
             )
         } else {
             None
         }
+    }
+
+    /// The modifier stack of a node, top first, and the base object under it.
+    pub fn modifier_stack(&self, node: usize) -> Option<(Vec<Applied<'a>>, usize)> {
+        let graph: &'a SceneGraph = self.graph;
+        let mut cur = graph
+            .objects
+            .get(node)?
+            .references
+            .iter()
+            .find(|r| r.slot == 1)
+            .and_then(|r| usize::try_from(r.target).ok())?;
+        let mut stack = Vec::new();
+        for _ in 0..MAX_CHAIN {
+            let o = graph.objects.get(cur)?;
+            if !matches!(
+                o.chunk_id,
+                crate::typed::schema::DERIVED_OSM | crate::typed::schema::DERIVED_WSM
+            ) {
+                return Some((stack, cur));
+            }
+            let mut refs: Vec<(u32, usize)> = o
+                .references
+                .iter()
+                .filter_map(|r| Some((r.slot, usize::try_from(r.target).ok()?)))
+                .collect();
+            refs.sort_unstable();
+            let (_, base) = refs.pop()?;
+            let apps = modifier::mod_apps(self.chunks(cur));
+            for (slot, m) in refs {
+                let class = graph.objects.get(m).and_then(|x| x.class.as_ref());
+                stack.push(Applied {
+                    object: m,
+                    class: class.map_or(crate::typed::ClassId(0, 0), |c| c.class_id),
+                    name: class.map_or("?", |c| c.name.as_str()),
+                    mod_app: apps.get(slot as usize).copied(),
+                });
+            }
+            cur = base;
+        }
+        None
+    }
+
+    /// The evaluated mesh of a node at time `t`: the base object with its modifier
+    /// stack applied, in object space. None when the base object is not a mesh
+    /// this evaluation builds; an error names a modifier that cannot be applied.
+    pub fn mesh(&self, node: usize, t: i32) -> Option<Result<super::mesh::Mesh, String>> {
+        let (stack, base) = self.modifier_stack(node)?;
+        let mesh = self.object_mesh(base, t)?;
+        Some(mesh.and_then(|mut m| {
+            for applied in stack.iter().rev() {
+                modifier::apply(applied, &mut m)?;
+            }
+            Ok(m)
+        }))
     }
 
     /// Where the object's vertices go: offset · world.

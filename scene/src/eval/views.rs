@@ -159,8 +159,13 @@ pub struct MeshSummary {
     pub name: String,
     /// Class of the base object.
     pub object_class: Option<String>,
-    /// Modifier stack present (the summary is of the base object).
+    /// A modifier stack is present.
     pub has_modifiers: bool,
+    /// The modifiers of the stack, top first.
+    pub modifiers: Vec<String>,
+    /// The counts below are of the mesh with its stack applied (false: of the base
+    /// object, because the stack could not be applied — see `error`).
+    pub evaluated: bool,
     pub vertices: usize,
     pub faces: usize,
     /// Object-space bounds (min, max).
@@ -168,24 +173,21 @@ pub struct MeshSummary {
     pub map_channels: Vec<i32>,
     pub material_ids: Vec<u16>,
     pub smoothing_groups: u32,
-    /// Why the mesh could not be read, when the object is a mesh that failed.
+    /// Why the mesh or its modifier stack could not be evaluated (names the modifier).
     pub error: Option<String>,
 }
 
-/// Per mesh node: counts, bounds, channels and material ids of the base mesh.
+/// Per mesh node: counts, bounds, channels and material ids of the evaluated mesh
+/// at t = 0 (or of the base object when the stack cannot be applied).
 pub fn meshes(eval: &SceneEval) -> Vec<MeshSummary> {
     let mut out = Vec::new();
     for (o, n) in eval.graph.nodes() {
-        let Some(obj) = eval.node_object(o.index) else {
+        let Some((stack, obj)) = eval.modifier_stack(o.index) else {
             continue;
         };
-        let Some(result) = eval.base_mesh(o.index) else {
+        let Some(base) = eval.base_mesh(o.index) else {
             continue;
         };
-        let direct = o
-            .references
-            .iter()
-            .any(|r| r.slot == 1 && r.target == obj as i32);
         let class = eval.graph.objects[obj]
             .class
             .as_ref()
@@ -194,7 +196,9 @@ pub fn meshes(eval: &SceneEval) -> Vec<MeshSummary> {
             index: o.index,
             name: n.name.clone(),
             object_class: class,
-            has_modifiers: !direct,
+            has_modifiers: !stack.is_empty(),
+            modifiers: stack.iter().map(|m| m.name.to_string()).collect(),
+            evaluated: false,
             vertices: 0,
             faces: 0,
             bounds: None,
@@ -203,8 +207,21 @@ pub fn meshes(eval: &SceneEval) -> Vec<MeshSummary> {
             smoothing_groups: 0,
             error: None,
         };
+        let result = match (stack.is_empty(), base) {
+            (true, base) => base.map(|m| (m, true)),
+            (false, Err(e)) => Err(e),
+            (false, Ok(base)) => match eval.mesh(o.index, 0) {
+                Some(Ok(m)) => Ok((m, true)),
+                Some(Err(e)) => {
+                    s.error = Some(e);
+                    Ok((base, false))
+                }
+                None => Ok((base, false)),
+            },
+        };
         match result {
-            Ok(m) => {
+            Ok((m, evaluated)) => {
+                s.evaluated = evaluated;
                 s.vertices = m.vertices.len();
                 s.faces = m.faces.len();
                 s.bounds = m.vertices.iter().fold(None, |b, v| {
