@@ -107,6 +107,9 @@ pub fn run(args: CheckArgs) -> ExitCode {
     } else {
         for r in &results {
             println!("{}", line(r));
+            for u in &r.report.unevaluated {
+                println!("      {u}");
+            }
             if args.verbose {
                 for w in &r.report.warnings {
                     println!("      warning: {w}");

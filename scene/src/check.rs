@@ -67,6 +67,9 @@ pub struct CheckReport {
     pub bytes: u64,
     /// Typed decodes that failed and fell back to raw, and scene-graph problems.
     pub warnings: Vec<String>,
+    /// Classes the evaluation does not compute (Biped, IK, CAT, Boolean, …),
+    /// one line per role and class with the nodes affected.
+    pub unevaluated: Vec<String>,
 }
 
 fn hex_window(b: &[u8], at: usize) -> String {
@@ -135,6 +138,7 @@ impl CheckReport {
             typed_values: 0,
             bytes: 0,
             warnings: Vec::new(),
+            unevaluated: Vec::new(),
         }
     }
 }
@@ -177,9 +181,15 @@ fn run_gates(doc: &Document, container_gate: bool, report: &mut CheckReport) -> 
             ));
         }
     }
-    if let Err(e) = &typed.scene {
-        return Outcome::Error(e.to_string());
-    }
+    let graph = match &typed.scene {
+        Ok(g) => g,
+        Err(e) => return Outcome::Error(e.to_string()),
+    };
+    let eval = crate::eval::SceneEval::new(doc, graph);
+    report.unevaluated = crate::eval::coverage::scene_gaps(&eval)
+        .iter()
+        .map(|g| g.summary())
+        .collect();
     if let Some(v) = report.version {
         if crate::version::release_name(v).is_none() {
             report

@@ -23,6 +23,10 @@ struct Info<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     counts: Option<Counts>,
     problems: Vec<String>,
+    /// Classes the evaluation does not compute, with the nodes they affect:
+    /// their transforms, meshes and exports are not what 3ds Max shows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unevaluated: Vec<maxfs_scene::eval::coverage::Gap>,
 }
 
 #[derive(Serialize)]
@@ -150,6 +154,13 @@ pub fn render(
             release: version::release_name(id),
         });
     }
+    let mut unevaluated = Vec::new();
+    if let (Some(Ok(t)), Ok(d)) = (typed, doc) {
+        if let Ok(g) = &t.scene {
+            let eval = maxfs_scene::eval::SceneEval::new(d, g);
+            unevaluated = maxfs_scene::eval::coverage::scene_gaps(&eval);
+        }
+    }
     if let Some(Ok(t)) = typed {
         let scene = t.scene.as_ref().ok();
         if let Err(e) = &t.scene {
@@ -187,6 +198,7 @@ pub fn render(
         streams,
         counts,
         problems,
+        unevaluated,
     };
     json::to_bytes(&info)
 }

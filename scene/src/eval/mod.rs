@@ -2,6 +2,7 @@
 //! values at a time, node transforms.
 
 pub mod controller;
+pub mod coverage;
 pub mod keys;
 pub mod math;
 pub mod mesh;

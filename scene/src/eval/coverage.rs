@@ -1,0 +1,237 @@
+//! What the evaluation does not compute, by class. An unsupported transform
+//! controller evaluates as identity and an unsupported object has no mesh; this
+//! list is how `info.json`, `maxfs check` and the exporters say so by name
+//! instead of showing a plausible but wrong scene (Biped, IK chains, CAT, …).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::typed::schema::{DERIVED_OSM, DERIVED_WSM};
+use crate::typed::ClassId;
+
+use super::controller::Controller;
+use super::transform::SceneEval;
+
+/// Superclass of geometric objects: these should yield a mesh.
+const SC_GEOMOBJECT: u32 = 0x10;
+/// The target of a camera or light: geometry by superclass, never rendered.
+const TARGET_OBJECT: ClassId = ClassId(0x1020, 0);
+/// Controllers followed below one node's transform (damaged files may loop).
+const MAX_CONTROLLERS: usize = 64;
+/// Modifiers followed down one stack.
+const MAX_STACK: usize = 256;
+
+/// One class the evaluation does not handle, in one role, and where it is used.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Gap {
+    /// "transform controller", "position controller", "rotation controller",
+    /// "scale controller", "float controller", "object", "modifier".
+    pub role: &'static str,
+    pub class: String,
+    /// Names of the nodes affected, in scene order.
+    pub nodes: Vec<String>,
+}
+
+impl Gap {
+    /// One line for `maxfs check`: `rotation controller "Biped SubAnim": 3 nodes (Bip01, …)`.
+    pub fn summary(&self) -> String {
+        let shown: Vec<&str> = self.nodes.iter().take(3).map(String::as_str).collect();
+        let more = if self.nodes.len() > 3 { ", …" } else { "" };
+        format!(
+            "{} {:?} not evaluated: {} node{} ({}{more})",
+            self.role,
+            self.class,
+            self.nodes.len(),
+            if self.nodes.len() == 1 { "" } else { "s" },
+            shown.join(", ")
+        )
+    }
+}
+
+/// Every unevaluated (role, class) of the scene with the nodes it affects.
+/// `mesh_evaluated(node)` says whether the node's object and modifier stack
+/// evaluate; it is passed in so that this list follows the mesh code rather
+/// than repeating its class table.
+pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) -> Vec<Gap> {
+    let mut by_key: BTreeMap<(&'static str, String), Vec<String>> = BTreeMap::new();
+    for (idx, obj) in eval.graph.objects.iter().enumerate() {
+        let Some(node) = &obj.node else { continue };
+        let mut add = |role: &'static str, class: String| {
+            let names = by_key.entry((role, class)).or_default();
+            if names.last() != Some(&node.name) {
+                names.push(node.name.clone());
+            }
+        };
+        if let Some(ctl) = eval.tm_controller(idx) {
+            controller_gaps(eval, ctl, "transform controller", 0, &mut add);
+        }
+        match mesh_evaluated(idx) {
+            MeshCoverage::Evaluated | MeshCoverage::NotGeometry => {}
+            MeshCoverage::Object(class) => add("object", class),
+            MeshCoverage::Modifiers(classes) => {
+                for class in classes {
+                    add("modifier", class);
+                }
+            }
+        }
+    }
+    by_key
+        .into_iter()
+        .map(|((role, class), nodes)| Gap { role, class, nodes })
+        .collect()
+}
+
+/// How far the mesh of one node evaluates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MeshCoverage {
+    Evaluated,
+    /// Not a geometric object (camera, light, helper, spline, none).
+    NotGeometry,
+    /// The base object's class has no mesh evaluation.
+    Object(String),
+    /// Modifiers of the stack (their classes) that are not applied.
+    Modifiers(Vec<String>),
+}
+
+fn class_name(eval: &SceneEval, idx: usize) -> String {
+    eval.graph
+        .objects
+        .get(idx)
+        .and_then(|o| o.class.as_ref())
+        .map_or_else(|| format!("object {idx}"), |c| c.name.clone())
+}
+
+fn controller_gaps(
+    eval: &SceneEval,
+    idx: usize,
+    role: &'static str,
+    depth: usize,
+    add: &mut dyn FnMut(&'static str, String),
+) {
+    if depth > MAX_CONTROLLERS {
+        return;
+    }
+    let Some(ctl) = eval.controller(idx) else {
+        let why = eval.controller_error(idx).unwrap_or_default();
+        add(role, format!("{} (unreadable: {why})", class_name(eval, idx)));
+        return;
+    };
+    let mut sub = |i: &Option<usize>, r: &'static str| {
+        if let Some(i) = *i {
+            controller_gaps(eval, i, r, depth + 1, add);
+        }
+    };
+    match ctl {
+        Controller::Unsupported { class } => add(role, class.clone()),
+        Controller::Prs {
+            position,
+            rotation,
+            scale,
+        } => {
+            sub(position, "position controller");
+            sub(rotation, "rotation controller");
+            sub(scale, "scale controller");
+        }
+        Controller::LookAt {
+            position,
+            roll,
+            scale,
+            ..
+        } => {
+            sub(position, "position controller");
+            sub(roll, "float controller");
+            sub(scale, "scale controller");
+        }
+        Controller::PositionXyz { axes }
+        | Controller::ScaleXyz { axes }
+        | Controller::EulerXyz { axes, .. } => {
+            for a in axes {
+                sub(a, "float controller");
+            }
+        }
+        Controller::Float { .. }
+        | Controller::Point3 { .. }
+        | Controller::Rotation { .. }
+        | Controller::Scale { .. } => {}
+    }
+}
+
+/// The modifiers of a node's stack, top first (derived objects keep them on
+/// the lower reference slots and the object below on the highest).
+pub fn modifiers(eval: &SceneEval, node: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let refs = |i: usize| eval.graph.objects.get(i).map(|o| &o.references);
+    let Some(mut cur) = refs(node)
+        .and_then(|r| r.iter().find(|r| r.slot == 1))
+        .and_then(|r| usize::try_from(r.target).ok())
+    else {
+        return out;
+    };
+    for _ in 0..MAX_STACK {
+        let Some(o) = eval.graph.objects.get(cur) else {
+            break;
+        };
+        if !matches!(o.chunk_id, DERIVED_OSM | DERIVED_WSM) {
+            break;
+        }
+        let targets: Vec<(u32, usize)> = o
+            .references
+            .iter()
+            .filter_map(|r| Some((r.slot, usize::try_from(r.target).ok()?)))
+            .collect();
+        let Some(&(top_slot, base)) = targets.iter().max_by_key(|(s, _)| *s) else {
+            break;
+        };
+        out.extend(
+            targets
+                .iter()
+                .filter(|(s, _)| *s != top_slot)
+                .map(|&(_, t)| t),
+        );
+        cur = base;
+    }
+    out
+}
+
+/// Whether the node's object is geometry that `base_mesh` cannot build.
+pub fn base_object_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
+    let Some(obj) = eval.node_object(node) else {
+        return MeshCoverage::NotGeometry;
+    };
+    let Some(class) = eval.graph.objects.get(obj).and_then(|o| o.class.as_ref()) else {
+        return MeshCoverage::NotGeometry;
+    };
+    if class.super_class != SC_GEOMOBJECT || class.class_id == TARGET_OBJECT {
+        return MeshCoverage::NotGeometry;
+    }
+    match eval.base_mesh(node) {
+        Some(Ok(_)) => MeshCoverage::Evaluated,
+        Some(Err(e)) => MeshCoverage::Object(format!("{} (damaged: {e})", class.name)),
+        None => MeshCoverage::Object(class.name.clone()),
+    }
+}
+
+/// Mesh coverage of a node: its base object, then every modifier of its stack
+/// (none is applied by `base_mesh`).
+pub fn mesh_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
+    match base_object_coverage(eval, node) {
+        MeshCoverage::Evaluated => {
+            let mods: Vec<String> = modifiers(eval, node)
+                .into_iter()
+                .map(|m| class_name(eval, m))
+                .collect();
+            if mods.is_empty() {
+                MeshCoverage::Evaluated
+            } else {
+                MeshCoverage::Modifiers(mods)
+            }
+        }
+        other => other,
+    }
+}
+
+/// [`gaps`] with the mesh coverage of this crate's evaluation.
+pub fn scene_gaps(eval: &SceneEval) -> Vec<Gap> {
+    gaps(eval, &|n| mesh_coverage(eval, n))
+}
