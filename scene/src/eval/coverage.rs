@@ -212,21 +212,20 @@ pub fn base_object_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
     }
 }
 
-/// Mesh coverage of a node: its base object, then every modifier of its stack
-/// (none is applied by `base_mesh`).
+/// Mesh coverage of a node: its base object, then its modifier stack as
+/// [`SceneEval::mesh`] applies it (the first modifier it cannot apply, by class).
 pub fn mesh_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
     match base_object_coverage(eval, node) {
-        MeshCoverage::Evaluated => {
-            let mods: Vec<String> = modifiers(eval, node)
-                .into_iter()
-                .map(|m| class_name(eval, m))
-                .collect();
-            if mods.is_empty() {
-                MeshCoverage::Evaluated
-            } else {
-                MeshCoverage::Modifiers(mods)
+        MeshCoverage::Evaluated => match eval.mesh(node, 0) {
+            Some(Err(msg)) => {
+                let failing = modifiers(eval, node)
+                    .into_iter()
+                    .map(|m| class_name(eval, m))
+                    .find(|name| msg.starts_with(&format!("modifier {name} (")));
+                MeshCoverage::Modifiers(vec![failing.unwrap_or(msg)])
             }
-        }
+            _ => MeshCoverage::Evaluated,
+        },
         other => other,
     }
 }
