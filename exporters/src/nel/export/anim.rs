@@ -186,7 +186,9 @@ struct Builder<'c, 'a> {
 
 impl Builder<'_, '_> {
     /// `addAnimation`: the node's tracks, then its descendants' as bone tracks.
+    /// Biped bones under a Biped root are reported once, on the root.
     fn add_animation(&mut self, node: usize, prefix: &str) {
+        let first_error = self.errors.len();
         self.node_tracks(node, prefix);
         let kids = skinning::children(self.ctx.graph);
         let mut stack: Vec<usize> = kids
@@ -204,6 +206,22 @@ impl Builder<'_, '_> {
             let name = format!("{prefix}{}.", node_name(self.ctx, c));
             self.node_tracks(c, &name);
             stack.extend(kids.get(c).into_iter().flatten().rev().copied());
+        }
+        let biped = |e: &(usize, String)| e.1.starts_with("Biped controller");
+        let n = self.errors[first_error..]
+            .iter()
+            .filter(|e| biped(e))
+            .count();
+        if n > 1 {
+            let mut kept: Vec<(usize, String)> = Vec::new();
+            for e in self.errors.drain(first_error..) {
+                if !biped(&e) {
+                    kept.push(e);
+                } else if !kept.iter().any(biped) {
+                    kept.push((e.0, format!("{} ({n} Biped bones, no track written)", e.1)));
+                }
+            }
+            self.errors.extend(kept);
         }
     }
 
@@ -277,12 +295,15 @@ impl Builder<'_, '_> {
         times.sort_unstable();
         times.dedup();
         let (&first, &last) = (times.first()?, times.last()?);
-        let mut t = first.div_euclid(TICKS_PER_FRAME) * TICKS_PER_FRAME;
+        let mut t = first.saturating_sub(first.rem_euclid(TICKS_PER_FRAME));
         while t < last && times.len() < MAX_SAMPLES {
             if t > first {
                 times.push(t);
             }
-            t += TICKS_PER_FRAME;
+            let Some(next) = t.checked_add(TICKS_PER_FRAME) else {
+                break;
+            };
+            t = next;
         }
         times.sort_unstable();
         times.dedup();
