@@ -20,6 +20,15 @@ pub const CONE: ClassId = ClassId(0xa86c23dd, 0);
 const ALL_EDGES: u16 = 7;
 /// Segment counts beyond this are refused (damaged parameters).
 const MAX_SEGMENTS: i64 = 1000;
+/// Quads a primitive may have (about 2 GB of faces and maps beyond this).
+const MAX_QUADS: usize = 1 << 21;
+
+fn check_quads(n: usize) -> Result<(), String> {
+    if n > MAX_QUADS {
+        return Err(format!("{n} quads: damaged segment counts"));
+    }
+    Ok(())
+}
 
 /// Parameter values of an old ParamBlock by index (animated ones read their controller at t).
 #[derive(Debug)]
@@ -183,6 +192,7 @@ fn grid(
 pub fn box_mesh(p: &Params) -> Result<Mesh, String> {
     let (l, w, h) = (p.float(0)?, p.float(1)?, p.float(2)?);
     let (ws, ls, hs) = (p.segments(3)?, p.segments(4)?, p.segments(5)?);
+    check_quads(2 * (ws * ls + hs * ls + ws * hs))?;
     let (x0, x1, y0, y1) = (-w / 2.0, w / 2.0, -l / 2.0, l / 2.0);
     let mut v = Vec::new();
     // Grid position (ix, iy, iz) of every vertex, for the mapping.
@@ -333,6 +343,7 @@ fn box_mapping(
 pub fn plane_mesh(p: &Params) -> Result<Mesh, String> {
     let (l, w) = (p.float(0)?, p.float(1)?);
     let (ls, ws) = (p.segments(2)?, p.segments(3)?);
+    check_quads(ls * ws)?;
     let mut v = Vec::new();
     grid(
         &mut v,
@@ -496,6 +507,7 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, String> {
     if n < 3 {
         return Err(format!("{n} sides"));
     }
+    check_quads(n * (hs + 1))?;
     if caps != 1 {
         return Err(format!("{caps} cap segments are not supported yet"));
     }
@@ -645,5 +657,46 @@ mod tests {
             .for_each(|i| used[i as usize] = true);
         assert!(used.iter().all(|&u| u));
         assert!(sphere_mesh(&Params(vec![Value::Float(1.0), Value::Int(100_000)])).is_err());
+    }
+
+    #[test]
+    fn cylinder_and_cone_topology_and_mapping() {
+        // Barrel.max's cylinder: radius, height, 3 height segments, 1 cap segment, 12 sides.
+        let p = Params(vec![
+            Value::Float(11.0),
+            Value::Float(36.0),
+            Value::Int(3),
+            Value::Int(1),
+            Value::Int(12),
+            Value::Int(1),
+            Value::Int(0),
+            Value::Float(0.0),
+            Value::Float(0.0),
+            Value::Int(1),
+        ]);
+        let m = cylinder_mesh(&p, false).expect("cylinder");
+        assert_eq!(
+            (m.vertices.len(), m.faces.len()),
+            (2 + 4 * 12, 12 + 2 * 3 * 12 + 12)
+        );
+        let map = &m.maps[0];
+        assert_eq!(map.faces.len(), m.faces.len());
+        // Every segment spans 1/12 in U, the seam segment included.
+        for (f, tf) in m.faces.iter().zip(&map.faces).skip(12).take(72) {
+            let us: Vec<f32> = tf.iter().map(|&i| map.vertices[i as usize][0]).collect();
+            let span = us.iter().cloned().fold(f32::MIN, f32::max)
+                - us.iter().cloned().fold(f32::MAX, f32::min);
+            assert!((span - 1.0 / 12.0).abs() < 1e-5, "{f:?}: {us:?}");
+        }
+        // Damaged segment counts are refused, not allocated.
+        let b = Params(vec![
+            Value::Float(1.0),
+            Value::Float(1.0),
+            Value::Float(1.0),
+            Value::Int(1000),
+            Value::Int(1000),
+            Value::Int(1000),
+        ]);
+        assert!(box_mesh(&b).is_err());
     }
 }
