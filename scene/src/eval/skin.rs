@@ -111,7 +111,7 @@ fn class_of(eval: &SceneEval, idx: usize) -> Option<(ClassId, u32)> {
     Some((c.class_id, c.super_class))
 }
 
-/// The class name of a Physique modifier on the node, if it has one, so callers
+/// The Physique modifier (object index) on the node, if any, so callers
 /// can say what is not evaluated.
 pub fn physique_modifier(eval: &SceneEval, node: usize) -> Option<usize> {
     modifiers(eval, node)
