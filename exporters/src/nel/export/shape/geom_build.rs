@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use super::mesh_build::{Corner, MeshBuild};
+use super::skin_build;
 use super::stripify;
 use super::vertex_format as vf;
 use super::Era;
@@ -23,6 +24,7 @@ struct CornerKey {
     normal: [u32; 3],
     uvs: Vec<[u32; 2]>,
     color: Option<[u8; 4]>,
+    skin: Option<([u8; 4], [u32; 4])>,
 }
 
 fn bits(x: f32) -> u32 {
@@ -33,8 +35,9 @@ fn bits(x: f32) -> u32 {
     }
 }
 
-fn key(c: &Corner, flags: u16) -> CornerKey {
+fn key(c: &Corner, flags: u16, skin: Option<([u8; 4], [f32; 4])>) -> CornerKey {
     CornerKey {
+        skin: skin.map(|(p, w)| (p, w.map(bits))),
         vertex: c.vertex,
         normal: if flags & vf::NORMAL != 0 {
             c.normal.map(bits)
@@ -83,67 +86,128 @@ pub struct BuiltGeom {
     pub used: Vec<bool>,
 }
 
-/// Builds the geometry of a non-skinned mesh for `num_materials` materials.
-pub fn build(m: &MeshBuild, num_materials: usize, era: Era) -> BuiltGeom {
-    let flags = m.vertex_flags | vf::POSITION;
+/// Builds the geometry for `num_materials` materials; skinned when the mesh
+/// build carries skin weights (`buildSkin`: matrix blocks, palette, weights).
+pub fn build(m: &MeshBuild, num_materials: usize, era: Era) -> Result<BuiltGeom, String> {
+    let skinned = m.skin.is_some();
+    let mut flags = m.vertex_flags | vf::POSITION;
+    if skinned {
+        flags |= vf::WEIGHT | vf::PALETTE_SKIN;
+    } else {
+        flags &= !(vf::WEIGHT | vf::PALETTE_SKIN);
+    }
+    // Matrix blocks: one for a rigid mesh, buildSkin's grouping otherwise.
+    let (blocks, face_skin) = match &m.skin {
+        Some(s) => {
+            if s.weights.len() != m.vertices.len() {
+                return Err(format!(
+                    "invalid skeleton: {} skin weights for {} vertices",
+                    s.weights.len(),
+                    m.vertices.len()
+                ));
+            }
+            let w: Vec<skin_build::VertexWeights> = s
+                .weights
+                .iter()
+                .map(|v| skin_build::VertexWeights {
+                    bones: v.map(|x| x.0),
+                    weights: v.map(|x| x.1),
+                })
+                .collect();
+            let tris: Vec<[u32; 3]> = m
+                .faces
+                .iter()
+                .map(|f| {
+                    [
+                        f.corners[0].vertex,
+                        f.corners[1].vertex,
+                        f.corners[2].vertex,
+                    ]
+                })
+                .collect();
+            let (blocks, fs) = skin_build::build_blocks(&tris, &w)?;
+            (blocks, Some(fs))
+        }
+        None => (vec![Vec::new()], None),
+    };
     let mut ids: HashMap<CornerKey, u32> = HashMap::new();
-    let mut order: Vec<&Corner> = Vec::new();
-    let mut passes: Vec<Vec<u32>> = vec![Vec::new(); num_materials.max(1)];
-    for f in &m.faces {
+    let mut order: Vec<Skinned> = Vec::new();
+    let nmat = num_materials.max(1);
+    let mut passes: Vec<Vec<Vec<u32>>> = vec![vec![Vec::new(); nmat]; blocks.len()];
+    for (fi, f) in m.faces.iter().enumerate() {
+        let fs = face_skin.as_ref().and_then(|v| v.get(fi));
         let mut tri = [0u32; 3];
         for (k, c) in f.corners.iter().enumerate() {
+            let sk = fs.map(|s| (s.palette[k], s.weights[k]));
             let next = order.len() as u32;
-            let id = *ids.entry(key(c, flags)).or_insert(next);
+            let id = *ids.entry(key(c, flags, sk)).or_insert(next);
             if id == next {
-                order.push(c);
+                order.push((c, sk));
             }
             tri[k] = id;
         }
-        if let Some(p) = passes.get_mut(f.material) {
+        let block = fs.map_or(0, |s| s.block);
+        if let Some(p) = passes.get_mut(block).and_then(|b| b.get_mut(f.material)) {
             p.extend_from_slice(&tri);
         }
     }
-    let used: Vec<bool> = passes.iter().map(|p| !p.is_empty()).collect();
-    let rdr_pass: Vec<RdrPass> = passes
-        .into_iter()
-        .enumerate()
-        .filter(|(_, p)| !p.is_empty())
-        .map(|(i, p)| {
-            let idx = stripify::optimize_triangles(&p, stripify::CACHE_SIZE, era == Era::Current);
-            RdrPass {
-                version: 0,
-                material_id: i as u32,
-                pblock: index_buffer(idx),
+    let mut used = vec![false; nmat];
+    // Bone ids compacted in order of first use over the blocks.
+    let mut bones_name: Vec<String> = Vec::new();
+    let mut local: HashMap<u32, u32> = HashMap::new();
+    let mut matrix_blocks = Vec::new();
+    for (bi, block_passes) in passes.into_iter().enumerate() {
+        let rdr_pass: Vec<RdrPass> = block_passes
+            .into_iter()
+            .enumerate()
+            .filter(|(_, p)| !p.is_empty())
+            .map(|(i, p)| {
+                used[i] = true;
+                let idx =
+                    stripify::optimize_triangles(&p, stripify::CACHE_SIZE, era == Era::Current);
+                RdrPass {
+                    version: 0,
+                    material_id: i as u32,
+                    pblock: index_buffer(idx),
+                }
+            })
+            .collect();
+        let mut matrix_id = [0u32; 16];
+        let ids_in_block = blocks.get(bi).map(Vec::as_slice).unwrap_or(&[]);
+        for (slot, &bone) in ids_in_block.iter().enumerate().take(16) {
+            let next = local.len() as u32;
+            let l = *local.entry(bone).or_insert(next);
+            if l == next {
+                let names = m.skin.as_ref().map(|s| s.bones.as_slice()).unwrap_or(&[]);
+                bones_name.push(names.get(bone as usize).cloned().unwrap_or_default());
             }
-        })
-        .collect();
-    let vbuffer = vertex_buffer(m, flags, &order);
+            matrix_id[slot] = l;
+        }
+        matrix_blocks.push(MatrixBlock {
+            version: 0,
+            matrix_id,
+            num_matrix: ids_in_block.len().min(16) as u32,
+            rdr_pass,
+        });
+    }
+    let vbuffer = vertex_buffer(m, flags, &order, skinned);
     let empty = m.vertices.is_empty() || m.faces.is_empty();
-    BuiltGeom {
+    Ok(BuiltGeom {
         geom: MeshGeom {
             version: 4,
-            bones_name: Some(Vec::new()),
+            bones_name: Some(bones_name),
             vertex_program: Some(Ptr::Null),
             morpher: Some(MeshMorpher {
                 version: 0,
                 blend_shapes: Vec::new(),
             }),
             vbuffer,
-            matrix_blocks: if empty {
-                Vec::new()
-            } else {
-                vec![MatrixBlock {
-                    version: 0,
-                    matrix_id: [0; 16],
-                    num_matrix: 0,
-                    rdr_pass,
-                }]
-            },
+            matrix_blocks: if empty { Vec::new() } else { matrix_blocks },
             bbox: if empty { bbox(&[]) } else { bbox(&m.vertices) },
-            skinned: Bool(0),
+            skinned: Bool(skinned as u8),
         },
         used,
-    }
+    })
 }
 
 fn index_buffer(indexes: Vec<u32>) -> IndexBuffer {
@@ -159,7 +223,10 @@ fn index_buffer(indexes: Vec<u32>) -> IndexBuffer {
     }
 }
 
-fn vertex_buffer(m: &MeshBuild, flags: u16, order: &[&Corner]) -> VertexBuffer {
+/// A corner with its matrix palette and weights when skinned.
+type Skinned<'a> = (&'a Corner, Option<([u8; 4], [f32; 4])>);
+
+fn vertex_buffer(m: &MeshBuild, flags: u16, order: &[Skinned], skinned: bool) -> VertexBuffer {
     let n = order.len();
     let mut channels = Vec::new();
     let f = |x: f32| F32::from_f32(x);
@@ -176,26 +243,48 @@ fn vertex_buffer(m: &MeshBuild, flags: u16, order: &[&Corner]) -> VertexBuffer {
         let (components, data) = match slot {
             0 => (
                 3,
-                ChannelData::Float(order.iter().flat_map(|c| pos(c).map(f)).collect()),
+                ChannelData::Float(order.iter().flat_map(|(c, _)| pos(c).map(f)).collect()),
             ),
             1 => (
                 3,
-                ChannelData::Float(order.iter().flat_map(|c| c.normal.map(f)).collect()),
+                ChannelData::Float(order.iter().flat_map(|(c, _)| c.normal.map(f)).collect()),
             ),
             2..=9 => (
                 2,
-                ChannelData::Float(order.iter().flat_map(|c| c.uvs[slot - 2].map(f)).collect()),
+                ChannelData::Float(
+                    order
+                        .iter()
+                        .flat_map(|(c, _)| c.uvs[slot - 2].map(f))
+                        .collect(),
+                ),
             ),
             10 => (
                 4,
                 ChannelData::Bytes(
                     order
                         .iter()
-                        .flat_map(|c| [c.color.r, c.color.g, c.color.b, c.color.a])
+                        .flat_map(|(c, _)| [c.color.r, c.color.g, c.color.b, c.color.a])
                         .collect(),
                 ),
             ),
-            // Skinning values are not produced by this build.
+            12 => (
+                4,
+                ChannelData::Float(
+                    order
+                        .iter()
+                        .flat_map(|(_, s)| s.map_or([0.0; 4], |s| s.1).map(f))
+                        .collect(),
+                ),
+            ),
+            13 => (
+                4,
+                ChannelData::Bytes(
+                    order
+                        .iter()
+                        .flat_map(|(_, s)| s.map_or([0; 4], |s| s.0))
+                        .collect(),
+                ),
+            ),
             _ => continue,
         };
         channels.push(Channel {
@@ -213,7 +302,12 @@ fn vertex_buffer(m: &MeshBuild, flags: u16, order: &[&Corner]) -> VertexBuffer {
             types: vf::DEFAULT_TYPES,
             num_vertices: n as u32,
             vertex_color_format: Some(0),
-            preferred_memory: Some(vf::STATIC_PREFERRED),
+            // Skinned vertices are rewritten by the CPU: RAM, not static.
+            preferred_memory: Some(if skinned {
+                vf::RAM_PREFERRED
+            } else {
+                vf::STATIC_PREFERRED
+            }),
             name: Some(String::new()),
         },
         vertices: VbSubset {

@@ -155,10 +155,20 @@ fn set_flag(m: &mut Material, f: u32, on: bool) {
     }
 }
 
-/// `initUnlit` / `initLighted`.
+/// `initUnlit` / `initLighted` (both end in `setLighting` with its default
+/// black colours and shininess 10).
 fn init(m: &mut Material, lighted: bool) {
     m.shader_type = shader::NORMAL;
     set_flag(m, flag::LIGHTING, lighted);
+    for c in [
+        &mut m.emissive,
+        &mut m.ambient,
+        &mut m.diffuse,
+        &mut m.specular,
+    ] {
+        *c = rgba(0, 0, 0, 255);
+    }
+    m.shininess = Some(F32::from_f32(10.0));
     m.color = rgba(255, 255, 255, 255);
     m.textures = (0..4).map(|_| Ptr::Null).collect();
     m.z_bias = F32::from_f32(0.0);

@@ -3,15 +3,17 @@
 //! built from the node's mesh and materials, with the node's local transform
 //! as default tracks and its vertices in the node's own space.
 //!
+//! Skinned meshes (Skin modifier) are built in world space with matrix blocks.
 //! Shape kinds the plug-in builds from other data (particle systems, flares,
-//! water, remanence, MRM, multi-LOD, skinned meshes) are refused per node with
-//! the reason, as are nodes whose geometry the scene layer cannot evaluate.
+//! water, remanence, MRM, multi-LOD) are refused per node with the reason, as
+//! are nodes whose geometry the scene layer cannot evaluate.
 
 pub mod decomp;
 pub mod geom_build;
 pub mod material_build;
 pub mod mesh_build;
 pub mod normals;
+pub mod skin_build;
 pub mod source;
 pub mod stripify;
 pub mod vertex_format;
@@ -128,22 +130,21 @@ fn check_kind(ctx: &Context, node: usize, props: &NodeProperties) -> Result<(), 
         }
     }
     if let Some(m) = skin_modifier(ctx, node) {
-        return match skin_input(ctx, node) {
-            Some(Ok(skin)) => Err(format!(
-                "skinned mesh ({}, {} bones): the skinned geometry build \
-                 (CMeshGeom::buildSkin, vertices in world space) is not implemented",
-                source::class_label(ctx, m),
-                skin.bones.len()
-            )),
-            Some(Err(e)) => Err(format!(
-                "skinned mesh ({}): {e}",
-                source::class_label(ctx, m)
-            )),
-            None => Err(format!(
-                "skinned mesh ({}): skin weights are not decoded",
-                source::class_label(ctx, m)
-            )),
-        };
+        match skin_input(ctx, node) {
+            Some(Ok(_)) => {}
+            Some(Err(e)) => {
+                return Err(format!(
+                    "skinned mesh ({}): {e}",
+                    source::class_label(ctx, m)
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "skinned mesh ({}): skin weights are not decoded",
+                    source::class_label(ctx, m)
+                ))
+            }
+        }
     }
     Ok(())
 }
@@ -156,11 +157,10 @@ pub fn skin_modifier(ctx: &Context, node: usize) -> Option<usize> {
     })
 }
 
-/// Hook for skinning: per Max vertex up to four (skeleton bone id, weight)
+/// Skinning input: per Max vertex up to four (skeleton bone id, weight)
 /// pairs and the bone names, from the node's Skin modifier (skinning.rs).
-/// The mesh build carries them (`MeshBuild::skin`); the skinned geometry
-/// build that would consume them (NeL's `CMeshGeom::buildSkin`: matrix
-/// blocks of at most 16 bones, vertices in world space) is the missing step.
+/// The mesh build carries them (`MeshBuild::skin`) to the skinned geometry
+/// build (`skin_build`, NeL's `CMeshGeom::buildSkin`).
 pub fn skin_input(ctx: &Context, node: usize) -> Option<Result<mesh_build::SkinInput, String>> {
     let binding = match skinning::node_skin(ctx, node)? {
         Ok(b) => b,
@@ -180,7 +180,9 @@ pub fn skin_input(ctx: &Context, node: usize) -> Option<Result<mesh_build::SkinI
 fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
     let props = ctx.props.node(node);
     check_kind(ctx, node, props)?;
-    let mesh = source::node_mesh(ctx, node)?;
+    // A skinned mesh is exported with its Skin disabled: the stack below it.
+    let skin_mod = skin_modifier(ctx, node);
+    let mesh = source::node_mesh(ctx, node, skin_mod)?;
     let mats = material_build::build_materials(ctx, node);
     if mats.needs_vp {
         return Err("per-pixel lighting materials (NeL shader 7/8) are not exported".into());
@@ -211,21 +213,23 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
     if vp_id == 1 {
         mats.need_vertex_color = true;
     }
-    // Vertices go to the node's space: the object offset.
-    let to_node = ctx.eval.offset_tm(node);
+    // Vertices go to the node's space (the object offset), or to world space
+    // for a skinned mesh (the skeleton places it).
+    let to_node = match skin_mod {
+        Some(_) => ctx.eval.object_tm(node, TIME_ZERO),
+        None => ctx.eval.offset_tm(node),
+    };
     let era = Era::of(ctx);
     let weighting = match era {
         Era::Legacy => normals::Weighting::Unit,
         Era::Current => normals::Weighting::CornerAngle,
     };
     let mut build = mesh_build::build(&mesh, &to_node, &mats, vp_id == 1, weighting)?;
-    if skin_modifier(ctx, node).is_some() {
+    if skin_mod.is_some() {
         build.skin = skin_input(ctx, node).and_then(Result::ok);
-        return Err("skinned geometry (CMeshGeom::buildSkin) is not built yet".into());
     }
-    build.vertex_flags &= !(vertex_format::WEIGHT | vertex_format::PALETTE_SKIN);
     let nmat = mats.materials.len();
-    let built = geom_build::build(&build, nmat, era);
+    let built = geom_build::build(&build, nmat, era)?;
     let mut geom = built.geom;
     if vp_id == 1 {
         geom.vertex_program = Some(Ptr::Obj {

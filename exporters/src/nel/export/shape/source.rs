@@ -56,8 +56,9 @@ pub fn modifiers(ctx: &Context, node: usize) -> Vec<usize> {
     out
 }
 
-/// The node's mesh in object space, or why it cannot be evaluated.
-pub fn node_mesh(ctx: &Context, node: usize) -> Result<Mesh, String> {
+/// The node's mesh in object space, or why it cannot be evaluated. `skip` is
+/// a modifier to leave out (the Skin, which the plug-in disables on export).
+pub fn node_mesh(ctx: &Context, node: usize, skip: Option<usize>) -> Result<Mesh, String> {
     let obj = ctx.eval.node_object(node).ok_or("the node has no object")?;
     let mesh = match ctx.eval.base_mesh(node) {
         Some(Ok(m)) => m,
@@ -69,7 +70,7 @@ pub fn node_mesh(ctx: &Context, node: usize) -> Result<Mesh, String> {
             ))
         }
     };
-    if let Some(&m) = modifiers(ctx, node).first() {
+    if let Some(m) = modifiers(ctx, node).into_iter().find(|&m| Some(m) != skip) {
         return Err(format!("modifier {} is not evaluated", class_label(ctx, m)));
     }
     Ok(mesh)
