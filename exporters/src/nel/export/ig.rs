@@ -202,9 +202,9 @@ fn decomp(m: &Mat43) -> ([f32; 3], [f32; 4], [f32; 3]) {
 type WorldMesh = (Vec<[f32; 3]>, Vec<[u32; 3]>);
 
 /// The node's mesh in world space (createMeshBuild + convertToWorldCoordinate):
-/// vertices through the object TM at time 0, faces as stored.
+/// the modifier stack applied, vertices through the object TM at time 0.
 fn world_mesh(ctx: &Context, node: usize) -> Result<WorldMesh, String> {
-    let mesh = match ctx.eval.base_mesh(node) {
+    let mesh = match ctx.eval.mesh(node, 0) {
         Some(Ok(m)) => m,
         Some(Err(e)) => return Err(e),
         None => return Err("object is not a mesh this exporter can evaluate".into()),
