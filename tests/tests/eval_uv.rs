@@ -2,6 +2,11 @@
 //! face corner, against 3ds Max's own ASCII export (.ASE: MESH_TVERTLIST and
 //! MESH_TFACELIST) and against Babylon's glTF export (TEXCOORD_0, one glTF vertex
 //! per face corner, triangles in Max's face order).
+//!
+//! The NeL exports of the neloid tiles (ref/nel-neloid/tile*.shape) cannot serve:
+//! they hold a 0.9×0.9×0.2 chamfered box centred on its pivot (188 triangles,
+//! atlas UVs in 0.23..0.77), while tile.max's Box01 is a plain 1×1×0.2 box with
+//! 2×2×2 segments — the shapes were exported from another revision of the model.
 
 use maxfs_scene::eval::mesh::Mesh;
 use maxfs_scene::eval::{primitive, SceneEval};
