@@ -111,14 +111,24 @@ fn write_atomic(dir: &Path, name: &str, data: &[u8]) -> std::io::Result<PathBuf>
 /// Which source owns each output name in this run: the later source in path
 /// order wins, whatever order the threads finish in.
 #[derive(Default)]
-struct Claims(Mutex<HashMap<String, usize>>);
+struct Claims {
+    owners: Mutex<HashMap<String, usize>>,
+    /// (name, earlier source, later source) for every name written by two sources.
+    shared: Mutex<Vec<(String, usize, usize)>>,
+}
 
 impl Claims {
     /// Writes `data` unless a later source already wrote `name`.
     fn write(&self, out: &Path, name: &str, source: usize, data: &[u8]) -> std::io::Result<bool> {
-        let mut m = self.0.lock();
-        if m.get(name).is_some_and(|&owner| owner > source) {
-            return Ok(false);
+        let mut m = self.owners.lock();
+        let previous = m.get(name).copied();
+        if let Some(owner) = previous.filter(|&o| o != source) {
+            self.shared
+                .lock()
+                .push((name.to_string(), owner.min(source), owner.max(source)));
+            if owner > source {
+                return Ok(false);
+            }
         }
         write_atomic(out, name, data)?;
         m.insert(name.to_string(), source);
@@ -336,13 +346,21 @@ pub fn run(args: ExportArgs) -> ExitCode {
             summary.outputs += 1;
             summary.bytes += o.bytes as u64;
             *summary.per_kind.entry(o.kind).or_default() += 1;
-            if !o.written {
-                summary.problems.push(format!(
-                    "{}: {} is also written by a later source, which wins",
-                    r.path, o.file
-                ));
-            }
         }
+    }
+    let mut shared = std::mem::take(&mut *claims.shared.lock());
+    shared.sort();
+    for (name, earlier, later) in shared {
+        let path = |i: usize| {
+            files
+                .get(i)
+                .map_or_else(String::new, |p| p.display().to_string())
+        };
+        summary.problems.push(format!(
+            "{name} is exported by {} and by {}; the later one is kept",
+            path(earlier),
+            path(later)
+        ));
     }
     summary.seconds = start.elapsed().as_secs_f64();
     summary.files_per_second = if summary.seconds > 0.0 {
@@ -430,6 +448,9 @@ mod tests {
         // 2026-11-30 00:53 GMT
         let s = humantime_utc(t);
         assert_eq!(s, "2026-11-30 00:53GMT\n");
-        assert_eq!(humantime_utc(SystemTime::UNIX_EPOCH), "1970-01-01 00:00GMT\n");
+        assert_eq!(
+            humantime_utc(SystemTime::UNIX_EPOCH),
+            "1970-01-01 00:00GMT\n"
+        );
     }
 }

@@ -70,7 +70,7 @@ fn batch_export_equals_the_tree_and_is_incremental() {
     // Copies, so that the test can touch source times; the corpus stays untouched.
     let src = tempfile::tempdir().unwrap();
     let corpus = corpus_dir().join("max");
-    let sources = ["ryzomcore/street.max", "neloid/tile.max", "neloid/block.max"];
+    let sources = ["neloid/block.max", "ryzomcore/street.max"];
     for s in sources {
         let name = Path::new(s).file_name().unwrap();
         std::fs::copy(corpus.join(s), src.path().join(name)).unwrap();
@@ -91,7 +91,7 @@ fn batch_export_equals_the_tree_and_is_incremental() {
     }
     // street.max's Box02 is a Boolean compound object, which is not evaluated:
     // the file exports partially, gets no tag, and the run fails.
-    assert_eq!(complete, ["tile.max", "block.max"]);
+    assert_eq!(complete, ["block.max"]);
 
     let out = tempfile::tempdir().unwrap();
     assert_eq!(
@@ -103,19 +103,32 @@ fn batch_export_equals_the_tree_and_is_incremental() {
         written.keys().collect::<Vec<_>>(),
         served.keys().collect::<Vec<_>>()
     );
-    assert_eq!(written, served);
-    // street.max alone gives 8 spheres and the street instance group.
-    for n in ["sphere01.shape", "sphere08.shape", "street.ig", "tile.shape"] {
+    for (name, bytes) in &written {
+        assert!(
+            served.get(name) == Some(bytes),
+            "{name} differs from the tree"
+        );
+    }
+    // street.max gives 8 spheres and the street instance group, block.max its box.
+    for n in [
+        "sphere01.shape",
+        "sphere08.shape",
+        "street.ig",
+        "box01.shape",
+    ] {
         assert!(written.contains_key(n), "{n} missing: {:?}", written.keys());
     }
     // Every output is a NeL file our reader takes and rewrites identically.
     for (name, bytes) in &written {
-        let f = maxfs_exporters::nel::read_nel(bytes, name)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(&maxfs_exporters::nel::write_nel(&f).unwrap(), bytes, "{name}");
+        let f =
+            maxfs_exporters::nel::read_nel(bytes, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            &maxfs_exporters::nel::write_nel(&f).unwrap() == bytes,
+            "{name} does not rewrite identically"
+        );
     }
 
-    // No temporary file is left behind; each source got its pipeline tag.
+    // No temporary file is left behind; the complete source got its pipeline tag.
     for e in std::fs::read_dir(out.path()).unwrap().flatten() {
         let n = e.file_name().to_string_lossy().into_owned();
         assert!(!n.ends_with(".tmp"), "left over {n}");
@@ -124,49 +137,79 @@ fn batch_export_equals_the_tree_and_is_incremental() {
         .into_keys()
         .filter(|n| n.ends_with(".max.tag"))
         .collect();
-    assert_eq!(tags, ["block.max.tag", "tile.max.tag"]);
-    let tag = std::fs::read_to_string(out.path().join("tile.max.tag")).unwrap();
+    assert_eq!(tags, ["block.max.tag"]);
+    let tag = std::fs::read_to_string(out.path().join("block.max.tag")).unwrap();
     assert!(tag.ends_with("GMT\n"), "{tag:?}");
 
-    // Second run: tagged sources are skipped and their outputs not rewritten;
+    // Second run: the tagged source is skipped and its output not rewritten;
     // the untagged one is exported again.
     let m = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
-    let tile_shape = out.path().join("tile.shape");
-    let block_shape = out.path().join("block.shape");
+    let block_shape = out.path().join("box01.shape");
     let sphere = out.path().join("sphere01.shape");
-    let before = [m(&tile_shape), m(&block_shape), m(&sphere)];
+    let before = [m(&block_shape), m(&sphere)];
     std::thread::sleep(Duration::from_millis(20));
     assert_eq!(
         run(args(vec![src.path().to_path_buf()], out.path())),
         ExitCode::FAILURE
     );
-    let after = [m(&tile_shape), m(&block_shape), m(&sphere)];
-    assert_eq!(before[..2], after[..2], "a skipped source rewrote its outputs");
-    assert!(after[2] > before[2], "an untagged source was skipped");
+    let after = [m(&block_shape), m(&sphere)];
+    assert_eq!(before[0], after[0], "a skipped source rewrote its outputs");
+    assert!(after[1] > before[1], "an untagged source was skipped");
 
-    // A source newer than its tag is exported again; --force exports all.
-    let tile = src.path().join("tile.max");
+    // A source newer than its tag is exported again; --force exports anyway.
+    let block = src.path().join("block.max");
     let later = SystemTime::now() + Duration::from_secs(5);
     std::fs::File::options()
         .write(true)
-        .open(&tile)
+        .open(&block)
         .unwrap()
         .set_modified(later)
         .unwrap();
-    let t0 = [m(&tile_shape), m(&block_shape)];
+    let t0 = m(&block_shape);
     std::thread::sleep(Duration::from_millis(20));
     assert_eq!(
-        run(args(vec![src.path().to_path_buf()], out.path())),
-        ExitCode::FAILURE
+        run(args(vec![block.clone()], out.path())),
+        ExitCode::SUCCESS
     );
-    assert!(m(&tile_shape) > t0[0], "tile.max was not re-exported");
-    assert_eq!(m(&block_shape), t0[1], "block.max was re-exported");
-    let mut forced = args(vec![src.path().join("block.max")], out.path());
+    let t1 = m(&block_shape);
+    assert!(
+        t1 > t0,
+        "block.max (newer than its tag) was not re-exported"
+    );
+    // The new tag is newer than the source only once the clock passes `later`.
+    std::fs::File::options()
+        .write(true)
+        .open(out.path().join("block.max.tag"))
+        .unwrap()
+        .set_modified(later + Duration::from_secs(1))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(
+        run(args(vec![block.clone()], out.path())),
+        ExitCode::SUCCESS
+    );
+    assert_eq!(m(&block_shape), t1, "block.max was re-exported");
+    let mut forced = args(vec![block], out.path());
     forced.force = true;
     forced.kind = vec!["shape".into()];
     std::thread::sleep(Duration::from_millis(20));
     assert_eq!(run(forced), ExitCode::SUCCESS);
-    assert!(m(&block_shape) > t0[1], "--force did not re-export");
+    assert!(m(&block_shape) > t1, "--force did not re-export");
+}
+
+#[test]
+fn the_later_source_wins_a_shared_name_and_the_run_says_so() {
+    // Every neloid scene names its mesh Box01: both export box01.shape.
+    let corpus = corpus_dir().join("max/neloid");
+    let out = tempfile::tempdir().unwrap();
+    let paths = vec![corpus.join("tile.max"), corpus.join("block.max")];
+    assert_eq!(run(args(paths, out.path())), ExitCode::FAILURE);
+    let tree = MaxFs::new(&corpus, Options::default());
+    let tile = tree.read(Path::new("tile.max/shape/box01.shape")).unwrap();
+    let block = tree.read(Path::new("block.max/shape/box01.shape")).unwrap();
+    assert!(tile != block);
+    // Path order: block.max, then tile.max, which wins.
+    assert!(std::fs::read(out.path().join("box01.shape")).unwrap() == tile);
 }
 
 #[test]
@@ -200,7 +243,7 @@ fn a_file_that_cannot_be_read_fails_without_tag_and_neighbours_export() {
     );
     assert!(!out.path().join("broken.max.tag").exists());
     assert!(out.path().join("block.max.tag").exists());
-    assert!(out.path().join("block.shape").exists());
+    assert!(out.path().join("box01.shape").exists());
 }
 
 /// A mounted tree, unmounted on drop (also when a test panics).
@@ -241,7 +284,10 @@ fn exports_read_through_the_kernel_equal_the_batch_export() {
     };
     let t0 = Instant::now();
     while std::fs::read_dir(m.dir.path()).map_or(true, |mut d| d.next().is_none()) {
-        assert!(t0.elapsed() < Duration::from_secs(10), "mount did not come up");
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "mount did not come up"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let out = tempfile::tempdir().unwrap();
@@ -266,7 +312,10 @@ fn exports_read_through_the_kernel_equal_the_batch_export() {
                 .unwrap();
             assert!(via_cat.status.success());
             assert_eq!(e.metadata().unwrap().len(), via_cat.stdout.len() as u64);
-            assert_eq!(Some(&via_cat.stdout), written.get(&name), "{name}");
+            assert!(
+                Some(&via_cat.stdout) == written.get(&name),
+                "{name} differs"
+            );
             seen += 1;
         }
     }
