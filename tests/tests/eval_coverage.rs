@@ -21,9 +21,24 @@ fn has(g: &[Gap], role: &str, class: &str, node: &str) -> bool {
 #[test]
 fn rigs_the_evaluation_does_not_compute_are_named() {
     let rabbit = gaps("biped/RabbitSkin.max");
-    assert!(has(&rabbit, "transform controller", "Vertical/Horizontal/Turn", "Bip01"));
-    assert!(has(&rabbit, "transform controller", "BipSlave Control", "Bip01 Pelvis"));
-    assert!(has(&rabbit, "transform controller", "Footsteps", "Bip01 Footsteps"));
+    assert!(has(
+        &rabbit,
+        "transform controller",
+        "Vertical/Horizontal/Turn",
+        "Bip01"
+    ));
+    assert!(has(
+        &rabbit,
+        "transform controller",
+        "BipSlave Control",
+        "Bip01 Pelvis"
+    ));
+    assert!(has(
+        &rabbit,
+        "transform controller",
+        "Footsteps",
+        "Bip01 Footsteps"
+    ));
     assert!(has(&rabbit, "object", "Biped Object", "Bip01"));
 
     let ik = gaps("ik/ikPoping.max");
@@ -31,17 +46,41 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
     assert!(has(&ik, "transform controller", "IKControl", "firstBone"));
 
     let cat = gaps("cat/LD33_Character.max");
-    assert!(has(&cat, "transform controller", "CATParentTrans", "Base Human"));
-    assert!(has(&cat, "transform controller", "HubTrans", "Base HumanPelvis"));
+    assert!(has(
+        &cat,
+        "transform controller",
+        "CATParentTrans",
+        "Base Human"
+    ));
+    assert!(has(
+        &cat,
+        "transform controller",
+        "HubTrans",
+        "Base HumanPelvis"
+    ));
 
     // Boolean compound objects have no mesh evaluation.
-    assert!(has(&gaps("ryzomcore/street.max"), "object", "Boolean", "Box02"));
-    assert!(has(&gaps("ryzomcore/road_flag.max"), "object", "Boolean", "Box01"));
+    assert!(has(
+        &gaps("ryzomcore/street.max"),
+        "object",
+        "Boolean",
+        "Box02"
+    ));
+    assert!(has(
+        &gaps("ryzomcore/road_flag.max"),
+        "object",
+        "Boolean",
+        "Box01"
+    ));
 }
 
 #[test]
 fn fully_evaluated_scenes_report_nothing_and_targets_are_not_geometry() {
-    for rel in ["neloid/block.max", "neloid/tile.max", "assimp/RotatingCube.max"] {
+    for rel in [
+        "neloid/block.max",
+        "neloid/tile.max",
+        "assimp/RotatingCube.max",
+    ] {
         assert_eq!(gaps(rel), [], "{rel}");
     }
     // Camera targets are geometry by superclass but never meshes.
