@@ -6,6 +6,10 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
+use maxfs_exporters::nel::{
+    self,
+    export::{self, ExportKind},
+};
 use maxfs_scene::check::{check_bytes, check_file, CheckReport, Outcome};
 use maxfs_scene::chunk::{self, Chunk};
 use maxfs_scene::container::MaxFile;
@@ -81,8 +85,8 @@ fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
     (out, PEAK.load(Relaxed).saturating_sub(before))
 }
 
-/// Runs the evaluation layer over a (possibly damaged) file: it must not panic
-/// or hang, whatever the controllers and meshes hold.
+/// Runs the evaluation layer and the NeL exporters over a (possibly damaged)
+/// file: they must not panic or hang, whatever the controllers and meshes hold.
 fn evaluate(file: MaxFile) {
     let doc = Document::from_file(file);
     let typed = doc.typed();
@@ -98,6 +102,21 @@ fn evaluate(file: MaxFile) {
     std::hint::black_box(views::animation(&eval));
     std::hint::black_box(views::meshes(&eval));
     std::hint::black_box(views::node_transforms(&eval));
+    // The exporters on damaged scenes: whatever they write must be a NeL file
+    // that reads back and rewrites identically; failures are per-node errors.
+    let exports = export::export("mutated", &doc, &typed, &ExportKind::ALL);
+    for o in &exports.outputs {
+        let f = nel::read_nel(&o.bytes, &o.name)
+            .unwrap_or_else(|e| panic!("exported {} does not read back: {e}", o.name));
+        assert!(
+            nel::write_nel(&f).is_ok_and(|b| b == o.bytes),
+            "exported {} does not rewrite identically",
+            o.name
+        );
+    }
+    for e in &exports.errors {
+        assert!(!e.reason.is_empty(), "{e:?}");
+    }
 }
 
 fn assert_precise(what: &str, r: &CheckReport) {
