@@ -22,7 +22,7 @@ use maxfs_scene::eval::Mat43;
 
 use super::properties::NodeProperties;
 use super::{select, skinning, Context, ExportKind, Exports, Output};
-use crate::nel::shape::material::{MaterialBase, TrackDefaultQuat, TrackDefaultVector};
+use crate::nel::shape::material::{Material, MaterialBase, TrackDefaultQuat, TrackDefaultVector};
 use crate::nel::shape::mesh::{Mesh as NelMesh, MeshBase, MeshVertexProgram, MeshVpWindTree};
 use crate::nel::shape::{Shape, ShapeStream};
 use crate::nel::stream::{Bool, Ptr, Quat, Vec3, F32};
@@ -244,7 +244,7 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
         .any(|m| m.shader_type != material_build::shader::LIGHT_MAP);
     let mut remap = vec![u32::MAX; nmat];
     let mut materials = Vec::new();
-    for (i, m) in mats.materials.into_iter().enumerate() {
+    for (i, m) in mats.materials.iter().cloned().enumerate() {
         if built.used.get(i).copied().unwrap_or(false) {
             remap[i] = materials.len() as u32;
             materials.push(m);
@@ -267,7 +267,20 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
             z: F32::from_f32(a[2]),
         },
     };
-    let animated_materials: Vec<(u32, MaterialBase)> = Vec::new();
+    // EXPORT_ANIMATED_MATERIALS: every kept material with a name gets its
+    // animation defaults (after optimizeMaterialUsage, keyed by the new id).
+    let mut animated_materials: Vec<(u32, MaterialBase)> = Vec::new();
+    if props.export_animated_materials {
+        for (i, info) in mats.infos.iter().enumerate() {
+            let Some(&dst) = remap.get(i).filter(|&&r| r != u32::MAX) else {
+                continue;
+            };
+            if let (Some(m), false) = (materials.get(dst as usize), info.name.is_empty()) {
+                animated_materials.push((dst, animated_material(&info.name, m)));
+            }
+        }
+        animated_materials.sort_by_key(|(id, _)| *id);
+    }
     let mut base = MeshBase {
         version: MESH_BASE_VERSION,
         animated_morph: Vec::new(),
@@ -320,6 +333,47 @@ fn number_pointers(base: &mut MeshBase, geom: &mut crate::nel::shape::mesh::Mesh
     }
     if let Some(Ptr::Obj { id, .. }) = geom.vertex_program.as_mut() {
         *id = next;
+    }
+}
+
+/// `CMaterialBase::copyFromMaterial`: the defaults of an animated material.
+/// (User texture matrices are not exported, so the UV tracks keep their
+/// identity defaults.)
+fn animated_material(name: &str, m: &Material) -> MaterialBase {
+    use crate::nel::shape::material::{
+        TexAnimTracks, TrackDefaultFloat, TrackDefaultInt, TrackDefaultRgba,
+    };
+    let rgba = |c: &crate::nel::stream::Rgba| TrackDefaultRgba {
+        version: 0,
+        value: c.clone(),
+    };
+    let float = |v: f32| TrackDefaultFloat {
+        version: 0,
+        value: F32::from_f32(v),
+    };
+    MaterialBase {
+        version: 1,
+        name: name.to_string(),
+        ambient: rgba(&m.ambient),
+        diffuse: rgba(&m.diffuse),
+        specular: rgba(&m.specular),
+        shininess: float(m.shininess.map_or(10.0, |s| s.get())),
+        emissive: rgba(&m.emissive),
+        opacity: float(m.diffuse.a as f32 / 255.0),
+        texture: TrackDefaultInt {
+            version: 0,
+            value: 0x7FFF_FFFF,
+        },
+        animated_textures: Vec::new(),
+        tex_anim_tracks: (0..4)
+            .map(|_| TexAnimTracks {
+                version: 0,
+                u_trans: float(0.0),
+                v_trans: float(0.0),
+                u_scale: float(1.0),
+                v_scale: float(1.0),
+            })
+            .collect(),
     }
 }
 
