@@ -23,6 +23,10 @@
 //!   reference is normalized the way NeL loads it.
 //! - The neloid references are named after the .max file (block.shape), the
 //!   export script names shapes after the node (box01.shape).
+//! - The street references also show how the Max 3 era computed what the
+//!   current pipeline computes differently: render normals without corner-angle
+//!   weights and a stripifier without look-ahead. The exporter reproduces those
+//!   for Max 3/4 files (`shape::Era`), so they are compared like any field.
 
 use std::path::{Path, PathBuf};
 
@@ -636,6 +640,8 @@ fn corpus_sweep() {
     assert!(files > 30 && shapes > 0);
 }
 
+/// Diagnostic: every refused node of the corpus with its reason
+/// (`cargo test --test export_shape list_refusals -- --ignored --nocapture`).
 #[test]
 #[ignore]
 fn list_refusals() {
