@@ -1,0 +1,19 @@
+//! The whole pipeline on arbitrary bytes: container, chunks, typed scene,
+//! evaluation and every NeL exporter. Whatever is exported must be a NeL file
+//! that our reader takes and rewrites identically; nothing may panic.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use maxfs_exporters::nel::{self, export};
+use maxfs_scene::Document;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(doc) = Document::from_bytes(data) else {
+        return;
+    };
+    let typed = doc.typed();
+    let out = export::export("fuzz", &doc, &typed, &export::ExportKind::ALL);
+    for o in &out.outputs {
+        let f = nel::read_nel(&o.bytes, &o.name).expect("exported file reads back");
+        assert_eq!(nel::write_nel(&f).expect("rewrite"), o.bytes, "{}", o.name);
+    }
+});
