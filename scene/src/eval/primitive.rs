@@ -15,6 +15,7 @@ pub const PLANE: ClassId = ClassId(0x081f1dfc, 0x77566f65);
 pub const SPHERE: ClassId = ClassId(0x11, 0);
 pub const CYLINDER: ClassId = ClassId(0x12, 0);
 pub const CONE: ClassId = ClassId(0xa86c23dd, 0);
+pub const PYRAMID: ClassId = ClassId(0x76bf318a, 0x4bf37b10);
 
 /// All three edges visible, as Max marks primitive faces.
 const ALL_EDGES: u16 = 7;
@@ -128,7 +129,7 @@ impl Params {
 
 /// Whether `class` is a primitive this module rebuilds.
 pub fn is_primitive(class: ClassId) -> bool {
-    [BOX, PLANE, SPHERE, CYLINDER, CONE].contains(&class)
+    [BOX, PLANE, SPHERE, CYLINDER, CONE, PYRAMID].contains(&class)
 }
 
 /// The mesh of a parametric primitive class (see [`is_primitive`]).
@@ -139,6 +140,7 @@ pub fn build(class: ClassId, p: &Params) -> Result<Mesh, String> {
         c if c == SPHERE => sphere_mesh(p),
         c if c == CYLINDER => cylinder_mesh(p, false),
         c if c == CONE => cylinder_mesh(p, true),
+        c if c == PYRAMID => pyramid_mesh(p),
         c => Err(format!("class {c:?} is not a parametric primitive")),
     }
 }
@@ -595,6 +597,67 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, String> {
         );
     }
     let maps = if p.flag(9 + o, true) {
+        channel1(tv.list, tf)
+    } else {
+        Vec::new()
+    };
+    Ok(Mesh {
+        vertices: v,
+        faces,
+        maps,
+    })
+}
+
+/// Pyramid: width along X (0), depth along Y (1), height (2), segments width /
+/// depth / height (3, 4, 5), generate mapping coordinates (6); only one segment
+/// each (the only form in the corpus). Faces: the sides −Y, +X, +Y, −X as
+/// (apex, base corner, next corner), then the base as four triangles around its
+/// centre. Mapping: each side spans U 0..1 along its base edge with the apex at
+/// (½, 1); the base is mapped from above, U = ½ + x/width, V = ½ − y/depth.
+/// Face corners, positions and mapping are checked against Babylon's glTF; the
+/// vertex numbering, material ids (0) and smoothing groups (one per side, one for
+/// the base — flat shading as in the glTF normals) are not verified.
+pub fn pyramid_mesh(p: &Params) -> Result<Mesh, String> {
+    let (w, d, h) = (p.float(0)?, p.float(1)?, p.float(2)?);
+    let segs = [p.segments(3)?, p.segments(4)?, p.segments(5)?];
+    if segs != [1, 1, 1] {
+        return Err(format!(
+            "pyramid with {segs:?} segments is not supported yet"
+        ));
+    }
+    let (x, y) = (w / 2.0, d / 2.0);
+    let corners = [(-x, -y), (x, -y), (x, y), (-x, y)];
+    let mut v = vec![Vec3(0.0, 0.0, h)];
+    v.extend(corners.iter().map(|&(cx, cy)| Vec3(cx, cy, 0.0)));
+    v.push(Vec3::default());
+    let (apex, centre) = (0u32, 5u32);
+    let mut tv = TexVerts::default();
+    let mut faces = Vec::new();
+    let mut tf = Vec::new();
+    for k in 0..4u32 {
+        let (a, b) = (1 + k, 1 + (k + 1) % 4);
+        faces.push(face([apex, a, b], 0, 1 << k));
+        tf.push([tv.at(0.5, 1.0), tv.at(0.0, 0.0), tv.at(1.0, 0.0)]);
+    }
+    let base_uv = |tv: &mut TexVerts, i: u32| {
+        let c = v[i as usize];
+        let (u, vv) = if w == 0.0 || d == 0.0 {
+            (0.5, 0.5)
+        } else {
+            (0.5 + c.0 / w, 0.5 - c.1 / d)
+        };
+        tv.at(u, vv)
+    };
+    for k in 0..4u32 {
+        let (a, b) = (1 + k, 1 + (k + 1) % 4);
+        faces.push(face([a, centre, b], 0, 0x10));
+        tf.push([
+            base_uv(&mut tv, a),
+            base_uv(&mut tv, centre),
+            base_uv(&mut tv, b),
+        ]);
+    }
+    let maps = if p.flag(6, true) {
         channel1(tv.list, tf)
     } else {
         Vec::new()
