@@ -661,3 +661,79 @@ fn list_refusals() {
         }
     }
 }
+
+/// A LOD set built on street.max: Sphere01 gets Sphere02 as LOD slave through
+/// NeL AppData added to a copy of the scene graph (the corpus has no LOD set).
+#[test]
+fn constructed_lod_set() {
+    use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
+    use maxfs_exporters::nel::export::{shape, Context, Exports};
+    use maxfs_exporters::nel::shape::multilod::MeshGeomClass;
+    use maxfs_scene::graph::AppDataEntry;
+
+    let path = corpus("max/ryzomcore/street.max");
+    let doc = Document::open(&path).expect("street.max");
+    let typed = doc.typed();
+    let mut graph = typed.scene.as_ref().expect("scene").clone();
+    let find = |g: &maxfs_scene::graph::SceneGraph, name: &str| {
+        g.objects
+            .iter()
+            .position(|o| o.node.as_ref().is_some_and(|n| n.name == name))
+            .expect("node")
+    };
+    let master = find(&graph, "Sphere01");
+    let entry = |sub_id: u32, text: &str| {
+        let mut value = text.as_bytes().to_vec();
+        value.push(0);
+        AppDataEntry {
+            class_id: NEL_CLASS_ID,
+            super_class: NEL_SUPER_CLASS,
+            sub_id,
+            size: value.len() as u32,
+            value,
+        }
+    };
+    graph.objects[master].appdata.extend([
+        entry(id::LOD_NAME_COUNT, "1"),
+        entry(id::LOD_NAME, "Sphere02"),
+        entry(id::LOD_DIST_MAX, "50"),
+    ]);
+    let slave = find(&graph, "Sphere02");
+    graph.objects[slave]
+        .appdata
+        .push(entry(id::LOD_DIST_MAX, "200"));
+    let ctx = Context::new("street", &doc, &graph);
+    let mut out = Exports::default();
+    shape::export(&ctx, &mut out);
+    let names: Vec<&str> = out.outputs.iter().map(|o| o.name.as_str()).collect();
+    assert!(
+        !names.contains(&"sphere02.shape"),
+        "LOD slaves are not exported alone"
+    );
+    let o = out
+        .outputs
+        .iter()
+        .find(|o| o.name == "sphere01.shape")
+        .expect("sphere01.shape");
+    assert_round_trip(&o.bytes, &o.name);
+    let f = read_nel(&o.bytes, &o.name).expect("reads");
+    let NelFile::Shape(s) = &f else {
+        panic!("not a shape")
+    };
+    let Some(Shape::CMeshMultiLod(m)) = s.shape.get() else {
+        panic!("not a CMeshMultiLod");
+    };
+    assert_eq!(m.mesh_vector.len(), 2);
+    assert_eq!(m.base.materials.len(), 2, "one default material per LOD");
+    let dists: Vec<f32> = m.mesh_vector.iter().map(|s| s.dist_max.get()).collect();
+    assert_eq!(dists, [50.0, 200.0]);
+    // The slave sits 19.4164 above the master: its vertices are shifted so.
+    let z_of = |slot: &maxfs_exporters::nel::shape::multilod::MeshSlot| match slot.mesh_geom.get() {
+        Some(MeshGeomClass::CMeshGeom(g)) => g.bbox.center.z.get(),
+        _ => f32::NAN,
+    };
+    let dz = z_of(&m.mesh_vector[1]) - z_of(&m.mesh_vector[0]);
+    assert!((dz - (36.0956 - 16.6792)).abs() < 1e-3, "dz {dz}");
+    // Equal triangle counts: the last slot ends at half its count.
+    assert_eq!(m.mesh_vector[1].end_polygon_count.get(), 112.0);
+}

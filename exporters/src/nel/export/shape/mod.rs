@@ -12,6 +12,7 @@ pub mod decomp;
 pub mod geom_build;
 pub mod material_build;
 pub mod mesh_build;
+pub mod multilod;
 pub mod normals;
 pub mod skin_build;
 pub mod source;
@@ -83,7 +84,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     }
 }
 
-fn node_name(ctx: &Context, node: usize) -> String {
+pub(super) fn node_name(ctx: &Context, node: usize) -> String {
     ctx.graph
         .objects
         .get(node)
@@ -149,6 +150,18 @@ fn check_kind(ctx: &Context, node: usize, props: &NodeProperties) -> Result<(), 
     Ok(())
 }
 
+/// `GetINodeByName` for a LOD slave name: the first node in tree order with
+/// that name, case ignored as Max does.
+pub(super) fn select_lod_node(ctx: &Context, name: &str) -> Option<usize> {
+    select::tree_order(ctx.graph).into_iter().find(|&i| {
+        ctx.graph
+            .objects
+            .get(i)
+            .and_then(|o| o.node.as_ref())
+            .is_some_and(|n| n.name.eq_ignore_ascii_case(name))
+    })
+}
+
 /// The node's Skin or Physique modifier, if any.
 pub fn skin_modifier(ctx: &Context, node: usize) -> Option<usize> {
     source::modifiers(ctx, node).into_iter().find(|&m| {
@@ -191,10 +204,10 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
         return Err("water shapes (NeL material bWater) are not exported".into());
     }
     if !props.lod_names.is_empty() {
-        return Err(format!(
-            "multi-LOD meshes ({} LOD slaves) are not exported",
-            props.lod_names.len()
-        ));
+        if skin_mod.is_some() {
+            return Err("skinned multi-LOD meshes are not exported".into());
+        }
+        return multilod::build(ctx, node, Era::of(ctx));
     }
     if props.lod_mrm {
         return Err("MRM meshes (NEL3D_APPDATA_LOD_MRM) are not exported".into());
@@ -257,16 +270,6 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
             }
         }
     }
-    let local = local_matrix(ctx, node);
-    let d = decomp::decompose(&local);
-    let v3 = |a: [f32; 3]| TrackDefaultVector {
-        version: 0,
-        value: Vec3 {
-            x: F32::from_f32(a[0]),
-            y: F32::from_f32(a[1]),
-            z: F32::from_f32(a[2]),
-        },
-    };
     // EXPORT_ANIMATED_MATERIALS: every kept material with a name gets its
     // animation defaults (after optimizeMaterialUsage, keyed by the new id).
     let mut animated_materials: Vec<(u32, MaterialBase)> = Vec::new();
@@ -281,7 +284,39 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
         }
         animated_materials.sort_by_key(|(id, _)| *id);
     }
-    let mut base = MeshBase {
+    let mut base = mesh_base(ctx, node, props, materials, is_lightable, !mats.needs_vp);
+    base.animated_materials = animated_materials;
+    base.dist_max = Some(F32::from_f32(props.lod_dist_max));
+    number_pointers(&mut base, std::iter::once(&mut geom));
+    Ok(Shape::CMesh(NelMesh {
+        version: 6,
+        base: Some(base),
+        geom: Some(geom),
+        old: None,
+    }))
+}
+
+/// The mesh base of a node: default tracks from its local matrix at time 0,
+/// its materials, and the flags its NeL AppData sets. `dist_max` stays at
+/// NeL's -1 (the caller sets it for single meshes).
+pub(super) fn mesh_base(
+    ctx: &Context,
+    node: usize,
+    props: &NodeProperties,
+    materials: Vec<Material>,
+    is_lightable: bool,
+    local_attenuation_allowed: bool,
+) -> MeshBase {
+    let d = decomp::decompose(&local_matrix(ctx, node));
+    let v3 = |a: [f32; 3]| TrackDefaultVector {
+        version: 0,
+        value: Vec3 {
+            x: F32::from_f32(a[0]),
+            y: F32::from_f32(a[1]),
+            z: F32::from_f32(a[2]),
+        },
+    };
+    MeshBase {
         version: MESH_BASE_VERSION,
         animated_morph: Vec::new(),
         default_pos: v3(d.pos),
@@ -298,30 +333,27 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
         },
         default_scale: v3(d.scale),
         materials,
-        animated_materials,
+        animated_materials: Vec::new(),
         light_infos: Vec::new(),
         light_infos_v7: Vec::new(),
         is_lightable: Some(Bool(is_lightable as u8)),
         use_lighting_local_attenuation: Some(Bool(
-            (props.use_light_local_attenuation && !mats.needs_vp) as u8,
+            (props.use_light_local_attenuation && local_attenuation_allowed) as u8,
         )),
         auto_anim: Some(Bool(props.automatic_animation as u8)),
-        dist_max: Some(F32::from_f32(props.lod_dist_max)),
+        dist_max: Some(F32::from_f32(-1.0)),
         lod_character_texture: Some(Ptr::Null),
         collision_mesh_generation: Some(props.camera_collision_mesh_generation.clamp(0, 2) as u32),
-    };
-    number_pointers(&mut base, &mut geom);
-    Ok(Shape::CMesh(NelMesh {
-        version: 6,
-        base: Some(base),
-        geom: Some(geom),
-        old: None,
-    }))
+    }
 }
 
 /// Gives each polymorphic object the id NeL's stream assigns: the shape is 1,
-/// then objects count up in the order they are written.
-fn number_pointers(base: &mut MeshBase, geom: &mut crate::nel::shape::mesh::MeshGeom) {
+/// then objects count up in the order they are written (material textures,
+/// then each geometry and its vertex program).
+pub(super) fn number_pointers<'a>(
+    base: &mut MeshBase,
+    geoms: impl IntoIterator<Item = &'a mut crate::nel::shape::mesh::MeshGeom>,
+) -> u64 {
     let mut next = 2u64;
     for m in base.materials.iter_mut() {
         for t in m.textures.iter_mut() {
@@ -331,15 +363,19 @@ fn number_pointers(base: &mut MeshBase, geom: &mut crate::nel::shape::mesh::Mesh
             }
         }
     }
-    if let Some(Ptr::Obj { id, .. }) = geom.vertex_program.as_mut() {
-        *id = next;
+    for geom in geoms {
+        if let Some(Ptr::Obj { id, .. }) = geom.vertex_program.as_mut() {
+            *id = next;
+            next += 1;
+        }
     }
+    next
 }
 
 /// `CMaterialBase::copyFromMaterial`: the defaults of an animated material.
 /// (User texture matrices are not exported, so the UV tracks keep their
 /// identity defaults.)
-fn animated_material(name: &str, m: &Material) -> MaterialBase {
+pub(super) fn animated_material(name: &str, m: &Material) -> MaterialBase {
     use crate::nel::shape::material::{
         TexAnimTracks, TrackDefaultFloat, TrackDefaultInt, TrackDefaultRgba,
     };
@@ -378,12 +414,12 @@ fn animated_material(name: &str, m: &Material) -> MaterialBase {
 }
 
 /// `getLocalMatrix`: the node's matrix relative to its parent's, at time 0.
-fn local_matrix(ctx: &Context, node: usize) -> Mat43 {
+pub(super) fn local_matrix(ctx: &Context, node: usize) -> Mat43 {
     ctx.eval.local_tm(node, TIME_ZERO)
 }
 
 /// `CMeshVPWindTree` from the node's wind-tree AppData (export_mesh.cpp).
-fn wind_tree(p: &NodeProperties) -> MeshVpWindTree {
+pub(super) fn wind_tree(p: &NodeProperties) -> MeshVpWindTree {
     let ticks = super::properties::VPWT_NUM_TICKS as f32;
     let f = F32::from_f32;
     let mut vp = MeshVpWindTree {

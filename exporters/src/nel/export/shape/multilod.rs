@@ -1,0 +1,223 @@
+//! `CMeshMultiLod` for a node with LOD slaves (NEL3D_APPDATA_LOD_NAME_COUNT),
+//! as `CExportNel::buildShape` / `buildMeshGeom` and `CMeshMultiLod::build`
+//! make it: one `CMeshGeom` slot per LOD (the master first, then each named
+//! slave found in the scene), all in the master's space, their materials
+//! appended into one list (not optimized), slots sorted by distance, and each
+//! slot's polygon-count line (A, B) from the triangle counts.
+//!
+//! The corpus has no LOD sets; this follows the plug-in's sources. MRM and
+//! coarse-mesh LODs are refused.
+
+use maxfs_scene::eval::transform::invert;
+
+use super::super::Context;
+use super::{
+    geom_build, local_matrix, material_build, mesh_base, mesh_build, normals, number_pointers,
+    select_lod_node, source, wind_tree, Era,
+};
+use crate::nel::shape::mesh::{MeshGeom, MeshVertexProgram};
+use crate::nel::shape::multilod::{MeshGeomClass, MeshMultiLod, MeshSlot};
+use crate::nel::shape::Shape;
+use crate::nel::stream::{Bool, Ptr, F32};
+
+/// `CMeshSlot` flags.
+const BLEND_IN: u8 = 0x01;
+const BLEND_OUT: u8 = 0x02;
+const IS_OPAQUE: u8 = 0x08;
+const IS_TRANSPARENT: u8 = 0x10;
+
+struct Slot {
+    geom: MeshGeom,
+    dist_max: f32,
+    blend_length: f32,
+    flags: u8,
+}
+
+/// `CMeshGeom::getNumTriangles`: every pass of every block.
+fn triangles(g: &MeshGeom) -> f32 {
+    g.matrix_blocks
+        .iter()
+        .flat_map(|b| &b.rdr_pass)
+        .map(|p| p.pblock.num_indexes / 3)
+        .sum::<u32>() as f32
+}
+
+pub fn build(ctx: &Context, master: usize, era: Era) -> Result<Shape, String> {
+    let props = ctx.props.node(master);
+    let weighting = match era {
+        Era::Legacy => normals::Weighting::Unit,
+        Era::Current => normals::Weighting::CornerAngle,
+    };
+    let parent = local_matrix(ctx, master);
+    let to_parent = invert(&parent);
+    let mut nodes = vec![master];
+    nodes.extend(
+        props
+            .lod_names
+            .iter()
+            .filter_map(|n| select_lod_node(ctx, n)),
+    );
+    let mut materials = Vec::new();
+    let mut names = Vec::new();
+    let mut slots = Vec::new();
+    let mut last_props = props;
+    let mut needs_vp = false;
+    for (k, &n) in nodes.iter().enumerate() {
+        let p = ctx.props.node(n);
+        last_props = p;
+        let name = super::node_name(ctx, n);
+        if p.lod_coarse_mesh {
+            return Err(format!("LOD {name}: coarse meshes are not exported"));
+        }
+        if p.lod_mrm {
+            return Err(format!(
+                "LOD {name}: MRM geometry (CMeshMRMGeom) is not exported"
+            ));
+        }
+        if super::skin_modifier(ctx, n).is_some() {
+            return Err(format!("LOD {name}: skinned LODs are not exported"));
+        }
+        let vp = p.vertex_program_id;
+        if vp != 0 && vp != 1 {
+            return Err(format!("LOD {name}: unknown vertex program id {vp}"));
+        }
+        let mesh = source::node_mesh(ctx, n, None).map_err(|e| format!("LOD {name}: {e}"))?;
+        let mut mats = material_build::build_materials(ctx, n);
+        needs_vp |= mats.needs_vp;
+        if vp == 1 {
+            mats.need_vertex_color = true;
+        }
+        // The LOD's vertices in the master's space: offset, the LOD's local
+        // matrix, then the inverse of the master's.
+        let to_export = if k == 0 {
+            ctx.eval.offset_tm(n)
+        } else {
+            ctx.eval
+                .offset_tm(n)
+                .then(&local_matrix(ctx, n))
+                .then(&to_parent)
+        };
+        let mut build = mesh_build::build(&mesh, &to_export, &mats, vp == 1, weighting)
+            .map_err(|e| format!("LOD {name}: {e}"))?;
+        let first = materials.len();
+        for f in build.faces.iter_mut() {
+            f.material += first;
+        }
+        let transparent = mats
+            .materials
+            .iter()
+            .any(|m| m.flags & material_build::flag::BLEND != 0);
+        let opaque = mats
+            .materials
+            .iter()
+            .any(|m| m.flags & material_build::flag::BLEND == 0);
+        names.extend(mats.infos.iter().map(|i| i.name.clone()));
+        materials.extend(mats.materials);
+        let mut geom = geom_build::build(&build, materials.len(), era)
+            .map_err(|e| format!("LOD {name}: {e}"))?
+            .geom;
+        if vp == 1 {
+            geom.vertex_program = Some(Ptr::Obj {
+                id: 0,
+                obj: Box::new(MeshVertexProgram::CMeshVPWindTree(wind_tree(p))),
+            });
+        }
+        let mut flags = 0;
+        if p.lod_blend_in {
+            flags |= BLEND_IN;
+        }
+        if p.lod_blend_out {
+            flags |= BLEND_OUT;
+        }
+        if transparent {
+            flags |= IS_TRANSPARENT;
+        }
+        if opaque {
+            flags |= IS_OPAQUE;
+        }
+        slots.push(Slot {
+            geom,
+            dist_max: p.lod_dist_max,
+            blend_length: p.lod_blend_length,
+            flags,
+        });
+    }
+    // Bubble sort by distance, as CMeshMultiLod::build does.
+    for i in (1..slots.len()).rev() {
+        for j in 0..i {
+            if slots[j].dist_max > slots[j + 1].dist_max {
+                slots.swap(j, j + 1);
+            }
+        }
+    }
+    let counts: Vec<f32> = slots.iter().map(|s| triangles(&s.geom)).collect();
+    let n = slots.len();
+    let mut mesh_vector = Vec::with_capacity(n);
+    for k in 0..n {
+        let start_dist = if k == 0 { 0.0 } else { slots[k - 1].dist_max };
+        let start_count = counts[k];
+        let end_dist = slots[k].dist_max;
+        let mut end_count = if k + 1 == n { counts[k] } else { counts[k + 1] };
+        if k + 1 == n && start_count == end_count {
+            end_count = start_count / 2.0;
+        }
+        let a = if end_dist == start_dist {
+            0.0
+        } else {
+            (end_count - start_count) / (end_dist - start_dist)
+        };
+        let b = end_count - a * end_dist;
+        mesh_vector.push((a, b, end_count));
+    }
+    let is_lightable = materials
+        .iter()
+        .any(|m| m.shader_type != material_build::shader::LIGHT_MAP);
+    let mut base = mesh_base(ctx, master, props, materials, is_lightable, !needs_vp);
+    // Only position, rotation, scale and collision are restored to the master's
+    // after the LODs are built: the rest comes from the last LOD.
+    base.use_lighting_local_attenuation = Some(Bool(
+        (last_props.use_light_local_attenuation && !needs_vp) as u8,
+    ));
+    if props.export_animated_materials {
+        base.animated_materials = names
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| !n.is_empty())
+            .filter_map(|(i, n)| {
+                let m = base.materials.get(i)?;
+                Some((i as u32, super::animated_material(n, m)))
+            })
+            .collect();
+    }
+    let mut geoms: Vec<MeshGeom> = slots.iter().map(|s| s.geom.clone()).collect();
+    // Ids: textures first, then each slot's geometry and its vertex program.
+    let mut next = number_pointers(&mut base, std::iter::empty());
+    let mut out = Vec::with_capacity(n);
+    for ((slot, geom), (a, b, end)) in slots.iter().zip(geoms.iter_mut()).zip(mesh_vector) {
+        let geom_id = next;
+        next += 1;
+        if let Some(Ptr::Obj { id, .. }) = geom.vertex_program.as_mut() {
+            *id = next;
+            next += 1;
+        }
+        out.push(MeshSlot {
+            version: 0,
+            mesh_geom: Ptr::Obj {
+                id: geom_id,
+                obj: Box::new(MeshGeomClass::CMeshGeom(geom.clone())),
+            },
+            a: F32::from_f32(a),
+            b: F32::from_f32(b),
+            dist_max: F32::from_f32(slot.dist_max),
+            end_polygon_count: F32::from_f32(end),
+            blend_length: F32::from_f32(slot.blend_length),
+            flags: slot.flags,
+        });
+    }
+    Ok(Shape::CMeshMultiLod(MeshMultiLod {
+        version: 0,
+        base,
+        static_lod: Bool(!props.lod_dynamic_mesh as u8),
+        mesh_vector: out,
+    }))
+}
