@@ -13,7 +13,7 @@ use maxfs_scene::eval::transform::invert;
 use maxfs_scene::eval::{Mat43, Vec3};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
-use maxfs_tests::gltf_ref::{accessor, M4};
+use maxfs_tests::gltf_ref::{accessor, Gltf, M4};
 use serde_json::Value;
 
 /// A Max row-vector matrix as a glTF column-vector 4×4 (row-major).
@@ -36,64 +36,6 @@ fn to_gltf(m: &Mat43) -> M4 {
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-4 * a.abs().max(b.abs()).max(1.0)
-}
-
-struct Gltf {
-    g: Value,
-    bin: Vec<u8>,
-}
-
-impl Gltf {
-    fn open(rel: &str) -> Gltf {
-        let path = corpus_dir().join("ref/babylon-gltf").join(rel);
-        let g: Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).expect("gltf")).expect("json");
-        let uri = g["buffers"][0]["uri"].as_str().expect("external buffer");
-        let bin = std::fs::read(path.with_file_name(uri)).expect("bin");
-        Gltf { g, bin }
-    }
-
-    fn node_name(&self, i: usize) -> String {
-        self.g["nodes"][i]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
-    }
-
-    /// Integer or float accessor data (JOINTS_0 is u8/u16).
-    fn any_accessor(&self, index: usize) -> Vec<Vec<f64>> {
-        let acc = &self.g["accessors"][index];
-        let ct = acc["componentType"].as_u64().expect("type");
-        if ct == 5126 {
-            return accessor(&self.g, &self.bin, index);
-        }
-        let width = match acc["type"].as_str() {
-            Some("SCALAR") => 1,
-            Some("VEC4") => 4,
-            _ => panic!("accessor type"),
-        };
-        let size = if ct == 5121 { 1 } else { 2 };
-        let view = &self.g["bufferViews"][acc["bufferView"].as_u64().expect("view") as usize];
-        let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
-            + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
-        let stride = view["byteStride"]
-            .as_u64()
-            .map_or(width * size, |s| s as usize);
-        (0..acc["count"].as_u64().expect("count") as usize)
-            .map(|i| {
-                (0..width)
-                    .map(|k| {
-                        let at = start + i * stride + k * size;
-                        if size == 1 {
-                            f64::from(self.bin[at])
-                        } else {
-                            f64::from(u16::from_le_bytes([self.bin[at], self.bin[at + 1]]))
-                        }
-                    })
-                    .collect()
-            })
-            .collect()
-    }
 }
 
 fn open(model: &str) -> (Document, maxfs_scene::Typed) {
