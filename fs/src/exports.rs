@@ -58,7 +58,12 @@ impl ExportSet {
         ExportSet::build_kinds(stem, doc, typed, &ExportKind::ALL)
     }
 
-    pub fn build_kinds(stem: &str, doc: &Document, typed: &Typed, kinds: &[ExportKind]) -> ExportSet {
+    pub fn build_kinds(
+        stem: &str,
+        doc: &Document,
+        typed: &Typed,
+        kinds: &[ExportKind],
+    ) -> ExportSet {
         ExportSet::from_exports(export::export(stem, doc, typed, kinds))
     }
 
@@ -115,11 +120,16 @@ impl ExportSet {
 
     /// The files of one directory, in export order.
     pub fn in_dir(&self, dir: ExportDir) -> impl Iterator<Item = (usize, &ExportFile)> {
-        self.files.iter().enumerate().filter(move |(_, f)| f.dir == dir)
+        self.files
+            .iter()
+            .enumerate()
+            .filter(move |(_, f)| f.dir == dir)
     }
 
     pub fn find(&self, dir: ExportDir, name: &str) -> Option<usize> {
-        self.files.iter().position(|f| f.dir == dir && f.name == name)
+        self.files
+            .iter()
+            .position(|f| f.dir == dir && f.name == name)
     }
 
     /// `export/errors.txt`: `kind<TAB>node<TAB>reason` per line, empty when
@@ -192,7 +202,10 @@ mod tests {
             errors: vec![],
         });
         let names: Vec<&str> = set.files.iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(names, ["a_b.shape", "a_b~2.shape", "_.shape", "errors~2.txt"]);
+        assert_eq!(
+            names,
+            ["a_b.shape", "a_b~2.shape", "_.shape", "errors~2.txt"]
+        );
         for n in names {
             assert!(!n.contains('/') && n != "." && n != "..");
         }

@@ -15,9 +15,9 @@ use maxfs_scene::{Document, Layout};
 use parking_lot::Mutex;
 
 use crate::cache::{ContentCache, DocKey, LoadLru, StateRegistry};
+use crate::exports::{ExportDir, ExportFile, ExportSet, ERRORS_TXT};
 use crate::names::{chunk_name, parse_chunk_name};
 use crate::state::{Loaded, MaxState, StageResult};
-use crate::exports::{ExportDir, ExportFile, ExportSet, ERRORS_TXT};
 use crate::views::JsonView;
 use crate::FsError;
 

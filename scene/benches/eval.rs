@@ -67,11 +67,7 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Elements(docs.len() as u64));
     g.bench_function("all_nodes_and_meshes", |b| {
-        b.iter(|| {
-            docs.iter()
-                .map(|(_, d, t)| evaluate(d, t).0)
-                .sum::<usize>()
-        })
+        b.iter(|| docs.iter().map(|(_, d, t)| evaluate(d, t).0).sum::<usize>())
     });
     g.finish();
     let mut per_file = c.benchmark_group("eval_file");

@@ -114,7 +114,10 @@ fn controller_gaps(
     }
     let Some(ctl) = eval.controller(idx) else {
         let why = eval.controller_error(idx).unwrap_or_default();
-        add(role, format!("{} (unreadable: {why})", class_name(eval, idx)));
+        add(
+            role,
+            format!("{} (unreadable: {why})", class_name(eval, idx)),
+        );
         return;
     };
     let mut sub = |i: &Option<usize>, r: &'static str| {
