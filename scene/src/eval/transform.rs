@@ -239,14 +239,21 @@ impl<'a> SceneEval<'a> {
         self.object_mesh(self.node_object(node)?, 0)
     }
 
-    /// The mesh of a (non-derived) object: Editable Mesh / Poly or a primitive.
-    fn object_mesh(&self, obj: usize, t: i32) -> Option<Result<super::mesh::Mesh, String>> {
+    /// The mesh of a (non-derived) object: Editable Mesh / Poly, a primitive or a
+    /// Boolean.
+    pub(super) fn object_mesh(
+        &self,
+        obj: usize,
+        t: i32,
+    ) -> Option<Result<super::mesh::Mesh, String>> {
         let cls = self.graph.objects.get(obj)?.class.as_ref()?;
         let chunks = self.chunks(obj);
         if cls.class_id == super::mesh::EDITABLE_MESH {
             Some(super::mesh::editable_mesh(chunks))
         } else if cls.class_id == super::mesh::EDITABLE_POLY {
             Some(super::mesh::editable_poly(chunks).map(|(m, _)| m))
+        } else if cls.class_id == super::boolean::BOOLEAN {
+            Some(super::boolean::eval(self, obj, t))
         } else if super::primitive::is_primitive(cls.class_id) {
             Some(
                 super::primitive::params(self, obj, t)
@@ -259,14 +266,21 @@ impl<'a> SceneEval<'a> {
 
     /// The modifier stack of a node, top first, and the base object under it.
     pub fn modifier_stack(&self, node: usize) -> Option<(Vec<Applied<'a>>, usize)> {
-        let graph: &'a SceneGraph = self.graph;
-        let mut cur = graph
+        let first = self
+            .graph
             .objects
             .get(node)?
             .references
             .iter()
             .find(|r| r.slot == 1)
             .and_then(|r| usize::try_from(r.target).ok())?;
+        self.object_stack(first)
+    }
+
+    /// The modifier stack of object `cur` (a derived object, or a base object
+    /// with an empty stack), top first, and the base object under it.
+    pub fn object_stack(&self, mut cur: usize) -> Option<(Vec<Applied<'a>>, usize)> {
+        let graph: &'a SceneGraph = self.graph;
         let mut stack = Vec::new();
         for _ in 0..MAX_CHAIN {
             let o = graph.objects.get(cur)?;
@@ -304,7 +318,14 @@ impl<'a> SceneEval<'a> {
     pub fn mesh(&self, node: usize, t: i32) -> Option<Result<super::mesh::Mesh, String>> {
         let (stack, base) = self.modifier_stack(node)?;
         let mesh = self.object_mesh(base, t)?;
+        let is_bool = self
+            .graph
+            .objects
+            .get(base)
+            .and_then(|o| o.class.as_ref())
+            .is_some_and(|c| c.class_id == super::boolean::BOOLEAN);
         Some(mesh.and_then(|mut m| {
+            super::boolean::refuse_index_edits(&stack, is_bool)?;
             for applied in stack.iter().rev() {
                 modifier::apply(applied, &mut m)?;
             }
