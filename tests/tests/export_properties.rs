@@ -142,20 +142,6 @@ fn street_ig_groups() {
 }
 
 #[test]
-#[ignore]
-fn dump_warnings() {
-    for path in maxfs_tests::corpus_max_files() {
-        with_ctx(&path, |ctx| {
-            for i in 0..ctx.graph.objects.len() {
-                for w in &ctx.props.node(i).warnings {
-                    eprintln!("{}: {i}: {w}", path.display());
-                }
-            }
-        });
-    }
-}
-
-#[test]
 fn street_nel_properties_view() {
     use maxfs_fs::views::{render, JsonView};
     let doc = Document::open(&street()).expect("street.max opens");

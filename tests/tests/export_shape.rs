@@ -459,7 +459,9 @@ struct Case {
     why: &'static str,
 }
 
-const BOOLEAN: &str = "object class Boolean (0x51db4f2f, 0x1c596b1a) is not evaluated";
+/// road_flag's Edit Mesh sits on a Boolean: it was made for Max's triangulation
+/// of the Boolean result, which ours (same surface, other triangles) is not.
+const EDIT_ON_BOOLEAN: &str = "on a Boolean: it edits vertices and faces by index";
 
 fn case(max: &'static str, node: &str, reference: &str, expect: Status, why: &'static str) -> Case {
     Case {
@@ -474,12 +476,15 @@ fn case(max: &'static str, node: &str, reference: &str, expect: Status, why: &'s
 
 fn cases() -> Vec<Case> {
     let street = "max/ryzomcore/street.max";
+    // Box02 is a nested Boolean: our CSG gives the reference's surface (checked
+    // point to surface and by area in eval_boolean.rs) with another
+    // triangulation, so the vertex lists differ by design.
     let mut v = vec![case(
         street,
         "Box02",
         "ref/nel-ryzomcore/street/box02.shape",
-        Status::NotProduced,
-        BOOLEAN,
+        Status::Different,
+        "reference 504",
     )];
     for i in 1..=8 {
         v.push(case(
@@ -495,7 +500,7 @@ fn cases() -> Vec<Case> {
         "Box01",
         "ref/nel-ryzomcore/road_flag/road_flag.shape",
         Status::NotProduced,
-        BOOLEAN,
+        EDIT_ON_BOOLEAN,
     ));
     v.push(case(
         "max/neloid/block.max",
@@ -638,28 +643,6 @@ fn corpus_sweep() {
     }
     eprintln!("{files} files: {shapes} shapes, {errors} refused nodes");
     assert!(files > 30 && shapes > 0);
-}
-
-/// Diagnostic: every refused node of the corpus with its reason
-/// (`cargo test --test export_shape list_refusals -- --ignored --nocapture`).
-#[test]
-#[ignore]
-fn list_refusals() {
-    for path in maxfs_tests::corpus_max_files() {
-        let Ok(doc) = Document::open(&path) else {
-            continue;
-        };
-        let typed = doc.typed();
-        let ex = export("x", &doc, &typed, &[ExportKind::Shape]);
-        for e in &ex.errors {
-            eprintln!(
-                "{}: {}: {}",
-                path.file_name().unwrap().to_string_lossy(),
-                e.node,
-                e.reason
-            );
-        }
-    }
 }
 
 /// A LOD set built on street.max: Sphere01 gets Sphere02 as LOD slave through

@@ -6,7 +6,7 @@
 //! disables it while exporting (export_mesh.cpp `enableSkinModifier`).
 
 use maxfs_scene::eval::mesh::Mesh;
-use maxfs_scene::eval::modifier;
+use maxfs_scene::eval::{boolean, modifier};
 
 use super::super::Context;
 
@@ -44,10 +44,20 @@ pub fn node_mesh(ctx: &Context, node: usize, skip: Option<usize>) -> Result<Mesh
             ))
         }
     };
+    let stack: Vec<_> = stack
+        .into_iter()
+        .filter(|a| Some(a.object) != skip)
+        .collect();
+    // Index-based edits on a Boolean result were made for Max's triangulation,
+    // not ours: refuse them rather than edit the wrong vertices.
+    let base_is_boolean = ctx
+        .graph
+        .objects
+        .get(base)
+        .and_then(|o| o.class.as_ref())
+        .is_some_and(|c| c.class_id == boolean::BOOLEAN);
+    boolean::refuse_index_edits(&stack, base_is_boolean)?;
     for applied in stack.iter().rev() {
-        if Some(applied.object) == skip {
-            continue;
-        }
         modifier::apply(applied, &mut mesh)?;
     }
     Ok(mesh)
