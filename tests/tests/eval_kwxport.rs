@@ -131,3 +131,98 @@ fn kwxport_cube_matches_collada() {
     assert_eq!(ids.len(), 3, "{material_of:?}");
     assert_eq!(material_of["side"], 2);
 }
+
+/// The numbers of a DirectX .x text block: everything between `start` and the
+/// next `stop`, split on the format's separators.
+fn x_numbers(x: &str, start: &str, stop: &str) -> Vec<f64> {
+    let from = x.find(start).expect("block") + start.len();
+    let body = &x[from..];
+    let body = &body[..body.find(stop).expect("block end")];
+    body.split([';', ',', ' ', '\n', '\r', '\t'])
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().expect("number"))
+        .collect()
+}
+
+#[test]
+fn kwxport_cube_matches_directx_x() {
+    let corpus = corpus_dir();
+    let doc = Document::open(&corpus.join("max/misc/kwxport_cube.max")).expect("max");
+    let typed = doc.typed();
+    let graph = typed.scene.as_ref().expect("scene");
+    let eval = SceneEval::new(&doc, graph);
+    let x = std::fs::read_to_string(corpus.join("ref/kwxport/cube.x")).expect("x");
+    let (o, _) = graph
+        .nodes()
+        .find(|(_, n)| n.name == "Box01")
+        .expect("Box01");
+    let mesh = eval
+        .mesh(o.index, 0)
+        .expect("a mesh")
+        .expect("stack applies");
+
+    // The .x is Y-up and scaled: a Max point (x, y, z) is s·(x, z, y). The frame
+    // matrix's translation gives s against our world translation.
+    let frame = x_numbers(&x, "FrameTransformMatrix relative {", "}");
+    assert_eq!(frame.len(), 16);
+    let world = eval.object_tm(o.index, 0).rows();
+    let s = frame[13] / world[3][2];
+    assert!((s - 0.025).abs() < 1e-6, "scale {s}");
+    assert!(frame[12].abs() < 1e-6 && frame[14].abs() < 1e-6);
+
+    // Mesh: n, n points, m, then m faces as (3, a, b, c).
+    let m = x_numbers(&x, "Mesh mesh_Box01 {", "MeshNormals");
+    let n = m[0] as usize;
+    let pos: Vec<[f64; 3]> = (0..n)
+        .map(|i| [m[1 + 3 * i], m[2 + 3 * i], m[3 + 3 * i]])
+        .collect();
+    let nf = m[1 + 3 * n] as usize;
+    let faces: Vec<[usize; 3]> = (0..nf)
+        .map(|f| {
+            let at = 2 + 3 * n + 4 * f;
+            assert_eq!(m[at], 3.0, "triangles only");
+            [m[at + 1] as usize, m[at + 2] as usize, m[at + 3] as usize]
+        })
+        .collect();
+    let tc = x_numbers(&x, "MeshTextureCoords tc0 {", "}");
+    assert_eq!(tc[0] as usize, n);
+    let col = x_numbers(&x, "MeshVertexColors col0 {", "}");
+    assert_eq!(col[0] as usize, n);
+    let colour = |i: usize| {
+        let at = 1 + 5 * i;
+        assert_eq!(col[at] as usize, i, "colour index");
+        [col[at + 1], col[at + 2], col[at + 3]]
+    };
+
+    // A corner: (position, uv with DirectX's flipped v, colour), compared as
+    // sets per triangle (the .x winds the other way round: left-handed).
+    type Corner = ([f64; 3], [f64; 2], [f64; 3]);
+    let theirs = |i: usize| -> Corner { (pos[i], [tc[1 + 2 * i], 1.0 - tc[2 + 2 * i]], colour(i)) };
+    let map = |ch: i32| mesh.maps.iter().find(|m| m.channel == ch).expect("channel");
+    let (colours, uvs) = (map(0), map(1));
+    let ours = |f: usize, k: usize| -> Corner {
+        let v = mesh.vertices[mesh.faces[f].v[k] as usize].to_array();
+        let t = uvs.vertices[uvs.faces[f][k] as usize];
+        let c = colours.vertices[colours.faces[f][k] as usize];
+        (
+            [s * v[0], s * v[2], s * v[1]],
+            [f64::from(t[0]), f64::from(t[1])],
+            [f64::from(c[0]), f64::from(c[1]), f64::from(c[2])],
+        )
+    };
+    let same = |a: &Corner, b: &Corner| {
+        (0..3).all(|i| (a.0[i] - b.0[i]).abs() < 1e-5)
+            && (0..2).all(|i| (a.1[i] - b.1[i]).abs() < 1e-5)
+            && (0..3).all(|i| (a.2[i] - b.2[i]).abs() < 1e-5)
+    };
+    let mut used = vec![false; mesh.faces.len()];
+    for (t, tri) in faces.iter().enumerate() {
+        let c: Vec<Corner> = tri.iter().map(|&i| theirs(i)).collect();
+        let f = (0..mesh.faces.len())
+            .find(|&f| !used[f] && (0..3).all(|k| c.iter().any(|tc| same(tc, &ours(f, k)))))
+            .unwrap_or_else(|| panic!(".x triangle {t} {c:?} has no face of ours"));
+        used[f] = true;
+    }
+    assert!(used.iter().all(|&u| u), "faces missing from the .x");
+    assert_eq!(faces.len(), 12);
+}
