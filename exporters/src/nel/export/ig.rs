@@ -142,60 +142,11 @@ fn vec3(v: [f32; 3]) -> Vec3 {
 }
 
 /// decompMatrix: position, NeL rotation (Max's decomp_affine quaternion with
-/// w negated) and scale of a local matrix without shear.
+/// w negated) and scale of a local matrix without shear — the same
+/// decomposition as the shape's default tracks.
 fn decomp(m: &Mat43) -> ([f32; 3], [f32; 4], [f32; 3]) {
-    let rows = m.rows();
-    let det = m.determinant3();
-    let flip = if det < 0.0 { -1.0 } else { 1.0 };
-    let mut s = [0.0f64; 3];
-    let mut r = [[0.0f64; 3]; 3];
-    for i in 0..3 {
-        let a = rows[i];
-        let l = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
-        s[i] = l * flip;
-        for j in 0..3 {
-            r[i][j] = if l > 0.0 { a[j] / s[i] } else { 0.0 };
-        }
-    }
-    // NeL (column-vector) matrix element (row, col) of the rotation.
-    let c = |row: usize, col: usize| r[col][row];
-    let trace = c(0, 0) + c(1, 1) + c(2, 2);
-    let q: [f64; 4] = if trace >= 0.0 {
-        let t = (trace + 1.0).sqrt();
-        let k = 0.5 / t;
-        [
-            -(c(2, 1) - c(1, 2)) * k,
-            -(c(0, 2) - c(2, 0)) * k,
-            -(c(1, 0) - c(0, 1)) * k,
-            -0.5 * t,
-        ]
-    } else {
-        let mut h = 0;
-        if c(1, 1) > c(0, 0) {
-            h = 1;
-        }
-        if c(2, 2) > c(h, h) {
-            h = 2;
-        }
-        let (i, j, k) = match h {
-            0 => (0, 1, 2),
-            1 => (1, 2, 0),
-            _ => (2, 0, 1),
-        };
-        let t = (c(i, i) - (c(j, j) + c(k, k)) + 1.0).sqrt();
-        let u = 0.5 / t;
-        let mut q = [0.0; 4];
-        q[i] = 0.5 * t;
-        q[j] = (c(i, j) + c(j, i)) * u;
-        q[k] = (c(k, i) + c(i, k)) * u;
-        q[3] = (c(k, j) - c(j, k)) * u;
-        q
-    };
-    (
-        [rows[3][0] as f32, rows[3][1] as f32, rows[3][2] as f32],
-        q.map(|x| x as f32),
-        s.map(|x| x as f32),
-    )
+    let d = super::shape::decomp::decompose(m);
+    (d.pos, d.rot, d.scale)
 }
 
 /// World-space vertices and triangles of a node.
