@@ -214,3 +214,30 @@ impl Gltf {
             .collect()
     }
 }
+
+/// Objects whose nodes Babylon re-orients (cameras 0x20, lights 0x30): it turns
+/// them to look down glTF's −Z, so their rotation (and that of their children) is
+/// not Max's. Their positions must still match.
+pub fn reoriented(graph: &maxfs_scene::graph::SceneGraph, node: usize) -> bool {
+    let mut cur = Some(node);
+    for _ in 0..64 {
+        let Some(n) = cur else { return false };
+        let obj = graph.objects[n]
+            .references
+            .iter()
+            .find(|r| r.slot == 1)
+            .and_then(|r| graph.objects.get(r.target as usize));
+        if obj
+            .and_then(|o| o.class.as_ref())
+            .is_some_and(|c| c.super_class == 0x20 || c.super_class == 0x30)
+        {
+            return true;
+        }
+        cur = graph.objects[n]
+            .node
+            .as_ref()
+            .and_then(|i| i.parent)
+            .map(|p| p as usize);
+    }
+    false
+}

@@ -7,7 +7,7 @@
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
-use maxfs_tests::gltf_ref::{accessor, gltf_worlds, local, M4, MODELS};
+use maxfs_tests::gltf_ref::{accessor, gltf_worlds, local, reoriented, M4, MODELS};
 use serde_json::Value;
 
 /// A Max row-vector matrix converted to glTF axes, as a row-major column-vector 4×4.
@@ -32,33 +32,6 @@ fn to_gltf(m: &maxfs_scene::eval::Mat43) -> M4 {
 
 fn close(a: f64, b: f64, scale: f64) -> bool {
     (a - b).abs() <= 1e-4 * scale.max(1.0)
-}
-
-/// Objects whose nodes Babylon re-orients (cameras 0x20, lights 0x30): it turns
-/// them to look down glTF's −Z, so their rotation (and that of their children) is
-/// not Max's. Their positions must still match.
-fn reoriented(graph: &maxfs_scene::graph::SceneGraph, node: usize) -> bool {
-    let mut cur = Some(node);
-    for _ in 0..64 {
-        let Some(n) = cur else { return false };
-        let obj = graph.objects[n]
-            .references
-            .iter()
-            .find(|r| r.slot == 1)
-            .and_then(|r| graph.objects.get(r.target as usize));
-        if obj
-            .and_then(|o| o.class.as_ref())
-            .is_some_and(|c| c.super_class == 0x20 || c.super_class == 0x30)
-        {
-            return true;
-        }
-        cur = graph.objects[n]
-            .node
-            .as_ref()
-            .and_then(|i| i.parent)
-            .map(|p| p as usize);
-    }
-    false
 }
 
 /// Compares every sampled value of a single-clip glTF animation with our local

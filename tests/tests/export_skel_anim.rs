@@ -13,7 +13,7 @@ use maxfs_scene::eval::transform::invert;
 use maxfs_scene::eval::{Mat43, Vec3};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
-use maxfs_tests::gltf_ref::{accessor, Gltf, M4};
+use maxfs_tests::gltf_ref::{accessor, reoriented, Gltf, M4};
 use serde_json::Value;
 
 /// A Max row-vector matrix as a glTF column-vector 4×4 (row-major).
@@ -339,31 +339,6 @@ fn skin_weights_match_gltf_joints_and_weights() {
         assert!(matched > 0, "{model}: nothing matched");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-/// Nodes Babylon re-orients (cameras, lights and their children), as in eval_babylon.rs.
-fn reoriented(graph: &maxfs_scene::graph::SceneGraph, node: usize) -> bool {
-    let mut cur = Some(node);
-    for _ in 0..64 {
-        let Some(n) = cur else { return false };
-        let obj = graph.objects[n]
-            .references
-            .iter()
-            .find(|r| r.slot == 1)
-            .and_then(|r| graph.objects.get(r.target as usize));
-        if obj
-            .and_then(|o| o.class.as_ref())
-            .is_some_and(|c| c.super_class == 0x20 || c.super_class == 0x30)
-        {
-            return true;
-        }
-        cur = graph.objects[n]
-            .node
-            .as_ref()
-            .and_then(|i| i.parent)
-            .map(|p| p as usize);
-    }
-    false
 }
 
 #[test]
