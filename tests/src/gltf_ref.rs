@@ -241,3 +241,18 @@ pub fn reoriented(graph: &maxfs_scene::graph::SceneGraph, node: usize) -> bool {
     }
     false
 }
+
+/// The Babylon models whose glTF holds one animation clip over Max's timeline
+/// (the rigged models hold several clips whose offsets are not in the glTF).
+pub const SINGLE_CLIP: &[(&str, &str)] = &[
+    ("AnimatedCubePosition", "AnimatedCube/all_position.gltf"),
+    ("AnimatedCubeRotation", "AnimatedCube/all_rotation.gltf"),
+    (
+        "AnimatedMeshCameraLight",
+        "AnimatedMeshCameraLight/AnimatedMeshCameraLight.gltf",
+    ),
+    (
+        "AnimatedMorphCube",
+        "AnimatedMorphCube/AnimatedMorphCube.gltf",
+    ),
+];

@@ -7,7 +7,7 @@
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
-use maxfs_tests::gltf_ref::{accessor, gltf_worlds, local, reoriented, M4, MODELS};
+use maxfs_tests::gltf_ref::{accessor, gltf_worlds, local, reoriented, M4, MODELS, SINGLE_CLIP};
 use serde_json::Value;
 
 /// A Max row-vector matrix converted to glTF axes, as a row-major column-vector 4×4.
@@ -205,18 +205,7 @@ fn world_transforms_match_babylon_gltf() {
 fn animation_samples_match_babylon_gltf() {
     let mut total = 0;
     let mut failures = Vec::new();
-    for (model, gltf) in [
-        ("AnimatedCubePosition", "AnimatedCube/all_position.gltf"),
-        ("AnimatedCubeRotation", "AnimatedCube/all_rotation.gltf"),
-        (
-            "AnimatedMeshCameraLight",
-            "AnimatedMeshCameraLight/AnimatedMeshCameraLight.gltf",
-        ),
-        (
-            "AnimatedMorphCube",
-            "AnimatedMorphCube/AnimatedMorphCube.gltf",
-        ),
-    ] {
+    for &(model, gltf) in SINGLE_CLIP {
         let (n, bad) = compare_animation(model, gltf);
         total += n;
         failures.extend(bad.into_iter().map(|b| format!("{model}: {b}")));

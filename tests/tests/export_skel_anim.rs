@@ -13,7 +13,7 @@ use maxfs_scene::eval::transform::invert;
 use maxfs_scene::eval::{Mat43, Vec3};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
-use maxfs_tests::gltf_ref::{accessor, reoriented, Gltf, M4};
+use maxfs_tests::gltf_ref::{accessor, reoriented, Gltf, M4, SINGLE_CLIP};
 use serde_json::Value;
 
 /// A Max row-vector matrix as a glTF column-vector 4×4 (row-major).
@@ -345,19 +345,8 @@ fn skin_weights_match_gltf_joints_and_weights() {
 fn anim_tracks_match_gltf_animation() {
     let mut compared = 0;
     let mut failures = Vec::new();
-    for (model, gltf) in [
-        ("AnimatedCubePosition", "AnimatedCube/all_position.gltf"),
-        ("AnimatedCubeRotation", "AnimatedCube/all_rotation.gltf"),
-        (
-            "AnimatedMeshCameraLight",
-            "AnimatedMeshCameraLight/AnimatedMeshCameraLight.gltf",
-        ),
-        (
-            "AnimatedMorphCube",
-            "AnimatedMorphCube/AnimatedMorphCube.gltf",
-        ),
-        ("RiggedFigure", "RiggedFigure/RiggedFigure.gltf"),
-    ] {
+    let rigged = [("RiggedFigure", "RiggedFigure/RiggedFigure.gltf")];
+    for &(model, gltf) in SINGLE_CLIP.iter().chain(&rigged) {
         let out = exported(model, ExportKind::Anim);
         let Some(o) = out.outputs.first() else {
             failures.push(format!("{model}: no .anim ({:?})", out.errors));
