@@ -179,8 +179,13 @@ fn operand_mesh(
         })?
     };
     refuse_index_edits(&stack, is_bool)?;
+    let cx = modifier::ModContext {
+        eval: se,
+        node: None,
+        t,
+    };
     for applied in stack.iter().rev() {
-        modifier::apply(applied, &mut m)?;
+        modifier::apply(applied, &mut m, &cx)?;
     }
     Ok(m)
 }

@@ -326,8 +326,13 @@ impl<'a> SceneEval<'a> {
             .is_some_and(|c| c.class_id == super::boolean::BOOLEAN);
         Some(mesh.and_then(|mut m| {
             super::boolean::refuse_index_edits(&stack, is_bool)?;
+            let cx = modifier::ModContext {
+                eval: self,
+                node: Some(node),
+                t,
+            };
             for applied in stack.iter().rev() {
-                modifier::apply(applied, &mut m)?;
+                modifier::apply(applied, &mut m, &cx)?;
             }
             Ok(m)
         }))

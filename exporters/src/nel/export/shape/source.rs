@@ -57,8 +57,13 @@ pub fn node_mesh(ctx: &Context, node: usize, skip: Option<usize>) -> Result<Mesh
         .and_then(|o| o.class.as_ref())
         .is_some_and(|c| c.class_id == boolean::BOOLEAN);
     boolean::refuse_index_edits(&stack, base_is_boolean)?;
+    let cx = modifier::ModContext {
+        eval: &ctx.eval,
+        node: Some(node),
+        t: 0,
+    };
     for applied in stack.iter().rev() {
-        modifier::apply(applied, &mut mesh)?;
+        modifier::apply(applied, &mut mesh, &cx)?;
     }
     Ok(mesh)
 }

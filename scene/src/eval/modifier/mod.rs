@@ -1,0 +1,127 @@
+//! Modifier stacks: a derived object (0x2032 object-space, 0x2033 world-space)
+//! holds its modifiers in references 0..n−1 (0 = top of the stack) and the object
+//! they modify in its last reference; its chunks hold one ModApp container 0x2500
+//! per modifier, in the same order, with the modifier's per-node data in 0x2512.
+//!
+//! One module per modifier family: `edit_mesh` (its MeshDelta), `unwrap` (Unwrap
+//! UVW's stored texture vertices and faces); the selection-only modifiers leave the
+//! mesh as it is. Any other modifier is an error naming it — dropping a modifier
+//! silently would export the wrong geometry.
+
+use crate::chunk::Chunk;
+use crate::typed::ClassId;
+
+use super::keys::Words;
+use super::math::Vec3;
+use super::mesh::Mesh;
+use super::transform::SceneEval;
+
+mod edit_mesh;
+mod unwrap;
+
+pub const EDIT_MESH: ClassId = ClassId(0x50, 0);
+pub const UNWRAP_UVW: ClassId = ClassId(0x02df2e3a, 0x72ba4e1f);
+/// Mesh Select only passes a selection up the stack.
+const SELECTION_ONLY: [ClassId; 1] = [ClassId(0x73d8ff93, 0)];
+
+/// ModApp container, its local-data child, and the Edit Mesh delta.
+const MOD_APP: u16 = 0x2500;
+const LOCAL_DATA: u16 = 0x2512;
+const MESH_DELTA: u16 = 0x4000;
+
+/// Records decoded at most per list (a damaged count must not allocate much).
+const MAX_RECORDS: usize = 1 << 22;
+
+/// One modifier of a stack: its scene object, class and ModApp container.
+#[derive(Debug, Clone, Copy)]
+pub struct Applied<'a> {
+    pub object: usize,
+    pub class: ClassId,
+    pub name: &'a str,
+    pub mod_app: Option<&'a Chunk>,
+}
+
+/// The ModApp containers of a derived object, in modifier order.
+pub fn mod_apps(derived: &[Chunk]) -> Vec<&Chunk> {
+    derived.iter().filter(|c| c.id == MOD_APP).collect()
+}
+
+/// Where a modifier is applied: modifiers that read the scene (bones, gizmos,
+/// animated weights) need the evaluator, the node being evaluated (None for a
+/// Boolean operand) and the time.
+#[derive(Clone, Copy)]
+pub struct ModContext<'e, 'a> {
+    pub eval: &'e SceneEval<'a>,
+    pub node: Option<usize>,
+    pub t: i32,
+}
+
+/// Applies one modifier to `mesh` (object space).
+pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+    let _ = cx;
+    let what = || format!("modifier {} ({:#x}, {:#x})", m.name, m.class.0, m.class.1);
+    if SELECTION_ONLY.contains(&m.class) {
+        return Ok(());
+    }
+    let local = m
+        .mod_app
+        .and_then(|a| a.children().iter().find(|c| c.id == LOCAL_DATA));
+    if m.class == EDIT_MESH {
+        let delta = local
+            .and_then(|l| l.children().iter().find(|c| c.id == MESH_DELTA))
+            .ok_or_else(|| format!("{}: no MeshDelta (0x4000)", what()))?;
+        return edit_mesh::apply(delta.children(), mesh).map_err(|e| format!("{}: {e}", what()));
+    }
+    if m.class == UNWRAP_UVW {
+        let local = local.ok_or_else(|| format!("{}: no local data", what()))?;
+        return unwrap::apply(local.children(), mesh).map_err(|e| format!("{}: {e}", what()));
+    }
+    Err(format!("{} is not evaluated", what()))
+}
+
+/// A u32 count and `size`-byte records, exactly.
+pub(super) fn records<'a>(p: &'a [u8], size: usize, what: &str) -> Result<Vec<&'a [u8]>, String> {
+    if p.len() < 4 {
+        return Err(format!("{what}: {} bytes", p.len()));
+    }
+    let n = Words(p).u32(0) as usize;
+    if n > MAX_RECORDS || n * size != p.len() - 4 {
+        return Err(format!(
+            "{what}: {n} records of {size} bytes in {}",
+            p.len()
+        ));
+    }
+    Ok(p[4..].chunks_exact(size).collect())
+}
+
+pub(super) fn u32_at(r: &[u8], i: usize) -> u32 {
+    Words(r).u32(i)
+}
+
+pub(super) fn vec_at(r: &[u8], i: usize) -> Vec3 {
+    let w = Words(r);
+    Vec3(w.f(i), w.f(i + 1), w.f(i + 2))
+}
+
+/// A bit array container (0x2700: u32 bit count, then the bits LSB first).
+pub(super) fn bits(c: &Chunk) -> Result<Vec<bool>, String> {
+    let p = c
+        .children()
+        .iter()
+        .find(|x| x.id == 0x2700)
+        .and_then(Chunk::payload)
+        .ok_or("bit array without 0x2700")?;
+    if p.len() < 4 {
+        return Err("short bit array".into());
+    }
+    let n = Words(p).u32(0) as usize;
+    if n.div_ceil(8) > p.len() - 4 {
+        return Err(format!("bit array of {n} bits in {} bytes", p.len()));
+    }
+    Ok((0..n).map(|i| p[4 + i / 8] >> (i % 8) & 1 != 0).collect())
+}
+
+pub(super) fn payload(c: &Chunk) -> Result<&[u8], String> {
+    c.payload()
+        .ok_or_else(|| format!("chunk {:#06x} is a container", c.id))
+}
