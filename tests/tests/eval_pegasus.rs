@@ -7,7 +7,12 @@
 //! - distance: how far the camera's view ray travels before it hits the object
 //!   (Max's IntersectRay: the evaluated mesh's triangles, but the true sphere for
 //!   a Sphere primitive);
-//! - angle X/Y/Z: not identified (not compared).
+//! - angle X/Y/Z: asin of each component of (surface normal at the hit − the
+//!   camera's Z axis), in degrees: the script's "Perpendicular Value"
+//!   (pegasus1982/maxscript-animation-exporter, ms-anim-exporter.ms from commit
+//!   848053e on: `diff = i.dir - cam.dir`, `asin diff[k]`, with `i` the ray
+//!   IntersectRay returns). The normal is the hit face's for a mesh and the true
+//!   sphere's for a Sphere primitive, as for the distance.
 //!
 //! Plane001-output.csv has no source file in the corpus.
 
@@ -31,9 +36,10 @@ fn rows(csv: &str) -> Vec<Vec<f64>> {
         .collect()
 }
 
-/// Distance along the ray `p + t·d` (d unit) to the nearest triangle, if any.
-fn ray_hit(p: Vec3, d: Vec3, tris: &[[Vec3; 3]]) -> Option<f64> {
-    let mut best: Option<f64> = None;
+/// Distance along the ray `p + t·d` (d unit) to the nearest triangle and that
+/// triangle's unit normal (counter-clockwise winding), if any.
+fn ray_hit(p: Vec3, d: Vec3, tris: &[[Vec3; 3]]) -> Option<(f64, Vec3)> {
+    let mut best: Option<(f64, Vec3)> = None;
     for [a, b, c] in tris {
         let (e1, e2) = (b.minus(*a), c.minus(*a));
         let h = d.cross(e2);
@@ -46,8 +52,13 @@ fn ray_hit(p: Vec3, d: Vec3, tris: &[[Vec3; 3]]) -> Option<f64> {
         let q = s.cross(e1);
         let v = d.dot(q) / det;
         let t = e2.dot(q) / det;
-        if u >= -1e-9 && v >= -1e-9 && u + v <= 1.0 + 1e-9 && t > 0.0 {
-            best = Some(best.map_or(t, |x: f64| x.min(t)));
+        if u >= -1e-9
+            && v >= -1e-9
+            && u + v <= 1.0 + 1e-9
+            && t > 0.0
+            && best.is_none_or(|(x, _)| t < x)
+        {
+            best = Some((t, e1.cross(e2).normalized()));
         }
     }
     best
@@ -124,8 +135,19 @@ fn check(max: &str, camera: &str, object: &str, csv: &str) -> usize {
                 inv.transform_vector(z.scale(-1.0)),
             );
             let dir = dir.normalized();
-            sphere_hit(po, dir, n.plus(s).scale(0.5), n.minus(s).len() / 2.0)
-                .map(|k| otm.transform_point(po.plus(dir.scale(k))).minus(pos).len())
+            let centre = n.plus(s).scale(0.5);
+            sphere_hit(po, dir, centre, n.minus(s).len() / 2.0).map(|k| {
+                let at = po.plus(dir.scale(k));
+                // Normals go by the inverse transpose of the object matrix.
+                let no = at.minus(centre).normalized();
+                let r = inv.rows();
+                let nw = Vec3(
+                    Vec3(r[0][0], r[0][1], r[0][2]).dot(no),
+                    Vec3(r[1][0], r[1][1], r[1][2]).dot(no),
+                    Vec3(r[2][0], r[2][1], r[2][2]).dot(no),
+                );
+                (otm.transform_point(at).minus(pos).len(), nw.normalized())
+            })
         } else {
             let tris: Vec<[Vec3; 3]> = mesh
                 .faces
@@ -135,7 +157,14 @@ fn check(max: &str, camera: &str, object: &str, csv: &str) -> usize {
             ray_hit(pos, z.scale(-1.0), &tris)
         };
         match hit {
-            Some(d) => want("distance", d, row[6], 2e-4 * row[6].abs().max(1.0)),
+            Some((d, normal)) => {
+                want("distance", d, row[6], 2e-4 * row[6].abs().max(1.0));
+                let diff = normal.minus(z).to_array();
+                for (i, axis) in ["X", "Y", "Z"].iter().enumerate() {
+                    let angle = diff[i].clamp(-1.0, 1.0).asin().to_degrees();
+                    want(&format!("angle {axis}"), angle, row[7 + i], 1e-2);
+                }
+            }
             None => failures.push(format!("{csv} frame {frame}: the view ray misses")),
         }
     }
@@ -145,7 +174,7 @@ fn check(max: &str, camera: &str, object: &str, csv: &str) -> usize {
 
 #[test]
 fn pegasus_box_camera_per_frame() {
-    // 101 frames × (3 positions + 3 orientations + distance).
+    // 101 frames × (3 positions + 3 orientations + distance + 3 angles).
     assert_eq!(
         check(
             "max/pegasus/1.max",
@@ -153,7 +182,7 @@ fn pegasus_box_camera_per_frame() {
             "Box001",
             "Box001-output.csv"
         ),
-        101 * 7
+        101 * 10
     );
 }
 
@@ -166,6 +195,6 @@ fn pegasus_sphere_physical_camera_per_frame() {
             "Sphere001",
             "Sphere001-output.csv"
         ),
-        101 * 7
+        101 * 10
     );
 }
