@@ -21,26 +21,6 @@ pub struct NelArgs {
     pub full: bool,
 }
 
-/// Extensions walked in directories (files named explicitly are always tried).
-const NEL_EXTS: &[&str] = &[
-    "shape",
-    "skel",
-    "anim",
-    "swt",
-    "ig",
-    "zone",
-    "zonel",
-    "zonew",
-    "ps",
-    "bank",
-    "farbank",
-    "gr",
-    "veget",
-    "cmb",
-    "pacs_prim",
-    "clod",
-];
-
 fn walk(p: &Path, out: &mut Vec<PathBuf>) {
     if p.is_dir() {
         let Ok(rd) = std::fs::read_dir(p) else {
@@ -51,11 +31,11 @@ fn walk(p: &Path, out: &mut Vec<PathBuf>) {
         for e in entries {
             if e.is_dir() {
                 walk(&e, out);
-            } else if e
-                .extension()
-                .and_then(|x| x.to_str())
-                .is_some_and(|x| NEL_EXTS.iter().any(|w| w.eq_ignore_ascii_case(x)))
-            {
+            } else if e.extension().and_then(|x| x.to_str()).is_some_and(|x| {
+                maxfs_exporters::nel::EXTENSIONS
+                    .iter()
+                    .any(|w| w.eq_ignore_ascii_case(x))
+            }) {
                 out.push(e);
             }
         }

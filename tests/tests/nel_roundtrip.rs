@@ -6,32 +6,9 @@ use std::path::PathBuf;
 
 use maxfs_exporters::nel;
 
-/// Extensions of NeL files in the corpus (all of them must round-trip).
-const NEL_EXTS: &[&str] = &[
-    "shape",
-    "skel",
-    "anim",
-    "swt",
-    "ig",
-    "zone",
-    "zonel",
-    "zonew",
-    "ps",
-    "bank",
-    "farbank",
-    "gr",
-    "lr",
-    "rbank",
-    "veget",
-    "cmb",
-    "pacs_prim",
-    "clod",
-    "ligozone",
-];
-
 fn nel_files() -> Vec<PathBuf> {
     let root = maxfs_tests::corpus_dir();
-    let mut files = maxfs_tests::files_with_ext(&root.join("nel"), NEL_EXTS);
+    let mut files = maxfs_tests::files_with_ext(&root.join("nel"), nel::EXTENSIONS);
     if let Ok(rd) = std::fs::read_dir(root.join("ref")) {
         let mut dirs: Vec<PathBuf> = rd
             .flatten()
@@ -44,7 +21,7 @@ fn nel_files() -> Vec<PathBuf> {
             .collect();
         dirs.sort();
         for d in dirs {
-            files.extend(maxfs_tests::files_with_ext(&d, NEL_EXTS));
+            files.extend(maxfs_tests::files_with_ext(&d, nel::EXTENSIONS));
         }
     }
     files

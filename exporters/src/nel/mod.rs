@@ -159,6 +159,28 @@ pub enum NelFile {
     LodCharacterShape(clod::LodCharacterShape),
 }
 
+/// File extensions of the formats read here: what a directory walk picks up
+/// (every one of them is recognised by [`detect`] from the name alone).
+pub const EXTENSIONS: &[&str] = &[
+    "shape",
+    "skel",
+    "anim",
+    "swt",
+    "ig",
+    "zone",
+    "zonel",
+    "zonew",
+    "ps",
+    "bank",
+    "farbank",
+    "gr",
+    "ligozone",
+    "veget",
+    "cmb",
+    "pacs_prim",
+    "clod",
+];
+
 fn ext_of(file_name: &str) -> String {
     file_name
         .rsplit_once('.')
@@ -350,3 +372,18 @@ pub fn nel_summary(bytes: &[u8], file_name: &str) -> Result<NelSummary, NelError
 }
 
 mod summary;
+
+#[cfg(test)]
+mod extension_tests {
+    use super::*;
+
+    #[test]
+    fn every_walked_extension_is_detected_by_name() {
+        for ext in EXTENSIONS {
+            assert!(
+                detect(&[], &format!("x.{ext}")).is_some(),
+                "{ext} is walked but not detected"
+            );
+        }
+    }
+}
