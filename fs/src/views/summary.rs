@@ -54,27 +54,19 @@ const DOC_NAMES: &[(u32, &str)] = &[
 
 const PID_LOCALE: u32 = 0x8000_0000;
 
-/// 100 ns ticks since 1601 → "YYYY-MM-DDTHH:MM:SSZ" (UTC).
+/// 100 ns ticks since 1601 → "YYYY-MM-DDTHH:MM:SSZ" (UTC); a stamp outside
+/// the calendar's range is shown as its raw tick count.
 pub fn filetime_text(ticks: u64) -> String {
     let secs = (ticks / 10_000_000) as i64 - 11_644_473_600;
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    time::OffsetDateTime::from_unix_timestamp(secs)
+        .ok()
+        .and_then(|t| {
+            t.format(time::macros::format_description!(
+                "[year]-[month]-[day]T[hour]:[minute]:[second]Z"
+            ))
+            .ok()
+        })
+        .unwrap_or_else(|| format!("filetime {ticks}"))
 }
 
 fn value(v: &PropValue) -> Value {
@@ -263,6 +255,11 @@ mod tests {
         assert_eq!(
             super::filetime_text(131_592_384_000_000_000),
             "2018-01-01T00:00:00Z"
+        );
+        assert_eq!(super::filetime_text(0), "1601-01-01T00:00:00Z");
+        assert_eq!(
+            super::filetime_text(u64::MAX),
+            "filetime 18446744073709551615"
         );
     }
 }
