@@ -23,7 +23,7 @@ use serde::Serialize;
 use crate::document::Document;
 use crate::graph::SceneGraph;
 
-use super::pblock::{self, ParamBlock2, Value};
+use super::pblock::{self, utf16, ParamBlock2, Value};
 use super::transform::SceneEval;
 
 pub const SC_MATERIAL: u32 = 0xc00;
@@ -192,16 +192,6 @@ impl Assets {
             .find(|(g, _, _)| g == guid)
             .map(|(_, _, p)| p.as_str())
     }
-}
-
-fn utf16(b: &[u8]) -> String {
-    let units: Vec<u16> = b
-        .chunks_exact(2)
-        .map(|p| u16::from_le_bytes([p[0], p[1]]))
-        .collect();
-    String::from_utf16_lossy(&units)
-        .trim_end_matches('\0')
-        .to_string()
 }
 
 /// The material-base name: 0x4001 on the object or inside its 0x4000 container.

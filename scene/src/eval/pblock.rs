@@ -123,7 +123,8 @@ fn is_ref_kind(base: u16) -> bool {
     matches!(base, ty::MTL | ty::TEXMAP | ty::NODE | ty::REFTARG)
 }
 
-fn utf16(b: &[u8]) -> String {
+/// UTF-16LE text without its trailing NULs (unpaired surrogates replaced).
+pub(crate) fn utf16(b: &[u8]) -> String {
     let units: Vec<u16> = b
         .chunks_exact(2)
         .map(|p| u16::from_le_bytes([p[0], p[1]]))
