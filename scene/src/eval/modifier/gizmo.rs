@@ -80,3 +80,30 @@ pub(super) fn inverse(m: &Mat43, what: &str) -> Result<Mat43, String> {
     }
     Ok(invert(m))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mod_app(payload: Vec<u8>) -> Chunk {
+        Chunk::container(0x2500, vec![Chunk::leaf(MOD_CONTEXT_TM, payload)])
+    }
+
+    #[test]
+    fn mod_context_tm_reads_rows_and_refuses_damage() {
+        let mut p = Vec::new();
+        for x in [2.0f32, 0., 0., 0., 1., 0., 0., 0., 1., 5., 6., 7.] {
+            p.extend(x.to_le_bytes());
+        }
+        p.extend(2u32.to_le_bytes());
+        let m = mod_context_tm(Some(&mod_app(p.clone()))).unwrap();
+        assert_eq!(m.transform_point(Vec3(1.0, 1.0, 1.0)), Vec3(7.0, 7.0, 8.0));
+        assert_eq!(mod_context_tm(None).unwrap(), Mat43::IDENTITY);
+        let short = mod_context_tm(Some(&mod_app(p[..48].to_vec()))).unwrap_err();
+        assert!(short.contains("48 bytes"), "{short}");
+        p[0..4].copy_from_slice(&f32::NAN.to_le_bytes());
+        assert!(mod_context_tm(Some(&mod_app(p))).is_err());
+        let flat = Mat43::scaling(Vec3(1.0, 0.0, 1.0));
+        assert!(inverse(&flat, "gizmo").unwrap_err().contains("singular"));
+    }
+}

@@ -118,3 +118,49 @@ pub(super) fn flip_face(mesh: &mut Mesh, f: usize) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::mesh::{Face, MapChannel};
+    use super::*;
+
+    fn tri() -> Mesh {
+        Mesh {
+            vertices: vec![
+                Vec3(1.0, 0.0, 0.0),
+                Vec3(2.0, 0.0, 0.0),
+                Vec3(1.0, 1.0, 0.0),
+            ],
+            faces: vec![Face {
+                v: [0, 1, 2],
+                smoothing: 1,
+                material: 3,
+                flags: 0b011,
+            }],
+            maps: vec![MapChannel {
+                channel: 1,
+                vertices: vec![[0.0; 3]; 3],
+                faces: vec![[0, 1, 2]],
+            }],
+        }
+    }
+
+    #[test]
+    fn clones_are_reflected_and_turned_over() {
+        let mut m = tri();
+        let reflect = Mat43::scaling(Vec3(-1.0, 1.0, 1.0));
+        clone_reflected(&mut m, &reflect, true).unwrap();
+        assert_eq!(m.vertices.len(), 6);
+        assert_eq!(m.vertices[4], Vec3(-2.0, 0.0, 0.0));
+        // Corners 0 and 1 swap; edge 1 (b–c) becomes edge 2 (c–b) and back.
+        assert_eq!(m.faces[1].v, [4, 3, 5]);
+        assert_eq!(m.faces[1].flags, 0b101);
+        assert_eq!(m.maps[0].faces, [[0, 1, 2], [1, 0, 2]]);
+        let mut bad = tri();
+        bad.maps[0].faces.clear();
+        assert!(clone_reflected(&mut bad, &reflect, true).is_err());
+        let mut bad = tri();
+        bad.faces[0].v[2] = 9;
+        assert!(clone_reflected(&mut bad, &reflect, true).is_err());
+    }
+}

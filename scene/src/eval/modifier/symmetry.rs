@@ -315,3 +315,55 @@ fn drop_unused_vertices(mesh: &mut Mesh) {
         f.v = f.v.map(|v| new_index[v as usize]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slice_mirror_and_weld_a_quad_across_the_plane() {
+        let face = |v| Face {
+            v,
+            smoothing: 0,
+            material: 0,
+            flags: 0b111,
+        };
+        let mut m = Mesh {
+            vertices: vec![
+                Vec3(-1.0, 0.0, 0.0),
+                Vec3(1.0, 0.0, 0.0),
+                Vec3(1.0, 1.0, 0.0),
+                Vec3(-1.0, 1.0, 0.0),
+            ],
+            faces: vec![face([0, 1, 2]), face([0, 2, 3])],
+            maps: Vec::new(),
+        };
+        let n = Vec3(1.0, 0.0, 0.0);
+        slice_below(&mut m, n, 0.0).unwrap();
+        // Kept: 1, 2 and the cuts of edges 0–1, 0–2 and 2–3 (x = 0).
+        assert_eq!(m.vertices.len(), 5);
+        assert!(m.vertices.iter().all(|p| p.0 >= 0.0));
+        assert_eq!(m.faces.len(), 3);
+        clone_reflected(&mut m, &Mat43::scaling(Vec3(-1.0, 1.0, 1.0)), true).unwrap();
+        weld_seam(&mut m, n, 0.0, 0.1);
+        // The three seam vertices are shared by both halves.
+        assert_eq!(m.vertices.len(), 7);
+        assert_eq!(m.faces.len(), 6);
+        let area: f64 = m
+            .faces
+            .iter()
+            .map(|f| {
+                let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
+                b.minus(a).cross(c.minus(a)).len() / 2.0
+            })
+            .sum();
+        assert!((area - 2.0).abs() < 1e-12, "{area}");
+        for p in &m.vertices {
+            assert!(m.vertices.iter().any(|q| *q == Vec3(-p.0, p.1, p.2)));
+        }
+        // A face over a missing vertex is an error, not a panic.
+        let mut bad = m.clone();
+        bad.faces[0].v[0] = 99;
+        assert!(slice_below(&mut bad, n, 0.0).is_err());
+    }
+}
