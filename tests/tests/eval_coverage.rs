@@ -66,6 +66,17 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
     let road_flag = gaps("ryzomcore/road_flag.max");
     assert!(!has(&road_flag, "object", "Boolean", "Box01"));
     assert!(has(&road_flag, "modifier", "Edit Mesh", "Box01"));
+
+    // Gizmo modifiers evaluate (tests/eval_modifiers.rs): planar UVW Map,
+    // Mirror and Symmetry are no longer gaps; Head's stack now stops at its Skin.
+    let nebula = gaps("nebula2/example.max");
+    assert!(!has(&nebula, "modifier", "UVW Map", "Box01"));
+    let roof = gaps("compressed/roof_merge_M8.max");
+    assert!(!roof.iter().any(|g| g.class == "UVW Map"));
+    assert!(!has(&cat, "modifier", "Mirror", "Box002"));
+    let sean = gaps("biped/SeanConway_Character.max");
+    assert!(!sean.iter().any(|g| g.class == "Symmetry"));
+    assert!(has(&sean, "modifier", "Skin", "Head"));
 }
 
 #[test]

@@ -36,7 +36,7 @@ fn check_quads(n: usize) -> Result<(), String> {
 pub struct Params(Vec<Value>);
 
 impl Params {
-    fn float(&self, i: usize) -> Result<f64, String> {
+    pub fn float(&self, i: usize) -> Result<f64, String> {
         match self.0.get(i) {
             Some(Value::Float(f)) => Ok(f64::from(*f)),
             Some(Value::Int(n)) => Ok(f64::from(*n)),
@@ -69,6 +69,12 @@ const SUPERCLASS_PB2: u32 = 0x82;
 /// values at `t`.
 pub fn params(eval: &super::SceneEval, object: usize, t: i32) -> Result<Params, String> {
     let pb = pblock::reference(eval.graph, object, 0).ok_or("no parameter block (reference 0)")?;
+    block_params(eval, pb, t)
+}
+
+/// The values of parameter block object `pb` (old ParamBlock or ParamBlock2) by
+/// index / id, animated ones read from their controller at `t`.
+pub fn block_params(eval: &super::SceneEval, pb: usize, t: i32) -> Result<Params, String> {
     let is_pb2 = eval
         .graph
         .objects
@@ -108,7 +114,7 @@ pub fn params(eval: &super::SceneEval, object: usize, t: i32) -> Result<Params, 
 }
 
 impl Params {
-    fn int_or(&self, i: usize, default: i64) -> i64 {
+    pub fn int_or(&self, i: usize, default: i64) -> i64 {
         match self.0.get(i) {
             Some(Value::Int(n)) => i64::from(*n),
             Some(Value::Float(f)) => *f as i64,
@@ -117,12 +123,12 @@ impl Params {
         }
     }
 
-    fn float_or(&self, i: usize, default: f64) -> f64 {
+    pub fn float_or(&self, i: usize, default: f64) -> f64 {
         self.float(i).unwrap_or(default)
     }
 
     /// A boolean parameter; missing means `default` (older files stop before it).
-    fn flag(&self, i: usize, default: bool) -> bool {
+    pub fn flag(&self, i: usize, default: bool) -> bool {
         self.int_or(i, i64::from(default)) != 0
     }
 }

@@ -165,6 +165,24 @@ impl<'a> SceneEval<'a> {
         }
     }
 
+    /// The matrix of a Position/Rotation/Scale controller at `t` (scale, then
+    /// rotation, then translation), as modifier gizmos keep it; None for any
+    /// other controller.
+    pub fn prs_tm(&self, ctl: usize, t: i32) -> Option<Mat43> {
+        match self.controller(ctl)? {
+            Controller::Prs {
+                position,
+                rotation,
+                scale,
+            } => Some(
+                Mat43::scaling(self.scale_at(*scale, t))
+                    .then(&self.rotation_at(*rotation, t))
+                    .then(&Mat43::translation(self.position_at(*position, t))),
+            ),
+            _ => None,
+        }
+    }
+
     fn parent(&self, node: usize) -> Option<usize> {
         let p = self.node(node)?.parent? as usize;
         self.node(p).is_some().then_some(p)

@@ -4,8 +4,9 @@
 //! per modifier, in the same order, with the modifier's per-node data in 0x2512.
 //!
 //! One module per modifier family: `edit_mesh` (its MeshDelta), `unwrap` (Unwrap
-//! UVW's stored texture vertices and faces); the selection-only modifiers leave the
-//! mesh as it is. Any other modifier is an error naming it — dropping a modifier
+//! UVW's stored texture vertices and faces), `uvw_map`, `mirror` and `symmetry`
+//! (placed by a gizmo, see `gizmo`); the selection-only modifiers leave the mesh
+//! as it is. Any other modifier is an error naming it — dropping a modifier
 //! silently would export the wrong geometry.
 
 use crate::chunk::Chunk;
@@ -17,10 +18,17 @@ use super::mesh::Mesh;
 use super::transform::SceneEval;
 
 mod edit_mesh;
+mod gizmo;
+mod mirror;
+mod symmetry;
 mod unwrap;
+mod uvw_map;
 
 pub const EDIT_MESH: ClassId = ClassId(0x50, 0);
 pub const UNWRAP_UVW: ClassId = ClassId(0x02df2e3a, 0x72ba4e1f);
+pub const UVW_MAP: ClassId = ClassId(0x000f72b1, 0);
+pub const MIRROR: ClassId = ClassId(0xef92aa7c, 0x511bbe75);
+pub const SYMMETRY: ClassId = ClassId(0x2d7e702b, 0x0be41a6e);
 /// Mesh Select only passes a selection up the stack.
 const SELECTION_ONLY: [ClassId; 1] = [ClassId(0x73d8ff93, 0)];
 
@@ -58,7 +66,6 @@ pub struct ModContext<'e, 'a> {
 
 /// Applies one modifier to `mesh` (object space).
 pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
-    let _ = cx;
     let what = || format!("modifier {} ({:#x}, {:#x})", m.name, m.class.0, m.class.1);
     if SELECTION_ONLY.contains(&m.class) {
         return Ok(());
@@ -76,7 +83,13 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
         let local = local.ok_or_else(|| format!("{}: no local data", what()))?;
         return unwrap::apply(local.children(), mesh).map_err(|e| format!("{}: {e}", what()));
     }
-    Err(format!("{} is not evaluated", what()))
+    let gizmo_placed = match m.class {
+        UVW_MAP => uvw_map::apply,
+        MIRROR => mirror::apply,
+        SYMMETRY => symmetry::apply,
+        _ => return Err(format!("{} is not evaluated", what())),
+    };
+    gizmo_placed(m, mesh, cx).map_err(|e| format!("{}: {e}", what()))
 }
 
 /// A u32 count and `size`-byte records, exactly.

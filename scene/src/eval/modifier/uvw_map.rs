@@ -1,0 +1,128 @@
+//! UVW Map (0xf72b1, 0): mapping coordinates projected from a gizmo.
+//!
+//! Its old ParamBlock (reference 1) holds, by index: 0 mapping type, 1–3 U/V/W
+//! tile, 4–6 U/V/W flip, 7 cap, 8 channel kind (0 map channel, 1 vertex colour),
+//! 9 length, 10 width, 11 height, 12 alignment axis (0 X, 1 Y, 2 Z), 13 map
+//! channel, 14 (unused), 15 real-world map size. Reference 0 is the gizmo
+//! controller. The gizmo's map space is built as Max's `MappingMod::CompMatrix`:
+//! size scale, alignment rotation, the "new map" rotation (an empty 0x0100 chunk
+//! of the modifier), gizmo controller, inverse mod-context TM.
+
+use super::super::math::{Mat43, Vec3};
+use super::super::mesh::{MapChannel, Mesh};
+use super::{gizmo, Applied, ModContext};
+
+const GIZMO_SLOT: u32 = 0;
+const PBLOCK_SLOT: u32 = 1;
+/// Empty chunk saved by maps made after Max changed the gizmo orientation.
+const NEW_MAP: u16 = 0x0100;
+/// Highest map channel a Max mesh has (MAX_MESHMAPS − 1).
+const MAX_CHANNEL: i64 = 99;
+
+const PLANAR: i64 = 0;
+const XYZ_TO_UVW: i64 = 6;
+const TYPE_NAMES: [&str; 7] = [
+    "planar",
+    "cylindrical",
+    "spherical",
+    "shrink wrap",
+    "box",
+    "face",
+    "XYZ to UVW",
+];
+
+/// Tile then flip, as Max applies them to each mapped point.
+fn tile_flip(uvw: Vec3, tile: [f64; 3], flip: [bool; 3]) -> [f32; 3] {
+    let c = [uvw.0, uvw.1, uvw.2];
+    let mut out = [0f32; 3];
+    for k in 0..3 {
+        let v = c[k] * tile[k];
+        out[k] = if flip[k] { -v } else { v } as f32;
+    }
+    out
+}
+
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+    let p = gizmo::params(cx, m, PBLOCK_SLOT)?;
+    let kind = p.int_or(0, PLANAR);
+    let tile = [p.float_or(1, 1.0), p.float_or(2, 1.0), p.float_or(3, 1.0)];
+    let flip = [p.flag(4, false), p.flag(5, false), p.flag(6, false)];
+    let vertex_colour = p.int_or(8, 0) != 0;
+    let channel = match (vertex_colour, p.int_or(13, 1)) {
+        (true, _) => 0,
+        // Max reads a stored 0 as channel 1 (files from before the parameter).
+        (false, 0) => 1,
+        (false, c) if (1..=MAX_CHANNEL).contains(&c) => c,
+        (false, c) => return Err(format!("map channel {c}")),
+    };
+    if p.flag(15, false) {
+        return Err("real-world map size is not evaluated".into());
+    }
+    let vertices: Vec<[f32; 3]> = match kind {
+        PLANAR => {
+            let to_map = gizmo::inverse(&map_to_object(cx, m, &p, kind)?, "UVW Map gizmo")?;
+            mesh.vertices
+                .iter()
+                .map(|&v| {
+                    let q = to_map.transform_point(v);
+                    let uvw = Vec3(0.5 + 0.5 * q.0, 0.5 + 0.5 * q.1, 0.0);
+                    tile_flip(uvw, tile, flip)
+                })
+                .collect()
+        }
+        // The object-space position itself, no gizmo (mapmod.cpp's own branch).
+        XYZ_TO_UVW => mesh
+            .vertices
+            .iter()
+            .map(|&v| tile_flip(v, tile, flip))
+            .collect(),
+        k => {
+            let name = usize::try_from(k)
+                .ok()
+                .and_then(|i| TYPE_NAMES.get(i))
+                .map_or_else(|| format!("type {k}"), |n| (*n).to_string());
+            return Err(format!("{name} mapping is not evaluated"));
+        }
+    };
+    let faces = mesh.faces.iter().map(|f| f.v).collect();
+    let channel = channel as i32;
+    mesh.maps.retain(|c| c.channel != channel);
+    mesh.maps.push(MapChannel {
+        channel,
+        vertices,
+        faces,
+    });
+    mesh.maps.sort_by_key(|c| c.channel);
+    Ok(())
+}
+
+/// Map space → object space: size · alignment · new-map turn · gizmo · inverse
+/// mod context (each step applied before the ones on its right).
+fn map_to_object(
+    cx: &ModContext,
+    m: &Applied,
+    p: &super::super::primitive::Params,
+    kind: i64,
+) -> Result<Mat43, String> {
+    let mut tm = gizmo::gizmo_to_object(cx, m, GIZMO_SLOT)?;
+    let new_map = cx
+        .eval
+        .chunks(m.object)
+        .iter()
+        .any(|c| c.id == NEW_MAP && c.payload().is_some_and(<[u8]>::is_empty));
+    if new_map && kind == PLANAR {
+        tm = Mat43::rot_z(std::f64::consts::PI).then(&tm);
+    }
+    match p.int_or(12, 2) {
+        0 => tm = Mat43::rot_y(-std::f64::consts::FRAC_PI_2).then(&tm),
+        1 => tm = Mat43::rot_x(std::f64::consts::FRAC_PI_2).then(&tm),
+        _ => {}
+    }
+    // Planar: the gizmo spans −1…1 across width (x) and length (y).
+    let (length, width, height) = (p.float_or(9, 1.0), p.float_or(10, 1.0), p.float_or(11, 1.0));
+    // Planar mapping never reads the height (w is 0), and a flat gizmo must
+    // still invert, so a zero height scales by 1.
+    let height = if height == 0.0 { 1.0 } else { height };
+    let size = Vec3(width * 0.5, length * 0.5, height);
+    Ok(Mat43::scaling(size).then(&tm))
+}
