@@ -36,7 +36,7 @@ fn check_quads(n: usize) -> Result<(), String> {
 pub struct Params(Vec<Value>);
 
 impl Params {
-    fn float(&self, i: usize) -> Result<f64, String> {
+    pub(super) fn float(&self, i: usize) -> Result<f64, String> {
         match self.0.get(i) {
             Some(Value::Float(f)) => Ok(f64::from(*f)),
             Some(Value::Int(n)) => Ok(f64::from(*n)),
@@ -44,7 +44,7 @@ impl Params {
         }
     }
 
-    fn segments(&self, i: usize) -> Result<usize, String> {
+    pub(super) fn segments(&self, i: usize) -> Result<usize, String> {
         let n = match self.0.get(i) {
             Some(Value::Int(n)) => i64::from(*n),
             Some(Value::Float(f)) => *f as i64,
@@ -108,7 +108,7 @@ pub fn params(eval: &super::SceneEval, object: usize, t: i32) -> Result<Params, 
 }
 
 impl Params {
-    fn int_or(&self, i: usize, default: i64) -> i64 {
+    pub(super) fn int_or(&self, i: usize, default: i64) -> i64 {
         match self.0.get(i) {
             Some(Value::Int(n)) => i64::from(*n),
             Some(Value::Float(f)) => *f as i64,
@@ -122,7 +122,7 @@ impl Params {
     }
 
     /// A boolean parameter; missing means `default` (older files stop before it).
-    fn flag(&self, i: usize, default: bool) -> bool {
+    pub(super) fn flag(&self, i: usize, default: bool) -> bool {
         self.int_or(i, i64::from(default)) != 0
     }
 }

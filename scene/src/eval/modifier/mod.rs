@@ -3,7 +3,8 @@
 //! they modify in its last reference; its chunks hold one ModApp container 0x2500
 //! per modifier, in the same order, with the modifier's per-node data in 0x2512.
 //!
-//! One module per modifier family: `edit_mesh` (its MeshDelta), `unwrap` (Unwrap
+//! One module per modifier family: `edit_mesh` (its MeshDelta), `edit_poly` (its
+//! committed operations replayed on the input's polygon form), `unwrap` (Unwrap
 //! UVW's stored texture vertices and faces); the selection-only modifiers leave the
 //! mesh as it is. Any other modifier is an error naming it — dropping a modifier
 //! silently would export the wrong geometry.
@@ -17,9 +18,11 @@ use super::mesh::Mesh;
 use super::transform::SceneEval;
 
 mod edit_mesh;
+mod edit_poly;
 mod unwrap;
 
 pub const EDIT_MESH: ClassId = ClassId(0x50, 0);
+pub const EDIT_POLY: ClassId = ClassId(0x79aa6e1d, 0x71a075b7);
 pub const UNWRAP_UVW: ClassId = ClassId(0x02df2e3a, 0x72ba4e1f);
 /// Mesh Select only passes a selection up the stack.
 const SELECTION_ONLY: [ClassId; 1] = [ClassId(0x73d8ff93, 0)];
@@ -58,7 +61,6 @@ pub struct ModContext<'e, 'a> {
 
 /// Applies one modifier to `mesh` (object space).
 pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
-    let _ = cx;
     let what = || format!("modifier {} ({:#x}, {:#x})", m.name, m.class.0, m.class.1);
     if SELECTION_ONLY.contains(&m.class) {
         return Ok(());
@@ -71,6 +73,10 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
             .and_then(|l| l.children().iter().find(|c| c.id == MESH_DELTA))
             .ok_or_else(|| format!("{}: no MeshDelta (0x4000)", what()))?;
         return edit_mesh::apply(delta.children(), mesh).map_err(|e| format!("{}: {e}", what()));
+    }
+    if m.class == EDIT_POLY {
+        let local = local.ok_or_else(|| format!("{}: no local data", what()))?;
+        return edit_poly::apply(m, local, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
     if m.class == UNWRAP_UVW {
         let local = local.ok_or_else(|| format!("{}: no local data", what()))?;
