@@ -418,3 +418,69 @@ fn check_saved_sizes(local: &[Chunk], poly: &PolyMesh) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u32s(v: &[u32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    fn transform(count: u32, offsets: &[f32]) -> Vec<Chunk> {
+        let data: Vec<u8> = offsets.iter().flat_map(|x| x.to_le_bytes()).collect();
+        vec![
+            Chunk::leaf(0x0230, u32s(&[OP_TRANSFORM])),
+            Chunk::container(
+                0x0234,
+                vec![Chunk::container(
+                    0x0600,
+                    vec![Chunk::leaf(0x0400, Vec::new())],
+                )],
+            ),
+            Chunk::container(
+                0x0238,
+                vec![
+                    Chunk::leaf(0x12c3, u32s(&[count])),
+                    Chunk::leaf(0x12c4, data),
+                ],
+            ),
+        ]
+    }
+
+    #[test]
+    fn damaged_records_are_errors() {
+        let short_id = [Chunk::leaf(0x0230, vec![1, 0, 0])];
+        assert_eq!(
+            operations(&short_id).unwrap_err(),
+            "operation id of 3 bytes"
+        );
+        // Two offsets announced, one stored.
+        assert_eq!(
+            operations(&transform(2, &[1.0, 2.0, 3.0])).unwrap_err(),
+            "2 transform offsets in 12 bytes"
+        );
+        assert_eq!(
+            operations(&transform(u32::MAX, &[])).unwrap_err(),
+            format!("{} transform offsets", u32::MAX)
+        );
+        let orphan = [Chunk::container(0x0234, Vec::new())];
+        assert_eq!(
+            operations(&orphan).unwrap_err(),
+            "operation record before its id"
+        );
+    }
+
+    #[test]
+    fn transform_offsets_add_to_the_first_vertices() {
+        let ops = operations(&transform(1, &[1.0, 2.0, 3.0])).expect("ops");
+        let mut poly = PolyMesh {
+            vertices: vec![Vec3(1.0, 1.0, 1.0), Vec3(5.0, 5.0, 5.0)],
+            ..PolyMesh::default()
+        };
+        replay(&ops[0], &mut poly).expect("replay");
+        assert_eq!(poly.vertices, [Vec3(2.0, 3.0, 4.0), Vec3(5.0, 5.0, 5.0)]);
+        assert_eq!(op_name(32), "operation Bevel (32)");
+        assert_eq!(op_name(500), "operation unknown (500)");
+    }
+}
