@@ -44,7 +44,7 @@ impl Params {
         }
     }
 
-    fn segments(&self, i: usize) -> Result<usize, String> {
+    pub(super) fn segments(&self, i: usize) -> Result<usize, String> {
         let n = match self.0.get(i) {
             Some(Value::Int(n)) => i64::from(*n),
             Some(Value::Float(f)) => *f as i64,

@@ -3,7 +3,8 @@
 //! they modify in its last reference; its chunks hold one ModApp container 0x2500
 //! per modifier, in the same order, with the modifier's per-node data in 0x2512.
 //!
-//! One module per modifier family: `edit_mesh` (its MeshDelta), `unwrap` (Unwrap
+//! One module per modifier family: `edit_mesh` (its MeshDelta), `edit_poly` (its
+//! committed operations replayed on the input's polygon form), `unwrap` (Unwrap
 //! UVW's stored texture vertices and faces), `uvw_map`, `mirror` and `symmetry`
 //! (placed by a gizmo, see `gizmo`); the selection-only modifiers leave the mesh
 //! as it is. Any other modifier is an error naming it — dropping a modifier
@@ -18,6 +19,7 @@ use super::mesh::Mesh;
 use super::transform::SceneEval;
 
 mod edit_mesh;
+mod edit_poly;
 mod gizmo;
 mod mirror;
 mod symmetry;
@@ -25,6 +27,7 @@ mod unwrap;
 mod uvw_map;
 
 pub const EDIT_MESH: ClassId = ClassId(0x50, 0);
+pub const EDIT_POLY: ClassId = ClassId(0x79aa6e1d, 0x71a075b7);
 pub const UNWRAP_UVW: ClassId = ClassId(0x02df2e3a, 0x72ba4e1f);
 pub const UVW_MAP: ClassId = ClassId(0x000f72b1, 0);
 pub const MIRROR: ClassId = ClassId(0xef92aa7c, 0x511bbe75);
@@ -78,6 +81,10 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
             .and_then(|l| l.children().iter().find(|c| c.id == MESH_DELTA))
             .ok_or_else(|| format!("{}: no MeshDelta (0x4000)", what()))?;
         return edit_mesh::apply(delta.children(), mesh).map_err(|e| format!("{}: {e}", what()));
+    }
+    if m.class == EDIT_POLY {
+        let local = local.ok_or_else(|| format!("{}: no local data", what()))?;
+        return edit_poly::apply(m, local, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
     if m.class == UNWRAP_UVW {
         let local = local.ok_or_else(|| format!("{}: no local data", what()))?;

@@ -1,0 +1,486 @@
+//! Edit Poly: the modifier keeps no mesh. Its local data (0x2512) holds the
+//! selections it last saw and the list of committed operations, which Max
+//! replays on the polygon form (MNMesh) of the modifier's input each time:
+//!
+//! - 0x0200 / 0x0210 / 0x0220 vertex / edge / face selection, 0x0224 / 0x0228
+//!   hidden vertices / faces (bit arrays sized to the output mesh), 0x0240 paint
+//!   host data;
+//! - per operation, in order: 0x0230 operation id (u32, Max's `epolyModButtonOp`),
+//!   0x0234 the operation (0x0600: 0x0400 the selection it acts on, one 0x0410
+//!   per parameter = u32 parameter id + value, 0x0420 transform, 0x0430 mod
+//!   context TM, 0x0440 map preservation), and 0x0238 its local data (for a
+//!   transform: 0x12c3 vertex count, 0x12c4 one offset per vertex, 0x12c5 the
+//!   node name);
+//! - 0x0260 / 0x0268: an operation in progress and its data.
+//!
+//! Operations evaluated: Transform, Set Material ID, and Split Edges and
+//! Tessellate when their selection leaves nothing to do. Any other operation
+//! is an error naming it.
+
+use crate::chunk::Chunk;
+
+use super::super::keys::Words;
+use super::super::math::Vec3;
+use super::super::mesh::Mesh;
+use super::super::pblock;
+use super::super::poly::PolyMesh;
+use super::super::primitive;
+use super::super::primitive_poly;
+use super::{bits, payload, Applied, ModContext};
+
+/// Operation ids (the `epolyModButtonOp` enumeration).
+const OP_SPLIT: u32 = 14;
+const OP_TESSELLATE: u32 = 28;
+const OP_TRANSFORM: u32 = 53;
+const OP_SET_MATERIAL: u32 = 70;
+
+/// Parameter ids (the `epolyModParameters` enumeration).
+const PARAM_CURRENT_OPERATION: u16 = 12;
+const PARAM_CONSTRAIN_TYPE: u32 = 14;
+const PARAM_MATERIAL: u32 = 58;
+const PARAM_PRESERVE_MAPS: u32 = 71;
+
+/// Names of the operation ids, for errors.
+const OP_NAMES: [&str; 84] = [
+    "Null",
+    "Hide Vertex",
+    "Hide Face",
+    "Unhide Vertex",
+    "Unhide Face",
+    "Hide Unselected Vertex",
+    "Hide Unselected Face",
+    "Named Selection Copy",
+    "Named Selection Paste",
+    "Cap",
+    "Delete Vertex",
+    "Delete Face",
+    "Detach Vertex",
+    "Detach Face",
+    "Split Edges",
+    "Break",
+    "Collapse Vertex",
+    "Collapse Edge",
+    "Collapse Face",
+    "Reset Plane",
+    "Slice",
+    "Slice Face",
+    "Weld Vertex",
+    "Weld Edge",
+    "Create Shape",
+    "Make Planar",
+    "Remove Isolated Vertices",
+    "MeshSmooth",
+    "Tessellate",
+    "Retriangulate",
+    "Flip Face",
+    "Flip Element",
+    "Bevel",
+    "Chamfer Vertex",
+    "Chamfer Edge",
+    "Cut",
+    "Grow Selection",
+    "Shrink Selection",
+    "Inset",
+    "Extrude Vertex",
+    "Extrude Edge",
+    "Extrude Face",
+    "Extrude Along Spline",
+    "Connect Edge",
+    "Connect Vertex",
+    "Hinge From Edge",
+    "Select Ring",
+    "Select Loop",
+    "Remove Isolated Map Vertices",
+    "Remove Vertex",
+    "Remove Edge",
+    "Outline",
+    "Toggle Shaded Faces",
+    "Transform",
+    "Delete Edge",
+    "Unused",
+    "Create",
+    "Align",
+    "Attach",
+    "Target Weld Vertex",
+    "Target Weld Edge",
+    "Edit Triangulation",
+    "Create Edge",
+    "Clone Vertex",
+    "Clone Edge",
+    "Clone Face",
+    "Insert Vertex Edge",
+    "Insert Vertex Face",
+    "Autosmooth",
+    "Smooth",
+    "Set Material",
+    "Select By Smooth",
+    "Select By Material",
+    "Get Stack Selection",
+    "Bridge Border",
+    "Bridge Polygon",
+    "Make Planar X",
+    "Make Planar Y",
+    "Make Planar Z",
+    "Turn Edge",
+    "Relax",
+    "Paint Deform",
+    "Bridge Edge",
+    "Preserve UV Settings",
+];
+
+/// Transform offsets decoded at most (a damaged count must not allocate much).
+const MAX_OFFSETS: usize = 1 << 22;
+
+fn op_name(id: u32) -> String {
+    let name = OP_NAMES.get(id as usize).copied().unwrap_or("unknown");
+    format!("operation {name} ({id})")
+}
+
+/// One committed operation as stored.
+#[derive(Debug, Default)]
+struct Operation {
+    id: u32,
+    selection: Vec<bool>,
+    /// (parameter id, value bytes).
+    params: Vec<(u32, Vec<u8>)>,
+    /// Transform offsets per vertex (local data 0x12c4).
+    offsets: Vec<Vec3>,
+}
+
+impl Operation {
+    fn int_param(&self, id: u32) -> Result<Option<i32>, String> {
+        match self.params.iter().find(|(p, _)| *p == id) {
+            None => Ok(None),
+            Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).i32(0))),
+            Some((_, v)) => Err(format!("parameter {id}: {} bytes", v.len())),
+        }
+    }
+
+    fn selected(&self, i: usize) -> bool {
+        self.selection.get(i).copied().unwrap_or(false)
+    }
+}
+
+/// Applies an Edit Poly: rebuilds the polygon form of its input, replays the
+/// operations, checks the result against the selection sizes the modifier saved
+/// and triangulates it as Max does.
+pub(super) fn apply(
+    m: &Applied,
+    local: &Chunk,
+    mesh: &mut Mesh,
+    cx: &ModContext,
+) -> Result<(), String> {
+    let ops = operations(local.children())?;
+    for c in cx.eval.chunks(m.object) {
+        // Point controllers of animation mode (0x0130/0x0138) and their nodes.
+        if matches!(c.id, 0x0130 | 0x0138 | 0x0140 | 0x0148) {
+            return Err("animated vertices (animation mode) are not evaluated".into());
+        }
+    }
+    if let Some(pb) = pblock::reference(cx.eval.graph, m.object, 0) {
+        let block = pblock::param_block2(cx.eval.chunks(pb))?;
+        if let Some(p) = block.param(PARAM_CURRENT_OPERATION) {
+            if let pblock::Value::Int(op) = p.value {
+                if op != 0 {
+                    return Err(format!(
+                        "{} in progress (not committed) is not evaluated",
+                        op_name(op as u32)
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(op) = ops.iter().find(|o| !is_evaluated(o.id)) {
+        return Err(format!("{} is not evaluated", op_name(op.id)));
+    }
+    let mut poly = input(m, cx)?;
+    for op in &ops {
+        replay(op, &mut poly).map_err(|e| format!("{}: {e}", op_name(op.id)))?;
+    }
+    check_saved_sizes(local.children(), &poly)?;
+    let _ = std::mem::replace(mesh, poly.to_mesh()?);
+    Ok(())
+}
+
+fn is_evaluated(id: u32) -> bool {
+    matches!(
+        id,
+        OP_TRANSFORM | OP_SET_MATERIAL | OP_SPLIT | OP_TESSELLATE
+    )
+}
+
+/// The polygon form of the modifier's input: only an Edit Poly directly on a
+/// primitive with a polygon builder is rebuilt.
+fn input(m: &Applied, cx: &ModContext) -> Result<PolyMesh, String> {
+    let node = cx
+        .node
+        .ok_or("Edit Poly on a compound object's operand is not evaluated")?;
+    let (stack, base) = cx
+        .eval
+        .modifier_stack(node)
+        .ok_or("the node has no modifier stack")?;
+    if stack.last().map(|a| a.object) != Some(m.object) {
+        return Err(
+            "Edit Poly above other modifiers is not evaluated (it needs its input as polygons)"
+                .into(),
+        );
+    }
+    let class = cx
+        .eval
+        .graph
+        .objects
+        .get(base)
+        .and_then(|o| o.class.as_ref())
+        .ok_or("base object without a class")?;
+    if !primitive::is_primitive(class.class_id) {
+        return Err(format!(
+            "Edit Poly on a {} is not evaluated (its polygon form is not built)",
+            class.name
+        ));
+    }
+    let p = primitive::params(cx.eval, base, cx.t)?;
+    primitive_poly::build(class.class_id, &p).map_err(|e| format!("{}: {e}", class.name))
+}
+
+/// The committed operations, in order.
+fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
+    let mut ops: Vec<Operation> = Vec::new();
+    for c in local {
+        match c.id {
+            0x0230 => {
+                let p = payload(c)?;
+                if p.len() != 4 {
+                    return Err(format!("operation id of {} bytes", p.len()));
+                }
+                ops.push(Operation {
+                    id: Words(p).u32(0),
+                    ..Operation::default()
+                });
+            }
+            0x0234 => {
+                let op = ops.last_mut().ok_or("operation record before its id")?;
+                let basics = c
+                    .children()
+                    .iter()
+                    .find(|x| x.id == 0x0600)
+                    .ok_or("operation without its basics (0x0600)")?;
+                for b in basics.children() {
+                    match b.id {
+                        0x0400 => {
+                            // An empty selection is saved as an empty chunk.
+                            if b.payload().is_none_or(|p| !p.is_empty()) {
+                                op.selection = bits(b)?;
+                            }
+                        }
+                        0x0410 => {
+                            let p = payload(b)?;
+                            if p.len() < 4 {
+                                return Err("short parameter record".into());
+                            }
+                            op.params.push((Words(p).u32(0), p[4..].to_vec()));
+                        }
+                        // Map preservation settings: only used when preserve maps is on.
+                        0x0440 => {}
+                        other => {
+                            return Err(format!(
+                                "{}: record {other:#06x} is not evaluated",
+                                op_name(op.id)
+                            ))
+                        }
+                    }
+                }
+            }
+            0x0238 => {
+                let op = ops.last_mut().ok_or("operation data before its id")?;
+                if op.id == OP_TRANSFORM {
+                    op.offsets = offsets(c.children())?;
+                } else if !c.children().is_empty() || c.payload().is_some_and(|p| !p.is_empty()) {
+                    return Err(format!("{}: local data is not evaluated", op_name(op.id)));
+                }
+            }
+            0x0260 | 0x0268 => return Err("an operation in progress is not evaluated".into()),
+            _ => {}
+        }
+    }
+    Ok(ops)
+}
+
+/// Transform local data: count (0x12c3) and that many Point3 offsets (0x12c4).
+fn offsets(data: &[Chunk]) -> Result<Vec<Vec3>, String> {
+    let count = match data.iter().find(|c| c.id == 0x12c3) {
+        None => return Ok(Vec::new()),
+        Some(c) => {
+            let p = payload(c)?;
+            if p.len() != 4 {
+                return Err("transform offset count".into());
+            }
+            Words(p).u32(0) as usize
+        }
+    };
+    if count > MAX_OFFSETS {
+        return Err(format!("{count} transform offsets"));
+    }
+    let p = data
+        .iter()
+        .find(|c| c.id == 0x12c4)
+        .map(payload)
+        .transpose()?
+        .unwrap_or(&[]);
+    if p.len() != count * 12 {
+        return Err(format!("{count} transform offsets in {} bytes", p.len()));
+    }
+    let w = Words(p);
+    Ok((0..count)
+        .map(|i| Vec3(w.f(3 * i), w.f(3 * i + 1), w.f(3 * i + 2)))
+        .collect())
+}
+
+fn replay(op: &Operation, poly: &mut PolyMesh) -> Result<(), String> {
+    match op.id {
+        OP_TRANSFORM => {
+            if op.int_param(PARAM_CONSTRAIN_TYPE)?.unwrap_or(0) != 0 {
+                return Err("constrained moves are not evaluated".into());
+            }
+            if op.int_param(PARAM_PRESERVE_MAPS)?.unwrap_or(0) != 0 && !poly.maps.is_empty() {
+                return Err("moves preserving the mapping are not evaluated".into());
+            }
+            for (v, d) in poly.vertices.iter_mut().zip(&op.offsets) {
+                *v = v.plus(*d);
+            }
+        }
+        OP_SET_MATERIAL => {
+            let id = op
+                .int_param(PARAM_MATERIAL)?
+                .ok_or("no material id parameter")?;
+            let id = u16::try_from(id).map_err(|_| format!("material id {id}"))?;
+            for (i, f) in poly.faces.iter_mut().enumerate() {
+                if op.selected(i) {
+                    f.material = id;
+                }
+            }
+        }
+        OP_TESSELLATE => {
+            // Tessellate acts on the faces its selection flags; none here.
+            if (0..poly.faces.len()).any(|i| op.selected(i)) {
+                return Err("tessellating faces is not evaluated".into());
+            }
+        }
+        OP_SPLIT => {
+            // Splitting breaks vertices on two or more flagged edges (or on a
+            // flagged edge and the border); with none such the mesh is unchanged.
+            let edges = poly.edges();
+            let mut flagged = vec![0u32; poly.vertices.len()];
+            let mut border = vec![false; poly.vertices.len()];
+            let mut uses = std::collections::HashMap::new();
+            for f in &poly.faces {
+                for j in 0..f.v.len() {
+                    let (a, b) = (f.v[j], f.v[(j + 1) % f.v.len()]);
+                    *uses.entry((a.min(b), a.max(b))).or_insert(0u32) += 1;
+                }
+            }
+            for (i, &(a, b)) in edges.iter().enumerate() {
+                if uses.get(&(a.min(b), a.max(b))) == Some(&1) {
+                    border[a as usize] = true;
+                    border[b as usize] = true;
+                }
+                if op.selected(i) {
+                    flagged[a as usize] += 1;
+                    flagged[b as usize] += 1;
+                }
+            }
+            if (0..flagged.len()).any(|v| flagged[v] >= 2 || (flagged[v] == 1 && border[v])) {
+                return Err("splitting edges that open the mesh is not evaluated".into());
+            }
+        }
+        id => return Err(format!("{} is not evaluated", op_name(id))),
+    }
+    Ok(())
+}
+
+/// The modifier saves its selections sized to the mesh it output; a replay that
+/// disagrees has rebuilt something else.
+fn check_saved_sizes(local: &[Chunk], poly: &PolyMesh) -> Result<(), String> {
+    let ours = [
+        (0x0200, poly.vertices.len(), "vertices"),
+        (0x0210, poly.edges().len(), "edges"),
+        (0x0220, poly.faces.len(), "faces"),
+    ];
+    for (id, n, what) in ours {
+        let Some(c) = local.iter().find(|c| c.id == id) else {
+            continue;
+        };
+        let saved = bits(c)?.len();
+        if saved != 0 && saved != n {
+            return Err(format!(
+                "the replay gives {n} {what}, the modifier saved a selection of {saved}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u32s(v: &[u32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    fn transform(count: u32, offsets: &[f32]) -> Vec<Chunk> {
+        let data: Vec<u8> = offsets.iter().flat_map(|x| x.to_le_bytes()).collect();
+        vec![
+            Chunk::leaf(0x0230, u32s(&[OP_TRANSFORM])),
+            Chunk::container(
+                0x0234,
+                vec![Chunk::container(
+                    0x0600,
+                    vec![Chunk::leaf(0x0400, Vec::new())],
+                )],
+            ),
+            Chunk::container(
+                0x0238,
+                vec![
+                    Chunk::leaf(0x12c3, u32s(&[count])),
+                    Chunk::leaf(0x12c4, data),
+                ],
+            ),
+        ]
+    }
+
+    #[test]
+    fn damaged_records_are_errors() {
+        let short_id = [Chunk::leaf(0x0230, vec![1, 0, 0])];
+        assert_eq!(
+            operations(&short_id).unwrap_err(),
+            "operation id of 3 bytes"
+        );
+        // Two offsets announced, one stored.
+        assert_eq!(
+            operations(&transform(2, &[1.0, 2.0, 3.0])).unwrap_err(),
+            "2 transform offsets in 12 bytes"
+        );
+        assert_eq!(
+            operations(&transform(u32::MAX, &[])).unwrap_err(),
+            format!("{} transform offsets", u32::MAX)
+        );
+        let orphan = [Chunk::container(0x0234, Vec::new())];
+        assert_eq!(
+            operations(&orphan).unwrap_err(),
+            "operation record before its id"
+        );
+    }
+
+    #[test]
+    fn transform_offsets_add_to_the_first_vertices() {
+        let ops = operations(&transform(1, &[1.0, 2.0, 3.0])).expect("ops");
+        let mut poly = PolyMesh {
+            vertices: vec![Vec3(1.0, 1.0, 1.0), Vec3(5.0, 5.0, 5.0)],
+            ..PolyMesh::default()
+        };
+        replay(&ops[0], &mut poly).expect("replay");
+        assert_eq!(poly.vertices, [Vec3(2.0, 3.0, 4.0), Vec3(5.0, 5.0, 5.0)]);
+        assert_eq!(op_name(32), "operation Bevel (32)");
+        assert_eq!(op_name(500), "operation unknown (500)");
+    }
+}

@@ -1,0 +1,195 @@
+//! Edit Poly on the corpus: Barrel.max (Cylinder → Edit Poly with two vertex
+//! moves and two material assignments) evaluates, Key.max's Edit Poly (an edge
+//! extrusion among its operations) is refused by name.
+//!
+//! No external export of these files exists, so the checks use what the file
+//! itself records apart from our replay: the vertex offsets stored in the
+//! operations (read here straight from the chunks), the input bounding box the
+//! ModApp keeps (0x2511), and the selection sizes the modifier saved for the
+//! mesh it output.
+
+use maxfs_exporters::nel::export::{export, ExportKind};
+use maxfs_scene::chunk::Chunk;
+use maxfs_scene::eval::{SceneEval, Vec3};
+use maxfs_scene::Document;
+use maxfs_tests::corpus_dir;
+
+fn open(rel: &str) -> Document {
+    Document::open(&corpus_dir().join("max").join(rel)).expect("readable .max")
+}
+
+fn f32s(p: &[u8]) -> Vec<f64> {
+    p.chunks_exact(4)
+        .map(|b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+        .collect()
+}
+
+fn child(c: &Chunk, id: u16) -> Option<&Chunk> {
+    c.children().iter().find(|x| x.id == id)
+}
+
+/// Bit count of a saved bit array container (0x2700: u32 count, bits).
+fn bit_count(c: &Chunk) -> usize {
+    let p = child(c, 0x2700)
+        .and_then(Chunk::payload)
+        .expect("bit array");
+    u32::from_le_bytes([p[0], p[1], p[2], p[3]]) as usize
+}
+
+#[test]
+fn barrel_cylinder_edit_poly() {
+    let doc = open("misc/Barrel.max");
+    let typed = doc.typed();
+    let graph = typed.scene.as_ref().expect("scene");
+    let eval = SceneEval::new(&doc, graph);
+    let (node, _) = graph
+        .nodes()
+        .find(|(_, n)| n.name == "Cylinder001")
+        .expect("Cylinder001");
+    let (stack, _) = eval.modifier_stack(node.index).expect("stack");
+    assert_eq!(
+        stack.iter().map(|m| m.name).collect::<Vec<_>>(),
+        ["Edit Poly"]
+    );
+    let mesh = eval
+        .mesh(node.index, 0)
+        .expect("a mesh")
+        .expect("Edit Poly applies");
+
+    // What the file records besides the operations' replay.
+    let derived = graph.objects[node.index]
+        .references
+        .iter()
+        .find(|r| r.slot == 1)
+        .map(|r| r.target as usize)
+        .expect("derived object");
+    let mod_app = eval
+        .chunks(derived)
+        .iter()
+        .find(|c| c.id == 0x2500)
+        .expect("ModApp");
+    let input_box = f32s(
+        child(mod_app, 0x2511)
+            .and_then(Chunk::payload)
+            .expect("box"),
+    );
+    let local = child(mod_app, 0x2512).expect("local data");
+    let saved_vertices = bit_count(child(local, 0x0200).expect("vertex selection"));
+    let saved_faces = bit_count(child(local, 0x0220).expect("face selection"));
+    let mut offsets = vec![Vec3::default(); saved_vertices];
+    let mut transforms = 0;
+    for data in local.children().iter().filter(|c| c.id == 0x0238) {
+        let Some(p) = child(data, 0x12c4).and_then(Chunk::payload) else {
+            continue;
+        };
+        let w = f32s(p);
+        assert_eq!(w.len(), 3 * saved_vertices, "one offset per vertex");
+        for (o, d) in offsets.iter_mut().zip(w.chunks_exact(3)) {
+            *o = o.plus(Vec3(d[0], d[1], d[2]));
+        }
+        transforms += 1;
+    }
+    assert_eq!(transforms, 2);
+
+    // 12 sides × 3 height segments, capped by two 12-gons: 48 vertices (the
+    // modifier's saved selection size), 36 quads + 2 × 10 cap triangles.
+    assert_eq!(saved_vertices, 48);
+    assert_eq!(saved_faces, 38);
+    assert_eq!(mesh.vertices.len(), saved_vertices);
+    assert_eq!(mesh.faces.len(), 36 * 2 + 2 * 10);
+
+    // The unmoved rings (bottom, top) span the input box the ModApp recorded.
+    let (n, rows) = (12, 4);
+    let r = mesh.vertices[0].0;
+    let h = mesh.vertices[(rows - 1) * n].2;
+    assert!(
+        (r - input_box[3]).abs() < 1e-4,
+        "radius {r} vs box {input_box:?}"
+    );
+    assert!(
+        (h - input_box[5]).abs() < 1e-4,
+        "height {h} vs box {input_box:?}"
+    );
+    // Every vertex is its ring position plus the stored offsets (rings 1 and 2
+    // move: the barrel's bulge).
+    let mut moved = 0;
+    for (i, v) in mesh.vertices.iter().enumerate() {
+        let (row, k) = (i / n, i % n);
+        let a = 2.0 * std::f64::consts::PI * k as f64 / n as f64;
+        let base = Vec3(r * a.cos(), r * a.sin(), h * row as f64 / (rows - 1) as f64);
+        let want = base.plus(offsets[i]);
+        assert!(v.minus(want).len() < 1e-4, "vertex {i}: {v:?} vs {want:?}");
+        if offsets[i].len() > 1.0 {
+            moved += 1;
+        }
+    }
+    assert_eq!(moved, 24);
+
+    // Materials as the two Set Material ID operations leave them: sides 0 (all
+    // 36 quads), top cap 1 (face 37); the bottom cap keeps the cylinder's 1.
+    // Winding faces outwards, and the caps are covered exactly once.
+    let mut cap_area = [0.0; 2];
+    for f in &mesh.faces {
+        let [a, b, c] = f.v.map(|i| mesh.vertices[i as usize]);
+        let normal = b.minus(a).cross(c.minus(a));
+        let zs = [a.2, b.2, c.2];
+        if zs.iter().all(|&z| z == 0.0) || zs.iter().all(|&z| z == h) {
+            let top = usize::from(a.2 == h);
+            assert_eq!(f.material, 1, "cap material");
+            assert!(normal.2.signum() == if top == 1 { 1.0 } else { -1.0 });
+            cap_area[top] += normal.len() / 2.0;
+        } else {
+            assert_eq!(f.material, 0, "side material");
+            let centre = a.plus(b).plus(c).scale(1.0 / 3.0);
+            assert!(
+                normal.dot(Vec3(centre.0, centre.1, 0.0)) > 0.0,
+                "side faces outwards"
+            );
+        }
+    }
+    let polygon = 0.5 * n as f64 * r * r * (2.0 * std::f64::consts::PI / n as f64).sin();
+    for area in cap_area {
+        assert!(
+            (area - polygon).abs() < 1e-6 * polygon,
+            "{area} vs {polygon}"
+        );
+    }
+
+    // Generated mapping: on the sides V runs with the ring of the vertex.
+    let map = mesh.maps.iter().find(|m| m.channel == 1).expect("map 1");
+    assert_eq!(map.faces.len(), mesh.faces.len());
+    for (f, mf) in mesh.faces.iter().zip(&map.faces) {
+        if f.material == 0 {
+            for (&vi, &ti) in f.v.iter().zip(mf) {
+                let row = vi as usize / n;
+                let v = f64::from(map.vertices[ti as usize][1]);
+                assert!((v - row as f64 / 3.0).abs() < 1e-6, "V of vertex {vi}: {v}");
+            }
+        }
+    }
+
+    // The NeL shape export now takes the node.
+    let ex = export("Barrel", &doc, &typed, &[ExportKind::Shape]);
+    assert!(ex.errors.is_empty(), "{}", ex.errors_text());
+    assert!(ex.outputs.iter().any(|o| o.name == "cylinder001.shape"));
+}
+
+#[test]
+fn key_edit_poly_extrusion_is_refused_by_name() {
+    let doc = open("misc/Key.max");
+    let typed = doc.typed();
+    let graph = typed.scene.as_ref().expect("scene");
+    let eval = SceneEval::new(&doc, graph);
+    let (node, _) = graph
+        .nodes()
+        .find(|(_, n)| n.name == "Plane001")
+        .expect("Plane001");
+    let err = eval
+        .mesh(node.index, 0)
+        .expect("a mesh result")
+        .expect_err("Extrude Edge is not evaluated");
+    assert_eq!(
+        err,
+        "modifier Edit Poly (0x79aa6e1d, 0x71a075b7): operation Extrude Edge (40) is not evaluated"
+    );
+}
