@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use maxfs_exporters::nel::export::{export, ExportKind};
+use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
+use maxfs_exporters::nel::export::{export, shape, Context, ExportKind, Exports};
+use maxfs_scene::graph::{AppDataEntry, SceneGraph};
 use maxfs_scene::{Document, Typed};
 
 fn corpus() -> PathBuf {
@@ -71,6 +73,53 @@ fn bench(c: &mut Criterion) {
         });
     }
     per_file.finish();
+    mrm(c);
+}
+
+/// The shape export of a few corpus files as plain meshes and with
+/// NEL3D_APPDATA_LOD_MRM (default parameters: 11 lods, divisor 20) added to
+/// every node, as the MRM tests build them (the corpus has no MRM node).
+fn mrm(c: &mut Criterion) {
+    let mut g = c.benchmark_group("export_mrm");
+    g.sample_size(10);
+    for rel in [
+        "max/ryzomcore/street.max",
+        "max/neloid/block.max",
+        "max/babylon/RiggedElf.max",
+        "max/babylon/RiggedFigure.max",
+    ] {
+        let Ok(doc) = Document::open(&corpus().join(rel)) else {
+            continue;
+        };
+        let typed = doc.typed();
+        let Ok(plain) = typed.scene.clone() else {
+            continue;
+        };
+        let mut with = plain.clone();
+        for o in with.objects.iter_mut().filter(|o| o.node.is_some()) {
+            let value = b"1\0".to_vec();
+            o.appdata.push(AppDataEntry {
+                class_id: NEL_CLASS_ID,
+                super_class: NEL_SUPER_CLASS,
+                sub_id: id::LOD_MRM,
+                size: value.len() as u32,
+                value,
+            });
+        }
+        let stem = Path::new(rel)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let shapes = |graph: &SceneGraph| {
+            let ctx = Context::new(&stem, &doc, graph);
+            let mut out = Exports::default();
+            shape::export(&ctx, &mut out);
+            out.outputs.len()
+        };
+        g.bench_function(format!("{stem}/cmesh"), |b| b.iter(|| shapes(&plain)));
+        g.bench_function(format!("{stem}/mrm"), |b| b.iter(|| shapes(&with)));
+    }
+    g.finish();
 }
 
 criterion_group!(benches, bench);

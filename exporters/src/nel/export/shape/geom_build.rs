@@ -210,7 +210,7 @@ pub fn build(m: &MeshBuild, num_materials: usize, era: Era) -> Result<BuiltGeom,
     })
 }
 
-fn index_buffer(indexes: Vec<u32>) -> IndexBuffer {
+pub(super) fn index_buffer(indexes: Vec<u32>) -> IndexBuffer {
     let n = indexes.len() as u32;
     IndexBuffer {
         version: 2,

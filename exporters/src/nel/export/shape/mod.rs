@@ -4,14 +4,18 @@
 //! as default tracks and its vertices in the node's own space.
 //!
 //! Skinned meshes (Skin modifier) are built in world space with matrix blocks.
-//! Shape kinds the plug-in builds from other data (particle systems, flares,
-//! water, remanence, MRM, multi-LOD) are refused per node with the reason, as
-//! are nodes whose geometry the scene layer cannot evaluate.
+//! LOD sets become `CMeshMultiLod` (multilod.rs) and LOD_MRM nodes progressive
+//! meshes (`CMeshMRM` / `CMeshMRMSkinned`, mrm_geom.rs). Shape kinds the
+//! plug-in builds from other data (particle systems, flares, water,
+//! remanence) are refused per node with the reason, as are nodes whose
+//! geometry the scene layer cannot evaluate.
 
 pub mod decomp;
 pub mod geom_build;
 pub mod material_build;
 pub mod mesh_build;
+pub mod mrm_build;
+pub mod mrm_geom;
 pub mod multilod;
 pub mod normals;
 pub mod skin_build;
@@ -25,6 +29,7 @@ use super::properties::NodeProperties;
 use super::{select, skinning, Context, ExportKind, Exports, Output};
 use crate::nel::shape::material::{Material, MaterialBase, TrackDefaultQuat, TrackDefaultVector};
 use crate::nel::shape::mesh::{Mesh as NelMesh, MeshBase, MeshVertexProgram, MeshVpWindTree};
+use crate::nel::shape::mrm::{MeshMrm, MeshMrmGeom, MeshMrmSkinned, MeshMrmSkinnedGeom};
 use crate::nel::shape::{Shape, ShapeStream};
 use crate::nel::stream::{Bool, Ptr, Quat, Vec3, F32};
 use crate::nel::{write_nel, NelFile};
@@ -209,9 +214,6 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
         }
         return multilod::build(ctx, node, Era::of(ctx));
     }
-    if props.lod_mrm {
-        return Err("MRM meshes (NEL3D_APPDATA_LOD_MRM) are not exported".into());
-    }
     if props.radial_normal_sm.iter().any(|s| !s.is_empty()) {
         return Err("radial normals (RADIAL_NORMAL_SM_*) are not exported".into());
     }
@@ -242,14 +244,34 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
         build.skin = skin_input(ctx, node).and_then(Result::ok);
     }
     let nmat = mats.materials.len();
-    let built = geom_build::build(&build, nmat, era)?;
-    let mut geom = built.geom;
-    if vp_id == 1 {
-        geom.vertex_program = Some(Ptr::Obj {
+    let wind = |vp: bool| {
+        vp.then(|| Ptr::Obj {
             id: 0,
             obj: Box::new(MeshVertexProgram::CMeshVPWindTree(wind_tree(props))),
-        });
-    }
+        })
+    };
+    // NEL3D_APPDATA_LOD_MRM: a progressive mesh, CMeshMRMSkinned when the
+    // skinned mesh fits its packed format, CMeshMRM otherwise.
+    let (mut geom, used) = if props.lod_mrm {
+        let settings = mrm_geom::settings(props)?;
+        if mrm_geom::skinned_compatible(&build) && vp_id != 1 {
+            let b = mrm_geom::build_skinned(&build, nmat, &settings, era)?;
+            (Geom::MrmSkinned(b.geom), b.used)
+        } else {
+            let mut b = mrm_geom::build_geom(&build, nmat, &settings, era)?;
+            if let Some(vp) = wind(vp_id == 1) {
+                b.geom.vertex_program = Some(vp);
+            }
+            (Geom::Mrm(b.geom), b.used)
+        }
+    } else {
+        let built = geom_build::build(&build, nmat, era)?;
+        let mut g = built.geom;
+        if let Some(vp) = wind(vp_id == 1) {
+            g.vertex_program = Some(vp);
+        }
+        (Geom::Mesh(g), built.used)
+    };
     // optimizeMaterialUsage: drop unused materials, renumber the passes.
     let is_lightable = mats
         .materials
@@ -258,18 +280,12 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
     let mut remap = vec![u32::MAX; nmat];
     let mut materials = Vec::new();
     for (i, m) in mats.materials.iter().cloned().enumerate() {
-        if built.used.get(i).copied().unwrap_or(false) {
+        if used.get(i).copied().unwrap_or(false) {
             remap[i] = materials.len() as u32;
             materials.push(m);
         }
     }
-    for mb in geom.matrix_blocks.iter_mut() {
-        for p in mb.rdr_pass.iter_mut() {
-            if let Some(&r) = remap.get(p.material_id as usize) {
-                p.material_id = r;
-            }
-        }
-    }
+    geom.remap_materials(&remap);
     // EXPORT_ANIMATED_MATERIALS: every kept material with a name gets its
     // animation defaults (after optimizeMaterialUsage, keyed by the new id).
     let mut animated_materials: Vec<(u32, MaterialBase)> = Vec::new();
@@ -287,13 +303,71 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
     let mut base = mesh_base(ctx, node, props, materials, is_lightable, !mats.needs_vp);
     base.animated_materials = animated_materials;
     base.dist_max = Some(F32::from_f32(props.lod_dist_max));
-    number_pointers(&mut base, std::iter::once(&mut geom));
-    Ok(Shape::CMesh(NelMesh {
-        version: 6,
-        base: Some(base),
-        geom: Some(geom),
-        old: None,
-    }))
+    Ok(match geom {
+        Geom::Mesh(mut g) => {
+            number_pointers(&mut base, std::iter::once(&mut g));
+            Shape::CMesh(NelMesh {
+                version: 6,
+                base: Some(base),
+                geom: Some(g),
+                old: None,
+            })
+        }
+        Geom::Mrm(mut g) => {
+            let next = number_pointers(&mut base, std::iter::empty());
+            if let Some(Ptr::Obj { id, .. }) = g.vertex_program.as_mut() {
+                *id = next;
+            }
+            Shape::CMeshMRM(MeshMrm {
+                version: 0,
+                base,
+                geom: g,
+            })
+        }
+        Geom::MrmSkinned(g) => {
+            number_pointers(&mut base, std::iter::empty());
+            Shape::CMeshMRMSkinned(MeshMrmSkinned {
+                version: 0,
+                base,
+                geom: g,
+            })
+        }
+    })
+}
+
+/// The geometry a single-node shape carries.
+enum Geom {
+    Mesh(crate::nel::shape::mesh::MeshGeom),
+    Mrm(MeshMrmGeom),
+    MrmSkinned(MeshMrmSkinnedGeom),
+}
+
+impl Geom {
+    /// Renumbers every render pass's material through `remap` (old → new).
+    fn remap_materials(&mut self, remap: &[u32]) {
+        let apply = |id: &mut u32| {
+            if let Some(&r) = remap.get(*id as usize) {
+                *id = r;
+            }
+        };
+        match self {
+            Geom::Mesh(g) => g
+                .matrix_blocks
+                .iter_mut()
+                .flat_map(|b| b.rdr_pass.iter_mut())
+                .for_each(|p| apply(&mut p.material_id)),
+            Geom::Mrm(g) => g
+                .lods
+                .iter_mut()
+                .flat_map(|(l, _)| l.rdr_pass.iter_mut())
+                .for_each(|p| apply(&mut p.material_id)),
+            Geom::MrmSkinned(g) => g
+                .lods
+                .iter_mut()
+                .flat_map(|l| l.rdr_pass.iter_mut())
+                .for_each(|p| apply(&mut p.material_id)),
+        }
+    }
 }
 
 /// The mesh base of a node: default tracks from its local matrix at time 0,

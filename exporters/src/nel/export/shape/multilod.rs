@@ -5,17 +5,21 @@
 //! appended into one list (not optimized), slots sorted by distance, and each
 //! slot's polygon-count line (A, B) from the triangle counts.
 //!
-//! The corpus has no LOD sets; this follows the plug-in's sources. MRM and
-//! coarse-mesh LODs are refused.
+//! A LOD with NEL3D_APPDATA_LOD_MRM gets a `CMeshMRMGeom` slot (mrm_geom.rs);
+//! slot polygon counts then follow its level detail, as `getNumTriangles`.
+//!
+//! The corpus has no LOD sets; this follows the plug-in's sources. Coarse-mesh
+//! LODs are refused.
 
 use maxfs_scene::eval::transform::invert;
 
 use super::super::Context;
 use super::{
-    geom_build, local_matrix, material_build, mesh_base, mesh_build, normals, number_pointers,
-    select_lod_node, source, wind_tree, Era,
+    geom_build, local_matrix, material_build, mesh_base, mesh_build, mrm_geom, normals,
+    number_pointers, select_lod_node, source, wind_tree, Era,
 };
 use crate::nel::shape::mesh::{MeshGeom, MeshVertexProgram};
+use crate::nel::shape::mrm::{LevelDetail, MeshMrmGeom};
 use crate::nel::shape::multilod::{MeshGeomClass, MeshMultiLod, MeshSlot};
 use crate::nel::shape::Shape;
 use crate::nel::stream::{Bool, Ptr, F32};
@@ -27,19 +31,62 @@ const IS_OPAQUE: u8 = 0x08;
 const IS_TRANSPARENT: u8 = 0x10;
 
 struct Slot {
-    geom: MeshGeom,
+    geom: SlotGeom,
     dist_max: f32,
     blend_length: f32,
     flags: u8,
 }
 
-/// `CMeshGeom::getNumTriangles`: every pass of every block.
-fn triangles(g: &MeshGeom) -> f32 {
-    g.matrix_blocks
-        .iter()
-        .flat_map(|b| &b.rdr_pass)
-        .map(|p| p.pblock.num_indexes / 3)
-        .sum::<u32>() as f32
+/// A slot's geometry: a plain mesh or an MRM.
+#[derive(Clone)]
+enum SlotGeom {
+    Mesh(MeshGeom),
+    Mrm(MeshMrmGeom),
+}
+
+impl SlotGeom {
+    /// `getNumTriangles(dist)`: every pass of every block for a mesh; the
+    /// level detail's estimate for an MRM.
+    fn triangles(&self, dist: f32) -> f32 {
+        match self {
+            SlotGeom::Mesh(g) => g
+                .matrix_blocks
+                .iter()
+                .flat_map(|b| &b.rdr_pass)
+                .map(|p| p.pblock.num_indexes / 3)
+                .sum::<u32>() as f32,
+            SlotGeom::Mrm(g) => mrm_triangles(&g.level_detail, dist),
+        }
+    }
+    fn vertex_program(&mut self) -> &mut Option<Ptr<MeshVertexProgram>> {
+        match self {
+            SlotGeom::Mesh(g) => &mut g.vertex_program,
+            SlotGeom::Mrm(g) => &mut g.vertex_program,
+        }
+    }
+}
+
+/// Shift NeL adds to the level detail when estimating rendered faces
+/// (`NL3D_MRM_LD_SHIFT_POLY_COUNT`).
+const LD_SHIFT_POLY_COUNT: f32 = 0.05;
+
+/// `CMRMLevelDetail::getNumTriangles`.
+fn mrm_triangles(ld: &LevelDetail, dist: f32) -> f32 {
+    let (fin, coarse) = (ld.distance_finest.get(), ld.distance_coarsest.get());
+    let level = if dist <= fin {
+        1.0
+    } else if dist >= coarse {
+        0.0
+    } else {
+        let d = (coarse - dist) * ld.oo_distance_delta.get();
+        d.powf(ld.distance_pow.get())
+    };
+    let (min, max) = (ld.min_face_used as f32, ld.max_face_used as f32);
+    if level <= 0.0 {
+        min
+    } else {
+        min + (level + LD_SHIFT_POLY_COUNT) * (max - min)
+    }
 }
 
 pub fn build(ctx: &Context, master: usize, era: Era) -> Result<Shape, String> {
@@ -68,11 +115,6 @@ pub fn build(ctx: &Context, master: usize, era: Era) -> Result<Shape, String> {
         let name = super::node_name(ctx, n);
         if p.lod_coarse_mesh {
             return Err(format!("LOD {name}: coarse meshes are not exported"));
-        }
-        if p.lod_mrm {
-            return Err(format!(
-                "LOD {name}: MRM geometry (CMeshMRMGeom) is not exported"
-            ));
         }
         if super::skin_modifier(ctx, n).is_some() {
             return Err(format!("LOD {name}: skinned LODs are not exported"));
@@ -113,11 +155,20 @@ pub fn build(ctx: &Context, master: usize, era: Era) -> Result<Shape, String> {
             .any(|m| m.flags & material_build::flag::BLEND == 0);
         names.extend(mats.infos.iter().map(|i| i.name.clone()));
         materials.extend(mats.materials);
-        let mut geom = geom_build::build(&build, materials.len(), era)
-            .map_err(|e| format!("LOD {name}: {e}"))?
-            .geom;
+        let mut geom = if p.lod_mrm {
+            let settings = mrm_geom::settings(p).map_err(|e| format!("LOD {name}: {e}"))?;
+            let b = mrm_geom::build_geom(&build, materials.len(), &settings, era)
+                .map_err(|e| format!("LOD {name}: {e}"))?;
+            SlotGeom::Mrm(b.geom)
+        } else {
+            SlotGeom::Mesh(
+                geom_build::build(&build, materials.len(), era)
+                    .map_err(|e| format!("LOD {name}: {e}"))?
+                    .geom,
+            )
+        };
         if vp == 1 {
-            geom.vertex_program = Some(Ptr::Obj {
+            *geom.vertex_program() = Some(Ptr::Obj {
                 id: 0,
                 obj: Box::new(MeshVertexProgram::CMeshVPWindTree(wind_tree(p))),
             });
@@ -150,14 +201,16 @@ pub fn build(ctx: &Context, master: usize, era: Era) -> Result<Shape, String> {
             }
         }
     }
-    let counts: Vec<f32> = slots.iter().map(|s| triangles(&s.geom)).collect();
     let n = slots.len();
     let mut mesh_vector = Vec::with_capacity(n);
     for k in 0..n {
         let start_dist = if k == 0 { 0.0 } else { slots[k - 1].dist_max };
-        let start_count = counts[k];
+        let start_count = slots[k].geom.triangles(start_dist);
         let end_dist = slots[k].dist_max;
-        let mut end_count = if k + 1 == n { counts[k] } else { counts[k + 1] };
+        let mut end_count = match slots.get(k + 1) {
+            Some(next) => next.geom.triangles(end_dist),
+            None => slots[k].geom.triangles(end_dist),
+        };
         if k + 1 == n && start_count == end_count {
             end_count = start_count / 2.0;
         }
@@ -189,22 +242,26 @@ pub fn build(ctx: &Context, master: usize, era: Era) -> Result<Shape, String> {
             })
             .collect();
     }
-    let mut geoms: Vec<MeshGeom> = slots.iter().map(|s| s.geom.clone()).collect();
+    let mut geoms: Vec<SlotGeom> = slots.iter().map(|s| s.geom.clone()).collect();
     // Ids: textures first, then each slot's geometry and its vertex program.
     let mut next = number_pointers(&mut base, std::iter::empty());
     let mut out = Vec::with_capacity(n);
     for ((slot, geom), (a, b, end)) in slots.iter().zip(geoms.iter_mut()).zip(mesh_vector) {
         let geom_id = next;
         next += 1;
-        if let Some(Ptr::Obj { id, .. }) = geom.vertex_program.as_mut() {
+        if let Some(Ptr::Obj { id, .. }) = geom.vertex_program().as_mut() {
             *id = next;
             next += 1;
         }
+        let obj = match geom.clone() {
+            SlotGeom::Mesh(g) => MeshGeomClass::CMeshGeom(g),
+            SlotGeom::Mrm(g) => MeshGeomClass::CMeshMRMGeom(g),
+        };
         out.push(MeshSlot {
             version: 0,
             mesh_geom: Ptr::Obj {
                 id: geom_id,
-                obj: Box::new(MeshGeomClass::CMeshGeom(geom.clone())),
+                obj: Box::new(obj),
             },
             a: F32::from_f32(a),
             b: F32::from_f32(b),
