@@ -4,7 +4,8 @@
 //! per modifier, in the same order, with the modifier's per-node data in 0x2512.
 //!
 //! One module per modifier family: `edit_mesh` (its MeshDelta), `unwrap` (Unwrap
-//! UVW's stored texture vertices and faces); the selection-only modifiers leave the
+//! UVW's stored texture vertices and faces), `skin_deform` (Skin's bone blend at
+//! a time), `morpher` (Morpher's weighted channel deltas); the selection-only modifiers leave the
 //! mesh as it is. Any other modifier is an error naming it — dropping a modifier
 //! silently would export the wrong geometry.
 
@@ -17,10 +18,13 @@ use super::mesh::Mesh;
 use super::transform::SceneEval;
 
 mod edit_mesh;
+mod morpher;
+mod skin_deform;
 mod unwrap;
 
 pub const EDIT_MESH: ClassId = ClassId(0x50, 0);
 pub const UNWRAP_UVW: ClassId = ClassId(0x02df2e3a, 0x72ba4e1f);
+pub const MORPHER: ClassId = ClassId(0x17bb6854, 0xa5cba2a3);
 /// Mesh Select only passes a selection up the stack.
 const SELECTION_ONLY: [ClassId; 1] = [ClassId(0x73d8ff93, 0)];
 
@@ -58,7 +62,6 @@ pub struct ModContext<'e, 'a> {
 
 /// Applies one modifier to `mesh` (object space).
 pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
-    let _ = cx;
     let what = || format!("modifier {} ({:#x}, {:#x})", m.name, m.class.0, m.class.1);
     if SELECTION_ONLY.contains(&m.class) {
         return Ok(());
@@ -75,6 +78,12 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
     if m.class == UNWRAP_UVW {
         let local = local.ok_or_else(|| format!("{}: no local data", what()))?;
         return unwrap::apply(local.children(), mesh).map_err(|e| format!("{}: {e}", what()));
+    }
+    if m.class == super::skin::SKIN {
+        return skin_deform::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+    }
+    if m.class == MORPHER {
+        return morpher::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
     Err(format!("{} is not evaluated", what()))
 }
