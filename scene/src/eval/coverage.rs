@@ -240,17 +240,17 @@ pub fn scene_gaps(eval: &SceneEval) -> Vec<Gap> {
     gaps(eval, &|n| mesh_coverage(eval, n))
 }
 
-/// The unevaluated controller classes that a node's world TM depends on (its
-/// own TM controller and its ancestors'), as "class (node)" strings; empty when
-/// `world_tm` is exact.
+/// The unevaluated controller classes that a node's world TM depends on: those
+/// of the nearest node up its parent chain (itself first) that has any, as
+/// "class" or "class on ancestor \"name\"" strings; empty when `world_tm` is exact.
 pub fn tm_gaps(eval: &SceneEval, node: usize) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
     let mut cur = Some(node);
     for _ in 0..MAX_CHAIN {
         let Some(n) = cur else { break };
         let Some(info) = eval.graph.objects.get(n).and_then(|o| o.node.as_ref()) else {
             break;
         };
+        let mut out: Vec<String> = Vec::new();
         if let Some(ctl) = eval.tm_controller(n) {
             let mut add = |_: &'static str, class: String| {
                 let entry = if n == node {
@@ -264,10 +264,13 @@ pub fn tm_gaps(eval: &SceneEval, node: usize) -> Vec<String> {
             };
             controller_gaps(eval, ctl, "transform controller", 0, &mut add);
         }
+        if !out.is_empty() {
+            return out;
+        }
         cur = info
             .parent
             .map(|p| p as usize)
             .filter(|&p| p != n && eval.graph.objects.get(p).is_some_and(|o| o.node.is_some()));
     }
-    out
+    Vec::new()
 }
