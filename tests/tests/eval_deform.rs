@@ -324,6 +324,7 @@ fn local_gltf(m: &maxfs_scene::eval::Mat43) -> M4 {
 }
 
 const OVER_FOUR: &str = "more than 4 influences";
+const REBOUND: &str = "bones moved differently between Max's bind pose and frame 0";
 
 /// Max vertices whose glTF point Babylon cannot reproduce away from frame 0,
 /// with the reason: more than 4 influences (Babylon keeps 4), or bones whose
@@ -494,6 +495,18 @@ fn skinned_meshes_match_the_gltf_skinning() {
             o.poses, o.compared, o.excepted
         );
         assert!(o.poses > 1, "{model}: only the rest pose compared");
+        // Measured exceptions (of 1267 and 312 Max vertices): they may shrink,
+        // not grow unnoticed.
+        let (moved, over) = match model {
+            "RiggedElf" => (570, 0),
+            _ => (132, 28),
+        };
+        let got = |k: &str| o.excepted.get(k).copied().unwrap_or(0);
+        assert!(
+            got(REBOUND) <= moved && got(OVER_FOUR) <= over,
+            "{model}: {:?}",
+            o.excepted
+        );
         failures.extend(o.failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

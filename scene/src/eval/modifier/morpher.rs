@@ -72,16 +72,8 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
         if leaf_u32(ch.chunks, PROGRESSIVE).map_err(what)?.unwrap_or(0) != 0 {
             return Err(what("progressive morph targets are not evaluated".into()));
         }
-        let mut pct = weight(eval, m.object, index, t).map_err(what)?;
-        if ch.use_limit || gl_limits {
-            // Max clamps to the limits truncated to integers.
-            let (lo, hi) = if gl_limits {
-                (gl_min.trunc(), gl_max.trunc())
-            } else {
-                (f64::from(ch.min).trunc(), f64::from(ch.max).trunc())
-            };
-            pct = pct.min(hi).max(lo);
-        }
+        let pct = weight(eval, m.object, index, t).map_err(what)?;
+        let pct = limited(pct, &ch, gl_limits.then_some((gl_min, gl_max)));
         let deltas = ch
             .chunks
             .iter()
@@ -116,6 +108,17 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
     }
     mesh.vertices = out;
     Ok(())
+}
+
+/// The percentage within the limits in force (the global ones when on, else
+/// the channel's when on), which Max truncates to integers before clamping.
+fn limited(pct: f64, ch: &Channel, global: Option<(f64, f64)>) -> f64 {
+    let (lo, hi) = match global {
+        Some((lo, hi)) => (lo, hi),
+        None if ch.use_limit => (f64::from(ch.min), f64::from(ch.max)),
+        None => return pct,
+    };
+    pct.min(hi.trunc()).max(lo.trunc())
 }
 
 fn leaf_u32(chunks: &[Chunk], id: u16) -> Result<Option<u32>, String> {
@@ -212,4 +215,51 @@ fn old_param(
         Value::Bool(b) => Some(f64::from(u8::from(b))),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(w: &[u32]) -> Vec<u8> {
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    fn params(active: u32, limit: u32, min: f32, max: f32, enabled: u32) -> Chunk {
+        Chunk::leaf(
+            PARAMS,
+            words(&[active, 1, limit, 0, min.to_bits(), max.to_bits(), enabled]),
+        )
+    }
+
+    #[test]
+    fn channel_state_and_limits() {
+        let kids = vec![
+            Chunk::leaf(POINT_COUNT, words(&[8])),
+            params(1, 1, -10.5, 50.9, 1),
+        ];
+        let ch = channel(0, &kids).expect("channel");
+        assert_eq!(ch.points, 8);
+        assert!(ch.active && ch.enabled && ch.use_limit && !ch.use_sel);
+        // Channel limits, truncated: [-10, 50].
+        assert_eq!(limited(75.0, &ch, None), 50.0);
+        assert_eq!(limited(-20.0, &ch, None), -10.0);
+        assert_eq!(limited(20.0, &ch, None), 20.0);
+        // Global limits win over the channel's.
+        assert_eq!(limited(75.0, &ch, Some((0.0, 100.0))), 75.0);
+        assert_eq!(limited(-5.0, &ch, Some((0.0, 100.0))), 0.0);
+        // Old files: 0x0100 holds two counts.
+        let old = vec![Chunk::leaf(POINT_COUNT_OLD, words(&[5, 3]))];
+        let ch = channel(1, &old).expect("old channel");
+        assert_eq!(ch.points, 5);
+        assert!(!ch.active, "no parameters: never filled");
+        assert_eq!(limited(150.0, &ch, None), 150.0);
+    }
+
+    #[test]
+    fn short_records_are_errors() {
+        let kids = vec![Chunk::leaf(POINT_COUNT, vec![1u8, 0])];
+        let e = channel(2, &kids).err().expect("short count");
+        assert!(e.starts_with("channel 3: chunk 0x0101: 2 bytes"), "{e}");
+    }
 }
