@@ -21,6 +21,8 @@ const TARGET_OBJECT: ClassId = ClassId(0x1020, 0);
 const MAX_CONTROLLERS: usize = 64;
 /// Modifiers followed down one stack.
 const MAX_STACK: usize = 256;
+/// The deepest parent chain followed (deeper is a cycle in damaged data).
+const MAX_CHAIN: usize = 512;
 
 /// One class the evaluation does not handle, in one role, and where it is used.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -236,4 +238,39 @@ pub fn mesh_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
 /// [`gaps`] with the mesh coverage of this crate's evaluation.
 pub fn scene_gaps(eval: &SceneEval) -> Vec<Gap> {
     gaps(eval, &|n| mesh_coverage(eval, n))
+}
+
+/// The unevaluated controller classes that a node's world TM depends on: those
+/// of the nearest node up its parent chain (itself first) that has any, as
+/// "class" or "class on ancestor \"name\"" strings; empty when `world_tm` is exact.
+pub fn tm_gaps(eval: &SceneEval, node: usize) -> Vec<String> {
+    let mut cur = Some(node);
+    for _ in 0..MAX_CHAIN {
+        let Some(n) = cur else { break };
+        let Some(info) = eval.graph.objects.get(n).and_then(|o| o.node.as_ref()) else {
+            break;
+        };
+        let mut out: Vec<String> = Vec::new();
+        if let Some(ctl) = eval.tm_controller(n) {
+            let mut add = |_: &'static str, class: String| {
+                let entry = if n == node {
+                    class
+                } else {
+                    format!("{class} on ancestor {:?}", info.name)
+                };
+                if !out.contains(&entry) {
+                    out.push(entry);
+                }
+            };
+            controller_gaps(eval, ctl, "transform controller", 0, &mut add);
+        }
+        if !out.is_empty() {
+            return out;
+        }
+        cur = info
+            .parent
+            .map(|p| p as usize)
+            .filter(|&p| p != n && eval.graph.objects.get(p).is_some_and(|o| o.node.is_some()));
+    }
+    Vec::new()
 }

@@ -129,6 +129,16 @@ pub fn node_skin(eval: &SceneEval, node: usize) -> Option<Result<Skin, String>> 
     Some(decode(eval, m))
 }
 
+/// Decodes Skin modifier `modifier` with its ModApp container (the stack
+/// walk of the evaluator already pairs them).
+pub fn decode_modifier(
+    eval: &SceneEval,
+    modifier: usize,
+    mod_app: Option<&Chunk>,
+) -> Result<Skin, String> {
+    decode(eval, ModifierUse { modifier, mod_app })
+}
+
 fn leaf(chunks: &[Chunk], id: u16) -> Option<&[u8]> {
     chunks.iter().find(|c| c.id == id).and_then(Chunk::payload)
 }

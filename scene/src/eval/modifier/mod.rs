@@ -6,8 +6,9 @@
 //! One module per modifier family: `edit_mesh` (its MeshDelta), `edit_poly` (its
 //! committed operations replayed on the input's polygon form), `unwrap` (Unwrap
 //! UVW's stored texture vertices and faces), `uvw_map`, `mirror` and `symmetry`
-//! (placed by a gizmo, see `gizmo`); the selection-only modifiers leave the mesh
-//! as it is. Any other modifier is an error naming it — dropping a modifier
+//! (placed by a gizmo, see `gizmo`), `skin_deform` (Skin's bone blend at a
+//! time), `morpher` (Morpher's weighted channel deltas); the selection-only
+//! modifiers leave the mesh as it is. Any other modifier is an error naming it — dropping a modifier
 //! silently would export the wrong geometry.
 
 use crate::chunk::Chunk;
@@ -22,6 +23,8 @@ mod edit_mesh;
 mod edit_poly;
 mod gizmo;
 mod mirror;
+mod morpher;
+mod skin_deform;
 mod symmetry;
 mod unwrap;
 mod uvw_map;
@@ -32,6 +35,7 @@ pub const UNWRAP_UVW: ClassId = ClassId(0x02df2e3a, 0x72ba4e1f);
 pub const UVW_MAP: ClassId = ClassId(0x000f72b1, 0);
 pub const MIRROR: ClassId = ClassId(0xef92aa7c, 0x511bbe75);
 pub const SYMMETRY: ClassId = ClassId(0x2d7e702b, 0x0be41a6e);
+pub const MORPHER: ClassId = ClassId(0x17bb6854, 0xa5cba2a3);
 /// Mesh Select only passes a selection up the stack.
 const SELECTION_ONLY: [ClassId; 1] = [ClassId(0x73d8ff93, 0)];
 
@@ -89,6 +93,12 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
     if m.class == UNWRAP_UVW {
         let local = local.ok_or_else(|| format!("{}: no local data", what()))?;
         return unwrap::apply(local.children(), mesh).map_err(|e| format!("{}: {e}", what()));
+    }
+    if m.class == super::skin::SKIN {
+        return skin_deform::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+    }
+    if m.class == MORPHER {
+        return morpher::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
     let gizmo_placed = match m.class {
         UVW_MAP => uvw_map::apply,

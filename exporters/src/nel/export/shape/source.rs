@@ -3,7 +3,8 @@
 //! object space. A base object or modifier the scene layer cannot evaluate
 //! makes the node an error naming it, so that no node is exported with
 //! geometry Max would not show. The Skin modifier is left out, as the plug-in
-//! disables it while exporting (export_mesh.cpp `enableSkinModifier`).
+//! disables it while exporting (export_mesh.cpp `enableSkinModifier`). The
+//! Morpher is refused: its blend shapes are not built.
 
 use maxfs_scene::eval::mesh::Mesh;
 use maxfs_scene::eval::{boolean, modifier};
@@ -57,6 +58,15 @@ pub fn node_mesh(ctx: &Context, node: usize, skip: Option<usize>) -> Result<Mesh
         .and_then(|o| o.class.as_ref())
         .is_some_and(|c| c.class_id == boolean::BOOLEAN);
     boolean::refuse_index_edits(&stack, base_is_boolean)?;
+    // The plug-in turns a Morpher's channels into blend shapes (CMeshMorpher),
+    // which this exporter does not build: the frame-0 geometry alone would
+    // drop them silently.
+    if let Some(m) = stack.iter().find(|a| a.class == modifier::MORPHER) {
+        return Err(format!(
+            "modifier {}: blend shapes (CMeshMorpher) are not exported",
+            class_label(ctx, m.object)
+        ));
+    }
     let cx = modifier::ModContext {
         eval: &ctx.eval,
         node: Some(node),

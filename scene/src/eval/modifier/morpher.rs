@@ -1,0 +1,265 @@
+//! Morpher (MorphR3): each of up to 100 channels stores per-point deltas
+//! (target − base) / 100 and is driven by a percentage, so a point moves by
+//! Σ delta · percent over the active channels.
+//!
+//! Layout (Max SDK sample `morpher`, checked on AnimatedMorphCube.max): the
+//! modifier's chunk 0x0200 + i holds channel i: 0x0101 point count (0x0100 in
+//! old files: two counts), 0x0160 deltas (Point3 each), 0x0110 selection bits,
+//! 0x0120 name, 0x0130 params (active, modded, use-limit, use-selection: BOOL;
+//! min, max: float; enabled: BOOL), 0x0180 progressive target count.
+//! References: 0 = global ParamBlock (0 use limits, 1 min, 2 max, 3 use
+//! vertex selection), 1 + i = channel i's ParamBlock whose parameter 0 is the
+//! percentage (a float controller when animated), 101 + i = its target node.
+
+use super::super::controller::Controller;
+use super::super::keys::Words;
+use super::super::mesh::Mesh;
+use super::super::pblock::{self, Value};
+use super::super::transform::SceneEval;
+use super::{bits, payload, vec_at, Applied, ModContext};
+use crate::chunk::Chunk;
+
+/// MR3_MC_SUBCHUNK and the channel count of the first bank.
+const CHANNEL_BASE: u16 = 0x0200;
+const CHANNELS: u16 = 100;
+const POINT_COUNT_OLD: u16 = 0x0100;
+const POINT_COUNT: u16 = 0x0101;
+const SELECTION: u16 = 0x0110;
+const PARAMS: u16 = 0x0130;
+const DELTAS: u16 = 0x0160;
+const PROGRESSIVE: u16 = 0x0180;
+
+/// Global ParamBlock parameter indices (PB_OV_*).
+const USE_LIMITS: i32 = 0;
+const LIMIT_MIN: i32 = 1;
+const LIMIT_MAX: i32 = 2;
+const USE_SELECTION: i32 = 3;
+
+/// One channel's stored state.
+struct Channel<'a> {
+    points: usize,
+    chunks: &'a [Chunk],
+    active: bool,
+    use_limit: bool,
+    use_sel: bool,
+    min: f32,
+    max: f32,
+    enabled: bool,
+}
+
+/// Adds every active channel's weighted deltas to `mesh` at `cx.t`.
+pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+    let eval = cx.eval;
+    let t = cx.t;
+    let global = pblock::reference(eval.graph, m.object, 0);
+    let gl_limits = old_param(eval, global, USE_LIMITS, t)?.unwrap_or(0.0) != 0.0;
+    let gl_min = old_param(eval, global, LIMIT_MIN, t)?.unwrap_or(0.0);
+    let gl_max = old_param(eval, global, LIMIT_MAX, t)?.unwrap_or(100.0);
+    let gl_sel = old_param(eval, global, USE_SELECTION, t)?.unwrap_or(0.0) != 0.0;
+    let n = mesh.vertices.len();
+    let mut out = mesh.vertices.clone();
+    for c in eval.chunks(m.object) {
+        let Some(index) = c.id.checked_sub(CHANNEL_BASE).filter(|&i| i < CHANNELS) else {
+            continue;
+        };
+        let ch = channel(index, c.children())?;
+        // Max skips empty channels, channels built for another point count
+        // (flagged invalid) and channels switched off.
+        if !ch.active || ch.points != n || !ch.enabled {
+            continue;
+        }
+        let what = |e: String| format!("channel {}: {e}", index + 1);
+        if leaf_u32(ch.chunks, PROGRESSIVE).map_err(what)?.unwrap_or(0) != 0 {
+            return Err(what("progressive morph targets are not evaluated".into()));
+        }
+        let pct = weight(eval, m.object, index, t).map_err(what)?;
+        let pct = limited(pct, &ch, gl_limits.then_some((gl_min, gl_max)));
+        let deltas = ch
+            .chunks
+            .iter()
+            .find(|x| x.id == DELTAS)
+            .ok_or_else(|| what("no deltas (0x0160)".into()))
+            .and_then(|x| payload(x).map_err(what))?;
+        if deltas.len() != n * 12 {
+            return Err(what(format!(
+                "{} bytes of deltas for {n} points",
+                deltas.len()
+            )));
+        }
+        let sel = if ch.use_sel || gl_sel {
+            let s = ch
+                .chunks
+                .iter()
+                .find(|x| x.id == SELECTION)
+                .ok_or_else(|| what("uses a selection it does not store".into()))?;
+            Some(bits(s).map_err(what)?)
+        } else {
+            None
+        };
+        for (k, p) in out.iter_mut().enumerate() {
+            if sel
+                .as_ref()
+                .is_some_and(|s| !s.get(k).copied().unwrap_or(false))
+            {
+                continue;
+            }
+            *p = p.plus(vec_at(deltas, k * 3).scale(pct));
+        }
+    }
+    mesh.vertices = out;
+    Ok(())
+}
+
+/// The percentage within the limits in force (the global ones when on, else
+/// the channel's when on), which Max truncates to integers before clamping.
+fn limited(pct: f64, ch: &Channel, global: Option<(f64, f64)>) -> f64 {
+    let (lo, hi) = match global {
+        Some((lo, hi)) => (lo, hi),
+        None if ch.use_limit => (f64::from(ch.min), f64::from(ch.max)),
+        None => return pct,
+    };
+    pct.min(hi.trunc()).max(lo.trunc())
+}
+
+fn leaf_u32(chunks: &[Chunk], id: u16) -> Result<Option<u32>, String> {
+    match chunks.iter().find(|c| c.id == id) {
+        None => Ok(None),
+        Some(c) => {
+            let p = payload(c)?;
+            if p.len() < 4 {
+                return Err(format!("chunk {id:#06x}: {} bytes", p.len()));
+            }
+            Ok(Some(Words(p).u32(0)))
+        }
+    }
+}
+
+fn channel(index: u16, chunks: &[Chunk]) -> Result<Channel<'_>, String> {
+    let what = |e: String| format!("channel {}: {e}", index + 1);
+    let points = match leaf_u32(chunks, POINT_COUNT).map_err(what)? {
+        Some(n) => n,
+        None => leaf_u32(chunks, POINT_COUNT_OLD)
+            .map_err(what)?
+            .unwrap_or(0),
+    } as usize;
+    let params = match chunks.iter().find(|c| c.id == PARAMS) {
+        Some(c) => payload(c).map_err(what)?,
+        None => &[],
+    };
+    if params.len() < 28 {
+        // No parameters: the channel was never filled.
+        return Ok(Channel {
+            points,
+            chunks,
+            active: false,
+            use_limit: false,
+            use_sel: false,
+            min: 0.0,
+            max: 100.0,
+            enabled: false,
+        });
+    }
+    let w = Words(params);
+    Ok(Channel {
+        points,
+        chunks,
+        active: w.u32(0) != 0,
+        use_limit: w.u32(2) != 0,
+        use_sel: w.u32(3) != 0,
+        min: w.f(4) as f32,
+        max: w.f(5) as f32,
+        enabled: w.u32(6) != 0,
+    })
+}
+
+/// Channel `index`'s percentage at `t`: parameter 0 of its ParamBlock
+/// (reference 1 + index), animated or constant.
+fn weight(eval: &SceneEval, modifier: usize, index: u16, t: i32) -> Result<f64, String> {
+    let block = pblock::reference(eval.graph, modifier, u32::from(index) + 1)
+        .ok_or("no weight ParamBlock")?;
+    old_param(eval, Some(block), 0, t)?.ok_or_else(|| "no weight parameter".into())
+}
+
+/// Parameter `index` of old ParamBlock `block` at `t`: its controller's value
+/// when animated (an error when that controller is not a float track this
+/// evaluation computes), else the stored value.
+fn old_param(
+    eval: &SceneEval,
+    block: Option<usize>,
+    index: i32,
+    t: i32,
+) -> Result<Option<f64>, String> {
+    let Some(block) = block else { return Ok(None) };
+    let params = pblock::param_block(eval.chunks(block))?;
+    let Some(p) = params.iter().find(|p| p.index == index) else {
+        return Ok(None);
+    };
+    if let Some(slot) = p.ref_slot {
+        if let Some(ctl) = pblock::reference(eval.graph, block, slot) {
+            return match eval.controller(ctl) {
+                Some(Controller::Float { track, .. }) => Ok(Some(track.at(t)[0])),
+                _ => Err(format!(
+                    "parameter {index} is driven by {:?}, which is not evaluated",
+                    eval.graph
+                        .objects
+                        .get(ctl)
+                        .and_then(|o| o.class.as_ref())
+                        .map_or("?", |c| c.name.as_str())
+                )),
+            };
+        }
+    }
+    Ok(match p.value {
+        Value::Float(f) => Some(f64::from(f)),
+        Value::Int(i) => Some(f64::from(i)),
+        Value::Bool(b) => Some(f64::from(u8::from(b))),
+        _ => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(w: &[u32]) -> Vec<u8> {
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    fn params(active: u32, limit: u32, min: f32, max: f32, enabled: u32) -> Chunk {
+        Chunk::leaf(
+            PARAMS,
+            words(&[active, 1, limit, 0, min.to_bits(), max.to_bits(), enabled]),
+        )
+    }
+
+    #[test]
+    fn channel_state_and_limits() {
+        let kids = vec![
+            Chunk::leaf(POINT_COUNT, words(&[8])),
+            params(1, 1, -10.5, 50.9, 1),
+        ];
+        let ch = channel(0, &kids).expect("channel");
+        assert_eq!(ch.points, 8);
+        assert!(ch.active && ch.enabled && ch.use_limit && !ch.use_sel);
+        // Channel limits, truncated: [-10, 50].
+        assert_eq!(limited(75.0, &ch, None), 50.0);
+        assert_eq!(limited(-20.0, &ch, None), -10.0);
+        assert_eq!(limited(20.0, &ch, None), 20.0);
+        // Global limits win over the channel's.
+        assert_eq!(limited(75.0, &ch, Some((0.0, 100.0))), 75.0);
+        assert_eq!(limited(-5.0, &ch, Some((0.0, 100.0))), 0.0);
+        // Old files: 0x0100 holds two counts.
+        let old = vec![Chunk::leaf(POINT_COUNT_OLD, words(&[5, 3]))];
+        let ch = channel(1, &old).expect("old channel");
+        assert_eq!(ch.points, 5);
+        assert!(!ch.active, "no parameters: never filled");
+        assert_eq!(limited(150.0, &ch, None), 150.0);
+    }
+
+    #[test]
+    fn short_records_are_errors() {
+        let kids = vec![Chunk::leaf(POINT_COUNT, vec![1u8, 0])];
+        let e = channel(2, &kids).err().expect("short count");
+        assert!(e.starts_with("channel 3: chunk 0x0101: 2 bytes"), "{e}");
+    }
+}

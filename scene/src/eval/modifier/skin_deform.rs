@@ -1,0 +1,118 @@
+//! Skin deformation at a time (linear blend skinning, as the Skin modifier does
+//! it): each object-space vertex goes to world space with the mesh's stored
+//! initial TM, then through every bone's bind-to-current delta
+//! (inverse initial bone TM · bone world TM at t) blended by its normalised
+//! weights, and back into the node's object space at t, so that the mesh
+//! placed by `object_tm(node, t)` lands on the deformed world positions.
+//!
+//! A bone whose transform (or an ancestor's) comes from a controller this
+//! evaluation does not compute (Biped, CAT, …) makes the result an error that
+//! names it: the identity such controllers evaluate to would give a plausible
+//! but wrong mesh.
+
+use super::super::coverage;
+use super::super::math::Mat43;
+use super::super::mesh::Mesh;
+use super::super::skin::{self, Skin};
+use super::super::transform::invert;
+use super::{Applied, ModContext};
+
+/// Bones named at most in an error message.
+const NAMED: usize = 4;
+
+/// Deforms `mesh` (object space, the result of the stack below the Skin) by the
+/// Skin modifier `m` of `cx.node` at `cx.t`.
+pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+    let node = cx
+        .node
+        .ok_or("Skin is only evaluated on a node's own stack")?;
+    let skin = skin::decode_modifier(cx.eval, m.object, m.mod_app)?;
+    if skin.vertices.len() != mesh.vertices.len() {
+        return Err(format!(
+            "Skin holds weights for {} vertices, the mesh below it has {}",
+            skin.vertices.len(),
+            mesh.vertices.len()
+        ));
+    }
+    let deltas = bone_deltas(&skin, cx)?;
+    let mesh_init = skin
+        .mesh_init_tm
+        .ok_or("Skin: no initial mesh TM (ModApp 0x0010)")?;
+    let to_object = invert(&cx.eval.object_tm(node, cx.t));
+    for (v, (p, inf)) in mesh.vertices.iter_mut().zip(&skin.vertices).enumerate() {
+        let sum: f64 = inf.iter().map(|&(_, w)| f64::from(w)).sum();
+        // A vertex without weight stays where the stack below put it (Skin
+        // leaves unassigned vertices alone).
+        if inf.is_empty() || sum <= 0.0 {
+            continue;
+        }
+        if !sum.is_finite() {
+            return Err(format!("Skin: vertex {v} has non-finite weights"));
+        }
+        let world = mesh_init.transform_point(*p);
+        let mut acc = super::super::math::Vec3::default();
+        for &(bone, w) in inf {
+            let d = deltas
+                .get(bone as usize)
+                .and_then(Option::as_ref)
+                .ok_or_else(|| format!("Skin: vertex {v} uses bone {bone}, which has no node"))?;
+            acc = acc.plus(d.transform_point(world).scale(f64::from(w) / sum));
+        }
+        *p = to_object.transform_point(acc);
+    }
+    Ok(())
+}
+
+/// Per Skin bone: inverse initial TM · world TM at t (None for a bone slot
+/// without a node or initial TM; it is an error only when a vertex uses it).
+fn bone_deltas(skin: &Skin, cx: &ModContext) -> Result<Vec<Option<Mat43>>, String> {
+    let eval = cx.eval;
+    let mut blocked: Vec<String> = Vec::new();
+    let used = used_bones(skin);
+    let mut out = Vec::with_capacity(skin.bones.len());
+    for (i, b) in skin.bones.iter().enumerate() {
+        let (Some(node), Some(init)) = (b.node, b.init_tm) else {
+            out.push(None);
+            continue;
+        };
+        if used.get(i).copied().unwrap_or(false) {
+            let gaps = coverage::tm_gaps(eval, node);
+            if !gaps.is_empty() {
+                let name = eval
+                    .graph
+                    .objects
+                    .get(node)
+                    .and_then(|o| o.node.as_ref())
+                    .map_or("?", |n| n.name.as_str());
+                blocked.push(format!("{name:?} ({})", gaps.join(", ")));
+            }
+        }
+        out.push(Some(invert(&init).then(&eval.world_tm(node, cx.t))));
+    }
+    if !blocked.is_empty() {
+        let more = if blocked.len() > NAMED {
+            format!(" and {} more", blocked.len() - NAMED)
+        } else {
+            String::new()
+        };
+        blocked.truncate(NAMED);
+        return Err(format!(
+            "Skin bones whose transforms are not evaluated: {}{more}",
+            blocked.join(", ")
+        ));
+    }
+    Ok(out)
+}
+
+/// Which Skin bones carry weight on some vertex.
+fn used_bones(skin: &Skin) -> Vec<bool> {
+    let mut used = vec![false; skin.bones.len()];
+    for &(b, w) in skin.vertices.iter().flatten() {
+        if w != 0.0 {
+            if let Some(u) = used.get_mut(b as usize) {
+                *u = true;
+            }
+        }
+    }
+    used
+}
