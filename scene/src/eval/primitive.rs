@@ -6,6 +6,7 @@
 
 use crate::typed::ClassId;
 
+use super::bone_object::BONE_OBJECT;
 use super::math::Vec3;
 use super::mesh::{Face, MapChannel, Mesh};
 use super::pblock::{self, Value};
@@ -36,7 +37,13 @@ fn check_quads(n: usize) -> Result<(), String> {
 pub struct Params(Vec<Value>);
 
 impl Params {
-    fn float(&self, i: usize) -> Result<f64, String> {
+    /// Parameters from values by index (tests build them without a file).
+    #[cfg(test)]
+    pub(super) fn from_values(v: Vec<Value>) -> Params {
+        Params(v)
+    }
+
+    pub(super) fn float(&self, i: usize) -> Result<f64, String> {
         match self.0.get(i) {
             Some(Value::Float(f)) => Ok(f64::from(*f)),
             Some(Value::Int(n)) => Ok(f64::from(*n)),
@@ -122,14 +129,14 @@ impl Params {
     }
 
     /// A boolean parameter; missing means `default` (older files stop before it).
-    fn flag(&self, i: usize, default: bool) -> bool {
+    pub(super) fn flag(&self, i: usize, default: bool) -> bool {
         self.int_or(i, i64::from(default)) != 0
     }
 }
 
-/// Whether `class` is a primitive this module rebuilds.
+/// Whether `class` is a primitive this module rebuilds (the Bone object included).
 pub fn is_primitive(class: ClassId) -> bool {
-    [BOX, PLANE, SPHERE, CYLINDER, CONE, PYRAMID].contains(&class)
+    [BOX, PLANE, SPHERE, CYLINDER, CONE, PYRAMID, BONE_OBJECT].contains(&class)
 }
 
 /// The mesh of a parametric primitive class (see [`is_primitive`]).
@@ -141,6 +148,7 @@ pub fn build(class: ClassId, p: &Params) -> Result<Mesh, String> {
         c if c == CYLINDER => cylinder_mesh(p, false),
         c if c == CONE => cylinder_mesh(p, true),
         c if c == PYRAMID => pyramid_mesh(p),
+        c if c == BONE_OBJECT => super::bone_object::bone_mesh(p),
         c => Err(format!("class {c:?} is not a parametric primitive")),
     }
 }
@@ -386,60 +394,92 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, String> {
 }
 
 /// Sphere: radius (0), segments (1), smooth (2), hemisphere (3), squash (4), base
-/// to pivot (5), generate mapping coordinates (6), slice on (7). North pole, rings
-/// from the top starting on +Y and turning towards −X, south pole; one smoothing
-/// group when smooth, material id 1. Hemispheres and slices are refused (no
-/// corpus file uses them, and their topology is not verified).
+/// to pivot (5), generate mapping coordinates (6), slice on (7). Built as Max
+/// builds it: a north pole, `rows` rings from the top each starting on +Y and
+/// turning towards −X, then the south pole — or, for a hemisphere, the centre
+/// of the cut. Rings are 2π/segments apart in latitude (a squashed hemisphere
+/// spreads `segments/2 − 1` rings over the kept part instead); a hemisphere's
+/// last ring lies on the cut, (1 − hemisphere)·π from the pole. Faces: the top
+/// fan, the bands (each quad split (a, b, c), (a, c, d) with the shared edge
+/// hidden), the bottom fan; material id 1 and smoothing group 1 when smooth,
+/// except a hemisphere's flat cap (material 0, group 2). Base to pivot lifts
+/// the cut (or the south pole) to z = 0. Slices are refused (no corpus file
+/// uses them, and their topology is not implemented).
 ///
-/// Mapping: a (rows+1)×(segments+1) grid, U = k/segments around from +Y, V = 1 −
-/// ring/rows (linear in the ring index, not in latitude); the poles get one
-/// texture vertex per segment, the seam column is doubled at U = 0 and 1.
+/// Mapping: (rows + 2) rows of segments + 1 texture vertices, U = k/segments
+/// around from +Y, V = 1 − 2·row/segments (linear in the row index whatever the
+/// hemisphere or squash; Max lets the texture be cut with the sphere); the
+/// poles get one texture vertex per segment, the seam column is doubled.
 pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
     let r = p.float(0)?;
     let segs = p.segments(1)?;
     if segs < 4 {
         return Err(format!("sphere with {segs} segments"));
     }
-    if p.float_or(3, 0.0) != 0.0 {
-        return Err("hemisphere spheres are not supported yet".into());
-    }
     if p.int_or(7, 0) != 0 {
         return Err("sliced spheres are not supported yet".into());
     }
-    let smoothing = if p.int_or(2, 1) != 0 { 1 } else { 0 };
-    let z0 = if p.int_or(5, 0) != 0 { r } else { 0.0 };
-    let rows = segs / 2;
-    let mut v = vec![Vec3(0.0, 0.0, r + z0)];
-    for ring in 1..rows {
-        let th = std::f64::consts::PI * ring as f64 / rows as f64;
+    let smoothing = |group: u32| if p.int_or(2, 1) != 0 { group } else { 0 };
+    let hemi = p.float_or(3, 0.0);
+    let whole = hemi < 0.00001;
+    // The polar angle of the cut (π for a whole sphere).
+    let cut = std::f64::consts::PI * (1.0 - hemi.clamp(0.0, 0.9999));
+    let squash = p.int_or(4, 0) != 0;
+    let base = 2.0 * std::f64::consts::PI / segs as f64;
+    let delta = if !whole && squash {
+        2.0 * cut / (segs - 2) as f64
+    } else {
+        base
+    };
+    // Max counts the rings in single precision: when the cut falls exactly on a
+    // ring, that ring and the cut ring coincide.
+    let rows = if whole || squash {
+        segs / 2 - 1
+    } else {
+        (cut as f32 / delta as f32) as usize + 1
+    };
+    check_quads(rows * segs)?;
+    let bottom_z = if whole { -r } else { cut.cos() * r };
+    let lift = if p.int_or(5, 0) != 0 { -bottom_z } else { 0.0 };
+    let mut v = vec![Vec3(0.0, 0.0, r + lift)];
+    for ring in 1..=rows {
+        let alt = if !whole && ring == rows {
+            cut
+        } else {
+            delta * ring as f64
+        };
+        let (z, ring_r) = (alt.cos() * r, alt.sin() * r);
         for k in 0..segs {
-            let ph =
-                std::f64::consts::FRAC_PI_2 + 2.0 * std::f64::consts::PI * k as f64 / segs as f64;
-            v.push(Vec3(
-                r * th.sin() * ph.cos(),
-                r * th.sin() * ph.sin(),
-                r * th.cos() + z0,
-            ));
+            let a = std::f64::consts::FRAC_PI_2 + base * k as f64;
+            v.push(Vec3(a.cos() * ring_r, a.sin() * ring_r, z + lift));
         }
     }
     let south = v.len() as u32;
-    v.push(Vec3(0.0, 0.0, -r + z0));
+    v.push(Vec3(0.0, 0.0, bottom_z + lift));
     let at = |ring: usize, k: usize| (1 + (ring - 1) * segs + k % segs) as u32;
-    // Texture vertex of (ring, k) with ring 0 and `rows` the poles; k runs to segs.
-    let tat = |ring: usize, k: usize| (ring * (segs + 1) + k) as u32;
+    // Texture vertex of (row, k): row 0 the north pole, rows + 1 the bottom.
+    let tat = |row: usize, k: usize| (row * (segs + 1) + k) as u32;
     let mut faces = Vec::new();
     let mut tf = Vec::new();
-    let mut tri = |v: [u32; 3], t: [u32; 3]| {
-        faces.push(face(v, 1, smoothing));
+    let mut tri = |v: [u32; 3], t: [u32; 3], material: u16, smoothing: u32, flags: u16| {
+        faces.push(Face {
+            v,
+            smoothing,
+            material,
+            flags,
+        });
         tf.push(t);
     };
     for k in 0..segs {
         tri(
             [0, at(1, k), at(1, k + 1)],
             [tat(0, k), tat(1, k), tat(1, k + 1)],
+            1,
+            smoothing(1),
+            ALL_EDGES,
         );
     }
-    for ring in 1..rows - 1 {
+    for ring in 1..rows {
         for k in 0..segs {
             let (a, b, c, d) = (
                 at(ring, k),
@@ -453,23 +493,27 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
                 tat(ring + 1, k + 1),
                 tat(ring, k + 1),
             );
-            tri([a, b, c], [ta, tb, tc]);
-            tri([a, c, d], [ta, tc, td]);
+            tri([a, b, c], [ta, tb, tc], 1, smoothing(1), 0b011);
+            tri([a, c, d], [ta, tc, td], 1, smoothing(1), 0b110);
         }
     }
+    let (cap_material, cap_group) = if whole { (1, 1) } else { (0, 2) };
     for k in 0..segs {
         tri(
-            [south, at(rows - 1, k + 1), at(rows - 1, k)],
-            [tat(rows, k), tat(rows - 1, k + 1), tat(rows - 1, k)],
+            [south, at(rows, k + 1), at(rows, k)],
+            [tat(rows + 1, k), tat(rows, k + 1), tat(rows, k)],
+            cap_material,
+            smoothing(cap_group),
+            ALL_EDGES,
         );
     }
     let maps = if p.flag(6, true) {
-        let mut tv = Vec::with_capacity((rows + 1) * (segs + 1));
-        for ring in 0..=rows {
+        let mut tv = Vec::with_capacity((rows + 2) * (segs + 1));
+        for row in 0..rows + 2 {
             for k in 0..=segs {
                 tv.push([
                     (k as f64 / segs as f64) as f32,
-                    (1.0 - ring as f64 / rows as f64) as f32,
+                    (1.0 - 2.0 * row as f64 / segs as f64) as f32,
                     0.0,
                 ]);
             }
@@ -488,16 +532,23 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
 /// Cylinder (radius 0, height 1, height segments 2, cap segments 3, sides 4,
 /// smooth 5, slice on 6, generate mapping coordinates 9) and Cone (radius 1 0,
 /// radius 2 1, height 2, height segments 3, cap segments 4, sides 5, smooth 6,
-/// slice on 7, generate mapping coordinates 10). Bottom centre, rings from the
-/// bottom starting on +X, top centre (a cone of radius 0 keeps its collapsed top
-/// ring); faces bottom cap (material 1), sides (material 2, smoothing group 4),
-/// top cap (material 0), caps in smoothing group 1. Cap segments above 1 and
-/// slices are refused (not in the corpus, topology unverified).
+/// slice on 7, generate mapping coordinates 10), laid out as Max's cylinder
+/// builder does: bottom centre; `cap segments` bottom rings from the centre out
+/// (the last is the rim); the height-segment rings between; `cap segments` top
+/// rings from the rim in; top centre. Rings start on +X and turn towards +Y —
+/// towards −Y for a negative height, which keeps the faces outward. A cone of
+/// radius 0 keeps its collapsed ring. Faces: bottom fan (material 1), bands
+/// (quads split (a, c, b), (a, d, c) with the diagonal hidden), top fan
+/// (material 0); side bands are material 2 in smoothing group 4 when smooth,
+/// cap fans and cap bands group 1 — the bottom cap's bands material 0 and the
+/// top cap's material 1, as Max numbers them. Slices are refused (not in the
+/// corpus, topology not implemented).
 ///
-/// Mapping: U runs around from +Y (U = ¾ on +X), V = z/height; each segment
-/// keeps the U of its end vertex, so the segment across the seam starts below 0
-/// or ends at 1 depending on float rounding (see below); cap centres map to U = ½
-/// and cap rims to the rim's U (checked against Babylon's glTF of Max cones).
+/// Mapping: U runs around from +Y (U = ¾ on +X), V = z/height (0 and 1 on all
+/// cap rings); each segment keeps the U of its end vertex, so the segment across
+/// the seam starts below 0 or ends at 1 depending on float rounding (see below);
+/// cap centres map to U = ½ and cap rings to their vertices' U (checked against
+/// Babylon's glTF of Max cones with one cap segment).
 pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, String> {
     let o = usize::from(cone);
     let r1 = p.float(0)?;
@@ -509,41 +560,50 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, String> {
     if n < 3 {
         return Err(format!("{n} sides"));
     }
-    check_quads(n * (hs + 1))?;
-    if caps != 1 {
-        return Err(format!("{caps} cap segments are not supported yet"));
-    }
+    let rings = hs - 1 + 2 * caps;
+    check_quads(n * (rings + 1))?;
     if p.int_or(6 + o, 0) != 0 {
         return Err("sliced cylinders and cones are not supported yet".into());
     }
     let smooth = p.flag(5 + o, true);
-    let radius = |row: usize| r1 + (r2 - r1) * row as f64 / hs as f64;
+    // (radius, z, V) of every ring, bottom to top.
+    let mut ring: Vec<(f64, f64, f64)> = Vec::with_capacity(rings);
+    ring.extend((0..caps).map(|i| (r1 * (i + 1) as f64 / caps as f64, 0.0, 0.0)));
+    ring.extend((1..hs).map(|i| {
+        let f = i as f64 / hs as f64;
+        (r1 * (1.0 - f) + r2 * f, h * f, f)
+    }));
+    ring.extend((0..caps).map(|i| (r2 * (1.0 - i as f64 / caps as f64), h, 1.0)));
+    let step = if h < 0.0 { -1.0 } else { 1.0 } * 2.0 * std::f64::consts::PI / n as f64;
     let mut v = vec![Vec3::default()];
-    for row in 0..=hs {
-        let f = row as f64 / hs as f64;
-        let r = radius(row);
+    for &(r, z, _) in &ring {
         for k in 0..n {
-            let a = 2.0 * std::f64::consts::PI * k as f64 / n as f64;
-            v.push(Vec3(r * a.cos(), r * a.sin(), h * f));
+            let a = step * k as f64;
+            v.push(Vec3(r * a.cos(), r * a.sin(), z));
         }
     }
     let top = v.len() as u32;
     v.push(Vec3(0.0, 0.0, h));
     let at = |row: usize, k: usize| (1 + row * n + k % n) as u32;
-    // U of ring vertex k: ¾ + angle/2π, wrapped above 1. Max accumulates the angle
-    // in single precision, which decides on which side of the seam a vertex
-    // exactly on +Y lands. A ring of radius 0 (a cone's tip) maps to U = ½.
+    // U of ring vertex k: ¾ + angle/2π, wrapped into [0, 1]. Max accumulates the
+    // angle in single precision, which decides on which side of the seam a
+    // vertex exactly on +Y lands. A ring of radius 0 (a cone's tip) maps to U = ½.
     let mut wrapped = Vec::with_capacity(n);
-    let delta = (2.0 * std::f32::consts::PI) / n as f32;
+    let delta = step as f32;
     let mut angle = 0.0f32;
     for _ in 0..n {
         let u = 0.75 + f64::from(angle) / (2.0 * std::f64::consts::PI);
-        wrapped.push(if u > 1.0 { u - 1.0 } else { u });
+        wrapped.push(if u > 1.0 {
+            u - 1.0
+        } else if u < 0.0 {
+            u + 1.0
+        } else {
+            u
+        });
         angle += delta;
     }
-    let collapsed = |row: usize| radius(row) == 0.0;
     let u = |row: usize, k: usize| {
-        if collapsed(row) {
+        if ring[row].0 == 0.0 {
             0.5
         } else {
             wrapped[k % n]
@@ -553,47 +613,65 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, String> {
     let mut faces = Vec::new();
     let mut tf = Vec::new();
     // A face spanning the seam moves its corners above ½ down by 1.
-    let mut tri = |vs: [u32; 3], uvs: [(f64, f64); 3], material: u16, smoothing: u32| {
+    let mut tri = |vs: [u32; 3], uvs: [(f64, f64); 3], material: u16, smoothing: u32, flags| {
         let lo = uvs.iter().map(|c| c.0).fold(f64::INFINITY, f64::min);
         let hi = uvs.iter().map(|c| c.0).fold(f64::NEG_INFINITY, f64::max);
         let seam = hi - lo > 0.5;
-        faces.push(face(vs, material, smoothing));
+        faces.push(Face {
+            v: vs,
+            smoothing,
+            material,
+            flags,
+        });
         tf.push(uvs.map(|(u, v)| tv.at(if seam && u > 0.5 { u - 1.0 } else { u }, v)));
     };
-    let (cap_sm, side_sm) = if smooth { (1, 0x08) } else { (0, 0) };
+    // Fan edges to the centre are hidden when cap rings subdivide the cap.
+    let fan_edges = if caps > 1 { ALL_EDGES } else { 0b010 };
     for k in 0..n {
         tri(
             [0, at(0, k + 1), at(0, k)],
             [(0.5, 0.0), (u(0, k + 1), 0.0), (u(0, k), 0.0)],
             1,
-            cap_sm,
+            1,
+            fan_edges,
         );
     }
-    for row in 0..hs {
-        let (va, vb) = (row as f64 / hs as f64, (row + 1) as f64 / hs as f64);
+    for row in 0..rings - 1 {
+        let (va, vb) = (ring[row].2, ring[row + 1].2);
+        let (material, smoothing) = if row + 1 < caps {
+            (0, 1)
+        } else if row + 1 >= caps + hs {
+            (1, 1)
+        } else {
+            (2, if smooth { 0x08 } else { 0 })
+        };
         for k in 0..n {
             let (a0, a1) = ((u(row, k), va), (u(row, k + 1), va));
             let (b0, b1) = ((u(row + 1, k), vb), (u(row + 1, k + 1), vb));
             tri(
                 [at(row, k), at(row + 1, k + 1), at(row + 1, k)],
                 [a0, b1, b0],
-                2,
-                side_sm,
+                material,
+                smoothing,
+                0b110,
             );
             tri(
                 [at(row, k), at(row, k + 1), at(row + 1, k + 1)],
                 [a0, a1, b1],
-                2,
-                side_sm,
+                material,
+                smoothing,
+                0b011,
             );
         }
     }
+    let last = rings - 1;
     for k in 0..n {
         tri(
-            [top, at(hs, k), at(hs, k + 1)],
-            [(0.5, 1.0), (u(hs, k), 1.0), (u(hs, k + 1), 1.0)],
+            [top, at(last, k), at(last, k + 1)],
+            [(0.5, 1.0), (u(last, k), 1.0), (u(last, k + 1), 1.0)],
             0,
-            cap_sm,
+            1,
+            fan_edges,
         );
     }
     let maps = if p.flag(9 + o, true) {
@@ -720,6 +798,188 @@ mod tests {
             .for_each(|i| used[i as usize] = true);
         assert!(used.iter().all(|&u| u));
         assert!(sphere_mesh(&Params(vec![Value::Float(1.0), Value::Int(100_000)])).is_err());
+    }
+
+    /// Sphere parameters: radius 10, `segs`, smooth, hemisphere, squash, base to
+    /// pivot, mapping on, slice off.
+    fn sphere(segs: i32, hemi: f32, squash: bool, pivot: bool) -> Mesh {
+        let p = Params(vec![
+            Value::Float(10.0),
+            Value::Int(segs),
+            Value::Bool(true),
+            Value::Float(hemi),
+            Value::Int(i32::from(squash)),
+            Value::Bool(pivot),
+            Value::Bool(true),
+            Value::Bool(false),
+        ]);
+        sphere_mesh(&p).expect("sphere")
+    }
+
+    /// Every directed edge has exactly one opposite: closed, consistently wound.
+    fn closed(m: &Mesh) -> bool {
+        let mut edges = std::collections::HashMap::new();
+        for f in &m.faces {
+            for i in 0..3 {
+                *edges.entry((f.v[i], f.v[(i + 1) % 3])).or_insert(0) += 1;
+            }
+        }
+        edges
+            .iter()
+            .all(|(&(a, b), &n)| n == 1 && edges.get(&(b, a)) == Some(&1))
+    }
+
+    fn signed_volume(m: &Mesh) -> f64 {
+        m.faces
+            .iter()
+            .map(|f| {
+                let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
+                a.dot(b.cross(c)) / 6.0
+            })
+            .sum()
+    }
+
+    fn on_sphere(p: Vec3, centre_z: f64) -> bool {
+        (Vec3(p.0, p.1, p.2 - centre_z).len() - 10.0).abs() < 1e-9
+    }
+
+    #[test]
+    fn whole_sphere_with_odd_segments() {
+        // segs/2 − 1 = 3 rings of 9, 2π/9 apart from the pole.
+        let m = sphere(9, 0.0, false, false);
+        assert_eq!((m.vertices.len(), m.faces.len()), (3 * 9 + 2, 2 * 3 * 9));
+        assert!(m.vertices.iter().all(|&p| on_sphere(p, 0.0)));
+        for ring in 1..=3 {
+            let z = m.vertices[1 + (ring - 1) * 9].2;
+            let expect = 10.0 * (2.0 * std::f64::consts::PI * ring as f64 / 9.0).cos();
+            assert!((z - expect).abs() < 1e-9, "ring {ring}: {z}");
+        }
+        assert!(closed(&m) && signed_volume(&m) > 0.0);
+        assert_eq!(m.maps[0].faces.len(), m.faces.len());
+    }
+
+    #[test]
+    fn hemisphere_cut_and_cap() {
+        // Keeping 60% of the height cuts at 0.6π from the pole: rings every π/8
+        // up to 0.5π, then the cut ring; the cap is material 0, group 2.
+        let m = sphere(16, 0.4, false, false);
+        let rows = 5;
+        assert_eq!(
+            (m.vertices.len(), m.faces.len()),
+            (rows * 16 + 2, 2 * rows * 16)
+        );
+        let cut_z = 10.0 * (0.6 * std::f64::consts::PI).cos();
+        let (centre, rings) = m.vertices.split_last().expect("vertices");
+        assert!((centre.2 - cut_z).abs() < 1e-6 && centre.0 == 0.0 && centre.1 == 0.0);
+        assert!(rings.iter().all(|&p| on_sphere(p, 0.0)));
+        assert!(rings[rings.len() - 16..]
+            .iter()
+            .all(|p| (p.2 - cut_z).abs() < 1e-6));
+        let min_z = m.vertices.iter().map(|p| p.2).fold(f64::MAX, f64::min);
+        assert!((min_z - cut_z).abs() < 1e-6);
+        let cap = &m.faces[m.faces.len() - 16..];
+        assert!(cap.iter().all(|f| f.material == 0 && f.smoothing == 2));
+        assert!(m.faces[..m.faces.len() - 16]
+            .iter()
+            .all(|f| f.material == 1 && f.smoothing == 1));
+        assert!(closed(&m) && signed_volume(&m) > 0.0);
+        // Max's count when the cut falls on a ring: int(0.5π / (π/8)) + 1 = 5
+        // rings, the last two at the same height.
+        let half = sphere(16, 0.5, false, false);
+        assert_eq!(half.vertices.len(), 5 * 16 + 2);
+        assert!((half.vertices[1 + 3 * 16].2 - half.vertices[1 + 4 * 16].2).abs() < 1e-6);
+    }
+
+    #[test]
+    fn squashed_hemisphere_and_base_to_pivot() {
+        // Squash spreads segs/2 − 1 = 7 rings over the kept half: the last on z = 0.
+        let m = sphere(16, 0.5, true, false);
+        assert_eq!((m.vertices.len(), m.faces.len()), (7 * 16 + 2, 2 * 7 * 16));
+        let (centre, rings) = m.vertices.split_last().expect("vertices");
+        assert!(rings.iter().all(|&p| on_sphere(p, 0.0)));
+        assert!(centre.2.abs() < 1e-6);
+        assert!(rings[rings.len() - 16..].iter().all(|p| p.2.abs() < 1e-6));
+        assert!(closed(&m) && signed_volume(&m) > 0.0);
+        // Base to pivot puts the cut on z = 0 and the pole above it.
+        let lifted = sphere(16, 0.4, false, true);
+        // The cut as Max computes it from the stored (single-precision) fraction.
+        let shift = -10.0 * ((1.0 - f64::from(0.4f32)) * std::f64::consts::PI).cos();
+        let min_z = lifted.vertices.iter().map(|p| p.2).fold(f64::MAX, f64::min);
+        assert!(min_z.abs() < 1e-6, "{min_z}");
+        assert!((lifted.vertices[0].2 - (10.0 + shift)).abs() < 1e-6);
+        assert!(lifted.vertices[..lifted.vertices.len() - 1]
+            .iter()
+            .all(|&p| on_sphere(p, shift)));
+        // A whole sphere rests on its south pole.
+        let whole = sphere(16, 0.0, false, true);
+        assert!(whole.vertices.iter().all(|&p| on_sphere(p, 10.0)));
+        // Slices are refused, not approximated.
+        let mut p = vec![Value::Float(1.0), Value::Int(16), Value::Bool(true)];
+        p.extend([Value::Float(0.0), Value::Int(0), Value::Bool(false)]);
+        p.extend([Value::Bool(true), Value::Bool(true)]);
+        assert!(sphere_mesh(&Params(p)).is_err());
+    }
+
+    /// Cone parameters: radii 10 and `r2`, `height`, 4 height segments, `caps`
+    /// cap segments, 8 sides, smooth, no slice, mapping on.
+    fn cone(r2: f32, height: f32, caps: i32) -> Mesh {
+        let p = Params(vec![
+            Value::Float(10.0),
+            Value::Float(r2),
+            Value::Float(height),
+            Value::Int(4),
+            Value::Int(caps),
+            Value::Int(8),
+            Value::Bool(true),
+            Value::Bool(false),
+            Value::Float(0.0),
+            Value::Float(0.0),
+            Value::Bool(true),
+        ]);
+        cylinder_mesh(&p, true).expect("cone")
+    }
+
+    #[test]
+    fn cap_segments_and_negative_height() {
+        for (height, caps) in [(20.0f32, 3usize), (-20.0, 1), (-20.0, 2)] {
+            let m = cone(5.0, height, caps as i32);
+            let h = f64::from(height);
+            // Rings: caps on each cap (rims included) and 3 between.
+            let rings = 3 + 2 * caps;
+            assert_eq!(
+                (m.vertices.len(), m.faces.len()),
+                (2 + 8 * rings, 2 * 8 * rings),
+                "{height} {caps}"
+            );
+            assert!(closed(&m), "{height} {caps}");
+            assert!(
+                signed_volume(&m) > 0.0,
+                "{height} {caps}: faces point inward"
+            );
+            for p in &m.vertices {
+                let r = (p.0 * p.0 + p.1 * p.1).sqrt();
+                let on_cap = p.2 == 0.0 || p.2 == h;
+                let on_side = (r - (10.0 - 5.0 * p.2 / h)).abs() < 1e-9;
+                assert!(on_cap || on_side, "{height} {caps}: {p:?}");
+            }
+            // Cap rings at radius i/caps of the rim.
+            for i in 1..=caps {
+                let ring = m.vertices[1 + (i - 1) * 8];
+                assert!((ring.0 - 10.0 * i as f64 / caps as f64).abs() < 1e-9);
+            }
+            let sides = m.faces.iter().filter(|f| f.material == 2).count();
+            assert_eq!(sides, 2 * 8 * 4);
+            assert!(m
+                .faces
+                .iter()
+                .all(|f| (f.material == 2) == (f.smoothing == 0x08)));
+            assert_eq!(m.maps[0].faces.len(), m.faces.len());
+        }
+        // Sliced cones are refused, not approximated.
+        let mut p = vec![Value::Float(1.0), Value::Float(0.5), Value::Float(2.0)];
+        p.extend([Value::Int(1), Value::Int(1), Value::Int(8)]);
+        p.extend([Value::Bool(true), Value::Bool(true)]);
+        assert!(cylinder_mesh(&Params(p), true).is_err());
     }
 
     #[test]
