@@ -541,8 +541,8 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
 /// (quads split (a, c, b), (a, d, c) with the diagonal hidden), top fan
 /// (material 0); side bands are material 2 in smoothing group 4 when smooth,
 /// cap fans and cap bands group 1 — the bottom cap's bands material 0 and the
-/// top cap's material 1, as Max numbers them. Slices are refused (not in the
-/// corpus, topology not implemented).
+/// top cap's material 1, as Max numbers them. Slices: see
+/// [`sliced_cylinder_mesh`].
 ///
 /// Mapping: U runs around from +Y (U = ¾ on +X), V = z/height (0 and 1 on all
 /// cap rings); each segment keeps the U of its end vertex, so the segment across
@@ -563,7 +563,7 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, String> {
     let rings = hs - 1 + 2 * caps;
     check_quads(n * (rings + 1))?;
     if p.int_or(6 + o, 0) != 0 {
-        return Err("sliced cylinders and cones are not supported yet".into());
+        return sliced_cylinder_mesh(p, o, (r1, r2, h), (hs, caps, n));
     }
     let smooth = p.flag(5 + o, true);
     // (radius, z, V) of every ring, bottom to top.
@@ -672,6 +672,165 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, String> {
             0,
             1,
             fan_edges,
+        );
+    }
+    let maps = if p.flag(9 + o, true) {
+        channel1(tv.list, tf)
+    } else {
+        Vec::new()
+    };
+    Ok(Mesh {
+        vertices: v,
+        faces,
+        maps,
+    })
+}
+
+/// A sliced cylinder or cone (see [`cylinder_mesh`] for the parameters), laid
+/// out as Max's builder does: each ring has `sides + 1` vertices from the slice's
+/// start to its end (slice to → slice from, anticlockwise), preceded by a centre
+/// vertex on the axis; the centres are spread evenly up the axis (ring i at
+/// height·i/(rings − 1)) so that the two cut faces form grids. Faces: the bottom
+/// fan (material 1), the bands — each with a first quad on the start cut
+/// (material 3, smoothing bit 1) and a last on the end cut (material 4, bit 2) — and the top fan (material 0). Mapping (unverified: no corpus file
+/// slices): U from each vertex's angle as for whole cylinders, centres at ½,
+/// V = z/height.
+fn sliced_cylinder_mesh(
+    p: &Params,
+    o: usize,
+    (r1, r2, h): (f64, f64, f64),
+    (hs, caps, n): (usize, usize, usize),
+) -> Result<Mesh, String> {
+    let smooth = p.flag(5 + o, true);
+    let (from, to) = (p.float(7 + o)?, p.float(8 + o)?);
+    if !(from.is_finite() && to.is_finite()) {
+        return Err("slice angles are not finite".into());
+    }
+    // The swept angle from `to` anticlockwise to `from`, in (0, 2π].
+    let tau = 2.0 * std::f64::consts::PI;
+    let mut total = (from - to).rem_euclid(tau);
+    if total == 0.0 {
+        total = tau;
+    }
+    let points = n + 1;
+    let mut delta = total / n as f64;
+    let start = if h < 0.0 { to + total } else { to };
+    if h < 0.0 {
+        delta = -delta;
+    }
+    let rings = hs - 1 + 2 * caps;
+    // (radius, z, V) of every ring, bottom to top.
+    let mut ring: Vec<(f64, f64, f64)> = Vec::with_capacity(rings);
+    ring.extend((0..caps).map(|i| (r1 * (i + 1) as f64 / caps as f64, 0.0, 0.0)));
+    ring.extend((1..hs).map(|i| {
+        let f = i as f64 / hs as f64;
+        (r1 * (1.0 - f) + r2 * f, h * f, f)
+    }));
+    ring.extend((0..caps).map(|i| (r2 * (1.0 - i as f64 / caps as f64), h, 1.0)));
+    let angle = |k: usize| start + delta * k as f64;
+    let mut v = Vec::with_capacity(rings * (points + 1));
+    for (i, &(r, z, _)) in ring.iter().enumerate() {
+        let centre = if rings > 1 {
+            h * i as f64 / (rings - 1) as f64
+        } else {
+            0.0
+        };
+        v.push(Vec3(0.0, 0.0, centre));
+        for k in 0..points {
+            let a = angle(k);
+            v.push(Vec3(r * a.cos(), r * a.sin(), z));
+        }
+    }
+    let row_len = points + 1;
+    let centre = |row: usize| (row * row_len) as u32;
+    let at = |row: usize, k: usize| (row * row_len + 1 + k) as u32;
+    let u_of = |k: usize| (0.75 + angle(k) / tau).rem_euclid(1.0);
+    // Corner (vertex, U) of ring `row`: k = None is the centre.
+    let uv = |row: usize, k: Option<usize>| {
+        let vv = if h == 0.0 {
+            0.0
+        } else {
+            v[centre(row) as usize].2 / h
+        };
+        match k {
+            Some(k) if ring[row].0 != 0.0 => (at(row, k), (u_of(k), ring[row].2)),
+            Some(k) => (at(row, k), (0.5, ring[row].2)),
+            None => (centre(row), (0.5, vv)),
+        }
+    };
+    let mut tv = TexVerts::default();
+    let mut faces = Vec::new();
+    let mut tf = Vec::new();
+    let mut tri = |c: [(u32, (f64, f64)); 3], material: u16, smoothing: u32, flags: u16| {
+        let us = c.map(|x| x.1 .0);
+        let seam = us.iter().cloned().fold(f64::MIN, f64::max)
+            - us.iter().cloned().fold(f64::MAX, f64::min)
+            > 0.5;
+        faces.push(Face {
+            v: c.map(|x| x.0),
+            smoothing,
+            material,
+            flags,
+        });
+        tf.push(c.map(|(_, (u, w))| tv.at(if seam && u > 0.5 { u - 1.0 } else { u }, w)));
+    };
+    let inner = u16::from(caps > 1);
+    for k in 0..n {
+        let flags = if k == 0 {
+            inner | 0b110
+        } else if k == n - 1 {
+            0b011
+        } else {
+            inner | 0b010 | (inner << 2)
+        };
+        tri(
+            [uv(0, None), uv(0, Some(k + 1)), uv(0, Some(k))],
+            1,
+            1,
+            flags,
+        );
+    }
+    for row in 0..rings - 1 {
+        let band = if row + 1 < caps {
+            (0, 1)
+        } else if row + 1 >= caps + hs {
+            (1, 1)
+        } else {
+            (2, if smooth { 0x08 } else { 0 })
+        };
+        // Quad kx: 0 is the start cut (centre → first vertex), n + 1 the end cut.
+        for kx in 0..=points {
+            let (corner_a, corner_d) = match kx {
+                0 => (None, Some(0)),
+                k if k == points => (Some(points - 1), None),
+                k => (Some(k - 1), Some(k)),
+            };
+            let (material, smoothing, cut) = match kx {
+                0 => (3, 1 << 1, true),
+                k if k == points => (4, 1 << 2, true),
+                _ => (band.0, band.1, false),
+            };
+            let (a, d) = (uv(row, corner_a), uv(row, corner_d));
+            let (b, c) = (uv(row + 1, corner_a), uv(row + 1, corner_d));
+            let side = u16::from(!cut);
+            tri([a, c, b], material, smoothing, (side << 1) | 0b100);
+            tri([a, d, c], material, smoothing, side | 0b010);
+        }
+    }
+    let last = rings - 1;
+    for k in 0..n {
+        let flags = if k == 0 {
+            0b011
+        } else if k == n - 1 {
+            inner | 0b110
+        } else {
+            inner | 0b010 | (inner << 2)
+        };
+        tri(
+            [uv(last, None), uv(last, Some(k)), uv(last, Some(k + 1))],
+            0,
+            1,
+            flags,
         );
     }
     let maps = if p.flag(9 + o, true) {
@@ -975,11 +1134,65 @@ mod tests {
                 .all(|f| (f.material == 2) == (f.smoothing == 0x08)));
             assert_eq!(m.maps[0].faces.len(), m.faces.len());
         }
-        // Sliced cones are refused, not approximated.
-        let mut p = vec![Value::Float(1.0), Value::Float(0.5), Value::Float(2.0)];
-        p.extend([Value::Int(1), Value::Int(1), Value::Int(8)]);
-        p.extend([Value::Bool(true), Value::Bool(true)]);
-        assert!(cylinder_mesh(&Params(p), true).is_err());
+    }
+
+    #[test]
+    fn sliced_cylinders_and_cones() {
+        // A cone sliced from 270° (from) to 30° (to): 240° swept anticlockwise
+        // from 30°, in 8 sides of 30°.
+        let (from, to) = (270f32.to_radians(), 30f32.to_radians());
+        for (height, caps) in [(20.0f32, 1usize), (20.0, 2), (-20.0, 1)] {
+            let p = Params(vec![
+                Value::Float(10.0),
+                Value::Float(5.0),
+                Value::Float(height),
+                Value::Int(4),
+                Value::Int(caps as i32),
+                Value::Int(8),
+                Value::Bool(true),
+                Value::Bool(true),
+                Value::Float(from),
+                Value::Float(to),
+                Value::Bool(true),
+            ]);
+            let m = cylinder_mesh(&p, true).expect("sliced cone");
+            let rings = 3 + 2 * caps;
+            // Max's counts: (sides + 2) vertices per ring (centre included);
+            // two fans of `sides` and (sides + 2) quads per band.
+            assert_eq!(
+                (m.vertices.len(), m.faces.len()),
+                (rings * 10, 2 * 8 + 2 * 10 * (rings - 1)),
+                "{height} {caps}"
+            );
+            assert!(closed(&m), "{height} {caps}");
+            assert!(signed_volume(&m) > 0.0, "{height} {caps}: inward");
+            // The rim's first and last vertices lie on the cut directions.
+            let (first, last) = if height > 0.0 { (to, from) } else { (from, to) };
+            let rim = &m.vertices[1 + 10 * (caps - 1)..];
+            let dir = |p: Vec3| p.1.atan2(p.0).rem_euclid(std::f64::consts::TAU);
+            assert!((dir(rim[0]) - f64::from(first)).abs() < 1e-6, "{height}");
+            assert!((dir(rim[8]) - f64::from(last)).abs() < 1e-6, "{height}");
+            // Every vertex lies inside the swept sector (or on the axis).
+            for p in &m.vertices {
+                if p.0.hypot(p.1) > 1e-9 {
+                    let a = (dir(*p) - f64::from(to)).rem_euclid(std::f64::consts::TAU);
+                    assert!(a <= f64::from(from - to) + 1e-6, "{p:?}");
+                }
+            }
+            // The cut faces are planar: on the plane of the axis and their edge.
+            for (material, angle) in [(3u16, first), (4, last)] {
+                let (s, c) = f64::from(angle).sin_cos();
+                let cut: Vec<&Face> = m.faces.iter().filter(|f| f.material == material).collect();
+                assert_eq!(cut.len(), 2 * (rings - 1));
+                for f in cut {
+                    for i in f.v {
+                        let p = m.vertices[i as usize];
+                        assert!((p.0 * s - p.1 * c).abs() < 1e-9, "{material}: {p:?}");
+                    }
+                }
+            }
+            assert_eq!(m.maps[0].faces.len(), m.faces.len());
+        }
     }
 
     #[test]
