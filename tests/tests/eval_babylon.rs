@@ -436,3 +436,144 @@ fn mesh_view_summarises_editable_meshes() {
     assert!(rdc.error.is_none() && !rdc.has_modifiers);
     assert!(meshes.iter().all(|m| m.error.is_none()), "{meshes:?}");
 }
+
+/// Triangle indices of a glTF primitive (u8, u16 or u32).
+fn indices(g: &Value, bin: &[u8], index: usize) -> Vec<usize> {
+    let acc = &g["accessors"][index];
+    let size = match acc["componentType"].as_u64() {
+        Some(5121) => 1,
+        Some(5123) => 2,
+        Some(5125) => 4,
+        other => panic!("index type {other:?}"),
+    };
+    let view = &g["bufferViews"][acc["bufferView"].as_u64().expect("view") as usize];
+    let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
+        + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
+    (0..acc["count"].as_u64().expect("count") as usize)
+        .map(|i| {
+            let b = &bin[start + i * size..start + (i + 1) * size];
+            b.iter()
+                .rev()
+                .fold(0usize, |n, &x| (n << 8) | usize::from(x))
+        })
+        .collect()
+}
+
+fn unit_normal(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> [f64; 3] {
+    let (u, v) = (
+        [0, 1, 2].map(|i| b[i] - a[i]),
+        [0, 1, 2].map(|i| c[i] - a[i]),
+    );
+    let n = [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ];
+    let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt().max(1e-300);
+    n.map(|x| x / l)
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// Smoothing groups of the parametric primitives against Babylon's normals:
+/// a triangle is flat-shaded when all its corner normals are its face normal.
+/// In Max that is a face sharing no smoothing group with a neighbour at an
+/// angle; the counts of flat triangles must agree per node.
+#[test]
+fn primitive_smoothing_groups_match_babylon_normals() {
+    let primitives = ["Box", "Sphere", "Cylinder", "Cone", "Pyramid", "Plane"];
+    let (mut nodes, mut flat_total) = (0, 0);
+    let mut failures = Vec::new();
+    for (model, gltf) in MODELS {
+        let corpus = corpus_dir();
+        let doc = Document::open(&corpus.join(format!("max/babylon/{model}.max"))).expect("max");
+        let typed = doc.typed();
+        let graph = typed.scene.as_ref().expect("scene");
+        let eval = SceneEval::new(&doc, graph);
+        let path = corpus.join("ref/babylon-gltf").join(gltf);
+        let g: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("gltf")).expect("json");
+        let uri = g["buffers"][0]["uri"].as_str().expect("external buffer");
+        let bin = std::fs::read(path.with_file_name(uri)).expect("bin");
+        for node in g["nodes"].as_array().into_iter().flatten() {
+            let (Some(name), Some(mi)) = (node["name"].as_str(), node["mesh"].as_u64()) else {
+                continue;
+            };
+            let Some((o, _)) = graph.nodes().find(|(_, n)| n.name == name) else {
+                continue;
+            };
+            let Some((stack, base)) = eval.modifier_stack(o.index) else {
+                continue;
+            };
+            let class = graph.objects[base].class.as_ref().map(|c| c.name.as_str());
+            if !stack.is_empty() || !class.is_some_and(|c| primitives.contains(&c)) {
+                continue;
+            }
+            let mesh = eval.mesh(o.index, 0).expect("primitive").expect("mesh");
+            // Ours: flat unless a neighbour sharing a group bit is at an angle.
+            let v: Vec<[f64; 3]> = mesh.vertices.iter().map(|p| p.to_array()).collect();
+            let normals: Vec<[f64; 3]> = mesh
+                .faces
+                .iter()
+                .map(|f| unit_normal(v[f.v[0] as usize], v[f.v[1] as usize], v[f.v[2] as usize]))
+                .collect();
+            let mut around = vec![Vec::new(); v.len()];
+            for (i, f) in mesh.faces.iter().enumerate() {
+                for k in f.v {
+                    around[k as usize].push(i);
+                }
+            }
+            let ours = mesh
+                .faces
+                .iter()
+                .enumerate()
+                .filter(|&(i, f)| {
+                    f.v.iter().all(|&k| {
+                        around[k as usize].iter().all(|&j| {
+                            mesh.faces[j].smoothing & f.smoothing == 0
+                                || dot(normals[i], normals[j]) > 0.9999
+                        })
+                    })
+                })
+                .count();
+            // Theirs: corner normals equal to the face normal.
+            let mut theirs = 0;
+            for prim in g["meshes"][mi as usize]["primitives"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                let at = |k: &str| prim["attributes"][k].as_u64().expect(k) as usize;
+                let pos = accessor(&g, &bin, at("POSITION"));
+                let nrm = accessor(&g, &bin, at("NORMAL"));
+                let idx = indices(
+                    &g,
+                    &bin,
+                    prim["indices"].as_u64().expect("indices") as usize,
+                );
+                let p3 = |i: usize| [pos[i][0], pos[i][1], pos[i][2]];
+                theirs += idx
+                    .chunks_exact(3)
+                    .filter(|t| {
+                        let n = unit_normal(p3(t[0]), p3(t[1]), p3(t[2]));
+                        t.iter()
+                            .all(|&i| dot(n, [nrm[i][0], nrm[i][1], nrm[i][2]]).abs() > 0.9999)
+                    })
+                    .count();
+            }
+            nodes += 1;
+            flat_total += ours;
+            if ours != theirs {
+                failures.push(format!(
+                    "{model}/{name} ({}): {ours} flat faces, glTF {theirs} flat triangles",
+                    class.unwrap_or_default()
+                ));
+            }
+        }
+    }
+    eprintln!("babylon primitive smoothing: {nodes} nodes, {flat_total} flat faces");
+    assert!(nodes >= 20, "only {nodes} primitive nodes");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
