@@ -403,8 +403,7 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, String> {
 /// fan, the bands (each quad split (a, b, c), (a, c, d) with the shared edge
 /// hidden), the bottom fan; material id 1 and smoothing group 1 when smooth,
 /// except a hemisphere's flat cap (material 0, group 2). Base to pivot lifts
-/// the cut (or the south pole) to z = 0. Slices are refused (no corpus file
-/// uses them, and their topology is not implemented).
+/// the cut (or the south pole) to z = 0. Slices: see [`sliced_sphere_mesh`].
 ///
 /// Mapping: (rows + 2) rows of segments + 1 texture vertices, U = k/segments
 /// around from +Y, V = 1 − 2·row/segments (linear in the row index whatever the
@@ -417,7 +416,7 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
         return Err(format!("sphere with {segs} segments"));
     }
     if p.int_or(7, 0) != 0 {
-        return Err("sliced spheres are not supported yet".into());
+        return sliced_sphere_mesh(p, r, segs);
     }
     let smoothing = |group: u32| if p.int_or(2, 1) != 0 { group } else { 0 };
     let hemi = p.float_or(3, 0.0);
@@ -516,6 +515,177 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
                     (1.0 - 2.0 * row as f64 / segs as f64) as f32,
                     0.0,
                 ]);
+            }
+        }
+        channel1(tv, tf)
+    } else {
+        Vec::new()
+    };
+    Ok(Mesh {
+        vertices: v,
+        faces,
+        maps,
+    })
+}
+
+/// A sliced sphere (see [`sphere_mesh`] for the parameters; slice from 8, slice
+/// to 9), as Max builds it: each ring holds `segments + 1` vertices from the
+/// slice's start (slice to, measured from +Y) to its end, then a centre vertex
+/// on the axis at the ring's height — except a hemisphere's last ring, whose
+/// centre is the cut's centre. Fans and bands run around the ring and its
+/// centre: the triangles or quads from the last ring vertex to the centre are
+/// the end cut (material 2, smoothing bit 2), those from the centre back to the
+/// first vertex the start cut (material 3, bit 3). Mapping follows Max's table:
+/// per row, U over the swept fraction for the ring vertices, then three extra
+/// texture vertices (U = 1, 0, 1) for the cut faces.
+fn sliced_sphere_mesh(p: &Params, r: f64, segs: usize) -> Result<Mesh, String> {
+    let tau = 2.0 * std::f64::consts::PI;
+    let smoothing = |group: u32| if p.int_or(2, 1) != 0 { group } else { 0 };
+    let (from, to) = (p.float(8)?, p.float(9)?);
+    if !(from.is_finite() && to.is_finite()) {
+        return Err("slice angles are not finite".into());
+    }
+    let mut total = (from - to).rem_euclid(tau);
+    if total == 0.0 {
+        total = tau;
+    }
+    let start = std::f64::consts::FRAC_PI_2 + to;
+    let step = total / segs as f64;
+    let hemi = p.float_or(3, 0.0);
+    let whole = hemi < 0.00001;
+    let cut = std::f64::consts::PI * (1.0 - hemi.clamp(0.0, 0.9999));
+    let squash = p.int_or(4, 0) != 0;
+    let base = tau / segs as f64;
+    let delta = if !whole && squash {
+        2.0 * cut / (segs - 2) as f64
+    } else {
+        base
+    };
+    let rows = if whole || squash {
+        segs / 2 - 1
+    } else {
+        (cut as f32 / delta as f32) as usize + 1
+    };
+    check_quads(rows * (segs + 2))?;
+    let bottom_z = if whole { -r } else { cut.cos() * r };
+    let lift = if p.int_or(5, 0) != 0 { -bottom_z } else { 0.0 };
+    // Vertices per ring with its centre.
+    let row = segs + 2;
+    let mut v = vec![Vec3(0.0, 0.0, r + lift)];
+    for ring in 1..=rows {
+        let alt = if !whole && ring == rows {
+            cut
+        } else {
+            delta * ring as f64
+        };
+        let (z, ring_r) = (alt.cos() * r, alt.sin() * r);
+        for k in 0..=segs {
+            let a = start + step * k as f64;
+            v.push(Vec3(a.cos() * ring_r, a.sin() * ring_r, z + lift));
+        }
+        if whole || ring < rows {
+            v.push(Vec3(0.0, 0.0, z + lift));
+        }
+    }
+    let last = v.len() as u32;
+    v.push(Vec3(0.0, 0.0, bottom_z + lift));
+    let mut faces = Vec::new();
+    let mut face = |v: [u32; 3], material: u16, smoothing: u32, flags: u16| {
+        faces.push(Face {
+            v,
+            smoothing,
+            material,
+            flags,
+        })
+    };
+    // Material and smoothing of position k around a ring (row − 2: end cut,
+    // row − 1: start cut).
+    let kind = |k: usize, plain: (u16, u32)| {
+        if k == row - 2 {
+            (2, smoothing(4))
+        } else if k == row - 1 {
+            (3, smoothing(8))
+        } else {
+            plain
+        }
+    };
+    let sphere = (1, smoothing(1));
+    for ix in 1..=row {
+        let nc = if ix == row { 1 } else { ix + 1 };
+        let (m, s) = kind(ix - 1, sphere);
+        face([0, ix as u32, nc as u32], m, s, ALL_EDGES);
+    }
+    for ring in 1..rows {
+        let jx = (ring - 1) * row + 1;
+        for kx in 0..row {
+            let na = jx + kx;
+            let nb = na + row;
+            let nc = if kx == row - 1 { jx + row } else { nb + 1 };
+            let nd = if kx == row - 1 { jx } else { na + 1 };
+            let (m, s) = kind(kx, sphere);
+            let [na, nb, nc, nd] = [na, nb, nc, nd].map(|x| x as u32);
+            face([na, nb, nc], m, s, 0b011);
+            face([na, nc, nd], m, s, 0b110);
+        }
+    }
+    let jx = (rows - 1) * row + 1;
+    let bottom = if whole { row } else { row - 2 };
+    for ix in 0..bottom {
+        let nc = ix + jx;
+        let nb = if whole && ix == bottom - 1 {
+            jx
+        } else {
+            nc + 1
+        };
+        let (m, s) = if whole {
+            kind(ix, sphere)
+        } else {
+            (0, smoothing(2))
+        };
+        face([last, nb as u32, nc as u32], m, s, ALL_EDGES);
+    }
+    let maps = if p.flag(6, true) {
+        // Per row: segs + 1 ring texture vertices, then U = 1, 0, 1.
+        let t1 = segs + 4;
+        let mut tv = Vec::with_capacity((rows + 2) * t1);
+        for r in 0..rows + 2 {
+            let vv = (1.0 - 2.0 * r as f64 / segs as f64) as f32;
+            for k in 0..=segs {
+                tv.push([(step * k as f64 / tau) as f32, vv, 0.0]);
+            }
+            for u in [1.0, 0.0, 1.0] {
+                tv.push([u, vv, 0.0]);
+            }
+        }
+        let mut tf: Vec<[u32; 3]> = Vec::with_capacity(faces.len());
+        let mut add = |a: usize, b: usize, c: usize| tf.push([a, b, c].map(|x| x as u32));
+        for ix in 0..segs {
+            add(ix, ix + t1, ix + t1 + 1);
+        }
+        // The two cut faces of the top fan share the row's U = 0 vertex.
+        for ix in [segs + 1, segs + 2] {
+            add(segs + 2, ix + t1, ix + t1 + 1);
+        }
+        for r in 1..rows {
+            let mut cpt = r * t1;
+            for kx in 0..row {
+                if kx == segs {
+                    cpt += 1;
+                }
+                let na = cpt + kx;
+                add(na, na + t1, na + t1 + 1);
+                add(na, na + t1 + 1, na + 1);
+            }
+        }
+        let lastv = rows * t1;
+        for j1 in lastv..lastv + segs {
+            add(j1 + t1, j1 + 1, j1);
+        }
+        if whole {
+            let first = lastv + segs + 1;
+            let centre = first + t1 + 1;
+            for j1 in [first, first + 1] {
+                add(centre, j1 + 1, j1);
             }
         }
         channel1(tv, tf)
@@ -1072,11 +1242,6 @@ mod tests {
         // A whole sphere rests on its south pole.
         let whole = sphere(16, 0.0, false, true);
         assert!(whole.vertices.iter().all(|&p| on_sphere(p, 10.0)));
-        // Slices are refused, not approximated.
-        let mut p = vec![Value::Float(1.0), Value::Int(16), Value::Bool(true)];
-        p.extend([Value::Float(0.0), Value::Int(0), Value::Bool(false)]);
-        p.extend([Value::Bool(true), Value::Bool(true)]);
-        assert!(sphere_mesh(&Params(p)).is_err());
     }
 
     /// Cone parameters: radii 10 and `r2`, `height`, 4 height segments, `caps`
@@ -1192,6 +1357,68 @@ mod tests {
                 }
             }
             assert_eq!(m.maps[0].faces.len(), m.faces.len());
+        }
+    }
+
+    #[test]
+    fn sliced_spheres() {
+        // 12 segments sliced from 200° (from) to 20° (to): 180° swept from +Y + 20°.
+        let (from, to) = (200f32.to_radians(), 20f32.to_radians());
+        for hemi in [0.0f32, 0.3] {
+            let p = Params(vec![
+                Value::Float(10.0),
+                Value::Int(12),
+                Value::Bool(true),
+                Value::Float(hemi),
+                Value::Int(0),
+                Value::Bool(false),
+                Value::Bool(true),
+                Value::Bool(true),
+                Value::Float(from),
+                Value::Float(to),
+            ]);
+            let m = sphere_mesh(&p).expect("sliced sphere");
+            // Max's counts: rows × (segs + 2) + 2 vertices and 2·rows·(segs + 2)
+            // faces, one vertex and two faces fewer for a hemisphere.
+            // 12 segments: 5 rings; cutting 30% off at 0.7π still needs 5.
+            let rows = 5;
+            let less = usize::from(hemi != 0.0);
+            assert_eq!(
+                (m.vertices.len(), m.faces.len()),
+                (rows * 14 + 2 - less, 2 * rows * 14 - 2 * less),
+                "{hemi}"
+            );
+            assert!(closed(&m), "{hemi}");
+            assert!(signed_volume(&m) > 0.0, "{hemi}: inward");
+            let start = std::f64::consts::FRAC_PI_2 + f64::from(to);
+            let sweep = f64::from(from) - f64::from(to);
+            for q in &m.vertices {
+                let r = q.0.hypot(q.1);
+                if r > 1e-9 {
+                    assert!(on_sphere(*q, 0.0), "{q:?}");
+                    let a = (q.1.atan2(q.0) - start).rem_euclid(std::f64::consts::TAU);
+                    assert!(a <= sweep + 1e-6, "{hemi}: {q:?} outside the slice");
+                }
+            }
+            // The cut faces lie on the planes of the axis and the cut directions.
+            for (material, angle) in [(2u16, start + sweep), (3, start)] {
+                let (s, c) = angle.sin_cos();
+                let cut: Vec<&Face> = m.faces.iter().filter(|f| f.material == material).collect();
+                assert!(!cut.is_empty());
+                for f in cut {
+                    for i in f.v {
+                        let q = m.vertices[i as usize];
+                        assert!((q.0 * s - q.1 * c).abs() < 1e-9, "{material}: {q:?}");
+                    }
+                }
+            }
+            let map = &m.maps[0];
+            assert_eq!(map.faces.len(), m.faces.len());
+            assert!(map
+                .faces
+                .iter()
+                .flatten()
+                .all(|&i| (i as usize) < map.vertices.len()));
         }
     }
 
