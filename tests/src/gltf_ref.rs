@@ -219,9 +219,15 @@ impl Gltf {
 /// them to look down glTF's −Z, so their rotation (and that of their children) is
 /// not Max's. Their positions must still match.
 pub fn reoriented(graph: &maxfs_scene::graph::SceneGraph, node: usize) -> bool {
+    reoriented_ancestor(graph, node).is_some()
+}
+
+/// The nearest of `node` and its ancestors whose object is a camera or a light
+/// (see [`reoriented`]); its descendants keep their Max transforms relative to it.
+pub fn reoriented_ancestor(graph: &maxfs_scene::graph::SceneGraph, node: usize) -> Option<usize> {
     let mut cur = Some(node);
     for _ in 0..64 {
-        let Some(n) = cur else { return false };
+        let n = cur?;
         let obj = graph.objects[n]
             .references
             .iter()
@@ -231,7 +237,7 @@ pub fn reoriented(graph: &maxfs_scene::graph::SceneGraph, node: usize) -> bool {
             .and_then(|o| o.class.as_ref())
             .is_some_and(|c| c.super_class == 0x20 || c.super_class == 0x30)
         {
-            return true;
+            return Some(n);
         }
         cur = graph.objects[n]
             .node
@@ -239,7 +245,7 @@ pub fn reoriented(graph: &maxfs_scene::graph::SceneGraph, node: usize) -> bool {
             .and_then(|i| i.parent)
             .map(|p| p as usize);
     }
-    false
+    None
 }
 
 /// The Babylon models whose glTF holds one animation clip over Max's timeline

@@ -4,10 +4,13 @@
 //! (x, y, z) is the glTF point (x, z, −y). A Max row-vector world matrix M (3×3
 //! part) and translation t become A·Mᵀ·Aᵀ and A·t with A that mapping.
 
+use maxfs_scene::eval::transform::invert;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
-use maxfs_tests::gltf_ref::{accessor, gltf_worlds, local, reoriented, M4, MODELS, SINGLE_CLIP};
+use maxfs_tests::gltf_ref::{
+    accessor, gltf_worlds, local, reoriented, reoriented_ancestor, M4, MODELS, SINGLE_CLIP,
+};
 use serde_json::Value;
 
 /// A Max row-vector matrix converted to glTF axes, as a row-major column-vector 4×4.
@@ -220,12 +223,80 @@ fn animation_samples_match_babylon_gltf() {
     );
 }
 
-/// Editable Mesh vertices (base object, no modifier stack) in world space against
-/// the glTF mesh positions: same triangle count, same positions as sets.
+/// glTF mesh nodes this comparison does not check, with the reason. Anything
+/// else that fails to evaluate or differs is a failure.
+const NOT_COMPARED: &[(&str, &str, &str)] = &[
+    ("RiggedElf", "elf", DEFORM),
+    ("RiggedFigure", "Proxy", DEFORM),
+    ("AnimatedMorphCube", "Box001", DEFORM),
+    ("AnimatedMorphCube", "Box004", DEFORM),
+];
+const DEFORM: &str = "Skin/Morpher deformation: compared in eval_deform.rs";
+
+/// World-space positions of a glTF mesh (all primitives) and its triangle count.
+fn gltf_mesh(g: &Value, bin: &[u8], mesh: usize, world: &M4) -> (Vec<[f64; 3]>, usize) {
+    let mut positions = Vec::new();
+    let mut triangles = 0;
+    for prim in g["meshes"][mesh]["primitives"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let pos = accessor(
+            g,
+            bin,
+            prim["attributes"]["POSITION"].as_u64().expect("pos") as usize,
+        );
+        positions.extend(pos.iter().map(|p| {
+            [0, 1, 2]
+                .map(|i| world[i][0] * p[0] + world[i][1] * p[1] + world[i][2] * p[2] + world[i][3])
+        }));
+        triangles += g["accessors"][prim["indices"].as_u64().expect("indices") as usize]["count"]
+            .as_u64()
+            .unwrap_or(0) as usize
+            / 3;
+    }
+    (positions, triangles)
+}
+
+/// Points of `a` with no point of `b` within `tol` on every axis (a grid of
+/// `tol`-sized cells keeps this linear).
+fn unmatched(a: &[[f64; 3]], b: &[[f64; 3]], tol: f64) -> usize {
+    use std::collections::HashMap;
+    let cell = |p: &[f64; 3]| p.map(|x| (x / tol).floor() as i64);
+    let mut grid: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
+    for (i, p) in b.iter().enumerate() {
+        grid.entry(cell(p)).or_default().push(i);
+    }
+    a.iter()
+        .filter(|p| {
+            let c = cell(p);
+            let mut found = false;
+            for dx in -1..=1 {
+                for dy in -1..=1 {
+                    for dz in -1..=1 {
+                        let key = [c[0] + dx, c[1] + dy, c[2] + dz];
+                        found |= grid.get(&key).is_some_and(|l| {
+                            l.iter()
+                                .any(|&j| (0..3).all(|k| (p[k] - b[j][k]).abs() <= tol))
+                        });
+                    }
+                }
+            }
+            !found
+        })
+        .count()
+}
+
+/// Every glTF mesh node against our evaluated mesh — the whole modifier stack at
+/// time 0, placed by the object TM — in world space: equal triangle counts and
+/// equal position sets within 1e-4 of the mesh's extent (at least 1). Babylon
+/// splits vertices by normal and UV, so only the sets are compared.
 #[test]
-fn editable_mesh_vertices_match_babylon_gltf() {
-    let mut meshes = 0;
+fn evaluated_meshes_match_babylon_gltf() {
+    let (mut nodes, mut vertices, mut relative) = (0, 0, 0);
     let mut failures = Vec::new();
+    let mut skipped = Vec::new();
     for (model, gltf) in MODELS {
         let corpus = corpus_dir();
         let doc = Document::open(&corpus.join(format!("max/babylon/{model}.max"))).expect("max");
@@ -235,87 +306,48 @@ fn editable_mesh_vertices_match_babylon_gltf() {
         let path = corpus.join("ref/babylon-gltf").join(gltf);
         let g: Value =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("gltf")).expect("json");
-        let Some(uri) = g["buffers"][0]["uri"].as_str() else {
-            continue;
-        };
+        let uri = g["buffers"][0]["uri"].as_str().expect("external buffer");
         let bin = std::fs::read(path.with_file_name(uri)).expect("bin");
         let worlds = gltf_worlds(&g);
         for node in g["nodes"].as_array().into_iter().flatten() {
             let (Some(name), Some(mi)) = (node["name"].as_str(), node["mesh"].as_u64()) else {
                 continue;
             };
-            let Some((o, _)) = graph.nodes().find(|(_, n)| n.name == name) else {
-                continue;
-            };
-            // Only plain Editable Mesh objects: modifiers change what the exporter saw.
-            let Some(obj) = graph.objects[o.index]
-                .references
+            let reason = NOT_COMPARED
                 .iter()
-                .find(|r| r.slot == 1)
-            else {
+                .find(|(m, n, _)| m == model && *n == name)
+                .map(|e| e.2);
+            let Some((o, _)) = graph.nodes().find(|(_, n)| n.name == name) else {
+                failures.push(format!("{model}/{name}: no Max node"));
                 continue;
             };
-            let direct = graph
-                .objects
-                .get(obj.target as usize)
-                .and_then(|x| x.class.as_ref())
-                .is_some_and(|c| {
-                    ["Editable Mesh", "Editable Poly", "Box", "Plane", "Sphere"]
-                        .contains(&c.name.as_str())
-                });
-            if !direct {
-                continue;
-            }
-            let mesh = match eval.base_mesh(o.index).expect("editable mesh") {
-                Ok(m) => m,
-                Err(e) => {
-                    failures.push(format!("{model}/{name}: {e}"));
+            let mesh = match eval.mesh(o.index, 0) {
+                Some(Ok(m)) => m,
+                other => {
+                    let why = match other {
+                        Some(Err(e)) => e,
+                        _ => "not a mesh object".into(),
+                    };
+                    match reason {
+                        Some(r) => skipped.push(format!("{model}/{name}: {r} ({why})")),
+                        None => failures.push(format!("{model}/{name}: {why}")),
+                    }
                     continue;
                 }
             };
-            let otm = eval.object_tm(o.index, 0);
-            let gw = worlds[name];
-            let mut theirs = Vec::new();
-            let mut triangles = 0;
-            for prim in g["meshes"][mi as usize]["primitives"]
-                .as_array()
-                .into_iter()
-                .flatten()
-            {
-                let pos = accessor(
-                    &g,
-                    &bin,
-                    prim["attributes"]["POSITION"].as_u64().expect("pos") as usize,
-                );
-                for p in pos {
-                    theirs.push(
-                        [0, 1, 2].map(|i| {
-                            gw[i][0] * p[0] + gw[i][1] * p[1] + gw[i][2] * p[2] + gw[i][3]
-                        }),
-                    );
-                }
-                triangles += g["accessors"][prim["indices"].as_u64().expect("indices") as usize]
-                    ["count"]
-                    .as_u64()
-                    .unwrap_or(0)
-                    / 3;
-            }
-            meshes += 1;
+            let (theirs, triangles) = gltf_mesh(&g, &bin, mi as usize, &worlds[name]);
             // The exporter writes a double-sided material's back faces as extra triangles.
             let factor = if *model == "DoubleSidedMaterial" {
                 2
             } else {
                 1
             };
-            if triangles as usize != factor * mesh.faces.len() {
-                failures.push(format!(
-                    "{model}/{name}: {} faces, glTF {triangles} triangles",
-                    mesh.faces.len()
-                ));
-            }
-            let extent = theirs.iter().flatten().fold(1.0f64, |m, v| m.max(v.abs()));
-            let tol = 1e-4 * extent;
-            let ours: Vec<[f64; 3]> = mesh
+            // Below a camera or light, Babylon replaces the light's rotation and
+            // either compensates in the children (LightOrientation) or keeps their
+            // Max local transforms (AnimatedMeshCameraLight). The second case is
+            // compared relative to that node, put where the glTF has it.
+            let otm = eval.object_tm(o.index, 0);
+            let world: Vec<[f64; 3]> = mesh
                 .vertices
                 .iter()
                 .map(|v| {
@@ -323,15 +355,57 @@ fn editable_mesh_vertices_match_babylon_gltf() {
                     [w.0, w.2, -w.1]
                 })
                 .collect();
-            let near = |a: &[f64; 3], set: &[[f64; 3]]| {
-                set.iter()
-                    .any(|b| (0..3).all(|i| (a[i] - b[i]).abs() <= tol))
-            };
-            let unmatched_ours = ours.iter().filter(|a| !near(a, &theirs)).count();
-            let unmatched_theirs = theirs.iter().filter(|b| !near(b, &ours)).count();
-            if unmatched_ours + unmatched_theirs > 0 {
+            let anchored = reoriented_ancestor(graph, o.index).and_then(|a| {
+                let name = &graph.objects[a].node.as_ref()?.name;
+                let (inv, gw) = (invert(&eval.world_tm(a, 0)), worlds.get(name)?);
+                Some(
+                    mesh.vertices
+                        .iter()
+                        .map(|v| {
+                            let r = inv.transform_point(otm.transform_point(*v));
+                            let p = [r.0, r.2, -r.1];
+                            [0, 1, 2].map(|i| {
+                                gw[i][0] * p[0] + gw[i][1] * p[1] + gw[i][2] * p[2] + gw[i][3]
+                            })
+                        })
+                        .collect::<Vec<_>>(),
+                )
+            });
+            let extent = theirs.iter().flatten().fold(1.0f64, |m, v| m.max(v.abs()));
+            let tol = 1e-4 * extent;
+            let count =
+                |ours: &[[f64; 3]]| (unmatched(ours, &theirs, tol), unmatched(&theirs, ours, tol));
+            let (mut uo, mut ut) = count(&world);
+            if let (Some(a), true) = (&anchored, uo + ut > 0) {
+                let (ao, at) = count(a);
+                if ao + at == 0 {
+                    (uo, ut) = (0, 0);
+                    relative += 1;
+                }
+            }
+            let ours = world;
+            let faces_ok = triangles == factor * mesh.faces.len();
+            let ok = faces_ok && uo + ut == 0;
+            if let (Some(r), false) = (reason, ok) {
+                skipped.push(format!("{model}/{name}: {r} (differs)"));
+                continue;
+            }
+            if let Some(r) = reason {
                 failures.push(format!(
-                    "{model}/{name}: {unmatched_ours} of {} vertices unmatched, {unmatched_theirs} of {} glTF positions unmatched",
+                    "{model}/{name}: listed as not compared ({r}) but matches"
+                ));
+            }
+            nodes += 1;
+            vertices += ours.len();
+            if !faces_ok {
+                failures.push(format!(
+                    "{model}/{name}: {} faces, glTF {triangles} triangles",
+                    mesh.faces.len()
+                ));
+            }
+            if uo + ut > 0 {
+                failures.push(format!(
+                    "{model}/{name}: {uo} of {} vertices unmatched, {ut} of {} glTF positions unmatched",
                     ours.len(),
                     theirs.len()
                 ));
@@ -339,9 +413,12 @@ fn editable_mesh_vertices_match_babylon_gltf() {
         }
     }
     eprintln!(
-        "babylon meshes: {meshes} Editable Mesh / Poly / Box / Plane / Sphere nodes compared"
+        "babylon meshes: {nodes} nodes ({relative} placed below their light), {vertices} vertices compared; not compared:"
     );
-    assert!(meshes > 10, "only {meshes} meshes compared");
+    for s in &skipped {
+        eprintln!("  {s}");
+    }
+    assert!(nodes > 80, "only {nodes} meshes compared");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -358,4 +435,145 @@ fn mesh_view_summarises_editable_meshes() {
     assert_eq!(rdc.map_channels, [1]);
     assert!(rdc.error.is_none() && !rdc.has_modifiers);
     assert!(meshes.iter().all(|m| m.error.is_none()), "{meshes:?}");
+}
+
+/// Triangle indices of a glTF primitive (u8, u16 or u32).
+fn indices(g: &Value, bin: &[u8], index: usize) -> Vec<usize> {
+    let acc = &g["accessors"][index];
+    let size = match acc["componentType"].as_u64() {
+        Some(5121) => 1,
+        Some(5123) => 2,
+        Some(5125) => 4,
+        other => panic!("index type {other:?}"),
+    };
+    let view = &g["bufferViews"][acc["bufferView"].as_u64().expect("view") as usize];
+    let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
+        + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
+    (0..acc["count"].as_u64().expect("count") as usize)
+        .map(|i| {
+            let b = &bin[start + i * size..start + (i + 1) * size];
+            b.iter()
+                .rev()
+                .fold(0usize, |n, &x| (n << 8) | usize::from(x))
+        })
+        .collect()
+}
+
+fn unit_normal(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> [f64; 3] {
+    let (u, v) = (
+        [0, 1, 2].map(|i| b[i] - a[i]),
+        [0, 1, 2].map(|i| c[i] - a[i]),
+    );
+    let n = [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ];
+    let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt().max(1e-300);
+    n.map(|x| x / l)
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// Smoothing groups of the parametric primitives against Babylon's normals:
+/// a triangle is flat-shaded when all its corner normals are its face normal.
+/// In Max that is a face sharing no smoothing group with a neighbour at an
+/// angle; the counts of flat triangles must agree per node.
+#[test]
+fn primitive_smoothing_groups_match_babylon_normals() {
+    let primitives = ["Box", "Sphere", "Cylinder", "Cone", "Pyramid", "Plane"];
+    let (mut nodes, mut flat_total) = (0, 0);
+    let mut failures = Vec::new();
+    for (model, gltf) in MODELS {
+        let corpus = corpus_dir();
+        let doc = Document::open(&corpus.join(format!("max/babylon/{model}.max"))).expect("max");
+        let typed = doc.typed();
+        let graph = typed.scene.as_ref().expect("scene");
+        let eval = SceneEval::new(&doc, graph);
+        let path = corpus.join("ref/babylon-gltf").join(gltf);
+        let g: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("gltf")).expect("json");
+        let uri = g["buffers"][0]["uri"].as_str().expect("external buffer");
+        let bin = std::fs::read(path.with_file_name(uri)).expect("bin");
+        for node in g["nodes"].as_array().into_iter().flatten() {
+            let (Some(name), Some(mi)) = (node["name"].as_str(), node["mesh"].as_u64()) else {
+                continue;
+            };
+            let Some((o, _)) = graph.nodes().find(|(_, n)| n.name == name) else {
+                continue;
+            };
+            let Some((stack, base)) = eval.modifier_stack(o.index) else {
+                continue;
+            };
+            let class = graph.objects[base].class.as_ref().map(|c| c.name.as_str());
+            if !stack.is_empty() || !class.is_some_and(|c| primitives.contains(&c)) {
+                continue;
+            }
+            let mesh = eval.mesh(o.index, 0).expect("primitive").expect("mesh");
+            // Ours: flat unless a neighbour sharing a group bit is at an angle.
+            let v: Vec<[f64; 3]> = mesh.vertices.iter().map(|p| p.to_array()).collect();
+            let normals: Vec<[f64; 3]> = mesh
+                .faces
+                .iter()
+                .map(|f| unit_normal(v[f.v[0] as usize], v[f.v[1] as usize], v[f.v[2] as usize]))
+                .collect();
+            let mut around = vec![Vec::new(); v.len()];
+            for (i, f) in mesh.faces.iter().enumerate() {
+                for k in f.v {
+                    around[k as usize].push(i);
+                }
+            }
+            let ours = mesh
+                .faces
+                .iter()
+                .enumerate()
+                .filter(|&(i, f)| {
+                    f.v.iter().all(|&k| {
+                        around[k as usize].iter().all(|&j| {
+                            mesh.faces[j].smoothing & f.smoothing == 0
+                                || dot(normals[i], normals[j]) > 0.9999
+                        })
+                    })
+                })
+                .count();
+            // Theirs: corner normals equal to the face normal.
+            let mut theirs = 0;
+            for prim in g["meshes"][mi as usize]["primitives"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                let at = |k: &str| prim["attributes"][k].as_u64().expect(k) as usize;
+                let pos = accessor(&g, &bin, at("POSITION"));
+                let nrm = accessor(&g, &bin, at("NORMAL"));
+                let idx = indices(
+                    &g,
+                    &bin,
+                    prim["indices"].as_u64().expect("indices") as usize,
+                );
+                let p3 = |i: usize| [pos[i][0], pos[i][1], pos[i][2]];
+                theirs += idx
+                    .chunks_exact(3)
+                    .filter(|t| {
+                        let n = unit_normal(p3(t[0]), p3(t[1]), p3(t[2]));
+                        t.iter()
+                            .all(|&i| dot(n, [nrm[i][0], nrm[i][1], nrm[i][2]]).abs() > 0.9999)
+                    })
+                    .count();
+            }
+            nodes += 1;
+            flat_total += ours;
+            if ours != theirs {
+                failures.push(format!(
+                    "{model}/{name} ({}): {ours} flat faces, glTF {theirs} flat triangles",
+                    class.unwrap_or_default()
+                ));
+            }
+        }
+    }
+    eprintln!("babylon primitive smoothing: {nodes} nodes, {flat_total} flat faces");
+    assert!(nodes >= 20, "only {nodes} primitive nodes");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -44,6 +44,11 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
     let ik = gaps("ik/ikPoping.max");
     assert!(has(&ik, "transform controller", "IKChainControl", "ikGoal"));
     assert!(has(&ik, "transform controller", "IKControl", "firstBone"));
+    // Bone objects build their mesh (tests/eval_bone.rs).
+    assert!(!ik.iter().any(|g| g.role == "object" && g.class == "Bone"));
+    assert!(!rabbit
+        .iter()
+        .any(|g| g.role == "object" && g.class == "Bone"));
 
     let cat = gaps("cat/LD33_Character.max");
     assert!(has(

@@ -6,6 +6,7 @@
 
 use crate::typed::ClassId;
 
+use super::bone_object::BONE_OBJECT;
 use super::math::Vec3;
 use super::mesh::{Face, MapChannel, Mesh};
 use super::pblock::{self, Value};
@@ -36,6 +37,12 @@ fn check_quads(n: usize) -> Result<(), String> {
 pub struct Params(Vec<Value>);
 
 impl Params {
+    /// Parameters from values by index (tests build them without a file).
+    #[cfg(test)]
+    pub(super) fn from_values(v: Vec<Value>) -> Params {
+        Params(v)
+    }
+
     pub fn float(&self, i: usize) -> Result<f64, String> {
         match self.0.get(i) {
             Some(Value::Float(f)) => Ok(f64::from(*f)),
@@ -133,9 +140,9 @@ impl Params {
     }
 }
 
-/// Whether `class` is a primitive this module rebuilds.
+/// Whether `class` is a primitive this module rebuilds (the Bone object included).
 pub fn is_primitive(class: ClassId) -> bool {
-    [BOX, PLANE, SPHERE, CYLINDER, CONE, PYRAMID].contains(&class)
+    [BOX, PLANE, SPHERE, CYLINDER, CONE, PYRAMID, BONE_OBJECT].contains(&class)
 }
 
 /// The mesh of a parametric primitive class (see [`is_primitive`]).
@@ -147,6 +154,7 @@ pub fn build(class: ClassId, p: &Params) -> Result<Mesh, String> {
         c if c == CYLINDER => cylinder_mesh(p, false),
         c if c == CONE => cylinder_mesh(p, true),
         c if c == PYRAMID => pyramid_mesh(p),
+        c if c == BONE_OBJECT => super::bone_object::bone_mesh(p),
         c => Err(format!("class {c:?} is not a parametric primitive")),
     }
 }
@@ -392,60 +400,91 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, String> {
 }
 
 /// Sphere: radius (0), segments (1), smooth (2), hemisphere (3), squash (4), base
-/// to pivot (5), generate mapping coordinates (6), slice on (7). North pole, rings
-/// from the top starting on +Y and turning towards −X, south pole; one smoothing
-/// group when smooth, material id 1. Hemispheres and slices are refused (no
-/// corpus file uses them, and their topology is not verified).
+/// to pivot (5), generate mapping coordinates (6), slice on (7). Built as Max
+/// builds it: a north pole, `rows` rings from the top each starting on +Y and
+/// turning towards −X, then the south pole — or, for a hemisphere, the centre
+/// of the cut. Rings are 2π/segments apart in latitude (a squashed hemisphere
+/// spreads `segments/2 − 1` rings over the kept part instead); a hemisphere's
+/// last ring lies on the cut, (1 − hemisphere)·π from the pole. Faces: the top
+/// fan, the bands (each quad split (a, b, c), (a, c, d) with the shared edge
+/// hidden), the bottom fan; material id 1 and smoothing group 1 when smooth,
+/// except a hemisphere's flat cap (material 0, group 2). Base to pivot lifts
+/// the cut (or the south pole) to z = 0. Slices: see [`sliced_sphere_mesh`].
 ///
-/// Mapping: a (rows+1)×(segments+1) grid, U = k/segments around from +Y, V = 1 −
-/// ring/rows (linear in the ring index, not in latitude); the poles get one
-/// texture vertex per segment, the seam column is doubled at U = 0 and 1.
+/// Mapping: (rows + 2) rows of segments + 1 texture vertices, U = k/segments
+/// around from +Y, V = 1 − 2·row/segments (linear in the row index whatever the
+/// hemisphere or squash; Max lets the texture be cut with the sphere); the
+/// poles get one texture vertex per segment, the seam column is doubled.
 pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
     let r = p.float(0)?;
     let segs = p.segments(1)?;
     if segs < 4 {
         return Err(format!("sphere with {segs} segments"));
     }
-    if p.float_or(3, 0.0) != 0.0 {
-        return Err("hemisphere spheres are not supported yet".into());
-    }
     if p.int_or(7, 0) != 0 {
-        return Err("sliced spheres are not supported yet".into());
+        return sliced_sphere_mesh(p, r, segs);
     }
-    let smoothing = if p.int_or(2, 1) != 0 { 1 } else { 0 };
-    let z0 = if p.int_or(5, 0) != 0 { r } else { 0.0 };
-    let rows = segs / 2;
-    let mut v = vec![Vec3(0.0, 0.0, r + z0)];
-    for ring in 1..rows {
-        let th = std::f64::consts::PI * ring as f64 / rows as f64;
+    let smoothing = |group: u32| if p.int_or(2, 1) != 0 { group } else { 0 };
+    let hemi = p.float_or(3, 0.0);
+    let whole = hemi < 0.00001;
+    // The polar angle of the cut (π for a whole sphere).
+    let cut = std::f64::consts::PI * (1.0 - hemi.clamp(0.0, 0.9999));
+    let squash = p.int_or(4, 0) != 0;
+    let base = 2.0 * std::f64::consts::PI / segs as f64;
+    let delta = if !whole && squash {
+        2.0 * cut / (segs - 2) as f64
+    } else {
+        base
+    };
+    // Max counts the rings in single precision: when the cut falls exactly on a
+    // ring, that ring and the cut ring coincide.
+    let rows = if whole || squash {
+        segs / 2 - 1
+    } else {
+        (cut as f32 / delta as f32) as usize + 1
+    };
+    check_quads(rows * segs)?;
+    let bottom_z = if whole { -r } else { cut.cos() * r };
+    let lift = if p.int_or(5, 0) != 0 { -bottom_z } else { 0.0 };
+    let mut v = vec![Vec3(0.0, 0.0, r + lift)];
+    for ring in 1..=rows {
+        let alt = if !whole && ring == rows {
+            cut
+        } else {
+            delta * ring as f64
+        };
+        let (z, ring_r) = (alt.cos() * r, alt.sin() * r);
         for k in 0..segs {
-            let ph =
-                std::f64::consts::FRAC_PI_2 + 2.0 * std::f64::consts::PI * k as f64 / segs as f64;
-            v.push(Vec3(
-                r * th.sin() * ph.cos(),
-                r * th.sin() * ph.sin(),
-                r * th.cos() + z0,
-            ));
+            let a = std::f64::consts::FRAC_PI_2 + base * k as f64;
+            v.push(Vec3(a.cos() * ring_r, a.sin() * ring_r, z + lift));
         }
     }
     let south = v.len() as u32;
-    v.push(Vec3(0.0, 0.0, -r + z0));
+    v.push(Vec3(0.0, 0.0, bottom_z + lift));
     let at = |ring: usize, k: usize| (1 + (ring - 1) * segs + k % segs) as u32;
-    // Texture vertex of (ring, k) with ring 0 and `rows` the poles; k runs to segs.
-    let tat = |ring: usize, k: usize| (ring * (segs + 1) + k) as u32;
+    // Texture vertex of (row, k): row 0 the north pole, rows + 1 the bottom.
+    let tat = |row: usize, k: usize| (row * (segs + 1) + k) as u32;
     let mut faces = Vec::new();
     let mut tf = Vec::new();
-    let mut tri = |v: [u32; 3], t: [u32; 3]| {
-        faces.push(face(v, 1, smoothing));
+    let mut tri = |v: [u32; 3], t: [u32; 3], material: u16, smoothing: u32, flags: u16| {
+        faces.push(Face {
+            v,
+            smoothing,
+            material,
+            flags,
+        });
         tf.push(t);
     };
     for k in 0..segs {
         tri(
             [0, at(1, k), at(1, k + 1)],
             [tat(0, k), tat(1, k), tat(1, k + 1)],
+            1,
+            smoothing(1),
+            ALL_EDGES,
         );
     }
-    for ring in 1..rows - 1 {
+    for ring in 1..rows {
         for k in 0..segs {
             let (a, b, c, d) = (
                 at(ring, k),
@@ -459,25 +498,200 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
                 tat(ring + 1, k + 1),
                 tat(ring, k + 1),
             );
-            tri([a, b, c], [ta, tb, tc]);
-            tri([a, c, d], [ta, tc, td]);
+            tri([a, b, c], [ta, tb, tc], 1, smoothing(1), 0b011);
+            tri([a, c, d], [ta, tc, td], 1, smoothing(1), 0b110);
         }
     }
+    let (cap_material, cap_group) = if whole { (1, 1) } else { (0, 2) };
     for k in 0..segs {
         tri(
-            [south, at(rows - 1, k + 1), at(rows - 1, k)],
-            [tat(rows, k), tat(rows - 1, k + 1), tat(rows - 1, k)],
+            [south, at(rows, k + 1), at(rows, k)],
+            [tat(rows + 1, k), tat(rows, k + 1), tat(rows, k)],
+            cap_material,
+            smoothing(cap_group),
+            ALL_EDGES,
         );
     }
     let maps = if p.flag(6, true) {
-        let mut tv = Vec::with_capacity((rows + 1) * (segs + 1));
-        for ring in 0..=rows {
+        let mut tv = Vec::with_capacity((rows + 2) * (segs + 1));
+        for row in 0..rows + 2 {
             for k in 0..=segs {
                 tv.push([
                     (k as f64 / segs as f64) as f32,
-                    (1.0 - ring as f64 / rows as f64) as f32,
+                    (1.0 - 2.0 * row as f64 / segs as f64) as f32,
                     0.0,
                 ]);
+            }
+        }
+        channel1(tv, tf)
+    } else {
+        Vec::new()
+    };
+    Ok(Mesh {
+        vertices: v,
+        faces,
+        maps,
+    })
+}
+
+/// A sliced sphere (see [`sphere_mesh`] for the parameters; slice from 8, slice
+/// to 9), as Max builds it: each ring holds `segments + 1` vertices from the
+/// slice's start (slice to, measured from +Y) to its end, then a centre vertex
+/// on the axis at the ring's height — except a hemisphere's last ring, whose
+/// centre is the cut's centre. Fans and bands run around the ring and its
+/// centre: the triangles or quads from the last ring vertex to the centre are
+/// the end cut (material 2, smoothing bit 2), those from the centre back to the
+/// first vertex the start cut (material 3, bit 3). Mapping follows Max's table:
+/// per row, U over the swept fraction for the ring vertices, then three extra
+/// texture vertices (U = 1, 0, 1) for the cut faces.
+fn sliced_sphere_mesh(p: &Params, r: f64, segs: usize) -> Result<Mesh, String> {
+    let tau = 2.0 * std::f64::consts::PI;
+    let smoothing = |group: u32| if p.int_or(2, 1) != 0 { group } else { 0 };
+    let (from, to) = (p.float(8)?, p.float(9)?);
+    if !(from.is_finite() && to.is_finite()) {
+        return Err("slice angles are not finite".into());
+    }
+    let mut total = (from - to).rem_euclid(tau);
+    if total == 0.0 {
+        total = tau;
+    }
+    let start = std::f64::consts::FRAC_PI_2 + to;
+    let step = total / segs as f64;
+    let hemi = p.float_or(3, 0.0);
+    let whole = hemi < 0.00001;
+    let cut = std::f64::consts::PI * (1.0 - hemi.clamp(0.0, 0.9999));
+    let squash = p.int_or(4, 0) != 0;
+    let base = tau / segs as f64;
+    let delta = if !whole && squash {
+        2.0 * cut / (segs - 2) as f64
+    } else {
+        base
+    };
+    let rows = if whole || squash {
+        segs / 2 - 1
+    } else {
+        (cut as f32 / delta as f32) as usize + 1
+    };
+    check_quads(rows * (segs + 2))?;
+    let bottom_z = if whole { -r } else { cut.cos() * r };
+    let lift = if p.int_or(5, 0) != 0 { -bottom_z } else { 0.0 };
+    // Vertices per ring with its centre.
+    let row = segs + 2;
+    let mut v = vec![Vec3(0.0, 0.0, r + lift)];
+    for ring in 1..=rows {
+        let alt = if !whole && ring == rows {
+            cut
+        } else {
+            delta * ring as f64
+        };
+        let (z, ring_r) = (alt.cos() * r, alt.sin() * r);
+        for k in 0..=segs {
+            let a = start + step * k as f64;
+            v.push(Vec3(a.cos() * ring_r, a.sin() * ring_r, z + lift));
+        }
+        if whole || ring < rows {
+            v.push(Vec3(0.0, 0.0, z + lift));
+        }
+    }
+    let last = v.len() as u32;
+    v.push(Vec3(0.0, 0.0, bottom_z + lift));
+    let mut faces = Vec::new();
+    let mut face = |v: [u32; 3], material: u16, smoothing: u32, flags: u16| {
+        faces.push(Face {
+            v,
+            smoothing,
+            material,
+            flags,
+        })
+    };
+    // Material and smoothing of position k around a ring (row − 2: end cut,
+    // row − 1: start cut).
+    let kind = |k: usize, plain: (u16, u32)| {
+        if k == row - 2 {
+            (2, smoothing(4))
+        } else if k == row - 1 {
+            (3, smoothing(8))
+        } else {
+            plain
+        }
+    };
+    let sphere = (1, smoothing(1));
+    for ix in 1..=row {
+        let nc = if ix == row { 1 } else { ix + 1 };
+        let (m, s) = kind(ix - 1, sphere);
+        face([0, ix as u32, nc as u32], m, s, ALL_EDGES);
+    }
+    for ring in 1..rows {
+        let jx = (ring - 1) * row + 1;
+        for kx in 0..row {
+            let na = jx + kx;
+            let nb = na + row;
+            let nc = if kx == row - 1 { jx + row } else { nb + 1 };
+            let nd = if kx == row - 1 { jx } else { na + 1 };
+            let (m, s) = kind(kx, sphere);
+            let [na, nb, nc, nd] = [na, nb, nc, nd].map(|x| x as u32);
+            face([na, nb, nc], m, s, 0b011);
+            face([na, nc, nd], m, s, 0b110);
+        }
+    }
+    let jx = (rows - 1) * row + 1;
+    let bottom = if whole { row } else { row - 2 };
+    for ix in 0..bottom {
+        let nc = ix + jx;
+        let nb = if whole && ix == bottom - 1 {
+            jx
+        } else {
+            nc + 1
+        };
+        let (m, s) = if whole {
+            kind(ix, sphere)
+        } else {
+            (0, smoothing(2))
+        };
+        face([last, nb as u32, nc as u32], m, s, ALL_EDGES);
+    }
+    let maps = if p.flag(6, true) {
+        // Per row: segs + 1 ring texture vertices, then U = 1, 0, 1.
+        let t1 = segs + 4;
+        let mut tv = Vec::with_capacity((rows + 2) * t1);
+        for r in 0..rows + 2 {
+            let vv = (1.0 - 2.0 * r as f64 / segs as f64) as f32;
+            for k in 0..=segs {
+                tv.push([(step * k as f64 / tau) as f32, vv, 0.0]);
+            }
+            for u in [1.0, 0.0, 1.0] {
+                tv.push([u, vv, 0.0]);
+            }
+        }
+        let mut tf: Vec<[u32; 3]> = Vec::with_capacity(faces.len());
+        let mut add = |a: usize, b: usize, c: usize| tf.push([a, b, c].map(|x| x as u32));
+        for ix in 0..segs {
+            add(ix, ix + t1, ix + t1 + 1);
+        }
+        // The two cut faces of the top fan share the row's U = 0 vertex.
+        for ix in [segs + 1, segs + 2] {
+            add(segs + 2, ix + t1, ix + t1 + 1);
+        }
+        for r in 1..rows {
+            let mut cpt = r * t1;
+            for kx in 0..row {
+                if kx == segs {
+                    cpt += 1;
+                }
+                let na = cpt + kx;
+                add(na, na + t1, na + t1 + 1);
+                add(na, na + t1 + 1, na + 1);
+            }
+        }
+        let lastv = rows * t1;
+        for j1 in lastv..lastv + segs {
+            add(j1 + t1, j1 + 1, j1);
+        }
+        if whole {
+            let first = lastv + segs + 1;
+            let centre = first + t1 + 1;
+            for j1 in [first, first + 1] {
+                add(centre, j1 + 1, j1);
             }
         }
         channel1(tv, tf)
@@ -494,16 +708,23 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
 /// Cylinder (radius 0, height 1, height segments 2, cap segments 3, sides 4,
 /// smooth 5, slice on 6, generate mapping coordinates 9) and Cone (radius 1 0,
 /// radius 2 1, height 2, height segments 3, cap segments 4, sides 5, smooth 6,
-/// slice on 7, generate mapping coordinates 10). Bottom centre, rings from the
-/// bottom starting on +X, top centre (a cone of radius 0 keeps its collapsed top
-/// ring); faces bottom cap (material 1), sides (material 2, smoothing group 4),
-/// top cap (material 0), caps in smoothing group 1. Cap segments above 1 and
-/// slices are refused (not in the corpus, topology unverified).
+/// slice on 7, generate mapping coordinates 10), laid out as Max's cylinder
+/// builder does: bottom centre; `cap segments` bottom rings from the centre out
+/// (the last is the rim); the height-segment rings between; `cap segments` top
+/// rings from the rim in; top centre. Rings start on +X and turn towards +Y —
+/// towards −Y for a negative height, which keeps the faces outward. A cone of
+/// radius 0 keeps its collapsed ring. Faces: bottom fan (material 1), bands
+/// (quads split (a, c, b), (a, d, c) with the diagonal hidden), top fan
+/// (material 0); side bands are material 2 in smoothing group 4 when smooth,
+/// cap fans and cap bands group 1 — the bottom cap's bands material 0 and the
+/// top cap's material 1, as Max numbers them. Slices: see
+/// [`sliced_cylinder_mesh`].
 ///
-/// Mapping: U runs around from +Y (U = ¾ on +X), V = z/height; each segment
-/// keeps the U of its end vertex, so the segment across the seam starts below 0
-/// or ends at 1 depending on float rounding (see below); cap centres map to U = ½
-/// and cap rims to the rim's U (checked against Babylon's glTF of Max cones).
+/// Mapping: U runs around from +Y (U = ¾ on +X), V = z/height (0 and 1 on all
+/// cap rings); each segment keeps the U of its end vertex, so the segment across
+/// the seam starts below 0 or ends at 1 depending on float rounding (see below);
+/// cap centres map to U = ½ and cap rings to their vertices' U (checked against
+/// Babylon's glTF of Max cones with one cap segment).
 pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, String> {
     let o = usize::from(cone);
     let r1 = p.float(0)?;
@@ -515,41 +736,50 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, String> {
     if n < 3 {
         return Err(format!("{n} sides"));
     }
-    check_quads(n * (hs + 1))?;
-    if caps != 1 {
-        return Err(format!("{caps} cap segments are not supported yet"));
-    }
+    let rings = hs - 1 + 2 * caps;
+    check_quads(n * (rings + 1))?;
     if p.int_or(6 + o, 0) != 0 {
-        return Err("sliced cylinders and cones are not supported yet".into());
+        return sliced_cylinder_mesh(p, o, (r1, r2, h), (hs, caps, n));
     }
     let smooth = p.flag(5 + o, true);
-    let radius = |row: usize| r1 + (r2 - r1) * row as f64 / hs as f64;
+    // (radius, z, V) of every ring, bottom to top.
+    let mut ring: Vec<(f64, f64, f64)> = Vec::with_capacity(rings);
+    ring.extend((0..caps).map(|i| (r1 * (i + 1) as f64 / caps as f64, 0.0, 0.0)));
+    ring.extend((1..hs).map(|i| {
+        let f = i as f64 / hs as f64;
+        (r1 * (1.0 - f) + r2 * f, h * f, f)
+    }));
+    ring.extend((0..caps).map(|i| (r2 * (1.0 - i as f64 / caps as f64), h, 1.0)));
+    let step = if h < 0.0 { -1.0 } else { 1.0 } * 2.0 * std::f64::consts::PI / n as f64;
     let mut v = vec![Vec3::default()];
-    for row in 0..=hs {
-        let f = row as f64 / hs as f64;
-        let r = radius(row);
+    for &(r, z, _) in &ring {
         for k in 0..n {
-            let a = 2.0 * std::f64::consts::PI * k as f64 / n as f64;
-            v.push(Vec3(r * a.cos(), r * a.sin(), h * f));
+            let a = step * k as f64;
+            v.push(Vec3(r * a.cos(), r * a.sin(), z));
         }
     }
     let top = v.len() as u32;
     v.push(Vec3(0.0, 0.0, h));
     let at = |row: usize, k: usize| (1 + row * n + k % n) as u32;
-    // U of ring vertex k: ¾ + angle/2π, wrapped above 1. Max accumulates the angle
-    // in single precision, which decides on which side of the seam a vertex
-    // exactly on +Y lands. A ring of radius 0 (a cone's tip) maps to U = ½.
+    // U of ring vertex k: ¾ + angle/2π, wrapped into [0, 1]. Max accumulates the
+    // angle in single precision, which decides on which side of the seam a
+    // vertex exactly on +Y lands. A ring of radius 0 (a cone's tip) maps to U = ½.
     let mut wrapped = Vec::with_capacity(n);
-    let delta = (2.0 * std::f32::consts::PI) / n as f32;
+    let delta = step as f32;
     let mut angle = 0.0f32;
     for _ in 0..n {
         let u = 0.75 + f64::from(angle) / (2.0 * std::f64::consts::PI);
-        wrapped.push(if u > 1.0 { u - 1.0 } else { u });
+        wrapped.push(if u > 1.0 {
+            u - 1.0
+        } else if u < 0.0 {
+            u + 1.0
+        } else {
+            u
+        });
         angle += delta;
     }
-    let collapsed = |row: usize| radius(row) == 0.0;
     let u = |row: usize, k: usize| {
-        if collapsed(row) {
+        if ring[row].0 == 0.0 {
             0.5
         } else {
             wrapped[k % n]
@@ -559,47 +789,224 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, String> {
     let mut faces = Vec::new();
     let mut tf = Vec::new();
     // A face spanning the seam moves its corners above ½ down by 1.
-    let mut tri = |vs: [u32; 3], uvs: [(f64, f64); 3], material: u16, smoothing: u32| {
+    let mut tri = |vs: [u32; 3], uvs: [(f64, f64); 3], material: u16, smoothing: u32, flags| {
         let lo = uvs.iter().map(|c| c.0).fold(f64::INFINITY, f64::min);
         let hi = uvs.iter().map(|c| c.0).fold(f64::NEG_INFINITY, f64::max);
         let seam = hi - lo > 0.5;
-        faces.push(face(vs, material, smoothing));
+        faces.push(Face {
+            v: vs,
+            smoothing,
+            material,
+            flags,
+        });
         tf.push(uvs.map(|(u, v)| tv.at(if seam && u > 0.5 { u - 1.0 } else { u }, v)));
     };
-    let (cap_sm, side_sm) = if smooth { (1, 0x08) } else { (0, 0) };
+    // Fan edges to the centre are hidden when cap rings subdivide the cap.
+    let fan_edges = if caps > 1 { ALL_EDGES } else { 0b010 };
     for k in 0..n {
         tri(
             [0, at(0, k + 1), at(0, k)],
             [(0.5, 0.0), (u(0, k + 1), 0.0), (u(0, k), 0.0)],
             1,
-            cap_sm,
+            1,
+            fan_edges,
         );
     }
-    for row in 0..hs {
-        let (va, vb) = (row as f64 / hs as f64, (row + 1) as f64 / hs as f64);
+    for row in 0..rings - 1 {
+        let (va, vb) = (ring[row].2, ring[row + 1].2);
+        let (material, smoothing) = if row + 1 < caps {
+            (0, 1)
+        } else if row + 1 >= caps + hs {
+            (1, 1)
+        } else {
+            (2, if smooth { 0x08 } else { 0 })
+        };
         for k in 0..n {
             let (a0, a1) = ((u(row, k), va), (u(row, k + 1), va));
             let (b0, b1) = ((u(row + 1, k), vb), (u(row + 1, k + 1), vb));
             tri(
                 [at(row, k), at(row + 1, k + 1), at(row + 1, k)],
                 [a0, b1, b0],
-                2,
-                side_sm,
+                material,
+                smoothing,
+                0b110,
             );
             tri(
                 [at(row, k), at(row, k + 1), at(row + 1, k + 1)],
                 [a0, a1, b1],
-                2,
-                side_sm,
+                material,
+                smoothing,
+                0b011,
             );
         }
     }
+    let last = rings - 1;
     for k in 0..n {
         tri(
-            [top, at(hs, k), at(hs, k + 1)],
-            [(0.5, 1.0), (u(hs, k), 1.0), (u(hs, k + 1), 1.0)],
+            [top, at(last, k), at(last, k + 1)],
+            [(0.5, 1.0), (u(last, k), 1.0), (u(last, k + 1), 1.0)],
             0,
-            cap_sm,
+            1,
+            fan_edges,
+        );
+    }
+    let maps = if p.flag(9 + o, true) {
+        channel1(tv.list, tf)
+    } else {
+        Vec::new()
+    };
+    Ok(Mesh {
+        vertices: v,
+        faces,
+        maps,
+    })
+}
+
+/// A sliced cylinder or cone (see [`cylinder_mesh`] for the parameters), laid
+/// out as Max's builder does: each ring has `sides + 1` vertices from the slice's
+/// start to its end (slice to → slice from, anticlockwise), preceded by a centre
+/// vertex on the axis; the centres are spread evenly up the axis (ring i at
+/// height·i/(rings − 1)) so that the two cut faces form grids. Faces: the bottom
+/// fan (material 1), the bands — each with a first quad on the start cut
+/// (material 3, smoothing bit 1) and a last on the end cut (material 4, bit 2) — and the top fan (material 0). Mapping (unverified: no corpus file
+/// slices): U from each vertex's angle as for whole cylinders, centres at ½,
+/// V = z/height.
+fn sliced_cylinder_mesh(
+    p: &Params,
+    o: usize,
+    (r1, r2, h): (f64, f64, f64),
+    (hs, caps, n): (usize, usize, usize),
+) -> Result<Mesh, String> {
+    let smooth = p.flag(5 + o, true);
+    let (from, to) = (p.float(7 + o)?, p.float(8 + o)?);
+    if !(from.is_finite() && to.is_finite()) {
+        return Err("slice angles are not finite".into());
+    }
+    // The swept angle from `to` anticlockwise to `from`, in (0, 2π].
+    let tau = 2.0 * std::f64::consts::PI;
+    let mut total = (from - to).rem_euclid(tau);
+    if total == 0.0 {
+        total = tau;
+    }
+    let points = n + 1;
+    let mut delta = total / n as f64;
+    let start = if h < 0.0 { to + total } else { to };
+    if h < 0.0 {
+        delta = -delta;
+    }
+    let rings = hs - 1 + 2 * caps;
+    // (radius, z, V) of every ring, bottom to top.
+    let mut ring: Vec<(f64, f64, f64)> = Vec::with_capacity(rings);
+    ring.extend((0..caps).map(|i| (r1 * (i + 1) as f64 / caps as f64, 0.0, 0.0)));
+    ring.extend((1..hs).map(|i| {
+        let f = i as f64 / hs as f64;
+        (r1 * (1.0 - f) + r2 * f, h * f, f)
+    }));
+    ring.extend((0..caps).map(|i| (r2 * (1.0 - i as f64 / caps as f64), h, 1.0)));
+    let angle = |k: usize| start + delta * k as f64;
+    let mut v = Vec::with_capacity(rings * (points + 1));
+    for (i, &(r, z, _)) in ring.iter().enumerate() {
+        let centre = if rings > 1 {
+            h * i as f64 / (rings - 1) as f64
+        } else {
+            0.0
+        };
+        v.push(Vec3(0.0, 0.0, centre));
+        for k in 0..points {
+            let a = angle(k);
+            v.push(Vec3(r * a.cos(), r * a.sin(), z));
+        }
+    }
+    let row_len = points + 1;
+    let centre = |row: usize| (row * row_len) as u32;
+    let at = |row: usize, k: usize| (row * row_len + 1 + k) as u32;
+    let u_of = |k: usize| (0.75 + angle(k) / tau).rem_euclid(1.0);
+    // Corner (vertex, U) of ring `row`: k = None is the centre.
+    let uv = |row: usize, k: Option<usize>| {
+        let vv = if h == 0.0 {
+            0.0
+        } else {
+            v[centre(row) as usize].2 / h
+        };
+        match k {
+            Some(k) if ring[row].0 != 0.0 => (at(row, k), (u_of(k), ring[row].2)),
+            Some(k) => (at(row, k), (0.5, ring[row].2)),
+            None => (centre(row), (0.5, vv)),
+        }
+    };
+    let mut tv = TexVerts::default();
+    let mut faces = Vec::new();
+    let mut tf = Vec::new();
+    let mut tri = |c: [(u32, (f64, f64)); 3], material: u16, smoothing: u32, flags: u16| {
+        let us = c.map(|x| x.1 .0);
+        let seam = us.iter().cloned().fold(f64::MIN, f64::max)
+            - us.iter().cloned().fold(f64::MAX, f64::min)
+            > 0.5;
+        faces.push(Face {
+            v: c.map(|x| x.0),
+            smoothing,
+            material,
+            flags,
+        });
+        tf.push(c.map(|(_, (u, w))| tv.at(if seam && u > 0.5 { u - 1.0 } else { u }, w)));
+    };
+    let inner = u16::from(caps > 1);
+    for k in 0..n {
+        let flags = if k == 0 {
+            inner | 0b110
+        } else if k == n - 1 {
+            0b011
+        } else {
+            inner | 0b010 | (inner << 2)
+        };
+        tri(
+            [uv(0, None), uv(0, Some(k + 1)), uv(0, Some(k))],
+            1,
+            1,
+            flags,
+        );
+    }
+    for row in 0..rings - 1 {
+        let band = if row + 1 < caps {
+            (0, 1)
+        } else if row + 1 >= caps + hs {
+            (1, 1)
+        } else {
+            (2, if smooth { 0x08 } else { 0 })
+        };
+        // Quad kx: 0 is the start cut (centre → first vertex), n + 1 the end cut.
+        for kx in 0..=points {
+            let (corner_a, corner_d) = match kx {
+                0 => (None, Some(0)),
+                k if k == points => (Some(points - 1), None),
+                k => (Some(k - 1), Some(k)),
+            };
+            let (material, smoothing, cut) = match kx {
+                0 => (3, 1 << 1, true),
+                k if k == points => (4, 1 << 2, true),
+                _ => (band.0, band.1, false),
+            };
+            let (a, d) = (uv(row, corner_a), uv(row, corner_d));
+            let (b, c) = (uv(row + 1, corner_a), uv(row + 1, corner_d));
+            let side = u16::from(!cut);
+            tri([a, c, b], material, smoothing, (side << 1) | 0b100);
+            tri([a, d, c], material, smoothing, side | 0b010);
+        }
+    }
+    let last = rings - 1;
+    for k in 0..n {
+        let flags = if k == 0 {
+            0b011
+        } else if k == n - 1 {
+            inner | 0b110
+        } else {
+            inner | 0b010 | (inner << 2)
+        };
+        tri(
+            [uv(last, None), uv(last, Some(k)), uv(last, Some(k + 1))],
+            0,
+            1,
+            flags,
         );
     }
     let maps = if p.flag(9 + o, true) {
@@ -726,6 +1133,299 @@ mod tests {
             .for_each(|i| used[i as usize] = true);
         assert!(used.iter().all(|&u| u));
         assert!(sphere_mesh(&Params(vec![Value::Float(1.0), Value::Int(100_000)])).is_err());
+    }
+
+    /// Sphere parameters: radius 10, `segs`, smooth, hemisphere, squash, base to
+    /// pivot, mapping on, slice off.
+    fn sphere(segs: i32, hemi: f32, squash: bool, pivot: bool) -> Mesh {
+        let p = Params(vec![
+            Value::Float(10.0),
+            Value::Int(segs),
+            Value::Bool(true),
+            Value::Float(hemi),
+            Value::Int(i32::from(squash)),
+            Value::Bool(pivot),
+            Value::Bool(true),
+            Value::Bool(false),
+        ]);
+        sphere_mesh(&p).expect("sphere")
+    }
+
+    /// Every directed edge has exactly one opposite: closed, consistently wound.
+    fn closed(m: &Mesh) -> bool {
+        let mut edges = std::collections::HashMap::new();
+        for f in &m.faces {
+            for i in 0..3 {
+                *edges.entry((f.v[i], f.v[(i + 1) % 3])).or_insert(0) += 1;
+            }
+        }
+        edges
+            .iter()
+            .all(|(&(a, b), &n)| n == 1 && edges.get(&(b, a)) == Some(&1))
+    }
+
+    fn signed_volume(m: &Mesh) -> f64 {
+        m.faces
+            .iter()
+            .map(|f| {
+                let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
+                a.dot(b.cross(c)) / 6.0
+            })
+            .sum()
+    }
+
+    fn on_sphere(p: Vec3, centre_z: f64) -> bool {
+        (Vec3(p.0, p.1, p.2 - centre_z).len() - 10.0).abs() < 1e-9
+    }
+
+    #[test]
+    fn whole_sphere_with_odd_segments() {
+        // segs/2 − 1 = 3 rings of 9, 2π/9 apart from the pole.
+        let m = sphere(9, 0.0, false, false);
+        assert_eq!((m.vertices.len(), m.faces.len()), (3 * 9 + 2, 2 * 3 * 9));
+        assert!(m.vertices.iter().all(|&p| on_sphere(p, 0.0)));
+        for ring in 1..=3 {
+            let z = m.vertices[1 + (ring - 1) * 9].2;
+            let expect = 10.0 * (2.0 * std::f64::consts::PI * ring as f64 / 9.0).cos();
+            assert!((z - expect).abs() < 1e-9, "ring {ring}: {z}");
+        }
+        assert!(closed(&m) && signed_volume(&m) > 0.0);
+        assert_eq!(m.maps[0].faces.len(), m.faces.len());
+    }
+
+    #[test]
+    fn hemisphere_cut_and_cap() {
+        // Keeping 60% of the height cuts at 0.6π from the pole: rings every π/8
+        // up to 0.5π, then the cut ring; the cap is material 0, group 2.
+        let m = sphere(16, 0.4, false, false);
+        let rows = 5;
+        assert_eq!(
+            (m.vertices.len(), m.faces.len()),
+            (rows * 16 + 2, 2 * rows * 16)
+        );
+        let cut_z = 10.0 * (0.6 * std::f64::consts::PI).cos();
+        let (centre, rings) = m.vertices.split_last().expect("vertices");
+        assert!((centre.2 - cut_z).abs() < 1e-6 && centre.0 == 0.0 && centre.1 == 0.0);
+        assert!(rings.iter().all(|&p| on_sphere(p, 0.0)));
+        assert!(rings[rings.len() - 16..]
+            .iter()
+            .all(|p| (p.2 - cut_z).abs() < 1e-6));
+        let min_z = m.vertices.iter().map(|p| p.2).fold(f64::MAX, f64::min);
+        assert!((min_z - cut_z).abs() < 1e-6);
+        let cap = &m.faces[m.faces.len() - 16..];
+        assert!(cap.iter().all(|f| f.material == 0 && f.smoothing == 2));
+        assert!(m.faces[..m.faces.len() - 16]
+            .iter()
+            .all(|f| f.material == 1 && f.smoothing == 1));
+        assert!(closed(&m) && signed_volume(&m) > 0.0);
+        // Max's count when the cut falls on a ring: int(0.5π / (π/8)) + 1 = 5
+        // rings, the last two at the same height.
+        let half = sphere(16, 0.5, false, false);
+        assert_eq!(half.vertices.len(), 5 * 16 + 2);
+        assert!((half.vertices[1 + 3 * 16].2 - half.vertices[1 + 4 * 16].2).abs() < 1e-6);
+    }
+
+    #[test]
+    fn squashed_hemisphere_and_base_to_pivot() {
+        // Squash spreads segs/2 − 1 = 7 rings over the kept half: the last on z = 0.
+        let m = sphere(16, 0.5, true, false);
+        assert_eq!((m.vertices.len(), m.faces.len()), (7 * 16 + 2, 2 * 7 * 16));
+        let (centre, rings) = m.vertices.split_last().expect("vertices");
+        assert!(rings.iter().all(|&p| on_sphere(p, 0.0)));
+        assert!(centre.2.abs() < 1e-6);
+        assert!(rings[rings.len() - 16..].iter().all(|p| p.2.abs() < 1e-6));
+        assert!(closed(&m) && signed_volume(&m) > 0.0);
+        // Base to pivot puts the cut on z = 0 and the pole above it.
+        let lifted = sphere(16, 0.4, false, true);
+        // The cut as Max computes it from the stored (single-precision) fraction.
+        let shift = -10.0 * ((1.0 - f64::from(0.4f32)) * std::f64::consts::PI).cos();
+        let min_z = lifted.vertices.iter().map(|p| p.2).fold(f64::MAX, f64::min);
+        assert!(min_z.abs() < 1e-6, "{min_z}");
+        assert!((lifted.vertices[0].2 - (10.0 + shift)).abs() < 1e-6);
+        assert!(lifted.vertices[..lifted.vertices.len() - 1]
+            .iter()
+            .all(|&p| on_sphere(p, shift)));
+        // A whole sphere rests on its south pole.
+        let whole = sphere(16, 0.0, false, true);
+        assert!(whole.vertices.iter().all(|&p| on_sphere(p, 10.0)));
+    }
+
+    /// Cone parameters: radii 10 and `r2`, `height`, 4 height segments, `caps`
+    /// cap segments, 8 sides, smooth, no slice, mapping on.
+    fn cone(r2: f32, height: f32, caps: i32) -> Mesh {
+        let p = Params(vec![
+            Value::Float(10.0),
+            Value::Float(r2),
+            Value::Float(height),
+            Value::Int(4),
+            Value::Int(caps),
+            Value::Int(8),
+            Value::Bool(true),
+            Value::Bool(false),
+            Value::Float(0.0),
+            Value::Float(0.0),
+            Value::Bool(true),
+        ]);
+        cylinder_mesh(&p, true).expect("cone")
+    }
+
+    #[test]
+    fn cap_segments_and_negative_height() {
+        for (height, caps) in [(20.0f32, 3usize), (-20.0, 1), (-20.0, 2)] {
+            let m = cone(5.0, height, caps as i32);
+            let h = f64::from(height);
+            // Rings: caps on each cap (rims included) and 3 between.
+            let rings = 3 + 2 * caps;
+            assert_eq!(
+                (m.vertices.len(), m.faces.len()),
+                (2 + 8 * rings, 2 * 8 * rings),
+                "{height} {caps}"
+            );
+            assert!(closed(&m), "{height} {caps}");
+            assert!(
+                signed_volume(&m) > 0.0,
+                "{height} {caps}: faces point inward"
+            );
+            for p in &m.vertices {
+                let r = (p.0 * p.0 + p.1 * p.1).sqrt();
+                let on_cap = p.2 == 0.0 || p.2 == h;
+                let on_side = (r - (10.0 - 5.0 * p.2 / h)).abs() < 1e-9;
+                assert!(on_cap || on_side, "{height} {caps}: {p:?}");
+            }
+            // Cap rings at radius i/caps of the rim.
+            for i in 1..=caps {
+                let ring = m.vertices[1 + (i - 1) * 8];
+                assert!((ring.0 - 10.0 * i as f64 / caps as f64).abs() < 1e-9);
+            }
+            let sides = m.faces.iter().filter(|f| f.material == 2).count();
+            assert_eq!(sides, 2 * 8 * 4);
+            assert!(m
+                .faces
+                .iter()
+                .all(|f| (f.material == 2) == (f.smoothing == 0x08)));
+            assert_eq!(m.maps[0].faces.len(), m.faces.len());
+        }
+    }
+
+    #[test]
+    fn sliced_cylinders_and_cones() {
+        // A cone sliced from 270° (from) to 30° (to): 240° swept anticlockwise
+        // from 30°, in 8 sides of 30°.
+        let (from, to) = (270f32.to_radians(), 30f32.to_radians());
+        for (height, caps) in [(20.0f32, 1usize), (20.0, 2), (-20.0, 1)] {
+            let p = Params(vec![
+                Value::Float(10.0),
+                Value::Float(5.0),
+                Value::Float(height),
+                Value::Int(4),
+                Value::Int(caps as i32),
+                Value::Int(8),
+                Value::Bool(true),
+                Value::Bool(true),
+                Value::Float(from),
+                Value::Float(to),
+                Value::Bool(true),
+            ]);
+            let m = cylinder_mesh(&p, true).expect("sliced cone");
+            let rings = 3 + 2 * caps;
+            // Max's counts: (sides + 2) vertices per ring (centre included);
+            // two fans of `sides` and (sides + 2) quads per band.
+            assert_eq!(
+                (m.vertices.len(), m.faces.len()),
+                (rings * 10, 2 * 8 + 2 * 10 * (rings - 1)),
+                "{height} {caps}"
+            );
+            assert!(closed(&m), "{height} {caps}");
+            assert!(signed_volume(&m) > 0.0, "{height} {caps}: inward");
+            // The rim's first and last vertices lie on the cut directions.
+            let (first, last) = if height > 0.0 { (to, from) } else { (from, to) };
+            let rim = &m.vertices[1 + 10 * (caps - 1)..];
+            let dir = |p: Vec3| p.1.atan2(p.0).rem_euclid(std::f64::consts::TAU);
+            assert!((dir(rim[0]) - f64::from(first)).abs() < 1e-6, "{height}");
+            assert!((dir(rim[8]) - f64::from(last)).abs() < 1e-6, "{height}");
+            // Every vertex lies inside the swept sector (or on the axis).
+            for p in &m.vertices {
+                if p.0.hypot(p.1) > 1e-9 {
+                    let a = (dir(*p) - f64::from(to)).rem_euclid(std::f64::consts::TAU);
+                    assert!(a <= f64::from(from - to) + 1e-6, "{p:?}");
+                }
+            }
+            // The cut faces are planar: on the plane of the axis and their edge.
+            for (material, angle) in [(3u16, first), (4, last)] {
+                let (s, c) = f64::from(angle).sin_cos();
+                let cut: Vec<&Face> = m.faces.iter().filter(|f| f.material == material).collect();
+                assert_eq!(cut.len(), 2 * (rings - 1));
+                for f in cut {
+                    for i in f.v {
+                        let p = m.vertices[i as usize];
+                        assert!((p.0 * s - p.1 * c).abs() < 1e-9, "{material}: {p:?}");
+                    }
+                }
+            }
+            assert_eq!(m.maps[0].faces.len(), m.faces.len());
+        }
+    }
+
+    #[test]
+    fn sliced_spheres() {
+        // 12 segments sliced from 200° (from) to 20° (to): 180° swept from +Y + 20°.
+        let (from, to) = (200f32.to_radians(), 20f32.to_radians());
+        for hemi in [0.0f32, 0.3] {
+            let p = Params(vec![
+                Value::Float(10.0),
+                Value::Int(12),
+                Value::Bool(true),
+                Value::Float(hemi),
+                Value::Int(0),
+                Value::Bool(false),
+                Value::Bool(true),
+                Value::Bool(true),
+                Value::Float(from),
+                Value::Float(to),
+            ]);
+            let m = sphere_mesh(&p).expect("sliced sphere");
+            // Max's counts: rows × (segs + 2) + 2 vertices and 2·rows·(segs + 2)
+            // faces, one vertex and two faces fewer for a hemisphere.
+            // 12 segments: 5 rings; cutting 30% off at 0.7π still needs 5.
+            let rows = 5;
+            let less = usize::from(hemi != 0.0);
+            assert_eq!(
+                (m.vertices.len(), m.faces.len()),
+                (rows * 14 + 2 - less, 2 * rows * 14 - 2 * less),
+                "{hemi}"
+            );
+            assert!(closed(&m), "{hemi}");
+            assert!(signed_volume(&m) > 0.0, "{hemi}: inward");
+            let start = std::f64::consts::FRAC_PI_2 + f64::from(to);
+            let sweep = f64::from(from) - f64::from(to);
+            for q in &m.vertices {
+                let r = q.0.hypot(q.1);
+                if r > 1e-9 {
+                    assert!(on_sphere(*q, 0.0), "{q:?}");
+                    let a = (q.1.atan2(q.0) - start).rem_euclid(std::f64::consts::TAU);
+                    assert!(a <= sweep + 1e-6, "{hemi}: {q:?} outside the slice");
+                }
+            }
+            // The cut faces lie on the planes of the axis and the cut directions.
+            for (material, angle) in [(2u16, start + sweep), (3, start)] {
+                let (s, c) = angle.sin_cos();
+                let cut: Vec<&Face> = m.faces.iter().filter(|f| f.material == material).collect();
+                assert!(!cut.is_empty());
+                for f in cut {
+                    for i in f.v {
+                        let q = m.vertices[i as usize];
+                        assert!((q.0 * s - q.1 * c).abs() < 1e-9, "{material}: {q:?}");
+                    }
+                }
+            }
+            let map = &m.maps[0];
+            assert_eq!(map.faces.len(), m.faces.len());
+            assert!(map
+                .faces
+                .iter()
+                .flatten()
+                .all(|&i| (i as usize) < map.vertices.len()));
+        }
     }
 
     #[test]
