@@ -45,3 +45,4 @@ pub fn corpus_max_files() -> Vec<PathBuf> {
     files_with_ext(&corpus_dir().join("max"), &["max"])
 }
 pub mod gltf_ref;
+pub mod rewrite;

@@ -489,3 +489,101 @@ fn corpus_sweep_skel_anim_swt() {
     eprintln!("sweep: {outputs} outputs\n{}", errors.join("\n"));
     assert!(outputs >= 4, "only {outputs} outputs");
 }
+
+/// UnheritScale and bone LODs. The corpus rigs inherit scale on every bone
+/// (their TM controllers store inheritance flags 0) and set no
+/// BONE_LOD_DISTANCE: UnheritScale false everywhere, one LOD. A copy of
+/// RiggedFigure written through the chunk and container writers, with
+/// INHERIT_SCL_X|Y|Z set on one bone's controller (chunk 0x7230) and
+/// BONE_LOD_DISTANCE on two others, exports that bone with UnheritScale and
+/// the node TM's scale, and a second LOD disabling the other bones, the child's
+/// larger distance clamped to its father's (CSkeletonShape::build).
+#[test]
+fn unherit_scale_and_bone_lods() {
+    use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
+    use maxfs_scene::eval::transform::INHERIT_SCALE;
+    use maxfs_tests::rewrite::SceneEdit;
+
+    let skel_of = |doc: &Document, model: &str| {
+        let typed = doc.typed();
+        let out = export::export(model, doc, &typed, &[ExportKind::Skel]);
+        assert!(out.errors.is_empty(), "{model}: {}", out.errors_text());
+        let o = out
+            .outputs
+            .iter()
+            .find(|o| o.kind == ExportKind::Skel)
+            .expect("skel");
+        let f = read_nel(&o.bytes, &o.name).expect("reads");
+        assert_eq!(write_nel(&f).expect("writes"), o.bytes, "re-serializes");
+        skeleton_of(&o.bytes, &o.name)
+    };
+    let mut bones = 0;
+    for model in RIGGED {
+        let (doc, typed) = open(model);
+        let graph = typed.scene.as_ref().expect("scene");
+        let ctx = Context::new(model, &doc, graph);
+        let sk = skel_of(&doc, model);
+        for b in &sk.bones {
+            let node = graph
+                .nodes()
+                .find(|(_, n)| n.name == b.name)
+                .map(|(o, _)| o.index)
+                .expect("bone node");
+            assert_eq!(
+                ctx.eval.inheritance_flags(node),
+                Some(0),
+                "{model} {}",
+                b.name
+            );
+            assert_eq!(b.unherit_scale.0, 0, "{model} {}", b.name);
+            bones += 1;
+        }
+        assert_eq!(sk.lods.as_ref().map(Vec::len), Some(1), "{model}: one LOD");
+    }
+
+    let mut e = SceneEdit::open("max/babylon/RiggedFigure.max");
+    let unherited = e.node("arm_joint_L_2");
+    let ctl = e.reference(unherited, 0);
+    e.set_leaf(ctl, 0x7230, INHERIT_SCALE.to_le_bytes().to_vec());
+    let nel = (NEL_CLASS_ID, NEL_SUPER_CLASS);
+    let r1 = e.node("arm_joint_R_1");
+    e.add_appdata(r1, nel, id::BONE_LOD_DISTANCE, "40");
+    let r2 = e.node("arm_joint_R_2");
+    e.add_appdata(r2, nel, id::BONE_LOD_DISTANCE, "100");
+    let doc = e.finish();
+    let sk = skel_of(&doc, "RiggedFigure");
+    let typed = doc.typed();
+    let graph = typed.scene.as_ref().expect("scene");
+    let ctx = Context::new("RiggedFigure", &doc, graph);
+    assert_eq!(ctx.eval.inheritance_flags(unherited), Some(INHERIT_SCALE));
+    let lods = sk.lods.as_ref().expect("lods");
+    assert_eq!(lods.len(), 2);
+    assert_eq!(lods[1].distance.get(), 40.0);
+    let off = ["arm_joint_R_1", "arm_joint_R_2", "arm_joint_R_3"];
+    for (i, b) in sk.bones.iter().enumerate() {
+        let unherit = b.name == "arm_joint_L_2";
+        assert_eq!(b.unherit_scale.0, u8::from(unherit), "{}", b.name);
+        if unherit {
+            // getNELBoneLocalScale: the node TM's own scale.
+            let (s, _, _) = skel::decompose(&ctx.eval.world_tm(unherited, 0));
+            let d = &b.default_scale.value;
+            let got = [d.x.get(), d.y.get(), d.z.get()];
+            assert_eq!(got, [s.0 as f32, s.1 as f32, s.2 as f32]);
+        }
+        let dist = b.lod_disable_distance.map(|d| d.get());
+        let want = if off.contains(&b.name.as_str()) {
+            40.0
+        } else {
+            0.0
+        };
+        assert_eq!(dist, Some(want), "{}: lod distance", b.name);
+        let active = if off.contains(&b.name.as_str()) {
+            0
+        } else {
+            0xff
+        };
+        assert_eq!(lods[1].active_bones[i], active, "{}", b.name);
+        assert_eq!(lods[0].active_bones[i], 0xff);
+    }
+    eprintln!("{bones} corpus bones inherit scale; synthetic unherit + 2 LOD distances checked");
+}

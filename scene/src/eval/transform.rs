@@ -24,6 +24,11 @@ pub struct SceneEval<'a> {
 const MAX_CHAIN: usize = 512;
 /// How many LookAt targets deep an evaluation may go.
 const MAX_LOOKAT_DEPTH: usize = 16;
+/// The TM controller chunk holding its inheritance flags.
+const INHERIT_FLAGS_CHUNK: u16 = 0x7230;
+/// INHERIT_SCL_X | INHERIT_SCL_Y | INHERIT_SCL_Z: scale not inherited (bits 6–8;
+/// bits 0–2 are position, 3–5 rotation).
+pub const INHERIT_SCALE: u32 = 0x1c0;
 /// Node transforms one evaluation may compute before giving up on damaged data.
 const EVAL_BUDGET: u32 = 100_000;
 
@@ -125,6 +130,22 @@ impl<'a> SceneEval<'a> {
             .iter()
             .find(|r| r.slot == 0)
             .and_then(|r| usize::try_from(r.target).ok())
+    }
+
+    /// `Control::GetInheritanceFlags` of the node's TM controller, as the
+    /// controller stores it (chunk 0x7230, one little-endian DWORD; a set bit
+    /// means the component is *not* inherited, see [`INHERIT_SCALE`]). `None`
+    /// when the controller has no such chunk. The flags are reported, not
+    /// applied: `world_tm` composes full parent transforms.
+    pub fn inheritance_flags(&self, node: usize) -> Option<u32> {
+        let c = self.tm_controller(node)?;
+        let d = self
+            .chunks(c)
+            .iter()
+            .find(|c| c.id == INHERIT_FLAGS_CHUNK)?
+            .payload()?;
+        let w: [u8; 4] = d.try_into().ok()?;
+        Some(u32::from_le_bytes(w))
     }
 
     /// Parent-relative matrix of a node at time `t`.

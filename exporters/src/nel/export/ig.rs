@@ -11,7 +11,8 @@
 //!
 //! Versions are those of the reference files (the exporter build that wrote
 //! the corpus): CInstanceGroup 5, CInstance 4, CCluster 1, CPortal 0,
-//! CPointLightNamedArray 0, CIGSurfaceLight 0. Newer fields (Visible,
+//! CPointLightNamedArray 0 when there is no light, CIGSurfaceLight 0 (point
+//! lights: see ig_lights.rs). Newer fields (Visible,
 //! DontCastShadowForInterior/Exterior, sound groups, audibility, occlusion
 //! models) are therefore not written.
 
@@ -21,9 +22,7 @@ use maxfs_scene::typed::ClassId;
 use super::properties::accel;
 use super::select::{self, superclass};
 use super::{Context, ExportKind, Exports, Output};
-use crate::nel::ig::{
-    Cluster, IgSurfaceLight, Instance, InstanceGroup, PointLightArray, Portal, StaticLight,
-};
+use crate::nel::ig::{Cluster, IgSurfaceLight, Instance, InstanceGroup, Portal, StaticLight};
 use crate::nel::stream::{AaBox, Bool, Plane, Quat, Vec3, F32};
 use crate::nel::{write_nel, NelFile};
 
@@ -33,9 +32,6 @@ const CLUSTER_PRECISION: f32 = 0.005;
 const PORTAL_PRECISION: f32 = 0.005;
 /// DUMMY_CLASS_ID: isDummy tests the class PartA only.
 const DUMMY_PART_A: u32 = 0x0087_6234;
-
-/// Directional and target directional lights (DIR_LIGHT, TDIR_LIGHT).
-const DIRECTIONAL_LIGHTS: [ClassId; 2] = [ClassId(0x1013, 0), ClassId(0x1015, 0)];
 
 /// The versions the reference .ig files carry.
 pub const IG_VERSION: u32 = 5;
@@ -622,28 +618,8 @@ pub fn build(
         inst.clusters = Some(list);
     }
 
-    // Point lights are not converted yet: say so for each realtime light that
-    // is not directional (directional lights are never point lights). A
-    // directional light exported as sun turns the sun contribution on.
-    let mut sun = false;
-    for &n in nodes {
-        if select::category(ctx, n) != Some(superclass::LIGHT) {
-            continue;
-        }
-        let directional =
-            select::object_class(ctx, n).is_some_and(|(cid, _)| DIRECTIONAL_LIGHTS.contains(&cid));
-        let p = ctx.props.node(n);
-        if directional && p.export_as_sun_light {
-            sun = true;
-        }
-        if p.export_realtime_light && !directional {
-            warn(
-                n,
-                "realtime point lights are not exported yet (SLightBuild conversion missing)"
-                    .into(),
-            );
-        }
-    }
+    // Point lights and the sun flag (ig_lights.rs).
+    let (point_lights, sun) = super::ig_lights::build(ctx, nodes, &mut warn);
 
     // CInstanceGroup::build: link each portal to the clusters holding all its points.
     let mut cluster_portals: Vec<Vec<i32>> = vec![Vec::new(); clusters.len()];
@@ -664,7 +640,7 @@ pub fn build(
             oo_cell_size: F32::from_f32(1.0),
             ..Default::default()
         }),
-        point_lights: Some(PointLightArray::default()),
+        point_lights: Some(point_lights),
         global_pos: Some(vec3([0.0; 3])),
         clusters: clusters.into_iter().map(|(_, c)| c).collect(),
         portals: portals.into_iter().map(|(_, p)| p).collect(),

@@ -8,6 +8,7 @@
 
 pub mod anim;
 pub mod ig;
+pub mod ig_lights;
 pub mod properties;
 pub mod select;
 pub mod shape;

@@ -8,7 +8,7 @@
 //! inverse of its node TM at the export time (frame 0), not Skin's stored pose.
 
 use maxfs_scene::eval::controller::Controller;
-use maxfs_scene::eval::transform::invert;
+use maxfs_scene::eval::transform::{invert, INHERIT_SCALE};
 use maxfs_scene::eval::{Mat43, Quat, Vec3};
 
 use super::skinning::{self, Skeleton};
@@ -283,6 +283,14 @@ fn scale_reference(ctx: &Context, node: usize) -> Option<usize> {
         .find(|&i| node_name(ctx, i) == want)
 }
 
+/// Whether a bone does not inherit its father's scale: the TM controller's
+/// INHERIT_SCL_X/Y/Z flags (a set bit = not inherited).
+pub fn unherits_scale(ctx: &Context, node: usize) -> bool {
+    ctx.eval
+        .inheritance_flags(node)
+        .is_some_and(|f| f & INHERIT_SCALE != 0)
+}
+
 /// One `CBoneBase` as buildSkeleton fills it.
 fn bone(ctx: &Context, sk: &Skeleton, id: usize) -> BoneBase {
     let b = &sk.bones[id];
@@ -291,11 +299,15 @@ fn bone(ctx: &Context, sk: &Skeleton, id: usize) -> BoneBase {
     let (local_scale, _, local_pos) = decompose(&local);
     let mut rot = nel_rotation(&local);
     let mut pos = local_pos;
-    // getNELBoneLocalScale, non-biped: unherit ⇒ the node TM's scale. Biped
-    // parents are rejected before this point; inheritance flags are not read,
-    // so bones inherit scale (the PRS default).
-    let unherit = false;
-    let scale = local_scale;
+    // getNELUnHeritFatherScale: a biped parent (rejected before this point) or
+    // any scale-inheritance bit cleared on the TM controller. Unherited, the
+    // bone's scale is the node TM's own (getNELBoneLocalScale).
+    let unherit = unherits_scale(ctx, b.node);
+    let scale = if unherit {
+        decompose(&ctx.eval.world_tm(b.node, t)).0
+    } else {
+        local_scale
+    };
     if id == 0 {
         pos = Vec3::default();
         rot = Quat::IDENTITY;
