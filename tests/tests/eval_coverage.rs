@@ -162,19 +162,34 @@ fn skin_and_morpher_are_evaluated_unless_their_bones_are_not() {
         let typed = doc.typed();
         let graph = typed.scene.as_ref().unwrap();
         let eval = SceneEval::new(&doc, graph);
-        let node = graph
-            .nodes()
-            .find(|(_, n)| n.name == skin[0].nodes[0])
-            .map(|(o, _)| o.index)
-            .unwrap();
-        for t in [0, 4800] {
-            let err = eval.mesh(node, t).unwrap().unwrap_err();
-            eprintln!("{rel} t={t}: {err}");
-            assert!(
-                err.starts_with("modifier Skin (0x95c723, 0x15666): Skin bones whose transforms are not evaluated: ")
-                    && err.contains(controller),
-                "{err}"
-            );
+        // Every skinned node names the bones and their unevaluated controllers,
+        // except SeanConway's Head and Torso: the Symmetry below their Skin
+        // slices triangles, not Max's polygons, so the vertex counts differ
+        // first (tests/eval_modifiers.rs).
+        let mut bone_errors = 0;
+        for name in &skin[0].nodes {
+            let node = graph
+                .nodes()
+                .find(|(_, n)| &n.name == name)
+                .map(|(o, _)| o.index)
+                .unwrap();
+            for t in [0, 4800] {
+                let err = eval.mesh(node, t).unwrap().unwrap_err();
+                eprintln!("{rel} {name} t={t}: {err}");
+                if rel == "biped/SeanConway_Character.max"
+                    && ["Head", "Torso"].contains(&name.as_str())
+                {
+                    assert!(err.contains("Skin holds weights for"), "{err}");
+                    continue;
+                }
+                assert!(
+                    err.starts_with("modifier Skin (0x95c723, 0x15666): Skin bones whose transforms are not evaluated: ")
+                        && err.contains(controller),
+                    "{err}"
+                );
+                bone_errors += 1;
+            }
         }
+        assert!(bone_errors >= 2, "{rel}: {bone_errors}");
     }
 }
