@@ -399,7 +399,8 @@ impl Builder<'_, '_> {
 
     #[inline(never)]
     fn mesh(&mut self, node: usize, name: &str) -> Option<Index<json::Mesh>> {
-        let mesh = match self.eval.base_mesh(node)? {
+        // The whole modifier stack at time 0: what Max shows at the start frame.
+        let mesh = match self.eval.mesh(node, 0)? {
             Ok(m) => m,
             Err(e) => {
                 self.warnings
