@@ -100,7 +100,12 @@ fn evaluate(file: MaxFile) {
         }
     }
     std::hint::black_box(views::animation(&eval));
+    // Meshes with their whole stack at t = 0 (in the view) and at a later time
+    // (Skin and Morpher follow animated bones and weights).
     std::hint::black_box(views::meshes(&eval));
+    for (o, _) in graph.nodes() {
+        std::hint::black_box(eval.mesh(o.index, 2400));
+    }
     std::hint::black_box(views::node_transforms(&eval));
     // The exporters on damaged scenes: whatever they write must be a NeL file
     // that reads back and rewrites identically; failures are per-node errors.
