@@ -9,6 +9,27 @@ use serde_json::Value;
 /// Row-major 4×4 (column-vector convention).
 pub type M4 = [[f64; 4]; 4];
 
+/// A Max row-vector matrix in glTF axes (the Max point (x, y, z) is the glTF
+/// point (x, z, −y)), as a row-major column-vector 4×4: `A·Mᵀ·Aᵀ`.
+pub fn max_to_gltf(m: &maxfs_scene::eval::Mat43) -> M4 {
+    let r = m.rows();
+    let a = |v: [f64; 3]| [v[0], v[2], -v[1]];
+    // Column j of the column-vector matrix is row j of the row-vector one; the
+    // glTF basis e_x, e_y, e_z maps to Max x, z, −y.
+    let cols = [a(r[0]), a(r[1]), a(r[2])];
+    let gcols = [cols[0], cols[2], cols[1].map(|v| -v)];
+    let t = a(r[3]);
+    let mut o = [[0.0; 4]; 4];
+    for i in 0..3 {
+        for (j, col) in gcols.iter().enumerate() {
+            o[i][j] = col[i];
+        }
+        o[i][3] = t[i];
+    }
+    o[3][3] = 1.0;
+    o
+}
+
 pub fn mul(a: &M4, b: &M4) -> M4 {
     let mut o = [[0.0; 4]; 4];
     for i in 0..4 {

@@ -9,29 +9,10 @@ use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 use maxfs_tests::gltf_ref::{
-    accessor, gltf_worlds, local, reoriented, reoriented_ancestor, M4, MODELS, SINGLE_CLIP,
+    accessor, gltf_worlds, local, max_to_gltf, reoriented, reoriented_ancestor, M4, MODELS,
+    SINGLE_CLIP,
 };
 use serde_json::Value;
-
-/// A Max row-vector matrix converted to glTF axes, as a row-major column-vector 4×4.
-fn to_gltf(m: &maxfs_scene::eval::Mat43) -> M4 {
-    let r = m.rows();
-    let a = |v: [f64; 3]| [v[0], v[2], -v[1]];
-    // Column j of the Max column-vector matrix is row j of the row-vector matrix.
-    let cols = [a(r[0]), a(r[1]), a(r[2])];
-    // In glTF axes, column for glTF basis e_x is A·M·Aᵀ e_x: e_x → max x, e_y → max z, e_z → max −y.
-    let gcols = [cols[0], cols[2], cols[1].map(|v| -v)];
-    let t = a(r[3]);
-    let mut o = [[0.0; 4]; 4];
-    for i in 0..3 {
-        for (j, col) in gcols.iter().enumerate() {
-            o[i][j] = col[i];
-        }
-        o[i][3] = t[i];
-    }
-    o[3][3] = 1.0;
-    o
-}
 
 fn close(a: f64, b: f64, scale: f64) -> bool {
     (a - b).abs() <= 1e-4 * scale.max(1.0)
@@ -72,7 +53,7 @@ fn compare_animation(model: &str, gltf: &str) -> (usize, Vec<String>) {
             let what = ch["target"]["path"].as_str().unwrap_or_default();
             for (t, v) in times.iter().zip(&values) {
                 let ticks = (t[0] * 4800.0).round() as i32;
-                let ours = to_gltf(&eval.local_tm(o.index, ticks));
+                let ours = max_to_gltf(&eval.local_tm(o.index, ticks));
                 compared += 1;
                 let ok = match what {
                     "translation" => (0..3).all(|i| close(ours[i][3], v[i], v[i].abs())),
@@ -148,7 +129,7 @@ fn compare(model: &str, gltf: &str) -> Outcome {
             continue;
         };
         out.compared += 1;
-        let ow = to_gltf(&eval.world_tm(o.index, 0));
+        let ow = max_to_gltf(&eval.world_tm(o.index, 0));
         let scale = (0..3).fold(1.0f64, |m, i| m.max(gw[i][3].abs()));
         if !(0..3).all(|i| close(ow[i][3], gw[i][3], scale)) {
             out.translation_bad.push(format!(

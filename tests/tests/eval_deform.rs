@@ -13,7 +13,7 @@ use maxfs_scene::eval::{skin, SceneEval};
 use maxfs_scene::graph::SceneGraph;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
-use maxfs_tests::gltf_ref::{accessor, local, mul, Gltf, M4};
+use maxfs_tests::gltf_ref::{accessor, local, max_to_gltf, mul, Gltf, M4};
 use serde_json::Value;
 
 /// Relative tolerance of the point comparisons (times the model's extent).
@@ -286,7 +286,7 @@ fn clip_offset(
                 let Some((o, _)) = graph.nodes().find(|(_, x)| x.name == name) else {
                     return false;
                 };
-                let ours = local_gltf(&eval.local_tm(o.index, ticks));
+                let ours = max_to_gltf(&eval.local_tm(o.index, ticks));
                 let theirs = local(v);
                 (0..3).all(|i| {
                     (0..4).all(|j| {
@@ -303,24 +303,6 @@ fn clip_offset(
     };
     let hits: Vec<i32> = frames.map(|f| f * 160).filter(|&o| matches(o)).collect();
     (hits.len() == 1).then(|| hits[0])
-}
-
-/// A Max row-vector matrix in glTF axes, row-major column-vector.
-fn local_gltf(m: &maxfs_scene::eval::Mat43) -> M4 {
-    let r = m.rows();
-    let a = |v: [f64; 3]| [v[0], v[2], -v[1]];
-    let cols = [a(r[0]), a(r[1]), a(r[2])];
-    let gcols = [cols[0], cols[2], cols[1].map(|v| -v)];
-    let t = a(r[3]);
-    let mut o = [[0.0; 4]; 4];
-    for i in 0..3 {
-        for (j, col) in gcols.iter().enumerate() {
-            o[i][j] = col[i];
-        }
-        o[i][3] = t[i];
-    }
-    o[3][3] = 1.0;
-    o
 }
 
 const OVER_FOUR: &str = "more than 4 influences";

@@ -10,29 +10,11 @@ use maxfs_exporters::nel::shape::Shape;
 use maxfs_exporters::nel::skel::SkeletonShape;
 use maxfs_exporters::nel::{read_nel, write_nel, NelFile};
 use maxfs_scene::eval::transform::invert;
-use maxfs_scene::eval::{Mat43, Vec3};
+use maxfs_scene::eval::Vec3;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
-use maxfs_tests::gltf_ref::{accessor, reoriented, Gltf, M4, SINGLE_CLIP};
+use maxfs_tests::gltf_ref::{accessor, max_to_gltf, reoriented, Gltf, SINGLE_CLIP};
 use serde_json::Value;
-
-/// A Max row-vector matrix as a glTF column-vector 4×4 (row-major).
-fn to_gltf(m: &Mat43) -> M4 {
-    let r = m.rows();
-    let a = |v: [f64; 3]| [v[0], v[2], -v[1]];
-    let cols = [a(r[0]), a(r[1]), a(r[2])];
-    let gcols = [cols[0], cols[2], cols[1].map(|v| -v)];
-    let t = a(r[3]);
-    let mut o = [[0.0; 4]; 4];
-    for i in 0..3 {
-        for (j, col) in gcols.iter().enumerate() {
-            o[i][j] = col[i];
-        }
-        o[i][3] = t[i];
-    }
-    o[3][3] = 1.0;
-    o
-}
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-4 * a.abs().max(b.abs()).max(1.0)
@@ -179,7 +161,7 @@ fn skel_bones_hierarchy_and_bind_poses_match_gltf_skins() {
             }
             // Bind pose: glTF IBM = mesh world · InvBindPos (row vectors).
             let inv = skel::mat43_of(&bone.inv_bind_pos);
-            let ours = to_gltf(&mesh_world.then(&inv));
+            let ours = max_to_gltf(&mesh_world.then(&inv));
             let theirs = &ibm[k];
             let ok = (0..4).all(|r| (0..4).all(|c| close(ours[r][c], theirs[c * 4 + r])));
             if !ok {
