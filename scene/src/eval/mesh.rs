@@ -39,6 +39,22 @@ pub struct Mesh {
     pub maps: Vec<MapChannel>,
 }
 
+impl Mesh {
+    /// Every map channel has one map face per mesh face — what the modifiers
+    /// that copy or cut faces need before they touch the maps.
+    pub fn check_map_faces(&self) -> Result<(), String> {
+        let nf = self.faces.len();
+        match self.maps.iter().find(|c| c.faces.len() != nf) {
+            Some(c) => Err(format!(
+                "map channel {} has {} faces for {nf} mesh faces",
+                c.channel,
+                c.faces.len()
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
 /// A u32 count followed by `count` records of `size` bytes, exactly.
 fn counted<'a>(p: &'a [u8], size: usize, what: &str) -> Result<(usize, &'a [u8]), String> {
     if p.len() < 4 {

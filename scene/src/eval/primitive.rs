@@ -1085,13 +1085,13 @@ pub fn pyramid_mesh(p: &Params) -> Result<Mesh, String> {
 /// Texture vertices shared by exact value, for generators whose seams are easier
 /// to state per face than as a grid.
 #[derive(Default)]
-struct TexVerts {
-    list: Vec<[f32; 3]>,
+pub(super) struct TexVerts {
+    pub(super) list: Vec<[f32; 3]>,
     index: std::collections::HashMap<(u32, u32), u32>,
 }
 
 impl TexVerts {
-    fn at(&mut self, u: f64, v: f64) -> u32 {
+    pub(super) fn at(&mut self, u: f64, v: f64) -> u32 {
         let uv = [u as f32, v as f32, 0.0];
         let list = &mut self.list;
         *self

@@ -71,7 +71,7 @@ fn cylinder(p: &Params) -> Result<PolyMesh, String> {
     }
     let at = |row: usize, k: usize| (row * n + k % n) as u32;
     let mut faces = Vec::with_capacity(n * hs + 2);
-    let mut uv = UvList::default();
+    let mut uv = super::primitive::TexVerts::default();
     let mut map_faces = Vec::with_capacity(n * hs + 2);
     for row in 1..=hs {
         let (va, vb) = ((row - 1) as f64 / hs as f64, row as f64 / hs as f64);
@@ -129,25 +129,4 @@ fn cylinder(p: &Params) -> Result<PolyMesh, String> {
         faces,
         maps,
     })
-}
-
-/// Map vertices shared by exact value.
-#[derive(Default)]
-struct UvList {
-    list: Vec<[f32; 3]>,
-    index: std::collections::HashMap<(u32, u32), u32>,
-}
-
-impl UvList {
-    fn at(&mut self, u: f64, v: f64) -> u32 {
-        let uv = [u as f32, v as f32, 0.0];
-        let list = &mut self.list;
-        *self
-            .index
-            .entry((uv[0].to_bits(), uv[1].to_bits()))
-            .or_insert_with(|| {
-                list.push(uv);
-                (list.len() - 1) as u32
-            })
-    }
 }

@@ -60,16 +60,8 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
 /// vertices moved by `reflect` and the copied faces turned over when `turn`.
 /// Map channels get the copied faces over the same map vertices.
 pub(super) fn clone_reflected(mesh: &mut Mesh, reflect: &Mat43, turn: bool) -> Result<(), String> {
+    mesh.check_map_faces()?;
     let nf = mesh.faces.len();
-    for c in &mesh.maps {
-        if c.faces.len() != nf {
-            return Err(format!(
-                "map channel {} has {} faces for {nf} mesh faces",
-                c.channel,
-                c.faces.len()
-            ));
-        }
-    }
     let nv = mesh.vertices.len();
     let mut used = vec![false; nv];
     for f in &mesh.faces {

@@ -68,16 +68,8 @@ struct Corner {
 /// below go, faces across it are cut at new vertices (map vertices likewise
 /// interpolated), and faces lying in the plane go too.
 fn slice_below(mesh: &mut Mesh, n: Vec3, offset: f64) -> Result<(), String> {
+    mesh.check_map_faces()?;
     let nf = mesh.faces.len();
-    for c in &mesh.maps {
-        if c.faces.len() != nf {
-            return Err(format!(
-                "map channel {} has {} faces for {nf} mesh faces",
-                c.channel,
-                c.faces.len()
-            ));
-        }
-    }
     let dist: Vec<f64> = mesh.vertices.iter().map(|&p| n.dot(p) - offset).collect();
     let side = |d: f64| {
         if d > ON_PLANE {
