@@ -399,6 +399,44 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, String> {
     })
 }
 
+/// The rings of a sphere (whole or hemisphere, sliced or not) from its
+/// hemisphere and squash parameters.
+struct SphereRings {
+    whole: bool,
+    /// The polar angle of the cut (π for a whole sphere).
+    cut: f64,
+    /// The polar angle between rings.
+    delta: f64,
+    rows: usize,
+}
+
+impl SphereRings {
+    fn of(p: &Params, segs: usize) -> SphereRings {
+        let hemi = p.float_or(3, 0.0);
+        let whole = hemi < 0.00001;
+        let cut = std::f64::consts::PI * (1.0 - hemi.clamp(0.0, 0.9999));
+        let squash = p.int_or(4, 0) != 0;
+        let delta = if !whole && squash {
+            2.0 * cut / (segs - 2) as f64
+        } else {
+            2.0 * std::f64::consts::PI / segs as f64
+        };
+        // Max counts the rings in single precision: when the cut falls exactly
+        // on a ring, that ring and the cut ring coincide.
+        let rows = if whole || squash {
+            segs / 2 - 1
+        } else {
+            (cut as f32 / delta as f32) as usize + 1
+        };
+        SphereRings {
+            whole,
+            cut,
+            delta,
+            rows,
+        }
+    }
+}
+
 /// Sphere: radius (0), segments (1), smooth (2), hemisphere (3), squash (4), base
 /// to pivot (5), generate mapping coordinates (6), slice on (7). Built as Max
 /// builds it: a north pole, `rows` rings from the top each starting on +Y and
@@ -425,24 +463,13 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
         return sliced_sphere_mesh(p, r, segs);
     }
     let smoothing = |group: u32| if p.int_or(2, 1) != 0 { group } else { 0 };
-    let hemi = p.float_or(3, 0.0);
-    let whole = hemi < 0.00001;
-    // The polar angle of the cut (π for a whole sphere).
-    let cut = std::f64::consts::PI * (1.0 - hemi.clamp(0.0, 0.9999));
-    let squash = p.int_or(4, 0) != 0;
     let base = 2.0 * std::f64::consts::PI / segs as f64;
-    let delta = if !whole && squash {
-        2.0 * cut / (segs - 2) as f64
-    } else {
-        base
-    };
-    // Max counts the rings in single precision: when the cut falls exactly on a
-    // ring, that ring and the cut ring coincide.
-    let rows = if whole || squash {
-        segs / 2 - 1
-    } else {
-        (cut as f32 / delta as f32) as usize + 1
-    };
+    let SphereRings {
+        whole,
+        cut,
+        delta,
+        rows,
+    } = SphereRings::of(p, segs);
     check_quads(rows * segs)?;
     let bottom_z = if whole { -r } else { cut.cos() * r };
     let lift = if p.int_or(5, 0) != 0 { -bottom_z } else { 0.0 };
@@ -557,21 +584,12 @@ fn sliced_sphere_mesh(p: &Params, r: f64, segs: usize) -> Result<Mesh, String> {
     }
     let start = std::f64::consts::FRAC_PI_2 + to;
     let step = total / segs as f64;
-    let hemi = p.float_or(3, 0.0);
-    let whole = hemi < 0.00001;
-    let cut = std::f64::consts::PI * (1.0 - hemi.clamp(0.0, 0.9999));
-    let squash = p.int_or(4, 0) != 0;
-    let base = tau / segs as f64;
-    let delta = if !whole && squash {
-        2.0 * cut / (segs - 2) as f64
-    } else {
-        base
-    };
-    let rows = if whole || squash {
-        segs / 2 - 1
-    } else {
-        (cut as f32 / delta as f32) as usize + 1
-    };
+    let SphereRings {
+        whole,
+        cut,
+        delta,
+        rows,
+    } = SphereRings::of(p, segs);
     check_quads(rows * (segs + 2))?;
     let bottom_z = if whole { -r } else { cut.cos() * r };
     let lift = if p.int_or(5, 0) != 0 { -bottom_z } else { 0.0 };
