@@ -9,7 +9,7 @@ use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 use maxfs_tests::gltf_ref::{
-    accessor, gltf_worlds, local, max_to_gltf, reoriented, reoriented_ancestor, M4, MODELS,
+    accessor, gltf_worlds, local, max_to_gltf, reoriented, reoriented_ancestor, Gltf, M4, MODELS,
     SINGLE_CLIP,
 };
 use serde_json::Value;
@@ -26,11 +26,7 @@ fn compare_animation(model: &str, gltf: &str) -> (usize, Vec<String>) {
     let typed = doc.typed();
     let graph = typed.scene.as_ref().expect("scene");
     let eval = SceneEval::new(&doc, graph);
-    let path = corpus.join("ref/babylon-gltf").join(gltf);
-    let g: Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).expect("gltf")).expect("json");
-    let uri = g["buffers"][0]["uri"].as_str().expect("external buffer");
-    let bin = std::fs::read(path.with_file_name(uri)).expect("bin");
+    let Gltf { g, bin } = Gltf::open(gltf);
     let mut compared = 0;
     let mut bad = Vec::new();
     for anim in g["animations"].as_array().into_iter().flatten() {
@@ -279,11 +275,7 @@ fn evaluated_meshes_match_babylon_gltf() {
         let typed = doc.typed();
         let graph = typed.scene.as_ref().expect("scene");
         let eval = SceneEval::new(&doc, graph);
-        let path = corpus.join("ref/babylon-gltf").join(gltf);
-        let g: Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).expect("gltf")).expect("json");
-        let uri = g["buffers"][0]["uri"].as_str().expect("external buffer");
-        let bin = std::fs::read(path.with_file_name(uri)).expect("bin");
+        let Gltf { g, bin } = Gltf::open(gltf);
         let worlds = gltf_worlds(&g);
         for node in g["nodes"].as_array().into_iter().flatten() {
             let (Some(name), Some(mi)) = (node["name"].as_str(), node["mesh"].as_u64()) else {
@@ -468,11 +460,7 @@ fn primitive_smoothing_groups_match_babylon_normals() {
         let typed = doc.typed();
         let graph = typed.scene.as_ref().expect("scene");
         let eval = SceneEval::new(&doc, graph);
-        let path = corpus.join("ref/babylon-gltf").join(gltf);
-        let g: Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).expect("gltf")).expect("json");
-        let uri = g["buffers"][0]["uri"].as_str().expect("external buffer");
-        let bin = std::fs::read(path.with_file_name(uri)).expect("bin");
+        let Gltf { g, bin } = Gltf::open(gltf);
         for node in g["nodes"].as_array().into_iter().flatten() {
             let (Some(name), Some(mi)) = (node["name"].as_str(), node["mesh"].as_u64()) else {
                 continue;

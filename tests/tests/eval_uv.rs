@@ -12,7 +12,7 @@ use maxfs_scene::eval::mesh::Mesh;
 use maxfs_scene::eval::{primitive, SceneEval};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
-use maxfs_tests::gltf_ref::{accessor, MODELS};
+use maxfs_tests::gltf_ref::{accessor, Gltf, MODELS};
 use serde_json::Value;
 
 /// UVs of face `f`'s three corners in channel 1.
@@ -153,11 +153,7 @@ fn primitive_uvs_match_babylon_gltf() {
         let typed = doc.typed();
         let graph = typed.scene.as_ref().expect("scene");
         let eval = SceneEval::new(&doc, graph);
-        let path = corpus.join("ref/babylon-gltf").join(gltf);
-        let g: Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).expect("gltf")).expect("json");
-        let uri = g["buffers"][0]["uri"].as_str().expect("buffer uri");
-        let bin = std::fs::read(path.with_file_name(uri)).expect("bin");
+        let Gltf { g, bin } = Gltf::open(gltf);
         for node in g["nodes"].as_array().into_iter().flatten() {
             let (Some(name), Some(mi)) = (node["name"].as_str(), node["mesh"].as_u64()) else {
                 continue;
