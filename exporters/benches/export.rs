@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
+use maxfs_exporters::nel::export::properties::{id, nel_entry};
 use maxfs_exporters::nel::export::{export, shape, Context, ExportKind, Exports};
-use maxfs_scene::graph::{AppDataEntry, SceneGraph};
+use maxfs_scene::graph::SceneGraph;
 use maxfs_scene::{Document, Typed};
 
 fn corpus() -> PathBuf {
@@ -97,14 +97,7 @@ fn mrm(c: &mut Criterion) {
         };
         let mut with = plain.clone();
         for o in with.objects.iter_mut().filter(|o| o.node.is_some()) {
-            let value = b"1\0".to_vec();
-            o.appdata.push(AppDataEntry {
-                class_id: NEL_CLASS_ID,
-                super_class: NEL_SUPER_CLASS,
-                sub_id: id::LOD_MRM,
-                size: value.len() as u32,
-                value,
-            });
+            o.appdata.push(nel_entry(id::LOD_MRM, "1"));
         }
         let stem = Path::new(rel)
             .file_stem()

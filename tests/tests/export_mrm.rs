@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
+use maxfs_exporters::nel::export::properties::{id, nel_entry};
 use maxfs_exporters::nel::export::{shape, Context, Exports};
 use maxfs_exporters::nel::shape::mesh::Mesh;
 use maxfs_exporters::nel::shape::mrm::{MeshMrmGeom, MeshMrmSkinnedGeom, WedgeGeom};
@@ -21,21 +21,9 @@ use maxfs_exporters::nel::shape::multilod::MeshGeomClass;
 use maxfs_exporters::nel::shape::vertex_buffer::{ChannelData, VbSubset};
 use maxfs_exporters::nel::shape::Shape;
 use maxfs_exporters::nel::{read_nel, write_nel, NelFile};
-use maxfs_scene::graph::{AppDataEntry, SceneGraph};
+use maxfs_scene::graph::SceneGraph;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
-
-fn entry(sub_id: u32, text: &str) -> AppDataEntry {
-    let mut value = text.as_bytes().to_vec();
-    value.push(0);
-    AppDataEntry {
-        class_id: NEL_CLASS_ID,
-        super_class: NEL_SUPER_CLASS,
-        sub_id,
-        size: value.len() as u32,
-        value,
-    }
-}
 
 /// MRM parameters of one run: lods, divisor, skin reduction.
 #[derive(Clone, Copy)]
@@ -66,10 +54,10 @@ fn exports(rel: &str, mrm: Mrm) -> (BTreeMap<String, Vec<u8>>, BTreeMap<String, 
     let mut with = graph.clone();
     for o in with.objects.iter_mut().filter(|o| o.node.is_some()) {
         o.appdata.extend([
-            entry(id::LOD_MRM, "1"),
-            entry(id::LOD_NB_LOD, &mrm.lods.to_string()),
-            entry(id::LOD_DIVISOR, &mrm.divisor.to_string()),
-            entry(id::LOD_SKIN_REDUCTION, &mrm.reduction.to_string()),
+            nel_entry(id::LOD_MRM, "1"),
+            nel_entry(id::LOD_NB_LOD, &mrm.lods.to_string()),
+            nel_entry(id::LOD_DIVISOR, &mrm.divisor.to_string()),
+            nel_entry(id::LOD_SKIN_REDUCTION, &mrm.reduction.to_string()),
         ]);
     }
     let mrm_out = export_graph(stem, &doc, &with);
@@ -514,15 +502,15 @@ fn multilod_with_an_mrm_slot() {
     };
     let master = find(&graph, "Sphere01");
     graph.objects[master].appdata.extend([
-        entry(id::LOD_NAME_COUNT, "1"),
-        entry(id::LOD_NAME, "Sphere02"),
-        entry(id::LOD_DIST_MAX, "50"),
+        nel_entry(id::LOD_NAME_COUNT, "1"),
+        nel_entry(id::LOD_NAME, "Sphere02"),
+        nel_entry(id::LOD_DIST_MAX, "50"),
     ]);
     let slave = find(&graph, "Sphere02");
     graph.objects[slave].appdata.extend([
-        entry(id::LOD_DIST_MAX, "200"),
-        entry(id::LOD_MRM, "1"),
-        entry(id::LOD_NB_LOD, "5"),
+        nel_entry(id::LOD_DIST_MAX, "200"),
+        nel_entry(id::LOD_MRM, "1"),
+        nel_entry(id::LOD_NB_LOD, "5"),
     ]);
     let out = export_graph("street", &doc, &graph);
     let o = out

@@ -649,10 +649,9 @@ fn corpus_sweep() {
 /// NeL AppData added to a copy of the scene graph (the corpus has no LOD set).
 #[test]
 fn constructed_lod_set() {
-    use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
+    use maxfs_exporters::nel::export::properties::{id, nel_entry};
     use maxfs_exporters::nel::export::{shape, Context, Exports};
     use maxfs_exporters::nel::shape::multilod::MeshGeomClass;
-    use maxfs_scene::graph::AppDataEntry;
 
     let path = corpus("max/ryzomcore/street.max");
     let doc = Document::open(&path).expect("street.max");
@@ -665,26 +664,15 @@ fn constructed_lod_set() {
             .expect("node")
     };
     let master = find(&graph, "Sphere01");
-    let entry = |sub_id: u32, text: &str| {
-        let mut value = text.as_bytes().to_vec();
-        value.push(0);
-        AppDataEntry {
-            class_id: NEL_CLASS_ID,
-            super_class: NEL_SUPER_CLASS,
-            sub_id,
-            size: value.len() as u32,
-            value,
-        }
-    };
     graph.objects[master].appdata.extend([
-        entry(id::LOD_NAME_COUNT, "1"),
-        entry(id::LOD_NAME, "Sphere02"),
-        entry(id::LOD_DIST_MAX, "50"),
+        nel_entry(id::LOD_NAME_COUNT, "1"),
+        nel_entry(id::LOD_NAME, "Sphere02"),
+        nel_entry(id::LOD_DIST_MAX, "50"),
     ]);
     let slave = find(&graph, "Sphere02");
     graph.objects[slave]
         .appdata
-        .push(entry(id::LOD_DIST_MAX, "200"));
+        .push(nel_entry(id::LOD_DIST_MAX, "200"));
     let ctx = Context::new("street", &doc, &graph);
     let mut out = Exports::default();
     shape::export(&ctx, &mut out);

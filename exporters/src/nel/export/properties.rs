@@ -21,6 +21,20 @@ pub const NEL_CLASS_ID: ClassId = ClassId(0x04d6_4858, 0x16d1_751d);
 /// UTILITY_CLASS_ID, the superclass of the NeL keys.
 pub const NEL_SUPER_CLASS: u32 = 0x1020;
 
+/// A NeL AppData entry holding `text` as the plug-in stores it (NUL-ended
+/// ASCII), for callers that give a scene NeL properties it does not have.
+pub fn nel_entry(sub_id: u32, text: &str) -> AppDataEntry {
+    let mut value = text.as_bytes().to_vec();
+    value.push(0);
+    AppDataEntry {
+        class_id: NEL_CLASS_ID,
+        super_class: NEL_SUPER_CLASS,
+        sub_id,
+        size: value.len() as u32,
+        value,
+    }
+}
+
 /// The AppData sub-ids (export_appdata.h, calc_lm.h, nel_patch_mesh.h, ligo).
 pub mod id {
     pub const LOD_NAME_COUNT: u32 = 1_423_062_537;
