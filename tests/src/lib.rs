@@ -46,3 +46,32 @@ pub fn corpus_max_files() -> Vec<PathBuf> {
 }
 pub mod gltf_ref;
 pub mod rewrite;
+
+/// street.max's Sphere01 made a LOD master with Sphere02 as its only slave
+/// (distances 50 and 200), in a copy of the scene graph: the corpus has no LOD
+/// set. `slave_extra` adds NeL properties to the slave (e.g. LOD_MRM).
+pub fn street_lod_set(
+    graph: &mut maxfs_scene::graph::SceneGraph,
+    slave_extra: &[maxfs_scene::graph::AppDataEntry],
+) {
+    use maxfs_exporters::nel::export::properties::{id, nel_entry};
+    let find = |g: &maxfs_scene::graph::SceneGraph, name: &str| {
+        g.objects
+            .iter()
+            .position(|o| o.node.as_ref().is_some_and(|n| n.name == name))
+            .expect("node")
+    };
+    let master = find(graph, "Sphere01");
+    graph.objects[master].appdata.extend([
+        nel_entry(id::LOD_NAME_COUNT, "1"),
+        nel_entry(id::LOD_NAME, "Sphere02"),
+        nel_entry(id::LOD_DIST_MAX, "50"),
+    ]);
+    let slave = find(graph, "Sphere02");
+    graph.objects[slave]
+        .appdata
+        .push(nel_entry(id::LOD_DIST_MAX, "200"));
+    graph.objects[slave]
+        .appdata
+        .extend(slave_extra.iter().cloned());
+}

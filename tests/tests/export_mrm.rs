@@ -494,24 +494,10 @@ fn multilod_with_an_mrm_slot() {
     let doc = Document::open(&path).expect("street.max");
     let typed = doc.typed();
     let mut graph = typed.scene.as_ref().expect("scene").clone();
-    let find = |g: &SceneGraph, name: &str| {
-        g.objects
-            .iter()
-            .position(|o| o.node.as_ref().is_some_and(|n| n.name == name))
-            .expect("node")
-    };
-    let master = find(&graph, "Sphere01");
-    graph.objects[master].appdata.extend([
-        nel_entry(id::LOD_NAME_COUNT, "1"),
-        nel_entry(id::LOD_NAME, "Sphere02"),
-        nel_entry(id::LOD_DIST_MAX, "50"),
-    ]);
-    let slave = find(&graph, "Sphere02");
-    graph.objects[slave].appdata.extend([
-        nel_entry(id::LOD_DIST_MAX, "200"),
-        nel_entry(id::LOD_MRM, "1"),
-        nel_entry(id::LOD_NB_LOD, "5"),
-    ]);
+    maxfs_tests::street_lod_set(
+        &mut graph,
+        &[nel_entry(id::LOD_MRM, "1"), nel_entry(id::LOD_NB_LOD, "5")],
+    );
     let out = export_graph("street", &doc, &graph);
     let o = out
         .outputs

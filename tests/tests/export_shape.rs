@@ -649,7 +649,6 @@ fn corpus_sweep() {
 /// NeL AppData added to a copy of the scene graph (the corpus has no LOD set).
 #[test]
 fn constructed_lod_set() {
-    use maxfs_exporters::nel::export::properties::{id, nel_entry};
     use maxfs_exporters::nel::export::{shape, Context, Exports};
     use maxfs_exporters::nel::shape::multilod::MeshGeomClass;
 
@@ -657,22 +656,7 @@ fn constructed_lod_set() {
     let doc = Document::open(&path).expect("street.max");
     let typed = doc.typed();
     let mut graph = typed.scene.as_ref().expect("scene").clone();
-    let find = |g: &maxfs_scene::graph::SceneGraph, name: &str| {
-        g.objects
-            .iter()
-            .position(|o| o.node.as_ref().is_some_and(|n| n.name == name))
-            .expect("node")
-    };
-    let master = find(&graph, "Sphere01");
-    graph.objects[master].appdata.extend([
-        nel_entry(id::LOD_NAME_COUNT, "1"),
-        nel_entry(id::LOD_NAME, "Sphere02"),
-        nel_entry(id::LOD_DIST_MAX, "50"),
-    ]);
-    let slave = find(&graph, "Sphere02");
-    graph.objects[slave]
-        .appdata
-        .push(nel_entry(id::LOD_DIST_MAX, "200"));
+    maxfs_tests::street_lod_set(&mut graph, &[]);
     let ctx = Context::new("street", &doc, &graph);
     let mut out = Exports::default();
     shape::export(&ctx, &mut out);
