@@ -33,12 +33,17 @@ fn whole_corpus_checks_ok_as_json() {
     assert!(ok, "{out}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
     let files = v["files"].as_array().expect("files");
-    assert_eq!(files.len(), 38);
+    let on_disk = maxfs_walk_count(&dir);
+    assert_eq!(
+        files.len(),
+        on_disk,
+        "every .max under the corpus is checked"
+    );
     for f in files {
         assert_eq!(f["outcome"], "ok", "{f}");
         assert!(f["typed_values"].as_u64().unwrap_or(0) > 0, "{f}");
     }
-    assert_eq!(v["summary"]["by_outcome"]["ok"], 38);
+    assert_eq!(v["summary"]["by_outcome"]["ok"], on_disk);
     let versions = v["summary"]["by_version"].as_object().expect("by_version");
     assert!(versions.contains_key("3ds Max 3 (0x2004)"));
     assert!(versions.contains_key("3ds Max 2010 (0x2012)"));
@@ -76,4 +81,21 @@ fn bad_files_are_named_and_counted() {
     std::fs::remove_file(tmp.path().join("cut.max")).expect("rm");
     let (ok, out) = maxfs(&["check", tmp.path().to_str().expect("utf-8")]);
     assert!(ok, "{out}");
+}
+
+/// How many `.max` files lie under `dir` (any depth), counted independently of the CLI.
+fn maxfs_walk_count(dir: &std::path::Path) -> usize {
+    let mut n = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("readable corpus").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("max")) {
+                n += 1;
+            }
+        }
+    }
+    n
 }

@@ -21,6 +21,9 @@ pub fn release_name(id: u16) -> Option<&'static str> {
         0x2022 => "3ds Max 2017",
         0x2023 => "3ds Max 2018/2019",
         0x2025 => "3ds Max 2020",
+        0x2026 => "3ds Max 2021",
+        0x2029 => "3ds Max 2024",
+        0x2031 => "3ds Max 2026",
         _ => return None,
     })
 }
