@@ -1,15 +1,32 @@
 //! .max → NeL export over the whole corpus, per kind and all kinds together.
 //! Documents are parsed once outside the timed loop: this measures the
 //! exporter (selection, evaluation, building, serializing), with the corpus
-//! file count as throughput (criterion prints files/s as "elem/s").
+//! file count as throughput (criterion prints files/s as "elem/s"). Each
+//! iteration builds a fresh evaluated scene, so mesh evaluation is timed too
+//! (its memo does not carry over between iterations).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use maxfs_exporters::nel::export::properties::{id, nel_entry};
 use maxfs_exporters::nel::export::{export, shape, Context, ExportKind, Exports};
+use maxfs_scene::eval::SceneEval;
 use maxfs_scene::graph::SceneGraph;
 use maxfs_scene::{Document, Typed};
+
+/// Exports `kinds` from a fresh evaluation of a parsed document.
+fn export_fresh(
+    stem: &str,
+    doc: &Arc<Document>,
+    typed: &Arc<Typed>,
+    kinds: &[ExportKind],
+) -> usize {
+    match SceneEval::new(doc.clone(), typed.clone()) {
+        Ok(eval) => export(stem, &eval, kinds).outputs.len(),
+        Err(_) => 0,
+    }
+}
 
 fn corpus() -> PathBuf {
     std::env::var_os("MAXFS_CORPUS")
@@ -35,13 +52,13 @@ fn bench(c: &mut Criterion) {
     let mut paths = Vec::new();
     max_files(&corpus().join("max"), &mut paths);
     paths.sort();
-    let docs: Vec<(String, Document, Typed)> = paths
+    let docs: Vec<(String, Arc<Document>, Arc<Typed>)> = paths
         .iter()
         .filter_map(|p| {
             let doc = Document::open(p).ok()?;
             let typed = doc.typed();
             let stem = p.file_stem()?.to_string_lossy().into_owned();
-            Some((stem, doc, typed))
+            Some((stem, Arc::new(doc), Arc::new(typed)))
         })
         .collect();
     let mut g = c.benchmark_group("export_corpus");
@@ -52,7 +69,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 let mut outputs = 0usize;
                 for (stem, doc, typed) in &docs {
-                    outputs += export(stem, doc, typed, kinds).outputs.len();
+                    outputs += export_fresh(stem, doc, typed, kinds);
                 }
                 outputs
             })
@@ -69,7 +86,7 @@ fn bench(c: &mut Criterion) {
     per_file.sample_size(10);
     for (stem, doc, typed) in &docs {
         per_file.bench_function(stem.as_str(), |b| {
-            b.iter(|| export(stem, doc, typed, &ExportKind::ALL).outputs.len())
+            b.iter(|| export_fresh(stem, doc, typed, &ExportKind::ALL))
         });
     }
     per_file.finish();
@@ -91,11 +108,12 @@ fn mrm(c: &mut Criterion) {
         let Ok(doc) = Document::open(&corpus().join(rel)) else {
             continue;
         };
-        let typed = doc.typed();
+        let typed = Arc::new(doc.typed());
+        let doc = Arc::new(doc);
         let Ok(plain) = typed.scene.clone() else {
             continue;
         };
-        let mut with = plain.clone();
+        let mut with = (*plain).clone();
         for o in with.objects.iter_mut().filter(|o| o.node.is_some()) {
             o.appdata.push(nel_entry(id::LOD_MRM, "1"));
         }
@@ -103,8 +121,10 @@ fn mrm(c: &mut Criterion) {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let shapes = |graph: &SceneGraph| {
-            let ctx = Context::new(&stem, &doc, graph);
+        let with = Arc::new(with);
+        let shapes = |graph: &Arc<SceneGraph>| {
+            let eval = SceneEval::with_graph(doc.clone(), typed.clone(), graph.clone());
+            let ctx = Context::new(&stem, &eval);
             let mut out = Exports::default();
             shape::export(&ctx, &mut out);
             out.outputs.len()

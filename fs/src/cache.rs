@@ -1,11 +1,13 @@
 //! The caches of the tree: per-file states (shared while referenced), parsed
-//! documents (a small LRU, their only owner) and generated file contents (an LRU
-//! bounded by bytes), with single flight so that N readers of one not-yet-loaded
-//! document or not-yet-generated file cause one load or generation.
+//! documents with their evaluation and exports (an LRU bounded by the bytes
+//! they hold, their only owner) and generated file contents (an LRU bounded by
+//! bytes), with single flight so that N readers of one not-yet-loaded document
+//! or not-yet-generated file cause one load or generation.
 
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 
 use lru::LruCache;
@@ -93,36 +95,110 @@ impl<K: Hash + Eq + Clone, V> StateRegistry<K, V> {
     }
 }
 
-/// A count-bounded LRU of loaded values with single flight: concurrent callers
-/// of a missing key share one load. The LRU is the only long-lived owner of the
-/// values, so at most `capacity` of them stay in memory (plus those a caller is
-/// using right now).
-pub struct LoadLru<K, T> {
-    map: Mutex<LruCache<K, Arc<OnceLock<T>>>>,
+/// Hits, misses and evictions of a cache, and the bytes it holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CacheStats {
+    pub hits: u64,
+    pub misses: u64,
+    pub evictions: u64,
+    pub entries: u64,
+    pub bytes: u64,
+    pub budget: u64,
 }
 
-impl<K: Hash + Eq + Clone, T: Clone> LoadLru<K, T> {
-    pub fn new(capacity: usize) -> Self {
-        let cap = NonZeroUsize::new(capacity.max(1)).unwrap_or(NonZeroUsize::MIN);
-        LoadLru {
-            map: Mutex::new(LruCache::new(cap)),
+/// Values whose size in memory can change after loading (a parsed file grows
+/// as its typed layer, evaluation and exports are built).
+pub trait Weigh {
+    /// Bytes held now.
+    fn bytes(&self) -> u64;
+}
+
+/// An LRU of loaded values bounded by the bytes they hold, with single flight:
+/// concurrent callers of a missing key share one load. The LRU is the only
+/// long-lived owner of the values; entries are weighed again whenever the cache
+/// is trimmed, since they grow as later stages are built. The value in use is
+/// never evicted by its own load, so one value larger than the budget is still
+/// served (and evicted by the next load).
+pub struct ByteLru<K, T> {
+    budget: u64,
+    map: Mutex<LruCache<K, Arc<OnceLock<T>>>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+    evictions: AtomicU64,
+}
+
+impl<K: Hash + Eq + Clone, T: Clone + Weigh> ByteLru<K, T> {
+    pub fn new(budget_bytes: u64) -> Self {
+        ByteLru {
+            budget: budget_bytes,
+            map: Mutex::new(LruCache::unbounded()),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+            evictions: AtomicU64::new(0),
         }
     }
 
     /// The value of `key`, loading it (once for all concurrent callers) if absent.
     pub fn get_or_load(&self, key: &K, load: impl FnOnce() -> T) -> T {
-        let slot = {
+        let (slot, missed) = {
             let mut map = self.map.lock();
             match map.get(key) {
-                Some(s) => s.clone(),
+                Some(s) => (s.clone(), false),
                 None => {
                     let s: Arc<OnceLock<T>> = Arc::default();
                     map.put(key.clone(), s.clone());
-                    s
+                    (s, true)
                 }
             }
         };
-        slot.get_or_init(load).clone()
+        let counter = if missed { &self.misses } else { &self.hits };
+        counter.fetch_add(1, Ordering::Relaxed);
+        let v = slot.get_or_init(load).clone();
+        if missed {
+            self.trim();
+        }
+        v
+    }
+
+    /// The value of `key` if it is loaded; loads nothing.
+    pub fn peek(&self, key: &K) -> Option<T> {
+        self.map.lock().peek(key).and_then(|s| s.get().cloned())
+    }
+
+    /// Evicts least recently used values until the rest fit the budget. Call
+    /// after a value grew (a stage of it was built).
+    pub fn trim(&self) {
+        let mut map = self.map.lock();
+        let mut total: u64 = map
+            .iter()
+            .filter_map(|(_, s)| s.get())
+            .map(Weigh::bytes)
+            .sum();
+        while total > self.budget && map.len() > 1 {
+            match map.pop_lru() {
+                Some((_, s)) => {
+                    total = total.saturating_sub(s.get().map_or(0, Weigh::bytes));
+                    self.evictions.fetch_add(1, Ordering::Relaxed);
+                }
+                None => break,
+            }
+        }
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        let map = self.map.lock();
+        CacheStats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            evictions: self.evictions.load(Ordering::Relaxed),
+            entries: map.len() as u64,
+            bytes: map
+                .iter()
+                .filter_map(|(_, s)| s.get())
+                .map(Weigh::bytes)
+                .sum(),
+            budget: self.budget,
+        }
     }
 
     /// How many values are held.
@@ -145,6 +221,9 @@ pub struct ContentCache<K, E> {
     budget: u64,
     inner: Mutex<Inner<K>>,
     inflight: Inflight<K, E>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+    evictions: AtomicU64,
 }
 
 struct Inner<K> {
@@ -161,6 +240,9 @@ impl<K: Hash + Eq + Clone, E: Clone> ContentCache<K, E> {
                 bytes: 0,
             }),
             inflight: Mutex::new(HashMap::new()),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+            evictions: AtomicU64::new(0),
         }
     }
 
@@ -171,8 +253,10 @@ impl<K: Hash + Eq + Clone, E: Clone> ContentCache<K, E> {
         generate: impl FnOnce() -> Result<Vec<u8>, E>,
     ) -> Result<Arc<[u8]>, E> {
         if let Some(v) = self.inner.lock().lru.get(key) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(v.clone());
         }
+        self.misses.fetch_add(1, Ordering::Relaxed);
         let slot = {
             let mut inflight = self.inflight.lock();
             // Re-check under the in-flight lock: a generation may have just finished.
@@ -209,7 +293,10 @@ impl<K: Hash + Eq + Clone, E: Clone> ContentCache<K, E> {
         inner.bytes += len;
         while inner.bytes > self.budget {
             match inner.lru.pop_lru() {
-                Some((_, v)) => inner.bytes -= v.len() as u64,
+                Some((_, v)) => {
+                    inner.bytes -= v.len() as u64;
+                    self.evictions.fetch_add(1, Ordering::Relaxed);
+                }
                 None => break,
             }
         }
@@ -218,6 +305,18 @@ impl<K: Hash + Eq + Clone, E: Clone> ContentCache<K, E> {
     /// Bytes currently held.
     pub fn bytes(&self) -> u64 {
         self.inner.lock().bytes
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        let inner = self.inner.lock();
+        CacheStats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            evictions: self.evictions.load(Ordering::Relaxed),
+            entries: inner.lru.len() as u64,
+            bytes: inner.bytes,
+            budget: self.budget,
+        }
     }
 }
 
@@ -265,5 +364,34 @@ mod tests {
             assert_eq!(&*t.join().unwrap(), &[1, 2, 3]);
         }
         assert_eq!(runs.load(Ordering::SeqCst), 1);
+    }
+}
+
+#[cfg(test)]
+mod byte_lru_tests {
+    use super::*;
+
+    #[derive(Clone)]
+    struct Sized(u64);
+    impl Weigh for Sized {
+        fn bytes(&self) -> u64 {
+            self.0
+        }
+    }
+
+    #[test]
+    fn evicts_by_bytes_and_keeps_an_oversized_value_alone() {
+        let c: ByteLru<u32, Sized> = ByteLru::new(100);
+        c.get_or_load(&1, || Sized(60));
+        c.get_or_load(&2, || Sized(30));
+        assert_eq!(c.len(), 2);
+        c.get_or_load(&1, || Sized(0)); // hit: 1 is now most recent
+        c.get_or_load(&3, || Sized(30)); // 120 > 100: evicts 2, the LRU
+        assert!(c.peek(&2).is_none() && c.peek(&1).is_some() && c.peek(&3).is_some());
+        c.get_or_load(&4, || Sized(500));
+        assert_eq!(c.len(), 1, "an oversized value is held alone");
+        let s = c.stats();
+        assert_eq!((s.hits, s.misses, s.evictions), (1, 4, 3));
+        assert_eq!(s.bytes, 500);
     }
 }

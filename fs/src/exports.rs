@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use maxfs_exporters::nel::export::{self, ExportKind, Exports, NodeError};
-use maxfs_scene::{Document, Typed};
+use maxfs_scene::eval::SceneEval;
 
 use crate::names::NameSet;
 
@@ -54,17 +54,12 @@ pub const ERRORS_TXT: &str = "errors.txt";
 
 impl ExportSet {
     /// Exports every kind of `<stem>.max`.
-    pub fn build(stem: &str, doc: &Document, typed: &Typed) -> ExportSet {
-        ExportSet::build_kinds(stem, doc, typed, &ExportKind::ALL)
+    pub fn build(stem: &str, eval: &SceneEval) -> ExportSet {
+        ExportSet::build_kinds(stem, eval, &ExportKind::ALL)
     }
 
-    pub fn build_kinds(
-        stem: &str,
-        doc: &Document,
-        typed: &Typed,
-        kinds: &[ExportKind],
-    ) -> ExportSet {
-        ExportSet::from_exports(export::export(stem, doc, typed, kinds))
+    pub fn build_kinds(stem: &str, eval: &SceneEval, kinds: &[ExportKind]) -> ExportSet {
+        ExportSet::from_exports(export::export(stem, eval, kinds))
     }
 
     /// Names the outputs. Two outputs with the same name are what the NeL

@@ -9,10 +9,12 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use maxfs_scene::chunk::Chunk;
+use maxfs_scene::eval::SceneEval;
 use maxfs_scene::peek::{self, Peek};
 use maxfs_scene::{Document, Layout, Typed};
 
-use crate::cache::DocKey;
+use crate::cache::{DocKey, Weigh};
+use crate::exports::ExportSet;
 use crate::names::escape_stream_name;
 
 /// One stream as listed under `streams/`.
@@ -80,9 +82,13 @@ impl MaxState {
         let r = crate::guard(|| {
             let bytes = std::fs::read(self.path()).map_err(|e| format!("cannot read: {e}"))?;
             let doc = Document::from_bytes(&bytes).map_err(|e| e.to_string())?;
+            drop(bytes);
             Ok(Arc::new(Loaded {
+                doc_bytes: doc.heap_bytes(),
                 doc: Arc::new(doc),
                 typed: OnceLock::new(),
+                eval: OnceLock::new(),
+                exports: OnceLock::new(),
                 chunks: OnceLock::new(),
             }))
         });
@@ -93,11 +99,30 @@ impl MaxState {
     }
 }
 
-/// A parsed `.max` and what is derived from it, owned by the document LRU.
+/// A parsed `.max` and what is derived from it, owned by the document LRU:
+/// the typed layer and the evaluated scene are stages of it, so every view and
+/// export of one file reads one typed layer and one evaluation.
 pub struct Loaded {
     pub doc: Arc<Document>,
     typed: OnceLock<Result<Arc<Typed>, String>>,
+    eval: OnceLock<Result<Arc<SceneEval>, String>>,
+    exports: OnceLock<StageResult<ExportSet>>,
     chunks: OnceLock<Vec<ChunkIndex>>,
+    /// `doc.heap_bytes()`, computed once.
+    doc_bytes: u64,
+}
+
+/// The typed layer copies little (values point into the chunk leaves); this
+/// share of the document's bytes stands for it in the budget.
+const TYPED_SHARE: u64 = 2;
+
+impl Weigh for StageResult<Loaded> {
+    fn bytes(&self) -> u64 {
+        match self {
+            Ok(l) => l.bytes(),
+            Err(e) => e.len() as u64,
+        }
+    }
 }
 
 impl Loaded {
@@ -105,6 +130,56 @@ impl Loaded {
         self.typed
             .get_or_init(|| crate::guard(|| Ok(Arc::new(self.doc.typed()))))
             .clone()
+    }
+
+    /// The evaluated scene (fails when the scene graph could not be read).
+    pub fn eval(&self) -> Result<Arc<SceneEval>, String> {
+        self.eval
+            .get_or_init(|| {
+                let typed = self.typed()?;
+                crate::guard(|| {
+                    SceneEval::new(self.doc.clone(), typed)
+                        .map(Arc::new)
+                        .map_err(|e| format!("scene graph: {e}"))
+                })
+            })
+            .clone()
+    }
+
+    /// The evaluated scene if it has been built; builds nothing.
+    pub fn eval_if_built(&self) -> Option<Arc<SceneEval>> {
+        self.eval.get().and_then(|r| r.as_ref().ok()).cloned()
+    }
+
+    /// Every NeL export of the file (built on first need from the evaluated scene).
+    pub fn exports(&self, stem: &str) -> StageResult<ExportSet> {
+        self.exports
+            .get_or_init(|| {
+                let eval = self.eval()?;
+                crate::guard(|| Ok(Arc::new(ExportSet::build(stem, &eval))))
+            })
+            .clone()
+    }
+
+    /// Whether the exports were built (and so counted once).
+    pub fn exports_built(&self) -> bool {
+        self.exports.get().is_some()
+    }
+
+    /// Bytes held by this file's stages: the document, its typed layer, the
+    /// evaluated meshes and the exported files.
+    pub fn bytes(&self) -> u64 {
+        let typed = if self.typed.get().is_some() {
+            self.doc_bytes / TYPED_SHARE
+        } else {
+            0
+        };
+        let eval = self.eval_if_built().map_or(0, |e| e.memo_stats().bytes);
+        let exports = match self.exports.get() {
+            Some(Ok(set)) => set.files.iter().map(|f| f.bytes.len() as u64).sum(),
+            _ => 0,
+        };
+        self.doc_bytes + typed + eval + exports
     }
 
     /// The chunk numbering of stream `stream` (empty for a stream without chunks).

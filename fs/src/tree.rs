@@ -14,7 +14,7 @@ use maxfs_scene::chunk::Chunk;
 use maxfs_scene::{Document, Layout};
 use parking_lot::Mutex;
 
-use crate::cache::{ContentCache, DocKey, LoadLru, StateRegistry};
+use crate::cache::{ByteLru, CacheStats, ContentCache, DocKey, StateRegistry};
 use crate::exports::{ExportDir, ExportFile, ExportSet, ERRORS_TXT};
 use crate::names::{chunk_name, parse_chunk_name};
 use crate::state::{Loaded, MaxState, StageResult};
@@ -24,19 +24,32 @@ use crate::FsError;
 /// Tuning of the caches.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// Byte budget of generated contents (JSON views, info, thumbnails).
+    /// Byte budget of generated contents (JSON views, info, thumbnails, glTF).
     pub cache_bytes: u64,
-    /// How many parsed `.max` files stay in memory.
-    pub max_documents: usize,
+    /// Byte budget of parsed `.max` files with what is built from them (typed
+    /// layer, evaluated meshes, NeL exports). The default keeps a checkout of
+    /// about a hundred typical files warm.
+    pub document_bytes: u64,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             cache_bytes: 512 << 20,
-            max_documents: 16,
+            document_bytes: 1 << 30,
         }
     }
+}
+
+/// What the caches of a tree hold and how they were used.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct TreeStats {
+    /// Parsed files with their typed layer, evaluation and exports.
+    pub documents: CacheStats,
+    /// Generated file contents.
+    pub content: CacheStats,
+    /// Full parses of a `.max` so far.
+    pub document_loads: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -224,6 +237,9 @@ fn mtime_of(key: &DocKey) -> SystemTime {
 
 type ContentKey = (DocKey, V);
 
+/// Per (node, time): how many times its modifier stack was evaluated.
+pub type StackCounts = HashMap<(usize, i32), u32>;
+
 /// Per-file states kept alive while nothing else refers to them.
 const RECENT_STATES: usize = 64;
 
@@ -232,8 +248,7 @@ pub struct MaxFs {
     root: PathBuf,
     states: StateRegistry<DocKey, MaxState>,
     next_state: AtomicU32,
-    docs: LoadLru<DocKey, StageResult<Loaded>>,
-    exports: LoadLru<DocKey, StageResult<ExportSet>>,
+    docs: ByteLru<DocKey, StageResult<Loaded>>,
     content: ContentCache<ContentKey, String>,
     doc_loads: AtomicU64,
     generations: Mutex<HashMap<String, u64>>,
@@ -245,8 +260,7 @@ impl MaxFs {
             root: root.into(),
             states: StateRegistry::new(RECENT_STATES),
             next_state: AtomicU32::new(0),
-            docs: LoadLru::new(options.max_documents),
-            exports: LoadLru::new(options.max_documents),
+            docs: ByteLru::new(options.document_bytes),
             content: ContentCache::new(options.cache_bytes),
             doc_loads: AtomicU64::new(0),
             generations: Mutex::new(HashMap::new()),
@@ -275,6 +289,27 @@ impl MaxFs {
     /// How many parsed documents the document LRU holds.
     pub fn cached_documents(&self) -> usize {
         self.docs.len()
+    }
+
+    /// Hits, misses, evictions and bytes of the caches.
+    pub fn stats(&self) -> TreeStats {
+        TreeStats {
+            documents: self.docs.stats(),
+            content: self.content.stats(),
+            document_loads: self.document_loads(),
+        }
+    }
+
+    /// The mesh memo of the evaluated scene of the `.max` at `rel`, when that
+    /// file is loaded and evaluated; loads and evaluates nothing.
+    pub fn eval_stats(&self, rel: &Path) -> Option<(maxfs_scene::eval::MemoStats, StackCounts)> {
+        let e = self.lookup(rel).ok()?;
+        let Node::Max(state, _) = &e.node else {
+            return None;
+        };
+        let loaded = self.docs.peek(&state.key)?.ok()?;
+        let eval = loaded.eval_if_built()?;
+        Some((eval.memo_stats(), eval.stack_evaluations()))
     }
 
     /// The entry at `rel` (relative to the root; `""` is the root).
@@ -473,24 +508,32 @@ impl MaxFs {
         })
     }
 
-    /// The NeL exports of a file, from the export LRU (exported on a miss).
+    /// The NeL exports of a file, a stage of its loaded document (exported on
+    /// first need).
     fn export_set(&self, state: &MaxState) -> Result<Arc<ExportSet>, FsError> {
         let loaded = self.loaded(state)?;
-        self.exports
-            .get_or_load(&state.key, || {
-                *self
-                    .generations
-                    .lock()
-                    .entry(format!("{}/export", state.path().display()))
-                    .or_default() += 1;
-                crate::guard(|| {
-                    let typed = loaded.typed()?;
-                    let stem = crate::exports::source_stem(state.path());
-                    Ok(Arc::new(ExportSet::build(&stem, &loaded.doc, &typed)))
-                })
-                .inspect_err(|e| log::warn!("{}: export: {e}", state.path().display()))
+        if !loaded.exports_built() {
+            *self
+                .generations
+                .lock()
+                .entry(format!("{}/export", state.path().display()))
+                .or_default() += 1;
+        }
+        let stem = crate::exports::source_stem(state.path());
+        let built = !loaded.exports_built();
+        let r = loaded
+            .exports(&stem)
+            .inspect_err(|e| {
+                if built {
+                    log::warn!("{}: export: {e}", state.path().display())
+                }
             })
-            .map_err(FsError::Failed)
+            .map_err(FsError::Failed);
+        if built {
+            // The document grew by its exports and evaluated meshes.
+            self.docs.trim();
+        }
+        r
     }
 
     /// The parsed document of `state`, from the document LRU (parsed on a miss).
@@ -694,9 +737,13 @@ impl MaxFs {
                     .lock()
                     .entry(format!("{}/{}", state.path().display(), v.display()))
                     .or_default() += 1;
-                crate::guard(|| self.generate(state, v)).inspect_err(|e| {
+                let r = crate::guard(|| self.generate(state, v)).inspect_err(|e| {
                     log::warn!("{}: {}: {e}", state.path().display(), v.display());
-                })
+                });
+                // Generating may have built stages of the document (typed
+                // layer, evaluation): weigh the documents again.
+                self.docs.trim();
+                r
             })
             .map_err(FsError::Failed)
     }
@@ -712,11 +759,13 @@ impl MaxFs {
             V::Info => {
                 let loaded = doc();
                 let typed = loaded.as_ref().ok().map(|l| l.typed());
+                let eval = loaded.as_ref().ok().and_then(|l| l.eval().ok());
                 Ok(crate::views::info::render(
                     state,
                     light.as_deref().map_err(|e| e.as_str()),
                     loaded.as_deref().map(|l| &*l.doc).map_err(|e| e.as_str()),
                     typed.as_ref().map(|t| t.as_deref().map_err(|e| e.as_str())),
+                    eval.as_deref(),
                 ))
             }
             V::Thumbnail => {
@@ -736,7 +785,13 @@ impl MaxFs {
             V::Json(view) => {
                 let rendered = doc().and_then(|l| {
                     let t = l.typed()?;
-                    Ok(crate::views::render(view, &l.doc, &t))
+                    let eval = l.eval();
+                    Ok(crate::views::render(
+                        view,
+                        &l.doc,
+                        &t,
+                        eval.as_deref().map_err(String::as_str),
+                    ))
                 });
                 Ok(match rendered {
                     Ok(bytes) => bytes,
@@ -751,8 +806,8 @@ impl MaxFs {
                     .map_err(|e| e.to_string())
             }
             V::SceneGlb => {
-                let loaded = doc()?;
-                maxfs_exporters::gltf::export_document(&loaded.doc).map(|e| e.glb)
+                let eval = doc()?.eval()?;
+                maxfs_exporters::gltf::export_scene(&eval).map(|e| e.glb)
             }
             _ => Err("not a generated file".into()),
         }

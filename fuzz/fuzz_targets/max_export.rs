@@ -10,8 +10,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(doc) = Document::from_bytes(data) else {
         return;
     };
-    let typed = doc.typed();
-    let out = export::export("fuzz", &doc, &typed, &export::ExportKind::ALL);
+    let Ok(eval) = maxfs_scene::eval::SceneEval::from_document(doc) else {
+        return;
+    };
+    let out = export::export("fuzz", &eval, &export::ExportKind::ALL);
     for o in &out.outputs {
         let f = nel::read_nel(&o.bytes, &o.name).expect("exported file reads back");
         assert_eq!(nel::write_nel(&f).expect("rewrite"), o.bytes, "{}", o.name);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use maxfs_scene::check::{check_bytes, CheckReport, Outcome};
+use maxfs_scene::check::{check_bytes_with, CheckOptions, CheckReport, Outcome};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -22,6 +22,10 @@ pub struct CheckArgs {
     /// Also write each compound file and read it back (streams and CLSID must match).
     #[arg(long)]
     pub container: bool,
+    /// Also evaluate every scene and list what it does not compute (Biped, IK,
+    /// unevaluated modifiers …). Slower: the gates alone run at I/O speed.
+    #[arg(long)]
+    pub coverage: bool,
     /// Print warnings (typed decodes kept raw, unknown versions) under each file.
     #[arg(long, short)]
     pub verbose: bool,
@@ -69,7 +73,13 @@ pub fn run(args: CheckArgs) -> ExitCode {
         .par_iter()
         .map(|p| {
             let report = match std::fs::read(p) {
-                Ok(bytes) => check_bytes(&bytes, args.container),
+                Ok(bytes) => check_bytes_with(
+                    &bytes,
+                    CheckOptions {
+                        container: args.container,
+                        coverage: args.coverage,
+                    },
+                ),
                 Err(e) => CheckReport::with_outcome(Outcome::Error(format!("cannot read: {e}"))),
             };
             pb.inc(1);

@@ -208,6 +208,9 @@ fn export_one(job: &Job, index: usize, p: &Path) -> FileResult {
 
 fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Result<(), String> {
     let doc = Document::open(p).map_err(|e| e.to_string())?;
+    // One evaluation for every kind and the glTF: meshes are computed once.
+    let eval = maxfs_scene::eval::SceneEval::from_document(doc)
+        .map_err(|e| format!("scene not readable: {e}"))?;
     let mut write = |kind: &'static str, name: &str, data: &[u8]| -> Result<(), String> {
         let written = job
             .claims
@@ -222,8 +225,7 @@ fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Res
         Ok(())
     };
     if !job.kinds.is_empty() {
-        let typed = doc.typed();
-        let set = ExportSet::build_kinds(&source_stem(p), &doc, &typed, job.kinds);
+        let set = ExportSet::build_kinds(&source_stem(p), &eval, job.kinds);
         for f in &set.files {
             write(f.kind.name(), &f.name, &f.bytes)?;
         }
@@ -234,7 +236,7 @@ fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Res
             .collect();
     }
     if job.gltf {
-        let e = maxfs_exporters::gltf::export_document(&doc)?;
+        let e = maxfs_exporters::gltf::export_scene(&eval)?;
         write("gltf", &format!("{}.glb", source_stem(p)), &e.glb)?;
         r.warnings.extend(e.warnings);
     }

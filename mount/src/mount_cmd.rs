@@ -21,9 +21,9 @@ pub struct MountArgs {
     /// Memory budget of generated files (JSON views, info, thumbnails), in MiB.
     #[arg(long, default_value_t = 512)]
     pub cache_mb: u64,
-    /// Parsed .max files kept in memory.
-    #[arg(long, default_value_t = 16)]
-    pub documents: usize,
+    /// Memory budget of parsed .max files with their evaluation and exports, in MiB.
+    #[arg(long, default_value_t = 1024)]
+    pub documents_mb: u64,
     /// FUSE worker threads (default: number of CPUs).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -245,7 +245,7 @@ pub fn run(args: MountArgs) -> ExitCode {
         src.clone(),
         Options {
             cache_bytes: args.cache_mb.saturating_mul(1 << 20),
-            max_documents: args.documents,
+            document_bytes: args.documents_mb.saturating_mul(1 << 20),
         },
     ));
     if let Err(e) = block_signals() {

@@ -4,6 +4,7 @@
 //! timed loop. Run: `cargo bench -p maxfs-scene --bench eval`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use maxfs_scene::eval::SceneEval;
@@ -27,11 +28,12 @@ fn max_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// Evaluates everything once; returns a checksum so nothing is optimized away.
-fn evaluate(doc: &Document, typed: &Typed) -> (usize, f64) {
-    let Ok(graph) = &typed.scene else {
+fn evaluate(doc: &Arc<Document>, typed: &Arc<Typed>) -> (usize, f64) {
+    // A fresh evaluation per iteration: its mesh memo must not carry over.
+    let Ok(eval) = SceneEval::new(doc.clone(), typed.clone()) else {
         return (0, 0.0);
     };
-    let eval = SceneEval::new(doc, graph);
+    let graph = &*eval.graph;
     let mut vertices = 0usize;
     let mut sum = 0.0;
     for (idx, o) in graph.objects.iter().enumerate() {
@@ -55,12 +57,16 @@ fn bench(c: &mut Criterion) {
     let mut paths = Vec::new();
     max_files(&corpus().join("max"), &mut paths);
     paths.sort();
-    let docs: Vec<(String, Document, Typed)> = paths
+    let docs: Vec<(String, Arc<Document>, Arc<Typed>)> = paths
         .iter()
         .filter_map(|p| {
             let doc = Document::open(p).ok()?;
             let typed = doc.typed();
-            Some((p.file_stem()?.to_string_lossy().into_owned(), doc, typed))
+            Some((
+                p.file_stem()?.to_string_lossy().into_owned(),
+                Arc::new(doc),
+                Arc::new(typed),
+            ))
         })
         .collect();
     let mut g = c.benchmark_group("eval_corpus");

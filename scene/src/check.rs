@@ -117,10 +117,31 @@ fn error_outcome(e: &MaxError) -> Outcome {
     }
 }
 
+/// What a check runs besides T1 and T2.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// Write the compound file and read it back.
+    pub container: bool,
+    /// Evaluate the scene and list what it does not compute (`unevaluated`).
+    /// Off by default: the gates run at I/O speed, evaluation does not.
+    pub coverage: bool,
+}
+
 /// Runs T1 and T2 (and the container gate when asked) on one file's bytes.
 pub fn check_bytes(bytes: &[u8], container_gate: bool) -> CheckReport {
+    check_bytes_with(
+        bytes,
+        CheckOptions {
+            container: container_gate,
+            coverage: false,
+        },
+    )
+}
+
+/// Runs the gates `options` asks for on one file's bytes.
+pub fn check_bytes_with(bytes: &[u8], options: CheckOptions) -> CheckReport {
     match MaxFile::from_bytes(bytes) {
-        Ok(file) => check_file(file, container_gate),
+        Ok(file) => check_file_with(file, options),
         Err(e) => CheckReport::with_outcome(error_outcome(&e)),
     }
 }
@@ -145,17 +166,28 @@ impl CheckReport {
 
 /// Runs the gates on a compound file already read.
 pub fn check_file(file: MaxFile, container_gate: bool) -> CheckReport {
+    check_file_with(
+        file,
+        CheckOptions {
+            container: container_gate,
+            coverage: false,
+        },
+    )
+}
+
+/// Runs the gates `options` asks for on a compound file already read.
+pub fn check_file_with(file: MaxFile, options: CheckOptions) -> CheckReport {
     let doc = Document::from_file(file);
     let mut report = CheckReport::with_outcome(Outcome::Ok);
     report.streams = doc.streams.len();
     report.version = doc.version();
     report.version_name = report.version.map(crate::version::describe);
     report.bytes = doc.file.streams.iter().map(|s| s.data.len() as u64).sum();
-    report.outcome = run_gates(&doc, container_gate, &mut report);
+    report.outcome = run_gates(doc, options, &mut report);
     report
 }
 
-fn run_gates(doc: &Document, container_gate: bool, report: &mut CheckReport) -> Outcome {
+fn run_gates(doc: Document, options: CheckOptions, report: &mut CheckReport) -> Outcome {
     for (s, sd) in doc.file.streams.iter().zip(&doc.streams) {
         if let Some(chunks) = sd.chunks() {
             report.chunk_streams += 1;
@@ -181,15 +213,9 @@ fn run_gates(doc: &Document, container_gate: bool, report: &mut CheckReport) -> 
             ));
         }
     }
-    let graph = match &typed.scene {
-        Ok(g) => g,
-        Err(e) => return Outcome::Error(e.to_string()),
-    };
-    let eval = crate::eval::SceneEval::new(doc, graph);
-    report.unevaluated = crate::eval::coverage::scene_gaps(&eval)
-        .iter()
-        .map(|g| g.summary())
-        .collect();
+    if let Err(e) = &typed.scene {
+        return Outcome::Error(e.to_string());
+    }
     if let Some(v) = report.version {
         if crate::version::release_name(v).is_none() {
             report
@@ -197,9 +223,18 @@ fn run_gates(doc: &Document, container_gate: bool, report: &mut CheckReport) -> 
                 .push(format!("unknown Scene version id {v:#06x}"));
         }
     }
-    if container_gate {
+    if options.container {
         if let Some(m) = container_roundtrip(&doc.file) {
             return Outcome::Fail(m);
+        }
+    }
+    if options.coverage {
+        let doc = std::sync::Arc::new(doc);
+        if let Ok(eval) = crate::eval::SceneEval::new(doc, std::sync::Arc::new(typed)) {
+            report.unevaluated = crate::eval::coverage::scene_gaps(&eval)
+                .iter()
+                .map(|g| g.summary())
+                .collect();
         }
     }
     Outcome::Ok

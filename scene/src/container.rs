@@ -17,7 +17,9 @@ const INFLATE_FLOOR: u64 = 16 << 20;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stream {
     pub name: String,
-    pub data: Vec<u8>,
+    /// Shared: the chunk trees of the document and every reader of the stream
+    /// borrow these bytes instead of copying them.
+    pub data: bytes::Bytes,
     /// Stored gzip-compressed; written back compressed.
     pub compressed: bool,
     /// Size as stored in the container (before inflating).
@@ -161,14 +163,14 @@ fn read_stream<R: Read + Seek>(
         let data = inflate(&info.name, &stored)?;
         Ok(Stream {
             name: info.name.clone(),
-            data,
+            data: data.into(),
             compressed: true,
             stored_len,
         })
     } else {
         Ok(Stream {
             name: info.name.clone(),
-            data: stored,
+            data: stored.into(),
             compressed: false,
             stored_len,
         })

@@ -1,6 +1,7 @@
 //! A whole `.max` read through every layer: container, chunk trees, typed streams.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::chunk::{self, Chunk};
 use crate::container::MaxFile;
@@ -47,7 +48,8 @@ pub struct Typed {
     pub dlls: Vec<DllEntry>,
     pub classes: Vec<ClassEntry>,
     pub class_data: Vec<ClassDataEntry>,
-    pub scene: Result<SceneGraph, TypedError>,
+    /// Shared so the evaluated scene can own it without a copy.
+    pub scene: Result<Arc<SceneGraph>, TypedError>,
 }
 
 impl Typed {
@@ -66,7 +68,7 @@ impl Document {
                 layout: if s.data.is_empty() {
                     Layout::Raw(None)
                 } else {
-                    match chunk::parse_bytes(&bytes::Bytes::copy_from_slice(&s.data)) {
+                    match chunk::parse_bytes(&s.data) {
                         Ok(c) => Layout::Chunks(c),
                         Err(e) => Layout::Raw(Some(e)),
                     }
@@ -82,6 +84,19 @@ impl Document {
 
     pub fn open(path: &Path) -> Result<Document, MaxError> {
         Ok(Self::from_file(MaxFile::open(path)?))
+    }
+
+    /// Bytes held in memory: the stream buffers (chunk leaves share them) and
+    /// the chunk trees' nodes.
+    pub fn heap_bytes(&self) -> u64 {
+        let data: usize = self.file.streams.iter().map(|s| s.data.len()).sum();
+        let chunks: usize = self
+            .streams
+            .iter()
+            .filter_map(|s| s.chunks())
+            .map(chunk::count)
+            .sum();
+        (data + chunks * std::mem::size_of::<Chunk>()) as u64
     }
 
     pub fn stream(&self, name: &str) -> Option<&StreamDoc> {
@@ -121,7 +136,7 @@ impl Document {
             .map(directories::class_data_entries)
             .unwrap_or_default();
         let scene = match find("Scene") {
-            Some(s) => graph::scene_graph(s, &classes, &dlls),
+            Some(s) => graph::scene_graph(s, &classes, &dlls).map(Arc::new),
             None => Err(TypedError {
                 stream: "Scene".into(),
                 path: ChunkPath::default(),

@@ -75,3 +75,44 @@ pub fn street_lod_set(
         .appdata
         .extend(slave_extra.iter().cloned());
 }
+
+/// Evaluates a document (a copy: the caller keeps `doc`).
+pub fn evaluate(doc: &maxfs_scene::Document) -> maxfs_scene::eval::SceneEval {
+    maxfs_scene::eval::SceneEval::from_document(doc.clone()).expect("scene graph")
+}
+
+/// The evaluation of `doc` with an edited copy of its scene graph (cases the
+/// corpus lacks: LOD sets, MRM, bone LODs).
+pub fn eval_with_graph(
+    doc: &maxfs_scene::Document,
+    graph: maxfs_scene::graph::SceneGraph,
+) -> maxfs_scene::eval::SceneEval {
+    let typed = std::sync::Arc::new(doc.typed());
+    maxfs_scene::eval::SceneEval::with_graph(
+        std::sync::Arc::new(doc.clone()),
+        typed,
+        std::sync::Arc::new(graph),
+    )
+}
+
+/// Exports `kinds` of a document whose file is `<stem>.max`. A document
+/// whose scene cannot be read exports nothing and reports why.
+pub fn export_doc(
+    stem: &str,
+    doc: &maxfs_scene::Document,
+    kinds: &[maxfs_exporters::nel::export::ExportKind],
+) -> maxfs_exporters::nel::export::Exports {
+    use maxfs_exporters::nel::export::{export, ExportKind, Exports};
+    match maxfs_scene::eval::SceneEval::from_document(doc.clone()) {
+        Ok(eval) => export(stem, &eval, kinds),
+        Err(e) => {
+            let mut out = Exports::default();
+            out.push_error(
+                kinds.first().copied().unwrap_or(ExportKind::Shape),
+                "",
+                format!("scene not readable: {e}"),
+            );
+            out
+        }
+    }
+}

@@ -33,6 +33,7 @@ impl SceneEdit {
         let graph = Document::from_file(file.clone())
             .typed()
             .scene
+            .map(|g| (*g).clone())
             .expect("scene graph");
         let data = &file.stream("Scene").expect("Scene stream").data;
         let top = chunk::parse(data).expect("Scene parses");
@@ -125,7 +126,7 @@ impl SceneEdit {
             .iter_mut()
             .find(|s| s.name == "Scene")
             .expect("Scene stream");
-        s.data = data;
+        s.data = data.into();
         let bytes = self.file.to_bytes().expect("writes");
         Document::from_bytes(&bytes).expect("reopens")
     }

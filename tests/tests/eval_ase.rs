@@ -59,9 +59,8 @@ fn close(a: &Mat43, b: &[[f64; 3]; 4], scale: f64) -> bool {
 fn check(max: &str, ase: &str) {
     let corpus = corpus_dir();
     let doc = Document::open(&corpus.join(max)).expect("max opens");
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let graph = &*eval.graph;
     let text = std::fs::read_to_string(corpus.join(ase)).expect("ase");
     let tms = parse_tms(&text);
     assert!(!tms.is_empty());
@@ -141,9 +140,8 @@ fn relative_angle(a: &Mat43, b: &Mat43) -> f64 {
 fn check_anim(max: &str, ase: &str) -> usize {
     let corpus = corpus_dir();
     let doc = Document::open(&corpus.join(max)).expect("max opens");
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let graph = &*eval.graph;
     let text = std::fs::read_to_string(corpus.join(ase)).expect("ase");
     let mut compared = 0;
     let mut bad = Vec::new();
@@ -218,9 +216,7 @@ fn camera_roll_anim_node_tm() {
 fn views_list_transforms_and_keyed_channels() {
     let corpus = corpus_dir();
     let doc = Document::open(&corpus.join("max/assimp/RotatingCube.max")).expect("opens");
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
     let nodes = maxfs_scene::eval::views::node_transforms(&eval);
     let text = std::fs::read_to_string(corpus.join("ref/assimp/RotatingCube.ASE")).expect("ase");
     let ase = parse_tms(&text);
@@ -321,9 +317,8 @@ fn parse_meshes(text: &str) -> Vec<AseMesh> {
 fn check_meshes(max: &str, ase: &str) -> usize {
     let corpus = corpus_dir();
     let doc = Document::open(&corpus.join(max)).expect("max opens");
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let graph = &*eval.graph;
     let text = std::fs::read_to_string(corpus.join(ase)).expect("ase");
     let meshes = parse_meshes(&text);
     assert!(!meshes.is_empty());

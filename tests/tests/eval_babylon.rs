@@ -23,9 +23,8 @@ fn close(a: f64, b: f64, scale: f64) -> bool {
 fn compare_animation(model: &str, gltf: &str) -> (usize, Vec<String>) {
     let corpus = corpus_dir();
     let doc = Document::open(&corpus.join(format!("max/babylon/{model}.max"))).expect("max");
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let graph = &*eval.graph;
     let Gltf { g, bin } = Gltf::open(gltf);
     let mut compared = 0;
     let mut bad = Vec::new();
@@ -105,9 +104,8 @@ struct Outcome {
 fn compare(model: &str, gltf: &str) -> Outcome {
     let corpus = corpus_dir();
     let doc = Document::open(&corpus.join(format!("max/babylon/{model}.max"))).expect("max");
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let graph = &*eval.graph;
     let g: Value = serde_json::from_str(
         &std::fs::read_to_string(corpus.join("ref/babylon-gltf").join(gltf)).expect("gltf"),
     )
@@ -272,9 +270,8 @@ fn evaluated_meshes_match_babylon_gltf() {
     for (model, gltf) in MODELS {
         let corpus = corpus_dir();
         let doc = Document::open(&corpus.join(format!("max/babylon/{model}.max"))).expect("max");
-        let typed = doc.typed();
-        let graph = typed.scene.as_ref().expect("scene");
-        let eval = SceneEval::new(&doc, graph);
+        let eval = SceneEval::from_document(doc).expect("scene");
+        let graph = &*eval.graph;
         let Gltf { g, bin } = Gltf::open(gltf);
         let worlds = gltf_worlds(&g);
         for node in g["nodes"].as_array().into_iter().flatten() {
@@ -394,9 +391,7 @@ fn evaluated_meshes_match_babylon_gltf() {
 fn mesh_view_summarises_editable_meshes() {
     let corpus = corpus_dir();
     let doc = Document::open(&corpus.join("max/babylon/CartoonHouses.max")).expect("max");
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
     let meshes = maxfs_scene::eval::views::meshes(&eval);
     let rdc = meshes.iter().find(|m| m.name == "rdc").expect("rdc");
     assert_eq!((rdc.vertices, rdc.faces), (291, 457));
@@ -457,9 +452,8 @@ fn primitive_smoothing_groups_match_babylon_normals() {
     for (model, gltf) in MODELS {
         let corpus = corpus_dir();
         let doc = Document::open(&corpus.join(format!("max/babylon/{model}.max"))).expect("max");
-        let typed = doc.typed();
-        let graph = typed.scene.as_ref().expect("scene");
-        let eval = SceneEval::new(&doc, graph);
+        let eval = SceneEval::from_document(doc).expect("scene");
+        let graph = &*eval.graph;
         let Gltf { g, bin } = Gltf::open(gltf);
         for node in g["nodes"].as_array().into_iter().flatten() {
             let (Some(name), Some(mi)) = (node["name"].as_str(), node["mesh"].as_u64()) else {

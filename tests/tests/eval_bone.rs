@@ -18,7 +18,7 @@ const BONE: (u32, u32) = (0x28bf6e8d, 0x2ecca840);
 
 /// Float parameters of the bone's block by id (width 0, height 1, taper 2, length 3).
 fn dims(eval: &SceneEval, obj: usize) -> [f64; 4] {
-    let pb = pblock::reference(eval.graph, obj, 0).expect("parameter block");
+    let pb = pblock::reference(&eval.graph, obj, 0).expect("parameter block");
     let block = pblock::param_block2(eval.chunks(pb)).expect("ParamBlock2");
     [0u16, 1, 2, 3].map(|id| match block.param(id).map(|p| &p.value) {
         Some(Value::Float(f)) => f64::from(*f),
@@ -42,9 +42,8 @@ fn bone_objects_build_their_geometry_from_the_parameters() {
     let (mut bones, mut chained) = (0, 0);
     for rel in FILES {
         let doc = Document::open(&corpus_dir().join("max").join(rel)).expect("max");
-        let typed = doc.typed();
-        let graph = typed.scene.as_ref().expect("scene");
-        let eval = SceneEval::new(&doc, graph);
+        let eval = SceneEval::from_document(doc).expect("scene");
+        let graph = &*eval.graph;
         let gaps = scene_gaps(&eval);
         assert!(
             !gaps.iter().any(|g| g.role == "object" && g.class == "Bone"),

@@ -198,8 +198,7 @@ fn node(eval: &SceneEval, name: &str) -> usize {
 #[test]
 fn street_box02_nested_booleans_match_the_reference_surface() {
     let doc = Document::open(&corpus_dir().join("max/ryzomcore/street.max")).unwrap();
-    let typed = doc.typed();
-    let eval = SceneEval::new(&doc, typed.scene.as_ref().unwrap());
+    let eval = SceneEval::from_document(doc).unwrap();
     let n = node(&eval, "Box02");
     let mesh = eval.mesh(n, 0).unwrap().unwrap();
     same_surface(
@@ -213,8 +212,7 @@ fn street_box02_nested_booleans_match_the_reference_surface() {
 #[test]
 fn road_flag_boolean_matches_and_its_edit_mesh_is_refused() {
     let doc = Document::open(&corpus_dir().join("max/ryzomcore/road_flag.max")).unwrap();
-    let typed = doc.typed();
-    let eval = SceneEval::new(&doc, typed.scene.as_ref().unwrap());
+    let eval = SceneEval::from_document(doc).unwrap();
     let n = node(&eval, "Box01");
     // The Edit Mesh above the Boolean sets material ids on faces of Max's own
     // triangulation (24 vertices, 44 faces): refused, never applied to ours.

@@ -8,9 +8,7 @@ use maxfs_tests::{corpus_dir, corpus_max_files};
 
 fn gaps(rel: &str) -> Vec<Gap> {
     let doc = Document::open(&corpus_dir().join("max").join(rel)).unwrap();
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().unwrap();
-    scene_gaps(&SceneEval::new(&doc, graph))
+    scene_gaps(&SceneEval::from_document(doc).unwrap())
 }
 
 fn has(g: &[Gap], role: &str, class: &str, node: &str) -> bool {
@@ -110,7 +108,18 @@ fn every_file_lists_its_gaps_in_info_json_and_check() {
             .and_then(|u| u.as_array())
             .map_or(0, Vec::len);
         let bytes = std::fs::read(&p).unwrap();
-        let report = maxfs_scene::check::check_bytes(&bytes, false);
+        let gates_only = maxfs_scene::check::check_bytes(&bytes, false);
+        assert!(
+            gates_only.unevaluated.is_empty(),
+            "the gates alone evaluate nothing"
+        );
+        let report = maxfs_scene::check::check_bytes_with(
+            &bytes,
+            maxfs_scene::check::CheckOptions {
+                container: false,
+                coverage: true,
+            },
+        );
         assert_eq!(listed, report.unevaluated.len(), "{}", p.display());
         let doc_gaps = gaps(&rel.to_string_lossy());
         assert_eq!(doc_gaps.len(), listed, "{}", p.display());
@@ -159,9 +168,8 @@ fn skin_and_morpher_are_evaluated_unless_their_bones_are_not() {
         );
         // The error names the bones and their unevaluated controllers.
         let doc = Document::open(&corpus_dir().join("max").join(rel)).unwrap();
-        let typed = doc.typed();
-        let graph = typed.scene.as_ref().unwrap();
-        let eval = SceneEval::new(&doc, graph);
+        let eval = SceneEval::from_document(doc).unwrap();
+        let graph = &*eval.graph;
         // Every skinned node names the bones and their unevaluated controllers,
         // except SeanConway's Head and Torso: the Symmetry below their Skin
         // slices triangles, not Max's polygons, so the vertex counts differ

@@ -363,9 +363,8 @@ struct SkinOutcome {
 /// clip whose Max time is unambiguous, one to one except the listed vertices.
 fn compare_skin(model: &str) -> SkinOutcome {
     let doc = open(model);
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let graph = &*eval.graph;
     let gl = Gltf::open(&format!("{model}/{model}.gltf"));
     let gs = gltf_skin(&gl);
     let node = node_index(graph, &gs.name);
@@ -501,9 +500,8 @@ fn skinned_meshes_match_the_gltf_skinning() {
 fn morphed_meshes_match_the_gltf_morph_targets() {
     let model = "AnimatedMorphCube";
     let doc = open(model);
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let graph = &*eval.graph;
     let gl = Gltf::open(&format!("{model}/{model}.gltf"));
     let g = &gl.g;
     let worlds = worlds_with(g, &Sample::new());

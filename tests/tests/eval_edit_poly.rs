@@ -8,7 +8,7 @@
 //! ModApp keeps (0x2511), and the selection sizes the modifier saved for the
 //! mesh it output.
 
-use maxfs_exporters::nel::export::{export, ExportKind};
+use maxfs_exporters::nel::export::ExportKind;
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::{SceneEval, Vec3};
 use maxfs_scene::Document;
@@ -39,9 +39,8 @@ fn bit_count(c: &Chunk) -> usize {
 #[test]
 fn barrel_cylinder_edit_poly() {
     let doc = open("misc/Barrel.max");
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let (doc, graph) = (&*eval.doc, &*eval.graph);
     let (node, _) = graph
         .nodes()
         .find(|(_, n)| n.name == "Cylinder001")
@@ -169,7 +168,7 @@ fn barrel_cylinder_edit_poly() {
     }
 
     // The NeL shape export now takes the node.
-    let ex = export("Barrel", &doc, &typed, &[ExportKind::Shape]);
+    let ex = maxfs_tests::export_doc("Barrel", doc, &[ExportKind::Shape]);
     assert!(ex.errors.is_empty(), "{}", ex.errors_text());
     assert!(ex.outputs.iter().any(|o| o.name == "cylinder001.shape"));
 }
@@ -177,9 +176,8 @@ fn barrel_cylinder_edit_poly() {
 #[test]
 fn key_edit_poly_extrusion_is_refused_by_name() {
     let doc = open("misc/Key.max");
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let graph = &*eval.graph;
     let (node, _) = graph
         .nodes()
         .find(|(_, n)| n.name == "Plane001")

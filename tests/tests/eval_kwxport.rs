@@ -42,9 +42,8 @@ fn triangles(dae: &str) -> Vec<(String, Vec<usize>)> {
 fn kwxport_cube_matches_collada() {
     let corpus = corpus_dir();
     let doc = Document::open(&corpus.join("max/misc/kwxport_cube.max")).expect("max");
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let graph = &*eval.graph;
     let dae = std::fs::read_to_string(corpus.join("ref/kwxport/cube.dae")).expect("dae");
     let (o, _) = graph
         .nodes()
@@ -148,9 +147,8 @@ fn x_numbers(x: &str, start: &str, stop: &str) -> Vec<f64> {
 fn kwxport_cube_matches_directx_x() {
     let corpus = corpus_dir();
     let doc = Document::open(&corpus.join("max/misc/kwxport_cube.max")).expect("max");
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let graph = &*eval.graph;
     let x = std::fs::read_to_string(corpus.join("ref/kwxport/cube.x")).expect("x");
     let (o, _) = graph
         .nodes()

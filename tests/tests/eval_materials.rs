@@ -41,10 +41,9 @@ struct Scene {
 
 fn load(rel: &str) -> Scene {
     let doc = Document::open(&corpus_dir().join("max").join(rel)).expect(rel);
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene graph");
-    let eval = SceneEval::new(&doc, graph);
-    let assets = Assets::of(&doc);
+    let eval = SceneEval::from_document(doc).expect("scene graph");
+    let doc = &*eval.doc;
+    let assets = Assets::of(doc);
     let s = Scene {
         materials: material_view::materials_with_assets(&eval, &assets),
         cameras: material_view::cameras(&eval),
@@ -412,12 +411,10 @@ fn every_corpus_file_decodes_materials_without_panic() {
         let Ok(doc) = Document::open(&p) else {
             continue;
         };
-        let typed = doc.typed();
-        let Ok(graph) = typed.scene.as_ref() else {
+        let Ok(eval) = SceneEval::from_document(doc) else {
             continue;
         };
-        let eval = SceneEval::new(&doc, graph);
-        let assets = Assets::of(&doc);
+        let assets = Assets::of(&eval.doc);
         for m in material_view::materials_with_assets(&eval, &assets) {
             mats += 1;
             errs.extend(

@@ -25,6 +25,7 @@ fn evaluate(file: &str, node: &str) -> (Mesh, Mesh, Vec<String>) {
             node: Some(idx),
             t: 0,
         };
+        let base = Mesh::clone(&base);
         let mut mesh = base.clone();
         let mut names = Vec::new();
         for m in stack.iter().rev().filter(|m| m.name != "Skin") {
@@ -37,9 +38,8 @@ fn evaluate(file: &str, node: &str) -> (Mesh, Mesh, Vec<String>) {
 
 fn with_eval<R>(file: &str, node: &str, f: impl FnOnce(&SceneEval, usize) -> R) -> R {
     let doc = Document::open(&corpus_dir().join("max").join(file)).expect("opens");
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let graph = &*eval.graph;
     let idx = graph
         .objects
         .iter()
@@ -60,7 +60,7 @@ fn uvw_params(file: &str, node: &str) -> Vec<primitive::Params> {
             .iter()
             .rev()
             .map(|m| {
-                let pb = maxfs_scene::eval::pblock::reference(eval.graph, m.object, 1).unwrap();
+                let pb = maxfs_scene::eval::pblock::reference(&eval.graph, m.object, 1).unwrap();
                 primitive::block_params(eval, pb, 0).unwrap()
             })
             .collect()
@@ -245,7 +245,7 @@ fn symmetry_plane(file: &str, node: &str) -> (Vec3, f64) {
     with_eval(file, node, |eval, idx| {
         let (stack, _) = eval.modifier_stack(idx).unwrap();
         let m = stack.iter().find(|m| m.name == "Symmetry").unwrap();
-        let ctl = maxfs_scene::eval::pblock::reference(eval.graph, m.object, 1).unwrap();
+        let ctl = maxfs_scene::eval::pblock::reference(&eval.graph, m.object, 1).unwrap();
         let g = eval.prs_tm(ctl, 0).expect("PRS gizmo");
         let tm = m
             .mod_app

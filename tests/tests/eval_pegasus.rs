@@ -76,9 +76,8 @@ fn sphere_hit(p: Vec3, d: Vec3, centre: Vec3, r: f64) -> Option<f64> {
 fn check(max: &str, camera: &str, object: &str, csv: &str) -> usize {
     let corpus = corpus_dir();
     let doc = Document::open(&corpus.join(max)).expect("max");
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let graph = &*eval.graph;
     let find = |name: &str| {
         graph
             .nodes()

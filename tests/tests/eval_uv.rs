@@ -76,9 +76,8 @@ fn ase_uvs(text: &str) -> Vec<(String, Vec<[[f64; 2]; 3]>)> {
 fn check_ase(max: &str, ase: &str) -> usize {
     let corpus = corpus_dir();
     let doc = Document::open(&corpus.join(max)).expect("max opens");
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let graph = &*eval.graph;
     let text = std::fs::read_to_string(corpus.join(ase)).expect("ase");
     let mut corners = 0;
     for (name, faces) in ase_uvs(&text) {
@@ -150,9 +149,8 @@ fn primitive_uvs_match_babylon_gltf() {
     let mut failures = Vec::new();
     for (model, gltf) in MODELS {
         let doc = Document::open(&corpus.join(format!("max/babylon/{model}.max"))).expect("max");
-        let typed = doc.typed();
-        let graph = typed.scene.as_ref().expect("scene");
-        let eval = SceneEval::new(&doc, graph);
+        let eval = SceneEval::from_document(doc).expect("scene");
+        let graph = &*eval.graph;
         let Gltf { g, bin } = Gltf::open(gltf);
         for node in g["nodes"].as_array().into_iter().flatten() {
             let (Some(name), Some(mi)) = (node["name"].as_str(), node["mesh"].as_u64()) else {

@@ -7,7 +7,7 @@
 //!   never sets them, the reference holds uninitialized bytes (0xCC-style
 //!   debug fill); we write 0.
 
-use maxfs_exporters::nel::export::{export, ExportKind};
+use maxfs_exporters::nel::export::ExportKind;
 use maxfs_exporters::nel::stream::Vec3;
 use maxfs_exporters::nel::{read_nel, write_nel, NelFile};
 use maxfs_scene::Document;
@@ -100,8 +100,7 @@ fn street_ig_matches_reference() {
     let reference = std::fs::read(corpus.join("ref/nel-ryzomcore/street/street.ig"))
         .expect("reference street.ig");
     let doc = Document::open(&src).expect("street.max opens");
-    let typed = doc.typed();
-    let ex = export("street", &doc, &typed, &[ExportKind::Ig]);
+    let ex = maxfs_tests::export_doc("street", &doc, &[ExportKind::Ig]);
     let igs: Vec<_> = ex
         .outputs
         .iter()

@@ -10,7 +10,7 @@
 
 use maxfs_exporters::nel::export::ig_lights::light_type;
 use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
-use maxfs_exporters::nel::export::{export, Context, ExportKind, Exports};
+use maxfs_exporters::nel::export::{Context, ExportKind, Exports};
 use maxfs_exporters::nel::ig::{InstanceGroup, PointLightNamed};
 use maxfs_exporters::nel::stream::Rgba;
 use maxfs_exporters::nel::{read_nel, write_nel, NelFile};
@@ -39,8 +39,7 @@ fn with_appdata(rel: &str, add: &[(&str, u32, &str)]) -> Document {
 /// Exports the ig files of a document; every ig reads back and re-serializes
 /// byte for byte.
 fn igs(doc: &Document, stem: &str) -> (Exports, Vec<(String, InstanceGroup)>) {
-    let typed = doc.typed();
-    let ex = export(stem, doc, &typed, &[ExportKind::Ig]);
+    let ex = maxfs_tests::export_doc(stem, doc, &[ExportKind::Ig]);
     let mut out = Vec::new();
     for o in ex.outputs.iter().filter(|o| o.kind == ExportKind::Ig) {
         let f = read_nel(&o.bytes, &o.name).expect("our ig reads back");
@@ -311,7 +310,8 @@ fn animated_mesh_camera_light_rules() {
     let s = f.light.spot.as_ref().expect("spot part");
     let typed = doc.typed();
     let graph = typed.scene.as_ref().expect("scene");
-    let ctx = Context::new("AnimatedMeshCameraLight", &doc, graph);
+    let eval = maxfs_tests::eval_with_graph(&doc, maxfs_scene::graph::SceneGraph::clone(graph));
+    let ctx = Context::new("AnimatedMeshCameraLight", &eval);
     let node = graph
         .nodes()
         .find(|(_, n)| n.name == "AnimatedFreeSpotLight")

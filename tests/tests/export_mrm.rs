@@ -34,7 +34,8 @@ struct Mrm {
 }
 
 fn export_graph(stem: &str, doc: &Document, graph: &SceneGraph) -> Exports {
-    let ctx = Context::new(stem, doc, graph);
+    let eval = maxfs_tests::eval_with_graph(doc, maxfs_scene::graph::SceneGraph::clone(graph));
+    let ctx = Context::new(stem, &eval);
     let mut out = Exports::default();
     shape::export(&ctx, &mut out);
     out
@@ -45,7 +46,7 @@ fn exports(rel: &str, mrm: Mrm) -> (BTreeMap<String, Vec<u8>>, BTreeMap<String, 
     let path = corpus_dir().join(rel);
     let doc = Document::open(&path).expect("readable .max");
     let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene").clone();
+    let graph = typed.scene.as_deref().expect("scene").clone();
     let stem = Path::new(rel)
         .file_stem()
         .and_then(|s| s.to_str())
@@ -493,7 +494,7 @@ fn multilod_with_an_mrm_slot() {
     let path = corpus_dir().join("max/ryzomcore/street.max");
     let doc = Document::open(&path).expect("street.max");
     let typed = doc.typed();
-    let mut graph = typed.scene.as_ref().expect("scene").clone();
+    let mut graph = typed.scene.as_deref().expect("scene").clone();
     maxfs_tests::street_lod_set(
         &mut graph,
         &[nel_entry(id::LOD_MRM, "1"), nel_entry(id::LOD_NB_LOD, "5")],
@@ -550,8 +551,9 @@ fn packed_skinned_mrm_from_rigged_figure() {
     let path = corpus_dir().join(rel);
     let doc = Document::open(&path).expect("max");
     let typed = doc.typed();
-    let graph = typed.scene.as_ref().expect("scene").clone();
-    let ctx = Context::new("RiggedFigure", &doc, &graph);
+    let graph = typed.scene.as_deref().expect("scene").clone();
+    let eval = maxfs_tests::eval_with_graph(&doc, maxfs_scene::graph::SceneGraph::clone(&graph));
+    let ctx = Context::new("RiggedFigure", &eval);
     let node = (0..graph.objects.len())
         .find(|&i| graph.objects[i].node.is_some() && shape::skin_modifier(&ctx, i).is_some())
         .expect("a skinned node");

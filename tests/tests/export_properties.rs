@@ -10,10 +10,9 @@ use maxfs_scene::Document;
 
 fn with_ctx<R>(path: &Path, f: impl FnOnce(&Context) -> R) -> Option<R> {
     let doc = Document::open(path).ok()?;
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().ok()?;
     let stem = path.file_stem()?.to_str()?;
-    let ctx = Context::new(stem, &doc, graph);
+    let eval = maxfs_scene::eval::SceneEval::from_document(doc).ok()?;
+    let ctx = Context::new(stem, &eval);
     Some(f(&ctx))
 }
 
@@ -55,8 +54,7 @@ fn whole_corpus_decodes() {
             // prepared for NeL export one.
             let igs = maxfs_exporters::nel::export::export(
                 ctx.stem,
-                ctx.doc,
-                &ctx.doc.typed(),
+                ctx.eval,
                 &[maxfs_exporters::nel::export::ExportKind::Ig],
             );
             if n == 0 {
@@ -145,10 +143,11 @@ fn street_ig_groups() {
 fn street_nel_properties_view() {
     use maxfs_fs::views::{render, JsonView};
     let doc = Document::open(&street()).expect("street.max opens");
-    let typed = doc.typed();
+    let eval = maxfs_scene::eval::SceneEval::from_document(doc).expect("scene");
+    let (doc, typed) = (&*eval.doc, &*eval.typed);
     let view = JsonView::from_file_name("nel_properties.json").expect("view listed");
-    let bytes = render(view, &doc, &typed);
-    assert_eq!(bytes, render(view, &doc, &typed), "deterministic");
+    let bytes = render(view, doc, typed, Ok(&eval));
+    assert_eq!(bytes, render(view, doc, typed, Ok(&eval)), "deterministic");
     let v: serde_json::Value = serde_json::from_slice(&bytes).expect("valid JSON");
     let nodes = v["nodes"].as_array().expect("nodes");
     assert_eq!(nodes.len(), 17);

@@ -30,7 +30,7 @@
 
 use std::path::{Path, PathBuf};
 
-use maxfs_exporters::nel::export::{export, ExportKind, Exports};
+use maxfs_exporters::nel::export::{ExportKind, Exports};
 use maxfs_exporters::nel::shape::material::{Material, Texture};
 use maxfs_exporters::nel::shape::mesh::{Mesh, MeshBase, MeshGeom};
 use maxfs_exporters::nel::shape::vertex_buffer::{ChannelData, IndexBuffer};
@@ -41,9 +41,8 @@ use maxfs_scene::Document;
 
 fn export_shapes(path: &Path) -> Exports {
     let doc = Document::open(path).expect("readable .max");
-    let typed = doc.typed();
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-    export(stem, &doc, &typed, &[ExportKind::Shape])
+    maxfs_tests::export_doc(stem, &doc, &[ExportKind::Shape])
 }
 
 fn corpus(rel: &str) -> PathBuf {
@@ -615,9 +614,8 @@ fn corpus_sweep() {
         let Ok(doc) = Document::open(&path) else {
             continue;
         };
-        let typed = doc.typed();
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        let ex = export(stem, &doc, &typed, &[ExportKind::Shape]);
+        let ex = maxfs_tests::export_doc(stem, &doc, &[ExportKind::Shape]);
         files += 1;
         for o in &ex.outputs {
             assert_eq!(o.kind, ExportKind::Shape);
@@ -655,9 +653,10 @@ fn constructed_lod_set() {
     let path = corpus("max/ryzomcore/street.max");
     let doc = Document::open(&path).expect("street.max");
     let typed = doc.typed();
-    let mut graph = typed.scene.as_ref().expect("scene").clone();
+    let mut graph = typed.scene.as_deref().expect("scene").clone();
     maxfs_tests::street_lod_set(&mut graph, &[]);
-    let ctx = Context::new("street", &doc, &graph);
+    let eval = maxfs_tests::eval_with_graph(&doc, maxfs_scene::graph::SceneGraph::clone(&graph));
+    let ctx = Context::new("street", &eval);
     let mut out = Exports::default();
     shape::export(&ctx, &mut out);
     let names: Vec<&str> = out.outputs.iter().map(|o| o.name.as_str()).collect();

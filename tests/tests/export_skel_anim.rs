@@ -28,8 +28,8 @@ fn open(model: &str) -> (Document, maxfs_scene::Typed) {
 
 /// Exports `kind` and checks every output reads back and re-serializes identically.
 fn exported(model: &str, kind: ExportKind) -> export::Exports {
-    let (doc, typed) = open(model);
-    let out = export::export(model, &doc, &typed, &[kind]);
+    let (doc, _) = open(model);
+    let out = maxfs_tests::export_doc(model, &doc, &[kind]);
     for o in &out.outputs {
         let f = read_nel(&o.bytes, &o.name).unwrap_or_else(|e| panic!("{model} {}: {e}", o.name));
         assert_eq!(
@@ -100,7 +100,8 @@ fn skel_bones_hierarchy_and_bind_poses_match_gltf_skins() {
             .to_string();
         let (doc, typed) = open(model);
         let graph = typed.scene.as_ref().expect("scene");
-        let ctx = Context::new(model, &doc, graph);
+        let eval = maxfs_tests::eval_with_graph(&doc, maxfs_scene::graph::SceneGraph::clone(graph));
+        let ctx = Context::new(model, &eval);
         let (mesh, _) = graph
             .nodes()
             .find(|(_, n)| n.name == mesh_name)
@@ -183,7 +184,8 @@ fn skin_weights_match_gltf_joints_and_weights() {
     for model in RIGGED {
         let (doc, typed) = open(model);
         let graph = typed.scene.as_ref().expect("scene");
-        let ctx = Context::new(model, &doc, graph);
+        let eval = maxfs_tests::eval_with_graph(&doc, maxfs_scene::graph::SceneGraph::clone(graph));
+        let ctx = Context::new(model, &eval);
         let gl = Gltf::open(&format!("{model}/{model}.gltf"));
         let skin = &gl.g["skins"][0];
         let joints: Vec<String> = skin["joints"]
@@ -420,7 +422,8 @@ fn swt_appdata_decodes_and_unset_nodes_export_nothing() {
     let doc = Document::open(&path).expect("max");
     let typed = doc.typed();
     let graph = typed.scene.as_ref().expect("scene");
-    let ctx = Context::new("street", &doc, graph);
+    let eval = maxfs_tests::eval_with_graph(&doc, maxfs_scene::graph::SceneGraph::clone(graph));
+    let ctx = Context::new("street", &eval);
     let with_key = (0..graph.objects.len())
         .filter(|&i| {
             ctx.props
@@ -431,7 +434,7 @@ fn swt_appdata_decodes_and_unset_nodes_export_nothing() {
         .count();
     assert!(with_key > 0, "street.max has EXPORT_SWT keys");
     assert!((0..graph.objects.len()).all(|i| !ctx.props.node(i).export_swt));
-    let out = export::export("street", &doc, &typed, &[ExportKind::Swt]);
+    let out = maxfs_tests::export_doc("street", &doc, &[ExportKind::Swt]);
     assert!(out.outputs.is_empty() && out.errors.is_empty());
 }
 
@@ -446,13 +449,12 @@ fn corpus_sweep_skel_anim_swt() {
         let Ok(doc) = Document::open(&path) else {
             continue;
         };
-        let typed = doc.typed();
         let stem = path
             .file_stem()
             .and_then(|s| s.to_str())
             .unwrap_or("x")
             .to_string();
-        let out = export::export(&stem, &doc, &typed, &kinds);
+        let out = maxfs_tests::export_doc(&stem, &doc, &kinds);
         for o in &out.outputs {
             let f = read_nel(&o.bytes, &o.name).expect("reads back");
             assert_eq!(write_nel(&f).expect("writes"), o.bytes, "{}", o.name);
@@ -487,8 +489,7 @@ fn unherit_scale_and_bone_lods() {
     use maxfs_tests::rewrite::SceneEdit;
 
     let skel_of = |doc: &Document, model: &str| {
-        let typed = doc.typed();
-        let out = export::export(model, doc, &typed, &[ExportKind::Skel]);
+        let out = maxfs_tests::export_doc(model, doc, &[ExportKind::Skel]);
         assert!(out.errors.is_empty(), "{model}: {}", out.errors_text());
         let o = out
             .outputs
@@ -503,7 +504,8 @@ fn unherit_scale_and_bone_lods() {
     for model in RIGGED {
         let (doc, typed) = open(model);
         let graph = typed.scene.as_ref().expect("scene");
-        let ctx = Context::new(model, &doc, graph);
+        let eval = maxfs_tests::eval_with_graph(&doc, maxfs_scene::graph::SceneGraph::clone(graph));
+        let ctx = Context::new(model, &eval);
         let sk = skel_of(&doc, model);
         for b in &sk.bones {
             let node = graph
@@ -536,7 +538,8 @@ fn unherit_scale_and_bone_lods() {
     let sk = skel_of(&doc, "RiggedFigure");
     let typed = doc.typed();
     let graph = typed.scene.as_ref().expect("scene");
-    let ctx = Context::new("RiggedFigure", &doc, graph);
+    let eval = maxfs_tests::eval_with_graph(&doc, maxfs_scene::graph::SceneGraph::clone(graph));
+    let ctx = Context::new("RiggedFigure", &eval);
     assert_eq!(ctx.eval.inheritance_flags(unherited), Some(INHERIT_SCALE));
     let lods = sk.lods.as_ref().expect("lods");
     assert_eq!(lods.len(), 2);

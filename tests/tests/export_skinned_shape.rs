@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use maxfs_exporters::nel::export::{self, ExportKind};
+use maxfs_exporters::nel::export::ExportKind;
 use maxfs_exporters::nel::shape::mesh::Mesh;
 use maxfs_exporters::nel::shape::vertex_buffer::ChannelData;
 use maxfs_exporters::nel::shape::Shape;
@@ -101,8 +101,7 @@ fn skinned_shapes_carry_the_gltf_skin_weights() {
     for model in ["RiggedElf", "RiggedFigure"] {
         let path = corpus_dir().join(format!("max/babylon/{model}.max"));
         let doc = Document::open(&path).expect("max");
-        let typed = doc.typed();
-        let out = export::export(model, &doc, &typed, &[ExportKind::Shape]);
+        let out = maxfs_tests::export_doc(model, &doc, &[ExportKind::Shape]);
         let gl = Gltf::open(&format!("{model}/{model}.gltf"));
         let gnode = gl.g["nodes"]
             .as_array()

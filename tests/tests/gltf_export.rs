@@ -176,9 +176,8 @@ fn babylon_corpus_exports_match_reference_gltf() {
         }
         // Meshes: the reference's plain base objects (no modifiers, which we do not apply).
         let doc = Document::open(&path).expect("max");
-        let typed = doc.typed();
-        let graph = typed.scene.as_ref().expect("scene");
-        let eval = SceneEval::new(&doc, graph);
+        let eval = SceneEval::from_document(doc).expect("scene");
+        let graph = &*eval.graph;
         for tn in theirs["nodes"].as_array().into_iter().flatten() {
             let (Some(name), Some(_)) = (tn["name"].as_str(), tn["mesh"].as_u64()) else {
                 continue;

@@ -172,8 +172,8 @@ fn clamp01(v: f32) -> f32 {
 }
 
 /// The model under construction and its binary buffer.
-struct Builder<'a, 'e> {
-    eval: &'a SceneEval<'e>,
+struct Builder<'a> {
+    eval: &'a SceneEval,
     assets: &'a Assets,
     root: json::Root,
     bin: Vec<u8>,
@@ -183,7 +183,7 @@ struct Builder<'a, 'e> {
     sampler: Option<Index<json::texture::Sampler>>,
 }
 
-impl Builder<'_, '_> {
+impl Builder<'_> {
     #[inline(never)]
     fn view(
         &mut self,
@@ -421,7 +421,7 @@ impl Builder<'_, '_> {
         let pos = self.floats(&s.positions, true, true);
         let nrm = self.floats(&s.normals, false, true);
         let uv = s.uvs.as_ref().map(|u| self.floats(u, false, true));
-        let material = mtl::node_material(self.eval.graph, node);
+        let material = mtl::node_material(&self.eval.graph, node);
         let mut primitives = Vec::new();
         for (id, idx) in &s.groups {
             let indices = self.indices(idx);

@@ -22,14 +22,11 @@ pub struct GltfExport {
     pub warnings: Vec<String>,
 }
 
-/// Exports an opened document. Fails only when the scene cannot be read at all;
-/// anything narrower becomes a warning.
-pub fn export_document(doc: &Document) -> Result<GltfExport, String> {
-    let typed = doc.typed();
-    let graph = typed.scene.as_ref().map_err(|e| format!("no scene: {e}"))?;
-    let eval = SceneEval::new(doc, graph);
-    let assets = maxfs_scene::eval::material::Assets::of(doc);
-    let (root, bin, warnings) = build::build(&eval, &assets);
+/// Exports an evaluated scene. Anything narrower than the whole scene that
+/// cannot be exported becomes a warning.
+pub fn export_scene(eval: &SceneEval) -> Result<GltfExport, String> {
+    let assets = maxfs_scene::eval::material::Assets::of(&eval.doc);
+    let (root, bin, warnings) = build::build(eval, &assets);
     let json = root
         .to_vec()
         .map_err(|e| format!("glTF JSON serialisation: {e}"))?;
@@ -39,8 +36,9 @@ pub fn export_document(doc: &Document) -> Result<GltfExport, String> {
     })
 }
 
-/// Opens and exports a `.max` file.
+/// Opens and exports a `.max` file. Fails only when the scene cannot be read at all.
 pub fn export_file(path: &std::path::Path) -> Result<GltfExport, String> {
     let doc = Document::open(path).map_err(|e| e.to_string())?;
-    export_document(&doc)
+    let eval = SceneEval::from_document(doc).map_err(|e| format!("no scene: {e}"))?;
+    export_scene(&eval)
 }

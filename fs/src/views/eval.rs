@@ -7,31 +7,25 @@ use serde_json::Value;
 
 use maxfs_scene::eval::material::Assets;
 use maxfs_scene::eval::{material_view, views, SceneEval};
-use maxfs_scene::{Document, Typed};
 
 use crate::json;
 
 use super::JsonView;
 
 /// Renders one of the evaluation views as `{ "<list>": [...] }`.
-pub fn render(view: JsonView, doc: &Document, typed: &Typed) -> Vec<u8> {
-    let graph = match &typed.scene {
-        Ok(g) => g,
-        Err(e) => return super::error_json(&e.to_string()),
-    };
-    let eval = SceneEval::new(doc, graph);
+pub fn render(view: JsonView, eval: &SceneEval) -> Vec<u8> {
     let (key, list) = match view {
-        JsonView::Meshes => ("meshes", json::value_f32(&views::meshes(&eval))),
-        JsonView::Animation => ("animation", json::value_f32(&views::animation(&eval))),
+        JsonView::Meshes => ("meshes", json::value_f32(&views::meshes(eval))),
+        JsonView::Animation => ("animation", json::value_f32(&views::animation(eval))),
         JsonView::Materials => (
             "materials",
             json::value_f32(&material_view::materials_with_assets(
-                &eval,
-                &Assets::of(doc),
+                eval,
+                &Assets::of(&eval.doc),
             )),
         ),
-        JsonView::Cameras => ("cameras", json::value_f32(&material_view::cameras(&eval))),
-        JsonView::Lights => ("lights", json::value_f32(&material_view::lights(&eval))),
+        JsonView::Cameras => ("cameras", json::value_f32(&material_view::cameras(eval))),
+        JsonView::Lights => ("lights", json::value_f32(&material_view::lights(eval))),
         _ => return super::error_json("not an evaluation view"),
     };
     let mut out = serde_json::Map::new();
@@ -56,13 +50,9 @@ pub struct Transform {
 
 /// Evaluated transforms by node index; a failure of the evaluation (damaged
 /// data) is returned as text and leaves the stored fields of `nodes.json` intact.
-pub fn transforms(
-    doc: &Document,
-    graph: &maxfs_scene::graph::SceneGraph,
-) -> Result<std::collections::HashMap<usize, Transform>, String> {
+pub fn transforms(eval: &SceneEval) -> Result<std::collections::HashMap<usize, Transform>, String> {
     crate::guard(|| {
-        let eval = SceneEval::new(doc, graph);
-        Ok(views::node_transforms(&eval)
+        Ok(views::node_transforms(eval)
             .into_iter()
             .map(|t| {
                 (

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use maxfs_scene::eval::SceneEval;
 use maxfs_scene::{version, Document, Layout, Typed};
 
 use crate::json;
@@ -92,6 +93,7 @@ pub fn render(
     light: Result<&Light, &str>,
     doc: Result<&Document, &str>,
     typed: Option<Result<&Typed, &str>>,
+    eval: Option<&SceneEval>,
 ) -> Vec<u8> {
     let mut problems = Vec::new();
     let mut streams = Vec::new();
@@ -155,11 +157,8 @@ pub fn render(
         });
     }
     let mut unevaluated = Vec::new();
-    if let (Some(Ok(t)), Ok(d)) = (typed, doc) {
-        if let Ok(g) = &t.scene {
-            let eval = maxfs_scene::eval::SceneEval::new(d, g);
-            unevaluated = maxfs_scene::eval::coverage::scene_gaps(&eval);
-        }
+    if let Some(eval) = eval {
+        unevaluated = maxfs_scene::eval::coverage::scene_gaps(eval);
     }
     if let Some(Ok(t)) = typed {
         let scene = t.scene.as_ref().ok();

@@ -12,6 +12,7 @@ pub mod summary;
 
 use std::path::Path;
 
+use maxfs_scene::eval::SceneEval;
 use maxfs_scene::{Document, Typed};
 
 use crate::json;
@@ -77,15 +78,20 @@ impl JsonView {
     }
 }
 
-/// Renders one view.
-pub fn render(view: JsonView, doc: &Document, typed: &Typed) -> Vec<u8> {
+/// Renders one view. `eval` is the file's evaluated scene, or why there is none.
+pub fn render(
+    view: JsonView,
+    doc: &Document,
+    typed: &Typed,
+    eval: Result<&SceneEval, &str>,
+) -> Vec<u8> {
     match view {
         JsonView::DllDirectory => json::to_bytes(&typed.dlls),
         JsonView::ClassDirectory => json::to_bytes(&typed.classes),
         JsonView::ClassData => json::to_bytes(&typed.class_data),
         JsonView::Config => config::render(typed),
         JsonView::Scene => scene::render(typed),
-        JsonView::Nodes => nodes::render(doc, typed),
+        JsonView::Nodes => nodes::render(typed, eval),
         JsonView::AppData => appdata::render(typed),
         JsonView::NelProperties => nel_properties::render(typed),
         JsonView::SummaryInformation => summary::render(doc),
@@ -93,7 +99,10 @@ pub fn render(view: JsonView, doc: &Document, typed: &Typed) -> Vec<u8> {
         | JsonView::Animation
         | JsonView::Materials
         | JsonView::Cameras
-        | JsonView::Lights => eval::render(view, doc, typed),
+        | JsonView::Lights => match eval {
+            Ok(e) => eval::render(view, e),
+            Err(e) => error_json(e),
+        },
     }
 }
 

@@ -6,7 +6,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use maxfs_scene::{Document, Typed};
+use maxfs_scene::eval::SceneEval;
+use maxfs_scene::Typed;
 
 use crate::json::{self, f32s_value};
 
@@ -30,12 +31,15 @@ struct Node<'a> {
     transform: Option<super::eval::Transform>,
 }
 
-pub fn render(doc: &Document, typed: &Typed) -> Vec<u8> {
+pub fn render(typed: &Typed, eval: Result<&SceneEval, &str>) -> Vec<u8> {
     let g = match &typed.scene {
         Ok(g) => g,
         Err(e) => return super::error_json(&e.to_string()),
     };
-    let (mut transforms, evaluation_error) = match super::eval::transforms(doc, g) {
+    let (mut transforms, evaluation_error) = match eval
+        .map_err(str::to_string)
+        .and_then(super::eval::transforms)
+    {
         Ok(t) => (t, None),
         Err(e) => (Default::default(), Some(e)),
     };

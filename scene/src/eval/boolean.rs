@@ -60,7 +60,7 @@ pub enum Op {
 
 /// The operation of a Boolean object (its parameter block, reference 4).
 pub fn operation(eval: &SceneEval, obj: usize) -> Result<Op, String> {
-    let pb = pblock::reference(eval.graph, obj, 4).ok_or("no parameter block (reference 4)")?;
+    let pb = pblock::reference(&eval.graph, obj, 4).ok_or("no parameter block (reference 4)")?;
     let params = pblock::param_block(eval.chunks(pb))?;
     let op = params
         .iter()
@@ -108,11 +108,11 @@ fn eval_at(se: &SceneEval, obj: usize, t: i32, depth: usize, b: &Budget) -> Resu
     let mut meshes = Vec::with_capacity(2);
     for k in 0..2 {
         let which = ["A", "B"][k];
-        let operand = pblock::reference(se.graph, obj, k as u32)
+        let operand = pblock::reference(&se.graph, obj, k as u32)
             .ok_or_else(|| format!("no operand {which} (reference {k})"))?;
         let mut m = operand_mesh(se, operand, t, depth, b)
             .map_err(|e| format!("Boolean operand {which}: {e}"))?;
-        let tm = pblock::reference(se.graph, obj, 2 + k as u32)
+        let tm = pblock::reference(&se.graph, obj, 2 + k as u32)
             .map_or(Ok(Mat43::IDENTITY), |c| prs(se, c, t))
             .map_err(|e| format!("Boolean operand {which} transform: {e}"))?;
         transform(&mut m, &tm);

@@ -57,7 +57,7 @@ pub(crate) fn target_of(eval: &SceneEval, node: usize) -> Option<String> {
 
 /// The old ParamBlock on reference 0 of `idx`, when there is one.
 pub(crate) fn old_params(eval: &SceneEval, idx: usize) -> Result<Option<Vec<OldParam>>, String> {
-    let Some(pbi) = pblock::reference(eval.graph, idx, 0) else {
+    let Some(pbi) = pblock::reference(&eval.graph, idx, 0) else {
         return Ok(None);
     };
     let sc = eval.graph.objects[pbi]

@@ -113,8 +113,8 @@ pub fn light(eval: &SceneEval, idx: usize) -> Option<Light> {
                         Value::Float(v) => Some(*v),
                         // Animated: its controller's value at time 0.
                         Value::None => {
-                            let pbi = pblock::reference(eval.graph, idx, 0)?;
-                            let ctl = pblock::reference(eval.graph, pbi, q.ref_slot?)?;
+                            let pbi = pblock::reference(&eval.graph, idx, 0)?;
+                            let ctl = pblock::reference(&eval.graph, pbi, q.ref_slot?)?;
                             let v = eval.float_at(Some(ctl), 0, f64::NAN);
                             v.is_finite().then_some(v as f32)
                         }
@@ -151,7 +151,7 @@ pub fn light(eval: &SceneEval, idx: usize) -> Option<Light> {
         l.cast_shadows = word(chunks, CAST_SHADOWS);
         l.on = word(chunks, ON_OFF);
         l.ambient_only = chunks.iter().any(|c| c.id == AMBIENT_ONLY);
-    } else if let Some(pbi) = pblock::reference(eval.graph, idx, 0) {
+    } else if let Some(pbi) = pblock::reference(&eval.graph, idx, 0) {
         // Skylight and plug-in lights: PB2; report decoding problems only.
         if let Err(e) = pblock::param_block2(eval.chunks(pbi)) {
             l.errors.push(e);

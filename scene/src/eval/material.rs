@@ -214,7 +214,7 @@ fn class_of(graph: &SceneGraph, idx: usize) -> Option<(u32, (u32, u32), &str)> {
 
 /// References of `idx` that are ParamBlock2s, with their decoded blocks.
 fn pb2_refs(eval: &SceneEval, idx: usize) -> Vec<(u32, usize, Result<ParamBlock2, String>)> {
-    let g = eval.graph;
+    let g: &SceneGraph = &eval.graph;
     let Some(o) = g.objects.get(idx) else {
         return Vec::new();
     };
@@ -259,7 +259,7 @@ fn string(pb: &ParamBlock2, id: u16) -> Option<String> {
 }
 
 fn standard(eval: &SceneEval, m: &mut Material) {
-    let g = eval.graph;
+    let g: &SceneGraph = &eval.graph;
     let idx = m.index;
     let mut maps_block = None;
     for (slot, obj, pb) in pb2_refs(eval, idx) {
@@ -345,7 +345,7 @@ fn standard(eval: &SceneEval, m: &mut Material) {
 }
 
 fn multi(eval: &SceneEval, m: &mut Material) {
-    let g = eval.graph;
+    let g: &SceneGraph = &eval.graph;
     let count = eval
         .chunks(m.index)
         .iter()
@@ -381,7 +381,7 @@ fn multi(eval: &SceneEval, m: &mut Material) {
 
 /// Decodes material object `idx` (superclass 0xc00).
 pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
-    let g = eval.graph;
+    let g: &SceneGraph = &eval.graph;
     let (sc, cid, cname) = class_of(g, idx)?;
     if sc != SC_MATERIAL {
         return None;
@@ -442,7 +442,7 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
 }
 
 fn uvgen(eval: &SceneEval, idx: usize) -> Result<UvGen, String> {
-    let Some(pbi) = pblock::reference(eval.graph, idx, 0) else {
+    let Some(pbi) = pblock::reference(&eval.graph, idx, 0) else {
         return Ok(UvGen::default());
     };
     let params = pblock::param_block(eval.chunks(pbi))?;
@@ -466,7 +466,7 @@ fn uvgen(eval: &SceneEval, idx: usize) -> Result<UvGen, String> {
 
 /// Decodes texmap object `idx` (superclass 0xc10).
 pub fn texmap(eval: &SceneEval, idx: usize, assets: &Assets) -> Option<Texmap> {
-    let g = eval.graph;
+    let g: &SceneGraph = &eval.graph;
     let (sc, cid, cname) = class_of(g, idx)?;
     if sc != SC_TEXMAP {
         return None;

@@ -47,7 +47,7 @@ fn summary(eval: &SceneEval, m: Material, assets: &Assets) -> MaterialSummary {
     let nodes = eval
         .graph
         .nodes()
-        .filter(|(o, _)| material::node_material(eval.graph, o.index) == Some(m.index))
+        .filter(|(o, _)| material::node_material(&eval.graph, o.index) == Some(m.index))
         .map(|(_, n)| n.name.clone())
         .collect();
     let maps = m

@@ -7,6 +7,7 @@ pub mod controller;
 pub mod coverage;
 pub mod keys;
 pub mod math;
+pub mod memo;
 pub mod mesh;
 pub mod modifier;
 pub mod poly;
@@ -18,6 +19,7 @@ pub mod views;
 
 pub use controller::Controller;
 pub use math::{Mat43, Quat, Vec3};
+pub use memo::{MemoStats, MeshResult, Stack};
 pub use transform::SceneEval;
 pub mod camera;
 pub mod light;

@@ -75,7 +75,7 @@ const SUPERCLASS_PB2: u32 = 0x82;
 /// ParamBlock2 whose parameter ids follow the same order), resolving animated
 /// values at `t`.
 pub fn params(eval: &super::SceneEval, object: usize, t: i32) -> Result<Params, String> {
-    let pb = pblock::reference(eval.graph, object, 0).ok_or("no parameter block (reference 0)")?;
+    let pb = pblock::reference(&eval.graph, object, 0).ok_or("no parameter block (reference 0)")?;
     block_params(eval, pb, t)
 }
 
@@ -111,7 +111,7 @@ pub fn block_params(eval: &super::SceneEval, pb: usize, t: i32) -> Result<Params
         }
         values[i] = match (ref_slot, value) {
             (Some(slot), Value::None) => {
-                let ctl = pblock::reference(eval.graph, pb, slot);
+                let ctl = pblock::reference(&eval.graph, pb, slot);
                 Value::Float(eval.float_at(ctl, t, 0.0) as f32)
             }
             (_, v) => v,

@@ -62,8 +62,8 @@ pub struct ModifierUse<'a> {
 
 /// The modifiers of a node from the top of the stack down, across nested
 /// derived objects (WSM over OSM).
-pub fn modifiers<'a>(eval: &SceneEval<'a>, node: usize) -> Vec<ModifierUse<'a>> {
-    let graph = eval.graph;
+pub fn modifiers(eval: &SceneEval, node: usize) -> Vec<ModifierUse<'_>> {
+    let graph: &crate::graph::SceneGraph = &eval.graph;
     let mut out = Vec::new();
     let Some(mut cur) = graph
         .objects
@@ -92,7 +92,7 @@ pub fn modifiers<'a>(eval: &SceneEval<'a>, node: usize) -> Vec<ModifierUse<'a>> 
         let Some(&(_, base)) = refs.last() else {
             break;
         };
-        let apps: Vec<&'a Chunk> = eval.chunks(cur).iter().filter(|c| c.id == 0x2500).collect();
+        let apps: Vec<&Chunk> = eval.chunks(cur).iter().filter(|c| c.id == 0x2500).collect();
         // Modifiers are every reference but the last (the object below).
         let mods = &refs[..refs.len() - 1];
         for (i, &(_, m)) in mods.iter().enumerate() {

@@ -3,21 +3,31 @@
 //! the node and its object.
 
 use std::cell::Cell;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::chunk::Chunk;
-use crate::document::Document;
+use crate::document::{Document, Typed};
+use crate::error::TypedError;
 use crate::graph::{NodeInfo, SceneGraph};
 
 use super::controller::{self, Controller};
 use super::math::{Mat43, Quat, Vec3};
+use super::memo::{MemoStats, MeshMemo, MeshResult, Stack};
+use super::mesh::Mesh;
 use super::modifier::{self, Applied};
 
-/// Evaluates controllers and transforms of one scene; decoded controllers are cached.
-pub struct SceneEval<'a> {
-    pub graph: &'a SceneGraph,
-    objects: &'a [Chunk],
+/// The evaluated scene of one file: owns what it reads (document, typed layer,
+/// scene graph) so that it can be cached and shared between threads, and
+/// memoizes decoded controllers and evaluated meshes, so every reader of a file
+/// (views, glTF, NeL exports, coverage) shares one evaluation per mesh.
+pub struct SceneEval {
+    pub doc: Arc<Document>,
+    pub typed: Arc<Typed>,
+    pub graph: Arc<SceneGraph>,
+    /// Index of the Scene stream in `doc.streams`, when it is a chunk tree.
+    scene_stream: Option<usize>,
     cache: Vec<OnceLock<Result<Controller, String>>>,
+    memo: MeshMemo,
 }
 
 /// The deepest parent chain followed; deeper is treated as a cycle in damaged data.
@@ -32,24 +42,55 @@ pub const INHERIT_SCALE: u32 = 0x1c0;
 /// Node transforms one evaluation may compute before giving up on damaged data.
 const EVAL_BUDGET: u32 = 100_000;
 
-impl<'a> SceneEval<'a> {
-    pub fn new(doc: &'a Document, graph: &'a SceneGraph) -> SceneEval<'a> {
-        let objects = doc
-            .stream("Scene")
-            .and_then(|s| s.chunks())
-            .and_then(|c| c.first())
-            .map(Chunk::children)
-            .unwrap_or(&[]);
+impl SceneEval {
+    /// The evaluation of a typed document; fails when its scene graph could not be read.
+    pub fn new(doc: Arc<Document>, typed: Arc<Typed>) -> Result<SceneEval, TypedError> {
+        let graph = typed.scene.clone()?;
+        Ok(SceneEval::with_graph(doc, typed, graph))
+    }
+
+    /// Types `doc` and evaluates it.
+    pub fn from_document(doc: Document) -> Result<SceneEval, TypedError> {
+        let typed = Arc::new(doc.typed());
+        SceneEval::new(Arc::new(doc), typed)
+    }
+
+    /// The evaluation of `doc` with a scene graph of the caller's (tests edit a
+    /// copy of the stored graph to set up cases the corpus lacks).
+    pub fn with_graph(doc: Arc<Document>, typed: Arc<Typed>, graph: Arc<SceneGraph>) -> SceneEval {
+        let scene_stream = doc
+            .streams
+            .iter()
+            .position(|s| s.name == "Scene" && s.chunks().is_some());
+        let cache = (0..graph.objects.len()).map(|_| OnceLock::new()).collect();
         SceneEval {
+            doc,
+            typed,
             graph,
-            objects,
-            cache: (0..graph.objects.len()).map(|_| OnceLock::new()).collect(),
+            scene_stream,
+            cache,
+            memo: MeshMemo::default(),
         }
     }
 
+    /// The objects of the Scene stream (children of its root chunk), by index.
+    fn objects(&self) -> &[Chunk] {
+        self.scene_stream
+            .and_then(|i| self.doc.streams.get(i))
+            .and_then(|s| s.chunks())
+            .and_then(|c| c.first())
+            .map(Chunk::children)
+            .unwrap_or(&[])
+    }
+
+    /// How many meshes this evaluation computed, and how many were served again.
+    pub fn memo_stats(&self) -> MemoStats {
+        self.memo.stats()
+    }
+
     /// The chunks of object `idx`.
-    pub fn chunks(&self, idx: usize) -> &'a [Chunk] {
-        self.objects.get(idx).map(Chunk::children).unwrap_or(&[])
+    pub fn chunks(&self, idx: usize) -> &[Chunk] {
+        self.objects().get(idx).map(Chunk::children).unwrap_or(&[])
     }
 
     pub fn controller(&self, idx: usize) -> Option<&Controller> {
@@ -119,7 +160,7 @@ impl<'a> SceneEval<'a> {
         }
     }
 
-    fn node(&self, idx: usize) -> Option<&'a NodeInfo> {
+    fn node(&self, idx: usize) -> Option<&NodeInfo> {
         self.graph.objects.get(idx)?.node.as_ref()
     }
 
@@ -272,19 +313,18 @@ impl<'a> SceneEval<'a> {
         None
     }
 
-    /// The base mesh of a node (its modifier stack skipped), when the base object is
-    /// a mesh this evaluation builds.
-    pub fn base_mesh(&self, node: usize) -> Option<Result<super::mesh::Mesh, String>> {
-        self.object_mesh(self.node_object(node)?, 0)
+    /// The base mesh of a node at t = 0 (its modifier stack skipped), when the
+    /// base object is a mesh this evaluation builds. Memoized.
+    pub fn base_mesh(&self, node: usize) -> Option<MeshResult> {
+        let obj = self.node_object(node)?;
+        self.memo
+            .object(obj, 0, || self.object_mesh(obj, 0).map(|r| r.map(Arc::new)))
     }
 
     /// The mesh of a (non-derived) object: Editable Mesh / Poly, a primitive or a
     /// Boolean.
-    pub(super) fn object_mesh(
-        &self,
-        obj: usize,
-        t: i32,
-    ) -> Option<Result<super::mesh::Mesh, String>> {
+    pub(super) fn object_mesh(&self, obj: usize, t: i32) -> Option<Result<Mesh, String>> {
+        self.memo.count_build();
         let cls = self.graph.objects.get(obj)?.class.as_ref()?;
         let chunks = self.chunks(obj);
         if cls.class_id == super::mesh::EDITABLE_MESH {
@@ -304,7 +344,7 @@ impl<'a> SceneEval<'a> {
     }
 
     /// The modifier stack of a node, top first, and the base object under it.
-    pub fn modifier_stack(&self, node: usize) -> Option<(Vec<Applied<'a>>, usize)> {
+    pub fn modifier_stack(&self, node: usize) -> Option<(Vec<Applied<'_>>, usize)> {
         let first = self
             .graph
             .objects
@@ -318,8 +358,8 @@ impl<'a> SceneEval<'a> {
 
     /// The modifier stack of object `cur` (a derived object, or a base object
     /// with an empty stack), top first, and the base object under it.
-    pub fn object_stack(&self, mut cur: usize) -> Option<(Vec<Applied<'a>>, usize)> {
-        let graph: &'a SceneGraph = self.graph;
+    pub fn object_stack(&self, mut cur: usize) -> Option<(Vec<Applied<'_>>, usize)> {
+        let graph: &SceneGraph = &self.graph;
         let mut stack = Vec::new();
         for _ in 0..MAX_CHAIN {
             let o = graph.objects.get(cur)?;
@@ -354,27 +394,55 @@ impl<'a> SceneEval<'a> {
     /// The evaluated mesh of a node at time `t`: the base object with its modifier
     /// stack applied, in object space. None when the base object is not a mesh
     /// this evaluation builds; an error names a modifier that cannot be applied.
-    pub fn mesh(&self, node: usize, t: i32) -> Option<Result<super::mesh::Mesh, String>> {
-        let (stack, base) = self.modifier_stack(node)?;
-        let mesh = self.object_mesh(base, t)?;
-        let is_bool = self
-            .graph
-            .objects
-            .get(base)
-            .and_then(|o| o.class.as_ref())
-            .is_some_and(|c| c.class_id == super::boolean::BOOLEAN);
-        Some(mesh.and_then(|mut m| {
-            super::boolean::refuse_index_edits(&stack, is_bool)?;
-            let cx = modifier::ModContext {
-                eval: self,
-                node: Some(node),
-                t,
+    /// Memoized: every reader of the scene shares one evaluation.
+    pub fn mesh(&self, node: usize, t: i32) -> Option<MeshResult> {
+        self.mesh_with(node, t, Stack::Full)
+    }
+
+    /// [`mesh`](Self::mesh) with part of the stack, see [`Stack`].
+    pub fn mesh_with(&self, node: usize, t: i32, stack: Stack) -> Option<MeshResult> {
+        let (applied, base) = self.modifier_stack(node)?;
+        let stack = match stack {
+            Stack::Without(m) if !applied.iter().any(|a| a.object == m) => Stack::Full,
+            s => s,
+        };
+        self.memo.node(node, t, stack, || {
+            let base_mesh = self.memo.object(base, t, || {
+                self.object_mesh(base, t).map(|r| r.map(Arc::new))
+            })?;
+            let applied: Vec<_> = match stack {
+                Stack::Full => applied,
+                Stack::Without(m) => applied.into_iter().filter(|a| a.object != m).collect(),
             };
-            for applied in stack.iter().rev() {
-                modifier::apply(applied, &mut m, &cx)?;
-            }
-            Ok(m)
-        }))
+            Some(base_mesh.and_then(|b| {
+                if applied.is_empty() {
+                    return Ok(b);
+                }
+                let is_bool = self
+                    .graph
+                    .objects
+                    .get(base)
+                    .and_then(|o| o.class.as_ref())
+                    .is_some_and(|c| c.class_id == super::boolean::BOOLEAN);
+                super::boolean::refuse_index_edits(&applied, is_bool)?;
+                let cx = modifier::ModContext {
+                    eval: self,
+                    node: Some(node),
+                    t,
+                };
+                let mut m: Mesh = (*b).clone();
+                for a in applied.iter().rev() {
+                    modifier::apply(a, &mut m, &cx)?;
+                }
+                Ok(Arc::new(m))
+            }))
+        })
+    }
+
+    /// Per (node, time): how many times its stack was evaluated. With the memo
+    /// this is at most once per distinct [`Stack`] request.
+    pub fn stack_evaluations(&self) -> std::collections::HashMap<(usize, i32), u32> {
+        self.memo.per_node()
     }
 
     /// Where the object's vertices go: offset · world.

@@ -213,7 +213,7 @@ fn operand_vertices(
         return Some(());
     }
     let mesh = if primitive::is_primitive(class) {
-        primitive::params(&ctx.eval, obj, 0)
+        primitive::params(ctx.eval, obj, 0)
             .and_then(|p| primitive::build(class, &p))
             .ok()?
     } else if class == mesh::EDITABLE_MESH {

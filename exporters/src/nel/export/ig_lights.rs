@@ -67,7 +67,7 @@ pub fn build(
         let Some(l) = ctx
             .eval
             .node_object(n)
-            .and_then(|o| light::light(&ctx.eval, o))
+            .and_then(|o| light::light(ctx.eval, o))
         else {
             continue;
         };

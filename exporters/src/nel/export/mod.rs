@@ -18,7 +18,7 @@ pub mod swt;
 
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::graph::SceneGraph;
-use maxfs_scene::{Document, Typed};
+use maxfs_scene::Document;
 
 /// The kinds of file the exporter writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -115,38 +115,28 @@ pub struct Context<'a> {
     pub stem: &'a str,
     pub doc: &'a Document,
     pub graph: &'a SceneGraph,
-    pub eval: SceneEval<'a>,
+    /// The file's evaluated scene, shared with every other reader of the file.
+    pub eval: &'a SceneEval,
     pub props: properties::SceneProperties,
 }
 
 impl<'a> Context<'a> {
-    pub fn new(stem: &'a str, doc: &'a Document, graph: &'a SceneGraph) -> Context<'a> {
+    pub fn new(stem: &'a str, eval: &'a SceneEval) -> Context<'a> {
         Context {
             stem,
-            doc,
-            graph,
-            eval: SceneEval::new(doc, graph),
-            props: properties::SceneProperties::of(graph),
+            doc: &eval.doc,
+            graph: &eval.graph,
+            eval,
+            props: properties::SceneProperties::of(&eval.graph),
         }
     }
 }
 
 /// Exports `kinds` from one document whose file is `<stem>.max`. Outputs come
 /// in a stable order: by kind, then in the order the export scripts visit nodes.
-pub fn export(stem: &str, doc: &Document, typed: &Typed, kinds: &[ExportKind]) -> Exports {
+pub fn export(stem: &str, eval: &SceneEval, kinds: &[ExportKind]) -> Exports {
     let mut out = Exports::default();
-    let graph = match &typed.scene {
-        Ok(g) => g,
-        Err(e) => {
-            out.push_error(
-                kinds.first().copied().unwrap_or(ExportKind::Shape),
-                "",
-                format!("scene not readable: {e}"),
-            );
-            return out;
-        }
-    };
-    let ctx = Context::new(stem, doc, graph);
+    let ctx = Context::new(stem, eval);
     let mut kinds = kinds.to_vec();
     kinds.sort();
     kinds.dedup();

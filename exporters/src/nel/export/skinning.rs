@@ -175,11 +175,11 @@ pub fn nel_weights(influences: &[(u32, f32)]) -> Option<Vec<(u32, f32)>> {
 /// The skin binding of a node: None when it has no Skin (or Physique)
 /// modifier; an error naming the problem when it cannot be exported.
 pub fn node_skin(ctx: &Context, node: usize) -> Option<Result<SkinBinding, String>> {
-    let skin = match skin::node_skin(&ctx.eval, node) {
+    let skin = match skin::node_skin(ctx.eval, node) {
         Some(Ok(s)) => s,
         Some(Err(e)) => return Some(Err(e)),
         None => {
-            return skin::physique_modifier(&ctx.eval, node)
+            return skin::physique_modifier(ctx.eval, node)
                 .map(|_| Err("Physique modifier is not evaluated".to_string()));
         }
     };

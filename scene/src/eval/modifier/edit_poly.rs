@@ -177,7 +177,7 @@ pub(super) fn apply(
             return Err("animated vertices (animation mode) are not evaluated".into());
         }
     }
-    if let Some(pb) = pblock::reference(cx.eval.graph, m.object, 0) {
+    if let Some(pb) = pblock::reference(&cx.eval.graph, m.object, 0) {
         let block = pblock::param_block2(cx.eval.chunks(pb))?;
         if let Some(p) = block.param(PARAM_CURRENT_OPERATION) {
             if let pblock::Value::Int(op) = p.value {

@@ -46,7 +46,7 @@ pub(super) fn mod_context_tm(mod_app: Option<&Chunk>) -> Result<Mat43, String> {
 
 /// The object the modifier references in `slot`.
 fn target(cx: &ModContext, m: &Applied, slot: u32, what: &str) -> Result<usize, String> {
-    pblock::reference(cx.eval.graph, m.object, slot)
+    pblock::reference(&cx.eval.graph, m.object, slot)
         .ok_or_else(|| format!("no {what} (reference {slot})"))
 }
 

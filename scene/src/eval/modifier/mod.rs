@@ -65,8 +65,8 @@ pub fn mod_apps(derived: &[Chunk]) -> Vec<&Chunk> {
 /// animated weights) need the evaluator, the node being evaluated (None for a
 /// Boolean operand) and the time.
 #[derive(Clone, Copy)]
-pub struct ModContext<'e, 'a> {
-    pub eval: &'e SceneEval<'a>,
+pub struct ModContext<'e> {
+    pub eval: &'e SceneEval,
     pub node: Option<usize>,
     pub t: i32,
 }

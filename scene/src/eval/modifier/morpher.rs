@@ -51,7 +51,7 @@ struct Channel<'a> {
 pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
     let eval = cx.eval;
     let t = cx.t;
-    let global = pblock::reference(eval.graph, m.object, 0);
+    let global = pblock::reference(&eval.graph, m.object, 0);
     let gl_limits = old_param(eval, global, USE_LIMITS, t)?.unwrap_or(0.0) != 0.0;
     let gl_min = old_param(eval, global, LIMIT_MIN, t)?.unwrap_or(0.0);
     let gl_max = old_param(eval, global, LIMIT_MAX, t)?.unwrap_or(100.0);
@@ -175,7 +175,7 @@ fn channel(index: u16, chunks: &[Chunk]) -> Result<Channel<'_>, String> {
 /// Channel `index`'s percentage at `t`: parameter 0 of its ParamBlock
 /// (reference 1 + index), animated or constant.
 fn weight(eval: &SceneEval, modifier: usize, index: u16, t: i32) -> Result<f64, String> {
-    let block = pblock::reference(eval.graph, modifier, u32::from(index) + 1)
+    let block = pblock::reference(&eval.graph, modifier, u32::from(index) + 1)
         .ok_or("no weight ParamBlock")?;
     old_param(eval, Some(block), 0, t)?.ok_or_else(|| "no weight parameter".into())
 }
@@ -195,7 +195,7 @@ fn old_param(
         return Ok(None);
     };
     if let Some(slot) = p.ref_slot {
-        if let Some(ctl) = pblock::reference(eval.graph, block, slot) {
+        if let Some(ctl) = pblock::reference(&eval.graph, block, slot) {
             return match eval.controller(ctl) {
                 Some(Controller::Float { track, .. }) => Ok(Some(track.at(t)[0])),
                 _ => Err(format!(

@@ -355,7 +355,7 @@ pub fn build_materials(ctx: &Context, node: usize) -> MaterialSet {
         uv_routing: [0xff; MAX_TEXTURES],
         ..MaterialSet::default()
     };
-    let top = mtl::node_material(ctx.graph, node).and_then(|i| mtl::material(&ctx.eval, i));
+    let top = mtl::node_material(ctx.graph, node).and_then(|i| mtl::material(ctx.eval, i));
     if let Some(top) = top {
         set.needs_vp = needs_vp(ctx, &top);
         if (top.class_id[0], top.class_id[1]) == NEL_MATERIAL {
@@ -364,7 +364,7 @@ pub fn build_materials(ctx: &Context, node: usize) -> MaterialSet {
         let subs: Vec<Option<MaxMaterial>> = if top.class_id == [0x200, 0] {
             top.sub_materials
                 .iter()
-                .map(|s| s.and_then(|i| mtl::material(&ctx.eval, i)))
+                .map(|s| s.and_then(|i| mtl::material(ctx.eval, i)))
                 .collect()
         } else {
             vec![Some(top)]
@@ -409,7 +409,7 @@ fn needs_vp(ctx: &Context, m: &MaxMaterial) -> bool {
         return m
             .sub_materials
             .iter()
-            .filter_map(|s| s.and_then(|i| mtl::material(&ctx.eval, i)))
+            .filter_map(|s| s.and_then(|i| mtl::material(ctx.eval, i)))
             .any(|s| (s.class_id[0], s.class_id[1]) == NEL_MATERIAL && needs_vp(ctx, &s));
     }
     matches!(NelParams::of(ctx, m).int("iShaderType", 1), 7 | 8)
@@ -711,7 +711,7 @@ fn build_texture(ctx: &Context, texmap: usize) -> (Ptr<Texture>, ChannelDesc) {
         ..ChannelDesc::default()
     };
     let assets = mtl::Assets::of(ctx.doc);
-    let Some(t) = mtl::texmap(&ctx.eval, texmap, &assets) else {
+    let Some(t) = mtl::texmap(ctx.eval, texmap, &assets) else {
         return (Ptr::Null, desc);
     };
     if let Some(uv) = &t.uv {

@@ -6,8 +6,10 @@
 //! disables it while exporting (export_mesh.cpp `enableSkinModifier`). The
 //! Morpher is refused: its blend shapes are not built.
 
+use std::sync::Arc;
+
 use maxfs_scene::eval::mesh::Mesh;
-use maxfs_scene::eval::{boolean, modifier};
+use maxfs_scene::eval::{modifier, Stack};
 
 use super::super::Context;
 
@@ -28,15 +30,16 @@ pub fn modifiers(ctx: &Context, node: usize) -> Vec<usize> {
 }
 
 /// The node's mesh in object space, or why it cannot be evaluated. `skip` is
-/// a modifier to leave out (the Skin).
-pub fn node_mesh(ctx: &Context, node: usize, skip: Option<usize>) -> Result<Mesh, String> {
+/// a modifier to leave out (the Skin). The mesh comes from the scene's memo, so
+/// the .shape, the .ig, glTF and the JSON views share one evaluation.
+pub fn node_mesh(ctx: &Context, node: usize, skip: Option<usize>) -> Result<Arc<Mesh>, String> {
     let (stack, base) = ctx
         .eval
         .modifier_stack(node)
         .ok_or("the node has no object")?;
     // The base object at time 0, where the export scripts run the plug-in.
-    let mut mesh = match ctx.eval.base_mesh(node) {
-        Some(Ok(m)) => m,
+    match ctx.eval.base_mesh(node) {
+        Some(Ok(_)) => {}
         Some(Err(e)) => return Err(format!("object {}: {e}", class_label(ctx, base))),
         None => {
             return Err(format!(
@@ -44,36 +47,21 @@ pub fn node_mesh(ctx: &Context, node: usize, skip: Option<usize>) -> Result<Mesh
                 class_label(ctx, base)
             ))
         }
-    };
-    let stack: Vec<_> = stack
-        .into_iter()
-        .filter(|a| Some(a.object) != skip)
-        .collect();
-    // Index-based edits on a Boolean result were made for Max's triangulation,
-    // not ours: refuse them rather than edit the wrong vertices.
-    let base_is_boolean = ctx
-        .graph
-        .objects
-        .get(base)
-        .and_then(|o| o.class.as_ref())
-        .is_some_and(|c| c.class_id == boolean::BOOLEAN);
-    boolean::refuse_index_edits(&stack, base_is_boolean)?;
+    }
     // The plug-in turns a Morpher's channels into blend shapes (CMeshMorpher),
     // which this exporter does not build: the frame-0 geometry alone would
     // drop them silently.
-    if let Some(m) = stack.iter().find(|a| a.class == modifier::MORPHER) {
+    if let Some(m) = stack
+        .iter()
+        .find(|a| a.class == modifier::MORPHER && Some(a.object) != skip)
+    {
         return Err(format!(
             "modifier {}: blend shapes (CMeshMorpher) are not exported",
             class_label(ctx, m.object)
         ));
     }
-    let cx = modifier::ModContext {
-        eval: &ctx.eval,
-        node: Some(node),
-        t: 0,
-    };
-    for applied in stack.iter().rev() {
-        modifier::apply(applied, &mut mesh, &cx)?;
-    }
-    Ok(mesh)
+    let request = skip.map_or(Stack::Full, Stack::Without);
+    ctx.eval
+        .mesh_with(node, 0, request)
+        .ok_or("the node has no object")?
 }
