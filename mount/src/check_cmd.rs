@@ -30,8 +30,27 @@ pub struct CheckArgs {
 #[derive(Serialize)]
 struct FileResult {
     path: String,
+    /// False when the file fails any gate or is not a readable `.max` at all.
+    passed: bool,
+    /// Why the file failed, in one line (absent when it passed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<String>,
     #[serde(flatten)]
     report: CheckReport,
+}
+
+/// One line saying why a failed outcome failed.
+fn why(o: &Outcome) -> Option<String> {
+    match o {
+        Outcome::Ok => None,
+        Outcome::Fail(m) => Some(format!(
+            "{} gate: stream {:?} differs at offset {:#x}",
+            m.gate, m.stream, m.offset
+        )),
+        Outcome::NotACompoundFile(w) => Some(format!("not a .max compound file: {w}")),
+        Outcome::Unsupported(w) => Some(format!("unsupported: {w}")),
+        Outcome::Error(w) => Some(w.clone()),
+    }
 }
 
 #[derive(Serialize, Default)]
@@ -75,6 +94,8 @@ pub fn run(args: CheckArgs) -> ExitCode {
             pb.inc(1);
             FileResult {
                 path: p.display().to_string(),
+                passed: !report.outcome.is_failure(),
+                why: why(&report.outcome),
                 report,
             }
         })
@@ -99,8 +120,9 @@ pub fn run(args: CheckArgs) -> ExitCode {
             .unwrap_or_else(|| "no version".into());
         *summary.by_version.entry(v).or_default() += 1;
     }
-    let failed =
-        results.iter().any(|r| r.report.outcome.is_failure()) || !summary.problems.is_empty();
+    // Any file that is not ok fails the run (a CI gate must not pass broken
+    // assets), and so does a path that could not be walked.
+    let failed = results.iter().any(|r| !r.passed) || !summary.problems.is_empty();
     if args.json {
         let out = serde_json::json!({ "files": results, "summary": summary });
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());

@@ -49,6 +49,9 @@ pub fn sniff(head: &[u8]) -> Option<NotCompoundKind> {
     if head.starts_with(b"version https://git-lfs") {
         return Some(NotCompoundKind::GitLfsPointer);
     }
+    if head.starts_with(&GZIP_MAGIC) {
+        return Some(NotCompoundKind::Gzip);
+    }
     let text = head
         .iter()
         .take(512)
