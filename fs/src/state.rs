@@ -67,7 +67,7 @@ impl MaxState {
             .get_or_init(|| {
                 let r = crate::guard(|| load_light(self.path()));
                 if let Err(e) = &r {
-                    log::warn!("{}: {e}", self.path().display());
+                    crate::warn_once::warn(&self.key, &format!("{}: {e}", self.path().display()));
                 }
                 r
             })
@@ -87,7 +87,7 @@ impl MaxState {
             }))
         });
         if let Err(e) = &r {
-            log::warn!("{}: {e}", self.path().display());
+            crate::warn_once::warn(&self.key, &format!("{}: {e}", self.path().display()));
         }
         r
     }

@@ -43,6 +43,10 @@ impl Default for Options {
 pub enum Kind {
     Dir,
     File,
+    /// A symbolic link of the source tree, served as a link (its target text),
+    /// never followed: a link to an ancestor must not make a second copy of the
+    /// tree, and a link out of the checkout must not expose what lies there.
+    Symlink,
 }
 
 /// A resolved path: what it is, its exact size, and how to get at it.
@@ -280,6 +284,7 @@ impl MaxFs {
     /// The entry at `rel` (relative to the root; `""` is the root).
     pub fn lookup(&self, rel: &Path) -> Result<Entry, FsError> {
         let mut e = self.real_entry(self.root.clone())?;
+        // (A symlink on the way is a link, not a directory: `child` refuses it.)
         for c in rel.components() {
             match c {
                 Component::Normal(n) => e = self.child(&e, n)?,
@@ -291,7 +296,13 @@ impl MaxFs {
     }
 
     fn real_entry(&self, path: PathBuf) -> Result<Entry, FsError> {
-        let meta = std::fs::metadata(&path).map_err(FsError::from_io)?;
+        // The root is followed (it may be a link to the checkout); nothing below it is.
+        let meta = if path == self.root {
+            std::fs::metadata(&path)
+        } else {
+            std::fs::symlink_metadata(&path)
+        }
+        .map_err(FsError::from_io)?;
         use std::os::unix::fs::PermissionsExt;
         let perm = (meta.permissions().mode() & 0o7555) as u16;
         let mtime = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
@@ -314,12 +325,15 @@ impl MaxFs {
             Kind::Dir
         } else if meta.is_file() {
             Kind::File
+        } else if meta.is_symlink() {
+            Kind::Symlink
         } else {
             return Err(FsError::NotFound); // devices, fifos, sockets are not mirrored
         };
         Ok(Entry {
             kind,
-            size: if kind == Kind::File { meta.len() } else { 0 },
+            // A link's size is the length of its target, as lstat reports it.
+            size: if kind == Kind::Dir { 0 } else { meta.len() },
             node: Node::Real(Arc::new(RealNode {
                 path: path.into(),
                 mtime,
@@ -379,17 +393,13 @@ impl MaxFs {
         for e in std::fs::read_dir(path).map_err(FsError::from_io)? {
             let Ok(e) = e else { continue };
             let p = e.path();
-            let Ok(mut t) = e.file_type() else { continue };
-            if t.is_symlink() {
-                match std::fs::metadata(&p) {
-                    Ok(m) => t = m.file_type(),
-                    Err(_) => continue,
-                }
-            }
+            let Ok(t) = e.file_type() else { continue };
             let kind = if t.is_dir() || (t.is_file() && is_max(&p)) {
                 Kind::Dir
             } else if t.is_file() {
                 Kind::File
+            } else if t.is_symlink() {
+                Kind::Symlink
             } else {
                 continue;
             };
@@ -488,7 +498,10 @@ impl MaxFs {
                     let stem = crate::exports::source_stem(state.path());
                     Ok(Arc::new(ExportSet::build(&stem, &loaded.doc, &typed)))
                 })
-                .inspect_err(|e| log::warn!("{}: export: {e}", state.path().display()))
+                .inspect_err(|e| {
+                    let what = format!("{}: export: {e}", state.path().display());
+                    crate::warn_once::warn(&state.key, &what)
+                })
             })
             .map_err(FsError::Failed)
     }
@@ -636,6 +649,16 @@ impl MaxFs {
         })
     }
 
+    /// The target of a symbolic link, as stored (never resolved).
+    pub fn readlink(&self, entry: &Entry) -> Result<PathBuf, FsError> {
+        match &entry.node {
+            Node::Real(r) if entry.kind == Kind::Symlink => {
+                std::fs::read_link(&r.path).map_err(FsError::from_io)
+            }
+            _ => Err(FsError::Io("not a symbolic link".into(), Some(22))),
+        }
+    }
+
     /// Opens a file entry for reading.
     pub fn open(&self, entry: &Entry) -> Result<Content, FsError> {
         if entry.kind != Kind::File {
@@ -695,7 +718,8 @@ impl MaxFs {
                     .entry(format!("{}/{}", state.path().display(), v.display()))
                     .or_default() += 1;
                 crate::guard(|| self.generate(state, v)).inspect_err(|e| {
-                    log::warn!("{}: {}: {e}", state.path().display(), v.display());
+                    let what = format!("{}: {}: {e}", state.path().display(), v.display());
+                    crate::warn_once::warn(&state.key, &what)
                 })
             })
             .map_err(FsError::Failed)
@@ -776,6 +800,7 @@ impl Entry {
     /// Permission bits (write bits always clear).
     pub fn perm(&self) -> u16 {
         match &self.node {
+            Node::Real(_) if self.kind == Kind::Symlink => 0o777,
             Node::Real(r) => r.perm,
             Node::Max(state, V::Root) => (state.perm | 0o111) & 0o555,
             Node::Max(..) if self.kind == Kind::Dir => 0o555,

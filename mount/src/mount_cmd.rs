@@ -263,8 +263,10 @@ pub fn run(args: MountArgs) -> ExitCode {
         eprintln!("maxfs: cannot install signal handling: {e}");
         return ExitCode::FAILURE;
     }
-    log::info!(
-        "serving {} on {} (read-only, {threads} threads); Ctrl-C or `umount {}` to stop",
+    // Always printed, whatever the log level: scripts wait for this line before
+    // using the mount (the kernel holds requests until the session runs).
+    eprintln!(
+        "maxfs: ready: serving {} on {} (read-only, {threads} threads); Ctrl-C or `umount {}` to stop",
         src.display(),
         mnt.display(),
         mnt.display()

@@ -101,7 +101,9 @@ fn every_bad_input_class_fails_the_run_and_says_why() {
             .unwrap_or_else(|| panic!("no line for {name} in\n{out}"));
         assert!(!line.starts_with("ok"), "{line}");
         assert!(line.contains(says), "{name}: {line}");
-        assert!(out.lines().any(|l| l.starts_with("ok") && l.contains("good.max")));
+        assert!(out
+            .lines()
+            .any(|l| l.starts_with("ok") && l.contains("good.max")));
         assert!(!out.contains("notes.txt"));
         // The JSON names the failing file and why; the good one passed.
         let (ok, out) = maxfs(&["check", "--json", dir]);
