@@ -28,6 +28,9 @@ pub struct Options {
     pub cache_bytes: u64,
     /// How many parsed `.max` files stay in memory.
     pub max_documents: usize,
+    /// Per-file decompression budget of parsing (a file over it shows the
+    /// stream that crossed it as failed, naming the limit).
+    pub inflate: maxfs_scene::container::InflateLimits,
 }
 
 impl Default for Options {
@@ -35,6 +38,7 @@ impl Default for Options {
         Options {
             cache_bytes: 512 << 20,
             max_documents: 16,
+            inflate: Default::default(),
         }
     }
 }
@@ -241,6 +245,7 @@ pub struct MaxFs {
     content: ContentCache<ContentKey, String>,
     doc_loads: AtomicU64,
     generations: Mutex<HashMap<String, u64>>,
+    inflate: maxfs_scene::container::InflateLimits,
 }
 
 impl MaxFs {
@@ -254,6 +259,7 @@ impl MaxFs {
             content: ContentCache::new(options.cache_bytes),
             doc_loads: AtomicU64::new(0),
             generations: Mutex::new(HashMap::new()),
+            inflate: options.inflate,
         }
     }
 
@@ -510,7 +516,7 @@ impl MaxFs {
     fn load(&self, state: &MaxState) -> StageResult<Loaded> {
         self.docs.get_or_load(&state.key, || {
             self.doc_loads.fetch_add(1, Ordering::Relaxed);
-            state.load()
+            state.load(&self.inflate)
         })
     }
 
@@ -674,7 +680,15 @@ impl MaxFs {
                         std::fs::File::open(state.path()).map_err(FsError::from_io)?,
                     ))
                 }
-                V::Stream(i) => Blob::Stream(self.loaded(state)?.doc.clone(), i as usize),
+                V::Stream(i) => {
+                    let loaded = self.loaded(state)?;
+                    let s = loaded.doc.file.streams.get(i as usize);
+                    if let Some(why) = s.and_then(|s| s.error.as_ref()) {
+                        // This stream only; the file's other streams still read.
+                        return Err(FsError::Failed(why.clone()));
+                    }
+                    Blob::Stream(loaded.doc.clone(), i as usize)
+                }
                 V::Chunk(i, id) => {
                     let loaded = self.loaded(state)?;
                     let path = loaded

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use maxfs_scene::check::{check_bytes, CheckReport, Outcome};
+use maxfs_scene::check::{check_path, CheckReport, Outcome};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -25,6 +25,8 @@ pub struct CheckArgs {
     /// Print warnings (typed decodes kept raw, unknown versions) under each file.
     #[arg(long, short)]
     pub verbose: bool,
+    #[command(flatten)]
+    pub limits: maxfs::limits::LimitArgs,
 }
 
 #[derive(Serialize)]
@@ -84,13 +86,12 @@ pub fn run(args: CheckArgs) -> ExitCode {
     let start = Instant::now();
     let (files, problems) = walk::collect(&args.paths, &|p| walk::has_ext(p, "max"));
     let pb = walk::progress(files.len() as u64, "checking");
+    let limits = args.limits.limits();
     let results: Vec<FileResult> = files
         .par_iter()
         .map(|p| {
-            let report = match std::fs::read(p) {
-                Ok(bytes) => check_bytes(&bytes, args.container),
-                Err(e) => CheckReport::with_outcome(Outcome::Error(format!("cannot read: {e}"))),
-            };
+            // Read sector by sector: a huge (or sparse) file is never loaded whole.
+            let report = check_path(p, args.container, &limits);
             pb.inc(1);
             FileResult {
                 path: p.display().to_string(),

@@ -27,6 +27,8 @@ pub struct MountArgs {
     /// FUSE worker threads (default: number of CPUs).
     #[arg(long)]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub limits: crate::limits::LimitArgs,
     /// Lazily unmount whatever is mounted on MNT (stale or live) before mounting.
     #[arg(long)]
     pub force: bool,
@@ -246,6 +248,7 @@ pub fn run(args: MountArgs) -> ExitCode {
         Options {
             cache_bytes: args.cache_mb.saturating_mul(1 << 20),
             max_documents: args.documents,
+            inflate: args.limits.limits(),
         },
     ));
     if let Err(e) = block_signals() {

@@ -127,6 +127,18 @@ pub fn check_bytes(bytes: &[u8], container_gate: bool) -> CheckReport {
     }
 }
 
+/// Runs the gates on a file on disk, read sector by sector within `limits`.
+pub fn check_path(
+    path: &std::path::Path,
+    container_gate: bool,
+    limits: &crate::container::InflateLimits,
+) -> CheckReport {
+    match MaxFile::open_with(path, limits) {
+        Ok(file) => check_file(file, container_gate),
+        Err(e) => CheckReport::with_outcome(error_outcome(&e)),
+    }
+}
+
 impl CheckReport {
     /// A report for a file that never got as far as the gates.
     pub fn with_outcome(outcome: Outcome) -> CheckReport {
@@ -154,6 +166,15 @@ pub fn check_file(file: MaxFile, container_gate: bool) -> CheckReport {
     report.version_name = report.version.map(crate::version::describe);
     report.bytes = doc.file.streams.iter().map(|s| s.data.len() as u64).sum();
     report.outcome = run_gates(&doc, container_gate, &mut report);
+    // The gates ran on the streams that were read; one that was not fails the file.
+    let failed: Vec<String> = doc
+        .file
+        .failed_streams()
+        .map(|(_, why)| why.to_string())
+        .collect();
+    if !failed.is_empty() {
+        report.outcome = Outcome::Error(failed.join("; "));
+    }
     report
 }
 
