@@ -218,7 +218,6 @@ fn a_truncated_file_serves_its_intact_streams() {
     // A file cut inside its sector tables stays an error of the whole container.
     let street = std::fs::read(corpus_dir().join("max/ryzomcore/street.max")).expect("corpus");
     let e = MaxFile::from_bytes(&street[..street.len() * 99 / 100])
-        .err()
-        .expect("street.max keeps its tables at the end");
+        .expect_err("street.max keeps its tables at the end");
     assert!(e.to_string().contains("truncated"), "{e}");
 }
