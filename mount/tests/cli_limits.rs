@@ -99,6 +99,11 @@ fn check_of_many_small_bombs_is_bounded_by_the_file_budget() {
     );
     // A tighter cap given on the command line holds too, and is named.
     let (ok, out, peak_tight) = run_measured(&["check", "--inflate-max-mb", "32", p]);
+    eprintln!(
+        "file {len} bytes, budget {budget}: peak RSS {} MiB; with --inflate-max-mb 32: {} MiB",
+        peak >> 20,
+        peak_tight >> 20
+    );
     assert!(!ok);
     assert!(out.contains(&format!("{} bytes", 32u64 << 20)), "{out}");
     assert!(peak_tight < peak, "{peak_tight} vs {peak}");
