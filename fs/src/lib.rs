@@ -11,6 +11,7 @@ pub mod textconv;
 pub mod thumbnail;
 pub mod tree;
 pub mod views;
+pub mod warn_once;
 
 pub use tree::{Blob, Content, Entry, EntryKey, Kind, MaxFs, Options, VirtualKey};
 

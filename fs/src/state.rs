@@ -69,20 +69,24 @@ impl MaxState {
             .get_or_init(|| {
                 let r = crate::guard(|| load_light(self.path()));
                 if let Err(e) = &r {
-                    log::warn!("{}: {e}", self.path().display());
+                    crate::warn_once::warn(&self.key, &format!("{}: {e}", self.path().display()));
                 }
                 r
             })
             .clone()
     }
 
-    /// Parses the whole file (streams and chunk trees).
-    pub fn load(&self) -> StageResult<Loaded> {
+    /// Parses the whole file (streams and chunk trees) within the inflate limits.
+    pub fn load(&self, inflate: &maxfs_scene::container::InflateLimits) -> StageResult<Loaded> {
         log::debug!("parsing {}", self.path().display());
         let r = crate::guard(|| {
             let bytes = std::fs::read(self.path()).map_err(|e| format!("cannot read: {e}"))?;
-            let doc = Document::from_bytes(&bytes).map_err(|e| e.to_string())?;
+            let doc = Document::from_bytes_with(&bytes, inflate).map_err(|e| e.to_string())?;
             drop(bytes);
+            for (_, why) in doc.file.failed_streams() {
+                // Once per file version; reading that stream gives EIO, the others read.
+                crate::warn_once::warn(&self.key, &format!("{}: {why}", self.path().display()));
+            }
             Ok(Arc::new(Loaded {
                 doc_bytes: doc.heap_bytes(),
                 doc: Arc::new(doc),
@@ -93,7 +97,7 @@ impl MaxState {
             }))
         });
         if let Err(e) = &r {
-            log::warn!("{}: {e}", self.path().display());
+            crate::warn_once::warn(&self.key, &format!("{}: {e}", self.path().display()));
         }
         r
     }

@@ -30,6 +30,9 @@ pub struct Options {
     /// layer, evaluated meshes, NeL exports). The default keeps a checkout of
     /// about a hundred typical files warm.
     pub document_bytes: u64,
+    /// Per-file decompression budget of parsing (a file over it shows the
+    /// stream that crossed it as failed, naming the limit).
+    pub inflate: maxfs_scene::container::InflateLimits,
 }
 
 impl Default for Options {
@@ -37,6 +40,7 @@ impl Default for Options {
         Options {
             cache_bytes: 512 << 20,
             document_bytes: 1 << 30,
+            inflate: Default::default(),
         }
     }
 }
@@ -56,6 +60,10 @@ pub struct TreeStats {
 pub enum Kind {
     Dir,
     File,
+    /// A symbolic link of the source tree, served as a link (its target text),
+    /// never followed: a link to an ancestor must not make a second copy of the
+    /// tree, and a link out of the checkout must not expose what lies there.
+    Symlink,
 }
 
 /// A resolved path: what it is, its exact size, and how to get at it.
@@ -252,6 +260,7 @@ pub struct MaxFs {
     content: ContentCache<ContentKey, String>,
     doc_loads: AtomicU64,
     generations: Mutex<HashMap<String, u64>>,
+    inflate: maxfs_scene::container::InflateLimits,
 }
 
 impl MaxFs {
@@ -264,6 +273,7 @@ impl MaxFs {
             content: ContentCache::new(options.cache_bytes),
             doc_loads: AtomicU64::new(0),
             generations: Mutex::new(HashMap::new()),
+            inflate: options.inflate,
         }
     }
 
@@ -315,6 +325,7 @@ impl MaxFs {
     /// The entry at `rel` (relative to the root; `""` is the root).
     pub fn lookup(&self, rel: &Path) -> Result<Entry, FsError> {
         let mut e = self.real_entry(self.root.clone())?;
+        // (A symlink on the way is a link, not a directory: `child` refuses it.)
         for c in rel.components() {
             match c {
                 Component::Normal(n) => e = self.child(&e, n)?,
@@ -326,7 +337,13 @@ impl MaxFs {
     }
 
     fn real_entry(&self, path: PathBuf) -> Result<Entry, FsError> {
-        let meta = std::fs::metadata(&path).map_err(FsError::from_io)?;
+        // The root is followed (it may be a link to the checkout); nothing below it is.
+        let meta = if path == self.root {
+            std::fs::metadata(&path)
+        } else {
+            std::fs::symlink_metadata(&path)
+        }
+        .map_err(FsError::from_io)?;
         use std::os::unix::fs::PermissionsExt;
         let perm = (meta.permissions().mode() & 0o7555) as u16;
         let mtime = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
@@ -349,12 +366,15 @@ impl MaxFs {
             Kind::Dir
         } else if meta.is_file() {
             Kind::File
+        } else if meta.is_symlink() {
+            Kind::Symlink
         } else {
             return Err(FsError::NotFound); // devices, fifos, sockets are not mirrored
         };
         Ok(Entry {
             kind,
-            size: if kind == Kind::File { meta.len() } else { 0 },
+            // A link's size is the length of its target, as lstat reports it.
+            size: if kind == Kind::Dir { 0 } else { meta.len() },
             node: Node::Real(Arc::new(RealNode {
                 path: path.into(),
                 mtime,
@@ -414,17 +434,13 @@ impl MaxFs {
         for e in std::fs::read_dir(path).map_err(FsError::from_io)? {
             let Ok(e) = e else { continue };
             let p = e.path();
-            let Ok(mut t) = e.file_type() else { continue };
-            if t.is_symlink() {
-                match std::fs::metadata(&p) {
-                    Ok(m) => t = m.file_type(),
-                    Err(_) => continue,
-                }
-            }
+            let Ok(t) = e.file_type() else { continue };
             let kind = if t.is_dir() || (t.is_file() && is_max(&p)) {
                 Kind::Dir
             } else if t.is_file() {
                 Kind::File
+            } else if t.is_symlink() {
+                Kind::Symlink
             } else {
                 continue;
             };
@@ -524,9 +540,8 @@ impl MaxFs {
         let r = loaded
             .exports(&stem)
             .inspect_err(|e| {
-                if built {
-                    log::warn!("{}: export: {e}", state.path().display())
-                }
+                let what = format!("{}: export: {e}", state.path().display());
+                crate::warn_once::warn(&state.key, &what)
             })
             .map_err(FsError::Failed);
         if built {
@@ -540,7 +555,7 @@ impl MaxFs {
     fn load(&self, state: &MaxState) -> StageResult<Loaded> {
         self.docs.get_or_load(&state.key, || {
             self.doc_loads.fetch_add(1, Ordering::Relaxed);
-            state.load()
+            state.load(&self.inflate)
         })
     }
 
@@ -679,6 +694,16 @@ impl MaxFs {
         })
     }
 
+    /// The target of a symbolic link, as stored (never resolved).
+    pub fn readlink(&self, entry: &Entry) -> Result<PathBuf, FsError> {
+        match &entry.node {
+            Node::Real(r) if entry.kind == Kind::Symlink => {
+                std::fs::read_link(&r.path).map_err(FsError::from_io)
+            }
+            _ => Err(FsError::Io("not a symbolic link".into(), Some(22))),
+        }
+    }
+
     /// Opens a file entry for reading.
     pub fn open(&self, entry: &Entry) -> Result<Content, FsError> {
         if entry.kind != Kind::File {
@@ -694,7 +719,15 @@ impl MaxFs {
                         std::fs::File::open(state.path()).map_err(FsError::from_io)?,
                     ))
                 }
-                V::Stream(i) => Blob::Stream(self.loaded(state)?.doc.clone(), i as usize),
+                V::Stream(i) => {
+                    let loaded = self.loaded(state)?;
+                    let s = loaded.doc.file.streams.get(i as usize);
+                    if let Some(why) = s.and_then(|s| s.error.as_ref()) {
+                        // This stream only; the file's other streams still read.
+                        return Err(FsError::Failed(why.clone()));
+                    }
+                    Blob::Stream(loaded.doc.clone(), i as usize)
+                }
                 V::Chunk(i, id) => {
                     let loaded = self.loaded(state)?;
                     let path = loaded
@@ -738,7 +771,8 @@ impl MaxFs {
                     .entry(format!("{}/{}", state.path().display(), v.display()))
                     .or_default() += 1;
                 let r = crate::guard(|| self.generate(state, v)).inspect_err(|e| {
-                    log::warn!("{}: {}: {e}", state.path().display(), v.display());
+                    let what = format!("{}: {}: {e}", state.path().display(), v.display());
+                    crate::warn_once::warn(&state.key, &what)
                 });
                 // Generating may have built stages of the document (typed
                 // layer, evaluation): weigh the documents again.
@@ -831,6 +865,7 @@ impl Entry {
     /// Permission bits (write bits always clear).
     pub fn perm(&self) -> u16 {
         match &self.node {
+            Node::Real(_) if self.kind == Kind::Symlink => 0o777,
             Node::Real(r) => r.perm,
             Node::Max(state, V::Root) => (state.perm | 0o111) & 0o555,
             Node::Max(..) if self.kind == Kind::Dir => 0o555,

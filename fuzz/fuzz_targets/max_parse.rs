@@ -18,6 +18,7 @@ fuzz_target!(|data: &[u8]| {
             data: data.to_vec(),
             compressed: false,
             stored_len: data.len() as u64,
+            error: None,
         })
         .collect();
     let r = check_file(MaxFile { clsid: [0; 16], streams }, false);

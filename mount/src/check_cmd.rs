@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use maxfs_scene::check::{check_bytes_with, CheckOptions, CheckReport, Outcome};
+use maxfs_scene::check::{check_path, CheckOptions, CheckReport, Outcome};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -29,13 +29,34 @@ pub struct CheckArgs {
     /// Print warnings (typed decodes kept raw, unknown versions) under each file.
     #[arg(long, short)]
     pub verbose: bool,
+    #[command(flatten)]
+    pub limits: maxfs::limits::LimitArgs,
 }
 
 #[derive(Serialize)]
 struct FileResult {
     path: String,
+    /// False when the file fails any gate or is not a readable `.max` at all.
+    passed: bool,
+    /// Why the file failed, in one line (absent when it passed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<String>,
     #[serde(flatten)]
     report: CheckReport,
+}
+
+/// One line saying why a failed outcome failed.
+fn why(o: &Outcome) -> Option<String> {
+    match o {
+        Outcome::Ok => None,
+        Outcome::Fail(m) => Some(format!(
+            "{} gate: stream {:?} differs at offset {:#x}",
+            m.gate, m.stream, m.offset
+        )),
+        Outcome::NotACompoundFile(w) => Some(format!("not a .max compound file: {w}")),
+        Outcome::Unsupported(w) => Some(format!("unsupported: {w}")),
+        Outcome::Error(w) => Some(w.clone()),
+    }
 }
 
 #[derive(Serialize, Default)]
@@ -69,22 +90,21 @@ pub fn run(args: CheckArgs) -> ExitCode {
     let start = Instant::now();
     let (files, problems) = walk::collect(&args.paths, &|p| walk::has_ext(p, "max"));
     let pb = walk::progress(files.len() as u64, "checking");
+    let limits = args.limits.limits();
     let results: Vec<FileResult> = files
         .par_iter()
         .map(|p| {
-            let report = match std::fs::read(p) {
-                Ok(bytes) => check_bytes_with(
-                    &bytes,
-                    CheckOptions {
-                        container: args.container,
-                        coverage: args.coverage,
-                    },
-                ),
-                Err(e) => CheckReport::with_outcome(Outcome::Error(format!("cannot read: {e}"))),
+            // Read sector by sector: a huge (or sparse) file is never loaded whole.
+            let options = CheckOptions {
+                container: args.container,
+                coverage: args.coverage,
             };
+            let report = check_path(p, options, &limits);
             pb.inc(1);
             FileResult {
                 path: p.display().to_string(),
+                passed: !report.outcome.is_failure(),
+                why: why(&report.outcome),
                 report,
             }
         })
@@ -109,8 +129,9 @@ pub fn run(args: CheckArgs) -> ExitCode {
             .unwrap_or_else(|| "no version".into());
         *summary.by_version.entry(v).or_default() += 1;
     }
-    let failed =
-        results.iter().any(|r| r.report.outcome.is_failure()) || !summary.problems.is_empty();
+    // Any file that is not ok fails the run (a CI gate must not pass broken
+    // assets), and so does a path that could not be walked.
+    let failed = results.iter().any(|r| !r.passed) || !summary.problems.is_empty();
     if args.json {
         let out = serde_json::json!({ "files": results, "summary": summary });
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());

@@ -3,8 +3,11 @@
 //! `shape/` and `export/` (one code path: `maxfs_fs::exports::ExportSet`).
 //!
 //! Incremental like the NeL build pipeline: a `<file>.max.tag` is written per
-//! source that exported without a failed node, and a source whose tag is newer
-//! than the source is skipped (`--force` re-exports).
+//! source that exported without a failed node. Its first line is the pipeline's
+//! time stamp; the lines after it record what was exported (NeL kinds, glTF)
+//! and by which maxfs version ([`Tag`]). A source whose tag is newer than the
+//! source and records every requested output from this version is skipped; one
+//! whose tag lacks some is exported for those only (`--force` re-exports all).
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -157,23 +160,98 @@ fn tag_name(p: &Path) -> String {
     format!("{name}.tag")
 }
 
+/// The version written into tags: outputs of another version are exported again.
+pub const TOOL_VERSION: &str = concat!("maxfs ", env!("CARGO_PKG_VERSION"));
+
+/// What a tag records beyond its time stamp: the outputs exported for the
+/// source and the tool that exported them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tag {
+    pub tool: String,
+    pub kinds: Vec<ExportKind>,
+    pub gltf: bool,
+}
+
+impl Tag {
+    /// The tag file's text: the pipeline's stamp line, then `tool`, `kinds`
+    /// and `gltf` lines.
+    pub fn render(&self, stamp: SystemTime) -> String {
+        let kinds: Vec<&str> = ExportKind::ALL
+            .iter()
+            .filter(|k| self.kinds.contains(k))
+            .map(|k| k.name())
+            .collect();
+        format!(
+            "{}tool {}\nkinds {}\ngltf {}\n",
+            humantime_utc(stamp),
+            self.tool,
+            kinds.join(","),
+            if self.gltf { "yes" } else { "no" }
+        )
+    }
+
+    /// Reads the record back; a tag without one (written by the pipeline's own
+    /// exporter, or an older maxfs) records nothing.
+    pub fn parse(text: &str) -> Tag {
+        let mut tag = Tag {
+            tool: String::new(),
+            kinds: Vec::new(),
+            gltf: false,
+        };
+        for line in text.lines().skip(1) {
+            match line.split_once(' ') {
+                Some(("tool", t)) => tag.tool = t.to_string(),
+                Some(("kinds", k)) => {
+                    tag.kinds = k.split(',').filter_map(ExportKind::from_name).collect()
+                }
+                Some(("gltf", g)) => tag.gltf = g == "yes",
+                _ => {}
+            }
+        }
+        tag
+    }
+}
+
+/// What a fresh tag already covers of this run's request, when it was written
+/// by this version for the source as it is now.
+fn covered(job: &Job, p: &Path, tag: &Path) -> Option<Tag> {
+    if job.force {
+        return None;
+    }
+    let (src, t) = (modified(p)?, modified(tag)?);
+    if t <= src {
+        return None;
+    }
+    let rec = Tag::parse(&std::fs::read_to_string(tag).ok()?);
+    (rec.tool == TOOL_VERSION).then_some(rec)
+}
+
 fn export_one(job: &Job, index: usize, p: &Path) -> FileResult {
     let mut r = FileResult {
         path: p.display().to_string(),
         ..FileResult::default()
     };
     let tag = job.tag_dir.join(tag_name(p));
-    if !job.force {
-        if let (Some(src), Some(t)) = (modified(p), modified(&tag)) {
-            if t > src {
-                r.status = "skipped";
-                r.tag = Some(tag.display().to_string());
-                return r;
-            }
-        }
+    let done = covered(job, p, &tag);
+    let kinds: Vec<ExportKind> = job
+        .kinds
+        .iter()
+        .copied()
+        .filter(|k| !done.as_ref().is_some_and(|d| d.kinds.contains(k)))
+        .collect();
+    let gltf = job.gltf && !done.as_ref().is_some_and(|d| d.gltf);
+    if done.is_some() && kinds.is_empty() && !gltf {
+        r.status = "skipped";
+        r.tag = Some(tag.display().to_string());
+        return r;
     }
+    let todo = Job {
+        kinds: &kinds,
+        gltf,
+        ..*job
+    };
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        export_document(job, index, p, &mut r)
+        export_document(&todo, index, p, &mut r)
     }));
     let ok = match result {
         Ok(Ok(())) => true,
@@ -194,8 +272,17 @@ fn export_one(job: &Job, index: usize, p: &Path) -> FileResult {
         "partial"
     };
     if r.status == "exported" {
-        let stamp = humantime_utc(SystemTime::now());
-        match write_atomic(job.tag_dir, &tag_name(p), stamp.as_bytes()) {
+        // The outputs a fresh tag recorded are still valid: the record grows.
+        let mut record = done.unwrap_or(Tag {
+            tool: TOOL_VERSION.to_string(),
+            kinds: Vec::new(),
+            gltf: false,
+        });
+        // (`kinds` holds only what the record lacked.)
+        record.kinds.extend(kinds.iter().copied());
+        record.gltf |= gltf;
+        let text = record.render(SystemTime::now());
+        match write_atomic(job.tag_dir, &tag_name(p), text.as_bytes()) {
             Ok(t) => r.tag = Some(t.display().to_string()),
             Err(e) => {
                 r.status = "failed";

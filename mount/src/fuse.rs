@@ -176,6 +176,7 @@ impl MaxFuse {
         let (kind, nlink) = match e.kind {
             Kind::Dir => (FileType::Directory, 2),
             Kind::File => (FileType::RegularFile, 1),
+            Kind::Symlink => (FileType::Symlink, 1),
         };
         FileAttr {
             ino: INodeNo(ino),
@@ -221,12 +222,18 @@ impl MaxFuse {
     }
 }
 
+/// Logs a failed request. Parse and generation failures were already warned
+/// about, once per file version, where they happened (the fs layer); answering
+/// the kernel's repeated requests for the same file adds only debug lines.
 fn report(what: &str, at: &dyn std::fmt::Display, e: &FsError) {
     match e {
-        FsError::NotFound | FsError::NotADirectory | FsError::IsADirectory => {
+        FsError::NotFound | FsError::NotADirectory | FsError::IsADirectory | FsError::Failed(_) => {
             log::debug!("{what} {at}: {e}")
         }
-        _ => log::warn!("{what} {at}: {e}"),
+        FsError::Io(..) => {
+            let at = at.to_string();
+            maxfs_fs::warn_once::warn(&at, &format!("{what} {at}: {e}"))
+        }
     }
 }
 
@@ -279,6 +286,20 @@ impl Filesystem for MaxFuse {
         match self.resolve(ino) {
             Ok(e) => reply.attr(&Self::ttl(&e), &self.attr(ino.0, &e)),
             Err(err) => reply.error(err),
+        }
+    }
+
+    fn readlink(&self, _req: &Request, ino: INodeNo, reply: ReplyData) {
+        let e = match self.resolve(ino) {
+            Ok(e) => e,
+            Err(err) => return reply.error(err),
+        };
+        match self.fs.readlink(&e) {
+            Ok(target) => reply.data(target.as_os_str().as_encoded_bytes()),
+            Err(err) => {
+                report("readlink", &e.describe(), &err);
+                reply.error(errno(&err));
+            }
         }
     }
 
@@ -437,10 +458,10 @@ impl Filesystem for MaxFuse {
                 1 => 1,
                 _ => Self::listing_ino(ino.0, name),
             };
-            let ft = if *kind == Kind::Dir {
-                FileType::Directory
-            } else {
-                FileType::RegularFile
+            let ft = match kind {
+                Kind::Dir => FileType::Directory,
+                Kind::File => FileType::RegularFile,
+                Kind::Symlink => FileType::Symlink,
             };
             if reply.add(INodeNo(child_ino), i as u64 + 1, ft, name) {
                 break;
@@ -488,6 +509,108 @@ impl Filesystem for MaxFuse {
         } else {
             reply.data(&[]);
         }
+    }
+
+    // Calls tools make routinely (Python's `open()` asks isatty through ioctl,
+    // editors fsync, `select` polls): answered with the errno a plain read-only
+    // file would give, without the default implementation's warning.
+
+    fn ioctl(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _flags: fuser::IoctlFlags,
+        _cmd: u32,
+        _in_data: &[u8],
+        _out_size: u32,
+        reply: fuser::ReplyIoctl,
+    ) {
+        // Not a terminal, no device controls.
+        reply.error(Errno::from_i32(libc::ENOTTY));
+    }
+
+    fn fsync(&self, _req: &Request, _ino: INodeNo, _fh: FileHandle, _ds: bool, reply: ReplyEmpty) {
+        // Nothing is ever written, so everything is on disk already.
+        reply.ok();
+    }
+
+    fn fsyncdir(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _ds: bool,
+        reply: ReplyEmpty,
+    ) {
+        reply.ok();
+    }
+
+    fn poll(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _ph: fuser::PollNotifier,
+        _events: fuser::PollEvents,
+        _flags: fuser::PollFlags,
+        reply: fuser::ReplyPoll,
+    ) {
+        // ENOSYS makes the kernel treat every file as always ready (and stop asking).
+        reply.error(Errno::ENOSYS);
+    }
+
+    fn bmap(&self, _req: &Request, _ino: INodeNo, _bs: u32, _idx: u64, reply: fuser::ReplyBmap) {
+        reply.error(Errno::ENOSYS);
+    }
+
+    fn getlk(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _lo: LockOwner,
+        _start: u64,
+        _end: u64,
+        _typ: i32,
+        _pid: u32,
+        reply: fuser::ReplyLock,
+    ) {
+        // ENOSYS: the kernel keeps POSIX locks locally.
+        reply.error(Errno::ENOSYS);
+    }
+
+    fn setlk(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _lo: LockOwner,
+        _start: u64,
+        _end: u64,
+        _typ: i32,
+        _pid: u32,
+        _sleep: bool,
+        reply: ReplyEmpty,
+    ) {
+        reply.error(Errno::ENOSYS);
+    }
+
+    fn copy_file_range(
+        &self,
+        _req: &Request,
+        _ino_in: INodeNo,
+        _fh_in: FileHandle,
+        _off_in: u64,
+        _ino_out: INodeNo,
+        _fh_out: FileHandle,
+        _off_out: u64,
+        _len: u64,
+        _flags: fuser::CopyFileRangeFlags,
+        reply: fuser::ReplyWrite,
+    ) {
+        // The destination is on this file system, which is read-only.
+        reply.error(Errno::EROFS);
     }
 
     // Everything that would change the tree: read-only file system.

@@ -3,6 +3,7 @@
 
 pub mod export_cmd;
 pub mod fuse;
+pub mod limits;
 pub mod logging;
 pub mod mount_cmd;
 pub mod tree_cmd;

@@ -27,6 +27,8 @@ pub struct MountArgs {
     /// FUSE worker threads (default: number of CPUs).
     #[arg(long)]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub limits: crate::limits::LimitArgs,
     /// Lazily unmount whatever is mounted on MNT (stale or live) before mounting.
     #[arg(long)]
     pub force: bool,
@@ -246,6 +248,7 @@ pub fn run(args: MountArgs) -> ExitCode {
         Options {
             cache_bytes: args.cache_mb.saturating_mul(1 << 20),
             document_bytes: args.documents_mb.saturating_mul(1 << 20),
+            inflate: args.limits.limits(),
         },
     ));
     if let Err(e) = block_signals() {
@@ -263,8 +266,10 @@ pub fn run(args: MountArgs) -> ExitCode {
         eprintln!("maxfs: cannot install signal handling: {e}");
         return ExitCode::FAILURE;
     }
-    log::info!(
-        "serving {} on {} (read-only, {threads} threads); Ctrl-C or `umount {}` to stop",
+    // Always printed, whatever the log level: scripts wait for this line before
+    // using the mount (the kernel holds requests until the session runs).
+    eprintln!(
+        "maxfs: ready: serving {} on {} (read-only, {threads} threads); Ctrl-C or `umount {}` to stop",
         src.display(),
         mnt.display(),
         mnt.display()

@@ -19,7 +19,9 @@ pub struct LsArgs {
     /// Recursive: every path below PATH, relative to it; directories end in `/`.
     #[arg(short = 'R', long)]
     recursive: bool,
-    path: PathBuf,
+    /// One or more paths; with several, each listing is headed `PATH:` as ls does.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
 }
 
 #[derive(Args)]
@@ -57,11 +59,17 @@ pub fn split(path: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
             .and_then(|e| e.to_str())
             .is_some_and(|e| e.eq_ignore_ascii_case("max"));
         if is_max && prefix.is_file() {
-            let root = prefix.parent().map(Path::to_path_buf).unwrap_or_default();
-            let rel: PathBuf = comps[i..].iter().collect();
+            // A command-line path may go through links (the tree never follows
+            // them): root and name are those of the file the path reaches.
+            let real = std::fs::canonicalize(&prefix)?;
+            let root = real.parent().map(Path::to_path_buf).unwrap_or_default();
+            let mut rel = PathBuf::from(real.file_name().unwrap_or_default());
+            rel.extend(&comps[i + 1..]);
             return Ok((root, rel));
         }
     }
+    // No `.max` on the way: a real path, taken as the file or directory it reaches.
+    let abs = std::fs::canonicalize(&abs).unwrap_or(abs);
     match (abs.parent(), abs.file_name()) {
         (Some(parent), Some(name)) => Ok((parent.to_path_buf(), PathBuf::from(name))),
         _ => Ok((abs, PathBuf::new())),
@@ -114,54 +122,71 @@ fn show(name: &OsString) -> String {
 }
 
 pub fn ls(args: LsArgs, out: &mut dyn Write) -> ExitCode {
-    let (fs, rel) = match open_tree(&args.path) {
-        Ok(t) => t,
-        Err(e) => return fail(&args.path, e),
-    };
-    let entry = match fs.lookup(&rel) {
-        Ok(e) => e,
-        Err(e) => return fail(&args.path, e),
-    };
+    let mut code = ExitCode::SUCCESS;
+    let many = args.paths.len() > 1;
+    for (i, path) in args.paths.iter().enumerate() {
+        let text = match ls_one(&args, path) {
+            Ok(t) => t,
+            Err(c) => {
+                code = c;
+                continue;
+            }
+        };
+        let head = match (many, i) {
+            (false, _) => String::new(),
+            (true, 0) => format!("{}:\n", path.display()),
+            (true, _) => format!("\n{}:\n", path.display()),
+        };
+        if let Err(e) = out
+            .write_all(head.as_bytes())
+            .and_then(|_| out.write_all(text.as_bytes()))
+        {
+            return fail(path, e);
+        }
+    }
+    if let Err(e) = out.flush() {
+        return fail(Path::new("stdout"), e);
+    }
+    code
+}
+
+/// The listing of one path, or the exit code after the error was printed.
+fn ls_one(args: &LsArgs, path: &Path) -> Result<String, ExitCode> {
+    let (fs, rel) = open_tree(path).map_err(|e| fail(path, e))?;
+    let entry = fs.lookup(&rel).map_err(|e| fail(path, e))?;
     let line = |kind: Kind, size: u64, name: &str| -> String {
         if args.long {
-            let k = if kind == Kind::Dir { 'd' } else { '-' };
+            let k = match kind {
+                Kind::Dir => 'd',
+                Kind::File => '-',
+                Kind::Symlink => 'l',
+            };
             format!("{k} {size:>12} {name}\n")
         } else {
             format!("{name}\n")
         }
     };
     let mut text = String::new();
-    if entry.kind == Kind::File {
-        let name = args
-            .path
+    if entry.kind != Kind::Dir {
+        let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        text.push_str(&line(Kind::File, entry.size, &name));
+        text.push_str(&line(entry.kind, entry.size, &name));
     } else if args.recursive {
-        match walk(&fs, &rel) {
-            Ok(all) => {
-                for (p, kind, size) in all {
-                    let mut name = p.to_string_lossy().into_owned();
-                    if kind == Kind::Dir {
-                        name.push('/');
-                    }
-                    text.push_str(&line(kind, size, &name));
-                }
+        for (p, kind, size) in walk(&fs, &rel).map_err(|e| fail(path, e))? {
+            let mut name = p.to_string_lossy().into_owned();
+            if kind == Kind::Dir {
+                name.push('/');
             }
-            Err(e) => return fail(&args.path, e),
+            text.push_str(&line(kind, size, &name));
         }
     } else {
-        let names = match fs.list(&entry) {
-            Ok(n) => n,
-            Err(e) => return fail(&args.path, e),
-        };
-        for (name, kind) in names {
+        for (name, kind) in fs.list(&entry).map_err(|e| fail(path, e))? {
             let size = if args.long {
-                match fs.child(&entry, &name) {
-                    Ok(e) => e.size,
-                    Err(e) => return fail(&args.path.join(&name), e),
-                }
+                fs.child(&entry, &name)
+                    .map_err(|e| fail(&path.join(&name), e))?
+                    .size
             } else {
                 0
             };
@@ -172,10 +197,7 @@ pub fn ls(args: LsArgs, out: &mut dyn Write) -> ExitCode {
             text.push_str(&line(kind, size, &n));
         }
     }
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(&args.path, e),
-    }
+    Ok(text)
 }
 
 pub fn cat(args: CatArgs, out: &mut dyn Write) -> ExitCode {

@@ -49,38 +49,94 @@ fn whole_corpus_checks_ok_as_json() {
     assert!(versions.contains_key("3ds Max 2010 (0x2012)"));
 }
 
+/// Each class of bad input, alone beside a good file: (file name, bytes, what
+/// the line and the JSON `why` must say).
+fn bad_inputs(street: &[u8]) -> Vec<(&'static str, Vec<u8>, &'static str)> {
+    // A fixed pseudo-random sequence (xorshift), not a real OLE header.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let random: Vec<u8> = (0..4096)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    // A gzip member (RFC 1952 header, stored deflate block of the street.max bytes).
+    let mut gz = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+    gz.extend_from_slice(&[1, 5, 0, 0xfa, 0xff]);
+    gz.extend_from_slice(&street[..5]);
+    vec![
+        ("empty.max", Vec::new(), "empty file"),
+        ("random.max", random, "no OLE signature"),
+        ("text.max", b"just some notes\n".to_vec(), "text file"),
+        ("gzip.max", gz, "gzip file"),
+        (
+            "lfs.max",
+            b"version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 12\n".to_vec(),
+            "git-lfs",
+        ),
+        (
+            "cut.max",
+            street[..street.len() / 3].to_vec(),
+            "compound file is damaged",
+        ),
+    ]
+}
+
 #[test]
-fn bad_files_are_named_and_counted() {
-    let tmp = tempfile::tempdir().expect("tempdir");
+fn every_bad_input_class_fails_the_run_and_says_why() {
     let street = std::fs::read(corpus().join("max/ryzomcore/street.max")).expect("corpus");
-    std::fs::write(tmp.path().join("good.max"), &street).expect("write");
-    std::fs::write(tmp.path().join("cut.max"), &street[..street.len() / 3]).expect("write");
-    std::fs::write(
-        tmp.path().join("lfs.max"),
-        "version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 12\n",
-    )
-    .expect("write");
-    std::fs::write(tmp.path().join("empty.max"), b"").expect("write");
-    std::fs::write(tmp.path().join("notes.txt"), b"not looked at").expect("write");
-    let (ok, out) = maxfs(&["check", tmp.path().to_str().expect("utf-8")]);
-    assert!(!ok, "a damaged file must fail the run:\n{out}");
-    let line = |name: &str| {
-        out.lines()
+    for (name, bytes, says) in bad_inputs(&street) {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        std::fs::write(tmp.path().join("good.max"), &street).expect("write");
+        std::fs::write(tmp.path().join(name), &bytes).expect("write");
+        std::fs::write(tmp.path().join("notes.txt"), b"not looked at").expect("write");
+        let dir = tmp.path().to_str().expect("utf-8");
+        let (ok, out) = maxfs(&["check", dir]);
+        assert!(!ok, "{name} must fail the run:\n{out}");
+        let line = out
+            .lines()
             .find(|l| l.contains(name))
-            .unwrap_or_else(|| panic!("no line for {name} in\n{out}"))
-            .to_string()
-    };
-    assert!(line("good.max").starts_with("ok"));
-    assert!(line("cut.max").starts_with("error"), "{}", line("cut.max"));
-    assert!(
-        line("lfs.max").starts_with("not-a-compound-file") && line("lfs.max").contains("git-lfs")
-    );
-    assert!(line("empty.max").contains("empty file"));
-    assert!(!out.contains("notes.txt"));
-    // Without the damaged file the run succeeds even with non-compound files present.
-    std::fs::remove_file(tmp.path().join("cut.max")).expect("rm");
-    let (ok, out) = maxfs(&["check", tmp.path().to_str().expect("utf-8")]);
-    assert!(ok, "{out}");
+            .unwrap_or_else(|| panic!("no line for {name} in\n{out}"));
+        assert!(!line.starts_with("ok"), "{line}");
+        assert!(line.contains(says), "{name}: {line}");
+        assert!(out
+            .lines()
+            .any(|l| l.starts_with("ok") && l.contains("good.max")));
+        assert!(!out.contains("notes.txt"));
+        // The JSON names the failing file and why; the good one passed.
+        let (ok, out) = maxfs(&["check", "--json", dir]);
+        assert!(!ok, "{name} must fail the --json run");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+        let files = v["files"].as_array().expect("files");
+        assert_eq!(files.len(), 2, "{out}");
+        for f in files {
+            let path = f["path"].as_str().expect("path");
+            if path.ends_with("good.max") {
+                assert_eq!(f["passed"], true, "{f}");
+                assert!(f.get("why").is_none(), "{f}");
+            } else {
+                assert!(path.ends_with(name), "{f}");
+                assert_eq!(f["passed"], false, "{f}");
+                let why = f["why"].as_str().expect("why");
+                assert!(why.contains(says), "{name}: {why}");
+            }
+        }
+        // Without the bad file the same directory passes.
+        std::fs::remove_file(tmp.path().join(name)).expect("rm");
+        let (ok, out) = maxfs(&["check", dir]);
+        assert!(ok, "{out}");
+    }
+}
+
+#[test]
+fn a_missing_path_fails_the_run() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let gone = tmp.path().join("gone.max");
+    let (ok, out) = maxfs(&["check", gone.to_str().expect("utf-8")]);
+    assert!(!ok, "{out}");
+    assert!(out.contains("no such file"), "{out}");
 }
 
 /// How many `.max` files lie under `dir` (any depth), counted independently of the CLI.

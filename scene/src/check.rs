@@ -46,8 +46,10 @@ impl Outcome {
         }
     }
 
+    /// Anything but `Ok` fails the check: a file named `.max` that is not a
+    /// readable compound file (empty, text, an LFS pointer) is a broken asset too.
     pub fn is_failure(&self) -> bool {
-        matches!(self, Outcome::Fail(_) | Outcome::Error(_))
+        !matches!(self, Outcome::Ok)
     }
 }
 
@@ -146,6 +148,18 @@ pub fn check_bytes_with(bytes: &[u8], options: CheckOptions) -> CheckReport {
     }
 }
 
+/// Runs the gates on a file on disk, read sector by sector within `limits`.
+pub fn check_path(
+    path: &std::path::Path,
+    options: CheckOptions,
+    limits: &crate::container::InflateLimits,
+) -> CheckReport {
+    match MaxFile::open_with(path, limits) {
+        Ok(file) => check_file_with(file, options),
+        Err(e) => CheckReport::with_outcome(error_outcome(&e)),
+    }
+}
+
 impl CheckReport {
     /// A report for a file that never got as far as the gates.
     pub fn with_outcome(outcome: Outcome) -> CheckReport {
@@ -183,7 +197,16 @@ pub fn check_file_with(file: MaxFile, options: CheckOptions) -> CheckReport {
     report.version = doc.version();
     report.version_name = report.version.map(crate::version::describe);
     report.bytes = doc.file.streams.iter().map(|s| s.data.len() as u64).sum();
+    // The gates run on the streams that were read; one that was not fails the file.
+    let failed: Vec<String> = doc
+        .file
+        .failed_streams()
+        .map(|(_, why)| why.to_string())
+        .collect();
     report.outcome = run_gates(doc, options, &mut report);
+    if !failed.is_empty() {
+        report.outcome = Outcome::Error(failed.join("; "));
+    }
     report
 }
 

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::chunk::{self, Chunk};
-use crate::container::MaxFile;
+use crate::container::{InflateLimits, MaxFile};
 use crate::directories::{self, ClassDataEntry, ClassEntry, DllEntry};
 use crate::error::{ChunkError, ChunkPath, MaxError, TypedError};
 use crate::graph::{self, SceneGraph};
@@ -97,6 +97,16 @@ impl Document {
             .map(chunk::count)
             .sum();
         (data + chunks * std::mem::size_of::<Chunk>()) as u64
+    }
+
+    /// Reads a file held in memory, within the inflate `limits`.
+    pub fn from_bytes_with(bytes: &[u8], limits: &InflateLimits) -> Result<Document, MaxError> {
+        Ok(Self::from_file(MaxFile::from_bytes_with(bytes, limits)?))
+    }
+
+    /// Reads a file from disk sector by sector, within the inflate `limits`.
+    pub fn open_with(path: &Path, limits: &InflateLimits) -> Result<Document, MaxError> {
+        Ok(Self::from_file(MaxFile::open_with(path, limits)?))
     }
 
     pub fn stream(&self, name: &str) -> Option<&StreamDoc> {

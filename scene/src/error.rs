@@ -77,6 +77,8 @@ pub enum NotCompoundKind {
     Empty,
     GitLfsPointer,
     Text,
+    /// A gzip file: a compressed copy, not the container itself.
+    Gzip,
     Other,
 }
 
@@ -86,6 +88,7 @@ impl fmt::Display for NotCompoundKind {
             NotCompoundKind::Empty => "empty file",
             NotCompoundKind::GitLfsPointer => "git-lfs pointer (run `git lfs pull`)",
             NotCompoundKind::Text => "text file",
+            NotCompoundKind::Gzip => "gzip file (a compressed copy, not an OLE container)",
             NotCompoundKind::Other => "no OLE signature",
         })
     }

@@ -5,7 +5,7 @@
 
 use std::io::{Read, Seek};
 
-use crate::container::{inflate, sniff};
+use crate::container::{inflate, open_cfb};
 use crate::error::MaxError;
 
 const GZIP_MAGIC: [u8; 2] = [0x1F, 0x8B];
@@ -32,32 +32,11 @@ pub struct Peek {
     pub summary_information: Option<Vec<u8>>,
 }
 
-fn container_err(e: std::io::Error) -> MaxError {
-    MaxError::Container(e.to_string())
-}
-
-fn stream_err(name: &str, e: std::io::Error) -> MaxError {
-    MaxError::Stream {
-        stream: name.to_string(),
-        what: e.to_string(),
-    }
-}
-
 /// Reads the OLE directory, two bytes of each stream, and the summary stream.
+/// A stream that cannot be read here (missing sectors of a truncated file,
+/// damaged summary gzip) is listed all the same: the full read names its error.
 pub fn peek<R: Read + Seek>(mut reader: R) -> Result<Peek, MaxError> {
-    let mut head = [0u8; 8];
-    let mut n = 0;
-    while n < head.len() {
-        match reader.read(&mut head[n..]).map_err(container_err)? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    if let Some(kind) = sniff(&head[..n]) {
-        return Err(MaxError::NotCompound(kind));
-    }
-    reader.rewind().map_err(container_err)?;
-    let mut comp = cfb::CompoundFile::open(reader).map_err(container_err)?;
+    let (mut comp, past) = open_cfb(&mut reader)?;
     let clsid = comp.root_entry().clsid().to_bytes_le();
     let mut entries = Vec::new();
     for e in comp.read_root_storage() {
@@ -72,26 +51,24 @@ pub fn peek<R: Read + Seek>(mut reader: R) -> Result<Peek, MaxError> {
     let mut streams = Vec::with_capacity(entries.len());
     let mut summary_information = None;
     for (name, stored_len) in entries {
-        let mut s = comp
-            .open_stream(format!("/{name}"))
-            .map_err(|e| stream_err(&name, e))?;
+        past.reset();
         let mut magic = [0u8; 2];
-        let got = if stored_len >= 2 {
-            s.read_exact(&mut magic).map_err(|e| stream_err(&name, e))?;
-            2
-        } else {
-            0
+        let got = match comp.open_stream(format!("/{name}")) {
+            Ok(mut s) if stored_len >= 2 => s.read_exact(&mut magic).is_ok(),
+            _ => false,
         };
-        let compressed = got == 2 && magic == GZIP_MAGIC;
-        if name == SUMMARY_INFORMATION {
-            s.rewind().map_err(|e| stream_err(&name, e))?;
-            let mut data = Vec::with_capacity(stored_len.min(1 << 24) as usize);
-            s.read_to_end(&mut data).map_err(|e| stream_err(&name, e))?;
-            summary_information = Some(if compressed {
-                inflate(&name, &data)?
-            } else {
-                data
+        let compressed = got && !past.touched() && magic == GZIP_MAGIC;
+        if name == SUMMARY_INFORMATION && stored_len <= past.real {
+            past.reset();
+            let data = comp.open_stream(format!("/{name}")).and_then(|mut s| {
+                let mut data = Vec::with_capacity(stored_len as usize);
+                s.read_to_end(&mut data).map(|_| data)
             });
+            summary_information = match data {
+                Ok(d) if !past.touched() && compressed => inflate(&name, &d).ok(),
+                Ok(d) if !past.touched() => Some(d),
+                _ => None,
+            };
         }
         streams.push(PeekStream {
             name,

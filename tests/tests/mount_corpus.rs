@@ -183,6 +183,7 @@ fn grep_diff_find_and_writes() {
         match kind {
             Kind::Dir => std::fs::create_dir_all(&dst).unwrap(),
             Kind::File => std::fs::write(&dst, cli.read(&base.join(&p)).unwrap()).unwrap(),
+            Kind::Symlink => panic!("the corpus holds no symlinks: {}", p.display()),
         }
     }
     let (code, out) = run(Command::new("diff").arg("-r").arg(&street).arg(copy.path()));

@@ -115,7 +115,16 @@ pub fn render(
                 typed_values: None,
                 note: None,
             };
-            if let Ok(doc) = doc {
+            let failed = doc
+                .ok()
+                .and_then(|d| d.file.streams.get(i))
+                .and_then(|s| s.error.as_ref());
+            if let Some(why) = failed {
+                // This stream could not be read; the others are described as usual.
+                si.layout = Some("failed");
+                si.note = Some(why.clone());
+                problems.push(why.clone());
+            } else if let Ok(doc) = doc {
                 si.size = doc.file.streams.get(i).map(|s| s.data.len() as u64);
                 match doc.streams.get(i).map(|s| &s.layout) {
                     Some(Layout::Chunks(c)) => {
