@@ -32,3 +32,6 @@ impl fmt::Display for SolveError {
 }
 
 impl std::error::Error for SolveError {}
+
+#[cfg(test)]
+mod tests;
