@@ -175,7 +175,11 @@ fn a_goal_too_near_is_pushed_out_to_the_length_difference() {
     let dir = unit([-1.0, 2.0, 2.0]);
     let g = scale(dir, 0.5);
     let reach = scale(dir, L1 - L2);
-    solve_and_check(&goal(f(g), Swivel::InStartJoint(0.0)), reach, zero_map_f64(dir));
+    solve_and_check(
+        &goal(f(g), Swivel::InStartJoint(0.0)),
+        reach,
+        zero_map_f64(dir),
+    );
     // |Ldiff| is taken for a forearm longer than the upper arm.
     assert_eq!(clamp_goal(f(g), 5.0, -1.0), f(g).normalize());
 }

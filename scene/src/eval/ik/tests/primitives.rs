@@ -128,8 +128,16 @@ fn rotation_matrices_are_right_handed_for_row_vectors() {
     }
     let (s, c) = 0.7f64.sin_cos();
     close(v(P3::unit(0).vector_transform(&r)), [c, s, 0.0], 1e-7);
-    close(v(P3::unit(1).vector_transform(&M3::rotate_axis(0, a))), [0.0, c, s], 1e-7);
-    close(v(P3::unit(2).vector_transform(&M3::rotate_axis(1, a))), [s, 0.0, c], 1e-7);
+    close(
+        v(P3::unit(1).vector_transform(&M3::rotate_axis(0, a))),
+        [0.0, c, s],
+        1e-7,
+    );
+    close(
+        v(P3::unit(2).vector_transform(&M3::rotate_axis(1, a))),
+        [s, 0.0, c],
+        1e-7,
+    );
     // About a general axis: the axis itself stays, a perpendicular turns.
     let axis = p3(2.0, -1.0, 2.0).normalize();
     let m = M3::rot_angle_axis(axis, 1.1);
@@ -149,7 +157,11 @@ fn pre_rotate_multiplies_on_the_left() {
 
 #[test]
 fn euler_xyz_inverts_rot_x_rot_y_rot_z() {
-    for (x, y, z) in [(0.3f32, -0.5f32, 1.1f32), (-2.0, 1.2, -0.1), (0.0, 0.0, 0.0)] {
+    for (x, y, z) in [
+        (0.3f32, -0.5f32, 1.1f32),
+        (-2.0, 1.2, -0.1),
+        (0.0, 0.0, 0.0),
+    ] {
         let mut m = M3::rotate_axis(2, z);
         m.pre_rotate(1, y);
         m.pre_rotate(0, x);
@@ -198,6 +210,8 @@ fn quat_matrix_and_pre_apply_agree_with_apply_row_quat() {
         1e-6,
     );
     let base = M3::translation(p3(1.0, 0.0, 0.0));
-    let pre = Q4::from_ang_axis(P3::unit(2), 0.5).conjugate().pre_apply_to(&base);
+    let pre = Q4::from_ang_axis(P3::unit(2), 0.5)
+        .conjugate()
+        .pre_apply_to(&base);
     close(v(P3::unit(0).transform(&pre)), [1.0 + c, s, 0.0], 1e-6);
 }
