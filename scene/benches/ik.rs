@@ -12,7 +12,7 @@ use maxfs_scene::eval::ik::spline::{self, SplineChain, SplineJoint, SplinePath};
 
 fn zero_map(e: P3) -> P3 {
     let n0 = p3(0.0, 0.0, -1.0);
-    n0.sub(e.scale(n0.dot(e))).normalize()
+    n0.minus(e.scale(n0.dot(e))).normalize()
 }
 
 fn arm() -> HiChain {
@@ -57,13 +57,13 @@ fn ten_links() -> SplineChain {
     SplineChain {
         joints: (0..10)
             .map(|b| {
-                let pivot = start.add(p3(2.0 * b as f32, 0.0, 0.0));
+                let pivot = start.plus(p3(2.0 * b as f32, 0.0, 0.0));
                 SplineJoint {
                     proximal_frame: M3::translation(pivot),
                     axes: *b"xyz",
                     angles: P3::ZERO,
                     pivot,
-                    distal_end: pivot.add(p3(2.0, 0.0, 0.0)),
+                    distal_end: pivot.plus(p3(2.0, 0.0, 0.0)),
                 }
             })
             .collect(),

@@ -156,7 +156,7 @@ pub fn target_normal(goal: &HiGoal<'_>, ee: P3) -> P3 {
     match goal.swivel {
         Swivel::VhTarget(vh) => {
             let mut t = vh.normalize();
-            t = t.sub(ee.scale(ee.dot(t)));
+            t = t.minus(ee.scale(ee.dot(t)));
             if t.length_unify() == 0.0 {
                 p
             } else {
@@ -173,7 +173,7 @@ pub fn target_normal(goal: &HiGoal<'_>, ee: P3) -> P3 {
                     make_row_quat(ee_in_goal, angle),
                 );
                 t = t_in_goal.vector_transform(&goal.goal);
-                t = t.sub(ee.scale(ee.dot(t)));
+                t = t.minus(ee.scale(ee.dot(t)));
             }
             if t.length_unify() == 0.0 {
                 p
@@ -247,7 +247,7 @@ pub fn solve(chain: &mut HiChain, goal: &HiGoal<'_>) -> Result<(), SolveError> {
     let wrist_pos = m.trans();
     let ee_unit = wrist_pos.normalize();
     let l1 = elbow_pos.flength();
-    let l2 = wrist_pos.sub(elbow_pos).flength();
+    let l2 = wrist_pos.minus(elbow_pos).flength();
     let lsum = l1 + l2;
     let ldiff = l1 - l2;
     let (theta0, phi0) = triangle_angles(l1, l2, wrist_pos.flength());

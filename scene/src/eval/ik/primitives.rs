@@ -75,11 +75,11 @@ impl P3 {
         p
     }
 
-    pub fn add(self, o: P3) -> P3 {
+    pub fn plus(self, o: P3) -> P3 {
         p3(self.x + o.x, self.y + o.y, self.z + o.z)
     }
 
-    pub fn sub(self, o: P3) -> P3 {
+    pub fn minus(self, o: P3) -> P3 {
         p3(self.x - o.x, self.y - o.y, self.z - o.z)
     }
 
@@ -208,6 +208,15 @@ impl M3 {
         }
     }
 
+    /// A matrix with the given 3×3 part (each element rounded on store) and no
+    /// translation.
+    pub fn from_3x3(m: [[f64; 3]; 3]) -> M3 {
+        let [a, b, c] = m.map(|r| r.map(|x| x as f32));
+        M3 {
+            m: [a, b, c, [0.0; 3]],
+        }
+    }
+
     /// A pure translation.
     pub fn translation(t: P3) -> M3 {
         let mut m = M3::IDENTITY;
@@ -315,13 +324,7 @@ impl M3 {
             [t * x * y - s * z, c + t * y * y, t * y * z + s * x],
             [t * x * z + s * y, t * y * z - s * x, c + t * z * z],
         ];
-        let mut r = M3::IDENTITY;
-        for i in 0..3 {
-            for j in 0..3 {
-                r.m[i][j] = m[i][j] as f32;
-            }
-        }
-        r
+        M3::from_3x3(m)
     }
 
     /// `MatrixToEuler(M, eul, EULERTYPE_XYZ)` [CORE]: the angles (x, y, z) with
@@ -400,7 +403,7 @@ impl Q4 {
     /// The spec's other candidate (left-to-right, i.e. `o · self`) makes
     /// `ApplyRowQuat` the identity — `q·(q̄·v) = v` — so no swivel angle could
     /// ever act; the Hamilton order is the one under which the solver works.
-    pub fn mul(self, o: Q4) -> Q4 {
+    pub fn times(self, o: Q4) -> Q4 {
         let (ax, ay, az, aw) = (
             f64::from(self.x),
             f64::from(self.y),
@@ -459,13 +462,7 @@ impl Q4 {
                 1.0 - 2.0 * (x * x + y * y),
             ],
         ];
-        let mut r = M3::IDENTITY;
-        for i in 0..3 {
-            for j in 0..3 {
-                r.m[i][j] = m[i][j] as f32;
-            }
-        }
-        r
+        M3::from_3x3(m)
     }
 
     /// `RotationValue(q).PreApplyTo(M)` [CORE]: `M = MakeMatrix(q) · M`.
@@ -493,6 +490,6 @@ pub fn make_row_quat(axis: P3, angle: f32) -> Q4 {
 /// `ApplyRowQuat(p, q)`: `(q̄ · p) · q` — the local vector product, then the
 /// library quaternion product — keeping the vector part.
 pub fn apply_row_quat(p: P3, q: Q4) -> P3 {
-    let r = q.conjugate().mul_vec(p).mul(q);
+    let r = q.conjugate().mul_vec(p).times(q);
     p3(r.x, r.y, r.z)
 }

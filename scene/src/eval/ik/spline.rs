@@ -98,7 +98,7 @@ pub fn bone_axes(chain: &SplineChain, zero_map: &dyn Fn(P3) -> P3) -> Option<Bon
     let first = chain.joints.first()?.pivot;
     let last = chain.joints.last()?.distal_end;
     // Never normalized: the raw vector goes to the zero map.
-    let chain_axis = last.sub(first);
+    let chain_axis = last.minus(first);
     let mut twist_up = zero_map(chain_axis);
     let mut chain_up = twist_up;
     let to_chain = chain.parent_matrix.inverse();
@@ -139,7 +139,7 @@ pub fn bone_axes(chain: &SplineChain, zero_map: &dyn Fn(P3) -> P3) -> Option<Bon
         let co = axis.cross(co);
         out.axes.push(axis);
         out.co_axes.push(co);
-        let len = j.distal_end.sub(j.pivot).flength();
+        let len = j.distal_end.minus(j.pivot).flength();
         out.lengths.push(len);
         out.chain_length += len;
     }
@@ -189,7 +189,7 @@ pub fn march(
     while u <= 1.0 {
         budget.tick()?;
         let s = sample(u);
-        let dist = s.sub(first_joint).flength();
+        let dist = s.minus(first_joint).flength();
         if dist < dist_best {
             (u_best, dist_best, best, u_before_best, flag) = (u, dist, s, u_last, true);
         }
@@ -217,7 +217,7 @@ pub fn march(
             let u_best_initial = u_best;
             let rescan = |u: f32, best_state: &mut (f32, f32, P3)| {
                 let s = sample(u);
-                let dist = s.sub(first_joint).flength();
+                let dist = s.minus(first_joint).flength();
                 if dist < best_state.1 {
                     *best_state = (u, dist, s);
                 }
@@ -260,7 +260,7 @@ pub fn march(
         while du <= 1.0 && j < n {
             budget.tick()?;
             let s = sample(u);
-            let dist = s.sub(start).flength();
+            let dist = s.minus(start).flength();
             let short = f64::from(lengths[j]) - f64::from(dist);
             let over = f64::from(dist) - f64::from(lengths[j]);
             if short > f64::from(eps1) {
@@ -316,7 +316,7 @@ pub fn march(
         while u <= 1.0 && j < n {
             budget.tick()?;
             let s = sample(u);
-            let dist = s.sub(start).flength();
+            let dist = s.minus(start).flength();
             let short = f64::from(lengths[j]) - f64::from(dist);
             let over = f64::from(dist) - f64::from(lengths[j]);
             if short > f64::from(eps1) {
@@ -409,11 +409,11 @@ pub fn bone_frames(
         let twist = bone_twist(start_twist, end_twist, b, n);
         // Past the last point found the previous direction carries over.
         if b + 1 == u_count {
-            dir = sample(1.00).sub(points[b].1).normalize();
+            dir = sample(1.00).minus(points[b].1).normalize();
         } else if b == u_count {
-            dir = sample(1.0).sub(sample(0.99)).normalize();
+            dir = sample(1.0).minus(sample(0.99)).normalize();
         } else if b < u_count {
-            dir = points[b + 1].1.sub(points[b].1).normalize();
+            dir = points[b + 1].1.minus(points[b].1).normalize();
         }
         let axis = bones.axes[b];
         let co = bones.co_axes[b];

@@ -15,7 +15,7 @@ const L2: f64 = 2.0;
 
 fn zero_map(e: P3) -> P3 {
     let n0 = p3(0.0, 0.0, -1.0);
-    n0.sub(e.scale(n0.dot(e))).normalize()
+    n0.minus(e.scale(n0.dot(e))).normalize()
 }
 
 fn zero_map_f64(e: V) -> V {

@@ -89,7 +89,7 @@ fn quat_product_and_conjugate() {
         z: 0.0,
         w: 0.0,
     };
-    let k = i.mul(j);
+    let k = i.times(j);
     assert_eq!((k.x, k.y, k.z, k.w), (0.0, 0.0, 1.0, 0.0));
     let c = Q4 {
         x: 1.0,

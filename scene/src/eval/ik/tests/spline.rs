@@ -13,7 +13,7 @@ struct Line(P3, P3);
 
 impl SplinePath for Line {
     fn pos_at(&self, u: f32) -> P3 {
-        self.0.add(self.1.sub(self.0).scale(u))
+        self.0.plus(self.1.minus(self.0).scale(u))
     }
     fn closed(&self) -> bool {
         false
@@ -58,13 +58,13 @@ fn up_y(_: P3) -> P3 {
 fn chain(start: P3, n: usize, l: f32) -> SplineChain {
     let joints = (0..n)
         .map(|b| {
-            let pivot = start.add(p3(l * b as f32, 0.0, 0.0));
+            let pivot = start.plus(p3(l * b as f32, 0.0, 0.0));
             SplineJoint {
                 proximal_frame: M3::translation(pivot),
                 axes: *b"xyz",
                 angles: P3::ZERO,
                 pivot,
-                distal_end: pivot.add(p3(l, 0.0, 0.0)),
+                distal_end: pivot.plus(p3(l, 0.0, 0.0)),
             }
         })
         .collect();
