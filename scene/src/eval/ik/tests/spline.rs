@@ -314,3 +314,80 @@ fn empty_chains_and_nan_splines_end_quietly() {
         SplineSolution::default()
     );
 }
+
+/// The open march written out from the spec's text for a line through the
+/// origin along x (10 units per u): the joint u values by repeated float
+/// addition, thresholds L/7 for the first bone and L/5 after. (A slow line
+/// never overshoots, so uPrev and the backtracking play no part.)
+fn march_by_hand(lengths: &[f32]) -> Vec<f32> {
+    let at = |u: f32| p3(10.0 * u, 0.0, 0.0);
+    // The first pivot is at u = 0 exactly: accepted there at once.
+    let mut out = vec![0f32];
+    let (mut u, mut start) = (0f32, at(0.0));
+    let mut j = 0;
+    let eps = |l: f32, first: bool| {
+        let d = if first { 7.0 } else { 5.0 };
+        (f64::from(l / d), f64::from(l / 50.0), f64::from(l / 100.0))
+    };
+    let (mut e1, mut e2, mut e3) = eps(lengths[0], true);
+    while u <= 1.0 && j < lengths.len() {
+        let s = at(u);
+        let dist = s.minus(start).flength();
+        let short = f64::from(lengths[j]) - f64::from(dist);
+        let step = if short > e1 {
+            0.001
+        } else if short > e2 {
+            0.0001
+        } else if short > e3 {
+            0.000_001
+        } else {
+            assert!(-short <= e3, "no overshoot on a slow line");
+            out.push(u);
+            start = s;
+            j += 1;
+            if j < lengths.len() {
+                (e1, e2, e3) = eps(lengths[j], false);
+            }
+            continue;
+        };
+        u += step;
+    }
+    out
+}
+
+#[test]
+fn u_accumulates_by_float_addition_with_the_spec_thresholds() {
+    let mut c = chain(P3::ZERO, 3, 2.0);
+    c.joints[1].distal_end = c.joints[1].pivot.plus(p3(1.5, 0.0, 0.0));
+    c.joints[2].pivot = c.joints[1].distal_end;
+    c.joints[2].proximal_frame = M3::translation(c.joints[2].pivot);
+    c.joints[2].distal_end = c.joints[2].pivot.plus(p3(2.5, 0.0, 0.0));
+    let s = solve(&c, &Line(P3::ZERO, p3(10.0, 0.0, 0.0)), &up_z).unwrap();
+    let got: Vec<f32> = s.points.iter().map(|p| p.0).collect();
+    assert_eq!(got, march_by_hand(&[2.0, 1.5, 2.5]));
+}
+
+#[test]
+fn hostile_inputs_end_without_panic() {
+    let lines = [
+        Line(p3(f32::INFINITY, 0.0, 0.0), P3::ZERO),
+        Line(p3(f32::MAX, f32::MAX, 0.0), p3(-f32::MAX, 0.0, 0.0)),
+        Line(P3::ZERO, P3::ZERO),
+        Line(p3(1e-30, 0.0, 0.0), p3(-1e-30, 0.0, 0.0)),
+    ];
+    for closed in [false, true] {
+        for l in [0.0, 1e-30, 2.0, f32::NAN, f32::INFINITY] {
+            let mut c = chain(P3::ZERO, 3, l);
+            c.start_twist = f32::NAN;
+            for line in &lines {
+                let r = solve(&c, line, &up_z);
+                assert!(r.is_ok() || r == Err(super::super::SolveError::NoProgress));
+                let circle = Circle {
+                    radius: 5.0,
+                    closed,
+                };
+                let _ = solve(&c, &circle, &|_| P3::ZERO);
+            }
+        }
+    }
+}
