@@ -4,6 +4,7 @@
 //! goals and splines come in as plain data; building them from a scene is the
 //! caller's job. docs/ik.md records the numerics and the [CORE] choices.
 
+pub mod chain;
 pub mod hi_limb;
 pub mod primitives;
 pub mod spline;

@@ -1,0 +1,122 @@
+//! HI IK chains built from the scene and solved with the seed-000 solver: at
+//! every key time of the goal the end joint reaches the goal (pulled in or
+//! pushed out by the clamp when out of range) and the bones keep their
+//! lengths. Expected values come from what Max stored: the goal's keys, the
+//! joints' rest offsets, and — independently — the Bone objects' own length
+//! parameters. ShoulderBone.max, despite its folder, holds no IK chain.
+
+use maxfs_scene::eval::ik::chain::{scene_chains, IK_CHAIN_CONTROL};
+use maxfs_scene::eval::pblock::{self, Value};
+use maxfs_scene::eval::{SceneEval, Vec3};
+use maxfs_scene::Document;
+use maxfs_tests::corpus_dir;
+
+fn open(name: &str) -> (Document, maxfs_scene::Typed) {
+    let doc = Document::open(&corpus_dir().join("max").join(name)).expect("open");
+    let typed = doc.typed();
+    (doc, typed)
+}
+
+fn node_name(eval: &SceneEval, idx: usize) -> String {
+    eval.graph.objects[idx]
+        .node
+        .as_ref()
+        .expect("node")
+        .name
+        .clone()
+}
+
+/// The Bone object's length parameter (block parameter 3) of a bone node.
+fn bone_length(eval: &SceneEval, node: usize) -> f64 {
+    let obj = eval.node_object(node).expect("object");
+    let pb = pblock::reference(eval.graph, obj, 0).expect("parameter block");
+    let block = pblock::param_block2(eval.chunks(pb)).expect("ParamBlock2");
+    match block.param(3).map(|p| &p.value) {
+        Some(Value::Float(f)) => f64::from(*f),
+        other => panic!("bone length: {other:?}"),
+    }
+}
+
+fn dist(a: Vec3, b: Vec3) -> f64 {
+    a.minus(b).len()
+}
+
+#[test]
+fn ik_poping_end_joint_reaches_the_goal_at_every_key() {
+    let (doc, typed) = open("ik/ikPoping.max");
+    let graph = typed.scene.as_ref().expect("scene");
+    let eval = SceneEval::new(&doc, graph);
+    let chains = scene_chains(&eval);
+    assert_eq!(chains.len(), 1);
+    let chain = chains[0].1.as_ref().expect("chain");
+    assert_eq!(chain.solver, "IKHISolver");
+    assert_eq!(node_name(&eval, chain.goal_node), "ikGoal");
+    let names: Vec<String> = chain.joints.iter().map(|&j| node_name(&eval, j)).collect();
+    assert_eq!(names, ["firstBone", "SecondBone", "Bone03"]);
+
+    // Bone lengths: the rest offsets of the next joints, and the Bone objects'
+    // own length parameters agree.
+    let l1 = Vec3::from_f32([chain.rest[1].0.x, chain.rest[1].0.y, chain.rest[1].0.z]).len();
+    let l2 = Vec3::from_f32([chain.rest[2].0.x, chain.rest[2].0.y, chain.rest[2].0.z]).len();
+    assert!((bone_length(&eval, chain.joints[0]) - l1).abs() < 1e-3 * l1);
+    assert!((bone_length(&eval, chain.joints[1]) - l2).abs() < 1e-3 * l2);
+    let tol = 1e-3 * (l1 + l2);
+
+    let keys = chain.goal_key_times(&eval);
+    assert!(keys.len() >= 2, "goal keys: {keys:?}");
+    // Every key, and every frame (160 ticks) from 0 to the last key.
+    let last = *keys.last().expect("keys");
+    let mut times: Vec<i32> = (0..=last / 160).map(|f| f * 160).chain(keys).collect();
+    times.sort_unstable();
+    times.dedup();
+    let (mut clamped, mut worst_reach, mut worst_len) = (0, 0f64, 0f64);
+    for &t in &times {
+        let pose = chain.solve_at(&eval, t).expect("solve");
+        let [start, mid, end] = [0, 1, 2].map(|i| pose.joints[i].0[3]);
+        let dl = (dist(mid, start) - l1)
+            .abs()
+            .max((dist(end, mid) - l2).abs());
+        worst_len = worst_len.max(dl);
+        assert!(dl < tol, "t={t}: bone length off by {dl}");
+        // The goal in reach, or its clamp along the shoulder–goal line.
+        let to_goal = pose.goal.minus(start);
+        let d = to_goal.len();
+        let reach = d.clamp((l1 - l2).abs(), l1 + l2);
+        if reach != d {
+            clamped += 1;
+        }
+        let expected = start.plus(to_goal.scale(reach / d));
+        worst_reach = worst_reach.max(dist(end, expected));
+        assert!(
+            dist(end, expected) < tol,
+            "t={t}: end {end:?}, goal {expected:?}"
+        );
+    }
+    eprintln!(
+        "{} times, {clamped} clamped; worst reach {worst_reach:.3e}, bone length {worst_len:.3e} (chain {:.3})",
+        times.len(),
+        l1 + l2
+    );
+    // The rest pose against the goal at 0: how far Max left the goal from the
+    // end joint when the chain was built (information, not a check).
+    let rest = chain.hi_chain().expect("HI chain");
+    let root = chain.root_frame(&eval, 0);
+    let w = rest.end_effector();
+    let rest_end = root.transform_point(Vec3::from_f32([w.x, w.y, w.z]));
+    eprintln!(
+        "rest end joint {rest_end:?}, goal at 0 {:?}",
+        chain.goal_world(&eval, 0).0[3]
+    );
+}
+
+#[test]
+fn shoulder_bone_has_no_ik_chain() {
+    let (doc, typed) = open("ik/ShoulderBone.max");
+    let graph = typed.scene.as_ref().expect("scene");
+    let eval = SceneEval::new(&doc, graph);
+    assert!(scene_chains(&eval).is_empty());
+    assert!(!graph.objects.iter().any(|o| o
+        .class
+        .as_ref()
+        .is_some_and(|c| c.class_id == IK_CHAIN_CONTROL)));
+}
