@@ -17,6 +17,8 @@ use super::primitives::{p3, M3, P3};
 
 pub const IK_CHAIN_CONTROL: ClassId = ClassId(0x78724378, 0x008a4fd9);
 pub const IK_CONTROL: ClassId = ClassId(0x0e6f5815, 0x717f99a4);
+/// The solver name IKChainControl stores for the HI solver.
+pub const HI_SOLVER: &str = "IKHISolver";
 
 /// IKChainControl references: 0 its parameter block, 1 the goal's PRS.
 const CHAIN_BLOCK: u32 = 0;
@@ -276,6 +278,9 @@ impl SceneChain {
     /// rest plane at the rest direction, which is what the solver assumes).
     /// The swivel track is read as an angle in the start joint.
     pub fn solve_at(&self, eval: &SceneEval, t: i32) -> Result<ChainPose, String> {
+        if self.solver != HI_SOLVER {
+            return Err(format!("solver {:?} is not evaluated", self.solver));
+        }
         let mut chain = self.hi_chain()?;
         let to_chain = super::super::transform::invert(&self.root_frame(eval, t));
         let goal_world = self.goal_world(eval, t);
