@@ -3,7 +3,8 @@
 //! pushed out by the clamp when out of range) and the bones keep their
 //! lengths. Expected values come from what Max stored: the goal's keys, the
 //! joints' rest offsets, and — independently — the Bone objects' own length
-//! parameters. ShoulderBone.max, despite its folder, holds no IK chain.
+//! parameters. Chains: ikPoping.max (1) and ik-ld35 Green@Idle / Green@Spawn
+//! (4 feet each); ShoulderBone.max, despite its folder, holds no IK chain.
 
 use maxfs_scene::eval::ik::chain::{scene_chains, IK_CHAIN_CONTROL};
 use maxfs_scene::eval::pblock::{self, Value};
@@ -119,4 +120,56 @@ fn shoulder_bone_has_no_ik_chain() {
         .class
         .as_ref()
         .is_some_and(|c| c.class_id == IK_CHAIN_CONTROL)));
+}
+
+/// Every chain of an ik-ld35 file: reach and bone lengths at every frame from
+/// 0 to the goal's last key; returns (chains, times solved, worst reach error
+/// relative to the chain length).
+fn ld35_reach(file: &str) -> (usize, usize, f64) {
+    let (doc, typed) = open(&format!("ik-ld35/{file}"));
+    let graph = typed.scene.as_ref().expect("scene");
+    let eval = SceneEval::new(&doc, graph);
+    let (mut n, mut solved, mut worst) = (0, 0, 0f64);
+    for (ctl, chain) in scene_chains(&eval) {
+        let chain = chain.unwrap_or_else(|e| panic!("{file}: chain {ctl}: {e}"));
+        n += 1;
+        let len = |i: usize| {
+            let p = chain.rest[i].0;
+            Vec3::from_f32([p.x, p.y, p.z]).len()
+        };
+        let (l1, l2) = (len(1), len(2));
+        let last = chain.goal_key_times(&eval).last().copied().unwrap_or(0);
+        for t in (0..=last.max(0) / 160).map(|f| f * 160) {
+            let pose = chain.solve_at(&eval, t).expect("solve");
+            let [start, mid, end] = [0, 1, 2].map(|i| pose.joints[i].0[3]);
+            let dl = (dist(mid, start) - l1)
+                .abs()
+                .max((dist(end, mid) - l2).abs());
+            assert!(
+                dl < 1e-6 * (l1 + l2),
+                "{file} t={t}: bone length off by {dl}"
+            );
+            let to_goal = pose.goal.minus(start);
+            let d = to_goal.len();
+            let expected = start.plus(to_goal.scale(d.clamp((l1 - l2).abs(), l1 + l2) / d));
+            let e = dist(end, expected) / (l1 + l2);
+            worst = worst.max(e);
+            assert!(e < 1e-3, "{file} t={t}: end {end:?}, goal {expected:?}");
+            solved += 1;
+        }
+    }
+    (n, solved, worst)
+}
+
+#[test]
+fn ik_ld35_chains_reach_their_goals() {
+    for (file, chains) in [("Green@Idle.max", 4), ("Green@Spawn.max", 4)] {
+        let (n, solved, worst) = ld35_reach(file);
+        assert_eq!(n, chains, "{file}");
+        eprintln!("{file}: {n} chains, {solved} solves, worst reach {worst:.2e} of the chain");
+    }
+    // The other two carry no IK chain.
+    for file in ["Green@Run.max", "Blue@Spawn.max"] {
+        assert_eq!(ld35_reach(file).0, 0, "{file}");
+    }
 }
