@@ -274,8 +274,9 @@ impl SceneChain {
 
     /// Solves the chain at `t` and returns each joint's world transform. The
     /// zero map stands in for Max's `DefaultZeroMap()` [CORE]: the rest pose's
-    /// chain-plane normal, projected off the end-effector direction (it is the
-    /// rest plane at the rest direction, which is what the solver assumes).
+    /// chain-plane normal, carried by the shortest rotation from the rest
+    /// end-effector direction (the rest plane at the rest direction, which is
+    /// what the solver assumes).
     /// The swivel track is read as an angle in the start joint.
     pub fn solve_at(&self, eval: &SceneEval, t: i32) -> Result<ChainPose, String> {
         if self.solver != HI_SOLVER {
@@ -287,8 +288,9 @@ impl SceneChain {
         let goal = to_f32(&goal_world.then(&to_chain));
         let elbow = chain.first_joint();
         let wrist = chain.end_effector();
-        let n0 = wrist.normalize().cross(elbow.normalize()).normalize();
-        let zero_map = move |e: P3| n0.minus(e.scale(n0.dot(e))).normalize();
+        let a0 = wrist.normalize();
+        let n0 = a0.cross(elbow.normalize()).normalize();
+        let zero_map = move |e: P3| rest_plane_normal(a0, n0, e);
         let swivel = match self.swivel {
             Some(c) => eval.float_at(Some(c), t, f64::from(self.swivel_default)) as f32,
             None => self.swivel_default,
@@ -315,4 +317,20 @@ impl SceneChain {
             goal: goal_world.0[3],
         })
     }
+}
+
+/// The stand-in zero map: the rest plane normal `n0` carried by the shortest
+/// rotation from the rest end-effector direction `a0` to `e`.
+fn rest_plane_normal(a0: P3, n0: P3, e: P3) -> P3 {
+    let e = e.normalize();
+    let axis = a0.cross(e);
+    let s = f64::from(axis.length());
+    let c = f64::from(a0.dot(e));
+    if s == 0.0 {
+        return n0.minus(e.scale(n0.dot(e))).normalize();
+    }
+    let k = axis.normalize();
+    let angle = s.atan2(c) as f32;
+    n0.vector_transform(&M3::rot_angle_axis(k, angle))
+        .normalize()
 }
