@@ -5,6 +5,7 @@ pub mod bone_object;
 pub mod boolean;
 pub mod controller;
 pub mod coverage;
+pub mod ik;
 pub mod keys;
 pub mod math;
 pub mod memo;

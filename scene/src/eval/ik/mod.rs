@@ -1,0 +1,38 @@
+//! Inverse kinematics solvers, to the spec of seed 000: the HI limb solver
+//! ([`hi_limb`]) and the spline IK solver ([`spline`]), with the solver-local
+//! numeric primitives they share ([`primitives`]). Pure solver code: chains,
+//! goals and splines come in as plain data; building them from a scene is the
+//! caller's job. docs/ik.md records the numerics and the [CORE] choices.
+
+pub mod chain;
+pub mod hi_limb;
+pub mod primitives;
+pub mod spline;
+
+use std::fmt;
+
+/// Why a solve was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SolveError {
+    /// The HI solver takes a chain of 0 or 3 links (`bInvalidInitialValue`).
+    LinkCount(usize),
+    /// The spline march ran past its iteration bound (non-finite or hostile
+    /// input); the chain is left untouched.
+    NoProgress,
+}
+
+impl fmt::Display for SolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SolveError::LinkCount(n) => {
+                write!(f, "HI IK chain has {n} links, expected 0 or 3")
+            }
+            SolveError::NoProgress => write!(f, "spline IK march made no progress"),
+        }
+    }
+}
+
+impl std::error::Error for SolveError {}
+
+#[cfg(test)]
+mod tests;
