@@ -30,7 +30,7 @@ fn node_name(eval: &SceneEval, idx: usize) -> String {
 /// The Bone object's length parameter (block parameter 3) of a bone node.
 fn bone_length(eval: &SceneEval, node: usize) -> f64 {
     let obj = eval.node_object(node).expect("object");
-    let pb = pblock::reference(eval.graph, obj, 0).expect("parameter block");
+    let pb = pblock::reference(&eval.graph, obj, 0).expect("parameter block");
     let block = pblock::param_block2(eval.chunks(pb)).expect("ParamBlock2");
     match block.param(3).map(|p| &p.value) {
         Some(Value::Float(f)) => f64::from(*f),
@@ -44,9 +44,8 @@ fn dist(a: Vec3, b: Vec3) -> f64 {
 
 #[test]
 fn ik_poping_end_joint_reaches_the_goal_at_every_key() {
-    let (doc, typed) = open("ik/ikPoping.max");
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let (doc, _) = open("ik/ikPoping.max");
+    let eval = SceneEval::from_document(doc).expect("scene");
     let chains = scene_chains(&eval);
     assert_eq!(chains.len(), 1);
     let chain = chains[0].1.as_ref().expect("chain");
@@ -112,11 +111,10 @@ fn ik_poping_end_joint_reaches_the_goal_at_every_key() {
 
 #[test]
 fn shoulder_bone_has_no_ik_chain() {
-    let (doc, typed) = open("ik/ShoulderBone.max");
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let (doc, _) = open("ik/ShoulderBone.max");
+    let eval = SceneEval::from_document(doc).expect("scene");
     assert!(scene_chains(&eval).is_empty());
-    assert!(!graph.objects.iter().any(|o| o
+    assert!(!eval.graph.objects.iter().any(|o| o
         .class
         .as_ref()
         .is_some_and(|c| c.class_id == IK_CHAIN_CONTROL)));
@@ -126,9 +124,8 @@ fn shoulder_bone_has_no_ik_chain() {
 /// 0 to the goal's last key; returns (chains, times solved, worst reach error
 /// relative to the chain length).
 fn ld35_reach(file: &str) -> (usize, usize, f64) {
-    let (doc, typed) = open(&format!("ik-ld35/{file}"));
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let (doc, _) = open(&format!("ik-ld35/{file}"));
+    let eval = SceneEval::from_document(doc).expect("scene");
     let (mut n, mut solved, mut worst) = (0, 0, 0f64);
     for (ctl, chain) in scene_chains(&eval) {
         let chain = chain.unwrap_or_else(|e| panic!("{file}: chain {ctl}: {e}"));
@@ -182,9 +179,8 @@ fn ik_ld35_chains_reach_their_goals() {
 /// not checked (docs/ik.md).
 #[test]
 fn green_idle_chain_ends_match_the_authors_fbx() {
-    let (doc, typed) = open("ik-ld35/Green@Idle.max");
-    let graph = typed.scene.as_ref().expect("scene");
-    let eval = SceneEval::new(&doc, graph);
+    let (doc, _) = open("ik-ld35/Green@Idle.max");
+    let eval = SceneEval::from_document(doc).expect("scene");
     let path = corpus_dir().join("ref/ik-ld35/Green@Idle.FBX");
     let fbx =
         ufbx::load_file(path.to_str().expect("path"), ufbx::LoadOpts::default()).expect("FBX");

@@ -101,7 +101,7 @@ pub fn scene_chains(eval: &SceneEval) -> Vec<(usize, Result<SceneChain, String>)
 }
 
 fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, String> {
-    let graph = eval.graph;
+    let graph: &crate::graph::SceneGraph = &eval.graph;
     let pb = pblock::reference(graph, ctl, CHAIN_BLOCK).ok_or("no parameter block")?;
     let block = pblock::param_block2(eval.chunks(pb))?;
     let start = node_param(&block, P_START)?;
