@@ -16,7 +16,7 @@
 //!   offset, 2/3 U/V tiling, 4/5/6 U/V/W angle); reference 1 = PB2 block 0 whose
 //!   parameter 13 is the bitmap: the path sits inline in the following 0x0003
 //!   container (up to Max 2014) or as an asset GUID resolved through the
-//!   FileAssetMetaData3 stream (Max 2015+).
+//!   FileAssetMetaData2 (Max 2012–2014) or FileAssetMetaData3 (Max 2015+) stream.
 
 use serde::Serialize;
 
@@ -136,25 +136,37 @@ pub struct Texmap {
     pub errors: Vec<String>,
 }
 
-/// FileAssetMetaData3: GUID → path.
+/// The asset table (FileAssetMetaData2 or 3 stream): GUID → (type, path).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Assets(pub Vec<([u8; 16], String, String)>);
 
 impl Assets {
-    /// Parses the asset table of a document (empty when absent or unreadable).
+    /// Parses the asset table of a document (empty when absent or unreadable):
+    /// FileAssetMetaData3 (Max 2015+) or FileAssetMetaData2 (Max 2012–2014).
     pub fn of(doc: &Document) -> Assets {
-        doc.file
-            .streams
-            .iter()
-            .find(|s| s.name == "FileAssetMetaData3")
-            .map(|s| Assets::parse(&s.data))
-            .unwrap_or_default()
+        let stream = |name: &str| doc.file.streams.iter().find(|s| s.name == name);
+        if let Some(s) = stream("FileAssetMetaData3") {
+            Assets::parse(&s.data)
+        } else if let Some(s) = stream("FileAssetMetaData2") {
+            Assets::parse_v2(&s.data)
+        } else {
+            Assets::default()
+        }
     }
 
-    /// Records: GUID (16 bytes), then three strings (type, path, resolved path),
-    /// each a u32 count of UTF-16 units, the units and a u16 terminator. Stops at
-    /// the first record that does not fit.
+    /// FileAssetMetaData3 records: GUID (16 bytes), then three strings (type,
+    /// path, resolved path), each a u32 count of UTF-16 units, the units and a
+    /// u16 terminator. Stops at the first record that does not fit.
     pub fn parse(data: &[u8]) -> Assets {
+        Assets::records(data, 3)
+    }
+
+    /// FileAssetMetaData2 records: as in version 3 without the resolved path.
+    pub fn parse_v2(data: &[u8]) -> Assets {
+        Assets::records(data, 2)
+    }
+
+    fn records(data: &[u8], strings: usize) -> Assets {
         fn string(d: &[u8], at: &mut usize) -> Option<String> {
             let n = u32::from_le_bytes(d.get(*at..*at + 4)?.try_into().ok()?) as usize;
             let bytes = n.checked_mul(2)?;
@@ -173,13 +185,12 @@ impl Assets {
             let mut guid = [0u8; 16];
             guid.copy_from_slice(g);
             let mut p = at + 16;
-            let (Some(kind), Some(path), Some(_resolved)) = (
-                string(data, &mut p),
-                string(data, &mut p),
-                string(data, &mut p),
-            ) else {
+            let (Some(kind), Some(path)) = (string(data, &mut p), string(data, &mut p)) else {
                 break;
             };
+            if strings == 3 && string(data, &mut p).is_none() {
+                break;
+            }
             out.push((guid, kind, path));
             at = p;
         }
@@ -526,4 +537,35 @@ pub fn node_material(graph: &SceneGraph, node: usize) -> Option<usize> {
 /// The last path component of a file name, for either separator.
 pub fn file_base(path: &str) -> &str {
     path.rsplit(['\\', '/']).next().unwrap_or(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utf16z(s: &str) -> Vec<u8> {
+        let mut v = (s.encode_utf16().count() as u32).to_le_bytes().to_vec();
+        v.extend(s.encode_utf16().flat_map(u16::to_le_bytes));
+        v.extend([0, 0]);
+        v
+    }
+
+    #[test]
+    fn asset_tables_of_both_versions() {
+        let guid = [7u8; 16];
+        let mut v2 = guid.to_vec();
+        v2.extend(utf16z("Bitmap"));
+        v2.extend(utf16z("C:\\maps\\crate.png"));
+        let mut v3 = v2.clone();
+        v3.extend(utf16z("D:\\resolved\\crate.png"));
+        assert_eq!(
+            Assets::parse_v2(&v2).path(&guid),
+            Some("C:\\maps\\crate.png")
+        );
+        assert_eq!(Assets::parse(&v3).path(&guid), Some("C:\\maps\\crate.png"));
+        // A version-2 table read as version 3 lacks its third string: nothing.
+        assert!(Assets::parse(&v2).0.is_empty());
+        // A truncated record ends the table.
+        assert!(Assets::parse_v2(&v2[..v2.len() - 3]).0.is_empty());
+    }
 }
