@@ -37,6 +37,8 @@ pub const NEL_MATERIAL: (u32, u32) = (0x64c75fec, 0x222b9eb9);
 /// Material name chunk (UTF-16) and the base container that may hold it.
 const NAME: u16 = 0x4001;
 const BASE: u16 = 0x4000;
+/// The same base container as saved by Physical Material (Max 2017+).
+const BASE_SCRIPTED: u16 = 0x0100;
 const SUB_COUNT: u16 = 0x4002;
 /// Sub-materials followed at most (damaged counts).
 const MAX_SUBS: u32 = 4096;
@@ -205,13 +207,14 @@ impl Assets {
     }
 }
 
-/// The material-base name: 0x4001 on the object or inside its 0x4000 container.
+/// The material-base name: 0x4001 on the object or inside its 0x4000 (0x0100 for
+/// Physical Material) container.
 pub fn mtl_name(chunks: &[crate::chunk::Chunk]) -> Option<String> {
     let direct = chunks.iter().find(|c| c.id == NAME);
     let nested = || {
         chunks
             .iter()
-            .filter(|c| c.id == BASE)
+            .filter(|c| c.id == BASE || c.id == BASE_SCRIPTED)
             .flat_map(|c| c.children())
             .find(|c| c.id == NAME)
     };
