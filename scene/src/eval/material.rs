@@ -33,6 +33,8 @@ const MULTI_SUB: (u32, u32) = (0x200, 0);
 const BITMAP: (u32, u32) = (0x240, 0);
 const TEXMAPS: (u32, u32) = (0x1200, 0);
 const STD_UVGEN: (u32, u32) = (0x100, 0);
+/// The UV generator's map channel (s32).
+const UVGEN_CHANNEL: u16 = 0x900b;
 pub const NEL_MATERIAL: (u32, u32) = (0x64c75fec, 0x222b9eb9);
 /// Material name chunk (UTF-16) and the base container that may hold it.
 const NAME: u16 = 0x4001;
@@ -120,6 +122,8 @@ pub struct UvGen {
     pub v_tiling: Option<f32>,
     /// Rotation about U, V and W, in radians as the pblock stores them.
     pub angle_uvw: [Option<f32>; 3],
+    /// Map channel the texture reads (chunk 0x900b of the UV generator).
+    pub channel: Option<i32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
@@ -469,7 +473,15 @@ fn uvgen(eval: &SceneEval, idx: usize) -> Result<UvGen, String> {
                 _ => None,
             })
     };
+    let channel = eval
+        .chunks(idx)
+        .iter()
+        .find(|c| c.id == UVGEN_CHANNEL)
+        .and_then(|c| c.payload())
+        .filter(|p| p.len() == 4)
+        .map(|p| i32::from_le_bytes([p[0], p[1], p[2], p[3]]));
     Ok(UvGen {
+        channel,
         u_offset: f(0),
         v_offset: f(1),
         u_tiling: f(2),
