@@ -124,11 +124,11 @@ fn evaluated_uvs_match_fbx() {
             let mut ours = BTreeSet::new();
             let mut our_corners = Vec::new();
             for (f, tf) in mesh.faces.iter().zip(&ch.faces) {
-                for k in 0..3 {
-                    let t = ch.vertices[tf[k] as usize];
+                for (&v, &ti) in f.v.iter().zip(tf) {
+                    let t = ch.vertices[ti as usize];
                     let uv = [f64::from(t[0]), f64::from(t[1])];
-                    our_corners.push((f.v[k], uv));
-                    ours.insert((f.v[k], cell(uv[0]), cell(uv[1])));
+                    our_corners.push((v, uv));
+                    ours.insert((v, cell(uv[0]), cell(uv[1])));
                 }
             }
             let miss_ours = their_corners

@@ -101,8 +101,9 @@ fn corner_texture(v: &[u32], t: &[u32], tri: [u32; 3]) -> Option<[u32; 3]> {
         .iter()
         .map(|&x| (0..v.len()).filter(|&j| v[j] == x).take(8).collect())
         .collect();
+    // a → b → c runs forward around the polygon: two of the three steps rise.
     let cyclic =
-        |a: usize, b: usize, c: usize| (a < b && b < c) || (b < c && c < a) || (c < a && a < b);
+        |a: usize, b: usize, c: usize| [a < b, b < c, c < a].iter().filter(|&&x| x).count() == 2;
     let mut found: Option<[u32; 3]> = None;
     for &a in &at[0] {
         for &b in &at[1] {
