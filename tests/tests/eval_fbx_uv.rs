@@ -65,7 +65,7 @@ fn evaluated_uvs_match_fbx() {
     let corpus = corpus_dir();
     let mut report = Vec::new();
     let mut failures = Vec::new();
-    let (mut nodes, mut corners) = (0, 0);
+    let (mut nodes, mut corners, mut windings) = (0, 0, 0);
     for (max, fbx) in PAIRS {
         let scene = ufbx::load_file(
             corpus.join("ref").join(fbx).to_str().expect("path"),
@@ -131,6 +131,52 @@ fn evaluated_uvs_match_fbx() {
                     ours.insert((v, cell(uv[0]), cell(uv[1])));
                 }
             }
+            // Winding: each triangle of ours runs forward around the FBX polygon
+            // holding its three vertices (Max's FBX exporter keeps Max's order).
+            let mut faces_of: std::collections::HashMap<u32, Vec<usize>> = Default::default();
+            let polys: Vec<Vec<u32>> = fm
+                .faces
+                .iter()
+                .map(|f| {
+                    (f.index_begin..f.index_begin + f.num_indices)
+                        .map(|i| fm.vertex_indices[i as usize])
+                        .collect()
+                })
+                .collect();
+            for (pi, p) in polys.iter().enumerate() {
+                for &v in p {
+                    faces_of.entry(v).or_default().push(pi);
+                }
+            }
+            let (mut forward, mut reversed) = (0, 0);
+            for f in &mesh.faces {
+                let [a, b, c] = f.v;
+                let mut verdict = None;
+                for &pi in faces_of.get(&a).into_iter().flatten() {
+                    let p = &polys[pi];
+                    let at = |x: u32| p.iter().position(|&y| y == x);
+                    let (Some(i), Some(j), Some(k)) = (at(a), at(b), at(c)) else {
+                        continue;
+                    };
+                    let rising = [i < j, j < k, k < i].iter().filter(|&&x| x).count();
+                    verdict = Some(rising == 2);
+                    if rising == 2 {
+                        break;
+                    }
+                }
+                match verdict {
+                    Some(true) => forward += 1,
+                    Some(false) => reversed += 1,
+                    None => {}
+                }
+            }
+            windings += forward + reversed;
+            if reversed > 0 {
+                failures.push(format!(
+                    "{max}/{name}: {reversed} of {} triangles wound against the FBX polygons",
+                    forward + reversed
+                ));
+            }
             let miss_ours = their_corners
                 .iter()
                 .filter(|(v, uv)| !has_near(&ours, *v, *uv))
@@ -151,7 +197,9 @@ fn evaluated_uvs_match_fbx() {
             }
         }
     }
-    eprintln!("FBX UVs: {nodes} nodes, {corners} FBX corners compared");
+    eprintln!(
+        "FBX UVs: {nodes} nodes, {corners} FBX corners compared; {windings} triangles' winding compared"
+    );
     for r in &report {
         eprintln!("  {r}");
     }
