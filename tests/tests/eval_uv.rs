@@ -255,6 +255,11 @@ fn primitive_uvs_match_babylon_gltf() {
     assert!(nodes >= 40, "only {nodes} primitive nodes compared");
 }
 
+thread_local! {
+    /// Largest UV difference of matched corners (reported).
+    static WORST: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+}
+
 /// A triangle's corners: world position (glTF axes) and channel-1 UV.
 type Tri = [([f64; 3], [f64; 2]); 3];
 
@@ -319,6 +324,11 @@ fn compare_triangles(
         };
         let best = candidates.iter().min_by_key(|c| errors(c)).expect("one");
         let e = errors(best);
+        let (bi, bm) = best;
+        for k in 0..3 {
+            let (a, b) = (ours[*bi][bm[k]].1, t[k].1);
+            WORST.with(|w| w.set(w.get().max((a[0] - b[0]).abs()).max((a[1] - b[1]).abs())));
+        }
         if e > 0 {
             bad += e;
             if first.is_empty() {
@@ -486,7 +496,8 @@ fn evaluated_uvs_match_babylon_gltf() {
         }
     }
     eprintln!(
-        "babylon UVs: {nodes} nodes ({poly_nodes} Editable Poly), {triangles} triangles, {corners} corners compared"
+        "babylon UVs: {nodes} nodes ({poly_nodes} Editable Poly), {triangles} triangles, {corners} corners compared, worst difference {:e}",
+        WORST.with(|w| w.get())
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(nodes >= 86, "only {nodes} nodes compared");
