@@ -310,14 +310,20 @@ impl Builder<'_> {
     }
 
     #[inline(never)]
-    fn map_file(&self, m: &mtl::Material, slot: &str) -> Option<String> {
+    /// The bitmap file of a material slot and the TEXCOORD set its map channel
+    /// is written as (channel k → set k − 1).
+    fn map_file(&self, m: &mtl::Material, slot: &str) -> Option<(String, u32)> {
         let r = m
             .maps
             .iter()
             .find(|r| r.slot == slot && r.enabled != Some(false))?;
         let t = mtl::texmap(self.eval, r.texmap, self.assets)?;
         let f = mtl::file_base(t.file.as_deref()?).to_string();
-        (!f.is_empty()).then_some(f)
+        let set =
+            t.uv.and_then(|u| u.channel)
+                .and_then(|c| u32::try_from(c - 1).ok())
+                .unwrap_or(0);
+        (!f.is_empty()).then_some((f, set))
     }
 
     /// The glTF material of Max material `idx` at face material id `id`
@@ -361,15 +367,15 @@ impl Builder<'_> {
             let k = clamp01(m.self_illum_amount.unwrap_or(0.0));
             diffuse.map(|c| c * k)
         };
-        let base_tex = diffuse_map.map(|f| json::texture::Info {
+        let base_tex = diffuse_map.map(|(f, set)| json::texture::Info {
             index: self.texture(&f),
-            tex_coord: 0,
+            tex_coord: set,
             extensions: None,
             extras: Default::default(),
         });
-        let em_tex = emissive_map.map(|f| json::texture::Info {
+        let em_tex = emissive_map.map(|(f, set)| json::texture::Info {
             index: self.texture(&f),
-            tex_coord: 0,
+            tex_coord: set,
             extensions: None,
             extras: Default::default(),
         });
@@ -420,7 +426,14 @@ impl Builder<'_> {
         }
         let pos = self.floats(&s.positions, true, true);
         let nrm = self.floats(&s.normals, false, true);
-        let uv = s.uvs.as_ref().map(|u| self.floats(u, false, true));
+        if !s.channels_left_out.is_empty() {
+            self.warnings.push(format!(
+                "{name}: map channels {:?} not exported (TEXCOORD sets stop at the first missing channel, {})",
+                s.channels_left_out,
+                s.uvs.len() + 1
+            ));
+        }
+        let uvs: Vec<_> = s.uvs.iter().map(|u| self.floats(u, false, true)).collect();
         let material = mtl::node_material(&self.eval.graph, node);
         let mut primitives = Vec::new();
         for (id, idx) in &s.groups {
@@ -428,8 +441,8 @@ impl Builder<'_> {
             let mut attributes = BTreeMap::new();
             attributes.insert(Valid(json::mesh::Semantic::Positions), pos);
             attributes.insert(Valid(json::mesh::Semantic::Normals), nrm);
-            if let Some(uv) = uv {
-                attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), uv);
+            for (k, uv) in uvs.iter().enumerate() {
+                attributes.insert(Valid(json::mesh::Semantic::TexCoords(k as u32)), *uv);
             }
             primitives.push(json::mesh::Primitive {
                 attributes,

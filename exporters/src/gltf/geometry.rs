@@ -1,6 +1,6 @@
 //! Max meshes to glTF vertex streams: object offset baked in, Z-up to Y-up,
-//! smoothing-group normals, map channel 1 as TEXCOORD_0, faces grouped by
-//! material id.
+//! smoothing-group normals, map channels 1..n as TEXCOORD_0..n−1, faces grouped
+//! by material id.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -18,16 +18,21 @@ pub fn to_yup(v: Vec3) -> Vec3 {
 pub struct Streams {
     pub positions: Vec<[f32; 3]>,
     pub normals: Vec<[f32; 3]>,
-    /// Present when the mesh has map channel 1.
-    pub uvs: Option<Vec<[f32; 2]>>,
+    /// TEXCOORD_k from map channel k + 1, for the channels 1..n the mesh has
+    /// without a gap (glTF numbers its sets without gaps).
+    pub uvs: Vec<Vec<[f32; 2]>>,
+    /// Texture channels (above 0) the mesh has but TEXCOORD cannot carry
+    /// because a lower channel is missing.
+    pub channels_left_out: Vec<i32>,
     /// Triangle indices by Max material id (ascending).
     pub groups: BTreeMap<u16, Vec<u32>>,
     /// Faces left out (vertex index out of range).
     pub skipped_faces: usize,
 }
 
-/// Corners (vertex indices), UV corners, smoothing groups, material id.
-type KeptFace = ([u32; 3], Option<[u32; 3]>, u32, u16);
+/// Corners (vertex indices), map corners per written channel, smoothing groups,
+/// material id.
+type KeptFace = ([u32; 3], Vec<[u32; 3]>, u32, u16);
 
 #[inline(never)]
 fn finite(v: Vec3) -> bool {
@@ -57,13 +62,21 @@ pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
         })
         .collect();
     let nv = pos.len();
-    let uv_map = mesh
-        .maps
-        .iter()
-        .find(|m| m.channel == 1)
-        .filter(|m| m.faces.len() == mesh.faces.len() && !m.vertices.is_empty());
+    let usable = |c: i32| {
+        mesh.maps
+            .iter()
+            .find(|m| m.channel == c)
+            .filter(|m| m.faces.len() == mesh.faces.len() && !m.vertices.is_empty())
+    };
+    let uv_maps: Vec<_> = (1..).map_while(usable).collect();
     let mut out = Streams {
-        uvs: uv_map.map(|_| Vec::new()),
+        uvs: vec![Vec::new(); uv_maps.len()],
+        channels_left_out: mesh
+            .maps
+            .iter()
+            .map(|m| m.channel)
+            .filter(|&c| c > uv_maps.len() as i32 + 1 && usable(c).is_some())
+            .collect(),
         ..Streams::default()
     };
     // Faces kept, with corners in glTF winding order: (vertex, uv vertex).
@@ -74,10 +87,10 @@ pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
             continue;
         }
         let mut v = f.v;
-        let mut tv = uv_map.map(|m| m.faces[i]);
+        let mut tv: Vec<[u32; 3]> = uv_maps.iter().map(|m| m.faces[i]).collect();
         if mirrored {
             v.swap(1, 2);
-            if let Some(t) = tv.as_mut() {
+            for t in &mut tv {
                 t.swap(1, 2);
             }
         }
@@ -105,7 +118,7 @@ pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
         }
     }
     let mut smooth_cache: HashMap<(u32, u32), Vec3> = HashMap::new();
-    let mut index_of: HashMap<(u32, u32, [u32; 3]), u32> = HashMap::new();
+    let mut index_of: HashMap<(u32, Vec<u32>, [u32; 3]), u32> = HashMap::new();
     for (fi, (v, tv, sg, mat)) in faces.iter().enumerate() {
         let mut tri = [0u32; 3];
         for k in 0..3 {
@@ -131,23 +144,28 @@ pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
                 Vec3(0.0, 1.0, 0.0)
             };
             let n = f32s(n);
-            let uv = match (tv, uv_map) {
-                (Some(t), Some(m)) if (t[k] as usize) < m.vertices.len() => t[k],
-                _ => u32::MAX,
-            };
-            let key = (vi, uv, n.map(f32::to_bits));
+            let uv: Vec<u32> = tv
+                .iter()
+                .zip(&uv_maps)
+                .map(|(t, m)| {
+                    if (t[k] as usize) < m.vertices.len() {
+                        t[k]
+                    } else {
+                        u32::MAX
+                    }
+                })
+                .collect();
             let next = out.positions.len() as u32;
-            let idx = *index_of.entry(key).or_insert(next);
+            let idx = *index_of
+                .entry((vi, uv.clone(), n.map(f32::to_bits)))
+                .or_insert(next);
             if idx == next {
                 out.positions.push(f32s(pos[vi as usize]));
                 out.normals.push(n);
-                if let Some(uvs) = out.uvs.as_mut() {
-                    let t = uv_map
-                        .and_then(|m| m.vertices.get(uv as usize))
-                        .copied()
-                        .unwrap_or([0.0; 3]);
+                for ((set, m), &t) in out.uvs.iter_mut().zip(&uv_maps).zip(&uv) {
+                    let t = m.vertices.get(t as usize).copied().unwrap_or([0.0; 3]);
                     let (u, w) = (t[0], 1.0 - t[1]);
-                    uvs.push([
+                    set.push([
                         if u.is_finite() { u } else { 0.0 },
                         if w.is_finite() { w } else { 0.0 },
                     ]);
@@ -205,5 +223,32 @@ mod tests {
         }
         // Max +Z face normal is glTF +Y.
         assert!((flat.normals[0][1] - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    #[inline(never)]
+    fn map_channels_become_texcoord_sets_without_gaps() {
+        use maxfs_scene::eval::mesh::MapChannel;
+        let map = |channel: i32, u: f32| MapChannel {
+            channel,
+            vertices: vec![[u, 0.25, 0.0], [u, 0.5, 0.0], [u, 0.75, 0.0]],
+            faces: vec![[0, 1, 2]],
+        };
+        let mesh = Mesh {
+            vertices: vec![
+                Vec3(0.0, 0.0, 0.0),
+                Vec3(1.0, 0.0, 0.0),
+                Vec3(0.0, 1.0, 0.0),
+            ],
+            faces: vec![face([0, 1, 2], 1)],
+            maps: vec![map(0, 9.0), map(1, 0.1), map(2, 0.2), map(4, 0.4)],
+        };
+        let s = streams(&mesh, &Mat43::IDENTITY);
+        // Channels 1 and 2 (V flipped); 4 is left out after the missing 3; the
+        // vertex colour channel 0 is no TEXCOORD.
+        assert_eq!(s.uvs.len(), 2);
+        assert_eq!(s.uvs[0], [[0.1, 0.75], [0.1, 0.5], [0.1, 0.25]]);
+        assert_eq!(s.uvs[1][0], [0.2, 0.75]);
+        assert_eq!(s.channels_left_out, [4]);
     }
 }

@@ -16,7 +16,7 @@
 //!   offset, 2/3 U/V tiling, 4/5/6 U/V/W angle); reference 1 = PB2 block 0 whose
 //!   parameter 13 is the bitmap: the path sits inline in the following 0x0003
 //!   container (up to Max 2014) or as an asset GUID resolved through the
-//!   FileAssetMetaData3 stream (Max 2015+).
+//!   FileAssetMetaData2 (Max 2012–2014) or FileAssetMetaData3 (Max 2015+) stream.
 
 use serde::Serialize;
 
@@ -33,10 +33,14 @@ const MULTI_SUB: (u32, u32) = (0x200, 0);
 const BITMAP: (u32, u32) = (0x240, 0);
 const TEXMAPS: (u32, u32) = (0x1200, 0);
 const STD_UVGEN: (u32, u32) = (0x100, 0);
+/// The UV generator's map channel (s32).
+const UVGEN_CHANNEL: u16 = 0x900b;
 pub const NEL_MATERIAL: (u32, u32) = (0x64c75fec, 0x222b9eb9);
 /// Material name chunk (UTF-16) and the base container that may hold it.
 const NAME: u16 = 0x4001;
 const BASE: u16 = 0x4000;
+/// The same base container as saved by Physical Material (Max 2017+).
+const BASE_SCRIPTED: u16 = 0x0100;
 const SUB_COUNT: u16 = 0x4002;
 /// Sub-materials followed at most (damaged counts).
 const MAX_SUBS: u32 = 4096;
@@ -118,6 +122,8 @@ pub struct UvGen {
     pub v_tiling: Option<f32>,
     /// Rotation about U, V and W, in radians as the pblock stores them.
     pub angle_uvw: [Option<f32>; 3],
+    /// Map channel the texture reads (chunk 0x900b of the UV generator).
+    pub channel: Option<i32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
@@ -136,25 +142,37 @@ pub struct Texmap {
     pub errors: Vec<String>,
 }
 
-/// FileAssetMetaData3: GUID → path.
+/// The asset table (FileAssetMetaData2 or 3 stream): GUID → (type, path).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Assets(pub Vec<([u8; 16], String, String)>);
 
 impl Assets {
-    /// Parses the asset table of a document (empty when absent or unreadable).
+    /// Parses the asset table of a document (empty when absent or unreadable):
+    /// FileAssetMetaData3 (Max 2015+) or FileAssetMetaData2 (Max 2012–2014).
     pub fn of(doc: &Document) -> Assets {
-        doc.file
-            .streams
-            .iter()
-            .find(|s| s.name == "FileAssetMetaData3")
-            .map(|s| Assets::parse(&s.data))
-            .unwrap_or_default()
+        let stream = |name: &str| doc.file.streams.iter().find(|s| s.name == name);
+        if let Some(s) = stream("FileAssetMetaData3") {
+            Assets::parse(&s.data)
+        } else if let Some(s) = stream("FileAssetMetaData2") {
+            Assets::parse_v2(&s.data)
+        } else {
+            Assets::default()
+        }
     }
 
-    /// Records: GUID (16 bytes), then three strings (type, path, resolved path),
-    /// each a u32 count of UTF-16 units, the units and a u16 terminator. Stops at
-    /// the first record that does not fit.
+    /// FileAssetMetaData3 records: GUID (16 bytes), then three strings (type,
+    /// path, resolved path), each a u32 count of UTF-16 units, the units and a
+    /// u16 terminator. Stops at the first record that does not fit.
     pub fn parse(data: &[u8]) -> Assets {
+        Assets::records(data, 3)
+    }
+
+    /// FileAssetMetaData2 records: as in version 3 without the resolved path.
+    pub fn parse_v2(data: &[u8]) -> Assets {
+        Assets::records(data, 2)
+    }
+
+    fn records(data: &[u8], strings: usize) -> Assets {
         fn string(d: &[u8], at: &mut usize) -> Option<String> {
             let n = u32::from_le_bytes(d.get(*at..*at + 4)?.try_into().ok()?) as usize;
             let bytes = n.checked_mul(2)?;
@@ -173,13 +191,12 @@ impl Assets {
             let mut guid = [0u8; 16];
             guid.copy_from_slice(g);
             let mut p = at + 16;
-            let (Some(kind), Some(path), Some(_resolved)) = (
-                string(data, &mut p),
-                string(data, &mut p),
-                string(data, &mut p),
-            ) else {
+            let (Some(kind), Some(path)) = (string(data, &mut p), string(data, &mut p)) else {
                 break;
             };
+            if strings == 3 && string(data, &mut p).is_none() {
+                break;
+            }
             out.push((guid, kind, path));
             at = p;
         }
@@ -194,13 +211,14 @@ impl Assets {
     }
 }
 
-/// The material-base name: 0x4001 on the object or inside its 0x4000 container.
+/// The material-base name: 0x4001 on the object or inside its 0x4000 (0x0100 for
+/// Physical Material) container.
 pub fn mtl_name(chunks: &[crate::chunk::Chunk]) -> Option<String> {
     let direct = chunks.iter().find(|c| c.id == NAME);
     let nested = || {
         chunks
             .iter()
-            .filter(|c| c.id == BASE)
+            .filter(|c| c.id == BASE || c.id == BASE_SCRIPTED)
             .flat_map(|c| c.children())
             .find(|c| c.id == NAME)
     };
@@ -455,7 +473,15 @@ fn uvgen(eval: &SceneEval, idx: usize) -> Result<UvGen, String> {
                 _ => None,
             })
     };
+    let channel = eval
+        .chunks(idx)
+        .iter()
+        .find(|c| c.id == UVGEN_CHANNEL)
+        .and_then(|c| c.payload())
+        .filter(|p| p.len() == 4)
+        .map(|p| i32::from_le_bytes([p[0], p[1], p[2], p[3]]));
     Ok(UvGen {
+        channel,
         u_offset: f(0),
         v_offset: f(1),
         u_tiling: f(2),
@@ -526,4 +552,35 @@ pub fn node_material(graph: &SceneGraph, node: usize) -> Option<usize> {
 /// The last path component of a file name, for either separator.
 pub fn file_base(path: &str) -> &str {
     path.rsplit(['\\', '/']).next().unwrap_or(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utf16z(s: &str) -> Vec<u8> {
+        let mut v = (s.encode_utf16().count() as u32).to_le_bytes().to_vec();
+        v.extend(s.encode_utf16().flat_map(u16::to_le_bytes));
+        v.extend([0, 0]);
+        v
+    }
+
+    #[test]
+    fn asset_tables_of_both_versions() {
+        let guid = [7u8; 16];
+        let mut v2 = guid.to_vec();
+        v2.extend(utf16z("Bitmap"));
+        v2.extend(utf16z("C:\\maps\\crate.png"));
+        let mut v3 = v2.clone();
+        v3.extend(utf16z("D:\\resolved\\crate.png"));
+        assert_eq!(
+            Assets::parse_v2(&v2).path(&guid),
+            Some("C:\\maps\\crate.png")
+        );
+        assert_eq!(Assets::parse(&v3).path(&guid), Some("C:\\maps\\crate.png"));
+        // A version-2 table read as version 3 lacks its third string: nothing.
+        assert!(Assets::parse(&v2).0.is_empty());
+        // A truncated record ends the table.
+        assert!(Assets::parse_v2(&v2[..v2.len() - 3]).0.is_empty());
+    }
 }

@@ -279,6 +279,15 @@ fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, String> {
 /// Splits a polygon along its stored diagonals (local corner indices); without
 /// diagonals, fans from corner 0.
 pub fn triangulate(poly: &Poly) -> Vec<[u32; 3]> {
+    triangle_corners(poly)
+        .into_iter()
+        .map(|t| t.map(|c| poly.v[c as usize]))
+        .collect()
+}
+
+/// The triangles of [`triangulate`] as local corner indices, so that map faces
+/// (one map vertex per polygon corner) split the same way.
+fn triangle_corners(poly: &Poly) -> Vec<[u32; 3]> {
     let k = poly.v.len() as u32;
     let mut pieces: Vec<Vec<u32>> = vec![(0..k).collect()];
     for &(a, b) in &poly.cuts {
@@ -305,7 +314,7 @@ pub fn triangulate(poly: &Poly) -> Vec<[u32; 3]> {
     let mut tris = Vec::new();
     for p in pieces {
         for i in 1..p.len().saturating_sub(1) {
-            tris.push([p[0], p[i], p[i + 1]].map(|c| poly.v[c as usize]));
+            tris.push([p[0], p[i], p[i + 1]]);
         }
     }
     tris
@@ -339,25 +348,152 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), String> {
         leaf(0x011a).ok_or("no poly face chunk 0x011a")?,
         vertices.len(),
     )?;
-    let faces = polys
+    let poly_maps = poly_maps(geom.children(), &polys)?;
+    let mut faces = Vec::new();
+    let mut maps: Vec<MapChannel> = poly_maps
         .iter()
-        .flat_map(|p| {
-            triangulate(p).into_iter().map(|v| Face {
-                v,
+        .map(|m| MapChannel {
+            channel: m.channel,
+            vertices: m.vertices.clone(),
+            faces: Vec::new(),
+        })
+        .collect();
+    for (i, p) in polys.iter().enumerate() {
+        for t in triangle_corners(p) {
+            faces.push(Face {
+                v: t.map(|c| p.v[c as usize]),
                 smoothing: p.smoothing,
                 material: p.material,
                 flags: 0,
-            })
-        })
-        .collect();
+            });
+            for (out, m) in maps.iter_mut().zip(&poly_maps) {
+                out.faces.push(t.map(|c| m.faces[i][c as usize]));
+            }
+        }
+    }
     Ok((
         Mesh {
             vertices,
             faces,
-            maps: Vec::new(),
+            maps,
         },
         polys,
     ))
+}
+
+/// Poly map channel chunks (MNMesh's maps): 0x0120 holds the channel count, then
+/// each stored channel is 0x0124 (channel number: −2 alpha, −1 illumination,
+/// 0 vertex colour, 1.. texture), 0x0128 (u32 count, float3 map vertices) and
+/// 0x012b (one record per polygon, no count: u32 degree, then that many map
+/// vertex indices). Channels Max left empty are not stored.
+const POLY_MAP_COUNT: u16 = 0x0120;
+const POLY_MAP_CHANNEL: u16 = 0x0124;
+const POLY_MAP_VERTICES: u16 = 0x0128;
+const POLY_MAP_FACES: u16 = 0x012b;
+
+/// One decoded poly map channel: a map face (corner list) per polygon.
+struct PolyMapData {
+    channel: i32,
+    vertices: Vec<[f32; 3]>,
+    faces: Vec<Vec<u32>>,
+}
+
+fn poly_maps(geom: &[Chunk], polys: &[Poly]) -> Result<Vec<PolyMapData>, String> {
+    let mut count: Option<i32> = None;
+    let mut channel: Option<i32> = None;
+    let mut verts: Option<Vec<[f32; 3]>> = None;
+    let mut out: Vec<PolyMapData> = Vec::new();
+    for c in geom {
+        let Some(p) = c.payload() else { continue };
+        match c.id {
+            POLY_MAP_COUNT => {
+                if p.len() != 4 {
+                    return Err(format!("poly map count (0x0120): {} bytes", p.len()));
+                }
+                count = Some(Words(p).i32(0));
+            }
+            POLY_MAP_CHANNEL => {
+                if p.len() != 4 {
+                    return Err(format!("poly map channel (0x0124): {} bytes", p.len()));
+                }
+                let ch = Words(p).i32(0);
+                let n = count.ok_or("poly map channel (0x0124) before the map count (0x0120)")?;
+                if !(-2..n).contains(&ch) {
+                    return Err(format!("poly map channel {ch} outside −2..{n}"));
+                }
+                if out.iter().any(|m| m.channel == ch) {
+                    return Err(format!("poly map channel {ch} stored twice"));
+                }
+                channel = Some(ch);
+                verts = None;
+            }
+            POLY_MAP_VERTICES => {
+                let ch = channel.ok_or("poly map vertices (0x0128) without a channel (0x0124)")?;
+                let (_, body) = counted(p, 12, &format!("poly map {ch} vertices (0x0128)"))?;
+                verts = Some(
+                    body.chunks_exact(12)
+                        .map(|r| {
+                            let w = Words(r);
+                            [w.f(0) as f32, w.f(1) as f32, w.f(2) as f32]
+                        })
+                        .collect(),
+                );
+            }
+            POLY_MAP_FACES => {
+                let ch = channel
+                    .take()
+                    .ok_or("poly map faces (0x012b) without a channel (0x0124)")?;
+                let vertices = verts
+                    .take()
+                    .ok_or_else(|| format!("poly map {ch}: faces (0x012b) before vertices"))?;
+                let faces = poly_map_faces(p, polys, vertices.len())
+                    .map_err(|e| format!("poly map {ch} faces (0x012b): {e}"))?;
+                out.push(PolyMapData {
+                    channel: ch,
+                    vertices,
+                    faces,
+                });
+            }
+            _ => {}
+        }
+    }
+    if let Some(ch) = channel {
+        return Err(format!("poly map {ch}: no faces (0x012b)"));
+    }
+    out.sort_by_key(|m| m.channel);
+    Ok(out)
+}
+
+/// Map face records: one per polygon, each of the polygon's degree.
+fn poly_map_faces(p: &[u8], polys: &[Poly], nverts: usize) -> Result<Vec<Vec<u32>>, String> {
+    let mut c = Cursor { p, at: 0 };
+    let mut out = Vec::with_capacity(polys.len());
+    for (i, poly) in polys.iter().enumerate() {
+        let k = c.u32("map face degree")? as usize;
+        if k != poly.v.len() {
+            return Err(format!(
+                "map face {i} has {k} corners, its polygon {}",
+                poly.v.len()
+            ));
+        }
+        let mut f = Vec::with_capacity(k);
+        for _ in 0..k {
+            let x = c.u32("map corner")?;
+            if x as usize >= nverts {
+                return Err(format!("map face {i}: map vertex {x} of {nverts}"));
+            }
+            f.push(x);
+        }
+        out.push(f);
+    }
+    if c.at != p.len() {
+        return Err(format!(
+            "{} bytes left after {} map faces",
+            p.len() - c.at,
+            polys.len()
+        ));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -390,6 +526,67 @@ mod tests {
             triangulate(&poly(&[5, 6, 7, 8], &[])),
             vec![[5, 6, 7], [5, 7, 8]]
         );
+    }
+
+    fn words(w: &[u32]) -> Vec<u8> {
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// A quad cut along local 1–3, with a map channel `ch` of four map vertices.
+    fn quad_with_map(ch: i32, map_faces: &[u32]) -> Vec<Chunk> {
+        let mut verts = words(&[4]);
+        for i in 0..4u32 {
+            verts.extend(words(&[0, i, 0, 0]));
+        }
+        let mut faces = words(&[1, 4, 0, 1, 2, 3]);
+        faces.extend(POLY_CUTS.to_le_bytes());
+        faces.extend(words(&[1, 3]));
+        let mut mverts = words(&[4]);
+        for i in 0..4u32 {
+            mverts.extend(words(&[(i as f32).to_bits(), 0, 0]));
+        }
+        vec![Chunk::container(
+            GEOM_BUFFERS,
+            vec![
+                Chunk::leaf(0x0100, verts),
+                Chunk::leaf(0x011a, faces),
+                Chunk::leaf(POLY_MAP_COUNT, words(&[2])),
+                Chunk::leaf(POLY_MAP_CHANNEL, ch.to_le_bytes().to_vec()),
+                Chunk::leaf(POLY_MAP_VERTICES, mverts),
+                Chunk::leaf(POLY_MAP_FACES, words(map_faces)),
+            ],
+        )]
+    }
+
+    #[test]
+    fn poly_map_faces_split_like_their_polygons() {
+        let (m, _) = editable_poly(&quad_with_map(1, &[4, 3, 2, 1, 0])).expect("poly");
+        assert_eq!(m.faces[0].v, [1, 2, 3]);
+        assert_eq!(m.faces[1].v, [3, 0, 1]);
+        assert_eq!(m.maps.len(), 1);
+        assert_eq!(m.maps[0].channel, 1);
+        // Map corner c of the polygon is map vertex 3 − c.
+        assert_eq!(m.maps[0].faces, [[2, 1, 0], [0, 3, 2]]);
+        // Hidden channels (−2 alpha) decode too.
+        assert_eq!(
+            editable_poly(&quad_with_map(-2, &[4, 0, 1, 2, 3]))
+                .expect("alpha")
+                .0
+                .maps[0]
+                .channel,
+            -2
+        );
+    }
+
+    #[test]
+    fn damaged_poly_maps_are_errors() {
+        let err = |ch: i32, f: &[u32]| editable_poly(&quad_with_map(ch, f)).unwrap_err();
+        assert!(err(1, &[3, 0, 1, 2]).contains("3 corners, its polygon 4"));
+        assert!(err(1, &[4, 0, 1, 2, 9]).contains("map vertex 9 of 4"));
+        assert!(err(1, &[4, 0, 1, 2]).contains("map corner"));
+        assert!(err(1, &[4, 0, 1, 2, 3, 7]).contains("4 bytes left"));
+        assert!(err(2, &[4, 0, 1, 2, 3]).contains("channel 2 outside"));
+        assert!(err(-3, &[4, 0, 1, 2, 3]).contains("channel -3 outside"));
     }
 
     #[test]

@@ -144,6 +144,11 @@ fn string(p: &[u8]) -> Result<String, String> {
         // An unset string.
         return Ok(String::new());
     }
+    if n == u32::MAX - 1 && p.len() == 4 {
+        // No inline text: a filename parameter of Max 2017+ whose value is an
+        // asset reference (the block's 0x000f container holds its GUID).
+        return Ok(String::new());
+    }
     let n = n as usize;
     let body = &p[4..];
     if n > body.len() {
@@ -466,6 +471,21 @@ mod tests {
         assert!(param_block2(&huge).is_err());
         let badstr = vec![header(1), rec(0, ty::STRING, 0x40, &[0xff, 0, 0, 0, 65])];
         assert!(param_block2(&badstr).unwrap_err().contains("exceeds"));
+        // Length −2 without text (an asset-held filename) is no string; with
+        // bytes after it, it stays an error.
+        let asset = vec![
+            header(1),
+            rec(16, ty::FILENAME, 0x40, &[0xfe, 0xff, 0xff, 0xff]),
+        ];
+        assert_eq!(
+            param_block2(&asset).unwrap().params[0].value,
+            Value::String(String::new())
+        );
+        let asset_text = vec![
+            header(1),
+            rec(16, ty::FILENAME, 0x40, &[0xfe, 0xff, 0xff, 0xff, 65, 0]),
+        ];
+        assert!(param_block2(&asset_text).unwrap_err().contains("exceeds"));
         let old = vec![Chunk::container(
             0x0002,
             vec![Chunk::leaf(0x0003, vec![0]), Chunk::leaf(0x0100, vec![])],

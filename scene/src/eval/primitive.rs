@@ -204,7 +204,8 @@ fn grid(
 /// Mapping: three texture grids — Y×Z for the ±X sides, X×Z for ±Y, X×Y for the
 /// caps — each spanning 0..1; a face picks its grid by the dominant axis of its
 /// normal and mirrors U on the −X, +Y and −Z faces so every side reads
-/// unmirrored from outside (checked against 3ds Max's ASE export).
+/// unmirrored from outside (checked against 3ds Max's ASE export). A negative
+/// height turns every face over (corners 1 and 2 swap).
 pub fn box_mesh(p: &Params) -> Result<Mesh, String> {
     let (l, w, h) = (p.float(0)?, p.float(1)?, p.float(2)?);
     let (ws, ls, hs) = (p.segments(3)?, p.segments(4)?, p.segments(5)?);
@@ -287,11 +288,25 @@ pub fn box_mesh(p: &Params) -> Result<Mesh, String> {
             quad(lo[k], lo[n], hi[n], hi[k], m, s);
         }
     }
-    let maps = if p.flag(6, true) {
+    let mut maps = if p.flag(6, true) {
         box_mapping(&v, &at, &faces, (ws, ls, hs))
     } else {
         Vec::new()
     };
+    if h < 0.0 {
+        // The top grid lies below the bottom one: Max turns every face over so
+        // the box stays outward (checked against the FBX of Kenjis_Room's
+        // Box007); the mapping is that of the unturned faces.
+        for f in &mut faces {
+            f.v.swap(1, 2);
+            f.flags = (f.flags & !0b101) | (f.flags & 1) << 2 | (f.flags >> 2 & 1);
+        }
+        for m in &mut maps {
+            for tf in &mut m.faces {
+                tf.swap(1, 2);
+            }
+        }
+    }
     Ok(Mesh {
         vertices: v,
         faces,
@@ -1266,6 +1281,32 @@ mod tests {
         // A whole sphere rests on its south pole.
         let whole = sphere(16, 0.0, false, true);
         assert!(whole.vertices.iter().all(|&p| on_sphere(p, 10.0)));
+    }
+
+    #[test]
+    fn negative_height_box_stays_outward() {
+        let boxp = |h: f32| {
+            Params(vec![
+                Value::Float(10.0),
+                Value::Float(20.0),
+                Value::Float(h),
+                Value::Int(2),
+                Value::Int(1),
+                Value::Int(3),
+                Value::Bool(true),
+            ])
+        };
+        let up = box_mesh(&boxp(5.0)).expect("box");
+        let down = box_mesh(&boxp(-5.0)).expect("box");
+        assert!(closed(&up) && closed(&down));
+        assert!((signed_volume(&up) - 1000.0).abs() < 1e-6);
+        assert!((signed_volume(&down) - 1000.0).abs() < 1e-6);
+        // Same faces turned over (corners 1 and 2). The mapping (per vertex,
+        // checked against the FBX in eval_fbx_uv.rs) keeps one face per face.
+        for (a, b) in up.faces.iter().zip(&down.faces) {
+            assert_eq!([a.v[0], a.v[2], a.v[1]], b.v);
+        }
+        assert_eq!(down.maps[0].faces.len(), down.faces.len());
     }
 
     /// Cone parameters: radii 10 and `r2`, `height`, 4 height segments, `caps`

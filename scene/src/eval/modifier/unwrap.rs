@@ -10,6 +10,8 @@ use super::{records, vec_at};
 /// (u32 count, 24-byte records starting u, v, w) and faces 0x0870 (u32 count, per
 /// face: degree, texture vertex per corner, face index, material, flags, geometry
 /// vertex per corner) — which replaces map channel 1 when the faces still match.
+/// On a poly input the faces are polygons, each covering the triangles our poly
+/// output made of it.
 pub(super) fn apply(local: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
     let find = |id: u16| {
         local
@@ -30,37 +32,54 @@ pub(super) fn apply(local: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
         return Err("texture faces".into());
     }
     let n = Words(p).u32(0) as usize;
-    if n != mesh.faces.len() {
-        return Err(format!(
-            "{n} texture faces for {} mesh faces",
-            mesh.faces.len()
-        ));
-    }
     let words = Words(&p[4..]);
     let count = (p.len() - 4) / 4;
+    if n > count {
+        return Err(format!("{n} texture faces in {count} words"));
+    }
     let mut at = 0;
-    let mut faces = Vec::with_capacity(n);
+    let mut faces = Vec::with_capacity(mesh.faces.len());
     for i in 0..n {
         if at >= count {
             return Err(format!("texture face {i} past the end"));
         }
         let deg = words.u32(at) as usize;
-        if deg != 3 || at + 1 + 2 * deg + 3 > count {
+        if deg < 3 || deg > count || at + 1 + 2 * deg + 3 > count {
             return Err(format!("texture face {i} of degree {deg}"));
         }
-        let t = [words.u32(at + 1), words.u32(at + 2), words.u32(at + 3)];
+        let t: Vec<u32> = (0..deg).map(|k| words.u32(at + 1 + k)).collect();
         if t.iter().any(|&x| x as usize >= vertices.len()) {
             return Err(format!("texture face {i} uses a missing vertex"));
         }
-        let v = [words.u32(at + 7), words.u32(at + 8), words.u32(at + 9)];
-        if v != mesh.faces[i].v {
-            return Err(format!("texture face {i} is over other vertices"));
-        }
-        faces.push(t);
+        let v: Vec<u32> = (0..deg).map(|k| words.u32(at + 4 + deg + k)).collect();
         at += 1 + 2 * deg + 3;
+        // A polygon (the modifier's input was a poly mesh) covers the next
+        // deg − 2 triangles of ours, split as the poly output splits it; each
+        // triangle corner takes the texture vertex of the polygon corner on the
+        // same geometry vertex.
+        for _ in 0..deg - 2 {
+            let f = faces.len();
+            let Some(face) = mesh.faces.get(f) else {
+                return Err(format!(
+                    "texture faces cover more than the {} mesh faces",
+                    mesh.faces.len()
+                ));
+            };
+            let tf = corner_texture(&v, &t, face.v).ok_or_else(|| {
+                format!("texture face {i} is over other vertices than mesh face {f}")
+            })?;
+            faces.push(tf);
+        }
     }
     if at != count {
         return Err("bytes left after the texture faces".into());
+    }
+    if faces.len() != mesh.faces.len() {
+        return Err(format!(
+            "{n} texture faces cover {} of {} mesh faces",
+            faces.len(),
+            mesh.faces.len()
+        ));
     }
     mesh.maps.retain(|m| m.channel != 1);
     mesh.maps.push(MapChannel {
@@ -70,4 +89,55 @@ pub(super) fn apply(local: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
     });
     mesh.maps.sort_by_key(|m| m.channel);
     Ok(())
+}
+
+/// Texture vertices of a triangle cut from a polygon (geometry vertices `v`,
+/// texture vertices `t` per corner). A polygon may pass a vertex twice (a hole
+/// bridged to its outline), so the triangle's corners are placed on polygon
+/// corners in cyclic order, as the triangulation keeps them; None when no such
+/// placement exists or two placements disagree on the texture vertices.
+fn corner_texture(v: &[u32], t: &[u32], tri: [u32; 3]) -> Option<[u32; 3]> {
+    let at: Vec<Vec<usize>> = tri
+        .iter()
+        .map(|&x| (0..v.len()).filter(|&j| v[j] == x).take(8).collect())
+        .collect();
+    // a → b → c runs forward around the polygon: two of the three steps rise.
+    let cyclic =
+        |a: usize, b: usize, c: usize| [a < b, b < c, c < a].iter().filter(|&&x| x).count() == 2;
+    let mut found: Option<[u32; 3]> = None;
+    for &a in &at[0] {
+        for &b in &at[1] {
+            for &c in &at[2] {
+                if !cyclic(a, b, c) {
+                    continue;
+                }
+                let tf = [t[a], t[b], t[c]];
+                match found {
+                    Some(f) if f != tf => return None,
+                    _ => found = Some(tf),
+                }
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triangles_of_polygons_that_pass_a_vertex_twice() {
+        // Outline 0 1 2 3, bridged at vertex 0 to a hole 4 5 6: the polygon runs
+        // 0 1 2 3 0 4 6 5 with vertex 0 at corners 0 and 4.
+        let v = [0, 1, 2, 3, 0, 4, 6, 5];
+        let t = [10, 11, 12, 13, 14, 15, 16, 17];
+        assert_eq!(corner_texture(&v, &t, [1, 2, 3]), Some([11, 12, 13]));
+        // Vertex 0 after 3 is corner 4; before 1 it is corner 0.
+        assert_eq!(corner_texture(&v, &t, [3, 0, 4]), Some([13, 14, 15]));
+        assert_eq!(corner_texture(&v, &t, [5, 0, 1]), Some([17, 10, 11]));
+        // Against the polygon's order, or off it: no placement.
+        assert_eq!(corner_texture(&v, &t, [3, 2, 1]), None);
+        assert_eq!(corner_texture(&v, &t, [1, 2, 9]), None);
+    }
 }
