@@ -84,7 +84,7 @@ pub fn render(view: JsonView, doc: &Document, typed: &Typed) -> Vec<u8> {
         JsonView::ClassDirectory => json::to_bytes(&typed.classes),
         JsonView::ClassData => json::to_bytes(&typed.class_data),
         JsonView::Config => config::render(typed),
-        JsonView::Scene => scene::render(typed),
+        JsonView::Scene => scene::render(doc, typed),
         JsonView::Nodes => nodes::render(doc, typed),
         JsonView::AppData => appdata::render(typed),
         JsonView::NelProperties => nel_properties::render(typed),
