@@ -11,6 +11,7 @@ pub mod error;
 pub mod eval;
 pub mod graph;
 pub mod peek;
+pub mod settings;
 pub mod summary;
 pub mod typed;
 pub mod version;

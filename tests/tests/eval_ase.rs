@@ -1,7 +1,8 @@
 //! Node transforms and animation against 3ds Max's own ASCII export (.ASE) of the
 //! same files; the ASE prints 4 decimals, so values are compared to that precision.
 
-use maxfs_scene::eval::{Mat43, SceneEval};
+use maxfs_scene::eval::transform::invert;
+use maxfs_scene::eval::{Mat43, Quat, SceneEval, Vec3};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 
@@ -116,25 +117,33 @@ fn parse_anims(text: &str) -> Vec<AseAnim> {
     out
 }
 
-/// Angle of the rotation taking `a`'s 3×3 part to `b`'s (scale removed).
-fn relative_angle(a: &Mat43, b: &Mat43) -> f64 {
-    let n = |m: &Mat43| {
-        let r = m.rows();
-        let mut o = [[0.0; 3]; 3];
-        for i in 0..3 {
-            let l = (r[i][0] * r[i][0] + r[i][1] * r[i][1] + r[i][2] * r[i][2]).sqrt();
-            for j in 0..3 {
-                o[i][j] = r[i][j] / l;
-            }
-        }
-        o
+/// The 3×3 part of `m` with unit rows (scale removed), translation dropped.
+fn unit_rows(m: &Mat43) -> Mat43 {
+    let r = m.rows();
+    let n = |i: usize| {
+        let l = (r[i][0] * r[i][0] + r[i][1] * r[i][1] + r[i][2] * r[i][2]).sqrt();
+        Vec3(r[i][0] / l, r[i][1] / l, r[i][2] / l)
     };
-    let (ra, rb) = (n(a), n(b));
+    Mat43([n(0), n(1), n(2), Vec3::default()])
+}
+
+/// Angle of the rotation taking `a`'s 3×3 part to `b`'s (scale removed): zero
+/// only when the two rotations are the same (axis and angle).
+fn relative_angle(a: &Mat43, b: &Mat43) -> f64 {
+    let (ra, rb) = (unit_rows(a).rows(), unit_rows(b).rows());
     // trace(ra^T rb) = sum of row dot products.
     let tr: f64 = (0..3)
         .map(|i| (0..3).map(|j| ra[i][j] * rb[i][j]).sum::<f64>())
         .sum();
     ((tr - 1.0) / 2.0).clamp(-1.0, 1.0).acos()
+}
+
+/// An ASE `*CONTROL_ROT_SAMPLE` (axis, angle) as a row-vector rotation. The
+/// exporter writes Max's quaternion convention, the inverse of the node
+/// rotation (docs/evaluation.md): the angle is negated. A relative sample
+/// applies after the previous rotation (`previous · sample`).
+fn ase_rotation(r: &[f64; 4]) -> Mat43 {
+    Mat43::rotation(Quat::from_axis_angle(Vec3(r[0], r[1], r[2]), -r[3]))
 }
 
 fn check_anim(max: &str, ase: &str) -> usize {
@@ -157,20 +166,27 @@ fn check_anim(max: &str, ase: &str) -> usize {
                 bad.push(format!("{} pos at {t}: ours {ours:?} ase {p:?}", a.name));
             }
         }
+        // Full rotations, axis and angle (a sign error about any axis shows):
+        // the first sample absolute, each later one relative to the previous.
+        let at = |t: i32| unit_rows(&eval.local_tm(o.index, t));
+        if let Some((t, r)) = a.rot.first() {
+            let e = relative_angle(&at(*t), &ase_rotation(r));
+            compared += 1;
+            if e > 3e-4 {
+                bad.push(format!("{} rotation at {t}: off by {e:.5} rad", a.name));
+            }
+        }
         for w in a.rot.windows(2) {
             let (t0, t1) = (w[0].0, w[1].0);
-            let ase_angle = w[1].1[3];
-            let ase_angle = if ase_angle > std::f64::consts::PI {
-                2.0 * std::f64::consts::PI - ase_angle
-            } else {
-                ase_angle
-            };
-            let ours = relative_angle(&eval.local_tm(o.index, t0), &eval.local_tm(o.index, t1));
+            let ours = invert(&at(t0)).then(&at(t1));
+            let e = relative_angle(&ours, &ase_rotation(&w[1].1));
             compared += 1;
-            if (ours - ase_angle).abs() > 1.5e-4 {
+            if e > 1.5e-4 {
                 bad.push(format!(
-                    "{} rot {t0}->{t1}: ours {ours:.5} ase {ase_angle:.5}",
-                    a.name
+                    "{} rotation {t0}->{t1}: off by {e:.5} rad (ase axis {:?} angle {})",
+                    a.name,
+                    &w[1].1[..3],
+                    w[1].1[3]
                 ));
             }
         }

@@ -15,9 +15,8 @@ use serde_json::json as value;
 
 use super::geometry;
 
-/// Ticks per second (Max: 4800) and per frame at 30 fps (160).
+/// Ticks per second (Max: 4800 at every frame rate).
 const TICKS_PER_SECOND: f64 = 4800.0;
-const TICKS_PER_FRAME: i64 = 160;
 /// At most this many samples per animated node (damaged key times).
 const MAX_SAMPLES: i64 = 20_000;
 /// Max cameras and lights look down local −Z with +Y up; after the axis change
@@ -46,6 +45,15 @@ pub fn to_gltf(m: &Mat43) -> [[f64; 4]; 3] {
         }
     }
     o
+}
+
+/// A glTF-axes matrix with its translation converted to metres.
+#[inline(never)]
+fn metres(mut m: [[f64; 4]; 3], metres_per_unit: f64) -> [[f64; 4]; 3] {
+    for row in &mut m {
+        row[3] *= metres_per_unit;
+    }
+    m
 }
 
 /// Translation, rotation (x, y, z, w) and scale of a glTF-axes matrix, and
@@ -171,10 +179,20 @@ fn clamp01(v: f32) -> f32 {
     }
 }
 
+/// How Max's units and time map onto glTF's metres and seconds.
+#[derive(Debug, Clone, Copy)]
+pub struct Scale {
+    /// Metres per Max unit (the file's system unit).
+    pub metres: f64,
+    /// Ticks per frame at the file's frame rate: the animation sampling step.
+    pub ticks_per_frame: i32,
+}
+
 /// The model under construction and its binary buffer.
 struct Builder<'a> {
     eval: &'a SceneEval,
     assets: &'a Assets,
+    scale: Scale,
     root: json::Root,
     bin: Vec<u8>,
     warnings: Vec<String>,
@@ -414,7 +432,11 @@ impl Builder<'_> {
                 return None;
             }
         };
-        let s = geometry::streams(&mesh, &self.eval.offset_tm(node));
+        let mut s = geometry::streams(&mesh, &self.eval.offset_tm(node));
+        let metres = self.scale.metres;
+        for p in &mut s.positions {
+            *p = p.map(|v| (f64::from(v) * metres) as f32);
+        }
         if s.skipped_faces > 0 {
             self.warnings.push(format!(
                 "{name}: {} faces with out-of-range vertices left out",
@@ -485,8 +507,12 @@ impl Builder<'_> {
         let znear = c
             .near_clip
             .filter(|v| v.is_finite() && *v > 0.0)
-            .unwrap_or(0.1);
-        let zfar = c.far_clip.filter(|v| v.is_finite() && *v > znear);
+            .unwrap_or(0.1)
+            * self.scale.metres as f32;
+        let zfar = c
+            .far_clip
+            .map(|v| v * self.scale.metres as f32)
+            .filter(|v| v.is_finite() && *v > znear);
         let cam = self.root.push(json::Camera {
             name: Some(name.to_string()),
             orthographic: None,
@@ -601,10 +627,15 @@ fn parents(eval: &SceneEval, nodes: &[usize]) -> Vec<Option<usize>> {
 }
 
 #[inline(never)]
-pub fn build(eval: &SceneEval, assets: &Assets) -> (json::Root, Vec<u8>, Vec<String>) {
+pub fn build(
+    eval: &SceneEval,
+    assets: &Assets,
+    scale: Scale,
+) -> (json::Root, Vec<u8>, Vec<String>) {
     let mut b = Builder {
         eval,
         assets,
+        scale,
         root: json::Root {
             asset: json::Asset {
                 generator: Some(format!("maxfs {}", env!("CARGO_PKG_VERSION"))),
@@ -643,7 +674,7 @@ pub fn build(eval: &SceneEval, assets: &Assets) -> (json::Root, Vec<u8>, Vec<Str
             .as_ref()
             .map(|x| x.name.clone())
             .unwrap_or_default();
-        let m = to_gltf(&eval.local_tm(n, 0));
+        let m = metres(to_gltf(&eval.local_tm(n, 0)), scale.metres);
         let (t, r, s, exact) = decompose(&m);
         let mut node = json::Node {
             name: Some(name.clone()),
@@ -737,7 +768,8 @@ fn animations(b: &mut Builder, max_nodes: &[usize], animated: &BTreeMap<usize, V
         if last <= first {
             continue;
         }
-        let step = TICKS_PER_FRAME.max((last - first) / MAX_SAMPLES + 1);
+        let frame = i64::from(b.scale.ticks_per_frame.max(1));
+        let step = frame.max((last - first) / MAX_SAMPLES + 1);
         let mut times: Vec<i64> = (0..)
             .map(|k| first + k * step)
             .take_while(|&t| t < last)
@@ -748,7 +780,8 @@ fn animations(b: &mut Builder, max_nodes: &[usize], animated: &BTreeMap<usize, V
         let mut sc = Vec::with_capacity(times.len());
         let mut prev = [0.0, 0.0, 0.0, 1.0];
         for &t in &times {
-            let (t3, mut q, s, _) = decompose(&to_gltf(&b.eval.local_tm(n, t as i32)));
+            let m = metres(to_gltf(&b.eval.local_tm(n, t as i32)), b.scale.metres);
+            let (t3, mut q, s, _) = decompose(&m);
             if q.iter().zip(&prev).map(|(a, b)| a * b).sum::<f64>() < 0.0 {
                 q = q.map(|v| -v);
             }

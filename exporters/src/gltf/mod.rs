@@ -4,13 +4,15 @@
 //! docs/gltf-export.md.
 //!
 //! Axes: Max is Z-up, glTF Y-up (both right-handed); a Max point (x, y, z) is the
-//! glTF point (x, z, −y).
+//! glTF point (x, z, −y). Lengths are converted from the file's system unit to
+//! metres, and animation is sampled once per frame at the file's frame rate.
 
 mod build;
 pub mod geometry;
 pub mod glb;
 
 use maxfs_scene::eval::SceneEval;
+use maxfs_scene::settings::{self, TimeConfig};
 use maxfs_scene::Document;
 
 /// A finished export.
@@ -22,11 +24,34 @@ pub struct GltfExport {
     pub warnings: Vec<String>,
 }
 
-/// Exports an evaluated scene. Anything narrower than the whole scene that
-/// cannot be exported becomes a warning.
+/// Exports an evaluated scene. Fails only when the scene cannot be read at
+/// all; anything narrower becomes a warning.
 pub fn export_scene(eval: &SceneEval) -> Result<GltfExport, String> {
-    let assets = maxfs_scene::eval::material::Assets::of(&eval.doc);
-    let (root, bin, warnings) = build::build(eval, &assets);
+    let (doc, graph) = (&*eval.doc, &*eval.graph);
+    let assets = maxfs_scene::eval::material::Assets::of(doc);
+    let mut notes = Vec::new();
+    let metres = settings::system_unit(doc, graph).map_or_else(
+        |e| {
+            notes.push(format!(
+                "system unit not decoded ({e}): lengths left in Max units"
+            ));
+            1.0
+        },
+        |u| u.metres_per_unit,
+    );
+    let time = settings::time_config(doc).unwrap_or_else(|e| {
+        notes.push(format!(
+            "time configuration not decoded ({e}): sampled at Max's default 30 fps"
+        ));
+        TimeConfig::DEFAULT
+    });
+    let scale = build::Scale {
+        metres,
+        ticks_per_frame: time.ticks_per_frame,
+    };
+    let (root, bin, mut warnings) = build::build(eval, &assets, scale);
+    notes.append(&mut warnings);
+    let warnings = notes;
     let json = root
         .to_vec()
         .map_err(|e| format!("glTF JSON serialisation: {e}"))?;

@@ -90,7 +90,7 @@ pub fn render(
         JsonView::ClassDirectory => json::to_bytes(&typed.classes),
         JsonView::ClassData => json::to_bytes(&typed.class_data),
         JsonView::Config => config::render(typed),
-        JsonView::Scene => scene::render(typed),
+        JsonView::Scene => scene::render(doc, typed),
         JsonView::Nodes => nodes::render(typed, eval),
         JsonView::AppData => appdata::render(typed),
         JsonView::NelProperties => nel_properties::render(typed),

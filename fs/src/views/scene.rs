@@ -1,10 +1,12 @@
-//! `scene.json`: every object of the Scene stream with its class, superclass,
-//! plug-in DLL and references.
+//! `scene.json`: the scene's system unit and time configuration, and every
+//! object of the Scene stream with its class, superclass, plug-in DLL and
+//! references.
 
 use serde::Serialize;
 
 use maxfs_scene::graph::SceneObject;
-use maxfs_scene::{version, Typed};
+use maxfs_scene::settings::{self, SystemUnit, TimeConfig};
+use maxfs_scene::{version, Document, Typed};
 
 use crate::json;
 
@@ -12,6 +14,8 @@ use crate::json;
 struct Scene<'a> {
     version: String,
     release: Option<&'static str>,
+    system_unit: Setting<SystemUnit>,
+    time: Setting<TimeConfig>,
     objects: Vec<Object<'a>>,
 }
 
@@ -31,6 +35,23 @@ struct Object<'a> {
     appdata_entries: usize,
     #[serde(skip_serializing_if = "is_zero")]
     note_keys: usize,
+}
+
+/// A decoded setting, or why it could not be decoded.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Setting<T> {
+    Decoded(T),
+    Error { error: String },
+}
+
+impl<T> From<Result<T, String>> for Setting<T> {
+    fn from(r: Result<T, String>) -> Setting<T> {
+        match r {
+            Ok(v) => Setting::Decoded(v),
+            Err(error) => Setting::Error { error },
+        }
+    }
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -55,11 +76,13 @@ fn object(o: &SceneObject) -> Object<'_> {
     }
 }
 
-pub fn render(typed: &Typed) -> Vec<u8> {
+pub fn render(doc: &Document, typed: &Typed) -> Vec<u8> {
     match &typed.scene {
         Ok(g) => json::to_bytes(&Scene {
             version: json::id16(g.version),
             release: version::release_name(g.version),
+            system_unit: settings::system_unit(doc, g).into(),
+            time: settings::time_config(doc).into(),
             objects: g.objects.iter().map(object).collect(),
         }),
         Err(e) => super::error_json(&e.to_string()),

@@ -109,9 +109,15 @@ pub enum Controller {
         track: RotTrack,
         range: Option<(i32, i32)>,
     },
+    /// A scale value is scale factors along the axes of a rotated frame, the
+    /// scale axis. `track` holds the factors; `axis` the axis rotation (node
+    /// convention, like rotations; slerped between keys) is decoded but not
+    /// applied: no reference in the corpus confirms how Max composes it
+    /// (docs/evaluation.md, "Controllers").
     Scale {
         class: String,
         track: Track<3>,
+        axis: RotTrack,
         range: Option<(i32, i32)>,
     },
     PositionXyz {
@@ -240,6 +246,24 @@ fn bezier_scale_keys(table: &[u8]) -> Result<Vec<BezKey<3>>, String> {
         .collect())
 }
 
+/// The scale-axis rotation of each scale key (words 5–8 of every record kind),
+/// as a track slerped between keys; constant when every key has the same axis.
+fn scale_axes(table: &[u8], size: usize) -> Result<RotTrack, String> {
+    let keys: Vec<(i32, Quat)> = keys::records(table, size)?
+        .map(|r| {
+            let w = Words(r);
+            (w.i32(0), quat_stored(w.fs(5)))
+        })
+        .collect();
+    Ok(match keys.first() {
+        Some(&(_, q)) if keys.iter().all(|k| k.1 == q) => RotTrack::Constant { value: q },
+        None => RotTrack::Constant {
+            value: Quat::IDENTITY,
+        },
+        Some(_) => RotTrack::Linear { keys },
+    })
+}
+
 fn tcb_keys<const N: usize>(
     table: &[u8],
     size: usize,
@@ -357,26 +381,42 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, String> {
             }
         }
         LINEAR_SCALE | BEZIER_SCALE | TCB_SCALE => {
-            let track = match (table(0x2515), table(0x2528), table(0x2523)) {
-                (Some(t), _, _) => Track::Linear {
-                    keys: linear_keys(t, 36)?,
-                },
-                (_, Some(t), _) => Track::Bezier {
-                    keys: bezier_scale_keys(t)?,
-                },
-                (_, _, Some(t)) => Track::Tcb {
-                    keys: tcb_keys::<3>(t, 112, 9)?,
-                },
-                _ => Track::Constant {
-                    value: leaf(chunks, 0x2505)
-                        .filter(|p| p.len() == 28)
-                        .map(|p| Words(p).fs::<3>(0))
-                        .unwrap_or([1.0; 3]),
-                },
+            // Every scale record is {time, flags, s[3], q[4], …}: the axis at word 5.
+            let (track, axis) = match (table(0x2515), table(0x2528), table(0x2523)) {
+                (Some(t), _, _) => (
+                    Track::Linear {
+                        keys: linear_keys(t, 36)?,
+                    },
+                    scale_axes(t, 36)?,
+                ),
+                (_, Some(t), _) => (
+                    Track::Bezier {
+                        keys: bezier_scale_keys(t)?,
+                    },
+                    scale_axes(t, 148)?,
+                ),
+                (_, _, Some(t)) => (
+                    Track::Tcb {
+                        keys: tcb_keys::<3>(t, 112, 9)?,
+                    },
+                    scale_axes(t, 112)?,
+                ),
+                _ => {
+                    let v = leaf(chunks, 0x2505).filter(|p| p.len() == 28).map(Words);
+                    (
+                        Track::Constant {
+                            value: v.as_ref().map_or([1.0; 3], |w| w.fs::<3>(0)),
+                        },
+                        RotTrack::Constant {
+                            value: v.map_or(Quat::IDENTITY, |w| quat_stored(w.fs(3))),
+                        },
+                    )
+                }
             };
             Controller::Scale {
                 class: name,
                 track,
+                axis,
                 range: r,
             }
         }

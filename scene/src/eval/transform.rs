@@ -450,8 +450,9 @@ impl SceneEval {
         self.offset_tm(node).then(&self.world_tm(node, t))
     }
 
-    /// LookAt: the node's -Z axis points at the target, rolled about it; Max keeps
-    /// the up vector on world Z.
+    /// LookAt: the node's -Z axis points at the target, Max keeping the up
+    /// vector on world Z, then the roll turns it about its local Z by
+    /// `RotateZMatrix(roll)` (sign checked against Max's ASE export).
     /// `refs` = [target node, position, roll, scale] controllers.
     fn lookat_tm(
         &self,
@@ -480,7 +481,7 @@ impl SceneEval {
         let x = up.cross(z).normalized();
         let y = z.cross(x);
         let world = Mat43([x, y, z, world_pos]);
-        let rolled = Mat43::rot_z(-self.float_at(roll, t, 0.0)).then(&world);
+        let rolled = Mat43::rot_z(self.float_at(roll, t, 0.0)).then(&world);
         let scaled = Mat43::scaling(self.scale_at(scale, t)).then(&rolled);
         match parent_world {
             Some(pw) => scaled.then(&invert(&pw)),

@@ -10,8 +10,8 @@
 //! The plug-in writes nothing for Euler XYZ, Position XYZ and Scale XYZ
 //! ("may be supported in future"), which is what current Max creates by
 //! default; rather than drop those channels, they are sampled once per frame
-//! (and at every sub-controller key) into linear keyframers, so the values
-//! match Max at every sample.
+//! at the file's frame rate (and at every sub-controller key) into linear
+//! keyframers, so the values match Max at every sample.
 //!
 //! Selection: anim_export.ms (`$Bip01` and EXPORT_NODE_ANIMATION nodes, tracks
 //! of each node and, as bone tracks `<child>.<channel>`, of its descendants).
@@ -21,6 +21,7 @@
 use maxfs_scene::eval::controller::{Controller, RotTrack, Track};
 use maxfs_scene::eval::keys::{TANGENT_STEP, TICKS_PER_SECOND};
 use maxfs_scene::eval::{Quat, Vec3};
+use maxfs_scene::settings::{self, TimeConfig};
 
 use super::skel::{checked_bytes, f32v, nel_quat, nel_vec, unsupported_controller};
 use super::{select, skinning, Context, ExportKind, Exports, Output};
@@ -31,8 +32,6 @@ use crate::nel::anim::{
 use crate::nel::stream::{Bool, Ptr, F32};
 use crate::nel::{NelFile, NelKind};
 
-/// 30 frames per second, the Max default and the rate of every corpus file.
-pub const TICKS_PER_FRAME: i32 = 160;
 /// Samples per sampled channel at most (a damaged range must not allocate without bound).
 const MAX_SAMPLES: usize = 1 << 16;
 
@@ -62,10 +61,15 @@ pub fn export(ctx: &Context, out: &mut Exports) {
         min_end_time: Some(F32::from_f32(-f32::MAX)),
         sss_shapes: Some(Vec::new()),
     };
+    let time = settings::time_config(ctx.doc);
     let mut b = Builder {
         ctx,
         tracks: Vec::new(),
         errors: Vec::new(),
+        ticks_per_frame: time
+            .as_ref()
+            .map_or(TimeConfig::DEFAULT.ticks_per_frame, |t| t.ticks_per_frame),
+        sampled: std::cell::Cell::new(false),
     };
     let selected = select::anim_nodes(ctx);
     if selected.is_empty() {
@@ -93,6 +97,13 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     }
     for (node, e) in std::mem::take(&mut b.errors) {
         out.push_error(ExportKind::Anim, node_name(ctx, node), e);
+    }
+    if let (true, Err(e)) = (b.sampled.get(), &time) {
+        out.push_error(
+            ExportKind::Anim,
+            "",
+            format!("time configuration not decoded ({e}): composite channels sampled at 30 fps"),
+        );
     }
     if b.tracks.is_empty() {
         return;
@@ -182,6 +193,10 @@ struct Builder<'c, 'a> {
     ctx: &'c Context<'a>,
     tracks: Vec<(String, NelTrack)>,
     errors: Vec<(usize, String)>,
+    /// The file's frame step: composite channels are sampled once per frame.
+    ticks_per_frame: i32,
+    /// Whether any channel was sampled (the frame step mattered).
+    sampled: std::cell::Cell<bool>,
 }
 
 impl Builder<'_, '_> {
@@ -286,6 +301,8 @@ impl Builder<'_, '_> {
 
     /// Per-frame linear keys of a composite controller, over its keys' range.
     fn sampled(&self, ch: Channel, ctl: usize, c: &Controller) -> Option<NelTrack> {
+        self.sampled.set(true);
+        let frame = self.ticks_per_frame.max(1);
         let ev = &self.ctx.eval;
         let mut times: Vec<i32> = children(c)
             .into_iter()
@@ -295,12 +312,12 @@ impl Builder<'_, '_> {
         times.sort_unstable();
         times.dedup();
         let (&first, &last) = (times.first()?, times.last()?);
-        let mut t = first.saturating_sub(first.rem_euclid(TICKS_PER_FRAME));
+        let mut t = first.saturating_sub(first.rem_euclid(frame));
         while t < last && times.len() < MAX_SAMPLES {
             if t > first {
                 times.push(t);
             }
-            let Some(next) = t.checked_add(TICKS_PER_FRAME) else {
+            let Some(next) = t.checked_add(frame) else {
                 break;
             };
             t = next;
