@@ -33,10 +33,11 @@ pub enum JsonView {
     Cameras,
     Lights,
     NelProperties,
+    Biped,
 }
 
 impl JsonView {
-    pub const ALL: [JsonView; 14] = [
+    pub const ALL: [JsonView; 15] = [
         JsonView::DllDirectory,
         JsonView::ClassDirectory,
         JsonView::ClassData,
@@ -51,6 +52,7 @@ impl JsonView {
         JsonView::Cameras,
         JsonView::Lights,
         JsonView::NelProperties,
+        JsonView::Biped,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -69,6 +71,7 @@ impl JsonView {
             JsonView::Cameras => "cameras.json",
             JsonView::Lights => "lights.json",
             JsonView::NelProperties => "nel_properties.json",
+            JsonView::Biped => "biped.json",
         }
     }
 
@@ -93,7 +96,8 @@ pub fn render(view: JsonView, doc: &Document, typed: &Typed) -> Vec<u8> {
         | JsonView::Animation
         | JsonView::Materials
         | JsonView::Cameras
-        | JsonView::Lights => eval::render(view, doc, typed),
+        | JsonView::Lights
+        | JsonView::Biped => eval::render(view, doc, typed),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Scene evaluation: what 3ds Max computes from the stored scene — controller
 //! values at a time, node transforms.
 
+pub mod biped;
 pub mod bone_object;
 pub mod boolean;
 pub mod controller;
