@@ -5,6 +5,7 @@
 //! references its system object as reference 0, so a file may hold several rigs.
 //! Layouts: seed §11 (docs/evaluation.md, "Biped").
 
+pub mod figure;
 pub mod records;
 pub mod tracks;
 

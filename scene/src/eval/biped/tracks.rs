@@ -1,15 +1,23 @@
 //! Biped keytracks: 13 (data, time) chunk pairs on the system object (seed §11,
-//! 0x012c–0x014a). The time chunk holds a 7-word header (key count first) and
-//! one record per key starting with the time in ticks and carrying the key's
-//! TCB parameters at words 7–9 (Max UI units, 25 = default); the data chunk
-//! holds the key count, a per-track header and one value record per key.
+//! 0x012c–0x014a). The time chunk holds a header (key count first) and one
+//! record per key starting with the time in ticks and carrying the key's TCB
+//! parameters at words 7–9 (Max UI units, 25 = default); the data chunk holds
+//! the key count, a per-track header and one value record per key.
+//!
+//! Two layouts occur: Max 2009 files (RabbitSkin) have 7-word time headers and
+//! 4-word arm/leg data headers; Max 2013 and later (biped-ld35, SeanConway)
+//! have 10-word time headers and 6-word arm/leg data headers. The layout is
+//! read off the group itself: an empty time chunk is exactly a header, and a
+//! multi-key time chunk divides into whole records under only one of the two.
 
 use serde::Serialize;
 
 use crate::chunk::Chunk;
 
-/// Words before the first key in a time chunk.
-const TIME_HEADER: usize = 7;
+/// Words before the first key in a time chunk: (old layout, new layout).
+const TIME_HEADERS: [usize; 2] = [7, 10];
+/// Words the new layout adds to the arm and leg data headers.
+const LIMB_HEADER_EXTRA: usize = 2;
 /// The smallest time record: time, index, 5 words, tension, continuity, bias.
 const TIME_RECORD_MIN: usize = 10;
 
@@ -18,6 +26,8 @@ const TIME_RECORD_MIN: usize = 10;
 enum Layout {
     /// `header` words (key count first), then one record per key.
     Records { header: usize },
+    /// An arm or leg: `header` words in the old layout, 2 more in the new.
+    Limb { header: usize },
     /// Two banks, each a key count then `record` words per key.
     TwoBanks { record: usize },
 }
@@ -28,10 +38,10 @@ const TRACKS: [(u16, u16, &str, Layout); 13] = [
     (0x012e, 0x012f, "turn", Layout::Records { header: 3 }),
     (0x0130, 0x0131, "vertical", Layout::TwoBanks { record: 13 }),
     (0x0132, 0x0133, "pelvis", Layout::Records { header: 3 }),
-    (0x0134, 0x0135, "right arm", Layout::Records { header: 4 }),
-    (0x0136, 0x0137, "left arm", Layout::Records { header: 4 }),
-    (0x0138, 0x0139, "right leg", Layout::Records { header: 4 }),
-    (0x013a, 0x013b, "left leg", Layout::Records { header: 4 }),
+    (0x0134, 0x0135, "right arm", Layout::Limb { header: 4 }),
+    (0x0136, 0x0137, "left arm", Layout::Limb { header: 4 }),
+    (0x0138, 0x0139, "right leg", Layout::Limb { header: 4 }),
+    (0x013a, 0x013b, "left leg", Layout::Limb { header: 4 }),
     (0x013c, 0x013d, "spine", Layout::Records { header: 4 }),
     (0x013e, 0x013f, "head", Layout::Records { header: 3 }),
     (0x0142, 0x0143, "tail", Layout::Records { header: 4 }),
@@ -77,6 +87,15 @@ fn f(w: u32) -> f32 {
 pub fn decode(group: &[Chunk], what: &str) -> Result<Vec<KeyTrack>, String> {
     let leaf = |id: u16| group.iter().find(|c| c.id == id).and_then(Chunk::payload);
     let mut out = Vec::new();
+    let Some(new_layout) = layout_of(group) else {
+        if TRACKS.iter().any(|t| leaf(t.1).is_some()) {
+            return Err(format!(
+                "{what}: keytrack time chunks fit neither the 7- nor the 10-word header layout"
+            ));
+        }
+        return Ok(out);
+    };
+    let time_header = TIME_HEADERS[usize::from(new_layout)];
     for (data_id, time_id, name, layout) in TRACKS {
         let (Some(data), Some(time)) = (leaf(data_id), leaf(time_id)) else {
             continue;
@@ -92,13 +111,13 @@ pub fn decode(group: &[Chunk], what: &str) -> Result<Vec<KeyTrack>, String> {
         let count = *tw
             .first()
             .ok_or_else(|| at(time_id, "empty time chunk".into()))? as usize;
-        if tw.len() < TIME_HEADER {
+        if tw.len() < time_header {
             return Err(at(
                 time_id,
-                format!("{} words, header needs {TIME_HEADER}", tw.len()),
+                format!("{} words, header needs {time_header}", tw.len()),
             ));
         }
-        let body = tw.len() - TIME_HEADER;
+        let body = tw.len() - time_header;
         let rec = match (count, body) {
             (0, 0) => TIME_RECORD_MIN,
             (0, _) => return Err(at(time_id, format!("no keys but {body} words of key data"))),
@@ -110,10 +129,17 @@ pub fn decode(group: &[Chunk], what: &str) -> Result<Vec<KeyTrack>, String> {
                 ))
             }
         };
+        let layout = match layout {
+            Layout::Limb { header } if new_layout => Layout::Records {
+                header: header + LIMB_HEADER_EXTRA,
+            },
+            Layout::Limb { header } => Layout::Records { header },
+            l => l,
+        };
         let (header, values) = data_values(&dw, count, layout).map_err(|m| at(data_id, m))?;
         let keys = (0..count)
             .map(|k| {
-                let r = &tw[TIME_HEADER + k * rec..TIME_HEADER + (k + 1) * rec];
+                let r = &tw[time_header + k * rec..time_header + (k + 1) * rec];
                 Key {
                     time: r[0] as i32,
                     tcb: [f(r[7]), f(r[8]), f(r[9])],
@@ -131,6 +157,30 @@ pub fn decode(group: &[Chunk], what: &str) -> Result<Vec<KeyTrack>, String> {
         });
     }
     Ok(out)
+}
+
+/// Whether the group uses the new (10-word time header) layout: decided by
+/// the first time chunk that fits exactly one of the two; None when none does.
+fn layout_of(group: &[Chunk]) -> Option<bool> {
+    let fits = |tw: &[u32], h: usize| -> bool {
+        let Some(&count) = tw.first() else {
+            return false;
+        };
+        let count = count as usize;
+        match tw.len().checked_sub(h) {
+            None => false,
+            Some(0) => count == 0,
+            Some(b) => count > 0 && b % count == 0 && b / count >= TIME_RECORD_MIN,
+        }
+    };
+    TRACKS.iter().find_map(|t| {
+        let tw = words(group.iter().find(|c| c.id == t.1)?.payload()?);
+        match (fits(&tw, TIME_HEADERS[0]), fits(&tw, TIME_HEADERS[1])) {
+            (true, false) => Some(false),
+            (false, true) => Some(true),
+            _ => None,
+        }
+    })
 }
 
 /// Splits a data chunk into its header and `count` value records.
@@ -186,6 +236,7 @@ fn data_values(
                 .collect();
             Ok((vec![dw[0]], vals))
         }
+        Layout::Limb { .. } => Err("limb layout not resolved".into()),
     }
 }
 
@@ -198,7 +249,7 @@ mod tests {
     }
 
     fn time_chunk(times: &[i32]) -> Vec<u32> {
-        let mut t = vec![times.len() as u32, 0, 0, 0, 0, 1, 0];
+        let mut t = vec![times.len() as u32, 0, 0, 0, 0, 1, 0, 0, 0, 0];
         for (i, &tk) in times.iter().enumerate() {
             t.extend([tk as u32, i as u32, 0, 0, 0, 0, 0]);
             t.extend([25f32.to_bits(), 25f32.to_bits(), 25f32.to_bits()]);
@@ -210,6 +261,7 @@ mod tests {
     fn horizontal_keys() {
         let mut d = vec![2u32];
         d.extend((0..20).map(|i| (i as f32).to_bits()));
+        // Two 10-word records fit only the new layout's 10-word header.
         let g = vec![
             Chunk::leaf(0x012c, bytes(&d)),
             Chunk::leaf(0x012d, bytes(&time_chunk(&[0, 160]))),

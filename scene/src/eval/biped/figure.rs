@@ -1,0 +1,170 @@
+//! Figure-mode world transforms of Biped bones, from the live record group.
+//!
+//! Biped keeps its figure in a Y-up frame: a Y-up row vector `v` sits at
+//! `v · C` in Max (x, y, z) → (x, −z, y), so a stored Y-up rotation `R` is
+//! `Cᵀ · R · C` in Max. Stored quaternions are in Max's inverse convention
+//! (conjugated, as in the keyframe controllers). The rules below are the ones
+//! the corpus confirms against the bone TMs Skin stored (tests/tests/eval_biped.rs);
+//! every other body part is `NotEvaluated` with the reason, never identity.
+
+use super::super::math::{Mat43, Quat, Vec3};
+use super::{Rig, Role};
+
+/// Leg and arm pose records (0x0069 / 0x006a): two halves, right side first.
+const LEG_POSE: &str = "0x0069";
+/// Leg structure (0x000f): two halves, right side first; [1] = thigh side offset.
+const LEG_STRUCTURE: &str = "0x000f";
+
+/// The Y-up → Max basis change as a row-vector matrix.
+fn c() -> Mat43 {
+    Mat43([
+        Vec3(1.0, 0.0, 0.0),
+        Vec3(0.0, 0.0, 1.0),
+        Vec3(0.0, -1.0, 0.0),
+        Vec3::default(),
+    ])
+}
+
+fn c_t() -> Mat43 {
+    Mat43([
+        Vec3(1.0, 0.0, 0.0),
+        Vec3(0.0, 0.0, -1.0),
+        Vec3(0.0, 1.0, 0.0),
+        Vec3::default(),
+    ])
+}
+
+fn yup_point(p: [f64; 3]) -> Vec3 {
+    Vec3(p[0], -p[2], p[1])
+}
+
+/// A stored Y-up quaternion as a Max rotation matrix.
+fn yup_rotation(q: [f64; 4]) -> Mat43 {
+    let r = Mat43::rotation(
+        Quat {
+            x: q[0],
+            y: q[1],
+            z: q[2],
+            w: q[3],
+        }
+        .conjugate()
+        .normalized(),
+    );
+    c_t().then(&r).then(&c())
+}
+
+fn with_position(r: &Mat43, p: Vec3) -> Mat43 {
+    let [a, b, cc, _] = r.0;
+    Mat43([a, b, cc, p])
+}
+
+/// The pelvis axes in the COM frame: pelvis X = COM Z (up), Y = COM X
+/// (forward), Z = COM Y (left) — constant for every Biped (seed §11).
+fn pelvis_in_com() -> Mat43 {
+    Mat43([
+        Vec3(0.0, 0.0, 1.0),
+        Vec3(1.0, 0.0, 0.0),
+        Vec3(0.0, 1.0, 0.0),
+        Vec3::default(),
+    ])
+}
+
+fn record<'r>(rig: &'r Rig, id: &str) -> Option<&'r [f32]> {
+    rig.figure
+        .records
+        .iter()
+        .find(|r| r.id == id)
+        .map(|r| r.floats.as_slice())
+}
+
+/// One side's half of a two-sided record (right side first).
+fn half<'r>(rig: &'r Rig, id: &str, left: bool) -> Result<&'r [f32], String> {
+    let f = record(rig, id).ok_or_else(|| format!("no record {id}"))?;
+    if f.is_empty() || f.len() % 2 != 0 {
+        return Err(format!(
+            "record {id} holds {} floats, not two halves",
+            f.len()
+        ));
+    }
+    let h = f.len() / 2;
+    Ok(if left { &f[h..] } else { &f[..h] })
+}
+
+/// The figure-mode world TM of the COM (Bip01): the figure position and
+/// rotation plus the V/H/T displacement in the COM frame.
+pub fn com(rig: &Rig) -> Result<Mat43, String> {
+    let com = rig
+        .figure
+        .com
+        .as_ref()
+        .ok_or("no COM pose record (0x006c)")?;
+    let r = yup_rotation(com.rotation);
+    let d = com.displacement;
+    let disp = r.transform_vector(Vec3(d[0], -d[2], d[1]));
+    Ok(with_position(&r, yup_point(com.position).plus(disp)))
+}
+
+/// The pelvis: the constant pelvis axes at the figure COM (the displacement
+/// moves the COM, not the pelvis). The pelvis pose quaternion (0x0066) is
+/// identity in every corpus rig; another value is not evaluated, its
+/// convention being unverified.
+pub fn pelvis(rig: &Rig) -> Result<Mat43, String> {
+    let com_pose = rig
+        .figure
+        .com
+        .as_ref()
+        .ok_or("no COM pose record (0x006c)")?;
+    let q = record(rig, "0x0066").ok_or("no pelvis pose record (0x0066)")?;
+    if q.len() < 4 || (q[0], q[1], q[2], q[3].abs()) != (0.0, 0.0, 0.0, 1.0) {
+        return Err("pelvis pose rotation (0x0066) other than identity".into());
+    }
+    let r = pelvis_in_com().then(&yup_rotation(com_pose.rotation));
+    Ok(with_position(&r, yup_point(com_pose.position)))
+}
+
+/// A thigh: at the pelvis, offset along the pelvis Z axis by the leg
+/// structure's side offset (left +, right −), rotated by the leg pose
+/// quaternion (0x0069 half [2..5]) then flipped about Y.
+///
+/// Only symmetric figures are evaluated: when the two halves of the leg pose
+/// differ, which one is current is not settled (seed §11 reports stale halves;
+/// on RabbitSkin the Skin bind pose has both thighs at the right half's value
+/// while the left half holds another), so the thighs are not evaluated.
+pub fn thigh(rig: &Rig, left: bool) -> Result<Mat43, String> {
+    let pelvis = pelvis(rig)?;
+    let pose = half(rig, LEG_POSE, left)?;
+    if pose != half(rig, LEG_POSE, !left)? {
+        return Err("asymmetric leg pose halves (0x0069): the current half is not settled".into());
+    }
+    let structure = half(rig, LEG_STRUCTURE, left)?;
+    let (Some(q), Some(&side)) = (pose.get(2..6), structure.get(1)) else {
+        return Err("leg records too short".into());
+    };
+    let q = Quat {
+        x: q[0].into(),
+        y: q[1].into(),
+        z: q[2].into(),
+        w: q[3].into(),
+    }
+    .normalized();
+    let flip = Mat43::scaling(Vec3(-1.0, 1.0, -1.0));
+    let r = Mat43::rotation(q).then(&flip).then(&pelvis);
+    let sign = if left { 1.0 } else { -1.0 };
+    let offset = pelvis.transform_vector(Vec3(0.0, 0.0, sign * f64::from(side)));
+    Ok(with_position(&r, pelvis.0[3].plus(offset)))
+}
+
+/// The figure-mode world TM of one bone of `rig`, or why it is not evaluated.
+pub fn world(rig: &Rig, role: Role) -> Result<Mat43, String> {
+    match role {
+        Role::Com => com(rig),
+        Role::Part { limb: 11, link: 0 } => pelvis(rig),
+        Role::Part { limb: 4, link: 0 } => thigh(rig, true),
+        Role::Part { limb: 5, link: 0 } => thigh(rig, false),
+        Role::Part { limb, link } => Err(format!(
+            "figure pose of {} link {link} not evaluated",
+            super::limb_name(limb).map_or_else(|| format!("limb {limb}"), str::to_string)
+        )),
+        Role::Footsteps => Err("footsteps not evaluated".into()),
+    }
+}

@@ -1,0 +1,156 @@
+//! Character Studio Biped on the corpus: every rig decodes (the stored node
+//! table agrees with the controllers' own ids, keytracks are consistent), and
+//! the in-file oracle — each Biped bone's figure-mode world TM equals the bone
+//! TM the Skin modifier stored when the bone was added (ISkin::GetBoneInitTM),
+//! within 1e-4 of the rig's height. Bones whose figure pose is not evaluated
+//! yet are counted and named, never compared against identity.
+
+use maxfs_scene::eval::biped::{self, figure, Role};
+use maxfs_scene::eval::skin;
+use maxfs_scene::eval::{Mat43, SceneEval};
+use maxfs_scene::Document;
+use maxfs_tests::corpus_dir;
+
+const FILES: &[&str] = &[
+    "biped/RabbitSkin.max",
+    "biped/SeanConway_Character.max",
+    "biped-ld35/Player.max",
+    "biped-ld35/Player@Idle.max",
+    "biped-ld35/Player@Run.max",
+    "biped-ld35/Red@Run.max",
+    "biped-ld35/Red@Spawn.max",
+    "biped-ld35/Yellow.max",
+    "biped-ld35/Yellow@Spawn.max",
+];
+
+fn open(rel: &str) -> Document {
+    Document::open(&corpus_dir().join("max").join(rel)).expect("max file")
+}
+
+fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
+    let rot = (0..3)
+        .flat_map(|r| [(r, 0), (r, 1), (r, 2)])
+        .map(|(r, c)| (a.rows()[r][c] - b.rows()[r][c]).abs())
+        .fold(0.0, f64::max);
+    let pos = (0..3)
+        .map(|c| (a.rows()[3][c] - b.rows()[3][c]).abs())
+        .fold(0.0, f64::max);
+    (rot, pos)
+}
+
+#[test]
+fn every_rig_decodes_consistently() {
+    let mut rigs = 0;
+    for rel in FILES {
+        let doc = open(rel);
+        let typed = doc.typed();
+        let graph = typed.scene.as_ref().expect("scene");
+        let eval = SceneEval::new(&doc, graph);
+        let all = biped::rigs(&eval);
+        assert!(!all.is_empty(), "{rel}: no Biped rig");
+        for r in all {
+            let rig = r.unwrap_or_else(|e| panic!("{rel}: {e}"));
+            rigs += 1;
+            assert!(
+                rig.figure.com.is_some() && rig.figure.height.is_some(),
+                "{rel}"
+            );
+            let com = rig.bones.iter().filter(|b| b.role == Role::Com).count();
+            assert_eq!(com, 1, "{rel}: one COM per rig");
+            // The system object's own node table (0x0110) names exactly the
+            // nodes whose controllers say they belong to this rig.
+            let mut table: Vec<usize> = rig
+                .structure
+                .node_table
+                .iter()
+                .map(|&n| n as usize)
+                .collect();
+            table.sort_unstable();
+            table.dedup();
+            let mut nodes: Vec<usize> = rig.bones.iter().map(|b| b.node).collect();
+            nodes.sort_unstable();
+            for n in &table {
+                assert!(
+                    nodes.contains(n),
+                    "{rel}: table node {n} has no Biped controller"
+                );
+            }
+            // Every body part's link index is within its limb's link count
+            // (0x0100); fingers and toes number links across all digits.
+            for b in &rig.bones {
+                if let Role::Part { limb, link } = b.role {
+                    if let Some(&n) = rig.structure.link_counts.get(limb as usize) {
+                        if limb <= 18 && !matches!(limb, 2 | 3 | 6 | 7) {
+                            assert!(link < n.max(1), "{rel}: {} link {link} of {n}", b.name);
+                        }
+                    }
+                }
+            }
+            for t in &rig.tracks {
+                assert!(
+                    t.keys.windows(2).all(|k| k[0].time < k[1].time),
+                    "{rel}: {} key times not increasing",
+                    t.name
+                );
+            }
+        }
+    }
+    assert_eq!(rigs, FILES.len());
+}
+
+#[test]
+fn figure_pose_matches_the_skin_bind_pose() {
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    for rel in FILES {
+        let doc = open(rel);
+        let typed = doc.typed();
+        let graph = typed.scene.as_ref().expect("scene");
+        let eval = SceneEval::new(&doc, graph);
+        let rigs: Vec<_> = biped::rigs(&eval)
+            .into_iter()
+            .map(|r| r.expect("rig"))
+            .collect();
+        let (mut matched, mut not_eval, mut other, mut worst) = (0, Vec::new(), 0, 0.0f64);
+        for (o, _) in graph.nodes() {
+            let Some(Ok(sk)) = skin::node_skin(&eval, o.index) else {
+                continue;
+            };
+            for bone in &sk.bones {
+                let (Some(node), Some(init)) = (bone.node, bone.init_tm) else {
+                    continue;
+                };
+                let Some(b) = rigs
+                    .iter()
+                    .find_map(|r| r.bones.iter().find(|b| b.node == node).map(|b| (r, b)))
+                else {
+                    other += 1;
+                    continue;
+                };
+                let (rig, b) = b;
+                let tol = 1e-4 * rig.figure.height.expect("height");
+                match figure::world(rig, b.role) {
+                    Err(why) => not_eval.push(format!("{} ({why})", b.name)),
+                    Ok(m) => {
+                        let (dr, dp) = max_diff(&m, &init);
+                        worst = worst.max(dp);
+                        if dr <= 1e-4 && dp <= tol {
+                            matched += 1;
+                        } else {
+                            failures.push(format!(
+                                "{rel}: {}: rotation off by {dr:.2e}, position by {dp:.2e} (tolerance {tol:.2e})",
+                                b.name
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        report.push(format!(
+            "{rel}: {matched} Biped bones match, {} not evaluated, {other} skinned bones are not Biped bones, worst position difference {worst:.2e}",
+            not_eval.len()
+        ));
+    }
+    println!("{}", report.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
