@@ -154,3 +154,84 @@ fn figure_pose_matches_the_skin_bind_pose() {
     println!("{}", report.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Damaged Biped records: every leaf of each live record group (RabbitSkin's
+/// Max 2009 layout, Player@Run's Max 2013 layout), truncated, extended or with
+/// a huge first word, decodes to a rig or to an error naming the object and
+/// chunk — never a panic — and what still decodes still evaluates.
+#[test]
+fn damaged_biped_records_give_precise_errors() {
+    use maxfs_scene::chunk::Chunk;
+    use maxfs_scene::eval::biped::{records, tracks, Rig, Structure};
+    let (mut tried, mut errors) = (0, 0);
+    for rel in ["biped/RabbitSkin.max", "biped-ld35/Player@Run.max"] {
+        let doc = open(rel);
+        let typed = doc.typed();
+        let graph = typed.scene.as_ref().expect("scene");
+        let eval = SceneEval::new(&doc, graph);
+        let system = biped::systems(&eval)[0];
+        let group: Vec<Chunk> = records::live_group(eval.chunks(system))
+            .expect("live group")
+            .to_vec();
+        for i in 0..group.len() {
+            let Some(p) = group[i].payload() else {
+                continue;
+            };
+            let p = p.to_vec();
+            let mut huge = p.clone();
+            if huge.len() >= 4 {
+                huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+            }
+            let mut longer = p.clone();
+            longer.extend([0u8; 4]);
+            for bad in [
+                Vec::new(),
+                p[..p.len() / 2].to_vec(),
+                p[..p.len().saturating_sub(1)].to_vec(),
+                longer,
+                huge,
+            ] {
+                let mut g = group.clone();
+                g[i] = Chunk::leaf(g[i].id, bad);
+                tried += 1;
+                let what = "Biped system object 1";
+                let decoded =
+                    records::figure(&g, what).and_then(|f| Ok((f, tracks::decode(&g, what)?)));
+                match decoded {
+                    Err(e) => {
+                        errors += 1;
+                        assert!(
+                            e.starts_with(what) && e.contains("0x0"),
+                            "{rel}: imprecise error {e}"
+                        );
+                    }
+                    Ok((figure, tracks)) => {
+                        let rig = Rig {
+                            system: 1,
+                            structure: Structure {
+                                body_type: None,
+                                link_counts: Vec::new(),
+                                node_table: Vec::new(),
+                                link_parent_inverse: None,
+                                current_frame: None,
+                                move_all: None,
+                            },
+                            figure,
+                            bones: Vec::new(),
+                            tracks,
+                        };
+                        for role in [
+                            Role::Com,
+                            Role::Part { limb: 11, link: 0 },
+                            Role::Part { limb: 4, link: 0 },
+                        ] {
+                            let _ = figure::world(&rig, role);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("{tried} damaged record groups, {errors} rejected with an error");
+    assert!(errors > 0 && tried > 100);
+}

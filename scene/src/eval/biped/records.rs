@@ -20,8 +20,9 @@ pub const GROUP_END: u16 = 0x0141;
 pub const SPINE: u16 = 0x000b;
 /// Structural height of the figure (one f32).
 pub const HEIGHT: u16 = 0x000c;
-/// Pelvis structure: u32, width, 4×4 matrix.
-pub const PELVIS: u16 = 0x000d;
+/// Neck structure: same shape as the spine's (on RabbitSkin its one length
+/// is the Head's distance from the Neck in the Skin bind pose, 4.8748).
+pub const NECK: u16 = 0x000d;
 /// COM pose record: [0..3] V/H/T displacement, [4..6] position, [8..11] quaternion (Y-up).
 pub const COM_POSE: u16 = 0x006c;
 
@@ -30,7 +31,7 @@ pub fn record_name(id: u16) -> Option<&'static str> {
     Some(match id {
         SPINE => "spine structure",
         HEIGHT => "height",
-        PELVIS => "pelvis structure",
+        NECK => "neck structure",
         0x000e => "tail structure",
         0x000f => "leg structure",
         0x0010 => "arm structure",
@@ -68,7 +69,7 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// A linked chain's structure (spine, tail, ponytails): link lengths and the
+/// A linked chain's structure (spine, neck, tail, ponytails): link lengths and the
 /// base-attach matrix, Y-up row vectors.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Chain {
@@ -93,7 +94,7 @@ pub struct ComPose {
 pub struct Figure {
     pub height: Option<f64>,
     pub spine: Option<Chain>,
-    pub pelvis_width: Option<f64>,
+    pub neck: Option<Chain>,
     pub com: Option<ComPose>,
     pub records: Vec<Record>,
 }
@@ -142,13 +143,9 @@ pub fn figure(group: &[Chunk], what: &str) -> Result<Figure, String> {
     let spine = leaf(group, SPINE)
         .map(|p| chain(p, what, SPINE))
         .transpose()?;
-    let pelvis_width = match leaf(group, PELVIS) {
-        None => None,
-        Some(p) => {
-            let f = exact::<18>(p, what, PELVIS)?;
-            Some(f64::from(f[1]))
-        }
-    };
+    let neck = leaf(group, NECK)
+        .map(|p| chain(p, what, NECK))
+        .transpose()?;
     let com = match leaf(group, COM_POSE) {
         None => None,
         Some(p) => {
@@ -164,7 +161,7 @@ pub fn figure(group: &[Chunk], what: &str) -> Result<Figure, String> {
     Ok(Figure {
         height,
         spine,
-        pelvis_width,
+        neck,
         com,
         records,
     })
