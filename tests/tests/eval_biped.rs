@@ -2,11 +2,13 @@
 //! table agrees with the controllers' own ids, keytracks are consistent), and
 //! the in-file oracle — each Biped bone's figure-mode world TM equals the bone
 //! TM the Skin modifier stored when the bone was added (ISkin::GetBoneInitTM),
-//! within 1e-4 of the rig's height. Bones whose figure pose is not evaluated
-//! yet are counted and named, never compared against identity.
+//! within 1e-4 of the rig's height. A skinned bone Link-Constrained to a Biped
+//! bone (biped-ld35's `B_*`) is compared at its link offset times the target's
+//! figure pose. Bones whose figure pose is not evaluated yet are counted and
+//! named, never compared against identity.
 
 use maxfs_scene::eval::biped::{self, figure, Role};
-use maxfs_scene::eval::skin;
+use maxfs_scene::eval::{link_constraint, skin};
 use maxfs_scene::eval::{Mat43, SceneEval};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
@@ -112,6 +114,7 @@ fn figure_pose_matches_the_skin_bind_pose() {
             .map(|r| r.expect("rig"))
             .collect();
         let (mut matched, mut not_eval, mut other, mut worst) = (0, Vec::new(), 0, 0.0f64);
+        let mut linked = 0;
         for (o, _) in graph.nodes() {
             let Some(Ok(sk)) = skin::node_skin(&eval, o.index) else {
                 continue;
@@ -120,19 +123,41 @@ fn figure_pose_matches_the_skin_bind_pose() {
                 let (Some(node), Some(init)) = (bone.node, bone.init_tm) else {
                     continue;
                 };
-                let Some(b) = rigs
-                    .iter()
-                    .find_map(|r| r.bones.iter().find(|b| b.node == node).map(|b| (r, b)))
-                else {
-                    other += 1;
-                    continue;
+                // A Biped bone itself, or a bone linked to one (offset · target).
+                let find = |n: usize| {
+                    rigs.iter()
+                        .find_map(|r| r.bones.iter().find(|b| b.node == n).map(|b| (r, b)))
+                };
+                let link = eval
+                    .tm_controller(node)
+                    .and_then(|c| link_constraint::decode(&eval, c))
+                    .and_then(Result::ok);
+                let (b, offset) = match (find(node), link) {
+                    (Some(b), _) => (b, Mat43::IDENTITY),
+                    (None, Some(l)) => match find(l.target) {
+                        Some(b) => {
+                            linked += 1;
+                            (
+                                b,
+                                link_constraint::offset_tm(&eval, &l, 0).expect("PRS offset"),
+                            )
+                        }
+                        None => {
+                            other += 1;
+                            continue;
+                        }
+                    },
+                    (None, None) => {
+                        other += 1;
+                        continue;
+                    }
                 };
                 let (rig, b) = b;
                 let tol = 1e-4 * rig.figure.height.expect("height");
                 match figure::world(rig, b.role) {
                     Err(why) => not_eval.push(format!("{} ({why})", b.name)),
                     Ok(m) => {
-                        let (dr, dp) = max_diff(&m, &init);
+                        let (dr, dp) = max_diff(&offset.then(&m), &init);
                         worst = worst.max(dp);
                         if dr <= 1e-4 && dp <= tol {
                             matched += 1;
@@ -147,9 +172,10 @@ fn figure_pose_matches_the_skin_bind_pose() {
             }
         }
         report.push(format!(
-            "{rel}: {matched} Biped bones match, {} not evaluated, {other} skinned bones are not Biped bones, worst position difference {worst:.2e}",
+            "{rel}: {matched} bones match ({linked} of the skinned bones are linked to Biped bones), {} not evaluated, {other} skinned bones are neither, worst position difference {worst:.2e}",
             not_eval.len()
         ));
+        report.push(format!("  not evaluated: {}", not_eval.join("; ")));
     }
     println!("{}", report.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));

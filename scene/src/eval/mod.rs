@@ -22,6 +22,7 @@ pub use math::{Mat43, Quat, Vec3};
 pub use transform::SceneEval;
 pub mod camera;
 pub mod light;
+pub mod link_constraint;
 pub mod material;
 pub mod material_view;
 pub mod pblock;

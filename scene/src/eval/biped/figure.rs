@@ -15,6 +15,10 @@ const LEG_POSE: &str = "0x0069";
 /// Leg structure (0x000f): two halves, right side first; [1] = thigh side offset.
 const LEG_STRUCTURE: &str = "0x000f";
 
+/// How far the two halves of a pose record may differ and still be one pose
+/// (biped-ld35/Player's halves differ by ~1e-7 in the thigh quaternion).
+const SYMMETRY_TOLERANCE: f32 = 1e-5;
+
 /// The Y-up → Max basis change as a row-vector matrix.
 fn c() -> Mat43 {
     Mat43([
@@ -124,25 +128,37 @@ pub fn pelvis(rig: &Rig) -> Result<Mat43, String> {
 
 /// A thigh: at the pelvis, offset along the pelvis Z axis by the leg
 /// structure's side offset (left +, right −), rotated by the leg pose
-/// quaternion (0x0069 half [2..5]) then flipped about Y.
+/// quaternion (0x0069 half [2..5], mirrored per side) then flipped about Y.
 ///
-/// Only symmetric figures are evaluated: when the two halves of the leg pose
-/// differ, which one is current is not settled (seed §11 reports stale halves;
+/// Only symmetric figures are evaluated: when the two halves' knee angle and
+/// thigh rotation ([0..6]) differ, which one is current is not settled (seed §11 reports stale halves;
 /// on RabbitSkin the Skin bind pose has both thighs at the right half's value
 /// while the left half holds another), so the thighs are not evaluated.
 pub fn thigh(rig: &Rig, left: bool) -> Result<Mat43, String> {
     let pelvis = pelvis(rig)?;
     let pose = half(rig, LEG_POSE, left)?;
-    if pose != half(rig, LEG_POSE, !left)? {
+    // The knee angle and thigh rotation ([0..6]) of both halves, to float noise.
+    let other = half(rig, LEG_POSE, !left)?;
+    let same = pose.len() >= 6
+        && other.len() >= 6
+        && pose[..6]
+            .iter()
+            .zip(&other[..6])
+            .all(|(a, b)| (a - b).abs() <= SYMMETRY_TOLERANCE);
+    if !same {
         return Err("asymmetric leg pose halves (0x0069): the current half is not settled".into());
     }
     let structure = half(rig, LEG_STRUCTURE, left)?;
     let (Some(q), Some(&side)) = (pose.get(2..6), structure.get(1)) else {
         return Err("leg records too short".into());
     };
+    // The stored rotation is in the left side's convention with its x (left)
+    // or y (right) component mirrored — fitted on biped-ld35/Yellow's tilted
+    // thighs; the planar thighs of the other rigs (z-only) cannot tell.
+    let (sx, sy) = if left { (1.0, -1.0) } else { (-1.0, 1.0) };
     let q = Quat {
-        x: q[0].into(),
-        y: q[1].into(),
+        x: sx * f64::from(q[0]),
+        y: sy * f64::from(q[1]),
         z: q[2].into(),
         w: q[3].into(),
     }

@@ -116,7 +116,7 @@ pub fn live_group(chunks: &[Chunk]) -> Option<&[Chunk]> {
     Some(&rest[..=end])
 }
 
-fn leaf<'c>(group: &'c [Chunk], id: u16) -> Option<&'c [u8]> {
+fn leaf(group: &[Chunk], id: u16) -> Option<&[u8]> {
     group.iter().find(|c| c.id == id).and_then(Chunk::payload)
 }
 
@@ -185,7 +185,7 @@ fn exact<const N: usize>(p: &[u8], what: &str, id: u16) -> Result<[f32; N], Stri
 
 /// A chain structure record: u32, n lengths, 16 matrix floats (n = words − 17).
 fn chain(p: &[u8], what: &str, id: u16) -> Result<Chain, String> {
-    if p.len() % 4 != 0 || p.len() < 17 * 4 {
+    if !p.len().is_multiple_of(4) || p.len() < 17 * 4 {
         return Err(format!(
             "{what}: record 0x{id:04x} ({}) holds {} bytes, expected 17 + n words",
             record_name(id).unwrap_or("?"),
