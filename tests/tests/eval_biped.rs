@@ -114,7 +114,7 @@ fn figure_pose_matches_the_skin_bind_pose() {
             .map(|r| r.expect("rig"))
             .collect();
         let (mut matched, mut not_eval, mut other, mut worst) = (0, Vec::new(), 0, 0.0f64);
-        let mut linked = 0;
+        let (mut linked, mut worst_rot) = (0, 0.0f64);
         for (o, _) in graph.nodes() {
             let Some(Ok(sk)) = skin::node_skin(&eval, o.index) else {
                 continue;
@@ -159,6 +159,7 @@ fn figure_pose_matches_the_skin_bind_pose() {
                     Ok(m) => {
                         let (dr, dp) = max_diff(&offset.then(&m), &init);
                         worst = worst.max(dp);
+                        worst_rot = worst_rot.max(dr);
                         if dr <= 1e-4 && dp <= tol {
                             matched += 1;
                         } else {
@@ -172,7 +173,7 @@ fn figure_pose_matches_the_skin_bind_pose() {
             }
         }
         report.push(format!(
-            "{rel}: {matched} bones match ({linked} of the skinned bones are linked to Biped bones), {} not evaluated, {other} skinned bones are neither, worst position difference {worst:.2e}",
+            "{rel}: {matched} bones match ({linked} of the skinned bones are linked to Biped bones), {} not evaluated, {other} skinned bones are neither, worst differences: position {worst:.2e}, rotation element {worst_rot:.2e}",
             not_eval.len()
         ));
         report.push(format!("  not evaluated: {}", not_eval.join("; ")));

@@ -170,6 +170,21 @@ pub fn thigh(rig: &Rig, left: bool) -> Result<Mat43, String> {
     Ok(with_position(&r, pelvis.0[3].plus(offset)))
 }
 
+/// A calf: the knee hinge, `Rz(knee − π)` in the thigh frame with the knee's
+/// interior angle at leg pose half [0], placed at the thigh's end (leg
+/// structure half [2] along the thigh's X axis). Same symmetry rule as the thigh.
+pub fn calf(rig: &Rig, left: bool) -> Result<Mat43, String> {
+    let thigh = thigh(rig, left)?;
+    let pose = half(rig, LEG_POSE, left)?;
+    let structure = half(rig, LEG_STRUCTURE, left)?;
+    let (Some(&knee), Some(&length)) = (pose.first(), structure.get(2)) else {
+        return Err("leg records too short".into());
+    };
+    let r = Mat43::rot_z(f64::from(knee) - std::f64::consts::PI).then(&thigh);
+    let end = thigh.transform_point(Vec3(f64::from(length), 0.0, 0.0));
+    Ok(with_position(&r, end))
+}
+
 /// The figure-mode world TM of one bone of `rig`, or why it is not evaluated.
 pub fn world(rig: &Rig, role: Role) -> Result<Mat43, String> {
     match role {
@@ -177,6 +192,8 @@ pub fn world(rig: &Rig, role: Role) -> Result<Mat43, String> {
         Role::Part { limb: 11, link: 0 } => pelvis(rig),
         Role::Part { limb: 4, link: 0 } => thigh(rig, true),
         Role::Part { limb: 5, link: 0 } => thigh(rig, false),
+        Role::Part { limb: 4, link: 1 } => calf(rig, true),
+        Role::Part { limb: 5, link: 1 } => calf(rig, false),
         Role::Part { limb, link } => Err(format!(
             "figure pose of {} link {link} not evaluated",
             super::limb_name(limb).map_or_else(|| format!("limb {limb}"), str::to_string)
