@@ -202,12 +202,12 @@ fn data_values(
             if count == 0 {
                 return Ok((dw.to_vec(), Vec::new()));
             }
-            if body % count != 0 {
+            if body == 0 || body % count != 0 {
                 return Err(format!("{body} words do not split into {count} keys"));
             }
             let rec = body / count;
             let vals = dw[header..]
-                .chunks_exact(rec.max(1))
+                .chunks_exact(rec)
                 .map(|r| r.iter().map(|&w| f(w)).collect())
                 .collect();
             Ok((dw[..header].to_vec(), vals))
@@ -279,6 +279,16 @@ mod tests {
         ];
         let e = decode(&g2, "obj").expect_err("count mismatch");
         assert!(e.contains("0x012c") && e.contains("horizontal"), "{e}");
+    }
+
+    #[test]
+    fn keys_without_values_are_an_error() {
+        let g = vec![
+            Chunk::leaf(0x012c, bytes(&[2])),
+            Chunk::leaf(0x012d, bytes(&time_chunk(&[0, 160]))),
+        ];
+        let e = decode(&g, "obj").expect_err("no value records");
+        assert!(e.contains("0x012c"), "{e}");
     }
 
     #[test]
