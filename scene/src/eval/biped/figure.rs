@@ -185,6 +185,32 @@ pub fn calf(rig: &Rig, left: bool) -> Result<Mat43, String> {
     Ok(with_position(&r, end))
 }
 
+/// A foot (the last link of a 3-link leg): at the calf's end (leg structure
+/// half [3] along the calf's X axis); its rotation is absolute in the COM
+/// frame, `rot(q*) · C · COM` with q = leg pose half [28..31] of its own side
+/// (seed §11: the one leg value stored per side, not mirrored).
+pub fn foot(rig: &Rig, left: bool) -> Result<Mat43, String> {
+    let calf = calf(rig, left)?;
+    let pose = half(rig, LEG_POSE, left)?;
+    let structure = half(rig, LEG_STRUCTURE, left)?;
+    let (Some(q), Some(&length)) = (pose.get(28..32), structure.get(3)) else {
+        return Err("leg records too short".into());
+    };
+    let q = Quat {
+        x: q[0].into(),
+        y: q[1].into(),
+        z: q[2].into(),
+        w: q[3].into(),
+    };
+    let com = com(rig)?;
+    let com_rot = with_position(&com, Vec3::default());
+    let r = Mat43::rotation(q.conjugate().normalized())
+        .then(&c())
+        .then(&com_rot);
+    let end = calf.transform_point(Vec3(f64::from(length), 0.0, 0.0));
+    Ok(with_position(&r, end))
+}
+
 /// The figure-mode world TM of one bone of `rig`, or why it is not evaluated.
 pub fn world(rig: &Rig, role: Role) -> Result<Mat43, String> {
     match role {
@@ -194,6 +220,13 @@ pub fn world(rig: &Rig, role: Role) -> Result<Mat43, String> {
         Role::Part { limb: 5, link: 0 } => thigh(rig, false),
         Role::Part { limb: 4, link: 1 } => calf(rig, true),
         Role::Part { limb: 5, link: 1 } => calf(rig, false),
+        Role::Part { limb, link: 2 } if limb == 4 || limb == 5 => {
+            if rig.structure.link_counts.get(limb as usize) == Some(&3) {
+                foot(rig, limb == 4)
+            } else {
+                Err("foot of a leg with other than 3 links not evaluated".into())
+            }
+        }
         Role::Part { limb, link } => Err(format!(
             "figure pose of {} link {link} not evaluated",
             super::limb_name(limb).map_or_else(|| format!("limb {limb}"), str::to_string)
