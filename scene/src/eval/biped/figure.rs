@@ -211,6 +211,78 @@ pub fn foot(rig: &Rig, left: bool) -> Result<Mat43, String> {
     Ok(with_position(&r, end))
 }
 
+/// Leg pose halves of this length (Max 2013+, biped-ld35) hold the toe delta
+/// quaternions at [47 + 12k]; the other layout's offsets are not measured.
+const TOE_POSE_HALF: usize = 120;
+/// More links per toe than any Biped allows: damaged data.
+const MAX_TOE_LINKS: usize = 16;
+
+/// The base link of toe `toe`: at its leg-structure matrix translation in the
+/// foot frame, rotated by the toe's delta quaternion s and the matrix M:
+/// `rot(s*) · M` on the right, `rot(s) · M · diag(1, 1, −1)` on the left (the
+/// left half stores reflections). Measured on biped-ld35/Red.
+pub fn toe_base(rig: &Rig, left: bool, toe: usize) -> Result<Mat43, String> {
+    let foot = foot(rig, left)?;
+    let pose = half(rig, LEG_POSE, left)?;
+    if pose.len() != TOE_POSE_HALF {
+        return Err(format!(
+            "toe pose in a {}-float leg pose half not evaluated",
+            pose.len()
+        ));
+    }
+    let structure = half(rig, LEG_STRUCTURE, left)?;
+    let count = structure
+        .get(10)
+        .ok_or("leg structure too short")?
+        .to_bits() as usize;
+    if toe >= count {
+        return Err(format!("toe {toe} of {count} in the leg structure"));
+    }
+    let mut at = 11;
+    for _ in 0..toe {
+        let n = structure
+            .get(at)
+            .ok_or("leg structure too short")?
+            .to_bits() as usize;
+        if n > MAX_TOE_LINKS {
+            return Err(format!("{n} links per toe in the leg structure"));
+        }
+        at += 17 + n;
+    }
+    let m = structure
+        .get(at + 1..at + 17)
+        .ok_or("leg structure too short for its toes")?;
+    let q = pose
+        .get(47 + 12 * toe..51 + 12 * toe)
+        .ok_or("leg pose too short for its toes")?;
+    let f = |i: usize| f64::from(m[i]);
+    let base = Mat43([
+        Vec3(f(0), f(1), f(2)),
+        Vec3(f(4), f(5), f(6)),
+        Vec3(f(8), f(9), f(10)),
+        Vec3::default(),
+    ]);
+    let q = Quat {
+        x: q[0].into(),
+        y: q[1].into(),
+        z: q[2].into(),
+        w: q[3].into(),
+    }
+    .normalized();
+    let rel = if left {
+        Mat43::rotation(q)
+            .then(&base)
+            .then(&Mat43::scaling(Vec3(1.0, 1.0, -1.0)))
+    } else {
+        Mat43::rotation(q.conjugate()).then(&base)
+    };
+    let r = rel.then(&with_position(&foot, Vec3::default()));
+    Ok(with_position(
+        &r,
+        foot.transform_point(Vec3(f(12), f(13), f(14))),
+    ))
+}
+
 /// The figure-mode world TM of one bone of `rig`, or why it is not evaluated.
 pub fn world(rig: &Rig, role: Role) -> Result<Mat43, String> {
     match role {
@@ -225,6 +297,19 @@ pub fn world(rig: &Rig, role: Role) -> Result<Mat43, String> {
                 foot(rig, limb == 4)
             } else {
                 Err("foot of a leg with other than 3 links not evaluated".into())
+            }
+        }
+        Role::Part { limb, link } if limb == 6 || limb == 7 => {
+            let per_toe = rig
+                .structure
+                .link_counts
+                .get(limb as usize)
+                .copied()
+                .unwrap_or(0);
+            match per_toe {
+                0 => Err("toe without a link count (0x0100)".into()),
+                n if link % n == 0 => toe_base(rig, limb == 6, (link / n) as usize),
+                _ => Err(format!("toe link {link} beyond the base not evaluated")),
             }
         }
         Role::Part { limb, link } => Err(format!(
