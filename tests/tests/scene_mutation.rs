@@ -13,7 +13,7 @@ use maxfs_exporters::nel::{
 use maxfs_scene::check::{check_bytes, check_file, CheckReport, Outcome};
 use maxfs_scene::chunk::{self, Chunk};
 use maxfs_scene::container::MaxFile;
-use maxfs_scene::eval::{views, SceneEval};
+use maxfs_scene::eval::{biped, views, SceneEval};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_max_files;
 
@@ -105,6 +105,12 @@ fn evaluate(file: MaxFile) {
         std::hint::black_box(eval.mesh(o.index, 2400));
     }
     std::hint::black_box(views::node_transforms(&eval));
+    // Biped rigs: decode and the figure pose of every bone.
+    for rig in biped::rigs(&eval).into_iter().flatten() {
+        for b in &rig.bones {
+            std::hint::black_box(biped::figure::world(&rig, b.role)).ok();
+        }
+    }
     // The exporters on damaged scenes: whatever they write must be a NeL file
     // that reads back and rewrites identically; failures are per-node errors.
     let exports = export::export("mutated", &eval, &ExportKind::ALL);

@@ -34,10 +34,11 @@ pub enum JsonView {
     Cameras,
     Lights,
     NelProperties,
+    Biped,
 }
 
 impl JsonView {
-    pub const ALL: [JsonView; 14] = [
+    pub const ALL: [JsonView; 15] = [
         JsonView::DllDirectory,
         JsonView::ClassDirectory,
         JsonView::ClassData,
@@ -52,6 +53,7 @@ impl JsonView {
         JsonView::Cameras,
         JsonView::Lights,
         JsonView::NelProperties,
+        JsonView::Biped,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -70,6 +72,7 @@ impl JsonView {
             JsonView::Cameras => "cameras.json",
             JsonView::Lights => "lights.json",
             JsonView::NelProperties => "nel_properties.json",
+            JsonView::Biped => "biped.json",
         }
     }
 
@@ -99,7 +102,8 @@ pub fn render(
         | JsonView::Animation
         | JsonView::Materials
         | JsonView::Cameras
-        | JsonView::Lights => match eval {
+        | JsonView::Lights
+        | JsonView::Biped => match eval {
             Ok(e) => eval::render(view, e),
             Err(e) => error_json(e),
         },

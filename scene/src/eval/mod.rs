@@ -1,6 +1,7 @@
 //! Scene evaluation: what 3ds Max computes from the stored scene — controller
 //! values at a time, node transforms.
 
+pub mod biped;
 pub mod bone_object;
 pub mod boolean;
 pub mod controller;
@@ -24,6 +25,7 @@ pub use memo::{MemoStats, MeshResult, Stack};
 pub use transform::SceneEval;
 pub mod camera;
 pub mod light;
+pub mod link_constraint;
 pub mod material;
 pub mod material_view;
 pub mod pblock;

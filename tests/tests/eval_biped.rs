@@ -1,0 +1,259 @@
+//! Character Studio Biped on the corpus: every rig decodes (the stored node
+//! table agrees with the controllers' own ids, keytracks are consistent), and
+//! the in-file oracle — each Biped bone's figure-mode world TM equals the bone
+//! TM the Skin modifier stored when the bone was added (ISkin::GetBoneInitTM),
+//! within 1e-4 of the rig's height. A skinned bone Link-Constrained to a Biped
+//! bone (biped-ld35's `B_*`) is compared at its link offset times the target's
+//! figure pose. Bones whose figure pose is not evaluated yet are counted and
+//! named, never compared against identity.
+
+use maxfs_scene::eval::biped::{self, figure, Role};
+use maxfs_scene::eval::{link_constraint, skin};
+use maxfs_scene::eval::{Mat43, SceneEval};
+use maxfs_scene::Document;
+use maxfs_tests::corpus_dir;
+
+const FILES: &[&str] = &[
+    "biped/RabbitSkin.max",
+    "biped/SeanConway_Character.max",
+    "biped-ld35/Player.max",
+    "biped-ld35/Player@Idle.max",
+    "biped-ld35/Player@Run.max",
+    "biped-ld35/Red@Run.max",
+    "biped-ld35/Red@Spawn.max",
+    "biped-ld35/Yellow.max",
+    "biped-ld35/Yellow@Spawn.max",
+];
+
+fn open(rel: &str) -> Document {
+    Document::open(&corpus_dir().join("max").join(rel)).expect("max file")
+}
+
+fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
+    let rot = (0..3)
+        .flat_map(|r| [(r, 0), (r, 1), (r, 2)])
+        .map(|(r, c)| (a.rows()[r][c] - b.rows()[r][c]).abs())
+        .fold(0.0, f64::max);
+    let pos = (0..3)
+        .map(|c| (a.rows()[3][c] - b.rows()[3][c]).abs())
+        .fold(0.0, f64::max);
+    (rot, pos)
+}
+
+#[test]
+fn every_rig_decodes_consistently() {
+    let mut rigs = 0;
+    for rel in FILES {
+        let doc = open(rel);
+        let eval = SceneEval::from_document(doc).expect("scene");
+        let all = biped::rigs(&eval);
+        assert!(!all.is_empty(), "{rel}: no Biped rig");
+        for r in all {
+            let rig = r.unwrap_or_else(|e| panic!("{rel}: {e}"));
+            rigs += 1;
+            assert!(
+                rig.figure.com.is_some() && rig.figure.height.is_some(),
+                "{rel}"
+            );
+            let com = rig.bones.iter().filter(|b| b.role == Role::Com).count();
+            assert_eq!(com, 1, "{rel}: one COM per rig");
+            // The system object's own node table (0x0110) names exactly the
+            // nodes whose controllers say they belong to this rig.
+            let mut table: Vec<usize> = rig
+                .structure
+                .node_table
+                .iter()
+                .map(|&n| n as usize)
+                .collect();
+            table.sort_unstable();
+            table.dedup();
+            let mut nodes: Vec<usize> = rig.bones.iter().map(|b| b.node).collect();
+            nodes.sort_unstable();
+            for n in &table {
+                assert!(
+                    nodes.contains(n),
+                    "{rel}: table node {n} has no Biped controller"
+                );
+            }
+            // Every body part's link index is within its limb's link count
+            // (0x0100); fingers and toes number links across all digits.
+            for b in &rig.bones {
+                if let Role::Part { limb, link } = b.role {
+                    if let Some(&n) = rig.structure.link_counts.get(limb as usize) {
+                        if limb <= 18 && !matches!(limb, 2 | 3 | 6 | 7) {
+                            assert!(link < n.max(1), "{rel}: {} link {link} of {n}", b.name);
+                        }
+                    }
+                }
+            }
+            for t in &rig.tracks {
+                assert!(
+                    t.keys.windows(2).all(|k| k[0].time < k[1].time),
+                    "{rel}: {} key times not increasing",
+                    t.name
+                );
+            }
+        }
+    }
+    assert_eq!(rigs, FILES.len());
+}
+
+#[test]
+fn figure_pose_matches_the_skin_bind_pose() {
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    for rel in FILES {
+        let doc = open(rel);
+        let eval = SceneEval::from_document(doc).expect("scene");
+        let graph = &*eval.graph;
+        let rigs: Vec<_> = biped::rigs(&eval)
+            .into_iter()
+            .map(|r| r.expect("rig"))
+            .collect();
+        let (mut matched, mut not_eval, mut other, mut worst) = (0, Vec::new(), 0, 0.0f64);
+        let (mut linked, mut worst_rot) = (0, 0.0f64);
+        for (o, _) in graph.nodes() {
+            let Some(Ok(sk)) = skin::node_skin(&eval, o.index) else {
+                continue;
+            };
+            for bone in &sk.bones {
+                let (Some(node), Some(init)) = (bone.node, bone.init_tm) else {
+                    continue;
+                };
+                // A Biped bone itself, or a bone linked to one (offset · target).
+                let find = |n: usize| {
+                    rigs.iter()
+                        .find_map(|r| r.bones.iter().find(|b| b.node == n).map(|b| (r, b)))
+                };
+                let link = eval
+                    .tm_controller(node)
+                    .and_then(|c| link_constraint::decode(&eval, c))
+                    .and_then(Result::ok);
+                let (b, offset) = match (find(node), link) {
+                    (Some(b), _) => (b, Mat43::IDENTITY),
+                    (None, Some(l)) => match find(l.target) {
+                        Some(b) => {
+                            linked += 1;
+                            (
+                                b,
+                                link_constraint::offset_tm(&eval, &l, 0).expect("PRS offset"),
+                            )
+                        }
+                        None => {
+                            other += 1;
+                            continue;
+                        }
+                    },
+                    (None, None) => {
+                        other += 1;
+                        continue;
+                    }
+                };
+                let (rig, b) = b;
+                let tol = 1e-4 * rig.figure.height.expect("height");
+                match figure::world(rig, b.role) {
+                    Err(why) => not_eval.push(format!("{} ({why})", b.name)),
+                    Ok(m) => {
+                        let (dr, dp) = max_diff(&offset.then(&m), &init);
+                        worst = worst.max(dp);
+                        worst_rot = worst_rot.max(dr);
+                        if dr <= 1e-4 && dp <= tol {
+                            matched += 1;
+                        } else {
+                            failures.push(format!(
+                                "{rel}: {}: rotation off by {dr:.2e}, position by {dp:.2e} (tolerance {tol:.2e})",
+                                b.name
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        report.push(format!(
+            "{rel}: {matched} bones match ({linked} of the skinned bones are linked to Biped bones), {} not evaluated, {other} skinned bones are neither, worst differences: position {worst:.2e}, rotation element {worst_rot:.2e}",
+            not_eval.len()
+        ));
+        report.push(format!("  not evaluated: {}", not_eval.join("; ")));
+    }
+    println!("{}", report.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Damaged Biped records: every leaf of each live record group (RabbitSkin's
+/// Max 2009 layout, Player@Run's Max 2013 layout), truncated, extended or with
+/// a huge first word, decodes to a rig or to an error naming the object and
+/// chunk — never a panic — and what still decodes still evaluates.
+#[test]
+fn damaged_biped_records_give_precise_errors() {
+    use maxfs_scene::chunk::Chunk;
+    use maxfs_scene::eval::biped::{records, tracks, Rig, Structure};
+    let (mut tried, mut errors) = (0, 0);
+    for rel in ["biped/RabbitSkin.max", "biped-ld35/Player@Run.max"] {
+        let doc = open(rel);
+        let eval = SceneEval::from_document(doc).expect("scene");
+        let system = biped::systems(&eval)[0];
+        let group: Vec<Chunk> = records::live_group(eval.chunks(system))
+            .expect("live group")
+            .to_vec();
+        for i in 0..group.len() {
+            let Some(p) = group[i].payload() else {
+                continue;
+            };
+            let p = p.to_vec();
+            let mut huge = p.clone();
+            if huge.len() >= 4 {
+                huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+            }
+            let mut longer = p.clone();
+            longer.extend([0u8; 4]);
+            for bad in [
+                Vec::new(),
+                p[..p.len() / 2].to_vec(),
+                p[..p.len().saturating_sub(1)].to_vec(),
+                longer,
+                huge,
+            ] {
+                let mut g = group.clone();
+                g[i] = Chunk::leaf(g[i].id, bad);
+                tried += 1;
+                let what = "Biped system object 1";
+                let decoded =
+                    records::figure(&g, what).and_then(|f| Ok((f, tracks::decode(&g, what)?)));
+                match decoded {
+                    Err(e) => {
+                        errors += 1;
+                        assert!(
+                            e.starts_with(what) && e.contains("0x0"),
+                            "{rel}: imprecise error {e}"
+                        );
+                    }
+                    Ok((figure, tracks)) => {
+                        let rig = Rig {
+                            system: 1,
+                            structure: Structure {
+                                body_type: None,
+                                link_counts: Vec::new(),
+                                node_table: Vec::new(),
+                                link_parent_inverse: None,
+                                current_frame: None,
+                                move_all: None,
+                            },
+                            figure,
+                            bones: Vec::new(),
+                            tracks,
+                        };
+                        for role in [
+                            Role::Com,
+                            Role::Part { limb: 11, link: 0 },
+                            Role::Part { limb: 4, link: 0 },
+                        ] {
+                            let _ = figure::world(&rig, role);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("{tried} damaged record groups, {errors} rejected with an error");
+    assert!(errors > 0 && tried > 100);
+}
