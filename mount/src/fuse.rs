@@ -9,6 +9,7 @@
 //! The kernel may keep hundreds of thousands of inodes referenced (every chunk of
 //! a walked corpus), so a row of the inode table is small: the compact entry
 //! (per-file state + place id, no path copy, no parsed document) and a count.
+#![allow(unsafe_code)] // getuid/getgid for the attributes
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};

@@ -40,6 +40,7 @@ enum Command {
 fn main() -> ExitCode {
     // Behave like other Unix tools when the reader of stdout goes away (`| head`).
     // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    #[allow(unsafe_code)]
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }

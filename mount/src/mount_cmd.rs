@@ -2,6 +2,7 @@
 //! (or `umount MNT`), then unmount. A stale mount point (a previous maxfs died)
 //! or one already in use is refused with a clear message; `--force` detaches it
 //! lazily first.
+#![allow(unsafe_code)] // umount2, signal masks and mallopt through libc
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -2,6 +2,7 @@
 //! (container, chunk layer, typed layer, scene graph, gates): no panic, no
 //! unbounded allocation, and each yields Ok or a precise error. Anything that
 //! still parses must still round-trip (T1 and T2 never FAIL).
+#![allow(unsafe_code)] // the counting global allocator
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -24,7 +25,8 @@ static PEAK: AtomicUsize = AtomicUsize::new(0);
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = System.alloc(l);
+        // SAFETY: forwarded unchanged to the system allocator.
+        let p = unsafe { System.alloc(l) };
         if !p.is_null() {
             let now = LIVE.fetch_add(l.size(), Relaxed) + l.size();
             PEAK.fetch_max(now, Relaxed);
@@ -32,11 +34,13 @@ unsafe impl GlobalAlloc for Counting {
         p
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l);
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(p, l) };
         LIVE.fetch_sub(l.size(), Relaxed);
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = System.realloc(p, l, new);
+        // SAFETY: forwarded unchanged to the system allocator.
+        let q = unsafe { System.realloc(p, l, new) };
         if !q.is_null() {
             if new >= l.size() {
                 let now = LIVE.fetch_add(new - l.size(), Relaxed) + (new - l.size());

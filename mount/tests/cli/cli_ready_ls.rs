@@ -1,5 +1,6 @@
 //! `maxfs mount` says when it is up (a "ready" line on stderr, at the default
 //! log level), and `maxfs ls` takes several paths, each listing headed as ls does.
+#![allow(unsafe_code)] // signals sent to the mount under test
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};

@@ -32,7 +32,7 @@ fn shape_uvs_are_babylons() {
         let doc = Document::open(&path).expect("max");
         let eval = maxfs_scene::eval::SceneEval::from_document(doc).expect("scene");
         let (doc, graph) = (&*eval.doc, &*eval.graph);
-        let out = maxfs_tests::export_doc(model, &doc, &[ExportKind::Shape]);
+        let out = maxfs_tests::export_doc(model, doc, &[ExportKind::Shape]);
         let r = Gltf::open(gltf);
         for node in r.g["nodes"].as_array().into_iter().flatten() {
             let (Some(name), Some(mi)) = (node["name"].as_str(), node["mesh"].as_u64()) else {

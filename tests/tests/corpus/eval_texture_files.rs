@@ -34,7 +34,7 @@ fn file_names(rel: &std::path::Path) -> Option<FileNames> {
     let doc = Document::open(rel).ok()?;
     let eval = SceneEval::from_document(doc).ok()?;
     let (doc, graph) = (&*eval.doc, &*eval.graph);
-    let assets = Assets::of(&doc);
+    let assets = Assets::of(doc);
     let mut out = FileNames {
         bitmaps: 0,
         stored: 0,
