@@ -48,7 +48,7 @@ pub fn nums(v: &Value, n: usize, default: &[f64]) -> Vec<f64> {
         .unwrap_or_else(|| default.to_vec())
 }
 
-/// Local column-major matrix of a glTF node, as row-major [row][col].
+/// Local column-major matrix of a glTF node, as row-major `[row][col]`.
 pub fn local(node: &Value) -> M4 {
     if let Some(m) = node.get("matrix") {
         let m = nums(m, 16, &[0.0; 16]);

@@ -116,3 +116,22 @@ pub fn export_doc(
         }
     }
 }
+
+/// Whether kernel mounts can be tested here. Without /dev/fuse a mount test
+/// says so loudly and skips, unless `MAXFS_REQUIRE_FUSE=1` (set by CI), where
+/// a missing FUSE fails the test instead of hiding it.
+pub fn fuse_available() -> bool {
+    let ok = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/fuse")
+        .is_ok();
+    if !ok {
+        assert!(
+            std::env::var("MAXFS_REQUIRE_FUSE").as_deref() != Ok("1"),
+            "MAXFS_REQUIRE_FUSE=1 but /dev/fuse cannot be opened"
+        );
+        eprintln!("\n\n*** SKIPPING: FUSE unavailable (/dev/fuse cannot be opened) ***\n\n");
+    }
+    ok
+}

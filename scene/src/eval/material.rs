@@ -70,7 +70,7 @@ pub const NEL_BLOCKS: [&str; 9] = [
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MapRef {
-    /// Slot name ("diffuse" …) or "map<k>" beyond the twelve standard ones.
+    /// Slot name ("diffuse" …) or `map<k>` beyond the twelve standard ones.
     pub slot: String,
     pub texmap: usize,
     pub enabled: Option<bool>,

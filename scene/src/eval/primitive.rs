@@ -462,7 +462,7 @@ impl SphereRings {
 /// fan, the bands (each quad split (a, b, c), (a, c, d) with the shared edge
 /// hidden), the bottom fan; material id 1 and smoothing group 1 when smooth,
 /// except a hemisphere's flat cap (material 0, group 2). Base to pivot lifts
-/// the cut (or the south pole) to z = 0. Slices: see [`sliced_sphere_mesh`].
+/// the cut (or the south pole) to z = 0. Slices: see `sliced_sphere_mesh`.
 ///
 /// Mapping: (rows + 2) rows of segments + 1 texture vertices, U = k/segments
 /// around from +Y, V = 1 − 2·row/segments (linear in the row index whatever the
@@ -751,7 +751,7 @@ fn sliced_sphere_mesh(p: &Params, r: f64, segs: usize) -> Result<Mesh, String> {
 /// (material 0); side bands are material 2 in smoothing group 4 when smooth,
 /// cap fans and cap bands group 1 — the bottom cap's bands material 0 and the
 /// top cap's material 1, as Max numbers them. Slices: see
-/// [`sliced_cylinder_mesh`].
+/// `sliced_cylinder_mesh`.
 ///
 /// Mapping: U runs around from +Y (U = ¾ on +X), V = z/height (0 and 1 on all
 /// cap rings); each segment keeps the U of its end vertex, so the segment across

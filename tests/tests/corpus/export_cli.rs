@@ -278,13 +278,7 @@ impl Drop for Mounted {
 
 #[test]
 fn exports_read_through_the_kernel_equal_the_batch_export() {
-    if std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/fuse")
-        .is_err()
-    {
-        eprintln!("\n\n*** SKIPPING: FUSE unavailable (/dev/fuse cannot be opened) ***\n\n");
+    if !maxfs_tests::fuse_available() {
         return;
     }
     let root = corpus_dir().join("max/ryzomcore");

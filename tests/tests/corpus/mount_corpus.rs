@@ -36,17 +36,7 @@ impl Drop for Mounted {
     }
 }
 
-fn fuse_available() -> bool {
-    let ok = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/fuse")
-        .is_ok();
-    if !ok {
-        eprintln!("\n\n*** SKIPPING: FUSE unavailable (/dev/fuse cannot be opened) ***\n\n");
-    }
-    ok
-}
+use maxfs_tests::fuse_available;
 
 fn mount(src: &Path) -> Option<Mounted> {
     if !fuse_available() {

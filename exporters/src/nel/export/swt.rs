@@ -1,6 +1,6 @@
 //! `.swt`: the `CSkeletonWeight` NelExportSkeletonWeight writes
 //! (nel_export_swt.cpp exportSWT) for the nodes swt_export.ms selects: per node
-//! with EXPORT_SWT set, "<name>.rotquat", "<name>.pos", "<name>.scale", each
+//! with EXPORT_SWT set, `<name>.rotquat`, `<name>.pos`, `<name>.scale`, each
 //! weighted EXPORT_SWT_WEIGHT; nothing when no node has EXPORT_SWT.
 
 use super::skel::checked_bytes;

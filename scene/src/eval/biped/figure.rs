@@ -171,8 +171,8 @@ pub fn thigh(rig: &Rig, left: bool) -> Result<Mat43, String> {
 }
 
 /// A calf: the knee hinge, `Rz(knee − π)` in the thigh frame with the knee's
-/// interior angle at leg pose half [0], placed at the thigh's end (leg
-/// structure half [2] along the thigh's X axis). Same symmetry rule as the thigh.
+/// interior angle at leg pose half \[0\], placed at the thigh's end (leg
+/// structure half \[2\] along the thigh's X axis). Same symmetry rule as the thigh.
 pub fn calf(rig: &Rig, left: bool) -> Result<Mat43, String> {
     let thigh = thigh(rig, left)?;
     let pose = half(rig, LEG_POSE, left)?;
@@ -186,7 +186,7 @@ pub fn calf(rig: &Rig, left: bool) -> Result<Mat43, String> {
 }
 
 /// A foot (the last link of a 3-link leg): at the calf's end (leg structure
-/// half [3] along the calf's X axis); its rotation is absolute in the COM
+/// half \[3\] along the calf's X axis); its rotation is absolute in the COM
 /// frame, `rot(q*) · C · COM` with q = leg pose half [28..31] of its own side
 /// (seed §11: the one leg value stored per side, not mirrored).
 pub fn foot(rig: &Rig, left: bool) -> Result<Mat43, String> {

@@ -2,7 +2,7 @@
 //! IKChainControl (the goal node's transform controller) names its solver, its
 //! start and end joints and owns the goal's own PRS; each joint's IKControl
 //! keeps the joint's rest offset and rest angles. The pieces of Max's LinkChain
-//! construction that are [CORE] (seed 000 §5) — the default zero map, the
+//! construction that are \[CORE\] (seed 000 §5) — the default zero map, the
 //! swivel parent space — are stood in for as docs/ik.md says. Not yet used by
 //! transform evaluation: chains stay "not evaluated" in coverage.
 
@@ -273,7 +273,7 @@ impl SceneChain {
     }
 
     /// Solves the chain at `t` and returns each joint's world transform. The
-    /// zero map stands in for Max's `DefaultZeroMap()` [CORE]: the rest pose's
+    /// zero map stands in for Max's `DefaultZeroMap()` \[CORE\]: the rest pose's
     /// chain-plane normal, carried by the shortest rotation from the rest
     /// end-effector direction (the rest plane at the rest direction, which is
     /// what the solver assumes).

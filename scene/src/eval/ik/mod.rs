@@ -2,7 +2,7 @@
 //! ([`hi_limb`]) and the spline IK solver ([`spline`]), with the solver-local
 //! numeric primitives they share ([`primitives`]). Pure solver code: chains,
 //! goals and splines come in as plain data; building them from a scene is the
-//! caller's job. docs/ik.md records the numerics and the [CORE] choices.
+//! caller's job. docs/ik.md records the numerics and the \[CORE\] choices.
 
 pub mod chain;
 pub mod hi_limb;

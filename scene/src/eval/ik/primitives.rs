@@ -6,7 +6,7 @@
 //! bit, except for its wider exponent range (docs/ik.md says what that means).
 //!
 //! Matrices are 4×3, row vectors (`p' = p · M`), translation in row 3; `a * b`
-//! applies `a` first. Items the spec marks [CORE] (implemented in Max's core
+//! applies `a` first. Items the spec marks \[CORE\] (implemented in Max's core
 //! DLL, not in the solvers) are written as the spec's characterization leads
 //! describe and say so in their doc comment.
 
@@ -116,7 +116,7 @@ impl P3 {
         sqrt_f(self.sum_sq() as f32)
     }
 
-    /// `CrossProd` / `^` [CORE]: the standard formula; each component is two
+    /// `CrossProd` / `^` \[CORE\]: the standard formula; each component is two
     /// exact products and one subtraction, rounded once on store.
     pub fn cross(self, o: P3) -> P3 {
         let (ax, ay, az) = (f64::from(self.x), f64::from(self.y), f64::from(self.z));
@@ -128,7 +128,7 @@ impl P3 {
         )
     }
 
-    /// `Normalize` [CORE]: each component divided by `Length()` (the SDK says
+    /// `Normalize` \[CORE\]: each component divided by `Length()` (the SDK says
     /// so); a zero vector comes back unchanged — the solvers' `== 0.0f` tests
     /// on `LengthUnify` imply no guard rewrites it.
     pub fn normalize(self) -> P3 {
@@ -139,7 +139,7 @@ impl P3 {
         p3(self.x / l, self.y / l, self.z / l)
     }
 
-    /// `LengthUnify` [CORE]: normalizes in place (as `Normalize`) and returns
+    /// `LengthUnify` \[CORE\]: normalizes in place (as `Normalize`) and returns
     /// the length before, exactly as computed (0 for a zero vector).
     pub fn length_unify(&mut self) -> f32 {
         let l = self.length();
@@ -149,12 +149,12 @@ impl P3 {
         l
     }
 
-    /// `Unify` [CORE]: `LengthUnify` without the result.
+    /// `Unify` \[CORE\]: `LengthUnify` without the result.
     pub fn unify(&mut self) {
         self.length_unify();
     }
 
-    /// `p * M`: the full affine transform [CORE]; each component is one
+    /// `p * M`: the full affine transform \[CORE\]; each component is one
     /// register sum rounded on store.
     pub fn transform(self, m: &M3) -> P3 {
         let c = |j: usize| {
@@ -166,7 +166,7 @@ impl P3 {
         p3(c(0), c(1), c(2))
     }
 
-    /// `VectorTransform` [CORE]: the 3×3 part only, row-vector convention.
+    /// `VectorTransform` \[CORE\]: the 3×3 part only, row-vector convention.
     pub fn vector_transform(self, m: &M3) -> P3 {
         let c = |j: usize| {
             (f64::from(self.x) * f64::from(m.m[0][j])
@@ -238,7 +238,7 @@ impl M3 {
         self.row(3)
     }
 
-    /// `a * b` [CORE]: `a` applies first; each element one register sum.
+    /// `a * b` \[CORE\]: `a` applies first; each element one register sum.
     pub fn mul(&self, b: &M3) -> M3 {
         let mut r = [[0f32; 3]; 4];
         for (i, row) in r.iter_mut().enumerate() {
@@ -255,7 +255,7 @@ impl M3 {
         M3 { m: r }
     }
 
-    /// `Inverse` [CORE]: the affine inverse by cofactors in the register, each
+    /// `Inverse` \[CORE\]: the affine inverse by cofactors in the register, each
     /// element rounded on store. A singular 3×3 part yields non-finite values
     /// (as a division by a zero determinant does), never a panic.
     pub fn inverse(&self) -> M3 {
@@ -293,7 +293,7 @@ impl M3 {
         M3 { m: r }
     }
 
-    /// `RotateXMatrix(a)` etc. [CORE]: right-handed for row vectors (x·RotZ(90°)
+    /// `RotateXMatrix(a)` etc. \[CORE\]: right-handed for row vectors (x·RotZ(90°)
     /// = y), entries the CRT double sine and cosine of the float angle.
     pub fn rotate_axis(axis: usize, a: f32) -> M3 {
         let (s, c) = f64::from(a).sin_cos();
@@ -307,12 +307,12 @@ impl M3 {
         m
     }
 
-    /// `PreRotateX/Y/Z` [CORE]: multiplication on the left by the axis rotation.
+    /// `PreRotateX/Y/Z` \[CORE\]: multiplication on the left by the axis rotation.
     pub fn pre_rotate(&mut self, axis: usize, a: f32) {
         *self = M3::rotate_axis(axis, a).mul(self);
     }
 
-    /// `RotAngleAxisMatrix(axis, angle)` [CORE]: rotation about a unit axis,
+    /// `RotAngleAxisMatrix(axis, angle)` \[CORE\]: rotation about a unit axis,
     /// right-handed for row vectors (the axis-z case is `RotateZMatrix`), built
     /// in the register from the float axis and the double sine and cosine.
     pub fn rot_angle_axis(axis: P3, angle: f32) -> M3 {
@@ -327,7 +327,7 @@ impl M3 {
         M3::from_3x3(m)
     }
 
-    /// `MatrixToEuler(M, eul, EULERTYPE_XYZ)` [CORE]: the angles (x, y, z) with
+    /// `MatrixToEuler(M, eul, EULERTYPE_XYZ)` \[CORE\]: the angles (x, y, z) with
     /// `M = RotX(x) · RotY(y) · RotZ(z)` in row-vector order (x applies first).
     /// Shoemake's extraction (Graphics Gems IV) on the transposed matrix, in the
     /// register; near gimbal lock (`cos y ≤ 16·FLT_EPSILON`) z is taken as 0.
@@ -372,7 +372,7 @@ impl Default for Q4 {
 }
 
 impl Q4 {
-    /// `Conjugate()` [CORE]: (−x, −y, −z, w).
+    /// `Conjugate()` \[CORE\]: (−x, −y, −z, w).
     pub fn conjugate(self) -> Q4 {
         Q4 {
             x: -self.x,
@@ -399,7 +399,7 @@ impl Q4 {
         }
     }
 
-    /// `Quat::operator*(Quat)` [CORE], as the Hamilton product `self · o`.
+    /// `Quat::operator*(Quat)` \[CORE\], as the Hamilton product `self · o`.
     /// The spec's other candidate (left-to-right, i.e. `o · self`) makes
     /// `ApplyRowQuat` the identity — `q·(q̄·v) = v` — so no swivel angle could
     /// ever act; the Hamilton order is the one under which the solver works.
@@ -424,7 +424,7 @@ impl Q4 {
         }
     }
 
-    /// `Quat(AngAxis(axis, angle))` [CORE]: axis·sin(a/2), cos(a/2), without the
+    /// `Quat(AngAxis(axis, angle))` \[CORE\]: axis·sin(a/2), cos(a/2), without the
     /// negation of `MakeRowQuat` (Max's API rotations follow the left-hand rule).
     pub fn from_ang_axis(axis: P3, angle: f32) -> Q4 {
         let (s, c) = (0.5 * f64::from(angle)).sin_cos();
@@ -436,7 +436,7 @@ impl Q4 {
         }
     }
 
-    /// `Quat::MakeMatrix` [CORE]: the row-vector matrix of `p ↦ q̄ p q`, the
+    /// `Quat::MakeMatrix` \[CORE\]: the row-vector matrix of `p ↦ q̄ p q`, the
     /// rotation `ApplyRowQuat` performs (left-hand rule for the stored angle).
     pub fn make_matrix(self) -> M3 {
         let (x, y, z, w) = (
@@ -465,7 +465,7 @@ impl Q4 {
         M3::from_3x3(m)
     }
 
-    /// `RotationValue(q).PreApplyTo(M)` [CORE]: `M = MakeMatrix(q) · M`.
+    /// `RotationValue(q).PreApplyTo(M)` \[CORE\]: `M = MakeMatrix(q) · M`.
     pub fn pre_apply_to(self, m: &M3) -> M3 {
         self.make_matrix().mul(m)
     }
