@@ -64,23 +64,7 @@ pub fn local(node: &Value) -> M4 {
     let q = nums(&node["rotation"], 4, &[0.0, 0.0, 0.0, 1.0]);
     let s = nums(&node["scale"], 3, &[1.0; 3]);
     let (x, y, z, w) = (q[0], q[1], q[2], q[3]);
-    let r = [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - z * w),
-            2.0 * (x * z + y * w),
-        ],
-        [
-            2.0 * (x * y + z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - x * w),
-        ],
-        [
-            2.0 * (x * z - y * w),
-            2.0 * (y * z + x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ];
+    let r = maxfs_scene::eval::Quat { x, y, z, w }.to_column_matrix();
     let mut o = [[0.0; 4]; 4];
     for i in 0..3 {
         for j in 0..3 {

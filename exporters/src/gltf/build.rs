@@ -146,23 +146,7 @@ fn quat_from_rows(r: &[[f64; 3]; 3]) -> [f64; 4] {
 #[inline(never)]
 fn rows_from_quat(q: [f64; 4]) -> [[f64; 3]; 3] {
     let [x, y, z, w] = q;
-    [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - z * w),
-            2.0 * (x * z + y * w),
-        ],
-        [
-            2.0 * (x * y + z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - x * w),
-        ],
-        [
-            2.0 * (x * z - y * w),
-            2.0 * (y * z + x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ]
+    maxfs_scene::eval::Quat { x, y, z, w }.to_column_matrix()
 }
 
 #[inline(never)]

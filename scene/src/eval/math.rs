@@ -154,26 +154,38 @@ impl Quat {
         .normalized()
     }
 
-    /// The 3×3 rotation for row vectors (`p' = p · M`) that turns points by this
-    /// quaternion, i.e. the transpose of the column-vector matrix.
-    pub fn to_rows(self) -> [Vec3; 3] {
+    /// The 3×3 rotation for column vectors (`p' = M · p`), as `[row][col]`: the
+    /// one quaternion-to-matrix formula of the project (glTF, NeL and the IK
+    /// solver use it too; the row-vector form is its transpose).
+    pub fn to_column_matrix(self) -> [[f64; 3]; 3] {
         let Quat { x, y, z, w } = self;
         [
-            Vec3(
+            [
                 1.0 - 2.0 * (y * y + z * z),
-                2.0 * (x * y + z * w),
-                2.0 * (x * z - y * w),
-            ),
-            Vec3(
                 2.0 * (x * y - z * w),
-                1.0 - 2.0 * (x * x + z * z),
-                2.0 * (y * z + x * w),
-            ),
-            Vec3(
                 2.0 * (x * z + y * w),
+            ],
+            [
+                2.0 * (x * y + z * w),
+                1.0 - 2.0 * (x * x + z * z),
                 2.0 * (y * z - x * w),
+            ],
+            [
+                2.0 * (x * z - y * w),
+                2.0 * (y * z + x * w),
                 1.0 - 2.0 * (x * x + y * y),
-            ),
+            ],
+        ]
+    }
+
+    /// The 3×3 rotation for row vectors (`p' = p · M`) that turns points by this
+    /// quaternion, i.e. the transpose of [`to_column_matrix`](Self::to_column_matrix).
+    pub fn to_rows(self) -> [Vec3; 3] {
+        let m = self.to_column_matrix();
+        [
+            Vec3(m[0][0], m[1][0], m[2][0]),
+            Vec3(m[0][1], m[1][1], m[2][1]),
+            Vec3(m[0][2], m[1][2], m[2][2]),
         ]
     }
 }

@@ -680,23 +680,7 @@ mod tests {
     /// NeL's CQuat → column-vector matrix element (row, col).
     fn quat_matrix(q: [f32; 4]) -> [[f64; 3]; 3] {
         let [x, y, z, w] = q.map(f64::from);
-        [
-            [
-                1.0 - 2.0 * (y * y + z * z),
-                2.0 * (x * y - z * w),
-                2.0 * (x * z + y * w),
-            ],
-            [
-                2.0 * (x * y + z * w),
-                1.0 - 2.0 * (x * x + z * z),
-                2.0 * (y * z - x * w),
-            ],
-            [
-                2.0 * (x * z - y * w),
-                2.0 * (y * z + x * w),
-                1.0 - 2.0 * (x * x + y * y),
-            ],
-        ]
+        MQuat { x, y, z, w }.to_column_matrix()
     }
 
     #[test]

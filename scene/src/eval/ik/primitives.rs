@@ -445,23 +445,7 @@ impl Q4 {
             f64::from(self.z),
             f64::from(self.w),
         );
-        let m = [
-            [
-                1.0 - 2.0 * (y * y + z * z),
-                2.0 * (x * y - z * w),
-                2.0 * (x * z + y * w),
-            ],
-            [
-                2.0 * (x * y + z * w),
-                1.0 - 2.0 * (x * x + z * z),
-                2.0 * (y * z - x * w),
-            ],
-            [
-                2.0 * (x * z - y * w),
-                2.0 * (y * z + x * w),
-                1.0 - 2.0 * (x * x + y * y),
-            ],
-        ];
+        let m = crate::eval::math::Quat { x, y, z, w }.to_column_matrix();
         M3::from_3x3(m)
     }
 
