@@ -25,6 +25,10 @@ pub struct MountArgs {
     /// Memory budget of parsed .max files with their evaluation and exports, in MiB.
     #[arg(long, default_value_t = 1024)]
     pub documents_mb: u64,
+    /// Print the caches' statistics (hits, misses, evictions, bytes held per
+    /// cache, parses) as one JSON line on stderr every SECS seconds and at unmount.
+    #[arg(long, value_name = "SECS")]
+    pub stats: Option<u64>,
     /// FUSE worker threads (default: number of CPUs).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -256,6 +260,24 @@ pub fn run(args: MountArgs) -> ExitCode {
         eprintln!("maxfs: cannot install signal handling: {e}");
         return ExitCode::FAILURE;
     }
+    let print_stats = {
+        let tree = tree.clone();
+        move || {
+            eprintln!(
+                "maxfs: stats: {}",
+                serde_json::to_string(&tree.stats()).unwrap_or_default()
+            )
+        }
+    };
+    if let Some(secs) = args.stats {
+        let print = print_stats.clone();
+        let period = std::time::Duration::from_secs(secs.max(1));
+        // Ends with the process; prints nothing but the line.
+        std::thread::spawn(move || loop {
+            std::thread::sleep(period);
+            print();
+        });
+    }
     let mut session = match fuser::Session::new(MaxFuse::new(tree), &mnt, &config(threads)) {
         Ok(s) => s,
         Err(e) => {
@@ -276,6 +298,9 @@ pub fn run(args: MountArgs) -> ExitCode {
         mnt.display()
     );
     let result = session.run();
+    if args.stats.is_some() {
+        print_stats();
+    }
     // The session unmounts when it ends; make sure nothing stays behind on errors.
     if matches!(
         inspect(&mnt),

@@ -105,3 +105,43 @@ fn ls_takes_several_paths() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("nodes.json"));
 }
+
+/// `--stats` prints the caches' statistics as one JSON line at unmount: a file
+/// read twice is one document load and one miss then one hit of the content cache.
+#[test]
+fn mount_stats_count_loads_hits_and_bytes() {
+    let mnt = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_maxfs"))
+        .arg("mount")
+        .arg(corpus())
+        .arg(mnt.path())
+        .args(["--stats", "3600"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("maxfs mount runs");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = std::io::BufReader::new(stderr).lines();
+    let ready = lines.next().and_then(Result::ok).unwrap_or_default();
+    let view = mnt.path().join("max/neloid/block.max/json/appdata.json");
+    let first = std::fs::read(&view);
+    let second = std::fs::read(&view);
+    // SAFETY: signalling the child we started, by its id.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = child.wait().expect("wait");
+    assert!(ready.starts_with("maxfs: ready"), "{ready}");
+    assert!(status.success(), "{status:?}");
+    assert_eq!(first.expect("read"), second.expect("read again"));
+    let line = rest
+        .iter()
+        .find_map(|l| l.strip_prefix("maxfs: stats: "))
+        .unwrap_or_else(|| panic!("no stats line in {rest:?}"));
+    let v: serde_json::Value = serde_json::from_str(line).expect("stats are JSON");
+    assert_eq!(v["document_loads"], 1, "{v}");
+    assert!(v["documents"]["bytes"].as_u64().unwrap_or(0) > 0, "{v}");
+    assert_eq!(v["documents"]["budget"], 1u64 << 30, "{v}");
+    assert!(v["content"]["hits"].as_u64().unwrap_or(0) >= 1, "{v}");
+    assert_eq!(v["content"]["entries"], 1, "{v}");
+}
