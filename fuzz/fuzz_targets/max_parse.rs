@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
         .iter()
         .map(|n| Stream {
             name: n.to_string(),
-            data: data.to_vec(),
+            data: data.to_vec().into(),
             compressed: false,
             stored_len: data.len() as u64,
             error: None,
