@@ -155,19 +155,23 @@ impl Loaded {
         self.eval.get().and_then(|r| r.as_ref().ok()).cloned()
     }
 
-    /// Every NeL export of the file (built on first need from the evaluated scene).
-    pub fn exports(&self, stem: &str) -> StageResult<ExportSet> {
+    /// Every NeL export of the file (built on first need from the evaluated
+    /// scene). `built` runs once, inside the build, with its result: the one
+    /// place to count and report a build, however many readers race for it.
+    pub fn exports(
+        &self,
+        stem: &str,
+        built: impl FnOnce(&StageResult<ExportSet>),
+    ) -> StageResult<ExportSet> {
         self.exports
             .get_or_init(|| {
-                let eval = self.eval()?;
-                crate::guard(|| Ok(Arc::new(ExportSet::build(stem, &eval))))
+                let r = self
+                    .eval()
+                    .and_then(|eval| crate::guard(|| Ok(Arc::new(ExportSet::build(stem, &eval)))));
+                built(&r);
+                r
             })
             .clone()
-    }
-
-    /// Whether the exports were built (and so counted once).
-    pub fn exports_built(&self) -> bool {
-        self.exports.get().is_some()
     }
 
     /// Bytes held by this file's stages: the document, its typed layer, the

@@ -528,27 +528,25 @@ impl MaxFs {
     /// first need).
     fn export_set(&self, state: &MaxState) -> Result<Arc<ExportSet>, FsError> {
         let loaded = self.loaded(state)?;
-        if !loaded.exports_built() {
+        let stem = crate::exports::source_stem(state.path());
+        let mut grew = false;
+        let r = loaded.exports(&stem, |r| {
+            grew = true;
             *self
                 .generations
                 .lock()
                 .entry(format!("{}/export", state.path().display()))
                 .or_default() += 1;
-        }
-        let stem = crate::exports::source_stem(state.path());
-        let built = !loaded.exports_built();
-        let r = loaded
-            .exports(&stem)
-            .inspect_err(|e| {
+            if let Err(e) = r {
                 let what = format!("{}: export: {e}", state.path().display());
                 crate::warn_once::warn(&state.key, &what)
-            })
-            .map_err(FsError::Failed);
-        if built {
+            }
+        });
+        if grew {
             // The document grew by its exports and evaluated meshes.
             self.docs.trim();
         }
-        r
+        r.map_err(FsError::Failed)
     }
 
     /// The parsed document of `state`, from the document LRU (parsed on a miss).

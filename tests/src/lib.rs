@@ -76,11 +76,6 @@ pub fn street_lod_set(
         .extend(slave_extra.iter().cloned());
 }
 
-/// Evaluates a document (a copy: the caller keeps `doc`).
-pub fn evaluate(doc: &maxfs_scene::Document) -> maxfs_scene::eval::SceneEval {
-    maxfs_scene::eval::SceneEval::from_document(doc.clone()).expect("scene graph")
-}
-
 /// The evaluation of `doc` with an edited copy of its scene graph (cases the
 /// corpus lacks: LOD sets, MRM, bone LODs).
 pub fn eval_with_graph(

@@ -60,7 +60,6 @@ pub(crate) struct MeshMemo {
     cells: Mutex<HashMap<Key, Cell>>,
     objects: AtomicU64,
     builds: AtomicU64,
-    nodes: AtomicU64,
     hits: AtomicU64,
     bytes: AtomicU64,
     /// Per node and time: how often its full or filtered stack was evaluated.
@@ -83,12 +82,11 @@ impl MeshMemo {
             .clone();
         if computed {
             match key {
-                Key::Object(..) => self.objects.fetch_add(1, Ordering::Relaxed),
-                Key::Node(n, t, _) => {
-                    *self.per_node.lock().entry((n, t)).or_default() += 1;
-                    self.nodes.fetch_add(1, Ordering::Relaxed)
+                Key::Object(..) => {
+                    self.objects.fetch_add(1, Ordering::Relaxed);
                 }
-            };
+                Key::Node(n, t, _) => *self.per_node.lock().entry((n, t)).or_default() += 1,
+            }
         } else {
             self.hits.fetch_add(1, Ordering::Relaxed);
         }
@@ -123,7 +121,7 @@ impl MeshMemo {
         MemoStats {
             object_evaluations: self.objects.load(Ordering::Relaxed),
             object_builds: self.builds.load(Ordering::Relaxed),
-            node_evaluations: self.nodes.load(Ordering::Relaxed),
+            node_evaluations: self.per_node.lock().values().map(|&n| u64::from(n)).sum(),
             hits: self.hits.load(Ordering::Relaxed),
             bytes: self.bytes.load(Ordering::Relaxed),
         }

@@ -71,6 +71,19 @@ fn counted<'a>(p: &'a [u8], size: usize, what: &str) -> Result<(usize, &'a [u8])
     Ok((n, body))
 }
 
+/// Map vertices (UVW) of Editable Mesh (0x2394) and Editable Poly (0x0128):
+/// a count and float triples.
+fn map_vertices(p: &[u8], what: &str) -> Result<Vec<[f32; 3]>, String> {
+    let (_, body) = counted(p, 12, what)?;
+    Ok(body
+        .chunks_exact(12)
+        .map(|r| {
+            let w = Words(r);
+            [w.f(0) as f32, w.f(1) as f32, w.f(2) as f32]
+        })
+        .collect())
+}
+
 fn vertices(p: &[u8]) -> Result<Vec<Vec3>, String> {
     let (_, body) = counted(p, 12, "vertices (0x0914)")?;
     Ok(body
@@ -124,15 +137,7 @@ pub fn editable_mesh(object: &[Chunk]) -> Result<Mesh, String> {
         match (c.id, c.payload()) {
             (0x0959, Some(p)) if p.len() == 4 => channel = Some(Words(p).i32(0)),
             (0x2394, Some(p)) => {
-                let (_, body) = counted(p, 12, "map vertices (0x2394)")?;
-                mverts = Some(
-                    body.chunks_exact(12)
-                        .map(|r| {
-                            let w = Words(r);
-                            [w.f(0) as f32, w.f(1) as f32, w.f(2) as f32]
-                        })
-                        .collect(),
-                );
+                mverts = Some(map_vertices(p, "map vertices (0x2394)")?);
             }
             (0x2396, Some(p)) => {
                 let (_, body) = counted(p, 12, "map faces (0x2396)")?;
@@ -429,15 +434,10 @@ fn poly_maps(geom: &[Chunk], polys: &[Poly]) -> Result<Vec<PolyMapData>, String>
             }
             POLY_MAP_VERTICES => {
                 let ch = channel.ok_or("poly map vertices (0x0128) without a channel (0x0124)")?;
-                let (_, body) = counted(p, 12, &format!("poly map {ch} vertices (0x0128)"))?;
-                verts = Some(
-                    body.chunks_exact(12)
-                        .map(|r| {
-                            let w = Words(r);
-                            [w.f(0) as f32, w.f(1) as f32, w.f(2) as f32]
-                        })
-                        .collect(),
-                );
+                verts = Some(map_vertices(
+                    p,
+                    &format!("poly map {ch} vertices (0x0128)"),
+                )?);
             }
             POLY_MAP_FACES => {
                 let ch = channel
