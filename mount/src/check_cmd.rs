@@ -97,7 +97,9 @@ pub fn run(args: CheckArgs) -> ExitCode {
             // Read sector by sector: a huge (or sparse) file is never loaded whole.
             let options = CheckOptions {
                 container: args.container,
-                coverage: args.coverage,
+                coverage: args
+                    .coverage
+                    .then_some(maxfs_scene::check::coverage as maxfs_scene::check::Coverage),
             };
             let report = check_path(p, options, &limits);
             pb.inc(1);

@@ -6,9 +6,9 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use maxfs_scene::eval::ik::hi_limb::{self, HiChain, HiGoal, Link, RootLink, Swivel};
-use maxfs_scene::eval::ik::primitives::{p3, M3, P3};
-use maxfs_scene::eval::ik::spline::{self, SplineChain, SplineJoint, SplinePath};
+use maxfs_scene::eval::rigs::ik::hi_limb::{self, HiChain, HiGoal, Link, RootLink, Swivel};
+use maxfs_scene::eval::rigs::ik::primitives::{p3, M3, P3};
+use maxfs_scene::eval::rigs::ik::spline::{self, SplineChain, SplineJoint, SplinePath};
 
 fn zero_map(e: P3) -> P3 {
     let n0 = p3(0.0, 0.0, -1.0);

@@ -1,20 +1,11 @@
-//! Reading and writing 3ds Max `.max` files: the OLE container, the chunk tree of
-//! each stream, and typed views of the streams that matter, all rebuildable byte
-//! for byte.
+//! Evaluation of 3ds Max scenes read by `maxfs-file`: node transforms at any time,
+//! controllers, objects and their modifier stacks, rigs, materials, cameras and
+//! lights. The file layer's modules are re-exported so callers need one crate.
 
 pub mod check;
-pub mod chunk;
-pub mod container;
-pub mod directories;
-pub mod document;
-pub mod error;
 pub mod eval;
-pub mod graph;
-pub mod peek;
-pub mod settings;
-pub mod summary;
-pub mod typed;
-pub mod version;
 
-pub use document::{Document, Layout, Typed};
-pub use error::{ChunkError, ChunkPath, MaxError, TypedError};
+pub use maxfs_file::{
+    chunk, container, directories, document, error, graph, peek, settings, summary, typed, version,
+};
+pub use maxfs_file::{ChunkError, ChunkPath, Document, Layout, MaxError, Typed, TypedError};

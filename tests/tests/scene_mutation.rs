@@ -14,7 +14,7 @@ use maxfs_exporters::nel::{
 use maxfs_scene::check::{check_bytes, check_file, CheckReport, Outcome};
 use maxfs_scene::chunk::{self, Chunk};
 use maxfs_scene::container::MaxFile;
-use maxfs_scene::eval::{biped, views, SceneEval};
+use maxfs_scene::eval::{rigs::biped, views, SceneEval};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_max_files;
 

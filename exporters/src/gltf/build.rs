@@ -9,8 +9,8 @@ use gltf_json as json;
 use json::extensions::scene::khr_lights_punctual as khr;
 use json::validation::{Checked::Valid, USize64};
 use json::Index;
-use maxfs_scene::eval::material::{self as mtl, Assets};
-use maxfs_scene::eval::{camera, light, views, Mat43, SceneEval};
+use maxfs_scene::eval::render::material::{self as mtl, Assets};
+use maxfs_scene::eval::{render::camera, render::light, views, Mat43, SceneEval};
 use serde_json::json as value;
 
 use super::geometry;

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use maxfs_scene::eval::mesh::Mesh;
+use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::{Mat43, Vec3};
 
 /// A Max point (x, y, z) in glTF axes: (x, z, −y).
@@ -181,7 +181,7 @@ pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use maxfs_scene::eval::mesh::Face;
+    use maxfs_scene::eval::objects::mesh::Face;
 
     #[inline(never)]
     fn face(v: [u32; 3], smoothing: u32) -> Face {
@@ -228,7 +228,7 @@ mod tests {
     #[test]
     #[inline(never)]
     fn map_channels_become_texcoord_sets_without_gaps() {
-        use maxfs_scene::eval::mesh::MapChannel;
+        use maxfs_scene::eval::objects::mesh::MapChannel;
         let map = |channel: i32, u: f32| MapChannel {
             channel,
             vertices: vec![[u, 0.25, 0.0], [u, 0.5, 0.0], [u, 0.75, 0.0]],

@@ -28,7 +28,7 @@ pub struct GltfExport {
 /// all; anything narrower becomes a warning.
 pub fn export_scene(eval: &SceneEval) -> Result<GltfExport, String> {
     let (doc, graph) = (&*eval.doc, &*eval.graph);
-    let assets = maxfs_scene::eval::material::Assets::of(doc);
+    let assets = maxfs_scene::eval::render::material::Assets::of(doc);
     let mut notes = Vec::new();
     let metres = settings::system_unit(doc, graph).map_or_else(
         |e| {

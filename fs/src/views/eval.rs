@@ -5,8 +5,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use maxfs_scene::eval::material::Assets;
-use maxfs_scene::eval::{biped, material_view, views, SceneEval};
+use maxfs_scene::eval::render::material::Assets;
+use maxfs_scene::eval::{material_view, rigs::biped, views, SceneEval};
 
 use crate::json;
 

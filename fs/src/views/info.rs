@@ -27,7 +27,7 @@ struct Info<'a> {
     /// Classes the evaluation does not compute, with the nodes they affect:
     /// their transforms, meshes and exports are not what 3ds Max shows.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    unevaluated: Vec<maxfs_scene::eval::coverage::Gap>,
+    unevaluated: Vec<maxfs_scene::eval::core::coverage::Gap>,
 }
 
 #[derive(Serialize)]
@@ -167,7 +167,7 @@ pub fn render(
     }
     let mut unevaluated = Vec::new();
     if let Some(eval) = eval {
-        unevaluated = maxfs_scene::eval::coverage::scene_gaps(eval);
+        unevaluated = maxfs_scene::eval::core::coverage::scene_gaps(eval);
     }
     if let Some(Ok(t)) = typed {
         let scene = t.scene.as_ref().ok();

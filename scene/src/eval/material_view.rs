@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 
-use super::camera::{self, Camera};
-use super::light::{self, Light};
-use super::material::{self, Assets, Material, Texmap};
-use super::transform::SceneEval;
+use crate::eval::core::transform::SceneEval;
+use crate::eval::render::camera::{self, Camera};
+use crate::eval::render::light::{self, Light};
+use crate::eval::render::material::{self, Assets, Material, Texmap};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MapSummary {

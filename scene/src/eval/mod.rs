@@ -1,31 +1,19 @@
-//! Scene evaluation: what 3ds Max computes from the stored scene — controller
-//! values at a time, node transforms.
+//! Scene evaluation: what 3ds Max computes from the stored scene at a time.
+//!
+//! Grouped by what depends on what: `core` holds the evaluated scene (`SceneEval`,
+//! its memo), controllers, keys and parameter blocks; `objects` builds base
+//! geometry; `modifier` applies stacks; `rigs` drives bones (Biped, IK, link
+//! constraints); `render` decodes materials, cameras and lights.
 
-pub mod biped;
-pub mod bone_object;
-pub mod boolean;
-pub mod controller;
-pub mod coverage;
-pub mod ik;
-pub mod keys;
-pub mod math;
-pub mod memo;
-pub mod mesh;
+pub mod core;
+pub mod material_view;
 pub mod modifier;
-pub mod poly;
-pub mod primitive;
-pub mod primitive_poly;
-pub mod skin;
-pub mod transform;
+pub mod objects;
+pub mod render;
+pub mod rigs;
 pub mod views;
 
-pub use controller::Controller;
-pub use math::{Mat43, Quat, Vec3};
-pub use memo::{MemoStats, MeshResult, Stack};
-pub use transform::SceneEval;
-pub mod camera;
-pub mod light;
-pub mod link_constraint;
-pub mod material;
-pub mod material_view;
-pub mod pblock;
+pub use self::core::controller::Controller;
+pub use self::core::math::{Mat43, Quat, Vec3};
+pub use self::core::memo::{MemoStats, MeshResult, Stack};
+pub use self::core::transform::SceneEval;

@@ -3,9 +3,9 @@
 
 use serde::Serialize;
 
-use super::controller::{Controller, RotTrack, Track};
-use super::math::Mat43;
-use super::transform::SceneEval;
+use crate::eval::core::controller::{Controller, RotTrack, Track};
+use crate::eval::core::math::Mat43;
+use crate::eval::core::transform::SceneEval;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeTransform {

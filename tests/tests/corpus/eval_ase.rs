@@ -1,7 +1,7 @@
 //! Node transforms and animation against 3ds Max's own ASCII export (.ASE) of the
 //! same files; the ASE prints 4 decimals, so values are compared to that precision.
 
-use maxfs_scene::eval::transform::invert;
+use maxfs_scene::eval::core::transform::invert;
 use maxfs_scene::eval::{Mat43, Quat, SceneEval, Vec3};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;

@@ -4,7 +4,7 @@
 //! (x, y, z) is the glTF point (x, z, −y). A Max row-vector world matrix M (3×3
 //! part) and translation t become A·Mᵀ·Aᵀ and A·t with A that mapping.
 
-use maxfs_scene::eval::transform::invert;
+use maxfs_scene::eval::core::transform::invert;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;

@@ -7,8 +7,8 @@
 //! figure pose. Bones whose figure pose is not evaluated yet are counted and
 //! named, never compared against identity.
 
-use maxfs_scene::eval::biped::{self, figure, Role};
-use maxfs_scene::eval::{link_constraint, skin};
+use maxfs_scene::eval::rigs::biped::{self, figure, Role};
+use maxfs_scene::eval::{modifier::skin, rigs::link_constraint};
 use maxfs_scene::eval::{Mat43, SceneEval};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
@@ -186,7 +186,7 @@ fn figure_pose_matches_the_skin_bind_pose() {
 #[test]
 fn damaged_biped_records_give_precise_errors() {
     use maxfs_scene::chunk::Chunk;
-    use maxfs_scene::eval::biped::{records, tracks, Rig, Structure};
+    use maxfs_scene::eval::rigs::biped::{records, tracks, Rig, Structure};
     let (mut tried, mut errors) = (0, 0);
     for rel in ["biped/RabbitSkin.max", "biped-ld35/Player@Run.max"] {
         let doc = open(rel);

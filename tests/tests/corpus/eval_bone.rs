@@ -3,8 +3,8 @@
 //! outward-facing, and — where a bone's child bone hangs off it — ending where
 //! the child starts.
 
-use maxfs_scene::eval::coverage::scene_gaps;
-use maxfs_scene::eval::pblock::{self, Value};
+use maxfs_scene::eval::core::coverage::scene_gaps;
+use maxfs_scene::eval::core::pblock::{self, Value};
 use maxfs_scene::eval::{SceneEval, Vec3};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;

@@ -1,7 +1,7 @@
 //! Classes the evaluation does not compute are reported by name (info.json,
 //! `maxfs check`), never silently evaluated as identity or dropped.
 
-use maxfs_scene::eval::coverage::{scene_gaps, Gap};
+use maxfs_scene::eval::core::coverage::{scene_gaps, Gap};
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::{corpus_dir, corpus_max_files};
@@ -117,7 +117,7 @@ fn every_file_lists_its_gaps_in_info_json_and_check() {
             &bytes,
             maxfs_scene::check::CheckOptions {
                 container: false,
-                coverage: true,
+                coverage: Some(maxfs_scene::check::coverage),
             },
         );
         assert_eq!(listed, report.unevaluated.len(), "{}", p.display());

@@ -8,8 +8,8 @@
 
 use std::collections::BTreeMap;
 
-use maxfs_scene::eval::transform::invert;
-use maxfs_scene::eval::{skin, SceneEval};
+use maxfs_scene::eval::core::transform::invert;
+use maxfs_scene::eval::{modifier::skin, SceneEval};
 use maxfs_scene::graph::SceneGraph;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;

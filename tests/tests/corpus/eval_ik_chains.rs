@@ -6,8 +6,8 @@
 //! parameters. Chains: ikPoping.max (1) and ik-ld35 Green@Idle / Green@Spawn
 //! (4 feet each); ShoulderBone.max, despite its folder, holds no IK chain.
 
-use maxfs_scene::eval::ik::chain::{scene_chains, IK_CHAIN_CONTROL};
-use maxfs_scene::eval::pblock::{self, Value};
+use maxfs_scene::eval::core::pblock::{self, Value};
+use maxfs_scene::eval::rigs::ik::chain::{scene_chains, IK_CHAIN_CONTROL};
 use maxfs_scene::eval::{SceneEval, Vec3};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;

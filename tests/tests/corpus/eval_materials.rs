@@ -24,8 +24,8 @@
 
 use std::collections::BTreeMap;
 
-use maxfs_scene::eval::material::{self, Assets};
 use maxfs_scene::eval::material_view::{self, MaterialSummary};
+use maxfs_scene::eval::render::material::{self, Assets};
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
@@ -35,8 +35,8 @@ const TOL: f64 = 1e-4;
 
 struct Scene {
     materials: Vec<MaterialSummary>,
-    cameras: Vec<maxfs_scene::eval::camera::Camera>,
-    lights: Vec<maxfs_scene::eval::light::Light>,
+    cameras: Vec<maxfs_scene::eval::render::camera::Camera>,
+    lights: Vec<maxfs_scene::eval::render::light::Light>,
 }
 
 fn load(rel: &str) -> Scene {

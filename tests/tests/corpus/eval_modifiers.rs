@@ -4,10 +4,10 @@
 //! affine map of the right scale, a reflection through one plane, a mesh
 //! symmetric about its plane with a welded seam.
 
-use maxfs_scene::eval::math::{Mat43, Vec3};
-use maxfs_scene::eval::mesh::{MapChannel, Mesh};
+use maxfs_scene::eval::core::math::{Mat43, Vec3};
 use maxfs_scene::eval::modifier::{self, ModContext};
-use maxfs_scene::eval::{primitive, SceneEval};
+use maxfs_scene::eval::objects::mesh::{MapChannel, Mesh};
+use maxfs_scene::eval::{objects::primitive, SceneEval};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 
@@ -60,7 +60,8 @@ fn uvw_params(file: &str, node: &str) -> Vec<primitive::Params> {
             .iter()
             .rev()
             .map(|m| {
-                let pb = maxfs_scene::eval::pblock::reference(&eval.graph, m.object, 1).unwrap();
+                let pb =
+                    maxfs_scene::eval::core::pblock::reference(&eval.graph, m.object, 1).unwrap();
                 primitive::block_params(eval, pb, 0).unwrap()
             })
             .collect()
@@ -139,7 +140,7 @@ fn affine_fit(points: &[Vec3], values: &[f64]) -> (Vec3, f64) {
         Vec3(c[2][0], c[2][1], c[2][2]),
         Vec3::default(),
     ]);
-    let a = maxfs_scene::eval::transform::invert(&m).transform_vector(Vec3(r[0], r[1], r[2]));
+    let a = maxfs_scene::eval::core::transform::invert(&m).transform_vector(Vec3(r[0], r[1], r[2]));
     let worst = points
         .iter()
         .zip(values)
@@ -246,7 +247,7 @@ fn symmetry_plane(file: &str, node: &str) -> (Vec3, f64) {
     with_eval(file, node, |eval, idx| {
         let (stack, _) = eval.modifier_stack(idx).unwrap();
         let m = stack.iter().find(|m| m.name == "Symmetry").unwrap();
-        let ctl = maxfs_scene::eval::pblock::reference(&eval.graph, m.object, 1).unwrap();
+        let ctl = maxfs_scene::eval::core::pblock::reference(&eval.graph, m.object, 1).unwrap();
         let g = eval.prs_tm(ctl, 0).expect("PRS gizmo");
         let tm = m
             .mod_app
@@ -259,7 +260,7 @@ fn symmetry_plane(file: &str, node: &str) -> (Vec3, f64) {
         let f = |i: usize| f64::from(f32::from_le_bytes(tm[4 * i..4 * i + 4].try_into().unwrap()));
         let row = |r: usize| Vec3(f(3 * r), f(3 * r + 1), f(3 * r + 2));
         let mc = Mat43([row(0), row(1), row(2), row(3)]);
-        let to_object = g.then(&maxfs_scene::eval::transform::invert(&mc));
+        let to_object = g.then(&maxfs_scene::eval::core::transform::invert(&mc));
         let n = to_object.transform_vector(Vec3(1.0, 0.0, 0.0)).normalized();
         (n, n.dot(to_object.0[3]))
     })

@@ -16,7 +16,7 @@
 //!
 //! Plane001-output.csv has no source file in the corpus.
 
-use maxfs_scene::eval::transform::invert;
+use maxfs_scene::eval::core::transform::invert;
 use maxfs_scene::eval::{SceneEval, Vec3};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
@@ -90,7 +90,7 @@ fn check(max: &str, camera: &str, object: &str, csv: &str) -> usize {
     let is_sphere = eval
         .node_object(obj)
         .and_then(|o| graph.objects[o].class.as_ref())
-        .is_some_and(|c| c.class_id == maxfs_scene::eval::primitive::SPHERE);
+        .is_some_and(|c| c.class_id == maxfs_scene::eval::objects::primitive::SPHERE);
     let text = std::fs::read_to_string(corpus.join("ref/pegasus-csv").join(csv)).expect("csv");
     let mut compared = 0;
     let mut failures = Vec::new();

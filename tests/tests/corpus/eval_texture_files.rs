@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use maxfs_scene::eval::material::{file_base, Assets};
+use maxfs_scene::eval::render::material::{file_base, Assets};
 use maxfs_scene::eval::{material_view, SceneEval};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
@@ -83,7 +83,7 @@ fn file_names(rel: &std::path::Path) -> Option<FileNames> {
     for m in material_view::materials_with_assets(&eval, &assets) {
         for map in &m.maps {
             if map.class == "Bitmap" && map.file.is_none() {
-                let t = maxfs_scene::eval::material::texmap(&eval, map.texmap, &assets);
+                let t = maxfs_scene::eval::render::material::texmap(&eval, map.texmap, &assets);
                 if t.is_some_and(|t| t.asset.is_some()) {
                     out.missing
                         .push(format!("material {} slot {}: file null", m.name, map.slot));

@@ -8,8 +8,8 @@
 //! atlas UVs in 0.23..0.77), while tile.max's Box01 is a plain 1×1×0.2 box with
 //! 2×2×2 segments — the shapes were exported from another revision of the model.
 
-use maxfs_scene::eval::mesh::Mesh;
-use maxfs_scene::eval::{primitive, SceneEval};
+use maxfs_scene::eval::objects::mesh::Mesh;
+use maxfs_scene::eval::{objects::primitive, SceneEval};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 use maxfs_tests::gltf_ref::{accessor, Gltf, MODELS};
@@ -349,7 +349,7 @@ fn compare_triangles(
 /// equal those of our triangle on the same three world positions within 1e-4.
 #[test]
 fn evaluated_uvs_match_babylon_gltf() {
-    use maxfs_scene::eval::transform::invert;
+    use maxfs_scene::eval::core::transform::invert;
     use maxfs_tests::gltf_ref::{gltf_worlds, reoriented_ancestor};
     let corpus = corpus_dir();
     let (mut nodes, mut poly_nodes, mut triangles, mut corners) = (0, 0, 0, 0);
@@ -421,7 +421,7 @@ fn evaluated_uvs_match_babylon_gltf() {
             let is_poly = eval
                 .node_object(o.index)
                 .and_then(|b| graph.objects[b].class.as_ref())
-                .is_some_and(|c| c.class_id == maxfs_scene::eval::mesh::EDITABLE_POLY);
+                .is_some_and(|c| c.class_id == maxfs_scene::eval::objects::mesh::EDITABLE_POLY);
             // World positions as the mesh test places them: by our object TM, or
             // (below a camera or light Babylon re-orients) relative to that node.
             let otm = eval.object_tm(o.index, 0);

@@ -125,7 +125,7 @@ fn shape_uvs_are_babylons() {
                 .find(|(_, n)| n.name == name)
                 .and_then(|(o, _)| eval.node_object(o.index))
                 .and_then(|b| graph.objects[b].class.as_ref())
-                .is_some_and(|c| c.class_id == maxfs_scene::eval::mesh::EDITABLE_POLY);
+                .is_some_and(|c| c.class_id == maxfs_scene::eval::objects::mesh::EDITABLE_POLY);
             nodes += 1;
             poly_nodes += usize::from(is_poly);
             uvs += mine.len();

@@ -9,7 +9,7 @@ use maxfs_exporters::nel::export::{self, anim, skel, skinning, Context, ExportKi
 use maxfs_exporters::nel::shape::Shape;
 use maxfs_exporters::nel::skel::SkeletonShape;
 use maxfs_exporters::nel::{read_nel, write_nel, NelFile};
-use maxfs_scene::eval::transform::invert;
+use maxfs_scene::eval::core::transform::invert;
 use maxfs_scene::eval::Vec3;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
@@ -485,7 +485,7 @@ fn corpus_sweep_skel_anim_swt() {
 #[test]
 fn unherit_scale_and_bone_lods() {
     use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
-    use maxfs_scene::eval::transform::INHERIT_SCALE;
+    use maxfs_scene::eval::core::transform::INHERIT_SCALE;
     use maxfs_tests::rewrite::SceneEdit;
 
     let skel_of = |doc: &Document, model: &str| {

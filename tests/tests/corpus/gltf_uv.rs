@@ -187,12 +187,17 @@ fn two_map_channels_become_two_texcoord_sets() {
         maxfs_scene::Document::open(&corpus_dir().join("max/nebula2/example.max")).expect("max");
     let eval = maxfs_scene::eval::SceneEval::from_document(doc).expect("scene");
     let doc = &*eval.doc;
-    let assets = maxfs_scene::eval::material::Assets::of(doc);
+    let assets = maxfs_scene::eval::render::material::Assets::of(doc);
     let channels: BTreeSet<(String, Option<i32>)> =
         maxfs_scene::eval::material_view::texmaps(&eval, &assets)
             .into_iter()
             .filter_map(|t| Some((t.file?, t.uv?.channel)))
-            .map(|(f, c)| (maxfs_scene::eval::material::file_base(&f).to_string(), c))
+            .map(|(f, c)| {
+                (
+                    maxfs_scene::eval::render::material::file_base(&f).to_string(),
+                    c,
+                )
+            })
             .collect();
     assert!(
         channels.contains(&("wall_brick_b.png".into(), Some(2))),

@@ -18,8 +18,8 @@
 //! A file that selects nothing exports, in tree order, every node with an
 //! animated transform under the scene-animation names `<node>.<channel>`.
 
-use maxfs_scene::eval::controller::{Controller, RotTrack, Track};
-use maxfs_scene::eval::keys::{TANGENT_STEP, TICKS_PER_SECOND};
+use maxfs_scene::eval::core::controller::{Controller, RotTrack, Track};
+use maxfs_scene::eval::core::keys::{TANGENT_STEP, TICKS_PER_SECOND};
 use maxfs_scene::eval::{Quat, Vec3};
 use maxfs_scene::settings::{self, TimeConfig};
 

@@ -16,7 +16,7 @@
 //! DontCastShadowForInterior/Exterior, sound groups, audibility, occlusion
 //! models) are therefore not written.
 
-use maxfs_scene::eval::{mesh, primitive, Controller, Mat43, Vec3 as V3};
+use maxfs_scene::eval::{objects::mesh, objects::primitive, Controller, Mat43, Vec3 as V3};
 use maxfs_scene::typed::ClassId;
 
 use super::properties::accel;

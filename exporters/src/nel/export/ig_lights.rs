@@ -26,7 +26,7 @@
 //! the current versions (CPointLight 2, CPointLightNamed 1, array 1) so the
 //! light groups and the animated-light grouping survive.
 
-use maxfs_scene::eval::light::{self, Light};
+use maxfs_scene::eval::render::light::{self, Light};
 use maxfs_scene::eval::{Controller, Vec3 as V3};
 
 use super::select::{self, superclass};

@@ -7,8 +7,8 @@
 //! exportSkeleton passes no bind-pose map, so every bone's InvBindPos is the
 //! inverse of its node TM at the export time (frame 0), not Skin's stored pose.
 
-use maxfs_scene::eval::controller::Controller;
-use maxfs_scene::eval::transform::{invert, INHERIT_SCALE};
+use maxfs_scene::eval::core::controller::Controller;
+use maxfs_scene::eval::core::transform::{invert, INHERIT_SCALE};
 use maxfs_scene::eval::{Mat43, Quat, Vec3};
 
 use super::skinning::{self, Skeleton};

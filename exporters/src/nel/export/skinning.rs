@@ -3,7 +3,7 @@
 //! them, and per vertex the 4 heaviest bones, renormalised, as `buildSkinning`
 //! keeps them. Shared by the shape builder (skinned meshes) and the .skel export.
 
-use maxfs_scene::eval::skin::{self, Skin};
+use maxfs_scene::eval::modifier::skin::{self, Skin};
 use maxfs_scene::eval::Mat43;
 use maxfs_scene::graph::SceneGraph;
 use maxfs_scene::typed::ClassId;

@@ -2,9 +2,9 @@
 
 use crate::chunk::Chunk;
 
-use super::super::keys::Words;
-use super::super::mesh::{Face, MapChannel, Mesh};
 use super::{bits, payload, records, u32_at, vec_at};
+use crate::eval::core::keys::Words;
+use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
 
 /// Face attribute bits of a MeshDelta face change (0x0220): edge visibility 0..2,
 /// hidden 3, material id from bit 5; the apply mask uses bit 4 for the material.

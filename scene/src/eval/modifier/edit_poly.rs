@@ -19,14 +19,14 @@
 
 use crate::chunk::Chunk;
 
-use super::super::keys::Words;
-use super::super::math::Vec3;
-use super::super::mesh::Mesh;
-use super::super::pblock;
-use super::super::poly::PolyMesh;
-use super::super::primitive;
-use super::super::primitive_poly;
 use super::{bits, payload, Applied, ModContext};
+use crate::eval::core::keys::Words;
+use crate::eval::core::math::Vec3;
+use crate::eval::core::pblock;
+use crate::eval::objects::mesh::Mesh;
+use crate::eval::objects::poly::PolyMesh;
+use crate::eval::objects::primitive;
+use crate::eval::objects::primitive_poly;
 
 /// Operation ids (the `epolyModButtonOp` enumeration).
 const OP_SPLIT: u32 = 14;

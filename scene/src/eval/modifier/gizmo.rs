@@ -6,12 +6,12 @@
 
 use crate::chunk::Chunk;
 
-use super::super::keys::Words;
-use super::super::math::{Mat43, Vec3};
-use super::super::pblock;
-use super::super::primitive::{block_params, Params};
-use super::super::transform::invert;
 use super::{Applied, ModContext};
+use crate::eval::core::keys::Words;
+use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::core::pblock;
+use crate::eval::core::transform::invert;
+use crate::eval::objects::primitive::{block_params, Params};
 
 /// Mod-context TM inside a ModApp: 12 floats (three rows, translation) and a
 /// u32 of identity flags.

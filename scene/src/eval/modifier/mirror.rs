@@ -7,9 +7,9 @@
 //! them and their vertices are appended; a one-axis mirror turns the reflected
 //! faces over (their winding would otherwise face inwards).
 
-use super::super::math::{Mat43, Vec3};
-use super::super::mesh::Mesh;
 use super::{gizmo, Applied, ModContext};
+use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::objects::mesh::Mesh;
 
 const GIZMO_SLOT: u32 = 0;
 const PBLOCK_SLOT: u32 = 1;
@@ -113,8 +113,8 @@ pub(super) fn flip_face(mesh: &mut Mesh, f: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::mesh::{Face, MapChannel};
     use super::*;
+    use crate::eval::objects::mesh::{Face, MapChannel};
 
     fn tri() -> Mesh {
         Mesh {

@@ -14,16 +14,17 @@
 use crate::chunk::Chunk;
 use crate::typed::ClassId;
 
-use super::keys::Words;
-use super::math::Vec3;
-use super::mesh::Mesh;
-use super::transform::SceneEval;
+use crate::eval::core::keys::Words;
+use crate::eval::core::math::Vec3;
+use crate::eval::core::transform::SceneEval;
+use crate::eval::objects::mesh::Mesh;
 
 mod edit_mesh;
 mod edit_poly;
 mod gizmo;
 mod mirror;
 mod morpher;
+pub mod skin;
 mod skin_deform;
 mod symmetry;
 mod unwrap;
@@ -94,7 +95,7 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
         let local = local.ok_or_else(|| format!("{}: no local data", what()))?;
         return unwrap::apply(local.children(), mesh).map_err(|e| format!("{}: {e}", what()));
     }
-    if m.class == super::skin::SKIN {
+    if m.class == crate::eval::modifier::skin::SKIN {
         return skin_deform::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
     if m.class == MORPHER {

@@ -11,13 +11,13 @@
 //! vertex selection), 1 + i = channel i's ParamBlock whose parameter 0 is the
 //! percentage (a float controller when animated), 101 + i = its target node.
 
-use super::super::controller::Controller;
-use super::super::keys::Words;
-use super::super::mesh::Mesh;
-use super::super::pblock::{self, Value};
-use super::super::transform::SceneEval;
 use super::{bits, payload, vec_at, Applied, ModContext};
 use crate::chunk::Chunk;
+use crate::eval::core::controller::Controller;
+use crate::eval::core::keys::Words;
+use crate::eval::core::pblock::{self, Value};
+use crate::eval::core::transform::SceneEval;
+use crate::eval::objects::mesh::Mesh;
 
 /// MR3_MC_SUBCHUNK and the channel count of the first bank.
 const CHANNEL_BASE: u16 = 0x0200;

@@ -10,12 +10,12 @@
 //! names it: the identity such controllers evaluate to would give a plausible
 //! but wrong mesh.
 
-use super::super::coverage;
-use super::super::math::Mat43;
-use super::super::mesh::Mesh;
-use super::super::skin::{self, Skin};
-use super::super::transform::invert;
 use super::{Applied, ModContext};
+use crate::eval::core::coverage;
+use crate::eval::core::math::Mat43;
+use crate::eval::core::transform::invert;
+use crate::eval::modifier::skin::{self, Skin};
+use crate::eval::objects::mesh::Mesh;
 
 /// Bones named at most in an error message.
 const NAMED: usize = 4;
@@ -50,7 +50,7 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
             return Err(format!("Skin: vertex {v} has non-finite weights"));
         }
         let world = mesh_init.transform_point(*p);
-        let mut acc = super::super::math::Vec3::default();
+        let mut acc = crate::eval::core::math::Vec3::default();
         for &(bone, w) in inf {
             let d = deltas
                 .get(bone as usize)

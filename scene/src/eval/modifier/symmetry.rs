@@ -12,10 +12,10 @@
 
 use std::collections::HashMap;
 
-use super::super::math::{Mat43, Vec3};
-use super::super::mesh::{Face, Mesh};
 use super::mirror::clone_reflected;
 use super::{gizmo, Applied, ModContext};
+use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::objects::mesh::{Face, Mesh};
 
 const PBLOCK_SLOT: u32 = 0;
 const GIZMO_SLOT: u32 = 1;

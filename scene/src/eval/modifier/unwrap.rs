@@ -2,9 +2,9 @@
 
 use crate::chunk::Chunk;
 
-use super::super::keys::Words;
-use super::super::mesh::{MapChannel, Mesh};
 use super::{records, vec_at};
+use crate::eval::core::keys::Words;
+use crate::eval::objects::mesh::{MapChannel, Mesh};
 
 /// Unwrap UVW: its local data keeps the whole edited map — texture vertices 0x0860
 /// (u32 count, 24-byte records starting u, v, w) and faces 0x0870 (u32 count, per

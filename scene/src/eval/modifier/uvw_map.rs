@@ -8,9 +8,9 @@
 //! size scale, alignment rotation, the "new map" rotation (an empty 0x0100 chunk
 //! of the modifier), gizmo controller, inverse mod-context TM.
 
-use super::super::math::{Mat43, Vec3};
-use super::super::mesh::{MapChannel, Mesh};
 use super::{gizmo, Applied, ModContext};
+use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::objects::mesh::{MapChannel, Mesh};
 
 const GIZMO_SLOT: u32 = 0;
 const PBLOCK_SLOT: u32 = 1;
@@ -101,7 +101,7 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
 fn map_to_object(
     cx: &ModContext,
     m: &Applied,
-    p: &super::super::primitive::Params,
+    p: &crate::eval::objects::primitive::Params,
     kind: i64,
 ) -> Result<Mat43, String> {
     let mut tm = gizmo::gizmo_to_object(cx, m, GIZMO_SLOT)?;

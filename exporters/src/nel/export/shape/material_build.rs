@@ -8,8 +8,8 @@
 //! Max map channel feeds each NeL UV set, the UV routing, and whether vertex
 //! colour or alpha is used.
 
-use maxfs_scene::eval::material::{self as mtl, Material as MaxMaterial, NEL_MATERIAL};
-use maxfs_scene::eval::pblock::{self, ParamBlock2, Value};
+use maxfs_scene::eval::core::pblock::{self, ParamBlock2, Value};
+use maxfs_scene::eval::render::material::{self as mtl, Material as MaxMaterial, NEL_MATERIAL};
 
 use super::super::Context;
 use crate::nel::shape::material::{

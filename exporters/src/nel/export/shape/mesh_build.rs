@@ -3,7 +3,7 @@
 //! face per Max face with its NeL material, and per corner the render normal,
 //! the UVs each material asks for and the vertex colour.
 
-use maxfs_scene::eval::mesh::Mesh;
+use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::Mat43;
 
 use super::material_build::{MaterialSet, UVGEN_MISSING};

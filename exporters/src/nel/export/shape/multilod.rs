@@ -11,7 +11,7 @@
 //! The corpus has no LOD sets; this follows the plug-in's sources. Coarse-mesh
 //! LODs are refused.
 
-use maxfs_scene::eval::transform::invert;
+use maxfs_scene::eval::core::transform::invert;
 
 use super::super::Context;
 use super::{

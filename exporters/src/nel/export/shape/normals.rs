@@ -9,7 +9,7 @@
 //! face normal. Everything runs in f64: the reference build kept x87 extended
 //! precision, which f64 follows far closer than f32 would.
 
-use maxfs_scene::eval::mesh::Face;
+use maxfs_scene::eval::objects::mesh::Face;
 
 pub type V3 = [f64; 3];
 

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use maxfs_scene::eval::mesh::Mesh;
+use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::{modifier, Stack};
 
 use super::super::Context;

@@ -1,0 +1,481 @@
+//! Controllers decoded from scene objects: keyframers (linear, Bezier, TCB),
+//! their composites (Position XYZ, Euler XYZ, PRS, LookAt), and their value at a time.
+
+use serde::Serialize;
+
+use crate::chunk::Chunk;
+use crate::graph::SceneObject;
+use crate::typed::ClassId;
+
+use crate::eval::core::keys::{self, BezKey, TcbKey, TcbRotKey, Words};
+use crate::eval::core::math::{Mat43, Quat, Vec3};
+
+/// Class ids (part A; part B is 0 unless noted) of the controllers understood here.
+pub mod class {
+    use crate::typed::ClassId;
+    pub const LINEAR_FLOAT: ClassId = ClassId(0x2001, 0);
+    pub const LINEAR_POS: ClassId = ClassId(0x2002, 0);
+    pub const LINEAR_ROT: ClassId = ClassId(0x2003, 0);
+    pub const LINEAR_SCALE: ClassId = ClassId(0x2004, 0);
+    pub const PRS: ClassId = ClassId(0x2005, 0);
+    pub const LOOKAT: ClassId = ClassId(0x2006, 0);
+    pub const BEZIER_FLOAT: ClassId = ClassId(0x2007, 0);
+    pub const BEZIER_POS: ClassId = ClassId(0x2008, 0);
+    pub const BEZIER_POINT3: ClassId = ClassId(0x200A, 0);
+    pub const BEZIER_SCALE: ClassId = ClassId(0x2010, 0);
+    pub const BEZIER_COLOR: ClassId = ClassId(0x2011, 0);
+    pub const EULER_XYZ: ClassId = ClassId(0x2012, 0);
+    pub const TCB_POS: ClassId = ClassId(0x442312, 0);
+    pub const TCB_ROT: ClassId = ClassId(0x442313, 0);
+    pub const TCB_POINT3: ClassId = ClassId(0x442314, 0);
+    pub const TCB_SCALE: ClassId = ClassId(0x442315, 0);
+    pub const POSITION_XYZ: ClassId = ClassId(0x118f7e02, 0xffee238a);
+    pub const SCALE_XYZ: ClassId = ClassId(0x118f7c01, 0xfeee238b);
+}
+
+/// A keyframed N-dimensional value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "interpolation", rename_all = "lowercase")]
+pub enum Track<const N: usize> {
+    Constant {
+        #[serde(with = "keys::arrays")]
+        value: [f64; N],
+    },
+    Linear {
+        keys: Vec<LinKey<N>>,
+    },
+    Bezier {
+        keys: Vec<BezKey<N>>,
+    },
+    Tcb {
+        keys: Vec<TcbKey<N>>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinKey<const N: usize> {
+    pub time: i32,
+    #[serde(with = "keys::arrays")]
+    pub value: [f64; N],
+}
+
+impl<const N: usize> Track<N> {
+    pub fn at(&self, t: i32) -> [f64; N] {
+        match self {
+            Track::Constant { value } => *value,
+            Track::Linear { keys } => {
+                keys::linear(keys, |k| k.time, |k| k.value, t).unwrap_or([0.0; N])
+            }
+            Track::Bezier { keys } => keys::bezier(keys, t).unwrap_or([0.0; N]),
+            Track::Tcb { keys } => keys::tcb(keys, t).unwrap_or([0.0; N]),
+        }
+    }
+
+    pub fn key_times(&self) -> Vec<i32> {
+        match self {
+            Track::Constant { .. } => Vec::new(),
+            Track::Linear { keys } => keys.iter().map(|k| k.time).collect(),
+            Track::Bezier { keys } => keys.iter().map(|k| k.time).collect(),
+            Track::Tcb { keys } => keys.iter().map(|k| k.time).collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "interpolation", rename_all = "lowercase")]
+pub enum RotTrack {
+    Constant { value: Quat },
+    Linear { keys: Vec<(i32, Quat)> },
+    Tcb { keys: Vec<TcbRotKey> },
+}
+
+/// A decoded controller. Rotations are in the node convention (Max stores them
+/// conjugated; they are conjugated back here).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type")]
+pub enum Controller {
+    Float {
+        class: String,
+        track: Track<1>,
+        range: Option<(i32, i32)>,
+    },
+    Point3 {
+        class: String,
+        track: Track<3>,
+        range: Option<(i32, i32)>,
+    },
+    Rotation {
+        class: String,
+        track: RotTrack,
+        range: Option<(i32, i32)>,
+    },
+    /// A scale value is scale factors along the axes of a rotated frame, the
+    /// scale axis. `track` holds the factors; `axis` the axis rotation (node
+    /// convention, like rotations; slerped between keys) is decoded but not
+    /// applied: no reference in the corpus confirms how Max composes it
+    /// (docs/evaluation.md, "Controllers").
+    Scale {
+        class: String,
+        track: Track<3>,
+        axis: RotTrack,
+        range: Option<(i32, i32)>,
+    },
+    PositionXyz {
+        axes: [Option<usize>; 3],
+    },
+    ScaleXyz {
+        axes: [Option<usize>; 3],
+    },
+    EulerXyz {
+        order: u32,
+        axes: [Option<usize>; 3],
+    },
+    Prs {
+        position: Option<usize>,
+        rotation: Option<usize>,
+        scale: Option<usize>,
+    },
+    LookAt {
+        target: Option<usize>,
+        position: Option<usize>,
+        roll: Option<usize>,
+        scale: Option<usize>,
+    },
+    Unsupported {
+        class: String,
+    },
+}
+
+/// Max 2017 and later wrap a keyframer's own chunks in a 0x7127 container.
+const KEYFRAMER_WRAPPER: u16 = 0x7127;
+
+fn leaf(chunks: &[Chunk], id: u16) -> Option<&[u8]> {
+    chunks
+        .iter()
+        .find(|c| c.id == id)
+        .and_then(Chunk::payload)
+        .or_else(|| {
+            chunks
+                .iter()
+                .filter(|c| c.id == KEYFRAMER_WRAPPER)
+                .find_map(|w| leaf(w.children(), id))
+        })
+}
+
+fn f32s<const N: usize>(p: &[u8]) -> Option<[f64; N]> {
+    if p.len() != N * 4 {
+        return None;
+    }
+    let w = Words(p);
+    Some(w.fs(0))
+}
+
+fn range(chunks: &[Chunk]) -> Option<(i32, i32)> {
+    let p = leaf(chunks, 0x3003)?;
+    if p.len() != 8 {
+        return None;
+    }
+    let w = Words(p);
+    let (a, b) = (w.i32(0), w.i32(1));
+    (a != i32::MIN || b != i32::MIN).then_some((a, b))
+}
+
+fn quat_stored(v: [f64; 4]) -> Quat {
+    Quat {
+        x: v[0],
+        y: v[1],
+        z: v[2],
+        w: v[3],
+    }
+    .conjugate()
+}
+
+fn reference(o: &SceneObject, slot: u32) -> Option<usize> {
+    o.references
+        .iter()
+        .find(|r| r.slot == slot)
+        .and_then(|r| usize::try_from(r.target).ok())
+}
+
+fn linear_keys<const N: usize>(table: &[u8], size: usize) -> Result<Vec<LinKey<N>>, String> {
+    Ok(keys::records(table, size)?
+        .map(|r| {
+            let w = Words(r);
+            LinKey {
+                time: w.i32(0),
+                value: w.fs(2),
+            }
+        })
+        .collect())
+}
+
+/// Bezier float/point3 records: time, flags, value[N], in[N], out[N], in_len[N], out_len[N].
+fn bezier_keys<const N: usize>(table: &[u8], size: usize) -> Result<Vec<BezKey<N>>, String> {
+    Ok(keys::records(table, size)?
+        .map(|r| {
+            let w = Words(r);
+            BezKey {
+                time: w.i32(0),
+                flags: w.u32(1),
+                value: w.fs(2),
+                in_tan: w.fs(2 + N),
+                out_tan: w.fs(2 + 2 * N),
+                in_len: w.fs(2 + 3 * N),
+                out_len: w.fs(2 + 4 * N),
+            }
+        })
+        .collect())
+}
+
+/// Bezier scale records: time, flags, s[3], q[4], then 7-float blocks for in/out
+/// tangent and in/out length.
+fn bezier_scale_keys(table: &[u8]) -> Result<Vec<BezKey<3>>, String> {
+    Ok(keys::records(table, 148)?
+        .map(|r| {
+            let w = Words(r);
+            BezKey {
+                time: w.i32(0),
+                flags: w.u32(1),
+                value: w.fs(2),
+                in_tan: w.fs(2 + 7),
+                out_tan: w.fs(2 + 14),
+                in_len: w.fs(2 + 21),
+                out_len: w.fs(2 + 28),
+            }
+        })
+        .collect())
+}
+
+/// The scale-axis rotation of each scale key (words 5–8 of every record kind),
+/// as a track slerped between keys; constant when every key has the same axis.
+fn scale_axes(table: &[u8], size: usize) -> Result<RotTrack, String> {
+    let keys: Vec<(i32, Quat)> = keys::records(table, size)?
+        .map(|r| {
+            let w = Words(r);
+            (w.i32(0), quat_stored(w.fs(5)))
+        })
+        .collect();
+    Ok(match keys.first() {
+        Some(&(_, q)) if keys.iter().all(|k| k.1 == q) => RotTrack::Constant { value: q },
+        None => RotTrack::Constant {
+            value: Quat::IDENTITY,
+        },
+        Some(_) => RotTrack::Linear { keys },
+    })
+}
+
+fn tcb_keys<const N: usize>(
+    table: &[u8],
+    size: usize,
+    tcb_at: usize,
+) -> Result<Vec<TcbKey<N>>, String> {
+    Ok(keys::records(table, size)?
+        .map(|r| {
+            let w = Words(r);
+            TcbKey {
+                time: w.i32(0),
+                value: w.fs(2),
+                tension: w.f(tcb_at),
+                continuity: w.f(tcb_at + 1),
+                bias: w.f(tcb_at + 2),
+                ease_in: w.f(tcb_at + 3),
+                ease_out: w.f(tcb_at + 4),
+            }
+        })
+        .collect())
+}
+
+/// Decodes the controller stored in object `o` (its chunks are `chunks`).
+pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, String> {
+    use class::*;
+    let Some(cls) = &o.class else {
+        return Ok(Controller::Unsupported {
+            class: "unknown".into(),
+        });
+    };
+    let name = cls.name.clone();
+    let id = cls.class_id;
+    let r = range(chunks);
+    let table = |kid: u16| leaf(chunks, kid);
+    let c = match id {
+        LINEAR_FLOAT | BEZIER_FLOAT => {
+            let track = match (id, table(0x2511), table(0x2525)) {
+                (LINEAR_FLOAT, Some(t), _) => Track::Linear {
+                    keys: linear_keys(t, 12)?,
+                },
+                (BEZIER_FLOAT, _, Some(t)) => Track::Bezier {
+                    keys: bezier_keys::<1>(t, 28)?,
+                },
+                _ => Track::Constant {
+                    value: leaf(chunks, 0x2501).and_then(f32s::<1>).unwrap_or([0.0]),
+                },
+            };
+            Controller::Float {
+                class: name,
+                track,
+                range: r,
+            }
+        }
+        LINEAR_POS | BEZIER_POS | BEZIER_POINT3 | BEZIER_COLOR | TCB_POS | TCB_POINT3 => {
+            let track = match (table(0x2513), table(0x2526), table(0x2521)) {
+                (Some(t), _, _) => Track::Linear {
+                    keys: linear_keys(t, 20)?,
+                },
+                (_, Some(t), _) => Track::Bezier {
+                    keys: bezier_keys::<3>(t, 80)?,
+                },
+                (_, _, Some(t)) => Track::Tcb {
+                    keys: tcb_keys::<3>(t, 64, 5)?,
+                },
+                _ => Track::Constant {
+                    value: leaf(chunks, 0x2503).and_then(f32s::<3>).unwrap_or([0.0; 3]),
+                },
+            };
+            Controller::Point3 {
+                class: name,
+                track,
+                range: r,
+            }
+        }
+        LINEAR_ROT | TCB_ROT => {
+            let track = match (table(0x2514), table(0x2522)) {
+                (Some(t), _) => RotTrack::Linear {
+                    keys: keys::records(t, 24)?
+                        .map(|rec| {
+                            let w = Words(rec);
+                            (w.i32(0), quat_stored(w.fs(2)))
+                        })
+                        .collect(),
+                },
+                (_, Some(t)) => {
+                    let raw: Vec<TcbRotKey> = keys::records(t, 92)?
+                        .map(|rec| {
+                            let w = Words(rec);
+                            let a: [f64; 3] = w.fs(11);
+                            TcbRotKey {
+                                time: w.i32(0),
+                                quat: quat_stored(w.fs(2)),
+                                tension: w.f(6),
+                                continuity: w.f(7),
+                                bias: w.f(8),
+                                ease_in: w.f(9),
+                                ease_out: w.f(10),
+                                axis: Vec3(a[0], a[1], a[2]),
+                                angle: w.f(14),
+                            }
+                        })
+                        .collect();
+                    RotTrack::Tcb { keys: raw }
+                }
+                _ => RotTrack::Constant {
+                    value: leaf(chunks, 0x2504)
+                        .and_then(f32s::<4>)
+                        .map(quat_stored)
+                        .unwrap_or_default(),
+                },
+            };
+            Controller::Rotation {
+                class: name,
+                track,
+                range: r,
+            }
+        }
+        LINEAR_SCALE | BEZIER_SCALE | TCB_SCALE => {
+            // Every scale record is {time, flags, s[3], q[4], …}: the axis at word 5.
+            let (track, axis) = match (table(0x2515), table(0x2528), table(0x2523)) {
+                (Some(t), _, _) => (
+                    Track::Linear {
+                        keys: linear_keys(t, 36)?,
+                    },
+                    scale_axes(t, 36)?,
+                ),
+                (_, Some(t), _) => (
+                    Track::Bezier {
+                        keys: bezier_scale_keys(t)?,
+                    },
+                    scale_axes(t, 148)?,
+                ),
+                (_, _, Some(t)) => (
+                    Track::Tcb {
+                        keys: tcb_keys::<3>(t, 112, 9)?,
+                    },
+                    scale_axes(t, 112)?,
+                ),
+                _ => {
+                    let v = leaf(chunks, 0x2505).filter(|p| p.len() == 28).map(Words);
+                    (
+                        Track::Constant {
+                            value: v.as_ref().map_or([1.0; 3], |w| w.fs::<3>(0)),
+                        },
+                        RotTrack::Constant {
+                            value: v.map_or(Quat::IDENTITY, |w| quat_stored(w.fs(3))),
+                        },
+                    )
+                }
+            };
+            Controller::Scale {
+                class: name,
+                track,
+                axis,
+                range: r,
+            }
+        }
+        POSITION_XYZ => Controller::PositionXyz {
+            axes: [reference(o, 0), reference(o, 1), reference(o, 2)],
+        },
+        SCALE_XYZ => Controller::ScaleXyz {
+            axes: [reference(o, 0), reference(o, 1), reference(o, 2)],
+        },
+        EULER_XYZ => Controller::EulerXyz {
+            order: leaf(chunks, 0x1003)
+                .filter(|p| p.len() == 4)
+                .map(|p| Words(p).u32(0))
+                .unwrap_or(0),
+            axes: [reference(o, 0), reference(o, 1), reference(o, 2)],
+        },
+        PRS => Controller::Prs {
+            position: reference(o, 0),
+            rotation: reference(o, 1),
+            scale: reference(o, 2),
+        },
+        LOOKAT => Controller::LookAt {
+            target: reference(o, 0),
+            position: reference(o, 1),
+            roll: reference(o, 2),
+            scale: reference(o, 3),
+        },
+        ClassId(..) => Controller::Unsupported { class: name },
+    };
+    Ok(c)
+}
+
+/// Euler angles to a rotation matrix for the given axis order (0 = XYZ).
+pub fn euler_matrix(order: u32, a: [f64; 3]) -> Mat43 {
+    let (x, y, z) = (Mat43::rot_x(a[0]), Mat43::rot_y(a[1]), Mat43::rot_z(a[2]));
+    match order {
+        1 => x.then(&z).then(&y),
+        2 => y.then(&z).then(&x),
+        3 => y.then(&x).then(&z),
+        4 => z.then(&x).then(&y),
+        5 => z.then(&y).then(&x),
+        _ => x.then(&y).then(&z),
+    }
+}
+
+impl RotTrack {
+    pub fn at(&self, t: i32) -> Quat {
+        match self {
+            RotTrack::Constant { value } => *value,
+            RotTrack::Linear { keys } => keys::linear_rot(keys, t).unwrap_or_default(),
+            RotTrack::Tcb { keys } => keys::tcb_rot(keys, t).unwrap_or_default(),
+        }
+    }
+
+    pub fn key_times(&self) -> Vec<i32> {
+        match self {
+            RotTrack::Constant { .. } => Vec::new(),
+            RotTrack::Linear { keys } => keys.iter().map(|k| k.0).collect(),
+            RotTrack::Tcb { keys } => keys.iter().map(|k| k.time).collect(),
+        }
+    }
+}

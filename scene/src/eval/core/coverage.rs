@@ -1,0 +1,276 @@
+//! What the evaluation does not compute, by class. An unsupported transform
+//! controller evaluates as identity and an unsupported object has no mesh; this
+//! list is how `info.json`, `maxfs check` and the exporters say so by name
+//! instead of showing a plausible but wrong scene (Biped, IK chains, CAT, …).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::typed::schema::{DERIVED_OSM, DERIVED_WSM};
+use crate::typed::ClassId;
+
+use crate::eval::core::controller::Controller;
+use crate::eval::core::transform::SceneEval;
+
+/// Superclass of geometric objects: these should yield a mesh.
+const SC_GEOMOBJECT: u32 = 0x10;
+/// The target of a camera or light: geometry by superclass, never rendered.
+const TARGET_OBJECT: ClassId = ClassId(0x1020, 0);
+/// Controllers followed below one node's transform (damaged files may loop).
+const MAX_CONTROLLERS: usize = 64;
+/// Modifiers followed down one stack.
+const MAX_STACK: usize = 256;
+/// The deepest parent chain followed (deeper is a cycle in damaged data).
+const MAX_CHAIN: usize = 512;
+
+/// One class the evaluation does not handle, in one role, and where it is used.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Gap {
+    /// "transform controller", "position controller", "rotation controller",
+    /// "scale controller", "float controller", "object", "modifier".
+    pub role: &'static str,
+    pub class: String,
+    /// Names of the nodes affected, in scene order.
+    pub nodes: Vec<String>,
+}
+
+impl Gap {
+    /// One line for `maxfs check`: `rotation controller "Biped SubAnim": 3 nodes (Bip01, …)`.
+    pub fn summary(&self) -> String {
+        let shown: Vec<&str> = self.nodes.iter().take(3).map(String::as_str).collect();
+        let more = if self.nodes.len() > 3 { ", …" } else { "" };
+        format!(
+            "{} {:?} not evaluated: {} node{} ({}{more})",
+            self.role,
+            self.class,
+            self.nodes.len(),
+            if self.nodes.len() == 1 { "" } else { "s" },
+            shown.join(", ")
+        )
+    }
+}
+
+/// Every unevaluated (role, class) of the scene with the nodes it affects.
+/// `mesh_evaluated(node)` says whether the node's object and modifier stack
+/// evaluate; it is passed in so that this list follows the mesh code rather
+/// than repeating its class table.
+pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) -> Vec<Gap> {
+    let mut by_key: BTreeMap<(&'static str, String), Vec<String>> = BTreeMap::new();
+    for (idx, obj) in eval.graph.objects.iter().enumerate() {
+        let Some(node) = &obj.node else { continue };
+        let mut add = |role: &'static str, class: String| {
+            let names = by_key.entry((role, class)).or_default();
+            if names.last() != Some(&node.name) {
+                names.push(node.name.clone());
+            }
+        };
+        if let Some(ctl) = eval.tm_controller(idx) {
+            controller_gaps(eval, ctl, "transform controller", 0, &mut add);
+        }
+        match mesh_evaluated(idx) {
+            MeshCoverage::Evaluated | MeshCoverage::NotGeometry => {}
+            MeshCoverage::Object(class) => add("object", class),
+            MeshCoverage::Modifiers(classes) => {
+                for class in classes {
+                    add("modifier", class);
+                }
+            }
+        }
+    }
+    by_key
+        .into_iter()
+        .map(|((role, class), nodes)| Gap { role, class, nodes })
+        .collect()
+}
+
+/// How far the mesh of one node evaluates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MeshCoverage {
+    Evaluated,
+    /// Not a geometric object (camera, light, helper, spline, none).
+    NotGeometry,
+    /// The base object's class has no mesh evaluation.
+    Object(String),
+    /// Modifiers of the stack (their classes) that are not applied.
+    Modifiers(Vec<String>),
+}
+
+fn class_name(eval: &SceneEval, idx: usize) -> String {
+    eval.graph
+        .objects
+        .get(idx)
+        .and_then(|o| o.class.as_ref())
+        .map_or_else(|| format!("object {idx}"), |c| c.name.clone())
+}
+
+fn controller_gaps(
+    eval: &SceneEval,
+    idx: usize,
+    role: &'static str,
+    depth: usize,
+    add: &mut dyn FnMut(&'static str, String),
+) {
+    if depth > MAX_CONTROLLERS {
+        return;
+    }
+    let Some(ctl) = eval.controller(idx) else {
+        let why = eval.controller_error(idx).unwrap_or_default();
+        add(
+            role,
+            format!("{} (unreadable: {why})", class_name(eval, idx)),
+        );
+        return;
+    };
+    let mut sub = |i: &Option<usize>, r: &'static str| {
+        if let Some(i) = *i {
+            controller_gaps(eval, i, r, depth + 1, add);
+        }
+    };
+    match ctl {
+        Controller::Unsupported { class } => add(role, class.clone()),
+        Controller::Prs {
+            position,
+            rotation,
+            scale,
+        } => {
+            sub(position, "position controller");
+            sub(rotation, "rotation controller");
+            sub(scale, "scale controller");
+        }
+        Controller::LookAt {
+            position,
+            roll,
+            scale,
+            ..
+        } => {
+            sub(position, "position controller");
+            sub(roll, "float controller");
+            sub(scale, "scale controller");
+        }
+        Controller::PositionXyz { axes }
+        | Controller::ScaleXyz { axes }
+        | Controller::EulerXyz { axes, .. } => {
+            for a in axes {
+                sub(a, "float controller");
+            }
+        }
+        Controller::Float { .. }
+        | Controller::Point3 { .. }
+        | Controller::Rotation { .. }
+        | Controller::Scale { .. } => {}
+    }
+}
+
+/// The modifiers of a node's stack, top first (derived objects keep them on
+/// the lower reference slots and the object below on the highest).
+pub fn modifiers(eval: &SceneEval, node: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let refs = |i: usize| eval.graph.objects.get(i).map(|o| &o.references);
+    let Some(mut cur) = refs(node)
+        .and_then(|r| r.iter().find(|r| r.slot == 1))
+        .and_then(|r| usize::try_from(r.target).ok())
+    else {
+        return out;
+    };
+    for _ in 0..MAX_STACK {
+        let Some(o) = eval.graph.objects.get(cur) else {
+            break;
+        };
+        if !matches!(o.chunk_id, DERIVED_OSM | DERIVED_WSM) {
+            break;
+        }
+        let targets: Vec<(u32, usize)> = o
+            .references
+            .iter()
+            .filter_map(|r| Some((r.slot, usize::try_from(r.target).ok()?)))
+            .collect();
+        let Some(&(top_slot, base)) = targets.iter().max_by_key(|(s, _)| *s) else {
+            break;
+        };
+        out.extend(
+            targets
+                .iter()
+                .filter(|(s, _)| *s != top_slot)
+                .map(|&(_, t)| t),
+        );
+        cur = base;
+    }
+    out
+}
+
+/// Whether the node's object is geometry that `base_mesh` cannot build.
+pub fn base_object_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
+    let Some(obj) = eval.node_object(node) else {
+        return MeshCoverage::NotGeometry;
+    };
+    let Some(class) = eval.graph.objects.get(obj).and_then(|o| o.class.as_ref()) else {
+        return MeshCoverage::NotGeometry;
+    };
+    if class.super_class != SC_GEOMOBJECT || class.class_id == TARGET_OBJECT {
+        return MeshCoverage::NotGeometry;
+    }
+    match eval.base_mesh(node) {
+        Some(Ok(_)) => MeshCoverage::Evaluated,
+        Some(Err(e)) => MeshCoverage::Object(format!("{} (damaged: {e})", class.name)),
+        None => MeshCoverage::Object(class.name.clone()),
+    }
+}
+
+/// Mesh coverage of a node: its base object, then its modifier stack as
+/// [`SceneEval::mesh`] applies it (the first modifier it cannot apply, by class).
+pub fn mesh_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
+    match base_object_coverage(eval, node) {
+        MeshCoverage::Evaluated => match eval.mesh(node, 0) {
+            Some(Err(msg)) => {
+                let failing = modifiers(eval, node)
+                    .into_iter()
+                    .map(|m| class_name(eval, m))
+                    .find(|name| msg.starts_with(&format!("modifier {name} (")));
+                MeshCoverage::Modifiers(vec![failing.unwrap_or(msg)])
+            }
+            _ => MeshCoverage::Evaluated,
+        },
+        other => other,
+    }
+}
+
+/// [`gaps`] with the mesh coverage of this crate's evaluation.
+pub fn scene_gaps(eval: &SceneEval) -> Vec<Gap> {
+    gaps(eval, &|n| mesh_coverage(eval, n))
+}
+
+/// The unevaluated controller classes that a node's world TM depends on: those
+/// of the nearest node up its parent chain (itself first) that has any, as
+/// "class" or "class on ancestor \"name\"" strings; empty when `world_tm` is exact.
+pub fn tm_gaps(eval: &SceneEval, node: usize) -> Vec<String> {
+    let mut cur = Some(node);
+    for _ in 0..MAX_CHAIN {
+        let Some(n) = cur else { break };
+        let Some(info) = eval.graph.objects.get(n).and_then(|o| o.node.as_ref()) else {
+            break;
+        };
+        let mut out: Vec<String> = Vec::new();
+        if let Some(ctl) = eval.tm_controller(n) {
+            let mut add = |_: &'static str, class: String| {
+                let entry = if n == node {
+                    class
+                } else {
+                    format!("{class} on ancestor {:?}", info.name)
+                };
+                if !out.contains(&entry) {
+                    out.push(entry);
+                }
+            };
+            controller_gaps(eval, ctl, "transform controller", 0, &mut add);
+        }
+        if !out.is_empty() {
+            return out;
+        }
+        cur = info
+            .parent
+            .map(|p| p as usize)
+            .filter(|&p| p != n && eval.graph.objects.get(p).is_some_and(|o| o.node.is_some()));
+    }
+    Vec::new()
+}

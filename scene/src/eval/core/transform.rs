@@ -1,0 +1,513 @@
+//! Node transforms at a time: the TM controller gives the parent-relative matrix,
+//! the parent chain gives the world matrix, and the object offset sits between
+//! the node and its object.
+
+use std::cell::Cell;
+use std::sync::{Arc, OnceLock};
+
+use crate::chunk::Chunk;
+use crate::document::{Document, Typed};
+use crate::error::TypedError;
+use crate::graph::{NodeInfo, SceneGraph};
+
+use crate::eval::core::controller::{self, Controller};
+use crate::eval::core::math::{Mat43, Quat, Vec3};
+use crate::eval::core::memo::{MemoStats, MeshMemo, MeshResult, Stack};
+use crate::eval::modifier::{self, Applied};
+use crate::eval::objects::mesh::Mesh;
+
+/// The evaluated scene of one file: owns what it reads (document, typed layer,
+/// scene graph) so that it can be cached and shared between threads, and
+/// memoizes decoded controllers and evaluated meshes, so every reader of a file
+/// (views, glTF, NeL exports, coverage) shares one evaluation per mesh.
+pub struct SceneEval {
+    pub doc: Arc<Document>,
+    pub typed: Arc<Typed>,
+    pub graph: Arc<SceneGraph>,
+    /// Index of the Scene stream in `doc.streams`, when it is a chunk tree.
+    scene_stream: Option<usize>,
+    cache: Vec<OnceLock<Result<Controller, String>>>,
+    memo: MeshMemo,
+}
+
+/// The deepest parent chain followed; deeper is treated as a cycle in damaged data.
+const MAX_CHAIN: usize = 512;
+/// How many LookAt targets deep an evaluation may go.
+const MAX_LOOKAT_DEPTH: usize = 16;
+/// The TM controller chunk holding its inheritance flags.
+const INHERIT_FLAGS_CHUNK: u16 = 0x7230;
+/// INHERIT_SCL_X | INHERIT_SCL_Y | INHERIT_SCL_Z: scale not inherited (bits 6–8;
+/// bits 0–2 are position, 3–5 rotation).
+pub const INHERIT_SCALE: u32 = 0x1c0;
+/// Node transforms one evaluation may compute before giving up on damaged data.
+const EVAL_BUDGET: u32 = 100_000;
+
+impl SceneEval {
+    /// The evaluation of a typed document; fails when its scene graph could not be read.
+    pub fn new(doc: Arc<Document>, typed: Arc<Typed>) -> Result<SceneEval, TypedError> {
+        let graph = typed.scene.clone()?;
+        Ok(SceneEval::with_graph(doc, typed, graph))
+    }
+
+    /// Types `doc` and evaluates it.
+    pub fn from_document(doc: Document) -> Result<SceneEval, TypedError> {
+        let typed = Arc::new(doc.typed());
+        SceneEval::new(Arc::new(doc), typed)
+    }
+
+    /// The evaluation of `doc` with a scene graph of the caller's (tests edit a
+    /// copy of the stored graph to set up cases the corpus lacks).
+    pub fn with_graph(doc: Arc<Document>, typed: Arc<Typed>, graph: Arc<SceneGraph>) -> SceneEval {
+        let scene_stream = doc
+            .streams
+            .iter()
+            .position(|s| s.name == "Scene" && s.chunks().is_some());
+        let cache = (0..graph.objects.len()).map(|_| OnceLock::new()).collect();
+        SceneEval {
+            doc,
+            typed,
+            graph,
+            scene_stream,
+            cache,
+            memo: MeshMemo::default(),
+        }
+    }
+
+    /// The objects of the Scene stream (children of its root chunk), by index.
+    fn objects(&self) -> &[Chunk] {
+        self.scene_stream
+            .and_then(|i| self.doc.streams.get(i))
+            .and_then(|s| s.chunks())
+            .and_then(|c| c.first())
+            .map(Chunk::children)
+            .unwrap_or(&[])
+    }
+
+    /// How many meshes this evaluation computed, and how many were served again.
+    pub fn memo_stats(&self) -> MemoStats {
+        self.memo.stats()
+    }
+
+    /// The chunks of object `idx`.
+    pub fn chunks(&self, idx: usize) -> &[Chunk] {
+        self.objects().get(idx).map(Chunk::children).unwrap_or(&[])
+    }
+
+    pub fn controller(&self, idx: usize) -> Option<&Controller> {
+        let cell = self.cache.get(idx)?;
+        let obj = self.graph.objects.get(idx)?;
+        cell.get_or_init(|| controller::decode(obj, self.chunks(idx)))
+            .as_ref()
+            .ok()
+    }
+
+    /// Why the controller of object `idx` could not be decoded, if it could not.
+    pub fn controller_error(&self, idx: usize) -> Option<String> {
+        self.controller(idx);
+        self.cache.get(idx)?.get()?.as_ref().err().cloned()
+    }
+
+    pub fn float_at(&self, idx: Option<usize>, t: i32, default: f64) -> f64 {
+        match idx.and_then(|i| self.controller(i)) {
+            Some(Controller::Float { track, .. }) => track.at(t)[0],
+            _ => default,
+        }
+    }
+
+    pub fn position_at(&self, idx: Option<usize>, t: i32) -> Vec3 {
+        match idx.and_then(|i| self.controller(i)) {
+            Some(Controller::Point3 { track, .. }) => {
+                let v = track.at(t);
+                Vec3(v[0], v[1], v[2])
+            }
+            Some(Controller::PositionXyz { axes }) => Vec3(
+                self.float_at(axes[0], t, 0.0),
+                self.float_at(axes[1], t, 0.0),
+                self.float_at(axes[2], t, 0.0),
+            ),
+            _ => Vec3::default(),
+        }
+    }
+
+    /// The rotation part as a matrix (Euler controllers do not reduce to one quaternion order).
+    pub fn rotation_at(&self, idx: Option<usize>, t: i32) -> Mat43 {
+        match idx.and_then(|i| self.controller(i)) {
+            Some(Controller::Rotation { track, .. }) => Mat43::rotation(track.at(t)),
+            Some(Controller::EulerXyz { order, axes }) => controller::euler_matrix(
+                *order,
+                [
+                    self.float_at(axes[0], t, 0.0),
+                    self.float_at(axes[1], t, 0.0),
+                    self.float_at(axes[2], t, 0.0),
+                ],
+            ),
+            _ => Mat43::IDENTITY,
+        }
+    }
+
+    pub fn scale_at(&self, idx: Option<usize>, t: i32) -> Vec3 {
+        match idx.and_then(|i| self.controller(i)) {
+            Some(Controller::Scale { track, .. }) => {
+                let v = track.at(t);
+                Vec3(v[0], v[1], v[2])
+            }
+            Some(Controller::ScaleXyz { axes }) => Vec3(
+                self.float_at(axes[0], t, 1.0),
+                self.float_at(axes[1], t, 1.0),
+                self.float_at(axes[2], t, 1.0),
+            ),
+            _ => Vec3(1.0, 1.0, 1.0),
+        }
+    }
+
+    fn node(&self, idx: usize) -> Option<&NodeInfo> {
+        self.graph.objects.get(idx)?.node.as_ref()
+    }
+
+    /// The TM controller of a node (reference slot 0).
+    pub fn tm_controller(&self, node: usize) -> Option<usize> {
+        let o = self.graph.objects.get(node)?;
+        o.references
+            .iter()
+            .find(|r| r.slot == 0)
+            .and_then(|r| usize::try_from(r.target).ok())
+    }
+
+    /// `Control::GetInheritanceFlags` of the node's TM controller, as the
+    /// controller stores it (chunk 0x7230, one little-endian DWORD; a set bit
+    /// means the component is *not* inherited, see [`INHERIT_SCALE`]). `None`
+    /// when the controller has no such chunk. The flags are reported, not
+    /// applied: `world_tm` composes full parent transforms.
+    pub fn inheritance_flags(&self, node: usize) -> Option<u32> {
+        let c = self.tm_controller(node)?;
+        let d = self
+            .chunks(c)
+            .iter()
+            .find(|c| c.id == INHERIT_FLAGS_CHUNK)?
+            .payload()?;
+        let w: [u8; 4] = d.try_into().ok()?;
+        Some(u32::from_le_bytes(w))
+    }
+
+    /// Parent-relative matrix of a node at time `t`.
+    pub fn local_tm(&self, node: usize, t: i32) -> Mat43 {
+        self.local_tm_at_depth(node, t, 0, &Cell::new(EVAL_BUDGET))
+    }
+
+    /// `depth` counts LookAt targets followed, so targets that aim at each other
+    /// (damaged or odd files) end instead of recursing forever.
+    fn local_tm_at_depth(&self, node: usize, t: i32, depth: usize, budget: &Cell<u32>) -> Mat43 {
+        if budget.get() == 0 {
+            return Mat43::IDENTITY;
+        }
+        budget.set(budget.get() - 1);
+        let Some(ctl) = self.tm_controller(node) else {
+            return Mat43::IDENTITY;
+        };
+        match self.controller(ctl) {
+            Some(Controller::Prs {
+                position,
+                rotation,
+                scale,
+            }) => {
+                let s = Mat43::scaling(self.scale_at(*scale, t));
+                let r = self.rotation_at(*rotation, t);
+                s.then(&r)
+                    .then(&Mat43::translation(self.position_at(*position, t)))
+            }
+            Some(Controller::LookAt {
+                target,
+                position,
+                roll,
+                scale,
+            }) if depth < MAX_LOOKAT_DEPTH => {
+                self.lookat_tm(node, [*target, *position, *roll, *scale], t, depth, budget)
+            }
+            _ => Mat43::IDENTITY,
+        }
+    }
+
+    /// The matrix of a Position/Rotation/Scale controller at `t` (scale, then
+    /// rotation, then translation), as modifier gizmos keep it; None for any
+    /// other controller.
+    pub fn prs_tm(&self, ctl: usize, t: i32) -> Option<Mat43> {
+        match self.controller(ctl)? {
+            Controller::Prs {
+                position,
+                rotation,
+                scale,
+            } => Some(
+                Mat43::scaling(self.scale_at(*scale, t))
+                    .then(&self.rotation_at(*rotation, t))
+                    .then(&Mat43::translation(self.position_at(*position, t))),
+            ),
+            _ => None,
+        }
+    }
+
+    fn parent(&self, node: usize) -> Option<usize> {
+        let p = self.node(node)?.parent? as usize;
+        self.node(p).is_some().then_some(p)
+    }
+
+    /// World matrix of a node at time `t` (local · parent's world, up the chain).
+    pub fn world_tm(&self, node: usize, t: i32) -> Mat43 {
+        self.world_tm_at_depth(node, t, 0, &Cell::new(EVAL_BUDGET))
+    }
+
+    fn world_tm_at_depth(&self, node: usize, t: i32, depth: usize, budget: &Cell<u32>) -> Mat43 {
+        let mut m = self.local_tm_at_depth(node, t, depth, budget);
+        let mut cur = node;
+        for _ in 0..MAX_CHAIN {
+            match self.parent(cur) {
+                Some(p) => {
+                    m = m.then(&self.local_tm_at_depth(p, t, depth, budget));
+                    cur = p;
+                }
+                None => break,
+            }
+        }
+        m
+    }
+
+    /// The object offset: how the object sits in its node's space (pivot edits).
+    pub fn offset_tm(&self, node: usize) -> Mat43 {
+        let Some(n) = self.node(node) else {
+            return Mat43::IDENTITY;
+        };
+        let s = n
+            .offset_scale
+            .map_or(Vec3(1.0, 1.0, 1.0), |v| Vec3::from_f32([v[0], v[1], v[2]]));
+        let r = n
+            .offset_rotation
+            .map_or(Quat::IDENTITY, |q| Quat::from_f32(q).conjugate());
+        let p = n.offset_position.map_or(Vec3::default(), Vec3::from_f32);
+        Mat43::scaling(s)
+            .then(&Mat43::rotation(r))
+            .then(&Mat43::translation(p))
+    }
+
+    /// The object a node shows (reference slot 1), and under it the base object of
+    /// any modifier stack (derived objects keep it in their last reference).
+    pub fn node_object(&self, node: usize) -> Option<usize> {
+        let refs = |i: usize| self.graph.objects.get(i).map(|o| &o.references);
+        let mut cur = refs(node)?
+            .iter()
+            .find(|r| r.slot == 1)
+            .and_then(|r| usize::try_from(r.target).ok())?;
+        for _ in 0..MAX_CHAIN {
+            let o = self.graph.objects.get(cur)?;
+            let derived = matches!(
+                o.chunk_id,
+                crate::typed::schema::DERIVED_OSM | crate::typed::schema::DERIVED_WSM
+            );
+            if !derived {
+                return Some(cur);
+            }
+            cur = refs(cur)?
+                .iter()
+                .filter(|r| r.target >= 0)
+                .max_by_key(|r| r.slot)
+                .and_then(|r| usize::try_from(r.target).ok())?;
+        }
+        None
+    }
+
+    /// The base mesh of a node at t = 0 (its modifier stack skipped), when the
+    /// base object is a mesh this evaluation builds. Memoized.
+    pub fn base_mesh(&self, node: usize) -> Option<MeshResult> {
+        let obj = self.node_object(node)?;
+        self.memo
+            .object(obj, 0, || self.object_mesh(obj, 0).map(|r| r.map(Arc::new)))
+    }
+
+    /// The mesh of a (non-derived) object: Editable Mesh / Poly, a primitive or a
+    /// Boolean.
+    pub(crate) fn object_mesh(&self, obj: usize, t: i32) -> Option<Result<Mesh, String>> {
+        self.memo.count_build();
+        let cls = self.graph.objects.get(obj)?.class.as_ref()?;
+        let chunks = self.chunks(obj);
+        if cls.class_id == crate::eval::objects::mesh::EDITABLE_MESH {
+            Some(crate::eval::objects::mesh::editable_mesh(chunks))
+        } else if cls.class_id == crate::eval::objects::mesh::EDITABLE_POLY {
+            Some(crate::eval::objects::mesh::editable_poly(chunks).map(|(m, _)| m))
+        } else if cls.class_id == crate::eval::objects::boolean::BOOLEAN {
+            Some(crate::eval::objects::boolean::eval(self, obj, t))
+        } else if crate::eval::objects::primitive::is_primitive(cls.class_id) {
+            Some(
+                crate::eval::objects::primitive::params(self, obj, t)
+                    .and_then(|p| crate::eval::objects::primitive::build(cls.class_id, &p)),
+            )
+        } else {
+            None
+        }
+    }
+
+    /// The modifier stack of a node, top first, and the base object under it.
+    pub fn modifier_stack(&self, node: usize) -> Option<(Vec<Applied<'_>>, usize)> {
+        let first = self
+            .graph
+            .objects
+            .get(node)?
+            .references
+            .iter()
+            .find(|r| r.slot == 1)
+            .and_then(|r| usize::try_from(r.target).ok())?;
+        self.object_stack(first)
+    }
+
+    /// The modifier stack of object `cur` (a derived object, or a base object
+    /// with an empty stack), top first, and the base object under it.
+    pub fn object_stack(&self, mut cur: usize) -> Option<(Vec<Applied<'_>>, usize)> {
+        let graph: &SceneGraph = &self.graph;
+        let mut stack = Vec::new();
+        for _ in 0..MAX_CHAIN {
+            let o = graph.objects.get(cur)?;
+            if !matches!(
+                o.chunk_id,
+                crate::typed::schema::DERIVED_OSM | crate::typed::schema::DERIVED_WSM
+            ) {
+                return Some((stack, cur));
+            }
+            let mut refs: Vec<(u32, usize)> = o
+                .references
+                .iter()
+                .filter_map(|r| Some((r.slot, usize::try_from(r.target).ok()?)))
+                .collect();
+            refs.sort_unstable();
+            let (_, base) = refs.pop()?;
+            let apps = modifier::mod_apps(self.chunks(cur));
+            for (slot, m) in refs {
+                let class = graph.objects.get(m).and_then(|x| x.class.as_ref());
+                stack.push(Applied {
+                    object: m,
+                    class: class.map_or(crate::typed::ClassId(0, 0), |c| c.class_id),
+                    name: class.map_or("?", |c| c.name.as_str()),
+                    mod_app: apps.get(slot as usize).copied(),
+                });
+            }
+            cur = base;
+        }
+        None
+    }
+
+    /// The evaluated mesh of a node at time `t`: the base object with its modifier
+    /// stack applied, in object space. None when the base object is not a mesh
+    /// this evaluation builds; an error names a modifier that cannot be applied.
+    /// Memoized: every reader of the scene shares one evaluation.
+    pub fn mesh(&self, node: usize, t: i32) -> Option<MeshResult> {
+        self.mesh_with(node, t, Stack::Full)
+    }
+
+    /// [`mesh`](Self::mesh) with part of the stack, see [`Stack`].
+    pub fn mesh_with(&self, node: usize, t: i32, stack: Stack) -> Option<MeshResult> {
+        let (applied, base) = self.modifier_stack(node)?;
+        let stack = match stack {
+            Stack::Without(m) if !applied.iter().any(|a| a.object == m) => Stack::Full,
+            s => s,
+        };
+        self.memo.node(node, t, stack, || {
+            let base_mesh = self.memo.object(base, t, || {
+                self.object_mesh(base, t).map(|r| r.map(Arc::new))
+            })?;
+            let applied: Vec<_> = match stack {
+                Stack::Full => applied,
+                Stack::Without(m) => applied.into_iter().filter(|a| a.object != m).collect(),
+            };
+            Some(base_mesh.and_then(|b| {
+                if applied.is_empty() {
+                    return Ok(b);
+                }
+                let is_bool = self
+                    .graph
+                    .objects
+                    .get(base)
+                    .and_then(|o| o.class.as_ref())
+                    .is_some_and(|c| c.class_id == crate::eval::objects::boolean::BOOLEAN);
+                crate::eval::objects::boolean::refuse_index_edits(&applied, is_bool)?;
+                let cx = modifier::ModContext {
+                    eval: self,
+                    node: Some(node),
+                    t,
+                };
+                let mut m: Mesh = (*b).clone();
+                for a in applied.iter().rev() {
+                    modifier::apply(a, &mut m, &cx)?;
+                }
+                Ok(Arc::new(m))
+            }))
+        })
+    }
+
+    /// Per (node, time): how many times its stack was evaluated. With the memo
+    /// this is at most once per distinct [`Stack`] request.
+    pub fn stack_evaluations(&self) -> std::collections::HashMap<(usize, i32), u32> {
+        self.memo.per_node()
+    }
+
+    /// Where the object's vertices go: offset · world.
+    pub fn object_tm(&self, node: usize, t: i32) -> Mat43 {
+        self.offset_tm(node).then(&self.world_tm(node, t))
+    }
+
+    /// LookAt: the node's -Z axis points at the target, Max keeping the up
+    /// vector on world Z, then the roll turns it about its local Z by
+    /// `RotateZMatrix(roll)` (sign checked against Max's ASE export).
+    /// `refs` = [target node, position, roll, scale] controllers.
+    fn lookat_tm(
+        &self,
+        node: usize,
+        refs: [Option<usize>; 4],
+        t: i32,
+        depth: usize,
+        budget: &Cell<u32>,
+    ) -> Mat43 {
+        let [target, position, roll, scale] = refs;
+        let pos = self.position_at(position, t);
+        let parent_world = self
+            .parent(node)
+            .map(|p| self.world_tm_at_depth(p, t, depth + 1, budget));
+        let world_pos = parent_world.map_or(pos, |m| m.transform_point(pos));
+        let target_pos = target
+            .filter(|&tg| self.node(tg).is_some())
+            .map(|tg| self.world_tm_at_depth(tg, t, depth + 1, budget).0[3])
+            .unwrap_or(world_pos.minus(Vec3(0.0, 0.0, 1.0)));
+        let z = world_pos.minus(target_pos).normalized();
+        let up = if z.cross(Vec3(0.0, 0.0, 1.0)).len() < 1e-9 {
+            Vec3(0.0, 1.0, 0.0)
+        } else {
+            Vec3(0.0, 0.0, 1.0)
+        };
+        let x = up.cross(z).normalized();
+        let y = z.cross(x);
+        let world = Mat43([x, y, z, world_pos]);
+        let rolled = Mat43::rot_z(self.float_at(roll, t, 0.0)).then(&world);
+        let scaled = Mat43::scaling(self.scale_at(scale, t)).then(&rolled);
+        match parent_world {
+            Some(pw) => scaled.then(&invert(&pw)),
+            None => scaled,
+        }
+    }
+}
+
+/// Inverse of an affine 4×3 matrix (identity when singular).
+pub fn invert(m: &Mat43) -> Mat43 {
+    let [a, b, c, t] = m.0;
+    let det = m.determinant3();
+    if det.abs() < 1e-300 {
+        return Mat43::IDENTITY;
+    }
+    // Rows of the inverse 3×3 are the columns of the adjugate / det.
+    let r0 = b.cross(c).scale(1.0 / det);
+    let r1 = c.cross(a).scale(1.0 / det);
+    let r2 = a.cross(b).scale(1.0 / det);
+    // inv3 has columns r0, r1, r2 → rows:
+    let rows = [
+        Vec3(r0.0, r1.0, r2.0),
+        Vec3(r0.1, r1.1, r2.1),
+        Vec3(r0.2, r1.2, r2.2),
+    ];
+    let inv = Mat43([rows[0], rows[1], rows[2], Vec3::default()]);
+    let nt = inv.transform_vector(t).scale(-1.0);
+    Mat43([rows[0], rows[1], rows[2], nt])
+}

@@ -1,0 +1,608 @@
+//! Triangle meshes of Editable Mesh objects (GeomBuffers 0x08fe): vertices, faces
+//! with smoothing groups and material ids, and map channels.
+
+use serde::Serialize;
+
+use crate::chunk::Chunk;
+
+use crate::eval::core::keys::Words;
+use crate::eval::core::math::Vec3;
+
+/// Editable Poly class id.
+pub const EDITABLE_POLY: crate::typed::ClassId = crate::typed::ClassId(0x1bf8338d, 0x192f6098);
+/// Editable Mesh class id.
+pub const EDITABLE_MESH: crate::typed::ClassId = crate::typed::ClassId(0xe44f10b3, 0);
+/// Derived objects hold the base object in their last reference.
+const GEOM_BUFFERS: u16 = 0x08fe;
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Face {
+    pub v: [u32; 3],
+    pub smoothing: u32,
+    pub material: u16,
+    /// Edge visibility and other low flag bits.
+    pub flags: u16,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MapChannel {
+    /// 0 = vertex colour, 1.. = texture channels.
+    pub channel: i32,
+    pub vertices: Vec<[f32; 3]>,
+    pub faces: Vec<[u32; 3]>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Mesh {
+    pub vertices: Vec<Vec3>,
+    pub faces: Vec<Face>,
+    pub maps: Vec<MapChannel>,
+}
+
+impl Mesh {
+    /// Every map channel has one map face per mesh face — what the modifiers
+    /// that copy or cut faces need before they touch the maps.
+    pub fn check_map_faces(&self) -> Result<(), String> {
+        let nf = self.faces.len();
+        match self.maps.iter().find(|c| c.faces.len() != nf) {
+            Some(c) => Err(format!(
+                "map channel {} has {} faces for {nf} mesh faces",
+                c.channel,
+                c.faces.len()
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A u32 count followed by `count` records of `size` bytes, exactly.
+fn counted<'a>(p: &'a [u8], size: usize, what: &str) -> Result<(usize, &'a [u8]), String> {
+    if p.len() < 4 {
+        return Err(format!("{what}: {} bytes cannot hold a count", p.len()));
+    }
+    let n = Words(p).u32(0) as usize;
+    let body = &p[4..];
+    if n.checked_mul(size) != Some(body.len()) {
+        return Err(format!(
+            "{what}: count {n} × {size} bytes does not match the {} bytes stored",
+            body.len()
+        ));
+    }
+    Ok((n, body))
+}
+
+/// Map vertices (UVW) of Editable Mesh (0x2394) and Editable Poly (0x0128):
+/// a count and float triples.
+fn map_vertices(p: &[u8], what: &str) -> Result<Vec<[f32; 3]>, String> {
+    let (_, body) = counted(p, 12, what)?;
+    Ok(body
+        .chunks_exact(12)
+        .map(|r| {
+            let w = Words(r);
+            [w.f(0) as f32, w.f(1) as f32, w.f(2) as f32]
+        })
+        .collect())
+}
+
+fn vertices(p: &[u8]) -> Result<Vec<Vec3>, String> {
+    let (_, body) = counted(p, 12, "vertices (0x0914)")?;
+    Ok(body
+        .chunks_exact(12)
+        .map(|r| {
+            let w = Words(r);
+            Vec3(w.f(0), w.f(1), w.f(2))
+        })
+        .collect())
+}
+
+fn faces(p: &[u8], nverts: usize) -> Result<Vec<Face>, String> {
+    let (_, body) = counted(p, 20, "faces (0x0912)")?;
+    body.chunks_exact(20)
+        .enumerate()
+        .map(|(i, r)| {
+            let w = Words(r);
+            let v = [w.u32(0), w.u32(1), w.u32(2)];
+            if v.iter().any(|&x| x as usize >= nverts) {
+                return Err(format!("face {i} uses vertex {v:?} of {nverts}"));
+            }
+            let f = w.u32(4);
+            Ok(Face {
+                v,
+                smoothing: w.u32(3),
+                material: (f >> 16) as u16,
+                flags: (f & 0xffff) as u16,
+            })
+        })
+        .collect()
+}
+
+/// Decodes the GeomBuffers of an Editable Mesh object.
+pub fn editable_mesh(object: &[Chunk]) -> Result<Mesh, String> {
+    let geom = object
+        .iter()
+        .find(|c| c.id == GEOM_BUFFERS)
+        .ok_or("no GeomBuffers (0x08fe) chunk")?;
+    let leaf = |id: u16| {
+        geom.children()
+            .iter()
+            .find(|c| c.id == id)
+            .and_then(Chunk::payload)
+    };
+    let vertices = vertices(leaf(0x0914).ok_or("no vertex chunk 0x0914")?)?;
+    let faces = faces(leaf(0x0912).ok_or("no face chunk 0x0912")?, vertices.len())?;
+    let mut maps = Vec::new();
+    let mut channel = None;
+    let mut mverts: Option<Vec<[f32; 3]>> = None;
+    for c in geom.children() {
+        match (c.id, c.payload()) {
+            (0x0959, Some(p)) if p.len() == 4 => channel = Some(Words(p).i32(0)),
+            (0x2394, Some(p)) => {
+                mverts = Some(map_vertices(p, "map vertices (0x2394)")?);
+            }
+            (0x2396, Some(p)) => {
+                let (_, body) = counted(p, 12, "map faces (0x2396)")?;
+                let verts = mverts.take().unwrap_or_default();
+                let mf: Vec<[u32; 3]> = body
+                    .chunks_exact(12)
+                    .map(|r| {
+                        let w = Words(r);
+                        [w.u32(0), w.u32(1), w.u32(2)]
+                    })
+                    .collect();
+                if mf.iter().flatten().any(|&i| i as usize >= verts.len()) {
+                    return Err("map face index beyond the map vertices".into());
+                }
+                maps.push(MapChannel {
+                    channel: channel.take().unwrap_or(1),
+                    vertices: verts,
+                    faces: mf,
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(Mesh {
+        vertices,
+        faces,
+        maps,
+    })
+}
+
+/// Bits of a poly face record that announce optional fields.
+const POLY_EXTRA: u16 = 0x01;
+const POLY_MATERIAL: u16 = 0x08;
+const POLY_SMOOTHING: u16 = 0x10;
+const POLY_CUTS: u16 = 0x20;
+
+/// A polygon of an Editable Poly, before triangulation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Poly {
+    pub v: Vec<u32>,
+    pub material: u16,
+    pub smoothing: u32,
+    /// Diagonals (local corner a, local corner b) that cut the polygon into triangles.
+    pub cuts: Vec<(u32, u32)>,
+}
+
+/// Reads little-endian fields off a byte slice with bounds checks.
+struct Cursor<'a> {
+    p: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&[u8], String> {
+        let s = self.p.get(self.at..self.at + n).ok_or_else(|| {
+            format!(
+                "{what}: expected {n} bytes at offset {}, {} left",
+                self.at,
+                self.p.len() - self.at.min(self.p.len())
+            )
+        })?;
+        self.at += n;
+        Ok(s)
+    }
+    fn u32(&mut self, what: &str) -> Result<u32, String> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u16(&mut self, what: &str) -> Result<u16, String> {
+        let b = self.take(2, what)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+}
+
+/// Poly face records (0x011a): u32 corner count, corners, u16 field bits, then the
+/// announced fields; an unknown bit is an error (the layout would desync).
+fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, String> {
+    let mut c = Cursor { p, at: 0 };
+    let n = c.u32("poly face count")? as usize;
+    // Each face takes at least 4 + 3·4 + 2 bytes.
+    if n > p.len() / 18 {
+        return Err(format!(
+            "poly face count {n} cannot fit in {} bytes",
+            p.len()
+        ));
+    }
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let k = c.u32("corner count")? as usize;
+        if !(3..=p.len() / 4).contains(&k) {
+            return Err(format!("poly face {i}: {k} corners"));
+        }
+        let mut v = Vec::with_capacity(k);
+        for _ in 0..k {
+            let x = c.u32("corner")?;
+            if x as usize >= nverts {
+                return Err(format!("poly face {i}: corner {x} of {nverts} vertices"));
+            }
+            v.push(x);
+        }
+        let bits = c.u16("face bits")?;
+        if bits & !(POLY_EXTRA | POLY_MATERIAL | POLY_SMOOTHING | POLY_CUTS) != 0 {
+            return Err(format!("poly face {i}: unknown field bits {bits:#06x}"));
+        }
+        if bits & POLY_EXTRA != 0 {
+            c.u32("extra word")?;
+        }
+        let material = if bits & POLY_MATERIAL != 0 {
+            c.u16("material")?
+        } else {
+            0
+        };
+        let smoothing = if bits & POLY_SMOOTHING != 0 {
+            c.u32("smoothing")?
+        } else {
+            0
+        };
+        let mut cuts = Vec::new();
+        if bits & POLY_CUTS != 0 {
+            for _ in 0..k - 3 {
+                let (a, b) = (c.u32("cut start")?, c.u32("cut end")?);
+                if a as usize >= k || b as usize >= k {
+                    return Err(format!("poly face {i}: cut ({a}, {b}) outside {k} corners"));
+                }
+                cuts.push((a, b));
+            }
+        }
+        out.push(Poly {
+            v,
+            material,
+            smoothing,
+            cuts,
+        });
+    }
+    if c.at != p.len() {
+        return Err(format!(
+            "poly faces: {} bytes left after {n} faces",
+            p.len() - c.at
+        ));
+    }
+    Ok(out)
+}
+
+/// Splits a polygon along its stored diagonals (local corner indices); without
+/// diagonals, fans from corner 0.
+pub fn triangulate(poly: &Poly) -> Vec<[u32; 3]> {
+    triangle_corners(poly)
+        .into_iter()
+        .map(|t| t.map(|c| poly.v[c as usize]))
+        .collect()
+}
+
+/// The triangles of [`triangulate`] as local corner indices, so that map faces
+/// (one map vertex per polygon corner) split the same way.
+fn triangle_corners(poly: &Poly) -> Vec<[u32; 3]> {
+    let k = poly.v.len() as u32;
+    let mut pieces: Vec<Vec<u32>> = vec![(0..k).collect()];
+    for &(a, b) in &poly.cuts {
+        let Some(pi) = pieces.iter().position(|p| p.contains(&a) && p.contains(&b)) else {
+            continue;
+        };
+        let p = pieces.swap_remove(pi);
+        let (ia, ib) = match (
+            p.iter().position(|&x| x == a),
+            p.iter().position(|&x| x == b),
+        ) {
+            (Some(x), Some(y)) => (x.min(y), x.max(y)),
+            _ => continue,
+        };
+        if ib - ia < 2 || ia + p.len() - ib < 2 {
+            pieces.push(p);
+            continue;
+        }
+        pieces.push(p[ia..=ib].to_vec());
+        let mut rest = p[ib..].to_vec();
+        rest.extend_from_slice(&p[..=ia]);
+        pieces.push(rest);
+    }
+    let mut tris = Vec::new();
+    for p in pieces {
+        for i in 1..p.len().saturating_sub(1) {
+            tris.push([p[0], p[i], p[i + 1]]);
+        }
+    }
+    tris
+}
+
+/// Decodes the poly buffers of an Editable Poly and triangulates them.
+pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), String> {
+    let geom = object
+        .iter()
+        .find(|c| c.id == GEOM_BUFFERS)
+        .ok_or("no GeomBuffers (0x08fe) chunk")?;
+    let leaf = |id: u16| {
+        geom.children()
+            .iter()
+            .find(|c| c.id == id)
+            .and_then(Chunk::payload)
+    };
+    let (_, body) = counted(
+        leaf(0x0100).ok_or("no poly vertex chunk 0x0100")?,
+        16,
+        "poly vertices (0x0100)",
+    )?;
+    let vertices: Vec<Vec3> = body
+        .chunks_exact(16)
+        .map(|r| {
+            let w = Words(r);
+            Vec3(w.f(1), w.f(2), w.f(3))
+        })
+        .collect();
+    let polys = poly_faces(
+        leaf(0x011a).ok_or("no poly face chunk 0x011a")?,
+        vertices.len(),
+    )?;
+    let poly_maps = poly_maps(geom.children(), &polys)?;
+    let mut faces = Vec::new();
+    let mut maps: Vec<MapChannel> = poly_maps
+        .iter()
+        .map(|m| MapChannel {
+            channel: m.channel,
+            vertices: m.vertices.clone(),
+            faces: Vec::new(),
+        })
+        .collect();
+    for (i, p) in polys.iter().enumerate() {
+        for t in triangle_corners(p) {
+            faces.push(Face {
+                v: t.map(|c| p.v[c as usize]),
+                smoothing: p.smoothing,
+                material: p.material,
+                flags: 0,
+            });
+            for (out, m) in maps.iter_mut().zip(&poly_maps) {
+                out.faces.push(t.map(|c| m.faces[i][c as usize]));
+            }
+        }
+    }
+    Ok((
+        Mesh {
+            vertices,
+            faces,
+            maps,
+        },
+        polys,
+    ))
+}
+
+/// Poly map channel chunks (MNMesh's maps): 0x0120 holds the channel count, then
+/// each stored channel is 0x0124 (channel number: −2 alpha, −1 illumination,
+/// 0 vertex colour, 1.. texture), 0x0128 (u32 count, float3 map vertices) and
+/// 0x012b (one record per polygon, no count: u32 degree, then that many map
+/// vertex indices). Channels Max left empty are not stored.
+const POLY_MAP_COUNT: u16 = 0x0120;
+const POLY_MAP_CHANNEL: u16 = 0x0124;
+const POLY_MAP_VERTICES: u16 = 0x0128;
+const POLY_MAP_FACES: u16 = 0x012b;
+
+/// One decoded poly map channel: a map face (corner list) per polygon.
+struct PolyMapData {
+    channel: i32,
+    vertices: Vec<[f32; 3]>,
+    faces: Vec<Vec<u32>>,
+}
+
+fn poly_maps(geom: &[Chunk], polys: &[Poly]) -> Result<Vec<PolyMapData>, String> {
+    let mut count: Option<i32> = None;
+    let mut channel: Option<i32> = None;
+    let mut verts: Option<Vec<[f32; 3]>> = None;
+    let mut out: Vec<PolyMapData> = Vec::new();
+    for c in geom {
+        let Some(p) = c.payload() else { continue };
+        match c.id {
+            POLY_MAP_COUNT => {
+                if p.len() != 4 {
+                    return Err(format!("poly map count (0x0120): {} bytes", p.len()));
+                }
+                count = Some(Words(p).i32(0));
+            }
+            POLY_MAP_CHANNEL => {
+                if p.len() != 4 {
+                    return Err(format!("poly map channel (0x0124): {} bytes", p.len()));
+                }
+                let ch = Words(p).i32(0);
+                let n = count.ok_or("poly map channel (0x0124) before the map count (0x0120)")?;
+                if !(-2..n).contains(&ch) {
+                    return Err(format!("poly map channel {ch} outside −2..{n}"));
+                }
+                if out.iter().any(|m| m.channel == ch) {
+                    return Err(format!("poly map channel {ch} stored twice"));
+                }
+                channel = Some(ch);
+                verts = None;
+            }
+            POLY_MAP_VERTICES => {
+                let ch = channel.ok_or("poly map vertices (0x0128) without a channel (0x0124)")?;
+                verts = Some(map_vertices(
+                    p,
+                    &format!("poly map {ch} vertices (0x0128)"),
+                )?);
+            }
+            POLY_MAP_FACES => {
+                let ch = channel
+                    .take()
+                    .ok_or("poly map faces (0x012b) without a channel (0x0124)")?;
+                let vertices = verts
+                    .take()
+                    .ok_or_else(|| format!("poly map {ch}: faces (0x012b) before vertices"))?;
+                let faces = poly_map_faces(p, polys, vertices.len())
+                    .map_err(|e| format!("poly map {ch} faces (0x012b): {e}"))?;
+                out.push(PolyMapData {
+                    channel: ch,
+                    vertices,
+                    faces,
+                });
+            }
+            _ => {}
+        }
+    }
+    if let Some(ch) = channel {
+        return Err(format!("poly map {ch}: no faces (0x012b)"));
+    }
+    out.sort_by_key(|m| m.channel);
+    Ok(out)
+}
+
+/// Map face records: one per polygon, each of the polygon's degree.
+fn poly_map_faces(p: &[u8], polys: &[Poly], nverts: usize) -> Result<Vec<Vec<u32>>, String> {
+    let mut c = Cursor { p, at: 0 };
+    let mut out = Vec::with_capacity(polys.len());
+    for (i, poly) in polys.iter().enumerate() {
+        let k = c.u32("map face degree")? as usize;
+        if k != poly.v.len() {
+            return Err(format!(
+                "map face {i} has {k} corners, its polygon {}",
+                poly.v.len()
+            ));
+        }
+        let mut f = Vec::with_capacity(k);
+        for _ in 0..k {
+            let x = c.u32("map corner")?;
+            if x as usize >= nverts {
+                return Err(format!("map face {i}: map vertex {x} of {nverts}"));
+            }
+            f.push(x);
+        }
+        out.push(f);
+    }
+    if c.at != p.len() {
+        return Err(format!(
+            "{} bytes left after {} map faces",
+            p.len() - c.at,
+            polys.len()
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn poly(v: &[u32], cuts: &[(u32, u32)]) -> Poly {
+        Poly {
+            v: v.to_vec(),
+            material: 0,
+            smoothing: 0,
+            cuts: cuts.to_vec(),
+        }
+    }
+
+    #[test]
+    fn cuts_split_polygons_into_triangles() {
+        // Quad 10-11-12-13 cut along local 1-3: triangles share the 11-13 diagonal.
+        let t = triangulate(&poly(&[10, 11, 12, 13], &[(1, 3)]));
+        assert_eq!(t, vec![[11, 12, 13], [13, 10, 11]]);
+        // Pentagon with two cuts from corner 0.
+        let t = triangulate(&poly(&[0, 1, 2, 3, 4], &[(0, 2), (0, 3)]));
+        assert_eq!(t.len(), 3);
+        let mut all: Vec<u32> = t.iter().flatten().copied().collect();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all, [0, 1, 2, 3, 4]);
+        // No cuts: a fan.
+        assert_eq!(
+            triangulate(&poly(&[5, 6, 7, 8], &[])),
+            vec![[5, 6, 7], [5, 7, 8]]
+        );
+    }
+
+    fn words(w: &[u32]) -> Vec<u8> {
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// A quad cut along local 1–3, with a map channel `ch` of four map vertices.
+    fn quad_with_map(ch: i32, map_faces: &[u32]) -> Vec<Chunk> {
+        let mut verts = words(&[4]);
+        for i in 0..4u32 {
+            verts.extend(words(&[0, i, 0, 0]));
+        }
+        let mut faces = words(&[1, 4, 0, 1, 2, 3]);
+        faces.extend(POLY_CUTS.to_le_bytes());
+        faces.extend(words(&[1, 3]));
+        let mut mverts = words(&[4]);
+        for i in 0..4u32 {
+            mverts.extend(words(&[(i as f32).to_bits(), 0, 0]));
+        }
+        vec![Chunk::container(
+            GEOM_BUFFERS,
+            vec![
+                Chunk::leaf(0x0100, verts),
+                Chunk::leaf(0x011a, faces),
+                Chunk::leaf(POLY_MAP_COUNT, words(&[2])),
+                Chunk::leaf(POLY_MAP_CHANNEL, ch.to_le_bytes().to_vec()),
+                Chunk::leaf(POLY_MAP_VERTICES, mverts),
+                Chunk::leaf(POLY_MAP_FACES, words(map_faces)),
+            ],
+        )]
+    }
+
+    #[test]
+    fn poly_map_faces_split_like_their_polygons() {
+        let (m, _) = editable_poly(&quad_with_map(1, &[4, 3, 2, 1, 0])).expect("poly");
+        assert_eq!(m.faces[0].v, [1, 2, 3]);
+        assert_eq!(m.faces[1].v, [3, 0, 1]);
+        assert_eq!(m.maps.len(), 1);
+        assert_eq!(m.maps[0].channel, 1);
+        // Map corner c of the polygon is map vertex 3 − c.
+        assert_eq!(m.maps[0].faces, [[2, 1, 0], [0, 3, 2]]);
+        // Hidden channels (−2 alpha) decode too.
+        assert_eq!(
+            editable_poly(&quad_with_map(-2, &[4, 0, 1, 2, 3]))
+                .expect("alpha")
+                .0
+                .maps[0]
+                .channel,
+            -2
+        );
+    }
+
+    #[test]
+    fn damaged_poly_maps_are_errors() {
+        let err = |ch: i32, f: &[u32]| editable_poly(&quad_with_map(ch, f)).unwrap_err();
+        assert!(err(1, &[3, 0, 1, 2]).contains("3 corners, its polygon 4"));
+        assert!(err(1, &[4, 0, 1, 2, 9]).contains("map vertex 9 of 4"));
+        assert!(err(1, &[4, 0, 1, 2]).contains("map corner"));
+        assert!(err(1, &[4, 0, 1, 2, 3, 7]).contains("4 bytes left"));
+        assert!(err(2, &[4, 0, 1, 2, 3]).contains("channel 2 outside"));
+        assert!(err(-3, &[4, 0, 1, 2, 3]).contains("channel -3 outside"));
+    }
+
+    #[test]
+    fn damaged_poly_faces_are_errors() {
+        let mut p = 1u32.to_le_bytes().to_vec();
+        p.extend(3u32.to_le_bytes());
+        for v in [0u32, 1, 9] {
+            p.extend(v.to_le_bytes());
+        }
+        p.extend(0u16.to_le_bytes());
+        assert!(poly_faces(&p, 3).unwrap_err().contains("corner 9"));
+        let n = p.len();
+        p[n - 2] = 0x40;
+        assert!(poly_faces(&p, 10)
+            .unwrap_err()
+            .contains("unknown field bits"));
+        assert!(poly_faces(&p[..7], 10).is_err());
+    }
+}

@@ -1,0 +1,9 @@
+//! Base objects as Max builds them: parametric primitives, editable meshes and
+//! polys, compound Booleans and bone geometry.
+
+pub mod bone_object;
+pub mod boolean;
+pub mod mesh;
+pub mod poly;
+pub mod primitive;
+pub mod primitive_poly;

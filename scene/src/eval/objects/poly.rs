@@ -1,0 +1,228 @@
+//! Polygon meshes in the form of Max's MNMesh, which the poly modifiers (Edit
+//! Poly) work on: faces of any degree with their own triangulation, MNMesh's
+//! edge numbering (operation records select edges by it), and the output to a
+//! triangle mesh as `MNMesh::OutToTri` does it (each face's triangles in face
+//! order, outer edges visible, diagonals hidden).
+
+use crate::eval::core::math::Vec3;
+use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
+
+/// Faces of a degree beyond this are refused (damaged data).
+pub const MAX_DEGREE: usize = 1 << 16;
+
+/// One polygon: vertex loop, triangulation (corner index triples), material and
+/// smoothing groups.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolyFace {
+    pub v: Vec<u32>,
+    pub tris: Vec<[usize; 3]>,
+    pub material: u16,
+    pub smoothing: u32,
+}
+
+impl PolyFace {
+    /// A face triangulated as a fan from its first corner — the triangulation
+    /// `MNFace::MakePoly` gives (quads split along corner 0–2).
+    pub fn fan(v: Vec<u32>, material: u16, smoothing: u32) -> PolyFace {
+        let tris = (1..v.len().saturating_sub(1))
+            .map(|i| [0, i, i + 1])
+            .collect();
+        PolyFace {
+            v,
+            tris,
+            material,
+            smoothing,
+        }
+    }
+
+    /// A convex face triangulated as a zig-zag strip between its two sides, so
+    /// no corner takes more than three diagonals. Max triangulates convex caps
+    /// with `MNMesh::BestConvexDiagonals`, whose exact choice is not public; this
+    /// strip follows its stated aim (no vertex overused) but the diagonals are
+    /// not verified against Max.
+    pub fn strip(v: Vec<u32>, material: u16, smoothing: u32) -> PolyFace {
+        let n = v.len();
+        let mut tris = Vec::with_capacity(n.saturating_sub(2));
+        if n >= 3 {
+            tris.push([0, 1, n - 1]);
+            let (mut l, mut r) = (1, n - 1);
+            let mut left = true;
+            while l + 1 < r {
+                if left {
+                    tris.push([l, l + 1, r]);
+                    l += 1;
+                } else {
+                    tris.push([l, r - 1, r]);
+                    r -= 1;
+                }
+                left = !left;
+            }
+        }
+        PolyFace {
+            v,
+            tris,
+            material,
+            smoothing,
+        }
+    }
+}
+
+/// A map channel of a polygon mesh: one map face per face, same degrees.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolyMap {
+    pub channel: i32,
+    pub vertices: Vec<[f32; 3]>,
+    pub faces: Vec<Vec<u32>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PolyMesh {
+    pub vertices: Vec<Vec3>,
+    pub faces: Vec<PolyFace>,
+    pub maps: Vec<PolyMap>,
+}
+
+impl PolyMesh {
+    /// The edges in MNMesh order: faces in order, each face's sides from corner
+    /// j to j+1, an edge numbered when first met. Each edge is (v1, v2) as its
+    /// first face runs it.
+    pub fn edges(&self) -> Vec<(u32, u32)> {
+        let mut seen = std::collections::HashMap::new();
+        let mut out = Vec::new();
+        for f in &self.faces {
+            let n = f.v.len();
+            for j in 0..n {
+                let (a, b) = (f.v[j], f.v[(j + 1) % n]);
+                seen.entry((a.min(b), a.max(b))).or_insert_with(|| {
+                    out.push((a, b));
+                    out.len() - 1
+                });
+            }
+        }
+        out
+    }
+
+    /// Checks indices (vertices, map vertices, triangulation corners) so that
+    /// later steps can index freely.
+    pub fn validate(&self) -> Result<(), String> {
+        let nv = self.vertices.len();
+        for (i, f) in self.faces.iter().enumerate() {
+            if f.v.len() < 3 || f.v.len() > MAX_DEGREE {
+                return Err(format!("face {i} of degree {}", f.v.len()));
+            }
+            if f.v.iter().any(|&x| x as usize >= nv) {
+                return Err(format!("face {i} uses a vertex beyond {nv}"));
+            }
+            if f.tris.len() != f.v.len() - 2 || f.tris.iter().flatten().any(|&c| c >= f.v.len()) {
+                return Err(format!("face {i}: damaged triangulation"));
+            }
+        }
+        for m in &self.maps {
+            if m.faces.len() != self.faces.len() {
+                return Err(format!("map {} has {} faces", m.channel, m.faces.len()));
+            }
+            for (f, mf) in self.faces.iter().zip(&m.faces) {
+                if mf.len() != f.v.len() || mf.iter().any(|&x| x as usize >= m.vertices.len()) {
+                    return Err(format!("map {}: damaged map face", m.channel));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The triangle mesh Max outputs: each face's triangles in face order, an
+    /// edge visible when it is a side of the polygon.
+    pub fn to_mesh(&self) -> Result<Mesh, String> {
+        self.validate()?;
+        let mut faces = Vec::new();
+        let mut maps: Vec<MapChannel> = self
+            .maps
+            .iter()
+            .map(|m| MapChannel {
+                channel: m.channel,
+                vertices: m.vertices.clone(),
+                faces: Vec::new(),
+            })
+            .collect();
+        for (fi, f) in self.faces.iter().enumerate() {
+            let n = f.v.len();
+            for t in &f.tris {
+                let mut flags = 0u16;
+                for k in 0..3 {
+                    if t[(k + 1) % 3] == (t[k] + 1) % n {
+                        flags |= 1 << k;
+                    }
+                }
+                faces.push(Face {
+                    v: t.map(|c| f.v[c]),
+                    smoothing: f.smoothing,
+                    material: f.material,
+                    flags,
+                });
+                for (out, m) in maps.iter_mut().zip(&self.maps) {
+                    out.faces.push(t.map(|c| m.faces[fi][c]));
+                }
+            }
+        }
+        Ok(Mesh {
+            vertices: self.vertices.clone(),
+            faces,
+            maps,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_covers_the_polygon_once_and_keeps_winding() {
+        for n in 3..=13 {
+            let f = PolyFace::strip((0..n as u32).collect(), 0, 0);
+            assert_eq!(f.tris.len(), n - 2);
+            // Each side of the polygon is in exactly one triangle, forwards.
+            let mut sides = vec![0; n];
+            for t in &f.tris {
+                assert!(
+                    t[0] < t[1] && t[1] < t[2],
+                    "{n}: {t:?} keeps the face's order"
+                );
+                for k in 0..3 {
+                    if t[(k + 1) % 3] == (t[k] + 1) % n {
+                        sides[t[k]] += 1;
+                    }
+                }
+            }
+            assert!(sides.iter().all(|&s| s == 1), "{n}: {sides:?}");
+            // No corner is in more than four triangles (a fan puts n−2 on corner 0).
+            let mut uses = vec![0; n];
+            for c in f.tris.iter().flatten() {
+                uses[*c] += 1;
+            }
+            assert!(uses.iter().all(|&u| u <= 4), "{n}: {uses:?}");
+        }
+    }
+
+    #[test]
+    fn mnmesh_edge_order_and_triangle_visibility() {
+        // Two quads sharing the edge 1–4 of a 2×1 grid (vertices 0 1 2 / 3 4 5).
+        let m = PolyMesh {
+            vertices: vec![Vec3::default(); 6],
+            faces: vec![
+                PolyFace::fan(vec![0, 1, 4, 3], 0, 1),
+                PolyFace::fan(vec![1, 2, 5, 4], 0, 1),
+            ],
+            maps: Vec::new(),
+        };
+        assert_eq!(
+            m.edges(),
+            [(0, 1), (1, 4), (4, 3), (3, 0), (1, 2), (2, 5), (5, 4)]
+        );
+        let t = m.to_mesh().expect("mesh");
+        assert_eq!(t.faces[0].v, [0, 1, 4]);
+        assert_eq!(t.faces[0].flags, 0b011);
+        assert_eq!(t.faces[1].v, [0, 4, 3]);
+        assert_eq!(t.faces[1].flags, 0b110);
+    }
+}

@@ -1,0 +1,586 @@
+//! Materials (superclass 0xc00) and texmaps (superclass 0xc10): names, the Standard
+//! material's colours and maps, Multi/Sub-Object, Bitmap textures with their UV
+//! placement, and the parameter blocks of any other material (NeL Material …).
+//!
+//! Wiring, as found in the corpus (Max 3 … 2019):
+//! - Standard (0x2, 0): reference 1 = Texmaps (0x1200, 0) holding map k on slot
+//!   2k+1 (its amount controller on 2k); 2 = the shader (Blinn …) whose reference 0
+//!   is a PB2 with the colours; 3..7 = PB2 blocks 0 shader (type, wire, two-sided,
+//!   face map, faceted, shader name), 1 extended (opacity type, opacity, filter
+//!   colour …), 2 sampling, 3 maps (enables, maps, amounts), 4 dynamics.
+//! - Shader PB2 (Blinn, Phong, Metal): 0 ambient, 1 diffuse, 2 specular, 3/4/5
+//!   locks, 6 use self-illumination colour, 7 self-illumination amount, 8
+//!   self-illumination colour, 9 specular level, 10 glossiness, 11 soften.
+//! - Multi/Sub-Object (0x200, 0): 0x4002 = count, references 1..N.
+//! - Bitmap (0x240, 0): reference 0 = StdUVGen (0x100, 0) → old pblock (0/1 U/V
+//!   offset, 2/3 U/V tiling, 4/5/6 U/V/W angle); reference 1 = PB2 block 0 whose
+//!   parameter 13 is the bitmap: the path sits inline in the following 0x0003
+//!   container (up to Max 2014) or as an asset GUID resolved through the
+//!   FileAssetMetaData2 (Max 2012–2014) or FileAssetMetaData3 (Max 2015+) stream.
+
+use serde::Serialize;
+
+use crate::document::Document;
+use crate::graph::SceneGraph;
+
+use crate::eval::core::pblock::{self, utf16, ParamBlock2, Value};
+use crate::eval::core::transform::SceneEval;
+
+pub const SC_MATERIAL: u32 = 0xc00;
+pub const SC_TEXMAP: u32 = 0xc10;
+const STANDARD: (u32, u32) = (0x2, 0);
+const MULTI_SUB: (u32, u32) = (0x200, 0);
+const BITMAP: (u32, u32) = (0x240, 0);
+const TEXMAPS: (u32, u32) = (0x1200, 0);
+const STD_UVGEN: (u32, u32) = (0x100, 0);
+/// The UV generator's map channel (s32).
+const UVGEN_CHANNEL: u16 = 0x900b;
+pub const NEL_MATERIAL: (u32, u32) = (0x64c75fec, 0x222b9eb9);
+/// Material name chunk (UTF-16) and the base container that may hold it.
+const NAME: u16 = 0x4001;
+const BASE: u16 = 0x4000;
+/// The same base container as saved by Physical Material (Max 2017+).
+const BASE_SCRIPTED: u16 = 0x0100;
+const SUB_COUNT: u16 = 0x4002;
+/// Sub-materials followed at most (damaged counts).
+const MAX_SUBS: u32 = 4096;
+/// Bitmap parameter of the Bitmap texmap's PB2 (block 0).
+const BITMAP_PARAM: u16 = 13;
+
+/// The Standard material's map slots, in Max's order.
+pub const MAP_NAMES: [&str; 12] = [
+    "ambient",
+    "diffuse",
+    "specular",
+    "glossiness",
+    "specular_level",
+    "self_illumination",
+    "opacity",
+    "filter_color",
+    "bump",
+    "reflection",
+    "refraction",
+    "displacement",
+];
+
+/// The NeL Material's PB2 blocks in script declaration order.
+pub const NEL_BLOCKS: [&str; 9] = [
+    "nlbp", "main", "textures", "slot1", "slot2", "slot3", "slot4", "slot5", "slot6",
+];
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MapRef {
+    /// Slot name ("diffuse" …) or `map<k>` beyond the twelve standard ones.
+    pub slot: String,
+    pub texmap: usize,
+    pub enabled: Option<bool>,
+    pub amount: Option<f32>,
+}
+
+/// A parameter block of a material, named when its role is known.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NamedBlock {
+    pub name: String,
+    pub object: usize,
+    pub block: ParamBlock2,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Material {
+    pub index: usize,
+    pub name: String,
+    pub class: String,
+    pub class_id: [u32; 2],
+    pub shader: Option<String>,
+    pub ambient: Option<[f32; 3]>,
+    pub diffuse: Option<[f32; 3]>,
+    pub specular: Option<[f32; 3]>,
+    pub self_illum_color: Option<[f32; 3]>,
+    pub use_self_illum_color: Option<bool>,
+    /// 0..1.
+    pub self_illum_amount: Option<f32>,
+    /// 0..1 (Max shows percent).
+    pub glossiness: Option<f32>,
+    pub specular_level: Option<f32>,
+    /// 0..1.
+    pub opacity: Option<f32>,
+    pub two_sided: Option<bool>,
+    pub maps: Vec<MapRef>,
+    /// Multi/Sub-Object: one entry per sub-material slot (None = empty).
+    pub sub_materials: Vec<Option<usize>>,
+    /// Parameter blocks of materials whose values are not mapped above (NeL Material …).
+    pub blocks: Vec<NamedBlock>,
+    /// Why part of the material could not be decoded.
+    pub errors: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct UvGen {
+    pub u_offset: Option<f32>,
+    pub v_offset: Option<f32>,
+    pub u_tiling: Option<f32>,
+    pub v_tiling: Option<f32>,
+    /// Rotation about U, V and W, in radians as the pblock stores them.
+    pub angle_uvw: [Option<f32>; 3],
+    /// Map channel the texture reads (chunk 0x900b of the UV generator).
+    pub channel: Option<i32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Texmap {
+    pub index: usize,
+    pub name: String,
+    pub class: String,
+    pub class_id: [u32; 2],
+    /// Bitmap file path as stored (inline or from the asset metadata).
+    pub file: Option<String>,
+    /// Asset GUID of the bitmap (Max 2015+), lowercase hex as stored.
+    pub asset: Option<String>,
+    pub uv: Option<UvGen>,
+    /// Other texmaps this one references (sub-maps), by reference slot order.
+    pub sub_maps: Vec<usize>,
+    pub errors: Vec<String>,
+}
+
+/// The asset table (FileAssetMetaData2 or 3 stream): GUID → (type, path).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Assets(pub Vec<([u8; 16], String, String)>);
+
+impl Assets {
+    /// Parses the asset table of a document (empty when absent or unreadable):
+    /// FileAssetMetaData3 (Max 2015+) or FileAssetMetaData2 (Max 2012–2014).
+    pub fn of(doc: &Document) -> Assets {
+        let stream = |name: &str| doc.file.streams.iter().find(|s| s.name == name);
+        if let Some(s) = stream("FileAssetMetaData3") {
+            Assets::parse(&s.data)
+        } else if let Some(s) = stream("FileAssetMetaData2") {
+            Assets::parse_v2(&s.data)
+        } else {
+            Assets::default()
+        }
+    }
+
+    /// FileAssetMetaData3 records: GUID (16 bytes), then three strings (type,
+    /// path, resolved path), each a u32 count of UTF-16 units, the units and a
+    /// u16 terminator. Stops at the first record that does not fit.
+    pub fn parse(data: &[u8]) -> Assets {
+        Assets::records(data, 3)
+    }
+
+    /// FileAssetMetaData2 records: as in version 3 without the resolved path.
+    pub fn parse_v2(data: &[u8]) -> Assets {
+        Assets::records(data, 2)
+    }
+
+    fn records(data: &[u8], strings: usize) -> Assets {
+        fn string(d: &[u8], at: &mut usize) -> Option<String> {
+            let n = u32::from_le_bytes(d.get(*at..*at + 4)?.try_into().ok()?) as usize;
+            let bytes = n.checked_mul(2)?;
+            let end = (*at + 4).checked_add(bytes)?.checked_add(2)?;
+            let body = d.get(*at + 4..end - 2)?;
+            *at = end;
+            let units: Vec<u16> = body
+                .chunks_exact(2)
+                .map(|p| u16::from_le_bytes([p[0], p[1]]))
+                .collect();
+            Some(String::from_utf16_lossy(&units))
+        }
+        let mut out = Vec::new();
+        let mut at = 0;
+        while let Some(g) = data.get(at..at + 16) {
+            let mut guid = [0u8; 16];
+            guid.copy_from_slice(g);
+            let mut p = at + 16;
+            let (Some(kind), Some(path)) = (string(data, &mut p), string(data, &mut p)) else {
+                break;
+            };
+            if strings == 3 && string(data, &mut p).is_none() {
+                break;
+            }
+            out.push((guid, kind, path));
+            at = p;
+        }
+        Assets(out)
+    }
+
+    pub fn path(&self, guid: &[u8; 16]) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(g, _, _)| g == guid)
+            .map(|(_, _, p)| p.as_str())
+    }
+}
+
+/// The material-base name: 0x4001 on the object or inside its 0x4000 (0x0100 for
+/// Physical Material) container.
+pub fn mtl_name(chunks: &[crate::chunk::Chunk]) -> Option<String> {
+    let direct = chunks.iter().find(|c| c.id == NAME);
+    let nested = || {
+        chunks
+            .iter()
+            .filter(|c| c.id == BASE || c.id == BASE_SCRIPTED)
+            .flat_map(|c| c.children())
+            .find(|c| c.id == NAME)
+    };
+    direct.or_else(nested).and_then(|c| c.payload()).map(utf16)
+}
+
+fn class_of(graph: &SceneGraph, idx: usize) -> Option<(u32, (u32, u32), &str)> {
+    let c = graph.objects.get(idx)?.class.as_ref()?;
+    Some((c.super_class, (c.class_id.0, c.class_id.1), c.name.as_str()))
+}
+
+/// References of `idx` that are ParamBlock2s, with their decoded blocks.
+fn pb2_refs(eval: &SceneEval, idx: usize) -> Vec<(u32, usize, Result<ParamBlock2, String>)> {
+    let g: &SceneGraph = &eval.graph;
+    let Some(o) = g.objects.get(idx) else {
+        return Vec::new();
+    };
+    o.references
+        .iter()
+        .filter_map(|r| {
+            let t = usize::try_from(r.target).ok()?;
+            (class_of(g, t)?.0 == pblock::SC_PARAM_BLOCK2)
+                .then(|| (r.slot, t, pblock::param_block2(eval.chunks(t))))
+        })
+        .collect()
+}
+
+fn vector(pb: &ParamBlock2, id: u16) -> Option<[f32; 3]> {
+    match pb.param(id)?.value {
+        Value::Vector(v) => Some(v),
+        _ => None,
+    }
+}
+
+fn float(pb: &ParamBlock2, id: u16) -> Option<f32> {
+    match pb.param(id)?.value {
+        Value::Float(v) => Some(v),
+        Value::Int(v) => Some(v as f32),
+        _ => None,
+    }
+}
+
+fn boolean(pb: &ParamBlock2, id: u16) -> Option<bool> {
+    match pb.param(id)?.value {
+        Value::Bool(v) => Some(v),
+        Value::Int(v) => Some(v != 0),
+        _ => None,
+    }
+}
+
+fn string(pb: &ParamBlock2, id: u16) -> Option<String> {
+    match &pb.param(id)?.value {
+        Value::String(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+fn standard(eval: &SceneEval, m: &mut Material) {
+    let g: &SceneGraph = &eval.graph;
+    let idx = m.index;
+    let mut maps_block = None;
+    for (slot, obj, pb) in pb2_refs(eval, idx) {
+        let pb = match pb {
+            Ok(pb) => pb,
+            Err(e) => {
+                m.errors
+                    .push(format!("reference {slot} (object {obj}): {e}"));
+                continue;
+            }
+        };
+        match pb.block_id {
+            0 => {
+                m.two_sided = boolean(&pb, 2);
+                m.shader = string(&pb, 5).filter(|s| !s.is_empty());
+            }
+            1 => m.opacity = float(&pb, 1),
+            3 => maps_block = Some(pb),
+            _ => {}
+        }
+    }
+    // The shader and its colour block.
+    if let Some(shader) = pblock::reference(g, idx, 2) {
+        if let Some(pbi) = pblock::reference(g, shader, 0) {
+            match pblock::param_block2(eval.chunks(pbi)) {
+                Ok(pb) => {
+                    m.ambient = vector(&pb, 0);
+                    m.diffuse = vector(&pb, 1);
+                    m.specular = vector(&pb, 2);
+                    m.use_self_illum_color = boolean(&pb, 6);
+                    m.self_illum_amount = float(&pb, 7);
+                    m.self_illum_color = vector(&pb, 8);
+                    m.specular_level = float(&pb, 9);
+                    m.glossiness = float(&pb, 10);
+                }
+                Err(e) => m.errors.push(format!("shader block (object {pbi}): {e}")),
+            }
+        }
+        if m.shader.is_none() {
+            m.shader = class_of(g, shader).map(|c| c.2.to_string());
+        }
+    }
+    // Maps: the Texmaps object holds map k on reference 2k+1.
+    let (enables, amounts) = match maps_block.as_ref() {
+        Some(pb) => (
+            pb.param(0).map(|p| p.value.clone()),
+            pb.param(2).map(|p| p.value.clone()),
+        ),
+        None => (None, None),
+    };
+    if let Some(tm) =
+        pblock::reference(g, idx, 1).filter(|&t| class_of(g, t).is_some_and(|c| c.1 == TEXMAPS))
+    {
+        let refs = g
+            .objects
+            .get(tm)
+            .map(|o| o.references.as_slice())
+            .unwrap_or(&[]);
+        for r in refs.iter().filter(|r| r.slot % 2 == 1) {
+            let Ok(t) = usize::try_from(r.target) else {
+                continue;
+            };
+            if class_of(g, t).map(|c| c.0) != Some(SC_TEXMAP) {
+                continue;
+            }
+            let k = (r.slot / 2) as usize;
+            m.maps.push(MapRef {
+                slot: MAP_NAMES
+                    .get(k)
+                    .map_or_else(|| format!("map{k}"), |s| s.to_string()),
+                texmap: t,
+                enabled: match &enables {
+                    Some(Value::IntTab(v)) => v.get(k).map(|&e| e != 0),
+                    _ => None,
+                },
+                amount: match &amounts {
+                    Some(Value::FloatTab(v)) => v.get(k).copied(),
+                    _ => None,
+                },
+            });
+        }
+    }
+}
+
+fn multi(eval: &SceneEval, m: &mut Material) {
+    let g: &SceneGraph = &eval.graph;
+    let count = eval
+        .chunks(m.index)
+        .iter()
+        .find(|c| c.id == SUB_COUNT)
+        .and_then(|c| c.payload())
+        .and_then(|p| p.get(..4))
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    let n = match count {
+        Some(n) if n > MAX_SUBS => {
+            m.errors
+                .push(format!("sub-material count {n} is beyond {MAX_SUBS}"));
+            0
+        }
+        Some(n) => n,
+        None => {
+            // No count chunk: use the highest material reference.
+            g.objects[m.index]
+                .references
+                .iter()
+                .map(|r| r.slot)
+                .max()
+                .unwrap_or(0)
+                .min(MAX_SUBS)
+        }
+    };
+    m.sub_materials = (1..=n)
+        .map(|s| {
+            pblock::reference(g, m.index, s)
+                .filter(|&t| class_of(g, t).map(|c| c.0) == Some(SC_MATERIAL))
+        })
+        .collect();
+}
+
+/// Decodes material object `idx` (superclass 0xc00).
+pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
+    let g: &SceneGraph = &eval.graph;
+    let (sc, cid, cname) = class_of(g, idx)?;
+    if sc != SC_MATERIAL {
+        return None;
+    }
+    let mut m = Material {
+        index: idx,
+        name: mtl_name(eval.chunks(idx)).unwrap_or_default(),
+        class: cname.to_string(),
+        class_id: [cid.0, cid.1],
+        ..Material::default()
+    };
+    match cid {
+        STANDARD => standard(eval, &mut m),
+        MULTI_SUB => multi(eval, &mut m),
+        _ => {
+            let nel = cid == NEL_MATERIAL;
+            for (k, (slot, obj, pb)) in pb2_refs(eval, idx).into_iter().enumerate() {
+                match pb {
+                    Ok(block) => m.blocks.push(NamedBlock {
+                        name: match (nel, NEL_BLOCKS.get(k)) {
+                            (true, Some(n)) => n.to_string(),
+                            _ => format!("ref{slot}"),
+                        },
+                        object: obj,
+                        block,
+                    }),
+                    Err(e) => m
+                        .errors
+                        .push(format!("reference {slot} (object {obj}): {e}")),
+                }
+            }
+            // Scripted materials (NeL) extend Standard: reference 0 is the delegate.
+            if let Some(d) = pblock::reference(g, idx, 0) {
+                if class_of(g, d).is_some_and(|c| c.1 == STANDARD) {
+                    let mut inner = Material {
+                        index: d,
+                        ..Material::default()
+                    };
+                    standard(eval, &mut inner);
+                    m.shader = inner.shader;
+                    m.ambient = inner.ambient;
+                    m.diffuse = inner.diffuse;
+                    m.specular = inner.specular;
+                    m.self_illum_color = inner.self_illum_color;
+                    m.use_self_illum_color = inner.use_self_illum_color;
+                    m.self_illum_amount = inner.self_illum_amount;
+                    m.glossiness = inner.glossiness;
+                    m.specular_level = inner.specular_level;
+                    m.opacity = inner.opacity;
+                    m.two_sided = inner.two_sided;
+                    m.maps = inner.maps;
+                    m.errors.extend(inner.errors);
+                }
+            }
+        }
+    }
+    Some(m)
+}
+
+fn uvgen(eval: &SceneEval, idx: usize) -> Result<UvGen, String> {
+    let Some(pbi) = pblock::reference(&eval.graph, idx, 0) else {
+        return Ok(UvGen::default());
+    };
+    let params = pblock::param_block(eval.chunks(pbi))?;
+    let f = |i: i32| {
+        params
+            .iter()
+            .find(|p| p.index == i)
+            .and_then(|p| match p.value {
+                Value::Float(v) => Some(v),
+                _ => None,
+            })
+    };
+    let channel = eval
+        .chunks(idx)
+        .iter()
+        .find(|c| c.id == UVGEN_CHANNEL)
+        .and_then(|c| c.payload())
+        .filter(|p| p.len() == 4)
+        .map(|p| i32::from_le_bytes([p[0], p[1], p[2], p[3]]));
+    Ok(UvGen {
+        channel,
+        u_offset: f(0),
+        v_offset: f(1),
+        u_tiling: f(2),
+        v_tiling: f(3),
+        angle_uvw: [f(4), f(5), f(6)],
+    })
+}
+
+/// Decodes texmap object `idx` (superclass 0xc10).
+pub fn texmap(eval: &SceneEval, idx: usize, assets: &Assets) -> Option<Texmap> {
+    let g: &SceneGraph = &eval.graph;
+    let (sc, cid, cname) = class_of(g, idx)?;
+    if sc != SC_TEXMAP {
+        return None;
+    }
+    let mut t = Texmap {
+        index: idx,
+        name: mtl_name(eval.chunks(idx)).unwrap_or_default(),
+        class: cname.to_string(),
+        class_id: [cid.0, cid.1],
+        ..Texmap::default()
+    };
+    for r in &g.objects[idx].references {
+        let Ok(k) = usize::try_from(r.target) else {
+            continue;
+        };
+        match class_of(g, k) {
+            Some((SC_TEXMAP, _, _)) => t.sub_maps.push(k),
+            Some((_, STD_UVGEN, _)) if r.slot == 0 => match uvgen(eval, k) {
+                Ok(uv) => t.uv = Some(uv),
+                Err(e) => t.errors.push(format!("UV generator (object {k}): {e}")),
+            },
+            _ => {}
+        }
+    }
+    if cid == BITMAP {
+        for (slot, obj, pb) in pb2_refs(eval, idx) {
+            match pb {
+                Ok(pb) if pb.block_id == 0 => {
+                    if let Some(Value::Bitmap(name)) = pb.param(BITMAP_PARAM).map(|p| &p.value) {
+                        t.file = name.clone();
+                    }
+                    let guid = pblock::bitmap_container(eval.chunks(obj), BITMAP_PARAM)
+                        .and_then(pblock::asset_guid);
+                    if let Some(guid) = guid {
+                        t.asset = Some(guid.iter().map(|b| format!("{b:02x}")).collect());
+                        if t.file.is_none() {
+                            t.file = assets.path(&guid).map(str::to_string);
+                        }
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => t
+                    .errors
+                    .push(format!("reference {slot} (object {obj}): {e}")),
+            }
+        }
+    }
+    Some(t)
+}
+
+/// The material of a node: its reference slot 3.
+pub fn node_material(graph: &SceneGraph, node: usize) -> Option<usize> {
+    pblock::reference(graph, node, 3)
+        .filter(|&m| class_of(graph, m).map(|c| c.0) == Some(SC_MATERIAL))
+}
+
+/// The last path component of a file name, for either separator.
+pub fn file_base(path: &str) -> &str {
+    path.rsplit(['\\', '/']).next().unwrap_or(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utf16z(s: &str) -> Vec<u8> {
+        let mut v = (s.encode_utf16().count() as u32).to_le_bytes().to_vec();
+        v.extend(s.encode_utf16().flat_map(u16::to_le_bytes));
+        v.extend([0, 0]);
+        v
+    }
+
+    #[test]
+    fn asset_tables_of_both_versions() {
+        let guid = [7u8; 16];
+        let mut v2 = guid.to_vec();
+        v2.extend(utf16z("Bitmap"));
+        v2.extend(utf16z("C:\\maps\\crate.png"));
+        let mut v3 = v2.clone();
+        v3.extend(utf16z("D:\\resolved\\crate.png"));
+        assert_eq!(
+            Assets::parse_v2(&v2).path(&guid),
+            Some("C:\\maps\\crate.png")
+        );
+        assert_eq!(Assets::parse(&v3).path(&guid), Some("C:\\maps\\crate.png"));
+        // A version-2 table read as version 3 lacks its third string: nothing.
+        assert!(Assets::parse(&v2).0.is_empty());
+        // A truncated record ends the table.
+        assert!(Assets::parse_v2(&v2[..v2.len() - 3]).0.is_empty());
+    }
+}

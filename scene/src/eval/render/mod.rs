@@ -1,0 +1,5 @@
+//! What the renderer sees besides geometry: materials and texture maps, cameras, lights.
+
+pub mod camera;
+pub mod light;
+pub mod material;

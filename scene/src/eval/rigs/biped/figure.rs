@@ -1,0 +1,321 @@
+//! Figure-mode world transforms of Biped bones, from the live record group.
+//!
+//! Biped keeps its figure in a Y-up frame: a Y-up row vector `v` sits at
+//! `v · C` in Max (x, y, z) → (x, −z, y), so a stored Y-up rotation `R` is
+//! `Cᵀ · R · C` in Max. Stored quaternions are in Max's inverse convention
+//! (conjugated, as in the keyframe controllers). The rules below are the ones
+//! the corpus confirms against the bone TMs Skin stored (tests/tests/eval_biped.rs);
+//! every other body part is `NotEvaluated` with the reason, never identity.
+
+use super::{Rig, Role};
+use crate::eval::core::math::{Mat43, Quat, Vec3};
+
+/// Leg and arm pose records (0x0069 / 0x006a): two halves, right side first.
+const LEG_POSE: &str = "0x0069";
+/// Leg structure (0x000f): two halves, right side first; [1] = thigh side offset.
+const LEG_STRUCTURE: &str = "0x000f";
+
+/// How far the two halves of a pose record may differ and still be one pose
+/// (biped-ld35/Player's halves differ by ~1e-7 in the thigh quaternion).
+const SYMMETRY_TOLERANCE: f32 = 1e-5;
+
+/// The Y-up → Max basis change as a row-vector matrix.
+fn c() -> Mat43 {
+    Mat43([
+        Vec3(1.0, 0.0, 0.0),
+        Vec3(0.0, 0.0, 1.0),
+        Vec3(0.0, -1.0, 0.0),
+        Vec3::default(),
+    ])
+}
+
+fn c_t() -> Mat43 {
+    Mat43([
+        Vec3(1.0, 0.0, 0.0),
+        Vec3(0.0, 0.0, -1.0),
+        Vec3(0.0, 1.0, 0.0),
+        Vec3::default(),
+    ])
+}
+
+fn yup_point(p: [f64; 3]) -> Vec3 {
+    Vec3(p[0], -p[2], p[1])
+}
+
+/// A stored Y-up quaternion as a Max rotation matrix.
+fn yup_rotation(q: [f64; 4]) -> Mat43 {
+    let r = Mat43::rotation(
+        Quat {
+            x: q[0],
+            y: q[1],
+            z: q[2],
+            w: q[3],
+        }
+        .conjugate()
+        .normalized(),
+    );
+    c_t().then(&r).then(&c())
+}
+
+fn with_position(r: &Mat43, p: Vec3) -> Mat43 {
+    let [a, b, cc, _] = r.0;
+    Mat43([a, b, cc, p])
+}
+
+/// The pelvis axes in the COM frame: pelvis X = COM Z (up), Y = COM X
+/// (forward), Z = COM Y (left) — constant for every Biped (seed §11).
+fn pelvis_in_com() -> Mat43 {
+    Mat43([
+        Vec3(0.0, 0.0, 1.0),
+        Vec3(1.0, 0.0, 0.0),
+        Vec3(0.0, 1.0, 0.0),
+        Vec3::default(),
+    ])
+}
+
+fn record<'r>(rig: &'r Rig, id: &str) -> Option<&'r [f32]> {
+    rig.figure
+        .records
+        .iter()
+        .find(|r| r.id == id)
+        .map(|r| r.floats.as_slice())
+}
+
+/// One side's half of a two-sided record (right side first).
+fn half<'r>(rig: &'r Rig, id: &str, left: bool) -> Result<&'r [f32], String> {
+    let f = record(rig, id).ok_or_else(|| format!("no record {id}"))?;
+    if f.is_empty() || f.len() % 2 != 0 {
+        return Err(format!(
+            "record {id} holds {} floats, not two halves",
+            f.len()
+        ));
+    }
+    let h = f.len() / 2;
+    Ok(if left { &f[h..] } else { &f[..h] })
+}
+
+/// The figure-mode world TM of the COM (Bip01): the figure position and
+/// rotation plus the V/H/T displacement in the COM frame.
+pub fn com(rig: &Rig) -> Result<Mat43, String> {
+    let com = rig
+        .figure
+        .com
+        .as_ref()
+        .ok_or("no COM pose record (0x006c)")?;
+    let r = yup_rotation(com.rotation);
+    let d = com.displacement;
+    let disp = r.transform_vector(Vec3(d[0], -d[2], d[1]));
+    Ok(with_position(&r, yup_point(com.position).plus(disp)))
+}
+
+/// The pelvis: the constant pelvis axes at the figure COM (the displacement
+/// moves the COM, not the pelvis). The pelvis pose quaternion (0x0066) is
+/// identity in every corpus rig; another value is not evaluated, its
+/// convention being unverified.
+pub fn pelvis(rig: &Rig) -> Result<Mat43, String> {
+    let com_pose = rig
+        .figure
+        .com
+        .as_ref()
+        .ok_or("no COM pose record (0x006c)")?;
+    let q = record(rig, "0x0066").ok_or("no pelvis pose record (0x0066)")?;
+    if q.len() < 4 || (q[0], q[1], q[2], q[3].abs()) != (0.0, 0.0, 0.0, 1.0) {
+        return Err("pelvis pose rotation (0x0066) other than identity".into());
+    }
+    let r = pelvis_in_com().then(&yup_rotation(com_pose.rotation));
+    Ok(with_position(&r, yup_point(com_pose.position)))
+}
+
+/// A thigh: at the pelvis, offset along the pelvis Z axis by the leg
+/// structure's side offset (left +, right −), rotated by the leg pose
+/// quaternion (0x0069 half [2..5], mirrored per side) then flipped about Y.
+///
+/// Only symmetric figures are evaluated: when the two halves' knee angle and
+/// thigh rotation ([0..6]) differ, which one is current is not settled (seed §11 reports stale halves;
+/// on RabbitSkin the Skin bind pose has both thighs at the right half's value
+/// while the left half holds another), so the thighs are not evaluated.
+pub fn thigh(rig: &Rig, left: bool) -> Result<Mat43, String> {
+    let pelvis = pelvis(rig)?;
+    let pose = half(rig, LEG_POSE, left)?;
+    // The knee angle and thigh rotation ([0..6]) of both halves, to float noise.
+    let other = half(rig, LEG_POSE, !left)?;
+    let same = pose.len() >= 6
+        && other.len() >= 6
+        && pose[..6]
+            .iter()
+            .zip(&other[..6])
+            .all(|(a, b)| (a - b).abs() <= SYMMETRY_TOLERANCE);
+    if !same {
+        return Err("asymmetric leg pose halves (0x0069): the current half is not settled".into());
+    }
+    let structure = half(rig, LEG_STRUCTURE, left)?;
+    let (Some(q), Some(&side)) = (pose.get(2..6), structure.get(1)) else {
+        return Err("leg records too short".into());
+    };
+    // The stored rotation is in the left side's convention with its x (left)
+    // or y (right) component mirrored — fitted on biped-ld35/Yellow's tilted
+    // thighs; the planar thighs of the other rigs (z-only) cannot tell.
+    let (sx, sy) = if left { (1.0, -1.0) } else { (-1.0, 1.0) };
+    let q = Quat {
+        x: sx * f64::from(q[0]),
+        y: sy * f64::from(q[1]),
+        z: q[2].into(),
+        w: q[3].into(),
+    }
+    .normalized();
+    let flip = Mat43::scaling(Vec3(-1.0, 1.0, -1.0));
+    let r = Mat43::rotation(q).then(&flip).then(&pelvis);
+    let sign = if left { 1.0 } else { -1.0 };
+    let offset = pelvis.transform_vector(Vec3(0.0, 0.0, sign * f64::from(side)));
+    Ok(with_position(&r, pelvis.0[3].plus(offset)))
+}
+
+/// A calf: the knee hinge, `Rz(knee − π)` in the thigh frame with the knee's
+/// interior angle at leg pose half \[0\], placed at the thigh's end (leg
+/// structure half \[2\] along the thigh's X axis). Same symmetry rule as the thigh.
+pub fn calf(rig: &Rig, left: bool) -> Result<Mat43, String> {
+    let thigh = thigh(rig, left)?;
+    let pose = half(rig, LEG_POSE, left)?;
+    let structure = half(rig, LEG_STRUCTURE, left)?;
+    let (Some(&knee), Some(&length)) = (pose.first(), structure.get(2)) else {
+        return Err("leg records too short".into());
+    };
+    let r = Mat43::rot_z(f64::from(knee) - std::f64::consts::PI).then(&thigh);
+    let end = thigh.transform_point(Vec3(f64::from(length), 0.0, 0.0));
+    Ok(with_position(&r, end))
+}
+
+/// A foot (the last link of a 3-link leg): at the calf's end (leg structure
+/// half \[3\] along the calf's X axis); its rotation is absolute in the COM
+/// frame, `rot(q*) · C · COM` with q = leg pose half [28..31] of its own side
+/// (seed §11: the one leg value stored per side, not mirrored).
+pub fn foot(rig: &Rig, left: bool) -> Result<Mat43, String> {
+    let calf = calf(rig, left)?;
+    let pose = half(rig, LEG_POSE, left)?;
+    let structure = half(rig, LEG_STRUCTURE, left)?;
+    let (Some(q), Some(&length)) = (pose.get(28..32), structure.get(3)) else {
+        return Err("leg records too short".into());
+    };
+    let q = Quat {
+        x: q[0].into(),
+        y: q[1].into(),
+        z: q[2].into(),
+        w: q[3].into(),
+    };
+    let com = com(rig)?;
+    let com_rot = with_position(&com, Vec3::default());
+    let r = Mat43::rotation(q.conjugate().normalized())
+        .then(&c())
+        .then(&com_rot);
+    let end = calf.transform_point(Vec3(f64::from(length), 0.0, 0.0));
+    Ok(with_position(&r, end))
+}
+
+/// Leg pose halves of this length (Max 2013+, biped-ld35) hold the toe delta
+/// quaternions at [47 + 12k]; the other layout's offsets are not measured.
+const TOE_POSE_HALF: usize = 120;
+/// More links per toe than any Biped allows: damaged data.
+const MAX_TOE_LINKS: usize = 16;
+
+/// The base link of toe `toe`: at its leg-structure matrix translation in the
+/// foot frame, rotated by the toe's delta quaternion s and the matrix M:
+/// `rot(s*) · M` on the right, `rot(s) · M · diag(1, 1, −1)` on the left (the
+/// left half stores reflections). Measured on biped-ld35/Red.
+pub fn toe_base(rig: &Rig, left: bool, toe: usize) -> Result<Mat43, String> {
+    let foot = foot(rig, left)?;
+    let pose = half(rig, LEG_POSE, left)?;
+    if pose.len() != TOE_POSE_HALF {
+        return Err(format!(
+            "toe pose in a {}-float leg pose half not evaluated",
+            pose.len()
+        ));
+    }
+    let structure = half(rig, LEG_STRUCTURE, left)?;
+    let count = structure
+        .get(10)
+        .ok_or("leg structure too short")?
+        .to_bits() as usize;
+    if toe >= count {
+        return Err(format!("toe {toe} of {count} in the leg structure"));
+    }
+    let mut at = 11;
+    for _ in 0..toe {
+        let n = structure
+            .get(at)
+            .ok_or("leg structure too short")?
+            .to_bits() as usize;
+        if n > MAX_TOE_LINKS {
+            return Err(format!("{n} links per toe in the leg structure"));
+        }
+        at += 17 + n;
+    }
+    let m = structure
+        .get(at + 1..at + 17)
+        .ok_or("leg structure too short for its toes")?;
+    let q = pose
+        .get(47 + 12 * toe..51 + 12 * toe)
+        .ok_or("leg pose too short for its toes")?;
+    let f = |i: usize| f64::from(m[i]);
+    let base = Mat43([
+        Vec3(f(0), f(1), f(2)),
+        Vec3(f(4), f(5), f(6)),
+        Vec3(f(8), f(9), f(10)),
+        Vec3::default(),
+    ]);
+    let q = Quat {
+        x: q[0].into(),
+        y: q[1].into(),
+        z: q[2].into(),
+        w: q[3].into(),
+    }
+    .normalized();
+    let rel = if left {
+        Mat43::rotation(q)
+            .then(&base)
+            .then(&Mat43::scaling(Vec3(1.0, 1.0, -1.0)))
+    } else {
+        Mat43::rotation(q.conjugate()).then(&base)
+    };
+    let r = rel.then(&with_position(&foot, Vec3::default()));
+    Ok(with_position(
+        &r,
+        foot.transform_point(Vec3(f(12), f(13), f(14))),
+    ))
+}
+
+/// The figure-mode world TM of one bone of `rig`, or why it is not evaluated.
+pub fn world(rig: &Rig, role: Role) -> Result<Mat43, String> {
+    match role {
+        Role::Com => com(rig),
+        Role::Part { limb: 11, link: 0 } => pelvis(rig),
+        Role::Part { limb: 4, link: 0 } => thigh(rig, true),
+        Role::Part { limb: 5, link: 0 } => thigh(rig, false),
+        Role::Part { limb: 4, link: 1 } => calf(rig, true),
+        Role::Part { limb: 5, link: 1 } => calf(rig, false),
+        Role::Part { limb, link: 2 } if limb == 4 || limb == 5 => {
+            if rig.structure.link_counts.get(limb as usize) == Some(&3) {
+                foot(rig, limb == 4)
+            } else {
+                Err("foot of a leg with other than 3 links not evaluated".into())
+            }
+        }
+        Role::Part { limb, link } if limb == 6 || limb == 7 => {
+            let per_toe = rig
+                .structure
+                .link_counts
+                .get(limb as usize)
+                .copied()
+                .unwrap_or(0);
+            match per_toe {
+                0 => Err("toe without a link count (0x0100)".into()),
+                n if link % n == 0 => toe_base(rig, limb == 6, (link / n) as usize),
+                _ => Err(format!("toe link {link} beyond the base not evaluated")),
+            }
+        }
+        Role::Part { limb, link } => Err(format!(
+            "figure pose of {} link {link} not evaluated",
+            super::limb_name(limb).map_or_else(|| format!("limb {limb}"), str::to_string)
+        )),
+        Role::Footsteps => Err("footsteps not evaluated".into()),
+    }
+}

@@ -1,0 +1,72 @@
+//! The Link Constraint (biped-ld35 drives its skinned `B_*` bones with it):
+//! reference 0 = a PRS controller holding the node's transform relative to the
+//! active target, reference 2 = a ParamBlock2 whose node references are the
+//! targets, reference 3 = its LinkTimeControl. The node's world TM is
+//! `offset · target world` while a target is active.
+//!
+//! The link times (when each target takes over) are a ParamBlock2 table not
+//! decoded here, so only single-target links are read; several targets are
+//! an error that says so.
+
+use crate::eval::core::math::Mat43;
+use crate::eval::core::pblock;
+use crate::eval::core::transform::SceneEval;
+use crate::typed::ClassId;
+
+/// Link Constraint (sc 0x9008).
+pub const LINK_CONSTRAINT: ClassId = ClassId(0x873f_e764, 0xaabe_8601);
+
+/// A decoded single-target Link Constraint.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Link {
+    /// The PRS controller of the offset from the target.
+    pub offset: Option<usize>,
+    /// The target node.
+    pub target: usize,
+}
+
+/// The link of controller `ctl`; None when it is not a Link Constraint.
+pub fn decode(eval: &SceneEval, ctl: usize) -> Option<Result<Link, String>> {
+    let obj = eval.graph.objects.get(ctl)?;
+    if obj.class.as_ref()?.class_id != LINK_CONSTRAINT {
+        return None;
+    }
+    let offset = pblock::reference(&eval.graph, ctl, 0);
+    let Some(pb) = pblock::reference(&eval.graph, ctl, 2) else {
+        return Some(Err(format!(
+            "Link Constraint {ctl}: no parameter block (reference 2)"
+        )));
+    };
+    let targets: Vec<usize> = eval
+        .graph
+        .objects
+        .get(pb)
+        .map(|o| {
+            o.references
+                .iter()
+                .filter_map(|r| usize::try_from(r.target).ok())
+                .filter(|&t| eval.graph.objects.get(t).is_some_and(|x| x.node.is_some()))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(match targets.as_slice() {
+        [target] => Ok(Link {
+            offset,
+            target: *target,
+        }),
+        [] => Err(format!("Link Constraint {ctl}: no target node")),
+        many => Err(format!(
+            "Link Constraint {ctl}: {} targets; link times are not decoded",
+            many.len()
+        )),
+    })
+}
+
+/// The offset from the target at `t` (identity when the offset controller is
+/// absent, as Max creates it).
+pub fn offset_tm(eval: &SceneEval, link: &Link, t: i32) -> Option<Mat43> {
+    match link.offset {
+        None => Some(Mat43::IDENTITY),
+        Some(c) => eval.prs_tm(c, t),
+    }
+}

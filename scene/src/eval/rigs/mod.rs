@@ -1,0 +1,6 @@
+//! What drives bones beyond keyframes: Character Studio Biped, IK chains and link
+//! constraints.
+
+pub mod biped;
+pub mod ik;
+pub mod link_constraint;
