@@ -139,6 +139,86 @@ impl ExportSet {
     }
 }
 
+/// The serialized form of an [`ExportSet`] in the disk cache: a JSON index
+/// (kinds, directories, names, lengths, errors) and the files' bytes after it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StoredSet {
+    files: Vec<StoredFile>,
+    errors: Vec<(String, String, String)>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StoredFile {
+    kind: String,
+    name: String,
+    len: u64,
+}
+
+impl ExportSet {
+    /// Bytes for the disk cache; [`ExportSet::from_bytes`] reads them back.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let index = StoredSet {
+            files: self
+                .files
+                .iter()
+                .map(|f| StoredFile {
+                    kind: f.kind.name().into(),
+                    name: f.name.clone(),
+                    len: f.bytes.len() as u64,
+                })
+                .collect(),
+            errors: self
+                .errors
+                .iter()
+                .map(|e| (e.kind.name().into(), e.node.clone(), e.reason.clone()))
+                .collect(),
+        };
+        let json = serde_json::to_vec(&index).unwrap_or_default();
+        let mut out = (json.len() as u64).to_le_bytes().to_vec();
+        out.extend_from_slice(&json);
+        for f in &self.files {
+            out.extend_from_slice(&f.bytes);
+        }
+        out
+    }
+
+    /// Reads [`ExportSet::to_bytes`]; `None` for anything else (the cache then
+    /// rebuilds the set).
+    pub fn from_bytes(b: &[u8]) -> Option<ExportSet> {
+        let (len, rest) = b.split_first_chunk::<8>()?;
+        let (json, mut data) =
+            rest.split_at_checked(usize::try_from(u64::from_le_bytes(*len)).ok()?)?;
+        let index: StoredSet = serde_json::from_slice(json).ok()?;
+        let mut files = Vec::with_capacity(index.files.len().min(data.len() + 1));
+        for f in index.files {
+            let kind = ExportKind::from_name(&f.kind)?;
+            let (bytes, rest) = data.split_at_checked(usize::try_from(f.len).ok()?)?;
+            data = rest;
+            files.push(ExportFile {
+                kind,
+                dir: ExportDir::of(kind),
+                name: f.name,
+                bytes: bytes.into(),
+            });
+        }
+        if !data.is_empty() {
+            return None;
+        }
+        let errors = index
+            .errors
+            .into_iter()
+            .map(|(kind, node, reason)| {
+                Some(NodeError {
+                    kind: ExportKind::from_name(&kind)?,
+                    node,
+                    reason,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(ExportSet { files, errors })
+    }
+}
+
 /// `box02.shape` → (`box02`, `.shape`); a name without extension keeps it empty.
 fn split_ext(name: &str) -> (&str, &str) {
     match name.rfind('.') {
@@ -183,6 +263,31 @@ mod tests {
         assert_eq!(set.files[1].dir, ExportDir::Export);
         assert_eq!(set.errors.len(), 1);
         assert!(String::from_utf8_lossy(&set.errors_text()).starts_with("shape\tbox.shape\t"));
+    }
+
+    #[test]
+    fn stored_form_reads_back_and_refuses_damage() {
+        let set = ExportSet::from_exports(Exports {
+            outputs: vec![
+                out(ExportKind::Shape, "box.shape", 1),
+                out(ExportKind::Skel, "bip01.skel", 2),
+            ],
+            errors: vec![NodeError {
+                kind: ExportKind::Anim,
+                node: "Bip01".into(),
+                reason: "not evaluated".into(),
+            }],
+        });
+        let b = set.to_bytes();
+        let back = ExportSet::from_bytes(&b).expect("reads back");
+        assert_eq!(back.files.len(), 2);
+        assert_eq!(back.files[1].name, "bip01.skel");
+        assert_eq!(back.files[1].dir, ExportDir::Export);
+        assert_eq!(&*back.files[0].bytes, &[1]);
+        assert_eq!(back.errors_text(), set.errors_text());
+        for cut in 0..b.len() {
+            assert!(ExportSet::from_bytes(&b[..cut]).is_none(), "cut at {cut}");
+        }
     }
 
     #[test]

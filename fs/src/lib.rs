@@ -3,6 +3,7 @@
 
 pub mod appdata_names;
 pub mod cache;
+pub mod disk_cache;
 pub mod exports;
 pub mod json;
 pub mod names;

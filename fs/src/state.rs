@@ -48,6 +48,8 @@ pub struct MaxState {
     /// Permission bits of the source file.
     pub perm: u16,
     light: OnceLock<StageResult<Light>>,
+    /// The source's content hash, for the disk cache (`None` when unreadable).
+    source_hash: OnceLock<Option<crate::disk_cache::SourceHash>>,
 }
 
 impl MaxState {
@@ -57,11 +59,19 @@ impl MaxState {
             key,
             perm,
             light: OnceLock::new(),
+            source_hash: OnceLock::new(),
         }
     }
 
     pub fn path(&self) -> &Path {
         &self.key.path
+    }
+
+    /// The content hash of the source, read once per version of the file.
+    pub fn source_hash(&self) -> Option<crate::disk_cache::SourceHash> {
+        *self
+            .source_hash
+            .get_or_init(|| crate::disk_cache::hash_file(self.path()).ok())
     }
 
     pub fn light(&self) -> StageResult<Light> {
@@ -155,23 +165,21 @@ impl Loaded {
         self.eval.get().and_then(|r| r.as_ref().ok()).cloned()
     }
 
-    /// Every NeL export of the file (built on first need from the evaluated
-    /// scene). `built` runs once, inside the build, with its result: the one
-    /// place to count and report a build, however many readers race for it.
+    /// Every NeL export of the file, made on first need by `make` (which
+    /// builds them from [`Loaded::build_exports`] or takes them from the disk
+    /// cache). `make` runs once however many readers race for it: the one place
+    /// to count and report a build.
     pub fn exports(
         &self,
-        stem: &str,
-        built: impl FnOnce(&StageResult<ExportSet>),
+        make: impl FnOnce(&Loaded) -> StageResult<ExportSet>,
     ) -> StageResult<ExportSet> {
-        self.exports
-            .get_or_init(|| {
-                let r = self
-                    .eval()
-                    .and_then(|eval| crate::guard(|| Ok(Arc::new(ExportSet::build(stem, &eval)))));
-                built(&r);
-                r
-            })
-            .clone()
+        self.exports.get_or_init(|| make(self)).clone()
+    }
+
+    /// Builds every NeL export of the file from the evaluated scene.
+    pub fn build_exports(&self, stem: &str) -> StageResult<ExportSet> {
+        self.eval()
+            .and_then(|eval| crate::guard(|| Ok(Arc::new(ExportSet::build(stem, &eval)))))
     }
 
     /// Bytes held by this file's stages: the document, its typed layer, the

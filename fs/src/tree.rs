@@ -15,6 +15,7 @@ use maxfs_scene::{Document, Layout};
 use parking_lot::Mutex;
 
 use crate::cache::{ByteLru, CacheStats, ContentCache, DocKey, StateRegistry};
+use crate::disk_cache::{DiskCache, DiskStats, SourceHash};
 use crate::exports::{ExportDir, ExportFile, ExportSet, ERRORS_TXT};
 use crate::names::{chunk_name, parse_chunk_name};
 use crate::state::{Loaded, MaxState, StageResult};
@@ -33,6 +34,8 @@ pub struct Options {
     /// Per-file decompression budget of parsing (a file over it shows the
     /// stream that crossed it as failed, naming the limit).
     pub inflate: maxfs_scene::container::InflateLimits,
+    /// Generated exports and JSON views kept on disk across mounts (`--cache-dir`).
+    pub disk_cache: Option<Arc<DiskCache>>,
 }
 
 impl Default for Options {
@@ -41,6 +44,7 @@ impl Default for Options {
             cache_bytes: 512 << 20,
             document_bytes: 1 << 30,
             inflate: Default::default(),
+            disk_cache: None,
         }
     }
 }
@@ -54,6 +58,8 @@ pub struct TreeStats {
     pub content: CacheStats,
     /// Full parses of a `.max` so far.
     pub document_loads: u64,
+    /// The disk cache's counters (all zero without `--cache-dir`).
+    pub disk: DiskStats,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -261,6 +267,7 @@ pub struct MaxFs {
     doc_loads: AtomicU64,
     generations: Mutex<HashMap<String, u64>>,
     inflate: maxfs_scene::container::InflateLimits,
+    disk: Option<Arc<DiskCache>>,
 }
 
 impl MaxFs {
@@ -274,6 +281,7 @@ impl MaxFs {
             doc_loads: AtomicU64::new(0),
             generations: Mutex::new(HashMap::new()),
             inflate: options.inflate,
+            disk: options.disk_cache,
         }
     }
 
@@ -307,6 +315,7 @@ impl MaxFs {
             documents: self.docs.stats(),
             content: self.content.stats(),
             document_loads: self.document_loads(),
+            disk: self.disk.as_ref().map(|d| d.stats()).unwrap_or_default(),
         }
     }
 
@@ -530,17 +539,35 @@ impl MaxFs {
         let loaded = self.loaded(state)?;
         let stem = crate::exports::source_stem(state.path());
         let mut grew = false;
-        let r = loaded.exports(&stem, |r| {
+        let r = loaded.exports(|l| {
             grew = true;
+            let place = self.disk_place(state, "exports");
+            if let Some((disk, hash, place)) = &place {
+                if let Some(set) = disk
+                    .get(hash, place)
+                    .and_then(|b| ExportSet::from_bytes(&b))
+                {
+                    return Ok(Arc::new(set));
+                }
+            }
             *self
                 .generations
                 .lock()
                 .entry(format!("{}/export", state.path().display()))
                 .or_default() += 1;
-            if let Err(e) = r {
-                let what = format!("{}: export: {e}", state.path().display());
-                crate::warn_once::warn(&state.key, &what)
+            let r = l.build_exports(&stem);
+            match &r {
+                Ok(set) => {
+                    if let Some((disk, hash, place)) = &place {
+                        disk.put(hash, place, &set.to_bytes());
+                    }
+                }
+                Err(e) => {
+                    let what = format!("{}: export: {e}", state.path().display());
+                    crate::warn_once::warn(&state.key, &what)
+                }
             }
+            r
         });
         if grew {
             // The document grew by its exports and evaluated meshes.
@@ -759,10 +786,37 @@ impl MaxFs {
         }
     }
 
+    /// The disk cache with the source's hash and the entry name for `what`, when
+    /// a cache directory is configured and the source could be hashed. The
+    /// inflate limits are part of the name: they decide which streams read.
+    fn disk_place(&self, state: &MaxState, what: &str) -> Option<(&DiskCache, SourceHash, String)> {
+        let disk = self.disk.as_deref()?;
+        let hash = state.source_hash()?;
+        let i = &self.inflate;
+        let place = format!("{what}|inflate {}x {} {}", i.ratio, i.floor, i.max);
+        Some((disk, hash, place))
+    }
+
+    /// Generated files that depend only on the source and the tool, and cost an
+    /// evaluation: the ones worth keeping on disk.
+    fn persistent(v: V) -> bool {
+        matches!(v, V::Json(_) | V::SceneGlb | V::ExportJson(_))
+    }
+
     fn generated(&self, state: &MaxState, v: V) -> Result<Arc<[u8]>, FsError> {
         let key = (state.key.clone(), v);
         self.content
             .get_or_generate(&key, || {
+                let place = if Self::persistent(v) {
+                    self.disk_place(state, &v.display())
+                } else {
+                    None
+                };
+                if let Some((disk, hash, place)) = &place {
+                    if let Some(b) = disk.get(hash, place) {
+                        return Ok(b);
+                    }
+                }
                 *self
                     .generations
                     .lock()
@@ -775,6 +829,9 @@ impl MaxFs {
                 // Generating may have built stages of the document (typed
                 // layer, evaluation): weigh the documents again.
                 self.docs.trim();
+                if let (Ok(b), Some((disk, hash, place))) = (&r, &place) {
+                    disk.put(hash, place, b);
+                }
                 r
             })
             .map_err(FsError::Failed)

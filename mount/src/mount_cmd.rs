@@ -29,6 +29,11 @@ pub struct MountArgs {
     /// cache, parses) as one JSON line on stderr every SECS seconds and at unmount.
     #[arg(long, value_name = "SECS")]
     pub stats: Option<u64>,
+    /// Keep generated exports and JSON views in DIR across mounts, keyed by each
+    /// source's content hash and this build of maxfs (off by default). DIR must
+    /// lie outside the source tree and the mount point.
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
     /// FUSE worker threads (default: number of CPUs).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -244,6 +249,26 @@ pub fn run(args: MountArgs) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    let disk_cache = match &args.cache_dir {
+        None => None,
+        Some(dir) => {
+            if absolute(dir).starts_with(&mnt) {
+                eprintln!(
+                    "maxfs: the cache directory {} must not be inside the mount point {}",
+                    dir.display(),
+                    mnt.display()
+                );
+                return ExitCode::FAILURE;
+            }
+            match maxfs_fs::disk_cache::DiskCache::open(dir, &src) {
+                Ok(c) => Some(Arc::new(c)),
+                Err(e) => {
+                    eprintln!("maxfs: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    };
     tune_malloc();
     let threads = args
         .threads
@@ -254,6 +279,7 @@ pub fn run(args: MountArgs) -> ExitCode {
             cache_bytes: args.cache_mb.saturating_mul(1 << 20),
             document_bytes: args.documents_mb.saturating_mul(1 << 20),
             inflate: args.limits.limits(),
+            disk_cache,
         },
     ));
     if let Err(e) = block_signals() {

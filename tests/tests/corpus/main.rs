@@ -3,6 +3,7 @@
 //! their own: scene_mutation installs a counting global allocator and
 //! mount_hardening a logger that counts every warning of the process.
 
+mod disk_cache;
 mod eval_ase;
 mod eval_babylon;
 mod eval_biped;
