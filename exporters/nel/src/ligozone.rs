@@ -1,6 +1,6 @@
 //! `.ligozone`: Ligo zone descriptions, written by NeL as XML (`CZoneTemplate`/mask, categories).
-//! The text is the stored form (rewritten verbatim); a small, strict parser checks that it is
-//! well-formed and exposes the element tree for the JSON view.
+//! The text is the stored form (rewritten verbatim); `roxmltree` checks that it is well-formed
+//! and gives the element tree for the JSON view.
 
 use serde::Serialize;
 
@@ -25,6 +25,7 @@ pub struct LigoZone {
     pub root: Element,
 }
 
+/// Deeper trees than any NeL writer makes are refused before they cost stack.
 const MAX_DEPTH: usize = 64;
 
 impl LigoZone {
@@ -32,21 +33,58 @@ impl LigoZone {
         let text = std::str::from_utf8(bytes)
             .map_err(|e| err(e.valid_up_to(), "XML text is not UTF-8"))?
             .to_string();
-        let mut p = Parser {
-            s: text.as_bytes(),
-            i: 0,
-        };
-        p.skip_misc()?;
-        let root = p.element(0)?;
-        p.skip_misc()?;
-        if p.i != p.s.len() {
-            return Err(err(p.i, "content after the root element"));
-        }
+        let doc = roxmltree::Document::parse(&text).map_err(|e| {
+            let pos = e.pos();
+            err(offset_of(&text, pos.row, pos.col), &e.to_string())
+        })?;
+        let root = element(doc.root_element(), 0)?;
         Ok(LigoZone { text, root })
     }
     pub fn write(&self) -> Vec<u8> {
         self.text.as_bytes().to_vec()
     }
+}
+
+/// The element tree of the JSON view: names, attributes in document order, and
+/// the element's own text with surrounding whitespace trimmed.
+fn element(node: roxmltree::Node, depth: usize) -> Result<Element, NelError> {
+    if depth > MAX_DEPTH {
+        return Err(err(node.range().start, "elements nested too deeply"));
+    }
+    let mut e = Element {
+        name: node.tag_name().name().to_string(),
+        attributes: node
+            .attributes()
+            .map(|a| (a.name().to_string(), a.value().to_string()))
+            .collect(),
+        ..Default::default()
+    };
+    for child in node.children() {
+        if child.is_element() {
+            e.children.push(element(child, depth + 1)?);
+        } else if let Some(t) = child.text().filter(|_| child.is_text()) {
+            let t = t.trim();
+            if !t.is_empty() {
+                e.text.push_str(t);
+            }
+        }
+    }
+    Ok(e)
+}
+
+/// Byte offset of a 1-based (row, column) position, columns counted in characters.
+fn offset_of(text: &str, row: u32, col: u32) -> usize {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(row.saturating_sub(1) as usize)
+        .map(str::len)
+        .sum();
+    let line = &text[line_start.min(text.len())..];
+    line_start
+        + line
+            .char_indices()
+            .nth(col.saturating_sub(1) as usize)
+            .map_or(line.len(), |(i, _)| i)
 }
 
 fn err(offset: usize, what: &str) -> NelError {
@@ -57,139 +95,48 @@ fn err(offset: usize, what: &str) -> NelError {
     }
 }
 
-struct Parser<'a> {
-    s: &'a [u8],
-    i: usize,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl Parser<'_> {
-    fn starts(&self, t: &str) -> bool {
-        self.s[self.i..].starts_with(t.as_bytes())
+    const ZONE: &str = r#"<?xml version="1.0"?>
+<LIGO_ZONE VERSION="1">
+  <!-- written by hand in the shape NeL's CZoneTemplate writes -->
+  <VERTICES><ELM X="0" Y="0"/><ELM X="160" Y="0"/></VERTICES>
+  <CATEGORIES><ELM NAME="material" VALUE="grass &amp; rock"/></CATEGORIES>
+  <NOTE>  a zone  </NOTE>
+</LIGO_ZONE>
+"#;
+
+    #[test]
+    fn reads_the_tree_and_writes_the_text_verbatim() {
+        let z = LigoZone::read(ZONE.as_bytes()).expect("well-formed");
+        assert_eq!(z.write(), ZONE.as_bytes());
+        assert_eq!(z.root.name, "LIGO_ZONE");
+        assert_eq!(z.root.attributes, [("VERSION".into(), "1".into())]);
+        let names: Vec<&str> = z.root.children.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["VERTICES", "CATEGORIES", "NOTE"]);
+        assert_eq!(z.root.children[0].children.len(), 2);
+        assert_eq!(
+            z.root.children[1].children[0].attributes[1].1,
+            "grass & rock"
+        );
+        assert_eq!(z.root.children[2].text, "a zone");
     }
-    fn skip_ws(&mut self) {
-        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
-            self.i += 1;
-        }
-    }
-    fn skip_until(&mut self, end: &str) -> Result<(), NelError> {
-        match find(&self.s[self.i..], end.as_bytes()) {
-            Some(k) => {
-                self.i += k + end.len();
-                Ok(())
-            }
-            None => Err(err(self.i, &format!("missing {end:?}"))),
-        }
-    }
-    /// Declarations, comments and whitespace between elements.
-    fn skip_misc(&mut self) -> Result<(), NelError> {
-        loop {
-            self.skip_ws();
-            if self.starts("<?") {
-                self.skip_until("?>")?;
-            } else if self.starts("<!--") {
-                self.skip_until("-->")?;
-            } else if self.starts("<!") {
-                self.skip_until(">")?;
-            } else {
-                return Ok(());
-            }
-        }
-    }
-    fn name(&mut self) -> Result<String, NelError> {
-        let st = self.i;
-        while self.i < self.s.len()
-            && !self.s[self.i].is_ascii_whitespace()
-            && !b"/>=".contains(&self.s[self.i])
-        {
-            self.i += 1;
-        }
-        if st == self.i {
-            return Err(err(st, "expected a name"));
-        }
-        Ok(String::from_utf8_lossy(&self.s[st..self.i]).into_owned())
-    }
-    fn element(&mut self, depth: usize) -> Result<Element, NelError> {
-        if depth > MAX_DEPTH {
-            return Err(err(self.i, "elements nested too deeply"));
-        }
-        if !self.starts("<") {
-            return Err(err(self.i, "expected '<'"));
-        }
-        self.i += 1;
-        let mut e = Element {
-            name: self.name()?,
-            ..Default::default()
+
+    #[test]
+    fn malformed_text_is_refused_at_its_offset() {
+        let at = |t: &[u8]| match LigoZone::read(t) {
+            Err(NelError::Format { offset, .. }) => offset,
+            other => panic!("{:?}: {other:?}", String::from_utf8_lossy(t)),
         };
-        loop {
-            self.skip_ws();
-            if self.starts("/>") {
-                self.i += 2;
-                return Ok(e);
-            }
-            if self.starts(">") {
-                self.i += 1;
-                break;
-            }
-            let k = self.name()?;
-            self.skip_ws();
-            if !self.starts("=") {
-                return Err(err(self.i, "expected '=' after attribute name"));
-            }
-            self.i += 1;
-            self.skip_ws();
-            let q = *self
-                .s
-                .get(self.i)
-                .ok_or_else(|| err(self.i, "unexpected end"))?;
-            if q != b'"' && q != b'\'' {
-                return Err(err(self.i, "expected a quoted attribute value"));
-            }
-            self.i += 1;
-            let st = self.i;
-            let len = self.s[st..]
-                .iter()
-                .position(|&c| c == q)
-                .ok_or_else(|| err(st, "unterminated attribute value"))?;
-            self.i = st + len + 1;
-            e.attributes.push((
-                k,
-                String::from_utf8_lossy(&self.s[st..st + len]).into_owned(),
-            ));
-        }
-        loop {
-            let st = self.i;
-            while self.i < self.s.len() && self.s[self.i] != b'<' {
-                self.i += 1;
-            }
-            let t = String::from_utf8_lossy(&self.s[st..self.i]);
-            if !t.trim().is_empty() {
-                e.text.push_str(t.trim());
-            }
-            if self.i >= self.s.len() {
-                return Err(err(self.i, &format!("element <{}> is not closed", e.name)));
-            }
-            if self.starts("</") {
-                self.i += 2;
-                let n = self.name()?;
-                if n != e.name {
-                    return Err(err(self.i, &format!("</{n}> closes <{}>", e.name)));
-                }
-                self.skip_ws();
-                if !self.starts(">") {
-                    return Err(err(self.i, "expected '>'"));
-                }
-                self.i += 1;
-                return Ok(e);
-            }
-            if self.starts("<!--") || self.starts("<?") || self.starts("<!") {
-                self.skip_misc()?;
-                continue;
-            }
-            e.children.push(self.element(depth + 1)?);
-        }
+        // The offset of the closing tag that does not match.
+        assert_eq!(at(b"<A>\n<B></C></A>"), 7);
+        assert_eq!(at(b"<A x=1/>"), 5);
+        assert_eq!(at(b"<A>\xff</A>"), 3);
+        assert!(at(b"<A>") <= 3);
+        assert!(at(b"<A/><B/>") >= 4);
+        let deep = "<a>".repeat(MAX_DEPTH + 2) + &"</a>".repeat(MAX_DEPTH + 2);
+        assert!(LigoZone::read(deep.as_bytes()).is_err());
     }
-}
-
-fn find(h: &[u8], n: &[u8]) -> Option<usize> {
-    h.windows(n.len()).position(|w| w == n)
 }

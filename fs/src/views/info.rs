@@ -77,15 +77,9 @@ const CHUNKED: &[&str] = &[
     "VideoPostQueue",
 ];
 
+/// The storage CLSID as Windows prints a GUID (it is stored little-endian).
 fn clsid_text(b: &[u8; 16]) -> String {
-    let d1 = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-    let d2 = u16::from_le_bytes([b[4], b[5]]);
-    let d3 = u16::from_le_bytes([b[6], b[7]]);
-    format!(
-        "{d1:08x}-{d2:04x}-{d3:04x}-{}-{}",
-        json::hex(&b[8..10]),
-        json::hex(&b[10..16])
-    )
+    uuid::Uuid::from_bytes_le(*b).hyphenated().to_string()
 }
 
 pub fn render(
@@ -209,4 +203,16 @@ pub fn render(
         unevaluated,
     };
     json::to_bytes(&info)
+}
+
+#[cfg(test)]
+mod clsid_tests {
+    #[test]
+    fn clsid_reads_as_a_little_endian_guid() {
+        let b: [u8; 16] = std::array::from_fn(|i| i as u8);
+        assert_eq!(
+            super::clsid_text(&b),
+            "03020100-0504-0706-0809-0a0b0c0d0e0f"
+        );
+    }
 }
