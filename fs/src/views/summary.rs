@@ -198,7 +198,7 @@ fn max_general(sec: &Section) -> (Map<String, Value>, Value) {
 fn set_json(data: &[u8], f: impl FnOnce(&PropertySet) -> Value) -> Value {
     match parse_property_set(data) {
         Ok(set) => f(&set),
-        Err(e) => json!({ "error": e }),
+        Err(e) => json!({ "error": e.to_string() }),
     }
 }
 

@@ -11,6 +11,7 @@ pub mod document;
 pub mod error;
 pub mod graph;
 pub mod peek;
+pub mod reader;
 pub mod settings;
 pub mod summary;
 pub mod typed;

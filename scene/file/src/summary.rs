@@ -2,6 +2,8 @@
 //! and `\x05DocumentSummaryInformation`, and the thumbnail DIB inside the former.
 //! Decoding is bounds-checked throughout: a damaged set yields an error, never a panic.
 
+use crate::reader::{ByteReader, ReadError};
+
 /// FMTID of the summary information section (F29F85E0-4FF9-1068-AB91-08002B27B3D9), as stored.
 pub const FMTID_SUMMARY: [u8; 16] = [
     0xe0, 0x85, 0x9f, 0xf2, 0xf9, 0x4f, 0x68, 0x10, 0xab, 0x91, 0x08, 0x00, 0x2b, 0x27, 0xb3, 0xd9,
@@ -114,36 +116,38 @@ impl PropertySet {
     }
 }
 
-struct Reader<'a> {
-    data: &'a [u8],
+/// Why a property set could not be decoded: the read that failed, inside the
+/// section and property it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PropertySetError {
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    #[error("{context}: {source}")]
+    In {
+        context: String,
+        #[source]
+        source: Box<PropertySetError>,
+    },
 }
 
-impl<'a> Reader<'a> {
-    fn bytes(&self, at: usize, n: usize, what: &str) -> Result<&'a [u8], String> {
-        at.checked_add(n)
-            .and_then(|end| self.data.get(at..end))
-            .ok_or_else(|| {
-                format!(
-                    "{what}: {n} bytes at offset {at:#x} run past the end ({:#x} bytes)",
-                    self.data.len()
-                )
-            })
-    }
-    fn u16(&self, at: usize, what: &str) -> Result<u16, String> {
-        let b = self.bytes(at, 2, what)?;
-        Ok(u16::from_le_bytes([b[0], b[1]]))
-    }
-    fn u32(&self, at: usize, what: &str) -> Result<u32, String> {
-        let b = self.bytes(at, 4, what)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-    fn u64(&self, at: usize, what: &str) -> Result<u64, String> {
-        let b = self.bytes(at, 8, what)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(u64::from_le_bytes(a))
+impl PropertySetError {
+    fn within(self, context: impl Into<String>) -> PropertySetError {
+        PropertySetError::In {
+            context: context.into(),
+            source: Box::new(self),
+        }
     }
 }
+
+fn invalid(at: usize, what: &str, detail: impl Into<String>) -> PropertySetError {
+    PropertySetError::Read(ReadError::Invalid {
+        what: what.into(),
+        offset: at,
+        detail: detail.into(),
+    })
+}
+
+type Reader<'a> = ByteReader<'a>;
 
 fn pad4(n: usize) -> usize {
     n.saturating_add(3) & !3
@@ -178,21 +182,25 @@ fn value(
     end: usize,
     codepage: Option<u16>,
     depth: usize,
-) -> Result<(PropValue, usize), String> {
+) -> Result<(PropValue, usize), PropertySetError> {
     if depth > 4 {
-        return Err("nested variants deeper than 4 levels".into());
+        return Err(invalid(at, "variant", "nested deeper than 4 levels"));
     }
     if vt & VT_VECTOR != 0 {
-        let count = r.u32(at, "vector length")? as usize;
+        let count = r.u32_at(at, "vector length")? as usize;
         let mut items = Vec::with_capacity(count.min(1024));
         let mut pos = at + 4;
         for _ in 0..count {
             if pos >= end {
-                return Err(format!("vector of {count} items runs past its property"));
+                return Err(invalid(
+                    at,
+                    "vector",
+                    format!("{count} items run past its property"),
+                ));
             }
             let (item, next) = if vt & !VT_VECTOR == 12 {
                 // VT_VARIANT: each item carries its own type.
-                let ivt = r.u32(pos, "variant type")?;
+                let ivt = r.u32_at(pos, "variant type")?;
                 value(r, ivt, pos + 4, end, codepage, depth + 1)?
             } else {
                 value(r, vt & !VT_VECTOR, pos, end, codepage, depth + 1)?
@@ -204,55 +212,65 @@ fn value(
     }
     let v = match vt {
         0 | 1 => (PropValue::Empty, at),
-        2 => (PropValue::I2(r.u16(at, "VT_I2")? as i16), at + 4),
-        18 => (PropValue::Ui2(r.u16(at, "VT_UI2")?), at + 4),
-        3 | 22 => (PropValue::I4(r.u32(at, "VT_I4")? as i32), at + 4),
-        19 | 23 => (PropValue::Ui4(r.u32(at, "VT_UI4")?), at + 4),
-        20 => (PropValue::I8(r.u64(at, "VT_I8")? as i64), at + 8),
-        21 => (PropValue::Ui8(r.u64(at, "VT_UI8")?), at + 8),
-        4 => (PropValue::R4(f32::from_bits(r.u32(at, "VT_R4")?)), at + 4),
-        5 => (PropValue::R8(f64::from_bits(r.u64(at, "VT_R8")?)), at + 8),
-        11 => (PropValue::Bool(r.u16(at, "VT_BOOL")? != 0), at + 4),
-        64 => (PropValue::FileTime(r.u64(at, "VT_FILETIME")?), at + 8),
+        2 => (PropValue::I2(r.u16_at(at, "VT_I2")? as i16), at + 4),
+        18 => (PropValue::Ui2(r.u16_at(at, "VT_UI2")?), at + 4),
+        3 | 22 => (PropValue::I4(r.u32_at(at, "VT_I4")? as i32), at + 4),
+        19 | 23 => (PropValue::Ui4(r.u32_at(at, "VT_UI4")?), at + 4),
+        20 => (PropValue::I8(r.u64_at(at, "VT_I8")? as i64), at + 8),
+        21 => (PropValue::Ui8(r.u64_at(at, "VT_UI8")?), at + 8),
+        4 => (
+            PropValue::R4(f32::from_bits(r.u32_at(at, "VT_R4")?)),
+            at + 4,
+        ),
+        5 => (
+            PropValue::R8(f64::from_bits(r.u64_at(at, "VT_R8")?)),
+            at + 8,
+        ),
+        11 => (PropValue::Bool(r.u16_at(at, "VT_BOOL")? != 0), at + 4),
+        64 => (PropValue::FileTime(r.u64_at(at, "VT_FILETIME")?), at + 8),
         72 => (
             PropValue::Clsid(
-                r.bytes(at, 16, "VT_CLSID")?
+                r.slice_at(at, 16, "VT_CLSID")?
                     .try_into()
-                    .map_err(|_| "VT_CLSID")?,
+                    .map_err(|_| invalid(at, "VT_CLSID", "not 16 bytes"))?,
             ),
             at + 16,
         ),
         30 => {
-            let n = r.u32(at, "VT_LPSTR length")? as usize;
+            let n = r.u32_at(at, "VT_LPSTR length")? as usize;
             // The size counts bytes (not characters) even under code page 1200.
             if codepage == Some(CODEPAGE_UTF16) {
-                let b = r.bytes(at + 4, n, "VT_LPSTR (UTF-16)")?;
+                let b = r.slice_at(at + 4, n, "VT_LPSTR (UTF-16)")?;
                 (PropValue::Str(decode_utf16(b)), at + 4 + pad4(n))
             } else {
-                let b = r.bytes(at + 4, n, "VT_LPSTR")?;
+                let b = r.slice_at(at + 4, n, "VT_LPSTR")?;
                 (PropValue::Str(decode_8bit(b, codepage)), at + 4 + pad4(n))
             }
         }
         31 => {
-            let n = r.u32(at, "VT_LPWSTR length")? as usize;
-            let b = r.bytes(at + 4, n.saturating_mul(2), "VT_LPWSTR")?;
+            let n = r.u32_at(at, "VT_LPWSTR length")? as usize;
+            let b = r.slice_at(at + 4, n.saturating_mul(2), "VT_LPWSTR")?;
             (PropValue::Str(decode_utf16(b)), at + 4 + pad4(n * 2))
         }
         65 | 70 => {
-            let n = r.u32(at, "VT_BLOB size")? as usize;
-            let b = r.bytes(at + 4, n, "VT_BLOB")?;
+            let n = r.u32_at(at, "VT_BLOB size")? as usize;
+            let b = r.slice_at(at + 4, n, "VT_BLOB")?;
             (PropValue::Blob(b.to_vec()), at + 4 + pad4(n))
         }
         71 => {
-            let cb = r.u32(at, "VT_CF size")? as usize;
+            let cb = r.u32_at(at, "VT_CF size")? as usize;
             if cb < 4 {
-                return Err(format!("VT_CF size {cb} leaves no room for its format tag"));
+                return Err(invalid(
+                    at,
+                    "VT_CF",
+                    format!("size {cb} leaves no room for its format tag"),
+                ));
             }
-            let body = r.bytes(at + 4, cb, "VT_CF data")?;
+            let body = r.slice_at(at + 4, cb, "VT_CF data")?;
             let tag = i32::from_le_bytes([body[0], body[1], body[2], body[3]]);
             let (format, data) = if tag == -1 || tag == -2 {
                 if body.len() < 8 {
-                    return Err("VT_CF: clipboard format missing".into());
+                    return Err(invalid(at, "VT_CF", "clipboard format missing"));
                 }
                 (
                     u32::from_le_bytes([body[4], body[5], body[6], body[7]]),
@@ -271,7 +289,7 @@ fn value(
             )
         }
         _ => {
-            let b = r.bytes(at, end.saturating_sub(at), "property")?;
+            let b = r.slice_at(at, end.saturating_sub(at), "property")?;
             (
                 PropValue::Unknown {
                     vt,
@@ -284,20 +302,24 @@ fn value(
     Ok(v)
 }
 
-fn dictionary(r: &Reader, at: usize, codepage: Option<u16>) -> Result<Vec<(u32, String)>, String> {
-    let count = r.u32(at, "dictionary count")? as usize;
+fn dictionary(
+    r: &Reader,
+    at: usize,
+    codepage: Option<u16>,
+) -> Result<Vec<(u32, String)>, PropertySetError> {
+    let count = r.u32_at(at, "dictionary count")? as usize;
     let mut out = Vec::with_capacity(count.min(1024));
     let mut pos = at + 4;
     for _ in 0..count {
-        let id = r.u32(pos, "dictionary id")?;
-        let n = r.u32(pos + 4, "dictionary name length")? as usize;
+        let id = r.u32_at(pos, "dictionary id")?;
+        let n = r.u32_at(pos + 4, "dictionary name length")? as usize;
         pos += 8;
         if codepage == Some(CODEPAGE_UTF16) {
-            let b = r.bytes(pos, n.saturating_mul(2), "dictionary name")?;
+            let b = r.slice_at(pos, n.saturating_mul(2), "dictionary name")?;
             out.push((id, decode_utf16(b)));
             pos += pad4(n * 2);
         } else {
-            let b = r.bytes(pos, n, "dictionary name")?;
+            let b = r.slice_at(pos, n, "dictionary name")?;
             out.push((id, decode_8bit(b, codepage)));
             pos += n;
         }
@@ -305,16 +327,14 @@ fn dictionary(r: &Reader, at: usize, codepage: Option<u16>) -> Result<Vec<(u32, 
     Ok(out)
 }
 
-fn section(r: &Reader, fmtid: [u8; 16], start: usize) -> Result<Section, String> {
-    let size = r.u32(start, "section size")? as usize;
-    let count = r.u32(start + 4, "property count")? as usize;
-    let sec = Reader {
-        data: r.bytes(start, size, "section")?,
-    };
+fn section(r: &Reader, fmtid: [u8; 16], start: usize) -> Result<Section, PropertySetError> {
+    let size = r.u32_at(start, "section size")? as usize;
+    let count = r.u32_at(start + 4, "property count")? as usize;
+    let sec = Reader::new(r.slice_at(start, size, "section")?);
     let mut offsets = Vec::with_capacity(count.min(4096));
     for i in 0..count {
-        let id = sec.u32(8 + i * 8, "property id")?;
-        let off = sec.u32(12 + i * 8, "property offset")? as usize;
+        let id = sec.u32_at(8 + i * 8, "property id")?;
+        let off = sec.u32_at(12 + i * 8, "property offset")? as usize;
         offsets.push((id, off));
     }
     // The codepage decides how strings (and the dictionary) are read.
@@ -322,9 +342,9 @@ fn section(r: &Reader, fmtid: [u8; 16], start: usize) -> Result<Section, String>
         .iter()
         .find(|(id, _)| *id == PID_CODEPAGE)
         .and_then(|&(_, off)| {
-            let vt = sec.u32(off, "type").ok()?;
+            let vt = sec.u32_at(off, "type").ok()?;
             (vt == 2 || vt == 18)
-                .then(|| sec.u16(off + 4, "codepage").ok())
+                .then(|| sec.u16_at(off + 4, "codepage").ok())
                 .flatten()
         });
     let mut sorted: Vec<usize> = offsets.iter().map(|&(_, o)| o).collect();
@@ -334,13 +354,13 @@ fn section(r: &Reader, fmtid: [u8; 16], start: usize) -> Result<Section, String>
     for &(id, off) in &offsets {
         let end = sorted.iter().copied().find(|&o| o > off).unwrap_or(size);
         if id == 0 {
-            dict = dictionary(&sec, off, codepage)
-                .map_err(|e| format!("property 0 (dictionary): {e}"))?;
+            dict =
+                dictionary(&sec, off, codepage).map_err(|e| e.within("property 0 (dictionary)"))?;
             continue;
         }
-        let vt = sec.u32(off, "property type")?;
+        let vt = sec.u32_at(off, "property type")?;
         let (value, _) = value(&sec, vt, off + 4, end, codepage, 0)
-            .map_err(|e| format!("property {id} (type {vt:#x}) at {off:#x}: {e}"))?;
+            .map_err(|e| e.within(format!("property {id} (type {vt:#x}) at {off:#x}")))?;
         properties.push(Property { id, vt, value });
     }
     Ok(Section {
@@ -351,26 +371,34 @@ fn section(r: &Reader, fmtid: [u8; 16], start: usize) -> Result<Section, String>
 }
 
 /// Decodes a property set stream.
-pub fn parse_property_set(data: &[u8]) -> Result<PropertySet, String> {
-    let r = Reader { data };
-    let order = r.u16(0, "byte order")?;
+pub fn parse_property_set(data: &[u8]) -> Result<PropertySet, PropertySetError> {
+    let r = Reader::new(data);
+    let order = r.u16_at(0, "byte order")?;
     if order != 0xFFFE {
-        return Err(format!("byte order mark {order:#06x}, expected 0xfffe"));
+        return Err(invalid(
+            0,
+            "byte order mark",
+            format!("{order:#06x}, expected 0xfffe"),
+        ));
     }
-    let version = r.u16(2, "version")?;
-    let system_id = r.u32(4, "system id")?;
+    let version = r.u16_at(2, "version")?;
+    let system_id = r.u32_at(4, "system id")?;
     let mut clsid = [0u8; 16];
-    clsid.copy_from_slice(r.bytes(8, 16, "clsid")?);
-    let count = r.u32(24, "section count")? as usize;
+    clsid.copy_from_slice(r.slice_at(8, 16, "clsid")?);
+    let count = r.u32_at(24, "section count")? as usize;
     if count > 16 {
-        return Err(format!("{count} sections: a property set holds one or two"));
+        return Err(invalid(
+            24,
+            "section count",
+            format!("{count}: a property set holds one or two"),
+        ));
     }
     let mut sections = Vec::with_capacity(count);
     for i in 0..count {
         let mut fmtid = [0u8; 16];
-        fmtid.copy_from_slice(r.bytes(28 + i * 20, 16, "section fmtid")?);
-        let off = r.u32(44 + i * 20, "section offset")? as usize;
-        sections.push(section(&r, fmtid, off).map_err(|e| format!("section {i}: {e}"))?);
+        fmtid.copy_from_slice(r.slice_at(28 + i * 20, 16, "section fmtid")?);
+        let off = r.u32_at(44 + i * 20, "section offset")? as usize;
+        sections.push(section(&r, fmtid, off).map_err(|e| e.within(format!("section {i}")))?);
     }
     Ok(PropertySet {
         version,

@@ -3,78 +3,9 @@
 
 use std::fmt;
 
-/// Reads little-endian values from a leaf payload, tracking the offset for errors.
-pub struct LeafReader<'a> {
-    data: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> LeafReader<'a> {
-    pub fn new(data: &'a [u8]) -> Self {
-        LeafReader { data, pos: 0 }
-    }
-
-    pub fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], String> {
-        let left = self.data.len() - self.pos;
-        if left < n {
-            return Err(format!(
-                "expected {n} bytes of {what} at payload offset {}, {left} left",
-                self.pos
-            ));
-        }
-        let s = &self.data[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(s)
-    }
-
-    pub fn u8(&mut self, what: &str) -> Result<u8, String> {
-        Ok(self.take(1, what)?[0])
-    }
-
-    pub fn u16(&mut self, what: &str) -> Result<u16, String> {
-        let b = self.take(2, what)?;
-        Ok(u16::from_le_bytes([b[0], b[1]]))
-    }
-
-    pub fn u32(&mut self, what: &str) -> Result<u32, String> {
-        let b = self.take(4, what)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-
-    pub fn i32(&mut self, what: &str) -> Result<i32, String> {
-        Ok(self.u32(what)? as i32)
-    }
-
-    pub fn u64(&mut self, what: &str) -> Result<u64, String> {
-        let b = self.take(8, what)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(u64::from_le_bytes(a))
-    }
-
-    pub fn rest(&mut self) -> &'a [u8] {
-        let s = &self.data[self.pos..];
-        self.pos = self.data.len();
-        s
-    }
-
-    pub fn remaining(&self) -> usize {
-        self.data.len() - self.pos
-    }
-
-    /// Fails unless every byte was consumed.
-    pub fn finish(self, what: &str) -> Result<(), String> {
-        if self.pos == self.data.len() {
-            Ok(())
-        } else {
-            Err(format!(
-                "{what}: {} unread bytes at payload offset {}",
-                self.data.len() - self.pos,
-                self.pos
-            ))
-        }
-    }
-}
+/// Leaf payloads are read with the file layer's one byte reader.
+pub use crate::reader::ByteReader as LeafReader;
+use crate::reader::ReadError;
 
 /// A string as Max stored it. Kept as code units so invalid UTF-16 survives a rebuild.
 #[derive(Clone, PartialEq, Eq, Default)]
@@ -154,7 +85,7 @@ impl fmt::Display for ClassId {
 }
 
 impl ClassId {
-    pub fn read(r: &mut LeafReader) -> Result<ClassId, String> {
+    pub fn read(r: &mut LeafReader) -> Result<ClassId, ReadError> {
         Ok(ClassId(r.u32("class id a")?, r.u32("class id b")?))
     }
 

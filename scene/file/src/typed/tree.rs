@@ -7,6 +7,7 @@ use crate::error::ChunkPath;
 
 use super::leaf::{ClassId, LeafReader, MaxString};
 use super::schema::Ctx;
+use crate::reader::ReadError;
 
 /// How a known leaf is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,7 +79,7 @@ pub enum TValue {
 }
 
 impl TValue {
-    pub fn decode(kind: LeafKind, payload: &[u8]) -> Result<TValue, String> {
+    pub fn decode(kind: LeafKind, payload: &[u8]) -> Result<TValue, ReadError> {
         let mut r = LeafReader::new(payload);
         let v = match kind {
             LeafKind::U32 => TValue::U32(r.u32("u32")?),
@@ -96,11 +97,11 @@ impl TValue {
             LeafKind::MetaStr => {
                 let len = r.u32("string length")? as usize;
                 if len == 0 {
-                    return Err("string length 0 leaves no room for its NUL".into());
+                    return Err(r.invalid("string length", "0 leaves no room for its NUL"));
                 }
                 let bytes = r.take(len - 1, "string bytes")?.to_vec();
                 if r.u8("string terminator")? != 0 {
-                    return Err("string is not NUL-terminated".into());
+                    return Err(r.invalid("string", "not NUL-terminated"));
                 }
                 TValue::MetaStr(bytes)
             }
@@ -125,9 +126,9 @@ impl TValue {
             },
             LeafKind::RefArray => {
                 if !payload.len().is_multiple_of(4) {
-                    return Err(format!(
-                        "reference array of {} bytes is not a whole number of s32",
-                        payload.len()
+                    return Err(r.invalid(
+                        "reference array",
+                        format!("{} bytes are not a whole number of s32", payload.len()),
                     ));
                 }
                 let mut v = Vec::with_capacity(payload.len() / 4);
@@ -139,9 +140,12 @@ impl TValue {
             LeafKind::RefPairs => {
                 let lead = r.u32("reference header")?;
                 if !r.remaining().is_multiple_of(8) {
-                    return Err(format!(
-                        "reference pairs: {} bytes after the header are not whole (slot, index) pairs",
-                        r.remaining()
+                    return Err(r.invalid(
+                        "reference pairs",
+                        format!(
+                            "{} bytes after the header are not whole (slot, index) pairs",
+                            r.remaining()
+                        ),
                     ));
                 }
                 let mut pairs = Vec::with_capacity(r.remaining() / 8);
