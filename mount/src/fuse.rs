@@ -267,20 +267,20 @@ impl MaxFuse {
         }
     }
 
-    /// The listing of directory `ino` (`e`), reused while the kernel reads it
-    /// in pieces.
-    fn listing(&self, ino: u64, e: &Entry) -> Result<Arc<Listing>, FsError> {
+    /// The listing of directory `ino` (`e`): taken afresh when the kernel
+    /// starts reading the directory (offset 0), reused while it reads on in
+    /// pieces (offsets stay consistent within one walk).
+    fn listing(&self, ino: u64, e: &Entry, offset: u64) -> Result<Arc<Listing>, FsError> {
         let key = e.key();
-        if let Some((_, _, l)) = self
-            .listings
-            .lock()
-            .iter()
-            .find(|(i, k, _)| *i == ino && *k == key)
-        {
-            return Ok(l.clone());
+        let found = |(i, k, _): &(u64, EntryKey, Arc<Listing>)| *i == ino && *k == key;
+        if offset > 0 {
+            if let Some((_, _, l)) = self.listings.lock().iter().find(|x| found(x)) {
+                return Ok(l.clone());
+            }
         }
         let list = Arc::new(self.fs.list(e)?);
         let mut recent = self.listings.lock();
+        recent.retain(|x| !found(x));
         if recent.len() >= RECENT_LISTINGS {
             recent.pop_front();
         }
@@ -535,7 +535,7 @@ impl Filesystem for MaxFuse {
             Ok(r) => r,
             Err(err) => return reply.error(err),
         };
-        let list = match self.listing(ino.0, &e) {
+        let list = match self.listing(ino.0, &e, offset) {
             Ok(l) => l,
             Err(err) => {
                 report("readdir", &e.describe(), &err);
