@@ -14,8 +14,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CORPUS=$(realpath "${1:-${MAXFS_CORPUS:-../shared/corpus}}")
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p maxfs
-BIN="$(realpath "$CARGO_TARGET_DIR")/release/maxfs"
+# MAXFS_BIN: measure another build (e.g. an earlier commit) with the same script.
+if [ -z "${MAXFS_BIN:-}" ]; then cargo build --release -q -p maxfs; fi
+BIN=${MAXFS_BIN:-"$(realpath "$CARGO_TARGET_DIR")/release/maxfs"}
 MNT=$(mktemp -d)
 WORK=$(mktemp -d)
 PID=""

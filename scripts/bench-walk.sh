@@ -10,8 +10,9 @@ cd "$(dirname "$0")/.."
 CORPUS=$(realpath "${1:-${MAXFS_CORPUS:-../shared/corpus}}")
 KEY=${2:-NEL3D_APPDATA_DONTEXPORT}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p maxfs
-BIN="$(realpath "$CARGO_TARGET_DIR")/release/maxfs"
+# MAXFS_BIN: measure another build (e.g. an earlier commit) with the same script.
+if [ -z "${MAXFS_BIN:-}" ]; then cargo build --release -q -p maxfs; fi
+BIN=${MAXFS_BIN:-"$(realpath "$CARGO_TARGET_DIR")/release/maxfs"}
 MNT=$(mktemp -d)
 PID=""
 cleanup() { [ -n "$PID" ] && { kill -INT "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; }; rmdir "$MNT" 2>/dev/null || true; }
