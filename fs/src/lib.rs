@@ -7,6 +7,7 @@ pub mod disk_cache;
 pub mod exports;
 pub mod json;
 pub mod names;
+pub mod source_check;
 pub mod state;
 pub mod textconv;
 pub mod thumbnail;

@@ -1,14 +1,16 @@
 //! Everything known about one version of one `.max` file, computed in stages on
-//! first need: the peek (OLE directory) in the per-file state; the document
-//! (streams and chunk trees), its typed view and chunk numbering in [`Loaded`],
+//! first need: the peek (OLE directory) in the per-file state; the streams, the
+//! document (chunk trees), its typed view and chunk numbering in [`Loaded`],
 //! which only the document LRU keeps. Each stage runs once per load, whoever
-//! asks first.
+//! asks first: reading `streams/` inflates the streams but parses no chunk
+//! tree (two thirds of a full parse on the corpus).
 
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use maxfs_scene::chunk::Chunk;
+use maxfs_scene::container::MaxFile;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::peek::{self, Peek};
 use maxfs_scene::{Document, Layout, Typed};
@@ -86,20 +88,23 @@ impl MaxState {
             .clone()
     }
 
-    /// Parses the whole file (streams and chunk trees) within the inflate limits.
+    /// Reads the file's streams (inflated within the limits); the chunk trees
+    /// are parsed on first need ([`Loaded::doc`]).
     pub fn load(&self, inflate: &maxfs_scene::container::InflateLimits) -> StageResult<Loaded> {
         log::debug!("parsing {}", self.path().display());
         let r = crate::guard(|| {
             let bytes = std::fs::read(self.path()).map_err(|e| format!("cannot read: {e}"))?;
-            let doc = Document::from_bytes_with(&bytes, inflate).map_err(|e| e.to_string())?;
+            let file = MaxFile::from_bytes_with(&bytes, inflate).map_err(|e| e.to_string())?;
             drop(bytes);
-            for (_, why) in doc.file.failed_streams() {
+            for (_, why) in file.failed_streams() {
                 // Once per file version; reading that stream gives EIO, the others read.
                 crate::warn_once::warn(&self.key, &format!("{}: {why}", self.path().display()));
             }
             Ok(Arc::new(Loaded {
-                doc_bytes: doc.heap_bytes(),
-                doc: Arc::new(doc),
+                file_bytes: file.streams.iter().map(|s| s.data.len() as u64).sum(),
+                file: Arc::new(file),
+                doc: OnceLock::new(),
+                doc_bytes: OnceLock::new(),
                 typed: OnceLock::new(),
                 eval: OnceLock::new(),
                 exports: OnceLock::new(),
@@ -117,13 +122,17 @@ impl MaxState {
 /// the typed layer and the evaluated scene are stages of it, so every view and
 /// export of one file reads one typed layer and one evaluation.
 pub struct Loaded {
-    pub doc: Arc<Document>,
+    /// The streams, inflated (shared with the document's chunk trees).
+    pub file: Arc<MaxFile>,
+    doc: OnceLock<Result<Arc<Document>, String>>,
     typed: OnceLock<Result<Arc<Typed>, String>>,
     eval: OnceLock<Result<Arc<SceneEval>, String>>,
     exports: OnceLock<StageResult<ExportSet>>,
     chunks: OnceLock<Vec<ChunkIndex>>,
-    /// `doc.heap_bytes()`, computed once.
-    doc_bytes: u64,
+    /// Bytes of the inflated streams.
+    file_bytes: u64,
+    /// `doc.heap_bytes()` once the document is built, computed once.
+    doc_bytes: OnceLock<u64>,
 }
 
 /// The typed layer copies little (values point into the chunk leaves); this
@@ -140,9 +149,27 @@ impl Weigh for StageResult<Loaded> {
 }
 
 impl Loaded {
+    /// The document: the streams with their chunk trees (parsed on first need;
+    /// the stream bytes are shared, not copied).
+    pub fn doc(&self) -> Result<Arc<Document>, String> {
+        self.doc
+            .get_or_init(|| {
+                crate::guard(|| Ok(Arc::new(Document::from_file(MaxFile::clone(&self.file)))))
+            })
+            .clone()
+    }
+
+    /// True once the chunk trees are parsed (or failed to be).
+    pub fn doc_built(&self) -> bool {
+        self.doc.get().is_some()
+    }
+
     pub fn typed(&self) -> Result<Arc<Typed>, String> {
         self.typed
-            .get_or_init(|| crate::guard(|| Ok(Arc::new(self.doc.typed()))))
+            .get_or_init(|| {
+                let doc = self.doc()?;
+                crate::guard(|| Ok(Arc::new(doc.typed())))
+            })
             .clone()
     }
 
@@ -151,8 +178,9 @@ impl Loaded {
         self.eval
             .get_or_init(|| {
                 let typed = self.typed()?;
+                let doc = self.doc()?;
                 crate::guard(|| {
-                    SceneEval::new(self.doc.clone(), typed)
+                    SceneEval::new(doc, typed)
                         .map(Arc::new)
                         .map_err(|e| format!("scene graph: {e}"))
                 })
@@ -185,8 +213,13 @@ impl Loaded {
     /// Bytes held by this file's stages: the document, its typed layer, the
     /// evaluated meshes and the exported files.
     pub fn bytes(&self) -> u64 {
+        // The document's bytes include the streams it shares.
+        let doc_bytes = match self.doc.get() {
+            Some(Ok(d)) => *self.doc_bytes.get_or_init(|| d.heap_bytes()),
+            _ => self.file_bytes,
+        };
         let typed = if self.typed.get().is_some() {
-            self.doc_bytes / TYPED_SHARE
+            doc_bytes / TYPED_SHARE
         } else {
             0
         };
@@ -195,15 +228,16 @@ impl Loaded {
             Some(Ok(set)) => set.files.iter().map(|f| f.bytes.len() as u64).sum(),
             _ => 0,
         };
-        self.doc_bytes + typed + eval + exports
+        doc_bytes + typed + eval + exports
     }
 
-    /// The chunk numbering of stream `stream` (empty for a stream without chunks).
+    /// The chunk numbering of stream `stream` (empty for a stream without
+    /// chunks); `None` also when the document could not be built.
     pub fn chunk_index(&self, stream: usize) -> Option<&ChunkIndex> {
+        let doc = self.doc().ok()?;
         self.chunks
             .get_or_init(|| {
-                self.doc
-                    .streams
+                doc.streams
                     .iter()
                     .map(|s| match &s.layout {
                         Layout::Chunks(top) => ChunkIndex::build(top),

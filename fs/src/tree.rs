@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use maxfs_scene::chunk::Chunk;
+use maxfs_scene::container::MaxFile;
 use maxfs_scene::{Document, Layout};
 use parking_lot::Mutex;
 
@@ -36,6 +37,10 @@ pub struct Options {
     pub inflate: maxfs_scene::container::InflateLimits,
     /// Generated exports and JSON views kept on disk across mounts (`--cache-dir`).
     pub disk_cache: Option<Arc<DiskCache>>,
+    /// List `chunks/` in a `foo.max/` directory. When false it is left out of
+    /// listings (so whole-tree walks skip the chunk trees, nearly all of the
+    /// tree's entries) but is still reachable by path.
+    pub list_chunks: bool,
 }
 
 impl Default for Options {
@@ -45,6 +50,7 @@ impl Default for Options {
             document_bytes: 1 << 30,
             inflate: Default::default(),
             disk_cache: None,
+            list_chunks: true,
         }
     }
 }
@@ -144,11 +150,11 @@ enum V {
     SceneGlb,
 }
 
-/// Bytes of a virtual file; stream and chunk contents borrow the parsed document.
+/// Bytes of a virtual file; stream and chunk contents borrow the parsed file.
 #[derive(Clone)]
 pub enum Blob {
     Owned(Arc<[u8]>),
-    Stream(Arc<Document>, usize),
+    Stream(Arc<MaxFile>, usize),
     Leaf(Arc<Document>, usize, Arc<[usize]>),
 }
 
@@ -156,7 +162,7 @@ impl Blob {
     pub fn as_slice(&self) -> &[u8] {
         match self {
             Blob::Owned(b) => b,
-            Blob::Stream(d, i) => d.file.streams.get(*i).map_or(&[][..], |s| &s.data),
+            Blob::Stream(f, i) => f.streams.get(*i).map_or(&[][..], |s| &s.data),
             Blob::Leaf(d, s, path) => leaf_payload(d, *s, path).unwrap_or(&[]),
         }
     }
@@ -222,9 +228,14 @@ fn chunk_at<'a>(doc: &'a Document, stream: usize, path: &[usize]) -> Option<&'a 
     Some(c)
 }
 
-/// Chunk number `id` of stream `stream`.
-fn numbered_chunk(loaded: &Loaded, stream: u32, id: u32) -> Option<&Chunk> {
-    let top = top_chunks(&loaded.doc, stream as usize)?;
+/// Chunk number `id` of stream `stream` of `doc` (the document of `loaded`).
+fn numbered_chunk<'a>(
+    loaded: &Loaded,
+    doc: &'a Document,
+    stream: u32,
+    id: u32,
+) -> Option<&'a Chunk> {
+    let top = top_chunks(doc, stream as usize)?;
     loaded.chunk_index(stream as usize)?.chunk(top, id)
 }
 
@@ -254,6 +265,10 @@ type ContentKey = (DocKey, V);
 /// Per (node, time): how many times its modifier stack was evaluated.
 pub type StackCounts = HashMap<(usize, i32), u32>;
 
+/// The smallest size limit of parsed files, whatever the documents budget (a
+/// budget of 0 means "keep nothing cached", not "parse nothing").
+const MIN_PARSE_LIMIT: u64 = 64 << 20;
+
 /// Per-file states kept alive while nothing else refers to them.
 const RECENT_STATES: usize = 64;
 
@@ -268,6 +283,9 @@ pub struct MaxFs {
     generations: Mutex<HashMap<String, u64>>,
     inflate: maxfs_scene::container::InflateLimits,
     disk: Option<Arc<DiskCache>>,
+    list_chunks: bool,
+    /// Files larger than this are not parsed (parsing holds the whole file).
+    max_parse_bytes: u64,
 }
 
 impl MaxFs {
@@ -282,6 +300,8 @@ impl MaxFs {
             generations: Mutex::new(HashMap::new()),
             inflate: options.inflate,
             disk: options.disk_cache,
+            list_chunks: options.list_chunks,
+            max_parse_bytes: options.document_bytes.max(MIN_PARSE_LIMIT),
         }
     }
 
@@ -465,15 +485,18 @@ impl MaxFs {
             V::Root => match state.light() {
                 Err(_) => vec![f("error.txt"), f("info.json"), f("source.max")],
                 Ok(light) => {
-                    let mut v = vec![
-                        d("chunks"),
+                    let mut v = Vec::with_capacity(8);
+                    if self.list_chunks {
+                        v.push(d("chunks"));
+                    }
+                    v.extend([
                         d("export"),
                         f("info.json"),
                         d("json"),
                         d("shape"),
                         f("source.max"),
                         d("streams"),
-                    ];
+                    ]);
                     if light.has_thumbnail {
                         v.push(f("thumbnail.png"));
                     }
@@ -487,9 +510,8 @@ impl MaxFs {
                 .collect(),
             V::ChunksDir => {
                 let light = light_of(state)?;
-                match self.loaded(state) {
-                    Ok(loaded) => loaded
-                        .doc
+                match self.loaded(state).and_then(|l| self.doc_of(&l)) {
+                    Ok(doc) => doc
                         .streams
                         .iter()
                         .enumerate()
@@ -500,12 +522,13 @@ impl MaxFs {
                 }
             }
             V::ChunkStream(i) => {
-                let loaded = self.loaded(state)?;
-                chunk_list(top_chunks(&loaded.doc, i as usize).ok_or(FsError::NotFound)?)
+                let doc = self.doc_of(&*self.loaded(state)?)?;
+                chunk_list(top_chunks(&doc, i as usize).ok_or(FsError::NotFound)?)
             }
             V::Chunk(i, id) => {
                 let loaded = self.loaded(state)?;
-                let c = numbered_chunk(&loaded, i, id).ok_or(FsError::NotFound)?;
+                let doc = self.doc_of(&loaded)?;
+                let c = numbered_chunk(&loaded, &doc, i, id).ok_or(FsError::NotFound)?;
                 chunk_list(c.children())
             }
             V::JsonDir => JsonView::ALL.iter().map(|j| f(j.file_name())).collect(),
@@ -579,6 +602,18 @@ impl MaxFs {
     /// The parsed document of `state`, from the document LRU (parsed on a miss).
     fn load(&self, state: &MaxState) -> StageResult<Loaded> {
         self.docs.get_or_load(&state.key, || {
+            if state.key.size > self.max_parse_bytes {
+                // Parsing reads the whole file into memory: a file larger than
+                // the documents budget would break it on its own.
+                let why = format!(
+                    "{}: not parsed: the file is {} bytes, over the documents budget of {} bytes                      (maxfs mount --documents-mb)",
+                    state.path().display(),
+                    state.key.size,
+                    self.max_parse_bytes
+                );
+                crate::warn_once::warn(&state.key, &why);
+                return Err(why);
+            }
             self.doc_loads.fetch_add(1, Ordering::Relaxed);
             state.load(&self.inflate)
         })
@@ -586,6 +621,17 @@ impl MaxFs {
 
     fn loaded(&self, state: &MaxState) -> Result<Arc<Loaded>, FsError> {
         self.load(state).map_err(FsError::Failed)
+    }
+
+    /// The document (chunk trees) of a loaded file, parsed on first need; the
+    /// document LRU is weighed again when that happens.
+    fn doc_of(&self, loaded: &Loaded) -> Result<Arc<Document>, FsError> {
+        let built = loaded.doc_built();
+        let doc = loaded.doc().map_err(FsError::Failed);
+        if !built {
+            self.docs.trim();
+        }
+        doc
     }
 
     fn virtual_child(&self, state: &MaxState, v: V, name: &str) -> Result<V, FsError> {
@@ -608,8 +654,8 @@ impl MaxFs {
             V::StreamsDir => V::Stream(stream_index(state, name)?),
             V::ChunksDir => {
                 let i = stream_index(state, name)?;
-                let loaded = self.loaded(state)?;
-                top_chunks(&loaded.doc, i as usize).ok_or(FsError::NotFound)?;
+                let doc = self.doc_of(&*self.loaded(state)?)?;
+                top_chunks(&doc, i as usize).ok_or(FsError::NotFound)?;
                 V::ChunkStream(i)
             }
             V::ChunkStream(i) | V::Chunk(i, _) => {
@@ -619,9 +665,10 @@ impl MaxFs {
                     _ => None,
                 };
                 let loaded = self.loaded(state)?;
+                let doc = self.doc_of(&loaded)?;
                 let siblings = match parent {
-                    None => top_chunks(&loaded.doc, i as usize),
-                    Some(p) => numbered_chunk(&loaded, i, p).map(Chunk::children),
+                    None => top_chunks(&doc, i as usize),
+                    Some(p) => numbered_chunk(&loaded, &doc, i, p).map(Chunk::children),
                 };
                 let c = siblings.and_then(|s| s.get(pos)).ok_or(FsError::NotFound)?;
                 if c.id != id || c.is_container() == leaf {
@@ -690,7 +737,6 @@ impl MaxFs {
                 if s.compressed {
                     let loaded = self.loaded(state)?;
                     let len = loaded
-                        .doc
                         .file
                         .streams
                         .get(i as usize)
@@ -702,7 +748,8 @@ impl MaxFs {
             }
             V::Chunk(i, id) => {
                 let loaded = self.loaded(state)?;
-                let c = numbered_chunk(&loaded, i, id).ok_or(FsError::NotFound)?;
+                let doc = self.doc_of(&loaded)?;
+                let c = numbered_chunk(&loaded, &doc, i, id).ok_or(FsError::NotFound)?;
                 match c.payload() {
                     Some(p) => (Kind::File, p.len() as u64),
                     None => (Kind::Dir, 0),
@@ -746,20 +793,21 @@ impl MaxFs {
                 }
                 V::Stream(i) => {
                     let loaded = self.loaded(state)?;
-                    let s = loaded.doc.file.streams.get(i as usize);
+                    let s = loaded.file.streams.get(i as usize);
                     if let Some(why) = s.and_then(|s| s.error.as_ref()) {
                         // This stream only; the file's other streams still read.
                         return Err(FsError::Failed(why.clone()));
                     }
-                    Blob::Stream(loaded.doc.clone(), i as usize)
+                    Blob::Stream(loaded.file.clone(), i as usize)
                 }
                 V::Chunk(i, id) => {
                     let loaded = self.loaded(state)?;
+                    let doc = self.doc_of(&loaded)?;
                     let path = loaded
                         .chunk_index(i as usize)
                         .and_then(|x| x.path(id))
                         .ok_or(FsError::NotFound)?;
-                    Blob::Leaf(loaded.doc.clone(), i as usize, path.into())
+                    Blob::Leaf(doc, i as usize, path.into())
                 }
                 V::ExportFile(i) => {
                     let set = self.export_set(state)?;
@@ -780,6 +828,7 @@ impl MaxFs {
             Content::File(mut f) => {
                 let mut v = Vec::with_capacity(e.size as usize);
                 std::io::Read::read_to_end(&mut f, &mut v).map_err(FsError::from_io)?;
+                self.check_unchanged(&e, &f)?;
                 Ok(v)
             }
             Content::Bytes(b) => Ok(b.as_slice().to_vec()),
@@ -847,12 +896,13 @@ impl MaxFs {
             V::Error => Ok(crate::views::error_text(state.path(), light.as_ref().err())),
             V::Info => {
                 let loaded = doc();
+                let document = loaded.clone().and_then(|l| l.doc());
                 let typed = loaded.as_ref().ok().map(|l| l.typed());
                 let eval = loaded.as_ref().ok().and_then(|l| l.eval().ok());
                 Ok(crate::views::info::render(
                     state,
                     light.as_deref().map_err(|e| e.as_str()),
-                    loaded.as_deref().map(|l| &*l.doc).map_err(|e| e.as_str()),
+                    document.as_deref().map_err(|e| e.as_str()),
                     typed.as_ref().map(|t| t.as_deref().map_err(|e| e.as_str())),
                     eval.as_deref(),
                 ))
@@ -873,11 +923,12 @@ impl MaxFs {
             }
             V::Json(view) => {
                 let rendered = doc().and_then(|l| {
+                    let d = l.doc()?;
                     let t = l.typed()?;
                     let eval = l.eval();
                     Ok(crate::views::render(
                         view,
-                        &l.doc,
+                        &d,
                         &t,
                         eval.as_deref().map_err(String::as_str),
                     ))
@@ -951,6 +1002,15 @@ impl Entry {
         match &self.node {
             Node::Real(_) => None,
             Node::Max(state, v) => Some(VirtualKey(state.id, *v)),
+        }
+    }
+
+    /// The version of the source a `source.max` entry stands for; `None` for
+    /// every other entry.
+    pub fn source_version(&self) -> Option<&DocKey> {
+        match &self.node {
+            Node::Max(state, V::Source) => Some(&state.key),
+            _ => None,
         }
     }
 

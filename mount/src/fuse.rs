@@ -2,33 +2,66 @@
 //!
 //! An inode stands for one version of one path: a virtual file's inode changes
 //! when its `.max` changes, so its bytes never change under an inode and the
-//! page cache may be kept between opens. Entry and attribute lifetimes are zero
-//! for real entries and `.max` directories, so a replaced source file is seen on
-//! the next access.
+//! page cache may be kept between opens. Entries inside a `.max` get long entry
+//! and attribute lifetimes; real entries and `.max` directories get
+//! [`FuseOptions::ttl`] (the CLI's `--ttl`, 1 s by default; zero in tests that
+//! replace sources and look at once), after which a replaced source is seen.
+//!
+//! Fast paths (docs/architecture.md, "Kernel caching"):
+//! - OPEN and OPENDIR are answered ENOSYS, so the kernel stops sending them
+//!   (FUSE "no open"): a file's content is resolved by inode in READ, a
+//!   directory is listed by inode in READDIR, and the kernel keeps page and
+//!   directory caches across opens. Real files and directories stay fresh
+//!   through FUSE_AUTO_INVAL_DATA: a changed mtime or size seen in an attribute
+//!   refresh drops their cached pages.
+//! - Every file's size is known at lookup (generated files are generated
+//!   then), so no file needs FOPEN_DIRECT_IO.
+//! - `source.max` is read through the source file, checked after each read
+//!   against the version the entry was resolved from: a source overwritten in
+//!   place gives EIO, never the old length with new bytes.
 //!
 //! The kernel may keep hundreds of thousands of inodes referenced (every chunk of
 //! a walked corpus), so a row of the inode table is small: the compact entry
 //! (per-file state + place id, no path copy, no parsed document) and a count.
 #![allow(unsafe_code)] // getuid/getgid for the attributes
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use fuser::{
-    AccessFlags, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation,
-    INodeNo, KernelConfig, LockOwner, OpenAccMode, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory,
+    AccessFlags, Errno, FileAttr, FileHandle, FileType, Filesystem, Generation, INodeNo, InitFlags,
+    KernelConfig, LockOwner, OpenAccMode, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory,
     ReplyEmpty, ReplyEntry, ReplyOpen, ReplyXattr, Request,
 };
 use maxfs_fs::{Content, Entry, EntryKey, FsError, Kind, MaxFs, VirtualKey};
 use parking_lot::Mutex;
 
-/// Lifetime of real entries and `foo.max` directories: zero, so changes in the
-/// source show on the next access.
-const TTL: Duration = Duration::ZERO;
+/// Tuning of the binding.
+#[derive(Debug, Clone, Copy)]
+pub struct FuseOptions {
+    /// Entry and attribute lifetime of real entries and `foo.max` directories:
+    /// how long the kernel may keep using them before asking again, so how long
+    /// a replaced source may still show its previous version. Zero: every
+    /// access sees the source as it is now (one `stat` per path component).
+    pub ttl: Duration,
+}
+
+impl Default for FuseOptions {
+    /// Zero lifetime: exact, what tests that change sources under a mount use.
+    /// `maxfs mount` defaults to [`DEFAULT_TTL`].
+    fn default() -> Self {
+        FuseOptions {
+            ttl: Duration::ZERO,
+        }
+    }
+}
+
+/// The lifetime `maxfs mount` gives real entries and `foo.max` directories
+/// (libfuse's default too).
+pub const DEFAULT_TTL: Duration = Duration::from_secs(1);
 /// Lifetime of entries inside a `foo.max/`: they are immutable under their inode.
 const TTL_IMMUTABLE: Duration = Duration::from_secs(3600);
 /// Preferred I/O size reported in st_blksize: `cat` and `cp` read this much at once.
@@ -88,16 +121,23 @@ impl Inodes {
     }
 }
 
-/// A directory listing taken at opendir, served by offset to readdir.
+/// A directory listing, served by offset to readdir.
 type Listing = Vec<(OsString, Kind)>;
+
+/// Listings kept between the READDIR calls of one walk of a directory (the
+/// kernel asks for a large directory in page-sized pieces).
+const RECENT_LISTINGS: usize = 8;
 
 /// The mounted file system.
 pub struct MaxFuse {
     fs: Arc<MaxFs>,
+    options: FuseOptions,
+    /// OPEN and OPENDIR answered ENOSYS (set at INIT when the kernel can
+    /// invalidate cached pages of changed real files itself).
+    no_open: bool,
     inodes: Mutex<Inodes>,
-    files: Mutex<HashMap<u64, Arc<Content>>>,
-    dirs: Mutex<HashMap<u64, Arc<Listing>>>,
-    next_fh: AtomicU64,
+    /// The last few listings: (inode, entry identity, listing).
+    listings: Mutex<VecDeque<(u64, EntryKey, Arc<Listing>)>>,
     uid: u32,
     gid: u32,
 }
@@ -107,15 +147,20 @@ fn errno(e: &FsError) -> Errno {
 }
 
 impl MaxFuse {
+    /// The binding with [`FuseOptions::default`] (zero lifetimes).
     pub fn new(fs: Arc<MaxFs>) -> MaxFuse {
+        MaxFuse::with_options(fs, FuseOptions::default())
+    }
+
+    pub fn with_options(fs: Arc<MaxFs>, options: FuseOptions) -> MaxFuse {
         // SAFETY: getuid/getgid cannot fail and touch no memory.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         MaxFuse {
             fs,
+            options,
+            no_open: false,
             inodes: Mutex::new(Inodes::default()),
-            files: Mutex::new(HashMap::new()),
-            dirs: Mutex::new(HashMap::new()),
-            next_fh: AtomicU64::new(1),
+            listings: Mutex::new(VecDeque::new()),
             uid,
             gid,
         }
@@ -214,11 +259,61 @@ impl MaxFuse {
         self.fs.refresh(&cached).map_err(|e| errno(&e))
     }
 
-    fn ttl(e: &Entry) -> Duration {
+    fn ttl(&self, e: &Entry) -> Duration {
         if e.is_immutable() {
             TTL_IMMUTABLE
         } else {
-            TTL
+            self.options.ttl
+        }
+    }
+
+    /// The listing of directory `ino` (`e`): taken afresh when the kernel
+    /// starts reading the directory (offset 0), reused while it reads on in
+    /// pieces (offsets stay consistent within one walk).
+    fn listing(&self, ino: u64, e: &Entry, offset: u64) -> Result<Arc<Listing>, FsError> {
+        let key = e.key();
+        let found = |(i, k, _): &(u64, EntryKey, Arc<Listing>)| *i == ino && *k == key;
+        if offset > 0 {
+            if let Some((_, _, l)) = self.listings.lock().iter().find(|x| found(x)) {
+                return Ok(l.clone());
+            }
+        }
+        let list = Arc::new(self.fs.list(e)?);
+        let mut recent = self.listings.lock();
+        recent.retain(|x| !found(x));
+        if recent.len() >= RECENT_LISTINGS {
+            recent.pop_front();
+        }
+        recent.push_back((ino, key, list.clone()));
+        Ok(list)
+    }
+
+    /// Answers a read of up to `size` bytes of file `e` from `offset`.
+    fn read_entry(&self, e: &Entry, offset: u64, size: u32, reply: ReplyData) {
+        let failed = |err: FsError, reply: ReplyData| {
+            report("read", &e.describe(), &err);
+            reply.error(errno(&err));
+        };
+        match self.fs.open(e) {
+            Ok(Content::Bytes(b)) => reply.data(maxfs_fs::tree::slice_at(
+                b.as_slice(),
+                offset,
+                size as usize,
+            )),
+            Ok(c @ Content::File(_)) => {
+                let read = c.read_at(offset, size as usize).map_err(FsError::from_io);
+                // After the read: a source rewritten in place before or during
+                // it shows here.
+                let checked = match &c {
+                    Content::File(f) => self.fs.check_unchanged(e, f),
+                    Content::Bytes(_) => Ok(()),
+                };
+                match read.and_then(|d| checked.map(|()| d)) {
+                    Ok(d) => reply.data(&d),
+                    Err(err) => failed(err, reply),
+                }
+            }
+            Err(err) => failed(err, reply),
         }
     }
 }
@@ -241,6 +336,16 @@ fn report(what: &str, at: &dyn std::fmt::Display, e: &FsError) {
 impl Filesystem for MaxFuse {
     fn init(&mut self, _req: &Request, config: &mut KernelConfig) -> std::io::Result<()> {
         let _ = config.set_max_readahead(1 << 20);
+        // Lookups and listings in one directory run in parallel (optional).
+        let _ = config.add_capabilities(InitFlags::FUSE_PARALLEL_DIROPS);
+        // A changed mtime or size seen in an attribute refresh drops the cached
+        // pages and listing of a real file or directory (they keep their
+        // inode). Only with it are OPEN/OPENDIR dropped: the kernel then keeps
+        // every page cache across opens. Without it (old kernels) opens are
+        // answered, without FOPEN_KEEP_CACHE for real files.
+        self.no_open = config
+            .add_capabilities(InitFlags::FUSE_AUTO_INVAL_DATA)
+            .is_ok();
         Ok(())
     }
 
@@ -252,7 +357,7 @@ impl Filesystem for MaxFuse {
         match self.fs.child(&pentry, name) {
             Ok(e) => {
                 let ino = self.remember(&e);
-                reply.entry(&Self::ttl(&e), &self.attr(ino, &e), Generation(0));
+                reply.entry(&self.ttl(&e), &self.attr(ino, &e), Generation(0));
             }
             Err(err) => {
                 let at = format!("{}/{}", pentry.describe(), name.to_string_lossy());
@@ -285,7 +390,7 @@ impl Filesystem for MaxFuse {
 
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
         match self.resolve(ino) {
-            Ok(e) => reply.attr(&Self::ttl(&e), &self.attr(ino.0, &e)),
+            Ok(e) => reply.attr(&self.ttl(&e), &self.attr(ino.0, &e)),
             Err(err) => reply.error(err),
         }
     }
@@ -305,6 +410,7 @@ impl Filesystem for MaxFuse {
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
+        // (The mount is read-only, so the kernel refuses writing opens itself.)
         if flags.acc_mode() != OpenAccMode::O_RDONLY || flags.0 & libc::O_TRUNC != 0 {
             return reply.error(Errno::EROFS);
         }
@@ -312,72 +418,55 @@ impl Filesystem for MaxFuse {
             Ok(r) => r,
             Err(err) => return reply.error(err),
         };
-        match self.fs.open(&e) {
-            Ok(content) => {
-                // A virtual file never changes under its inode (its version is part of
-                // the inode's identity); a real file may.
-                let keep = e.is_immutable();
-                let fh = self.next_fh.fetch_add(1, Ordering::Relaxed);
-                self.files.lock().insert(fh, Arc::new(content));
-                let flags = if keep {
-                    FopenFlags::FOPEN_KEEP_CACHE
-                } else {
-                    FopenFlags::empty()
-                };
-                reply.opened(FileHandle(fh), flags);
-            }
-            Err(err) => {
-                report("open", &e.describe(), &err);
-                reply.error(errno(&err));
-            }
+        if e.kind == Kind::Dir {
+            return reply.error(Errno::EISDIR);
         }
+        if self.no_open {
+            // The kernel takes ENOSYS as success and sends no more OPEN (nor
+            // RELEASE) for the rest of the mount, keeping cached pages across
+            // opens; READ resolves the content by inode.
+            return reply.error(Errno::ENOSYS);
+        }
+        // A virtual file never changes under its inode (its version is part of
+        // the inode's identity); a real file may.
+        let flags = if e.is_immutable() {
+            fuser::FopenFlags::FOPEN_KEEP_CACHE
+        } else {
+            fuser::FopenFlags::empty()
+        };
+        reply.opened(FileHandle(0), flags);
     }
 
     fn read(
         &self,
         _req: &Request,
-        _ino: INodeNo,
-        fh: FileHandle,
+        ino: INodeNo,
+        _fh: FileHandle,
         offset: u64,
         size: u32,
         _flags: OpenFlags,
         _lock_owner: Option<LockOwner>,
         reply: ReplyData,
     ) {
-        let Some(content) = self.files.lock().get(&fh.0).cloned() else {
-            return reply.error(Errno::EBADF);
+        let e = match self.resolve(ino) {
+            Ok(r) => r,
+            Err(err) => return reply.error(err),
         };
-        match &*content {
-            Content::Bytes(b) => reply.data(maxfs_fs::tree::slice_at(
-                b.as_slice(),
-                offset,
-                size as usize,
-            )),
-            c => match c.read_at(offset, size as usize) {
-                Ok(d) => reply.data(&d),
-                Err(e) => reply.error(Errno::from_i32(e.raw_os_error().unwrap_or(libc::EIO))),
-            },
-        }
+        self.read_entry(&e, offset, size, reply);
     }
 
     fn lseek(
         &self,
         _req: &Request,
-        _ino: INodeNo,
-        fh: FileHandle,
+        ino: INodeNo,
+        _fh: FileHandle,
         offset: i64,
         whence: i32,
         reply: fuser::ReplyLseek,
     ) {
-        let Some(content) = self.files.lock().get(&fh.0).cloned() else {
-            return reply.error(Errno::EBADF);
-        };
-        let size = match &*content {
-            Content::Bytes(b) => b.as_slice().len() as i64,
-            Content::File(f) => match f.metadata() {
-                Ok(m) => m.len() as i64,
-                Err(_) => return reply.error(Errno::EIO),
-            },
+        let size = match self.resolve(ino) {
+            Ok(e) => e.size as i64,
+            Err(err) => return reply.error(err),
         };
         // No holes: data runs from 0 to the end.
         match whence {
@@ -394,13 +483,12 @@ impl Filesystem for MaxFuse {
         &self,
         _req: &Request,
         _ino: INodeNo,
-        fh: FileHandle,
+        _fh: FileHandle,
         _flags: OpenFlags,
         _lock_owner: Option<LockOwner>,
         _flush: bool,
         reply: ReplyEmpty,
     ) {
-        self.files.lock().remove(&fh.0);
         reply.ok();
     }
 
@@ -424,29 +512,35 @@ impl Filesystem for MaxFuse {
             Ok(r) => r,
             Err(err) => return reply.error(err),
         };
-        match self.fs.list(&e) {
-            Ok(list) => {
-                let fh = self.next_fh.fetch_add(1, Ordering::Relaxed);
-                self.dirs.lock().insert(fh, Arc::new(list));
-                reply.opened(FileHandle(fh), FopenFlags::empty());
-            }
-            Err(err) => {
-                report("opendir", &e.describe(), &err);
-                reply.error(errno(&err));
-            }
+        if e.kind != Kind::Dir {
+            return reply.error(Errno::ENOTDIR);
         }
+        if self.no_open {
+            // As for files: no more OPENDIR/RELEASEDIR, and the kernel caches
+            // listings (reset when the directory's mtime changes).
+            return reply.error(Errno::ENOSYS);
+        }
+        reply.opened(FileHandle(0), fuser::FopenFlags::empty());
     }
 
     fn readdir(
         &self,
         _req: &Request,
         ino: INodeNo,
-        fh: FileHandle,
+        _fh: FileHandle,
         offset: u64,
         mut reply: ReplyDirectory,
     ) {
-        let Some(list) = self.dirs.lock().get(&fh.0).cloned() else {
-            return reply.error(Errno::EBADF);
+        let e = match self.resolve(ino) {
+            Ok(r) => r,
+            Err(err) => return reply.error(err),
+        };
+        let list = match self.listing(ino.0, &e, offset) {
+            Ok(l) => l,
+            Err(err) => {
+                report("readdir", &e.describe(), &err);
+                return reply.error(errno(&err));
+            }
         };
         let dots = [
             (OsString::from("."), Kind::Dir),
@@ -479,11 +573,10 @@ impl Filesystem for MaxFuse {
         &self,
         _req: &Request,
         _ino: INodeNo,
-        fh: FileHandle,
+        _fh: FileHandle,
         _flags: OpenFlags,
         reply: ReplyEmpty,
     ) {
-        self.dirs.lock().remove(&fh.0);
         reply.ok();
     }
 
@@ -746,7 +839,13 @@ impl Filesystem for MaxFuse {
     }
 }
 
-/// Mount options used by `maxfs mount` and the tests.
+/// FUSE worker threads at least: a worker parsing a large file answers nothing
+/// else until the parse ends, so with this many, several slow parses still
+/// leave workers for an unrelated `ls` (an idle worker is one blocked read).
+pub const MIN_WORKERS: usize = 16;
+
+/// Mount options used by `maxfs mount` and the tests; `threads` below
+/// [`MIN_WORKERS`] is raised to it.
 pub fn config(threads: usize) -> fuser::Config {
     let mut c = fuser::Config::default();
     c.mount_options = vec![
@@ -755,6 +854,6 @@ pub fn config(threads: usize) -> fuser::Config {
         fuser::MountOption::Subtype("maxfs".into()),
         fuser::MountOption::NoAtime,
     ];
-    c.n_threads = Some(threads.max(1));
+    c.n_threads = Some(threads.max(MIN_WORKERS));
     c
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use clap::Args;
 use maxfs_fs::{MaxFs, Options};
 
-use crate::fuse::{config, MaxFuse};
+use crate::fuse::{config, FuseOptions, MaxFuse};
 
 #[derive(Args)]
 pub struct MountArgs {
@@ -35,8 +35,23 @@ pub struct MountArgs {
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
     /// FUSE worker threads (default: number of CPUs).
+    /// FUSE worker threads (default and minimum: 16, or the number of CPUs if
+    /// larger). A worker parsing a large file answers nothing else meanwhile;
+    /// the others keep the mount responsive.
     #[arg(long)]
     pub threads: Option<usize>,
+    /// How long, in seconds, the kernel may reuse what it learnt about real
+    /// files, directories and `foo.max` directories: a source replaced or
+    /// rewritten shows its new version within this time. 0 makes every access
+    /// look at the source again (slower walks). Entries inside a `foo.max/`
+    /// are versioned and always cached long.
+    #[arg(long, default_value_t = 1.0, value_name = "SECS")]
+    pub ttl: f64,
+    /// Leave `chunks/` out of the listing of every `foo.max/` (it stays
+    /// reachable by path): `find`, `du` and `grep -r` over the mount then skip
+    /// the chunk trees, which are nearly all of the tree's entries.
+    #[arg(long)]
+    pub hide_chunks: bool,
     #[command(flatten)]
     pub limits: crate::limits::LimitArgs,
     /// Lazily unmount whatever is mounted on MNT (stale or live) before mounting.
@@ -272,7 +287,15 @@ pub fn run(args: MountArgs) -> ExitCode {
     tune_malloc();
     let threads = args
         .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+        .max(crate::fuse::MIN_WORKERS);
+    let ttl = match std::time::Duration::try_from_secs_f64(args.ttl) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("maxfs: --ttl {}: {e}", args.ttl);
+            return ExitCode::FAILURE;
+        }
+    };
     let tree = Arc::new(MaxFs::new(
         src.clone(),
         Options {
@@ -280,6 +303,7 @@ pub fn run(args: MountArgs) -> ExitCode {
             document_bytes: args.documents_mb.saturating_mul(1 << 20),
             inflate: args.limits.limits(),
             disk_cache,
+            list_chunks: !args.hide_chunks,
         },
     ));
     if let Err(e) = block_signals() {
@@ -304,7 +328,11 @@ pub fn run(args: MountArgs) -> ExitCode {
             print();
         });
     }
-    let mut session = match fuser::Session::new(MaxFuse::new(tree), &mnt, &config(threads)) {
+    let mut session = match fuser::Session::new(
+        MaxFuse::with_options(tree, FuseOptions { ttl }),
+        &mnt,
+        &config(threads),
+    ) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("maxfs: cannot mount on {}: {e}", mnt.display());

@@ -4,5 +4,6 @@
 mod cli_cache_dir;
 mod cli_check;
 mod cli_limits;
+mod cli_mount_memory;
 mod cli_ready_ls;
 mod cli_user_guide;

@@ -35,6 +35,7 @@ mod export_tags;
 mod fs_tree;
 mod gltf_export;
 mod gltf_uv;
+mod mount_cache;
 mod mount_corpus;
 mod nel_formats_synthetic;
 mod nel_mutation;
