@@ -14,6 +14,7 @@ pub mod mesh;
 pub mod modifier;
 pub mod poly;
 pub mod primitive;
+pub mod primitive_chamfer;
 pub mod primitive_poly;
 pub mod skin;
 pub mod transform;

@@ -3,6 +3,7 @@
 //! their own: scene_mutation installs a counting global allocator and
 //! mount_hardening a logger that counts every warning of the process.
 
+mod coverage_table;
 mod eval_ase;
 mod eval_babylon;
 mod eval_biped;
@@ -10,6 +11,7 @@ mod eval_bone;
 mod eval_boolean;
 mod eval_coverage;
 mod eval_deform;
+mod eval_drops;
 mod eval_edit_poly;
 mod eval_fbx;
 mod eval_fbx_uv;
@@ -18,6 +20,7 @@ mod eval_kwxport;
 mod eval_materials;
 mod eval_modifiers;
 mod eval_pegasus;
+mod eval_primitives;
 mod eval_texture_files;
 mod eval_uv;
 mod export_anim_frame_rate;
