@@ -18,7 +18,17 @@ pub fn escape_stream_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for c in name.chars() {
         match c {
-            '\0'..='\u{1f}' | '\u{7f}' | '/' | '%' | '\\' | ':' | '*' | '?' | '"' | '<' | '>'
+            '\0'..='\u{1f}'
+            | '\u{7f}'
+            | '/'
+            | '%'
+            | '\\'
+            | ':'
+            | '*'
+            | '?'
+            | '"'
+            | '<'
+            | '>'
             | '|' => out.push_str(&format!("%{:02X}", c as u32)),
             c => out.push(c),
         }
@@ -67,7 +77,10 @@ pub const MAX_NAME_BYTES: usize = 200;
 /// Windows reserves these names (any case, with or without an extension).
 fn is_windows_device(base: &str) -> bool {
     let lower = base.to_lowercase();
-    if matches!(lower.as_str(), "con" | "prn" | "aux" | "nul" | "conin$" | "conout$") {
+    if matches!(
+        lower.as_str(),
+        "con" | "prn" | "aux" | "nul" | "conin$" | "conout$"
+    ) {
         return true;
     }
     let mut chars = lower.chars();

@@ -12,14 +12,15 @@
 //! `r`: horizontal rings at the elevations `k·90°/fillet segs` (uniform in
 //! angle), each a rounded rectangle whose corner arcs are split uniformly in
 //! azimuth; the caps are flat grids over the inner rectangle. Vertex positions
-//! and triangle counts match the FBX exactly (tests/corpus/eval_primitives.rs).
-//! Not known from a reference, so not claimed: Max's vertex and face order,
+//! and triangle counts match the FBX exactly, and so does the vertex order
+//! (tests/corpus/eval_primitives.rs; every triangle lies in one of the FBX's
+//! polygons, wound the same way). Not known from a reference, so not claimed:
+//! Max's face order and quad diagonals,
 //! material ids and smoothing groups (all faces get material 1 and, when
 //! "smooth" is on, smoothing group 1). The generated mapping (parameter 9) is
 //! not built: the mesh has no map channel and coverage names the node under
 //! "generated mapping" ([`mapping_not_generated`]), so it is never dropped
 //! silently.
-
 
 use super::math::Vec3;
 use super::mesh::{Face, Mesh};
@@ -52,7 +53,9 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, String> {
         .checked_mul(rings)
         .and_then(|n| n.checked_add(2 * (ws + 1) * (ls + 1)))
         .filter(|&n| n <= MAX_VERTICES)
-        .ok_or_else(|| format!("ChamferBox with {ws}×{ls}×{hs} segments and {cs} fillet segments is too large"))?;
+        .ok_or_else(|| {
+            format!("ChamferBox with {ws}×{ls}×{hs} segments and {cs} fillet segments is too large")
+        })?;
     let (aw, al, ah) = (w.abs(), l.abs(), h.abs());
     let half_min = aw.min(al).min(ah) / 2.0;
     let r = if fillet > half_min {
@@ -163,11 +166,50 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, String> {
             tri(hi + n, hi + k, lo + k);
         }
     }
+    // Built bottom-up; renumber into Max's order (see `max_order`).
+    let perm = max_order((ws, ls, cs), rings, ring_len);
+    let mut vertices = vec![Vec3::default(); v.len()];
+    for (i, p) in v.into_iter().enumerate() {
+        vertices[perm[i]] = p;
+    }
+    for f in &mut faces {
+        f.v = f.v.map(|i| perm[i as usize] as u32);
+    }
     Ok(Mesh {
-        vertices: v,
+        vertices,
         faces,
         maps: Vec::new(),
     })
+}
+
+/// Max's vertex order for the vertices built here (bottom cap, rings bottom to
+/// top, top cap): the top cap first (rows from +Y to −Y, each from −X to +X),
+/// then the rings from the top down, each starting where the (−X, +Y) corner
+/// arc points along +Y and running counter-clockwise seen from above, then the
+/// bottom cap (rows from −Y to +Y, each from +X to −X) — as the FBX of
+/// Kenjis_Sofa and Kenjis_Bed lists them. Returns the new index of each vertex.
+fn max_order((ws, ls, cs): (usize, usize, usize), rings: usize, ring_len: usize) -> Vec<usize> {
+    let grid = (ws + 1) * (ls + 1);
+    let mut perm = Vec::with_capacity(2 * grid + rings * ring_len);
+    let bottom_start = grid + rings * ring_len;
+    for iy in 0..=ls {
+        for ix in 0..=ws {
+            perm.push(bottom_start + iy * (ws + 1) + (ws - ix));
+        }
+    }
+    // Our walk starts at the (−X, −Y) arc's −Y end, which is Max's index
+    // 2·cs + ls: both walks run counter-clockwise over the same points.
+    let shift = 2 * cs + ls;
+    for b in 0..rings {
+        let base = grid + (rings - 1 - b) * ring_len;
+        perm.extend((0..ring_len).map(|ri| base + (ri + shift) % ring_len));
+    }
+    for iy in 0..=ls {
+        for ix in 0..=ws {
+            perm.push((ls - iy) * (ws + 1) + ix);
+        }
+    }
+    perm
 }
 
 /// One ring at height `z`, `off` out from the inner rectangle `±xi × ±yi`:
@@ -186,7 +228,13 @@ fn ring(
         ((-xi, -yi - off), (2.0 * xi, 0.0), ws, (xi, -yi), -quarter),
         ((xi + off, -yi), (0.0, 2.0 * yi), ls, (xi, yi), 0.0),
         ((xi, yi + off), (-2.0 * xi, 0.0), ws, (-xi, yi), quarter),
-        ((-xi - off, yi), (0.0, -2.0 * yi), ls, (-xi, -yi), 2.0 * quarter),
+        (
+            (-xi - off, yi),
+            (0.0, -2.0 * yi),
+            ls,
+            (-xi, -yi),
+            2.0 * quarter,
+        ),
     ];
     for ((sx, sy), (dx, dy), segs, (cx, cy), a0) in sides {
         for s in 0..segs {

@@ -75,9 +75,8 @@ fn floor_path() -> std::path::PathBuf {
 #[test]
 fn no_class_that_evaluated_stops_evaluating() {
     let rows = table();
-    let mut md = String::from(
-        "| role | class | files | nodes | evaluated |\n|---|---|---:|---:|---:|\n",
-    );
+    let mut md =
+        String::from("| role | class | files | nodes | evaluated |\n|---|---|---:|---:|---:|\n");
     let mut tsv = String::from("# role\tclass\tevaluated nodes (floor)\n");
     for ((role, class), r) in &rows {
         md += &format!(
@@ -100,7 +99,10 @@ fn no_class_that_evaluated_stops_evaluating() {
     }
     let floor = std::fs::read_to_string(floor_path()).expect("coverage_floor.tsv");
     let mut failures = Vec::new();
-    for line in floor.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+    for line in floor
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
         let f: Vec<&str> = line.split('\t').collect();
         let [role, class, n] = f[..] else {
             panic!("bad floor line {line:?}")

@@ -40,11 +40,19 @@ fn every_geometry_node_without_a_mesh_is_named_everywhere() {
                 .iter()
                 .any(|g| g.role == role && g.nodes.iter().any(|x| *x == n.name))
             {
-                failures.push(format!("{}: {} ({cov:?}) not in the gaps", p.display(), n.name));
+                failures.push(format!(
+                    "{}: {} ({cov:?}) not in the gaps",
+                    p.display(),
+                    n.name
+                ));
             }
             let prefix = format!("{}: mesh not exported: ", n.name);
             if !gltf.dropped.iter().any(|d| d.starts_with(&prefix)) {
-                failures.push(format!("{}: {} ({cov:?}) not in glTF dropped", p.display(), n.name));
+                failures.push(format!(
+                    "{}: {} ({cov:?}) not in glTF dropped",
+                    p.display(),
+                    n.name
+                ));
             }
         }
         // Nothing is dropped that coverage does not name.
@@ -69,5 +77,8 @@ fn every_geometry_node_without_a_mesh_is_named_everywhere() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // The corpus holds extruded splines (prims-greejesh: Line + Extrude): they
     // must be counted, not invisible.
-    assert!(shapes_under_modifiers > 0, "no spline under a modifier was named");
+    assert!(
+        shapes_under_modifiers > 0,
+        "no spline under a modifier was named"
+    );
 }

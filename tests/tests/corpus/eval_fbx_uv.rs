@@ -109,9 +109,10 @@ fn evaluated_uvs_match_fbx() {
             let Some(ch) = mesh.maps.iter().find(|c| c.channel == 1) else {
                 // A primitive whose generated mapping is not built is named in
                 // coverage (role "generated mapping"): reported, not silent.
-                if gaps.iter().any(|g| {
-                    g.role == "generated mapping" && g.nodes.iter().any(|n| *n == name)
-                }) {
+                if gaps
+                    .iter()
+                    .any(|g| g.role == "generated mapping" && g.nodes.iter().any(|n| *n == name))
+                {
                     report.push(format!(
                         "{max}/{name}: generated mapping not evaluated (named in coverage)"
                     ));
