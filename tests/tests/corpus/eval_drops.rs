@@ -38,7 +38,7 @@ fn every_geometry_node_without_a_mesh_is_named_everywhere() {
             shapes_under_modifiers += usize::from(is_shape);
             if !gaps
                 .iter()
-                .any(|g| g.role == role && g.nodes.iter().any(|x| *x == n.name))
+                .any(|g| g.role == role && g.nodes.contains(&n.name))
             {
                 failures.push(format!(
                     "{}: {} ({cov:?}) not in the gaps",

@@ -111,7 +111,7 @@ fn evaluated_uvs_match_fbx() {
                 // coverage (role "generated mapping"): reported, not silent.
                 if gaps
                     .iter()
-                    .any(|g| g.role == "generated mapping" && g.nodes.iter().any(|n| *n == name))
+                    .any(|g| g.role == "generated mapping" && g.nodes.contains(&name))
                 {
                     report.push(format!(
                         "{max}/{name}: generated mapping not evaluated (named in coverage)"
