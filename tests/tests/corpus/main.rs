@@ -18,6 +18,7 @@ mod eval_fbx_uv;
 mod eval_ik_chains;
 mod eval_kwxport;
 mod eval_materials;
+mod eval_mesh_totals;
 mod eval_modifiers;
 mod eval_pegasus;
 mod eval_primitives;
