@@ -180,6 +180,8 @@ struct Builder<'a> {
     root: json::Root,
     bin: Vec<u8>,
     warnings: Vec<String>,
+    /// Geometry nodes whose mesh is left out (also in `warnings`).
+    dropped: Vec<String>,
     materials: BTreeMap<usize, Option<Index<json::Material>>>,
     images: BTreeMap<String, Index<json::Texture>>,
     sampler: Option<Index<json::texture::Sampler>>,
@@ -405,14 +407,34 @@ impl Builder<'_> {
         })
     }
 
+    /// Records a geometry node left out of the model, by name and why.
+    fn drop_mesh(&mut self, name: &str, why: &str) {
+        let line = format!("{name}: mesh not exported: {why}");
+        self.warnings.push(line.clone());
+        self.dropped.push(line);
+    }
+
     #[inline(never)]
     fn mesh(&mut self, node: usize, name: &str) -> Option<Index<json::Mesh>> {
         // The whole modifier stack at time 0: what Max shows at the start frame.
-        let mesh = match self.eval.mesh(node, 0)? {
+        let Some(result) = self.eval.mesh(node, 0) else {
+            // No mesh: say so when the node is geometry Max would render
+            // (an unsupported primitive, an extruded spline), never drop it silently.
+            use maxfs_scene::eval::core::coverage::{mesh_coverage, MeshCoverage};
+            let why = match mesh_coverage(self.eval, node) {
+                MeshCoverage::Object(class) => format!("object {class} is not evaluated"),
+                MeshCoverage::Modifiers(classes) => {
+                    format!("modifiers {classes:?} are not evaluated")
+                }
+                MeshCoverage::Evaluated | MeshCoverage::NotGeometry => return None,
+            };
+            self.drop_mesh(name, &why);
+            return None;
+        };
+        let mesh = match result {
             Ok(m) => m,
             Err(e) => {
-                self.warnings
-                    .push(format!("{name}: mesh not exported: {e}"));
+                self.drop_mesh(name, &e);
                 return None;
             }
         };
@@ -610,12 +632,13 @@ fn parents(eval: &SceneEval, nodes: &[usize]) -> Vec<Option<usize>> {
     parent
 }
 
+/// The model, its binary buffer, the warnings, and the geometry nodes left out.
 #[inline(never)]
 pub fn build(
     eval: &SceneEval,
     assets: &Assets,
     scale: Scale,
-) -> (json::Root, Vec<u8>, Vec<String>) {
+) -> (json::Root, Vec<u8>, Vec<String>, Vec<String>) {
     let mut b = Builder {
         eval,
         assets,
@@ -630,6 +653,7 @@ pub fn build(
         },
         bin: Vec::new(),
         warnings: Vec::new(),
+        dropped: Vec::new(),
         materials: BTreeMap::new(),
         images: BTreeMap::new(),
         sampler: None,
@@ -733,7 +757,7 @@ pub fn build(
             extras: Default::default(),
         });
     }
-    (b.root, b.bin, b.warnings)
+    (b.root, b.bin, b.warnings, b.dropped)
 }
 
 /// One clip: every animated node's local T, R, S sampled per frame over its key range.

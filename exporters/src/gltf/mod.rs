@@ -22,6 +22,9 @@ pub struct GltfExport {
     pub glb: Vec<u8>,
     /// What was left out or approximated (damaged meshes, unknown lights …).
     pub warnings: Vec<String>,
+    /// Geometry nodes left out of the model (`name: mesh not exported: why`);
+    /// also in `warnings`. A file with any is partial, not exported.
+    pub dropped: Vec<String>,
 }
 
 /// Exports an evaluated scene. Fails only when the scene cannot be read at
@@ -49,7 +52,7 @@ pub fn export_scene(eval: &SceneEval) -> Result<GltfExport, String> {
         metres,
         ticks_per_frame: time.ticks_per_frame,
     };
-    let (root, bin, mut warnings) = build::build(eval, &assets, scale);
+    let (root, bin, mut warnings, dropped) = build::build(eval, &assets, scale);
     notes.append(&mut warnings);
     let warnings = notes;
     let json = root
@@ -58,6 +61,7 @@ pub fn export_scene(eval: &SceneEval) -> Result<GltfExport, String> {
     Ok(GltfExport {
         glb: glb::write(&json, &bin),
         warnings,
+        dropped,
     })
 }
 

@@ -2,25 +2,37 @@
 //! files (ref/kenji-room, ref/max2024-rico; read with ufbx, converted by ufbx
 //! to Max's Z-up axes and the file's system unit).
 //!
-//! World-space vertices of nodes with a non-uniform scale (and a stored scale
-//! axis) against the FBX's. The scale axis itself is not applied (see
-//! docs/evaluation.md): Box007's axis turns about its scaled Z axis, where it
-//! changes nothing, and the FBX cannot hold the shear an axis would make
-//! elsewhere (its node matrices are rotation × scale).
+//! World-space vertices of nodes with a non-uniform scale and a stored scale
+//! axis against the FBX's. The local transform is `Q⁻¹·S·Q·R·T` (the scale
+//! factors act along the scale axis `Q`, docs/evaluation.md); on these nodes
+//! the axis is a turn about a scaled axis or a few 1e-8 rad, so the FBX, which
+//! cannot hold shear, still pins the factors, the rotation and the placement.
 
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::{settings, Document};
 use maxfs_tests::corpus_dir;
 
 /// Nodes with a non-uniform scale whose mesh we evaluate, each (max, fbx, node).
-const NODES: &[(&str, &str, &str)] = &[(
-    "max/kenji-room/Kenjis_Room.max",
-    "ref/kenji-room/Kenjis_Room.FBX",
-    "Box007",
-)];
+const NODES: &[(&str, &str, &str)] = &[
+    (
+        "max/kenji-room/Kenjis_Room.max",
+        "ref/kenji-room/Kenjis_Room.FBX",
+        "Box007",
+    ),
+    (
+        "max/kenji-room/Kenjis_Room.max",
+        "ref/kenji-room/Kenjis_Room.FBX",
+        "Box008",
+    ),
+    (
+        "max/kenji-room/Kenjis_Wardrobe.max",
+        "ref/kenji-room/Kenjis_Wardrobe.FBX",
+        "Cylinder003",
+    ),
+];
 
 /// The FBX scene in Max's axes (right-handed Z-up) and in `metres` per unit.
-fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
+pub(crate) fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
     let opts = ufbx::LoadOpts {
         target_axes: ufbx::CoordinateAxes {
             right: ufbx::CoordinateAxis::PositiveX,
@@ -36,7 +48,7 @@ fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
 }
 
 /// World-space vertex positions of an FBX node's mesh.
-fn fbx_world_vertices(scene: &ufbx::Scene, name: &str) -> Option<Vec<[f64; 3]>> {
+pub(crate) fn fbx_world_vertices(scene: &ufbx::Scene, name: &str) -> Option<Vec<[f64; 3]>> {
     let node = scene
         .nodes
         .iter()
@@ -54,7 +66,7 @@ fn fbx_world_vertices(scene: &ufbx::Scene, name: &str) -> Option<Vec<[f64; 3]>> 
 }
 
 /// Our world-space vertex positions of a node's evaluated mesh at time 0.
-fn our_world_vertices(eval: &SceneEval, node: usize) -> Vec<[f64; 3]> {
+pub(crate) fn our_world_vertices(eval: &SceneEval, node: usize) -> Vec<[f64; 3]> {
     let tm = eval.object_tm(node, 0);
     let mesh = eval
         .mesh(node, 0)
@@ -70,7 +82,7 @@ fn our_world_vertices(eval: &SceneEval, node: usize) -> Vec<[f64; 3]> {
 }
 
 /// The largest distance from a point of `a` to its nearest point of `b`.
-fn worst_nearest(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
+pub(crate) fn worst_nearest(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
     a.iter()
         .map(|p| {
             b.iter()
@@ -81,7 +93,7 @@ fn worst_nearest(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-fn diagonal(pts: &[[f64; 3]]) -> f64 {
+pub(crate) fn diagonal(pts: &[[f64; 3]]) -> f64 {
     let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
     for p in pts {
         for i in 0..3 {

@@ -3,6 +3,7 @@
 //! their own: scene_mutation installs a counting global allocator and
 //! mount_hardening a logger that counts every warning of the process.
 
+mod coverage_table;
 mod disk_cache;
 mod eval_ase;
 mod eval_babylon;
@@ -11,14 +12,17 @@ mod eval_bone;
 mod eval_boolean;
 mod eval_coverage;
 mod eval_deform;
+mod eval_drops;
 mod eval_edit_poly;
 mod eval_fbx;
 mod eval_fbx_uv;
 mod eval_ik_chains;
 mod eval_kwxport;
 mod eval_materials;
+mod eval_mesh_totals;
 mod eval_modifiers;
 mod eval_pegasus;
+mod eval_primitives;
 mod eval_texture_files;
 mod eval_uv;
 mod export_anim_frame_rate;

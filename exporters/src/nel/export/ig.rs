@@ -234,7 +234,9 @@ fn prs_matrix(ctx: &Context, ctl: Option<usize>) -> Mat43 {
             position,
             rotation,
             scale,
-        }) => Mat43::scaling(ctx.eval.scale_at(*scale, 0))
+        }) => ctx
+            .eval
+            .scale_tm(*scale, 0)
             .then(&ctx.eval.rotation_at(*rotation, 0))
             .then(&Mat43::translation(ctx.eval.position_at(*position, 0))),
         _ => Mat43::IDENTITY,

@@ -15,6 +15,9 @@ use crate::eval::core::transform::SceneEval;
 
 /// Superclass of geometric objects: these should yield a mesh.
 const SC_GEOMOBJECT: u32 = 0x10;
+/// Superclass of shapes (splines): geometry once a modifier such as Extrude,
+/// Lathe, Bevel or Sweep sits on them.
+const SC_SHAPE: u32 = 0x40;
 /// The target of a camera or light: geometry by superclass, never rendered.
 const TARGET_OBJECT: ClassId = ClassId(0x1020, 0);
 /// Controllers followed below one node's transform (damaged files may loop).
@@ -28,7 +31,8 @@ const MAX_CHAIN: usize = 512;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Gap {
     /// "transform controller", "position controller", "rotation controller",
-    /// "scale controller", "float controller", "object", "modifier".
+    /// "scale controller", "float controller", "object", "modifier",
+    /// "generated mapping" (mesh built, map channel 1 not).
     pub role: &'static str,
     pub class: String,
     /// Names of the nodes affected, in scene order.
@@ -69,7 +73,12 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
             controller_gaps(eval, ctl, "transform controller", 0, &mut add);
         }
         match mesh_evaluated(idx) {
-            MeshCoverage::Evaluated | MeshCoverage::NotGeometry => {}
+            MeshCoverage::Evaluated => {
+                if let Some(class) = mapping_gap(eval, idx) {
+                    add("generated mapping", class);
+                }
+            }
+            MeshCoverage::NotGeometry => {}
             MeshCoverage::Object(class) => add("object", class),
             MeshCoverage::Modifiers(classes) => {
                 for class in classes {
@@ -82,6 +91,18 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
         .into_iter()
         .map(|((role, class), nodes)| Gap { role, class, nodes })
         .collect()
+}
+
+/// The class of a node's base object when it is a primitive whose mesh is
+/// built but whose generated mapping (map channel 1) is not.
+fn mapping_gap(eval: &SceneEval, node: usize) -> Option<String> {
+    let obj = eval.node_object(node)?;
+    let class = eval.graph.objects.get(obj)?.class.as_ref()?;
+    if class.class_id != crate::eval::objects::primitive::CHAMFER_BOX {
+        return None;
+    }
+    let p = crate::eval::objects::primitive::params(eval, obj, 0).ok()?;
+    crate::eval::objects::primitive_chamfer::mapping_not_generated(&p).then(|| class.name.clone())
 }
 
 /// How far the mesh of one node evaluates.
@@ -207,6 +228,9 @@ pub fn base_object_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
     let Some(class) = eval.graph.objects.get(obj).and_then(|o| o.class.as_ref()) else {
         return MeshCoverage::NotGeometry;
     };
+    if class.super_class == SC_SHAPE {
+        return shape_coverage(eval, node);
+    }
     if class.super_class != SC_GEOMOBJECT || class.class_id == TARGET_OBJECT {
         return MeshCoverage::NotGeometry;
     }
@@ -214,6 +238,21 @@ pub fn base_object_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
         Some(Ok(_)) => MeshCoverage::Evaluated,
         Some(Err(e)) => MeshCoverage::Object(format!("{} (damaged: {e})", class.name)),
         None => MeshCoverage::Object(class.name.clone()),
+    }
+}
+
+/// A shape under a modifier stack (an extruded, lathed, beveled or swept
+/// spline) is a mesh in Max; until the stack evaluates to one, every modifier
+/// of it is named, so the node is never silently absent. A bare shape (a path,
+/// a guide) is not geometry.
+fn shape_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
+    let mods = modifiers(eval, node);
+    if mods.is_empty() {
+        return MeshCoverage::NotGeometry;
+    }
+    match eval.mesh(node, 0) {
+        Some(Ok(_)) => MeshCoverage::Evaluated,
+        _ => MeshCoverage::Modifiers(mods.into_iter().map(|m| class_name(eval, m)).collect()),
     }
 }
 

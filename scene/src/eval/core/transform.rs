@@ -160,6 +160,26 @@ impl SceneEval {
         }
     }
 
+    /// The scale part as a matrix: the factors act along the scale axis, so
+    /// the matrix is `Q⁻¹·S·Q` (row vectors) with `Q` the axis rotation — Max's
+    /// `Inverse(srtm)·stm·srtm` (seed: ScaleValue). An identity axis gives
+    /// plain `S`. Scale XYZ has no axis.
+    pub fn scale_tm(&self, idx: Option<usize>, t: i32) -> Mat43 {
+        let s = Mat43::scaling(self.scale_at(idx, t));
+        match idx.and_then(|i| self.controller(i)) {
+            Some(Controller::Scale { axis, .. }) => {
+                let q = axis.at(t);
+                if q.x == 0.0 && q.y == 0.0 && q.z == 0.0 {
+                    return s;
+                }
+                Mat43::rotation(q.conjugate())
+                    .then(&s)
+                    .then(&Mat43::rotation(q))
+            }
+            _ => s,
+        }
+    }
+
     fn node(&self, idx: usize) -> Option<&NodeInfo> {
         self.graph.objects.get(idx)?.node.as_ref()
     }
@@ -210,7 +230,7 @@ impl SceneEval {
                 rotation,
                 scale,
             }) => {
-                let s = Mat43::scaling(self.scale_at(*scale, t));
+                let s = self.scale_tm(*scale, t);
                 let r = self.rotation_at(*rotation, t);
                 s.then(&r)
                     .then(&Mat43::translation(self.position_at(*position, t)))
@@ -237,7 +257,7 @@ impl SceneEval {
                 rotation,
                 scale,
             } => Some(
-                Mat43::scaling(self.scale_at(*scale, t))
+                self.scale_tm(*scale, t)
                     .then(&self.rotation_at(*rotation, t))
                     .then(&Mat43::translation(self.position_at(*position, t))),
             ),
@@ -482,7 +502,7 @@ impl SceneEval {
         let y = z.cross(x);
         let world = Mat43([x, y, z, world_pos]);
         let rolled = Mat43::rot_z(self.float_at(roll, t, 0.0)).then(&world);
-        let scaled = Mat43::scaling(self.scale_at(scale, t)).then(&rolled);
+        let scaled = self.scale_tm(scale, t).then(&rolled);
         match parent_world {
             Some(pw) => scaled.then(&invert(&pw)),
             None => scaled,

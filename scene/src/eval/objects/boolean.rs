@@ -130,7 +130,8 @@ fn prs(se: &SceneEval, ctl: usize, t: i32) -> Result<Mat43, String> {
             position,
             rotation,
             scale,
-        }) => Ok(Mat43::scaling(se.scale_at(*scale, t))
+        }) => Ok(se
+            .scale_tm(*scale, t)
             .then(&se.rotation_at(*rotation, t))
             .then(&Mat43::translation(se.position_at(*position, t)))),
         _ => Err(format!("object {ctl} is not a PRS controller")),

@@ -6,4 +6,5 @@ pub mod boolean;
 pub mod mesh;
 pub mod poly;
 pub mod primitive;
+pub mod primitive_chamfer;
 pub mod primitive_poly;

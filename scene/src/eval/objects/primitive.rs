@@ -17,6 +17,8 @@ pub const SPHERE: ClassId = ClassId(0x11, 0);
 pub const CYLINDER: ClassId = ClassId(0x12, 0);
 pub const CONE: ClassId = ClassId(0xa86c23dd, 0);
 pub const PYRAMID: ClassId = ClassId(0x76bf318a, 0x4bf37b10);
+/// Extended Primitives' ChamferBox (eval/primitive_chamfer.rs).
+pub const CHAMFER_BOX: ClassId = ClassId(0x1ad73f40, 0x48ea0f97);
 
 /// All three edges visible, as Max marks primitive faces.
 const ALL_EDGES: u16 = 7;
@@ -142,7 +144,17 @@ impl Params {
 
 /// Whether `class` is a primitive this module rebuilds (the Bone object included).
 pub fn is_primitive(class: ClassId) -> bool {
-    [BOX, PLANE, SPHERE, CYLINDER, CONE, PYRAMID, BONE_OBJECT].contains(&class)
+    [
+        BOX,
+        PLANE,
+        SPHERE,
+        CYLINDER,
+        CONE,
+        PYRAMID,
+        BONE_OBJECT,
+        CHAMFER_BOX,
+    ]
+    .contains(&class)
 }
 
 /// The mesh of a parametric primitive class (see [`is_primitive`]).
@@ -155,6 +167,7 @@ pub fn build(class: ClassId, p: &Params) -> Result<Mesh, String> {
         c if c == CONE => cylinder_mesh(p, true),
         c if c == PYRAMID => pyramid_mesh(p),
         c if c == BONE_OBJECT => crate::eval::objects::bone_object::bone_mesh(p),
+        c if c == CHAMFER_BOX => crate::eval::objects::primitive_chamfer::chamfer_box(p),
         c => Err(format!("class {c:?} is not a parametric primitive")),
     }
 }
