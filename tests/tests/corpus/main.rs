@@ -34,6 +34,7 @@ mod export_tags;
 mod fs_tree;
 mod gltf_export;
 mod gltf_uv;
+mod gltf_winding;
 mod mount_corpus;
 mod nel_formats_synthetic;
 mod nel_mutation;
