@@ -33,6 +33,9 @@ pub struct Options {
     /// Per-file decompression budget of parsing (a file over it shows the
     /// stream that crossed it as failed, naming the limit).
     pub inflate: maxfs_scene::container::InflateLimits,
+    /// Folders searched (recursively, ignoring case) for the texture images
+    /// `export/scene.glb` embeds, after the stored path and the `.max`'s folder.
+    pub maps: Vec<PathBuf>,
 }
 
 impl Default for Options {
@@ -41,6 +44,7 @@ impl Default for Options {
             cache_bytes: 512 << 20,
             document_bytes: 1 << 30,
             inflate: Default::default(),
+            maps: Vec::new(),
         }
     }
 }
@@ -261,6 +265,7 @@ pub struct MaxFs {
     doc_loads: AtomicU64,
     generations: Mutex<HashMap<String, u64>>,
     inflate: maxfs_scene::container::InflateLimits,
+    maps: Vec<PathBuf>,
 }
 
 impl MaxFs {
@@ -274,6 +279,7 @@ impl MaxFs {
             doc_loads: AtomicU64::new(0),
             generations: Mutex::new(HashMap::new()),
             inflate: options.inflate,
+            maps: options.maps,
         }
     }
 
@@ -524,6 +530,27 @@ impl MaxFs {
         })
     }
 
+    /// Where `export/scene.glb` looks for texture images of `state`'s file.
+    fn texture_search(&self, state: &MaxState) -> maxfs_exporters::gltf::TextureSearch {
+        maxfs_exporters::gltf::TextureSearch {
+            max_dir: self.root.join(state.path()).parent().map(Path::to_path_buf),
+            roots: self.maps.clone(),
+        }
+    }
+
+    /// `export/errors.txt`: the NeL exports' errors, then one `gltf` line per
+    /// texture image `scene.glb` cannot embed (`gltf<TAB>material<TAB>reason`).
+    fn errors_txt(&self, state: &MaxState) -> Result<Vec<u8>, FsError> {
+        let mut text = self.export_set(state)?.errors_text();
+        if let Ok(eval) = self.loaded(state)?.eval().as_deref() {
+            let search = self.texture_search(state);
+            for (material, reason) in maxfs_exporters::gltf::texture_problems(eval, &search) {
+                text.extend(format!("gltf\t{material}\t{reason}\n").into_bytes());
+            }
+        }
+        Ok(text)
+    }
+
     /// The NeL exports of a file, a stage of its loaded document (exported on
     /// first need).
     fn export_set(&self, state: &MaxState) -> Result<Arc<ExportSet>, FsError> {
@@ -652,10 +679,7 @@ impl MaxFs {
                 let file = set.files.get(i as usize).ok_or(FsError::NotFound)?;
                 (Kind::File, file.bytes.len() as u64)
             }
-            V::ExportErrors => (
-                Kind::File,
-                self.export_set(state)?.errors_text().len() as u64,
-            ),
+            V::ExportErrors => (Kind::File, self.errors_txt(state)?.len() as u64),
             V::Source => (Kind::File, key.size),
             V::Stream(i) => {
                 let light = light_of(state)?;
@@ -739,7 +763,7 @@ impl MaxFs {
                     let file = set.files.get(i as usize).ok_or(FsError::NotFound)?;
                     Blob::Owned(file.bytes.clone())
                 }
-                V::ExportErrors => Blob::Owned(self.export_set(state)?.errors_text().into()),
+                V::ExportErrors => Blob::Owned(self.errors_txt(state)?.into()),
                 v => Blob::Owned(self.generated(state, v)?),
             })),
         }
@@ -839,7 +863,8 @@ impl MaxFs {
             }
             V::SceneGlb => {
                 let eval = doc()?.eval()?;
-                maxfs_exporters::gltf::export_scene(&eval).map(|e| e.glb)
+                maxfs_exporters::gltf::export_scene_with(&eval, &self.texture_search(state))
+                    .map(|e| e.glb)
             }
             _ => Err("not a generated file".into()),
         }

@@ -25,6 +25,11 @@ pub struct MountArgs {
     /// Memory budget of parsed .max files with their evaluation and exports, in MiB.
     #[arg(long, default_value_t = 1024)]
     pub documents_mb: u64,
+    /// Folder searched (recursively, ignoring case) for the texture images
+    /// `export/scene.glb` embeds, after the stored path and the .max's folder;
+    /// repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub maps: Vec<PathBuf>,
     /// Print the caches' statistics (hits, misses, evictions, bytes held per
     /// cache, parses) as one JSON line on stderr every SECS seconds and at unmount.
     #[arg(long, value_name = "SECS")]
@@ -254,6 +259,7 @@ pub fn run(args: MountArgs) -> ExitCode {
             cache_bytes: args.cache_mb.saturating_mul(1 << 20),
             document_bytes: args.documents_mb.saturating_mul(1 << 20),
             inflate: args.limits.limits(),
+            maps: args.maps.clone(),
         },
     ));
     if let Err(e) = block_signals() {
