@@ -357,12 +357,16 @@ impl Builder<'_> {
                 ));
             }
         }
-        Some(self.texture(&stored).map(|index| json::texture::Info {
-            index,
-            tex_coord: set,
-            extensions: None,
-            extras: Default::default(),
-        }).map_err(|e| format!("{slot} map {:?}: {e}", mtl::file_base(&stored))))
+        Some(
+            self.texture(&stored)
+                .map(|index| json::texture::Info {
+                    index,
+                    tex_coord: set,
+                    extensions: None,
+                    extras: Default::default(),
+                })
+                .map_err(|e| format!("{slot} map {:?}: {e}", mtl::file_base(&stored))),
+        )
     }
 
     /// The glTF material of Max material `idx` at face material id `id`
@@ -405,7 +409,11 @@ impl Builder<'_> {
             self.warnings
                 .push(format!("material {:?}: texture not embedded: {e}", m.name));
         }
-        let base = if base_tex.is_some() { [1.0; 3] } else { diffuse };
+        let base = if base_tex.is_some() {
+            [1.0; 3]
+        } else {
+            diffuse
+        };
         let emissive = if em_tex.is_some() {
             [1.0; 3]
         } else if m.use_self_illum_color == Some(true) {
@@ -781,4 +789,3 @@ pub fn build(
     }
     (b.root, b.bin, b.warnings)
 }
-

@@ -56,10 +56,7 @@ pub fn export_scene_with(eval: &SceneEval, search: &TextureSearch) -> Result<Glt
         ));
         TimeConfig::DEFAULT
     });
-    let scale = build::Scale {
-        metres,
-        time,
-    };
+    let scale = build::Scale { metres, time };
     let (root, bin, mut warnings) = build::build(eval, &assets, scale, search);
     notes.append(&mut warnings);
     let warnings = notes;

@@ -57,7 +57,11 @@ fn child_ci(dir: &Path, name: &str) -> Option<PathBuf> {
     let rd = std::fs::read_dir(dir).ok()?;
     let mut hits: Vec<PathBuf> = rd
         .flatten()
-        .filter(|e| e.file_name().to_str().is_some_and(|n| n.eq_ignore_ascii_case(name)))
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        })
         .map(|e| e.path())
         .collect();
     hits.sort();
@@ -172,7 +176,11 @@ pub fn to_png(path: &Path) -> Result<Vec<u8>, TextureError> {
     // TGA has no signature: the extension decides, then the content may.
     match image::ImageFormat::from_path(path) {
         Ok(f) => reader.set_format(f),
-        Err(_) => reader = reader.with_guessed_format().map_err(|e| decode(e.to_string()))?,
+        Err(_) => {
+            reader = reader
+                .with_guessed_format()
+                .map_err(|e| decode(e.to_string()))?
+        }
     }
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_SIDE);
@@ -206,11 +214,19 @@ pub fn probe(path: &Path) -> Result<(), TextureError> {
     })?;
     match image::ImageFormat::from_path(path) {
         Ok(f) => reader.set_format(f),
-        Err(_) => reader = reader.with_guessed_format().map_err(|e| decode(e.to_string()))?,
+        Err(_) => {
+            reader = reader
+                .with_guessed_format()
+                .map_err(|e| decode(e.to_string()))?
+        }
     }
-    let (w, h) = reader.into_dimensions().map_err(|e| decode(e.to_string()))?;
+    let (w, h) = reader
+        .into_dimensions()
+        .map_err(|e| decode(e.to_string()))?;
     if w > MAX_SIDE || h > MAX_SIDE {
-        return Err(decode(format!("{w}×{h} is over the {MAX_SIDE} pixel limit")));
+        return Err(decode(format!(
+            "{w}×{h} is over the {MAX_SIDE} pixel limit"
+        )));
     }
     Ok(())
 }

@@ -41,7 +41,10 @@ fn embedded_png(g: &Value, bin: &[u8], name: &str) -> Option<Vec<u8>> {
     let t = m["pbrMetallicRoughness"]["baseColorTexture"]["index"].as_u64()?;
     let img = &g["images"][g["textures"][t as usize]["source"].as_u64()? as usize];
     assert_eq!(img["mimeType"], "image/png", "{name}: image type");
-    assert!(img.get("uri").is_none(), "{name}: embedded images have no uri");
+    assert!(
+        img.get("uri").is_none(),
+        "{name}: embedded images have no uri"
+    );
     let view = &g["bufferViews"][img["bufferView"].as_u64()? as usize];
     let off = view["byteOffset"].as_u64().unwrap_or(0) as usize;
     let len = view["byteLength"].as_u64()? as usize;
@@ -54,11 +57,8 @@ fn found_images_are_embedded_as_png_and_missing_ones_named() {
     let proj = tmp.path().join("proj");
     std::fs::create_dir_all(&proj).expect("mkdir");
     let max = proj.join("CubesImageFormat.max");
-    std::os::unix::fs::symlink(
-        corpus_dir().join("max/babylon/CubesImageFormat.max"),
-        &max,
-    )
-    .expect("symlink");
+    std::os::unix::fs::symlink(corpus_dir().join("max/babylon/CubesImageFormat.max"), &max)
+        .expect("symlink");
     let maps = tmp.path().join("shared_maps");
     // Lossless formats: the embedded PNG must hold exactly these pixels.
     let lossless = [
@@ -82,7 +82,8 @@ fn found_images_are_embedded_as_png_and_missing_ones_named() {
     let (json, bin) = glb::read(&e.glb).expect("glb");
     let g: Value = serde_json::from_slice(json).expect("json");
     let decode = |name: &str| {
-        let png = embedded_png(&g, bin, name).unwrap_or_else(|| panic!("{name}: no embedded texture"));
+        let png =
+            embedded_png(&g, bin, name).unwrap_or_else(|| panic!("{name}: no embedded texture"));
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{name}: PNG signature");
         image::load_from_memory_with_format(&png, ImageFormat::Png)
             .expect("png decodes")

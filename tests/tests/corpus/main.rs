@@ -33,6 +33,7 @@ mod export_skinned_shape;
 mod export_tags;
 mod fs_tree;
 mod gltf_export;
+mod gltf_lights;
 mod gltf_textures;
 mod gltf_uv;
 mod gltf_winding;
