@@ -36,6 +36,7 @@ mod gltf_export;
 mod gltf_lights;
 mod gltf_textures;
 mod gltf_uv;
+mod gltf_validator;
 mod gltf_winding;
 mod mount_corpus;
 mod nel_formats_synthetic;
