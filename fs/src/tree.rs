@@ -41,6 +41,9 @@ pub struct Options {
     /// listings (so whole-tree walks skip the chunk trees, nearly all of the
     /// tree's entries) but is still reachable by path.
     pub list_chunks: bool,
+    /// Folders searched (recursively, ignoring case) for the texture images
+    /// `export/scene.glb` embeds, after the stored path and the `.max`'s folder.
+    pub maps: Vec<PathBuf>,
 }
 
 impl Default for Options {
@@ -51,6 +54,7 @@ impl Default for Options {
             inflate: Default::default(),
             disk_cache: None,
             list_chunks: true,
+            maps: Vec::new(),
         }
     }
 }
@@ -286,6 +290,7 @@ pub struct MaxFs {
     list_chunks: bool,
     /// Files larger than this are not parsed (parsing holds the whole file).
     max_parse_bytes: u64,
+    maps: Vec<PathBuf>,
 }
 
 impl MaxFs {
@@ -302,6 +307,7 @@ impl MaxFs {
             disk: options.disk_cache,
             list_chunks: options.list_chunks,
             max_parse_bytes: options.document_bytes.max(MIN_PARSE_LIMIT),
+            maps: options.maps,
         }
     }
 
@@ -556,6 +562,27 @@ impl MaxFs {
         })
     }
 
+    /// Where `export/scene.glb` looks for texture images of `state`'s file.
+    fn texture_search(&self, state: &MaxState) -> maxfs_exporters::gltf::TextureSearch {
+        maxfs_exporters::gltf::TextureSearch {
+            max_dir: self.root.join(state.path()).parent().map(Path::to_path_buf),
+            roots: self.maps.clone(),
+        }
+    }
+
+    /// `export/errors.txt`: the NeL exports' errors, then one `gltf` line per
+    /// texture image `scene.glb` cannot embed (`gltf<TAB>material<TAB>reason`).
+    fn errors_txt(&self, state: &MaxState) -> Result<Vec<u8>, FsError> {
+        let mut text = self.export_set(state)?.errors_text();
+        if let Ok(eval) = self.loaded(state)?.eval().as_deref() {
+            let search = self.texture_search(state);
+            for (material, reason) in maxfs_exporters::gltf::texture_problems(eval, &search) {
+                text.extend(format!("gltf\t{material}\t{reason}\n").into_bytes());
+            }
+        }
+        Ok(text)
+    }
+
     /// The NeL exports of a file, a stage of its loaded document (exported on
     /// first need).
     fn export_set(&self, state: &MaxState) -> Result<Arc<ExportSet>, FsError> {
@@ -726,10 +753,7 @@ impl MaxFs {
                 let file = set.files.get(i as usize).ok_or(FsError::NotFound)?;
                 (Kind::File, file.bytes.len() as u64)
             }
-            V::ExportErrors => (
-                Kind::File,
-                self.export_set(state)?.errors_text().len() as u64,
-            ),
+            V::ExportErrors => (Kind::File, self.errors_txt(state)?.len() as u64),
             V::Source => (Kind::File, key.size),
             V::Stream(i) => {
                 let light = light_of(state)?;
@@ -814,7 +838,7 @@ impl MaxFs {
                     let file = set.files.get(i as usize).ok_or(FsError::NotFound)?;
                     Blob::Owned(file.bytes.clone())
                 }
-                V::ExportErrors => Blob::Owned(self.export_set(state)?.errors_text().into()),
+                V::ExportErrors => Blob::Owned(self.errors_txt(state)?.into()),
                 v => Blob::Owned(self.generated(state, v)?),
             })),
         }
@@ -837,12 +861,17 @@ impl MaxFs {
 
     /// The disk cache with the source's hash and the entry name for `what`, when
     /// a cache directory is configured and the source could be hashed. The
-    /// inflate limits are part of the name: they decide which streams read.
+    /// inflate limits and texture roots are part of the name: they decide which
+    /// streams read and which images are embedded.
     fn disk_place(&self, state: &MaxState, what: &str) -> Option<(&DiskCache, SourceHash, String)> {
         let disk = self.disk.as_deref()?;
         let hash = state.source_hash()?;
         let i = &self.inflate;
-        let place = format!("{what}|inflate {}x {} {}", i.ratio, i.floor, i.max);
+        // The texture search roots decide which images scene.glb embeds.
+        let place = format!(
+            "{what}|inflate {}x {} {}|maps {:?}",
+            i.ratio, i.floor, i.max, self.maps
+        );
         Some((disk, hash, place))
     }
 
@@ -947,7 +976,8 @@ impl MaxFs {
             }
             V::SceneGlb => {
                 let eval = doc()?.eval()?;
-                maxfs_exporters::gltf::export_scene(&eval).map(|e| e.glb)
+                maxfs_exporters::gltf::export_scene_with(&eval, &self.texture_search(state))
+                    .map(|e| e.glb)
             }
             _ => Err("not a generated file".into()),
         }

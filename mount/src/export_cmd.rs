@@ -40,6 +40,10 @@ pub struct ExportArgs {
     /// Also write binary glTF 2.0 (`<file>.glb`).
     #[arg(long)]
     pub gltf: bool,
+    /// Folder searched (recursively, ignoring case) for texture images after
+    /// the stored path and the .max's own folder; repeatable. glTF only.
+    #[arg(long, value_name = "DIR")]
+    pub maps: Vec<PathBuf>,
     /// Parallel jobs (default: one per core).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
@@ -144,6 +148,7 @@ struct Job<'a> {
     tag_dir: &'a Path,
     kinds: &'a [ExportKind],
     gltf: bool,
+    maps: &'a [PathBuf],
     force: bool,
     claims: &'a Claims,
 }
@@ -323,7 +328,11 @@ fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Res
             .collect();
     }
     if job.gltf {
-        let e = maxfs_exporters::gltf::export_scene(&eval)?;
+        let search = maxfs_exporters::gltf::TextureSearch {
+            max_dir: p.parent().map(Path::to_path_buf),
+            roots: job.maps.to_vec(),
+        };
+        let e = maxfs_exporters::gltf::export_scene_with(&eval, &search)?;
         write("gltf", &format!("{}.glb", source_stem(p)), &e.glb)?;
         r.warnings.extend(e.warnings);
         // Left-out geometry makes the file partial (no tag), like a NeL node error.
@@ -393,6 +402,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
         tag_dir: &tag_dir,
         kinds: &kinds,
         gltf: args.gltf,
+        maps: &args.maps,
         force: args.force,
         claims: &claims,
     };

@@ -25,6 +25,11 @@ pub struct MountArgs {
     /// Memory budget of parsed .max files with their evaluation and exports, in MiB.
     #[arg(long, default_value_t = 1024)]
     pub documents_mb: u64,
+    /// Folder searched (recursively, ignoring case) for the texture images
+    /// `export/scene.glb` embeds, after the stored path and the .max's folder;
+    /// repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub maps: Vec<PathBuf>,
     /// Print the caches' statistics (hits, misses, evictions, bytes held per
     /// cache, parses) as one JSON line on stderr every SECS seconds and at unmount.
     #[arg(long, value_name = "SECS")]
@@ -304,6 +309,7 @@ pub fn run(args: MountArgs) -> ExitCode {
             inflate: args.limits.limits(),
             disk_cache,
             list_chunks: !args.hide_chunks,
+            maps: args.maps.clone(),
         },
     ));
     if let Err(e) = block_signals() {

@@ -45,6 +45,39 @@ pub fn corpus_max_files() -> Vec<PathBuf> {
     files_with_ext(&corpus_dir().join("max"), &["max"])
 }
 pub mod gltf_ref;
+
+/// Exports `max` to glTF with a 1×1 stand-in image (in a temporary folder used
+/// as the .max's folder) for every Bitmap file name of the scene whose
+/// extension the `image` crate writes: the corpus holds no images, and tests
+/// of what textures carry (texCoord, slots) need them found. Formats it cannot
+/// write (DDS) stay missing and reported.
+pub fn export_with_stand_in_images(max: &Path) -> maxfs_exporters::gltf::GltfExport {
+    use maxfs_scene::eval::render::material as mtl;
+    let doc = maxfs_scene::Document::open(max).expect("max opens");
+    let eval = maxfs_scene::eval::SceneEval::from_document(doc).expect("scene");
+    let assets = mtl::Assets::of(&eval.doc);
+    let dir = tempfile::tempdir().expect("tmp");
+    for i in 0..eval.graph.objects.len() {
+        let Some(file) = mtl::texmap(&eval, i, &assets).and_then(|t| t.file) else {
+            continue;
+        };
+        let base = mtl::file_base(&file);
+        let Ok(format) = image::ImageFormat::from_path(base) else {
+            continue;
+        };
+        if base.is_empty() || base.contains(['/', '\\']) {
+            continue;
+        }
+        let img = image::RgbImage::from_pixel(1, 1, image::Rgb([200, 100, 50]));
+        // Formats the crate cannot encode are left missing.
+        let _ = img.save_with_format(dir.path().join(base), format);
+    }
+    let search = maxfs_exporters::gltf::TextureSearch {
+        max_dir: Some(dir.path().to_path_buf()),
+        roots: Vec::new(),
+    };
+    maxfs_exporters::gltf::export_scene_with(&eval, &search).expect("export")
+}
 pub mod rewrite;
 
 /// street.max's Sphere01 made a LOD master with Sphere02 as its only slave

@@ -14,11 +14,8 @@ use maxfs_scene::eval::{render::camera, render::light, views, Mat43, SceneEval};
 use serde_json::json as value;
 
 use super::geometry;
+use super::textures::{TextureCache, TextureSearch};
 
-/// Ticks per second (Max: 4800 at every frame rate).
-const TICKS_PER_SECOND: f64 = 4800.0;
-/// At most this many samples per animated node (damaged key times).
-const MAX_SAMPLES: i64 = 20_000;
 /// Max cameras and lights look down local −Z with +Y up; after the axis change
 /// that is local −Y with −Z up. This child rotation (−90° about X) turns glTF's
 /// −Z / +Y onto those.
@@ -28,6 +25,8 @@ const LOOK_FIX: [f32; 4] = [
     0.0,
     std::f32::consts::FRAC_1_SQRT_2,
 ];
+/// Material map slots written to glTF (base colour and emissive textures).
+pub const EXPORTED_SLOTS: &[&str] = &["diffuse", "self_illumination"];
 /// Max's default render aspect (640 × 480): cameras store a horizontal FOV.
 const ASPECT: f64 = 4.0 / 3.0;
 
@@ -49,7 +48,7 @@ pub fn to_gltf(m: &Mat43) -> [[f64; 4]; 3] {
 
 /// A glTF-axes matrix with its translation converted to metres.
 #[inline(never)]
-fn metres(mut m: [[f64; 4]; 3], metres_per_unit: f64) -> [[f64; 4]; 3] {
+pub(super) fn metres(mut m: [[f64; 4]; 3], metres_per_unit: f64) -> [[f64; 4]; 3] {
     for row in &mut m {
         row[3] *= metres_per_unit;
     }
@@ -59,7 +58,7 @@ fn metres(mut m: [[f64; 4]; 3], metres_per_unit: f64) -> [[f64; 4]; 3] {
 /// Translation, rotation (x, y, z, w) and scale of a glTF-axes matrix, and
 /// whether T·R·S reproduces it (false with shear).
 #[inline(never)]
-fn decompose(m: &[[f64; 4]; 3]) -> ([f64; 3], [f64; 4], [f64; 3], bool) {
+pub(super) fn decompose(m: &[[f64; 4]; 3]) -> ([f64; 3], [f64; 4], [f64; 3], bool) {
     let t = [m[0][3], m[1][3], m[2][3]];
     let col = |j: usize| [m[0][j], m[1][j], m[2][j]];
     let len = |c: [f64; 3]| (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt();
@@ -150,7 +149,7 @@ fn rows_from_quat(q: [f64; 4]) -> [[f64; 3]; 3] {
 }
 
 #[inline(never)]
-fn f3(v: [f64; 3]) -> [f32; 3] {
+pub(super) fn f3(v: [f64; 3]) -> [f32; 3] {
     v.map(|x| x as f32)
 }
 
@@ -168,23 +167,26 @@ fn clamp01(v: f32) -> f32 {
 pub struct Scale {
     /// Metres per Max unit (the file's system unit).
     pub metres: f64,
-    /// Ticks per frame at the file's frame rate: the animation sampling step.
-    pub ticks_per_frame: i32,
+    /// The file's frame rate and animation range: the sampling step, and the
+    /// timeline written to the scene's `extras`.
+    pub time: maxfs_scene::settings::TimeConfig,
 }
 
 /// The model under construction and its binary buffer.
-struct Builder<'a> {
-    eval: &'a SceneEval,
-    assets: &'a Assets,
-    scale: Scale,
-    root: json::Root,
-    bin: Vec<u8>,
-    warnings: Vec<String>,
+pub(super) struct Builder<'a> {
+    pub(super) eval: &'a SceneEval,
+    pub(super) assets: &'a Assets,
+    pub(super) scale: Scale,
+    pub(super) root: json::Root,
+    pub(super) bin: Vec<u8>,
+    pub(super) warnings: Vec<String>,
     /// Geometry nodes whose mesh is left out (also in `warnings`).
-    dropped: Vec<String>,
-    materials: BTreeMap<usize, Option<Index<json::Material>>>,
-    images: BTreeMap<String, Index<json::Texture>>,
-    sampler: Option<Index<json::texture::Sampler>>,
+    pub(super) dropped: Vec<String>,
+    pub(super) materials: BTreeMap<usize, Option<Index<json::Material>>>,
+    pub(super) images: BTreeMap<String, Index<json::Texture>>,
+    pub(super) sampler: Option<Index<json::texture::Sampler>>,
+    pub(super) search: &'a TextureSearch,
+    pub(super) textures: TextureCache,
 }
 
 impl Builder<'_> {
@@ -236,7 +238,7 @@ impl Builder<'_> {
     }
 
     #[inline(never)]
-    fn floats<const N: usize>(
+    pub(super) fn floats<const N: usize>(
         &mut self,
         data: &[[f32; N]],
         bounds: bool,
@@ -281,11 +283,17 @@ impl Builder<'_> {
         )
     }
 
+    /// The glTF texture of a Bitmap's stored path: its image found and embedded
+    /// as PNG, or the reason it could not be (then no texture is written).
     #[inline(never)]
-    fn texture(&mut self, file: &str) -> Index<json::Texture> {
-        if let Some(t) = self.images.get(file) {
-            return *t;
+    fn texture(&mut self, stored: &str) -> Result<Index<json::Texture>, String> {
+        if let Some(t) = self.images.get(stored) {
+            return Ok(*t);
         }
+        let png = match self.textures.get(self.search, stored) {
+            Ok((_, png)) => png.clone(),
+            Err(e) => return Err(e.to_string()),
+        };
         let sampler = match self.sampler {
             Some(s) => s,
             None => {
@@ -294,11 +302,12 @@ impl Builder<'_> {
                 s
             }
         };
+        let view = self.view(&png, None);
         let image = self.root.push(json::Image {
-            buffer_view: None,
-            mime_type: None,
-            name: Some(file.to_string()),
-            uri: Some(file.to_string()),
+            buffer_view: Some(view),
+            mime_type: Some(json::image::MimeType("image/png".into())),
+            name: Some(mtl::file_base(stored).to_string()),
+            uri: None,
             extensions: None,
             extras: Default::default(),
         });
@@ -309,25 +318,57 @@ impl Builder<'_> {
             extensions: None,
             extras: Default::default(),
         });
-        self.images.insert(file.to_string(), t);
-        t
+        self.images.insert(stored.to_string(), t);
+        Ok(t)
     }
 
+    /// The texture of a material slot's enabled Bitmap and the TEXCOORD set its
+    /// map channel is written as (channel k → set k − 1). A Bitmap whose image
+    /// is not found or not readable gives `Err` (file name and reason), and a
+    /// UV transform (tiling, offset, angle) that is not the identity is named
+    /// in the warnings: it is not written.
     #[inline(never)]
-    /// The bitmap file of a material slot and the TEXCOORD set its map channel
-    /// is written as (channel k → set k − 1).
-    fn map_file(&self, m: &mtl::Material, slot: &str) -> Option<(String, u32)> {
+    fn map_texture(
+        &mut self,
+        m: &mtl::Material,
+        slot: &str,
+    ) -> Option<Result<json::texture::Info, String>> {
         let r = m
             .maps
             .iter()
             .find(|r| r.slot == slot && r.enabled != Some(false))?;
         let t = mtl::texmap(self.eval, r.texmap, self.assets)?;
-        let f = mtl::file_base(t.file.as_deref()?).to_string();
+        let stored = t.file.clone().filter(|f| !mtl::file_base(f).is_empty())?;
         let set =
-            t.uv.and_then(|u| u.channel)
+            t.uv.as_ref()
+                .and_then(|u| u.channel)
                 .and_then(|c| u32::try_from(c - 1).ok())
                 .unwrap_or(0);
-        (!f.is_empty()).then_some((f, set))
+        if let Some(uv) = &t.uv {
+            let off = |v: Option<f32>, id: f32| v.is_some_and(|x| (x - id).abs() > 1e-6);
+            if off(uv.u_offset, 0.0)
+                || off(uv.v_offset, 0.0)
+                || off(uv.u_tiling, 1.0)
+                || off(uv.v_tiling, 1.0)
+                || uv.angle_uvw.iter().any(|a| off(*a, 0.0))
+            {
+                self.warnings.push(format!(
+                    "material {:?}: {slot} map {:?}: UV tiling/offset/angle not exported",
+                    m.name,
+                    mtl::file_base(&stored)
+                ));
+            }
+        }
+        Some(
+            self.texture(&stored)
+                .map(|index| json::texture::Info {
+                    index,
+                    tex_coord: set,
+                    extensions: None,
+                    extras: Default::default(),
+                })
+                .map_err(|e| format!("{slot} map {:?}: {e}", mtl::file_base(&stored))),
+        )
     }
 
     /// The glTF material of Max material `idx` at face material id `id`
@@ -356,14 +397,26 @@ impl Builder<'_> {
     fn pbr(&mut self, m: &mtl::Material) -> Index<json::Material> {
         let diffuse = m.diffuse.unwrap_or([0.5; 3]).map(clamp01);
         let opacity = clamp01(m.opacity.unwrap_or(1.0));
-        let diffuse_map = self.map_file(m, "diffuse");
-        let base = if diffuse_map.is_some() {
+        let mut missing = Vec::new();
+        let mut take = |r: Option<Result<json::texture::Info, String>>| match r? {
+            Ok(info) => Some(info),
+            Err(e) => {
+                missing.push(e);
+                None
+            }
+        };
+        let base_tex = take(self.map_texture(m, "diffuse"));
+        let em_tex = take(self.map_texture(m, "self_illumination"));
+        for e in &missing {
+            self.warnings
+                .push(format!("material {:?}: texture not embedded: {e}", m.name));
+        }
+        let base = if base_tex.is_some() {
             [1.0; 3]
         } else {
             diffuse
         };
-        let emissive_map = self.map_file(m, "self_illumination");
-        let emissive = if emissive_map.is_some() {
+        let emissive = if em_tex.is_some() {
             [1.0; 3]
         } else if m.use_self_illum_color == Some(true) {
             m.self_illum_color.unwrap_or([0.0; 3]).map(clamp01)
@@ -371,18 +424,6 @@ impl Builder<'_> {
             let k = clamp01(m.self_illum_amount.unwrap_or(0.0));
             diffuse.map(|c| c * k)
         };
-        let base_tex = diffuse_map.map(|(f, set)| json::texture::Info {
-            index: self.texture(&f),
-            tex_coord: set,
-            extensions: None,
-            extras: Default::default(),
-        });
-        let em_tex = emissive_map.map(|(f, set)| json::texture::Info {
-            index: self.texture(&f),
-            tex_coord: set,
-            extensions: None,
-            extras: Default::default(),
-        });
         let roughness = 1.0 - clamp01(m.glossiness.unwrap_or(0.1));
         self.root.push(json::Material {
             name: Some(m.name.clone()),
@@ -403,6 +444,11 @@ impl Builder<'_> {
             },
             emissive_factor: json::material::EmissiveFactor(emissive),
             emissive_texture: em_tex,
+            extras: if missing.is_empty() {
+                None
+            } else {
+                serde_json::value::to_raw_value(&value!({ "textures_not_embedded": missing })).ok()
+            },
             ..Default::default()
         })
     }
@@ -582,7 +628,12 @@ impl Builder<'_> {
                 .unwrap_or(1.0)
                 .max(0.0),
             name: Some(name.to_string()),
-            range: None,
+            // Max lights nothing past the far attenuation end when it is on;
+            // glTF's `range` is that cut-off (directional lights have none).
+            range: (l.use_far_atten == Some(true) && ty != khr::Type::Directional)
+                .then(|| l.far_atten.map(|a| a[1] * self.scale.metres as f32))
+                .flatten()
+                .filter(|r| r.is_finite() && *r > 0.0),
             spot,
             type_: Valid(ty),
         };
@@ -638,6 +689,7 @@ pub fn build(
     eval: &SceneEval,
     assets: &Assets,
     scale: Scale,
+    search: &TextureSearch,
 ) -> (json::Root, Vec<u8>, Vec<String>, Vec<String>) {
     let mut b = Builder {
         eval,
@@ -657,6 +709,8 @@ pub fn build(
         materials: BTreeMap::new(),
         images: BTreeMap::new(),
         sampler: None,
+        search,
+        textures: TextureCache::default(),
     };
     let max_nodes: Vec<usize> = eval.graph.nodes().map(|(o, _)| o.index).collect();
     let parent = parents(eval, &max_nodes);
@@ -743,7 +797,7 @@ pub fn build(
         nodes: roots,
     });
     b.root.scene = Some(scene);
-    animations(&mut b, &max_nodes, &animated);
+    super::anim::animations(&mut b, &max_nodes, &animated);
     if b.root.extensions.is_some() {
         b.root.extensions_used.push("KHR_lights_punctual".into());
     }
@@ -758,93 +812,4 @@ pub fn build(
         });
     }
     (b.root, b.bin, b.warnings, b.dropped)
-}
-
-/// One clip: every animated node's local T, R, S sampled per frame over its key range.
-#[inline(never)]
-fn animations(b: &mut Builder, max_nodes: &[usize], animated: &BTreeMap<usize, Vec<i32>>) {
-    let mut channels = Vec::new();
-    let mut samplers = Vec::new();
-    for (i, &n) in max_nodes.iter().enumerate() {
-        let Some(keys) = animated.get(&n) else {
-            continue;
-        };
-        let (Some(&first), Some(&last)) = (keys.first(), keys.last()) else {
-            continue;
-        };
-        let (first, last) = (i64::from(first), i64::from(last));
-        if last <= first {
-            continue;
-        }
-        let frame = i64::from(b.scale.ticks_per_frame.max(1));
-        let step = frame.max((last - first) / MAX_SAMPLES + 1);
-        let mut times: Vec<i64> = (0..)
-            .map(|k| first + k * step)
-            .take_while(|&t| t < last)
-            .collect();
-        times.push(last);
-        let mut tr = Vec::with_capacity(times.len());
-        let mut rot: Vec<[f32; 4]> = Vec::with_capacity(times.len());
-        let mut sc = Vec::with_capacity(times.len());
-        let mut prev = [0.0, 0.0, 0.0, 1.0];
-        for &t in &times {
-            let m = metres(to_gltf(&b.eval.local_tm(n, t as i32)), b.scale.metres);
-            let (t3, mut q, s, _) = decompose(&m);
-            if q.iter().zip(&prev).map(|(a, b)| a * b).sum::<f64>() < 0.0 {
-                q = q.map(|v| -v);
-            }
-            prev = q;
-            tr.push(f3(t3));
-            rot.push(q.map(|v| v as f32));
-            sc.push(f3(s));
-        }
-        let secs: Vec<[f32; 1]> = times
-            .iter()
-            .map(|&t| [(t as f64 / TICKS_PER_SECOND) as f32])
-            .collect();
-        let input = b.floats(&secs, true, false);
-        for (path, output) in [
-            (
-                json::animation::Property::Translation,
-                b.floats(&tr, false, false),
-            ),
-            (
-                json::animation::Property::Rotation,
-                b.floats(&rot, false, false),
-            ),
-            (
-                json::animation::Property::Scale,
-                b.floats(&sc, false, false),
-            ),
-        ] {
-            let sampler = Index::new(samplers.len() as u32);
-            samplers.push(json::animation::Sampler {
-                extensions: None,
-                extras: Default::default(),
-                input,
-                interpolation: Valid(json::animation::Interpolation::Linear),
-                output,
-            });
-            channels.push(json::animation::Channel {
-                sampler,
-                target: json::animation::Target {
-                    extensions: None,
-                    extras: Default::default(),
-                    node: Index::new(i as u32),
-                    path: Valid(path),
-                },
-                extensions: None,
-                extras: Default::default(),
-            });
-        }
-    }
-    if !channels.is_empty() {
-        b.root.push(json::Animation {
-            extensions: None,
-            extras: Default::default(),
-            channels,
-            name: Some("All".into()),
-            samplers,
-        });
-    }
 }

@@ -7,9 +7,13 @@
 //! glTF point (x, z, −y). Lengths are converted from the file's system unit to
 //! metres, and animation is sampled once per frame at the file's frame rate.
 
+mod anim;
 mod build;
 pub mod geometry;
 pub mod glb;
+pub mod textures;
+
+pub use textures::TextureSearch;
 
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::settings::{self, TimeConfig};
@@ -27,9 +31,16 @@ pub struct GltfExport {
     pub dropped: Vec<String>,
 }
 
-/// Exports an evaluated scene. Fails only when the scene cannot be read at
-/// all; anything narrower becomes a warning.
+/// Exports an evaluated scene without looking for texture images (every
+/// textured material is reported in the warnings). Fails only when the scene
+/// cannot be read at all; anything narrower becomes a warning.
 pub fn export_scene(eval: &SceneEval) -> Result<GltfExport, String> {
+    export_scene_with(eval, &TextureSearch::default())
+}
+
+/// Exports an evaluated scene, embedding the texture images `search` finds
+/// (docs/gltf-export.md, "Textures").
+pub fn export_scene_with(eval: &SceneEval, search: &TextureSearch) -> Result<GltfExport, String> {
     let (doc, graph) = (&*eval.doc, &*eval.graph);
     let assets = maxfs_scene::eval::render::material::Assets::of(doc);
     let mut notes = Vec::new();
@@ -48,11 +59,8 @@ pub fn export_scene(eval: &SceneEval) -> Result<GltfExport, String> {
         ));
         TimeConfig::DEFAULT
     });
-    let scale = build::Scale {
-        metres,
-        ticks_per_frame: time.ticks_per_frame,
-    };
-    let (root, bin, mut warnings, dropped) = build::build(eval, &assets, scale);
+    let scale = build::Scale { metres, time };
+    let (root, bin, mut warnings, dropped) = build::build(eval, &assets, scale, search);
     notes.append(&mut warnings);
     let warnings = notes;
     let json = root
@@ -65,9 +73,72 @@ pub fn export_scene(eval: &SceneEval) -> Result<GltfExport, String> {
     })
 }
 
-/// Opens and exports a `.max` file. Fails only when the scene cannot be read at all.
+/// Opens and exports a `.max` file, looking for texture images beside and
+/// below it. Fails only when the scene cannot be read at all.
 pub fn export_file(path: &std::path::Path) -> Result<GltfExport, String> {
+    export_file_with(path, &[])
+}
+
+/// Opens and exports a `.max` file, looking for texture images beside and
+/// below it, then below each of `maps`.
+pub fn export_file_with(
+    path: &std::path::Path,
+    maps: &[std::path::PathBuf],
+) -> Result<GltfExport, String> {
     let doc = Document::open(path).map_err(|e| e.to_string())?;
     let eval = SceneEval::from_document(doc).map_err(|e| format!("no scene: {e}"))?;
-    export_scene(&eval)
+    let search = TextureSearch {
+        max_dir: path.parent().map(std::path::Path::to_path_buf),
+        roots: maps.to_vec(),
+    };
+    export_scene_with(&eval, &search)
+}
+
+/// The Bitmaps of the scene's node materials (Multi/Sub-Object followed)
+/// whose image `search` does not find or cannot decode, as
+/// (material name, "slot map \"file\": reason"), sorted and without repeats.
+/// Cheaper than an export: nothing is encoded. Used for `errors.txt`.
+pub fn texture_problems(eval: &SceneEval, search: &TextureSearch) -> Vec<(String, String)> {
+    use maxfs_scene::eval::render::material as mtl;
+    let assets = mtl::Assets::of(&eval.doc);
+    let mut todo: Vec<usize> = eval
+        .graph
+        .nodes()
+        .filter_map(|(o, _)| mtl::node_material(&eval.graph, o.index))
+        .collect();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = std::collections::BTreeSet::new();
+    let mut checked = std::collections::BTreeMap::new();
+    while let Some(m) = todo.pop() {
+        if !seen.insert(m) {
+            continue;
+        }
+        let Some(mat) = mtl::material(eval, m) else {
+            continue;
+        };
+        todo.extend(mat.sub_materials.iter().flatten());
+        for r in &mat.maps {
+            if r.enabled == Some(false) || !build::EXPORTED_SLOTS.contains(&r.slot.as_str()) {
+                continue;
+            }
+            let Some(stored) = mtl::texmap(eval, r.texmap, &assets).and_then(|t| t.file) else {
+                continue;
+            };
+            if mtl::file_base(&stored).is_empty() {
+                continue;
+            }
+            let verdict = checked
+                .entry(stored.clone())
+                .or_insert_with(|| search.resolve(&stored).map(|p| textures::probe(&p)));
+            let reason = match verdict {
+                Ok(Ok(_)) => continue,
+                Ok(Err(e)) | Err(e) => e.to_string(),
+            };
+            out.insert((
+                mat.name.clone(),
+                format!("{} map {:?}: {reason}", r.slot, mtl::file_base(&stored)),
+            ));
+        }
+    }
+    out.into_iter().collect()
 }

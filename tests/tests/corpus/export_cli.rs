@@ -20,6 +20,7 @@ fn args(paths: Vec<PathBuf>, out: &Path) -> ExportArgs {
         out: out.to_path_buf(),
         kind: Vec::new(),
         gltf: false,
+        maps: Vec::new(),
         jobs: Some(2),
         tag_dir: None,
         force: false,

@@ -19,6 +19,7 @@ fn export(src: &Path, out: &Path, kinds: &[&str], gltf: bool) -> ExitCode {
         out: out.to_path_buf(),
         kind: kinds.iter().map(|k| k.to_string()).collect(),
         gltf,
+        maps: Vec::new(),
         jobs: Some(1),
         tag_dir: None,
         force: false,
