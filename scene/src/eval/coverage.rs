@@ -66,7 +66,16 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
             }
         };
         if let Some(ctl) = eval.tm_controller(idx) {
-            controller_gaps(eval, ctl, "transform controller", 0, &mut add);
+            // Biped parts and Link Constraints are evaluated node by node
+            // (rig_transform.rs): a gap names the reason of this node.
+            match eval.direct_world(idx, 0) {
+                Some(Ok(_)) => {}
+                Some(Err(why)) => add(
+                    "transform controller",
+                    format!("{} ({why})", class_name(eval, ctl)),
+                ),
+                None => controller_gaps(eval, ctl, "transform controller", 0, &mut add),
+            }
         }
         match mesh_evaluated(idx) {
             MeshCoverage::Evaluated | MeshCoverage::NotGeometry => {}

@@ -15,6 +15,7 @@ pub mod modifier;
 pub mod poly;
 pub mod primitive;
 pub mod primitive_poly;
+pub mod rig_transform;
 pub mod skin;
 pub mod transform;
 pub mod views;
