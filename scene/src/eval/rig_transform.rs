@@ -20,6 +20,8 @@ const MAX_LINK_DEPTH: usize = 16;
 /// How far from identity the parent of a Biped COM may be: a COM linked to a
 /// moving parent follows the link-parent rule (0x0112, seed §11), not evaluated.
 const ROOT_TOLERANCE: f64 = 1e-9;
+/// The deepest parent chain followed (deeper is a cycle in damaged data).
+const MAX_CHAIN: usize = 512;
 
 /// The decoded rigs of a scene, by system object.
 pub type Rigs = BTreeMap<usize, Result<Arc<Rig>, String>>;
@@ -62,11 +64,45 @@ impl SceneEval {
             let off = link_constraint::offset_tm(self, &l, t).ok_or_else(|| {
                 format!("Link Constraint {ctl}: the offset (reference 0) is not a PRS controller")
             })?;
-            if let Some(Err(why)) = self.direct_world_at_depth(l.target, t, depth + 1, budget) {
-                return Err(format!("Link Constraint {ctl}: target not evaluated: {why}"));
-            }
+            self.chain_evaluated(l.target, t, depth + 1, budget)
+                .map_err(|why| format!("Link Constraint {ctl}: target not evaluated: {why}"))?;
             Ok(off.then(&self.world_tm_at_depth(l.target, t, depth + 1, budget)))
         }))
+    }
+
+    /// Whether the world TM of `node` is evaluated: no node from it up to the
+    /// first directly evaluated one (or the root) is a Biped part or Link
+    /// Constraint that is not — a bone parented under an unevaluated Biped
+    /// bone would otherwise sit at an identity parent.
+    fn chain_evaluated(
+        &self,
+        node: usize,
+        t: i32,
+        depth: usize,
+        budget: &Cell<u32>,
+    ) -> Result<(), String> {
+        let mut cur = Some(node);
+        for _ in 0..MAX_CHAIN {
+            let Some(n) = cur else { return Ok(()) };
+            match self.direct_world_at_depth(n, t, depth, budget) {
+                Some(Ok(_)) => return Ok(()),
+                Some(Err(why)) => {
+                    let name = self
+                        .graph
+                        .objects
+                        .get(n)
+                        .and_then(|o| o.node.as_ref())
+                        .map_or_else(String::new, |x| x.name.clone());
+                    return Err(if n == node {
+                        why
+                    } else {
+                        format!("its ancestor {name:?} is not evaluated: {why}")
+                    });
+                }
+                None => cur = self.parent_node(n),
+            }
+        }
+        Err(format!("parent chain deeper than {MAX_CHAIN}"))
     }
 
     fn biped_world(

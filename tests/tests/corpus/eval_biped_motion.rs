@@ -8,6 +8,7 @@
 //! position within 1e-3 × the rig's height (figure record 0x000c). Bones the
 //! evaluation refuses are counted and named with their reason.
 
+use maxfs_scene::eval::link_constraint;
 use maxfs_scene::eval::{Mat43, SceneEval, Vec3};
 use maxfs_scene::{settings, Document};
 use maxfs_tests::corpus_dir;
@@ -17,25 +18,60 @@ const ROTATION_TOLERANCE: f64 = 1e-3;
 /// Positions may differ by this fraction of the rig's height.
 const POSITION_TOLERANCE: f64 = 1e-3;
 
-/// (max, fbx, bones that must be evaluated and compared at every frame).
-const TAKES: &[(&str, &str, &[&str])] = &[
-    (
-        "biped-ld35/Player@Run.max",
-        "biped-ld35/Player@Run.FBX",
-        &["B_Pelvis", "B_L_Thigh", "B_R_Thigh", "B_L_Calf", "B_R_Calf"],
-    ),
-    (
-        "biped-ld35/Red@Run.max",
-        "biped-ld35/Red@Run.FBX",
-        &["B_Pelvis", "B_L_Thigh", "B_R_Calf"],
-    ),
-    (
-        "biped-ld35/Red@Spawn.max",
-        "biped-ld35/Red@Spawn.FBX",
-        &["B_Pelvis", "B_L_Thigh", "B_R_Calf"],
-    ),
-    ("biped-ld35/Yellow@Spawn.max", "biped-ld35/Yellow@Spawn.FBX", &[]),
-    ("biped-ld35/Player@Idle.max", "biped-ld35/Player@Idle.FBX", &[]),
+/// One animated take: the .max, its FBX, the bones that must be evaluated
+/// and compared at every frame, and a constant world shift of the whole FBX
+/// rig against the .max (`ours = fbx + shift`).
+struct Take {
+    max: &'static str,
+    fbx: &'static str,
+    required: &'static [&'static str],
+    shift: [f64; 3],
+}
+
+/// Red@Run's FBX puts the rig 0.1733 units lower in Max y than the .max does
+/// at every frame, in every bone: the .max's horizontal keys all hold depth
+/// −0.1733 (y = +0.1733), which the Skin bind pose of the same file confirms
+/// (eval_biped.rs) and Red@Spawn's FBX of the same rig follows; the FBX was
+/// written from an earlier save. Rotations agree to 1.5e-6.
+const RED_RUN_SHIFT: [f64; 3] = [0.0, 0.173_289_88, 0.0];
+
+const TAKES: &[Take] = &[
+    Take {
+        max: "biped-ld35/Player@Run.max",
+        fbx: "biped-ld35/Player@Run.FBX",
+        required: &["B_Pelvis", "B_L_Thigh", "B_R_Thigh", "B_L_Calf", "B_R_Calf"],
+        shift: [0.0; 3],
+    },
+    Take {
+        max: "biped-ld35/Red@Run.max",
+        fbx: "biped-ld35/Red@Run.FBX",
+        required: &[
+            "B_Pelvis", "B_L_Thigh", "B_R_Thigh", "B_L_Calf", "B_R_Calf", "B_L_Toe1", "B_L_Toe2",
+            "B_R_Toe1", "B_R_Toe2",
+        ],
+        shift: RED_RUN_SHIFT,
+    },
+    Take {
+        max: "biped-ld35/Red@Spawn.max",
+        fbx: "biped-ld35/Red@Spawn.FBX",
+        required: &[
+            "B_Pelvis", "B_L_Thigh", "B_R_Thigh", "B_L_Calf", "B_R_Calf", "B_L_Toe1", "B_L_Toe2",
+            "B_R_Toe1", "B_R_Toe2",
+        ],
+        shift: [0.0; 3],
+    },
+    Take {
+        max: "biped-ld35/Yellow@Spawn.max",
+        fbx: "biped-ld35/Yellow@Spawn.FBX",
+        required: &[],
+        shift: [0.0; 3],
+    },
+    Take {
+        max: "biped-ld35/Player@Idle.max",
+        fbx: "biped-ld35/Player@Idle.FBX",
+        required: &[],
+        shift: [0.0; 3],
+    },
 ];
 
 fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
@@ -78,7 +114,8 @@ fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
 fn linked_bones_follow_the_biped_at_every_frame() {
     let corpus = corpus_dir();
     let (mut report, mut failures) = (Vec::new(), Vec::new());
-    for (max, fbx, required) in TAKES {
+    for take in TAKES {
+        let (max, fbx, required) = (take.max, take.fbx, take.required);
         let doc = Document::open(&corpus.join("max").join(max)).expect("max file");
         let eval = SceneEval::from_document(doc).expect("scene");
         let unit = settings::system_unit(&eval.doc, &eval.graph).expect("unit");
@@ -120,6 +157,8 @@ fn linked_bones_follow_the_biped_at_every_frame() {
                     .find(|n| n.element.name.as_ref() == name)
                     .map(|n| to_mat(&n.node_to_world))
                     .expect("node in the evaluated FBX");
+                let [a, b, c, p] = theirs.0;
+                let theirs = Mat43([a, b, c, p.plus(Vec3(take.shift[0], take.shift[1], take.shift[2]))]);
                 let ours = eval.world_tm(o.index, tick);
                 if std::env::var("BIPED_DEBUG").is_ok_and(|v| name.contains(&v)) {
                     let f = |m: &Mat43| format!("{:?}", m.rows().map(|r| r.map(|x| (x * 1000.0).round() / 1000.0)));
@@ -134,10 +173,16 @@ fn linked_bones_follow_the_biped_at_every_frame() {
                     ));
                 }
             }
-            compared.push(name);
+            let target = eval
+                .tm_controller(o.index)
+                .and_then(|c| link_constraint::decode(&eval, c))
+                .and_then(Result::ok)
+                .and_then(|l| Some(eval.graph.objects.get(l.target)?.node.as_ref()?.name.clone()))
+                .unwrap_or_default();
+            compared.push(format!("{name} → {target}"));
         }
-        for r in *required {
-            if !compared.iter().any(|c| c == r) {
+        for r in required {
+            if !compared.iter().any(|c| c.split(" → ").next() == Some(r)) {
                 failures.push(format!("{max}: {r} not evaluated"));
             }
         }
