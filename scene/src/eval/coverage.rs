@@ -260,7 +260,20 @@ pub fn tm_gaps(eval: &SceneEval, node: usize) -> Vec<String> {
             break;
         };
         let mut out: Vec<String> = Vec::new();
-        if let Some(ctl) = eval.tm_controller(n) {
+        // A Biped part or Link Constraint gives its world TM directly
+        // (rig_transform.rs): evaluated, the ancestors do not matter.
+        let direct = eval.direct_world(n, 0);
+        if let Some(Ok(_)) = direct {
+            return Vec::new();
+        }
+        if let (Some(Err(why)), Some(ctl)) = (direct, eval.tm_controller(n)) {
+            let class = format!("{} ({why})", class_name(eval, ctl));
+            out.push(if n == node {
+                class
+            } else {
+                format!("{class} on ancestor {:?}", info.name)
+            });
+        } else if let Some(ctl) = eval.tm_controller(n) {
             let mut add = |_: &'static str, class: String| {
                 let entry = if n == node {
                     class
