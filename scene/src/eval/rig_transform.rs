@@ -52,7 +52,9 @@ impl SceneEval {
     ) -> Option<Result<Mat43, String>> {
         let ctl = self.tm_controller(node)?;
         if let Some(role) = biped::controller_role(self, ctl) {
-            return Some(role.and_then(|(sys, role)| self.biped_world(node, sys, role, t, depth, budget)));
+            return Some(
+                role.and_then(|(sys, role)| self.biped_world(node, sys, role, t, depth, budget)),
+            );
         }
         let link = link_constraint::decode(self, ctl)?;
         Some(link.and_then(|l| {
@@ -126,10 +128,17 @@ impl SceneEval {
                     .rows()
                     .iter()
                     .zip(Mat43::IDENTITY.rows())
-                    .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs()).collect::<Vec<_>>())
+                    .flat_map(|(a, b)| {
+                        a.iter()
+                            .zip(b)
+                            .map(|(x, y)| (x - y).abs())
+                            .collect::<Vec<_>>()
+                    })
                     .fold(0.0, f64::max);
                 if off > ROOT_TOLERANCE {
-                    return Err("COM linked to a transformed parent: link-parent rule not evaluated".into());
+                    return Err(
+                        "COM linked to a transformed parent: link-parent rule not evaluated".into(),
+                    );
                 }
             }
         }

@@ -46,8 +46,15 @@ const TAKES: &[Take] = &[
         max: "biped-ld35/Red@Run.max",
         fbx: "biped-ld35/Red@Run.FBX",
         required: &[
-            "B_Pelvis", "B_L_Thigh", "B_R_Thigh", "B_L_Calf", "B_R_Calf", "B_L_Toe1", "B_L_Toe2",
-            "B_R_Toe1", "B_R_Toe2",
+            "B_Pelvis",
+            "B_L_Thigh",
+            "B_R_Thigh",
+            "B_L_Calf",
+            "B_R_Calf",
+            "B_L_Toe1",
+            "B_L_Toe2",
+            "B_R_Toe1",
+            "B_R_Toe2",
         ],
         shift: RED_RUN_SHIFT,
     },
@@ -55,8 +62,15 @@ const TAKES: &[Take] = &[
         max: "biped-ld35/Red@Spawn.max",
         fbx: "biped-ld35/Red@Spawn.FBX",
         required: &[
-            "B_Pelvis", "B_L_Thigh", "B_R_Thigh", "B_L_Calf", "B_R_Calf", "B_L_Toe1", "B_L_Toe2",
-            "B_R_Toe1", "B_R_Toe2",
+            "B_Pelvis",
+            "B_L_Thigh",
+            "B_R_Thigh",
+            "B_L_Calf",
+            "B_R_Calf",
+            "B_L_Toe1",
+            "B_L_Toe2",
+            "B_R_Toe1",
+            "B_R_Toe2",
         ],
         shift: [0.0; 3],
     },
@@ -158,10 +172,20 @@ fn linked_bones_follow_the_biped_at_every_frame() {
                     .map(|n| to_mat(&n.node_to_world))
                     .expect("node in the evaluated FBX");
                 let [a, b, c, p] = theirs.0;
-                let theirs = Mat43([a, b, c, p.plus(Vec3(take.shift[0], take.shift[1], take.shift[2]))]);
+                let theirs = Mat43([
+                    a,
+                    b,
+                    c,
+                    p.plus(Vec3(take.shift[0], take.shift[1], take.shift[2])),
+                ]);
                 let ours = eval.world_tm(o.index, tick);
                 if std::env::var("BIPED_DEBUG").is_ok_and(|v| name.contains(&v)) {
-                    let f = |m: &Mat43| format!("{:?}", m.rows().map(|r| r.map(|x| (x * 1000.0).round() / 1000.0)));
+                    let f = |m: &Mat43| {
+                        format!(
+                            "{:?}",
+                            m.rows().map(|r| r.map(|x| (x * 1000.0).round() / 1000.0))
+                        )
+                    };
                     println!("{name} {tick}\n  ours {}\n  fbx  {}", f(&ours), f(&theirs));
                 }
                 let (dr, dp) = max_diff(&ours, &theirs);
@@ -177,7 +201,17 @@ fn linked_bones_follow_the_biped_at_every_frame() {
                 .tm_controller(o.index)
                 .and_then(|c| link_constraint::decode(&eval, c))
                 .and_then(Result::ok)
-                .and_then(|l| Some(eval.graph.objects.get(l.target)?.node.as_ref()?.name.clone()))
+                .and_then(|l| {
+                    Some(
+                        eval.graph
+                            .objects
+                            .get(l.target)?
+                            .node
+                            .as_ref()?
+                            .name
+                            .clone(),
+                    )
+                })
                 .unwrap_or_default();
             compared.push(format!("{name} → {target}"));
         }

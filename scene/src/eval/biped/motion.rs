@@ -182,7 +182,9 @@ fn slerp_direct(a: Quat, b: Quat, u: f64) -> Quat {
 fn control_points(track: &KeyTrack, qs: &[Quat], i: usize) -> (Quat, Quat) {
     let k = &track.keys[i];
     let q = qs[i];
-    let prev = i.checked_sub(1).map(|p| q_log(qs[p].conjugate().compose(q)));
+    let prev = i
+        .checked_sub(1)
+        .map(|p| q_log(qs[p].conjugate().compose(q)));
     let next = qs.get(i + 1).map(|n| q_log(q.conjugate().compose(*n)));
     let (g1, g2) = match (prev, next) {
         (Some(a), Some(b)) => (a, b),
@@ -190,7 +192,11 @@ fn control_points(track: &KeyTrack, qs: &[Quat], i: usize) -> (Quat, Quat) {
         (None, Some(b)) => (b, b),
         (None, None) => (Vec3::default(), Vec3::default()),
     };
-    let (tt, c, b) = (tcb_param(k.tcb[0]), tcb_param(k.tcb[1]), tcb_param(k.tcb[2]));
+    let (tt, c, b) = (
+        tcb_param(k.tcb[0]),
+        tcb_param(k.tcb[1]),
+        tcb_param(k.tcb[2]),
+    );
     let t_out = g1
         .scale((1.0 - tt) * (1.0 + c) * (1.0 + b) / 2.0)
         .plus(g2.scale((1.0 - tt) * (1.0 - c) * (1.0 - b) / 2.0));
@@ -204,7 +210,10 @@ fn control_points(track: &KeyTrack, qs: &[Quat], i: usize) -> (Quat, Quat) {
             let dt_out = f64::from(nk.time - k.time);
             let sum = dt_in + dt_out;
             if sum > 0.0 {
-                (t_in.scale(2.0 * dt_in / sum), t_out.scale(2.0 * dt_out / sum))
+                (
+                    t_in.scale(2.0 * dt_in / sum),
+                    t_out.scale(2.0 * dt_out / sum),
+                )
             } else {
                 (t_in, t_out)
             }
@@ -222,9 +231,8 @@ fn turn_between(a: Quat, b: Quat) -> f64 {
 }
 
 fn com_at(rig: &Rig, t: i32) -> Result<super::super::math::Mat43, String> {
-    let missing = |n: &str| {
-        format!("no {n} keys: the COM at its current-position frame is not evaluated")
-    };
+    let missing =
+        |n: &str| format!("no {n} keys: the COM at its current-position frame is not evaluated");
     let h = track(rig, "horizontal").ok_or_else(|| missing("horizontal"))?;
     let v = track(rig, "vertical").ok_or_else(|| missing("vertical"))?;
     let turn = track(rig, "turn").ok_or_else(|| missing("turn"))?;
@@ -270,11 +278,17 @@ fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, String> {
         let toes = figure::half(rig, figure::LEG_STRUCTURE, left)?
             .get(10)
             .map_or(0, |c| c.to_bits() as usize);
-        quats.extend((0..toes).map(|k| 47 + 12 * k).take_while(|&a| a + 4 <= out.len()));
+        quats.extend(
+            (0..toes)
+                .map(|k| 47 + 12 * k)
+                .take_while(|&a| a + 4 <= out.len()),
+        );
     }
     for at in quats {
         if at + 4 > out.len() {
-            return Err(format!("{name}: record too short for a quaternion at [{at}]"));
+            return Err(format!(
+                "{name}: record too short for a quaternion at [{at}]"
+            ));
         }
         let q = quat_curve(tr, at, t)?;
         out[at..at + 4].copy_from_slice(&[q.x as f32, q.y as f32, q.z as f32, q.w as f32]);
@@ -304,5 +318,62 @@ pub fn pose_at(rig: &Rig, t: i32) -> Pose {
         com,
         pelvis,
         legs: [leg_at(rig, false, t), leg_at(rig, true, t)],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tracks::Key;
+    use super::*;
+
+    fn track(keys: &[(i32, [f32; 4])]) -> KeyTrack {
+        KeyTrack {
+            name: "right leg",
+            data_chunk: "0x0138".into(),
+            time_chunk: "0x0139".into(),
+            data_header: Vec::new(),
+            time_record_words: 10,
+            keys: keys
+                .iter()
+                .map(|&(time, q)| Key {
+                    time,
+                    tcb: [25.0; 3],
+                    values: q.to_vec(),
+                })
+                .collect(),
+        }
+    }
+
+    fn angle(a: Quat, b: Quat) -> f64 {
+        2.0 * a.dot(b).abs().min(1.0).acos()
+    }
+
+    /// Keys swinging 115° back and forth: the in-betweens stay on the arc
+    /// between their keys (the shorter-arc flip of the control points sent
+    /// them the other way round: biped-ld35/Player@Run's thighs).
+    #[test]
+    fn large_swings_stay_between_their_keys() {
+        let a = [-0.297_182, 0.030_422, 0.587_215, 0.752_287];
+        let c = [0.0, 0.0, -0.298_279, 0.954_479];
+        let tr = track(&[(0, a), (1280, c), (2560, a), (3840, c)]);
+        let (qa, qc) = (quat_at(&tr, 0, 0).unwrap(), quat_at(&tr, 1, 0).unwrap());
+        let whole = angle(qa, qc);
+        for t in (1280..=2560).step_by(160) {
+            let q = quat_curve(&tr, 0, t).unwrap();
+            let detour = angle(qc, q) + angle(q, qa) - whole;
+            assert!(detour < 0.02, "tick {t}: {detour} rad off the arc");
+        }
+        // Exact at the keys, clamped outside them.
+        assert!(angle(quat_curve(&tr, 0, 2560).unwrap(), qa) < 1e-6);
+        assert!(angle(quat_curve(&tr, 0, -50).unwrap(), qa) < 1e-6);
+        assert!(angle(quat_curve(&tr, 0, 9999).unwrap(), qc) < 1e-6);
+    }
+
+    /// A zero-length key quaternion is an error naming the track and key.
+    #[test]
+    fn degenerate_quaternions_are_errors() {
+        let tr = track(&[(0, [0.0; 4]), (160, [0.0, 0.0, 0.0, 1.0])]);
+        let e = quat_curve(&tr, 0, 80).unwrap_err();
+        assert!(e.contains("right leg key 0"), "{e}");
     }
 }
