@@ -85,7 +85,7 @@ fn quat_at(track: &KeyTrack, k: usize, at: usize) -> Result<Quat, String> {
         w: value(track, k, at + 3)?,
     };
     let n = q.dot(q).sqrt();
-    if !(n > 1e-6) || !n.is_finite() {
+    if !n.is_finite() || n <= 1e-6 {
         return Err(format!(
             "{} key {k}: quaternion [{at}..{}] has length {n}",
             track.name,
