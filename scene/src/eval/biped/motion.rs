@@ -2,21 +2,21 @@
 //! "Interpolation"): every channel is interpolated in its stored space, then
 //! the body-part rules of `figure` turn the result into world TMs.
 //!
-//! - COM position = (h[0], −h[2], v[2]) — horizontal record x and Y-up depth,
+//! - COM position = (h\[0\], −h\[2\], v\[2\]) — horizontal record x and Y-up depth,
 //!   vertical record height — each a biped TCB curve (Max's TCB with the plain
 //!   difference as the boundary tangent, `keys::tcb`).
 //! - COM rotation = the turn record's Y-up quaternion [4..7], squad through
 //!   the keys (`keys::tcb_rot`), converted like the figure's COM rotation.
 //!   The seed measures the quaternion squad off the reference on segments of
-//!   large turns (162°), where Biped interpolates the signed angle [1]
+//!   large turns (162°), where Biped interpolates the signed angle \[1\]
 //!   instead; segments turning more than [`MAX_TURN_SEGMENT`] are therefore
 //!   not evaluated.
 //! - Pelvis: at the COM position, the constant pelvis axes in the COM frame;
 //!   pelvis keys other than identity are not evaluated (their convention is
 //!   not measured).
 //! - Legs: the leg record has the layout of a figure leg pose half; the knee
-//!   angle [0] is a TCB curve, the thigh [2..5], foot [28..31] and toe
-//!   base [47 + 12k] quaternions squads. Legs with any IK key (blend [12] ≠ 0)
+//!   angle \[0\] is a TCB curve, the thigh [2..5], foot [28..31] and toe
+//!   base [47 + 12k] quaternions squads. Legs with any IK key (blend \[12\] ≠ 0)
 //!   are not evaluated: Biped re-solves the IK in-betweens (seed §11, "IK").
 //!
 //! A rig without horizontal, vertical or turn keys sits at its current-position
