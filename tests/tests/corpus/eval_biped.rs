@@ -7,7 +7,7 @@
 //! figure pose. Bones whose figure pose is not evaluated yet are counted and
 //! named, never compared against identity.
 
-use maxfs_scene::eval::rigs::biped::{self, figure, Role};
+use maxfs_scene::eval::rigs::biped::{self, figure, motion, Role};
 use maxfs_scene::eval::{modifier::skin, rigs::link_constraint};
 use maxfs_scene::eval::{Mat43, SceneEval};
 use maxfs_scene::Document;
@@ -182,7 +182,8 @@ fn figure_pose_matches_the_skin_bind_pose() {
 /// Damaged Biped records: every leaf of each live record group (RabbitSkin's
 /// Max 2009 layout, Player@Run's Max 2013 layout), truncated, extended or with
 /// a huge first word, decodes to a rig or to an error naming the object and
-/// chunk — never a panic — and what still decodes still evaluates.
+/// chunk — never a panic — and what still decodes still evaluates, in the
+/// figure and at any tick from its keytracks.
 #[test]
 fn damaged_biped_records_give_precise_errors() {
     use maxfs_scene::chunk::Chunk;
@@ -192,6 +193,7 @@ fn damaged_biped_records_give_precise_errors() {
         let doc = open(rel);
         let eval = SceneEval::from_document(doc).expect("scene");
         let system = biped::systems(&eval)[0];
+        let structure: Structure = biped::rig(&eval, system).expect("rig").structure;
         let group: Vec<Chunk> = records::live_group(eval.chunks(system))
             .expect("live group")
             .to_vec();
@@ -230,24 +232,26 @@ fn damaged_biped_records_give_precise_errors() {
                     Ok((figure, tracks)) => {
                         let rig = Rig {
                             system: 1,
-                            structure: Structure {
-                                body_type: None,
-                                link_counts: Vec::new(),
-                                node_table: Vec::new(),
-                                link_parent_inverse: None,
-                                current_frame: None,
-                                move_all: None,
-                            },
+                            structure: structure.clone(),
                             figure,
                             bones: Vec::new(),
                             tracks,
                         };
+                        // The figure and the pose at any tick (keytracks).
+                        let poses = [-100_000, 0, 317, 1280, i32::MAX / 2]
+                            .map(|t| motion::pose_at(&rig, t));
                         for role in [
                             Role::Com,
                             Role::Part { limb: 11, link: 0 },
                             Role::Part { limb: 4, link: 0 },
+                            Role::Part { limb: 5, link: 1 },
+                            Role::Part { limb: 4, link: 2 },
+                            Role::Part { limb: 7, link: 0 },
                         ] {
                             let _ = figure::world(&rig, role);
+                            for pose in &poses {
+                                let _ = figure::world_in(&rig, pose, role);
+                            }
                         }
                     }
                 }

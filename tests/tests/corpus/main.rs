@@ -8,6 +8,7 @@ mod disk_cache;
 mod eval_ase;
 mod eval_babylon;
 mod eval_biped;
+mod eval_biped_motion;
 mod eval_bone;
 mod eval_boolean;
 mod eval_coverage;

@@ -70,7 +70,16 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
             }
         };
         if let Some(ctl) = eval.tm_controller(idx) {
-            controller_gaps(eval, ctl, "transform controller", 0, &mut add);
+            // Biped parts and Link Constraints are evaluated node by node
+            // (rig_transform.rs): a gap names the reason of this node.
+            match eval.direct_world(idx, 0) {
+                Some(Ok(_)) => {}
+                Some(Err(why)) => add(
+                    "transform controller",
+                    format!("{} ({why})", class_name(eval, ctl)),
+                ),
+                None => controller_gaps(eval, ctl, "transform controller", 0, &mut add),
+            }
         }
         match mesh_evaluated(idx) {
             MeshCoverage::Evaluated => {
@@ -290,7 +299,20 @@ pub fn tm_gaps(eval: &SceneEval, node: usize) -> Vec<String> {
             break;
         };
         let mut out: Vec<String> = Vec::new();
-        if let Some(ctl) = eval.tm_controller(n) {
+        // A Biped part or Link Constraint gives its world TM directly
+        // (rig_transform.rs): evaluated, the ancestors do not matter.
+        let direct = eval.direct_world(n, 0);
+        if let Some(Ok(_)) = direct {
+            return Vec::new();
+        }
+        if let (Some(Err(why)), Some(ctl)) = (direct, eval.tm_controller(n)) {
+            let class = format!("{} ({why})", class_name(eval, ctl));
+            out.push(if n == node {
+                class
+            } else {
+                format!("{class} on ancestor {:?}", info.name)
+            });
+        } else if let Some(ctl) = eval.tm_controller(n) {
             let mut add = |_: &'static str, class: String| {
                 let entry = if n == node {
                     class

@@ -28,6 +28,8 @@ pub struct SceneEval {
     scene_stream: Option<usize>,
     cache: Vec<OnceLock<Result<Controller, String>>>,
     memo: MeshMemo,
+    /// Biped rigs, decoded on first use (rig_transform.rs).
+    rigs: OnceLock<crate::eval::rigs::rig_transform::Rigs>,
 }
 
 /// The deepest parent chain followed; deeper is treated as a cycle in damaged data.
@@ -40,7 +42,7 @@ const INHERIT_FLAGS_CHUNK: u16 = 0x7230;
 /// bits 0–2 are position, 3–5 rotation).
 pub const INHERIT_SCALE: u32 = 0x1c0;
 /// Node transforms one evaluation may compute before giving up on damaged data.
-const EVAL_BUDGET: u32 = 100_000;
+pub(crate) const EVAL_BUDGET: u32 = 100_000;
 
 impl SceneEval {
     /// The evaluation of a typed document; fails when its scene graph could not be read.
@@ -70,6 +72,7 @@ impl SceneEval {
             scene_stream,
             cache,
             memo: MeshMemo::default(),
+            rigs: OnceLock::new(),
         }
     }
 
@@ -243,8 +246,22 @@ impl SceneEval {
             }) if depth < MAX_LOOKAT_DEPTH => {
                 self.lookat_tm(node, [*target, *position, *roll, *scale], t, depth, budget)
             }
-            _ => Mat43::IDENTITY,
+            // Biped and Link Constraint nodes: their world TM relative to the parent's.
+            _ => match self.direct_world_at_depth(node, t, depth, budget) {
+                Some(Ok(w)) => self.direct_local(node, &w, t, depth, budget),
+                _ => Mat43::IDENTITY,
+            },
         }
+    }
+
+    /// The rig cache of rig_transform.rs.
+    pub(crate) fn rig_cache(&self) -> &OnceLock<crate::eval::rigs::rig_transform::Rigs> {
+        &self.rigs
+    }
+
+    /// The parent node of `node` (None at the scene root).
+    pub(crate) fn parent_node(&self, node: usize) -> Option<usize> {
+        self.parent(node)
     }
 
     /// The matrix of a Position/Rotation/Scale controller at `t` (scale, then
@@ -275,12 +292,27 @@ impl SceneEval {
         self.world_tm_at_depth(node, t, 0, &Cell::new(EVAL_BUDGET))
     }
 
-    fn world_tm_at_depth(&self, node: usize, t: i32, depth: usize, budget: &Cell<u32>) -> Mat43 {
+    /// The walk up the parent chain ends at a node whose world TM its
+    /// controller gives directly (Biped, Link Constraint: rig_transform.rs).
+    pub(crate) fn world_tm_at_depth(
+        &self,
+        node: usize,
+        t: i32,
+        depth: usize,
+        budget: &Cell<u32>,
+    ) -> Mat43 {
+        if let Some(Ok(w)) = self.direct_world_at_depth(node, t, depth, budget) {
+            return w;
+        }
         let mut m = self.local_tm_at_depth(node, t, depth, budget);
         let mut cur = node;
         for _ in 0..MAX_CHAIN {
             match self.parent(cur) {
                 Some(p) => {
+                    if let Some(Ok(w)) = self.direct_world_at_depth(p, t, depth, budget) {
+                        m = m.then(&w);
+                        break;
+                    }
                     m = m.then(&self.local_tm_at_depth(p, t, depth, budget));
                     cur = p;
                 }

@@ -4,3 +4,4 @@
 pub mod biped;
 pub mod ik;
 pub mod link_constraint;
+pub mod rig_transform;

@@ -13,7 +13,7 @@ use crate::eval::core::math::{Mat43, Quat, Vec3};
 /// Leg and arm pose records (0x0069 / 0x006a): two halves, right side first.
 const LEG_POSE: &str = "0x0069";
 /// Leg structure (0x000f): two halves, right side first; [1] = thigh side offset.
-const LEG_STRUCTURE: &str = "0x000f";
+pub(super) const LEG_STRUCTURE: &str = "0x000f";
 
 /// How far the two halves of a pose record may differ and still be one pose
 /// (biped-ld35/Player's halves differ by ~1e-7 in the thigh quaternion).
@@ -38,12 +38,12 @@ fn c_t() -> Mat43 {
     ])
 }
 
-fn yup_point(p: [f64; 3]) -> Vec3 {
+pub(super) fn yup_point(p: [f64; 3]) -> Vec3 {
     Vec3(p[0], -p[2], p[1])
 }
 
 /// A stored Y-up quaternion as a Max rotation matrix.
-fn yup_rotation(q: [f64; 4]) -> Mat43 {
+pub(super) fn yup_rotation(q: [f64; 4]) -> Mat43 {
     let r = Mat43::rotation(
         Quat {
             x: q[0],
@@ -57,14 +57,14 @@ fn yup_rotation(q: [f64; 4]) -> Mat43 {
     c_t().then(&r).then(&c())
 }
 
-fn with_position(r: &Mat43, p: Vec3) -> Mat43 {
+pub(super) fn with_position(r: &Mat43, p: Vec3) -> Mat43 {
     let [a, b, cc, _] = r.0;
     Mat43([a, b, cc, p])
 }
 
 /// The pelvis axes in the COM frame: pelvis X = COM Z (up), Y = COM X
 /// (forward), Z = COM Y (left) — constant for every Biped (seed §11).
-fn pelvis_in_com() -> Mat43 {
+pub(super) fn pelvis_in_com() -> Mat43 {
     Mat43([
         Vec3(0.0, 0.0, 1.0),
         Vec3(1.0, 0.0, 0.0),
@@ -82,7 +82,7 @@ fn record<'r>(rig: &'r Rig, id: &str) -> Option<&'r [f32]> {
 }
 
 /// One side's half of a two-sided record (right side first).
-fn half<'r>(rig: &'r Rig, id: &str, left: bool) -> Result<&'r [f32], String> {
+pub(super) fn half<'r>(rig: &'r Rig, id: &str, left: bool) -> Result<&'r [f32], String> {
     let f = record(rig, id).ok_or_else(|| format!("no record {id}"))?;
     if f.is_empty() || f.len() % 2 != 0 {
         return Err(format!(
@@ -92,6 +92,51 @@ fn half<'r>(rig: &'r Rig, id: &str, left: bool) -> Result<&'r [f32], String> {
     }
     let h = f.len() / 2;
     Ok(if left { &f[h..] } else { &f[..h] })
+}
+
+/// The inputs of the body-part rules at one moment: the COM and pelvis world
+/// TMs and each leg's pose values in the layout of a 0x0069 half (right
+/// first). The figure fills it from the figure records, `motion` from the
+/// keytracks at a tick; an entry that could not be had holds why.
+#[derive(Debug, Clone)]
+pub struct Pose {
+    pub com: Result<Mat43, String>,
+    pub pelvis: Result<Mat43, String>,
+    pub legs: [Result<Vec<f32>, String>; 2],
+}
+
+impl Pose {
+    fn leg(&self, left: bool) -> Result<&[f32], String> {
+        self.legs[usize::from(left)]
+            .as_deref()
+            .map_err(Clone::clone)
+    }
+}
+
+/// The figure pose: COM and pelvis from their figure records, the legs from
+/// the two halves of 0x0069 when they agree (see [`thigh`]).
+pub fn figure_pose(rig: &Rig) -> Pose {
+    let leg = |left: bool| -> Result<Vec<f32>, String> {
+        let pose = half(rig, LEG_POSE, left)?;
+        let other = half(rig, LEG_POSE, !left)?;
+        let same = pose.len() >= 6
+            && other.len() >= 6
+            && pose[..6]
+                .iter()
+                .zip(&other[..6])
+                .all(|(a, b)| (a - b).abs() <= SYMMETRY_TOLERANCE);
+        if !same {
+            return Err(
+                "asymmetric leg pose halves (0x0069): the current half is not settled".into(),
+            );
+        }
+        Ok(pose.to_vec())
+    };
+    Pose {
+        com: com(rig),
+        pelvis: pelvis(rig),
+        legs: [leg(false), leg(true)],
+    }
 }
 
 /// The figure-mode world TM of the COM (Bip01): the figure position and
@@ -134,20 +179,9 @@ pub fn pelvis(rig: &Rig) -> Result<Mat43, String> {
 /// thigh rotation ([0..6]) differ, which one is current is not settled (seed §11 reports stale halves;
 /// on RabbitSkin the Skin bind pose has both thighs at the right half's value
 /// while the left half holds another), so the thighs are not evaluated.
-pub fn thigh(rig: &Rig, left: bool) -> Result<Mat43, String> {
-    let pelvis = pelvis(rig)?;
-    let pose = half(rig, LEG_POSE, left)?;
-    // The knee angle and thigh rotation ([0..6]) of both halves, to float noise.
-    let other = half(rig, LEG_POSE, !left)?;
-    let same = pose.len() >= 6
-        && other.len() >= 6
-        && pose[..6]
-            .iter()
-            .zip(&other[..6])
-            .all(|(a, b)| (a - b).abs() <= SYMMETRY_TOLERANCE);
-    if !same {
-        return Err("asymmetric leg pose halves (0x0069): the current half is not settled".into());
-    }
+pub fn thigh(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
+    let pelvis = at.pelvis.clone()?;
+    let pose = at.leg(left)?;
     let structure = half(rig, LEG_STRUCTURE, left)?;
     let (Some(q), Some(&side)) = (pose.get(2..6), structure.get(1)) else {
         return Err("leg records too short".into());
@@ -173,9 +207,9 @@ pub fn thigh(rig: &Rig, left: bool) -> Result<Mat43, String> {
 /// A calf: the knee hinge, `Rz(knee − π)` in the thigh frame with the knee's
 /// interior angle at leg pose half \[0\], placed at the thigh's end (leg
 /// structure half \[2\] along the thigh's X axis). Same symmetry rule as the thigh.
-pub fn calf(rig: &Rig, left: bool) -> Result<Mat43, String> {
-    let thigh = thigh(rig, left)?;
-    let pose = half(rig, LEG_POSE, left)?;
+pub fn calf(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
+    let thigh = thigh(rig, at, left)?;
+    let pose = at.leg(left)?;
     let structure = half(rig, LEG_STRUCTURE, left)?;
     let (Some(&knee), Some(&length)) = (pose.first(), structure.get(2)) else {
         return Err("leg records too short".into());
@@ -189,9 +223,9 @@ pub fn calf(rig: &Rig, left: bool) -> Result<Mat43, String> {
 /// half \[3\] along the calf's X axis); its rotation is absolute in the COM
 /// frame, `rot(q*) · C · COM` with q = leg pose half [28..31] of its own side
 /// (seed §11: the one leg value stored per side, not mirrored).
-pub fn foot(rig: &Rig, left: bool) -> Result<Mat43, String> {
-    let calf = calf(rig, left)?;
-    let pose = half(rig, LEG_POSE, left)?;
+pub fn foot(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
+    let calf = calf(rig, at, left)?;
+    let pose = at.leg(left)?;
     let structure = half(rig, LEG_STRUCTURE, left)?;
     let (Some(q), Some(&length)) = (pose.get(28..32), structure.get(3)) else {
         return Err("leg records too short".into());
@@ -202,7 +236,7 @@ pub fn foot(rig: &Rig, left: bool) -> Result<Mat43, String> {
         z: q[2].into(),
         w: q[3].into(),
     };
-    let com = com(rig)?;
+    let com = at.com.clone()?;
     let com_rot = with_position(&com, Vec3::default());
     let r = Mat43::rotation(q.conjugate().normalized())
         .then(&c())
@@ -221,9 +255,9 @@ const MAX_TOE_LINKS: usize = 16;
 /// foot frame, rotated by the toe's delta quaternion s and the matrix M:
 /// `rot(s*) · M` on the right, `rot(s) · M · diag(1, 1, −1)` on the left (the
 /// left half stores reflections). Measured on biped-ld35/Red.
-pub fn toe_base(rig: &Rig, left: bool, toe: usize) -> Result<Mat43, String> {
-    let foot = foot(rig, left)?;
-    let pose = half(rig, LEG_POSE, left)?;
+pub fn toe_base(rig: &Rig, at: &Pose, left: bool, toe: usize) -> Result<Mat43, String> {
+    let foot = foot(rig, at, left)?;
+    let pose = at.leg(left)?;
     if pose.len() != TOE_POSE_HALF {
         return Err(format!(
             "toe pose in a {}-float leg pose half not evaluated",
@@ -285,16 +319,21 @@ pub fn toe_base(rig: &Rig, left: bool, toe: usize) -> Result<Mat43, String> {
 
 /// The figure-mode world TM of one bone of `rig`, or why it is not evaluated.
 pub fn world(rig: &Rig, role: Role) -> Result<Mat43, String> {
+    world_in(rig, &figure_pose(rig), role)
+}
+
+/// The world TM of one bone of `rig` in pose `at`, or why it is not evaluated.
+pub fn world_in(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, String> {
     match role {
-        Role::Com => com(rig),
-        Role::Part { limb: 11, link: 0 } => pelvis(rig),
-        Role::Part { limb: 4, link: 0 } => thigh(rig, true),
-        Role::Part { limb: 5, link: 0 } => thigh(rig, false),
-        Role::Part { limb: 4, link: 1 } => calf(rig, true),
-        Role::Part { limb: 5, link: 1 } => calf(rig, false),
+        Role::Com => at.com.clone(),
+        Role::Part { limb: 11, link: 0 } => at.pelvis.clone(),
+        Role::Part { limb: 4, link: 0 } => thigh(rig, at, true),
+        Role::Part { limb: 5, link: 0 } => thigh(rig, at, false),
+        Role::Part { limb: 4, link: 1 } => calf(rig, at, true),
+        Role::Part { limb: 5, link: 1 } => calf(rig, at, false),
         Role::Part { limb, link: 2 } if limb == 4 || limb == 5 => {
             if rig.structure.link_counts.get(limb as usize) == Some(&3) {
-                foot(rig, limb == 4)
+                foot(rig, at, limb == 4)
             } else {
                 Err("foot of a leg with other than 3 links not evaluated".into())
             }
@@ -308,7 +347,7 @@ pub fn world(rig: &Rig, role: Role) -> Result<Mat43, String> {
                 .unwrap_or(0);
             match per_toe {
                 0 => Err("toe without a link count (0x0100)".into()),
-                n if link % n == 0 => toe_base(rig, limb == 6, (link / n) as usize),
+                n if link % n == 0 => toe_base(rig, at, limb == 6, (link / n) as usize),
                 _ => Err(format!("toe link {link} beyond the base not evaluated")),
             }
         }

@@ -6,6 +6,7 @@
 //! Layouts: seed §11 (docs/evaluation.md, "Biped").
 
 pub mod figure;
+pub mod motion;
 pub mod records;
 pub mod tracks;
 

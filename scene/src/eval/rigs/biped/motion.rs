@@ -1,0 +1,379 @@
+//! The Biped pose at any tick from the keytracks (seed §11, "Conversions" and
+//! "Interpolation"): every channel is interpolated in its stored space, then
+//! the body-part rules of `figure` turn the result into world TMs.
+//!
+//! - COM position = (h\[0\], −h\[2\], v\[2\]) — horizontal record x and Y-up depth,
+//!   vertical record height — each a biped TCB curve (Max's TCB with the plain
+//!   difference as the boundary tangent, `keys::tcb`).
+//! - COM rotation = the turn record's Y-up quaternion [4..7], squad through
+//!   the keys (`keys::tcb_rot`), converted like the figure's COM rotation.
+//!   The seed measures the quaternion squad off the reference on segments of
+//!   large turns (162°), where Biped interpolates the signed angle \[1\]
+//!   instead; segments turning more than [`MAX_TURN_SEGMENT`] are therefore
+//!   not evaluated.
+//! - Pelvis: at the COM position, the constant pelvis axes in the COM frame;
+//!   pelvis keys other than identity are not evaluated (their convention is
+//!   not measured).
+//! - Legs: the leg record has the layout of a figure leg pose half; the knee
+//!   angle \[0\] is a TCB curve, the thigh [2..5], foot [28..31] and toe
+//!   base [47 + 12k] quaternions squads. Legs with any IK key (blend \[12\] ≠ 0)
+//!   are not evaluated: Biped re-solves the IK in-betweens (seed §11, "IK").
+//!
+//! A rig without horizontal, vertical or turn keys sits at its current-position
+//! frame, whose rule (0x0104 + 0x0260 correction, seed §11) is not implemented:
+//! its COM is not evaluated.
+
+use super::figure::{self, Pose};
+use super::{KeyTrack, Rig};
+use crate::eval::core::keys::{self, TcbKey};
+use crate::eval::core::math::{Quat, Vec3};
+
+/// The largest turn between two turn keys (radians) evaluated by the squad.
+pub const MAX_TURN_SEGMENT: f64 = std::f64::consts::FRAC_PI_2;
+/// Leg record offsets of the thigh and foot quaternions.
+const LEG_QUATS: [usize; 2] = [2, 28];
+/// Leg records of this length hold toe delta quaternions at [47 + 12k].
+const TOE_LEG_RECORD: usize = 120;
+/// Leg record offset of the IK blend.
+const IK_BLEND: usize = 12;
+
+fn track<'r>(rig: &'r Rig, name: &str) -> Option<&'r KeyTrack> {
+    rig.tracks
+        .iter()
+        .find(|t| t.name == name && !t.keys.is_empty())
+}
+
+/// Max UI TCB (25 = default) → the internal −1..1 range.
+fn tcb_param(v: f32) -> f64 {
+    (f64::from(v) - 25.0) / 25.0
+}
+
+fn value(track: &KeyTrack, k: usize, i: usize) -> Result<f64, String> {
+    track.keys[k]
+        .values
+        .get(i)
+        .map(|&v| f64::from(v))
+        .ok_or_else(|| format!("{} key {k}: record too short for value [{i}]", track.name))
+}
+
+/// The TCB curve of values `at..at + N` of every key, at tick `t`.
+fn scalar_curve<const N: usize>(track: &KeyTrack, at: usize, t: i32) -> Result<[f64; N], String> {
+    let mut ks = Vec::with_capacity(track.keys.len());
+    for (k, key) in track.keys.iter().enumerate() {
+        let mut v = [0.0; N];
+        for (j, slot) in v.iter_mut().enumerate() {
+            *slot = value(track, k, at + j)?;
+        }
+        ks.push(TcbKey {
+            time: key.time,
+            value: v,
+            tension: tcb_param(key.tcb[0]),
+            continuity: tcb_param(key.tcb[1]),
+            bias: tcb_param(key.tcb[2]),
+            ease_in: 0.0,
+            ease_out: 0.0,
+        });
+    }
+    keys::tcb(&ks, t).ok_or_else(|| format!("{}: no keys", track.name))
+}
+
+fn quat_at(track: &KeyTrack, k: usize, at: usize) -> Result<Quat, String> {
+    let q = Quat {
+        x: value(track, k, at)?,
+        y: value(track, k, at + 1)?,
+        z: value(track, k, at + 2)?,
+        w: value(track, k, at + 3)?,
+    };
+    let n = q.dot(q).sqrt();
+    if !n.is_finite() || n <= 1e-6 {
+        return Err(format!(
+            "{} key {k}: quaternion [{at}..{}] has length {n}",
+            track.name,
+            at + 3
+        ));
+    }
+    Ok(q.normalized())
+}
+
+/// The squad through the quaternions at `at..at + 4` of every key, at tick `t`.
+fn quat_curve(track: &KeyTrack, at: usize, t: i32) -> Result<Quat, String> {
+    let mut qs: Vec<Quat> = Vec::with_capacity(track.keys.len());
+    for k in 0..track.keys.len() {
+        let mut q = quat_at(track, k, at)?;
+        if qs.last().is_some_and(|p| p.dot(q) < 0.0) {
+            q = neg(q);
+        }
+        qs.push(q);
+    }
+    let times: Vec<i32> = track.keys.iter().map(|k| k.time).collect();
+    let n = qs.len();
+    let i = times.partition_point(|&k| k <= t);
+    if i == 0 {
+        return Ok(qs[0]);
+    }
+    if i >= n {
+        return Ok(qs[n - 1]);
+    }
+    let i = i - 1;
+    let u = f64::from(t - times[i]) / f64::from(times[i + 1] - times[i]);
+    let (_, a) = control_points(track, &qs, i);
+    let (b, _) = control_points(track, &qs, i + 1);
+    let p = slerp_direct(qs[i], qs[i + 1], u);
+    let q = slerp_direct(a, b, u);
+    Ok(slerp_direct(p, q, 2.0 * u * (1.0 - u)).normalized())
+}
+
+fn neg(q: Quat) -> Quat {
+    Quat {
+        x: -q.x,
+        y: -q.y,
+        z: -q.z,
+        w: -q.w,
+    }
+}
+
+fn q_log(q: Quat) -> Vec3 {
+    let v = Vec3(q.x, q.y, q.z);
+    let s = v.len();
+    if s < 1e-12 {
+        return Vec3::default();
+    }
+    v.scale(s.atan2(q.w) / s)
+}
+
+fn q_exp(v: Vec3) -> Quat {
+    let th = v.len();
+    if th < 1e-12 {
+        return Quat::IDENTITY;
+    }
+    let s = th.sin() / th;
+    Quat {
+        x: v.0 * s,
+        y: v.1 * s,
+        z: v.2 * s,
+        w: th.cos(),
+    }
+}
+
+/// Slerp along the arc from `a` to `b` as given — no flip to the shorter arc:
+/// the squad's control points of a large swing lie more than 180° apart, and
+/// flipping them sends the in-betweens the wrong way round (measured on
+/// biped-ld35/Player@Run's thighs, 115° per key).
+fn slerp_direct(a: Quat, b: Quat, u: f64) -> Quat {
+    let d = a.dot(b).clamp(-1.0, 1.0);
+    let th = d.acos();
+    let s = th.sin();
+    let (ka, kb) = if s.abs() < 1e-9 {
+        (1.0 - u, u)
+    } else {
+        (((1.0 - u) * th).sin() / s, (u * th).sin() / s)
+    };
+    Quat {
+        x: ka * a.x + kb * b.x,
+        y: ka * a.y + kb * b.y,
+        z: ka * a.z + kb * b.z,
+        w: ka * a.w + kb * b.w,
+    }
+}
+
+/// The incoming and outgoing squad control points of key `i`: Kochanek–Bartels
+/// tangents in the log space of the relative rotations, the plain difference
+/// at the ends (seed §11, "Interpolation").
+fn control_points(track: &KeyTrack, qs: &[Quat], i: usize) -> (Quat, Quat) {
+    let k = &track.keys[i];
+    let q = qs[i];
+    let prev = i
+        .checked_sub(1)
+        .map(|p| q_log(qs[p].conjugate().compose(q)));
+    let next = qs.get(i + 1).map(|n| q_log(q.conjugate().compose(*n)));
+    let (g1, g2) = match (prev, next) {
+        (Some(a), Some(b)) => (a, b),
+        (Some(a), None) => (a, a),
+        (None, Some(b)) => (b, b),
+        (None, None) => (Vec3::default(), Vec3::default()),
+    };
+    let (tt, c, b) = (
+        tcb_param(k.tcb[0]),
+        tcb_param(k.tcb[1]),
+        tcb_param(k.tcb[2]),
+    );
+    let t_out = g1
+        .scale((1.0 - tt) * (1.0 + c) * (1.0 + b) / 2.0)
+        .plus(g2.scale((1.0 - tt) * (1.0 - c) * (1.0 - b) / 2.0));
+    let t_in = g1
+        .scale((1.0 - tt) * (1.0 - c) * (1.0 + b) / 2.0)
+        .plus(g2.scale((1.0 - tt) * (1.0 + c) * (1.0 - b) / 2.0));
+    // Uneven key spacing scales the tangents as for scalar TCB keys.
+    let (t_in, t_out) = match (i.checked_sub(1), track.keys.get(i + 1)) {
+        (Some(p), Some(nk)) => {
+            let dt_in = f64::from(k.time - track.keys[p].time);
+            let dt_out = f64::from(nk.time - k.time);
+            let sum = dt_in + dt_out;
+            if sum > 0.0 {
+                (
+                    t_in.scale(2.0 * dt_in / sum),
+                    t_out.scale(2.0 * dt_out / sum),
+                )
+            } else {
+                (t_in, t_out)
+            }
+        }
+        _ => (t_in, t_out),
+    };
+    let a = q.compose(q_exp(t_out.minus(g2).scale(0.5)));
+    let bq = q.compose(q_exp(g1.minus(t_in).scale(0.5)));
+    (bq, a)
+}
+
+/// The angle between two unit quaternions' rotations.
+fn turn_between(a: Quat, b: Quat) -> f64 {
+    2.0 * a.dot(b).abs().min(1.0).acos()
+}
+
+fn com_at(rig: &Rig, t: i32) -> Result<crate::eval::core::math::Mat43, String> {
+    let missing =
+        |n: &str| format!("no {n} keys: the COM at its current-position frame is not evaluated");
+    let h = track(rig, "horizontal").ok_or_else(|| missing("horizontal"))?;
+    let v = track(rig, "vertical").ok_or_else(|| missing("vertical"))?;
+    let turn = track(rig, "turn").ok_or_else(|| missing("turn"))?;
+    for k in 1..turn.keys.len() {
+        let a = turn_between(quat_at(turn, k - 1, 4)?, quat_at(turn, k, 4)?);
+        if a > MAX_TURN_SEGMENT {
+            return Err(format!(
+                "turn keys {} → {} turn {:.1}°: large-turn interpolation not evaluated",
+                turn.keys[k - 1].time,
+                turn.keys[k].time,
+                a.to_degrees()
+            ));
+        }
+    }
+    let [x, _, depth] = scalar_curve::<3>(h, 0, t)?;
+    let [height] = scalar_curve::<1>(v, 2, t)?;
+    let q = quat_curve(turn, 4, t)?;
+    let r = figure::yup_rotation([q.x, q.y, q.z, q.w]);
+    Ok(figure::with_position(&r, Vec3(x, -depth, height)))
+}
+
+fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, String> {
+    let name = if left { "left leg" } else { "right leg" };
+    let tr = track(rig, name).ok_or_else(|| format!("no {name} keys"))?;
+    if let Some(k) = tr
+        .keys
+        .iter()
+        .position(|k| k.values.get(IK_BLEND).is_some_and(|&b| b != 0.0))
+    {
+        return Err(format!(
+            "{name} key at tick {} has IK blend {}: IK in-betweens not evaluated",
+            tr.keys[k].time, tr.keys[k].values[IK_BLEND]
+        ));
+    }
+    // The stored record of the segment's first key, with the channels the
+    // body-part rules read replaced by their curves.
+    let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);
+    let mut out = tr.keys[first].values.clone();
+    let [knee] = scalar_curve::<1>(tr, 0, t)?;
+    out[0] = knee as f32;
+    let mut quats: Vec<usize> = LEG_QUATS.to_vec();
+    if out.len() == TOE_LEG_RECORD {
+        let toes = figure::half(rig, figure::LEG_STRUCTURE, left)?
+            .get(10)
+            .map_or(0, |c| c.to_bits() as usize);
+        quats.extend(
+            (0..toes)
+                .map(|k| 47 + 12 * k)
+                .take_while(|&a| a + 4 <= out.len()),
+        );
+    }
+    for at in quats {
+        if at + 4 > out.len() {
+            return Err(format!(
+                "{name}: record too short for a quaternion at [{at}]"
+            ));
+        }
+        let q = quat_curve(tr, at, t)?;
+        out[at..at + 4].copy_from_slice(&[q.x as f32, q.y as f32, q.z as f32, q.w as f32]);
+    }
+    Ok(out)
+}
+
+/// The pose of `rig` at tick `t`.
+pub fn pose_at(rig: &Rig, t: i32) -> Pose {
+    let com = com_at(rig, t);
+    let pelvis = com.clone().and_then(|c| {
+        if let Some(p) = track(rig, "pelvis") {
+            for k in 0..p.keys.len() {
+                let q = quat_at(p, k, 0)?;
+                if turn_between(q, Quat::IDENTITY) > 1e-6 {
+                    return Err(format!(
+                        "pelvis key at tick {} rotates the pelvis: not evaluated",
+                        p.keys[k].time
+                    ));
+                }
+            }
+        }
+        let r = figure::pelvis_in_com().then(&figure::with_position(&c, Vec3::default()));
+        Ok(figure::with_position(&r, c.0[3]))
+    });
+    Pose {
+        com,
+        pelvis,
+        legs: [leg_at(rig, false, t), leg_at(rig, true, t)],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::rigs::biped::tracks::Key;
+
+    fn track(keys: &[(i32, [f32; 4])]) -> KeyTrack {
+        KeyTrack {
+            name: "right leg",
+            data_chunk: "0x0138".into(),
+            time_chunk: "0x0139".into(),
+            data_header: Vec::new(),
+            time_record_words: 10,
+            keys: keys
+                .iter()
+                .map(|&(time, q)| Key {
+                    time,
+                    tcb: [25.0; 3],
+                    values: q.to_vec(),
+                })
+                .collect(),
+        }
+    }
+
+    fn angle(a: Quat, b: Quat) -> f64 {
+        2.0 * a.dot(b).abs().min(1.0).acos()
+    }
+
+    /// Keys swinging 115° back and forth: the in-betweens stay on the arc
+    /// between their keys (the shorter-arc flip of the control points sent
+    /// them the other way round: biped-ld35/Player@Run's thighs).
+    #[test]
+    fn large_swings_stay_between_their_keys() {
+        let a = [-0.297_182, 0.030_422, 0.587_215, 0.752_287];
+        let c = [0.0, 0.0, -0.298_279, 0.954_479];
+        let tr = track(&[(0, a), (1280, c), (2560, a), (3840, c)]);
+        let (qa, qc) = (quat_at(&tr, 0, 0).unwrap(), quat_at(&tr, 1, 0).unwrap());
+        let whole = angle(qa, qc);
+        for t in (1280..=2560).step_by(160) {
+            let q = quat_curve(&tr, 0, t).unwrap();
+            let detour = angle(qc, q) + angle(q, qa) - whole;
+            assert!(detour < 0.02, "tick {t}: {detour} rad off the arc");
+        }
+        // Exact at the keys, clamped outside them.
+        assert!(angle(quat_curve(&tr, 0, 2560).unwrap(), qa) < 1e-6);
+        assert!(angle(quat_curve(&tr, 0, -50).unwrap(), qa) < 1e-6);
+        assert!(angle(quat_curve(&tr, 0, 9999).unwrap(), qc) < 1e-6);
+    }
+
+    /// A zero-length key quaternion is an error naming the track and key.
+    #[test]
+    fn degenerate_quaternions_are_errors() {
+        let tr = track(&[(0, [0.0; 4]), (160, [0.0, 0.0, 0.0, 1.0])]);
+        let e = quat_curve(&tr, 0, 80).unwrap_err();
+        assert!(e.contains("right leg key 0"), "{e}");
+    }
+}

@@ -1,0 +1,167 @@
+//! Nodes whose TM controller gives their world TM directly rather than a
+//! parent-relative one: Biped body parts (COM and BipSlave controllers,
+//! evaluated from the rig's keytracks by `biped::motion`) and single-target
+//! Link Constraints (`offset · target world`). `world_tm` stops its walk up
+//! the parent chain at such a node; `local_tm` of such a node is its world
+//! TM relative to its parent's.
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::eval::core::math::Mat43;
+use crate::eval::core::transform::{invert, SceneEval};
+use crate::eval::rigs::biped::{self, figure, motion, Rig, Role};
+use crate::eval::rigs::link_constraint;
+
+/// How many Link Constraint targets deep an evaluation may go (links that
+/// target each other in damaged files end here).
+const MAX_LINK_DEPTH: usize = 16;
+/// How far from identity the parent of a Biped COM may be: a COM linked to a
+/// moving parent follows the link-parent rule (0x0112, seed §11), not evaluated.
+const ROOT_TOLERANCE: f64 = 1e-9;
+/// The deepest parent chain followed (deeper is a cycle in damaged data).
+const MAX_CHAIN: usize = 512;
+
+/// The decoded rigs of a scene, by system object.
+pub type Rigs = BTreeMap<usize, Result<Arc<Rig>, String>>;
+
+impl SceneEval {
+    /// The rigs of the scene, decoded once.
+    pub fn biped_rigs(&self) -> &Rigs {
+        self.rig_cache().get_or_init(|| {
+            biped::systems(self)
+                .into_iter()
+                .map(|s| (s, biped::rig(self, s).map(Arc::new)))
+                .collect()
+        })
+    }
+
+    /// The world TM of `node` at `t` when its controller gives it directly:
+    /// None for ordinary controllers, else the TM or why it is not evaluated.
+    pub fn direct_world(&self, node: usize, t: i32) -> Option<Result<Mat43, String>> {
+        self.direct_world_at_depth(
+            node,
+            t,
+            0,
+            &Cell::new(crate::eval::core::transform::EVAL_BUDGET),
+        )
+    }
+
+    pub(crate) fn direct_world_at_depth(
+        &self,
+        node: usize,
+        t: i32,
+        depth: usize,
+        budget: &Cell<u32>,
+    ) -> Option<Result<Mat43, String>> {
+        let ctl = self.tm_controller(node)?;
+        if let Some(role) = biped::controller_role(self, ctl) {
+            return Some(
+                role.and_then(|(sys, role)| self.biped_world(node, sys, role, t, depth, budget)),
+            );
+        }
+        let link = link_constraint::decode(self, ctl)?;
+        Some(link.and_then(|l| {
+            if depth >= MAX_LINK_DEPTH {
+                return Err(format!(
+                    "Link Constraint {ctl}: more than {MAX_LINK_DEPTH} links deep"
+                ));
+            }
+            let off = link_constraint::offset_tm(self, &l, t).ok_or_else(|| {
+                format!("Link Constraint {ctl}: the offset (reference 0) is not a PRS controller")
+            })?;
+            self.chain_evaluated(l.target, t, depth + 1, budget)
+                .map_err(|why| format!("Link Constraint {ctl}: target not evaluated: {why}"))?;
+            Ok(off.then(&self.world_tm_at_depth(l.target, t, depth + 1, budget)))
+        }))
+    }
+
+    /// Whether the world TM of `node` is evaluated: no node from it up to the
+    /// first directly evaluated one (or the root) is a Biped part or Link
+    /// Constraint that is not — a bone parented under an unevaluated Biped
+    /// bone would otherwise sit at an identity parent.
+    fn chain_evaluated(
+        &self,
+        node: usize,
+        t: i32,
+        depth: usize,
+        budget: &Cell<u32>,
+    ) -> Result<(), String> {
+        let mut cur = Some(node);
+        for _ in 0..MAX_CHAIN {
+            let Some(n) = cur else { return Ok(()) };
+            match self.direct_world_at_depth(n, t, depth, budget) {
+                Some(Ok(_)) => return Ok(()),
+                Some(Err(why)) => {
+                    let name = self
+                        .graph
+                        .objects
+                        .get(n)
+                        .and_then(|o| o.node.as_ref())
+                        .map_or_else(String::new, |x| x.name.clone());
+                    return Err(if n == node {
+                        why
+                    } else {
+                        format!("its ancestor {name:?} is not evaluated: {why}")
+                    });
+                }
+                None => cur = self.parent_node(n),
+            }
+        }
+        Err(format!("parent chain deeper than {MAX_CHAIN}"))
+    }
+
+    fn biped_world(
+        &self,
+        node: usize,
+        sys: usize,
+        role: Role,
+        t: i32,
+        depth: usize,
+        budget: &Cell<u32>,
+    ) -> Result<Mat43, String> {
+        let rig = match self.biped_rigs().get(&sys) {
+            Some(Ok(r)) => r,
+            Some(Err(e)) => return Err(e.clone()),
+            None => return Err(format!("Biped system object {sys} not found")),
+        };
+        if role == Role::Com {
+            if let Some(p) = self.parent_node(node) {
+                let pw = self.world_tm_at_depth(p, t, depth + 1, budget);
+                let off = pw
+                    .rows()
+                    .iter()
+                    .zip(Mat43::IDENTITY.rows())
+                    .flat_map(|(a, b)| {
+                        a.iter()
+                            .zip(b)
+                            .map(|(x, y)| (x - y).abs())
+                            .collect::<Vec<_>>()
+                    })
+                    .fold(0.0, f64::max);
+                if off > ROOT_TOLERANCE {
+                    return Err(
+                        "COM linked to a transformed parent: link-parent rule not evaluated".into(),
+                    );
+                }
+            }
+        }
+        figure::world_in(rig, &motion::pose_at(rig, t), role)
+    }
+
+    /// The local TM of a node whose controller gives its world TM directly.
+    pub(crate) fn direct_local(
+        &self,
+        node: usize,
+        world: &Mat43,
+        t: i32,
+        depth: usize,
+        budget: &Cell<u32>,
+    ) -> Mat43 {
+        match self.parent_node(node) {
+            Some(p) => world.then(&invert(&self.world_tm_at_depth(p, t, depth, budget))),
+            None => *world,
+        }
+    }
+}

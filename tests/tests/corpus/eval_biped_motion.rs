@@ -1,0 +1,235 @@
+//! Biped bones at every frame of the animated takes against the FBX the
+//! authors exported from the same scenes (ref/biped-ld35, 3ds Max's FBX 6.1
+//! exporter, read with ufbx in Max's axes and the file's unit). The FBX holds
+//! the skinned `B_*` bones, which are Link-Constrained to the Bip01 bones:
+//! their world TM in our scene (`world_tm`, through the Link Constraint and
+//! the Biped keytracks) must match the FBX's evaluated `node_to_world` at
+//! every frame of the take — every rotation element within 1e-3 and the
+//! position within 1e-3 × the rig's height (figure record 0x000c). Bones the
+//! evaluation refuses are counted and named with their reason.
+
+use maxfs_scene::eval::rigs::link_constraint;
+use maxfs_scene::eval::{Mat43, SceneEval, Vec3};
+use maxfs_scene::{settings, Document};
+use maxfs_tests::corpus_dir;
+
+/// Rotation elements may differ by this much.
+const ROTATION_TOLERANCE: f64 = 1e-3;
+/// Positions may differ by this fraction of the rig's height.
+const POSITION_TOLERANCE: f64 = 1e-3;
+
+/// One animated take: the .max, its FBX, the bones that must be evaluated
+/// and compared at every frame, and a constant world shift of the whole FBX
+/// rig against the .max (`ours = fbx + shift`).
+struct Take {
+    max: &'static str,
+    fbx: &'static str,
+    required: &'static [&'static str],
+    shift: [f64; 3],
+}
+
+/// Red@Run's FBX puts the rig 0.1733 units lower in Max y than the .max does
+/// at every frame, in every bone: the .max's horizontal keys all hold depth
+/// −0.1733 (y = +0.1733), which the Skin bind pose of the same file confirms
+/// (eval_biped.rs) and Red@Spawn's FBX of the same rig follows; the FBX was
+/// written from an earlier save. Rotations agree to 1.5e-6.
+const RED_RUN_SHIFT: [f64; 3] = [0.0, 0.173_289_88, 0.0];
+
+const TAKES: &[Take] = &[
+    Take {
+        max: "biped-ld35/Player@Run.max",
+        fbx: "biped-ld35/Player@Run.FBX",
+        required: &["B_Pelvis", "B_L_Thigh", "B_R_Thigh", "B_L_Calf", "B_R_Calf"],
+        shift: [0.0; 3],
+    },
+    Take {
+        max: "biped-ld35/Red@Run.max",
+        fbx: "biped-ld35/Red@Run.FBX",
+        required: &[
+            "B_Pelvis",
+            "B_L_Thigh",
+            "B_R_Thigh",
+            "B_L_Calf",
+            "B_R_Calf",
+            "B_L_Toe1",
+            "B_L_Toe2",
+            "B_R_Toe1",
+            "B_R_Toe2",
+        ],
+        shift: RED_RUN_SHIFT,
+    },
+    Take {
+        max: "biped-ld35/Red@Spawn.max",
+        fbx: "biped-ld35/Red@Spawn.FBX",
+        required: &[
+            "B_Pelvis",
+            "B_L_Thigh",
+            "B_R_Thigh",
+            "B_L_Calf",
+            "B_R_Calf",
+            "B_L_Toe1",
+            "B_L_Toe2",
+            "B_R_Toe1",
+            "B_R_Toe2",
+        ],
+        shift: [0.0; 3],
+    },
+    Take {
+        max: "biped-ld35/Yellow@Spawn.max",
+        fbx: "biped-ld35/Yellow@Spawn.FBX",
+        required: &[],
+        shift: [0.0; 3],
+    },
+    Take {
+        max: "biped-ld35/Player@Idle.max",
+        fbx: "biped-ld35/Player@Idle.FBX",
+        required: &[],
+        shift: [0.0; 3],
+    },
+];
+
+fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
+    let opts = ufbx::LoadOpts {
+        target_axes: ufbx::CoordinateAxes {
+            right: ufbx::CoordinateAxis::PositiveX,
+            up: ufbx::CoordinateAxis::PositiveZ,
+            front: ufbx::CoordinateAxis::NegativeY,
+        },
+        target_unit_meters: metres,
+        space_conversion: ufbx::SpaceConversion::ModifyGeometry,
+        ..Default::default()
+    };
+    ufbx::load_file(path.to_str().expect("utf-8 path"), opts)
+        .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.description))
+}
+
+fn to_mat(m: &ufbx::Matrix) -> Mat43 {
+    Mat43([
+        Vec3(m.m00, m.m10, m.m20),
+        Vec3(m.m01, m.m11, m.m21),
+        Vec3(m.m02, m.m12, m.m22),
+        Vec3(m.m03, m.m13, m.m23),
+    ])
+}
+
+fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
+    let (a, b) = (a.rows(), b.rows());
+    let rot = (0..3)
+        .flat_map(|r| (0..3).map(move |c| (r, c)))
+        .map(|(r, c)| (a[r][c] - b[r][c]).abs())
+        .fold(0.0, f64::max);
+    let pos = (0..3)
+        .map(|c| (a[3][c] - b[3][c]).abs())
+        .fold(0.0, f64::max);
+    (rot, pos)
+}
+
+#[test]
+fn linked_bones_follow_the_biped_at_every_frame() {
+    let corpus = corpus_dir();
+    let (mut report, mut failures) = (Vec::new(), Vec::new());
+    for take in TAKES {
+        let (max, fbx, required) = (take.max, take.fbx, take.required);
+        let doc = Document::open(&corpus.join("max").join(max)).expect("max file");
+        let eval = SceneEval::from_document(doc).expect("scene");
+        let unit = settings::system_unit(&eval.doc, &eval.graph).expect("unit");
+        let scene = load_fbx(&corpus.join("ref").join(fbx), unit.metres_per_unit);
+        let height = eval
+            .biped_rigs()
+            .values()
+            .find_map(|r| r.as_ref().ok()?.figure.height)
+            .expect("a rig with a height");
+        let tol = POSITION_TOLERANCE * height;
+        let stack = scene.anim_stacks.last().expect("an animation take");
+        let frames = ((stack.time_end - stack.time_begin) * 30.0).round() as i64;
+        let (mut compared, mut refused, mut worst_rot, mut worst_pos) =
+            (Vec::new(), Vec::new(), 0.0f64, 0.0f64);
+        for fnode in scene.nodes.iter() {
+            let name = fnode.element.name.to_string();
+            if !name.starts_with("B_") {
+                continue;
+            }
+            let Some((o, _)) = eval.graph.nodes().find(|(_, n)| n.name == name) else {
+                continue;
+            };
+            match eval.direct_world(o.index, 0) {
+                None => continue,
+                Some(Err(why)) => {
+                    refused.push(format!("{name} ({why})"));
+                    continue;
+                }
+                Some(Ok(_)) => {}
+            }
+            for f in 0..=frames {
+                let time = stack.time_begin + f as f64 / 30.0;
+                let tick = (time * 4800.0).round() as i32;
+                let s = ufbx::evaluate_scene(&scene, &stack.anim, time, Default::default())
+                    .expect("FBX evaluates");
+                let theirs = s
+                    .nodes
+                    .iter()
+                    .find(|n| n.element.name.as_ref() == name)
+                    .map(|n| to_mat(&n.node_to_world))
+                    .expect("node in the evaluated FBX");
+                let [a, b, c, p] = theirs.0;
+                let theirs = Mat43([
+                    a,
+                    b,
+                    c,
+                    p.plus(Vec3(take.shift[0], take.shift[1], take.shift[2])),
+                ]);
+                let ours = eval.world_tm(o.index, tick);
+                if std::env::var("BIPED_DEBUG").is_ok_and(|v| name.contains(&v)) {
+                    let f = |m: &Mat43| {
+                        format!(
+                            "{:?}",
+                            m.rows().map(|r| r.map(|x| (x * 1000.0).round() / 1000.0))
+                        )
+                    };
+                    println!("{name} {tick}\n  ours {}\n  fbx  {}", f(&ours), f(&theirs));
+                }
+                let (dr, dp) = max_diff(&ours, &theirs);
+                worst_rot = worst_rot.max(dr);
+                worst_pos = worst_pos.max(dp);
+                if dr > ROTATION_TOLERANCE || dp > tol {
+                    failures.push(format!(
+                        "{max} {name} tick {tick}: rotation off by {dr:.2e}, position by {dp:.2e} (tolerance {tol:.2e})"
+                    ));
+                }
+            }
+            let target = eval
+                .tm_controller(o.index)
+                .and_then(|c| link_constraint::decode(&eval, c))
+                .and_then(Result::ok)
+                .and_then(|l| {
+                    Some(
+                        eval.graph
+                            .objects
+                            .get(l.target)?
+                            .node
+                            .as_ref()?
+                            .name
+                            .clone(),
+                    )
+                })
+                .unwrap_or_default();
+            compared.push(format!("{name} → {target}"));
+        }
+        for r in required {
+            if !compared.iter().any(|c| c.split(" → ").next() == Some(r)) {
+                failures.push(format!("{max}: {r} not evaluated"));
+            }
+        }
+        report.push(format!(
+            "{max}: {} frames, {} bones compared at every frame ({}), worst rotation element {worst_rot:.2e}, position {worst_pos:.2e} (height {height:.2}); {} refused: {}",
+            frames + 1,
+            compared.len(),
+            compared.join(", "),
+            refused.len(),
+            refused.join("; ")
+        ));
+    }
+    println!("{}", report.join("\n"));
+    failures.truncate(400);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
