@@ -1,0 +1,281 @@
+//! Box, Plane and Pyramid: grids of quads per side, in Max's order.
+
+use super::*;
+
+/// Box: length along Y (0), width along X (1), height along Z (2), segments
+/// width/length/height (3, 4, 5), generate mapping coordinates (6). Bottom grid,
+/// top grid, inner side rings; faces bottom, top, then the sides −Y, +X, +Y, −X.
+///
+/// Mapping: three texture grids — Y×Z for the ±X sides, X×Z for ±Y, X×Y for the
+/// caps — each spanning 0..1; a face picks its grid by the dominant axis of its
+/// normal and mirrors U on the −X, +Y and −Z faces so every side reads
+/// unmirrored from outside (checked against 3ds Max's ASE export). A negative
+/// height turns every face over (corners 1 and 2 swap).
+pub fn box_mesh(p: &Params) -> Result<Mesh, String> {
+    let (l, w, h) = (p.float(0)?, p.float(1)?, p.float(2)?);
+    let (ws, ls, hs) = (p.segments(3)?, p.segments(4)?, p.segments(5)?);
+    check_quads(2 * (ws * ls + hs * ls + ws * hs))?;
+    let (x0, x1, y0, y1) = (-w / 2.0, w / 2.0, -l / 2.0, l / 2.0);
+    let mut v = Vec::new();
+    // Grid position (ix, iy, iz) of every vertex, for the mapping.
+    let mut at: Vec<[usize; 3]> = Vec::new();
+    let bottom = grid(&mut v, (x0, x1, ws), (y0, y1, ls), 0.0);
+    let top = grid(&mut v, (x0, x1, ws), (y0, y1, ls), h);
+    for iz in [0, hs] {
+        for iy in 0..=ls {
+            at.extend((0..=ws).map(|ix| [ix, iy, iz]));
+        }
+    }
+    let row = ws + 1;
+    let grid_at = |base: usize, ix: usize, iy: usize| (base + iy * row + ix) as u32;
+    // The perimeter as grid positions, walking −Y, +X, +Y, −X from (x0, y0).
+    let mut perimeter: Vec<(usize, usize)> = Vec::new();
+    perimeter.extend((0..ws).map(|ix| (ix, 0)));
+    perimeter.extend((0..ls).map(|iy| (ws, iy)));
+    perimeter.extend((0..ws).map(|k| (ws - k, ls)));
+    perimeter.extend((0..ls).map(|k| (0, ls - k)));
+    let ring_len = perimeter.len();
+    let mut rings: Vec<Vec<u32>> = vec![perimeter
+        .iter()
+        .map(|&(ix, iy)| grid_at(bottom, ix, iy))
+        .collect()];
+    for iz in 1..hs {
+        let z = h * iz as f64 / hs as f64;
+        let start = v.len() as u32;
+        for &(ix, iy) in &perimeter {
+            let b = &v[grid_at(bottom, ix, iy) as usize];
+            v.push(Vec3(b.0, b.1, z));
+            at.push([ix, iy, iz]);
+        }
+        rings.push((0..ring_len as u32).map(|k| start + k).collect());
+    }
+    rings.push(
+        perimeter
+            .iter()
+            .map(|&(ix, iy)| grid_at(top, ix, iy))
+            .collect(),
+    );
+    let mut faces = Vec::new();
+    let mut quad = |a: u32, b: u32, c: u32, d: u32, material: u16, smoothing: u32| {
+        faces.push(face([a, b, c], material, smoothing));
+        faces.push(face([c, d, a], material, smoothing));
+    };
+    for iy in 0..ls {
+        for ix in 0..ws {
+            let a = grid_at(bottom, ix, iy);
+            quad(a, a + row as u32, a + row as u32 + 1, a + 1, 1, 0x02);
+        }
+    }
+    for iy in 0..ls {
+        for ix in 0..ws {
+            let a = grid_at(top, ix, iy);
+            quad(a, a + 1, a + row as u32 + 1, a + row as u32, 0, 0x04);
+        }
+    }
+    // Side k of the perimeter: (material, smoothing) for −Y, +X, +Y, −X.
+    let sides = [(4u16, 0x08u32), (3, 0x10), (5, 0x20), (2, 0x40)];
+    let side_of = |k: usize| {
+        if k < ws {
+            0
+        } else if k < ws + ls {
+            1
+        } else if k < 2 * ws + ls {
+            2
+        } else {
+            3
+        }
+    };
+    for z in 0..hs {
+        let (lo, hi) = (&rings[z], &rings[z + 1]);
+        for k in 0..ring_len {
+            let n = (k + 1) % ring_len;
+            let (m, s) = sides[side_of(k)];
+            quad(lo[k], lo[n], hi[n], hi[k], m, s);
+        }
+    }
+    let mut maps = if p.flag(6, true) {
+        box_mapping(&v, &at, &faces, (ws, ls, hs))
+    } else {
+        Vec::new()
+    };
+    if h < 0.0 {
+        // The top grid lies below the bottom one: Max turns every face over so
+        // the box stays outward (checked against the FBX of Kenjis_Room's
+        // Box007); the mapping is that of the unturned faces.
+        for f in &mut faces {
+            f.v.swap(1, 2);
+            f.flags = (f.flags & !0b101) | (f.flags & 1) << 2 | (f.flags >> 2 & 1);
+        }
+        for m in &mut maps {
+            for tf in &mut m.faces {
+                tf.swap(1, 2);
+            }
+        }
+    }
+    Ok(Mesh {
+        vertices: v,
+        faces,
+        maps,
+    })
+}
+
+/// The Box's generated mapping (see [`box_mesh`]).
+pub(super) fn box_mapping(
+    v: &[Vec3],
+    at: &[[usize; 3]],
+    faces: &[Face],
+    (ws, ls, hs): (usize, usize, usize),
+) -> Vec<MapChannel> {
+    let mut tv = Vec::new();
+    let mut push_grid = |nu: usize, nv: usize| {
+        let base = tv.len();
+        for j in 0..=nv {
+            for i in 0..=nu {
+                tv.push([
+                    (i as f64 / nu as f64) as f32,
+                    (j as f64 / nv as f64) as f32,
+                    0.0,
+                ]);
+            }
+        }
+        base
+    };
+    let xbase = push_grid(ls, hs);
+    let ybase = push_grid(ws, hs);
+    let zbase = push_grid(ws, ls);
+    let tf = faces
+        .iter()
+        .map(|f| {
+            let [a, b, c] = f.v.map(|i| v[i as usize]);
+            let n = b.minus(a).cross(c.minus(a));
+            let abs = [n.0.abs(), n.1.abs(), n.2.abs()];
+            // The dominant axis of the normal, ties to the lower axis.
+            let axis = if abs[0] >= abs[1] && abs[0] >= abs[2] {
+                0
+            } else if abs[1] >= abs[2] {
+                1
+            } else {
+                2
+            };
+            let negative = [n.0, n.1, n.2][axis] < 0.0;
+            f.v.map(|i| {
+                let [ix, iy, iz] = at[i as usize];
+                let idx = match (axis, negative) {
+                    (0, neg) => xbase + iz * (ls + 1) + if neg { ls - iy } else { iy },
+                    (1, neg) => ybase + iz * (ws + 1) + if neg { ix } else { ws - ix },
+                    (_, neg) => zbase + iy * (ws + 1) + if neg { ws - ix } else { ix },
+                };
+                idx as u32
+            })
+        })
+        .collect();
+    channel1(tv, tf)
+}
+
+/// Plane: length along Y (0), width along X (1), segments length/width (2, 3),
+/// generate mapping coordinates (6); one smoothing group, material 0. Each grid
+/// cell is split along its (x0, y0)–(x1, y1) diagonal; the mapping is the grid
+/// itself over 0..1.
+pub fn plane_mesh(p: &Params) -> Result<Mesh, String> {
+    let (l, w) = (p.float(0)?, p.float(1)?);
+    let (ls, ws) = (p.segments(2)?, p.segments(3)?);
+    check_quads(ls * ws)?;
+    let mut v = Vec::new();
+    grid(
+        &mut v,
+        (-w / 2.0, w / 2.0, ws),
+        (-l / 2.0, l / 2.0, ls),
+        0.0,
+    );
+    let row = (ws + 1) as u32;
+    let mut faces = Vec::new();
+    for iy in 0..ls as u32 {
+        for ix in 0..ws as u32 {
+            let a = iy * row + ix;
+            let (b, c, d) = (a + 1, a + row + 1, a + row);
+            faces.push(face([d, a, c], 0, 1));
+            faces.push(face([b, c, a], 0, 1));
+        }
+    }
+    let maps = if p.flag(6, true) {
+        let mut tv = Vec::with_capacity(v.len());
+        for iy in 0..=ls {
+            for ix in 0..=ws {
+                tv.push([
+                    (ix as f64 / ws as f64) as f32,
+                    (iy as f64 / ls as f64) as f32,
+                    0.0,
+                ]);
+            }
+        }
+        channel1(tv, faces.iter().map(|f| f.v).collect())
+    } else {
+        Vec::new()
+    };
+    Ok(Mesh {
+        vertices: v,
+        faces,
+        maps,
+    })
+}
+
+/// Pyramid: width along X (0), depth along Y (1), height (2), segments width /
+/// depth / height (3, 4, 5), generate mapping coordinates (6); only one segment
+/// each (the only form in the corpus). Faces: the sides −Y, +X, +Y, −X as
+/// (apex, base corner, next corner), then the base as four triangles around its
+/// centre. Mapping: each side spans U 0..1 along its base edge with the apex at
+/// (½, 1); the base is mapped from above, U = ½ + x/width, V = ½ − y/depth.
+/// Face corners, positions and mapping are checked against Babylon's glTF; the
+/// vertex numbering, material ids (0) and smoothing groups (one per side, one for
+/// the base — flat shading as in the glTF normals) are not verified.
+pub fn pyramid_mesh(p: &Params) -> Result<Mesh, String> {
+    let (w, d, h) = (p.float(0)?, p.float(1)?, p.float(2)?);
+    let segs = [p.segments(3)?, p.segments(4)?, p.segments(5)?];
+    if segs != [1, 1, 1] {
+        return Err(format!(
+            "pyramid with {segs:?} segments is not supported yet"
+        ));
+    }
+    let (x, y) = (w / 2.0, d / 2.0);
+    let corners = [(-x, -y), (x, -y), (x, y), (-x, y)];
+    let mut v = vec![Vec3(0.0, 0.0, h)];
+    v.extend(corners.iter().map(|&(cx, cy)| Vec3(cx, cy, 0.0)));
+    v.push(Vec3::default());
+    let (apex, centre) = (0u32, 5u32);
+    let mut tv = TexVerts::default();
+    let mut faces = Vec::new();
+    let mut tf = Vec::new();
+    for k in 0..4u32 {
+        let (a, b) = (1 + k, 1 + (k + 1) % 4);
+        faces.push(face([apex, a, b], 0, 1 << k));
+        tf.push([tv.at(0.5, 1.0), tv.at(0.0, 0.0), tv.at(1.0, 0.0)]);
+    }
+    let base_uv = |tv: &mut TexVerts, i: u32| {
+        let c = v[i as usize];
+        let (u, vv) = if w == 0.0 || d == 0.0 {
+            (0.5, 0.5)
+        } else {
+            (0.5 + c.0 / w, 0.5 - c.1 / d)
+        };
+        tv.at(u, vv)
+    };
+    for k in 0..4u32 {
+        let (a, b) = (1 + k, 1 + (k + 1) % 4);
+        faces.push(face([a, centre, b], 0, 0x10));
+        tf.push([
+            base_uv(&mut tv, a),
+            base_uv(&mut tv, centre),
+            base_uv(&mut tv, b),
+        ]);
+    }
+    let maps = if p.flag(6, true) {
+        channel1(tv.list, tf)
+    } else {
+        Vec::new()
+    };
+    Ok(Mesh {
+        vertices: v,
+        faces,
+        maps,
+    })
+}

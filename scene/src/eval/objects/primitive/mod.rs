@@ -1,0 +1,243 @@
+//! Parametric primitives rebuilt from their parameters, with Max's vertex order,
+//! face order and corner order, material ids, smoothing groups and — when the
+//! object's "Generate Mapping Coords" is on — map channel 1 as Max generates it:
+//! Box, Plane, Sphere, Cylinder and Cone. Exporters need the exact topology (UV
+//! seams split vertices), so the layouts follow Max, not a convenient equivalent.
+
+use crate::typed::ClassId;
+
+use crate::eval::core::math::Vec3;
+use crate::eval::core::pblock::{self, Value};
+use crate::eval::objects::bone_object::BONE_OBJECT;
+use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
+
+pub const BOX: ClassId = ClassId(0x10, 0);
+pub const PLANE: ClassId = ClassId(0x081f1dfc, 0x77566f65);
+pub const SPHERE: ClassId = ClassId(0x11, 0);
+pub const CYLINDER: ClassId = ClassId(0x12, 0);
+pub const CONE: ClassId = ClassId(0xa86c23dd, 0);
+pub const PYRAMID: ClassId = ClassId(0x76bf318a, 0x4bf37b10);
+/// Extended Primitives' ChamferBox (eval/primitive_chamfer.rs).
+pub const CHAMFER_BOX: ClassId = ClassId(0x1ad73f40, 0x48ea0f97);
+
+/// All three edges visible, as Max marks primitive faces.
+pub(super) const ALL_EDGES: u16 = 7;
+/// Segment counts beyond this are refused (damaged parameters).
+pub(super) const MAX_SEGMENTS: i64 = 1000;
+/// Quads a primitive may have (about 2 GB of faces and maps beyond this).
+pub(super) const MAX_QUADS: usize = 1 << 21;
+
+pub(super) fn check_quads(n: usize) -> Result<(), String> {
+    if n > MAX_QUADS {
+        return Err(format!("{n} quads: damaged segment counts"));
+    }
+    Ok(())
+}
+
+/// Parameter values of an old ParamBlock by index (animated ones read their controller at t).
+#[derive(Debug)]
+pub struct Params(Vec<Value>);
+
+impl Params {
+    /// Parameters from values by index (tests build them without a file).
+    #[cfg(test)]
+    pub(crate) fn from_values(v: Vec<Value>) -> Params {
+        Params(v)
+    }
+
+    pub fn float(&self, i: usize) -> Result<f64, String> {
+        match self.0.get(i) {
+            Some(Value::Float(f)) => Ok(f64::from(*f)),
+            Some(Value::Int(n)) => Ok(f64::from(*n)),
+            other => Err(format!("parameter {i}: expected a float, found {other:?}")),
+        }
+    }
+
+    pub(crate) fn segments(&self, i: usize) -> Result<usize, String> {
+        let n = match self.0.get(i) {
+            Some(Value::Int(n)) => i64::from(*n),
+            Some(Value::Float(f)) => *f as i64,
+            other => {
+                return Err(format!(
+                    "parameter {i}: expected a segment count, found {other:?}"
+                ))
+            }
+        };
+        if !(1..=MAX_SEGMENTS).contains(&n) {
+            return Err(format!("parameter {i}: {n} segments"));
+        }
+        Ok(n as usize)
+    }
+}
+
+/// Superclass of ParamBlock2, which newer Max versions use for primitives.
+pub(super) const SUPERCLASS_PB2: u32 = 0x82;
+
+/// Reads the primitive's parameter block (reference 0: an old ParamBlock, or a
+/// ParamBlock2 whose parameter ids follow the same order), resolving animated
+/// values at `t`.
+pub fn params(eval: &crate::eval::SceneEval, object: usize, t: i32) -> Result<Params, String> {
+    let pb = pblock::reference(&eval.graph, object, 0).ok_or("no parameter block (reference 0)")?;
+    block_params(eval, pb, t)
+}
+
+/// The values of parameter block object `pb` (old ParamBlock or ParamBlock2) by
+/// index / id, animated ones read from their controller at `t`.
+pub fn block_params(eval: &crate::eval::SceneEval, pb: usize, t: i32) -> Result<Params, String> {
+    let is_pb2 = eval
+        .graph
+        .objects
+        .get(pb)
+        .and_then(|o| o.class.as_ref())
+        .is_some_and(|c| c.super_class == SUPERCLASS_PB2);
+    let list: Vec<(i64, Value, Option<u32>)> = if is_pb2 {
+        pblock::param_block2(eval.chunks(pb))?
+            .params
+            .into_iter()
+            .map(|p| (i64::from(p.id), p.value, p.ref_slot))
+            .collect()
+    } else {
+        pblock::param_block(eval.chunks(pb))?
+            .into_iter()
+            .map(|p| (i64::from(p.index), p.value, p.ref_slot))
+            .collect()
+    };
+    let mut values = Vec::new();
+    for (index, value, ref_slot) in list {
+        let i = usize::try_from(index).map_err(|_| format!("parameter index {index}"))?;
+        if i > 64 {
+            return Err(format!("parameter index {i}"));
+        }
+        if values.len() <= i {
+            values.resize(i + 1, Value::None);
+        }
+        values[i] = match (ref_slot, value) {
+            (Some(slot), Value::None) => {
+                let ctl = pblock::reference(&eval.graph, pb, slot);
+                Value::Float(eval.float_at(ctl, t, 0.0) as f32)
+            }
+            (_, v) => v,
+        };
+    }
+    Ok(Params(values))
+}
+
+impl Params {
+    pub fn int_or(&self, i: usize, default: i64) -> i64 {
+        match self.0.get(i) {
+            Some(Value::Int(n)) => i64::from(*n),
+            Some(Value::Float(f)) => *f as i64,
+            Some(Value::Bool(b)) => i64::from(*b),
+            _ => default,
+        }
+    }
+
+    pub fn float_or(&self, i: usize, default: f64) -> f64 {
+        self.float(i).unwrap_or(default)
+    }
+
+    /// A boolean parameter; missing means `default` (older files stop before it).
+    pub fn flag(&self, i: usize, default: bool) -> bool {
+        self.int_or(i, i64::from(default)) != 0
+    }
+}
+
+/// Whether `class` is a primitive this module rebuilds (the Bone object included).
+pub fn is_primitive(class: ClassId) -> bool {
+    [
+        BOX,
+        PLANE,
+        SPHERE,
+        CYLINDER,
+        CONE,
+        PYRAMID,
+        BONE_OBJECT,
+        CHAMFER_BOX,
+    ]
+    .contains(&class)
+}
+
+/// The mesh of a parametric primitive class (see [`is_primitive`]).
+pub fn build(class: ClassId, p: &Params) -> Result<Mesh, String> {
+    match class {
+        c if c == BOX => box_mesh(p),
+        c if c == PLANE => plane_mesh(p),
+        c if c == SPHERE => sphere_mesh(p),
+        c if c == CYLINDER => cylinder_mesh(p, false),
+        c if c == CONE => cylinder_mesh(p, true),
+        c if c == PYRAMID => pyramid_mesh(p),
+        c if c == BONE_OBJECT => crate::eval::objects::bone_object::bone_mesh(p),
+        c if c == CHAMFER_BOX => crate::eval::objects::primitive_chamfer::chamfer_box(p),
+        c => Err(format!("class {c:?} is not a parametric primitive")),
+    }
+}
+
+pub(super) fn face(v: [u32; 3], material: u16, smoothing: u32) -> Face {
+    Face {
+        v,
+        smoothing,
+        material,
+        flags: ALL_EDGES,
+    }
+}
+
+/// Map channel 1 from texture vertices (u, v) and one map face per mesh face.
+pub(super) fn channel1(tv: Vec<[f32; 3]>, tf: Vec<[u32; 3]>) -> Vec<MapChannel> {
+    vec![MapChannel {
+        channel: 1,
+        vertices: tv,
+        faces: tf,
+    }]
+}
+
+/// A grid of (nx+1)·(ny+1) vertices over [x0, x1]×[y0, y1] at height z, row by row.
+pub(super) fn grid(
+    v: &mut Vec<Vec3>,
+    (x0, x1, nx): (f64, f64, usize),
+    (y0, y1, ny): (f64, f64, usize),
+    z: f64,
+) -> usize {
+    let start = v.len();
+    for iy in 0..=ny {
+        for ix in 0..=nx {
+            v.push(Vec3(
+                x0 + (x1 - x0) * ix as f64 / nx as f64,
+                y0 + (y1 - y0) * iy as f64 / ny as f64,
+                z,
+            ));
+        }
+    }
+    start
+}
+
+/// Texture vertices shared by exact value, for generators whose seams are easier
+/// to state per face than as a grid.
+#[derive(Default)]
+pub(crate) struct TexVerts {
+    pub(crate) list: Vec<[f32; 3]>,
+    index: std::collections::HashMap<(u32, u32), u32>,
+}
+
+impl TexVerts {
+    pub(crate) fn at(&mut self, u: f64, v: f64) -> u32 {
+        let uv = [u as f32, v as f32, 0.0];
+        let list = &mut self.list;
+        *self
+            .index
+            .entry((uv[0].to_bits(), uv[1].to_bits()))
+            .or_insert_with(|| {
+                list.push(uv);
+                (list.len() - 1) as u32
+            })
+    }
+}
+
+mod boxes;
+mod cylinder;
+mod sphere;
+#[cfg(test)]
+mod tests;
+
+pub use boxes::{box_mesh, plane_mesh, pyramid_mesh};
+pub use cylinder::cylinder_mesh;
+pub use sphere::sphere_mesh;

@@ -1,0 +1,390 @@
+//! Counts and layouts against Max's own numbers.
+
+use super::*;
+
+#[test]
+fn counts_follow_max() {
+    // Max's default 32-segment sphere has 482 vertices and 960 faces.
+    let p = Params(vec![Value::Float(10.0), Value::Int(32), Value::Int(1)]);
+    let s = sphere_mesh(&p).expect("sphere");
+    assert_eq!((s.vertices.len(), s.faces.len()), (482, 960));
+    // A 2×3×4-segment box: 2·(2·3) + 2·(3·4) + 2·(2·4) quads.
+    let b = Params(vec![
+        Value::Float(3.0),
+        Value::Float(2.0),
+        Value::Float(4.0),
+        Value::Int(2),
+        Value::Int(3),
+        Value::Int(4),
+    ]);
+    let m = box_mesh(&b).expect("box");
+    assert_eq!(m.faces.len(), 2 * (2 * (6 + 12 + 8)));
+    // Every vertex is used and every face index is in range.
+    let mut used = vec![false; m.vertices.len()];
+    m.faces
+        .iter()
+        .flat_map(|f| f.v)
+        .for_each(|i| used[i as usize] = true);
+    assert!(used.iter().all(|&u| u));
+    assert!(sphere_mesh(&Params(vec![Value::Float(1.0), Value::Int(100_000)])).is_err());
+}
+
+/// Sphere parameters: radius 10, `segs`, smooth, hemisphere, squash, base to
+/// pivot, mapping on, slice off.
+fn sphere(segs: i32, hemi: f32, squash: bool, pivot: bool) -> Mesh {
+    let p = Params(vec![
+        Value::Float(10.0),
+        Value::Int(segs),
+        Value::Bool(true),
+        Value::Float(hemi),
+        Value::Int(i32::from(squash)),
+        Value::Bool(pivot),
+        Value::Bool(true),
+        Value::Bool(false),
+    ]);
+    sphere_mesh(&p).expect("sphere")
+}
+
+/// Every directed edge has exactly one opposite: closed, consistently wound.
+fn closed(m: &Mesh) -> bool {
+    let mut edges = std::collections::HashMap::new();
+    for f in &m.faces {
+        for i in 0..3 {
+            *edges.entry((f.v[i], f.v[(i + 1) % 3])).or_insert(0) += 1;
+        }
+    }
+    edges
+        .iter()
+        .all(|(&(a, b), &n)| n == 1 && edges.get(&(b, a)) == Some(&1))
+}
+
+fn signed_volume(m: &Mesh) -> f64 {
+    m.faces
+        .iter()
+        .map(|f| {
+            let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
+            a.dot(b.cross(c)) / 6.0
+        })
+        .sum()
+}
+
+fn on_sphere(p: Vec3, centre_z: f64) -> bool {
+    (Vec3(p.0, p.1, p.2 - centre_z).len() - 10.0).abs() < 1e-9
+}
+
+#[test]
+fn whole_sphere_with_odd_segments() {
+    // segs/2 − 1 = 3 rings of 9, 2π/9 apart from the pole.
+    let m = sphere(9, 0.0, false, false);
+    assert_eq!((m.vertices.len(), m.faces.len()), (3 * 9 + 2, 2 * 3 * 9));
+    assert!(m.vertices.iter().all(|&p| on_sphere(p, 0.0)));
+    for ring in 1..=3 {
+        let z = m.vertices[1 + (ring - 1) * 9].2;
+        let expect = 10.0 * (2.0 * std::f64::consts::PI * ring as f64 / 9.0).cos();
+        assert!((z - expect).abs() < 1e-9, "ring {ring}: {z}");
+    }
+    assert!(closed(&m) && signed_volume(&m) > 0.0);
+    assert_eq!(m.maps[0].faces.len(), m.faces.len());
+}
+
+#[test]
+fn hemisphere_cut_and_cap() {
+    // Keeping 60% of the height cuts at 0.6π from the pole: rings every π/8
+    // up to 0.5π, then the cut ring; the cap is material 0, group 2.
+    let m = sphere(16, 0.4, false, false);
+    let rows = 5;
+    assert_eq!(
+        (m.vertices.len(), m.faces.len()),
+        (rows * 16 + 2, 2 * rows * 16)
+    );
+    let cut_z = 10.0 * (0.6 * std::f64::consts::PI).cos();
+    let (centre, rings) = m.vertices.split_last().expect("vertices");
+    assert!((centre.2 - cut_z).abs() < 1e-6 && centre.0 == 0.0 && centre.1 == 0.0);
+    assert!(rings.iter().all(|&p| on_sphere(p, 0.0)));
+    assert!(rings[rings.len() - 16..]
+        .iter()
+        .all(|p| (p.2 - cut_z).abs() < 1e-6));
+    let min_z = m.vertices.iter().map(|p| p.2).fold(f64::MAX, f64::min);
+    assert!((min_z - cut_z).abs() < 1e-6);
+    let cap = &m.faces[m.faces.len() - 16..];
+    assert!(cap.iter().all(|f| f.material == 0 && f.smoothing == 2));
+    assert!(m.faces[..m.faces.len() - 16]
+        .iter()
+        .all(|f| f.material == 1 && f.smoothing == 1));
+    assert!(closed(&m) && signed_volume(&m) > 0.0);
+    // Max's count when the cut falls on a ring: int(0.5π / (π/8)) + 1 = 5
+    // rings, the last two at the same height.
+    let half = sphere(16, 0.5, false, false);
+    assert_eq!(half.vertices.len(), 5 * 16 + 2);
+    assert!((half.vertices[1 + 3 * 16].2 - half.vertices[1 + 4 * 16].2).abs() < 1e-6);
+}
+
+#[test]
+fn squashed_hemisphere_and_base_to_pivot() {
+    // Squash spreads segs/2 − 1 = 7 rings over the kept half: the last on z = 0.
+    let m = sphere(16, 0.5, true, false);
+    assert_eq!((m.vertices.len(), m.faces.len()), (7 * 16 + 2, 2 * 7 * 16));
+    let (centre, rings) = m.vertices.split_last().expect("vertices");
+    assert!(rings.iter().all(|&p| on_sphere(p, 0.0)));
+    assert!(centre.2.abs() < 1e-6);
+    assert!(rings[rings.len() - 16..].iter().all(|p| p.2.abs() < 1e-6));
+    assert!(closed(&m) && signed_volume(&m) > 0.0);
+    // Base to pivot puts the cut on z = 0 and the pole above it.
+    let lifted = sphere(16, 0.4, false, true);
+    // The cut as Max computes it from the stored (single-precision) fraction.
+    let shift = -10.0 * ((1.0 - f64::from(0.4f32)) * std::f64::consts::PI).cos();
+    let min_z = lifted.vertices.iter().map(|p| p.2).fold(f64::MAX, f64::min);
+    assert!(min_z.abs() < 1e-6, "{min_z}");
+    assert!((lifted.vertices[0].2 - (10.0 + shift)).abs() < 1e-6);
+    assert!(lifted.vertices[..lifted.vertices.len() - 1]
+        .iter()
+        .all(|&p| on_sphere(p, shift)));
+    // A whole sphere rests on its south pole.
+    let whole = sphere(16, 0.0, false, true);
+    assert!(whole.vertices.iter().all(|&p| on_sphere(p, 10.0)));
+}
+
+#[test]
+fn negative_height_box_stays_outward() {
+    let boxp = |h: f32| {
+        Params(vec![
+            Value::Float(10.0),
+            Value::Float(20.0),
+            Value::Float(h),
+            Value::Int(2),
+            Value::Int(1),
+            Value::Int(3),
+            Value::Bool(true),
+        ])
+    };
+    let up = box_mesh(&boxp(5.0)).expect("box");
+    let down = box_mesh(&boxp(-5.0)).expect("box");
+    assert!(closed(&up) && closed(&down));
+    assert!((signed_volume(&up) - 1000.0).abs() < 1e-6);
+    assert!((signed_volume(&down) - 1000.0).abs() < 1e-6);
+    // Same faces turned over (corners 1 and 2). The mapping (per vertex,
+    // checked against the FBX in eval_fbx_uv.rs) keeps one face per face.
+    for (a, b) in up.faces.iter().zip(&down.faces) {
+        assert_eq!([a.v[0], a.v[2], a.v[1]], b.v);
+    }
+    assert_eq!(down.maps[0].faces.len(), down.faces.len());
+}
+
+/// Cone parameters: radii 10 and `r2`, `height`, 4 height segments, `caps`
+/// cap segments, 8 sides, smooth, no slice, mapping on.
+fn cone(r2: f32, height: f32, caps: i32) -> Mesh {
+    let p = Params(vec![
+        Value::Float(10.0),
+        Value::Float(r2),
+        Value::Float(height),
+        Value::Int(4),
+        Value::Int(caps),
+        Value::Int(8),
+        Value::Bool(true),
+        Value::Bool(false),
+        Value::Float(0.0),
+        Value::Float(0.0),
+        Value::Bool(true),
+    ]);
+    cylinder_mesh(&p, true).expect("cone")
+}
+
+#[test]
+fn cap_segments_and_negative_height() {
+    for (height, caps) in [(20.0f32, 3usize), (-20.0, 1), (-20.0, 2)] {
+        let m = cone(5.0, height, caps as i32);
+        let h = f64::from(height);
+        // Rings: caps on each cap (rims included) and 3 between.
+        let rings = 3 + 2 * caps;
+        assert_eq!(
+            (m.vertices.len(), m.faces.len()),
+            (2 + 8 * rings, 2 * 8 * rings),
+            "{height} {caps}"
+        );
+        assert!(closed(&m), "{height} {caps}");
+        assert!(
+            signed_volume(&m) > 0.0,
+            "{height} {caps}: faces point inward"
+        );
+        for p in &m.vertices {
+            let r = (p.0 * p.0 + p.1 * p.1).sqrt();
+            let on_cap = p.2 == 0.0 || p.2 == h;
+            let on_side = (r - (10.0 - 5.0 * p.2 / h)).abs() < 1e-9;
+            assert!(on_cap || on_side, "{height} {caps}: {p:?}");
+        }
+        // Cap rings at radius i/caps of the rim.
+        for i in 1..=caps {
+            let ring = m.vertices[1 + (i - 1) * 8];
+            assert!((ring.0 - 10.0 * i as f64 / caps as f64).abs() < 1e-9);
+        }
+        let sides = m.faces.iter().filter(|f| f.material == 2).count();
+        assert_eq!(sides, 2 * 8 * 4);
+        assert!(m
+            .faces
+            .iter()
+            .all(|f| (f.material == 2) == (f.smoothing == 0x08)));
+        assert_eq!(m.maps[0].faces.len(), m.faces.len());
+    }
+}
+
+#[test]
+fn sliced_cylinders_and_cones() {
+    // A cone sliced from 270° (from) to 30° (to): 240° swept anticlockwise
+    // from 30°, in 8 sides of 30°.
+    let (from, to) = (270f32.to_radians(), 30f32.to_radians());
+    for (height, caps) in [(20.0f32, 1usize), (20.0, 2), (-20.0, 1)] {
+        let p = Params(vec![
+            Value::Float(10.0),
+            Value::Float(5.0),
+            Value::Float(height),
+            Value::Int(4),
+            Value::Int(caps as i32),
+            Value::Int(8),
+            Value::Bool(true),
+            Value::Bool(true),
+            Value::Float(from),
+            Value::Float(to),
+            Value::Bool(true),
+        ]);
+        let m = cylinder_mesh(&p, true).expect("sliced cone");
+        let rings = 3 + 2 * caps;
+        // Max's counts: (sides + 2) vertices per ring (centre included);
+        // two fans of `sides` and (sides + 2) quads per band.
+        assert_eq!(
+            (m.vertices.len(), m.faces.len()),
+            (rings * 10, 2 * 8 + 2 * 10 * (rings - 1)),
+            "{height} {caps}"
+        );
+        assert!(closed(&m), "{height} {caps}");
+        assert!(signed_volume(&m) > 0.0, "{height} {caps}: inward");
+        // The rim's first and last vertices lie on the cut directions.
+        let (first, last) = if height > 0.0 { (to, from) } else { (from, to) };
+        let rim = &m.vertices[1 + 10 * (caps - 1)..];
+        let dir = |p: Vec3| p.1.atan2(p.0).rem_euclid(std::f64::consts::TAU);
+        assert!((dir(rim[0]) - f64::from(first)).abs() < 1e-6, "{height}");
+        assert!((dir(rim[8]) - f64::from(last)).abs() < 1e-6, "{height}");
+        // Every vertex lies inside the swept sector (or on the axis).
+        for p in &m.vertices {
+            if p.0.hypot(p.1) > 1e-9 {
+                let a = (dir(*p) - f64::from(to)).rem_euclid(std::f64::consts::TAU);
+                assert!(a <= f64::from(from - to) + 1e-6, "{p:?}");
+            }
+        }
+        // The cut faces are planar: on the plane of the axis and their edge.
+        for (material, angle) in [(3u16, first), (4, last)] {
+            let (s, c) = f64::from(angle).sin_cos();
+            let cut: Vec<&Face> = m.faces.iter().filter(|f| f.material == material).collect();
+            assert_eq!(cut.len(), 2 * (rings - 1));
+            for f in cut {
+                for i in f.v {
+                    let p = m.vertices[i as usize];
+                    assert!((p.0 * s - p.1 * c).abs() < 1e-9, "{material}: {p:?}");
+                }
+            }
+        }
+        assert_eq!(m.maps[0].faces.len(), m.faces.len());
+    }
+}
+
+#[test]
+fn sliced_spheres() {
+    // 12 segments sliced from 200° (from) to 20° (to): 180° swept from +Y + 20°.
+    let (from, to) = (200f32.to_radians(), 20f32.to_radians());
+    for hemi in [0.0f32, 0.3] {
+        let p = Params(vec![
+            Value::Float(10.0),
+            Value::Int(12),
+            Value::Bool(true),
+            Value::Float(hemi),
+            Value::Int(0),
+            Value::Bool(false),
+            Value::Bool(true),
+            Value::Bool(true),
+            Value::Float(from),
+            Value::Float(to),
+        ]);
+        let m = sphere_mesh(&p).expect("sliced sphere");
+        // Max's counts: rows × (segs + 2) + 2 vertices and 2·rows·(segs + 2)
+        // faces, one vertex and two faces fewer for a hemisphere.
+        // 12 segments: 5 rings; cutting 30% off at 0.7π still needs 5.
+        let rows = 5;
+        let less = usize::from(hemi != 0.0);
+        assert_eq!(
+            (m.vertices.len(), m.faces.len()),
+            (rows * 14 + 2 - less, 2 * rows * 14 - 2 * less),
+            "{hemi}"
+        );
+        assert!(closed(&m), "{hemi}");
+        assert!(signed_volume(&m) > 0.0, "{hemi}: inward");
+        let start = std::f64::consts::FRAC_PI_2 + f64::from(to);
+        let sweep = f64::from(from) - f64::from(to);
+        for q in &m.vertices {
+            let r = q.0.hypot(q.1);
+            if r > 1e-9 {
+                assert!(on_sphere(*q, 0.0), "{q:?}");
+                let a = (q.1.atan2(q.0) - start).rem_euclid(std::f64::consts::TAU);
+                assert!(a <= sweep + 1e-6, "{hemi}: {q:?} outside the slice");
+            }
+        }
+        // The cut faces lie on the planes of the axis and the cut directions.
+        for (material, angle) in [(2u16, start + sweep), (3, start)] {
+            let (s, c) = angle.sin_cos();
+            let cut: Vec<&Face> = m.faces.iter().filter(|f| f.material == material).collect();
+            assert!(!cut.is_empty());
+            for f in cut {
+                for i in f.v {
+                    let q = m.vertices[i as usize];
+                    assert!((q.0 * s - q.1 * c).abs() < 1e-9, "{material}: {q:?}");
+                }
+            }
+        }
+        let map = &m.maps[0];
+        assert_eq!(map.faces.len(), m.faces.len());
+        assert!(map
+            .faces
+            .iter()
+            .flatten()
+            .all(|&i| (i as usize) < map.vertices.len()));
+    }
+}
+
+#[test]
+fn cylinder_and_cone_topology_and_mapping() {
+    // Barrel.max's cylinder: radius, height, 3 height segments, 1 cap segment, 12 sides.
+    let p = Params(vec![
+        Value::Float(11.0),
+        Value::Float(36.0),
+        Value::Int(3),
+        Value::Int(1),
+        Value::Int(12),
+        Value::Int(1),
+        Value::Int(0),
+        Value::Float(0.0),
+        Value::Float(0.0),
+        Value::Int(1),
+    ]);
+    let m = cylinder_mesh(&p, false).expect("cylinder");
+    assert_eq!(
+        (m.vertices.len(), m.faces.len()),
+        (2 + 4 * 12, 12 + 2 * 3 * 12 + 12)
+    );
+    let map = &m.maps[0];
+    assert_eq!(map.faces.len(), m.faces.len());
+    // Every segment spans 1/12 in U, the seam segment included.
+    for (f, tf) in m.faces.iter().zip(&map.faces).skip(12).take(72) {
+        let us: Vec<f32> = tf.iter().map(|&i| map.vertices[i as usize][0]).collect();
+        let span = us.iter().cloned().fold(f32::MIN, f32::max)
+            - us.iter().cloned().fold(f32::MAX, f32::min);
+        assert!((span - 1.0 / 12.0).abs() < 1e-5, "{f:?}: {us:?}");
+    }
+    // Damaged segment counts are refused, not allocated.
+    let b = Params(vec![
+        Value::Float(1.0),
+        Value::Float(1.0),
+        Value::Float(1.0),
+        Value::Int(1000),
+        Value::Int(1000),
+        Value::Int(1000),
+    ]);
+    assert!(box_mesh(&b).is_err());
+}
