@@ -28,6 +28,8 @@ pub struct SceneEval {
     scene_stream: Option<usize>,
     cache: Vec<OnceLock<Result<Controller, String>>>,
     memo: MeshMemo,
+    /// IK chains and their solves (eval/ik/plug.rs).
+    ik: super::ik::plug::IkState,
 }
 
 /// The deepest parent chain followed; deeper is treated as a cycle in damaged data.
@@ -70,6 +72,7 @@ impl SceneEval {
             scene_stream,
             cache,
             memo: MeshMemo::default(),
+            ik: Default::default(),
         }
     }
 
@@ -81,6 +84,11 @@ impl SceneEval {
             .and_then(|c| c.first())
             .map(Chunk::children)
             .unwrap_or(&[])
+    }
+
+    /// The IK chains of this scene and their memoized solves.
+    pub fn ik_state(&self) -> &super::ik::plug::IkState {
+        &self.ik
     }
 
     /// How many meshes this evaluation computed, and how many were served again.
@@ -223,7 +231,8 @@ impl SceneEval {
             }) if depth < MAX_LOOKAT_DEPTH => {
                 self.lookat_tm(node, [*target, *position, *roll, *scale], t, depth, budget)
             }
-            _ => Mat43::IDENTITY,
+            // IK goals and joints: eval/ik/plug.rs.
+            _ => super::ik::plug::local_tm(self, node, ctl, t).unwrap_or(Mat43::IDENTITY),
         }
     }
 
