@@ -9,6 +9,7 @@ pub mod hi_limb;
 pub mod plug;
 pub mod primitives;
 pub mod spline;
+pub mod view;
 
 use std::fmt;
 
