@@ -342,3 +342,73 @@ fn ik_ld35_joints_match_the_authors_fbx() {
         );
     }
 }
+
+/// `json/ik.json`'s frame-biased errors are the goal-to-end-joint distances of
+/// the evaluated scene: zero where the goal is in reach, the distance past the
+/// clamp (|goal − start| − (L1 + L2), or the short side) where it is not.
+/// Expected values from the goal's keys and the bones' rest offsets.
+#[test]
+fn ik_view_rules_report_the_clamp_distance_per_frame() {
+    for file in ["ik/ikPoping.max", "ik-ld35/Green@Idle.max"] {
+        let (doc, _) = open(file);
+        let eval = SceneEval::from_document(doc).expect("scene");
+        let view = maxfs_scene::eval::ik::view::view(&eval);
+        let chains = scene_chains(&eval);
+        assert_eq!(view.chains.len(), chains.len(), "{file}");
+        assert_eq!(view.rules.len(), chains.len(), "{file}");
+        for rule in &view.rules {
+            let chain = chains[rule.chain].1.as_ref().expect("chain");
+            let maxfs_scene::eval::ik::view::ChainView::Chain(info) = &view.chains[rule.chain]
+            else {
+                panic!("{file}: chain {} refused", rule.chain);
+            };
+            let roles: Vec<&str> = info.links.iter().map(|l| l.role).collect();
+            assert_eq!(roles, ["start", "middle", "end"], "{file}");
+            assert_eq!(info.goal.node, chain.goal_node);
+            assert_eq!(rule.goal_keys, chain.goal_key_times(&eval));
+            let len = |i: usize| {
+                let p = chain.rest[i].0;
+                Vec3::from_f32([p.x, p.y, p.z]).len()
+            };
+            let (l1, l2) = (len(1), len(2));
+            assert!(!rule.errors.is_empty());
+            for (i, e) in rule.errors.iter().enumerate() {
+                let t = (rule.first_frame + i as i32) * rule.ticks_per_frame;
+                let pose = chain.solve_at(&eval, t).expect("solve");
+                let d = dist(pose.goal, pose.joints[0].0[3]);
+                let expected = (d - (l1 + l2)).max((l1 - l2).abs() - d).max(0.0);
+                let e = e.expect("solved");
+                assert!(
+                    (e - expected).abs() < 1e-3 * (l1 + l2),
+                    "{file} frame {}: error {e}, expected {expected}",
+                    rule.first_frame + i as i32
+                );
+            }
+        }
+    }
+}
+
+/// A chain that cannot be built is named in coverage with the reason, and its
+/// joints keep their FK transforms instead of silently passing for solved.
+#[test]
+fn refused_chain_is_named_in_coverage() {
+    let (doc, _) = open("ik/ikPoping.max");
+    let eval = SceneEval::from_document(doc.clone()).expect("scene");
+    let gaps = maxfs_scene::eval::coverage::scene_gaps(&eval);
+    assert!(
+        !gaps.iter().any(|g| g.class.contains("IK")),
+        "ikPoping evaluates: {gaps:?}"
+    );
+    let ctl = scene_chains(&eval)[0].0;
+    let mut graph = (*eval.graph).clone();
+    // Drop the IKChainControl's parameter block reference.
+    graph.objects[ctl].references.retain(|r| r.slot != 0);
+    let damaged = maxfs_tests::eval_with_graph(&doc, graph);
+    let gaps = maxfs_scene::eval::coverage::scene_gaps(&damaged);
+    let gap = gaps
+        .iter()
+        .find(|g| g.class.starts_with("IKChainControl"))
+        .unwrap_or_else(|| panic!("no IKChainControl gap: {gaps:?}"));
+    assert!(gap.class.contains("no parameter block"), "{}", gap.class);
+    assert!(gaps.iter().any(|g| g.class.starts_with("IKControl")), "{gaps:?}");
+}
