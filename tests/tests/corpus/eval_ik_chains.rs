@@ -410,5 +410,8 @@ fn refused_chain_is_named_in_coverage() {
         .find(|g| g.class.starts_with("IKChainControl"))
         .unwrap_or_else(|| panic!("no IKChainControl gap: {gaps:?}"));
     assert!(gap.class.contains("no parameter block"), "{}", gap.class);
-    assert!(gaps.iter().any(|g| g.class.starts_with("IKControl")), "{gaps:?}");
+    assert!(
+        gaps.iter().any(|g| g.class.starts_with("IKControl")),
+        "{gaps:?}"
+    );
 }
