@@ -291,10 +291,10 @@ fn ld35_fbx(file: &str, residual: &Residual, axis_tol: f64) -> (usize, f64, f64)
                 worst = worst.max(d);
                 let e = per_node.entry(name.clone()).or_insert((0f64, 0f64));
                 e.0 = e.0.max(d);
-                for a in 0..3 {
+                for (ours_axis, their_axis) in w.0.iter().zip(&theirs).take(3) {
                     let u = |v: Vec3| v.scale(1.0 / v.len());
-                    let e = rel(&ours_frame, u(w.0[a]), false)
-                        .minus(rel(&fp, u(theirs[a]), false))
+                    let e = rel(&ours_frame, u(*ours_axis), false)
+                        .minus(rel(&fp, u(*their_axis), false))
                         .len();
                     worst_axis = worst_axis.max(e);
                     let w = per_node.get_mut(name).expect("entry");
