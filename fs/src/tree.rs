@@ -876,9 +876,11 @@ impl MaxFs {
     }
 
     /// Generated files that depend only on the source and the tool, and cost an
-    /// evaluation: the ones worth keeping on disk.
+    /// evaluation: the ones worth keeping on disk. `scene.glb` (and the texture
+    /// lines of `errors.txt`) also depend on the image files found beside the
+    /// source, which the key cannot see, so they are regenerated per mount.
     fn persistent(v: V) -> bool {
-        matches!(v, V::Json(_) | V::SceneGlb | V::ExportJson(_))
+        matches!(v, V::Json(_) | V::ExportJson(_))
     }
 
     fn generated(&self, state: &MaxState, v: V) -> Result<Arc<[u8]>, FsError> {

@@ -10,7 +10,7 @@ use json::extensions::scene::khr_lights_punctual as khr;
 use json::validation::{Checked::Valid, USize64};
 use json::Index;
 use maxfs_scene::eval::render::material::{self as mtl, Assets};
-use maxfs_scene::eval::{render::camera, render::light, views, Mat43, SceneEval};
+use maxfs_scene::eval::{render::camera, render::light, views, Mat43, SceneEval, Vec3};
 use serde_json::json as value;
 
 use super::geometry;
@@ -187,6 +187,9 @@ pub(super) struct Builder<'a> {
     pub(super) sampler: Option<Index<json::texture::Sampler>>,
     pub(super) search: &'a TextureSearch,
     pub(super) textures: TextureCache,
+    /// Per node (object index): the shear its glTF TRS leaves out, built into
+    /// its mesh (see [`trs_locals`]).
+    pub(super) residual: BTreeMap<usize, Mat43>,
 }
 
 impl Builder<'_> {
@@ -484,7 +487,11 @@ impl Builder<'_> {
                 return None;
             }
         };
-        let mut s = geometry::streams(&mesh, &self.eval.offset_tm(node));
+        let offset = match self.residual.get(&node) {
+            Some(x) => self.eval.offset_tm(node).then(x),
+            None => self.eval.offset_tm(node),
+        };
+        let mut s = geometry::streams(&mesh, &offset);
         let metres = self.scale.metres;
         for p in &mut s.positions {
             *p = p.map(|v| (f64::from(v) * metres) as f32);
@@ -656,6 +663,84 @@ impl Builder<'_> {
 
 /// Parent of each node (indices into `nodes`), with cycles broken.
 #[inline(never)]
+/// A glTF-axes matrix back in Max axes (the inverse of [`to_gltf`]).
+fn from_gltf(o: &[[f64; 4]; 3]) -> Mat43 {
+    let col = |j: usize| [o[0][j], o[1][j], o[2][j]];
+    let max = |w: [f64; 3]| Vec3(w[0], -w[2], w[1]);
+    Mat43([
+        max(col(0)),
+        max(col(2).map(|v| -v)),
+        max(col(1)),
+        max(col(3)),
+    ])
+}
+
+/// Local TMs glTF can store. glTF nodes hold translation, rotation and scale
+/// only (a `matrix` must decompose into them), but a Max local TM shears when a
+/// scale acts about a rotated axis. Such a node keeps its nearest TRS and hands
+/// the rest, a linear residual X with L = X·TRS, to what it carries: its mesh
+/// is built through X and its children's local TMs start with X, so every world
+/// position stays what Max computes. Animated nodes are sampled as TRS and keep
+/// no residual. Returns the local TM per position of `nodes` and the residual
+/// per object index.
+fn trs_locals(
+    eval: &SceneEval,
+    nodes: &[usize],
+    parent: &[Option<usize>],
+    animated: &BTreeMap<usize, Vec<i32>>,
+) -> (Vec<Mat43>, BTreeMap<usize, Mat43>) {
+    let mut local: Vec<Option<Mat43>> = vec![None; nodes.len()];
+    let mut residual: Vec<Option<Mat43>> = vec![None; nodes.len()];
+    for start in 0..nodes.len() {
+        // Parents first (the parent vector has no cycles).
+        let mut chain = vec![start];
+        while let Some(p) = parent[*chain.last().unwrap_or(&start)] {
+            if local[p].is_some() || chain.len() > nodes.len() {
+                break;
+            }
+            chain.push(p);
+        }
+        for &i in chain.iter().rev() {
+            if local[i].is_some() {
+                continue;
+            }
+            let n = nodes[i];
+            let mut l = eval.local_tm(n, 0);
+            if let Some(x) = parent[i].and_then(|p| residual[p].as_ref()) {
+                l = l.then(x);
+            }
+            if !animated.contains_key(&n) {
+                let (t, q, s, exact) = decompose(&to_gltf(&l));
+                if !exact {
+                    let r = rows_from_quat(q);
+                    let mut p = [[0.0; 4]; 3];
+                    for (row, (rr, tt)) in p.iter_mut().zip(r.iter().zip(t)) {
+                        for j in 0..3 {
+                            row[j] = rr[j] * s[j];
+                        }
+                        row[3] = tt;
+                    }
+                    let trs = from_gltf(&p);
+                    residual[i] = Some(l.then(&maxfs_scene::eval::core::transform::invert(&trs)));
+                }
+            }
+            local[i] = Some(l);
+        }
+    }
+    let residual = nodes
+        .iter()
+        .zip(residual)
+        .filter_map(|(&n, x)| x.map(|x| (n, x)))
+        .collect();
+    (
+        local
+            .into_iter()
+            .map(|l| l.unwrap_or(Mat43::IDENTITY))
+            .collect(),
+        residual,
+    )
+}
+
 fn parents(eval: &SceneEval, nodes: &[usize]) -> Vec<Option<usize>> {
     let pos: BTreeMap<usize, usize> = nodes.iter().enumerate().map(|(i, &n)| (n, i)).collect();
     let mut parent: Vec<Option<usize>> = nodes
@@ -711,6 +796,7 @@ pub fn build(
         sampler: None,
         search,
         textures: TextureCache::default(),
+        residual: BTreeMap::new(),
     };
     let max_nodes: Vec<usize> = eval.graph.nodes().map(|(o, _)| o.index).collect();
     let parent = parents(eval, &max_nodes);
@@ -727,6 +813,8 @@ pub fn build(
             (a.index, t)
         })
         .collect();
+    let (locals, residual) = trs_locals(eval, &max_nodes, &parent, &animated);
+    b.residual = residual;
     // Max nodes are glTF nodes 0..n, in storage order; camera and light children follow.
     let mut nodes: Vec<json::Node> = Vec::new();
     let mut extra: Vec<(usize, json::Node)> = Vec::new();
@@ -736,13 +824,14 @@ pub fn build(
             .as_ref()
             .map(|x| x.name.clone())
             .unwrap_or_default();
-        let m = metres(to_gltf(&eval.local_tm(n, 0)), scale.metres);
+        let m = metres(to_gltf(&locals[i]), scale.metres);
         let (t, r, s, exact) = decompose(&m);
         let mut node = json::Node {
             name: Some(name.clone()),
             ..Default::default()
         };
-        if exact || animated.contains_key(&n) {
+        // A shear is carried by the node's residual (trs_locals): always TRS.
+        if exact || animated.contains_key(&n) || b.residual.contains_key(&n) {
             node.translation = Some(f3(t));
             node.rotation = Some(json::scene::UnitQuaternion(r.map(|v| v as f32)));
             node.scale = Some(f3(s));
@@ -812,4 +901,62 @@ pub fn build(
         });
     }
     (b.root, b.bin, b.warnings, b.dropped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gltf_axes_convert_back_exactly() {
+        let m = Mat43([
+            Vec3(0.8, 0.3, -0.1),
+            Vec3(-0.2, 1.7, 0.4),
+            Vec3(0.05, -0.6, 2.5),
+            Vec3(10.0, -20.0, 30.0),
+        ]);
+        let back = from_gltf(&to_gltf(&m));
+        for (a, b) in back.rows().iter().flatten().zip(m.rows().iter().flatten()) {
+            assert!((a - b).abs() < 1e-12, "{back:?} vs {m:?}");
+        }
+    }
+
+    #[test]
+    fn a_shear_splits_into_a_trs_and_a_linear_residual() {
+        // Non-uniform scale about a rotated axis, then a rotation and a move.
+        let s = Mat43([
+            Vec3(2.0, 0.0, 0.0),
+            Vec3(0.0, 0.5, 0.0),
+            Vec3(0.0, 0.0, 1.0),
+            Vec3::default(),
+        ]);
+        let q = Mat43::rot_z(0.6);
+        let l = invert_rot(&q)
+            .then(&s)
+            .then(&q)
+            .then(&Mat43::rot_z(0.3))
+            .then(&Mat43::translation(Vec3(1.0, 2.0, 3.0)));
+        let (t, r, sc, exact) = decompose(&to_gltf(&l));
+        assert!(!exact, "the test matrix shears");
+        let rr = rows_from_quat(r);
+        let mut p = [[0.0; 4]; 3];
+        for i in 0..3 {
+            for j in 0..3 {
+                p[i][j] = rr[i][j] * sc[j];
+            }
+            p[i][3] = t[i];
+        }
+        let trs = from_gltf(&p);
+        let x = l.then(&maxfs_scene::eval::core::transform::invert(&trs));
+        // X carries no translation, and X·TRS gives L back.
+        assert!(x.rows()[3].iter().all(|v| v.abs() < 1e-9), "{x:?}");
+        let back = x.then(&trs);
+        for (a, b) in back.rows().iter().flatten().zip(l.rows().iter().flatten()) {
+            assert!((a - b).abs() < 1e-9);
+        }
+    }
+
+    fn invert_rot(m: &Mat43) -> Mat43 {
+        maxfs_scene::eval::core::transform::invert(m)
+    }
 }

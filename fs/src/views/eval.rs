@@ -1,12 +1,12 @@
 //! The views of the evaluated scene (`maxfs_scene::eval`): `meshes.json`,
-//! `animation.json`, `materials.json`, `cameras.json`, `lights.json`, `biped.json`, and the
+//! `animation.json`, `materials.json`, `cameras.json`, `lights.json`, `biped.json`, `ik.json`, and the
 //! transforms merged into `nodes.json`.
 
 use serde::Serialize;
 use serde_json::Value;
 
 use maxfs_scene::eval::render::material::Assets;
-use maxfs_scene::eval::{material_view, rigs::biped, views, SceneEval};
+use maxfs_scene::eval::{material_view, rigs::biped, rigs::ik, views, SceneEval};
 
 use crate::json;
 
@@ -27,6 +27,7 @@ pub fn render(view: JsonView, eval: &SceneEval) -> Vec<u8> {
         JsonView::Cameras => ("cameras", json::value_f32(&material_view::cameras(eval))),
         JsonView::Lights => ("lights", json::value_f32(&material_view::lights(eval))),
         JsonView::Biped => ("rigs", json::value_f32(&biped::view(eval))),
+        JsonView::Ik => return json::to_bytes(&json::value_f32(&ik::view::view(eval))),
         _ => return super::error_json("not an evaluation view"),
     };
     let mut out = serde_json::Map::new();

@@ -35,10 +35,11 @@ pub enum JsonView {
     Lights,
     NelProperties,
     Biped,
+    Ik,
 }
 
 impl JsonView {
-    pub const ALL: [JsonView; 15] = [
+    pub const ALL: [JsonView; 16] = [
         JsonView::DllDirectory,
         JsonView::ClassDirectory,
         JsonView::ClassData,
@@ -54,6 +55,7 @@ impl JsonView {
         JsonView::Lights,
         JsonView::NelProperties,
         JsonView::Biped,
+        JsonView::Ik,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -73,6 +75,7 @@ impl JsonView {
             JsonView::Lights => "lights.json",
             JsonView::NelProperties => "nel_properties.json",
             JsonView::Biped => "biped.json",
+            JsonView::Ik => "ik.json",
         }
     }
 
@@ -103,7 +106,8 @@ pub fn render(
         | JsonView::Materials
         | JsonView::Cameras
         | JsonView::Lights
-        | JsonView::Biped => match eval {
+        | JsonView::Biped
+        | JsonView::Ik => match eval {
             Ok(e) => eval::render(view, e),
             Err(e) => error_json(e),
         },

@@ -1,7 +1,8 @@
 //! The persistent export cache (`--cache-dir`): a second tree over the same
-//! sources serves every generated export and JSON view from disk without
-//! parsing-to-evaluation, byte for byte what the first tree generated; damaged
-//! or foreign entries are regenerated; a changed source misses.
+//! sources serves every NeL export, export twin and JSON view from disk without
+//! evaluating, byte for byte what the first tree generated; damaged or foreign
+//! entries are regenerated; a changed source misses. (`scene.glb` and
+//! `errors.txt` depend on image files beside the source and are not kept.)
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,18 +29,20 @@ fn tree(src: &Path, cache: &Path) -> MaxFs {
     )
 }
 
-/// Every file worth caching of every source: JSON views, scene.glb, exports
-/// and their JSON twins, by path.
+/// Every file the cache keeps of every source: JSON views, NeL exports and
+/// their JSON twins, by path.
 fn read_all(fs: &MaxFs) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
     for s in SOURCES {
         let max = PathBuf::from(Path::new(s).file_name().expect("name"));
-        let mut paths = vec![max.join("export/scene.glb")];
+        let mut paths = Vec::new();
         for dir in ["json", "shape", "export"] {
             let d = max.join(dir);
             let entry = fs.lookup(&d).expect("dir");
             for (name, _) in fs.list(&entry).expect("list") {
-                paths.push(d.join(name));
+                if name != "scene.glb" && name != "errors.txt" {
+                    paths.push(d.join(name));
+                }
             }
         }
         for p in paths {

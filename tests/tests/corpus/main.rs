@@ -30,6 +30,7 @@ mod export_anim_frame_rate;
 mod export_cli;
 mod export_ig;
 mod export_ig_lights;
+mod export_ik;
 mod export_mrm;
 mod export_properties;
 mod export_shape;

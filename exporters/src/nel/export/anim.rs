@@ -32,6 +32,9 @@ use crate::nel::anim::{
 use crate::nel::stream::{Bool, Ptr, F32};
 use crate::nel::{NelFile, NelKind};
 
+#[path = "anim_ik.rs"]
+mod ik;
+
 /// Samples per sampled channel at most (a damaged range must not allocate without bound).
 const MAX_SAMPLES: usize = 1 << 16;
 
@@ -134,6 +137,9 @@ pub fn animated(ctx: &Context, node: usize) -> bool {
     let Some(tm) = ctx.eval.tm_controller(node) else {
         return false;
     };
+    if ik::is_ik(ctx, node) {
+        return true;
+    }
     let mut todo = vec![tm];
     let mut budget = 64;
     while let Some(i) = todo.pop() {
@@ -243,6 +249,14 @@ impl Builder<'_, '_> {
     /// `addNodeTracks`: scale, rotation, position of the TM controller.
     fn node_tracks(&mut self, node: usize, prefix: &str) {
         let ctx = self.ctx;
+        if ik::is_ik(ctx, node) {
+            for (full, t) in ik::tracks(ctx, node, prefix) {
+                if !self.tracks.iter().any(|(n, _)| *n == full) {
+                    self.tracks.push((full, t));
+                }
+            }
+            return;
+        }
         if let Some(why) = unsupported_controller(ctx, node) {
             if animated(ctx, node) || skinning::biped_controller(ctx, node).is_some() {
                 self.errors.push((node, why));

@@ -79,6 +79,14 @@ pub fn unsupported_controller(ctx: &Context, node: usize) -> Option<String> {
             .and_then(|o| o.class.as_ref())
             .map_or_else(|| "unknown".to_string(), |c| c.name.clone())
     };
+    // IK goals and joints evaluate when their chain solves (scene eval/ik/plug.rs).
+    match maxfs_scene::eval::rigs::ik::plug::coverage(ctx.eval, tm) {
+        Some(Ok(())) => return None,
+        Some(Err(why)) => {
+            return Some(format!("{} controller is not evaluated ({why})", class(tm)))
+        }
+        None => {}
+    }
     let bad = |i: usize| match ctx.eval.controller(i) {
         None => Some(
             ctx.eval

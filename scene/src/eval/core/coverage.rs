@@ -144,6 +144,12 @@ fn controller_gaps(
     if depth > MAX_CONTROLLERS {
         return;
     }
+    // IK goals and joints: evaluated when their chain solves (eval/ik/plug.rs).
+    match crate::eval::rigs::ik::plug::coverage(eval, idx) {
+        Some(Ok(())) => return,
+        Some(Err(why)) => return add(role, format!("{} ({why})", class_name(eval, idx))),
+        None => {}
+    }
     let Some(ctl) = eval.controller(idx) else {
         let why = eval.controller_error(idx).unwrap_or_default();
         add(

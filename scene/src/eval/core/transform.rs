@@ -30,6 +30,8 @@ pub struct SceneEval {
     memo: MeshMemo,
     /// Biped rigs, decoded on first use (rig_transform.rs).
     rigs: OnceLock<crate::eval::rigs::rig_transform::Rigs>,
+    /// IK chains and their solves (eval/rigs/ik/plug.rs).
+    ik: crate::eval::rigs::ik::plug::IkState,
 }
 
 /// The deepest parent chain followed; deeper is treated as a cycle in damaged data.
@@ -73,6 +75,7 @@ impl SceneEval {
             cache,
             memo: MeshMemo::default(),
             rigs: OnceLock::new(),
+            ik: Default::default(),
         }
     }
 
@@ -84,6 +87,11 @@ impl SceneEval {
             .and_then(|c| c.first())
             .map(Chunk::children)
             .unwrap_or(&[])
+    }
+
+    /// The IK chains of this scene and their memoized solves.
+    pub fn ik_state(&self) -> &crate::eval::rigs::ik::plug::IkState {
+        &self.ik
     }
 
     /// How many meshes this evaluation computed, and how many were served again.
@@ -246,10 +254,12 @@ impl SceneEval {
             }) if depth < MAX_LOOKAT_DEPTH => {
                 self.lookat_tm(node, [*target, *position, *roll, *scale], t, depth, budget)
             }
-            // Biped and Link Constraint nodes: their world TM relative to the parent's.
+            // Biped and Link Constraint nodes: their world TM relative to the
+            // parent's; IK goals and joints: eval/rigs/ik/plug.rs.
             _ => match self.direct_world_at_depth(node, t, depth, budget) {
                 Some(Ok(w)) => self.direct_local(node, &w, t, depth, budget),
-                _ => Mat43::IDENTITY,
+                _ => crate::eval::rigs::ik::plug::local_tm(self, node, ctl, t)
+                    .unwrap_or(Mat43::IDENTITY),
             },
         }
     }

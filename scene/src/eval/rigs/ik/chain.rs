@@ -2,9 +2,10 @@
 //! IKChainControl (the goal node's transform controller) names its solver, its
 //! start and end joints and owns the goal's own PRS; each joint's IKControl
 //! keeps the joint's rest offset and rest angles. The pieces of Max's LinkChain
-//! construction that are \[CORE\] (seed 000 §5) — the default zero map, the
-//! swivel parent space — are stood in for as docs/ik.md says. Not yet used by
-//! transform evaluation: chains stay "not evaluated" in coverage.
+//! construction that are \[CORE\] (seed 000 §5) follow Max's published
+//! description: the default zero plane map of the HI solver white paper (rules
+//! A and B), the swivel parent space of `kSAParent`. [`super::plug`] puts the
+//! solved joints into transform evaluation.
 
 use crate::typed::ClassId;
 
@@ -20,15 +21,27 @@ pub const IK_CONTROL: ClassId = ClassId(0x0e6f5815, 0x717f99a4);
 /// The solver name IKChainControl stores for the HI solver.
 pub const HI_SOLVER: &str = "IKHISolver";
 
-/// IKChainControl references: 0 its parameter block, 1 the goal's PRS.
+/// IKChainControl references (`IIKChainControlReferenceIndex`): 0 its
+/// parameter block, 1 the goal's PRS, 3 the enable track.
 const CHAIN_BLOCK: u32 = 0;
-const CHAIN_GOAL_PRS: u32 = 1;
+pub(crate) const CHAIN_GOAL_PRS: u32 = 1;
+const CHAIN_ENABLE: u32 = 3;
+/// The Boolean Controller of the enable track (`0x5ed56fc5,0x6af0e521`).
+pub const BOOLEAN_CONTROLLER: ClassId = ClassId(0x5ed56fc5, 0x6af0e521);
+/// Boolean Controller chunks: its value (a float, 0 or 1) and its key count.
+const BOOL_VALUE_CHUNK: u16 = 0x3006;
+const BOOL_KEYS_CHUNK: u16 = 0x3002;
 /// IKChainControl block parameters: start and end joint nodes, solver name,
 /// swivel angle (animatable: its controller sits in block reference 0).
 const P_START: u16 = 0;
 const P_END: u16 = 1;
 const P_SOLVER: u16 = 2;
 const P_SWIVEL: u16 = 4;
+/// `kVHUseTarget` (bool), `kVHTarget` (node), `kSAParent` (0 in goal, 1 in
+/// start joint: `SAParentSpace`).
+const P_VH_USE_TARGET: u16 = 17;
+const P_VH_TARGET: u16 = 18;
+const P_SA_PARENT: u16 = 19;
 /// IKControl block parameters: the joint's rest offset from its parent
 /// (36–38) and rest Euler XYZ angles (39–41).
 const P_REST_POS: [u16; 3] = [36, 37, 38];
@@ -48,9 +61,23 @@ pub struct SceneChain {
     pub joints: Vec<usize>,
     /// Rest offset from the parent and rest angles of each joint.
     pub rest: Vec<(P3, P3)>,
-    goal_prs: usize,
-    swivel: Option<usize>,
-    swivel_default: f32,
+    pub goal_prs: usize,
+    /// The swivel angle's controller (none when constant) and stored value.
+    pub swivel: Option<usize>,
+    pub swivel_default: f32,
+    /// Where the swivel angle is measured.
+    pub swivel_space: SwivelSpace,
+    /// The VH target node, when `kVHUseTarget` is on and a node is set.
+    pub vh_target: Option<usize>,
+    /// The enable track: a constant (no keys) Boolean Controller's value.
+    pub enabled: bool,
+}
+
+/// `SAParentSpace`: the space the swivel angle (and the zero plane map) lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwivelSpace {
+    Goal,
+    StartJoint,
 }
 
 /// A solved chain at one time: each joint's world transform.
@@ -59,6 +86,8 @@ pub struct ChainPose {
     pub joints: Vec<Mat43>,
     /// The goal's world position, before any clamp.
     pub goal: Vec3,
+    /// Each joint's transform relative to its parent node.
+    pub local: Vec<Mat43>,
 }
 
 fn is_class(eval: &SceneEval, idx: usize, id: ClassId) -> bool {
@@ -119,6 +148,20 @@ fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, S
         Some(Value::Float(f)) => *f,
         _ => 0.0,
     };
+    let swivel_space = match block.param(P_SA_PARENT).map(|p| &p.value) {
+        Some(Value::Int(0)) => SwivelSpace::Goal,
+        Some(Value::Int(1)) | None => SwivelSpace::StartJoint,
+        other => return Err(format!("swivel parent space (parameter 19): {other:?}")),
+    };
+    let use_vh = matches!(
+        block.param(P_VH_USE_TARGET).map(|p| &p.value),
+        Some(Value::Bool(true))
+    );
+    let vh_target = match block.param(P_VH_TARGET).map(|p| &p.value) {
+        Some(Value::Object(i)) if use_vh => usize::try_from(*i).ok(),
+        _ => None,
+    };
+    let enabled = enable_value(eval, pblock::reference(graph, ctl, CHAIN_ENABLE))?;
 
     let mut joints = vec![end];
     let mut cur = end;
@@ -164,7 +207,33 @@ fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, S
         goal_prs,
         swivel,
         swivel_default,
+        swivel_space,
+        vh_target,
+        enabled,
     })
+}
+
+/// The enable track's value. Only a Boolean Controller without keys is read
+/// (its layout with keys is not decoded): a keyed one refuses the chain so
+/// that it is reported instead of guessed.
+fn enable_value(eval: &SceneEval, ctl: Option<usize>) -> Result<bool, String> {
+    let Some(c) = ctl else { return Ok(true) };
+    if !is_class(eval, c, BOOLEAN_CONTROLLER) {
+        return Err(format!("enable track {c} is not a Boolean Controller"));
+    }
+    let chunk = |id: u16| {
+        eval.chunks(c)
+            .iter()
+            .find(|ch| ch.id == id)
+            .and_then(|ch| ch.payload())
+            .and_then(|p| <[u8; 4]>::try_from(p).ok())
+    };
+    match chunk(BOOL_KEYS_CHUNK).map(u32::from_le_bytes) {
+        Some(0) | None => {}
+        Some(n) => return Err(format!("enable track with {n} keys is not decoded")),
+    }
+    let value = chunk(BOOL_VALUE_CHUNK).map_or(1.0, f32::from_le_bytes);
+    Ok(value != 0.0)
 }
 
 fn to_f32(m: &Mat43) -> M3 {
@@ -217,15 +286,17 @@ impl SceneChain {
     /// Chain-root space to world at `t`: the start joint's parent, moved to
     /// the start joint's rest offset.
     pub fn root_frame(&self, eval: &SceneEval, t: i32) -> Mat43 {
-        let start = self.joints[0];
-        let parent = eval
-            .graph
+        Mat43::translation(vec3(self.rest[0].0)).then(&self.parent_world(eval, t))
+    }
+
+    /// The start joint's parent node's world transform at `t`.
+    fn parent_world(&self, eval: &SceneEval, t: i32) -> Mat43 {
+        eval.graph
             .objects
-            .get(start)
+            .get(self.joints[0])
             .and_then(|o| o.node.as_ref())
             .and_then(|n| n.parent)
-            .map_or(Mat43::IDENTITY, |p| eval.world_tm(p as usize, t));
-        Mat43::translation(vec3(self.rest[0].0)).then(&parent)
+            .map_or(Mat43::IDENTITY, |p| eval.world_tm(p as usize, t))
     }
 
     /// The goal's world transform at `t`: its own PRS under its parent.
@@ -272,65 +343,80 @@ impl SceneChain {
         times
     }
 
-    /// Solves the chain at `t` and returns each joint's world transform. The
-    /// zero map stands in for Max's `DefaultZeroMap()` \[CORE\]: the rest pose's
-    /// chain-plane normal, carried by the shortest rotation from the rest
-    /// end-effector direction (the rest plane at the rest direction, which is
-    /// what the solver assumes).
-    /// The swivel track is read as an angle in the start joint.
+    /// Solves the chain at `t` and returns each joint's world and local
+    /// transform. The zero map is Max's default zero plane map (HI solver
+    /// white paper): the preferred pose's chain plane is the sphere's equator
+    /// and its normal `n0` the north pole; an end-effector direction `e` maps
+    /// to `n0` moved along the meridian through `e`, i.e. `n0 − (n0·e)e`
+    /// normalized. The preferred pose is the joints' rest angles.
     pub fn solve_at(&self, eval: &SceneEval, t: i32) -> Result<ChainPose, String> {
         if self.solver != HI_SOLVER {
             return Err(format!("solver {:?} is not evaluated", self.solver));
         }
         let mut chain = self.hi_chain()?;
-        let to_chain = crate::eval::core::transform::invert(&self.root_frame(eval, t));
+        let parent = self.parent_world(eval, t);
+        let root = Mat43::translation(vec3(self.rest[0].0)).then(&parent);
+        let to_chain = crate::eval::core::transform::invert(&root);
         let goal_world = self.goal_world(eval, t);
         let goal = to_f32(&goal_world.then(&to_chain));
         let elbow = chain.first_joint();
         let wrist = chain.end_effector();
-        let a0 = wrist.normalize();
-        let n0 = a0.cross(elbow.normalize()).normalize();
-        let zero_map = move |e: P3| rest_plane_normal(a0, n0, e);
-        let swivel = match self.swivel {
+        let n0 = wrist.normalize().cross(elbow.normalize()).normalize();
+        let zero_map = move |e: P3| default_zero_map(n0, e);
+        let angle = match self.swivel {
             Some(c) => eval.float_at(Some(c), t, f64::from(self.swivel_default)) as f32,
             None => self.swivel_default,
         };
+        let swivel = match (self.vh_target, self.swivel_space) {
+            (Some(vh), _) => {
+                let p = to_chain.transform_point(eval.world_tm(vh, t).0[3]);
+                Swivel::VhTarget(p3(p.0 as f32, p.1 as f32, p.2 as f32))
+            }
+            (None, SwivelSpace::StartJoint) => Swivel::InStartJoint(angle),
+            (None, SwivelSpace::Goal) => Swivel::InGoal(angle),
+        };
         let hi = HiGoal {
             goal,
-            swivel: Swivel::InStartJoint(swivel),
+            swivel,
             zero_map: &zero_map,
         };
         hi_limb::solve(&mut chain, &hi).map_err(|e| e.to_string())?;
-
-        let root = self.root_frame(eval, t);
-        let start = euler(chain.root.rot_xyz).then(&root);
+        let finite = |p: P3| p.x.is_finite() && p.y.is_finite() && p.z.is_finite();
         let l = &chain.links;
         let mid_rot = p3(l[2].dof_value, l[1].dof_value, l[0].dof_value);
-        let mid = euler(mid_rot)
-            .then(&Mat43::translation(vec3(self.rest[1].0)))
-            .then(&start);
-        let end = euler(self.rest[2].1)
-            .then(&Mat43::translation(vec3(self.rest[2].0)))
-            .then(&mid);
+        if !finite(chain.root.rot_xyz) || !finite(mid_rot) {
+            return Err(format!(
+                "t={t}: the solve gave non-finite angles (degenerate goal)"
+            ));
+        }
+
+        let local = vec![
+            euler(chain.root.rot_xyz).then(&Mat43::translation(vec3(self.rest[0].0))),
+            euler(mid_rot).then(&Mat43::translation(vec3(self.rest[1].0))),
+            euler(self.rest[2].1).then(&Mat43::translation(vec3(self.rest[2].0))),
+        ];
+        let start = local[0].then(&parent);
+        let mid = local[1].then(&start);
+        let end = local[2].then(&mid);
         Ok(ChainPose {
             joints: vec![start, mid, end],
             goal: goal_world.0[3],
+            local,
         })
     }
 }
 
-/// The stand-in zero map: the rest plane normal `n0` carried by the shortest
-/// rotation from the rest end-effector direction `a0` to `e`.
-fn rest_plane_normal(a0: P3, n0: P3, e: P3) -> P3 {
+/// Max's default zero plane map (rules A and B of the HI solver white paper):
+/// on the equator (directions perpendicular to `n0`) the normal is `n0`; off
+/// it, `n0` carried along the meridian through `e`, which is the component of
+/// `n0` across `e`. At the poles (`e` parallel to `n0`) it is undefined — the
+/// plane flip the white paper describes — and `n0` is returned.
+pub fn default_zero_map(n0: P3, e: P3) -> P3 {
     let e = e.normalize();
-    let axis = a0.cross(e);
-    let s = f64::from(axis.length());
-    let c = f64::from(a0.dot(e));
-    if s == 0.0 {
-        return n0.minus(e.scale(n0.dot(e))).normalize();
+    let mut n = n0.minus(e.scale(n0.dot(e)));
+    if n.length_unify() == 0.0 {
+        n0
+    } else {
+        n
     }
-    let k = axis.normalize();
-    let angle = s.atan2(c) as f32;
-    n0.vector_transform(&M3::rot_angle_axis(k, angle))
-        .normalize()
 }

@@ -1,13 +1,15 @@
 //! Inverse kinematics solvers, to the spec of seed 000: the HI limb solver
 //! ([`hi_limb`]) and the spline IK solver ([`spline`]), with the solver-local
 //! numeric primitives they share ([`primitives`]). Pure solver code: chains,
-//! goals and splines come in as plain data; building them from a scene is the
-//! caller's job. docs/ik.md records the numerics and the \[CORE\] choices.
+//! goals and splines come in as plain data; [`chain`] builds HI chains from a
+//! scene and [`plug`] puts their solves into transform evaluation. docs/ik.md records the numerics and the \[CORE\] choices.
 
 pub mod chain;
 pub mod hi_limb;
+pub mod plug;
 pub mod primitives;
 pub mod spline;
+pub mod view;
 
 use std::fmt;
 
