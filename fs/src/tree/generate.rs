@@ -1,0 +1,236 @@
+//! Generated contents of a `foo.max/`: the loaded stages of the file, the NeL
+//! export set, JSON views, info, thumbnails and scene.glb, through the content
+//! cache and the optional disk cache.
+
+use super::*;
+
+impl MaxFs {
+    /// Where `export/scene.glb` looks for texture images of `state`'s file.
+    pub(super) fn texture_search(&self, state: &MaxState) -> maxfs_exporters::gltf::TextureSearch {
+        maxfs_exporters::gltf::TextureSearch {
+            max_dir: self.root.join(state.path()).parent().map(Path::to_path_buf),
+            roots: self.maps.clone(),
+        }
+    }
+
+    /// `export/errors.txt`: the NeL exports' errors, then one `gltf` line per
+    /// texture image `scene.glb` cannot embed (`gltf<TAB>material<TAB>reason`).
+    pub(super) fn errors_txt(&self, state: &MaxState) -> Result<Vec<u8>, FsError> {
+        let mut text = self.export_set(state)?.errors_text();
+        if let Ok(eval) = self.loaded(state)?.eval().as_deref() {
+            let search = self.texture_search(state);
+            for (material, reason) in maxfs_exporters::gltf::texture_problems(eval, &search) {
+                text.extend(format!("gltf\t{material}\t{reason}\n").into_bytes());
+            }
+        }
+        Ok(text)
+    }
+
+    /// The NeL exports of a file, a stage of its loaded document (exported on
+    /// first need).
+    pub(super) fn export_set(&self, state: &MaxState) -> Result<Arc<ExportSet>, FsError> {
+        let loaded = self.loaded(state)?;
+        let stem = crate::exports::source_stem(state.path());
+        let mut grew = false;
+        let r = loaded.exports(|l| {
+            grew = true;
+            let place = self.disk_place(state, "exports");
+            if let Some((disk, hash, place)) = &place {
+                if let Some(set) = disk
+                    .get(hash, place)
+                    .and_then(|b| ExportSet::from_bytes(&b))
+                {
+                    return Ok(Arc::new(set));
+                }
+            }
+            *self
+                .generations
+                .lock()
+                .entry(format!("{}/export", state.path().display()))
+                .or_default() += 1;
+            let r = l.build_exports(&stem);
+            match &r {
+                Ok(set) => {
+                    if let Some((disk, hash, place)) = &place {
+                        disk.put(hash, place, &set.to_bytes());
+                    }
+                }
+                Err(e) => {
+                    let what = format!("{}: export: {e}", state.path().display());
+                    crate::warn_once::warn(&state.key, &what)
+                }
+            }
+            r
+        });
+        if grew {
+            // The document grew by its exports and evaluated meshes.
+            self.docs.trim();
+        }
+        r.map_err(FsError::Failed)
+    }
+
+    /// The parsed document of `state`, from the document LRU (parsed on a miss).
+    pub(super) fn load(&self, state: &MaxState) -> StageResult<Loaded> {
+        self.docs.get_or_load(&state.key, || {
+            if state.key.size > self.max_parse_bytes {
+                // Parsing reads the whole file into memory: a file larger than
+                // the documents budget would break it on its own.
+                let why = format!(
+                    "{}: not parsed: the file is {} bytes, over the documents budget of {} bytes                      (maxfs mount --documents-mb)",
+                    state.path().display(),
+                    state.key.size,
+                    self.max_parse_bytes
+                );
+                crate::warn_once::warn(&state.key, &why);
+                return Err(why);
+            }
+            self.doc_loads.fetch_add(1, Ordering::Relaxed);
+            state.load(&self.inflate)
+        })
+    }
+
+    pub(super) fn loaded(&self, state: &MaxState) -> Result<Arc<Loaded>, FsError> {
+        self.load(state).map_err(FsError::Failed)
+    }
+
+    /// The document (chunk trees) of a loaded file, parsed on first need; the
+    /// document LRU is weighed again when that happens.
+    pub(super) fn doc_of(&self, loaded: &Loaded) -> Result<Arc<Document>, FsError> {
+        let built = loaded.doc_built();
+        let doc = loaded.doc().map_err(FsError::Failed);
+        if !built {
+            self.docs.trim();
+        }
+        doc
+    }
+
+    /// The disk cache with the source's hash and the entry name for `what`, when
+    /// a cache directory is configured and the source could be hashed. The
+    /// inflate limits and texture roots are part of the name: they decide which
+    /// streams read and which images are embedded.
+    pub(super) fn disk_place(
+        &self,
+        state: &MaxState,
+        what: &str,
+    ) -> Option<(&DiskCache, SourceHash, String)> {
+        let disk = self.disk.as_deref()?;
+        let hash = state.source_hash()?;
+        let i = &self.inflate;
+        // The texture search roots decide which images scene.glb embeds.
+        let place = format!(
+            "{what}|inflate {}x {} {}|maps {:?}",
+            i.ratio, i.floor, i.max, self.maps
+        );
+        Some((disk, hash, place))
+    }
+
+    /// Generated files that depend only on the source and the tool, and cost an
+    /// evaluation: the ones worth keeping on disk. `scene.glb` (and the texture
+    /// lines of `errors.txt`) also depend on the image files found beside the
+    /// source, which the key cannot see, so they are regenerated per mount.
+    pub(super) fn persistent(v: V) -> bool {
+        matches!(v, V::Json(_) | V::ExportJson(_))
+    }
+
+    pub(super) fn generated(&self, state: &MaxState, v: V) -> Result<Arc<[u8]>, FsError> {
+        let key = (state.key.clone(), v);
+        self.content
+            .get_or_generate(&key, || {
+                let place = if Self::persistent(v) {
+                    self.disk_place(state, &v.display())
+                } else {
+                    None
+                };
+                if let Some((disk, hash, place)) = &place {
+                    if let Some(b) = disk.get(hash, place) {
+                        return Ok(b);
+                    }
+                }
+                *self
+                    .generations
+                    .lock()
+                    .entry(format!("{}/{}", state.path().display(), v.display()))
+                    .or_default() += 1;
+                let r = crate::guard(|| self.generate(state, v)).inspect_err(|e| {
+                    let what = format!("{}: {}: {e}", state.path().display(), v.display());
+                    crate::warn_once::warn(&state.key, &what)
+                });
+                // Generating may have built stages of the document (typed
+                // layer, evaluation): weigh the documents again.
+                self.docs.trim();
+                if let (Ok(b), Some((disk, hash, place))) = (&r, &place) {
+                    disk.put(hash, place, b);
+                }
+                r
+            })
+            .map_err(FsError::Failed)
+    }
+
+    pub(super) fn generate(&self, state: &MaxState, v: V) -> Result<Vec<u8>, String> {
+        let light = state.light();
+        let doc = || -> StageResult<Loaded> {
+            light.as_ref().map_err(|e| e.clone())?;
+            self.load(state)
+        };
+        match v {
+            V::Error => Ok(crate::views::error_text(state.path(), light.as_ref().err())),
+            V::Info => {
+                let loaded = doc();
+                let document = loaded.clone().and_then(|l| l.doc());
+                let typed = loaded.as_ref().ok().map(|l| l.typed());
+                let eval = loaded.as_ref().ok().and_then(|l| l.eval().ok());
+                Ok(crate::views::info::render(
+                    state,
+                    light.as_deref().map_err(|e| e.as_str()),
+                    document.as_deref().map_err(|e| e.as_str()),
+                    typed.as_ref().map(|t| t.as_deref().map_err(|e| e.as_str())),
+                    eval.as_deref(),
+                ))
+            }
+            V::Thumbnail => {
+                let light = light?;
+                let set = light
+                    .peek
+                    .summary_information
+                    .as_deref()
+                    .ok_or("no SummaryInformation stream")
+                    .and_then(|d| {
+                        maxfs_scene::summary::parse_property_set(d).map_err(|_| "bad property set")
+                    })?;
+                let dib = maxfs_scene::summary::thumbnail_dib(&set)
+                    .ok_or("no thumbnail in SummaryInformation")?;
+                crate::thumbnail::dib_to_png(dib)
+            }
+            V::Json(view) => {
+                let rendered = doc().and_then(|l| {
+                    let d = l.doc()?;
+                    let t = l.typed()?;
+                    let eval = l.eval();
+                    Ok(crate::views::render(
+                        view,
+                        &d,
+                        &t,
+                        eval.as_deref().map_err(String::as_str),
+                    ))
+                });
+                Ok(match rendered {
+                    Ok(bytes) => bytes,
+                    Err(e) => crate::views::error_json(&e),
+                })
+            }
+            V::ExportJson(i) => {
+                let set = self.export_set(state).map_err(|e| e.to_string())?;
+                let file = set.files.get(i as usize).ok_or("no such export")?;
+                maxfs_exporters::nel::nel_json(&file.bytes, &file.name, false)
+                    .map(String::into_bytes)
+                    .map_err(|e| e.to_string())
+            }
+            V::SceneGlb => {
+                let eval = doc()?.eval()?;
+                maxfs_exporters::gltf::export_scene_with(&eval, &self.texture_search(state))
+                    .map(|e| e.glb)
+            }
+            _ => Err("not a generated file".into()),
+        }
+    }
+}
