@@ -1,0 +1,251 @@
+//! The Boolean compound object (class "Boolean", (0x51db4f2f, 0x1c596b1a)):
+//! two operand objects combined by mesh CSG.
+//!
+//! Layout, from the corpus (street.max, road_flag.max): reference 0 = operand A,
+//! 1 = operand B (any object: a primitive, a derived object with its modifier
+//! stack, another Boolean), 2 and 3 = the PRS controllers placing A and B in the
+//! Boolean's object space, 4 = an old ParamBlock whose parameter 0 is the
+//! operation: 0 union, 1 intersection, 2 A − B, 3 B − A (checked against the
+//! reference NeL exports). Chunk 0x0100 (0x0c in every corpus Boolean, whatever
+//! the operation) and 0x0140/0x0142/0x0144 are display/update flags; 0x0110 and
+//! 0x0120 are the operand names; 0x0130/0x03E8 is a near-identity matrix (float
+//! noise) that plays no part in the result.
+//!
+//! Max re-triangulates the result its own way; ours has the same surface but
+//! different vertex and face indices, so index-based modifiers above a Boolean
+//! cannot be applied ([`refuse_index_edits`]).
+
+use std::cell::Cell;
+use std::collections::HashMap;
+
+use crate::typed::ClassId;
+
+use crate::eval::core::controller::Controller;
+use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::core::pblock::{self, Value};
+use crate::eval::modifier::{self, Applied};
+use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
+use crate::eval::SceneEval;
+
+pub const BOOLEAN: ClassId = ClassId(0x51db4f2f, 0x1c596b1a);
+
+/// Nesting deeper than this is treated as a reference cycle in damaged data.
+pub(super) const MAX_DEPTH: usize = 32;
+/// Booleans one evaluation may compute (operands shared by reference would
+/// otherwise make damaged files exponential).
+pub(super) const MAX_BOOLEANS: usize = 256;
+/// Faces an operand may bring in.
+pub(super) const MAX_INPUT_FACES: usize = 100_000;
+/// Polygons the splitting may create in one Boolean before giving up.
+pub(super) const MAX_POLYGONS: usize = 1_000_000;
+/// Vertex-against-plane tests of one evaluation's splitting, nested Booleans
+/// included (about a second each 10⁸).
+pub(super) const MAX_WORK: u64 = 200_000_000;
+/// Vertex-against-edge tests of the T-junction repair before giving up.
+pub(super) const MAX_EDGE_TESTS: u64 = 200_000_000;
+/// Corners one split polygon may collect (triangulating it is cubic in them).
+pub(super) const MAX_RING: usize = 1024;
+/// Map channels carried (0 = colour, 1..99 texture).
+pub(super) const MAX_CHANNEL: i32 = 99;
+/// Distances below this fraction of the operands' size count as zero.
+pub(super) const REL_EPS: f64 = 1e-5;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Union,
+    Intersection,
+    AMinusB,
+    BMinusA,
+}
+
+/// The operation of a Boolean object (its parameter block, reference 4).
+pub fn operation(eval: &SceneEval, obj: usize) -> Result<Op, String> {
+    let pb = pblock::reference(&eval.graph, obj, 4).ok_or("no parameter block (reference 4)")?;
+    let params = pblock::param_block(eval.chunks(pb))?;
+    let op = params
+        .iter()
+        .find(|p| p.index == 0)
+        .ok_or("no operation parameter")?;
+    match op.value {
+        Value::Int(0) => Ok(Op::Union),
+        Value::Int(1) => Ok(Op::Intersection),
+        Value::Int(2) => Ok(Op::AMinusB),
+        Value::Int(3) => Ok(Op::BMinusA),
+        ref v => Err(format!("operation {v:?} is not evaluated")),
+    }
+}
+
+/// Work counters shared by one evaluation and its nested Booleans.
+pub(super) struct Budget {
+    pub(super) booleans: Cell<usize>,
+    /// Vertex-plane tests of all the splitting.
+    pub(super) work: Cell<u64>,
+}
+
+/// The mesh of Boolean object `obj` at time `t`, in its object space.
+pub fn eval(se: &SceneEval, obj: usize, t: i32) -> Result<Mesh, String> {
+    eval_at(
+        se,
+        obj,
+        t,
+        0,
+        &Budget {
+            booleans: Cell::new(0),
+            work: Cell::new(0),
+        },
+    )
+}
+
+pub(super) fn eval_at(
+    se: &SceneEval,
+    obj: usize,
+    t: i32,
+    depth: usize,
+    b: &Budget,
+) -> Result<Mesh, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("Booleans nested deeper than {MAX_DEPTH}"));
+    }
+    if b.booleans.get() >= MAX_BOOLEANS {
+        return Err(format!("more than {MAX_BOOLEANS} Booleans in one object"));
+    }
+    b.booleans.set(b.booleans.get() + 1);
+    let op = operation(se, obj)?;
+    let mut meshes = Vec::with_capacity(2);
+    for k in 0..2 {
+        let which = ["A", "B"][k];
+        let operand = pblock::reference(&se.graph, obj, k as u32)
+            .ok_or_else(|| format!("no operand {which} (reference {k})"))?;
+        let mut m = operand_mesh(se, operand, t, depth, b)
+            .map_err(|e| format!("Boolean operand {which}: {e}"))?;
+        let tm = pblock::reference(&se.graph, obj, 2 + k as u32)
+            .map_or(Ok(Mat43::IDENTITY), |c| prs(se, c, t))
+            .map_err(|e| format!("Boolean operand {which} transform: {e}"))?;
+        transform(&mut m, &tm);
+        meshes.push(m);
+    }
+    let b_mesh = meshes.pop().unwrap_or_default();
+    let a_mesh = meshes.pop().unwrap_or_default();
+    csg(&a_mesh, &b_mesh, op, &b.work)
+}
+
+/// A PRS controller's matrix at `t`.
+pub(super) fn prs(se: &SceneEval, ctl: usize, t: i32) -> Result<Mat43, String> {
+    match se.controller(ctl) {
+        Some(Controller::Prs {
+            position,
+            rotation,
+            scale,
+        }) => Ok(se
+            .scale_tm(*scale, t)
+            .then(&se.rotation_at(*rotation, t))
+            .then(&Mat43::translation(se.position_at(*position, t)))),
+        _ => Err(format!("object {ctl} is not a PRS controller")),
+    }
+}
+
+pub(super) fn transform(m: &mut Mesh, tm: &Mat43) {
+    for v in &mut m.vertices {
+        *v = tm.transform_point(*v);
+    }
+    if tm.determinant3() < 0.0 {
+        // A mirroring placement turns the faces inside out; keep them facing out.
+        for f in &mut m.faces {
+            f.v.swap(1, 2);
+        }
+        for map in &mut m.maps {
+            for f in &mut map.faces {
+                f.swap(1, 2);
+            }
+        }
+    }
+}
+
+/// An operand: its base object (nested Booleans recursively) with its modifier
+/// stack applied.
+pub(super) fn operand_mesh(
+    se: &SceneEval,
+    obj: usize,
+    t: i32,
+    depth: usize,
+    b: &Budget,
+) -> Result<Mesh, String> {
+    let (stack, base) = se
+        .object_stack(obj)
+        .ok_or("the operand's modifier stack is damaged")?;
+    let class = se.graph.objects.get(base).and_then(|o| o.class.as_ref());
+    let is_bool = class.is_some_and(|c| c.class_id == BOOLEAN);
+    let mut m = if is_bool {
+        eval_at(se, base, t, depth + 1, b)?
+    } else {
+        se.object_mesh(base, t).unwrap_or_else(|| {
+            Err(format!(
+                "object class {} is not evaluated",
+                class.map_or("?", |c| c.name.as_str())
+            ))
+        })?
+    };
+    refuse_index_edits(&stack, is_bool)?;
+    let cx = modifier::ModContext {
+        eval: se,
+        node: None,
+        t,
+    };
+    for applied in stack.iter().rev() {
+        modifier::apply(applied, &mut m, &cx)?;
+    }
+    Ok(m)
+}
+
+/// Edit Mesh and Unwrap UVW address vertices and faces by index; above a Boolean
+/// those are indices of Max's triangulation of the result, which ours does not
+/// reproduce, so applying them would silently edit the wrong elements.
+pub fn refuse_index_edits(stack: &[Applied], base_is_boolean: bool) -> Result<(), String> {
+    if !base_is_boolean {
+        return Ok(());
+    }
+    for m in stack.iter().rev() {
+        if m.class == modifier::EDIT_MESH || m.class == modifier::UNWRAP_UVW {
+            let counts = delta_counts(m)
+                .map(|(v, f)| format!(" (made for {v} vertices, {f} faces)"))
+                .unwrap_or_default();
+            return Err(format!(
+                "modifier {} ({:#x}, {:#x}) on a Boolean: it edits vertices and faces by \
+                 index in Max's triangulation of the Boolean result{counts}, which this \
+                 evaluation does not reproduce (same surface, other triangles)",
+                m.name, m.class.0, m.class.1
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The input vertex and face counts an Edit Mesh delta was made for.
+pub(super) fn delta_counts(m: &Applied) -> Option<(u32, u32)> {
+    let delta = m
+        .mod_app?
+        .children()
+        .iter()
+        .find(|c| c.id == 0x2512)?
+        .children()
+        .iter()
+        .find(|c| c.id == 0x4000)?;
+    let count = |id: u16| {
+        let p = delta.children().iter().find(|c| c.id == id)?.payload()?;
+        Some(u32::from_le_bytes(p.get(..4)?.try_into().ok()?))
+    };
+    Some((count(0x0100)?, count(0x0110)?))
+}
+
+// ---------------------------------------------------------------------------
+// CSG on polygons through BSP trees (the classic clip-to scheme): each operand's
+// polygons are clipped against the other's tree; coplanar faces are kept on the
+// side their normal points to, so shared faces survive once.
+
+mod assemble;
+mod bsp;
+#[cfg(test)]
+mod tests;
+
+use assemble::*;
+use bsp::*;

@@ -1,0 +1,148 @@
+//! Boolean operations on small solids with known volumes and topology.
+
+use super::*;
+
+fn cube(min: [f64; 3], max: [f64; 3]) -> Mesh {
+    let v: Vec<Vec3> = (0..8)
+        .map(|i| {
+            Vec3(
+                if i & 1 != 0 { max[0] } else { min[0] },
+                if i & 2 != 0 { max[1] } else { min[1] },
+                if i & 4 != 0 { max[2] } else { min[2] },
+            )
+        })
+        .collect();
+    let quads = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let mut faces = Vec::new();
+    for (k, q) in quads.iter().enumerate() {
+        for t in [[q[0], q[1], q[2]], [q[0], q[2], q[3]]] {
+            faces.push(Face {
+                v: t,
+                smoothing: 1 << k,
+                material: k as u16,
+                flags: 7,
+            });
+        }
+    }
+    Mesh {
+        vertices: v,
+        faces,
+        maps: Vec::new(),
+    }
+}
+
+fn run(a: &Mesh, b: &Mesh, op: Op) -> Result<Mesh, String> {
+    csg(a, b, op, &Cell::new(0))
+}
+
+fn area(m: &Mesh) -> f64 {
+    m.faces
+        .iter()
+        .map(|f| {
+            let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
+            b.minus(a).cross(c.minus(a)).len() / 2.0
+        })
+        .sum()
+}
+
+fn closed(m: &Mesh) -> bool {
+    let mut edges: HashMap<(u32, u32), i32> = HashMap::new();
+    for f in &m.faces {
+        for k in 0..3 {
+            let (a, b) = (f.v[k], f.v[(k + 1) % 3]);
+            *edges.entry((a.min(b), a.max(b))).or_default() += if a < b { 1 } else { -1 };
+        }
+    }
+    edges.values().all(|&n| n == 0)
+}
+
+#[test]
+fn overlapping_cubes() {
+    let a = cube([0.0; 3], [2.0; 3]);
+    let b = cube([1.0; 3], [3.0; 3]);
+    let u = run(&a, &b, Op::Union).unwrap();
+    assert!(
+        (area(&u) - (24.0 + 24.0 - 6.0)).abs() < 1e-9,
+        "{}",
+        area(&u)
+    );
+    assert!(closed(&u));
+    let i = run(&a, &b, Op::Intersection).unwrap();
+    assert!((area(&i) - 6.0).abs() < 1e-9);
+    assert!(closed(&i));
+    let d = run(&a, &b, Op::AMinusB).unwrap();
+    assert!((area(&d) - 24.0).abs() < 1e-9);
+    assert!(closed(&d));
+    let d = run(&a, &b, Op::BMinusA).unwrap();
+    assert!((area(&d) - 24.0).abs() < 1e-9);
+    assert!(closed(&d));
+}
+
+#[test]
+fn coplanar_faces_merge() {
+    // Two cubes side by side sharing the face x = 1 and the planes y, z.
+    let a = cube([0.0; 3], [1.0; 3]);
+    let b = cube([1.0, 0.0, 0.0], [2.0, 1.0, 1.0]);
+    let u = run(&a, &b, Op::Union).unwrap();
+    assert!((area(&u) - 10.0).abs() < 1e-9, "{}", area(&u));
+    assert!(closed(&u));
+    // A notch cut flush with the top face.
+    let c = cube([0.25, 0.25, 0.5], [0.75, 0.75, 1.0]);
+    let d = run(&a, &c, Op::AMinusB).unwrap();
+    assert!((area(&d) - (6.0 + 4.0 * 0.25)).abs() < 1e-9, "{}", area(&d));
+    assert!(closed(&d));
+    assert!(d.faces.iter().any(|f| f.material == 1));
+}
+
+/// Map values follow the surface: with uvw = position on both operands, every
+/// corner of the result (split points and T-junction points included) must
+/// still carry its own position.
+#[test]
+fn map_channels_are_interpolated_at_splits() {
+    let with_map = |mut m: Mesh| {
+        m.maps.push(MapChannel {
+            channel: 1,
+            vertices: m
+                .vertices
+                .iter()
+                .map(|v| [v.0 as f32, v.1 as f32, v.2 as f32])
+                .collect(),
+            faces: m.faces.iter().map(|f| f.v).collect(),
+        });
+        m
+    };
+    let a = with_map(cube([0.0; 3], [2.0; 3]));
+    let b = with_map(cube([1.0, 0.5, 1.0], [3.0, 1.5, 3.0]));
+    for op in [Op::Union, Op::AMinusB, Op::Intersection] {
+        let r = run(&a, &b, op).unwrap();
+        assert!(closed(&r), "{op:?}");
+        let map = &r.maps[0];
+        assert_eq!(map.faces.len(), r.faces.len());
+        for (f, mf) in r.faces.iter().zip(&map.faces) {
+            for (&v, &t) in f.v.iter().zip(mf) {
+                let p = r.vertices[v as usize];
+                let uv = map.vertices[t as usize];
+                let d = Vec3(uv[0].into(), uv[1].into(), uv[2].into()).minus(p);
+                assert!(d.len() < 1e-5, "{op:?}: {uv:?} at {p:?}");
+            }
+        }
+    }
+    // A channel one operand lacks is dropped.
+    let r = run(&a, &cube([1.0; 3], [3.0; 3]), Op::Union).unwrap();
+    assert!(r.maps.is_empty());
+}
+
+#[test]
+fn work_is_capped() {
+    let a = cube([0.0; 3], [2.0; 3]);
+    let b = cube([1.0; 3], [3.0; 3]);
+    let e = csg(&a, &b, Op::Union, &Cell::new(MAX_WORK)).unwrap_err();
+    assert!(e.contains("vertex-plane tests"), "{e}");
+}
