@@ -39,6 +39,12 @@ use fuser::{
 use maxfs_fs::{Content, Entry, EntryKey, FsError, Kind, MaxFs, VirtualKey};
 use parking_lot::Mutex;
 
+mod config;
+mod inodes;
+
+pub use config::{config, MIN_WORKERS};
+use inodes::{Inode, Inodes};
+
 /// Tuning of the binding.
 #[derive(Debug, Clone, Copy)]
 pub struct FuseOptions {
@@ -70,56 +76,6 @@ const BLKSIZE: u32 = 128 * 1024;
 /// The inode number of the root; others are `FIRST_INO + slot`.
 const ROOT_INO: u64 = 1;
 const FIRST_INO: u64 = 2;
-
-struct Inode {
-    /// The entry as last resolved; refreshed on use unless immutable.
-    entry: Entry,
-    lookups: u64,
-}
-
-/// Inodes other than the root, in slots reused after the kernel forgets them.
-#[derive(Default)]
-struct Inodes {
-    slots: Vec<Option<Inode>>,
-    free: Vec<u32>,
-    /// Slots of entries inside `.max` files (nearly all of them; 20-byte rows).
-    by_virtual: HashMap<VirtualKey, u32>,
-    /// Slots of real files and directories.
-    by_real: HashMap<EntryKey, u32>,
-}
-
-impl Inodes {
-    fn slot_of(&self, e: &Entry) -> Option<u32> {
-        match e.virtual_key() {
-            Some(k) => self.by_virtual.get(&k).copied(),
-            None => self.by_real.get(&e.key()).copied(),
-        }
-    }
-
-    fn insert_key(&mut self, e: &Entry, slot: u32) {
-        match e.virtual_key() {
-            Some(k) => self.by_virtual.insert(k, slot),
-            None => self.by_real.insert(e.key(), slot),
-        };
-    }
-
-    fn remove_key(&mut self, e: &Entry) {
-        match e.virtual_key() {
-            Some(k) => self.by_virtual.remove(&k),
-            None => self.by_real.remove(&e.key()),
-        };
-    }
-
-    fn get(&self, ino: u64) -> Option<&Inode> {
-        let slot = usize::try_from(ino.checked_sub(FIRST_INO)?).ok()?;
-        self.slots.get(slot)?.as_ref()
-    }
-
-    fn get_mut(&mut self, ino: u64) -> Option<&mut Inode> {
-        let slot = usize::try_from(ino.checked_sub(FIRST_INO)?).ok()?;
-        self.slots.get_mut(slot)?.as_mut()
-    }
-}
 
 /// A directory listing, served by offset to readdir.
 type Listing = Vec<(OsString, Kind)>;
@@ -837,23 +793,4 @@ impl Filesystem for MaxFuse {
     ) {
         reply.error(Errno::EROFS);
     }
-}
-
-/// FUSE worker threads at least: a worker parsing a large file answers nothing
-/// else until the parse ends, so with this many, several slow parses still
-/// leave workers for an unrelated `ls` (an idle worker is one blocked read).
-pub const MIN_WORKERS: usize = 16;
-
-/// Mount options used by `maxfs mount` and the tests; `threads` below
-/// [`MIN_WORKERS`] is raised to it.
-pub fn config(threads: usize) -> fuser::Config {
-    let mut c = fuser::Config::default();
-    c.mount_options = vec![
-        fuser::MountOption::RO,
-        fuser::MountOption::FSName("maxfs".into()),
-        fuser::MountOption::Subtype("maxfs".into()),
-        fuser::MountOption::NoAtime,
-    ];
-    c.n_threads = Some(threads.max(MIN_WORKERS));
-    c
 }
