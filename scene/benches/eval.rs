@@ -45,7 +45,7 @@ fn evaluate(doc: &Arc<Document>, typed: &Arc<Typed>) -> (usize, f64) {
             vertices += mesh.vertices.len();
         }
     }
-    for node in maxfs_scene::eval::views::animation(&eval) {
+    for node in maxfs_scene::eval::core::channels::animation(&eval) {
         for t in node.channels.iter().flat_map(|c| &c.key_times) {
             sum += eval.world_tm(node.index, *t).0[3].0;
         }

@@ -11,10 +11,11 @@ use maxfs_exporters::nel::{
     self,
     export::{self, ExportKind},
 };
+use maxfs_fs::views::scene_summary;
 use maxfs_scene::check::{check_bytes, check_file, CheckReport, Outcome};
 use maxfs_scene::chunk::{self, Chunk};
 use maxfs_scene::container::MaxFile;
-use maxfs_scene::eval::{rigs::biped, views, SceneEval};
+use maxfs_scene::eval::{core::channels, rigs::biped, SceneEval};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_max_files;
 
@@ -101,14 +102,14 @@ fn evaluate(file: MaxFile) {
             std::hint::black_box(eval.world_tm(o.index, t));
         }
     }
-    std::hint::black_box(views::animation(&eval));
+    std::hint::black_box(channels::animation(&eval));
     // Meshes with their whole stack at t = 0 (in the view) and at a later time
     // (Skin and Morpher follow animated bones and weights).
-    std::hint::black_box(views::meshes(&eval));
+    std::hint::black_box(scene_summary::meshes(&eval));
     for (o, _) in graph.nodes() {
         std::hint::black_box(eval.mesh(o.index, 2400));
     }
-    std::hint::black_box(views::node_transforms(&eval));
+    std::hint::black_box(scene_summary::node_transforms(&eval));
     // Biped rigs: decode and the figure pose of every bone.
     for rig in biped::rigs(&eval).into_iter().flatten() {
         for b in &rig.bones {

@@ -10,7 +10,7 @@ use json::extensions::scene::khr_lights_punctual as khr;
 use json::validation::{Checked::Valid, USize64};
 use json::Index;
 use maxfs_scene::eval::render::material::{self as mtl, Assets};
-use maxfs_scene::eval::{render::camera, render::light, views, Mat43, SceneEval, Vec3};
+use maxfs_scene::eval::{core::channels, render::camera, render::light, Mat43, SceneEval, Vec3};
 use serde_json::json as value;
 
 use super::geometry;
@@ -800,7 +800,7 @@ pub fn build(
     };
     let max_nodes: Vec<usize> = eval.graph.nodes().map(|(o, _)| o.index).collect();
     let parent = parents(eval, &max_nodes);
-    let animated: BTreeMap<usize, Vec<i32>> = views::animation(eval)
+    let animated: BTreeMap<usize, Vec<i32>> = channels::animation(eval)
         .into_iter()
         .map(|a| {
             let mut t: Vec<i32> = a

@@ -6,7 +6,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use maxfs_scene::eval::render::material::Assets;
-use maxfs_scene::eval::{material_view, rigs::biped, rigs::ik, views, SceneEval};
+use maxfs_scene::eval::{core::channels, material_view, rigs::biped, rigs::ik, SceneEval};
+
+use super::scene_summary;
 
 use crate::json;
 
@@ -15,8 +17,8 @@ use super::JsonView;
 /// Renders one of the evaluation views as `{ "<list>": [...] }`.
 pub fn render(view: JsonView, eval: &SceneEval) -> Vec<u8> {
     let (key, list) = match view {
-        JsonView::Meshes => ("meshes", json::value_f32(&views::meshes(eval))),
-        JsonView::Animation => ("animation", json::value_f32(&views::animation(eval))),
+        JsonView::Meshes => ("meshes", json::value_f32(&scene_summary::meshes(eval))),
+        JsonView::Animation => ("animation", json::value_f32(&channels::animation(eval))),
         JsonView::Materials => (
             "materials",
             json::value_f32(&material_view::materials_with_assets(
@@ -54,7 +56,7 @@ pub struct Transform {
 /// data) is returned as text and leaves the stored fields of `nodes.json` intact.
 pub fn transforms(eval: &SceneEval) -> Result<std::collections::HashMap<usize, Transform>, String> {
     crate::guard(|| {
-        Ok(views::node_transforms(eval)
+        Ok(scene_summary::node_transforms(eval)
             .into_iter()
             .map(|t| {
                 (

@@ -8,6 +8,7 @@ pub mod info;
 pub mod nel_properties;
 pub mod nodes;
 pub mod scene;
+pub mod scene_summary;
 pub mod summary;
 
 use std::path::Path;

@@ -11,7 +11,6 @@ pub mod modifier;
 pub mod objects;
 pub mod render;
 pub mod rigs;
-pub mod views;
 
 pub use self::core::controller::Controller;
 pub use self::core::math::{Mat43, Quat, Vec3};

@@ -233,7 +233,7 @@ fn views_list_transforms_and_keyed_channels() {
     let corpus = corpus_dir();
     let doc = Document::open(&corpus.join("max/assimp/RotatingCube.max")).expect("opens");
     let eval = SceneEval::from_document(doc).expect("scene");
-    let nodes = maxfs_scene::eval::views::node_transforms(&eval);
+    let nodes = maxfs_fs::views::scene_summary::node_transforms(&eval);
     let text = std::fs::read_to_string(corpus.join("ref/assimp/RotatingCube.ASE")).expect("ase");
     let ase = parse_tms(&text);
     let box01 = nodes.iter().find(|n| n.name == "Box01").expect("Box01");
@@ -248,7 +248,7 @@ fn views_list_transforms_and_keyed_channels() {
             assert!((a - b).abs() < 1e-4, "{ours:?} vs {theirs:?}");
         }
     }
-    let anim = maxfs_scene::eval::views::animation(&eval);
+    let anim = maxfs_scene::eval::core::channels::animation(&eval);
     let b = anim
         .iter()
         .find(|a| a.name == "Box01")

@@ -392,7 +392,7 @@ fn mesh_view_summarises_editable_meshes() {
     let corpus = corpus_dir();
     let doc = Document::open(&corpus.join("max/babylon/CartoonHouses.max")).expect("max");
     let eval = SceneEval::from_document(doc).expect("scene");
-    let meshes = maxfs_scene::eval::views::meshes(&eval);
+    let meshes = maxfs_fs::views::scene_summary::meshes(&eval);
     let rdc = meshes.iter().find(|m| m.name == "rdc").expect("rdc");
     assert_eq!((rdc.vertices, rdc.faces), (291, 457));
     assert_eq!(rdc.map_channels, [1]);

@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
+use maxfs_fs::views::scene_summary as views;
 use maxfs_fs::{MaxFs, Options};
-use maxfs_scene::eval::{views, SceneEval};
+use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 

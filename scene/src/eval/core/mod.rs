@@ -1,6 +1,7 @@
 //! The evaluated scene and what every other group reads through it: controllers,
 //! keys, parameter blocks, the mesh memo and the coverage of what is not evaluated.
 
+pub mod channels;
 pub mod controller;
 pub mod coverage;
 pub mod keys;

@@ -1,11 +1,10 @@
-//! Serializable summaries of the evaluated scene: node transforms and animation
-//! channels, for the JSON views.
+//! JSON shapes of the evaluated scene: node transforms (`json/nodes.json`'s
+//! transforms) and per-mesh summaries (`json/meshes.json`). Formatting lives
+//! here, in fs; the evaluated scene only answers queries.
 
 use serde::Serialize;
 
-use crate::eval::core::controller::{Controller, RotTrack, Track};
-use crate::eval::core::math::Mat43;
-use crate::eval::core::transform::SceneEval;
+use maxfs_scene::eval::{Mat43, SceneEval};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeTransform {
@@ -20,22 +19,6 @@ pub struct NodeTransform {
     pub object_offset: [[f64; 3]; 4],
     /// TM controller class, e.g. "Position/Rotation/Scale".
     pub controller: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Channel {
-    /// "position", "rotation", "scale", or "position.x" … for per-axis controllers.
-    pub channel: String,
-    pub object: usize,
-    pub controller: Controller,
-    pub key_times: Vec<i32>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct NodeAnimation {
-    pub index: usize,
-    pub name: String,
-    pub channels: Vec<Channel>,
 }
 
 /// Node flag bits of chunk 0x0960 that the views show.
@@ -65,92 +48,6 @@ pub fn node_transforms(eval: &SceneEval) -> Vec<NodeTransform> {
                 .map(|c| c.name.clone()),
         })
         .collect()
-}
-
-fn key_times(c: &Controller) -> Vec<i32> {
-    match c {
-        Controller::Float { track, .. } => track.key_times(),
-        Controller::Point3 { track, .. } | Controller::Scale { track, .. } => track.key_times(),
-        Controller::Rotation { track, .. } => track.key_times(),
-        _ => Vec::new(),
-    }
-}
-
-fn is_keyed(c: &Controller) -> bool {
-    match c {
-        Controller::Float { track, .. } => !matches!(track, Track::Constant { .. }),
-        Controller::Point3 { track, .. } | Controller::Scale { track, .. } => {
-            !matches!(track, Track::Constant { .. })
-        }
-        Controller::Rotation { track, .. } => !matches!(track, RotTrack::Constant { .. }),
-        _ => false,
-    }
-}
-
-/// Keyed channels of every node's PRS (and per-axis sub-controllers).
-pub fn animation(eval: &SceneEval) -> Vec<NodeAnimation> {
-    let mut out = Vec::new();
-    for (o, n) in eval.graph.nodes() {
-        let Some(tm) = eval.tm_controller(o.index) else {
-            continue;
-        };
-        let mut channels = Vec::new();
-        let mut push = |name: String, idx: Option<usize>| {
-            let Some(i) = idx else { return };
-            let Some(c) = eval.controller(i) else { return };
-            let subs: Vec<(String, Option<usize>)> = match c {
-                Controller::PositionXyz { axes }
-                | Controller::EulerXyz { axes, .. }
-                | Controller::ScaleXyz { axes } => ["x", "y", "z"]
-                    .iter()
-                    .zip(axes)
-                    .map(|(a, i)| (format!("{name}.{a}"), *i))
-                    .collect(),
-                _ => vec![(name, Some(i))],
-            };
-            for (ch, idx) in subs {
-                let Some(i) = idx else { continue };
-                if let Some(c) = eval.controller(i).filter(|c| is_keyed(c)) {
-                    channels.push(Channel {
-                        channel: ch,
-                        object: i,
-                        key_times: key_times(c),
-                        controller: c.clone(),
-                    });
-                }
-            }
-        };
-        match eval.controller(tm) {
-            Some(Controller::Prs {
-                position,
-                rotation,
-                scale,
-            }) => {
-                push("position".into(), *position);
-                push("rotation".into(), *rotation);
-                push("scale".into(), *scale);
-            }
-            Some(Controller::LookAt {
-                position,
-                roll,
-                scale,
-                ..
-            }) => {
-                push("position".into(), *position);
-                push("roll".into(), *roll);
-                push("scale".into(), *scale);
-            }
-            _ => {}
-        }
-        if !channels.is_empty() {
-            out.push(NodeAnimation {
-                index: o.index,
-                name: n.name.clone(),
-                channels,
-            });
-        }
-    }
-    out
 }
 
 #[derive(Debug, Clone, Serialize)]

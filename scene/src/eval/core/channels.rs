@@ -1,0 +1,109 @@
+//! The animated channels of every node (controller, key times), the query the
+//! glTF animation and the `json/animation.json` view share.
+
+use serde::Serialize;
+
+use crate::eval::core::controller::{Controller, RotTrack, Track};
+use crate::eval::core::transform::SceneEval;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Channel {
+    /// "position", "rotation", "scale", or "position.x" … for per-axis controllers.
+    pub channel: String,
+    pub object: usize,
+    pub controller: Controller,
+    pub key_times: Vec<i32>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeAnimation {
+    pub index: usize,
+    pub name: String,
+    pub channels: Vec<Channel>,
+}
+
+fn key_times(c: &Controller) -> Vec<i32> {
+    match c {
+        Controller::Float { track, .. } => track.key_times(),
+        Controller::Point3 { track, .. } | Controller::Scale { track, .. } => track.key_times(),
+        Controller::Rotation { track, .. } => track.key_times(),
+        _ => Vec::new(),
+    }
+}
+
+fn is_keyed(c: &Controller) -> bool {
+    match c {
+        Controller::Float { track, .. } => !matches!(track, Track::Constant { .. }),
+        Controller::Point3 { track, .. } | Controller::Scale { track, .. } => {
+            !matches!(track, Track::Constant { .. })
+        }
+        Controller::Rotation { track, .. } => !matches!(track, RotTrack::Constant { .. }),
+        _ => false,
+    }
+}
+
+/// Keyed channels of every node's PRS (and per-axis sub-controllers).
+pub fn animation(eval: &SceneEval) -> Vec<NodeAnimation> {
+    let mut out = Vec::new();
+    for (o, n) in eval.graph.nodes() {
+        let Some(tm) = eval.tm_controller(o.index) else {
+            continue;
+        };
+        let mut channels = Vec::new();
+        let mut push = |name: String, idx: Option<usize>| {
+            let Some(i) = idx else { return };
+            let Some(c) = eval.controller(i) else { return };
+            let subs: Vec<(String, Option<usize>)> = match c {
+                Controller::PositionXyz { axes }
+                | Controller::EulerXyz { axes, .. }
+                | Controller::ScaleXyz { axes } => ["x", "y", "z"]
+                    .iter()
+                    .zip(axes)
+                    .map(|(a, i)| (format!("{name}.{a}"), *i))
+                    .collect(),
+                _ => vec![(name, Some(i))],
+            };
+            for (ch, idx) in subs {
+                let Some(i) = idx else { continue };
+                if let Some(c) = eval.controller(i).filter(|c| is_keyed(c)) {
+                    channels.push(Channel {
+                        channel: ch,
+                        object: i,
+                        key_times: key_times(c),
+                        controller: c.clone(),
+                    });
+                }
+            }
+        };
+        match eval.controller(tm) {
+            Some(Controller::Prs {
+                position,
+                rotation,
+                scale,
+            }) => {
+                push("position".into(), *position);
+                push("rotation".into(), *rotation);
+                push("scale".into(), *scale);
+            }
+            Some(Controller::LookAt {
+                position,
+                roll,
+                scale,
+                ..
+            }) => {
+                push("position".into(), *position);
+                push("roll".into(), *roll);
+                push("scale".into(), *scale);
+            }
+            _ => {}
+        }
+        if !channels.is_empty() {
+            out.push(NodeAnimation {
+                index: o.index,
+                name: n.name.clone(),
+                channels,
+            });
+        }
+    }
+    out
+}
