@@ -21,9 +21,6 @@ pub struct NodeTransform {
     pub controller: Option<String>,
 }
 
-/// Node flag bits of chunk 0x0960 that the views show.
-const FLAG_HIDDEN: u32 = 0x40;
-
 fn rows(m: &Mat43) -> [[f64; 3]; 4] {
     // Round away float noise below f32 precision so the JSON is stable.
     m.rows().map(|r| r.map(|v| (v as f32) as f64 + 0.0))
@@ -36,7 +33,7 @@ pub fn node_transforms(eval: &SceneEval) -> Vec<NodeTransform> {
             index: o.index,
             name: n.name.clone(),
             parent: n.parent,
-            hidden: n.flags.is_some_and(|f| f & FLAG_HIDDEN != 0),
+            hidden: eval.is_hidden(o.index),
             frozen: eval.chunks(o.index).iter().any(|c| c.id == 0x0976),
             local: rows(&eval.local_tm(o.index, 0)),
             world: rows(&eval.world_tm(o.index, 0)),

@@ -31,9 +31,7 @@ pub const RKL_PATCH: ClassId = ClassId(0x368c_679f, 0x711c_22ee);
 pub const NEL_PS_PART_A: u32 = 0x58ce_2893;
 pub const NEL_PACS_BOX: ClassId = ClassId(0x7f37_4277, 0x5d39_71df);
 pub const NEL_PACS_CYLINDER: ClassId = ClassId(0x62a5_6810, 0x4b3d_601c);
-/// The node flags chunk and its hidden bit (S:279).
-pub const NODE_FLAGS_CHUNK: u16 = 0x0963;
-pub const NODE_HIDDEN: u32 = 0x40;
+pub use maxfs_scene::eval::core::transform::{NODE_FLAGS_CHUNK, NODE_HIDDEN};
 
 /// A node an export script visits and the file name it writes for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -361,15 +359,9 @@ pub fn swt_nodes(ctx: &Context) -> Vec<usize> {
         .collect()
 }
 
-/// Whether a node is hidden: bit 0x40 of its 0x0963 flags word.
+/// Whether a node is hidden ([`SceneEval::is_hidden`](maxfs_scene::eval::SceneEval::is_hidden)).
 pub fn is_hidden(ctx: &Context, node: usize) -> bool {
-    ctx.eval
-        .chunks(node)
-        .iter()
-        .find(|c| c.id == NODE_FLAGS_CHUNK)
-        .and_then(|c| c.payload())
-        .and_then(|p| p.get(..4))
-        .is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & NODE_HIDDEN != 0)
+    ctx.eval.is_hidden(node)
 }
 
 #[cfg(test)]

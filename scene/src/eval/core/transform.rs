@@ -44,6 +44,10 @@ const INHERIT_FLAGS_CHUNK: u16 = 0x7230;
 /// bits 0–2 are position, 3–5 rotation).
 pub const INHERIT_SCALE: u32 = 0x1c0;
 /// Node transforms one evaluation may compute before giving up on damaged data.
+/// The node flags chunk and its hidden bit.
+pub const NODE_FLAGS_CHUNK: u16 = 0x0963;
+pub const NODE_HIDDEN: u32 = 0x40;
+
 pub(crate) const EVAL_BUDGET: u32 = 100_000;
 
 impl SceneEval {
@@ -102,6 +106,17 @@ impl SceneEval {
     /// The chunks of object `idx`.
     pub fn chunks(&self, idx: usize) -> &[Chunk] {
         self.objects().get(idx).map(Chunk::children).unwrap_or(&[])
+    }
+
+    /// Whether a node is hidden: bit 0x40 of its node-flags chunk 0x0963 (seed
+    /// S:279). The one rule for the JSON views and the exporters' selection.
+    pub fn is_hidden(&self, node: usize) -> bool {
+        self.chunks(node)
+            .iter()
+            .find(|c| c.id == NODE_FLAGS_CHUNK)
+            .and_then(|c| c.payload())
+            .and_then(|p| p.get(..4))
+            .is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & NODE_HIDDEN != 0)
     }
 
     pub fn controller(&self, idx: usize) -> Option<&Controller> {
