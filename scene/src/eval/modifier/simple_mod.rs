@@ -17,12 +17,15 @@ use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::core::pblock;
 use crate::eval::objects::mesh::Mesh;
 use crate::eval::objects::primitive::{block_params, Params};
+use crate::typed::ClassId;
 
 const GIZMO_SLOT: u32 = 0;
 const CENTER_SLOT: u32 = 1;
 const PBLOCK_SLOT: u32 = 2;
 /// Mod-context box inside a ModApp: min corner, max corner (6 floats).
 const MOD_CONTEXT_BOX: u16 = 0x2511;
+/// Class of the old (pre-ParamBlock2) parameter block.
+const OLD_PARAM_BLOCK: ClassId = ClassId(0x08, 0);
 
 /// Where a simple modifier works: object ↔ deform space and the input's box.
 #[derive(Debug, Clone, Copy)]
@@ -71,11 +74,30 @@ pub(super) fn axis_to_z(axis: i64) -> Result<Mat43, String> {
     }
 }
 
-/// The parameter values (reference 2) at `cx.t`.
+/// The parameter values (reference 2) at `cx.t`, from an old ParamBlock or a
+/// ParamBlock2 whose ids follow the old indices (Bend's).
 pub(super) fn params(cx: &ModContext, m: &Applied) -> Result<Params, String> {
-    let pb = pblock::reference(&cx.eval.graph, m.object, PBLOCK_SLOT)
-        .ok_or_else(|| format!("no parameter block (reference {PBLOCK_SLOT})"))?;
+    block_params(cx.eval, block(cx, m)?, cx.t)
+}
+
+/// The parameter values of a modifier whose ParamBlock2 ids are not known
+/// (Taper, Twist): an old ParamBlock only — reading a ParamBlock2 by guessed
+/// ids could deform silently wrong.
+pub(super) fn old_block_params(cx: &ModContext, m: &Applied) -> Result<Params, String> {
+    let pb = block(cx, m)?;
+    let class = cx.eval.graph.objects.get(pb).and_then(|o| o.class.as_ref());
+    if class.is_none_or(|c| c.class_id != OLD_PARAM_BLOCK) {
+        return Err(format!(
+            "parameter block {} is not an old ParamBlock; its ids are not known",
+            class_name(cx, pb)
+        ));
+    }
     block_params(cx.eval, pb, cx.t)
+}
+
+fn block(cx: &ModContext, m: &Applied) -> Result<usize, String> {
+    pblock::reference(&cx.eval.graph, m.object, PBLOCK_SLOT)
+        .ok_or_else(|| format!("no parameter block (reference {PBLOCK_SLOT})"))
 }
 
 /// The modifier's frame at `cx.t`.

@@ -53,7 +53,7 @@ impl Taper {
 }
 
 pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
-    let p = simple_mod::params(cx, m)?;
+    let p = simple_mod::old_block_params(cx, m)?;
     let naxis = p.int_or(2, 2);
     let effect = match p.int_or(3, 2) {
         0 => (true, false),
