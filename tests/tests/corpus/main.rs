@@ -7,6 +7,7 @@ mod coverage_table;
 mod disk_cache;
 mod eval_ase;
 mod eval_babylon;
+mod eval_bend_taper;
 mod eval_biped;
 mod eval_biped_motion;
 mod eval_bone;

@@ -7,7 +7,8 @@
 //! committed operations replayed on the input's polygon form), `unwrap` (Unwrap
 //! UVW's stored texture vertices and faces), `uvw_map`, `mirror` and `symmetry`
 //! (placed by a gizmo, see `gizmo`), `skin_deform` (Skin's bone blend at a
-//! time), `morpher` (Morpher's weighted channel deltas); the selection-only
+//! time), `morpher` (Morpher's weighted channel deltas), `bend`, `taper` and `twist`
+//! (deformers placed by a gizmo and centre, see `simple_mod`); the selection-only
 //! modifiers leave the mesh as it is. Any other modifier is an error naming it — dropping a modifier
 //! silently would export the wrong geometry.
 
@@ -19,14 +20,18 @@ use crate::eval::core::math::Vec3;
 use crate::eval::core::transform::SceneEval;
 use crate::eval::objects::mesh::Mesh;
 
+mod bend;
 mod edit_mesh;
 mod edit_poly;
 mod gizmo;
 mod mirror;
 mod morpher;
+mod simple_mod;
 pub mod skin;
 mod skin_deform;
 mod symmetry;
+mod taper;
+mod twist;
 mod unwrap;
 mod uvw_map;
 
@@ -37,6 +42,9 @@ pub const UVW_MAP: ClassId = ClassId(0x000f72b1, 0);
 pub const MIRROR: ClassId = ClassId(0xef92aa7c, 0x511bbe75);
 pub const SYMMETRY: ClassId = ClassId(0x2d7e702b, 0x0be41a6e);
 pub const MORPHER: ClassId = ClassId(0x17bb6854, 0xa5cba2a3);
+pub const BEND: ClassId = ClassId(0x10, 0);
+pub const TAPER: ClassId = ClassId(0x20, 0);
+pub const TWIST: ClassId = ClassId(0x90, 0);
 /// Mesh Select only passes a selection up the stack.
 const SELECTION_ONLY: [ClassId; 1] = [ClassId(0x73d8ff93, 0)];
 
@@ -105,6 +113,9 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
         UVW_MAP => uvw_map::apply,
         MIRROR => mirror::apply,
         SYMMETRY => symmetry::apply,
+        BEND => bend::apply,
+        TAPER => taper::apply,
+        TWIST => twist::apply,
         _ => return Err(format!("{} is not evaluated", what())),
     };
     gizmo_placed(m, mesh, cx).map_err(|e| format!("{}: {e}", what()))
