@@ -283,6 +283,15 @@ pub fn scene_graph(
 }
 
 impl SceneGraph {
+    /// The name of node `idx`; empty for an index that is not a node (the
+    /// exporters name such a node nothing rather than fail).
+    pub fn node_name(&self, idx: usize) -> &str {
+        self.objects
+            .get(idx)
+            .and_then(|o| o.node.as_ref())
+            .map_or("", |n| n.name.as_str())
+    }
+
     pub fn nodes(&self) -> impl Iterator<Item = (&SceneObject, &NodeInfo)> {
         self.objects
             .iter()

@@ -47,14 +47,6 @@ fn seconds(t: i32) -> F32 {
     F32::from_f32(t as f32 / TICKS_PER_SECOND as f32)
 }
 
-fn node_name<'a>(ctx: &'a Context, node: usize) -> &'a str {
-    ctx.graph
-        .objects
-        .get(node)
-        .and_then(|o| o.node.as_ref())
-        .map_or("", |n| n.name.as_str())
-}
-
 pub fn export(ctx: &Context, out: &mut Exports) {
     let mut anim = Animation {
         version: 2,
@@ -78,7 +70,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     if selected.is_empty() {
         for node in select::tree_order(ctx.graph) {
             if animated(ctx, node) {
-                let prefix = format!("{}.", node_name(ctx, node));
+                let prefix = format!("{}.", ctx.graph.node_name(node));
                 b.node_tracks(node, &prefix);
             }
         }
@@ -87,7 +79,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
             let p = ctx.props.node(node);
             let prefix = if p.export_animation_prefixe_name {
                 let n = if p.instance_name.is_empty() {
-                    node_name(ctx, node).to_string()
+                    ctx.graph.node_name(node).to_string()
                 } else {
                     p.instance_name.clone()
                 };
@@ -99,7 +91,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
         }
     }
     for (node, e) in std::mem::take(&mut b.errors) {
-        out.push_error(ExportKind::Anim, node_name(ctx, node), e);
+        out.push_error(ExportKind::Anim, ctx.graph.node_name(node), e);
     }
     if let (true, Err(e)) = (b.sampled.get(), &time) {
         out.push_error(
@@ -224,7 +216,7 @@ impl Builder<'_, '_> {
             if !seen.insert(c) {
                 continue;
             }
-            let name = format!("{prefix}{}.", node_name(self.ctx, c));
+            let name = format!("{prefix}{}.", self.ctx.graph.node_name(c));
             self.node_tracks(c, &name);
             stack.extend(kids.get(c).into_iter().flatten().rev().copied());
         }

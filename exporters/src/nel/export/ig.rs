@@ -80,14 +80,6 @@ fn emit(ctx: &Context, name: &str, nodes: &[usize], out: &mut Exports) {
     }
 }
 
-fn node_name<'c>(ctx: &'c Context, node: usize) -> &'c str {
-    ctx.graph
-        .objects
-        .get(node)
-        .and_then(|o| o.node.as_ref())
-        .map_or("", |n| n.name.as_str())
-}
-
 /// isMesh: the object converts to a triangle mesh (geometry, targets
 /// excluded) and COLLISION is not checked.
 fn is_mesh(ctx: &Context, node: usize) -> bool {
@@ -425,7 +417,7 @@ pub fn build(
     warnings: &mut Vec<(String, String)>,
 ) -> InstanceGroup {
     let mut warn =
-        |node: usize, msg: String| warnings.push((node_name(ctx, node).to_string(), msg));
+        |node: usize, msg: String| warnings.push((ctx.graph.node_name(node).to_string(), msg));
     let instances_nodes: Vec<usize> = nodes
         .iter()
         .copied()
@@ -438,7 +430,7 @@ pub fn build(
     for &n in &instances_nodes {
         let p = ctx.props.node(n);
         let instance_name = if p.instance_name.is_empty() {
-            node_name(ctx, n).to_string()
+            ctx.graph.node_name(n).to_string()
         } else {
             p.instance_name.clone()
         };
@@ -518,7 +510,7 @@ pub fn build(
         }
         let c = Cluster {
             version: CLUSTER_VERSION,
-            name: Some(node_name(ctx, n).to_string()),
+            name: Some(ctx.graph.node_name(n).to_string()),
             local_volume: cb.planes.iter().map(plane).collect(),
             local_bbox: AaBox {
                 version: 0,
@@ -557,7 +549,7 @@ pub fn build(
         let name = if a & accel::DYNAMIC_PORTAL != 0 {
             let p = ctx.props.node(n);
             if p.instance_name.is_empty() {
-                node_name(ctx, n).to_string()
+                ctx.graph.node_name(n).to_string()
             } else {
                 p.instance_name.clone()
             }
@@ -656,7 +648,7 @@ pub fn build(
 /// the node name.
 fn object_name(ctx: &Context, node: usize) -> String {
     let p = ctx.props.node(node);
-    let name = node_name(ctx, node).to_string();
+    let name = ctx.graph.node_name(node).to_string();
     if p.set.contains(&"instance_shape") {
         return if p.instance_shape.is_empty() {
             name

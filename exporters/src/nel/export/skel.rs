@@ -39,16 +39,8 @@ pub fn export(ctx: &Context, out: &mut Exports) {
             name,
             bytes,
         }),
-        Err(e) => out.push_error(ExportKind::Skel, node_name(ctx, root), e),
+        Err(e) => out.push_error(ExportKind::Skel, ctx.graph.node_name(root), e),
     }
-}
-
-fn node_name<'a>(ctx: &'a Context, node: usize) -> &'a str {
-    ctx.graph
-        .objects
-        .get(node)
-        .and_then(|o| o.node.as_ref())
-        .map_or("", |n| n.name.as_str())
 }
 
 /// `$Bip01`, else the skeleton root of the first skinned node in tree order
@@ -285,10 +277,14 @@ fn scale_reference(ctx: &Context, node: usize) -> Option<usize> {
     if !p.export_bone_scale || p.export_bone_scale_name_ext.is_empty() {
         return None;
     }
-    let want = format!("{}{}", node_name(ctx, node), p.export_bone_scale_name_ext);
+    let want = format!(
+        "{}{}",
+        ctx.graph.node_name(node),
+        p.export_bone_scale_name_ext
+    );
     select::tree_order(ctx.graph)
         .into_iter()
-        .find(|&i| node_name(ctx, i) == want)
+        .find(|&i| ctx.graph.node_name(i) == want)
 }
 
 /// Whether a bone does not inherit its father's scale: the TM controller's
@@ -419,7 +415,7 @@ pub fn build(ctx: &Context, root: usize) -> Result<SkeletonShape, String> {
     let sk = skinning::skeleton(ctx.graph, root);
     for b in &sk.bones {
         if let Some(why) = unsupported_controller(ctx, b.node) {
-            return Err(format!("bone {:?}: {why}", node_name(ctx, b.node)));
+            return Err(format!("bone {:?}: {why}", ctx.graph.node_name(b.node)));
         }
     }
     let bones = (0..sk.bones.len()).map(|i| bone(ctx, &sk, i)).collect();

@@ -77,14 +77,6 @@ pub struct SkinBinding {
     pub skin: Skin,
 }
 
-fn node_name(graph: &SceneGraph, node: usize) -> &str {
-    graph
-        .objects
-        .get(node)
-        .and_then(|o| o.node.as_ref())
-        .map_or("", |n| n.name.as_str())
-}
-
 fn is_root_node(graph: &SceneGraph, i: usize) -> bool {
     graph
         .objects
@@ -138,7 +130,7 @@ pub fn skeleton(graph: &SceneGraph, root: usize) -> Skeleton {
         }
         seen[node] = true;
         let id = bones.len() as i32;
-        let mut name = node_name(graph, node).to_string();
+        let mut name = graph.node_name(node).to_string();
         if !names.insert(name.clone()) {
             name.push_str("_Second");
         }
@@ -202,7 +194,7 @@ fn binding(ctx: &Context, node: usize, skin: Skin) -> Result<SkinBinding, String
     let bone_names = skeleton
         .bones
         .iter()
-        .map(|b| node_name(graph, b.node).to_string())
+        .map(|b| graph.node_name(b.node).to_string())
         .collect();
     // Skin bone index -> skeleton id.
     let ids: Vec<Option<u32>> = skin
@@ -228,10 +220,10 @@ fn binding(ctx: &Context, node: usize, skin: Skin) -> Result<SkinBinding, String
                     .bones
                     .get(bone as usize)
                     .and_then(|b| b.node)
-                    .map_or("<none>", |n| node_name(graph, n));
+                    .map_or("<none>", |n| graph.node_name(n));
                 format!(
                     "invalid skeleton: vertex {v} uses bone {bn:?}, not under the skeleton root {:?}",
-                    node_name(graph, skeleton.root)
+                    graph.node_name(skeleton.root)
                 )
             })?;
             if !weight.is_finite() {

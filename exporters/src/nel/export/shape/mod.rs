@@ -89,14 +89,6 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     }
 }
 
-pub(super) fn node_name(ctx: &Context, node: usize) -> String {
-    ctx.graph
-        .objects
-        .get(node)
-        .and_then(|o| o.node.as_ref())
-        .map_or_else(String::new, |n| n.name.clone())
-}
-
 fn class_of(ctx: &Context, obj: usize) -> Option<((u32, u32), u32)> {
     let c = ctx.graph.objects.get(obj)?.class.as_ref()?;
     Some(((c.class_id.0, c.class_id.1), c.super_class))
@@ -510,4 +502,9 @@ pub(super) fn wind_tree(p: &NodeProperties) -> MeshVpWindTree {
         vp.bias[i] = f(p.vpwt_bias[i] as f32 / ticks * 4.0 - 2.0);
     }
     vp
+}
+
+/// The node's name as the shape file names it.
+pub(super) fn node_name(ctx: &Context, node: usize) -> String {
+    ctx.graph.node_name(node).to_string()
 }
