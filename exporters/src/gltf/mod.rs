@@ -9,6 +9,7 @@
 
 mod anim;
 mod build;
+mod pbr;
 pub mod geometry;
 pub mod glb;
 pub mod textures;

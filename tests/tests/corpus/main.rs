@@ -20,6 +20,7 @@ mod eval_fbx_uv;
 mod eval_ik_chains;
 mod eval_kwxport;
 mod eval_materials;
+mod eval_pbr_fbx;
 mod eval_mesh_totals;
 mod eval_modifiers;
 mod eval_pegasus;
