@@ -393,7 +393,7 @@ impl Builder<'_> {
     /// The glTF material of Max material `idx` at face material id `id`
     /// (Multi/Sub-Object: sub-material `id mod count`).
     #[inline(never)]
-    fn material(&mut self, idx: usize, id: u16) -> Option<Index<json::Material>> {
+    pub(super) fn material(&mut self, idx: usize, id: u16) -> Option<Index<json::Material>> {
         let mut cur = idx;
         for _ in 0..8 {
             let m = mtl::material(self.eval, cur)?;

@@ -10,6 +10,7 @@
 mod anim;
 mod build;
 mod pbr;
+pub use pbr::materials_only;
 pub mod geometry;
 pub mod glb;
 pub mod textures;

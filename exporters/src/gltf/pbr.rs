@@ -12,7 +12,46 @@ use json::Index;
 use maxfs_scene::eval::render::material as mtl;
 use maxfs_scene::eval::render::physical::Pbr;
 
-use super::build::{clamp01, Builder};
+use maxfs_scene::eval::SceneEval;
+use maxfs_scene::settings::TimeConfig;
+
+use super::build::{clamp01, Builder, Scale};
+use super::textures::{TextureCache, TextureSearch};
+
+/// The glTF materials of Max material objects `materials` (face material id 0)
+/// as the export writes them, without geometry — for inspecting a material
+/// whose meshes are not exported — with the export's warnings about them.
+/// Entries that are not materials give `None`.
+pub fn materials_only(
+    eval: &SceneEval,
+    search: &TextureSearch,
+    materials: &[usize],
+) -> (Vec<Option<json::Material>>, Vec<String>) {
+    let assets = mtl::Assets::of(&eval.doc);
+    let mut b = Builder {
+        eval,
+        assets: &assets,
+        scale: Scale {
+            metres: 1.0,
+            time: TimeConfig::DEFAULT,
+        },
+        root: json::Root::default(),
+        bin: Vec::new(),
+        warnings: Vec::new(),
+        dropped: Vec::new(),
+        materials: Default::default(),
+        images: Default::default(),
+        sampler: None,
+        search,
+        textures: TextureCache::default(),
+    };
+    let idx: Vec<_> = materials.iter().map(|&m| b.material(m, 0)).collect();
+    let out = idx
+        .into_iter()
+        .map(|i| i.and_then(|i| b.root.materials.get(i.value()).cloned()))
+        .collect();
+    (out, b.warnings)
+}
 
 /// Normal Bump texmap: its first sub-map is the tangent-space normal map.
 const NORMAL_BUMP: [u32; 2] = [0x243e_22c6, 0x63f6_a014];
@@ -65,7 +104,9 @@ impl Builder<'_> {
         let base = if base_tex.is_some() {
             [weight; 3]
         } else {
-            p.base_color.unwrap_or([0.5; 3]).map(|c| clamp01(c * weight))
+            p.base_color
+                .unwrap_or([0.5; 3])
+                .map(|c| clamp01(c * weight))
         };
         let alpha = 1.0 - clamp01(p.transparency.unwrap_or(0.0));
         let cutout = enabled_map(m, "cutout");

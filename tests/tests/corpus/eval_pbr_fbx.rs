@@ -47,7 +47,12 @@ fn slot_file(eval: &SceneEval, assets: &Assets, m: &MaterialSummary, slot: &str)
 }
 
 /// Mismatches between FBX material `fm` and our material `m` (empty: match).
-fn diff(eval: &SceneEval, assets: &Assets, fm: &ufbx::Material, m: &MaterialSummary) -> Vec<String> {
+fn diff(
+    eval: &SceneEval,
+    assets: &Assets,
+    fm: &ufbx::Material,
+    m: &MaterialSummary,
+) -> Vec<String> {
     let mut out = Vec::new();
     let want_class = match fm.shader_type {
         ufbx::ShaderType::E3DsMaxPbrMetalRough => "PBR Material (Metal/Rough)",
@@ -86,7 +91,9 @@ fn diff(eval: &SceneEval, assets: &Assets, fm: &ufbx::Material, m: &MaterialSumm
         let prop: &str = t.material_prop.as_ref();
         let prop = prop.rsplit('|').next().unwrap_or(prop);
         let Some((_, slot)) = PROPS.iter().find(|(p, _)| *p == prop) else {
-            out.push(format!("FBX texture property {prop:?} not mapped by this test"));
+            out.push(format!(
+                "FBX texture property {prop:?} not mapped by this test"
+            ));
             continue;
         };
         let fname: &str = t.texture.filename.as_ref();
@@ -129,8 +136,15 @@ fn pbr_materials_match_fbx() {
     let mut files = Vec::new();
     for e in std::fs::read_dir(&rico).expect("ref/max2024-rico") {
         let p = e.expect("entry").path();
-        let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("").to_string();
-        files.push((format!("max/max2024-rico/{stem}.max"), format!("ref/max2024-rico/{stem}.fbx")));
+        let stem = p
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("")
+            .to_string();
+        files.push((
+            format!("max/max2024-rico/{stem}.max"),
+            format!("ref/max2024-rico/{stem}.fbx"),
+        ));
     }
     let kenji = [
         ("Kenjis_Bed", "Kenjis_Bed"),
@@ -141,7 +155,10 @@ fn pbr_materials_match_fbx() {
         ("Kenjis_Wardrobe", "Kenjis_Wardrobe"),
     ];
     for (m, f) in kenji {
-        files.push((format!("max/kenji-room/{m}.max"), format!("ref/kenji-room/{f}.FBX")));
+        files.push((
+            format!("max/kenji-room/{m}.max"),
+            format!("ref/kenji-room/{f}.FBX"),
+        ));
     }
     files.sort();
     for (max, fbx) in &files {

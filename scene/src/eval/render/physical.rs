@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::eval::core::pblock::{self, ParamBlock2, Value};
 use crate::eval::core::transform::SceneEval;
-use crate::eval::render::material::{Material, MapRef, SC_TEXMAP};
+use crate::eval::render::material::{MapRef, Material, SC_TEXMAP};
 
 /// Physical Material's class id.
 pub const PHYSICAL: (u32, u32) = (0x3d6b_1cec, 0xdead_c001);
@@ -116,8 +116,9 @@ fn boolean(pb: &ParamBlock2, id: u16) -> Option<bool> {
 pub fn physical(eval: &SceneEval, idx: usize, m: &mut Material) {
     let g = &eval.graph;
     let Some(pbi) = pblock::reference(g, idx, 0) else {
-        m.errors
-            .push(format!("Physical Material (object {idx}): no parameter block on reference 0"));
+        m.errors.push(format!(
+            "Physical Material (object {idx}): no parameter block on reference 0"
+        ));
         return;
     };
     let pb = match pblock::param_block2(eval.chunks(pbi)) {
