@@ -174,3 +174,40 @@ fn pbr_materials_match_fbx() {
     eprintln!("total: {total:?}");
     assert!(total.0 >= 6 && total.1 >= 20, "{total:?}");
 }
+
+/// A material whose colours are not decoded (Double Sided) is named in the
+/// coverage gaps and the glTF warnings; decoded Physical / PBR ones are not.
+#[test]
+fn undecoded_materials_are_named_in_coverage() {
+    use maxfs_scene::eval::core::coverage::scene_gaps;
+    let open = |rel: &str| {
+        let doc = Document::open(&corpus_dir().join("max").join(rel)).expect(rel);
+        SceneEval::from_document(doc).expect("scene")
+    };
+    let eval = open("babylon/DoubleSidedMaterial.max");
+    let gaps = scene_gaps(&eval);
+    assert!(
+        gaps.iter().any(|g| g.role == "material"
+            && g.class == "Double Sided"
+            && g.nodes.iter().any(|n| n == "Plane001")),
+        "{gaps:?}"
+    );
+    let gltf = maxfs_exporters::gltf::export_scene(&eval).expect("glTF");
+    assert!(
+        gltf.warnings
+            .iter()
+            .any(|w| w.contains("\"Double Sided\" not decoded")),
+        "{:?}",
+        gltf.warnings
+    );
+    for rel in [
+        "babylon/WaterBottle.max",
+        "max2024-rico/NewModularWallWindowCorner.max",
+    ] {
+        let gaps = scene_gaps(&open(rel));
+        assert!(
+            !gaps.iter().any(|g| g.role == "material"),
+            "{rel}: {gaps:?}"
+        );
+    }
+}

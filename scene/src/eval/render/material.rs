@@ -559,6 +559,28 @@ pub fn node_material(graph: &SceneGraph, node: usize) -> Option<usize> {
         .filter(|&m| class_of(graph, m).map(|c| c.0) == Some(SC_MATERIAL))
 }
 
+/// Classes of the materials reachable from material `idx` (itself, or the
+/// sub-materials of a Multi/Sub-Object, depth-limited) whose colours are not
+/// decoded: neither Standard's shader colours nor Physical Material values.
+/// Exports show these with default colours, so coverage names them.
+pub fn undecoded_classes(eval: &SceneEval, idx: usize) -> Vec<String> {
+    fn walk(eval: &SceneEval, idx: usize, depth: u32, out: &mut Vec<String>) {
+        let Some(m) = material(eval, idx) else { return };
+        if !m.sub_materials.is_empty() {
+            if depth < 8 {
+                for s in m.sub_materials.iter().flatten() {
+                    walk(eval, *s, depth + 1, out);
+                }
+            }
+        } else if m.diffuse.is_none() && m.pbr.is_none() && !out.contains(&m.class) {
+            out.push(m.class);
+        }
+    }
+    let mut out = Vec::new();
+    walk(eval, idx, 0, &mut out);
+    out
+}
+
 /// The last path component of a file name, for either separator.
 pub fn file_base(path: &str) -> &str {
     path.rsplit(['\\', '/']).next().unwrap_or(path)
