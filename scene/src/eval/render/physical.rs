@@ -1,6 +1,7 @@
 //! Physical Material (class 0x3d6b1cec, 0xdeadc001, Max 2017+) and the scripted
-//! materials that delegate to it (PBR Material Metal/Rough and Spec/Gloss keep a
-//! Physical Material on their reference 0 and push their values into it).
+//! materials that delegate to it (PBR Material Metal/Rough keeps a Physical
+//! Material on its reference 0 and pushes its values and maps into it; any
+//! scripted material whose reference 0 is a Physical Material is read so).
 //!
 //! The material's reference 0 is one ParamBlock2 (block 0). Parameter ids, as
 //! saved in the corpus (Max 2019–2024), in the order MAXScript lists them:
