@@ -52,13 +52,24 @@ pub mod gltf_ref;
 /// of what textures carry (texCoord, slots) need them found. Formats it cannot
 /// write (DDS) stay missing and reported.
 pub fn export_with_stand_in_images(max: &Path) -> maxfs_exporters::gltf::GltfExport {
-    use maxfs_scene::eval::render::material as mtl;
     let doc = maxfs_scene::Document::open(max).expect("max opens");
     let eval = maxfs_scene::eval::SceneEval::from_document(doc).expect("scene");
+    let dir = stand_in_images(&eval);
+    let search = maxfs_exporters::gltf::TextureSearch {
+        max_dir: Some(dir.path().to_path_buf()),
+        roots: Vec::new(),
+    };
+    maxfs_exporters::gltf::export_scene_with(&eval, &search).expect("export")
+}
+
+/// A temporary folder holding a 1×1 stand-in image for every Bitmap file name
+/// of the scene the `image` crate can write (see `export_with_stand_in_images`).
+pub fn stand_in_images(eval: &maxfs_scene::eval::SceneEval) -> tempfile::TempDir {
+    use maxfs_scene::eval::render::material as mtl;
     let assets = mtl::Assets::of(&eval.doc);
     let dir = tempfile::tempdir().expect("tmp");
     for i in 0..eval.graph.objects.len() {
-        let Some(file) = mtl::texmap(&eval, i, &assets).and_then(|t| t.file) else {
+        let Some(file) = mtl::texmap(eval, i, &assets).and_then(|t| t.file) else {
             continue;
         };
         let base = mtl::file_base(&file);
@@ -72,11 +83,7 @@ pub fn export_with_stand_in_images(max: &Path) -> maxfs_exporters::gltf::GltfExp
         // Formats the crate cannot encode are left missing.
         let _ = img.save_with_format(dir.path().join(base), format);
     }
-    let search = maxfs_exporters::gltf::TextureSearch {
-        max_dir: Some(dir.path().to_path_buf()),
-        roots: Vec::new(),
-    };
-    maxfs_exporters::gltf::export_scene_with(&eval, &search).expect("export")
+    dir
 }
 pub mod rewrite;
 

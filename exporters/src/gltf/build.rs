@@ -154,7 +154,7 @@ pub(super) fn f3(v: [f64; 3]) -> [f32; 3] {
 }
 
 #[inline(never)]
-fn clamp01(v: f32) -> f32 {
+pub(super) fn clamp01(v: f32) -> f32 {
     if v.is_finite() {
         v.clamp(0.0, 1.0)
     } else {
@@ -331,7 +331,7 @@ impl Builder<'_> {
     /// UV transform (tiling, offset, angle) that is not the identity is named
     /// in the warnings: it is not written.
     #[inline(never)]
-    fn map_texture(
+    pub(super) fn map_texture(
         &mut self,
         m: &mtl::Material,
         slot: &str,
@@ -340,7 +340,26 @@ impl Builder<'_> {
             .maps
             .iter()
             .find(|r| r.slot == slot && r.enabled != Some(false))?;
-        let t = mtl::texmap(self.eval, r.texmap, self.assets)?;
+        self.texmap_texture(m, slot, r.texmap)
+    }
+
+    /// The stored file of a material slot's enabled Bitmap.
+    fn map_file(&self, m: &mtl::Material, slot: &str) -> Option<String> {
+        let r = m
+            .maps
+            .iter()
+            .find(|r| r.slot == slot && r.enabled != Some(false))?;
+        mtl::texmap(self.eval, r.texmap, self.assets)?.file
+    }
+
+    /// As `map_texture`, for texmap object `texmap` (a Bitmap) of slot `slot`.
+    pub(super) fn texmap_texture(
+        &mut self,
+        m: &mtl::Material,
+        slot: &str,
+        texmap: usize,
+    ) -> Option<Result<json::texture::Info, String>> {
+        let t = mtl::texmap(self.eval, texmap, self.assets)?;
         let stored = t.file.clone().filter(|f| !mtl::file_base(f).is_empty())?;
         let set =
             t.uv.as_ref()
@@ -377,7 +396,7 @@ impl Builder<'_> {
     /// The glTF material of Max material `idx` at face material id `id`
     /// (Multi/Sub-Object: sub-material `id mod count`).
     #[inline(never)]
-    fn material(&mut self, idx: usize, id: u16) -> Option<Index<json::Material>> {
+    pub(super) fn material(&mut self, idx: usize, id: u16) -> Option<Index<json::Material>> {
         let mut cur = idx;
         for _ in 0..8 {
             let m = mtl::material(self.eval, cur)?;
@@ -398,6 +417,15 @@ impl Builder<'_> {
 
     #[inline(never)]
     fn pbr(&mut self, m: &mtl::Material) -> Index<json::Material> {
+        if let Some(p) = &m.pbr {
+            return self.physical(m, p);
+        }
+        if m.diffuse.is_none() {
+            self.warnings.push(format!(
+                "material {:?}: class {:?} not decoded: exported with default colours",
+                m.name, m.class
+            ));
+        }
         let diffuse = m.diffuse.unwrap_or([0.5; 3]).map(clamp01);
         let opacity = clamp01(m.opacity.unwrap_or(1.0));
         let mut missing = Vec::new();
@@ -413,6 +441,19 @@ impl Builder<'_> {
         for e in &missing {
             self.warnings
                 .push(format!("material {:?}: texture not embedded: {e}", m.name));
+        }
+        // An enabled opacity map makes the material blended; glTF takes alpha
+        // from the base colour image, so an opacity image other than the
+        // diffuse one is not carried and is named.
+        let opacity_map = m
+            .maps
+            .iter()
+            .any(|r| r.slot == "opacity" && r.enabled != Some(false));
+        if opacity_map && self.map_file(m, "opacity") != self.map_file(m, "diffuse") {
+            self.warnings.push(format!(
+                "material {:?}: opacity map differs from the diffuse map: alpha taken from the diffuse image",
+                m.name
+            ));
         }
         let base = if base_tex.is_some() {
             [1.0; 3]
@@ -430,7 +471,7 @@ impl Builder<'_> {
         let roughness = 1.0 - clamp01(m.glossiness.unwrap_or(0.1));
         self.root.push(json::Material {
             name: Some(m.name.clone()),
-            alpha_mode: Valid(if opacity < 1.0 {
+            alpha_mode: Valid(if opacity < 1.0 || opacity_map {
                 json::material::AlphaMode::Blend
             } else {
                 json::material::AlphaMode::Opaque

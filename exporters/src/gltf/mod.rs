@@ -9,6 +9,8 @@
 
 mod anim;
 mod build;
+mod pbr;
+pub use pbr::materials_only;
 pub mod geometry;
 pub mod glb;
 pub mod textures;

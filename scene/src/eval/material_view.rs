@@ -36,6 +36,8 @@ pub struct MaterialSummary {
     pub specular_level: Option<f32>,
     pub opacity: Option<f32>,
     pub two_sided: Option<bool>,
+    /// Physical Material values (also for the PBR materials delegating to it).
+    pub pbr: Option<crate::eval::render::physical::Pbr>,
     pub maps: Vec<MapSummary>,
     pub sub_materials: Vec<Option<usize>>,
     /// Parameter blocks of other material classes, by name.
@@ -83,6 +85,7 @@ fn summary(eval: &SceneEval, m: Material, assets: &Assets) -> MaterialSummary {
         specular_level: m.specular_level,
         opacity: m.opacity,
         two_sided: m.two_sided,
+        pbr: m.pbr,
         maps,
         sub_materials: m.sub_materials,
         blocks: m

@@ -166,11 +166,14 @@ fn babylon_corpus_exports_match_reference_gltf() {
         let (ours, obin, warnings) = export(&path);
         // Sky lights have no KHR_lights_punctual equivalent, the corpus holds
         // no texture images (tests/tests/corpus/gltf_textures.rs embeds some);
-        // meshes must all export.
+        // meshes must all export. Material warnings name what a material
+        // keeps out of glTF (DoubleSidedMaterial's class is not decoded;
+        // WaterBottle's roughness/metalness maps and height bump are not
+        // written): gltf_pbr.rs checks those.
         assert!(
-            warnings
-                .iter()
-                .all(|w| w.contains("light") || w.contains("texture not embedded")),
+            warnings.iter().all(|w| w.contains("light")
+                || w.contains("texture not embedded")
+                || w.starts_with("material \"")),
             "{model}: {warnings:?}"
         );
         let (theirs, tbin) = reference(gltf);

@@ -32,7 +32,8 @@ const MAX_CHAIN: usize = 512;
 pub struct Gap {
     /// "transform controller", "position controller", "rotation controller",
     /// "scale controller", "float controller", "object", "modifier",
-    /// "generated mapping" (mesh built, map channel 1 not).
+    /// "generated mapping" (mesh built, map channel 1 not), "material"
+    /// (colours not decoded: exported with defaults).
     pub role: &'static str,
     pub class: String,
     /// Names of the nodes affected, in scene order.
@@ -79,6 +80,12 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
                     format!("{} ({why})", class_name(eval, ctl)),
                 ),
                 None => controller_gaps(eval, ctl, "transform controller", 0, &mut add),
+            }
+        }
+        // A material whose colours are not decoded is exported with defaults.
+        if let Some(m) = crate::eval::render::material::node_material(&eval.graph, idx) {
+            for class in crate::eval::render::material::undecoded_classes(eval, m) {
+                add("material", class);
             }
         }
         match mesh_evaluated(idx) {

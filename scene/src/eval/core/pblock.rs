@@ -59,6 +59,8 @@ pub mod ty {
     pub const BITMAP: u16 = 16;
     pub const NODE: u16 = 17;
     pub const REFTARG: u16 = 18;
+    /// Four-float colour (RGBA with alpha, Max 2017+ materials: Physical Material).
+    pub const FRGBA: u16 = 23;
 }
 
 /// A decoded parameter value.
@@ -237,8 +239,9 @@ fn constant(base: u16, p: &[u8]) -> Result<Value, String> {
         }
         ty::INT | ty::TIMEVALUE | ty::RADIOBTN_INDEX => Value::Int(need(4)?.i32(0)),
         ty::BOOL => Value::Bool(need(4)?.i32(0) != 0),
-        ty::RGBA | ty::POINT3 | ty::HSV => {
-            let w = need(12)?;
+        // FRGBA's alpha (the fourth float) is not used by any decoded parameter.
+        ty::RGBA | ty::POINT3 | ty::HSV | ty::FRGBA => {
+            let w = need(if base == ty::FRGBA { 16 } else { 12 })?;
             Value::Vector([w.f(0) as f32, w.f(1) as f32, w.f(2) as f32])
         }
         ty::STRING | ty::FILENAME => Value::String(string(p)?),

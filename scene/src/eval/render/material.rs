@@ -25,6 +25,7 @@ use crate::graph::SceneGraph;
 
 use crate::eval::core::pblock::{self, utf16, ParamBlock2, Value};
 use crate::eval::core::transform::SceneEval;
+use crate::eval::render::physical::{self, Pbr, PHYSICAL};
 
 pub const SC_MATERIAL: u32 = 0xc00;
 pub const SC_TEXMAP: u32 = 0xc10;
@@ -105,6 +106,9 @@ pub struct Material {
     /// 0..1.
     pub opacity: Option<f32>,
     pub two_sided: Option<bool>,
+    /// Physically based values (Physical Material and the scripted PBR
+    /// materials delegating to it).
+    pub pbr: Option<Pbr>,
     pub maps: Vec<MapRef>,
     /// Multi/Sub-Object: one entry per sub-material slot (None = empty).
     pub sub_materials: Vec<Option<usize>>,
@@ -414,6 +418,7 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
     match cid {
         STANDARD => standard(eval, &mut m),
         MULTI_SUB => multi(eval, &mut m),
+        PHYSICAL => physical::physical(eval, idx, &mut m),
         _ => {
             let nel = cid == NEL_MATERIAL;
             for (k, (slot, obj, pb)) in pb2_refs(eval, idx).into_iter().enumerate() {
@@ -431,8 +436,13 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
                         .push(format!("reference {slot} (object {obj}): {e}")),
                 }
             }
-            // Scripted materials (NeL) extend Standard: reference 0 is the delegate.
+            // Scripted materials extend a built-in one held on reference 0: NeL
+            // Material a Standard, the PBR materials a Physical Material whose
+            // values the script keeps up to date.
             if let Some(d) = pblock::reference(g, idx, 0) {
+                if class_of(g, d).is_some_and(|c| c.1 == PHYSICAL) {
+                    physical::physical(eval, d, &mut m);
+                }
                 if class_of(g, d).is_some_and(|c| c.1 == STANDARD) {
                     let mut inner = Material {
                         index: d,
@@ -547,6 +557,28 @@ pub fn texmap(eval: &SceneEval, idx: usize, assets: &Assets) -> Option<Texmap> {
 pub fn node_material(graph: &SceneGraph, node: usize) -> Option<usize> {
     pblock::reference(graph, node, 3)
         .filter(|&m| class_of(graph, m).map(|c| c.0) == Some(SC_MATERIAL))
+}
+
+/// Classes of the materials reachable from material `idx` (itself, or the
+/// sub-materials of a Multi/Sub-Object, depth-limited) whose colours are not
+/// decoded: neither Standard's shader colours nor Physical Material values.
+/// Exports show these with default colours, so coverage names them.
+pub fn undecoded_classes(eval: &SceneEval, idx: usize) -> Vec<String> {
+    fn walk(eval: &SceneEval, idx: usize, depth: u32, out: &mut Vec<String>) {
+        let Some(m) = material(eval, idx) else { return };
+        if !m.sub_materials.is_empty() {
+            if depth < 8 {
+                for s in m.sub_materials.iter().flatten() {
+                    walk(eval, *s, depth + 1, out);
+                }
+            }
+        } else if m.diffuse.is_none() && m.pbr.is_none() && !out.contains(&m.class) {
+            out.push(m.class);
+        }
+    }
+    let mut out = Vec::new();
+    walk(eval, idx, 0, &mut out);
+    out
 }
 
 /// The last path component of a file name, for either separator.

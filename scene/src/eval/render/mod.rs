@@ -3,3 +3,4 @@
 pub mod camera;
 pub mod light;
 pub mod material;
+pub mod physical;
