@@ -44,6 +44,7 @@ pub fn materials_only(
         sampler: None,
         search,
         textures: TextureCache::default(),
+        residual: Default::default(),
     };
     let idx: Vec<_> = materials.iter().map(|&m| b.material(m, 0)).collect();
     let out = idx
