@@ -329,3 +329,40 @@ fn symmetry_on_sean_conway_head_and_torso() {
         assert_eq!(open_seam, 0, "{node}");
     }
 }
+
+/// A deformer or mapping above a Mesh Select acts on the selection it passes
+/// up; meshes carry no selection, so the stack is refused, naming both, instead
+/// of deforming every vertex.
+#[test]
+fn selection_sensitive_modifiers_above_a_mesh_select_are_refused() {
+    use maxfs_scene::eval::modifier::{Applied, BEND, UVW_MAP};
+    use maxfs_scene::typed::ClassId;
+    let doc = Document::open(&corpus_dir().join("max/ryzomcore/street.max")).expect("corpus file");
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let cx = ModContext {
+        eval: &eval,
+        node: None,
+        t: 0,
+    };
+    let select = Applied {
+        object: 0,
+        class: ClassId(0x73d8ff93, 0),
+        name: "Mesh Select",
+        mod_app: None,
+    };
+    for (class, name) in [(BEND, "Bend"), (UVW_MAP, "UVW Map")] {
+        let top = Applied {
+            object: 0,
+            class,
+            name,
+            mod_app: None,
+        };
+        let mut mesh = Mesh::default();
+        let err = modifier::apply_stack(&[top, select], &mut mesh, &cx)
+            .expect_err("refused above a selection");
+        assert!(err.contains(name) && err.contains("Mesh Select"), "{err}");
+    }
+    // The selection alone changes nothing and is accepted.
+    let mut mesh = Mesh::default();
+    modifier::apply_stack(&[select], &mut mesh, &cx).expect("selection only");
+}

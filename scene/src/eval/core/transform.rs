@@ -508,9 +508,7 @@ impl SceneEval {
                     t,
                 };
                 let mut m: Mesh = (*b).clone();
-                for a in applied.iter().rev() {
-                    modifier::apply(a, &mut m, &cx)?;
-                }
+                modifier::apply_stack(&applied, &mut m, &cx)?;
                 Ok(Arc::new(m))
             }))
         })

@@ -80,6 +80,31 @@ pub struct ModContext<'e> {
     pub t: i32,
 }
 
+/// Modifiers that act only on the sub-object selection passed up to them. Our
+/// meshes carry no selection, so above a Mesh Select they would deform or map
+/// every vertex: refused instead, naming both modifiers.
+const SELECTION_SENSITIVE: [ClassId; 5] = [BEND, TAPER, TWIST, UVW_MAP, MIRROR];
+
+/// Applies a modifier stack (`applied` in stack order, top first) bottom-up.
+pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+    let mut selection: Option<&Applied> = None;
+    for a in applied.iter().rev() {
+        if let Some(sel) = selection {
+            if SELECTION_SENSITIVE.contains(&a.class) {
+                return Err(format!(
+                    "modifier {} acts on the sub-object selection {} passes up the stack, which is not evaluated",
+                    a.name, sel.name
+                ));
+            }
+        }
+        if SELECTION_ONLY.contains(&a.class) {
+            selection = Some(a);
+        }
+        apply(a, mesh, cx)?;
+    }
+    Ok(())
+}
+
 /// Applies one modifier to `mesh` (object space).
 pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
     let what = || format!("modifier {} ({:#x}, {:#x})", m.name, m.class.0, m.class.1);

@@ -191,9 +191,7 @@ pub(super) fn operand_mesh(
         node: None,
         t,
     };
-    for applied in stack.iter().rev() {
-        modifier::apply(applied, &mut m, &cx)?;
-    }
+    modifier::apply_stack(&stack, &mut m, &cx)?;
     Ok(m)
 }
 
