@@ -17,7 +17,8 @@ use json::validation::Checked::Valid;
 use json::Index;
 use serde_json::json as value;
 
-use super::build::{decompose, f3, metres, to_gltf, Builder};
+use super::axes::{decompose, f3, metres, to_gltf};
+use super::build::Builder;
 
 /// Ticks per second (Max: 4800 at every frame rate).
 const TICKS_PER_SECOND: f64 = 4800.0;

@@ -8,6 +8,7 @@
 //! metres, and animation is sampled once per frame at the file's frame rate.
 
 mod anim;
+mod axes;
 mod build;
 mod pbr;
 pub use pbr::materials_only;

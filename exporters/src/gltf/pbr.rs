@@ -15,7 +15,8 @@ use maxfs_scene::eval::render::physical::Pbr;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::settings::TimeConfig;
 
-use super::build::{clamp01, Builder, Scale};
+use super::axes::clamp01;
+use super::build::{Builder, Scale};
 use super::textures::{TextureCache, TextureSearch};
 
 /// The glTF materials of Max material objects `materials` (face material id 0)
