@@ -170,3 +170,38 @@ pub fn fuse_available() -> bool {
     }
     ok
 }
+
+/// The corpus .max files whose authors' FBX 7.4 export of the same (static)
+/// scene is in ref/: (max file under max/, fbx file under ref/).
+pub const STATIC_FBX_SCENES: &[(&str, &str)] = &[
+    ("max2024-rico/Can.max", "max2024-rico/Can.fbx"),
+    ("max2024-rico/Chair.max", "max2024-rico/Chair.fbx"),
+    ("max2024-rico/Mug.max", "max2024-rico/Mug.fbx"),
+    (
+        "max2024-rico/NewModularWallWindowCorner.max",
+        "max2024-rico/NewModularWallWindowCorner.fbx",
+    ),
+    (
+        "max2024-rico/PictureFrame.max",
+        "max2024-rico/PictureFrame.fbx",
+    ),
+    ("max2024-rico/Shotgun.max", "max2024-rico/Shotgun.fbx"),
+    ("max2024-rico/Table.max", "max2024-rico/Table.fbx"),
+    (
+        "max2024-rico/WaterCooler.max",
+        "max2024-rico/WaterCooler.fbx",
+    ),
+    ("max2024-rico/Wire.max", "max2024-rico/Wire.fbx"),
+    ("kenji-room/Kenjis_Bed.max", "kenji-room/Kenjis_Bed.FBX"),
+    ("kenji-room/Kenjis_chair.max", "kenji-room/Kenjis_Chair.FBX"),
+    (
+        "kenji-room/Kenjis_Monitor.max",
+        "kenji-room/Kenjis_Monitor.FBX",
+    ),
+    ("kenji-room/Kenjis_Room.max", "kenji-room/Kenjis_Room.FBX"),
+    ("kenji-room/Kenjis_Sofa.max", "kenji-room/Kenjis_Sofa.FBX"),
+    (
+        "kenji-room/Kenjis_Wardrobe.max",
+        "kenji-room/Kenjis_Wardrobe.FBX",
+    ),
+];

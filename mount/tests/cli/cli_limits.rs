@@ -4,40 +4,18 @@
 //! /proc while it runs) stays near that budget instead of the 1.6 GiB the
 //! bombs inflate to.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use maxfs_scene::container::{InflateLimits, MaxFile, Stream};
+use maxfs_scene::container::InflateLimits;
 
-fn corpus() -> PathBuf {
-    std::env::var_os("MAXFS_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"))
-}
+use crate::hostile::write_bombs;
 
 fn bomb_file(dir: &Path) -> (PathBuf, u64) {
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    let block = vec![0u8; 1 << 20];
-    for _ in 0..16 {
-        enc.write_all(&block).expect("gzip");
-    }
-    let bomb = enc.finish().expect("gzip");
-    let mut file = MaxFile::open(&corpus().join("max/ryzomcore/street.max")).expect("corpus");
-    for i in 0..100 {
-        file.streams.push(Stream {
-            name: format!("Bomb{i:03}"),
-            stored_len: bomb.len() as u64,
-            data: bomb.clone().into(),
-            compressed: false, // stored as is: the bytes are gzip already
-            error: None,
-        });
-    }
-    let bytes = file.to_bytes().expect("container writer");
     let path = dir.join("bombs.max");
-    std::fs::write(&path, &bytes).expect("write");
-    (path, bytes.len() as u64)
+    let len = write_bombs(&path);
+    (path, len)
 }
 
 /// Runs `maxfs ARGS`, polling its peak resident size (VmHWM, KiB) until it

@@ -5,18 +5,14 @@
 //! bombs in a 1.7 MB file, a 3 GiB sparse file, a sector chain that loops.
 #![allow(unsafe_code)] // signals sent to the mount under test
 
-use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::io::BufRead;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use maxfs_scene::container::{MaxFile, Stream};
+use maxfs_scene::container::MaxFile;
 
-fn corpus() -> PathBuf {
-    std::env::var_os("MAXFS_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"))
-}
+use crate::hostile::{corpus, write_bombs};
 
 /// A `maxfs mount` child process, stopped (and unmounted) on drop.
 struct MountProcess {
@@ -89,25 +85,8 @@ impl Drop for MountProcess {
     }
 }
 
-/// street.max with 100 streams of 16 MiB of gzip'ed zeros each (1.7 MB).
 fn bombs(path: &Path) {
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    let block = vec![0u8; 1 << 20];
-    for _ in 0..16 {
-        enc.write_all(&block).expect("gzip");
-    }
-    let bomb = enc.finish().expect("gzip");
-    let mut file = MaxFile::open(&corpus().join("max/ryzomcore/street.max")).expect("corpus");
-    for i in 0..100 {
-        file.streams.push(Stream {
-            name: format!("Bomb{i:03}"),
-            stored_len: bomb.len() as u64,
-            data: bomb.clone().into(),
-            compressed: false, // stored as is: the bytes are gzip already
-            error: None,
-        });
-    }
-    std::fs::write(path, file.to_bytes().expect("container writer")).expect("write");
+    write_bombs(path);
 }
 
 /// street.max written by the container writer, then grown to 3 GiB with a hole.

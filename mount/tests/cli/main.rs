@@ -7,3 +7,4 @@ mod cli_limits;
 mod cli_mount_memory;
 mod cli_ready_ls;
 mod cli_user_guide;
+mod hostile;

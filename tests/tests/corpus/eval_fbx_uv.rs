@@ -14,39 +14,7 @@ use std::collections::BTreeSet;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 
-/// (max file, fbx file) pairs.
-const PAIRS: &[(&str, &str)] = &[
-    ("max2024-rico/Can.max", "max2024-rico/Can.fbx"),
-    ("max2024-rico/Chair.max", "max2024-rico/Chair.fbx"),
-    ("max2024-rico/Mug.max", "max2024-rico/Mug.fbx"),
-    (
-        "max2024-rico/NewModularWallWindowCorner.max",
-        "max2024-rico/NewModularWallWindowCorner.fbx",
-    ),
-    (
-        "max2024-rico/PictureFrame.max",
-        "max2024-rico/PictureFrame.fbx",
-    ),
-    ("max2024-rico/Shotgun.max", "max2024-rico/Shotgun.fbx"),
-    ("max2024-rico/Table.max", "max2024-rico/Table.fbx"),
-    (
-        "max2024-rico/WaterCooler.max",
-        "max2024-rico/WaterCooler.fbx",
-    ),
-    ("max2024-rico/Wire.max", "max2024-rico/Wire.fbx"),
-    ("kenji-room/Kenjis_Bed.max", "kenji-room/Kenjis_Bed.FBX"),
-    ("kenji-room/Kenjis_chair.max", "kenji-room/Kenjis_Chair.FBX"),
-    (
-        "kenji-room/Kenjis_Monitor.max",
-        "kenji-room/Kenjis_Monitor.FBX",
-    ),
-    ("kenji-room/Kenjis_Room.max", "kenji-room/Kenjis_Room.FBX"),
-    ("kenji-room/Kenjis_Sofa.max", "kenji-room/Kenjis_Sofa.FBX"),
-    (
-        "kenji-room/Kenjis_Wardrobe.max",
-        "kenji-room/Kenjis_Wardrobe.FBX",
-    ),
-];
+use maxfs_tests::STATIC_FBX_SCENES as PAIRS;
 
 /// UV rounded to the comparison tolerance's grid (1e-4), for set lookups; the
 /// neighbouring cells are tried too.

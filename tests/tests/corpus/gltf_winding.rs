@@ -17,40 +17,11 @@ use std::collections::BTreeMap;
 use maxfs_exporters::gltf::{export_file, glb};
 use maxfs_tests::corpus_dir;
 use maxfs_tests::gltf_ref::{accessor, gltf_worlds, M4};
+use maxfs_tests::STATIC_FBX_SCENES;
 use serde_json::Value;
 
-/// The .max / FBX pairs whose meshes are compared.
-const FBX_PAIRS: &[(&str, &str)] = &[
-    ("max2024-rico/Can.max", "max2024-rico/Can.fbx"),
-    ("max2024-rico/Chair.max", "max2024-rico/Chair.fbx"),
-    ("max2024-rico/Mug.max", "max2024-rico/Mug.fbx"),
-    (
-        "max2024-rico/NewModularWallWindowCorner.max",
-        "max2024-rico/NewModularWallWindowCorner.fbx",
-    ),
-    (
-        "max2024-rico/PictureFrame.max",
-        "max2024-rico/PictureFrame.fbx",
-    ),
-    ("max2024-rico/Shotgun.max", "max2024-rico/Shotgun.fbx"),
-    ("max2024-rico/Table.max", "max2024-rico/Table.fbx"),
-    (
-        "max2024-rico/WaterCooler.max",
-        "max2024-rico/WaterCooler.fbx",
-    ),
-    ("max2024-rico/Wire.max", "max2024-rico/Wire.fbx"),
-    ("kenji-room/Kenjis_Bed.max", "kenji-room/Kenjis_Bed.FBX"),
-    ("kenji-room/Kenjis_chair.max", "kenji-room/Kenjis_Chair.FBX"),
-    (
-        "kenji-room/Kenjis_Monitor.max",
-        "kenji-room/Kenjis_Monitor.FBX",
-    ),
-    ("kenji-room/Kenjis_Room.max", "kenji-room/Kenjis_Room.FBX"),
-    ("kenji-room/Kenjis_Sofa.max", "kenji-room/Kenjis_Sofa.FBX"),
-    (
-        "kenji-room/Kenjis_Wardrobe.max",
-        "kenji-room/Kenjis_Wardrobe.FBX",
-    ),
+/// The rigged scenes compared besides [`STATIC_FBX_SCENES`].
+const RIGGED_FBX_PAIRS: &[(&str, &str)] = &[
     ("ik-ld35/Green@Idle.max", "ik-ld35/Green@Idle.FBX"),
     ("ik-ld35/Green@Spawn.max", "ik-ld35/Green@Spawn.FBX"),
     ("ik-ld35/Green@Run.max", "ik-ld35/Green@Run.FBX"),
@@ -195,7 +166,7 @@ fn mesh_winding_matches_fbx_references() {
     let corpus = corpus_dir();
     let mut failures = Vec::new();
     let (mut compared, mut unclear, mut mirrored) = (0, 0, 0);
-    for (max, fbx) in FBX_PAIRS {
+    for (max, fbx) in STATIC_FBX_SCENES.iter().chain(RIGGED_FBX_PAIRS) {
         let scene = ufbx::load_file(
             corpus.join("ref").join(fbx).to_str().expect("path"),
             ufbx::LoadOpts::default(),

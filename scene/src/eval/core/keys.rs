@@ -299,7 +299,8 @@ pub fn tcb<const N: usize>(keys: &[TcbKey<N>], t: i32) -> Option<[f64; N]> {
     }
 }
 
-fn q_log(q: Quat) -> Vec3 {
+/// Quaternion logarithm (unit quaternions): the rotation vector / 2.
+pub(crate) fn q_log(q: Quat) -> Vec3 {
     let v = Vec3(q.x, q.y, q.z);
     let s = v.len();
     if s < 1e-12 {
@@ -309,7 +310,8 @@ fn q_log(q: Quat) -> Vec3 {
     v.scale(th / s)
 }
 
-fn q_exp(v: Vec3) -> Quat {
+/// Inverse of [`q_log`].
+pub(crate) fn q_exp(v: Vec3) -> Quat {
     let th = v.len();
     if th < 1e-12 {
         return Quat::IDENTITY;

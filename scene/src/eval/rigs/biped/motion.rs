@@ -26,6 +26,7 @@
 use super::figure::{self, Pose};
 use super::{KeyTrack, Rig};
 use crate::eval::core::keys::{self, TcbKey};
+use crate::eval::core::keys::{q_exp, q_log};
 use crate::eval::core::math::{Quat, Vec3};
 
 /// The largest turn between two turn keys (radians) evaluated by the squad.
@@ -129,29 +130,6 @@ fn neg(q: Quat) -> Quat {
         y: -q.y,
         z: -q.z,
         w: -q.w,
-    }
-}
-
-fn q_log(q: Quat) -> Vec3 {
-    let v = Vec3(q.x, q.y, q.z);
-    let s = v.len();
-    if s < 1e-12 {
-        return Vec3::default();
-    }
-    v.scale(s.atan2(q.w) / s)
-}
-
-fn q_exp(v: Vec3) -> Quat {
-    let th = v.len();
-    if th < 1e-12 {
-        return Quat::IDENTITY;
-    }
-    let s = th.sin() / th;
-    Quat {
-        x: v.0 * s,
-        y: v.1 * s,
-        z: v.2 * s,
-        w: th.cos(),
     }
 }
 
