@@ -230,6 +230,7 @@ impl MaxFs {
                 maxfs_exporters::gltf::export_scene_with(&eval, &self.texture_search(state))
                     .map(|e| e.glb)
             }
+            V::ExportErrors => self.errors_txt(state).map_err(|e| e.to_string()),
             _ => Err("not a generated file".into()),
         }
     }

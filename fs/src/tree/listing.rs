@@ -178,7 +178,8 @@ impl MaxFs {
                 let file = set.files.get(i as usize).ok_or(FsError::NotFound)?;
                 (Kind::File, file.bytes.len() as u64)
             }
-            V::ExportErrors => (Kind::File, self.errors_txt(state)?.len() as u64),
+            // Generated once into the content cache: the texture search walks folders.
+            V::ExportErrors => (Kind::File, self.generated(state, v)?.len() as u64),
             V::Source => (Kind::File, key.size),
             V::Stream(i) => {
                 let light = light_of(state)?;

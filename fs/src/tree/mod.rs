@@ -535,7 +535,6 @@ impl MaxFs {
                     let file = set.files.get(i as usize).ok_or(FsError::NotFound)?;
                     Blob::Owned(file.bytes.clone())
                 }
-                V::ExportErrors => Blob::Owned(self.errors_txt(state)?.into()),
                 v => Blob::Owned(self.generated(state, v)?),
             })),
         }
