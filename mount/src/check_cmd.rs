@@ -23,7 +23,9 @@ pub struct CheckArgs {
     #[arg(long)]
     pub container: bool,
     /// Also evaluate every scene and list what it does not compute (Biped, IK,
-    /// unevaluated modifiers …). Slower: the gates alone run at I/O speed.
+    /// unevaluated modifiers …); such a file is "partial" and the run exits
+    /// with status 2 when no file failed. Slower: the gates alone run at I/O
+    /// speed.
     #[arg(long)]
     pub coverage: bool,
     /// Print warnings (typed decodes kept raw, unknown versions) under each file.
@@ -41,6 +43,9 @@ struct FileResult {
     /// Why the file failed, in one line (absent when it passed).
     #[serde(skip_serializing_if = "Option::is_none")]
     why: Option<String>,
+    /// Passed the gates, but `--coverage` found something the evaluation does
+    /// not compute (listed in `unevaluated`): its exports would be incomplete.
+    partial: bool,
     #[serde(flatten)]
     report: CheckReport,
 }
@@ -69,12 +74,25 @@ struct Summary {
     problems: Vec<String>,
 }
 
+/// The outcome's label, "partial" for a file that passed with evaluation gaps.
+fn label(r: &FileResult) -> &'static str {
+    if r.partial {
+        "partial"
+    } else {
+        r.report.outcome.label()
+    }
+}
+
 fn line(r: &FileResult) -> String {
     let version = r.report.version_name.as_deref().unwrap_or("-");
     match &r.report.outcome {
         Outcome::Ok => format!(
-            "ok    {}  [{version}, {} streams, {} chunks, {} typed values]",
-            r.path, r.report.streams, r.report.chunks, r.report.typed_values
+            "{:<5} {}  [{version}, {} streams, {} chunks, {} typed values]",
+            if r.partial { "part" } else { "ok" },
+            r.path,
+            r.report.streams,
+            r.report.chunks,
+            r.report.typed_values
         ),
         Outcome::Fail(m) => format!(
             "FAIL  {}  {} stream {:?} offset {:#x}: expected [{}] got [{}] (len {} vs {})",
@@ -107,6 +125,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
                 path: p.display().to_string(),
                 passed: !report.outcome.is_failure(),
                 why: why(&report.outcome),
+                partial: !report.outcome.is_failure() && !report.unevaluated.is_empty(),
                 report,
             }
         })
@@ -120,10 +139,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
     };
     for r in &results {
         summary.bytes += r.report.bytes;
-        *summary
-            .by_outcome
-            .entry(r.report.outcome.label().to_string())
-            .or_default() += 1;
+        *summary.by_outcome.entry(label(r).to_string()).or_default() += 1;
         let v = r
             .report
             .version_name
@@ -168,6 +184,9 @@ pub fn run(args: CheckArgs) -> ExitCode {
     }
     if failed {
         ExitCode::FAILURE
+    } else if results.iter().any(|r| r.partial) {
+        // Distinct from a failure: the files are intact, the evaluation is not complete.
+        ExitCode::from(2)
     } else {
         ExitCode::SUCCESS
     }

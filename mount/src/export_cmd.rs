@@ -62,11 +62,16 @@ pub struct ExportArgs {
 struct FileResult {
     path: String,
     /// "exported", "skipped" (tag newer than source), "partial" (some nodes
-    /// failed; no tag written) or "failed" (nothing exported).
+    /// failed, or the scene uses something not evaluated; no tag written) or
+    /// "failed" (nothing exported).
     status: &'static str,
     outputs: Vec<OutputResult>,
     /// Nodes that could not be exported: `kind: node: reason`.
     node_errors: Vec<String>,
+    /// What the evaluation does not compute in this scene (classes and the
+    /// nodes using them, as `maxfs check --coverage` lists them): the outputs
+    /// stand in for those nodes with less than Max shows, so the file is partial.
+    unevaluated: Vec<String>,
     warnings: Vec<String>,
     error: Option<String>,
     tag: Option<String>,
@@ -271,7 +276,7 @@ fn export_one(job: &Job, index: usize, p: &Path) -> FileResult {
     };
     r.status = if !ok {
         "failed"
-    } else if r.node_errors.is_empty() {
+    } else if r.node_errors.is_empty() && r.unevaluated.is_empty() {
         "exported"
     } else {
         "partial"
@@ -303,6 +308,10 @@ fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Res
     // One evaluation for every kind and the glTF: meshes are computed once.
     let eval = maxfs_scene::eval::SceneEval::from_document(doc)
         .map_err(|e| format!("scene not readable: {e}"))?;
+    r.unevaluated = maxfs_scene::eval::core::coverage::scene_gaps(&eval)
+        .iter()
+        .map(|g| g.summary())
+        .collect();
     let mut write = |kind: &'static str, name: &str, data: &[u8]| -> Result<(), String> {
         let written = job
             .claims
@@ -497,6 +506,9 @@ fn print_results(args: &ExportArgs, results: &[FileResult], summary: &Summary) {
         };
         for e in &r.node_errors {
             let _ = writeln!(out, "          node error: {e}");
+        }
+        for u in &r.unevaluated {
+            let _ = writeln!(out, "          {u}");
         }
     }
     for p in &summary.problems {

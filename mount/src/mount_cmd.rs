@@ -39,7 +39,6 @@ pub struct MountArgs {
     /// lie outside the source tree and the mount point.
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// FUSE worker threads (default: number of CPUs).
     /// FUSE worker threads (default and minimum: 16, or the number of CPUs if
     /// larger). A worker parsing a large file answers nothing else meanwhile;
     /// the others keep the mount responsive.

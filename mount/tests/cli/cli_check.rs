@@ -155,3 +155,41 @@ fn maxfs_walk_count(dir: &std::path::Path) -> usize {
     }
     n
 }
+
+/// `--coverage` names what the evaluation does not compute and calls such a
+/// file partial: its own exit status (2), distinct from a failed gate (1) and
+/// from a complete file (0). CAT rigs are not evaluated (issue 16); a single
+/// Editable Mesh triangle is.
+#[test]
+fn coverage_marks_partial_files_and_exits_2() {
+    let cat = corpus().join("max/cat/LD33_Character.max");
+    let simple = corpus().join("max/babylon/SimpleTriangle.max");
+    let run = |p: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_maxfs"))
+            .args(["check", "--coverage", "--json"])
+            .arg(p)
+            .output()
+            .expect("maxfs runs");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+        (out.status.code(), v)
+    };
+    let (code, v) = run(&cat);
+    let f = &v["files"][0];
+    assert_eq!(code, Some(2), "{v}");
+    assert_eq!(f["partial"], true, "{f}");
+    assert_eq!(f["passed"], true, "{f}");
+    let gaps = f["unevaluated"].as_array().expect("unevaluated");
+    assert!(
+        gaps.iter()
+            .any(|g| g.as_str().is_some_and(|g| g.contains("CATBone"))),
+        "{f}"
+    );
+    assert_eq!(v["summary"]["by_outcome"]["partial"], 1, "{v}");
+    let (code, v) = run(&simple);
+    assert_eq!(code, Some(0), "{v}");
+    assert_eq!(v["files"][0]["partial"], false, "{v}");
+    assert_eq!(v["summary"]["by_outcome"]["ok"], 1, "{v}");
+    // The text form says it in the status column.
+    let (_, out) = maxfs(&["check", "--coverage", cat.to_str().expect("utf-8 path")]);
+    assert!(out.starts_with("part "), "{out}");
+}

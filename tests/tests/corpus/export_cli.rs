@@ -343,3 +343,23 @@ fn exports_read_through_the_kernel_equal_the_batch_export() {
     let err = std::fs::write(mounted.join("shape/new.shape"), b"x").unwrap_err();
     assert_eq!(err.raw_os_error(), Some(libc::EROFS));
 }
+
+/// A scene using something the evaluation does not compute (a CAT rig, issue
+/// 16) exports what it can, but the file is partial: the gaps are named, no
+/// tag is written and the run fails — the outputs are not what Max shows.
+#[test]
+fn unevaluated_parts_make_the_export_partial() {
+    let cat = corpus_dir().join("max/cat/LD33_Character.max");
+    let out = tempfile::tempdir().unwrap();
+    let mut a = args(vec![cat], out.path());
+    a.gltf = true;
+    assert_eq!(run(a), ExitCode::FAILURE);
+    assert!(out.path().join("LD33_Character.glb").exists());
+    assert!(!out.path().join("LD33_Character.max.tag").exists());
+    // A complete scene in the same run is exported and tagged.
+    let block = corpus_dir().join("max/neloid/block.max");
+    let mut b = args(vec![block], out.path());
+    b.gltf = true;
+    assert_eq!(run(b), ExitCode::SUCCESS);
+    assert!(out.path().join("block.max.tag").exists());
+}
