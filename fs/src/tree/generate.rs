@@ -173,7 +173,10 @@ impl MaxFs {
             self.load(state)
         };
         match v {
-            V::Error => Ok(crate::views::error_text(state.path(), light.as_ref().err())),
+            V::Error => Ok(crate::views::error_text(
+                state.path(),
+                &self.stage_errors(state),
+            )),
             V::Info => {
                 let loaded = doc();
                 let document = loaded.clone().and_then(|l| l.doc());

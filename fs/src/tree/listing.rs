@@ -15,9 +15,12 @@ impl MaxFs {
             V::Root => match state.light() {
                 Err(_) => vec![f("error.txt"), f("info.json"), f("source.max")],
                 Ok(light) => {
-                    let mut v = Vec::with_capacity(8);
+                    let mut v = Vec::with_capacity(9);
                     if self.list_chunks {
                         v.push(d("chunks"));
+                    }
+                    if !self.stage_errors(state).is_empty() {
+                        v.push(f("error.txt"));
                     }
                     v.extend([
                         d("export"),
@@ -94,6 +97,7 @@ impl MaxFs {
                     ("source.max", _) => V::Source,
                     ("info.json", _) => V::Info,
                     ("error.txt", Err(_)) => V::Error,
+                    ("error.txt", Ok(_)) if !self.stage_errors(state).is_empty() => V::Error,
                     ("streams", Ok(_)) => V::StreamsDir,
                     ("chunks", Ok(_)) => V::ChunksDir,
                     ("json", Ok(_)) => V::JsonDir,

@@ -23,6 +23,7 @@ use crate::state::{Loaded, MaxState, StageResult};
 use crate::views::JsonView;
 use crate::FsError;
 
+mod failures;
 mod generate;
 mod listing;
 

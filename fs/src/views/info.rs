@@ -66,7 +66,7 @@ struct Counts {
 
 /// Streams that must be chunk trees; other streams (property sets, asset
 /// metadata) are raw by nature.
-const CHUNKED: &[&str] = &[
+pub(crate) const CHUNKED: &[&str] = &[
     "Scene",
     "DllDirectory",
     "ClassDirectory3",
@@ -187,8 +187,12 @@ pub fn render(
     let info = Info {
         file,
         size: state.key.size,
+        // "partial": what the evaluation does not compute is listed in
+        // `unevaluated`, so the file's views and exports are incomplete.
         status: if error.is_some() {
             "error"
+        } else if !unevaluated.is_empty() {
+            "partial"
         } else if problems.is_empty() {
             "ok"
         } else {

@@ -121,14 +121,17 @@ pub fn error_json(what: &str) -> Vec<u8> {
     json::to_bytes(&serde_json::json!({ "error": what }))
 }
 
-/// `error.txt`: what failed, for which file.
-pub fn error_text(path: &Path, err: Option<&String>) -> Vec<u8> {
+/// `error.txt`: what failed, for which file, one stage per line.
+pub fn error_text(path: &Path, failures: &[String]) -> Vec<u8> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    match err {
-        Some(e) => format!("{name}: cannot open the container: {e}\n").into_bytes(),
-        None => format!("{name}: no error\n").into_bytes(),
+    if failures.is_empty() {
+        return format!("{name}: no error\n").into_bytes();
     }
+    failures
+        .iter()
+        .flat_map(|f| format!("{name}: {f}\n").into_bytes())
+        .collect()
 }

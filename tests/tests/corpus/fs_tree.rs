@@ -130,16 +130,27 @@ fn every_generated_file_has_its_exact_size_and_is_deterministic() {
     assert_eq!(v["summary_information"]["last_author"], "Fabrice");
 }
 
+/// Listing the checkout parses nothing; listing a `foo.max/` parses that file
+/// once (whether `error.txt` is listed depends on every stage building) and
+/// listing its `streams/` and `json/` needs nothing more.
 #[test]
-fn listing_the_checkout_and_a_file_parses_nothing() {
+fn listing_the_checkout_parses_nothing_and_a_file_once() {
     let fs = tree();
     let all = walk(&fs, Path::new("max/ryzomcore"));
     assert!(all.len() > 1000);
     let fresh = tree();
     let root = fresh.lookup(Path::new("")).unwrap();
     fresh.list(&root).unwrap();
+    let max_dir = fresh.lookup(Path::new("max/ryzomcore")).unwrap();
+    fresh.list(&max_dir).unwrap();
+    assert_eq!(
+        fresh.document_loads(),
+        0,
+        "listing the checkout parsed a document"
+    );
     let max = fresh.lookup(Path::new("max/ryzomcore/street.max")).unwrap();
     fresh.list(&max).unwrap();
+    assert_eq!(fresh.document_loads(), 1);
     let streams = fresh
         .lookup(Path::new("max/ryzomcore/street.max/streams"))
         .unwrap();
@@ -166,12 +177,12 @@ fn listing_the_checkout_and_a_file_parses_nothing() {
     ] {
         assert!(names.iter().any(|x| x == n), "{n} not in {names:?}");
     }
-    assert_eq!(fresh.document_loads(), 0, "ls parsed a document");
-    // A compressed stream's size needs the document.
+    assert_eq!(fresh.document_loads(), 1, "streams/ or json/ parsed again");
+    // A compressed stream's size needs the document, without listing its file.
     fresh
         .lookup(Path::new("max/compressed/roof_merge_M8.max/streams/Scene"))
         .unwrap();
-    assert_eq!(fresh.document_loads(), 1);
+    assert_eq!(fresh.document_loads(), 2);
 }
 
 fn temp_checkout(files: &[(&str, Vec<u8>)]) -> tempfile::TempDir {
@@ -404,4 +415,57 @@ fn evaluation_views_are_valid_deterministic_and_right() {
         !text.contains("00000001") && !text.contains("99999999"),
         "widened f32 in meshes.json"
     );
+}
+
+/// A file whose container opens but whose Scene stream is not a chunk tree
+/// (built through the container writer: street.max with its Scene stream
+/// replaced by a chunk header claiming more bytes than the stream holds):
+/// `error.txt` appears beside the views and names the stream and the failure;
+/// the intact streams still read.
+#[test]
+fn a_stage_that_fails_after_the_container_shows_error_txt() {
+    use maxfs_scene::container::MaxFile;
+    let mut file = MaxFile::from_bytes(&street()).unwrap();
+    let scene = file
+        .streams
+        .iter_mut()
+        .find(|s| s.name == "Scene")
+        .expect("street.max has a Scene stream");
+    // Chunk 0x2004, length 0x1000 (no container bit), 16 bytes present.
+    let mut bad = vec![0x04, 0x20, 0x00, 0x10, 0x00, 0x00];
+    bad.extend([0u8; 10]);
+    scene.data = bad.into();
+    scene.compressed = false;
+    let bytes = file.to_bytes().unwrap();
+    let dir = temp_checkout(&[("bad_scene.max", bytes), ("good.max", street())]);
+    let fs = MaxFs::new(dir.path(), Options::default());
+    let names = |p: &str| -> Vec<String> {
+        fs.list(&fs.lookup(Path::new(p)).unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|(n, _)| n.to_string_lossy().into_owned())
+            .collect()
+    };
+    let listed = names("bad_scene.max");
+    assert!(listed.contains(&"error.txt".to_string()), "{listed:?}");
+    assert!(listed.contains(&"streams".to_string()), "{listed:?}");
+    let err = String::from_utf8(fs.read(Path::new("bad_scene.max/error.txt")).unwrap()).unwrap();
+    assert!(
+        err.starts_with("bad_scene.max: stream Scene: not a chunk tree"),
+        "{err}"
+    );
+    // The other streams read as stored.
+    let original = MaxFile::from_bytes(&street()).unwrap();
+    let config = original
+        .streams
+        .iter()
+        .find(|s| s.name == "Config")
+        .unwrap();
+    assert_eq!(
+        fs.read(Path::new("bad_scene.max/streams/Config")).unwrap(),
+        config.data.as_ref()
+    );
+    // A good file lists no error.txt and has none.
+    assert!(!names("good.max").contains(&"error.txt".to_string()));
+    assert!(fs.read(Path::new("good.max/error.txt")).is_err());
 }
