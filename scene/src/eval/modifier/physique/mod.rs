@@ -4,9 +4,10 @@
 //! skinned-shape export and the json view treat Skin and Physique alike.
 //!
 //! Not evaluated: the deformation itself. Physique stores per-link frames
-//! (modifier chunk 0x2703 → 0x2704 → one 0x3204 per link) and link-relative
-//! vertex coordinates; until those are decoded a Physique in a stack is an
-//! error naming it (never an undeformed mesh).
+//! (modifier chunk 0x2703 → 0x2704 → one 0x3204 per link, 4×4 matrices in
+//! its 0x3206) and link-relative vertex coordinates; until those are decoded
+//! a Physique in a stack is an error naming it (never an undeformed mesh),
+//! and its attach positions (0x2807) are kept for whoever decodes them.
 
 pub mod decode;
 pub mod links;
