@@ -4,9 +4,9 @@
 //! slots included in the index). A stored reference names LINK k: negative
 //! values are the rigid form (k = !stored), others the deformable form
 //! (k = stored − 1, so 0 is the root attachment k = −1). Link k is the
-//! segment ending at ref[k+1]; the vertex deforms by the segment's start,
-//! the INode parent of ref[k+1]. The root attachment, and a link ending at a
-//! NULL slot, deform by the link-tree root: ref[0], else the parent of the
+//! segment ending at `ref[k+1]`; the vertex deforms by the segment's start,
+//! the INode parent of `ref[k+1]`. The root attachment, and a link ending at a
+//! NULL slot, deform by the link-tree root: `ref[0]`, else the parent of the
 //! first non-NULL ref. A deformable link whose start is a Biped centre of
 //! mass deforms by the bone that sub-rig hangs from (the COM is not in the
 //! deformable spline); rigid links keep the COM.
@@ -35,7 +35,7 @@ pub struct Rig<'a> {
 }
 
 impl Rig<'_> {
-    /// The link-tree root: ref[0], else the parent of the first non-NULL ref.
+    /// The link-tree root: `ref[0]`, else the parent of the first non-NULL ref.
     pub fn link_root(&self) -> Result<usize, PhysiqueError> {
         if let Some(Some(r)) = self.refs.first() {
             return Ok(*r);
