@@ -10,7 +10,9 @@ command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 seeds=fuzz/corpus/$target
 mkdir -p "$seeds"
 corpus=${MAXFS_CORPUS:-../shared/corpus}
-if [ "$target" = max_parse ] || [ "$target" = max_export ]; then
+if [ "$target" = physique ]; then
+  : # starts from nothing: its input is a bare chunk stream (a ModApp)
+elif [ "$target" = max_parse ] || [ "$target" = max_export ]; then
   find "$corpus/max" -name '*.max' -size -400k -exec cp -n {} "$seeds/" \;
 else
   find "$corpus/nel" -type f -size -200k -exec cp -n {} "$seeds/" \;

@@ -1,10 +1,11 @@
 //! The views of the evaluated scene (`maxfs_scene::eval`): `meshes.json`,
-//! `animation.json`, `materials.json`, `cameras.json`, `lights.json`, `biped.json`, `ik.json`, and the
-//! transforms merged into `nodes.json`.
+//! `animation.json`, `materials.json`, `cameras.json`, `lights.json`, `biped.json`,
+//! `ik.json`, `skin.json`, and the transforms merged into `nodes.json`.
 
 use serde::Serialize;
 use serde_json::Value;
 
+use maxfs_scene::eval::modifier::physique;
 use maxfs_scene::eval::render::material::Assets;
 use maxfs_scene::eval::{core::channels, material_view, rigs::biped, rigs::ik, SceneEval};
 
@@ -30,6 +31,7 @@ pub fn render(view: JsonView, eval: &SceneEval) -> Vec<u8> {
         JsonView::Lights => ("lights", json::value_f32(&material_view::lights(eval))),
         JsonView::Biped => ("rigs", json::value_f32(&biped::view(eval))),
         JsonView::Ik => return json::to_bytes(&json::value_f32(&ik::view::view(eval))),
+        JsonView::Skin => ("skins", json::value_f32(&physique::view::view(eval))),
         _ => return super::error_json("not an evaluation view"),
     };
     let mut out = serde_json::Map::new();

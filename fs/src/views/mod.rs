@@ -37,10 +37,11 @@ pub enum JsonView {
     NelProperties,
     Biped,
     Ik,
+    Skin,
 }
 
 impl JsonView {
-    pub const ALL: [JsonView; 16] = [
+    pub const ALL: [JsonView; 17] = [
         JsonView::DllDirectory,
         JsonView::ClassDirectory,
         JsonView::ClassData,
@@ -57,6 +58,7 @@ impl JsonView {
         JsonView::NelProperties,
         JsonView::Biped,
         JsonView::Ik,
+        JsonView::Skin,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -77,6 +79,7 @@ impl JsonView {
             JsonView::NelProperties => "nel_properties.json",
             JsonView::Biped => "biped.json",
             JsonView::Ik => "ik.json",
+            JsonView::Skin => "skin.json",
         }
     }
 
@@ -108,7 +111,8 @@ pub fn render(
         | JsonView::Cameras
         | JsonView::Lights
         | JsonView::Biped
-        | JsonView::Ik => match eval {
+        | JsonView::Ik
+        | JsonView::Skin => match eval {
             Ok(e) => eval::render(view, e),
             Err(e) => error_json(e),
         },

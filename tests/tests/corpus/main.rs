@@ -25,6 +25,7 @@ mod eval_mesh_totals;
 mod eval_modifiers;
 mod eval_pbr_fbx;
 mod eval_pegasus;
+mod eval_physique;
 mod eval_primitives;
 mod eval_texture_files;
 mod eval_uv;

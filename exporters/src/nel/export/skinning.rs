@@ -3,7 +3,8 @@
 //! them, and per vertex the 4 heaviest bones, renormalised, as `buildSkinning`
 //! keeps them. Shared by the shape builder (skinned meshes) and the .skel export.
 
-use maxfs_scene::eval::modifier::skin::{self, Skin};
+use maxfs_scene::eval::modifier::physique;
+use maxfs_scene::eval::modifier::skin::Skin;
 use maxfs_scene::eval::Mat43;
 use maxfs_scene::graph::SceneGraph;
 use maxfs_scene::typed::ClassId;
@@ -164,21 +165,19 @@ pub fn nel_weights(influences: &[(u32, f32)]) -> Option<Vec<(u32, f32)>> {
     Some(kept.iter().rev().map(|&(b, w)| (b, w / sum)).collect())
 }
 
-/// The skin binding of a node: None when it has no Skin (or Physique)
+/// The skin binding of a node: None when it has no Skin or Physique
 /// modifier; an error naming the problem when it cannot be exported.
 pub fn node_skin(ctx: &Context, node: usize) -> Option<Result<SkinBinding, String>> {
-    let skin = match skin::node_skin(ctx.eval, node) {
-        Some(Ok(s)) => s,
-        Some(Err(e)) => return Some(Err(e)),
-        None => {
-            return skin::physique_modifier(ctx.eval, node)
-                .map(|_| Err("Physique modifier is not evaluated".to_string()));
-        }
-    };
-    Some(binding(ctx, node, skin))
+    // The topmost Skin or Physique (the modifier the shape export disables);
+    // Physique comes decoded to the Skin shape, without Skin's bind poses.
+    let (_, skin) = physique::node_skinning(ctx.eval, node)?;
+    Some(skin.and_then(|s| binding(ctx, node, s)))
 }
 
-fn binding(ctx: &Context, node: usize, skin: Skin) -> Result<SkinBinding, String> {
+/// The binding of `node` skinned by `skin` (a decoded Skin, or a Physique in
+/// the Skin shape): both modifiers go through the same skeleton, bone id and
+/// weight rules.
+pub fn binding(ctx: &Context, node: usize, skin: Skin) -> Result<SkinBinding, String> {
     let graph = ctx.graph;
     let first = skin
         .vertices

@@ -26,6 +26,7 @@ mod edit_poly;
 mod gizmo;
 mod mirror;
 mod morpher;
+pub mod physique;
 mod simple_mod;
 pub mod skin;
 mod skin_deform;
@@ -133,6 +134,16 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
     }
     if m.class == MORPHER {
         return morpher::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+    }
+    if m.class == skin::PHYSIQUE {
+        // The weights decode (physique/), the deformation does not: say which
+        // of the two failed.
+        physique::decode_modifier(cx.eval, m.object, m.mod_app)
+            .map_err(|e| format!("{}: {e}", what()))?;
+        return Err(format!(
+            "{}: deformation is not evaluated (Physique's link frames are not decoded)",
+            what()
+        ));
     }
     let gizmo_placed = match m.class {
         UVW_MAP => uvw_map::apply,
