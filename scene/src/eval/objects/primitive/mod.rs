@@ -278,6 +278,8 @@ mod geosphere;
 mod sphere;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_round;
 mod torus;
 
 pub use boxes::{box_mesh, plane_mesh, pyramid_mesh};
