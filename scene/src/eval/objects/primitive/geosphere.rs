@@ -14,9 +14,9 @@
 //! (r, c+1); every edge visible.
 //!
 //! Hemisphere: the tetrahedron and octahedron keep their upper half (three
-//! and four faces whose lower corners lie on the equator) and add a centre
-//! vertex at the origin, fanned to the equator edges as the flat base. Max's
-//! hemisphere of the icosahedron is a different, 40-face solid; it is refused.
+//! and four faces whose lower corners lie on the equator); the icosahedron's
+//! is Max's own 40-face cap (see `hemi_icosahedron`). All add a centre vertex
+//! at the origin, fanned to the equator edges as the flat base.
 //!
 //! Smooth: the sphere's faces are material 1 in smoothing group 1, the base of
 //! a hemisphere material 0 in group 2; not smooth: no groups, material 0.
@@ -32,6 +32,8 @@ struct Base {
     corners: Vec<[f64; 3]>,
     edges: Vec<(usize, usize)>,
     faces: Vec<[usize; 3]>,
+    /// The faces whose bottom rows lie on the equator (hemispheres only).
+    equator: std::ops::Range<usize>,
 }
 
 fn tetrahedron() -> Base {
@@ -49,6 +51,7 @@ fn tetrahedron() -> Base {
         ],
         edges: vec![(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)],
         faces: vec![[0, 1, 2], [0, 2, 3], [0, 3, 1], [1, 3, 2]],
+        equator: 0..0,
     }
 }
 
@@ -63,6 +66,7 @@ fn hemi_tetrahedron() -> Base {
         ],
         edges: vec![(0, 1), (0, 2), (0, 3), (1, 2), (2, 3), (3, 1)],
         faces: vec![[0, 1, 2], [0, 2, 3], [0, 3, 1]],
+        equator: 0..3,
     }
 }
 
@@ -90,6 +94,7 @@ fn octahedron(hemi: bool) -> Base {
         corners,
         edges,
         faces,
+        equator: if hemi { 0..4 } else { 0..0 },
     }
 }
 
@@ -126,6 +131,83 @@ fn icosahedron() -> Base {
         corners,
         edges,
         faces,
+        equator: 0..0,
+    }
+}
+
+/// Max's icosahedron hemisphere: the upper cap of a twice-subdivided
+/// icosahedron (top, five midpoints towards the upper ring, the ring, five
+/// midpoints between ring neighbours) over ten equator corners, 40 faces in
+/// eight rows of five; its last ten faces stand on the equator.
+fn hemi_icosahedron() -> Base {
+    use std::f64::consts::PI;
+    let z = 0.2f64.sqrt();
+    let r = 2.0 * z;
+    let unit = |a: [f64; 3]| Vec3(a[0], a[1], a[2]);
+    let ring: Vec<Vec3> = (0..5)
+        .map(|k| {
+            let t = 2.0 * PI * k as f64 / 5.0;
+            Vec3(r * t.cos(), r * t.sin(), z)
+        })
+        .collect();
+    let mut mid = Vec::with_capacity(10);
+    for k in 0..5 {
+        slerp(unit([0.0, 0.0, 1.0]), ring[k], 2, &mut mid);
+    }
+    for k in 0..5 {
+        slerp(ring[k], ring[(k + 1) % 5], 2, &mut mid);
+    }
+    let mut corners = vec![[0.0, 0.0, 1.0]];
+    corners.extend(mid[..5].iter().map(|p| [p.0, p.1, p.2]));
+    corners.extend(ring.iter().map(|p| [p.0, p.1, p.2]));
+    corners.extend(mid[5..].iter().map(|p| [p.0, p.1, p.2]));
+    for k in 0..10 {
+        let t = 2.0 * PI * k as f64 / 10.0 + PI / 10.0;
+        corners.push([t.cos(), t.sin(), 0.0]);
+    }
+    // Corners: top 0, inner ring a(k) = 1..5, upper ring u(k) = 6..10,
+    // between-ring b(k) = 11..15, equator e(k) = 16..25.
+    let a = |k: usize| k % 5 + 1;
+    let u = |k: usize| k % 5 + 6;
+    let b = |k: usize| k % 5 + 11;
+    let e = |k: usize| k % 10 + 16;
+    let mut edges = Vec::with_capacity(65);
+    edges.extend((0..5).map(|k| (0, a(k))));
+    edges.extend((0..5).map(|k| (a(k), a(k + 1))));
+    edges.extend((0..5).map(|k| (a(k), u(k))));
+    edges.extend((0..5).map(|k| (a(k), b(k))));
+    edges.extend((0..5).map(|k| (a(k), b(k + 4))));
+    edges.extend((0..5).map(|k| (u(k), b(k))));
+    edges.extend((0..5).map(|k| (b(k + 4), u(k))));
+    for k in 0..5 {
+        edges.extend([
+            (u(k), e(2 * k)),
+            (b(k), e(2 * k)),
+            (b(k), e(2 * k + 1)),
+            (u(k + 1), e(2 * k + 1)),
+        ]);
+    }
+    edges.extend((0..10).map(|k| (e(k), e(k + 1))));
+    let mut faces = Vec::with_capacity(40);
+    faces.extend((0..5).map(|k| [0, a(k), a(k + 1)]));
+    faces.extend((0..5).map(|k| [b(k), a(k + 1), a(k)]));
+    for k in 0..5 {
+        faces.push([a(k), b(k + 4), u(k)]);
+        faces.push([a(k), u(k), b(k)]);
+    }
+    for k in 0..5 {
+        faces.push([e(2 * k), b(k), u(k)]);
+        faces.push([e(2 * k + 1), u(k + 1), b(k)]);
+    }
+    for g in 0..10 {
+        let apex = if g % 2 == 1 { b(g / 2) } else { u(g / 2) };
+        faces.push([apex, e(g + 9), e(g)]);
+    }
+    Base {
+        corners,
+        edges,
+        faces,
+        equator: 30..40,
     }
 }
 
@@ -212,7 +294,7 @@ pub fn geosphere_mesh(p: &Params) -> Result<Mesh, String> {
         (0, true) => hemi_tetrahedron(),
         (1, h) => octahedron(h),
         (2, false) => icosahedron(),
-        (2, true) => return Err("the hemisphere of an icosahedron GeoSphere is not built".into()),
+        (2, true) => hemi_icosahedron(),
         (t, _) => return Err(format!("GeoSphere base type {t}")),
     };
     check_quads(base.faces.len() * segs * segs)?;
@@ -259,7 +341,7 @@ pub fn geosphere_mesh(p: &Params) -> Result<Mesh, String> {
         let centre = v.len();
         v.push(Vec3::default());
         let (material, group) = if smooth { (0, 2) } else { (0, 0) };
-        for f in 0..base.faces.len() {
+        for f in base.equator.clone() {
             for c in 0..segs {
                 let (a, b) = (grid.at(f, segs, c)?, grid.at(f, segs, c + 1)?);
                 tri(b, a, centre, material, group);

@@ -221,7 +221,7 @@ fn geosphere_counts_follow_max() {
     }
     // Max's formulas for the hemispheres: sections·s² + s·sections faces,
     // sections·(s−1)(s−2)/2 + 1 + (edges)·(s−1) + corners vertices.
-    for (kind, sections, edges, corners) in [(0, 3, 6, 4), (1, 4, 8, 5)] {
+    for (kind, sections, edges, corners) in [(0, 3, 6, 4), (1, 4, 8, 5), (2, 40, 65, 26)] {
         for segs in [1usize, 3, 6] {
             let m = geosphere_mesh(&geo(segs as i32, kind, true, false)).expect("hemisphere");
             let verts = sections * (segs - 1) * segs.saturating_sub(2) / 2
@@ -229,14 +229,27 @@ fn geosphere_counts_follow_max() {
                 + edges * (segs - 1)
                 + corners;
             assert_eq!(m.vertices.len(), verts);
-            assert_eq!(m.faces.len(), sections * segs * segs + segs * sections);
+            let base = if kind == 2 { 10 } else { sections };
+            assert_eq!(m.faces.len(), sections * segs * segs + segs * base);
             assert!(closed_volume(&m) > 0.0);
             assert!(m.vertices.iter().all(|p| p.2 >= -1e-9));
-            let base = &m.faces[sections * segs * segs..];
-            assert!(base.iter().all(|f| f.smoothing == 2 && f.material == 0));
+            let cap = &m.faces[sections * segs * segs..];
+            assert!(cap.iter().all(|f| f.smoothing == 2 && f.material == 0));
         }
     }
-    assert!(geosphere_mesh(&geo(4, 2, true, false)).is_err());
+    for segs in [1, 4] {
+        let m = geosphere_mesh(&geo(segs, 2, true, false)).expect("hemisphere");
+        let equator = m.vertices.iter().filter(|p| p.2.abs() < 1e-9).count();
+        assert_eq!(
+            equator,
+            10 * segs as usize + 1,
+            "equator vertices and the centre"
+        );
+        assert!(m.vertices[..m.vertices.len() - 1]
+            .iter()
+            .all(|p| { ((p.0 * p.0 + p.1 * p.1 + p.2 * p.2).sqrt() - 5.0).abs() < 1e-5 }));
+    }
+    assert!(geosphere_mesh(&geo(4, 3, false, false)).is_err());
 }
 
 #[test]
