@@ -151,8 +151,8 @@ fn hemi_icosahedron() -> Base {
         })
         .collect();
     let mut mid = Vec::with_capacity(10);
-    for k in 0..5 {
-        slerp(unit([0.0, 0.0, 1.0]), ring[k], 2, &mut mid);
+    for &corner in &ring {
+        slerp(unit([0.0, 0.0, 1.0]), corner, 2, &mut mid);
     }
     for k in 0..5 {
         slerp(ring[k], ring[(k + 1) % 5], 2, &mut mid);
