@@ -27,6 +27,7 @@ mod eval_pbr_fbx;
 mod eval_pegasus;
 mod eval_physique;
 mod eval_primitives;
+mod eval_round_prims;
 mod eval_texture_files;
 mod eval_uv;
 mod export_anim_frame_rate;

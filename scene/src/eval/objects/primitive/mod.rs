@@ -1,7 +1,7 @@
 //! Parametric primitives rebuilt from their parameters, with Max's vertex order,
 //! face order and corner order, material ids, smoothing groups and — when the
 //! object's "Generate Mapping Coords" is on — map channel 1 as Max generates it:
-//! Box, Plane, Sphere, Cylinder and Cone. Exporters need the exact topology (UV
+//! Box, Plane, Sphere, Cylinder, Cone, Pyramid, Torus, Tube and GeoSphere. Exporters need the exact topology (UV
 //! seams split vertices), so the layouts follow Max, not a convenient equivalent.
 
 use crate::typed::ClassId;
@@ -19,6 +19,9 @@ pub const CONE: ClassId = ClassId(0xa86c23dd, 0);
 pub const PYRAMID: ClassId = ClassId(0x76bf318a, 0x4bf37b10);
 /// Extended Primitives' ChamferBox (eval/primitive_chamfer.rs).
 pub const CHAMFER_BOX: ClassId = ClassId(0x1ad73f40, 0x48ea0f97);
+pub const TORUS: ClassId = ClassId(0x20, 0);
+pub const TUBE: ClassId = ClassId(0x7b21, 0);
+pub const GEOSPHERE: ClassId = ClassId(0, 0x7f9e);
 
 /// All three edges visible, as Max marks primitive faces.
 pub(super) const ALL_EDGES: u16 = 7;
@@ -36,17 +39,39 @@ pub(super) fn check_quads(n: usize) -> Result<(), String> {
 
 /// Parameter values of an old ParamBlock by index (animated ones read their controller at t).
 #[derive(Debug)]
-pub struct Params(Vec<Value>);
+pub struct Params {
+    values: Vec<Value>,
+    /// The object saved Max 2's empty "new map" chunk (0x0100): Torus and Tube
+    /// then start their first segment a quarter turn earlier (on +Y).
+    new_map: bool,
+}
 
 impl Params {
     /// Parameters from values by index (tests build them without a file).
     #[cfg(test)]
     pub(crate) fn from_values(v: Vec<Value>) -> Params {
-        Params(v)
+        Params {
+            values: v,
+            new_map: true,
+        }
+    }
+
+    /// The same parameters as an object without the "new map" chunk (tests).
+    #[cfg(test)]
+    pub(crate) fn without_new_map(self) -> Params {
+        Params {
+            new_map: false,
+            ..self
+        }
+    }
+
+    /// Whether the object carries the "new map" chunk 0x0100.
+    pub fn new_map(&self) -> bool {
+        self.new_map
     }
 
     pub fn float(&self, i: usize) -> Result<f64, String> {
-        match self.0.get(i) {
+        match self.values.get(i) {
             Some(Value::Float(f)) => Ok(f64::from(*f)),
             Some(Value::Int(n)) => Ok(f64::from(*n)),
             other => Err(format!("parameter {i}: expected a float, found {other:?}")),
@@ -54,7 +79,7 @@ impl Params {
     }
 
     pub(crate) fn segments(&self, i: usize) -> Result<usize, String> {
-        let n = match self.0.get(i) {
+        let n = match self.values.get(i) {
             Some(Value::Int(n)) => i64::from(*n),
             Some(Value::Float(f)) => *f as i64,
             other => {
@@ -78,8 +103,14 @@ pub(super) const SUPERCLASS_PB2: u32 = 0x82;
 /// values at `t`.
 pub fn params(eval: &crate::eval::SceneEval, object: usize, t: i32) -> Result<Params, String> {
     let pb = pblock::reference(&eval.graph, object, 0).ok_or("no parameter block (reference 0)")?;
-    block_params(eval, pb, t)
+    let mut p = block_params(eval, pb, t)?;
+    p.new_map = eval.chunks(object).iter().any(|c| c.id == NEW_MAP_CHUNK);
+    Ok(p)
 }
+
+/// Empty chunk an object saves when it was made after Max 2 changed the
+/// mapping orientation (Torus and Tube turn their start by a quarter).
+const NEW_MAP_CHUNK: u16 = 0x0100;
 
 /// The values of parameter block object `pb` (old ParamBlock or ParamBlock2) by
 /// index / id, animated ones read from their controller at `t`.
@@ -119,12 +150,15 @@ pub fn block_params(eval: &crate::eval::SceneEval, pb: usize, t: i32) -> Result<
             (_, v) => v,
         };
     }
-    Ok(Params(values))
+    Ok(Params {
+        values,
+        new_map: false,
+    })
 }
 
 impl Params {
     pub fn int_or(&self, i: usize, default: i64) -> i64 {
-        match self.0.get(i) {
+        match self.values.get(i) {
             Some(Value::Int(n)) => i64::from(*n),
             Some(Value::Float(f)) => *f as i64,
             Some(Value::Bool(b)) => i64::from(*b),
@@ -153,6 +187,9 @@ pub fn is_primitive(class: ClassId) -> bool {
         PYRAMID,
         BONE_OBJECT,
         CHAMFER_BOX,
+        TORUS,
+        TUBE,
+        GEOSPHERE,
     ]
     .contains(&class)
 }
@@ -168,6 +205,9 @@ pub fn build(class: ClassId, p: &Params) -> Result<Mesh, String> {
         c if c == PYRAMID => pyramid_mesh(p),
         c if c == BONE_OBJECT => crate::eval::objects::bone_object::bone_mesh(p),
         c if c == CHAMFER_BOX => crate::eval::objects::primitive_chamfer::chamfer_box(p),
+        c if c == TORUS => torus_mesh(p),
+        c if c == TUBE => tube_mesh(p),
+        c if c == GEOSPHERE => geosphere_mesh(p),
         c => Err(format!("class {c:?} is not a parametric primitive")),
     }
 }
@@ -234,10 +274,16 @@ impl TexVerts {
 
 mod boxes;
 mod cylinder;
+mod geosphere;
 mod sphere;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_round;
+mod torus;
 
 pub use boxes::{box_mesh, plane_mesh, pyramid_mesh};
 pub use cylinder::cylinder_mesh;
+pub use geosphere::{geosphere_mapping_not_generated, geosphere_mesh};
 pub use sphere::sphere_mesh;
+pub use torus::{torus_mesh, tube_mesh};

@@ -5,11 +5,11 @@ use super::*;
 #[test]
 fn counts_follow_max() {
     // Max's default 32-segment sphere has 482 vertices and 960 faces.
-    let p = Params(vec![Value::Float(10.0), Value::Int(32), Value::Int(1)]);
+    let p = Params::from_values(vec![Value::Float(10.0), Value::Int(32), Value::Int(1)]);
     let s = sphere_mesh(&p).expect("sphere");
     assert_eq!((s.vertices.len(), s.faces.len()), (482, 960));
     // A 2×3×4-segment box: 2·(2·3) + 2·(3·4) + 2·(2·4) quads.
-    let b = Params(vec![
+    let b = Params::from_values(vec![
         Value::Float(3.0),
         Value::Float(2.0),
         Value::Float(4.0),
@@ -26,13 +26,17 @@ fn counts_follow_max() {
         .flat_map(|f| f.v)
         .for_each(|i| used[i as usize] = true);
     assert!(used.iter().all(|&u| u));
-    assert!(sphere_mesh(&Params(vec![Value::Float(1.0), Value::Int(100_000)])).is_err());
+    assert!(sphere_mesh(&Params::from_values(vec![
+        Value::Float(1.0),
+        Value::Int(100_000)
+    ]))
+    .is_err());
 }
 
 /// Sphere parameters: radius 10, `segs`, smooth, hemisphere, squash, base to
 /// pivot, mapping on, slice off.
 fn sphere(segs: i32, hemi: f32, squash: bool, pivot: bool) -> Mesh {
-    let p = Params(vec![
+    let p = Params::from_values(vec![
         Value::Float(10.0),
         Value::Int(segs),
         Value::Bool(true),
@@ -147,7 +151,7 @@ fn squashed_hemisphere_and_base_to_pivot() {
 #[test]
 fn negative_height_box_stays_outward() {
     let boxp = |h: f32| {
-        Params(vec![
+        Params::from_values(vec![
             Value::Float(10.0),
             Value::Float(20.0),
             Value::Float(h),
@@ -173,7 +177,7 @@ fn negative_height_box_stays_outward() {
 /// Cone parameters: radii 10 and `r2`, `height`, 4 height segments, `caps`
 /// cap segments, 8 sides, smooth, no slice, mapping on.
 fn cone(r2: f32, height: f32, caps: i32) -> Mesh {
-    let p = Params(vec![
+    let p = Params::from_values(vec![
         Value::Float(10.0),
         Value::Float(r2),
         Value::Float(height),
@@ -233,7 +237,7 @@ fn sliced_cylinders_and_cones() {
     // from 30°, in 8 sides of 30°.
     let (from, to) = (270f32.to_radians(), 30f32.to_radians());
     for (height, caps) in [(20.0f32, 1usize), (20.0, 2), (-20.0, 1)] {
-        let p = Params(vec![
+        let p = Params::from_values(vec![
             Value::Float(10.0),
             Value::Float(5.0),
             Value::Float(height),
@@ -291,7 +295,7 @@ fn sliced_spheres() {
     // 12 segments sliced from 200° (from) to 20° (to): 180° swept from +Y + 20°.
     let (from, to) = (200f32.to_radians(), 20f32.to_radians());
     for hemi in [0.0f32, 0.3] {
-        let p = Params(vec![
+        let p = Params::from_values(vec![
             Value::Float(10.0),
             Value::Int(12),
             Value::Bool(true),
@@ -351,7 +355,7 @@ fn sliced_spheres() {
 #[test]
 fn cylinder_and_cone_topology_and_mapping() {
     // Barrel.max's cylinder: radius, height, 3 height segments, 1 cap segment, 12 sides.
-    let p = Params(vec![
+    let p = Params::from_values(vec![
         Value::Float(11.0),
         Value::Float(36.0),
         Value::Int(3),
@@ -378,7 +382,7 @@ fn cylinder_and_cone_topology_and_mapping() {
         assert!((span - 1.0 / 12.0).abs() < 1e-5, "{f:?}: {us:?}");
     }
     // Damaged segment counts are refused, not allocated.
-    let b = Params(vec![
+    let b = Params::from_values(vec![
         Value::Float(1.0),
         Value::Float(1.0),
         Value::Float(1.0),
