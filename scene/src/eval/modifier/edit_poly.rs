@@ -591,6 +591,7 @@ fn check_saved_sizes(local: &[Chunk], poly: &PolyMesh) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::objects::poly::PolyFace;
 
     fn u32s(v: &[u32]) -> Vec<u8> {
         v.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -638,6 +639,25 @@ mod tests {
             operations(&orphan).unwrap_err(),
             "operation record before its id"
         );
+    }
+
+    #[test]
+    fn cylinder_face_order_follows_the_version() {
+        let face = |v: u32| PolyFace::fan(vec![v, v + 1, v + 2], v as u16, 0);
+        let poly = PolyMesh {
+            vertices: vec![Vec3(0.0, 0.0, 0.0); 6],
+            faces: vec![face(0), face(1), face(2), face(3)],
+            maps: Vec::new(),
+        };
+        let materials = |p: &PolyMesh| p.faces.iter().map(|f| f.material).collect::<Vec<_>>();
+        let mut old = poly.clone();
+        cylinder_face_order(&mut old, 0x2017).expect("Max 2013");
+        assert_eq!(materials(&old), [0, 1, 2, 3]);
+        let mut new = poly.clone();
+        cylinder_face_order(&mut new, 0x2029).expect("Max 2024");
+        // Sides 0, 1, bottom cap 2, top cap 3 → bottom cap first.
+        assert_eq!(materials(&new), [2, 0, 1, 3]);
+        assert!(cylinder_face_order(&mut poly.clone(), 0x2022).is_err());
     }
 
     #[test]

@@ -224,7 +224,7 @@ mod tests {
     /// Two unit quads side by side that do not share their middle edge: 0-1-2-3
     /// and 4-5-6-7, with 1≡4 and 2≡7 in position.
     fn split_quads() -> PolyMesh {
-        let p = |x: f32, y: f32| Vec3(x, y, 0.0);
+        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
         PolyMesh {
             vertices: vec![
                 p(0.0, 0.0),
@@ -261,6 +261,35 @@ mod tests {
         weld(&mut m, &sel, 0.01).expect("weld");
         assert_eq!(m.vertices.len(), 7);
         assert!(weld(&mut split_quads(), &[true; 3], 0.01).is_err());
+    }
+
+    #[test]
+    fn weld_collapses_a_short_edge_and_kills_the_face_it_flattens() {
+        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
+        // Quad 0-1-2-3 whose side 1–2 is 1e-4 long, and triangle 1-4-2 on it.
+        let mut m = PolyMesh {
+            vertices: vec![
+                p(0.0, 0.0),
+                p(1.0, 0.0),
+                p(1.0, 1e-4),
+                p(0.0, 1.0),
+                p(2.0, 0.0),
+            ],
+            faces: vec![
+                PolyFace::fan(vec![0, 1, 2, 3], 0, 0),
+                PolyFace::fan(vec![1, 4, 2], 0, 0),
+            ],
+            maps: Vec::new(),
+        };
+        weld(&mut m, &[true; 5], 1e-3).expect("weld");
+        assert_eq!(m.vertices.len(), 4);
+        assert_eq!(m.faces.len(), 1);
+        assert_eq!(m.faces[0].v, vec![0, 1, 2]);
+        assert_eq!(m.faces[0].tris, vec![[0, 1, 2]]);
+        assert_eq!(m.vertices[1], p(1.0, 5e-5));
+        // Beyond the threshold nothing welds.
+        let mut far = split_quads();
+        weld(&mut far, &[true; 8], -1.0).expect_err("negative threshold");
     }
 
     #[test]
