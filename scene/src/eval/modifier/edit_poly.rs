@@ -13,23 +13,36 @@
 //!   node name);
 //! - 0x0260 / 0x0268: an operation in progress and its data.
 //!
-//! Operations evaluated: Transform, Set Material ID, and Split Edges and
-//! Tessellate when their selection leaves nothing to do. Any other operation
-//! is an error naming it.
+//! Max 2024 and later add two records to each operation's basics, 0x0450 and
+//! 0x0470, whose meaning is not known; only the values seen on real files (4 or
+//! 6, and 2) are accepted. An Attach's local data holds the attached object's
+//! polygon mesh (0x0e00, the MNMesh buffers of an Editable Poly) with three
+//! words around it (0x0e04, 0x0e08, 0x0e0c), accepted only as seen (1, 0, 0).
+//!
+//! Operations evaluated: Transform, Set Material ID, Delete Face, Attach, Weld
+//! Vertex, Detach Face when the next operation deletes the same faces, and Split
+//! Edges and Tessellate when their selection leaves nothing to do. Any other
+//! operation is an error naming it. The input is rebuilt as polygons from a
+//! primitive, an Editable Poly, or the Edit Poly below (replayed the same way).
 
 use crate::chunk::Chunk;
 
+use super::edit_poly_topo as topo;
 use super::{bits, payload, Applied, ModContext};
 use crate::eval::core::keys::Words;
 use crate::eval::core::math::Vec3;
 use crate::eval::core::pblock;
-use crate::eval::objects::mesh::Mesh;
+use crate::eval::objects::mesh::{self, Mesh};
 use crate::eval::objects::poly::PolyMesh;
 use crate::eval::objects::primitive;
 use crate::eval::objects::primitive_poly;
 
 /// Operation ids (the `epolyModButtonOp` enumeration).
+const OP_DELETE_FACE: u32 = 11;
+const OP_DETACH_FACE: u32 = 13;
 const OP_SPLIT: u32 = 14;
+const OP_WELD_VERTEX: u32 = 22;
+const OP_ATTACH: u32 = 58;
 const OP_TESSELLATE: u32 = 28;
 const OP_TRANSFORM: u32 = 53;
 const OP_SET_MATERIAL: u32 = 70;
@@ -37,6 +50,8 @@ const OP_SET_MATERIAL: u32 = 70;
 /// Parameter ids (the `epolyModParameters` enumeration).
 const PARAM_CURRENT_OPERATION: u16 = 12;
 const PARAM_CONSTRAIN_TYPE: u32 = 14;
+const PARAM_DELETE_ISOLATED: u32 = 26;
+const PARAM_WELD_THRESHOLD: u32 = 27;
 const PARAM_MATERIAL: u32 = 58;
 const PARAM_PRESERVE_MAPS: u32 = 71;
 
@@ -145,6 +160,8 @@ struct Operation {
     params: Vec<(u32, Vec<u8>)>,
     /// Transform offsets per vertex (local data 0x12c4).
     offsets: Vec<Vec3>,
+    /// The attached polygon mesh (Attach local data 0x0e00).
+    attached: Option<PolyMesh>,
 }
 
 impl Operation {
@@ -152,6 +169,14 @@ impl Operation {
         match self.params.iter().find(|(p, _)| *p == id) {
             None => Ok(None),
             Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).i32(0))),
+            Some((_, v)) => Err(format!("parameter {id}: {} bytes", v.len())),
+        }
+    }
+
+    fn float_param(&self, id: u32) -> Result<Option<f64>, String> {
+        match self.params.iter().find(|(p, _)| *p == id) {
+            None => Ok(None),
+            Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).f(0))),
             Some((_, v)) => Err(format!("parameter {id}: {} bytes", v.len())),
         }
     }
@@ -166,10 +191,33 @@ impl Operation {
 /// and triangulates it as Max does.
 pub(super) fn apply(
     m: &Applied,
-    local: &Chunk,
+    _local: &Chunk,
     mesh: &mut Mesh,
     cx: &ModContext,
 ) -> Result<(), String> {
+    let node = cx
+        .node
+        .ok_or("Edit Poly on a compound object's operand is not evaluated")?;
+    let (stack, base) = cx
+        .eval
+        .modifier_stack(node)
+        .ok_or("the node has no modifier stack")?;
+    let at = stack
+        .iter()
+        .position(|a| a.object == m.object)
+        .ok_or("the modifier is not on the node's stack")?;
+    let poly = output(&stack, at, base, cx)?;
+    let _ = std::mem::replace(mesh, poly.to_mesh()?);
+    Ok(())
+}
+
+/// The polygon mesh the Edit Poly at `stack[at]` outputs.
+fn output(stack: &[Applied], at: usize, base: usize, cx: &ModContext) -> Result<PolyMesh, String> {
+    let m = &stack[at];
+    let local = m
+        .mod_app
+        .and_then(|a| a.children().iter().find(|c| c.id == super::LOCAL_DATA))
+        .ok_or("no local data")?;
     let ops = operations(local.children())?;
     for c in cx.eval.chunks(m.object) {
         // Point controllers of animation mode (0x0130/0x0138) and their nodes.
@@ -193,38 +241,43 @@ pub(super) fn apply(
     if let Some(op) = ops.iter().find(|o| !is_evaluated(o.id)) {
         return Err(format!("{} is not evaluated", op_name(op.id)));
     }
-    let mut poly = input(m, cx)?;
-    for op in &ops {
-        replay(op, &mut poly).map_err(|e| format!("{}: {e}", op_name(op.id)))?;
+    let mut poly = match stack.get(at + 1) {
+        Some(below) if below.class == super::EDIT_POLY => {
+            output(stack, at + 1, base, cx).map_err(|e| format!("the Edit Poly below: {e}"))?
+        }
+        Some(below) => {
+            return Err(format!(
+                "Edit Poly above {} is not evaluated (it needs its input as polygons)",
+                below.name
+            ))
+        }
+        None => input(base, cx)?,
+    };
+    for (i, op) in ops.iter().enumerate() {
+        let next = ops.get(i + 1);
+        replay(op, next, &mut poly).map_err(|e| format!("{}: {e}", op_name(op.id)))?;
     }
     check_saved_sizes(local.children(), &poly)?;
-    let _ = std::mem::replace(mesh, poly.to_mesh()?);
-    Ok(())
+    Ok(poly)
 }
 
 fn is_evaluated(id: u32) -> bool {
     matches!(
         id,
-        OP_TRANSFORM | OP_SET_MATERIAL | OP_SPLIT | OP_TESSELLATE
+        OP_TRANSFORM
+            | OP_SET_MATERIAL
+            | OP_SPLIT
+            | OP_TESSELLATE
+            | OP_DELETE_FACE
+            | OP_DETACH_FACE
+            | OP_WELD_VERTEX
+            | OP_ATTACH
     )
 }
 
-/// The polygon form of the modifier's input: only an Edit Poly directly on a
-/// primitive with a polygon builder is rebuilt.
-fn input(m: &Applied, cx: &ModContext) -> Result<PolyMesh, String> {
-    let node = cx
-        .node
-        .ok_or("Edit Poly on a compound object's operand is not evaluated")?;
-    let (stack, base) = cx
-        .eval
-        .modifier_stack(node)
-        .ok_or("the node has no modifier stack")?;
-    if stack.last().map(|a| a.object) != Some(m.object) {
-        return Err(
-            "Edit Poly above other modifiers is not evaluated (it needs its input as polygons)"
-                .into(),
-        );
-    }
+/// The polygon form of a stack's base object: a primitive with a polygon
+/// builder, or an Editable Poly.
+fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, String> {
     let class = cx
         .eval
         .graph
@@ -232,6 +285,10 @@ fn input(m: &Applied, cx: &ModContext) -> Result<PolyMesh, String> {
         .get(base)
         .and_then(|o| o.class.as_ref())
         .ok_or("base object without a class")?;
+    if class.class_id == mesh::EDITABLE_POLY {
+        let geom = mesh::geom_buffers(cx.eval.chunks(base))?;
+        return mesh::mnmesh(geom).map_err(|e| format!("{}: {e}", class.name));
+    }
     if !primitive::is_primitive(class.class_id) {
         return Err(format!(
             "Edit Poly on a {} is not evaluated (its polygon form is not built)",
@@ -239,7 +296,45 @@ fn input(m: &Applied, cx: &ModContext) -> Result<PolyMesh, String> {
         ));
     }
     let p = primitive::params(cx.eval, base, cx.t)?;
-    primitive_poly::build(class.class_id, &p).map_err(|e| format!("{}: {e}", class.name))
+    let mut poly =
+        primitive_poly::build(class.class_id, &p).map_err(|e| format!("{}: {e}", class.name))?;
+    if class.class_id == primitive::CYLINDER {
+        cylinder_face_order(&mut poly, cx.eval.graph.version)?;
+    }
+    Ok(poly)
+}
+
+/// Scene versions whose polygon cylinder numbers its faces sides first, then
+/// the bottom and top caps (Max 2013: Barrel.max's material assignments select
+/// the sides as faces 0‥35 and the top cap as 37), and from which one it numbers
+/// the bottom cap first (Max 2024: Wire.max detaches whole side rows as faces
+/// 13‥24 of a 12-sided cylinder, 17 times). Between them the order is not known.
+const CYLINDER_SIDES_FIRST_UNTIL: u16 = 0x2017;
+const CYLINDER_BOTTOM_FIRST_FROM: u16 = 0x2029;
+
+/// Puts the cylinder's faces in the order of the file's Max version (the
+/// builder gives sides, bottom cap, top cap).
+fn cylinder_face_order(poly: &mut PolyMesh, version: u16) -> Result<(), String> {
+    if version <= CYLINDER_SIDES_FIRST_UNTIL {
+        return Ok(());
+    }
+    if version < CYLINDER_BOTTOM_FIRST_FROM {
+        return Err(format!(
+            "the face order of the polygon cylinder of scene version {version:#06x} is not known"
+        ));
+    }
+    let n = poly.faces.len();
+    if n < 2 {
+        return Err(format!("a polygon cylinder of {n} faces"));
+    }
+    poly.faces[..n - 1].rotate_right(1);
+    for m in &mut poly.maps {
+        if m.faces.len() != n {
+            return Err(format!("map {} has {} faces", m.channel, m.faces.len()));
+        }
+        m.faces[..n - 1].rotate_right(1);
+    }
+    Ok(())
 }
 
 /// The committed operations, in order.
@@ -281,6 +376,22 @@ fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
                         }
                         // Map preservation settings: only used when preserve maps is on.
                         0x0440 => {}
+                        // Max 2024+ records of unknown meaning: the values seen only.
+                        0x0450 | 0x0470 => {
+                            let p = payload(b)?;
+                            let v = (p.len() == 4).then(|| Words(p).u32(0));
+                            let seen = match b.id {
+                                0x0450 => matches!(v, Some(4 | 6)),
+                                _ => v == Some(2),
+                            };
+                            if !seen {
+                                return Err(format!(
+                                    "{}: record {:#06x} = {p:02x?} is not evaluated",
+                                    op_name(op.id),
+                                    b.id
+                                ));
+                            }
+                        }
                         other => {
                             return Err(format!(
                                 "{}: record {other:#06x} is not evaluated",
@@ -294,6 +405,8 @@ fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
                 let op = ops.last_mut().ok_or("operation data before its id")?;
                 if op.id == OP_TRANSFORM {
                     op.offsets = offsets(c.children())?;
+                } else if op.id == OP_ATTACH {
+                    op.attached = Some(attached(c.children())?);
                 } else if !c.children().is_empty() || c.payload().is_some_and(|p| !p.is_empty()) {
                     return Err(format!("{}: local data is not evaluated", op_name(op.id)));
                 }
@@ -303,6 +416,29 @@ fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
         }
     }
     Ok(ops)
+}
+
+/// Attach local data: the attached object's polygon mesh (0x0e00) between
+/// three words only accepted as seen on real files.
+fn attached(data: &[Chunk]) -> Result<PolyMesh, String> {
+    let mut mesh = None;
+    for c in data {
+        match c.id {
+            0x0e00 => mesh = Some(mesh::mnmesh(c.children())?),
+            0x0e04 | 0x0e08 | 0x0e0c => {
+                let p = payload(c)?;
+                let want = u32::from(c.id == 0x0e04);
+                if p.len() != 4 || Words(p).u32(0) != want {
+                    return Err(format!(
+                        "attach record {:#06x} = {p:02x?} is not evaluated",
+                        c.id
+                    ));
+                }
+            }
+            other => return Err(format!("attach record {other:#06x} is not evaluated")),
+        }
+    }
+    mesh.ok_or_else(|| "attach without its mesh (0x0e00)".to_string())
 }
 
 /// Transform local data: count (0x12c3) and that many Point3 offsets (0x12c4).
@@ -335,8 +471,41 @@ fn offsets(data: &[Chunk]) -> Result<Vec<Vec3>, String> {
         .collect())
 }
 
-fn replay(op: &Operation, poly: &mut PolyMesh) -> Result<(), String> {
+fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Result<(), String> {
     match op.id {
+        OP_DELETE_FACE => {
+            let isolated = op.int_param(PARAM_DELETE_ISOLATED)?.unwrap_or(1) != 0;
+            topo::delete_faces(poly, &op.selection, isolated)?;
+        }
+        OP_DETACH_FACE => {
+            // Detached to an object the faces stay until the Delete Face Max
+            // records after it; detached to an element they only get their own
+            // vertices. Either way, followed by a delete of the same faces that
+            // drops isolated vertices, the result is that delete's.
+            topo::check_selection(&op.selection, poly.faces.len(), "faces")?;
+            let deleted_next = next.is_some_and(|n| {
+                n.id == OP_DELETE_FACE
+                    && n.selection == op.selection
+                    && n.int_param(PARAM_DELETE_ISOLATED)
+                        .ok()
+                        .flatten()
+                        .unwrap_or(1)
+                        != 0
+            });
+            if !deleted_next {
+                return Err("detaching faces that stay in the mesh is not evaluated".into());
+            }
+        }
+        OP_WELD_VERTEX => {
+            let threshold = op
+                .float_param(PARAM_WELD_THRESHOLD)?
+                .ok_or("no weld threshold parameter")?;
+            topo::weld(poly, &op.selection, threshold)?;
+        }
+        OP_ATTACH => {
+            let other = op.attached.clone().ok_or("no attached mesh")?;
+            topo::attach(poly, other)?;
+        }
         OP_TRANSFORM => {
             if op.int_param(PARAM_CONSTRAIN_TYPE)?.unwrap_or(0) != 0 {
                 return Err("constrained moves are not evaluated".into());
@@ -422,6 +591,7 @@ fn check_saved_sizes(local: &[Chunk], poly: &PolyMesh) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::objects::poly::PolyFace;
 
     fn u32s(v: &[u32]) -> Vec<u8> {
         v.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -472,13 +642,32 @@ mod tests {
     }
 
     #[test]
+    fn cylinder_face_order_follows_the_version() {
+        let face = |v: u32| PolyFace::fan(vec![v, v + 1, v + 2], v as u16, 0);
+        let poly = PolyMesh {
+            vertices: vec![Vec3(0.0, 0.0, 0.0); 6],
+            faces: vec![face(0), face(1), face(2), face(3)],
+            maps: Vec::new(),
+        };
+        let materials = |p: &PolyMesh| p.faces.iter().map(|f| f.material).collect::<Vec<_>>();
+        let mut old = poly.clone();
+        cylinder_face_order(&mut old, 0x2017).expect("Max 2013");
+        assert_eq!(materials(&old), [0, 1, 2, 3]);
+        let mut new = poly.clone();
+        cylinder_face_order(&mut new, 0x2029).expect("Max 2024");
+        // Sides 0, 1, bottom cap 2, top cap 3 → bottom cap first.
+        assert_eq!(materials(&new), [2, 0, 1, 3]);
+        assert!(cylinder_face_order(&mut poly.clone(), 0x2022).is_err());
+    }
+
+    #[test]
     fn transform_offsets_add_to_the_first_vertices() {
         let ops = operations(&transform(1, &[1.0, 2.0, 3.0])).expect("ops");
         let mut poly = PolyMesh {
             vertices: vec![Vec3(1.0, 1.0, 1.0), Vec3(5.0, 5.0, 5.0)],
             ..PolyMesh::default()
         };
-        replay(&ops[0], &mut poly).expect("replay");
+        replay(&ops[0], None, &mut poly).expect("replay");
         assert_eq!(poly.vertices, [Vec3(2.0, 3.0, 4.0), Vec3(5.0, 5.0, 5.0)]);
         assert_eq!(op_name(32), "operation Bevel (32)");
         assert_eq!(op_name(500), "operation unknown (500)");

@@ -23,6 +23,7 @@ use crate::eval::objects::mesh::Mesh;
 mod bend;
 mod edit_mesh;
 mod edit_poly;
+mod edit_poly_topo;
 mod gizmo;
 mod mirror;
 mod morpher;

@@ -386,6 +386,66 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), String> {
     ))
 }
 
+/// Decodes an MNMesh's buffers (the children of an Editable Poly's GeomBuffers,
+/// or of an Edit Poly Attach record) into the polygon form the poly modifiers
+/// work on, each polygon triangulated along its stored diagonals.
+pub fn mnmesh(geom: &[Chunk]) -> Result<crate::eval::objects::poly::PolyMesh, String> {
+    use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
+    let leaf = |id: u16| geom.iter().find(|c| c.id == id).and_then(Chunk::payload);
+    let (_, body) = counted(
+        leaf(0x0100).ok_or("no poly vertex chunk 0x0100")?,
+        16,
+        "poly vertices (0x0100)",
+    )?;
+    let vertices: Vec<Vec3> = body
+        .chunks_exact(16)
+        .map(|r| {
+            let w = Words(r);
+            Vec3(w.f(1), w.f(2), w.f(3))
+        })
+        .collect();
+    let polys = poly_faces(
+        leaf(0x011a).ok_or("no poly face chunk 0x011a")?,
+        vertices.len(),
+    )?;
+    let maps = poly_maps(geom, &polys)?
+        .into_iter()
+        .map(|m| PolyMap {
+            channel: m.channel,
+            vertices: m.vertices,
+            faces: m.faces,
+        })
+        .collect();
+    let faces = polys
+        .iter()
+        .map(|p| PolyFace {
+            v: p.v.clone(),
+            tris: triangle_corners(p)
+                .into_iter()
+                .map(|t| t.map(|c| c as usize))
+                .collect(),
+            material: p.material,
+            smoothing: p.smoothing,
+        })
+        .collect();
+    let poly = PolyMesh {
+        vertices,
+        faces,
+        maps,
+    };
+    poly.validate()?;
+    Ok(poly)
+}
+
+/// The GeomBuffers children of an Editable Poly object.
+pub fn geom_buffers(object: &[Chunk]) -> Result<&[Chunk], String> {
+    object
+        .iter()
+        .find(|c| c.id == GEOM_BUFFERS)
+        .map(Chunk::children)
+        .ok_or_else(|| "no GeomBuffers (0x08fe) chunk".to_string())
+}
+
 /// Poly map channel chunks (MNMesh's maps): 0x0120 holds the channel count, then
 /// each stored channel is 0x0124 (channel number: −2 alpha, −1 illumination,
 /// 0 vertex colour, 1.. texture), 0x0128 (u32 count, float3 map vertices) and

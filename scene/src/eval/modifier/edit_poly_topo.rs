@@ -1,0 +1,320 @@
+//! Edit Poly operations that change the polygon mesh's topology: Delete Face,
+//! Attach (the attached object's polygon mesh is stored in the operation's local
+//! data) and Weld Vertex. Each works as MNMesh does: removed faces and vertices
+//! are dropped and the survivors keep their order (`MNMesh::CollapseDeadStructs`),
+//! attached vertices, faces and map data are appended after the mesh's own.
+
+use crate::eval::objects::poly::PolyMesh;
+
+/// A selection saved with an operation must be sized to what it selects in the
+/// mesh the operation saw (an empty selection is saved empty); otherwise the
+/// replay has rebuilt a different mesh.
+pub(super) fn check_selection(sel: &[bool], n: usize, what: &str) -> Result<(), String> {
+    if !sel.is_empty() && sel.len() != n {
+        return Err(format!(
+            "its selection has {} {what}, the replayed mesh {n}",
+            sel.len()
+        ));
+    }
+    Ok(())
+}
+
+fn selected(sel: &[bool], i: usize) -> bool {
+    sel.get(i).copied().unwrap_or(false)
+}
+
+/// Deletes the selected faces (and their map faces). With `isolated` the vertices
+/// only those faces used go too; vertices no face used before are kept either
+/// way, as they are not the operation's doing.
+pub(super) fn delete_faces(
+    poly: &mut PolyMesh,
+    sel: &[bool],
+    isolated: bool,
+) -> Result<(), String> {
+    check_selection(sel, poly.faces.len(), "faces")?;
+    let mut used_before = vec![false; poly.vertices.len()];
+    for f in &poly.faces {
+        for &v in &f.v {
+            used_before[v as usize] = true;
+        }
+    }
+    let keep: Vec<bool> = (0..poly.faces.len()).map(|i| !selected(sel, i)).collect();
+    let mut k = keep.iter();
+    poly.faces.retain(|_| *k.next().unwrap_or(&true));
+    for m in &mut poly.maps {
+        let mut k = keep.iter();
+        m.faces.retain(|_| *k.next().unwrap_or(&true));
+    }
+    if isolated {
+        let mut used_after = vec![false; poly.vertices.len()];
+        for f in &poly.faces {
+            for &v in &f.v {
+                used_after[v as usize] = true;
+            }
+        }
+        let keep_v: Vec<bool> = used_before
+            .iter()
+            .zip(&used_after)
+            .map(|(&before, &after)| after || !before)
+            .collect();
+        remove_vertices(poly, &keep_v);
+    }
+    Ok(())
+}
+
+/// Drops the vertices not kept, renumbering faces to the survivors (in order).
+fn remove_vertices(poly: &mut PolyMesh, keep: &[bool]) {
+    let mut new_index = vec![u32::MAX; poly.vertices.len()];
+    let mut next = 0u32;
+    for (i, &k) in keep.iter().enumerate() {
+        if k {
+            new_index[i] = next;
+            next += 1;
+        }
+    }
+    let mut k = keep.iter();
+    poly.vertices.retain(|_| *k.next().unwrap_or(&true));
+    for f in &mut poly.faces {
+        for v in &mut f.v {
+            *v = new_index[*v as usize];
+        }
+    }
+}
+
+/// Appends an attached polygon mesh. Map channels are joined channel by
+/// channel; a channel only one side has would need Max's default map faces for
+/// the other and is refused.
+pub(super) fn attach(poly: &mut PolyMesh, other: PolyMesh) -> Result<(), String> {
+    let mut ours: Vec<i32> = poly.maps.iter().map(|m| m.channel).collect();
+    let mut theirs: Vec<i32> = other.maps.iter().map(|m| m.channel).collect();
+    ours.sort_unstable();
+    theirs.sort_unstable();
+    if ours != theirs {
+        return Err(format!(
+            "the attached mesh has map channels {theirs:?}, the mesh {ours:?} (default map faces are not built)"
+        ));
+    }
+    let base = u32::try_from(poly.vertices.len()).map_err(|_| "too many vertices")?;
+    poly.vertices.extend(other.vertices);
+    for mut f in other.faces {
+        for v in &mut f.v {
+            *v += base;
+        }
+        poly.faces.push(f);
+    }
+    for om in other.maps {
+        let Some(m) = poly.maps.iter_mut().find(|m| m.channel == om.channel) else {
+            continue;
+        };
+        let mbase = u32::try_from(m.vertices.len()).map_err(|_| "too many map vertices")?;
+        m.vertices.extend(om.vertices);
+        m.faces.extend(
+            om.faces
+                .into_iter()
+                .map(|f| f.into_iter().map(|x| x + mbase).collect::<Vec<_>>()),
+        );
+    }
+    poly.validate()
+}
+
+/// Welds selected vertices closer than `threshold`, as Edit Poly's Weld Vertex
+/// does: two vertices weld when both are on an open border or when an edge
+/// joins them (the edge collapses). Taking the selected vertices in index
+/// order, each absorbs the later ones it welds with; the pair moves to its
+/// midpoint and the absorbed vertex is dropped. A face that loses corners
+/// drops their map corners too and is triangulated again as a fan (which
+/// diagonals Max picks then is not known); one left with fewer than three
+/// corners is deleted, as Max kills degenerate faces.
+pub(super) fn weld(poly: &mut PolyMesh, sel: &[bool], threshold: f64) -> Result<(), String> {
+    check_selection(sel, poly.vertices.len(), "vertices")?;
+    if !threshold.is_finite() || threshold < 0.0 {
+        return Err(format!("weld threshold {threshold}"));
+    }
+    let mut uses = std::collections::HashMap::new();
+    for f in &poly.faces {
+        for j in 0..f.v.len() {
+            let (a, b) = (f.v[j], f.v[(j + 1) % f.v.len()]);
+            *uses.entry((a.min(b), a.max(b))).or_insert(0u32) += 1;
+        }
+    }
+    let mut border = vec![false; poly.vertices.len()];
+    for (&(a, b), &n) in &uses {
+        if n == 1 {
+            border[a as usize] = true;
+            border[b as usize] = true;
+        }
+    }
+    let candidates: Vec<usize> = (0..poly.vertices.len())
+        .filter(|&i| selected(sel, i))
+        .collect();
+    let mut target: Vec<u32> = (0..poly.vertices.len() as u32).collect();
+    let mut gone = vec![false; poly.vertices.len()];
+    let t2 = threshold * threshold;
+    for (ci, &i) in candidates.iter().enumerate() {
+        if gone[i] {
+            continue;
+        }
+        for &j in &candidates[ci + 1..] {
+            if gone[j] {
+                continue;
+            }
+            let joined = uses.contains_key(&(i as u32, j as u32));
+            if !(joined || border[i] && border[j]) {
+                continue;
+            }
+            let d = poly.vertices[j].minus(poly.vertices[i]);
+            if d.dot(d) <= t2 {
+                let mid = poly.vertices[i].plus(poly.vertices[j]).scale(0.5);
+                poly.vertices[i] = mid;
+                gone[j] = true;
+                target[j] = i as u32;
+            }
+        }
+    }
+    let mut keep_face = vec![true; poly.faces.len()];
+    for (fi, f) in poly.faces.iter_mut().enumerate() {
+        let mapped: Vec<u32> = f.v.iter().map(|&v| target[v as usize]).collect();
+        if mapped == f.v {
+            continue;
+        }
+        // Corners kept: those not equal to the corner before them (cyclically).
+        let n = mapped.len();
+        let kept: Vec<usize> = (0..n)
+            .filter(|&c| mapped[c] != mapped[(c + n - 1) % n])
+            .collect();
+        let mut distinct: Vec<u32> = kept.iter().map(|&c| mapped[c]).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() < 3 {
+            keep_face[fi] = false;
+            continue;
+        }
+        if distinct.len() != kept.len() {
+            return Err(format!(
+                "welding pinches face {fi} (a vertex twice), which is not evaluated"
+            ));
+        }
+        f.v = kept.iter().map(|&c| mapped[c]).collect();
+        f.tris = (1..kept.len() - 1).map(|i| [0, i, i + 1]).collect();
+        for m in &mut poly.maps {
+            let mf = m.faces.get_mut(fi).ok_or("map without a face per face")?;
+            if mf.len() != n {
+                return Err(format!("map {}: damaged map face", m.channel));
+            }
+            *mf = kept.iter().map(|&c| mf[c]).collect();
+        }
+    }
+    let mut k = keep_face.iter();
+    poly.faces.retain(|_| *k.next().unwrap_or(&true));
+    for m in &mut poly.maps {
+        let mut k = keep_face.iter();
+        m.faces.retain(|_| *k.next().unwrap_or(&true));
+    }
+    let keep: Vec<bool> = gone.iter().map(|g| !g).collect();
+    remove_vertices(poly, &keep);
+    poly.validate()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::core::math::Vec3;
+    use crate::eval::objects::poly::{PolyFace, PolyMap};
+
+    /// Two unit quads side by side that do not share their middle edge: 0-1-2-3
+    /// and 4-5-6-7, with 1≡4 and 2≡7 in position.
+    fn split_quads() -> PolyMesh {
+        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
+        PolyMesh {
+            vertices: vec![
+                p(0.0, 0.0),
+                p(1.0, 0.0),
+                p(1.0, 1.0),
+                p(0.0, 1.0),
+                p(1.0, 0.0),
+                p(2.0, 0.0),
+                p(2.0, 1.0),
+                p(1.0, 1.0),
+            ],
+            faces: vec![
+                PolyFace::fan(vec![0, 1, 2, 3], 1, 0),
+                PolyFace::fan(vec![4, 5, 6, 7], 2, 0),
+            ],
+            maps: vec![PolyMap {
+                channel: 1,
+                vertices: vec![[0.0; 3]; 8],
+                faces: vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]],
+            }],
+        }
+    }
+
+    #[test]
+    fn weld_joins_coincident_border_vertices_and_keeps_order() {
+        let mut m = split_quads();
+        weld(&mut m, &[true; 8], 0.01).expect("weld");
+        assert_eq!(m.vertices.len(), 6);
+        assert_eq!(m.faces[1].v, vec![1, 4, 5, 2]);
+        // An unselected vertex does not weld.
+        let mut m = split_quads();
+        let mut sel = [true; 8];
+        sel[7] = false;
+        weld(&mut m, &sel, 0.01).expect("weld");
+        assert_eq!(m.vertices.len(), 7);
+        assert!(weld(&mut split_quads(), &[true; 3], 0.01).is_err());
+    }
+
+    #[test]
+    fn weld_collapses_a_short_edge_and_kills_the_face_it_flattens() {
+        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
+        // Quad 0-1-2-3 whose side 1–2 is 1e-4 long, and triangle 1-4-2 on it.
+        let mut m = PolyMesh {
+            vertices: vec![
+                p(0.0, 0.0),
+                p(1.0, 0.0),
+                p(1.0, 1e-4),
+                p(0.0, 1.0),
+                p(2.0, 0.0),
+            ],
+            faces: vec![
+                PolyFace::fan(vec![0, 1, 2, 3], 0, 0),
+                PolyFace::fan(vec![1, 4, 2], 0, 0),
+            ],
+            maps: Vec::new(),
+        };
+        weld(&mut m, &[true; 5], 1e-3).expect("weld");
+        assert_eq!(m.vertices.len(), 4);
+        assert_eq!(m.faces.len(), 1);
+        assert_eq!(m.faces[0].v, vec![0, 1, 2]);
+        assert_eq!(m.faces[0].tris, vec![[0, 1, 2]]);
+        assert_eq!(m.vertices[1], p(1.0, 5e-5));
+        // Beyond the threshold nothing welds.
+        let mut far = split_quads();
+        weld(&mut far, &[true; 8], -1.0).expect_err("negative threshold");
+    }
+
+    #[test]
+    fn delete_drops_faces_maps_and_isolated_vertices() {
+        let mut m = split_quads();
+        delete_faces(&mut m, &[true, false], true).expect("delete");
+        assert_eq!(m.faces.len(), 1);
+        assert_eq!(m.faces[0].v, vec![0, 1, 2, 3]);
+        assert_eq!(m.faces[0].material, 2);
+        assert_eq!(m.maps[0].faces, vec![vec![4, 5, 6, 7]]);
+        assert_eq!(m.vertices.len(), 4);
+        let mut m = split_quads();
+        delete_faces(&mut m, &[true, false], false).expect("delete");
+        assert_eq!(m.vertices.len(), 8);
+    }
+
+    #[test]
+    fn attach_appends_and_offsets() {
+        let mut m = split_quads();
+        attach(&mut m, split_quads()).expect("attach");
+        assert_eq!(m.vertices.len(), 16);
+        assert_eq!(m.faces[3].v, vec![12, 13, 14, 15]);
+        assert_eq!(m.maps[0].faces[2], vec![8, 9, 10, 11]);
+        let mut other = split_quads();
+        other.maps.clear();
+        assert!(attach(&mut m, other).is_err());
+    }
+}
