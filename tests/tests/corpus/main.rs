@@ -44,6 +44,7 @@ mod fs_tree;
 mod gltf_export;
 mod gltf_lights;
 mod gltf_pbr;
+mod gltf_skins;
 mod gltf_textures;
 mod gltf_uv;
 mod gltf_validator;
