@@ -57,4 +57,5 @@ mod nel_roundtrip;
 mod scene_corpus;
 mod scene_settings;
 mod single_eval;
+mod skel_conventions;
 mod stream_isolation;
