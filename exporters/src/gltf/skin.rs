@@ -70,6 +70,8 @@ enum Refused {
     NoCommonRoot(String, String),
     #[error("joint {0:?} has a shear glTF's TRS cannot store (at tick {1})")]
     Shear(String, i32),
+    #[error("no Skin bone has a node and a stored TM")]
+    NoJoints,
     #[error("{0} joints: more than JOINTS_0 can index")]
     TooMany(usize),
 }
@@ -220,6 +222,9 @@ fn plan(
             }
         }
         weights.push(top_weights(by_joint).ok_or(Refused::Unweighted(v))?);
+    }
+    if joints.is_empty() {
+        return Err(Refused::NoJoints);
     }
     check_trs(b, &joints, max_nodes, parent)?;
     let skeleton = common_root(&joints, parent).map_err(|(a, c)| {

@@ -73,19 +73,20 @@ fn inverse_affine(m: &M4) -> M4 {
     let det = a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1))
         - a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0))
         + a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0));
-    let mut inv = [[0.0; 4]; 4];
-    for r in 0..3 {
-        for c in 0..3 {
-            let (r1, r2) = ((c + 1) % 3, (c + 2) % 3);
-            let (c1, c2) = ((r + 1) % 3, (r + 2) % 3);
-            inv[r][c] = (a(r1, c1) * a(r2, c2) - a(r1, c2) * a(r2, c1)) / det;
+    // Cofactors of the 3×3 part, transposed, over the determinant.
+    let cof = |r: usize, c: usize| {
+        let (r1, r2) = ((c + 1) % 3, (c + 2) % 3);
+        let (c1, c2) = ((r + 1) % 3, (r + 2) % 3);
+        (a(r1, c1) * a(r2, c2) - a(r1, c2) * a(r2, c1)) / det
+    };
+    let lin: [[f64; 3]; 3] = std::array::from_fn(|r| std::array::from_fn(|c| cof(r, c)));
+    std::array::from_fn(|r| {
+        if r == 3 {
+            return [0.0, 0.0, 0.0, 1.0];
         }
-    }
-    for r in 0..3 {
-        inv[r][3] = -(0..3).map(|k| inv[r][k] * m[k][3]).sum::<f64>();
-    }
-    inv[3][3] = 1.0;
-    inv
+        let t = -(0..3).map(|k| lin[r][k] * m[k][3]).sum::<f64>();
+        [lin[r][0], lin[r][1], lin[r][2], t]
+    })
 }
 
 /// One skinned glTF mesh: per vertex its bind position, joint names and

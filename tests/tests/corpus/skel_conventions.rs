@@ -72,13 +72,13 @@ fn violations(name: &str, s: &SkeletonShape, biped: &dyn Fn(usize) -> bool) -> V
         }
         a
     };
-    for i in 1..bones.len() {
+    for (i, b) in bones.iter().enumerate().skip(1) {
         // Preorder: the father of bone i is bone i−1 or one of its ancestors.
-        let f = bones[i].father_id as usize;
+        let f = b.father_id as usize;
         if f != i - 1 && !ancestors(i - 1).contains(&f) {
             bad(format!(
                 "bone {i} {:?} breaks the depth-first order",
-                bones[i].name
+                b.name
             ));
         }
     }
