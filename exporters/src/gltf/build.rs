@@ -64,7 +64,7 @@ pub(super) struct Builder<'a> {
 
 impl Builder<'_> {
     #[inline(never)]
-    fn view(
+    pub(super) fn view(
         &mut self,
         bytes: &[u8],
         target: Option<json::buffer::Target>,
@@ -85,7 +85,7 @@ impl Builder<'_> {
     }
 
     #[inline(never)]
-    fn accessor(
+    pub(super) fn accessor(
         &mut self,
         view: Index<json::buffer::View>,
         count: usize,
@@ -402,7 +402,21 @@ impl Builder<'_> {
             Some(x) => self.eval.offset_tm(node).then(x),
             None => self.eval.offset_tm(node),
         };
-        let mut s = geometry::streams(&mesh, &offset);
+        let s = geometry::streams(&mesh, &offset);
+        self.write_mesh(node, name, s, &[])
+    }
+
+    /// Writes vertex streams (Max units, glTF axes) as the glTF mesh of
+    /// `node`, one primitive per material id; `extra` attributes (a skin's
+    /// JOINTS_0 / WEIGHTS_0) are shared by every primitive.
+    #[inline(never)]
+    pub(super) fn write_mesh(
+        &mut self,
+        node: usize,
+        name: &str,
+        mut s: geometry::Streams,
+        extra: &[(json::mesh::Semantic, Index<json::Accessor>)],
+    ) -> Option<Index<json::Mesh>> {
         let metres = self.scale.metres;
         for p in &mut s.positions {
             *p = p.map(|v| (f64::from(v) * metres) as f32);
@@ -435,6 +449,9 @@ impl Builder<'_> {
             attributes.insert(Valid(json::mesh::Semantic::Normals), nrm);
             for (k, uv) in uvs.iter().enumerate() {
                 attributes.insert(Valid(json::mesh::Semantic::TexCoords(k as u32)), *uv);
+            }
+            for (sem, acc) in extra {
+                attributes.insert(Valid(sem.clone()), *acc);
             }
             primitives.push(json::mesh::Primitive {
                 attributes,
@@ -644,11 +661,16 @@ pub fn build(
             (a.index, t)
         })
         .collect();
+    // Skin bones a rig moves without keys are sampled too (rig_motion.rs).
+    let mut animated = animated;
+    let driven = super::rig_motion::driven_bones(eval, &max_nodes, &animated, scale.time);
+    animated.extend(driven);
     let (locals, residual) = trs_locals(eval, &max_nodes, &parent, &animated);
     b.residual = residual;
     // Max nodes are glTF nodes 0..n, in storage order; camera and light children follow.
     let mut nodes: Vec<json::Node> = Vec::new();
     let mut extra: Vec<(usize, json::Node)> = Vec::new();
+    let mut skinned: Vec<(String, super::skin::Skinned)> = Vec::new();
     for (i, &n) in max_nodes.iter().enumerate() {
         let name = eval.graph.objects[n]
             .node
@@ -677,7 +699,10 @@ pub fn build(
             mm[15] = 1.0;
             node.matrix = Some(mm);
         }
-        node.mesh = b.mesh(n, &name);
+        match super::skin::skinned(&mut b, n, &name, &max_nodes, &parent) {
+            Some(sk) => skinned.push((name.clone(), sk)),
+            None => node.mesh = b.mesh(n, &name),
+        }
         if let Some(obj) = eval.node_object(n) {
             if let Some(c) = b.camera(obj, &name) {
                 extra.push((i, c));
@@ -703,10 +728,14 @@ pub fn build(
             node.children = Some(ch.into_iter().map(Index::new).collect());
         }
     }
-    let roots: Vec<Index<json::Node>> = (0..max_nodes.len())
+    let mut roots: Vec<Index<json::Node>> = (0..max_nodes.len())
         .filter(|&i| parent[i].is_none())
         .map(|i| Index::new(i as u32))
         .collect();
+    // Skinned meshes: untransformed root nodes after everything else.
+    let (skin_nodes, skin_roots) = super::skin::place(&mut b, skinned, nodes.len());
+    nodes.extend(skin_nodes);
+    roots.extend(skin_roots);
     for n in nodes {
         b.root.push(n);
     }

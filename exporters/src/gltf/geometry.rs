@@ -17,6 +17,8 @@ pub fn to_yup(v: Vec3) -> Vec3 {
 #[derive(Debug, Default)]
 pub struct Streams {
     pub positions: Vec<[f32; 3]>,
+    /// The Max vertex each written vertex was split from (skin weights follow it).
+    pub source: Vec<u32>,
     pub normals: Vec<[f32; 3]>,
     /// TEXCOORD_k from map channel k + 1, for the channels 1..n the mesh has
     /// without a gap (glTF numbers its sets without gaps).
@@ -161,6 +163,7 @@ pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
                 .or_insert(next);
             if idx == next {
                 out.positions.push(f32s(pos[vi as usize]));
+                out.source.push(vi);
                 out.normals.push(n);
                 for ((set, m), &t) in out.uvs.iter_mut().zip(&uv_maps).zip(&uv) {
                     let t = m.vertices.get(t as usize).copied().unwrap_or([0.0; 3]);

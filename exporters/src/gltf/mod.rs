@@ -11,6 +11,8 @@ mod anim;
 mod axes;
 mod build;
 mod pbr;
+mod rig_motion;
+mod skin;
 pub use pbr::materials_only;
 pub mod geometry;
 pub mod glb;

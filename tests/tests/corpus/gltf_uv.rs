@@ -114,7 +114,15 @@ fn babylon_texcoords_are_in_our_glb() {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .find(|n| n["name"] == name)
+                .find(|n| n["name"] == name && n["mesh"].is_u64())
+                // A skinned mesh sits on its own root node (gltf/skin.rs).
+                .or_else(|| {
+                    g["nodes"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .find(|n| n["name"] == format!("{name}_skin").as_str())
+                })
                 .and_then(|n| n["mesh"].as_u64())
             else {
                 failures.push(format!("{model}/{name}: no mesh in our GLB"));
