@@ -3,26 +3,26 @@
 //! and agreeing with seed §11's rules:
 //!
 //! - Arm structure (0x0010) and arm pose (0x006a) come in two halves, right
-//!   first; each side reads its own half. Structure half: [1] upper arm and
-//!   [2] forearm length, [5] clavicle length, [6], [7] the clavicle's two
+//!   first; each side reads its own half. Structure half: \[1\] upper arm and
+//!   \[2\] forearm length, \[5\] clavicle length, \[6\], \[7\] the clavicle's two
 //!   angles, [8..10] the clavicle's offset.
 //! - **Clavicle**: at the spine's un-tilted end (`chains`) plus, pelvis-local,
-//!   (−[9], −[8], [10]) on the left and ([9], [8], −[10]) on the right (the
+//!   (−\[9\], −\[8\], \[10\]) on the left and (\[9\], \[8\], −\[10\]) on the right (the
 //!   left half stores (−x, −y, z)). Its axes relative to the pelvis are B, the
 //!   half turn about (1, 0, 1)/√2 (X along the pelvis Z, i.e. sideways), the
 //!   right side mirrored through the pelvis XY plane (S·B·S, S = diag(1, 1, −1)).
 //!   Seed §11's general form, Rx(−a)·Rz(−ε)·B(b) on the last spine link,
-//!   reduces to this when the clavicle angles a = [6], b = [7] are zero; other
+//!   reduces to this when the clavicle angles a = \[6\], b = \[7\] are zero; other
 //!   angles are not evaluated (no corpus rig has them).
-//! - **Upper arm**: at the clavicle's end ([5] along its X), axes relative to
+//! - **Upper arm**: at the clavicle's end (\[5\] along its X), axes relative to
 //!   the pelvis `Rx(π)·Qᵀ·Ry(π)` on the left and `Ry(π)·Qᵀ·Rx(π)` on the right
 //!   (column form, seed §11), Q the matrix of the pose half's quaternion [2..5].
 //! - **Forearm**: the elbow hinge `Rz(elbow − π)` in the upper arm frame, the
-//!   elbow's interior angle at pose half \[0\], at the upper arm's end ([1]
+//!   elbow's interior angle at pose half \[0\], at the upper arm's end (\[1\]
 //!   along its X).
 //!
 //! The left side is evaluated only when its halves mirror the right's (see
-//! [`left_mirrors_right`]).
+//! `left_mirrors_right`).
 //!
 //! Hands and fingers are not evaluated: seed §11's hand rule could not be
 //! checked on any corpus Skin (SeanConway_Character skins only finger bases,
@@ -61,7 +61,7 @@ fn rotation_only(m: &Mat43) -> Mat43 {
 const SYMMETRY_TOLERANCE: f32 = 1e-5;
 
 /// The left side is evaluated only when its halves mirror the right side's
-/// (structure [1], [2], [5..7], [10] equal and [8], [9] negated; pose [0..5]
+/// (structure \[1\], \[2\], [5..7], \[10\] equal and \[8\], \[9\] negated; pose [0..5]
 /// equal): the left rules were fitted on RabbitSkin, whose halves do, while
 /// on SeanConway_Character, whose halves differ, they miss the hand position
 /// the left pose half stores at [18..20] (the right side's rules hit its own).
