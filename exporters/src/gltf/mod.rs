@@ -15,6 +15,8 @@ pub use pbr::materials_only;
 pub mod geometry;
 pub mod glb;
 pub mod textures;
+mod texture_transform;
+mod vertex_color;
 
 pub use textures::TextureSearch;
 
