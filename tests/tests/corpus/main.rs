@@ -47,6 +47,7 @@ mod gltf_pbr;
 mod gltf_textures;
 mod gltf_uv;
 mod gltf_validator;
+mod gltf_vertex_colour;
 mod gltf_winding;
 mod mount_cache;
 mod mount_corpus;
