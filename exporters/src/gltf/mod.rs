@@ -15,6 +15,7 @@ pub use pbr::materials_only;
 pub mod geometry;
 pub mod glb;
 pub mod textures;
+mod image_formats;
 mod texture_transform;
 mod vertex_color;
 

@@ -42,6 +42,7 @@ mod export_skinned_shape;
 mod export_tags;
 mod fs_tree;
 mod gltf_export;
+mod gltf_image_formats;
 mod gltf_lights;
 mod gltf_pbr;
 mod gltf_textures;
