@@ -80,7 +80,11 @@ pub fn stand_in_images(eval: &maxfs_scene::eval::SceneEval) -> tempfile::TempDir
         let ext = base.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
         if ext == "psd" || ext == "dds" {
             let bytes = if ext == "psd" {
-                psd_rgb(&image::RgbImage::from_pixel(1, 1, image::Rgb([200, 100, 50])))
+                psd_rgb(&image::RgbImage::from_pixel(
+                    1,
+                    1,
+                    image::Rgb([200, 100, 50]),
+                ))
             } else {
                 dds_bc1(4, 4, &[(0xf800, 0x001f, 0)])
             };

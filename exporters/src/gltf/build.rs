@@ -264,10 +264,9 @@ impl Builder<'_> {
                 .and_then(|c| u32::try_from(c - 1).ok())
                 .unwrap_or(0);
         let place = t.uv.as_ref().map(texture_transform::placement);
-        let wrap = place.as_ref().map_or(
-            [json::texture::WrappingMode::Repeat; 2],
-            |p| p.wrap,
-        );
+        let wrap = place
+            .as_ref()
+            .map_or([json::texture::WrappingMode::Repeat; 2], |p| p.wrap);
         for u in place.iter().flat_map(|p| &p.unsupported) {
             self.warnings.push(format!(
                 "material {:?}: {slot} map {:?}: {u} not exported (glTF rotates UVs about W only)",
@@ -275,9 +274,19 @@ impl Builder<'_> {
                 mtl::file_base(&stored)
             ));
         }
-        let transform = place.as_ref().and_then(texture_transform::Placement::extension);
-        if transform.is_some() && !self.root.extensions_used.iter().any(|e| e == "KHR_texture_transform") {
-            self.root.extensions_used.push("KHR_texture_transform".into());
+        let transform = place
+            .as_ref()
+            .and_then(texture_transform::Placement::extension);
+        if transform.is_some()
+            && !self
+                .root
+                .extensions_used
+                .iter()
+                .any(|e| e == "KHR_texture_transform")
+        {
+            self.root
+                .extensions_used
+                .push("KHR_texture_transform".into());
         }
         Some(
             self.texture(&stored, wrap)
@@ -473,7 +482,10 @@ impl Builder<'_> {
                 attributes.insert(Valid(json::mesh::Semantic::Colors(0)), c);
             }
             if let Some(c) = illumination {
-                attributes.insert(Valid(json::mesh::Semantic::Extras("ILLUMINATION".into())), c);
+                attributes.insert(
+                    Valid(json::mesh::Semantic::Extras("ILLUMINATION".into())),
+                    c,
+                );
             }
             primitives.push(json::mesh::Primitive {
                 attributes,

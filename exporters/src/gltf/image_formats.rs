@@ -49,7 +49,10 @@ pub(super) fn dimensions(kind: Extra, data: &[u8]) -> Result<(u32, u32), String>
 /// composite's size (raw: channels × height × width × depth / 8; RLE: a u16
 /// byte count per channel row, then those bytes) are checked here.
 fn psd_complete(data: &[u8]) -> Result<(), String> {
-    let be16 = |at: usize| data.get(at..at + 2).map(|b| u16::from_be_bytes([b[0], b[1]]));
+    let be16 = |at: usize| {
+        data.get(at..at + 2)
+            .map(|b| u16::from_be_bytes([b[0], b[1]]))
+    };
     let be32 = |at: usize| {
         data.get(at..at + 4)
             .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
@@ -73,7 +76,9 @@ fn psd_complete(data: &[u8]) -> Result<(), String> {
         1 => {
             let counts = at + 2;
             (0..rows).try_fold(2 * rows, |sum, r| {
-                be16(counts + 2 * r).map(|c| sum + c as usize).ok_or_else(short)
+                be16(counts + 2 * r)
+                    .map(|c| sum + c as usize)
+                    .ok_or_else(short)
             })?
         }
         c => return Err(format!("PSD: composite compression {c} is not read")),

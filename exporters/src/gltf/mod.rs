@@ -14,9 +14,9 @@ mod pbr;
 pub use pbr::materials_only;
 pub mod geometry;
 pub mod glb;
-pub mod textures;
 mod image_formats;
 mod texture_transform;
+pub mod textures;
 mod vertex_color;
 
 pub use textures::TextureSearch;

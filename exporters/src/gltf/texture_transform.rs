@@ -199,6 +199,9 @@ mod tests {
         };
         let t = placement(&tiled).transform.expect("not the identity");
         // Tiling about the centre: u ↦ 2(u − ½) + ½ − ¼ = 2u − ¾.
-        assert!((t[0] + 0.75).abs() < 1e-6 && (t[3] - 2.0).abs() < 1e-6, "{t:?}");
+        assert!(
+            (t[0] + 0.75).abs() < 1e-6 && (t[3] - 2.0).abs() < 1e-6,
+            "{t:?}"
+        );
     }
 }

@@ -218,7 +218,9 @@ fn check_size(w: u32, h: u32) -> Result<(), String> {
         return Err(format!("{w}×{h} is outside 1..{MAX_SIDE} pixels a side"));
     }
     if u64::from(w) * u64::from(h) * 4 > MAX_ALLOC {
-        return Err(format!("{w}×{h} is over the {MAX_ALLOC} byte decode budget"));
+        return Err(format!(
+            "{w}×{h} is over the {MAX_ALLOC} byte decode budget"
+        ));
     }
     Ok(())
 }

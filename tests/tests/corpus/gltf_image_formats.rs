@@ -25,7 +25,9 @@ fn embedded(glb_bytes: &[u8], name: &str) -> RgbaImage {
     let t = m["pbrMetallicRoughness"]["baseColorTexture"]["index"]
         .as_u64()
         .unwrap_or_else(|| panic!("{name}: no base colour texture: {m}"));
-    let img = &g["images"][g["textures"][t as usize]["source"].as_u64().expect("source") as usize];
+    let img = &g["images"][g["textures"][t as usize]["source"]
+        .as_u64()
+        .expect("source") as usize];
     assert_eq!(img["mimeType"], "image/png");
     let view = &g["bufferViews"][img["bufferView"].as_u64().expect("view") as usize];
     let off = view["byteOffset"].as_u64().unwrap_or(0) as usize;

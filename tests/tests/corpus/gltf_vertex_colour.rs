@@ -53,13 +53,18 @@ fn our_triangles(rel: &str, name: &str) -> Vec<Vec<[f64; 6]>> {
             accessor(&g, bin, i as usize)
         };
         let (uv, col) = (at("TEXCOORD_0"), at("COLOR_0"));
-        assert_eq!(g["accessors"][p["attributes"]["COLOR_0"].as_u64().unwrap_or(0) as usize]["type"], "VEC4");
+        assert_eq!(
+            g["accessors"][p["attributes"]["COLOR_0"].as_u64().unwrap_or(0) as usize]["type"],
+            "VEC4"
+        );
         let idx = indices(&g, bin, p["indices"].as_u64().expect("indices") as usize);
         for t in idx.chunks(3) {
             out.push(
                 t.iter()
                     .map(|&i| {
-                        [uv[i][0], uv[i][1], col[i][0], col[i][1], col[i][2], col[i][3]]
+                        [
+                            uv[i][0], uv[i][1], col[i][0], col[i][1], col[i][2], col[i][3],
+                        ]
                     })
                     .collect(),
             );
@@ -123,8 +128,11 @@ fn alpha_only_meshes_get_white_colour_with_their_alpha() {
     let mesh = eval.mesh(o.index, 0).expect("mesh").expect("evaluates");
     let alpha = mesh.maps.iter().find(|m| m.channel == -2).expect("alpha");
     assert!(mesh.maps.iter().all(|m| m.channel != 0));
-    let stored: std::collections::BTreeSet<u32> =
-        alpha.vertices.iter().map(|v| v[0].clamp(0.0, 1.0).to_bits()).collect();
+    let stored: std::collections::BTreeSet<u32> = alpha
+        .vertices
+        .iter()
+        .map(|v| v[0].clamp(0.0, 1.0).to_bits())
+        .collect();
     for t in our_triangles(rel, "Rainbow") {
         for c in t {
             assert_eq!(c[2..5], [1.0, 1.0, 1.0]);

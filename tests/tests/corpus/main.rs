@@ -45,6 +45,7 @@ mod gltf_export;
 mod gltf_image_formats;
 mod gltf_lights;
 mod gltf_pbr;
+mod gltf_texture_transform;
 mod gltf_textures;
 mod gltf_uv;
 mod gltf_validator;
