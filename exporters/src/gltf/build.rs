@@ -16,6 +16,7 @@ use serde_json::json as value;
 pub use super::axes::to_gltf;
 use super::axes::{clamp01, decompose, f3, metres, trs_locals};
 use super::geometry;
+use super::texture_transform;
 use super::textures::{TextureCache, TextureSearch};
 
 /// Max cameras and lights look down local −Z with +Y up; after the axis change
@@ -53,8 +54,9 @@ pub(super) struct Builder<'a> {
     /// Geometry nodes whose mesh is left out (also in `warnings`).
     pub(super) dropped: Vec<String>,
     pub(super) materials: BTreeMap<usize, Option<Index<json::Material>>>,
+    /// Textures by stored path and wrap modes; embedded images by stored path.
     pub(super) images: BTreeMap<String, Index<json::Texture>>,
-    pub(super) sampler: Option<Index<json::texture::Sampler>>,
+    pub(super) image_of: BTreeMap<String, Index<json::Image>>,
     pub(super) search: &'a TextureSearch,
     pub(super) textures: TextureCache,
     /// Per node (object index): the shear its glTF TRS leaves out, built into
@@ -156,34 +158,40 @@ impl Builder<'_> {
         )
     }
 
-    /// The glTF texture of a Bitmap's stored path: its image found and embedded
-    /// as PNG, or the reason it could not be (then no texture is written).
+    /// The glTF texture of a Bitmap's stored path with the sampler wrap modes
+    /// of its placement: its image found and embedded as PNG (once per path),
+    /// or the reason it could not be (then no texture is written).
     #[inline(never)]
-    fn texture(&mut self, stored: &str) -> Result<Index<json::Texture>, String> {
-        if let Some(t) = self.images.get(stored) {
+    fn texture(
+        &mut self,
+        stored: &str,
+        wrap: [json::texture::WrappingMode; 2],
+    ) -> Result<Index<json::Texture>, String> {
+        let key = format!("{stored}\u{0}{wrap:?}");
+        if let Some(t) = self.images.get(&key) {
             return Ok(*t);
         }
-        let png = match self.textures.get(self.search, stored) {
-            Ok((_, png)) => png.clone(),
-            Err(e) => return Err(e.to_string()),
-        };
-        let sampler = match self.sampler {
-            Some(s) => s,
+        let image = match self.image_of.get(stored) {
+            Some(i) => *i,
             None => {
-                let s = self.root.push(json::texture::Sampler::default());
-                self.sampler = Some(s);
-                s
+                let png = match self.textures.get(self.search, stored) {
+                    Ok((_, png)) => png.clone(),
+                    Err(e) => return Err(e.to_string()),
+                };
+                let view = self.view(&png, None);
+                let i = self.root.push(json::Image {
+                    buffer_view: Some(view),
+                    mime_type: Some(json::image::MimeType("image/png".into())),
+                    name: Some(mtl::file_base(stored).to_string()),
+                    uri: None,
+                    extensions: None,
+                    extras: Default::default(),
+                });
+                self.image_of.insert(stored.to_string(), i);
+                i
             }
         };
-        let view = self.view(&png, None);
-        let image = self.root.push(json::Image {
-            buffer_view: Some(view),
-            mime_type: Some(json::image::MimeType("image/png".into())),
-            name: Some(mtl::file_base(stored).to_string()),
-            uri: None,
-            extensions: None,
-            extras: Default::default(),
-        });
+        let sampler = self.sampler(wrap);
         let t = self.root.push(json::Texture {
             name: None,
             sampler: Some(sampler),
@@ -191,15 +199,34 @@ impl Builder<'_> {
             extensions: None,
             extras: Default::default(),
         });
-        self.images.insert(stored.to_string(), t);
+        self.images.insert(key, t);
         Ok(t)
+    }
+
+    /// The sampler of wrap modes `wrap` (one per combination).
+    fn sampler(&mut self, wrap: [json::texture::WrappingMode; 2]) -> Index<json::texture::Sampler> {
+        let [s, t] = wrap.map(texture_transform::checked);
+        if let Some(i) = self
+            .root
+            .samplers
+            .iter()
+            .position(|x| x.wrap_s == s && x.wrap_t == t)
+        {
+            return Index::new(i as u32);
+        }
+        self.root.push(json::texture::Sampler {
+            wrap_s: s,
+            wrap_t: t,
+            ..Default::default()
+        })
     }
 
     /// The texture of a material slot's enabled Bitmap and the TEXCOORD set its
     /// map channel is written as (channel k → set k − 1). A Bitmap whose image
-    /// is not found or not readable gives `Err` (file name and reason), and a
-    /// UV transform (tiling, offset, angle) that is not the identity is named
-    /// in the warnings: it is not written.
+    /// is not found or not readable gives `Err` (file name and reason). Its
+    /// placement (offset, tiling, W angle) becomes `KHR_texture_transform`
+    /// and its tile/mirror flags the sampler's wrap modes; U/V angles, which
+    /// glTF cannot hold, are named in the warnings.
     #[inline(never)]
     pub(super) fn map_texture(
         &mut self,
@@ -236,27 +263,39 @@ impl Builder<'_> {
                 .and_then(|u| u.channel)
                 .and_then(|c| u32::try_from(c - 1).ok())
                 .unwrap_or(0);
-        if let Some(uv) = &t.uv {
-            let off = |v: Option<f32>, id: f32| v.is_some_and(|x| (x - id).abs() > 1e-6);
-            if off(uv.u_offset, 0.0)
-                || off(uv.v_offset, 0.0)
-                || off(uv.u_tiling, 1.0)
-                || off(uv.v_tiling, 1.0)
-                || uv.angle_uvw.iter().any(|a| off(*a, 0.0))
-            {
-                self.warnings.push(format!(
-                    "material {:?}: {slot} map {:?}: UV tiling/offset/angle not exported",
-                    m.name,
-                    mtl::file_base(&stored)
-                ));
-            }
+        let place = t.uv.as_ref().map(texture_transform::placement);
+        let wrap = place
+            .as_ref()
+            .map_or([json::texture::WrappingMode::Repeat; 2], |p| p.wrap);
+        for u in place.iter().flat_map(|p| &p.unsupported) {
+            self.warnings.push(format!(
+                "material {:?}: {slot} map {:?}: {u} not exported (glTF rotates UVs about W only)",
+                m.name,
+                mtl::file_base(&stored)
+            ));
+        }
+        let transform = place
+            .as_ref()
+            .and_then(texture_transform::Placement::extension);
+        if transform.is_some()
+            && !self
+                .root
+                .extensions_used
+                .iter()
+                .any(|e| e == "KHR_texture_transform")
+        {
+            self.root
+                .extensions_used
+                .push("KHR_texture_transform".into());
         }
         Some(
-            self.texture(&stored)
+            self.texture(&stored, wrap)
                 .map(|index| json::texture::Info {
                     index,
                     tex_coord: set,
-                    extensions: None,
+                    extensions: transform.map(|tt| json::extensions::texture::Info {
+                        texture_transform: Some(tt),
+                    }),
                     extras: Default::default(),
                 })
                 .map_err(|e| format!("{slot} map {:?}: {e}", mtl::file_base(&stored))),
@@ -440,6 +479,9 @@ impl Builder<'_> {
             ));
         }
         let uvs: Vec<_> = s.uvs.iter().map(|u| self.floats(u, false, true)).collect();
+        // Vertex colour / alpha → COLOR_0, illumination → _ILLUMINATION.
+        let colours = s.colors.as_ref().map(|c| self.floats(c, false, true));
+        let illumination = s.illumination.as_ref().map(|c| self.floats(c, false, true));
         let material = mtl::node_material(&self.eval.graph, node);
         let mut primitives = Vec::new();
         for (id, idx) in &s.groups {
@@ -452,6 +494,15 @@ impl Builder<'_> {
             }
             for (sem, acc) in extra {
                 attributes.insert(Valid(sem.clone()), *acc);
+            }
+            if let Some(c) = colours {
+                attributes.insert(Valid(json::mesh::Semantic::Colors(0)), c);
+            }
+            if let Some(c) = illumination {
+                attributes.insert(
+                    Valid(json::mesh::Semantic::Extras("ILLUMINATION".into())),
+                    c,
+                );
             }
             primitives.push(json::mesh::Primitive {
                 attributes,
@@ -641,7 +692,7 @@ pub fn build(
         dropped: Vec::new(),
         materials: BTreeMap::new(),
         images: BTreeMap::new(),
-        sampler: None,
+        image_of: BTreeMap::new(),
         search,
         textures: TextureCache::default(),
         residual: BTreeMap::new(),

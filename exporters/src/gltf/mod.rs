@@ -16,7 +16,10 @@ mod skin;
 pub use pbr::materials_only;
 pub mod geometry;
 pub mod glb;
+mod image_formats;
+mod texture_transform;
 pub mod textures;
+mod vertex_color;
 
 pub use textures::TextureSearch;
 

@@ -71,9 +71,9 @@ fn every_textured_primitive_has_its_texcoord_set() {
         failures.len(),
         failures.join("\n")
     );
-    // 89 measured: Bitmaps of formats the `image` crate does not read (10 PSD,
-    // 1 DDS diffuse maps in the corpus) get no stand-in, so no texture.
-    assert!(textured >= 85, "only {textured} textured primitives");
+    // 104 measured (89 before PSD and DDS were decoded: their 15 primitives
+    // had no texture).
+    assert!(textured >= 104, "only {textured} textured primitives");
 }
 
 /// UV grid key (1e-4 cells).
