@@ -750,9 +750,20 @@ pub fn build(
             mm[15] = 1.0;
             node.matrix = Some(mm);
         }
+        let dropped_before = b.dropped.len();
         match super::skin::skinned(&mut b, n, &name, &max_nodes, &parent) {
             Some(sk) => skinned.push((name.clone(), sk)),
             None => node.mesh = b.mesh(n, &name),
+        }
+        // What this node lacks, on the node itself, for importers and scripts.
+        let mut gaps: Vec<String> = b.dropped[dropped_before..].to_vec();
+        gaps.extend(
+            maxfs_scene::eval::core::coverage::tm_gaps(eval, n)
+                .into_iter()
+                .map(|g| format!("{name}: transform not evaluated: {g}")),
+        );
+        if !gaps.is_empty() {
+            node.extras = serde_json::value::to_raw_value(&value!({ "maxfs_unevaluated": gaps })).ok();
         }
         if let Some(obj) = eval.node_object(n) {
             if let Some(c) = b.camera(obj, &name) {

@@ -67,6 +67,21 @@ fn every_geometry_node_without_a_mesh_is_named_everywhere() {
         for d in &gltf.dropped {
             assert!(gltf.warnings.contains(d), "{d} is not a warning");
         }
+        // Each dropped mesh is also named in its glTF node's extras.
+        let doc = gltf::Gltf::from_slice(&gltf.glb).expect("our GLB reads");
+        for d in &gltf.dropped {
+            let on_node = doc.nodes().any(|n| {
+                n.extras().as_ref().is_some_and(|x| {
+                    let v: serde_json::Value = serde_json::from_str(x.get()).unwrap_or_default();
+                    v["maxfs_unevaluated"]
+                        .as_array()
+                        .is_some_and(|a| a.iter().any(|e| e.as_str() == Some(d.as_str())))
+                })
+            });
+            if !on_node {
+                failures.push(format!("{}: {d}: not in any node's extras", p.display()));
+            }
+        }
         files += usize::from(in_file > 0);
         dropped_nodes += in_file;
     }
