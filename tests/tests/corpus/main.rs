@@ -26,6 +26,8 @@ mod eval_modifiers;
 mod eval_pbr_fbx;
 mod eval_pegasus;
 mod eval_primitives;
+mod eval_shell;
+mod eval_smooth;
 mod eval_texture_files;
 mod eval_uv;
 mod export_anim_frame_rate;

@@ -8,7 +8,7 @@
 //! UVW's stored texture vertices and faces), `uvw_map`, `mirror` and `symmetry`
 //! (placed by a gizmo, see `gizmo`), `skin_deform` (Skin's bone blend at a
 //! time), `morpher` (Morpher's weighted channel deltas), `turbo_smooth`
-//! (Catmull-Clark of the input's polygons, see `subdivide`), `bend`, `taper` and `twist`
+//! (Catmull-Clark of the input's polygons, see `subdivide`), `shell`, `bend`, `taper` and `twist`
 //! (deformers placed by a gizmo and centre, see `simple_mod`); the selection-only
 //! modifiers leave the mesh as it is. Any other modifier is an error naming it — dropping a modifier
 //! silently would export the wrong geometry.
@@ -27,6 +27,7 @@ mod edit_poly;
 mod gizmo;
 mod mirror;
 mod morpher;
+mod shell;
 mod simple_mod;
 pub mod skin;
 mod skin_deform;
@@ -136,6 +137,9 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
     }
     if m.class == MORPHER {
         return morpher::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+    }
+    if m.class == shell::SHELL {
+        return shell::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
     if m.class == turbo_smooth::TURBO_SMOOTH {
         return turbo_smooth::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
