@@ -33,6 +33,13 @@ pub const TURBO_SMOOTH: ClassId = ClassId(0x0d72_7b3e, 0x491d_29a7);
 /// Max's iteration spinner stops at 10; more is damaged data.
 const MAX_ITERATIONS: i64 = 10;
 
+/// Quads a TurboSmooth result may have here (about 100 MB of triangle mesh).
+/// Max builds any count, but a mesh of millions of faces would exceed the
+/// mount's memory budgets (measured: Kenjis_chair.max's two boxes at 9
+/// iterations, 1.57 million quads each, took the mount to 1.3 GB), so a
+/// larger result is refused by name, not truncated.
+pub const MAX_SMOOTH_QUADS: usize = 1 << 20;
+
 /// Modifiers that move vertices without touching faces or maps' topology:
 /// below TurboSmooth they leave the polygon form of the base object intact.
 const VERTEX_ONLY: [ClassId; 6] = [BEND, TAPER, TWIST, SKIN, MORPHER, ClassId(0x73d8ff93, 0)];
@@ -70,8 +77,21 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
         return Ok(());
     }
     let polys = input(m, mesh, cx)?;
+    let quads = result_quads(polys.corners.len(), s.iterations);
+    if quads > MAX_SMOOTH_QUADS {
+        return Err(format!(
+            "{} iterations give {quads} faces, beyond the {MAX_SMOOTH_QUADS} evaluated",
+            s.iterations
+        ));
+    }
     *mesh = smooth(polys, s)?;
     Ok(())
+}
+
+/// Quads after `iterations` steps of a mesh with `corners` polygon corners:
+/// each corner makes one quad, each quad four (saturating).
+pub fn result_quads(corners: usize, iterations: u32) -> usize {
+    (1..iterations).fold(corners, |q, _| q.saturating_mul(4))
 }
 
 /// `iterations` Catmull-Clark steps and the triangle mesh of the result.
@@ -318,6 +338,18 @@ mod tests {
             .vertices
             .iter()
             .all(|v| v.iter().all(|x| x.abs() <= 1.0) && Vec3(v[0], v[1], v[2]).len() > 0.5));
+    }
+
+    #[test]
+    fn result_size_is_predicted() {
+        assert_eq!(result_quads(24, 1), 24);
+        assert_eq!(result_quads(24, 9), 6 * 4usize.pow(9));
+        assert_eq!(result_quads(usize::MAX / 2, 10), usize::MAX);
+        let mut p = cube();
+        for it in 1..=3 {
+            p = p.subdivide().unwrap();
+            assert_eq!(p.face_count(), result_quads(24, it));
+        }
     }
 
     #[test]
