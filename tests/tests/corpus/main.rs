@@ -29,6 +29,8 @@ mod eval_pegasus;
 mod eval_physique;
 mod eval_primitives;
 mod eval_round_prims;
+mod eval_shell;
+mod eval_smooth;
 mod eval_texture_files;
 mod eval_uv;
 mod export_anim_frame_rate;

@@ -7,7 +7,8 @@
 //! committed operations replayed on the input's polygon form), `unwrap` (Unwrap
 //! UVW's stored texture vertices and faces), `uvw_map`, `mirror` and `symmetry`
 //! (placed by a gizmo, see `gizmo`), `skin_deform` (Skin's bone blend at a
-//! time), `morpher` (Morpher's weighted channel deltas), `bend`, `taper` and `twist`
+//! time), `morpher` (Morpher's weighted channel deltas), `turbo_smooth`
+//! (Catmull-Clark of the input's polygons, see `subdivide`), `shell`, `bend`, `taper` and `twist`
 //! (deformers placed by a gizmo and centre, see `simple_mod`); the selection-only
 //! modifiers leave the mesh as it is. Any other modifier is an error naming it — dropping a modifier
 //! silently would export the wrong geometry.
@@ -28,11 +29,14 @@ mod gizmo;
 mod mirror;
 mod morpher;
 pub mod physique;
+mod shell;
 mod simple_mod;
 pub mod skin;
 mod skin_deform;
+pub mod subdivide;
 mod symmetry;
 mod taper;
+pub mod turbo_smooth;
 mod twist;
 mod unwrap;
 mod uvw_map;
@@ -145,6 +149,12 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
             "{}: deformation is not evaluated (Physique's link frames are not decoded)",
             what()
         ));
+    }
+    if m.class == shell::SHELL {
+        return shell::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+    }
+    if m.class == turbo_smooth::TURBO_SMOOTH {
+        return turbo_smooth::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
     let gizmo_placed = match m.class {
         UVW_MAP => uvw_map::apply,

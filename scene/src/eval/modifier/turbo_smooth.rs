@@ -1,0 +1,483 @@
+//! TurboSmooth (0x0d727b3e, 0x491d29a7): NURMS subdivision of the polygon
+//! form of its input, which at Max's fixed weight of 1 is Catmull-Clark (see
+//! `subdivide`).
+//!
+//! ParamBlock2 in reference 0, by id: 0 iterations (the viewport count, the
+//! one Max's saved Mesh Totals use), 1 use render iterations, 2 render
+//! iterations, 3 isoline display (display only: the mesh is the same), 4
+//! smooth result (every face in smoothing group 1; off, a face keeps its
+//! parent's groups), 5 separate by materials, 6 separate by smoothing groups,
+//! 8 explicit normals (normals only). The separate-by options keep edges
+//! between materials / groups sharp; they are refused rather than smoothed
+//! across. Material ids are carried from each face to its quads, map channels
+//! subdivided on their own topology.
+//!
+//! TurboSmooth works on polygons: Max hands it the poly object of the stack
+//! below. That form is rebuilt when the base object is an Editable Poly (its
+//! stored polygons) and every modifier below only moves vertices (the
+//! incoming triangle mesh then still has the polygons' vertices and their
+//! triangles in polygon order), or when it sits directly on a primitive with a
+//! polygon builder (`primitive_poly`). Anything else is an error naming why.
+
+use super::{Applied, ModContext, BEND, MORPHER, TAPER, TWIST};
+use crate::eval::core::pblock;
+use crate::eval::modifier::skin::SKIN;
+use crate::eval::modifier::subdivide::{PolyMapFlat, Polys};
+use crate::eval::objects::mesh::{self, Mesh, Poly};
+use crate::eval::objects::poly::PolyMesh;
+use crate::eval::objects::{primitive, primitive_poly};
+use crate::typed::ClassId;
+
+pub const TURBO_SMOOTH: ClassId = ClassId(0x0d72_7b3e, 0x491d_29a7);
+
+/// Max's iteration spinner stops at 10; more is damaged data.
+const MAX_ITERATIONS: i64 = 10;
+
+/// Quads a TurboSmooth result may have here (about 100 MB of triangle mesh).
+/// Max builds any count, but a mesh of millions of faces would exceed the
+/// mount's memory budgets (measured: Kenjis_chair.max's two boxes at 9
+/// iterations, 1.57 million quads each, took the mount to 1.3 GB), so a
+/// larger result is refused by name, not truncated.
+pub const MAX_SMOOTH_QUADS: usize = 1 << 20;
+
+/// Modifiers that move vertices without touching faces or maps' topology:
+/// below TurboSmooth they leave the polygon form of the base object intact.
+const VERTEX_ONLY: [ClassId; 6] = [BEND, TAPER, TWIST, SKIN, MORPHER, ClassId(0x73d8ff93, 0)];
+
+/// TurboSmooth's settings at a time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    pub iterations: u32,
+    pub smooth_result: bool,
+}
+
+fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, String> {
+    let pb =
+        pblock::reference(&cx.eval.graph, m.object, 0).ok_or("no parameter block (reference 0)")?;
+    let p = primitive::block_params(cx.eval, pb, cx.t)?;
+    let iterations = p.int_or(0, 1);
+    if !(0..=MAX_ITERATIONS).contains(&iterations) {
+        return Err(format!("{iterations} iterations"));
+    }
+    if p.flag(5, false) {
+        return Err("separate by materials is not evaluated".into());
+    }
+    if p.flag(6, false) {
+        return Err("separate by smoothing groups is not evaluated".into());
+    }
+    Ok(Settings {
+        iterations: iterations as u32,
+        smooth_result: p.flag(4, true),
+    })
+}
+
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+    let s = settings(m, cx)?;
+    if s.iterations == 0 {
+        return Ok(());
+    }
+    let polys = input(m, mesh, cx)?;
+    let quads = result_quads(polys.corners.len(), s.iterations);
+    if quads > MAX_SMOOTH_QUADS {
+        return Err(format!(
+            "{} iterations give {quads} faces, beyond the {MAX_SMOOTH_QUADS} evaluated",
+            s.iterations
+        ));
+    }
+    *mesh = smooth(polys, s)?;
+    Ok(())
+}
+
+/// Quads after `iterations` steps of a mesh with `corners` polygon corners:
+/// each corner makes one quad, each quad four (saturating).
+pub fn result_quads(corners: usize, iterations: u32) -> usize {
+    (1..iterations).fold(corners, |q, _| q.saturating_mul(4))
+}
+
+/// `iterations` Catmull-Clark steps and the triangle mesh of the result.
+pub fn smooth(mut polys: Polys, s: Settings) -> Result<Mesh, String> {
+    for _ in 0..s.iterations {
+        polys = polys.subdivide().map_err(|e| e.to_string())?;
+    }
+    if s.smooth_result {
+        polys.smoothing.iter_mut().for_each(|g| *g = 1);
+    }
+    polys.to_mesh().map_err(|e| e.to_string())
+}
+
+/// The polygon form of TurboSmooth's input (see the module comment).
+fn input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, String> {
+    let node = cx
+        .node
+        .ok_or("TurboSmooth on a compound object's operand is not evaluated")?;
+    let (stack, base) = cx
+        .eval
+        .modifier_stack(node)
+        .ok_or("the node has no modifier stack")?;
+    let at = stack
+        .iter()
+        .position(|a| a.object == m.object)
+        .ok_or("the modifier is not in the node's stack")?;
+    let below = &stack[at + 1..];
+    if let Some(b) = below.iter().find(|b| !VERTEX_ONLY.contains(&b.class)) {
+        return Err(format!(
+            "TurboSmooth above {} is not evaluated (the polygon form of its output is not rebuilt)",
+            b.name
+        ));
+    }
+    let class = cx
+        .eval
+        .graph
+        .objects
+        .get(base)
+        .and_then(|o| o.class.as_ref())
+        .ok_or("base object without a class")?;
+    if class.class_id == mesh::EDITABLE_POLY {
+        let (_, loops) = mesh::editable_poly(cx.eval.chunks(base))?;
+        return from_triangles(mesh, &loops);
+    }
+    if primitive::is_primitive(class.class_id) && below.is_empty() {
+        let p = primitive::params(cx.eval, base, cx.t)?;
+        let poly = primitive_poly::build(class.class_id, &p)
+            .map_err(|e| format!("{}: {e}", class.name))?;
+        return from_poly_mesh(&poly);
+    }
+    Err(format!(
+        "TurboSmooth on a {} is not evaluated (its polygon form is not built)",
+        class.name
+    ))
+}
+
+/// The polygons `loops` over `mesh`, whose triangles are the polygons'
+/// triangles in polygon order (k − 2 per k-gon, as `editable_poly` and the
+/// vertex-only modifiers leave them): positions, materials, smoothing groups
+/// and map corners are read from the triangles.
+pub fn from_triangles(mesh: &Mesh, loops: &[Poly]) -> Result<Polys, String> {
+    mesh.check_map_faces()?;
+    let tris: usize = loops.iter().map(|p| p.v.len().saturating_sub(2)).sum();
+    if tris != mesh.faces.len() {
+        return Err(format!(
+            "{} triangles for {} polygons that make {tris}",
+            mesh.faces.len(),
+            loops.len()
+        ));
+    }
+    let nv = mesh.vertices.len();
+    let mut out = Polys {
+        vertices: mesh.vertices.iter().map(|v| v.to_array()).collect(),
+        start: vec![0],
+        maps: mesh
+            .maps
+            .iter()
+            .map(|c| PolyMapFlat {
+                channel: c.channel,
+                vertices: c.vertices.iter().map(|v| v.map(f64::from)).collect(),
+                corners: Vec::new(),
+            })
+            .collect(),
+        ..Polys::default()
+    };
+    let mut t = 0;
+    for (i, p) in loops.iter().enumerate() {
+        let k = p.v.len();
+        if k < 3 {
+            return Err(format!("polygon {i} has {k} corners"));
+        }
+        if p.v.iter().any(|&v| v as usize >= nv) {
+            return Err(format!("polygon {i} uses a vertex beyond {nv}"));
+        }
+        let first = &mesh.faces[t];
+        out.material.push(first.material);
+        out.smoothing.push(first.smoothing);
+        out.corners.extend_from_slice(&p.v);
+        out.start.push(out.corners.len());
+        for (ch, map) in mesh.maps.iter().enumerate() {
+            let mut corner = vec![u32::MAX; k];
+            for (j, f) in mesh.faces[t..t + k - 2].iter().enumerate() {
+                for (slot, &v) in f.v.iter().enumerate() {
+                    let at = corner_of(&p.v, v)
+                        .ok_or_else(|| format!("polygon {i}: triangle vertex {v} not a corner"))?;
+                    let mv = map.faces[t + j][slot];
+                    if corner[at] != u32::MAX && corner[at] != mv {
+                        return Err(format!(
+                            "polygon {i}: map channel {} gives corner {at} two map vertices",
+                            map.channel
+                        ));
+                    }
+                    corner[at] = mv;
+                }
+            }
+            if corner.contains(&u32::MAX) {
+                return Err(format!("polygon {i}: a corner is in none of its triangles"));
+            }
+            out.maps[ch].corners.extend(corner);
+        }
+        t += k - 2;
+    }
+    out.validate().map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// The corner of a polygon at vertex `v`; a polygon that passes a vertex twice
+/// is ambiguous (None).
+fn corner_of(loop_: &[u32], v: u32) -> Option<usize> {
+    let mut it = loop_.iter().enumerate().filter(|(_, &x)| x == v);
+    let first = it.next()?.0;
+    it.next().is_none().then_some(first)
+}
+
+/// A `PolyMesh` (a primitive's polygon builder) in flat form.
+pub fn from_poly_mesh(p: &PolyMesh) -> Result<Polys, String> {
+    p.validate()?;
+    let mut out = Polys {
+        vertices: p.vertices.iter().map(|v| v.to_array()).collect(),
+        start: vec![0],
+        ..Polys::default()
+    };
+    for f in &p.faces {
+        out.corners.extend_from_slice(&f.v);
+        out.start.push(out.corners.len());
+        out.material.push(f.material);
+        out.smoothing.push(f.smoothing);
+    }
+    out.maps = p
+        .maps
+        .iter()
+        .map(|m| PolyMapFlat {
+            channel: m.channel,
+            vertices: m.vertices.iter().map(|v| v.map(f64::from)).collect(),
+            corners: m.faces.iter().flatten().copied().collect(),
+        })
+        .collect();
+    out.validate().map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::core::math::Vec3;
+    use crate::eval::objects::mesh::{Face, MapChannel};
+
+    /// The cube [−1, 1]³ as six quads, outward.
+    fn cube() -> Polys {
+        let vertices = (0..8)
+            .map(|i| {
+                let s = |b: u32| if i & b != 0 { 1.0 } else { -1.0 };
+                [s(1), s(2), s(4)]
+            })
+            .collect();
+        let quads: [[u32; 4]; 6] = [
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+            [0, 1, 5, 4],
+            [2, 6, 7, 3],
+            [0, 4, 6, 2],
+            [1, 3, 7, 5],
+        ];
+        Polys {
+            vertices,
+            start: (0..=6).map(|f| 4 * f).collect(),
+            corners: quads.iter().flatten().copied().collect(),
+            material: (0..6).collect(),
+            smoothing: vec![2; 6],
+            maps: Vec::new(),
+        }
+    }
+
+    fn has(points: &[[f64; 3]], q: [f64; 3]) -> bool {
+        points
+            .iter()
+            .any(|p| (0..3).all(|i| (p[i] - q[i]).abs() < 1e-12))
+    }
+
+    #[test]
+    fn cube_step_has_the_textbook_points() {
+        // One Catmull-Clark step of the cube: corners move to ±5/9, edge
+        // points to (±3/4, ±3/4, 0), face points stay at the face centres;
+        // V + E + F = 8 + 12 + 6 vertices and 24 quads.
+        let s = cube().subdivide().unwrap();
+        assert_eq!(s.vertices.len(), 26);
+        assert_eq!(s.face_count(), 24);
+        let k = 5.0 / 9.0;
+        assert!(has(&s.vertices, [k, k, k]));
+        assert!(has(&s.vertices, [-k, k, -k]));
+        assert!(has(&s.vertices, [0.75, 0.75, 0.0]));
+        assert!(has(&s.vertices, [0.0, -0.75, 0.75]));
+        assert!(has(&s.vertices, [1.0, 0.0, 0.0]));
+        // Each quad keeps its parent's material.
+        assert_eq!(s.material.iter().filter(|&&m| m == 3).count(), 4);
+    }
+
+    #[test]
+    fn counts_follow_euler_and_winding_is_kept() {
+        // A closed genus-0 mesh of quads keeps V − E + F = 2 at every level:
+        // with F quads, E = 2F, so V = F + 2.
+        let mut p = cube();
+        for level in 1..=4 {
+            p = p.subdivide().unwrap();
+            assert_eq!(p.face_count(), 6 * 4usize.pow(level));
+            assert_eq!(p.vertices.len(), p.face_count() + 2);
+        }
+        // Every quad's normal points away from the centre (outward kept).
+        for f in 0..p.face_count() {
+            let c: Vec<[f64; 3]> = (0..4)
+                .map(|i| p.vertices[p.corners[4 * f + i] as usize])
+                .collect();
+            let (a, b, d) = (
+                Vec3(c[0][0], c[0][1], c[0][2]),
+                Vec3(c[1][0], c[1][1], c[1][2]),
+                Vec3(c[2][0], c[2][1], c[2][2]),
+            );
+            let n = b.minus(a).cross(d.minus(a));
+            assert!(n.dot(a) > 0.0, "face {f} turned inward");
+        }
+        // The limit surface of the cube lies inside it and outside the
+        // inscribed sphere's scaled copy: no point flies off.
+        assert!(p
+            .vertices
+            .iter()
+            .all(|v| v.iter().all(|x| x.abs() <= 1.0) && Vec3(v[0], v[1], v[2]).len() > 0.5));
+    }
+
+    #[test]
+    fn result_size_is_predicted() {
+        assert_eq!(result_quads(24, 1), 24);
+        assert_eq!(result_quads(24, 9), 6 * 4usize.pow(9));
+        assert_eq!(result_quads(usize::MAX / 2, 10), usize::MAX);
+        let mut p = cube();
+        for it in 1..=3 {
+            p = p.subdivide().unwrap();
+            assert_eq!(p.face_count(), result_quads(24, it));
+        }
+    }
+
+    #[test]
+    fn smooth_result_and_triangles() {
+        let m = smooth(
+            cube(),
+            Settings {
+                iterations: 2,
+                smooth_result: true,
+            },
+        )
+        .unwrap();
+        assert_eq!(m.vertices.len(), 98);
+        assert_eq!(m.faces.len(), 2 * 96);
+        assert!(m.faces.iter().all(|f| f.smoothing == 1));
+        // Quads split along corner 0–2: sides visible, the diagonal hidden.
+        assert_eq!(m.faces[0].flags, 0b011);
+        assert_eq!(m.faces[1].flags, 0b110);
+        let keep = smooth(
+            cube(),
+            Settings {
+                iterations: 1,
+                smooth_result: false,
+            },
+        )
+        .unwrap();
+        assert!(keep.faces.iter().all(|f| f.smoothing == 2));
+    }
+
+    #[test]
+    fn open_boundary_follows_the_curve_rule_and_damage_is_refused() {
+        // One quad: boundary corners move by ¾·V + ⅛·neighbours, edge points are
+        // midpoints, the face point is the centre.
+        let quad = Polys {
+            vertices: vec![
+                [0.0, 0.0, 0.0],
+                [4.0, 0.0, 0.0],
+                [4.0, 4.0, 0.0],
+                [0.0, 4.0, 0.0],
+            ],
+            start: vec![0, 4],
+            corners: vec![0, 1, 2, 3],
+            material: vec![0],
+            smoothing: vec![0],
+            maps: Vec::new(),
+        };
+        let s = quad.subdivide().unwrap();
+        assert!(has(&s.vertices, [0.5, 0.5, 0.0]));
+        assert!(has(&s.vertices, [3.5, 3.5, 0.0]));
+        assert!(has(&s.vertices, [2.0, 0.0, 0.0]));
+        assert!(has(&s.vertices, [2.0, 2.0, 0.0]));
+        // Three faces on one edge: not a surface.
+        let mut fan = quad.clone();
+        fan.vertices.extend([[2.0, 2.0, 3.0], [2.0, 2.0, -3.0]]);
+        fan.corners.extend([1, 0, 4, 1, 0, 5]);
+        fan.start.extend([7, 10]);
+        fan.material.extend([0, 0]);
+        fan.smoothing.extend([0, 0]);
+        assert!(fan.subdivide().unwrap_err().to_string().contains("3 faces"));
+        let mut bad = quad.clone();
+        bad.corners[2] = 9;
+        assert!(bad.subdivide().is_err());
+        let mut bad = quad;
+        bad.start = vec![0, 2, 4];
+        assert!(bad.subdivide().is_err());
+    }
+
+    #[test]
+    fn polygons_are_rebuilt_from_their_triangles_with_map_corners() {
+        // A quad fanned from corner 0 and a triangle; a map channel whose
+        // triangles agree on the quad's corners.
+        let mesh = Mesh {
+            vertices: vec![
+                Vec3(0.0, 0.0, 0.0),
+                Vec3(1.0, 0.0, 0.0),
+                Vec3(1.0, 1.0, 0.0),
+                Vec3(0.0, 1.0, 0.0),
+                Vec3(2.0, 0.0, 0.0),
+            ],
+            faces: vec![
+                Face {
+                    v: [0, 1, 2],
+                    smoothing: 4,
+                    material: 7,
+                    flags: 0,
+                },
+                Face {
+                    v: [0, 2, 3],
+                    smoothing: 4,
+                    material: 7,
+                    flags: 0,
+                },
+                Face {
+                    v: [1, 4, 2],
+                    smoothing: 1,
+                    material: 2,
+                    flags: 0,
+                },
+            ],
+            maps: vec![MapChannel {
+                channel: 1,
+                vertices: vec![[0.0; 3]; 6],
+                faces: vec![[0, 1, 2], [0, 2, 3], [4, 5, 2]],
+            }],
+        };
+        let loops = vec![
+            Poly {
+                v: vec![0, 1, 2, 3],
+                material: 0,
+                smoothing: 0,
+                cuts: Vec::new(),
+            },
+            Poly {
+                v: vec![1, 4, 2],
+                material: 0,
+                smoothing: 0,
+                cuts: Vec::new(),
+            },
+        ];
+        let p = from_triangles(&mesh, &loops).unwrap();
+        assert_eq!(p.start, vec![0, 4, 7]);
+        assert_eq!(p.material, vec![7, 2]);
+        assert_eq!(p.maps[0].corners, vec![0, 1, 2, 3, 4, 5, 2]);
+        let mut split = mesh.clone();
+        split.maps[0].faces[1] = [0, 5, 3];
+        assert!(from_triangles(&split, &loops)
+            .unwrap_err()
+            .contains("two map vertices"));
+        assert!(from_triangles(&mesh, &loops[..1]).is_err());
+    }
+}
