@@ -60,6 +60,8 @@ pub(super) struct Builder<'a> {
     /// Per node (object index): the shear its glTF TRS leaves out, built into
     /// its mesh (see [`trs_locals`]).
     pub(super) residual: BTreeMap<usize, Mat43>,
+    /// Meshes with animated morph weights, written with the clip (morph.rs).
+    pub(super) morphs: Vec<super::morph::Pending>,
 }
 
 impl Builder<'_> {
@@ -376,8 +378,14 @@ impl Builder<'_> {
 
     #[inline(never)]
     fn mesh(&mut self, node: usize, name: &str) -> Option<Index<json::Mesh>> {
+        // Morpher kept live: the mesh at 0 % plus targets (morph.rs).
+        let morph = super::morph::plan(self, node, name);
         // The whole modifier stack at time 0: what Max shows at the start frame.
-        let Some(result) = self.eval.mesh(node, 0) else {
+        let evaluated = match &morph {
+            Some(p) => Some(Ok(p.base.clone())),
+            None => self.eval.mesh(node, 0),
+        };
+        let Some(result) = evaluated else {
             // No mesh: say so when the node is geometry Max would render
             // (an unsupported primitive, an extruded spline), never drop it silently.
             use maxfs_scene::eval::core::coverage::{mesh_coverage, MeshCoverage};
@@ -426,6 +434,7 @@ impl Builder<'_> {
             ));
         }
         let uvs: Vec<_> = s.uvs.iter().map(|u| self.floats(u, false, true)).collect();
+        let morph = morph.map(|p| super::morph::targets(self, node, p, &s, &offset));
         let material = mtl::node_material(&self.eval.graph, node);
         let mut primitives = Vec::new();
         for (id, idx) in &s.groups {
@@ -443,15 +452,16 @@ impl Builder<'_> {
                 indices: Some(indices),
                 material: material.and_then(|m| self.material(m, *id)),
                 mode: Valid(json::mesh::Mode::Triangles),
-                targets: None,
+                targets: morph.as_ref().map(|m| m.targets.clone()),
             });
         }
+        let (weights, extras) = morph.map_or((None, None), |m| (Some(m.weights), m.extras));
         Some(self.root.push(json::Mesh {
             extensions: None,
-            extras: Default::default(),
+            extras,
             name: Some(name.to_string()),
             primitives,
-            weights: None,
+            weights,
         }))
     }
 
@@ -628,6 +638,7 @@ pub fn build(
         search,
         textures: TextureCache::default(),
         residual: BTreeMap::new(),
+        morphs: Vec::new(),
     };
     let max_nodes: Vec<usize> = eval.graph.nodes().map(|(o, _)| o.index).collect();
     let parent = parents(eval, &max_nodes);

@@ -28,6 +28,9 @@ pub struct Streams {
     pub groups: BTreeMap<u16, Vec<u32>>,
     /// Faces left out (vertex index out of range).
     pub skipped_faces: usize,
+    /// Per written vertex, the Max vertex it comes from (per-point data such
+    /// as morph displacements follows it).
+    pub sources: Vec<u32>,
 }
 
 /// Corners (vertex indices), map corners per written channel, smoothing groups,
@@ -161,6 +164,7 @@ pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
                 .or_insert(next);
             if idx == next {
                 out.positions.push(f32s(pos[vi as usize]));
+                out.sources.push(vi);
                 out.normals.push(n);
                 for ((set, m), &t) in out.uvs.iter_mut().zip(&uv_maps).zip(&uv) {
                     let t = m.vertices.get(t as usize).copied().unwrap_or([0.0; 3]);

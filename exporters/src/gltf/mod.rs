@@ -10,6 +10,7 @@
 mod anim;
 mod axes;
 mod build;
+mod morph;
 mod pbr;
 pub use pbr::materials_only;
 pub mod geometry;

@@ -46,6 +46,7 @@ mod export_tags;
 mod fs_tree;
 mod gltf_export;
 mod gltf_lights;
+mod gltf_morph;
 mod gltf_pbr;
 mod gltf_textures;
 mod gltf_uv;

@@ -26,7 +26,7 @@ mod edit_poly;
 mod edit_poly_topo;
 mod gizmo;
 mod mirror;
-mod morpher;
+pub mod morpher;
 pub mod physique;
 mod simple_mod;
 pub mod skin;
