@@ -236,3 +236,55 @@ fn morpher_becomes_gltf_morph_targets_like_babylon() {
     assert!(meshes >= 2 && keys >= 10, "{meshes} meshes, {keys} keys");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The scene's channel API (what the exporter writes) is the Morpher's own
+/// sum: at every frame of the weight keys, the evaluated mesh equals the
+/// Morpher's input plus Σ displacement · weight / 100.
+#[test]
+fn morpher_channels_rebuild_the_evaluated_mesh() {
+    use maxfs_scene::eval::modifier::{morpher, MORPHER};
+    use maxfs_scene::eval::{SceneEval, Stack};
+    let path = corpus_dir().join("max/babylon/AnimatedMorphCube.max");
+    let eval = SceneEval::from_document(Document::open(&path).expect("max")).expect("scene");
+    let nodes: Vec<usize> = eval.graph.nodes().map(|(o, _)| o.index).collect();
+    let mut checked = 0;
+    for n in nodes {
+        let Some((stack, _)) = eval.modifier_stack(n) else {
+            continue;
+        };
+        let Some(m) = stack.iter().find(|a| a.class == MORPHER).map(|a| a.object) else {
+            continue;
+        };
+        let base0 = eval
+            .mesh_with(n, 0, Stack::Without(m))
+            .expect("mesh")
+            .expect("base");
+        let channels = morpher::channels(&eval, m, base0.vertices.len()).expect("channels");
+        assert_eq!(channels.len(), 2, "{}", eval.graph.node_name(n));
+        let last = channels
+            .iter()
+            .flat_map(|c| c.key_times.iter().copied())
+            .max()
+            .expect("animated weights");
+        for t in (0..=last).step_by(160) {
+            let full = eval.mesh(n, t).expect("mesh").expect("evaluated");
+            let base = eval
+                .mesh_with(n, t, Stack::Without(m))
+                .expect("mesh")
+                .expect("base");
+            let w: Vec<f64> = channels
+                .iter()
+                .map(|c| morpher::channel_weight(&eval, m, c, t).expect("weight"))
+                .collect();
+            for (k, p) in full.vertices.iter().enumerate() {
+                let mut q = base.vertices[k];
+                for (c, w) in channels.iter().zip(&w) {
+                    q = q.plus(c.displacement[k].scale(w / 100.0));
+                }
+                assert!(q.minus(*p).len() < 1e-6, "t {t}, point {k}: {q:?} vs {p:?}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2 * 90, "{checked} frames checked");
+}
