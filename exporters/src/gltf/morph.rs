@@ -115,10 +115,16 @@ pub(super) fn plan(b: &mut Builder, node: usize, name: &str) -> Option<Plan> {
             for (c, w) in channels.iter().zip(&weights) {
                 p = p.plus(c.displacement[k].scale(w / 100.0));
             }
-            p.minus(full.vertices[k]).len()
+            // NaN (damaged points) counts as a miss, never as a match.
+            let d = p.minus(full.vertices[k]).len();
+            if d.is_nan() {
+                f64::INFINITY
+            } else {
+                d
+            }
         })
         .fold(0.0, f64::max);
-    if !(worst <= 1e-5 * size.max(1e-6)) {
+    if worst.is_nan() || worst > 1e-5 * size.max(1e-6) {
         return refuse(
             b,
             format!("targets miss the evaluated mesh by {worst} at frame 0"),

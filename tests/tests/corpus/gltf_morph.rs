@@ -153,7 +153,7 @@ fn morpher_becomes_gltf_morph_targets_like_babylon() {
         let om = &ours["meshes"][ours["nodes"][oi]["mesh"].as_u64().expect("our mesh") as usize];
         let (want, size) = displacement_sets(&theirs.g, &theirs.bin, tmesh as usize, &tw[&name]);
         let mi = ours["nodes"][oi]["mesh"].as_u64().expect("mesh") as usize;
-        let (got, _) = displacement_sets(&ours, &bin, mi, &ow[&name]);
+        let (got, _) = displacement_sets(&ours, bin, mi, &ow[&name]);
         let n = want.len();
         assert_eq!(got.len(), n, "{name}: target count");
         let names = om["extras"]["targetNames"].as_array().expect("targetNames");
@@ -216,8 +216,7 @@ fn morpher_becomes_gltf_morph_targets_like_babylon() {
                 );
                 for (k, t) in times.iter().enumerate() {
                     let want: Vec<f64> = (0..n).map(|i| values[k * n + i][0]).collect();
-                    let Some((got, on_sample)) = weights_at(&ours, &bin, oi, n, start + t[0])
-                    else {
+                    let Some((got, on_sample)) = weights_at(&ours, bin, oi, n, start + t[0]) else {
                         failures.push(format!("{name}: no weights channel"));
                         break;
                     };
