@@ -49,8 +49,8 @@ pub mod gltf_ref;
 /// Exports `max` to glTF with a 1×1 stand-in image (in a temporary folder used
 /// as the .max's folder) for every Bitmap file name of the scene whose
 /// extension the `image` crate writes: the corpus holds no images, and tests
-/// of what textures carry (texCoord, slots) need them found. Formats it cannot
-/// write (DDS) stay missing and reported.
+/// of what textures carry (texCoord, slots) need them found. PSD and DDS
+/// stand-ins are written by `psd_rgb` / `dds_bc1`.
 pub fn export_with_stand_in_images(max: &Path) -> maxfs_exporters::gltf::GltfExport {
     let doc = maxfs_scene::Document::open(max).expect("max opens");
     let eval = maxfs_scene::eval::SceneEval::from_document(doc).expect("scene");
@@ -63,7 +63,8 @@ pub fn export_with_stand_in_images(max: &Path) -> maxfs_exporters::gltf::GltfExp
 }
 
 /// A temporary folder holding a 1×1 stand-in image for every Bitmap file name
-/// of the scene the `image` crate can write (see `export_with_stand_in_images`).
+/// of the scene the `image` crate can write, and PSD / DDS files written by
+/// hand (see `export_with_stand_in_images`).
 pub fn stand_in_images(eval: &maxfs_scene::eval::SceneEval) -> tempfile::TempDir {
     use maxfs_scene::eval::render::material as mtl;
     let assets = mtl::Assets::of(&eval.doc);
@@ -73,12 +74,26 @@ pub fn stand_in_images(eval: &maxfs_scene::eval::SceneEval) -> tempfile::TempDir
             continue;
         };
         let base = mtl::file_base(&file);
-        let Ok(format) = image::ImageFormat::from_path(base) else {
-            continue;
-        };
         if base.is_empty() || base.contains(['/', '\\']) {
             continue;
         }
+        let ext = base.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+        if ext == "psd" || ext == "dds" {
+            let bytes = if ext == "psd" {
+                psd_rgb(&image::RgbImage::from_pixel(
+                    1,
+                    1,
+                    image::Rgb([200, 100, 50]),
+                ))
+            } else {
+                dds_bc1(4, 4, &[(0xf800, 0x001f, 0)])
+            };
+            std::fs::write(dir.path().join(base), bytes).expect("stand-in written");
+            continue;
+        }
+        let Ok(format) = image::ImageFormat::from_path(base) else {
+            continue;
+        };
         let img = image::RgbImage::from_pixel(1, 1, image::Rgb([200, 100, 50]));
         // Formats the crate cannot encode are left missing.
         let _ = img.save_with_format(dir.path().join(base), format);
@@ -86,6 +101,55 @@ pub fn stand_in_images(eval: &maxfs_scene::eval::SceneEval) -> tempfile::TempDir
     dir
 }
 pub mod rewrite;
+
+/// A Photoshop file of `img`: 8-bit RGB, no layers, raw planar composite
+/// (header, empty colour-mode / resource / layer sections, compression 0).
+pub fn psd_rgb(img: &image::RgbImage) -> Vec<u8> {
+    let (w, h) = img.dimensions();
+    let mut out = b"8BPS".to_vec();
+    out.extend_from_slice(&1u16.to_be_bytes());
+    out.extend_from_slice(&[0; 6]);
+    out.extend_from_slice(&3u16.to_be_bytes());
+    out.extend_from_slice(&h.to_be_bytes());
+    out.extend_from_slice(&w.to_be_bytes());
+    out.extend_from_slice(&8u16.to_be_bytes());
+    out.extend_from_slice(&3u16.to_be_bytes());
+    for _ in 0..3 {
+        out.extend_from_slice(&0u32.to_be_bytes());
+    }
+    out.extend_from_slice(&0u16.to_be_bytes());
+    for c in 0..3 {
+        out.extend(img.pixels().map(|p| p.0[c]));
+    }
+    out
+}
+
+/// A DirectDraw Surface of `w`×`h` pixels in BC1 (DXT1), one mip level:
+/// `blocks` are (colour 0, colour 1 as RGB565, 2-bit indices) in row order of
+/// 4×4 blocks.
+pub fn dds_bc1(w: u32, h: u32, blocks: &[(u16, u16, u32)]) -> Vec<u8> {
+    let mut out = b"DDS ".to_vec();
+    let mut head = [0u32; 31];
+    head[0] = 124; // header size
+    head[1] = 0x1 | 0x2 | 0x4 | 0x1000 | 0x8_0000; // caps, height, width, pixel format, linear size
+    head[2] = h;
+    head[3] = w;
+    head[4] = 8 * blocks.len() as u32;
+    head[6] = 1; // mip levels
+    head[18] = 32; // pixel format size
+    head[19] = 0x4; // FOURCC
+    head[20] = u32::from_le_bytes(*b"DXT1");
+    head[26] = 0x1000; // texture
+    for v in head {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for (c0, c1, idx) in blocks {
+        out.extend_from_slice(&c0.to_le_bytes());
+        out.extend_from_slice(&c1.to_le_bytes());
+        out.extend_from_slice(&idx.to_le_bytes());
+    }
+    out
+}
 
 /// street.max's Sphere01 made a LOD master with Sphere02 as its only slave
 /// (distances 50 and 200), in a copy of the scene graph: the corpus has no LOD

@@ -16,6 +16,7 @@ use serde_json::json as value;
 pub use super::axes::to_gltf;
 use super::axes::{clamp01, decompose, f3, metres, trs_locals};
 use super::geometry;
+use super::texture_transform;
 use super::textures::{TextureCache, TextureSearch};
 
 /// Max cameras and lights look down local −Z with +Y up; after the axis change
@@ -53,8 +54,9 @@ pub(super) struct Builder<'a> {
     /// Geometry nodes whose mesh is left out (also in `warnings`).
     pub(super) dropped: Vec<String>,
     pub(super) materials: BTreeMap<usize, Option<Index<json::Material>>>,
+    /// Textures by stored path and wrap modes; embedded images by stored path.
     pub(super) images: BTreeMap<String, Index<json::Texture>>,
-    pub(super) sampler: Option<Index<json::texture::Sampler>>,
+    pub(super) image_of: BTreeMap<String, Index<json::Image>>,
     pub(super) search: &'a TextureSearch,
     pub(super) textures: TextureCache,
     /// Per node (object index): the shear its glTF TRS leaves out, built into
@@ -66,7 +68,7 @@ pub(super) struct Builder<'a> {
 
 impl Builder<'_> {
     #[inline(never)]
-    fn view(
+    pub(super) fn view(
         &mut self,
         bytes: &[u8],
         target: Option<json::buffer::Target>,
@@ -87,7 +89,7 @@ impl Builder<'_> {
     }
 
     #[inline(never)]
-    fn accessor(
+    pub(super) fn accessor(
         &mut self,
         view: Index<json::buffer::View>,
         count: usize,
@@ -158,34 +160,40 @@ impl Builder<'_> {
         )
     }
 
-    /// The glTF texture of a Bitmap's stored path: its image found and embedded
-    /// as PNG, or the reason it could not be (then no texture is written).
+    /// The glTF texture of a Bitmap's stored path with the sampler wrap modes
+    /// of its placement: its image found and embedded as PNG (once per path),
+    /// or the reason it could not be (then no texture is written).
     #[inline(never)]
-    fn texture(&mut self, stored: &str) -> Result<Index<json::Texture>, String> {
-        if let Some(t) = self.images.get(stored) {
+    fn texture(
+        &mut self,
+        stored: &str,
+        wrap: [json::texture::WrappingMode; 2],
+    ) -> Result<Index<json::Texture>, String> {
+        let key = format!("{stored}\u{0}{wrap:?}");
+        if let Some(t) = self.images.get(&key) {
             return Ok(*t);
         }
-        let png = match self.textures.get(self.search, stored) {
-            Ok((_, png)) => png.clone(),
-            Err(e) => return Err(e.to_string()),
-        };
-        let sampler = match self.sampler {
-            Some(s) => s,
+        let image = match self.image_of.get(stored) {
+            Some(i) => *i,
             None => {
-                let s = self.root.push(json::texture::Sampler::default());
-                self.sampler = Some(s);
-                s
+                let png = match self.textures.get(self.search, stored) {
+                    Ok((_, png)) => png.clone(),
+                    Err(e) => return Err(e.to_string()),
+                };
+                let view = self.view(&png, None);
+                let i = self.root.push(json::Image {
+                    buffer_view: Some(view),
+                    mime_type: Some(json::image::MimeType("image/png".into())),
+                    name: Some(mtl::file_base(stored).to_string()),
+                    uri: None,
+                    extensions: None,
+                    extras: Default::default(),
+                });
+                self.image_of.insert(stored.to_string(), i);
+                i
             }
         };
-        let view = self.view(&png, None);
-        let image = self.root.push(json::Image {
-            buffer_view: Some(view),
-            mime_type: Some(json::image::MimeType("image/png".into())),
-            name: Some(mtl::file_base(stored).to_string()),
-            uri: None,
-            extensions: None,
-            extras: Default::default(),
-        });
+        let sampler = self.sampler(wrap);
         let t = self.root.push(json::Texture {
             name: None,
             sampler: Some(sampler),
@@ -193,15 +201,34 @@ impl Builder<'_> {
             extensions: None,
             extras: Default::default(),
         });
-        self.images.insert(stored.to_string(), t);
+        self.images.insert(key, t);
         Ok(t)
+    }
+
+    /// The sampler of wrap modes `wrap` (one per combination).
+    fn sampler(&mut self, wrap: [json::texture::WrappingMode; 2]) -> Index<json::texture::Sampler> {
+        let [s, t] = wrap.map(texture_transform::checked);
+        if let Some(i) = self
+            .root
+            .samplers
+            .iter()
+            .position(|x| x.wrap_s == s && x.wrap_t == t)
+        {
+            return Index::new(i as u32);
+        }
+        self.root.push(json::texture::Sampler {
+            wrap_s: s,
+            wrap_t: t,
+            ..Default::default()
+        })
     }
 
     /// The texture of a material slot's enabled Bitmap and the TEXCOORD set its
     /// map channel is written as (channel k → set k − 1). A Bitmap whose image
-    /// is not found or not readable gives `Err` (file name and reason), and a
-    /// UV transform (tiling, offset, angle) that is not the identity is named
-    /// in the warnings: it is not written.
+    /// is not found or not readable gives `Err` (file name and reason). Its
+    /// placement (offset, tiling, W angle) becomes `KHR_texture_transform`
+    /// and its tile/mirror flags the sampler's wrap modes; U/V angles, which
+    /// glTF cannot hold, are named in the warnings.
     #[inline(never)]
     pub(super) fn map_texture(
         &mut self,
@@ -238,27 +265,39 @@ impl Builder<'_> {
                 .and_then(|u| u.channel)
                 .and_then(|c| u32::try_from(c - 1).ok())
                 .unwrap_or(0);
-        if let Some(uv) = &t.uv {
-            let off = |v: Option<f32>, id: f32| v.is_some_and(|x| (x - id).abs() > 1e-6);
-            if off(uv.u_offset, 0.0)
-                || off(uv.v_offset, 0.0)
-                || off(uv.u_tiling, 1.0)
-                || off(uv.v_tiling, 1.0)
-                || uv.angle_uvw.iter().any(|a| off(*a, 0.0))
-            {
-                self.warnings.push(format!(
-                    "material {:?}: {slot} map {:?}: UV tiling/offset/angle not exported",
-                    m.name,
-                    mtl::file_base(&stored)
-                ));
-            }
+        let place = t.uv.as_ref().map(texture_transform::placement);
+        let wrap = place
+            .as_ref()
+            .map_or([json::texture::WrappingMode::Repeat; 2], |p| p.wrap);
+        for u in place.iter().flat_map(|p| &p.unsupported) {
+            self.warnings.push(format!(
+                "material {:?}: {slot} map {:?}: {u} not exported (glTF rotates UVs about W only)",
+                m.name,
+                mtl::file_base(&stored)
+            ));
+        }
+        let transform = place
+            .as_ref()
+            .and_then(texture_transform::Placement::extension);
+        if transform.is_some()
+            && !self
+                .root
+                .extensions_used
+                .iter()
+                .any(|e| e == "KHR_texture_transform")
+        {
+            self.root
+                .extensions_used
+                .push("KHR_texture_transform".into());
         }
         Some(
-            self.texture(&stored)
+            self.texture(&stored, wrap)
                 .map(|index| json::texture::Info {
                     index,
                     tex_coord: set,
-                    extensions: None,
+                    extensions: transform.map(|tt| json::extensions::texture::Info {
+                        texture_transform: Some(tt),
+                    }),
                     extras: Default::default(),
                 })
                 .map_err(|e| format!("{slot} map {:?}: {e}", mtl::file_base(&stored))),
@@ -410,7 +449,38 @@ impl Builder<'_> {
             Some(x) => self.eval.offset_tm(node).then(x),
             None => self.eval.offset_tm(node),
         };
-        let mut s = geometry::streams(&mesh, &offset);
+        let s = geometry::streams(&mesh, &offset);
+        // No vertices, no mesh: then no targets (nor weights animation) either.
+        let morph = morph
+            .filter(|_| !s.positions.is_empty())
+            .map(|p| super::morph::targets(self, node, p, &s, &offset));
+        self.write_mesh_with(node, name, s, &[], morph)
+    }
+
+    /// [`write_mesh`](Self::write_mesh) without morph targets.
+    pub(super) fn write_mesh(
+        &mut self,
+        node: usize,
+        name: &str,
+        s: geometry::Streams,
+        extra: &[(json::mesh::Semantic, Index<json::Accessor>)],
+    ) -> Option<Index<json::Mesh>> {
+        self.write_mesh_with(node, name, s, extra, None)
+    }
+
+    /// Writes vertex streams (Max units, glTF axes) as the glTF mesh of
+    /// `node`, one primitive per material id; `extra` attributes (a skin's
+    /// JOINTS_0 / WEIGHTS_0) are shared by every primitive, and so are the
+    /// `morph` targets (morph.rs).
+    #[inline(never)]
+    fn write_mesh_with(
+        &mut self,
+        node: usize,
+        name: &str,
+        mut s: geometry::Streams,
+        extra: &[(json::mesh::Semantic, Index<json::Accessor>)],
+        morph: Option<super::morph::Written>,
+    ) -> Option<Index<json::Mesh>> {
         let metres = self.scale.metres;
         for p in &mut s.positions {
             *p = p.map(|v| (f64::from(v) * metres) as f32);
@@ -434,7 +504,9 @@ impl Builder<'_> {
             ));
         }
         let uvs: Vec<_> = s.uvs.iter().map(|u| self.floats(u, false, true)).collect();
-        let morph = morph.map(|p| super::morph::targets(self, node, p, &s, &offset));
+        // Vertex colour / alpha → COLOR_0, illumination → _ILLUMINATION.
+        let colours = s.colors.as_ref().map(|c| self.floats(c, false, true));
+        let illumination = s.illumination.as_ref().map(|c| self.floats(c, false, true));
         let material = mtl::node_material(&self.eval.graph, node);
         let mut primitives = Vec::new();
         for (id, idx) in &s.groups {
@@ -444,6 +516,18 @@ impl Builder<'_> {
             attributes.insert(Valid(json::mesh::Semantic::Normals), nrm);
             for (k, uv) in uvs.iter().enumerate() {
                 attributes.insert(Valid(json::mesh::Semantic::TexCoords(k as u32)), *uv);
+            }
+            for (sem, acc) in extra {
+                attributes.insert(Valid(sem.clone()), *acc);
+            }
+            if let Some(c) = colours {
+                attributes.insert(Valid(json::mesh::Semantic::Colors(0)), c);
+            }
+            if let Some(c) = illumination {
+                attributes.insert(
+                    Valid(json::mesh::Semantic::Extras("ILLUMINATION".into())),
+                    c,
+                );
             }
             primitives.push(json::mesh::Primitive {
                 attributes,
@@ -634,7 +718,7 @@ pub fn build(
         dropped: Vec::new(),
         materials: BTreeMap::new(),
         images: BTreeMap::new(),
-        sampler: None,
+        image_of: BTreeMap::new(),
         search,
         textures: TextureCache::default(),
         residual: BTreeMap::new(),
@@ -655,11 +739,16 @@ pub fn build(
             (a.index, t)
         })
         .collect();
+    // Skin bones a rig moves without keys are sampled too (rig_motion.rs).
+    let mut animated = animated;
+    let driven = super::rig_motion::driven_bones(eval, &max_nodes, &animated, scale.time);
+    animated.extend(driven);
     let (locals, residual) = trs_locals(eval, &max_nodes, &parent, &animated);
     b.residual = residual;
     // Max nodes are glTF nodes 0..n, in storage order; camera and light children follow.
     let mut nodes: Vec<json::Node> = Vec::new();
     let mut extra: Vec<(usize, json::Node)> = Vec::new();
+    let mut skinned: Vec<(String, super::skin::Skinned)> = Vec::new();
     for (i, &n) in max_nodes.iter().enumerate() {
         let name = eval.graph.objects[n]
             .node
@@ -688,7 +777,10 @@ pub fn build(
             mm[15] = 1.0;
             node.matrix = Some(mm);
         }
-        node.mesh = b.mesh(n, &name);
+        match super::skin::skinned(&mut b, n, &name, &max_nodes, &parent) {
+            Some(sk) => skinned.push((name.clone(), sk)),
+            None => node.mesh = b.mesh(n, &name),
+        }
         if let Some(obj) = eval.node_object(n) {
             if let Some(c) = b.camera(obj, &name) {
                 extra.push((i, c));
@@ -714,10 +806,14 @@ pub fn build(
             node.children = Some(ch.into_iter().map(Index::new).collect());
         }
     }
-    let roots: Vec<Index<json::Node>> = (0..max_nodes.len())
+    let mut roots: Vec<Index<json::Node>> = (0..max_nodes.len())
         .filter(|&i| parent[i].is_none())
         .map(|i| Index::new(i as u32))
         .collect();
+    // Skinned meshes: untransformed root nodes after everything else.
+    let (skin_nodes, skin_roots) = super::skin::place(&mut b, skinned, nodes.len());
+    nodes.extend(skin_nodes);
+    roots.extend(skin_roots);
     for n in nodes {
         b.root.push(n);
     }

@@ -7,6 +7,8 @@ use std::collections::{BTreeMap, HashMap};
 use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::{Mat43, Vec3};
 
+use super::vertex_color;
+
 /// A Max point (x, y, z) in glTF axes: (x, z, −y).
 #[inline(never)]
 pub fn to_yup(v: Vec3) -> Vec3 {
@@ -17,6 +19,8 @@ pub fn to_yup(v: Vec3) -> Vec3 {
 #[derive(Debug, Default)]
 pub struct Streams {
     pub positions: Vec<[f32; 3]>,
+    /// The Max vertex each written vertex was split from (skin weights follow it).
+    pub source: Vec<u32>,
     pub normals: Vec<[f32; 3]>,
     /// TEXCOORD_k from map channel k + 1, for the channels 1..n the mesh has
     /// without a gap (glTF numbers its sets without gaps).
@@ -24,13 +28,15 @@ pub struct Streams {
     /// Texture channels (above 0) the mesh has but TEXCOORD cannot carry
     /// because a lower channel is missing.
     pub channels_left_out: Vec<i32>,
+    /// COLOR_0 (RGBA) from the vertex colour and alpha channels, when the
+    /// mesh has either (see `vertex_color`).
+    pub colors: Option<Vec<[f32; 4]>>,
+    /// `_ILLUMINATION` (RGB) from the illumination channel, when present.
+    pub illumination: Option<Vec<[f32; 3]>>,
     /// Triangle indices by Max material id (ascending).
     pub groups: BTreeMap<u16, Vec<u32>>,
     /// Faces left out (vertex index out of range).
     pub skipped_faces: usize,
-    /// Per written vertex, the Max vertex it comes from (per-point data such
-    /// as morph displacements follows it).
-    pub sources: Vec<u32>,
 }
 
 /// Corners (vertex indices), map corners per written channel, smoothing groups,
@@ -72,8 +78,21 @@ pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
             .filter(|m| m.faces.len() == mesh.faces.len() && !m.vertices.is_empty())
     };
     let uv_maps: Vec<_> = (1..).map_while(usable).collect();
+    // Colour channels ride along the texture channels: corners are split
+    // where any of them differs (the tail of the per-corner map list).
+    let colour_maps = vertex_color::colour_maps(mesh);
+    let nuv = uv_maps.len();
+    let all_maps: Vec<_> = uv_maps.iter().chain(&colour_maps).copied().collect();
     let mut out = Streams {
         uvs: vec![Vec::new(); uv_maps.len()],
+        colors: colour_maps
+            .iter()
+            .any(|m| m.channel != vertex_color::ILLUMINATION)
+            .then(Vec::new),
+        illumination: colour_maps
+            .iter()
+            .any(|m| m.channel == vertex_color::ILLUMINATION)
+            .then(Vec::new),
         channels_left_out: mesh
             .maps
             .iter()
@@ -90,7 +109,7 @@ pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
             continue;
         }
         let mut v = f.v;
-        let mut tv: Vec<[u32; 3]> = uv_maps.iter().map(|m| m.faces[i]).collect();
+        let mut tv: Vec<[u32; 3]> = all_maps.iter().map(|m| m.faces[i]).collect();
         if mirrored {
             v.swap(1, 2);
             for t in &mut tv {
@@ -149,7 +168,7 @@ pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
             let n = f32s(n);
             let uv: Vec<u32> = tv
                 .iter()
-                .zip(&uv_maps)
+                .zip(&all_maps)
                 .map(|(t, m)| {
                     if (t[k] as usize) < m.vertices.len() {
                         t[k]
@@ -164,8 +183,15 @@ pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
                 .or_insert(next);
             if idx == next {
                 out.positions.push(f32s(pos[vi as usize]));
-                out.sources.push(vi);
+                out.source.push(vi);
                 out.normals.push(n);
+                let (rgba, illum) = vertex_color::corner(&colour_maps, &uv[nuv..]);
+                if let Some(c) = &mut out.colors {
+                    c.push(rgba);
+                }
+                if let (Some(c), Some(l)) = (&mut out.illumination, illum) {
+                    c.push(l);
+                }
                 for ((set, m), &t) in out.uvs.iter_mut().zip(&uv_maps).zip(&uv) {
                     let t = m.vertices.get(t as usize).copied().unwrap_or([0.0; 3]);
                     let (u, w) = (t[0], 1.0 - t[1]);

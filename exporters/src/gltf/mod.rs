@@ -12,10 +12,15 @@ mod axes;
 mod build;
 mod morph;
 mod pbr;
+mod rig_motion;
+mod skin;
 pub use pbr::materials_only;
 pub mod geometry;
 pub mod glb;
+mod image_formats;
+mod texture_transform;
 pub mod textures;
+mod vertex_color;
 
 pub use textures::TextureSearch;
 

@@ -174,7 +174,7 @@ pub(super) fn targets(
     let mut targets = Vec::with_capacity(plan.channels.len());
     for c in &plan.channels {
         let d: Vec<[f32; 3]> = s
-            .sources
+            .source
             .iter()
             .map(|&v| {
                 let d = c.displacement.get(v as usize).copied().unwrap_or_default();

@@ -42,7 +42,7 @@ pub fn materials_only(
         dropped: Vec::new(),
         materials: Default::default(),
         images: Default::default(),
-        sampler: None,
+        image_of: Default::default(),
         search,
         textures: TextureCache::default(),
         residual: Default::default(),

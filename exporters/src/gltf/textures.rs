@@ -13,12 +13,13 @@
 //!    root (`--maps DIR`), nearest first — bounded in depth and entries.
 //!
 //! glTF only knows PNG and JPEG; every image is decoded with the `image` crate
-//! (TGA, BMP, JPEG, PNG, GIF, TIFF) and re-encoded as PNG, so the pixels are
-//! kept and the GLB is self-contained. DDS is not decoded by `image` 0.25: such
-//! a texture is reported, not embedded.
+//! (TGA, BMP, JPEG, PNG, GIF, TIFF), or `image_formats` (PSD, DDS), and
+//! re-encoded as PNG, so the pixels are kept and the GLB is self-contained.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use super::image_formats;
 
 /// Where image files are looked for.
 #[derive(Debug, Clone, Default)]
@@ -172,6 +173,12 @@ pub fn to_png(path: &Path) -> Result<Vec<u8>, TextureError> {
         path: shown.clone(),
         reason,
     };
+    if let Some(kind) = image_formats::sniff(&data) {
+        let (w, h) = image_formats::dimensions(kind, &data).map_err(decode)?;
+        check_size(w, h).map_err(decode)?;
+        let img = image_formats::decode(kind, &data).map_err(decode)?;
+        return png(&img).map_err(decode);
+    }
     let mut reader = image::ImageReader::new(std::io::Cursor::new(&data));
     // TGA has no signature: the extension decides, then the content may.
     match image::ImageFormat::from_path(path) {
@@ -194,10 +201,28 @@ pub fn to_png(path: &Path) -> Result<Vec<u8>, TextureError> {
         }
         other => other,
     };
+    png(&img).map_err(decode)
+}
+
+/// PNG bytes of a decoded image.
+fn png(img: &image::DynamicImage) -> Result<Vec<u8>, String> {
     let mut out = std::io::Cursor::new(Vec::new());
     img.write_to(&mut out, image::ImageFormat::Png)
-        .map_err(|e| decode(format!("PNG encoding: {e}")))?;
+        .map_err(|e| format!("PNG encoding: {e}"))?;
     Ok(out.into_inner())
+}
+
+/// Within the side limit and the decode budget (RGBA8).
+fn check_size(w: u32, h: u32) -> Result<(), String> {
+    if w == 0 || h == 0 || w > MAX_SIDE || h > MAX_SIDE {
+        return Err(format!("{w}×{h} is outside 1..{MAX_SIDE} pixels a side"));
+    }
+    if u64::from(w) * u64::from(h) * 4 > MAX_ALLOC {
+        return Err(format!(
+            "{w}×{h} is over the {MAX_ALLOC} byte decode budget"
+        ));
+    }
+    Ok(())
 }
 
 /// Reads only an image's header: whether `to_png` can be expected to decode
@@ -208,6 +233,20 @@ pub fn probe(path: &Path) -> Result<(), TextureError> {
         path: shown.clone(),
         reason,
     };
+    let read = |e: std::io::Error| TextureError::Read {
+        path: shown.clone(),
+        reason: e.to_string(),
+    };
+    let mut head = Vec::with_capacity(32);
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(std::fs::File::open(path).map_err(read)?, 32),
+        &mut head,
+    )
+    .map_err(read)?;
+    if let Some(kind) = image_formats::sniff(&head) {
+        let (w, h) = image_formats::dimensions(kind, &head).map_err(decode)?;
+        return check_size(w, h).map_err(decode);
+    }
     let mut reader = image::ImageReader::open(path).map_err(|e| TextureError::Read {
         path: shown.clone(),
         reason: e.to_string(),

@@ -261,3 +261,73 @@ fn damaged_biped_records_give_precise_errors() {
     println!("{tried} damaged record groups, {errors} rejected with an error");
     assert!(errors > 0 && tried > 100);
 }
+
+/// Arm pose halves of the Max 2009 layout (RabbitSkin): their [18..20] is
+/// 0.92 away from the forearm's end although the arm matches the Skin bind
+/// pose, so it holds another value there; the Skin is RabbitSkin's oracle.
+const LEGACY_ARM_HALF: usize = 110;
+
+/// A second in-file oracle for the arm chain: the arm pose half stores the
+/// hand's figure position at [18..20] (Y-up, right half first). Every
+/// evaluated forearm must end there (its length is arm structure half [2]),
+/// which checks the clavicle, upper-arm and elbow rules on rigs whose Skins
+/// do not hold the arm bones (SeanConway_Character skins only finger bases).
+#[test]
+fn forearms_end_at_the_stored_hand_position() {
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for rel in FILES {
+        let doc = open(rel);
+        let eval = SceneEval::from_document(doc).expect("scene");
+        for rig in biped::rigs(&eval).into_iter().map(|r| r.expect("rig")) {
+            let rec = |id: &str| {
+                rig.figure
+                    .records
+                    .iter()
+                    .find(|r| r.id == id)
+                    .map(|r| r.floats.clone())
+                    .unwrap_or_default()
+            };
+            let (structure, pose) = (rec("0x0010"), rec("0x006a"));
+            let tol = 1e-4 * rig.figure.height.expect("height");
+            for (limb, side) in [(0u32, "left"), (1u32, "right")] {
+                let m = match figure::world(&rig, Role::Part { limb, link: 2 }) {
+                    Ok(m) => m,
+                    Err(why) => {
+                        report.push(format!("{rel}: {side} forearm not evaluated: {why}"));
+                        continue;
+                    }
+                };
+                let left = limb == 0;
+                let half = |f: &[f32]| -> Vec<f64> {
+                    let h = f.len() / 2;
+                    let s = if left { &f[h..] } else { &f[..h] };
+                    s.iter().map(|&v| f64::from(v)).collect()
+                };
+                let (s, p) = (half(&structure), half(&pose));
+                if p.len() == LEGACY_ARM_HALF {
+                    report.push(format!(
+                        "{rel}: {side} hand not compared: 110-float arm pose half"
+                    ));
+                    continue;
+                }
+                let end = m.transform_point(maxfs_scene::eval::Vec3(s[2], 0.0, 0.0));
+                let stored = [p[18], -p[20], p[19]];
+                let d = [end.0 - stored[0], end.1 - stored[1], end.2 - stored[2]]
+                    .iter()
+                    .fold(0.0f64, |a, v| a.max(v.abs()));
+                checked += 1;
+                report.push(format!("{rel}: {side} hand position off by {d:.2e}"));
+                if d > tol {
+                    failures.push(format!(
+                        "{rel}: {side} forearm ends {d:.2e} from the stored hand position (tolerance {tol:.2e})"
+                    ));
+                }
+            }
+        }
+    }
+    println!("{}", report.join("\n"));
+    assert!(checked >= 4, "only {checked} forearms evaluated");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

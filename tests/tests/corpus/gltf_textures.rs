@@ -2,7 +2,7 @@
 //! the corpus's CubesImageFormat.max (Bitmaps B.jpg, A.png, B_2.bmp, Y.tga,
 //! L.dds, O.tif, N.gif, UV_Checker.png) and images of a few pixels written by
 //! this test — beside the .max, below it (other case), and in a separate map
-//! root — while N.gif is missing and L.dds is not a decodable image. The GLB must embed each found image as
+//! root — while N.gif is missing and L.dds is a damaged DDS. The GLB must embed each found image as
 //! PNG with the same pixels, and name every missing one in the warnings, the
 //! material's `extras` and `export/errors.txt`.
 
@@ -94,8 +94,8 @@ fn found_images_are_embedded_as_png_and_missing_ones_named() {
     }
     assert_eq!(decode("B"), jpeg, "B: pixels of the JPEG");
 
-    // Missing: N.gif. Present but not decodable (a DDS; `image` has no DDS
-    // decoder): L.dds. UV_Checker.png's material is on no node: not exported,
+    // Missing: N.gif. Present but not decodable (a DDS signature on a header
+    // cut short): L.dds. UV_Checker.png's material is on no node: not exported,
     // not reported.
     let reported = |file: &str, why: &str| {
         e.warnings

@@ -287,9 +287,17 @@ fn scale_reference(ctx: &Context, node: usize) -> Option<usize> {
         .find(|&i| ctx.graph.node_name(i) == want)
 }
 
-/// Whether a bone does not inherit its father's scale: the TM controller's
-/// INHERIT_SCL_X/Y/Z flags (a set bit = not inherited).
+/// Whether a bone does not inherit its father's scale
+/// (getNELUnHeritFatherScale): always under a Biped father (Biped node TMs
+/// carry no scale), and on a Biped node itself (its controller reports the
+/// scale as not inherited: every Biped root of nel/ryzom_graphics has
+/// UnheritScale); otherwise the TM controller's INHERIT_SCL_X/Y/Z flags (a
+/// set bit = not inherited).
 pub fn unherits_scale(ctx: &Context, node: usize) -> bool {
+    let biped = |n: usize| skinning::biped_controller(ctx, n).is_some();
+    if biped(node) || skinning::parent(ctx.graph, node).is_some_and(biped) {
+        return true;
+    }
     ctx.eval
         .inheritance_flags(node)
         .is_some_and(|f| f & INHERIT_SCALE != 0)
@@ -303,9 +311,8 @@ fn bone(ctx: &Context, sk: &Skeleton, id: usize) -> BoneBase {
     let (local_scale, _, local_pos) = decompose(&local);
     let mut rot = nel_rotation(&local);
     let mut pos = local_pos;
-    // getNELUnHeritFatherScale: a biped parent (rejected before this point) or
-    // any scale-inheritance bit cleared on the TM controller. Unherited, the
-    // bone's scale is the node TM's own (getNELBoneLocalScale).
+    // getNELUnHeritFatherScale (see `unherits_scale`). Unherited, the bone's
+    // scale is the node TM's own (getNELBoneLocalScale).
     let unherit = unherits_scale(ctx, b.node);
     let scale = if unherit {
         decompose(&ctx.eval.world_tm(b.node, t)).0

@@ -30,6 +30,8 @@ pub struct SceneEval {
     memo: MeshMemo,
     /// Biped rigs, decoded on first use (rig_transform.rs).
     rigs: OnceLock<crate::eval::rigs::rig_transform::Rigs>,
+    /// Biped poses per (rig, tick) (rig_transform.rs).
+    biped_poses: crate::eval::rigs::rig_transform::PoseCache,
     /// IK chains and their solves (eval/rigs/ik/plug.rs).
     ik: crate::eval::rigs::ik::plug::IkState,
 }
@@ -79,6 +81,7 @@ impl SceneEval {
             cache,
             memo: MeshMemo::default(),
             rigs: OnceLock::new(),
+            biped_poses: Default::default(),
             ik: Default::default(),
         }
     }
@@ -280,6 +283,10 @@ impl SceneEval {
     }
 
     /// The rig cache of rig_transform.rs.
+    pub(crate) fn biped_pose_cache(&self) -> &crate::eval::rigs::rig_transform::PoseCache {
+        &self.biped_poses
+    }
+
     pub(crate) fn rig_cache(&self) -> &OnceLock<crate::eval::rigs::rig_transform::Rigs> {
         &self.rigs
     }

@@ -36,6 +36,9 @@ const TEXMAPS: (u32, u32) = (0x1200, 0);
 const STD_UVGEN: (u32, u32) = (0x100, 0);
 /// The UV generator's map channel (s32).
 const UVGEN_CHANNEL: u16 = 0x900b;
+/// The UV generator's tiling flags (u32; low bits as the SDK's U_WRAP 1,
+/// V_WRAP 2, U_MIRROR 4, V_MIRROR 8).
+const UVGEN_TILING: u16 = 0x9002;
 pub const NEL_MATERIAL: (u32, u32) = (0x64c75fec, 0x222b9eb9);
 /// Material name chunk (UTF-16) and the base container that may hold it.
 const NAME: u16 = 0x4001;
@@ -128,6 +131,9 @@ pub struct UvGen {
     pub angle_uvw: [Option<f32>; 3],
     /// Map channel the texture reads (chunk 0x900b of the UV generator).
     pub channel: Option<i32>,
+    /// Tiling flags (chunk 0x9002): bit 0 tile U, 1 tile V, 2 mirror U,
+    /// 3 mirror V; higher bits are other generator state, kept as stored.
+    pub tiling: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
@@ -490,8 +496,16 @@ fn uvgen(eval: &SceneEval, idx: usize) -> Result<UvGen, String> {
         .and_then(|c| c.payload())
         .filter(|p| p.len() == 4)
         .map(|p| i32::from_le_bytes([p[0], p[1], p[2], p[3]]));
+    let tiling = eval
+        .chunks(idx)
+        .iter()
+        .find(|c| c.id == UVGEN_TILING)
+        .and_then(|c| c.payload())
+        .filter(|p| p.len() == 4)
+        .map(|p| u32::from_le_bytes([p[0], p[1], p[2], p[3]]));
     Ok(UvGen {
         channel,
+        tiling,
         u_offset: f(0),
         v_offset: f(1),
         u_tiling: f(2),

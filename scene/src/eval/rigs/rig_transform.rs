@@ -6,12 +6,12 @@
 //! TM relative to its parent's.
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
 use crate::eval::core::math::Mat43;
 use crate::eval::core::transform::{invert, SceneEval};
-use crate::eval::rigs::biped::{self, figure, motion, Rig, Role};
+use crate::eval::rigs::biped::{self, figure, figure::Pose, motion, Rig, Role};
 use crate::eval::rigs::link_constraint;
 
 /// How many Link Constraint targets deep an evaluation may go (links that
@@ -25,6 +25,34 @@ const MAX_CHAIN: usize = 512;
 
 /// The decoded rigs of a scene, by system object.
 pub type Rigs = BTreeMap<usize, Result<Arc<Rig>, String>>;
+
+/// How many (rig, tick) poses the cache keeps before it starts over: a few
+/// thousand frames of a few rigs, bounded so that sampling many ticks does
+/// not grow memory without limit.
+const POSE_CACHE_LIMIT: usize = 4096;
+
+/// The pose of each rig at each tick evaluated so far: every bone of a rig
+/// at one tick shares one pose (COM, pelvis and leg curves are interpolated
+/// once, not once per bone).
+#[derive(Default)]
+pub struct PoseCache(Mutex<HashMap<(usize, i32), Arc<Pose>>>);
+
+impl PoseCache {
+    fn get(&self, sys: usize, rig: &Rig, t: i32) -> Arc<Pose> {
+        let cached = self.0.lock().ok().and_then(|m| m.get(&(sys, t)).cloned());
+        if let Some(p) = cached {
+            return p;
+        }
+        let pose = Arc::new(motion::pose_at(rig, t));
+        if let Ok(mut m) = self.0.lock() {
+            if m.len() >= POSE_CACHE_LIMIT {
+                m.clear();
+            }
+            m.insert((sys, t), Arc::clone(&pose));
+        }
+        pose
+    }
+}
 
 impl SceneEval {
     /// The rigs of the scene, decoded once.
@@ -147,7 +175,8 @@ impl SceneEval {
                 }
             }
         }
-        figure::world_in(rig, &motion::pose_at(rig, t), role)
+        let pose = self.biped_pose_cache().get(sys, rig, t);
+        figure::world_in(rig, &pose, role)
     }
 
     /// The local TM of a node whose controller gives its world TM directly.

@@ -73,7 +73,7 @@ pub(super) fn pelvis_in_com() -> Mat43 {
     ])
 }
 
-fn record<'r>(rig: &'r Rig, id: &str) -> Option<&'r [f32]> {
+pub(super) fn record<'r>(rig: &'r Rig, id: &str) -> Option<&'r [f32]> {
     rig.figure
         .records
         .iter()
@@ -103,6 +103,8 @@ pub struct Pose {
     pub com: Result<Mat43, String>,
     pub pelvis: Result<Mat43, String>,
     pub legs: [Result<Vec<f32>, String>; 2],
+    /// The spine, neck, head and tail pose records (`chains`).
+    pub chains: super::chains::ChainRecords,
 }
 
 impl Pose {
@@ -136,6 +138,7 @@ pub fn figure_pose(rig: &Rig) -> Pose {
         com: com(rig),
         pelvis: pelvis(rig),
         legs: [leg(false), leg(true)],
+        chains: super::chains::figure_records(rig),
     }
 }
 
@@ -351,6 +354,13 @@ pub fn world_in(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, String> {
                 _ => Err(format!("toe link {link} beyond the base not evaluated")),
             }
         }
+        Role::Part { limb, link: 0 } if limb <= 1 => super::arms::clavicle(rig, at, limb == 0),
+        Role::Part { limb, link: 1 } if limb <= 1 => super::arms::upper_arm(rig, at, limb == 0),
+        Role::Part { limb, link: 2 } if limb <= 1 => super::arms::forearm(rig, at, limb == 0),
+        Role::Part { limb: 8, link } => super::chains::spine(rig, at, link),
+        Role::Part { limb: 16, link } => super::chains::neck(rig, at, link),
+        Role::Part { limb: 10, link: 0 } => super::chains::head(rig, at),
+        Role::Part { limb: 9, link } => super::chains::tail(rig, at, link),
         Role::Part { limb, link } => Err(format!(
             "figure pose of {} link {link} not evaluated",
             super::limb_name(limb).map_or_else(|| format!("limb {limb}"), str::to_string)

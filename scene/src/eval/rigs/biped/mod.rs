@@ -5,6 +5,8 @@
 //! references its system object as reference 0, so a file may hold several rigs.
 //! Layouts: seed §11 (docs/evaluation.md, "Biped").
 
+pub mod arms;
+pub mod chains;
 pub mod figure;
 pub mod motion;
 pub mod records;

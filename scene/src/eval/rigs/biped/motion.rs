@@ -274,6 +274,23 @@ fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, String> {
     Ok(out)
 }
 
+/// The upper body at a tick is not evaluated. The spine and tail keys hold
+/// records in the layout of the figure's 0x0067 / 0x0068 (a count word, then
+/// an (a1, a2, a3) triple per link), but taking each angle as a TCB curve and
+/// applying the figure's chain rules misses the FBX of biped-ld35/Red@Run by
+/// 0.13 rotation even at a spine key (B_Spine1, tick 320): their meaning at a
+/// tick is not settled. Head, neck and arm keys are not decoded.
+fn chains_at() -> super::chains::ChainRecords {
+    let no = |what: &str| Err(format!("{what} keys at a tick not evaluated"));
+    super::chains::ChainRecords {
+        spine: no("spine"),
+        neck: no("neck"),
+        head: no("head"),
+        tail: no("tail"),
+        arms: no("arm"),
+    }
+}
+
 /// The pose of `rig` at tick `t`.
 pub fn pose_at(rig: &Rig, t: i32) -> Pose {
     let com = com_at(rig, t);
@@ -296,6 +313,7 @@ pub fn pose_at(rig: &Rig, t: i32) -> Pose {
         com,
         pelvis,
         legs: [leg_at(rig, false, t), leg_at(rig, true, t)],
+        chains: chains_at(),
     }
 }
 

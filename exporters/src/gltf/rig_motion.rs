@@ -1,0 +1,120 @@
+//! Motion of rig nodes that have no keys of their own: Skin bones (and their
+//! ancestors) moved by a rig — IK chains, Link Constraints, Biped — are
+//! sampled like keyed nodes, so a glTF skin follows what Max shows.
+//!
+//! Nodes whose controller gives their world transform directly (Biped parts,
+//! Link Constraint; `SceneEval::direct_world`) have a glTF local transform of
+//! world · parent world⁻¹: their controller's own local is not what places
+//! them.
+
+use std::collections::BTreeMap;
+
+use maxfs_scene::eval::core::transform::invert;
+use maxfs_scene::eval::modifier::skin;
+use maxfs_scene::eval::{Mat43, SceneEval};
+use maxfs_scene::settings::TimeConfig;
+
+/// Ticks probed over the animation range to tell a moving node.
+const PROBES: i32 = 32;
+
+/// The local transform glTF writes for `node` at `t`.
+pub(super) fn local_at(eval: &SceneEval, node: usize, t: i32) -> Mat43 {
+    if let Some(Ok(world)) = eval.direct_world(node, t) {
+        return match eval
+            .graph
+            .objects
+            .get(node)
+            .and_then(|o| o.node.as_ref())
+            .and_then(|n| n.parent)
+        {
+            Some(p)
+                if eval
+                    .graph
+                    .objects
+                    .get(p as usize)
+                    .is_some_and(|o| o.node.is_some()) =>
+            {
+                world.then(&invert(&eval.world_tm(p as usize, t)))
+            }
+            _ => world,
+        };
+    }
+    eval.local_tm(node, t)
+}
+
+fn differs(a: &Mat43, b: &Mat43) -> bool {
+    let (ra, rb) = (a.rows(), b.rows());
+    let size = ra[3]
+        .iter()
+        .chain(&rb[3])
+        .fold(1.0f64, |m, v| m.max(v.abs()));
+    ra.iter().zip(&rb).enumerate().any(|(i, (x, y))| {
+        let s = if i == 3 { size } else { 1.0 };
+        x.iter().zip(y).any(|(p, q)| (p - q).abs() > 1e-7 * s)
+    })
+}
+
+/// Sample ranges for Skin bones and their ancestors: a rig (IK goal, Link
+/// Constraint, Biped) moves them over the whole animation — the range and
+/// every key of the scene — not only over their own keys. Keyed bones get
+/// that span added to their keys; unkeyed ones get it when they move in it.
+pub(super) fn driven_bones(
+    eval: &SceneEval,
+    nodes: &[usize],
+    keyed: &BTreeMap<usize, Vec<i32>>,
+    time: TimeConfig,
+) -> BTreeMap<usize, Vec<i32>> {
+    let mut bones = std::collections::BTreeSet::new();
+    for &n in nodes {
+        if let Some(Ok(s)) = skin::node_skin(eval, n) {
+            for b in s.bones.iter().filter_map(|b| b.node) {
+                let mut cur = Some(b);
+                while let Some(c) = cur {
+                    if !bones.insert(c) || bones.len() > nodes.len() {
+                        break;
+                    }
+                    cur = eval
+                        .graph
+                        .objects
+                        .get(c)
+                        .and_then(|o| o.node.as_ref())
+                        .and_then(|x| x.parent)
+                        .map(|p| p as usize)
+                        .filter(|&p| eval.graph.objects.get(p).is_some_and(|o| o.node.is_some()));
+                }
+            }
+        }
+    }
+    let keys = keyed.values().flatten();
+    let start = keys.clone().copied().fold(time.start, i32::min);
+    let end = keys.copied().fold(time.end, i32::max);
+    let mut out = BTreeMap::new();
+    if end <= start {
+        return out;
+    }
+    for b in bones {
+        if !nodes.contains(&b) {
+            continue;
+        }
+        let span = if let Some(k) = keyed.get(&b) {
+            let mut k = k.clone();
+            k.extend([start, end]);
+            k.sort_unstable();
+            k.dedup();
+            k
+        } else {
+            let first = local_at(eval, b, start);
+            let moves = (1..=PROBES).any(|k| {
+                let t =
+                    start + ((i64::from(end - start) * i64::from(k)) / i64::from(PROBES)) as i32;
+                differs(&first, &local_at(eval, b, t))
+            });
+            if !moves {
+                continue;
+            }
+            vec![start, end]
+        };
+        out.insert(b, span);
+    }
+    out
+}

@@ -1,0 +1,171 @@
+//! Figure-mode world TMs of the clavicles, upper arms and forearms, fitted on
+//! biped/RabbitSkin's Skin bind pose (the only corpus Skin over Biped arms)
+//! and agreeing with seed §11's rules:
+//!
+//! - Arm structure (0x0010) and arm pose (0x006a) come in two halves, right
+//!   first; each side reads its own half. Structure half: \[1\] upper arm and
+//!   \[2\] forearm length, \[5\] clavicle length, \[6\], \[7\] the clavicle's two
+//!   angles, [8..10] the clavicle's offset.
+//! - **Clavicle**: at the spine's un-tilted end (`chains`) plus, pelvis-local,
+//!   (−\[9\], −\[8\], \[10\]) on the left and (\[9\], \[8\], −\[10\]) on the right (the
+//!   left half stores (−x, −y, z)). Its axes relative to the pelvis are B, the
+//!   half turn about (1, 0, 1)/√2 (X along the pelvis Z, i.e. sideways), the
+//!   right side mirrored through the pelvis XY plane (S·B·S, S = diag(1, 1, −1)).
+//!   Seed §11's general form, Rx(−a)·Rz(−ε)·B(b) on the last spine link,
+//!   reduces to this when the clavicle angles a = \[6\], b = \[7\] are zero; other
+//!   angles are not evaluated (no corpus rig has them).
+//! - **Upper arm**: at the clavicle's end (\[5\] along its X), axes relative to
+//!   the pelvis `Rx(π)·Qᵀ·Ry(π)` on the left and `Ry(π)·Qᵀ·Rx(π)` on the right
+//!   (column form, seed §11), Q the matrix of the pose half's quaternion [2..5].
+//! - **Forearm**: the elbow hinge `Rz(elbow − π)` in the upper arm frame, the
+//!   elbow's interior angle at pose half \[0\], at the upper arm's end (\[1\]
+//!   along its X).
+//!
+//! The left side is evaluated only when its halves mirror the right's (see
+//! `left_mirrors_right`).
+//!
+//! Hands and fingers are not evaluated: seed §11's hand rule could not be
+//! checked on any corpus Skin (SeanConway_Character skins only finger bases,
+//! whose hand frame is a reflection the finger-base rule must settle first).
+
+use super::chains::{self, FLAT};
+use super::figure::{half, with_position, Pose};
+use super::Rig;
+use crate::eval::core::math::{Mat43, Quat, Vec3};
+
+const ARM_STRUCTURE: &str = "0x0010";
+
+/// One side's half of the arm pose in `at` (right half first).
+fn arm_pose(at: &Pose, left: bool) -> Result<&[f32], String> {
+    let f = at.chains.arms.as_deref().map_err(Clone::clone)?;
+    if f.is_empty() || f.len() % 2 != 0 {
+        return Err(format!(
+            "arm pose record (0x006a) holds {} floats, not two halves",
+            f.len()
+        ));
+    }
+    let h = f.len() / 2;
+    Ok(if left { &f[h..] } else { &f[..h] })
+}
+
+fn diag(x: f64, y: f64, z: f64) -> Mat43 {
+    Mat43::scaling(Vec3(x, y, z))
+}
+
+fn rotation_only(m: &Mat43) -> Mat43 {
+    with_position(m, Vec3::default())
+}
+
+/// How far the left half may differ from the mirrored right half and still
+/// be the same arm.
+const SYMMETRY_TOLERANCE: f32 = 1e-5;
+
+/// The left side is evaluated only when its halves mirror the right side's
+/// (structure \[1\], \[2\], [5..7], \[10\] equal and \[8\], \[9\] negated; pose [0..5]
+/// equal): the left rules were fitted on RabbitSkin, whose halves do, while
+/// on SeanConway_Character, whose halves differ, they miss the hand position
+/// the left pose half stores at [18..20] (the right side's rules hit its own).
+fn left_mirrors_right(rig: &Rig, at: &Pose) -> Result<(), String> {
+    let (l, r) = (
+        half(rig, ARM_STRUCTURE, true)?,
+        half(rig, ARM_STRUCTURE, false)?,
+    );
+    let (pl, pr) = (arm_pose(at, true)?, arm_pose(at, false)?);
+    let near = |a: f32, b: f32| (a - b).abs() <= SYMMETRY_TOLERANCE;
+    let same = |i: usize, sign: f32| matches!((l.get(i), r.get(i)), (Some(&a), Some(&b)) if near(a, sign * b));
+    let structure =
+        [1, 2, 5, 6, 7, 10].iter().all(|&i| same(i, 1.0)) && same(8, -1.0) && same(9, -1.0);
+    let pose =
+        pl.len() >= 6 && pr.len() >= 6 && pl[..6].iter().zip(&pr[..6]).all(|(&a, &b)| near(a, b));
+    if structure && pose {
+        Ok(())
+    } else {
+        Err("left arm halves do not mirror the right: the left side's rule is not settled".into())
+    }
+}
+
+/// The clavicle of one side.
+pub fn clavicle(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
+    let pelvis = at.pelvis.clone()?;
+    if left {
+        left_mirrors_right(rig, at)?;
+    }
+    let s = half(rig, ARM_STRUCTURE, left)?;
+    let Some(&[a, b, oy, ox, oz]) = s.get(6..11).and_then(|v| <&[f32; 5]>::try_from(v).ok()) else {
+        return Err("arm structure (0x0010) too short".into());
+    };
+    if a.abs() > FLAT as f32 || b.abs() > FLAT as f32 {
+        return Err(format!(
+            "clavicle angles ({a}, {b}) other than zero: not evaluated"
+        ));
+    }
+    let (spine, z) = chains::spine_laid(rig, at)?;
+    if spine.end_angle.abs() > FLAT {
+        return Err("clavicle on a spine whose end is not straight: not evaluated".into());
+    }
+    let (sx, sz) = if left { (-1.0, 1.0) } else { (1.0, -1.0) };
+    let local = Vec3(
+        spine.end.0 + sx * f64::from(ox),
+        spine.end.1 + sx * f64::from(oy),
+        z + sz * f64::from(oz),
+    );
+    let b = Mat43([
+        Vec3(0.0, 0.0, 1.0),
+        Vec3(0.0, -1.0, 0.0),
+        Vec3(1.0, 0.0, 0.0),
+        Vec3::default(),
+    ]);
+    let rel = if left {
+        b
+    } else {
+        let m = diag(1.0, 1.0, -1.0);
+        m.then(&b).then(&m)
+    };
+    let r = rel.then(&rotation_only(&pelvis));
+    Ok(with_position(&r, pelvis.transform_point(local)))
+}
+
+/// The upper arm of one side.
+pub fn upper_arm(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
+    let pelvis = at.pelvis.clone()?;
+    let clavicle = clavicle(rig, at, left)?;
+    let s = half(rig, ARM_STRUCTURE, left)?;
+    let pose = arm_pose(at, left)?;
+    let (Some(&length), Some(q)) = (s.get(5), pose.get(2..6)) else {
+        return Err("arm records too short".into());
+    };
+    let q = Quat {
+        x: q[0].into(),
+        y: q[1].into(),
+        z: q[2].into(),
+        w: q[3].into(),
+    };
+    if q.dot(q) < 1e-12 {
+        return Err("upper arm pose quaternion (0x006a) of zero length".into());
+    }
+    // Q as a row-vector matrix holding the column matrix's entries: the rows
+    // of the conjugate's rotation.
+    let qm = Mat43::rotation(q.normalized().conjugate());
+    // Row form of the column rule: transpose and reverse the product.
+    let rel = if left {
+        diag(-1.0, 1.0, -1.0).then(&qm).then(&diag(1.0, -1.0, -1.0))
+    } else {
+        diag(1.0, -1.0, -1.0).then(&qm).then(&diag(-1.0, 1.0, -1.0))
+    };
+    let r = rel.then(&rotation_only(&pelvis));
+    let end = clavicle.transform_point(Vec3(f64::from(length), 0.0, 0.0));
+    Ok(with_position(&r, end))
+}
+
+/// The forearm of one side: the elbow hinge at the upper arm's end.
+pub fn forearm(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
+    let upper = upper_arm(rig, at, left)?;
+    let s = half(rig, ARM_STRUCTURE, left)?;
+    let pose = arm_pose(at, left)?;
+    let (Some(&length), Some(&elbow)) = (s.get(1), pose.first()) else {
+        return Err("arm records too short".into());
+    };
+    let r = Mat43::rot_z(f64::from(elbow) - std::f64::consts::PI).then(&rotation_only(&upper));
+    let end = upper.transform_point(Vec3(f64::from(length), 0.0, 0.0));
+    Ok(with_position(&r, end))
+}
