@@ -27,7 +27,7 @@ const MAX_SAMPLES: i64 = 20_000;
 
 /// Sample ticks of one node: every frame from its first to its last key, the
 /// last key always included; `None` without a key range.
-fn sample_ticks(keys: &[i32], ticks_per_frame: i32) -> Option<Vec<i64>> {
+pub(super) fn sample_ticks(keys: &[i32], ticks_per_frame: i32) -> Option<Vec<i64>> {
     let (first, last) = (i64::from(*keys.first()?), i64::from(*keys.last()?));
     if last <= first {
         return None;
@@ -49,7 +49,7 @@ fn extras(v: serde_json::Value) -> json::Extras {
 
 /// Seconds since `origin` of each tick, as `f32`, keeping only strictly
 /// increasing ones: the kept (index, seconds) pairs.
-fn shifted_seconds(ticks: &[i64], origin: i64) -> Vec<(usize, f32)> {
+pub(super) fn shifted_seconds(ticks: &[i64], origin: i64) -> Vec<(usize, f32)> {
     let mut out: Vec<(usize, f32)> = Vec::with_capacity(ticks.len());
     for (i, &t) in ticks.iter().enumerate() {
         let s = ((t - origin) as f64 / TICKS_PER_SECOND) as f32;
@@ -79,6 +79,7 @@ pub(super) fn animations(
     let origin = per_node
         .iter()
         .filter_map(|(_, _, t)| t.first().copied())
+        .chain(super::morph::first_tick(b))
         .fold(i64::from(time.start), i64::min);
     let secs = |t: i64| (t - origin) as f64 / TICKS_PER_SECOND;
     if let Some(scene) = b.root.scenes.first_mut() {
@@ -156,6 +157,7 @@ pub(super) fn animations(
             });
         }
     }
+    dropped += super::morph::weight_channels(b, max_nodes, origin, &mut channels, &mut samplers);
     if dropped > 0 {
         b.warnings.push(format!(
             "animation: {dropped} samples left out (their f32 time in seconds would not increase)"

@@ -62,6 +62,8 @@ pub(super) struct Builder<'a> {
     /// Per node (object index): the shear its glTF TRS leaves out, built into
     /// its mesh (see [`trs_locals`]).
     pub(super) residual: BTreeMap<usize, Mat43>,
+    /// Meshes with animated morph weights, written with the clip (morph.rs).
+    pub(super) morphs: Vec<super::morph::Pending>,
 }
 
 impl Builder<'_> {
@@ -415,8 +417,14 @@ impl Builder<'_> {
 
     #[inline(never)]
     fn mesh(&mut self, node: usize, name: &str) -> Option<Index<json::Mesh>> {
+        // Morpher kept live: the mesh at 0 % plus targets (morph.rs).
+        let morph = super::morph::plan(self, node, name);
         // The whole modifier stack at time 0: what Max shows at the start frame.
-        let Some(result) = self.eval.mesh(node, 0) else {
+        let evaluated = match &morph {
+            Some(p) => Some(Ok(p.base.clone())),
+            None => self.eval.mesh(node, 0),
+        };
+        let Some(result) = evaluated else {
             // No mesh: say so when the node is geometry Max would render
             // (an unsupported primitive, an extruded spline), never drop it silently.
             use maxfs_scene::eval::core::coverage::{mesh_coverage, MeshCoverage};
@@ -442,19 +450,36 @@ impl Builder<'_> {
             None => self.eval.offset_tm(node),
         };
         let s = geometry::streams(&mesh, &offset);
-        self.write_mesh(node, name, s, &[])
+        // No vertices, no mesh: then no targets (nor weights animation) either.
+        let morph = morph
+            .filter(|_| !s.positions.is_empty())
+            .map(|p| super::morph::targets(self, node, p, &s, &offset));
+        self.write_mesh_with(node, name, s, &[], morph)
+    }
+
+    /// [`write_mesh`](Self::write_mesh) without morph targets.
+    pub(super) fn write_mesh(
+        &mut self,
+        node: usize,
+        name: &str,
+        s: geometry::Streams,
+        extra: &[(json::mesh::Semantic, Index<json::Accessor>)],
+    ) -> Option<Index<json::Mesh>> {
+        self.write_mesh_with(node, name, s, extra, None)
     }
 
     /// Writes vertex streams (Max units, glTF axes) as the glTF mesh of
     /// `node`, one primitive per material id; `extra` attributes (a skin's
-    /// JOINTS_0 / WEIGHTS_0) are shared by every primitive.
+    /// JOINTS_0 / WEIGHTS_0) are shared by every primitive, and so are the
+    /// `morph` targets (morph.rs).
     #[inline(never)]
-    pub(super) fn write_mesh(
+    fn write_mesh_with(
         &mut self,
         node: usize,
         name: &str,
         mut s: geometry::Streams,
         extra: &[(json::mesh::Semantic, Index<json::Accessor>)],
+        morph: Option<super::morph::Written>,
     ) -> Option<Index<json::Mesh>> {
         let metres = self.scale.metres;
         for p in &mut s.positions {
@@ -511,15 +536,16 @@ impl Builder<'_> {
                 indices: Some(indices),
                 material: material.and_then(|m| self.material(m, *id)),
                 mode: Valid(json::mesh::Mode::Triangles),
-                targets: None,
+                targets: morph.as_ref().map(|m| m.targets.clone()),
             });
         }
+        let (weights, extras) = morph.map_or((None, None), |m| (Some(m.weights), m.extras));
         Some(self.root.push(json::Mesh {
             extensions: None,
-            extras: Default::default(),
+            extras,
             name: Some(name.to_string()),
             primitives,
-            weights: None,
+            weights,
         }))
     }
 
@@ -696,6 +722,7 @@ pub fn build(
         search,
         textures: TextureCache::default(),
         residual: BTreeMap::new(),
+        morphs: Vec::new(),
     };
     let max_nodes: Vec<usize> = eval.graph.nodes().map(|(o, _)| o.index).collect();
     let parent = parents(eval, &max_nodes);

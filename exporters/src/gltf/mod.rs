@@ -10,6 +10,7 @@
 mod anim;
 mod axes;
 mod build;
+mod morph;
 mod pbr;
 mod rig_motion;
 mod skin;

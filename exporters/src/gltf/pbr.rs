@@ -46,6 +46,7 @@ pub fn materials_only(
         search,
         textures: TextureCache::default(),
         residual: Default::default(),
+        morphs: Vec::new(),
     };
     let idx: Vec<_> = materials.iter().map(|&m| b.material(m, 0)).collect();
     let out = idx

@@ -49,6 +49,7 @@ mod fs_tree;
 mod gltf_export;
 mod gltf_image_formats;
 mod gltf_lights;
+mod gltf_morph;
 mod gltf_pbr;
 mod gltf_skins;
 mod gltf_texture_transform;

@@ -27,7 +27,7 @@ mod edit_poly;
 mod edit_poly_topo;
 mod gizmo;
 mod mirror;
-mod morpher;
+pub mod morpher;
 pub mod physique;
 mod shell;
 mod simple_mod;

@@ -18,6 +18,7 @@ use crate::eval::core::keys::Words;
 use crate::eval::core::pblock::{self, Value};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::objects::mesh::Mesh;
+use crate::eval::Vec3;
 
 /// MR3_MC_SUBCHUNK and the channel count of the first bank.
 const CHANNEL_BASE: u16 = 0x0200;
@@ -25,6 +26,7 @@ const CHANNELS: u16 = 100;
 const POINT_COUNT_OLD: u16 = 0x0100;
 const POINT_COUNT: u16 = 0x0101;
 const SELECTION: u16 = 0x0110;
+const NAME: u16 = 0x0120;
 const PARAMS: u16 = 0x0130;
 const DELTAS: u16 = 0x0160;
 const PROGRESSIVE: u16 = 0x0180;
@@ -108,6 +110,142 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
     }
     mesh.vertices = out;
     Ok(())
+}
+
+/// One Morpher channel as a blend shape: what an exporter writes as a morph
+/// target (glTF) whose weight is [`channel_weight`] / 100.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MorphChannel {
+    /// Channel number from 0 (chunk 0x0200 + index, ParamBlock 1 + index).
+    pub index: u16,
+    /// The channel's name (0x0120), empty when not stored.
+    pub name: String,
+    /// Per point, the displacement at 100 % (object space, Max units); zero
+    /// for points outside the channel's selection when it uses one.
+    pub displacement: Vec<Vec3>,
+    /// Key times (ticks) of the channel's percentage controller; empty when
+    /// the percentage is constant.
+    pub key_times: Vec<i32>,
+    use_limit: bool,
+    min: f32,
+    max: f32,
+}
+
+/// The channels Morpher `modifier` applies to a mesh of `points` points, in
+/// channel order: exactly the ones [`apply`] adds (active, enabled, built for
+/// this point count). The displacement is linear in the weight, so the mesh
+/// `apply` gives at `t` is the input plus Σ displacement · weight(t) / 100.
+pub fn channels(
+    eval: &SceneEval,
+    modifier: usize,
+    points: usize,
+) -> Result<Vec<MorphChannel>, String> {
+    let global = pblock::reference(&eval.graph, modifier, 0);
+    let gl_sel = old_param(eval, global, USE_SELECTION, 0)?.unwrap_or(0.0) != 0.0;
+    let mut out = Vec::new();
+    for c in eval.chunks(modifier) {
+        let Some(index) = c.id.checked_sub(CHANNEL_BASE).filter(|&i| i < CHANNELS) else {
+            continue;
+        };
+        let ch = channel(index, c.children())?;
+        if !ch.active || ch.points != points || !ch.enabled {
+            continue;
+        }
+        let what = |e: String| format!("channel {}: {e}", index + 1);
+        if leaf_u32(ch.chunks, PROGRESSIVE).map_err(what)?.unwrap_or(0) != 0 {
+            return Err(what("progressive morph targets are not evaluated".into()));
+        }
+        let deltas = ch
+            .chunks
+            .iter()
+            .find(|x| x.id == DELTAS)
+            .ok_or_else(|| what("no deltas (0x0160)".into()))
+            .and_then(|x| payload(x).map_err(what))?;
+        if deltas.len() != points * 12 {
+            return Err(what(format!(
+                "{} bytes of deltas for {points} points",
+                deltas.len()
+            )));
+        }
+        let sel = match ch.chunks.iter().find(|x| x.id == SELECTION) {
+            Some(s) if ch.use_sel || gl_sel => Some(bits(s).map_err(what)?),
+            None if ch.use_sel || gl_sel => {
+                return Err(what("uses a selection it does not store".into()))
+            }
+            _ => None,
+        };
+        let displacement = (0..points)
+            .map(|k| {
+                if sel
+                    .as_ref()
+                    .is_some_and(|s| !s.get(k).copied().unwrap_or(false))
+                {
+                    Vec3::default()
+                } else {
+                    vec_at(deltas, k * 3).scale(100.0)
+                }
+            })
+            .collect();
+        let name = match ch.chunks.iter().find(|x| x.id == NAME) {
+            Some(n) => crate::typed::MaxString::decode(payload(n).map_err(what)?).text(),
+            None => String::new(),
+        };
+        let key_times = pblock::reference(&eval.graph, modifier, u32::from(index) + 1)
+            .and_then(|b| {
+                let params = pblock::param_block(eval.chunks(b)).ok()?;
+                let slot = params.iter().find(|p| p.index == 0)?.ref_slot?;
+                let ctl = pblock::reference(&eval.graph, b, slot)?;
+                match eval.controller(ctl) {
+                    Some(Controller::Float { track, .. }) => Some(track.key_times()),
+                    _ => None,
+                }
+            })
+            .unwrap_or_default();
+        out.push(MorphChannel {
+            index,
+            name,
+            displacement,
+            key_times,
+            use_limit: ch.use_limit,
+            min: ch.min,
+            max: ch.max,
+        });
+    }
+    Ok(out)
+}
+
+/// Channel `ch`'s percentage at `t` as [`apply`] uses it: its controller or
+/// stored value, clamped to the limits in force.
+pub fn channel_weight(
+    eval: &SceneEval,
+    modifier: usize,
+    ch: &MorphChannel,
+    t: i32,
+) -> Result<f64, String> {
+    let global = pblock::reference(&eval.graph, modifier, 0);
+    let gl_limits = old_param(eval, global, USE_LIMITS, t)?.unwrap_or(0.0) != 0.0;
+    let gl_min = old_param(eval, global, LIMIT_MIN, t)?.unwrap_or(0.0);
+    let gl_max = old_param(eval, global, LIMIT_MAX, t)?.unwrap_or(100.0);
+    let what = |e: String| format!("channel {}: {e}", ch.index + 1);
+    let pct = weight(eval, modifier, ch.index, t).map_err(what)?;
+    let limits = Channel {
+        points: 0,
+        chunks: &[],
+        active: true,
+        use_limit: ch.use_limit,
+        use_sel: false,
+        min: ch.min,
+        max: ch.max,
+        enabled: true,
+    };
+    Ok(limited(pct, &limits, gl_limits.then_some((gl_min, gl_max))))
+}
+
+/// Whether modifier class `class`, above a Morpher, leaves its points where
+/// the Morpher put them (same count, order and positions): selection and
+/// texture-coordinate modifiers. Exporters keep blend shapes live only then.
+pub fn keeps_points(class: crate::typed::ClassId) -> bool {
+    super::SELECTION_ONLY.contains(&class) || class == super::UVW_MAP || class == super::UNWRAP_UVW
 }
 
 /// The percentage within the limits in force (the global ones when on, else
