@@ -32,6 +32,7 @@ mod simple_mod;
 pub mod skin;
 mod skin_deform;
 mod symmetry;
+mod symmetry_slice;
 mod taper;
 mod twist;
 mod unwrap;
