@@ -307,3 +307,85 @@ fn cut(
     }
     Ok(Corner { v, t })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A quad (two triangles over a hidden diagonal 0–2) across x = 0: the
+    /// polygon is cut where its sides cross, never on the diagonal.
+    #[test]
+    fn a_quad_is_cut_on_its_sides_only() {
+        let face = |v, flags| Face {
+            v,
+            smoothing: 1,
+            material: 2,
+            flags,
+        };
+        let mut m = Mesh {
+            vertices: vec![
+                Vec3(-1.0, 0.0, 0.0),
+                Vec3(1.0, 0.0, 0.0),
+                Vec3(1.0, 1.0, 0.0),
+                Vec3(-1.0, 1.0, 0.0),
+            ],
+            // Edges 0–1, 1–2 visible in the first, 2–3, 3–0 in the second.
+            faces: vec![face([0, 1, 2], 0b011), face([0, 2, 3], 0b110)],
+            maps: Vec::new(),
+        };
+        slice_below(&mut m, Vec3(1.0, 0.0, 0.0), 0.0).unwrap();
+        // 1, 2 and the two side cuts; a triangle slice would add a third on 0–2.
+        assert_eq!(m.vertices.len(), 4);
+        assert_eq!(m.faces.len(), 2);
+        assert!(m.vertices.iter().all(|p| p.0 >= 0.0));
+        let area: f64 = m
+            .faces
+            .iter()
+            .map(|f| {
+                let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
+                b.minus(a).cross(c.minus(a)).2 / 2.0
+            })
+            .sum();
+        assert!((area - 1.0).abs() < 1e-12, "{area}");
+        assert!(m.faces.iter().all(|f| f.material == 2 && f.smoothing == 1));
+        // The cut polygon's outer sides show, its own diagonal does not.
+        let visible: usize = m
+            .faces
+            .iter()
+            .map(|f| (f.flags & 7).count_ones() as usize)
+            .sum();
+        assert_eq!(visible, 4);
+    }
+
+    /// Triangles whose hidden edges do not close one loop stay triangles: a
+    /// closed tetrahedron with every edge hidden has no outer side at all.
+    #[test]
+    fn a_group_without_one_outer_loop_stays_triangles() {
+        let face = |v| Face {
+            v,
+            smoothing: 0,
+            material: 0,
+            flags: 0,
+        };
+        let mut m = Mesh {
+            vertices: vec![
+                Vec3(-1.0, 0.0, 0.0),
+                Vec3(1.0, -1.0, 0.0),
+                Vec3(1.0, 1.0, 0.0),
+                Vec3(0.5, 0.0, 1.0),
+            ],
+            faces: vec![
+                face([0, 2, 1]),
+                face([0, 1, 3]),
+                face([1, 2, 3]),
+                face([2, 0, 3]),
+            ],
+            maps: Vec::new(),
+        };
+        assert_eq!(polygons(&m).len(), 4);
+        slice_below(&mut m, Vec3(1.0, 0.0, 0.0), 0.0).unwrap();
+        // 1, 2, 3 and the cuts of 0–1, 0–2, 0–3: every triangle is cut.
+        assert_eq!(m.vertices.len(), 6);
+        assert!(m.vertices.iter().all(|p| p.0 >= 0.0));
+    }
+}
