@@ -175,6 +175,8 @@ fn polygons(mesh: &Mesh) -> Vec<Polygon> {
     }
     let mut joined = vec![[false; 3]; nf];
     for (f, face) in mesh.faces.iter().enumerate() {
+        // k is the corner: it indexes the face, its flags and `joined` alike.
+        #[allow(clippy::needless_range_loop)]
         for k in 0..3 {
             let (a, b) = (face.v[k], face.v[(k + 1) % 3]);
             if !hidden(f, k) {
@@ -223,6 +225,7 @@ fn outer_loop(mesh: &Mesh, group: &[usize], joined: &[[bool; 3]]) -> Option<Vec<
     let mut next: HashMap<u32, (u32, usize, usize)> = HashMap::new();
     for &f in group {
         let face = mesh.faces[f];
+        #[allow(clippy::needless_range_loop)]
         for k in 0..3 {
             if !joined[f][k]
                 && next
