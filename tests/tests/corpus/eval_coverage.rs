@@ -176,10 +176,9 @@ fn skin_and_morpher_are_evaluated_unless_their_bones_are_not() {
         let doc = Document::open(&corpus_dir().join("max").join(rel)).unwrap();
         let eval = SceneEval::from_document(doc).unwrap();
         let graph = &*eval.graph;
-        // Every skinned node names the bones and their unevaluated controllers,
-        // except SeanConway's Head and Torso: the Symmetry below their Skin
-        // slices triangles, not Max's polygons, so the vertex counts differ
-        // first (tests/eval_modifiers.rs).
+        // Every skinned node names the bones and their unevaluated controllers
+        // (SeanConway's Head and Torso included: the Symmetry below their Skin
+        // now gives the vertex counts the Skin holds, tests/eval_modifiers.rs).
         let mut bone_errors = 0;
         for name in &skin[0].nodes {
             let node = graph
@@ -190,12 +189,6 @@ fn skin_and_morpher_are_evaluated_unless_their_bones_are_not() {
             for t in [0, 4800] {
                 let err = eval.mesh(node, t).unwrap().unwrap_err();
                 eprintln!("{rel} {name} t={t}: {err}");
-                if rel == "biped/SeanConway_Character.max"
-                    && ["Head", "Torso"].contains(&name.as_str())
-                {
-                    assert!(err.contains("Skin holds weights for"), "{err}");
-                    continue;
-                }
                 assert!(
                     err.starts_with("modifier Skin (0x95c723, 0x15666): Skin bones whose transforms are not evaluated: ")
                         && err.contains(controller),

@@ -35,6 +35,7 @@ pub mod skin;
 mod skin_deform;
 pub mod subdivide;
 mod symmetry;
+mod symmetry_slice;
 mod taper;
 pub mod turbo_smooth;
 mod twist;

@@ -5,7 +5,8 @@
 //! 3 weld threshold, 4 flip; reference 1 is the gizmo controller. As Max's
 //! `SymmetryMod`: the plane passes through the gizmo origin with the gizmo's
 //! axis (negated by flip) as normal N, in object space; slicing removes what
-//! lies below it (N·p < N·origin) and cuts the faces that cross it; the kept
+//! lies below it (N·p < N·origin) and cuts the polygons that cross it
+//! (`symmetry_slice`); the kept
 //! faces are copied, reflected through the plane in gizmo space and turned
 //! over; vertices within the threshold of the plane that lie within the
 //! threshold of each other are welded to their mean.
@@ -13,16 +14,13 @@
 use std::collections::HashMap;
 
 use super::mirror::clone_reflected;
+use super::symmetry_slice::slice_below;
 use super::{gizmo, Applied, ModContext};
 use crate::eval::core::math::{Mat43, Vec3};
-use crate::eval::objects::mesh::{Face, Mesh};
+use crate::eval::objects::mesh::Mesh;
 
 const PBLOCK_SLOT: u32 = 0;
 const GIZMO_SLOT: u32 = 1;
-/// Max's polygon-mesh tolerance (MNEPS): a vertex this close lies on the plane.
-const ON_PLANE: f64 = 1e-4;
-/// Edge visibility bits of a face.
-const EDGES: u16 = 0b111;
 
 pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
     let p = gizmo::params(cx, m, PBLOCK_SLOT)?;
@@ -57,171 +55,28 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
     Ok(())
 }
 
-/// A face corner during clipping: a mesh vertex and one map vertex per channel.
-#[derive(Clone)]
-struct Corner {
-    v: u32,
-    t: Vec<u32>,
-}
-
-/// Removes the part of the mesh below the plane n·p = offset: faces wholly
-/// below go, faces across it are cut at new vertices (map vertices likewise
-/// interpolated), and faces lying in the plane go too.
-fn slice_below(mesh: &mut Mesh, n: Vec3, offset: f64) -> Result<(), String> {
-    mesh.check_map_faces()?;
-    let nf = mesh.faces.len();
-    let dist: Vec<f64> = mesh.vertices.iter().map(|&p| n.dot(p) - offset).collect();
-    let side = |d: f64| {
-        if d > ON_PLANE {
-            1
-        } else if d < -ON_PLANE {
-            -1
-        } else {
-            0
-        }
-    };
-    let mut cut_vertex: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut cut_map: Vec<HashMap<(u32, u32), u32>> = vec![HashMap::new(); mesh.maps.len()];
-    let mut faces = Vec::with_capacity(nf);
-    let mut map_faces: Vec<Vec<[u32; 3]>> = vec![Vec::with_capacity(nf); mesh.maps.len()];
-    for f in 0..nf {
-        let face = mesh.faces[f];
-        let corners: Vec<Corner> = (0..3)
-            .map(|k| Corner {
-                v: face.v[k],
-                t: mesh.maps.iter().map(|c| c.faces[f][k]).collect(),
-            })
-            .collect();
-        let d = |c: &Corner| dist.get(c.v as usize).copied().unwrap_or(f64::NAN);
-        if corners.iter().any(|c| !d(c).is_finite()) {
-            return Err(format!("face {f} uses a missing or non-finite vertex"));
-        }
-        let sides: Vec<i32> = corners.iter().map(|c| side(d(c))).collect();
-        if sides.iter().all(|&s| s <= 0) {
-            continue;
-        }
-        if sides.iter().all(|&s| s >= 0) {
-            faces.push(face);
-            for (k, c) in mesh.maps.iter().enumerate() {
-                map_faces[k].push(c.faces[f]);
-            }
-            continue;
-        }
-        let mut poly: Vec<Corner> = Vec::with_capacity(4);
-        for k in 0..3 {
-            let (a, b) = (&corners[k], &corners[(k + 1) % 3]);
-            let (sa, sb) = (sides[k], sides[(k + 1) % 3]);
-            if sa >= 0 {
-                poly.push(a.clone());
-            }
-            if sa * sb < 0 {
-                poly.push(cut(mesh, &mut cut_vertex, &mut cut_map, a, b, d(a), d(b))?);
-            }
-        }
-        // A fan over the clipped polygon; only the polygon's own edges show.
-        for i in 1..poly.len() - 1 {
-            let tri = [&poly[0], &poly[i], &poly[i + 1]];
-            let mut edges = 0b010;
-            if i == 1 {
-                edges |= 0b001;
-            }
-            if i + 2 == poly.len() {
-                edges |= 0b100;
-            }
-            faces.push(Face {
-                v: tri.map(|c| c.v),
-                flags: (face.flags & !EDGES) | edges,
-                ..face
-            });
-            for (k, mf) in map_faces.iter_mut().enumerate() {
-                mf.push(tri.map(|c| c.t[k]));
-            }
-        }
-    }
-    // Faces lying in the plane itself would be doubled by the mirror.
-    let on_plane = |v: u32| {
-        let p = mesh.vertices[v as usize];
-        (n.dot(p) - offset).abs() <= ON_PLANE
-    };
-    let keep: Vec<bool> = faces
-        .iter()
-        .map(|f| !f.v.iter().all(|&v| on_plane(v)))
-        .collect();
-    mesh.faces = faces
-        .into_iter()
-        .zip(&keep)
-        .filter_map(|(f, &k)| k.then_some(f))
-        .collect();
-    for (c, mf) in mesh.maps.iter_mut().zip(map_faces) {
-        c.faces = mf
-            .into_iter()
-            .zip(&keep)
-            .filter_map(|(f, &k)| k.then_some(f))
-            .collect();
-    }
-    drop_unused_vertices(mesh);
-    Ok(())
-}
-
-/// The vertex where edge a–b crosses the plane, made once per edge (and per map
-/// edge), interpolated from the end with the lower index so both faces of an
-/// edge get the same point.
-fn cut(
-    mesh: &mut Mesh,
-    cut_vertex: &mut HashMap<(u32, u32), u32>,
-    cut_map: &mut [HashMap<(u32, u32), u32>],
-    a: &Corner,
-    b: &Corner,
-    da: f64,
-    db: f64,
-) -> Result<Corner, String> {
-    let (lo, hi, dlo, dhi) = if a.v <= b.v {
-        (a, b, da, db)
-    } else {
-        (b, a, db, da)
-    };
-    let s = dlo / (dlo - dhi);
-    let v = match cut_vertex.get(&(lo.v, hi.v)) {
-        Some(&v) => v,
-        None => {
-            let (p, q) = (mesh.vertices[lo.v as usize], mesh.vertices[hi.v as usize]);
-            let v = u32::try_from(mesh.vertices.len()).map_err(|_| "too many vertices")?;
-            mesh.vertices.push(p.plus(q.minus(p).scale(s)));
-            cut_vertex.insert((lo.v, hi.v), v);
-            v
-        }
-    };
-    let mut t = Vec::with_capacity(lo.t.len());
-    for (k, c) in mesh.maps.iter_mut().enumerate() {
-        let key = (lo.t[k], hi.t[k]);
-        let id = match cut_map[k].get(&key) {
-            Some(&i) => i,
-            None => {
-                let get = |i: u32| {
-                    c.vertices
-                        .get(i as usize)
-                        .copied()
-                        .ok_or_else(|| format!("map channel {} vertex {i} missing", c.channel))
-                };
-                let (p, q) = (get(key.0)?, get(key.1)?);
-                let lerp = |x: f32, y: f32| x + (y - x) * s as f32;
-                let i = u32::try_from(c.vertices.len()).map_err(|_| "too many map vertices")?;
-                c.vertices
-                    .push([lerp(p[0], q[0]), lerp(p[1], q[1]), lerp(p[2], q[2])]);
-                cut_map[k].insert(key, i);
-                i
-            }
-        };
-        t.push(id);
-    }
-    Ok(Corner { v, t })
-}
-
-/// Welds vertices within `threshold` of the plane that lie within `threshold`
-/// of each other, each group to its mean, and drops the faces that collapse.
+/// Welds the seam as `MNMesh::WeldBorderVerts` does: only vertices on an open
+/// edge and within `threshold` of the plane take part, and each welds to the
+/// nearest other such vertex within `threshold` (a pair, to its midpoint; the
+/// lower index survives). A vertex is never welded twice, so near-plane
+/// vertices do not chain into one lump.
 fn weld_seam(mesh: &mut Mesh, n: Vec3, offset: f64, threshold: f64) {
+    let mut uses: HashMap<(u32, u32), u32> = HashMap::new();
+    for f in &mesh.faces {
+        for k in 0..3 {
+            let (a, b) = (f.v[k], f.v[(k + 1) % 3]);
+            *uses.entry((a.min(b), a.max(b))).or_default() += 1;
+        }
+    }
+    let mut border = vec![false; mesh.vertices.len()];
+    for (&(a, b), &count) in &uses {
+        if count == 1 {
+            border[a as usize] = true;
+            border[b as usize] = true;
+        }
+    }
     let targets: Vec<usize> = (0..mesh.vertices.len())
-        .filter(|&i| (n.dot(mesh.vertices[i]) - offset).abs() <= threshold)
+        .filter(|&i| border[i] && (n.dot(mesh.vertices[i]) - offset).abs() <= threshold)
         .collect();
     // Grid cells of the threshold's size: near vertices share or touch a cell.
     let cell = threshold.max(1e-9);
@@ -230,17 +85,15 @@ fn weld_seam(mesh: &mut Mesh, n: Vec3, offset: f64, threshold: f64) {
     for &i in &targets {
         grid.entry(key(mesh.vertices[i])).or_default().push(i);
     }
-    let mut parent: Vec<usize> = (0..mesh.vertices.len()).collect();
-    fn root(parent: &mut [usize], mut i: usize) -> usize {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    }
+    let mut into: Vec<usize> = (0..mesh.vertices.len()).collect();
+    let mut done = vec![false; mesh.vertices.len()];
     for &i in &targets {
+        if done[i] {
+            continue;
+        }
         let p = mesh.vertices[i];
         let k = key(p);
+        let mut best: Option<(f64, usize)> = None;
         for dx in -1..=1 {
             for dy in -1..=1 {
                 for dz in -1..=1 {
@@ -248,29 +101,26 @@ fn weld_seam(mesh: &mut Mesh, n: Vec3, offset: f64, threshold: f64) {
                         continue;
                     };
                     for &j in near {
-                        if j > i && mesh.vertices[j].minus(p).len() <= threshold {
-                            let (ri, rj) = (root(&mut parent, i), root(&mut parent, j));
-                            // The lower index survives, as the original does.
-                            parent[ri.max(rj)] = ri.min(rj);
+                        let d = mesh.vertices[j].minus(p).len();
+                        if j != i && !done[j] && d <= threshold && best.is_none_or(|(bd, _)| d < bd)
+                        {
+                            best = Some((d, j));
                         }
                     }
                 }
             }
         }
-    }
-    let mut sum: HashMap<usize, (Vec3, f64)> = HashMap::new();
-    for &i in &targets {
-        let r = root(&mut parent, i);
-        let e = sum.entry(r).or_insert((Vec3::default(), 0.0));
-        e.0 = e.0.plus(mesh.vertices[i]);
-        e.1 += 1.0;
-    }
-    for (r, (total, count)) in sum {
-        mesh.vertices[r] = total.scale(1.0 / count);
+        if let Some((_, j)) = best {
+            let (lo, hi) = (i.min(j), i.max(j));
+            mesh.vertices[lo] = mesh.vertices[lo].plus(mesh.vertices[hi]).scale(0.5);
+            into[hi] = lo;
+            done[i] = true;
+            done[j] = true;
+        }
     }
     for f in &mut mesh.faces {
         for v in &mut f.v {
-            *v = root(&mut parent, *v as usize) as u32;
+            *v = into[*v as usize] as u32;
         }
     }
     let keep: Vec<bool> = mesh
@@ -288,7 +138,7 @@ fn weld_seam(mesh: &mut Mesh, n: Vec3, offset: f64, threshold: f64) {
 }
 
 /// Removes vertices no face uses, keeping the order of the others.
-fn drop_unused_vertices(mesh: &mut Mesh) {
+pub(super) fn drop_unused_vertices(mesh: &mut Mesh) {
     let mut used = vec![false; mesh.vertices.len()];
     for f in &mesh.faces {
         for &v in &f.v {
@@ -311,6 +161,7 @@ fn drop_unused_vertices(mesh: &mut Mesh) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::objects::mesh::Face;
 
     #[test]
     fn slice_mirror_and_weld_a_quad_across_the_plane() {

@@ -364,12 +364,21 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), String> {
         })
         .collect();
     for (i, p) in polys.iter().enumerate() {
+        let n = p.v.len();
         for t in triangle_corners(p) {
+            // As MNMesh::OutToTri: a polygon's sides are visible edges, its
+            // diagonals hidden (Symmetry rebuilds the polygons from them).
+            let mut flags = 0u16;
+            for k in 0..3 {
+                if t[(k + 1) % 3] as usize == (t[k] as usize + 1) % n {
+                    flags |= 1 << k;
+                }
+            }
             faces.push(Face {
                 v: t.map(|c| p.v[c as usize]),
                 smoothing: p.smoothing,
                 material: p.material,
-                flags: 0,
+                flags,
             });
             for (out, m) in maps.iter_mut().zip(&poly_maps) {
                 out.faces.push(t.map(|c| m.faces[i][c as usize]));
