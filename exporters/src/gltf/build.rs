@@ -790,7 +790,8 @@ pub fn build(
                 .map(|g| format!("{name}: transform not evaluated: {g}")),
         );
         if !gaps.is_empty() {
-            node.extras = serde_json::value::to_raw_value(&value!({ "maxfs_unevaluated": gaps })).ok();
+            node.extras =
+                serde_json::value::to_raw_value(&value!({ "maxfs_unevaluated": gaps })).ok();
         }
         if let Some(obj) = eval.node_object(n) {
             if let Some(c) = b.camera(obj, &name) {
