@@ -1,5 +1,5 @@
-// Runs the Khronos glTF validator over GLB files: one line per error
-// (file, code, JSON pointer, message) on stdout, then a JSON summary
+// Runs the Khronos glTF validator over GLB files: one line per error or
+// warning (file, level, code, JSON pointer, message) on stdout, then a JSON summary
 // {"files", "errors", "warnings", "codes"} on the last line of stderr.
 // Usage: GLTF_VALIDATOR_DIR=<dir from gltf-validator.sh> node validate-gltf.mjs FILE.glb...
 import { createRequire } from 'module';
@@ -26,11 +26,12 @@ for (const f of files) {
     externalResourceFunction: (uri) => Promise.reject(`external resource ${uri}`),
   });
   for (const m of r.issues.messages) {
+    if (m.severity > 1) continue;
     if (m.severity === 1) warnings++;
-    if (m.severity !== 0) continue;
-    errors++;
+    else errors++;
     codes[m.code] = (codes[m.code] || 0) + 1;
-    console.log(`${f}\t${m.code}\t${m.pointer || ''}\t${m.message}`);
+    const level = m.severity === 0 ? 'error' : 'warning';
+    console.log(`${f}\t${level}\t${m.code}\t${m.pointer || ''}\t${m.message}`);
   }
 }
 console.error(JSON.stringify({ files: files.length, errors, warnings, codes }));

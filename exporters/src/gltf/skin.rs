@@ -362,12 +362,9 @@ fn write(b: &mut Builder, node: usize, name: &str, p: Plan) -> Option<Skinned> {
             j[k] = jj;
             w[k] = ww;
         }
-        // Unused slots point at joints the vertex does not use, so no joint
-        // index repeats within a vertex (weight 0 either way).
-        let mut spare = (0..p.joints.len() as u16).filter(|x| !inf.iter().any(|(y, _)| y == x));
-        for slot in j.iter_mut().skip(inf.len()) {
-            *slot = spare.next().unwrap_or(0);
-        }
+        // Unused slots keep joint 0 with weight 0, as glTF 2.0 asks ("unused
+        // joint values SHOULD be set to zero"); a repeated index is allowed
+        // where its weight is zero.
         joints.push(j);
         weights.push(w);
     }
