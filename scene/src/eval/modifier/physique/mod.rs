@@ -56,7 +56,8 @@ pub enum PhysiqueError {
     NoLinkRoot,
     #[error("Physique: reference slot {0} is out of range")]
     SlotOutOfRange(u32),
-    #[error("Physique: vertex {vertex}: {source}")]
+    // The inner error's own "Physique: " prefix is said once.
+    #[error("Physique: vertex {vertex}: {}", .source.to_string().trim_start_matches("Physique: "))]
     Vertex {
         vertex: usize,
         #[source]
