@@ -200,3 +200,44 @@ fn skin_and_morpher_are_evaluated_unless_their_bones_are_not() {
         assert!(bone_errors >= 2, "{rel}: {bone_errors}");
     }
 }
+
+/// A node whose own transform evaluates but whose parent's does not has a
+/// wrong world transform too: it is named (role "inherited transform", with
+/// the ancestor), never left at an identity parent silently. Over the whole
+/// corpus, every node `tm_gaps` finds inexact appears in the gaps.
+#[test]
+fn nodes_under_an_unevaluated_parent_are_named() {
+    use maxfs_scene::eval::core::coverage::tm_gaps;
+    let mut inherited = 0;
+    for p in corpus_max_files() {
+        let eval = SceneEval::from_document(Document::open(&p).unwrap()).unwrap();
+        let g = scene_gaps(&eval);
+        for (o, n) in eval.graph.nodes() {
+            if tm_gaps(&eval, o.index).is_empty() {
+                continue;
+            }
+            let named = g.iter().any(|x| {
+                x.nodes.contains(&n.name)
+                    && (x.role.ends_with("controller") || x.role == "inherited transform")
+            });
+            assert!(named, "{}: {} is not named in {g:#?}", p.display(), n.name);
+            inherited += usize::from(
+                g.iter()
+                    .any(|x| x.role == "inherited transform" && x.nodes.contains(&n.name)),
+            );
+        }
+    }
+    assert!(
+        inherited > 0,
+        "no node under an unevaluated parent in the corpus"
+    );
+    // prims-pranto/animation.max: the snow man's Position List is not
+    // evaluated, so its children are named with it.
+    let anim = gaps("prims-pranto/animation.max");
+    assert!(
+        anim.iter().any(|x| x.role == "inherited transform"
+            && x.class.contains("on ancestor \"snow man\"")
+            && x.nodes.iter().any(|n| n == "Sphere011")),
+        "{anim:#?}"
+    );
+}

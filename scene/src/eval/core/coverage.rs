@@ -31,7 +31,8 @@ const MAX_CHAIN: usize = 512;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Gap {
     /// "transform controller", "position controller", "rotation controller",
-    /// "scale controller", "float controller", "object", "modifier",
+    /// "scale controller", "float controller", "inherited transform" (a
+    /// parent's is not evaluated), "object", "modifier",
     /// "generated mapping" (mesh built, map channel 1 not), "material"
     /// (colours not decoded: exported with defaults).
     pub role: &'static str,
@@ -70,16 +71,28 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
                 names.push(node.name.clone());
             }
         };
+        let mut own_tm_gap = false;
         if let Some(ctl) = eval.tm_controller(idx) {
             // Biped parts and Link Constraints are evaluated node by node
             // (rig_transform.rs): a gap names the reason of this node.
+            let mut add_tm = |role: &'static str, class: String| {
+                own_tm_gap = true;
+                add(role, class)
+            };
             match eval.direct_world(idx, 0) {
                 Some(Ok(_)) => {}
-                Some(Err(why)) => add(
+                Some(Err(why)) => add_tm(
                     "transform controller",
                     format!("{} ({why})", class_name(eval, ctl)),
                 ),
-                None => controller_gaps(eval, ctl, "transform controller", 0, &mut add),
+                None => controller_gaps(eval, ctl, "transform controller", 0, &mut add_tm),
+            }
+        }
+        if !own_tm_gap {
+            // Its own transform is evaluated, but a parent's is not: its world
+            // transform is wrong too, so the node is named with the ancestor.
+            for g in tm_gaps(eval, idx) {
+                add("inherited transform", g);
             }
         }
         // A material whose colours are not decoded is exported with defaults.
