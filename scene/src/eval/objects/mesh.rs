@@ -325,18 +325,10 @@ fn triangle_corners(poly: &Poly) -> Vec<[u32; 3]> {
     tris
 }
 
-/// Decodes the poly buffers of an Editable Poly and triangulates them.
-pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), String> {
-    let geom = object
-        .iter()
-        .find(|c| c.id == GEOM_BUFFERS)
-        .ok_or("no GeomBuffers (0x08fe) chunk")?;
-    let leaf = |id: u16| {
-        geom.children()
-            .iter()
-            .find(|c| c.id == id)
-            .and_then(Chunk::payload)
-    };
+/// The vertices (0x0100), polygons (0x011a) and map channels of MNMesh
+/// buffers, as an Editable Poly and an Edit Poly Attach record store them.
+fn mnmesh_buffers(geom: &[Chunk]) -> Result<(Vec<Vec3>, Vec<Poly>, Vec<PolyMapData>), String> {
+    let leaf = |id: u16| geom.iter().find(|c| c.id == id).and_then(Chunk::payload);
     let (_, body) = counted(
         leaf(0x0100).ok_or("no poly vertex chunk 0x0100")?,
         16,
@@ -353,7 +345,17 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), String> {
         leaf(0x011a).ok_or("no poly face chunk 0x011a")?,
         vertices.len(),
     )?;
-    let poly_maps = poly_maps(geom.children(), &polys)?;
+    let maps = poly_maps(geom, &polys)?;
+    Ok((vertices, polys, maps))
+}
+
+/// Decodes the poly buffers of an Editable Poly and triangulates them.
+pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), String> {
+    let geom = object
+        .iter()
+        .find(|c| c.id == GEOM_BUFFERS)
+        .ok_or("no GeomBuffers (0x08fe) chunk")?;
+    let (vertices, polys, poly_maps) = mnmesh_buffers(geom.children())?;
     let mut faces = Vec::new();
     let mut maps: Vec<MapChannel> = poly_maps
         .iter()
@@ -400,24 +402,8 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), String> {
 /// work on, each polygon triangulated along its stored diagonals.
 pub fn mnmesh(geom: &[Chunk]) -> Result<crate::eval::objects::poly::PolyMesh, String> {
     use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
-    let leaf = |id: u16| geom.iter().find(|c| c.id == id).and_then(Chunk::payload);
-    let (_, body) = counted(
-        leaf(0x0100).ok_or("no poly vertex chunk 0x0100")?,
-        16,
-        "poly vertices (0x0100)",
-    )?;
-    let vertices: Vec<Vec3> = body
-        .chunks_exact(16)
-        .map(|r| {
-            let w = Words(r);
-            Vec3(w.f(1), w.f(2), w.f(3))
-        })
-        .collect();
-    let polys = poly_faces(
-        leaf(0x011a).ok_or("no poly face chunk 0x011a")?,
-        vertices.len(),
-    )?;
-    let maps = poly_maps(geom, &polys)?
+    let (vertices, polys, maps) = mnmesh_buffers(geom)?;
+    let maps = maps
         .into_iter()
         .map(|m| PolyMap {
             channel: m.channel,
