@@ -136,25 +136,13 @@ pub(super) fn animations(
                 b.floats(&sc, false, false),
             ),
         ] {
-            let sampler = Index::new(samplers.len() as u32);
-            samplers.push(json::animation::Sampler {
-                extensions: None,
-                extras: Default::default(),
-                input,
-                interpolation: Valid(json::animation::Interpolation::Linear),
-                output,
-            });
-            channels.push(json::animation::Channel {
-                sampler,
-                target: json::animation::Target {
-                    extensions: None,
-                    extras: Default::default(),
-                    node: Index::new(i as u32),
-                    path: Valid(path),
-                },
-                extensions: None,
-                extras: Default::default(),
-            });
+            push_linear(
+                &mut samplers,
+                &mut channels,
+                (input, output),
+                i as u32,
+                path,
+            );
         }
     }
     dropped += super::morph::weight_channels(b, max_nodes, origin, &mut channels, &mut samplers);
@@ -198,4 +186,34 @@ mod tests {
         // No key range: nothing to sample.
         assert!(sample_ticks(&[5], 160).is_none());
     }
+}
+
+/// Adds a linearly interpolated sampler and the channel driving `path` of
+/// glTF node `node` with it.
+pub(super) fn push_linear(
+    samplers: &mut Vec<json::animation::Sampler>,
+    channels: &mut Vec<json::animation::Channel>,
+    (input, output): (Index<json::Accessor>, Index<json::Accessor>),
+    node: u32,
+    path: json::animation::Property,
+) {
+    let sampler = Index::new(samplers.len() as u32);
+    samplers.push(json::animation::Sampler {
+        extensions: None,
+        extras: Default::default(),
+        input,
+        interpolation: Valid(json::animation::Interpolation::Linear),
+        output,
+    });
+    channels.push(json::animation::Channel {
+        sampler,
+        target: json::animation::Target {
+            extensions: None,
+            extras: Default::default(),
+            node: Index::new(node),
+            path: Valid(path),
+        },
+        extensions: None,
+        extras: Default::default(),
+    });
 }

@@ -17,7 +17,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use gltf_json as json;
-use json::validation::Checked::Valid;
 use json::Index;
 use maxfs_scene::eval::modifier::morpher::{self, MorphChannel};
 use maxfs_scene::eval::modifier::MORPHER;
@@ -296,25 +295,13 @@ pub(super) fn weight_channels(
         let secs: Vec<[f32; 1]> = kept.iter().map(|&(_, s)| [s]).collect();
         let input = b.floats(&secs, true, false);
         let output = b.floats(&out, false, false);
-        let sampler = Index::new(samplers.len() as u32);
-        samplers.push(json::animation::Sampler {
-            extensions: None,
-            extras: Default::default(),
-            input,
-            interpolation: Valid(json::animation::Interpolation::Linear),
-            output,
-        });
-        channels.push(json::animation::Channel {
-            sampler,
-            target: json::animation::Target {
-                extensions: None,
-                extras: Default::default(),
-                node: Index::new(gltf_node as u32),
-                path: Valid(json::animation::Property::MorphTargetWeights),
-            },
-            extensions: None,
-            extras: Default::default(),
-        });
+        super::anim::push_linear(
+            samplers,
+            channels,
+            (input, output),
+            gltf_node as u32,
+            json::animation::Property::MorphTargetWeights,
+        );
     }
     dropped
 }

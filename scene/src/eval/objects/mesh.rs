@@ -325,9 +325,12 @@ fn triangle_corners(poly: &Poly) -> Vec<[u32; 3]> {
     tris
 }
 
+/// Vertices, polygons and map channels, as [`mnmesh_buffers`] reads them.
+type MnBuffers = (Vec<Vec3>, Vec<Poly>, Vec<PolyMapData>);
+
 /// The vertices (0x0100), polygons (0x011a) and map channels of MNMesh
 /// buffers, as an Editable Poly and an Edit Poly Attach record store them.
-fn mnmesh_buffers(geom: &[Chunk]) -> Result<(Vec<Vec3>, Vec<Poly>, Vec<PolyMapData>), String> {
+fn mnmesh_buffers(geom: &[Chunk]) -> Result<MnBuffers, String> {
     let leaf = |id: u16| geom.iter().find(|c| c.id == id).and_then(Chunk::payload);
     let (_, body) = counted(
         leaf(0x0100).ok_or("no poly vertex chunk 0x0100")?,
