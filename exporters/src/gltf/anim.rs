@@ -165,29 +165,6 @@ pub(super) fn animations(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn inputs_start_at_zero_and_increase() {
-        // Keys from frame −10 at 30 fps.
-        let ticks = sample_ticks(&[-1600, 0, 800], 160).expect("range");
-        assert_eq!(ticks.first(), Some(&-1600));
-        assert_eq!(ticks.last(), Some(&800));
-        let s = shifted_seconds(&ticks, -1600);
-        assert_eq!(s.len(), ticks.len());
-        assert_eq!(s[0].1, 0.0);
-        assert!(s.windows(2).all(|w| w[1].1 > w[0].1));
-        // Ticks far out (a damaged track) whose f32 seconds collapse are dropped.
-        let far = [0, i64::from(i32::MAX) - 1, i64::from(i32::MAX)];
-        let s = shifted_seconds(&far, 0);
-        assert_eq!(s.len(), 2);
-        // No key range: nothing to sample.
-        assert!(sample_ticks(&[5], 160).is_none());
-    }
-}
-
 /// Adds a linearly interpolated sampler and the channel driving `path` of
 /// glTF node `node` with it.
 pub(super) fn push_linear(
@@ -216,4 +193,27 @@ pub(super) fn push_linear(
         extensions: None,
         extras: Default::default(),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_start_at_zero_and_increase() {
+        // Keys from frame −10 at 30 fps.
+        let ticks = sample_ticks(&[-1600, 0, 800], 160).expect("range");
+        assert_eq!(ticks.first(), Some(&-1600));
+        assert_eq!(ticks.last(), Some(&800));
+        let s = shifted_seconds(&ticks, -1600);
+        assert_eq!(s.len(), ticks.len());
+        assert_eq!(s[0].1, 0.0);
+        assert!(s.windows(2).all(|w| w[1].1 > w[0].1));
+        // Ticks far out (a damaged track) whose f32 seconds collapse are dropped.
+        let far = [0, i64::from(i32::MAX) - 1, i64::from(i32::MAX)];
+        let s = shifted_seconds(&far, 0);
+        assert_eq!(s.len(), 2);
+        // No key range: nothing to sample.
+        assert!(sample_ticks(&[5], 160).is_none());
+    }
 }
