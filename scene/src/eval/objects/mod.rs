@@ -8,3 +8,5 @@ pub mod poly;
 pub mod primitive;
 pub mod primitive_chamfer;
 pub mod primitive_poly;
+#[cfg(test)]
+mod surface_checks;

@@ -290,6 +290,7 @@ fn cap_perimeter(ws: usize, ls: usize, cs: usize) -> Vec<(usize, usize)> {
 mod tests {
     use super::*;
     use crate::eval::core::pblock::Value;
+    use crate::eval::objects::surface_checks::{closed, signed_volume};
 
     fn params(segs: [i32; 4], fillet: f32, h: f32) -> Params {
         Params::from_values(vec![
@@ -304,30 +305,6 @@ mod tests {
             Value::Int(1),
             Value::Int(0),
         ])
-    }
-
-    /// Every edge is shared by exactly two faces, in opposite directions: a
-    /// closed, consistently oriented surface.
-    fn closed(m: &Mesh) -> bool {
-        let mut edges = std::collections::HashMap::new();
-        for f in &m.faces {
-            for k in 0..3 {
-                *edges.entry((f.v[k], f.v[(k + 1) % 3])).or_insert(0) += 1;
-            }
-        }
-        edges
-            .iter()
-            .all(|(&(a, b), &n)| n == 1 && edges.get(&(b, a)) == Some(&1))
-    }
-
-    fn signed_volume(m: &Mesh) -> f64 {
-        m.faces
-            .iter()
-            .map(|f| {
-                let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
-                a.dot(b.cross(c)) / 6.0
-            })
-            .sum()
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Counts and layouts against Max's own numbers.
 
 use super::*;
+use crate::eval::objects::surface_checks::{closed, signed_volume};
 
 #[test]
 fn counts_follow_max() {
@@ -47,29 +48,6 @@ fn sphere(segs: i32, hemi: f32, squash: bool, pivot: bool) -> Mesh {
         Value::Bool(false),
     ]);
     sphere_mesh(&p).expect("sphere")
-}
-
-/// Every directed edge has exactly one opposite: closed, consistently wound.
-fn closed(m: &Mesh) -> bool {
-    let mut edges = std::collections::HashMap::new();
-    for f in &m.faces {
-        for i in 0..3 {
-            *edges.entry((f.v[i], f.v[(i + 1) % 3])).or_insert(0) += 1;
-        }
-    }
-    edges
-        .iter()
-        .all(|(&(a, b), &n)| n == 1 && edges.get(&(b, a)) == Some(&1))
-}
-
-fn signed_volume(m: &Mesh) -> f64 {
-    m.faces
-        .iter()
-        .map(|f| {
-            let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
-            a.dot(b.cross(c)) / 6.0
-        })
-        .sum()
 }
 
 fn on_sphere(p: Vec3, centre_z: f64) -> bool {

@@ -28,16 +28,7 @@ fn closed_volume(m: &Mesh) -> f64 {
     for &(a, b) in &edges {
         assert!(edges.contains(&(b, a)), "edge {a}–{b} is open");
     }
-    m.faces
-        .iter()
-        .map(|face| {
-            let [a, b, c] = face.v.map(|k| m.vertices[k as usize]);
-            (a.0 * (b.1 * c.2 - b.2 * c.1)
-                + a.1 * (b.2 * c.0 - b.0 * c.2)
-                + a.2 * (b.0 * c.1 - b.1 * c.0))
-                / 6.0
-        })
-        .sum()
+    crate::eval::objects::surface_checks::signed_volume(m)
 }
 
 fn map_in_range(m: &Mesh) {
