@@ -57,34 +57,75 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
     let gl_limits = old_param(eval, global, USE_LIMITS, t)?.unwrap_or(0.0) != 0.0;
     let gl_min = old_param(eval, global, LIMIT_MIN, t)?.unwrap_or(0.0);
     let gl_max = old_param(eval, global, LIMIT_MAX, t)?.unwrap_or(100.0);
-    let gl_sel = old_param(eval, global, USE_SELECTION, t)?.unwrap_or(0.0) != 0.0;
-    let n = mesh.vertices.len();
     let mut out = mesh.vertices.clone();
-    for c in eval.chunks(m.object) {
+    for Used {
+        index,
+        ch,
+        deltas,
+        sel,
+    } in used_channels(eval, m.object, mesh.vertices.len(), t)?
+    {
+        let what = |e: String| format!("channel {}: {e}", index + 1);
+        let pct = weight(eval, m.object, index, t).map_err(what)?;
+        let pct = limited(pct, &ch, gl_limits.then_some((gl_min, gl_max)));
+        for (k, p) in out.iter_mut().enumerate() {
+            if sel
+                .as_ref()
+                .is_some_and(|s| !s.get(k).copied().unwrap_or(false))
+            {
+                continue;
+            }
+            *p = p.plus(vec_at(deltas, k * 3).scale(pct));
+        }
+    }
+    mesh.vertices = out;
+    Ok(())
+}
+
+/// A channel Morpher applies to a mesh, with its deltas and selection.
+struct Used<'a> {
+    index: u16,
+    ch: Channel<'a>,
+    /// `points` × Point3.
+    deltas: &'a [u8],
+    /// Per point, whether the channel moves it (None: all points).
+    sel: Option<Vec<bool>>,
+}
+
+/// The channels Morpher `modifier` applies to `points` points at `t`, in
+/// channel order. Max skips empty channels, channels built for another point
+/// count (flagged invalid) and channels switched off; what it would apply but
+/// this evaluation cannot (progressive targets, missing deltas) is an error.
+fn used_channels(
+    eval: &SceneEval,
+    modifier: usize,
+    points: usize,
+    t: i32,
+) -> Result<Vec<Used<'_>>, String> {
+    let global = pblock::reference(&eval.graph, modifier, 0);
+    let gl_sel = old_param(eval, global, USE_SELECTION, t)?.unwrap_or(0.0) != 0.0;
+    let mut out = Vec::new();
+    for c in eval.chunks(modifier) {
         let Some(index) = c.id.checked_sub(CHANNEL_BASE).filter(|&i| i < CHANNELS) else {
             continue;
         };
         let ch = channel(index, c.children())?;
-        // Max skips empty channels, channels built for another point count
-        // (flagged invalid) and channels switched off.
-        if !ch.active || ch.points != n || !ch.enabled {
+        if !ch.active || ch.points != points || !ch.enabled {
             continue;
         }
         let what = |e: String| format!("channel {}: {e}", index + 1);
         if leaf_u32(ch.chunks, PROGRESSIVE).map_err(what)?.unwrap_or(0) != 0 {
             return Err(what("progressive morph targets are not evaluated".into()));
         }
-        let pct = weight(eval, m.object, index, t).map_err(what)?;
-        let pct = limited(pct, &ch, gl_limits.then_some((gl_min, gl_max)));
         let deltas = ch
             .chunks
             .iter()
             .find(|x| x.id == DELTAS)
             .ok_or_else(|| what("no deltas (0x0160)".into()))
             .and_then(|x| payload(x).map_err(what))?;
-        if deltas.len() != n * 12 {
+        if deltas.len() != points * 12 {
             return Err(what(format!(
-                "{} bytes of deltas for {n} points",
+                "{} bytes of deltas for {points} points",
                 deltas.len()
             )));
         }
@@ -98,18 +139,14 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
         } else {
             None
         };
-        for (k, p) in out.iter_mut().enumerate() {
-            if sel
-                .as_ref()
-                .is_some_and(|s| !s.get(k).copied().unwrap_or(false))
-            {
-                continue;
-            }
-            *p = p.plus(vec_at(deltas, k * 3).scale(pct));
-        }
+        out.push(Used {
+            index,
+            ch,
+            deltas,
+            sel,
+        });
     }
-    mesh.vertices = out;
-    Ok(())
+    Ok(out)
 }
 
 /// One Morpher channel as a blend shape: what an exporter writes as a morph
@@ -140,40 +177,15 @@ pub fn channels(
     modifier: usize,
     points: usize,
 ) -> Result<Vec<MorphChannel>, String> {
-    let global = pblock::reference(&eval.graph, modifier, 0);
-    let gl_sel = old_param(eval, global, USE_SELECTION, 0)?.unwrap_or(0.0) != 0.0;
     let mut out = Vec::new();
-    for c in eval.chunks(modifier) {
-        let Some(index) = c.id.checked_sub(CHANNEL_BASE).filter(|&i| i < CHANNELS) else {
-            continue;
-        };
-        let ch = channel(index, c.children())?;
-        if !ch.active || ch.points != points || !ch.enabled {
-            continue;
-        }
+    for Used {
+        index,
+        ch,
+        deltas,
+        sel,
+    } in used_channels(eval, modifier, points, 0)?
+    {
         let what = |e: String| format!("channel {}: {e}", index + 1);
-        if leaf_u32(ch.chunks, PROGRESSIVE).map_err(what)?.unwrap_or(0) != 0 {
-            return Err(what("progressive morph targets are not evaluated".into()));
-        }
-        let deltas = ch
-            .chunks
-            .iter()
-            .find(|x| x.id == DELTAS)
-            .ok_or_else(|| what("no deltas (0x0160)".into()))
-            .and_then(|x| payload(x).map_err(what))?;
-        if deltas.len() != points * 12 {
-            return Err(what(format!(
-                "{} bytes of deltas for {points} points",
-                deltas.len()
-            )));
-        }
-        let sel = match ch.chunks.iter().find(|x| x.id == SELECTION) {
-            Some(s) if ch.use_sel || gl_sel => Some(bits(s).map_err(what)?),
-            None if ch.use_sel || gl_sel => {
-                return Err(what("uses a selection it does not store".into()))
-            }
-            _ => None,
-        };
         let displacement = (0..points)
             .map(|k| {
                 if sel
