@@ -104,10 +104,7 @@ pub(super) fn animations(
         let mut prev = [0.0, 0.0, 0.0, 1.0];
         for &(k, _) in &kept {
             let t = i32::try_from(ticks[k]).unwrap_or(i32::MAX);
-            let m = metres(
-                to_gltf(&super::rig_motion::local_at(b.eval, n, t)),
-                b.scale.metres,
-            );
+            let m = metres(to_gltf(&b.eval.local_tm(n, t)), b.scale.metres);
             let (t3, mut q, s, _) = decompose(&m);
             if q.iter().zip(&prev).map(|(a, b)| a * b).sum::<f64>() < 0.0 {
                 q = q.map(|v| -v);

@@ -181,7 +181,7 @@ pub(super) fn trs_locals(
                 continue;
             }
             let n = nodes[i];
-            let mut l = super::rig_motion::local_at(eval, n, 0);
+            let mut l = eval.local_tm(n, 0);
             if let Some(x) = parent[i].and_then(|p| residual[p].as_ref()) {
                 l = l.then(x);
             }

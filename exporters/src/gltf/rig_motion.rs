@@ -1,46 +1,17 @@
 //! Motion of rig nodes that have no keys of their own: Skin bones (and their
 //! ancestors) moved by a rig — IK chains, Link Constraints, Biped — are
 //! sampled like keyed nodes, so a glTF skin follows what Max shows.
-//!
-//! Nodes whose controller gives their world transform directly (Biped parts,
-//! Link Constraint; `SceneEval::direct_world`) have a glTF local transform of
-//! world · parent world⁻¹: their controller's own local is not what places
-//! them.
+//! (A node whose controller gives its world transform directly has
+//! `SceneEval::local_tm` = world · parent world⁻¹.)
 
 use std::collections::BTreeMap;
 
-use maxfs_scene::eval::core::transform::invert;
 use maxfs_scene::eval::modifier::skin;
 use maxfs_scene::eval::{Mat43, SceneEval};
 use maxfs_scene::settings::TimeConfig;
 
 /// Ticks probed over the animation range to tell a moving node.
 const PROBES: i32 = 32;
-
-/// The local transform glTF writes for `node` at `t`.
-pub(super) fn local_at(eval: &SceneEval, node: usize, t: i32) -> Mat43 {
-    if let Some(Ok(world)) = eval.direct_world(node, t) {
-        return match eval
-            .graph
-            .objects
-            .get(node)
-            .and_then(|o| o.node.as_ref())
-            .and_then(|n| n.parent)
-        {
-            Some(p)
-                if eval
-                    .graph
-                    .objects
-                    .get(p as usize)
-                    .is_some_and(|o| o.node.is_some()) =>
-            {
-                world.then(&invert(&eval.world_tm(p as usize, t)))
-            }
-            _ => world,
-        };
-    }
-    eval.local_tm(node, t)
-}
 
 fn differs(a: &Mat43, b: &Mat43) -> bool {
     let (ra, rb) = (a.rows(), b.rows());
@@ -103,11 +74,11 @@ pub(super) fn driven_bones(
             k.dedup();
             k
         } else {
-            let first = local_at(eval, b, start);
+            let first = eval.local_tm(b, start);
             let moves = (1..=PROBES).any(|k| {
                 let t =
                     start + ((i64::from(end - start) * i64::from(k)) / i64::from(PROBES)) as i32;
-                differs(&first, &local_at(eval, b, t))
+                differs(&first, &eval.local_tm(b, t))
             });
             if !moves {
                 continue;

@@ -273,10 +273,7 @@ fn check_trs(
         let n = max_nodes[g];
         let mut t = start;
         loop {
-            let m = metres(
-                to_gltf(&super::rig_motion::local_at(b.eval, n, t)),
-                b.scale.metres,
-            );
+            let m = metres(to_gltf(&b.eval.local_tm(n, t)), b.scale.metres);
             if !decompose(&m).3 {
                 return Err(Refused::Shear(node_name(b, n), t));
             }

@@ -238,8 +238,17 @@ impl SceneEval {
         Some(u32::from_le_bytes(w))
     }
 
-    /// Parent-relative matrix of a node at time `t`.
+    /// Parent-relative matrix of a node at time `t`. A node whose controller
+    /// gives its world TM directly (Biped, Link Constraint: rig_transform.rs)
+    /// is placed by that world TM, not by its controller's own local: its
+    /// local is world · parent world⁻¹, so local · parent world = world_tm.
     pub fn local_tm(&self, node: usize, t: i32) -> Mat43 {
+        if let Some(Ok(world)) = self.direct_world(node, t) {
+            return match self.parent(node) {
+                Some(p) => world.then(&invert(&self.world_tm(p, t))),
+                None => world,
+            };
+        }
         self.local_tm_at_depth(node, t, 0, &Cell::new(EVAL_BUDGET))
     }
 
