@@ -343,10 +343,10 @@ fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Res
         };
         let e = maxfs_exporters::gltf::export_scene_with(&eval, &search)?;
         write("gltf", &format!("{}.glb", source_stem(p)), &e.glb)?;
-        r.warnings.extend(e.warnings);
-        // Left-out geometry makes the file partial (no tag), like a NeL node error.
-        r.node_errors
-            .extend(e.dropped.iter().map(|d| format!("gltf: {d}")));
+        r.warnings.extend(e.warnings.iter().cloned());
+        // Left-out or approximated parts make the file partial (no tag), like
+        // a NeL node error.
+        r.node_errors.extend(e.gaps().map(|d| format!("gltf: {d}")));
     }
     Ok(())
 }

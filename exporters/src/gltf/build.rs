@@ -53,6 +53,8 @@ pub(super) struct Builder<'a> {
     pub(super) warnings: Vec<String>,
     /// Geometry nodes whose mesh is left out (also in `warnings`).
     pub(super) dropped: Vec<String>,
+    /// What the model shows otherwise than Max would (also in `warnings`).
+    pub(super) approximated: Vec<String>,
     pub(super) materials: BTreeMap<usize, Option<Index<json::Material>>>,
     /// Textures by stored path and wrap modes; embedded images by stored path.
     pub(super) images: BTreeMap<String, Index<json::Texture>>,
@@ -270,7 +272,7 @@ impl Builder<'_> {
             .as_ref()
             .map_or([json::texture::WrappingMode::Repeat; 2], |p| p.wrap);
         for u in place.iter().flat_map(|p| &p.unsupported) {
-            self.warnings.push(format!(
+            self.approximate(format!(
                 "material {:?}: {slot} map {:?}: {u} not exported (glTF rotates UVs about W only)",
                 m.name,
                 mtl::file_base(&stored)
@@ -332,7 +334,7 @@ impl Builder<'_> {
             return self.physical(m, p);
         }
         if m.diffuse.is_none() {
-            self.warnings.push(format!(
+            self.approximate(format!(
                 "material {:?}: class {:?} not decoded: exported with default colours",
                 m.name, m.class
             ));
@@ -361,7 +363,7 @@ impl Builder<'_> {
             .iter()
             .any(|r| r.slot == "opacity" && r.enabled != Some(false));
         if opacity_map && self.map_file(m, "opacity") != self.map_file(m, "diffuse") {
-            self.warnings.push(format!(
+            self.approximate(format!(
                 "material {:?}: opacity map differs from the diffuse map: alpha taken from the diffuse image",
                 m.name
             ));
@@ -406,6 +408,13 @@ impl Builder<'_> {
             },
             ..Default::default()
         })
+    }
+
+    /// Records something the model shows otherwise than Max would (a part
+    /// left out or baked); the export is then partial, not complete.
+    pub(super) fn approximate(&mut self, line: String) {
+        self.warnings.push(line.clone());
+        self.approximated.push(line);
     }
 
     /// Records a geometry node left out of the model, by name and why.
@@ -486,7 +495,7 @@ impl Builder<'_> {
             *p = p.map(|v| (f64::from(v) * metres) as f32);
         }
         if s.skipped_faces > 0 {
-            self.warnings.push(format!(
+            self.approximate(format!(
                 "{name}: {} faces with out-of-range vertices left out",
                 s.skipped_faces
             ));
@@ -497,7 +506,7 @@ impl Builder<'_> {
         let pos = self.floats(&s.positions, true, true);
         let nrm = self.floats(&s.normals, false, true);
         if !s.channels_left_out.is_empty() {
-            self.warnings.push(format!(
+            self.approximate(format!(
                 "{name}: map channels {:?} not exported (TEXCOORD sets stop at the first missing channel, {})",
                 s.channels_left_out,
                 s.uvs.len() + 1
@@ -622,8 +631,7 @@ impl Builder<'_> {
                 )
             }
             other => {
-                self.warnings
-                    .push(format!("{name}: {other} light ({}) not exported", l.class));
+                self.approximate(format!("{name}: {other} light ({}) not exported", l.class));
                 return None;
             }
         };
@@ -693,14 +701,25 @@ fn parents(eval: &SceneEval, nodes: &[usize]) -> Vec<Option<usize>> {
     parent
 }
 
-/// The model, its binary buffer, the warnings, and the geometry nodes left out.
+/// A built model before it is packed into a GLB.
+pub(super) struct Built {
+    pub root: json::Root,
+    pub bin: Vec<u8>,
+    pub warnings: Vec<String>,
+    /// Geometry nodes left out.
+    pub dropped: Vec<String>,
+    /// Parts left out or baked otherwise.
+    pub approximated: Vec<String>,
+}
+
+/// The model, its binary buffer and what it leaves out or approximates.
 #[inline(never)]
-pub fn build(
+pub(super) fn build(
     eval: &SceneEval,
     assets: &Assets,
     scale: Scale,
     search: &TextureSearch,
-) -> (json::Root, Vec<u8>, Vec<String>, Vec<String>) {
+) -> Built {
     let mut b = Builder {
         eval,
         assets,
@@ -716,6 +735,7 @@ pub fn build(
         bin: Vec::new(),
         warnings: Vec::new(),
         dropped: Vec::new(),
+        approximated: Vec::new(),
         materials: BTreeMap::new(),
         images: BTreeMap::new(),
         image_of: BTreeMap::new(),
@@ -850,5 +870,11 @@ pub fn build(
             extras: Default::default(),
         });
     }
-    (b.root, b.bin, b.warnings, b.dropped)
+    Built {
+        root: b.root,
+        bin: b.bin,
+        warnings: b.warnings,
+        dropped: b.dropped,
+        approximated: b.approximated,
+    }
 }

@@ -38,6 +38,20 @@ pub struct GltfExport {
     /// Geometry nodes left out of the model (`name: mesh not exported: why`);
     /// also in `warnings`. A file with any is partial, not exported.
     pub dropped: Vec<String>,
+    /// Everything else the model shows otherwise than Max would: a skin or
+    /// morph baked at frame 0, a light, map channel or texture placement left
+    /// out, a material with default colours (`subject: what`); also in
+    /// `warnings`. A file with any is partial too. Missing image files are not
+    /// here: the source lacks them, the export does not.
+    pub approximated: Vec<String>,
+}
+
+impl GltfExport {
+    /// Everything that makes the export partial: dropped meshes, then the
+    /// approximations.
+    pub fn gaps(&self) -> impl Iterator<Item = &String> {
+        self.dropped.iter().chain(&self.approximated)
+    }
 }
 
 /// Exports an evaluated scene without looking for texture images (every
@@ -69,16 +83,20 @@ pub fn export_scene_with(eval: &SceneEval, search: &TextureSearch) -> Result<Glt
         TimeConfig::DEFAULT
     });
     let scale = build::Scale { metres, time };
-    let (root, bin, mut warnings, dropped) = build::build(eval, &assets, scale, search);
-    notes.append(&mut warnings);
-    let warnings = notes;
-    let json = root
+    let mut built = build::build(eval, &assets, scale, search);
+    // A unit or frame rate taken by default scales the whole model.
+    let mut approximated = notes.clone();
+    approximated.append(&mut built.approximated);
+    notes.append(&mut built.warnings);
+    let json = built
+        .root
         .to_vec()
         .map_err(|e| format!("glTF JSON serialisation: {e}"))?;
     Ok(GltfExport {
-        glb: glb::write(&json, &bin),
-        warnings,
-        dropped,
+        glb: glb::write(&json, &built.bin),
+        warnings: notes,
+        dropped: built.dropped,
+        approximated,
     })
 }
 

@@ -62,7 +62,7 @@ pub(super) fn plan(b: &mut Builder, node: usize, name: &str) -> Option<Plan> {
         .collect();
     let &[at] = morphers.as_slice() else {
         if morphers.len() > 1 {
-            b.warnings.push(format!(
+            b.approximate(format!(
                 "{name}: {} Morpher modifiers: morph targets not exported, mesh baked at frame 0",
                 morphers.len()
             ));
@@ -71,7 +71,7 @@ pub(super) fn plan(b: &mut Builder, node: usize, name: &str) -> Option<Plan> {
     };
     let modifier = stack[at].object;
     if let Some(a) = stack[..at].iter().find(|a| !morpher::keeps_points(a.class)) {
-        b.warnings.push(format!(
+        b.approximate(format!(
             "{name}: modifier {} above the Morpher moves points: morph targets not exported, mesh baked at frame 0",
             a.name
         ));
@@ -81,7 +81,7 @@ pub(super) fn plan(b: &mut Builder, node: usize, name: &str) -> Option<Plan> {
     let full = eval.mesh(node, 0)?.ok()?;
     let base = eval.mesh_with(node, 0, Stack::Without(modifier))?.ok()?;
     let refuse = |b: &mut Builder, why: String| {
-        b.warnings.push(format!(
+        b.approximate(format!(
             "{name}: Morpher: {why}: morph targets not exported, mesh baked at frame 0"
         ));
         None
@@ -288,8 +288,7 @@ pub(super) fn weight_channels(
         }
         if let Some(e) = failed {
             let name = b.eval.graph.node_name(p.node);
-            b.warnings
-                .push(format!("{name}: Morpher weights not animated: {e}"));
+            b.approximate(format!("{name}: Morpher weights not animated: {e}"));
             continue;
         }
         let secs: Vec<[f32; 1]> = kept.iter().map(|&(_, s)| [s]).collect();

@@ -40,6 +40,7 @@ pub fn materials_only(
         bin: Vec::new(),
         warnings: Vec::new(),
         dropped: Vec::new(),
+        approximated: Vec::new(),
         materials: Default::default(),
         images: Default::default(),
         image_of: Default::default(),
@@ -97,7 +98,7 @@ impl Builder<'_> {
         }
         for slot in NOT_EXPORTED {
             if enabled_map(m, slot) {
-                self.warnings.push(format!(
+                self.approximate(format!(
                     "material {:?}: {slot} map not exported (no glTF counterpart as stored)",
                     m.name
                 ));
@@ -169,7 +170,7 @@ impl Builder<'_> {
             .find(|r| r.slot == "bump" && r.enabled != Some(false))?;
         let t = mtl::texmap(self.eval, r.texmap, self.assets)?;
         if t.class_id != NORMAL_BUMP {
-            self.warnings.push(format!(
+            self.approximate(format!(
                 "material {:?}: bump map of class {:?} not exported (glTF holds normal maps)",
                 m.name, t.class
             ));

@@ -100,7 +100,7 @@ pub(super) fn skinned(
     match plan(b, node, &skin, max_nodes, parent) {
         Ok(p) => write(b, node, name, p),
         Err(why) => {
-            b.warnings.push(format!(
+            b.approximate(format!(
                 "{name}: Skin exported as its mesh deformed at frame 0, not as a glTF skin: {why}"
             ));
             None

@@ -14,13 +14,25 @@ impl MaxFs {
     }
 
     /// `export/errors.txt`: the NeL exports' errors, then one `gltf` line per
-    /// texture image `scene.glb` cannot embed (`gltf<TAB>material<TAB>reason`).
+    /// texture image `scene.glb` cannot embed (`gltf<TAB>material<TAB>reason`)
+    /// and per part `scene.glb` leaves out or approximates
+    /// (`gltf<TAB>-<TAB>subject: what`).
     pub(super) fn errors_txt(&self, state: &MaxState) -> Result<Vec<u8>, FsError> {
         let mut text = self.export_set(state)?.errors_text();
         if let Ok(eval) = self.loaded(state)?.eval().as_deref() {
             let search = self.texture_search(state);
             for (material, reason) in maxfs_exporters::gltf::texture_problems(eval, &search) {
                 text.extend(format!("gltf\t{material}\t{reason}\n").into_bytes());
+            }
+            // The glTF build is where its gaps are known; meshes are memoized in
+            // the evaluation, so this costs the packing, not the geometry.
+            match maxfs_exporters::gltf::export_scene_with(eval, &search) {
+                Ok(e) => {
+                    for gap in e.gaps() {
+                        text.extend(format!("gltf\t-\t{gap}\n").into_bytes());
+                    }
+                }
+                Err(e) => text.extend(format!("gltf\t-\tnot exported: {e}\n").into_bytes()),
             }
         }
         Ok(text)

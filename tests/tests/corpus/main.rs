@@ -47,6 +47,7 @@ mod export_skinned_shape;
 mod export_tags;
 mod fs_tree;
 mod gltf_export;
+mod gltf_gaps;
 mod gltf_image_formats;
 mod gltf_lights;
 mod gltf_morph;
