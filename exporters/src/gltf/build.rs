@@ -410,6 +410,11 @@ impl Builder<'_> {
         })
     }
 
+    /// The vertex-normal weighting of the Max that saved the scene.
+    pub(super) fn weighting(&self) -> maxfs_scene::eval::objects::normals::Weighting {
+        maxfs_scene::eval::objects::normals::Weighting::of_scene_version(self.eval.graph.version)
+    }
+
     /// Records something the model shows otherwise than Max would (a part
     /// left out or baked); the export is then partial, not complete.
     pub(super) fn approximate(&mut self, line: String) {
@@ -458,7 +463,7 @@ impl Builder<'_> {
             Some(x) => self.eval.offset_tm(node).then(x),
             None => self.eval.offset_tm(node),
         };
-        let s = geometry::streams(&mesh, &offset);
+        let s = geometry::streams(&mesh, &offset, self.weighting());
         // No vertices, no mesh: then no targets (nor weights animation) either.
         let morph = morph
             .filter(|_| !s.positions.is_empty())

@@ -4,7 +4,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use maxfs_scene::eval::objects::mesh::Mesh;
+use maxfs_scene::eval::objects::mesh::{Face, Mesh};
+use maxfs_scene::eval::objects::normals::{self, Weighting};
 use maxfs_scene::eval::{Mat43, Vec3};
 
 use super::vertex_color;
@@ -54,9 +55,9 @@ fn f32s(v: Vec3) -> [f32; 3] {
 }
 
 /// Builds the streams of `mesh` placed by `offset` (the node's object offset),
-/// in glTF axes.
+/// in glTF axes, with the normals `weighting` of the Max that saved it.
 #[inline(never)]
-pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
+pub fn streams(mesh: &Mesh, offset: &Mat43, weighting: Weighting) -> Streams {
     let mirrored = offset.determinant3() < 0.0;
     let pos: Vec<Vec3> = mesh
         .vertices
@@ -118,54 +119,34 @@ pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
         }
         faces.push((v, tv, f.smoothing, f.material));
     }
-    let face_normals: Vec<Vec3> = faces
+    // Max's render normals (the rule the NeL shapes use too), on the placed
+    // positions so a scaled offset shades as Max shows it.
+    let p64: Vec<normals::V3> = pos.iter().map(|p| [p.0, p.1, p.2]).collect();
+    let kept: Vec<Face> = faces
         .iter()
-        .map(|(v, ..)| {
-            let [a, b, c] = v.map(|i| pos[i as usize]);
-            let n = b.minus(a).cross(c.minus(a));
-            let l = n.len();
-            if l > 0.0 && l.is_finite() {
-                n.scale(1.0 / l)
-            } else {
-                Vec3::default()
-            }
+        .map(|(v, _, sg, mat)| Face {
+            v: *v,
+            smoothing: *sg,
+            material: *mat,
+            flags: 0,
         })
         .collect();
-    let mut around: Vec<Vec<u32>> = vec![Vec::new(); nv];
-    for (fi, (v, ..)) in faces.iter().enumerate() {
-        for &k in v {
-            if around[k as usize].last() != Some(&(fi as u32)) {
-                around[k as usize].push(fi as u32);
-            }
-        }
-    }
-    let mut smooth_cache: HashMap<(u32, u32), Vec3> = HashMap::new();
+    let corner = normals::corner_normals(&p64, &kept, weighting);
     let mut index_of: HashMap<(u32, Vec<u32>, [u32; 3]), u32> = HashMap::new();
-    for (fi, (v, tv, sg, mat)) in faces.iter().enumerate() {
+    for (fi, (v, tv, _, mat)) in faces.iter().enumerate() {
         let mut tri = [0u32; 3];
+        let face_n = normals::face_normal(&p64, &kept[fi]);
         for k in 0..3 {
             let vi = v[k];
-            let n = if *sg == 0 {
-                face_normals[fi]
-            } else {
-                *smooth_cache.entry((vi, *sg)).or_insert_with(|| {
-                    around[vi as usize]
-                        .iter()
-                        .filter(|&&g| faces[g as usize].2 & sg != 0)
-                        .fold(Vec3::default(), |acc, &g| {
-                            acc.plus(face_normals[g as usize])
-                        })
-                })
-            };
-            let l = n.len();
-            let n = if l > 1e-12 && l.is_finite() {
-                n.scale(1.0 / l)
-            } else if face_normals[fi].len() > 0.5 {
-                face_normals[fi]
-            } else {
-                Vec3(0.0, 1.0, 0.0)
-            };
-            let n = f32s(n);
+            // glTF wants unit normals: a degenerate corner takes the face's,
+            // a degenerate face +Y.
+            let unit =
+                |n: normals::V3| (n[0] * n[0] + n[1] * n[1] + n[2] * n[2] - 1.0).abs() < 1e-6;
+            let n = [corner[fi][k], face_n, [0.0, 1.0, 0.0]]
+                .into_iter()
+                .find(|n| unit(*n))
+                .unwrap_or([0.0, 1.0, 0.0]);
+            let n = f32s(Vec3(n[0], n[1], n[2]));
             let uv: Vec<u32> = tv
                 .iter()
                 .zip(&all_maps)
@@ -211,7 +192,6 @@ pub fn streams(mesh: &Mesh, offset: &Mat43) -> Streams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use maxfs_scene::eval::objects::mesh::Face;
 
     #[inline(never)]
     fn face(v: [u32; 3], smoothing: u32) -> Face {
@@ -237,7 +217,7 @@ mod tests {
             faces: vec![face([0, 1, 2], 1), face([1, 0, 3], 1)],
             maps: Vec::new(),
         };
-        let s = streams(&mesh, &Mat43::IDENTITY);
+        let s = streams(&mesh, &Mat43::IDENTITY, Weighting::CornerAngle);
         assert_eq!(s.positions.len(), 4);
         let flat = streams(
             &Mesh {
@@ -245,6 +225,7 @@ mod tests {
                 ..mesh.clone()
             },
             &Mat43::IDENTITY,
+            Weighting::CornerAngle,
         );
         assert_eq!(flat.positions.len(), 6);
         for n in s.normals.iter().chain(&flat.normals) {
@@ -273,7 +254,7 @@ mod tests {
             faces: vec![face([0, 1, 2], 1)],
             maps: vec![map(0, 9.0), map(1, 0.1), map(2, 0.2), map(4, 0.4)],
         };
-        let s = streams(&mesh, &Mat43::IDENTITY);
+        let s = streams(&mesh, &Mat43::IDENTITY, Weighting::CornerAngle);
         // Channels 1 and 2 (V flipped); 4 is left out after the missing 3; the
         // vertex colour channel 0 is no TEXCOORD.
         assert_eq!(s.uvs.len(), 2);

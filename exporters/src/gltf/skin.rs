@@ -344,7 +344,7 @@ fn mat4(m: &[[f64; 4]; 3]) -> [f32; 16] {
 
 #[inline(never)]
 fn write(b: &mut Builder, node: usize, name: &str, p: Plan) -> Option<Skinned> {
-    let s = geometry::streams(&p.bind, &p.mesh_init);
+    let s = geometry::streams(&p.bind, &p.mesh_init, b.weighting());
     if s.positions.is_empty() {
         return None;
     }

@@ -539,13 +539,13 @@ fn multilod_with_an_mrm_slot() {
 /// the real build (vertices, normals, skin weights, bones).
 #[test]
 fn packed_skinned_mrm_from_rigged_figure() {
-    use maxfs_exporters::nel::export::shape::normals::Weighting;
     use maxfs_exporters::nel::export::shape::{
         material_build, mesh_build, mrm_geom, source, vertex_format as vf, Era,
     };
     use maxfs_exporters::nel::shape::mrm::MeshMrmSkinned;
     use maxfs_exporters::nel::shape::ShapeStream;
     use maxfs_exporters::nel::stream::Ptr;
+    use maxfs_scene::eval::objects::normals::Weighting;
 
     let rel = "max/babylon/RiggedFigure.max";
     let path = corpus_dir().join(rel);

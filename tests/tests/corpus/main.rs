@@ -51,6 +51,7 @@ mod gltf_gaps;
 mod gltf_image_formats;
 mod gltf_lights;
 mod gltf_morph;
+mod gltf_normals;
 mod gltf_pbr;
 mod gltf_skins;
 mod gltf_texture_transform;

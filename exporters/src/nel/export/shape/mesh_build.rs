@@ -7,9 +7,9 @@ use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::Mat43;
 
 use super::material_build::{MaterialSet, UVGEN_MISSING};
-use super::normals::{self, V3};
 use super::vertex_format as vf;
 use crate::nel::stream::Rgba;
+use maxfs_scene::eval::objects::normals::{self, V3};
 
 /// One face corner (`CMesh::CCorner`).
 #[derive(Debug, Clone)]

@@ -17,12 +17,12 @@ pub mod mesh_build;
 pub mod mrm_build;
 pub mod mrm_geom;
 pub mod multilod;
-pub mod normals;
 pub mod skin_build;
 pub mod source;
 pub mod stripify;
 pub mod vertex_format;
 
+use maxfs_scene::eval::objects::normals::Weighting;
 use maxfs_scene::eval::Mat43;
 
 use super::properties::NodeProperties;
@@ -227,10 +227,7 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
         None => ctx.eval.offset_tm(node),
     };
     let era = Era::of(ctx);
-    let weighting = match era {
-        Era::Legacy => normals::Weighting::Unit,
-        Era::Current => normals::Weighting::CornerAngle,
-    };
+    let weighting = Weighting::of_scene_version(ctx.graph.version);
     let mut build = mesh_build::build(&mesh, &to_node, &mats, vp_id == 1, weighting)?;
     if skin_mod.is_some() {
         build.skin = skin_input(ctx, node).and_then(Result::ok);

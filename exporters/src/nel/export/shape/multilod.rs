@@ -12,11 +12,12 @@
 //! LODs are refused.
 
 use maxfs_scene::eval::core::transform::invert;
+use maxfs_scene::eval::objects::normals::Weighting;
 
 use super::super::Context;
 use super::{
-    geom_build, local_matrix, material_build, mesh_base, mesh_build, mrm_geom, normals,
-    number_pointers, select_lod_node, source, wind_tree, Era,
+    geom_build, local_matrix, material_build, mesh_base, mesh_build, mrm_geom, number_pointers,
+    select_lod_node, source, wind_tree, Era,
 };
 use crate::nel::shape::mesh::{MeshGeom, MeshVertexProgram};
 use crate::nel::shape::mrm::{LevelDetail, MeshMrmGeom};
@@ -91,10 +92,7 @@ fn mrm_triangles(ld: &LevelDetail, dist: f32) -> f32 {
 
 pub fn build(ctx: &Context, master: usize, era: Era) -> Result<Shape, String> {
     let props = ctx.props.node(master);
-    let weighting = match era {
-        Era::Legacy => normals::Weighting::Unit,
-        Era::Current => normals::Weighting::CornerAngle,
-    };
+    let weighting = Weighting::of_scene_version(ctx.graph.version);
     let parent = local_matrix(ctx, master);
     let to_parent = invert(&parent);
     let mut nodes = vec![master];

@@ -1,6 +1,8 @@
-//! Per-corner normals as 3ds Max's `Mesh::buildRenderNormals` gives them to the
-//! NeL exporter (`CExportNel::getLocalNormal`): smoothing groups decide which
-//! faces share a vertex normal.
+//! Per-corner normals as 3ds Max's `Mesh::buildRenderNormals` builds them —
+//! what its viewport shows and what the NeL exporter reads
+//! (`CExportNel::getLocalNormal`): smoothing groups decide which faces share a
+//! vertex normal. Every exporter takes its normals from here, so a `.shape`
+//! and a `.glb` of the same mesh shade alike.
 //!
 //! Each face adds its unit normal, weighted by the corner angle, into the first
 //! normal of the vertex whose smoothing bits intersect the face's (the bits are
@@ -9,7 +11,7 @@
 //! face normal. Everything runs in f64: the reference build kept x87 extended
 //! precision, which f64 follows far closer than f32 would.
 
-use maxfs_scene::eval::objects::mesh::Face;
+use super::mesh::Face;
 
 pub type V3 = [f64; 3];
 
@@ -20,6 +22,22 @@ pub enum Weighting {
     CornerAngle,
     /// Unit face normals, unweighted (Max 3: the street references).
     Unit,
+}
+
+/// Scene root chunk id of Max 5, the first version that weights by angle.
+const MAX5_SCENE_VERSION: u16 = 0x2008;
+
+impl Weighting {
+    /// The weighting of the Max that saved a scene (its root chunk id,
+    /// `SceneGraph::version`): Max 3/4 files keep unit weights (the street
+    /// references), later ones weight by corner angle.
+    pub fn of_scene_version(version: u16) -> Weighting {
+        if version < MAX5_SCENE_VERSION {
+            Weighting::Unit
+        } else {
+            Weighting::CornerAngle
+        }
+    }
 }
 
 fn sub(a: V3, b: V3) -> V3 {
