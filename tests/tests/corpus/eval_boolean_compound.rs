@@ -105,9 +105,9 @@ fn crosses(p: Vec3, d: Vec3, t: [Vec3; 3]) -> bool {
 /// ray grazing an edge).
 fn inside(m: &Mesh, p: Vec3) -> Option<bool> {
     let dirs = [
-        Vec3(0.5773, 0.5774, 0.5771),
+        Vec3(0.5812, 0.5741, 0.5771),
         Vec3(-0.3127, 0.8421, 0.4393),
-        Vec3(0.7071, -0.1234, -0.6963),
+        Vec3(0.6901, -0.1234, -0.7129),
     ];
     let votes: Vec<bool> = dirs
         .iter()
