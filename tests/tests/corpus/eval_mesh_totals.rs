@@ -6,10 +6,12 @@
 //! have Max's vertex total; any other file is explained by the nodes coverage
 //! names as not evaluated, and its partial total stays within Max's.
 //!
-//! One known mismatch, listed so the test fails when it changes either way:
+//! Known mismatches, listed so the test fails when they change either way:
 //! street.max's old Boolean (Max 3) is built by our CSG, not with the
 //! topology Max builds (issue 19 item 7: box02 has 1,724 vertices where the
-//! NeL exporter's shape has 504).
+//! NeL exporter's shape has 504); likewise Robot.max's Max 2017+ Booleans,
+//! whose CSG vertices take its partial total above Max's. Kenjis_Room.max's
+//! ProBooleans are Max's stored result, and its total is exact.
 
 use std::path::Path;
 
@@ -19,10 +21,17 @@ use maxfs_scene::Document;
 use maxfs_tests::{corpus_dir, corpus_max_files};
 
 /// Files whose evaluated vertex total is known to differ from Max's, and why.
-const KNOWN: &[(&str, &str)] = &[(
-    "ryzomcore/street.max",
-    "old Boolean evaluated by CSG, not with Max's result topology",
-)];
+const KNOWN: &[(&str, &str)] = &[
+    (
+        "ryzomcore/street.max",
+        "old Boolean evaluated by CSG, not with Max's result topology",
+    ),
+    (
+        "prims-greejesh/Robot.max",
+        "its 12 Max 2017+ Booleans are evaluated by CSG (342 vertices each), not with \
+         Max's result topology: the partial total exceeds Max's",
+    ),
+];
 
 /// (vertices, faces) from the "Mesh Totals" heading of summary_information.json.
 fn max_totals(fs: &maxfs_fs::MaxFs, rel: &Path) -> Option<(usize, usize)> {
@@ -87,8 +96,13 @@ fn evaluated_totals_match_max_mesh_totals() {
             }
         } else {
             explained += 1;
-            if v > mv {
-                failures.push(format!("{line} (more than Max's total)"));
+            match (v > mv, known) {
+                (true, Some((_, why))) => eprintln!("  known: {why}"),
+                (true, None) => failures.push(format!("{line} (more than Max's total)")),
+                (false, Some(_)) => {
+                    failures.push(format!("{line} (listed as known, now within Max's total)"))
+                }
+                (false, None) => {}
             }
         }
     }

@@ -12,6 +12,7 @@ mod eval_biped;
 mod eval_biped_motion;
 mod eval_bone;
 mod eval_boolean;
+mod eval_boolean_compound;
 mod eval_coverage;
 mod eval_deform;
 mod eval_drops;

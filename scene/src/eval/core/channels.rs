@@ -31,7 +31,7 @@ fn key_times(c: &Controller) -> Vec<i32> {
     }
 }
 
-fn is_keyed(c: &Controller) -> bool {
+pub(crate) fn is_keyed(c: &Controller) -> bool {
     match c {
         Controller::Float { track, .. } => !matches!(track, Track::Constant { .. }),
         Controller::Point3 { track, .. } | Controller::Scale { track, .. } => {

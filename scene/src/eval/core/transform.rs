@@ -424,7 +424,7 @@ impl SceneEval {
             Some(crate::eval::objects::mesh::editable_mesh(chunks))
         } else if cls.class_id == crate::eval::objects::mesh::EDITABLE_POLY {
             Some(crate::eval::objects::mesh::editable_poly(chunks).map(|(m, _)| m))
-        } else if cls.class_id == crate::eval::objects::boolean::BOOLEAN {
+        } else if crate::eval::objects::boolean::is_compound(cls.class_id) {
             Some(crate::eval::objects::boolean::eval(self, obj, t))
         } else if crate::eval::objects::primitive::is_primitive(cls.class_id) {
             Some(
@@ -516,7 +516,7 @@ impl SceneEval {
                     .objects
                     .get(base)
                     .and_then(|o| o.class.as_ref())
-                    .is_some_and(|c| c.class_id == crate::eval::objects::boolean::BOOLEAN);
+                    .is_some_and(|c| crate::eval::objects::boolean::is_recomputed(c.class_id));
                 crate::eval::objects::boolean::refuse_index_edits(&applied, is_bool)?;
                 let cx = modifier::ModContext {
                     eval: self,

@@ -122,18 +122,20 @@ pub fn editable_mesh(object: &[Chunk]) -> Result<Mesh, String> {
         .iter()
         .find(|c| c.id == GEOM_BUFFERS)
         .ok_or("no GeomBuffers (0x08fe) chunk")?;
-    let leaf = |id: u16| {
-        geom.children()
-            .iter()
-            .find(|c| c.id == id)
-            .and_then(Chunk::payload)
-    };
+    mesh_buffers(geom.children())
+}
+
+/// Decodes a triangle mesh as `Mesh::Save` writes it (vertices 0x0914, faces
+/// 0x0912, map channels 0x0959/0x2394/0x2396): an Editable Mesh's GeomBuffers,
+/// or the result a ProBoolean caches.
+pub fn mesh_buffers(geom: &[Chunk]) -> Result<Mesh, String> {
+    let leaf = |id: u16| geom.iter().find(|c| c.id == id).and_then(Chunk::payload);
     let vertices = vertices(leaf(0x0914).ok_or("no vertex chunk 0x0914")?)?;
     let faces = faces(leaf(0x0912).ok_or("no face chunk 0x0912")?, vertices.len())?;
     let mut maps = Vec::new();
     let mut channel = None;
     let mut mverts: Option<Vec<[f32; 3]>> = None;
-    for c in geom.children() {
+    for c in geom {
         match (c.id, c.payload()) {
             (0x0959, Some(p)) if p.len() == 4 => channel = Some(Words(p).i32(0)),
             (0x2394, Some(p)) => {

@@ -82,9 +82,23 @@ pub(super) struct Budget {
     pub(super) work: Cell<u64>,
 }
 
-/// The mesh of Boolean object `obj` at time `t`, in its object space.
+/// Whether `class` is a Boolean compound this module evaluates: the old
+/// Boolean, the Max 2017+ Boolean and ProBoolean.
+pub fn is_compound(class: ClassId) -> bool {
+    class == BOOLEAN || class == BOOLEAN3 || class == PRO_BOOLEAN
+}
+
+/// Whether `class` is a Boolean whose result this evaluation computes by its
+/// own CSG (other triangles than Max's: index edits above it are refused).
+/// ProBoolean is not: its result is the mesh Max stored.
+pub fn is_recomputed(class: ClassId) -> bool {
+    class == BOOLEAN || class == BOOLEAN3
+}
+
+/// The mesh of Boolean compound `obj` (any class of [`is_compound`]) at time
+/// `t`, in its object space.
 pub fn eval(se: &SceneEval, obj: usize, t: i32) -> Result<Mesh, String> {
-    eval_at(
+    eval_any(
         se,
         obj,
         t,
@@ -94,6 +108,30 @@ pub fn eval(se: &SceneEval, obj: usize, t: i32) -> Result<Mesh, String> {
             work: Cell::new(0),
         },
     )
+}
+
+/// Dispatches on the compound's class (operands may nest any of them).
+fn eval_any(se: &SceneEval, obj: usize, t: i32, depth: usize, b: &Budget) -> Result<Mesh, String> {
+    let class = se
+        .graph
+        .objects
+        .get(obj)
+        .and_then(|o| o.class.as_ref())
+        .map(|c| c.class_id);
+    match class {
+        Some(c) if c == PRO_BOOLEAN => pro_boolean::eval(se, obj),
+        Some(c) if c == BOOLEAN3 => {
+            if depth > MAX_DEPTH {
+                return Err(format!("Booleans nested deeper than {MAX_DEPTH}"));
+            }
+            if b.booleans.get() >= MAX_BOOLEANS {
+                return Err(format!("more than {MAX_BOOLEANS} Booleans in one object"));
+            }
+            b.booleans.set(b.booleans.get() + 1);
+            boolean3::eval_at(se, obj, t, depth, b)
+        }
+        _ => eval_at(se, obj, t, depth, b),
+    }
 }
 
 pub(super) fn eval_at(
@@ -174,9 +212,9 @@ pub(super) fn operand_mesh(
         .object_stack(obj)
         .ok_or("the operand's modifier stack is damaged")?;
     let class = se.graph.objects.get(base).and_then(|o| o.class.as_ref());
-    let is_bool = class.is_some_and(|c| c.class_id == BOOLEAN);
+    let is_bool = class.is_some_and(|c| is_compound(c.class_id));
     let mut m = if is_bool {
-        eval_at(se, base, t, depth + 1, b)?
+        eval_any(se, base, t, depth + 1, b)?
     } else {
         se.object_mesh(base, t).unwrap_or_else(|| {
             Err(format!(
@@ -185,7 +223,7 @@ pub(super) fn operand_mesh(
             ))
         })?
     };
-    refuse_index_edits(&stack, is_bool)?;
+    refuse_index_edits(&stack, class.is_some_and(|c| is_recomputed(c.class_id)))?;
     let cx = modifier::ModContext {
         eval: se,
         node: None,
@@ -241,9 +279,13 @@ pub(super) fn delta_counts(m: &Applied) -> Option<(u32, u32)> {
 // side their normal points to, so shared faces survive once.
 
 mod assemble;
+mod boolean3;
 mod bsp;
+mod pro_boolean;
 #[cfg(test)]
 mod tests;
 
 use assemble::*;
+pub use boolean3::{operands as boolean3_operands, BOOLEAN3};
 use bsp::*;
+pub use pro_boolean::PRO_BOOLEAN;
