@@ -33,6 +33,7 @@ mod eval_round_prims;
 mod eval_shell;
 mod eval_slice;
 mod eval_smooth;
+mod eval_teapot;
 mod eval_texture_files;
 mod eval_uv;
 mod export_anim_frame_rate;
