@@ -72,15 +72,21 @@ fn ffd_nodes_keep_max_box_and_corner_points() {
         // Row-vector mod-context TM (identity when absent), object → mc space.
         let mc = |v: [f64; 3]| match &tm {
             None => v,
-            Some(w) => std::array::from_fn(|c| {
-                v[0] * w[c] + v[1] * w[3 + c] + v[2] * w[6 + c] + w[9 + c]
-            }),
+            Some(w) => {
+                std::array::from_fn(|c| v[0] * w[c] + v[1] * w[3 + c] + v[2] * w[6 + c] + w[9 + c])
+            }
         };
         let inputs: Vec<[f64; 3]> = input.vertices.iter().map(|v| mc(v.to_array())).collect();
-        let size: f64 = (0..3).map(|a| (max[a] - min[a]).powi(2)).sum::<f64>().sqrt();
+        let size: f64 = (0..3)
+            .map(|a| (max[a] - min[a]).powi(2))
+            .sum::<f64>()
+            .sqrt();
         for a in 0..3 {
             let lo = inputs.iter().map(|p| p[a]).fold(f64::INFINITY, f64::min);
-            let hi = inputs.iter().map(|p| p[a]).fold(f64::NEG_INFINITY, f64::max);
+            let hi = inputs
+                .iter()
+                .map(|p| p[a])
+                .fold(f64::NEG_INFINITY, f64::max);
             assert!(
                 (lo - min[a]).abs() < 1e-5 * size && (hi - max[a]).abs() < 1e-5 * size,
                 "{name}: input box axis {a} [{lo}, {hi}], Max's [{}, {}]",
@@ -100,8 +106,22 @@ fn ffd_nodes_keep_max_box_and_corner_points() {
             "{name}: lattice TM {ctm:?}"
         );
         let chunks = eval.chunks(m.object);
-        let pts = floats(chunks.iter().find(|c| c.id == 0x0200).unwrap().payload().unwrap());
-        let offs = floats(chunks.iter().find(|c| c.id == 0x0400).unwrap().payload().unwrap());
+        let pts = floats(
+            chunks
+                .iter()
+                .find(|c| c.id == 0x0200)
+                .unwrap()
+                .payload()
+                .unwrap(),
+        );
+        let offs = floats(
+            chunks
+                .iter()
+                .find(|c| c.id == 0x0400)
+                .unwrap()
+                .payload()
+                .unwrap(),
+        );
         assert_eq!(full.vertices.len(), input.vertices.len(), "{name}");
         let mut corners = 0;
         for (v, (p, q)) in input.vertices.iter().zip(&full.vertices).enumerate() {
@@ -127,7 +147,10 @@ fn ffd_nodes_keep_max_box_and_corner_points() {
             let expected: [f64; 3] =
                 std::array::from_fn(|a| lattice[a] * (max[a] - min[a]) + min[a]);
             let got = mc(q.to_array());
-            let d = (0..3).map(|a| (got[a] - expected[a]).powi(2)).sum::<f64>().sqrt();
+            let d = (0..3)
+                .map(|a| (got[a] - expected[a]).powi(2))
+                .sum::<f64>()
+                .sqrt();
             assert!(
                 d < 1e-5 * size,
                 "{name}: vertex {v} at corner {i}{j}{k} → {got:?}, Max's control point {expected:?}"
@@ -138,12 +161,18 @@ fn ffd_nodes_keep_max_box_and_corner_points() {
             }
             corners += 1;
         }
-        assert!(corners >= 8, "{name}: {corners} input vertices on box corners");
+        assert!(
+            corners >= 8,
+            "{name}: {corners} input vertices on box corners"
+        );
         checked.push(name);
     }
     eprintln!("FFD nodes checked: {checked:?}, moved corners {moved_corners}");
     assert_eq!(checked.len(), 6, "{checked:?}");
-    assert!(moved_corners > 0, "no corner moved: the check would not see an identity");
+    assert!(
+        moved_corners > 0,
+        "no corner moved: the check would not see an identity"
+    );
 }
 
 /// Ripple (TreeAnim's Plane002; no export of the scene exists): the file's
@@ -173,7 +202,10 @@ fn ripple_moves_within_its_amplitude() {
         let p = block_params(&eval, pb, 0).expect("params");
         let bound = p.float(0).unwrap().abs().max(p.float(1).unwrap().abs());
         let base = eval.base_mesh(node).unwrap().unwrap();
-        let full = eval.mesh(node, 0).unwrap().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let full = eval
+            .mesh(node, 0)
+            .unwrap()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(base.vertices.len(), full.vertices.len(), "{name}");
         let moves: Vec<_> = base
             .vertices
@@ -184,10 +216,20 @@ fn ripple_moves_within_its_amplitude() {
         let longest = moves.iter().map(|d| d.len()).fold(0.0, f64::max);
         eprintln!("{name}: amplitude bound {bound}, largest move {longest}");
         assert!(longest > 1e-3 * bound, "{name}: nothing moved");
-        assert!(longest <= bound * (1.0 + 1e-9), "{name}: {longest} > {bound}");
-        let dir = moves.iter().find(|d| d.len() > 1e-6 * bound).unwrap().normalized();
+        assert!(
+            longest <= bound * (1.0 + 1e-9),
+            "{name}: {longest} > {bound}"
+        );
+        let dir = moves
+            .iter()
+            .find(|d| d.len() > 1e-6 * bound)
+            .unwrap()
+            .normalized();
         for d in &moves {
-            assert!(d.cross(dir).len() < 1e-6 * bound, "{name}: a move off the wave axis");
+            assert!(
+                d.cross(dir).len() < 1e-6 * bound,
+                "{name}: a move off the wave axis"
+            );
         }
         checked += 1;
     }

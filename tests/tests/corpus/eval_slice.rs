@@ -72,12 +72,11 @@ fn sliced_sphere_keeps_its_top_and_cuts_visible_edges() {
             (0..3).map(|a| n[a] * (q[a] - origin[a])).sum::<f64>()
         };
         let input = eval.base_mesh(node).unwrap().unwrap();
-        let out = eval.mesh(node, 0).unwrap().unwrap_or_else(|e| panic!("{name}: {e}"));
-        let size = input
-            .vertices
-            .iter()
-            .map(|v| v.len())
-            .fold(0.0, f64::max);
+        let out = eval
+            .mesh(node, 0)
+            .unwrap()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let size = input.vertices.iter().map(|v| v.len()).fold(0.0, f64::max);
         let eps = 1e-4;
         let kept: HashSet<[i64; 3]> = input
             .vertices
@@ -85,8 +84,15 @@ fn sliced_sphere_keeps_its_top_and_cuts_visible_edges() {
             .filter(|v| dist(v.to_array()) > eps)
             .map(|v| key(v.to_array()))
             .collect();
-        let removed = input.vertices.iter().filter(|v| dist(v.to_array()) < -eps).count();
-        assert!(!kept.is_empty() && removed > 0, "{name}: the plane misses the mesh");
+        let removed = input
+            .vertices
+            .iter()
+            .filter(|v| dist(v.to_array()) < -eps)
+            .count();
+        assert!(
+            !kept.is_empty() && removed > 0,
+            "{name}: the plane misses the mesh"
+        );
         let outs: HashSet<[i64; 3]> = out.vertices.iter().map(|v| key(v.to_array())).collect();
         assert!(kept.is_subset(&outs), "{name}: a kept vertex moved or went");
         // Visible edges crossing the plane.
@@ -116,7 +122,10 @@ fn sliced_sphere_keeps_its_top_and_cuts_visible_edges() {
             let d = dist(v.to_array());
             assert!(d > -eps, "{name}: vertex {v:?} below the plane by {d}");
             if !kept.contains(&key(v.to_array())) {
-                assert!(d.abs() <= eps, "{name}: new vertex {v:?} off the plane by {d}");
+                assert!(
+                    d.abs() <= eps,
+                    "{name}: new vertex {v:?} off the plane by {d}"
+                );
                 new += 1;
             }
         }

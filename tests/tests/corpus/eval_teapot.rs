@@ -30,16 +30,28 @@ fn transition_teapot_has_max_totals_and_size() {
             continue;
         }
         assert!(stack.is_empty(), "{name}: the check assumes no modifier");
-        let mesh = eval.mesh(node, 0).expect("mesh").unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!((mesh.vertices.len(), mesh.faces.len()), (630 - 4 * 25, 1152 - 4 * 32));
+        let mesh = eval
+            .mesh(node, 0)
+            .expect("mesh")
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            (mesh.vertices.len(), mesh.faces.len()),
+            (630 - 4 * 25, 1152 - 4 * 32)
+        );
         let p = params(&eval, base, 0).expect("params");
         let r = p.float(0).expect("radius");
         let top = mesh.vertices.iter().map(|v| v.2).fold(f64::MIN, f64::max);
         let bottom = mesh.vertices.iter().map(|v| v.2).fold(f64::MAX, f64::min);
-        assert!((top - 3.15 * r / 2.0).abs() < 1e-5 * r, "{name}: top {top}, radius {r}");
+        assert!(
+            (top - 3.15 * r / 2.0).abs() < 1e-5 * r,
+            "{name}: top {top}, radius {r}"
+        );
         assert!(bottom.abs() < 1e-5 * r, "{name}: bottom {bottom}");
         // Generated mapping is on in the file: one map face per face.
-        assert_eq!(mesh.maps.first().map(|m| m.faces.len()), Some(mesh.faces.len()));
+        assert_eq!(
+            mesh.maps.first().map(|m| m.faces.len()),
+            Some(mesh.faces.len())
+        );
         seen += 1;
     }
     assert_eq!(seen, 1);

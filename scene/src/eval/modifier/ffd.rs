@@ -125,7 +125,9 @@ fn points(chunks: &[Chunk], id: u16, count: usize) -> Result<Vec<Vec3>, String> 
     let v: Vec<Vec3> = (0..count)
         .map(|i| Vec3(w.f(3 * i), w.f(3 * i + 1), w.f(3 * i + 2)))
         .collect();
-    if v.iter().any(|p| p.to_array().iter().any(|x| !x.is_finite())) {
+    if v.iter()
+        .any(|p| p.to_array().iter().any(|x| !x.is_finite()))
+    {
         return Err(format!("chunk {id:#06x}: a point is not finite"));
     }
     Ok(v)
@@ -189,11 +191,18 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
     if (0..3).any(|a| max.to_array()[a] < min.to_array()[a]) {
         return Err("mod-context box (0x2511) is empty".into());
     }
-    let size = max.minus(min).to_array().map(|s| if s == 0.0 { MIN_THICK } else { s });
+    let size = max
+        .minus(min)
+        .to_array()
+        .map(|s| if s == 0.0 { MIN_THICK } else { s });
     let to_lattice = gizmo::mod_context_tm(m.mod_app)?
         .then(&gizmo::inverse(&ctm, "lattice transform")?)
         .then(&Mat43::translation(min.scale(-1.0)))
-        .then(&Mat43::scaling(Vec3(1.0 / size[0], 1.0 / size[1], 1.0 / size[2])));
+        .then(&Mat43::scaling(Vec3(
+            1.0 / size[0],
+            1.0 / size[1],
+            1.0 / size[2],
+        )));
     let back = gizmo::inverse(&to_lattice, "lattice space")?;
     for v in &mut mesh.vertices {
         if let Some(q) = lattice.map(to_lattice.transform_point(*v)) {
@@ -243,7 +252,11 @@ mod tests {
         // maps every point to itself, outside the unit cube too.
         for n in 2..=4 {
             let l = Lattice::new(n, source(n), false).unwrap();
-            for p in [Vec3(0.3, 0.7, 0.1), Vec3(1.0, 0.0, 1.0), Vec3(-0.5, 2.0, 1.5)] {
+            for p in [
+                Vec3(0.3, 0.7, 0.1),
+                Vec3(1.0, 0.0, 1.0),
+                Vec3(-0.5, 2.0, 1.5),
+            ] {
                 assert!(close(l.map(p).unwrap(), p), "{n} {p:?}");
             }
         }
@@ -258,7 +271,10 @@ mod tests {
             let moved: Vec<Vec3> = source(n).iter().map(|p| a.transform_point(*p)).collect();
             let l = Lattice::new(n, moved.clone(), true).unwrap();
             // A corner of the cube lands on its control point.
-            assert!(close(l.map(Vec3(1.0, 0.0, 1.0)).unwrap(), moved[(n - 1) * n * n + n - 1]));
+            assert!(close(
+                l.map(Vec3(1.0, 0.0, 1.0)).unwrap(),
+                moved[(n - 1) * n * n + n - 1]
+            ));
             let p = Vec3(0.2, 0.9, 0.45);
             assert!(close(l.map(p).unwrap(), a.transform_point(p)));
             // Only in volume: a point beyond the tolerance stays.

@@ -100,7 +100,11 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
     if kind != REMOVE_TOP && kind != REMOVE_BOTTOM {
         return Err(format!(
             "slice type {kind} ({}) is not evaluated (only remove top / remove bottom)",
-            if kind == 0 { "refine mesh" } else { "split mesh" }
+            if kind == 0 {
+                "refine mesh"
+            } else {
+                "split mesh"
+            }
         ));
     }
     if p.int_or(1, 0) == 0 {
@@ -165,7 +169,10 @@ mod tests {
     #[test]
     fn fences_refuse_joins_max_would_not_make() {
         assert!(check_fences(&quad(false, 0)).is_ok());
-        assert!(check_fences(&quad(true, 5)).is_ok(), "visible edge: no join");
+        assert!(
+            check_fences(&quad(true, 5)).is_ok(),
+            "visible edge: no join"
+        );
         let e = check_fences(&quad(false, 5)).unwrap_err();
         assert!(e.contains("material"), "{e}");
         let mut bent = quad(false, 0);

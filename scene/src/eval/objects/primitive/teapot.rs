@@ -39,7 +39,10 @@ type P3 = [f32; 3];
 fn blend(d: [P3; 4], t: f32) -> P3 {
     let s = 1.0f32 - t;
     std::array::from_fn(|k| {
-        d[0][k] * s * s * s + d[1][k] * 3.0 * t * s * s + d[2][k] * 3.0 * t * t * s + d[3][k] * t * t * t
+        d[0][k] * s * s * s
+            + d[1][k] * 3.0 * t * s * s
+            + d[2][k] * 3.0 * t * t * s
+            + d[3][k] * t * t * t
     })
 }
 
@@ -78,7 +81,13 @@ impl Builder {
     }
 
     /// One row (`row`) of patch `patch`: the curve through d0…d3.
-    fn curve(&mut self, pa: &mut [u32], patch: usize, row: usize, d: [P3; 4]) -> Result<(), String> {
+    fn curve(
+        &mut self,
+        pa: &mut [u32],
+        patch: usize,
+        row: usize,
+        d: [P3; 4],
+    ) -> Result<(), String> {
         let s = self.steps;
         let base = row * (s + 1);
         let step = 1.0f32 / s as f32;
@@ -99,7 +108,8 @@ impl Builder {
             edge.last
         };
         match (row == 0, kind) {
-            (true, EdgeType::GenAll | EdgeType::GenSingularityBegin) | (false, EdgeType::GenAll) => {
+            (true, EdgeType::GenAll | EdgeType::GenSingularityBegin)
+            | (false, EdgeType::GenAll) => {
                 pa[base] = self.push(d[0]);
                 interior(self, pa);
                 pa[base + s] = self.push(d[3]);
@@ -135,7 +145,9 @@ impl Builder {
                 pa[base + s] = pa[s];
             }
             (true, EdgeType::ShareBeginSingularityEnd) => {
-                return Err(format!("teapot table: patch {patch} starts with a singular end"))
+                return Err(format!(
+                    "teapot table: patch {patch} starts with a singular end"
+                ))
             }
         }
         Ok(())
@@ -148,7 +160,12 @@ impl Builder {
         let mut t = 0.0f32;
         let cp = |r: usize| PATCHES[patch][r].map(|i| VERTS[i as usize]);
         for row in 0..=s {
-            let d = [blend(cp(0), t), blend(cp(1), t), blend(cp(2), t), blend(cp(3), t)];
+            let d = [
+                blend(cp(0), t),
+                blend(cp(1), t),
+                blend(cp(2), t),
+                blend(cp(3), t),
+            ];
             self.curve(&mut pa, patch, row, d)?;
             t += step;
         }
@@ -295,9 +312,16 @@ mod tests {
                 let parts = [0, 1, 2, 3].map(|k| mask >> k & 1 != 0);
                 let m = teapot_mesh(&params(s as i32, parts, -1)).unwrap();
                 let (v, f) = max_counts(s, parts);
-                assert_eq!((m.vertices.len(), m.faces.len()), (v, f), "s {s} parts {parts:?}");
+                assert_eq!(
+                    (m.vertices.len(), m.faces.len()),
+                    (v, f),
+                    "s {s} parts {parts:?}"
+                );
                 assert_eq!(m.maps[0].faces.len(), f);
-                assert_eq!(m.maps[0].vertices.len(), (s + 1) * (s + 1) * f / (2 * s * s));
+                assert_eq!(
+                    m.maps[0].vertices.len(),
+                    (s + 1) * (s + 1) * f / (2 * s * s)
+                );
                 m.check_map_faces().unwrap();
             }
         }
@@ -331,9 +355,15 @@ mod tests {
         // the lid knob's top at 3.15, the spout tip at x = 3.525 (radius 2).
         let top = m.vertices.iter().map(|v| v.2).fold(f64::MIN, f64::max);
         let bottom = m.vertices.iter().map(|v| v.2).fold(f64::MAX, f64::min);
-        assert!((top - 3.15).abs() < 1e-6 && bottom.abs() < 1e-6, "{top} {bottom}");
+        assert!(
+            (top - 3.15).abs() < 1e-6 && bottom.abs() < 1e-6,
+            "{top} {bottom}"
+        );
         let lid_only = teapot_mesh(&params(4, [true, true, true, false], 2)).unwrap();
-        assert_eq!(lid_only.vertices.len(), max_counts(4, [false, false, false, true]).0);
+        assert_eq!(
+            lid_only.vertices.len(),
+            max_counts(4, [false, false, false, true]).0
+        );
         let all = teapot_mesh(&params(4, [false, false, false, true], 0)).unwrap();
         assert_eq!(all.vertices.len(), m.vertices.len());
     }

@@ -26,6 +26,7 @@ pub(super) struct TeaEdges {
     pub uv: [f32; 4],
 }
 
+#[rustfmt::skip]
 pub(super) const VERTS: [[f32; 3]; 306] = [
     [1.4, 0.0, 2.4], [1.4, -0.784, 2.4], [0.784, -1.4, 2.4],
     [0.0, -1.4, 2.4], [1.3375, 0.0, 2.53125], [1.3375, -0.749, 2.53125],
@@ -132,6 +133,7 @@ pub(super) const VERTS: [[f32; 3]; 306] = [
 ];
 
 /// Control point indices of the 32 patches, row by row.
+#[rustfmt::skip]
 pub(super) const PATCHES: [[[u16; 4]; 4]; 32] = [
     [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]],
     [[3, 16, 17, 18], [7, 19, 20, 21], [11, 22, 23, 24], [15, 25, 26, 27]],
@@ -167,8 +169,8 @@ pub(super) const PATCHES: [[[u16; 4]; 4]; 32] = [
     [[228, 231, 232, 211], [256, 263, 264, 233], [259, 265, 266, 237], [262, 267, 268, 241]],
 ];
 
-use EdgeType::{GenAll as G, GenSingularityBegin as GS, ShareAll as SA, ShareBegin as SB};
 use EdgeType::ShareBeginSingularityEnd as SBE;
+use EdgeType::{GenAll as G, GenSingularityBegin as GS, ShareAll as SA, ShareBegin as SB};
 
 const fn e(
     share: [(i8, i8); 4],
@@ -187,6 +189,7 @@ const fn e(
 const N: (i8, i8) = (-1, -1);
 
 /// The sharing table, one entry per patch.
+#[rustfmt::skip]
 pub(super) const EDGES: [TeaEdges; 32] = [
     e([N, N, N, N], (G, G, G), [2.0, 2.0, 1.0, 1.9]),
     e([(0, 2), N, N, N], (SA, G, G), [1.0, 2.0, 0.0, 1.9]),
