@@ -9,8 +9,10 @@
 //! - a Bézier volume passes through its corner control points: an input
 //!   vertex on a corner of that box must land on the corner control point
 //!   Max saved (chunk 0x0200, lattice space), taken to object space by the
-//!   box and the mod-context TM (the lattice controllers are identity here:
-//!   the test requires it, and the lattice TM is tested in scene).
+//!   box and the mod-context TM (the lattice transforms are identity in
+//!   this file, which the test requires; a moved lattice is not covered by a
+//!   corpus reference).
+//!
 //! A moved corner point also has to move its vertex: the test checks the
 //! deformation is not the identity.
 
