@@ -8,8 +8,10 @@
 //! UVW's stored texture vertices and faces), `uvw_map`, `mirror` and `symmetry`
 //! (placed by a gizmo, see `gizmo`), `skin_deform` (Skin's bone blend at a
 //! time), `morpher` (Morpher's weighted channel deltas), `turbo_smooth`
-//! (Catmull-Clark of the input's polygons, see `subdivide`), `shell`, `bend`, `taper` and `twist`
-//! (deformers placed by a gizmo and centre, see `simple_mod`); the selection-only
+//! (Catmull-Clark of the input's polygons, see `subdivide`), `shell`, `bend`, `taper`, `twist`
+//! and `ripple` (deformers placed by a gizmo and centre, see `simple_mod`), `ffd`
+//! (lattice deformation), `slice` (remove top / bottom of the polygons, see
+//! `symmetry_slice`); the selection-only
 //! modifiers leave the mesh as it is. Any other modifier is an error naming it — dropping a modifier
 //! silently would export the wrong geometry.
 
@@ -25,14 +27,17 @@ mod bend;
 mod edit_mesh;
 mod edit_poly;
 mod edit_poly_topo;
+pub mod ffd;
 mod gizmo;
 mod mirror;
 pub mod morpher;
 pub mod physique;
+mod ripple;
 mod shell;
 mod simple_mod;
 pub mod skin;
 mod skin_deform;
+pub mod slice;
 pub mod subdivide;
 mod symmetry;
 mod symmetry_slice;
@@ -52,6 +57,7 @@ pub const MORPHER: ClassId = ClassId(0x17bb6854, 0xa5cba2a3);
 pub const BEND: ClassId = ClassId(0x10, 0);
 pub const TAPER: ClassId = ClassId(0x20, 0);
 pub const TWIST: ClassId = ClassId(0x90, 0);
+pub const RIPPLE: ClassId = ClassId(0x45, 0);
 /// Mesh Select only passes a selection up the stack.
 const SELECTION_ONLY: [ClassId; 1] = [ClassId(0x73d8ff93, 0)];
 
@@ -90,7 +96,18 @@ pub struct ModContext<'e> {
 /// Modifiers that act only on the sub-object selection passed up to them. Our
 /// meshes carry no selection, so above a Mesh Select they would deform or map
 /// every vertex: refused instead, naming both modifiers.
-const SELECTION_SENSITIVE: [ClassId; 5] = [BEND, TAPER, TWIST, UVW_MAP, MIRROR];
+const SELECTION_SENSITIVE: [ClassId; 10] = [
+    BEND,
+    slice::SLICE,
+    RIPPLE,
+    TAPER,
+    TWIST,
+    UVW_MAP,
+    MIRROR,
+    ffd::FFD_2X2X2,
+    ffd::FFD_3X3X3,
+    ffd::FFD_4X4X4,
+];
 
 /// Applies a modifier stack (`applied` in stack order, top first) bottom-up.
 pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
@@ -154,6 +171,12 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
     if m.class == shell::SHELL {
         return shell::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
+    if m.class == slice::SLICE {
+        return slice::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+    }
+    if ffd::side(m.class).is_some() {
+        return ffd::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+    }
     if m.class == turbo_smooth::TURBO_SMOOTH {
         return turbo_smooth::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
@@ -164,6 +187,7 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
         BEND => bend::apply,
         TAPER => taper::apply,
         TWIST => twist::apply,
+        RIPPLE => ripple::apply,
         _ => return Err(format!("{} is not evaluated", what())),
     };
     gizmo_placed(m, mesh, cx).map_err(|e| format!("{}: {e}", what()))

@@ -153,7 +153,7 @@ fn class_name(cx: &ModContext, obj: usize) -> String {
 }
 
 /// The mod-context box (0x2511) of the ModApp; Max needs one to size the effect.
-fn mod_context_box(m: &Applied) -> Result<(Vec3, Vec3), String> {
+pub(super) fn mod_context_box(m: &Applied) -> Result<(Vec3, Vec3), String> {
     let c = m
         .mod_app
         .and_then(|a| a.children().iter().find(|c| c.id == MOD_CONTEXT_BOX))
