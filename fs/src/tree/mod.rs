@@ -539,7 +539,11 @@ impl MaxFs {
                     // A plain stream whose sectors are all present is read in
                     // place: no load, no copy (see `maxfs_scene::sectors`).
                     let light = light_of(state)?;
-                    if let Some(x) = light.streams.get(i as usize).and_then(|s| s.extents.clone()) {
+                    if let Some(x) = light
+                        .streams
+                        .get(i as usize)
+                        .and_then(|s| s.extents.clone())
+                    {
                         let f = std::fs::File::open(state.path()).map_err(FsError::from_io)?;
                         return Ok(Content::Extents(f, x));
                     }
@@ -582,7 +586,9 @@ impl MaxFs {
                 Ok(v)
             }
             Content::Extents(ref f, ref x) => {
-                let v = x.read_at(f, 0, x.len() as usize).map_err(FsError::from_io)?;
+                let v = x
+                    .read_at(f, 0, x.len() as usize)
+                    .map_err(FsError::from_io)?;
                 self.check_unchanged(&e, f)?;
                 Ok(v)
             }

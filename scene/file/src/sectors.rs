@@ -71,7 +71,12 @@ impl Extents {
 
     /// Up to `len` bytes of the stream from `offset` (fewer at its end), read
     /// from `file`, the compound file the map was made from.
-    pub fn read_at(&self, file: &std::fs::File, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+    pub fn read_at(
+        &self,
+        file: &std::fs::File,
+        offset: u64,
+        len: usize,
+    ) -> std::io::Result<Vec<u8>> {
         use std::os::unix::fs::FileExt;
         let want = (len as u64).min(self.len.saturating_sub(offset));
         let mut out = vec![0u8; want as usize];
@@ -115,7 +120,9 @@ impl<R: Read + Seek> Sectors<'_, R> {
 
     /// Sector `s` whole; sectors that are not entirely inside the file fail.
     fn read(&mut self, s: u32, buf: &mut [u8]) -> Result<(), MapError> {
-        let at = self.offset(s).ok_or(MapError::Header("sector number overflows"))?;
+        let at = self
+            .offset(s)
+            .ok_or(MapError::Header("sector number overflows"))?;
         if at.saturating_add(buf.len() as u64) > self.file_len {
             return Err(MapError::Chain {
                 what: "table",
@@ -287,7 +294,9 @@ pub fn map_streams<R: Read + Seek>(
         if len > 0 {
             let mut runs = Vec::new();
             for s in chain(&fat, start, sectors_for(len, size as u64), "mini stream")? {
-                let at = sec.offset(s).ok_or(MapError::Header("sector number overflows"))?;
+                let at = sec
+                    .offset(s)
+                    .ok_or(MapError::Header("sector number overflows"))?;
                 push_run(&mut runs, at, size as u64);
             }
             mini_runs = Some(runs);
@@ -398,7 +407,11 @@ mod tests {
     /// streams, empty ones, several thousand sectors.
     #[test]
     fn map_reads_what_the_container_reader_reads() {
-        let pattern = |n: usize, k: u8| (0..n).map(|i| (i as u8).wrapping_mul(k) ^ (i >> 9) as u8).collect();
+        let pattern = |n: usize, k: u8| {
+            (0..n)
+                .map(|i| (i as u8).wrapping_mul(k) ^ (i >> 9) as u8)
+                .collect()
+        };
         let file = MaxFile {
             clsid: [0; 16],
             streams: vec![
@@ -417,14 +430,24 @@ mod tests {
         let map = map_streams(&mut std::io::Cursor::new(&bytes), bytes.len() as u64).unwrap();
         let back = MaxFile::from_bytes(&bytes).unwrap();
         for s in &back.streams {
-            let e = map.get(&s.name).unwrap_or_else(|| panic!("{} not mapped", s.name));
+            let e = map
+                .get(&s.name)
+                .unwrap_or_else(|| panic!("{} not mapped", s.name));
             assert_eq!(e.len(), s.data.len() as u64, "{}", s.name);
-            assert_eq!(e.read_at(&f, 0, usize::MAX >> 1).unwrap(), &s.data[..], "{}", s.name);
+            assert_eq!(
+                e.read_at(&f, 0, usize::MAX >> 1).unwrap(),
+                &s.data[..],
+                "{}",
+                s.name
+            );
             // A piece across run boundaries, and past the end.
             if s.data.len() > 5000 {
                 assert_eq!(e.read_at(&f, 4000, 70_000).unwrap(), &s.data[4000..74_000]);
             }
-            assert!(e.read_at(&f, s.data.len() as u64 + 10, 10).unwrap().is_empty());
+            assert!(e
+                .read_at(&f, s.data.len() as u64 + 10, 10)
+                .unwrap()
+                .is_empty());
         }
         std::fs::remove_file(&dir).unwrap();
     }

@@ -30,7 +30,10 @@ impl Drop for Mounted {
 fn eventually(what: &str, mut done: impl FnMut() -> bool) {
     let t0 = Instant::now();
     while !done() {
-        assert!(t0.elapsed() < Duration::from_secs(30), "{what}: never shown");
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "{what}: never shown"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -41,8 +44,12 @@ fn changed_sources_show_through_long_entry_lifetimes() {
         return;
     }
     let corpus = corpus_dir();
-    let [a, b, c] = ["ryzomcore/street.max", "ryzomcore/road_flag.max", "misc/Crate.max"]
-        .map(|p| std::fs::read(corpus.join("max").join(p)).expect("corpus file"));
+    let [a, b, c] = [
+        "ryzomcore/street.max",
+        "ryzomcore/road_flag.max",
+        "misc/Crate.max",
+    ]
+    .map(|p| std::fs::read(corpus.join("max").join(p)).expect("corpus file"));
     let src = tempfile::tempdir().expect("temp dir");
     let file = src.path().join("sub/a.max");
     std::fs::create_dir(src.path().join("sub")).expect("mkdir");
@@ -81,7 +88,9 @@ fn changed_sources_show_through_long_entry_lifetimes() {
 
     // 1. Overwritten in place (same path, same inode of the source tree).
     std::fs::write(&file, &b).expect("overwrite");
-    eventually("an in-place overwrite", || read(&source).as_deref() == Some(&b[..]));
+    eventually("an in-place overwrite", || {
+        read(&source).as_deref() == Some(&b[..])
+    });
 
     // 2. Replaced by a rename over it.
     let tmp = src.path().join("sub/new.tmp");

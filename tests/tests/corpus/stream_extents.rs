@@ -26,7 +26,9 @@ fn plain_streams_read_in_place_equal_the_container_reader() {
                 compressed.push((at, s.data.clone()));
                 continue;
             }
-            let got = fs.read(&at).unwrap_or_else(|e| panic!("{}: {e}", at.display()));
+            let got = fs
+                .read(&at)
+                .unwrap_or_else(|e| panic!("{}: {e}", at.display()));
             assert!(got == s.data, "{}: bytes differ", at.display());
             plain += 1;
             bytes += got.len();
@@ -35,7 +37,11 @@ fn plain_streams_read_in_place_equal_the_container_reader() {
     assert!(plain > 500, "{plain} plain streams");
     // Not one file was loaded to serve them: every plain stream of the corpus
     // was mapped and read in place.
-    assert_eq!(fs.document_loads(), 0, "{plain} plain streams, {bytes} bytes");
+    assert_eq!(
+        fs.document_loads(),
+        0,
+        "{plain} plain streams, {bytes} bytes"
+    );
     // Compressed streams still inflate through the load, and read the same.
     for (at, data) in &compressed {
         let got = fs.read(Path::new(at)).expect("compressed stream reads");
