@@ -201,6 +201,22 @@ impl<K: Hash + Eq + Clone, T: Clone + Weigh> ByteLru<K, T> {
         }
     }
 
+    /// Drops every value whose key matches (counted as evictions): a source
+    /// known to have changed frees its old versions at once.
+    pub fn remove_where(&self, mut gone: impl FnMut(&K) -> bool) {
+        let mut map = self.map.lock();
+        let keys: Vec<K> = map
+            .iter()
+            .map(|(k, _)| k)
+            .filter(|k| gone(k))
+            .cloned()
+            .collect();
+        for k in keys {
+            map.pop(&k);
+            self.evictions.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     /// How many values are held.
     pub fn len(&self) -> usize {
         self.map.lock().len()

@@ -1,4 +1,5 @@
-//! Consistent reads of `source.max` while the source may be rewritten in place.
+//! Consistent reads of `source.max` (and of plain streams, which are read in
+//! place along their sectors) while the source may be rewritten in place.
 //!
 //! `source.max` is served from the source file itself, but its size (and the
 //! inode it is served under) belong to the version of the file the entry was

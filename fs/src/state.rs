@@ -13,6 +13,7 @@ use maxfs_scene::chunk::Chunk;
 use maxfs_scene::container::MaxFile;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::peek::{self, Peek};
+use maxfs_scene::sectors::Extents;
 use maxfs_scene::{Document, Layout, Typed};
 
 use crate::cache::{DocKey, Weigh};
@@ -27,6 +28,9 @@ pub struct StreamEntry {
     pub file_name: String,
     pub stored_len: u64,
     pub compressed: bool,
+    /// Where a plain stream's bytes lie in the source file: such a stream is
+    /// served by `pread` from the source, without loading the file.
+    pub extents: Option<Arc<Extents>>,
 }
 
 /// What `ls foo.max/` needs: the stream list and whether there is a thumbnail.
@@ -319,11 +323,11 @@ impl ChunkIndex {
 
 fn load_light(path: &Path) -> Result<Arc<Light>, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
-    let peek = peek::peek(std::io::BufReader::new(file)).map_err(|e| e.to_string())?;
+    let mut peek = peek::peek(std::io::BufReader::new(file)).map_err(|e| e.to_string())?;
     let mut used = std::collections::HashSet::new();
     let streams = peek
         .streams
-        .iter()
+        .iter_mut()
         .map(|s| {
             let mut file_name = escape_stream_name(&s.name);
             // Escaping is injective, but OLE names compare case-insensitively: keep unique anyway.
@@ -335,6 +339,8 @@ fn load_light(path: &Path) -> Result<Arc<Light>, String> {
                 file_name,
                 stored_len: s.stored_len,
                 compressed: s.compressed,
+                // Moved, not copied: the peek keeps the directory only.
+                extents: s.extents.take().filter(|_| !s.compressed).map(Arc::new),
             }
         })
         .collect();

@@ -333,17 +333,30 @@ pub fn run(args: MountArgs) -> ExitCode {
             print();
         });
     }
-    let mut session = match fuser::Session::new(
-        MaxFuse::with_options(tree, FuseOptions { ttl }),
-        &mnt,
-        &config(threads),
-    ) {
+    let mut binding = MaxFuse::with_options(tree.clone(), FuseOptions { ttl });
+    // Without inotify (limit reached, no kernel support) changes show after --ttl.
+    let watch = match crate::fuse::SourceWatch::new() {
+        Ok(w) => {
+            binding = binding.with_watch(w.clone());
+            Some(w)
+        }
+        Err(e) => {
+            log::warn!("no source watch ({e}): changed sources show after --ttl");
+            None
+        }
+    };
+    let mut session = match fuser::Session::new(binding, &mnt, &config(threads)) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("maxfs: cannot mount on {}: {e}", mnt.display());
             return ExitCode::FAILURE;
         }
     };
+    if let Some(w) = &watch {
+        if let Err(e) = w.start(session.notifier(), tree) {
+            log::warn!("no source watch ({e}): changed sources show after --ttl");
+        }
+    }
     if let Err(e) = spawn_signal_waiter(mnt.clone(), session.unmount_callable()) {
         eprintln!("maxfs: cannot install signal handling: {e}");
         return ExitCode::FAILURE;

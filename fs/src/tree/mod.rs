@@ -12,6 +12,7 @@ use std::time::SystemTime;
 
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::container::MaxFile;
+use maxfs_scene::sectors::Extents;
 use maxfs_scene::{Document, Layout};
 use parking_lot::Mutex;
 
@@ -176,9 +177,11 @@ impl Blob {
     }
 }
 
-/// An opened file: a real file read in place, or bytes in memory.
+/// An opened file: a real file read in place, a plain stream read in place
+/// from its source (the runs of sectors it occupies), or bytes in memory.
 pub enum Content {
     File(std::fs::File),
+    Extents(std::fs::File, Arc<Extents>),
     Bytes(Blob),
 }
 
@@ -201,7 +204,17 @@ impl Content {
                 buf.truncate(got);
                 Ok(buf)
             }
+            Content::Extents(f, e) => e.read_at(f, offset, len),
             Content::Bytes(b) => Ok(slice_at(b.as_slice(), offset, len).to_vec()),
+        }
+    }
+
+    /// The source file a read goes to (checked after the read against the
+    /// version the entry stands for); `None` for bytes in memory.
+    pub fn file(&self) -> Option<&std::fs::File> {
+        match self {
+            Content::File(f) | Content::Extents(f, _) => Some(f),
+            Content::Bytes(_) => None,
         }
     }
 }
@@ -361,6 +374,15 @@ impl MaxFs {
         Some((eval.memo_stats(), eval.stack_evaluations()))
     }
 
+    /// Forgets the parsed versions of the source at `path` (an absolute path
+    /// under the root), when the caller knows it changed (the mount's source
+    /// watch): their memory is freed at once instead of when the budget needs
+    /// it. Nothing is served wrong without this call: a changed source is a
+    /// new version with its own key.
+    pub fn source_changed(&self, path: &Path) {
+        self.docs.remove_where(|k| k.path.as_path() == path);
+    }
+
     /// The entry at `rel` (relative to the root; `""` is the root).
     pub fn lookup(&self, rel: &Path) -> Result<Entry, FsError> {
         let mut e = self.real_entry(self.root.clone())?;
@@ -514,6 +536,17 @@ impl MaxFs {
                     ))
                 }
                 V::Stream(i) => {
+                    // A plain stream whose sectors are all present is read in
+                    // place: no load, no copy (see `maxfs_scene::sectors`).
+                    let light = light_of(state)?;
+                    if let Some(x) = light
+                        .streams
+                        .get(i as usize)
+                        .and_then(|s| s.extents.clone())
+                    {
+                        let f = std::fs::File::open(state.path()).map_err(FsError::from_io)?;
+                        return Ok(Content::Extents(f, x));
+                    }
                     let loaded = self.loaded(state)?;
                     let s = loaded.file.streams.get(i as usize);
                     if let Some(why) = s.and_then(|s| s.error.as_ref()) {
@@ -550,6 +583,13 @@ impl MaxFs {
                 let mut v = Vec::with_capacity(e.size as usize);
                 std::io::Read::read_to_end(&mut f, &mut v).map_err(FsError::from_io)?;
                 self.check_unchanged(&e, &f)?;
+                Ok(v)
+            }
+            Content::Extents(ref f, ref x) => {
+                let v = x
+                    .read_at(f, 0, x.len() as usize)
+                    .map_err(FsError::from_io)?;
+                self.check_unchanged(&e, f)?;
                 Ok(v)
             }
             Content::Bytes(b) => Ok(b.as_slice().to_vec()),
@@ -608,12 +648,20 @@ impl Entry {
         }
     }
 
-    /// The version of the source a `source.max` entry stands for; `None` for
-    /// every other entry.
+    /// The version of the source a `source.max` or stream entry stands for
+    /// (both may be read in place from the source); `None` for every other entry.
     pub fn source_version(&self) -> Option<&DocKey> {
         match &self.node {
-            Node::Max(state, V::Source) => Some(&state.key),
+            Node::Max(state, V::Source | V::Stream(_)) => Some(&state.key),
             _ => None,
+        }
+    }
+
+    /// The path of a real file or directory (not of a `.max` or its inside).
+    pub fn real_path(&self) -> Option<&Path> {
+        match &self.node {
+            Node::Real(r) => Some(&r.path),
+            Node::Max(..) => None,
         }
     }
 

@@ -41,9 +41,11 @@ use parking_lot::Mutex;
 
 mod config;
 mod inodes;
+mod watch;
 
 pub use config::{config, MIN_WORKERS};
 use inodes::{Inode, Inodes};
+pub use watch::SourceWatch;
 
 /// Tuning of the binding.
 #[derive(Debug, Clone, Copy)]
@@ -94,6 +96,8 @@ pub struct MaxFuse {
     inodes: Mutex<Inodes>,
     /// The last few listings: (inode, entry identity, listing).
     listings: Mutex<VecDeque<(u64, EntryKey, Arc<Listing>)>>,
+    /// inotify on the real directories looked up (see [`SourceWatch`]).
+    watch: Option<Arc<SourceWatch>>,
     uid: u32,
     gid: u32,
 }
@@ -117,9 +121,18 @@ impl MaxFuse {
             no_open: false,
             inodes: Mutex::new(Inodes::default()),
             listings: Mutex::new(VecDeque::new()),
+            watch: None,
             uid,
             gid,
         }
+    }
+
+    /// Watches the real directories the kernel looks up with `watch`, whose
+    /// events (started with [`SourceWatch::start`] once the session exists)
+    /// drop the kernel's entries of changed sources at once.
+    pub fn with_watch(mut self, watch: Arc<SourceWatch>) -> MaxFuse {
+        self.watch = Some(watch);
+        self
     }
 
     pub fn tree(&self) -> &Arc<MaxFs> {
@@ -256,13 +269,13 @@ impl MaxFuse {
                 offset,
                 size as usize,
             )),
-            Ok(c @ Content::File(_)) => {
+            Ok(c @ (Content::File(_) | Content::Extents(..))) => {
                 let read = c.read_at(offset, size as usize).map_err(FsError::from_io);
                 // After the read: a source rewritten in place before or during
                 // it shows here.
-                let checked = match &c {
-                    Content::File(f) => self.fs.check_unchanged(e, f),
-                    Content::Bytes(_) => Ok(()),
+                let checked = match c.file() {
+                    Some(f) => self.fs.check_unchanged(e, f),
+                    None => Ok(()),
                 };
                 match read.and_then(|d| checked.map(|()| d)) {
                     Ok(d) => reply.data(&d),
@@ -302,6 +315,9 @@ impl Filesystem for MaxFuse {
         self.no_open = config
             .add_capabilities(InitFlags::FUSE_AUTO_INVAL_DATA)
             .is_ok();
+        if let Some(w) = &self.watch {
+            w.add(self.fs.root(), ROOT_INO);
+        }
         Ok(())
     }
 
@@ -313,6 +329,9 @@ impl Filesystem for MaxFuse {
         match self.fs.child(&pentry, name) {
             Ok(e) => {
                 let ino = self.remember(&e);
+                if let (Some(w), Some(p), Kind::Dir) = (&self.watch, e.real_path(), e.kind) {
+                    w.add(p, ino);
+                }
                 reply.entry(&self.ttl(&e), &self.attr(ino, &e), Generation(0));
             }
             Err(err) => {

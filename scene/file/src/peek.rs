@@ -7,6 +7,7 @@ use std::io::{Read, Seek};
 
 use crate::container::{inflate, open_cfb};
 use crate::error::MaxError;
+use crate::sectors::{map_streams, Extents};
 
 const GZIP_MAGIC: [u8; 2] = [0x1F, 0x8B];
 
@@ -22,6 +23,9 @@ pub struct PeekStream {
     pub stored_len: u64,
     /// Stored gzip-compressed: the inflated size is unknown until the stream is read.
     pub compressed: bool,
+    /// Where the stored bytes lie in the file, when every sector of the stream
+    /// is present and its chain is sound (see [`crate::sectors`]).
+    pub extents: Option<Extents>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +40,12 @@ pub struct Peek {
 /// A stream that cannot be read here (missing sectors of a truncated file,
 /// damaged summary gzip) is listed all the same: the full read names its error.
 pub fn peek<R: Read + Seek>(mut reader: R) -> Result<Peek, MaxError> {
+    // The map is optional: a file it cannot read is read through the container.
+    let mut map = reader
+        .seek(std::io::SeekFrom::End(0))
+        .ok()
+        .and_then(|len| map_streams(&mut reader, len).ok())
+        .unwrap_or_default();
     let (mut comp, past) = open_cfb(&mut reader)?;
     let clsid = comp.root_entry().clsid().to_bytes_le();
     let mut entries = Vec::new();
@@ -70,10 +80,13 @@ pub fn peek<R: Read + Seek>(mut reader: R) -> Result<Peek, MaxError> {
                 _ => None,
             };
         }
+        // Only a map that agrees with the container reader's directory is kept.
+        let extents = map.remove(&name).filter(|e| e.len() == stored_len);
         streams.push(PeekStream {
             name,
             stored_len,
             compressed,
+            extents,
         });
     }
     Ok(Peek {
