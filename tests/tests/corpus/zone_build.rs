@@ -11,7 +11,8 @@
 //!    noise data, smooth flags and lights exactly. Control points, bounding box, bias and
 //!    scale cannot come back bit-identical, for NeL either: the stored points are already
 //!    quantised, so the rebuilt box is smaller by up to one quantum per side and the scale
-//!    changes with it. They must agree within one quantum of each zone (|Δ| ≤ 2·scale).
+//!    changes with it. They must agree within 1.5 quanta (one from truncation, plus float
+//!    rounding of the unpack).
 //!    Compressed lumels are re-packed from the unpacked lumels. The packing is lossy and
 //!    not idempotent (NeL packs with /7 and /5 interpolants but unpacks with 256ths), so
 //!    re-packed blocks decode a few levels away from the stored ones; test 1 shows the
@@ -255,7 +256,7 @@ fn rebuilt_zones_keep_everything_of_the_original() {
             gap(u.get(), v.get());
         }
         worst_quanta = worst_quanta.max(worst);
-        if worst > 2.0 {
+        if worst > 1.5 {
             diffs.push(format!("geometry off by {worst:.2} quanta"));
         }
         if !diffs.is_empty() {
