@@ -329,13 +329,7 @@ pub(crate) fn pack3(v: &Point, bias: &Point, scale: f32) -> Vec3s {
     let c = |i: usize| {
         let r = (v[i] - bias[i]) / scale;
         // NLMISC::clamp(x, lo, hi): x<lo → lo, x>hi → hi; a NaN stays NaN (then 0 here).
-        let r = if r < -32768.0 {
-            -32768.0
-        } else if r > 32767.0 {
-            32767.0
-        } else {
-            r
-        };
+        let r = r.clamp(-32768.0, 32767.0);
         r as i16
     };
     Vec3s {
