@@ -8,6 +8,9 @@
 // Usage: pacs_check FILE...          one tab-separated line per file:
 //   <OK|FAIL>\t<kind>\t<path>\t<facts or message>\t<reser: identical|DIFF at N>
 //        pacs_check --xml BIN OUT    NeL's XML form (COXml) of a binary .pacs_prim, written to OUT
+//        pacs_check --veget SHAPE OUT LIGHTED DOUBLE_SIDED PRECOMPUTE ALPHA BESTSIDED BEND_WEIGHT BEND_MODE
+//            NeL's own CVegetableShape::build from the CMesh in SHAPE (its vertex buffer and the
+//            primitive block of pass 0 of block 0, as buildVegetableShape takes them), written to OUT
 #include "nel/misc/types_nl.h"
 #include "nel/misc/app_context.h"
 #include "nel/misc/debug.h"
@@ -18,6 +21,9 @@
 #include "nel/pacs/primitive_block.h"
 #include "nel/pacs/collision_mesh_build.h"
 #include "nel/3d/vegetable_shape.h"
+#include "nel/3d/register_3d.h"
+#include "nel/3d/shape.h"
+#include "nel/3d/mesh.h"
 
 #include <cstdio>
 #include <string>
@@ -177,8 +183,55 @@ static int to_xml(const string &bin, const string &out)
 	return f ? 0 : 2;
 }
 
+static int to_veget(char **a)
+{
+	NL3D::registerSerial3d();
+	CIFile f;
+	if (!f.open(a[0])) return 2;
+	NL3D::CShapeStream ss;
+	ss.serial(f);
+	NL3D::CMesh *mesh = dynamic_cast<NL3D::CMesh *>(ss.getShapePointer());
+	if (!mesh) { fprintf(stderr, "not a CMesh\n"); return 1; }
+	if (mesh->getNbMatrixBlock() != 1 || mesh->getNbRdrPass(0) != 1) { fprintf(stderr, "not one block / one pass\n"); return 1; }
+	NL3D::CVegetableShapeBuild b;
+	b.VB = mesh->getVertexBuffer();
+	// CMesh::build keeps 32-bit indices ("for build, force 32 bit indices"), and
+	// CVegetableShape::build reads them as uint32; a loaded mesh may hold 16-bit ones.
+	const NL3D::CIndexBuffer &src = mesh->getRdrPassPrimitiveBlock(0, 0);
+	b.PB.setFormat(NL3D::CIndexBuffer::Indices32);
+	b.PB.setNumIndexes(src.getNumIndexes());
+	{
+		NL3D::CIndexBufferRead r;
+		src.lock(r);
+		NL3D::CIndexBufferReadWrite w;
+		b.PB.lock(w);
+		uint32 *dst = (uint32 *)w.getPtr();
+		for (uint32 k = 0; k < src.getNumIndexes(); ++k)
+			dst[k] = r.getFormat() == NL3D::CIndexBuffer::Indices16 ? ((const uint16 *)r.getPtr())[k] : ((const uint32 *)r.getPtr())[k];
+	}
+	b.Lighted = atoi(a[2]) != 0;
+	b.DoubleSided = atoi(a[3]) != 0;
+	b.PreComputeLighting = atoi(a[4]) != 0;
+	b.AlphaBlend = atoi(a[5]) != 0;
+	b.BestSidedPreComputeLighting = atoi(a[6]) != 0;
+	b.MaxBendWeight = (float)atof(a[7]);
+	b.BendCenterMode = (NL3D::CVegetableShapeBuild::TBendCenterMode)atoi(a[8]);
+	NL3D::CVegetableShape v;
+	v.build(b);
+	vector<uint8> x = write_bin(v);
+	ofstream o(a[1], ios::binary);
+	o.write((const char *)x.data(), x.size());
+	return o ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 11 && string(argv[1]) == "--veget")
+	{
+		CApplicationContext ctx;
+		createDebug(NULL, false);
+		try { return to_veget(argv + 2); } catch (const std::exception &ex) { fprintf(stderr, "%s\n", ex.what()); return 1; }
+	}
 	if (argc == 4 && string(argv[1]) == "--xml")
 	{
 		CApplicationContext ctx;
