@@ -70,9 +70,18 @@ pub fn pacs_values() -> Vec<(u16, u16, [u8; 4])> {
 /// Turns `node`'s object into the scripted PACS plug-in object: class
 /// `class`, reference 0 the delegate primitive `delegate`, reference 1 a new
 /// ParamBlock2 with `values`.
-pub fn make_pacs(e: &mut SceneEdit, node: &str, class: ClassId, name: &str, delegate: usize, values: &[(u16, u16, [u8; 4])]) {
+pub fn make_pacs(
+    e: &mut SceneEdit,
+    node: &str,
+    class: ClassId,
+    name: &str,
+    delegate: usize,
+    values: &[(u16, u16, [u8; 4])],
+) {
     let n = e.node(node);
-    let pb2_class = e.class_index(PARAM_BLOCK2).expect("the file has ParamBlock2 objects");
+    let pb2_class = e
+        .class_index(PARAM_BLOCK2)
+        .expect("the file has ParamBlock2 objects");
     // A block of the file with the plain 0x0009 header (some blocks carry an
     // owner-class header 0x000b instead).
     let candidates: Vec<usize> = (0..e.graph.objects.len())
@@ -91,9 +100,17 @@ pub fn make_pacs(e: &mut SceneEdit, node: &str, class: ClassId, name: &str, dele
     let plugin_class = e.add_class(DLL_MAXSCRIPT, class, GEOMETRY, name);
     let count = e.graph.objects.len();
     let (plugin, block) = (count, count + 1);
-    let refs: Vec<u8> = [delegate as i32, block as i32].iter().flat_map(|w| w.to_le_bytes()).collect();
-    assert_eq!(e.add_object(plugin_class, vec![Chunk::leaf(0x2034, refs)]), plugin);
-    assert_eq!(e.add_object(pb2_class, pacs_block(template, plugin as u32, values)), block);
+    let refs: Vec<u8> = [delegate as i32, block as i32]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    assert_eq!(
+        e.add_object(plugin_class, vec![Chunk::leaf(0x2034, refs)]),
+        plugin
+    );
+    assert_eq!(
+        e.add_object(pb2_class, pacs_block(template, plugin as u32, values)),
+        block
+    );
     e.set_reference(n, 1, plugin as i32);
 }
-

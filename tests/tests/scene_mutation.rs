@@ -302,7 +302,14 @@ fn collision_pacs_veget_exports_on_damaged_scenes() {
     let mut pacs = SceneEdit::open("max/assimp/RotatingCube.max");
     let n = pacs.node("Box01");
     let bx = pacs.reference(n, 1);
-    make_pacs(&mut pacs, "Box01", NEL_PACS_BOX, "PACS Box", bx, &pacs_values());
+    make_pacs(
+        &mut pacs,
+        "Box01",
+        NEL_PACS_BOX,
+        "PACS Box",
+        bx,
+        &pacs_values(),
+    );
     let files = [street.finish_file(), cube.finish_file(), pacs.finish_file()];
     // The intact scenes do export the new kinds (so the mutations reach them).
     let kinds = [ExportKind::Cmb, ExportKind::PacsPrim, ExportKind::Veget];
@@ -315,7 +322,11 @@ fn collision_pacs_veget_exports_on_damaged_scenes() {
         let eval = SceneEval::from_document(Document::from_file(f.clone())).expect("eval");
         let ex = export::export("intact", &eval, &kinds);
         for k in want {
-            assert!(ex.outputs.iter().any(|o| o.kind == *k), "{k:?}: {}", ex.errors_text());
+            assert!(
+                ex.outputs.iter().any(|o| o.kind == *k),
+                "{k:?}: {}",
+                ex.errors_text()
+            );
         }
     }
     let mut rng = Rng(0x636f_6c6c_6973_696f);

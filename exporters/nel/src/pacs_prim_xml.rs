@@ -54,7 +54,12 @@ pub fn write(block: &PrimitiveBlock) -> Vec<u8> {
             el("COLLISION_MASK", p.collision_mask.to_string());
             el(
                 "POSITION",
-                format!("{} {} {}", f(p.position.x), f(p.position.y), f(p.position.z)),
+                format!(
+                    "{} {} {}",
+                    f(p.position.x),
+                    f(p.position.y),
+                    f(p.position.z)
+                ),
             );
             el("ORIENTATION", f(p.orientation));
             if let Some(u) = p.user_data {
@@ -173,7 +178,11 @@ impl<'a> Parser<'a> {
             let key = self.name()?;
             self.skip_ws();
             if !self.starts(b"=") {
-                return Err(err(self.pos, &el.name, "expected '=' after an attribute name"));
+                return Err(err(
+                    self.pos,
+                    &el.name,
+                    "expected '=' after an attribute name",
+                ));
             }
             self.pos += 1;
             self.skip_ws();
@@ -306,11 +315,19 @@ pub fn read(bytes: &[u8]) -> Result<PrimitiveBlock, NelError> {
         }
     }
     if root.name != "PRIMITIVE_BLOCK" {
-        return Err(err(root.offset, "", format!("root element <{}>, not <PRIMITIVE_BLOCK>", root.name)));
+        return Err(err(
+            root.offset,
+            "",
+            format!("root element <{}>, not <PRIMITIVE_BLOCK>", root.name),
+        ));
     }
     let check: u32 = root.num("CHECK")?;
     if check != CHECK {
-        return Err(err(root.offset, "CHECK", format!("{check}, expected {CHECK} (\"PRBK\")")));
+        return Err(err(
+            root.offset,
+            "CHECK",
+            format!("{check}, expected {CHECK} (\"PRBK\")"),
+        ));
     }
     let version: u32 = root.num("VERSION")?;
     if version > 0 {
@@ -419,7 +436,9 @@ mod tests {
         for cut in 0..good.len() {
             let _ = read(&good[..cut]);
         }
-        let bad = String::from_utf8(good).expect("utf8").replace("<CHECK>1262637648", "<CHECK>1");
+        let bad = String::from_utf8(good)
+            .expect("utf8")
+            .replace("<CHECK>1262637648", "<CHECK>1");
         assert!(read(bad.as_bytes()).is_err());
         let deep = "<A>".repeat(100);
         assert!(read(deep.as_bytes()).is_err());

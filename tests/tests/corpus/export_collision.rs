@@ -28,7 +28,6 @@ use maxfs_tests::corpus_dir;
 use maxfs_tests::nel_nodes::{make_pacs, pacs_values, NEL_PACS_BOX, NEL_PACS_CYLINDER};
 use maxfs_tests::rewrite::SceneEdit;
 
-
 fn with_appdata(rel: &str, add: &[(&str, u32, &str)]) -> Document {
     let mut e = SceneEdit::open(rel);
     for (node, sub_id, text) in add {
@@ -45,7 +44,12 @@ fn export(doc: &Document, stem: &str, kinds: &[ExportKind]) -> Exports {
 /// Every output reads back through our NeL reader and rewrites byte for byte.
 fn reread(o: &maxfs_exporters::nel::export::Output) -> NelFile {
     let f = read_nel(&o.bytes, &o.name).unwrap_or_else(|e| panic!("{}: {e}", o.name));
-    assert_eq!(write_nel(&f).expect("rewrites"), o.bytes, "{}: rewrite", o.name);
+    assert_eq!(
+        write_nel(&f).expect("rewrites"),
+        o.bytes,
+        "{}: rewrite",
+        o.name
+    );
     f
 }
 
@@ -63,12 +67,19 @@ fn oracle(files: &[(&str, &[u8])]) -> Vec<String> {
         .args(&paths)
         .output()
         .expect("runs the NeL oracle");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let lines: Vec<String> = text.lines().map(str::to_string).collect();
     assert_eq!(lines.len(), files.len(), "{text}");
     for l in &lines {
-        assert!(l.starts_with("OK\t") && l.ends_with("reser: identical"), "NeL: {l}");
+        assert!(
+            l.starts_with("OK\t") && l.ends_with("reser: identical"),
+            "NeL: {l}"
+        );
     }
     lines
 }
@@ -153,7 +164,10 @@ fn closed(m: &CollisionMeshBuild, interior: bool) -> bool {
 /// a closed box gives a closed collision surface that NeL links without error.
 #[test]
 fn cmb_box_matches_max_ascii_export() {
-    let doc = with_appdata("max/assimp/RotatingCube.max", &[("Box01", id::COLLISION, "1")]);
+    let doc = with_appdata(
+        "max/assimp/RotatingCube.max",
+        &[("Box01", id::COLLISION, "1")],
+    );
     let ex = export(&doc, "RotatingCube", &[ExportKind::Cmb]);
     assert!(ex.errors.is_empty(), "{}", ex.errors_text());
     let m = cmb_of(&ex, "unknown_ig.cmb");
@@ -162,16 +176,26 @@ fn cmb_box_matches_max_ascii_export() {
     for (i, (v, a)) in m.vertices.iter().zip(&verts).enumerate() {
         let v = [v.x.get(), v.y.get(), v.z.get()].map(f64::from);
         // The ASE prints 4 decimals.
-        assert!((0..3).all(|k| (v[k] - a[k]).abs() <= 1e-4 * a[k].abs().max(1.0)), "vertex {i}: {v:?} vs {a:?}");
+        assert!(
+            (0..3).all(|k| (v[k] - a[k]).abs() <= 1e-4 * a[k].abs().max(1.0)),
+            "vertex {i}: {v:?} vs {a:?}"
+        );
     }
     assert_eq!(m.faces.len(), faces.len());
     for (i, (f, a)) in m.faces.iter().zip(&faces).enumerate() {
         assert_eq!(f.v, a.v, "face {i}");
         let vis = f.visibility.map(|b| b.0);
-        assert_eq!(vis, [a.vis[1], a.vis[2], a.vis[0]], "face {i}: visibility remap (B, C, A)");
+        assert_eq!(
+            vis,
+            [a.vis[1], a.vis[2], a.vis[0]],
+            "face {i}: visibility remap (B, C, A)"
+        );
         assert_eq!((f.material, f.surface), (a.mtl, a.mtl), "face {i}");
     }
-    assert!(closed(&m, true), "a closed box gives a closed collision surface");
+    assert!(
+        closed(&m, true),
+        "a closed box gives a closed collision surface"
+    );
     let line = &oracle(&[("unknown_ig.cmb", &ex.outputs[0].bytes)])[0];
     assert!(line.contains("link_errors=0 open_edges=0"), "{line}");
 }
@@ -200,12 +224,23 @@ fn cmb_groups_surfaces_and_weld() {
     let doc = with_appdata("max/ryzomcore/street.max", &add);
     let ex = export(&doc, "street", &[ExportKind::Cmb]);
     let names: Vec<&str> = ex.outputs.iter().map(|o| o.name.as_str()).collect();
-    assert_eq!(names, ["Indoor.cmb", "unknown_ig.cmb"], "{}", ex.errors_text());
+    assert_eq!(
+        names,
+        ["Indoor.cmb", "unknown_ig.cmb"],
+        "{}",
+        ex.errors_text()
+    );
     assert_eq!(ex.errors.len(), 1, "{}", ex.errors_text());
     assert_eq!(ex.errors[0].node, "Sphere03");
 
     let eval = SceneEval::from_document(doc.clone()).expect("eval");
-    let node = |n: &str| eval.graph.objects.iter().position(|o| o.node.as_ref().is_some_and(|x| x.name == n)).expect(n);
+    let node = |n: &str| {
+        eval.graph
+            .objects
+            .iter()
+            .position(|o| o.node.as_ref().is_some_and(|x| x.name == n))
+            .expect(n)
+    };
     // The group's nodes in the scripts' order, their world vertices and faces.
     let members = ["cluster01", "cluster02", "Sphere01"];
     let mut verts: Vec<[f32; 3]> = Vec::new();
@@ -223,9 +258,18 @@ fn cmb_groups_surfaces_and_weld() {
         }));
         owner.extend(std::iter::repeat_n(k, mesh.vertices.len()));
         let exterior = *name == "cluster02";
-        let max_mat = mesh.faces.iter().map(|f| i32::from(f.material)).max().unwrap_or(0);
+        let max_mat = mesh
+            .faces
+            .iter()
+            .map(|f| i32::from(f.material))
+            .max()
+            .unwrap_or(0);
         for f in &mesh.faces {
-            let surface = if exterior { -1 } else { base + i32::from(f.material) };
+            let surface = if exterior {
+                -1
+            } else {
+                base + i32::from(f.material)
+            };
             faces.push((f.v.map(|v| v + first), surface, i32::from(f.material)));
         }
         base += if exterior { 1 } else { max_mat + 1 };
@@ -235,7 +279,10 @@ fn cmb_groups_surfaces_and_weld() {
     let mut to = (0..verts.len()).collect::<Vec<_>>();
     for j in 0..verts.len() {
         for i in 0..j {
-            let d: f32 = (0..3).map(|a| (verts[i][a] - verts[j][a]).powi(2)).sum::<f32>().sqrt();
+            let d: f32 = (0..3)
+                .map(|a| (verts[i][a] - verts[j][a]).powi(2))
+                .sum::<f32>()
+                .sqrt();
             if to[i] == i && owner[i] != owner[j] && d <= 0.005 {
                 to[j] = i;
                 break;
@@ -245,7 +292,11 @@ fn cmb_groups_surfaces_and_weld() {
     let kept: Vec<usize> = (0..verts.len()).filter(|&i| to[i] == i).collect();
     let new_id = |i: usize| kept.iter().position(|&k| k == to[i]).expect("kept") as u32;
     let m = cmb_of(&ex, "Indoor.cmb");
-    let got: Vec<[f32; 3]> = m.vertices.iter().map(|v| [v.x.get(), v.y.get(), v.z.get()]).collect();
+    let got: Vec<[f32; 3]> = m
+        .vertices
+        .iter()
+        .map(|v| [v.x.get(), v.y.get(), v.z.get()])
+        .collect();
     let want: Vec<[f32; 3]> = kept.iter().map(|&i| verts[i]).collect();
     assert_eq!(got, want);
     let want_faces: Vec<([u32; 3], i32, i32)> = faces
@@ -253,17 +304,28 @@ fn cmb_groups_surfaces_and_weld() {
         .map(|(v, s, mat)| (v.map(|x| new_id(x as usize)), *s, *mat))
         .filter(|(v, _, _)| v[0] != v[1] && v[1] != v[2] && v[2] != v[0])
         .collect();
-    let got_faces: Vec<([u32; 3], i32, i32)> = m.faces.iter().map(|f| (f.v, f.surface, f.material)).collect();
+    let got_faces: Vec<([u32; 3], i32, i32)> = m
+        .faces
+        .iter()
+        .map(|f| (f.v, f.surface, f.material))
+        .collect();
     assert_eq!(got_faces, want_faces);
     let welded = verts.len() - kept.len();
-    eprintln!("street Indoor.cmb: {} vertices, {welded} welded, {} faces", verts.len(), m.faces.len());
+    eprintln!(
+        "street Indoor.cmb: {} vertices, {welded} welded, {} faces",
+        verts.len(),
+        m.faces.len()
+    );
     // Closed sources (boxes, spheres) give closed interior and exterior surfaces.
     assert!(closed(&m, true) && closed(&m, false));
     let lines = oracle(&[
         ("Indoor.cmb", &ex.outputs[0].bytes),
         ("unknown_ig.cmb", &ex.outputs[1].bytes),
     ]);
-    assert!(lines.iter().all(|l| l.contains("link_errors=0")), "{lines:?}");
+    assert!(
+        lines.iter().all(|l| l.contains("link_errors=0")),
+        "{lines:?}"
+    );
 }
 
 fn pacs_block_of(ex: &Exports, name: &str) -> (PrimitiveBlock, Vec<u8>) {
@@ -272,7 +334,9 @@ fn pacs_block_of(ex: &Exports, name: &str) -> (PrimitiveBlock, Vec<u8>) {
         .iter()
         .find(|o| o.kind == ExportKind::PacsPrim && o.name == name)
         .unwrap_or_else(|| panic!("no {name}: {}", ex.errors_text()));
-    assert!(o.bytes.starts_with(b"<?xml version=\"1.0\"?>\n<PRIMITIVE_BLOCK>"));
+    assert!(o
+        .bytes
+        .starts_with(b"<?xml version=\"1.0\"?>\n<PRIMITIVE_BLOCK>"));
     match reread(o) {
         NelFile::PrimitiveBlockXml(b) => (b, o.bytes.clone()),
         _ => panic!("{name} is not the XML form"),
@@ -292,10 +356,25 @@ fn pacs_box_from_parameters() {
     let mut e = SceneEdit::open("max/assimp/RotatingCube.max");
     let n = e.node("Box01");
     let bx = e.reference(n, 1);
-    make_pacs(&mut e, "Box01", NEL_PACS_BOX, "PACS Box", bx, &pacs_values());
+    make_pacs(
+        &mut e,
+        "Box01",
+        NEL_PACS_BOX,
+        "PACS Box",
+        bx,
+        &pacs_values(),
+    );
     let doc = e.finish();
-    let ex = export(&doc, "RotatingCube", &[ExportKind::PacsPrim, ExportKind::Shape]);
-    assert!(ex.errors.iter().all(|e| e.kind != ExportKind::PacsPrim), "{}", ex.errors_text());
+    let ex = export(
+        &doc,
+        "RotatingCube",
+        &[ExportKind::PacsPrim, ExportKind::Shape],
+    );
+    assert!(
+        ex.errors.iter().all(|e| e.kind != ExportKind::PacsPrim),
+        "{}",
+        ex.errors_text()
+    );
     let (b, xml) = pacs_block_of(&ex, "RotatingCube.pacs_prim");
     assert_eq!(b.primitives.len(), 1);
     let p = &b.primitives[0];
@@ -304,41 +383,96 @@ fn pacs_box_from_parameters() {
     let extent = |axis: usize| {
         let a = tm[axis];
         let n = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
-        let d: Vec<f64> = verts.iter().map(|v| (0..3).map(|k| (v[k] - tm[3][k]) * a[k] / n).sum()).collect();
+        let d: Vec<f64> = verts
+            .iter()
+            .map(|v| (0..3).map(|k| (v[k] - tm[3][k]) * a[k] / n).sum())
+            .collect();
         d.iter().cloned().fold(f64::MIN, f64::max) - d.iter().cloned().fold(f64::MAX, f64::min)
     };
     let near = |a: f32, b: f64| (f64::from(a) - b).abs() <= 2e-4 * b.abs().max(1.0);
-    assert!(near(p.length[0].get(), extent(0)), "width {} vs {}", p.length[0].get(), extent(0));
-    assert!(near(p.length[1].get(), extent(1)), "length {} vs {}", p.length[1].get(), extent(1));
-    assert!(near(p.height.get(), extent(2)), "height {} vs {}", p.height.get(), extent(2));
+    assert!(
+        near(p.length[0].get(), extent(0)),
+        "width {} vs {}",
+        p.length[0].get(),
+        extent(0)
+    );
+    assert!(
+        near(p.length[1].get(), extent(1)),
+        "length {} vs {}",
+        p.length[1].get(),
+        extent(1)
+    );
+    assert!(
+        near(p.height.get(), extent(2)),
+        "height {} vs {}",
+        p.height.get(),
+        extent(2)
+    );
     for k in 0..3 {
-        assert!(near([p.position.x, p.position.y, p.position.z][k].get(), tm[3][k]), "position");
+        assert!(
+            near(
+                [p.position.x, p.position.y, p.position.z][k].get(),
+                tm[3][k]
+            ),
+            "position"
+        );
     }
     let i = tm[0];
     let a = (i[0] / (i[0] * i[0] + i[1] * i[1]).sqrt()).acos();
-    let zrot = if i[1] > 0.0 { a } else { 2.0 * std::f64::consts::PI - a };
-    assert!(near(p.orientation.get(), zrot), "orientation {} vs {zrot}", p.orientation.get());
+    let zrot = if i[1] > 0.0 {
+        a
+    } else {
+        2.0 * std::f64::consts::PI - a
+    };
+    assert!(
+        near(p.orientation.get(), zrot),
+        "orientation {} vs {zrot}",
+        p.orientation.get()
+    );
     assert_eq!(p.prim_type, 0, "_2DOrientedBox");
     assert_eq!(p.reaction, 0x30, "(Reaction − 1) << 4");
     assert_eq!(p.trigger, 0x100 | 0x400, "EnterTrigger | OverlapTrigger");
-    assert_eq!((p.obstacle.0, p.collision_mask, p.occlusion_mask), (0, 0x12, 3));
+    assert_eq!(
+        (p.obstacle.0, p.collision_mask, p.occlusion_mask),
+        (0, 0x12, 3)
+    );
     assert_eq!(p.attenuation.get(), 0.25);
     assert_eq!(p.user_data, Some(0x0004_0003_0002_0001));
     assert_eq!(p.version, 1);
     // A PACS primitive is not a shape (shape_export.ms tests only DONOTEXPORT / COLLISION,
     // and the PACS plug-in class is not evaluated: named, never silently dropped).
-    assert!(ex.outputs.iter().all(|o| o.kind != ExportKind::Shape) || ex.errors.iter().any(|e| e.node == "Box01"));
+    assert!(
+        ex.outputs.iter().all(|o| o.kind != ExportKind::Shape)
+            || ex.errors.iter().any(|e| e.node == "Box01")
+    );
 
     // NeL: loads our XML; from the binary form of the same block NeL's COXml writes our bytes.
     let bin = write_nel(&NelFile::PrimitiveBlock(b.clone())).expect("binary");
     let lines = oracle(&[("x.pacs_prim", &xml), ("b.pacs_prim", &bin)]);
-    assert!(lines[0].contains("reaction=48 trigger=1280"), "{}", lines[0]);
+    assert!(
+        lines[0].contains("reaction=48 trigger=1280"),
+        "{}",
+        lines[0]
+    );
     let dir = tempfile::tempdir().expect("tempdir");
-    let (bp, xp) = (dir.path().join("b.pacs_prim"), dir.path().join("nel.pacs_prim"));
+    let (bp, xp) = (
+        dir.path().join("b.pacs_prim"),
+        dir.path().join("nel.pacs_prim"),
+    );
     std::fs::write(&bp, &bin).expect("write");
-    let st = Command::new("bash").arg(oracle_script()).arg("--xml").arg(&bp).arg(&xp).status().expect("oracle");
+    let st = Command::new("bash")
+        .arg(oracle_script())
+        .arg("--xml")
+        .arg(&bp)
+        .arg(&xp)
+        .status()
+        .expect("oracle");
     assert!(st.success());
-    assert_eq!(std::fs::read(&xp).expect("NeL's XML"), xml, "NeL's COXml text");
+    assert_eq!(
+        std::fs::read(&xp).expect("NeL's XML"),
+        xml,
+        "NeL's COXml text"
+    );
 }
 
 /// A PACS Cylinder made from Barrel's Cylinder001 (its modifier stack left
@@ -351,12 +485,25 @@ fn pacs_cylinder_and_refusal() {
     let n = e.node("Cylinder001");
     let derived = e.reference(n, 1);
     let cyl = e.reference(derived, 1);
-    make_pacs(&mut e, "Cylinder001", NEL_PACS_CYLINDER, "PACS Cyl", cyl, &pacs_values());
+    make_pacs(
+        &mut e,
+        "Cylinder001",
+        NEL_PACS_CYLINDER,
+        "PACS Cyl",
+        cyl,
+        &pacs_values(),
+    );
     let doc = e.finish();
     let eval = SceneEval::from_document(doc.clone()).expect("eval");
-    let stored = maxfs_scene::eval::core::pblock::reference(&eval.graph, cyl, 0).expect("cylinder block");
+    let stored =
+        maxfs_scene::eval::core::pblock::reference(&eval.graph, cyl, 0).expect("cylinder block");
     let pb = maxfs_scene::eval::core::pblock::param_block2(eval.chunks(stored))
-        .map(|b| b.params.into_iter().map(|p| (p.id as usize, p.value)).collect::<Vec<_>>())
+        .map(|b| {
+            b.params
+                .into_iter()
+                .map(|p| (p.id as usize, p.value))
+                .collect::<Vec<_>>()
+        })
         .or_else(|_| {
             maxfs_scene::eval::core::pblock::param_block(eval.chunks(stored))
                 .map(|v| v.into_iter().map(|p| (p.index as usize, p.value)).collect())
@@ -377,7 +524,10 @@ fn pacs_cylinder_and_refusal() {
     assert_eq!(p.orientation.get(), 0.0);
     let w = eval.world_tm(n, 0).rows()[3];
     let pos = [p.position.x.get(), p.position.y.get(), p.position.z.get()];
-    assert!((0..3).all(|k| xml_eq(pos[k], w[k] as f32)), "{pos:?} vs {w:?}");
+    assert!(
+        (0..3).all(|k| xml_eq(pos[k], w[k] as f32)),
+        "{pos:?} vs {w:?}"
+    );
     oracle(&[("c.pacs_prim", &xml)]);
 
     // Under its modifier (the node still shows the derived object) it fails the block.
@@ -385,22 +535,44 @@ fn pacs_cylinder_and_refusal() {
     let n = e.node("Cylinder001");
     let derived = e.reference(n, 1);
     let cyl = e.reference(derived, 1);
-    make_pacs(&mut e, "Cylinder001", NEL_PACS_CYLINDER, "PACS Cyl", cyl, &pacs_values());
+    make_pacs(
+        &mut e,
+        "Cylinder001",
+        NEL_PACS_CYLINDER,
+        "PACS Cyl",
+        cyl,
+        &pacs_values(),
+    );
     e.set_reference(n, 1, derived as i32);
     e.set_reference(derived, 1, (e.graph.objects.len()) as i32);
     let ex = export(&e.finish(), "Barrel", &[ExportKind::PacsPrim]);
     assert!(ex.outputs.is_empty());
-    assert!(ex.errors_text().contains("modifier"), "{}", ex.errors_text());
+    assert!(
+        ex.errors_text().contains("modifier"),
+        "{}",
+        ex.errors_text()
+    );
     // A missing parameter is named.
     let mut e = SceneEdit::open("max/misc/Barrel.max");
     let n = e.node("Cylinder001");
     let cyl = e.reference(e.reference(n, 1), 1);
     let mut v = pacs_values();
     v.retain(|(pid, _, _)| *pid != param::ABSORBTION);
-    make_pacs(&mut e, "Cylinder001", NEL_PACS_CYLINDER, "PACS Cyl", cyl, &v);
+    make_pacs(
+        &mut e,
+        "Cylinder001",
+        NEL_PACS_CYLINDER,
+        "PACS Cyl",
+        cyl,
+        &v,
+    );
     let ex = export(&e.finish(), "Barrel", &[ExportKind::PacsPrim]);
     assert!(ex.outputs.is_empty());
-    assert!(ex.errors_text().contains("Absorbtion"), "{}", ex.errors_text());
+    assert!(
+        ex.errors_text().contains("Absorbtion"),
+        "{}",
+        ex.errors_text()
+    );
 }
 
 fn veget_of(ex: &Exports, name: &str) -> (VegetableShape, Vec<u8>) {
@@ -441,11 +613,22 @@ fn veget_matches_nel_build() {
         add.extend_from_slice(extra);
         let doc = with_appdata("max/misc/Crate.max", &add);
         let ex = export(&doc, "Crate", &[ExportKind::Veget, ExportKind::Shape]);
-        assert!(ex.errors.iter().all(|e| e.node != "Box001"), "{}", ex.errors_text());
+        assert!(
+            ex.errors.iter().all(|e| e.node != "Box001"),
+            "{}",
+            ex.errors_text()
+        );
         let (v, bytes) = veget_of(&ex, "Box001.veget");
-        let shape = ex.outputs.iter().find(|o| o.name == "box001.shape").expect("shape");
+        let shape = ex
+            .outputs
+            .iter()
+            .find(|o| o.name == "box001.shape")
+            .expect("shape");
         let dir = tempfile::tempdir().expect("tempdir");
-        let (sp, vp) = (dir.path().join("box001.shape"), dir.path().join("nel.veget"));
+        let (sp, vp) = (
+            dir.path().join("box001.shape"),
+            dir.path().join("nel.veget"),
+        );
         std::fs::write(&sp, &shape.bytes).expect("write");
         let st = Command::new("bash")
             .arg(oracle_script())
@@ -456,7 +639,11 @@ fn veget_matches_nel_build() {
             .status()
             .expect("oracle");
         assert!(st.success(), "NeL builds the vegetable");
-        assert_eq!(std::fs::read(&vp).expect("NeL's veget"), bytes, "flags {flags:?}");
+        assert_eq!(
+            std::fs::read(&vp).expect("NeL's veget"),
+            bytes,
+            "flags {flags:?}"
+        );
         oracle(&[("Box001.veget", &bytes)]);
         assert_eq!(v.alpha_blend.0, u8::from(extra.is_empty()));
         assert_eq!(v.lighted.0, u8::from(extra.is_empty()));
@@ -469,7 +656,11 @@ fn veget_matches_nel_build() {
     let mut at_root = 0;
     for n in candidates {
         let i = e.node(n);
-        let parent = e.graph.objects[i].node.as_ref().and_then(|x| x.parent).expect("parent");
+        let parent = e.graph.objects[i]
+            .node
+            .as_ref()
+            .and_then(|x| x.parent)
+            .expect("parent");
         let root = e.graph.objects[parent as usize]
             .class
             .as_ref()
@@ -480,5 +671,9 @@ fn veget_matches_nel_build() {
     let ex = export(&e.finish(), "street", &[ExportKind::Veget]);
     let names: Vec<&str> = ex.outputs.iter().map(|o| o.name.as_str()).collect();
     eprintln!("street vegetables: {names:?}; errors: {}", ex.errors_text());
-    assert_eq!(names.len() + ex.errors.len(), at_root, "each selected node is an output or an error");
+    assert_eq!(
+        names.len() + ex.errors.len(),
+        at_root,
+        "each selected node is an output or an error"
+    );
 }

@@ -569,8 +569,11 @@ fn primitive_block() {
     assert_eq!(x.primitives[2].position.y.get(), 6.0);
     assert_eq!(nel::write_nel(&back).expect("writes"), xml);
     // A damaged document is a precise error.
-    let e = nel::read_nel(b"<?xml version=\"1.0\"?>\n<PRIMITIVE_BLOCK/>", "x.pacs_prim")
-        .expect_err("no CHECK");
+    let e = nel::read_nel(
+        b"<?xml version=\"1.0\"?>\n<PRIMITIVE_BLOCK/>",
+        "x.pacs_prim",
+    )
+    .expect_err("no CHECK");
     assert!(e.to_string().contains("no <CHECK> element"), "{e}");
 }
 

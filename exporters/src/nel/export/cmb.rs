@@ -123,14 +123,20 @@ fn node_mesh(ctx: &Context, node: usize) -> Result<NodeMesh, String> {
         .collect();
     let n = vertices.len() as u32;
     if let Some(i) = mesh.faces.iter().position(|f| f.v.iter().any(|&v| v >= n)) {
-        return Err(format!("face {i} refers to a vertex past the end ({n} vertices)"));
+        return Err(format!(
+            "face {i} refers to a vertex past the end ({n} vertices)"
+        ));
     }
     let p = ctx.props.node(node);
     Ok(NodeMesh {
         name: ctx.graph.node_name(node).to_string(),
         exterior: script_int(p.raw(id::COLLISION_EXTERIOR), 0) != 0,
         vertices,
-        faces: mesh.faces.iter().map(|f| (f.v, f.flags, f.material)).collect(),
+        faces: mesh
+            .faces
+            .iter()
+            .map(|f| (f.v, f.flags, f.material))
+            .collect(),
     })
 }
 
@@ -228,14 +234,8 @@ pub fn weld(vertices: &[[f32; 3]], owner: &[usize]) -> Vec<usize> {
     let cell = |x: f32| (x.floor() as i64, 0);
     let mut grid: HashMap<(i64, i64), Vec<usize>> = HashMap::new();
     for (j, v) in vertices.iter().enumerate() {
-        let (x0, x1) = (
-            cell(v[0] - WELD_THRESHOLD).0,
-            cell(v[0] + WELD_THRESHOLD).0,
-        );
-        let (y0, y1) = (
-            cell(v[1] - WELD_THRESHOLD).0,
-            cell(v[1] + WELD_THRESHOLD).0,
-        );
+        let (x0, x1) = (cell(v[0] - WELD_THRESHOLD).0, cell(v[0] + WELD_THRESHOLD).0);
+        let (y0, y1) = (cell(v[1] - WELD_THRESHOLD).0, cell(v[1] + WELD_THRESHOLD).0);
         for x in x0..=x1 {
             for y in y0..=y1 {
                 grid.entry((x, y)).or_default().push(j);
@@ -249,7 +249,9 @@ pub fn weld(vertices: &[[f32; 3]], owner: &[usize]) -> Vec<usize> {
         }
         let a = vertices[i];
         let key = (cell(a[0]).0, cell(a[1]).0);
-        let Some(cands) = grid.get(&key) else { continue };
+        let Some(cands) = grid.get(&key) else {
+            continue;
+        };
         for &j in cands {
             if j <= i || owner[i] == owner[j] || remap[j] != j {
                 continue;
@@ -370,8 +372,8 @@ mod tests {
     fn weld_rule() {
         let v = [
             [0.0, 0.0, 0.0],
-            [0.004, 0.0, 0.0], // same node as 0: kept
-            [0.0, 0.0, 0.0049],   // node 1: welds to 0
+            [0.004, 0.0, 0.0],  // same node as 0: kept
+            [0.0, 0.0, 0.0049], // node 1: welds to 0
             [0.0, 0.0051, 0.0], // node 1: too far
             [0.999, 0.0, 0.0],
             [1.003, 0.0, 0.0], // node 2, other grid cell: welds to 4
@@ -433,7 +435,11 @@ mod tests {
         assert!(rep.degenerate.is_empty() && rep.link_errors.is_empty());
         let s: Vec<(i32, i32)> = cmb.faces.iter().map(|f| (f.surface, f.material)).collect();
         assert_eq!(s, [(2, 2), (0, 0), (-1, 5), (4, 0)]);
-        let vis: Vec<[u8; 3]> = cmb.faces.iter().map(|f| f.visibility.map(|b| b.0)).collect();
+        let vis: Vec<[u8; 3]> = cmb
+            .faces
+            .iter()
+            .map(|f| f.visibility.map(|b| b.0))
+            .collect();
         assert_eq!(vis[0], [0, 0, 1]);
         assert_eq!(vis[1], [1, 1, 0]);
         assert_eq!(cmb.faces[3].v, [6, 7, 8]);

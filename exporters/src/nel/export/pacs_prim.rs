@@ -24,8 +24,8 @@
 //! - Written in NeL's XML form (COXml), the form the plug-in writes and
 //!   `UPrimitiveBlock::createPrimitiveBlockFromFile` loads.
 
-use maxfs_scene::eval::objects::primitive;
 use maxfs_scene::eval::core::pblock::{self, Value};
+use maxfs_scene::eval::objects::primitive;
 
 use super::select::{self, superclass, NEL_PACS_BOX, NEL_PACS_CYLINDER};
 use super::{Context, ExportKind, Exports, Output};
@@ -83,7 +83,11 @@ const PI: f64 = std::f64::consts::PI;
 /// in (0, 2π], 2π when `i` is along +X.
 pub fn z_rot(i: [f32; 3]) -> f32 {
     let n = (i[0] * i[0] + i[1] * i[1]).sqrt();
-    let (x, y) = if n > 0.0 { (i[0] / n, i[1] / n) } else { (i[0], i[1]) };
+    let (x, y) = if n > 0.0 {
+        (i[0] / n, i[1] / n)
+    } else {
+        (i[0], i[1])
+    };
     let a = f64::from(x).acos();
     if y > 0.0 {
         a as f32
@@ -110,14 +114,20 @@ impl Params {
         match self.get(id)? {
             Value::Int(n) => Ok(i64::from(*n)),
             Value::Bool(b) => Ok(i64::from(*b)),
-            v => Err(format!("parameter {} is not an integer: {v:?}", param::NAMES[id as usize])),
+            v => Err(format!(
+                "parameter {} is not an integer: {v:?}",
+                param::NAMES[id as usize]
+            )),
         }
     }
 
     fn float(&self, id: u16) -> Result<f32, String> {
         match self.get(id)? {
             Value::Float(f) => Ok(*f),
-            v => Err(format!("parameter {} is not a float: {v:?}", param::NAMES[id as usize])),
+            v => Err(format!(
+                "parameter {} is not a float: {v:?}",
+                param::NAMES[id as usize]
+            )),
         }
     }
 }
@@ -143,7 +153,12 @@ pub fn describe(
             ORIENTED_BOX,
         )
     } else {
-        ([dim(CYL_RADIUS)?, 0.0], dim(CYL_HEIGHT)?, 0.0, ORIENTED_CYLINDER)
+        (
+            [dim(CYL_RADIUS)?, 0.0],
+            dim(CYL_HEIGHT)?,
+            0.0,
+            ORIENTED_CYLINDER,
+        )
     };
     let reaction = p.int(param::REACTION)?;
     let flag = |id, bit| p.int(id).map(|v| if v != 0 { bit } else { 0 });
@@ -196,15 +211,22 @@ fn node_desc(ctx: &Context, node: usize) -> Result<PrimitiveDesc, String> {
     if direct != Some(obj) {
         return Err("a modifier sits on the PACS primitive: the plug-in's GetObjectRef is not a PACS primitive".into());
     }
-    let class = ctx.graph.objects.get(obj).and_then(|o| o.class.as_ref()).ok_or("no class")?;
+    let class = ctx
+        .graph
+        .objects
+        .get(obj)
+        .and_then(|o| o.class.as_ref())
+        .ok_or("no class")?;
     let is_box = class.class_id == NEL_PACS_BOX;
-    let delegate = pblock::reference(ctx.graph, obj, 0).ok_or("no delegate primitive (reference 0)")?;
+    let delegate =
+        pblock::reference(ctx.graph, obj, 0).ok_or("no delegate primitive (reference 0)")?;
     let block = pblock::reference(ctx.graph, obj, 1).ok_or("no parameter block (reference 1)")?;
-    let dims = primitive::params(ctx.eval, delegate, 0)
-        .map_err(|e| format!("delegate primitive: {e}"))?;
+    let dims =
+        primitive::params(ctx.eval, delegate, 0).map_err(|e| format!("delegate primitive: {e}"))?;
     let dims: Vec<f32> = (0..3).map(|i| dims.float_or(i, f64::NAN) as f32).collect();
     // Every parameter is declared `animatable:false`: values are stored inline.
-    let pb = pblock::param_block2(ctx.eval.chunks(block)).map_err(|e| format!("parameter block: {e}"))?;
+    let pb = pblock::param_block2(ctx.eval.chunks(block))
+        .map_err(|e| format!("parameter block: {e}"))?;
     let mut values = vec![Value::None; param::COUNT as usize];
     for q in pb.params {
         if let Some(v) = values.get_mut(q.id as usize) {
@@ -213,7 +235,12 @@ fn node_desc(ctx: &Context, node: usize) -> Result<PrimitiveDesc, String> {
     }
     let r = ctx.eval.world_tm(node, 0).rows();
     let row = |i: usize| [r[i][0] as f32, r[i][1] as f32, r[i][2] as f32];
-    describe(is_box, &Params(values), &dims, [row(0), row(1), row(2), row(3)])
+    describe(
+        is_box,
+        &Params(values),
+        &dims,
+        [row(0), row(1), row(2), row(3)],
+    )
 }
 
 /// Writes `<maxfile>.pacs_prim` when the file has PACS primitives.
@@ -252,7 +279,11 @@ pub fn export(ctx: &Context, out: &mut Exports) {
             name,
             bytes,
         }),
-        Err(e) => out.push_error(ExportKind::PacsPrim, &name, format!("cannot serialize: {e}")),
+        Err(e) => out.push_error(
+            ExportKind::PacsPrim,
+            &name,
+            format!("cannot serialize: {e}"),
+        ),
     }
 }
 
@@ -286,15 +317,35 @@ mod tests {
     /// The reaction quirk: "Stop" (button 4) is (4 − 1) << 4 = 0x30.
     #[test]
     fn reaction_and_triggers() {
-        let tm = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 2.0, 3.0]];
-        let d = describe(true, &params(4, [true, false, true]), &[10.0, 20.0, 30.0], tm).expect("ok");
+        let tm = [
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [1.0, 2.0, 3.0],
+        ];
+        let d = describe(
+            true,
+            &params(4, [true, false, true]),
+            &[10.0, 20.0, 30.0],
+            tm,
+        )
+        .expect("ok");
         assert_eq!(d.reaction, 0x30);
         assert_eq!(d.trigger, 0x500);
         assert_eq!(d.user_data, Some(0x0004_0003_0002_0001));
-        assert_eq!([d.length[0].get(), d.length[1].get(), d.height.get()], [20.0, 10.0, 30.0]);
+        assert_eq!(
+            [d.length[0].get(), d.length[1].get(), d.height.get()],
+            [20.0, 10.0, 30.0]
+        );
         let c = describe(false, &params(1, [false; 3]), &[5.0, 8.0, f32::NAN], tm).expect("ok");
-        assert_eq!((c.reaction, c.trigger, c.prim_type), (0, 0, ORIENTED_CYLINDER));
-        assert_eq!([c.length[0].get(), c.length[1].get(), c.height.get()], [5.0, 0.0, 8.0]);
+        assert_eq!(
+            (c.reaction, c.trigger, c.prim_type),
+            (0, 0, ORIENTED_CYLINDER)
+        );
+        assert_eq!(
+            [c.length[0].get(), c.length[1].get(), c.height.get()],
+            [5.0, 0.0, 8.0]
+        );
         assert_eq!(c.orientation.get(), 0.0);
         let mut missing = params(1, [false; 3]);
         missing.0.truncate(11);

@@ -24,7 +24,9 @@
 use super::cmb::script_int;
 use super::properties::id;
 use super::select::{self, superclass};
-use super::shape::{geom_build, material_build, mesh_build, normals, source, vertex_format as vf, Era};
+use super::shape::{
+    geom_build, material_build, mesh_build, normals, source, vertex_format as vf, Era,
+};
 use super::{Context, ExportKind, Exports, Output};
 use crate::nel::shape::vertex_buffer::{Channel, ChannelData, VbHeader, VbSubset, VertexBuffer};
 use crate::nel::stream::{Bool, F32};
@@ -106,7 +108,11 @@ fn floats<'a>(vb: &'a VertexBuffer, value: &str) -> Option<&'a [F32]> {
 }
 
 /// `CVegetableShape::build` from a mesh vertex buffer and its triangles.
-pub fn build(src: &VertexBuffer, triangles: &[u32], b: &VegetableBuild) -> Result<VegetableShape, String> {
+pub fn build(
+    src: &VertexBuffer,
+    triangles: &[u32],
+    b: &VegetableBuild,
+) -> Result<VegetableShape, String> {
     let h = &src.header;
     if h.flags & vf::TEX_COORD0 == 0 {
         return Err("the vertex buffer has no UV1".into());
@@ -242,7 +248,13 @@ pub fn vegetable_nodes(ctx: &Context) -> Vec<usize> {
 
 /// MAXScript's `node.parent == undefined`: the parent is the scene root.
 fn parent_is_root(ctx: &Context, n: usize) -> bool {
-    let Some(p) = ctx.graph.objects.get(n).and_then(|o| o.node.as_ref()).and_then(|i| i.parent) else {
+    let Some(p) = ctx
+        .graph
+        .objects
+        .get(n)
+        .and_then(|o| o.node.as_ref())
+        .and_then(|i| i.parent)
+    else {
         return true;
     };
     ctx.graph
