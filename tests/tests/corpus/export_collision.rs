@@ -408,14 +408,9 @@ fn pacs_box_from_parameters() {
         p.height.get(),
         extent(2)
     );
-    for k in 0..3 {
-        assert!(
-            near(
-                [p.position.x, p.position.y, p.position.z][k].get(),
-                tm[3][k]
-            ),
-            "position"
-        );
+    let pos = [p.position.x, p.position.y, p.position.z];
+    for (k, v) in pos.iter().enumerate() {
+        assert!(near(v.get(), tm[3][k]), "position {k}");
     }
     let i = tm[0];
     let a = (i[0] / (i[0] * i[0] + i[1] * i[1]).sqrt()).acos();
@@ -575,6 +570,9 @@ fn pacs_cylinder_and_refusal() {
     );
 }
 
+/// AppData entries to add: node, NeL key, text.
+type AppData<'a> = &'a [(&'a str, u32, &'a str)];
+
 fn veget_of(ex: &Exports, name: &str) -> (VegetableShape, Vec<u8>) {
     let o = ex
         .outputs
@@ -596,7 +594,7 @@ fn veget_of(ex: &Exports, name: &str) -> (VegetableShape, Vec<u8>) {
 /// weight z / max z × factor.
 #[test]
 fn veget_matches_nel_build() {
-    let cases: [(&[(&str, u32, &str)], [&str; 7]); 2] = [
+    let cases: [(AppData, [&str; 7]); 2] = [
         (&[], ["1", "1", "1", "1", "0", "1", "0"]),
         (
             &[

@@ -150,7 +150,7 @@ pub fn build(nodes: &[NodeMesh]) -> (CollisionMeshBuild, BuildReport) {
     for (k, m) in nodes.iter().enumerate() {
         let base = vertices.len() as u32;
         vertices.extend_from_slice(&m.vertices);
-        owner.extend(std::iter::repeat(k).take(m.vertices.len()));
+        owner.extend(std::iter::repeat_n(k, m.vertices.len()));
         let mut max_mat: i64 = 0;
         for (i, &(v, flags, mat)) in m.faces.iter().enumerate() {
             let mat = i64::from(mat);

@@ -238,7 +238,7 @@ pub fn vegetable_nodes(ctx: &Context) -> Vec<usize> {
         .filter(|&n| select::category(ctx, n) == Some(superclass::GEOMETRY))
         .filter(|&n| parent_is_root(ctx, n))
         .filter(|&n| ctx.graph.node_name(n) != "Bip01")
-        .filter(|&n| !select::object_class(ctx, n).is_some_and(|(c, _)| c.0 == NEL_PS_PART_A))
+        .filter(|&n| select::object_class(ctx, n).is_none_or(|(c, _)| c.0 != NEL_PS_PART_A))
         .filter(|&n| {
             let p = ctx.props.node(n);
             !p.script_is_one(id::DONTEXPORT) && p.script_is_one(id::VEGETABLE)
