@@ -294,7 +294,7 @@ impl Element {
     }
 }
 
-/// Reads the XML form written by [`write`] or by NeL's COXml.
+/// Reads the XML form written by [`write()`] or by NeL's COXml.
 pub fn read(bytes: &[u8]) -> Result<PrimitiveBlock, NelError> {
     let b = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut p = Parser { b, pos: 0 };

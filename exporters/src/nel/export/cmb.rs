@@ -14,8 +14,8 @@
 //!   an exterior node, else a running surface base + material id, the base
 //!   growing by (largest material id of the node) + 1 after every node
 //!   (+1 for an exterior node).
-//! - Edge visibility is remapped: Visibility[0] ← EDGE_B, [1] ← EDGE_C,
-//!   [2] ← EDGE_A (Max's face flags 2, 4, 1).
+//! - Edge visibility is remapped: `Visibility[0]` ← EDGE_B, `[1]` ← EDGE_C,
+//!   `[2]` ← EDGE_A (Max's face flags 2, 4, 1).
 //! - Vertices of different nodes closer than 5 mm are welded to the lowest
 //!   index (never within one node); faces that become degenerate are dropped
 //!   (the plug-in warns; here each is an errors.txt line).

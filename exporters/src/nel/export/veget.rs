@@ -18,7 +18,7 @@
 //!   bend factor BEND_FACTOR (float, default 1), bend centre BEND_CENTER.
 //! - `CVegetableShape::build`: lighted only with normals; alpha blend only
 //!   double-sided and unlit or pre-computed; the vertex buffer keeps position,
-//!   [normal], UV0, and UV1.U = the bend weight (vertex colour red / 255 ×
+//!   normal when lighted, UV0, and UV1.U = the bend weight (vertex colour red / 255 ×
 //!   factor, or without colours z / max z, clamped at 0, × factor).
 
 use super::cmb::script_int;
