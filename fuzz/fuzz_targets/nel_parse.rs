@@ -7,7 +7,13 @@ fuzz_target!(|data: &[u8]| {
     for kind in nel::NelKind::ALL {
         if let Ok(f) = nel::read_kind(data, kind) {
             let out = nel::write_nel(&f).expect("a decoded file must encode");
-            assert_eq!(out, data, "{kind:?} rewrite differs");
+            if let nel::NelFile::PrimitiveBlockXml(_) = f {
+                // XML is read whatever its layout; its rewrite is COXml's layout, stable.
+                let again = nel::read_kind(&out, kind).expect("our XML reads back");
+                assert_eq!(nel::write_nel(&again).expect("encodes"), out, "XML rewrite unstable");
+            } else {
+                assert_eq!(out, data, "{kind:?} rewrite differs");
+            }
             let _ = nel::json::to_json(&f, false);
         }
     }

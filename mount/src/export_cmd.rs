@@ -1,4 +1,4 @@
-//! `maxfs export SRC... --out DIR [--kind shape,ig,skel,anim,swt] [--gltf]`:
+//! `maxfs export SRC... --out DIR [--kind shape,ig,skel,anim,swt,cmb,pacs_prim,veget] [--gltf]`:
 //! batch export, in parallel, of the same files the mount serves under
 //! `shape/` and `export/` (one code path: `maxfs_fs::exports::ExportSet`).
 //!

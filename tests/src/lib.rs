@@ -100,6 +100,7 @@ pub fn stand_in_images(eval: &maxfs_scene::eval::SceneEval) -> tempfile::TempDir
     }
     dir
 }
+pub mod nel_nodes;
 pub mod rewrite;
 
 /// A Photoshop file of `img`: 8-bit RGB, no layers, raw planar composite

@@ -117,8 +117,113 @@ impl SceneEdit {
         c.body = Body::Leaf(payload.into());
     }
 
+    /// Appends a class to the ClassDirectory stream (0x2040 entry: 0x2060
+    /// header {dll index, class id, superclass}, 0x2042 UTF-16 name) and
+    /// returns its index, the chunk id of objects of that class.
+    pub fn add_class(&mut self, dll: i32, class: ClassId, super_class: u32, name: &str) -> u16 {
+        let mut dir = self.class_directory();
+        let index = dir.iter().filter(|c| c.id == 0x2040).count();
+        let mut header = Vec::new();
+        for w in [dll as u32, class.0, class.1, super_class] {
+            header.extend_from_slice(&w.to_le_bytes());
+        }
+        let name: Vec<u8> = name.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        dir.push(Chunk::container(
+            0x2040,
+            vec![Chunk::leaf(0x2060, header), Chunk::leaf(0x2042, name)],
+        ));
+        self.set_class_directory(dir);
+        u16::try_from(index).expect("class index fits a chunk id")
+    }
+
+    /// The class index (object chunk id) of the first class with this id.
+    pub fn class_index(&self, class: ClassId) -> Option<u16> {
+        self.class_directory()
+            .iter()
+            .filter(|c| c.id == 0x2040)
+            .position(|c| {
+                c.children().iter().any(|k| {
+                    k.id == 0x2060
+                        && k.payload().is_some_and(|p| {
+                            p.len() >= 12
+                                && p[4..8] == class.0.to_le_bytes()
+                                && p[8..12] == class.1.to_le_bytes()
+                        })
+                })
+            })
+            .map(|i| u16::try_from(i).expect("class index fits a chunk id"))
+    }
+
+    fn class_directory(&self) -> Vec<Chunk> {
+        let s = self
+            .file
+            .streams
+            .iter()
+            .find(|s| s.name.starts_with("ClassDirectory"))
+            .expect("class directory stream");
+        chunk::parse(&s.data).expect("class directory parses")
+    }
+
+    fn set_class_directory(&mut self, dir: Vec<Chunk>) {
+        let s = self
+            .file
+            .streams
+            .iter_mut()
+            .find(|s| s.name.starts_with("ClassDirectory"))
+            .expect("class directory stream");
+        s.data = chunk::write(&dir).into();
+    }
+
+    /// Appends an object (chunk id = its class index) to the scene and
+    /// returns its index.
+    pub fn add_object(&mut self, class_index: u16, children: Vec<Chunk>) -> usize {
+        let Body::Container(objects) = &mut self.top[0].body else {
+            panic!("scene root is not a container")
+        };
+        objects.push(Chunk::container(class_index, children));
+        objects.len() - 1
+    }
+
+    /// The chunks of object `idx` (a copy).
+    pub fn object_chunks(&mut self, idx: usize) -> Vec<Chunk> {
+        self.children(idx).clone()
+    }
+
+    /// Points reference `slot` of object `idx` at `target`, in whichever
+    /// reference chunk the object stores (0x2034 array or 0x2035 pairs).
+    pub fn set_reference(&mut self, idx: usize, slot: u32, target: i32) {
+        let children = self.children(idx);
+        let c = children
+            .iter_mut()
+            .find(|c| (c.id == 0x2034 || c.id == 0x2035) && !c.is_container())
+            .unwrap_or_else(|| panic!("object {idx} has no reference chunk"));
+        let mut words: Vec<i32> = c
+            .payload()
+            .expect("leaf")
+            .chunks_exact(4)
+            .map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        if c.id == 0x2034 {
+            words[slot as usize] = target;
+        } else {
+            let pair = words[1..]
+                .chunks_exact_mut(2)
+                .find(|p| p[0] == slot as i32)
+                .unwrap_or_else(|| panic!("object {idx} has no reference slot {slot}"));
+            pair[1] = target;
+        }
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        c.body = Body::Leaf(bytes.into());
+    }
+
     /// Writes the edited scene into the file and reopens it.
-    pub fn finish(mut self) -> Document {
+    pub fn finish(self) -> Document {
+        let bytes = self.finish_file().to_bytes().expect("writes");
+        Document::from_bytes(&bytes).expect("reopens")
+    }
+
+    /// The edited file (Scene stream rewritten), not yet reopened.
+    pub fn finish_file(mut self) -> MaxFile {
         let data = chunk::write(&self.top);
         let s = self
             .file
@@ -127,7 +232,6 @@ impl SceneEdit {
             .find(|s| s.name == "Scene")
             .expect("Scene stream");
         s.data = data.into();
-        let bytes = self.file.to_bytes().expect("writes");
-        Document::from_bytes(&bytes).expect("reopens")
+        self.file
     }
 }

@@ -271,3 +271,75 @@ fn two_thousand_mutations_never_panic_and_stay_bounded() {
         "too few mutations still parsed: {counts:?}"
     );
 }
+
+/// The collision, PACS and vegetable exporters on damaged scenes: copies of
+/// corpus files carrying COLLISION / VEGETABLE AppData and a nel_pacs_box
+/// object (built as in tests/tests/corpus/export_collision.rs) get 300 byte
+/// edits inside their Scene stream each; every export must come back as NeL
+/// files that reread and rewrite identically, or as named errors.
+#[test]
+fn collision_pacs_veget_exports_on_damaged_scenes() {
+    use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
+    use maxfs_tests::nel_nodes::{make_pacs, pacs_values, NEL_PACS_BOX};
+    use maxfs_tests::rewrite::SceneEdit;
+
+    let nel = (NEL_CLASS_ID, NEL_SUPER_CLASS);
+    let mut street = SceneEdit::open("max/ryzomcore/street.max");
+    for (n, k, v) in [
+        ("cluster01", id::COLLISION, "1"),
+        ("cluster02", id::COLLISION, "1"),
+        ("cluster02", id::COLLISION_EXTERIOR, "1"),
+        ("Sphere01", id::COLLISION, "1"),
+        ("Sphere01", id::IGNAME, "indoor"),
+    ] {
+        let i = street.node(n);
+        street.add_appdata(i, nel, k, v);
+    }
+    let mut cube = SceneEdit::open("max/misc/Crate.max");
+    let i = cube.node("Box001");
+    cube.add_appdata(i, nel, id::VEGETABLE, "1");
+    cube.add_appdata(i, nel, id::COLLISION, "1");
+    let mut pacs = SceneEdit::open("max/assimp/RotatingCube.max");
+    let n = pacs.node("Box01");
+    let bx = pacs.reference(n, 1);
+    make_pacs(
+        &mut pacs,
+        "Box01",
+        NEL_PACS_BOX,
+        "PACS Box",
+        bx,
+        &pacs_values(),
+    );
+    let files = [street.finish_file(), cube.finish_file(), pacs.finish_file()];
+    // The intact scenes do export the new kinds (so the mutations reach them).
+    let kinds = [ExportKind::Cmb, ExportKind::PacsPrim, ExportKind::Veget];
+    let expected: [&[ExportKind]; 3] = [
+        &[ExportKind::Cmb],
+        &[ExportKind::Cmb, ExportKind::Veget],
+        &[ExportKind::PacsPrim],
+    ];
+    for (f, want) in files.iter().zip(expected) {
+        let eval = SceneEval::from_document(Document::from_file(f.clone())).expect("eval");
+        let ex = export::export("intact", &eval, &kinds);
+        for k in want {
+            assert!(
+                ex.outputs.iter().any(|o| o.kind == *k),
+                "{k:?}: {}",
+                ex.errors_text()
+            );
+        }
+    }
+    let mut rng = Rng(0x636f_6c6c_6973_696f);
+    for i in 0..900 {
+        let mut f = files[i % files.len()].clone();
+        if let Some(scene) = f.streams.iter_mut().find(|s| s.name == "Scene") {
+            let mut data = scene.data.to_vec();
+            for _ in 0..1 + rng.below(32) {
+                let at = rng.below(data.len());
+                data[at] = rng.next() as u8;
+            }
+            scene.data = data.into();
+        }
+        evaluate(f);
+    }
+}

@@ -12,6 +12,7 @@ pub mod json;
 pub mod ligozone;
 pub mod pacs;
 pub mod pacs_prim;
+pub mod pacs_prim_xml;
 pub mod ps;
 pub mod shape;
 pub mod skel;
@@ -90,7 +91,7 @@ pub enum NelKind {
     Vegetable,
     /// `.cmb` (PACS `CCollisionMeshBuild`).
     CollisionMeshBuild,
-    /// `.pacs_prim` (PACS `CPrimitiveBlock`, binary form).
+    /// `.pacs_prim` (PACS `CPrimitiveBlock`, binary or XML form).
     PrimitiveBlock,
     /// `.clod` (`CLodCharacterShapeBuild`, or a built `CLodCharacterShape`).
     LodCharacter,
@@ -155,6 +156,8 @@ pub enum NelFile {
     Vegetable(veget::VegetableShape),
     CollisionMeshBuild(cmb::CollisionMeshBuild),
     PrimitiveBlock(pacs_prim::PrimitiveBlock),
+    /// `.pacs_prim` in NeL's XML form (COXml), as the NeL exporter writes it.
+    PrimitiveBlockXml(pacs_prim::PrimitiveBlock),
     LodCharacterShapeBuild(clod::LodCharacterShapeBuild),
     LodCharacterShape(clod::LodCharacterShape),
 }
@@ -299,15 +302,10 @@ pub fn read_kind(bytes: &[u8], kind: NelKind) -> Result<NelFile, NelError> {
         NelKind::CollisionMeshBuild => NelFile::CollisionMeshBuild(read_all(bytes)?),
         NelKind::PrimitiveBlock => {
             if pacs_prim::looks_like_xml(bytes) {
-                return Err(NelError::Format {
-                    offset: 0,
-                    path: "CPrimitiveBlock".into(),
-                    what:
-                        "XML form (written by NeL's COXml) is not supported, only the binary form"
-                            .into(),
-                });
+                NelFile::PrimitiveBlockXml(pacs_prim_xml::read(bytes)?)
+            } else {
+                NelFile::PrimitiveBlock(read_all(bytes)?)
             }
-            NelFile::PrimitiveBlock(read_all(bytes)?)
         }
         NelKind::LodCharacter => {
             if bytes.get(8..12) == Some(b"SHAP") {
@@ -334,6 +332,7 @@ pub fn write_nel(file: &NelFile) -> Result<Vec<u8>, NelError> {
         NelFile::Vegetable(x) => write_all(x),
         NelFile::CollisionMeshBuild(x) => write_all(x),
         NelFile::PrimitiveBlock(x) => write_all(x),
+        NelFile::PrimitiveBlockXml(x) => Ok(pacs_prim_xml::write(x)),
         NelFile::LodCharacterShapeBuild(x) => write_all(x),
         NelFile::LodCharacterShape(x) => write_all(x),
     }

@@ -1,6 +1,7 @@
 //! `.pacs_prim`: `NLPACS::CPrimitiveBlock` (facts: `nel/src/pacs/primitive_block_pacs.cpp`),
 //! binary form: check `PRBK`, version 0, primitive descriptions. NeL's tools also write this
-//! class through its XML stream (`COXml`); that text form is refused with a precise error.
+//! class through its XML stream (`COXml`): that text form is read and written by
+//! [`super::pacs_prim_xml`].
 
 use serde::Serialize;
 

@@ -82,7 +82,7 @@ pub(super) fn of(f: &NelFile) -> Row {
             0,
             vec![c("vertices", m.vertices.len()), c("faces", m.faces.len())],
         ),
-        NelFile::PrimitiveBlock(b) => (
+        NelFile::PrimitiveBlock(b) | NelFile::PrimitiveBlockXml(b) => (
             "CPrimitiveBlock".into(),
             b.version,
             vec![c("primitives", b.primitives.len())],

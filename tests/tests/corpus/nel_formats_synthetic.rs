@@ -558,16 +558,23 @@ fn primitive_block() {
     assert_eq!(b.primitives[2].position.y.get(), 6.0);
     assert_eq!(b.primitives[2].occlusion_mask, 0xffff_ffff);
 
-    // The XML form is refused precisely.
+    // The XML form (NeL's COXml) reads into the same values and rewrites byte for byte.
+    let xml = nel::pacs_prim_xml::write(&b);
+    let back = nel::read_nel(&xml, "barrel.pacs_prim").expect("xml reads");
+    let NelFile::PrimitiveBlockXml(x) = &back else {
+        panic!("not the XML form");
+    };
+    assert_eq!(x.primitives.len(), 3);
+    assert_eq!(x.primitives[1].user_data, None);
+    assert_eq!(x.primitives[2].position.y.get(), 6.0);
+    assert_eq!(nel::write_nel(&back).expect("writes"), xml);
+    // A damaged document is a precise error.
     let e = nel::read_nel(
         b"<?xml version=\"1.0\"?>\n<PRIMITIVE_BLOCK/>",
         "x.pacs_prim",
     )
-    .expect_err("xml");
-    assert_eq!(
-        e.to_string(),
-        "CPrimitiveBlock: XML form (written by NeL's COXml) is not supported, only the binary form (at offset 0x0)"
-    );
+    .expect_err("no CHECK");
+    assert!(e.to_string().contains("no <CHECK> element"), "{e}");
 }
 
 #[test]

@@ -7,14 +7,17 @@
 //! [`NodeError`]; the rest of the file still exports.
 
 pub mod anim;
+pub mod cmb;
 pub mod ig;
 pub mod ig_lights;
+pub mod pacs_prim;
 pub mod properties;
 pub mod select;
 pub mod shape;
 pub mod skel;
 pub mod skinning;
 pub mod swt;
+pub mod veget;
 
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::graph::SceneGraph;
@@ -28,15 +31,24 @@ pub enum ExportKind {
     Skel,
     Anim,
     Swt,
+    /// Collision meshes per instance group (rbank's cmb_export.ms).
+    Cmb,
+    /// PACS primitives of a file (pacs_prim_export.ms), NeL's XML form.
+    PacsPrim,
+    /// Vegetables (veget_export.ms).
+    Veget,
 }
 
 impl ExportKind {
-    pub const ALL: [ExportKind; 5] = [
+    pub const ALL: [ExportKind; 8] = [
         ExportKind::Shape,
         ExportKind::Ig,
         ExportKind::Skel,
         ExportKind::Anim,
         ExportKind::Swt,
+        ExportKind::Cmb,
+        ExportKind::PacsPrim,
+        ExportKind::Veget,
     ];
 
     /// The name used on the command line (`--kind shape,ig`) and as extension.
@@ -47,6 +59,9 @@ impl ExportKind {
             ExportKind::Skel => "skel",
             ExportKind::Anim => "anim",
             ExportKind::Swt => "swt",
+            ExportKind::Cmb => "cmb",
+            ExportKind::PacsPrim => "pacs_prim",
+            ExportKind::Veget => "veget",
         }
     }
 
@@ -147,6 +162,9 @@ pub fn export(stem: &str, eval: &SceneEval, kinds: &[ExportKind]) -> Exports {
             ExportKind::Skel => skel::export(&ctx, &mut out),
             ExportKind::Anim => anim::export(&ctx, &mut out),
             ExportKind::Swt => swt::export(&ctx, &mut out),
+            ExportKind::Cmb => cmb::export(&ctx, &mut out),
+            ExportKind::PacsPrim => pacs_prim::export(&ctx, &mut out),
+            ExportKind::Veget => veget::export(&ctx, &mut out),
         }
     }
     out

@@ -2,6 +2,9 @@
 
 use super::*;
 
+/// Edge visibility of a quad's triangles: AB and BC (the diagonal CA hidden).
+const QUAD_HALF_EDGES: u16 = 0b011;
+
 /// Box: length along Y (0), width along X (1), height along Z (2), segments
 /// width/length/height (3, 4, 5), generate mapping coordinates (6). Bottom grid,
 /// top grid, inner side rings; faces bottom, top, then the sides −Y, +X, +Y, −X.
@@ -56,9 +59,14 @@ pub fn box_mesh(p: &Params) -> Result<Mesh, String> {
             .collect(),
     );
     let mut faces = Vec::new();
+    // Each quad is two triangles whose third edge (CA) is the hidden diagonal:
+    // edges AB and BC visible, as Max's ASE export of a Box shows.
     let mut quad = |a: u32, b: u32, c: u32, d: u32, material: u16, smoothing: u32| {
-        faces.push(face([a, b, c], material, smoothing));
-        faces.push(face([c, d, a], material, smoothing));
+        for v in [[a, b, c], [c, d, a]] {
+            let mut f = face(v, material, smoothing);
+            f.flags = QUAD_HALF_EDGES;
+            faces.push(f);
+        }
     };
     for iy in 0..ls {
         for ix in 0..ws {
