@@ -24,9 +24,7 @@
 use super::cmb::script_int;
 use super::properties::id;
 use super::select::{self, superclass};
-use super::shape::{
-    geom_build, material_build, mesh_build, normals, source, vertex_format as vf, Era,
-};
+use super::shape::{geom_build, material_build, mesh_build, source, vertex_format as vf, Era};
 use super::{Context, ExportKind, Exports, Output};
 use crate::nel::shape::vertex_buffer::{Channel, ChannelData, VbHeader, VbSubset, VertexBuffer};
 use crate::nel::stream::{Bool, F32};
@@ -268,10 +266,8 @@ fn vegetable_bytes(ctx: &Context, node: usize) -> Result<Vec<u8>, String> {
     let mesh = source::node_mesh(ctx, node, None)?;
     let mats = material_build::build_materials(ctx, node);
     let era = Era::of(ctx);
-    let weighting = match era {
-        Era::Legacy => normals::Weighting::Unit,
-        Era::Current => normals::Weighting::CornerAngle,
-    };
+    let weighting =
+        maxfs_scene::eval::objects::normals::Weighting::of_scene_version(ctx.graph.version);
     let to_node = ctx.eval.offset_tm(node);
     let mb = mesh_build::build(&mesh, &to_node, &mats, false, weighting)?;
     if mb.vertex_flags & vf::TEX_COORD0 == 0 {
