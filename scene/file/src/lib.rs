@@ -12,6 +12,7 @@ pub mod error;
 pub mod graph;
 pub mod peek;
 pub mod reader;
+pub mod rklpatch;
 pub mod settings;
 pub mod summary;
 pub mod typed;
