@@ -19,6 +19,7 @@ pub mod stream;
 pub mod swt;
 pub mod veget;
 pub mod zone;
+pub mod zone_build;
 
 use serde::Serialize;
 use thiserror::Error;
