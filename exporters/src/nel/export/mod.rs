@@ -15,6 +15,7 @@ pub mod shape;
 pub mod skel;
 pub mod skinning;
 pub mod swt;
+pub mod zone;
 
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::graph::SceneGraph;
@@ -28,15 +29,17 @@ pub enum ExportKind {
     Skel,
     Anim,
     Swt,
+    Zone,
 }
 
 impl ExportKind {
-    pub const ALL: [ExportKind; 5] = [
+    pub const ALL: [ExportKind; 6] = [
         ExportKind::Shape,
         ExportKind::Ig,
         ExportKind::Skel,
         ExportKind::Anim,
         ExportKind::Swt,
+        ExportKind::Zone,
     ];
 
     /// The name used on the command line (`--kind shape,ig`) and as extension.
@@ -47,6 +50,7 @@ impl ExportKind {
             ExportKind::Skel => "skel",
             ExportKind::Anim => "anim",
             ExportKind::Swt => "swt",
+            ExportKind::Zone => "zone",
         }
     }
 
@@ -147,6 +151,7 @@ pub fn export(stem: &str, eval: &SceneEval, kinds: &[ExportKind]) -> Exports {
             ExportKind::Skel => skel::export(&ctx, &mut out),
             ExportKind::Anim => anim::export(&ctx, &mut out),
             ExportKind::Swt => swt::export(&ctx, &mut out),
+            ExportKind::Zone => zone::export(&ctx, &mut out),
         }
     }
     out

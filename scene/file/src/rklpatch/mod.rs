@@ -21,8 +21,8 @@ pub use vert_mapper::{MapVert, VertMapper};
 
 /// RYKOLPATCHOBJ_CLASS_ID (nel_patch_lib/rpo.h l.37).
 pub const RKLPATCH_CLASS: ClassId = ClassId(0x368c_679f, 0x711c_22ee);
-/// The NeL Edit Patch modifier (seed S003 l.310: "NeL Edit (0x4dd14a3c)").
-pub const NEL_EDIT_PATCH_CLASS_A: u32 = 0x4dd1_4a3c;
+/// The NeL Edit Patch modifier (seed S003 l.310; nel_patch_edit/editpat.h l.940).
+pub const NEL_EDIT_PATCH_CLASS: ClassId = ClassId(0x4dd1_4a3c, 0x4ac2_3c0c);
 /// RPO::Save's VALIDITY_CHUNK (2301).
 pub const CHUNK_RPO: u16 = 0x08FD;
 

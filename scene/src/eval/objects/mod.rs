@@ -4,6 +4,7 @@
 pub mod bone_object;
 pub mod boolean;
 pub mod mesh;
+pub mod patch;
 pub mod poly;
 pub mod primitive;
 pub mod primitive_chamfer;
