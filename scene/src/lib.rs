@@ -6,6 +6,7 @@ pub mod check;
 pub mod eval;
 
 pub use maxfs_file::{
-    chunk, container, directories, document, error, graph, peek, rklpatch, settings, summary, typed, version,
+    chunk, container, directories, document, error, graph, peek, rklpatch, settings, summary,
+    typed, version,
 };
 pub use maxfs_file::{ChunkError, ChunkPath, Document, Layout, MaxError, Typed, TypedError};

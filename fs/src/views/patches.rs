@@ -116,7 +116,10 @@ pub fn render(eval: &SceneEval) -> Vec<u8> {
         if !patch::is_rklpatch(eval, base) {
             continue;
         }
-        let applied = eval.modifier_stack(o.index).map(|(a, _)| a).unwrap_or_default();
+        let applied = eval
+            .modifier_stack(o.index)
+            .map(|(a, _)| a)
+            .unwrap_or_default();
         let mut entry = NodePatches {
             node: node.name.clone(),
             index: o.index,
@@ -127,7 +130,11 @@ pub fn render(eval: &SceneEval) -> Vec<u8> {
         };
         match patch::patch_stack(eval, base, &applied) {
             Ok((m, rest)) => {
-                entry.edit_patch = applied[rest..].iter().rev().map(|a| a.name.to_string()).collect();
+                entry.edit_patch = applied[rest..]
+                    .iter()
+                    .rev()
+                    .map(|a| a.name.to_string())
+                    .collect();
                 entry.mesh = Some(mesh_value(&m));
             }
             Err(e) => entry.error = Some(e),

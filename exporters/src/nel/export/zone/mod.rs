@@ -86,7 +86,10 @@ pub fn export(ctx: &Context, out: &mut Exports) {
         .objects
         .iter()
         .filter(|o| o.node.is_some())
-        .filter(|o| eval.node_object(o.index).is_some_and(|b| patch::is_rklpatch(eval, b)))
+        .filter(|o| {
+            eval.node_object(o.index)
+                .is_some_and(|b| patch::is_rklpatch(eval, b))
+        })
         .map(|o| o.index)
         .collect();
     let name_of = |i: usize| {
@@ -107,13 +110,20 @@ pub fn export(ctx: &Context, out: &mut Exports) {
             out.push_error(
                 ExportKind::Zone,
                 "",
-                format!("every RklPatch node is frozen ({}): no zone to export", names.join(", ")),
+                format!(
+                    "every RklPatch node is frozen ({}): no zone to export",
+                    names.join(", ")
+                ),
             );
             return;
         }
         [] => {
             if zone_id(ctx.stem).is_ok() {
-                out.push_error(ExportKind::Zone, "", "no zone found in project: no RklPatch node");
+                out.push_error(
+                    ExportKind::Zone,
+                    "",
+                    "no zone found in project: no RklPatch node",
+                );
             }
             return;
         }
@@ -149,8 +159,13 @@ pub fn zone_bytes(ctx: &Context, node: usize, name: &str) -> Result<Vec<u8>, Str
         return Err("DONTEXPORT is set".into());
     }
     let zone_id = zone_id(name)?;
-    if script_int(props.raw(APPDATA_ZONE_SYMMETRY), 0) != 0 || script_int(props.raw(APPDATA_ZONE_ROTATE), 0) != 0 {
-        return Err("zone symmetry / rotation needs the tile bank (CPatchInfo::transform): not evaluated".into());
+    if script_int(props.raw(APPDATA_ZONE_SYMMETRY), 0) != 0
+        || script_int(props.raw(APPDATA_ZONE_ROTATE), 0) != 0
+    {
+        return Err(
+            "zone symmetry / rotation needs the tile bank (CPatchInfo::transform): not evaluated"
+                .into(),
+        );
     }
     let (p, rest) = patch::node_patch(ctx.eval, node).ok_or("not an RklPatch node")??;
     if rest > 0 {

@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use maxfs_scene::rklpatch::rpo::{UiPatch, VertexBind, BIND_25, BIND_75, BIND_SINGLE};
 use maxfs_scene::rklpatch::{Patch, RklPatch, Tiles};
 
-use crate::nel::zone_build::{BindInfo, PatchInfo, TileColor, TileElement, VegetableState, TILE_LAYER_EMPTY};
+use crate::nel::zone_build::{
+    BindInfo, PatchInfo, TileColor, TileElement, VegetableState, TILE_LAYER_EMPTY,
+};
 
 /// A Max `Matrix3` as stored: rows X, Y, Z axes and translation, in f32.
 pub type Matrix3 = [[f32; 3]; 4];
@@ -54,7 +56,13 @@ fn common_vertex(p1: &Patch, p2: &Patch) -> Option<(i32, usize)> {
 }
 
 /// getOtherBindedVertex: a corner of `p1` other than `other`, bound onto patch `p2`.
-fn other_binded_vertex(m: &RklPatch, binds: &[Bind], p1: usize, p2: usize, other: usize) -> Option<i32> {
+fn other_binded_vertex(
+    m: &RklPatch,
+    binds: &[Bind],
+    p1: usize,
+    p2: usize,
+    other: usize,
+) -> Option<i32> {
     let patch = &m.patches[p1];
     (0..4).find_map(|i| {
         let b = binds[patch.v[i] as usize];
@@ -78,7 +86,9 @@ fn common_edge(patch: &Patch, edge: i32) -> Option<usize> {
 /// Tile count exponent → OrderS/OrderT (`1 << NbTiles`, CZone accepts 2..16).
 fn order(ui: &UiPatch, i: usize) -> Result<(u8, u8), String> {
     match (ui.order_s(), ui.order_t()) {
-        (Some(s), Some(t)) if (2..=16).contains(&s) && (2..=16).contains(&t) => Ok((s as u8, t as u8)),
+        (Some(s), Some(t)) if (2..=16).contains(&s) && (2..=16).contains(&t) => {
+            Ok((s as u8, t as u8))
+        }
         _ => Err(format!(
             "patch {}: tile counts 2^{} x 2^{} are outside NeL's 2..16",
             i + 1,
@@ -163,7 +173,9 @@ fn triple_edges(m: &RklPatch) -> Result<(), String> {
     for (i, p) in m.patches.iter().enumerate() {
         for e in 0..4 {
             let ed = &m.edges[p.edge[e] as usize];
-            let n = count.entry((ed.v1.min(ed.v2), ed.v1.max(ed.v2))).or_insert(0);
+            let n = count
+                .entry((ed.v1.min(ed.v2), ed.v1.max(ed.v2)))
+                .or_insert(0);
             *n += 1;
             if *n >= 3 {
                 bad.insert(i + 1);
@@ -245,9 +257,18 @@ fn bind_pass_2(m: &RklPatch, infos: &mut [PatchInfo]) -> Result<(), String> {
             let op = usize::try_from(other)
                 .ok()
                 .and_then(|o| m.patches.get(o))
-                .ok_or_else(|| format!("patch {}: edge {e} lists patch {other}, which does not exist", i + 1))?;
+                .ok_or_else(|| {
+                    format!(
+                        "patch {}: edge {e} lists patch {other}, which does not exist",
+                        i + 1
+                    )
+                })?;
             let ce = common_edge(op, p.edge[e]).ok_or_else(|| {
-                format!("patch {}: edge {e} is not an edge of its neighbour {}", i + 1, other + 1)
+                format!(
+                    "patch {}: edge {e} is not an edge of its neighbour {}",
+                    i + 1,
+                    other + 1
+                )
             })?;
             let b = &mut infos[i].bind_edges[e];
             b.n_patchs = 1;
@@ -268,7 +289,13 @@ fn fill_tiles(ui: &UiPatch, i: usize, pi: &mut PatchInfo) -> Result<(), String> 
         return Err(format!("patch {}: pre-version-3 tiles", i + 1));
     };
     if tiles.len() < s * t {
-        return Err(format!("patch {}: {} tiles for {}x{}", i + 1, tiles.len(), s, t));
+        return Err(format!(
+            "patch {}: {} tiles for {}x{}",
+            i + 1,
+            tiles.len(),
+            s,
+            t
+        ));
     }
     pi.tiles = vec![TileElement::default(); s * t];
     for k in 0..s * t {

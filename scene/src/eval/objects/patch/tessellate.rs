@@ -68,8 +68,11 @@ pub fn tessellate_with(p: &RklPatch, cells: impl Fn(usize) -> (u32, u32)) -> Res
         let base = mesh.vertices.len() as u32;
         for b in 0..=sv {
             for a in 0..=su {
-                mesh.vertices
-                    .push(eval(&g, f64::from(a) / f64::from(su), f64::from(b) / f64::from(sv)));
+                mesh.vertices.push(eval(
+                    &g,
+                    f64::from(a) / f64::from(su),
+                    f64::from(b) / f64::from(sv),
+                ));
             }
         }
         let at = |a: u32, b: u32| base + b * (su + 1) + a;
