@@ -19,6 +19,10 @@ const SCALE_DIVISOR: f32 = 32760.0;
 pub(crate) const SMOOTH_FLAG_MASK: u8 = 0x3c;
 /// `NL_PATCH_SMOOTH_FLAG_SHIFT`.
 pub(crate) const SMOOTH_FLAG_SHIFT: u8 = 2;
+/// `CPatch` stream version NeL writes (`CPatch::_Version`); older ones are read-only.
+const CPATCH_VERSION: u32 = 7;
+/// `CPatch` versions before this one predate the vegetable state; NeL's reader resets it.
+const CPATCH_VEGETABLE_VERSION: u32 = 6;
 /// `CZone::CPatchConnect` stream version NeL writes.
 const PATCH_CONNECT_VERSION: u32 = 1;
 
@@ -44,6 +48,18 @@ pub fn build(
 /// smooth-flag mask (NeL's `CPatch` constructor never sets `Flags`, build only rewrites
 /// bits 2..5) and `PackedLightFactor` of reset light influences.
 pub fn build_with(info: &ZoneInfo, opts: &BuildOptions) -> Result<Zone, ZoneBuildError> {
+    if opts.patch_version != CPATCH_VERSION {
+        return Err(ZoneBuildError::Zone(format!(
+            "CPatch version {} cannot be written: NeL writes only version {CPATCH_VERSION} (older ones are read-only)",
+            opts.patch_version
+        )));
+    }
+    if !(3..=5).contains(&opts.zone_version) {
+        return Err(ZoneBuildError::Zone(format!(
+            "CZone version {} cannot be written: NeL reads 3..=5",
+            opts.zone_version
+        )));
+    }
     let patches = &info.patches;
     for (j, pi) in patches.iter().enumerate() {
         check_patch(j, pi)?;
@@ -150,6 +166,13 @@ pub fn retrieve(zone: &Zone) -> Result<ZoneInfo, ZoneBuildError> {
         } else {
             pa.tile_colors.clone()
         };
+        let mut tiles = pa.tiles.clone();
+        if pa.version < CPATCH_VEGETABLE_VERSION {
+            // CPatch::serial: tiles of older patches are read as "above water".
+            for t in &mut tiles {
+                t.set_vegetable_state(super::VegetableState::AboveWater);
+            }
+        }
         patches.push(PatchInfo {
             patch: BezierPatch {
                 vertices: pa.vertices.each_ref().map(unpack),
@@ -164,7 +187,7 @@ pub fn retrieve(zone: &Zone) -> Result<ZoneInfo, ZoneBuildError> {
             flags: (pa.flags.unwrap_or(SMOOTH_FLAG_MASK) & SMOOTH_FLAG_MASK) >> SMOOTH_FLAG_SHIFT,
             noise_rotation: pa.noise_rotation.unwrap_or(0),
             corner_smooth_flag: pa.corner_smooth_flag.unwrap_or(0),
-            tiles: pa.tiles.clone(),
+            tiles,
             tile_colors,
             lumels,
             tile_light_influences: pa
@@ -306,13 +329,7 @@ pub(crate) fn pack3(v: &Point, bias: &Point, scale: f32) -> Vec3s {
     let c = |i: usize| {
         let r = (v[i] - bias[i]) / scale;
         // NLMISC::clamp(x, lo, hi): x<lo → lo, x>hi → hi; a NaN stays NaN (then 0 here).
-        let r = if r < -32768.0 {
-            -32768.0
-        } else if r > 32767.0 {
-            32767.0
-        } else {
-            r
-        };
+        let r = r.clamp(-32768.0, 32767.0);
         r as i16
     };
     Vec3s {
@@ -336,5 +353,93 @@ fn vec3(p: &Point) -> Vec3 {
         x: F32::from_f32(p[0]),
         y: F32::from_f32(p[1]),
         z: F32::from_f32(p[2]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::REFERENCE_EXPORTER_ZONE_VERSION;
+    use super::*;
+    use crate::{write_nel, NelFile};
+
+    fn flat_patch(x0: f32) -> PatchInfo {
+        let p = |x: f32, y: f32| [x0 + x, y, 0.0];
+        PatchInfo {
+            patch: BezierPatch {
+                vertices: [p(0.0, 0.0), p(3.0, 0.0), p(3.0, 3.0), p(0.0, 3.0)],
+                tangents: [
+                    p(1.0, 0.0),
+                    p(2.0, 0.0),
+                    p(3.0, 1.0),
+                    p(3.0, 2.0),
+                    p(2.0, 3.0),
+                    p(1.0, 3.0),
+                    p(0.0, 2.0),
+                    p(0.0, 1.0),
+                ],
+                interiors: [p(1.0, 1.0), p(2.0, 1.0), p(2.0, 2.0), p(1.0, 2.0)],
+            },
+            order_s: 2,
+            order_t: 2,
+            base_vertices: [0, 1, 2, 3],
+            tiles: vec![Default::default(); 4],
+            tile_colors: vec![Default::default(); 9],
+            ..Default::default()
+        }
+    }
+
+    /// Seed S003 l.299: the reference exporter serialized CZone version 5 and patched
+    /// the version byte to 4; nothing else differs between the two versions.
+    #[test]
+    fn reference_version_differs_in_the_version_byte_only() {
+        let patches = [flat_patch(0.0), flat_patch(3.0)];
+        let info = ZoneInfo {
+            zone_id: 3,
+            patches: patches.to_vec(),
+            ..Default::default()
+        };
+        let bytes = |v| {
+            let opts = BuildOptions {
+                zone_version: v,
+                ..Default::default()
+            };
+            write_nel(&NelFile::Zone(build_with(&info, &opts).unwrap())).unwrap()
+        };
+        let (v5, v4) = (bytes(5), bytes(REFERENCE_EXPORTER_ZONE_VERSION));
+        assert_eq!(v5.len(), v4.len());
+        assert_eq!((v5[0], v4[0]), (5, 4));
+        assert_eq!(v5[1..], v4[1..]);
+    }
+
+    /// NeL's rules on a zone small enough to follow by hand: the box spans x 0..6,
+    /// y 0..3, z 0 plus the noise margin of 1, scale = max half size / 32760, and a
+    /// corner at the box minimum packs to -(half - 1)/scale truncated toward zero.
+    #[test]
+    fn bbox_scale_and_packing_follow_nel() {
+        let z = build(9, &[flat_patch(0.0), flat_patch(3.0)], &[]).unwrap();
+        assert_eq!(z.zone_id, 9);
+        assert_eq!(z.zone_bb.center.x.get(), 3.0);
+        assert_eq!(z.zone_bb.center.y.get(), 1.5);
+        assert_eq!(z.zone_bb.half_size.x.get(), 4.0);
+        assert_eq!(z.zone_bb.half_size.y.get(), 2.5);
+        assert_eq!(z.zone_bb.half_size.z.get(), 1.0);
+        assert_eq!(z.patch_scale.get(), 4.0f32 / 32760.0);
+        let s = z.patch_scale.get();
+        assert_eq!(z.patches[0].vertices[0].x, ((0.0f32 - 3.0) / s) as i16);
+        assert_eq!(z.patches[0].vertices[0].y, ((0.0f32 - 1.5) / s) as i16);
+        assert_eq!(z.num_vertices, 4);
+        assert_eq!(z.patches[0].compressed_lumels, vec![0; 4 * 8]);
+        assert_eq!(
+            z.patches[0].tile_light_influences.as_ref().unwrap().len(),
+            4
+        );
+        let tiles_short = PatchInfo {
+            tiles: vec![Default::default(); 3],
+            ..flat_patch(0.0)
+        };
+        assert!(matches!(
+            build(0, &[tiles_short], &[]),
+            Err(ZoneBuildError::Count { what: "tiles", .. })
+        ));
     }
 }

@@ -213,7 +213,7 @@ mod tests {
     #[test]
     fn flat_maps_survive_pack_and_unpack() {
         for level in [0u8, 17, 128, 255] {
-            let lumels = vec![level; 8 * 4 * 4 * 4];
+            let lumels = vec![level; (2 * 4) * (4 * 4)];
             let packed = pack_shadow_map(&lumels, 2, 4);
             assert_eq!(packed.len(), 2 * 4 * BLOCK);
             assert_eq!(unpack_shadow_map(&packed, 2, 4).unwrap(), lumels);

@@ -6,7 +6,9 @@
 //! Nothing here knows about `.max`.
 
 mod build;
+pub mod ligo;
 mod lumels;
+pub mod masks;
 mod tiles;
 
 use serde::Serialize;
@@ -16,6 +18,7 @@ use super::ig::PointLightArray;
 pub use super::zone::{BindInfo, BorderVertex, TileColor, TileElement, TileLightInfluence};
 
 pub use build::{build, build_with, retrieve};
+pub use masks::mask_uninitialised;
 pub use tiles::{VegetableState, TILE_LAYER_EMPTY};
 
 /// A position in float, as NeL's `CVector`.
@@ -94,6 +97,12 @@ pub struct ZoneInfo {
     /// The zone's static lights (`CZoneInfo::PointLights`), as stored (already sorted).
     pub point_lights: Option<PointLightArray>,
 }
+
+/// `CZone` version the reference (2004-era) exporter wrote: it serialized with version 5
+/// and patched the version byte to 4; versions 4 and 5 store the same fields (seed S003
+/// l.299: "patching version byte 5->4 (v4/v5 differ only in that byte, verified
+/// empirically)"). Pass it as [`BuildOptions::zone_version`] to match reference files.
+pub const REFERENCE_EXPORTER_ZONE_VERSION: u32 = 4;
 
 /// Choices `CZone::build` leaves to the caller or to the NeL version that writes the file.
 #[derive(Debug, Clone, Serialize)]

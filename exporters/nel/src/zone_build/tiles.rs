@@ -80,13 +80,13 @@ mod tests {
     fn fields_sit_where_nel_puts_them() {
         let mut t = TileElement::default();
         t.set_tile_orient(2, 3);
-        assert_eq!(t.flags, 0b11_0000);
+        assert_eq!(t.flags, 3 << 4);
         t.set_tile_256_info(true, 2);
-        assert_eq!(t.flags, 0b110_11_0000);
+        assert_eq!(t.flags, (3 << 4) | (6 << 6));
         t.set_tile_sub_noise(15);
-        assert_eq!(t.flags, 0b1111_110_11_0000);
+        assert_eq!(t.flags, (3 << 4) | (6 << 6) | (15 << 9));
         t.set_vegetable_state(VegetableState::IntersectWater);
-        assert_eq!(t.flags, 0b10_1111_110_11_0000);
+        assert_eq!(t.flags, (3 << 4) | (6 << 6) | (15 << 9) | (2 << 13));
         assert_eq!(t.tile_orient(2), 3);
         assert_eq!(t.tile_256_info(), (true, 2));
         assert_eq!(t.tile_sub_noise(), 15);

@@ -25,7 +25,7 @@ pub const APPDATA_ZONE_ROTATE: u32 = 1_266_703_978;
 pub const APPDATA_ZONE_SYMMETRY: u32 = 1_266_703_979;
 /// The CZone version the reference exporter wrote (seed S003 l.299: v4; NeL
 /// today writes 5, and the two serialize the same fields).
-pub const ZONE_VERSION: u32 = 4;
+pub const ZONE_VERSION: u32 = crate::nel::zone_build::REFERENCE_EXPORTER_ZONE_VERSION;
 /// Node chunk present on frozen nodes (seed S003 l.299).
 const FROZEN_CHUNK: u16 = 0x0976;
 
