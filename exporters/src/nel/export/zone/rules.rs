@@ -298,15 +298,13 @@ fn fill_tiles(ui: &UiPatch, i: usize, pi: &mut PatchInfo) -> Result<(), String> 
         ));
     }
     pi.tiles = vec![TileElement::default(); s * t];
-    for k in 0..s * t {
-        let d = &tiles[k];
+    for (d, el) in tiles.iter().zip(pi.tiles.iter_mut()) {
         // RPatchMesh::Load v9: _Flags, then setDisplace(noise) over bits 3-6.
         let flags = d.flags.unwrap_or(0);
         let noise = u16::from(d.noise.unwrap_or(0));
         let flags = (flags & !0x0078) | (noise << 3);
         let case = flags & 7;
         let displace = ((flags & 0x0078) >> 3) as u8;
-        let el = &mut pi.tiles[k];
         for l in 0..3 {
             if l >= usize::from(d.num) {
                 el.tile[l] = TILE_LAYER_EMPTY;
