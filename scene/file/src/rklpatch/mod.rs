@@ -62,7 +62,7 @@ pub struct Patch {
     /// 3 = triangle, 4 = quad.
     pub kind: u32,
     pub v: [i32; 4],
-    /// Edge handles: vec[2i] is edge i's handle next to corner i, vec[2i+1]
+    /// Edge handles: `vec[2i]` is edge i's handle next to corner i, `vec[2i+1]`
     /// the one next to corner i+1 (Max's order, and NeL CPatch::Tangents').
     pub vec: [i32; 8],
     pub interior: [i32; 4],

@@ -1,5 +1,5 @@
 //! Bicubic Bézier patches to triangles. A quad patch's 16 control points:
-//! corners v0..v3, edge handles (vec[2i] next to corner i on edge i, vec[2i+1]
+//! corners v0..v3, edge handles (`vec[2i]` next to corner i on edge i, `vec[2i+1]`
 //! next to corner i+1) and interiors (next to corner i), the grid NeL's
 //! CBezierPatch evaluates. Each patch is cut along its tile grid (OrderS ×
 //! OrderT from the RPO data, as the landscape tessellates tiles), two
@@ -12,7 +12,7 @@ use crate::rklpatch::{RklPatch, PATCH_QUAD};
 /// Cells per patch side when the RPO tile count is unusable.
 const DEFAULT_CELLS: u32 = 4;
 
-/// The patch's 4×4 control grid, [u][v]: u runs v0 → v1, v runs v0 → v3.
+/// The patch's 4×4 control grid, `[u][v]`: u runs v0 → v1, v runs v0 → v3.
 fn control_grid(p: &RklPatch, i: usize) -> [[[f32; 3]; 4]; 4] {
     let q = &p.patches[i];
     let vert = |k: usize| p.verts[q.v[k] as usize].pos();
