@@ -1,4 +1,4 @@
-//! `maxfs export SRC... --out DIR [--kind shape,ig,skel,anim,swt,cmb,pacs_prim,veget] [--gltf]`:
+//! `maxfs export SRC... --out DIR [--kind shape,ig,skel,anim,swt,cmb,pacs_prim,veget,zone] [--gltf]`:
 //! batch export, in parallel, of the same files the mount serves under
 //! `shape/` and `export/` (one code path: `maxfs_fs::exports::ExportSet`).
 //!
@@ -33,7 +33,7 @@ pub struct ExportArgs {
     /// Output directory (created if missing).
     #[arg(long)]
     pub out: PathBuf,
-    /// NeL kinds to export, comma-separated: shape, ig, skel, anim, swt.
+    /// NeL kinds to export, comma-separated: shape, ig, skel, anim, swt, zone.
     /// Default: all of them, unless only --gltf is given.
     #[arg(long, value_delimiter = ',')]
     pub kind: Vec<String>,
@@ -372,7 +372,7 @@ fn parse_kinds(args: &ExportArgs) -> Result<Vec<ExportKind>, String> {
         .iter()
         .map(|k| {
             ExportKind::from_name(k.trim()).ok_or_else(|| {
-                format!("unknown kind {k:?} (expected shape, ig, skel, anim or swt)")
+                format!("unknown kind {k:?} (expected shape, ig, skel, anim, swt or zone)")
             })
         })
         .collect()

@@ -110,6 +110,7 @@ fn evaluate(file: MaxFile) {
         std::hint::black_box(eval.mesh(o.index, 2400));
     }
     std::hint::black_box(scene_summary::node_transforms(&eval));
+    std::hint::black_box(maxfs_fs::views::patches::render(&eval));
     // Biped rigs: decode and the figure pose of every bone.
     for rig in biped::rigs(&eval).into_iter().flatten() {
         for b in &rig.bones {
@@ -146,7 +147,7 @@ fn assert_precise(what: &str, r: &CheckReport) {
 
 #[test]
 fn two_thousand_mutations_never_panic_and_stay_bounded() {
-    let originals: Vec<(String, Vec<u8>, MaxFile)> = corpus_max_files()
+    let mut originals: Vec<(String, Vec<u8>, MaxFile)> = corpus_max_files()
         .into_iter()
         .map(|p| {
             let bytes = std::fs::read(&p).expect("corpus readable");
@@ -154,6 +155,30 @@ fn two_thousand_mutations_never_panic_and_stay_bounded() {
             (p.display().to_string(), bytes, file)
         })
         .collect();
+    // No public .max holds an RklPatch: one synthetic zone source (a real
+    // zone's patches through our writers) stands in, so the RPO blob, the
+    // PatchMesh chunks, the tessellation and the zone export are mutated too.
+    let zone = maxfs_tests::corpus_dir().join("nel/snowballs/zones/3_AC.zonel");
+    let zone = match maxfs_exporters::nel::read_kind(
+        &std::fs::read(&zone).expect("zone readable"),
+        maxfs_exporters::nel::NelKind::Zone,
+    ) {
+        Ok(maxfs_exporters::nel::NelFile::Zone(z)) => z,
+        other => panic!("3_AC.zonel: {:?}", other.err()),
+    };
+    let info = maxfs_exporters::nel::zone_build::retrieve(&zone).expect("retrieves");
+    let bytes = maxfs_tests::zone_source::write_source(
+        &maxfs_tests::zone_source::rklpatch_from_zone(&info, [0.0; 3]),
+        &maxfs_tests::zone_source::SourceOptions {
+            node_name: "3_AC",
+            cancel_translation: None,
+            edit_patch: None,
+            frozen: false,
+            second_node: None,
+        },
+    );
+    let file = MaxFile::from_bytes(&bytes).expect("synthetic zone source parses");
+    originals.push(("synthetic 3_AC RklPatch source".into(), bytes, file));
     // Baseline: what an intact file costs, per input byte, for the bound below.
     let mut worst_ratio = 0.0f64;
     for (_, bytes, _) in &originals {

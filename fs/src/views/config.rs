@@ -107,6 +107,11 @@ pub fn tvalue(v: &TValue) -> Value {
             "size": size,
         }),
         TValue::RefArray(v) => json!(v),
+        TValue::I32s(v) => json!(v),
+        TValue::Rpo(b) => crate::json::value_f32(b),
+        TValue::PatchVerts(v) => crate::json::value_f32(v),
+        TValue::PatchVecs(v) => crate::json::value_f32(v),
+        TValue::PatchEdges(v) => crate::json::value_f32(v),
         TValue::RefPairs { lead, pairs } => json!({ "lead": lead, "pairs": pairs }),
         TValue::NodeParent { parent, flags } => json!({ "parent": parent, "flags": id32(*flags) }),
     }

@@ -7,6 +7,7 @@ pub mod eval;
 pub mod info;
 pub mod nel_properties;
 pub mod nodes;
+pub mod patches;
 pub mod scene;
 pub mod scene_summary;
 pub mod summary;
@@ -38,10 +39,11 @@ pub enum JsonView {
     Biped,
     Ik,
     Skin,
+    Patches,
 }
 
 impl JsonView {
-    pub const ALL: [JsonView; 17] = [
+    pub const ALL: [JsonView; 18] = [
         JsonView::DllDirectory,
         JsonView::ClassDirectory,
         JsonView::ClassData,
@@ -59,6 +61,7 @@ impl JsonView {
         JsonView::Biped,
         JsonView::Ik,
         JsonView::Skin,
+        JsonView::Patches,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -80,6 +83,7 @@ impl JsonView {
             JsonView::Biped => "biped.json",
             JsonView::Ik => "ik.json",
             JsonView::Skin => "skin.json",
+            JsonView::Patches => "patches.json",
         }
     }
 
@@ -114,6 +118,10 @@ pub fn render(
         | JsonView::Ik
         | JsonView::Skin => match eval {
             Ok(e) => eval::render(view, e),
+            Err(e) => error_json(e),
+        },
+        JsonView::Patches => match eval {
+            Ok(e) => patches::render(e),
             Err(e) => error_json(e),
         },
     }

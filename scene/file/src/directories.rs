@@ -112,7 +112,17 @@ pub fn class_data_entries(s: &TypedStream) -> Vec<ClassDataEntry> {
         .collect()
 }
 
-/// Superclass per class directory index, as the Scene schema needs it.
+/// Superclass per class directory index, as the Scene schema needs it; the
+/// RklPatch class gets its schema key (`typed::schema::RKLPATCH_SCHEMA`).
 pub fn superclasses(s: &TypedStream) -> Vec<u32> {
-    class_entries(s).iter().map(|c| c.super_class).collect()
+    class_entries(s)
+        .iter()
+        .map(|c| {
+            if c.class_id == crate::rklpatch::RKLPATCH_CLASS && c.super_class == 0x10 {
+                crate::typed::schema::RKLPATCH_SCHEMA
+            } else {
+                c.super_class
+            }
+        })
+        .collect()
 }

@@ -50,6 +50,7 @@ mod export_shape_uv;
 mod export_skel_anim;
 mod export_skinned_shape;
 mod export_tags;
+mod export_zone;
 mod fs_tree;
 mod gltf_export;
 mod gltf_gaps;

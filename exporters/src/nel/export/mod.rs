@@ -18,6 +18,7 @@ pub mod skel;
 pub mod skinning;
 pub mod swt;
 pub mod veget;
+pub mod zone;
 
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::graph::SceneGraph;
@@ -37,10 +38,12 @@ pub enum ExportKind {
     PacsPrim,
     /// Vegetables (veget_export.ms).
     Veget,
+    /// Direct landscape zones (zone_export.ms): one RklPatch node per file.
+    Zone,
 }
 
 impl ExportKind {
-    pub const ALL: [ExportKind; 8] = [
+    pub const ALL: [ExportKind; 9] = [
         ExportKind::Shape,
         ExportKind::Ig,
         ExportKind::Skel,
@@ -49,6 +52,7 @@ impl ExportKind {
         ExportKind::Cmb,
         ExportKind::PacsPrim,
         ExportKind::Veget,
+        ExportKind::Zone,
     ];
 
     /// The name used on the command line (`--kind shape,ig`) and as extension.
@@ -62,6 +66,7 @@ impl ExportKind {
             ExportKind::Cmb => "cmb",
             ExportKind::PacsPrim => "pacs_prim",
             ExportKind::Veget => "veget",
+            ExportKind::Zone => "zone",
         }
     }
 
@@ -165,6 +170,7 @@ pub fn export(stem: &str, eval: &SceneEval, kinds: &[ExportKind]) -> Exports {
             ExportKind::Cmb => cmb::export(&ctx, &mut out),
             ExportKind::PacsPrim => pacs_prim::export(&ctx, &mut out),
             ExportKind::Veget => veget::export(&ctx, &mut out),
+            ExportKind::Zone => zone::export(&ctx, &mut out),
         }
     }
     out

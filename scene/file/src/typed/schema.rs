@@ -6,6 +6,11 @@ use super::tree::LeafKind;
 /// Superclass of nodes (INode); their name/parent/transform chunks are typed.
 pub const SUPERCLASS_NODE: u32 = 0x1;
 
+/// Not a Max superclass: the schema key `directories::superclasses` gives the
+/// RklPatch class (a geometry object, sc 0x10) so its chunks are typed without
+/// touching other geometry classes that may reuse the ids.
+pub const RKLPATCH_SCHEMA: u32 = 0x8000_0010;
+
 /// Where in which stream a chunk sits, which decides how its children are typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ctx<'a> {
@@ -34,6 +39,8 @@ pub enum Ctx<'a> {
     AppData,
     AppDataEntry,
     NoteTrack,
+    /// One RklPatch PatchMesh patch (0x0BF4).
+    RklPatchPatch,
 }
 
 /// OSM and WSM derived objects have no class directory entry; their chunk ids are fixed.
@@ -72,6 +79,7 @@ impl<'a> Ctx<'a> {
             (Object(_), 0x2150) => AppData,
             (Object(_), 0x2140) => NoteTrack,
             (AppData, 0x0110) => AppDataEntry,
+            (Object(Some(RKLPATCH_SCHEMA)), 0x0BF4) => RklPatchPatch,
             _ => return None,
         })
     }
@@ -116,6 +124,14 @@ impl<'a> Ctx<'a> {
             (NoteTrack, 0x0130 | 0x0110) => K::U32,
             (NoteTrack, 0x0100) => K::I32,
             (NoteTrack, 0x0120) => K::Str,
+            (Object(Some(RKLPATCH_SCHEMA)), 0x08FD) => K::Rpo,
+            (Object(Some(RKLPATCH_SCHEMA)), 0x0BD6 | 0x0BC2 | 0x0BD1 | 0x0BEA) => K::U32,
+            (Object(Some(RKLPATCH_SCHEMA)), 0x0BE0) => K::PatchVerts,
+            (Object(Some(RKLPATCH_SCHEMA)), 0x0BCC) => K::PatchVecs,
+            (Object(Some(RKLPATCH_SCHEMA)), 0x0BD2) => K::PatchEdges,
+            (RklPatchPatch, 0x0100 | 0x0150 | 0x0160) => K::U32,
+            (RklPatchPatch, 0x0110 | 0x0130 | 0x0140) => K::I32s(4),
+            (RklPatchPatch, 0x0120) => K::I32s(8),
             _ => return None,
         })
     }

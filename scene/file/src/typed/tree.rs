@@ -8,6 +8,7 @@ use crate::error::ChunkPath;
 use super::leaf::{ClassId, LeafReader, MaxString};
 use super::schema::Ctx;
 use crate::reader::ReadError;
+use crate::rklpatch::{patch_mesh, RpoBlob};
 
 /// How a known leaf is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +37,14 @@ pub enum LeafKind {
     RefPairs,
     /// Node 0x0960: parent storage index and flags.
     NodeParent,
+    /// A run of s32 of a fixed count.
+    I32s(usize),
+    /// RklPatch 0x08FD: the RPO blob (`crate::rklpatch::rpo`).
+    Rpo,
+    /// RklPatch PatchMesh records (`crate::rklpatch::patch_mesh`).
+    PatchVerts,
+    PatchVecs,
+    PatchEdges,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -76,6 +85,11 @@ pub enum TValue {
         parent: u32,
         flags: u32,
     },
+    I32s(Vec<i32>),
+    Rpo(Box<crate::rklpatch::RpoBlob>),
+    PatchVerts(Vec<crate::rklpatch::PatchVert>),
+    PatchVecs(Vec<crate::rklpatch::PatchVec>),
+    PatchEdges(Vec<crate::rklpatch::PatchEdge>),
 }
 
 impl TValue {
@@ -158,6 +172,21 @@ impl TValue {
                 parent: r.u32("parent index")?,
                 flags: r.u32("node flags")?,
             },
+            LeafKind::I32s(n) => {
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.i32("s32")?);
+                }
+                TValue::I32s(v)
+            }
+            LeafKind::Rpo => return Ok(TValue::Rpo(Box::new(RpoBlob::decode(payload)?))),
+            LeafKind::PatchVerts => {
+                return Ok(TValue::PatchVerts(patch_mesh::decode_verts(payload)?))
+            }
+            LeafKind::PatchVecs => return Ok(TValue::PatchVecs(patch_mesh::decode_vecs(payload)?)),
+            LeafKind::PatchEdges => {
+                return Ok(TValue::PatchEdges(patch_mesh::decode_edges(payload)?))
+            }
         };
         r.finish("typed leaf")?;
         Ok(v)
@@ -222,6 +251,13 @@ impl TValue {
                 }
             }
             TValue::NodeParent { parent, flags } => u32s(out, &[*parent, *flags]),
+            TValue::I32s(v) => v
+                .iter()
+                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+            TValue::Rpo(b) => b.encode(out),
+            TValue::PatchVerts(v) => patch_mesh::encode_verts(v, out),
+            TValue::PatchVecs(v) => patch_mesh::encode_vecs(v, out),
+            TValue::PatchEdges(v) => patch_mesh::encode_edges(v, out),
         }
     }
 

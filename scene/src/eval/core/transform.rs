@@ -431,6 +431,9 @@ impl SceneEval {
                 crate::eval::objects::primitive::params(self, obj, t)
                     .and_then(|p| crate::eval::objects::primitive::build(cls.class_id, &p)),
             )
+        } else if crate::eval::objects::patch::is_rklpatch(self, obj) {
+            let patch = crate::eval::objects::patch::base_patch(self, obj);
+            Some(patch.and_then(|p| crate::eval::objects::patch::tessellate(&p)))
         } else {
             None
         }
@@ -500,6 +503,20 @@ impl SceneEval {
             s => s,
         };
         self.memo.node(node, t, stack, || {
+            if crate::eval::objects::patch::is_rklpatch(self, base) {
+                // NeL Edit Patch acts on the patch mesh, before tessellation.
+                let applied: Vec<_> = match stack {
+                    Stack::Full => applied,
+                    Stack::Without(m) => applied.into_iter().filter(|a| a.object != m).collect(),
+                };
+                let cx = modifier::ModContext {
+                    eval: self,
+                    node: Some(node),
+                    t,
+                };
+                let m = crate::eval::objects::patch::stack_mesh(self, base, &applied, &cx);
+                return Some(m.map(Arc::new));
+            }
             let base_mesh = self.memo.object(base, t, || {
                 self.object_mesh(base, t).map(|r| r.map(Arc::new))
             })?;

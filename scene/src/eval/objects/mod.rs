@@ -5,6 +5,7 @@ pub mod bone_object;
 pub mod boolean;
 pub mod mesh;
 pub mod normals;
+pub mod patch;
 pub mod poly;
 pub mod primitive;
 pub mod primitive_chamfer;

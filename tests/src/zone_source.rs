@@ -1,0 +1,367 @@
+//! Synthetic RklPatch zone sources written through the project's own writers:
+//! a real Max 2010 scene (neloid/block.max, the Max release of the reference
+//! zones) whose one node gets an RklPatch base object (class directory and DLL
+//! entries appended, the Box replaced), the zone name, and optionally a NeL
+//! Edit Patch modifier moving vertices. The patches come from a real zone's
+//! `CZone::retrieve` turned back into the RklPatch layout the seed documents
+//! (the inverse of `RPatchMesh::exportZone`'s rules).
+
+use std::collections::HashMap;
+
+use maxfs_exporters::nel::zone_build::{PatchInfo, ZoneInfo, TILE_LAYER_EMPTY};
+use maxfs_scene::chunk::{self, Body, Chunk};
+use maxfs_scene::container::MaxFile;
+use maxfs_scene::rklpatch::build::{build_quads, unbound, QuadInput};
+use maxfs_scene::rklpatch::rpo::{
+    TileDesc, TileLayer, Tiles, UiPatch, VertexBind, BIND_25, BIND_75, BIND_SINGLE,
+};
+use maxfs_scene::rklpatch::{RklPatch, VertMapper, NEL_EDIT_PATCH_CLASS, RKLPATCH_CLASS};
+use maxfs_scene::typed::ClassId;
+
+use crate::corpus_dir;
+
+/// BIND_50 (nel_patch_mesh.h typeBind): the middle vertex of a 1:4 bind.
+const BIND_50: u32 = 2;
+/// The scene the sources are built in, and its node and object.
+pub const TEMPLATE: &str = "max/neloid/block.max";
+pub const NODE: usize = 367;
+const BASE: usize = 365;
+
+/// The `UiPatch` a `PatchInfo` was exported from.
+fn ui_patch(pi: &PatchInfo) -> UiPatch {
+    let (s, t) = (usize::from(pi.order_s), usize::from(pi.order_t));
+    let tiles = pi
+        .tiles
+        .iter()
+        .take(s * t)
+        .map(|el| {
+            let num = el
+                .tile
+                .iter()
+                .position(|&x| x == TILE_LAYER_EMPTY)
+                .unwrap_or(3) as u16;
+            let (is256, uv) = el.tile_256_info();
+            let case = if is256 { u16::from(uv) + 1 } else { 0 };
+            let noise = el.tile_sub_noise();
+            let layer = |l: usize| TileLayer {
+                invert: 0,
+                tile: if l < usize::from(num) {
+                    i32::from(el.tile[l])
+                } else {
+                    0
+                },
+                rotate: if l < usize::from(num) {
+                    i32::from(el.tile_orient(l))
+                } else {
+                    0
+                },
+            };
+            TileDesc {
+                num,
+                flags: Some(case | (u16::from(noise) << 3)),
+                noise: Some(noise),
+                layers: [layer(0), layer(1), layer(2)],
+            }
+        })
+        .collect();
+    let colors = pi
+        .tile_colors
+        .iter()
+        .map(|c| {
+            let v = u32::from(c.color565);
+            let (r, g, b) = ((v >> 11) & 31, (v >> 5) & 63, v & 31);
+            ((r << 3) << 16) | ((g << 2) << 8) | (b << 3)
+        })
+        .collect();
+    UiPatch {
+        nb_tiles_u: i32::from(pi.order_s).trailing_zeros() as i32,
+        nb_tiles_v: i32::from(pi.order_t).trailing_zeros() as i32,
+        tiles: Tiles::Desc(tiles),
+        colors,
+        edge_flags: Some(std::array::from_fn(|e| u32::from(!pi.smooth_flag(e)))),
+    }
+}
+
+/// The vertex binds that make exportZone's pass 1 rebuild the zone's 1:2 and
+/// 1:4 bind lists: the middle vertex of a 1:2 edge is BIND_SINGLE, the three
+/// vertices of a 1:4 edge BIND_25 / BIND_50 / BIND_75.
+fn binds(infos: &[PatchInfo]) -> HashMap<u32, VertexBind> {
+    let mut out = HashMap::new();
+    let corners = |p: usize| infos.get(p).map(|x| x.base_vertices).unwrap_or_default();
+    for (p, pi) in infos.iter().enumerate() {
+        for (e, b) in pi.bind_edges.iter().enumerate() {
+            let n = usize::from(b.n_patchs);
+            if n != 2 && n != 4 {
+                continue;
+            }
+            // The vertex shared by the edges the neighbours list (edge k of a
+            // patch joins its corners k and k+1), not a corner of this patch.
+            let edge_verts = |slot: usize| {
+                let c = corners(usize::from(b.next[slot]));
+                let k = usize::from(b.edge[slot]) & 3;
+                [c[k], c[(k + 1) % 4]]
+            };
+            let mid = |a: usize, c: usize| {
+                let (x, y) = (edge_verts(a), edge_verts(c));
+                x.iter()
+                    .copied()
+                    .find(|v| y.contains(v) && !pi.base_vertices.contains(v))
+            };
+            let kinds: &[(usize, usize, u32)] = if n == 2 {
+                &[(0, 1, BIND_SINGLE)]
+            } else {
+                &[(0, 1, BIND_25), (1, 2, BIND_50), (2, 3, BIND_75)]
+            };
+            for &(a, c, kind) in kinds {
+                if let Some(v) = mid(a, c) {
+                    out.insert(
+                        u32::from(v),
+                        VertexBind {
+                            binded: 1,
+                            bind_type: kind,
+                            edge: e as u32,
+                            patch: p as u32,
+                            bind_type2: kind,
+                            ..unbound()
+                        },
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The world → object map of the template node: the object TM is a pure
+/// translation `t`; each coordinate x becomes an object-space value whose
+/// single-precision sum with t gives x back exactly when one exists (the
+/// closest otherwise).
+pub fn to_object(p: [f32; 3], t: [f32; 3]) -> [f32; 3] {
+    std::array::from_fn(|k| {
+        let want = p[k];
+        let guess = want - t[k];
+        let mut best = guess;
+        let mut cand = guess;
+        for step in 0..64 {
+            if (cand + t[k]) == want {
+                return cand;
+            }
+            if ((cand + t[k]) - want).abs() < ((best + t[k]) - want).abs() {
+                best = cand;
+            }
+            let k2 = (step / 2 + 1) as u32;
+            cand = if step % 2 == 0 {
+                f32::from_bits(guess.to_bits().wrapping_add(k2))
+            } else {
+                f32::from_bits(guess.to_bits().wrapping_sub(k2))
+            };
+        }
+        best
+    })
+}
+
+/// The RklPatch model whose export is `info`, in object space under translation `t`.
+pub fn rklpatch_from_zone(info: &ZoneInfo, t: [f32; 3]) -> RklPatch {
+    let quads: Vec<QuadInput> = info
+        .patches
+        .iter()
+        .map(|pi| QuadInput {
+            corners: pi.base_vertices.map(u32::from),
+            vertices: pi.patch.vertices.map(|p| to_object(p, t)),
+            tangents: pi.patch.tangents.map(|p| to_object(p, t)),
+            interiors: pi.patch.interiors.map(|p| to_object(p, t)),
+            ui: ui_patch(pi),
+        })
+        .collect();
+    build_quads(&quads, &binds(&info.patches))
+}
+
+fn utf16(s: &str) -> Vec<u8> {
+    s.encode_utf16().flat_map(|c| c.to_le_bytes()).collect()
+}
+
+fn stream_chunks(file: &MaxFile, name: &str) -> Vec<Chunk> {
+    let s = file.stream(name).unwrap_or_else(|| panic!("no {name}"));
+    chunk::parse(&s.data).expect("parses")
+}
+
+fn put_stream(file: &mut MaxFile, name: &str, chunks: &[Chunk]) {
+    let s = file
+        .streams
+        .iter_mut()
+        .find(|s| s.name == name)
+        .expect("stream");
+    s.data = chunk::write(chunks).into();
+}
+
+fn children(c: &mut Chunk) -> &mut Vec<Chunk> {
+    match &mut c.body {
+        Body::Container(v) => v,
+        Body::Leaf(_) => panic!("chunk {:#06x} is a leaf", c.id),
+    }
+}
+
+/// Appends a DLL and a class to the directories; returns the class index.
+fn add_class(file: &mut MaxFile, class: ClassId, super_class: u32, name: &str, dll: &str) -> u16 {
+    let mut dlls = stream_chunks(file, "DllDirectory");
+    let dll_index = dlls.iter().filter(|c| c.id == 0x2038).count() as i32;
+    dlls.push(Chunk::container(
+        0x2038,
+        vec![
+            Chunk::leaf(0x2039, utf16(&format!("{name} (synthetic)"))),
+            Chunk::leaf(0x2037, utf16(dll)),
+        ],
+    ));
+    put_stream(file, "DllDirectory", &dlls);
+    let mut classes = stream_chunks(file, "ClassDirectory3");
+    let index = classes.iter().filter(|c| c.id == 0x2040).count() as u16;
+    let mut header = Vec::new();
+    header.extend_from_slice(&dll_index.to_le_bytes());
+    header.extend_from_slice(&class.0.to_le_bytes());
+    header.extend_from_slice(&class.1.to_le_bytes());
+    header.extend_from_slice(&super_class.to_le_bytes());
+    classes.push(Chunk::container(
+        0x2040,
+        vec![
+            Chunk::leaf(0x2060, header),
+            Chunk::leaf(0x2042, utf16(name)),
+        ],
+    ));
+    put_stream(file, "ClassDirectory3", &classes);
+    index
+}
+
+fn ref_pairs(pairs: &[(u32, i32)]) -> Chunk {
+    let mut b = 0u32.to_le_bytes().to_vec();
+    for (s, i) in pairs {
+        b.extend_from_slice(&s.to_le_bytes());
+        b.extend_from_slice(&i.to_le_bytes());
+    }
+    Chunk::leaf(0x2035, b)
+}
+
+/// The ModApp of a NeL Edit Patch holding `mapper` (EditPatchData 0x1000 →
+/// VERTMAP 0x1130 → EPVM 0x1000); the final-patch chunks are not written.
+fn edit_patch_mod_app(mapper: &VertMapper) -> Chunk {
+    let mut tm = Vec::new();
+    for v in [
+        1.0f32, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0,
+    ] {
+        tm.extend_from_slice(&v.to_le_bytes());
+    }
+    tm.extend_from_slice(&0u32.to_le_bytes());
+    let mut map = Vec::new();
+    mapper.encode(&mut map);
+    Chunk::container(
+        0x2500,
+        vec![
+            Chunk::leaf(0x2510, tm),
+            Chunk::leaf(0x2511, vec![0; 24]),
+            Chunk::container(
+                0x2512,
+                vec![Chunk::container(
+                    0x1000,
+                    vec![
+                        Chunk::leaf(0x1015, 0u32.to_le_bytes().to_vec()),
+                        Chunk::container(0x1130, vec![Chunk::leaf(0x1000, map)]),
+                    ],
+                )],
+            ),
+            Chunk::leaf(0x2513, 0u32.to_le_bytes().to_vec()),
+        ],
+    )
+}
+
+/// How `write_source` builds the file (block.max's node: world translation
+/// (6.5197515, 4.7095585, 1), offset (0, 0, -1)).
+pub struct SourceOptions<'a> {
+    pub node_name: &'a str,
+    /// The template's object-TM translation: when given, the node's offset
+    /// position is lowered by it so the object TM has none (exact float round
+    /// trip); otherwise block.max's own transform stays.
+    pub cancel_translation: Option<[f32; 3]>,
+    pub edit_patch: Option<&'a VertMapper>,
+    /// Mark the node frozen (node chunk 0x0976).
+    pub frozen: bool,
+    /// Add a copy of the node under this name (an instance of the same
+    /// RklPatch: two RklPatch nodes, a refusal case).
+    pub second_node: Option<&'a str>,
+}
+
+/// A `.max` holding one RklPatch node built from `model`.
+pub fn write_source(model: &RklPatch, o: &SourceOptions) -> Vec<u8> {
+    let mut file = MaxFile::open(&corpus_dir().join(TEMPLATE)).expect("template opens");
+    let rkl = add_class(&mut file, RKLPATCH_CLASS, 0x10, "RklPatch", "nelpatch.dlo");
+    let nep = add_class(
+        &mut file,
+        NEL_EDIT_PATCH_CLASS,
+        0x810,
+        "NeL Edit",
+        "neleditpatch.dlm",
+    );
+    let mut scene = stream_chunks(&file, "Scene");
+    let objects = children(&mut scene[0]);
+    objects[BASE] = Chunk::container(rkl, model.to_chunks());
+    let node = children(&mut objects[NODE]);
+    for c in node.iter_mut() {
+        match c.id {
+            0x0962 => c.body = Body::Leaf(utf16(o.node_name).into()),
+            0x096a => {
+                if let Some(w) = o.cancel_translation {
+                    // offset position = stored offset − object-TM translation
+                    let old: Vec<f32> = c
+                        .payload()
+                        .unwrap_or_default()
+                        .chunks_exact(4)
+                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                        .collect();
+                    let p: Vec<u8> = (0..3).flat_map(|k| (old[k] - w[k]).to_le_bytes()).collect();
+                    c.body = Body::Leaf(p.into());
+                }
+            }
+            _ => {}
+        }
+    }
+    if o.frozen {
+        node.push(Chunk::leaf(0x0976, Vec::new()));
+    }
+    if let Some(name) = o.second_node {
+        let mut copy = objects[NODE].clone();
+        for c in children(&mut copy).iter_mut().filter(|c| c.id == 0x0962) {
+            c.body = Body::Leaf(utf16(name).into());
+        }
+        let scene_impl = objects.pop().expect("CSceneImpl");
+        objects.push(copy);
+        objects.push(scene_impl);
+    }
+    if let Some(mapper) = o.edit_patch {
+        // Insert the modifier and the derived object before CSceneImpl (which
+        // stays last); nothing refers to CSceneImpl, so no index moves.
+        let scene_impl = objects.pop().expect("CSceneImpl");
+        let m = objects.len() as i32;
+        objects.push(Chunk::container(
+            nep,
+            vec![Chunk::leaf(0x1001, 0u32.to_le_bytes().to_vec())],
+        ));
+        objects.push(Chunk::container(
+            0x2032,
+            vec![
+                ref_pairs(&[(0, m), (1, BASE as i32)]),
+                edit_patch_mod_app(mapper),
+                Chunk::container(0x2501, Vec::new()),
+            ],
+        ));
+        objects.push(scene_impl);
+        let node = children(&mut objects[NODE]);
+        let refs = node.iter_mut().find(|c| c.id == 0x2035).expect("node refs");
+        let mut b = refs.payload().expect("leaf").to_vec();
+        for k in (4..b.len()).step_by(8) {
+            if u32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]]) == 1 {
+                b[k + 4..k + 8].copy_from_slice(&(m + 1).to_le_bytes());
+            }
+        }
+        refs.body = Body::Leaf(b.into());
+    }
+    put_stream(&mut file, "Scene", &scene);
+    file.to_bytes().expect("writes")
+}
