@@ -13,8 +13,8 @@ use maxfs_exporters::nel::pacs_prim::{PrimitiveBlock, PrimitiveDesc};
 use maxfs_exporters::nel::shape::flare::{Dazzle, Flare, FlareOcclusion, FlareShape, ViewDist};
 use maxfs_exporters::nel::shape::material::Material;
 use maxfs_exporters::nel::shape::material::{
-    MaterialBase, TexEnv, Texture, TextureBase, TextureBlend, TextureBump, TextureFile, TrackDefaultFloat, TrackDefaultInt,
-    TrackDefaultQuat, TrackDefaultRgba, TrackDefaultVector,
+    MaterialBase, TexEnv, Texture, TextureBase, TextureBlend, TextureBump, TextureFile,
+    TrackDefaultFloat, TrackDefaultInt, TrackDefaultQuat, TrackDefaultRgba, TrackDefaultVector,
 };
 use maxfs_exporters::nel::shape::seg_remanence::SegRemanenceShape;
 use maxfs_exporters::nel::shape::vertex_buffer::{

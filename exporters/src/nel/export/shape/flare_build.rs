@@ -12,7 +12,9 @@
 use thiserror::Error;
 
 use super::super::Context;
-use crate::nel::shape::flare::{Dazzle, Flare, FlareOcclusion, FlareShape, ViewDist, MAX_FLARE_NUM};
+use crate::nel::shape::flare::{
+    Dazzle, Flare, FlareOcclusion, FlareShape, ViewDist, MAX_FLARE_NUM,
+};
 use crate::nel::shape::material::{Texture, TextureBase, TextureFile};
 use crate::nel::shape::Shape;
 use crate::nel::stream::{Bool, Ptr, Rgba, F32};
@@ -342,7 +344,10 @@ mod tests {
     fn defaults_follow_the_script() {
         let s = flare_shape(&FlareParams::defaults(), 1000.0);
         assert_eq!(s.version, 5);
-        assert!(s.flares[0].texture.get().is_some(), "flareUsed0 defaults on");
+        assert!(
+            s.flares[0].texture.get().is_some(),
+            "flareUsed0 defaults on"
+        );
         assert!(s.flares[1..].iter().all(|f| f.texture.get().is_none()));
         assert_eq!(s.flares[3].pos.get(), 0.3f32);
         assert!(s.attenuation_range.is_none() && s.dazzle.is_none());

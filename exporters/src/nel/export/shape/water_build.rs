@@ -152,19 +152,32 @@ pub fn convex_hull(points: &[[f32; 2]]) -> Result<Vec<[f32; 2]>, WaterError> {
     }
 }
 
-/// Whether a closed polygon is convex: every turn has the same sign (zero
-/// turns, from collinear or repeated points, allowed).
-pub fn is_convex(poly: &[[f32; 2]]) -> bool {
+/// Whether a closed polygon is convex within `tol`: for every edge longer
+/// than `tol`, every vertex lies on the inner side (the side of the
+/// polygon's signed area) or within `tol` of the edge's line. A distance test
+/// rather than turn signs, so near-coincident vertices (float noise in a
+/// mesh) do not count as a dent.
+pub fn is_convex(poly: &[[f32; 2]], tol: f64) -> bool {
     let n = poly.len();
-    let (mut pos, mut neg) = (false, false);
-    for i in 0..n {
-        let (a, b, c) = (poly[i], poly[(i + 1) % n], poly[(i + 2) % n]);
-        let cross = (b[0] - a[0]) as f64 * (c[1] - b[1]) as f64
-            - (b[1] - a[1]) as f64 * (c[0] - b[0]) as f64;
-        pos |= cross > 1e-9;
-        neg |= cross < -1e-9;
-    }
-    !(pos && neg)
+    let p = |i: usize| [poly[i][0] as f64, poly[i][1] as f64];
+    let area: f64 = (0..n)
+        .map(|i| {
+            let (a, b) = (p(i), p((i + 1) % n));
+            a[0] * b[1] - b[0] * a[1]
+        })
+        .sum();
+    let sign = if area < 0.0 { -1.0 } else { 1.0 };
+    (0..n).all(|i| {
+        let (a, b) = (p(i), p((i + 1) % n));
+        let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+        let len = (ex * ex + ey * ey).sqrt();
+        // An edge shorter than the tolerance has a noise direction.
+        len <= tol
+            || (0..n).all(|k| {
+                let q = p(k);
+                sign * (ex * (q[1] - a[1]) - ey * (q[0] - a[0])) / len >= -tol
+            })
+    })
 }
 
 /// Gives the maps of a water shape their stream ids in write order (the shape
@@ -410,26 +423,36 @@ mod tests {
         let pts = [[0.0, 0.0], [1.0, 0.0], [0.5, 0.5], [1.0, 1.0], [0.0, 1.0]];
         let h = convex_hull(&pts).expect("hull");
         assert_eq!(h.len(), 4, "{h:?}");
-        assert!(is_convex(&h));
+        assert!(is_convex(&h, 0.0));
         assert!(!h.contains(&[0.5, 0.5]));
     }
 
     #[test]
     fn hull_refuses_degenerate_input() {
-        assert_eq!(convex_hull(&[[0.0, 0.0]]), Err(WaterError::TooFewVertices(1)));
+        assert_eq!(
+            convex_hull(&[[0.0, 0.0]]),
+            Err(WaterError::TooFewVertices(1))
+        );
         let nan = [[f32::NAN; 2]; 5];
         assert!(convex_hull(&nan).is_err());
     }
 
     #[test]
     fn convexity_check() {
-        assert!(is_convex(&[[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]]));
-        assert!(!is_convex(&[
+        assert!(is_convex(
+            &[[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]],
+            0.0
+        ));
+        let dent = [[0.0, 0.0], [2.0, 0.0], [1.0, 0.5], [2.0, 2.0], [0.0, 2.0]];
+        assert!(!is_convex(&dent, 1e-6));
+        // A dent of 1e-6 is noise at a tolerance of 1e-5.
+        let noise = [
             [0.0, 0.0],
             [2.0, 0.0],
-            [1.0, 0.5],
+            [2.0 - 1e-6, 1.0],
             [2.0, 2.0],
-            [0.0, 2.0]
-        ]));
+            [0.0, 2.0],
+        ];
+        assert!(is_convex(&noise, 1e-5) && !is_convex(&noise, 1e-9));
     }
 }
