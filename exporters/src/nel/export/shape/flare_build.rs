@@ -121,7 +121,7 @@ fn default_of(id: usize) -> FlareValue {
         20..=29 => V::Float(1.0),
         30..=39 => V::Float(POS_DEFAULTS[id - 30]),
         40 | 47 => V::Color([1.0; 3]),
-        41 | 42 | 43 => V::Float(1.0),
+        41..=43 => V::Float(1.0),
         48 => V::Float(0.5),
         49 => V::Float(1000.0),
         50 => V::Float(0.9),
