@@ -216,6 +216,47 @@ impl SceneEdit {
         c.body = Body::Leaf(bytes.into());
     }
 
+    /// The parameter count of object `idx` when it is a ParamBlock2 (its
+    /// 0x0009 header: u32 version, u16 block id, u16, u16, u16 count).
+    pub fn pb2_count(&mut self, idx: usize) -> Option<u16> {
+        let h = self.children(idx).iter().find(|c| c.id == 0x0009)?;
+        let p = h.payload()?;
+        Some(u16::from_le_bytes([*p.get(10)?, *p.get(11)?]))
+    }
+
+    /// Ids of ParamBlock2 `idx`'s constant parameters stored in 4 bytes
+    /// (ints, bools, floats), in record order.
+    pub fn pb2_word_constants(&mut self, idx: usize) -> Vec<u16> {
+        self.children(idx)
+            .iter()
+            .filter(|c| c.id == 0x000e || c.id == 0x100e)
+            .filter_map(|c| c.payload())
+            .filter(|p| p.len() == 19 && p[14] & 0x40 != 0)
+            .map(|p| u16::from_le_bytes([p[0], p[1]]))
+            .collect()
+    }
+
+    /// Sets the constant value of ParamBlock2 `idx`'s parameter `id` (a
+    /// 0x000e / 0x100e record: 15 header bytes, then the value) to `value`.
+    /// The record must exist and hold a constant of the same width.
+    pub fn set_pb2_constant(&mut self, idx: usize, id: u16, value: &[u8]) {
+        let c = self
+            .children(idx)
+            .iter_mut()
+            .find(|c| {
+                (c.id == 0x000e || c.id == 0x100e)
+                    && c.payload()
+                        .is_some_and(|p| p.len() >= 15 && u16::from_le_bytes([p[0], p[1]]) == id)
+            })
+            .unwrap_or_else(|| panic!("ParamBlock2 {idx} has no record for parameter {id}"));
+        let mut p = c.payload().expect("leaf").to_vec();
+        assert_eq!(p[14] & 0x40, 0x40, "parameter {id} is not a constant");
+        assert_eq!(p.len() - 15, value.len(), "parameter {id}: value width");
+        p.truncate(15);
+        p.extend_from_slice(value);
+        c.body = Body::Leaf(p.into());
+    }
+
     /// Writes the edited scene into the file and reopens it.
     pub fn finish(self) -> Document {
         let bytes = self.finish_file().to_bytes().expect("writes");

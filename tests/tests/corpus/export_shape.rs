@@ -163,6 +163,8 @@ fn texture_desc(t: &Ptr<Texture>) -> Option<String> {
         ),
         Texture::CTextureMultiFile(f) => format!("multi {:?}", f.file_names),
         Texture::CTextureCube(_) => "cube".to_string(),
+        Texture::CTextureBlend(_) => "blend".to_string(),
+        Texture::CTextureBump(_) => "bump".to_string(),
     })
 }
 

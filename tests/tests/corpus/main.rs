@@ -40,6 +40,7 @@ mod eval_uv;
 mod export_anim_frame_rate;
 mod export_cli;
 mod export_collision;
+mod export_fx;
 mod export_ig;
 mod export_ig_lights;
 mod export_ik;

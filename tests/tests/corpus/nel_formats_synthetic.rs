@@ -1,4 +1,5 @@
-//! NeL formats with no corpus file (CWaterShape, CWaveMakerShape, CFlareShape,
+//! NeL formats with no corpus file (CWaterShape, CWaveMakerShape, CFlareShape, CTextureBlend,
+//! CTextureBump (no corpus `.shape` holds either class),
 //! CSegRemanenceShape, `.veget`, `.cmb`, `.pacs_prim`, `.clod`): values built here are written
 //! by our writer, read back, re-written identically and compared field by field (through the
 //! full JSON view, plus direct checks); every truncation gives a precise error, never a panic.
@@ -12,8 +13,8 @@ use maxfs_exporters::nel::pacs_prim::{PrimitiveBlock, PrimitiveDesc};
 use maxfs_exporters::nel::shape::flare::{Dazzle, Flare, FlareOcclusion, FlareShape, ViewDist};
 use maxfs_exporters::nel::shape::material::Material;
 use maxfs_exporters::nel::shape::material::{
-    MaterialBase, TexEnv, Texture, TextureBase, TextureFile, TrackDefaultFloat, TrackDefaultInt,
-    TrackDefaultQuat, TrackDefaultRgba, TrackDefaultVector,
+    MaterialBase, TexEnv, Texture, TextureBase, TextureBlend, TextureBump, TextureFile,
+    TrackDefaultFloat, TrackDefaultInt, TrackDefaultQuat, TrackDefaultRgba, TrackDefaultVector,
 };
 use maxfs_exporters::nel::shape::seg_remanence::SegRemanenceShape;
 use maxfs_exporters::nel::shape::vertex_buffer::{
@@ -203,6 +204,80 @@ fn water_shape() {
         msg,
         "IShape/CWaterShape: CWaterShape: unknown version 5 (this reader knows up to 4) at offset 0x1b"
     );
+}
+
+/// A water shape whose env maps are day/night `CTextureBlend`s and whose height maps are
+/// `CTextureBump`s of every version (texture_blend.cpp v0, texture_bump.cpp v0..3).
+#[test]
+fn texture_blend_and_bump() {
+    let base = |k: u32| match texture(0, "x") {
+        Ptr::Obj { obj, .. } => match *obj {
+            Texture::CTextureFile(mut t) => {
+                t.base.wrap_s = k;
+                t.base
+            }
+            _ => unreachable!("texture() builds a CTextureFile"),
+        },
+        _ => unreachable!("texture() builds an object"),
+    };
+    for bump_version in 0..=3u32 {
+        let blend = |id: u64, day: &str, night: &str, factor: u16| Ptr::Obj {
+            id,
+            obj: Box::new(Texture::CTextureBlend(TextureBlend {
+                version: 0,
+                base: base(0),
+                blend_tex: [texture(id + 1, day), texture(id + 2, night)],
+                sharing_enabled: Bool(1),
+                blend_factor: factor,
+            })),
+        };
+        let bump = |id: u64, name: &str| Ptr::Obj {
+            id,
+            obj: Box::new(Texture::CTextureBump(TextureBump {
+                version: bump_version,
+                base: base(1),
+                height_map: texture(id + 1, name),
+                disable_sharing: Bool(0),
+                old_absolute_offset: (bump_version >= 1).then_some(Bool(0)),
+                force_normalize: (bump_version >= 2).then_some(Bool(1)),
+            })),
+        };
+        let mut w = water(4);
+        w.env_map = [
+            blend(2, "day.tga", "night.tga", 256),
+            blend(5, "uday.tga", "unight.tga", 3),
+        ];
+        w.bump_map = [bump(8, "displace.tga"), bump(10, "bump.tga")];
+        let (_, back) = check(
+            &shape_file(Shape::CWaterShape(w)),
+            "lake.shape",
+            NelKind::Shape,
+        );
+        let Shape::CWaterShape(w) = shape_of(&back) else {
+            panic!("not a water shape");
+        };
+        let Some(Texture::CTextureBlend(b)) = w.env_map[1].get() else {
+            panic!("env map 1 is not a blend");
+        };
+        assert_eq!(b.blend_factor, 3);
+        let names: Vec<_> = b
+            .blend_tex
+            .iter()
+            .map(|t| match t.get() {
+                Some(Texture::CTextureFile(f)) => f.file_name.clone(),
+                other => panic!("blend slot: {other:?}"),
+            })
+            .collect();
+        assert_eq!(names, ["uday.tga", "unight.tga"]);
+        let Some(Texture::CTextureBump(b)) = w.bump_map[0].get() else {
+            panic!("height map 0 is not a bump");
+        };
+        assert_eq!(b.version, bump_version);
+        assert_eq!(
+            b.force_normalize.map(|x| x.0),
+            (bump_version >= 2).then_some(1)
+        );
+    }
 }
 
 #[test]

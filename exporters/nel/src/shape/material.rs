@@ -92,6 +92,57 @@ impl Serial for TextureCube {
     }
 }
 
+/// `CTextureBlend` (facts: `nel/src/3d/texture_blend.cpp`, version 0): two
+/// textures blended by a factor; the water exporter's day/night env maps.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TextureBlend {
+    pub version: u32,
+    pub base: TextureBase,
+    pub blend_tex: [Ptr<Texture>; 2],
+    pub sharing_enabled: Bool,
+    /// `uint16` in NeL (0..256).
+    pub blend_factor: u16,
+}
+
+impl Serial for TextureBlend {
+    fn serial<S: Stream>(&mut self, s: &mut S) -> Result<(), NelError> {
+        s.version(&mut self.version, 0, "CTextureBlend")?;
+        s.ser(&mut self.base)?;
+        for t in self.blend_tex.iter_mut() {
+            s.poly(t)?;
+        }
+        s.ser(&mut self.sharing_enabled)?;
+        s.ser(&mut self.blend_factor)
+    }
+}
+
+/// `CTextureBump` (facts: `nel/src/3d/texture_bump.cpp`, versions 0..3): a
+/// height map turned into a DsDt bump map by the engine.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TextureBump {
+    pub version: u32,
+    pub base: TextureBase,
+    pub height_map: Ptr<Texture>,
+    pub disable_sharing: Bool,
+    /// Version 1+: the dropped `forceAbsoluteOffset` flag, kept as stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_absolute_offset: Option<Bool>,
+    /// Version 2+.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub force_normalize: Option<Bool>,
+}
+
+impl Serial for TextureBump {
+    fn serial<S: Stream>(&mut self, s: &mut S) -> Result<(), NelError> {
+        s.version(&mut self.version, 3, "CTextureBump")?;
+        s.ser(&mut self.base)?;
+        s.poly(&mut self.height_map)?;
+        s.ser(&mut self.disable_sharing)?;
+        opt(s, &mut self.old_absolute_offset, self.version >= 1)?;
+        opt(s, &mut self.force_normalize, self.version >= 2)
+    }
+}
+
 /// `CTextureBlank`: only the `ITexture` header.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct TextureBlank {
@@ -106,6 +157,8 @@ pub enum Texture {
     CTextureFile(TextureFile),
     CTextureMultiFile(TextureMultiFile),
     CTextureCube(TextureCube),
+    CTextureBlend(TextureBlend),
+    CTextureBump(TextureBump),
 }
 
 impl PolyClass for Texture {
@@ -115,6 +168,8 @@ impl PolyClass for Texture {
             "CTextureFile" => Texture::CTextureFile(Default::default()),
             "CTextureMultiFile" => Texture::CTextureMultiFile(Default::default()),
             "CTextureCube" => Texture::CTextureCube(Default::default()),
+            "CTextureBlend" => Texture::CTextureBlend(Default::default()),
+            "CTextureBump" => Texture::CTextureBump(Default::default()),
             _ => return None,
         })
     }
@@ -123,6 +178,8 @@ impl PolyClass for Texture {
             Texture::CTextureFile(_) => "CTextureFile",
             Texture::CTextureMultiFile(_) => "CTextureMultiFile",
             Texture::CTextureCube(_) => "CTextureCube",
+            Texture::CTextureBlend(_) => "CTextureBlend",
+            Texture::CTextureBump(_) => "CTextureBump",
         }
     }
     fn serial_body<S: Stream>(&mut self, s: &mut S) -> Result<(), NelError> {
@@ -130,6 +187,8 @@ impl PolyClass for Texture {
             Texture::CTextureFile(t) => s.ctx("CTextureFile", |s| t.serial(s)),
             Texture::CTextureMultiFile(t) => s.ctx("CTextureMultiFile", |s| t.serial(s)),
             Texture::CTextureCube(t) => s.ctx("CTextureCube", |s| t.serial(s)),
+            Texture::CTextureBlend(t) => s.ctx("CTextureBlend", |s| t.serial(s)),
+            Texture::CTextureBump(t) => s.ctx("CTextureBump", |s| t.serial(s)),
         }
     }
 }

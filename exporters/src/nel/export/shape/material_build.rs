@@ -262,14 +262,14 @@ const SLOT: [&str; 19] = [
 
 /// Parameter values of a NeL Material by name, with the script defaults
 /// where the file does not store a value.
-struct NelParams<'a> {
+pub(super) struct NelParams<'a> {
     ctx: &'a Context<'a>,
     /// (name, value, block object, reference slot).
     values: Vec<(String, Value, usize, Option<u32>)>,
 }
 
 impl<'a> NelParams<'a> {
-    fn of(ctx: &'a Context<'a>, m: &MaxMaterial) -> NelParams<'a> {
+    pub(super) fn of(ctx: &'a Context<'a>, m: &MaxMaterial) -> NelParams<'a> {
         let mut values = Vec::new();
         let mut slot = 0;
         for b in &m.blocks {
@@ -304,14 +304,14 @@ impl<'a> NelParams<'a> {
         NelParams { ctx, values }
     }
 
-    fn get(&self, name: &str) -> Option<&Value> {
+    pub(super) fn get(&self, name: &str) -> Option<&Value> {
         self.values
             .iter()
             .find(|(n, ..)| n == name)
             .map(|(_, v, ..)| v)
     }
 
-    fn int(&self, name: &str, default: i32) -> i32 {
+    pub(super) fn int(&self, name: &str, default: i32) -> i32 {
         match self.get(name) {
             Some(Value::Int(v)) => *v,
             Some(Value::Bool(b)) => *b as i32,
@@ -320,11 +320,11 @@ impl<'a> NelParams<'a> {
         }
     }
 
-    fn boolean(&self, name: &str, default: bool) -> bool {
+    pub(super) fn boolean(&self, name: &str, default: bool) -> bool {
         self.int(name, default as i32) != 0
     }
 
-    fn float(&self, name: &str) -> Option<f32> {
+    pub(super) fn float(&self, name: &str) -> Option<f32> {
         match self.get(name) {
             Some(Value::Float(v)) => Some(*v),
             Some(Value::Int(v)) => Some(*v as f32),
@@ -340,7 +340,7 @@ impl<'a> NelParams<'a> {
     }
 
     /// A texmap parameter: the object it points at.
-    fn texmap(&self, name: &str) -> Option<usize> {
+    pub(super) fn texmap(&self, name: &str) -> Option<usize> {
         let (_, v, obj, slot) = self.values.iter().find(|(n, ..)| n == name)?;
         match v {
             Value::Object(i) if *i >= 0 => Some(*i as usize),
@@ -704,7 +704,7 @@ fn other_material(ctx: &Context, m: &mut Material, info: &mut MaterialInfo, s: &
 
 /// `buildATexture` for Bitmap and NeL Multi Bitmap texmaps: the texture (file
 /// name without its directory) and the UV channel description.
-fn build_texture(ctx: &Context, texmap: usize) -> (Ptr<Texture>, ChannelDesc) {
+pub(super) fn build_texture(ctx: &Context, texmap: usize) -> (Ptr<Texture>, ChannelDesc) {
     let mut desc = ChannelDesc {
         // StdUVGen's default map channel.
         max_channel: 1,

@@ -6,11 +6,14 @@
 //! Skinned meshes (Skin modifier) are built in world space with matrix blocks.
 //! LOD sets become `CMeshMultiLod` (multilod.rs) and LOD_MRM nodes progressive
 //! meshes (`CMeshMRM` / `CMeshMRMSkinned`, mrm_geom.rs). Shape kinds the
-//! plug-in builds from other data (particle systems, flares, water,
-//! remanence) are refused per node with the reason, as are nodes whose
-//! geometry the scene layer cannot evaluate.
+//! plug-in builds from other data (particle systems, wave makers,
+//! remanence) are refused per node with the reason; water nodes become
+//! `CWaterShape` (water_build.rs), nel_flare nodes `CFlareShape`
+//! (flare_build.rs). Nodes whose geometry the scene layer cannot evaluate
+//! are refused the same way.
 
 pub mod decomp;
+pub mod flare_build;
 pub mod geom_build;
 pub mod material_build;
 pub mod mesh_build;
@@ -21,6 +24,7 @@ pub mod skin_build;
 pub mod source;
 pub mod stripify;
 pub mod vertex_format;
+pub mod water_build;
 
 use maxfs_scene::eval::objects::normals::Weighting;
 use maxfs_scene::eval::Mat43;
@@ -123,9 +127,15 @@ fn check_kind(ctx: &Context, node: usize, props: &NodeProperties) -> Result<(), 
         }
         if let Some(((a, _), _)) = class_of(ctx, obj) {
             if a == NEL_FLARE_A {
-                return Err("NeL flares are not exported".into());
+                // build_shape dispatches flares (flare_build.rs).
+                return Ok(());
             }
         }
+    }
+    // Water comes next in buildShape's order, before anything mesh-specific
+    // (skinning included): build_shape dispatches it.
+    if water_build::has_water_material(ctx, node) {
+        return Ok(());
     }
     if let Some(m) = skin_modifier(ctx, node) {
         match skin_input(ctx, node) {
@@ -190,15 +200,20 @@ pub fn skin_input(ctx: &Context, node: usize) -> Option<Result<mesh_build::SkinI
 fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
     let props = ctx.props.node(node);
     check_kind(ctx, node, props)?;
+    if let Some(obj) = ctx.eval.node_object(node) {
+        if class_of(ctx, obj).is_some_and(|((a, _), _)| a == NEL_FLARE_A) {
+            return flare_build::build(ctx, node, obj).map_err(|e| e.to_string());
+        }
+    }
+    if water_build::has_water_material(ctx, node) {
+        return water_build::build(ctx, node).map_err(|e| e.to_string());
+    }
     // A skinned mesh is exported with its Skin disabled: the stack below it.
     let skin_mod = skin_modifier(ctx, node);
     let mesh = source::node_mesh(ctx, node, skin_mod)?;
     let mats = material_build::build_materials(ctx, node);
     if mats.needs_vp {
         return Err("per-pixel lighting materials (NeL shader 7/8) are not exported".into());
-    }
-    if mats.water {
-        return Err("water shapes (NeL material bWater) are not exported".into());
     }
     if !props.lod_names.is_empty() {
         if skin_mod.is_some() {
