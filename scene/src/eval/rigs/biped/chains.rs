@@ -132,10 +132,6 @@ fn base_angle(m: &[[f64; 4]; 4], what: &str) -> Result<f64, String> {
     })
 }
 
-fn dir(phi: f64) -> (f64, f64) {
-    (phi.cos(), phi.sin())
-}
-
 /// A rotation as a row-vector matrix without translation.
 fn rot(m: &Mat43) -> Mat43 {
     with_position(m, Vec3::default())
