@@ -292,7 +292,7 @@ fn angles_at(tr: &KeyTrack, at: usize, t: i32) -> Result<Vec<f32>, String> {
         .first()
         .and_then(|k| k.values.get(at.wrapping_sub(1)))
         .map_or(0, |c| c.to_bits() as usize);
-    if words % 3 != 0 || words > 3 * MAX_CHAIN_LINKS || at + words > n {
+    if !words.is_multiple_of(3) || words > 3 * MAX_CHAIN_LINKS || at + words > n {
         return Err(format!(
             "{}: {words} angle words in a record of {n}",
             tr.name
@@ -308,7 +308,7 @@ fn angles_at(tr: &KeyTrack, at: usize, t: i32) -> Result<Vec<f32>, String> {
     }
     let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);
     let mut out = tr.keys[first].values.clone();
-    for i in at..at + words {
+    for (i, slot) in out.iter_mut().enumerate().skip(at).take(words) {
         let mut prev: Option<f64> = None;
         let mut ks = Vec::with_capacity(tr.keys.len());
         for (k, key) in tr.keys.iter().enumerate() {
@@ -328,7 +328,7 @@ fn angles_at(tr: &KeyTrack, at: usize, t: i32) -> Result<Vec<f32>, String> {
             });
         }
         let [v] = keys::tcb(&ks, t).ok_or_else(|| format!("{}: no keys", tr.name))?;
-        out[i] = v as f32;
+        *slot = v as f32;
     }
     Ok(out)
 }
