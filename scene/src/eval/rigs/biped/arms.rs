@@ -6,9 +6,10 @@
 //!   first; each side reads its own half. Structure half: \[1\] upper arm and
 //!   \[2\] forearm length, \[5\] clavicle length, \[6\], \[7\] the clavicle's two
 //!   angles, [8..10] the clavicle's offset.
-//! - **Clavicle**: at the spine's un-tilted end (`chains`) plus, pelvis-local,
+//! - **Clavicle**: at the spine's un-tilted end (`chains`) plus, in the last
+//!   spine link's frame,
 //!   (−\[9\], −\[8\], \[10\]) on the left and (\[9\], \[8\], −\[10\]) on the right (the
-//!   left half stores (−x, −y, z)). Its axes relative to the pelvis are B, the
+//!   left half stores (−x, −y, z)). Its axes relative to that frame are B, the
 //!   half turn about (1, 0, 1)/√2 (X along the pelvis Z, i.e. sideways), the
 //!   right side mirrored through the pelvis XY plane (S·B·S, S = diag(1, 1, −1)).
 //!   Seed §11's general form, Rx(−a)·Rz(−ε)·B(b) on the last spine link,
@@ -75,8 +76,11 @@ fn left_mirrors_right(rig: &Rig, at: &Pose) -> Result<(), String> {
     let same = |i: usize, sign: f32| matches!((l.get(i), r.get(i)), (Some(&a), Some(&b)) if near(a, sign * b));
     let structure =
         [1, 2, 5, 6, 7, 10].iter().all(|&i| same(i, 1.0)) && same(8, -1.0) && same(9, -1.0);
-    let pose =
-        pl.len() >= 6 && pr.len() >= 6 && pl[..6].iter().zip(&pr[..6]).all(|(&a, &b)| near(a, b));
+    // At a tick each side has its own keys: only the structure must mirror.
+    let pose = at.chains.arms_keyed
+        || (pl.len() >= 6
+            && pr.len() >= 6
+            && pl[..6].iter().zip(&pr[..6]).all(|(&a, &b)| near(a, b)));
     if structure && pose {
         Ok(())
     } else {
@@ -99,16 +103,13 @@ pub fn clavicle(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
             "clavicle angles ({a}, {b}) other than zero: not evaluated"
         ));
     }
-    let (spine, z) = chains::spine_laid(rig, at)?;
-    if spine.end_angle.abs() > FLAT {
-        return Err("clavicle on a spine whose end is not straight: not evaluated".into());
-    }
+    let spine = chains::spine_laid(rig, at)?;
     let (sx, sz) = if left { (-1.0, 1.0) } else { (1.0, -1.0) };
-    let local = Vec3(
-        spine.end.0 + sx * f64::from(ox),
-        spine.end.1 + sx * f64::from(oy),
-        z + sz * f64::from(oz),
-    );
+    let local = spine.end.transform_point(Vec3(
+        sx * f64::from(ox),
+        sx * f64::from(oy),
+        sz * f64::from(oz),
+    ));
     let b = Mat43([
         Vec3(0.0, 0.0, 1.0),
         Vec3(0.0, -1.0, 0.0),
@@ -121,7 +122,10 @@ pub fn clavicle(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
         let m = diag(1.0, 1.0, -1.0);
         m.then(&b).then(&m)
     };
-    let r = rel.then(&rotation_only(&pelvis));
+    // B is relative to the last spine link's (un-tilted) frame.
+    let r = rel
+        .then(&rotation_only(&spine.end))
+        .then(&rotation_only(&pelvis));
     Ok(with_position(&r, pelvis.transform_point(local)))
 }
 

@@ -10,24 +10,27 @@
 //!   the chain's start direction. The spine and tail bases are pelvis-relative;
 //!   the neck's base is relative to the spine's end, the head's (head record
 //!   0x0064 [16..18]) to the neck's end, in the neck's direction.
-//! - Link k's direction φ_k = β − Σ_{i ≤ k} a1_i, a1 the first angle of each
-//!   link's (a1, a2, a3) triple in the pose record (0x0067 spine, 0x0065 neck
-//!   after its count word, 0x0068 tail).
+//! - Link k's frame is link k − 1's turned by its (a1, a2, a3) triple in the
+//!   pose record (0x0067 spine, 0x0065 neck after its count word, 0x0068
+//!   tail): `Ry(a2) · Rz(−a1) · Rx(a3)` (row form of seed §11's
+//!   Rx(a3)·Rz(−a1)·Ry(a2)); in the plane (a2 = a3 = 0) link k's direction is
+//!   φ_k = β − Σ_{i ≤ k} a1_i. The twist a3 turns the link about its own
+//!   axis (biped-ld35/Player@Run's spine keys, ±0.611) and with it what hangs
+//!   on the link's end.
 //! - Each link bone is then tilted by the Biped-internal constant ε about its
 //!   own end: its rotation is Rz(φ_k + ε) in the pelvis frame and it starts at
 //!   `end_k − L_k · dir(φ_k + ε)`, so the un-tilted chain's joints are where
 //!   the next link and the neck attach. (ε is seed §11's 0.0008 rad; the
 //!   ld35 neck records store it exactly, 0.000796322.)
-//! - The head keeps the pelvis axes (its pose quaternion 0x0064 [0..3] is
-//!   identity on every corpus rig).
+//! - The head turns by its pose quaternion (0x0064 [0..3], identity in every
+//!   corpus figure; the head keys at a tick) relative to the pelvis.
 //!
-//! What no corpus rig fixes is refused with its reason: out-of-plane link
-//! angles (a2, a3), base rotations other than 0 or π about Z, a neck on a
-//! spine whose end is not straight, a head rotation other than identity.
+//! What no corpus rig fixes is refused with its reason: side bends (a2),
+//! base rotations other than 0 or π about Z.
 
 use super::figure::{with_position, Pose};
 use super::Rig;
-use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::core::math::{Mat43, Quat, Vec3};
 
 /// The tilt Biped gives every chain link about its end (seed §11's ε).
 pub const EPSILON: f64 = 0.000_796_322;
@@ -46,6 +49,9 @@ pub struct ChainRecords {
     pub head: Result<Vec<f32>, String>,
     pub tail: Result<Vec<f32>, String>,
     pub arms: Result<Vec<f32>, String>,
+    /// The arm halves come from each side's own keys (at a tick), not from
+    /// the figure's two halves (see `arms::left_mirrors_right`).
+    pub arms_keyed: bool,
 }
 
 /// The figure's upper-body pose records.
@@ -61,6 +67,7 @@ pub fn figure_records(rig: &Rig) -> ChainRecords {
         head: rec("0x0064"),
         tail: rec("0x0068"),
         arms: rec("0x006a"),
+        arms_keyed: false,
     }
 }
 
@@ -79,9 +86,10 @@ fn structure(rig: &Rig, id: &str) -> Result<(Vec<f64>, [[f64; 4]; 4]), String> {
     ))
 }
 
-/// The in-plane angle a1 of each of `n` links from a pose record whose
-/// triples start at `at`.
-fn link_angles(rec: &[f32], at: usize, n: usize, what: &str) -> Result<Vec<f64>, String> {
+/// The (a1, a2, a3) triple of each of `n` links from a pose record whose
+/// triples start at `at`. Side bends (a2 ≠ 0) are refused: no corpus rig has
+/// one to fix the sign of its rotation.
+fn link_angles(rec: &[f32], at: usize, n: usize, what: &str) -> Result<Vec<[f64; 3]>, String> {
     let Some(triples) = rec.get(at..at + 3 * n) else {
         return Err(format!(
             "{what} pose record holds {} words, too few for {n} links",
@@ -92,13 +100,13 @@ fn link_angles(rec: &[f32], at: usize, n: usize, what: &str) -> Result<Vec<f64>,
         .chunks_exact(3)
         .enumerate()
         .map(|(k, t)| {
-            if t[1].abs() > FLAT as f32 || t[2].abs() > FLAT as f32 {
+            if t[1].abs() > FLAT as f32 {
                 Err(format!(
-                    "{what} link {k} bent out of the pelvis plane ({}, {}): not evaluated",
-                    t[1], t[2]
+                    "{what} link {k} bent sideways (a2 = {}): not evaluated",
+                    t[1]
                 ))
             } else {
-                Ok(f64::from(t[0]))
+                Ok([f64::from(t[0]), f64::from(t[1]), f64::from(t[2])])
             }
         })
         .collect()
@@ -124,47 +132,56 @@ fn base_angle(m: &[[f64; 4]; 4], what: &str) -> Result<f64, String> {
     })
 }
 
-fn dir(phi: f64) -> (f64, f64) {
-    (phi.cos(), phi.sin())
+/// A rotation as a row-vector matrix without translation.
+fn rot(m: &Mat43) -> Mat43 {
+    with_position(m, Vec3::default())
 }
 
-/// A chain laid out in the pelvis plane: each link bone's start and angle,
-/// and the un-tilted end and direction of the last link.
+/// A chain laid out in the pelvis frame: each link bone's TM (pelvis-local),
+/// and the un-tilted frame and end of the last link.
 pub(super) struct Laid {
-    bones: Vec<((f64, f64), f64)>,
-    /// The un-tilted end of the last link, pelvis-local (x, y).
-    pub(super) end: (f64, f64),
-    /// The un-tilted direction of the last link.
-    pub(super) end_angle: f64,
+    bones: Vec<Mat43>,
+    /// The un-tilted frame of the last link, its origin at the link's end
+    /// (pelvis-local): the next chain, the clavicles and the head attach in it.
+    pub(super) end: Mat43,
 }
 
-fn lay(start: (f64, f64), beta: f64, a1: &[f64], lengths: &[f64]) -> Laid {
-    let (mut at, mut phi) = (start, beta);
+/// One link's rotation from its parent link: `Ry(a2) · Rz(−a1) · Rx(a3)`.
+fn link_rotation(a: [f64; 3]) -> Mat43 {
+    Mat43::rot_y(a[1])
+        .then(&Mat43::rot_z(-a[0]))
+        .then(&Mat43::rot_x(a[2]))
+}
+
+/// Lays links from `start` (a pelvis-local frame at the chain's base).
+fn lay(start: &Mat43, angles: &[[f64; 3]], lengths: &[f64]) -> Laid {
+    let mut frame = *start;
     let mut bones = Vec::with_capacity(lengths.len());
-    for (&a, &l) in a1.iter().zip(lengths) {
-        phi -= a;
-        let (c, s) = dir(phi);
-        let end = (at.0 + l * c, at.1 + l * s);
-        let (ct, st) = dir(phi + EPSILON);
-        bones.push(((end.0 - l * ct, end.1 - l * st), phi + EPSILON));
-        at = end;
+    for (&a, &l) in angles.iter().zip(lengths) {
+        let r = link_rotation(a).then(&rot(&frame));
+        let end = frame.0[3].plus(r.0[0].scale(l));
+        // The bone is tilted by ε about its end, in its own XY plane.
+        let tilted = Mat43::rot_z(EPSILON).then(&r);
+        bones.push(with_position(&tilted, end.minus(tilted.0[0].scale(l))));
+        frame = with_position(&r, end);
     }
-    Laid {
-        bones,
-        end: at,
-        end_angle: phi,
-    }
+    Laid { bones, end: frame }
 }
 
-fn bone(pelvis: &Mat43, at: (f64, f64), z: f64, angle: f64) -> Mat43 {
-    let r = Mat43::rot_z(angle).then(&with_position(pelvis, Vec3::default()));
-    with_position(&r, pelvis.transform_point(Vec3(at.0, at.1, z)))
+/// The pelvis-local frame at a chain base: base rotation β about Z at
+/// (m13, m12, −m14).
+fn base(m: &[[f64; 4]; 4], what: &str) -> Result<Mat43, String> {
+    let beta = base_angle(m, what)?;
+    Ok(with_position(
+        &Mat43::rot_z(beta),
+        Vec3(m[3][1], m[3][0], -m[3][2]),
+    ))
 }
 
-fn pick(laid: &Laid, link: u32, what: &str) -> Result<((f64, f64), f64), String> {
+fn pick(laid: &Laid, link: u32, what: &str, pelvis: &Mat43) -> Result<Mat43, String> {
     laid.bones
         .get(link as usize)
-        .copied()
+        .map(|b| b.then(pelvis))
         .ok_or_else(|| format!("{what} link {link} beyond its structure record"))
 }
 
@@ -173,73 +190,81 @@ fn got(r: &Result<Vec<f32>, String>) -> Result<&[f32], String> {
     r.as_deref().map_err(Clone::clone)
 }
 
-/// The spine laid out in the pelvis plane, and its base's pelvis-local z.
-pub(super) fn spine_laid(rig: &Rig, at: &Pose) -> Result<(Laid, f64), String> {
+/// The spine laid out in the pelvis frame.
+pub(super) fn spine_laid(rig: &Rig, at: &Pose) -> Result<Laid, String> {
     let (lengths, m) = structure(rig, "0x000b")?;
-    let a1 = link_angles(got(&at.chains.spine)?, 1, lengths.len(), "spine")?;
-    let beta = base_angle(&m, "spine")?;
-    Ok((lay((m[3][1], m[3][0]), beta, &a1, &lengths), -m[3][2]))
+    let a = link_angles(got(&at.chains.spine)?, 1, lengths.len(), "spine")?;
+    Ok(lay(&base(&m, "spine")?, &a, &lengths))
 }
 
-fn neck_laid(rig: &Rig, at: &Pose) -> Result<(Laid, f64), String> {
-    let (spine, z) = spine_laid(rig, at)?;
-    if spine.end_angle.abs() > FLAT {
-        return Err("neck on a spine whose end is not straight: not evaluated".into());
-    }
+/// The neck laid out from the spine's end: its base at the neck structure's
+/// offset in the last spine link's frame.
+fn neck_laid(rig: &Rig, at: &Pose) -> Result<Laid, String> {
+    let spine = spine_laid(rig, at)?;
     let (lengths, m) = structure(rig, "0x000d")?;
-    base_angle(&m, "neck")?;
-    let a1 = link_angles(got(&at.chains.neck)?, 1, lengths.len(), "neck")?;
-    let start = (spine.end.0 + m[3][1], spine.end.1 + m[3][0]);
-    Ok((lay(start, spine.end_angle, &a1, &lengths), z - m[3][2]))
+    if base_angle(&m, "neck")? != 0.0 {
+        return Err("neck base turned about Z: not evaluated".into());
+    }
+    let start = base(&m, "neck")?.then(&spine.end);
+    let a = link_angles(got(&at.chains.neck)?, 1, lengths.len(), "neck")?;
+    Ok(lay(&start, &a, &lengths))
 }
 
 /// Spine link `link`.
 pub fn spine(rig: &Rig, at: &Pose, link: u32) -> Result<Mat43, String> {
     let pelvis = at.pelvis.clone()?;
-    let (laid, z) = spine_laid(rig, at)?;
-    let (p, a) = pick(&laid, link, "spine")?;
-    Ok(bone(&pelvis, p, z, a))
+    pick(&spine_laid(rig, at)?, link, "spine", &pelvis)
 }
 
 /// Neck link `link`: its base at the spine's end plus the neck structure's offset.
 pub fn neck(rig: &Rig, at: &Pose, link: u32) -> Result<Mat43, String> {
     let pelvis = at.pelvis.clone()?;
-    let (laid, z) = neck_laid(rig, at)?;
-    let (p, a) = pick(&laid, link, "neck")?;
-    Ok(bone(&pelvis, p, z, a))
+    pick(&neck_laid(rig, at)?, link, "neck", &pelvis)
 }
 
 /// The head: at the neck's end plus the head record's offset (0x0064
-/// [16..18]) turned by the neck's direction, with the pelvis axes.
+/// [16..18], as (y, x, −z)) in the last neck link's frame, turned by the
+/// head quaternion (0x0064 [0..3], Y-up) relative to the pelvis.
 pub fn head(rig: &Rig, at: &Pose) -> Result<Mat43, String> {
     let pelvis = at.pelvis.clone()?;
     let h = got(&at.chains.head)?;
     let (Some(q), Some(off)) = (h.get(0..4), h.get(16..19)) else {
         return Err(format!("head pose record holds {} words", h.len()));
     };
-    if q[0].abs() > FLAT as f32
-        || q[1].abs() > FLAT as f32
-        || q[2].abs() > FLAT as f32
-        || (q[3].abs() - 1.0).abs() > FLAT as f32
-    {
-        return Err("head pose rotation (0x0064) other than identity: not evaluated".into());
+    // The stored quaternion is Y-up and conjugated (Max's convention); the
+    // Y-up axes x, y, z are the pelvis's Y, X and −Z, so the rotation in the
+    // pelvis frame is (−y, −x, z, w). Red@Run's head keys turn about z,
+    // Player@Run's about y: both match their FBX.
+    let q = Quat {
+        x: -f64::from(q[1]),
+        y: -f64::from(q[0]),
+        z: q[2].into(),
+        w: q[3].into(),
+    };
+    if q.dot(q) < 1e-12 {
+        return Err("head pose quaternion of zero length".into());
     }
-    let (laid, z) = neck_laid(rig, at)?;
-    let (x, y) = (f64::from(off[1]), f64::from(off[0]));
-    let (c, s) = dir(laid.end_angle);
-    let p = (laid.end.0 + c * x - s * y, laid.end.1 + s * x + c * y);
-    Ok(bone(&pelvis, p, z - f64::from(off[2]), 0.0))
+    let neck = neck_laid(rig, at)?;
+    let p = neck.end.transform_point(Vec3(
+        f64::from(off[1]),
+        f64::from(off[0]),
+        -f64::from(off[2]),
+    ));
+    let r = Mat43::rotation(q.normalized()).then(&rot(&pelvis));
+    Ok(with_position(&r, pelvis.transform_point(p)))
 }
 
 /// Tail link `link`: the tail base is pelvis-relative.
 pub fn tail(rig: &Rig, at: &Pose, link: u32) -> Result<Mat43, String> {
     let pelvis = at.pelvis.clone()?;
     let (lengths, m) = structure(rig, "0x000e")?;
-    let a1 = link_angles(got(&at.chains.tail)?, 1, lengths.len(), "tail")?;
-    let beta = base_angle(&m, "tail")?;
-    let laid = lay((m[3][1], m[3][0]), beta, &a1, &lengths);
-    let (p, a) = pick(&laid, link, "tail")?;
-    Ok(bone(&pelvis, p, -m[3][2], a))
+    let a = link_angles(got(&at.chains.tail)?, 1, lengths.len(), "tail")?;
+    pick(
+        &lay(&base(&m, "tail")?, &a, &lengths),
+        link,
+        "tail",
+        &pelvis,
+    )
 }
 
 #[cfg(test)]
@@ -248,17 +273,26 @@ mod tests {
 
     #[test]
     fn a_straight_link_keeps_its_end() {
-        let laid = lay((1.0, 2.0), 0.0, &[0.0], &[10.0]);
-        let ((x, y), a) = laid.bones[0];
-        assert!((a - EPSILON).abs() < 1e-12);
+        let start = Mat43::translation(Vec3(1.0, 2.0, 0.0));
+        let laid = lay(&start, &[[0.0; 3]], &[10.0]);
+        let b = laid.bones[0];
+        assert!((b.0[0].1.atan2(b.0[0].0) - EPSILON).abs() < 1e-12);
         // The tilted bone ends where the un-tilted one does.
-        assert!((x + 10.0 * a.cos() - 11.0).abs() < 1e-9);
-        assert!((y + 10.0 * a.sin() - 2.0).abs() < 1e-9);
-        assert_eq!(laid.end, (11.0, 2.0));
+        let end = b.transform_point(Vec3(10.0, 0.0, 0.0));
+        assert!((end.0 - 11.0).abs() < 1e-9 && (end.1 - 2.0).abs() < 1e-9);
+        assert!(laid.end.0[3].minus(Vec3(11.0, 2.0, 0.0)).len() < 1e-12);
     }
 
     #[test]
-    fn bent_and_tilted_bases_are_refused() {
+    fn a_twist_turns_the_link_about_its_axis() {
+        let laid = lay(&Mat43::IDENTITY, &[[0.0, 0.0, 0.5]], &[10.0]);
+        // The end stays on the axis; the frame's Y turns about X.
+        assert!(laid.end.0[3].minus(Vec3(10.0, 0.0, 0.0)).len() < 1e-12);
+        assert!((laid.end.0[1].2 - 0.5f64.sin()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn side_bends_and_tilted_bases_are_refused() {
         let rec = [0.0, 0.1, 0.2, 0.0];
         assert!(link_angles(&rec, 1, 1, "spine").is_err());
         assert!(link_angles(&rec, 1, 2, "spine").is_err());

@@ -18,6 +18,10 @@
 //!   angle \[0\] is a TCB curve, the thigh [2..5], foot [28..31] and toe
 //!   base [47 + 12k] quaternions squads. Legs with any IK key (blend \[12\] ≠ 0)
 //!   are not evaluated: Biped re-solves the IK in-betweens (seed §11, "IK").
+//! - Spine, neck, head, tail: the chain keys' angles as TCB curves (unwrapped
+//!   modulo 2π), the head quaternion a squad, then the figure's chain rules
+//!   (`chains_at`). Arms: the arm keys in the layout of a figure arm pose
+//!   half, elbow a TCB curve, upper-arm quaternion a squad (`arm_at`).
 //!
 //! A rig without horizontal, vertical or turn keys sits at its current-position
 //! frame, whose rule (0x0104 + 0x0260 correction, seed §11) is not implemented:
@@ -274,21 +278,153 @@ fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, String> {
     Ok(out)
 }
 
-/// The upper body at a tick is not evaluated. The spine and tail keys hold
-/// records in the layout of the figure's 0x0067 / 0x0068 (a count word, then
-/// an (a1, a2, a3) triple per link), but taking each angle as a TCB curve and
-/// applying the figure's chain rules misses the FBX of biped-ld35/Red@Run by
-/// 0.13 rotation even at a spine key (B_Spine1, tick 320): their meaning at a
-/// tick is not settled. Head, neck and arm keys are not decoded.
-fn chains_at() -> super::chains::ChainRecords {
-    let no = |what: &str| Err(format!("{what} keys at a tick not evaluated"));
-    super::chains::ChainRecords {
-        spine: no("spine"),
-        neck: no("neck"),
-        head: no("head"),
-        tail: no("tail"),
-        arms: no("arm"),
+/// Chain records (spine, tail: a count word, then an (a1, a2, a3) triple per
+/// link) at tick `t`: the record of the segment's first key with every angle
+/// replaced by its TCB curve. Each angle is unwrapped against the previous
+/// key's first (Biped stores them modulo 2π: Red@Run's tail keys 4.60 then
+/// 0.24 turn the short way through 2π, as its FBX shows), so the curve
+/// follows the shorter turn between keys.
+fn angles_at(tr: &KeyTrack, at: usize, t: i32) -> Result<Vec<f32>, String> {
+    let n = tr.keys.first().map_or(0, |k| k.values.len());
+    // The count word just before the angles: three per link (seed §11).
+    let words = tr
+        .keys
+        .first()
+        .and_then(|k| k.values.get(at.wrapping_sub(1)))
+        .map_or(0, |c| c.to_bits() as usize);
+    if !words.is_multiple_of(3) || words > 3 * MAX_CHAIN_LINKS || at + words > n {
+        return Err(format!(
+            "{}: {words} angle words in a record of {n}",
+            tr.name
+        ));
     }
+    if let Some(k) = tr.keys.iter().find(|k| k.values.len() != n) {
+        return Err(format!(
+            "{} key at tick {}: record of {} words where the first holds {n}",
+            tr.name,
+            k.time,
+            k.values.len()
+        ));
+    }
+    let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);
+    let mut out = tr.keys[first].values.clone();
+    for (i, slot) in out.iter_mut().enumerate().skip(at).take(words) {
+        let mut prev: Option<f64> = None;
+        let mut ks = Vec::with_capacity(tr.keys.len());
+        for (k, key) in tr.keys.iter().enumerate() {
+            let mut v = value(tr, k, i)?;
+            if let Some(p) = prev {
+                v -= std::f64::consts::TAU * ((v - p) / std::f64::consts::TAU).round();
+            }
+            prev = Some(v);
+            ks.push(TcbKey {
+                time: key.time,
+                value: [v],
+                tension: tcb_param(key.tcb[0]),
+                continuity: tcb_param(key.tcb[1]),
+                bias: tcb_param(key.tcb[2]),
+                ease_in: 0.0,
+                ease_out: 0.0,
+            });
+        }
+        let [v] = keys::tcb(&ks, t).ok_or_else(|| format!("{}: no keys", tr.name))?;
+        *slot = v as f32;
+    }
+    Ok(out)
+}
+
+/// More links than any Biped chain has: damaged data.
+const MAX_CHAIN_LINKS: usize = 64;
+
+/// Words of a head key before its neck record (head quaternion [0..3], zeros,
+/// the neck's link count at \[7\]; seed §11).
+const HEAD_KEY_NECK: usize = 7;
+
+/// The head record at `t` in the figure's 0x0064 layout: the figure record
+/// (its head offset [16..18] is structural) with the key quaternion [0..3]
+/// squad through the head keys.
+fn head_at(rig: &Rig, tr: &KeyTrack, t: i32) -> Result<Vec<f32>, String> {
+    let mut out = super::figure::record(rig, "0x0064")
+        .ok_or("no head pose record (0x0064)")?
+        .to_vec();
+    if out.len() < 4 {
+        return Err(format!("head pose record holds {} words", out.len()));
+    }
+    let q = quat_curve(tr, 0, t)?;
+    out[..4].copy_from_slice(&[q.x as f32, q.y as f32, q.z as f32, q.w as f32]);
+    Ok(out)
+}
+
+/// The upper-body records at tick `t` in the figure's layouts. The spine and
+/// tail keys hold 0x0067 / 0x0068 records, the head keys the head quaternion
+/// and, from \[7\], a 0x0065 neck record (seed §11); each angle is a TCB curve
+/// (`angles_at`), the head quaternion a squad, then the figure's chain rules
+/// apply. Checked against the FBX of biped-ld35/Red@Run and Red@Spawn at
+/// every frame. The arm keys hold records in the layout of a figure arm pose
+/// half (`arm_at`).
+fn chains_at(rig: &Rig, t: i32) -> super::chains::ChainRecords {
+    let need = |name: &str| track(rig, name).ok_or_else(|| format!("no {name} keys"));
+    super::chains::ChainRecords {
+        spine: need("spine").and_then(|tr| angles_at(tr, 1, t)),
+        neck: need("head").and_then(|tr| {
+            angles_at(tr, HEAD_KEY_NECK + 1, t).map(|v| v[HEAD_KEY_NECK..].to_vec())
+        }),
+        head: need("head").and_then(|tr| head_at(rig, tr, t)),
+        tail: need("tail").and_then(|tr| angles_at(tr, 1, t)),
+        arms: arm_at(rig, false, t).and_then(|mut r| {
+            let l = arm_at(rig, true, t)?;
+            if l.len() != r.len() {
+                return Err(format!(
+                    "arm key records of {} (right) and {} (left) words",
+                    r.len(),
+                    l.len()
+                ));
+            }
+            r.extend(l);
+            Ok(r)
+        }),
+        arms_keyed: true,
+    }
+}
+
+/// Arm record offsets of the clavicle's two angle deltas (seed §11).
+const CLAVICLE_DELTAS: [usize; 2] = [9, 10];
+
+/// One arm's record at `t`, in the layout of a figure arm pose half (0x006a):
+/// the elbow \[0\] a TCB curve and the upper arm quaternion [2..5] a squad.
+/// Arms with an IK key (blend \[12\] ≠ 0) or a clavicle delta are not
+/// evaluated: Biped re-solves IK in-betweens, and no corpus take moves a
+/// clavicle to fix the rule.
+fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, String> {
+    let name = if left { "left arm" } else { "right arm" };
+    let tr = track(rig, name).ok_or_else(|| format!("no {name} keys"))?;
+    for k in &tr.keys {
+        if let Some(&b) = k.values.get(IK_BLEND).filter(|&&b| b != 0.0) {
+            return Err(format!(
+                "{name} key at tick {} has IK blend {b}: IK in-betweens not evaluated",
+                k.time
+            ));
+        }
+        if CLAVICLE_DELTAS
+            .iter()
+            .any(|&i| k.values.get(i).is_some_and(|&v| v.abs() > 1e-6))
+        {
+            return Err(format!(
+                "{name} key at tick {} moves the clavicle: not evaluated",
+                k.time
+            ));
+        }
+    }
+    let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);
+    let mut out = tr.keys[first].values.clone();
+    if out.len() < 6 {
+        return Err(format!("{name}: key record of {} words", out.len()));
+    }
+    let [elbow] = scalar_curve::<1>(tr, 0, t)?;
+    out[0] = elbow as f32;
+    let q = quat_curve(tr, 2, t)?;
+    out[2..6].copy_from_slice(&[q.x as f32, q.y as f32, q.z as f32, q.w as f32]);
+    Ok(out)
 }
 
 /// The pose of `rig` at tick `t`.
@@ -313,7 +449,7 @@ pub fn pose_at(rig: &Rig, t: i32) -> Pose {
         com,
         pelvis,
         legs: [leg_at(rig, false, t), leg_at(rig, true, t)],
-        chains: chains_at(),
+        chains: chains_at(rig, t),
     }
 }
 
