@@ -162,10 +162,11 @@ fn world_mesh(ctx: &Context, node: usize) -> Result<WorldMesh, String> {
     Ok((verts, faces))
 }
 
-/// Boolean compound objects (DEI.dlo) are not evaluated; for the cluster test
-/// only, their operands' vertices stand in for the result's (a Boolean's
-/// vertices are operand vertices plus points on operand surfaces, so the
-/// clusters touched are the same unless an operand pokes out of the result).
+/// A Boolean compound (DEI.dlo) whose evaluation fails (an operand kind or a
+/// stack the scene layer refuses): for the cluster test only, its operands'
+/// vertices stand in for the result's (a Boolean's vertices are operand
+/// vertices plus points on operand surfaces, so the clusters touched are the
+/// same unless an operand pokes out of the result).
 const BOOLEAN: ClassId = ClassId(0x51db_4f2f, 0x1c59_6b1a);
 /// Operands and their transform controllers sit in references 0/1 and 2/3.
 const BOOLEAN_DEPTH: usize = 32;
