@@ -73,4 +73,5 @@ mod scene_corpus;
 mod scene_settings;
 mod single_eval;
 mod skel_conventions;
+mod specified_normals;
 mod stream_isolation;

@@ -116,6 +116,7 @@ pub fn box_mesh(p: &Params) -> Result<Mesh, String> {
         vertices: v,
         faces,
         maps,
+        normals: None,
     })
 }
 
@@ -216,6 +217,7 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, String> {
         vertices: v,
         faces,
         maps,
+        normals: None,
     })
 }
 
@@ -277,5 +279,6 @@ pub fn pyramid_mesh(p: &Params) -> Result<Mesh, String> {
         vertices: v,
         faces,
         maps,
+        normals: None,
     })
 }
