@@ -340,3 +340,85 @@ impl SpecifiedNormals {
         self.faces.iter().flatten().any(Option::is_some)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u32s(v: &[u32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// A MeshNormalSpec of one triangle: two pool normals, the first explicit;
+    /// corners 0 and 1 specified (with padding garbage above the bits).
+    fn spec(flags: u32, ids: [u32; 3]) -> Vec<Chunk> {
+        let mut pool = u32s(&[2]);
+        for f in [0.0f32, 0.0, 1.0, 1.0, 0.0, 0.0] {
+            pool.extend(f.to_le_bytes());
+        }
+        vec![
+            Chunk::leaf(VERSION, u32s(&[1])),
+            Chunk::leaf(FLAGS, u32s(&[flags])),
+            Chunk::leaf(POOL, pool),
+            Chunk::container(
+                EXPLICIT,
+                vec![Chunk::leaf(BIT_ARRAY, [u32s(&[2]), vec![1]].concat())],
+            ),
+            Chunk::leaf(FACE_COUNT, u32s(&[1])),
+            Chunk::leaf(FACE_INDEX, u32s(&[0])),
+            Chunk::container(
+                FACE,
+                vec![
+                    Chunk::leaf(FACE_IDS, u32s(&ids)),
+                    Chunk::leaf(FACE_SPECIFIED, u32s(&[0x3fee_6f03])),
+                ],
+            ),
+        ]
+    }
+
+    fn tri() -> (Vec<V3>, Vec<Face>) {
+        let p = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+        let f = Face {
+            v: [0, 1, 2],
+            smoothing: 1,
+            material: 0,
+            flags: 0,
+        };
+        (p, vec![f])
+    }
+
+    #[test]
+    fn decodes_pool_faces_and_specified_corners() {
+        let s = SpecifiedNormals::decode(&spec(0x0b, [0, 1, 1]), 1).expect("decodes");
+        assert_eq!(s.normals, [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]);
+        assert_eq!(s.explicit, [true, false]);
+        assert_eq!(s.faces, [[Some(0), Some(1), None]]);
+        assert!(s.computed && s.face_angles);
+        // Computed: the stored pool is what Max renders.
+        let (p, f) = tri();
+        assert_eq!(s.resolved(&p, &f)[1], [1.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn uncomputed_normals_are_rebuilt_from_their_faces() {
+        let s = SpecifiedNormals::decode(&spec(0x01, [0, 1, 1]), 1).expect("decodes");
+        let (p, f) = tri();
+        let r = s.resolved(&p, &f);
+        // Explicit normal kept, the other one is the face normal (+Z).
+        assert_eq!(r, [[0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]);
+    }
+
+    #[test]
+    fn damaged_specs_are_errors() {
+        let e = SpecifiedNormals::decode(&spec(0x0b, [0, 5, 1]), 1).unwrap_err();
+        assert!(e.to_string().contains("face 0 uses normal 5 of 2"), "{e}");
+        assert!(SpecifiedNormals::decode(&spec(0x0b, [0, 1, 1]), 2).is_err());
+        let mut c = spec(0x0b, [0, 1, 1]);
+        c.push(Chunk::leaf(0x0999, vec![]));
+        let e = SpecifiedNormals::decode(&c, 1).unwrap_err();
+        assert!(e.to_string().contains("unknown chunk 0x0999"), "{e}");
+        let mut c = spec(0x0b, [0, 1, 1]);
+        c[2] = Chunk::leaf(POOL, u32s(&[1_000_000]));
+        assert!(SpecifiedNormals::decode(&c, 1).is_err());
+    }
+}
