@@ -50,6 +50,10 @@ const FLAG_COMPUTED: u32 = 0x02;
 /// Flag: they were computed with corner-angle weights.
 const FLAG_FACE_ANGLES: u32 = 0x08;
 
+/// A decoded MNNormalSpec: the pool (its `faces` empty) and the pool index
+/// of each specified corner of each polygon.
+pub type PolySpec = (SpecifiedNormals, Vec<Vec<Option<u32>>>);
+
 /// Why a `MeshNormalSpec` could not be decoded.
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
@@ -100,11 +104,7 @@ fn single_u32(c: &Chunk, what: &str) -> Result<u32, SpecError> {
 /// The shared layout of MeshNormalSpec and MNNormalSpec: the pool, its flags
 /// and explicit bits, and per face (of `degrees[i]` corners) the pool index
 /// of each specified corner.
-fn decode_spec(
-    children: &[Chunk],
-    degrees: &[usize],
-    poly: bool,
-) -> Result<(SpecifiedNormals, Vec<Vec<Option<u32>>>), SpecError> {
+fn decode_spec(children: &[Chunk], degrees: &[usize], poly: bool) -> Result<PolySpec, SpecError> {
     let nfaces = degrees.len();
     let mut out = SpecifiedNormals::default();
     let mut faces: Vec<Vec<Option<u32>>> = degrees.iter().map(|&d| vec![None; d]).collect();
@@ -294,10 +294,7 @@ impl SpecifiedNormals {
     /// of the given degrees: the pool (in `.0`, `faces` left empty) and the
     /// pool index of each polygon corner, to be split with the polygons'
     /// triangles.
-    pub fn decode_poly(
-        children: &[Chunk],
-        degrees: &[usize],
-    ) -> Result<(SpecifiedNormals, Vec<Vec<Option<u32>>>), SpecError> {
+    pub fn decode_poly(children: &[Chunk], degrees: &[usize]) -> Result<PolySpec, SpecError> {
         decode_spec(children, degrees, true)
     }
 
