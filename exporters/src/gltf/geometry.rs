@@ -54,6 +54,42 @@ fn f32s(v: Vec3) -> [f32; 3] {
     [v.0 as f32, v.1 as f32, v.2 as f32]
 }
 
+/// Replaces the corner normals of the kept faces by the mesh's specified
+/// normals where it has them (Max renders those): object-space normals go
+/// through the offset's inverse transpose and the axis swap, and follow the
+/// corner swap of a mirrored offset.
+fn specified_override(
+    corner: &mut [[normals::V3; 3]],
+    kept_from: &[usize],
+    mesh: &Mesh,
+    offset: &Mat43,
+    mirrored: bool,
+) {
+    let obj: Vec<normals::V3> = mesh.vertices.iter().map(|v| v.to_array()).collect();
+    let Some(spec) = normals::specified_corners(&obj, mesh) else {
+        return;
+    };
+    let Some(inv) = normals::inverse3(&offset.rows()) else {
+        return;
+    };
+    for (out, &fi) in corner.iter_mut().zip(kept_from) {
+        let Some(mut s) = spec.get(fi).copied() else {
+            continue;
+        };
+        if mirrored {
+            s.swap(1, 2);
+        }
+        for (n, s) in out.iter_mut().zip(s) {
+            if let Some(s) = s {
+                let t: normals::V3 =
+                    std::array::from_fn(|j| s[0] * inv[j][0] + s[1] * inv[j][1] + s[2] * inv[j][2]);
+                let y = to_yup(Vec3(t[0], t[1], t[2]));
+                *n = normals::normalize([y.0, y.1, y.2]);
+            }
+        }
+    }
+}
+
 /// Builds the streams of `mesh` placed by `offset` (the node's object offset),
 /// in glTF axes, with the normals `weighting` of the Max that saved it.
 #[inline(never)]
@@ -104,11 +140,14 @@ pub fn streams(mesh: &Mesh, offset: &Mat43, weighting: Weighting) -> Streams {
     };
     // Faces kept, with corners in glTF winding order: (vertex, uv vertex).
     let mut faces: Vec<KeptFace> = Vec::new();
+    // The mesh face each kept face came from.
+    let mut kept_from: Vec<usize> = Vec::new();
     for (i, f) in mesh.faces.iter().enumerate() {
         if f.v.iter().any(|&v| v as usize >= nv) {
             out.skipped_faces += 1;
             continue;
         }
+        kept_from.push(i);
         let mut v = f.v;
         let mut tv: Vec<[u32; 3]> = all_maps.iter().map(|m| m.faces[i]).collect();
         if mirrored {
@@ -131,7 +170,8 @@ pub fn streams(mesh: &Mesh, offset: &Mat43, weighting: Weighting) -> Streams {
             flags: 0,
         })
         .collect();
-    let corner = normals::corner_normals(&p64, &kept, weighting);
+    let mut corner = normals::corner_normals(&p64, &kept, weighting);
+    specified_override(&mut corner, &kept_from, mesh, offset, mirrored);
     let mut index_of: HashMap<(u32, Vec<u32>, [u32; 3]), u32> = HashMap::new();
     for (fi, (v, tv, _, mat)) in faces.iter().enumerate() {
         let mut tri = [0u32; 3];
@@ -216,6 +256,7 @@ mod tests {
             ],
             faces: vec![face([0, 1, 2], 1), face([1, 0, 3], 1)],
             maps: Vec::new(),
+            normals: None,
         };
         let s = streams(&mesh, &Mat43::IDENTITY, Weighting::CornerAngle);
         assert_eq!(s.positions.len(), 4);
@@ -253,6 +294,7 @@ mod tests {
             ],
             faces: vec![face([0, 1, 2], 1)],
             maps: vec![map(0, 9.0), map(1, 0.1), map(2, 0.2), map(4, 0.4)],
+            normals: None,
         };
         let s = streams(&mesh, &Mat43::IDENTITY, Weighting::CornerAngle);
         // Channels 1 and 2 (V flipped); 4 is left out after the missing 3; the

@@ -79,5 +79,6 @@ mod scene_settings;
 mod single_eval;
 mod skel_conventions;
 mod stream_extents;
+mod specified_normals;
 mod stream_isolation;
 mod zone_build;

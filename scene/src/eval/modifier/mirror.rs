@@ -134,6 +134,7 @@ mod tests {
                 vertices: vec![[0.0; 3]; 3],
                 faces: vec![[0, 1, 2]],
             }],
+            normals: None,
         }
     }
 

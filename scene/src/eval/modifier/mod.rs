@@ -125,8 +125,19 @@ pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Res
             selection = Some(a);
         }
         apply(a, mesh, cx)?;
+        if !keeps_specified_normals(a.class) {
+            // Max's TriObjectNormalXTC clears specified normals when a modifier
+            // that does not support them changes geometry or topology.
+            mesh.normals = None;
+        }
     }
     Ok(())
+}
+
+/// Modifiers that leave geometry and topology alone (selection, mapping), so
+/// specified normals pass through them; every other modifier drops them.
+fn keeps_specified_normals(class: ClassId) -> bool {
+    SELECTION_ONLY.contains(&class) || class == UVW_MAP || class == UNWRAP_UVW
 }
 
 /// Applies one modifier to `mesh` (object space).

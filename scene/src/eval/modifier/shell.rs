@@ -260,6 +260,7 @@ pub fn shell(mesh: &Mesh, s: &Settings) -> Result<Mesh, String> {
         vertices,
         faces,
         maps,
+        normals: None,
     })
 }
 
@@ -373,6 +374,7 @@ mod tests {
                 vertices: vec![[0.0; 3]; 4],
                 faces: vec![[0, 1, 2], [0, 2, 3]],
             }],
+            normals: None,
         }
     }
 

@@ -163,6 +163,7 @@ mod tests {
                 },
             ],
             maps: Vec::new(),
+            normals: None,
         }
     }
 

@@ -173,6 +173,7 @@ impl Polys {
                 .collect(),
             faces,
             maps,
+            normals: None,
         })
     }
 }

@@ -335,6 +335,7 @@ mod tests {
             // Edges 0–1, 1–2 visible in the first, 2–3, 3–0 in the second.
             faces: vec![face([0, 1, 2], 0b011), face([0, 2, 3], 0b110)],
             maps: Vec::new(),
+            normals: None,
         };
         slice_below(&mut m, Vec3(1.0, 0.0, 0.0), 0.0).unwrap();
         // 1, 2 and the two side cuts; a triangle slice would add a third on 0–2.
@@ -384,6 +385,7 @@ mod tests {
                 face([2, 0, 3]),
             ],
             maps: Vec::new(),
+            normals: None,
         };
         assert_eq!(polygons(&m).len(), 4);
         slice_below(&mut m, Vec3(1.0, 0.0, 0.0), 0.0).unwrap();

@@ -171,6 +171,7 @@ pub fn bone_mesh(p: &Params) -> Result<Mesh, String> {
         vertices: v,
         faces,
         maps: Vec::new(),
+        normals: None,
     })
 }
 

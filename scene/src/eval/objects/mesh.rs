@@ -7,6 +7,9 @@ use crate::chunk::Chunk;
 
 use crate::eval::core::keys::Words;
 use crate::eval::core::math::Vec3;
+use crate::eval::objects::specified_normals::{
+    SpecifiedNormals, MESH_NORMAL_SPEC, POLY_NORMAL_SPEC,
+};
 
 /// Editable Poly class id.
 pub const EDITABLE_POLY: crate::typed::ClassId = crate::typed::ClassId(0x1bf8338d, 0x192f6098);
@@ -37,6 +40,10 @@ pub struct Mesh {
     pub vertices: Vec<Vec3>,
     pub faces: Vec<Face>,
     pub maps: Vec<MapChannel>,
+    /// User-specified normals (Editable Mesh's MeshNormalSpec), per face;
+    /// dropped by modifiers that change geometry or topology, as Max does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub normals: Option<super::specified_normals::SpecifiedNormals>,
 }
 
 impl Mesh {
@@ -163,10 +170,17 @@ pub fn mesh_buffers(geom: &[Chunk]) -> Result<Mesh, String> {
             _ => {}
         }
     }
+    let normals = match geom.iter().find(|c| c.id == MESH_NORMAL_SPEC) {
+        Some(c) => {
+            Some(SpecifiedNormals::decode(c.children(), faces.len()).map_err(|e| e.to_string())?)
+        }
+        None => None,
+    };
     Ok(Mesh {
         vertices,
         faces,
         maps,
+        normals,
     })
 }
 
@@ -361,6 +375,13 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), String> {
         .find(|c| c.id == GEOM_BUFFERS)
         .ok_or("no GeomBuffers (0x08fe) chunk")?;
     let (vertices, polys, poly_maps) = mnmesh_buffers(geom.children())?;
+    let mut spec = match geom.children().iter().find(|c| c.id == POLY_NORMAL_SPEC) {
+        Some(c) => {
+            let degrees: Vec<usize> = polys.iter().map(|p| p.v.len()).collect();
+            Some(SpecifiedNormals::decode_poly(c.children(), &degrees).map_err(|e| e.to_string())?)
+        }
+        None => None,
+    };
     let mut faces = Vec::new();
     let mut maps: Vec<MapChannel> = poly_maps
         .iter()
@@ -390,6 +411,12 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), String> {
             for (out, m) in maps.iter_mut().zip(&poly_maps) {
                 out.faces.push(t.map(|c| m.faces[i][c as usize]));
             }
+            // Specified normals split with the polygon, corner by corner.
+            if let Some((out, corners)) = &mut spec {
+                let f = corners.get(i);
+                out.faces
+                    .push(t.map(|c| f.and_then(|f| f.get(c as usize).copied().flatten())));
+            }
         }
     }
     Ok((
@@ -397,6 +424,7 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), String> {
             vertices,
             faces,
             maps,
+            normals: spec.map(|(n, _)| n),
         },
         polys,
     ))

@@ -10,5 +10,6 @@ pub mod poly;
 pub mod primitive;
 pub mod primitive_chamfer;
 pub mod primitive_poly;
+pub mod specified_normals;
 #[cfg(test)]
 mod surface_checks;

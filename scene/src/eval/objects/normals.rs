@@ -11,7 +11,7 @@
 //! face normal. Everything runs in f64: the reference build kept x87 extended
 //! precision, which f64 follows far closer than f32 would.
 
-use super::mesh::Face;
+use super::mesh::{Face, Mesh};
 
 pub type V3 = [f64; 3];
 
@@ -73,7 +73,7 @@ pub fn face_normal(p: &[V3], f: &Face) -> V3 {
 }
 
 /// The angle of face corner `k`, between its two edges.
-fn corner_angle(p: &[V3], f: &Face, k: usize) -> f64 {
+pub fn corner_angle(p: &[V3], f: &Face, k: usize) -> f64 {
     let at = |i: usize| p.get(f.v[i] as usize).copied().unwrap_or([0.0; 3]);
     let o = at(k);
     let e1 = normalize(sub(at((k + 1) % 3), o));
@@ -141,6 +141,44 @@ pub fn corner_normals(p: &[V3], faces: &[Face], weighting: Weighting) -> Vec<[V3
             })
         })
         .collect()
+}
+
+/// Inverse of the 3×3 part of row-vector matrix rows (`Mat43::rows`), or
+/// `None` when singular. A normal `n` maps through it as `t[j] = Σ inv[j][i]·n[i]`
+/// (the inverse transpose for column vectors).
+pub fn inverse3(r: &[[f64; 3]; 4]) -> Option<[[f64; 3]; 3]> {
+    let m = [r[0], r[1], r[2]];
+    let c = |i: usize, j: usize| {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+        m[i1][j1] * m[i2][j2] - m[i1][j2] * m[i2][j1]
+    };
+    let det = m[0][0] * c(0, 0) + m[0][1] * c(0, 1) + m[0][2] * c(0, 2);
+    if det.abs() < 1e-300 || !det.is_finite() {
+        return None;
+    }
+    Some(std::array::from_fn(|i| {
+        std::array::from_fn(|j| c(j, i) / det)
+    }))
+}
+
+/// The specified normal of every face corner of `mesh` (`out[face][corner]`,
+/// object space, `p` the object-space positions), `None` where the corner has
+/// none and smoothing groups decide. `None` overall when the mesh carries no
+/// specified normals. Exporters override [`corner_normals`] with these: Max
+/// renders specified normals in place of the smoothing-group ones.
+pub fn specified_corners(p: &[V3], mesh: &Mesh) -> Option<Vec<[Option<V3>; 3]>> {
+    let spec = mesh.normals.as_ref()?;
+    if spec.faces.len() != mesh.faces.len() {
+        return None;
+    }
+    let pool = spec.resolved(p, &mesh.faces);
+    Some(
+        spec.faces
+            .iter()
+            .map(|f| f.map(|id| id.and_then(|id| pool.get(id as usize).copied())))
+            .collect(),
+    )
 }
 
 #[cfg(test)]

@@ -168,6 +168,7 @@ impl PolyMesh {
             vertices: self.vertices.clone(),
             faces,
             maps,
+            normals: None,
         })
     }
 }

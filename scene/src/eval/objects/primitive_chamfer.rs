@@ -179,6 +179,7 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, String> {
         vertices,
         faces,
         maps: Vec::new(),
+        normals: None,
     })
 }
 

@@ -90,7 +90,17 @@ pub fn build(
         return Err(format!("face {i} uses vertex {:?} of {nv}", f.v));
     }
     let obj: Vec<V3> = mesh.vertices.iter().map(|v| v.to_array()).collect();
-    let corner_normals = normals::corner_normals(&obj, &mesh.faces, weighting);
+    let mut corner_normals = normals::corner_normals(&obj, &mesh.faces, weighting);
+    // Specified normals (object space, as these) win where a corner has one.
+    if let Some(spec) = normals::specified_corners(&obj, mesh) {
+        for (out, s) in corner_normals.iter_mut().zip(spec) {
+            for (n, s) in out.iter_mut().zip(s) {
+                if let Some(s) = s {
+                    *n = s;
+                }
+            }
+        }
+    }
     let inv = inverse3(to_export).ok_or("the object offset matrix is singular")?;
 
     let color_map = mesh.maps.iter().find(|m| m.channel == 0);

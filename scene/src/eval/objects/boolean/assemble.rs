@@ -252,6 +252,7 @@ pub(super) fn assemble(ctx: &Ctx, polys: Vec<Poly>, channels: &[i32]) -> Result<
         vertices,
         faces,
         maps,
+        normals: None,
     })
 }
 

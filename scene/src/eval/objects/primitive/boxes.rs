@@ -124,6 +124,7 @@ pub fn box_mesh(p: &Params) -> Result<Mesh, String> {
         vertices: v,
         faces,
         maps,
+        normals: None,
     })
 }
 
@@ -224,6 +225,7 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, String> {
         vertices: v,
         faces,
         maps,
+        normals: None,
     })
 }
 
@@ -285,5 +287,6 @@ pub fn pyramid_mesh(p: &Params) -> Result<Mesh, String> {
         vertices: v,
         faces,
         maps,
+        normals: None,
     })
 }

@@ -156,6 +156,7 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, String> {
         vertices: v,
         faces,
         maps,
+        normals: None,
     })
 }
 
@@ -315,5 +316,6 @@ pub(super) fn sliced_cylinder_mesh(
         vertices: v,
         faces,
         maps,
+        normals: None,
     })
 }

@@ -356,5 +356,6 @@ pub fn geosphere_mesh(p: &Params) -> Result<Mesh, String> {
         vertices: v,
         faces,
         maps: Vec::new(),
+        normals: None,
     })
 }

@@ -161,6 +161,7 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
         vertices: v,
         faces,
         maps,
+        normals: None,
     })
 }
 
@@ -323,5 +324,6 @@ pub(super) fn sliced_sphere_mesh(p: &Params, r: f64, segs: usize) -> Result<Mesh
         vertices: v,
         faces,
         maps,
+        normals: None,
     })
 }

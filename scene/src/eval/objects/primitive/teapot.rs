@@ -263,6 +263,7 @@ pub fn teapot_mesh(p: &Params) -> Result<Mesh, String> {
         vertices,
         faces: b.faces,
         maps,
+        normals: None,
     })
 }
 

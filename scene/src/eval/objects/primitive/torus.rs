@@ -154,6 +154,7 @@ fn sweep_faces(
         vertices: v,
         faces,
         maps,
+        normals: None,
     }
 }
 
