@@ -78,7 +78,7 @@ mod scene_corpus;
 mod scene_settings;
 mod single_eval;
 mod skel_conventions;
-mod stream_extents;
 mod specified_normals;
+mod stream_extents;
 mod stream_isolation;
 mod zone_build;
