@@ -182,6 +182,21 @@ pub fn street_lod_set(
         .extend(slave_extra.iter().cloned());
 }
 
+/// The evaluated scene of a corpus file (`rel` under the corpus root).
+pub fn corpus_eval(rel: &str) -> maxfs_scene::eval::SceneEval {
+    let doc = maxfs_scene::Document::open(&corpus_dir().join(rel)).expect("corpus .max opens");
+    maxfs_scene::eval::SceneEval::from_document(doc).expect("scene")
+}
+
+/// Every node of a scene as (object index, name), owned so the evaluation
+/// can be borrowed again inside the loop.
+pub fn named_nodes(eval: &maxfs_scene::eval::SceneEval) -> Vec<(usize, String)> {
+    eval.graph
+        .nodes()
+        .map(|(o, n)| (o.index, n.name.clone()))
+        .collect()
+}
+
 /// The evaluation of `doc` with an edited copy of its scene graph (cases the
 /// corpus lacks: LOD sets, MRM, bone LODs).
 pub fn eval_with_graph(

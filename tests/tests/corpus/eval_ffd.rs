@@ -18,9 +18,7 @@
 
 use maxfs_scene::eval::core::pblock;
 use maxfs_scene::eval::modifier::{self, ffd, ModContext};
-use maxfs_scene::eval::SceneEval;
-use maxfs_scene::Document;
-use maxfs_tests::corpus_dir;
+use maxfs_tests::{corpus_eval, named_nodes};
 
 fn floats(p: &[u8]) -> Vec<f64> {
     p.chunks_exact(4)
@@ -30,15 +28,10 @@ fn floats(p: &[u8]) -> Vec<f64> {
 
 #[test]
 fn ffd_nodes_keep_max_box_and_corner_points() {
-    let doc = Document::open(&corpus_dir().join("max/prims-greejesh/TreeAnim.max")).expect("max");
-    let eval = SceneEval::from_document(doc).expect("scene");
+    let eval = corpus_eval("max/prims-greejesh/TreeAnim.max");
     let mut checked = Vec::new();
     let mut moved_corners = 0;
-    let nodes: Vec<(usize, String)> = eval
-        .graph
-        .nodes()
-        .map(|(o, n)| (o.index, n.name.clone()))
-        .collect();
+    let nodes = named_nodes(&eval);
     for (node, name) in nodes {
         let Some((stack, _)) = eval.modifier_stack(node) else {
             continue;
@@ -184,14 +177,9 @@ fn ffd_nodes_keep_max_box_and_corner_points() {
 #[test]
 fn ripple_moves_within_its_amplitude() {
     use maxfs_scene::eval::objects::primitive::block_params;
-    let doc = Document::open(&corpus_dir().join("max/prims-greejesh/TreeAnim.max")).expect("max");
-    let eval = SceneEval::from_document(doc).expect("scene");
+    let eval = corpus_eval("max/prims-greejesh/TreeAnim.max");
     let mut checked = 0;
-    let nodes: Vec<(usize, String)> = eval
-        .graph
-        .nodes()
-        .map(|(o, n)| (o.index, n.name.clone()))
-        .collect();
+    let nodes = named_nodes(&eval);
     for (node, name) in nodes {
         let Some((stack, _)) = eval.modifier_stack(node) else {
             continue;

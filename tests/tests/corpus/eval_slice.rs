@@ -14,9 +14,7 @@ use std::collections::HashSet;
 use maxfs_scene::eval::core::pblock;
 use maxfs_scene::eval::modifier::slice::SLICE;
 use maxfs_scene::eval::objects::primitive::block_params;
-use maxfs_scene::eval::SceneEval;
-use maxfs_scene::Document;
-use maxfs_tests::corpus_dir;
+use maxfs_tests::{corpus_eval, named_nodes};
 
 fn key(p: [f64; 3]) -> [i64; 3] {
     p.map(|x| (x * 1e6).round() as i64)
@@ -24,14 +22,9 @@ fn key(p: [f64; 3]) -> [i64; 3] {
 
 #[test]
 fn sliced_sphere_keeps_its_top_and_cuts_visible_edges() {
-    let doc = Document::open(&corpus_dir().join("max/prims-greejesh/Robot.max")).expect("max");
-    let eval = SceneEval::from_document(doc).expect("scene");
+    let eval = corpus_eval("max/prims-greejesh/Robot.max");
     let mut checked = 0;
-    let nodes: Vec<(usize, String)> = eval
-        .graph
-        .nodes()
-        .map(|(o, n)| (o.index, n.name.clone()))
-        .collect();
+    let nodes = named_nodes(&eval);
     for (node, name) in nodes {
         let Some((stack, _)) = eval.modifier_stack(node) else {
             continue;

@@ -7,20 +7,13 @@
 //! z = 0 and reaches the lid knob's pole at 3.15 · radius / 2.
 
 use maxfs_scene::eval::objects::primitive::{params, TEAPOT};
-use maxfs_scene::eval::SceneEval;
-use maxfs_scene::Document;
-use maxfs_tests::corpus_dir;
+use maxfs_tests::{corpus_eval, named_nodes};
 
 #[test]
 fn transition_teapot_has_max_totals_and_size() {
-    let doc = Document::open(&corpus_dir().join("max/prims-pranto/Transition.max")).expect("max");
-    let eval = SceneEval::from_document(doc).expect("scene");
+    let eval = corpus_eval("max/prims-pranto/Transition.max");
     let mut seen = 0;
-    let nodes: Vec<(usize, String)> = eval
-        .graph
-        .nodes()
-        .map(|(o, n)| (o.index, n.name.clone()))
-        .collect();
+    let nodes = named_nodes(&eval);
     for (node, name) in nodes {
         let Some((stack, base)) = eval.modifier_stack(node) else {
             continue;

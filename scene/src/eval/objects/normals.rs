@@ -24,8 +24,9 @@ pub enum Weighting {
     Unit,
 }
 
-/// Scene root chunk id of Max 5, the first version that weights by angle.
-const MAX5_SCENE_VERSION: u16 = 0x2008;
+/// Scene root chunk id of Max 5, the first version that weights by angle
+/// (and the NeL exporter's "current" era).
+pub const MAX5_SCENE_VERSION: u16 = 0x2008;
 
 impl Weighting {
     /// The weighting of the Max that saved a scene (its root chunk id,

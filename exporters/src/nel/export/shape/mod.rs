@@ -26,7 +26,7 @@ pub mod stripify;
 pub mod vertex_format;
 pub mod water_build;
 
-use maxfs_scene::eval::objects::normals::Weighting;
+use maxfs_scene::eval::objects::normals::{Weighting, MAX5_SCENE_VERSION};
 use maxfs_scene::eval::Mat43;
 
 use super::properties::NodeProperties;
@@ -63,9 +63,6 @@ pub enum Era {
     Legacy,
     Current,
 }
-
-/// Scene root chunk id of Max 5, the first version treated as current.
-const MAX5_SCENE_VERSION: u16 = 0x2008;
 
 impl Era {
     pub fn of(ctx: &Context) -> Era {
