@@ -38,7 +38,25 @@ pub struct StreamEntry {
 pub struct Light {
     pub peek: Peek,
     pub streams: Vec<StreamEntry>,
-    pub has_thumbnail: bool,
+    /// Whether the summary stream holds a usable thumbnail, decided on first
+    /// need (only `ls foo.max/` and `thumbnail.png` ask).
+    thumbnail: OnceLock<bool>,
+}
+
+impl Light {
+    pub fn has_thumbnail(&self) -> bool {
+        *self.thumbnail.get_or_init(|| {
+            self.peek
+                .summary_information
+                .as_deref()
+                .and_then(|d| maxfs_scene::summary::parse_property_set(d).ok())
+                .is_some_and(|set| {
+                    maxfs_scene::summary::thumbnail_dib(&set)
+                        .and_then(|dib| crate::thumbnail::check_dib(dib).ok())
+                        .is_some()
+                })
+        })
+    }
 }
 
 /// A stage failure, kept as text so it can be cached and shown in error.txt.
@@ -344,18 +362,9 @@ fn load_light(path: &Path) -> Result<Arc<Light>, String> {
             }
         })
         .collect();
-    let has_thumbnail = peek
-        .summary_information
-        .as_deref()
-        .and_then(|d| maxfs_scene::summary::parse_property_set(d).ok())
-        .is_some_and(|set| {
-            maxfs_scene::summary::thumbnail_dib(&set)
-                .and_then(|dib| crate::thumbnail::check_dib(dib).ok())
-                .is_some()
-        });
     Ok(Arc::new(Light {
         peek,
         streams,
-        has_thumbnail,
+        thumbnail: OnceLock::new(),
     }))
 }

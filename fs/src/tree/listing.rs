@@ -30,7 +30,7 @@ impl MaxFs {
                         f("source.max"),
                         d("streams"),
                     ]);
-                    if light.has_thumbnail {
+                    if light.has_thumbnail() {
                         v.push(f("thumbnail.png"));
                     }
                     v
@@ -103,7 +103,7 @@ impl MaxFs {
                     ("json", Ok(_)) => V::JsonDir,
                     ("shape", Ok(_)) => V::ShapeDir,
                     ("export", Ok(_)) => V::ExportDir,
-                    ("thumbnail.png", Ok(l)) if l.has_thumbnail => V::Thumbnail,
+                    ("thumbnail.png", Ok(l)) if l.has_thumbnail() => V::Thumbnail,
                     _ => return Err(FsError::NotFound),
                 }
             }

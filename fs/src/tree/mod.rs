@@ -188,12 +188,20 @@ pub enum Content {
 impl Content {
     /// Up to `len` bytes from `offset` (fewer at the end of the file).
     pub fn read_at(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; len];
+        let got = self.read_into(offset, &mut buf)?;
+        buf.truncate(got);
+        Ok(buf)
+    }
+
+    /// Fills `buf` from `offset`: the number of bytes read (fewer than
+    /// `buf.len()` only at the end of the file).
+    pub fn read_into(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
         match self {
             Content::File(f) => {
                 use std::os::unix::fs::FileExt;
-                let mut buf = vec![0u8; len];
                 let mut got = 0;
-                while got < len {
+                while got < buf.len() {
                     match f.read_at(&mut buf[got..], offset + got as u64) {
                         Ok(0) => break,
                         Ok(n) => got += n,
@@ -201,11 +209,14 @@ impl Content {
                         Err(e) => return Err(e),
                     }
                 }
-                buf.truncate(got);
-                Ok(buf)
+                Ok(got)
             }
-            Content::Extents(f, e) => e.read_at(f, offset, len),
-            Content::Bytes(b) => Ok(slice_at(b.as_slice(), offset, len).to_vec()),
+            Content::Extents(f, e) => e.read_into(f, offset, buf),
+            Content::Bytes(b) => {
+                let src = slice_at(b.as_slice(), offset, buf.len());
+                buf[..src.len()].copy_from_slice(src);
+                Ok(src.len())
+            }
         }
     }
 

@@ -269,22 +269,35 @@ impl MaxFuse {
                 offset,
                 size as usize,
             )),
-            Ok(c @ (Content::File(_) | Content::Extents(..))) => {
-                let read = c.read_at(offset, size as usize).map_err(FsError::from_io);
+            Ok(c @ (Content::File(_) | Content::Extents(..))) => READ_BUF.with_borrow_mut(|buf| {
+                // One buffer per worker, grown to the largest read and kept:
+                // a fresh buffer per read costs page faults and zeroing.
+                let size = size as usize;
+                if buf.len() < size {
+                    buf.resize(size, 0);
+                }
+                let read = c
+                    .read_into(offset, &mut buf[..size])
+                    .map_err(FsError::from_io);
                 // After the read: a source rewritten in place before or during
                 // it shows here.
                 let checked = match c.file() {
                     Some(f) => self.fs.check_unchanged(e, f),
                     None => Ok(()),
                 };
-                match read.and_then(|d| checked.map(|()| d)) {
-                    Ok(d) => reply.data(&d),
+                match read.and_then(|n| checked.map(|()| n)) {
+                    Ok(n) => reply.data(&buf[..n]),
                     Err(err) => failed(err, reply),
                 }
-            }
+            }),
             Err(err) => failed(err, reply),
         }
     }
+}
+
+thread_local! {
+    /// The worker's read buffer (see [`MaxFuse::read_entry`]).
+    static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Logs a failed request. Parse and generation failures were already warned

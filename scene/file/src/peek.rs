@@ -46,6 +46,19 @@ pub fn peek<R: Read + Seek>(mut reader: R) -> Result<Peek, MaxError> {
         .ok()
         .and_then(|len| map_streams(&mut reader, len).ok())
         .unwrap_or_default();
+    // The gzip magic of each mapped stream, read through its map: the
+    // container reader would buffer the whole stream to hand out two bytes.
+    let mut heads: std::collections::HashMap<String, [u8; 2]> = std::collections::HashMap::new();
+    for (name, x) in &map {
+        let mut magic = [0u8; 2];
+        if x.len() >= 2 && x.read_head(&mut reader, &mut magic).is_ok() {
+            heads.insert(name.clone(), magic);
+        }
+    }
+    // Likewise the summary stream (bounded: every run lies inside the file).
+    let mut summary_mapped = map
+        .get(SUMMARY_INFORMATION)
+        .map(|x| x.read_all(&mut reader));
     let (mut comp, past) = open_cfb(&mut reader)?;
     let clsid = comp.root_entry().clsid().to_bytes_le();
     let mut entries = Vec::new();
@@ -62,18 +75,28 @@ pub fn peek<R: Read + Seek>(mut reader: R) -> Result<Peek, MaxError> {
     let mut summary_information = None;
     for (name, stored_len) in entries {
         past.reset();
-        let mut magic = [0u8; 2];
-        let got = match comp.open_stream(format!("/{name}")) {
-            Ok(mut s) if stored_len >= 2 => s.read_exact(&mut magic).is_ok(),
-            _ => false,
+        let mapped = map.get(&name).is_some_and(|e| e.len() == stored_len);
+        let (got, magic) = match heads.get(&name) {
+            Some(m) if mapped => (true, *m),
+            _ => {
+                let mut magic = [0u8; 2];
+                let got = match comp.open_stream(format!("/{name}")) {
+                    Ok(mut s) if stored_len >= 2 => s.read_exact(&mut magic).is_ok(),
+                    _ => false,
+                };
+                (got, magic)
+            }
         };
         let compressed = got && !past.touched() && magic == GZIP_MAGIC;
         if name == SUMMARY_INFORMATION && stored_len <= past.real {
             past.reset();
-            let data = comp.open_stream(format!("/{name}")).and_then(|mut s| {
-                let mut data = Vec::with_capacity(stored_len as usize);
-                s.read_to_end(&mut data).map(|_| data)
-            });
+            let data = match summary_mapped.take().filter(|_| mapped) {
+                Some(d) => d,
+                None => comp.open_stream(format!("/{name}")).and_then(|mut s| {
+                    let mut data = Vec::with_capacity(stored_len as usize);
+                    s.read_to_end(&mut data).map(|_| data)
+                }),
+            };
             summary_information = match data {
                 Ok(d) if !past.touched() && compressed => inflate(&name, &d).ok(),
                 Ok(d) if !past.touched() => Some(d),

@@ -77,28 +77,67 @@ impl Extents {
         offset: u64,
         len: usize,
     ) -> std::io::Result<Vec<u8>> {
-        use std::os::unix::fs::FileExt;
         let want = (len as u64).min(self.len.saturating_sub(offset));
         let mut out = vec![0u8; want as usize];
+        let got = self.read_into(file, offset, &mut out)?;
+        out.truncate(got);
+        Ok(out)
+    }
+
+    /// The stream's first bytes (up to `out.len()`, within its first run)
+    /// through any reader of the file the map was made from.
+    pub fn read_head<R: Read + Seek>(&self, r: &mut R, out: &mut [u8]) -> std::io::Result<usize> {
+        let Some(&(at, run)) = self.runs.first() else {
+            return Ok(0);
+        };
+        let n = (out.len() as u64).min(run) as usize;
+        r.seek(SeekFrom::Start(at))?;
+        r.read_exact(&mut out[..n])?;
+        Ok(n)
+    }
+
+    /// The whole stream through any reader of the file the map was made
+    /// from (its length is bounded by the file: every run lies inside it).
+    pub fn read_all<R: Read + Seek>(&self, r: &mut R) -> std::io::Result<Vec<u8>> {
+        let mut out = vec![0u8; self.len as usize];
+        let mut got = 0usize;
+        for &(at, run) in &self.runs {
+            r.seek(SeekFrom::Start(at))?;
+            r.read_exact(&mut out[got..got + run as usize])?;
+            got += run as usize;
+        }
+        Ok(out)
+    }
+
+    /// Fills `out` with the stream's bytes from `offset` (fewer at its end):
+    /// the number of bytes read. Lets a server reuse one buffer for every
+    /// read instead of faulting in fresh pages each time.
+    pub fn read_into(
+        &self,
+        file: &std::fs::File,
+        offset: u64,
+        out: &mut [u8],
+    ) -> std::io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        let want = (out.len() as u64).min(self.len.saturating_sub(offset)) as usize;
         let mut got = 0usize;
         // The run holding `offset`, then the ones after it.
         let mut start = 0u64;
         for &(at, run) in &self.runs {
-            if got == out.len() {
+            if got == want {
                 break;
             }
             let end = start + run;
             let pos = offset + got as u64;
             if pos < end {
                 let skip = pos - start;
-                let n = (run - skip).min((out.len() - got) as u64) as usize;
+                let n = (run - skip).min((want - got) as u64) as usize;
                 file.read_exact_at(&mut out[got..got + n], at + skip)?;
                 got += n;
             }
             start = end;
         }
-        out.truncate(got);
-        Ok(out)
+        Ok(got)
     }
 }
 
