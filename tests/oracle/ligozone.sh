@@ -4,7 +4,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 oracle=${NEL_ORACLE_SRC:-/work/shared/oracles/nel}
-B=$("$oracle/build.sh")
+. "$here/nel_libs.sh"
+B=$(nel_oracle_build "$oracle")
 bin_dir=${ZONE_ORACLE_BIN_DIR:-${CARGO_TARGET_DIR:-$here/../../target}/nel-oracle}
 mkdir -p "$bin_dir"
 bin="$bin_dir/ligozone_oracle"
@@ -16,4 +17,11 @@ if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
     "$src" -o "$bin.tmp" $LIBS $LIBS -lxml2 -lpng -ljpeg -lfreetype -lz -lpthread -ldl -lrt
   mv "$bin.tmp" "$bin"
 fi
-exec "$bin" "$@"
+# NeL writes a report file into the working directory when one of its own
+# assertions fails: run it in a scratch directory, never in the caller's.
+args=()
+for a in "$@"; do case $a in */*) args+=("$(realpath -m -- "$a")") ;; *) if [ -e "$a" ]; then args+=("$(realpath -- "$a")"); else args+=("$a"); fi ;; esac; done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+"$bin" "${args[@]}"

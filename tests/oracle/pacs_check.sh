@@ -5,7 +5,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 oracle=${NEL_ORACLE:-/work/shared/oracles/nel}
-B=$("$oracle/build.sh")
+. "$here/nel_libs.sh"
+B=$(nel_oracle_build "$oracle")
 exe="$B/pacs_check-$(sha1sum "$here/pacs_check.cpp" | cut -c1-12)"
 if [ ! -x "$exe" ]; then
   L="$B/libnelligo.a $B/libnelpacs.a $B/libnel3d.a $B/libnelmisc.a"
@@ -14,4 +15,11 @@ if [ ! -x "$exe" ]; then
     "$here/pacs_check.cpp" -o "$exe.tmp.$$" $L $L -lxml2 -lpng -ljpeg -lfreetype -lz -lpthread -ldl -lrt >&2
   mv "$exe.tmp.$$" "$exe"
 fi
-exec "$exe" "$@"
+# NeL writes a report file into the working directory when one of its own
+# assertions fails: run it in a scratch directory, never in the caller's.
+args=()
+for a in "$@"; do case $a in */*) args+=("$(realpath -m -- "$a")") ;; *) if [ -e "$a" ]; then args+=("$(realpath -- "$a")"); else args+=("$a"); fi ;; esac; done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+"$exe" "${args[@]}"

@@ -7,7 +7,9 @@ use serde_json::Value;
 
 use maxfs_scene::eval::modifier::physique;
 use maxfs_scene::eval::render::material::Assets;
-use maxfs_scene::eval::{core::channels, material_view, rigs::biped, rigs::ik, SceneEval};
+use maxfs_scene::eval::{core::channels, rigs::biped, rigs::ik, SceneEval};
+
+use super::material_view;
 
 use super::scene_summary;
 

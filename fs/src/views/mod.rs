@@ -5,6 +5,7 @@ pub mod appdata;
 pub mod config;
 pub mod eval;
 pub mod info;
+pub mod material_view;
 pub mod nel_properties;
 pub mod nodes;
 pub mod patches;

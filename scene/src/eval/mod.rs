@@ -6,7 +6,6 @@
 //! constraints); `render` decodes materials, cameras and lights.
 
 pub mod core;
-pub mod material_view;
 pub mod modifier;
 pub mod objects;
 pub mod render;

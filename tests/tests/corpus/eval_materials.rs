@@ -24,7 +24,7 @@
 
 use std::collections::BTreeMap;
 
-use maxfs_scene::eval::material_view::{self, MaterialSummary};
+use maxfs_fs::views::material_view::{self, MaterialSummary};
 use maxfs_scene::eval::render::material::{self, Assets};
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;

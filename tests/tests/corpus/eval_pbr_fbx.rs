@@ -16,7 +16,7 @@
 //! Not compared: the FBX files of kenji-room list Standard materials of the
 //! scene in its state at export; a name the .max no longer has is a failure.
 
-use maxfs_scene::eval::material_view::{self, MaterialSummary};
+use maxfs_fs::views::material_view::{self, MaterialSummary};
 use maxfs_scene::eval::render::material::{self, Assets};
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;

@@ -6,8 +6,9 @@
 
 use std::collections::BTreeSet;
 
+use maxfs_fs::views::material_view;
 use maxfs_scene::eval::render::material::{file_base, Assets};
-use maxfs_scene::eval::{material_view, SceneEval};
+use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 use maxfs_tests::gltf_ref::MODELS;

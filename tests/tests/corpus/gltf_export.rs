@@ -269,7 +269,7 @@ fn babylon_corpus_exports_match_reference_gltf() {
         if !COLOUR_MODELS.contains(model) {
             continue;
         }
-        let standard: Vec<String> = maxfs_scene::eval::material_view::materials(&eval)
+        let standard: Vec<String> = maxfs_fs::views::material_view::materials(&eval)
             .into_iter()
             .filter(|m| m.class == "Standard")
             .map(|m| m.name)

@@ -16,7 +16,8 @@
 //! - Wire_Fence.max (Standard with an enabled opacity map): BLEND.
 
 use maxfs_exporters::gltf::{self, glb, TextureSearch};
-use maxfs_scene::eval::{material_view, SceneEval};
+use maxfs_fs::views::material_view;
+use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 use serde_json::Value;

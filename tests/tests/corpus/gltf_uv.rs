@@ -197,7 +197,7 @@ fn two_map_channels_become_two_texcoord_sets() {
     let doc = &*eval.doc;
     let assets = maxfs_scene::eval::render::material::Assets::of(doc);
     let channels: BTreeSet<(String, Option<i32>)> =
-        maxfs_scene::eval::material_view::texmaps(&eval, &assets)
+        maxfs_fs::views::material_view::texmaps(&eval, &assets)
             .into_iter()
             .filter_map(|t| Some((t.file?, t.uv?.channel)))
             .map(|(f, c)| {

@@ -73,6 +73,7 @@ mod mount_corpus;
 mod mount_watch;
 mod nel_formats_synthetic;
 mod nel_mutation;
+mod nel_oracle;
 mod nel_roundtrip;
 mod scene_corpus;
 mod scene_settings;

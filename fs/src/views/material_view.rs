@@ -1,12 +1,13 @@
-//! JSON-ready summaries of materials, texmaps, cameras and lights, in object
-//! order (deterministic).
+//! `materials.json`, `cameras.json`, `lights.json`: JSON-ready summaries of
+//! the evaluated materials, texmaps, cameras and lights, in object order
+//! (deterministic). View shapes live here, not in the evaluation.
 
 use serde::Serialize;
 
-use crate::eval::core::transform::SceneEval;
-use crate::eval::render::camera::{self, Camera};
-use crate::eval::render::light::{self, Light};
-use crate::eval::render::material::{self, Assets, Material, Texmap};
+use maxfs_scene::eval::render::camera::{self, Camera};
+use maxfs_scene::eval::render::light::{self, Light};
+use maxfs_scene::eval::render::material::{self, Assets, Material, Texmap};
+use maxfs_scene::eval::SceneEval;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MapSummary {
@@ -37,7 +38,7 @@ pub struct MaterialSummary {
     pub opacity: Option<f32>,
     pub two_sided: Option<bool>,
     /// Physical Material values (also for the PBR materials delegating to it).
-    pub pbr: Option<crate::eval::render::physical::Pbr>,
+    pub pbr: Option<maxfs_scene::eval::render::physical::Pbr>,
     pub maps: Vec<MapSummary>,
     pub sub_materials: Vec<Option<usize>>,
     /// Parameter blocks of other material classes, by name.
