@@ -5,6 +5,7 @@ pub mod appdata_names;
 pub mod cache;
 pub mod disk_cache;
 pub mod exports;
+pub mod gltf_stage;
 pub mod json;
 pub mod names;
 pub mod source_check;

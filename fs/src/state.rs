@@ -18,6 +18,7 @@ use maxfs_scene::{Document, Layout, Typed};
 
 use crate::cache::{DocKey, Weigh};
 use crate::exports::ExportSet;
+use crate::gltf_stage::GltfStage;
 use crate::names::escape_stream_name;
 
 /// One stream as listed under `streams/`.
@@ -130,6 +131,7 @@ impl MaxState {
                 typed: OnceLock::new(),
                 eval: OnceLock::new(),
                 exports: OnceLock::new(),
+                gltf: OnceLock::new(),
                 chunks: OnceLock::new(),
             }))
         });
@@ -150,6 +152,7 @@ pub struct Loaded {
     typed: OnceLock<Result<Arc<Typed>, String>>,
     eval: OnceLock<Result<Arc<SceneEval>, String>>,
     exports: OnceLock<StageResult<ExportSet>>,
+    gltf: OnceLock<StageResult<GltfStage>>,
     chunks: OnceLock<Vec<ChunkIndex>>,
     /// Bytes of the inflated streams.
     file_bytes: u64,
@@ -226,6 +229,15 @@ impl Loaded {
         self.exports.get_or_init(|| make(self)).clone()
     }
 
+    /// The glTF stage (`scene.glb` and its errors.txt lines), made by `make`
+    /// on first need.
+    pub fn gltf(
+        &self,
+        make: impl FnOnce(&Loaded) -> StageResult<GltfStage>,
+    ) -> StageResult<GltfStage> {
+        self.gltf.get_or_init(|| make(self)).clone()
+    }
+
     /// Builds every NeL export of the file from the evaluated scene.
     pub fn build_exports(&self, stem: &str) -> StageResult<ExportSet> {
         self.eval()
@@ -250,7 +262,11 @@ impl Loaded {
             Some(Ok(set)) => set.files.iter().map(|f| f.bytes.len() as u64).sum(),
             _ => 0,
         };
-        doc_bytes + typed + eval + exports
+        let gltf = match self.gltf.get() {
+            Some(Ok(g)) => g.bytes(),
+            _ => 0,
+        };
+        doc_bytes + typed + eval + exports + gltf
     }
 
     /// The chunk numbering of stream `stream` (empty for a stream without

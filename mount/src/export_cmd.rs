@@ -340,6 +340,7 @@ fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Res
         let search = maxfs_exporters::gltf::TextureSearch {
             max_dir: p.parent().map(Path::to_path_buf),
             roots: job.maps.to_vec(),
+            log: None,
         };
         let e = maxfs_exporters::gltf::export_scene_with(&eval, &search)?;
         write("gltf", &format!("{}.glb", source_stem(p)), &e.glb)?;

@@ -57,7 +57,7 @@ pub fn export_with_stand_in_images(max: &Path) -> maxfs_exporters::gltf::GltfExp
     let dir = stand_in_images(&eval);
     let search = maxfs_exporters::gltf::TextureSearch {
         max_dir: Some(dir.path().to_path_buf()),
-        roots: Vec::new(),
+        ..Default::default()
     };
     maxfs_exporters::gltf::export_scene_with(&eval, &search).expect("export")
 }

@@ -22,7 +22,7 @@ mod texture_transform;
 pub mod textures;
 mod vertex_color;
 
-pub use textures::TextureSearch;
+pub use textures::{ResolutionLog, TextureSearch};
 
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::settings::{self, TimeConfig};
@@ -117,6 +117,7 @@ pub fn export_file_with(
     let search = TextureSearch {
         max_dir: path.parent().map(std::path::Path::to_path_buf),
         roots: maps.to_vec(),
+        log: None,
     };
     export_scene_with(&eval, &search)
 }

@@ -28,6 +28,34 @@ pub struct TextureSearch {
     pub max_dir: Option<PathBuf>,
     /// Further folders searched (recursively) for a texture's base name.
     pub roots: Vec<PathBuf>,
+    /// Every resolution made through this search, when set: what an export
+    /// depends on outside its source (a cache of the export must check them).
+    pub log: Option<ResolutionLog>,
+}
+
+/// Stored texture paths and the file each resolved to (`None`: not found),
+/// in the order first asked.
+#[derive(Debug, Clone, Default)]
+pub struct ResolutionLog(std::sync::Arc<std::sync::Mutex<Vec<(String, Option<PathBuf>)>>>);
+
+impl ResolutionLog {
+    fn note(&self, stored: &str, found: Option<&Path>) {
+        let mut v = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !v.iter().any(|(s, _)| s == stored) {
+            v.push((stored.to_string(), found.map(Path::to_path_buf)));
+        }
+    }
+
+    /// The resolutions made so far.
+    pub fn entries(&self) -> Vec<(String, Option<PathBuf>)> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
 }
 
 /// Directory levels searched below a folder for a base name.
@@ -118,8 +146,16 @@ fn find_below(root: &Path, name: &str) -> Option<PathBuf> {
 }
 
 impl TextureSearch {
-    /// The image file of a Bitmap's stored path.
+    /// The image file of a Bitmap's stored path (noted in the log, if any).
     pub fn resolve(&self, stored: &str) -> Result<PathBuf, TextureError> {
+        let r = self.find(stored);
+        if let Some(log) = &self.log {
+            log.note(stored, r.as_deref().ok());
+        }
+        r
+    }
+
+    fn find(&self, stored: &str) -> Result<PathBuf, TextureError> {
         let parts: Vec<&str> = stored
             .split(['\\', '/'])
             .filter(|c| !c.is_empty() && *c != ".")
@@ -304,7 +340,7 @@ mod tests {
         std::fs::write(maps.join("deep/wood.png"), b"x").expect("write");
         let s = TextureSearch {
             max_dir: Some(dir.path().to_path_buf()),
-            roots: Vec::new(),
+            ..Default::default()
         };
         assert_eq!(
             s.resolve(r"C:\art\maps\crate.tga").expect("tail"),

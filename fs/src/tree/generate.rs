@@ -3,6 +3,7 @@
 //! cache and the optional disk cache.
 
 use super::*;
+use crate::gltf_stage::GltfStage;
 
 impl MaxFs {
     /// Where `export/scene.glb` looks for texture images of `state`'s file.
@@ -10,6 +11,7 @@ impl MaxFs {
         maxfs_exporters::gltf::TextureSearch {
             max_dir: self.root.join(state.path()).parent().map(Path::to_path_buf),
             roots: self.maps.clone(),
+            log: None,
         }
     }
 
@@ -19,23 +21,61 @@ impl MaxFs {
     /// (`gltf<TAB>-<TAB>subject: what`).
     pub(super) fn errors_txt(&self, state: &MaxState) -> Result<Vec<u8>, FsError> {
         let mut text = self.export_set(state)?.errors_text();
-        if let Ok(eval) = self.loaded(state)?.eval().as_deref() {
-            let search = self.texture_search(state);
-            for (material, reason) in maxfs_exporters::gltf::texture_problems(eval, &search) {
-                text.extend(format!("gltf\t{material}\t{reason}\n").into_bytes());
-            }
-            // The glTF build is where its gaps are known; meshes are memoized in
-            // the evaluation, so this costs the packing, not the geometry.
-            match maxfs_exporters::gltf::export_scene_with(eval, &search) {
-                Ok(e) => {
-                    for gap in e.gaps() {
-                        text.extend(format!("gltf\t-\t{gap}\n").into_bytes());
-                    }
-                }
-                Err(e) => text.extend(format!("gltf\t-\tnot exported: {e}\n").into_bytes()),
+        if let Ok(stage) = self.gltf_stage(state) {
+            for line in &stage.lines {
+                text.extend(format!("gltf\t{line}\n").into_bytes());
             }
         }
         Ok(text)
+    }
+
+    /// The glTF stage of a file (`scene.glb` and its errors.txt lines), from
+    /// the disk cache while the images it looked up are unchanged, else built
+    /// from the evaluated scene.
+    pub(super) fn gltf_stage(&self, state: &MaxState) -> Result<Arc<GltfStage>, FsError> {
+        let loaded = self.loaded(state)?;
+        let search = self.texture_search(state);
+        let mut grew = false;
+        let r = loaded.gltf(|l| {
+            grew = true;
+            let place = self.disk_place(state, "export/scene.glb");
+            if let Some((disk, hash, place)) = &place {
+                if let Some(stage) = disk
+                    .get(hash, place)
+                    .and_then(|b| GltfStage::from_bytes(&b, &search))
+                {
+                    return Ok(Arc::new(stage));
+                }
+            }
+            *self
+                .generations
+                .lock()
+                .entry(format!("{}/export/{SCENE_GLB}", state.path().display()))
+                .or_default() += 1;
+            let eval = l.eval()?;
+            let stage = crate::guard(|| Ok(GltfStage::build(&eval, &search)));
+            match &stage {
+                Ok(s) => {
+                    if let Some((disk, hash, place)) = &place {
+                        disk.put(hash, place, &s.to_bytes());
+                    }
+                }
+                Err(e) => {
+                    let what = format!("{}: {SCENE_GLB}: {e}", state.path().display());
+                    crate::warn_once::warn(&state.key, &what)
+                }
+            }
+            stage.map(Arc::new)
+        });
+        if grew {
+            self.docs.trim();
+        }
+        r.map_err(FsError::Failed)
+    }
+
+    /// The bytes of `export/scene.glb`.
+    pub(super) fn scene_glb(&self, state: &MaxState) -> Result<Arc<[u8]>, FsError> {
+        self.gltf_stage(state)?.glb.clone().map_err(FsError::Failed)
     }
 
     /// The NeL exports of a file, a stage of its loaded document (exported on
@@ -137,9 +177,9 @@ impl MaxFs {
     }
 
     /// Generated files that depend only on the source and the tool, and cost an
-    /// evaluation: the ones worth keeping on disk. `scene.glb` (and the texture
-    /// lines of `errors.txt`) also depend on the image files found beside the
-    /// source, which the key cannot see, so they are regenerated per mount.
+    /// evaluation: the ones worth keeping on disk. (`scene.glb` is kept as part
+    /// of the glTF stage, with the image files it depends on; `errors.txt` is
+    /// made from the export and glTF stages, both kept.)
     pub(super) fn persistent(v: V) -> bool {
         matches!(v, V::Json(_) | V::ExportJson(_))
     }
@@ -239,11 +279,6 @@ impl MaxFs {
                 maxfs_exporters::nel::nel_json(&file.bytes, &file.name, false)
                     .map(String::into_bytes)
                     .map_err(|e| e.to_string())
-            }
-            V::SceneGlb => {
-                let eval = doc()?.eval()?;
-                maxfs_exporters::gltf::export_scene_with(&eval, &self.texture_search(state))
-                    .map(|e| e.glb)
             }
             V::ExportErrors => self.errors_txt(state).map_err(|e| e.to_string()),
             _ => Err("not a generated file".into()),

@@ -209,7 +209,8 @@ impl MaxFs {
                     None => (Kind::Dir, 0),
                 }
             }
-            V::Info | V::Error | V::Thumbnail | V::Json(_) | V::ExportJson(_) | V::SceneGlb => {
+            V::SceneGlb => (Kind::File, self.scene_glb(state)?.len() as u64),
+            V::Info | V::Error | V::Thumbnail | V::Json(_) | V::ExportJson(_) => {
                 (Kind::File, self.generated(state, v)?.len() as u64)
             }
         };

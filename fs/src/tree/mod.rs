@@ -580,6 +580,7 @@ impl MaxFs {
                     let file = set.files.get(i as usize).ok_or(FsError::NotFound)?;
                     Blob::Owned(file.bytes.clone())
                 }
+                V::SceneGlb => Blob::Owned(self.scene_glb(state)?),
                 v => Blob::Owned(self.generated(state, v)?),
             })),
         }

@@ -87,7 +87,7 @@ fn materials_only(rel: &str, names: &[&str]) -> (Vec<Value>, Vec<String>) {
     let dir = maxfs_tests::stand_in_images(&eval);
     let search = TextureSearch {
         max_dir: Some(dir.path().to_path_buf()),
-        roots: Vec::new(),
+        ..Default::default()
     };
     let (ms, warnings) = gltf::materials_only(&eval, &search, &idx);
     let ms = ms

@@ -1,0 +1,174 @@
+//! `export/scene.glb` and the glTF lines of `export/errors.txt` as one stage of
+//! a loaded file: the glTF is built once (it used to be built once for the
+//! file and again for errors.txt), held beside the NeL exports and weighed in
+//! the documents budget, and kept in the disk cache.
+//!
+//! Unlike the NeL exports, the glTF depends on files outside its source: the
+//! texture images it found (and embedded) or did not find. A stored stage
+//! records each texture path the build looked up, with the file it resolved
+//! to and that file's size and times; it is served only while the same search
+//! resolves every one of them to the same, unchanged file (or still finds
+//! nothing), so an image added, replaced or removed beside the source
+//! rebuilds it.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use maxfs_exporters::gltf::{self, ResolutionLog, TextureSearch};
+use maxfs_scene::eval::SceneEval;
+
+use crate::cache::DocKey;
+
+/// What the glTF export of one file gives the tree.
+#[derive(Debug)]
+pub struct GltfStage {
+    /// The `.glb` bytes, or why the scene could not be exported at all.
+    pub glb: Result<Arc<[u8]>, String>,
+    /// The `errors.txt` lines after `gltf<TAB>`: one per texture image that
+    /// is not embedded (`material<TAB>reason`), then one per part left out or
+    /// approximated (`-<TAB>subject: what`).
+    pub lines: Vec<String>,
+    /// Every texture lookup the build made (see the module docs).
+    deps: Vec<Dep>,
+}
+
+/// One texture lookup: the stored path and what it resolved to.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Dep {
+    stored: String,
+    found: Option<Stamp>,
+}
+
+/// A resolved image file and the version of it the build read.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Stamp {
+    /// The path's bytes (paths need not be UTF-8).
+    path: Vec<u8>,
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Option<Stamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        let key = DocKey::of(path, &meta);
+        Some(Stamp {
+            path: path.as_os_str().as_encoded_bytes().to_vec(),
+            size: key.size,
+            mtime_ns: key.mtime_ns,
+            ctime_ns: key.ctime_ns,
+        })
+    }
+}
+
+/// The index of a stored stage; the `.glb` bytes follow it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Stored {
+    deps: Vec<Dep>,
+    lines: Vec<String>,
+    glb: Result<u64, String>,
+}
+
+/// How a lookup resolves now, in the form [`Dep`] records it.
+fn lookup(search: &TextureSearch, stored: &str) -> Dep {
+    let found = search.resolve(stored).ok().and_then(|p| Stamp::of(&p));
+    Dep {
+        stored: stored.to_string(),
+        found,
+    }
+}
+
+impl GltfStage {
+    /// Exports `eval` with `search` and lists the images it could not embed.
+    pub fn build(eval: &SceneEval, search: &TextureSearch) -> GltfStage {
+        let log = ResolutionLog::default();
+        let logged = TextureSearch {
+            log: Some(log.clone()),
+            ..search.clone()
+        };
+        let mut lines: Vec<String> = gltf::texture_problems(eval, &logged)
+            .into_iter()
+            .map(|(material, reason)| format!("{material}\t{reason}"))
+            .collect();
+        let glb = match gltf::export_scene_with(eval, &logged) {
+            Ok(e) => {
+                lines.extend(e.gaps().map(|gap| format!("-\t{gap}")));
+                Ok(Arc::from(e.glb))
+            }
+            Err(e) => {
+                lines.push(format!("-\tnot exported: {e}"));
+                Err(e)
+            }
+        };
+        let deps = log
+            .entries()
+            .into_iter()
+            .map(|(stored, found)| Dep {
+                stored,
+                found: found.as_deref().and_then(Stamp::of),
+            })
+            .collect();
+        GltfStage { glb, lines, deps }
+    }
+
+    /// Heap bytes held (the `.glb` dominates).
+    pub fn bytes(&self) -> u64 {
+        let glb = self.glb.as_ref().map_or(0, |b| b.len());
+        let lines: usize = self.lines.iter().map(String::len).sum();
+        (glb + lines) as u64
+    }
+
+    /// Bytes for the disk cache; [`GltfStage::from_bytes`] reads them back.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let index = Stored {
+            deps: self.deps.clone(),
+            lines: self.lines.clone(),
+            glb: self
+                .glb
+                .as_ref()
+                .map(|b| b.len() as u64)
+                .map_err(Clone::clone),
+        };
+        let json = serde_json::to_vec(&index).unwrap_or_default();
+        let mut out = (json.len() as u64).to_le_bytes().to_vec();
+        out.extend_from_slice(&json);
+        if let Ok(glb) = &self.glb {
+            out.extend_from_slice(glb);
+        }
+        out
+    }
+
+    /// Reads [`GltfStage::to_bytes`] when every texture lookup it recorded
+    /// still resolves the same way under `search`; `None` otherwise (or for
+    /// anything malformed): the caller rebuilds the stage.
+    pub fn from_bytes(b: &[u8], search: &TextureSearch) -> Option<GltfStage> {
+        let (len, rest) = b.split_first_chunk::<8>()?;
+        let (json, data) =
+            rest.split_at_checked(usize::try_from(u64::from_le_bytes(*len)).ok()?)?;
+        let index: Stored = serde_json::from_slice(json).ok()?;
+        let glb = match index.glb {
+            Ok(n) if usize::try_from(n).ok()? == data.len() => Ok(Arc::from(data)),
+            Err(e) if data.is_empty() => Err(e),
+            _ => return None,
+        };
+        if index.deps.iter().any(|d| lookup(search, &d.stored) != *d) {
+            return None;
+        }
+        Some(GltfStage {
+            glb,
+            lines: index.lines,
+            deps: index.deps,
+        })
+    }
+
+    /// The image files the stage embedded (for tests and diagnostics).
+    pub fn found_images(&self) -> Vec<PathBuf> {
+        self.deps
+            .iter()
+            .filter_map(|d| d.found.as_ref())
+            .map(|s| PathBuf::from(std::ffi::OsStr::from_bytes(&s.path)))
+            .collect()
+    }
+}
