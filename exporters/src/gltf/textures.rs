@@ -33,10 +33,12 @@ pub struct TextureSearch {
     pub log: Option<ResolutionLog>,
 }
 
-/// Stored texture paths and the file each resolved to (`None`: not found),
-/// in the order first asked.
+/// One lookup: the stored path and the file it resolved to (`None`: not found).
+pub type Resolution = (String, Option<PathBuf>);
+
+/// The lookups made through a search, in the order first asked.
 #[derive(Debug, Clone, Default)]
-pub struct ResolutionLog(std::sync::Arc<std::sync::Mutex<Vec<(String, Option<PathBuf>)>>>);
+pub struct ResolutionLog(std::sync::Arc<std::sync::Mutex<Vec<Resolution>>>);
 
 impl ResolutionLog {
     fn note(&self, stored: &str, found: Option<&Path>) {
@@ -50,7 +52,7 @@ impl ResolutionLog {
     }
 
     /// The resolutions made so far.
-    pub fn entries(&self) -> Vec<(String, Option<PathBuf>)> {
+    pub fn entries(&self) -> Vec<Resolution> {
         self.0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
