@@ -154,7 +154,12 @@ fn violations(name: &str, s: &SkeletonShape, biped: &dyn Fn(usize) -> bool) -> V
 fn ryzom_skeletons_fix_the_conventions_and_ours_follow_them() {
     let dir = corpus_dir().join("nel/ryzom_graphics");
     let files = maxfs_tests::files_with_ext(&dir, &["skel"]);
-    assert_eq!(files.len(), 26, "ryzom_graphics .skel files");
+    // At least the 26 the README lists (more may be added; never an exact count).
+    assert!(
+        files.len() >= 26,
+        "ryzom_graphics .skel files: {}",
+        files.len()
+    );
     let mut failures = Vec::new();
     let (mut bones, mut under_biped) = (0, 0);
     for f in &files {

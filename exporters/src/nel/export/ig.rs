@@ -629,8 +629,10 @@ pub fn build(
     InstanceGroup {
         version: IG_VERSION,
         real_time_sun_contribution: Some(Bool(u8::from(sun))),
+        // Version 1, as NeL (and so today's plug-in) writes it: NeL reads a
+        // version 0 grid map (keyed by name) by discarding it.
         surface_light: Some(IgSurfaceLight {
-            version: 0,
+            version: 1,
             cell_size: F32::from_f32(1.0),
             oo_cell_size: F32::from_f32(1.0),
             ..Default::default()
