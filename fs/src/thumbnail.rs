@@ -20,11 +20,32 @@ fn le16(b: &[u8], at: usize) -> Option<u16> {
     b.get(at..at + 2).map(|x| u16::from_le_bytes([x[0], x[1]]))
 }
 
-fn parse(dib: &[u8]) -> Result<Dib<'_>, String> {
-    let short = || format!("DIB header: {} bytes, need 40", dib.len());
+/// Why a saved preview cannot be shown.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DibError {
+    #[error("DIB header: {0} bytes, need 40")]
+    ShortHeader(usize),
+    #[error("DIB header size {0}, expected 40 or more")]
+    HeaderSize(usize),
+    #[error("DIB of {0}×{1} pixels")]
+    Dimensions(i32, i32),
+    #[error("DIB compression {0} is not supported")]
+    Compression(u32),
+    #[error("DIB with {0} bits per pixel")]
+    Bits(u16),
+    #[error("DIB palette runs past the data")]
+    Palette,
+    #[error("DIB pixels: need {need} bytes, have {have}")]
+    Pixels { need: usize, have: usize },
+    #[error("PNG encoding: {0}")]
+    Png(String),
+}
+
+fn parse(dib: &[u8]) -> Result<Dib<'_>, DibError> {
+    let short = || DibError::ShortHeader(dib.len());
     let size = le32(dib, 0).ok_or_else(short)? as usize;
     if size < 40 {
-        return Err(format!("DIB header size {size}, expected 40 or more"));
+        return Err(DibError::HeaderSize(size));
     }
     let width = le32(dib, 4).ok_or_else(short)? as i32;
     let height = le32(dib, 8).ok_or_else(short)? as i32;
@@ -32,10 +53,10 @@ fn parse(dib: &[u8]) -> Result<Dib<'_>, String> {
     let compression = le32(dib, 16).ok_or_else(short)?;
     let clr_used = le32(dib, 32).ok_or_else(short)? as usize;
     if !(1..=16384).contains(&width) || height == 0 || height.unsigned_abs() > 16384 {
-        return Err(format!("DIB of {width}×{height} pixels"));
+        return Err(DibError::Dimensions(width, height));
     }
     if compression != 0 && !(compression == 3 && matches!(bits, 16 | 32)) {
-        return Err(format!("DIB compression {compression} is not supported"));
+        return Err(DibError::Compression(compression));
     }
     let masks = if compression == 3 { 12 } else { 0 };
     let colors = match bits {
@@ -47,23 +68,20 @@ fn parse(dib: &[u8]) -> Result<Dib<'_>, String> {
             }
         }
         16 | 24 | 32 => 0,
-        b => return Err(format!("DIB with {b} bits per pixel")),
+        b => return Err(DibError::Bits(b)),
     };
     let pal_start = size + masks;
     let pix_start = pal_start + colors * 4;
-    let palette = dib
-        .get(pal_start..pix_start)
-        .ok_or("DIB palette runs past the data")?;
+    let palette = dib.get(pal_start..pix_start).ok_or(DibError::Palette)?;
     let w = width as usize;
     let h = height.unsigned_abs() as usize;
     let stride = (w * usize::from(bits)).div_ceil(32) * 4;
-    let pixels = dib.get(pix_start..pix_start + stride * h).ok_or_else(|| {
-        format!(
-            "DIB pixels: need {} bytes, have {}",
-            stride * h,
-            dib.len().saturating_sub(pix_start)
-        )
-    })?;
+    let pixels = dib
+        .get(pix_start..pix_start + stride * h)
+        .ok_or_else(|| DibError::Pixels {
+            need: stride * h,
+            have: dib.len().saturating_sub(pix_start),
+        })?;
     Ok(Dib {
         width: w,
         height: h,
@@ -76,12 +94,12 @@ fn parse(dib: &[u8]) -> Result<Dib<'_>, String> {
 }
 
 /// Checks that a DIB can be converted, without converting it.
-pub fn check_dib(dib: &[u8]) -> Result<(), String> {
+pub fn check_dib(dib: &[u8]) -> Result<(), DibError> {
     parse(dib).map(|_| ())
 }
 
 /// Converts a packed DIB to an 8-bit RGB PNG (top row first).
-pub fn dib_to_png(dib: &[u8]) -> Result<Vec<u8>, String> {
+pub fn dib_to_png(dib: &[u8]) -> Result<Vec<u8>, DibError> {
     let d = parse(dib)?;
     let mut rgb = Vec::with_capacity(d.width * d.height * 3);
     for y in 0..d.height {
@@ -115,9 +133,10 @@ pub fn dib_to_png(dib: &[u8]) -> Result<Vec<u8>, String> {
         let mut enc = png::Encoder::new(&mut out, d.width as u32, d.height as u32);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
-        let mut w = enc.write_header().map_err(|e| e.to_string())?;
-        w.write_image_data(&rgb).map_err(|e| e.to_string())?;
-        w.finish().map_err(|e| e.to_string())?;
+        let png = |e: png::EncodingError| DibError::Png(e.to_string());
+        let mut w = enc.write_header().map_err(png)?;
+        w.write_image_data(&rgb).map_err(png)?;
+        w.finish().map_err(png)?;
     }
     Ok(out)
 }

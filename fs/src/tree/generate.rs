@@ -254,7 +254,7 @@ impl MaxFs {
                     })?;
                 let dib = maxfs_scene::summary::thumbnail_dib(&set)
                     .ok_or("no thumbnail in SummaryInformation")?;
-                crate::thumbnail::dib_to_png(dib)
+                crate::thumbnail::dib_to_png(dib).map_err(|e| e.to_string())
             }
             V::Json(view) => {
                 let rendered = doc().and_then(|l| {

@@ -45,11 +45,13 @@ enum Setting<T> {
     Error { error: String },
 }
 
-impl<T> From<Result<T, String>> for Setting<T> {
-    fn from(r: Result<T, String>) -> Setting<T> {
+impl<T, E: std::fmt::Display> From<Result<T, E>> for Setting<T> {
+    fn from(r: Result<T, E>) -> Setting<T> {
         match r {
             Ok(v) => Setting::Decoded(v),
-            Err(error) => Setting::Error { error },
+            Err(e) => Setting::Error {
+                error: e.to_string(),
+            },
         }
     }
 }

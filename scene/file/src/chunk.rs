@@ -110,20 +110,29 @@ struct Header {
     total_len: u64,
 }
 
-fn read_header(data: &[u8], pos: usize) -> Result<Header, String> {
+/// What is wrong with one chunk header (the caller adds where).
+#[derive(Debug, thiserror::Error)]
+enum HeaderError {
+    #[error("expected a 6-byte chunk header, {left} bytes left (trailing bytes)")]
+    Short { left: usize },
+    #[error("chunk {id:04X}: size 0 announces a 64-bit size, {left} bytes left")]
+    ShortWide { id: u16, left: usize },
+    #[error("chunk {id:04X}: size {size} is smaller than its {header}-byte header")]
+    Undersized { id: u16, size: u64, header: u64 },
+    #[error("chunk {id:04X}: size {size} runs past its parent ({left} bytes left)")]
+    Overrun { id: u16, size: u64, left: usize },
+}
+
+fn read_header(data: &[u8], pos: usize) -> Result<Header, HeaderError> {
     let left = data.len() - pos;
     if left < NARROW_HEADER as usize {
-        return Err(format!(
-            "expected a 6-byte chunk header, {left} bytes left (trailing bytes)"
-        ));
+        return Err(HeaderError::Short { left });
     }
     let id = u16::from_le_bytes([data[pos], data[pos + 1]]);
     let raw = u32::from_le_bytes([data[pos + 2], data[pos + 3], data[pos + 4], data[pos + 5]]);
     let h = if raw == 0 {
         if left < WIDE_HEADER as usize {
-            return Err(format!(
-                "chunk {id:04X}: size 0 announces a 64-bit size, {left} bytes left"
-            ));
+            return Err(HeaderError::ShortWide { id, left });
         }
         let mut b = [0u8; 8];
         b.copy_from_slice(&data[pos + 6..pos + 14]);
@@ -145,16 +154,18 @@ fn read_header(data: &[u8], pos: usize) -> Result<Header, String> {
         }
     };
     if h.total_len < h.header_len {
-        return Err(format!(
-            "chunk {id:04X}: size {} is smaller than its {}-byte header",
-            h.total_len, h.header_len
-        ));
+        return Err(HeaderError::Undersized {
+            id,
+            size: h.total_len,
+            header: h.header_len,
+        });
     }
     if h.total_len > left as u64 {
-        return Err(format!(
-            "chunk {id:04X}: size {} runs past its parent ({left} bytes left)",
-            h.total_len
-        ));
+        return Err(HeaderError::Overrun {
+            id,
+            size: h.total_len,
+            left,
+        });
     }
     Ok(h)
 }

@@ -85,40 +85,82 @@ fn scene_objects(doc: &Document) -> &[Chunk] {
         .unwrap_or(&[])
 }
 
+/// Why a scene setting could not be read: what is missing, or where the data
+/// is not what the layout says and what was expected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SettingsError {
+    #[error("Scene stream: no Scene object (class 0x2222,0)")]
+    NoSceneObject,
+    #[error("Scene stream, object {object}: no units chunk 0x8520")]
+    NoUnits { object: usize },
+    #[error("Scene stream, object {object}, chunk 0x8520: {why}")]
+    Units { object: usize, why: ValueError },
+    #[error("no chunk-formatted Config stream")]
+    NoConfig,
+    #[error("Config stream: no time configuration chunk 0x20b0")]
+    NoTimeConfig,
+    #[error("Config stream, chunk 0x20b0: {0}")]
+    Time(ValueError),
+}
+
+/// What is wrong inside one settings chunk.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValueError {
+    #[error("no leaf {0:#06x}")]
+    Missing(u16),
+    #[error("{at}{len} bytes, expected {expected}")]
+    Size {
+        /// `leaf 0x....: ` when the value is a leaf of the chunk.
+        at: String,
+        len: usize,
+        expected: usize,
+    },
+    #[error("unknown unit type {0}")]
+    UnitType(i32),
+    #[error("unit scale {0} is not a positive number")]
+    Scale(f64),
+    #[error("frame rate {0} out of 1..=4800")]
+    FrameRate(i32),
+    #[error("animation range ends ({end}) before it starts ({start})")]
+    Range { start: i32, end: i32 },
+}
+
 /// The system unit of a scene, from the Scene object's chunk 0x8520. An error
 /// names what is missing or malformed (stream, object, chunk, size).
-pub fn system_unit(doc: &Document, graph: &SceneGraph) -> Result<SystemUnit, String> {
-    let idx = graph
+pub fn system_unit(doc: &Document, graph: &SceneGraph) -> Result<SystemUnit, SettingsError> {
+    let object = graph
         .objects
         .iter()
         .position(|o| o.class.as_ref().is_some_and(|c| c.class_id == SCENE_CLASS))
-        .ok_or("Scene stream: no Scene object (class 0x2222,0)")?;
+        .ok_or(SettingsError::NoSceneObject)?;
     let chunks = scene_objects(doc)
-        .get(idx)
+        .get(object)
         .map(Chunk::children)
         .unwrap_or(&[]);
     let data = chunks
         .iter()
         .find(|c| c.id == UNITS_CHUNK)
         .and_then(Chunk::payload)
-        .ok_or_else(|| format!("Scene stream, object {idx}: no units chunk 0x8520"))?;
-    decode_unit(data).map_err(|e| format!("Scene stream, object {idx}, chunk 0x8520: {e}"))
+        .ok_or(SettingsError::NoUnits { object })?;
+    decode_unit(data).map_err(|why| SettingsError::Units { object, why })
 }
 
 /// `{i32 unit type, f32 scale}`.
-pub fn decode_unit(data: &[u8]) -> Result<SystemUnit, String> {
-    let w: [u8; 8] = data
-        .try_into()
-        .map_err(|_| format!("{} bytes, expected 8", data.len()))?;
+pub fn decode_unit(data: &[u8]) -> Result<SystemUnit, ValueError> {
+    let w: [u8; 8] = data.try_into().map_err(|_| ValueError::Size {
+        at: String::new(),
+        len: data.len(),
+        expected: 8,
+    })?;
     let unit_type = i32::from_le_bytes([w[0], w[1], w[2], w[3]]);
     let scale = f64::from(f32::from_le_bytes([w[4], w[5], w[6], w[7]]));
     let (unit, metres) = usize::try_from(unit_type)
         .ok()
         .and_then(|i| UNIT_TYPES.get(i))
         .copied()
-        .ok_or_else(|| format!("unknown unit type {unit_type}"))?;
+        .ok_or(ValueError::UnitType(unit_type))?;
     if !(scale.is_finite() && scale > 0.0) {
-        return Err(format!("unit scale {scale} is not a positive number"));
+        return Err(ValueError::Scale(scale));
     }
     Ok(SystemUnit {
         unit_type,
@@ -130,41 +172,41 @@ pub fn decode_unit(data: &[u8]) -> Result<SystemUnit, String> {
 
 /// The time configuration, from Config stream chunk 0x20b0. An error names
 /// what is missing or malformed.
-pub fn time_config(doc: &Document) -> Result<TimeConfig, String> {
+pub fn time_config(doc: &Document) -> Result<TimeConfig, SettingsError> {
     let chunks = doc
         .stream("Config")
         .and_then(|s| s.chunks())
-        .ok_or("no chunk-formatted Config stream")?;
+        .ok_or(SettingsError::NoConfig)?;
     let tc = chunks
         .iter()
         .find(|c| c.id == TIME_CONFIG)
-        .ok_or("Config stream: no time configuration chunk 0x20b0")?;
-    decode_time(tc.children()).map_err(|e| format!("Config stream, chunk 0x20b0: {e}"))
+        .ok_or(SettingsError::NoTimeConfig)?;
+    decode_time(tc.children()).map_err(SettingsError::Time)
 }
 
 /// The time configuration from the children of a 0x20b0 chunk.
-pub fn decode_time(children: &[Chunk]) -> Result<TimeConfig, String> {
-    let i32_of = |id: u16| -> Result<i32, String> {
+pub fn decode_time(children: &[Chunk]) -> Result<TimeConfig, ValueError> {
+    let i32_of = |id: u16| -> Result<i32, ValueError> {
         let d = children
             .iter()
             .find(|c| c.id == id)
             .and_then(Chunk::payload)
-            .ok_or_else(|| format!("no leaf {id:#06x}"))?;
-        let w: [u8; 4] = d
-            .try_into()
-            .map_err(|_| format!("leaf {id:#06x}: {} bytes, expected 4", d.len()))?;
+            .ok_or(ValueError::Missing(id))?;
+        let w: [u8; 4] = d.try_into().map_err(|_| ValueError::Size {
+            at: format!("leaf {id:#06x}: "),
+            len: d.len(),
+            expected: 4,
+        })?;
         Ok(i32::from_le_bytes(w))
     };
     let fps = i32_of(FRAME_RATE)?;
     let frame_rate = u32::try_from(fps)
         .ok()
         .filter(|&f| f > 0 && f <= TICKS_PER_SECOND as u32)
-        .ok_or_else(|| format!("frame rate {fps} out of 1..=4800"))?;
+        .ok_or(ValueError::FrameRate(fps))?;
     let (start, end) = (i32_of(RANGE_START)?, i32_of(RANGE_END)?);
     if end < start {
-        return Err(format!(
-            "animation range ends ({end}) before it starts ({start})"
-        ));
+        return Err(ValueError::Range { start, end });
     }
     Ok(TimeConfig {
         frame_rate,
@@ -194,11 +236,14 @@ mod tests {
         assert_eq!((inch.unit, inch.metres_per_unit), ("inches", 0.0254));
         assert_eq!(u(4, 1.0).expect("cm").metres_per_unit, 0.01);
         assert!((u(5, 2.5).expect("m").metres_per_unit - 2.5).abs() < 1e-12);
-        assert!(u(7, 1.0).unwrap_err().contains("unknown unit type 7"));
+        assert_eq!(u(7, 1.0).unwrap_err(), ValueError::UnitType(7));
         assert!(u(-1, 1.0).is_err());
-        assert!(u(5, 0.0).unwrap_err().contains("not a positive"));
+        assert_eq!(u(5, 0.0).unwrap_err(), ValueError::Scale(0.0));
         assert!(u(5, f32::NAN).is_err());
-        assert!(decode_unit(&[0; 7]).unwrap_err().contains("7 bytes"));
+        assert!(decode_unit(&[0; 7])
+            .unwrap_err()
+            .to_string()
+            .contains("7 bytes"));
     }
 
     #[test]
@@ -214,13 +259,20 @@ mod tests {
         let t = tc(24, 200, 20000).expect("24 fps");
         assert_eq!((t.ticks_per_frame, t.start, t.end), (200, 200, 20000));
         assert_eq!(tc(25, 0, 0).expect("25").ticks_per_frame, 192);
-        assert!(tc(0, 0, 1).unwrap_err().contains("frame rate 0"));
+        assert_eq!(tc(0, 0, 1).unwrap_err(), ValueError::FrameRate(0));
         assert!(tc(4801, 0, 1).is_err());
-        assert!(tc(30, 10, 0).unwrap_err().contains("before it starts"));
+        assert_eq!(
+            tc(30, 10, 0).unwrap_err(),
+            ValueError::Range { start: 10, end: 0 }
+        );
         assert!(decode_time(&[leaf(FRAME_RATE, 30)])
             .unwrap_err()
+            .to_string()
             .contains("0x0050"));
         let short = [Chunk::leaf(FRAME_RATE, vec![30u8, 0])];
-        assert!(decode_time(&short).unwrap_err().contains("2 bytes"));
+        assert!(decode_time(&short)
+            .unwrap_err()
+            .to_string()
+            .contains("2 bytes"));
     }
 }
