@@ -27,6 +27,7 @@
 
 use crate::chunk::Chunk;
 
+use super::edit_poly_extrude as extrude;
 use super::edit_poly_topo as topo;
 use super::{bits, payload, Applied, ModContext};
 use crate::eval::core::keys::Words;
@@ -46,6 +47,13 @@ const OP_ATTACH: u32 = 58;
 const OP_TESSELLATE: u32 = 28;
 const OP_TRANSFORM: u32 = 53;
 const OP_SET_MATERIAL: u32 = 70;
+const OP_INSET: u32 = 38;
+const OP_EXTRUDE_FACE: u32 = 41;
+/// Max 2017+ records a Shift-move of faces as this extrusion (zero height, its
+/// type in record 0x0601), the move as a Transform, then operation 92, which
+/// changes nothing (its selection is sized to the extruded mesh).
+const OP_MOVE_EXTRUDE: u32 = 91;
+const OP_MOVE_EXTRUDE_END: u32 = 92;
 
 /// Parameter ids (the `epolyModParameters` enumeration).
 const PARAM_CURRENT_OPERATION: u16 = 12;
@@ -53,6 +61,12 @@ const PARAM_CONSTRAIN_TYPE: u32 = 14;
 const PARAM_DELETE_ISOLATED: u32 = 26;
 const PARAM_WELD_THRESHOLD: u32 = 27;
 const PARAM_MATERIAL: u32 = 58;
+const PARAM_EXTRUDE_FACE_TYPE: u32 = 36;
+const PARAM_EXTRUDE_FACE_HEIGHT: u32 = 37;
+const PARAM_INSET_TYPE: u32 = 41;
+const PARAM_INSET: u32 = 42;
+/// A Max 2016+ Extrude Face parameter of unknown meaning; only 1 is seen.
+const PARAM_EXTRUDE_FACE_UNKNOWN: u32 = 120;
 const PARAM_PRESERVE_MAPS: u32 = 71;
 
 /// Names of the operation ids, for errors.
@@ -147,7 +161,11 @@ const OP_NAMES: [&str; 84] = [
 const MAX_OFFSETS: usize = 1 << 22;
 
 fn op_name(id: u32) -> String {
-    let name = OP_NAMES.get(id as usize).copied().unwrap_or("unknown");
+    let name = match id {
+        OP_MOVE_EXTRUDE => "Extrude Face by Move",
+        OP_MOVE_EXTRUDE_END => "Extrude Face by Move end",
+        _ => OP_NAMES.get(id as usize).copied().unwrap_or("unknown"),
+    };
     format!("operation {name} ({id})")
 }
 
@@ -162,6 +180,8 @@ struct Operation {
     offsets: Vec<Vec3>,
     /// The attached polygon mesh (Attach local data 0x0e00).
     attached: Option<PolyMesh>,
+    /// Records of the operation beside its basics (0x0601, 0x0602, …).
+    extra: Vec<(u16, Vec<u8>)>,
 }
 
 impl Operation {
@@ -178,6 +198,15 @@ impl Operation {
             None => Ok(None),
             Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).f(0))),
             Some((_, v)) => Err(format!("parameter {id}: {} bytes", v.len())),
+        }
+    }
+
+    /// A u32 record beside the basics.
+    fn extra_u32(&self, id: u16) -> Result<Option<u32>, String> {
+        match self.extra.iter().find(|(x, _)| *x == id) {
+            None => Ok(None),
+            Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).u32(0))),
+            Some((_, v)) => Err(format!("record {id:#06x}: {} bytes", v.len())),
         }
     }
 
@@ -272,6 +301,10 @@ fn is_evaluated(id: u32) -> bool {
             | OP_DETACH_FACE
             | OP_WELD_VERTEX
             | OP_ATTACH
+            | OP_INSET
+            | OP_EXTRUDE_FACE
+            | OP_MOVE_EXTRUDE
+            | OP_MOVE_EXTRUDE_END
     )
 }
 
@@ -296,8 +329,8 @@ fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, String> {
         ));
     }
     let p = primitive::params(cx.eval, base, cx.t)?;
-    let mut poly =
-        primitive_poly::build(class.class_id, &p).map_err(|e| format!("{}: {e}", class.name))?;
+    let mut poly = primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
+        .map_err(|e| format!("{}: {e}", class.name))?;
     if class.class_id == primitive::CYLINDER {
         cylinder_face_order(&mut poly, cx.eval.graph.version)?;
     }
@@ -354,6 +387,9 @@ fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
             }
             0x0234 => {
                 let op = ops.last_mut().ok_or("operation record before its id")?;
+                for x in c.children().iter().filter(|x| x.id != 0x0600) {
+                    op.extra.push((x.id, payload(x)?.to_vec()));
+                }
                 let basics = c
                     .children()
                     .iter()
@@ -533,6 +569,40 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
             if (0..poly.faces.len()).any(|i| op.selected(i)) {
                 return Err("tessellating faces is not evaluated".into());
             }
+        }
+        OP_INSET => {
+            if op.int_param(PARAM_INSET_TYPE)?.unwrap_or(0) != 0 {
+                return Err("inset by polygon is not evaluated".into());
+            }
+            let amount = op.float_param(PARAM_INSET)?.ok_or("no inset amount")?;
+            extrude::inset(poly, &op.selection, amount)?;
+        }
+        OP_EXTRUDE_FACE => {
+            let kind = op.int_param(PARAM_EXTRUDE_FACE_TYPE)?.unwrap_or(0);
+            if !(0..=2).contains(&kind) {
+                return Err(format!("extrusion type {kind}"));
+            }
+            if let Some(x) = op.float_param(PARAM_EXTRUDE_FACE_UNKNOWN)? {
+                if x != 1.0 {
+                    return Err(format!(
+                        "parameter {PARAM_EXTRUDE_FACE_UNKNOWN} = {x} is not evaluated"
+                    ));
+                }
+            }
+            let height = op
+                .float_param(PARAM_EXTRUDE_FACE_HEIGHT)?
+                .ok_or("no extrusion height")?;
+            extrude::extrude(poly, &op.selection, height, kind == 2)?;
+        }
+        OP_MOVE_EXTRUDE => {
+            let kind = op.extra_u32(0x0601)?.ok_or("no extrusion type (0x0601)")?;
+            if kind > 2 {
+                return Err(format!("extrusion type {kind}"));
+            }
+            extrude::extrude_faces(poly, &op.selection, kind == 2)?;
+        }
+        OP_MOVE_EXTRUDE_END => {
+            topo::check_selection(&op.selection, poly.faces.len(), "faces")?;
         }
         OP_SPLIT => {
             // Splitting breaks vertices on two or more flagged edges (or on a

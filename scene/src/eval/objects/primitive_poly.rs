@@ -1,23 +1,38 @@
 //! Polygon forms of primitives, as a poly modifier (Edit Poly) receives them:
 //! Max converts a primitive to a PolyObject with the primitive's own polygon
-//! builder (`BuildCylinderPoly` for Cylinder), whose vertex and face numbering
-//! the modifier's records index. Only the forms with a published builder are
-//! rebuilt; any other primitive is an error naming it.
+//! builder (`BuildCylinderPoly` for Cylinder, `BuildPolyBox` for Box), whose
+//! vertex and face numbering the modifier's records index. Only the forms with
+//! a published builder are rebuilt; any other primitive is an error naming it.
 
+use crate::chunk::Chunk;
 use crate::typed::ClassId;
 
 use crate::eval::core::math::Vec3;
 use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
-use crate::eval::objects::primitive::{Params, CYLINDER};
+use crate::eval::objects::primitive::{Params, BOX, CYLINDER};
 
-/// The polygon form of primitive `class`.
-pub fn build(class: ClassId, p: &Params) -> Result<PolyMesh, String> {
+/// The polygon form of primitive `class` (`object` its own chunks).
+pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, String> {
     match class {
         c if c == CYLINDER => cylinder(p),
+        c if c == BOX => super::primitive_poly_box::poly_box(p, box_smoothing_fix(object)?),
         c => Err(format!(
             "the polygon form of primitive ({:#x}, {:#x}) is not evaluated",
             c.0, c.1
         )),
+    }
+}
+
+/// The Box's "poly smoothing fix" (chunk 0x0100, one byte): Boxes saved since
+/// Max 5.1 write it set, and their polygon form swaps the top and bottom
+/// smoothing groups; a Box without the chunk keeps the old groups.
+fn box_smoothing_fix(object: &[Chunk]) -> Result<bool, String> {
+    match object.iter().find(|c| c.id == 0x0100) {
+        None => Ok(false),
+        Some(c) => match c.payload() {
+            Some([b]) => Ok(*b != 0),
+            other => Err(format!("Box smoothing fix chunk 0x0100: {other:?}")),
+        },
     }
 }
 
