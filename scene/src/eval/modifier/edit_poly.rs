@@ -28,6 +28,7 @@
 use crate::chunk::Chunk;
 
 use super::edit_poly_extrude as extrude;
+use super::edit_poly_smooth as smooth;
 use super::edit_poly_topo as topo;
 use super::{bits, payload, Applied, ModContext};
 use crate::eval::core::keys::Words;
@@ -48,6 +49,8 @@ const OP_TESSELLATE: u32 = 28;
 const OP_TRANSFORM: u32 = 53;
 const OP_SET_MATERIAL: u32 = 70;
 const OP_INSET: u32 = 38;
+const OP_AUTOSMOOTH: u32 = 68;
+const OP_SMOOTH: u32 = 69;
 const OP_EXTRUDE_FACE: u32 = 41;
 /// Max 2017+ records a Shift-move of faces as this extrusion (zero height, its
 /// type in record 0x0601), the move as a Transform, then operation 92, which
@@ -62,6 +65,9 @@ const PARAM_DELETE_ISOLATED: u32 = 26;
 const PARAM_WELD_THRESHOLD: u32 = 27;
 const PARAM_MATERIAL: u32 = 58;
 const PARAM_EXTRUDE_FACE_TYPE: u32 = 36;
+const PARAM_AUTOSMOOTH_THRESHOLD: u32 = 55;
+const PARAM_SMOOTH_SET: u32 = 56;
+const PARAM_SMOOTH_CLEAR: u32 = 57;
 const PARAM_EXTRUDE_FACE_HEIGHT: u32 = 37;
 const PARAM_INSET_TYPE: u32 = 41;
 const PARAM_INSET: u32 = 42;
@@ -270,24 +276,39 @@ fn output(stack: &[Applied], at: usize, base: usize, cx: &ModContext) -> Result<
     if let Some(op) = ops.iter().find(|o| !is_evaluated(o.id)) {
         return Err(format!("{} is not evaluated", op_name(op.id)));
     }
-    let mut poly = match stack.get(at + 1) {
-        Some(below) if below.class == super::EDIT_POLY => {
-            output(stack, at + 1, base, cx).map_err(|e| format!("the Edit Poly below: {e}"))?
-        }
-        Some(below) => {
-            return Err(format!(
-                "Edit Poly above {} is not evaluated (it needs its input as polygons)",
-                below.name
-            ))
-        }
-        None => input(base, cx)?,
-    };
+    let mut poly = below(stack, at + 1, base, cx)?;
     for (i, op) in ops.iter().enumerate() {
         let next = ops.get(i + 1);
         replay(op, next, &mut poly).map_err(|e| format!("{}: {e}", op_name(op.id)))?;
     }
     check_saved_sizes(local.children(), &poly)?;
     Ok(poly)
+}
+
+/// The polygon mesh that reaches `stack[at]` from below: the base object's
+/// polygon form, an Edit Poly's output, or either through Unwrap UVW (which
+/// keeps the polygons and replaces map channel 1 with its own).
+fn below(stack: &[Applied], at: usize, base: usize, cx: &ModContext) -> Result<PolyMesh, String> {
+    match stack.get(at) {
+        None => input(base, cx),
+        Some(m) if m.class == super::EDIT_POLY => {
+            output(stack, at, base, cx).map_err(|e| format!("the Edit Poly below: {e}"))
+        }
+        Some(m) if m.class == super::UNWRAP_UVW => {
+            let mut poly = below(stack, at + 1, base, cx)?;
+            let local = m
+                .mod_app
+                .and_then(|a| a.children().iter().find(|c| c.id == super::LOCAL_DATA))
+                .ok_or("the Unwrap UVW below has no local data")?;
+            super::unwrap::apply_poly(local.children(), &mut poly)
+                .map_err(|e| format!("the Unwrap UVW below: {e}"))?;
+            Ok(poly)
+        }
+        Some(m) => Err(format!(
+            "Edit Poly above {} is not evaluated (it needs its input as polygons)",
+            m.name
+        )),
+    }
 }
 
 fn is_evaluated(id: u32) -> bool {
@@ -305,6 +326,8 @@ fn is_evaluated(id: u32) -> bool {
             | OP_EXTRUDE_FACE
             | OP_MOVE_EXTRUDE
             | OP_MOVE_EXTRUDE_END
+            | OP_AUTOSMOOTH
+            | OP_SMOOTH
     )
 }
 
@@ -600,6 +623,17 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
                 return Err(format!("extrusion type {kind}"));
             }
             extrude::extrude_faces(poly, &op.selection, kind == 2)?;
+        }
+        OP_AUTOSMOOTH => {
+            let angle = op
+                .float_param(PARAM_AUTOSMOOTH_THRESHOLD)?
+                .ok_or("no auto smooth threshold")?;
+            smooth::auto_smooth(poly, &op.selection, angle)?;
+        }
+        OP_SMOOTH => {
+            let set = op.int_param(PARAM_SMOOTH_SET)?.unwrap_or(0) as u32;
+            let clear = op.int_param(PARAM_SMOOTH_CLEAR)?.unwrap_or(0) as u32;
+            smooth::set_smoothing(poly, &op.selection, set, clear)?;
         }
         OP_MOVE_EXTRUDE_END => {
             topo::check_selection(&op.selection, poly.faces.len(), "faces")?;
