@@ -745,6 +745,85 @@ mod tests {
         );
     }
 
+    /// A bit array container of `n` bits with `set` on.
+    fn selection(n: u32, set: &[usize]) -> Chunk {
+        let mut bytes = n.to_le_bytes().to_vec();
+        bytes.resize(4 + (n as usize).div_ceil(8), 0);
+        for &i in set {
+            bytes[4 + i / 8] |= 1 << (i % 8);
+        }
+        Chunk::container(0x0400, vec![Chunk::leaf(0x2700, bytes)])
+    }
+
+    fn op(id: u32, basics: Vec<Chunk>, beside: Vec<Chunk>) -> Vec<Chunk> {
+        let mut record = vec![Chunk::container(0x0600, basics)];
+        record.extend(beside);
+        vec![
+            Chunk::leaf(0x0230, u32s(&[id])),
+            Chunk::container(0x0234, record),
+        ]
+    }
+
+    fn quad() -> PolyMesh {
+        PolyMesh {
+            vertices: vec![
+                Vec3(0.0, 0.0, 0.0),
+                Vec3(1.0, 0.0, 0.0),
+                Vec3(1.0, 1.0, 0.0),
+                Vec3(0.0, 1.0, 0.0),
+            ],
+            faces: vec![PolyFace::fan(vec![0, 1, 2, 3], 0, 1)],
+            maps: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn extrusions_need_their_understood_parameters() {
+        let param = |id: u32, v: f32| {
+            let mut p = id.to_le_bytes().to_vec();
+            p.extend(v.to_le_bytes());
+            Chunk::leaf(0x0410, p)
+        };
+        // The move extrusion takes its type from 0x0601.
+        let bare = operations(&op(OP_MOVE_EXTRUDE, vec![selection(1, &[0])], vec![])).expect("ops");
+        let err = replay(&bare[0], None, &mut quad()).unwrap_err();
+        assert!(err.contains("0x0601"), "{err}");
+        let typed = operations(&op(
+            OP_MOVE_EXTRUDE,
+            vec![selection(1, &[0])],
+            vec![Chunk::leaf(0x0601, u32s(&[2]))],
+        ))
+        .expect("ops");
+        let mut m = quad();
+        replay(&typed[0], None, &mut m).expect("extrusion");
+        assert_eq!((m.vertices.len(), m.faces.len()), (8, 5));
+        assert_eq!(m.vertices[4..], m.vertices[..4]);
+        // Extrude Face with the Max 2016+ parameter 120 at another value.
+        let odd = operations(&op(
+            OP_EXTRUDE_FACE,
+            vec![
+                selection(1, &[0]),
+                param(PARAM_EXTRUDE_FACE_HEIGHT, 2.0),
+                param(PARAM_EXTRUDE_FACE_UNKNOWN, 0.5),
+            ],
+            vec![],
+        ))
+        .expect("ops");
+        assert!(replay(&odd[0], None, &mut quad()).is_err());
+        let up = operations(&op(
+            OP_EXTRUDE_FACE,
+            vec![selection(1, &[0]), param(PARAM_EXTRUDE_FACE_HEIGHT, 2.0)],
+            vec![],
+        ))
+        .expect("ops");
+        let mut m = quad();
+        replay(&up[0], None, &mut m).expect("extrude");
+        assert_eq!(m.vertices[6], Vec3(1.0, 1.0, 2.0));
+        // A selection sized to another mesh is an error.
+        let wrong = operations(&op(OP_INSET, vec![selection(3, &[0])], vec![])).expect("ops");
+        assert!(replay(&wrong[0], None, &mut quad()).is_err());
+    }
+
     #[test]
     fn cylinder_face_order_follows_the_version() {
         let face = |v: u32| PolyFace::fan(vec![v, v + 1, v + 2], v as u16, 0);

@@ -114,8 +114,8 @@ pub(super) fn extrude_faces(
     Ok(out)
 }
 
-/// The face's normal (Newell's, unit; zero for a degenerate face).
-fn normal(poly: &PolyMesh, v: &[u32]) -> Vec3 {
+/// The face's normal (Newell's, unit); a face without area has none.
+fn normal(poly: &PolyMesh, v: &[u32]) -> Result<Vec3, String> {
     let mut n = Vec3::default();
     for j in 0..v.len() {
         let (p, q) = (
@@ -125,10 +125,12 @@ fn normal(poly: &PolyMesh, v: &[u32]) -> Vec3 {
         n = n.plus(p.cross(q));
     }
     let l = n.len();
-    if l > 0.0 {
-        n.scale(1.0 / l)
+    if l > 0.0 && l.is_finite() {
+        Ok(n.scale(1.0 / l))
     } else {
-        n
+        Err(format!(
+            "face {v:?} has no area, so no normal to extrude or inset along"
+        ))
     }
 }
 
@@ -141,7 +143,7 @@ pub(super) fn extrude(
 ) -> Result<(), String> {
     let done = extrude_faces(poly, sel, by_polygon)?;
     for (fi, old) in &done.faces {
-        let d = normal(poly, old).scale(height);
+        let d = normal(poly, old)?.scale(height);
         for &v in &poly.faces[*fi].v.clone() {
             let p = &mut poly.vertices[v as usize];
             *p = p.plus(d);
@@ -157,16 +159,21 @@ pub(super) fn extrude(
 pub(super) fn inset(poly: &mut PolyMesh, sel: &[bool], amount: f64) -> Result<(), String> {
     let done = extrude_faces(poly, sel, false)?;
     for (fi, old) in &done.faces {
-        let nrm = normal(poly, old);
+        let nrm = normal(poly, old)?;
         let at = |i: u32| poly.vertices[i as usize];
         let n = old.len();
         // Inward normal of side j (from corner j to j + 1).
         let inward: Vec<Vec3> = (0..n)
             .map(|j| {
-                nrm.cross(at(old[(j + 1) % n]).minus(at(old[j])))
-                    .normalized()
+                let side = nrm.cross(at(old[(j + 1) % n]).minus(at(old[j])));
+                let l = side.len();
+                if l > 0.0 {
+                    Ok(side.scale(1.0 / l))
+                } else {
+                    Err(format!("face {fi}: side {j} has no length"))
+                }
             })
-            .collect();
+            .collect::<Result<_, String>>()?;
         let moves: Vec<Vec3> = (0..n)
             .map(|j| {
                 let (a, b) = (inward[(j + n - 1) % n], inward[j]);
@@ -262,6 +269,13 @@ mod tests {
         let mut m = square();
         extrude(&mut m, &[true, false], -2.0, false).expect("extrude");
         assert_eq!(m.vertices[5], Vec3(0.0, 0.0, -2.0));
+        // A face without area has no normal: an error, not a guess.
+        let mut flat = square();
+        flat.vertices[2] = Vec3(1.0, 1.0, 0.0);
+        flat.vertices[3] = Vec3(1.0, 1.0, 0.0);
+        flat.vertices[1] = Vec3(2.0, 2.0, 0.0);
+        assert!(extrude(&mut flat, &[true, false], 1.0, false).is_err());
+        assert!(inset(&mut square(), &[true, false, true], 0.1).is_err());
         // Two selected faces sharing an edge form one group.
         assert!(extrude(&mut square(), &[true, true], 1.0, false).is_err());
         let mut m = square();
