@@ -228,3 +228,69 @@ fn shotgun_connection_edit_poly_replays_on_the_box() {
     assert!(err.contains("Conform"), "{err}");
     assert!(!err.contains("Edit Poly"), "{err}");
 }
+
+/// Wire.max: Cylinder (version chunk 1: its polygon form is the triangle
+/// mesh's, merged) → Edit Poly (17 × detach + delete, 17 attaches) → Physique
+/// → Unwrap UVW. The Edit Poly's output equals what the Unwrap UVW cached of
+/// its input polygon for polygon (the bottom cap first, the top cap starting
+/// on the ring's last vertex), and vertex for vertex up to Physique's
+/// deformation of the bind pose (1e-5 of the size).
+#[test]
+fn wire_edit_poly_equals_the_unwrap_cache() {
+    let eval = corpus_eval("max/max2024-rico/Wire.max");
+    let o = node(&eval, "Wire");
+    let (stack, _) = eval.modifier_stack(o).expect("stack");
+    let names: Vec<_> = stack.iter().map(|m| m.name).collect();
+    assert_eq!(names, ["Skin", "Unwrap UVW", "Physique", "Edit Poly"]);
+    let poly = maxfs_scene::eval::modifier::edit_poly_output(&eval, o, 3, 0)
+        .unwrap_or_else(|e| panic!("Wire's Edit Poly: {e}"));
+    let local = stack[1]
+        .mod_app
+        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
+        .expect("Unwrap local data");
+    let payload = |id: u16| {
+        local
+            .children()
+            .iter()
+            .find(|c| c.id == id)
+            .and_then(Chunk::payload)
+            .expect("cached chunk")
+    };
+    let w = words(payload(0x0870));
+    assert_eq!(w[0] as usize, poly.faces.len(), "polygon count");
+    let mut at = 1;
+    for (i, f) in poly.faces.iter().enumerate() {
+        let deg = w[at] as usize;
+        assert_eq!(f.v, &w[at + 4 + deg..at + 4 + 2 * deg], "polygon {i}");
+        at += 1 + 2 * deg + 3;
+    }
+    let geom = payload(0x0330);
+    let cached: Vec<[f64; 3]> = geom[4..]
+        .chunks_exact(12)
+        .map(|b| {
+            let f = |i: usize| f64::from(f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]));
+            [f(0), f(4), f(8)]
+        })
+        .collect();
+    assert_eq!(cached.len(), poly.vertices.len());
+    let (lo, hi) = cached
+        .iter()
+        .fold(([f64::MAX; 3], [f64::MIN; 3]), |(lo, hi), c| {
+            (
+                [lo[0].min(c[0]), lo[1].min(c[1]), lo[2].min(c[2])],
+                [hi[0].max(c[0]), hi[1].max(c[1]), hi[2].max(c[2])],
+            )
+        });
+    let size = ((hi[0] - lo[0]).powi(2) + (hi[1] - lo[1]).powi(2) + (hi[2] - lo[2]).powi(2)).sqrt();
+    let worst = poly
+        .vertices
+        .iter()
+        .zip(&cached)
+        .map(|(v, c)| ((v.0 - c[0]).powi(2) + (v.1 - c[1]).powi(2) + (v.2 - c[2]).powi(2)).sqrt())
+        .fold(0.0, f64::max);
+    eprintln!(
+        "Wire: {} polygons equal, vertices worst {worst:.2e} of size {size:.1}",
+        poly.faces.len()
+    );
+    assert!(worst <= 1e-5 * size, "worst vertex {worst} of size {size}");
+}

@@ -246,6 +246,30 @@ pub(super) fn apply(
     Ok(())
 }
 
+/// The polygon mesh the Edit Poly at `at` in `node`'s modifier stack (0 = top)
+/// outputs at time `t`, before anything above it: what tests compare with the
+/// geometry a modifier above cached of its input.
+pub fn polygon_output(
+    eval: &crate::eval::SceneEval,
+    node: usize,
+    at: usize,
+    t: i32,
+) -> Result<PolyMesh, String> {
+    let (stack, base) = eval
+        .modifier_stack(node)
+        .ok_or("the node has no modifier stack")?;
+    match stack.get(at) {
+        Some(m) if m.class == super::EDIT_POLY => {}
+        _ => return Err(format!("modifier {at} is not an Edit Poly")),
+    }
+    let cx = ModContext {
+        eval,
+        node: Some(node),
+        t,
+    };
+    output(&stack, at, base, &cx)
+}
+
 /// The polygon mesh the Edit Poly at `stack[at]` outputs.
 fn output(stack: &[Applied], at: usize, base: usize, cx: &ModContext) -> Result<PolyMesh, String> {
     let m = &stack[at];
@@ -352,45 +376,8 @@ fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, String> {
         ));
     }
     let p = primitive::params(cx.eval, base, cx.t)?;
-    let mut poly = primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
-        .map_err(|e| format!("{}: {e}", class.name))?;
-    if class.class_id == primitive::CYLINDER {
-        cylinder_face_order(&mut poly, cx.eval.graph.version)?;
-    }
-    Ok(poly)
-}
-
-/// Scene versions whose polygon cylinder numbers its faces sides first, then
-/// the bottom and top caps (Max 2013: Barrel.max's material assignments select
-/// the sides as faces 0‥35 and the top cap as 37), and from which one it numbers
-/// the bottom cap first (Max 2024: Wire.max detaches whole side rows as faces
-/// 13‥24 of a 12-sided cylinder, 17 times). Between them the order is not known.
-const CYLINDER_SIDES_FIRST_UNTIL: u16 = 0x2017;
-const CYLINDER_BOTTOM_FIRST_FROM: u16 = 0x2029;
-
-/// Puts the cylinder's faces in the order of the file's Max version (the
-/// builder gives sides, bottom cap, top cap).
-fn cylinder_face_order(poly: &mut PolyMesh, version: u16) -> Result<(), String> {
-    if version <= CYLINDER_SIDES_FIRST_UNTIL {
-        return Ok(());
-    }
-    if version < CYLINDER_BOTTOM_FIRST_FROM {
-        return Err(format!(
-            "the face order of the polygon cylinder of scene version {version:#06x} is not known"
-        ));
-    }
-    let n = poly.faces.len();
-    if n < 2 {
-        return Err(format!("a polygon cylinder of {n} faces"));
-    }
-    poly.faces[..n - 1].rotate_right(1);
-    for m in &mut poly.maps {
-        if m.faces.len() != n {
-            return Err(format!("map {} has {} faces", m.channel, m.faces.len()));
-        }
-        m.faces[..n - 1].rotate_right(1);
-    }
-    Ok(())
+    primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
+        .map_err(|e| format!("{}: {e}", class.name))
 }
 
 /// The committed operations, in order.
@@ -822,25 +809,6 @@ mod tests {
         // A selection sized to another mesh is an error.
         let wrong = operations(&op(OP_INSET, vec![selection(3, &[0])], vec![])).expect("ops");
         assert!(replay(&wrong[0], None, &mut quad()).is_err());
-    }
-
-    #[test]
-    fn cylinder_face_order_follows_the_version() {
-        let face = |v: u32| PolyFace::fan(vec![v, v + 1, v + 2], v as u16, 0);
-        let poly = PolyMesh {
-            vertices: vec![Vec3(0.0, 0.0, 0.0); 6],
-            faces: vec![face(0), face(1), face(2), face(3)],
-            maps: Vec::new(),
-        };
-        let materials = |p: &PolyMesh| p.faces.iter().map(|f| f.material).collect::<Vec<_>>();
-        let mut old = poly.clone();
-        cylinder_face_order(&mut old, 0x2017).expect("Max 2013");
-        assert_eq!(materials(&old), [0, 1, 2, 3]);
-        let mut new = poly.clone();
-        cylinder_face_order(&mut new, 0x2029).expect("Max 2024");
-        // Sides 0, 1, bottom cap 2, top cap 3 → bottom cap first.
-        assert_eq!(materials(&new), [2, 0, 1, 3]);
-        assert!(cylinder_face_order(&mut poly.clone(), 0x2022).is_err());
     }
 
     #[test]

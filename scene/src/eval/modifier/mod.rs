@@ -49,6 +49,8 @@ mod twist;
 mod unwrap;
 mod uvw_map;
 
+pub use edit_poly::polygon_output as edit_poly_output;
+
 pub const EDIT_MESH: ClassId = ClassId(0x50, 0);
 pub const EDIT_POLY: ClassId = ClassId(0x79aa6e1d, 0x71a075b7);
 pub const UNWRAP_UVW: ClassId = ClassId(0x02df2e3a, 0x72ba4e1f);
