@@ -1,225 +1,31 @@
 //! Edit Poly: the modifier keeps no mesh. Its local data (0x2512) holds the
-//! selections it last saw and the list of committed operations, which Max
-//! replays on the polygon form (MNMesh) of the modifier's input each time:
-//!
-//! - 0x0200 / 0x0210 / 0x0220 vertex / edge / face selection, 0x0224 / 0x0228
-//!   hidden vertices / faces (bit arrays sized to the output mesh), 0x0240 paint
-//!   host data;
-//! - per operation, in order: 0x0230 operation id (u32, Max's `epolyModButtonOp`),
-//!   0x0234 the operation (0x0600: 0x0400 the selection it acts on, one 0x0410
-//!   per parameter = u32 parameter id + value, 0x0420 transform, 0x0430 mod
-//!   context TM, 0x0440 map preservation), and 0x0238 its local data (for a
-//!   transform: 0x12c3 vertex count, 0x12c4 one offset per vertex, 0x12c5 the
-//!   node name);
-//! - 0x0260 / 0x0268: an operation in progress and its data.
-//!
-//! Max 2024 and later add two records to each operation's basics, 0x0450 and
-//! 0x0470, whose meaning is not known; only the values seen on real files (4 or
-//! 6, and 2) are accepted. An Attach's local data holds the attached object's
-//! polygon mesh (0x0e00, the MNMesh buffers of an Editable Poly) with three
-//! words around it (0x0e04, 0x0e08, 0x0e0c), accepted only as seen (1, 0, 0).
+//! selections it last saw (0x0200 / 0x0210 / 0x0220 vertex / edge / face,
+//! sized to the mesh it output) and the committed operations
+//! (`edit_poly_records`), which Max replays on the polygon form (MNMesh) of
+//! the modifier's input each time; so does this module, then checks the result
+//! against those saved sizes and triangulates it as Max does.
 //!
 //! Operations evaluated: Transform, Set Material ID, Delete Face, Attach, Weld
-//! Vertex, Detach Face when the next operation deletes the same faces, and Split
-//! Edges and Tessellate when their selection leaves nothing to do. Any other
-//! operation is an error naming it. The input is rebuilt as polygons from a
-//! primitive, an Editable Poly, or the Edit Poly below (replayed the same way).
+//! Vertex, Detach Face when the next operation deletes the same faces, Inset
+//! and Extrude Face on one-face clusters and the Max 2017+ move extrusion
+//! (`edit_poly_extrude`), Auto Smooth and Set Smoothing (`edit_poly_smooth`),
+//! and Split Edges and Tessellate when their selection leaves nothing to do.
+//! Any other operation is an error naming it. The input is rebuilt as polygons
+//! from a primitive's polygon builder, an Editable Poly, or the Edit Poly below
+//! (replayed the same way), through any Unwrap UVW between them.
 
 use crate::chunk::Chunk;
 
 use super::edit_poly_extrude as extrude;
+use super::edit_poly_records::*;
 use super::edit_poly_smooth as smooth;
 use super::edit_poly_topo as topo;
-use super::{bits, payload, Applied, ModContext};
-use crate::eval::core::keys::Words;
-use crate::eval::core::math::Vec3;
+use super::{bits, Applied, ModContext};
 use crate::eval::core::pblock;
 use crate::eval::objects::mesh::{self, Mesh};
 use crate::eval::objects::poly::PolyMesh;
 use crate::eval::objects::primitive;
 use crate::eval::objects::primitive_poly;
-
-/// Operation ids (the `epolyModButtonOp` enumeration).
-const OP_DELETE_FACE: u32 = 11;
-const OP_DETACH_FACE: u32 = 13;
-const OP_SPLIT: u32 = 14;
-const OP_WELD_VERTEX: u32 = 22;
-const OP_ATTACH: u32 = 58;
-const OP_TESSELLATE: u32 = 28;
-const OP_TRANSFORM: u32 = 53;
-const OP_SET_MATERIAL: u32 = 70;
-const OP_INSET: u32 = 38;
-const OP_AUTOSMOOTH: u32 = 68;
-const OP_SMOOTH: u32 = 69;
-const OP_EXTRUDE_FACE: u32 = 41;
-/// Max 2017+ records a Shift-move of faces as this extrusion (zero height, its
-/// type in record 0x0601), the move as a Transform, then operation 92, which
-/// changes nothing (its selection is sized to the extruded mesh).
-const OP_MOVE_EXTRUDE: u32 = 91;
-const OP_MOVE_EXTRUDE_END: u32 = 92;
-
-/// Parameter ids (the `epolyModParameters` enumeration).
-const PARAM_CURRENT_OPERATION: u16 = 12;
-const PARAM_CONSTRAIN_TYPE: u32 = 14;
-const PARAM_DELETE_ISOLATED: u32 = 26;
-const PARAM_WELD_THRESHOLD: u32 = 27;
-const PARAM_MATERIAL: u32 = 58;
-const PARAM_EXTRUDE_FACE_TYPE: u32 = 36;
-const PARAM_AUTOSMOOTH_THRESHOLD: u32 = 55;
-const PARAM_SMOOTH_SET: u32 = 56;
-const PARAM_SMOOTH_CLEAR: u32 = 57;
-const PARAM_EXTRUDE_FACE_HEIGHT: u32 = 37;
-const PARAM_INSET_TYPE: u32 = 41;
-const PARAM_INSET: u32 = 42;
-/// A Max 2016+ Extrude Face parameter of unknown meaning; only 1 is seen.
-const PARAM_EXTRUDE_FACE_UNKNOWN: u32 = 120;
-const PARAM_PRESERVE_MAPS: u32 = 71;
-
-/// Names of the operation ids, for errors.
-const OP_NAMES: [&str; 84] = [
-    "Null",
-    "Hide Vertex",
-    "Hide Face",
-    "Unhide Vertex",
-    "Unhide Face",
-    "Hide Unselected Vertex",
-    "Hide Unselected Face",
-    "Named Selection Copy",
-    "Named Selection Paste",
-    "Cap",
-    "Delete Vertex",
-    "Delete Face",
-    "Detach Vertex",
-    "Detach Face",
-    "Split Edges",
-    "Break",
-    "Collapse Vertex",
-    "Collapse Edge",
-    "Collapse Face",
-    "Reset Plane",
-    "Slice",
-    "Slice Face",
-    "Weld Vertex",
-    "Weld Edge",
-    "Create Shape",
-    "Make Planar",
-    "Remove Isolated Vertices",
-    "MeshSmooth",
-    "Tessellate",
-    "Retriangulate",
-    "Flip Face",
-    "Flip Element",
-    "Bevel",
-    "Chamfer Vertex",
-    "Chamfer Edge",
-    "Cut",
-    "Grow Selection",
-    "Shrink Selection",
-    "Inset",
-    "Extrude Vertex",
-    "Extrude Edge",
-    "Extrude Face",
-    "Extrude Along Spline",
-    "Connect Edge",
-    "Connect Vertex",
-    "Hinge From Edge",
-    "Select Ring",
-    "Select Loop",
-    "Remove Isolated Map Vertices",
-    "Remove Vertex",
-    "Remove Edge",
-    "Outline",
-    "Toggle Shaded Faces",
-    "Transform",
-    "Delete Edge",
-    "Unused",
-    "Create",
-    "Align",
-    "Attach",
-    "Target Weld Vertex",
-    "Target Weld Edge",
-    "Edit Triangulation",
-    "Create Edge",
-    "Clone Vertex",
-    "Clone Edge",
-    "Clone Face",
-    "Insert Vertex Edge",
-    "Insert Vertex Face",
-    "Autosmooth",
-    "Smooth",
-    "Set Material",
-    "Select By Smooth",
-    "Select By Material",
-    "Get Stack Selection",
-    "Bridge Border",
-    "Bridge Polygon",
-    "Make Planar X",
-    "Make Planar Y",
-    "Make Planar Z",
-    "Turn Edge",
-    "Relax",
-    "Paint Deform",
-    "Bridge Edge",
-    "Preserve UV Settings",
-];
-
-/// Transform offsets decoded at most (a damaged count must not allocate much).
-const MAX_OFFSETS: usize = 1 << 22;
-
-fn op_name(id: u32) -> String {
-    let name = match id {
-        OP_MOVE_EXTRUDE => "Extrude Face by Move",
-        OP_MOVE_EXTRUDE_END => "Extrude Face by Move end",
-        _ => OP_NAMES.get(id as usize).copied().unwrap_or("unknown"),
-    };
-    format!("operation {name} ({id})")
-}
-
-/// One committed operation as stored.
-#[derive(Debug, Default)]
-struct Operation {
-    id: u32,
-    selection: Vec<bool>,
-    /// (parameter id, value bytes).
-    params: Vec<(u32, Vec<u8>)>,
-    /// Transform offsets per vertex (local data 0x12c4).
-    offsets: Vec<Vec3>,
-    /// The attached polygon mesh (Attach local data 0x0e00).
-    attached: Option<PolyMesh>,
-    /// Records of the operation beside its basics (0x0601, 0x0602, …).
-    extra: Vec<(u16, Vec<u8>)>,
-}
-
-impl Operation {
-    fn int_param(&self, id: u32) -> Result<Option<i32>, String> {
-        match self.params.iter().find(|(p, _)| *p == id) {
-            None => Ok(None),
-            Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).i32(0))),
-            Some((_, v)) => Err(format!("parameter {id}: {} bytes", v.len())),
-        }
-    }
-
-    fn float_param(&self, id: u32) -> Result<Option<f64>, String> {
-        match self.params.iter().find(|(p, _)| *p == id) {
-            None => Ok(None),
-            Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).f(0))),
-            Some((_, v)) => Err(format!("parameter {id}: {} bytes", v.len())),
-        }
-    }
-
-    /// A u32 record beside the basics.
-    fn extra_u32(&self, id: u16) -> Result<Option<u32>, String> {
-        match self.extra.iter().find(|(x, _)| *x == id) {
-            None => Ok(None),
-            Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).u32(0))),
-            Some((_, v)) => Err(format!("record {id:#06x}: {} bytes", v.len())),
-        }
-    }
-
-    fn selected(&self, i: usize) -> bool {
-        self.selection.get(i).copied().unwrap_or(false)
-    }
-}
 
 /// Applies an Edit Poly: rebuilds the polygon form of its input, replays the
 /// operations, checks the result against the selection sizes the modifier saved
@@ -378,143 +184,6 @@ fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, String> {
     let p = primitive::params(cx.eval, base, cx.t)?;
     primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
         .map_err(|e| format!("{}: {e}", class.name))
-}
-
-/// The committed operations, in order.
-fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
-    let mut ops: Vec<Operation> = Vec::new();
-    for c in local {
-        match c.id {
-            0x0230 => {
-                let p = payload(c)?;
-                if p.len() != 4 {
-                    return Err(format!("operation id of {} bytes", p.len()));
-                }
-                ops.push(Operation {
-                    id: Words(p).u32(0),
-                    ..Operation::default()
-                });
-            }
-            0x0234 => {
-                let op = ops.last_mut().ok_or("operation record before its id")?;
-                for x in c.children().iter().filter(|x| x.id != 0x0600) {
-                    op.extra.push((x.id, payload(x)?.to_vec()));
-                }
-                let basics = c
-                    .children()
-                    .iter()
-                    .find(|x| x.id == 0x0600)
-                    .ok_or("operation without its basics (0x0600)")?;
-                for b in basics.children() {
-                    match b.id {
-                        0x0400 => {
-                            // An empty selection is saved as an empty chunk.
-                            if b.payload().is_none_or(|p| !p.is_empty()) {
-                                op.selection = bits(b)?;
-                            }
-                        }
-                        0x0410 => {
-                            let p = payload(b)?;
-                            if p.len() < 4 {
-                                return Err("short parameter record".into());
-                            }
-                            op.params.push((Words(p).u32(0), p[4..].to_vec()));
-                        }
-                        // Map preservation settings: only used when preserve maps is on.
-                        0x0440 => {}
-                        // Max 2024+ records of unknown meaning: the values seen only.
-                        0x0450 | 0x0470 => {
-                            let p = payload(b)?;
-                            let v = (p.len() == 4).then(|| Words(p).u32(0));
-                            let seen = match b.id {
-                                0x0450 => matches!(v, Some(4 | 6)),
-                                _ => v == Some(2),
-                            };
-                            if !seen {
-                                return Err(format!(
-                                    "{}: record {:#06x} = {p:02x?} is not evaluated",
-                                    op_name(op.id),
-                                    b.id
-                                ));
-                            }
-                        }
-                        other => {
-                            return Err(format!(
-                                "{}: record {other:#06x} is not evaluated",
-                                op_name(op.id)
-                            ))
-                        }
-                    }
-                }
-            }
-            0x0238 => {
-                let op = ops.last_mut().ok_or("operation data before its id")?;
-                if op.id == OP_TRANSFORM {
-                    op.offsets = offsets(c.children())?;
-                } else if op.id == OP_ATTACH {
-                    op.attached = Some(attached(c.children())?);
-                } else if !c.children().is_empty() || c.payload().is_some_and(|p| !p.is_empty()) {
-                    return Err(format!("{}: local data is not evaluated", op_name(op.id)));
-                }
-            }
-            0x0260 | 0x0268 => return Err("an operation in progress is not evaluated".into()),
-            _ => {}
-        }
-    }
-    Ok(ops)
-}
-
-/// Attach local data: the attached object's polygon mesh (0x0e00) between
-/// three words only accepted as seen on real files.
-fn attached(data: &[Chunk]) -> Result<PolyMesh, String> {
-    let mut mesh = None;
-    for c in data {
-        match c.id {
-            0x0e00 => mesh = Some(mesh::mnmesh(c.children())?),
-            0x0e04 | 0x0e08 | 0x0e0c => {
-                let p = payload(c)?;
-                let want = u32::from(c.id == 0x0e04);
-                if p.len() != 4 || Words(p).u32(0) != want {
-                    return Err(format!(
-                        "attach record {:#06x} = {p:02x?} is not evaluated",
-                        c.id
-                    ));
-                }
-            }
-            other => return Err(format!("attach record {other:#06x} is not evaluated")),
-        }
-    }
-    mesh.ok_or_else(|| "attach without its mesh (0x0e00)".to_string())
-}
-
-/// Transform local data: count (0x12c3) and that many Point3 offsets (0x12c4).
-fn offsets(data: &[Chunk]) -> Result<Vec<Vec3>, String> {
-    let count = match data.iter().find(|c| c.id == 0x12c3) {
-        None => return Ok(Vec::new()),
-        Some(c) => {
-            let p = payload(c)?;
-            if p.len() != 4 {
-                return Err("transform offset count".into());
-            }
-            Words(p).u32(0) as usize
-        }
-    };
-    if count > MAX_OFFSETS {
-        return Err(format!("{count} transform offsets"));
-    }
-    let p = data
-        .iter()
-        .find(|c| c.id == 0x12c4)
-        .map(payload)
-        .transpose()?
-        .unwrap_or(&[]);
-    if p.len() != count * 12 {
-        return Err(format!("{count} transform offsets in {} bytes", p.len()));
-    }
-    let w = Words(p);
-    Ok((0..count)
-        .map(|i| Vec3(w.f(3 * i), w.f(3 * i + 1), w.f(3 * i + 2)))
-        .collect())
 }
 
 fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Result<(), String> {
@@ -682,6 +351,7 @@ fn check_saved_sizes(local: &[Chunk], poly: &PolyMesh) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::core::math::Vec3;
     use crate::eval::objects::poly::PolyFace;
 
     fn u32s(v: &[u32]) -> Vec<u8> {

@@ -27,6 +27,7 @@ mod bend;
 mod edit_mesh;
 mod edit_poly;
 mod edit_poly_extrude;
+mod edit_poly_records;
 mod edit_poly_smooth;
 mod edit_poly_topo;
 pub mod ffd;
