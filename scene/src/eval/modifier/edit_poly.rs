@@ -1,190 +1,31 @@
 //! Edit Poly: the modifier keeps no mesh. Its local data (0x2512) holds the
-//! selections it last saw and the list of committed operations, which Max
-//! replays on the polygon form (MNMesh) of the modifier's input each time:
-//!
-//! - 0x0200 / 0x0210 / 0x0220 vertex / edge / face selection, 0x0224 / 0x0228
-//!   hidden vertices / faces (bit arrays sized to the output mesh), 0x0240 paint
-//!   host data;
-//! - per operation, in order: 0x0230 operation id (u32, Max's `epolyModButtonOp`),
-//!   0x0234 the operation (0x0600: 0x0400 the selection it acts on, one 0x0410
-//!   per parameter = u32 parameter id + value, 0x0420 transform, 0x0430 mod
-//!   context TM, 0x0440 map preservation), and 0x0238 its local data (for a
-//!   transform: 0x12c3 vertex count, 0x12c4 one offset per vertex, 0x12c5 the
-//!   node name);
-//! - 0x0260 / 0x0268: an operation in progress and its data.
-//!
-//! Max 2024 and later add two records to each operation's basics, 0x0450 and
-//! 0x0470, whose meaning is not known; only the values seen on real files (4 or
-//! 6, and 2) are accepted. An Attach's local data holds the attached object's
-//! polygon mesh (0x0e00, the MNMesh buffers of an Editable Poly) with three
-//! words around it (0x0e04, 0x0e08, 0x0e0c), accepted only as seen (1, 0, 0).
+//! selections it last saw (0x0200 / 0x0210 / 0x0220 vertex / edge / face,
+//! sized to the mesh it output) and the committed operations
+//! (`edit_poly_records`), which Max replays on the polygon form (MNMesh) of
+//! the modifier's input each time; so does this module, then checks the result
+//! against those saved sizes and triangulates it as Max does.
 //!
 //! Operations evaluated: Transform, Set Material ID, Delete Face, Attach, Weld
-//! Vertex, Detach Face when the next operation deletes the same faces, and Split
-//! Edges and Tessellate when their selection leaves nothing to do. Any other
-//! operation is an error naming it. The input is rebuilt as polygons from a
-//! primitive, an Editable Poly, or the Edit Poly below (replayed the same way).
+//! Vertex, Detach Face when the next operation deletes the same faces, Inset
+//! and Extrude Face on one-face clusters and the Max 2017+ move extrusion
+//! (`edit_poly_extrude`), Auto Smooth and Set Smoothing (`edit_poly_smooth`),
+//! and Split Edges and Tessellate when their selection leaves nothing to do.
+//! Any other operation is an error naming it. The input is rebuilt as polygons
+//! from a primitive's polygon builder, an Editable Poly, or the Edit Poly below
+//! (replayed the same way), through any Unwrap UVW between them.
 
 use crate::chunk::Chunk;
 
+use super::edit_poly_extrude as extrude;
+use super::edit_poly_records::*;
+use super::edit_poly_smooth as smooth;
 use super::edit_poly_topo as topo;
-use super::{bits, payload, Applied, ModContext};
-use crate::eval::core::keys::Words;
-use crate::eval::core::math::Vec3;
+use super::{bits, Applied, ModContext};
 use crate::eval::core::pblock;
 use crate::eval::objects::mesh::{self, Mesh};
 use crate::eval::objects::poly::PolyMesh;
 use crate::eval::objects::primitive;
 use crate::eval::objects::primitive_poly;
-
-/// Operation ids (the `epolyModButtonOp` enumeration).
-const OP_DELETE_FACE: u32 = 11;
-const OP_DETACH_FACE: u32 = 13;
-const OP_SPLIT: u32 = 14;
-const OP_WELD_VERTEX: u32 = 22;
-const OP_ATTACH: u32 = 58;
-const OP_TESSELLATE: u32 = 28;
-const OP_TRANSFORM: u32 = 53;
-const OP_SET_MATERIAL: u32 = 70;
-
-/// Parameter ids (the `epolyModParameters` enumeration).
-const PARAM_CURRENT_OPERATION: u16 = 12;
-const PARAM_CONSTRAIN_TYPE: u32 = 14;
-const PARAM_DELETE_ISOLATED: u32 = 26;
-const PARAM_WELD_THRESHOLD: u32 = 27;
-const PARAM_MATERIAL: u32 = 58;
-const PARAM_PRESERVE_MAPS: u32 = 71;
-
-/// Names of the operation ids, for errors.
-const OP_NAMES: [&str; 84] = [
-    "Null",
-    "Hide Vertex",
-    "Hide Face",
-    "Unhide Vertex",
-    "Unhide Face",
-    "Hide Unselected Vertex",
-    "Hide Unselected Face",
-    "Named Selection Copy",
-    "Named Selection Paste",
-    "Cap",
-    "Delete Vertex",
-    "Delete Face",
-    "Detach Vertex",
-    "Detach Face",
-    "Split Edges",
-    "Break",
-    "Collapse Vertex",
-    "Collapse Edge",
-    "Collapse Face",
-    "Reset Plane",
-    "Slice",
-    "Slice Face",
-    "Weld Vertex",
-    "Weld Edge",
-    "Create Shape",
-    "Make Planar",
-    "Remove Isolated Vertices",
-    "MeshSmooth",
-    "Tessellate",
-    "Retriangulate",
-    "Flip Face",
-    "Flip Element",
-    "Bevel",
-    "Chamfer Vertex",
-    "Chamfer Edge",
-    "Cut",
-    "Grow Selection",
-    "Shrink Selection",
-    "Inset",
-    "Extrude Vertex",
-    "Extrude Edge",
-    "Extrude Face",
-    "Extrude Along Spline",
-    "Connect Edge",
-    "Connect Vertex",
-    "Hinge From Edge",
-    "Select Ring",
-    "Select Loop",
-    "Remove Isolated Map Vertices",
-    "Remove Vertex",
-    "Remove Edge",
-    "Outline",
-    "Toggle Shaded Faces",
-    "Transform",
-    "Delete Edge",
-    "Unused",
-    "Create",
-    "Align",
-    "Attach",
-    "Target Weld Vertex",
-    "Target Weld Edge",
-    "Edit Triangulation",
-    "Create Edge",
-    "Clone Vertex",
-    "Clone Edge",
-    "Clone Face",
-    "Insert Vertex Edge",
-    "Insert Vertex Face",
-    "Autosmooth",
-    "Smooth",
-    "Set Material",
-    "Select By Smooth",
-    "Select By Material",
-    "Get Stack Selection",
-    "Bridge Border",
-    "Bridge Polygon",
-    "Make Planar X",
-    "Make Planar Y",
-    "Make Planar Z",
-    "Turn Edge",
-    "Relax",
-    "Paint Deform",
-    "Bridge Edge",
-    "Preserve UV Settings",
-];
-
-/// Transform offsets decoded at most (a damaged count must not allocate much).
-const MAX_OFFSETS: usize = 1 << 22;
-
-fn op_name(id: u32) -> String {
-    let name = OP_NAMES.get(id as usize).copied().unwrap_or("unknown");
-    format!("operation {name} ({id})")
-}
-
-/// One committed operation as stored.
-#[derive(Debug, Default)]
-struct Operation {
-    id: u32,
-    selection: Vec<bool>,
-    /// (parameter id, value bytes).
-    params: Vec<(u32, Vec<u8>)>,
-    /// Transform offsets per vertex (local data 0x12c4).
-    offsets: Vec<Vec3>,
-    /// The attached polygon mesh (Attach local data 0x0e00).
-    attached: Option<PolyMesh>,
-}
-
-impl Operation {
-    fn int_param(&self, id: u32) -> Result<Option<i32>, String> {
-        match self.params.iter().find(|(p, _)| *p == id) {
-            None => Ok(None),
-            Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).i32(0))),
-            Some((_, v)) => Err(format!("parameter {id}: {} bytes", v.len())),
-        }
-    }
-
-    fn float_param(&self, id: u32) -> Result<Option<f64>, String> {
-        match self.params.iter().find(|(p, _)| *p == id) {
-            None => Ok(None),
-            Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).f(0))),
-            Some((_, v)) => Err(format!("parameter {id}: {} bytes", v.len())),
-        }
-    }
-
-    fn selected(&self, i: usize) -> bool {
-        self.selection.get(i).copied().unwrap_or(false)
-    }
-}
 
 /// Applies an Edit Poly: rebuilds the polygon form of its input, replays the
 /// operations, checks the result against the selection sizes the modifier saved
@@ -209,6 +50,30 @@ pub(super) fn apply(
     let poly = output(&stack, at, base, cx)?;
     let _ = std::mem::replace(mesh, poly.to_mesh()?);
     Ok(())
+}
+
+/// The polygon mesh the Edit Poly at `at` in `node`'s modifier stack (0 = top)
+/// outputs at time `t`, before anything above it: what tests compare with the
+/// geometry a modifier above cached of its input.
+pub fn polygon_output(
+    eval: &crate::eval::SceneEval,
+    node: usize,
+    at: usize,
+    t: i32,
+) -> Result<PolyMesh, String> {
+    let (stack, base) = eval
+        .modifier_stack(node)
+        .ok_or("the node has no modifier stack")?;
+    match stack.get(at) {
+        Some(m) if m.class == super::EDIT_POLY => {}
+        _ => return Err(format!("modifier {at} is not an Edit Poly")),
+    }
+    let cx = ModContext {
+        eval,
+        node: Some(node),
+        t,
+    };
+    output(&stack, at, base, &cx)
 }
 
 /// The polygon mesh the Edit Poly at `stack[at]` outputs.
@@ -241,24 +106,39 @@ fn output(stack: &[Applied], at: usize, base: usize, cx: &ModContext) -> Result<
     if let Some(op) = ops.iter().find(|o| !is_evaluated(o.id)) {
         return Err(format!("{} is not evaluated", op_name(op.id)));
     }
-    let mut poly = match stack.get(at + 1) {
-        Some(below) if below.class == super::EDIT_POLY => {
-            output(stack, at + 1, base, cx).map_err(|e| format!("the Edit Poly below: {e}"))?
-        }
-        Some(below) => {
-            return Err(format!(
-                "Edit Poly above {} is not evaluated (it needs its input as polygons)",
-                below.name
-            ))
-        }
-        None => input(base, cx)?,
-    };
+    let mut poly = below(stack, at + 1, base, cx)?;
     for (i, op) in ops.iter().enumerate() {
         let next = ops.get(i + 1);
         replay(op, next, &mut poly).map_err(|e| format!("{}: {e}", op_name(op.id)))?;
     }
     check_saved_sizes(local.children(), &poly)?;
     Ok(poly)
+}
+
+/// The polygon mesh that reaches `stack[at]` from below: the base object's
+/// polygon form, an Edit Poly's output, or either through Unwrap UVW (which
+/// keeps the polygons and replaces map channel 1 with its own).
+fn below(stack: &[Applied], at: usize, base: usize, cx: &ModContext) -> Result<PolyMesh, String> {
+    match stack.get(at) {
+        None => input(base, cx),
+        Some(m) if m.class == super::EDIT_POLY => {
+            output(stack, at, base, cx).map_err(|e| format!("the Edit Poly below: {e}"))
+        }
+        Some(m) if m.class == super::UNWRAP_UVW => {
+            let mut poly = below(stack, at + 1, base, cx)?;
+            let local = m
+                .mod_app
+                .and_then(|a| a.children().iter().find(|c| c.id == super::LOCAL_DATA))
+                .ok_or("the Unwrap UVW below has no local data")?;
+            super::unwrap::apply_poly(local.children(), &mut poly)
+                .map_err(|e| format!("the Unwrap UVW below: {e}"))?;
+            Ok(poly)
+        }
+        Some(m) => Err(format!(
+            "Edit Poly above {} is not evaluated (it needs its input as polygons)",
+            m.name
+        )),
+    }
 }
 
 fn is_evaluated(id: u32) -> bool {
@@ -272,6 +152,12 @@ fn is_evaluated(id: u32) -> bool {
             | OP_DETACH_FACE
             | OP_WELD_VERTEX
             | OP_ATTACH
+            | OP_INSET
+            | OP_EXTRUDE_FACE
+            | OP_MOVE_EXTRUDE
+            | OP_MOVE_EXTRUDE_END
+            | OP_AUTOSMOOTH
+            | OP_SMOOTH
     )
 }
 
@@ -296,179 +182,8 @@ fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, String> {
         ));
     }
     let p = primitive::params(cx.eval, base, cx.t)?;
-    let mut poly =
-        primitive_poly::build(class.class_id, &p).map_err(|e| format!("{}: {e}", class.name))?;
-    if class.class_id == primitive::CYLINDER {
-        cylinder_face_order(&mut poly, cx.eval.graph.version)?;
-    }
-    Ok(poly)
-}
-
-/// Scene versions whose polygon cylinder numbers its faces sides first, then
-/// the bottom and top caps (Max 2013: Barrel.max's material assignments select
-/// the sides as faces 0‥35 and the top cap as 37), and from which one it numbers
-/// the bottom cap first (Max 2024: Wire.max detaches whole side rows as faces
-/// 13‥24 of a 12-sided cylinder, 17 times). Between them the order is not known.
-const CYLINDER_SIDES_FIRST_UNTIL: u16 = 0x2017;
-const CYLINDER_BOTTOM_FIRST_FROM: u16 = 0x2029;
-
-/// Puts the cylinder's faces in the order of the file's Max version (the
-/// builder gives sides, bottom cap, top cap).
-fn cylinder_face_order(poly: &mut PolyMesh, version: u16) -> Result<(), String> {
-    if version <= CYLINDER_SIDES_FIRST_UNTIL {
-        return Ok(());
-    }
-    if version < CYLINDER_BOTTOM_FIRST_FROM {
-        return Err(format!(
-            "the face order of the polygon cylinder of scene version {version:#06x} is not known"
-        ));
-    }
-    let n = poly.faces.len();
-    if n < 2 {
-        return Err(format!("a polygon cylinder of {n} faces"));
-    }
-    poly.faces[..n - 1].rotate_right(1);
-    for m in &mut poly.maps {
-        if m.faces.len() != n {
-            return Err(format!("map {} has {} faces", m.channel, m.faces.len()));
-        }
-        m.faces[..n - 1].rotate_right(1);
-    }
-    Ok(())
-}
-
-/// The committed operations, in order.
-fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
-    let mut ops: Vec<Operation> = Vec::new();
-    for c in local {
-        match c.id {
-            0x0230 => {
-                let p = payload(c)?;
-                if p.len() != 4 {
-                    return Err(format!("operation id of {} bytes", p.len()));
-                }
-                ops.push(Operation {
-                    id: Words(p).u32(0),
-                    ..Operation::default()
-                });
-            }
-            0x0234 => {
-                let op = ops.last_mut().ok_or("operation record before its id")?;
-                let basics = c
-                    .children()
-                    .iter()
-                    .find(|x| x.id == 0x0600)
-                    .ok_or("operation without its basics (0x0600)")?;
-                for b in basics.children() {
-                    match b.id {
-                        0x0400 => {
-                            // An empty selection is saved as an empty chunk.
-                            if b.payload().is_none_or(|p| !p.is_empty()) {
-                                op.selection = bits(b)?;
-                            }
-                        }
-                        0x0410 => {
-                            let p = payload(b)?;
-                            if p.len() < 4 {
-                                return Err("short parameter record".into());
-                            }
-                            op.params.push((Words(p).u32(0), p[4..].to_vec()));
-                        }
-                        // Map preservation settings: only used when preserve maps is on.
-                        0x0440 => {}
-                        // Max 2024+ records of unknown meaning: the values seen only.
-                        0x0450 | 0x0470 => {
-                            let p = payload(b)?;
-                            let v = (p.len() == 4).then(|| Words(p).u32(0));
-                            let seen = match b.id {
-                                0x0450 => matches!(v, Some(4 | 6)),
-                                _ => v == Some(2),
-                            };
-                            if !seen {
-                                return Err(format!(
-                                    "{}: record {:#06x} = {p:02x?} is not evaluated",
-                                    op_name(op.id),
-                                    b.id
-                                ));
-                            }
-                        }
-                        other => {
-                            return Err(format!(
-                                "{}: record {other:#06x} is not evaluated",
-                                op_name(op.id)
-                            ))
-                        }
-                    }
-                }
-            }
-            0x0238 => {
-                let op = ops.last_mut().ok_or("operation data before its id")?;
-                if op.id == OP_TRANSFORM {
-                    op.offsets = offsets(c.children())?;
-                } else if op.id == OP_ATTACH {
-                    op.attached = Some(attached(c.children())?);
-                } else if !c.children().is_empty() || c.payload().is_some_and(|p| !p.is_empty()) {
-                    return Err(format!("{}: local data is not evaluated", op_name(op.id)));
-                }
-            }
-            0x0260 | 0x0268 => return Err("an operation in progress is not evaluated".into()),
-            _ => {}
-        }
-    }
-    Ok(ops)
-}
-
-/// Attach local data: the attached object's polygon mesh (0x0e00) between
-/// three words only accepted as seen on real files.
-fn attached(data: &[Chunk]) -> Result<PolyMesh, String> {
-    let mut mesh = None;
-    for c in data {
-        match c.id {
-            0x0e00 => mesh = Some(mesh::mnmesh(c.children())?),
-            0x0e04 | 0x0e08 | 0x0e0c => {
-                let p = payload(c)?;
-                let want = u32::from(c.id == 0x0e04);
-                if p.len() != 4 || Words(p).u32(0) != want {
-                    return Err(format!(
-                        "attach record {:#06x} = {p:02x?} is not evaluated",
-                        c.id
-                    ));
-                }
-            }
-            other => return Err(format!("attach record {other:#06x} is not evaluated")),
-        }
-    }
-    mesh.ok_or_else(|| "attach without its mesh (0x0e00)".to_string())
-}
-
-/// Transform local data: count (0x12c3) and that many Point3 offsets (0x12c4).
-fn offsets(data: &[Chunk]) -> Result<Vec<Vec3>, String> {
-    let count = match data.iter().find(|c| c.id == 0x12c3) {
-        None => return Ok(Vec::new()),
-        Some(c) => {
-            let p = payload(c)?;
-            if p.len() != 4 {
-                return Err("transform offset count".into());
-            }
-            Words(p).u32(0) as usize
-        }
-    };
-    if count > MAX_OFFSETS {
-        return Err(format!("{count} transform offsets"));
-    }
-    let p = data
-        .iter()
-        .find(|c| c.id == 0x12c4)
-        .map(payload)
-        .transpose()?
-        .unwrap_or(&[]);
-    if p.len() != count * 12 {
-        return Err(format!("{count} transform offsets in {} bytes", p.len()));
-    }
-    let w = Words(p);
-    Ok((0..count)
-        .map(|i| Vec3(w.f(3 * i), w.f(3 * i + 1), w.f(3 * i + 2)))
-        .collect())
+    primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
+        .map_err(|e| format!("{}: {e}", class.name))
 }
 
 fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Result<(), String> {
@@ -534,6 +249,51 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
                 return Err("tessellating faces is not evaluated".into());
             }
         }
+        OP_INSET => {
+            if op.int_param(PARAM_INSET_TYPE)?.unwrap_or(0) != 0 {
+                return Err("inset by polygon is not evaluated".into());
+            }
+            let amount = op.float_param(PARAM_INSET)?.ok_or("no inset amount")?;
+            extrude::inset(poly, &op.selection, amount)?;
+        }
+        OP_EXTRUDE_FACE => {
+            let kind = op.int_param(PARAM_EXTRUDE_FACE_TYPE)?.unwrap_or(0);
+            if !(0..=2).contains(&kind) {
+                return Err(format!("extrusion type {kind}"));
+            }
+            if let Some(x) = op.float_param(PARAM_EXTRUDE_FACE_UNKNOWN)? {
+                if x != 1.0 {
+                    return Err(format!(
+                        "parameter {PARAM_EXTRUDE_FACE_UNKNOWN} = {x} is not evaluated"
+                    ));
+                }
+            }
+            let height = op
+                .float_param(PARAM_EXTRUDE_FACE_HEIGHT)?
+                .ok_or("no extrusion height")?;
+            extrude::extrude(poly, &op.selection, height, kind == 2)?;
+        }
+        OP_MOVE_EXTRUDE => {
+            let kind = op.extra_u32(0x0601)?.ok_or("no extrusion type (0x0601)")?;
+            if kind > 2 {
+                return Err(format!("extrusion type {kind}"));
+            }
+            extrude::extrude_faces(poly, &op.selection, kind == 2)?;
+        }
+        OP_AUTOSMOOTH => {
+            let angle = op
+                .float_param(PARAM_AUTOSMOOTH_THRESHOLD)?
+                .ok_or("no auto smooth threshold")?;
+            smooth::auto_smooth(poly, &op.selection, angle)?;
+        }
+        OP_SMOOTH => {
+            let set = op.int_param(PARAM_SMOOTH_SET)?.unwrap_or(0) as u32;
+            let clear = op.int_param(PARAM_SMOOTH_CLEAR)?.unwrap_or(0) as u32;
+            smooth::set_smoothing(poly, &op.selection, set, clear)?;
+        }
+        OP_MOVE_EXTRUDE_END => {
+            topo::check_selection(&op.selection, poly.faces.len(), "faces")?;
+        }
         OP_SPLIT => {
             // Splitting breaks vertices on two or more flagged edges (or on a
             // flagged edge and the border); with none such the mesh is unchanged.
@@ -591,6 +351,7 @@ fn check_saved_sizes(local: &[Chunk], poly: &PolyMesh) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::core::math::Vec3;
     use crate::eval::objects::poly::PolyFace;
 
     fn u32s(v: &[u32]) -> Vec<u8> {
@@ -641,23 +402,83 @@ mod tests {
         );
     }
 
-    #[test]
-    fn cylinder_face_order_follows_the_version() {
-        let face = |v: u32| PolyFace::fan(vec![v, v + 1, v + 2], v as u16, 0);
-        let poly = PolyMesh {
-            vertices: vec![Vec3(0.0, 0.0, 0.0); 6],
-            faces: vec![face(0), face(1), face(2), face(3)],
+    /// A bit array container of `n` bits with `set` on.
+    fn selection(n: u32, set: &[usize]) -> Chunk {
+        let mut bytes = n.to_le_bytes().to_vec();
+        bytes.resize(4 + (n as usize).div_ceil(8), 0);
+        for &i in set {
+            bytes[4 + i / 8] |= 1 << (i % 8);
+        }
+        Chunk::container(0x0400, vec![Chunk::leaf(0x2700, bytes)])
+    }
+
+    fn op(id: u32, basics: Vec<Chunk>, beside: Vec<Chunk>) -> Vec<Chunk> {
+        let mut record = vec![Chunk::container(0x0600, basics)];
+        record.extend(beside);
+        vec![
+            Chunk::leaf(0x0230, u32s(&[id])),
+            Chunk::container(0x0234, record),
+        ]
+    }
+
+    fn quad() -> PolyMesh {
+        PolyMesh {
+            vertices: vec![
+                Vec3(0.0, 0.0, 0.0),
+                Vec3(1.0, 0.0, 0.0),
+                Vec3(1.0, 1.0, 0.0),
+                Vec3(0.0, 1.0, 0.0),
+            ],
+            faces: vec![PolyFace::fan(vec![0, 1, 2, 3], 0, 1)],
             maps: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn extrusions_need_their_understood_parameters() {
+        let param = |id: u32, v: f32| {
+            let mut p = id.to_le_bytes().to_vec();
+            p.extend(v.to_le_bytes());
+            Chunk::leaf(0x0410, p)
         };
-        let materials = |p: &PolyMesh| p.faces.iter().map(|f| f.material).collect::<Vec<_>>();
-        let mut old = poly.clone();
-        cylinder_face_order(&mut old, 0x2017).expect("Max 2013");
-        assert_eq!(materials(&old), [0, 1, 2, 3]);
-        let mut new = poly.clone();
-        cylinder_face_order(&mut new, 0x2029).expect("Max 2024");
-        // Sides 0, 1, bottom cap 2, top cap 3 → bottom cap first.
-        assert_eq!(materials(&new), [2, 0, 1, 3]);
-        assert!(cylinder_face_order(&mut poly.clone(), 0x2022).is_err());
+        // The move extrusion takes its type from 0x0601.
+        let bare = operations(&op(OP_MOVE_EXTRUDE, vec![selection(1, &[0])], vec![])).expect("ops");
+        let err = replay(&bare[0], None, &mut quad()).unwrap_err();
+        assert!(err.contains("0x0601"), "{err}");
+        let typed = operations(&op(
+            OP_MOVE_EXTRUDE,
+            vec![selection(1, &[0])],
+            vec![Chunk::leaf(0x0601, u32s(&[2]))],
+        ))
+        .expect("ops");
+        let mut m = quad();
+        replay(&typed[0], None, &mut m).expect("extrusion");
+        assert_eq!((m.vertices.len(), m.faces.len()), (8, 5));
+        assert_eq!(m.vertices[4..], m.vertices[..4]);
+        // Extrude Face with the Max 2016+ parameter 120 at another value.
+        let odd = operations(&op(
+            OP_EXTRUDE_FACE,
+            vec![
+                selection(1, &[0]),
+                param(PARAM_EXTRUDE_FACE_HEIGHT, 2.0),
+                param(PARAM_EXTRUDE_FACE_UNKNOWN, 0.5),
+            ],
+            vec![],
+        ))
+        .expect("ops");
+        assert!(replay(&odd[0], None, &mut quad()).is_err());
+        let up = operations(&op(
+            OP_EXTRUDE_FACE,
+            vec![selection(1, &[0]), param(PARAM_EXTRUDE_FACE_HEIGHT, 2.0)],
+            vec![],
+        ))
+        .expect("ops");
+        let mut m = quad();
+        replay(&up[0], None, &mut m).expect("extrude");
+        assert_eq!(m.vertices[6], Vec3(1.0, 1.0, 2.0));
+        // A selection sized to another mesh is an error.
+        let wrong = operations(&op(OP_INSET, vec![selection(3, &[0])], vec![])).expect("ops");
+        assert!(replay(&wrong[0], None, &mut quad()).is_err());
     }
 
     #[test]

@@ -26,6 +26,9 @@ use crate::eval::objects::mesh::Mesh;
 mod bend;
 mod edit_mesh;
 mod edit_poly;
+mod edit_poly_extrude;
+mod edit_poly_records;
+mod edit_poly_smooth;
 mod edit_poly_topo;
 pub mod ffd;
 mod gizmo;
@@ -46,6 +49,8 @@ pub mod turbo_smooth;
 mod twist;
 mod unwrap;
 mod uvw_map;
+
+pub use edit_poly::polygon_output as edit_poly_output;
 
 pub const EDIT_MESH: ClassId = ClassId(0x50, 0);
 pub const EDIT_POLY: ClassId = ClassId(0x79aa6e1d, 0x71a075b7);

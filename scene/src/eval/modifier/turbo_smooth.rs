@@ -138,7 +138,7 @@ fn input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, String> {
     }
     if primitive::is_primitive(class.class_id) && below.is_empty() {
         let p = primitive::params(cx.eval, base, cx.t)?;
-        let poly = primitive_poly::build(class.class_id, &p)
+        let poly = primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
             .map_err(|e| format!("{}: {e}", class.name))?;
         return from_poly_mesh(&poly);
     }

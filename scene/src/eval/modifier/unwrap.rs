@@ -5,6 +5,7 @@ use crate::chunk::Chunk;
 use super::{records, vec_at};
 use crate::eval::core::keys::Words;
 use crate::eval::objects::mesh::{MapChannel, Mesh};
+use crate::eval::objects::poly::{PolyMap, PolyMesh};
 
 /// Unwrap UVW: its local data keeps the whole edited map — texture vertices 0x0860
 /// (u32 count, 24-byte records starting u, v, w) and faces 0x0870 (u32 count, per
@@ -13,6 +14,50 @@ use crate::eval::objects::mesh::{MapChannel, Mesh};
 /// On a poly input the faces are polygons, each covering the triangles our poly
 /// output made of it.
 pub(super) fn apply(local: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
+    let (vertices, polygons) = stored(local)?;
+    let n = polygons.len();
+    let mut faces = Vec::with_capacity(mesh.faces.len());
+    for (i, (v, t)) in polygons.iter().enumerate() {
+        // A polygon (the modifier's input was a poly mesh) covers the next
+        // deg - 2 triangles of ours, split as the poly output splits it; each
+        // triangle corner takes the texture vertex of the polygon corner on the
+        // same geometry vertex.
+        for _ in 0..v.len() - 2 {
+            let f = faces.len();
+            let Some(face) = mesh.faces.get(f) else {
+                return Err(format!(
+                    "texture faces cover more than the {} mesh faces",
+                    mesh.faces.len()
+                ));
+            };
+            let tf = corner_texture(v, t, face.v).ok_or_else(|| {
+                format!("texture face {i} is over other vertices than mesh face {f}")
+            })?;
+            faces.push(tf);
+        }
+    }
+    if faces.len() != mesh.faces.len() {
+        return Err(format!(
+            "{n} texture faces cover {} of {} mesh faces",
+            faces.len(),
+            mesh.faces.len()
+        ));
+    }
+    mesh.maps.retain(|m| m.channel != 1);
+    mesh.maps.push(MapChannel {
+        channel: 1,
+        vertices,
+        faces,
+    });
+    mesh.maps.sort_by_key(|m| m.channel);
+    Ok(())
+}
+
+/// One stored texture polygon: geometry vertex and texture vertex per corner.
+type Polygon = (Vec<u32>, Vec<u32>);
+
+/// The stored map: texture vertices 0x0860 and polygons 0x0870.
+fn stored(local: &[Chunk]) -> Result<(Vec<[f32; 3]>, Vec<Polygon>), String> {
     let find = |id: u16| {
         local
             .iter()
@@ -38,7 +83,7 @@ pub(super) fn apply(local: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
         return Err(format!("{n} texture faces in {count} words"));
     }
     let mut at = 0;
-    let mut faces = Vec::with_capacity(mesh.faces.len());
+    let mut polygons = Vec::with_capacity(n);
     for i in 0..n {
         if at >= count {
             return Err(format!("texture face {i} past the end"));
@@ -53,42 +98,41 @@ pub(super) fn apply(local: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
         }
         let v: Vec<u32> = (0..deg).map(|k| words.u32(at + 4 + deg + k)).collect();
         at += 1 + 2 * deg + 3;
-        // A polygon (the modifier's input was a poly mesh) covers the next
-        // deg − 2 triangles of ours, split as the poly output splits it; each
-        // triangle corner takes the texture vertex of the polygon corner on the
-        // same geometry vertex.
-        for _ in 0..deg - 2 {
-            let f = faces.len();
-            let Some(face) = mesh.faces.get(f) else {
-                return Err(format!(
-                    "texture faces cover more than the {} mesh faces",
-                    mesh.faces.len()
-                ));
-            };
-            let tf = corner_texture(&v, &t, face.v).ok_or_else(|| {
-                format!("texture face {i} is over other vertices than mesh face {f}")
-            })?;
-            faces.push(tf);
-        }
+        polygons.push((v, t));
     }
     if at != count {
         return Err("bytes left after the texture faces".into());
     }
-    if faces.len() != mesh.faces.len() {
+    Ok((vertices, polygons))
+}
+
+/// Unwrap UVW below a poly modifier (an Edit Poly above it): the stored
+/// polygons must be the mesh's faces corner for corner, and channel 1 becomes
+/// the stored map.
+pub(super) fn apply_poly(local: &[Chunk], poly: &mut PolyMesh) -> Result<(), String> {
+    let (vertices, polygons) = stored(local)?;
+    if polygons.len() != poly.faces.len() {
         return Err(format!(
-            "{n} texture faces cover {} of {} mesh faces",
-            faces.len(),
-            mesh.faces.len()
+            "{} texture faces for {} polygons",
+            polygons.len(),
+            poly.faces.len()
         ));
     }
-    mesh.maps.retain(|m| m.channel != 1);
-    mesh.maps.push(MapChannel {
+    for (i, ((v, _), f)) in polygons.iter().zip(&poly.faces).enumerate() {
+        if *v != f.v {
+            return Err(format!(
+                "texture face {i} is over other vertices than polygon {i}"
+            ));
+        }
+    }
+    poly.maps.retain(|m| m.channel != 1);
+    poly.maps.push(PolyMap {
         channel: 1,
         vertices,
-        faces,
+        faces: polygons.into_iter().map(|(_, t)| t).collect(),
     });
-    mesh.maps.sort_by_key(|m| m.channel);
-    Ok(())
+    poly.maps.sort_by_key(|m| m.channel);
+    poly.validate()
 }
 
 /// Texture vertices of a triangle cut from a polygon (geometry vertices `v`,

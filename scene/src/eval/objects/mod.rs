@@ -10,6 +10,7 @@ pub mod poly;
 pub mod primitive;
 pub mod primitive_chamfer;
 pub mod primitive_poly;
+mod primitive_poly_box;
 pub mod specified_normals;
 #[cfg(test)]
 mod surface_checks;

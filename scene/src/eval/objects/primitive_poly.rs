@@ -1,24 +1,87 @@
 //! Polygon forms of primitives, as a poly modifier (Edit Poly) receives them:
 //! Max converts a primitive to a PolyObject with the primitive's own polygon
-//! builder (`BuildCylinderPoly` for Cylinder), whose vertex and face numbering
-//! the modifier's records index. Only the forms with a published builder are
-//! rebuilt; any other primitive is an error naming it.
+//! builder (`BuildCylinderPoly` for Cylinder, `BuildPolyBox` for Box), whose
+//! vertex and face numbering the modifier's records index. Only the forms with
+//! a published builder are rebuilt; any other primitive is an error naming it.
 
+use crate::chunk::Chunk;
 use crate::typed::ClassId;
 
 use crate::eval::core::math::Vec3;
 use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
-use crate::eval::objects::primitive::{Params, CYLINDER};
+use crate::eval::objects::primitive::{Params, BOX, CYLINDER};
 
-/// The polygon form of primitive `class`.
-pub fn build(class: ClassId, p: &Params) -> Result<PolyMesh, String> {
+/// The polygon form of primitive `class` (`object` its own chunks).
+pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, String> {
     match class {
-        c if c == CYLINDER => cylinder(p),
+        c if c == CYLINDER => {
+            let mut poly = cylinder(p)?;
+            match cylinder_version(object)? {
+                0 => {}
+                1 => from_triangles_order(&mut poly)?,
+                v => return Err(format!("Cylinder version {v} (chunk 0x0100) is not known")),
+            }
+            Ok(poly)
+        }
+        c if c == BOX => super::primitive_poly_box::poly_box(p, box_smoothing_fix(object)?),
         c => Err(format!(
             "the polygon form of primitive ({:#x}, {:#x}) is not evaluated",
             c.0, c.1
         )),
     }
+}
+
+/// The Box's "poly smoothing fix" (chunk 0x0100, one byte): Boxes saved since
+/// Max 5.1 write it set, and their polygon form swaps the top and bottom
+/// smoothing groups; a Box without the chunk keeps the old groups.
+fn box_smoothing_fix(object: &[Chunk]) -> Result<bool, String> {
+    match object.iter().find(|c| c.id == 0x0100) {
+        None => Ok(false),
+        Some(c) => match c.payload() {
+            Some([b]) => Ok(*b != 0),
+            other => Err(format!("Box smoothing fix chunk 0x0100: {other:?}")),
+        },
+    }
+}
+
+/// The Cylinder's version (chunk 0x0100, an i32; absent = 0). Version 0
+/// builds its polygon form with `BuildCylinderPoly`; version 1 (Cylinders
+/// made since Max fixed that builder, MAXX-29604) converts the triangle
+/// mesh instead (`SetFromTri` + `MakePolyMesh`).
+fn cylinder_version(object: &[Chunk]) -> Result<i32, String> {
+    match object.iter().find(|c| c.id == 0x0100) {
+        None => Ok(0),
+        Some(c) => match c.payload() {
+            Some(&[a, b, c, d]) => Ok(i32::from_le_bytes([a, b, c, d])),
+            other => Err(format!("Cylinder version chunk 0x0100: {other:?}")),
+        },
+    }
+}
+
+/// The polygons of a version-1 Cylinder, from the polygon builder's (sides,
+/// bottom cap, top cap): merging the triangle mesh's faces gives the bottom cap
+/// first (its triangles come first), then the sides, then the top cap, which
+/// starts on the ring's last vertex — as Wire.max's Unwrap UVW cached the
+/// polygons of its cylinder (all 218 faces, corner for corner, after 17
+/// detaches and attaches). Map faces follow their faces.
+fn from_triangles_order(poly: &mut PolyMesh) -> Result<(), String> {
+    let n = poly.faces.len();
+    if n < 2 {
+        return Err(format!("a polygon cylinder of {n} faces"));
+    }
+    poly.faces[..n - 1].rotate_right(1);
+    poly.faces[n - 1].v.rotate_right(1);
+    let tris = poly.faces[n - 1].tris.clone();
+    let deg = poly.faces[n - 1].v.len();
+    poly.faces[n - 1].tris = tris.iter().map(|t| t.map(|c| (c + 1) % deg)).collect();
+    for m in &mut poly.maps {
+        if m.faces.len() != n {
+            return Err(format!("map {} has {} faces", m.channel, m.faces.len()));
+        }
+        m.faces[..n - 1].rotate_right(1);
+        m.faces[n - 1].rotate_right(1);
+    }
+    Ok(())
 }
 
 /// Cylinder (radius 0, height 1, height segments 2, cap segments 3, sides 4,
@@ -129,4 +192,68 @@ fn cylinder(p: &Params) -> Result<PolyMesh, String> {
         faces,
         maps,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::core::pblock::Value;
+
+    fn cylinder_params(sides: i32) -> Params {
+        Params::from_values(vec![
+            Value::Float(1.0),
+            Value::Float(2.0),
+            Value::Int(1),
+            Value::Int(1),
+            Value::Int(sides),
+            Value::Int(1),
+            Value::Int(0),
+            Value::Float(0.0),
+            Value::Float(0.0),
+            Value::Int(1),
+        ])
+    }
+
+    #[test]
+    fn cylinder_face_order_follows_its_version_chunk() {
+        let p = cylinder_params(4);
+        let v0 = build(CYLINDER, &p, &[]).expect("version 0");
+        let tops = |m: &PolyMesh| m.faces.iter().map(|f| f.v.clone()).collect::<Vec<_>>();
+        // Sides, bottom cap (reversed ring), top cap.
+        assert_eq!(tops(&v0)[4], [3, 2, 1, 0]);
+        assert_eq!(tops(&v0)[5], [4, 5, 6, 7]);
+        let v1 = build(
+            CYLINDER,
+            &p,
+            &[Chunk::leaf(0x0100, 1i32.to_le_bytes().to_vec())],
+        )
+        .expect("version 1");
+        let f = tops(&v1);
+        assert_eq!(f[0], [3, 2, 1, 0]);
+        assert_eq!(f[1], [0, 1, 5, 4]);
+        assert_eq!(f[5], [7, 4, 5, 6]);
+        assert_eq!(v1.maps[0].faces[5].len(), 4);
+        v1.validate().expect("valid");
+        // The top cap's triangles cover the same vertices as before.
+        let tri_vertices = |m: &PolyMesh, i: usize| {
+            let mut t: Vec<[u32; 3]> = m.faces[i]
+                .tris
+                .iter()
+                .map(|t| {
+                    let mut x = t.map(|c| m.faces[i].v[c]);
+                    x.sort_unstable();
+                    x
+                })
+                .collect();
+            t.sort_unstable();
+            t
+        };
+        assert_eq!(tri_vertices(&v0, 5), tri_vertices(&v1, 5));
+        let v7 = build(
+            CYLINDER,
+            &p,
+            &[Chunk::leaf(0x0100, 7i32.to_le_bytes().to_vec())],
+        );
+        assert!(v7.is_err());
+    }
 }

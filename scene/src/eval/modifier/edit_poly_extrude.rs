@@ -1,0 +1,286 @@
+//! Edit Poly operations built on face-cluster extrusion: Inset, Extrude Face
+//! and the extrusion Max 2017+ records for a Shift-move of faces (operation 91,
+//! its move following as a Transform).
+//!
+//! Topology, as decoded from Max's own caches (the geometry Unwrap UVW saves of
+//! its input and the FBX of the same scenes, PictureFrame.max): each selected
+//! face's corners get new vertices, appended in corner order; the face keeps
+//! its index and takes the new corners; for each side j a quad
+//! [v(j), v(j+1), new(j+1), new(j)] is appended, in corner order, with the
+//! face's material and no smoothing group (the FBX normals of extruded walls
+//! are flat where a shared group would have smoothed them with the face).
+//! Map channels: each corner's map vertex is copied for the new corner, and
+//! the side quad's map face runs over the old and the copied map vertices (the
+//! walls' texture is stretched from the border, as in Max).
+//!
+//! Only clusters of one face are evaluated: Max's order of the new vertices
+//! and faces of a multi-face group extrusion is not known (by-polygon
+//! extrusion makes one-face clusters of any selection).
+
+use crate::eval::core::math::Vec3;
+use crate::eval::objects::poly::{PolyFace, PolyMesh};
+
+use super::edit_poly_topo::check_selection;
+
+/// What an extrusion made: per selected face (in order) its new corners.
+pub(super) struct Extruded {
+    /// (face, its vertices before the extrusion) per extruded face.
+    pub faces: Vec<(usize, Vec<u32>)>,
+}
+
+/// The selected faces, each checked to be a cluster of its own unless
+/// `by_polygon`.
+fn one_face_clusters(
+    poly: &PolyMesh,
+    sel: &[bool],
+    by_polygon: bool,
+) -> Result<Vec<usize>, String> {
+    check_selection(sel, poly.faces.len(), "faces")?;
+    let chosen: Vec<usize> = (0..poly.faces.len())
+        .filter(|&i| sel.get(i).copied().unwrap_or(false))
+        .collect();
+    if by_polygon {
+        return Ok(chosen);
+    }
+    let mut owner = std::collections::HashMap::new();
+    for &f in &chosen {
+        let v = &poly.faces[f].v;
+        for j in 0..v.len() {
+            let (a, b) = (v[j], v[(j + 1) % v.len()]);
+            if let Some(other) = owner.insert((a.min(b), a.max(b)), f) {
+                if other != f {
+                    return Err(format!(
+                        "faces {other} and {f} extrude as one group, whose vertex order is not known"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(chosen)
+}
+
+/// Extrudes the selected faces (one-face clusters) with zero height: the new
+/// vertices sit on the old ones.
+pub(super) fn extrude_faces(
+    poly: &mut PolyMesh,
+    sel: &[bool],
+    by_polygon: bool,
+) -> Result<Extruded, String> {
+    let chosen = one_face_clusters(poly, sel, by_polygon)?;
+    let mut out = Extruded { faces: Vec::new() };
+    for &fi in &chosen {
+        let old = poly.faces[fi].v.clone();
+        let n = old.len();
+        let base = u32::try_from(poly.vertices.len()).map_err(|_| "too many vertices")?;
+        for &v in &old {
+            let p = poly.vertices[v as usize];
+            poly.vertices.push(p);
+        }
+        let new: Vec<u32> = (0..n as u32).map(|k| base + k).collect();
+        let material = poly.faces[fi].material;
+        poly.faces[fi].v = new.clone();
+        for j in 0..n {
+            let k = (j + 1) % n;
+            poly.faces.push(PolyFace::fan(
+                vec![old[j], old[k], new[k], new[j]],
+                material,
+                0,
+            ));
+        }
+        for m in &mut poly.maps {
+            let mf = m
+                .faces
+                .get(fi)
+                .ok_or("map without a face per face")?
+                .clone();
+            let mbase = u32::try_from(m.vertices.len()).map_err(|_| "too many map vertices")?;
+            for &t in &mf {
+                let uv = *m
+                    .vertices
+                    .get(t as usize)
+                    .ok_or_else(|| format!("map {}: damaged map face", m.channel))?;
+                m.vertices.push(uv);
+            }
+            let mnew: Vec<u32> = (0..n as u32).map(|k| mbase + k).collect();
+            m.faces[fi] = mnew.clone();
+            for j in 0..n {
+                let k = (j + 1) % n;
+                m.faces.push(vec![mf[j], mf[k], mnew[k], mnew[j]]);
+            }
+        }
+        out.faces.push((fi, old));
+    }
+    poly.validate()?;
+    Ok(out)
+}
+
+/// The face's normal (Newell's, unit); a face without area has none.
+fn normal(poly: &PolyMesh, v: &[u32]) -> Result<Vec3, String> {
+    let mut n = Vec3::default();
+    for j in 0..v.len() {
+        let (p, q) = (
+            poly.vertices[v[j] as usize],
+            poly.vertices[v[(j + 1) % v.len()] as usize],
+        );
+        n = n.plus(p.cross(q));
+    }
+    let l = n.len();
+    if l > 0.0 && l.is_finite() {
+        Ok(n.scale(1.0 / l))
+    } else {
+        Err(format!(
+            "face {v:?} has no area, so no normal to extrude or inset along"
+        ))
+    }
+}
+
+/// Extrude Face: each extruded face moves along its normal by `height`.
+pub(super) fn extrude(
+    poly: &mut PolyMesh,
+    sel: &[bool],
+    height: f64,
+    by_polygon: bool,
+) -> Result<(), String> {
+    let done = extrude_faces(poly, sel, by_polygon)?;
+    for (fi, old) in &done.faces {
+        let d = normal(poly, old)?.scale(height);
+        for &v in &poly.faces[*fi].v.clone() {
+            let p = &mut poly.vertices[v as usize];
+            *p = p.plus(d);
+        }
+    }
+    Ok(())
+}
+
+/// Inset: each face's new corners move inwards in the face's plane so that
+/// every new side is parallel to the old one at distance `amount` (the miter
+/// point of the two neighbouring sides' inward normals n1, n2:
+/// amount · (n1 + n2) / (1 + n1·n2)).
+pub(super) fn inset(poly: &mut PolyMesh, sel: &[bool], amount: f64) -> Result<(), String> {
+    let done = extrude_faces(poly, sel, false)?;
+    for (fi, old) in &done.faces {
+        let nrm = normal(poly, old)?;
+        let at = |i: u32| poly.vertices[i as usize];
+        let n = old.len();
+        // Inward normal of side j (from corner j to j + 1).
+        let inward: Vec<Vec3> = (0..n)
+            .map(|j| {
+                let side = nrm.cross(at(old[(j + 1) % n]).minus(at(old[j])));
+                let l = side.len();
+                if l > 0.0 {
+                    Ok(side.scale(1.0 / l))
+                } else {
+                    Err(format!("face {fi}: side {j} has no length"))
+                }
+            })
+            .collect::<Result<_, String>>()?;
+        let moves: Vec<Vec3> = (0..n)
+            .map(|j| {
+                let (a, b) = (inward[(j + n - 1) % n], inward[j]);
+                let denom = 1.0 + a.dot(b);
+                if denom.abs() < 1e-9 {
+                    Err(format!("face {fi}: a corner folds back on itself"))
+                } else {
+                    Ok(a.plus(b).scale(amount / denom))
+                }
+            })
+            .collect::<Result<_, String>>()?;
+        let new = poly.faces[*fi].v.clone();
+        for (&v, d) in new.iter().zip(moves) {
+            let p = &mut poly.vertices[v as usize];
+            *p = p.plus(d);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::objects::poly::PolyMap;
+
+    fn square() -> PolyMesh {
+        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
+        PolyMesh {
+            vertices: vec![
+                p(0.0, 0.0),
+                p(2.0, 0.0),
+                p(2.0, 2.0),
+                p(0.0, 2.0),
+                p(3.0, 0.0),
+            ],
+            faces: vec![
+                PolyFace::fan(vec![0, 1, 2, 3], 7, 1),
+                PolyFace::fan(vec![1, 4, 2], 3, 1),
+            ],
+            maps: vec![PolyMap {
+                channel: 1,
+                vertices: vec![
+                    [0.0; 3],
+                    [1.0, 0.0, 0.0],
+                    [1.0; 3],
+                    [0.0, 1.0, 0.0],
+                    [2.0, 0.0, 0.0],
+                ],
+                faces: vec![vec![0, 1, 2, 3], vec![1, 4, 2]],
+            }],
+        }
+    }
+
+    #[test]
+    fn inset_appends_corners_and_side_quads_in_corner_order() {
+        let mut m = square();
+        inset(&mut m, &[true, false], 0.5).expect("inset");
+        assert_eq!(m.vertices.len(), 9);
+        assert_eq!(m.faces[0].v, [5, 6, 7, 8]);
+        assert_eq!(m.faces[2].v, [0, 1, 6, 5]);
+        assert_eq!(m.faces[5].v, [3, 0, 5, 8]);
+        assert!(m.faces[2..]
+            .iter()
+            .all(|f| f.material == 7 && f.smoothing == 0));
+        assert_eq!(m.vertices[5], Vec3(0.5, 0.5, 0.0));
+        assert_eq!(m.vertices[7], Vec3(1.5, 1.5, 0.0));
+        assert_eq!(m.maps[0].faces[0], [5, 6, 7, 8]);
+        assert_eq!(m.maps[0].faces[3], [1, 2, 7, 6]);
+        assert_eq!(m.maps[0].vertices[7], [1.0; 3]);
+    }
+
+    #[test]
+    fn inset_keeps_sides_parallel_at_the_distance() {
+        // A triangle: each new side is 0.1 inside its old one.
+        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
+        let mut m = PolyMesh {
+            vertices: vec![p(0.0, 0.0), p(4.0, 0.0), p(1.0, 3.0)],
+            faces: vec![PolyFace::fan(vec![0, 1, 2], 0, 0)],
+            maps: Vec::new(),
+        };
+        inset(&mut m, &[true], 0.1).expect("inset");
+        for j in 0..3 {
+            let (a, b) = (m.vertices[j], m.vertices[(j + 1) % 3]);
+            let inward = Vec3(0.0, 0.0, 1.0).cross(b.minus(a)).normalized();
+            for new in [m.vertices[3 + j], m.vertices[3 + (j + 1) % 3]] {
+                assert!((new.minus(a).dot(inward) - 0.1).abs() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn extrude_moves_along_the_normal_and_refuses_groups() {
+        let mut m = square();
+        extrude(&mut m, &[true, false], -2.0, false).expect("extrude");
+        assert_eq!(m.vertices[5], Vec3(0.0, 0.0, -2.0));
+        // A face without area has no normal: an error, not a guess.
+        let mut flat = square();
+        flat.vertices[2] = Vec3(1.0, 1.0, 0.0);
+        flat.vertices[3] = Vec3(1.0, 1.0, 0.0);
+        flat.vertices[1] = Vec3(2.0, 2.0, 0.0);
+        assert!(extrude(&mut flat, &[true, false], 1.0, false).is_err());
+        assert!(inset(&mut square(), &[true, false, true], 0.1).is_err());
+        // Two selected faces sharing an edge form one group.
+        assert!(extrude(&mut square(), &[true, true], 1.0, false).is_err());
+        let mut m = square();
+        extrude(&mut m, &[true, true], 1.0, true).expect("by polygon");
+        assert_eq!(m.vertices.len(), 5 + 4 + 3);
+        assert_eq!(m.faces.len(), 2 + 4 + 3);
+    }
+}

@@ -1,0 +1,339 @@
+//! Edit Poly's stored operations, in its local data (0x2512), per operation in
+//! order: 0x0230 the operation id (u32, Max's `epolyModButtonOp`), 0x0234 the
+//! operation (0x0600 basics: 0x0400 the selection it acts on, one 0x0410 per
+//! parameter = u32 `epolyModParameters` id + value, 0x0420 transform, 0x0430
+//! mod-context TM, 0x0440 map preservation; beside 0x0600 some operations write
+//! 0x0601 / 0x0602), and 0x0238 its local data (Transform: 0x12c3 vertex count,
+//! 0x12c4 one offset per vertex, 0x12c5 the node name; Attach: the attached
+//! object's MNMesh buffers 0x0e00 between three words 0x0e04 / 0x0e08 /
+//! 0x0e0c, accepted only as seen, 1, 0, 0). 0x0260 / 0x0268 hold an operation
+//! in progress. Max 2024 and later add 0x0450 and 0x0470 to the basics, whose
+//! meaning is not known; only the values seen on real files (4 or 6, and 2)
+//! are accepted.
+
+use crate::chunk::Chunk;
+
+use super::{bits, payload};
+use crate::eval::core::keys::Words;
+use crate::eval::core::math::Vec3;
+use crate::eval::objects::mesh;
+use crate::eval::objects::poly::PolyMesh;
+
+/// Operation ids (the `epolyModButtonOp` enumeration).
+pub(super) const OP_DELETE_FACE: u32 = 11;
+pub(super) const OP_DETACH_FACE: u32 = 13;
+pub(super) const OP_SPLIT: u32 = 14;
+pub(super) const OP_WELD_VERTEX: u32 = 22;
+pub(super) const OP_ATTACH: u32 = 58;
+pub(super) const OP_TESSELLATE: u32 = 28;
+pub(super) const OP_TRANSFORM: u32 = 53;
+pub(super) const OP_SET_MATERIAL: u32 = 70;
+pub(super) const OP_INSET: u32 = 38;
+pub(super) const OP_AUTOSMOOTH: u32 = 68;
+pub(super) const OP_SMOOTH: u32 = 69;
+pub(super) const OP_EXTRUDE_FACE: u32 = 41;
+/// Max 2017+ records a Shift-move of faces as this extrusion (zero height, its
+/// type in record 0x0601), the move as a Transform, then operation 92, which
+/// changes nothing (its selection is sized to the extruded mesh).
+pub(super) const OP_MOVE_EXTRUDE: u32 = 91;
+pub(super) const OP_MOVE_EXTRUDE_END: u32 = 92;
+
+/// Parameter ids (the `epolyModParameters` enumeration).
+pub(super) const PARAM_CURRENT_OPERATION: u16 = 12;
+pub(super) const PARAM_CONSTRAIN_TYPE: u32 = 14;
+pub(super) const PARAM_DELETE_ISOLATED: u32 = 26;
+pub(super) const PARAM_WELD_THRESHOLD: u32 = 27;
+pub(super) const PARAM_MATERIAL: u32 = 58;
+pub(super) const PARAM_EXTRUDE_FACE_TYPE: u32 = 36;
+pub(super) const PARAM_AUTOSMOOTH_THRESHOLD: u32 = 55;
+pub(super) const PARAM_SMOOTH_SET: u32 = 56;
+pub(super) const PARAM_SMOOTH_CLEAR: u32 = 57;
+pub(super) const PARAM_EXTRUDE_FACE_HEIGHT: u32 = 37;
+pub(super) const PARAM_INSET_TYPE: u32 = 41;
+pub(super) const PARAM_INSET: u32 = 42;
+/// A Max 2016+ Extrude Face parameter of unknown meaning; only 1 is seen.
+pub(super) const PARAM_EXTRUDE_FACE_UNKNOWN: u32 = 120;
+pub(super) const PARAM_PRESERVE_MAPS: u32 = 71;
+
+/// Names of the operation ids, for errors.
+pub(super) const OP_NAMES: [&str; 84] = [
+    "Null",
+    "Hide Vertex",
+    "Hide Face",
+    "Unhide Vertex",
+    "Unhide Face",
+    "Hide Unselected Vertex",
+    "Hide Unselected Face",
+    "Named Selection Copy",
+    "Named Selection Paste",
+    "Cap",
+    "Delete Vertex",
+    "Delete Face",
+    "Detach Vertex",
+    "Detach Face",
+    "Split Edges",
+    "Break",
+    "Collapse Vertex",
+    "Collapse Edge",
+    "Collapse Face",
+    "Reset Plane",
+    "Slice",
+    "Slice Face",
+    "Weld Vertex",
+    "Weld Edge",
+    "Create Shape",
+    "Make Planar",
+    "Remove Isolated Vertices",
+    "MeshSmooth",
+    "Tessellate",
+    "Retriangulate",
+    "Flip Face",
+    "Flip Element",
+    "Bevel",
+    "Chamfer Vertex",
+    "Chamfer Edge",
+    "Cut",
+    "Grow Selection",
+    "Shrink Selection",
+    "Inset",
+    "Extrude Vertex",
+    "Extrude Edge",
+    "Extrude Face",
+    "Extrude Along Spline",
+    "Connect Edge",
+    "Connect Vertex",
+    "Hinge From Edge",
+    "Select Ring",
+    "Select Loop",
+    "Remove Isolated Map Vertices",
+    "Remove Vertex",
+    "Remove Edge",
+    "Outline",
+    "Toggle Shaded Faces",
+    "Transform",
+    "Delete Edge",
+    "Unused",
+    "Create",
+    "Align",
+    "Attach",
+    "Target Weld Vertex",
+    "Target Weld Edge",
+    "Edit Triangulation",
+    "Create Edge",
+    "Clone Vertex",
+    "Clone Edge",
+    "Clone Face",
+    "Insert Vertex Edge",
+    "Insert Vertex Face",
+    "Autosmooth",
+    "Smooth",
+    "Set Material",
+    "Select By Smooth",
+    "Select By Material",
+    "Get Stack Selection",
+    "Bridge Border",
+    "Bridge Polygon",
+    "Make Planar X",
+    "Make Planar Y",
+    "Make Planar Z",
+    "Turn Edge",
+    "Relax",
+    "Paint Deform",
+    "Bridge Edge",
+    "Preserve UV Settings",
+];
+
+/// Transform offsets decoded at most (a damaged count must not allocate much).
+pub(super) const MAX_OFFSETS: usize = 1 << 22;
+
+pub(super) fn op_name(id: u32) -> String {
+    let name = match id {
+        OP_MOVE_EXTRUDE => "Extrude Face by Move",
+        OP_MOVE_EXTRUDE_END => "Extrude Face by Move end",
+        _ => OP_NAMES.get(id as usize).copied().unwrap_or("unknown"),
+    };
+    format!("operation {name} ({id})")
+}
+
+/// One committed operation as stored.
+#[derive(Debug, Default)]
+pub(super) struct Operation {
+    pub(super) id: u32,
+    pub(super) selection: Vec<bool>,
+    /// (parameter id, value bytes).
+    pub(super) params: Vec<(u32, Vec<u8>)>,
+    /// Transform offsets per vertex (local data 0x12c4).
+    pub(super) offsets: Vec<Vec3>,
+    /// The attached polygon mesh (Attach local data 0x0e00).
+    pub(super) attached: Option<PolyMesh>,
+    /// Records of the operation beside its basics (0x0601, 0x0602, …).
+    pub(super) extra: Vec<(u16, Vec<u8>)>,
+}
+
+impl Operation {
+    pub(super) fn int_param(&self, id: u32) -> Result<Option<i32>, String> {
+        match self.params.iter().find(|(p, _)| *p == id) {
+            None => Ok(None),
+            Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).i32(0))),
+            Some((_, v)) => Err(format!("parameter {id}: {} bytes", v.len())),
+        }
+    }
+
+    pub(super) fn float_param(&self, id: u32) -> Result<Option<f64>, String> {
+        match self.params.iter().find(|(p, _)| *p == id) {
+            None => Ok(None),
+            Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).f(0))),
+            Some((_, v)) => Err(format!("parameter {id}: {} bytes", v.len())),
+        }
+    }
+
+    /// A u32 record beside the basics.
+    pub(super) fn extra_u32(&self, id: u16) -> Result<Option<u32>, String> {
+        match self.extra.iter().find(|(x, _)| *x == id) {
+            None => Ok(None),
+            Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).u32(0))),
+            Some((_, v)) => Err(format!("record {id:#06x}: {} bytes", v.len())),
+        }
+    }
+
+    pub(super) fn selected(&self, i: usize) -> bool {
+        self.selection.get(i).copied().unwrap_or(false)
+    }
+}
+
+/// The committed operations, in order.
+pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
+    let mut ops: Vec<Operation> = Vec::new();
+    for c in local {
+        match c.id {
+            0x0230 => {
+                let p = payload(c)?;
+                if p.len() != 4 {
+                    return Err(format!("operation id of {} bytes", p.len()));
+                }
+                ops.push(Operation {
+                    id: Words(p).u32(0),
+                    ..Operation::default()
+                });
+            }
+            0x0234 => {
+                let op = ops.last_mut().ok_or("operation record before its id")?;
+                for x in c.children().iter().filter(|x| x.id != 0x0600) {
+                    op.extra.push((x.id, payload(x)?.to_vec()));
+                }
+                let basics = c
+                    .children()
+                    .iter()
+                    .find(|x| x.id == 0x0600)
+                    .ok_or("operation without its basics (0x0600)")?;
+                for b in basics.children() {
+                    match b.id {
+                        0x0400 => {
+                            // An empty selection is saved as an empty chunk.
+                            if b.payload().is_none_or(|p| !p.is_empty()) {
+                                op.selection = bits(b)?;
+                            }
+                        }
+                        0x0410 => {
+                            let p = payload(b)?;
+                            if p.len() < 4 {
+                                return Err("short parameter record".into());
+                            }
+                            op.params.push((Words(p).u32(0), p[4..].to_vec()));
+                        }
+                        // Map preservation settings: only used when preserve maps is on.
+                        0x0440 => {}
+                        // Max 2024+ records of unknown meaning: the values seen only.
+                        0x0450 | 0x0470 => {
+                            let p = payload(b)?;
+                            let v = (p.len() == 4).then(|| Words(p).u32(0));
+                            let seen = match b.id {
+                                0x0450 => matches!(v, Some(4 | 6)),
+                                _ => v == Some(2),
+                            };
+                            if !seen {
+                                return Err(format!(
+                                    "{}: record {:#06x} = {p:02x?} is not evaluated",
+                                    op_name(op.id),
+                                    b.id
+                                ));
+                            }
+                        }
+                        other => {
+                            return Err(format!(
+                                "{}: record {other:#06x} is not evaluated",
+                                op_name(op.id)
+                            ))
+                        }
+                    }
+                }
+            }
+            0x0238 => {
+                let op = ops.last_mut().ok_or("operation data before its id")?;
+                if op.id == OP_TRANSFORM {
+                    op.offsets = offsets(c.children())?;
+                } else if op.id == OP_ATTACH {
+                    op.attached = Some(attached(c.children())?);
+                } else if !c.children().is_empty() || c.payload().is_some_and(|p| !p.is_empty()) {
+                    return Err(format!("{}: local data is not evaluated", op_name(op.id)));
+                }
+            }
+            0x0260 | 0x0268 => return Err("an operation in progress is not evaluated".into()),
+            _ => {}
+        }
+    }
+    Ok(ops)
+}
+
+/// Attach local data: the attached object's polygon mesh (0x0e00) between
+/// three words only accepted as seen on real files.
+fn attached(data: &[Chunk]) -> Result<PolyMesh, String> {
+    let mut mesh = None;
+    for c in data {
+        match c.id {
+            0x0e00 => mesh = Some(mesh::mnmesh(c.children())?),
+            0x0e04 | 0x0e08 | 0x0e0c => {
+                let p = payload(c)?;
+                let want = u32::from(c.id == 0x0e04);
+                if p.len() != 4 || Words(p).u32(0) != want {
+                    return Err(format!(
+                        "attach record {:#06x} = {p:02x?} is not evaluated",
+                        c.id
+                    ));
+                }
+            }
+            other => return Err(format!("attach record {other:#06x} is not evaluated")),
+        }
+    }
+    mesh.ok_or_else(|| "attach without its mesh (0x0e00)".to_string())
+}
+
+/// Transform local data: count (0x12c3) and that many Point3 offsets (0x12c4).
+fn offsets(data: &[Chunk]) -> Result<Vec<Vec3>, String> {
+    let count = match data.iter().find(|c| c.id == 0x12c3) {
+        None => return Ok(Vec::new()),
+        Some(c) => {
+            let p = payload(c)?;
+            if p.len() != 4 {
+                return Err("transform offset count".into());
+            }
+            Words(p).u32(0) as usize
+        }
+    };
+    if count > MAX_OFFSETS {
+        return Err(format!("{count} transform offsets"));
+    }
+    let p = data
+        .iter()
+        .find(|c| c.id == 0x12c4)
+        .map(payload)
+        .transpose()?
+        .unwrap_or(&[]);
+    if p.len() != count * 12 {
+        return Err(format!("{count} transform offsets in {} bytes", p.len()));
+    }
+    let w = Words(p);
+    Ok((0..count)
+        .map(|i| Vec3(w.f(3 * i), w.f(3 * i + 1), w.f(3 * i + 2)))
+        .collect())
+}
