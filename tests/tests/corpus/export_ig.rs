@@ -3,8 +3,8 @@
 //! NeL reader: structure exact, floats within 1e-5 relative or 32 ULP.
 //!
 //! Fields that cannot match by design:
-//! - `surface_light.version`: 1, as today's NeL writes it (and reads back
-//!   without loss); the Max 3-era reference has 0.
+//! - `surface_light.version` and `point_lights.version`: 1, as today's NeL
+//!   writes them (and reads back without loss); the Max 3-era reference has 0.
 //! - `instances[*].static_light.sun_contribution` and `.light`: the exporter
 //!   never sets them, the reference holds uninitialized bytes (0xCC-style
 //!   debug fill); we write 0.
@@ -16,6 +16,11 @@ use maxfs_scene::Document;
 use serde_json::Value;
 
 const BY_DESIGN: &[(&str, &str)] = &[
+    (
+        ".point_lights.version",
+        "CPointLightNamedArray version 1 as today's NeL writes it (the Max 3-era reference has 0; \
+         both arrays are empty)",
+    ),
     (
         ".surface_light.version",
         "CIGSurfaceLight version 1 as today's NeL writes it (the Max 3-era reference has 0, \

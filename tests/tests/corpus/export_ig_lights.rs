@@ -328,13 +328,13 @@ fn animated_mesh_camera_light_rules() {
     eprintln!("AnimatedMeshCameraLight: 3 point lights, sun flag, 1 refused skylight");
 }
 
-/// A light without any NeL AppData change but in a file prepared for NeL:
-/// street.max has no lights, so its ig keeps the reference's empty version-0
-/// light array (export_ig.rs checks the whole file against the reference).
+/// A file prepared for NeL without lights: street.max's ig has an empty
+/// light array, written as version 1 as today's NeL writes it (the Max 3-era
+/// reference has 0; export_ig.rs names that difference).
 #[test]
-fn street_keeps_an_empty_version_0_light_array() {
+fn street_has_an_empty_current_version_light_array() {
     let doc = Document::open(&corpus_dir().join("max/ryzomcore/street.max")).expect("street");
     let (_, igs) = igs(&doc, "street");
     let arr = igs[0].1.point_lights.as_ref().expect("array");
-    assert_eq!((arr.version, arr.lights.len(), arr.groups.len()), (0, 0, 0));
+    assert_eq!((arr.version, arr.lights.len(), arr.groups.len()), (1, 0, 0));
 }

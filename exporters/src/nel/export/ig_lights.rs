@@ -20,11 +20,10 @@
 //! - animated light name = LM_ANIMATED_LIGHT unless "Sun", "GlobalLight" or
 //!   "(Use NelLight Modifier)"; light group = LM_LIGHT_GROUP.
 //!
-//! Versions: the reference .ig files (no lights) carry `CPointLightNamedArray`
-//! version 0, whose name-keyed group map cannot hold light groups and which
-//! current NeL discards on load; groups with lights are therefore written with
-//! the current versions (CPointLight 2, CPointLightNamed 1, array 1) so the
-//! light groups and the animated-light grouping survive.
+//! Versions: the current ones (CPointLight 2, CPointLightNamed 1, array 1),
+//! as today's NeL writes them, so light groups and the animated-light grouping
+//! survive. The Max 3-era reference .ig files (no lights) carry array version
+//! 0, whose name-keyed group map current NeL discards on load.
 
 use maxfs_scene::eval::render::light::{self, Light};
 use maxfs_scene::eval::{Controller, Vec3 as V3};
@@ -246,11 +245,15 @@ pub fn point_light(ctx: &Context, node: usize, l: &Light) -> Result<PointLightNa
 
 /// CPointLightNamedArray::build: lights sorted by (animated light name, light
 /// group) — stably, where std::sort leaves equal keys in an unspecified order —
-/// and one group per run of equal keys. No lights: the empty version-0 array
-/// of the reference files.
+/// and one group per run of equal keys.
 pub fn array(mut lights: Vec<PointLightNamed>) -> PointLightArray {
     if lights.is_empty() {
-        return PointLightArray::default();
+        // Version 1 even when empty, as today's NeL writes it (the Max 3-era
+        // reference files hold version 0; both read back the same).
+        return PointLightArray {
+            version: POINT_LIGHT_ARRAY_VERSION,
+            ..PointLightArray::default()
+        };
     }
     let key = |l: &PointLightNamed| (l.animated_light.clone(), l.light_group.unwrap_or(0));
     lights.sort_by(|a, b| {
