@@ -27,6 +27,7 @@ mod bend;
 mod edit_mesh;
 mod edit_poly;
 mod edit_poly_topo;
+pub mod extrude;
 pub mod ffd;
 mod gizmo;
 mod mirror;
@@ -188,6 +189,9 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
     if ffd::side(m.class).is_some() {
         return ffd::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
+    if makes_mesh_of_shape(m.class) {
+        return Err(format!("{}: its input is a mesh, not a shape", what()));
+    }
     if m.class == turbo_smooth::TURBO_SMOOTH {
         return turbo_smooth::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
@@ -202,6 +206,36 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
         _ => return Err(format!("{} is not evaluated", what())),
     };
     gizmo_placed(m, mesh, cx).map_err(|e| format!("{}: {e}", what()))
+}
+
+/// Modifiers that turn a shape into a mesh (the bottom of a shape's stack).
+pub fn makes_mesh_of_shape(class: ClassId) -> bool {
+    class == extrude::EXTRUDE
+}
+
+/// The mesh of a shape's stack (`applied` top first): its bottom modifier
+/// makes a mesh of the shape's polylines, the rest apply to that mesh.
+pub fn apply_to_shape(
+    applied: &[Applied],
+    shape: &crate::eval::objects::shape::ShapeEval,
+    cx: &ModContext,
+) -> Result<Mesh, String> {
+    let Some((bottom, rest)) = applied.split_last() else {
+        return Err("a shape without a modifier is not a mesh".into());
+    };
+    let what = || {
+        format!(
+            "modifier {} ({:#x}, {:#x})",
+            bottom.name, bottom.class.0, bottom.class.1
+        )
+    };
+    let mut mesh = match bottom.class {
+        c if c == extrude::EXTRUDE => extrude::apply_to_shape(bottom, &shape.polylines, cx),
+        _ => Err("acting on a shape is not evaluated".to_string()),
+    }
+    .map_err(|e| format!("{}: {e}", what()))?;
+    apply_stack(rest, &mut mesh, cx)?;
+    Ok(mesh)
 }
 
 /// A u32 count and `size`-byte records, exactly.

@@ -10,6 +10,7 @@ pub mod poly;
 pub mod primitive;
 pub mod primitive_chamfer;
 pub mod primitive_poly;
+pub mod shape;
 pub mod specified_normals;
 #[cfg(test)]
 mod surface_checks;
