@@ -40,10 +40,11 @@ pub enum JsonView {
     Ik,
     Skin,
     Patches,
+    Shapes,
 }
 
 impl JsonView {
-    pub const ALL: [JsonView; 18] = [
+    pub const ALL: [JsonView; 19] = [
         JsonView::DllDirectory,
         JsonView::ClassDirectory,
         JsonView::ClassData,
@@ -62,6 +63,7 @@ impl JsonView {
         JsonView::Ik,
         JsonView::Skin,
         JsonView::Patches,
+        JsonView::Shapes,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -84,6 +86,7 @@ impl JsonView {
             JsonView::Ik => "ik.json",
             JsonView::Skin => "skin.json",
             JsonView::Patches => "patches.json",
+            JsonView::Shapes => "shapes.json",
         }
     }
 
@@ -116,7 +119,8 @@ pub fn render(
         | JsonView::Lights
         | JsonView::Biped
         | JsonView::Ik
-        | JsonView::Skin => match eval {
+        | JsonView::Skin
+        | JsonView::Shapes => match eval {
             Ok(e) => eval::render(view, e),
             Err(e) => error_json(e),
         },

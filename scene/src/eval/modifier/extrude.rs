@@ -22,6 +22,7 @@ use super::{Applied, ModContext};
 use crate::eval::core::math::Vec3;
 use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
 use crate::eval::objects::primitive::block_params;
+use crate::eval::objects::shape::organize::Hierarchy;
 use crate::eval::objects::shape::{organize, triangulate::triangulate, PolyLine};
 use crate::typed::ClassId;
 
@@ -206,44 +207,23 @@ pub fn extrude(lines: &[PolyLine], s: &Settings) -> Result<Mesh, String> {
         base_tvert += seg_tverts;
     }
     // Caps: start (level 0, facing −Z), then end (top level, facing +Z).
-    let any_closed = lines.iter().any(|l| l.closed);
-    if any_closed {
-        let regions = hier.regions();
+    if lines.iter().any(|l| l.closed) {
         for (start, wanted, material) in [(true, s.cap_start, 0u16), (false, s.cap_end, 1u16)] {
             if !wanted {
                 continue;
             }
             let level = if start { 0 } else { levels };
             let first_face = mesh.faces.len();
-            for (outer, holes) in &regions {
-                let ring = |li: usize| -> (Vec<(f64, f64)>, Vec<u32>) {
-                    let l = &lines[li];
-                    let first = first_vertex[li] + level * l.pts.len();
-                    (
-                        l.pts.iter().map(|p| (p.p.0, p.p.1)).collect(),
-                        (0..l.pts.len()).map(|k| (first + k) as u32).collect(),
-                    )
-                };
-                let (outer_pts, mut ids) = ring(*outer);
-                let mut hole_pts = Vec::new();
-                for &h in holes {
-                    let (p, i) = ring(h);
-                    hole_pts.push(p);
-                    ids.extend(i);
-                }
-                for t in triangulate(&outer_pts, &hole_pts) {
-                    let v = [ids[t[0]], ids[t[1]], ids[t[2]]];
-                    mesh.faces.push(Face {
-                        v: if start { [v[0], v[2], v[1]] } else { v },
-                        smoothing: 0,
-                        material: if s.material_ids { material } else { 0 },
-                        flags: 0,
-                    });
-                }
-            }
-            mark_outline_edges(&mut mesh, first_face);
+            let vertex =
+                |li: usize, k: usize| (first_vertex[li] + level * lines[li].pts.len() + k) as u32;
+            let material = if s.material_ids { material } else { 0 };
+            cap(&mut mesh, &lines, &hier, vertex, start, material);
             if s.mapping {
-                cap_mapping(&mesh, first_face, &mut tverts, &mut tfaces);
+                let at = |v: u32| {
+                    let p = mesh.vertices[v as usize];
+                    (p.0, p.1)
+                };
+                cap_mapping(&mesh, first_face, at, &mut tverts, &mut tfaces);
             }
         }
     }
@@ -255,6 +235,47 @@ pub fn extrude(lines: &[PolyLine], s: &Settings) -> Result<Mesh, String> {
         });
     }
     Ok(mesh)
+}
+
+/// Morph caps over the organised polylines' own points: each outline with
+/// its holes triangulated in the shape's XY plane (counter-clockwise seen
+/// from +Z), turned over when `flip`; `vertex(line, point)` is the mesh
+/// vertex of a polyline point on the capped level.
+pub(super) fn cap(
+    mesh: &mut Mesh,
+    lines: &[PolyLine],
+    hier: &Hierarchy,
+    vertex: impl Fn(usize, usize) -> u32,
+    flip: bool,
+    material: u16,
+) {
+    let first = mesh.faces.len();
+    for (outer, holes) in hier.regions() {
+        let ring = |li: usize| -> (Vec<(f64, f64)>, Vec<u32>) {
+            let l = &lines[li];
+            (
+                l.pts.iter().map(|p| (p.p.0, p.p.1)).collect(),
+                (0..l.pts.len()).map(|k| vertex(li, k)).collect(),
+            )
+        };
+        let (outer_pts, mut ids) = ring(outer);
+        let mut hole_pts = Vec::new();
+        for &h in &holes {
+            let (p, i) = ring(h);
+            hole_pts.push(p);
+            ids.extend(i);
+        }
+        for t in triangulate(&outer_pts, &hole_pts) {
+            let v = [ids[t[0]], ids[t[1]], ids[t[2]]];
+            mesh.faces.push(Face {
+                v: if flip { [v[0], v[2], v[1]] } else { v },
+                smoothing: 0,
+                material,
+                flags: 0,
+            });
+        }
+    }
+    mark_outline_edges(mesh, first);
 }
 
 /// Cap edges on the outline are visible, the diagonals inside are not: an
@@ -281,15 +302,22 @@ fn mark_outline_edges(mesh: &mut Mesh, first: usize) {
 }
 
 /// Max's `MakeMeshCapTexture`: the cap's vertices (in vertex order) get new
-/// texture vertices mapping their XY box onto 0..1.
-fn cap_mapping(mesh: &Mesh, first: usize, tverts: &mut Vec<[f32; 3]>, tfaces: &mut Vec<[u32; 3]>) {
+/// texture vertices mapping their box in the cap's plane (`at`: a vertex's
+/// coordinates there) onto 0..1.
+pub(super) fn cap_mapping(
+    mesh: &Mesh,
+    first: usize,
+    at: impl Fn(u32) -> (f64, f64),
+    tverts: &mut Vec<[f32; 3]>,
+    tfaces: &mut Vec<[u32; 3]>,
+) {
     let faces = &mesh.faces[first..];
     let mut used: Vec<u32> = faces.iter().flat_map(|f| f.v).collect();
     used.sort_unstable();
     used.dedup();
     let (mut lo, mut hi) = ((f64::MAX, f64::MAX), (f64::MIN, f64::MIN));
     for &v in &used {
-        let p = mesh.vertices[v as usize];
+        let p = at(v);
         lo = (lo.0.min(p.0), lo.1.min(p.1));
         hi = (hi.0.max(p.0), hi.1.max(p.1));
     }
@@ -297,11 +325,11 @@ fn cap_mapping(mesh: &Mesh, first: usize, tverts: &mut Vec<[f32; 3]>, tfaces: &m
     let (sx, sy) = (scale(hi.0 - lo.0), scale(hi.1 - lo.1));
     let base = tverts.len() as u32;
     for &v in &used {
-        let p = mesh.vertices[v as usize];
+        let p = at(v);
         tverts.push([((p.0 - lo.0) * sx) as f32, ((p.1 - lo.1) * sy) as f32, 0.0]);
     }
-    let at = |v: u32| base + used.binary_search(&v).unwrap_or(0) as u32;
+    let index = |v: u32| base + used.binary_search(&v).unwrap_or(0) as u32;
     for f in faces {
-        tfaces.push([at(f.v[0]), at(f.v[1]), at(f.v[2])]);
+        tfaces.push([index(f.v[0]), index(f.v[1]), index(f.v[2])]);
     }
 }

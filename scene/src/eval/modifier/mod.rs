@@ -9,7 +9,7 @@
 //! (placed by a gizmo, see `gizmo`), `skin_deform` (Skin's bone blend at a
 //! time), `morpher` (Morpher's weighted channel deltas), `turbo_smooth`
 //! (Catmull-Clark of the input's polygons, see `subdivide`), `shell`, `bend`, `taper`, `twist`
-//! and `ripple` (deformers placed by a gizmo and centre, see `simple_mod`), `ffd`
+//! `ripple`, `wave` and `skew` (deformers placed by a gizmo and centre, see `simple_mod`), `ffd`
 //! (lattice deformation), `slice` (remove top / bottom of the polygons, see
 //! `symmetry_slice`); the selection-only
 //! modifiers leave the mesh as it is. Any other modifier is an error naming it — dropping a modifier
@@ -30,12 +30,14 @@ mod edit_poly_topo;
 pub mod extrude;
 pub mod ffd;
 mod gizmo;
+pub mod lathe;
 mod mirror;
 pub mod morpher;
 pub mod physique;
 mod ripple;
 mod shell;
 mod simple_mod;
+mod skew;
 pub mod skin;
 mod skin_deform;
 pub mod slice;
@@ -47,6 +49,7 @@ pub mod turbo_smooth;
 mod twist;
 mod unwrap;
 mod uvw_map;
+mod wave;
 
 pub const EDIT_MESH: ClassId = ClassId(0x50, 0);
 pub const EDIT_POLY: ClassId = ClassId(0x79aa6e1d, 0x71a075b7);
@@ -97,7 +100,9 @@ pub struct ModContext<'e> {
 /// Modifiers that act only on the sub-object selection passed up to them. Our
 /// meshes carry no selection, so above a Mesh Select they would deform or map
 /// every vertex: refused instead, naming both modifiers.
-const SELECTION_SENSITIVE: [ClassId; 10] = [
+const SELECTION_SENSITIVE: [ClassId; 12] = [
+    skew::SKEW,
+    wave::WAVE,
     BEND,
     slice::SLICE,
     RIPPLE,
@@ -203,6 +208,8 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
         TAPER => taper::apply,
         TWIST => twist::apply,
         RIPPLE => ripple::apply,
+        skew::SKEW => skew::apply,
+        wave::WAVE => wave::apply,
         _ => return Err(format!("{} is not evaluated", what())),
     };
     gizmo_placed(m, mesh, cx).map_err(|e| format!("{}: {e}", what()))
@@ -210,7 +217,7 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
 
 /// Modifiers that turn a shape into a mesh (the bottom of a shape's stack).
 pub fn makes_mesh_of_shape(class: ClassId) -> bool {
-    class == extrude::EXTRUDE
+    class == extrude::EXTRUDE || class == lathe::LATHE
 }
 
 /// The mesh of a shape's stack (`applied` top first): its bottom modifier
@@ -231,6 +238,7 @@ pub fn apply_to_shape(
     };
     let mut mesh = match bottom.class {
         c if c == extrude::EXTRUDE => extrude::apply_to_shape(bottom, &shape.polylines, cx),
+        c if c == lathe::LATHE => lathe::apply_to_shape(bottom, &shape.polylines, cx),
         _ => Err("acting on a shape is not evaluated".to_string()),
     }
     .map_err(|e| format!("{}: {e}", what()))?;

@@ -26,7 +26,7 @@ use crate::typed::ClassId;
 
 mod bezier_shape;
 mod egg;
-mod organize;
+pub mod organize;
 mod parametric;
 mod polyline;
 pub mod render_mesh;

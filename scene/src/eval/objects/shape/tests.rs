@@ -9,7 +9,6 @@ use super::render_mesh::{render_mesh, RenderParams};
 use super::triangulate::triangulate;
 use super::*;
 use crate::eval::modifier::extrude::{extrude, Settings};
-use crate::eval::objects::mesh::Mesh;
 
 fn shape(splines: Vec<Spline>, steps: u32, optimize: bool) -> BezierShape {
     BezierShape {
@@ -19,30 +18,9 @@ fn shape(splines: Vec<Spline>, steps: u32, optimize: bool) -> BezierShape {
     }
 }
 
-/// Every undirected edge is used by exactly two faces, once in each direction.
-fn closed_and_consistent(m: &Mesh) -> bool {
-    use std::collections::HashMap;
-    let mut dir: HashMap<(u32, u32), i32> = HashMap::new();
-    for f in &m.faces {
-        for e in 0..3 {
-            let (a, b) = (f.v[e], f.v[(e + 1) % 3]);
-            *dir.entry((a, b)).or_default() += 1;
-        }
-    }
-    dir.iter()
-        .all(|(&(a, b), &n)| n == 1 && dir.get(&(b, a)) == Some(&1))
-}
-
-/// Signed volume (positive when the faces point outwards).
-fn volume(m: &Mesh) -> f64 {
-    m.faces
-        .iter()
-        .map(|f| {
-            let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
-            a.dot(b.cross(c)) / 6.0
-        })
-        .sum()
-}
+use crate::eval::objects::surface_checks::{
+    closed as closed_and_consistent, signed_volume as volume,
+};
 
 fn settings(amount: f64, segments: usize) -> Settings {
     Settings {
@@ -272,5 +250,100 @@ fn egg_outline_spans_its_length() {
             "{:?} has no mirror image ({mirrored})",
             p.p
         );
+    }
+}
+
+mod lathe {
+    //! Lathe invariants: a solid of revolution about the axis, closed and
+    //! outward (Max's "inverse" rule), with the volume of its polygonal
+    //! sweep; caps under 360°; weld core merging the points on the axis.
+    use super::*;
+    use crate::eval::core::math::{Mat43, Vec3};
+    use crate::eval::modifier::lathe::{lathe, Settings};
+
+    fn settings(degrees: f64, segments: usize, weld_core: bool) -> Settings {
+        Settings {
+            // Turns about the shape's Y axis.
+            axis: Mat43::rot_x(std::f64::consts::FRAC_PI_2),
+            degrees,
+            segments,
+            cap_start: true,
+            cap_end: true,
+            weld_core,
+            mapping: true,
+            flip_normals: false,
+            material_ids: true,
+            shape_ids: false,
+            smooth: true,
+        }
+    }
+
+    /// The rectangle x ∈ [1, 3], y ∈ [−1, 1].
+    fn profile() -> Vec<PolyLine> {
+        let mut s = rectangle(2.0, 2.0, 0.0);
+        for k in &mut s.knots {
+            k.point = k.point.plus(Vec3(2.0, 0.0, 0.0));
+            k.in_vec = k.in_vec.plus(Vec3(2.0, 0.0, 0.0));
+            k.out_vec = k.out_vec.plus(Vec3(2.0, 0.0, 0.0));
+        }
+        shape(vec![s], 0, true).polylines().expect("lines")
+    }
+
+    #[test]
+    fn full_turn_is_a_closed_ring_about_the_axis() {
+        let n = 16;
+        let m = lathe(&profile(), &settings(360.0, n, false)).expect("mesh");
+        assert_eq!(m.vertices.len(), 4 * n);
+        assert_eq!(m.faces.len(), 2 * 4 * n);
+        assert!(closed_and_consistent(&m));
+        for v in &m.vertices {
+            let r = v.0.hypot(v.2);
+            assert!(
+                ((r - 1.0).abs() < 1e-9 || (r - 3.0).abs() < 1e-9)
+                    && (v.1.abs() - 1.0).abs() < 1e-9
+            );
+        }
+        // The polygonal ring: π(3² − 1²)·2 scaled by N·sin(2π/N) / 2π.
+        let tau = std::f64::consts::TAU;
+        let expected = 16.0 * PI * (n as f64 * (tau / n as f64).sin()) / tau;
+        let v = volume(&m);
+        assert!((v - expected).abs() < 1e-9 * expected, "{v} vs {expected}");
+        m.check_map_faces().expect("map faces");
+    }
+
+    #[test]
+    fn partial_turn_is_capped() {
+        let n = 8;
+        let m = lathe(&profile(), &settings(180.0, n, false)).expect("mesh");
+        assert_eq!(m.vertices.len(), 4 * (n + 1));
+        assert_eq!(m.faces.len(), 2 * 4 * n + 2 * 2);
+        assert!(closed_and_consistent(&m));
+        let tau = std::f64::consts::TAU;
+        let expected = 8.0 * PI * (2.0 * n as f64 * (tau / (2 * n) as f64).sin()) / tau;
+        assert!((volume(&m) - expected).abs() < 1e-9 * expected);
+        m.check_map_faces().expect("map faces");
+    }
+
+    #[test]
+    fn weld_core_merges_points_on_the_axis() {
+        // A triangle with an edge on the axis: (0, −1), (2, 0), (0, 1).
+        let k = |x: f64, y: f64| Knot::corner(Vec3(x, y, 0.0));
+        let mut s = Spline {
+            knots: vec![k(0.0, -1.0), k(2.0, 0.0), k(0.0, 1.0)],
+            closed: true,
+        };
+        s.compute_corners();
+        let lines = shape(vec![s], 0, true).polylines().expect("lines");
+        let n = 12;
+        let m = lathe(&lines, &settings(360.0, n, true)).expect("mesh");
+        assert_eq!(m.vertices.len(), 2 + n, "a double cone: two tips and a rim");
+        // The faces along the axis collapse; the two cone surfaces remain.
+        assert_eq!(m.faces.len(), 2 * n);
+        assert!(closed_and_consistent(&m));
+        let tau = std::f64::consts::TAU;
+        // Two cones of radius 2, height 1, polygonal base.
+        let base = 4.0 * n as f64 * (tau / n as f64).sin() / 2.0;
+        assert!((volume(&m) - 2.0 * base / 3.0).abs() < 1e-9);
+        m.check_map_faces().expect("map faces");
     }
 }
