@@ -9,7 +9,7 @@
 //! (placed by a gizmo, see `gizmo`), `skin_deform` (Skin's bone blend at a
 //! time), `morpher` (Morpher's weighted channel deltas), `turbo_smooth`
 //! (Catmull-Clark of the input's polygons, see `subdivide`), `shell`, `bend`, `taper`, `twist`
-//! `ripple`, `wave` and `skew` (deformers placed by a gizmo and centre, see `simple_mod`), `ffd`
+//! `ripple`, `wave`, `skew` and `stretch` (deformers placed by a gizmo and centre, see `simple_mod`), `ffd`
 //! (lattice deformation), `slice` (remove top / bottom of the polygons, see
 //! `symmetry_slice`); the selection-only
 //! modifiers leave the mesh as it is. Any other modifier is an error naming it — dropping a modifier
@@ -41,6 +41,7 @@ mod skew;
 pub mod skin;
 mod skin_deform;
 pub mod slice;
+mod stretch;
 pub mod subdivide;
 mod symmetry;
 mod symmetry_slice;
@@ -100,7 +101,8 @@ pub struct ModContext<'e> {
 /// Modifiers that act only on the sub-object selection passed up to them. Our
 /// meshes carry no selection, so above a Mesh Select they would deform or map
 /// every vertex: refused instead, naming both modifiers.
-const SELECTION_SENSITIVE: [ClassId; 12] = [
+const SELECTION_SENSITIVE: [ClassId; 13] = [
+    stretch::STRETCH,
     skew::SKEW,
     wave::WAVE,
     BEND,
@@ -210,6 +212,7 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
         RIPPLE => ripple::apply,
         skew::SKEW => skew::apply,
         wave::WAVE => wave::apply,
+        stretch::STRETCH => stretch::apply,
         _ => return Err(format!("{} is not evaluated", what())),
     };
     gizmo_placed(m, mesh, cx).map_err(|e| format!("{}: {e}", what()))
