@@ -11,7 +11,8 @@
 //! (Catmull-Clark of the input's polygons, see `subdivide`), `shell`, `bend`, `taper`, `twist`
 //! `ripple`, `wave`, `skew` and `stretch` (deformers placed by a gizmo and centre, see `simple_mod`), `ffd`
 //! (lattice deformation), `slice` (remove top / bottom of the polygons, see
-//! `symmetry_slice`); the selection-only
+//! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups); `extrude` and
+//! `lathe` make meshes of shapes (`apply_to_shape`); the selection-only
 //! modifiers leave the mesh as it is. Any other modifier is an error naming it — dropping a modifier
 //! silently would export the wrong geometry.
 
@@ -43,6 +44,7 @@ mod skin_deform;
 pub mod slice;
 mod stretch;
 pub mod subdivide;
+mod surface;
 mod symmetry;
 mod symmetry_slice;
 mod taper;
@@ -101,7 +103,9 @@ pub struct ModContext<'e> {
 /// Modifiers that act only on the sub-object selection passed up to them. Our
 /// meshes carry no selection, so above a Mesh Select they would deform or map
 /// every vertex: refused instead, naming both modifiers.
-const SELECTION_SENSITIVE: [ClassId; 13] = [
+const SELECTION_SENSITIVE: [ClassId; 15] = [
+    surface::NORMAL,
+    surface::SMOOTH,
     stretch::STRETCH,
     skew::SKEW,
     wave::WAVE,
@@ -201,6 +205,12 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
     }
     if m.class == turbo_smooth::TURBO_SMOOTH {
         return turbo_smooth::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+    }
+    if m.class == surface::NORMAL {
+        return surface::apply_normal(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+    }
+    if m.class == surface::SMOOTH {
+        return surface::apply_smooth(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
     let gizmo_placed = match m.class {
         UVW_MAP => uvw_map::apply,
