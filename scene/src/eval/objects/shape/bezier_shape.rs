@@ -163,3 +163,94 @@ pub(super) fn decode_chunks(object: &[Chunk]) -> Result<BezierShape, ShapeError>
         optimize: optimize.unwrap_or(true),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    //! The saved layout read back from chunks written here, and damaged
+    //! variants (every byte count cut or grown, bad types) giving errors,
+    //! never a panic.
+    use super::*;
+
+    fn words(w: &[u32]) -> Vec<u8> {
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    fn knot(ktype: u32, x: f32, y: f32) -> Vec<u8> {
+        let f = |v: f32| v.to_bits();
+        words(&[
+            ktype,
+            0,
+            0,
+            f(x),
+            f(y),
+            0,
+            f(x - 1.0),
+            f(y),
+            0,
+            f(x + 1.0),
+            f(y),
+            0,
+            3 << 16,
+        ])
+    }
+
+    fn object(knots: Vec<u8>, count: u32, steps: u32) -> Vec<Chunk> {
+        let spline = Chunk::container(
+            SPLINE,
+            vec![
+                Chunk::leaf(KNOT_COUNT, words(&[count])),
+                Chunk::leaf(0x2904, words(&[0])),
+                Chunk::leaf(KNOTS, knots),
+                Chunk::leaf(CLOSED, words(&[1])),
+            ],
+        );
+        let shape = Chunk::container(
+            SHAPE_CONTAINER,
+            vec![
+                spline,
+                Chunk::leaf(STEPS, words(&[steps])),
+                Chunk::leaf(OPTIMIZE, words(&[0])),
+            ],
+        );
+        vec![Chunk::container(SHAPE_WRAPPER, vec![shape])]
+    }
+
+    #[test]
+    fn saved_knots_read_back() {
+        let mut k = knot(1, 0.0, 0.0);
+        k.extend(knot(2, 4.0, 0.0));
+        k.extend(knot(0, 4.0, 4.0));
+        let s = decode_chunks(&object(k, 3, 5)).expect("shape");
+        assert_eq!(s.steps, Steps::Fixed(5));
+        assert!(!s.optimize);
+        let sp = &s.splines[0];
+        assert!(sp.closed);
+        assert_eq!(sp.knots.len(), 3);
+        assert_eq!(sp.knots[1].kind, KnotType::Bezier);
+        assert_eq!(sp.knots[1].point, Vec3(4.0, 0.0, 0.0));
+        assert_eq!(sp.knots[1].in_vec, Vec3(3.0, 0.0, 0.0));
+        assert_eq!(sp.knots[1].out_vec, Vec3(5.0, 0.0, 0.0));
+        assert_eq!(sp.knots[2].material, 3);
+        assert_eq!(
+            decode_chunks(&object(knot(1, 0.0, 0.0), 1, u32::MAX)).map(|s| s.steps),
+            Ok(Steps::Adaptive)
+        );
+    }
+
+    #[test]
+    fn damaged_knots_are_errors() {
+        let good = knot(1, 0.0, 0.0);
+        for cut in 0..good.len() {
+            assert!(decode_chunks(&object(good[..cut].to_vec(), 1, 6)).is_err());
+        }
+        let mut longer = good.clone();
+        longer.push(0);
+        assert!(decode_chunks(&object(longer, 1, 6)).is_err());
+        assert!(decode_chunks(&object(good.clone(), 2, 6)).is_err());
+        assert!(decode_chunks(&object(good.clone(), u32::MAX, 6)).is_err());
+        assert!(decode_chunks(&object(knot(9, 0.0, 0.0), 1, 6)).is_err());
+        assert!(decode_chunks(&object(knot(1, f32::NAN, 0.0), 1, 6)).is_err());
+        assert!(decode_chunks(&object(good, 1, 1000)).is_err());
+        assert!(decode_chunks(&[]).is_err());
+    }
+}
