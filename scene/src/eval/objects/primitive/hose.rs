@@ -195,7 +195,7 @@ pub fn hose_mesh(p: &Params) -> Result<Mesh, String> {
         0 => 2,
         2 if j == 0 => 2,
         2 => {
-            if j % 2 == 0 {
+            if j.is_multiple_of(2) {
                 4
             } else {
                 8
@@ -203,7 +203,7 @@ pub fn hose_mesh(p: &Params) -> Result<Mesh, String> {
         }
         3 if i == 0 => 2,
         3 => {
-            if i % 2 == 0 {
+            if i.is_multiple_of(2) {
                 4
             } else {
                 8
