@@ -194,8 +194,11 @@ impl Geometry {
         }
         let t1 = ((vec.0 - pos.0) * (l1.1 - pos.1) - (vec.1 - pos.1) * (l1.0 - pos.0)) / den;
         let t2 = ((l2.0 - l1.0) * (l1.1 - pos.1) - (l2.1 - l1.1) * (l1.0 - pos.0)) / den;
-        (t1 > 0.0 && t1 < 1.0 && t2 > 0.0 && t2 < 1.0)
-            .then_some(Vec3(l1.0 + t1 * (l2.0 - l1.0), l1.1 + t1 * (l2.1 - l1.1), 0.0))
+        (t1 > 0.0 && t1 < 1.0 && t2 > 0.0 && t2 < 1.0).then_some(Vec3(
+            l1.0 + t1 * (l2.0 - l1.0),
+            l1.1 + t1 * (l2.1 - l1.1),
+            0.0,
+        ))
     }
 
     fn wall(&self, size2: f64) -> Spline {
