@@ -52,20 +52,65 @@ pub fn capsule_mesh(p: &Params) -> Result<Mesh, String> {
         return Err("a sliced Capsule is not evaluated".into());
     }
     let r = p.float_or(0, 0.0).max(0.0);
-    let segs = p.int_or(3, 12).clamp(3, 200) as usize;
-    let llsegs = p.int_or(4, 1).clamp(1, 200) as usize;
+    let sides = p.int_or(3, 12).clamp(3, 200) as usize;
+    let segments = p.int_or(4, 1).clamp(1, 200) as usize;
     let smooth = p.flag(5, true);
-    let gen_uvs = p.flag(9, true);
-    let mut h = height(p, r);
+    let h = height(p, r);
     if !(r.is_finite() && h.is_finite()) {
         return Err("radius or height is not finite".into());
     }
-    check_quads(segs * (llsegs + segs))?;
+    let capsegs = sides / 2;
+    let rincr = PI / (2.0 * capsegs as f64);
+    let rings = (1..=capsegs)
+        .map(|ix| {
+            let a = rincr * ix as f64;
+            (r * a.sin(), r * (1.0 - a.cos()))
+        })
+        .collect();
+    let group = if smooth { 4 } else { 0 };
+    domed_mesh(&Domed {
+        sides,
+        segments,
+        rings,
+        height: h,
+        radius: r,
+        mapping: p.flag(9, true),
+        band_group: &|_| group,
+        fan_group: group,
+    })
+}
+
+/// A cylinder with domed ends as Max's Capsule and OilTank lay it out
+/// (their `Build…Mesh` share the layout, the face walk and the mapping).
+pub(super) struct Domed<'a> {
+    pub sides: usize,
+    pub segments: usize,
+    /// Each dome ring from the pole down to the cylinder's top: its radius
+    /// and its depth below the top.
+    pub rings: Vec<(f64, f64)>,
+    /// Signed: a negative height is built upwards, then moved down.
+    pub height: f64,
+    /// The radius the caps' planar mapping spans.
+    pub radius: f64,
+    pub mapping: bool,
+    /// Smoothing group of the faces between level `k` and `k + 1` (top fan
+    /// and bands), and of the bottom fan.
+    pub band_group: &'a dyn Fn(usize) -> u32,
+    pub fan_group: u32,
+}
+
+/// Rings per level and the level of the cylinder's lower edge.
+pub(super) fn domed_mesh(d: &Domed) -> Result<Mesh, String> {
+    let (segs, llsegs, r) = (d.sides, d.segments, d.radius);
+    let mut h = d.height;
+    check_quads(segs * (llsegs + 2 * d.rings.len()))?;
     let minush = h < 0.0;
     h = h.abs();
-    let capsegs = segs / 2;
-    let sideedge = capsegs;
-    let totlevels = llsegs + 2 * capsegs + 1;
+    let sideedge = d.rings.len();
+    if sideedge == 0 {
+        return Err("no dome rings".into());
+    }
+    let totlevels = llsegs + 2 * sideedge + 1;
     let lastlevel = totlevels - 1;
     // First and last vertex of each level (Max's edgelstr / edgelstl).
     let mut first = vec![0usize; totlevels];
@@ -82,13 +127,11 @@ pub fn capsule_mesh(p: &Params) -> Result<Mesh, String> {
     let mut v = vec![Vec3::default(); nverts];
     v[0] = Vec3(0.0, 0.0, h);
     let delta = TAU / segs as f64;
-    let rincr = PI / (2.0 * capsegs as f64);
     for jx in 0..segs {
         let (s, c) = (jx as f64 * delta).sin_cos();
         for ix in 1..=sideedge {
-            let a = rincr * ix as f64;
-            let ru = r * a.sin();
-            let z = h - r * (1.0 - a.cos());
+            let (ru, depth) = d.rings[ix - 1];
+            let z = h - depth;
             v[first[ix] + jx] = Vec3(c * ru, s * ru, z);
             v[first[lastlevel - ix] + jx] = Vec3(c * ru, s * ru, h - z);
         }
@@ -106,7 +149,7 @@ pub fn capsule_mesh(p: &Params) -> Result<Mesh, String> {
     }
     // Texture vertices: the top cap's points, the side grid, the bottom cap's.
     let mut tv: Vec<[f32; 3]> = Vec::new();
-    if gen_uvs {
+    if d.mapping {
         let den = 2.0 * r;
         let planar = |p: Vec3| {
             if den > 0.0 {
@@ -127,10 +170,9 @@ pub fn capsule_mesh(p: &Params) -> Result<Mesh, String> {
         }
     }
     // Faces, walking the levels as Max does (its texture counters included).
-    let group = if smooth { 4 } else { 0 };
-    let face = |a: usize, b: usize, c: usize, evis: u16| Face {
+    let face = |a: usize, b: usize, c: usize, evis: u16, smoothing: u32| Face {
         v: [a as u32, b as u32, c as u32],
-        smoothing: group,
+        smoothing,
         material: 0,
         flags: if evis == 0 { 0b011 } else { 0b110 },
     };
@@ -178,13 +220,13 @@ pub fn capsule_mesh(p: &Params) -> Result<Mesh, String> {
             }
             let tb1 = if wrap { tvb1 - segs } else { tvb1 };
             tf.push([tvt0, tvb0, tb1]);
-            faces.push(face(t0, b0, b1, 0));
+            faces.push(face(t0, b0, b1, 0, (d.band_group)(clevel)));
             if clevel > 0 {
                 let tt1 = if wrap { tvt1 - segs } else { tvt1 };
                 tf.push([tvt0, tb1, tt1]);
                 tvt0 += 1;
                 tvt1 += 1;
-                faces.push(face(t0, b1, t1, 1));
+                faces.push(face(t0, b1, t1, 1, (d.band_group)(clevel)));
                 t0 += 1;
                 t1 += 1;
             }
@@ -215,7 +257,7 @@ pub fn capsule_mesh(p: &Params) -> Result<Mesh, String> {
         tf.push([tvt0, tvb0, tvt1]);
         tvt0 += 1;
         tvt1 += 1;
-        faces.push(face(t0, b0, t1, 1));
+        faces.push(face(t0, b0, t1, 1, d.fan_group));
         t0 += 1;
         t1 += 1;
     }
@@ -229,7 +271,7 @@ pub fn capsule_mesh(p: &Params) -> Result<Mesh, String> {
         faces,
         ..Mesh::default()
     };
-    if gen_uvs {
+    if d.mapping {
         if tf.iter().flatten().any(|&t| t >= tv.len()) {
             return Err("texture faces outside the texture vertices".into());
         }
@@ -286,13 +328,7 @@ mod tests {
             assert_eq!((top, bottom), (10.0, 0.0));
             // Hemisphere points on the radius from their centre.
             for p in &m.vertices {
-                let centre = if p.2 > 8.0 {
-                    8.0
-                } else if p.2 < 2.0 {
-                    2.0
-                } else {
-                    p.2
-                };
+                let centre = p.2.clamp(2.0, 8.0);
                 let d = (p.0 * p.0 + p.1 * p.1 + (p.2 - centre).powi(2)).sqrt();
                 assert!(
                     (d - 2.0).abs() < 1e-9 || (p.0 == 0.0 && p.1 == 0.0),

@@ -1,7 +1,7 @@
 //! Parametric primitives rebuilt from their parameters, with Max's vertex order,
 //! face order and corner order, material ids, smoothing groups and — when the
 //! object's "Generate Mapping Coords" is on — map channel 1 as Max generates it:
-//! Box, Plane, Sphere, Cylinder, Cone, Pyramid, Torus, Tube, GeoSphere, Teapot, Hose and Capsule. Exporters need the exact topology (UV
+//! Box, Plane, Sphere, Cylinder, Cone, Pyramid, Torus, Tube, GeoSphere, Teapot, Hose, Capsule and OilTank. Exporters need the exact topology (UV
 //! seams split vertices), so the layouts follow Max, not a convenient equivalent.
 
 use crate::typed::ClassId;
@@ -24,6 +24,7 @@ pub const TUBE: ClassId = ClassId(0x7b21, 0);
 pub const GEOSPHERE: ClassId = ClassId(0, 0x7f9e);
 pub use capsule::CAPSULE;
 pub use hose::HOSE;
+pub use oiltank::OIL_TANK;
 pub use teapot::TEAPOT;
 
 /// All three edges visible, as Max marks primitive faces.
@@ -196,6 +197,7 @@ pub fn is_primitive(class: ClassId) -> bool {
         TEAPOT,
         HOSE,
         CAPSULE,
+        OIL_TANK,
     ]
     .contains(&class)
 }
@@ -217,6 +219,7 @@ pub fn build(class: ClassId, p: &Params) -> Result<Mesh, String> {
         c if c == TEAPOT => teapot::teapot_mesh(p),
         c if c == HOSE => hose::hose_mesh(p),
         c if c == CAPSULE => capsule::capsule_mesh(p),
+        c if c == OIL_TANK => oiltank::oil_tank_mesh(p),
         c => Err(format!("class {c:?} is not a parametric primitive")),
     }
 }
@@ -286,6 +289,7 @@ mod capsule;
 mod cylinder;
 mod geosphere;
 mod hose;
+mod oiltank;
 mod sphere;
 mod teapot;
 mod teapot_data;
