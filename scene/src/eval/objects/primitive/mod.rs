@@ -1,7 +1,7 @@
 //! Parametric primitives rebuilt from their parameters, with Max's vertex order,
 //! face order and corner order, material ids, smoothing groups and — when the
 //! object's "Generate Mapping Coords" is on — map channel 1 as Max generates it:
-//! Box, Plane, Sphere, Cylinder, Cone, Pyramid, Torus, Tube, GeoSphere, Teapot, Hose, Capsule and OilTank. Exporters need the exact topology (UV
+//! Box, Plane, Sphere, Cylinder, Cone, Pyramid, Torus, Tube, GeoSphere, Teapot, Hose, Capsule, OilTank and Spindle. Exporters need the exact topology (UV
 //! seams split vertices), so the layouts follow Max, not a convenient equivalent.
 
 use crate::typed::ClassId;
@@ -25,6 +25,7 @@ pub const GEOSPHERE: ClassId = ClassId(0, 0x7f9e);
 pub use capsule::CAPSULE;
 pub use hose::HOSE;
 pub use oiltank::OIL_TANK;
+pub use spindle::SPINDLE;
 pub use teapot::TEAPOT;
 
 /// All three edges visible, as Max marks primitive faces.
@@ -198,6 +199,7 @@ pub fn is_primitive(class: ClassId) -> bool {
         HOSE,
         CAPSULE,
         OIL_TANK,
+        SPINDLE,
     ]
     .contains(&class)
 }
@@ -220,6 +222,7 @@ pub fn build(class: ClassId, p: &Params) -> Result<Mesh, String> {
         c if c == HOSE => hose::hose_mesh(p),
         c if c == CAPSULE => capsule::capsule_mesh(p),
         c if c == OIL_TANK => oiltank::oil_tank_mesh(p),
+        c if c == SPINDLE => spindle::spindle_mesh(p),
         c => Err(format!("class {c:?} is not a parametric primitive")),
     }
 }
@@ -291,6 +294,7 @@ mod geosphere;
 mod hose;
 mod oiltank;
 mod sphere;
+mod spindle;
 mod teapot;
 mod teapot_data;
 #[cfg(test)]
