@@ -1,6 +1,6 @@
 //! The views of the evaluated scene (`maxfs_scene::eval`): `meshes.json`,
 //! `animation.json`, `materials.json`, `cameras.json`, `lights.json`, `biped.json`,
-//! `ik.json`, `skin.json`, and the transforms merged into `nodes.json`.
+//! `ik.json`, `skin.json`, `shapes.json`, and the transforms merged into `nodes.json`.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -34,11 +34,39 @@ pub fn render(view: JsonView, eval: &SceneEval) -> Vec<u8> {
         JsonView::Biped => ("rigs", json::value_f32(&biped::view(eval))),
         JsonView::Ik => return json::to_bytes(&json::value_f32(&ik::view::view(eval))),
         JsonView::Skin => ("skins", json::value_f32(&physique::view::view(eval))),
+        JsonView::Shapes => ("shapes", json::value_f32(&shapes(eval))),
         _ => return super::error_json("not an evaluation view"),
     };
     let mut out = serde_json::Map::new();
     out.insert(key.into(), list);
     json::to_bytes(&Value::Object(out))
+}
+
+/// One node's spline shape in `shapes.json`: its splines (knots with their
+/// handles, in object space), the polylines Max's interpolation makes of them
+/// and the rendering settings — or why the shape could not be evaluated.
+#[derive(Serialize)]
+struct ShapeView {
+    index: usize,
+    name: String,
+    #[serde(flatten)]
+    shape: Option<maxfs_scene::eval::objects::shape::ShapeEval>,
+    error: Option<String>,
+}
+
+fn shapes(eval: &SceneEval) -> Vec<ShapeView> {
+    eval.graph
+        .nodes()
+        .filter_map(|(o, n)| {
+            let r = eval.shape(o.index, 0)?;
+            Some(ShapeView {
+                index: o.index,
+                name: n.name.clone(),
+                error: r.as_ref().err().cloned(),
+                shape: r.ok().map(|s| (*s).clone()),
+            })
+        })
+        .collect()
 }
 
 /// The evaluated transform of one node, as merged into `nodes.json`.

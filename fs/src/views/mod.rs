@@ -41,10 +41,11 @@ pub enum JsonView {
     Ik,
     Skin,
     Patches,
+    Shapes,
 }
 
 impl JsonView {
-    pub const ALL: [JsonView; 18] = [
+    pub const ALL: [JsonView; 19] = [
         JsonView::DllDirectory,
         JsonView::ClassDirectory,
         JsonView::ClassData,
@@ -63,6 +64,7 @@ impl JsonView {
         JsonView::Ik,
         JsonView::Skin,
         JsonView::Patches,
+        JsonView::Shapes,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -85,6 +87,7 @@ impl JsonView {
             JsonView::Ik => "ik.json",
             JsonView::Skin => "skin.json",
             JsonView::Patches => "patches.json",
+            JsonView::Shapes => "shapes.json",
         }
     }
 
@@ -117,7 +120,8 @@ pub fn render(
         | JsonView::Lights
         | JsonView::Biped
         | JsonView::Ik
-        | JsonView::Skin => match eval {
+        | JsonView::Skin
+        | JsonView::Shapes => match eval {
             Ok(e) => eval::render(view, e),
             Err(e) => error_json(e),
         },

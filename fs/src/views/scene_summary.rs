@@ -79,8 +79,23 @@ pub fn meshes(eval: &SceneEval) -> Vec<MeshSummary> {
         let Some((stack, obj)) = eval.modifier_stack(o.index) else {
             continue;
         };
-        let Some(base) = eval.base_mesh(o.index) else {
-            continue;
+        // A shape's mesh (extruded or rendered as a tube) has no base mesh:
+        // the shape's stack makes it.
+        let shape_mesh = eval
+            .graph
+            .objects
+            .get(obj)
+            .is_some_and(|_| maxfs_scene::eval::objects::shape::is_shape_object(eval, obj));
+        let base = if shape_mesh {
+            match eval.mesh(o.index, 0) {
+                Some(m) => m,
+                None => continue,
+            }
+        } else {
+            let Some(base) = eval.base_mesh(o.index) else {
+                continue;
+            };
+            base
         };
         let class = eval.graph.objects[obj]
             .class
@@ -101,7 +116,7 @@ pub fn meshes(eval: &SceneEval) -> Vec<MeshSummary> {
             smoothing_groups: 0,
             error: None,
         };
-        let result = match (stack.is_empty(), base) {
+        let result = match (stack.is_empty() || shape_mesh, base) {
             (true, base) => base.map(|m| (m, true)),
             (false, Err(e)) => Err(e),
             (false, Ok(base)) => match eval.mesh(o.index, 0) {

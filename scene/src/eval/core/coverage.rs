@@ -279,18 +279,34 @@ pub fn base_object_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
     }
 }
 
-/// A shape under a modifier stack (an extruded, lathed, beveled or swept
-/// spline) is a mesh in Max; until the stack evaluates to one, every modifier
-/// of it is named, so the node is never silently absent. A bare shape (a path,
-/// a guide) is not geometry.
+/// A shape is geometry under a modifier stack (an extruded spline) or when
+/// it renders as a tube ("Enable In Renderer"); a bare path is not. When
+/// such a shape does not evaluate, the shape (its class) or the modifier that
+/// fails is named — never silently absent.
 fn shape_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
-    let mods = modifiers(eval, node);
-    if mods.is_empty() {
-        return MeshCoverage::NotGeometry;
-    }
+    let class = eval
+        .node_object(node)
+        .map_or_else(|| "?".to_string(), |o| class_name(eval, o));
     match eval.mesh(node, 0) {
+        None => MeshCoverage::NotGeometry,
         Some(Ok(_)) => MeshCoverage::Evaluated,
-        _ => MeshCoverage::Modifiers(mods.into_iter().map(|m| class_name(eval, m)).collect()),
+        Some(Err(msg)) => {
+            if let Some(why) = msg.strip_prefix("shape: ") {
+                return MeshCoverage::Object(format!("{class} ({why})"));
+            }
+            let mods: Vec<String> = modifiers(eval, node)
+                .into_iter()
+                .map(|m| class_name(eval, m))
+                .collect();
+            match mods
+                .iter()
+                .find(|name| msg.starts_with(&format!("modifier {name} (")))
+            {
+                Some(name) => MeshCoverage::Modifiers(vec![name.clone()]),
+                None if mods.is_empty() => MeshCoverage::Object(format!("{class} ({msg})")),
+                None => MeshCoverage::Modifiers(mods),
+            }
+        }
     }
 }
 

@@ -517,6 +517,13 @@ impl SceneEval {
                 let m = crate::eval::objects::patch::stack_mesh(self, base, &applied, &cx);
                 return Some(m.map(Arc::new));
             }
+            if crate::eval::objects::shape::is_shape_object(self, base) {
+                let applied: Vec<_> = match stack {
+                    Stack::Full => applied,
+                    Stack::Without(m) => applied.into_iter().filter(|a| a.object != m).collect(),
+                };
+                return self.shape_mesh(node, base, &applied, t);
+            }
             let base_mesh = self.memo.object(base, t, || {
                 self.object_mesh(base, t).map(|r| r.map(Arc::new))
             })?;
@@ -545,6 +552,64 @@ impl SceneEval {
                 Ok(Arc::new(m))
             }))
         })
+    }
+
+    /// The evaluated shape of a node's base object (a spline shape) at `t`:
+    /// its splines and their polylines in object space, before any modifier.
+    /// None when the base object is not a shape.
+    pub fn shape(
+        &self,
+        node: usize,
+        t: i32,
+    ) -> Option<Result<Arc<crate::eval::objects::shape::ShapeEval>, String>> {
+        let obj = self.node_object(node)?;
+        if !crate::eval::objects::shape::is_shape_object(self, obj) {
+            return None;
+        }
+        Some(crate::eval::objects::shape::eval_shape(self, obj, t).map_err(|e| e.to_string()))
+    }
+
+    /// A shape's mesh: its stack's bottom modifier (Extrude) makes one of it,
+    /// or — without modifiers — its renderable tube when "Enable In Renderer"
+    /// is set; otherwise it is not geometry (None).
+    fn shape_mesh(
+        &self,
+        node: usize,
+        base: usize,
+        applied: &[Applied<'_>],
+        t: i32,
+    ) -> Option<MeshResult> {
+        use crate::eval::objects::shape;
+        let evaluated = shape::eval_shape(self, base, t);
+        if applied.is_empty() {
+            return match evaluated {
+                Ok(s) if s.render.renderable => Some(
+                    shape::render_mesh::render_mesh(&s.polylines, &s.render)
+                        .map(Arc::new)
+                        .map_err(|e| e.to_string()),
+                ),
+                Ok(_) => None,
+                Err(e) => {
+                    // Whether it would render cannot be known without its
+                    // parameters: a readable "not renderable" is not geometry.
+                    let renderable = shape::render_mesh::RenderParams::read(self, base, t)
+                        .map(|r| r.renderable)
+                        .unwrap_or(true);
+                    renderable.then(|| Err(format!("shape: {e}")))
+                }
+            };
+        }
+        let cx = modifier::ModContext {
+            eval: self,
+            node: Some(node),
+            t,
+        };
+        Some(
+            evaluated
+                .map_err(|e| format!("shape: {e}"))
+                .and_then(|s| modifier::apply_to_shape(applied, &s, &cx))
+                .map(Arc::new),
+        )
     }
 
     /// Per (node, time): how many times its stack was evaluated. With the memo

@@ -9,9 +9,10 @@
 //! (placed by a gizmo, see `gizmo`), `skin_deform` (Skin's bone blend at a
 //! time), `morpher` (Morpher's weighted channel deltas), `turbo_smooth`
 //! (Catmull-Clark of the input's polygons, see `subdivide`), `shell`, `bend`, `taper`, `twist`
-//! and `ripple` (deformers placed by a gizmo and centre, see `simple_mod`), `ffd`
+//! `ripple`, `wave`, `skew` and `stretch` (deformers placed by a gizmo and centre, see `simple_mod`), `ffd`
 //! (lattice deformation), `slice` (remove top / bottom of the polygons, see
-//! `symmetry_slice`); the selection-only
+//! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups); `extrude` and
+//! `lathe` make meshes of shapes (`apply_to_shape`); the selection-only
 //! modifiers leave the mesh as it is. Any other modifier is an error naming it — dropping a modifier
 //! silently would export the wrong geometry.
 
@@ -30,18 +31,23 @@ mod edit_poly_extrude;
 mod edit_poly_records;
 mod edit_poly_smooth;
 mod edit_poly_topo;
+pub mod extrude;
 pub mod ffd;
 mod gizmo;
+pub mod lathe;
 mod mirror;
 pub mod morpher;
 pub mod physique;
 mod ripple;
 mod shell;
 mod simple_mod;
+mod skew;
 pub mod skin;
 mod skin_deform;
 pub mod slice;
+mod stretch;
 pub mod subdivide;
+mod surface;
 mod symmetry;
 mod symmetry_slice;
 mod taper;
@@ -49,6 +55,7 @@ pub mod turbo_smooth;
 mod twist;
 mod unwrap;
 mod uvw_map;
+mod wave;
 
 pub use edit_poly::polygon_output as edit_poly_output;
 
@@ -101,7 +108,12 @@ pub struct ModContext<'e> {
 /// Modifiers that act only on the sub-object selection passed up to them. Our
 /// meshes carry no selection, so above a Mesh Select they would deform or map
 /// every vertex: refused instead, naming both modifiers.
-const SELECTION_SENSITIVE: [ClassId; 10] = [
+const SELECTION_SENSITIVE: [ClassId; 15] = [
+    surface::NORMAL,
+    surface::SMOOTH,
+    stretch::STRETCH,
+    skew::SKEW,
+    wave::WAVE,
     BEND,
     slice::SLICE,
     RIPPLE,
@@ -193,8 +205,17 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
     if ffd::side(m.class).is_some() {
         return ffd::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
+    if makes_mesh_of_shape(m.class) {
+        return Err(format!("{}: its input is a mesh, not a shape", what()));
+    }
     if m.class == turbo_smooth::TURBO_SMOOTH {
         return turbo_smooth::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+    }
+    if m.class == surface::NORMAL {
+        return surface::apply_normal(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+    }
+    if m.class == surface::SMOOTH {
+        return surface::apply_smooth(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
     let gizmo_placed = match m.class {
         UVW_MAP => uvw_map::apply,
@@ -204,9 +225,43 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
         TAPER => taper::apply,
         TWIST => twist::apply,
         RIPPLE => ripple::apply,
+        skew::SKEW => skew::apply,
+        wave::WAVE => wave::apply,
+        stretch::STRETCH => stretch::apply,
         _ => return Err(format!("{} is not evaluated", what())),
     };
     gizmo_placed(m, mesh, cx).map_err(|e| format!("{}: {e}", what()))
+}
+
+/// Modifiers that turn a shape into a mesh (the bottom of a shape's stack).
+pub fn makes_mesh_of_shape(class: ClassId) -> bool {
+    class == extrude::EXTRUDE || class == lathe::LATHE
+}
+
+/// The mesh of a shape's stack (`applied` top first): its bottom modifier
+/// makes a mesh of the shape's polylines, the rest apply to that mesh.
+pub fn apply_to_shape(
+    applied: &[Applied],
+    shape: &crate::eval::objects::shape::ShapeEval,
+    cx: &ModContext,
+) -> Result<Mesh, String> {
+    let Some((bottom, rest)) = applied.split_last() else {
+        return Err("a shape without a modifier is not a mesh".into());
+    };
+    let what = || {
+        format!(
+            "modifier {} ({:#x}, {:#x})",
+            bottom.name, bottom.class.0, bottom.class.1
+        )
+    };
+    let mut mesh = match bottom.class {
+        c if c == extrude::EXTRUDE => extrude::apply_to_shape(bottom, &shape.polylines, cx),
+        c if c == lathe::LATHE => lathe::apply_to_shape(bottom, &shape.polylines, cx),
+        _ => Err("acting on a shape is not evaluated".to_string()),
+    }
+    .map_err(|e| format!("{}: {e}", what()))?;
+    apply_stack(rest, &mut mesh, cx)?;
+    Ok(mesh)
 }
 
 /// A u32 count and `size`-byte records, exactly.

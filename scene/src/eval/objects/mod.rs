@@ -11,6 +11,7 @@ pub mod primitive;
 pub mod primitive_chamfer;
 pub mod primitive_poly;
 mod primitive_poly_box;
+pub mod shape;
 pub mod specified_normals;
 #[cfg(test)]
 mod surface_checks;

@@ -1,7 +1,7 @@
 //! Parametric primitives rebuilt from their parameters, with Max's vertex order,
 //! face order and corner order, material ids, smoothing groups and — when the
 //! object's "Generate Mapping Coords" is on — map channel 1 as Max generates it:
-//! Box, Plane, Sphere, Cylinder, Cone, Pyramid, Torus, Tube, GeoSphere and Teapot. Exporters need the exact topology (UV
+//! Box, Plane, Sphere, Cylinder, Cone, Pyramid, Torus, Tube, GeoSphere, Teapot, Hose, Capsule, OilTank and Spindle. Exporters need the exact topology (UV
 //! seams split vertices), so the layouts follow Max, not a convenient equivalent.
 
 use crate::typed::ClassId;
@@ -22,6 +22,10 @@ pub const CHAMFER_BOX: ClassId = ClassId(0x1ad73f40, 0x48ea0f97);
 pub const TORUS: ClassId = ClassId(0x20, 0);
 pub const TUBE: ClassId = ClassId(0x7b21, 0);
 pub const GEOSPHERE: ClassId = ClassId(0, 0x7f9e);
+pub use capsule::CAPSULE;
+pub use hose::HOSE;
+pub use oiltank::OIL_TANK;
+pub use spindle::SPINDLE;
 pub use teapot::TEAPOT;
 
 /// All three edges visible, as Max marks primitive faces.
@@ -192,6 +196,10 @@ pub fn is_primitive(class: ClassId) -> bool {
         TUBE,
         GEOSPHERE,
         TEAPOT,
+        HOSE,
+        CAPSULE,
+        OIL_TANK,
+        SPINDLE,
     ]
     .contains(&class)
 }
@@ -211,6 +219,10 @@ pub fn build(class: ClassId, p: &Params) -> Result<Mesh, String> {
         c if c == TUBE => tube_mesh(p),
         c if c == GEOSPHERE => geosphere_mesh(p),
         c if c == TEAPOT => teapot::teapot_mesh(p),
+        c if c == HOSE => hose::hose_mesh(p),
+        c if c == CAPSULE => capsule::capsule_mesh(p),
+        c if c == OIL_TANK => oiltank::oil_tank_mesh(p),
+        c if c == SPINDLE => spindle::spindle_mesh(p),
         c => Err(format!("class {c:?} is not a parametric primitive")),
     }
 }
@@ -276,9 +288,13 @@ impl TexVerts {
 }
 
 mod boxes;
+mod capsule;
 mod cylinder;
 mod geosphere;
+mod hose;
+mod oiltank;
 mod sphere;
+mod spindle;
 mod teapot;
 mod teapot_data;
 #[cfg(test)]

@@ -1,0 +1,349 @@
+//! Unit tests of shapes, interpolation, capping and the renderable mesh: the
+//! expected values are stated invariants (counts that follow from the stated
+//! layouts, radii, areas, closed and outward surfaces), not earlier output.
+
+use std::f64::consts::PI;
+
+use super::parametric::{arc_vector, circle, rectangle, CIRCLE_VECTOR};
+use super::render_mesh::{render_mesh, RenderParams};
+use super::triangulate::triangulate;
+use super::*;
+use crate::eval::modifier::extrude::{extrude, Settings};
+
+fn shape(splines: Vec<Spline>, steps: u32, optimize: bool) -> BezierShape {
+    BezierShape {
+        splines,
+        steps: Steps::Fixed(steps),
+        optimize,
+    }
+}
+
+use crate::eval::objects::surface_checks::{
+    closed as closed_and_consistent, signed_volume as volume,
+};
+
+fn settings(amount: f64, segments: usize) -> Settings {
+    Settings {
+        amount,
+        segments,
+        cap_start: true,
+        cap_end: true,
+        mapping: true,
+        material_ids: true,
+        shape_ids: false,
+        smooth: true,
+    }
+}
+
+#[test]
+fn circle_points_lie_on_the_radius() {
+    let s = shape(vec![circle(10.0, 1.0, 1.0)], 6, true);
+    let lines = s.polylines().expect("polylines");
+    assert_eq!(lines.len(), 1);
+    // 4 curved segments, each a knot and 6 steps.
+    assert_eq!(lines[0].pts.len(), 4 * 7);
+    assert!(lines[0].closed);
+    for p in &lines[0].pts {
+        let r = (p.p.0 * p.p.0 + p.p.1 * p.p.1).sqrt();
+        // Max's four-knot circle strays from the true circle by < 0.03 %.
+        assert!((r - 10.0).abs() < 3e-3, "radius {r}");
+    }
+    assert!(lines[0].signed_area_xy() > 0.0, "counter-clockwise");
+}
+
+#[test]
+fn optimize_keeps_straight_segments_bare_and_corners_are_even() {
+    let s = shape(vec![rectangle(4.0, 6.0, 0.0)], 5, true);
+    let lines = s.polylines().expect("polylines");
+    assert_eq!(lines[0].pts.len(), 4, "optimized: the corners only");
+    let s = shape(vec![rectangle(4.0, 6.0, 0.0)], 5, false);
+    let l = &s.polylines().expect("polylines")[0];
+    assert_eq!(l.pts.len(), 4 * 6);
+    // Corner handles a third along the chord: the steps are evenly spaced.
+    for w in l.pts[..6].windows(2) {
+        let d = w[1].p.minus(w[0].p).len();
+        assert!((d - 1.0).abs() < 1e-9, "step {d}");
+    }
+    assert!(l.pts.iter().all(|p| !p.smooth || !p.knot));
+}
+
+#[test]
+fn arc_handle_search_matches_the_quarter_circle_constant() {
+    // The bisection for a quarter circle lands within Max's own constant's
+    // precision of CIRCLE_VECTOR_LENGTH.
+    assert!((arc_vector(PI / 2.0) - CIRCLE_VECTOR).abs() < 2e-3);
+}
+
+#[test]
+fn reversing_keeps_the_first_knot_and_swaps_handles() {
+    let mut s = circle(1.0, 1.0, 1.0);
+    let before = s.clone();
+    s.reverse_keep_zero();
+    assert_eq!(s.knots[0].point, before.knots[0].point);
+    assert_eq!(s.knots[0].in_vec, before.knots[0].out_vec);
+    assert_eq!(s.knots[1].point, before.knots[3].point);
+    let lines = shape(vec![s], 4, true).polylines().expect("lines");
+    assert!(lines[0].signed_area_xy() < 0.0, "clockwise after reversal");
+}
+
+#[test]
+fn extruded_rectangle_is_a_closed_outward_box() {
+    let s = shape(vec![rectangle(4.0, 6.0, 0.0)], 6, true);
+    let m = extrude(&s.polylines().expect("lines"), &settings(3.0, 1)).expect("mesh");
+    assert_eq!(m.vertices.len(), 8);
+    // 4 sides × 2 triangles, two caps of 2.
+    assert_eq!(m.faces.len(), 12);
+    assert!(closed_and_consistent(&m));
+    assert!((volume(&m) - 72.0).abs() < 1e-9, "volume {}", volume(&m));
+    let mats: Vec<u16> = m.faces.iter().map(|f| f.material).collect();
+    assert_eq!(mats, [2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 1, 1]);
+    // Corners are not smooth: each side is its own group, never two alike
+    // on neighbouring sides.
+    for i in 0..4 {
+        let (a, b) = (
+            m.faces[2 * i].smoothing,
+            m.faces[2 * ((i + 1) % 4)].smoothing,
+        );
+        assert_eq!(a & b, 0, "sides {i} and {} share a group", (i + 1) % 4);
+    }
+    m.check_map_faces().expect("one map face per face");
+}
+
+#[test]
+fn negative_amounts_and_segments_stack_levels_below() {
+    let s = shape(vec![rectangle(2.0, 2.0, 0.0)], 0, true);
+    let m = extrude(&s.polylines().expect("lines"), &settings(-4.0, 4)).expect("mesh");
+    assert_eq!(m.vertices.len(), 4 * 5);
+    assert_eq!(m.faces.len(), 4 * 2 * 4 + 4);
+    let z: Vec<f64> = m.vertices.iter().step_by(4).map(|v| v.2).collect();
+    assert_eq!(z, [-4.0, -3.0, -2.0, -1.0, 0.0]);
+    assert!(closed_and_consistent(&m));
+    assert!((volume(&m) - 16.0).abs() < 1e-9);
+}
+
+#[test]
+fn donut_extrusion_caps_the_ring_between_its_circles() {
+    let s = shape(vec![circle(10.0, 1.0, 1.0), circle(5.0, 1.0, 1.0)], 6, true);
+    let lines = s.polylines().expect("lines");
+    let m = extrude(&lines, &settings(2.0, 1)).expect("mesh");
+    let n = 2 * 28;
+    assert_eq!(m.vertices.len(), 2 * n);
+    // Sides 2 per segment; each cap n + 2·1 − 2 triangles.
+    assert_eq!(m.faces.len(), 2 * n + 2 * n);
+    assert!(closed_and_consistent(&m));
+    let area = lines[0].signed_area_xy() - lines[1].signed_area_xy().abs();
+    assert!((volume(&m) - 2.0 * area).abs() < 1e-6 * area);
+    assert!((area - PI * 75.0).abs() < 0.01 * area);
+}
+
+#[test]
+fn open_splines_extrude_to_open_walls_without_caps() {
+    let mut s = rectangle(2.0, 2.0, 0.0);
+    s.closed = false;
+    let m = extrude(
+        &shape(vec![s], 0, true).polylines().expect("l"),
+        &settings(1.0, 2),
+    )
+    .expect("m");
+    assert_eq!(m.vertices.len(), 4 * 3);
+    assert_eq!(m.faces.len(), 3 * 2 * 2);
+}
+
+#[test]
+fn triangulation_count_and_area() {
+    let outer = [(0.0, 0.0), (4.0, 0.0), (4.0, 4.0), (2.0, 1.0), (0.0, 4.0)];
+    let tris = triangulate(&outer, &[]);
+    assert_eq!(tris.len(), 3);
+    let pts: Vec<(f64, f64)> = outer.to_vec();
+    let area: f64 = tris
+        .iter()
+        .map(|t| {
+            let (a, b, c) = (pts[t[0]], pts[t[1]], pts[t[2]]);
+            ((b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)) / 2.0
+        })
+        .sum();
+    assert!((area - 10.0).abs() < 1e-12, "area {area}");
+    let hole = vec![(1.0, 0.5), (1.0, 0.8), (1.5, 0.5)];
+    assert_eq!(triangulate(&outer, &[hole]).len(), 5 + 3 + 2 - 2);
+}
+
+fn render(sides: u32, rectangular: bool) -> RenderParams {
+    RenderParams {
+        renderable: true,
+        thickness: 2.0,
+        sides,
+        angle: 0.0,
+        rectangular,
+        width: 2.0,
+        length: 4.0,
+        rect_angle: 0.0,
+        mapping: true,
+        auto_smooth: true,
+        threshold: 40f64.to_radians(),
+    }
+}
+
+#[test]
+fn renderable_open_line_is_a_capped_tube_of_the_thickness() {
+    let mut s = rectangle(10.0, 10.0, 0.0);
+    s.closed = false;
+    s.knots.truncate(2);
+    let lines = shape(vec![s], 0, true).polylines().expect("l");
+    let m = render_mesh(&lines, &render(3, false)).expect("mesh");
+    assert_eq!(m.vertices.len(), 2 * 3);
+    assert_eq!(m.faces.len(), 3 * 2 + 2);
+    assert!(closed_and_consistent(&m));
+    assert!(volume(&m) > 0.0, "outward");
+    // Every ring point at the radius from the path (the line y = 5).
+    for v in &m.vertices {
+        let d = ((v.1 - 5.0).powi(2) + v.2 * v.2).sqrt();
+        assert!((d - 1.0).abs() < 1e-12);
+    }
+    m.check_map_faces().expect("map faces");
+    let r = render_mesh(&lines, &render(3, true)).expect("rect");
+    assert_eq!(r.vertices.len(), 8);
+    assert!(
+        (volume(&r) - 10.0 * 8.0).abs() < 1e-9,
+        "w × l × path length"
+    );
+}
+
+#[test]
+fn renderable_closed_circle_is_a_torus_of_the_thickness() {
+    let lines = shape(vec![circle(10.0, 1.0, 1.0)], 6, true)
+        .polylines()
+        .expect("l");
+    let m = render_mesh(&lines, &render(12, false)).expect("mesh");
+    assert_eq!(m.vertices.len(), 28 * 12);
+    assert_eq!(m.faces.len(), 28 * 12 * 2);
+    assert!(closed_and_consistent(&m));
+    // 2π²Rr² for the torus, less for the polygonal one.
+    let v = volume(&m);
+    assert!(v > 0.0 && v < 2.0 * PI * PI * 10.0 && v > 0.9 * 2.0 * PI * PI * 10.0);
+    // 30° between ring faces is within the 40° threshold: one group.
+    assert!(m.faces.iter().all(|f| f.smoothing == 1));
+}
+
+#[test]
+fn egg_outline_spans_its_length() {
+    use super::egg::tests_support::outline;
+    let s = outline(30.0, 0.0);
+    assert_eq!(s.knots.len(), 11);
+    let lines = shape(vec![s], 6, true).polylines().expect("l");
+    let ys: Vec<f64> = lines[0].pts.iter().map(|p| p.p.1).collect();
+    let lo = ys.iter().copied().fold(f64::MAX, f64::min);
+    let hi = ys.iter().copied().fold(f64::MIN, f64::max);
+    let r = 10.0;
+    assert!((lo + 1.3 * r).abs() < 1e-9, "bottom {lo}");
+    assert!((hi - 1.7 * r).abs() < 0.01 * r, "tip {hi}");
+    // Symmetric about the Y axis.
+    for p in &lines[0].pts {
+        let mirrored = lines[0]
+            .pts
+            .iter()
+            .map(|q| (q.p.0 + p.p.0).abs() + (q.p.1 - p.p.1).abs())
+            .fold(f64::MAX, f64::min);
+        // Max's rounded constants (36.87°, 106.26°, the f32 handle lengths)
+        // leave ~1e-6 of the length between mirror images.
+        assert!(
+            mirrored < 1e-5 * 30.0,
+            "{:?} has no mirror image ({mirrored})",
+            p.p
+        );
+    }
+}
+
+mod lathe {
+    //! Lathe invariants: a solid of revolution about the axis, closed and
+    //! outward (Max's "inverse" rule), with the volume of its polygonal
+    //! sweep; caps under 360°; weld core merging the points on the axis.
+    use super::*;
+    use crate::eval::core::math::{Mat43, Vec3};
+    use crate::eval::modifier::lathe::{lathe, Settings};
+
+    fn settings(degrees: f64, segments: usize, weld_core: bool) -> Settings {
+        Settings {
+            // Turns about the shape's Y axis.
+            axis: Mat43::rot_x(std::f64::consts::FRAC_PI_2),
+            degrees,
+            segments,
+            cap_start: true,
+            cap_end: true,
+            weld_core,
+            mapping: true,
+            flip_normals: false,
+            material_ids: true,
+            shape_ids: false,
+            smooth: true,
+        }
+    }
+
+    /// The rectangle x ∈ [1, 3], y ∈ [−1, 1].
+    fn profile() -> Vec<PolyLine> {
+        let mut s = rectangle(2.0, 2.0, 0.0);
+        for k in &mut s.knots {
+            k.point = k.point.plus(Vec3(2.0, 0.0, 0.0));
+            k.in_vec = k.in_vec.plus(Vec3(2.0, 0.0, 0.0));
+            k.out_vec = k.out_vec.plus(Vec3(2.0, 0.0, 0.0));
+        }
+        shape(vec![s], 0, true).polylines().expect("lines")
+    }
+
+    #[test]
+    fn full_turn_is_a_closed_ring_about_the_axis() {
+        let n = 16;
+        let m = lathe(&profile(), &settings(360.0, n, false)).expect("mesh");
+        assert_eq!(m.vertices.len(), 4 * n);
+        assert_eq!(m.faces.len(), 2 * 4 * n);
+        assert!(closed_and_consistent(&m));
+        for v in &m.vertices {
+            let r = v.0.hypot(v.2);
+            assert!(
+                ((r - 1.0).abs() < 1e-9 || (r - 3.0).abs() < 1e-9)
+                    && (v.1.abs() - 1.0).abs() < 1e-9
+            );
+        }
+        // The polygonal ring: π(3² − 1²)·2 scaled by N·sin(2π/N) / 2π.
+        let tau = std::f64::consts::TAU;
+        let expected = 16.0 * PI * (n as f64 * (tau / n as f64).sin()) / tau;
+        let v = volume(&m);
+        assert!((v - expected).abs() < 1e-9 * expected, "{v} vs {expected}");
+        m.check_map_faces().expect("map faces");
+    }
+
+    #[test]
+    fn partial_turn_is_capped() {
+        let n = 8;
+        let m = lathe(&profile(), &settings(180.0, n, false)).expect("mesh");
+        assert_eq!(m.vertices.len(), 4 * (n + 1));
+        assert_eq!(m.faces.len(), 2 * 4 * n + 2 * 2);
+        assert!(closed_and_consistent(&m));
+        let tau = std::f64::consts::TAU;
+        let expected = 8.0 * PI * (2.0 * n as f64 * (tau / (2 * n) as f64).sin()) / tau;
+        assert!((volume(&m) - expected).abs() < 1e-9 * expected);
+        m.check_map_faces().expect("map faces");
+    }
+
+    #[test]
+    fn weld_core_merges_points_on_the_axis() {
+        // A triangle with an edge on the axis: (0, −1), (2, 0), (0, 1).
+        let k = |x: f64, y: f64| Knot::corner(Vec3(x, y, 0.0));
+        let mut s = Spline {
+            knots: vec![k(0.0, -1.0), k(2.0, 0.0), k(0.0, 1.0)],
+            closed: true,
+        };
+        s.compute_corners();
+        let lines = shape(vec![s], 0, true).polylines().expect("lines");
+        let n = 12;
+        let m = lathe(&lines, &settings(360.0, n, true)).expect("mesh");
+        assert_eq!(m.vertices.len(), 2 + n, "a double cone: two tips and a rim");
+        // The faces along the axis collapse; the two cone surfaces remain.
+        assert_eq!(m.faces.len(), 2 * n);
+        assert!(closed_and_consistent(&m));
+        let tau = std::f64::consts::TAU;
+        // Two cones of radius 2, height 1, polygonal base.
+        let base = 4.0 * n as f64 * (tau / n as f64).sin() / 2.0;
+        assert!((volume(&m) - 2.0 * base / 3.0).abs() < 1e-9);
+        m.check_map_faces().expect("map faces");
+    }
+}
