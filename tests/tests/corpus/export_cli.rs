@@ -21,10 +21,12 @@ fn args(paths: Vec<PathBuf>, out: &Path) -> ExportArgs {
         kind: Vec::new(),
         gltf: false,
         maps: Vec::new(),
+        ps_path: Vec::new(),
         jobs: Some(2),
         tag_dir: None,
         force: false,
         json: true,
+        layout: maxfs::export_cmd::Layout::Flat,
     }
 }
 

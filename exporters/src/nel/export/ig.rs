@@ -9,12 +9,21 @@
 //! properties but no IGNAME is exported as `<maxfile>.ig` from every
 //! geometry, light and helper node; files with no NeL property export no ig.
 //!
-//! Versions are those of the reference files (the exporter build that wrote
-//! the corpus): CInstanceGroup 5, CInstance 4, CCluster 1, CPortal 0,
-//! CPointLightNamedArray 0 when there is no light, CIGSurfaceLight 0 (point
-//! lights: see ig_lights.rs). Newer fields (Visible,
-//! DontCastShadowForInterior/Exterior, sound groups, audibility, occlusion
-//! models) are therefore not written.
+//! Versions follow the exporter generation of the file (shape::Era): Max
+//! 3/4-era files get those of the reference files that era's plug-in wrote
+//! (CInstanceGroup 5, CInstance 4, CCluster 1, CPortal 0), later files the
+//! current serializers' (CInstance 7 with Visible — false when
+//! CAMERA_COLLISION_MESH_GENERATION is 3 — and DontCastShadowForInterior /
+//! Exterior from LIGHT_DONT_CAST_SHADOW_*; CCluster 3 with the SOUND_GROUP and
+//! ENV_FX names ("no sound" / "no fx" mean none) and the audibility flags,
+//! equal to the visibility ones unless ACCEL bit 64 separates them; CPortal 1
+//! with OCC_MODEL / OPEN_OCC_MODEL, "no occlusion" meaning none), as
+//! export_scene.cpp `buildInstanceGroup` sets them. CPointLightNamedArray 0
+//! when there is no light, CIGSurfaceLight 0 (point lights: see ig_lights.rs).
+//!
+//! A particle system (nel_ps) instance is named after its `ps_file_name`
+//! (`getNelObjectName`), and is tested for clusters with the 8 corners of its
+//! `.ps` shape's bounding box placed in the world (ig_fx.rs).
 
 use maxfs_scene::eval::{objects::mesh, objects::primitive, Controller, Mat43, Vec3 as V3};
 use maxfs_scene::typed::ClassId;
@@ -72,6 +81,7 @@ fn emit(ctx: &Context, name: &str, nodes: &[usize], out: &mut Exports) {
                 .retain(|o| !(o.kind == ExportKind::Ig && o.name == name));
             out.outputs.push(Output {
                 kind: ExportKind::Ig,
+                with_coarse_mesh: false,
                 name: name.to_string(),
                 bytes,
             });
@@ -401,6 +411,15 @@ fn portal_poly_ok(poly: &[[f32; 3]]) -> bool {
         .all(|&p| pl.eval(p).abs() <= PORTAL_PRECISION)
 }
 
+/// An occlusion model name as CPortal stores it ("no occlusion": none).
+fn occlusion(name: &str) -> String {
+    if name == "no occlusion" {
+        String::new()
+    } else {
+        name.to_string()
+    }
+}
+
 fn plane(p: &Pl) -> Plane {
     Plane {
         a: F32::from_f32(p.0[0]),
@@ -425,6 +444,7 @@ pub fn build(
         .filter(|&n| is_instance(ctx, n))
         .collect();
     let nb_instance = instances_nodes.len();
+    let current = super::shape::Era::of(ctx) == super::shape::Era::Current;
 
     // Instances: names, flags, parents, transforms.
     let mut instances: Vec<Instance> = Vec::with_capacity(nb_instance);
@@ -461,8 +481,12 @@ pub fn build(
         };
         let local = ctx.eval.local_tm(n, 0);
         let (pos, rot, scale) = decomp(&local);
+        let flag = |on: bool| current.then_some(Bool(u8::from(on)));
         instances.push(Instance {
-            version: INSTANCE_VERSION,
+            version: if current { 7 } else { INSTANCE_VERSION },
+            visible: flag(p.camera_collision_mesh_generation != 3),
+            dont_cast_shadow_for_exterior: flag(p.light_dont_cast_shadow_exterior),
+            dont_cast_shadow_for_interior: flag(p.light_dont_cast_shadow_interior),
             local_ambient_id: Some(0xFF),
             // SunContribution and Light[] are never set by the exporter (the
             // reference holds uninitialized bytes there); 0 here.
@@ -509,8 +533,33 @@ pub fn build(
             }
             Err(e) => warn(n, format!("cluster mesh: {e}")),
         }
+        let p = ctx.props.node(n);
+        let named = |v: &str, none: &str| {
+            if v == none {
+                String::new()
+            } else {
+                v.to_string()
+            }
+        };
+        let father_visible = a & accel::FATHER_VISIBLE != 0;
+        let visible_from_father = a & accel::VISIBLE_FROM_FATHER != 0;
+        let like_visible = a & accel::AUDIBLE_NOT_LIKE_VISIBLE == 0;
+        let father_audible = if like_visible {
+            father_visible
+        } else {
+            a & accel::FATHER_AUDIBLE != 0
+        };
+        let audible_from_father = if like_visible {
+            visible_from_father
+        } else {
+            a & accel::AUDIBLE_FROM_FATHER != 0
+        };
         let c = Cluster {
-            version: CLUSTER_VERSION,
+            version: if current { 3 } else { CLUSTER_VERSION },
+            sound_group: current.then(|| named(&p.sound_group, "no sound")),
+            environment_fx: current.then(|| named(&p.env_fx, "no fx")),
+            father_audible: current.then_some(Bool(u8::from(father_audible))),
+            audible_from_father: current.then_some(Bool(u8::from(audible_from_father))),
             name: Some(ctx.graph.node_name(n).to_string()),
             local_volume: cb.planes.iter().map(plane).collect(),
             local_bbox: AaBox {
@@ -518,8 +567,8 @@ pub fn build(
                 center: vec3(cb.bbox.center),
                 half_size: vec3(cb.bbox.half),
             },
-            father_visible: Bool(u8::from(a & accel::FATHER_VISIBLE != 0)),
-            visible_from_father: Bool(u8::from(a & accel::VISIBLE_FROM_FATHER != 0)),
+            father_visible: Bool(u8::from(father_visible)),
+            visible_from_father: Bool(u8::from(visible_from_father)),
             ..Default::default()
         };
         clusters.push((cb, c));
@@ -571,10 +620,11 @@ pub fn build(
         portals.push((
             poly.clone(),
             Portal {
-                version: PORTAL_VERSION,
+                version: if current { 1 } else { PORTAL_VERSION },
                 local_poly: poly.into_iter().map(vec3).collect(),
                 name,
-                ..Default::default()
+                occlusion_model: current.then(|| occlusion(&ctx.props.node(n).occ_model)),
+                open_occlusion_model: current.then(|| occlusion(&ctx.props.node(n).open_occ_model)),
             },
         ));
     }
@@ -584,7 +634,26 @@ pub fn build(
         if accel_of(ctx, n) & accel::CLUSTERIZED == 0 {
             continue;
         }
-        let verts = if is_mesh(ctx, n) {
+        let fx = if super::ig_fx::is_particle_system(ctx, n) {
+            match super::ig_fx::fx_corners(ctx, n) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    warn(
+                        n,
+                        format!(
+                            "no bounding box of the particle system from its shape ({e}): \
+                             the helper's mesh is tested instead"
+                        ),
+                    );
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let verts = if let Some(c) = fx {
+            c
+        } else if is_mesh(ctx, n) {
             match world_mesh(ctx, n) {
                 Ok((v, _)) => v,
                 Err(e) => match boolean_vertices(ctx, n) {
@@ -644,10 +713,14 @@ pub fn build(
     }
 }
 
-/// getNelObjectName: INSTANCE_SHAPE of the node when set and not empty (the
-/// node name when empty), else the object's INSTANCE_SHAPE file name, else
-/// the node name.
+/// getNelObjectName: a particle system's `ps_file_name` without directory,
+/// else INSTANCE_SHAPE of the node when set and not empty (the node name
+/// when empty), else the object's INSTANCE_SHAPE file name, else the node
+/// name.
 fn object_name(ctx: &Context, node: usize) -> String {
+    if let Some(ps) = super::ig_fx::ps_file_name(ctx, node) {
+        return super::ig_fx::file_name(&ps).to_string();
+    }
     let p = ctx.props.node(node);
     let name = ctx.graph.node_name(node).to_string();
     if p.set.contains(&"instance_shape") {
