@@ -341,7 +341,7 @@ fn damaged_animation_scenes_export_cleanly() {
     let (doc, _) = placed_block(true);
     let file = maxfs_scene::container::MaxFile::from_bytes(&doc_bytes(&doc)).expect("reparses");
     let scene = file.stream("Scene").expect("Scene").data.to_vec();
-    let mut state = 0x5eed_0f_a11_u64;
+    let mut state = 0x0005_eed0_fa11_u64;
     let mut next = move || {
         state ^= state << 13;
         state ^= state >> 7;
@@ -383,7 +383,7 @@ fn damaged_animation_scenes_export_cleanly() {
 
 /// The bytes of a document's file.
 fn doc_bytes(doc: &Document) -> Vec<u8> {
-    doc.file().to_bytes().expect("writes")
+    doc.file.to_bytes().expect("writes")
 }
 
 /// export_material.cpp: with bExportTextureMatrix the stage's placement

@@ -11,6 +11,7 @@ pub mod cmb;
 pub mod ig;
 pub mod ig_fx;
 pub mod ig_lights;
+mod ig_volume;
 pub mod pacs_prim;
 pub mod properties;
 pub mod select;

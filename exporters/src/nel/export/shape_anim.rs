@@ -444,7 +444,8 @@ fn light_tracks(
     let Some(obj) = ctx.eval.node_object(node) else {
         return;
     };
-    if !class_of(ctx, obj).is_some_and(|(_, sc)| sc == SC_LIGHT) || !p.lm_animated {
+    let is_light = class_of(ctx, obj).is_some_and(|(_, sc)| sc == SC_LIGHT);
+    if !is_light || !p.lm_animated {
         return;
     }
     let light = if NOT_ANIMATED.contains(&p.lm_animated_light.as_str()) {
