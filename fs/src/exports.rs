@@ -40,6 +40,41 @@ pub struct ExportFile {
     pub dir: ExportDir,
     pub name: String,
     pub bytes: Arc<[u8]>,
+    /// Shapes only: routed to the with-coarse-mesh directory (see [`pipeline_dir`]).
+    pub with_coarse_mesh: bool,
+}
+
+impl ExportFile {
+    /// The directory the NeL build pipeline's export step writes this file
+    /// to, relative to a project's export root (`maxfs export --layout nel`).
+    pub fn pipeline_dir(&self) -> &'static str {
+        pipeline_dir(self.kind, self.with_coarse_mesh)
+    }
+}
+
+/// Where each process of build_gamedata exports (the `*ExportDirectory`
+/// names of the workspace `directories.py` templates, relative to the
+/// project's `CommonPath`): shapes to `shape_not_optimized`, or to
+/// `shape_with_coarse_mesh` when a LOD-set member is a coarse mesh
+/// (shape_export.ms `haveCoarseMesh`); the shape process's animations to
+/// `shape_anim`; igs to `ig_static_other` (the ig process sends the files of
+/// its IgLandSourceDirectories to `ig_static_land`, which a single file does
+/// not tell); collision meshes to `rbank_cmb_export`; the rest to the
+/// directory named after the process.
+pub fn pipeline_dir(kind: ExportKind, with_coarse_mesh: bool) -> &'static str {
+    match kind {
+        ExportKind::Shape if with_coarse_mesh => "shape_with_coarse_mesh",
+        ExportKind::Shape => "shape_not_optimized",
+        ExportKind::ShapeAnim => "shape_anim",
+        ExportKind::Ig => "ig_static_other",
+        ExportKind::Skel => "skel",
+        ExportKind::Anim => "anim_export",
+        ExportKind::Swt => "swt",
+        ExportKind::Cmb => "rbank_cmb_export",
+        ExportKind::PacsPrim => "pacs_prim",
+        ExportKind::Veget => "veget",
+        ExportKind::Zone => "zone",
+    }
 }
 
 /// Every export of one source file, named for the tree.
@@ -60,6 +95,16 @@ impl ExportSet {
 
     pub fn build_kinds(stem: &str, eval: &SceneEval, kinds: &[ExportKind]) -> ExportSet {
         ExportSet::from_exports(export::export(stem, eval, kinds))
+    }
+
+    /// [`ExportSet::build_kinds`] with the files the export may read.
+    pub fn build_with(
+        stem: &str,
+        eval: &SceneEval,
+        kinds: &[ExportKind],
+        options: &export::ExportOptions,
+    ) -> ExportSet {
+        ExportSet::from_exports(export::export_with(stem, eval, kinds, options))
     }
 
     /// Names the outputs. Two outputs with the same name are what the NeL
@@ -107,6 +152,7 @@ impl ExportSet {
                     dir,
                     name: names.unique(stem, ext),
                     bytes: o.bytes.into(),
+                    with_coarse_mesh: o.with_coarse_mesh,
                 }
             })
             .collect();
@@ -152,6 +198,8 @@ struct StoredFile {
     kind: String,
     name: String,
     len: u64,
+    #[serde(default)]
+    coarse: bool,
 }
 
 impl ExportSet {
@@ -165,6 +213,7 @@ impl ExportSet {
                     kind: f.kind.name().into(),
                     name: f.name.clone(),
                     len: f.bytes.len() as u64,
+                    coarse: f.with_coarse_mesh,
                 })
                 .collect(),
             errors: self
@@ -199,6 +248,7 @@ impl ExportSet {
                 dir: ExportDir::of(kind),
                 name: f.name,
                 bytes: bytes.into(),
+                with_coarse_mesh: f.coarse,
             });
         }
         if !data.is_empty() {
@@ -242,6 +292,7 @@ mod tests {
     fn out(kind: ExportKind, name: &str, b: u8) -> export::Output {
         export::Output {
             kind,
+            with_coarse_mesh: false,
             name: name.into(),
             bytes: vec![b],
         }

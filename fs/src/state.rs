@@ -239,9 +239,21 @@ impl Loaded {
     }
 
     /// Builds every NeL export of the file from the evaluated scene.
-    pub fn build_exports(&self, stem: &str) -> StageResult<ExportSet> {
-        self.eval()
-            .and_then(|eval| crate::guard(|| Ok(Arc::new(ExportSet::build(stem, &eval)))))
+    pub fn build_exports(
+        &self,
+        stem: &str,
+        options: &maxfs_exporters::nel::export::ExportOptions,
+    ) -> StageResult<ExportSet> {
+        self.eval().and_then(|eval| {
+            crate::guard(|| {
+                Ok(Arc::new(ExportSet::build_with(
+                    stem,
+                    &eval,
+                    &maxfs_exporters::nel::export::ExportKind::ALL,
+                    options,
+                )))
+            })
+        })
     }
 
     /// Bytes held by this file's stages: the document, its typed layer, the

@@ -1,4 +1,4 @@
-//! `maxfs export SRC... --out DIR [--kind shape,ig,skel,anim,swt,cmb,pacs_prim,veget,zone] [--gltf]`:
+//! `maxfs export SRC... --out DIR [--kind shape,ig,…] [--layout flat|nel] [--gltf]`:
 //! batch export, in parallel, of the same files the mount serves under
 //! `shape/` and `export/` (one code path: `maxfs_fs::exports::ExportSet`).
 //!
@@ -33,8 +33,9 @@ pub struct ExportArgs {
     /// Output directory (created if missing).
     #[arg(long)]
     pub out: PathBuf,
-    /// NeL kinds to export, comma-separated: shape, ig, skel, anim, swt, zone.
-    /// Default: all of them, unless only --gltf is given.
+    /// NeL kinds to export, comma-separated: shape, ig, skel, anim, swt, cmb,
+    /// pacs_prim, veget, zone, shape_anim. Default: all of them, unless only
+    /// --gltf is given.
     #[arg(long, value_delimiter = ',')]
     pub kind: Vec<String>,
     /// Also write binary glTF 2.0 (`<file>.glb`).
@@ -44,6 +45,12 @@ pub struct ExportArgs {
     /// the stored path and the .max's own folder; repeatable. glTF only.
     #[arg(long, value_name = "DIR")]
     pub maps: Vec<PathBuf>,
+    /// Folder searched (recursively, ignoring case) for the particle-system
+    /// shapes (`.ps`) whose bounding boxes place FX instances in the clusters
+    /// of instance groups, after the stored path and the .max's folder;
+    /// repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub ps_path: Vec<PathBuf>,
     /// Parallel jobs (default: one per core).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
@@ -56,6 +63,20 @@ pub struct ExportArgs {
     /// Print the results as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Where the NeL files go under --out: `flat` (all in it) or `nel` (the
+    /// export directories of the NeL build pipeline per kind:
+    /// shape_not_optimized, shape_with_coarse_mesh, shape_anim, anim_export,
+    /// skel, swt, ig_static_other, rbank_cmb_export, pacs_prim, veget, zone;
+    /// docs/user-guide.md). glTF files stay in --out.
+    #[arg(long, value_enum, default_value_t = Layout::Flat)]
+    pub layout: Layout,
+}
+
+/// How `maxfs export` arranges its NeL outputs.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    Flat,
+    Nel,
 }
 
 #[derive(Serialize, Default)]
@@ -130,30 +151,40 @@ struct Claims {
 }
 
 impl Claims {
-    /// Writes `data` unless a later source already wrote `name`.
-    fn write(&self, out: &Path, name: &str, source: usize, data: &[u8]) -> std::io::Result<bool> {
+    /// Writes `data` to `dir/name` unless a later source already wrote
+    /// `key` (the path relative to the output root).
+    fn write(
+        &self,
+        dir: &Path,
+        key: &str,
+        name: &str,
+        source: usize,
+        data: &[u8],
+    ) -> std::io::Result<bool> {
         let mut m = self.owners.lock();
-        let previous = m.get(name).copied();
+        let previous = m.get(key).copied();
         if let Some(owner) = previous.filter(|&o| o != source) {
             self.shared
                 .lock()
-                .push((name.to_string(), owner.min(source), owner.max(source)));
+                .push((key.to_string(), owner.min(source), owner.max(source)));
             if owner > source {
                 return Ok(false);
             }
         }
-        write_atomic(out, name, data)?;
-        m.insert(name.to_string(), source);
+        write_atomic(dir, name, data)?;
+        m.insert(key.to_string(), source);
         Ok(true)
     }
 }
 
 struct Job<'a> {
     out: &'a Path,
+    layout: Layout,
     tag_dir: &'a Path,
     kinds: &'a [ExportKind],
     gltf: bool,
     maps: &'a [PathBuf],
+    ps_paths: &'a [PathBuf],
     force: bool,
     claims: &'a Claims,
 }
@@ -172,6 +203,15 @@ fn tag_name(p: &Path) -> String {
 
 /// The version written into tags: outputs of another version are exported again.
 pub const TOOL_VERSION: &str = concat!("maxfs ", env!("CARGO_PKG_VERSION"));
+
+/// The tool line of a tag: the version, and the layout when it is not flat
+/// (outputs written in another layout are not where this run expects them).
+fn tool_id(layout: Layout) -> String {
+    match layout {
+        Layout::Flat => TOOL_VERSION.to_string(),
+        Layout::Nel => format!("{TOOL_VERSION} layout nel"),
+    }
+}
 
 /// What a tag records beyond its time stamp: the outputs exported for the
 /// source and the tool that exported them.
@@ -233,7 +273,7 @@ fn covered(job: &Job, p: &Path, tag: &Path) -> Option<Tag> {
         return None;
     }
     let rec = Tag::parse(&std::fs::read_to_string(tag).ok()?);
-    (rec.tool == TOOL_VERSION).then_some(rec)
+    (rec.tool == tool_id(job.layout)).then_some(rec)
 }
 
 fn export_one(job: &Job, index: usize, p: &Path) -> FileResult {
@@ -284,7 +324,7 @@ fn export_one(job: &Job, index: usize, p: &Path) -> FileResult {
     if r.status == "exported" {
         // The outputs a fresh tag recorded are still valid: the record grows.
         let mut record = done.unwrap_or(Tag {
-            tool: TOOL_VERSION.to_string(),
+            tool: tool_id(job.layout),
             kinds: Vec::new(),
             gltf: false,
         });
@@ -312,23 +352,55 @@ fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Res
         .iter()
         .map(|g| g.summary())
         .collect();
-    let mut write = |kind: &'static str, name: &str, data: &[u8]| -> Result<(), String> {
-        let written = job
-            .claims
-            .write(job.out, name, index, data)
-            .map_err(|e| format!("cannot write {}: {e}", job.out.join(name).display()))?;
-        r.outputs.push(OutputResult {
-            kind,
-            file: job.out.join(name).display().to_string(),
-            bytes: data.len(),
-            written,
-        });
-        Ok(())
-    };
+    // Names written for this source: two outputs of one file under one name
+    // (a per-node and the per-file .anim in a flat layout) would overwrite.
+    let mut mine: Vec<String> = Vec::new();
+    let mut collisions: Vec<String> = Vec::new();
+    let mut write =
+        |kind: &'static str, sub: &str, name: &str, data: &[u8]| -> Result<(), String> {
+            let dir = job.out.join(sub);
+            if !sub.is_empty() {
+                std::fs::create_dir_all(&dir)
+                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            }
+            let key = if sub.is_empty() {
+                name.to_string()
+            } else {
+                format!("{sub}/{name}")
+            };
+            if mine.contains(&key) {
+                collisions.push(format!(
+                "{kind}: {key}: another output of this file has the same name and is overwritten \
+                 (use --layout nel)"
+            ));
+            }
+            mine.push(key.clone());
+            let written = job
+                .claims
+                .write(&dir, &key, name, index, data)
+                .map_err(|e| format!("cannot write {}: {e}", dir.join(name).display()))?;
+            r.outputs.push(OutputResult {
+                kind,
+                file: dir.join(name).display().to_string(),
+                bytes: data.len(),
+                written,
+            });
+            Ok(())
+        };
     if !job.kinds.is_empty() {
-        let set = ExportSet::build_kinds(&source_stem(p), &eval, job.kinds);
+        let options = maxfs_exporters::nel::export::ExportOptions {
+            ps_search: Some(maxfs_exporters::gltf::TextureSearch {
+                max_dir: p.parent().map(Path::to_path_buf),
+                roots: job.ps_paths.to_vec(),
+            }),
+        };
+        let set = ExportSet::build_with(&source_stem(p), &eval, job.kinds, &options);
         for f in &set.files {
-            write(f.kind.name(), &f.name, &f.bytes)?;
+            let sub = match job.layout {
+                Layout::Flat => "",
+                Layout::Nel => f.pipeline_dir(),
+            };
+            write(f.kind.name(), sub, &f.name, &f.bytes)?;
         }
         r.node_errors = set
             .errors
@@ -343,12 +415,13 @@ fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Res
             log: None,
         };
         let e = maxfs_exporters::gltf::export_scene_with(&eval, &search)?;
-        write("gltf", &format!("{}.glb", source_stem(p)), &e.glb)?;
+        write("gltf", "", &format!("{}.glb", source_stem(p)), &e.glb)?;
         r.warnings.extend(e.warnings.iter().cloned());
         // Left-out or approximated parts make the file partial (no tag), like
         // a NeL node error.
         r.node_errors.extend(e.gaps().map(|d| format!("gltf: {d}")));
     }
+    r.node_errors.extend(collisions);
     Ok(())
 }
 
@@ -373,7 +446,8 @@ fn parse_kinds(args: &ExportArgs) -> Result<Vec<ExportKind>, String> {
         .iter()
         .map(|k| {
             ExportKind::from_name(k.trim()).ok_or_else(|| {
-                format!("unknown kind {k:?} (expected shape, ig, skel, anim, swt or zone)")
+                let names: Vec<&str> = ExportKind::ALL.iter().map(|k| k.name()).collect();
+                format!("unknown kind {k:?} (expected one of {})", names.join(", "))
             })
         })
         .collect()
@@ -409,10 +483,12 @@ pub fn run(args: ExportArgs) -> ExitCode {
     let claims = Arc::new(Claims::default());
     let job = Job {
         out: &args.out,
+        layout: args.layout,
         tag_dir: &tag_dir,
         kinds: &kinds,
         gltf: args.gltf,
         maps: &args.maps,
+        ps_paths: &args.ps_path,
         force: args.force,
         claims: &claims,
     };

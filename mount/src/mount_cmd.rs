@@ -30,6 +30,11 @@ pub struct MountArgs {
     /// repeatable.
     #[arg(long, value_name = "DIR")]
     pub maps: Vec<PathBuf>,
+    /// Folder searched (recursively, ignoring case) for the particle-system
+    /// shapes (`.ps`) whose bounding boxes place FX instances in the clusters
+    /// of `export/*.ig`, after the stored path and the .max's folder; repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub ps_path: Vec<PathBuf>,
     /// Print the caches' statistics (hits, misses, evictions, bytes held per
     /// cache, parses) as one JSON line on stderr every SECS seconds and at unmount.
     #[arg(long, value_name = "SECS")]
@@ -309,6 +314,7 @@ pub fn run(args: MountArgs) -> ExitCode {
             disk_cache,
             list_chunks: !args.hide_chunks,
             maps: args.maps.clone(),
+            ps_paths: args.ps_path.clone(),
         },
     ));
     if let Err(e) = block_signals() {

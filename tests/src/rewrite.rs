@@ -154,6 +154,26 @@ impl SceneEdit {
             .map(|i| u16::try_from(i).expect("class index fits a chunk id"))
     }
 
+    /// The class index of the class with this id and superclass (class ids
+    /// are unique per superclass only).
+    pub fn class_index_of(&self, class: ClassId, super_class: u32) -> Option<u16> {
+        self.class_directory()
+            .iter()
+            .filter(|c| c.id == 0x2040)
+            .position(|c| {
+                c.children().iter().any(|k| {
+                    k.id == 0x2060
+                        && k.payload().is_some_and(|p| {
+                            p.len() >= 16
+                                && p[4..8] == class.0.to_le_bytes()
+                                && p[8..12] == class.1.to_le_bytes()
+                                && p[12..16] == super_class.to_le_bytes()
+                        })
+                })
+            })
+            .map(|i| u16::try_from(i).expect("class index fits a chunk id"))
+    }
+
     fn class_directory(&self) -> Vec<Chunk> {
         let s = self
             .file
@@ -204,16 +224,76 @@ impl SceneEdit {
             .map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]))
             .collect();
         if c.id == 0x2034 {
+            if words.len() <= slot as usize {
+                words.resize(slot as usize + 1, -1);
+            }
             words[slot as usize] = target;
-        } else {
-            let pair = words[1..]
-                .chunks_exact_mut(2)
-                .find(|p| p[0] == slot as i32)
-                .unwrap_or_else(|| panic!("object {idx} has no reference slot {slot}"));
+        } else if let Some(pair) = words[1..].chunks_exact_mut(2).find(|p| p[0] == slot as i32) {
             pair[1] = target;
+        } else {
+            // A slot the object did not store (null references are left out).
+            words.extend([slot as i32, target]);
         }
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         c.body = Body::Leaf(bytes.into());
+    }
+
+    /// Replaces the chunks of object `idx`.
+    pub fn set_object_chunks(&mut self, idx: usize, chunks: Vec<Chunk>) {
+        *self.children(idx) = chunks;
+    }
+
+    /// Adds a reference from object `idx` to `target` after its last slot
+    /// (creating its 0x2034 reference array when it has none) and returns
+    /// the new slot.
+    pub fn append_reference(&mut self, idx: usize, target: i32) -> u32 {
+        let children = self.children(idx);
+        let Some(c) = children
+            .iter_mut()
+            .find(|c| (c.id == 0x2034 || c.id == 0x2035) && !c.is_container())
+        else {
+            children.push(Chunk::leaf(0x2034, target.to_le_bytes().to_vec()));
+            return 0;
+        };
+        let mut words: Vec<i32> = c
+            .payload()
+            .expect("leaf")
+            .chunks_exact(4)
+            .map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        let slot = if c.id == 0x2034 {
+            words.push(target);
+            words.len() as u32 - 1
+        } else {
+            let next = words[1..]
+                .chunks_exact(2)
+                .map(|p| p[0] + 1)
+                .max()
+                .unwrap_or(0);
+            words.extend([next, target]);
+            next as u32
+        };
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        c.body = Body::Leaf(bytes.into());
+        slot
+    }
+
+    /// Turns ParamBlock2 `idx`'s constant parameter `id` into a
+    /// controller-driven one (constant flag cleared, value dropped).
+    pub fn unset_pb2_constant(&mut self, idx: usize, id: u16) {
+        let c = self
+            .children(idx)
+            .iter_mut()
+            .find(|c| {
+                (c.id == 0x000e || c.id == 0x100e)
+                    && c.payload()
+                        .is_some_and(|p| p.len() >= 15 && u16::from_le_bytes([p[0], p[1]]) == id)
+            })
+            .unwrap_or_else(|| panic!("ParamBlock2 {idx} has no record for parameter {id}"));
+        let mut p = c.payload().expect("leaf").to_vec();
+        p.truncate(15);
+        p[14] &= !0x40;
+        c.body = Body::Leaf(p.into());
     }
 
     /// The parameter count of object `idx` when it is a ParamBlock2 (its
@@ -255,6 +335,83 @@ impl SceneEdit {
         p.truncate(15);
         p.extend_from_slice(value);
         c.body = Body::Leaf(p.into());
+    }
+
+    /// Copies object `idx` of `src` with every object its references reach
+    /// (nodes excepted: such references become −1) to the end of this
+    /// scene, adding the classes it lacks, and returns the copy of `idx`.
+    /// Reference targets and ParamBlock2 owners are renumbered. Returns
+    /// (old index, new index) of every copied object, `idx` first.
+    pub fn transplant(&mut self, src: &mut SceneEdit, idx: usize) -> Vec<(usize, usize)> {
+        let mut order = vec![idx];
+        let mut k = 0;
+        while k < order.len() {
+            let o = &src.graph.objects[order[k]];
+            for r in &o.references {
+                if let Ok(t) = usize::try_from(r.target) {
+                    let is_node = src.graph.objects.get(t).is_some_and(|x| x.node.is_some());
+                    if !is_node && !order.contains(&t) && t < src.graph.objects.len() {
+                        order.push(t);
+                    }
+                }
+            }
+            k += 1;
+        }
+        let base = match &self.top[0].body {
+            Body::Container(objects) => objects.len(),
+            Body::Leaf(_) => panic!("scene root is not a container"),
+        };
+        let new_of = |old: i32| -> i32 {
+            usize::try_from(old)
+                .ok()
+                .and_then(|o| order.iter().position(|&x| x == o))
+                .map_or(-1, |p| (base + p) as i32)
+        };
+        for &old in &order {
+            let class = src.graph.objects[old].class.clone().expect("class");
+            let ci = self
+                .class_index_of(class.class_id, class.super_class)
+                .unwrap_or_else(|| {
+                    self.add_class(-1, class.class_id, class.super_class, &class.name)
+                });
+            let chunks = src
+                .object_chunks(old)
+                .into_iter()
+                .map(|mut c| {
+                    if (c.id == 0x2034 || c.id == 0x2035) && !c.is_container() {
+                        let mut words: Vec<i32> = c
+                            .payload()
+                            .expect("leaf")
+                            .chunks_exact(4)
+                            .map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                            .collect();
+                        if c.id == 0x2034 {
+                            words.iter_mut().for_each(|w| *w = new_of(*w));
+                        } else {
+                            for p in words[1..].chunks_exact_mut(2) {
+                                p[1] = new_of(p[1]);
+                            }
+                        }
+                        let b: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                        c.body = Body::Leaf(b.into());
+                    } else if c.id == 0x0009 && !c.is_container() {
+                        let mut h = c.payload().expect("leaf").to_vec();
+                        if h.len() >= 16 {
+                            let owner = i32::from_le_bytes([h[12], h[13], h[14], h[15]]);
+                            h[12..16].copy_from_slice(&new_of(owner).to_le_bytes());
+                            c.body = Body::Leaf(h.into());
+                        }
+                    }
+                    c
+                })
+                .collect();
+            self.add_object(ci, chunks);
+        }
+        order
+            .iter()
+            .enumerate()
+            .map(|(k, &o)| (o, base + k))
+            .collect()
     }
 
     /// Writes the edited scene into the file and reopens it.

@@ -100,7 +100,13 @@ impl MaxFs {
                 .lock()
                 .entry(format!("{}/export", state.path().display()))
                 .or_default() += 1;
-            let r = l.build_exports(&stem);
+            let options = maxfs_exporters::nel::export::ExportOptions {
+                ps_search: Some(maxfs_exporters::gltf::TextureSearch {
+                    max_dir: self.root.join(state.path()).parent().map(Path::to_path_buf),
+                    roots: self.ps_paths.clone(),
+                }),
+            };
+            let r = l.build_exports(&stem, &options);
             match &r {
                 Ok(set) => {
                     if let Some((disk, hash, place)) = &place {
@@ -158,8 +164,9 @@ impl MaxFs {
 
     /// The disk cache with the source's hash and the entry name for `what`, when
     /// a cache directory is configured and the source could be hashed. The
-    /// inflate limits and texture roots are part of the name: they decide which
-    /// streams read and which images are embedded.
+    /// inflate limits, texture roots and particle-system folders are part of
+    /// the name: they decide which streams read, which images are embedded and
+    /// which `.ps` boxes the instance groups use.
     pub(super) fn disk_place(
         &self,
         state: &MaxState,
@@ -170,8 +177,8 @@ impl MaxFs {
         let i = &self.inflate;
         // The texture search roots decide which images scene.glb embeds.
         let place = format!(
-            "{what}|inflate {}x {} {}|maps {:?}",
-            i.ratio, i.floor, i.max, self.maps
+            "{what}|inflate {}x {} {}|maps {:?}|ps {:?}",
+            i.ratio, i.floor, i.max, self.maps, self.ps_paths
         );
         Some((disk, hash, place))
     }

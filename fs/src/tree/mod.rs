@@ -49,6 +49,10 @@ pub struct Options {
     /// Folders searched (recursively, ignoring case) for the texture images
     /// `export/scene.glb` embeds, after the stored path and the `.max`'s folder.
     pub maps: Vec<PathBuf>,
+    /// Folders searched (recursively, ignoring case) for the particle-system
+    /// shapes (`.ps`) of FX instances in instance groups, after the stored
+    /// path and the `.max`'s folder.
+    pub ps_paths: Vec<PathBuf>,
 }
 
 impl Default for Options {
@@ -60,6 +64,7 @@ impl Default for Options {
             disk_cache: None,
             list_chunks: true,
             maps: Vec::new(),
+            ps_paths: Vec::new(),
         }
     }
 }
@@ -319,6 +324,7 @@ pub struct MaxFs {
     /// Files larger than this are not parsed (parsing holds the whole file).
     max_parse_bytes: u64,
     maps: Vec<PathBuf>,
+    ps_paths: Vec<PathBuf>,
 }
 
 impl MaxFs {
@@ -336,6 +342,7 @@ impl MaxFs {
             list_chunks: options.list_chunks,
             max_parse_bytes: options.document_bytes.max(MIN_PARSE_LIMIT),
             maps: options.maps,
+            ps_paths: options.ps_paths,
         }
     }
 

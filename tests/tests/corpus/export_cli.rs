@@ -21,10 +21,12 @@ fn args(paths: Vec<PathBuf>, out: &Path) -> ExportArgs {
         kind: Vec::new(),
         gltf: false,
         maps: Vec::new(),
+        ps_path: Vec::new(),
         jobs: Some(2),
         tag_dir: None,
         force: false,
         json: true,
+        layout: maxfs::export_cmd::Layout::Flat,
     }
 }
 
@@ -362,4 +364,106 @@ fn unevaluated_parts_make_the_export_partial() {
     b.gltf = true;
     assert_eq!(run(b), ExitCode::SUCCESS);
     assert!(out.path().join("block.max.tag").exists());
+}
+
+/// `--layout nel` (build_gamedata's `*ExportDirectory` names): every NeL
+/// file of the flat export, byte for byte, in its process's directory —
+/// shapes in shape_not_optimized/, the shape process's per-node animation in
+/// shape_anim/, the file's animation in anim_export/ — and nothing else at
+/// the top but the tags. The LOD routing (shape_export.ms haveCoarseMesh) is
+/// checked on a street.max copy whose LOD slave is a coarse mesh.
+#[test]
+fn nel_layout_puts_each_kind_in_its_pipeline_directory() {
+    use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
+    use maxfs_fs::exports::pipeline_dir;
+    let src = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        corpus_dir().join("max/neloid/block.max"),
+        src.path().join("block.max"),
+    )
+    .unwrap();
+    let mut e = maxfs_tests::rewrite::SceneEdit::open("max/babylon/AnimatedCubePosition.max");
+    let eval = maxfs_tests::corpus_eval("max/babylon/AnimatedCubePosition.max");
+    let ctx = maxfs_exporters::nel::export::Context::new("x", &eval);
+    let cube = e
+        .graph
+        .nodes()
+        .find(|(o, _)| maxfs_exporters::nel::export::anim::animated(&ctx, o.index))
+        .map(|(o, n)| (o.index, n.name.clone()))
+        .expect("an animated node");
+    e.add_appdata(
+        cube.0,
+        (NEL_CLASS_ID, NEL_SUPER_CLASS),
+        id::AUTOMATIC_ANIMATION,
+        "1",
+    );
+    let bytes = e.finish_file().to_bytes().expect("writes");
+    std::fs::write(src.path().join("AnimatedCubePosition.max"), bytes).unwrap();
+
+    let flat = tempfile::tempdir().unwrap();
+    let nel = tempfile::tempdir().unwrap();
+    run(args(vec![src.path().to_path_buf()], flat.path()));
+    let mut a = args(vec![src.path().to_path_buf()], nel.path());
+    a.layout = maxfs::export_cmd::Layout::Nel;
+    run(a);
+    let flat_files = files_in(flat.path(), ".tag");
+    let mut seen = 0;
+    for (name, bytes) in &flat_files {
+        let (dir, kind) = if name.ends_with(".shape") {
+            ("shape_not_optimized", "shape")
+        } else if name == &format!("{}.anim", cube.1) {
+            ("shape_anim", "shape_anim")
+        } else if name.ends_with(".anim") {
+            ("anim_export", "anim")
+        } else if name.ends_with(".ig") {
+            ("ig_static_other", "ig")
+        } else {
+            continue;
+        };
+        let kind = maxfs_exporters::nel::export::ExportKind::from_name(kind).expect("kind");
+        assert_eq!(pipeline_dir(kind, false), dir);
+        let got = std::fs::read(nel.path().join(dir).join(name))
+            .unwrap_or_else(|e| panic!("{dir}/{name}: {e}"));
+        assert_eq!(&got, bytes, "{dir}/{name}");
+        seen += 1;
+    }
+    assert!(
+        flat_files.contains_key(&format!("{}.anim", cube.1))
+            && flat_files.contains_key("AnimatedCubePosition.anim"),
+        "{:?}",
+        flat_files.keys().collect::<Vec<_>>()
+    );
+    assert!(seen >= 4, "{seen} files compared");
+    let top = files_in(nel.path(), ".tag");
+    assert!(top.is_empty(), "files at the top: {:?}", top.keys());
+
+    // haveCoarseMesh: a LOD set whose slave has LOD_COARSE_MESH routes the
+    // master to shape_with_coarse_mesh (the coarse slave itself is refused).
+    let mut e = maxfs_tests::rewrite::SceneEdit::open("max/ryzomcore/street.max");
+    let master = e.node("Sphere01");
+    let slave = e.node("Sphere02");
+    let key = (NEL_CLASS_ID, NEL_SUPER_CLASS);
+    e.add_appdata(master, key, id::LOD_NAME_COUNT, "1");
+    e.add_appdata(master, key, id::LOD_NAME, "Sphere02");
+    e.add_appdata(slave, key, id::LOD_COARSE_MESH, "1");
+    let doc = e.finish();
+    let eval = maxfs_scene::eval::SceneEval::from_document(doc).expect("scene");
+    let ctx = maxfs_exporters::nel::export::Context::new("street", &eval);
+    let sel = maxfs_exporters::nel::export::select::shape_nodes(&ctx);
+    let s = sel
+        .iter()
+        .find(|s| s.name == "sphere01.shape")
+        .expect("sphere01");
+    assert!(s.with_coarse_mesh);
+    assert!(sel
+        .iter()
+        .filter(|x| x.name != "sphere01.shape")
+        .all(|x| !x.with_coarse_mesh));
+    assert_eq!(
+        pipeline_dir(
+            maxfs_exporters::nel::export::ExportKind::Shape,
+            s.with_coarse_mesh
+        ),
+        "shape_with_coarse_mesh"
+    );
 }

@@ -251,7 +251,7 @@ fn animated_mesh_camera_light_rules() {
         sky.point_lights
             .as_ref()
             .map(|a| (a.version, a.lights.len())),
-        Some((0, 0))
+        Some((1, 0))
     );
 
     // "off": a non-sun directional and a spot whose realtime export is off.

@@ -20,10 +20,12 @@ fn export(src: &Path, out: &Path, kinds: &[&str], gltf: bool) -> ExitCode {
         kind: kinds.iter().map(|k| k.to_string()).collect(),
         gltf,
         maps: Vec::new(),
+        ps_path: Vec::new(),
         jobs: Some(1),
         tag_dir: None,
         force: false,
         json: true,
+        layout: maxfs::export_cmd::Layout::Flat,
     })
 }
 

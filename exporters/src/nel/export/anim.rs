@@ -43,19 +43,11 @@ pub const SCALE: &str = "scale";
 pub const ROTQUAT: &str = "rotquat";
 pub const POS: &str = "pos";
 
-fn seconds(t: i32) -> F32 {
+pub(super) fn seconds(t: i32) -> F32 {
     F32::from_f32(t as f32 / TICKS_PER_SECOND as f32)
 }
 
 pub fn export(ctx: &Context, out: &mut Exports) {
-    let mut anim = Animation {
-        version: 2,
-        name: String::new(),
-        id_by_name: Vec::new(),
-        tracks: Vec::new(),
-        min_end_time: Some(F32::from_f32(-f32::MAX)),
-        sss_shapes: Some(Vec::new()),
-    };
     let time = settings::time_config(ctx.doc);
     let mut b = Builder {
         ctx,
@@ -103,8 +95,30 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     if b.tracks.is_empty() {
         return;
     }
+    match animation_bytes(b.tracks) {
+        Ok(bytes) => out.outputs.push(Output {
+            kind: ExportKind::Anim,
+            with_coarse_mesh: false,
+            name: format!("{}.anim", ctx.stem),
+            bytes,
+        }),
+        Err(e) => out.push_error(ExportKind::Anim, "", e),
+    }
+}
+
+/// A `CAnimation` (version 2) holding `tracks` in insertion order, its name
+/// map sorted as `std::map` sorts, serialized and read back.
+pub fn animation_bytes(tracks: Vec<(String, NelTrack)>) -> Result<Vec<u8>, String> {
+    let mut anim = Animation {
+        version: 2,
+        name: String::new(),
+        id_by_name: Vec::new(),
+        tracks: Vec::new(),
+        min_end_time: Some(F32::from_f32(-f32::MAX)),
+        sss_shapes: Some(Vec::new()),
+    };
     let mut names: Vec<(String, u32)> = Vec::new();
-    for (i, (name, track)) in b.tracks.into_iter().enumerate() {
+    for (i, (name, track)) in tracks.into_iter().enumerate() {
         names.push((name, i as u32));
         anim.tracks.push(TrackPtr(Ptr::Obj {
             id: i as u64 + 1,
@@ -114,14 +128,46 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     // std::map<std::string, uint32>: byte order.
     names.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     anim.id_by_name = names;
-    match checked_bytes(&NelFile::Animation(anim), NelKind::Animation) {
-        Ok(bytes) => out.outputs.push(Output {
-            kind: ExportKind::Anim,
-            name: format!("{}.anim", ctx.stem),
-            bytes,
-        }),
-        Err(e) => out.push_error(ExportKind::Anim, "", e.to_string()),
+    checked_bytes(&NelFile::Animation(anim), NelKind::Animation).map_err(|e| e.to_string())
+}
+
+/// `addAnimation` for one selected node, as NelExportAnimation runs it for
+/// the shape process (export_anim.cpp): the node's transform tracks, then
+/// the tracks `extra` adds (materials, lights, morph factors), then its
+/// descendants' as bone tracks. Returns the tracks and the reasons of
+/// channels that could not be exported.
+pub fn node_animation(
+    ctx: &Context,
+    node: usize,
+    prefix: &str,
+    extra: impl FnOnce(&mut Vec<(String, NelTrack)>, &mut Vec<String>),
+) -> (Vec<(String, NelTrack)>, Vec<String>) {
+    let time = settings::time_config(ctx.doc);
+    let mut b = Builder {
+        ctx,
+        tracks: Vec::new(),
+        errors: Vec::new(),
+        ticks_per_frame: time
+            .as_ref()
+            .map_or(TimeConfig::DEFAULT.ticks_per_frame, |t| t.ticks_per_frame),
+        sampled: std::cell::Cell::new(false),
+    };
+    b.node_tracks(node, prefix);
+    let mut more = Vec::new();
+    extra(&mut b.tracks, &mut more);
+    b.bone_tracks(node, prefix, 0);
+    let mut errors: Vec<String> = b
+        .errors
+        .into_iter()
+        .map(|(n, e)| format!("{}: {e}", ctx.graph.node_name(n)))
+        .collect();
+    errors.extend(more);
+    if let (true, Err(e)) = (b.sampled.get(), &time) {
+        errors.push(format!(
+            "time configuration not decoded ({e}): composite channels sampled at 30 fps"
+        ));
     }
+    (b.tracks, errors)
 }
 
 /// Whether any controller of the node's transform has keys.
@@ -203,6 +249,11 @@ impl Builder<'_, '_> {
     fn add_animation(&mut self, node: usize, prefix: &str) {
         let first_error = self.errors.len();
         self.node_tracks(node, prefix);
+        self.bone_tracks(node, prefix, first_error);
+    }
+
+    /// `addBoneTracks` of every descendant of `node`, depth first.
+    fn bone_tracks(&mut self, node: usize, prefix: &str, first_error: usize) {
         let kids = skinning::children(self.ctx.graph);
         let mut stack: Vec<usize> = kids
             .get(node)
@@ -371,13 +422,13 @@ impl Builder<'_, '_> {
     }
 }
 
-fn plain<V>(value: V) -> KeyPlain<V> {
+pub(super) fn plain<V>(value: V) -> KeyPlain<V> {
     KeyPlain { version: 0, value }
 }
 
 /// `createKeyFramer`: range unlocked to the controller's range (its key range
 /// when it has none); loop mode off (the out-of-range type is not decoded).
-fn framer<K>(keys: Vec<(F32, K)>, range: (i32, i32)) -> KeyFramer<K> {
+pub(super) fn framer<K>(keys: Vec<(F32, K)>, range: (i32, i32)) -> KeyFramer<K> {
     KeyFramer {
         version: 0,
         keys,
@@ -388,7 +439,7 @@ fn framer<K>(keys: Vec<(F32, K)>, range: (i32, i32)) -> KeyFramer<K> {
     }
 }
 
-fn key_range(times: &[i32], range: Option<(i32, i32)>) -> Option<(i32, i32)> {
+pub(super) fn key_range(times: &[i32], range: Option<(i32, i32)>) -> Option<(i32, i32)> {
     let (&a, &b) = (times.first()?, times.last()?);
     Some(range.unwrap_or((a, b)))
 }

@@ -354,6 +354,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
         match write_nel(&NelFile::CollisionMeshBuild(cmb)) {
             Ok(bytes) => out.outputs.push(Output {
                 kind: ExportKind::Cmb,
+                with_coarse_mesh: false,
                 name,
                 bytes,
             }),

@@ -9,35 +9,41 @@
 //! properties but no IGNAME is exported as `<maxfile>.ig` from every
 //! geometry, light and helper node; files with no NeL property export no ig.
 //!
-//! Versions are those of the reference files (the exporter build that wrote
-//! the corpus): CInstanceGroup 5, CInstance 4, CCluster 1, CPortal 0,
-//! CPointLightNamedArray 0 when there is no light, CIGSurfaceLight 0 (point
-//! lights: see ig_lights.rs). Newer fields (Visible,
-//! DontCastShadowForInterior/Exterior, sound groups, audibility, occlusion
-//! models) are therefore not written.
+//! Versions are the current serializers' whatever Max saved the file: the
+//! version written is the plug-in's (today's NeL), not the scene's, and NeL
+//! reads and rewrites exactly these (the oracle test). So CInstanceGroup 5,
+//! CInstance 7 with Visible — false when CAMERA_COLLISION_MESH_GENERATION is
+//! 3 — and DontCastShadowForInterior / Exterior from LIGHT_DONT_CAST_SHADOW_*;
+//! CCluster 3 with the SOUND_GROUP and ENV_FX names ("no sound" / "no fx"
+//! mean none) and the audibility flags, equal to the visibility ones unless
+//! ACCEL bit 64 separates them; CPortal 1 with OCC_MODEL / OPEN_OCC_MODEL,
+//! "no occlusion" meaning none), as export_scene.cpp `buildInstanceGroup`
+//! sets them; CPointLightNamedArray 1 and CIGSurfaceLight 1 (point lights:
+//! ig_lights.rs). The Max 3-era reference street.ig has the older versions.
+//!
+//! A particle system (nel_ps) instance is named after its `ps_file_name`
+//! (`getNelObjectName`), and is tested for clusters with the 8 corners of its
+//! `.ps` shape's bounding box placed in the world (ig_fx.rs).
 
 use maxfs_scene::eval::{objects::mesh, objects::primitive, Controller, Mat43, Vec3 as V3};
 use maxfs_scene::typed::ClassId;
 
+use super::ig_volume::{occlusion, plane, portal_poly, portal_poly_ok, ClusterBuild};
 use super::properties::accel;
 use super::select::{self, superclass};
 use super::{Context, ExportKind, Exports, Output};
 use crate::nel::ig::{Cluster, IgSurfaceLight, Instance, InstanceGroup, Portal, StaticLight};
-use crate::nel::stream::{AaBox, Bool, Plane, Quat, Vec3, F32};
+use crate::nel::stream::{AaBox, Bool, Quat, Vec3, F32};
 use crate::nel::{write_nel, NelFile};
 
-/// CLUSTERPRECISION (cluster.cpp): how far outside a plane still counts as in.
-const CLUSTER_PRECISION: f32 = 0.005;
-/// PORTALPRECISION (portal.cpp): how far off its plane a portal vertex may be.
-const PORTAL_PRECISION: f32 = 0.005;
 /// DUMMY_CLASS_ID: isDummy tests the class PartA only.
 const DUMMY_PART_A: u32 = 0x0087_6234;
 
 /// The versions the reference .ig files carry.
 pub const IG_VERSION: u32 = 5;
-pub const INSTANCE_VERSION: u32 = 4;
-pub const CLUSTER_VERSION: u32 = 1;
-pub const PORTAL_VERSION: u32 = 0;
+pub const INSTANCE_VERSION: u32 = 7;
+pub const CLUSTER_VERSION: u32 = 3;
+pub const PORTAL_VERSION: u32 = 1;
 
 /// Writes every instance group of the file.
 pub fn export(ctx: &Context, out: &mut Exports) {
@@ -72,6 +78,7 @@ fn emit(ctx: &Context, name: &str, nodes: &[usize], out: &mut Exports) {
                 .retain(|o| !(o.kind == ExportKind::Ig && o.name == name));
             out.outputs.push(Output {
                 kind: ExportKind::Ig,
+                with_coarse_mesh: false,
                 name: name.to_string(),
                 bytes,
             });
@@ -236,180 +243,6 @@ fn prs_matrix(ctx: &Context, ctl: Option<usize>) -> Mat43 {
     }
 }
 
-fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-/// A NeL CPlane in f32: a·x + b·y + c·z + d.
-#[derive(Debug, Clone, Copy)]
-struct Pl([f32; 4]);
-
-impl Pl {
-    /// CPlane::make(p0, p1, p2) then normalize().
-    fn make(p0: [f32; 3], p1: [f32; 3], p2: [f32; 3]) -> Pl {
-        let v = cross(sub(p1, p0), sub(p2, p1));
-        let n = dot(v, v).sqrt();
-        let v = if n != 0.0 {
-            [v[0] / n, v[1] / n, v[2] / n]
-        } else {
-            v
-        };
-        let mut p = [v[0], v[1], v[2], -dot(v, p1)];
-        let n = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
-        if n != 0.0 {
-            let o = 1.0 / n;
-            p.iter_mut().for_each(|x| *x *= o);
-        }
-        Pl(p)
-    }
-
-    fn eval(&self, p: [f32; 3]) -> f32 {
-        self.0[0] * p[0] + self.0[1] * p[1] + self.0[2] * p[2] + self.0[3]
-    }
-}
-
-/// CAABBox as center and half size, extended the NeL way (through min/max).
-#[derive(Debug, Clone, Copy, Default)]
-struct Bx {
-    center: [f32; 3],
-    half: [f32; 3],
-}
-
-impl Bx {
-    fn extend(&mut self, v: [f32; 3]) {
-        let mut mn = sub(self.center, self.half);
-        let mut mx = [
-            self.center[0] + self.half[0],
-            self.center[1] + self.half[1],
-            self.center[2] + self.half[2],
-        ];
-        for i in 0..3 {
-            mn[i] = mn[i].min(v[i]);
-            mx[i] = mx[i].max(v[i]);
-        }
-        for i in 0..3 {
-            self.center[i] = (mn[i] + mx[i]) / 2.0;
-            self.half[i] = mx[i] - self.center[i];
-        }
-    }
-}
-
-/// A cluster under construction: CCluster::makeVolume.
-#[derive(Default)]
-struct ClusterBuild {
-    planes: Vec<Pl>,
-    bbox: Bx,
-}
-
-impl ClusterBuild {
-    fn make_volume(&mut self, p1: [f32; 3], p2: [f32; 3], p3: [f32; 3]) -> bool {
-        // A plane already in the volume: nothing to add.
-        if self.planes.iter().any(|pl| {
-            pl.eval(p1).abs() < CLUSTER_PRECISION
-                && pl.eval(p2).abs() < CLUSTER_PRECISION
-                && pl.eval(p3).abs() < CLUSTER_PRECISION
-        }) {
-            return true;
-        }
-        // A triangle entirely outside one plane: the volume is not convex.
-        if self.planes.iter().any(|pl| {
-            pl.eval(p1) > CLUSTER_PRECISION
-                && pl.eval(p2) > CLUSTER_PRECISION
-                && pl.eval(p3) > CLUSTER_PRECISION
-        }) {
-            return false;
-        }
-        self.planes.push(Pl::make(p1, p2, p3));
-        if self.planes.len() == 1 {
-            self.bbox.center = p1;
-        } else {
-            self.bbox.extend(p1);
-        }
-        self.bbox.extend(p2);
-        self.bbox.extend(p3);
-        true
-    }
-
-    fn is_in(&self, p: [f32; 3]) -> bool {
-        self.planes.iter().all(|pl| pl.eval(p) <= CLUSTER_PRECISION)
-    }
-}
-
-/// The portal polygon from its triangles, as buildInstanceGroup grows it:
-/// start from face 0 and insert the third corner of any face sharing an edge
-/// with the polygon, restarting the scan after each insertion.
-fn portal_poly(faces: &[[u32; 3]]) -> Vec<u32> {
-    let Some(first) = faces.first() else {
-        return Vec::new();
-    };
-    let mut poly: Vec<u32> = first.to_vec();
-    let mut checked = vec![false; faces.len()];
-    checked[0] = true;
-    let mut j = 0;
-    // Each insertion checks one face, so at most faces.len() restarts.
-    let mut budget = faces.len().saturating_mul(faces.len()).saturating_add(16);
-    while j < faces.len() && budget > 0 {
-        budget -= 1;
-        if !checked[j] {
-            let f = faces[j];
-            let mut hit = None;
-            'k: for k in 0..3 {
-                for m in 0..poly.len() {
-                    let next = poly[(m + 1) % poly.len()];
-                    if (f[k] == poly[m] && f[(k + 1) % 3] == next)
-                        || (f[(k + 1) % 3] == poly[m] && f[k] == next)
-                    {
-                        hit = Some((k, m));
-                        break 'k;
-                    }
-                }
-            }
-            if let Some((k, m)) = hit {
-                poly.insert(m + 1, f[(k + 2) % 3]);
-                checked[j] = true;
-                // The C++ sets j = 0 and the loop increment makes it 1.
-                j = 1;
-                continue;
-            }
-        }
-        j += 1;
-    }
-    poly
-}
-
-/// CPortal::setPoly: at least 3 points, all within PORTALPRECISION of the
-/// plane of the first three.
-fn portal_poly_ok(poly: &[[f32; 3]]) -> bool {
-    if poly.len() < 3 {
-        return false;
-    }
-    let pl = Pl::make(poly[0], poly[1], poly[2]);
-    poly[3..]
-        .iter()
-        .all(|&p| pl.eval(p).abs() <= PORTAL_PRECISION)
-}
-
-fn plane(p: &Pl) -> Plane {
-    Plane {
-        a: F32::from_f32(p.0[0]),
-        b: F32::from_f32(p.0[1]),
-        c: F32::from_f32(p.0[2]),
-        d: F32::from_f32(p.0[3]),
-    }
-}
-
 /// buildInstanceGroup over `nodes` (in selection order). Problems the
 /// plug-in only warns about come back as (node, message).
 pub fn build(
@@ -461,8 +294,12 @@ pub fn build(
         };
         let local = ctx.eval.local_tm(n, 0);
         let (pos, rot, scale) = decomp(&local);
+        let flag = |on: bool| Some(Bool(u8::from(on)));
         instances.push(Instance {
             version: INSTANCE_VERSION,
+            visible: flag(p.camera_collision_mesh_generation != 3),
+            dont_cast_shadow_for_exterior: flag(p.light_dont_cast_shadow_exterior),
+            dont_cast_shadow_for_interior: flag(p.light_dont_cast_shadow_interior),
             local_ambient_id: Some(0xFF),
             // SunContribution and Light[] are never set by the exporter (the
             // reference holds uninitialized bytes there); 0 here.
@@ -486,7 +323,6 @@ pub fn build(
             },
             scale: vec3(scale),
             parent,
-            ..Default::default()
         });
     }
 
@@ -509,8 +345,33 @@ pub fn build(
             }
             Err(e) => warn(n, format!("cluster mesh: {e}")),
         }
+        let p = ctx.props.node(n);
+        let named = |v: &str, none: &str| {
+            if v == none {
+                String::new()
+            } else {
+                v.to_string()
+            }
+        };
+        let father_visible = a & accel::FATHER_VISIBLE != 0;
+        let visible_from_father = a & accel::VISIBLE_FROM_FATHER != 0;
+        let like_visible = a & accel::AUDIBLE_NOT_LIKE_VISIBLE == 0;
+        let father_audible = if like_visible {
+            father_visible
+        } else {
+            a & accel::FATHER_AUDIBLE != 0
+        };
+        let audible_from_father = if like_visible {
+            visible_from_father
+        } else {
+            a & accel::AUDIBLE_FROM_FATHER != 0
+        };
         let c = Cluster {
             version: CLUSTER_VERSION,
+            sound_group: Some(named(&p.sound_group, "no sound")),
+            environment_fx: Some(named(&p.env_fx, "no fx")),
+            father_audible: Some(Bool(u8::from(father_audible))),
+            audible_from_father: Some(Bool(u8::from(audible_from_father))),
             name: Some(ctx.graph.node_name(n).to_string()),
             local_volume: cb.planes.iter().map(plane).collect(),
             local_bbox: AaBox {
@@ -518,9 +379,8 @@ pub fn build(
                 center: vec3(cb.bbox.center),
                 half_size: vec3(cb.bbox.half),
             },
-            father_visible: Bool(u8::from(a & accel::FATHER_VISIBLE != 0)),
-            visible_from_father: Bool(u8::from(a & accel::VISIBLE_FROM_FATHER != 0)),
-            ..Default::default()
+            father_visible: Bool(u8::from(father_visible)),
+            visible_from_father: Bool(u8::from(visible_from_father)),
         };
         clusters.push((cb, c));
     }
@@ -574,7 +434,8 @@ pub fn build(
                 version: PORTAL_VERSION,
                 local_poly: poly.into_iter().map(vec3).collect(),
                 name,
-                ..Default::default()
+                occlusion_model: Some(occlusion(&ctx.props.node(n).occ_model)),
+                open_occlusion_model: Some(occlusion(&ctx.props.node(n).open_occ_model)),
             },
         ));
     }
@@ -584,7 +445,26 @@ pub fn build(
         if accel_of(ctx, n) & accel::CLUSTERIZED == 0 {
             continue;
         }
-        let verts = if is_mesh(ctx, n) {
+        let fx = if super::ig_fx::is_particle_system(ctx, n) {
+            match super::ig_fx::fx_corners(ctx, n) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    warn(
+                        n,
+                        format!(
+                            "no bounding box of the particle system from its shape ({e}): \
+                             the helper's mesh is tested instead"
+                        ),
+                    );
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let verts = if let Some(c) = fx {
+            c
+        } else if is_mesh(ctx, n) {
             match world_mesh(ctx, n) {
                 Ok((v, _)) => v,
                 Err(e) => match boolean_vertices(ctx, n) {
@@ -646,10 +526,14 @@ pub fn build(
     }
 }
 
-/// getNelObjectName: INSTANCE_SHAPE of the node when set and not empty (the
-/// node name when empty), else the object's INSTANCE_SHAPE file name, else
-/// the node name.
+/// getNelObjectName: a particle system's `ps_file_name` without directory,
+/// else INSTANCE_SHAPE of the node when set and not empty (the node name
+/// when empty), else the object's INSTANCE_SHAPE file name, else the node
+/// name.
 fn object_name(ctx: &Context, node: usize) -> String {
+    if let Some(ps) = super::ig_fx::ps_file_name(ctx, node) {
+        return super::ig_fx::file_name(&ps).to_string();
+    }
     let p = ctx.props.node(node);
     let name = ctx.graph.node_name(node).to_string();
     if p.set.contains(&"instance_shape") {

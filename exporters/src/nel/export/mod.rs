@@ -9,11 +9,14 @@
 pub mod anim;
 pub mod cmb;
 pub mod ig;
+pub mod ig_fx;
 pub mod ig_lights;
+mod ig_volume;
 pub mod pacs_prim;
 pub mod properties;
 pub mod select;
 pub mod shape;
+pub mod shape_anim;
 pub mod skel;
 pub mod skinning;
 pub mod swt;
@@ -40,10 +43,13 @@ pub enum ExportKind {
     Veget,
     /// Direct landscape zones (zone_export.ms): one RklPatch node per file.
     Zone,
+    /// The shape process's per-node `.anim` of AUTOMATIC_ANIMATION nodes
+    /// (shape_export.ms), `<node name>.anim` beside the shapes.
+    ShapeAnim,
 }
 
 impl ExportKind {
-    pub const ALL: [ExportKind; 9] = [
+    pub const ALL: [ExportKind; 10] = [
         ExportKind::Shape,
         ExportKind::Ig,
         ExportKind::Skel,
@@ -53,9 +59,11 @@ impl ExportKind {
         ExportKind::PacsPrim,
         ExportKind::Veget,
         ExportKind::Zone,
+        ExportKind::ShapeAnim,
     ];
 
-    /// The name used on the command line (`--kind shape,ig`) and as extension.
+    /// The name used on the command line (`--kind shape,ig`); the file
+    /// extension for every kind but `shape_anim` (whose files are `.anim`).
     pub fn name(self) -> &'static str {
         match self {
             ExportKind::Shape => "shape",
@@ -67,6 +75,7 @@ impl ExportKind {
             ExportKind::PacsPrim => "pacs_prim",
             ExportKind::Veget => "veget",
             ExportKind::Zone => "zone",
+            ExportKind::ShapeAnim => "shape_anim",
         }
     }
 
@@ -74,11 +83,12 @@ impl ExportKind {
         ExportKind::ALL.into_iter().find(|k| k.name() == s)
     }
 
-    /// Where the file goes inside `foo.max/`: shapes under `shape/`, the rest
-    /// under `export/` (design.md).
+    /// Where the file goes inside `foo.max/`: the shape process's outputs
+    /// (shapes and their per-node animations) under `shape/`, the rest under
+    /// `export/` (design.md).
     pub fn dir(self) -> &'static str {
         match self {
-            ExportKind::Shape => "shape",
+            ExportKind::Shape | ExportKind::ShapeAnim => "shape",
             _ => "export",
         }
     }
@@ -89,6 +99,10 @@ impl ExportKind {
 #[derive(Debug, Clone)]
 pub struct Output {
     pub kind: ExportKind,
+    /// A shape of a LOD set with a coarse-mesh member (shape_export.ms
+    /// `haveCoarseMesh`): the pipeline writes it to the with-coarse-mesh
+    /// directory.
+    pub with_coarse_mesh: bool,
     pub name: String,
     pub bytes: Vec<u8>,
 }
@@ -138,6 +152,16 @@ pub struct Context<'a> {
     /// The file's evaluated scene, shared with every other reader of the file.
     pub eval: &'a SceneEval,
     pub props: properties::SceneProperties,
+    /// Where `.ps` files are looked for (ig_fx.rs); None: nowhere.
+    pub ps_search: Option<crate::gltf::TextureSearch>,
+}
+
+/// What an export may read besides the scene.
+#[derive(Debug, Clone, Default)]
+pub struct ExportOptions {
+    /// Particle-system shapes (`.ps`) for the FX instances' cluster test: the
+    /// stored path, beside the `.max`, then below these folders.
+    pub ps_search: Option<crate::gltf::TextureSearch>,
 }
 
 impl<'a> Context<'a> {
@@ -148,6 +172,7 @@ impl<'a> Context<'a> {
             graph: &eval.graph,
             eval,
             props: properties::SceneProperties::of(&eval.graph),
+            ps_search: None,
         }
     }
 }
@@ -155,8 +180,19 @@ impl<'a> Context<'a> {
 /// Exports `kinds` from one document whose file is `<stem>.max`. Outputs come
 /// in a stable order: by kind, then in the order the export scripts visit nodes.
 pub fn export(stem: &str, eval: &SceneEval, kinds: &[ExportKind]) -> Exports {
+    export_with(stem, eval, kinds, &ExportOptions::default())
+}
+
+/// [`export`] with the files it may read (`.ps` shapes).
+pub fn export_with(
+    stem: &str,
+    eval: &SceneEval,
+    kinds: &[ExportKind],
+    options: &ExportOptions,
+) -> Exports {
     let mut out = Exports::default();
-    let ctx = Context::new(stem, eval);
+    let mut ctx = Context::new(stem, eval);
+    ctx.ps_search = options.ps_search.clone();
     let mut kinds = kinds.to_vec();
     kinds.sort();
     kinds.dedup();
@@ -171,6 +207,7 @@ pub fn export(stem: &str, eval: &SceneEval, kinds: &[ExportKind]) -> Exports {
             ExportKind::PacsPrim => pacs_prim::export(&ctx, &mut out),
             ExportKind::Veget => veget::export(&ctx, &mut out),
             ExportKind::Zone => zone::export(&ctx, &mut out),
+            ExportKind::ShapeAnim => shape_anim::export(&ctx, &mut out),
         }
     }
     out

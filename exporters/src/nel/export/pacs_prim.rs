@@ -276,6 +276,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     match write_nel(&NelFile::PrimitiveBlockXml(block)) {
         Ok(bytes) => out.outputs.push(Output {
             kind: ExportKind::PacsPrim,
+            with_coarse_mesh: false,
             name,
             bytes,
         }),

@@ -36,6 +36,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     match build(ctx, root).and_then(|s| shape_bytes(s).map_err(|e| e.to_string())) {
         Ok(bytes) => out.outputs.push(Output {
             kind: ExportKind::Skel,
+            with_coarse_mesh: false,
             name,
             bytes,
         }),

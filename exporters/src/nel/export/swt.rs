@@ -31,6 +31,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     ) {
         Ok(bytes) => out.outputs.push(Output {
             kind: ExportKind::Swt,
+            with_coarse_mesh: false,
             name: format!("{}.swt", ctx.stem),
             bytes,
         }),

@@ -265,6 +265,9 @@ fn parent_is_root(ctx: &Context, n: usize) -> bool {
 fn vegetable_bytes(ctx: &Context, node: usize) -> Result<Vec<u8>, String> {
     let mesh = source::node_mesh(ctx, node, None)?;
     let mats = material_build::build_materials(ctx, node);
+    if let Some(e) = mats.errors.first() {
+        return Err(e.clone());
+    }
     let era = Era::of(ctx);
     let weighting =
         maxfs_scene::eval::objects::normals::Weighting::of_scene_version(ctx.graph.version);
@@ -297,6 +300,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
         match vegetable_bytes(ctx, node) {
             Ok(bytes) => out.outputs.push(Output {
                 kind: ExportKind::Veget,
+                with_coarse_mesh: false,
                 name: format!("{name}.veget"),
                 bytes,
             }),

@@ -8,10 +8,12 @@
 //! Max map channel feeds each NeL UV set, the UV routing, and whether vertex
 //! colour or alpha is used.
 
-use maxfs_scene::eval::core::pblock::{self, ParamBlock2, Value};
+use maxfs_scene::eval::core::pblock;
 use maxfs_scene::eval::render::material::{self as mtl, Material as MaxMaterial, NEL_MATERIAL};
 
 use super::super::Context;
+pub(super) use super::nel_params::NelParams;
+use super::uv_matrix;
 use crate::nel::shape::material::{
     Material, TexEnv, Texture, TextureBase, TextureFile, TextureMultiFile,
 };
@@ -27,6 +29,8 @@ pub mod flag {
     pub const TEX_ADDR: u32 = 0x400;
     pub const LIGHTED_VERTEX_COLOR: u32 = 0x800;
     pub const GEN_TEX_0: u32 = 0x1000;
+    /// `IDRV_MAT_USER_TEX_0_MAT`: stage 0's user texture matrix (stage k: << k).
+    pub const USER_TEX_0: u32 = 1 << 20;
 }
 
 /// `CMaterial::TShader`.
@@ -58,6 +62,8 @@ pub struct ChannelDesc {
     /// Max UV transform rows (u, v, w axes and offset), applied to (u, v, w, 1).
     pub uv_matrix: [[f32; 3]; 4],
     pub crop: [f32; 4],
+    /// Why the texture's placement cannot be exported (see uv_matrix.rs).
+    pub refused: Option<String>,
 }
 
 impl Default for ChannelDesc {
@@ -67,6 +73,7 @@ impl Default for ChannelDesc {
             alternative: UVGEN_MISSING,
             uv_matrix: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0; 3]],
             crop: [0.0, 0.0, 1.0, 1.0],
+            refused: None,
         }
     }
 }
@@ -108,6 +115,8 @@ pub struct MaterialSet {
     pub water: bool,
     /// `needVP`: a NeL material with a per-pixel lighting shader (7 or 8).
     pub needs_vp: bool,
+    /// Parts of the materials that cannot be exported (the node is refused).
+    pub errors: Vec<String>,
 }
 
 /// A `CMaterial` as its constructor leaves it.
@@ -184,171 +193,6 @@ pub fn color(c: [f32; 3]) -> Rgba {
     rgba(b(c[0]), b(c[1]), b(c[2]), 255)
 }
 
-/// The NeL Material's parameter names by block, script version 14
-/// (nel_material.ms). Blocks are recognised by their parameter count, since
-/// files saved by older script versions lack the first block.
-const NLBP: [&str; 10] = [
-    "bTwoSided",
-    "cAmbient",
-    "cDiffuse",
-    "pOpacity",
-    "cSpecular",
-    "pSpecularLevel",
-    "pGlossiness",
-    "cSelfIllumColor",
-    "pSelfIllumAmount",
-    "bUseSelfIllumColor",
-];
-const MAIN: [&str; 37] = [
-    "bLightMap",
-    "bUnlighted",
-    "bStainedGlassWindow",
-    "bAlphaTest",
-    "bForceZWrite",
-    "bForceNoZWrite",
-    "bWater",
-    "bWaterUseSceneEnvMapAbove",
-    "bWaterUseSceneEnvMapUnder",
-    "fBumpUScale",
-    "fBumpVScale",
-    "fBumpUSpeed",
-    "fBumpVSpeed",
-    "fDisplaceMapUScale",
-    "fDisplaceMapVScale",
-    "fDisplaceMapUSpeed",
-    "fDisplaceMapVSpeed",
-    "fWaterHeightFactor",
-    "iWaterPoolID",
-    "bCalcWaterLightmap",
-    "bEnableWaterSplash",
-    "bColorVertex",
-    "bAlphaVertex",
-    "iAlphaVertexChannel",
-    "bAlphaBlend",
-    "iBlendSrcFunc",
-    "iBlendDestFunc",
-    "iShader",
-    "fZBias",
-    "iLightMapChannel",
-    "iShaderType",
-    "bUserColor",
-    "bSpecular",
-    "bNormalShader",
-    "bPerPixelLightingShader",
-    "cUserColor",
-    "bExportTextureMatrix",
-];
-const SLOT: [&str; 19] = [
-    "cConstant",
-    "iRgbOperation",
-    "iRgbBlendSource",
-    "iRgbArg0",
-    "iRgbArg1",
-    "iRgbArg2",
-    "iRgbArg0Operand",
-    "iRgbArg1Operand",
-    "iRgbArg2Operand",
-    "iAlphaOperation",
-    "iAlphaBlendSource",
-    "iAlphaArg0",
-    "iAlphaArg1",
-    "iAlphaArg2",
-    "iAlphaArg0Operand",
-    "iAlphaArg1Operand",
-    "iAlphaArg2Operand",
-    "iTextureShader",
-    "iConstantAlpha",
-];
-
-/// Parameter values of a NeL Material by name, with the script defaults
-/// where the file does not store a value.
-pub(super) struct NelParams<'a> {
-    ctx: &'a Context<'a>,
-    /// (name, value, block object, reference slot).
-    values: Vec<(String, Value, usize, Option<u32>)>,
-}
-
-impl<'a> NelParams<'a> {
-    pub(super) fn of(ctx: &'a Context<'a>, m: &MaxMaterial) -> NelParams<'a> {
-        let mut values = Vec::new();
-        let mut slot = 0;
-        for b in &m.blocks {
-            let pb: &ParamBlock2 = &b.block;
-            let (names, suffix): (&[&str], String) = match pb.count {
-                10 => (&NLBP, String::new()),
-                37 => (&MAIN, String::new()),
-                24 => (&[], String::new()),
-                19 => {
-                    slot += 1;
-                    (&SLOT, format!("_{slot}"))
-                }
-                _ => continue,
-            };
-            for p in &pb.params {
-                let name = if pb.count == 24 {
-                    let i = p.id as usize;
-                    match i / 8 {
-                        0 => format!("bEnableSlot_{}", i % 8 + 1),
-                        1 => format!("bTexGen_{}", i % 8 + 1),
-                        _ => format!("tTexture_{}", i % 8 + 1),
-                    }
-                } else {
-                    match names.get(p.id as usize) {
-                        Some(n) => format!("{n}{suffix}"),
-                        None => continue,
-                    }
-                };
-                values.push((name, p.value.clone(), b.object, p.ref_slot));
-            }
-        }
-        NelParams { ctx, values }
-    }
-
-    pub(super) fn get(&self, name: &str) -> Option<&Value> {
-        self.values
-            .iter()
-            .find(|(n, ..)| n == name)
-            .map(|(_, v, ..)| v)
-    }
-
-    pub(super) fn int(&self, name: &str, default: i32) -> i32 {
-        match self.get(name) {
-            Some(Value::Int(v)) => *v,
-            Some(Value::Bool(b)) => *b as i32,
-            Some(Value::Float(f)) => *f as i32,
-            _ => default,
-        }
-    }
-
-    pub(super) fn boolean(&self, name: &str, default: bool) -> bool {
-        self.int(name, default as i32) != 0
-    }
-
-    pub(super) fn float(&self, name: &str) -> Option<f32> {
-        match self.get(name) {
-            Some(Value::Float(v)) => Some(*v),
-            Some(Value::Int(v)) => Some(*v as f32),
-            _ => None,
-        }
-    }
-
-    fn color(&self, name: &str) -> Option<[f32; 3]> {
-        match self.get(name) {
-            Some(Value::Vector(v)) => Some(*v),
-            _ => None,
-        }
-    }
-
-    /// A texmap parameter: the object it points at.
-    pub(super) fn texmap(&self, name: &str) -> Option<usize> {
-        let (_, v, obj, slot) = self.values.iter().find(|(n, ..)| n == name)?;
-        match v {
-            Value::Object(i) if *i >= 0 => Some(*i as usize),
-            _ => slot.and_then(|s| pblock::reference(self.ctx.graph, *obj, s)),
-        }
-    }
-}
-
 /// `buildMaterials`: the node's NeL materials and their mesh-build info.
 pub fn build_materials(ctx: &Context, node: usize) -> MaterialSet {
     let mut set = MaterialSet {
@@ -378,6 +222,11 @@ pub fn build_materials(ctx: &Context, node: usize) -> MaterialSet {
                 None => default_material(&mut m, &mut info),
             }
             set.need_vertex_color |= info.alpha_vertex | info.color_vertex;
+            for d in &info.remap {
+                if let Some(e) = &d.refused {
+                    set.errors.push(format!("material {:?}: {e}", info.name));
+                }
+            }
             set.materials.push(m);
             set.infos.push(info);
         }
@@ -573,6 +422,15 @@ fn nel_material(ctx: &Context, m: &mut Material, info: &mut MaterialInfo, s: &Ma
         }
         m.textures[i] = texture;
         set_flag(m, flag::GEN_TEX_0 << i, ch < 0);
+        if info.texture_matrix {
+            // enableUserTexMat + setUserTexMat: the placement moves from the
+            // UVs into the material, where the .anim's tracks drive it.
+            let uv = info
+                .remap
+                .last()
+                .map_or(uv_matrix::IDENTITY, |d| d.uv_matrix);
+            enable_user_tex_mat(m, i, uv_matrix::nel_user_tex_mat(&uv));
+        }
     }
     // Texture environments (normal shader only).
     if shader_type == 1 {
@@ -620,6 +478,20 @@ fn nel_material(ctx: &Context, m: &mut Material, info: &mut MaterialInfo, s: &Ma
                 }
             }
         }
+    }
+}
+
+/// `enableUserTexMat(stage)` and `setUserTexMat(stage, m)`: the matrices are
+/// stored for the enabled stages only, in stage order.
+fn enable_user_tex_mat(m: &mut Material, stage: usize, mat: crate::nel::stream::Matrix) {
+    let before = (0..stage)
+        .filter(|k| m.flags & (flag::USER_TEX_0 << k) != 0)
+        .count();
+    if m.flags & (flag::USER_TEX_0 << stage) == 0 {
+        m.flags |= flag::USER_TEX_0 << stage;
+        m.user_tex_mat.insert(before.min(m.user_tex_mat.len()), mat);
+    } else if let Some(slot) = m.user_tex_mat.get_mut(before) {
+        *slot = mat;
     }
 }
 
@@ -715,14 +587,10 @@ pub(super) fn build_texture(ctx: &Context, texmap: usize) -> (Ptr<Texture>, Chan
         return (Ptr::Null, desc);
     };
     if let Some(uv) = &t.uv {
-        let (ut, vt) = (uv.u_tiling.unwrap_or(1.0), uv.v_tiling.unwrap_or(1.0));
-        let (uo, vo) = (uv.u_offset.unwrap_or(0.0), uv.v_offset.unwrap_or(0.0));
-        desc.uv_matrix = [
-            [ut, 0.0, 0.0],
-            [0.0, vt, 0.0],
-            [0.0, 0.0, 1.0],
-            [uo, vo, 0.0],
-        ];
+        match uv_matrix::max_uv_matrix(uv) {
+            Ok(m) => desc.uv_matrix = m,
+            Err(e) => desc.refused = Some(e),
+        }
     }
     // StdUVGen (texmap reference 0): 0x900b = map channel, 0x9002 = tiling
     // flags (bit 0 U wrap, bit 1 V wrap); untiled axes clamp.

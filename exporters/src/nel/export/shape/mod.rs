@@ -20,9 +20,11 @@ pub mod mesh_build;
 pub mod mrm_build;
 pub mod mrm_geom;
 pub mod multilod;
+pub mod nel_params;
 pub mod skin_build;
 pub mod source;
 pub mod stripify;
+pub mod uv_matrix;
 pub mod vertex_format;
 pub mod water_build;
 
@@ -82,6 +84,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
         match shape_bytes(ctx, sel.node) {
             Ok(bytes) => out.outputs.push(Output {
                 kind: ExportKind::Shape,
+                with_coarse_mesh: sel.with_coarse_mesh,
                 name: sel.name,
                 bytes,
             }),
@@ -209,6 +212,9 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
     let skin_mod = skin_modifier(ctx, node);
     let mesh = source::node_mesh(ctx, node, skin_mod)?;
     let mats = material_build::build_materials(ctx, node);
+    if let Some(e) = mats.errors.first() {
+        return Err(e.clone());
+    }
     if mats.needs_vp {
         return Err("per-pixel lighting materials (NeL shader 7/8) are not exported".into());
     }
@@ -476,13 +482,28 @@ pub(super) fn animated_material(name: &str, m: &Material) -> MaterialBase {
             value: 0x7FFF_FFFF,
         },
         animated_textures: Vec::new(),
+        // copyFromMaterial: a stage with a user texture matrix starts from its
+        // decomposition (decompUserTexMat), the others from the identity.
         tex_anim_tracks: (0..4)
-            .map(|_| TexAnimTracks {
-                version: 0,
-                u_trans: float(0.0),
-                v_trans: float(0.0),
-                u_scale: float(1.0),
-                v_scale: float(1.0),
+            .map(|k| {
+                let enabled = (0..=k)
+                    .filter(|s| m.flags & (material_build::flag::USER_TEX_0 << s) != 0)
+                    .count();
+                let [ut, vt, _, us, vs] = if m.flags & (material_build::flag::USER_TEX_0 << k) != 0
+                {
+                    m.user_tex_mat
+                        .get(enabled - 1)
+                        .map_or([0.0, 0.0, 0.0, 1.0, 1.0], uv_matrix::decomp_user_tex_mat)
+                } else {
+                    [0.0, 0.0, 0.0, 1.0, 1.0]
+                };
+                TexAnimTracks {
+                    version: 0,
+                    u_trans: float(ut),
+                    v_trans: float(vt),
+                    u_scale: float(us),
+                    v_scale: float(vs),
+                }
             })
             .collect(),
     }

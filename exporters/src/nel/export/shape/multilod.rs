@@ -123,6 +123,9 @@ pub fn build(ctx: &Context, master: usize, era: Era) -> Result<Shape, String> {
         }
         let mesh = source::node_mesh(ctx, n, None).map_err(|e| format!("LOD {name}: {e}"))?;
         let mut mats = material_build::build_materials(ctx, n);
+        if let Some(e) = mats.errors.first() {
+            return Err(format!("LOD {name}: {e}"));
+        }
         needs_vp |= mats.needs_vp;
         if vp == 1 {
             mats.need_vertex_color = true;

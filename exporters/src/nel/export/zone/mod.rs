@@ -145,6 +145,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     match zone_bytes(ctx, node, &name) {
         Ok(bytes) => out.outputs.push(Output {
             kind: ExportKind::Zone,
+            with_coarse_mesh: false,
             name: format!("{}.zone", ctx.stem),
             bytes,
         }),
