@@ -249,8 +249,12 @@ impl Builder<'_, '_> {
             }
             return;
         }
+        if let Some(c) = skinning::biped_controller(ctx, node) {
+            self.errors.push((node, format!("Biped controller is not evaluated ({c})")));
+            return;
+        }
         if let Some(why) = unsupported_controller(ctx, node) {
-            if animated(ctx, node) || skinning::biped_controller(ctx, node).is_some() {
+            if animated(ctx, node) {
                 self.errors.push((node, why));
             }
             return;
