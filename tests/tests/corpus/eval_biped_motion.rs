@@ -116,7 +116,7 @@ const TAKES: &[Take] = &[
     },
 ];
 
-fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
+pub(crate) fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
     let opts = ufbx::LoadOpts {
         target_axes: ufbx::CoordinateAxes {
             right: ufbx::CoordinateAxis::PositiveX,
@@ -131,7 +131,7 @@ fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
         .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.description))
 }
 
-fn to_mat(m: &ufbx::Matrix) -> Mat43 {
+pub(crate) fn to_mat(m: &ufbx::Matrix) -> Mat43 {
     Mat43([
         Vec3(m.m00, m.m10, m.m20),
         Vec3(m.m01, m.m11, m.m21),

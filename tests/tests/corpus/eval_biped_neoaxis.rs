@@ -51,7 +51,12 @@ fn read_ogre_skeleton(b: &[u8]) -> Vec<OgreBone> {
                         name,
                         parent: None,
                         position: [f32_at(k + 2), f32_at(k + 6), f32_at(k + 10)],
-                        rotation: [f32_at(k + 14), f32_at(k + 18), f32_at(k + 22), f32_at(k + 26)],
+                        rotation: [
+                            f32_at(k + 14),
+                            f32_at(k + 18),
+                            f32_at(k + 22),
+                            f32_at(k + 26),
+                        ],
                     },
                 ));
                 i = k + 30;

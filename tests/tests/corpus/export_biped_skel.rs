@@ -115,7 +115,11 @@ fn ryzom_biped_skeletons_fix_footsteps_pelvis_and_hands() {
     let dir = corpus_dir().join("nel/ryzom_graphics");
     let (mut bad, mut checked, mut hands) = (Vec::new(), 0, 0);
     for f in maxfs_tests::files_with_ext(&dir, &["skel"]) {
-        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+        let name = f
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
         let s = skeleton(&std::fs::read(&f).expect("read"), &name);
         if !s.bones[0].name.starts_with("Bip") {
             continue;
@@ -127,7 +131,10 @@ fn ryzom_biped_skeletons_fix_footsteps_pelvis_and_hands() {
         bad.extend(b);
     }
     println!("nel/ryzom_graphics: {checked} Biped skeletons, {hands} hands");
-    assert!(checked >= 20 && hands >= 40, "{checked} skeletons, {hands} hands");
+    assert!(
+        checked >= 20 && hands >= 40,
+        "{checked} skeletons, {hands} hands"
+    );
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
@@ -209,12 +216,13 @@ fn biped_skeletons_export_in_figure_mode() {
         let mut composed: Vec<Mat43> = Vec::with_capacity(s.bones.len());
         let mut worst = 0.0f64;
         for (i, b) in s.bones.iter().enumerate() {
-            let local = Mat43::rotation(quat(&b.default_rot_quat.value).normalized())
-                .then(&Mat43::translation(Vec3(
+            let local = Mat43::rotation(quat(&b.default_rot_quat.value).normalized()).then(
+                &Mat43::translation(Vec3(
                     f64::from(b.default_pos.value.x.get()),
                     f64::from(b.default_pos.value.y.get()),
                     f64::from(b.default_pos.value.z.get()),
-                )));
+                )),
+            );
             let w = match usize::try_from(b.father_id) {
                 Ok(f) => local.then(&composed[f]),
                 Err(_) => Mat43::IDENTITY,
@@ -222,13 +230,17 @@ fn biped_skeletons_export_in_figure_mode() {
             let want = bind(&s, i).then(&invert(&root));
             let d = (0..4)
                 .flat_map(|r| (0..3).map(move |c| (r, c)))
-                .map(|(r, c)| (w.rows()[r][c] - want.rows()[r][c]).abs() / if r == 3 { height } else { 1.0 })
+                .map(|(r, c)| {
+                    (w.rows()[r][c] - want.rows()[r][c]).abs() / if r == 3 { height } else { 1.0 }
+                })
                 .fold(0.0, f64::max);
             worst = worst.max(d);
             composed.push(w);
         }
         if worst > 1e-4 {
-            failures.push(format!("{rel}: default tracks miss the bind poses by {worst:.2e}"));
+            failures.push(format!(
+                "{rel}: default tracks miss the bind poses by {worst:.2e}"
+            ));
         }
         let (bad, hands) = conventions(rel, &s, height);
         failures.extend(bad);

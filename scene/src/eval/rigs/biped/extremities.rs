@@ -27,8 +27,9 @@
 //!   turned by π about Z for the right finger nubs (22) and the left toe nubs
 //!   (24) — NeoAxis: Toe0Nub and HeadNub exact, L Toe0Nub turned — and by the
 //!   half turn about (1, 1, 0)/√2 for the tail, ponytail and neck nubs (26,
-//!   28, 29; seed §11): biped-ld35/Red's FBX holds Bip01 TailNub so at every
-//!   frame.
+//!   28, 29; seed §11) of the chain link's frame before its ε tilt:
+//!   biped-ld35/Red's FBX holds Bip01 TailNub so at every frame (without
+//!   the tilt's removal it is ε = 8e-4 off).
 //! - **Footsteps**: the biped's own axes at the COM's (x, y) on the ground
 //!   plane z = 0 (seed §11; the nel/ryzom_graphics skeletons put it 1.2 mm
 //!   under the ground of a 1.9 m rig).
@@ -276,13 +277,15 @@ pub fn nub(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, String> {
     let turn = match limb {
         22 | 24 => Mat43::rot_z(std::f64::consts::PI),
         23 | 25 | 27 => Mat43::IDENTITY,
-        // X and Y swapped, Z reversed: the half turn about (1, 1, 0)/√2.
+        // X and Y swapped, Z reversed (the half turn about (1, 1, 0)/√2),
+        // from the chain link's frame before its ε tilt (`chains`).
         26 | 28 | 29 => Mat43([
             Vec3(0.0, 1.0, 0.0),
             Vec3(1.0, 0.0, 0.0),
             Vec3(0.0, 0.0, -1.0),
             Vec3::default(),
-        ]),
+        ])
+        .then(&Mat43::rot_z(-EPSILON)),
         _ => {
             return Err(format!(
                 "{} axes not evaluated",

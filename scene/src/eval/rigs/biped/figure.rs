@@ -114,9 +114,7 @@ impl Pose {
 /// The figure pose: COM and pelvis from their figure records, each leg from
 /// its own half of 0x0069 (see [`thigh`]).
 pub fn figure_pose(rig: &Rig) -> Pose {
-    let leg = |left: bool| -> Result<Vec<f32>, String> {
-        Ok(half(rig, LEG_POSE, left)?.to_vec())
-    };
+    let leg = |left: bool| -> Result<Vec<f32>, String> { Ok(half(rig, LEG_POSE, left)?.to_vec()) };
     Pose {
         com: com(rig),
         pelvis: pelvis(rig),
@@ -254,7 +252,9 @@ pub(super) fn toe_layout(half_len: usize) -> Result<ToeLayout, String> {
             stride: 10,
             bends: 53,
         }),
-        n => Err(format!("toe pose in a {n}-float leg pose half not evaluated")),
+        n => Err(format!(
+            "toe pose in a {n}-float leg pose half not evaluated"
+        )),
     }
 }
 
