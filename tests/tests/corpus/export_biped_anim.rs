@@ -167,22 +167,14 @@ fn biped_takes_export_sampled_tracks_that_follow_the_fbx() {
             for (i, b) in skel.bones.iter().enumerate() {
                 let rot = match track(&track_name(i, "rotquat")) {
                     Some(Track::CTrackKeyFramerLinearQuat(f)) => {
-                        let keys: Vec<_> = f
-                            .keys
-                            .iter()
-                            .map(|(t, k)| (t.clone(), q4(&k.value)))
-                            .collect();
+                        let keys: Vec<_> = f.keys.iter().map(|(t, k)| (*t, q4(&k.value))).collect();
                         at(&keys, time, |a, b, u| a.slerp(b, u)).expect("keys")
                     }
                     _ => q4(&b.default_rot_quat.value),
                 };
                 let pos = match track(&track_name(i, "pos")) {
                     Some(Track::CTrackKeyFramerLinearVector(f)) => {
-                        let keys: Vec<_> = f
-                            .keys
-                            .iter()
-                            .map(|(t, k)| (t.clone(), v3(&k.value)))
-                            .collect();
+                        let keys: Vec<_> = f.keys.iter().map(|(t, k)| (*t, v3(&k.value))).collect();
                         at(&keys, time, |a, b, u| a.scale(1.0 - u).plus(b.scale(u))).expect("keys")
                     }
                     _ => v3(&b.default_pos.value),
