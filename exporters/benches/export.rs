@@ -91,6 +91,25 @@ fn bench(c: &mut Criterion) {
     }
     per_file.finish();
     mrm(c);
+    biped_anim(c);
+}
+
+/// The `.anim` of each Biped take of the corpus: every Biped node sampled 30
+/// times a second over the take (anim_biped.rs), from a fresh evaluation.
+fn biped_anim(c: &mut Criterion) {
+    let mut g = c.benchmark_group("export_biped_anim");
+    g.sample_size(10);
+    for take in ["Player@Run", "Red@Run", "Red@Spawn"] {
+        let Ok(doc) = Document::open(&corpus().join(format!("max/biped-ld35/{take}.max"))) else {
+            continue;
+        };
+        let typed = Arc::new(doc.typed());
+        let doc = Arc::new(doc);
+        g.bench_function(take, |b| {
+            b.iter(|| export_fresh(take, &doc, &typed, &[ExportKind::Anim]))
+        });
+    }
+    g.finish();
 }
 
 /// The shape export of a few corpus files as plain meshes and with

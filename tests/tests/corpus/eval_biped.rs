@@ -25,6 +25,21 @@ const FILES: &[&str] = &[
     "biped-ld35/Yellow@Spawn.max",
 ];
 
+/// Skin bind poses stored before the figure was edited: RabbitSkin's Skin
+/// holds its left leg where the right half of the leg pose record puts a
+/// leg (mirrored), while the figure's left half — and NeoAxis Rabbit.skeleton,
+/// exported from the figure — bends it otherwise (thigh 0.13, knee 0.04
+/// apart). These bones are checked against NeoAxis (eval_biped_neoaxis.rs).
+const STALE_BIND: &[(&str, &[&str])] = &[(
+    "biped/RabbitSkin.max",
+    &[
+        "Bip01 L Thigh",
+        "Bip01 L Calf",
+        "Bip01 L Foot",
+        "Bip01 L Toe0",
+    ],
+)];
+
 fn open(rel: &str) -> Document {
     Document::open(&corpus_dir().join("max").join(rel)).expect("max file")
 }
@@ -110,6 +125,11 @@ fn figure_pose_matches_the_skin_bind_pose() {
             .into_iter()
             .map(|r| r.expect("rig"))
             .collect();
+        let stale: &[&str] = STALE_BIND
+            .iter()
+            .find(|(f, _)| f == rel)
+            .map_or(&[], |(_, b)| b);
+        let mut stale_seen = 0;
         let (mut matched, mut not_eval, mut other, mut worst) = (0, Vec::new(), 0, 0.0f64);
         let (mut linked, mut worst_rot) = (0, 0.0f64);
         for (o, _) in graph.nodes() {
@@ -150,6 +170,10 @@ fn figure_pose_matches_the_skin_bind_pose() {
                     }
                 };
                 let (rig, b) = b;
+                if stale.contains(&b.name.as_str()) {
+                    stale_seen += 1;
+                    continue;
+                }
                 let tol = 1e-4 * rig.figure.height.expect("height");
                 match figure::world(rig, b.role) {
                     Err(why) => not_eval.push(format!("{} ({why})", b.name)),
@@ -170,9 +194,14 @@ fn figure_pose_matches_the_skin_bind_pose() {
             }
         }
         report.push(format!(
-            "{rel}: {matched} bones match ({linked} of the skinned bones are linked to Biped bones), {} not evaluated, {other} skinned bones are neither, worst differences: position {worst:.2e}, rotation element {worst_rot:.2e}",
+            "{rel}: {matched} bones match ({linked} of the skinned bones are linked to Biped bones), {} not evaluated, {other} skinned bones are neither, {stale_seen} with a stale bind pose not compared, worst differences: position {worst:.2e}, rotation element {worst_rot:.2e}",
             not_eval.len()
         ));
+        assert_eq!(
+            stale_seen > 0,
+            !stale.is_empty(),
+            "{rel}: the stale-bind list names no skinned bone"
+        );
         report.push(format!("  not evaluated: {}", not_eval.join("; ")));
     }
     println!("{}", report.join("\n"));
@@ -180,7 +209,8 @@ fn figure_pose_matches_the_skin_bind_pose() {
 }
 
 /// Damaged Biped records: every leaf of each live record group (RabbitSkin's
-/// Max 2009 layout, Player@Run's Max 2013 layout), truncated, extended or with
+/// Max 2009 layout, Player@Run's Max 2013 layout, SeanConway_Character's
+/// fingers and toes), truncated, extended or with
 /// a huge first word, decodes to a rig or to an error naming the object and
 /// chunk — never a panic — and what still decodes still evaluates, in the
 /// figure and at any tick from its keytracks.
@@ -189,11 +219,16 @@ fn damaged_biped_records_give_precise_errors() {
     use maxfs_scene::chunk::Chunk;
     use maxfs_scene::eval::rigs::biped::{records, tracks, Rig, Structure};
     let (mut tried, mut errors) = (0, 0);
-    for rel in ["biped/RabbitSkin.max", "biped-ld35/Player@Run.max"] {
+    for rel in [
+        "biped/RabbitSkin.max",
+        "biped-ld35/Player@Run.max",
+        "biped/SeanConway_Character.max",
+    ] {
         let doc = open(rel);
         let eval = SceneEval::from_document(doc).expect("scene");
         let system = biped::systems(&eval)[0];
-        let structure: Structure = biped::rig(&eval, system).expect("rig").structure;
+        let live = biped::rig(&eval, system).expect("rig");
+        let structure: Structure = live.structure.clone();
         let group: Vec<Chunk> = records::live_group(eval.chunks(system))
             .expect("live group")
             .to_vec();
@@ -234,7 +269,7 @@ fn damaged_biped_records_give_precise_errors() {
                             system: 1,
                             structure: structure.clone(),
                             figure,
-                            bones: Vec::new(),
+                            bones: live.bones.clone(),
                             tracks,
                         };
                         // The figure and the pose at any tick (keytracks).
@@ -247,6 +282,13 @@ fn damaged_biped_records_give_precise_errors() {
                             Role::Part { limb: 5, link: 1 },
                             Role::Part { limb: 4, link: 2 },
                             Role::Part { limb: 7, link: 0 },
+                            Role::Part { limb: 7, link: 1 },
+                            Role::Part { limb: 1, link: 3 },
+                            Role::Part { limb: 0, link: 3 },
+                            Role::Part { limb: 3, link: 4 },
+                            Role::Part { limb: 27, link: 0 },
+                            Role::Part { limb: 24, link: 0 },
+                            Role::Footsteps,
                         ] {
                             let _ = figure::world(&rig, role);
                             for pose in &poses {

@@ -6,7 +6,9 @@
 //! the Biped keytracks) must match the FBX's evaluated `node_to_world` at
 //! every frame of the take — every rotation element within 1e-3 and the
 //! position within 1e-3 × the rig's height (figure record 0x000c). Bones the
-//! evaluation refuses are counted and named with their reason.
+//! evaluation refuses are counted and named with their reason. The Biped
+//! nodes the FBX holds as well (Red: Bip01, Pelvis, Tail, TailNub — the
+//! ancestors of its skinned bones) are compared the same way.
 
 use maxfs_scene::eval::rigs::link_constraint;
 use maxfs_scene::eval::{Mat43, SceneEval, Vec3};
@@ -70,6 +72,10 @@ const TAKES: &[Take] = &[
             "B_Spine1",
             "B_Head",
             "B_Tail",
+            "Bip01",
+            "Bip01 Pelvis",
+            "Bip01 Tail",
+            "Bip01 TailNub",
         ],
         shift: RED_RUN_SHIFT,
     },
@@ -89,6 +95,10 @@ const TAKES: &[Take] = &[
             "B_Spine1",
             "B_Head",
             "B_Tail",
+            "Bip01",
+            "Bip01 Pelvis",
+            "Bip01 Tail",
+            "Bip01 TailNub",
         ],
         shift: [0.0; 3],
     },
@@ -106,7 +116,7 @@ const TAKES: &[Take] = &[
     },
 ];
 
-fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
+pub(crate) fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
     let opts = ufbx::LoadOpts {
         target_axes: ufbx::CoordinateAxes {
             right: ufbx::CoordinateAxis::PositiveX,
@@ -121,7 +131,7 @@ fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
         .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.description))
 }
 
-fn to_mat(m: &ufbx::Matrix) -> Mat43 {
+pub(crate) fn to_mat(m: &ufbx::Matrix) -> Mat43 {
     Mat43([
         Vec3(m.m00, m.m10, m.m20),
         Vec3(m.m01, m.m11, m.m21),
@@ -212,7 +222,7 @@ fn linked_bones_follow_the_biped_at_every_frame() {
         let mut under_stretch = 0usize;
         for fnode in scene.nodes.iter() {
             let name = fnode.element.name.to_string();
-            if !name.starts_with("B_") {
+            if !name.starts_with("B_") && !name.starts_with("Bip01") {
                 continue;
             }
             let Some((o, _)) = eval.graph.nodes().find(|(_, n)| n.name == name) else {

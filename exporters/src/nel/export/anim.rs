@@ -32,6 +32,8 @@ use crate::nel::anim::{
 use crate::nel::stream::{Bool, Ptr, F32};
 use crate::nel::{NelFile, NelKind};
 
+#[path = "anim_biped.rs"]
+mod biped;
 #[path = "anim_ik.rs"]
 mod ik;
 
@@ -57,6 +59,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
             .as_ref()
             .map_or(TimeConfig::DEFAULT.ticks_per_frame, |t| t.ticks_per_frame),
         sampled: std::cell::Cell::new(false),
+        biped: None,
     };
     let selected = select::anim_nodes(ctx);
     if selected.is_empty() {
@@ -151,7 +154,9 @@ pub fn node_animation(
             .as_ref()
             .map_or(TimeConfig::DEFAULT.ticks_per_frame, |t| t.ticks_per_frame),
         sampled: std::cell::Cell::new(false),
+        biped: None,
     };
+    b.prepare_biped(node);
     b.node_tracks(node, prefix);
     let mut more = Vec::new();
     extra(&mut b.tracks, &mut more);
@@ -241,6 +246,8 @@ struct Builder<'c, 'a> {
     ticks_per_frame: i32,
     /// Whether any channel was sampled (the frame step mattered).
     sampled: std::cell::Cell<bool>,
+    /// The Biped sampling of the hierarchy being exported (`anim_biped.rs`).
+    biped: Option<biped::Sampling>,
 }
 
 impl Builder<'_, '_> {
@@ -248,8 +255,30 @@ impl Builder<'_, '_> {
     /// Biped bones under a Biped root are reported once, on the root.
     fn add_animation(&mut self, node: usize, prefix: &str) {
         let first_error = self.errors.len();
+        self.prepare_biped(node);
         self.node_tracks(node, prefix);
         self.bone_tracks(node, prefix, first_error);
+    }
+
+    /// The Biped sampling of `node`'s hierarchy, shared by its bone tracks.
+    fn prepare_biped(&mut self, node: usize) {
+        let kids = skinning::children(self.ctx.graph);
+        let mut hierarchy = vec![node];
+        let mut i = 0;
+        while i < hierarchy.len() && hierarchy.len() < MAX_SAMPLES {
+            let n = hierarchy[i];
+            hierarchy.extend(
+                kids.get(n)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|&c| c != node),
+            );
+            i += 1;
+        }
+        hierarchy.sort_unstable();
+        hierarchy.dedup();
+        self.biped = biped::sampling(self.ctx, &hierarchy);
     }
 
     /// `addBoneTracks` of every descendant of `node`, depth first.
@@ -300,8 +329,27 @@ impl Builder<'_, '_> {
             }
             return;
         }
+        if let Some(c) = skinning::biped_controller(ctx, node) {
+            let tracks = match &self.biped {
+                Some(s) => biped::tracks(ctx, node, prefix, s),
+                None => Err(c),
+            };
+            match tracks {
+                Ok(ts) => {
+                    for (full, t) in ts {
+                        if !self.tracks.iter().any(|(n, _)| *n == full) {
+                            self.tracks.push((full, t));
+                        }
+                    }
+                }
+                Err(why) => self
+                    .errors
+                    .push((node, format!("Biped controller is not evaluated ({why})"))),
+            }
+            return;
+        }
         if let Some(why) = unsupported_controller(ctx, node) {
-            if animated(ctx, node) || skinning::biped_controller(ctx, node).is_some() {
+            if animated(ctx, node) {
                 self.errors.push((node, why));
             }
             return;

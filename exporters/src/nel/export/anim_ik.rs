@@ -36,7 +36,7 @@ pub fn tracks(ctx: &Context, node: usize, prefix: &str) -> Vec<(String, NelTrack
     let mut pos = Vec::new();
     let mut prev: Option<Quat> = None;
     for &t in &times {
-        let (p, mut q, s) = decompose(&ctx.eval.local_tm(node, t));
+        let (s, mut q, p) = decompose(&ctx.eval.local_tm(node, t));
         if prev.is_some_and(|o| o.dot(q) < 0.0) {
             q = Quat {
                 x: -q.x,

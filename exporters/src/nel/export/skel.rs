@@ -1,9 +1,11 @@
 //! `.skel`: the `CSkeletonShape` NelExportSkeleton builds from a bone hierarchy
 //! (nel_export_export.cpp exportSkeleton, export_skinning.cpp buildSkeleton).
 //!
-//! skel_export.ms exports `$Bip01`; Biped is not evaluated, so a Bip01 rig is a
-//! node error. Files without Bip01 export the skeleton their Skin modifiers are
-//! bound to (`getSkeletonRootBone`), which is how non-biped rigs are built.
+//! skel_export.ms exports `$Bip01`, in figure mode when it is a Biped (every
+//! bone at its figure pose; a bone the figure evaluation refuses is a node
+//! error naming why). Files without Bip01 export the skeleton their Skin
+//! modifiers are bound to (`getSkeletonRootBone`), which is how non-biped
+//! rigs are built (a Biped found that way is in figure mode too).
 //! exportSkeleton passes no bind-pose map, so every bone's InvBindPos is the
 //! inverse of its node TM at the export time (frame 0), not Skin's stored pose.
 
@@ -58,11 +60,23 @@ fn skeleton_root(ctx: &Context) -> Option<usize> {
     })
 }
 
-/// Why a node's transform cannot be evaluated (Biped, IK, CAT or any other
-/// controller this crate does not decode), naming the controller class.
+/// Why a node's transform cannot be evaluated (a Biped part or Link
+/// Constraint the scene does not evaluate, IK, CAT or any other controller
+/// this crate does not decode), naming the controller class. Biped parts are
+/// evaluated at the export time, or in figure mode inside
+/// `SceneEval::in_figure_mode`.
 pub fn unsupported_controller(ctx: &Context, node: usize) -> Option<String> {
-    if let Some(c) = skinning::biped_controller(ctx, node) {
-        return Some(format!("Biped controller is not evaluated ({c})"));
+    match ctx.eval.direct_world(node, EXPORT_TIME) {
+        Some(Ok(_)) => return None,
+        Some(Err(why)) => {
+            let c = ctx
+                .eval
+                .tm_controller(node)
+                .and_then(|c| ctx.graph.objects.get(c)?.class.as_ref())
+                .map_or_else(|| "unknown".to_string(), |c| c.name.clone());
+            return Some(format!("{c} controller is not evaluated ({why})"));
+        }
+        None => {}
     }
     let tm = ctx.eval.tm_controller(node)?;
     let class = |i: usize| {
@@ -418,8 +432,18 @@ pub fn shape_of(mut bones: Vec<BoneBase>) -> SkeletonShape {
     }
 }
 
-/// The skeleton shape of the hierarchy under `root`, or why it cannot be built.
+/// The skeleton shape of the hierarchy under `root`, or why it cannot be
+/// built. A Biped root is exported in figure mode, as skel_export.ms sets
+/// `figureMode = true` on `$Bip01` before NelExportSkeleton.
 pub fn build(ctx: &Context, root: usize) -> Result<SkeletonShape, String> {
+    if skinning::biped_controller(ctx, root).is_some() {
+        ctx.eval.in_figure_mode(|| build_at_pose(ctx, root))
+    } else {
+        build_at_pose(ctx, root)
+    }
+}
+
+fn build_at_pose(ctx: &Context, root: usize) -> Result<SkeletonShape, String> {
     let sk = skinning::skeleton(ctx.graph, root);
     for b in &sk.bones {
         if let Some(why) = unsupported_controller(ctx, b.node) {

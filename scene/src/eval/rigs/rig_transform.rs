@@ -35,20 +35,58 @@ const POSE_CACHE_LIMIT: usize = 4096;
 /// at one tick shares one pose (COM, pelvis and leg curves are interpolated
 /// once, not once per bone).
 #[derive(Default)]
-pub struct PoseCache(Mutex<HashMap<(usize, i32), Arc<Pose>>>);
+pub struct PoseCache(Mutex<HashMap<(usize, i64), Arc<Pose>>>);
+
+/// The cache key of a rig's figure pose (no tick: the figure has no time).
+const FIGURE_KEY: i64 = i64::MIN;
+
+thread_local! {
+    /// How many figure-mode evaluations are running on this thread
+    /// ([`SceneEval::figure_world_tm`]).
+    static FIGURE_MODE: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Figure mode for as long as the guard lives on this thread.
+struct FigureMode;
+
+impl FigureMode {
+    fn on() -> FigureMode {
+        FIGURE_MODE.with(|f| f.set(f.get() + 1));
+        FigureMode
+    }
+}
+
+impl Drop for FigureMode {
+    fn drop(&mut self) {
+        FIGURE_MODE.with(|f| f.set(f.get().saturating_sub(1)));
+    }
+}
+
+fn figure_mode() -> bool {
+    FIGURE_MODE.with(|f| f.get() > 0)
+}
 
 impl PoseCache {
     fn get(&self, sys: usize, rig: &Rig, t: i32) -> Arc<Pose> {
-        let cached = self.0.lock().ok().and_then(|m| m.get(&(sys, t)).cloned());
+        let key = if figure_mode() {
+            FIGURE_KEY
+        } else {
+            i64::from(t)
+        };
+        let cached = self.0.lock().ok().and_then(|m| m.get(&(sys, key)).cloned());
         if let Some(p) = cached {
             return p;
         }
-        let pose = Arc::new(motion::pose_at(rig, t));
+        let pose = Arc::new(if key == FIGURE_KEY {
+            figure::figure_pose(rig)
+        } else {
+            motion::pose_at(rig, t)
+        });
         if let Ok(mut m) = self.0.lock() {
             if m.len() >= POSE_CACHE_LIMIT {
                 m.clear();
             }
-            m.insert((sys, t), Arc::clone(&pose));
+            m.insert((sys, key), Arc::clone(&pose));
         }
         pose
     }
@@ -63,6 +101,17 @@ impl SceneEval {
                 .map(|s| (s, biped::rig(self, s).map(Arc::new)))
                 .collect()
         })
+    }
+
+    /// Runs `f` with every Biped of the scene in **figure mode** (on this
+    /// thread): its bones at their figure pose (figure records, not
+    /// keytracks), every other controller at the tick asked for. This is what
+    /// Max's `GetNodeTM` returns once a script has set `figureMode = true` on
+    /// the rig, as the NeL plug-in's skel_export.ms does before exporting a
+    /// skeleton.
+    pub fn in_figure_mode<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _on = FigureMode::on();
+        f()
     }
 
     /// The world TM of `node` at `t` when its controller gives it directly:

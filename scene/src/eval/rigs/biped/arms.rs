@@ -37,7 +37,7 @@ use crate::eval::core::math::{Mat43, Quat, Vec3};
 const ARM_STRUCTURE: &str = "0x0010";
 
 /// One side's half of the arm pose in `at` (right half first).
-fn arm_pose(at: &Pose, left: bool) -> Result<&[f32], String> {
+pub(super) fn arm_pose(at: &Pose, left: bool) -> Result<&[f32], String> {
     let f = at.chains.arms.as_deref().map_err(Clone::clone)?;
     if f.is_empty() || f.len() % 2 != 0 {
         return Err(format!(

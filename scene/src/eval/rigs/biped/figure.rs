@@ -15,10 +15,6 @@ const LEG_POSE: &str = "0x0069";
 /// Leg structure (0x000f): two halves, right side first; [1] = thigh side offset.
 pub(super) const LEG_STRUCTURE: &str = "0x000f";
 
-/// How far the two halves of a pose record may differ and still be one pose
-/// (biped-ld35/Player's halves differ by ~1e-7 in the thigh quaternion).
-const SYMMETRY_TOLERANCE: f32 = 1e-5;
-
 /// The Y-up → Max basis change as a row-vector matrix.
 fn c() -> Mat43 {
     Mat43([
@@ -115,25 +111,10 @@ impl Pose {
     }
 }
 
-/// The figure pose: COM and pelvis from their figure records, the legs from
-/// the two halves of 0x0069 when they agree (see [`thigh`]).
+/// The figure pose: COM and pelvis from their figure records, each leg from
+/// its own half of 0x0069 (see [`thigh`]).
 pub fn figure_pose(rig: &Rig) -> Pose {
-    let leg = |left: bool| -> Result<Vec<f32>, String> {
-        let pose = half(rig, LEG_POSE, left)?;
-        let other = half(rig, LEG_POSE, !left)?;
-        let same = pose.len() >= 6
-            && other.len() >= 6
-            && pose[..6]
-                .iter()
-                .zip(&other[..6])
-                .all(|(a, b)| (a - b).abs() <= SYMMETRY_TOLERANCE);
-        if !same {
-            return Err(
-                "asymmetric leg pose halves (0x0069): the current half is not settled".into(),
-            );
-        }
-        Ok(pose.to_vec())
-    };
+    let leg = |left: bool| -> Result<Vec<f32>, String> { Ok(half(rig, LEG_POSE, left)?.to_vec()) };
     Pose {
         com: com(rig),
         pelvis: pelvis(rig),
@@ -178,10 +159,10 @@ pub fn pelvis(rig: &Rig) -> Result<Mat43, String> {
 /// structure's side offset (left +, right −), rotated by the leg pose
 /// quaternion (0x0069 half [2..5], mirrored per side) then flipped about Y.
 ///
-/// Only symmetric figures are evaluated: when the two halves' knee angle and
-/// thigh rotation ([0..6]) differ, which one is current is not settled (seed §11 reports stale halves;
-/// on RabbitSkin the Skin bind pose has both thighs at the right half's value
-/// while the left half holds another), so the thighs are not evaluated.
+/// Each side reads its own half: RabbitSkin's halves hold different knee and
+/// thigh angles, and NeoAxis Rabbit.skeleton (exported from the figure) has
+/// each leg at its own half's values. (Its Skin bind pose, stored before the
+/// left leg was edited, still has the left leg at the right half's values.)
 pub fn thigh(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
     let pelvis = at.pelvis.clone()?;
     let pose = at.leg(left)?;
@@ -209,7 +190,7 @@ pub fn thigh(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
 
 /// A calf: the knee hinge, `Rz(knee − π)` in the thigh frame with the knee's
 /// interior angle at leg pose half \[0\], placed at the thigh's end (leg
-/// structure half \[2\] along the thigh's X axis). Same symmetry rule as the thigh.
+/// structure half \[2\] along the thigh's X axis).
 pub fn calf(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
     let thigh = thigh(rig, at, left)?;
     let pose = at.leg(left)?;
@@ -248,11 +229,34 @@ pub fn foot(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
     Ok(with_position(&r, end))
 }
 
-/// Leg pose halves of this length (Max 2013+, biped-ld35) hold the toe delta
-/// quaternions at [47 + 12k]; the other layout's offsets are not measured.
-const TOE_POSE_HALF: usize = 120;
-/// More links per toe than any Biped allows: damaged data.
-const MAX_TOE_LINKS: usize = 16;
+/// Where a leg pose half keeps its toe blocks: the delta quaternion of toe k
+/// at `first + stride·k`, the bend of its link j ≥ 1 at `bends + stride·k + j`.
+pub(super) struct ToeLayout {
+    pub first: usize,
+    pub stride: usize,
+    pub bends: usize,
+}
+
+/// The toe blocks of a leg pose half by its length: 120 words (Max 2013+,
+/// biped-ld35: measured on Red's toe bases) or 110 words (Max 2009,
+/// RabbitSkin: seed §11's [46 + 10k], checked against NeoAxis Rabbit.skeleton).
+pub(super) fn toe_layout(half_len: usize) -> Result<ToeLayout, String> {
+    match half_len {
+        120 => Ok(ToeLayout {
+            first: 47,
+            stride: 12,
+            bends: 55,
+        }),
+        110 => Ok(ToeLayout {
+            first: 46,
+            stride: 10,
+            bends: 53,
+        }),
+        n => Err(format!(
+            "toe pose in a {n}-float leg pose half not evaluated"
+        )),
+    }
+}
 
 /// The base link of toe `toe`: at its leg-structure matrix translation in the
 /// foot frame, rotated by the toe's delta quaternion s and the matrix M:
@@ -261,42 +265,20 @@ const MAX_TOE_LINKS: usize = 16;
 pub fn toe_base(rig: &Rig, at: &Pose, left: bool, toe: usize) -> Result<Mat43, String> {
     let foot = foot(rig, at, left)?;
     let pose = at.leg(left)?;
-    if pose.len() != TOE_POSE_HALF {
-        return Err(format!(
-            "toe pose in a {}-float leg pose half not evaluated",
-            pose.len()
-        ));
-    }
+    let layout = toe_layout(pose.len())?;
     let structure = half(rig, LEG_STRUCTURE, left)?;
-    let count = structure
-        .get(10)
-        .ok_or("leg structure too short")?
-        .to_bits() as usize;
-    if toe >= count {
-        return Err(format!("toe {toe} of {count} in the leg structure"));
-    }
-    let mut at = 11;
-    for _ in 0..toe {
-        let n = structure
-            .get(at)
-            .ok_or("leg structure too short")?
-            .to_bits() as usize;
-        if n > MAX_TOE_LINKS {
-            return Err(format!("{n} links per toe in the leg structure"));
-        }
-        at += 17 + n;
-    }
-    let m = structure
-        .get(at + 1..at + 17)
-        .ok_or("leg structure too short for its toes")?;
+    let toes = super::extremities::digits(structure, 10)?;
+    let m = &toes
+        .get(toe)
+        .ok_or_else(|| format!("toe {toe} of {} in the leg structure", toes.len()))?
+        .m;
     let q = pose
-        .get(47 + 12 * toe..51 + 12 * toe)
+        .get(layout.first + layout.stride * toe..layout.first + layout.stride * toe + 4)
         .ok_or("leg pose too short for its toes")?;
-    let f = |i: usize| f64::from(m[i]);
     let base = Mat43([
-        Vec3(f(0), f(1), f(2)),
-        Vec3(f(4), f(5), f(6)),
-        Vec3(f(8), f(9), f(10)),
+        Vec3(m[0], m[1], m[2]),
+        Vec3(m[4], m[5], m[6]),
+        Vec3(m[8], m[9], m[10]),
         Vec3::default(),
     ]);
     let q = Quat {
@@ -304,8 +286,11 @@ pub fn toe_base(rig: &Rig, at: &Pose, left: bool, toe: usize) -> Result<Mat43, S
         y: q[1].into(),
         z: q[2].into(),
         w: q[3].into(),
+    };
+    if q.dot(q) < 1e-12 {
+        return Err("toe delta quaternion of zero length".into());
     }
-    .normalized();
+    let q = q.normalized();
     let rel = if left {
         Mat43::rotation(q)
             .then(&base)
@@ -316,8 +301,19 @@ pub fn toe_base(rig: &Rig, at: &Pose, left: bool, toe: usize) -> Result<Mat43, S
     let r = rel.then(&with_position(&foot, Vec3::default()));
     Ok(with_position(
         &r,
-        foot.transform_point(Vec3(f(12), f(13), f(14))),
+        foot.transform_point(Vec3(m[12], m[13], m[14])),
     ))
+}
+
+/// Toe link `link` (numbered across the toes): the base, then each further
+/// link bent at its parent's end.
+fn toe(rig: &Rig, at: &Pose, left: bool, per: u32, link: u32) -> Result<Mat43, String> {
+    let (k, j) = ((link / per) as usize, (link % per) as usize);
+    let mut m = toe_base(rig, at, left, k)?;
+    for j in 1..=j {
+        m = super::extremities::toe_link(rig, at, left, k, j, &m)?;
+    }
+    Ok(m)
 }
 
 /// The figure-mode world TM of one bone of `rig`, or why it is not evaluated.
@@ -350,9 +346,15 @@ pub fn world_in(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, String> {
                 .unwrap_or(0);
             match per_toe {
                 0 => Err("toe without a link count (0x0100)".into()),
-                n if link % n == 0 => toe_base(rig, at, limb == 6, (link / n) as usize),
-                _ => Err(format!("toe link {link} beyond the base not evaluated")),
+                n => toe(rig, at, limb == 6, n, link),
             }
+        }
+        Role::Part { limb, link: 3 } if limb <= 1 => super::extremities::hand(rig, at, limb == 0),
+        Role::Part { limb, link } if limb == 2 || limb == 3 => {
+            super::extremities::finger(rig, at, limb == 2, link)
+        }
+        Role::Part { limb, .. } if super::extremities::is_nub(limb) => {
+            super::extremities::nub(rig, at, role)
         }
         Role::Part { limb, link: 0 } if limb <= 1 => super::arms::clavicle(rig, at, limb == 0),
         Role::Part { limb, link: 1 } if limb <= 1 => super::arms::upper_arm(rig, at, limb == 0),
@@ -365,6 +367,6 @@ pub fn world_in(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, String> {
             "figure pose of {} link {link} not evaluated",
             super::limb_name(limb).map_or_else(|| format!("limb {limb}"), str::to_string)
         )),
-        Role::Footsteps => Err("footsteps not evaluated".into()),
+        Role::Footsteps => super::extremities::footsteps(at),
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod arms;
 pub mod chains;
+pub mod extremities;
 pub mod figure;
 pub mod motion;
 pub mod records;
@@ -107,6 +108,12 @@ pub struct Bone {
     /// The parent node (storage index) and its name.
     pub parent: Option<usize>,
     pub parent_name: Option<String>,
+    /// The body part's length: the X scale of its object offset (node chunk
+    /// 0x096c), which sizes the unit Biped Object box. A nub sits this far
+    /// along its parent's X axis (NeoAxis Rabbit.skeleton: HeadNub 42.688 from
+    /// the head, Toe0Nub 12.087 from the toe).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub length: Option<f64>,
 }
 
 /// The rig-wide settings stored on the system object.
@@ -295,6 +302,7 @@ fn bones(eval: &SceneEval, system: usize) -> Vec<Bone> {
                     },
                     parent,
                     parent_name: parent.and_then(name),
+                    length: n.offset_scale.map(|s| f64::from(s[0])),
                 }
             })
         })

@@ -37,8 +37,6 @@ use crate::eval::core::math::{Quat, Vec3};
 pub const MAX_TURN_SEGMENT: f64 = std::f64::consts::FRAC_PI_2;
 /// Leg record offsets of the thigh and foot quaternions.
 const LEG_QUATS: [usize; 2] = [2, 28];
-/// Leg records of this length hold toe delta quaternions at [47 + 12k].
-const TOE_LEG_RECORD: usize = 120;
 /// Leg record offset of the IK blend.
 const IK_BLEND: usize = 12;
 
@@ -256,15 +254,22 @@ fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, String> {
     let [knee] = scalar_curve::<1>(tr, 0, t)?;
     out[0] = knee as f32;
     let mut quats: Vec<usize> = LEG_QUATS.to_vec();
-    if out.len() == TOE_LEG_RECORD {
-        let toes = figure::half(rig, figure::LEG_STRUCTURE, left)?
-            .get(10)
-            .map_or(0, |c| c.to_bits() as usize);
-        quats.extend(
-            (0..toes)
-                .map(|k| 47 + 12 * k)
-                .take_while(|&a| a + 4 <= out.len()),
-        );
+    let mut bends = Vec::new();
+    if let Ok(layout) = figure::toe_layout(out.len()) {
+        let toes = figure::half(rig, figure::LEG_STRUCTURE, left)
+            .ok()
+            .and_then(|s| super::extremities::digits(s, 10).ok())
+            .unwrap_or_default();
+        for (k, toe) in toes.iter().enumerate() {
+            quats.push(layout.first + layout.stride * k);
+            bends.extend((1..toe.links).map(|j| layout.bends + layout.stride * k + j));
+        }
+        quats.retain(|&a| a + 4 <= out.len());
+        bends.retain(|&a| a < out.len());
+    }
+    for at in bends {
+        let [v] = scalar_curve::<1>(tr, at, t)?;
+        out[at] = v as f32;
     }
     for at in quats {
         if at + 4 > out.len() {
@@ -387,6 +392,13 @@ fn chains_at(rig: &Rig, t: i32) -> super::chains::ChainRecords {
     }
 }
 
+/// Arm key records of this length (Max 2013+) hold the finger blocks.
+const FINGER_RECORD: usize = 290;
+const FINGER_FIRST: usize = 47;
+const FINGER_BLOCK: usize = 46;
+const HAND_QUAT: usize = super::extremities::HAND_QUAT;
+const ARM_STRUCTURE: &str = "0x0010";
+
 /// Arm record offsets of the clavicle's two angle deltas (seed §11).
 const CLAVICLE_DELTAS: [usize; 2] = [9, 10];
 
@@ -422,8 +434,34 @@ fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, String> {
     }
     let [elbow] = scalar_curve::<1>(tr, 0, t)?;
     out[0] = elbow as f32;
-    let q = quat_curve(tr, 2, t)?;
-    out[2..6].copy_from_slice(&[q.x as f32, q.y as f32, q.z as f32, q.w as f32]);
+    // The upper arm, the hand and (Max 2013+ records) each finger's delta;
+    // the finger bends are TCB curves.
+    let mut quats = vec![2];
+    let mut bends = Vec::new();
+    if out.len() >= HAND_QUAT + 4 {
+        quats.push(HAND_QUAT);
+    }
+    if out.len() == FINGER_RECORD {
+        let fingers = figure::half(rig, ARM_STRUCTURE, left)
+            .ok()
+            .and_then(|s| super::extremities::digits(s, 16).ok())
+            .unwrap_or_default();
+        for (k, f) in fingers.iter().enumerate() {
+            let block = FINGER_FIRST + FINGER_BLOCK * k;
+            quats.push(block);
+            bends.extend((1..f.links).map(|j| block + 38 + 3 * (j - 1)));
+        }
+        quats.retain(|&a| a + 4 <= out.len());
+        bends.retain(|&a| a < out.len());
+    }
+    for at in quats {
+        let q = quat_curve(tr, at, t)?;
+        out[at..at + 4].copy_from_slice(&[q.x as f32, q.y as f32, q.z as f32, q.w as f32]);
+    }
+    for at in bends {
+        let [v] = scalar_curve::<1>(tr, at, t)?;
+        out[at] = v as f32;
+    }
     Ok(out)
 }
 
