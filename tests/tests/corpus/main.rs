@@ -29,6 +29,7 @@ mod eval_modifiers;
 mod eval_pbr_fbx;
 mod eval_pegasus;
 mod eval_physique;
+mod eval_physique_deform;
 mod eval_primitives;
 mod eval_round_prims;
 mod eval_shell;
@@ -82,3 +83,4 @@ mod specified_normals;
 mod stream_extents;
 mod stream_isolation;
 mod zone_build;
+
