@@ -73,14 +73,23 @@ fn fbx() -> Fbx {
         .find(|n| n.element.name.as_ref() == "Wire")
         .and_then(|n| n.mesh.as_ref())
         .expect("FBX Wire mesh");
-    let sk = scene.skin_deformers.iter().next().expect("one skin deformer");
+    let sk = scene
+        .skin_deformers
+        .iter()
+        .next()
+        .expect("one skin deformer");
     let name = |c: &ufbx::SkinCluster| {
         c.bone_node
             .as_ref()
             .map(|b| b.element.name.to_string())
             .unwrap_or_default()
     };
-    let geom = &sk.clusters.iter().next().expect("a cluster").geometry_to_world;
+    let geom = &sk
+        .clusters
+        .iter()
+        .next()
+        .expect("a cluster")
+        .geometry_to_world;
     let world = mesh.vertices.iter().map(|v| apply(geom, v)).collect();
     let weights = sk
         .vertices
@@ -243,7 +252,10 @@ fn wire_physique_deforms_like_the_fbx_skin() {
         let (worst, n, moved) = compare(&posed, &f, t);
         assert_eq!(n, 228);
         assert!(worst < tol, "tick {t}: {worst}");
-        assert!(moved > 1.0, "tick {t}: the bones must move the mesh ({moved})");
+        assert!(
+            moved > 1.0,
+            "tick {t}: the bones must move the mesh ({moved})"
+        );
         worst_all = worst_all.max(worst);
     }
     // The pose really changed the bones.

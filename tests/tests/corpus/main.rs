@@ -46,6 +46,7 @@ mod export_ig;
 mod export_ig_lights;
 mod export_ik;
 mod export_mrm;
+mod export_physique_shape;
 mod export_properties;
 mod export_shape;
 mod export_shape_uv;
@@ -83,4 +84,3 @@ mod specified_normals;
 mod stream_extents;
 mod stream_isolation;
 mod zone_build;
-

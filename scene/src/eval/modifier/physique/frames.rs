@@ -96,11 +96,14 @@ pub fn bone_tms(modifier: &[Chunk]) -> Result<Vec<Mat43>, PhysiqueError> {
 
 /// The mesh node's TM at initialisation from the ModApp (0x2500).
 pub fn mesh_tm(mod_app: &Chunk) -> Option<Mat43> {
-    let data = child(mod_app.children(), LOCAL_DATA)
-        .and_then(|l| child(l.children(), VERTEX_DATA))?;
+    let data =
+        child(mod_app.children(), LOCAL_DATA).and_then(|l| child(l.children(), VERTEX_DATA))?;
     child(data.children(), MESH_TM)
         .and_then(|m| child(m.children(), MATRIX3))
         .and_then(Chunk::payload)
         .and_then(matrix3)
-        .filter(|m| m.0.iter().all(|r| r.0.is_finite() && r.1.is_finite() && r.2.is_finite()))
+        .filter(|m| {
+            m.0.iter()
+                .all(|r| r.0.is_finite() && r.1.is_finite() && r.2.is_finite())
+        })
 }

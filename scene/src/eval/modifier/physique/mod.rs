@@ -62,7 +62,9 @@ pub enum PhysiqueError {
     NoLinkRoot,
     #[error("Physique: reference slot {0} is out of range")]
     SlotOutOfRange(u32),
-    #[error("Physique: link table entry {slot} (0x3204/0x3206/0x2513) holds no affine 4×4 bone TM")]
+    #[error(
+        "Physique: link table entry {slot} (0x3204/0x3206/0x2513) holds no affine 4×4 bone TM"
+    )]
     BadLinkFrame { slot: usize },
     #[error("Physique: the link table has {links} entries for {slots} reference slots")]
     LinkTableCount { links: usize, slots: usize },
