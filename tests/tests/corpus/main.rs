@@ -45,6 +45,7 @@ mod export_fx;
 mod export_ig;
 mod export_ig_lights;
 mod export_ik;
+mod export_morph;
 mod export_mrm;
 mod export_physique_shape;
 mod export_properties;

@@ -34,6 +34,8 @@ use crate::nel::{NelFile, NelKind};
 
 #[path = "anim_ik.rs"]
 mod ik;
+#[path = "anim_morph.rs"]
+mod morph;
 
 /// Samples per sampled channel at most (a damaged range must not allocate without bound).
 const MAX_SAMPLES: usize = 1 << 16;
@@ -69,10 +71,11 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     let selected = select::anim_nodes(ctx);
     if selected.is_empty() {
         for node in select::tree_order(ctx.graph) {
+            let prefix = format!("{}.", ctx.graph.node_name(node));
             if animated(ctx, node) {
-                let prefix = format!("{}.", ctx.graph.node_name(node));
                 b.node_tracks(node, &prefix);
             }
+            b.morph_tracks(node, &prefix);
         }
     } else {
         for &node in &selected {
@@ -203,6 +206,7 @@ impl Builder<'_, '_> {
     fn add_animation(&mut self, node: usize, prefix: &str) {
         let first_error = self.errors.len();
         self.node_tracks(node, prefix);
+        self.morph_tracks(node, prefix);
         let kids = skinning::children(self.ctx.graph);
         let mut stack: Vec<usize> = kids
             .get(node)
@@ -235,6 +239,15 @@ impl Builder<'_, '_> {
                 }
             }
             self.errors.extend(kept);
+        }
+    }
+
+    /// `addMorphTracks`: the node's Morpher percentages (first name wins).
+    fn morph_tracks(&mut self, node: usize, prefix: &str) {
+        for (name, t) in morph::tracks(self.ctx, node, prefix) {
+            if !self.tracks.iter().any(|(n, _)| *n == name) {
+                self.tracks.push((name, t));
+            }
         }
     }
 

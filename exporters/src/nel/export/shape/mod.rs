@@ -17,6 +17,7 @@ pub mod flare_build;
 pub mod geom_build;
 pub mod material_build;
 pub mod mesh_build;
+pub mod morph_build;
 pub mod mrm_build;
 pub mod mrm_geom;
 pub mod multilod;
@@ -104,6 +105,9 @@ pub fn export(ctx: &Context, out: &mut Exports) {
 pub fn gaps(ctx: &Context, node: usize) -> Vec<String> {
     let props = ctx.props.node(node);
     let mut out = Vec::new();
+    if !morph_build::targets(ctx, node).is_empty() {
+        out.extend(morph_build::gaps(ctx, node));
+    }
     if !props.interface_file.is_empty() {
         out.push(format!(
             "exported without its mesh interface (INTERFACE_FILE {:?}): border vertices are not welded and their normals not taken from the interface",
@@ -253,7 +257,18 @@ fn build_shape(ctx: &Context, node: usize, over: Option<Skin>) -> Result<Shape, 
     }
     // A skinned mesh is exported with its Skin disabled: the stack below it.
     let skin_mod = skin_modifier(ctx, node);
-    let mesh = source::node_mesh(ctx, node, skin_mod)?;
+    // Morpher targets become blend shapes on the single-CMesh path only.
+    let morph_targets = morph_build::targets(ctx, node);
+    if !morph_targets.is_empty() && (props.lod_mrm || !props.lod_names.is_empty()) {
+        return Err(
+            "Morpher blend shapes on LOD_MRM or multi-LOD meshes (CMeshMRM) are not built".into(),
+        );
+    }
+    let mesh = if morph_targets.is_empty() {
+        source::node_mesh(ctx, node, skin_mod)?
+    } else {
+        source::node_mesh_morphed(ctx, node, skin_mod)?
+    };
     let mats = material_build::build_materials(ctx, node);
     if mats.needs_vp {
         return Err("per-pixel lighting materials (NeL shader 7/8) are not exported".into());
@@ -314,6 +329,19 @@ fn build_shape(ctx: &Context, node: usize, over: Option<Skin>) -> Result<Shape, 
         if let Some(vp) = wind(vp_id == 1) {
             g.vertex_program = Some(vp);
         }
+        if !morph_targets.is_empty() {
+            let shapes = morph_build::blend_shapes(
+                ctx,
+                node,
+                &build,
+                &built.corner_vb,
+                skin_mod.is_some(),
+                weighting,
+            );
+            if let Some(m) = g.morpher.as_mut() {
+                m.blend_shapes = shapes;
+            }
+        }
         (Geom::Mesh(g), built.used)
     };
     // optimizeMaterialUsage: drop unused materials, renumber the passes.
@@ -346,6 +374,7 @@ fn build_shape(ctx: &Context, node: usize, over: Option<Skin>) -> Result<Shape, 
     }
     let mut base = mesh_base(ctx, node, props, materials, is_lightable, !mats.needs_vp);
     base.animated_materials = animated_materials;
+    base.animated_morph = morph_build::animated_morph(ctx, node);
     base.dist_max = Some(F32::from_f32(props.lod_dist_max));
     Ok(match geom {
         Geom::Mesh(mut g) => {
