@@ -40,6 +40,7 @@ mod eval_texture_files;
 mod eval_uv;
 mod export_anim_frame_rate;
 mod export_cli;
+mod export_clod;
 mod export_collision;
 mod export_fx;
 mod export_ig;

@@ -7,6 +7,7 @@
 //! [`NodeError`]; the rest of the file still exports.
 
 pub mod anim;
+pub mod clod;
 pub mod cmb;
 pub mod ig;
 pub mod ig_lights;
@@ -40,10 +41,12 @@ pub enum ExportKind {
     Veget,
     /// Direct landscape zones (zone_export.ms): one RklPatch node per file.
     Zone,
+    /// Character LODs (clodbank's clod_export.ms).
+    Clod,
 }
 
 impl ExportKind {
-    pub const ALL: [ExportKind; 9] = [
+    pub const ALL: [ExportKind; 10] = [
         ExportKind::Shape,
         ExportKind::Ig,
         ExportKind::Skel,
@@ -53,6 +56,7 @@ impl ExportKind {
         ExportKind::PacsPrim,
         ExportKind::Veget,
         ExportKind::Zone,
+        ExportKind::Clod,
     ];
 
     /// The name used on the command line (`--kind shape,ig`) and as extension.
@@ -67,6 +71,7 @@ impl ExportKind {
             ExportKind::PacsPrim => "pacs_prim",
             ExportKind::Veget => "veget",
             ExportKind::Zone => "zone",
+            ExportKind::Clod => "clod",
         }
     }
 
@@ -170,6 +175,7 @@ pub fn export(stem: &str, eval: &SceneEval, kinds: &[ExportKind]) -> Exports {
             ExportKind::Cmb => cmb::export(&ctx, &mut out),
             ExportKind::PacsPrim => pacs_prim::export(&ctx, &mut out),
             ExportKind::Veget => veget::export(&ctx, &mut out),
+            ExportKind::Clod => clod::export(&ctx, &mut out),
             ExportKind::Zone => zone::export(&ctx, &mut out),
         }
     }
