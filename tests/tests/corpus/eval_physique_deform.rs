@@ -263,3 +263,78 @@ fn wire_physique_deforms_like_the_fbx_skin() {
     assert!(d > 1.0, "Bone006 moved by {d}");
     eprintln!("Physique vs FBX skinning: worst {worst_all:.3e} (tolerance {tol:.1e})");
 }
+
+/// Damaged link tables (word edits, cuts and extensions of the leaves of
+/// Wire's Physique modifier chunks) give errors or bind TMs, never a panic,
+/// and never more TMs than link entries.
+#[test]
+fn mutated_link_tables_are_an_error_not_a_panic() {
+    use maxfs_scene::chunk::Chunk;
+    use maxfs_scene::eval::modifier::physique::frames;
+    let eval = maxfs_tests::corpus_eval(WIRE);
+    let node = wire_node(&eval);
+    let phy = physique::node_physique(&eval, node)
+        .expect("Physique")
+        .expect("decodes");
+    let chunks: Vec<Chunk> = eval.chunks(phy.modifier).to_vec();
+    fn leaves(c: &Chunk, path: Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if c.payload().is_some() {
+            out.push(path);
+        } else {
+            for (i, k) in c.children().iter().enumerate() {
+                let mut p = path.clone();
+                p.push(i);
+                leaves(k, p, out);
+            }
+        }
+    }
+    fn edit(c: &Chunk, path: &[usize], r: u64) -> Chunk {
+        match path.split_first() {
+            None => {
+                let mut p = c.payload().unwrap_or(&[]).to_vec();
+                match r % 3 {
+                    0 if p.len() >= 4 => {
+                        let at = (r >> 8) as usize % (p.len() - 3);
+                        p[at..at + 4].copy_from_slice(&((r >> 32) as u32).to_le_bytes());
+                    }
+                    1 => p.truncate((r >> 8) as usize % (p.len() + 1)),
+                    _ => p.extend(((r >> 16) as u32).to_le_bytes()),
+                }
+                Chunk::leaf(c.id, p)
+            }
+            Some((&i, rest)) => Chunk::container(
+                c.id,
+                c.children()
+                    .iter()
+                    .enumerate()
+                    .map(|(k, x)| if k == i { edit(x, rest, r) } else { x.clone() })
+                    .collect(),
+            ),
+        }
+    }
+    let mut paths = Vec::new();
+    for (i, c) in chunks.iter().enumerate() {
+        leaves(c, vec![i], &mut paths);
+    }
+    let mut state = 0x6c69_6e6b_7461_626cu64;
+    let (mut refused, mut read) = (0, 0);
+    for _ in 0..2000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let path = &paths[state as usize % paths.len()];
+        let mut damaged = chunks.clone();
+        damaged[path[0]] = edit(&chunks[path[0]], &path[1..], state.rotate_left(17));
+        match frames::bone_tms(&damaged) {
+            Ok(tms) => {
+                assert!(tms.len() <= 18);
+                read += 1;
+            }
+            Err(e) => {
+                assert!(e.to_string().starts_with("Physique: "), "{e}");
+                refused += 1;
+            }
+        }
+    }
+    assert!(refused > 0 && read > 0, "{refused} refused, {read} read");
+}

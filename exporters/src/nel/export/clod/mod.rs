@@ -146,7 +146,7 @@ pub fn from_geom(geom: &MeshMrmGeom) -> Result<LodCharacterShapeBuild, String> {
         tris.extend_from_slice(idx);
         selected.extend(std::iter::repeat_n(pass.material_id == 0, idx.len() / 3));
     }
-    let texture_info = texture::compile(&pos, &normals, &uvs, &tris, &selected);
+    let texture_info = texture::compile(&pos, &normals, &uvs, &tris, &selected)?;
     let v3 = |a: [f32; 3]| Vec3 {
         x: F32::from_f32(a[0]),
         y: F32::from_f32(a[1]),

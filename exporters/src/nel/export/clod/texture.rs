@@ -15,6 +15,10 @@ pub const WIDTH: u32 = 32;
 pub const HEIGHT: u32 = 32;
 /// sqrt of the plug-in's `textureOverSample` (25).
 const OVER: u32 = 5;
+/// The widest UV extent rasterised, in textures: NeL wraps texels modulo the
+/// texture, so wider triangles only repeat work; beyond this the UVs are
+/// refused rather than rasterised row by row without bound.
+const MAX_UV_SPAN: f32 = 64.0;
 
 type V = [f32; 3];
 
@@ -181,14 +185,16 @@ fn borders(v: [[f32; 2]; 3]) -> (Vec<(i32, i32)>, i32) {
 }
 
 /// The texture info of triangles `tris` (indices into `pos`, `normals`,
-/// `uvs`), only those `selected` when it has one entry per triangle.
+/// `uvs`), only those `selected` when it has one entry per triangle. A
+/// triangle whose UVs are not finite covers no texel; one spanning more
+/// than 64 textures is an error.
 pub fn compile(
     pos: &[V],
     normals: &[V],
     uvs: &[[f32; 2]],
     tris: &[u32],
     selected: &[bool],
-) -> Vec<PixelInfo> {
+) -> Result<Vec<PixelInfo>, String> {
     let (w_over, h_over) = (WIDTH * OVER, HEIGHT * OVER);
     let mut over = vec![EMPTY; (w_over * h_over) as usize];
     let use_sel = selected.len() == tris.len() / 3;
@@ -210,6 +216,22 @@ pub fn compile(
         ) else {
             continue;
         };
+        if uv.iter().flatten().any(|x| !x.is_finite()) {
+            continue;
+        }
+        let span = |c: usize| {
+            let (lo, hi) = uv
+                .iter()
+                .fold((f32::MAX, f32::MIN), |(l, h), u| (l.min(u[c]), h.max(u[c])));
+            hi - lo
+        };
+        if span(0) > MAX_UV_SPAN || span(1) > MAX_UV_SPAN {
+            return Err(format!(
+                "triangle {ti}: its UVs span {} × {} textures (at most {MAX_UV_SPAN} rasterised)",
+                span(0),
+                span(1)
+            ));
+        }
         let tri: [V; 3] =
             std::array::from_fn(|k| [uv[k][0] * w_over as f32, uv[k][1] * h_over as f32, 0.0]);
         let grad = |f: &dyn Fn(usize) -> f32| gradient(tri, [f(0), f(1), f(2)]);
@@ -278,12 +300,13 @@ pub fn compile(
         y: F32::from_f32(a[1]),
         z: F32::from_f32(a[2]),
     };
-    tex.into_iter()
+    Ok(tex
+        .into_iter()
         .map(|t| PixelInfo {
             pos: v(t.pos),
             normal: v(t.normal),
         })
-        .collect()
+        .collect())
 }
 
 #[cfg(test)]
@@ -314,7 +337,8 @@ mod tests {
         ];
         let normals = [[0.0, 0.0, 1.0]; 4];
         let uvs = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
-        let tex = compile(&pos, &normals, &uvs, &[0, 1, 2, 0, 2, 3], &[true, true]);
+        let tex =
+            compile(&pos, &normals, &uvs, &[0, 1, 2, 0, 2, 3], &[true, true]).expect("compiles");
         assert_eq!(tex.len(), 1024);
         for (i, t) in tex.iter().enumerate() {
             let (x, y) = ((i % 32) as f32, (i / 32) as f32);
@@ -327,7 +351,11 @@ mod tests {
             assert!((t.pos.y.get() - (y + 0.5) / 32.0).abs() < 1e-4, "texel {i}");
         }
         // Unselected triangles leave the texture empty.
-        let none = compile(&pos, &normals, &uvs, &[0, 1, 2, 0, 2, 3], &[false, false]);
+        let none =
+            compile(&pos, &normals, &uvs, &[0, 1, 2, 0, 2, 3], &[false, false]).expect("compiles");
         assert!(none.iter().all(|t| t.normal.x.get() == 1000.0));
+        // UVs far outside the texture are refused, not rasterised for ever.
+        let far = [[0.0, 0.0], [1e7, 0.0], [1e7, 1e7], [0.0, 1e7]];
+        assert!(compile(&pos, &normals, &far, &[0, 1, 2], &[]).is_err());
     }
 }
