@@ -206,7 +206,7 @@ fn blend_shape(
         }
     }
     let kept: Vec<usize> = (0..n).filter(|&i| refs[i] != u32::MAX).collect();
-    let pick = |on: bool| on.then(|| kept.clone()).unwrap_or_default();
+    let pick = |on: bool| if on { kept.clone() } else { Vec::new() };
     BlendShape {
         version: 1,
         name,
