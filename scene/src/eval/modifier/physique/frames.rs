@@ -7,7 +7,7 @@
 //!   0x3204 per reference slot, in slot order. Each 0x3204 → 0x3206 holds
 //!   0x2500 (u32 0x10001, i32 parent entry, i32 slot + 1, …) and several
 //!   4×4 matrices (0x25xx → 0x3000: 16 f32, row vectors, translation in the
-//!   fourth row). 0x2513 is the node TM of ref[slot] (rotation and position
+//!   fourth row). 0x2513 is the node TM of `ref[slot]` (rotation and position
 //!   of that bone; 0x2514 repeats it); 0x2501 is a link frame that keeps the
 //!   root's rotation for every link and 0x2502 the same relative to the
 //!   parent entry, which are Physique's internal frames, not the bind pose.
