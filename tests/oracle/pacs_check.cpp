@@ -1,6 +1,7 @@
 // pacs_check.cpp - the NeL oracle for the collision and vegetation exports: loads .pacs_prim
-// (binary and XML, NLPACS::CPrimitiveBlock), .cmb (NLPACS::CCollisionMeshBuild) and .veget
-// (NL3D::CVegetableShape) with NeL's own serializers, re-serializes them with NeL in the
+// (binary and XML, NLPACS::CPrimitiveBlock), .cmb (NLPACS::CCollisionMeshBuild), .veget
+// (NL3D::CVegetableShape) and .clod (NL3D::CLodCharacterShapeBuild, also built into a
+// CLodCharacterShape) with NeL's own serializers, re-serializes them with NeL in the
 // same form and compares the bytes with the input. For .cmb it also runs NeL's own
 // CCollisionMeshBuild::link (exterior, then interior), as the exporter does before writing.
 // Built against the oracle libraries of /work/shared/oracles/nel (tests/oracle/pacs_check.sh).
@@ -21,6 +22,7 @@
 #include "nel/pacs/primitive_block.h"
 #include "nel/pacs/collision_mesh_build.h"
 #include "nel/3d/vegetable_shape.h"
+#include "nel/3d/lod_character_shape.h"
 #include "nel/3d/register_3d.h"
 #include "nel/3d/shape.h"
 #include "nel/3d/mesh.h"
@@ -153,6 +155,30 @@ static void check_one(const string &path)
 				if (i >= v.VB.getNumVertices()) throw Exception("triangle index out of range");
 			facts += o.str();
 			vector<uint8> out = write_bin(v);
+			reser = compare(in, out);
+		}
+		else if (e == "clod")
+		{
+			NL3D::CLodCharacterShapeBuild b;
+			b.serial(m);
+			if (m.getPos() != (sint32)in.size()) facts += "TRAILING ";
+			uint32 nv = (uint32)b.Vertices.size();
+			if (b.SkinWeights.size() != nv || b.UVs.size() != nv || b.Normals.size() != nv)
+				throw Exception("per-vertex arrays differ in size");
+			for (uint32 i : b.TriangleIndices)
+				if (i >= nv) throw Exception("triangle index out of range");
+			for (const auto &w : b.SkinWeights)
+				for (int k = 0; k < NL3D_MESH_SKINNING_MAX_MATRIX; ++k)
+					if (w.Weights[k] > 0 && w.MatrixId[k] >= b.BonesNames.size()) throw Exception("weight on a missing bone");
+			// NeL's own runtime build of the LOD from it.
+			NL3D::CLodCharacterShape shape;
+			shape.buildMesh("oracle", b);
+			ostringstream o;
+			o << "vertices=" << nv << " triangles=" << b.TriangleIndices.size() / 3 << " bones=" << b.BonesNames.size()
+			  << " texture=" << b.getTextureInfoWidth() << "x" << b.getTextureInfoHeight()
+			  << " built_vertices=" << shape.getNumVertices() << " built_triangles=" << shape.getNumTriangles();
+			facts += o.str();
+			vector<uint8> out = write_bin(b);
 			reser = compare(in, out);
 		}
 		else

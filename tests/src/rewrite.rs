@@ -117,6 +117,27 @@ impl SceneEdit {
         c.body = Body::Leaf(payload.into());
     }
 
+    /// Sets leaf `id` inside the container reached from object `idx` through
+    /// the container ids `path` (first match at each level), replacing the
+    /// leaf or appending it.
+    pub fn put_nested_leaf(&mut self, idx: usize, path: &[u16], id: u16, payload: Vec<u8>) {
+        let mut cur = self.children(idx);
+        for &p in path {
+            let c = cur
+                .iter_mut()
+                .find(|c| c.id == p && c.is_container())
+                .unwrap_or_else(|| panic!("object {idx} has no container {p:#06x} on {path:x?}"));
+            let Body::Container(kids) = &mut c.body else {
+                unreachable!("checked to be a container")
+            };
+            cur = kids;
+        }
+        match cur.iter_mut().find(|c| c.id == id && !c.is_container()) {
+            Some(c) => c.body = Body::Leaf(payload.into()),
+            None => cur.push(Chunk::leaf(id, payload)),
+        }
+    }
+
     /// Appends a class to the ClassDirectory stream (0x2040 entry: 0x2060
     /// header {dll index, class id, superclass}, 0x2042 UTF-16 name) and
     /// returns its index, the chunk id of objects of that class.

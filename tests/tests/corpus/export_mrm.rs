@@ -570,7 +570,7 @@ fn packed_skinned_mrm_from_rigged_figure() {
     let to_world = ctx.eval.object_tm(node, 0);
     let mut build =
         mesh_build::build(&mesh, &to_world, &mats, false, Weighting::CornerAngle).expect("build");
-    build.skin = shape::skin_input(&ctx, node).and_then(Result::ok);
+    build.skin = shape::skin_input(&ctx, node, None).and_then(Result::ok);
     let uv = |p: [f32; 3]| [p[0] * 0.01, p[2] * 0.01];
     build.vertex_flags |= vf::TEX_COORD0;
     for f in build.faces.iter_mut() {

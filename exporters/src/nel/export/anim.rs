@@ -36,6 +36,8 @@ use crate::nel::{NelFile, NelKind};
 mod biped;
 #[path = "anim_ik.rs"]
 mod ik;
+#[path = "anim_morph.rs"]
+pub(super) mod morph;
 
 /// Samples per sampled channel at most (a damaged range must not allocate without bound).
 const MAX_SAMPLES: usize = 1 << 16;
@@ -64,10 +66,11 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     let selected = select::anim_nodes(ctx);
     if selected.is_empty() {
         for node in select::tree_order(ctx.graph) {
+            let prefix = format!("{}.", ctx.graph.node_name(node));
             if animated(ctx, node) {
-                let prefix = format!("{}.", ctx.graph.node_name(node));
                 b.node_tracks(node, &prefix);
             }
+            b.morph_tracks(node, &prefix);
         }
     } else {
         for &node in &selected {
@@ -257,6 +260,7 @@ impl Builder<'_, '_> {
         let first_error = self.errors.len();
         self.prepare_biped(node);
         self.node_tracks(node, prefix);
+        self.morph_tracks(node, prefix);
         self.bone_tracks(node, prefix, first_error);
     }
 
@@ -316,6 +320,17 @@ impl Builder<'_, '_> {
             }
             self.errors.extend(kept);
         }
+    }
+
+    /// `addMorphTracks`: the node's Morpher percentages (first name wins).
+    fn morph_tracks(&mut self, node: usize, prefix: &str) {
+        let (tracks, errors) = morph::tracks(self.ctx, node, prefix);
+        for (name, t) in tracks {
+            if !self.tracks.iter().any(|(n, _)| *n == name) {
+                self.tracks.push((name, t));
+            }
+        }
+        self.errors.extend(errors.into_iter().map(|e| (node, e)));
     }
 
     /// `addNodeTracks`: scale, rotation, position of the TM controller.

@@ -7,6 +7,7 @@
 //! [`NodeError`]; the rest of the file still exports.
 
 pub mod anim;
+pub mod clod;
 pub mod cmb;
 pub mod ig;
 pub mod ig_fx;
@@ -46,10 +47,12 @@ pub enum ExportKind {
     /// The shape process's per-node `.anim` of AUTOMATIC_ANIMATION nodes
     /// (shape_export.ms), `<node name>.anim` beside the shapes.
     ShapeAnim,
+    /// Character LODs (clodbank's clod_export.ms).
+    Clod,
 }
 
 impl ExportKind {
-    pub const ALL: [ExportKind; 10] = [
+    pub const ALL: [ExportKind; 11] = [
         ExportKind::Shape,
         ExportKind::Ig,
         ExportKind::Skel,
@@ -60,6 +63,7 @@ impl ExportKind {
         ExportKind::Veget,
         ExportKind::Zone,
         ExportKind::ShapeAnim,
+        ExportKind::Clod,
     ];
 
     /// The name used on the command line (`--kind shape,ig`); the file
@@ -76,6 +80,7 @@ impl ExportKind {
             ExportKind::Veget => "veget",
             ExportKind::Zone => "zone",
             ExportKind::ShapeAnim => "shape_anim",
+            ExportKind::Clod => "clod",
         }
     }
 
@@ -206,6 +211,7 @@ pub fn export_with(
             ExportKind::Cmb => cmb::export(&ctx, &mut out),
             ExportKind::PacsPrim => pacs_prim::export(&ctx, &mut out),
             ExportKind::Veget => veget::export(&ctx, &mut out),
+            ExportKind::Clod => clod::export(&ctx, &mut out),
             ExportKind::Zone => zone::export(&ctx, &mut out),
             ExportKind::ShapeAnim => shape_anim::export(&ctx, &mut out),
         }

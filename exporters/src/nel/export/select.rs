@@ -359,6 +359,24 @@ pub fn swt_nodes(ctx: &Context) -> Vec<usize> {
         .collect()
 }
 
+/// MAXScript's `node.parent == undefined`: the parent is the scene root.
+pub fn parent_is_root(ctx: &Context, n: usize) -> bool {
+    let Some(p) = ctx
+        .graph
+        .objects
+        .get(n)
+        .and_then(|o| o.node.as_ref())
+        .and_then(|i| i.parent)
+    else {
+        return true;
+    };
+    ctx.graph
+        .objects
+        .get(p as usize)
+        .and_then(|o| o.class.as_ref())
+        .is_none_or(|c| c.class_id == ClassId(2, 0))
+}
+
 /// Whether a node is hidden ([`SceneEval::is_hidden`](maxfs_scene::eval::SceneEval::is_hidden)).
 pub fn is_hidden(ctx: &Context, node: usize) -> bool {
     ctx.eval.is_hidden(node)

@@ -472,8 +472,7 @@ fn light_tracks(
     }
 }
 
-/// `addMorphTracks`: per Morpher channel with a target node, the channel's
-/// percentage controller as `<prefix><target>MorphFactor`.
+/// `addMorphTracks` (anim_morph.rs), shared with the scene `.anim`.
 fn morph_tracks(
     ctx: &Context,
     node: usize,
@@ -481,33 +480,9 @@ fn morph_tracks(
     tracks: &mut Vec<(String, NelTrack)>,
     errors: &mut Vec<String>,
 ) {
-    let Some(morpher) = source::modifiers(ctx, node)
-        .into_iter()
-        .find(|&m| class_of(ctx, m).is_some_and(|(c, _)| c == MORPHER))
-    else {
-        return;
-    };
-    for i in 0..100u32 {
-        let Some(target) = pblock::reference(ctx.graph, morpher, 101 + i)
-            .filter(|&t| ctx.graph.objects.get(t).is_some_and(|o| o.node.is_some()))
-        else {
-            continue;
-        };
-        let Some(pb) = pblock::reference(ctx.graph, morpher, i + 1) else {
-            continue;
-        };
-        let slot = pblock::param_block(ctx.eval.chunks(pb))
-            .ok()
-            .and_then(|ps| ps.into_iter().find(|q| q.index == 0))
-            .and_then(|q| q.ref_slot);
-        let Some(ctl) = slot.and_then(|s| pblock::reference(ctx.graph, pb, s)) else {
-            continue;
-        };
-        let name = format!("{prefix}{}MorphFactor", ctx.graph.node_name(target));
-        match float_track(ctx, ctl) {
-            Ok(Some(t)) => add(tracks, name, t),
-            Ok(None) => {}
-            Err(e) => errors.push(format!("{name}: {e}")),
-        }
+    let (found, failed) = super::anim::morph::tracks(ctx, node, prefix);
+    for (name, t) in found {
+        add(tracks, name, t);
     }
+    errors.extend(failed);
 }

@@ -234,7 +234,7 @@ pub fn vegetable_nodes(ctx: &Context) -> Vec<usize> {
     select::tree_order(ctx.graph)
         .into_iter()
         .filter(|&n| select::category(ctx, n) == Some(superclass::GEOMETRY))
-        .filter(|&n| parent_is_root(ctx, n))
+        .filter(|&n| select::parent_is_root(ctx, n))
         .filter(|&n| ctx.graph.node_name(n) != "Bip01")
         .filter(|&n| select::object_class(ctx, n).is_none_or(|(c, _)| c.0 != NEL_PS_PART_A))
         .filter(|&n| {
@@ -242,24 +242,6 @@ pub fn vegetable_nodes(ctx: &Context) -> Vec<usize> {
             !p.script_is_one(id::DONTEXPORT) && p.script_is_one(id::VEGETABLE)
         })
         .collect()
-}
-
-/// MAXScript's `node.parent == undefined`: the parent is the scene root.
-fn parent_is_root(ctx: &Context, n: usize) -> bool {
-    let Some(p) = ctx
-        .graph
-        .objects
-        .get(n)
-        .and_then(|o| o.node.as_ref())
-        .and_then(|i| i.parent)
-    else {
-        return true;
-    };
-    ctx.graph
-        .objects
-        .get(p as usize)
-        .and_then(|o| o.class.as_ref())
-        .is_none_or(|c| c.class_id == maxfs_scene::typed::ClassId(2, 0))
 }
 
 fn vegetable_bytes(ctx: &Context, node: usize) -> Result<Vec<u8>, String> {

@@ -187,14 +187,7 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
         return morpher::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
     if m.class == skin::PHYSIQUE {
-        // The weights decode (physique/), the deformation does not: say which
-        // of the two failed.
-        physique::decode_modifier(cx.eval, m.object, m.mod_app)
-            .map_err(|e| format!("{}: {e}", what()))?;
-        return Err(format!(
-            "{}: deformation is not evaluated (Physique's link frames are not decoded)",
-            what()
-        ));
+        return physique::deform::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
     }
     if m.class == shell::SHELL {
         return shell::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));

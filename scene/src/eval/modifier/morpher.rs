@@ -324,6 +324,15 @@ fn channel(index: u16, chunks: &[Chunk]) -> Result<Channel<'_>, String> {
 
 /// Channel `index`'s percentage at `t`: parameter 0 of its ParamBlock
 /// (reference 1 + index), animated or constant.
+/// The controller animating channel `index`'s percentage (parameter 0 of its
+/// ParamBlock, reference 1 + index), None when the percentage is constant.
+pub fn weight_controller(eval: &SceneEval, modifier: usize, index: u16) -> Option<usize> {
+    let block = pblock::reference(&eval.graph, modifier, u32::from(index) + 1)?;
+    let params = pblock::param_block(eval.chunks(block)).ok()?;
+    let slot = params.iter().find(|p| p.index == 0)?.ref_slot?;
+    pblock::reference(&eval.graph, block, slot)
+}
+
 fn weight(eval: &SceneEval, modifier: usize, index: u16, t: i32) -> Result<f64, String> {
     let block = pblock::reference(&eval.graph, modifier, u32::from(index) + 1)
         .ok_or("no weight ParamBlock")?;

@@ -1,5 +1,5 @@
 //! Skin deformation at a time (linear blend skinning, as the Skin modifier does
-//! it): each object-space vertex goes to world space with the mesh's stored
+//! it; Physique's blended-rigid form goes through the same `blend`): each object-space vertex goes to world space with the mesh's stored
 //! initial TM, then through every bone's bind-to-current delta
 //! (inverse initial bone TM · bone world TM at t) blended by its normalised
 //! weights, and back into the node's object space at t, so that the mesh
@@ -12,8 +12,8 @@
 
 use super::{Applied, ModContext};
 use crate::eval::core::coverage;
-use crate::eval::core::math::Mat43;
-use crate::eval::core::transform::invert;
+use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::core::transform::{invert, SceneEval};
 use crate::eval::modifier::skin::{self, Skin};
 use crate::eval::objects::mesh::Mesh;
 
@@ -34,12 +34,34 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
             mesh.vertices.len()
         ));
     }
-    let deltas = bone_deltas(&skin, cx)?;
+    blend(&skin, &mut mesh.vertices, cx.eval, node, cx.t, "Skin")
+}
+
+/// Linear blend skinning of `points` (object space of `node`, one per entry
+/// of `skin.vertices`) from the skin's bind pose to the bones at `t`; `who`
+/// names the modifier in errors. Shared by Skin and Physique, whose export
+/// interfaces give the same bones, weights and bind TMs.
+pub fn blend(
+    skin: &Skin,
+    points: &mut [Vec3],
+    eval: &SceneEval,
+    node: usize,
+    t: i32,
+    who: &str,
+) -> Result<(), String> {
+    if skin.vertices.len() != points.len() {
+        return Err(format!(
+            "{who}: weights for {} vertices, {} points given",
+            skin.vertices.len(),
+            points.len()
+        ));
+    }
+    let deltas = bone_deltas(skin, eval, t, who)?;
     let mesh_init = skin
         .mesh_init_tm
-        .ok_or("Skin: no initial mesh TM (ModApp 0x0010)")?;
-    let to_object = invert(&cx.eval.object_tm(node, cx.t));
-    for (v, (p, inf)) in mesh.vertices.iter_mut().zip(&skin.vertices).enumerate() {
+        .ok_or_else(|| format!("{who}: no initial mesh TM"))?;
+    let to_object = invert(&eval.object_tm(node, t));
+    for (v, (p, inf)) in points.iter_mut().zip(&skin.vertices).enumerate() {
         let sum: f64 = inf.iter().map(|&(_, w)| f64::from(w)).sum();
         // A vertex without weight stays where the stack below put it (Skin
         // leaves unassigned vertices alone).
@@ -47,15 +69,15 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
             continue;
         }
         if !sum.is_finite() {
-            return Err(format!("Skin: vertex {v} has non-finite weights"));
+            return Err(format!("{who}: vertex {v} has non-finite weights"));
         }
         let world = mesh_init.transform_point(*p);
-        let mut acc = crate::eval::core::math::Vec3::default();
+        let mut acc = Vec3::default();
         for &(bone, w) in inf {
             let d = deltas
                 .get(bone as usize)
                 .and_then(Option::as_ref)
-                .ok_or_else(|| format!("Skin: vertex {v} uses bone {bone}, which has no node"))?;
+                .ok_or_else(|| format!("{who}: vertex {v} uses bone {bone}, which has no node"))?;
             acc = acc.plus(d.transform_point(world).scale(f64::from(w) / sum));
         }
         *p = to_object.transform_point(acc);
@@ -63,10 +85,14 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
     Ok(())
 }
 
-/// Per Skin bone: inverse initial TM · world TM at t (None for a bone slot
+/// Per bone: inverse initial TM · world TM at t (None for a bone slot
 /// without a node or initial TM; it is an error only when a vertex uses it).
-fn bone_deltas(skin: &Skin, cx: &ModContext) -> Result<Vec<Option<Mat43>>, String> {
-    let eval = cx.eval;
+fn bone_deltas(
+    skin: &Skin,
+    eval: &SceneEval,
+    t: i32,
+    who: &str,
+) -> Result<Vec<Option<Mat43>>, String> {
     let mut blocked: Vec<String> = Vec::new();
     let used = used_bones(skin);
     let mut out = Vec::with_capacity(skin.bones.len());
@@ -87,7 +113,7 @@ fn bone_deltas(skin: &Skin, cx: &ModContext) -> Result<Vec<Option<Mat43>>, Strin
                 blocked.push(format!("{name:?} ({})", gaps.join(", ")));
             }
         }
-        out.push(Some(invert(&init).then(&eval.world_tm(node, cx.t))));
+        out.push(Some(invert(&init).then(&eval.world_tm(node, t))));
     }
     if !blocked.is_empty() {
         let more = if blocked.len() > NAMED {
@@ -97,7 +123,7 @@ fn bone_deltas(skin: &Skin, cx: &ModContext) -> Result<Vec<Option<Mat43>>, Strin
         };
         blocked.truncate(NAMED);
         return Err(format!(
-            "Skin bones whose transforms are not evaluated: {}{more}",
+            "{who} bones whose transforms are not evaluated: {}{more}",
             blocked.join(", ")
         ));
     }

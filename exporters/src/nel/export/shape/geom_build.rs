@@ -84,6 +84,8 @@ pub struct BuiltGeom {
     pub geom: MeshGeom,
     /// Per material: whether a render pass uses it.
     pub used: Vec<bool>,
+    /// Per face, the vertex-buffer vertex of each corner (`CMesh::VertLink`).
+    pub corner_vb: Vec<[u32; 3]>,
 }
 
 /// Builds the geometry for `num_materials` materials; skinned when the mesh
@@ -134,6 +136,7 @@ pub fn build(m: &MeshBuild, num_materials: usize, era: Era) -> Result<BuiltGeom,
     let mut order: Vec<Skinned> = Vec::new();
     let nmat = num_materials.max(1);
     let mut passes: Vec<Vec<Vec<u32>>> = vec![vec![Vec::new(); nmat]; blocks.len()];
+    let mut corner_vb = Vec::with_capacity(m.faces.len());
     for (fi, f) in m.faces.iter().enumerate() {
         let fs = face_skin.as_ref().and_then(|v| v.get(fi));
         let mut tri = [0u32; 3];
@@ -146,6 +149,7 @@ pub fn build(m: &MeshBuild, num_materials: usize, era: Era) -> Result<BuiltGeom,
             }
             tri[k] = id;
         }
+        corner_vb.push(tri);
         let block = fs.map_or(0, |s| s.block);
         if let Some(p) = passes.get_mut(block).and_then(|b| b.get_mut(f.material)) {
             p.extend_from_slice(&tri);
@@ -207,6 +211,7 @@ pub fn build(m: &MeshBuild, num_materials: usize, era: Era) -> Result<BuiltGeom,
             skinned: Bool(skinned as u8),
         },
         used,
+        corner_vb,
     })
 }
 

@@ -17,6 +17,7 @@ pub mod flare_build;
 pub mod geom_build;
 pub mod material_build;
 pub mod mesh_build;
+pub mod morph_build;
 pub mod mrm_build;
 pub mod mrm_geom;
 pub mod multilod;
@@ -28,6 +29,7 @@ pub mod uv_matrix;
 pub mod vertex_format;
 pub mod water_build;
 
+use maxfs_scene::eval::modifier::skin::Skin;
 use maxfs_scene::eval::objects::normals::{Weighting, MAX5_SCENE_VERSION};
 use maxfs_scene::eval::Mat43;
 
@@ -82,15 +84,40 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     for sel in select::shape_nodes(ctx) {
         let node_name = node_name(ctx, sel.node);
         match shape_bytes(ctx, sel.node) {
-            Ok(bytes) => out.outputs.push(Output {
-                kind: ExportKind::Shape,
-                with_coarse_mesh: sel.with_coarse_mesh,
-                name: sel.name,
-                bytes,
-            }),
+            Ok(bytes) => {
+                out.outputs.push(Output {
+                    kind: ExportKind::Shape,
+                    with_coarse_mesh: sel.with_coarse_mesh,
+                    name: sel.name,
+                    bytes,
+                });
+                // Written, but without what the plug-in adds there: named
+                // so the file is partial.
+                for gap in gaps(ctx, sel.node) {
+                    out.push_error(ExportKind::Shape, &node_name, gap);
+                }
+            }
             Err(reason) => out.push_error(ExportKind::Shape, &node_name, reason),
         }
     }
+}
+
+/// What a written shape lacks that the plug-in would have done: the
+/// interface-mesh border weld (INTERFACE_FILE), which the seed's exporter
+/// also skips with a warning (S:568); the shape is written without it.
+pub fn gaps(ctx: &Context, node: usize) -> Vec<String> {
+    let props = ctx.props.node(node);
+    let mut out = Vec::new();
+    if !morph_build::targets(ctx, node).is_empty() {
+        out.extend(morph_build::gaps(ctx, node));
+    }
+    if !props.interface_file.is_empty() {
+        out.push(format!(
+            "exported without its mesh interface (INTERFACE_FILE {:?}): border vertices are not welded and their normals not taken from the interface",
+            props.interface_file
+        ));
+    }
+    out
 }
 
 fn class_of(ctx: &Context, obj: usize) -> Option<((u32, u32), u32)> {
@@ -100,7 +127,17 @@ fn class_of(ctx: &Context, obj: usize) -> Option<((u32, u32), u32)> {
 
 /// The serialized shape of one node, or why the node is not exported.
 pub fn shape_bytes(ctx: &Context, node: usize) -> Result<Vec<u8>, String> {
-    let shape = build_shape(ctx, node)?;
+    stream_bytes(build_shape(ctx, node, None)?)
+}
+
+/// The shape of skinned `node` with its weights taken from `skin` (a Skin
+/// modifier's, or a Physique's through `Physique::to_skin`) instead of its
+/// stack's topmost skinning modifier: both modifiers go through this one path.
+pub fn skinned_shape_bytes(ctx: &Context, node: usize, skin: Skin) -> Result<Vec<u8>, String> {
+    stream_bytes(build_shape(ctx, node, Some(skin))?)
+}
+
+fn stream_bytes(shape: Shape) -> Result<Vec<u8>, String> {
     let stream = ShapeStream {
         shape: Ptr::Obj {
             id: 1,
@@ -112,7 +149,12 @@ pub fn shape_bytes(ctx: &Context, node: usize) -> Result<Vec<u8>, String> {
 
 /// Refuses the shape kinds this exporter does not build, in the plug-in's
 /// dispatch order.
-fn check_kind(ctx: &Context, node: usize, props: &NodeProperties) -> Result<(), String> {
+fn check_kind(
+    ctx: &Context,
+    node: usize,
+    props: &NodeProperties,
+    over: Option<&Skin>,
+) -> Result<(), String> {
     if let Some(obj) = ctx.eval.node_object(node) {
         if let Some(((a, _), _)) = class_of(ctx, obj) {
             if a == NEL_PARTICLE_SYSTEM_A {
@@ -138,7 +180,7 @@ fn check_kind(ctx: &Context, node: usize, props: &NodeProperties) -> Result<(), 
         return Ok(());
     }
     if let Some(m) = skin_modifier(ctx, node) {
-        match skin_input(ctx, node) {
+        match skin_input(ctx, node, over) {
             Some(Ok(_)) => {}
             Some(Err(e)) => {
                 return Err(format!(
@@ -181,8 +223,16 @@ pub fn skin_modifier(ctx: &Context, node: usize) -> Option<usize> {
 /// pairs and the bone names, from the node's Skin modifier (skinning.rs).
 /// The mesh build carries them (`MeshBuild::skin`) to the skinned geometry
 /// build (`skin_build`, NeL's `CMeshGeom::buildSkin`).
-pub fn skin_input(ctx: &Context, node: usize) -> Option<Result<mesh_build::SkinInput, String>> {
-    let binding = match skinning::node_skin(ctx, node)? {
+pub fn skin_input(
+    ctx: &Context,
+    node: usize,
+    over: Option<&Skin>,
+) -> Option<Result<mesh_build::SkinInput, String>> {
+    let binding = match over {
+        Some(s) => skinning::binding(ctx, node, s.clone()),
+        None => skinning::node_skin(ctx, node)?,
+    };
+    let binding = match binding {
         Ok(b) => b,
         Err(e) => return Some(Err(e)),
     };
@@ -197,9 +247,9 @@ pub fn skin_input(ctx: &Context, node: usize) -> Option<Result<mesh_build::SkinI
     }))
 }
 
-fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
+fn build_shape(ctx: &Context, node: usize, over: Option<Skin>) -> Result<Shape, String> {
     let props = ctx.props.node(node);
-    check_kind(ctx, node, props)?;
+    check_kind(ctx, node, props, over.as_ref())?;
     if let Some(obj) = ctx.eval.node_object(node) {
         if class_of(ctx, obj).is_some_and(|((a, _), _)| a == NEL_FLARE_A) {
             return flare_build::build(ctx, node, obj).map_err(|e| e.to_string());
@@ -210,7 +260,18 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
     }
     // A skinned mesh is exported with its Skin disabled: the stack below it.
     let skin_mod = skin_modifier(ctx, node);
-    let mesh = source::node_mesh(ctx, node, skin_mod)?;
+    // Morpher targets become blend shapes on the single-CMesh path only.
+    let morph_targets = morph_build::targets(ctx, node);
+    if !morph_targets.is_empty() && (props.lod_mrm || !props.lod_names.is_empty()) {
+        return Err(
+            "Morpher blend shapes on LOD_MRM or multi-LOD meshes (CMeshMRM) are not built".into(),
+        );
+    }
+    let mesh = if morph_targets.is_empty() {
+        source::node_mesh(ctx, node, skin_mod)?
+    } else {
+        source::node_mesh_morphed(ctx, node, skin_mod)?
+    };
     let mats = material_build::build_materials(ctx, node);
     if let Some(e) = mats.errors.first() {
         return Err(e.clone());
@@ -226,9 +287,6 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
     }
     if props.radial_normal_sm.iter().any(|s| !s.is_empty()) {
         return Err("radial normals (RADIAL_NORMAL_SM_*) are not exported".into());
-    }
-    if !props.interface_file.is_empty() {
-        return Err("mesh interfaces (INTERFACE_FILE) are not exported".into());
     }
     let vp_id = props.vertex_program_id;
     if vp_id != 0 && vp_id != 1 {
@@ -248,7 +306,7 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
     let weighting = Weighting::of_scene_version(ctx.graph.version);
     let mut build = mesh_build::build(&mesh, &to_node, &mats, vp_id == 1, weighting)?;
     if skin_mod.is_some() {
-        build.skin = skin_input(ctx, node).and_then(Result::ok);
+        build.skin = skin_input(ctx, node, over.as_ref()).and_then(Result::ok);
     }
     let nmat = mats.materials.len();
     let wind = |vp: bool| {
@@ -276,6 +334,19 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
         let mut g = built.geom;
         if let Some(vp) = wind(vp_id == 1) {
             g.vertex_program = Some(vp);
+        }
+        if !morph_targets.is_empty() {
+            let shapes = morph_build::blend_shapes(
+                ctx,
+                node,
+                &build,
+                &built.corner_vb,
+                skin_mod.is_some(),
+                weighting,
+            );
+            if let Some(m) = g.morpher.as_mut() {
+                m.blend_shapes = shapes;
+            }
         }
         (Geom::Mesh(g), built.used)
     };
@@ -309,6 +380,7 @@ fn build_shape(ctx: &Context, node: usize) -> Result<Shape, String> {
     }
     let mut base = mesh_base(ctx, node, props, materials, is_lightable, !mats.needs_vp);
     base.animated_materials = animated_materials;
+    base.animated_morph = morph_build::animated_morph(ctx, node);
     base.dist_max = Some(F32::from_f32(props.lod_dist_max));
     Ok(match geom {
         Geom::Mesh(mut g) => {

@@ -3,8 +3,9 @@
 //! object space. A base object or modifier the scene layer cannot evaluate
 //! makes the node an error naming it, so that no node is exported with
 //! geometry Max would not show. The Skin modifier is left out, as the plug-in
-//! disables it while exporting (export_mesh.cpp `enableSkinModifier`). The
-//! Morpher is refused: its blend shapes are not built.
+//! disables it while exporting (export_mesh.cpp `enableSkinModifier`). A
+//! Morpher is refused except where its blend shapes are built (the single
+//! `CMesh` path, `node_mesh_morphed`).
 
 use std::sync::Arc;
 
@@ -33,6 +34,25 @@ pub fn modifiers(ctx: &Context, node: usize) -> Vec<usize> {
 /// a modifier to leave out (the Skin). The mesh comes from the scene's memo, so
 /// the .shape, the .ig, glTF and the JSON views share one evaluation.
 pub fn node_mesh(ctx: &Context, node: usize, skip: Option<usize>) -> Result<Arc<Mesh>, String> {
+    mesh_at_zero(ctx, node, skip, false)
+}
+
+/// `node_mesh` for a caller that builds the Morpher's blend shapes itself:
+/// the mesh with the Morpher at its time-0 weights.
+pub fn node_mesh_morphed(
+    ctx: &Context,
+    node: usize,
+    skip: Option<usize>,
+) -> Result<Arc<Mesh>, String> {
+    mesh_at_zero(ctx, node, skip, true)
+}
+
+fn mesh_at_zero(
+    ctx: &Context,
+    node: usize,
+    skip: Option<usize>,
+    morpher_ok: bool,
+) -> Result<Arc<Mesh>, String> {
     let (stack, base) = ctx
         .eval
         .modifier_stack(node)
@@ -53,7 +73,7 @@ pub fn node_mesh(ctx: &Context, node: usize, skip: Option<usize>) -> Result<Arc<
     // drop them silently.
     if let Some(m) = stack
         .iter()
-        .find(|a| a.class == modifier::MORPHER && Some(a.object) != skip)
+        .find(|a| !morpher_ok && a.class == modifier::MORPHER && Some(a.object) != skip)
     {
         return Err(format!(
             "modifier {}: blend shapes (CMeshMorpher) are not exported",

@@ -3,23 +3,29 @@
 //! result in the Skin shape (`Skin`: bones, per-vertex weights) so the
 //! skinned-shape export and the json view treat Skin and Physique alike.
 //!
-//! Not evaluated: the deformation itself. Physique stores per-link frames
-//! (modifier chunk 0x2703 → 0x2704 → one 0x3204 per link, 4×4 matrices in
-//! its 0x3206) and link-relative vertex coordinates; until those are decoded
-//! a Physique in a stack is an error naming it (never an undeformed mesh),
-//! and its attach positions (0x2807) are kept for whoever decodes them.
+//! The deformation (`deform`) is the blend the plug-in's export interface
+//! gives (IPhyBlendedRigidVertex: bones and weights, each bone's node TM at
+//! initialisation, `frames`), i.e. linear blend skinning from the stored bind
+//! pose, as for Skin. For rigid links that is Physique's own result (a rigid
+//! vertex follows its link's start node); for deformable links Physique
+//! bends along a spline through the joints, which the blend approximates
+//! (the FBX and NeL exporters make the same approximation).
 
 pub mod decode;
+pub mod deform;
+pub mod frames;
 pub mod links;
 pub mod view;
 
 use crate::chunk::Chunk;
 use crate::typed::ClassId;
 
+use crate::eval::core::math::Mat43;
 use crate::eval::core::transform::SceneEval;
 use crate::eval::modifier::skin::{self, Skin, SkinBone, PHYSIQUE};
 
 pub use decode::{Link, Local};
+pub use frames::BindPose;
 pub use links::Rig;
 
 /// OSM superclass: Physique's class id alone also matches other classes.
@@ -56,6 +62,16 @@ pub enum PhysiqueError {
     NoLinkRoot,
     #[error("Physique: reference slot {0} is out of range")]
     SlotOutOfRange(u32),
+    #[error(
+        "Physique: link table entry {slot} (0x3204/0x3206/0x2513) holds no affine 4×4 bone TM"
+    )]
+    BadLinkFrame { slot: usize },
+    #[error("Physique: the link table has {links} entries for {slots} reference slots")]
+    LinkTableCount { links: usize, slots: usize },
+    #[error("Physique: bone node {node} is not in the reference table, so no initial TM is stored for it")]
+    NoBindTm { node: usize },
+    #[error("Physique: {vertices} vertices of link data, the mesh below has {mesh}")]
+    VertexCount { vertices: usize, mesh: usize },
     // The inner error's own "Physique: " prefix is said once.
     #[error("Physique: vertex {vertex}: {}", .source.to_string().trim_start_matches("Physique: "))]
     Vertex {
@@ -77,12 +93,21 @@ pub struct Physique {
     /// Per vertex of the mesh below Physique: (bone node, weight), heaviest
     /// first, at most 4, summing to 1.
     pub weights: Vec<Vec<(usize, f32)>>,
+    /// The stored bind pose (per-slot bone TMs, mesh TM), or why it cannot
+    /// be read; only the deformation needs it.
+    pub bind: Result<BindPose, PhysiqueError>,
 }
 
 impl Physique {
+    /// The bone TM stored for `node` at initialisation (its first slot).
+    pub fn bind_tm(&self, node: usize) -> Option<Mat43> {
+        let slot = self.refs.iter().position(|r| *r == Some(node))?;
+        self.bind.as_ref().ok()?.bones.get(slot).copied()
+    }
+
     /// The same weights as a `Skin`: bones are the nodes used, in first-use
-    /// order; Physique stores no Skin-style bind poses, so `init_tm` and
-    /// `mesh_init_tm` are None.
+    /// order, each with the TM Physique stored for it when it has one, and
+    /// the mesh TM at initialisation as `mesh_init_tm`.
     pub fn to_skin(&self) -> Skin {
         let mut nodes: Vec<usize> = Vec::new();
         let vertices = self
@@ -106,12 +131,30 @@ impl Physique {
                 .into_iter()
                 .map(|n| SkinBone {
                     node: Some(n),
-                    init_tm: None,
+                    init_tm: self.bind_tm(n),
                 })
                 .collect(),
-            mesh_init_tm: None,
+            mesh_init_tm: self.bind.as_ref().ok().and_then(|b| b.mesh),
             vertices,
         }
+    }
+
+    /// `to_skin` with every bind TM present: what the deformation needs, or
+    /// the first reason one is missing.
+    pub fn bound_skin(&self) -> Result<Skin, PhysiqueError> {
+        let bind = self.bind.as_ref().map_err(Clone::clone)?;
+        if bind.mesh.is_none() {
+            return Err(PhysiqueError::Missing(
+                "mesh TM at initialisation (ModApp 0x2504/0x2502)",
+            ));
+        }
+        let skin = self.to_skin();
+        for b in &skin.bones {
+            if let (Some(node), None) = (b.node, b.init_tm) {
+                return Err(PhysiqueError::NoBindTm { node });
+            }
+        }
+        Ok(skin)
     }
 }
 
@@ -204,11 +247,24 @@ pub fn decode_modifier(
         is_com: &com,
     };
     let weights = resolve(&local, &rig)?;
+    let bind = frames::bone_tms(eval.chunks(modifier)).and_then(|bones| {
+        if bones.len() != refs.len() {
+            return Err(PhysiqueError::LinkTableCount {
+                links: bones.len(),
+                slots: refs.len(),
+            });
+        }
+        Ok(BindPose {
+            bones,
+            mesh: frames::mesh_tm(app),
+        })
+    });
     Ok(Physique {
         modifier,
         refs,
         local,
         weights,
+        bind,
     })
 }
 

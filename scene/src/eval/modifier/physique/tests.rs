@@ -283,3 +283,50 @@ fn top_four_ties_keep_the_later() {
     let w = top_normalised(vec![(0, 0.1), (1, 0.4), (2, 0.2), (3, 0.1), (4, 0.2)]);
     assert_eq!(w.iter().map(|x| x.0).collect::<Vec<_>>(), [1, 4, 2, 3]);
 }
+
+/// A link table written with the chunk writer: one 0x3204 per slot whose
+/// 0x3206/0x2513/0x3000 holds the bone TM; a table entry without it, or a
+/// matrix that is not affine, is refused with its slot.
+#[test]
+fn link_table_bind_tms() {
+    use super::frames::{bone_tms, matrix4};
+    fn m4(t: [f32; 3], last: f32) -> Vec<u8> {
+        let rows = [
+            [1.0, 0.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+            [t[0], t[1], t[2], last],
+        ];
+        rows.iter()
+            .flatten()
+            .flat_map(|x: &f32| x.to_le_bytes())
+            .collect()
+    }
+    let entry = |m: Vec<u8>| {
+        Chunk::container(
+            0x3204,
+            vec![Chunk::container(
+                0x3206,
+                vec![Chunk::container(0x2513, vec![Chunk::leaf(0x3000, m)])],
+            )],
+        )
+    };
+    let table = |entries: Vec<Chunk>| {
+        let c = Chunk::container(0x2703, vec![Chunk::container(0x2704, entries)]);
+        chunk::parse(&chunk::write(&[c])).expect("parses")
+    };
+    let ok = table(vec![
+        entry(m4([0.0; 3], 1.0)),
+        entry(m4([2.5, 0.0, 1.0], 1.0)),
+    ]);
+    let tms = bone_tms(&ok).expect("decodes");
+    assert_eq!(tms.len(), 2);
+    assert_eq!(tms[1].0[3], crate::eval::core::math::Vec3(2.5, 0.0, 1.0));
+    let bad = table(vec![entry(m4([0.0; 3], 1.0)), entry(m4([0.0; 3], 0.5))]);
+    assert_eq!(bone_tms(&bad), Err(PhysiqueError::BadLinkFrame { slot: 1 }));
+    assert!(matrix4(&[0u8; 60]).is_none());
+    assert_eq!(
+        bone_tms(&[]),
+        Err(PhysiqueError::Missing("link table (0x2703/0x2704)"))
+    );
+}
