@@ -5,6 +5,8 @@ use serde::Serialize;
 
 use crate::chunk::Chunk;
 
+mod legacy;
+
 use crate::eval::core::keys::Words;
 use crate::eval::core::math::Vec3;
 use crate::eval::objects::specified_normals::{
@@ -360,10 +362,11 @@ fn mnmesh_buffers(geom: &[Chunk]) -> Result<MnBuffers, String> {
             Vec3(w.f(1), w.f(2), w.f(3))
         })
         .collect();
-    let polys = poly_faces(
-        leaf(0x011a).ok_or("no poly face chunk 0x011a")?,
-        vertices.len(),
-    )?;
+    let polys = match leaf(0x011a) {
+        Some(p) => poly_faces(p, vertices.len())?,
+        None => legacy::poly_faces(geom, vertices.len())?
+            .ok_or("no poly face chunk 0x011a, nor per-face records (0x0110)")?,
+    };
     let maps = poly_maps(geom, &polys)?;
     Ok((vertices, polys, maps))
 }
