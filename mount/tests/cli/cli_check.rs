@@ -45,7 +45,7 @@ fn whole_corpus_checks_ok_as_json() {
     }
     assert_eq!(v["summary"]["by_outcome"]["ok"], on_disk);
     let versions = v["summary"]["by_version"].as_object().expect("by_version");
-    assert!(versions.contains_key("3ds Max 3 (0x2004)"));
+    assert!(versions.contains_key("3ds Max 3/4 (0x2004)"));
     assert!(versions.contains_key("3ds Max 2010 (0x2012)"));
 }
 

@@ -1,10 +1,15 @@
-//! Max release names of the Scene stream's root chunk id.
+//! Max release names of the Scene stream's root chunk id. Each name agrees
+//! with the version Max wrote into DocumentSummaryInformation ("3ds Max
+//! Version: 25.00" is 3ds Max 2023: releases from 10 on are named 1998 + N) in
+//! the files that carry it (tests/tests/corpus/scene_corpus.rs); 0x2004 is
+//! also written by Max 4 ("3ds max Version: 4.0") and 0x2028 by Max 2023
+//! (nine files of four unrelated projects, docs/unseen-files.md).
 
 /// The release that writes this root chunk id, when known. Ids are sparse; an id
 /// not listed is reported as unknown, never rejected.
 pub fn release_name(id: u16) -> Option<&'static str> {
     Some(match id {
-        0x2004 => "3ds Max 3",
+        0x2004 => "3ds Max 3/4",
         0x2006 => "3ds Max 4",
         0x2008 => "3ds Max 5",
         0x2009 => "3ds Max 6",
@@ -22,6 +27,7 @@ pub fn release_name(id: u16) -> Option<&'static str> {
         0x2023 => "3ds Max 2018/2019",
         0x2025 => "3ds Max 2020",
         0x2026 => "3ds Max 2021",
+        0x2028 => "3ds Max 2023",
         0x2029 => "3ds Max 2024",
         0x2031 => "3ds Max 2026",
         _ => return None,

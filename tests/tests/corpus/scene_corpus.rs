@@ -150,3 +150,50 @@ fn known_names_are_read() {
         .count();
     assert!(nel > 0);
 }
+
+/// The release each root chunk id is named for agrees with the version 3ds Max
+/// itself wrote into DocumentSummaryInformation ("3ds Max Version: 19.00" is
+/// Max 2017: releases from 10 on are named 1998 + N, the earlier ones N), in
+/// every corpus file that carries it; "A/B" names accept either release.
+#[test]
+fn release_names_agree_with_the_saved_version() {
+    let fs = maxfs_fs::MaxFs::new(maxfs_tests::corpus_dir().join("max"), Default::default());
+    let mut checked = 0;
+    for p in corpus_max_files() {
+        let rel = p
+            .strip_prefix(maxfs_tests::corpus_dir().join("max"))
+            .expect("in corpus");
+        let Ok(json) = fs.read(&rel.join("json/summary_information.json")) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&json);
+        let Some(at) = text.find("ax Version: ") else {
+            continue;
+        };
+        let major: u32 = text[at + 12..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .expect("a version number");
+        let saved = if major >= 10 {
+            format!("{}", 1998 + major)
+        } else {
+            format!("{major}")
+        };
+        let id = Document::open(&p)
+            .expect("opens")
+            .version()
+            .expect("a Scene root chunk");
+        let name = version::release_name(id)
+            .unwrap_or_else(|| panic!("{}: root chunk {id:#06x} not named", rel.display()));
+        let releases: Vec<&str> = name.trim_start_matches("3ds Max ").split('/').collect();
+        assert!(
+            releases.contains(&saved.as_str()),
+            "{}: {name} ({id:#06x}) but saved by 3ds Max {saved}",
+            rel.display()
+        );
+        checked += 1;
+    }
+    assert!(checked >= 50, "{checked} files carry their saved version");
+}

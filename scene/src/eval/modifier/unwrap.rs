@@ -89,6 +89,12 @@ fn stored(local: &[Chunk]) -> Result<(Vec<[f32; 3]>, Vec<Polygon>), String> {
             return Err(format!("texture face {i} past the end"));
         }
         let deg = words.u32(at) as usize;
+        // A deleted polygon (MN_DEAD, collapsed from the poly input) keeps a
+        // record of no corners: its index, material and flags only.
+        if deg == 0 && at + 4 <= count {
+            at += 4;
+            continue;
+        }
         if deg < 3 || deg > count || at + 1 + 2 * deg + 3 > count {
             return Err(format!("texture face {i} of degree {deg}"));
         }
@@ -169,6 +175,37 @@ fn corner_texture(v: &[u32], t: &[u32], tri: [u32; 3]) -> Option<[u32; 3]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::objects::mesh::Face;
+
+    fn words(w: &[u32]) -> Vec<u8> {
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn records_of_deleted_polygons_are_skipped() {
+        // A quad 0 1 2 3 (two triangles of ours) after a deleted polygon's
+        // record, as an Editable Poly with a dead face stores them.
+        let tri = |v: [u32; 3]| Face {
+            v,
+            smoothing: 0,
+            material: 0,
+            flags: 0,
+        };
+        let mut mesh = Mesh {
+            vertices: vec![crate::eval::core::math::Vec3(0.0, 0.0, 0.0); 4],
+            faces: vec![tri([0, 1, 2]), tri([0, 2, 3])],
+            ..Mesh::default()
+        };
+        let mut tv = words(&[4]);
+        for i in 0..4u32 {
+            tv.extend(words(&[(i as f32).to_bits(), 0, 0, 0, 0, 0]));
+        }
+        let mut tf = words(&[2, 0, 0, 0, 0]);
+        tf.extend(words(&[4, 3, 2, 1, 0, 1, 0, 0, 0, 1, 2, 3]));
+        let local = [Chunk::leaf(0x0860, tv), Chunk::leaf(0x0870, tf)];
+        apply(&local, &mut mesh).expect("unwrap");
+        assert_eq!(mesh.maps[0].faces, [[3, 2, 1], [3, 1, 0]]);
+    }
 
     #[test]
     fn triangles_of_polygons_that_pass_a_vertex_twice() {

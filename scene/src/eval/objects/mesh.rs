@@ -5,6 +5,9 @@ use serde::Serialize;
 
 use crate::chunk::Chunk;
 
+mod dead;
+mod legacy;
+
 use crate::eval::core::keys::Words;
 use crate::eval::core::math::Vec3;
 use crate::eval::objects::specified_normals::{
@@ -233,8 +236,9 @@ impl Cursor<'_> {
 fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, String> {
     let mut c = Cursor { p, at: 0 };
     let n = c.u32("poly face count")? as usize;
-    // Each face takes at least 4 + 3·4 + 2 bytes.
-    if n > p.len() / 18 {
+    // Each face takes at least 10 bytes: a deleted one's corner count, field
+    // bits and flags.
+    if n > p.len() / 10 {
         return Err(format!(
             "poly face count {n} cannot fit in {} bytes",
             p.len()
@@ -243,7 +247,8 @@ fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, String> {
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
         let k = c.u32("corner count")? as usize;
-        if !(3..=p.len() / 4).contains(&k) {
+        // A deleted face (MN_DEAD) is saved with no corners: checked below.
+        if k != 0 && !(3..=p.len() / 4).contains(&k) {
             return Err(format!("poly face {i}: {k} corners"));
         }
         let mut v = Vec::with_capacity(k);
@@ -258,8 +263,20 @@ fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, String> {
         if bits & !(POLY_EXTRA | POLY_MATERIAL | POLY_SMOOTHING | POLY_CUTS) != 0 {
             return Err(format!("poly face {i}: unknown field bits {bits:#06x}"));
         }
-        if bits & POLY_EXTRA != 0 {
-            c.u32("extra word")?;
+        // The extra word is the face's MNFace flags.
+        let flags = if bits & POLY_EXTRA != 0 {
+            c.u32("face flags")?
+        } else {
+            0
+        };
+        if k == 0 {
+            if flags & dead::MN_DEAD == 0 || bits & POLY_CUTS != 0 {
+                return Err(format!(
+                    "poly face {i}: no corners, yet not deleted (flags {flags:#x}, bits {bits:#06x})"
+                ));
+            }
+        } else if flags & dead::MN_DEAD != 0 {
+            return Err(format!("poly face {i}: deleted, yet {k} corners"));
         }
         let material = if bits & POLY_MATERIAL != 0 {
             c.u16("material")?
@@ -348,24 +365,14 @@ type MnBuffers = (Vec<Vec3>, Vec<Poly>, Vec<PolyMapData>);
 /// buffers, as an Editable Poly and an Edit Poly Attach record store them.
 fn mnmesh_buffers(geom: &[Chunk]) -> Result<MnBuffers, String> {
     let leaf = |id: u16| geom.iter().find(|c| c.id == id).and_then(Chunk::payload);
-    let (_, body) = counted(
-        leaf(0x0100).ok_or("no poly vertex chunk 0x0100")?,
-        16,
-        "poly vertices (0x0100)",
-    )?;
-    let vertices: Vec<Vec3> = body
-        .chunks_exact(16)
-        .map(|r| {
-            let w = Words(r);
-            Vec3(w.f(1), w.f(2), w.f(3))
-        })
-        .collect();
-    let polys = poly_faces(
-        leaf(0x011a).ok_or("no poly face chunk 0x011a")?,
-        vertices.len(),
-    )?;
+    let vertices = dead::poly_vertices(leaf(0x0100).ok_or("no poly vertex chunk 0x0100")?)?;
+    let polys = match leaf(0x011a) {
+        Some(p) => poly_faces(p, vertices.len())?,
+        None => legacy::poly_faces(geom, vertices.len())?
+            .ok_or("no poly face chunk 0x011a, nor per-face records (0x0110)")?,
+    };
     let maps = poly_maps(geom, &polys)?;
-    Ok((vertices, polys, maps))
+    dead::collapse(vertices, polys, maps)
 }
 
 /// Decodes the poly buffers of an Editable Poly and triangulates them.
@@ -558,6 +565,13 @@ fn poly_map_faces(p: &[u8], polys: &[Poly], nverts: usize) -> Result<Vec<Vec<u32
     let mut out = Vec::with_capacity(polys.len());
     for (i, poly) in polys.iter().enumerate() {
         let k = c.u32("map face degree")? as usize;
+        if poly.v.is_empty() {
+            // A deleted polygon keeps the map face it had: skipped, and
+            // dropped with the polygon (dead::collapse).
+            c.take(k.saturating_mul(4), "deleted polygon's map face")?;
+            out.push(Vec::new());
+            continue;
+        }
         if k != poly.v.len() {
             return Err(format!(
                 "map face {i} has {k} corners, its polygon {}",

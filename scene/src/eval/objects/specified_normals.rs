@@ -173,6 +173,10 @@ fn decode_spec(children: &[Chunk], degrees: &[usize], poly: bool) -> Result<Poly
     out.face_angles = flags & FLAG_FACE_ANGLES != 0;
     let n = out.normals.len();
     out.explicit = explicit.unwrap_or_default();
+    // Max keeps the bit array's size when the pool shrinks (seen with 15 of
+    // 315 bits past a 300-normal pool, all clear): bits past the pool
+    // address no normal and are not read.
+    out.explicit.truncate(n);
     if out.explicit.len() != n {
         return Err(SpecError::Layout(format!(
             "{} explicit bits for {n} normals",
@@ -417,5 +421,31 @@ mod tests {
         let mut c = spec(0x0b, [0, 1, 1]);
         c[2] = Chunk::leaf(POOL, u32s(&[1_000_000]));
         assert!(SpecifiedNormals::decode(&c, 1).is_err());
+        // Fewer explicit bits than normals.
+        let mut c = spec(0x0b, [0, 1, 1]);
+        c[3] = Chunk::container(
+            EXPLICIT,
+            vec![Chunk::leaf(BIT_ARRAY, [u32s(&[1]), vec![1]].concat())],
+        );
+        let e = SpecifiedNormals::decode(&c, 1).unwrap_err();
+        assert!(
+            e.to_string().contains("1 explicit bits for 2 normals"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn explicit_bits_past_the_pool_are_not_read() {
+        // Five bits for a pool of two, as Max leaves them after the pool shrank.
+        let mut c = spec(0x0b, [0, 1, 1]);
+        c[3] = Chunk::container(
+            EXPLICIT,
+            vec![Chunk::leaf(
+                BIT_ARRAY,
+                [u32s(&[5]), vec![0b0_0001]].concat(),
+            )],
+        );
+        let s = SpecifiedNormals::decode(&c, 1).expect("decodes");
+        assert_eq!(s.explicit, [true, false]);
     }
 }

@@ -1,0 +1,190 @@
+//! Deleted vertices and faces an Editable Poly keeps until Max collapses them
+//! (MNMesh's MN_DEAD flag). Max saves them in place, so the indices of the
+//! live ones stay put: a dead vertex as its flags word alone (no position), a
+//! dead face with no corners and its flags in the extra word, while each map
+//! channel keeps that face's old map face. Seen in Max 2017 to 2024 files of
+//! several unrelated projects (docs/unseen-files.md). They are removed here
+//! and the indices renumbered, as MNMesh::CollapseDeadStructs does, so what
+//! is built is the mesh Max shows.
+
+use crate::eval::core::math::Vec3;
+
+use super::{Cursor, MnBuffers, Poly, PolyMapData};
+
+/// MNVert / MNFace flag of a deleted element (mnmesh.h).
+pub(super) const MN_DEAD: u32 = 1 << 1;
+
+/// Poly vertex records (0x0100): a count, then per vertex its flags and, unless
+/// it is dead, its position. `None` marks a dead vertex.
+pub(super) fn poly_vertices(p: &[u8]) -> Result<Vec<Option<Vec3>>, String> {
+    let mut c = Cursor { p, at: 0 };
+    let n = c.u32("poly vertex count (0x0100)")? as usize;
+    // Each vertex takes at least its 4-byte flags word.
+    if n > p.len() / 4 {
+        return Err(format!(
+            "poly vertices (0x0100): count {n} cannot fit in {} bytes",
+            p.len()
+        ));
+    }
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let flags = c
+            .u32("flags")
+            .map_err(|e| format!("poly vertices (0x0100): count {n}, vertex {i}: {e}"))?;
+        if flags & MN_DEAD != 0 {
+            out.push(None);
+            continue;
+        }
+        let xyz = c
+            .take(12, "position")
+            .map_err(|e| format!("poly vertices (0x0100): count {n}, vertex {i}: {e}"))?;
+        let f = |k: usize| {
+            f64::from(f32::from_le_bytes([
+                xyz[k],
+                xyz[k + 1],
+                xyz[k + 2],
+                xyz[k + 3],
+            ]))
+        };
+        out.push(Some(Vec3(f(0), f(4), f(8))));
+    }
+    if c.at != p.len() {
+        return Err(format!(
+            "poly vertices (0x0100): {} bytes left after {n} vertices",
+            p.len() - c.at
+        ));
+    }
+    Ok(out)
+}
+
+/// Drops dead vertices, dead polygons (empty corner lists) and the map faces
+/// of dead polygons, renumbering the corners. A live polygon on a dead vertex
+/// is an error.
+pub(super) fn collapse(
+    vertices: Vec<Option<Vec3>>,
+    mut polys: Vec<Poly>,
+    mut maps: Vec<PolyMapData>,
+) -> Result<MnBuffers, String> {
+    if polys.iter().any(|p| p.v.is_empty()) {
+        let live: Vec<bool> = polys.iter().map(|p| !p.v.is_empty()).collect();
+        for m in &mut maps {
+            let mut i = 0;
+            m.faces.retain(|_| {
+                i += 1;
+                live[i - 1]
+            });
+        }
+        polys.retain(|p| !p.v.is_empty());
+    }
+    let mut renumber = Vec::with_capacity(vertices.len());
+    let mut kept = Vec::with_capacity(vertices.len());
+    for v in &vertices {
+        renumber.push(v.map(|_| kept.len() as u32));
+        if let Some(v) = v {
+            kept.push(*v);
+        }
+    }
+    if kept.len() != vertices.len() {
+        for (i, p) in polys.iter_mut().enumerate() {
+            for x in &mut p.v {
+                *x = renumber
+                    .get(*x as usize)
+                    .copied()
+                    .flatten()
+                    .ok_or_else(|| format!("poly face {i}: corner {x} is a deleted vertex"))?;
+            }
+        }
+    }
+    Ok((kept, polys, maps))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{editable_poly, POLY_CUTS, POLY_EXTRA, POLY_MATERIAL};
+    use super::*;
+    use crate::chunk::Chunk;
+
+    fn words(w: &[u32]) -> Vec<u8> {
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// Vertices 0 and 3 dead (flags alone), 1, 2, 4, 5 live at x = index.
+    fn vertices() -> Chunk {
+        let mut v = words(&[6]);
+        for i in 0..6u32 {
+            if i == 0 || i == 3 {
+                v.extend(words(&[0x0001_0002]));
+            } else {
+                v.extend(words(&[0x0001_0000, (i as f32).to_bits(), 0, 0]));
+            }
+        }
+        Chunk::leaf(0x0100, v)
+    }
+
+    /// A live triangle (1 2 4), a dead face keeping a degree-4 map face, and
+    /// a live quad (1 2 5 4) cut along 0–2, material 3.
+    fn geom(dead_corner: Option<u32>) -> Vec<Chunk> {
+        let mut f = words(&[3, 3, 1, 2, dead_corner.unwrap_or(4)]);
+        f.extend(0u16.to_le_bytes());
+        f.extend(words(&[0]));
+        f.extend(POLY_EXTRA.to_le_bytes());
+        f.extend(words(&[2]));
+        f.extend(words(&[4, 1, 2, 5, 4]));
+        f.extend((POLY_MATERIAL | POLY_CUTS).to_le_bytes());
+        f.extend(3u16.to_le_bytes());
+        f.extend(words(&[0, 2]));
+        let mut mverts = words(&[3]);
+        for i in 0..3u32 {
+            mverts.extend(words(&[(i as f32).to_bits(), 0, 0]));
+        }
+        vec![Chunk::container(
+            0x08fe,
+            vec![
+                vertices(),
+                Chunk::leaf(0x011a, f),
+                Chunk::leaf(0x0120, words(&[2])),
+                Chunk::leaf(0x0124, words(&[1])),
+                Chunk::leaf(0x0128, mverts),
+                Chunk::leaf(0x012b, words(&[3, 0, 1, 2, 4, 0, 1, 2, 2, 4, 2, 1, 0, 0])),
+            ],
+        )]
+    }
+
+    #[test]
+    fn dead_vertices_and_faces_are_collapsed() {
+        let (m, polys) = editable_poly(&geom(None)).expect("poly with dead parts");
+        // Four live vertices, renumbered 1→0, 2→1, 4→2, 5→3.
+        let xs: Vec<f64> = m.vertices.iter().map(|v| v.0).collect();
+        assert_eq!(xs, [1.0, 2.0, 4.0, 5.0]);
+        assert_eq!(polys.len(), 2);
+        assert_eq!(polys[0].v, [0, 1, 2]);
+        assert_eq!(polys[1].v, [0, 1, 3, 2]);
+        assert_eq!(m.faces.len(), 3);
+        assert_eq!(m.faces[1].v, [0, 1, 3]);
+        assert_eq!(m.faces[1].material, 3);
+        // The dead face's map face is dropped with it: the quad keeps its own.
+        assert_eq!(m.maps[0].faces, [[0, 1, 2], [2, 1, 0], [0, 0, 2]]);
+    }
+
+    #[test]
+    fn damaged_dead_records_are_errors() {
+        let err = editable_poly(&geom(Some(3))).unwrap_err();
+        assert!(err.contains("corner 3 is a deleted vertex"), "{err}");
+        // A vertex count the records do not fill, and leftover bytes.
+        assert!(poly_vertices(&words(&[2, 2]))
+            .unwrap_err()
+            .contains("vertex 1"));
+        assert!(poly_vertices(&words(&[1, 2, 0]))
+            .unwrap_err()
+            .contains("4 bytes left"));
+        assert!(poly_vertices(&words(&[9]))
+            .unwrap_err()
+            .contains("cannot fit"));
+        // A face without corners that is not marked deleted.
+        let mut f = words(&[1, 0]);
+        f.extend(POLY_EXTRA.to_le_bytes());
+        f.extend(words(&[0x20]));
+        let err = super::super::poly_faces(&f, 4).unwrap_err();
+        assert!(err.contains("not deleted"), "{err}");
+    }
+}
