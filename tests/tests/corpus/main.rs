@@ -95,3 +95,4 @@ mod specified_normals;
 mod stream_extents;
 mod stream_isolation;
 mod zone_build;
+mod zone_transform;

@@ -9,7 +9,11 @@ mod build;
 pub mod ligo;
 mod lumels;
 pub mod masks;
+pub mod matrix;
+pub mod symmetrisation;
+pub mod tile_bank;
 mod tiles;
+pub mod transform;
 
 use serde::Serialize;
 use thiserror::Error;

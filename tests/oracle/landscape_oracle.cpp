@@ -1,0 +1,178 @@
+// landscape_oracle.cpp - NeL's own zone symmetrisation (CPatchInfo::transform with
+// CZoneSymmetrisation) and ligo zone template (CZoneTemplate::build / getMask), as test
+// oracles for maxfs's ports (exporters/nel/src/zone_build). Never linked into maxfs.
+//
+// landscape_oracle transform BANK SNAPCELL WELD OUTDIR FILE...
+//   For each zone FILE and each of the 8 transforms (symmetry 0/1 x rotate 0..3): load it,
+//   CZone::retrieve, drop border vertices and the binds that name another zone (what the
+//   exporter has before the zone welder runs), move every control point through
+//   M = scale(1,-1,1) * rotateZ(pi*rotate/2) (the identity for s0r0), then what
+//   RPatchMesh::exportZone does for a node with ZONE_SYMMETRY / ZONE_ROTATE:
+//   CPatchInfo::transform(patches, symmetrisation, bank, symmetry, rotate, SNAPCELL, WELD,
+//   M^-1) and CZone::build(zoneId, patches, no border vertices), written with CZone::serial
+//   to OUTDIR/<basename>.s<sym>r<rot>. One line per case on stdout:
+//   OK<TAB>file<TAB>s<sym>r<rot>, or FAIL<TAB>file<TAB>s<sym>r<rot><TAB>why.
+//
+// landscape_oracle template CELLSIZE SNAP FILE
+//   FILE holds "v x y z" lines (vertices) and "e a b" lines (open edges, in the order the
+//   plug-in lists them). Runs CZoneTemplate::build; prints "OK W H <mask 0/1 row-major>"
+//   or "FAIL <main error code>".
+#include "nel/misc/types_nl.h"
+#include "nel/misc/app_context.h"
+#include "nel/misc/file.h"
+#include "nel/misc/matrix.h"
+#include "nel/3d/zone.h"
+#include "nel/3d/zone_symmetrisation.h"
+#include "nel/3d/tile_bank.h"
+#include "nel/ligo/zone_template.h"
+#include "nel/ligo/ligo_config.h"
+#include "nel/ligo/ligo_error.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace std;
+using namespace NLMISC;
+using namespace NL3D;
+using namespace NLLIGO;
+
+namespace NL3D { class IDriver; IDriver *createGlDriverInstance() { return NULL; } }
+
+static int transformCmd(int argc, char **argv)
+{
+	if (argc < 7) { fprintf(stderr, "usage: landscape_oracle transform BANK SNAPCELL WELD OUTDIR FILE...\n"); return 2; }
+	CTileBank bank;
+	{
+		CIFile in;
+		if (!in.open(argv[2])) { fprintf(stderr, "cannot open bank\n"); return 2; }
+		bank.serial(in);
+		bank.computeXRef();
+	}
+	float snapCell = (float)atof(argv[3]);
+	float weld = (float)atof(argv[4]);
+	string outDir = argv[5];
+	int failures = 0;
+	for (int i = 6; i < argc; ++i)
+	{
+		string path = argv[i];
+		string base = path.substr(path.find_last_of('/') + 1);
+		for (uint sym = 0; sym < 2; ++sym)
+		for (uint rot = 0; rot < 4; ++rot)
+		{
+			char tag[16];
+			sprintf(tag, "s%ur%u", sym, rot);
+			try
+			{
+				CZone zone;
+				{
+					CIFile in;
+					if (!in.open(path)) throw Exception("cannot open input");
+					zone.serial(in);
+				}
+				CZoneInfo info;
+				zone.retrieve(info);
+				uint16 zoneId = zone.getZoneId();
+				CMatrix m, r;
+				m.identity();
+				r.identity();
+				if (sym) m.scale(CVector(1, -1, 1));
+				r.rotateZ((float)Pi * (float)rot / 2.f);
+				m *= r;
+				for (uint p = 0; p < info.Patchs.size(); ++p)
+				{
+					CPatchInfo &pi = info.Patchs[p];
+					for (uint e = 0; e < 4; ++e)
+					{
+						CPatchInfo::CBindInfo &b = pi.BindEdges[e];
+						if (b.ZoneId != zoneId)
+						{
+							b.NPatchs = 0;
+							b.ZoneId = zoneId;
+							for (uint k = 0; k < 4; ++k) { b.Next[k] = 0; b.Edge[k] = 0; }
+						}
+					}
+					if (sym || rot)
+					{
+						for (uint k = 0; k < 4; ++k) pi.Patch.Vertices[k] = m * pi.Patch.Vertices[k];
+						for (uint k = 0; k < 8; ++k) pi.Patch.Tangents[k] = m * pi.Patch.Tangents[k];
+						for (uint k = 0; k < 4; ++k) pi.Patch.Interiors[k] = m * pi.Patch.Interiors[k];
+					}
+				}
+				if (sym || rot)
+				{
+					// rpo2nel.cpp RPatchMesh::exportZone, the same steps.
+					CMatrix s2, r2;
+					s2.identity();
+					r2.identity();
+					if (sym) s2.scale(CVector(1, -1, 1));
+					r2.rotateZ((float)Pi * (float)rot / 2.f);
+					s2 *= r2;
+					s2.invert();
+					CZoneSymmetrisation zs;
+					if (!CPatchInfo::transform(info.Patchs, zs, bank, sym != 0, rot, snapCell, weld, s2))
+						throw Exception("CPatchInfo::transform returned false");
+				}
+				CZone built;
+				built.build(zoneId, info.Patchs, std::vector<CBorderVertex>());
+				COFile out;
+				if (!out.open(outDir + "/" + base + "." + tag)) throw Exception("cannot open output");
+				built.serial(out);
+				out.close();
+				printf("OK\t%s\t%s\n", path.c_str(), tag);
+			}
+			catch (const exception &e)
+			{
+				printf("FAIL\t%s\t%s\t%s\n", path.c_str(), tag, e.what());
+				++failures;
+			}
+		}
+	}
+	return 0;
+}
+
+static int templateCmd(int argc, char **argv)
+{
+	if (argc != 5) { fprintf(stderr, "usage: landscape_oracle template CELLSIZE SNAP FILE\n"); return 2; }
+	CLigoConfig config;
+	config.CellSize = (float)atof(argv[2]);
+	config.Snap = (float)atof(argv[3]);
+	vector<CVector> vertices;
+	vector<pair<uint, uint> > edges;
+	ifstream in(argv[4]);
+	string line;
+	while (getline(in, line))
+	{
+		istringstream ls(line);
+		string kind;
+		ls >> kind;
+		if (kind == "v") { float x, y, z; ls >> x >> y >> z; vertices.push_back(CVector(x, y, z)); }
+		else if (kind == "e") { uint a, b; ls >> a >> b; edges.push_back(make_pair(a, b)); }
+	}
+	CZoneTemplate zt;
+	CLigoError errors;
+	if (!zt.build(vertices, edges, config, errors))
+	{
+		printf("FAIL %d\n", (int)errors.MainError);
+		return 0;
+	}
+	vector<bool> mask;
+	uint w, h;
+	zt.getMask(mask, w, h);
+	printf("OK %u %u ", w, h);
+	for (uint i = 0; i < mask.size(); ++i) putchar(mask[i] ? '1' : '0');
+	printf("\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	CApplicationContext ctx;
+	if (argc >= 2 && string(argv[1]) == "transform") return transformCmd(argc, argv);
+	if (argc >= 2 && string(argv[1]) == "template") return templateCmd(argc, argv);
+	fprintf(stderr, "usage: landscape_oracle transform|template ...\n");
+	return 2;
+}
