@@ -59,7 +59,7 @@ impl ExportFile {
 /// (shape_export.ms `haveCoarseMesh`); the shape process's animations to
 /// `shape_anim`; igs to `ig_static_other` (the ig process sends the files of
 /// its IgLandSourceDirectories to `ig_static_land`, which a single file does
-/// not tell); collision meshes to `rbank_cmb_export`; the rest to the
+/// not tell); collision meshes to `rbank_cmb_export`; character LODs to `clod_export`; the rest to the
 /// directory named after the process.
 pub fn pipeline_dir(kind: ExportKind, with_coarse_mesh: bool) -> &'static str {
     match kind {
@@ -74,6 +74,7 @@ pub fn pipeline_dir(kind: ExportKind, with_coarse_mesh: bool) -> &'static str {
         ExportKind::PacsPrim => "pacs_prim",
         ExportKind::Veget => "veget",
         ExportKind::Zone => "zone",
+        ExportKind::Clod => "clod_export",
     }
 }
 

@@ -392,6 +392,7 @@ fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Res
             ps_search: Some(maxfs_exporters::gltf::TextureSearch {
                 max_dir: p.parent().map(Path::to_path_buf),
                 roots: job.ps_paths.to_vec(),
+                log: None,
             }),
         };
         let set = ExportSet::build_with(&source_stem(p), &eval, job.kinds, &options);

@@ -104,6 +104,7 @@ impl MaxFs {
                 ps_search: Some(maxfs_exporters::gltf::TextureSearch {
                     max_dir: self.root.join(state.path()).parent().map(Path::to_path_buf),
                     roots: self.ps_paths.clone(),
+                    log: None,
                 }),
             };
             let r = l.build_exports(&stem, &options);

@@ -240,6 +240,7 @@ fn particle_system_instances() {
     ctx.ps_search = Some(maxfs_exporters::gltf::TextureSearch {
         max_dir: None,
         roots: vec![corpus_dir().join("nel/snowballs")],
+        log: None,
     });
     let corners = ig_fx::fx_corners(&ctx, ps_node).expect("corners");
 

@@ -31,13 +31,10 @@ use maxfs_scene::eval::render::material::{self as mtl, Material as MaxMaterial, 
 
 use super::anim::{framer, key_range, node_animation, plain, seconds};
 use super::shape::nel_params::NelParams;
-use super::shape::source;
 use super::{select, Context, ExportKind, Exports, Output};
 use crate::nel::anim::{KeyBezier, KeyTcb, Tangent, Track as NelTrack};
 use crate::nel::stream::{Bool, Rgba, Vec3, F32};
 
-/// The Morpher modifier (MAX_MORPHER_CLASS_ID).
-const MORPHER: (u32, u32) = (0x17bb_6854, 0xa5cb_a2a3);
 /// Superclass of UV generators (StdUVGen).
 const SC_UVGEN: u32 = 0xc20;
 /// StdUVGen old-ParamBlock indices and the CAnimatedMaterial value names.

@@ -59,6 +59,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
         }) {
             Ok(bytes) => out.outputs.push(Output {
                 kind: ExportKind::Clod,
+                with_coarse_mesh: false,
                 name: format!("{name}.clod"),
                 bytes,
             }),
