@@ -8,8 +8,9 @@
 //!   vertex count, world-space vertex positions as a set, triangle count;
 //! - Wire.max's Edit Poly (Cylinder → 17 × detach + delete of a side row, 17
 //!   attaches) against the selection sizes Max saved for the mesh it output
-//!   (vertices, edges, faces), which the replay checks itself: the node then
-//!   stops at the Physique modifier above it, named as not evaluated.
+//!   (vertices, edges, faces), which the replay checks itself; the node's
+//!   mesh (Physique above deforms it) then has the FBX's vertex and triangle
+//!   counts.
 
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::{settings, Document};
@@ -69,12 +70,19 @@ fn chair_upper_body_matches_fbx() {
 fn wire_edit_poly_replays_to_the_saved_sizes() {
     let eval = eval("max2024-rico/Wire.max");
     let o = node(&eval, "Wire");
-    let err = match eval.mesh(o, 0).expect("a mesh object") {
-        Ok(_) => panic!("Wire evaluates, Physique included: update this test"),
-        Err(e) => e,
-    };
     // The Edit Poly (below Physique) replays to Max's saved sizes, or it would
-    // be the error; the first modifier not evaluated is Physique.
-    assert!(err.contains("Physique"), "{err}");
-    assert!(!err.contains("Edit Poly"), "{err}");
+    // be the error; Physique above it deforms without changing the topology.
+    let mesh = match eval.mesh(o, 0).expect("a mesh object") {
+        Ok(m) => m,
+        Err(e) => panic!("Wire: {e}"),
+    };
+    let scene = load_fbx(&corpus_dir().join("ref/max2024-rico/Wire.fbx"), 0.0254);
+    let fbx = scene
+        .nodes
+        .iter()
+        .find(|n| n.element.name.as_ref() == "Wire")
+        .and_then(|n| n.mesh.as_ref())
+        .expect("FBX Wire mesh");
+    assert_eq!(mesh.vertices.len(), fbx.vertices.len(), "vertices");
+    assert_eq!(mesh.faces.len(), fbx.num_triangles, "triangles");
 }

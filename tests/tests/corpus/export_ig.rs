@@ -15,6 +15,24 @@ use maxfs_exporters::nel::{read_nel, write_nel, NelFile};
 use maxfs_scene::Document;
 use serde_json::Value;
 
+/// Fields of today's serializers (CInstance 7, CCluster 3, CPortal 1, as NeL
+/// writes them and rewrites ours unchanged) that the Max 3-era reference's
+/// older versions lack: (path prefix, path suffix).
+const CURRENT_SERIALIZER: &[(&str, &str)] = &[
+    (".instances[", "].version"),
+    (".instances[", "].visible"),
+    (".instances[", "].dont_cast_shadow_for_exterior"),
+    (".instances[", "].dont_cast_shadow_for_interior"),
+    (".clusters[", "].version"),
+    (".clusters[", "].sound_group"),
+    (".clusters[", "].environment_fx"),
+    (".clusters[", "].father_audible"),
+    (".clusters[", "].audible_from_father"),
+    (".portals[", "].version"),
+    (".portals[", "].occlusion_model"),
+    (".portals[", "].open_occlusion_model"),
+];
+
 const BY_DESIGN: &[(&str, &str)] = &[
     (
         ".point_lights.version",
@@ -143,7 +161,7 @@ fn street_ig_matches_reference() {
     assert_eq!(a.version, b.version);
     assert_eq!(a.instances.len(), b.instances.len());
     for (x, y) in a.instances.iter().zip(&b.instances) {
-        assert_eq!(x.version, y.version);
+        assert_eq!((x.version, y.version), (7, 4), "CInstance versions");
         assert_eq!(x.name, y.name);
         assert_eq!(x.instance_name, y.instance_name);
         assert_eq!(x.parent, y.parent);
@@ -220,9 +238,23 @@ fn street_ig_matches_reference() {
     let mut float_close_count = 0;
     let mut real = Vec::new();
     for (path, x, y, close) in &diffs {
-        if let Some((p, why)) = BY_DESIGN.iter().find(|(p, _)| path.contains(p)) {
+        let current = CURRENT_SERIALIZER
+            .iter()
+            .find(|(pre, suf)| path.starts_with(pre) && path.ends_with(suf))
+            .map(|(_, suf)| {
+                (
+                    *suf,
+                    "today's serializer version and its fields (the Max 3-era reference has the older version)",
+                )
+            });
+        if let Some((p, why)) = current.or_else(|| {
+            BY_DESIGN
+                .iter()
+                .find(|(p, _)| path.contains(p))
+                .map(|(p, w)| (*p, *w))
+        }) {
             by_design += 1;
-            if by_design_seen.insert(*p) {
+            if by_design_seen.insert(p) {
                 eprintln!("by design  {path} (and the same in other instances): ours {x}, reference {y} ({why})");
             }
         } else if *close {

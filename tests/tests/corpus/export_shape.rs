@@ -730,24 +730,3 @@ fn gizmo_modifier_nodes_export() {
         assert_round_trip(&o.bytes, &name);
     }
 }
-
-/// The scene layer evaluates the Morpher (tests/eval_deform.rs), but the shape
-/// export refuses it: the plug-in writes its channels as blend shapes, which are
-/// not built, and the frame-0 geometry alone would drop them.
-#[test]
-fn morpher_nodes_are_refused_for_their_blend_shapes() {
-    let ex = export_shapes(&corpus("max/babylon/AnimatedMorphCube.max"));
-    for node in ["Box001", "Box004"] {
-        let e = ex
-            .errors
-            .iter()
-            .find(|e| e.node == node)
-            .unwrap_or_else(|| panic!("{node} exported: {:?}", ex.errors));
-        assert!(
-            e.reason.contains("Morpher") && e.reason.contains("blend shapes"),
-            "{node}: {}",
-            e.reason
-        );
-    }
-    assert!(ex.outputs.iter().any(|o| o.name == "box002.shape"));
-}
