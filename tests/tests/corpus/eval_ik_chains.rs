@@ -485,3 +485,30 @@ fn unsolved_frames_and_unreadable_goals_are_named_in_coverage() {
         "{gaps:?}"
     );
 }
+
+/// The corpus chains solve at every frame of their animation range: coverage
+/// (which solves each enabled chain at every frame) names no IK controller,
+/// and no tick gave a joint its FK transform instead of a solve.
+#[test]
+fn corpus_chains_solve_at_every_frame() {
+    for rel in [
+        "ik/ikPoping.max",
+        "ik-ld35/Green@Idle.max",
+        "ik-ld35/Green@Spawn.max",
+    ] {
+        let (doc, _) = open(rel);
+        let eval = SceneEval::from_document(doc).expect("scene");
+        let gaps = maxfs_scene::eval::core::coverage::scene_gaps(&eval);
+        assert!(
+            !gaps
+                .iter()
+                .any(|g| g.class.starts_with("IKChainControl") || g.class.starts_with("IKControl")),
+            "{rel}: {gaps:?}"
+        );
+        let chains = eval.ik_state().chains(&eval).len();
+        assert!(chains > 0, "{rel}");
+        for ci in 0..chains {
+            assert_eq!(eval.ik_state().fallback_ticks(ci).1, 0, "{rel}: chain {ci}");
+        }
+    }
+}
