@@ -416,3 +416,99 @@ fn refused_chain_is_named_in_coverage() {
         "{gaps:?}"
     );
 }
+
+/// No unreported FK: a goal linked under its own chain's end joint (a
+/// dependency loop of damaged data) makes every solve nest until the
+/// nesting guard gives the innermost joints their FK transforms; the chain is
+/// then named in coverage with the frames where that happened, and so are its
+/// joints. A goal whose own controller is not a Position/Rotation/Scale (its
+/// transform cannot be read) is named as well.
+#[test]
+fn unsolved_frames_and_unreadable_goals_are_named_in_coverage() {
+    let (doc, _) = open("ik/ikPoping.max");
+    let eval = SceneEval::from_document(doc.clone()).expect("scene");
+    let (ctl, chain) = scene_chains(&eval).remove(0);
+    let chain = chain.expect("chain");
+    let end = *chain.joints.last().expect("end joint");
+
+    let mut graph = (*eval.graph).clone();
+    graph.objects[chain.goal_node]
+        .node
+        .as_mut()
+        .expect("goal node")
+        .parent = Some(end as u32);
+    let looped = maxfs_tests::eval_with_graph(&doc, graph);
+    let gaps = maxfs_scene::eval::core::coverage::scene_gaps(&looped);
+    let gap = gaps
+        .iter()
+        .find(|g| g.class.starts_with("IKChainControl"))
+        .unwrap_or_else(|| panic!("no IKChainControl gap: {gaps:?}"));
+    assert!(
+        gap.class.contains("not solved at") && gap.class.contains("nest deeper"),
+        "{}",
+        gap.class
+    );
+    assert!(
+        gaps.iter()
+            .any(|g| g.class.starts_with("IKControl") && g.class.contains("not solved")),
+        "{gaps:?}"
+    );
+    let (ci, _) = looped
+        .ik_state()
+        .chains(&looped)
+        .iter()
+        .enumerate()
+        .find(|(_, (c, _))| *c == ctl)
+        .expect("chain in index");
+    assert!(looped.ik_state().fallback_ticks(ci).1 > 0);
+
+    // The goal's PRS reference pointed at the enable track (a Boolean
+    // Controller): the goal's transform is not readable.
+    let mut graph = (*eval.graph).clone();
+    let enable = graph.objects[ctl]
+        .references
+        .iter()
+        .find(|r| r.slot == 3)
+        .map(|r| r.target)
+        .expect("enable track");
+    for r in &mut graph.objects[ctl].references {
+        if r.slot == 1 {
+            r.target = enable;
+        }
+    }
+    let bad_goal = maxfs_tests::eval_with_graph(&doc, graph);
+    let gaps = maxfs_scene::eval::core::coverage::scene_gaps(&bad_goal);
+    assert!(
+        gaps.iter().any(|g| g.class.starts_with("IKChainControl")
+            && g.class.contains("goal controller")
+            && g.class.contains("not a Position/Rotation/Scale")),
+        "{gaps:?}"
+    );
+}
+
+/// The corpus chains solve at every frame of their animation range: coverage
+/// (which solves each enabled chain at every frame) names no IK controller,
+/// and no tick gave a joint its FK transform instead of a solve.
+#[test]
+fn corpus_chains_solve_at_every_frame() {
+    for rel in [
+        "ik/ikPoping.max",
+        "ik-ld35/Green@Idle.max",
+        "ik-ld35/Green@Spawn.max",
+    ] {
+        let (doc, _) = open(rel);
+        let eval = SceneEval::from_document(doc).expect("scene");
+        let gaps = maxfs_scene::eval::core::coverage::scene_gaps(&eval);
+        assert!(
+            !gaps
+                .iter()
+                .any(|g| g.class.starts_with("IKChainControl") || g.class.starts_with("IKControl")),
+            "{rel}: {gaps:?}"
+        );
+        let chains = eval.ik_state().chains(&eval).len();
+        assert!(chains > 0, "{rel}");
+        for ci in 0..chains {
+            assert_eq!(eval.ik_state().fallback_ticks(ci).1, 0, "{rel}: chain {ci}");
+        }
+    }
+}

@@ -167,9 +167,15 @@ fn controller_gaps(
     if depth > MAX_CONTROLLERS {
         return;
     }
-    // IK goals and joints: evaluated when their chain solves (eval/ik/plug.rs).
+    // IK goals and joints: evaluated when their chain solves (eval/ik/plug.rs);
+    // where no solve gives the transform, the PRS it comes from is walked.
     match crate::eval::rigs::ik::plug::coverage(eval, idx) {
-        Some(Ok(())) => return,
+        Some(Ok(())) => {
+            if let Some(src) = crate::eval::rigs::ik::plug::unsolved_source(eval, idx) {
+                controller_gaps(eval, src, role, depth + 1, add);
+            }
+            return;
+        }
         Some(Err(why)) => return add(role, format!("{} ({why})", class_name(eval, idx))),
         None => {}
     }
