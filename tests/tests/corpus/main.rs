@@ -95,4 +95,5 @@ mod specified_normals;
 mod stream_extents;
 mod stream_isolation;
 mod zone_build;
+mod zone_template;
 mod zone_transform;

@@ -4,6 +4,11 @@
 //! rotation by transposing) and the symmetrisation snaps vertices mapped through these
 //! matrices to the cell grid: the operations follow NeL's, value type for value type.
 
+#![allow(
+    clippy::needless_range_loop,
+    reason = "index loops keep NeL's element-by-element float order visible"
+)]
+
 use super::Point;
 
 /// `CMatrix` without the projection row (no landscape tool sets one).

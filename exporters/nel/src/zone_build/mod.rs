@@ -14,6 +14,7 @@ pub mod symmetrisation;
 pub mod tile_bank;
 mod tiles;
 pub mod transform;
+pub mod zone_template;
 
 use serde::Serialize;
 use thiserror::Error;
