@@ -15,6 +15,7 @@
 //!   and the deleted faces are the band between them (every face left lies
 //!   below the first ring or above the second); the node then stops at the
 //!   Boolean modifier, named.
+//! - Every Editable Poly's stored edge list holds each face side once.
 
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::modifier::edit_poly_output;
