@@ -97,6 +97,14 @@ fn remove_vertices(poly: &mut PolyMesh, keep: &[bool]) {
     for e in poly.edges.iter_mut().flatten() {
         *e = e.map(|v| new_index[v as usize]);
     }
+    // An edge on a dropped vertex: the numbering no longer follows the mesh.
+    if poly
+        .edges
+        .as_ref()
+        .is_some_and(|edges| edges.iter().flatten().any(|&v| v == u32::MAX))
+    {
+        poly.edges = None;
+    }
 }
 
 /// Appends an attached polygon mesh. Map channels are joined channel by
