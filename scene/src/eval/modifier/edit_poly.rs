@@ -16,6 +16,7 @@
 
 use crate::chunk::Chunk;
 
+use super::edit_poly_edges as edges;
 use super::edit_poly_extrude as extrude;
 use super::edit_poly_records::*;
 use super::edit_poly_smooth as smooth;
@@ -158,6 +159,8 @@ fn is_evaluated(id: u32) -> bool {
             | OP_MOVE_EXTRUDE_END
             | OP_AUTOSMOOTH
             | OP_SMOOTH
+            | OP_INSERT_VERTEX_EDGE
+            | OP_CONNECT_VERTEX
     )
 }
 
@@ -187,7 +190,16 @@ fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, String> {
 }
 
 fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Result<(), String> {
+    // Operations whose effect on MNMesh's edge numbering is not derived.
+    if matches!(
+        op.id,
+        OP_WELD_VERTEX | OP_INSET | OP_EXTRUDE_FACE | OP_MOVE_EXTRUDE
+    ) {
+        poly.edges = None;
+    }
     match op.id {
+        OP_INSERT_VERTEX_EDGE => edges::insert_vertices(poly, &op.inserts)?,
+        OP_CONNECT_VERTEX => edges::connect_vertices(poly, &op.selection)?,
         OP_DELETE_FACE => {
             let isolated = op.int_param(PARAM_DELETE_ISOLATED)?.unwrap_or(1) != 0;
             topo::delete_faces(poly, &op.selection, isolated)?;
@@ -297,7 +309,10 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
         OP_SPLIT => {
             // Splitting breaks vertices on two or more flagged edges (or on a
             // flagged edge and the border); with none such the mesh is unchanged.
-            let edges = poly.edges();
+            if !(0..poly.walked_edges().len()).any(|i| op.selected(i)) {
+                return Ok(());
+            }
+            let edges = poly.mn_edges()?;
             let mut flagged = vec![0u32; poly.vertices.len()];
             let mut border = vec![false; poly.vertices.len()];
             let mut uses = std::collections::HashMap::new();
@@ -307,7 +322,7 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
                     *uses.entry((a.min(b), a.max(b))).or_insert(0u32) += 1;
                 }
             }
-            for (i, &(a, b)) in edges.iter().enumerate() {
+            for (i, &[a, b]) in edges.iter().enumerate() {
                 if uses.get(&(a.min(b), a.max(b))) == Some(&1) {
                     border[a as usize] = true;
                     border[b as usize] = true;
@@ -331,7 +346,7 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
 fn check_saved_sizes(local: &[Chunk], poly: &PolyMesh) -> Result<(), String> {
     let ours = [
         (0x0200, poly.vertices.len(), "vertices"),
-        (0x0210, poly.edges().len(), "edges"),
+        (0x0210, poly.walked_edges().len(), "edges"),
         (0x0220, poly.faces.len(), "faces"),
     ];
     for (id, n, what) in ours {
@@ -431,6 +446,7 @@ mod tests {
             ],
             faces: vec![PolyFace::fan(vec![0, 1, 2, 3], 0, 1)],
             maps: Vec::new(),
+            edges: None,
         }
     }
 

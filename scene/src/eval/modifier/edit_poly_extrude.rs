@@ -224,6 +224,7 @@ mod tests {
                 ],
                 faces: vec![vec![0, 1, 2, 3], vec![1, 4, 2]],
             }],
+            edges: None,
         }
     }
 
@@ -253,6 +254,7 @@ mod tests {
             vertices: vec![p(0.0, 0.0), p(4.0, 0.0), p(1.0, 3.0)],
             faces: vec![PolyFace::fan(vec![0, 1, 2], 0, 0)],
             maps: Vec::new(),
+            edges: None,
         };
         inset(&mut m, &[true], 0.1).expect("inset");
         for j in 0..3 {

@@ -37,6 +37,8 @@ pub(super) const OP_EXTRUDE_FACE: u32 = 41;
 /// changes nothing (its selection is sized to the extruded mesh).
 pub(super) const OP_MOVE_EXTRUDE: u32 = 91;
 pub(super) const OP_MOVE_EXTRUDE_END: u32 = 92;
+pub(super) const OP_CONNECT_VERTEX: u32 = 44;
+pub(super) const OP_INSERT_VERTEX_EDGE: u32 = 66;
 
 /// Parameter ids (the `epolyModParameters` enumeration).
 pub(super) const PARAM_CURRENT_OPERATION: u16 = 12;
@@ -168,6 +170,8 @@ pub(super) struct Operation {
     pub(super) attached: Option<PolyMesh>,
     /// Records of the operation beside its basics (0x0601, 0x0602, …).
     pub(super) extra: Vec<(u16, Vec<u8>)>,
+    /// Insert Vertex Edge's (edge, proportion from its v1) pairs (0x1600).
+    pub(super) inserts: Vec<(u32, f64)>,
 }
 
 impl Operation {
@@ -274,6 +278,8 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
                     op.offsets = offsets(c.children())?;
                 } else if op.id == OP_ATTACH {
                     op.attached = Some(attached(c.children())?);
+                } else if op.id == OP_INSERT_VERTEX_EDGE {
+                    op.inserts = inserts(c.children())?;
                 } else if !c.children().is_empty() || c.payload().is_some_and(|p| !p.is_empty()) {
                     return Err(format!("{}: local data is not evaluated", op_name(op.id)));
                 }
@@ -306,6 +312,32 @@ fn attached(data: &[Chunk]) -> Result<PolyMesh, String> {
         }
     }
     mesh.ok_or_else(|| "attach without its mesh (0x0e00)".to_string())
+}
+
+/// Insert Vertex Edge local data: 0x1600, u32 n, n edge indices, n f32
+/// proportions along each edge from its first vertex.
+fn inserts(data: &[Chunk]) -> Result<Vec<(u32, f64)>, String> {
+    let mut out = Vec::new();
+    for c in data {
+        if c.id != 0x1600 {
+            return Err(format!(
+                "Insert Vertex Edge record {:#06x} is not evaluated",
+                c.id
+            ));
+        }
+        let p = payload(c)?;
+        let w = Words(p);
+        let n = if p.len() >= 4 {
+            w.u32(0) as usize
+        } else {
+            usize::MAX
+        };
+        if n > MAX_OFFSETS || p.len() != 4 + 8 * n {
+            return Err(format!("Insert Vertex Edge record of {} bytes", p.len()));
+        }
+        out.extend((0..n).map(|i| (w.u32(1 + i), w.f(1 + n + i))));
+    }
+    Ok(out)
 }
 
 /// Transform local data: count (0x12c3) and that many Point3 offsets (0x12c4).

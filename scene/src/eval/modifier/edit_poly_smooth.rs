@@ -144,6 +144,7 @@ mod tests {
                 PolyFace::fan(vec![4, 6, 7, 5], 0, 1 << 4),
             ],
             maps: Vec::new(),
+            edges: None,
         }
     }
 

@@ -45,6 +45,21 @@ pub(super) fn delete_faces(
         let mut k = keep.iter();
         m.faces.retain(|_| *k.next().unwrap_or(&true));
     }
+    // Edges left without a face die; the survivors keep their order.
+    if let Some(edges) = poly.edges.as_mut() {
+        let sides: std::collections::HashSet<(u32, u32)> = poly
+            .faces
+            .iter()
+            .flat_map(|f| {
+                let n = f.v.len();
+                (0..n).map(move |j| {
+                    let (a, b) = (f.v[j], f.v[(j + 1) % n]);
+                    (a.min(b), a.max(b))
+                })
+            })
+            .collect();
+        edges.retain(|e| sides.contains(&(e[0].min(e[1]), e[0].max(e[1]))));
+    }
     if isolated {
         let mut used_after = vec![false; poly.vertices.len()];
         for f in &poly.faces {
@@ -79,6 +94,17 @@ fn remove_vertices(poly: &mut PolyMesh, keep: &[bool]) {
             *v = new_index[*v as usize];
         }
     }
+    for e in poly.edges.iter_mut().flatten() {
+        *e = e.map(|v| new_index[v as usize]);
+    }
+    // An edge on a dropped vertex: the numbering no longer follows the mesh.
+    if poly
+        .edges
+        .as_ref()
+        .is_some_and(|edges| edges.iter().flatten().any(|&v| v == u32::MAX))
+    {
+        poly.edges = None;
+    }
 }
 
 /// Appends an attached polygon mesh. Map channels are joined channel by
@@ -95,6 +121,14 @@ pub(super) fn attach(poly: &mut PolyMesh, other: PolyMesh) -> Result<(), String>
         ));
     }
     let base = u32::try_from(poly.vertices.len()).map_err(|_| "too many vertices")?;
+    // The attached mesh's edges follow the mesh's own, when both are known.
+    poly.edges = match (poly.edges.take(), &other.edges) {
+        (Some(mut ours), Some(theirs)) => {
+            ours.extend(theirs.iter().map(|e| e.map(|v| v + base)));
+            Some(ours)
+        }
+        _ => None,
+    };
     poly.vertices.extend(other.vertices);
     for mut f in other.faces {
         for v in &mut f.v {
@@ -245,6 +279,7 @@ mod tests {
                 vertices: vec![[0.0; 3]; 8],
                 faces: vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]],
             }],
+            edges: None,
         }
     }
 
@@ -280,6 +315,7 @@ mod tests {
                 PolyFace::fan(vec![1, 4, 2], 0, 0),
             ],
             maps: Vec::new(),
+            edges: None,
         };
         weld(&mut m, &[true; 5], 1e-3).expect("weld");
         assert_eq!(m.vertices.len(), 4);

@@ -27,6 +27,7 @@ use crate::eval::objects::mesh::Mesh;
 mod bend;
 mod edit_mesh;
 mod edit_poly;
+mod edit_poly_edges;
 mod edit_poly_extrude;
 mod edit_poly_records;
 mod edit_poly_smooth;

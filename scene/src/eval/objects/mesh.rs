@@ -463,13 +463,38 @@ pub fn mnmesh(geom: &[Chunk]) -> Result<crate::eval::objects::poly::PolyMesh, St
             smoothing: p.smoothing,
         })
         .collect();
-    let poly = PolyMesh {
+    let mut poly = PolyMesh {
         vertices,
         faces,
         maps,
+        edges: None,
     };
     poly.validate()?;
+    // Only edge operations need the numbering; a list that is malformed or
+    // not the faces' sides leaves it unknown, and those operations say so.
+    if let Ok(Some(edges)) = mnmesh_edges(geom) {
+        let _ = poly.set_edges(edges);
+    }
     Ok(poly)
+}
+
+/// MNMesh's edge list as stored beside its faces (0x010a): u32 count, then per
+/// edge u32 flags, v1, v2. Edge operations of a poly modifier select edges
+/// by their index in it.
+pub fn mnmesh_edges(geom: &[Chunk]) -> Result<Option<Vec<[u32; 2]>>, String> {
+    let Some(c) = geom.iter().find(|c| c.id == 0x010a) else {
+        return Ok(None);
+    };
+    let p = c.payload().ok_or("poly edges (0x010a) is a container")?;
+    let (_, body) = counted(p, 12, "poly edges (0x010a)")?;
+    Ok(Some(
+        body.chunks_exact(12)
+            .map(|r| {
+                let w = Words(r);
+                [w.u32(1), w.u32(2)]
+            })
+            .collect(),
+    ))
 }
 
 /// The GeomBuffers children of an Editable Poly object.

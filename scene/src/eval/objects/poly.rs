@@ -80,26 +80,107 @@ pub struct PolyMesh {
     pub vertices: Vec<Vec3>,
     pub faces: Vec<PolyFace>,
     pub maps: Vec<PolyMap>,
+    /// MNMesh's edge list (v1, v2 as its first face runs it), when the order
+    /// Max numbers the edges in is known: edge operations select by it. `None`
+    /// after an operation whose effect on the numbering is not derived.
+    pub edges: Option<Vec<[u32; 2]>>,
+}
+
+/// The edges `MNMesh::FillInMesh` numbers for faces given as vertex loops:
+/// faces in order, each face's sides from corner j to j+1, an edge numbered
+/// when first met (checked against the edge lists Editable Polys store).
+pub fn walk_edges<'a>(faces: impl IntoIterator<Item = &'a [u32]>) -> Vec<[u32; 2]> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for v in faces {
+        let n = v.len();
+        for j in 0..n {
+            let (a, b) = (v[j], v[(j + 1) % n]);
+            if seen.insert((a.min(b), a.max(b))) {
+                out.push([a, b]);
+            }
+        }
+    }
+    out
+}
+
+/// The edges of a polygon mesh Max makes from a triangle mesh (`SetFromTri`,
+/// `FillInMesh`, then `MakePolyMesh`, which merges faces across hidden edges
+/// and drops vertices left inside a polygon): the triangles' edges in walk
+/// order, without those hidden in every triangle that has them and without
+/// those on a dropped vertex, the survivors keeping their order
+/// (`CollapseDeadStructs`). `vertex` maps a triangle-mesh vertex to its
+/// polygon-mesh index (`None`: dropped). Reproduces the edge indices Can.max's
+/// Insert Vertex Edge records on its version-1 Cylinder.
+pub fn triangle_walk_edges(
+    faces: &[Face],
+    vertex: &[Option<u32>],
+) -> Result<Vec<[u32; 2]>, String> {
+    let mut order: Vec<[u32; 2]> = Vec::new();
+    let mut index = std::collections::HashMap::new();
+    let mut visible: Vec<bool> = Vec::new();
+    for f in faces {
+        for k in 0..3 {
+            let (a, b) = (f.v[k], f.v[(k + 1) % 3]);
+            let i = *index.entry((a.min(b), a.max(b))).or_insert_with(|| {
+                order.push([a, b]);
+                visible.push(false);
+                order.len() - 1
+            });
+            visible[i] |= f.flags & (1 << k) != 0;
+        }
+    }
+    let map = |x: u32| -> Result<Option<u32>, String> {
+        vertex
+            .get(x as usize)
+            .copied()
+            .ok_or_else(|| format!("triangle vertex {x} beyond {}", vertex.len()))
+    };
+    let mut out = Vec::new();
+    for (e, vis) in order.into_iter().zip(visible) {
+        if let (Some(a), Some(b), true) = (map(e[0])?, map(e[1])?, vis) {
+            out.push([a, b]);
+        }
+    }
+    Ok(out)
 }
 
 impl PolyMesh {
-    /// The edges in MNMesh order: faces in order, each face's sides from corner
-    /// j to j+1, an edge numbered when first met. Each edge is (v1, v2) as its
-    /// first face runs it.
-    pub fn edges(&self) -> Vec<(u32, u32)> {
-        let mut seen = std::collections::HashMap::new();
-        let mut out = Vec::new();
-        for f in &self.faces {
-            let n = f.v.len();
-            for j in 0..n {
-                let (a, b) = (f.v[j], f.v[(j + 1) % n]);
-                seen.entry((a.min(b), a.max(b))).or_insert_with(|| {
-                    out.push((a, b));
-                    out.len() - 1
-                });
-            }
+    /// The edges `FillInMesh` would number for the faces as they stand (see
+    /// [`walk_edges`]); their count is the mesh's edge count whatever the order.
+    pub fn walked_edges(&self) -> Vec<[u32; 2]> {
+        walk_edges(self.faces.iter().map(|f| f.v.as_slice()))
+    }
+
+    /// MNMesh's edge list, or an error when the order is not known.
+    pub fn mn_edges(&self) -> Result<&[[u32; 2]], String> {
+        self.edges
+            .as_deref()
+            .ok_or_else(|| "Max's edge numbering of this mesh is not known".to_string())
+    }
+
+    /// Sets the edge list after checking it holds each side of every face once.
+    pub fn set_edges(&mut self, edges: Vec<[u32; 2]>) -> Result<(), String> {
+        let mut walked: Vec<(u32, u32)> = self
+            .walked_edges()
+            .iter()
+            .map(|e| (e[0].min(e[1]), e[0].max(e[1])))
+            .collect();
+        let mut given: Vec<(u32, u32)> = edges
+            .iter()
+            .map(|e| (e[0].min(e[1]), e[0].max(e[1])))
+            .collect();
+        walked.sort_unstable();
+        given.sort_unstable();
+        if walked != given {
+            return Err(format!(
+                "an edge list of {} edges that are not the {} sides of the faces",
+                edges.len(),
+                walked.len()
+            ));
         }
-        out
+        self.edges = Some(edges);
+        Ok(())
     }
 
     /// Checks indices (vertices, map vertices, triangulation corners) so that
@@ -215,10 +296,11 @@ mod tests {
                 PolyFace::fan(vec![1, 2, 5, 4], 0, 1),
             ],
             maps: Vec::new(),
+            edges: None,
         };
         assert_eq!(
-            m.edges(),
-            [(0, 1), (1, 4), (4, 3), (3, 0), (1, 2), (2, 5), (5, 4)]
+            m.walked_edges(),
+            [[0, 1], [1, 4], [4, 3], [3, 0], [1, 2], [2, 5], [5, 4]]
         );
         let t = m.to_mesh().expect("mesh");
         assert_eq!(t.faces[0].v, [0, 1, 4]);

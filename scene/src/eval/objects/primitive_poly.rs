@@ -17,8 +17,16 @@ pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, S
         c if c == CYLINDER => {
             let mut poly = cylinder(p)?;
             match cylinder_version(object)? {
+                // How `BuildCylinderPoly` numbers its edges is not known: edge
+                // operations on it are refused.
                 0 => {}
-                1 => from_triangles_order(&mut poly)?,
+                1 => {
+                    from_triangles_order(&mut poly)?;
+                    if let Some(edges) = cylinder_triangle_edges(p, &poly)? {
+                        // A list that is not the faces' sides leaves it unknown.
+                        let _ = poly.set_edges(edges);
+                    }
+                }
                 v => return Err(format!("Cylinder version {v} (chunk 0x0100) is not known")),
             }
             Ok(poly)
@@ -82,6 +90,28 @@ fn from_triangles_order(poly: &mut PolyMesh) -> Result<(), String> {
         m.faces[n - 1].rotate_right(1);
     }
     Ok(())
+}
+
+/// The edge numbering of a version-1 Cylinder's polygon form: that of the
+/// triangle cylinder it is converted from (`poly::triangle_walk_edges`), whose
+/// vertices are the polygon form's between a centre vertex on each cap (the
+/// conversion drops them). `None` (numbering not known) when the triangle
+/// mesh's ring vertices are not the polygon form's.
+fn cylinder_triangle_edges(p: &Params, poly: &PolyMesh) -> Result<Option<Vec<[u32; 2]>>, String> {
+    let tri = crate::eval::objects::primitive::cylinder_mesh(p, false)?;
+    let n = poly.vertices.len();
+    if tri.vertices.len() != n + 2
+        || tri.vertices[1..=n]
+            .iter()
+            .zip(&poly.vertices)
+            .any(|(a, b)| a.minus(*b).dot(a.minus(*b)) > 1e-12)
+    {
+        return Ok(None);
+    }
+    let vertex: Vec<Option<u32>> = (0..n + 2)
+        .map(|i| (1..=n).contains(&i).then(|| (i - 1) as u32))
+        .collect();
+    super::poly::triangle_walk_edges(&tri.faces, &vertex).map(Some)
 }
 
 /// Cylinder (radius 0, height 1, height segments 2, cap segments 3, sides 4,
@@ -191,6 +221,7 @@ fn cylinder(p: &Params) -> Result<PolyMesh, String> {
         vertices,
         faces,
         maps,
+        edges: None,
     })
 }
 

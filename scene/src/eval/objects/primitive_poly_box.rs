@@ -262,10 +262,14 @@ pub(crate) fn poly_box(p: &Params, smoothing_fix: bool) -> Result<PolyMesh, Stri
     } else {
         Vec::new()
     };
+    // How `BuildPolyBox` numbers its edges is not known (the face-walk order
+    // does not fit Table.max's Insert Vertex Edge record): edge operations on
+    // a Box are refused.
     let poly = PolyMesh {
         vertices,
         faces: b.faces,
         maps,
+        edges: None,
     };
     poly.validate()?;
     Ok(poly)
