@@ -3,22 +3,17 @@
 //! file and again for errors.txt), held beside the NeL exports and weighed in
 //! the documents budget, and kept in the disk cache.
 //!
-//! Unlike the NeL exports, the glTF depends on files outside its source: the
-//! texture images it found (and embedded) or did not find. A stored stage
-//! records each texture path the build looked up, with the file it resolved
-//! to and that file's size and times; it is served only while the same search
-//! resolves every one of them to the same, unchanged file (or still finds
-//! nothing), so an image added, replaced or removed beside the source
-//! rebuilds it.
+//! The glTF depends on files outside its source, the texture images it found
+//! (and embedded) or did not find: a stored stage is served only while they
+//! are unchanged (lookups.rs).
 
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use maxfs_exporters::gltf::{self, ResolutionLog, TextureSearch};
 use maxfs_scene::eval::SceneEval;
 
-use crate::cache::DocKey;
+use crate::lookups::Dep;
 
 /// What the glTF export of one file gives the tree.
 #[derive(Debug)]
@@ -33,51 +28,12 @@ pub struct GltfStage {
     deps: Vec<Dep>,
 }
 
-/// One texture lookup: the stored path and what it resolved to.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct Dep {
-    stored: String,
-    found: Option<Stamp>,
-}
-
-/// A resolved image file and the version of it the build read.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct Stamp {
-    /// The path's bytes (paths need not be UTF-8).
-    path: Vec<u8>,
-    size: u64,
-    mtime_ns: i128,
-    ctime_ns: i128,
-}
-
-impl Stamp {
-    fn of(path: &Path) -> Option<Stamp> {
-        let meta = std::fs::metadata(path).ok()?;
-        let key = DocKey::of(path, &meta);
-        Some(Stamp {
-            path: path.as_os_str().as_encoded_bytes().to_vec(),
-            size: key.size,
-            mtime_ns: key.mtime_ns,
-            ctime_ns: key.ctime_ns,
-        })
-    }
-}
-
 /// The index of a stored stage; the `.glb` bytes follow it.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Stored {
     deps: Vec<Dep>,
     lines: Vec<String>,
     glb: Result<u64, String>,
-}
-
-/// How a lookup resolves now, in the form [`Dep`] records it.
-fn lookup(search: &TextureSearch, stored: &str) -> Dep {
-    let found = search.resolve(stored).ok().and_then(|p| Stamp::of(&p));
-    Dep {
-        stored: stored.to_string(),
-        found,
-    }
 }
 
 impl GltfStage {
@@ -102,14 +58,7 @@ impl GltfStage {
                 Err(e)
             }
         };
-        let deps = log
-            .entries()
-            .into_iter()
-            .map(|(stored, found)| Dep {
-                stored,
-                found: found.as_deref().and_then(Stamp::of),
-            })
-            .collect();
+        let deps = Dep::all_of(&log);
         GltfStage { glb, lines, deps }
     }
 
@@ -153,7 +102,7 @@ impl GltfStage {
             Err(e) if data.is_empty() => Err(e),
             _ => return None,
         };
-        if index.deps.iter().any(|d| lookup(search, &d.stored) != *d) {
+        if !Dep::all_hold(&index.deps, search) {
             return None;
         }
         Some(GltfStage {
@@ -165,10 +114,6 @@ impl GltfStage {
 
     /// The image files the stage embedded (for tests and diagnostics).
     pub fn found_images(&self) -> Vec<PathBuf> {
-        self.deps
-            .iter()
-            .filter_map(|d| d.found.as_ref())
-            .map(|s| PathBuf::from(std::ffi::OsStr::from_bytes(&s.path)))
-            .collect()
+        self.deps.iter().filter_map(Dep::found_path).collect()
     }
 }

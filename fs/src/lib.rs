@@ -7,6 +7,7 @@ pub mod disk_cache;
 pub mod exports;
 pub mod gltf_stage;
 pub mod json;
+pub mod lookups;
 pub mod names;
 pub mod source_check;
 pub mod state;

@@ -86,12 +86,18 @@ impl MaxFs {
         let mut grew = false;
         let r = loaded.exports(|l| {
             grew = true;
+            // Particle-system instances read their `.ps` shapes: a kept set
+            // holds while those lookups do (lookups.rs).
+            let ps_search = maxfs_exporters::gltf::TextureSearch {
+                max_dir: self.root.join(state.path()).parent().map(Path::to_path_buf),
+                roots: self.ps_paths.clone(),
+                log: None,
+            };
             let place = self.disk_place(state, "exports");
             if let Some((disk, hash, place)) = &place {
-                if let Some(set) = disk
-                    .get(hash, place)
-                    .and_then(|b| ExportSet::from_bytes(&b))
-                {
+                if let Some(set) = disk.get(hash, place).and_then(|b| {
+                    crate::lookups::unwrap(&b, &ps_search).and_then(ExportSet::from_bytes)
+                }) {
                     return Ok(Arc::new(set));
                 }
             }
@@ -100,18 +106,19 @@ impl MaxFs {
                 .lock()
                 .entry(format!("{}/export", state.path().display()))
                 .or_default() += 1;
+            let log = maxfs_exporters::gltf::ResolutionLog::default();
             let options = maxfs_exporters::nel::export::ExportOptions {
                 ps_search: Some(maxfs_exporters::gltf::TextureSearch {
-                    max_dir: self.root.join(state.path()).parent().map(Path::to_path_buf),
-                    roots: self.ps_paths.clone(),
-                    log: None,
+                    log: Some(log.clone()),
+                    ..ps_search
                 }),
             };
             let r = l.build_exports(&stem, &options);
             match &r {
                 Ok(set) => {
                     if let Some((disk, hash, place)) = &place {
-                        disk.put(hash, place, &set.to_bytes());
+                        let deps = crate::lookups::Dep::all_of(&log);
+                        disk.put(hash, place, &crate::lookups::wrap(&deps, &set.to_bytes()));
                     }
                 }
                 Err(e) => {

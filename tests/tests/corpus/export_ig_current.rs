@@ -296,3 +296,72 @@ fn particle_system_instances() {
     }
     assert!(touch.iter().flatten().all(|&t| t), "{touch:?}");
 }
+
+/// A kept export set (`--cache-dir`) depends on the `.ps` shapes its
+/// particle-system instances read: served from disk while the lookups hold,
+/// built again when a `.ps` appears beside the source or goes away.
+#[test]
+fn kept_exports_follow_the_ps_files_beside_the_source() {
+    let src = tempfile::tempdir().expect("tempdir");
+    let cache = tempfile::tempdir().expect("tempdir");
+    let mut e = SceneEdit::open(SRC);
+    let geo = geometry(&e);
+    for (n, _) in &geo {
+        appdata(&mut e, *n, id::IGNAME, "scene");
+    }
+    let ps_name = geo[1].1.clone();
+    make_ps(&mut e, geo[1].0, "C:\\graphics\\sfx\\snow.ps");
+    let bytes = e.finish_file().to_bytes().expect("writes");
+    std::fs::write(src.path().join("Lit.max"), bytes).expect("write source");
+    let tree = || {
+        let disk = maxfs_fs::disk_cache::DiskCache::open(cache.path(), src.path()).expect("cache");
+        maxfs_fs::MaxFs::new(
+            src.path(),
+            maxfs_fs::Options {
+                disk_cache: Some(std::sync::Arc::new(disk)),
+                ..maxfs_fs::Options::default()
+            },
+        )
+    };
+    let errors = std::path::Path::new("Lit.max/export/errors.txt");
+    let built = |fs: &maxfs_fs::MaxFs| {
+        fs.generation_counts()
+            .iter()
+            .filter(|(k, _)| k.ends_with("/export"))
+            .map(|(_, n)| *n)
+            .sum::<u64>()
+    };
+    let missing = |text: &str| {
+        text.lines()
+            .any(|l| l.contains(&ps_name) && l.contains("no bounding box of the particle system"))
+    };
+
+    let first = tree();
+    let text = String::from_utf8(first.read(errors).expect("errors")).expect("utf-8");
+    assert_eq!(built(&first), 1);
+    assert!(missing(&text), "{text}");
+    let second = tree();
+    assert_eq!(second.read(errors).expect("errors"), text.as_bytes());
+    assert_eq!(built(&second), 0, "unchanged: served from disk");
+
+    // The .ps appears beside the source: built again, and found.
+    std::fs::copy(
+        corpus_dir().join("nel/snowballs/particle/snow.ps"),
+        src.path().join("snow.ps"),
+    )
+    .expect("copy snow.ps");
+    let third = tree();
+    let found = String::from_utf8(third.read(errors).expect("errors")).expect("utf-8");
+    assert_eq!(built(&third), 1, "a new .ps makes the kept exports stale");
+    assert!(!missing(&found), "{found}");
+    let fourth = tree();
+    fourth.read(errors).expect("errors");
+    assert_eq!(built(&fourth), 0, "unchanged .ps: served from disk");
+
+    // Taken away again: stale, and the helper stands in once more.
+    std::fs::remove_file(src.path().join("snow.ps")).expect("remove");
+    let fifth = tree();
+    let again = String::from_utf8(fifth.read(errors).expect("errors")).expect("utf-8");
+    assert_eq!(built(&fifth), 1);
+    assert_eq!(again, text);
+}
