@@ -35,7 +35,7 @@ struct Take {
 /// −0.1733 (y = +0.1733), which the Skin bind pose of the same file confirms
 /// (eval_biped.rs) and Red@Spawn's FBX of the same rig follows; the FBX was
 /// written from an earlier save. Rotations agree to 1.5e-6.
-const RED_RUN_SHIFT: [f64; 3] = [0.0, 0.173_289_88, 0.0];
+pub(crate) const RED_RUN_SHIFT: [f64; 3] = [0.0, 0.173_289_88, 0.0];
 
 const TAKES: &[Take] = &[
     Take {
@@ -187,7 +187,7 @@ fn stretched_ancestor(node: &ufbx::Node) -> bool {
     false
 }
 
-fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
+pub(crate) fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
     let (a, b) = (a.rows(), b.rows());
     let rot = (0..3)
         .flat_map(|r| (0..3).map(move |c| (r, c)))

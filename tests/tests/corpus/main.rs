@@ -11,6 +11,7 @@ mod eval_bend_taper;
 mod eval_biped;
 mod eval_biped_motion;
 mod eval_biped_neoaxis;
+mod eval_biped_skin;
 mod eval_bone;
 mod eval_boolean;
 mod eval_boolean_compound;
