@@ -53,16 +53,7 @@ pub(super) fn seconds(t: i32) -> F32 {
 
 pub fn export(ctx: &Context, out: &mut Exports) {
     let time = settings::time_config(ctx.doc);
-    let mut b = Builder {
-        ctx,
-        tracks: Vec::new(),
-        errors: Vec::new(),
-        ticks_per_frame: time
-            .as_ref()
-            .map_or(TimeConfig::DEFAULT.ticks_per_frame, |t| t.ticks_per_frame),
-        sampled: std::cell::Cell::new(false),
-        biped: None,
-    };
+    let mut b = Builder::new(ctx, &time);
     let selected = select::anim_nodes(ctx);
     if selected.is_empty() {
         for node in select::tree_order(ctx.graph) {
@@ -149,16 +140,7 @@ pub fn node_animation(
     extra: impl FnOnce(&mut Vec<(String, NelTrack)>, &mut Vec<String>),
 ) -> (Vec<(String, NelTrack)>, Vec<String>) {
     let time = settings::time_config(ctx.doc);
-    let mut b = Builder {
-        ctx,
-        tracks: Vec::new(),
-        errors: Vec::new(),
-        ticks_per_frame: time
-            .as_ref()
-            .map_or(TimeConfig::DEFAULT.ticks_per_frame, |t| t.ticks_per_frame),
-        sampled: std::cell::Cell::new(false),
-        biped: None,
-    };
+    let mut b = Builder::new(ctx, &time);
     b.prepare_biped(node);
     b.node_tracks(node, prefix);
     let mut more = Vec::new();
@@ -253,7 +235,19 @@ struct Builder<'c, 'a> {
     biped: Option<biped::Sampling>,
 }
 
-impl Builder<'_, '_> {
+impl<'c, 'a> Builder<'c, 'a> {
+    fn new<E>(ctx: &'c Context<'a>, time: &Result<TimeConfig, E>) -> Self {
+        Builder {
+            ctx,
+            tracks: Vec::new(),
+            errors: Vec::new(),
+            ticks_per_frame: time
+                .as_ref()
+                .map_or(TimeConfig::DEFAULT.ticks_per_frame, |t| t.ticks_per_frame),
+            sampled: std::cell::Cell::new(false),
+            biped: None,
+        }
+    }
     /// `addAnimation`: the node's tracks, then its descendants' as bone tracks.
     /// Biped bones under a Biped root are reported once, on the root.
     fn add_animation(&mut self, node: usize, prefix: &str) {
