@@ -1,27 +1,7 @@
 #!/usr/bin/env bash
 # Build (once) and run the NeL .ligozone oracle: ligozone.sh OUT SIZEX SIZEY MASK [TYPE=VALUE]...
-# Same NeL libraries and cache rules as zone_build.sh.
+# Built against the NeL libraries of /work/shared/oracles/nel (nel_libs.sh: caching and overrides).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-oracle=${NEL_ORACLE_SRC:-/work/shared/oracles/nel}
 . "$here/nel_libs.sh"
-B=$(nel_oracle_build "$oracle")
-bin_dir=${ZONE_ORACLE_BIN_DIR:-${CARGO_TARGET_DIR:-$here/../../target}/nel-oracle}
-mkdir -p "$bin_dir"
-bin="$bin_dir/ligozone_oracle"
-src="$here/ligozone_oracle.cpp"
-if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
-  LIBS="$B/libnelligo.a $B/libnelpacs.a $B/libnel3d.a $B/libnelmisc.a"
-  ${CXX:-g++} -std=c++17 -O1 -w -DNL_STATIC -DNL_RELEASE -D__STDC_LIMIT_MACROS \
-    -I"$B/src/nel/include" -I"$B/src/nel/3rdparty" -I/usr/include/libxml2 -I/usr/include/freetype2 \
-    "$src" -o "$bin.tmp" $LIBS $LIBS -lxml2 -lpng -ljpeg -lfreetype -lz -lpthread -ldl -lrt
-  mv "$bin.tmp" "$bin"
-fi
-# NeL writes a report file into the working directory when one of its own
-# assertions fails: run it in a scratch directory, never in the caller's.
-args=()
-for a in "$@"; do case $a in */*) args+=("$(realpath -m -- "$a")") ;; *) if [ -e "$a" ]; then args+=("$(realpath -- "$a")"); else args+=("$a"); fi ;; esac; done
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-"$bin" "${args[@]}"
+nel_oracle_run ligozone_oracle "$@"
