@@ -180,7 +180,10 @@ fn controller_gaps(
         None => {}
     }
     let Some(ctl) = eval.controller(idx) else {
-        let why = eval.controller_error(idx).unwrap_or_default();
+        let why = eval
+            .controller_error(idx)
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         add(
             role,
             format!("{} (unreadable: {why})", class_name(eval, idx)),
@@ -297,7 +300,7 @@ fn shape_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
         None => MeshCoverage::NotGeometry,
         Some(Ok(_)) => MeshCoverage::Evaluated,
         Some(Err(msg)) => {
-            if let Some(why) = msg.strip_prefix("shape: ") {
+            if let Some(why) = msg.in_shape() {
                 return MeshCoverage::Object(format!("{class} ({why})"));
             }
             let mods: Vec<String> = modifiers(eval, node)
@@ -306,7 +309,7 @@ fn shape_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
                 .collect();
             match mods
                 .iter()
-                .find(|name| msg.starts_with(&format!("modifier {name} (")))
+                .find(|name| msg.failing_modifier() == Some(name.as_str()))
             {
                 Some(name) => MeshCoverage::Modifiers(vec![name.clone()]),
                 None if mods.is_empty() => MeshCoverage::Object(format!("{class} ({msg})")),
@@ -325,8 +328,8 @@ pub fn mesh_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
                 let failing = modifiers(eval, node)
                     .into_iter()
                     .map(|m| class_name(eval, m))
-                    .find(|name| msg.starts_with(&format!("modifier {name} (")));
-                MeshCoverage::Modifiers(vec![failing.unwrap_or(msg)])
+                    .find(|name| msg.failing_modifier() == Some(name.as_str()));
+                MeshCoverage::Modifiers(vec![failing.unwrap_or_else(|| msg.to_string())])
             }
             _ => MeshCoverage::Evaluated,
         },

@@ -241,7 +241,10 @@ fn class_of(graph: &SceneGraph, idx: usize) -> Option<(u32, (u32, u32), &str)> {
 }
 
 /// References of `idx` that are ParamBlock2s, with their decoded blocks.
-fn pb2_refs(eval: &SceneEval, idx: usize) -> Vec<(u32, usize, Result<ParamBlock2, String>)> {
+fn pb2_refs(
+    eval: &SceneEval,
+    idx: usize,
+) -> Vec<(u32, usize, Result<ParamBlock2, crate::eval::EvalError>)> {
     let g: &SceneGraph = &eval.graph;
     let Some(o) = g.objects.get(idx) else {
         return Vec::new();
