@@ -144,7 +144,7 @@ pub fn light(eval: &SceneEval, idx: usize) -> Option<Light> {
                 }
             }
             Ok(None) => {}
-            Err(e) => l.errors.push(e),
+            Err(e) => l.errors.push(e.to_string()),
         }
         let chunks = eval.chunks(idx);
         l.use_far_atten = word(chunks, USE_FAR_ATTEN);

@@ -18,6 +18,7 @@
 //!   container (up to Max 2014) or as an asset GUID resolved through the
 //!   FileAssetMetaData2 (Max 2012–2014) or FileAssetMetaData3 (Max 2015+) stream.
 
+use crate::eval::error::EvalError;
 use serde::Serialize;
 
 use crate::document::Document;
@@ -478,7 +479,7 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
     Some(m)
 }
 
-fn uvgen(eval: &SceneEval, idx: usize) -> Result<UvGen, String> {
+fn uvgen(eval: &SceneEval, idx: usize) -> Result<UvGen, EvalError> {
     let Some(pbi) = pblock::reference(&eval.graph, idx, 0) else {
         return Ok(UvGen::default());
     };
