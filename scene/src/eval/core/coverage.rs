@@ -3,6 +3,7 @@
 //! list is how `info.json`, `maxfs check` and the exporters say so by name
 //! instead of showing a plausible but wrong scene (Biped, IK chains, CAT, …).
 
+use crate::eval::EvalError;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -307,16 +308,20 @@ fn shape_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
                 .into_iter()
                 .map(|m| class_name(eval, m))
                 .collect();
-            match mods
-                .iter()
-                .find(|name| msg.failing_modifier() == Some(name.as_str()))
-            {
+            match mods.iter().find(|name| names_modifier(&msg, name)) {
                 Some(name) => MeshCoverage::Modifiers(vec![name.clone()]),
                 None if mods.is_empty() => MeshCoverage::Object(format!("{class} ({msg})")),
                 None => MeshCoverage::Modifiers(mods),
             }
         }
     }
+}
+
+/// Whether `e` is modifier `name`'s failure: a stack modifier's own error, or
+/// a refusal that names it (an index edit above a Boolean is refused before
+/// the stack runs, in the same words).
+fn names_modifier(e: &EvalError, name: &str) -> bool {
+    e.failing_modifier() == Some(name) || e.to_string().starts_with(&format!("modifier {name} ("))
 }
 
 /// Mesh coverage of a node: its base object, then its modifier stack as
@@ -328,7 +333,7 @@ pub fn mesh_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
                 let failing = modifiers(eval, node)
                     .into_iter()
                     .map(|m| class_name(eval, m))
-                    .find(|name| msg.failing_modifier() == Some(name.as_str()));
+                    .find(|name| names_modifier(&msg, name));
                 MeshCoverage::Modifiers(vec![failing.unwrap_or_else(|| msg.to_string())])
             }
             _ => MeshCoverage::Evaluated,
