@@ -455,7 +455,7 @@ impl Builder<'_> {
         let mesh = match result {
             Ok(m) => m,
             Err(e) => {
-                self.drop_mesh(name, &e);
+                self.drop_mesh(name, &e.to_string());
                 return None;
             }
         };

@@ -21,7 +21,7 @@ use json::Index;
 use maxfs_scene::eval::modifier::morpher::{self, MorphChannel};
 use maxfs_scene::eval::modifier::MORPHER;
 use maxfs_scene::eval::objects::mesh::Mesh;
-use maxfs_scene::eval::{Mat43, Stack, Vec3};
+use maxfs_scene::eval::{EvalError, Mat43, Stack, Vec3};
 use serde_json::json as value;
 
 use super::anim::{sample_ticks, shifted_seconds};
@@ -95,15 +95,15 @@ pub(super) fn plan(b: &mut Builder, node: usize, name: &str) -> Option<Plan> {
             return refuse(b, format!("{} channels (at most {MAX_TARGETS})", c.len()))
         }
         Ok(c) => c,
-        Err(e) => return refuse(b, e),
+        Err(e) => return refuse(b, e.to_string()),
     };
-    let weights: Result<Vec<f64>, String> = channels
+    let weights: Result<Vec<f64>, EvalError> = channels
         .iter()
         .map(|c| morpher::channel_weight(eval, modifier, c, 0))
         .collect();
     let weights = match weights {
         Ok(w) => w,
-        Err(e) => return refuse(b, e),
+        Err(e) => return refuse(b, e.to_string()),
     };
     // The targets must rebuild the evaluated mesh at frame 0 (the same sum
     // the Morpher makes); anything else means the linear model does not hold.

@@ -151,7 +151,7 @@ fn plan(
     }
     let below = |t: i32| match eval.mesh_with(node, t, Stack::Without(skin.modifier)) {
         Some(Ok(m)) => Ok(m),
-        Some(Err(e)) => Err(Refused::Below(e)),
+        Some(Err(e)) => Err(Refused::Below(e.to_string())),
         None => Err(Refused::Below("no mesh".into())),
     };
     let bind = below(0)?;

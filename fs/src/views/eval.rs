@@ -62,7 +62,7 @@ fn shapes(eval: &SceneEval) -> Vec<ShapeView> {
             Some(ShapeView {
                 index: o.index,
                 name: n.name.clone(),
-                error: r.as_ref().err().cloned(),
+                error: r.as_ref().err().map(ToString::to_string),
                 shape: r.ok().map(|s| (*s).clone()),
             })
         })

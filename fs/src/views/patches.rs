@@ -137,7 +137,7 @@ pub fn render(eval: &SceneEval) -> Vec<u8> {
                     .collect();
                 entry.mesh = Some(mesh_value(&m));
             }
-            Err(e) => entry.error = Some(e),
+            Err(e) => entry.error = Some(e.to_string()),
         }
         out.push(entry);
     }

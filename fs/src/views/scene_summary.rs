@@ -122,7 +122,7 @@ pub fn meshes(eval: &SceneEval) -> Vec<MeshSummary> {
             (false, Ok(base)) => match eval.mesh(o.index, 0) {
                 Some(Ok(m)) => Ok((m, true)),
                 Some(Err(e)) => {
-                    s.error = Some(e);
+                    s.error = Some(e.to_string());
                     Ok((base, false))
                 }
                 None => Ok((base, false)),
@@ -150,7 +150,7 @@ pub fn meshes(eval: &SceneEval) -> Vec<MeshSummary> {
                 s.material_ids = ids;
                 s.smoothing_groups = m.faces.iter().fold(0, |a, f| a | f.smoothing);
             }
-            Err(e) => s.error = Some(e),
+            Err(e) => s.error = Some(e.to_string()),
         }
         out.push(s);
     }

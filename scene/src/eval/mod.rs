@@ -6,6 +6,7 @@
 //! constraints); `render` decodes materials, cameras and lights.
 
 pub mod core;
+pub mod error;
 pub mod modifier;
 pub mod objects;
 pub mod render;
@@ -15,3 +16,4 @@ pub use self::core::controller::Controller;
 pub use self::core::math::{Mat43, Quat, Vec3};
 pub use self::core::memo::{MemoStats, MeshResult, Stack};
 pub use self::core::transform::SceneEval;
+pub use self::error::{EvalError, EvalErrorKind};

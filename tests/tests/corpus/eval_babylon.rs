@@ -290,7 +290,7 @@ fn evaluated_meshes_match_babylon_gltf() {
                 Some(Ok(m)) => m,
                 other => {
                     let why = match other {
-                        Some(Err(e)) => e,
+                        Some(Err(e)) => e.to_string(),
                         _ => "not a mesh object".into(),
                     };
                     match reason {

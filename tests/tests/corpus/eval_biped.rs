@@ -260,7 +260,7 @@ fn damaged_biped_records_give_precise_errors() {
                     Err(e) => {
                         errors += 1;
                         assert!(
-                            e.starts_with(what) && e.contains("0x0"),
+                            e.to_string().starts_with(what) && e.to_string().contains("0x0"),
                             "{rel}: imprecise error {e}"
                         );
                     }

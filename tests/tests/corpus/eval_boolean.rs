@@ -218,7 +218,7 @@ fn road_flag_boolean_matches_and_its_edit_mesh_is_refused() {
     // triangulation (24 vertices, 44 faces): refused, never applied to ours.
     let err = eval.mesh(n, 0).unwrap().unwrap_err();
     assert_eq!(
-        err,
+        err.to_string(),
         "modifier Edit Mesh (0x50, 0x0) on a Boolean: it edits vertices and faces by index \
          in Max's triangulation of the Boolean result (made for 24 vertices, 44 faces), \
          which this evaluation does not reproduce (same surface, other triangles)"

@@ -190,8 +190,8 @@ fn skin_and_morpher_are_evaluated_unless_their_bones_are_not() {
                 let err = eval.mesh(node, t).unwrap().unwrap_err();
                 eprintln!("{rel} {name} t={t}: {err}");
                 assert!(
-                    err.starts_with("modifier Skin (0x95c723, 0x15666): Skin bones whose transforms are not evaluated: ")
-                        && err.contains(controller),
+                    err.to_string().starts_with("modifier Skin (0x95c723, 0x15666): Skin bones whose transforms are not evaluated: ")
+                        && err.to_string().contains(controller),
                     "{err}"
                 );
                 bone_errors += 1;

@@ -187,7 +187,7 @@ fn key_edit_poly_extrusion_is_refused_by_name() {
         .expect("a mesh result")
         .expect_err("Extrude Edge is not evaluated");
     assert_eq!(
-        err,
+        err.to_string(),
         "modifier Edit Poly (0x79aa6e1d, 0x71a075b7): operation Extrude Edge (40) is not evaluated"
     );
 }

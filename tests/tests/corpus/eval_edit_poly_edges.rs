@@ -145,7 +145,7 @@ fn shell_edit_poly_cuts_two_rings_and_removes_the_band_between() {
         Ok(_) => panic!("Shell evaluates, Boolean included: update this test"),
         Err(e) => e,
     };
-    assert!(err.contains("Boolean"), "{err}");
+    assert!(err.to_string().contains("Boolean"), "{err}");
 }
 
 /// Every Editable Poly in the corpus stores its edge list (0x010a); read as

@@ -378,7 +378,10 @@ fn selection_sensitive_modifiers_above_a_mesh_select_are_refused() {
         let mut mesh = Mesh::default();
         let err = modifier::apply_stack(&[top, select], &mut mesh, &cx)
             .expect_err("refused above a selection");
-        assert!(err.contains(name) && err.contains("Mesh Select"), "{err}");
+        assert!(
+            err.to_string().contains(name) && err.to_string().contains("Mesh Select"),
+            "{err}"
+        );
     }
     // The selection alone changes nothing and is accepted.
     let mut mesh = Mesh::default();

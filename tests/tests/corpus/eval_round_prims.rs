@@ -110,7 +110,7 @@ fn torus_tube_and_geosphere_nodes_evaluate_as_max_builds_them() {
             let p = primitive::params(&eval, obj, 0).expect("parameters");
             let result = match eval.base_mesh(node) {
                 Some(Ok(m)) => check(kind, &p, &m),
-                Some(Err(e)) => Err(e),
+                Some(Err(e)) => Err(e.to_string()),
                 None => Err("no mesh".into()),
             };
             if let Err(e) = result {

@@ -47,7 +47,7 @@ fn shelled_nodes_match_fbx() {
                 Err(e) => {
                     eprintln!("{max} {}: {e}", n.name);
                     assert!(
-                        !e.contains("modifier Shell"),
+                        !e.to_string().contains("modifier Shell"),
                         "{}: Shell refused: {e}",
                         n.name
                     );

@@ -109,7 +109,7 @@ fn groups(ctx: &Context, out: &mut Exports) -> Vec<(String, Vec<usize>)> {
 fn node_mesh(ctx: &Context, node: usize) -> Result<NodeMesh, String> {
     let mesh = match ctx.eval.mesh(node, 0) {
         Some(Ok(m)) => m,
-        Some(Err(e)) => return Err(e),
+        Some(Err(e)) => return Err(e.into()),
         None => return Err("object is not a mesh this exporter can evaluate".into()),
     };
     let tm: Mat43 = ctx.eval.object_tm(node, 0);

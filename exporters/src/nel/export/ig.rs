@@ -152,7 +152,7 @@ type WorldMesh = (Vec<[f32; 3]>, Vec<[u32; 3]>);
 fn world_mesh(ctx: &Context, node: usize) -> Result<WorldMesh, String> {
     let mesh = match ctx.eval.mesh(node, 0) {
         Some(Ok(m)) => m,
-        Some(Err(e)) => return Err(e),
+        Some(Err(e)) => return Err(e.into()),
         None => return Err("object is not a mesh this exporter can evaluate".into()),
     };
     let tm = ctx.eval.object_tm(node, 0);

@@ -171,7 +171,10 @@ pub fn node_skin(ctx: &Context, node: usize) -> Option<Result<SkinBinding, Strin
     // The topmost Skin or Physique (the modifier the shape export disables);
     // Physique comes decoded to the Skin shape, without Skin's bind poses.
     let (_, skin) = physique::node_skinning(ctx.eval, node)?;
-    Some(skin.and_then(|s| binding(ctx, node, s)))
+    Some(
+        skin.map_err(String::from)
+            .and_then(|s| binding(ctx, node, s)),
+    )
 }
 
 /// The binding of `node` skinned by `skin` (a decoded Skin, or a Physique in

@@ -48,6 +48,14 @@ pub enum RklPatchError {
     },
     #[error("patch {patch}: type {kind}, expected 3 (tri) or 4 (quad)")]
     BadType { patch: usize, kind: u32 },
+    #[error("map record {record} is past the input's {points} points (Max zeroes it)")]
+    MapPastInput { record: usize, points: usize },
+    #[error("map record {record} targets point {target} of {points}")]
+    MapTarget {
+        record: usize,
+        target: i32,
+        points: usize,
+    },
     #[error("the RPO data describes {rpo} {what}, the PatchMesh {mesh}")]
     RpoMismatch {
         what: &'static str,

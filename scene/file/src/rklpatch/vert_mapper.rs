@@ -105,21 +105,25 @@ impl VertMapper {
         table: &[MapVert],
         input: &[[f32; 3]],
         output: &mut [[f32; 3]],
-    ) -> Result<usize, String> {
+    ) -> Result<usize, super::RklPatchError> {
         let mut moved = 0;
         for (i, m) in table.iter().enumerate() {
             if m.vert < 0 {
                 continue;
             }
             let Some(src) = input.get(i) else {
-                return Err(format!(
-                    "map record {i} is past the input's {} points (Max zeroes it)",
-                    input.len()
-                ));
+                return Err(super::RklPatchError::MapPastInput {
+                    record: i,
+                    points: input.len(),
+                });
             };
-            let dst = output.get_mut(m.vert as usize).ok_or_else(|| {
-                format!("map record {i} targets point {} of {}", m.vert, input.len())
-            })?;
+            let dst = output
+                .get_mut(m.vert as usize)
+                .ok_or(super::RklPatchError::MapTarget {
+                    record: i,
+                    target: m.vert,
+                    points: input.len(),
+                })?;
             let d = m.delta();
             *dst = [src[0] + d[0], src[1] + d[1], src[2] + d[2]];
             moved += 1;

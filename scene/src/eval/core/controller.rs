@@ -1,6 +1,7 @@
 //! Controllers decoded from scene objects: keyframers (linear, Bezier, TCB),
 //! their composites (Position XYZ, Euler XYZ, PRS, LookAt), and their value at a time.
 
+use crate::eval::error::EvalError;
 use serde::Serialize;
 
 use crate::chunk::Chunk;
@@ -197,7 +198,7 @@ fn reference(o: &SceneObject, slot: u32) -> Option<usize> {
         .and_then(|r| usize::try_from(r.target).ok())
 }
 
-fn linear_keys<const N: usize>(table: &[u8], size: usize) -> Result<Vec<LinKey<N>>, String> {
+fn linear_keys<const N: usize>(table: &[u8], size: usize) -> Result<Vec<LinKey<N>>, EvalError> {
     Ok(keys::records(table, size)?
         .map(|r| {
             let w = Words(r);
@@ -210,7 +211,7 @@ fn linear_keys<const N: usize>(table: &[u8], size: usize) -> Result<Vec<LinKey<N
 }
 
 /// Bezier float/point3 records: time, flags, value[N], in[N], out[N], in_len[N], out_len[N].
-fn bezier_keys<const N: usize>(table: &[u8], size: usize) -> Result<Vec<BezKey<N>>, String> {
+fn bezier_keys<const N: usize>(table: &[u8], size: usize) -> Result<Vec<BezKey<N>>, EvalError> {
     Ok(keys::records(table, size)?
         .map(|r| {
             let w = Words(r);
@@ -229,7 +230,7 @@ fn bezier_keys<const N: usize>(table: &[u8], size: usize) -> Result<Vec<BezKey<N
 
 /// Bezier scale records: time, flags, s[3], q[4], then 7-float blocks for in/out
 /// tangent and in/out length.
-fn bezier_scale_keys(table: &[u8]) -> Result<Vec<BezKey<3>>, String> {
+fn bezier_scale_keys(table: &[u8]) -> Result<Vec<BezKey<3>>, EvalError> {
     Ok(keys::records(table, 148)?
         .map(|r| {
             let w = Words(r);
@@ -248,7 +249,7 @@ fn bezier_scale_keys(table: &[u8]) -> Result<Vec<BezKey<3>>, String> {
 
 /// The scale-axis rotation of each scale key (words 5–8 of every record kind),
 /// as a track slerped between keys; constant when every key has the same axis.
-fn scale_axes(table: &[u8], size: usize) -> Result<RotTrack, String> {
+fn scale_axes(table: &[u8], size: usize) -> Result<RotTrack, EvalError> {
     let keys: Vec<(i32, Quat)> = keys::records(table, size)?
         .map(|r| {
             let w = Words(r);
@@ -268,7 +269,7 @@ fn tcb_keys<const N: usize>(
     table: &[u8],
     size: usize,
     tcb_at: usize,
-) -> Result<Vec<TcbKey<N>>, String> {
+) -> Result<Vec<TcbKey<N>>, EvalError> {
     Ok(keys::records(table, size)?
         .map(|r| {
             let w = Words(r);
@@ -286,7 +287,7 @@ fn tcb_keys<const N: usize>(
 }
 
 /// Decodes the controller stored in object `o` (its chunks are `chunks`).
-pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, String> {
+pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, EvalError> {
     use class::*;
     let Some(cls) = &o.class else {
         return Ok(Controller::Unsupported {

@@ -3,6 +3,7 @@
 //! list is how `info.json`, `maxfs check` and the exporters say so by name
 //! instead of showing a plausible but wrong scene (Biped, IK chains, CAT, …).
 
+use crate::eval::EvalError;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -180,7 +181,10 @@ fn controller_gaps(
         None => {}
     }
     let Some(ctl) = eval.controller(idx) else {
-        let why = eval.controller_error(idx).unwrap_or_default();
+        let why = eval
+            .controller_error(idx)
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         add(
             role,
             format!("{} (unreadable: {why})", class_name(eval, idx)),
@@ -297,23 +301,27 @@ fn shape_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
         None => MeshCoverage::NotGeometry,
         Some(Ok(_)) => MeshCoverage::Evaluated,
         Some(Err(msg)) => {
-            if let Some(why) = msg.strip_prefix("shape: ") {
+            if let Some(why) = msg.in_shape() {
                 return MeshCoverage::Object(format!("{class} ({why})"));
             }
             let mods: Vec<String> = modifiers(eval, node)
                 .into_iter()
                 .map(|m| class_name(eval, m))
                 .collect();
-            match mods
-                .iter()
-                .find(|name| msg.starts_with(&format!("modifier {name} (")))
-            {
+            match mods.iter().find(|name| names_modifier(&msg, name)) {
                 Some(name) => MeshCoverage::Modifiers(vec![name.clone()]),
                 None if mods.is_empty() => MeshCoverage::Object(format!("{class} ({msg})")),
                 None => MeshCoverage::Modifiers(mods),
             }
         }
     }
+}
+
+/// Whether `e` is modifier `name`'s failure: a stack modifier's own error, or
+/// a refusal that names it (an index edit above a Boolean is refused before
+/// the stack runs, in the same words).
+fn names_modifier(e: &EvalError, name: &str) -> bool {
+    e.failing_modifier() == Some(name) || e.to_string().starts_with(&format!("modifier {name} ("))
 }
 
 /// Mesh coverage of a node: its base object, then its modifier stack as
@@ -325,8 +333,8 @@ pub fn mesh_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
                 let failing = modifiers(eval, node)
                     .into_iter()
                     .map(|m| class_name(eval, m))
-                    .find(|name| msg.starts_with(&format!("modifier {name} (")));
-                MeshCoverage::Modifiers(vec![failing.unwrap_or(msg)])
+                    .find(|name| names_modifier(&msg, name));
+                MeshCoverage::Modifiers(vec![failing.unwrap_or_else(|| msg.to_string())])
             }
             _ => MeshCoverage::Evaluated,
         },

@@ -2,6 +2,7 @@
 //! and their interpolation (linear, Bezier with tangents and lengths, TCB).
 
 use crate::eval::core::math::{Quat, Vec3};
+use crate::eval::error::EvalError;
 
 pub const TICKS_PER_SECOND: i32 = 4800;
 
@@ -92,11 +93,14 @@ impl Words<'_> {
 
 /// Splits a key table into records of `size` bytes; a table that is not a whole
 /// number of records is an error naming the sizes.
-pub fn records(table: &[u8], size: usize) -> Result<std::slice::ChunksExact<'_, u8>, String> {
+pub fn records(table: &[u8], size: usize) -> Result<std::slice::ChunksExact<'_, u8>, EvalError> {
     if !table.len().is_multiple_of(size) {
-        return Err(format!(
-            "key table of {} bytes is not a whole number of {size}-byte keys",
-            table.len()
+        return Err(EvalError::reference(
+            "",
+            format!(
+                "key table of {} bytes is not a whole number of {size}-byte keys",
+                table.len()
+            ),
         ));
     }
     Ok(table.chunks_exact(size))

@@ -7,6 +7,7 @@
 //! go around the memo, so a cycle in damaged references meets the evaluator's
 //! own depth budget instead of re-entering a cell that is being filled.
 
+use crate::eval::error::EvalError;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -16,7 +17,7 @@ use parking_lot::Mutex;
 use crate::eval::objects::mesh::Mesh;
 
 /// An evaluated mesh, shared, or why it could not be evaluated.
-pub type MeshResult = Result<Arc<Mesh>, String>;
+pub type MeshResult = Result<Arc<Mesh>, EvalError>;
 
 /// Which part of a node's modifier stack a mesh request applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

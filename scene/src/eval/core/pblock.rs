@@ -16,6 +16,7 @@
 //! int; an animated parameter has an empty 0x0200 instead and its controller is
 //! the block's next reference, in parameter order.
 
+use crate::eval::error::EvalError;
 use serde::Serialize;
 
 use crate::chunk::Chunk;
@@ -137,9 +138,12 @@ pub(crate) fn utf16(b: &[u8]) -> String {
 }
 
 /// A length-prefixed string: u32 byte count then UTF-16 (newer files) or 8-bit text.
-fn string(p: &[u8]) -> Result<String, String> {
+fn string(p: &[u8]) -> Result<String, EvalError> {
     if p.len() < 4 {
-        return Err(format!("string: {} bytes cannot hold a length", p.len()));
+        return Err(EvalError::malformed(
+            "string",
+            format!("{} bytes cannot hold a length", p.len()),
+        ));
     }
     let n = Words(p).u32(0);
     if n == u32::MAX {
@@ -154,9 +158,9 @@ fn string(p: &[u8]) -> Result<String, String> {
     let n = n as usize;
     let body = &p[4..];
     if n > body.len() {
-        return Err(format!(
-            "string: length {n} exceeds the {} bytes stored",
-            body.len()
+        return Err(EvalError::malformed(
+            "string",
+            format!("length {n} exceeds the {} bytes stored", body.len()),
         ));
     }
     let s = &body[..n];
@@ -171,9 +175,12 @@ fn string(p: &[u8]) -> Result<String, String> {
     })
 }
 
-fn tab(base: u16, p: &[u8]) -> Result<Value, String> {
+fn tab(base: u16, p: &[u8]) -> Result<Value, EvalError> {
     if p.len() < 4 {
-        return Err(format!("tab: {} bytes cannot hold a count", p.len()));
+        return Err(EvalError::malformed(
+            "tab",
+            format!("{} bytes cannot hold a count", p.len()),
+        ));
     }
     let n = Words(p).u32(0) as usize;
     let size = match base {
@@ -194,15 +201,21 @@ fn tab(base: u16, p: &[u8]) -> Result<Value, String> {
         _ => return Ok(Value::None),
     };
     if n > MAX_TAB {
-        return Err(format!("tab: count {n} is beyond {MAX_TAB}"));
+        return Err(EvalError::malformed(
+            "tab",
+            format!("count {n} is beyond {MAX_TAB}"),
+        ));
     }
     let body = &p[4..];
     let rec = size + 1;
     if body.len() < n * rec {
-        return Err(format!(
-            "tab: {n} elements of {rec} bytes need {} bytes, {} stored",
-            n * rec,
-            body.len()
+        return Err(EvalError::malformed(
+            "tab",
+            format!(
+                "{n} elements of {rec} bytes need {} bytes, {} stored",
+                n * rec,
+                body.len()
+            ),
         ));
     }
     let elems = body.chunks_exact(rec).take(n).map(|e| &e[1..]);
@@ -222,12 +235,12 @@ fn tab(base: u16, p: &[u8]) -> Result<Value, String> {
     })
 }
 
-fn constant(base: u16, p: &[u8]) -> Result<Value, String> {
+fn constant(base: u16, p: &[u8]) -> Result<Value, EvalError> {
     let need = |n: usize| {
         if p.len() < n {
-            Err(format!(
-                "type {base:#x} needs {n} payload bytes, {} stored",
-                p.len()
+            Err(EvalError::malformed(
+                "",
+                format!("type {base:#x} needs {n} payload bytes, {} stored", p.len()),
             ))
         } else {
             Ok(Words(p))
@@ -271,19 +284,19 @@ pub fn asset_guid(c: &Chunk) -> Option<[u8; 16]> {
 }
 
 /// Decodes a ParamBlock2 from its object's chunks.
-pub fn param_block2(chunks: &[Chunk]) -> Result<ParamBlock2, String> {
+pub fn param_block2(chunks: &[Chunk]) -> Result<ParamBlock2, EvalError> {
     let mut pb = ParamBlock2::default();
     let header = chunks
         .iter()
         .find(|c| c.id == PB2_HEADER)
-        .ok_or("ParamBlock2: no header chunk 0x0009")?;
+        .ok_or_else(|| EvalError::malformed("ParamBlock2", "no header chunk 0x0009"))?;
     let h = header
         .payload()
-        .ok_or("ParamBlock2: header 0x0009 is a container")?;
+        .ok_or_else(|| EvalError::malformed("ParamBlock2", "header 0x0009 is a container"))?;
     if h.len() < 16 {
-        return Err(format!(
-            "ParamBlock2: header 0x0009 holds {} bytes, 16 expected",
-            h.len()
+        return Err(EvalError::malformed(
+            "ParamBlock2",
+            format!("header 0x0009 holds {} bytes, 16 expected", h.len()),
         ));
     }
     let w = Words(h);
@@ -302,10 +315,9 @@ pub fn param_block2(chunks: &[Chunk]) -> Result<ParamBlock2, String> {
             continue;
         };
         if p.len() < hdr {
-            return Err(format!(
-                "ParamBlock2 record {i} ({:#06x}): {} bytes, a {hdr}-byte header expected",
-                c.id,
-                p.len()
+            return Err(EvalError::malformed(
+                format!("ParamBlock2 record {i} ({:#06x})", c.id),
+                format!("{} bytes, a {hdr}-byte header expected", p.len()),
             ));
         }
         let id = u16::from_le_bytes([p[0], p[1]]);
@@ -313,7 +325,7 @@ pub fn param_block2(chunks: &[Chunk]) -> Result<ParamBlock2, String> {
         let flags = p[hdr - 1];
         let payload = &p[hdr..];
         let base = tyw & 0x7ff;
-        let ctx = |e: String| format!("ParamBlock2 parameter {id} (type {tyw:#x}): {e}");
+        let ctx = |e: EvalError| e.inside(format!("ParamBlock2 parameter {id} (type {tyw:#x})"));
         let mut param = Param {
             id,
             ty: tyw,
@@ -364,7 +376,7 @@ pub struct OldParam {
 }
 
 /// Decodes an old ParamBlock (superclass 0x8).
-pub fn param_block(chunks: &[Chunk]) -> Result<Vec<OldParam>, String> {
+pub fn param_block(chunks: &[Chunk]) -> Result<Vec<OldParam>, EvalError> {
     let mut out = Vec::new();
     let mut slot = 0u32;
     for (k, c) in chunks.iter().filter(|c| c.id == 0x0002).enumerate() {
@@ -377,10 +389,13 @@ pub fn param_block(chunks: &[Chunk]) -> Result<Vec<OldParam>, String> {
             let data = v.payload().unwrap_or(&[]);
             let need = |n: usize| {
                 if data.len() < n {
-                    Err(format!(
-                        "ParamBlock parameter {k}: chunk {:#06x} holds {} bytes, {n} expected",
-                        v.id,
-                        data.len()
+                    Err(EvalError::malformed(
+                        format!("ParamBlock parameter {k}"),
+                        format!(
+                            "chunk {:#06x} holds {} bytes, {n} expected",
+                            v.id,
+                            data.len()
+                        ),
                     ))
                 } else {
                     Ok(Words(data))
@@ -469,11 +484,15 @@ mod tests {
         let short = vec![header(1), Chunk::leaf(PB2_RECORD, vec![1, 2, 3])];
         assert!(param_block2(&short)
             .unwrap_err()
+            .to_string()
             .contains("header expected"));
         let huge = vec![header(1), rec(0, ty::INT | TYPE_TAB, 0, &[0xff; 8])];
         assert!(param_block2(&huge).is_err());
         let badstr = vec![header(1), rec(0, ty::STRING, 0x40, &[0xff, 0, 0, 0, 65])];
-        assert!(param_block2(&badstr).unwrap_err().contains("exceeds"));
+        assert!(param_block2(&badstr)
+            .unwrap_err()
+            .to_string()
+            .contains("exceeds"));
         // Length −2 without text (an asset-held filename) is no string; with
         // bytes after it, it stays an error.
         let asset = vec![
@@ -488,7 +507,10 @@ mod tests {
             header(1),
             rec(16, ty::FILENAME, 0x40, &[0xfe, 0xff, 0xff, 0xff, 65, 0]),
         ];
-        assert!(param_block2(&asset_text).unwrap_err().contains("exceeds"));
+        assert!(param_block2(&asset_text)
+            .unwrap_err()
+            .to_string()
+            .contains("exceeds"));
         let old = vec![Chunk::container(
             0x0002,
             vec![Chunk::leaf(0x0003, vec![0]), Chunk::leaf(0x0100, vec![])],

@@ -2,6 +2,7 @@
 //! the parent chain gives the world matrix, and the object offset sits between
 //! the node and its object.
 
+use crate::eval::error::EvalError;
 use std::cell::Cell;
 use std::sync::{Arc, OnceLock};
 
@@ -26,7 +27,7 @@ pub struct SceneEval {
     pub graph: Arc<SceneGraph>,
     /// Index of the Scene stream in `doc.streams`, when it is a chunk tree.
     scene_stream: Option<usize>,
-    cache: Vec<OnceLock<Result<Controller, String>>>,
+    cache: Vec<OnceLock<Result<Controller, EvalError>>>,
     memo: MeshMemo,
     /// Biped rigs, decoded on first use (rig_transform.rs).
     rigs: OnceLock<crate::eval::rigs::rig_transform::Rigs>,
@@ -131,7 +132,7 @@ impl SceneEval {
     }
 
     /// Why the controller of object `idx` could not be decoded, if it could not.
-    pub fn controller_error(&self, idx: usize) -> Option<String> {
+    pub fn controller_error(&self, idx: usize) -> Option<EvalError> {
         self.controller(idx);
         self.cache.get(idx)?.get()?.as_ref().err().cloned()
     }
@@ -416,7 +417,7 @@ impl SceneEval {
 
     /// The mesh of a (non-derived) object: Editable Mesh / Poly, a primitive or a
     /// Boolean.
-    pub(crate) fn object_mesh(&self, obj: usize, t: i32) -> Option<Result<Mesh, String>> {
+    pub(crate) fn object_mesh(&self, obj: usize, t: i32) -> Option<Result<Mesh, EvalError>> {
         self.memo.count_build();
         let cls = self.graph.objects.get(obj)?.class.as_ref()?;
         let chunks = self.chunks(obj);
@@ -561,12 +562,12 @@ impl SceneEval {
         &self,
         node: usize,
         t: i32,
-    ) -> Option<Result<Arc<crate::eval::objects::shape::ShapeEval>, String>> {
+    ) -> Option<Result<Arc<crate::eval::objects::shape::ShapeEval>, EvalError>> {
         let obj = self.node_object(node)?;
         if !crate::eval::objects::shape::is_shape_object(self, obj) {
             return None;
         }
-        Some(crate::eval::objects::shape::eval_shape(self, obj, t).map_err(|e| e.to_string()))
+        Some(crate::eval::objects::shape::eval_shape(self, obj, t).map_err(EvalError::from))
     }
 
     /// A shape's mesh: its stack's bottom modifier (Extrude) makes one of it,
@@ -586,7 +587,7 @@ impl SceneEval {
                 Ok(s) if s.render.renderable => Some(
                     shape::render_mesh::render_mesh(&s.polylines, &s.render)
                         .map(Arc::new)
-                        .map_err(|e| e.to_string()),
+                        .map_err(EvalError::from),
                 ),
                 Ok(_) => None,
                 Err(e) => {
@@ -595,7 +596,7 @@ impl SceneEval {
                     let renderable = shape::render_mesh::RenderParams::read(self, base, t)
                         .map(|r| r.renderable)
                         .unwrap_or(true);
-                    renderable.then(|| Err(format!("shape: {e}")))
+                    renderable.then(|| Err(EvalError::malformed("shape", format!("{e}"))))
                 }
             };
         }
@@ -606,7 +607,7 @@ impl SceneEval {
         };
         Some(
             evaluated
-                .map_err(|e| format!("shape: {e}"))
+                .map_err(|e| EvalError::from(e).inside("shape"))
                 .and_then(|s| modifier::apply_to_shape(applied, &s, &cx))
                 .map(Arc::new),
         )

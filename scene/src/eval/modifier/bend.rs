@@ -13,6 +13,7 @@
 use super::simple_mod::{self, axis_to_z};
 use super::{Applied, ModContext};
 use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 
 /// Angles under this (radians) bend nothing (Max skips the singularity).
@@ -79,7 +80,7 @@ impl Bend {
     }
 }
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = simple_mod::params(cx, m)?;
     let angle = p.float_or(0, 0.0).to_radians();
     let dir = p.float_or(1, 0.0).to_radians();

@@ -1,6 +1,7 @@
 //! Edit Mesh: the MeshDelta (0x4000) in the modifier's local data.
 
 use crate::chunk::Chunk;
+use crate::eval::error::EvalError;
 
 use super::{bits, payload, records, u32_at, vec_at};
 use crate::eval::core::keys::Words;
@@ -20,7 +21,7 @@ const FACE_HIDDEN: u16 = 0x20;
 /// are appended, and the deletion bit arrays (over input + created) go last with
 /// the indices compacted. Map deltas set map vertex values; a map delta that
 /// creates or rewires map faces is refused.
-pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
+pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
     let (nv, nf) = (mesh.vertices.len(), mesh.faces.len());
     let mut del_verts = Vec::new();
     let mut del_faces = Vec::new();
@@ -32,10 +33,13 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
                 let want = if c.id == 0x0100 { nv } else { nf };
                 let p = payload(c)?;
                 if p.len() != 4 || Words(p).u32(0) as usize != want {
-                    return Err(format!(
-                        "delta made for {} {}, the stack below gives {want}",
-                        if p.len() == 4 { Words(p).u32(0) } else { 0 },
-                        if c.id == 0x0100 { "vertices" } else { "faces" }
+                    return Err(EvalError::malformed(
+                        "",
+                        format!(
+                            "delta made for {} {}, the stack below gives {want}",
+                            if p.len() == 4 { Words(p).u32(0) } else { 0 },
+                            if c.id == 0x0100 { "vertices" } else { "faces" }
+                        ),
                     ));
                 }
             }
@@ -50,7 +54,7 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
                     let v = mesh
                         .vertices
                         .get_mut(i)
-                        .ok_or_else(|| format!("move of vertex {i}"))?;
+                        .ok_or_else(|| EvalError::malformed("", format!("move of vertex {i}")))?;
                     *v = v.plus(vec_at(r, 1));
                 }
             }
@@ -72,7 +76,7 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
                     let f = mesh
                         .faces
                         .get_mut(i)
-                        .ok_or_else(|| format!("remap of face {i}"))?;
+                        .ok_or_else(|| EvalError::malformed("", format!("remap of face {i}")))?;
                     for k in 0..3 {
                         if mask & 1 << k != 0 {
                             f.v[k] = u32_at(r, 2 + k);
@@ -86,7 +90,7 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
                     let f = mesh
                         .faces
                         .get_mut(i)
-                        .ok_or_else(|| format!("change of face {i}"))?;
+                        .ok_or_else(|| EvalError::malformed("", format!("change of face {i}")))?;
                     let edges = (mask & ATTRIB_EDGES) as u16;
                     f.flags = (f.flags & !edges) | (val as u16 & edges);
                     if mask & ATTRIB_HIDDEN != 0 {
@@ -107,7 +111,7 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
             0x0320 => {
                 let p = payload(c)?;
                 if p.len() != 4 {
-                    return Err("map delta channel".into());
+                    return Err(EvalError::malformed("", "map delta channel"));
                 }
                 let ch = Words(p).i32(0);
                 if ch == 0 && !mesh.maps.iter().any(|m| m.channel == 0) {
@@ -123,33 +127,46 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
             // Input map vertex and face counts of the map delta.
             0x0324 | 0x0328 => {}
             0x0330 => {
-                let ch = map_channel.ok_or("map vertex values before a channel")?;
+                let ch = map_channel.ok_or_else(|| {
+                    EvalError::malformed("", "map vertex values before a channel")
+                })?;
                 let map = mesh
                     .maps
                     .iter_mut()
                     .find(|m| m.channel == ch)
-                    .ok_or_else(|| format!("map delta for missing channel {ch}"))?;
+                    .ok_or_else(|| {
+                        EvalError::reference("", format!("map delta for missing channel {ch}"))
+                    })?;
                 for r in records(payload(c)?, 16, "map vertex values")? {
                     let i = u32_at(r, 0) as usize;
                     let v = vec_at(r, 1);
-                    *map.vertices
-                        .get_mut(i)
-                        .ok_or_else(|| format!("map {ch} vertex {i}"))? =
-                        [v.0 as f32, v.1 as f32, v.2 as f32];
+                    *map.vertices.get_mut(i).ok_or_else(|| {
+                        EvalError::malformed("", format!("map {ch} vertex {i}"))
+                    })? = [v.0 as f32, v.1 as f32, v.2 as f32];
                 }
             }
-            other => return Err(format!("MeshDelta record {other:#06x} is not evaluated")),
+            other => {
+                return Err(EvalError::not_evaluated(format!(
+                    "MeshDelta record {other:#06x}"
+                )))
+            }
         }
     }
     let nv_all = mesh.vertices.len() as u32;
     if created_faces.iter().flat_map(|f| f.v).any(|i| i >= nv_all) {
-        return Err("created face beyond the vertices".into());
+        return Err(EvalError::malformed("", "created face beyond the vertices"));
     }
     if mesh.faces.iter().flat_map(|f| f.v).any(|i| i >= nv_all) {
-        return Err("remapped face beyond the vertices".into());
+        return Err(EvalError::malformed(
+            "",
+            "remapped face beyond the vertices",
+        ));
     }
     if !created_faces.is_empty() && !mesh.maps.is_empty() {
-        return Err("created faces on a mesh with map channels (map deltas not evaluated)".into());
+        return Err(EvalError::not_evaluated_why(
+            "creating faces on a mesh with map channels",
+            "map deltas",
+        ));
     }
     mesh.faces.extend(created_faces);
     if del_faces.iter().any(|&d| d) {
@@ -177,7 +194,10 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
         for f in &mut mesh.faces {
             for c in &mut f.v {
                 if del_verts.get(*c as usize).copied().unwrap_or(false) {
-                    return Err("a kept face uses a deleted vertex".into());
+                    return Err(EvalError::malformed(
+                        "",
+                        "a kept face uses a deleted vertex",
+                    ));
                 }
                 *c = remap[*c as usize];
             }

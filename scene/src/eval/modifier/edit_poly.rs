@@ -15,6 +15,7 @@
 //! (replayed the same way), through any Unwrap UVW between them.
 
 use crate::chunk::Chunk;
+use crate::eval::error::EvalError;
 
 use super::edit_poly_edges as edges;
 use super::edit_poly_extrude as extrude;
@@ -36,18 +37,18 @@ pub(super) fn apply(
     _local: &Chunk,
     mesh: &mut Mesh,
     cx: &ModContext,
-) -> Result<(), String> {
+) -> Result<(), EvalError> {
     let node = cx
         .node
-        .ok_or("Edit Poly on a compound object's operand is not evaluated")?;
+        .ok_or_else(|| EvalError::not_evaluated("Edit Poly on a compound object's operand"))?;
     let (stack, base) = cx
         .eval
         .modifier_stack(node)
-        .ok_or("the node has no modifier stack")?;
+        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
     let at = stack
         .iter()
         .position(|a| a.object == m.object)
-        .ok_or("the modifier is not on the node's stack")?;
+        .ok_or_else(|| EvalError::malformed("", "the modifier is not on the node's stack"))?;
     let poly = output(&stack, at, base, cx)?;
     let _ = std::mem::replace(mesh, poly.to_mesh()?);
     Ok(())
@@ -61,13 +62,18 @@ pub fn polygon_output(
     node: usize,
     at: usize,
     t: i32,
-) -> Result<PolyMesh, String> {
+) -> Result<PolyMesh, EvalError> {
     let (stack, base) = eval
         .modifier_stack(node)
-        .ok_or("the node has no modifier stack")?;
+        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
     match stack.get(at) {
         Some(m) if m.class == super::EDIT_POLY => {}
-        _ => return Err(format!("modifier {at} is not an Edit Poly")),
+        _ => {
+            return Err(EvalError::malformed(
+                "",
+                format!("modifier {at} is not an Edit Poly"),
+            ))
+        }
     }
     let cx = ModContext {
         eval,
@@ -78,17 +84,24 @@ pub fn polygon_output(
 }
 
 /// The polygon mesh the Edit Poly at `stack[at]` outputs.
-fn output(stack: &[Applied], at: usize, base: usize, cx: &ModContext) -> Result<PolyMesh, String> {
+fn output(
+    stack: &[Applied],
+    at: usize,
+    base: usize,
+    cx: &ModContext,
+) -> Result<PolyMesh, EvalError> {
     let m = &stack[at];
     let local = m
         .mod_app
         .and_then(|a| a.children().iter().find(|c| c.id == super::LOCAL_DATA))
-        .ok_or("no local data")?;
+        .ok_or_else(|| EvalError::malformed("", "no local data"))?;
     let ops = operations(local.children())?;
     for c in cx.eval.chunks(m.object) {
         // Point controllers of animation mode (0x0130/0x0138) and their nodes.
         if matches!(c.id, 0x0130 | 0x0138 | 0x0140 | 0x0148) {
-            return Err("animated vertices (animation mode) are not evaluated".into());
+            return Err(EvalError::not_evaluated(
+                "animation mode (animated vertices)",
+            ));
         }
     }
     if let Some(pb) = pblock::reference(&cx.eval.graph, m.object, 0) {
@@ -96,21 +109,21 @@ fn output(stack: &[Applied], at: usize, base: usize, cx: &ModContext) -> Result<
         if let Some(p) = block.param(PARAM_CURRENT_OPERATION) {
             if let pblock::Value::Int(op) = p.value {
                 if op != 0 {
-                    return Err(format!(
-                        "{} in progress (not committed) is not evaluated",
+                    return Err(EvalError::not_evaluated(format!(
+                        "{} in progress (not committed)",
                         op_name(op as u32)
-                    ));
+                    )));
                 }
             }
         }
     }
     if let Some(op) = ops.iter().find(|o| !is_evaluated(o.id)) {
-        return Err(format!("{} is not evaluated", op_name(op.id)));
+        return Err(EvalError::not_evaluated(op_name(op.id).to_string()));
     }
     let mut poly = below(stack, at + 1, base, cx)?;
     for (i, op) in ops.iter().enumerate() {
         let next = ops.get(i + 1);
-        replay(op, next, &mut poly).map_err(|e| format!("{}: {e}", op_name(op.id)))?;
+        replay(op, next, &mut poly).map_err(|e| e.inside(op_name(op.id).to_string()))?;
     }
     check_saved_sizes(local.children(), &poly)?;
     Ok(poly)
@@ -119,25 +132,32 @@ fn output(stack: &[Applied], at: usize, base: usize, cx: &ModContext) -> Result<
 /// The polygon mesh that reaches `stack[at]` from below: the base object's
 /// polygon form, an Edit Poly's output, or either through Unwrap UVW (which
 /// keeps the polygons and replaces map channel 1 with its own).
-fn below(stack: &[Applied], at: usize, base: usize, cx: &ModContext) -> Result<PolyMesh, String> {
+fn below(
+    stack: &[Applied],
+    at: usize,
+    base: usize,
+    cx: &ModContext,
+) -> Result<PolyMesh, EvalError> {
     match stack.get(at) {
         None => input(base, cx),
         Some(m) if m.class == super::EDIT_POLY => {
-            output(stack, at, base, cx).map_err(|e| format!("the Edit Poly below: {e}"))
+            output(stack, at, base, cx).map_err(|e| e.inside("the Edit Poly below"))
         }
         Some(m) if m.class == super::UNWRAP_UVW => {
             let mut poly = below(stack, at + 1, base, cx)?;
             let local = m
                 .mod_app
                 .and_then(|a| a.children().iter().find(|c| c.id == super::LOCAL_DATA))
-                .ok_or("the Unwrap UVW below has no local data")?;
+                .ok_or_else(|| {
+                    EvalError::malformed("", "the Unwrap UVW below has no local data")
+                })?;
             super::unwrap::apply_poly(local.children(), &mut poly)
-                .map_err(|e| format!("the Unwrap UVW below: {e}"))?;
+                .map_err(|e| e.inside("the Unwrap UVW below"))?;
             Ok(poly)
         }
-        Some(m) => Err(format!(
-            "Edit Poly above {} is not evaluated (it needs its input as polygons)",
-            m.name
+        Some(m) => Err(EvalError::not_evaluated_why(
+            format!("Edit Poly above {}", m.name),
+            "it needs its input as polygons",
         )),
     }
 }
@@ -166,30 +186,30 @@ fn is_evaluated(id: u32) -> bool {
 
 /// The polygon form of a stack's base object: a primitive with a polygon
 /// builder, or an Editable Poly.
-fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, String> {
+fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, EvalError> {
     let class = cx
         .eval
         .graph
         .objects
         .get(base)
         .and_then(|o| o.class.as_ref())
-        .ok_or("base object without a class")?;
+        .ok_or_else(|| EvalError::malformed("", "base object without a class"))?;
     if class.class_id == mesh::EDITABLE_POLY {
         let geom = mesh::geom_buffers(cx.eval.chunks(base))?;
-        return mesh::mnmesh(geom).map_err(|e| format!("{}: {e}", class.name));
+        return mesh::mnmesh(geom).map_err(|e| e.inside(class.name.to_string()));
     }
     if !primitive::is_primitive(class.class_id) {
-        return Err(format!(
-            "Edit Poly on a {} is not evaluated (its polygon form is not built)",
-            class.name
+        return Err(EvalError::not_evaluated_why(
+            format!("Edit Poly on a {}", class.name),
+            "its polygon form is not built",
         ));
     }
     let p = primitive::params(cx.eval, base, cx.t)?;
     primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
-        .map_err(|e| format!("{}: {e}", class.name))
+        .map_err(|e| e.inside(class.name.to_string()))
 }
 
-fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Result<(), String> {
+fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Result<(), EvalError> {
     // Operations whose effect on MNMesh's edge numbering is not derived.
     if matches!(
         op.id,
@@ -220,25 +240,30 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
                         != 0
             });
             if !deleted_next {
-                return Err("detaching faces that stay in the mesh is not evaluated".into());
+                return Err(EvalError::not_evaluated(
+                    "detaching faces that stay in the mesh",
+                ));
             }
         }
         OP_WELD_VERTEX => {
             let threshold = op
                 .float_param(PARAM_WELD_THRESHOLD)?
-                .ok_or("no weld threshold parameter")?;
+                .ok_or_else(|| EvalError::malformed("", "no weld threshold parameter"))?;
             topo::weld(poly, &op.selection, threshold)?;
         }
         OP_ATTACH => {
-            let other = op.attached.clone().ok_or("no attached mesh")?;
+            let other = op
+                .attached
+                .clone()
+                .ok_or_else(|| EvalError::malformed("", "no attached mesh"))?;
             topo::attach(poly, other)?;
         }
         OP_TRANSFORM => {
             if op.int_param(PARAM_CONSTRAIN_TYPE)?.unwrap_or(0) != 0 {
-                return Err("constrained moves are not evaluated".into());
+                return Err(EvalError::not_evaluated("a constrained move"));
             }
             if op.int_param(PARAM_PRESERVE_MAPS)?.unwrap_or(0) != 0 && !poly.maps.is_empty() {
-                return Err("moves preserving the mapping are not evaluated".into());
+                return Err(EvalError::not_evaluated("a move preserving the mapping"));
             }
             for (v, d) in poly.vertices.iter_mut().zip(&op.offsets) {
                 *v = v.plus(*d);
@@ -247,8 +272,9 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
         OP_SET_MATERIAL => {
             let id = op
                 .int_param(PARAM_MATERIAL)?
-                .ok_or("no material id parameter")?;
-            let id = u16::try_from(id).map_err(|_| format!("material id {id}"))?;
+                .ok_or_else(|| EvalError::malformed("", "no material id parameter"))?;
+            let id = u16::try_from(id)
+                .map_err(|_| EvalError::malformed("", format!("material id {id}")))?;
             for (i, f) in poly.faces.iter_mut().enumerate() {
                 if op.selected(i) {
                     f.material = id;
@@ -258,44 +284,48 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
         OP_TESSELLATE => {
             // Tessellate acts on the faces its selection flags; none here.
             if (0..poly.faces.len()).any(|i| op.selected(i)) {
-                return Err("tessellating faces is not evaluated".into());
+                return Err(EvalError::not_evaluated("tessellating faces"));
             }
         }
         OP_INSET => {
             if op.int_param(PARAM_INSET_TYPE)?.unwrap_or(0) != 0 {
-                return Err("inset by polygon is not evaluated".into());
+                return Err(EvalError::not_evaluated("inset by polygon"));
             }
-            let amount = op.float_param(PARAM_INSET)?.ok_or("no inset amount")?;
+            let amount = op
+                .float_param(PARAM_INSET)?
+                .ok_or_else(|| EvalError::malformed("", "no inset amount"))?;
             extrude::inset(poly, &op.selection, amount)?;
         }
         OP_EXTRUDE_FACE => {
             let kind = op.int_param(PARAM_EXTRUDE_FACE_TYPE)?.unwrap_or(0);
             if !(0..=2).contains(&kind) {
-                return Err(format!("extrusion type {kind}"));
+                return Err(EvalError::malformed("", format!("extrusion type {kind}")));
             }
             if let Some(x) = op.float_param(PARAM_EXTRUDE_FACE_UNKNOWN)? {
                 if x != 1.0 {
-                    return Err(format!(
-                        "parameter {PARAM_EXTRUDE_FACE_UNKNOWN} = {x} is not evaluated"
-                    ));
+                    return Err(EvalError::not_evaluated(format!(
+                        "parameter {PARAM_EXTRUDE_FACE_UNKNOWN} = {x}"
+                    )));
                 }
             }
             let height = op
                 .float_param(PARAM_EXTRUDE_FACE_HEIGHT)?
-                .ok_or("no extrusion height")?;
+                .ok_or_else(|| EvalError::malformed("", "no extrusion height"))?;
             extrude::extrude(poly, &op.selection, height, kind == 2)?;
         }
         OP_MOVE_EXTRUDE => {
-            let kind = op.extra_u32(0x0601)?.ok_or("no extrusion type (0x0601)")?;
+            let kind = op
+                .extra_u32(0x0601)?
+                .ok_or_else(|| EvalError::malformed("", "no extrusion type (0x0601)"))?;
             if kind > 2 {
-                return Err(format!("extrusion type {kind}"));
+                return Err(EvalError::malformed("", format!("extrusion type {kind}")));
             }
             extrude::extrude_faces(poly, &op.selection, kind == 2)?;
         }
         OP_AUTOSMOOTH => {
             let angle = op
                 .float_param(PARAM_AUTOSMOOTH_THRESHOLD)?
-                .ok_or("no auto smooth threshold")?;
+                .ok_or_else(|| EvalError::malformed("", "no auto smooth threshold"))?;
             smooth::auto_smooth(poly, &op.selection, angle)?;
         }
         OP_SMOOTH => {
@@ -333,17 +363,19 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
                 }
             }
             if (0..flagged.len()).any(|v| flagged[v] >= 2 || (flagged[v] == 1 && border[v])) {
-                return Err("splitting edges that open the mesh is not evaluated".into());
+                return Err(EvalError::not_evaluated(
+                    "splitting edges that open the mesh",
+                ));
             }
         }
-        id => return Err(format!("{} is not evaluated", op_name(id))),
+        id => return Err(EvalError::not_evaluated(op_name(id).to_string())),
     }
     Ok(())
 }
 
 /// The modifier saves its selections sized to the mesh it output; a replay that
 /// disagrees has rebuilt something else.
-fn check_saved_sizes(local: &[Chunk], poly: &PolyMesh) -> Result<(), String> {
+fn check_saved_sizes(local: &[Chunk], poly: &PolyMesh) -> Result<(), EvalError> {
     let ours = [
         (0x0200, poly.vertices.len(), "vertices"),
         (0x0210, poly.walked_edges().len(), "edges"),
@@ -355,8 +387,9 @@ fn check_saved_sizes(local: &[Chunk], poly: &PolyMesh) -> Result<(), String> {
         };
         let saved = bits(c)?.len();
         if saved != 0 && saved != n {
-            return Err(format!(
-                "the replay gives {n} {what}, the modifier saved a selection of {saved}"
+            return Err(EvalError::malformed(
+                "",
+                format!("the replay gives {n} {what}, the modifier saved a selection of {saved}"),
             ));
         }
     }
@@ -398,21 +431,25 @@ mod tests {
     fn damaged_records_are_errors() {
         let short_id = [Chunk::leaf(0x0230, vec![1, 0, 0])];
         assert_eq!(
-            operations(&short_id).unwrap_err(),
+            operations(&short_id).unwrap_err().to_string(),
             "operation id of 3 bytes"
         );
         // Two offsets announced, one stored.
         assert_eq!(
-            operations(&transform(2, &[1.0, 2.0, 3.0])).unwrap_err(),
+            operations(&transform(2, &[1.0, 2.0, 3.0]))
+                .unwrap_err()
+                .to_string(),
             "2 transform offsets in 12 bytes"
         );
         assert_eq!(
-            operations(&transform(u32::MAX, &[])).unwrap_err(),
+            operations(&transform(u32::MAX, &[]))
+                .unwrap_err()
+                .to_string(),
             format!("{} transform offsets", u32::MAX)
         );
         let orphan = [Chunk::container(0x0234, Vec::new())];
         assert_eq!(
-            operations(&orphan).unwrap_err(),
+            operations(&orphan).unwrap_err().to_string(),
             "operation record before its id"
         );
     }
@@ -460,7 +497,7 @@ mod tests {
         // The move extrusion takes its type from 0x0601.
         let bare = operations(&op(OP_MOVE_EXTRUDE, vec![selection(1, &[0])], vec![])).expect("ops");
         let err = replay(&bare[0], None, &mut quad()).unwrap_err();
-        assert!(err.contains("0x0601"), "{err}");
+        assert!(err.to_string().contains("0x0601"), "{err}");
         let typed = operations(&op(
             OP_MOVE_EXTRUDE,
             vec![selection(1, &[0])],

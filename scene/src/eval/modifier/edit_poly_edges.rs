@@ -7,6 +7,7 @@
 //! second part of a split face likewise.
 
 use super::edit_poly_topo::check_selection;
+use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
 /// Splits each recorded edge at its proportion from the edge's first vertex,
@@ -17,18 +18,25 @@ use crate::eval::objects::poly::{PolyFace, PolyMesh};
 /// in two. Map channels get one new map vertex per distinct pair of map
 /// vertices on the edge's sides, interpolated the same way (not verified: no
 /// corpus reference reaches these maps).
-pub(super) fn insert_vertices(poly: &mut PolyMesh, inserts: &[(u32, f64)]) -> Result<(), String> {
+pub(super) fn insert_vertices(
+    poly: &mut PolyMesh,
+    inserts: &[(u32, f64)],
+) -> Result<(), EvalError> {
     for &(e, t) in inserts {
         if !t.is_finite() {
-            return Err(format!("proportion {t} on edge {e}"));
+            return Err(EvalError::malformed(
+                "",
+                format!("proportion {t} on edge {e}"),
+            ));
         }
         let edges = poly.mn_edges()?;
         let [a, b] = *edges
             .get(e as usize)
-            .ok_or_else(|| format!("edge {e} of {}", edges.len()))?;
+            .ok_or_else(|| EvalError::malformed("", format!("edge {e} of {}", edges.len())))?;
         let pa = poly.vertices[a as usize];
         let pb = poly.vertices[b as usize];
-        let nv = u32::try_from(poly.vertices.len()).map_err(|_| "too many vertices")?;
+        let nv = u32::try_from(poly.vertices.len())
+            .map_err(|_| EvalError::limit("vertices", u32::MAX))?;
         poly.vertices.push(pa.plus(pb.minus(pa).scale(t)));
         let mut on_edge = 0;
         // Per map channel, the map vertex made for each (start, end) map pair.
@@ -48,7 +56,10 @@ pub(super) fn insert_vertices(poly: &mut PolyMesh, inserts: &[(u32, f64)]) -> Re
             let forward = f.v[j] == a;
             insert_corner(&mut poly.faces[fi], j, nv)?;
             for (mi, m) in poly.maps.iter_mut().enumerate() {
-                let mf = m.faces.get(fi).ok_or("map without a face per face")?;
+                let mf = m
+                    .faces
+                    .get(fi)
+                    .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?;
                 // The map vertices at the edge's v1 and v2 on this side.
                 let (x, y) = (mf[j], mf[(j + 1) % n]);
                 let key = if forward { (x, y) } else { (y, x) };
@@ -56,8 +67,8 @@ pub(super) fn insert_vertices(poly: &mut PolyMesh, inserts: &[(u32, f64)]) -> Re
                     Some(&(_, mv)) => mv,
                     None => {
                         let (px, py) = (m.vertices[key.0 as usize], m.vertices[key.1 as usize]);
-                        let mv =
-                            u32::try_from(m.vertices.len()).map_err(|_| "too many map vertices")?;
+                        let mv = u32::try_from(m.vertices.len())
+                            .map_err(|_| EvalError::limit("map vertices", u32::MAX))?;
                         let s = t as f32;
                         m.vertices
                             .push([0, 1, 2].map(|k| px[k] + (py[k] - px[k]) * s));
@@ -69,9 +80,15 @@ pub(super) fn insert_vertices(poly: &mut PolyMesh, inserts: &[(u32, f64)]) -> Re
             }
         }
         if on_edge == 0 {
-            return Err(format!("edge {e} ({a}, {b}) is on no face"));
+            return Err(EvalError::malformed(
+                "",
+                format!("edge {e} ({a}, {b}) is on no face"),
+            ));
         }
-        let edges = poly.edges.as_mut().ok_or("edge list lost")?;
+        let edges = poly
+            .edges
+            .as_mut()
+            .ok_or_else(|| EvalError::malformed("", "edge list lost"))?;
         edges[e as usize] = [a, nv];
         edges.push([nv, b]);
     }
@@ -81,14 +98,14 @@ pub(super) fn insert_vertices(poly: &mut PolyMesh, inserts: &[(u32, f64)]) -> Re
 /// Inserts vertex `nv` after corner `j` of `f`; the triangle holding side
 /// (j, j + 1) is split into (j, new, k) and (new, j + 1, k), k its third
 /// corner.
-fn insert_corner(f: &mut PolyFace, j: usize, nv: u32) -> Result<(), String> {
+fn insert_corner(f: &mut PolyFace, j: usize, nv: u32) -> Result<(), EvalError> {
     let n = f.v.len();
     let (s, e) = (j, (j + 1) % n);
     let ti = f
         .tris
         .iter()
         .position(|t| (0..3).any(|k| t[k] == s && t[(k + 1) % 3] == e))
-        .ok_or("a face side in none of its triangles")?;
+        .ok_or_else(|| EvalError::malformed("", "a face side in none of its triangles"))?;
     let t = f.tris[ti];
     let k = (0..3).find(|&k| t[k] == s).unwrap_or(0);
     let third = t[(k + 2) % 3];
@@ -114,7 +131,7 @@ fn insert_corner(f: &mut PolyFace, j: usize, nv: u32) -> Result<(), String> {
 /// starts is not known; both keep the face's corner order. A face with more
 /// than two selected corners is refused (the order in which Max cuts it is not
 /// known).
-pub(super) fn connect_vertices(poly: &mut PolyMesh, sel: &[bool]) -> Result<(), String> {
+pub(super) fn connect_vertices(poly: &mut PolyMesh, sel: &[bool]) -> Result<(), EvalError> {
     check_selection(sel, poly.vertices.len(), "vertices")?;
     let is = |v: u32| sel.get(v as usize).copied().unwrap_or(false);
     let nf = poly.faces.len();
@@ -126,9 +143,12 @@ pub(super) fn connect_vertices(poly: &mut PolyMesh, sel: &[bool]) -> Result<(), 
             continue;
         }
         if corners.len() > 2 {
-            return Err(format!(
-                "face {fi} has {} selected corners (only two are evaluated)",
-                corners.len()
+            return Err(EvalError::malformed(
+                "",
+                format!(
+                    "face {fi} has {} selected corners (only two are evaluated)",
+                    corners.len()
+                ),
             ));
         }
         let (i, j) = (corners[0], corners[1]);
@@ -149,7 +169,7 @@ pub(super) fn connect_vertices(poly: &mut PolyMesh, sel: &[bool]) -> Result<(), 
             let mf = m
                 .faces
                 .get(fi)
-                .ok_or("map without a face per face")?
+                .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?
                 .clone();
             m.faces[fi] = pick(&keep, &mf);
             m.faces.push(pick(&rest, &mf));

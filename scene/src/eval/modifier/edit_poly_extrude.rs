@@ -18,6 +18,7 @@
 //! extrusion makes one-face clusters of any selection).
 
 use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
 use super::edit_poly_topo::check_selection;
@@ -34,7 +35,7 @@ fn one_face_clusters(
     poly: &PolyMesh,
     sel: &[bool],
     by_polygon: bool,
-) -> Result<Vec<usize>, String> {
+) -> Result<Vec<usize>, EvalError> {
     check_selection(sel, poly.faces.len(), "faces")?;
     let chosen: Vec<usize> = (0..poly.faces.len())
         .filter(|&i| sel.get(i).copied().unwrap_or(false))
@@ -49,9 +50,7 @@ fn one_face_clusters(
             let (a, b) = (v[j], v[(j + 1) % v.len()]);
             if let Some(other) = owner.insert((a.min(b), a.max(b)), f) {
                 if other != f {
-                    return Err(format!(
-                        "faces {other} and {f} extrude as one group, whose vertex order is not known"
-                    ));
+                    return Err(EvalError::malformed("", format!("faces {other} and {f} extrude as one group, whose vertex order is not known")));
                 }
             }
         }
@@ -65,13 +64,14 @@ pub(super) fn extrude_faces(
     poly: &mut PolyMesh,
     sel: &[bool],
     by_polygon: bool,
-) -> Result<Extruded, String> {
+) -> Result<Extruded, EvalError> {
     let chosen = one_face_clusters(poly, sel, by_polygon)?;
     let mut out = Extruded { faces: Vec::new() };
     for &fi in &chosen {
         let old = poly.faces[fi].v.clone();
         let n = old.len();
-        let base = u32::try_from(poly.vertices.len()).map_err(|_| "too many vertices")?;
+        let base = u32::try_from(poly.vertices.len())
+            .map_err(|_| EvalError::limit("vertices", u32::MAX))?;
         for &v in &old {
             let p = poly.vertices[v as usize];
             poly.vertices.push(p);
@@ -91,14 +91,14 @@ pub(super) fn extrude_faces(
             let mf = m
                 .faces
                 .get(fi)
-                .ok_or("map without a face per face")?
+                .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?
                 .clone();
-            let mbase = u32::try_from(m.vertices.len()).map_err(|_| "too many map vertices")?;
+            let mbase = u32::try_from(m.vertices.len())
+                .map_err(|_| EvalError::limit("map vertices", u32::MAX))?;
             for &t in &mf {
-                let uv = *m
-                    .vertices
-                    .get(t as usize)
-                    .ok_or_else(|| format!("map {}: damaged map face", m.channel))?;
+                let uv = *m.vertices.get(t as usize).ok_or_else(|| {
+                    EvalError::malformed(format!("map {}", m.channel), "damaged map face")
+                })?;
                 m.vertices.push(uv);
             }
             let mnew: Vec<u32> = (0..n as u32).map(|k| mbase + k).collect();
@@ -115,7 +115,7 @@ pub(super) fn extrude_faces(
 }
 
 /// The face's normal (Newell's, unit); a face without area has none.
-fn normal(poly: &PolyMesh, v: &[u32]) -> Result<Vec3, String> {
+fn normal(poly: &PolyMesh, v: &[u32]) -> Result<Vec3, EvalError> {
     let mut n = Vec3::default();
     for j in 0..v.len() {
         let (p, q) = (
@@ -128,8 +128,9 @@ fn normal(poly: &PolyMesh, v: &[u32]) -> Result<Vec3, String> {
     if l > 0.0 && l.is_finite() {
         Ok(n.scale(1.0 / l))
     } else {
-        Err(format!(
-            "face {v:?} has no area, so no normal to extrude or inset along"
+        Err(EvalError::malformed(
+            "",
+            format!("face {v:?} has no area, so no normal to extrude or inset along"),
         ))
     }
 }
@@ -140,7 +141,7 @@ pub(super) fn extrude(
     sel: &[bool],
     height: f64,
     by_polygon: bool,
-) -> Result<(), String> {
+) -> Result<(), EvalError> {
     let done = extrude_faces(poly, sel, by_polygon)?;
     for (fi, old) in &done.faces {
         let d = normal(poly, old)?.scale(height);
@@ -156,7 +157,7 @@ pub(super) fn extrude(
 /// every new side is parallel to the old one at distance `amount` (the miter
 /// point of the two neighbouring sides' inward normals n1, n2:
 /// amount · (n1 + n2) / (1 + n1·n2)).
-pub(super) fn inset(poly: &mut PolyMesh, sel: &[bool], amount: f64) -> Result<(), String> {
+pub(super) fn inset(poly: &mut PolyMesh, sel: &[bool], amount: f64) -> Result<(), EvalError> {
     let done = extrude_faces(poly, sel, false)?;
     for (fi, old) in &done.faces {
         let nrm = normal(poly, old)?;
@@ -170,21 +171,27 @@ pub(super) fn inset(poly: &mut PolyMesh, sel: &[bool], amount: f64) -> Result<()
                 if l > 0.0 {
                     Ok(side.scale(1.0 / l))
                 } else {
-                    Err(format!("face {fi}: side {j} has no length"))
+                    Err(EvalError::malformed(
+                        format!("face {fi}"),
+                        format!("side {j} has no length"),
+                    ))
                 }
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, EvalError>>()?;
         let moves: Vec<Vec3> = (0..n)
             .map(|j| {
                 let (a, b) = (inward[(j + n - 1) % n], inward[j]);
                 let denom = 1.0 + a.dot(b);
                 if denom.abs() < 1e-9 {
-                    Err(format!("face {fi}: a corner folds back on itself"))
+                    Err(EvalError::malformed(
+                        format!("face {fi}"),
+                        "a corner folds back on itself",
+                    ))
                 } else {
                     Ok(a.plus(b).scale(amount / denom))
                 }
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, EvalError>>()?;
         let new = poly.faces[*fi].v.clone();
         for (&v, d) in new.iter().zip(moves) {
             let p = &mut poly.vertices[v as usize];

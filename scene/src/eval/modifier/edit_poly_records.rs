@@ -12,6 +12,7 @@
 //! are accepted.
 
 use crate::chunk::Chunk;
+use crate::eval::error::EvalError;
 
 use super::{bits, payload};
 use crate::eval::core::keys::Words;
@@ -175,28 +176,37 @@ pub(super) struct Operation {
 }
 
 impl Operation {
-    pub(super) fn int_param(&self, id: u32) -> Result<Option<i32>, String> {
+    pub(super) fn int_param(&self, id: u32) -> Result<Option<i32>, EvalError> {
         match self.params.iter().find(|(p, _)| *p == id) {
             None => Ok(None),
             Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).i32(0))),
-            Some((_, v)) => Err(format!("parameter {id}: {} bytes", v.len())),
+            Some((_, v)) => Err(EvalError::malformed(
+                format!("parameter {id}"),
+                format!("{} bytes", v.len()),
+            )),
         }
     }
 
-    pub(super) fn float_param(&self, id: u32) -> Result<Option<f64>, String> {
+    pub(super) fn float_param(&self, id: u32) -> Result<Option<f64>, EvalError> {
         match self.params.iter().find(|(p, _)| *p == id) {
             None => Ok(None),
             Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).f(0))),
-            Some((_, v)) => Err(format!("parameter {id}: {} bytes", v.len())),
+            Some((_, v)) => Err(EvalError::malformed(
+                format!("parameter {id}"),
+                format!("{} bytes", v.len()),
+            )),
         }
     }
 
     /// A u32 record beside the basics.
-    pub(super) fn extra_u32(&self, id: u16) -> Result<Option<u32>, String> {
+    pub(super) fn extra_u32(&self, id: u16) -> Result<Option<u32>, EvalError> {
         match self.extra.iter().find(|(x, _)| *x == id) {
             None => Ok(None),
             Some((_, v)) if v.len() == 4 => Ok(Some(Words(v).u32(0))),
-            Some((_, v)) => Err(format!("record {id:#06x}: {} bytes", v.len())),
+            Some((_, v)) => Err(EvalError::malformed(
+                format!("record {id:#06x}"),
+                format!("{} bytes", v.len()),
+            )),
         }
     }
 
@@ -206,14 +216,17 @@ impl Operation {
 }
 
 /// The committed operations, in order.
-pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
+pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, EvalError> {
     let mut ops: Vec<Operation> = Vec::new();
     for c in local {
         match c.id {
             0x0230 => {
                 let p = payload(c)?;
                 if p.len() != 4 {
-                    return Err(format!("operation id of {} bytes", p.len()));
+                    return Err(EvalError::malformed(
+                        "",
+                        format!("operation id of {} bytes", p.len()),
+                    ));
                 }
                 ops.push(Operation {
                     id: Words(p).u32(0),
@@ -221,7 +234,9 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
                 });
             }
             0x0234 => {
-                let op = ops.last_mut().ok_or("operation record before its id")?;
+                let op = ops
+                    .last_mut()
+                    .ok_or_else(|| EvalError::malformed("", "operation record before its id"))?;
                 for x in c.children().iter().filter(|x| x.id != 0x0600) {
                     op.extra.push((x.id, payload(x)?.to_vec()));
                 }
@@ -229,7 +244,9 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
                     .children()
                     .iter()
                     .find(|x| x.id == 0x0600)
-                    .ok_or("operation without its basics (0x0600)")?;
+                    .ok_or_else(|| {
+                        EvalError::malformed("", "operation without its basics (0x0600)")
+                    })?;
                 for b in basics.children() {
                     match b.id {
                         0x0400 => {
@@ -241,7 +258,7 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
                         0x0410 => {
                             let p = payload(b)?;
                             if p.len() < 4 {
-                                return Err("short parameter record".into());
+                                return Err(EvalError::malformed("", "short parameter record"));
                             }
                             op.params.push((Words(p).u32(0), p[4..].to_vec()));
                         }
@@ -256,24 +273,26 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
                                 _ => v == Some(2),
                             };
                             if !seen {
-                                return Err(format!(
-                                    "{}: record {:#06x} = {p:02x?} is not evaluated",
+                                return Err(EvalError::not_evaluated(format!(
+                                    "{}: record {:#06x} = {p:02x?}",
                                     op_name(op.id),
                                     b.id
-                                ));
+                                )));
                             }
                         }
                         other => {
-                            return Err(format!(
-                                "{}: record {other:#06x} is not evaluated",
+                            return Err(EvalError::not_evaluated(format!(
+                                "{}: record {other:#06x}",
                                 op_name(op.id)
-                            ))
+                            )))
                         }
                     }
                 }
             }
             0x0238 => {
-                let op = ops.last_mut().ok_or("operation data before its id")?;
+                let op = ops
+                    .last_mut()
+                    .ok_or_else(|| EvalError::malformed("", "operation data before its id"))?;
                 if op.id == OP_TRANSFORM {
                     op.offsets = offsets(c.children())?;
                 } else if op.id == OP_ATTACH {
@@ -281,10 +300,13 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
                 } else if op.id == OP_INSERT_VERTEX_EDGE {
                     op.inserts = inserts(c.children())?;
                 } else if !c.children().is_empty() || c.payload().is_some_and(|p| !p.is_empty()) {
-                    return Err(format!("{}: local data is not evaluated", op_name(op.id)));
+                    return Err(EvalError::not_evaluated(format!(
+                        "{}: local data",
+                        op_name(op.id)
+                    )));
                 }
             }
-            0x0260 | 0x0268 => return Err("an operation in progress is not evaluated".into()),
+            0x0260 | 0x0268 => return Err(EvalError::not_evaluated("an operation in progress")),
             _ => {}
         }
     }
@@ -293,7 +315,7 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, String> {
 
 /// Attach local data: the attached object's polygon mesh (0x0e00) between
 /// three words only accepted as seen on real files.
-fn attached(data: &[Chunk]) -> Result<PolyMesh, String> {
+fn attached(data: &[Chunk]) -> Result<PolyMesh, EvalError> {
     let mut mesh = None;
     for c in data {
         match c.id {
@@ -302,28 +324,32 @@ fn attached(data: &[Chunk]) -> Result<PolyMesh, String> {
                 let p = payload(c)?;
                 let want = u32::from(c.id == 0x0e04);
                 if p.len() != 4 || Words(p).u32(0) != want {
-                    return Err(format!(
-                        "attach record {:#06x} = {p:02x?} is not evaluated",
+                    return Err(EvalError::not_evaluated(format!(
+                        "attach record {:#06x} = {p:02x?}",
                         c.id
-                    ));
+                    )));
                 }
             }
-            other => return Err(format!("attach record {other:#06x} is not evaluated")),
+            other => {
+                return Err(EvalError::not_evaluated(format!(
+                    "attach record {other:#06x}"
+                )))
+            }
         }
     }
-    mesh.ok_or_else(|| "attach without its mesh (0x0e00)".to_string())
+    mesh.ok_or_else(|| EvalError::malformed("", "attach without its mesh (0x0e00)"))
 }
 
 /// Insert Vertex Edge local data: 0x1600, u32 n, n edge indices, n f32
 /// proportions along each edge from its first vertex.
-fn inserts(data: &[Chunk]) -> Result<Vec<(u32, f64)>, String> {
+fn inserts(data: &[Chunk]) -> Result<Vec<(u32, f64)>, EvalError> {
     let mut out = Vec::new();
     for c in data {
         if c.id != 0x1600 {
-            return Err(format!(
-                "Insert Vertex Edge record {:#06x} is not evaluated",
+            return Err(EvalError::not_evaluated(format!(
+                "Insert Vertex Edge record {:#06x}",
                 c.id
-            ));
+            )));
         }
         let p = payload(c)?;
         let w = Words(p);
@@ -333,7 +359,10 @@ fn inserts(data: &[Chunk]) -> Result<Vec<(u32, f64)>, String> {
             usize::MAX
         };
         if n > MAX_OFFSETS || p.len() != 4 + 8 * n {
-            return Err(format!("Insert Vertex Edge record of {} bytes", p.len()));
+            return Err(EvalError::malformed(
+                "",
+                format!("Insert Vertex Edge record of {} bytes", p.len()),
+            ));
         }
         out.extend((0..n).map(|i| (w.u32(1 + i), w.f(1 + n + i))));
     }
@@ -341,19 +370,22 @@ fn inserts(data: &[Chunk]) -> Result<Vec<(u32, f64)>, String> {
 }
 
 /// Transform local data: count (0x12c3) and that many Point3 offsets (0x12c4).
-fn offsets(data: &[Chunk]) -> Result<Vec<Vec3>, String> {
+fn offsets(data: &[Chunk]) -> Result<Vec<Vec3>, EvalError> {
     let count = match data.iter().find(|c| c.id == 0x12c3) {
         None => return Ok(Vec::new()),
         Some(c) => {
             let p = payload(c)?;
             if p.len() != 4 {
-                return Err("transform offset count".into());
+                return Err(EvalError::malformed("", "transform offset count"));
             }
             Words(p).u32(0) as usize
         }
     };
     if count > MAX_OFFSETS {
-        return Err(format!("{count} transform offsets"));
+        return Err(EvalError::malformed(
+            "",
+            format!("{count} transform offsets"),
+        ));
     }
     let p = data
         .iter()
@@ -362,7 +394,10 @@ fn offsets(data: &[Chunk]) -> Result<Vec<Vec3>, String> {
         .transpose()?
         .unwrap_or(&[]);
     if p.len() != count * 12 {
-        return Err(format!("{count} transform offsets in {} bytes", p.len()));
+        return Err(EvalError::malformed(
+            "",
+            format!("{count} transform offsets in {} bytes", p.len()),
+        ));
     }
     let w = Words(p);
     Ok((0..count)

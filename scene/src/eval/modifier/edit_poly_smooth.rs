@@ -2,6 +2,7 @@
 //! cleared on the selected faces) and Auto Smooth.
 
 use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
 use crate::eval::objects::poly::PolyMesh;
 
 use super::edit_poly_topo::check_selection;
@@ -16,7 +17,7 @@ pub(super) fn set_smoothing(
     sel: &[bool],
     set: u32,
     clear: u32,
-) -> Result<(), String> {
+) -> Result<(), EvalError> {
     check_selection(sel, poly.faces.len(), "faces")?;
     for (i, f) in poly.faces.iter_mut().enumerate() {
         if selected(sel, i) {
@@ -50,10 +51,13 @@ fn normal(poly: &PolyMesh, v: &[u32]) -> Vec3 {
 /// smoothing bit that no face sharing a vertex with it (outside it) carries,
 /// so neighbouring regions never smooth together. Faces outside the selection
 /// keep their groups.
-pub(super) fn auto_smooth(poly: &mut PolyMesh, sel: &[bool], angle: f64) -> Result<(), String> {
+pub(super) fn auto_smooth(poly: &mut PolyMesh, sel: &[bool], angle: f64) -> Result<(), EvalError> {
     check_selection(sel, poly.faces.len(), "faces")?;
     if !angle.is_finite() {
-        return Err(format!("auto smooth angle {angle}"));
+        return Err(EvalError::malformed(
+            "",
+            format!("auto smooth angle {angle}"),
+        ));
     }
     let n = poly.faces.len();
     let normals: Vec<Vec3> = poly.faces.iter().map(|f| normal(poly, &f.v)).collect();
@@ -109,7 +113,10 @@ pub(super) fn auto_smooth(poly: &mut PolyMesh, sel: &[bool], angle: f64) -> Resu
         }
         let free = (!used).trailing_zeros();
         if free >= 32 {
-            return Err("no smoothing group left for an auto-smoothed region".into());
+            return Err(EvalError::malformed(
+                "",
+                "no smoothing group left for an auto-smoothed region",
+            ));
         }
         for &f in faces {
             poly.faces[f].smoothing = 1 << free;

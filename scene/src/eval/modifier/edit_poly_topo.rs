@@ -4,16 +4,20 @@
 //! are dropped and the survivors keep their order (`MNMesh::CollapseDeadStructs`),
 //! attached vertices, faces and map data are appended after the mesh's own.
 
+use crate::eval::error::EvalError;
 use crate::eval::objects::poly::PolyMesh;
 
 /// A selection saved with an operation must be sized to what it selects in the
 /// mesh the operation saw (an empty selection is saved empty); otherwise the
 /// replay has rebuilt a different mesh.
-pub(super) fn check_selection(sel: &[bool], n: usize, what: &str) -> Result<(), String> {
+pub(super) fn check_selection(sel: &[bool], n: usize, what: &str) -> Result<(), EvalError> {
     if !sel.is_empty() && sel.len() != n {
-        return Err(format!(
-            "its selection has {} {what}, the replayed mesh {n}",
-            sel.len()
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "its selection has {} {what}, the replayed mesh {n}",
+                sel.len()
+            ),
         ));
     }
     Ok(())
@@ -30,7 +34,7 @@ pub(super) fn delete_faces(
     poly: &mut PolyMesh,
     sel: &[bool],
     isolated: bool,
-) -> Result<(), String> {
+) -> Result<(), EvalError> {
     check_selection(sel, poly.faces.len(), "faces")?;
     let mut used_before = vec![false; poly.vertices.len()];
     for f in &poly.faces {
@@ -110,17 +114,16 @@ fn remove_vertices(poly: &mut PolyMesh, keep: &[bool]) {
 /// Appends an attached polygon mesh. Map channels are joined channel by
 /// channel; a channel only one side has would need Max's default map faces for
 /// the other and is refused.
-pub(super) fn attach(poly: &mut PolyMesh, other: PolyMesh) -> Result<(), String> {
+pub(super) fn attach(poly: &mut PolyMesh, other: PolyMesh) -> Result<(), EvalError> {
     let mut ours: Vec<i32> = poly.maps.iter().map(|m| m.channel).collect();
     let mut theirs: Vec<i32> = other.maps.iter().map(|m| m.channel).collect();
     ours.sort_unstable();
     theirs.sort_unstable();
     if ours != theirs {
-        return Err(format!(
-            "the attached mesh has map channels {theirs:?}, the mesh {ours:?} (default map faces are not built)"
-        ));
+        return Err(EvalError::malformed("", format!("the attached mesh has map channels {theirs:?}, the mesh {ours:?} (default map faces are not built)")));
     }
-    let base = u32::try_from(poly.vertices.len()).map_err(|_| "too many vertices")?;
+    let base =
+        u32::try_from(poly.vertices.len()).map_err(|_| EvalError::limit("vertices", u32::MAX))?;
     // The attached mesh's edges follow the mesh's own, when both are known.
     poly.edges = match (poly.edges.take(), &other.edges) {
         (Some(mut ours), Some(theirs)) => {
@@ -140,7 +143,8 @@ pub(super) fn attach(poly: &mut PolyMesh, other: PolyMesh) -> Result<(), String>
         let Some(m) = poly.maps.iter_mut().find(|m| m.channel == om.channel) else {
             continue;
         };
-        let mbase = u32::try_from(m.vertices.len()).map_err(|_| "too many map vertices")?;
+        let mbase = u32::try_from(m.vertices.len())
+            .map_err(|_| EvalError::limit("map vertices", u32::MAX))?;
         m.vertices.extend(om.vertices);
         m.faces.extend(
             om.faces
@@ -159,10 +163,13 @@ pub(super) fn attach(poly: &mut PolyMesh, other: PolyMesh) -> Result<(), String>
 /// drops their map corners too and is triangulated again as a fan (which
 /// diagonals Max picks then is not known); one left with fewer than three
 /// corners is deleted, as Max kills degenerate faces.
-pub(super) fn weld(poly: &mut PolyMesh, sel: &[bool], threshold: f64) -> Result<(), String> {
+pub(super) fn weld(poly: &mut PolyMesh, sel: &[bool], threshold: f64) -> Result<(), EvalError> {
     check_selection(sel, poly.vertices.len(), "vertices")?;
     if !threshold.is_finite() || threshold < 0.0 {
-        return Err(format!("weld threshold {threshold}"));
+        return Err(EvalError::malformed(
+            "",
+            format!("weld threshold {threshold}"),
+        ));
     }
     let mut uses = std::collections::HashMap::new();
     for f in &poly.faces {
@@ -224,16 +231,22 @@ pub(super) fn weld(poly: &mut PolyMesh, sel: &[bool], threshold: f64) -> Result<
             continue;
         }
         if distinct.len() != kept.len() {
-            return Err(format!(
-                "welding pinches face {fi} (a vertex twice), which is not evaluated"
-            ));
+            return Err(EvalError::not_evaluated(format!(
+                "welding pinches face {fi} (a vertex twice), which"
+            )));
         }
         f.v = kept.iter().map(|&c| mapped[c]).collect();
         f.tris = (1..kept.len() - 1).map(|i| [0, i, i + 1]).collect();
         for m in &mut poly.maps {
-            let mf = m.faces.get_mut(fi).ok_or("map without a face per face")?;
+            let mf = m
+                .faces
+                .get_mut(fi)
+                .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?;
             if mf.len() != n {
-                return Err(format!("map {}: damaged map face", m.channel));
+                return Err(EvalError::malformed(
+                    format!("map {}", m.channel),
+                    "damaged map face",
+                ));
             }
             *mf = kept.iter().map(|&c| mf[c]).collect();
         }

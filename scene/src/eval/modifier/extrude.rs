@@ -20,6 +20,7 @@
 
 use super::{Applied, ModContext};
 use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
 use crate::eval::objects::primitive::block_params;
 use crate::eval::objects::shape::organize::Hierarchy;
@@ -48,9 +49,9 @@ pub struct Settings {
     pub smooth: bool,
 }
 
-fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, String> {
+fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, EvalError> {
     let pb = crate::eval::core::pblock::reference(&cx.eval.graph, m.object, 0)
-        .ok_or("no parameter block (reference 0)")?;
+        .ok_or_else(|| EvalError::reference("", "no parameter block (reference 0)"))?;
     let is_pb2 = cx
         .eval
         .graph
@@ -59,24 +60,30 @@ fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, String> {
         .and_then(|o| o.class.as_ref())
         .is_some_and(|c| c.super_class == 0x82);
     if is_pb2 {
-        return Err("a ParamBlock2 Extrude is not evaluated (its ids are not known)".into());
+        return Err(EvalError::not_evaluated_why(
+            "a ParamBlock2 Extrude",
+            "its ids are not known",
+        ));
     }
     let p = block_params(cx.eval, pb, cx.t)?;
     match p.int_or(5, 1) {
         1 => {}
-        0 => return Err("patch output is not evaluated".into()),
-        o => return Err(format!("output type {o} is not evaluated")),
+        0 => return Err(EvalError::not_evaluated("patch output")),
+        o => return Err(EvalError::not_evaluated(format!("output type {o}"))),
     }
     if p.int_or(4, 0) != 0 {
-        return Err("grid capping is not evaluated (Max's grid capper is not public)".into());
+        return Err(EvalError::not_evaluated_why(
+            "grid capping",
+            "Max's grid capper is not public",
+        ));
     }
     let amount = p.float_or(0, 0.0);
     if !amount.is_finite() {
-        return Err(format!("amount {amount}"));
+        return Err(EvalError::malformed("", format!("amount {amount}")));
     }
     let segments = p.int_or(1, 1);
     if segments > MAX_SEGMENTS {
-        return Err(format!("{segments} segments"));
+        return Err(EvalError::malformed("", format!("{segments} segments")));
     }
     Ok(Settings {
         amount: amount.clamp(-MAX_AMOUNT, MAX_AMOUNT),
@@ -91,13 +98,13 @@ fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, String> {
 }
 
 /// The mesh of an Extrude applied to the polylines of a shape.
-pub fn apply_to_shape(m: &Applied, lines: &[PolyLine], cx: &ModContext) -> Result<Mesh, String> {
+pub fn apply_to_shape(m: &Applied, lines: &[PolyLine], cx: &ModContext) -> Result<Mesh, EvalError> {
     let s = settings(m, cx)?;
     extrude(lines, &s)
 }
 
 /// Extrudes `lines` (object space of the shape) with settings `s`.
-pub fn extrude(lines: &[PolyLine], s: &Settings) -> Result<Mesh, String> {
+pub fn extrude(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
     let lines: Vec<PolyLine> = lines
         .iter()
         .filter(|l| !l.pts.is_empty())
@@ -107,7 +114,10 @@ pub fn extrude(lines: &[PolyLine], s: &Settings) -> Result<Mesh, String> {
     let levels = s.segments;
     let level_verts: usize = lines.iter().map(|l| l.pts.len()).sum();
     if level_verts.saturating_mul(levels + 1) > MAX_VERTICES {
-        return Err(format!("{level_verts} points × {} levels", levels + 1));
+        return Err(EvalError::malformed(
+            "",
+            format!("{level_verts} points × {} levels", levels + 1),
+        ));
     }
     let z_size = s.amount.abs();
     let base_z = s.amount.min(0.0);

@@ -27,6 +27,7 @@ use crate::eval::core::controller::Controller;
 use crate::eval::core::keys::Words;
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::core::pblock;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 use crate::eval::objects::primitive::block_params;
 use crate::typed::ClassId;
@@ -74,9 +75,12 @@ fn bernstein(d: usize, i: usize, u: f64) -> f64 {
 }
 
 impl Lattice {
-    pub fn new(n: usize, points: Vec<Vec3>, in_volume: bool) -> Result<Lattice, String> {
+    pub fn new(n: usize, points: Vec<Vec3>, in_volume: bool) -> Result<Lattice, EvalError> {
         if !(2..=4).contains(&n) || points.len() != n * n * n {
-            return Err(format!("{} control points for a side of {n}", points.len()));
+            return Err(EvalError::malformed(
+                "",
+                format!("{} control points for a side of {n}", points.len()),
+            ));
         }
         Ok(Lattice {
             n,
@@ -109,16 +113,16 @@ impl Lattice {
 }
 
 /// `count` Point3 records of a leaf chunk, exactly.
-fn points(chunks: &[Chunk], id: u16, count: usize) -> Result<Vec<Vec3>, String> {
+fn points(chunks: &[Chunk], id: u16, count: usize) -> Result<Vec<Vec3>, EvalError> {
     let c = chunks
         .iter()
         .find(|c| c.id == id)
-        .ok_or_else(|| format!("no chunk {id:#06x}"))?;
+        .ok_or_else(|| EvalError::malformed("", format!("no chunk {id:#06x}")))?;
     let p = super::payload(c)?;
     if p.len() != count * 12 {
-        return Err(format!(
-            "chunk {id:#06x}: {} bytes for {count} points",
-            p.len()
+        return Err(EvalError::malformed(
+            format!("chunk {id:#06x}"),
+            format!("{} bytes for {count} points", p.len()),
         ));
     }
     let w = Words(p);
@@ -128,20 +132,26 @@ fn points(chunks: &[Chunk], id: u16, count: usize) -> Result<Vec<Vec3>, String> 
     if v.iter()
         .any(|p| p.to_array().iter().any(|x| !x.is_finite()))
     {
-        return Err(format!("chunk {id:#06x}: a point is not finite"));
+        return Err(EvalError::malformed(
+            format!("chunk {id:#06x}"),
+            "a point is not finite",
+        ));
     }
     Ok(v)
 }
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
-    let n = side(m.class).ok_or("not an FFD class")?;
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
+    let n = side(m.class).ok_or_else(|| EvalError::malformed("", "not an FFD class"))?;
     let chunks = cx.eval.chunks(m.object);
     let version = match chunks.iter().find(|c| c.id == REF_VERSION) {
         None => 0,
         Some(c) => {
             let p = super::payload(c)?;
             if p.len() != 4 {
-                return Err(format!("reference version (0x2000): {} bytes", p.len()));
+                return Err(EvalError::reference(
+                    "reference version (0x2000)",
+                    format!("{} bytes", p.len()),
+                ));
             }
             Words(p).u32(0)
         }
@@ -161,20 +171,19 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
                     Vec3(v[0], v[1], v[2])
                 }
                 _ => {
-                    return Err(format!(
-                        "controller of control point {i} (reference {slot}) is not evaluated{}",
-                        cx.eval
-                            .controller_error(ctl)
-                            .map(|e| format!(": {e}"))
-                            .unwrap_or_default()
-                    ))
+                    let what = format!("controller of control point {i} (reference {slot})");
+                    return Err(match cx.eval.controller_error(ctl) {
+                        Some(e) => e.inside(what),
+                        None => EvalError::not_evaluated(what),
+                    });
                 }
             },
         };
         lattice_points.push(p.minus(*o));
     }
-    let pb = pblock::reference(graph, m.object, PBLOCK_SLOT)
-        .ok_or_else(|| format!("no parameter block (reference {PBLOCK_SLOT})"))?;
+    let pb = pblock::reference(graph, m.object, PBLOCK_SLOT).ok_or_else(|| {
+        EvalError::reference("", format!("no parameter block (reference {PBLOCK_SLOT})"))
+    })?;
     let mut deform_all = block_params(cx.eval, pb, cx.t)?.flag(DEFORM_ALL, false);
     if version == 0 {
         deform_all = !deform_all;
@@ -185,11 +194,14 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
         Some(ctl) => cx
             .eval
             .prs_tm(ctl, cx.t)
-            .ok_or("lattice transform controller is not evaluated")?,
+            .ok_or_else(|| EvalError::not_evaluated("lattice transform controller"))?,
     };
     let (min, max) = mod_context_box(m)?;
     if (0..3).any(|a| max.to_array()[a] < min.to_array()[a]) {
-        return Err("mod-context box (0x2511) is empty".into());
+        return Err(EvalError::malformed(
+            "",
+            "mod-context box (0x2511) is empty",
+        ));
     }
     let size = max
         .minus(min)

@@ -5,6 +5,7 @@
 //! object space, as Max's `CompMatrix` builds it.
 
 use crate::chunk::Chunk;
+use crate::eval::error::EvalError;
 
 use super::{Applied, ModContext};
 use crate::eval::core::keys::Words;
@@ -19,17 +20,17 @@ const MOD_CONTEXT_TM: u16 = 0x2510;
 
 /// The mod-context TM of a ModApp; identity when the ModApp keeps none (Max
 /// then uses no mod-context transform).
-pub(super) fn mod_context_tm(mod_app: Option<&Chunk>) -> Result<Mat43, String> {
+pub(super) fn mod_context_tm(mod_app: Option<&Chunk>) -> Result<Mat43, EvalError> {
     let Some(c) = mod_app.and_then(|a| a.children().iter().find(|c| c.id == MOD_CONTEXT_TM)) else {
         return Ok(Mat43::IDENTITY);
     };
     let p = c
         .payload()
-        .ok_or("mod-context TM (0x2510) is a container")?;
+        .ok_or_else(|| EvalError::malformed("", "mod-context TM (0x2510) is a container"))?;
     if p.len() != 52 {
-        return Err(format!(
-            "mod-context TM (0x2510): {} bytes, 52 expected",
-            p.len()
+        return Err(EvalError::malformed(
+            "mod-context TM (0x2510)",
+            format!("{} bytes, 52 expected", p.len()),
         ));
     }
     let w = Words(p);
@@ -39,20 +40,23 @@ pub(super) fn mod_context_tm(mod_app: Option<&Chunk>) -> Result<Mat43, String> {
         .iter()
         .any(|v| !(v.0.is_finite() && v.1.is_finite() && v.2.is_finite()))
     {
-        return Err("mod-context TM (0x2510) is not finite".into());
+        return Err(EvalError::malformed(
+            "",
+            "mod-context TM (0x2510) is not finite",
+        ));
     }
     Ok(m)
 }
 
 /// The object the modifier references in `slot`.
-fn target(cx: &ModContext, m: &Applied, slot: u32, what: &str) -> Result<usize, String> {
+fn target(cx: &ModContext, m: &Applied, slot: u32, what: &str) -> Result<usize, EvalError> {
     pblock::reference(&cx.eval.graph, m.object, slot)
-        .ok_or_else(|| format!("no {what} (reference {slot})"))
+        .ok_or_else(|| EvalError::reference("", format!("no {what} (reference {slot})")))
 }
 
 /// Gizmo space → object space at `cx.t`: the gizmo controller in reference
 /// `slot` (Position/Rotation/Scale), then the inverse mod-context TM.
-pub(super) fn gizmo_to_object(cx: &ModContext, m: &Applied, slot: u32) -> Result<Mat43, String> {
+pub(super) fn gizmo_to_object(cx: &ModContext, m: &Applied, slot: u32) -> Result<Mat43, EvalError> {
     let ctl = target(cx, m, slot, "gizmo controller")?;
     let g = cx.eval.prs_tm(ctl, cx.t).ok_or_else(|| {
         let class = cx
@@ -62,21 +66,21 @@ pub(super) fn gizmo_to_object(cx: &ModContext, m: &Applied, slot: u32) -> Result
             .get(ctl)
             .and_then(|o| o.class.as_ref())
             .map_or("?", |c| c.name.as_str());
-        format!("gizmo controller {class:?} is not evaluated")
+        EvalError::not_evaluated(format!("gizmo controller {class:?}"))
     })?;
     let mc = mod_context_tm(m.mod_app)?;
     Ok(g.then(&inverse(&mc, "mod-context TM")?))
 }
 
 /// The parameter values of the block in reference `slot`, at `cx.t`.
-pub(super) fn params(cx: &ModContext, m: &Applied, slot: u32) -> Result<Params, String> {
+pub(super) fn params(cx: &ModContext, m: &Applied, slot: u32) -> Result<Params, EvalError> {
     block_params(cx.eval, target(cx, m, slot, "parameter block")?, cx.t)
 }
 
 /// Inverse of a gizmo matrix, refusing a flat one (its space has no inverse).
-pub(super) fn inverse(m: &Mat43, what: &str) -> Result<Mat43, String> {
+pub(super) fn inverse(m: &Mat43, what: &str) -> Result<Mat43, EvalError> {
     if m.determinant3().abs() < 1e-12 {
-        return Err(format!("{what} is singular"));
+        return Err(EvalError::malformed("", format!("{what} is singular")));
     }
     Ok(invert(m))
 }
@@ -100,10 +104,13 @@ mod tests {
         assert_eq!(m.transform_point(Vec3(1.0, 1.0, 1.0)), Vec3(7.0, 7.0, 8.0));
         assert_eq!(mod_context_tm(None).unwrap(), Mat43::IDENTITY);
         let short = mod_context_tm(Some(&mod_app(p[..48].to_vec()))).unwrap_err();
-        assert!(short.contains("48 bytes"), "{short}");
+        assert!(short.to_string().contains("48 bytes"), "{short}");
         p[0..4].copy_from_slice(&f32::NAN.to_le_bytes());
         assert!(mod_context_tm(Some(&mod_app(p))).is_err());
         let flat = Mat43::scaling(Vec3(1.0, 0.0, 1.0));
-        assert!(inverse(&flat, "gizmo").unwrap_err().contains("singular"));
+        assert!(inverse(&flat, "gizmo")
+            .unwrap_err()
+            .to_string()
+            .contains("singular"));
     }
 }

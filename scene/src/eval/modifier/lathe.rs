@@ -25,6 +25,7 @@
 use super::extrude::{cap, cap_mapping};
 use super::{gizmo, Applied, ModContext};
 use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
 use crate::eval::objects::primitive::block_params;
 use crate::eval::objects::shape::{organize, PolyLine};
@@ -53,37 +54,47 @@ pub struct Settings {
     pub smooth: bool,
 }
 
-fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, String> {
+fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, EvalError> {
     let graph = &cx.eval.graph;
     let pb = crate::eval::core::pblock::reference(graph, m.object, PBLOCK_SLOT)
-        .ok_or("no parameter block (reference 1)")?;
+        .ok_or_else(|| EvalError::reference("", "no parameter block (reference 1)"))?;
     let is_pb2 = graph
         .objects
         .get(pb)
         .and_then(|o| o.class.as_ref())
         .is_some_and(|c| c.super_class == 0x82);
     if is_pb2 {
-        return Err("a ParamBlock2 Lathe is not evaluated (its ids are not known)".into());
+        return Err(EvalError::not_evaluated_why(
+            "a ParamBlock2 Lathe",
+            "its ids are not known",
+        ));
     }
     let p = block_params(cx.eval, pb, cx.t)?;
     match p.int_or(6, 1) {
         1 => {}
-        o => return Err(format!("output type {o} (patch / NURBS) is not evaluated")),
+        o => {
+            return Err(EvalError::not_evaluated(format!(
+                "output type {o} (patch / NURBS)"
+            )))
+        }
     }
     if p.int_or(4, 0) != 0 {
-        return Err("grid capping is not evaluated (Max's grid capper is not public)".into());
+        return Err(EvalError::not_evaluated_why(
+            "grid capping",
+            "Max's grid capper is not public",
+        ));
     }
     let axis_ctl = match crate::eval::core::pblock::reference(graph, m.object, AXIS_SLOT) {
         None => Mat43::IDENTITY,
         Some(ctl) => cx
             .eval
             .prs_tm(ctl, cx.t)
-            .ok_or("the axis controller is not evaluated")?,
+            .ok_or_else(|| EvalError::not_evaluated("the axis controller"))?,
     };
     let mc = gizmo::mod_context_tm(m.mod_app)?;
     let degrees = p.float_or(0, 360.0);
     if !degrees.is_finite() {
-        return Err(format!("{degrees} degrees"));
+        return Err(EvalError::malformed("", format!("{degrees} degrees")));
     }
     Ok(Settings {
         axis: axis_ctl.then(&gizmo::inverse(&mc, "mod-context TM")?),
@@ -101,13 +112,13 @@ fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, String> {
 }
 
 /// The mesh of a Lathe applied to the polylines of a shape.
-pub fn apply_to_shape(m: &Applied, lines: &[PolyLine], cx: &ModContext) -> Result<Mesh, String> {
+pub fn apply_to_shape(m: &Applied, lines: &[PolyLine], cx: &ModContext) -> Result<Mesh, EvalError> {
     let s = settings(m, cx)?;
     lathe(lines, &s)
 }
 
 /// Turns `lines` about the settings' axis.
-pub fn lathe(lines: &[PolyLine], s: &Settings) -> Result<Mesh, String> {
+pub fn lathe(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
     let lines: Vec<PolyLine> = lines
         .iter()
         .filter(|l| !l.pts.is_empty())
@@ -120,7 +131,10 @@ pub fn lathe(lines: &[PolyLine], s: &Settings) -> Result<Mesh, String> {
     let level_verts: usize = lines.iter().map(|l| l.pts.len()).sum();
     let verts = level_verts.saturating_mul(vert_levels);
     if verts > MAX_VERTICES {
-        return Err(format!("{level_verts} points × {vert_levels} levels"));
+        return Err(EvalError::malformed(
+            "",
+            format!("{level_verts} points × {vert_levels} levels"),
+        ));
     }
     let radians = s.degrees.to_radians();
     let iaxis = gizmo::inverse(&s.axis, "axis")?;

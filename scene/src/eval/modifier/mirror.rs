@@ -9,12 +9,13 @@
 
 use super::{gizmo, Applied, ModContext};
 use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 
 const GIZMO_SLOT: u32 = 0;
 const PBLOCK_SLOT: u32 = 1;
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = gizmo::params(cx, m, PBLOCK_SLOT)?;
     let axis = p.int_or(0, 0);
     let copy = p.flag(1, false);
@@ -28,7 +29,7 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
         3 => &[0, 1],
         4 => &[1, 2],
         5 => &[2, 0],
-        a => return Err(format!("mirror axis {a}")),
+        a => return Err(EvalError::malformed("", format!("mirror axis {a}"))),
     };
     for &a in axes {
         scale[a] = -1.0;
@@ -59,7 +60,11 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
 /// Appends a copy of every face and of the vertices they use, the copied
 /// vertices moved by `reflect` and the copied faces turned over when `turn`.
 /// Map channels get the copied faces over the same map vertices.
-pub(super) fn clone_reflected(mesh: &mut Mesh, reflect: &Mat43, turn: bool) -> Result<(), String> {
+pub(super) fn clone_reflected(
+    mesh: &mut Mesh,
+    reflect: &Mat43,
+    turn: bool,
+) -> Result<(), EvalError> {
     mesh.check_map_faces()?;
     let nf = mesh.faces.len();
     let nv = mesh.vertices.len();
@@ -73,16 +78,17 @@ pub(super) fn clone_reflected(mesh: &mut Mesh, reflect: &Mat43, turn: bool) -> R
     }
     let mut copy_of = vec![0u32; nv];
     for v in (0..nv).filter(|&v| used[v]) {
-        copy_of[v] = u32::try_from(mesh.vertices.len()).map_err(|_| "too many vertices")?;
+        copy_of[v] = u32::try_from(mesh.vertices.len())
+            .map_err(|_| EvalError::limit("vertices", u32::MAX))?;
         let p = reflect.transform_point(mesh.vertices[v]);
         mesh.vertices.push(p);
     }
     for f in 0..nf {
         let mut face = mesh.faces[f];
         for k in 0..3 {
-            face.v[k] = *copy_of
-                .get(face.v[k] as usize)
-                .ok_or_else(|| format!("face {f} uses a missing vertex"))?;
+            face.v[k] = *copy_of.get(face.v[k] as usize).ok_or_else(|| {
+                EvalError::reference("", format!("face {f} uses a missing vertex"))
+            })?;
         }
         mesh.faces.push(face);
         for c in &mut mesh.maps {

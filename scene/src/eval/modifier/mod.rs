@@ -17,6 +17,7 @@
 //! silently would export the wrong geometry.
 
 use crate::chunk::Chunk;
+use crate::eval::error::EvalError;
 use crate::typed::ClassId;
 
 use crate::eval::core::keys::Words;
@@ -128,15 +129,15 @@ const SELECTION_SENSITIVE: [ClassId; 15] = [
 ];
 
 /// Applies a modifier stack (`applied` in stack order, top first) bottom-up.
-pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let mut selection: Option<&Applied> = None;
     for a in applied.iter().rev() {
         if let Some(sel) = selection {
             if SELECTION_SENSITIVE.contains(&a.class) {
-                return Err(format!(
-                    "modifier {} acts on the sub-object selection {} passes up the stack, which is not evaluated",
-                    a.name, sel.name
-                ));
+                return Err(a.error(Some(EvalError::not_evaluated(format!(
+                    "acting on the sub-object selection that {} passes up the stack",
+                    sel.name
+                )))));
             }
         }
         if SELECTION_ONLY.contains(&a.class) {
@@ -159,8 +160,22 @@ fn keeps_specified_normals(class: ClassId) -> bool {
 }
 
 /// Applies one modifier to `mesh` (object space).
-pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
-    let what = || format!("modifier {} ({:#x}, {:#x})", m.name, m.class.0, m.class.1);
+pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
+    apply_one(m, mesh, cx).map_err(|e| m.error(Some(e)))
+}
+
+impl Applied<'_> {
+    /// `source` (or "not evaluated") as this modifier's failure.
+    pub fn error(&self, source: Option<EvalError>) -> EvalError {
+        EvalError::Modifier {
+            name: self.name.to_string(),
+            class: self.class,
+            source: source.map(Box::new),
+        }
+    }
+}
+
+fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     if SELECTION_ONLY.contains(&m.class) {
         return Ok(());
     }
@@ -170,46 +185,46 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
     if m.class == EDIT_MESH {
         let delta = local
             .and_then(|l| l.children().iter().find(|c| c.id == MESH_DELTA))
-            .ok_or_else(|| format!("{}: no MeshDelta (0x4000)", what()))?;
-        return edit_mesh::apply(delta.children(), mesh).map_err(|e| format!("{}: {e}", what()));
+            .ok_or_else(|| EvalError::malformed("", "no MeshDelta (0x4000)"))?;
+        return edit_mesh::apply(delta.children(), mesh);
     }
     if m.class == EDIT_POLY {
-        let local = local.ok_or_else(|| format!("{}: no local data", what()))?;
-        return edit_poly::apply(m, local, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+        let local = local.ok_or_else(|| EvalError::malformed("", "no local data"))?;
+        return edit_poly::apply(m, local, mesh, cx);
     }
     if m.class == UNWRAP_UVW {
-        let local = local.ok_or_else(|| format!("{}: no local data", what()))?;
-        return unwrap::apply(local.children(), mesh).map_err(|e| format!("{}: {e}", what()));
+        let local = local.ok_or_else(|| EvalError::malformed("", "no local data"))?;
+        return unwrap::apply(local.children(), mesh);
     }
     if m.class == crate::eval::modifier::skin::SKIN {
-        return skin_deform::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+        return skin_deform::apply(m, mesh, cx);
     }
     if m.class == MORPHER {
-        return morpher::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+        return morpher::apply(m, mesh, cx);
     }
     if m.class == skin::PHYSIQUE {
-        return physique::deform::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+        return physique::deform::apply(m, mesh, cx);
     }
     if m.class == shell::SHELL {
-        return shell::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+        return shell::apply(m, mesh, cx);
     }
     if m.class == slice::SLICE {
-        return slice::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+        return slice::apply(m, mesh, cx);
     }
     if ffd::side(m.class).is_some() {
-        return ffd::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+        return ffd::apply(m, mesh, cx);
     }
     if makes_mesh_of_shape(m.class) {
-        return Err(format!("{}: its input is a mesh, not a shape", what()));
+        return Err(EvalError::malformed("", "its input is a mesh, not a shape"));
     }
     if m.class == turbo_smooth::TURBO_SMOOTH {
-        return turbo_smooth::apply(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+        return turbo_smooth::apply(m, mesh, cx);
     }
     if m.class == surface::NORMAL {
-        return surface::apply_normal(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+        return surface::apply_normal(m, mesh, cx);
     }
     if m.class == surface::SMOOTH {
-        return surface::apply_smooth(m, mesh, cx).map_err(|e| format!("{}: {e}", what()));
+        return surface::apply_smooth(m, mesh, cx);
     }
     let gizmo_placed = match m.class {
         UVW_MAP => uvw_map::apply,
@@ -222,9 +237,9 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
         skew::SKEW => skew::apply,
         wave::WAVE => wave::apply,
         stretch::STRETCH => stretch::apply,
-        _ => return Err(format!("{} is not evaluated", what())),
+        _ => return Err(m.error(None)),
     };
-    gizmo_placed(m, mesh, cx).map_err(|e| format!("{}: {e}", what()))
+    gizmo_placed(m, mesh, cx)
 }
 
 /// Modifiers that turn a shape into a mesh (the bottom of a shape's stack).
@@ -238,36 +253,40 @@ pub fn apply_to_shape(
     applied: &[Applied],
     shape: &crate::eval::objects::shape::ShapeEval,
     cx: &ModContext,
-) -> Result<Mesh, String> {
+) -> Result<Mesh, EvalError> {
     let Some((bottom, rest)) = applied.split_last() else {
-        return Err("a shape without a modifier is not a mesh".into());
-    };
-    let what = || {
-        format!(
-            "modifier {} ({:#x}, {:#x})",
-            bottom.name, bottom.class.0, bottom.class.1
-        )
+        return Err(EvalError::reference(
+            "",
+            "a shape without a modifier is not a mesh",
+        ));
     };
     let mut mesh = match bottom.class {
         c if c == extrude::EXTRUDE => extrude::apply_to_shape(bottom, &shape.polylines, cx),
         c if c == lathe::LATHE => lathe::apply_to_shape(bottom, &shape.polylines, cx),
-        _ => Err("acting on a shape is not evaluated".to_string()),
+        _ => Err(EvalError::not_evaluated("acting on a shape")),
     }
-    .map_err(|e| format!("{}: {e}", what()))?;
+    .map_err(|e| bottom.error(Some(e)))?;
     apply_stack(rest, &mut mesh, cx)?;
     Ok(mesh)
 }
 
 /// A u32 count and `size`-byte records, exactly.
-pub(super) fn records<'a>(p: &'a [u8], size: usize, what: &str) -> Result<Vec<&'a [u8]>, String> {
+pub(super) fn records<'a>(
+    p: &'a [u8],
+    size: usize,
+    what: &str,
+) -> Result<Vec<&'a [u8]>, EvalError> {
     if p.len() < 4 {
-        return Err(format!("{what}: {} bytes", p.len()));
+        return Err(EvalError::malformed(
+            what.to_string(),
+            format!("{} bytes", p.len()),
+        ));
     }
     let n = Words(p).u32(0) as usize;
     if n > MAX_RECORDS || n * size != p.len() - 4 {
-        return Err(format!(
-            "{what}: {n} records of {size} bytes in {}",
-            p.len()
+        return Err(EvalError::malformed(
+            what.to_string(),
+            format!("{n} records of {size} bytes in {}", p.len()),
         ));
     }
     Ok(p[4..].chunks_exact(size).collect())
@@ -283,24 +302,27 @@ pub(super) fn vec_at(r: &[u8], i: usize) -> Vec3 {
 }
 
 /// A bit array container (0x2700: u32 bit count, then the bits LSB first).
-pub(super) fn bits(c: &Chunk) -> Result<Vec<bool>, String> {
+pub(super) fn bits(c: &Chunk) -> Result<Vec<bool>, EvalError> {
     let p = c
         .children()
         .iter()
         .find(|x| x.id == 0x2700)
         .and_then(Chunk::payload)
-        .ok_or("bit array without 0x2700")?;
+        .ok_or_else(|| EvalError::malformed("", "bit array without 0x2700"))?;
     if p.len() < 4 {
-        return Err("short bit array".into());
+        return Err(EvalError::malformed("", "short bit array"));
     }
     let n = Words(p).u32(0) as usize;
     if n.div_ceil(8) > p.len() - 4 {
-        return Err(format!("bit array of {n} bits in {} bytes", p.len()));
+        return Err(EvalError::malformed(
+            "",
+            format!("bit array of {n} bits in {} bytes", p.len()),
+        ));
     }
     Ok((0..n).map(|i| p[4 + i / 8] >> (i % 8) & 1 != 0).collect())
 }
 
-pub(super) fn payload(c: &Chunk) -> Result<&[u8], String> {
+pub(super) fn payload(c: &Chunk) -> Result<&[u8], EvalError> {
     c.payload()
-        .ok_or_else(|| format!("chunk {:#06x} is a container", c.id))
+        .ok_or_else(|| EvalError::malformed("", format!("chunk {:#06x} is a container", c.id)))
 }

@@ -17,6 +17,7 @@ use crate::eval::core::controller::Controller;
 use crate::eval::core::keys::Words;
 use crate::eval::core::pblock::{self, Value};
 use crate::eval::core::transform::SceneEval;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 use crate::eval::Vec3;
 
@@ -50,7 +51,7 @@ struct Channel<'a> {
 }
 
 /// Adds every active channel's weighted deltas to `mesh` at `cx.t`.
-pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let eval = cx.eval;
     let t = cx.t;
     let global = pblock::reference(&eval.graph, m.object, 0);
@@ -65,7 +66,7 @@ pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String
         sel,
     } in used_channels(eval, m.object, mesh.vertices.len(), t)?
     {
-        let what = |e: String| format!("channel {}: {e}", index + 1);
+        let what = |e: EvalError| e.inside(format!("channel {}", index + 1));
         let pct = weight(eval, m.object, index, t).map_err(what)?;
         let pct = limited(pct, &ch, gl_limits.then_some((gl_min, gl_max)));
         for (k, p) in out.iter_mut().enumerate() {
@@ -101,7 +102,7 @@ fn used_channels(
     modifier: usize,
     points: usize,
     t: i32,
-) -> Result<Vec<Used<'_>>, String> {
+) -> Result<Vec<Used<'_>>, EvalError> {
     let global = pblock::reference(&eval.graph, modifier, 0);
     let gl_sel = old_param(eval, global, USE_SELECTION, t)?.unwrap_or(0.0) != 0.0;
     let mut out = Vec::new();
@@ -113,20 +114,20 @@ fn used_channels(
         if !ch.active || ch.points != points || !ch.enabled {
             continue;
         }
-        let what = |e: String| format!("channel {}: {e}", index + 1);
+        let what = |e: EvalError| e.inside(format!("channel {}", index + 1));
         if leaf_u32(ch.chunks, PROGRESSIVE).map_err(what)?.unwrap_or(0) != 0 {
-            return Err(what("progressive morph targets are not evaluated".into()));
+            return Err(what(EvalError::not_evaluated("progressive morph targets")));
         }
         let deltas = ch
             .chunks
             .iter()
             .find(|x| x.id == DELTAS)
-            .ok_or_else(|| what("no deltas (0x0160)".into()))
+            .ok_or_else(|| what(EvalError::malformed("", "no deltas (0x0160)")))
             .and_then(|x| payload(x).map_err(what))?;
         if deltas.len() != points * 12 {
-            return Err(what(format!(
-                "{} bytes of deltas for {points} points",
-                deltas.len()
+            return Err(what(EvalError::malformed(
+                "",
+                format!("{} bytes of deltas for {points} points", deltas.len()),
             )));
         }
         let sel = if ch.use_sel || gl_sel {
@@ -134,7 +135,12 @@ fn used_channels(
                 .chunks
                 .iter()
                 .find(|x| x.id == SELECTION)
-                .ok_or_else(|| what("uses a selection it does not store".into()))?;
+                .ok_or_else(|| {
+                    what(EvalError::malformed(
+                        "",
+                        "uses a selection it does not store",
+                    ))
+                })?;
             Some(bits(s).map_err(what)?)
         } else {
             None
@@ -176,7 +182,7 @@ pub fn channels(
     eval: &SceneEval,
     modifier: usize,
     points: usize,
-) -> Result<Vec<MorphChannel>, String> {
+) -> Result<Vec<MorphChannel>, EvalError> {
     let mut out = Vec::new();
     for Used {
         index,
@@ -185,7 +191,7 @@ pub fn channels(
         sel,
     } in used_channels(eval, modifier, points, 0)?
     {
-        let what = |e: String| format!("channel {}: {e}", index + 1);
+        let what = |e: EvalError| e.inside(format!("channel {}", index + 1));
         let displacement = (0..points)
             .map(|k| {
                 if sel
@@ -233,12 +239,12 @@ pub fn channel_weight(
     modifier: usize,
     ch: &MorphChannel,
     t: i32,
-) -> Result<f64, String> {
+) -> Result<f64, EvalError> {
     let global = pblock::reference(&eval.graph, modifier, 0);
     let gl_limits = old_param(eval, global, USE_LIMITS, t)?.unwrap_or(0.0) != 0.0;
     let gl_min = old_param(eval, global, LIMIT_MIN, t)?.unwrap_or(0.0);
     let gl_max = old_param(eval, global, LIMIT_MAX, t)?.unwrap_or(100.0);
-    let what = |e: String| format!("channel {}: {e}", ch.index + 1);
+    let what = |e: EvalError| e.inside(format!("channel {}", ch.index + 1));
     let pct = weight(eval, modifier, ch.index, t).map_err(what)?;
     let limits = Channel {
         points: 0,
@@ -271,21 +277,24 @@ fn limited(pct: f64, ch: &Channel, global: Option<(f64, f64)>) -> f64 {
     pct.min(hi.trunc()).max(lo.trunc())
 }
 
-fn leaf_u32(chunks: &[Chunk], id: u16) -> Result<Option<u32>, String> {
+fn leaf_u32(chunks: &[Chunk], id: u16) -> Result<Option<u32>, EvalError> {
     match chunks.iter().find(|c| c.id == id) {
         None => Ok(None),
         Some(c) => {
             let p = payload(c)?;
             if p.len() < 4 {
-                return Err(format!("chunk {id:#06x}: {} bytes", p.len()));
+                return Err(EvalError::malformed(
+                    format!("chunk {id:#06x}"),
+                    format!("{} bytes", p.len()),
+                ));
             }
             Ok(Some(Words(p).u32(0)))
         }
     }
 }
 
-fn channel(index: u16, chunks: &[Chunk]) -> Result<Channel<'_>, String> {
-    let what = |e: String| format!("channel {}: {e}", index + 1);
+fn channel(index: u16, chunks: &[Chunk]) -> Result<Channel<'_>, EvalError> {
+    let what = |e: EvalError| e.inside(format!("channel {}", index + 1));
     let points = match leaf_u32(chunks, POINT_COUNT).map_err(what)? {
         Some(n) => n,
         None => leaf_u32(chunks, POINT_COUNT_OLD)
@@ -333,10 +342,11 @@ pub fn weight_controller(eval: &SceneEval, modifier: usize, index: u16) -> Optio
     pblock::reference(&eval.graph, block, slot)
 }
 
-fn weight(eval: &SceneEval, modifier: usize, index: u16, t: i32) -> Result<f64, String> {
+fn weight(eval: &SceneEval, modifier: usize, index: u16, t: i32) -> Result<f64, EvalError> {
     let block = pblock::reference(&eval.graph, modifier, u32::from(index) + 1)
-        .ok_or("no weight ParamBlock")?;
-    old_param(eval, Some(block), 0, t)?.ok_or_else(|| "no weight parameter".into())
+        .ok_or_else(|| EvalError::malformed("", "no weight ParamBlock"))?;
+    old_param(eval, Some(block), 0, t)?
+        .ok_or_else(|| EvalError::malformed("", "no weight parameter"))
 }
 
 /// Parameter `index` of old ParamBlock `block` at `t`: its controller's value
@@ -347,7 +357,7 @@ fn old_param(
     block: Option<usize>,
     index: i32,
     t: i32,
-) -> Result<Option<f64>, String> {
+) -> Result<Option<f64>, EvalError> {
     let Some(block) = block else { return Ok(None) };
     let params = pblock::param_block(eval.chunks(block))?;
     let Some(p) = params.iter().find(|p| p.index == index) else {
@@ -357,14 +367,14 @@ fn old_param(
         if let Some(ctl) = pblock::reference(&eval.graph, block, slot) {
             return match eval.controller(ctl) {
                 Some(Controller::Float { track, .. }) => Ok(Some(track.at(t)[0])),
-                _ => Err(format!(
-                    "parameter {index} is driven by {:?}, which is not evaluated",
+                _ => Err(EvalError::not_evaluated(format!(
+                    "parameter {index} is driven by {:?}, which",
                     eval.graph
                         .objects
                         .get(ctl)
                         .and_then(|o| o.class.as_ref())
                         .map_or("?", |c| c.name.as_str())
-                )),
+                ))),
             };
         }
     }
@@ -419,6 +429,10 @@ mod tests {
     fn short_records_are_errors() {
         let kids = vec![Chunk::leaf(POINT_COUNT, vec![1u8, 0])];
         let e = channel(2, &kids).err().expect("short count");
-        assert!(e.starts_with("channel 3: chunk 0x0101: 2 bytes"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("channel 3: chunk 0x0101: 2 bytes"),
+            "{e}"
+        );
     }
 }

@@ -15,6 +15,7 @@
 use super::simple_mod;
 use super::{Applied, ModContext};
 use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 
 /// Max's floor for a zero wave length.
@@ -68,7 +69,7 @@ impl Ripple {
     }
 }
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = simple_mod::old_block_params(cx, m)?;
     let ripple = Ripple {
         amp1: p.float_or(0, 0.0),

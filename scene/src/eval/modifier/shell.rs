@@ -30,6 +30,7 @@
 
 use super::{Applied, ModContext};
 use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Face, Mesh};
 use crate::eval::objects::primitive::{block_params, Params};
 use crate::typed::ClassId;
@@ -61,20 +62,20 @@ pub enum RimSmoothing {
     Groups(u32),
 }
 
-fn settings(p: &Params) -> Result<Settings, String> {
+fn settings(p: &Params) -> Result<Settings, EvalError> {
     let segments = p.int_or(12, 1);
     if !(1..=MAX_SEGMENTS).contains(&segments) {
-        return Err(format!("{segments} segments"));
+        return Err(EvalError::malformed("", format!("{segments} segments")));
     }
     if p.flag(2, false) || p.flag(8, false) {
-        return Err("material id overrides are not evaluated".into());
+        return Err(EvalError::not_evaluated("a material id override"));
     }
     let rim_smoothing = if p.flag(14, true) {
         RimSmoothing::Auto(p.float_or(15, 45.0).to_radians())
     } else if p.flag(4, false) {
         let g = p.int_or(5, 0);
         if !(0..=32).contains(&g) {
-            return Err(format!("smoothing group {g}"));
+            return Err(EvalError::malformed("", format!("smoothing group {g}")));
         }
         RimSmoothing::Groups(if g == 0 { 0 } else { 1 << (g - 1) })
     } else {
@@ -82,7 +83,7 @@ fn settings(p: &Params) -> Result<Settings, String> {
     };
     let (inner, outer) = (p.float(0)?, p.float(1)?);
     if !(inner.is_finite() && outer.is_finite()) {
-        return Err("amounts are not finite".into());
+        return Err(EvalError::malformed("", "amounts are not finite"));
     }
     Ok(Settings {
         inner,
@@ -92,27 +93,27 @@ fn settings(p: &Params) -> Result<Settings, String> {
     })
 }
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let refs = &cx
         .eval
         .graph
         .objects
         .get(m.object)
-        .ok_or("no modifier object")?
+        .ok_or_else(|| EvalError::malformed("", "no modifier object"))?
         .references;
     if refs.iter().any(|r| r.slot != 0 && r.target >= 0) {
-        return Err(
-            "a bevel spline (reference beyond the parameter block) is not evaluated".into(),
-        );
+        return Err(EvalError::not_evaluated(
+            "a bevel spline (reference beyond the parameter block)",
+        ));
     }
     let pb = crate::eval::core::pblock::reference(&cx.eval.graph, m.object, 0)
-        .ok_or("no parameter block (reference 0)")?;
+        .ok_or_else(|| EvalError::reference("", "no parameter block (reference 0)"))?;
     let p = block_params(cx.eval, pb, cx.t)?;
     let s = settings(&p)?;
     if !mesh.maps.is_empty() && p.int_or(6, 0) != 0 {
-        return Err(format!(
-            "edge mapping {} on a mapped mesh is not evaluated (only copy)",
-            p.int_or(6, 0)
+        return Err(EvalError::not_evaluated_why(
+            format!("edge mapping {} on a mapped mesh", p.int_or(6, 0)),
+            "only copy",
         ));
     }
     *mesh = shell(mesh, &s)?;
@@ -120,7 +121,7 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
 }
 
 /// Each vertex's unit offset direction: the common normal of its faces.
-fn directions(mesh: &Mesh) -> Result<Vec<Vec3>, String> {
+fn directions(mesh: &Mesh) -> Result<Vec<Vec3>, EvalError> {
     let mut dir: Vec<Option<Vec3>> = vec![None; mesh.vertices.len()];
     for (i, f) in mesh.faces.iter().enumerate() {
         let [a, b, c] = f.v.map(|v| mesh.vertices[v as usize]);
@@ -134,9 +135,7 @@ fn directions(mesh: &Mesh) -> Result<Vec<Vec3>, String> {
                 None => dir[v as usize] = Some(n),
                 Some(d) if d.dot(n) >= COPLANAR.cos() => {}
                 Some(_) => {
-                    return Err(format!(
-                        "vertex {v} joins faces that are not coplanar (face {i}): Max's offset direction there is not evaluated"
-                    ))
+                    return Err(EvalError::not_evaluated(format!("vertex {v} joins faces that are not coplanar (face {i}): Max's offset direction there")))
                 }
             }
         }
@@ -148,7 +147,7 @@ fn directions(mesh: &Mesh) -> Result<Vec<Vec3>, String> {
 }
 
 /// The shelled mesh (see the module comment).
-pub fn shell(mesh: &Mesh, s: &Settings) -> Result<Mesh, String> {
+pub fn shell(mesh: &Mesh, s: &Settings) -> Result<Mesh, EvalError> {
     mesh.check_map_faces()?;
     let nv = mesh.vertices.len();
     if mesh
@@ -157,7 +156,10 @@ pub fn shell(mesh: &Mesh, s: &Settings) -> Result<Mesh, String> {
         .flat_map(|f| f.v)
         .any(|v| v as usize >= nv)
     {
-        return Err("a face uses a vertex beyond the mesh".into());
+        return Err(EvalError::malformed(
+            "",
+            "a face uses a vertex beyond the mesh",
+        ));
     }
     let dir = directions(mesh)?;
     // Open edges: undirected edges used once, kept with their face and corner.
@@ -181,7 +183,10 @@ pub fn shell(mesh: &Mesh, s: &Settings) -> Result<Mesh, String> {
         .checked_mul(2)
         .and_then(|x| x.checked_add(open.len().checked_mul(2 * rim_rows)?));
     if grown.is_none_or(|x| x > super::subdivide::MAX_ELEMENTS) {
-        return Err(format!("{} segments: too many vertices", s.segments));
+        return Err(EvalError::malformed(
+            format!("{} segments", s.segments),
+            "too many vertices",
+        ));
     }
     let mut vertices = Vec::with_capacity(grown.unwrap_or(0));
     for (v, d) in mesh.vertices.iter().zip(&dir) {
@@ -273,7 +278,7 @@ fn rim_groups(
     mesh: &Mesh,
     s: &Settings,
     surface: u32,
-) -> Result<(), String> {
+) -> Result<(), EvalError> {
     let angle = match s.rim_smoothing {
         RimSmoothing::Groups(g) => {
             rim.iter_mut().for_each(|f| f.smoothing = g);
@@ -286,7 +291,10 @@ fn rim_groups(
         .filter(|b| surface & b == 0)
         .collect();
     if free.len() < 3 {
-        return Err("auto smooth: no smoothing groups left for the rim".into());
+        return Err(EvalError::malformed(
+            "auto smooth",
+            "no smoothing groups left for the rim",
+        ));
     }
     let per_edge = 2 * s.segments;
     // Rim quads of one open edge are coplanar (a flat strip): one normal per
@@ -327,10 +335,9 @@ fn rim_groups(
         bits[i] = if smooth != 0 && smooth & sharp == 0 {
             smooth
         } else {
-            *free
-                .iter()
-                .find(|&&b| b & sharp == 0)
-                .ok_or("auto smooth: no smoothing group separates the rim")?
+            *free.iter().find(|&&b| b & sharp == 0).ok_or_else(|| {
+                EvalError::malformed("auto smooth", "no smoothing group separates the rim")
+            })?
         };
     }
     for (i, b) in bits.iter().enumerate() {
@@ -452,6 +459,7 @@ mod tests {
         bent.vertices[3].2 = 0.5;
         assert!(shell(&bent, &settings(0.0, 1.0, 1))
             .unwrap_err()
+            .to_string()
             .contains("coplanar"));
         let mut bad = square();
         bad.faces[0].v[0] = 9;

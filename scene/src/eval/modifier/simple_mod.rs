@@ -15,6 +15,7 @@ use crate::eval::core::controller::Controller;
 use crate::eval::core::keys::Words;
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::core::pblock;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 use crate::eval::objects::primitive::{block_params, Params};
 use crate::typed::ClassId;
@@ -52,7 +53,7 @@ impl Frame {
         mesh: &mut Mesh,
         axis: &Mat43,
         map: impl Fn(Vec3) -> Vec3,
-    ) -> Result<(), String> {
+    ) -> Result<(), EvalError> {
         let inv_axis = gizmo::inverse(axis, "axis turn")?;
         let to_deform = self.to_gizmo.then(axis);
         let back = inv_axis.then(&self.to_object);
@@ -65,50 +66,53 @@ impl Frame {
 
 /// The rotation that turns the modifier's axis (0 X, 1 Y, 2 Z) onto Z, as
 /// Max's deformers build it: X by −90° about Y, Y by +90° about X.
-pub(super) fn axis_to_z(axis: i64) -> Result<Mat43, String> {
+pub(super) fn axis_to_z(axis: i64) -> Result<Mat43, EvalError> {
     match axis {
         0 => Ok(Mat43::rot_y(-std::f64::consts::FRAC_PI_2)),
         1 => Ok(Mat43::rot_x(std::f64::consts::FRAC_PI_2)),
         2 => Ok(Mat43::IDENTITY),
-        a => Err(format!("axis {a}")),
+        a => Err(EvalError::malformed("", format!("axis {a}"))),
     }
 }
 
 /// The parameter values (reference 2) at `cx.t`, from an old ParamBlock or a
 /// ParamBlock2 whose ids follow the old indices (Bend's).
-pub(super) fn params(cx: &ModContext, m: &Applied) -> Result<Params, String> {
+pub(super) fn params(cx: &ModContext, m: &Applied) -> Result<Params, EvalError> {
     block_params(cx.eval, block(cx, m)?, cx.t)
 }
 
 /// The parameter values of a modifier whose ParamBlock2 ids are not known
 /// (Taper, Twist): an old ParamBlock only — reading a ParamBlock2 by guessed
 /// ids could deform silently wrong.
-pub(super) fn old_block_params(cx: &ModContext, m: &Applied) -> Result<Params, String> {
+pub(super) fn old_block_params(cx: &ModContext, m: &Applied) -> Result<Params, EvalError> {
     let pb = block(cx, m)?;
     let class = cx.eval.graph.objects.get(pb).and_then(|o| o.class.as_ref());
     if class.is_none_or(|c| c.class_id != OLD_PARAM_BLOCK) {
-        return Err(format!(
-            "parameter block {} is not an old ParamBlock; its ids are not known",
-            class_name(cx, pb)
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "parameter block {} is not an old ParamBlock; its ids are not known",
+                class_name(cx, pb)
+            ),
         ));
     }
     block_params(cx.eval, pb, cx.t)
 }
 
-fn block(cx: &ModContext, m: &Applied) -> Result<usize, String> {
-    pblock::reference(&cx.eval.graph, m.object, PBLOCK_SLOT)
-        .ok_or_else(|| format!("no parameter block (reference {PBLOCK_SLOT})"))
+fn block(cx: &ModContext, m: &Applied) -> Result<usize, EvalError> {
+    pblock::reference(&cx.eval.graph, m.object, PBLOCK_SLOT).ok_or_else(|| {
+        EvalError::reference("", format!("no parameter block (reference {PBLOCK_SLOT})"))
+    })
 }
 
 /// The modifier's frame at `cx.t`.
-pub(super) fn frame(cx: &ModContext, m: &Applied) -> Result<Frame, String> {
+pub(super) fn frame(cx: &ModContext, m: &Applied) -> Result<Frame, EvalError> {
     let graph = &cx.eval.graph;
     let gizmo_tm = match pblock::reference(graph, m.object, GIZMO_SLOT) {
         None => Mat43::IDENTITY,
-        Some(ctl) => cx
-            .eval
-            .prs_tm(ctl, cx.t)
-            .ok_or_else(|| format!("gizmo controller {} is not evaluated", class_name(cx, ctl)))?,
+        Some(ctl) => cx.eval.prs_tm(ctl, cx.t).ok_or_else(|| {
+            EvalError::not_evaluated(format!("gizmo controller {}", class_name(cx, ctl)))
+        })?,
     };
     let center = match pblock::reference(graph, m.object, CENTER_SLOT) {
         None => Mat43::IDENTITY,
@@ -118,11 +122,11 @@ pub(super) fn frame(cx: &ModContext, m: &Applied) -> Result<Frame, String> {
             }
             _ => {
                 return Err(match cx.eval.controller_error(ctl) {
-                    Some(e) => format!("gizmo centre controller: {e}"),
-                    None => format!(
-                        "gizmo centre controller {} is not evaluated",
+                    Some(e) => e.inside("gizmo centre controller"),
+                    None => EvalError::not_evaluated(format!(
+                        "gizmo centre controller {}",
                         class_name(cx, ctl)
-                    ),
+                    )),
                 })
             }
         },
@@ -153,18 +157,18 @@ fn class_name(cx: &ModContext, obj: usize) -> String {
 }
 
 /// The mod-context box (0x2511) of the ModApp; Max needs one to size the effect.
-pub(super) fn mod_context_box(m: &Applied) -> Result<(Vec3, Vec3), String> {
+pub(super) fn mod_context_box(m: &Applied) -> Result<(Vec3, Vec3), EvalError> {
     let c = m
         .mod_app
         .and_then(|a| a.children().iter().find(|c| c.id == MOD_CONTEXT_BOX))
-        .ok_or("no mod-context box (0x2511)")?;
+        .ok_or_else(|| EvalError::malformed("", "no mod-context box (0x2511)"))?;
     let p = c
         .payload()
-        .ok_or("mod-context box (0x2511) is a container")?;
+        .ok_or_else(|| EvalError::malformed("", "mod-context box (0x2511) is a container"))?;
     if p.len() != 24 {
-        return Err(format!(
-            "mod-context box (0x2511): {} bytes, 24 expected",
-            p.len()
+        return Err(EvalError::malformed(
+            "mod-context box (0x2511)",
+            format!("{} bytes, 24 expected", p.len()),
         ));
     }
     let w = Words(p);
@@ -176,7 +180,10 @@ pub(super) fn mod_context_box(m: &Applied) -> Result<(Vec3, Vec3), String> {
         .chain(&max.to_array())
         .all(|x| x.is_finite())
     {
-        return Err("mod-context box (0x2511) is not finite".into());
+        return Err(EvalError::malformed(
+            "",
+            "mod-context box (0x2511) is not finite",
+        ));
     }
     Ok((min, max))
 }

@@ -12,6 +12,7 @@
 use super::simple_mod::{self, axis_to_z};
 use super::{Applied, ModContext};
 use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 use crate::typed::ClassId;
 
@@ -47,7 +48,7 @@ impl Skew {
     }
 }
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = simple_mod::old_block_params(cx, m)?;
     let amount = p.float_or(0, 0.0);
     let dir = p.float_or(1, 0.0).to_radians();

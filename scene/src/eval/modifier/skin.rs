@@ -13,6 +13,7 @@
 //!   n × (u32 bone, f32 weight, 9 words of envelope-curve data).
 
 use crate::chunk::Chunk;
+use crate::eval::error::EvalError;
 use crate::typed::ClassId;
 
 use crate::eval::core::math::{Mat43, Vec3};
@@ -122,7 +123,7 @@ pub fn physique_modifier(eval: &SceneEval, node: usize) -> Option<usize> {
 
 /// The Skin of a node: None when its stack holds no Skin modifier, an error
 /// when the Skin data cannot be read.
-pub fn node_skin(eval: &SceneEval, node: usize) -> Option<Result<Skin, String>> {
+pub fn node_skin(eval: &SceneEval, node: usize) -> Option<Result<Skin, EvalError>> {
     let m = modifiers(eval, node)
         .into_iter()
         .find(|m| class_of(eval, m.modifier).map(|c| c.0) == Some(SKIN))?;
@@ -135,7 +136,7 @@ pub fn decode_modifier(
     eval: &SceneEval,
     modifier: usize,
     mod_app: Option<&Chunk>,
-) -> Result<Skin, String> {
+) -> Result<Skin, EvalError> {
     decode(eval, ModifierUse { modifier, mod_app })
 }
 
@@ -167,16 +168,17 @@ fn matrix_in(c: &Chunk) -> Option<Mat43> {
     leaf(c.children(), 0x03E8).and_then(matrix3)
 }
 
-fn decode(eval: &SceneEval, m: ModifierUse) -> Result<Skin, String> {
+fn decode(eval: &SceneEval, m: ModifierUse) -> Result<Skin, EvalError> {
     let chunks = eval.chunks(m.modifier);
     let obj = eval
         .graph
         .objects
         .get(m.modifier)
-        .ok_or("Skin modifier index out of range")?;
+        .ok_or_else(|| EvalError::malformed("", "Skin modifier index out of range"))?;
     let count = leaf(chunks, 0x0020)
         .and_then(|p| (p.len() == 4).then(|| u32_at(p, 0)).flatten())
-        .ok_or("Skin: no bone count (0x0020)")? as usize;
+        .ok_or_else(|| EvalError::malformed("Skin", "no bone count (0x0020)"))?
+        as usize;
     let records = leaf(chunks, 0x0030).unwrap_or(&[]);
     let slots = bone_slots(records, count)?;
     let init: Vec<Option<Mat43>> = chunks
@@ -197,17 +199,20 @@ fn decode(eval: &SceneEval, m: ModifierUse) -> Result<Skin, String> {
             init_tm: init.get(i).copied().flatten(),
         })
         .collect();
-    let app = m.mod_app.ok_or("Skin: no ModApp for this node")?;
+    let app = m
+        .mod_app
+        .ok_or_else(|| EvalError::malformed("Skin", "no ModApp for this node"))?;
     let local = app
         .children()
         .iter()
         .find(|c| c.id == 0x2512)
-        .ok_or("Skin: ModApp has no local data (0x2512)")?
+        .ok_or_else(|| EvalError::malformed("Skin", "ModApp has no local data (0x2512)"))?
         .children();
     let mesh_init_tm = local.iter().find(|c| c.id == 0x0010).and_then(matrix_in);
     let nverts = leaf(local, 0x0040)
         .and_then(|p| (p.len() == 4).then(|| u32_at(p, 0)).flatten())
-        .ok_or("Skin: no vertex count (0x0040)")? as usize;
+        .ok_or_else(|| EvalError::malformed("Skin", "no vertex count (0x0040)"))?
+        as usize;
     let data = leaf(local, 0x0490).unwrap_or(&[]);
     let vertices = vertex_weights(data, nverts, count)?;
     Ok(Skin {
@@ -219,14 +224,17 @@ fn decode(eval: &SceneEval, m: ModifierUse) -> Result<Skin, String> {
 }
 
 /// The bone node reference slot of each 0x0030 bone record.
-fn bone_slots(p: &[u8], count: usize) -> Result<Vec<u32>, String> {
+fn bone_slots(p: &[u8], count: usize) -> Result<Vec<u32>, EvalError> {
     let mut at = 0usize;
     let mut out = Vec::with_capacity(count.min(p.len() / 18 + 1));
     for i in 0..count {
         let bad = || {
-            format!(
-                "Skin: bone record {i} of {count} runs past 0x0030 ({} bytes)",
-                p.len()
+            EvalError::malformed(
+                "Skin",
+                format!(
+                    "bone record {i} of {count} runs past 0x0030 ({} bytes)",
+                    p.len()
+                ),
             )
         };
         let n = u32_at(p, at).ok_or_else(bad)? as usize;
@@ -239,23 +247,33 @@ fn bone_slots(p: &[u8], count: usize) -> Result<Vec<u32>, String> {
         at += 12;
     }
     if at != p.len() {
-        return Err(format!(
-            "Skin: 0x0030 holds {} bytes after {count} bone records",
-            p.len().saturating_sub(at)
+        return Err(EvalError::malformed(
+            "Skin",
+            format!(
+                "0x0030 holds {} bytes after {count} bone records",
+                p.len().saturating_sub(at)
+            ),
         ));
     }
     Ok(out)
 }
 
 /// Per-vertex influences from 0x0490; every byte must belong to a vertex.
-fn vertex_weights(p: &[u8], nverts: usize, nbones: usize) -> Result<Vec<Vec<(u32, f32)>>, String> {
+fn vertex_weights(
+    p: &[u8],
+    nverts: usize,
+    nbones: usize,
+) -> Result<Vec<Vec<(u32, f32)>>, EvalError> {
     let mut at = 0usize;
     let mut out = Vec::with_capacity(nverts.min(p.len() / 8));
     for v in 0..nverts {
         let bad = || {
-            format!(
-                "Skin: vertex {v} of {nverts} runs past the weight table ({} bytes)",
-                p.len()
+            EvalError::malformed(
+                "Skin",
+                format!(
+                    "vertex {v} of {nverts} runs past the weight table ({} bytes)",
+                    p.len()
+                ),
             )
         };
         let n = u32_at(p, at).ok_or_else(bad)? as usize;
@@ -270,7 +288,10 @@ fn vertex_weights(p: &[u8], nverts: usize, nbones: usize) -> Result<Vec<Vec<(u32
             let bone = u32_at(p, at).ok_or_else(bad)?;
             let w = f32_at(p, at + 4).ok_or_else(bad)?;
             if bone as usize >= nbones {
-                return Err(format!("Skin: vertex {v} uses bone {bone} of {nbones}"));
+                return Err(EvalError::malformed(
+                    "Skin",
+                    format!("vertex {v} uses bone {bone} of {nbones}"),
+                ));
             }
             inf.push((bone, w));
             at += INFLUENCE_SIZE;
@@ -278,9 +299,12 @@ fn vertex_weights(p: &[u8], nverts: usize, nbones: usize) -> Result<Vec<Vec<(u32
         out.push(inf);
     }
     if at != p.len() {
-        return Err(format!(
-            "Skin: {} bytes after {nverts} vertices in the weight table",
-            p.len() - at
+        return Err(EvalError::malformed(
+            "Skin",
+            format!(
+                "{} bytes after {nverts} vertices in the weight table",
+                p.len() - at
+            ),
         ));
     }
     Ok(out)

@@ -14,6 +14,7 @@ use super::{Applied, ModContext};
 use crate::eval::core::coverage;
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::core::transform::{invert, SceneEval};
+use crate::eval::error::EvalError;
 use crate::eval::modifier::skin::{self, Skin};
 use crate::eval::objects::mesh::Mesh;
 
@@ -22,16 +23,19 @@ const NAMED: usize = 4;
 
 /// Deforms `mesh` (object space, the result of the stack below the Skin) by the
 /// Skin modifier `m` of `cx.node` at `cx.t`.
-pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let node = cx
         .node
-        .ok_or("Skin is only evaluated on a node's own stack")?;
+        .ok_or_else(|| EvalError::malformed("", "Skin is only evaluated on a node's own stack"))?;
     let skin = skin::decode_modifier(cx.eval, m.object, m.mod_app)?;
     if skin.vertices.len() != mesh.vertices.len() {
-        return Err(format!(
-            "Skin holds weights for {} vertices, the mesh below it has {}",
-            skin.vertices.len(),
-            mesh.vertices.len()
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "Skin holds weights for {} vertices, the mesh below it has {}",
+                skin.vertices.len(),
+                mesh.vertices.len()
+            ),
         ));
     }
     blend(&skin, &mut mesh.vertices, cx.eval, node, cx.t, "Skin")
@@ -48,18 +52,21 @@ pub fn blend(
     node: usize,
     t: i32,
     who: &str,
-) -> Result<(), String> {
+) -> Result<(), EvalError> {
     if skin.vertices.len() != points.len() {
-        return Err(format!(
-            "{who}: weights for {} vertices, {} points given",
-            skin.vertices.len(),
-            points.len()
+        return Err(EvalError::malformed(
+            who.to_string(),
+            format!(
+                "weights for {} vertices, {} points given",
+                skin.vertices.len(),
+                points.len()
+            ),
         ));
     }
     let deltas = bone_deltas(skin, eval, t, who)?;
     let mesh_init = skin
         .mesh_init_tm
-        .ok_or_else(|| format!("{who}: no initial mesh TM"))?;
+        .ok_or_else(|| EvalError::malformed(who.to_string(), "no initial mesh TM"))?;
     let to_object = invert(&eval.object_tm(node, t));
     for (v, (p, inf)) in points.iter_mut().zip(&skin.vertices).enumerate() {
         let sum: f64 = inf.iter().map(|&(_, w)| f64::from(w)).sum();
@@ -69,7 +76,10 @@ pub fn blend(
             continue;
         }
         if !sum.is_finite() {
-            return Err(format!("{who}: vertex {v} has non-finite weights"));
+            return Err(EvalError::malformed(
+                who.to_string(),
+                format!("vertex {v} has non-finite weights"),
+            ));
         }
         let world = mesh_init.transform_point(*p);
         let mut acc = Vec3::default();
@@ -77,7 +87,12 @@ pub fn blend(
             let d = deltas
                 .get(bone as usize)
                 .and_then(Option::as_ref)
-                .ok_or_else(|| format!("{who}: vertex {v} uses bone {bone}, which has no node"))?;
+                .ok_or_else(|| {
+                    EvalError::reference(
+                        who.to_string(),
+                        format!("vertex {v} uses bone {bone}, which has no node"),
+                    )
+                })?;
             acc = acc.plus(d.transform_point(world).scale(f64::from(w) / sum));
         }
         *p = to_object.transform_point(acc);
@@ -92,7 +107,7 @@ fn bone_deltas(
     eval: &SceneEval,
     t: i32,
     who: &str,
-) -> Result<Vec<Option<Mat43>>, String> {
+) -> Result<Vec<Option<Mat43>>, EvalError> {
     let mut blocked: Vec<String> = Vec::new();
     let used = used_bones(skin);
     let mut out = Vec::with_capacity(skin.bones.len());
@@ -122,9 +137,9 @@ fn bone_deltas(
             String::new()
         };
         blocked.truncate(NAMED);
-        return Err(format!(
-            "{who} bones whose transforms are not evaluated: {}{more}",
-            blocked.join(", ")
+        return Err(EvalError::reference(
+            format!("{who} bones whose transforms are not evaluated"),
+            format!("{}{more}", blocked.join(", ")),
         ));
     }
     Ok(out)

@@ -24,6 +24,7 @@ use super::symmetry_slice::slice_below;
 use super::{gizmo, Applied, ModContext};
 use crate::eval::core::math::Vec3;
 use crate::eval::core::pblock;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 use crate::eval::objects::primitive::block_params;
 use crate::typed::ClassId;
@@ -42,7 +43,7 @@ const PLANAR_DOT: f64 = 0.9999;
 
 /// Refuses an input whose hidden edges join triangles that the legacy path's
 /// fences (material, smoothing group, non-planar) would keep apart.
-fn check_fences(mesh: &Mesh) -> Result<(), String> {
+fn check_fences(mesh: &Mesh) -> Result<(), EvalError> {
     use std::collections::HashMap;
     let normal = |f: usize| {
         let v = mesh.faces[f].v.map(|i| mesh.vertices[i as usize]);
@@ -51,7 +52,10 @@ fn check_fences(mesh: &Mesh) -> Result<(), String> {
     let mut directed: HashMap<(u32, u32), (usize, usize)> = HashMap::new();
     for (f, face) in mesh.faces.iter().enumerate() {
         if face.v.iter().any(|&v| v as usize >= mesh.vertices.len()) {
-            return Err(format!("face {f} uses a missing vertex"));
+            return Err(EvalError::reference(
+                "",
+                format!("face {f} uses a missing vertex"),
+            ));
         }
         for k in 0..3 {
             directed.insert((face.v[k], face.v[(k + 1) % 3]), (f, k));
@@ -70,52 +74,62 @@ fn check_fences(mesh: &Mesh) -> Result<(), String> {
             }
             let other = mesh.faces[g];
             if other.material != face.material || other.smoothing != face.smoothing {
-                return Err(format!(
-                    "faces {f} and {g} share a hidden edge across a material or smoothing fence (not evaluated)"
-                ));
+                return Err(EvalError::not_evaluated(format!(
+                    "faces {f} and {g} share a hidden edge across a material or smoothing fence"
+                )));
             }
             if normal(f).dot(normal(g)) < PLANAR_DOT {
-                return Err(format!(
-                    "faces {f} and {g} share a hidden non-planar edge (not evaluated)"
-                ));
+                return Err(EvalError::not_evaluated(format!(
+                    "faces {f} and {g} share a hidden non-planar edge"
+                )));
             }
         }
     }
     Ok(())
 }
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let graph = &cx.eval.graph;
-    let pb = pblock::reference(graph, m.object, PBLOCK_SLOT)
-        .ok_or_else(|| format!("no parameter block (reference {PBLOCK_SLOT})"))?;
+    let pb = pblock::reference(graph, m.object, PBLOCK_SLOT).ok_or_else(|| {
+        EvalError::reference("", format!("no parameter block (reference {PBLOCK_SLOT})"))
+    })?;
     let class = graph.objects.get(pb).and_then(|o| o.class.as_ref());
     if class.is_none_or(|c| c.class_id != OLD_PARAM_BLOCK) {
-        return Err(
-            "a ParamBlock2 Slice (Max 2021+ options: radial, axes, flips, caps) is not evaluated"
-                .into(),
-        );
+        return Err(EvalError::not_evaluated(
+            "a ParamBlock2 Slice (Max 2021+ options: radial, axes, flips, caps)",
+        ));
     }
     let p = block_params(cx.eval, pb, cx.t)?;
     let kind = p.int_or(0, 0);
     if kind != REMOVE_TOP && kind != REMOVE_BOTTOM {
-        return Err(format!(
-            "slice type {kind} ({}) is not evaluated (only remove top / remove bottom)",
-            if kind == 0 {
-                "refine mesh"
-            } else {
-                "split mesh"
-            }
+        return Err(EvalError::not_evaluated_why(
+            format!(
+                "slice type {kind} ({})",
+                if kind == 0 {
+                    "refine mesh"
+                } else {
+                    "split mesh"
+                }
+            ),
+            "only remove top / remove bottom",
         ));
     }
     if p.int_or(1, 0) == 0 {
-        return Err("slicing faces (triangles) is not evaluated (only polygons)".into());
+        return Err(EvalError::not_evaluated_why(
+            "slicing faces (triangles)",
+            "only polygons",
+        ));
     }
-    let ctl = pblock::reference(graph, m.object, PLANE_SLOT)
-        .ok_or_else(|| format!("no slice plane controller (reference {PLANE_SLOT})"))?;
+    let ctl = pblock::reference(graph, m.object, PLANE_SLOT).ok_or_else(|| {
+        EvalError::reference(
+            "",
+            format!("no slice plane controller (reference {PLANE_SLOT})"),
+        )
+    })?;
     let plane = cx
         .eval
         .prs_tm(ctl, cx.t)
-        .ok_or("slice plane controller is not evaluated")?
+        .ok_or_else(|| EvalError::not_evaluated("slice plane controller"))?
         .then(&gizmo::inverse(
             &gizmo::mod_context_tm(m.mod_app)?,
             "mod-context TM",
@@ -123,7 +137,7 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
     let origin = plane.transform_point(Vec3::default());
     let z = plane.transform_vector(Vec3(0.0, 0.0, 1.0));
     if z.len() < 1e-12 || !z.len().is_finite() {
-        return Err("slice plane has no normal".into());
+        return Err(EvalError::malformed("", "slice plane has no normal"));
     }
     let mut n = z.normalized();
     if kind == REMOVE_TOP {
@@ -175,9 +189,12 @@ mod tests {
             "visible edge: no join"
         );
         let e = check_fences(&quad(false, 5)).unwrap_err();
-        assert!(e.contains("material"), "{e}");
+        assert!(e.to_string().contains("material"), "{e}");
         let mut bent = quad(false, 0);
         bent.vertices[3].2 = 0.5;
-        assert!(check_fences(&bent).unwrap_err().contains("non-planar"));
+        assert!(check_fences(&bent)
+            .unwrap_err()
+            .to_string()
+            .contains("non-planar"));
     }
 }

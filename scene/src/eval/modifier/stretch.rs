@@ -17,6 +17,7 @@
 use super::simple_mod::{self, axis_to_z};
 use super::{Applied, ModContext};
 use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 use crate::typed::ClassId;
 
@@ -83,7 +84,7 @@ impl Stretch {
     }
 }
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = simple_mod::old_block_params(cx, m)?;
     let naxis = p.int_or(2, 2);
     let limits = p

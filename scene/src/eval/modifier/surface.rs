@@ -16,6 +16,7 @@
 
 use super::{Applied, ModContext};
 use crate::eval::core::pblock;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 use crate::eval::objects::primitive::block_params;
 use crate::typed::ClassId;
@@ -23,9 +24,12 @@ use crate::typed::ClassId;
 pub const NORMAL: ClassId = ClassId(0xf8614, 0);
 pub const SMOOTH: ClassId = ClassId(0xf8613, 0);
 
-fn params(m: &Applied, cx: &ModContext) -> Result<crate::eval::objects::primitive::Params, String> {
-    let pb =
-        pblock::reference(&cx.eval.graph, m.object, 0).ok_or("no parameter block (reference 0)")?;
+fn params(
+    m: &Applied,
+    cx: &ModContext,
+) -> Result<crate::eval::objects::primitive::Params, EvalError> {
+    let pb = pblock::reference(&cx.eval.graph, m.object, 0)
+        .ok_or_else(|| EvalError::reference("", "no parameter block (reference 0)"))?;
     block_params(cx.eval, pb, cx.t)
 }
 
@@ -43,10 +47,13 @@ pub fn flip_faces(mesh: &mut Mesh) {
     }
 }
 
-pub(super) fn apply_normal(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply_normal(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = params(m, cx)?;
     if p.flag(0, false) {
-        return Err("unify is not evaluated (Max's UnifyNormals is not public)".into());
+        return Err(EvalError::not_evaluated_why(
+            "unify",
+            "Max's UnifyNormals is not public",
+        ));
     }
     if p.flag(1, true) {
         mesh.check_map_faces()?;
@@ -55,10 +62,13 @@ pub(super) fn apply_normal(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Res
     Ok(())
 }
 
-pub(super) fn apply_smooth(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply_smooth(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = params(m, cx)?;
     if p.flag(0, false) {
-        return Err("auto smooth is not evaluated (Max's AutoSmooth is not public)".into());
+        return Err(EvalError::not_evaluated_why(
+            "auto smooth",
+            "Max's AutoSmooth is not public",
+        ));
     }
     let bits = p.int_or(2, 0) as u32;
     for f in &mut mesh.faces {

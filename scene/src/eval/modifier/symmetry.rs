@@ -11,6 +11,7 @@
 //! over; vertices within the threshold of the plane that lie within the
 //! threshold of each other are welded to their mean.
 
+use crate::eval::error::EvalError;
 use std::collections::HashMap;
 
 use super::mirror::clone_reflected;
@@ -22,11 +23,11 @@ use crate::eval::objects::mesh::Mesh;
 const PBLOCK_SLOT: u32 = 0;
 const GIZMO_SLOT: u32 = 1;
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = gizmo::params(cx, m, PBLOCK_SLOT)?;
     let axis = match p.int_or(0, 0) {
         a @ 0..=2 => a as usize,
-        a => return Err(format!("symmetry axis {a}")),
+        a => return Err(EvalError::malformed("", format!("symmetry axis {a}"))),
     };
     let slice = p.flag(1, true);
     let weld = p.flag(2, true);

@@ -12,6 +12,7 @@
 //! corpus a fan covers the same area, for a non-convex one the diagonals may
 //! differ from Max's).
 
+use crate::eval::error::EvalError;
 use std::collections::HashMap;
 
 use super::symmetry::drop_unused_vertices;
@@ -33,7 +34,7 @@ struct Corner {
 /// Removes the part of the mesh below the plane n·p = offset: polygons wholly
 /// below go, polygons across it are cut at new vertices (map vertices likewise
 /// interpolated), and faces lying in the plane go too.
-pub(super) fn slice_below(mesh: &mut Mesh, n: Vec3, offset: f64) -> Result<(), String> {
+pub(super) fn slice_below(mesh: &mut Mesh, n: Vec3, offset: f64) -> Result<(), EvalError> {
     mesh.check_map_faces()?;
     let nf = mesh.faces.len();
     let dist: Vec<f64> = mesh.vertices.iter().map(|&p| n.dot(p) - offset).collect();
@@ -43,7 +44,10 @@ pub(super) fn slice_below(mesh: &mut Mesh, n: Vec3, offset: f64) -> Result<(), S
             .iter()
             .any(|&v| !dist.get(v as usize).is_some_and(|d| d.is_finite()))
         {
-            return Err(format!("face {f} uses a missing or non-finite vertex"));
+            return Err(EvalError::reference(
+                "",
+                format!("face {f} uses a missing or non-finite vertex"),
+            ));
         }
     }
     let side = |v: u32| {
@@ -268,7 +272,7 @@ fn cut(
     b: &Corner,
     da: f64,
     db: f64,
-) -> Result<Corner, String> {
+) -> Result<Corner, EvalError> {
     let (lo, hi, dlo, dhi) = if a.v <= b.v {
         (a, b, da, db)
     } else {
@@ -279,7 +283,8 @@ fn cut(
         Some(&v) => v,
         None => {
             let (p, q) = (mesh.vertices[lo.v as usize], mesh.vertices[hi.v as usize]);
-            let v = u32::try_from(mesh.vertices.len()).map_err(|_| "too many vertices")?;
+            let v = u32::try_from(mesh.vertices.len())
+                .map_err(|_| EvalError::limit("vertices", u32::MAX))?;
             mesh.vertices.push(p.plus(q.minus(p).scale(s)));
             cut_vertex.insert((lo.v, hi.v), v);
             v
@@ -292,14 +297,17 @@ fn cut(
             Some(&i) => i,
             None => {
                 let get = |i: u32| {
-                    c.vertices
-                        .get(i as usize)
-                        .copied()
-                        .ok_or_else(|| format!("map channel {} vertex {i} missing", c.channel))
+                    c.vertices.get(i as usize).copied().ok_or_else(|| {
+                        EvalError::reference(
+                            "",
+                            format!("map channel {} vertex {i} missing", c.channel),
+                        )
+                    })
                 };
                 let (p, q) = (get(key.0)?, get(key.1)?);
                 let lerp = |x: f32, y: f32| x + (y - x) * s as f32;
-                let i = u32::try_from(c.vertices.len()).map_err(|_| "too many map vertices")?;
+                let i = u32::try_from(c.vertices.len())
+                    .map_err(|_| EvalError::limit("map vertices", u32::MAX))?;
                 c.vertices
                     .push([lerp(p[0], q[0]), lerp(p[1], q[1]), lerp(p[2], q[2])]);
                 cut_map[k].insert(key, i);

@@ -14,6 +14,7 @@
 use super::simple_mod::{self, axis_to_z};
 use super::{Applied, ModContext};
 use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 
 /// A taper in deform space.
@@ -52,14 +53,14 @@ impl Taper {
     }
 }
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = simple_mod::old_block_params(cx, m)?;
     let naxis = p.int_or(2, 2);
     let effect = match p.int_or(3, 2) {
         0 => (true, false),
         1 => (false, true),
         2 => (true, true),
-        e => return Err(format!("effect axis {e}")),
+        e => return Err(EvalError::malformed("", format!("effect axis {e}"))),
     };
     let frame = simple_mod::frame(cx, m)?;
     let axis = axis_to_z(naxis)?;

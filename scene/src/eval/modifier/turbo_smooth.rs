@@ -21,6 +21,7 @@
 
 use super::{Applied, ModContext, BEND, MORPHER, TAPER, TWIST};
 use crate::eval::core::pblock;
+use crate::eval::error::EvalError;
 use crate::eval::modifier::skin::SKIN;
 use crate::eval::modifier::subdivide::{PolyMapFlat, Polys};
 use crate::eval::objects::mesh::{self, Mesh, Poly};
@@ -51,19 +52,19 @@ pub struct Settings {
     pub smooth_result: bool,
 }
 
-fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, String> {
-    let pb =
-        pblock::reference(&cx.eval.graph, m.object, 0).ok_or("no parameter block (reference 0)")?;
+fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, EvalError> {
+    let pb = pblock::reference(&cx.eval.graph, m.object, 0)
+        .ok_or_else(|| EvalError::reference("", "no parameter block (reference 0)"))?;
     let p = primitive::block_params(cx.eval, pb, cx.t)?;
     let iterations = p.int_or(0, 1);
     if !(0..=MAX_ITERATIONS).contains(&iterations) {
-        return Err(format!("{iterations} iterations"));
+        return Err(EvalError::malformed("", format!("{iterations} iterations")));
     }
     if p.flag(5, false) {
-        return Err("separate by materials is not evaluated".into());
+        return Err(EvalError::not_evaluated("separate by materials"));
     }
     if p.flag(6, false) {
-        return Err("separate by smoothing groups is not evaluated".into());
+        return Err(EvalError::not_evaluated("separate by smoothing groups"));
     }
     Ok(Settings {
         iterations: iterations as u32,
@@ -71,7 +72,7 @@ fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, String> {
     })
 }
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let s = settings(m, cx)?;
     if s.iterations == 0 {
         return Ok(());
@@ -79,9 +80,9 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
     let polys = input(m, mesh, cx)?;
     let quads = result_quads(polys.corners.len(), s.iterations);
     if quads > MAX_SMOOTH_QUADS {
-        return Err(format!(
-            "{} iterations give {quads} faces, beyond the {MAX_SMOOTH_QUADS} evaluated",
-            s.iterations
+        return Err(EvalError::limit(
+            format!("{} iterations give {quads} faces", s.iterations),
+            MAX_SMOOTH_QUADS,
         ));
     }
     *mesh = smooth(polys, s)?;
@@ -95,34 +96,34 @@ pub fn result_quads(corners: usize, iterations: u32) -> usize {
 }
 
 /// `iterations` Catmull-Clark steps and the triangle mesh of the result.
-pub fn smooth(mut polys: Polys, s: Settings) -> Result<Mesh, String> {
+pub fn smooth(mut polys: Polys, s: Settings) -> Result<Mesh, EvalError> {
     for _ in 0..s.iterations {
-        polys = polys.subdivide().map_err(|e| e.to_string())?;
+        polys = polys.subdivide().map_err(EvalError::from)?;
     }
     if s.smooth_result {
         polys.smoothing.iter_mut().for_each(|g| *g = 1);
     }
-    polys.to_mesh().map_err(|e| e.to_string())
+    polys.to_mesh().map_err(EvalError::from)
 }
 
 /// The polygon form of TurboSmooth's input (see the module comment).
-fn input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, String> {
+fn input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, EvalError> {
     let node = cx
         .node
-        .ok_or("TurboSmooth on a compound object's operand is not evaluated")?;
+        .ok_or_else(|| EvalError::not_evaluated("TurboSmooth on a compound object's operand"))?;
     let (stack, base) = cx
         .eval
         .modifier_stack(node)
-        .ok_or("the node has no modifier stack")?;
+        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
     let at = stack
         .iter()
         .position(|a| a.object == m.object)
-        .ok_or("the modifier is not in the node's stack")?;
+        .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
     let below = &stack[at + 1..];
     if let Some(b) = below.iter().find(|b| !VERTEX_ONLY.contains(&b.class)) {
-        return Err(format!(
-            "TurboSmooth above {} is not evaluated (the polygon form of its output is not rebuilt)",
-            b.name
+        return Err(EvalError::not_evaluated_why(
+            format!("TurboSmooth above {}", b.name),
+            "the polygon form of its output is not rebuilt",
         ));
     }
     let class = cx
@@ -131,7 +132,7 @@ fn input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, String> {
         .objects
         .get(base)
         .and_then(|o| o.class.as_ref())
-        .ok_or("base object without a class")?;
+        .ok_or_else(|| EvalError::malformed("", "base object without a class"))?;
     if class.class_id == mesh::EDITABLE_POLY {
         let (_, loops) = mesh::editable_poly(cx.eval.chunks(base))?;
         return from_triangles(mesh, &loops);
@@ -139,12 +140,12 @@ fn input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, String> {
     if primitive::is_primitive(class.class_id) && below.is_empty() {
         let p = primitive::params(cx.eval, base, cx.t)?;
         let poly = primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
-            .map_err(|e| format!("{}: {e}", class.name))?;
+            .map_err(|e| e.inside(class.name.to_string()))?;
         return from_poly_mesh(&poly);
     }
-    Err(format!(
-        "TurboSmooth on a {} is not evaluated (its polygon form is not built)",
-        class.name
+    Err(EvalError::not_evaluated_why(
+        format!("TurboSmooth on a {}", class.name),
+        "its polygon form is not built",
     ))
 }
 
@@ -152,14 +153,17 @@ fn input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, String> {
 /// triangles in polygon order (k − 2 per k-gon, as `editable_poly` and the
 /// vertex-only modifiers leave them): positions, materials, smoothing groups
 /// and map corners are read from the triangles.
-pub fn from_triangles(mesh: &Mesh, loops: &[Poly]) -> Result<Polys, String> {
+pub fn from_triangles(mesh: &Mesh, loops: &[Poly]) -> Result<Polys, EvalError> {
     mesh.check_map_faces()?;
     let tris: usize = loops.iter().map(|p| p.v.len().saturating_sub(2)).sum();
     if tris != mesh.faces.len() {
-        return Err(format!(
-            "{} triangles for {} polygons that make {tris}",
-            mesh.faces.len(),
-            loops.len()
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "{} triangles for {} polygons that make {tris}",
+                mesh.faces.len(),
+                loops.len()
+            ),
         ));
     }
     let nv = mesh.vertices.len();
@@ -181,10 +185,16 @@ pub fn from_triangles(mesh: &Mesh, loops: &[Poly]) -> Result<Polys, String> {
     for (i, p) in loops.iter().enumerate() {
         let k = p.v.len();
         if k < 3 {
-            return Err(format!("polygon {i} has {k} corners"));
+            return Err(EvalError::malformed(
+                "",
+                format!("polygon {i} has {k} corners"),
+            ));
         }
         if p.v.iter().any(|&v| v as usize >= nv) {
-            return Err(format!("polygon {i} uses a vertex beyond {nv}"));
+            return Err(EvalError::malformed(
+                "",
+                format!("polygon {i} uses a vertex beyond {nv}"),
+            ));
         }
         let first = &mesh.faces[t];
         out.material.push(first.material);
@@ -195,26 +205,36 @@ pub fn from_triangles(mesh: &Mesh, loops: &[Poly]) -> Result<Polys, String> {
             let mut corner = vec![u32::MAX; k];
             for (j, f) in mesh.faces[t..t + k - 2].iter().enumerate() {
                 for (slot, &v) in f.v.iter().enumerate() {
-                    let at = corner_of(&p.v, v)
-                        .ok_or_else(|| format!("polygon {i}: triangle vertex {v} not a corner"))?;
+                    let at = corner_of(&p.v, v).ok_or_else(|| {
+                        EvalError::malformed(
+                            format!("polygon {i}"),
+                            format!("triangle vertex {v} not a corner"),
+                        )
+                    })?;
                     let mv = map.faces[t + j][slot];
                     if corner[at] != u32::MAX && corner[at] != mv {
-                        return Err(format!(
-                            "polygon {i}: map channel {} gives corner {at} two map vertices",
-                            map.channel
+                        return Err(EvalError::malformed(
+                            format!("polygon {i}"),
+                            format!(
+                                "map channel {} gives corner {at} two map vertices",
+                                map.channel
+                            ),
                         ));
                     }
                     corner[at] = mv;
                 }
             }
             if corner.contains(&u32::MAX) {
-                return Err(format!("polygon {i}: a corner is in none of its triangles"));
+                return Err(EvalError::malformed(
+                    format!("polygon {i}"),
+                    "a corner is in none of its triangles",
+                ));
             }
             out.maps[ch].corners.extend(corner);
         }
         t += k - 2;
     }
-    out.validate().map_err(|e| e.to_string())?;
+    out.validate().map_err(EvalError::from)?;
     Ok(out)
 }
 
@@ -227,7 +247,7 @@ fn corner_of(loop_: &[u32], v: u32) -> Option<usize> {
 }
 
 /// A `PolyMesh` (a primitive's polygon builder) in flat form.
-pub fn from_poly_mesh(p: &PolyMesh) -> Result<Polys, String> {
+pub fn from_poly_mesh(p: &PolyMesh) -> Result<Polys, EvalError> {
     p.validate()?;
     let mut out = Polys {
         vertices: p.vertices.iter().map(|v| v.to_array()).collect(),
@@ -249,7 +269,7 @@ pub fn from_poly_mesh(p: &PolyMesh) -> Result<Polys, String> {
             corners: m.faces.iter().flatten().copied().collect(),
         })
         .collect();
-    out.validate().map_err(|e| e.to_string())?;
+    out.validate().map_err(EvalError::from)?;
     Ok(out)
 }
 
@@ -478,6 +498,7 @@ mod tests {
         split.maps[0].faces[1] = [0, 5, 3];
         assert!(from_triangles(&split, &loops)
             .unwrap_err()
+            .to_string()
             .contains("two map vertices"));
         assert!(from_triangles(&mesh, &loops[..1]).is_err());
     }

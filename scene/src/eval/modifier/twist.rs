@@ -14,6 +14,7 @@
 use super::simple_mod::{self, axis_to_z};
 use super::{Applied, ModContext};
 use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 
 /// A twist in deform space.
@@ -67,7 +68,7 @@ impl Twist {
     }
 }
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = simple_mod::old_block_params(cx, m)?;
     let naxis = p.int_or(2, 2);
     let frame = simple_mod::frame(cx, m)?;

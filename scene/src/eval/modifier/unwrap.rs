@@ -1,6 +1,7 @@
 //! Unwrap UVW: the edited texture map kept whole in the modifier's local data.
 
 use crate::chunk::Chunk;
+use crate::eval::error::EvalError;
 
 use super::{records, vec_at};
 use crate::eval::core::keys::Words;
@@ -13,7 +14,7 @@ use crate::eval::objects::poly::{PolyMap, PolyMesh};
 /// vertex per corner) — which replaces map channel 1 when the faces still match.
 /// On a poly input the faces are polygons, each covering the triangles our poly
 /// output made of it.
-pub(super) fn apply(local: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
+pub(super) fn apply(local: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
     let (vertices, polygons) = stored(local)?;
     let n = polygons.len();
     let mut faces = Vec::with_capacity(mesh.faces.len());
@@ -25,22 +26,31 @@ pub(super) fn apply(local: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
         for _ in 0..v.len() - 2 {
             let f = faces.len();
             let Some(face) = mesh.faces.get(f) else {
-                return Err(format!(
-                    "texture faces cover more than the {} mesh faces",
-                    mesh.faces.len()
+                return Err(EvalError::malformed(
+                    "",
+                    format!(
+                        "texture faces cover more than the {} mesh faces",
+                        mesh.faces.len()
+                    ),
                 ));
             };
             let tf = corner_texture(v, t, face.v).ok_or_else(|| {
-                format!("texture face {i} is over other vertices than mesh face {f}")
+                EvalError::malformed(
+                    "",
+                    format!("texture face {i} is over other vertices than mesh face {f}"),
+                )
             })?;
             faces.push(tf);
         }
     }
     if faces.len() != mesh.faces.len() {
-        return Err(format!(
-            "{n} texture faces cover {} of {} mesh faces",
-            faces.len(),
-            mesh.faces.len()
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "{n} texture faces cover {} of {} mesh faces",
+                faces.len(),
+                mesh.faces.len()
+            ),
         ));
     }
     mesh.maps.retain(|m| m.channel != 1);
@@ -57,13 +67,13 @@ pub(super) fn apply(local: &[Chunk], mesh: &mut Mesh) -> Result<(), String> {
 type Polygon = (Vec<u32>, Vec<u32>);
 
 /// The stored map: texture vertices 0x0860 and polygons 0x0870.
-fn stored(local: &[Chunk]) -> Result<(Vec<[f32; 3]>, Vec<Polygon>), String> {
+fn stored(local: &[Chunk]) -> Result<(Vec<[f32; 3]>, Vec<Polygon>), EvalError> {
     let find = |id: u16| {
         local
             .iter()
             .find(|c| c.id == id)
             .and_then(Chunk::payload)
-            .ok_or_else(|| format!("no chunk {id:#06x}"))
+            .ok_or_else(|| EvalError::malformed("", format!("no chunk {id:#06x}")))
     };
     let vertices: Vec<[f32; 3]> = records(find(0x0860)?, 24, "texture vertices")?
         .into_iter()
@@ -74,19 +84,25 @@ fn stored(local: &[Chunk]) -> Result<(Vec<[f32; 3]>, Vec<Polygon>), String> {
         .collect();
     let p = find(0x0870)?;
     if p.len() < 4 {
-        return Err("texture faces".into());
+        return Err(EvalError::malformed("", "texture faces"));
     }
     let n = Words(p).u32(0) as usize;
     let words = Words(&p[4..]);
     let count = (p.len() - 4) / 4;
     if n > count {
-        return Err(format!("{n} texture faces in {count} words"));
+        return Err(EvalError::malformed(
+            "",
+            format!("{n} texture faces in {count} words"),
+        ));
     }
     let mut at = 0;
     let mut polygons = Vec::with_capacity(n);
     for i in 0..n {
         if at >= count {
-            return Err(format!("texture face {i} past the end"));
+            return Err(EvalError::malformed(
+                "",
+                format!("texture face {i} past the end"),
+            ));
         }
         let deg = words.u32(at) as usize;
         // A deleted polygon (MN_DEAD, collapsed from the poly input) keeps a
@@ -96,18 +112,27 @@ fn stored(local: &[Chunk]) -> Result<(Vec<[f32; 3]>, Vec<Polygon>), String> {
             continue;
         }
         if deg < 3 || deg > count || at + 1 + 2 * deg + 3 > count {
-            return Err(format!("texture face {i} of degree {deg}"));
+            return Err(EvalError::malformed(
+                "",
+                format!("texture face {i} of degree {deg}"),
+            ));
         }
         let t: Vec<u32> = (0..deg).map(|k| words.u32(at + 1 + k)).collect();
         if t.iter().any(|&x| x as usize >= vertices.len()) {
-            return Err(format!("texture face {i} uses a missing vertex"));
+            return Err(EvalError::reference(
+                "",
+                format!("texture face {i} uses a missing vertex"),
+            ));
         }
         let v: Vec<u32> = (0..deg).map(|k| words.u32(at + 4 + deg + k)).collect();
         at += 1 + 2 * deg + 3;
         polygons.push((v, t));
     }
     if at != count {
-        return Err("bytes left after the texture faces".into());
+        return Err(EvalError::malformed(
+            "",
+            "bytes left after the texture faces",
+        ));
     }
     Ok((vertices, polygons))
 }
@@ -115,19 +140,23 @@ fn stored(local: &[Chunk]) -> Result<(Vec<[f32; 3]>, Vec<Polygon>), String> {
 /// Unwrap UVW below a poly modifier (an Edit Poly above it): the stored
 /// polygons must be the mesh's faces corner for corner, and channel 1 becomes
 /// the stored map.
-pub(super) fn apply_poly(local: &[Chunk], poly: &mut PolyMesh) -> Result<(), String> {
+pub(super) fn apply_poly(local: &[Chunk], poly: &mut PolyMesh) -> Result<(), EvalError> {
     let (vertices, polygons) = stored(local)?;
     if polygons.len() != poly.faces.len() {
-        return Err(format!(
-            "{} texture faces for {} polygons",
-            polygons.len(),
-            poly.faces.len()
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "{} texture faces for {} polygons",
+                polygons.len(),
+                poly.faces.len()
+            ),
         ));
     }
     for (i, ((v, _), f)) in polygons.iter().zip(&poly.faces).enumerate() {
         if *v != f.v {
-            return Err(format!(
-                "texture face {i} is over other vertices than polygon {i}"
+            return Err(EvalError::malformed(
+                "",
+                format!("texture face {i} is over other vertices than polygon {i}"),
             ));
         }
     }

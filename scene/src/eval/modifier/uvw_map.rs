@@ -10,6 +10,7 @@
 
 use super::{gizmo, Applied, ModContext};
 use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{MapChannel, Mesh};
 
 const GIZMO_SLOT: u32 = 0;
@@ -42,7 +43,7 @@ fn tile_flip(uvw: Vec3, tile: [f64; 3], flip: [bool; 3]) -> [f32; 3] {
     out
 }
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = gizmo::params(cx, m, PBLOCK_SLOT)?;
     let kind = p.int_or(0, PLANAR);
     let tile = [p.float_or(1, 1.0), p.float_or(2, 1.0), p.float_or(3, 1.0)];
@@ -53,10 +54,10 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
         // Max reads a stored 0 as channel 1 (files from before the parameter).
         (false, 0) => 1,
         (false, c) if (1..=MAX_CHANNEL).contains(&c) => c,
-        (false, c) => return Err(format!("map channel {c}")),
+        (false, c) => return Err(EvalError::malformed("", format!("map channel {c}"))),
     };
     if p.flag(15, false) {
-        return Err("real-world map size is not evaluated".into());
+        return Err(EvalError::not_evaluated("real-world map size"));
     }
     let vertices: Vec<[f32; 3]> = match kind {
         PLANAR => {
@@ -81,7 +82,7 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
                 .ok()
                 .and_then(|i| TYPE_NAMES.get(i))
                 .map_or_else(|| format!("type {k}"), |n| (*n).to_string());
-            return Err(format!("{name} mapping is not evaluated"));
+            return Err(EvalError::not_evaluated(format!("{name} mapping")));
         }
     };
     let faces = mesh.faces.iter().map(|f| f.v).collect();
@@ -103,7 +104,7 @@ fn map_to_object(
     m: &Applied,
     p: &crate::eval::objects::primitive::Params,
     kind: i64,
-) -> Result<Mat43, String> {
+) -> Result<Mat43, EvalError> {
     let mut tm = gizmo::gizmo_to_object(cx, m, GIZMO_SLOT)?;
     let new_map = cx
         .eval

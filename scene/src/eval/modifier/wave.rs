@@ -13,6 +13,7 @@
 use super::simple_mod;
 use super::{Applied, ModContext};
 use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 use crate::typed::ClassId;
 
@@ -51,7 +52,7 @@ impl Wave {
     }
 }
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), String> {
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = simple_mod::old_block_params(cx, m)?;
     let frame = simple_mod::frame(cx, m)?;
     let wave = Wave {

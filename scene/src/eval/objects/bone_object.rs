@@ -4,6 +4,7 @@
 //! bone object lays out its vertices and faces (order, material ids and
 //! smoothing groups), so that meshes of bone nodes are not missing.
 
+use crate::eval::error::EvalError;
 use crate::typed::ClassId;
 
 use crate::eval::core::math::Vec3;
@@ -37,7 +38,7 @@ struct Fin {
     end: f64,
 }
 
-fn fin(p: &Params, first: usize) -> Result<Option<Fin>, String> {
+fn fin(p: &Params, first: usize) -> Result<Option<Fin>, EvalError> {
     if !p.flag(first, false) {
         return Ok(None);
     }
@@ -123,12 +124,12 @@ fn add_fin(v: &mut Vec<Vec3>, faces: &mut Vec<Face>, f: &Fin, [i0, i1, i2, i3]: 
 /// pyramid (4, material 5, smoothing groups 5–8), then the fins (10 faces and 8
 /// vertices each). Generate Mapping Coords (16) asks Max for face mapping,
 /// which is not produced here: the mesh then has no map channel.
-pub fn bone_mesh(p: &Params) -> Result<Mesh, String> {
+pub fn bone_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let (width, height) = (p.float(id::WIDTH)?, p.float(id::HEIGHT)?);
     let taper = p.float(id::TAPER)?.min(ALMOST_ONE);
     let length = p.float(id::LENGTH)?;
     if ![width, height, taper, length].iter().all(|x| x.is_finite()) {
-        return Err("bone with non-finite dimensions".into());
+        return Err(EvalError::malformed("", "bone with non-finite dimensions"));
     }
     let side = fin(p, id::SIDE_FINS)?;
     let front = fin(p, id::FRONT_FIN)?;

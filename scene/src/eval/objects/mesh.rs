@@ -1,6 +1,7 @@
 //! Triangle meshes of Editable Mesh objects (GeomBuffers 0x08fe): vertices, faces
 //! with smoothing groups and material ids, and map channels.
 
+use crate::eval::error::EvalError;
 use serde::Serialize;
 
 use crate::chunk::Chunk;
@@ -52,13 +53,16 @@ pub struct Mesh {
 impl Mesh {
     /// Every map channel has one map face per mesh face — what the modifiers
     /// that copy or cut faces need before they touch the maps.
-    pub fn check_map_faces(&self) -> Result<(), String> {
+    pub fn check_map_faces(&self) -> Result<(), EvalError> {
         let nf = self.faces.len();
         match self.maps.iter().find(|c| c.faces.len() != nf) {
-            Some(c) => Err(format!(
-                "map channel {} has {} faces for {nf} mesh faces",
-                c.channel,
-                c.faces.len()
+            Some(c) => Err(EvalError::malformed(
+                "",
+                format!(
+                    "map channel {} has {} faces for {nf} mesh faces",
+                    c.channel,
+                    c.faces.len()
+                ),
             )),
             None => Ok(()),
         }
@@ -66,16 +70,22 @@ impl Mesh {
 }
 
 /// A u32 count followed by `count` records of `size` bytes, exactly.
-fn counted<'a>(p: &'a [u8], size: usize, what: &str) -> Result<(usize, &'a [u8]), String> {
+fn counted<'a>(p: &'a [u8], size: usize, what: &str) -> Result<(usize, &'a [u8]), EvalError> {
     if p.len() < 4 {
-        return Err(format!("{what}: {} bytes cannot hold a count", p.len()));
+        return Err(EvalError::malformed(
+            what.to_string(),
+            format!("{} bytes cannot hold a count", p.len()),
+        ));
     }
     let n = Words(p).u32(0) as usize;
     let body = &p[4..];
     if n.checked_mul(size) != Some(body.len()) {
-        return Err(format!(
-            "{what}: count {n} × {size} bytes does not match the {} bytes stored",
-            body.len()
+        return Err(EvalError::malformed(
+            what.to_string(),
+            format!(
+                "count {n} × {size} bytes does not match the {} bytes stored",
+                body.len()
+            ),
         ));
     }
     Ok((n, body))
@@ -83,7 +93,7 @@ fn counted<'a>(p: &'a [u8], size: usize, what: &str) -> Result<(usize, &'a [u8])
 
 /// Map vertices (UVW) of Editable Mesh (0x2394) and Editable Poly (0x0128):
 /// a count and float triples.
-fn map_vertices(p: &[u8], what: &str) -> Result<Vec<[f32; 3]>, String> {
+fn map_vertices(p: &[u8], what: &str) -> Result<Vec<[f32; 3]>, EvalError> {
     let (_, body) = counted(p, 12, what)?;
     Ok(body
         .chunks_exact(12)
@@ -94,7 +104,7 @@ fn map_vertices(p: &[u8], what: &str) -> Result<Vec<[f32; 3]>, String> {
         .collect())
 }
 
-fn vertices(p: &[u8]) -> Result<Vec<Vec3>, String> {
+fn vertices(p: &[u8]) -> Result<Vec<Vec3>, EvalError> {
     let (_, body) = counted(p, 12, "vertices (0x0914)")?;
     Ok(body
         .chunks_exact(12)
@@ -105,7 +115,7 @@ fn vertices(p: &[u8]) -> Result<Vec<Vec3>, String> {
         .collect())
 }
 
-fn faces(p: &[u8], nverts: usize) -> Result<Vec<Face>, String> {
+fn faces(p: &[u8], nverts: usize) -> Result<Vec<Face>, EvalError> {
     let (_, body) = counted(p, 20, "faces (0x0912)")?;
     body.chunks_exact(20)
         .enumerate()
@@ -113,7 +123,10 @@ fn faces(p: &[u8], nverts: usize) -> Result<Vec<Face>, String> {
             let w = Words(r);
             let v = [w.u32(0), w.u32(1), w.u32(2)];
             if v.iter().any(|&x| x as usize >= nverts) {
-                return Err(format!("face {i} uses vertex {v:?} of {nverts}"));
+                return Err(EvalError::malformed(
+                    "",
+                    format!("face {i} uses vertex {v:?} of {nverts}"),
+                ));
             }
             let f = w.u32(4);
             Ok(Face {
@@ -127,21 +140,25 @@ fn faces(p: &[u8], nverts: usize) -> Result<Vec<Face>, String> {
 }
 
 /// Decodes the GeomBuffers of an Editable Mesh object.
-pub fn editable_mesh(object: &[Chunk]) -> Result<Mesh, String> {
+pub fn editable_mesh(object: &[Chunk]) -> Result<Mesh, EvalError> {
     let geom = object
         .iter()
         .find(|c| c.id == GEOM_BUFFERS)
-        .ok_or("no GeomBuffers (0x08fe) chunk")?;
+        .ok_or_else(|| EvalError::malformed("", "no GeomBuffers (0x08fe) chunk"))?;
     mesh_buffers(geom.children())
 }
 
 /// Decodes a triangle mesh as `Mesh::Save` writes it (vertices 0x0914, faces
 /// 0x0912, map channels 0x0959/0x2394/0x2396): an Editable Mesh's GeomBuffers,
 /// or the result a ProBoolean caches.
-pub fn mesh_buffers(geom: &[Chunk]) -> Result<Mesh, String> {
+pub fn mesh_buffers(geom: &[Chunk]) -> Result<Mesh, EvalError> {
     let leaf = |id: u16| geom.iter().find(|c| c.id == id).and_then(Chunk::payload);
-    let vertices = vertices(leaf(0x0914).ok_or("no vertex chunk 0x0914")?)?;
-    let faces = faces(leaf(0x0912).ok_or("no face chunk 0x0912")?, vertices.len())?;
+    let vertices =
+        vertices(leaf(0x0914).ok_or_else(|| EvalError::malformed("", "no vertex chunk 0x0914"))?)?;
+    let faces = faces(
+        leaf(0x0912).ok_or_else(|| EvalError::malformed("", "no face chunk 0x0912"))?,
+        vertices.len(),
+    )?;
     let mut maps = Vec::new();
     let mut channel = None;
     let mut mverts: Option<Vec<[f32; 3]>> = None;
@@ -162,7 +179,10 @@ pub fn mesh_buffers(geom: &[Chunk]) -> Result<Mesh, String> {
                     })
                     .collect();
                 if mf.iter().flatten().any(|&i| i as usize >= verts.len()) {
-                    return Err("map face index beyond the map vertices".into());
+                    return Err(EvalError::malformed(
+                        "",
+                        "map face index beyond the map vertices",
+                    ));
                 }
                 maps.push(MapChannel {
                     channel: channel.take().unwrap_or(1),
@@ -175,7 +195,7 @@ pub fn mesh_buffers(geom: &[Chunk]) -> Result<Mesh, String> {
     }
     let normals = match geom.iter().find(|c| c.id == MESH_NORMAL_SPEC) {
         Some(c) => {
-            Some(SpecifiedNormals::decode(c.children(), faces.len()).map_err(|e| e.to_string())?)
+            Some(SpecifiedNormals::decode(c.children(), faces.len()).map_err(EvalError::from)?)
         }
         None => None,
     };
@@ -210,22 +230,25 @@ struct Cursor<'a> {
 }
 
 impl Cursor<'_> {
-    fn take(&mut self, n: usize, what: &str) -> Result<&[u8], String> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&[u8], EvalError> {
         let s = self.p.get(self.at..self.at + n).ok_or_else(|| {
-            format!(
-                "{what}: expected {n} bytes at offset {}, {} left",
-                self.at,
-                self.p.len() - self.at.min(self.p.len())
+            EvalError::malformed(
+                what.to_string(),
+                format!(
+                    "expected {n} bytes at offset {}, {} left",
+                    self.at,
+                    self.p.len() - self.at.min(self.p.len())
+                ),
             )
         })?;
         self.at += n;
         Ok(s)
     }
-    fn u32(&mut self, what: &str) -> Result<u32, String> {
+    fn u32(&mut self, what: &str) -> Result<u32, EvalError> {
         let b = self.take(4, what)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
-    fn u16(&mut self, what: &str) -> Result<u16, String> {
+    fn u16(&mut self, what: &str) -> Result<u16, EvalError> {
         let b = self.take(2, what)?;
         Ok(u16::from_le_bytes([b[0], b[1]]))
     }
@@ -233,15 +256,15 @@ impl Cursor<'_> {
 
 /// Poly face records (0x011a): u32 corner count, corners, u16 field bits, then the
 /// announced fields; an unknown bit is an error (the layout would desync).
-fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, String> {
+fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, EvalError> {
     let mut c = Cursor { p, at: 0 };
     let n = c.u32("poly face count")? as usize;
     // Each face takes at least 10 bytes: a deleted one's corner count, field
     // bits and flags.
     if n > p.len() / 10 {
-        return Err(format!(
-            "poly face count {n} cannot fit in {} bytes",
-            p.len()
+        return Err(EvalError::malformed(
+            "",
+            format!("poly face count {n} cannot fit in {} bytes", p.len()),
         ));
     }
     let mut out = Vec::with_capacity(n);
@@ -249,19 +272,28 @@ fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, String> {
         let k = c.u32("corner count")? as usize;
         // A deleted face (MN_DEAD) is saved with no corners: checked below.
         if k != 0 && !(3..=p.len() / 4).contains(&k) {
-            return Err(format!("poly face {i}: {k} corners"));
+            return Err(EvalError::malformed(
+                format!("poly face {i}"),
+                format!("{k} corners"),
+            ));
         }
         let mut v = Vec::with_capacity(k);
         for _ in 0..k {
             let x = c.u32("corner")?;
             if x as usize >= nverts {
-                return Err(format!("poly face {i}: corner {x} of {nverts} vertices"));
+                return Err(EvalError::malformed(
+                    format!("poly face {i}"),
+                    format!("corner {x} of {nverts} vertices"),
+                ));
             }
             v.push(x);
         }
         let bits = c.u16("face bits")?;
         if bits & !(POLY_EXTRA | POLY_MATERIAL | POLY_SMOOTHING | POLY_CUTS) != 0 {
-            return Err(format!("poly face {i}: unknown field bits {bits:#06x}"));
+            return Err(EvalError::malformed(
+                format!("poly face {i}"),
+                format!("unknown field bits {bits:#06x}"),
+            ));
         }
         // The extra word is the face's MNFace flags.
         let flags = if bits & POLY_EXTRA != 0 {
@@ -271,12 +303,16 @@ fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, String> {
         };
         if k == 0 {
             if flags & dead::MN_DEAD == 0 || bits & POLY_CUTS != 0 {
-                return Err(format!(
-                    "poly face {i}: no corners, yet not deleted (flags {flags:#x}, bits {bits:#06x})"
+                return Err(EvalError::malformed(
+                    format!("poly face {i}"),
+                    format!("no corners, yet not deleted (flags {flags:#x}, bits {bits:#06x})"),
                 ));
             }
         } else if flags & dead::MN_DEAD != 0 {
-            return Err(format!("poly face {i}: deleted, yet {k} corners"));
+            return Err(EvalError::malformed(
+                format!("poly face {i}"),
+                format!("deleted, yet {k} corners"),
+            ));
         }
         let material = if bits & POLY_MATERIAL != 0 {
             c.u16("material")?
@@ -293,7 +329,10 @@ fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, String> {
             for _ in 0..k - 3 {
                 let (a, b) = (c.u32("cut start")?, c.u32("cut end")?);
                 if a as usize >= k || b as usize >= k {
-                    return Err(format!("poly face {i}: cut ({a}, {b}) outside {k} corners"));
+                    return Err(EvalError::malformed(
+                        format!("poly face {i}"),
+                        format!("cut ({a}, {b}) outside {k} corners"),
+                    ));
                 }
                 cuts.push((a, b));
             }
@@ -306,9 +345,9 @@ fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, String> {
         });
     }
     if c.at != p.len() {
-        return Err(format!(
-            "poly faces: {} bytes left after {n} faces",
-            p.len() - c.at
+        return Err(EvalError::malformed(
+            "poly faces",
+            format!("{} bytes left after {n} faces", p.len() - c.at),
         ));
     }
     Ok(out)
@@ -363,29 +402,35 @@ type MnBuffers = (Vec<Vec3>, Vec<Poly>, Vec<PolyMapData>);
 
 /// The vertices (0x0100), polygons (0x011a) and map channels of MNMesh
 /// buffers, as an Editable Poly and an Edit Poly Attach record store them.
-fn mnmesh_buffers(geom: &[Chunk]) -> Result<MnBuffers, String> {
+fn mnmesh_buffers(geom: &[Chunk]) -> Result<MnBuffers, EvalError> {
     let leaf = |id: u16| geom.iter().find(|c| c.id == id).and_then(Chunk::payload);
-    let vertices = dead::poly_vertices(leaf(0x0100).ok_or("no poly vertex chunk 0x0100")?)?;
+    let vertices = dead::poly_vertices(
+        leaf(0x0100).ok_or_else(|| EvalError::malformed("", "no poly vertex chunk 0x0100"))?,
+    )?;
     let polys = match leaf(0x011a) {
         Some(p) => poly_faces(p, vertices.len())?,
-        None => legacy::poly_faces(geom, vertices.len())?
-            .ok_or("no poly face chunk 0x011a, nor per-face records (0x0110)")?,
+        None => legacy::poly_faces(geom, vertices.len())?.ok_or_else(|| {
+            EvalError::malformed(
+                "",
+                "no poly face chunk 0x011a, nor per-face records (0x0110)",
+            )
+        })?,
     };
     let maps = poly_maps(geom, &polys)?;
     dead::collapse(vertices, polys, maps)
 }
 
 /// Decodes the poly buffers of an Editable Poly and triangulates them.
-pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), String> {
+pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), EvalError> {
     let geom = object
         .iter()
         .find(|c| c.id == GEOM_BUFFERS)
-        .ok_or("no GeomBuffers (0x08fe) chunk")?;
+        .ok_or_else(|| EvalError::malformed("", "no GeomBuffers (0x08fe) chunk"))?;
     let (vertices, polys, poly_maps) = mnmesh_buffers(geom.children())?;
     let mut spec = match geom.children().iter().find(|c| c.id == POLY_NORMAL_SPEC) {
         Some(c) => {
             let degrees: Vec<usize> = polys.iter().map(|p| p.v.len()).collect();
-            Some(SpecifiedNormals::decode_poly(c.children(), &degrees).map_err(|e| e.to_string())?)
+            Some(SpecifiedNormals::decode_poly(c.children(), &degrees).map_err(EvalError::from)?)
         }
         None => None,
     };
@@ -440,7 +485,7 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), String> {
 /// Decodes an MNMesh's buffers (the children of an Editable Poly's GeomBuffers,
 /// or of an Edit Poly Attach record) into the polygon form the poly modifiers
 /// work on, each polygon triangulated along its stored diagonals.
-pub fn mnmesh(geom: &[Chunk]) -> Result<crate::eval::objects::poly::PolyMesh, String> {
+pub fn mnmesh(geom: &[Chunk]) -> Result<crate::eval::objects::poly::PolyMesh, EvalError> {
     use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
     let (vertices, polys, maps) = mnmesh_buffers(geom)?;
     let maps = maps
@@ -481,11 +526,13 @@ pub fn mnmesh(geom: &[Chunk]) -> Result<crate::eval::objects::poly::PolyMesh, St
 /// MNMesh's edge list as stored beside its faces (0x010a): u32 count, then per
 /// edge u32 flags, v1, v2. Edge operations of a poly modifier select edges
 /// by their index in it.
-pub fn mnmesh_edges(geom: &[Chunk]) -> Result<Option<Vec<[u32; 2]>>, String> {
+pub fn mnmesh_edges(geom: &[Chunk]) -> Result<Option<Vec<[u32; 2]>>, EvalError> {
     let Some(c) = geom.iter().find(|c| c.id == 0x010a) else {
         return Ok(None);
     };
-    let p = c.payload().ok_or("poly edges (0x010a) is a container")?;
+    let p = c
+        .payload()
+        .ok_or_else(|| EvalError::malformed("", "poly edges (0x010a) is a container"))?;
     let (_, body) = counted(p, 12, "poly edges (0x010a)")?;
     Ok(Some(
         body.chunks_exact(12)
@@ -498,12 +545,12 @@ pub fn mnmesh_edges(geom: &[Chunk]) -> Result<Option<Vec<[u32; 2]>>, String> {
 }
 
 /// The GeomBuffers children of an Editable Poly object.
-pub fn geom_buffers(object: &[Chunk]) -> Result<&[Chunk], String> {
+pub fn geom_buffers(object: &[Chunk]) -> Result<&[Chunk], EvalError> {
     object
         .iter()
         .find(|c| c.id == GEOM_BUFFERS)
         .map(Chunk::children)
-        .ok_or_else(|| "no GeomBuffers (0x08fe) chunk".to_string())
+        .ok_or_else(|| EvalError::malformed("", "no GeomBuffers (0x08fe) chunk"))
 }
 
 /// Poly map channel chunks (MNMesh's maps): 0x0120 holds the channel count, then
@@ -523,7 +570,7 @@ struct PolyMapData {
     faces: Vec<Vec<u32>>,
 }
 
-fn poly_maps(geom: &[Chunk], polys: &[Poly]) -> Result<Vec<PolyMapData>, String> {
+fn poly_maps(geom: &[Chunk], polys: &[Poly]) -> Result<Vec<PolyMapData>, EvalError> {
     let mut count: Option<i32> = None;
     let mut channel: Option<i32> = None;
     let mut verts: Option<Vec<[f32; 3]>> = None;
@@ -533,41 +580,63 @@ fn poly_maps(geom: &[Chunk], polys: &[Poly]) -> Result<Vec<PolyMapData>, String>
         match c.id {
             POLY_MAP_COUNT => {
                 if p.len() != 4 {
-                    return Err(format!("poly map count (0x0120): {} bytes", p.len()));
+                    return Err(EvalError::malformed(
+                        "poly map count (0x0120)",
+                        format!("{} bytes", p.len()),
+                    ));
                 }
                 count = Some(Words(p).i32(0));
             }
             POLY_MAP_CHANNEL => {
                 if p.len() != 4 {
-                    return Err(format!("poly map channel (0x0124): {} bytes", p.len()));
+                    return Err(EvalError::malformed(
+                        "poly map channel (0x0124)",
+                        format!("{} bytes", p.len()),
+                    ));
                 }
                 let ch = Words(p).i32(0);
-                let n = count.ok_or("poly map channel (0x0124) before the map count (0x0120)")?;
+                let n = count.ok_or_else(|| {
+                    EvalError::malformed(
+                        "",
+                        "poly map channel (0x0124) before the map count (0x0120)",
+                    )
+                })?;
                 if !(-2..n).contains(&ch) {
-                    return Err(format!("poly map channel {ch} outside −2..{n}"));
+                    return Err(EvalError::malformed(
+                        "",
+                        format!("poly map channel {ch} outside −2..{n}"),
+                    ));
                 }
                 if out.iter().any(|m| m.channel == ch) {
-                    return Err(format!("poly map channel {ch} stored twice"));
+                    return Err(EvalError::malformed(
+                        "",
+                        format!("poly map channel {ch} stored twice"),
+                    ));
                 }
                 channel = Some(ch);
                 verts = None;
             }
             POLY_MAP_VERTICES => {
-                let ch = channel.ok_or("poly map vertices (0x0128) without a channel (0x0124)")?;
+                let ch = channel.ok_or_else(|| {
+                    EvalError::malformed(
+                        "",
+                        "poly map vertices (0x0128) without a channel (0x0124)",
+                    )
+                })?;
                 verts = Some(map_vertices(
                     p,
                     &format!("poly map {ch} vertices (0x0128)"),
                 )?);
             }
             POLY_MAP_FACES => {
-                let ch = channel
-                    .take()
-                    .ok_or("poly map faces (0x012b) without a channel (0x0124)")?;
-                let vertices = verts
-                    .take()
-                    .ok_or_else(|| format!("poly map {ch}: faces (0x012b) before vertices"))?;
+                let ch = channel.take().ok_or_else(|| {
+                    EvalError::malformed("", "poly map faces (0x012b) without a channel (0x0124)")
+                })?;
+                let vertices = verts.take().ok_or_else(|| {
+                    EvalError::malformed(format!("poly map {ch}"), "faces (0x012b) before vertices")
+                })?;
                 let faces = poly_map_faces(p, polys, vertices.len())
-                    .map_err(|e| format!("poly map {ch} faces (0x012b): {e}"))?;
+                    .map_err(|e| e.inside(format!("poly map {ch} faces (0x012b)")))?;
                 out.push(PolyMapData {
                     channel: ch,
                     vertices,
@@ -578,14 +647,17 @@ fn poly_maps(geom: &[Chunk], polys: &[Poly]) -> Result<Vec<PolyMapData>, String>
         }
     }
     if let Some(ch) = channel {
-        return Err(format!("poly map {ch}: no faces (0x012b)"));
+        return Err(EvalError::malformed(
+            format!("poly map {ch}"),
+            "no faces (0x012b)",
+        ));
     }
     out.sort_by_key(|m| m.channel);
     Ok(out)
 }
 
 /// Map face records: one per polygon, each of the polygon's degree.
-fn poly_map_faces(p: &[u8], polys: &[Poly], nverts: usize) -> Result<Vec<Vec<u32>>, String> {
+fn poly_map_faces(p: &[u8], polys: &[Poly], nverts: usize) -> Result<Vec<Vec<u32>>, EvalError> {
     let mut c = Cursor { p, at: 0 };
     let mut out = Vec::with_capacity(polys.len());
     for (i, poly) in polys.iter().enumerate() {
@@ -598,26 +670,32 @@ fn poly_map_faces(p: &[u8], polys: &[Poly], nverts: usize) -> Result<Vec<Vec<u32
             continue;
         }
         if k != poly.v.len() {
-            return Err(format!(
-                "map face {i} has {k} corners, its polygon {}",
-                poly.v.len()
+            return Err(EvalError::malformed(
+                "",
+                format!("map face {i} has {k} corners, its polygon {}", poly.v.len()),
             ));
         }
         let mut f = Vec::with_capacity(k);
         for _ in 0..k {
             let x = c.u32("map corner")?;
             if x as usize >= nverts {
-                return Err(format!("map face {i}: map vertex {x} of {nverts}"));
+                return Err(EvalError::malformed(
+                    format!("map face {i}"),
+                    format!("map vertex {x} of {nverts}"),
+                ));
             }
             f.push(x);
         }
         out.push(f);
     }
     if c.at != p.len() {
-        return Err(format!(
-            "{} bytes left after {} map faces",
-            p.len() - c.at,
-            polys.len()
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "{} bytes left after {} map faces",
+                p.len() - c.at,
+                polys.len()
+            ),
         ));
     }
     Ok(out)
@@ -708,12 +786,22 @@ mod tests {
     #[test]
     fn damaged_poly_maps_are_errors() {
         let err = |ch: i32, f: &[u32]| editable_poly(&quad_with_map(ch, f)).unwrap_err();
-        assert!(err(1, &[3, 0, 1, 2]).contains("3 corners, its polygon 4"));
-        assert!(err(1, &[4, 0, 1, 2, 9]).contains("map vertex 9 of 4"));
-        assert!(err(1, &[4, 0, 1, 2]).contains("map corner"));
-        assert!(err(1, &[4, 0, 1, 2, 3, 7]).contains("4 bytes left"));
-        assert!(err(2, &[4, 0, 1, 2, 3]).contains("channel 2 outside"));
-        assert!(err(-3, &[4, 0, 1, 2, 3]).contains("channel -3 outside"));
+        assert!(err(1, &[3, 0, 1, 2])
+            .to_string()
+            .contains("3 corners, its polygon 4"));
+        assert!(err(1, &[4, 0, 1, 2, 9])
+            .to_string()
+            .contains("map vertex 9 of 4"));
+        assert!(err(1, &[4, 0, 1, 2]).to_string().contains("map corner"));
+        assert!(err(1, &[4, 0, 1, 2, 3, 7])
+            .to_string()
+            .contains("4 bytes left"));
+        assert!(err(2, &[4, 0, 1, 2, 3])
+            .to_string()
+            .contains("channel 2 outside"));
+        assert!(err(-3, &[4, 0, 1, 2, 3])
+            .to_string()
+            .contains("channel -3 outside"));
     }
 
     #[test]
@@ -724,11 +812,15 @@ mod tests {
             p.extend(v.to_le_bytes());
         }
         p.extend(0u16.to_le_bytes());
-        assert!(poly_faces(&p, 3).unwrap_err().contains("corner 9"));
+        assert!(poly_faces(&p, 3)
+            .unwrap_err()
+            .to_string()
+            .contains("corner 9"));
         let n = p.len();
         p[n - 2] = 0x40;
         assert!(poly_faces(&p, 10)
             .unwrap_err()
+            .to_string()
             .contains("unknown field bits"));
         assert!(poly_faces(&p[..7], 10).is_err());
     }

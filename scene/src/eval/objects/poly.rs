@@ -5,6 +5,7 @@
 //! order, outer edges visible, diagonals hidden).
 
 use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
 
 /// Faces of a degree beyond this are refused (damaged data).
@@ -115,7 +116,7 @@ pub fn walk_edges<'a>(faces: impl IntoIterator<Item = &'a [u32]>) -> Vec<[u32; 2
 pub fn triangle_walk_edges(
     faces: &[Face],
     vertex: &[Option<u32>],
-) -> Result<Vec<[u32; 2]>, String> {
+) -> Result<Vec<[u32; 2]>, EvalError> {
     let mut order: Vec<[u32; 2]> = Vec::new();
     let mut index = std::collections::HashMap::new();
     let mut visible: Vec<bool> = Vec::new();
@@ -130,11 +131,10 @@ pub fn triangle_walk_edges(
             visible[i] |= f.flags & (1 << k) != 0;
         }
     }
-    let map = |x: u32| -> Result<Option<u32>, String> {
-        vertex
-            .get(x as usize)
-            .copied()
-            .ok_or_else(|| format!("triangle vertex {x} beyond {}", vertex.len()))
+    let map = |x: u32| -> Result<Option<u32>, EvalError> {
+        vertex.get(x as usize).copied().ok_or_else(|| {
+            EvalError::malformed("", format!("triangle vertex {x} beyond {}", vertex.len()))
+        })
     };
     let mut out = Vec::new();
     for (e, vis) in order.into_iter().zip(visible) {
@@ -153,14 +153,14 @@ impl PolyMesh {
     }
 
     /// MNMesh's edge list, or an error when the order is not known.
-    pub fn mn_edges(&self) -> Result<&[[u32; 2]], String> {
-        self.edges
-            .as_deref()
-            .ok_or_else(|| "Max's edge numbering of this mesh is not known".to_string())
+    pub fn mn_edges(&self) -> Result<&[[u32; 2]], EvalError> {
+        self.edges.as_deref().ok_or_else(|| {
+            EvalError::malformed("", "Max's edge numbering of this mesh is not known")
+        })
     }
 
     /// Sets the edge list after checking it holds each side of every face once.
-    pub fn set_edges(&mut self, edges: Vec<[u32; 2]>) -> Result<(), String> {
+    pub fn set_edges(&mut self, edges: Vec<[u32; 2]>) -> Result<(), EvalError> {
         let mut walked: Vec<(u32, u32)> = self
             .walked_edges()
             .iter()
@@ -173,10 +173,13 @@ impl PolyMesh {
         walked.sort_unstable();
         given.sort_unstable();
         if walked != given {
-            return Err(format!(
-                "an edge list of {} edges that are not the {} sides of the faces",
-                edges.len(),
-                walked.len()
+            return Err(EvalError::malformed(
+                "",
+                format!(
+                    "an edge list of {} edges that are not the {} sides of the faces",
+                    edges.len(),
+                    walked.len()
+                ),
             ));
         }
         self.edges = Some(edges);
@@ -185,26 +188,41 @@ impl PolyMesh {
 
     /// Checks indices (vertices, map vertices, triangulation corners) so that
     /// later steps can index freely.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), EvalError> {
         let nv = self.vertices.len();
         for (i, f) in self.faces.iter().enumerate() {
             if f.v.len() < 3 || f.v.len() > MAX_DEGREE {
-                return Err(format!("face {i} of degree {}", f.v.len()));
+                return Err(EvalError::malformed(
+                    "",
+                    format!("face {i} of degree {}", f.v.len()),
+                ));
             }
             if f.v.iter().any(|&x| x as usize >= nv) {
-                return Err(format!("face {i} uses a vertex beyond {nv}"));
+                return Err(EvalError::malformed(
+                    "",
+                    format!("face {i} uses a vertex beyond {nv}"),
+                ));
             }
             if f.tris.len() != f.v.len() - 2 || f.tris.iter().flatten().any(|&c| c >= f.v.len()) {
-                return Err(format!("face {i}: damaged triangulation"));
+                return Err(EvalError::malformed(
+                    format!("face {i}"),
+                    "damaged triangulation",
+                ));
             }
         }
         for m in &self.maps {
             if m.faces.len() != self.faces.len() {
-                return Err(format!("map {} has {} faces", m.channel, m.faces.len()));
+                return Err(EvalError::malformed(
+                    "",
+                    format!("map {} has {} faces", m.channel, m.faces.len()),
+                ));
             }
             for (f, mf) in self.faces.iter().zip(&m.faces) {
                 if mf.len() != f.v.len() || mf.iter().any(|&x| x as usize >= m.vertices.len()) {
-                    return Err(format!("map {}: damaged map face", m.channel));
+                    return Err(EvalError::malformed(
+                        format!("map {}", m.channel),
+                        "damaged map face",
+                    ));
                 }
             }
         }
@@ -213,7 +231,7 @@ impl PolyMesh {
 
     /// The triangle mesh Max outputs: each face's triangles in face order, an
     /// edge visible when it is a side of the polygon.
-    pub fn to_mesh(&self) -> Result<Mesh, String> {
+    pub fn to_mesh(&self) -> Result<Mesh, EvalError> {
         self.validate()?;
         let mut faces = Vec::new();
         let mut maps: Vec<MapChannel> = self

@@ -23,6 +23,7 @@
 //! silently.
 
 use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Face, Mesh};
 use crate::eval::objects::primitive::Params;
 
@@ -38,7 +39,7 @@ pub fn mapping_not_generated(p: &Params) -> bool {
 }
 
 /// The ChamferBox mesh, see the module documentation.
-pub fn chamfer_box(p: &Params) -> Result<Mesh, String> {
+pub fn chamfer_box(p: &Params) -> Result<Mesh, EvalError> {
     let (l, w, h, fillet) = (p.float(0)?, p.float(1)?, p.float(2)?, p.float(3)?);
     let (ls, ws, hs, cs) = (
         p.segments(4)?,
@@ -54,7 +55,12 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, String> {
         .and_then(|n| n.checked_add(2 * (ws + 1) * (ls + 1)))
         .filter(|&n| n <= MAX_VERTICES)
         .ok_or_else(|| {
-            format!("ChamferBox with {ws}×{ls}×{hs} segments and {cs} fillet segments is too large")
+            EvalError::malformed(
+                "",
+                format!(
+                    "ChamferBox with {ws}×{ls}×{hs} segments and {cs} fillet segments is too large"
+                ),
+            )
         })?;
     let (aw, al, ah) = (w.abs(), l.abs(), h.abs());
     let half_min = aw.min(al).min(ah) / 2.0;

@@ -5,6 +5,7 @@
 //! a published builder are rebuilt; any other primitive is an error naming it.
 
 use crate::chunk::Chunk;
+use crate::eval::error::EvalError;
 use crate::typed::ClassId;
 
 use crate::eval::core::math::Vec3;
@@ -12,7 +13,7 @@ use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
 use crate::eval::objects::primitive::{Params, BOX, CYLINDER};
 
 /// The polygon form of primitive `class` (`object` its own chunks).
-pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, String> {
+pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, EvalError> {
     match class {
         c if c == CYLINDER => {
             let mut poly = cylinder(p)?;
@@ -27,27 +28,35 @@ pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, S
                         let _ = poly.set_edges(edges);
                     }
                 }
-                v => return Err(format!("Cylinder version {v} (chunk 0x0100) is not known")),
+                v => {
+                    return Err(EvalError::malformed(
+                        "",
+                        format!("Cylinder version {v} (chunk 0x0100) is not known"),
+                    ))
+                }
             }
             Ok(poly)
         }
         c if c == BOX => super::primitive_poly_box::poly_box(p, box_smoothing_fix(object)?),
-        c => Err(format!(
-            "the polygon form of primitive ({:#x}, {:#x}) is not evaluated",
+        c => Err(EvalError::not_evaluated(format!(
+            "the polygon form of primitive ({:#x}, {:#x})",
             c.0, c.1
-        )),
+        ))),
     }
 }
 
 /// The Box's "poly smoothing fix" (chunk 0x0100, one byte): Boxes saved since
 /// Max 5.1 write it set, and their polygon form swaps the top and bottom
 /// smoothing groups; a Box without the chunk keeps the old groups.
-fn box_smoothing_fix(object: &[Chunk]) -> Result<bool, String> {
+fn box_smoothing_fix(object: &[Chunk]) -> Result<bool, EvalError> {
     match object.iter().find(|c| c.id == 0x0100) {
         None => Ok(false),
         Some(c) => match c.payload() {
             Some([b]) => Ok(*b != 0),
-            other => Err(format!("Box smoothing fix chunk 0x0100: {other:?}")),
+            other => Err(EvalError::malformed(
+                "Box smoothing fix chunk 0x0100",
+                format!("{other:?}"),
+            )),
         },
     }
 }
@@ -56,12 +65,15 @@ fn box_smoothing_fix(object: &[Chunk]) -> Result<bool, String> {
 /// builds its polygon form with `BuildCylinderPoly`; version 1 (Cylinders
 /// made since Max fixed that builder, MAXX-29604) converts the triangle
 /// mesh instead (`SetFromTri` + `MakePolyMesh`).
-fn cylinder_version(object: &[Chunk]) -> Result<i32, String> {
+fn cylinder_version(object: &[Chunk]) -> Result<i32, EvalError> {
     match object.iter().find(|c| c.id == 0x0100) {
         None => Ok(0),
         Some(c) => match c.payload() {
             Some(&[a, b, c, d]) => Ok(i32::from_le_bytes([a, b, c, d])),
-            other => Err(format!("Cylinder version chunk 0x0100: {other:?}")),
+            other => Err(EvalError::malformed(
+                "Cylinder version chunk 0x0100",
+                format!("{other:?}"),
+            )),
         },
     }
 }
@@ -72,10 +84,13 @@ fn cylinder_version(object: &[Chunk]) -> Result<i32, String> {
 /// starts on the ring's last vertex — as Wire.max's Unwrap UVW cached the
 /// polygons of its cylinder (all 218 faces, corner for corner, after 17
 /// detaches and attaches). Map faces follow their faces.
-fn from_triangles_order(poly: &mut PolyMesh) -> Result<(), String> {
+fn from_triangles_order(poly: &mut PolyMesh) -> Result<(), EvalError> {
     let n = poly.faces.len();
     if n < 2 {
-        return Err(format!("a polygon cylinder of {n} faces"));
+        return Err(EvalError::malformed(
+            "",
+            format!("a polygon cylinder of {n} faces"),
+        ));
     }
     poly.faces[..n - 1].rotate_right(1);
     poly.faces[n - 1].v.rotate_right(1);
@@ -84,7 +99,10 @@ fn from_triangles_order(poly: &mut PolyMesh) -> Result<(), String> {
     poly.faces[n - 1].tris = tris.iter().map(|t| t.map(|c| (c + 1) % deg)).collect();
     for m in &mut poly.maps {
         if m.faces.len() != n {
-            return Err(format!("map {} has {} faces", m.channel, m.faces.len()));
+            return Err(EvalError::malformed(
+                "",
+                format!("map {} has {} faces", m.channel, m.faces.len()),
+            ));
         }
         m.faces[..n - 1].rotate_right(1);
         m.faces[n - 1].rotate_right(1);
@@ -97,7 +115,10 @@ fn from_triangles_order(poly: &mut PolyMesh) -> Result<(), String> {
 /// vertices are the polygon form's between a centre vertex on each cap (the
 /// conversion drops them). `None` (numbering not known) when the triangle
 /// mesh's ring vertices are not the polygon form's.
-fn cylinder_triangle_edges(p: &Params, poly: &PolyMesh) -> Result<Option<Vec<[u32; 2]>>, String> {
+fn cylinder_triangle_edges(
+    p: &Params,
+    poly: &PolyMesh,
+) -> Result<Option<Vec<[u32; 2]>>, EvalError> {
     let tri = crate::eval::objects::primitive::cylinder_mesh(p, false)?;
     let n = poly.vertices.len();
     if tri.vertices.len() != n + 2
@@ -127,22 +148,29 @@ fn cylinder_triangle_edges(p: &Params, poly: &PolyMesh) -> Result<Option<Vec<[u3
 /// quad across the seam moving its corners above ½ down by 1 (as the triangle
 /// form does); the caps are mapped flat, U = (1 − y/r)/2, V = (1 + x/r)/2 (the
 /// mapper turns a quarter about Z).
-fn cylinder(p: &Params) -> Result<PolyMesh, String> {
+fn cylinder(p: &Params) -> Result<PolyMesh, EvalError> {
     let (r, h) = (p.float(0)?, p.float(1)?);
     let (hs, caps, n) = (p.segments(2)?, p.segments(3)?, p.segments(4)?);
     if n < 3 {
-        return Err(format!("{n} sides"));
+        return Err(EvalError::malformed("", format!("{n} sides")));
     }
     if caps != 1 {
-        return Err(format!(
-            "{caps} cap segments: the polygon cylinder is evaluated with 1"
+        return Err(EvalError::malformed(
+            format!("{caps} cap segments"),
+            "the polygon cylinder is evaluated with 1",
         ));
     }
     if p.int_or(6, 0) != 0 {
-        return Err("sliced cylinders are not supported yet".into());
+        return Err(EvalError::malformed(
+            "",
+            "sliced cylinders are not supported yet",
+        ));
     }
     if n * (hs + 1) > 1 << 21 {
-        return Err(format!("{n} sides × {hs} segments: damaged counts"));
+        return Err(EvalError::malformed(
+            format!("{n} sides × {hs} segments"),
+            "damaged counts",
+        ));
     }
     let mut vertices = Vec::with_capacity(n * (hs + 1));
     let mut angles = Vec::with_capacity(n);

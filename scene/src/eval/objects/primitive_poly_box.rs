@@ -3,6 +3,7 @@
 //! builder's vertex, face and map order, which Edit Poly's records index.
 
 use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
 use crate::eval::objects::primitive::Params;
 
@@ -23,12 +24,15 @@ const MAX_QUADS: usize = 1 << 21;
 /// top, front, right, back, left), U and V stepping by 1 / segments; the
 /// bottom's U runs from 1 down. Max's real-world map size is not decoded (as
 /// for the triangle Box).
-pub(crate) fn poly_box(p: &Params, smoothing_fix: bool) -> Result<PolyMesh, String> {
+pub(crate) fn poly_box(p: &Params, smoothing_fix: bool) -> Result<PolyMesh, EvalError> {
     let (l, w, h) = (p.float(0)? as f32, p.float(1)? as f32, p.float(2)? as f32);
     let (ws, ls, hs) = (p.segments(3)?, p.segments(4)?, p.segments(5)?);
     let nfaces = 2 * (ls * ws + hs * ls + ws * hs);
     if nfaces > MAX_QUADS {
-        return Err(format!("a box of {nfaces} quads (damaged segment counts)"));
+        return Err(EvalError::malformed(
+            "",
+            format!("a box of {nfaces} quads (damaged segment counts)"),
+        ));
     }
     let bias = h < 0.0;
     let wsp1 = ws + 1;
@@ -248,9 +252,9 @@ pub(crate) fn poly_box(p: &Params, smoothing_fix: bool) -> Result<PolyMesh, Stri
         }
     }
     if b.faces.len() != nfaces {
-        return Err(format!(
-            "{} box faces built, {nfaces} expected",
-            b.faces.len()
+        return Err(EvalError::malformed(
+            "",
+            format!("{} box faces built, {nfaces} expected", b.faces.len()),
         ));
     }
     let maps = if p.flag(6, true) {

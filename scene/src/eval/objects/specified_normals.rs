@@ -55,7 +55,7 @@ const FLAG_FACE_ANGLES: u32 = 0x08;
 pub type PolySpec = (SpecifiedNormals, Vec<Vec<Option<u32>>>);
 
 /// Why a `MeshNormalSpec` could not be decoded.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SpecError {
     #[error("specified normals, chunk {chunk:#06x}: {source}")]
     Read {

@@ -3,6 +3,7 @@
 //! 1 target distance, 2/3 near/far clipping planes, 4/5 near/far environment
 //! ranges. The Physical camera keeps PB2s (not decoded here).
 
+use crate::eval::error::EvalError;
 use serde::Serialize;
 
 use crate::eval::core::controller::Controller;
@@ -56,7 +57,7 @@ pub(crate) fn target_of(eval: &SceneEval, node: usize) -> Option<String> {
 }
 
 /// The old ParamBlock on reference 0 of `idx`, when there is one.
-pub(crate) fn old_params(eval: &SceneEval, idx: usize) -> Result<Option<Vec<OldParam>>, String> {
+pub(crate) fn old_params(eval: &SceneEval, idx: usize) -> Result<Option<Vec<OldParam>>, EvalError> {
     let Some(pbi) = pblock::reference(&eval.graph, idx, 0) else {
         return Ok(None);
     };
@@ -69,7 +70,7 @@ pub(crate) fn old_params(eval: &SceneEval, idx: usize) -> Result<Option<Vec<OldP
     }
     pblock::param_block(eval.chunks(pbi))
         .map(Some)
-        .map_err(|e| format!("parameter block (object {pbi}): {e}"))
+        .map_err(|e| e.inside(format!("parameter block (object {pbi})")))
 }
 
 pub fn camera(eval: &SceneEval, idx: usize) -> Option<Camera> {
@@ -112,7 +113,7 @@ pub fn camera(eval: &SceneEval, idx: usize) -> Option<Camera> {
             cam.far_range = f(5);
         }
         Ok(None) => {}
-        Err(e) => cam.errors.push(e),
+        Err(e) => cam.errors.push(e.to_string()),
     }
     Some(cam)
 }

@@ -144,7 +144,7 @@ pub fn light(eval: &SceneEval, idx: usize) -> Option<Light> {
                 }
             }
             Ok(None) => {}
-            Err(e) => l.errors.push(e),
+            Err(e) => l.errors.push(e.to_string()),
         }
         let chunks = eval.chunks(idx);
         l.use_far_atten = word(chunks, USE_FAR_ATTEN);
@@ -154,7 +154,7 @@ pub fn light(eval: &SceneEval, idx: usize) -> Option<Light> {
     } else if let Some(pbi) = pblock::reference(&eval.graph, idx, 0) {
         // Skylight and plug-in lights: PB2; report decoding problems only.
         if let Err(e) = pblock::param_block2(eval.chunks(pbi)) {
-            l.errors.push(e);
+            l.errors.push(e.to_string());
         }
     }
     Some(l)

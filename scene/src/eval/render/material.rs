@@ -18,6 +18,7 @@
 //!   container (up to Max 2014) or as an asset GUID resolved through the
 //!   FileAssetMetaData2 (Max 2012–2014) or FileAssetMetaData3 (Max 2015+) stream.
 
+use crate::eval::error::EvalError;
 use serde::Serialize;
 
 use crate::document::Document;
@@ -241,7 +242,10 @@ fn class_of(graph: &SceneGraph, idx: usize) -> Option<(u32, (u32, u32), &str)> {
 }
 
 /// References of `idx` that are ParamBlock2s, with their decoded blocks.
-fn pb2_refs(eval: &SceneEval, idx: usize) -> Vec<(u32, usize, Result<ParamBlock2, String>)> {
+fn pb2_refs(
+    eval: &SceneEval,
+    idx: usize,
+) -> Vec<(u32, usize, Result<ParamBlock2, crate::eval::EvalError>)> {
     let g: &SceneGraph = &eval.graph;
     let Some(o) = g.objects.get(idx) else {
         return Vec::new();
@@ -475,7 +479,7 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
     Some(m)
 }
 
-fn uvgen(eval: &SceneEval, idx: usize) -> Result<UvGen, String> {
+fn uvgen(eval: &SceneEval, idx: usize) -> Result<UvGen, EvalError> {
     let Some(pbi) = pblock::reference(&eval.graph, idx, 0) else {
         return Ok(UvGen::default());
     };

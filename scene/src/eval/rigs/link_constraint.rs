@@ -11,6 +11,7 @@
 use crate::eval::core::math::Mat43;
 use crate::eval::core::pblock;
 use crate::eval::core::transform::SceneEval;
+use crate::eval::error::EvalError;
 use crate::typed::ClassId;
 
 /// Link Constraint (sc 0x9008).
@@ -26,15 +27,16 @@ pub struct Link {
 }
 
 /// The link of controller `ctl`; None when it is not a Link Constraint.
-pub fn decode(eval: &SceneEval, ctl: usize) -> Option<Result<Link, String>> {
+pub fn decode(eval: &SceneEval, ctl: usize) -> Option<Result<Link, EvalError>> {
     let obj = eval.graph.objects.get(ctl)?;
     if obj.class.as_ref()?.class_id != LINK_CONSTRAINT {
         return None;
     }
     let offset = pblock::reference(&eval.graph, ctl, 0);
     let Some(pb) = pblock::reference(&eval.graph, ctl, 2) else {
-        return Some(Err(format!(
-            "Link Constraint {ctl}: no parameter block (reference 2)"
+        return Some(Err(EvalError::reference(
+            format!("Link Constraint {ctl}"),
+            "no parameter block (reference 2)",
         )));
     };
     let targets: Vec<usize> = eval
@@ -54,10 +56,13 @@ pub fn decode(eval: &SceneEval, ctl: usize) -> Option<Result<Link, String>> {
             offset,
             target: *target,
         }),
-        [] => Err(format!("Link Constraint {ctl}: no target node")),
-        many => Err(format!(
-            "Link Constraint {ctl}: {} targets; link times are not decoded",
-            many.len()
+        [] => Err(EvalError::malformed(
+            format!("Link Constraint {ctl}"),
+            "no target node",
+        )),
+        many => Err(EvalError::malformed(
+            format!("Link Constraint {ctl}"),
+            format!("{} targets; link times are not decoded", many.len()),
         )),
     })
 }

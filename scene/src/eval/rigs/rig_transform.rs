@@ -5,6 +5,7 @@
 //! the parent chain at such a node; `local_tm` of such a node is its world
 //! TM relative to its parent's.
 
+use crate::eval::error::EvalError;
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -24,7 +25,7 @@ const ROOT_TOLERANCE: f64 = 1e-9;
 const MAX_CHAIN: usize = 512;
 
 /// The decoded rigs of a scene, by system object.
-pub type Rigs = BTreeMap<usize, Result<Arc<Rig>, String>>;
+pub type Rigs = BTreeMap<usize, Result<Arc<Rig>, EvalError>>;
 
 /// How many (rig, tick) poses the cache keeps before it starts over: a few
 /// thousand frames of a few rigs, bounded so that sampling many ticks does
@@ -116,7 +117,7 @@ impl SceneEval {
 
     /// The world TM of `node` at `t` when its controller gives it directly:
     /// None for ordinary controllers, else the TM or why it is not evaluated.
-    pub fn direct_world(&self, node: usize, t: i32) -> Option<Result<Mat43, String>> {
+    pub fn direct_world(&self, node: usize, t: i32) -> Option<Result<Mat43, EvalError>> {
         self.direct_world_at_depth(
             node,
             t,
@@ -131,7 +132,7 @@ impl SceneEval {
         t: i32,
         depth: usize,
         budget: &Cell<u32>,
-    ) -> Option<Result<Mat43, String>> {
+    ) -> Option<Result<Mat43, EvalError>> {
         let ctl = self.tm_controller(node)?;
         if let Some(role) = biped::controller_role(self, ctl) {
             return Some(
@@ -141,15 +142,21 @@ impl SceneEval {
         let link = link_constraint::decode(self, ctl)?;
         Some(link.and_then(|l| {
             if depth >= MAX_LINK_DEPTH {
-                return Err(format!(
-                    "Link Constraint {ctl}: more than {MAX_LINK_DEPTH} links deep"
+                return Err(EvalError::limit(
+                    format!("Link Constraint {ctl}: link depth"),
+                    MAX_LINK_DEPTH,
                 ));
             }
             let off = link_constraint::offset_tm(self, &l, t).ok_or_else(|| {
-                format!("Link Constraint {ctl}: the offset (reference 0) is not a PRS controller")
+                EvalError::reference(
+                    format!("Link Constraint {ctl}"),
+                    "the offset (reference 0) is not a PRS controller",
+                )
             })?;
             self.chain_evaluated(l.target, t, depth + 1, budget)
-                .map_err(|why| format!("Link Constraint {ctl}: target not evaluated: {why}"))?;
+                .map_err(|why| {
+                    why.inside(format!("Link Constraint {ctl}: target not evaluated"))
+                })?;
             Ok(off.then(&self.world_tm_at_depth(l.target, t, depth + 1, budget)))
         }))
     }
@@ -164,7 +171,7 @@ impl SceneEval {
         t: i32,
         depth: usize,
         budget: &Cell<u32>,
-    ) -> Result<(), String> {
+    ) -> Result<(), EvalError> {
         let mut cur = Some(node);
         for _ in 0..MAX_CHAIN {
             let Some(n) = cur else { return Ok(()) };
@@ -180,13 +187,13 @@ impl SceneEval {
                     return Err(if n == node {
                         why
                     } else {
-                        format!("its ancestor {name:?} is not evaluated: {why}")
+                        why.inside(format!("its ancestor {name:?} is not evaluated"))
                     });
                 }
                 None => cur = self.parent_node(n),
             }
         }
-        Err(format!("parent chain deeper than {MAX_CHAIN}"))
+        Err(EvalError::limit("parent chain depth", MAX_CHAIN))
     }
 
     fn biped_world(
@@ -197,11 +204,16 @@ impl SceneEval {
         t: i32,
         depth: usize,
         budget: &Cell<u32>,
-    ) -> Result<Mat43, String> {
+    ) -> Result<Mat43, EvalError> {
         let rig = match self.biped_rigs().get(&sys) {
             Some(Ok(r)) => r,
             Some(Err(e)) => return Err(e.clone()),
-            None => return Err(format!("Biped system object {sys} not found")),
+            None => {
+                return Err(EvalError::malformed(
+                    "",
+                    format!("Biped system object {sys} not found"),
+                ))
+            }
         };
         if role == Role::Com {
             if let Some(p) = self.parent_node(node) {
@@ -218,9 +230,10 @@ impl SceneEval {
                     })
                     .fold(0.0, f64::max);
                 if off > ROOT_TOLERANCE {
-                    return Err(
-                        "COM linked to a transformed parent: link-parent rule not evaluated".into(),
-                    );
+                    return Err(EvalError::not_evaluated_why(
+                        "COM linked to a transformed parent",
+                        "link-parent rule",
+                    ));
                 }
             }
         }

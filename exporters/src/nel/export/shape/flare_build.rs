@@ -91,7 +91,7 @@ pub enum FlareError {
     #[error("NeL flare: the object has no nel_flare parameter block (57 parameters)")]
     NoBlock,
     #[error("NeL flare: parameter block: {0}")]
-    Block(String),
+    Block(maxfs_scene::eval::EvalError),
     #[error("NeL flare: parameter {0} is animated or of an undecoded type (type {1:#x})")]
     NotConstant(&'static str, u16),
     #[error("NeL flare: parameter {0} holds {1}, expected {2}")]

@@ -84,4 +84,5 @@ fn mesh_at_zero(
     ctx.eval
         .mesh_with(node, 0, request)
         .ok_or("the node has no object")?
+        .map_err(String::from)
 }

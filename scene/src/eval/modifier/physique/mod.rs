@@ -18,6 +18,7 @@ pub mod links;
 pub mod view;
 
 use crate::chunk::Chunk;
+use crate::eval::error::EvalError;
 use crate::typed::ClassId;
 
 use crate::eval::core::math::Mat43;
@@ -304,7 +305,7 @@ pub enum SkinKind {
 pub fn node_skinnings(
     eval: &SceneEval,
     node: usize,
-) -> Vec<(SkinKind, usize, Result<Skin, String>)> {
+) -> Vec<(SkinKind, usize, Result<Skin, EvalError>)> {
     skin::modifiers(eval, node)
         .into_iter()
         .filter_map(|m| decode_skinning(eval, m))
@@ -314,14 +315,14 @@ pub fn node_skinnings(
 fn decode_skinning(
     eval: &SceneEval,
     m: skin::ModifierUse,
-) -> Option<(SkinKind, usize, Result<Skin, String>)> {
+) -> Option<(SkinKind, usize, Result<Skin, EvalError>)> {
     if is_skin(eval, m.modifier) {
         let s = skin::decode_modifier(eval, m.modifier, m.mod_app);
         Some((SkinKind::Skin, m.modifier, s))
     } else if is_physique(eval, m.modifier) {
         let p = decode_modifier(eval, m.modifier, m.mod_app)
             .map(|p| p.to_skin())
-            .map_err(|e| e.to_string());
+            .map_err(EvalError::from);
         Some((SkinKind::Physique, m.modifier, p))
     } else {
         None
@@ -330,7 +331,7 @@ fn decode_skinning(
 
 /// The skinning of a node as the exporter takes it: the topmost Skin or
 /// Physique of its stack (the modifier the shape export disables).
-pub fn node_skinning(eval: &SceneEval, node: usize) -> Option<(SkinKind, Result<Skin, String>)> {
+pub fn node_skinning(eval: &SceneEval, node: usize) -> Option<(SkinKind, Result<Skin, EvalError>)> {
     skin::modifiers(eval, node)
         .into_iter()
         .find_map(|m| decode_skinning(eval, m))

@@ -69,7 +69,7 @@ pub fn view(eval: &SceneEval) -> Vec<SkinnedNode> {
                         Err(e) => SkinningView {
                             class,
                             modifier,
-                            error: Some(e),
+                            error: Some(e.to_string()),
                             bones: Vec::new(),
                             vertices: Vec::new(),
                         },

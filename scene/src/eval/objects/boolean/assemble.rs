@@ -2,14 +2,15 @@
 //! operand polygons, then welded corners, triangulated polygons and map channels.
 
 use super::*;
+use crate::eval::error::EvalError;
 
 /// Combines two closed triangle meshes (same space) by `op`.
-pub(super) fn csg(a: &Mesh, b: &Mesh, op: Op, work: &Cell<u64>) -> Result<Mesh, String> {
+pub(super) fn csg(a: &Mesh, b: &Mesh, op: Op, work: &Cell<u64>) -> Result<Mesh, EvalError> {
     for m in [a, b] {
         if m.faces.len() > MAX_INPUT_FACES {
-            return Err(format!(
-                "Boolean operand of {} faces (more than {MAX_INPUT_FACES})",
-                m.faces.len()
+            return Err(EvalError::limit(
+                format!("Boolean operand of {} faces", m.faces.len()),
+                MAX_INPUT_FACES,
             ));
         }
     }
@@ -107,7 +108,7 @@ pub(super) struct Corner {
     pub(super) uv: Vec<[f64; 3]>,
 }
 
-pub(super) fn assemble(ctx: &Ctx, polys: Vec<Poly>, channels: &[i32]) -> Result<Mesh, String> {
+pub(super) fn assemble(ctx: &Ctx, polys: Vec<Poly>, channels: &[i32]) -> Result<Mesh, EvalError> {
     let eps = ctx.eps;
     let mut welder = Welder {
         cell: eps * 2.0,
@@ -188,7 +189,10 @@ pub(super) fn assemble(ctx: &Ctx, polys: Vec<Poly>, channels: &[i32]) -> Result<
                 }
             }
             if tests > MAX_EDGE_TESTS {
-                return Err("Boolean: too many vertices to match against edges".into());
+                return Err(EvalError::limit(
+                    "Boolean: vertex-edge tests",
+                    MAX_EDGE_TESTS,
+                ));
             }
             on.sort_by(|x, y| x.0.total_cmp(&y.0));
             for (t, i) in on {
@@ -201,9 +205,9 @@ pub(super) fn assemble(ctx: &Ctx, polys: Vec<Poly>, channels: &[i32]) -> Result<
             }
         }
         if ring.len() > MAX_RING {
-            return Err(format!(
-                "Boolean: a polygon with {} corners after splitting",
-                ring.len()
+            return Err(EvalError::malformed(
+                "Boolean",
+                format!("a polygon with {} corners after splitting", ring.len()),
             ));
         }
         triangulate(&points, ring, src, eps, &mut faces, &mut corner_uv);

@@ -27,6 +27,7 @@
 //! evaluated); materials are not reported here.
 
 use crate::chunk::Chunk;
+use crate::eval::error::EvalError;
 use crate::typed::ClassId;
 use maxfs_file::reader::{ByteReader, ReadError};
 
@@ -64,12 +65,12 @@ enum Tab {
     Ints(Vec<i32>),
 }
 
-fn read_err(id: u16) -> impl Fn(ReadError) -> String {
-    move |e| format!("Boolean parameter {id}: {e}")
+fn read_err(id: u16) -> impl Fn(ReadError) -> EvalError {
+    move |e| EvalError::from(e).inside(format!("Boolean parameter {id}"))
 }
 
 /// The tab parameters of the Boolean's ParamBlock2, by id.
-fn tabs(chunks: &[Chunk]) -> Result<Vec<(u16, Tab)>, String> {
+fn tabs(chunks: &[Chunk]) -> Result<Vec<(u16, Tab)>, EvalError> {
     let mut out = Vec::new();
     let mut slot = 0u32;
     for c in chunks.iter().filter(|c| PB2_RECORDS.contains(&c.id)) {
@@ -89,7 +90,10 @@ fn tabs(chunks: &[Chunk]) -> Result<Vec<(u16, Tab)>, String> {
         }
         let n = r.u32("tab count").map_err(read_err(id))? as usize;
         if n > MAX_OPERANDS {
-            return Err(format!("Boolean parameter {id}: tab of {n} elements"));
+            return Err(EvalError::malformed(
+                format!("Boolean parameter {id}"),
+                format!("tab of {n} elements"),
+            ));
         }
         let tab = match ty & 0x7ff {
             TYPE_REFTARG => {
@@ -110,9 +114,9 @@ fn tabs(chunks: &[Chunk]) -> Result<Vec<(u16, Tab)>, String> {
                 Tab::Ints(ints)
             }
             other => {
-                return Err(format!(
-                    "Boolean parameter {id}: tab of type {other:#x} is not evaluated"
-                ))
+                return Err(EvalError::not_evaluated(format!(
+                    "Boolean parameter {id}: tab of type {other:#x}"
+                )))
             }
         };
         r.finish("tab").map_err(read_err(id))?;
@@ -121,44 +125,44 @@ fn tabs(chunks: &[Chunk]) -> Result<Vec<(u16, Tab)>, String> {
     Ok(out)
 }
 
-fn tab<'a>(tabs: &'a [(u16, Tab)], id: u16, what: &str) -> Result<&'a Tab, String> {
+fn tab<'a>(tabs: &'a [(u16, Tab)], id: u16, what: &str) -> Result<&'a Tab, EvalError> {
     tabs.iter()
         .find(|(p, _)| *p == id)
         .map(|(_, t)| t)
-        .ok_or_else(|| format!("no {what} parameter ({id})"))
+        .ok_or_else(|| EvalError::malformed("", format!("no {what} parameter ({id})")))
 }
 
 /// The operand tree (0x0140 / 0x00d2) must be the flat one.
-fn check_tree(chunks: &[Chunk]) -> Result<(), String> {
+fn check_tree(chunks: &[Chunk]) -> Result<(), EvalError> {
     let tree = chunks
         .iter()
         .find(|c| c.id == 0x0140)
         .and_then(|t| t.children().iter().find(|c| c.id == 0x00d2))
         .and_then(Chunk::payload)
-        .ok_or("no operand tree (0x0140 / 0x00d2)")?;
+        .ok_or_else(|| EvalError::malformed("", "no operand tree (0x0140 / 0x00d2)"))?;
     let mut r = ByteReader::new(tree);
     let mut words = Vec::new();
     while r.remaining() >= 4 && words.len() <= FLAT_TWO.len() {
-        words.push(r.i32("operand tree").map_err(|e| e.to_string())?);
+        words.push(r.i32("operand tree").map_err(EvalError::from)?);
     }
     if r.remaining() != 0 || words != FLAT_TWO {
-        return Err(format!(
-            "operand tree {words:?} (0x0140) is not evaluated: only two operands \
-             side by side are known"
+        return Err(EvalError::not_evaluated_why(
+            format!("operand tree {words:?} (0x0140)"),
+            "only two operands side by side are known",
         ));
     }
     Ok(())
 }
 
-fn operation(code: i32) -> Result<Op, String> {
+fn operation(code: i32) -> Result<Op, EvalError> {
     match code {
         0 => Ok(Op::Union),
         1 => Ok(Op::Intersection),
         2 => Ok(Op::AMinusB),
-        3 => Err("operation Merge (3) is not evaluated".into()),
-        4 => Err("operation Attach (4) is not evaluated".into()),
-        5 => Err("operation Insert (5) is not evaluated".into()),
-        c => Err(format!("operation {c} is not evaluated")),
+        3 => Err(EvalError::not_evaluated("operation Merge (3)")),
+        4 => Err(EvalError::not_evaluated("operation Attach (4)")),
+        5 => Err(EvalError::not_evaluated("operation Insert (5)")),
+        c => Err(EvalError::not_evaluated(format!("operation {c}"))),
     }
 }
 
@@ -169,7 +173,7 @@ pub(super) fn eval_at(
     t: i32,
     depth: usize,
     b: &Budget,
-) -> Result<Mesh, String> {
+) -> Result<Mesh, EvalError> {
     let mut result: Option<Mesh> = None;
     for (m, op) in operands_at(se, obj, t, depth, b)? {
         result = Some(match (result, op) {
@@ -177,13 +181,13 @@ pub(super) fn eval_at(
             _ => m,
         });
     }
-    result.ok_or_else(|| "a Boolean without operands".to_string())
+    result.ok_or_else(|| EvalError::malformed("", "a Boolean without operands"))
 }
 
 /// The operands of Boolean3 object `obj` at `t`, each placed in the Boolean's
 /// object space with the operation that combines it with those before (none
 /// for the first).
-pub fn operands(se: &SceneEval, obj: usize, t: i32) -> Result<Vec<(Mesh, Option<Op>)>, String> {
+pub fn operands(se: &SceneEval, obj: usize, t: i32) -> Result<Vec<(Mesh, Option<Op>)>, EvalError> {
     let b = Budget {
         booleans: std::cell::Cell::new(0),
         work: std::cell::Cell::new(0),
@@ -197,32 +201,50 @@ fn operands_at(
     t: i32,
     depth: usize,
     b: &Budget,
-) -> Result<Vec<(Mesh, Option<Op>)>, String> {
-    let pb = pblock::reference(&se.graph, obj, 0).ok_or("no parameter block (reference 0)")?;
+) -> Result<Vec<(Mesh, Option<Op>)>, EvalError> {
+    let pb = pblock::reference(&se.graph, obj, 0)
+        .ok_or_else(|| EvalError::reference("", "no parameter block (reference 0)"))?;
     let tabs = tabs(se.chunks(pb))?;
     let Tab::Refs(objects) = tab(&tabs, PARAM_OBJECTS, "objects")? else {
-        return Err("the objects parameter is not a reference tab".into());
+        return Err(EvalError::reference(
+            "",
+            "the objects parameter is not a reference tab",
+        ));
     };
     let Tab::Refs(tms) = tab(&tabs, PARAM_OPERAND_TM, "operand_tm")? else {
-        return Err("the operand_tm parameter is not a reference tab".into());
+        return Err(EvalError::reference(
+            "",
+            "the operand_tm parameter is not a reference tab",
+        ));
     };
     let Tab::Ints(ops) = tab(&tabs, PARAM_OPERATION, "operation")? else {
-        return Err("the operation parameter is not an int tab".into());
+        return Err(EvalError::malformed(
+            "",
+            "the operation parameter is not an int tab",
+        ));
     };
     let Tab::Ints(options) = tab(&tabs, PARAM_OPTION, "option")? else {
-        return Err("the option parameter is not an int tab".into());
+        return Err(EvalError::malformed(
+            "",
+            "the option parameter is not an int tab",
+        ));
     };
     let n = objects.len();
     if tms.len() != n || ops.len() != n || options.len() != n {
-        return Err(format!(
-            "{n} operands, {} placements, {} operations, {} options",
-            tms.len(),
-            ops.len(),
-            options.len()
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "{n} operands, {} placements, {} operations, {} options",
+                tms.len(),
+                ops.len(),
+                options.len()
+            ),
         ));
     }
     if n < 2 {
-        return Err(format!("a Boolean of {n} operands is not evaluated"));
+        return Err(EvalError::not_evaluated(format!(
+            "a Boolean of {n} operands"
+        )));
     }
     check_tree(se.chunks(obj))?;
     let mut out = Vec::with_capacity(n);
@@ -230,21 +252,25 @@ fn operands_at(
         let op = if k == 0 {
             None
         } else {
-            Some(operation(ops[k]).map_err(|e| format!("operand {k}: {e}"))?)
+            Some(operation(ops[k]).map_err(|e| e.inside(format!("operand {k}")))?)
         };
         match options[k] {
             0 => {}
-            1 => return Err(format!("operand {k}: Imprint is not evaluated")),
-            2 => return Err(format!("operand {k}: Cookie is not evaluated")),
-            o => return Err(format!("operand {k}: option {o} is not evaluated")),
+            1 => return Err(EvalError::not_evaluated(format!("operand {k}: Imprint"))),
+            2 => return Err(EvalError::not_evaluated(format!("operand {k}: Cookie"))),
+            o => return Err(EvalError::not_evaluated(format!("operand {k}: option {o}"))),
         }
-        let operand = pblock::reference(&se.graph, pb, objects[k])
-            .ok_or_else(|| format!("operand {k}: no object (block reference {})", objects[k]))?;
+        let operand = pblock::reference(&se.graph, pb, objects[k]).ok_or_else(|| {
+            EvalError::reference(
+                format!("operand {k}"),
+                format!("no object (block reference {})", objects[k]),
+            )
+        })?;
         let mut m = operand_mesh(se, operand, t, depth, b)
-            .map_err(|e| format!("Boolean operand {k}: {e}"))?;
+            .map_err(|e| e.inside(format!("Boolean operand {k}")))?;
         let tm = pblock::reference(&se.graph, pb, tms[k])
             .map_or(Ok(Mat43::IDENTITY), |c| prs(se, c, t))
-            .map_err(|e| format!("Boolean operand {k} transform: {e}"))?;
+            .map_err(|e| e.inside(format!("Boolean operand {k} transform")))?;
         transform(&mut m, &tm);
         out.push((m, op));
     }
@@ -287,17 +313,21 @@ mod tests {
             &[2, 0, 0, 0, 0x40, 2, 0, 0, 0],
         )];
         let e = tabs(&short).unwrap_err();
-        assert!(e.starts_with("Boolean parameter 5: element flags"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("Boolean parameter 5: element flags"),
+            "{e}"
+        );
         let huge = [record(
             4,
             TYPE_TAB | TYPE_REFTARG,
             &[0xff, 0xff, 0xff, 0xff],
         )];
         assert_eq!(
-            tabs(&huge).unwrap_err(),
+            tabs(&huge).unwrap_err().to_string(),
             format!("Boolean parameter 4: tab of {} elements", u32::MAX)
         );
-        assert!(operation(3).unwrap_err().contains("Merge"));
+        assert!(operation(3).unwrap_err().to_string().contains("Merge"));
         assert_eq!(operation(2), Ok(Op::AMinusB));
     }
 }

@@ -2,6 +2,7 @@
 //! and clipping within the work budget.
 
 use super::*;
+use crate::eval::error::EvalError;
 
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Plane {
@@ -65,11 +66,12 @@ pub(super) struct Ctx<'w> {
 }
 
 impl Ctx<'_> {
-    pub(super) fn count(&self, n: usize) -> Result<(), String> {
+    pub(super) fn count(&self, n: usize) -> Result<(), EvalError> {
         self.polygons.set(self.polygons.get() + n);
         if self.polygons.get() > MAX_POLYGONS {
-            return Err(format!(
-                "Boolean: more than {MAX_POLYGONS} polygons after splitting"
+            return Err(EvalError::limit(
+                "Boolean: polygons after splitting",
+                MAX_POLYGONS,
             ));
         }
         Ok(())
@@ -84,11 +86,12 @@ pub(super) struct Sides<'a> {
     pub(super) back: &'a mut Vec<Poly>,
 }
 
-pub(super) fn split(ctx: &Ctx, plane: Plane, poly: Poly, out: Sides) -> Result<(), String> {
+pub(super) fn split(ctx: &Ctx, plane: Plane, poly: Poly, out: Sides) -> Result<(), EvalError> {
     ctx.work.set(ctx.work.get() + poly.verts.len() as u64);
     if ctx.work.get() > MAX_WORK {
-        return Err(format!(
-            "Boolean: more than {MAX_WORK} vertex-plane tests (operands too large or damaged)"
+        return Err(EvalError::limit(
+            "Boolean: vertex-plane tests (operands too large or damaged)",
+            MAX_WORK,
         ));
     }
     let dists: Vec<f64> = poly
@@ -173,7 +176,7 @@ pub(super) struct Bsp {
 }
 
 impl Bsp {
-    pub(super) fn new(ctx: &Ctx, polys: Vec<Poly>) -> Result<Bsp, String> {
+    pub(super) fn new(ctx: &Ctx, polys: Vec<Poly>) -> Result<Bsp, EvalError> {
         let mut b = Bsp {
             nodes: vec![Node::default()],
         };
@@ -181,7 +184,7 @@ impl Bsp {
         Ok(b)
     }
 
-    pub(super) fn build(&mut self, ctx: &Ctx, polys: Vec<Poly>) -> Result<(), String> {
+    pub(super) fn build(&mut self, ctx: &Ctx, polys: Vec<Poly>) -> Result<(), EvalError> {
         let mut work = vec![(0usize, polys)];
         while let Some((at, polys)) = work.pop() {
             if polys.is_empty() {
@@ -242,7 +245,11 @@ impl Bsp {
     }
 
     /// The parts of `polys` outside this tree's solid.
-    pub(super) fn clip_polygons(&self, ctx: &Ctx, polys: Vec<Poly>) -> Result<Vec<Poly>, String> {
+    pub(super) fn clip_polygons(
+        &self,
+        ctx: &Ctx,
+        polys: Vec<Poly>,
+    ) -> Result<Vec<Poly>, EvalError> {
         let mut out = Vec::new();
         let mut work = vec![(0usize, polys)];
         while let Some((at, polys)) = work.pop() {
@@ -279,7 +286,7 @@ impl Bsp {
         Ok(out)
     }
 
-    pub(super) fn clip_to(&mut self, ctx: &Ctx, other: &Bsp) -> Result<(), String> {
+    pub(super) fn clip_to(&mut self, ctx: &Ctx, other: &Bsp) -> Result<(), EvalError> {
         for i in 0..self.nodes.len() {
             let polys = std::mem::take(&mut self.nodes[i].polys);
             self.nodes[i].polys = other.clip_polygons(ctx, polys)?;

@@ -15,6 +15,7 @@
 //! different vertex and face indices, so index-based modifiers above a Boolean
 //! cannot be applied ([`refuse_index_edits`]).
 
+use crate::eval::error::EvalError;
 use std::cell::Cell;
 use std::collections::HashMap;
 
@@ -59,19 +60,20 @@ pub enum Op {
 }
 
 /// The operation of a Boolean object (its parameter block, reference 4).
-pub fn operation(eval: &SceneEval, obj: usize) -> Result<Op, String> {
-    let pb = pblock::reference(&eval.graph, obj, 4).ok_or("no parameter block (reference 4)")?;
+pub fn operation(eval: &SceneEval, obj: usize) -> Result<Op, EvalError> {
+    let pb = pblock::reference(&eval.graph, obj, 4)
+        .ok_or_else(|| EvalError::reference("", "no parameter block (reference 4)"))?;
     let params = pblock::param_block(eval.chunks(pb))?;
     let op = params
         .iter()
         .find(|p| p.index == 0)
-        .ok_or("no operation parameter")?;
+        .ok_or_else(|| EvalError::malformed("", "no operation parameter"))?;
     match op.value {
         Value::Int(0) => Ok(Op::Union),
         Value::Int(1) => Ok(Op::Intersection),
         Value::Int(2) => Ok(Op::AMinusB),
         Value::Int(3) => Ok(Op::BMinusA),
-        ref v => Err(format!("operation {v:?} is not evaluated")),
+        ref v => Err(EvalError::not_evaluated(format!("operation {v:?}"))),
     }
 }
 
@@ -97,7 +99,7 @@ pub fn is_recomputed(class: ClassId) -> bool {
 
 /// The mesh of Boolean compound `obj` (any class of [`is_compound`]) at time
 /// `t`, in its object space.
-pub fn eval(se: &SceneEval, obj: usize, t: i32) -> Result<Mesh, String> {
+pub fn eval(se: &SceneEval, obj: usize, t: i32) -> Result<Mesh, EvalError> {
     eval_any(
         se,
         obj,
@@ -111,7 +113,13 @@ pub fn eval(se: &SceneEval, obj: usize, t: i32) -> Result<Mesh, String> {
 }
 
 /// Dispatches on the compound's class (operands may nest any of them).
-fn eval_any(se: &SceneEval, obj: usize, t: i32, depth: usize, b: &Budget) -> Result<Mesh, String> {
+fn eval_any(
+    se: &SceneEval,
+    obj: usize,
+    t: i32,
+    depth: usize,
+    b: &Budget,
+) -> Result<Mesh, EvalError> {
     let class = se
         .graph
         .objects
@@ -122,10 +130,10 @@ fn eval_any(se: &SceneEval, obj: usize, t: i32, depth: usize, b: &Budget) -> Res
         Some(c) if c == PRO_BOOLEAN => pro_boolean::eval(se, obj),
         Some(c) if c == BOOLEAN3 => {
             if depth > MAX_DEPTH {
-                return Err(format!("Booleans nested deeper than {MAX_DEPTH}"));
+                return Err(EvalError::limit("Boolean nesting depth", MAX_DEPTH));
             }
             if b.booleans.get() >= MAX_BOOLEANS {
-                return Err(format!("more than {MAX_BOOLEANS} Booleans in one object"));
+                return Err(EvalError::limit("Booleans in one object", MAX_BOOLEANS));
             }
             b.booleans.set(b.booleans.get() + 1);
             boolean3::eval_at(se, obj, t, depth, b)
@@ -140,25 +148,26 @@ pub(super) fn eval_at(
     t: i32,
     depth: usize,
     b: &Budget,
-) -> Result<Mesh, String> {
+) -> Result<Mesh, EvalError> {
     if depth > MAX_DEPTH {
-        return Err(format!("Booleans nested deeper than {MAX_DEPTH}"));
+        return Err(EvalError::limit("Boolean nesting depth", MAX_DEPTH));
     }
     if b.booleans.get() >= MAX_BOOLEANS {
-        return Err(format!("more than {MAX_BOOLEANS} Booleans in one object"));
+        return Err(EvalError::limit("Booleans in one object", MAX_BOOLEANS));
     }
     b.booleans.set(b.booleans.get() + 1);
     let op = operation(se, obj)?;
     let mut meshes = Vec::with_capacity(2);
     for k in 0..2 {
         let which = ["A", "B"][k];
-        let operand = pblock::reference(&se.graph, obj, k as u32)
-            .ok_or_else(|| format!("no operand {which} (reference {k})"))?;
+        let operand = pblock::reference(&se.graph, obj, k as u32).ok_or_else(|| {
+            EvalError::reference("", format!("no operand {which} (reference {k})"))
+        })?;
         let mut m = operand_mesh(se, operand, t, depth, b)
-            .map_err(|e| format!("Boolean operand {which}: {e}"))?;
+            .map_err(|e| e.inside(format!("Boolean operand {which}")))?;
         let tm = pblock::reference(&se.graph, obj, 2 + k as u32)
             .map_or(Ok(Mat43::IDENTITY), |c| prs(se, c, t))
-            .map_err(|e| format!("Boolean operand {which} transform: {e}"))?;
+            .map_err(|e| e.inside(format!("Boolean operand {which} transform")))?;
         transform(&mut m, &tm);
         meshes.push(m);
     }
@@ -168,7 +177,7 @@ pub(super) fn eval_at(
 }
 
 /// A PRS controller's matrix at `t`.
-pub(super) fn prs(se: &SceneEval, ctl: usize, t: i32) -> Result<Mat43, String> {
+pub(super) fn prs(se: &SceneEval, ctl: usize, t: i32) -> Result<Mat43, EvalError> {
     match se.controller(ctl) {
         Some(Controller::Prs {
             position,
@@ -178,7 +187,10 @@ pub(super) fn prs(se: &SceneEval, ctl: usize, t: i32) -> Result<Mat43, String> {
             .scale_tm(*scale, t)
             .then(&se.rotation_at(*rotation, t))
             .then(&Mat43::translation(se.position_at(*position, t)))),
-        _ => Err(format!("object {ctl} is not a PRS controller")),
+        _ => Err(EvalError::reference(
+            "",
+            format!("object {ctl} is not a PRS controller"),
+        )),
     }
 }
 
@@ -207,20 +219,20 @@ pub(super) fn operand_mesh(
     t: i32,
     depth: usize,
     b: &Budget,
-) -> Result<Mesh, String> {
+) -> Result<Mesh, EvalError> {
     let (stack, base) = se
         .object_stack(obj)
-        .ok_or("the operand's modifier stack is damaged")?;
+        .ok_or_else(|| EvalError::malformed("", "the operand's modifier stack is damaged"))?;
     let class = se.graph.objects.get(base).and_then(|o| o.class.as_ref());
     let is_bool = class.is_some_and(|c| is_compound(c.class_id));
     let mut m = if is_bool {
         eval_any(se, base, t, depth + 1, b)?
     } else {
         se.object_mesh(base, t).unwrap_or_else(|| {
-            Err(format!(
-                "object class {} is not evaluated",
+            Err(EvalError::not_evaluated(format!(
+                "object class {}",
                 class.map_or("?", |c| c.name.as_str())
-            ))
+            )))
         })?
     };
     refuse_index_edits(&stack, class.is_some_and(|c| is_recomputed(c.class_id)))?;
@@ -236,7 +248,7 @@ pub(super) fn operand_mesh(
 /// Edit Mesh and Unwrap UVW address vertices and faces by index; above a Boolean
 /// those are indices of Max's triangulation of the result, which ours does not
 /// reproduce, so applying them would silently edit the wrong elements.
-pub fn refuse_index_edits(stack: &[Applied], base_is_boolean: bool) -> Result<(), String> {
+pub fn refuse_index_edits(stack: &[Applied], base_is_boolean: bool) -> Result<(), EvalError> {
     if !base_is_boolean {
         return Ok(());
     }
@@ -245,11 +257,16 @@ pub fn refuse_index_edits(stack: &[Applied], base_is_boolean: bool) -> Result<()
             let counts = delta_counts(m)
                 .map(|(v, f)| format!(" (made for {v} vertices, {f} faces)"))
                 .unwrap_or_default();
-            return Err(format!(
-                "modifier {} ({:#x}, {:#x}) on a Boolean: it edits vertices and faces by \
+            return Err(EvalError::malformed(
+                format!(
+                    "modifier {} ({:#x}, {:#x}) on a Boolean",
+                    m.name, m.class.0, m.class.1
+                ),
+                format!(
+                    "it edits vertices and faces by \
                  index in Max's triangulation of the Boolean result{counts}, which this \
-                 evaluation does not reproduce (same surface, other triangles)",
-                m.name, m.class.0, m.class.1
+                 evaluation does not reproduce (same surface, other triangles)"
+                ),
             ));
         }
     }

@@ -15,6 +15,7 @@
 //! operands or placements are animated (any keyed controller it reaches) is
 //! refused by name rather than shown frozen.
 
+use crate::eval::error::EvalError;
 use std::collections::HashSet;
 
 use crate::typed::ClassId;
@@ -32,24 +33,30 @@ const RESULT: u16 = 0x0150;
 const MAX_REACHED: usize = 4096;
 
 /// The ProBoolean's result: the mesh Max stored with the object.
-pub fn eval(se: &SceneEval, obj: usize) -> Result<Mesh, String> {
+pub fn eval(se: &SceneEval, obj: usize) -> Result<Mesh, EvalError> {
     let result = se
         .chunks(obj)
         .iter()
         .find(|c| c.id == RESULT)
-        .ok_or("ProBoolean without its stored result mesh (chunk 0x0150)")?;
+        .ok_or_else(|| {
+            EvalError::malformed(
+                "",
+                "ProBoolean without its stored result mesh (chunk 0x0150)",
+            )
+        })?;
     if let Some(why) = animated(se, obj)? {
-        return Err(format!(
-            "ProBoolean with animated operands ({why}): its stored result holds one \
-             moment only"
+        return Err(EvalError::malformed(
+            format!("ProBoolean with animated operands ({why})"),
+            "its stored result holds one \
+             moment only",
         ));
     }
-    mesh::mesh_buffers(result.children()).map_err(|e| format!("ProBoolean result (0x0150): {e}"))
+    mesh::mesh_buffers(result.children()).map_err(|e| e.inside("ProBoolean result (0x0150)"))
 }
 
 /// The first keyed (or undecodable) controller the object reaches through its
 /// references, nodes excluded.
-fn animated(se: &SceneEval, obj: usize) -> Result<Option<String>, String> {
+fn animated(se: &SceneEval, obj: usize) -> Result<Option<String>, EvalError> {
     let mut seen = HashSet::new();
     let mut todo = vec![obj];
     while let Some(i) = todo.pop() {
@@ -57,8 +64,9 @@ fn animated(se: &SceneEval, obj: usize) -> Result<Option<String>, String> {
             continue;
         }
         if seen.len() > MAX_REACHED {
-            return Err(format!(
-                "ProBoolean reaches more than {MAX_REACHED} objects"
+            return Err(EvalError::limit(
+                "objects a ProBoolean reaches",
+                MAX_REACHED,
             ));
         }
         let Some(o) = se.graph.objects.get(i) else {
@@ -79,7 +87,10 @@ fn animated(se: &SceneEval, obj: usize) -> Result<Option<String>, String> {
                 }
                 Some(_) => {}
                 None => {
-                    let e = se.controller_error(i).unwrap_or_default();
+                    let e = se
+                        .controller_error(i)
+                        .map(|e| e.to_string())
+                        .unwrap_or_default();
                     return Ok(Some(format!("controller {name} (object {i}): {e}")));
                 }
             }

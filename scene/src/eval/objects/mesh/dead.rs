@@ -8,6 +8,7 @@
 //! is built is the mesh Max shows.
 
 use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
 
 use super::{Cursor, MnBuffers, Poly, PolyMapData};
 
@@ -16,28 +17,28 @@ pub(super) const MN_DEAD: u32 = 1 << 1;
 
 /// Poly vertex records (0x0100): a count, then per vertex its flags and, unless
 /// it is dead, its position. `None` marks a dead vertex.
-pub(super) fn poly_vertices(p: &[u8]) -> Result<Vec<Option<Vec3>>, String> {
+pub(super) fn poly_vertices(p: &[u8]) -> Result<Vec<Option<Vec3>>, EvalError> {
     let mut c = Cursor { p, at: 0 };
     let n = c.u32("poly vertex count (0x0100)")? as usize;
     // Each vertex takes at least its 4-byte flags word.
     if n > p.len() / 4 {
-        return Err(format!(
-            "poly vertices (0x0100): count {n} cannot fit in {} bytes",
-            p.len()
+        return Err(EvalError::malformed(
+            "poly vertices (0x0100)",
+            format!("count {n} cannot fit in {} bytes", p.len()),
         ));
     }
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
         let flags = c
             .u32("flags")
-            .map_err(|e| format!("poly vertices (0x0100): count {n}, vertex {i}: {e}"))?;
+            .map_err(|e| e.inside(format!("poly vertices (0x0100): count {n}, vertex {i}")))?;
         if flags & MN_DEAD != 0 {
             out.push(None);
             continue;
         }
         let xyz = c
             .take(12, "position")
-            .map_err(|e| format!("poly vertices (0x0100): count {n}, vertex {i}: {e}"))?;
+            .map_err(|e| e.inside(format!("poly vertices (0x0100): count {n}, vertex {i}")))?;
         let f = |k: usize| {
             f64::from(f32::from_le_bytes([
                 xyz[k],
@@ -49,9 +50,9 @@ pub(super) fn poly_vertices(p: &[u8]) -> Result<Vec<Option<Vec3>>, String> {
         out.push(Some(Vec3(f(0), f(4), f(8))));
     }
     if c.at != p.len() {
-        return Err(format!(
-            "poly vertices (0x0100): {} bytes left after {n} vertices",
-            p.len() - c.at
+        return Err(EvalError::malformed(
+            "poly vertices (0x0100)",
+            format!("{} bytes left after {n} vertices", p.len() - c.at),
         ));
     }
     Ok(out)
@@ -64,7 +65,7 @@ pub(super) fn collapse(
     vertices: Vec<Option<Vec3>>,
     mut polys: Vec<Poly>,
     mut maps: Vec<PolyMapData>,
-) -> Result<MnBuffers, String> {
+) -> Result<MnBuffers, EvalError> {
     if polys.iter().any(|p| p.v.is_empty()) {
         let live: Vec<bool> = polys.iter().map(|p| !p.v.is_empty()).collect();
         for m in &mut maps {
@@ -91,7 +92,12 @@ pub(super) fn collapse(
                     .get(*x as usize)
                     .copied()
                     .flatten()
-                    .ok_or_else(|| format!("poly face {i}: corner {x} is a deleted vertex"))?;
+                    .ok_or_else(|| {
+                        EvalError::malformed(
+                            format!("poly face {i}"),
+                            format!("corner {x} is a deleted vertex"),
+                        )
+                    })?;
             }
         }
     }
@@ -169,22 +175,28 @@ mod tests {
     #[test]
     fn damaged_dead_records_are_errors() {
         let err = editable_poly(&geom(Some(3))).unwrap_err();
-        assert!(err.contains("corner 3 is a deleted vertex"), "{err}");
+        assert!(
+            err.to_string().contains("corner 3 is a deleted vertex"),
+            "{err}"
+        );
         // A vertex count the records do not fill, and leftover bytes.
         assert!(poly_vertices(&words(&[2, 2]))
             .unwrap_err()
+            .to_string()
             .contains("vertex 1"));
         assert!(poly_vertices(&words(&[1, 2, 0]))
             .unwrap_err()
+            .to_string()
             .contains("4 bytes left"));
         assert!(poly_vertices(&words(&[9]))
             .unwrap_err()
+            .to_string()
             .contains("cannot fit"));
         // A face without corners that is not marked deleted.
         let mut f = words(&[1, 0]);
         f.extend(POLY_EXTRA.to_le_bytes());
         f.extend(words(&[0x20]));
         let err = super::super::poly_faces(&f, 4).unwrap_err();
-        assert!(err.contains("not deleted"), "{err}");
+        assert!(err.to_string().contains("not deleted"), "{err}");
     }
 }

@@ -7,6 +7,7 @@
 
 use crate::chunk::Chunk;
 use crate::eval::core::keys::Words;
+use crate::eval::error::EvalError;
 
 use super::Poly;
 
@@ -25,20 +26,22 @@ const MN_DEAD: u32 = 1 << 1;
 
 /// The polygons of the per-face layout, or `None` when GeomBuffers has no face
 /// count (0x0110) either.
-pub(super) fn poly_faces(geom: &[Chunk], nverts: usize) -> Result<Option<Vec<Poly>>, String> {
+pub(super) fn poly_faces(geom: &[Chunk], nverts: usize) -> Result<Option<Vec<Poly>>, EvalError> {
     let Some(count) = geom.iter().find(|c| c.id == FACE_COUNT) else {
         return Ok(None);
     };
-    let p = count
-        .payload()
-        .filter(|p| p.len() == 4)
-        .ok_or("poly face count (0x0110): expected a 4-byte leaf")?;
+    let p = count.payload().filter(|p| p.len() == 4).ok_or_else(|| {
+        EvalError::malformed("poly face count (0x0110)", "expected a 4-byte leaf")
+    })?;
     let n = Words(p).u32(0) as usize;
     // Each face takes an index leaf and a container: the count cannot exceed them.
     if n > geom.len() {
-        return Err(format!(
-            "poly face count {n} (0x0110) exceeds the {} chunks stored",
-            geom.len()
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "poly face count {n} (0x0110) exceeds the {} chunks stored",
+                geom.len()
+            ),
         ));
     }
     let mut out = Vec::with_capacity(n);
@@ -46,43 +49,57 @@ pub(super) fn poly_faces(geom: &[Chunk], nverts: usize) -> Result<Option<Vec<Pol
     for c in geom {
         match c.id {
             FACE_INDEX => {
-                let p = c
-                    .payload()
-                    .filter(|p| p.len() == 4)
-                    .ok_or("poly face index (0x0114): expected a 4-byte leaf")?;
+                let p = c.payload().filter(|p| p.len() == 4).ok_or_else(|| {
+                    EvalError::malformed("poly face index (0x0114)", "expected a 4-byte leaf")
+                })?;
                 let i = Words(p).u32(0) as usize;
                 if i != out.len() || index.is_some() {
-                    return Err(format!(
-                        "poly face index {i} (0x0114) where face {} was expected",
-                        out.len()
+                    return Err(EvalError::malformed(
+                        "",
+                        format!(
+                            "poly face index {i} (0x0114) where face {} was expected",
+                            out.len()
+                        ),
                     ));
                 }
                 index = Some(i);
             }
             FACE if c.payload().is_none() => {
                 let i = index.take().ok_or_else(|| {
-                    format!(
-                        "poly face {} (0x0118) without its index (0x0114)",
-                        out.len()
+                    EvalError::malformed(
+                        "",
+                        format!(
+                            "poly face {} (0x0118) without its index (0x0114)",
+                            out.len()
+                        ),
                     )
                 })?;
                 if i >= n {
-                    return Err(format!("poly face {i} beyond the face count {n}"));
+                    return Err(EvalError::malformed(
+                        "",
+                        format!("poly face {i} beyond the face count {n}"),
+                    ));
                 }
-                out.push(face(c.children(), nverts).map_err(|e| format!("poly face {i}: {e}"))?);
+                out.push(
+                    face(c.children(), nverts).map_err(|e| e.inside(format!("poly face {i}")))?,
+                );
             }
             _ => {}
         }
     }
     if let Some(i) = index {
-        return Err(format!(
-            "poly face index {i} (0x0114) without its face (0x0118)"
+        return Err(EvalError::malformed(
+            "",
+            format!("poly face index {i} (0x0114) without its face (0x0118)"),
         ));
     }
     if out.len() != n {
-        return Err(format!(
-            "poly face count {n} (0x0110) but {} faces stored",
-            out.len()
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "poly face count {n} (0x0110) but {} faces stored",
+                out.len()
+            ),
         ));
     }
     Ok(Some(out))
@@ -91,63 +108,90 @@ pub(super) fn poly_faces(geom: &[Chunk], nverts: usize) -> Result<Option<Vec<Pol
 /// One face container: corners are required; material, smoothing group and
 /// diagonals default to none when absent. The edge bit arrays (0x0114, 0x0118
 /// children) carry selection and visibility only and are not read.
-fn face(fields: &[Chunk], nverts: usize) -> Result<Poly, String> {
-    let leaf = |id: u16| -> Result<Option<&[u8]>, String> {
+fn face(fields: &[Chunk], nverts: usize) -> Result<Poly, EvalError> {
+    let leaf = |id: u16| -> Result<Option<&[u8]>, EvalError> {
         match fields.iter().find(|c| c.id == id) {
             None => Ok(None),
-            Some(c) => c
-                .payload()
-                .map(Some)
-                .ok_or_else(|| format!("field {id:#06x} is a container, expected a leaf")),
+            Some(c) => c.payload().map(Some).ok_or_else(|| {
+                EvalError::malformed(
+                    "",
+                    format!("field {id:#06x} is a container, expected a leaf"),
+                )
+            }),
         }
     };
     if let Some(p) = leaf(FACE_FLAGS)? {
         if p.len() != 4 {
-            return Err(format!("flags (0x0100): {} bytes", p.len()));
+            return Err(EvalError::malformed(
+                "flags (0x0100)",
+                format!("{} bytes", p.len()),
+            ));
         }
         if Words(p).u32(0) & MN_DEAD != 0 {
             // A dead face still owns a map face; dropping it would need the
             // same drop in every map channel. Never seen: refused by name.
-            return Err("deleted (MN_DEAD) face is not evaluated".into());
+            return Err(EvalError::not_evaluated("deleted (MN_DEAD) face"));
         }
     }
-    let p = leaf(FACE_CORNERS)?.ok_or("no corners (0x0110)")?;
+    let p = leaf(FACE_CORNERS)?.ok_or_else(|| EvalError::malformed("", "no corners (0x0110)"))?;
     if p.len() < 4 {
-        return Err(format!("corners (0x0110): {} bytes", p.len()));
+        return Err(EvalError::malformed(
+            "corners (0x0110)",
+            format!("{} bytes", p.len()),
+        ));
     }
     let w = Words(p);
     let k = w.u32(0) as usize;
     if k < 3 || p.len() != 4 + 4 * k {
-        return Err(format!("corners (0x0110): degree {k} in {} bytes", p.len()));
+        return Err(EvalError::malformed(
+            "corners (0x0110)",
+            format!("degree {k} in {} bytes", p.len()),
+        ));
     }
     let v: Vec<u32> = (1..=k).map(|i| w.u32(i)).collect();
     if let Some(&x) = v.iter().find(|&&x| x as usize >= nverts) {
-        return Err(format!("corner {x} of {nverts} vertices"));
+        return Err(EvalError::malformed(
+            "",
+            format!("corner {x} of {nverts} vertices"),
+        ));
     }
     let material = match leaf(FACE_MATERIAL)? {
         None => 0,
         Some(p) if p.len() == 2 => u16::from_le_bytes([p[0], p[1]]),
-        Some(p) => return Err(format!("material (0x0130): {} bytes", p.len())),
+        Some(p) => {
+            return Err(EvalError::malformed(
+                "material (0x0130)",
+                format!("{} bytes", p.len()),
+            ))
+        }
     };
     let smoothing = match leaf(FACE_SMOOTHING)? {
         None => 0,
         Some(p) if p.len() == 4 => Words(p).u32(0),
-        Some(p) => return Err(format!("smoothing (0x0140): {} bytes", p.len())),
+        Some(p) => {
+            return Err(EvalError::malformed(
+                "smoothing (0x0140)",
+                format!("{} bytes", p.len()),
+            ))
+        }
     };
     let mut cuts = Vec::new();
     if let Some(p) = leaf(FACE_CUTS)? {
         // Degree − 3 diagonals, two local corners each.
         if p.len() != 8 * (k - 3) {
-            return Err(format!(
-                "diagonals (0x0160): {} bytes for a {k}-corner face",
-                p.len()
+            return Err(EvalError::malformed(
+                "diagonals (0x0160)",
+                format!("{} bytes for a {k}-corner face", p.len()),
             ));
         }
         let w = Words(p);
         for d in 0..k - 3 {
             let (a, b) = (w.u32(2 * d), w.u32(2 * d + 1));
             if a as usize >= k || b as usize >= k {
-                return Err(format!("diagonal ({a}, {b}) outside {k} corners"));
+                return Err(EvalError::malformed(
+                    "",
+                    format!("diagonal ({a}, {b}) outside {k} corners"),
+                ));
             }
             cuts.push((a, b));
         }
@@ -265,23 +309,32 @@ mod tests {
     #[test]
     fn damaged_per_face_records_are_errors() {
         let err = |faces: Vec<Chunk>, n: u32| editable_poly(&legacy_geom(faces, n)).unwrap_err();
-        assert!(err(two_faces(), 3).contains("count 3 (0x0110) but 2 faces"));
-        assert!(err(two_faces(), 1).contains("beyond the face count 1"));
-        assert!(err(two_faces(), 999).contains("exceeds"));
+        assert!(err(two_faces(), 3)
+            .to_string()
+            .contains("count 3 (0x0110) but 2 faces"));
+        assert!(err(two_faces(), 1)
+            .to_string()
+            .contains("beyond the face count 1"));
+        assert!(err(two_faces(), 999).to_string().contains("exceeds"));
         let dead = vec![face_chunk(2, &[0, 1, 2], None, 0, &[])];
-        assert!(err(dead, 1).contains("MN_DEAD"));
+        assert!(err(dead, 1).to_string().contains("MN_DEAD"));
         let far = vec![face_chunk(0, &[0, 1, 7], None, 0, &[])];
-        assert!(err(far, 1).contains("corner 7 of 4"));
+        assert!(err(far, 1).to_string().contains("corner 7 of 4"));
         let short_cut = vec![face_chunk(0, &[0, 1, 2, 3], None, 0, &[0, 2, 1, 3])];
-        assert!(err(short_cut, 1).contains("diagonals (0x0160): 16 bytes"));
+        assert!(err(short_cut, 1)
+            .to_string()
+            .contains("diagonals (0x0160): 16 bytes"));
         let bad_cut = vec![face_chunk(0, &[0, 1, 2, 3], None, 0, &[0, 5])];
-        assert!(err(bad_cut, 1).contains("outside 4 corners"));
+        assert!(err(bad_cut, 1).to_string().contains("outside 4 corners"));
         // Faces out of order, and a container without its index.
         let mut g = legacy_geom(two_faces(), 2);
         let crate::chunk::Body::Container(kids) = &mut g[0].body else {
             panic!("GeomBuffers is a container");
         };
         kids.swap(2, 3);
-        assert!(editable_poly(&g).unwrap_err().contains("without its index"));
+        assert!(editable_poly(&g)
+            .unwrap_err()
+            .to_string()
+            .contains("without its index"));
     }
 }

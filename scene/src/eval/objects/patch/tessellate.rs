@@ -6,6 +6,7 @@
 //! triangles per cell, counter-clockwise seen from the patch normal.
 
 use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Face, Mesh};
 use crate::rklpatch::{RklPatch, PATCH_QUAD};
 
@@ -43,7 +44,7 @@ fn eval(g: &[[[f32; 3]; 4]; 4], u: f64, v: f64) -> Vec3 {
 }
 
 /// Every patch cut along its tile grid.
-pub fn tessellate(p: &RklPatch) -> Result<Mesh, String> {
+pub fn tessellate(p: &RklPatch) -> Result<Mesh, EvalError> {
     tessellate_with(p, |i| {
         let ui = p.rpo.mesh.patches.get(i);
         let s = ui.and_then(|u| u.order_s()).unwrap_or(DEFAULT_CELLS);
@@ -53,14 +54,16 @@ pub fn tessellate(p: &RklPatch) -> Result<Mesh, String> {
 }
 
 /// Every patch cut into `cells(patch)` = (along u, along v) cells.
-pub fn tessellate_with(p: &RklPatch, cells: impl Fn(usize) -> (u32, u32)) -> Result<Mesh, String> {
-    p.check().map_err(|e| format!("RklPatch: {e}"))?;
+pub fn tessellate_with(
+    p: &RklPatch,
+    cells: impl Fn(usize) -> (u32, u32),
+) -> Result<Mesh, EvalError> {
+    p.check()
+        .map_err(|e| EvalError::from(e).inside("RklPatch"))?;
     let mut mesh = Mesh::default();
     for (i, q) in p.patches.iter().enumerate() {
         if q.kind != PATCH_QUAD {
-            return Err(format!(
-                "RklPatch: patch {i} is triangular; only quad patches (the NeL landscape's) are tessellated"
-            ));
+            return Err(EvalError::malformed("RklPatch", format!("patch {i} is triangular; only quad patches (the NeL landscape's) are tessellated")));
         }
         let g = control_grid(p, i);
         let (su, sv) = cells(i);

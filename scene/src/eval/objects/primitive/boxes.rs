@@ -1,6 +1,7 @@
 //! Box, Plane and Pyramid: grids of quads per side, in Max's order.
 
 use super::*;
+use crate::eval::error::EvalError;
 
 /// Edge visibility of a quad's triangles: AB and BC (the diagonal CA hidden).
 const QUAD_HALF_EDGES: u16 = 0b011;
@@ -14,7 +15,7 @@ const QUAD_HALF_EDGES: u16 = 0b011;
 /// normal and mirrors U on the −X, +Y and −Z faces so every side reads
 /// unmirrored from outside (checked against 3ds Max's ASE export). A negative
 /// height turns every face over (corners 1 and 2 swap).
-pub fn box_mesh(p: &Params) -> Result<Mesh, String> {
+pub fn box_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let (l, w, h) = (p.float(0)?, p.float(1)?, p.float(2)?);
     let (ws, ls, hs) = (p.segments(3)?, p.segments(4)?, p.segments(5)?);
     check_quads(2 * (ws * ls + hs * ls + ws * hs))?;
@@ -185,7 +186,7 @@ pub(super) fn box_mapping(
 /// generate mapping coordinates (6); one smoothing group, material 0. Each grid
 /// cell is split along its (x0, y0)–(x1, y1) diagonal; the mapping is the grid
 /// itself over 0..1.
-pub fn plane_mesh(p: &Params) -> Result<Mesh, String> {
+pub fn plane_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let (l, w) = (p.float(0)?, p.float(1)?);
     let (ls, ws) = (p.segments(2)?, p.segments(3)?);
     check_quads(ls * ws)?;
@@ -238,12 +239,13 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, String> {
 /// Face corners, positions and mapping are checked against Babylon's glTF; the
 /// vertex numbering, material ids (0) and smoothing groups (one per side, one for
 /// the base — flat shading as in the glTF normals) are not verified.
-pub fn pyramid_mesh(p: &Params) -> Result<Mesh, String> {
+pub fn pyramid_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let (w, d, h) = (p.float(0)?, p.float(1)?, p.float(2)?);
     let segs = [p.segments(3)?, p.segments(4)?, p.segments(5)?];
     if segs != [1, 1, 1] {
-        return Err(format!(
-            "pyramid with {segs:?} segments is not supported yet"
+        return Err(EvalError::malformed(
+            "",
+            format!("pyramid with {segs:?} segments is not supported yet"),
         ));
     }
     let (x, y) = (w / 2.0, d / 2.0);

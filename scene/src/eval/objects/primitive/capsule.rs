@@ -17,6 +17,7 @@
 //! above onto the radius' square, the cylinder a (sides + 1) × (segments + 1)
 //! grid, with Max's texture face walk.
 
+use crate::eval::error::EvalError;
 use std::f64::consts::{PI, TAU};
 
 use super::{check_quads, Params};
@@ -47,9 +48,9 @@ fn height(p: &Params, r: f64) -> f64 {
     h
 }
 
-pub fn capsule_mesh(p: &Params) -> Result<Mesh, String> {
+pub fn capsule_mesh(p: &Params) -> Result<Mesh, EvalError> {
     if p.flag(6, false) {
-        return Err("a sliced Capsule is not evaluated".into());
+        return Err(EvalError::not_evaluated("a sliced Capsule"));
     }
     let r = p.float_or(0, 0.0).max(0.0);
     let sides = p.int_or(3, 12).clamp(3, 200) as usize;
@@ -57,7 +58,7 @@ pub fn capsule_mesh(p: &Params) -> Result<Mesh, String> {
     let smooth = p.flag(5, true);
     let h = height(p, r);
     if !(r.is_finite() && h.is_finite()) {
-        return Err("radius or height is not finite".into());
+        return Err(EvalError::malformed("", "radius or height is not finite"));
     }
     let capsegs = sides / 2;
     let rincr = PI / (2.0 * capsegs as f64);
@@ -100,7 +101,7 @@ pub(super) struct Domed<'a> {
 }
 
 /// Rings per level and the level of the cylinder's lower edge.
-pub(super) fn domed_mesh(d: &Domed) -> Result<Mesh, String> {
+pub(super) fn domed_mesh(d: &Domed) -> Result<Mesh, EvalError> {
     let (segs, llsegs, r) = (d.sides, d.segments, d.radius);
     let mut h = d.height;
     check_quads(segs * (llsegs + 2 * d.rings.len()))?;
@@ -108,7 +109,7 @@ pub(super) fn domed_mesh(d: &Domed) -> Result<Mesh, String> {
     h = h.abs();
     let sideedge = d.rings.len();
     if sideedge == 0 {
-        return Err("no dome rings".into());
+        return Err(EvalError::malformed("", "no dome rings"));
     }
     let totlevels = llsegs + 2 * sideedge + 1;
     let lastlevel = totlevels - 1;
@@ -273,7 +274,10 @@ pub(super) fn domed_mesh(d: &Domed) -> Result<Mesh, String> {
     };
     if d.mapping {
         if tf.iter().flatten().any(|&t| t >= tv.len()) {
-            return Err("texture faces outside the texture vertices".into());
+            return Err(EvalError::malformed(
+                "",
+                "texture faces outside the texture vertices",
+            ));
         }
         mesh.maps.push(MapChannel {
             channel: 1,

@@ -1,6 +1,7 @@
 //! Cylinder and Cone (whole and sliced): caps, sides, height and cap segments.
 
 use super::*;
+use crate::eval::error::EvalError;
 
 /// Cylinder (radius 0, height 1, height segments 2, cap segments 3, sides 4,
 /// smooth 5, slice on 6, generate mapping coordinates 9) and Cone (radius 1 0,
@@ -22,7 +23,7 @@ use super::*;
 /// the seam starts below 0 or ends at 1 depending on float rounding (see below);
 /// cap centres map to U = ½ and cap rings to their vertices' U (checked against
 /// Babylon's glTF of Max cones with one cap segment).
-pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, String> {
+pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, EvalError> {
     let o = usize::from(cone);
     let r1 = p.float(0)?;
     let r2 = if cone { p.float(1)? } else { r1 };
@@ -31,7 +32,7 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, String> {
     let caps = p.segments(3 + o)?;
     let n = p.segments(4 + o)?;
     if n < 3 {
-        return Err(format!("{n} sides"));
+        return Err(EvalError::malformed("", format!("{n} sides")));
     }
     let rings = hs - 1 + 2 * caps;
     check_quads(n * (rings + 1))?;
@@ -174,11 +175,11 @@ pub(super) fn sliced_cylinder_mesh(
     o: usize,
     (r1, r2, h): (f64, f64, f64),
     (hs, caps, n): (usize, usize, usize),
-) -> Result<Mesh, String> {
+) -> Result<Mesh, EvalError> {
     let smooth = p.flag(5 + o, true);
     let (from, to) = (p.float(7 + o)?, p.float(8 + o)?);
     if !(from.is_finite() && to.is_finite()) {
-        return Err("slice angles are not finite".into());
+        return Err(EvalError::malformed("", "slice angles are not finite"));
     }
     // The swept angle from `to` anticlockwise to `from`, in (0, 2π].
     let tau = 2.0 * std::f64::consts::PI;

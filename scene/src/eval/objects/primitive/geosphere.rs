@@ -25,6 +25,7 @@
 //! coverage names the node ([`geosphere_mapping_not_generated`]).
 
 use super::*;
+use crate::eval::error::EvalError;
 
 /// A base solid: corners (unit sphere, scaled by the radius), edges (first
 /// corner, second corner) and faces (apex, left, right), in Max's order.
@@ -248,7 +249,7 @@ struct Grid<'a> {
 
 impl Grid<'_> {
     /// The vertex `d` steps from corner `from` along the base edge to `to`.
-    fn on_edge(&self, from: usize, to: usize, d: usize) -> Result<usize, String> {
+    fn on_edge(&self, from: usize, to: usize, d: usize) -> Result<usize, EvalError> {
         let n = self.segs - 1;
         let start = self.base.corners.len();
         if let Some(e) = self.base.edges.iter().position(|&e| e == (from, to)) {
@@ -256,11 +257,14 @@ impl Grid<'_> {
         }
         match self.base.edges.iter().position(|&e| e == (to, from)) {
             Some(e) => Ok(start + e * n + (n - d)),
-            None => Err(format!("GeoSphere base has no edge {from}–{to}")),
+            None => Err(EvalError::malformed(
+                "",
+                format!("GeoSphere base has no edge {from}–{to}"),
+            )),
         }
     }
 
-    fn at(&self, f: usize, r: usize, c: usize) -> Result<usize, String> {
+    fn at(&self, f: usize, r: usize, c: usize) -> Result<usize, EvalError> {
         let [a, b, cc] = self.base.faces[f];
         let s = self.segs;
         Ok(match (r, c) {
@@ -284,7 +288,7 @@ pub fn geosphere_mapping_not_generated(p: &Params) -> bool {
 /// GeoSphere: radius (0), segments (1), base type (2: 0 tetrahedron, 1
 /// octahedron, 2 icosahedron), hemisphere (3), smooth (4), base to pivot (5),
 /// generate mapping coordinates (6). See the module documentation.
-pub fn geosphere_mesh(p: &Params) -> Result<Mesh, String> {
+pub fn geosphere_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let radius = p.float(0)?.max(0.0);
     let segs = p.segments(1)?;
     let hemi = p.flag(3, false);
@@ -295,7 +299,7 @@ pub fn geosphere_mesh(p: &Params) -> Result<Mesh, String> {
         (1, h) => octahedron(h),
         (2, false) => icosahedron(),
         (2, true) => hemi_icosahedron(),
-        (t, _) => return Err(format!("GeoSphere base type {t}")),
+        (t, _) => return Err(EvalError::malformed("", format!("GeoSphere base type {t}"))),
     };
     check_quads(base.faces.len() * segs * segs)?;
     let mut v: Vec<Vec3> = base

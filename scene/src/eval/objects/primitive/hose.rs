@@ -19,6 +19,7 @@
 //! V = j / ring size, one extra texture vertex per ring at V = 0.999 closing
 //! the seam, the centres at (0, 0) and (1, 1).
 
+use crate::eval::error::EvalError;
 use std::f64::consts::{FRAC_PI_2, TAU};
 
 use super::{check_quads, Params};
@@ -31,16 +32,19 @@ pub const HOSE: ClassId = ClassId(0x69f96a5d, 0x235c430a);
 /// Ring points and fillet sides beyond this are refused (damaged values).
 const MAX_RING: i64 = 1000;
 
-fn count(p: &Params, i: usize, min: i64) -> Result<usize, String> {
+fn count(p: &Params, i: usize, min: i64) -> Result<usize, EvalError> {
     let n = p.int_or(i, min).max(min);
     if n > MAX_RING {
-        return Err(format!("parameter {i}: {n}"));
+        return Err(EvalError::malformed(
+            format!("parameter {i}"),
+            format!("{n}"),
+        ));
     }
     Ok(n as usize)
 }
 
 /// The section's points in its plane (hose.cpp `MakeSaveVertex`).
-fn section(p: &Params) -> Result<Vec<(f64, f64)>, String> {
+fn section(p: &Params) -> Result<Vec<(f64, f64)>, EvalError> {
     let mut v: Vec<(f64, f64)>;
     match p.int_or(5, 0) {
         0 => {
@@ -125,7 +129,7 @@ fn section(p: &Params) -> Result<Vec<(f64, f64)>, String> {
             }
             rotate(&mut v, p.float_or(18, 0.0));
         }
-        t => return Err(format!("section type {t}")),
+        t => return Err(EvalError::malformed("", format!("section type {t}"))),
     }
     Ok(v)
 }
@@ -139,9 +143,9 @@ fn rotate(v: &mut [(f64, f64)], angle: f64) {
     }
 }
 
-pub fn hose_mesh(p: &Params) -> Result<Mesh, String> {
+pub fn hose_mesh(p: &Params) -> Result<Mesh, EvalError> {
     if p.int_or(0, 1) == 0 {
-        return Err("a Hose bound to objects is not evaluated".into());
+        return Err(EvalError::not_evaluated("a Hose bound to objects"));
     }
     let length = p.float_or(1, 0.0);
     let segs = count(p, 2, 3)?;

@@ -4,6 +4,7 @@
 //! Box, Plane, Sphere, Cylinder, Cone, Pyramid, Torus, Tube, GeoSphere, Teapot, Hose, Capsule, OilTank and Spindle. Exporters need the exact topology (UV
 //! seams split vertices), so the layouts follow Max, not a convenient equivalent.
 
+use crate::eval::error::EvalError;
 use crate::typed::ClassId;
 
 use crate::eval::core::math::Vec3;
@@ -35,9 +36,12 @@ pub(super) const MAX_SEGMENTS: i64 = 1000;
 /// Quads a primitive may have (about 2 GB of faces and maps beyond this).
 pub(super) const MAX_QUADS: usize = 1 << 21;
 
-pub(super) fn check_quads(n: usize) -> Result<(), String> {
+pub(super) fn check_quads(n: usize) -> Result<(), EvalError> {
     if n > MAX_QUADS {
-        return Err(format!("{n} quads: damaged segment counts"));
+        return Err(EvalError::malformed(
+            format!("{n} quads"),
+            "damaged segment counts",
+        ));
     }
     Ok(())
 }
@@ -75,26 +79,33 @@ impl Params {
         self.new_map
     }
 
-    pub fn float(&self, i: usize) -> Result<f64, String> {
+    pub fn float(&self, i: usize) -> Result<f64, EvalError> {
         match self.values.get(i) {
             Some(Value::Float(f)) => Ok(f64::from(*f)),
             Some(Value::Int(n)) => Ok(f64::from(*n)),
-            other => Err(format!("parameter {i}: expected a float, found {other:?}")),
+            other => Err(EvalError::malformed(
+                format!("parameter {i}"),
+                format!("expected a float, found {other:?}"),
+            )),
         }
     }
 
-    pub(crate) fn segments(&self, i: usize) -> Result<usize, String> {
+    pub(crate) fn segments(&self, i: usize) -> Result<usize, EvalError> {
         let n = match self.values.get(i) {
             Some(Value::Int(n)) => i64::from(*n),
             Some(Value::Float(f)) => *f as i64,
             other => {
-                return Err(format!(
-                    "parameter {i}: expected a segment count, found {other:?}"
+                return Err(EvalError::malformed(
+                    format!("parameter {i}"),
+                    format!("expected a segment count, found {other:?}"),
                 ))
             }
         };
         if !(1..=MAX_SEGMENTS).contains(&n) {
-            return Err(format!("parameter {i}: {n} segments"));
+            return Err(EvalError::malformed(
+                format!("parameter {i}"),
+                format!("{n} segments"),
+            ));
         }
         Ok(n as usize)
     }
@@ -106,8 +117,9 @@ pub(super) const SUPERCLASS_PB2: u32 = 0x82;
 /// Reads the primitive's parameter block (reference 0: an old ParamBlock, or a
 /// ParamBlock2 whose parameter ids follow the same order), resolving animated
 /// values at `t`.
-pub fn params(eval: &crate::eval::SceneEval, object: usize, t: i32) -> Result<Params, String> {
-    let pb = pblock::reference(&eval.graph, object, 0).ok_or("no parameter block (reference 0)")?;
+pub fn params(eval: &crate::eval::SceneEval, object: usize, t: i32) -> Result<Params, EvalError> {
+    let pb = pblock::reference(&eval.graph, object, 0)
+        .ok_or_else(|| EvalError::reference("", "no parameter block (reference 0)"))?;
     let mut p = block_params(eval, pb, t)?;
     p.new_map = eval.chunks(object).iter().any(|c| c.id == NEW_MAP_CHUNK);
     Ok(p)
@@ -119,7 +131,7 @@ const NEW_MAP_CHUNK: u16 = 0x0100;
 
 /// The values of parameter block object `pb` (old ParamBlock or ParamBlock2) by
 /// index / id, animated ones read from their controller at `t`.
-pub fn block_params(eval: &crate::eval::SceneEval, pb: usize, t: i32) -> Result<Params, String> {
+pub fn block_params(eval: &crate::eval::SceneEval, pb: usize, t: i32) -> Result<Params, EvalError> {
     let is_pb2 = eval
         .graph
         .objects
@@ -140,9 +152,10 @@ pub fn block_params(eval: &crate::eval::SceneEval, pb: usize, t: i32) -> Result<
     };
     let mut values = Vec::new();
     for (index, value, ref_slot) in list {
-        let i = usize::try_from(index).map_err(|_| format!("parameter index {index}"))?;
+        let i = usize::try_from(index)
+            .map_err(|_| EvalError::malformed("", format!("parameter index {index}")))?;
         if i > 64 {
-            return Err(format!("parameter index {i}"));
+            return Err(EvalError::malformed("", format!("parameter index {i}")));
         }
         if values.len() <= i {
             values.resize(i + 1, Value::None);
@@ -205,7 +218,7 @@ pub fn is_primitive(class: ClassId) -> bool {
 }
 
 /// The mesh of a parametric primitive class (see [`is_primitive`]).
-pub fn build(class: ClassId, p: &Params) -> Result<Mesh, String> {
+pub fn build(class: ClassId, p: &Params) -> Result<Mesh, EvalError> {
     match class {
         c if c == BOX => box_mesh(p),
         c if c == PLANE => plane_mesh(p),
@@ -223,7 +236,10 @@ pub fn build(class: ClassId, p: &Params) -> Result<Mesh, String> {
         c if c == CAPSULE => capsule::capsule_mesh(p),
         c if c == OIL_TANK => oiltank::oil_tank_mesh(p),
         c if c == SPINDLE => spindle::spindle_mesh(p),
-        c => Err(format!("class {c:?} is not a parametric primitive")),
+        c => Err(EvalError::reference(
+            "",
+            format!("class {c:?} is not a parametric primitive"),
+        )),
     }
 }
 

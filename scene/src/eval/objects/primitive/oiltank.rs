@@ -18,14 +18,15 @@
 
 use super::capsule::{domed_mesh, Domed};
 use super::Params;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 use crate::typed::ClassId;
 
 pub const OIL_TANK: ClassId = ClassId(0x210e642a, 0x22f11ef8);
 
-pub fn oil_tank_mesh(p: &Params) -> Result<Mesh, String> {
+pub fn oil_tank_mesh(p: &Params) -> Result<Mesh, EvalError> {
     if p.flag(8, false) {
-        return Err("a sliced OilTank is not evaluated".into());
+        return Err(EvalError::not_evaluated("a sliced OilTank"));
     }
     let r = p.float_or(0, 0.0).max(0.0);
     let centres = p.flag(3, false);
@@ -33,7 +34,7 @@ pub fn oil_tank_mesh(p: &Params) -> Result<Mesh, String> {
     let mut cap = p.float_or(1, 0.0);
     let mut blend = p.float_or(4, 0.0);
     if ![r, stored_h, cap, blend].iter().all(|x| x.is_finite()) {
-        return Err("a parameter is not finite".into());
+        return Err(EvalError::malformed("", "a parameter is not finite"));
     }
     // FixCapLimits, then FixBlendLimits (each with the other's current value).
     let whole = |cap: f64| stored_h.abs() + if centres { 2.0 * cap } else { 0.0 };

@@ -1,6 +1,7 @@
 //! Sphere (whole and sliced / hemisphere): rings from the top pole down.
 
 use super::*;
+use crate::eval::error::EvalError;
 
 /// The rings of a sphere (whole or hemisphere, sliced or not) from its
 /// hemisphere and squash parameters.
@@ -56,11 +57,14 @@ impl SphereRings {
 /// around from +Y, V = 1 − 2·row/segments (linear in the row index whatever the
 /// hemisphere or squash; Max lets the texture be cut with the sphere); the
 /// poles get one texture vertex per segment, the seam column is doubled.
-pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
+pub fn sphere_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let r = p.float(0)?;
     let segs = p.segments(1)?;
     if segs < 4 {
-        return Err(format!("sphere with {segs} segments"));
+        return Err(EvalError::malformed(
+            "",
+            format!("sphere with {segs} segments"),
+        ));
     }
     if p.int_or(7, 0) != 0 {
         return sliced_sphere_mesh(p, r, segs);
@@ -175,12 +179,12 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, String> {
 /// first vertex the start cut (material 3, bit 3). Mapping follows Max's table:
 /// per row, U over the swept fraction for the ring vertices, then three extra
 /// texture vertices (U = 1, 0, 1) for the cut faces.
-pub(super) fn sliced_sphere_mesh(p: &Params, r: f64, segs: usize) -> Result<Mesh, String> {
+pub(super) fn sliced_sphere_mesh(p: &Params, r: f64, segs: usize) -> Result<Mesh, EvalError> {
     let tau = 2.0 * std::f64::consts::PI;
     let smoothing = |group: u32| if p.int_or(2, 1) != 0 { group } else { 0 };
     let (from, to) = (p.float(8)?, p.float(9)?);
     if !(from.is_finite() && to.is_finite()) {
-        return Err("slice angles are not finite".into());
+        return Err(EvalError::malformed("", "slice angles are not finite"));
     }
     let mut total = (from - to).rem_euclid(tau);
     if total == 0.0 {

@@ -19,14 +19,15 @@
 
 use super::capsule::{domed_mesh, Domed};
 use super::Params;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 use crate::typed::ClassId;
 
 pub const SPINDLE: ClassId = ClassId(0x130b141b, 0x4b35afe);
 
-pub fn spindle_mesh(p: &Params) -> Result<Mesh, String> {
+pub fn spindle_mesh(p: &Params) -> Result<Mesh, EvalError> {
     if p.flag(9, false) {
-        return Err("a sliced Spindle is not evaluated".into());
+        return Err(EvalError::not_evaluated("a sliced Spindle"));
     }
     let r = p.float_or(0, 0.0).max(0.0);
     let centres = p.flag(3, false);
@@ -34,7 +35,7 @@ pub fn spindle_mesh(p: &Params) -> Result<Mesh, String> {
     let mut cap = p.float_or(1, 0.0);
     let mut blend = p.float_or(4, 0.0);
     if ![r, stored_h, cap, blend].iter().all(|x| x.is_finite()) {
-        return Err("a parameter is not finite".into());
+        return Err(EvalError::malformed("", "a parameter is not finite"));
     }
     // FixSCapLimits, then FixSBlendLimits (each with the other's current value).
     let whole = |cap: f64| stored_h.abs() + if centres { 2.0 * cap } else { 0.0 };

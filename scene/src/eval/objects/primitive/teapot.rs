@@ -23,6 +23,7 @@
 use super::teapot_data::{EdgeType, EDGES, PATCHES, VERTS};
 use super::{channel1, Params};
 use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Face, Mesh};
 use crate::typed::ClassId;
 
@@ -52,15 +53,22 @@ struct Share {
     edges: [Vec<u32>; 4],
 }
 
-fn share(shares: &[Share], (patch, edge): (i8, i8), i: usize) -> Result<u32, String> {
-    let p = usize::try_from(patch).map_err(|_| "teapot table: no shared patch".to_string())?;
-    let e = usize::try_from(edge).map_err(|_| "teapot table: no shared edge".to_string())?;
+fn share(shares: &[Share], (patch, edge): (i8, i8), i: usize) -> Result<u32, EvalError> {
+    let p = usize::try_from(patch)
+        .map_err(|_| EvalError::malformed("teapot table", "no shared patch"))?;
+    let e = usize::try_from(edge)
+        .map_err(|_| EvalError::malformed("teapot table", "no shared edge"))?;
     shares
         .get(p)
         .and_then(|s| s.edges.get(e))
         .and_then(|v| v.get(i))
         .copied()
-        .ok_or_else(|| format!("teapot patch {p} edge {e} is not built (its part is off)"))
+        .ok_or_else(|| {
+            EvalError::malformed(
+                "",
+                format!("teapot patch {p} edge {e} is not built (its part is off)"),
+            )
+        })
 }
 
 struct Builder {
@@ -87,7 +95,7 @@ impl Builder {
         patch: usize,
         row: usize,
         d: [P3; 4],
-    ) -> Result<(), String> {
+    ) -> Result<(), EvalError> {
         let s = self.steps;
         let base = row * (s + 1);
         let step = 1.0f32 / s as f32;
@@ -145,15 +153,16 @@ impl Builder {
                 pa[base + s] = pa[s];
             }
             (true, EdgeType::ShareBeginSingularityEnd) => {
-                return Err(format!(
-                    "teapot table: patch {patch} starts with a singular end"
+                return Err(EvalError::malformed(
+                    "teapot table",
+                    format!("patch {patch} starts with a singular end"),
                 ))
             }
         }
         Ok(())
     }
 
-    fn patch(&mut self, patch: usize) -> Result<(), String> {
+    fn patch(&mut self, patch: usize) -> Result<(), EvalError> {
         let s = self.steps;
         let mut pa = vec![0u32; (s + 1) * (s + 1)];
         let step = 1.0f32 / s as f32;
@@ -220,7 +229,7 @@ impl Builder {
 }
 
 /// The Teapot's mesh.
-pub fn teapot_mesh(p: &Params) -> Result<Mesh, String> {
+pub fn teapot_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let radius = p.float(0)?.clamp(0.0, 1e30) as f32;
     let steps = p.int_or(1, 4).clamp(1, MAX_SEGMENTS) as usize;
     let smooth = p.int_or(2, 1).clamp(0, 2) as u32;

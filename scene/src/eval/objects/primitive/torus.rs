@@ -19,6 +19,7 @@
 //! the two caps map their centres to (½, 1) and (½, 0).
 
 use super::*;
+use crate::eval::error::EvalError;
 
 /// Angles of the sweep: (start, step, number of profiles, sliced).
 struct Sweep {
@@ -172,7 +173,7 @@ fn swept(radius: f64, a: f64, z: f64) -> Vec3 {
 /// the last side of an odd count), "segments" does the same along the ring,
 /// "all" puts every face in group 1; faces are material 0, slice caps
 /// materials 1 and 2 in group 8.
-pub fn torus_mesh(p: &Params) -> Result<Mesh, String> {
+pub fn torus_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let r1 = p.float(0)?.max(0.0);
     let r2 = p.float(1)?.max(0.0);
     let (rotation, twist) = (p.float_or(2, 0.0), p.float_or(3, 0.0));
@@ -238,7 +239,7 @@ pub fn torus_mesh(p: &Params) -> Result<Mesh, String> {
 /// materials 4 and 5 in group 1 with their centres at mid-radius and
 /// mid-height. When radius 1 < radius 2 or the height is negative (not both)
 /// Max swaps the radii so that the faces stay outward.
-pub fn tube_mesh(p: &Params) -> Result<Mesh, String> {
+pub fn tube_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let (mut r1, mut r2) = (p.float(0)?.max(0.0), p.float(1)?.max(0.0));
     let h = p.float(2)?;
     let segs = p.segments(3)?.max(3);

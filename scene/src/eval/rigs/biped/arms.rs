@@ -33,16 +33,20 @@ use super::chains::{self, FLAT};
 use super::figure::{half, with_position, Pose};
 use super::Rig;
 use crate::eval::core::math::{Mat43, Quat, Vec3};
+use crate::eval::error::EvalError;
 
 const ARM_STRUCTURE: &str = "0x0010";
 
 /// One side's half of the arm pose in `at` (right half first).
-pub(super) fn arm_pose(at: &Pose, left: bool) -> Result<&[f32], String> {
+pub(super) fn arm_pose(at: &Pose, left: bool) -> Result<&[f32], EvalError> {
     let f = at.chains.arms.as_deref().map_err(Clone::clone)?;
     if f.is_empty() || f.len() % 2 != 0 {
-        return Err(format!(
-            "arm pose record (0x006a) holds {} floats, not two halves",
-            f.len()
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "arm pose record (0x006a) holds {} floats, not two halves",
+                f.len()
+            ),
         ));
     }
     let h = f.len() / 2;
@@ -66,7 +70,7 @@ const SYMMETRY_TOLERANCE: f32 = 1e-5;
 /// equal): the left rules were fitted on RabbitSkin, whose halves do, while
 /// on SeanConway_Character, whose halves differ, they miss the hand position
 /// the left pose half stores at [18..20] (the right side's rules hit its own).
-fn left_mirrors_right(rig: &Rig, at: &Pose) -> Result<(), String> {
+fn left_mirrors_right(rig: &Rig, at: &Pose) -> Result<(), EvalError> {
     let (l, r) = (
         half(rig, ARM_STRUCTURE, true)?,
         half(rig, ARM_STRUCTURE, false)?,
@@ -84,24 +88,27 @@ fn left_mirrors_right(rig: &Rig, at: &Pose) -> Result<(), String> {
     if structure && pose {
         Ok(())
     } else {
-        Err("left arm halves do not mirror the right: the left side's rule is not settled".into())
+        Err(EvalError::malformed(
+            "left arm halves do not mirror the right",
+            "the left side's rule is not settled",
+        ))
     }
 }
 
 /// The clavicle of one side.
-pub fn clavicle(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
+pub fn clavicle(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
     let pelvis = at.pelvis.clone()?;
     if left {
         left_mirrors_right(rig, at)?;
     }
     let s = half(rig, ARM_STRUCTURE, left)?;
     let Some(&[a, b, oy, ox, oz]) = s.get(6..11).and_then(|v| <&[f32; 5]>::try_from(v).ok()) else {
-        return Err("arm structure (0x0010) too short".into());
+        return Err(EvalError::malformed("", "arm structure (0x0010) too short"));
     };
     if a.abs() > FLAT as f32 || b.abs() > FLAT as f32 {
-        return Err(format!(
-            "clavicle angles ({a}, {b}) other than zero: not evaluated"
-        ));
+        return Err(EvalError::not_evaluated(format!(
+            "clavicle angles ({a}, {b}) other than zero"
+        )));
     }
     let spine = chains::spine_laid(rig, at)?;
     let (sx, sz) = if left { (-1.0, 1.0) } else { (1.0, -1.0) };
@@ -130,13 +137,13 @@ pub fn clavicle(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
 }
 
 /// The upper arm of one side.
-pub fn upper_arm(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
+pub fn upper_arm(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
     let pelvis = at.pelvis.clone()?;
     let clavicle = clavicle(rig, at, left)?;
     let s = half(rig, ARM_STRUCTURE, left)?;
     let pose = arm_pose(at, left)?;
     let (Some(&length), Some(q)) = (s.get(5), pose.get(2..6)) else {
-        return Err("arm records too short".into());
+        return Err(EvalError::malformed("", "arm records too short"));
     };
     let q = Quat {
         x: q[0].into(),
@@ -145,7 +152,10 @@ pub fn upper_arm(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
         w: q[3].into(),
     };
     if q.dot(q) < 1e-12 {
-        return Err("upper arm pose quaternion (0x006a) of zero length".into());
+        return Err(EvalError::malformed(
+            "",
+            "upper arm pose quaternion (0x006a) of zero length",
+        ));
     }
     // Q as a row-vector matrix holding the column matrix's entries: the rows
     // of the conjugate's rotation.
@@ -162,12 +172,12 @@ pub fn upper_arm(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
 }
 
 /// The forearm of one side: the elbow hinge at the upper arm's end.
-pub fn forearm(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
+pub fn forearm(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
     let upper = upper_arm(rig, at, left)?;
     let s = half(rig, ARM_STRUCTURE, left)?;
     let pose = arm_pose(at, left)?;
     let (Some(&length), Some(&elbow)) = (s.get(1), pose.first()) else {
-        return Err("arm records too short".into());
+        return Err(EvalError::malformed("", "arm records too short"));
     };
     let r = Mat43::rot_z(f64::from(elbow) - std::f64::consts::PI).then(&rotation_only(&upper));
     let end = upper.transform_point(Vec3(f64::from(length), 0.0, 0.0));

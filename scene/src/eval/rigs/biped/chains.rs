@@ -31,6 +31,7 @@
 use super::figure::{with_position, Pose};
 use super::Rig;
 use crate::eval::core::math::{Mat43, Quat, Vec3};
+use crate::eval::error::EvalError;
 
 /// The tilt Biped gives every chain link about its end (seed §11's ε).
 pub const EPSILON: f64 = 0.000_796_322;
@@ -44,11 +45,11 @@ const MAX_LINKS: usize = 64;
 /// (arms); each one that could not be had holds why.
 #[derive(Debug, Clone)]
 pub struct ChainRecords {
-    pub spine: Result<Vec<f32>, String>,
-    pub neck: Result<Vec<f32>, String>,
-    pub head: Result<Vec<f32>, String>,
-    pub tail: Result<Vec<f32>, String>,
-    pub arms: Result<Vec<f32>, String>,
+    pub spine: Result<Vec<f32>, EvalError>,
+    pub neck: Result<Vec<f32>, EvalError>,
+    pub head: Result<Vec<f32>, EvalError>,
+    pub tail: Result<Vec<f32>, EvalError>,
+    pub arms: Result<Vec<f32>, EvalError>,
     /// The arm halves come from each side's own keys (at a tick), not from
     /// the figure's two halves (see `arms::left_mirrors_right`).
     pub arms_keyed: bool,
@@ -59,7 +60,7 @@ pub fn figure_records(rig: &Rig) -> ChainRecords {
     let rec = |id: &str| {
         super::figure::record(rig, id)
             .map(<[f32]>::to_vec)
-            .ok_or_else(|| format!("no pose record {id}"))
+            .ok_or_else(|| EvalError::malformed("", format!("no pose record {id}")))
     };
     ChainRecords {
         spine: rec("0x0067"),
@@ -72,10 +73,14 @@ pub fn figure_records(rig: &Rig) -> ChainRecords {
 }
 
 /// A chain structure record's lengths and base matrix (u32, n lengths, 4×4).
-fn structure(rig: &Rig, id: &str) -> Result<(Vec<f64>, [[f64; 4]; 4]), String> {
-    let f = super::figure::record(rig, id).ok_or_else(|| format!("no chain structure {id}"))?;
+fn structure(rig: &Rig, id: &str) -> Result<(Vec<f64>, [[f64; 4]; 4]), EvalError> {
+    let f = super::figure::record(rig, id)
+        .ok_or_else(|| EvalError::malformed("", format!("no chain structure {id}")))?;
     if f.len() < 17 || f.len() - 17 > MAX_LINKS {
-        return Err(format!("chain structure {id} holds {} words", f.len()));
+        return Err(EvalError::malformed(
+            "",
+            format!("chain structure {id} holds {} words", f.len()),
+        ));
     }
     let n = f.len() - 17;
     let lengths = f[1..=n].iter().map(|&v| f64::from(v)).collect();
@@ -89,11 +94,14 @@ fn structure(rig: &Rig, id: &str) -> Result<(Vec<f64>, [[f64; 4]; 4]), String> {
 /// The (a1, a2, a3) triple of each of `n` links from a pose record whose
 /// triples start at `at`. Side bends (a2 ≠ 0) are refused: no corpus rig has
 /// one to fix the sign of its rotation.
-fn link_angles(rec: &[f32], at: usize, n: usize, what: &str) -> Result<Vec<[f64; 3]>, String> {
+fn link_angles(rec: &[f32], at: usize, n: usize, what: &str) -> Result<Vec<[f64; 3]>, EvalError> {
     let Some(triples) = rec.get(at..at + 3 * n) else {
-        return Err(format!(
-            "{what} pose record holds {} words, too few for {n} links",
-            rec.len()
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "{what} pose record holds {} words, too few for {n} links",
+                rec.len()
+            ),
         ));
     };
     triples
@@ -101,10 +109,10 @@ fn link_angles(rec: &[f32], at: usize, n: usize, what: &str) -> Result<Vec<[f64;
         .enumerate()
         .map(|(k, t)| {
             if t[1].abs() > FLAT as f32 {
-                Err(format!(
-                    "{what} link {k} bent sideways (a2 = {}): not evaluated",
+                Err(EvalError::not_evaluated(format!(
+                    "{what} link {k} bent sideways (a2 = {})",
                     t[1]
-                ))
+                )))
             } else {
                 Ok([f64::from(t[0]), f64::from(t[1]), f64::from(t[2])])
             }
@@ -115,15 +123,15 @@ fn link_angles(rec: &[f32], at: usize, n: usize, what: &str) -> Result<Vec<[f64;
 /// The base direction β of a chain base matrix: only rotations by 0 or π
 /// about Z are evaluated (the sign convention of other angles is not fixed
 /// by any corpus rig).
-fn base_angle(m: &[[f64; 4]; 4], what: &str) -> Result<f64, String> {
+fn base_angle(m: &[[f64; 4]; 4], what: &str) -> Result<f64, EvalError> {
     let off = [m[0][1], m[0][2], m[1][0], m[1][2], m[2][0], m[2][1]];
     let diag_ok = (m[0][0] - m[1][1]).abs() <= FLAT
         && (m[0][0].abs() - 1.0).abs() <= FLAT
         && (m[2][2] - 1.0).abs() <= FLAT;
     if !diag_ok || off.iter().any(|v| v.abs() > FLAT) {
-        return Err(format!(
-            "{what} base rotation other than 0 or 180° about Z: not evaluated"
-        ));
+        return Err(EvalError::not_evaluated(format!(
+            "{what} base rotation other than 0 or 180° about Z"
+        )));
     }
     Ok(if m[0][0] < 0.0 {
         std::f64::consts::PI
@@ -170,7 +178,7 @@ fn lay(start: &Mat43, angles: &[[f64; 3]], lengths: &[f64]) -> Laid {
 
 /// The pelvis-local frame at a chain base: base rotation β about Z at
 /// (m13, m12, −m14).
-fn base(m: &[[f64; 4]; 4], what: &str) -> Result<Mat43, String> {
+fn base(m: &[[f64; 4]; 4], what: &str) -> Result<Mat43, EvalError> {
     let beta = base_angle(m, what)?;
     Ok(with_position(
         &Mat43::rot_z(beta),
@@ -178,20 +186,25 @@ fn base(m: &[[f64; 4]; 4], what: &str) -> Result<Mat43, String> {
     ))
 }
 
-fn pick(laid: &Laid, link: u32, what: &str, pelvis: &Mat43) -> Result<Mat43, String> {
+fn pick(laid: &Laid, link: u32, what: &str, pelvis: &Mat43) -> Result<Mat43, EvalError> {
     laid.bones
         .get(link as usize)
         .map(|b| b.then(pelvis))
-        .ok_or_else(|| format!("{what} link {link} beyond its structure record"))
+        .ok_or_else(|| {
+            EvalError::malformed(
+                "",
+                format!("{what} link {link} beyond its structure record"),
+            )
+        })
 }
 
 /// One record of the pose's upper body, or why it is missing.
-fn got(r: &Result<Vec<f32>, String>) -> Result<&[f32], String> {
+fn got(r: &Result<Vec<f32>, EvalError>) -> Result<&[f32], EvalError> {
     r.as_deref().map_err(Clone::clone)
 }
 
 /// The spine laid out in the pelvis frame.
-pub(super) fn spine_laid(rig: &Rig, at: &Pose) -> Result<Laid, String> {
+pub(super) fn spine_laid(rig: &Rig, at: &Pose) -> Result<Laid, EvalError> {
     let (lengths, m) = structure(rig, "0x000b")?;
     let a = link_angles(got(&at.chains.spine)?, 1, lengths.len(), "spine")?;
     Ok(lay(&base(&m, "spine")?, &a, &lengths))
@@ -199,11 +212,11 @@ pub(super) fn spine_laid(rig: &Rig, at: &Pose) -> Result<Laid, String> {
 
 /// The neck laid out from the spine's end: its base at the neck structure's
 /// offset in the last spine link's frame.
-fn neck_laid(rig: &Rig, at: &Pose) -> Result<Laid, String> {
+fn neck_laid(rig: &Rig, at: &Pose) -> Result<Laid, EvalError> {
     let spine = spine_laid(rig, at)?;
     let (lengths, m) = structure(rig, "0x000d")?;
     if base_angle(&m, "neck")? != 0.0 {
-        return Err("neck base turned about Z: not evaluated".into());
+        return Err(EvalError::not_evaluated("neck base turned about Z"));
     }
     let start = base(&m, "neck")?.then(&spine.end);
     let a = link_angles(got(&at.chains.neck)?, 1, lengths.len(), "neck")?;
@@ -211,13 +224,13 @@ fn neck_laid(rig: &Rig, at: &Pose) -> Result<Laid, String> {
 }
 
 /// Spine link `link`.
-pub fn spine(rig: &Rig, at: &Pose, link: u32) -> Result<Mat43, String> {
+pub fn spine(rig: &Rig, at: &Pose, link: u32) -> Result<Mat43, EvalError> {
     let pelvis = at.pelvis.clone()?;
     pick(&spine_laid(rig, at)?, link, "spine", &pelvis)
 }
 
 /// Neck link `link`: its base at the spine's end plus the neck structure's offset.
-pub fn neck(rig: &Rig, at: &Pose, link: u32) -> Result<Mat43, String> {
+pub fn neck(rig: &Rig, at: &Pose, link: u32) -> Result<Mat43, EvalError> {
     let pelvis = at.pelvis.clone()?;
     pick(&neck_laid(rig, at)?, link, "neck", &pelvis)
 }
@@ -225,11 +238,14 @@ pub fn neck(rig: &Rig, at: &Pose, link: u32) -> Result<Mat43, String> {
 /// The head: at the neck's end plus the head record's offset (0x0064
 /// [16..18], as (y, x, −z)) in the last neck link's frame, turned by the
 /// head quaternion (0x0064 [0..3], Y-up) relative to the pelvis.
-pub fn head(rig: &Rig, at: &Pose) -> Result<Mat43, String> {
+pub fn head(rig: &Rig, at: &Pose) -> Result<Mat43, EvalError> {
     let pelvis = at.pelvis.clone()?;
     let h = got(&at.chains.head)?;
     let (Some(q), Some(off)) = (h.get(0..4), h.get(16..19)) else {
-        return Err(format!("head pose record holds {} words", h.len()));
+        return Err(EvalError::malformed(
+            "",
+            format!("head pose record holds {} words", h.len()),
+        ));
     };
     // The stored quaternion is Y-up and conjugated (Max's convention); the
     // Y-up axes x, y, z are the pelvis's Y, X and −Z, so the rotation in the
@@ -242,7 +258,10 @@ pub fn head(rig: &Rig, at: &Pose) -> Result<Mat43, String> {
         w: q[3].into(),
     };
     if q.dot(q) < 1e-12 {
-        return Err("head pose quaternion of zero length".into());
+        return Err(EvalError::malformed(
+            "",
+            "head pose quaternion of zero length",
+        ));
     }
     let neck = neck_laid(rig, at)?;
     let p = neck.end.transform_point(Vec3(
@@ -255,7 +274,7 @@ pub fn head(rig: &Rig, at: &Pose) -> Result<Mat43, String> {
 }
 
 /// Tail link `link`: the tail base is pelvis-relative.
-pub fn tail(rig: &Rig, at: &Pose, link: u32) -> Result<Mat43, String> {
+pub fn tail(rig: &Rig, at: &Pose, link: u32) -> Result<Mat43, EvalError> {
     let pelvis = at.pelvis.clone()?;
     let (lengths, m) = structure(rig, "0x000e")?;
     let a = link_angles(got(&at.chains.tail)?, 1, lengths.len(), "tail")?;

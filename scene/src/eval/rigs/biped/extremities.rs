@@ -39,6 +39,7 @@ use super::chains::EPSILON;
 use super::figure::{half, with_position, Pose};
 use super::{Rig, Role};
 use crate::eval::core::math::{Mat43, Quat, Vec3};
+use crate::eval::error::EvalError;
 
 const ARM_STRUCTURE: &str = "0x0010";
 /// Arm pose halves of this length (Max 2013+) hold the finger blocks.
@@ -52,7 +53,7 @@ pub(super) const HAND_QUAT: usize = 28;
 const MAX_DIGIT_LINKS: usize = 16;
 const MAX_DIGITS: usize = 16;
 
-fn quat(v: &[f32]) -> Result<Quat, String> {
+fn quat(v: &[f32]) -> Result<Quat, EvalError> {
     let q = Quat {
         x: v[0].into(),
         y: v[1].into(),
@@ -61,7 +62,10 @@ fn quat(v: &[f32]) -> Result<Quat, String> {
     };
     let n = q.dot(q);
     if !n.is_finite() || n < 1e-12 {
-        return Err("digit or hand quaternion of zero length".into());
+        return Err(EvalError::malformed(
+            "",
+            "digit or hand quaternion of zero length",
+        ));
     }
     Ok(q.normalized())
 }
@@ -83,27 +87,33 @@ pub(super) struct Digit {
 }
 
 /// The digits of a structure half whose digit count is the word at `count_at`.
-pub(super) fn digits(structure: &[f32], count_at: usize) -> Result<Vec<Digit>, String> {
+pub(super) fn digits(structure: &[f32], count_at: usize) -> Result<Vec<Digit>, EvalError> {
     let count = structure
         .get(count_at)
-        .ok_or("limb structure too short for its digit count")?
+        .ok_or_else(|| EvalError::malformed("", "limb structure too short for its digit count"))?
         .to_bits() as usize;
     if count > MAX_DIGITS {
-        return Err(format!("{count} digits in a limb structure"));
+        return Err(EvalError::malformed(
+            "",
+            format!("{count} digits in a limb structure"),
+        ));
     }
     let mut at = count_at + 1;
     let mut out = Vec::with_capacity(count);
     for _ in 0..count {
         let links = structure
             .get(at)
-            .ok_or("limb structure too short for its digits")?
+            .ok_or_else(|| EvalError::malformed("", "limb structure too short for its digits"))?
             .to_bits() as usize;
         if links == 0 || links > MAX_DIGIT_LINKS {
-            return Err(format!("{links} links per digit in a limb structure"));
+            return Err(EvalError::malformed(
+                "",
+                format!("{links} links per digit in a limb structure"),
+            ));
         }
         let block = structure
             .get(at + 1..at + 17 + links)
-            .ok_or("limb structure too short for its digits")?;
+            .ok_or_else(|| EvalError::malformed("", "limb structure too short for its digits"))?;
         out.push(Digit {
             links,
             m: std::array::from_fn(|i| f64::from(block[i])),
@@ -126,12 +136,15 @@ fn base_rows(m: &[f64; 16]) -> Mat43 {
 
 /// The frame the fingers of one hand are laid in (see the module doc),
 /// placed at the hand's position.
-fn finger_frame(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
+fn finger_frame(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
     let forearm = arms::forearm(rig, at, left)?;
     let s = half(rig, ARM_STRUCTURE, left)?;
     let pose = arms::arm_pose(at, left)?;
     let (Some(&length), Some(h)) = (s.get(2), pose.get(HAND_QUAT..HAND_QUAT + 4)) else {
-        return Err("arm records too short for the hand".into());
+        return Err(EvalError::malformed(
+            "",
+            "arm records too short for the hand",
+        ));
     };
     let h = quat(h)?;
     let h = if left {
@@ -147,7 +160,7 @@ fn finger_frame(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
 }
 
 /// The hand (arm link 3).
-pub fn hand(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
+pub fn hand(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
     let k = finger_frame(rig, at, left)?;
     let turn = std::f64::consts::FRAC_PI_2 - EPSILON;
     let r = Mat43::rot_x(if left { -turn } else { turn }).then(&rot(&k));
@@ -155,30 +168,33 @@ pub fn hand(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
 }
 
 /// Finger link `link` of one hand (links numbered across the fingers).
-pub fn finger(rig: &Rig, at: &Pose, left: bool, link: u32) -> Result<Mat43, String> {
+pub fn finger(rig: &Rig, at: &Pose, left: bool, link: u32) -> Result<Mat43, EvalError> {
     let limb = if left { 2 } else { 3 };
     let per = per_digit(rig, limb)?;
     let (k, j) = ((link / per) as usize, (link % per) as usize);
     let s = half(rig, ARM_STRUCTURE, left)?;
     let fingers = digits(s, 16)?;
-    let digit = fingers
-        .get(k)
-        .ok_or_else(|| format!("finger {k} of {} in the arm structure", fingers.len()))?;
+    let digit = fingers.get(k).ok_or_else(|| {
+        EvalError::malformed(
+            "",
+            format!("finger {k} of {} in the arm structure", fingers.len()),
+        )
+    })?;
     let pose = arms::arm_pose(at, left)?;
     if pose.len() != FINGER_POSE_HALF {
-        return Err(format!(
-            "fingers in a {}-word arm pose half not evaluated",
+        return Err(EvalError::not_evaluated(format!(
+            "fingers in a {}-word arm pose half",
             pose.len()
-        ));
+        )));
     }
     let block = pose
         .get(FINGER_FIRST + FINGER_BLOCK * k..FINGER_FIRST + FINGER_BLOCK * (k + 1))
-        .ok_or("arm pose too short for its fingers")?;
+        .ok_or_else(|| EvalError::malformed("", "arm pose too short for its fingers"))?;
     if j > 0 {
         let parent = finger(rig, at, left, link - 1)?;
         let bend = *block
             .get(38 + 3 * (j - 1))
-            .ok_or("finger link beyond its pose block")?;
+            .ok_or_else(|| EvalError::malformed("", "finger link beyond its pose block"))?;
         return link_after(&parent, f64::from(bend), digit, j);
     }
     let frame = finger_frame(rig, at, left)?;
@@ -205,9 +221,12 @@ pub fn finger(rig: &Rig, at: &Pose, left: bool, link: u32) -> Result<Mat43, Stri
 }
 
 /// A digit link j ≥ 1: bent about its parent link's Z at the parent's end.
-fn link_after(parent: &Mat43, bend: f64, digit: &Digit, j: usize) -> Result<Mat43, String> {
+fn link_after(parent: &Mat43, bend: f64, digit: &Digit, j: usize) -> Result<Mat43, EvalError> {
     if j >= digit.links {
-        return Err(format!("digit link {j} of {}", digit.links));
+        return Err(EvalError::malformed(
+            "",
+            format!("digit link {j} of {}", digit.links),
+        ));
     }
     let length = digit.lengths[j - 1];
     let r = Mat43::rot_z(bend).then(&rot(parent));
@@ -217,9 +236,12 @@ fn link_after(parent: &Mat43, bend: f64, digit: &Digit, j: usize) -> Result<Mat4
     ))
 }
 
-fn per_digit(rig: &Rig, limb: u32) -> Result<u32, String> {
+fn per_digit(rig: &Rig, limb: u32) -> Result<u32, EvalError> {
     match rig.structure.link_counts.get(limb as usize).copied() {
-        None | Some(0) => Err("digit without a link count (0x0100)".into()),
+        None | Some(0) => Err(EvalError::malformed(
+            "",
+            "digit without a link count (0x0100)",
+        )),
         Some(n) => Ok(n),
     }
 }
@@ -232,19 +254,22 @@ pub fn toe_link(
     k: usize,
     j: usize,
     parent: &Mat43,
-) -> Result<Mat43, String> {
+) -> Result<Mat43, EvalError> {
     let s = half(rig, super::figure::LEG_STRUCTURE, left)?;
     let toes = digits(s, 10)?;
-    let digit = toes
-        .get(k)
-        .ok_or_else(|| format!("toe {k} of {} in the leg structure", toes.len()))?;
+    let digit = toes.get(k).ok_or_else(|| {
+        EvalError::malformed(
+            "",
+            format!("toe {k} of {} in the leg structure", toes.len()),
+        )
+    })?;
     let pose = at.legs[usize::from(left)]
         .as_deref()
         .map_err(Clone::clone)?;
     let layout = super::figure::toe_layout(pose.len())?;
     let bend = *pose
         .get(layout.bends + layout.stride * k + j)
-        .ok_or("leg pose too short for its toe links")?;
+        .ok_or_else(|| EvalError::malformed("", "leg pose too short for its toe links"))?;
     link_after(parent, f64::from(bend), digit, j)
 }
 
@@ -254,25 +279,25 @@ pub fn is_nub(limb: u32) -> bool {
 }
 
 /// A nub: at its parent's end, the parent's axes turned by the nub's constant.
-pub fn nub(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, String> {
+pub fn nub(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, EvalError> {
     let Role::Part { limb, .. } = role else {
-        return Err("not a nub".into());
+        return Err(EvalError::malformed("", "not a nub"));
     };
     let bone = rig
         .bones
         .iter()
         .find(|b| b.role == role)
-        .ok_or("nub without its node")?;
+        .ok_or_else(|| EvalError::malformed("", "nub without its node"))?;
     let parent = bone
         .parent
         .and_then(|p| rig.bones.iter().find(|b| b.node == p))
-        .ok_or("nub whose parent is not a bone of its rig")?;
+        .ok_or_else(|| EvalError::reference("", "nub whose parent is not a bone of its rig"))?;
     if matches!(parent.role, Role::Part { limb, .. } if is_nub(limb)) {
-        return Err("nub under a nub".into());
+        return Err(EvalError::malformed("", "nub under a nub"));
     }
     let length = parent
         .length
-        .ok_or("nub whose parent has no length (0x096c)")?;
+        .ok_or_else(|| EvalError::malformed("", "nub whose parent has no length (0x096c)"))?;
     let p = super::figure::world_in(rig, at, parent.role)?;
     let turn = match limb {
         22 | 24 => Mat43::rot_z(std::f64::consts::PI),
@@ -287,10 +312,10 @@ pub fn nub(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, String> {
         ])
         .then(&Mat43::rot_z(-EPSILON)),
         _ => {
-            return Err(format!(
-                "{} axes not evaluated",
+            return Err(EvalError::not_evaluated(format!(
+                "{} axes",
                 super::limb_name(limb).unwrap_or("nub")
-            ))
+            )))
         }
     };
     Ok(with_position(
@@ -300,7 +325,7 @@ pub fn nub(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, String> {
 }
 
 /// The footsteps node: the rig's axes at the COM's (x, y), on the ground.
-pub fn footsteps(at: &Pose) -> Result<Mat43, String> {
+pub fn footsteps(at: &Pose) -> Result<Mat43, EvalError> {
     let com = at.com.clone()?;
     Ok(Mat43::translation(Vec3(com.0[3].0, com.0[3].1, 0.0)))
 }

@@ -9,6 +9,7 @@
 
 use super::{Rig, Role};
 use crate::eval::core::math::{Mat43, Quat, Vec3};
+use crate::eval::error::EvalError;
 
 /// Leg and arm pose records (0x0069 / 0x006a): two halves, right side first.
 const LEG_POSE: &str = "0x0069";
@@ -78,12 +79,12 @@ pub(super) fn record<'r>(rig: &'r Rig, id: &str) -> Option<&'r [f32]> {
 }
 
 /// One side's half of a two-sided record (right side first).
-pub(super) fn half<'r>(rig: &'r Rig, id: &str, left: bool) -> Result<&'r [f32], String> {
-    let f = record(rig, id).ok_or_else(|| format!("no record {id}"))?;
+pub(super) fn half<'r>(rig: &'r Rig, id: &str, left: bool) -> Result<&'r [f32], EvalError> {
+    let f = record(rig, id).ok_or_else(|| EvalError::malformed("", format!("no record {id}")))?;
     if f.is_empty() || f.len() % 2 != 0 {
-        return Err(format!(
-            "record {id} holds {} floats, not two halves",
-            f.len()
+        return Err(EvalError::malformed(
+            "",
+            format!("record {id} holds {} floats, not two halves", f.len()),
         ));
     }
     let h = f.len() / 2;
@@ -96,15 +97,15 @@ pub(super) fn half<'r>(rig: &'r Rig, id: &str, left: bool) -> Result<&'r [f32], 
 /// keytracks at a tick; an entry that could not be had holds why.
 #[derive(Debug, Clone)]
 pub struct Pose {
-    pub com: Result<Mat43, String>,
-    pub pelvis: Result<Mat43, String>,
-    pub legs: [Result<Vec<f32>, String>; 2],
+    pub com: Result<Mat43, EvalError>,
+    pub pelvis: Result<Mat43, EvalError>,
+    pub legs: [Result<Vec<f32>, EvalError>; 2],
     /// The spine, neck, head and tail pose records (`chains`).
     pub chains: super::chains::ChainRecords,
 }
 
 impl Pose {
-    fn leg(&self, left: bool) -> Result<&[f32], String> {
+    fn leg(&self, left: bool) -> Result<&[f32], EvalError> {
         self.legs[usize::from(left)]
             .as_deref()
             .map_err(Clone::clone)
@@ -114,7 +115,8 @@ impl Pose {
 /// The figure pose: COM and pelvis from their figure records, each leg from
 /// its own half of 0x0069 (see [`thigh`]).
 pub fn figure_pose(rig: &Rig) -> Pose {
-    let leg = |left: bool| -> Result<Vec<f32>, String> { Ok(half(rig, LEG_POSE, left)?.to_vec()) };
+    let leg =
+        |left: bool| -> Result<Vec<f32>, EvalError> { Ok(half(rig, LEG_POSE, left)?.to_vec()) };
     Pose {
         com: com(rig),
         pelvis: pelvis(rig),
@@ -125,12 +127,12 @@ pub fn figure_pose(rig: &Rig) -> Pose {
 
 /// The figure-mode world TM of the COM (Bip01): the figure position and
 /// rotation plus the V/H/T displacement in the COM frame.
-pub fn com(rig: &Rig) -> Result<Mat43, String> {
+pub fn com(rig: &Rig) -> Result<Mat43, EvalError> {
     let com = rig
         .figure
         .com
         .as_ref()
-        .ok_or("no COM pose record (0x006c)")?;
+        .ok_or_else(|| EvalError::malformed("", "no COM pose record (0x006c)"))?;
     let r = yup_rotation(com.rotation);
     let d = com.displacement;
     let disp = r.transform_vector(Vec3(d[0], -d[2], d[1]));
@@ -141,15 +143,19 @@ pub fn com(rig: &Rig) -> Result<Mat43, String> {
 /// moves the COM, not the pelvis). The pelvis pose quaternion (0x0066) is
 /// identity in every corpus rig; another value is not evaluated, its
 /// convention being unverified.
-pub fn pelvis(rig: &Rig) -> Result<Mat43, String> {
+pub fn pelvis(rig: &Rig) -> Result<Mat43, EvalError> {
     let com_pose = rig
         .figure
         .com
         .as_ref()
-        .ok_or("no COM pose record (0x006c)")?;
-    let q = record(rig, "0x0066").ok_or("no pelvis pose record (0x0066)")?;
+        .ok_or_else(|| EvalError::malformed("", "no COM pose record (0x006c)"))?;
+    let q = record(rig, "0x0066")
+        .ok_or_else(|| EvalError::malformed("", "no pelvis pose record (0x0066)"))?;
     if q.len() < 4 || (q[0], q[1], q[2], q[3].abs()) != (0.0, 0.0, 0.0, 1.0) {
-        return Err("pelvis pose rotation (0x0066) other than identity".into());
+        return Err(EvalError::malformed(
+            "",
+            "pelvis pose rotation (0x0066) other than identity",
+        ));
     }
     let r = pelvis_in_com().then(&yup_rotation(com_pose.rotation));
     Ok(with_position(&r, yup_point(com_pose.position)))
@@ -163,12 +169,12 @@ pub fn pelvis(rig: &Rig) -> Result<Mat43, String> {
 /// thigh angles, and NeoAxis Rabbit.skeleton (exported from the figure) has
 /// each leg at its own half's values. (Its Skin bind pose, stored before the
 /// left leg was edited, still has the left leg at the right half's values.)
-pub fn thigh(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
+pub fn thigh(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
     let pelvis = at.pelvis.clone()?;
     let pose = at.leg(left)?;
     let structure = half(rig, LEG_STRUCTURE, left)?;
     let (Some(q), Some(&side)) = (pose.get(2..6), structure.get(1)) else {
-        return Err("leg records too short".into());
+        return Err(EvalError::malformed("", "leg records too short"));
     };
     // The stored rotation is in the left side's convention with its x (left)
     // or y (right) component mirrored — fitted on biped-ld35/Yellow's tilted
@@ -191,12 +197,12 @@ pub fn thigh(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
 /// A calf: the knee hinge, `Rz(knee − π)` in the thigh frame with the knee's
 /// interior angle at leg pose half \[0\], placed at the thigh's end (leg
 /// structure half \[2\] along the thigh's X axis).
-pub fn calf(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
+pub fn calf(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
     let thigh = thigh(rig, at, left)?;
     let pose = at.leg(left)?;
     let structure = half(rig, LEG_STRUCTURE, left)?;
     let (Some(&knee), Some(&length)) = (pose.first(), structure.get(2)) else {
-        return Err("leg records too short".into());
+        return Err(EvalError::malformed("", "leg records too short"));
     };
     let r = Mat43::rot_z(f64::from(knee) - std::f64::consts::PI).then(&thigh);
     let end = thigh.transform_point(Vec3(f64::from(length), 0.0, 0.0));
@@ -207,12 +213,12 @@ pub fn calf(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
 /// half \[3\] along the calf's X axis); its rotation is absolute in the COM
 /// frame, `rot(q*) · C · COM` with q = leg pose half [28..31] of its own side
 /// (seed §11: the one leg value stored per side, not mirrored).
-pub fn foot(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, String> {
+pub fn foot(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
     let calf = calf(rig, at, left)?;
     let pose = at.leg(left)?;
     let structure = half(rig, LEG_STRUCTURE, left)?;
     let (Some(q), Some(&length)) = (pose.get(28..32), structure.get(3)) else {
-        return Err("leg records too short".into());
+        return Err(EvalError::malformed("", "leg records too short"));
     };
     let q = Quat {
         x: q[0].into(),
@@ -240,7 +246,7 @@ pub(super) struct ToeLayout {
 /// The toe blocks of a leg pose half by its length: 120 words (Max 2013+,
 /// biped-ld35: measured on Red's toe bases) or 110 words (Max 2009,
 /// RabbitSkin: seed §11's [46 + 10k], checked against NeoAxis Rabbit.skeleton).
-pub(super) fn toe_layout(half_len: usize) -> Result<ToeLayout, String> {
+pub(super) fn toe_layout(half_len: usize) -> Result<ToeLayout, EvalError> {
     match half_len {
         120 => Ok(ToeLayout {
             first: 47,
@@ -252,9 +258,9 @@ pub(super) fn toe_layout(half_len: usize) -> Result<ToeLayout, String> {
             stride: 10,
             bends: 53,
         }),
-        n => Err(format!(
-            "toe pose in a {n}-float leg pose half not evaluated"
-        )),
+        n => Err(EvalError::not_evaluated(format!(
+            "toe pose in a {n}-float leg pose half"
+        ))),
     }
 }
 
@@ -262,7 +268,7 @@ pub(super) fn toe_layout(half_len: usize) -> Result<ToeLayout, String> {
 /// foot frame, rotated by the toe's delta quaternion s and the matrix M:
 /// `rot(s*) · M` on the right, `rot(s) · M · diag(1, 1, −1)` on the left (the
 /// left half stores reflections). Measured on biped-ld35/Red.
-pub fn toe_base(rig: &Rig, at: &Pose, left: bool, toe: usize) -> Result<Mat43, String> {
+pub fn toe_base(rig: &Rig, at: &Pose, left: bool, toe: usize) -> Result<Mat43, EvalError> {
     let foot = foot(rig, at, left)?;
     let pose = at.leg(left)?;
     let layout = toe_layout(pose.len())?;
@@ -270,11 +276,16 @@ pub fn toe_base(rig: &Rig, at: &Pose, left: bool, toe: usize) -> Result<Mat43, S
     let toes = super::extremities::digits(structure, 10)?;
     let m = &toes
         .get(toe)
-        .ok_or_else(|| format!("toe {toe} of {} in the leg structure", toes.len()))?
+        .ok_or_else(|| {
+            EvalError::malformed(
+                "",
+                format!("toe {toe} of {} in the leg structure", toes.len()),
+            )
+        })?
         .m;
     let q = pose
         .get(layout.first + layout.stride * toe..layout.first + layout.stride * toe + 4)
-        .ok_or("leg pose too short for its toes")?;
+        .ok_or_else(|| EvalError::malformed("", "leg pose too short for its toes"))?;
     let base = Mat43([
         Vec3(m[0], m[1], m[2]),
         Vec3(m[4], m[5], m[6]),
@@ -288,7 +299,10 @@ pub fn toe_base(rig: &Rig, at: &Pose, left: bool, toe: usize) -> Result<Mat43, S
         w: q[3].into(),
     };
     if q.dot(q) < 1e-12 {
-        return Err("toe delta quaternion of zero length".into());
+        return Err(EvalError::malformed(
+            "",
+            "toe delta quaternion of zero length",
+        ));
     }
     let q = q.normalized();
     let rel = if left {
@@ -307,7 +321,7 @@ pub fn toe_base(rig: &Rig, at: &Pose, left: bool, toe: usize) -> Result<Mat43, S
 
 /// Toe link `link` (numbered across the toes): the base, then each further
 /// link bent at its parent's end.
-fn toe(rig: &Rig, at: &Pose, left: bool, per: u32, link: u32) -> Result<Mat43, String> {
+fn toe(rig: &Rig, at: &Pose, left: bool, per: u32, link: u32) -> Result<Mat43, EvalError> {
     let (k, j) = ((link / per) as usize, (link % per) as usize);
     let mut m = toe_base(rig, at, left, k)?;
     for j in 1..=j {
@@ -317,12 +331,12 @@ fn toe(rig: &Rig, at: &Pose, left: bool, per: u32, link: u32) -> Result<Mat43, S
 }
 
 /// The figure-mode world TM of one bone of `rig`, or why it is not evaluated.
-pub fn world(rig: &Rig, role: Role) -> Result<Mat43, String> {
+pub fn world(rig: &Rig, role: Role) -> Result<Mat43, EvalError> {
     world_in(rig, &figure_pose(rig), role)
 }
 
 /// The world TM of one bone of `rig` in pose `at`, or why it is not evaluated.
-pub fn world_in(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, String> {
+pub fn world_in(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, EvalError> {
     match role {
         Role::Com => at.com.clone(),
         Role::Part { limb: 11, link: 0 } => at.pelvis.clone(),
@@ -334,7 +348,9 @@ pub fn world_in(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, String> {
             if rig.structure.link_counts.get(limb as usize) == Some(&3) {
                 foot(rig, at, limb == 4)
             } else {
-                Err("foot of a leg with other than 3 links not evaluated".into())
+                Err(EvalError::not_evaluated(
+                    "foot of a leg with other than 3 links",
+                ))
             }
         }
         Role::Part { limb, link } if limb == 6 || limb == 7 => {
@@ -345,7 +361,10 @@ pub fn world_in(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, String> {
                 .copied()
                 .unwrap_or(0);
             match per_toe {
-                0 => Err("toe without a link count (0x0100)".into()),
+                0 => Err(EvalError::malformed(
+                    "",
+                    "toe without a link count (0x0100)",
+                )),
                 n => toe(rig, at, limb == 6, n, link),
             }
         }
@@ -363,10 +382,10 @@ pub fn world_in(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, String> {
         Role::Part { limb: 16, link } => super::chains::neck(rig, at, link),
         Role::Part { limb: 10, link: 0 } => super::chains::head(rig, at),
         Role::Part { limb: 9, link } => super::chains::tail(rig, at, link),
-        Role::Part { limb, link } => Err(format!(
-            "figure pose of {} link {link} not evaluated",
+        Role::Part { limb, link } => Err(EvalError::not_evaluated(format!(
+            "figure pose of {} link {link}",
             super::limb_name(limb).map_or_else(|| format!("limb {limb}"), str::to_string)
-        )),
+        ))),
         Role::Footsteps => super::extremities::footsteps(at),
     }
 }

@@ -13,6 +13,7 @@ pub mod motion;
 pub mod records;
 pub mod tracks;
 
+use crate::eval::error::EvalError;
 use serde::Serialize;
 
 use crate::chunk::Chunk;
@@ -164,7 +165,7 @@ fn reference0(eval: &SceneEval, idx: usize) -> Option<usize> {
 /// The rig a Biped controller belongs to and the role it gives its node;
 /// None for any other controller. A BipSlave without a readable 0x0200 is an
 /// error naming the controller.
-pub fn controller_role(eval: &SceneEval, ctl: usize) -> Option<Result<(usize, Role), String>> {
+pub fn controller_role(eval: &SceneEval, ctl: usize) -> Option<Result<(usize, Role), EvalError>> {
     let class = class_of(eval, ctl)?;
     let role = if class == COM {
         Ok(Role::Com)
@@ -174,7 +175,10 @@ pub fn controller_role(eval: &SceneEval, ctl: usize) -> Option<Result<(usize, Ro
         bone_id(eval.chunks(ctl))
             .map(|(limb, link)| Role::Part { limb, link })
             .ok_or_else(|| {
-                format!("BipSlave controller {ctl}: no 8-byte (limb, link) chunk 0x0200")
+                EvalError::malformed(
+                    format!("BipSlave controller {ctl}"),
+                    "no 8-byte (limb, link) chunk 0x0200",
+                )
             })
     } else {
         return None;
@@ -183,7 +187,10 @@ pub fn controller_role(eval: &SceneEval, ctl: usize) -> Option<Result<(usize, Ro
         let sys = reference0(eval, ctl)
             .filter(|&s| class_of(eval, s) == Some(SYSTEM))
             .ok_or_else(|| {
-                format!("Biped controller {ctl}: reference 0 is not a Biped system object")
+                EvalError::reference(
+                    format!("Biped controller {ctl}"),
+                    "reference 0 is not a Biped system object",
+                )
             })?;
         Ok((sys, r))
     }))
@@ -211,7 +218,12 @@ fn f32s(p: &[u8]) -> Vec<f64> {
 }
 
 /// A top-level chunk of the system object holding exactly `n` words.
-fn words_of(chunks: &[Chunk], id: u16, n: usize, what: &str) -> Result<Option<Vec<f64>>, String> {
+fn words_of(
+    chunks: &[Chunk],
+    id: u16,
+    n: usize,
+    what: &str,
+) -> Result<Option<Vec<f64>>, EvalError> {
     let Some(p) = chunks
         .iter()
         .rev()
@@ -221,10 +233,13 @@ fn words_of(chunks: &[Chunk], id: u16, n: usize, what: &str) -> Result<Option<Ve
         return Ok(None);
     };
     if p.len() != n * 4 {
-        return Err(format!(
-            "{what}: chunk 0x{id:04x} holds {} bytes, expected {}",
-            p.len(),
-            n * 4
+        return Err(EvalError::malformed(
+            what.to_string(),
+            format!(
+                "chunk 0x{id:04x} holds {} bytes, expected {}",
+                p.len(),
+                n * 4
+            ),
         ));
     }
     Ok(Some(f32s(p)))
@@ -235,10 +250,13 @@ fn rows4(v: &[f64]) -> [[f64; 4]; 4] {
 }
 
 /// Decodes the rig of system object `system`.
-pub fn rig(eval: &SceneEval, system: usize) -> Result<Rig, String> {
+pub fn rig(eval: &SceneEval, system: usize) -> Result<Rig, EvalError> {
     let what = format!("Biped system object {system}");
     if class_of(eval, system) != Some(SYSTEM) {
-        return Err(format!("{what}: not a Biped system object"));
+        return Err(EvalError::malformed(
+            what.to_string(),
+            "not a Biped system object",
+        ));
     }
     let chunks = eval.chunks(system);
     let top_u32s = |id: u16| {
@@ -252,7 +270,12 @@ pub fn rig(eval: &SceneEval, system: usize) -> Result<Rig, String> {
     let body_type = match top_u32s(BODY_TYPE) {
         None => None,
         Some(v) if v.len() == 1 => Some(v[0]),
-        Some(v) => return Err(format!("{what}: body type 0x0115 holds {} words", v.len())),
+        Some(v) => {
+            return Err(EvalError::malformed(
+                what.to_string(),
+                format!("body type 0x0115 holds {} words", v.len()),
+            ))
+        }
     };
     let structure = Structure {
         body_type,
@@ -263,8 +286,9 @@ pub fn rig(eval: &SceneEval, system: usize) -> Result<Rig, String> {
         current_frame: words_of(chunks, CURRENT_FRAME, 16, &what)?.map(|v| rows4(&v)),
         move_all: words_of(chunks, MOVE_ALL, 16, &what)?.map(|v| rows4(&v)),
     };
-    let group = records::live_group(chunks)
-        .ok_or_else(|| format!("{what}: no figure record group (0x0190 … 0x0141)"))?;
+    let group = records::live_group(chunks).ok_or_else(|| {
+        EvalError::malformed(what.to_string(), "no figure record group (0x0190 … 0x0141)")
+    })?;
     let figure = records::figure(group, &what)?;
     let tracks = tracks::decode(group, &what)?;
     Ok(Rig {
@@ -317,7 +341,7 @@ pub fn systems(eval: &SceneEval) -> Vec<usize> {
 }
 
 /// Every rig of the scene, each decoded or the reason it could not be.
-pub fn rigs(eval: &SceneEval) -> Vec<Result<Rig, String>> {
+pub fn rigs(eval: &SceneEval) -> Vec<Result<Rig, EvalError>> {
     systems(eval).into_iter().map(|s| rig(eval, s)).collect()
 }
 
@@ -335,7 +359,10 @@ pub fn view(eval: &SceneEval) -> Vec<RigView> {
         .into_iter()
         .map(|s| match rig(eval, s) {
             Ok(r) => RigView::Rig(Box::new(r)),
-            Err(error) => RigView::Error { system: s, error },
+            Err(error) => RigView::Error {
+                system: s,
+                error: error.to_string(),
+            },
         })
         .collect()
 }

@@ -32,6 +32,7 @@ use super::{KeyTrack, Rig};
 use crate::eval::core::keys::{self, TcbKey};
 use crate::eval::core::keys::{q_exp, q_log};
 use crate::eval::core::math::{Quat, Vec3};
+use crate::eval::error::EvalError;
 
 /// The largest turn between two turn keys (radians) evaluated by the squad.
 pub const MAX_TURN_SEGMENT: f64 = std::f64::consts::FRAC_PI_2;
@@ -51,16 +52,25 @@ fn tcb_param(v: f32) -> f64 {
     (f64::from(v) - 25.0) / 25.0
 }
 
-fn value(track: &KeyTrack, k: usize, i: usize) -> Result<f64, String> {
+fn value(track: &KeyTrack, k: usize, i: usize) -> Result<f64, EvalError> {
     track.keys[k]
         .values
         .get(i)
         .map(|&v| f64::from(v))
-        .ok_or_else(|| format!("{} key {k}: record too short for value [{i}]", track.name))
+        .ok_or_else(|| {
+            EvalError::malformed(
+                format!("{} key {k}", track.name),
+                format!("record too short for value [{i}]"),
+            )
+        })
 }
 
 /// The TCB curve of values `at..at + N` of every key, at tick `t`.
-fn scalar_curve<const N: usize>(track: &KeyTrack, at: usize, t: i32) -> Result<[f64; N], String> {
+fn scalar_curve<const N: usize>(
+    track: &KeyTrack,
+    at: usize,
+    t: i32,
+) -> Result<[f64; N], EvalError> {
     let mut ks = Vec::with_capacity(track.keys.len());
     for (k, key) in track.keys.iter().enumerate() {
         let mut v = [0.0; N];
@@ -77,10 +87,10 @@ fn scalar_curve<const N: usize>(track: &KeyTrack, at: usize, t: i32) -> Result<[
             ease_out: 0.0,
         });
     }
-    keys::tcb(&ks, t).ok_or_else(|| format!("{}: no keys", track.name))
+    keys::tcb(&ks, t).ok_or_else(|| EvalError::malformed(track.name.to_string(), "no keys"))
 }
 
-fn quat_at(track: &KeyTrack, k: usize, at: usize) -> Result<Quat, String> {
+fn quat_at(track: &KeyTrack, k: usize, at: usize) -> Result<Quat, EvalError> {
     let q = Quat {
         x: value(track, k, at)?,
         y: value(track, k, at + 1)?,
@@ -89,17 +99,16 @@ fn quat_at(track: &KeyTrack, k: usize, at: usize) -> Result<Quat, String> {
     };
     let n = q.dot(q).sqrt();
     if !n.is_finite() || n <= 1e-6 {
-        return Err(format!(
-            "{} key {k}: quaternion [{at}..{}] has length {n}",
-            track.name,
-            at + 3
+        return Err(EvalError::malformed(
+            format!("{} key {k}", track.name),
+            format!("quaternion [{at}..{}] has length {n}", at + 3),
         ));
     }
     Ok(q.normalized())
 }
 
 /// The squad through the quaternions at `at..at + 4` of every key, at tick `t`.
-fn quat_curve(track: &KeyTrack, at: usize, t: i32) -> Result<Quat, String> {
+fn quat_curve(track: &KeyTrack, at: usize, t: i32) -> Result<Quat, EvalError> {
     let mut qs: Vec<Quat> = Vec::with_capacity(track.keys.len());
     for k in 0..track.keys.len() {
         let mut q = quat_at(track, k, at)?;
@@ -210,20 +219,26 @@ fn turn_between(a: Quat, b: Quat) -> f64 {
     2.0 * a.dot(b).abs().min(1.0).acos()
 }
 
-fn com_at(rig: &Rig, t: i32) -> Result<crate::eval::core::math::Mat43, String> {
-    let missing =
-        |n: &str| format!("no {n} keys: the COM at its current-position frame is not evaluated");
+fn com_at(rig: &Rig, t: i32) -> Result<crate::eval::core::math::Mat43, EvalError> {
+    let missing = |n: &str| {
+        EvalError::not_evaluated(format!(
+            "no {n} keys: the COM at its current-position frame"
+        ))
+    };
     let h = track(rig, "horizontal").ok_or_else(|| missing("horizontal"))?;
     let v = track(rig, "vertical").ok_or_else(|| missing("vertical"))?;
     let turn = track(rig, "turn").ok_or_else(|| missing("turn"))?;
     for k in 1..turn.keys.len() {
         let a = turn_between(quat_at(turn, k - 1, 4)?, quat_at(turn, k, 4)?);
         if a > MAX_TURN_SEGMENT {
-            return Err(format!(
-                "turn keys {} → {} turn {:.1}°: large-turn interpolation not evaluated",
-                turn.keys[k - 1].time,
-                turn.keys[k].time,
-                a.to_degrees()
+            return Err(EvalError::not_evaluated_why(
+                format!(
+                    "turn keys {} → {} turn {:.1}°",
+                    turn.keys[k - 1].time,
+                    turn.keys[k].time,
+                    a.to_degrees()
+                ),
+                "large-turn interpolation",
             ));
         }
     }
@@ -234,17 +249,20 @@ fn com_at(rig: &Rig, t: i32) -> Result<crate::eval::core::math::Mat43, String> {
     Ok(figure::with_position(&r, Vec3(x, -depth, height)))
 }
 
-fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, String> {
+fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
     let name = if left { "left leg" } else { "right leg" };
-    let tr = track(rig, name).ok_or_else(|| format!("no {name} keys"))?;
+    let tr = track(rig, name).ok_or_else(|| EvalError::malformed("", format!("no {name} keys")))?;
     if let Some(k) = tr
         .keys
         .iter()
         .position(|k| k.values.get(IK_BLEND).is_some_and(|&b| b != 0.0))
     {
-        return Err(format!(
-            "{name} key at tick {} has IK blend {}: IK in-betweens not evaluated",
-            tr.keys[k].time, tr.keys[k].values[IK_BLEND]
+        return Err(EvalError::not_evaluated_why(
+            format!(
+                "{name} key at tick {} has IK blend {}",
+                tr.keys[k].time, tr.keys[k].values[IK_BLEND]
+            ),
+            "IK in-betweens",
         ));
     }
     // The stored record of the segment's first key, with the channels the
@@ -273,8 +291,9 @@ fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, String> {
     }
     for at in quats {
         if at + 4 > out.len() {
-            return Err(format!(
-                "{name}: record too short for a quaternion at [{at}]"
+            return Err(EvalError::malformed(
+                name.to_string(),
+                format!("record too short for a quaternion at [{at}]"),
             ));
         }
         let q = quat_curve(tr, at, t)?;
@@ -289,7 +308,7 @@ fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, String> {
 /// key's first (Biped stores them modulo 2π: Red@Run's tail keys 4.60 then
 /// 0.24 turn the short way through 2π, as its FBX shows), so the curve
 /// follows the shorter turn between keys.
-fn angles_at(tr: &KeyTrack, at: usize, t: i32) -> Result<Vec<f32>, String> {
+fn angles_at(tr: &KeyTrack, at: usize, t: i32) -> Result<Vec<f32>, EvalError> {
     let n = tr.keys.first().map_or(0, |k| k.values.len());
     // The count word just before the angles: three per link (seed §11).
     let words = tr
@@ -298,17 +317,18 @@ fn angles_at(tr: &KeyTrack, at: usize, t: i32) -> Result<Vec<f32>, String> {
         .and_then(|k| k.values.get(at.wrapping_sub(1)))
         .map_or(0, |c| c.to_bits() as usize);
     if !words.is_multiple_of(3) || words > 3 * MAX_CHAIN_LINKS || at + words > n {
-        return Err(format!(
-            "{}: {words} angle words in a record of {n}",
-            tr.name
+        return Err(EvalError::malformed(
+            tr.name.to_string(),
+            format!("{words} angle words in a record of {n}"),
         ));
     }
     if let Some(k) = tr.keys.iter().find(|k| k.values.len() != n) {
-        return Err(format!(
-            "{} key at tick {}: record of {} words where the first holds {n}",
-            tr.name,
-            k.time,
-            k.values.len()
+        return Err(EvalError::malformed(
+            format!("{} key at tick {}", tr.name, k.time),
+            format!(
+                "record of {} words where the first holds {n}",
+                k.values.len()
+            ),
         ));
     }
     let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);
@@ -332,7 +352,8 @@ fn angles_at(tr: &KeyTrack, at: usize, t: i32) -> Result<Vec<f32>, String> {
                 ease_out: 0.0,
             });
         }
-        let [v] = keys::tcb(&ks, t).ok_or_else(|| format!("{}: no keys", tr.name))?;
+        let [v] = keys::tcb(&ks, t)
+            .ok_or_else(|| EvalError::malformed(tr.name.to_string(), "no keys"))?;
         *slot = v as f32;
     }
     Ok(out)
@@ -348,12 +369,15 @@ const HEAD_KEY_NECK: usize = 7;
 /// The head record at `t` in the figure's 0x0064 layout: the figure record
 /// (its head offset [16..18] is structural) with the key quaternion [0..3]
 /// squad through the head keys.
-fn head_at(rig: &Rig, tr: &KeyTrack, t: i32) -> Result<Vec<f32>, String> {
+fn head_at(rig: &Rig, tr: &KeyTrack, t: i32) -> Result<Vec<f32>, EvalError> {
     let mut out = super::figure::record(rig, "0x0064")
-        .ok_or("no head pose record (0x0064)")?
+        .ok_or_else(|| EvalError::malformed("", "no head pose record (0x0064)"))?
         .to_vec();
     if out.len() < 4 {
-        return Err(format!("head pose record holds {} words", out.len()));
+        return Err(EvalError::malformed(
+            "",
+            format!("head pose record holds {} words", out.len()),
+        ));
     }
     let q = quat_curve(tr, 0, t)?;
     out[..4].copy_from_slice(&[q.x as f32, q.y as f32, q.z as f32, q.w as f32]);
@@ -368,7 +392,9 @@ fn head_at(rig: &Rig, tr: &KeyTrack, t: i32) -> Result<Vec<f32>, String> {
 /// every frame. The arm keys hold records in the layout of a figure arm pose
 /// half (`arm_at`).
 fn chains_at(rig: &Rig, t: i32) -> super::chains::ChainRecords {
-    let need = |name: &str| track(rig, name).ok_or_else(|| format!("no {name} keys"));
+    let need = |name: &str| {
+        track(rig, name).ok_or_else(|| EvalError::malformed("", format!("no {name} keys")))
+    };
     super::chains::ChainRecords {
         spine: need("spine").and_then(|tr| angles_at(tr, 1, t)),
         neck: need("head").and_then(|tr| {
@@ -379,10 +405,13 @@ fn chains_at(rig: &Rig, t: i32) -> super::chains::ChainRecords {
         arms: arm_at(rig, false, t).and_then(|mut r| {
             let l = arm_at(rig, true, t)?;
             if l.len() != r.len() {
-                return Err(format!(
-                    "arm key records of {} (right) and {} (left) words",
-                    r.len(),
-                    l.len()
+                return Err(EvalError::malformed(
+                    "",
+                    format!(
+                        "arm key records of {} (right) and {} (left) words",
+                        r.len(),
+                        l.len()
+                    ),
                 ));
             }
             r.extend(l);
@@ -407,30 +436,33 @@ const CLAVICLE_DELTAS: [usize; 2] = [9, 10];
 /// Arms with an IK key (blend \[12\] ≠ 0) or a clavicle delta are not
 /// evaluated: Biped re-solves IK in-betweens, and no corpus take moves a
 /// clavicle to fix the rule.
-fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, String> {
+fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
     let name = if left { "left arm" } else { "right arm" };
-    let tr = track(rig, name).ok_or_else(|| format!("no {name} keys"))?;
+    let tr = track(rig, name).ok_or_else(|| EvalError::malformed("", format!("no {name} keys")))?;
     for k in &tr.keys {
         if let Some(&b) = k.values.get(IK_BLEND).filter(|&&b| b != 0.0) {
-            return Err(format!(
-                "{name} key at tick {} has IK blend {b}: IK in-betweens not evaluated",
-                k.time
+            return Err(EvalError::not_evaluated_why(
+                format!("{name} key at tick {} has IK blend {b}", k.time),
+                "IK in-betweens",
             ));
         }
         if CLAVICLE_DELTAS
             .iter()
             .any(|&i| k.values.get(i).is_some_and(|&v| v.abs() > 1e-6))
         {
-            return Err(format!(
-                "{name} key at tick {} moves the clavicle: not evaluated",
+            return Err(EvalError::not_evaluated(format!(
+                "{name} key at tick {} moves the clavicle",
                 k.time
-            ));
+            )));
         }
     }
     let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);
     let mut out = tr.keys[first].values.clone();
     if out.len() < 6 {
-        return Err(format!("{name}: key record of {} words", out.len()));
+        return Err(EvalError::malformed(
+            name.to_string(),
+            format!("key record of {} words", out.len()),
+        ));
     }
     let [elbow] = scalar_curve::<1>(tr, 0, t)?;
     out[0] = elbow as f32;
@@ -473,10 +505,10 @@ pub fn pose_at(rig: &Rig, t: i32) -> Pose {
             for k in 0..p.keys.len() {
                 let q = quat_at(p, k, 0)?;
                 if turn_between(q, Quat::IDENTITY) > 1e-6 {
-                    return Err(format!(
-                        "pelvis key at tick {} rotates the pelvis: not evaluated",
+                    return Err(EvalError::not_evaluated(format!(
+                        "pelvis key at tick {} rotates the pelvis",
                         p.keys[k].time
-                    ));
+                    )));
                 }
             }
         }
@@ -544,6 +576,6 @@ mod tests {
     fn degenerate_quaternions_are_errors() {
         let tr = track(&[(0, [0.0; 4]), (160, [0.0, 0.0, 0.0, 1.0])]);
         let e = quat_curve(&tr, 0, 80).unwrap_err();
-        assert!(e.contains("right leg key 0"), "{e}");
+        assert!(e.to_string().contains("right leg key 0"), "{e}");
     }
 }

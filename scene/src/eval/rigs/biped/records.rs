@@ -7,6 +7,7 @@
 //! evaluation reads are parsed into fields, the others are kept as floats so
 //! `biped.json` shows every stored value.
 
+use crate::eval::error::EvalError;
 use serde::Serialize;
 
 use crate::chunk::Chunk;
@@ -121,7 +122,7 @@ fn leaf(group: &[Chunk], id: u16) -> Option<&[u8]> {
 }
 
 /// Parses the live group; `what` names the object for errors.
-pub fn figure(group: &[Chunk], what: &str) -> Result<Figure, String> {
+pub fn figure(group: &[Chunk], what: &str) -> Result<Figure, EvalError> {
     let records = group
         .iter()
         .filter_map(|c| {
@@ -168,14 +169,17 @@ pub fn figure(group: &[Chunk], what: &str) -> Result<Figure, String> {
 }
 
 /// A record that must hold exactly N floats.
-fn exact<const N: usize>(p: &[u8], what: &str, id: u16) -> Result<[f32; N], String> {
+fn exact<const N: usize>(p: &[u8], what: &str, id: u16) -> Result<[f32; N], EvalError> {
     let f = floats(p);
     if p.len() != N * 4 {
-        return Err(format!(
-            "{what}: record 0x{id:04x} ({}) holds {} bytes, expected {}",
-            record_name(id).unwrap_or("?"),
-            p.len(),
-            N * 4
+        return Err(EvalError::malformed(
+            what.to_string(),
+            format!(
+                "record 0x{id:04x} ({}) holds {} bytes, expected {}",
+                record_name(id).unwrap_or("?"),
+                p.len(),
+                N * 4
+            ),
         ));
     }
     let mut out = [0f32; N];
@@ -184,12 +188,15 @@ fn exact<const N: usize>(p: &[u8], what: &str, id: u16) -> Result<[f32; N], Stri
 }
 
 /// A chain structure record: u32, n lengths, 16 matrix floats (n = words − 17).
-fn chain(p: &[u8], what: &str, id: u16) -> Result<Chain, String> {
+fn chain(p: &[u8], what: &str, id: u16) -> Result<Chain, EvalError> {
     if !p.len().is_multiple_of(4) || p.len() < 17 * 4 {
-        return Err(format!(
-            "{what}: record 0x{id:04x} ({}) holds {} bytes, expected 17 + n words",
-            record_name(id).unwrap_or("?"),
-            p.len()
+        return Err(EvalError::malformed(
+            what.to_string(),
+            format!(
+                "record 0x{id:04x} ({}) holds {} bytes, expected 17 + n words",
+                record_name(id).unwrap_or("?"),
+                p.len()
+            ),
         ));
     }
     let f = floats(p);
@@ -240,6 +247,9 @@ mod tests {
         // A bad COM record is an error naming the record.
         let bad = vec![g(GROUP_START), g(COM_POSE)];
         let e = figure(&bad, "obj 1").expect_err("short COM");
-        assert!(e.contains("0x006c") && e.contains("48"), "{e}");
+        assert!(
+            e.to_string().contains("0x006c") && e.to_string().contains("48"),
+            "{e}"
+        );
     }
 }

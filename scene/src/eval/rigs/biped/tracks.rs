@@ -10,6 +10,7 @@
 //! read off the group itself: an empty time chunk is exactly a header, and a
 //! multi-key time chunk divides into whole records under only one of the two.
 
+use crate::eval::error::EvalError;
 use serde::Serialize;
 
 use crate::chunk::Chunk;
@@ -84,13 +85,14 @@ fn f(w: u32) -> f32 {
 
 /// Every keytrack present in `group` (the live record group); `what` names the
 /// system object for errors. A track missing either chunk is absent.
-pub fn decode(group: &[Chunk], what: &str) -> Result<Vec<KeyTrack>, String> {
+pub fn decode(group: &[Chunk], what: &str) -> Result<Vec<KeyTrack>, EvalError> {
     let leaf = |id: u16| group.iter().find(|c| c.id == id).and_then(Chunk::payload);
     let mut out = Vec::new();
     let Some(new_layout) = layout_of(group) else {
         if TRACKS.iter().any(|t| leaf(t.1).is_some()) {
-            return Err(format!(
-                "{what}: keytrack time chunks fit neither the 7- nor the 10-word header layout"
+            return Err(EvalError::malformed(
+                what.to_string(),
+                "keytrack time chunks fit neither the 7- nor the 10-word header layout",
             ));
         }
         return Ok(out);
@@ -100,7 +102,9 @@ pub fn decode(group: &[Chunk], what: &str) -> Result<Vec<KeyTrack>, String> {
         let (Some(data), Some(time)) = (leaf(data_id), leaf(time_id)) else {
             continue;
         };
-        let at = |id: u16, msg: String| format!("{what}: {name} keys (0x{id:04x}): {msg}");
+        let at = |id: u16, msg: String| {
+            EvalError::malformed(format!("{what}: {name} keys (0x{id:04x})"), msg)
+        };
         if data.len() % 4 != 0 || time.len() % 4 != 0 {
             return Err(at(
                 data_id,
@@ -136,7 +140,8 @@ pub fn decode(group: &[Chunk], what: &str) -> Result<Vec<KeyTrack>, String> {
             Layout::Limb { header } => Layout::Records { header },
             l => l,
         };
-        let (header, values) = data_values(&dw, count, layout).map_err(|m| at(data_id, m))?;
+        let (header, values) = data_values(&dw, count, layout)
+            .map_err(|m| m.inside(format!("{what}: {name} keys (0x{data_id:04x})")))?;
         let keys = (0..count)
             .map(|k| {
                 let r = &tw[time_header + k * rec..time_header + (k + 1) * rec];
@@ -188,22 +193,29 @@ fn data_values(
     dw: &[u32],
     count: usize,
     layout: Layout,
-) -> Result<(Vec<u32>, Vec<Vec<f32>>), String> {
-    let stored = *dw.first().ok_or("empty data chunk")? as usize;
+) -> Result<(Vec<u32>, Vec<Vec<f32>>), EvalError> {
+    let stored = *dw
+        .first()
+        .ok_or_else(|| EvalError::malformed("", "empty data chunk"))? as usize;
     if stored != count {
-        return Err(format!("{stored} keys, the time chunk has {count}"));
+        return Err(EvalError::malformed(
+            "",
+            format!("{stored} keys, the time chunk has {count}"),
+        ));
     }
     match layout {
         Layout::Records { header } => {
-            let body = dw
-                .len()
-                .checked_sub(header)
-                .ok_or_else(|| format!("{} words, header needs {header}", dw.len()))?;
+            let body = dw.len().checked_sub(header).ok_or_else(|| {
+                EvalError::malformed("", format!("{} words, header needs {header}", dw.len()))
+            })?;
             if count == 0 {
                 return Ok((dw.to_vec(), Vec::new()));
             }
             if body == 0 || body % count != 0 {
-                return Err(format!("{body} words do not split into {count} keys"));
+                return Err(EvalError::malformed(
+                    "",
+                    format!("{body} words do not split into {count} keys"),
+                ));
             }
             let rec = body / count;
             let vals = dw[header..]
@@ -216,16 +228,22 @@ fn data_values(
             let bank = count
                 .checked_mul(record)
                 .and_then(|b| b.checked_add(1))
-                .ok_or("key count overflows")?;
+                .ok_or_else(|| EvalError::malformed("", "key count overflows"))?;
             if dw.len() != 2 * bank {
-                return Err(format!(
-                    "{} words, two banks of {count} × {record} need {}",
-                    dw.len(),
-                    2 * bank
+                return Err(EvalError::malformed(
+                    "",
+                    format!(
+                        "{} words, two banks of {count} × {record} need {}",
+                        dw.len(),
+                        2 * bank
+                    ),
                 ));
             }
             if dw[bank] as usize != count {
-                return Err(format!("second bank holds {} keys, not {count}", dw[bank]));
+                return Err(EvalError::malformed(
+                    "",
+                    format!("second bank holds {} keys, not {count}", dw[bank]),
+                ));
             }
             let vals = (0..count)
                 .map(|k| {
@@ -236,7 +254,7 @@ fn data_values(
                 .collect();
             Ok((vec![dw[0]], vals))
         }
-        Layout::Limb { .. } => Err("limb layout not resolved".into()),
+        Layout::Limb { .. } => Err(EvalError::malformed("", "limb layout not resolved")),
     }
 }
 
@@ -278,7 +296,10 @@ mod tests {
             Chunk::leaf(0x012d, bytes(&time_chunk(&[0, 160]))),
         ];
         let e = decode(&g2, "obj").expect_err("count mismatch");
-        assert!(e.contains("0x012c") && e.contains("horizontal"), "{e}");
+        assert!(
+            e.to_string().contains("0x012c") && e.to_string().contains("horizontal"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -288,7 +309,7 @@ mod tests {
             Chunk::leaf(0x012d, bytes(&time_chunk(&[0, 160]))),
         ];
         let e = decode(&g, "obj").expect_err("no value records");
-        assert!(e.contains("0x012c"), "{e}");
+        assert!(e.to_string().contains("0x012c"), "{e}");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! A and B), the swivel parent space of `kSAParent`. [`super::plug`] puts the
 //! solved joints into transform evaluation.
 
+use crate::eval::error::EvalError;
 use crate::typed::ClassId;
 
 use super::hi_limb::{self, HiChain, HiGoal, Link, RootLink, Swivel};
@@ -98,25 +99,30 @@ fn is_class(eval: &SceneEval, idx: usize, id: ClassId) -> bool {
         .is_some_and(|c| c.class_id == id)
 }
 
-fn float(block: &pblock::ParamBlock2, id: u16) -> Result<f32, String> {
+fn float(block: &pblock::ParamBlock2, id: u16) -> Result<f32, EvalError> {
     match block.param(id).map(|p| &p.value) {
         Some(Value::Float(f)) => Ok(*f),
-        other => Err(format!("parameter {id}: expected a float, found {other:?}")),
+        other => Err(EvalError::malformed(
+            format!("parameter {id}"),
+            format!("expected a float, found {other:?}"),
+        )),
     }
 }
 
-fn node_param(block: &pblock::ParamBlock2, id: u16) -> Result<usize, String> {
+fn node_param(block: &pblock::ParamBlock2, id: u16) -> Result<usize, EvalError> {
     match block.param(id).map(|p| &p.value) {
-        Some(Value::Object(i)) => {
-            usize::try_from(*i).map_err(|_| format!("parameter {id}: no node"))
-        }
-        other => Err(format!("parameter {id}: expected a node, found {other:?}")),
+        Some(Value::Object(i)) => usize::try_from(*i)
+            .map_err(|_| EvalError::reference(format!("parameter {id}"), "no node")),
+        other => Err(EvalError::malformed(
+            format!("parameter {id}"),
+            format!("expected a node, found {other:?}"),
+        )),
     }
 }
 
 /// Every IKChainControl of the scene that drives a node, built or refused with
 /// the reason.
-pub fn scene_chains(eval: &SceneEval) -> Vec<(usize, Result<SceneChain, String>)> {
+pub fn scene_chains(eval: &SceneEval) -> Vec<(usize, Result<SceneChain, EvalError>)> {
     let mut out = Vec::new();
     for (o, _) in eval.graph.nodes() {
         let Some(ctl) = eval.tm_controller(o.index) else {
@@ -129,17 +135,19 @@ pub fn scene_chains(eval: &SceneEval) -> Vec<(usize, Result<SceneChain, String>)
     out
 }
 
-fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, String> {
+fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, EvalError> {
     let graph: &crate::graph::SceneGraph = &eval.graph;
-    let pb = pblock::reference(graph, ctl, CHAIN_BLOCK).ok_or("no parameter block")?;
+    let pb = pblock::reference(graph, ctl, CHAIN_BLOCK)
+        .ok_or_else(|| EvalError::malformed("", "no parameter block"))?;
     let block = pblock::param_block2(eval.chunks(pb))?;
     let start = node_param(&block, P_START)?;
     let end = node_param(&block, P_END)?;
     let solver = match block.param(P_SOLVER).map(|p| &p.value) {
         Some(Value::String(s)) => s.clone(),
-        other => return Err(format!("solver name: {other:?}")),
+        other => return Err(EvalError::malformed("solver name", format!("{other:?}"))),
     };
-    let goal_prs = pblock::reference(graph, ctl, CHAIN_GOAL_PRS).ok_or("no goal controller")?;
+    let goal_prs = pblock::reference(graph, ctl, CHAIN_GOAL_PRS)
+        .ok_or_else(|| EvalError::malformed("", "no goal controller"))?;
     let swivel_param = block.param(P_SWIVEL);
     let swivel = swivel_param
         .and_then(|p| p.ref_slot)
@@ -151,7 +159,12 @@ fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, S
     let swivel_space = match block.param(P_SA_PARENT).map(|p| &p.value) {
         Some(Value::Int(0)) => SwivelSpace::Goal,
         Some(Value::Int(1)) | None => SwivelSpace::StartJoint,
-        other => return Err(format!("swivel parent space (parameter 19): {other:?}")),
+        other => {
+            return Err(EvalError::malformed(
+                "swivel parent space (parameter 19)",
+                format!("{other:?}"),
+            ))
+        }
     };
     let use_vh = matches!(
         block.param(P_VH_USE_TARGET).map(|p| &p.value),
@@ -171,11 +184,19 @@ fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, S
             .get(cur)
             .and_then(|o| o.node.as_ref())
             .and_then(|n| n.parent)
-            .ok_or_else(|| format!("end joint {end} is not below start joint {start}"))?;
+            .ok_or_else(|| {
+                EvalError::malformed(
+                    "",
+                    format!("end joint {end} is not below start joint {start}"),
+                )
+            })?;
         cur = parent as usize;
         joints.push(cur);
         if joints.len() > MAX_JOINTS {
-            return Err(format!("more than {MAX_JOINTS} joints from {end} up"));
+            return Err(EvalError::limit(
+                format!("joints from {end} up"),
+                MAX_JOINTS,
+            ));
         }
     }
     joints.reverse();
@@ -185,10 +206,16 @@ fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, S
             let ik = eval
                 .tm_controller(j)
                 .filter(|&c| is_class(eval, c, IK_CONTROL))
-                .ok_or_else(|| format!("joint {j}: transform controller is not IKControl"))?;
-            let pb = pblock::reference(graph, ik, 0).ok_or("IKControl without block")?;
+                .ok_or_else(|| {
+                    EvalError::malformed(
+                        format!("joint {j}"),
+                        "transform controller is not IKControl",
+                    )
+                })?;
+            let pb = pblock::reference(graph, ik, 0)
+                .ok_or_else(|| EvalError::malformed("", "IKControl without block"))?;
             let b = pblock::param_block2(eval.chunks(pb))?;
-            let v = |ids: [u16; 3]| -> Result<P3, String> {
+            let v = |ids: [u16; 3]| -> Result<P3, EvalError> {
                 Ok(p3(
                     float(&b, ids[0])?,
                     float(&b, ids[1])?,
@@ -197,7 +224,7 @@ fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, S
             };
             Ok((v(P_REST_POS)?, v(P_REST_ROT)?))
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, EvalError>>()?;
     Ok(SceneChain {
         controller: ctl,
         goal_node,
@@ -216,10 +243,13 @@ fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, S
 /// The enable track's value. Only a Boolean Controller without keys is read
 /// (its layout with keys is not decoded): a keyed one refuses the chain so
 /// that it is reported instead of guessed.
-fn enable_value(eval: &SceneEval, ctl: Option<usize>) -> Result<bool, String> {
+fn enable_value(eval: &SceneEval, ctl: Option<usize>) -> Result<bool, EvalError> {
     let Some(c) = ctl else { return Ok(true) };
     if !is_class(eval, c, BOOLEAN_CONTROLLER) {
-        return Err(format!("enable track {c} is not a Boolean Controller"));
+        return Err(EvalError::reference(
+            "",
+            format!("enable track {c} is not a Boolean Controller"),
+        ));
     }
     let chunk = |id: u16| {
         eval.chunks(c)
@@ -230,7 +260,12 @@ fn enable_value(eval: &SceneEval, ctl: Option<usize>) -> Result<bool, String> {
     };
     match chunk(BOOL_KEYS_CHUNK).map(u32::from_le_bytes) {
         Some(0) | None => {}
-        Some(n) => return Err(format!("enable track with {n} keys is not decoded")),
+        Some(n) => {
+            return Err(EvalError::malformed(
+                "",
+                format!("enable track with {n} keys is not decoded"),
+            ))
+        }
     }
     let value = chunk(BOOL_VALUE_CHUNK).map_or(1.0, f32::from_le_bytes);
     Ok(value != 0.0)
@@ -256,11 +291,14 @@ impl SceneChain {
     /// the initial rotation, the middle joint's rest offset its extent); the
     /// middle joint's Z, Y, X rest angles are links 0–2, link 2 extending to
     /// the end joint.
-    pub fn hi_chain(&self) -> Result<HiChain, String> {
+    pub fn hi_chain(&self) -> Result<HiChain, EvalError> {
         let [(_, start_rot), (mid_pos, mid_rot), (end_pos, _)] = self.rest[..] else {
-            return Err(format!(
-                "{} joints, the HI solver takes 3 (start, middle, end)",
-                self.joints.len()
+            return Err(EvalError::malformed(
+                "",
+                format!(
+                    "{} joints, the HI solver takes 3 (start, middle, end)",
+                    self.joints.len()
+                ),
             ));
         };
         let link = |axis: usize, init: f32, ext: P3| Link {
@@ -349,9 +387,12 @@ impl SceneChain {
     /// and its normal `n0` the north pole; an end-effector direction `e` maps
     /// to `n0` moved along the meridian through `e`, i.e. `n0 − (n0·e)e`
     /// normalized. The preferred pose is the joints' rest angles.
-    pub fn solve_at(&self, eval: &SceneEval, t: i32) -> Result<ChainPose, String> {
+    pub fn solve_at(&self, eval: &SceneEval, t: i32) -> Result<ChainPose, EvalError> {
         if self.solver != HI_SOLVER {
-            return Err(format!("solver {:?} is not evaluated", self.solver));
+            return Err(EvalError::not_evaluated(format!(
+                "solver {:?}",
+                self.solver
+            )));
         }
         let mut chain = self.hi_chain()?;
         let parent = self.parent_world(eval, t);
@@ -380,13 +421,14 @@ impl SceneChain {
             swivel,
             zero_map: &zero_map,
         };
-        hi_limb::solve(&mut chain, &hi).map_err(|e| e.to_string())?;
+        hi_limb::solve(&mut chain, &hi)?;
         let finite = |p: P3| p.x.is_finite() && p.y.is_finite() && p.z.is_finite();
         let l = &chain.links;
         let mid_rot = p3(l[2].dof_value, l[1].dof_value, l[0].dof_value);
         if !finite(chain.root.rot_xyz) || !finite(mid_rot) {
-            return Err(format!(
-                "t={t}: the solve gave non-finite angles (degenerate goal)"
+            return Err(EvalError::malformed(
+                format!("t={t}"),
+                "the solve gave non-finite angles (degenerate goal)",
             ));
         }
 

@@ -21,6 +21,7 @@
 //! Solves are memoized per (chain, time): the three joints of a chain and every
 //! node under them share one solve.
 
+use crate::eval::error::EvalError;
 use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -52,7 +53,7 @@ thread_local! {
     static NESTED: Cell<u32> = const { Cell::new(0) };
 }
 
-type Pose = Arc<Result<Vec<Mat43>, String>>;
+type Pose = Arc<Result<Vec<Mat43>, EvalError>>;
 
 /// Where a chain's joints got their FK transforms instead of a solve.
 #[derive(Debug, Default, Clone)]
@@ -69,11 +70,11 @@ pub struct IkState {
     index: OnceLock<Index>,
     poses: Mutex<HashMap<(usize, i32), Pose>>,
     fallbacks: Mutex<HashMap<usize, Fallback>>,
-    probes: Mutex<HashMap<usize, Result<(), String>>>,
+    probes: Mutex<HashMap<usize, Result<(), EvalError>>>,
 }
 
 struct Index {
-    chains: Vec<(usize, Result<SceneChain, String>)>,
+    chains: Vec<(usize, Result<SceneChain, EvalError>)>,
     /// Joint node → (chain position in `chains`, joint position in the chain).
     joints: HashMap<usize, (usize, usize)>,
 }
@@ -95,7 +96,7 @@ impl IkState {
     }
 
     /// Every IKChainControl of the scene with its chain or why it was refused.
-    pub fn chains(&self, eval: &SceneEval) -> &[(usize, Result<SceneChain, String>)] {
+    pub fn chains(&self, eval: &SceneEval) -> &[(usize, Result<SceneChain, EvalError>)] {
         &self.index(eval).chains
     }
 
@@ -144,7 +145,7 @@ impl IkState {
         let pose = self.pose(eval, ci, chain, t);
         NESTED.with(|n| n.set(n.get().saturating_sub(1)));
         if let Err(e) = &*pose {
-            self.record_fallback(ci, t, e);
+            self.record_fallback(ci, t, &e.to_string());
             return None;
         }
         Some(pose)
@@ -153,7 +154,7 @@ impl IkState {
     /// Solves chain `ci` at every frame of the animation range (sampled
     /// evenly past [`MAX_PROBE_FRAMES`]): Err names the frames where its
     /// joints keep their FK transforms instead. Memoized.
-    fn probe(&self, eval: &SceneEval, ci: usize, chain: &SceneChain) -> Result<(), String> {
+    fn probe(&self, eval: &SceneEval, ci: usize, chain: &SceneChain) -> Result<(), EvalError> {
         if let Some(r) = self.probes.lock().ok().and_then(|m| m.get(&ci).cloned()) {
             return r;
         }
@@ -190,11 +191,14 @@ impl IkState {
                 .unwrap_or_default();
             let shown: Vec<String> = failed.iter().take(4).map(i32::to_string).collect();
             let more = if failed.len() > 4 { ", …" } else { "" };
-            Err(format!(
-                "not solved at {} of {} frames (ticks {}{more}: {why}); its joints keep their FK transforms there",
-                failed.len(),
-                failed.len() + solved,
-                shown.join(", ")
+            Err(EvalError::malformed(
+                format!(
+                    "not solved at {} of {} frames (ticks {}{more}",
+                    failed.len(),
+                    failed.len() + solved,
+                    shown.join(", ")
+                ),
+                format!("{why}); its joints keep their FK transforms there"),
             ))
         };
         if let Ok(mut m) = self.probes.lock() {
@@ -295,9 +299,9 @@ fn joint_chain(eval: &SceneEval, ctl: usize) -> Option<(usize, &SceneChain)> {
 
 /// Whether controller `ctl` (reference `slot` of `owner`) is a
 /// Position/Rotation/Scale, which is all `local_tm` reads there.
-fn prs_source(eval: &SceneEval, owner: usize, slot: u32, what: &str) -> Result<(), String> {
+fn prs_source(eval: &SceneEval, owner: usize, slot: u32, what: &str) -> Result<(), EvalError> {
     let Some(c) = pblock::reference(&eval.graph, owner, slot) else {
-        return Err(format!("no {what} controller"));
+        return Err(EvalError::malformed("", format!("no {what} controller")));
     };
     match eval.controller(c) {
         Some(Controller::Prs { .. }) => Ok(()),
@@ -308,8 +312,9 @@ fn prs_source(eval: &SceneEval, owner: usize, slot: u32, what: &str) -> Result<(
                 .get(c)
                 .and_then(|o| o.class.as_ref())
                 .map_or_else(|| format!("object {c}"), |k| k.name.clone());
-            Err(format!(
-                "its {what} controller {class:?} is not a Position/Rotation/Scale"
+            Err(EvalError::reference(
+                "",
+                format!("its {what} controller {class:?} is not a Position/Rotation/Scale"),
             ))
         }
     }
@@ -317,17 +322,17 @@ fn prs_source(eval: &SceneEval, owner: usize, slot: u32, what: &str) -> Result<(
 
 /// Whether chain `ci` evaluates: built, the HI solver with a 3-joint chain,
 /// its goal a PRS, and (when enabled) solved at every frame.
-fn chain_coverage(eval: &SceneEval, ci: usize, c: &SceneChain) -> Result<(), String> {
+fn chain_coverage(eval: &SceneEval, ci: usize, c: &SceneChain) -> Result<(), EvalError> {
     if c.solver != HI_SOLVER {
-        return Err(format!("solver {:?} is not evaluated", c.solver));
+        return Err(EvalError::not_evaluated(format!("solver {:?}", c.solver)));
     }
     c.hi_chain()?;
     prs_source(eval, c.controller, CHAIN_GOAL_PRS, "goal")?;
     if let Some(sw) = c.swivel {
         if !matches!(eval.controller(sw), Some(Controller::Float { .. })) {
-            return Err(format!(
-                "its swivel angle controller (object {sw}) is not evaluated"
-            ));
+            return Err(EvalError::not_evaluated(format!(
+                "its swivel angle controller (object {sw})"
+            )));
         }
     }
     if c.enabled {
@@ -340,7 +345,7 @@ fn chain_coverage(eval: &SceneEval, ci: usize, c: &SceneChain) -> Result<(), Str
 /// `Some(Ok(()))` when it evaluates, `Some(Err(why))` when it does not (the
 /// chain is refused or not solved at some frame, its solver is not the HI
 /// solver, or the controller its transform comes from is not a PRS).
-pub fn coverage(eval: &SceneEval, ctl: usize) -> Option<Result<(), String>> {
+pub fn coverage(eval: &SceneEval, ctl: usize) -> Option<Result<(), EvalError>> {
     let class = class_of(eval, ctl)?;
     let index = eval.ik_state().index(eval);
     if class == IK_CHAIN_CONTROL {
@@ -366,21 +371,27 @@ pub fn coverage(eval: &SceneEval, ctl: usize) -> Option<Result<(), String>> {
             match chain_coverage(eval, ci, c) {
                 Ok(()) if c.enabled => Ok(()),
                 Ok(()) => fk(),
-                Err(why) => fk().and(Err(format!("IK chain refused or not solved: {why}"))),
+                Err(why) => fk().and(Err(EvalError::malformed(
+                    "IK chain refused or not solved",
+                    format!("{why}"),
+                ))),
             }
         }
         None => {
             // Not in any chain that builds: FK. Whether a refused chain would
             // have named it is not knowable, so a refused chain is said.
-            let refused: Vec<&str> = index
+            let refused: Vec<String> = index
                 .chains
                 .iter()
-                .filter_map(|(_, c)| c.as_ref().err().map(String::as_str))
+                .filter_map(|(_, c)| c.as_ref().err().map(ToString::to_string))
                 .collect();
             prs_source(eval, ctl, IK_CONTROL_FK, "FK").and(if refused.is_empty() {
                 Ok(())
             } else {
-                Err(format!("IK chain refused: {}", refused.join("; ")))
+                Err(EvalError::malformed(
+                    "IK chain refused",
+                    refused.join("; ").to_string(),
+                ))
             })
         }
     })

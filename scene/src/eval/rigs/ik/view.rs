@@ -206,7 +206,7 @@ pub fn view(eval: &SceneEval) -> IkView {
             }
             Err(e) => chains.push(ChainView::Error {
                 controller: *ctl,
-                error: e.clone(),
+                error: e.to_string(),
             }),
         }
     }
