@@ -92,6 +92,18 @@ fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
 
 /// Runs the evaluation layer and the NeL exporters over a (possibly damaged)
 /// file: they must not panic or hang, whatever the controllers and meshes hold.
+/// Overwrites 1 to 32 random bytes of the file's Scene stream.
+fn edit_scene(f: &mut MaxFile, rng: &mut Rng) {
+    if let Some(scene) = f.streams.iter_mut().find(|s| s.name == "Scene") {
+        let mut data = scene.data.to_vec();
+        for _ in 0..1 + rng.below(32) {
+            let at = rng.below(data.len());
+            data[at] = rng.next() as u8;
+        }
+        scene.data = data.into();
+    }
+}
+
 fn evaluate(file: MaxFile) {
     let Ok(eval) = SceneEval::from_document(Document::from_file(file)) else {
         return;
@@ -253,14 +265,7 @@ fn two_thousand_mutations_never_panic_and_stay_bounded() {
             // floats) rather than damaged framing.
             4 => {
                 let mut f = file.clone();
-                if let Some(scene) = f.streams.iter_mut().find(|s| s.name == "Scene") {
-                    let mut data = scene.data.to_vec();
-                    for _ in 0..1 + rng.below(32) {
-                        let at = rng.below(data.len());
-                        data[at] = rng.next() as u8;
-                    }
-                    scene.data = data.into();
-                }
+                edit_scene(&mut f, &mut rng);
                 evaluate(f.clone());
                 let input: usize = f.streams.iter().map(|s| s.data.len()).sum();
                 let (r, p) = peak_of(|| check_file(f, false));
@@ -357,14 +362,7 @@ fn collision_pacs_veget_exports_on_damaged_scenes() {
     let mut rng = Rng(0x636f_6c6c_6973_696f);
     for i in 0..900 {
         let mut f = files[i % files.len()].clone();
-        if let Some(scene) = f.streams.iter_mut().find(|s| s.name == "Scene") {
-            let mut data = scene.data.to_vec();
-            for _ in 0..1 + rng.below(32) {
-                let at = rng.below(data.len());
-                data[at] = rng.next() as u8;
-            }
-            scene.data = data.into();
-        }
+        edit_scene(&mut f, &mut rng);
         evaluate(f);
     }
 }
@@ -420,14 +418,7 @@ fn physique_morpher_clod_on_damaged_scenes() {
     let mut worst = 0usize;
     for i in 0..900 {
         let mut f = files[i % files.len()].clone();
-        if let Some(scene) = f.streams.iter_mut().find(|s| s.name == "Scene") {
-            let mut data = scene.data.to_vec();
-            for _ in 0..1 + rng.below(32) {
-                let at = rng.below(data.len());
-                data[at] = rng.next() as u8;
-            }
-            scene.data = data.into();
-        }
+        edit_scene(&mut f, &mut rng);
         let input: usize = f.streams.iter().map(|s| s.data.len()).sum();
         let (_, peak) = peak_of(|| evaluate(f));
         // Evaluation and export hold meshes and NeL files: a fixed factor of
@@ -462,14 +453,7 @@ fn ik_cat_biped_rigs_on_damaged_scenes() {
     let mut worst = 0usize;
     for i in 0..400 {
         let mut f = files[i % files.len()].clone();
-        if let Some(scene) = f.streams.iter_mut().find(|s| s.name == "Scene") {
-            let mut data = scene.data.to_vec();
-            for _ in 0..1 + rng.below(32) {
-                let at = rng.below(data.len());
-                data[at] = rng.next() as u8;
-            }
-            scene.data = data.into();
-        }
+        edit_scene(&mut f, &mut rng);
         let input: usize = f.streams.iter().map(|s| s.data.len()).sum();
         let (_, peak) = peak_of(|| {
             if let Ok(eval) = SceneEval::from_document(Document::from_file(f.clone())) {

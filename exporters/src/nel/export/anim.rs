@@ -19,7 +19,7 @@
 //! animated transform under the scene-animation names `<node>.<channel>`.
 
 use maxfs_scene::eval::core::controller::{Controller, RotTrack, Track};
-use maxfs_scene::eval::core::keys::{TANGENT_STEP, TICKS_PER_SECOND};
+use maxfs_scene::eval::core::keys::{BezKey, TcbKey, TANGENT_STEP, TICKS_PER_SECOND};
 use maxfs_scene::eval::{Quat, Vec3};
 use maxfs_scene::settings::{self, TimeConfig};
 
@@ -483,6 +483,53 @@ pub(super) fn plain<V>(value: V) -> KeyPlain<V> {
     KeyPlain { version: 0, value }
 }
 
+/// Max Bezier keys as NeL's (`buildNelKey`): `value` converts a value,
+/// `tangent` a tangent; the step flag from the out-tangent type.
+pub(super) fn bezier_keys<const N: usize, V>(
+    keys: &[BezKey<N>],
+    value: impl Fn([f64; N]) -> V,
+    tangent: impl Fn([f64; N]) -> Tangent,
+) -> Vec<(F32, KeyBezier<V>)> {
+    keys.iter()
+        .map(|k| {
+            (
+                seconds(k.time),
+                KeyBezier {
+                    version: 0,
+                    value: value(k.value),
+                    in_tan: tangent(k.in_tan),
+                    out_tan: tangent(k.out_tan),
+                    step: Bool((k.out_type() == TANGENT_STEP) as u8),
+                },
+            )
+        })
+        .collect()
+}
+
+/// Max TCB keys as NeL's: `value` converts a value; tension, continuity,
+/// bias and eases as stored.
+pub(super) fn tcb_keys<const N: usize, V>(
+    keys: &[TcbKey<N>],
+    value: impl Fn([f64; N]) -> V,
+) -> Vec<(F32, KeyTcb<V>)> {
+    keys.iter()
+        .map(|k| {
+            (
+                seconds(k.time),
+                KeyTcb {
+                    version: 0,
+                    value: value(k.value),
+                    tension: f32v(k.tension),
+                    continuity: f32v(k.continuity),
+                    bias: f32v(k.bias),
+                    ease_to: f32v(k.ease_in),
+                    ease_from: f32v(k.ease_out),
+                },
+            )
+        })
+        .collect()
+}
+
 /// `createKeyFramer`: range unlocked to the controller's range (its key range
 /// when it has none); loop mode off (the out-of-range type is not decoded).
 pub(super) fn framer<K>(keys: Vec<(F32, K)>, range: (i32, i32)) -> KeyFramer<K> {
@@ -570,41 +617,10 @@ fn vector_track(track: &Track<3>, range: Option<(i32, i32)>, per_second: bool) -
             r,
         )),
         Track::Bezier { keys } => NelTrack::CTrackKeyFramerBezierVector(framer(
-            keys.iter()
-                .map(|x| {
-                    (
-                        seconds(x.time),
-                        KeyBezier {
-                            version: 0,
-                            value: v3(x.value),
-                            in_tan: Tangent::Vector(v3(x.in_tan.map(|v| v * k))),
-                            out_tan: Tangent::Vector(v3(x.out_tan.map(|v| v * k))),
-                            step: Bool((x.out_type() == TANGENT_STEP) as u8),
-                        },
-                    )
-                })
-                .collect(),
+            bezier_keys(keys, v3, |t| Tangent::Vector(v3(t.map(|v| v * k)))),
             r,
         )),
-        Track::Tcb { keys } => NelTrack::CTrackKeyFramerTCBVector(framer(
-            keys.iter()
-                .map(|x| {
-                    (
-                        seconds(x.time),
-                        KeyTcb {
-                            version: 0,
-                            value: v3(x.value),
-                            tension: f32v(x.tension),
-                            continuity: f32v(x.continuity),
-                            bias: f32v(x.bias),
-                            ease_to: f32v(x.ease_in),
-                            ease_from: f32v(x.ease_out),
-                        },
-                    )
-                })
-                .collect(),
-            r,
-        )),
+        Track::Tcb { keys } => NelTrack::CTrackKeyFramerTCBVector(framer(tcb_keys(keys, v3), r)),
     })
 }
 

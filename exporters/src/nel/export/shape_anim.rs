@@ -23,17 +23,16 @@
 //! and opacity tracks are not built: a keyed one refuses the file by name.
 
 use maxfs_scene::eval::core::controller::{Controller, Track};
-use maxfs_scene::eval::core::keys::TANGENT_STEP;
 use maxfs_scene::eval::core::keys::TICKS_PER_SECOND;
 use maxfs_scene::eval::core::pblock;
 use maxfs_scene::eval::render::light::SC_LIGHT;
 use maxfs_scene::eval::render::material::{self as mtl, Material as MaxMaterial, NEL_MATERIAL};
 
-use super::anim::{framer, key_range, node_animation, plain, seconds};
+use super::anim::{bezier_keys, framer, key_range, node_animation, plain, seconds, tcb_keys};
 use super::shape::nel_params::NelParams;
 use super::{select, Context, ExportKind, Exports, Output};
-use crate::nel::anim::{KeyBezier, KeyTcb, Tangent, Track as NelTrack};
-use crate::nel::stream::{Bool, Rgba, Vec3, F32};
+use crate::nel::anim::{Tangent, Track as NelTrack};
+use crate::nel::stream::{Rgba, Vec3, F32};
 
 /// Superclass of UV generators (StdUVGen).
 const SC_UVGEN: u32 = 0xc20;
@@ -255,41 +254,10 @@ pub fn float_track(ctx: &Context, ctl: usize) -> Result<Option<NelTrack>, String
             r,
         )),
         Track::Bezier { keys } => NelTrack::CTrackKeyFramerBezierFloat(framer(
-            keys.iter()
-                .map(|k| {
-                    (
-                        seconds(k.time),
-                        KeyBezier {
-                            version: 0,
-                            value: f(k.value),
-                            in_tan: Tangent::Float(f(k.in_tan)),
-                            out_tan: Tangent::Float(f(k.out_tan)),
-                            step: Bool((k.out_type() == TANGENT_STEP) as u8),
-                        },
-                    )
-                })
-                .collect(),
+            bezier_keys(keys, f, |t| Tangent::Float(f(t))),
             r,
         )),
-        Track::Tcb { keys } => NelTrack::CTrackKeyFramerTCBFloat(framer(
-            keys.iter()
-                .map(|k| {
-                    (
-                        seconds(k.time),
-                        KeyTcb {
-                            version: 0,
-                            value: f(k.value),
-                            tension: F32::from_f32(k.tension as f32),
-                            continuity: F32::from_f32(k.continuity as f32),
-                            bias: F32::from_f32(k.bias as f32),
-                            ease_to: F32::from_f32(k.ease_in as f32),
-                            ease_from: F32::from_f32(k.ease_out as f32),
-                        },
-                    )
-                })
-                .collect(),
-            r,
-        )),
+        Track::Tcb { keys } => NelTrack::CTrackKeyFramerTCBFloat(framer(tcb_keys(keys, f), r)),
     }))
 }
 
@@ -332,41 +300,12 @@ fn color_track(ctx: &Context, ctl: usize) -> Result<Option<NelTrack>, String> {
             r,
         )),
         Track::Bezier { keys } => NelTrack::CTrackKeyFramerBezierRGBA(framer(
-            keys.iter()
-                .map(|k| {
-                    (
-                        seconds(k.time),
-                        KeyBezier {
-                            version: 0,
-                            value: v3(k.value, 1.0),
-                            in_tan: Tangent::Vector(v3(k.in_tan, per_second)),
-                            out_tan: Tangent::Vector(v3(k.out_tan, per_second)),
-                            step: Bool((k.out_type() == TANGENT_STEP) as u8),
-                        },
-                    )
-                })
-                .collect(),
+            bezier_keys(keys, |v| v3(v, 1.0), |t| Tangent::Vector(v3(t, per_second))),
             r,
         )),
-        Track::Tcb { keys } => NelTrack::CTrackKeyFramerTCBRGBA(framer(
-            keys.iter()
-                .map(|k| {
-                    (
-                        seconds(k.time),
-                        KeyTcb {
-                            version: 0,
-                            value: v3(k.value, 1.0),
-                            tension: F32::from_f32(k.tension as f32),
-                            continuity: F32::from_f32(k.continuity as f32),
-                            bias: F32::from_f32(k.bias as f32),
-                            ease_to: F32::from_f32(k.ease_in as f32),
-                            ease_from: F32::from_f32(k.ease_out as f32),
-                        },
-                    )
-                })
-                .collect(),
-            r,
-        )),
+        Track::Tcb { keys } => {
+            NelTrack::CTrackKeyFramerTCBRGBA(framer(tcb_keys(keys, |v| v3(v, 1.0)), r))
+        }
     }))
 }
 
