@@ -18,6 +18,14 @@ const GEOMETRY: u32 = 0x10;
 /// inline-constant record 0x000e per parameter, ids in declaration order),
 /// built from an existing block of the file so the trailing chunks stay real.
 pub fn pacs_block(template: Vec<Chunk>, owner: u32, values: &[(u16, u16, [u8; 4])]) -> Vec<Chunk> {
+    let values: Vec<(u16, u16, &[u8])> = values.iter().map(|(p, t, v)| (*p, *t, &v[..])).collect();
+    param_block2(template, owner, &values)
+}
+
+/// A ParamBlock2 made from `template` (a real block's chunks): its header
+/// rewritten for `owner` and the count of `values`, its parameters replaced
+/// by `values` (id, type, payload as stored).
+pub fn param_block2(template: Vec<Chunk>, owner: u32, values: &[(u16, u16, &[u8])]) -> Vec<Chunk> {
     let mut out = Vec::new();
     for c in template {
         match c.id {

@@ -160,29 +160,8 @@ fn ps_block(e: &mut SceneEdit, owner: u32, file: &str) -> Vec<Chunk> {
         (4, FLOAT, 0f32.to_le_bytes().to_vec()),
         (5, BOOL, 0i32.to_le_bytes().to_vec()),
     ];
-    let mut out = Vec::new();
-    for c in template {
-        match c.id {
-            0x0009 => {
-                let mut h = c.payload().expect("header").to_vec();
-                h[10..12].copy_from_slice(&(values.len() as u16).to_le_bytes());
-                h[12..16].copy_from_slice(&owner.to_le_bytes());
-                out.push(Chunk::leaf(0x0009, h));
-                for (pid, ty, payload) in &values {
-                    let mut r = Vec::new();
-                    r.extend_from_slice(&pid.to_le_bytes());
-                    r.extend_from_slice(&ty.to_le_bytes());
-                    r.extend_from_slice(&[0, 0, 0, 0, 0x82, 0, 0, 0, 0, 0]);
-                    r.push(0x40);
-                    r.extend_from_slice(payload);
-                    out.push(Chunk::leaf(0x000e, r));
-                }
-            }
-            0x000e | 0x100e | 0x000a => {}
-            _ => out.push(c),
-        }
-    }
-    out
+    let values: Vec<(u16, u16, &[u8])> = values.iter().map(|(p, t, v)| (*p, *t, &v[..])).collect();
+    maxfs_tests::nel_nodes::param_block2(template, owner, &values)
 }
 
 /// Turns node `n` into a nel_ps whose delegate is its current object.
