@@ -14,12 +14,13 @@ use maxfs_exporters::gltf::{self, ResolutionLog, TextureSearch};
 use maxfs_scene::eval::SceneEval;
 
 use crate::lookups::Dep;
+use crate::stage_error::{Stage, StageError};
 
 /// What the glTF export of one file gives the tree.
 #[derive(Debug)]
 pub struct GltfStage {
     /// The `.glb` bytes, or why the scene could not be exported at all.
-    pub glb: Result<Arc<[u8]>, String>,
+    pub glb: Result<Arc<[u8]>, StageError>,
     /// The `errors.txt` lines after `gltf<TAB>`: one per texture image that
     /// is not embedded (`material<TAB>reason`), then one per part left out or
     /// approximated (`-<TAB>subject: what`).
@@ -33,7 +34,15 @@ pub struct GltfStage {
 struct Stored {
     deps: Vec<Dep>,
     lines: Vec<String>,
-    glb: Result<u64, String>,
+    glb: StoredGlb,
+}
+
+/// The `.glb`'s length, or why there is none (stored as serde stores a
+/// `Result`, so entries written before this type read back).
+#[derive(serde::Serialize, serde::Deserialize)]
+enum StoredGlb {
+    Ok(u64),
+    Err(String),
 }
 
 impl GltfStage {
@@ -55,7 +64,7 @@ impl GltfStage {
             }
             Err(e) => {
                 lines.push(format!("-\tnot exported: {e}"));
-                Err(e)
+                Err(StageError::new(Stage::Export, e))
             }
         };
         let deps = Dep::all_of(&log);
@@ -74,11 +83,10 @@ impl GltfStage {
         let index = Stored {
             deps: self.deps.clone(),
             lines: self.lines.clone(),
-            glb: self
-                .glb
-                .as_ref()
-                .map(|b| b.len() as u64)
-                .map_err(Clone::clone),
+            glb: match &self.glb {
+                Ok(b) => StoredGlb::Ok(b.len() as u64),
+                Err(e) => StoredGlb::Err(e.message().to_string()),
+            },
         };
         let json = serde_json::to_vec(&index).unwrap_or_default();
         let mut out = (json.len() as u64).to_le_bytes().to_vec();
@@ -98,8 +106,8 @@ impl GltfStage {
             rest.split_at_checked(usize::try_from(u64::from_le_bytes(*len)).ok()?)?;
         let index: Stored = serde_json::from_slice(json).ok()?;
         let glb = match index.glb {
-            Ok(n) if usize::try_from(n).ok()? == data.len() => Ok(Arc::from(data)),
-            Err(e) if data.is_empty() => Err(e),
+            StoredGlb::Ok(n) if usize::try_from(n).ok()? == data.len() => Ok(Arc::from(data)),
+            StoredGlb::Err(e) if data.is_empty() => Err(StageError::new(Stage::Export, e)),
             _ => return None,
         };
         if !Dep::all_hold(&index.deps, search) {

@@ -10,6 +10,7 @@ pub mod json;
 pub mod lookups;
 pub mod names;
 pub mod source_check;
+pub mod stage_error;
 pub mod state;
 pub mod textconv;
 pub mod thumbnail;
@@ -17,6 +18,7 @@ pub mod tree;
 pub mod views;
 pub mod warn_once;
 
+pub use stage_error::{Stage, StageError, StageResult};
 pub use tree::{Blob, Content, Entry, EntryKey, Kind, MaxFs, Options, VirtualKey};
 
 /// Why a path cannot be served. Parse failures are `Failed` with the reason.
@@ -31,7 +33,7 @@ pub enum FsError {
     #[error("{0}")]
     Io(String, Option<i32>),
     #[error("{0}")]
-    Failed(String),
+    Failed(#[from] StageError),
 }
 
 impl FsError {
@@ -64,7 +66,7 @@ mod libc_consts {
 
 /// Runs a stage that reads file contents, turning a panic in a parser into an
 /// error, so one bad file can never take the mount down.
-pub(crate) fn guard<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+pub(crate) fn guard<T>(f: impl FnOnce() -> Result<T, StageError>) -> Result<T, StageError> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(p) => {
@@ -73,7 +75,10 @@ pub(crate) fn guard<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, Strin
                 .map(|s| s.to_string())
                 .or_else(|| p.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown".into());
-            Err(format!("internal error (panic): {msg}"))
+            Err(StageError::new(
+                Stage::Panic,
+                format!("internal error (panic): {msg}"),
+            ))
         }
     }
 }

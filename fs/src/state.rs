@@ -20,6 +20,7 @@ use crate::cache::{DocKey, Weigh};
 use crate::exports::ExportSet;
 use crate::gltf_stage::GltfStage;
 use crate::names::escape_stream_name;
+use crate::stage_error::{Stage, StageError, StageResult};
 
 /// One stream as listed under `streams/`.
 #[derive(Debug, Clone)]
@@ -59,9 +60,6 @@ impl Light {
         })
     }
 }
-
-/// A stage failure, kept as text so it can be cached and shown in error.txt.
-pub type StageResult<T> = Result<Arc<T>, String>;
 
 /// What stays in memory for one version of one `.max` while anything refers to
 /// it: its key (the one copy of its path) and the light stage. The parsed
@@ -116,8 +114,10 @@ impl MaxState {
     pub fn load(&self, inflate: &maxfs_scene::container::InflateLimits) -> StageResult<Loaded> {
         log::debug!("parsing {}", self.path().display());
         let r = crate::guard(|| {
-            let bytes = std::fs::read(self.path()).map_err(|e| format!("cannot read: {e}"))?;
-            let file = MaxFile::from_bytes_with(&bytes, inflate).map_err(|e| e.to_string())?;
+            let bytes = std::fs::read(self.path())
+                .map_err(|e| StageError::new(Stage::Streams, format!("cannot read: {e}")))?;
+            let file = MaxFile::from_bytes_with(&bytes, inflate)
+                .map_err(|e| StageError::new(Stage::Streams, e))?;
             drop(bytes);
             for (_, why) in file.failed_streams() {
                 // Once per file version; reading that stream gives EIO, the others read.
@@ -148,9 +148,9 @@ impl MaxState {
 pub struct Loaded {
     /// The streams, inflated (shared with the document's chunk trees).
     pub file: Arc<MaxFile>,
-    doc: OnceLock<Result<Arc<Document>, String>>,
-    typed: OnceLock<Result<Arc<Typed>, String>>,
-    eval: OnceLock<Result<Arc<SceneEval>, String>>,
+    doc: OnceLock<StageResult<Document>>,
+    typed: OnceLock<StageResult<Typed>>,
+    eval: OnceLock<StageResult<SceneEval>>,
     exports: OnceLock<StageResult<ExportSet>>,
     gltf: OnceLock<StageResult<GltfStage>>,
     chunks: OnceLock<Vec<ChunkIndex>>,
@@ -168,7 +168,7 @@ impl Weigh for StageResult<Loaded> {
     fn bytes(&self) -> u64 {
         match self {
             Ok(l) => l.bytes(),
-            Err(e) => e.len() as u64,
+            Err(e) => e.message().len() as u64,
         }
     }
 }
@@ -176,7 +176,7 @@ impl Weigh for StageResult<Loaded> {
 impl Loaded {
     /// The document: the streams with their chunk trees (parsed on first need;
     /// the stream bytes are shared, not copied).
-    pub fn doc(&self) -> Result<Arc<Document>, String> {
+    pub fn doc(&self) -> StageResult<Document> {
         self.doc
             .get_or_init(|| {
                 crate::guard(|| Ok(Arc::new(Document::from_file(MaxFile::clone(&self.file)))))
@@ -189,7 +189,7 @@ impl Loaded {
         self.doc.get().is_some()
     }
 
-    pub fn typed(&self) -> Result<Arc<Typed>, String> {
+    pub fn typed(&self) -> StageResult<Typed> {
         self.typed
             .get_or_init(|| {
                 let doc = self.doc()?;
@@ -199,7 +199,7 @@ impl Loaded {
     }
 
     /// The evaluated scene (fails when the scene graph could not be read).
-    pub fn eval(&self) -> Result<Arc<SceneEval>, String> {
+    pub fn eval(&self) -> StageResult<SceneEval> {
         self.eval
             .get_or_init(|| {
                 let typed = self.typed()?;
@@ -207,7 +207,7 @@ impl Loaded {
                 crate::guard(|| {
                     SceneEval::new(doc, typed)
                         .map(Arc::new)
-                        .map_err(|e| format!("scene graph: {e}"))
+                        .map_err(|e| StageError::new(Stage::Scene, format!("scene graph: {e}")))
                 })
             })
             .clone()
@@ -367,9 +367,11 @@ impl ChunkIndex {
     }
 }
 
-fn load_light(path: &Path) -> Result<Arc<Light>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
-    let mut peek = peek::peek(std::io::BufReader::new(file)).map_err(|e| e.to_string())?;
+fn load_light(path: &Path) -> StageResult<Light> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| StageError::new(Stage::Container, format!("cannot open: {e}")))?;
+    let mut peek = peek::peek(std::io::BufReader::new(file))
+        .map_err(|e| StageError::new(Stage::Container, e))?;
     let mut used = std::collections::HashSet::new();
     let streams = peek
         .streams

@@ -415,7 +415,8 @@ fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Res
             roots: job.maps.to_vec(),
             log: None,
         };
-        let e = maxfs_exporters::gltf::export_scene_with(&eval, &search)?;
+        let e =
+            maxfs_exporters::gltf::export_scene_with(&eval, &search).map_err(|e| e.to_string())?;
         write("gltf", "", &format!("{}.glb", source_stem(p)), &e.glb)?;
         r.warnings.extend(e.warnings.iter().cloned());
         // Left-out or approximated parts make the file partial (no tag), like

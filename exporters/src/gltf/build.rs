@@ -3,6 +3,7 @@
 //! The functions here are `#[inline(never)]`: with everything inlined into
 //! `build`, rustc 1.95's LLVM crashed (SIGSEGV) compiling this crate in release.
 
+use crate::error::{ExportError, ExportResult};
 use std::collections::BTreeMap;
 
 use gltf_json as json;
@@ -170,7 +171,7 @@ impl Builder<'_> {
         &mut self,
         stored: &str,
         wrap: [json::texture::WrappingMode; 2],
-    ) -> Result<Index<json::Texture>, String> {
+    ) -> ExportResult<Index<json::Texture>> {
         let key = format!("{stored}\u{0}{wrap:?}");
         if let Some(t) = self.images.get(&key) {
             return Ok(*t);
@@ -180,7 +181,7 @@ impl Builder<'_> {
             None => {
                 let png = match self.textures.get(self.search, stored) {
                     Ok((_, png)) => png.clone(),
-                    Err(e) => return Err(e.to_string()),
+                    Err(e) => return Err(ExportError::Texture(e.clone())),
                 };
                 let view = self.view(&png, None);
                 let i = self.root.push(json::Image {
@@ -236,7 +237,7 @@ impl Builder<'_> {
         &mut self,
         m: &mtl::Material,
         slot: &str,
-    ) -> Option<Result<json::texture::Info, String>> {
+    ) -> Option<ExportResult<json::texture::Info>> {
         let r = m
             .maps
             .iter()
@@ -259,7 +260,7 @@ impl Builder<'_> {
         m: &mtl::Material,
         slot: &str,
         texmap: usize,
-    ) -> Option<Result<json::texture::Info, String>> {
+    ) -> Option<ExportResult<json::texture::Info>> {
         let t = mtl::texmap(self.eval, texmap, self.assets)?;
         let stored = t.file.clone().filter(|f| !mtl::file_base(f).is_empty())?;
         let set =
@@ -302,7 +303,7 @@ impl Builder<'_> {
                     }),
                     extras: Default::default(),
                 })
-                .map_err(|e| format!("{slot} map {:?}: {e}", mtl::file_base(&stored))),
+                .map_err(|e| e.within(format!("{slot} map {:?}", mtl::file_base(&stored)))),
         )
     }
 
@@ -342,7 +343,7 @@ impl Builder<'_> {
         let diffuse = m.diffuse.unwrap_or([0.5; 3]).map(clamp01);
         let opacity = clamp01(m.opacity.unwrap_or(1.0));
         let mut missing = Vec::new();
-        let mut take = |r: Option<Result<json::texture::Info, String>>| match r? {
+        let mut take = |r: Option<ExportResult<json::texture::Info>>| match r? {
             Ok(info) => Some(info),
             Err(e) => {
                 missing.push(e);
@@ -404,7 +405,7 @@ impl Builder<'_> {
             extras: if missing.is_empty() {
                 None
             } else {
-                serde_json::value::to_raw_value(&value!({ "textures_not_embedded": missing })).ok()
+                serde_json::value::to_raw_value(&value!({ "textures_not_embedded": missing.iter().map(ToString::to_string).collect::<Vec<_>>() })).ok()
             },
             ..Default::default()
         })

@@ -32,18 +32,31 @@ pub fn write(json: &[u8], bin: &[u8]) -> Vec<u8> {
 }
 
 /// Splits a .glb into its JSON and BIN chunks (for tests and tools).
-pub fn read(glb: &[u8]) -> Result<(&[u8], &[u8]), String> {
-    let u32_at = |at: usize| -> Result<usize, String> {
+/// Why bytes are not a GLB container.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GlbError {
+    #[error("truncated at {0}")]
+    Truncated(usize),
+    #[error("not a glTF 2 binary of this length")]
+    Header,
+    #[error("bad JSON chunk")]
+    Json,
+    #[error("bad BIN chunk")]
+    Bin,
+}
+
+pub fn read(glb: &[u8]) -> Result<(&[u8], &[u8]), GlbError> {
+    let u32_at = |at: usize| -> Result<usize, GlbError> {
         glb.get(at..at + 4)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-            .ok_or_else(|| format!("truncated at {at}"))
+            .ok_or(GlbError::Truncated(at))
     };
     if glb.get(0..4) != Some(MAGIC) || u32_at(4)? != 2 || u32_at(8)? != glb.len() {
-        return Err("not a glTF 2 binary of this length".into());
+        return Err(GlbError::Header);
     }
     let json_len = u32_at(12)?;
     if glb.get(16..20) != Some(JSON) || 20 + json_len > glb.len() {
-        return Err("bad JSON chunk".into());
+        return Err(GlbError::Json);
     }
     let json = &glb[20..20 + json_len];
     let rest = 20 + json_len;
@@ -52,7 +65,7 @@ pub fn read(glb: &[u8]) -> Result<(&[u8], &[u8]), String> {
     }
     let bin_len = u32_at(rest)?;
     if glb.get(rest + 4..rest + 8) != Some(BIN) || rest + 8 + bin_len != glb.len() {
-        return Err("bad BIN chunk".into());
+        return Err(GlbError::Bin);
     }
     Ok((json, &glb[rest + 8..]))
 }

@@ -22,9 +22,31 @@ pub(super) fn sniff(data: &[u8]) -> Option<Extra> {
     }
 }
 
+/// Why a PSD or DDS image could not be read; the third-party decoders'
+/// own errors are kept as their text.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ImageFormatError {
+    #[error("{0} bytes: header cut short")]
+    HeaderShort(usize),
+    #[error("PSD: {0} bytes: cut short")]
+    PsdShort(usize),
+    #[error("PSD: {0}")]
+    Psd(String),
+    #[error("DDS: {0}")]
+    Dds(String),
+    #[error("{0:?}: the decoder failed on damaged data")]
+    Panicked(Extra),
+    #[error("{w}×{h} is outside 1..{max} pixels a side")]
+    Side { w: u32, h: u32, max: u32 },
+    #[error("{w}×{h} is over the {budget} byte decode budget")]
+    Budget { w: u32, h: u32, budget: u64 },
+    #[error("PNG encoding: {0}")]
+    Png(String),
+}
+
 /// Width and height from the header (PSD: big-endian height at 14, width at
 /// 18; DDS: little-endian height at 12, width at 16).
-pub(super) fn dimensions(kind: Extra, data: &[u8]) -> Result<(u32, u32), String> {
+pub(super) fn dimensions(kind: Extra, data: &[u8]) -> Result<(u32, u32), ImageFormatError> {
     let word = |at: usize, big: bool| {
         data.get(at..at + 4)
             .map(|b| {
@@ -35,7 +57,7 @@ pub(super) fn dimensions(kind: Extra, data: &[u8]) -> Result<(u32, u32), String>
                     u32::from_le_bytes(b)
                 }
             })
-            .ok_or_else(|| format!("{} bytes: header cut short", data.len()))
+            .ok_or(ImageFormatError::HeaderShort(data.len()))
     };
     match kind {
         Extra::Psd => Ok((word(18, true)?, word(14, true)?)),
@@ -48,7 +70,7 @@ pub(super) fn dimensions(kind: Extra, data: &[u8]) -> Result<(u32, u32), String>
 /// the colour-mode, resource and layer sections, u32 big-endian) and the
 /// composite's size (raw: channels × height × width × depth / 8; RLE: a u16
 /// byte count per channel row, then those bytes) are checked here.
-fn psd_complete(data: &[u8]) -> Result<(), String> {
+fn psd_complete(data: &[u8]) -> Result<(), ImageFormatError> {
     let be16 = |at: usize| {
         data.get(at..at + 2)
             .map(|b| u16::from_be_bytes([b[0], b[1]]))
@@ -57,9 +79,11 @@ fn psd_complete(data: &[u8]) -> Result<(), String> {
         data.get(at..at + 4)
             .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
     };
-    let short = || format!("PSD: {} bytes: cut short", data.len());
+    let short = || ImageFormatError::PsdShort(data.len());
     if be16(4) != Some(1) {
-        return Err("PSD: only version 1 (not PSB) is read".into());
+        return Err(ImageFormatError::Psd(
+            "only version 1 (not PSB) is read".into(),
+        ));
     }
     let channels = be16(12).ok_or_else(short)? as usize;
     let (h, w) = (be32(14).ok_or_else(short)?, be32(18).ok_or_else(short)?);
@@ -81,40 +105,45 @@ fn psd_complete(data: &[u8]) -> Result<(), String> {
                     .ok_or_else(short)
             })?
         }
-        c => return Err(format!("PSD: composite compression {c} is not read")),
+        c => {
+            return Err(ImageFormatError::Psd(format!(
+                "composite compression {c} is not read"
+            )))
+        }
     };
     let have = data.len() - (at + 2).min(data.len());
     if have < need {
-        return Err(format!(
-            "PSD: composite image needs {need} bytes, {have} stored"
-        ));
+        return Err(ImageFormatError::Psd(format!(
+            "composite image needs {need} bytes, {have} stored"
+        )));
     }
     Ok(())
 }
 
 /// Decodes `data` (a PSD or DDS whose dimensions were checked) to RGBA8.
-pub(super) fn decode(kind: Extra, data: &[u8]) -> Result<image::DynamicImage, String> {
+pub(super) fn decode(kind: Extra, data: &[u8]) -> Result<image::DynamicImage, ImageFormatError> {
     if kind == Extra::Psd {
         psd_complete(data)?;
     }
-    let run = || -> Result<image::RgbaImage, String> {
+    let run = || -> Result<image::RgbaImage, ImageFormatError> {
         match kind {
             Extra::Psd => {
-                let psd = psd::Psd::from_bytes(data).map_err(|e| format!("PSD: {e}"))?;
+                let psd =
+                    psd::Psd::from_bytes(data).map_err(|e| ImageFormatError::Psd(e.to_string()))?;
                 let (w, h) = (psd.width(), psd.height());
                 image::RgbaImage::from_raw(w, h, psd.rgba())
-                    .ok_or_else(|| format!("PSD: composite is not {w}×{h} RGBA"))
+                    .ok_or_else(|| ImageFormatError::Psd(format!("composite is not {w}×{h} RGBA")))
             }
             Extra::Dds => {
                 let dds = image_dds::ddsfile::Dds::read(std::io::Cursor::new(data))
-                    .map_err(|e| format!("DDS: {e}"))?;
-                image_dds::image_from_dds(&dds, 0).map_err(|e| format!("DDS: {e}"))
+                    .map_err(|e| ImageFormatError::Dds(e.to_string()))?;
+                image_dds::image_from_dds(&dds, 0).map_err(|e| ImageFormatError::Dds(e.to_string()))
             }
         }
     };
     match std::panic::catch_unwind(run) {
         Ok(r) => r.map(image::DynamicImage::ImageRgba8),
-        Err(_) => Err(format!("{kind:?}: the decoder failed on damaged data")),
+        Err(_) => Err(ImageFormatError::Panicked(kind)),
     }
 }
 

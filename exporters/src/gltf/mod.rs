@@ -7,6 +7,8 @@
 //! glTF point (x, z, −y). Lengths are converted from the file's system unit to
 //! metres, and animation is sampled once per frame at the file's frame rate.
 
+use crate::error::ExportResult;
+
 mod anim;
 mod axes;
 mod build;
@@ -57,13 +59,13 @@ impl GltfExport {
 /// Exports an evaluated scene without looking for texture images (every
 /// textured material is reported in the warnings). Fails only when the scene
 /// cannot be read at all; anything narrower becomes a warning.
-pub fn export_scene(eval: &SceneEval) -> Result<GltfExport, String> {
+pub fn export_scene(eval: &SceneEval) -> ExportResult<GltfExport> {
     export_scene_with(eval, &TextureSearch::default())
 }
 
 /// Exports an evaluated scene, embedding the texture images `search` finds
 /// (docs/gltf-export.md, "Textures").
-pub fn export_scene_with(eval: &SceneEval, search: &TextureSearch) -> Result<GltfExport, String> {
+pub fn export_scene_with(eval: &SceneEval, search: &TextureSearch) -> ExportResult<GltfExport> {
     let (doc, graph) = (&*eval.doc, &*eval.graph);
     let assets = maxfs_scene::eval::render::material::Assets::of(doc);
     let mut notes = Vec::new();
@@ -88,10 +90,7 @@ pub fn export_scene_with(eval: &SceneEval, search: &TextureSearch) -> Result<Glt
     let mut approximated = notes.clone();
     approximated.append(&mut built.approximated);
     notes.append(&mut built.warnings);
-    let json = built
-        .root
-        .to_vec()
-        .map_err(|e| format!("glTF JSON serialisation: {e}"))?;
+    let json = built.root.to_vec()?;
     Ok(GltfExport {
         glb: glb::write(&json, &built.bin),
         warnings: notes,
@@ -102,7 +101,7 @@ pub fn export_scene_with(eval: &SceneEval, search: &TextureSearch) -> Result<Glt
 
 /// Opens and exports a `.max` file, looking for texture images beside and
 /// below it. Fails only when the scene cannot be read at all.
-pub fn export_file(path: &std::path::Path) -> Result<GltfExport, String> {
+pub fn export_file(path: &std::path::Path) -> ExportResult<GltfExport> {
     export_file_with(path, &[])
 }
 
@@ -111,9 +110,9 @@ pub fn export_file(path: &std::path::Path) -> Result<GltfExport, String> {
 pub fn export_file_with(
     path: &std::path::Path,
     maps: &[std::path::PathBuf],
-) -> Result<GltfExport, String> {
-    let doc = Document::open(path).map_err(|e| e.to_string())?;
-    let eval = SceneEval::from_document(doc).map_err(|e| format!("no scene: {e}"))?;
+) -> ExportResult<GltfExport> {
+    let doc = Document::open(path)?;
+    let eval = SceneEval::from_document(doc)?;
     let search = TextureSearch {
         max_dir: path.parent().map(std::path::Path::to_path_buf),
         roots: maps.to_vec(),

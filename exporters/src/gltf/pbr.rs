@@ -6,6 +6,7 @@
 //! (separate roughness/metalness images: glTF packs both in one image) are
 //! named in the warnings.
 
+use crate::error::ExportResult;
 use gltf_json as json;
 use json::validation::Checked::Valid;
 use json::Index;
@@ -74,7 +75,7 @@ impl Builder<'_> {
     #[inline(never)]
     pub(super) fn physical(&mut self, m: &mtl::Material, p: &Pbr) -> Index<json::Material> {
         let mut missing = Vec::new();
-        let mut take = |r: Option<Result<json::texture::Info, String>>| match r? {
+        let mut take = |r: Option<ExportResult<json::texture::Info>>| match r? {
             Ok(info) => Some(info),
             Err(e) => {
                 missing.push(e);
@@ -149,7 +150,7 @@ impl Builder<'_> {
                 None
             } else {
                 serde_json::value::to_raw_value(&serde_json::json!({
-                    "textures_not_embedded": missing
+                    "textures_not_embedded": missing.iter().map(ToString::to_string).collect::<Vec<_>>()
                 }))
                 .ok()
             },
@@ -163,7 +164,7 @@ impl Builder<'_> {
     fn normal_map(
         &mut self,
         m: &mtl::Material,
-    ) -> Option<(Result<json::texture::Info, String>, f32)> {
+    ) -> Option<(ExportResult<json::texture::Info>, f32)> {
         let r = m
             .maps
             .iter()

@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::image_formats;
+use super::image_formats::{self, ImageFormatError};
 
 /// Where image files are looked for.
 #[derive(Debug, Clone, Default)]
@@ -212,10 +212,10 @@ pub fn to_png(path: &Path) -> Result<Vec<u8>, TextureError> {
         reason,
     };
     if let Some(kind) = image_formats::sniff(&data) {
-        let (w, h) = image_formats::dimensions(kind, &data).map_err(decode)?;
-        check_size(w, h).map_err(decode)?;
-        let img = image_formats::decode(kind, &data).map_err(decode)?;
-        return png(&img).map_err(decode);
+        let (w, h) = image_formats::dimensions(kind, &data).map_err(|e| decode(e.to_string()))?;
+        check_size(w, h).map_err(|e| decode(e.to_string()))?;
+        let img = image_formats::decode(kind, &data).map_err(|e| decode(e.to_string()))?;
+        return png(&img).map_err(|e| decode(e.to_string()));
     }
     let mut reader = image::ImageReader::new(std::io::Cursor::new(&data));
     // TGA has no signature: the extension decides, then the content may.
@@ -239,26 +239,32 @@ pub fn to_png(path: &Path) -> Result<Vec<u8>, TextureError> {
         }
         other => other,
     };
-    png(&img).map_err(decode)
+    png(&img).map_err(|e| decode(e.to_string()))
 }
 
 /// PNG bytes of a decoded image.
-fn png(img: &image::DynamicImage) -> Result<Vec<u8>, String> {
+fn png(img: &image::DynamicImage) -> Result<Vec<u8>, ImageFormatError> {
     let mut out = std::io::Cursor::new(Vec::new());
     img.write_to(&mut out, image::ImageFormat::Png)
-        .map_err(|e| format!("PNG encoding: {e}"))?;
+        .map_err(|e| ImageFormatError::Png(e.to_string()))?;
     Ok(out.into_inner())
 }
 
 /// Within the side limit and the decode budget (RGBA8).
-fn check_size(w: u32, h: u32) -> Result<(), String> {
+fn check_size(w: u32, h: u32) -> Result<(), ImageFormatError> {
     if w == 0 || h == 0 || w > MAX_SIDE || h > MAX_SIDE {
-        return Err(format!("{w}×{h} is outside 1..{MAX_SIDE} pixels a side"));
+        return Err(ImageFormatError::Side {
+            w,
+            h,
+            max: MAX_SIDE,
+        });
     }
     if u64::from(w) * u64::from(h) * 4 > MAX_ALLOC {
-        return Err(format!(
-            "{w}×{h} is over the {MAX_ALLOC} byte decode budget"
-        ));
+        return Err(ImageFormatError::Budget {
+            w,
+            h,
+            budget: MAX_ALLOC,
+        });
     }
     Ok(())
 }
@@ -282,8 +288,8 @@ pub fn probe(path: &Path) -> Result<(), TextureError> {
     )
     .map_err(read)?;
     if let Some(kind) = image_formats::sniff(&head) {
-        let (w, h) = image_formats::dimensions(kind, &head).map_err(decode)?;
-        return check_size(w, h).map_err(decode);
+        let (w, h) = image_formats::dimensions(kind, &head).map_err(|e| decode(e.to_string()))?;
+        return check_size(w, h).map_err(|e| decode(e.to_string()));
     }
     let mut reader = image::ImageReader::open(path).map_err(|e| TextureError::Read {
         path: shown.clone(),

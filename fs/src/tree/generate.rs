@@ -148,7 +148,7 @@ impl MaxFs {
                     self.max_parse_bytes
                 );
                 crate::warn_once::warn(&state.key, &why);
-                return Err(why);
+                return Err(StageError::new(Stage::Budget, why));
             }
             self.doc_loads.fetch_add(1, Ordering::Relaxed);
             state.load(&self.inflate)
@@ -233,7 +233,8 @@ impl MaxFs {
             .map_err(FsError::Failed)
     }
 
-    pub(super) fn generate(&self, state: &MaxState, v: V) -> Result<Vec<u8>, String> {
+    pub(super) fn generate(&self, state: &MaxState, v: V) -> Result<Vec<u8>, StageError> {
+        let view = |why: &str| StageError::new(Stage::View, why);
         let light = state.light();
         let doc = || -> StageResult<Loaded> {
             light.as_ref().map_err(|e| e.clone())?;
@@ -251,9 +252,11 @@ impl MaxFs {
                 let eval = loaded.as_ref().ok().and_then(|l| l.eval().ok());
                 Ok(crate::views::info::render(
                     state,
-                    light.as_deref().map_err(|e| e.as_str()),
-                    document.as_deref().map_err(|e| e.as_str()),
-                    typed.as_ref().map(|t| t.as_deref().map_err(|e| e.as_str())),
+                    light.as_deref().map_err(StageError::message),
+                    document.as_deref().map_err(StageError::message),
+                    typed
+                        .as_ref()
+                        .map(|t| t.as_deref().map_err(StageError::message)),
                     eval.as_deref(),
                 ))
             }
@@ -263,13 +266,14 @@ impl MaxFs {
                     .peek
                     .summary_information
                     .as_deref()
-                    .ok_or("no SummaryInformation stream")
+                    .ok_or_else(|| view("no SummaryInformation stream"))
                     .and_then(|d| {
-                        maxfs_scene::summary::parse_property_set(d).map_err(|_| "bad property set")
+                        maxfs_scene::summary::parse_property_set(d)
+                            .map_err(|_| view("bad property set"))
                     })?;
                 let dib = maxfs_scene::summary::thumbnail_dib(&set)
-                    .ok_or("no thumbnail in SummaryInformation")?;
-                crate::thumbnail::dib_to_png(dib).map_err(|e| e.to_string())
+                    .ok_or_else(|| view("no thumbnail in SummaryInformation"))?;
+                crate::thumbnail::dib_to_png(dib).map_err(|e| StageError::new(Stage::View, e))
             }
             V::Json(view) => {
                 let rendered = doc().and_then(|l| {
@@ -280,23 +284,30 @@ impl MaxFs {
                         view,
                         &d,
                         &t,
-                        eval.as_deref().map_err(String::as_str),
+                        eval.as_deref().map_err(StageError::message),
                     ))
                 });
                 Ok(match rendered {
                     Ok(bytes) => bytes,
-                    Err(e) => crate::views::error_json(&e),
+                    Err(e) => crate::views::error_json(e.message()),
                 })
             }
             V::ExportJson(i) => {
-                let set = self.export_set(state).map_err(|e| e.to_string())?;
-                let file = set.files.get(i as usize).ok_or("no such export")?;
+                let set = self
+                    .export_set(state)
+                    .map_err(|e| StageError::new(Stage::Export, e))?;
+                let file = set
+                    .files
+                    .get(i as usize)
+                    .ok_or_else(|| view("no such export"))?;
                 maxfs_exporters::nel::nel_json(&file.bytes, &file.name, false)
                     .map(String::into_bytes)
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| StageError::new(Stage::View, e))
             }
-            V::ExportErrors => self.errors_txt(state).map_err(|e| e.to_string()),
-            _ => Err("not a generated file".into()),
+            V::ExportErrors => self
+                .errors_txt(state)
+                .map_err(|e| StageError::new(Stage::View, e)),
+            _ => Err(view("not a generated file")),
         }
     }
 }

@@ -20,7 +20,8 @@ use crate::cache::{ByteLru, CacheStats, ContentCache, DocKey, StateRegistry};
 use crate::disk_cache::{DiskCache, DiskStats, SourceHash};
 use crate::exports::{ExportDir, ExportFile, ExportSet, ERRORS_TXT};
 use crate::names::{chunk_name, parse_chunk_name};
-use crate::state::{Loaded, MaxState, StageResult};
+use crate::stage_error::{Stage, StageError, StageResult};
+use crate::state::{Loaded, MaxState};
 use crate::views::JsonView;
 use crate::FsError;
 
@@ -315,7 +316,7 @@ pub struct MaxFs {
     states: StateRegistry<DocKey, MaxState>,
     next_state: AtomicU32,
     docs: ByteLru<DocKey, StageResult<Loaded>>,
-    content: ContentCache<ContentKey, String>,
+    content: ContentCache<ContentKey, StageError>,
     doc_loads: AtomicU64,
     generations: Mutex<HashMap<String, u64>>,
     inflate: maxfs_scene::container::InflateLimits,
@@ -569,7 +570,7 @@ impl MaxFs {
                     let s = loaded.file.streams.get(i as usize);
                     if let Some(why) = s.and_then(|s| s.error.as_ref()) {
                         // This stream only; the file's other streams still read.
-                        return Err(FsError::Failed(why.clone()));
+                        return Err(FsError::Failed(StageError::new(Stage::Stream, why)));
                     }
                     Blob::Stream(loaded.file.clone(), i as usize)
                 }

@@ -86,7 +86,9 @@ pub struct Transform {
 
 /// Evaluated transforms by node index; a failure of the evaluation (damaged
 /// data) is returned as text and leaves the stored fields of `nodes.json` intact.
-pub fn transforms(eval: &SceneEval) -> Result<std::collections::HashMap<usize, Transform>, String> {
+pub fn transforms(
+    eval: &SceneEval,
+) -> Result<std::collections::HashMap<usize, Transform>, crate::StageError> {
     crate::guard(|| {
         Ok(scene_summary::node_transforms(eval)
             .into_iter()

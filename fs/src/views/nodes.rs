@@ -36,10 +36,10 @@ pub fn render(typed: &Typed, eval: Result<&SceneEval, &str>) -> Vec<u8> {
         Ok(g) => g,
         Err(e) => return super::error_json(&e.to_string()),
     };
-    let (mut transforms, evaluation_error) = match eval
+    let transforms = eval
         .map_err(str::to_string)
-        .and_then(super::eval::transforms)
-    {
+        .and_then(|e| super::eval::transforms(e).map_err(|e| e.message().to_string()));
+    let (mut transforms, evaluation_error) = match transforms {
         Ok(t) => (t, None),
         Err(e) => (Default::default(), Some(e)),
     };

@@ -183,14 +183,6 @@ impl EvalError {
     }
 }
 
-/// Transitional: the layers above that still carry text (exporters, fs) take
-/// an evaluation error as its message. Goes when they have typed errors.
-impl From<EvalError> for String {
-    fn from(e: EvalError) -> String {
-        e.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

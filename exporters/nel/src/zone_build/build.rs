@@ -152,8 +152,13 @@ pub fn retrieve(zone: &Zone) -> Result<ZoneInfo, ZoneBuildError> {
     let mut patches = Vec::with_capacity(zone.patches.len());
     for (j, (pa, pc)) in zone.patches.iter().zip(&zone.patch_connects).enumerate() {
         let unpack = |v: &Vec3s| unpack3(v, &bias, scale);
-        let lumels = unpack_shadow_map(&pa.compressed_lumels, pa.order_s, pa.order_t)
-            .map_err(|what| ZoneBuildError::Patch { patch: j, what })?;
+        let lumels =
+            unpack_shadow_map(&pa.compressed_lumels, pa.order_s, pa.order_t).map_err(|e| {
+                ZoneBuildError::Patch {
+                    patch: j,
+                    what: e.to_string(),
+                }
+            })?;
         // Files before CPatch version 7 keep the colours with an unused light vector;
         // NeL copies the leading 565 value of each.
         let tile_colors = if pa.version <= 6 {

@@ -149,20 +149,32 @@ pub(crate) fn pack_shadow_map(lumels: &[u8], order_s: u8, order_t: u8) -> Vec<u8
     out
 }
 
+/// A compressed shadow map whose size does not match its patch's order.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("compressed lumels hold {got} bytes, expected {expected} for order {order_s}x{order_t}")]
+pub(crate) struct LumelSizeError {
+    got: usize,
+    expected: usize,
+    order_s: u8,
+    order_t: u8,
+}
+
 /// `CPatch::unpackShadowMap`: (order_s·4)×(order_t·4) lumels, line first. A compressed
 /// buffer of the wrong size is refused (NeL would read past it).
 pub(crate) fn unpack_shadow_map(
     compressed: &[u8],
     order_s: u8,
     order_t: u8,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, LumelSizeError> {
     let (bs, bt) = blocks(order_s, order_t);
     let expected = bs * bt * BLOCK;
     if compressed.len() != expected {
-        return Err(format!(
-            "compressed lumels hold {} bytes, expected {expected} for order {order_s}x{order_t}",
-            compressed.len()
-        ));
+        return Err(LumelSizeError {
+            got: compressed.len(),
+            expected,
+            order_s,
+            order_t,
+        });
     }
     let width = bs * LUMEL_BY_TILE;
     let mut out = vec![0u8; width * bt * LUMEL_BY_TILE];

@@ -18,6 +18,7 @@
 //! A file that selects nothing exports, in tree order, every node with an
 //! animated transform under the scene-animation names `<node>.<channel>`.
 
+use crate::error::{ExportError, ExportResult};
 use maxfs_scene::eval::core::controller::{Controller, RotTrack, Track};
 use maxfs_scene::eval::core::keys::{BezKey, TcbKey, TANGENT_STEP, TICKS_PER_SECOND};
 use maxfs_scene::eval::{Quat, Vec3};
@@ -105,7 +106,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
 
 /// A `CAnimation` (version 2) holding `tracks` in insertion order, its name
 /// map sorted as `std::map` sorts, serialized and read back.
-pub fn animation_bytes(tracks: Vec<(String, NelTrack)>) -> Result<Vec<u8>, String> {
+pub fn animation_bytes(tracks: Vec<(String, NelTrack)>) -> ExportResult<Vec<u8>> {
     let mut anim = Animation {
         version: 2,
         name: String::new(),
@@ -125,7 +126,10 @@ pub fn animation_bytes(tracks: Vec<(String, NelTrack)>) -> Result<Vec<u8>, Strin
     // std::map<std::string, uint32>: byte order.
     names.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     anim.id_by_name = names;
-    checked_bytes(&NelFile::Animation(anim), NelKind::Animation).map_err(|e| e.to_string())
+    Ok(checked_bytes(
+        &NelFile::Animation(anim),
+        NelKind::Animation,
+    )?)
 }
 
 /// `addAnimation` for one selected node, as NelExportAnimation runs it for
@@ -341,7 +345,7 @@ impl<'c, 'a> Builder<'c, 'a> {
         if let Some(c) = skinning::biped_controller(ctx, node) {
             let tracks = match &self.biped {
                 Some(s) => biped::tracks(ctx, node, prefix, s),
-                None => Err(c),
+                None => Err(ExportError::refused(c)),
             };
             match tracks {
                 Ok(ts) => {

@@ -12,6 +12,7 @@
 //! below 0; the loop stops before passing it, as the plug-in's does. No scale
 //! track: Biped nodes carry none.
 
+use crate::error::{ExportError, ExportResult};
 use std::collections::BTreeSet;
 
 use maxfs_scene::eval::rigs::biped::{self, Role};
@@ -122,7 +123,7 @@ pub fn tracks(
     node: usize,
     prefix: &str,
     s: &Sampling,
-) -> Result<Vec<(String, NelTrack)>, String> {
+) -> ExportResult<Vec<(String, NelTrack)>> {
     if s.times.is_empty() {
         return Ok(Vec::new());
     }
@@ -131,7 +132,7 @@ pub fn tracks(
     let mut prev: Option<Quat> = None;
     for &t in &s.times {
         if let Some(Err(why)) = ctx.eval.direct_world(node, t) {
-            return Err(format!("{why} (tick {t})"));
+            return Err(ExportError::refused(format!("{why} (tick {t})")));
         }
         let local = ctx.eval.local_tm(node, t);
         let mut q = nel_rotation(&local).normalized();

@@ -22,6 +22,7 @@
 //! - `CCollisionMeshBuild::link` (exterior, then interior) must find no edge
 //!   used twice on the same side; a group with such errors is not written.
 
+use crate::error::{ExportError, ExportResult};
 use std::collections::HashMap;
 
 use maxfs_scene::eval::Mat43;
@@ -106,11 +107,15 @@ fn groups(ctx: &Context, out: &mut Exports) -> Vec<(String, Vec<usize>)> {
     groups
 }
 
-fn node_mesh(ctx: &Context, node: usize) -> Result<NodeMesh, String> {
+fn node_mesh(ctx: &Context, node: usize) -> ExportResult<NodeMesh> {
     let mesh = match ctx.eval.mesh(node, 0) {
         Some(Ok(m)) => m,
         Some(Err(e)) => return Err(e.into()),
-        None => return Err("object is not a mesh this exporter can evaluate".into()),
+        None => {
+            return Err(ExportError::refused(
+                "object is not a mesh this exporter can evaluate",
+            ))
+        }
     };
     let tm: Mat43 = ctx.eval.object_tm(node, 0);
     let vertices: Vec<[f32; 3]> = mesh
@@ -123,9 +128,9 @@ fn node_mesh(ctx: &Context, node: usize) -> Result<NodeMesh, String> {
         .collect();
     let n = vertices.len() as u32;
     if let Some(i) = mesh.faces.iter().position(|f| f.v.iter().any(|&v| v >= n)) {
-        return Err(format!(
+        return Err(ExportError::invalid(format!(
             "face {i} refers to a vertex past the end ({n} vertices)"
-        ));
+        )));
     }
     let p = ctx.props.node(node);
     Ok(NodeMesh {

@@ -25,6 +25,7 @@
 //! (`getNelObjectName`), and is tested for clusters with the 8 corners of its
 //! `.ps` shape's bounding box placed in the world (ig_fx.rs).
 
+use crate::error::{ExportError, ExportResult};
 use maxfs_scene::eval::{objects::mesh, objects::primitive, Controller, Mat43, Vec3 as V3};
 use maxfs_scene::typed::ClassId;
 
@@ -149,11 +150,15 @@ type WorldMesh = (Vec<[f32; 3]>, Vec<[u32; 3]>);
 
 /// The node's mesh in world space (createMeshBuild + convertToWorldCoordinate):
 /// the modifier stack applied, vertices through the object TM at time 0.
-fn world_mesh(ctx: &Context, node: usize) -> Result<WorldMesh, String> {
+fn world_mesh(ctx: &Context, node: usize) -> ExportResult<WorldMesh> {
     let mesh = match ctx.eval.mesh(node, 0) {
         Some(Ok(m)) => m,
         Some(Err(e)) => return Err(e.into()),
-        None => return Err("object is not a mesh this exporter can evaluate".into()),
+        None => {
+            return Err(ExportError::refused(
+                "object is not a mesh this exporter can evaluate",
+            ))
+        }
     };
     let tm = ctx.eval.object_tm(node, 0);
     let verts = mesh
@@ -164,7 +169,7 @@ fn world_mesh(ctx: &Context, node: usize) -> Result<WorldMesh, String> {
     let n = verts.len() as u32;
     let faces: Vec<[u32; 3]> = mesh.faces.iter().map(|f| f.v).collect();
     if faces.iter().any(|f| f.iter().any(|&i| i >= n)) {
-        return Err("face refers to a vertex past the end".into());
+        return Err(ExportError::invalid("face refers to a vertex past the end"));
     }
     Ok((verts, faces))
 }

@@ -25,6 +25,7 @@
 //! survive. The Max 3-era reference .ig files (no lights) carry array version
 //! 0, whose name-keyed group map current NeL discards on load.
 
+use crate::error::{ExportError, ExportResult};
 use maxfs_scene::eval::render::light::{self, Light};
 use maxfs_scene::eval::{Controller, Vec3 as V3};
 
@@ -80,7 +81,7 @@ pub fn build(
         }
         match point_light(ctx, n, &l) {
             Ok(pl) => lights.push(pl),
-            Err(e) => warn(n, e),
+            Err(e) => warn(n, e.to_string()),
         }
     }
     (array(lights), sun)
@@ -138,23 +139,26 @@ fn normalized(v: V3) -> V3 {
 
 /// SLightBuild::convertFromMaxLight then the CPointLightNamed setup of
 /// buildInstanceGroup, for one omni or spot light node.
-pub fn point_light(ctx: &Context, node: usize, l: &Light) -> Result<PointLightNamed, String> {
+pub fn point_light(ctx: &Context, node: usize, l: &Light) -> ExportResult<PointLightNamed> {
     let spot = match l.kind.as_str() {
         "omni" => false,
         "spot" => true,
         k => {
-            return Err(format!(
+            return Err(ExportError::refused(format!(
                 "{} ({k}) is not a standard light the plug-in converts",
                 l.class
-            ))
+            )))
         }
     };
     if !l.errors.is_empty() {
-        return Err(format!("light parameters: {}", l.errors.join("; ")));
+        return Err(ExportError::refused(format!(
+            "light parameters: {}",
+            l.errors.join("; ")
+        )));
     }
-    let color = l
-        .color
-        .ok_or("the light colour is animated or missing (not decoded)")?;
+    let color = l.color.ok_or_else(|| {
+        ExportError::refused("the light colour is animated or missing (not decoded)")
+    })?;
     let pos = node_pos(ctx, node);
     let (ambient, diffuse, specular) = if l.ambient_only {
         (rgba(color), BLACK, BLACK)
@@ -165,7 +169,7 @@ pub fn point_light(ctx: &Context, node: usize, l: &Light) -> Result<PointLightNa
     let (begin, end) = if l.use_far_atten == Some(true) {
         let far = l
             .far_atten
-            .ok_or("far attenuation is used but has no range")?;
+            .ok_or_else(|| ExportError::refused("far attenuation is used but has no range"))?;
         (far[0], far[1])
     } else {
         (NO_ATTEN_RADIUS, NO_ATTEN_RADIUS)
@@ -193,7 +197,7 @@ pub fn point_light(ctx: &Context, node: usize, l: &Light) -> Result<PointLightNa
         };
         let half = |deg: Option<f32>, what: &str| {
             deg.map(|d| (std::f64::consts::PI * f64::from(d) / 360.0) as f32)
-                .ok_or(format!("the spot light has no {what}"))
+                .ok_or_else(|| ExportError::refused(format!("the spot light has no {what}")))
         };
         // setupSpotAngle clamps begin to [0, π] and end to [begin, π].
         let pi = std::f32::consts::PI;

@@ -137,11 +137,11 @@ impl Exports {
         s
     }
 
-    pub fn push_error(&mut self, kind: ExportKind, node: &str, reason: impl Into<String>) {
+    pub fn push_error(&mut self, kind: ExportKind, node: &str, reason: impl std::fmt::Display) {
         self.errors.push(NodeError {
             kind,
             node: node.to_string(),
-            reason: reason.into(),
+            reason: reason.to_string(),
         });
     }
 }

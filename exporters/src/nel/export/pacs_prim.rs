@@ -24,6 +24,7 @@
 //! - Written in NeL's XML form (COXml), the form the plug-in writes and
 //!   `UPrimitiveBlock::createPrimitiveBlockFromFile` loads.
 
+use crate::error::{ExportError, ExportResult};
 use maxfs_scene::eval::core::pblock::{self, Value};
 use maxfs_scene::eval::objects::primitive;
 
@@ -100,34 +101,34 @@ pub fn z_rot(i: [f32; 3]) -> f32 {
 pub struct Params(Vec<Value>);
 
 impl Params {
-    fn get(&self, id: u16) -> Result<&Value, String> {
+    fn get(&self, id: u16) -> ExportResult<&Value> {
         match self.0.get(id as usize) {
-            Some(Value::None) | None => Err(format!(
+            Some(Value::None) | None => Err(ExportError::invalid(format!(
                 "parameter {} (id {id}) is missing",
                 param::NAMES.get(id as usize).unwrap_or(&"?")
-            )),
+            ))),
             Some(v) => Ok(v),
         }
     }
 
-    fn int(&self, id: u16) -> Result<i64, String> {
+    fn int(&self, id: u16) -> ExportResult<i64> {
         match self.get(id)? {
             Value::Int(n) => Ok(i64::from(*n)),
             Value::Bool(b) => Ok(i64::from(*b)),
-            v => Err(format!(
+            v => Err(ExportError::invalid(format!(
                 "parameter {} is not an integer: {v:?}",
                 param::NAMES[id as usize]
-            )),
+            ))),
         }
     }
 
-    fn float(&self, id: u16) -> Result<f32, String> {
+    fn float(&self, id: u16) -> ExportResult<f32> {
         match self.get(id)? {
             Value::Float(f) => Ok(*f),
-            v => Err(format!(
+            v => Err(ExportError::invalid(format!(
                 "parameter {} is not a float: {v:?}",
                 param::NAMES[id as usize]
-            )),
+            ))),
         }
     }
 }
@@ -139,11 +140,11 @@ pub fn describe(
     p: &Params,
     dims: &[f32],
     node_tm: [[f32; 3]; 4],
-) -> Result<PrimitiveDesc, String> {
+) -> ExportResult<PrimitiveDesc> {
     let dim = |i: usize| {
-        dims.get(i)
-            .copied()
-            .ok_or_else(|| format!("the delegate primitive has no parameter {i}"))
+        dims.get(i).copied().ok_or_else(|| {
+            ExportError::invalid(format!("the delegate primitive has no parameter {i}"))
+        })
     };
     let (length, height, orientation, prim_type) = if is_box {
         (
@@ -205,28 +206,32 @@ pub fn primitive_nodes(ctx: &Context) -> Vec<usize> {
         .collect()
 }
 
-fn node_desc(ctx: &Context, node: usize) -> Result<PrimitiveDesc, String> {
-    let obj = ctx.eval.node_object(node).ok_or("no object")?;
+fn node_desc(ctx: &Context, node: usize) -> ExportResult<PrimitiveDesc> {
+    let obj = ctx
+        .eval
+        .node_object(node)
+        .ok_or_else(|| ExportError::invalid("no object"))?;
     let direct = pblock::reference(ctx.graph, node, 1);
     if direct != Some(obj) {
-        return Err("a modifier sits on the PACS primitive: the plug-in's GetObjectRef is not a PACS primitive".into());
+        return Err(ExportError::refused("a modifier sits on the PACS primitive: the plug-in's GetObjectRef is not a PACS primitive"));
     }
     let class = ctx
         .graph
         .objects
         .get(obj)
         .and_then(|o| o.class.as_ref())
-        .ok_or("no class")?;
+        .ok_or_else(|| ExportError::invalid("no class"))?;
     let is_box = class.class_id == NEL_PACS_BOX;
-    let delegate =
-        pblock::reference(ctx.graph, obj, 0).ok_or("no delegate primitive (reference 0)")?;
-    let block = pblock::reference(ctx.graph, obj, 1).ok_or("no parameter block (reference 1)")?;
-    let dims =
-        primitive::params(ctx.eval, delegate, 0).map_err(|e| format!("delegate primitive: {e}"))?;
+    let delegate = pblock::reference(ctx.graph, obj, 0)
+        .ok_or_else(|| ExportError::invalid("no delegate primitive (reference 0)"))?;
+    let block = pblock::reference(ctx.graph, obj, 1)
+        .ok_or_else(|| ExportError::invalid("no parameter block (reference 1)"))?;
+    let dims = primitive::params(ctx.eval, delegate, 0)
+        .map_err(|e| ExportError::from(e).within("delegate primitive"))?;
     let dims: Vec<f32> = (0..3).map(|i| dims.float_or(i, f64::NAN) as f32).collect();
     // Every parameter is declared `animatable:false`: values are stored inline.
     let pb = pblock::param_block2(ctx.eval.chunks(block))
-        .map_err(|e| format!("parameter block: {e}"))?;
+        .map_err(|e| ExportError::from(e).within("parameter block"))?;
     let mut values = vec![Value::None; param::COUNT as usize];
     for q in pb.params {
         if let Some(v) = values.get_mut(q.id as usize) {
@@ -353,6 +358,7 @@ mod tests {
         missing.0.resize(12, Value::None);
         assert!(describe(true, &missing, &[1.0, 1.0, 1.0], tm)
             .expect_err("missing")
+            .to_string()
             .contains("UserData3"));
     }
 }

@@ -22,6 +22,7 @@
 //! when it has keys (`buildATrack` returns NULL otherwise). Material colour
 //! and opacity tracks are not built: a keyed one refuses the file by name.
 
+use crate::error::{ExportError, ExportResult};
 use maxfs_scene::eval::core::controller::{Controller, Track};
 use maxfs_scene::eval::core::keys::TICKS_PER_SECOND;
 use maxfs_scene::eval::core::pblock;
@@ -232,13 +233,15 @@ fn tex_tracks(
 
 /// `buildATrack(typeFloat)`: Linear, Bezier and TCB float keyframers with
 /// keys; values and Bezier tangents as stored (export_anim.cpp buildNelKey).
-pub fn float_track(ctx: &Context, ctl: usize) -> Result<Option<NelTrack>, String> {
+pub fn float_track(ctx: &Context, ctl: usize) -> ExportResult<Option<NelTrack>> {
     let (track, range) = match ctx.eval.controller(ctl) {
         Some(Controller::Float { track, range, .. }) => (track, *range),
         Some(Controller::Unsupported { class }) => {
-            return Err(format!("controller {class} is not exported"))
+            return Err(ExportError::refused(format!(
+                "controller {class} is not exported"
+            )))
         }
-        Some(_) => return Err("not a float controller".into()),
+        Some(_) => return Err(ExportError::refused("not a float controller")),
         None => return Ok(None),
     };
     let Some(r) = key_range(&track.key_times(), range) else {
@@ -264,13 +267,15 @@ pub fn float_track(ctx: &Context, ctl: usize) -> Result<Option<NelTrack>, String
 /// `buildATrack(typeColor)` of a Point3 / Color keyframer: Bezier keys as
 /// vectors with tangents per second (×4800), linear keys cast to bytes
 /// (`(uint8)val`), TCB keys as vectors.
-fn color_track(ctx: &Context, ctl: usize) -> Result<Option<NelTrack>, String> {
+fn color_track(ctx: &Context, ctl: usize) -> ExportResult<Option<NelTrack>> {
     let (track, range) = match ctx.eval.controller(ctl) {
         Some(Controller::Point3 { track, range, .. }) => (track, *range),
         Some(Controller::Unsupported { class }) => {
-            return Err(format!("controller {class} is not exported"))
+            return Err(ExportError::refused(format!(
+                "controller {class} is not exported"
+            )))
         }
-        Some(_) => return Err("not a colour controller".into()),
+        Some(_) => return Err(ExportError::refused("not a colour controller")),
         None => return Ok(None),
     };
     let Some(r) = key_range(&track.key_times(), range) else {

@@ -9,6 +9,7 @@
 //! exportSkeleton passes no bind-pose map, so every bone's InvBindPos is the
 //! inverse of its node TM at the export time (frame 0), not Skin's stored pose.
 
+use crate::error::{ExportError, ExportResult};
 use maxfs_scene::eval::core::controller::Controller;
 use maxfs_scene::eval::core::transform::{invert, INHERIT_SCALE};
 use maxfs_scene::eval::{Mat43, Quat, Vec3};
@@ -35,7 +36,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
         return;
     };
     let name = format!("{}.skel", ctx.stem);
-    match build(ctx, root).and_then(|s| shape_bytes(s).map_err(|e| e.to_string())) {
+    match build(ctx, root).and_then(|s| shape_bytes(s).map_err(ExportError::from)) {
         Ok(bytes) => out.outputs.push(Output {
             kind: ExportKind::Skel,
             with_coarse_mesh: false,
@@ -435,7 +436,7 @@ pub fn shape_of(mut bones: Vec<BoneBase>) -> SkeletonShape {
 /// The skeleton shape of the hierarchy under `root`, or why it cannot be
 /// built. A Biped root is exported in figure mode, as skel_export.ms sets
 /// `figureMode = true` on `$Bip01` before NelExportSkeleton.
-pub fn build(ctx: &Context, root: usize) -> Result<SkeletonShape, String> {
+pub fn build(ctx: &Context, root: usize) -> ExportResult<SkeletonShape> {
     if skinning::biped_controller(ctx, root).is_some() {
         ctx.eval.in_figure_mode(|| build_at_pose(ctx, root))
     } else {
@@ -443,11 +444,14 @@ pub fn build(ctx: &Context, root: usize) -> Result<SkeletonShape, String> {
     }
 }
 
-fn build_at_pose(ctx: &Context, root: usize) -> Result<SkeletonShape, String> {
+fn build_at_pose(ctx: &Context, root: usize) -> ExportResult<SkeletonShape> {
     let sk = skinning::skeleton(ctx.graph, root);
     for b in &sk.bones {
         if let Some(why) = unsupported_controller(ctx, b.node) {
-            return Err(format!("bone {:?}: {why}", ctx.graph.node_name(b.node)));
+            return Err(ExportError::refused(format!(
+                "bone {:?}: {why}",
+                ctx.graph.node_name(b.node)
+            )));
         }
     }
     let bones = (0..sk.bones.len()).map(|i| bone(ctx, &sk, i)).collect();

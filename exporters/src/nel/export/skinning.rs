@@ -3,6 +3,7 @@
 //! them, and per vertex the 4 heaviest bones, renormalised, as `buildSkinning`
 //! keeps them. Shared by the shape builder (skinned meshes) and the .skel export.
 
+use crate::error::{ExportError, ExportResult};
 use maxfs_scene::eval::modifier::physique;
 use maxfs_scene::eval::modifier::skin::Skin;
 use maxfs_scene::eval::Mat43;
@@ -167,12 +168,12 @@ pub fn nel_weights(influences: &[(u32, f32)]) -> Option<Vec<(u32, f32)>> {
 
 /// The skin binding of a node: None when it has no Skin or Physique
 /// modifier; an error naming the problem when it cannot be exported.
-pub fn node_skin(ctx: &Context, node: usize) -> Option<Result<SkinBinding, String>> {
+pub fn node_skin(ctx: &Context, node: usize) -> Option<ExportResult<SkinBinding>> {
     // The topmost Skin or Physique (the modifier the shape export disables);
     // Physique comes decoded to the Skin shape, without Skin's bind poses.
     let (_, skin) = physique::node_skinning(ctx.eval, node)?;
     Some(
-        skin.map_err(String::from)
+        skin.map_err(ExportError::from)
             .and_then(|s| binding(ctx, node, s)),
     )
 }
@@ -180,18 +181,18 @@ pub fn node_skin(ctx: &Context, node: usize) -> Option<Result<SkinBinding, Strin
 /// The binding of `node` skinned by `skin` (a decoded Skin, or a Physique in
 /// the Skin shape): both modifiers go through the same skeleton, bone id and
 /// weight rules.
-pub fn binding(ctx: &Context, node: usize, skin: Skin) -> Result<SkinBinding, String> {
+pub fn binding(ctx: &Context, node: usize, skin: Skin) -> ExportResult<SkinBinding> {
     let graph = ctx.graph;
     let first = skin
         .vertices
         .iter()
         .find_map(|v| v.first())
-        .ok_or("Skin: no vertex has a bone")?;
+        .ok_or_else(|| ExportError::invalid("Skin: no vertex has a bone"))?;
     let first_node = skin
         .bones
         .get(first.0 as usize)
         .and_then(|b| b.node)
-        .ok_or("Skin: the first assigned bone has no node")?;
+        .ok_or_else(|| ExportError::invalid("Skin: the first assigned bone has no node"))?;
     let skeleton = skeleton(graph, top_ancestor(graph, first_node));
     let bone_names = skeleton
         .bones
@@ -214,7 +215,8 @@ pub fn binding(ctx: &Context, node: usize, skin: Skin) -> Result<SkinBinding, St
     }
     let mut weights = Vec::with_capacity(skin.vertices.len());
     for (v, inf) in skin.vertices.iter().enumerate() {
-        let kept = nel_weights(inf).ok_or_else(|| format!("vertex {v} has no weight"))?;
+        let kept = nel_weights(inf)
+            .ok_or_else(|| ExportError::invalid(format!("vertex {v} has no weight")))?;
         let mut w = SkinWeight::default();
         for (k, &(bone, weight)) in kept.iter().enumerate() {
             let id = ids.get(bone as usize).copied().flatten().ok_or_else(|| {
@@ -223,13 +225,15 @@ pub fn binding(ctx: &Context, node: usize, skin: Skin) -> Result<SkinBinding, St
                     .get(bone as usize)
                     .and_then(|b| b.node)
                     .map_or("<none>", |n| graph.node_name(n));
-                format!(
+                ExportError::invalid(format!(
                     "invalid skeleton: vertex {v} uses bone {bn:?}, not under the skeleton root {:?}",
                     graph.node_name(skeleton.root)
-                )
+                ))
             })?;
             if !weight.is_finite() {
-                return Err(format!("vertex {v}: weights sum to zero"));
+                return Err(ExportError::invalid(format!(
+                    "vertex {v}: weights sum to zero"
+                )));
             }
             w.matrix_id[k] = id;
             w.weight[k] = weight;

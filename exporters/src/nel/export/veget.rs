@@ -26,6 +26,7 @@ use super::properties::id;
 use super::select::{self, superclass};
 use super::shape::{geom_build, material_build, mesh_build, source, vertex_format as vf, Era};
 use super::{Context, ExportKind, Exports, Output};
+use crate::error::{ExportError, ExportResult};
 use crate::nel::shape::vertex_buffer::{Channel, ChannelData, VbHeader, VbSubset, VertexBuffer};
 use crate::nel::stream::{Bool, F32};
 use crate::nel::veget::VegetableShape;
@@ -110,23 +111,24 @@ pub fn build(
     src: &VertexBuffer,
     triangles: &[u32],
     b: &VegetableBuild,
-) -> Result<VegetableShape, String> {
+) -> ExportResult<VegetableShape> {
     let h = &src.header;
     if h.flags & vf::TEX_COORD0 == 0 {
-        return Err("the vertex buffer has no UV1".into());
+        return Err(ExportError::refused("the vertex buffer has no UV1"));
     }
     let n = h.num_vertices as usize;
     let pos = floats(src, "position").filter(|p| p.len() == 3 * n);
-    let pos = pos.ok_or("the vertex buffer has no float positions")?;
+    let pos =
+        pos.ok_or_else(|| ExportError::refused("the vertex buffer has no float positions"))?;
     let uv = floats(src, "tex_coord0")
         .filter(|p| p.len() == 2 * n)
-        .ok_or("the vertex buffer has no float UV1")?;
+        .ok_or_else(|| ExportError::refused("the vertex buffer has no float UV1"))?;
     let lighted = b.lighted && h.flags & vf::NORMAL != 0;
     let normal = if lighted {
         Some(
             floats(src, "normal")
                 .filter(|p| p.len() == 3 * n)
-                .ok_or("the vertex buffer has no float normals")?,
+                .ok_or_else(|| ExportError::refused("the vertex buffer has no float normals"))?,
         )
     } else {
         None
@@ -142,11 +144,13 @@ pub fn build(
                     ChannelData::Bytes(v) if v.len() == 4 * n => Some(v.as_slice()),
                     _ => None,
                 })
-                .ok_or("the vertex colours are not RGBA bytes")
+                .ok_or_else(|| ExportError::refused("the vertex colours are not RGBA bytes"))
         })
         .transpose()?;
     if let Some(i) = triangles.iter().find(|&&i| i as usize >= n) {
-        return Err(format!("triangle index {i} past {n} vertices"));
+        return Err(ExportError::invalid(format!(
+            "triangle index {i} past {n} vertices"
+        )));
     }
     // Without colours the bend weight grows with z up to the highest vertex.
     let max_z = if colour.is_none() {
@@ -244,11 +248,11 @@ pub fn vegetable_nodes(ctx: &Context) -> Vec<usize> {
         .collect()
 }
 
-fn vegetable_bytes(ctx: &Context, node: usize) -> Result<Vec<u8>, String> {
+fn vegetable_bytes(ctx: &Context, node: usize) -> ExportResult<Vec<u8>> {
     let mesh = source::node_mesh(ctx, node, None)?;
     let mats = material_build::build_materials(ctx, node);
     if let Some(e) = mats.errors.first() {
-        return Err(e.clone());
+        return Err(ExportError::refused(e.clone()));
     }
     let era = Era::of(ctx);
     let weighting =
@@ -256,23 +260,27 @@ fn vegetable_bytes(ctx: &Context, node: usize) -> Result<Vec<u8>, String> {
     let to_node = ctx.eval.offset_tm(node);
     let mb = mesh_build::build(&mesh, &to_node, &mats, false, weighting)?;
     if mb.vertex_flags & vf::TEX_COORD0 == 0 {
-        return Err("can't build a vegetable mesh: it needs UV1 coordinates".into());
+        return Err(ExportError::refused(
+            "can't build a vegetable mesh: it needs UV1 coordinates",
+        ));
     }
     let geom = geom_build::build(&mb, mats.materials.len(), era)?.geom;
     if geom.matrix_blocks.len() != 1 {
-        return Err("a vegetable cannot be skinned (more than one matrix block)".into());
+        return Err(ExportError::refused(
+            "a vegetable cannot be skinned (more than one matrix block)",
+        ));
     }
     let passes = &geom.matrix_blocks[0].rdr_pass;
     if passes.len() != 1 {
-        return Err(format!(
+        return Err(ExportError::refused(format!(
             "a vegetable must use one material: its mesh has {} render passes",
             passes.len()
-        ));
+        )));
     }
     let p = ctx.props.node(node);
     let opts = VegetableBuild::from_appdata(|k| p.raw(k).map(str::to_string));
     let shape = build(&geom.vbuffer, &passes[0].pblock.indexes, &opts)?;
-    write_nel(&NelFile::Vegetable(shape)).map_err(|e| format!("serialization failed: {e}"))
+    write_nel(&NelFile::Vegetable(shape)).map_err(ExportError::Write)
 }
 
 /// Appends one `<node>.veget` per vegetable node.

@@ -14,6 +14,7 @@
 
 pub mod texture;
 
+use crate::error::{ExportError, ExportResult};
 use maxfs_scene::eval::objects::normals::Weighting;
 
 use super::properties::{id, NodeProperties};
@@ -54,8 +55,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     for node in clod_nodes(ctx) {
         let name = ctx.graph.node_name(node).to_string();
         match build(ctx, node).and_then(|b| {
-            write_nel(&NelFile::LodCharacterShapeBuild(b))
-                .map_err(|e| format!("serialization failed: {e}"))
+            write_nel(&NelFile::LodCharacterShapeBuild(b)).map_err(ExportError::Write)
         }) {
             Ok(bytes) => out.outputs.push(Output {
                 kind: ExportKind::Clod,
@@ -69,11 +69,12 @@ pub fn export(ctx: &Context, out: &mut Exports) {
 }
 
 /// `buildLodCharacter` for one node.
-pub fn build(ctx: &Context, node: usize) -> Result<LodCharacterShapeBuild, String> {
-    let skin_mod = skin_modifier(ctx, node).ok_or("a character LOD must be skinned")?;
+pub fn build(ctx: &Context, node: usize) -> ExportResult<LodCharacterShapeBuild> {
+    let skin_mod = skin_modifier(ctx, node)
+        .ok_or_else(|| ExportError::refused("a character LOD must be skinned"))?;
     let binding = skinning::node_skin(ctx, node)
-        .ok_or("a character LOD must be skinned")?
-        .map_err(|e| format!("skinning: {e}"))?;
+        .ok_or_else(|| ExportError::refused("a character LOD must be skinned"))?
+        .map_err(|e| e.within("skinning"))?;
     let mesh = source::node_mesh(ctx, node, Some(skin_mod))?;
     let mats = material_build::build_materials(ctx, node);
     let weighting = Weighting::of_scene_version(ctx.graph.version);
@@ -111,7 +112,7 @@ fn floats<'a>(geom: &'a MeshMrmGeom, name: &str) -> Option<&'a [F32]> {
 }
 
 /// The build from a one-LOD skinned MRM geometry.
-pub fn from_geom(geom: &MeshMrmGeom) -> Result<LodCharacterShapeBuild, String> {
+pub fn from_geom(geom: &MeshMrmGeom) -> ExportResult<LodCharacterShapeBuild> {
     let n = geom.n_wedges as usize;
     let triples = |v: &[F32]| -> Vec<[f32; 3]> {
         v.chunks_exact(3)
@@ -120,14 +121,14 @@ pub fn from_geom(geom: &MeshMrmGeom) -> Result<LodCharacterShapeBuild, String> {
     };
     let pos = floats(geom, "position")
         .map(triples)
-        .ok_or("the MRM has no positions")?;
+        .ok_or_else(|| ExportError::invalid("the MRM has no positions"))?;
     let weights = geom.skin_weights.clone().unwrap_or_default();
     if geom.skinned.0 == 0 || pos.len() != n || weights.len() != n {
-        return Err(format!(
+        return Err(ExportError::invalid(format!(
             "the one-LOD MRM is not skinned with one weight per vertex ({} positions, {} weights, {n} vertices)",
             pos.len(),
             weights.len()
-        ));
+        )));
     }
     let normals = floats(geom, "normal")
         .map(triples)
@@ -139,7 +140,11 @@ pub fn from_geom(geom: &MeshMrmGeom) -> Result<LodCharacterShapeBuild, String> {
                 .collect()
         })
         .unwrap_or_else(|| vec![[0.0, 0.0]; n]);
-    let lod = &geom.lods.first().ok_or("the MRM has no LOD")?.0;
+    let lod = &geom
+        .lods
+        .first()
+        .ok_or_else(|| ExportError::invalid("the MRM has no LOD"))?
+        .0;
     let mut tris = Vec::new();
     let mut selected = Vec::new();
     for pass in &lod.rdr_pass {

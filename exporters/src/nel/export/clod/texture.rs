@@ -7,6 +7,7 @@
 //! NeL's (`CTriangle::computeGradient`, `CPolygon2D::computeBorders`, 16.16
 //! fixed-point edge scanning) in single precision.
 
+use crate::error::{ExportError, ExportResult};
 use crate::nel::clod::PixelInfo;
 use crate::nel::stream::{Vec3 as NelVec3, F32};
 
@@ -194,7 +195,7 @@ pub fn compile(
     uvs: &[[f32; 2]],
     tris: &[u32],
     selected: &[bool],
-) -> Result<Vec<PixelInfo>, String> {
+) -> ExportResult<Vec<PixelInfo>> {
     let (w_over, h_over) = (WIDTH * OVER, HEIGHT * OVER);
     let mut over = vec![EMPTY; (w_over * h_over) as usize];
     let use_sel = selected.len() == tris.len() / 3;
@@ -226,11 +227,11 @@ pub fn compile(
             hi - lo
         };
         if span(0) > MAX_UV_SPAN || span(1) > MAX_UV_SPAN {
-            return Err(format!(
+            return Err(ExportError::invalid(format!(
                 "triangle {ti}: its UVs span {} × {} textures (at most {MAX_UV_SPAN} rasterised)",
                 span(0),
                 span(1)
-            ));
+            )));
         }
         let tri: [V; 3] =
             std::array::from_fn(|k| [uv[k][0] * w_over as f32, uv[k][1] * h_over as f32, 0.0]);

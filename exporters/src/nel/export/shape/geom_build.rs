@@ -3,6 +3,7 @@
 //! render pass per material in material order, empty passes are dropped and
 //! each pass is reordered by NeL's vertex-cache stripifier.
 
+use crate::error::{ExportError, ExportResult};
 use std::collections::HashMap;
 
 use super::mesh_build::{Corner, MeshBuild};
@@ -90,7 +91,7 @@ pub struct BuiltGeom {
 
 /// Builds the geometry for `num_materials` materials; skinned when the mesh
 /// build carries skin weights (`buildSkin`: matrix blocks, palette, weights).
-pub fn build(m: &MeshBuild, num_materials: usize, era: Era) -> Result<BuiltGeom, String> {
+pub fn build(m: &MeshBuild, num_materials: usize, era: Era) -> ExportResult<BuiltGeom> {
     let skinned = m.skin.is_some();
     let mut flags = m.vertex_flags | vf::POSITION;
     if skinned {
@@ -102,11 +103,11 @@ pub fn build(m: &MeshBuild, num_materials: usize, era: Era) -> Result<BuiltGeom,
     let (blocks, face_skin) = match &m.skin {
         Some(s) => {
             if s.weights.len() != m.vertices.len() {
-                return Err(format!(
+                return Err(ExportError::invalid(format!(
                     "invalid skeleton: {} skin weights for {} vertices",
                     s.weights.len(),
                     m.vertices.len()
-                ));
+                )));
             }
             let w: Vec<skin_build::VertexWeights> = s
                 .weights

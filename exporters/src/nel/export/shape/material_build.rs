@@ -589,7 +589,7 @@ pub(super) fn build_texture(ctx: &Context, texmap: usize) -> (Ptr<Texture>, Chan
     if let Some(uv) = &t.uv {
         match uv_matrix::max_uv_matrix(uv) {
             Ok(m) => desc.uv_matrix = m,
-            Err(e) => desc.refused = Some(e),
+            Err(e) => desc.refused = Some(e.to_string()),
         }
     }
     // StdUVGen (texmap reference 0): 0x900b = map channel, 0x9002 = tiling

@@ -3,6 +3,7 @@
 //! face per Max face with its NeL material, and per corner the render normal,
 //! the UVs each material asks for and the vertex colour.
 
+use crate::error::{ExportError, ExportResult};
 use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::Mat43;
 
@@ -79,7 +80,7 @@ pub fn build(
     mats: &MaterialSet,
     vp_color_vertex: bool,
     weighting: normals::Weighting,
-) -> Result<MeshBuild, String> {
+) -> ExportResult<MeshBuild> {
     let nv = mesh.vertices.len();
     if let Some((i, f)) = mesh
         .faces
@@ -87,7 +88,10 @@ pub fn build(
         .enumerate()
         .find(|(_, f)| f.v.iter().any(|&v| v as usize >= nv))
     {
-        return Err(format!("face {i} uses vertex {:?} of {nv}", f.v));
+        return Err(ExportError::invalid(format!(
+            "face {i} uses vertex {:?} of {nv}",
+            f.v
+        )));
     }
     let obj: Vec<V3> = mesh.vertices.iter().map(|v| v.to_array()).collect();
     let mut corner_normals = normals::corner_normals(&obj, &mesh.faces, weighting);
@@ -101,7 +105,8 @@ pub fn build(
             }
         }
     }
-    let inv = inverse3(to_export).ok_or("the object offset matrix is singular")?;
+    let inv = inverse3(to_export)
+        .ok_or_else(|| ExportError::invalid("the object offset matrix is singular"))?;
 
     let color_map = mesh.maps.iter().find(|m| m.channel == 0);
     let mut flags = vf::POSITION | vf::NORMAL;

@@ -35,6 +35,7 @@ use maxfs_scene::eval::Mat43;
 
 use super::properties::NodeProperties;
 use super::{select, skinning, Context, ExportKind, Exports, Output};
+use crate::error::{ExportError, ExportResult};
 use crate::nel::shape::material::{Material, MaterialBase, TrackDefaultQuat, TrackDefaultVector};
 use crate::nel::shape::mesh::{Mesh as NelMesh, MeshBase, MeshVertexProgram, MeshVpWindTree};
 use crate::nel::shape::mrm::{MeshMrm, MeshMrmGeom, MeshMrmSkinned, MeshMrmSkinnedGeom};
@@ -126,25 +127,25 @@ fn class_of(ctx: &Context, obj: usize) -> Option<((u32, u32), u32)> {
 }
 
 /// The serialized shape of one node, or why the node is not exported.
-pub fn shape_bytes(ctx: &Context, node: usize) -> Result<Vec<u8>, String> {
+pub fn shape_bytes(ctx: &Context, node: usize) -> ExportResult<Vec<u8>> {
     stream_bytes(build_shape(ctx, node, None)?)
 }
 
 /// The shape of skinned `node` with its weights taken from `skin` (a Skin
 /// modifier's, or a Physique's through `Physique::to_skin`) instead of its
 /// stack's topmost skinning modifier: both modifiers go through this one path.
-pub fn skinned_shape_bytes(ctx: &Context, node: usize, skin: Skin) -> Result<Vec<u8>, String> {
+pub fn skinned_shape_bytes(ctx: &Context, node: usize, skin: Skin) -> ExportResult<Vec<u8>> {
     stream_bytes(build_shape(ctx, node, Some(skin))?)
 }
 
-fn stream_bytes(shape: Shape) -> Result<Vec<u8>, String> {
+fn stream_bytes(shape: Shape) -> ExportResult<Vec<u8>> {
     let stream = ShapeStream {
         shape: Ptr::Obj {
             id: 1,
             obj: Box::new(shape),
         },
     };
-    write_nel(&NelFile::Shape(stream)).map_err(|e| format!("serialization failed: {e}"))
+    write_nel(&NelFile::Shape(stream)).map_err(ExportError::Write)
 }
 
 /// Refuses the shape kinds this exporter does not build, in the plug-in's
@@ -154,18 +155,22 @@ fn check_kind(
     node: usize,
     props: &NodeProperties,
     over: Option<&Skin>,
-) -> Result<(), String> {
+) -> ExportResult<()> {
     if let Some(obj) = ctx.eval.node_object(node) {
         if let Some(((a, _), _)) = class_of(ctx, obj) {
             if a == NEL_PARTICLE_SYSTEM_A {
-                return Err("NeL particle systems (nel_ps) are not exported as shapes".into());
+                return Err(ExportError::refused(
+                    "NeL particle systems (nel_ps) are not exported as shapes",
+                ));
             }
             if a == NEL_WAVE_MAKER_A {
-                return Err("NeL wave makers are not exported".into());
+                return Err(ExportError::refused("NeL wave makers are not exported"));
             }
         }
         if props.use_remanence {
-            return Err("remanent segments (USE_REMANENCE) are not exported".into());
+            return Err(ExportError::refused(
+                "remanent segments (USE_REMANENCE) are not exported",
+            ));
         }
         if let Some(((a, _), _)) = class_of(ctx, obj) {
             if a == NEL_FLARE_A {
@@ -183,16 +188,13 @@ fn check_kind(
         match skin_input(ctx, node, over) {
             Some(Ok(_)) => {}
             Some(Err(e)) => {
-                return Err(format!(
-                    "skinned mesh ({}): {e}",
-                    source::class_label(ctx, m)
-                ))
+                return Err(e.within(format!("skinned mesh ({})", source::class_label(ctx, m))))
             }
             None => {
-                return Err(format!(
+                return Err(ExportError::refused(format!(
                     "skinned mesh ({}): skin weights are not decoded",
                     source::class_label(ctx, m)
-                ))
+                )))
             }
         }
     }
@@ -227,7 +229,7 @@ pub fn skin_input(
     ctx: &Context,
     node: usize,
     over: Option<&Skin>,
-) -> Option<Result<mesh_build::SkinInput, String>> {
+) -> Option<ExportResult<mesh_build::SkinInput>> {
     let binding = match over {
         Some(s) => skinning::binding(ctx, node, s.clone()),
         None => skinning::node_skin(ctx, node)?,
@@ -247,25 +249,25 @@ pub fn skin_input(
     }))
 }
 
-fn build_shape(ctx: &Context, node: usize, over: Option<Skin>) -> Result<Shape, String> {
+fn build_shape(ctx: &Context, node: usize, over: Option<Skin>) -> ExportResult<Shape> {
     let props = ctx.props.node(node);
     check_kind(ctx, node, props, over.as_ref())?;
     if let Some(obj) = ctx.eval.node_object(node) {
         if class_of(ctx, obj).is_some_and(|((a, _), _)| a == NEL_FLARE_A) {
-            return flare_build::build(ctx, node, obj).map_err(|e| e.to_string());
+            return Ok(flare_build::build(ctx, node, obj)?);
         }
     }
     if water_build::has_water_material(ctx, node) {
-        return water_build::build(ctx, node).map_err(|e| e.to_string());
+        return Ok(water_build::build(ctx, node)?);
     }
     // A skinned mesh is exported with its Skin disabled: the stack below it.
     let skin_mod = skin_modifier(ctx, node);
     // Morpher targets become blend shapes on the single-CMesh path only.
     let morph_targets = morph_build::targets(ctx, node);
     if !morph_targets.is_empty() && (props.lod_mrm || !props.lod_names.is_empty()) {
-        return Err(
-            "Morpher blend shapes on LOD_MRM or multi-LOD meshes (CMeshMRM) are not built".into(),
-        );
+        return Err(ExportError::refused(
+            "Morpher blend shapes on LOD_MRM or multi-LOD meshes (CMeshMRM) are not built",
+        ));
     }
     let mesh = if morph_targets.is_empty() {
         source::node_mesh(ctx, node, skin_mod)?
@@ -274,23 +276,31 @@ fn build_shape(ctx: &Context, node: usize, over: Option<Skin>) -> Result<Shape, 
     };
     let mats = material_build::build_materials(ctx, node);
     if let Some(e) = mats.errors.first() {
-        return Err(e.clone());
+        return Err(ExportError::refused(e.clone()));
     }
     if mats.needs_vp {
-        return Err("per-pixel lighting materials (NeL shader 7/8) are not exported".into());
+        return Err(ExportError::refused(
+            "per-pixel lighting materials (NeL shader 7/8) are not exported",
+        ));
     }
     if !props.lod_names.is_empty() {
         if skin_mod.is_some() {
-            return Err("skinned multi-LOD meshes are not exported".into());
+            return Err(ExportError::refused(
+                "skinned multi-LOD meshes are not exported",
+            ));
         }
         return multilod::build(ctx, node, Era::of(ctx));
     }
     if props.radial_normal_sm.iter().any(|s| !s.is_empty()) {
-        return Err("radial normals (RADIAL_NORMAL_SM_*) are not exported".into());
+        return Err(ExportError::refused(
+            "radial normals (RADIAL_NORMAL_SM_*) are not exported",
+        ));
     }
     let vp_id = props.vertex_program_id;
     if vp_id != 0 && vp_id != 1 {
-        return Err(format!("unknown vertex program id {vp_id}"));
+        return Err(ExportError::invalid(format!(
+            "unknown vertex program id {vp_id}"
+        )));
     }
     let mut mats = mats;
     if vp_id == 1 {

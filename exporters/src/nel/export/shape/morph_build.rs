@@ -15,6 +15,7 @@
 //! A target whose vertex or face count differs from the node's is skipped
 //! by the plug-in with a message; here it is named as a gap.
 
+use crate::error::ExportResult;
 use maxfs_scene::eval::modifier::MORPHER;
 use maxfs_scene::eval::objects::normals::Weighting;
 
@@ -121,7 +122,7 @@ fn target_build(
     target: usize,
     skinned: bool,
     weighting: Weighting,
-) -> Result<MeshBuild, String> {
+) -> ExportResult<MeshBuild> {
     let mesh = source::node_mesh_morphed(ctx, target, None)?;
     let mats = material_build::build_materials(ctx, target);
     let mut space = ctx.eval.offset_tm(target);

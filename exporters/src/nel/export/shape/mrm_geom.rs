@@ -7,6 +7,7 @@
 //! matrices and wedges each LOD influences; bone ids are compacted in order
 //! of first use over the wedges, as NeL does after the build.
 
+use crate::error::{ExportError, ExportResult};
 use std::collections::{BTreeSet, HashMap};
 
 use super::geom_build::{bbox, index_buffer};
@@ -45,36 +46,40 @@ pub struct Settings {
 }
 
 /// Reads the LOD_* AppData; refuses what NeL asserts on.
-pub fn settings(p: &NodeProperties) -> Result<Settings, String> {
+pub fn settings(p: &NodeProperties) -> ExportResult<Settings> {
     let skin_reduction = match p.lod_skin_reduction {
         0 => SkinReduction::Min,
         1 => SkinReduction::Max,
         2 => SkinReduction::Best,
-        x => return Err(format!("MRM skin reduction {x} is not 0, 1 or 2")),
+        x => {
+            return Err(ExportError::invalid(format!(
+                "MRM skin reduction {x} is not 0, 1 or 2"
+            )))
+        }
     };
     let n_lods = u32::try_from(p.lod_nb_lod)
         .ok()
         .filter(|&n| (1..=mrm_build::MAX_LODS).contains(&n))
         .ok_or_else(|| {
-            format!(
+            ExportError::invalid(format!(
                 "MRM lod count {} is outside 1..={}",
                 p.lod_nb_lod,
                 mrm_build::MAX_LODS
-            )
+            ))
         })?;
     let divisor = u32::try_from(p.lod_divisor)
         .ok()
         .filter(|&d| d >= 1)
-        .ok_or_else(|| format!("MRM divisor {} is below 1", p.lod_divisor))?;
+        .ok_or_else(|| ExportError::invalid(format!("MRM divisor {} is below 1", p.lod_divisor)))?;
     let (finest, middle, coarsest) = (
         p.lod_distance_finest,
         p.lod_distance_middle,
         p.lod_distance_coarsest,
     );
     if !(finest >= 0.0 && middle > finest && coarsest > middle) {
-        return Err(format!(
+        return Err(ExportError::invalid(format!(
             "MRM distances {finest}, {middle}, {coarsest} are not 0 <= finest < middle < coarsest"
-        ));
+        )));
     }
     Ok(Settings {
         params: Params {
@@ -104,7 +109,7 @@ fn vb_flags(build: &MeshBuild) -> u16 {
 }
 
 /// `buildMrmBaseMesh`: per attribute, one wedge per (vertex, value).
-pub fn base_mesh(build: &MeshBuild) -> Result<BaseMesh, String> {
+pub fn base_mesh(build: &MeshBuild) -> ExportResult<BaseMesh> {
     let flags = vb_flags(build);
     let mut kinds: Vec<Kind> = Vec::new();
     if flags & vf::NORMAL != 0 {
@@ -120,19 +125,23 @@ pub fn base_mesh(build: &MeshBuild) -> Result<BaseMesh, String> {
     }
     let na = kinds.len();
     if na > MAX_ATTRIB {
-        return Err(format!("{na} vertex attributes (at most {MAX_ATTRIB})"));
+        return Err(ExportError::limit(format!(
+            "{na} vertex attributes (at most {MAX_ATTRIB})"
+        )));
     }
     let skin = match &build.skin {
         Some(s) => {
             if s.weights.len() != build.vertices.len() {
-                return Err(format!(
+                return Err(ExportError::invalid(format!(
                     "invalid skeleton: {} skin weights for {} vertices",
                     s.weights.len(),
                     build.vertices.len()
-                ));
+                )));
             }
             if let Some(i) = s.weights.iter().position(|w| w.iter().all(|x| x.1 <= 0.0)) {
-                return Err(format!("vertex {i} has no skin weight"));
+                return Err(ExportError::invalid(format!(
+                    "vertex {i} has no skin weight"
+                )));
             }
             Some(
                 s.weights
@@ -314,13 +323,13 @@ impl BoneRemap {
             names: Vec::new(),
         }
     }
-    fn local(&mut self, global: u32, names: &[String]) -> Result<u32, String> {
+    fn local(&mut self, global: u32, names: &[String]) -> ExportResult<u32> {
         if let Some(&l) = self.map.get(&global) {
             return Ok(l);
         }
-        let name = names
-            .get(global as usize)
-            .ok_or_else(|| format!("skin bone id {global} of {} bones", names.len()))?;
+        let name = names.get(global as usize).ok_or_else(|| {
+            ExportError::invalid(format!("skin bone id {global} of {} bones", names.len()))
+        })?;
         let l = self.names.len() as u32;
         self.map.insert(global, l);
         self.names.push(name.clone());
@@ -334,7 +343,7 @@ pub struct Built<G> {
     pub used: Vec<bool>,
 }
 
-fn run(build: &MeshBuild, s: &Settings) -> Result<(FinalMesh, BaseMesh), String> {
+fn run(build: &MeshBuild, s: &Settings) -> ExportResult<(FinalMesh, BaseMesh)> {
     let base = base_mesh(build)?;
     let fm = mrm_build::build(&base, &s.params)?;
     Ok((fm, base))
@@ -358,7 +367,7 @@ pub fn build_geom(
     nmat: usize,
     s: &Settings,
     era: Era,
-) -> Result<Built<MeshMrmGeom>, String> {
+) -> ExportResult<Built<MeshMrmGeom>> {
     let empty = build.vertices.is_empty() || build.faces.is_empty();
     let flags = vb_flags(build);
     let mut header = VbHeader {
@@ -574,7 +583,7 @@ pub fn build_skinned(
     nmat: usize,
     s: &Settings,
     era: Era,
-) -> Result<Built<MeshMrmSkinnedGeom>, String> {
+) -> ExportResult<Built<MeshMrmSkinnedGeom>> {
     let mut geom = MeshMrmSkinnedGeom {
         version: 0,
         bones_name: Vec::new(),
@@ -597,13 +606,13 @@ pub fn build_skinned(
     }
     let (fm, _) = run(build, s)?;
     if !fm.skinned {
-        return Err("CMeshMRMSkinned needs skin weights".into());
+        return Err(ExportError::invalid("CMeshMRMSkinned needs skin weights"));
     }
     if fm.wedges.len() > usize::from(u16::MAX) + 1 {
-        return Err(format!(
+        return Err(ExportError::invalid(format!(
             "{} MRM wedges do not fit 16-bit indices",
             fm.wedges.len()
-        ));
+        )));
     }
     let names: &[String] = build.skin.as_ref().map_or(&[], |x| x.bones.as_slice());
     // Decompaction scale: the largest coordinate over 32767, at least the default.
@@ -629,8 +638,11 @@ pub fn build_skinned(
         let mut sum = 0i32;
         for j in 0..4 {
             let m = w.skin.matrix[j];
-            mats[j] = u8::try_from(m)
-                .map_err(|_| format!("skin bone id {m} does not fit CMeshMRMSkinned's 8 bits"))?;
+            mats[j] = u8::try_from(m).map_err(|_| {
+                ExportError::limit(format!(
+                    "skin bone id {m} does not fit CMeshMRMSkinned's 8 bits"
+                ))
+            })?;
             ws[j] = (w.skin.weight[j] * WEIGHT_FACTOR + 0.5)
                 .floor()
                 .clamp(0.0, 255.0) as u8;
@@ -638,7 +650,9 @@ pub fn build_skinned(
         }
         let first = i32::from(ws[0]) + 255 - sum;
         if !(1..=255).contains(&first) {
-            return Err(format!("wedge {i}: skin weights sum to {sum}/255"));
+            return Err(ExportError::invalid(format!(
+                "wedge {i}: skin weights sum to {sum}/255"
+            )));
         }
         ws[0] = first as u8;
         for j in 0..4 {

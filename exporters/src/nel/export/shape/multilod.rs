@@ -11,6 +11,7 @@
 //! The corpus has no LOD sets; this follows the plug-in's sources. Coarse-mesh
 //! LODs are refused.
 
+use crate::error::{ExportError, ExportResult};
 use maxfs_scene::eval::core::transform::invert;
 use maxfs_scene::eval::objects::normals::Weighting;
 
@@ -90,7 +91,7 @@ fn mrm_triangles(ld: &LevelDetail, dist: f32) -> f32 {
     }
 }
 
-pub fn build(ctx: &Context, master: usize, era: Era) -> Result<Shape, String> {
+pub fn build(ctx: &Context, master: usize, era: Era) -> ExportResult<Shape> {
     let props = ctx.props.node(master);
     let weighting = Weighting::of_scene_version(ctx.graph.version);
     let parent = local_matrix(ctx, master);
@@ -112,19 +113,25 @@ pub fn build(ctx: &Context, master: usize, era: Era) -> Result<Shape, String> {
         last_props = p;
         let name = super::node_name(ctx, n);
         if p.lod_coarse_mesh {
-            return Err(format!("LOD {name}: coarse meshes are not exported"));
+            return Err(ExportError::refused(format!(
+                "LOD {name}: coarse meshes are not exported"
+            )));
         }
         if super::skin_modifier(ctx, n).is_some() {
-            return Err(format!("LOD {name}: skinned LODs are not exported"));
+            return Err(ExportError::refused(format!(
+                "LOD {name}: skinned LODs are not exported"
+            )));
         }
         let vp = p.vertex_program_id;
         if vp != 0 && vp != 1 {
-            return Err(format!("LOD {name}: unknown vertex program id {vp}"));
+            return Err(ExportError::invalid(format!(
+                "LOD {name}: unknown vertex program id {vp}"
+            )));
         }
-        let mesh = source::node_mesh(ctx, n, None).map_err(|e| format!("LOD {name}: {e}"))?;
+        let mesh = source::node_mesh(ctx, n, None).map_err(|e| e.within(format!("LOD {name}")))?;
         let mut mats = material_build::build_materials(ctx, n);
         if let Some(e) = mats.errors.first() {
-            return Err(format!("LOD {name}: {e}"));
+            return Err(ExportError::refused(format!("LOD {name}: {e}")));
         }
         needs_vp |= mats.needs_vp;
         if vp == 1 {
@@ -141,7 +148,7 @@ pub fn build(ctx: &Context, master: usize, era: Era) -> Result<Shape, String> {
                 .then(&to_parent)
         };
         let mut build = mesh_build::build(&mesh, &to_export, &mats, vp == 1, weighting)
-            .map_err(|e| format!("LOD {name}: {e}"))?;
+            .map_err(|e| e.within(format!("LOD {name}")))?;
         let first = materials.len();
         for f in build.faces.iter_mut() {
             f.material += first;
@@ -157,14 +164,14 @@ pub fn build(ctx: &Context, master: usize, era: Era) -> Result<Shape, String> {
         names.extend(mats.infos.iter().map(|i| i.name.clone()));
         materials.extend(mats.materials);
         let mut geom = if p.lod_mrm {
-            let settings = mrm_geom::settings(p).map_err(|e| format!("LOD {name}: {e}"))?;
+            let settings = mrm_geom::settings(p).map_err(|e| e.within(format!("LOD {name}")))?;
             let b = mrm_geom::build_geom(&build, materials.len(), &settings, era)
-                .map_err(|e| format!("LOD {name}: {e}"))?;
+                .map_err(|e| e.within(format!("LOD {name}")))?;
             SlotGeom::Mrm(b.geom)
         } else {
             SlotGeom::Mesh(
                 geom_build::build(&build, materials.len(), era)
-                    .map_err(|e| format!("LOD {name}: {e}"))?
+                    .map_err(|e| e.within(format!("LOD {name}")))?
                     .geom,
             )
         };

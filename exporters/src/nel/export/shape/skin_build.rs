@@ -5,6 +5,7 @@
 //! fewer matrices change between blocks. The greedy order is NeL's, quirks
 //! included (the mirror pass skips a slot after each failure).
 
+use crate::error::{ExportError, ExportResult};
 use std::collections::BTreeMap;
 
 /// Bones per matrix block.
@@ -40,12 +41,14 @@ struct BoneTmp {
 pub fn build_blocks(
     faces: &[[u32; 3]],
     weights: &[VertexWeights],
-) -> Result<(Vec<Vec<u32>>, Vec<FaceSkin>), String> {
+) -> ExportResult<(Vec<Vec<u32>>, Vec<FaceSkin>)> {
     // 0. Unused influences repeat the first bone so no extra matrix is used.
     let mut sw: Vec<VertexWeights> = weights.to_vec();
     for (i, w) in sw.iter_mut().enumerate() {
         if w.weights[0] == 0.0 {
-            return Err(format!("vertex {i}: first skin weight is 0"));
+            return Err(ExportError::invalid(format!(
+                "vertex {i}: first skin weight is 0"
+            )));
         }
         for j in 1..MAX_MATRIX {
             if w.weights[j] == 0.0 {
@@ -53,9 +56,9 @@ pub fn build_blocks(
             }
         }
     }
-    let weights_of = |v: u32| -> Result<&VertexWeights, String> {
+    let weights_of = |v: u32| -> ExportResult<&VertexWeights> {
         sw.get(v as usize)
-            .ok_or_else(|| format!("vertex {v} has no skin weight"))
+            .ok_or_else(|| ExportError::invalid(format!("vertex {v} has no skin weight")))
     };
     // 1. Used bones with their reference counts, ascending.
     let mut bones: BTreeMap<u32, BoneTmp> = BTreeMap::new();
@@ -133,7 +136,9 @@ pub fn build_blocks(
             }
         }
         if !progressed {
-            return Err("skinned faces could not be placed in a matrix block".into());
+            return Err(ExportError::limit(
+                "skinned faces could not be placed in a matrix block",
+            ));
         }
         blocks.push(block);
     }

@@ -13,6 +13,7 @@ use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::{modifier, Stack};
 
 use super::super::Context;
+use crate::error::{ExportError, ExportResult};
 
 /// Class name and id of an object, for messages.
 pub fn class_label(ctx: &Context, obj: usize) -> String {
@@ -33,7 +34,7 @@ pub fn modifiers(ctx: &Context, node: usize) -> Vec<usize> {
 /// The node's mesh in object space, or why it cannot be evaluated. `skip` is
 /// a modifier to leave out (the Skin). The mesh comes from the scene's memo, so
 /// the .shape, the .ig, glTF and the JSON views share one evaluation.
-pub fn node_mesh(ctx: &Context, node: usize, skip: Option<usize>) -> Result<Arc<Mesh>, String> {
+pub fn node_mesh(ctx: &Context, node: usize, skip: Option<usize>) -> ExportResult<Arc<Mesh>> {
     mesh_at_zero(ctx, node, skip, false)
 }
 
@@ -43,7 +44,7 @@ pub fn node_mesh_morphed(
     ctx: &Context,
     node: usize,
     skip: Option<usize>,
-) -> Result<Arc<Mesh>, String> {
+) -> ExportResult<Arc<Mesh>> {
     mesh_at_zero(ctx, node, skip, true)
 }
 
@@ -52,20 +53,22 @@ fn mesh_at_zero(
     node: usize,
     skip: Option<usize>,
     morpher_ok: bool,
-) -> Result<Arc<Mesh>, String> {
+) -> ExportResult<Arc<Mesh>> {
     let (stack, base) = ctx
         .eval
         .modifier_stack(node)
-        .ok_or("the node has no object")?;
+        .ok_or_else(|| ExportError::refused("the node has no object"))?;
     // The base object at time 0, where the export scripts run the plug-in.
     match ctx.eval.base_mesh(node) {
         Some(Ok(_)) => {}
-        Some(Err(e)) => return Err(format!("object {}: {e}", class_label(ctx, base))),
+        Some(Err(e)) => {
+            return Err(ExportError::from(e).within(format!("object {}", class_label(ctx, base))))
+        }
         None => {
-            return Err(format!(
+            return Err(ExportError::refused(format!(
                 "object class {} is not evaluated",
                 class_label(ctx, base)
-            ))
+            )))
         }
     }
     // The plug-in turns a Morpher's channels into blend shapes (CMeshMorpher),
@@ -75,14 +78,14 @@ fn mesh_at_zero(
         .iter()
         .find(|a| !morpher_ok && a.class == modifier::MORPHER && Some(a.object) != skip)
     {
-        return Err(format!(
+        return Err(ExportError::refused(format!(
             "modifier {}: blend shapes (CMeshMorpher) are not exported",
             class_label(ctx, m.object)
-        ));
+        )));
     }
     let request = skip.map_or(Stack::Full, Stack::Without);
     ctx.eval
         .mesh_with(node, 0, request)
-        .ok_or("the node has no object")?
-        .map_err(String::from)
+        .ok_or_else(|| ExportError::refused("the node has no object"))?
+        .map_err(ExportError::from)
 }

@@ -12,6 +12,7 @@
 //! `S(tu, tv)·R(w)·(p − c − o) + c` with `c = (½, ½)`, and
 //! `CMaterial::decompUserTexMat` recovers (o, t, w) from it.
 
+use crate::error::{ExportError, ExportResult};
 use maxfs_scene::eval::render::material::UvGen;
 
 use crate::nel::stream::{Matrix, F32};
@@ -30,12 +31,12 @@ const MAT_VALIDROT: u32 = 64;
 /// The placement's UV matrix, or why it cannot be one: NeL's texture matrix
 /// turns about W only, so a U or V angle (a rotation out of the UV plane) is
 /// refused rather than dropped.
-pub fn max_uv_matrix(uv: &UvGen) -> Result<UvMatrix, String> {
+pub fn max_uv_matrix(uv: &UvGen) -> ExportResult<UvMatrix> {
     for (k, axis) in [(0, "U"), (1, "V")] {
         if let Some(a) = uv.angle_uvw[k].filter(|a| *a != 0.0) {
-            return Err(format!(
+            return Err(ExportError::refused(format!(
                 "the texture's {axis} angle ({a} rad) is not a NeL texture matrix"
-            ));
+            )));
         }
     }
     let (tu, tv) = (uv.u_tiling.unwrap_or(1.0), uv.v_tiling.unwrap_or(1.0));
@@ -241,7 +242,10 @@ mod tests {
             angle_uvw: [Some(0.5), None, None],
             ..UvGen::default()
         };
-        assert!(max_uv_matrix(&uv).unwrap_err().contains("U angle"));
+        assert!(max_uv_matrix(&uv)
+            .unwrap_err()
+            .to_string()
+            .contains("U angle"));
     }
 
     /// The conjugation by the V flip: NeL's matrix applied to (u, 1 − v)

@@ -30,7 +30,7 @@ const WATER_SHAPE_VERSION: u32 = 4;
 
 /// Why a water node is not exported (each is a NULL return of the plug-in,
 /// or a part this exporter does not build).
-#[derive(Debug, Error, PartialEq)]
+#[derive(Debug, Error)]
 pub enum WaterError {
     #[error("water shape: the node's material is not a single NeL material")]
     NotNelMaterial,
@@ -47,7 +47,9 @@ pub enum WaterError {
     #[error("water shape: the convex hull needs at least 3 vertices, the mesh has {0}")]
     TooFewVertices(usize),
     #[error("water shape: mesh: {0}")]
-    Mesh(String),
+    Mesh(#[source] Box<crate::error::ExportError>),
+    #[error("water shape: mesh: convex hull: no next vertex (non-finite coordinates)")]
+    HullNotFinite,
 }
 
 /// `hasWaterMaterial`: the node's material is a NeL Material (not a
@@ -137,9 +139,7 @@ pub fn convex_hull(points: &[[f32; 2]]) -> Result<Vec<[f32; 2]>, WaterError> {
         }
         // NeL asserts a candidate exists; with NaN coordinates none does.
         let Some(i) = pick else {
-            return Err(WaterError::Mesh(
-                "convex hull: no next vertex (non-finite coordinates)".into(),
-            ));
+            return Err(WaterError::HullNotFinite);
         };
         if i == p1 {
             return Ok(out);
@@ -318,7 +318,7 @@ pub fn inputs(ctx: &Context, node: usize) -> Result<WaterInputs, WaterError> {
     if p.get("iWaterPoolID").is_none() {
         return Err(WaterError::MissingParam("iWaterPoolID"));
     }
-    let mesh = source::node_mesh(ctx, node, None).map_err(WaterError::Mesh)?;
+    let mesh = source::node_mesh(ctx, node, None).map_err(|e| WaterError::Mesh(Box::new(e)))?;
     let to_local = ctx.eval.offset_tm(node);
     Ok(WaterInputs {
         vertices: mesh
@@ -430,8 +430,8 @@ mod tests {
     #[test]
     fn hull_refuses_degenerate_input() {
         assert_eq!(
-            convex_hull(&[[0.0, 0.0]]),
-            Err(WaterError::TooFewVertices(1))
+            convex_hull(&[[0.0, 0.0]]).map_err(|e| e.to_string()),
+            Err(WaterError::TooFewVertices(1).to_string())
         );
         let nan = [[f32::NAN; 2]; 5];
         assert!(convex_hull(&nan).is_err());

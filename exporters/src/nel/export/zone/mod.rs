@@ -11,6 +11,7 @@
 
 pub mod rules;
 
+use crate::error::{ExportError, ExportResult};
 use maxfs_scene::eval::core::math::Mat43;
 use maxfs_scene::eval::objects::patch;
 
@@ -35,9 +36,9 @@ const FROZEN_CHUNK: u16 = 0x0976;
 /// number is the first token `as integer`. Anything else makes the script
 /// throw, which the exporter reports. The result is cut to CZone's uint16, as
 /// the plug-in's `int` → `uint16` call does.
-pub fn zone_id(name: &str) -> Result<u16, String> {
+pub fn zone_id(name: &str) -> ExportResult<u16> {
     let tokens: Vec<&str> = name.split('_').filter(|t| !t.is_empty()).collect();
-    let bad = |why: &str| format!("node name {name:?} is not NN_AB ({why})");
+    let bad = |why: &str| ExportError::invalid(format!("node name {name:?} is not NN_AB ({why})"));
     let (Some(num), Some(letters)) = (tokens.first(), tokens.get(1)) else {
         return Err(bad("two '_'-separated parts expected"));
     };
@@ -154,28 +155,31 @@ pub fn export(ctx: &Context, out: &mut Exports) {
 }
 
 /// The `.zone` of one RklPatch node.
-pub fn zone_bytes(ctx: &Context, node: usize, name: &str) -> Result<Vec<u8>, String> {
+pub fn zone_bytes(ctx: &Context, node: usize, name: &str) -> ExportResult<Vec<u8>> {
     let props = ctx.props.node(node);
     if script_int(props.raw(id::DONTEXPORT), 0) != 0 {
-        return Err("DONTEXPORT is set".into());
+        return Err(ExportError::refused("DONTEXPORT is set"));
     }
     let zone_id = zone_id(name)?;
     if script_int(props.raw(APPDATA_ZONE_SYMMETRY), 0) != 0
         || script_int(props.raw(APPDATA_ZONE_ROTATE), 0) != 0
     {
-        return Err(
-            "zone symmetry / rotation needs the tile bank (CPatchInfo::transform): not evaluated"
-                .into(),
-        );
+        return Err(ExportError::refused(
+            "zone symmetry / rotation needs the tile bank (CPatchInfo::transform): not evaluated",
+        ));
     }
-    let (p, rest) = patch::node_patch(ctx.eval, node).ok_or("not an RklPatch node")??;
+    let (p, rest) = patch::node_patch(ctx.eval, node)
+        .ok_or_else(|| ExportError::refused("not an RklPatch node"))??;
     if rest > 0 {
-        let (applied, _) = ctx.eval.modifier_stack(node).ok_or("no modifier stack")?;
+        let (applied, _) = ctx
+            .eval
+            .modifier_stack(node)
+            .ok_or_else(|| ExportError::refused("no modifier stack"))?;
         let names: Vec<&str> = applied[..rest].iter().map(|a| a.name).collect();
-        return Err(format!(
+        return Err(ExportError::refused(format!(
             "modifiers above the patch level ({}) turn the RklPatch into another object: not evaluated",
             names.join(", ")
-        ));
+        )));
     }
     let tm = matrix3(&ctx.eval.object_tm(node, 0));
     let patches = rules::patch_infos(&p, &tm, zone_id)?;
@@ -189,8 +193,8 @@ pub fn zone_bytes(ctx: &Context, node: usize, name: &str) -> Result<Vec<u8>, Str
         zone_version: ZONE_VERSION,
         ..BuildOptions::default()
     };
-    let zone = build_with(&info, &opts).map_err(|e| e.to_string())?;
-    checked_bytes(&NelFile::Zone(zone), NelKind::Zone).map_err(|e| e.to_string())
+    let zone = build_with(&info, &opts)?;
+    Ok(checked_bytes(&NelFile::Zone(zone), NelKind::Zone)?)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! follows; where the C++ would read out of range (an assert, undefined
 //! behaviour) the export is refused with the reason instead.
 
+use crate::error::{ExportError, ExportResult};
 use std::collections::HashMap;
 
 use maxfs_scene::rklpatch::rpo::{UiPatch, VertexBind, BIND_25, BIND_75, BIND_SINGLE};
@@ -84,33 +85,35 @@ fn common_edge(patch: &Patch, edge: i32) -> Option<usize> {
 }
 
 /// Tile count exponent → OrderS/OrderT (`1 << NbTiles`, CZone accepts 2..16).
-fn order(ui: &UiPatch, i: usize) -> Result<(u8, u8), String> {
+fn order(ui: &UiPatch, i: usize) -> ExportResult<(u8, u8)> {
     match (ui.order_s(), ui.order_t()) {
         (Some(s), Some(t)) if (2..=16).contains(&s) && (2..=16).contains(&t) => {
             Ok((s as u8, t as u8))
         }
-        _ => Err(format!(
+        _ => Err(ExportError::invalid(format!(
             "patch {}: tile counts 2^{} x 2^{} are outside NeL's 2..16",
             i + 1,
             ui.nb_tiles_u,
             ui.nb_tiles_v
-        )),
+        ))),
     }
 }
 
 /// All of exportZone before `CZone::build`: the `PatchInfo` of every patch.
-pub fn patch_infos(m: &RklPatch, tm: &Matrix3, zone_id: u16) -> Result<Vec<PatchInfo>, String> {
-    m.check().map_err(|e| e.to_string())?;
+pub fn patch_infos(m: &RklPatch, tm: &Matrix3, zone_id: u16) -> ExportResult<Vec<PatchInfo>> {
+    m.check()?;
     let rp = &m.rpo.mesh;
     if rp.version < 9 {
         // RPatchMesh::Load gives every tile a rand()&7 noise below version 9.
-        return Err(format!(
+        return Err(ExportError::invalid(format!(
             "RPatchMesh version {} draws random tile noise when Max loads it; only version 9 exports reproducibly",
             rp.version
-        ));
+        )));
     }
     if m.patches.iter().any(|p| p.corners() != 4) {
-        return Err("triangular patch: NeL zones are made of quad patches".into());
+        return Err(ExportError::invalid(
+            "triangular patch: NeL zones are made of quad patches",
+        ));
     }
     triple_edges(m)?;
     let binds: Vec<Bind> = rp.vertices.iter().map(bind).collect();
@@ -139,12 +142,12 @@ pub fn patch_infos(m: &RklPatch, tm: &Matrix3, zone_id: u16) -> Result<Vec<Patch
         pi.base_vertices = p.v.map(|v| v as u16);
         let (s, t) = (usize::from(order_s), usize::from(order_t));
         if ui.colors.len() < (s + 1) * (t + 1) {
-            return Err(format!(
+            return Err(ExportError::invalid(format!(
                 "patch {}: {} tile colours for {} corners",
                 i + 1,
                 ui.colors.len(),
                 (s + 1) * (t + 1)
-            ));
+            )));
         }
         pi.tile_colors = (0..(s + 1) * (t + 1))
             .map(|k| TileColor {
@@ -167,7 +170,7 @@ pub fn patch_infos(m: &RklPatch, tm: &Matrix3, zone_id: u16) -> Result<Vec<Patch
 
 /// rpo2nel.cpp l.213-268: an edge used by three patches or more is refused,
 /// naming the patches (1-based, as the plug-in prints them).
-fn triple_edges(m: &RklPatch) -> Result<(), String> {
+fn triple_edges(m: &RklPatch) -> ExportResult<()> {
     let mut count: HashMap<(i32, i32), u32> = HashMap::new();
     let mut bad = std::collections::BTreeSet::new();
     for (i, p) in m.patches.iter().enumerate() {
@@ -186,12 +189,15 @@ fn triple_edges(m: &RklPatch) -> Result<(), String> {
         return Ok(());
     }
     let list: Vec<String> = bad.iter().map(|p| format!("patch {p}")).collect();
-    Err(format!("triple edge detected in {}", list.join(" ")))
+    Err(ExportError::invalid(format!(
+        "triple edge detected in {}",
+        list.join(" ")
+    )))
 }
 
 /// rpo2nel.cpp l.403-485: vertices bound onto another patch's edge fill that
 /// edge's neighbour list (in 1/4, 1/2, 3/4 order) and point back from theirs.
-fn bind_pass_1(m: &RklPatch, binds: &[Bind], infos: &mut [PatchInfo]) -> Result<(), String> {
+fn bind_pass_1(m: &RklPatch, binds: &[Bind], infos: &mut [PatchInfo]) -> ExportResult<()> {
     let np = m.patches.len();
     for (src, sp) in m.patches.iter().enumerate() {
         for nv in 0..4 {
@@ -201,15 +207,15 @@ fn bind_pass_1(m: &RklPatch, binds: &[Bind], infos: &mut [PatchInfo]) -> Result<
             }
             let (dst, dst_edge) = (b.patch, b.edge);
             if dst >= np || dst_edge >= 4 {
-                return Err(format!(
+                return Err(ExportError::invalid(format!(
                     "patch {}: vertex {} is bound to patch {} edge {}, which does not exist",
                     src + 1,
                     sp.v[nv],
                     dst + 1,
                     dst_edge
-                ));
+                )));
             }
-            let invalid = || format!("patch {}: invalid bind", src + 1);
+            let invalid = || ExportError::invalid(format!("patch {}: invalid bind", src + 1));
             let dp = &m.patches[dst];
             let (n, icv) = match b.kind {
                 BIND_SINGLE => {
@@ -227,7 +233,7 @@ fn bind_pass_1(m: &RklPatch, binds: &[Bind], infos: &mut [PatchInfo]) -> Result<
                 _ => continue,
             };
             let src_edge = edge_between(m, sp, sp.v[nv], icv)
-                .ok_or_else(|| format!("patch {}: invalid edge", src + 1))?;
+                .ok_or_else(|| ExportError::invalid(format!("patch {}: invalid edge", src + 1)))?;
             let d = &mut infos[dst].bind_edges[dst_edge];
             d.n_patchs = d.n_patchs.wrapping_add(1);
             d.edge[n] = src_edge as u8;
@@ -242,7 +248,7 @@ fn bind_pass_1(m: &RklPatch, binds: &[Bind], infos: &mut [PatchInfo]) -> Result<
 }
 
 /// rpo2nel.cpp l.487-521 (Max ≥ 4): an edge shared by two patches binds them 1:1.
-fn bind_pass_2(m: &RklPatch, infos: &mut [PatchInfo]) -> Result<(), String> {
+fn bind_pass_2(m: &RklPatch, infos: &mut [PatchInfo]) -> ExportResult<()> {
     for (i, p) in m.patches.iter().enumerate() {
         for e in 0..4 {
             let edge = &m.edges[p.edge[e] as usize];
@@ -258,17 +264,17 @@ fn bind_pass_2(m: &RklPatch, infos: &mut [PatchInfo]) -> Result<(), String> {
                 .ok()
                 .and_then(|o| m.patches.get(o))
                 .ok_or_else(|| {
-                    format!(
+                    ExportError::invalid(format!(
                         "patch {}: edge {e} lists patch {other}, which does not exist",
                         i + 1
-                    )
+                    ))
                 })?;
             let ce = common_edge(op, p.edge[e]).ok_or_else(|| {
-                format!(
+                ExportError::invalid(format!(
                     "patch {}: edge {e} is not an edge of its neighbour {}",
                     i + 1,
                     other + 1
-                )
+                ))
             })?;
             let b = &mut infos[i].bind_edges[e];
             b.n_patchs = 1;
@@ -283,19 +289,22 @@ fn bind_pass_2(m: &RklPatch, infos: &mut [PatchInfo]) -> Result<(), String> {
 /// tile and rotation as `tileIndex` keeps them (Tile:16, Rotate:8); the 256
 /// case from the flags; the sub-noise from the displace bits (which the v9
 /// loader sets from the noise byte); vegetation above water.
-fn fill_tiles(ui: &UiPatch, i: usize, pi: &mut PatchInfo) -> Result<(), String> {
+fn fill_tiles(ui: &UiPatch, i: usize, pi: &mut PatchInfo) -> ExportResult<()> {
     let (s, t) = (usize::from(pi.order_s), usize::from(pi.order_t));
     let Tiles::Desc(tiles) = &ui.tiles else {
-        return Err(format!("patch {}: pre-version-3 tiles", i + 1));
+        return Err(ExportError::invalid(format!(
+            "patch {}: pre-version-3 tiles",
+            i + 1
+        )));
     };
     if tiles.len() < s * t {
-        return Err(format!(
+        return Err(ExportError::invalid(format!(
             "patch {}: {} tiles for {}x{}",
             i + 1,
             tiles.len(),
             s,
             t
-        ));
+        )));
     }
     pi.tiles = vec![TileElement::default(); s * t];
     for (d, el) in tiles.iter().zip(pi.tiles.iter_mut()) {

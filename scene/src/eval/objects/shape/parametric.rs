@@ -39,7 +39,7 @@ pub(super) fn block(eval: &SceneEval, obj: usize, slot: u32, t: i32) -> Result<P
     let pb = pblock::reference(&eval.graph, obj, slot).ok_or_else(|| {
         ShapeError::damaged("shape", format!("no parameter block (reference {slot})"))
     })?;
-    block_params(eval, pb, t).map_err(|e| ShapeError::damaged("shape parameters", e))
+    block_params(eval, pb, t).map_err(|e| ShapeError::damaged("shape parameters", e.to_string()))
 }
 
 /// Steps and optimize from the interpolation block (reference 2).

@@ -106,15 +106,15 @@ struct LevelMesh {
 
 /// Builds every LOD and the final wedge list (`compileMRM` after the base
 /// mesh is made).
-pub fn build(base: &BaseMesh, params: &Params) -> Result<FinalMesh, String> {
+pub fn build(base: &BaseMesh, params: &Params) -> ExportResult<FinalMesh> {
     if params.n_lods == 0 || params.n_lods > MAX_LODS {
-        return Err(format!(
+        return Err(ExportError::invalid(format!(
             "MRM lod count {} is outside 1..={MAX_LODS}",
             params.n_lods
-        ));
+        )));
     }
     if params.divisor == 0 {
-        return Err("MRM divisor is 0".into());
+        return Err(ExportError::invalid("MRM divisor is 0"));
     }
     check(base)?;
     let mut base = base.clone();
@@ -128,37 +128,37 @@ pub fn build(base: &BaseMesh, params: &Params) -> Result<FinalMesh, String> {
 }
 
 /// Every index in range, so the collapse never reads outside its arrays.
-fn check(m: &BaseMesh) -> Result<(), String> {
+fn check(m: &BaseMesh) -> ExportResult<()> {
     if m.num_attribs > MAX_ATTRIB || m.attribs.len() < m.num_attribs {
-        return Err(format!(
+        return Err(ExportError::invalid(format!(
             "{} MRM attributes (at most {MAX_ATTRIB})",
             m.num_attribs
-        ));
+        )));
     }
     if let Some(sk) = &m.skin {
         if sk.len() != m.vertices.len() {
-            return Err(format!(
+            return Err(ExportError::invalid(format!(
                 "{} skin weights for {} vertices",
                 sk.len(),
                 m.vertices.len()
-            ));
+            )));
         }
     }
     for (i, f) in m.faces.iter().enumerate() {
         for c in &f.corners {
             if c.vertex as usize >= m.vertices.len() {
-                return Err(format!(
+                return Err(ExportError::invalid(format!(
                     "face {i} uses vertex {} of {}",
                     c.vertex,
                     m.vertices.len()
-                ));
+                )));
             }
             for a in 0..m.num_attribs {
                 if c.attribs[a] as usize >= m.attribs[a].len() {
-                    return Err(format!(
+                    return Err(ExportError::invalid(format!(
                         "face {i} uses wedge {} of attribute {a}",
                         c.attribs[a]
-                    ));
+                    )));
                 }
             }
         }
@@ -216,5 +216,6 @@ mod collapse;
 mod tests;
 mod wedges;
 
+use crate::error::{ExportError, ExportResult};
 use collapse::Builder;
 use wedges::final_mesh;
