@@ -5,6 +5,7 @@ use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::PolyMesh;
 
+use super::auto_smooth::{self, Input, Options};
 use super::edit_poly_topo::check_selection;
 
 fn selected(sel: &[bool], i: usize) -> bool {
@@ -45,82 +46,25 @@ fn normal(poly: &PolyMesh, v: &[u32]) -> Vec3 {
     }
 }
 
-/// Auto Smooth: the selected faces are grouped into regions joined across
-/// edges whose two faces (both selected) meet at no more than `angle`
-/// radians; each region, in order of its first face, takes the lowest
-/// smoothing bit that no face sharing a vertex with it (outside it) carries,
-/// so neighbouring regions never smooth together. Faces outside the selection
-/// keep their groups.
+/// Auto Smooth on the selected polygons by their (Newell) normals, Max's
+/// rule as the Smooth modifier's (`auto_smooth`); faces outside the
+/// selection keep their groups and the regions avoid their bits.
 pub(super) fn auto_smooth(poly: &mut PolyMesh, sel: &[bool], angle: f64) -> Result<(), EvalError> {
     check_selection(sel, poly.faces.len(), "faces")?;
-    if !angle.is_finite() {
-        return Err(EvalError::malformed(
-            "",
-            format!("auto smooth angle {angle}"),
-        ));
-    }
-    let n = poly.faces.len();
-    let normals: Vec<Vec3> = poly.faces.iter().map(|f| normal(poly, &f.v)).collect();
-    let mut edge_faces: std::collections::HashMap<(u32, u32), Vec<usize>> = Default::default();
-    for (i, f) in poly.faces.iter().enumerate() {
-        for j in 0..f.v.len() {
-            let (a, b) = (f.v[j], f.v[(j + 1) % f.v.len()]);
-            edge_faces.entry((a.min(b), a.max(b))).or_default().push(i);
-        }
-    }
-    // Regions by union-find over the smooth edges.
-    let mut parent: Vec<usize> = (0..n).collect();
-    fn root(parent: &mut [usize], mut i: usize) -> usize {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    }
-    let cos = angle.cos();
-    for faces in edge_faces.values() {
-        if let [a, b] = faces[..] {
-            if a != b && selected(sel, a) && selected(sel, b) && normals[a].dot(normals[b]) >= cos {
-                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
-                parent[ra.max(rb)] = ra.min(rb);
-            }
-        }
-    }
-    let mut vertex_faces: Vec<Vec<usize>> = vec![Vec::new(); poly.vertices.len()];
-    for (i, f) in poly.faces.iter().enumerate() {
-        for &v in &f.v {
-            vertex_faces[v as usize].push(i);
-        }
-    }
-    let mut members: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
-    for i in (0..n).filter(|&i| selected(sel, i)) {
-        let r = root(&mut parent, i);
-        members.entry(r).or_default().push(i);
-        poly.faces[i].smoothing = 0;
-    }
-    for faces in members.values() {
-        let mut used = 0u32;
-        let mut inside = std::collections::HashSet::new();
-        inside.extend(faces.iter().copied());
-        for &f in faces {
-            for &v in &poly.faces[f].v {
-                for &g in &vertex_faces[v as usize] {
-                    if !inside.contains(&g) {
-                        used |= poly.faces[g].smoothing;
-                    }
-                }
-            }
-        }
-        let free = (!used).trailing_zeros();
-        if free >= 32 {
-            return Err(EvalError::malformed(
-                "",
-                "no smoothing group left for an auto-smoothed region",
-            ));
-        }
-        for &f in faces {
-            poly.faces[f].smoothing = 1 << free;
-        }
+    let input = Input {
+        loops: poly.faces.iter().map(|f| &f.v[..]).collect(),
+        normals: poly.faces.iter().map(|f| normal(poly, &f.v)).collect(),
+        selected: (0..poly.faces.len()).map(|i| selected(sel, i)).collect(),
+        vertex_count: poly.vertices.len(),
+    };
+    let mut groups: Vec<u32> = poly.faces.iter().map(|f| f.smoothing).collect();
+    let o = Options {
+        angle,
+        prevent_indirect: false,
+    };
+    auto_smooth::assign(&input, &mut groups, o)?;
+    for (f, g) in poly.faces.iter_mut().zip(groups) {
+        f.smoothing = g;
     }
     Ok(())
 }

@@ -11,7 +11,8 @@
 //! (Catmull-Clark of the input's polygons, see `subdivide`), `shell`, `bend`, `taper`, `twist`
 //! `ripple`, `wave`, `skew` and `stretch` (deformers placed by a gizmo and centre, see `simple_mod`), `ffd`
 //! (lattice deformation), `slice` (remove top / bottom of the polygons, see
-//! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups); `extrude` and
+//! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups, its auto
+//! smooth in `auto_smooth`); `extrude` and
 //! `lathe` make meshes of shapes (`apply_to_shape`); the selection-only
 //! modifiers leave the mesh as it is. Any other modifier is an error naming it — dropping a modifier
 //! silently would export the wrong geometry.
@@ -25,6 +26,7 @@ use crate::eval::core::math::Vec3;
 use crate::eval::core::transform::SceneEval;
 use crate::eval::objects::mesh::Mesh;
 
+mod auto_smooth;
 mod bend;
 mod edit_mesh;
 mod edit_poly;

@@ -6,18 +6,22 @@
 //!   1 swap, so edge A stays and edges B and C trade visibility; every map
 //!   channel's face swaps the same corners. Unify (Max's `UnifyNormals`,
 //!   which reorients faces by their neighbours) is not evaluated.
-//! - Smooth: ParamBlock2 (reference 0) by id, 0 auto smooth, 1 threshold,
-//!   2 smoothing bits, 3 prevent indirect. Without auto smooth every face's
-//!   smoothing groups become the bits; auto smooth (Max's `AutoSmooth`) is
-//!   not evaluated.
+//! - Smooth: ParamBlock2 (reference 0) by id, 0 auto smooth, 1 threshold
+//!   (radians), 2 smoothing bits, 3 prevent indirect. Without auto smooth
+//!   every face's smoothing groups become the bits; with it the groups follow
+//!   the angles between the triangles' normals (`auto_smooth`; the SDK
+//!   sample's `ModifyObject` calls `Mesh::AutoSmooth(threshold, useSel,
+//!   prevent)` on the triangle mesh).
 //!
 //! Both act on the face selection passed up the stack, so above a Mesh
 //! Select they are refused (`apply_stack`).
 
+use super::auto_smooth::{self, Input, Options};
 use super::{Applied, ModContext};
 use crate::eval::core::pblock;
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
+use crate::eval::objects::normals;
 use crate::eval::objects::primitive::block_params;
 use crate::typed::ClassId;
 
@@ -65,10 +69,11 @@ pub(super) fn apply_normal(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Res
 pub(super) fn apply_smooth(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = params(m, cx)?;
     if p.flag(0, false) {
-        return Err(EvalError::not_evaluated_why(
-            "auto smooth",
-            "Max's AutoSmooth is not public",
-        ));
+        let o = Options {
+            angle: p.float_or(1, std::f64::consts::FRAC_PI_6),
+            prevent_indirect: p.flag(3, false),
+        };
+        return auto_smooth_mesh(mesh, o);
     }
     let bits = p.int_or(2, 0) as u32;
     for f in &mut mesh.faces {
@@ -77,10 +82,174 @@ pub(super) fn apply_smooth(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Res
     Ok(())
 }
 
+/// Max's `Mesh::AutoSmooth` on every triangle, by the triangles' own normals.
+///
+/// When the input came from polygons, newer Smooth modifiers smooth the
+/// polygon form instead (`MNMesh::AutoSmooth`, polygon normals); the two agree
+/// while every polygon's triangles lie within the threshold of each other,
+/// which is checked across each hidden (diagonal) edge: a polygon folded
+/// beyond it is refused rather than split.
+pub fn auto_smooth_mesh(mesh: &mut Mesh, o: Options) -> Result<(), EvalError> {
+    let p: Vec<[f64; 3]> = mesh.vertices.iter().map(|v| v.to_array()).collect();
+    let normals: Vec<crate::eval::core::math::Vec3> = mesh
+        .faces
+        .iter()
+        .map(|f| {
+            let [x, y, z] = normals::face_normal(&p, f);
+            crate::eval::core::math::Vec3(x, y, z)
+        })
+        .collect();
+    check_flat_polygons(mesh, &normals, o.angle)?;
+    let input = Input {
+        loops: mesh.faces.iter().map(|f| &f.v[..]).collect(),
+        normals,
+        selected: vec![true; mesh.faces.len()],
+        vertex_count: mesh.vertices.len(),
+    };
+    let mut groups: Vec<u32> = mesh.faces.iter().map(|f| f.smoothing).collect();
+    auto_smooth::assign(&input, &mut groups, o)?;
+    for (f, g) in mesh.faces.iter_mut().zip(groups) {
+        f.smoothing = g;
+    }
+    Ok(())
+}
+
+/// Refuses a hidden edge (a polygon's diagonal) whose two triangles meet
+/// beyond the threshold (see `auto_smooth_mesh`).
+fn check_flat_polygons(
+    mesh: &Mesh,
+    normals: &[crate::eval::core::math::Vec3],
+    angle: f64,
+) -> Result<(), EvalError> {
+    let mut hidden: std::collections::HashMap<(u32, u32), usize> = Default::default();
+    for (i, f) in mesh.faces.iter().enumerate() {
+        for k in 0..3 {
+            if f.flags >> k & 1 != 0 {
+                continue;
+            }
+            let (a, b) = (f.v[k], f.v[(k + 1) % 3]);
+            if let Some(&j) = hidden.get(&(b, a)) {
+                let between = auto_smooth::angle_between(normals[i], normals[j]);
+                if between > auto_smooth::PARALLEL && !auto_smooth::smooth_edge(between, angle)? {
+                    return Err(EvalError::not_evaluated_why(
+                        format!(
+                            "auto smooth of a polygon folded by {:.2}° across its diagonal \
+                             (faces {j} and {i})",
+                            between.to_degrees()
+                        ),
+                        "Max smooths a polygon input as whole polygons",
+                    ));
+                }
+            } else {
+                hidden.insert((a, b), i);
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::eval::objects::mesh::{Face, MapChannel};
+
+    /// A closed prism of `n` sides (radius 1, height 2) as Max triangulates
+    /// it: each side quad and each cap fan split with hidden diagonals.
+    fn prism(n: u32) -> Mesh {
+        let mut vertices = Vec::new();
+        for z in [-1.0, 1.0] {
+            for i in 0..n {
+                let a = std::f64::consts::TAU * f64::from(i) / f64::from(n);
+                vertices.push(crate::eval::core::math::Vec3(a.cos(), a.sin(), z));
+            }
+        }
+        let face = |v: [u32; 3], flags: u16| Face {
+            v,
+            smoothing: 0,
+            material: 0,
+            flags,
+        };
+        let mut faces = Vec::new();
+        for i in 0..n {
+            let j = (i + 1) % n;
+            faces.push(face([i, j, n + j], 0b011));
+            faces.push(face([n + j, n + i, i], 0b011));
+        }
+        for i in 1..n - 1 {
+            faces.push(face([0, i + 1, i], 0b010));
+            faces.push(face([n, n + i, n + i + 1], 0b010));
+        }
+        Mesh {
+            vertices,
+            faces,
+            maps: Vec::new(),
+            normals: None,
+        }
+    }
+
+    fn corner_normals(m: &Mesh) -> Vec<[[f64; 3]; 3]> {
+        let p: Vec<[f64; 3]> = m.vertices.iter().map(|v| v.to_array()).collect();
+        normals::corner_normals(&p, &m.faces, normals::Weighting::CornerAngle)
+    }
+
+    #[test]
+    fn auto_smooth_gives_the_normals_the_angle_rule_predicts() {
+        let o = |deg: f64| Options {
+            angle: deg.to_radians(),
+            prevent_indirect: false,
+        };
+        // A box (4 sides, 90° apart) at 30°: six flat faces, every corner
+        // normal is its face's, and sides and caps share no group.
+        let mut cube = prism(4);
+        auto_smooth_mesh(&mut cube, o(30.0)).unwrap();
+        let p: Vec<[f64; 3]> = cube.vertices.iter().map(|v| v.to_array()).collect();
+        for (f, c) in cube.faces.iter().zip(corner_normals(&cube)) {
+            let n = normals::face_normal(&p, f);
+            assert!(c
+                .iter()
+                .all(|x| (0..3).all(|k| (x[k] - n[k]).abs() < 1e-12)));
+        }
+        // The same box at exactly 90° is Max's float comparison's call.
+        assert!(auto_smooth_mesh(&mut prism(4), o(90.0)).is_err());
+        // Threshold 0: all faces hard (coplanar triangles give one normal).
+        let mut hard = prism(12);
+        auto_smooth_mesh(&mut hard, o(0.0)).unwrap();
+        let p: Vec<[f64; 3]> = hard.vertices.iter().map(|v| v.to_array()).collect();
+        for (f, c) in hard.faces.iter().zip(corner_normals(&hard)) {
+            let n = normals::face_normal(&p, f);
+            assert!(c.iter().all(|x| (0..3).all(|k| (x[k] - n[k]).abs() < 1e-9)));
+        }
+        // A 12-sided cylinder at 45°: the sides (30° apart) smooth into radial
+        // normals — the hand-computed average of the two side faces at a
+        // vertex points at it from the axis — and the caps (90°) stay flat.
+        let mut cyl = prism(12);
+        auto_smooth_mesh(&mut cyl, o(45.0)).unwrap();
+        let sides = cyl.faces[0].smoothing;
+        assert_ne!(sides, 0);
+        assert!(cyl.faces[..24].iter().all(|f| f.smoothing == sides));
+        assert!(cyl.faces[24..].iter().all(|f| f.smoothing & sides == 0));
+        for (f, c) in cyl.faces.iter().zip(corner_normals(&cyl)) {
+            for (k, x) in c.iter().enumerate() {
+                let v = cyl.vertices[f.v[k] as usize];
+                let want = if f.smoothing == sides {
+                    [v.0, v.1, 0.0]
+                } else {
+                    [0.0, 0.0, v.2]
+                };
+                assert!(
+                    (0..3).all(|i| (x[i] - want[i]).abs() < 1e-9),
+                    "{x:?} {want:?}"
+                );
+            }
+        }
+        // 12 sides at 30° exactly: refused, not guessed.
+        assert!(auto_smooth_mesh(&mut prism(12), o(30.0)).is_err());
+        // A quad folded 40° across its hidden diagonal under 30°: refused.
+        let mut fold = prism(4);
+        fold.vertices[5].2 = 3.0;
+        let e = auto_smooth_mesh(&mut fold, o(20.0)).unwrap_err();
+        assert!(e.to_string().contains("diagonal"), "{e}");
+    }
 
     #[test]
     fn flipping_reverses_winding_and_keeps_edges_with_their_vertices() {
