@@ -100,7 +100,7 @@ pub fn polygon_output_after(
     let (stack, base) = eval
         .modifier_stack(node)
         .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
-    if !stack.get(at).is_some_and(|m| m.class == super::EDIT_POLY) {
+    if stack.get(at).is_none_or(|m| m.class != super::EDIT_POLY) {
         return Err(EvalError::malformed(
             "",
             format!("modifier {at} is not an Edit Poly"),
