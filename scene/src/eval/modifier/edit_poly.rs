@@ -9,7 +9,9 @@
 //! Vertex, Detach Face when the next operation deletes the same faces, Inset
 //! and Extrude Face on one-face clusters and the Max 2017+ move extrusion
 //! (`edit_poly_extrude`), Auto Smooth and Set Smoothing (`edit_poly_smooth`),
-//! and Split Edges and Tessellate when their selection leaves nothing to do.
+//! Insert Vertex Edge, Connect Vertex (`edit_poly_edges`) and Connect Edge
+//! (`edit_poly_connect`) on a known edge numbering, and Split Edges and
+//! Tessellate when their selection leaves nothing to do.
 //! Any other operation is an error naming it. The input is rebuilt as polygons
 //! from a primitive's polygon builder, an Editable Poly, or the Edit Poly below
 //! (replayed the same way), through any Unwrap UVW between them.
@@ -17,6 +19,7 @@
 use crate::chunk::Chunk;
 use crate::eval::error::EvalError;
 
+use super::edit_poly_connect as connect;
 use super::edit_poly_edges as edges;
 use super::edit_poly_extrude as extrude;
 use super::edit_poly_records::*;
@@ -49,7 +52,7 @@ pub(super) fn apply(
         .iter()
         .position(|a| a.object == m.object)
         .ok_or_else(|| EvalError::malformed("", "the modifier is not on the node's stack"))?;
-    let poly = output(&stack, at, base, cx)?;
+    let poly = output(&stack, at, base, cx, None)?;
     let _ = std::mem::replace(mesh, poly.to_mesh()?);
     Ok(())
 }
@@ -80,22 +83,78 @@ pub fn polygon_output(
         node: Some(node),
         t,
     };
-    output(&stack, at, base, &cx)
+    output(&stack, at, base, &cx, None)
 }
 
-/// The polygon mesh the Edit Poly at `stack[at]` outputs.
+/// The polygon mesh after the first `count` operations of the Edit Poly at
+/// `at` in `node`'s stack, before the rest (not checked against the sizes the
+/// modifier saved): what tests compare with the selection sizes the next
+/// operation recorded.
+pub fn polygon_output_after(
+    eval: &crate::eval::SceneEval,
+    node: usize,
+    at: usize,
+    t: i32,
+    count: usize,
+) -> Result<PolyMesh, EvalError> {
+    let (stack, base) = eval
+        .modifier_stack(node)
+        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
+    if stack.get(at).is_none_or(|m| m.class != super::EDIT_POLY) {
+        return Err(EvalError::malformed(
+            "",
+            format!("modifier {at} is not an Edit Poly"),
+        ));
+    }
+    let cx = ModContext {
+        eval,
+        node: Some(node),
+        t,
+    };
+    output(&stack, at, base, &cx, Some(count))
+}
+
+/// The selections (vertex, edge, face sizes) operation `index` of the Edit
+/// Poly at `at` in `node`'s stack recorded, with the operation's name.
+pub fn operation_selection(
+    eval: &crate::eval::SceneEval,
+    node: usize,
+    at: usize,
+    index: usize,
+) -> Result<(String, usize), EvalError> {
+    let (stack, _) = eval
+        .modifier_stack(node)
+        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
+    let local = stack
+        .get(at)
+        .and_then(|m| m.mod_app)
+        .and_then(|a| a.children().iter().find(|c| c.id == super::LOCAL_DATA))
+        .ok_or_else(|| EvalError::malformed("", "no local data"))?;
+    let ops = operations(local.children())?;
+    let op = ops
+        .get(index)
+        .ok_or_else(|| EvalError::malformed("", format!("no operation {index}")))?;
+    Ok((op_name(op.id), op.selection.len()))
+}
+
+/// The polygon mesh the Edit Poly at `stack[at]` outputs, or with `limit` the
+/// mesh after that many of its operations.
 fn output(
     stack: &[Applied],
     at: usize,
     base: usize,
     cx: &ModContext,
+    limit: Option<usize>,
 ) -> Result<PolyMesh, EvalError> {
     let m = &stack[at];
     let local = m
         .mod_app
         .and_then(|a| a.children().iter().find(|c| c.id == super::LOCAL_DATA))
         .ok_or_else(|| EvalError::malformed("", "no local data"))?;
-    let ops = operations(local.children())?;
+    let mut ops = operations(local.children())?;
+    if let Some(n) = limit {
+        ops.truncate(n);
+    }
     for c in cx.eval.chunks(m.object) {
         // Point controllers of animation mode (0x0130/0x0138) and their nodes.
         if matches!(c.id, 0x0130 | 0x0138 | 0x0140 | 0x0148) {
@@ -125,7 +184,9 @@ fn output(
         let next = ops.get(i + 1);
         replay(op, next, &mut poly).map_err(|e| e.inside(op_name(op.id).to_string()))?;
     }
-    check_saved_sizes(local.children(), &poly)?;
+    if limit.is_none() {
+        check_saved_sizes(local.children(), &poly)?;
+    }
     Ok(poly)
 }
 
@@ -141,7 +202,7 @@ fn below(
     match stack.get(at) {
         None => input(base, cx),
         Some(m) if m.class == super::EDIT_POLY => {
-            output(stack, at, base, cx).map_err(|e| e.inside("the Edit Poly below"))
+            output(stack, at, base, cx, None).map_err(|e| e.inside("the Edit Poly below"))
         }
         Some(m) if m.class == super::UNWRAP_UVW => {
             let mut poly = below(stack, at + 1, base, cx)?;
@@ -181,6 +242,7 @@ fn is_evaluated(id: u32) -> bool {
             | OP_SMOOTH
             | OP_INSERT_VERTEX_EDGE
             | OP_CONNECT_VERTEX
+            | OP_CONNECT_EDGE
     )
 }
 
@@ -220,6 +282,14 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
     match op.id {
         OP_INSERT_VERTEX_EDGE => edges::insert_vertices(poly, &op.inserts)?,
         OP_CONNECT_VERTEX => edges::connect_vertices(poly, &op.selection)?,
+        OP_CONNECT_EDGE => {
+            let segments = op
+                .int_param(PARAM_CONNECT_EDGE_SEGMENTS)?
+                .ok_or_else(|| EvalError::malformed("", "no connect segments parameter"))?;
+            let pinch = op.int_param(PARAM_CONNECT_EDGE_PINCH)?.unwrap_or(0);
+            let slide = op.int_param(PARAM_CONNECT_EDGE_SLIDE)?.unwrap_or(0);
+            connect::connect_edges(poly, &op.selection, segments, pinch, slide)?;
+        }
         OP_DELETE_FACE => {
             let isolated = op.int_param(PARAM_DELETE_ISOLATED)?.unwrap_or(1) != 0;
             topo::delete_faces(poly, &op.selection, isolated)?;

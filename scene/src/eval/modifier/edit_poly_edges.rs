@@ -155,30 +155,51 @@ pub(super) fn connect_vertices(poly: &mut PolyMesh, sel: &[bool]) -> Result<(), 
         if j == i + 1 || (i == 0 && j == n - 1) {
             continue;
         }
-        let keep: Vec<usize> = (j..n).chain(0..=i).collect();
-        let rest: Vec<usize> = (i..=j).collect();
-        let (va, vb) = (f.v[i], f.v[j]);
-        let (material, smoothing) = (f.material, f.smoothing);
-        let pick =
-            |corners: &[usize], of: &[u32]| corners.iter().map(|&c| of[c]).collect::<Vec<_>>();
-        let first = PolyFace::fan(pick(&keep, &f.v), material, smoothing);
-        let second = PolyFace::fan(pick(&rest, &f.v), material, smoothing);
-        poly.faces[fi] = first;
-        poly.faces.push(second);
-        for m in &mut poly.maps {
-            let mf = m
-                .faces
-                .get(fi)
-                .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?
-                .clone();
-            m.faces[fi] = pick(&keep, &mf);
-            m.faces.push(pick(&rest, &mf));
-        }
-        if let Some(edges) = poly.edges.as_mut() {
-            edges.push([va, vb]);
-        }
+        split_face(poly, fi, i, j)?;
     }
     poly.validate()
+}
+
+/// Splits face `fi` along a new edge between its corners `i` < `j` (not
+/// neighbours): corners j‥i keep the face's index, i‥j are appended as a new
+/// face with the same material and smoothing (returned), both in the face's
+/// corner order; map faces alike; the new edge is appended to the edge list.
+pub(super) fn split_face(
+    poly: &mut PolyMesh,
+    fi: usize,
+    i: usize,
+    j: usize,
+) -> Result<usize, EvalError> {
+    let f = &poly.faces[fi];
+    let n = f.v.len();
+    if !(i < j && j < n) {
+        return Err(EvalError::malformed(
+            "",
+            format!("splitting face {fi} of {n} corners at {i}, {j}"),
+        ));
+    }
+    let keep: Vec<usize> = (j..n).chain(0..=i).collect();
+    let rest: Vec<usize> = (i..=j).collect();
+    let (va, vb) = (f.v[i], f.v[j]);
+    let (material, smoothing) = (f.material, f.smoothing);
+    let pick = |corners: &[usize], of: &[u32]| corners.iter().map(|&c| of[c]).collect::<Vec<_>>();
+    let first = PolyFace::fan(pick(&keep, &f.v), material, smoothing);
+    let second = PolyFace::fan(pick(&rest, &f.v), material, smoothing);
+    poly.faces[fi] = first;
+    poly.faces.push(second);
+    for m in &mut poly.maps {
+        let mf = m
+            .faces
+            .get(fi)
+            .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?
+            .clone();
+        m.faces[fi] = pick(&keep, &mf);
+        m.faces.push(pick(&rest, &mf));
+    }
+    if let Some(edges) = poly.edges.as_mut() {
+        edges.push([va, vb]);
+    }
+    Ok(poly.faces.len() - 1)
 }
 
 #[cfg(test)]

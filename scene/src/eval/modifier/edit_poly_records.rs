@@ -39,6 +39,7 @@ pub(super) const OP_EXTRUDE_FACE: u32 = 41;
 pub(super) const OP_MOVE_EXTRUDE: u32 = 91;
 pub(super) const OP_MOVE_EXTRUDE_END: u32 = 92;
 pub(super) const OP_CONNECT_VERTEX: u32 = 44;
+pub(super) const OP_CONNECT_EDGE: u32 = 43;
 pub(super) const OP_INSERT_VERTEX_EDGE: u32 = 66;
 
 /// Parameter ids (the `epolyModParameters` enumeration).
@@ -57,6 +58,9 @@ pub(super) const PARAM_INSET: u32 = 42;
 /// A Max 2016+ Extrude Face parameter of unknown meaning; only 1 is seen.
 pub(super) const PARAM_EXTRUDE_FACE_UNKNOWN: u32 = 120;
 pub(super) const PARAM_PRESERVE_MAPS: u32 = 71;
+pub(super) const PARAM_CONNECT_EDGE_SEGMENTS: u32 = 31;
+pub(super) const PARAM_CONNECT_EDGE_PINCH: u32 = 91;
+pub(super) const PARAM_CONNECT_EDGE_SLIDE: u32 = 92;
 
 /// Names of the operation ids, for errors.
 pub(super) const OP_NAMES: [&str; 84] = [

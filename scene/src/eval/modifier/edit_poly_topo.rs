@@ -49,20 +49,26 @@ pub(super) fn delete_faces(
         let mut k = keep.iter();
         m.faces.retain(|_| *k.next().unwrap_or(&true));
     }
-    // Edges left without a face die; the survivors keep their order.
+    // Edges left without a face die; the survivors keep their order. An edge
+    // runs v1 → v2 as its first face (f1) walks it: one whose f1 went is
+    // turned round to follow the face left (Table.max's Insert Vertex Edge
+    // proportions after its Delete Face put the new vertices in one plane
+    // only so).
     if let Some(edges) = poly.edges.as_mut() {
         let sides: std::collections::HashSet<(u32, u32)> = poly
             .faces
             .iter()
             .flat_map(|f| {
                 let n = f.v.len();
-                (0..n).map(move |j| {
-                    let (a, b) = (f.v[j], f.v[(j + 1) % n]);
-                    (a.min(b), a.max(b))
-                })
+                (0..n).map(move |j| (f.v[j], f.v[(j + 1) % n]))
             })
             .collect();
-        edges.retain(|e| sides.contains(&(e[0].min(e[1]), e[0].max(e[1]))));
+        edges.retain(|e| sides.contains(&(e[0], e[1])) || sides.contains(&(e[1], e[0])));
+        for e in edges.iter_mut() {
+            if !sides.contains(&(e[0], e[1])) {
+                e.swap(0, 1);
+            }
+        }
     }
     if isolated {
         let mut used_after = vec![false; poly.vertices.len()];

@@ -30,6 +30,7 @@ mod auto_smooth;
 mod bend;
 mod edit_mesh;
 mod edit_poly;
+mod edit_poly_connect;
 mod edit_poly_edges;
 mod edit_poly_extrude;
 mod edit_poly_records;
@@ -62,6 +63,10 @@ mod uvw_map;
 mod wave;
 
 pub use edit_poly::polygon_output as edit_poly_output;
+pub use edit_poly::{
+    operation_selection as edit_poly_operation_selection,
+    polygon_output_after as edit_poly_output_after,
+};
 
 pub const EDIT_MESH: ClassId = ClassId(0x50, 0);
 pub const EDIT_POLY: ClassId = ClassId(0x79aa6e1d, 0x71a075b7);

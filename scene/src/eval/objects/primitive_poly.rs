@@ -37,7 +37,13 @@ pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, E
             }
             Ok(poly)
         }
-        c if c == BOX => super::primitive_poly_box::poly_box(p, box_smoothing_fix(object)?),
+        c if c == BOX => {
+            // `BuildPolyBox` ends with `MNMesh::FillInMesh`, which numbers the
+            // edges in face-walk order.
+            let mut poly = super::primitive_poly_box::poly_box(p, box_smoothing_fix(object)?)?;
+            poly.edges = Some(poly.walked_edges());
+            Ok(poly)
+        }
         c => Err(EvalError::not_evaluated(format!(
             "the polygon form of primitive ({:#x}, {:#x})",
             c.0, c.1
