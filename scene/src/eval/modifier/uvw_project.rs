@@ -21,9 +21,10 @@
 //! files exported from Level2-Bridge's cylindrical map hold them). A corner on the axis
 //! (no angle) takes the mean u of the face's other corners.
 //!
-//! Topology: one texture vertex per (geometry vertex, value): corners share a
-//! texture vertex wherever Max's value is the same, and split at seams, box
-//! sides, caps and face mapping's squares.
+//! Topology: planar and XYZ keep the geometry's (one texture vertex per
+//! vertex, as before); the others one texture vertex per (geometry vertex,
+//! value): corners share a texture vertex wherever the value is the same, and
+//! split at seams, box sides, caps and face mapping's squares.
 
 use std::collections::HashMap;
 use std::f64::consts::{PI, TAU};
@@ -61,6 +62,21 @@ pub(super) fn map(
         .iter()
         .map(|&v| to_map.transform_point(v))
         .collect();
+    // Planar and XYZ mapping depend on the position alone: Max gives them the
+    // geometry's own topology, one texture vertex per vertex.
+    if matches!(projection, Projection::Planar | Projection::Xyz) {
+        let vertices = q
+            .iter()
+            .map(|&x| {
+                finish(if projection == Projection::Planar {
+                    planar(x)
+                } else {
+                    x
+                })
+            })
+            .collect();
+        return (vertices, mesh.faces.iter().map(|f| f.v).collect());
+    }
     let at = |i: u32| q.get(i as usize).copied().unwrap_or(Vec3(0.0, 0.0, 0.0));
     let mut index: HashMap<(u32, [u32; 3]), u32> = HashMap::new();
     let mut vertices: Vec<[f32; 3]> = Vec::new();
