@@ -460,6 +460,9 @@ impl Builder<'_> {
                 return None;
             }
         };
+        for r in &mesh.missing_maps {
+            self.approximate(format!("{name}: exported without {}", r.describe()));
+        }
         let offset = match self.residual.get(&node) {
             Some(x) => self.eval.offset_tm(node).then(x),
             None => self.eval.offset_tm(node),

@@ -349,8 +349,9 @@ fn symmetry_on_sean_conway_head_and_torso() {
 }
 
 /// A deformer or mapping above a Mesh Select acts on the selection it passes
-/// up; meshes carry no selection, so the stack is refused, naming both, instead
-/// of deforming every vertex.
+/// up; meshes carry no selection, so a deformer's stack is refused, naming
+/// both, instead of deforming every vertex, and a mapping's channel is left
+/// out (named) with the geometry kept.
 #[test]
 fn selection_sensitive_modifiers_above_a_mesh_select_are_refused() {
     use maxfs_scene::eval::modifier::{Applied, BEND, UVW_MAP};
@@ -368,21 +369,34 @@ fn selection_sensitive_modifiers_above_a_mesh_select_are_refused() {
         name: "Mesh Select",
         mod_app: None,
     };
-    for (class, name) in [(BEND, "Bend"), (UVW_MAP, "UVW Map")] {
-        let top = Applied {
-            object: 0,
-            class,
-            name,
-            mod_app: None,
-        };
-        let mut mesh = Mesh::default();
-        let err = modifier::apply_stack(&[top, select], &mut mesh, &cx)
-            .expect_err("refused above a selection");
-        assert!(
-            err.to_string().contains(name) && err.to_string().contains("Mesh Select"),
-            "{err}"
-        );
-    }
+    let bend = Applied {
+        object: 0,
+        class: BEND,
+        name: "Bend",
+        mod_app: None,
+    };
+    let mut mesh = Mesh::default();
+    let err = modifier::apply_stack(&[bend, select], &mut mesh, &cx)
+        .expect_err("refused above a selection");
+    assert!(
+        err.to_string().contains("Bend") && err.to_string().contains("Mesh Select"),
+        "{err}"
+    );
+    // A mapping only costs its channel: the geometry stays, the refusal is
+    // recorded as the channel left out (modifier/uv_only.rs).
+    let uvw = Applied {
+        object: 0,
+        class: UVW_MAP,
+        name: "UVW Map",
+        mod_app: None,
+    };
+    let mut mesh = Mesh::default();
+    modifier::apply_stack(&[uvw, select], &mut mesh, &cx).expect("geometry kept");
+    let [missing] = &mesh.missing_maps[..] else {
+        panic!("one channel left out: {:?}", mesh.missing_maps)
+    };
+    assert_eq!(missing.modifier, "UVW Map");
+    assert!(missing.reason.contains("Mesh Select"), "{missing:?}");
     // The selection alone changes nothing and is accepted.
     let mut mesh = Mesh::default();
     modifier::apply_stack(&[select], &mut mesh, &cx).expect("selection only");

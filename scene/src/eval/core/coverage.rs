@@ -34,7 +34,8 @@ pub struct Gap {
     /// "transform controller", "position controller", "rotation controller",
     /// "scale controller", "float controller", "inherited transform" (a
     /// parent's is not evaluated), "object", "modifier",
-    /// "generated mapping" (mesh built, map channel 1 not), "material"
+    /// "generated mapping" (mesh built, map channel 1 not), "map channel"
+    /// (mesh built, a channel a texture-coordinate modifier writes not), "material"
     /// (colours not decoded: exported with defaults).
     pub role: &'static str,
     pub class: String,
@@ -106,6 +107,13 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
             MeshCoverage::Evaluated => {
                 if let Some(class) = mapping_gap(eval, idx) {
                     add("generated mapping", class);
+                }
+                // Geometry kept, a channel left out by a texture-coordinate
+                // modifier that is not evaluated (modifier/uv_only.rs).
+                if let Some(Ok(mesh)) = eval.mesh(idx, 0) {
+                    for r in &mesh.missing_maps {
+                        add("map channel", r.describe());
+                    }
                 }
             }
             MeshCoverage::NotGeometry => {}

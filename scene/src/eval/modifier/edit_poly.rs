@@ -209,11 +209,14 @@ fn below(
             let local = m
                 .mod_app
                 .and_then(|a| a.children().iter().find(|c| c.id == super::LOCAL_DATA))
-                .ok_or_else(|| {
-                    EvalError::malformed("", "the Unwrap UVW below has no local data")
-                })?;
-            super::unwrap::apply_poly(local.children(), &mut poly)
-                .map_err(|e| e.inside("the Unwrap UVW below"))?;
+                .map_or(&[][..], Chunk::children);
+            let applied = super::unwrap::apply_poly(local, cx.eval.chunks(m.object), &mut poly);
+            // An Unwrap UVW that cannot be applied never costs the geometry:
+            // its channel leaves the polygons (the stack records why when it
+            // met the modifier below this one, see `uv_only`).
+            if applied.is_err() {
+                poly.maps.retain(|x| x.channel != 1);
+            }
             Ok(poly)
         }
         Some(m) => Err(EvalError::not_evaluated_why(

@@ -141,6 +141,7 @@ mod tests {
                 faces: vec![[0, 1, 2]],
             }],
             normals: None,
+            missing_maps: Vec::new(),
         }
     }
 

@@ -59,7 +59,9 @@ mod taper;
 pub mod turbo_smooth;
 mod twist;
 mod unwrap;
+pub mod uv_only;
 mod uvw_map;
+mod uvw_project;
 mod wave;
 
 pub use edit_poly::polygon_output as edit_poly_output;
@@ -139,18 +141,40 @@ const SELECTION_SENSITIVE: [ClassId; 15] = [
 pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let mut selection: Option<&Applied> = None;
     for a in applied.iter().rev() {
-        if let Some(sel) = selection {
-            if SELECTION_SENSITIVE.contains(&a.class) {
-                return Err(a.error(Some(EvalError::not_evaluated(format!(
+        let refused = match selection {
+            Some(sel) if SELECTION_SENSITIVE.contains(&a.class) => {
+                Some(a.error(Some(EvalError::not_evaluated(format!(
                     "acting on the sub-object selection that {} passes up the stack",
                     sel.name
-                )))));
+                )))))
             }
-        }
+            _ => None,
+        };
         if SELECTION_ONLY.contains(&a.class) {
             selection = Some(a);
         }
-        apply(a, mesh, cx)?;
+        // Modifiers that rebuild the mesh do not carry the record of
+        // channels left out below them: it is kept aside and put back.
+        let missing = std::mem::take(&mut mesh.missing_maps);
+        let outcome = match refused {
+            Some(e) => Err(e),
+            None => apply(a, mesh, cx),
+        };
+        match outcome {
+            Ok(()) => {}
+            // A texture-coordinate modifier that fails never costs the geometry.
+            Err(e) if uv_only::is_uv_only(a.class) => uv_only::failed(a, mesh, cx, &e),
+            Err(e) => return Err(e),
+        }
+        let added = std::mem::replace(&mut mesh.missing_maps, missing);
+        mesh.missing_maps.extend(added);
+        // A channel written again above (a later UVW Map, an Edit Poly that
+        // rebuilt it from below) is no longer missing.
+        let maps = &mesh.maps;
+        mesh.missing_maps.retain(|r| {
+            r.channel
+                .is_none_or(|c| !maps.iter().any(|x| x.channel == c))
+        });
         if !keeps_specified_normals(a.class) {
             // Max's TriObjectNormalXTC clears specified normals when a modifier
             // that does not support them changes geometry or topology.
@@ -163,7 +187,7 @@ pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Res
 /// Modifiers that leave geometry and topology alone (selection, mapping), so
 /// specified normals pass through them; every other modifier drops them.
 fn keeps_specified_normals(class: ClassId) -> bool {
-    SELECTION_ONLY.contains(&class) || class == UVW_MAP || class == UNWRAP_UVW
+    SELECTION_ONLY.contains(&class) || uv_only::is_uv_only(class)
 }
 
 /// Applies one modifier to `mesh` (object space).
@@ -200,8 +224,8 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
         return edit_poly::apply(m, local, mesh, cx);
     }
     if m.class == UNWRAP_UVW {
-        let local = local.ok_or_else(|| EvalError::malformed("", "no local data"))?;
-        return unwrap::apply(local.children(), mesh);
+        let local = local.map_or(&[][..], Chunk::children);
+        return unwrap::apply(local, cx.eval.chunks(m.object), mesh);
     }
     if m.class == crate::eval::modifier::skin::SKIN {
         return skin_deform::apply(m, mesh, cx);

@@ -266,6 +266,7 @@ pub fn shell(mesh: &Mesh, s: &Settings) -> Result<Mesh, EvalError> {
         faces,
         maps,
         normals: None,
+        missing_maps: Vec::new(),
     })
 }
 
@@ -382,6 +383,7 @@ mod tests {
                 faces: vec![[0, 1, 2], [0, 2, 3]],
             }],
             normals: None,
+            missing_maps: Vec::new(),
         }
     }
 

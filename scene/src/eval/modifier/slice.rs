@@ -178,6 +178,7 @@ mod tests {
             ],
             maps: Vec::new(),
             normals: None,
+            missing_maps: Vec::new(),
         }
     }
 

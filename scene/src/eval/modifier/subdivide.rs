@@ -174,6 +174,7 @@ impl Polys {
             faces,
             maps,
             normals: None,
+            missing_maps: Vec::new(),
         })
     }
 }

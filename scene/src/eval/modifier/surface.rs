@@ -268,6 +268,7 @@ mod tests {
                 faces: vec![[5, 6, 7]],
             }],
             normals: None,
+            missing_maps: Vec::new(),
         };
         flip_faces(&mut m);
         let f = m.faces[0];

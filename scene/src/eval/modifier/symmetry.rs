@@ -182,6 +182,7 @@ mod tests {
             faces: vec![face([0, 1, 2]), face([0, 2, 3])],
             maps: Vec::new(),
             normals: None,
+            missing_maps: Vec::new(),
         };
         let n = Vec3(1.0, 0.0, 0.0);
         slice_below(&mut m, n, 0.0).unwrap();

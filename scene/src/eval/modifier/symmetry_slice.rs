@@ -344,6 +344,7 @@ mod tests {
             faces: vec![face([0, 1, 2], 0b011), face([0, 2, 3], 0b110)],
             maps: Vec::new(),
             normals: None,
+            missing_maps: Vec::new(),
         };
         slice_below(&mut m, Vec3(1.0, 0.0, 0.0), 0.0).unwrap();
         // 1, 2 and the two side cuts; a triangle slice would add a third on 0–2.
@@ -394,6 +395,7 @@ mod tests {
             ],
             maps: Vec::new(),
             normals: None,
+            missing_maps: Vec::new(),
         };
         assert_eq!(polygons(&m).len(), 4);
         slice_below(&mut m, Vec3(1.0, 0.0, 0.0), 0.0).unwrap();

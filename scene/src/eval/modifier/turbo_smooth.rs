@@ -475,6 +475,7 @@ mod tests {
                 faces: vec![[0, 1, 2], [0, 2, 3], [4, 5, 2]],
             }],
             normals: None,
+            missing_maps: Vec::new(),
         };
         let loops = vec![
             Poly {

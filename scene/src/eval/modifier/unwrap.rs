@@ -14,8 +14,8 @@ use crate::eval::objects::poly::{PolyMap, PolyMesh};
 /// vertex per corner) — which replaces map channel 1 when the faces still match.
 /// On a poly input the faces are polygons, each covering the triangles our poly
 /// output made of it.
-pub(super) fn apply(local: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
-    let (vertices, polygons) = stored(local)?;
+pub(super) fn apply(local: &[Chunk], own: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
+    let (vertices, polygons) = stored(local, own)?;
     let n = polygons.len();
     let mut faces = Vec::with_capacity(mesh.faces.len());
     for (i, (v, t)) in polygons.iter().enumerate() {
@@ -63,41 +63,70 @@ pub(super) fn apply(local: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
     Ok(())
 }
 
+/// Texture vertices read at most from an old Unwrap's 0x0270 (a damaged
+/// length must not allocate much).
+const MAX_OLD_RECORDS: usize = 1 << 22;
+
 /// One stored texture polygon: geometry vertex and texture vertex per corner.
 type Polygon = (Vec<u32>, Vec<u32>);
 
-/// The stored map: texture vertices 0x0860 and polygons 0x0870.
-fn stored(local: &[Chunk]) -> Result<(Vec<[f32; 3]>, Vec<Polygon>), EvalError> {
-    let find = |id: u16| {
-        local
-            .iter()
-            .find(|c| c.id == id)
-            .and_then(Chunk::payload)
-            .ok_or_else(|| EvalError::malformed("", format!("no chunk {id:#06x}")))
+/// The stored map: texture vertices 0x0860 and polygons 0x0870 of the
+/// modifier's local data (`local`, Max 2008 on), or — in files of older
+/// Unwraps, which keep one map in the modifier itself (`own`) and nothing of
+/// it per node — texture vertices 0x0270 (20-byte records: u, v, w, influence,
+/// flags) and polygons 0x0310, records as 0x0870's without the leading count.
+fn stored(local: &[Chunk], own: &[Chunk]) -> Result<(Vec<[f32; 3]>, Vec<Polygon>), EvalError> {
+    fn find(chunks: &[Chunk], id: u16) -> Option<&[u8]> {
+        chunks.iter().find(|c| c.id == id).and_then(Chunk::payload)
+    }
+    let (vertices, p, counted) = match (find(local, 0x0860), find(local, 0x0870)) {
+        (Some(v), Some(f)) => (records(v, 24, "texture vertices")?, f, true),
+        (Some(_), None) => return Err(EvalError::malformed("", "no chunk 0x0870")),
+        (None, _) => match (find(own, 0x0270), find(own, 0x0310)) {
+            (Some(v), Some(f)) => {
+                if v.len() % 20 != 0 || v.len() / 20 > MAX_OLD_RECORDS {
+                    return Err(EvalError::malformed(
+                        "texture vertices (0x0270)",
+                        format!("{} bytes are not 20-byte records", v.len()),
+                    ));
+                }
+                (v.chunks_exact(20).collect(), f, false)
+            }
+            _ => return Err(EvalError::malformed(
+                "",
+                "no texture vertices: neither 0x0860 in its local data nor 0x0270 in the modifier",
+            )),
+        },
     };
-    let vertices: Vec<[f32; 3]> = records(find(0x0860)?, 24, "texture vertices")?
+    let vertices: Vec<[f32; 3]> = vertices
         .into_iter()
         .map(|r| {
             let v = vec_at(r, 0);
             [v.0 as f32, v.1 as f32, v.2 as f32]
         })
         .collect();
-    let p = find(0x0870)?;
-    if p.len() < 4 {
-        return Err(EvalError::malformed("", "texture faces"));
-    }
-    let n = Words(p).u32(0) as usize;
-    let words = Words(&p[4..]);
-    let count = (p.len() - 4) / 4;
-    if n > count {
-        return Err(EvalError::malformed(
-            "",
-            format!("{n} texture faces in {count} words"),
-        ));
-    }
+    let (n, words, count) = if counted {
+        if p.len() < 4 {
+            return Err(EvalError::malformed("", "texture faces"));
+        }
+        let count = (p.len() - 4) / 4;
+        let n = Words(p).u32(0) as usize;
+        if n > count {
+            return Err(EvalError::malformed(
+                "",
+                format!("{n} texture faces in {count} words"),
+            ));
+        }
+        (Some(n), Words(&p[4..]), count)
+    } else {
+        (None, Words(p), p.len() / 4)
+    };
     let mut at = 0;
-    let mut polygons = Vec::with_capacity(n);
-    for i in 0..n {
+    let mut polygons = Vec::with_capacity(n.unwrap_or(0));
+    let mut i = 0;
+    while n.map_or(at < count, |n| i < n) {
+        i += 1;
+        let i = i - 1;
         if at >= count {
             return Err(EvalError::malformed(
                 "",
@@ -140,8 +169,12 @@ fn stored(local: &[Chunk]) -> Result<(Vec<[f32; 3]>, Vec<Polygon>), EvalError> {
 /// Unwrap UVW below a poly modifier (an Edit Poly above it): the stored
 /// polygons must be the mesh's faces corner for corner, and channel 1 becomes
 /// the stored map.
-pub(super) fn apply_poly(local: &[Chunk], poly: &mut PolyMesh) -> Result<(), EvalError> {
-    let (vertices, polygons) = stored(local)?;
+pub(super) fn apply_poly(
+    local: &[Chunk],
+    own: &[Chunk],
+    poly: &mut PolyMesh,
+) -> Result<(), EvalError> {
+    let (vertices, polygons) = stored(local, own)?;
     if polygons.len() != poly.faces.len() {
         return Err(EvalError::malformed(
             "",
@@ -232,8 +265,39 @@ mod tests {
         let mut tf = words(&[2, 0, 0, 0, 0]);
         tf.extend(words(&[4, 3, 2, 1, 0, 1, 0, 0, 0, 1, 2, 3]));
         let local = [Chunk::leaf(0x0860, tv), Chunk::leaf(0x0870, tf)];
-        apply(&local, &mut mesh).expect("unwrap");
+        apply(&local, &[], &mut mesh).expect("unwrap");
         assert_eq!(mesh.maps[0].faces, [[3, 2, 1], [3, 1, 0]]);
+    }
+
+    #[test]
+    fn an_old_unwrap_keeps_its_map_in_the_modifier() {
+        // No 0x0860 per node: texture vertices 0x0270 (u, v, w, influence,
+        // flags) and uncounted faces 0x0310 in the modifier's own chunks.
+        let tri = |v: [u32; 3]| Face {
+            v,
+            smoothing: 0,
+            material: 0,
+            flags: 0,
+        };
+        let mut mesh = Mesh {
+            vertices: vec![crate::eval::core::math::Vec3(0.0, 0.0, 0.0); 4],
+            faces: vec![tri([0, 1, 2]), tri([0, 2, 3])],
+            ..Mesh::default()
+        };
+        let mut tv = Vec::new();
+        for i in 0..4u32 {
+            tv.extend(words(&[(i as f32).to_bits(), 0, 0, 0, 0]));
+        }
+        let mut tf = words(&[3, 3, 2, 1, 0, 1, 0, 0, 1, 2]);
+        tf.extend(words(&[3, 3, 1, 0, 1, 1, 0, 0, 2, 3]));
+        let own = [Chunk::leaf(0x0270, tv), Chunk::leaf(0x0310, tf)];
+        let local = [Chunk::leaf(0x0210, Vec::new())];
+        apply(&local, &own, &mut mesh).expect("unwrap");
+        assert_eq!(mesh.maps[0].faces, [[3, 2, 1], [3, 1, 0]]);
+        assert_eq!(mesh.maps[0].vertices[3], [3.0, 0.0, 0.0]);
+        // Neither form: an error that names both chunks.
+        let e = apply(&local, &[], &mut mesh).expect_err("no map");
+        assert!(e.to_string().contains("0x0270"), "{e}");
     }
 
     #[test]

@@ -8,10 +8,12 @@
 //! size scale, alignment rotation, the "new map" rotation (an empty 0x0100 chunk
 //! of the modifier), gizmo controller, inverse mod-context TM.
 
+use super::uvw_project::{self as project, Projection};
 use super::{gizmo, Applied, ModContext};
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{MapChannel, Mesh};
+use crate::eval::objects::primitive::Params;
 
 const GIZMO_SLOT: u32 = 0;
 const PBLOCK_SLOT: u32 = 1;
@@ -21,6 +23,11 @@ const NEW_MAP: u16 = 0x0100;
 const MAX_CHANNEL: i64 = 99;
 
 const PLANAR: i64 = 0;
+const CYLINDRICAL: i64 = 1;
+const SPHERICAL: i64 = 2;
+const SHRINK_WRAP: i64 = 3;
+const BOX: i64 = 4;
+const FACE: i64 = 5;
 const XYZ_TO_UVW: i64 = 6;
 const TYPE_NAMES: [&str; 7] = [
     "planar",
@@ -43,40 +50,36 @@ fn tile_flip(uvw: Vec3, tile: [f64; 3], flip: [bool; 3]) -> [f32; 3] {
     out
 }
 
+/// The channel UVW Map writes: 0 for vertex colour, else its map channel.
+pub(super) fn channel(p: &Params) -> Result<i32, EvalError> {
+    match (p.int_or(8, 0) != 0, p.int_or(13, 1)) {
+        (true, _) => Ok(0),
+        // Max reads a stored 0 as channel 1 (files from before the parameter).
+        (false, 0) => Ok(1),
+        (false, c) if (1..=MAX_CHANNEL).contains(&c) => Ok(c as i32),
+        (false, c) => Err(EvalError::malformed("", format!("map channel {c}"))),
+    }
+}
+
 pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = gizmo::params(cx, m, PBLOCK_SLOT)?;
     let kind = p.int_or(0, PLANAR);
     let tile = [p.float_or(1, 1.0), p.float_or(2, 1.0), p.float_or(3, 1.0)];
     let flip = [p.flag(4, false), p.flag(5, false), p.flag(6, false)];
-    let vertex_colour = p.int_or(8, 0) != 0;
-    let channel = match (vertex_colour, p.int_or(13, 1)) {
-        (true, _) => 0,
-        // Max reads a stored 0 as channel 1 (files from before the parameter).
-        (false, 0) => 1,
-        (false, c) if (1..=MAX_CHANNEL).contains(&c) => c,
-        (false, c) => return Err(EvalError::malformed("", format!("map channel {c}"))),
-    };
+    let channel = channel(&p)?;
     if p.flag(15, false) {
         return Err(EvalError::not_evaluated("real-world map size"));
     }
-    let vertices: Vec<[f32; 3]> = match kind {
-        PLANAR => {
-            let to_map = gizmo::inverse(&map_to_object(cx, m, &p, kind)?, "UVW Map gizmo")?;
-            mesh.vertices
-                .iter()
-                .map(|&v| {
-                    let q = to_map.transform_point(v);
-                    let uvw = Vec3(0.5 + 0.5 * q.0, 0.5 + 0.5 * q.1, 0.0);
-                    tile_flip(uvw, tile, flip)
-                })
-                .collect()
-        }
-        // The object-space position itself, no gizmo (mapmod.cpp's own branch).
-        XYZ_TO_UVW => mesh
-            .vertices
-            .iter()
-            .map(|&v| tile_flip(v, tile, flip))
-            .collect(),
+    let projection = match kind {
+        PLANAR => Projection::Planar,
+        CYLINDRICAL => Projection::Cylindrical {
+            cap: p.flag(7, false),
+        },
+        SPHERICAL => Projection::Spherical,
+        SHRINK_WRAP => Projection::ShrinkWrap,
+        BOX => Projection::Box,
+        FACE => Projection::Face,
+        XYZ_TO_UVW => Projection::Xyz,
         k => {
             let name = usize::try_from(k)
                 .ok()
@@ -85,8 +88,14 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
             return Err(EvalError::not_evaluated(format!("{name} mapping")));
         }
     };
-    let faces = mesh.faces.iter().map(|f| f.v).collect();
-    let channel = channel as i32;
+    // Face and XYZ mapping ignore the gizmo (mapmod.cpp's XYZ branch; face
+    // coordinates are fixed per triangle).
+    let to_map = match projection {
+        Projection::Face | Projection::Xyz => Mat43::scaling(Vec3(1.0, 1.0, 1.0)),
+        _ => gizmo::inverse(&map_to_object(cx, m, &p, kind)?, "UVW Map gizmo")?,
+    };
+    let (vertices, faces) =
+        project::map(mesh, &to_map, projection, |uvw| tile_flip(uvw, tile, flip));
     mesh.maps.retain(|c| c.channel != channel);
     mesh.maps.push(MapChannel {
         channel,
@@ -97,33 +106,44 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
     Ok(())
 }
 
-/// Map space → object space: size · alignment · new-map turn · gizmo · inverse
-/// mod context (each step applied before the ones on its right).
-fn map_to_object(
-    cx: &ModContext,
-    m: &Applied,
-    p: &crate::eval::objects::primitive::Params,
-    kind: i64,
-) -> Result<Mat43, EvalError> {
+/// Map space → object space, as `MappingMod::CompMatrix` builds it: size ·
+/// alignment · new-map turn · gizmo · inverse mod context (each step applied
+/// before the ones on its right).
+fn map_to_object(cx: &ModContext, m: &Applied, p: &Params, kind: i64) -> Result<Mat43, EvalError> {
     let mut tm = gizmo::gizmo_to_object(cx, m, GIZMO_SLOT)?;
     let new_map = cx
         .eval
         .chunks(m.object)
         .iter()
         .any(|c| c.id == NEW_MAP && c.payload().is_some_and(<[u8]>::is_empty));
-    if new_map && kind == PLANAR {
-        tm = Mat43::rot_z(std::f64::consts::PI).then(&tm);
+    // Maps made since the chunk turn their icon: planar and box by half a
+    // turn (undoing the half turn a new gizmo starts with), the wrapping
+    // types by a quarter (their seam then faces the back, +Y).
+    if new_map {
+        match kind {
+            PLANAR | BOX => tm = Mat43::rot_z(std::f64::consts::PI).then(&tm),
+            CYLINDRICAL | SPHERICAL | SHRINK_WRAP => {
+                tm = Mat43::rot_z(std::f64::consts::FRAC_PI_2).then(&tm)
+            }
+            _ => {}
+        }
     }
     match p.int_or(12, 2) {
         0 => tm = Mat43::rot_y(-std::f64::consts::FRAC_PI_2).then(&tm),
         1 => tm = Mat43::rot_x(std::f64::consts::FRAC_PI_2).then(&tm),
         _ => {}
     }
-    // Planar: the gizmo spans −1…1 across width (x) and length (y).
+    // The gizmo spans −1…1 across width (x) and length (y) for every type,
+    // and −1…1 in height for spherical, shrink wrap and box; a cylinder's
+    // height is not halved (map z spans −½…½ of it). Planar mapping never
+    // reads the height, and a flat planar gizmo must still invert, so there a
+    // zero height scales by 1.
     let (length, width, height) = (p.float_or(9, 1.0), p.float_or(10, 1.0), p.float_or(11, 1.0));
-    // Planar mapping never reads the height (w is 0), and a flat gizmo must
-    // still invert, so a zero height scales by 1.
-    let height = if height == 0.0 { 1.0 } else { height };
-    let size = Vec3(width * 0.5, length * 0.5, height);
-    Ok(Mat43::scaling(size).then(&tm))
+    let height = match kind {
+        PLANAR if height == 0.0 => 1.0,
+        SPHERICAL | SHRINK_WRAP | BOX => height * 0.5,
+        _ => height,
+    };
+    let scale = Vec3(width * 0.5, length * 0.5, height);
+    Ok(Mat43::scaling(scale).then(&tm))
 }

@@ -173,6 +173,7 @@ pub fn bone_mesh(p: &Params) -> Result<Mesh, EvalError> {
         faces,
         maps: Vec::new(),
         normals: None,
+        missing_maps: Vec::new(),
     })
 }
 

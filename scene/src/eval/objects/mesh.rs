@@ -48,6 +48,36 @@ pub struct Mesh {
     /// dropped by modifiers that change geometry or topology, as Max does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub normals: Option<super::specified_normals::SpecifiedNormals>,
+    /// Map channels a texture-coordinate-only modifier (UVW Map, Unwrap UVW)
+    /// should have written but could not: the geometry is kept, the channel
+    /// is absent (never the stale values below the modifier), and coverage,
+    /// errors.txt and the exporters name it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing_maps: Vec<MissingMap>,
+}
+
+/// A map channel left out because the modifier that writes it is not evaluated.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MissingMap {
+    /// The channel (0 vertex colour, 1.. texture); None when the modifier's
+    /// own channel parameter could not be read (every channel it may write
+    /// is then removed: see `modifier::uv_only`).
+    pub channel: Option<i32>,
+    /// The modifier's class name ("UVW Map").
+    pub modifier: String,
+    /// Why it is not evaluated.
+    pub reason: String,
+}
+
+impl MissingMap {
+    /// `channel 1 (UVW Map: box mapping is not evaluated)`.
+    pub fn describe(&self) -> String {
+        let ch = self.channel.map_or_else(
+            || "its map channel".to_string(),
+            |c| format!("map channel {c}"),
+        );
+        format!("{ch} of modifier {}: {}", self.modifier, self.reason)
+    }
 }
 
 impl Mesh {
@@ -204,6 +234,7 @@ pub fn mesh_buffers(geom: &[Chunk]) -> Result<Mesh, EvalError> {
         faces,
         maps,
         normals,
+        missing_maps: Vec::new(),
     })
 }
 
@@ -477,6 +508,7 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), EvalError> {
             faces,
             maps,
             normals: spec.map(|(n, _)| n),
+            missing_maps: Vec::new(),
         },
         polys,
     ))

@@ -268,6 +268,7 @@ impl PolyMesh {
             faces,
             maps,
             normals: None,
+            missing_maps: Vec::new(),
         })
     }
 }

@@ -186,6 +186,7 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, EvalError> {
         faces,
         maps: Vec::new(),
         normals: None,
+        missing_maps: Vec::new(),
     })
 }
 

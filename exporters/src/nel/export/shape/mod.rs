@@ -103,7 +103,8 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     }
 }
 
-/// What a written shape lacks that the plug-in would have done: the
+/// What a written shape lacks that the plug-in would have done: a map
+/// channel a texture-coordinate modifier was not evaluated for, the
 /// interface-mesh border weld (INTERFACE_FILE), which the seed's exporter
 /// also skips with a warning (S:568); the shape is written without it.
 pub fn gaps(ctx: &Context, node: usize) -> Vec<String> {
@@ -111,6 +112,16 @@ pub fn gaps(ctx: &Context, node: usize) -> Vec<String> {
     let mut out = Vec::new();
     if !morph_build::targets(ctx, node).is_empty() {
         out.extend(morph_build::gaps(ctx, node));
+    }
+    // A channel a texture-coordinate modifier should have written: the
+    // shape's texture coordinates that read it are 0.
+    if let Some(Ok(mesh)) = ctx.eval.mesh(node, 0) {
+        for r in &mesh.missing_maps {
+            out.push(format!(
+                "exported without {}: texture coordinates read from it are 0",
+                r.describe()
+            ));
+        }
     }
     if !props.interface_file.is_empty() {
         out.push(format!(

@@ -257,6 +257,7 @@ pub(super) fn assemble(ctx: &Ctx, polys: Vec<Poly>, channels: &[i32]) -> Result<
         faces,
         maps,
         normals: None,
+        missing_maps: Vec::new(),
     })
 }
 

@@ -245,15 +245,18 @@ pub(super) fn operand_mesh(
     Ok(m)
 }
 
-/// Edit Mesh and Unwrap UVW address vertices and faces by index; above a Boolean
-/// those are indices of Max's triangulation of the result, which ours does not
-/// reproduce, so applying them would silently edit the wrong elements.
+/// Edit Mesh addresses vertices and faces by index; above a Boolean those are
+/// indices of Max's triangulation of the result, which ours does not
+/// reproduce, so applying it would silently edit the wrong elements. (Unwrap
+/// UVW is not refused: it checks every stored polygon against the geometry
+/// vertices of the faces it covers and, where they differ, fails as a
+/// texture-coordinate modifier, keeping the geometry.)
 pub fn refuse_index_edits(stack: &[Applied], base_is_boolean: bool) -> Result<(), EvalError> {
     if !base_is_boolean {
         return Ok(());
     }
     for m in stack.iter().rev() {
-        if m.class == modifier::EDIT_MESH || m.class == modifier::UNWRAP_UVW {
+        if m.class == modifier::EDIT_MESH {
             let counts = delta_counts(m)
                 .map(|(v, f)| format!(" (made for {v} vertices, {f} faces)"))
                 .unwrap_or_default();

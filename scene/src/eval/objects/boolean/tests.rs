@@ -36,6 +36,7 @@ fn cube(min: [f64; 3], max: [f64; 3]) -> Mesh {
         faces,
         maps: Vec::new(),
         normals: None,
+        missing_maps: Vec::new(),
     }
 }
 

@@ -126,6 +126,7 @@ pub fn box_mesh(p: &Params) -> Result<Mesh, EvalError> {
         faces,
         maps,
         normals: None,
+        missing_maps: Vec::new(),
     })
 }
 
@@ -227,6 +228,7 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, EvalError> {
         faces,
         maps,
         normals: None,
+        missing_maps: Vec::new(),
     })
 }
 
@@ -290,5 +292,6 @@ pub fn pyramid_mesh(p: &Params) -> Result<Mesh, EvalError> {
         faces,
         maps,
         normals: None,
+        missing_maps: Vec::new(),
     })
 }

@@ -158,6 +158,7 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, EvalError> {
         faces,
         maps,
         normals: None,
+        missing_maps: Vec::new(),
     })
 }
 
@@ -318,5 +319,6 @@ pub(super) fn sliced_cylinder_mesh(
         faces,
         maps,
         normals: None,
+        missing_maps: Vec::new(),
     })
 }

@@ -361,5 +361,6 @@ pub fn geosphere_mesh(p: &Params) -> Result<Mesh, EvalError> {
         faces,
         maps: Vec::new(),
         normals: None,
+        missing_maps: Vec::new(),
     })
 }

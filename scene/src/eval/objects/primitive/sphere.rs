@@ -166,6 +166,7 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, EvalError> {
         faces,
         maps,
         normals: None,
+        missing_maps: Vec::new(),
     })
 }
 
@@ -329,5 +330,6 @@ pub(super) fn sliced_sphere_mesh(p: &Params, r: f64, segs: usize) -> Result<Mesh
         faces,
         maps,
         normals: None,
+        missing_maps: Vec::new(),
     })
 }

@@ -273,6 +273,7 @@ pub fn teapot_mesh(p: &Params) -> Result<Mesh, EvalError> {
         faces: b.faces,
         maps,
         normals: None,
+        missing_maps: Vec::new(),
     })
 }
 

@@ -156,6 +156,7 @@ fn sweep_faces(
         faces,
         maps,
         normals: None,
+        missing_maps: Vec::new(),
     }
 }
 

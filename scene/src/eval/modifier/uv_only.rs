@@ -1,0 +1,55 @@
+//! Modifiers that write texture coordinates and nothing else (UVW Map, Unwrap
+//! UVW, UVW Xform). When one cannot be evaluated the geometry below it is still
+//! exactly Max's: the mesh is kept, the channel the modifier would have written
+//! is removed (its old values would look valid but be wrong), and the mesh
+//! records it in [`Mesh::missing_maps`] so coverage, errors.txt and the
+//! exporters name the node, the modifier and the channel.
+
+use super::{gizmo, Applied, ModContext, UNWRAP_UVW, UVW_MAP};
+use crate::eval::error::EvalError;
+use crate::eval::objects::mesh::{Mesh, MissingMap};
+use crate::typed::ClassId;
+
+/// UVW Xform (MAXScript `UVW_Xform`, class 0x5f32de12): tiles, offsets and
+/// rotates one channel. Not evaluated; classed here so that its failure keeps
+/// the geometry.
+pub const UVW_XFORM: ClassId = ClassId(0x5f32de12, 0);
+
+/// Whether `class` changes texture coordinates only.
+pub fn is_uv_only(class: ClassId) -> bool {
+    class == UVW_MAP || class == UNWRAP_UVW || class == UVW_XFORM
+}
+
+/// The channel a UV-only modifier writes, when it can be read: UVW Map's
+/// channel parameters, channel 1 for Unwrap UVW (the one its stored map
+/// replaces, see `unwrap`).
+fn channel(m: &Applied, cx: &ModContext) -> Option<i32> {
+    match m.class {
+        UNWRAP_UVW => Some(1),
+        UVW_MAP => super::uvw_map::channel(&gizmo::params(cx, m, 1).ok()?).ok(),
+        _ => None,
+    }
+}
+
+/// Applies the outcome of UV-only modifier `m` failing with `error`: its
+/// channel (every channel when it is unknown) leaves the mesh, which records
+/// why.
+pub(super) fn failed(m: &Applied, mesh: &mut Mesh, cx: &ModContext, error: &EvalError) {
+    let channel = channel(m, cx);
+    match channel {
+        Some(c) => mesh.maps.retain(|x| x.channel != c),
+        None => mesh.maps.clear(),
+    }
+    let reason = match error {
+        EvalError::Modifier {
+            source: Some(s), ..
+        } => s.to_string(),
+        EvalError::Modifier { source: None, .. } => "its class is not evaluated".to_string(),
+        e => e.to_string(),
+    };
+    mesh.missing_maps.push(MissingMap {
+        channel,
+        modifier: m.name.to_string(),
+        reason,
+    });
+}
