@@ -182,8 +182,7 @@ mod tests {
         Mesh {
             vertices,
             faces,
-            maps: Vec::new(),
-            normals: None,
+            ..Mesh::default()
         }
     }
 
