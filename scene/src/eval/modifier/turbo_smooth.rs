@@ -77,7 +77,7 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
     if s.iterations == 0 {
         return Ok(());
     }
-    let polys = input(m, mesh, cx)?;
+    let polys = polygon_input(m, mesh, cx)?;
     let quads = result_quads(polys.corners.len(), s.iterations);
     if quads > MAX_SMOOTH_QUADS {
         return Err(EvalError::limit(
@@ -106,11 +106,13 @@ pub fn smooth(mut polys: Polys, s: Settings) -> Result<Mesh, EvalError> {
     polys.to_mesh().map_err(EvalError::from)
 }
 
-/// The polygon form of TurboSmooth's input (see the module comment).
-fn input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, EvalError> {
+/// The polygon form of a subdividing modifier's input (see the module
+/// comment), shared with MeshSmooth.
+pub(super) fn polygon_input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, EvalError> {
+    let who = m.name;
     let node = cx
         .node
-        .ok_or_else(|| EvalError::not_evaluated("TurboSmooth on a compound object's operand"))?;
+        .ok_or_else(|| EvalError::not_evaluated(format!("{who} on a compound object's operand")))?;
     let (stack, base) = cx
         .eval
         .modifier_stack(node)
@@ -122,7 +124,7 @@ fn input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, EvalError> 
     let below = &stack[at + 1..];
     if let Some(b) = below.iter().find(|b| !VERTEX_ONLY.contains(&b.class)) {
         return Err(EvalError::not_evaluated_why(
-            format!("TurboSmooth above {}", b.name),
+            format!("{who} above {}", b.name),
             "the polygon form of its output is not rebuilt",
         ));
     }
@@ -144,7 +146,7 @@ fn input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, EvalError> 
         return from_poly_mesh(&poly);
     }
     Err(EvalError::not_evaluated_why(
-        format!("TurboSmooth on a {}", class.name),
+        format!("{who} on a {}", class.name),
         "its polygon form is not built",
     ))
 }
