@@ -10,9 +10,9 @@
 //! - 9 subdivision method, the MAXScript `subdivMethod` (0 Classic, 1 Quad
 //!   Output, 2 NURMS, default 2): the one integer holding 2, and 1 on the
 //!   one modifier whose file uses Quad Output;
-//! - 4 iterations (the viewport count, which Max's Mesh Totals use): the one
-//!   parameter that differs between the instances (1, 2, 3), checked by the
-//!   Mesh Totals of the files it makes whole;
+//! - 4 iterations (the viewport count): the one parameter that differs
+//!   between the instances (1, 2, 3), checked by the Mesh Totals of the
+//!   files it makes whole (none turns render iterations on);
 //! - 13–16 use render iterations, render iterations, use render smoothness,
 //!   render smoothness: a bool, int, bool, float run with the documented
 //!   defaults false, 0, false, 1.0, in the documented order. Render values do
