@@ -60,6 +60,28 @@ pub struct Options {
     pub prevent_indirect: bool,
 }
 
+/// A polygon's unit normal by Newell's sum over its edges (zero for a
+/// polygon of no area), as Max's polygon normals; a triangle's is its plain
+/// cross product's direction.
+pub fn newell(vertices: &[Vec3], l: &[u32]) -> Vec3 {
+    let at = |i: usize| {
+        vertices
+            .get(l[i % l.len()] as usize)
+            .copied()
+            .unwrap_or_default()
+    };
+    let mut n = Vec3::default();
+    for j in 0..l.len() {
+        n = n.plus(at(j).cross(at(j + 1)));
+    }
+    let len = n.len();
+    if len > 0.0 {
+        n.scale(1.0 / len)
+    } else {
+        n
+    }
+}
+
 /// The angle between two unit (or zero) normals.
 pub fn angle_between(a: Vec3, b: Vec3) -> f64 {
     a.dot(b).clamp(-1.0, 1.0).acos()

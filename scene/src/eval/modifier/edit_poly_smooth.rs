@@ -1,7 +1,6 @@
 //! Edit Poly's smoothing-group operations: Set Smoothing (bits set and
 //! cleared on the selected faces) and Auto Smooth.
 
-use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::PolyMesh;
 
@@ -28,24 +27,6 @@ pub(super) fn set_smoothing(
     Ok(())
 }
 
-/// Unit face normal (Newell's), zero for a degenerate face.
-fn normal(poly: &PolyMesh, v: &[u32]) -> Vec3 {
-    let mut n = Vec3::default();
-    for j in 0..v.len() {
-        let (p, q) = (
-            poly.vertices[v[j] as usize],
-            poly.vertices[v[(j + 1) % v.len()] as usize],
-        );
-        n = n.plus(p.cross(q));
-    }
-    let l = n.len();
-    if l > 0.0 {
-        n.scale(1.0 / l)
-    } else {
-        n
-    }
-}
-
 /// Auto Smooth on the selected polygons by their (Newell) normals, Max's
 /// rule as the Smooth modifier's (`auto_smooth`); faces outside the
 /// selection keep their groups and the regions avoid their bits.
@@ -53,7 +34,11 @@ pub(super) fn auto_smooth(poly: &mut PolyMesh, sel: &[bool], angle: f64) -> Resu
     check_selection(sel, poly.faces.len(), "faces")?;
     let input = Input {
         loops: poly.faces.iter().map(|f| &f.v[..]).collect(),
-        normals: poly.faces.iter().map(|f| normal(poly, &f.v)).collect(),
+        normals: poly
+            .faces
+            .iter()
+            .map(|f| auto_smooth::newell(&poly.vertices, &f.v))
+            .collect(),
         selected: (0..poly.faces.len()).map(|i| selected(sel, i)).collect(),
         vertex_count: poly.vertices.len(),
     };
@@ -72,6 +57,7 @@ pub(super) fn auto_smooth(poly: &mut PolyMesh, sel: &[bool], angle: f64) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::core::math::Vec3;
     use crate::eval::objects::poly::PolyFace;
 
     /// A strip of three quads folded by 30° and then by 90°.

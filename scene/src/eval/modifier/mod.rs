@@ -8,7 +8,8 @@
 //! UVW's stored texture vertices and faces), `uvw_map`, `mirror` and `symmetry`
 //! (placed by a gizmo, see `gizmo`), `skin_deform` (Skin's bone blend at a
 //! time), `morpher` (Morpher's weighted channel deltas), `turbo_smooth`
-//! (Catmull-Clark of the input's polygons, see `subdivide`), `shell`, `bend`, `taper`, `twist`
+//! (Catmull-Clark of the input's polygons, see `subdivide`; MeshSmooth's
+//! NURMS in `mesh_smooth` reuses it), `shell`, `bend`, `taper`, `twist`
 //! `ripple`, `wave`, `skew` and `stretch` (deformers placed by a gizmo and centre, see `simple_mod`), `ffd`
 //! (lattice deformation), `slice` (remove top / bottom of the polygons, see
 //! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups, its auto
@@ -40,6 +41,7 @@ pub mod extrude;
 pub mod ffd;
 mod gizmo;
 pub mod lathe;
+mod mesh_smooth;
 mod mirror;
 pub mod morpher;
 pub mod physique;
@@ -250,6 +252,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     }
     if m.class == turbo_smooth::TURBO_SMOOTH {
         return turbo_smooth::apply(m, mesh, cx);
+    }
+    if m.class == mesh_smooth::MESH_SMOOTH {
+        return mesh_smooth::apply(m, local, mesh, cx);
     }
     if m.class == surface::NORMAL {
         return surface::apply_normal(m, mesh, cx);

@@ -9,18 +9,21 @@
 //! - Smooth: ParamBlock2 (reference 0) by id, 0 auto smooth, 1 threshold
 //!   (radians), 2 smoothing bits, 3 prevent indirect. Without auto smooth
 //!   every face's smoothing groups become the bits; with it the groups follow
-//!   the angles between the triangles' normals (`auto_smooth`; the SDK
-//!   sample's `ModifyObject` calls `Mesh::AutoSmooth(threshold, useSel,
-//!   prevent)` on the triangle mesh).
+//!   the angles between the faces' normals (`auto_smooth`): the SDK sample's
+//!   `ModifyObject` calls `MNMesh::AutoSmooth` on a poly object (an Editable
+//!   Poly, with only vertex-moving modifiers below: its polygons are
+//!   rebuilt) and `Mesh::AutoSmooth(threshold, useSel, prevent)` on a
+//!   triangle mesh.
 //!
 //! Both act on the face selection passed up the stack, so above a Mesh
 //! Select they are refused (`apply_stack`).
 
 use super::auto_smooth::{self, Input, Options};
+use super::turbo_smooth::{self, PolySource};
 use super::{Applied, ModContext};
 use crate::eval::core::pblock;
 use crate::eval::error::EvalError;
-use crate::eval::objects::mesh::Mesh;
+use crate::eval::objects::mesh::{Mesh, Poly};
 use crate::eval::objects::normals;
 use crate::eval::objects::primitive::block_params;
 use crate::typed::ClassId;
@@ -73,6 +76,11 @@ pub(super) fn apply_smooth(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Res
             angle: p.float_or(1, std::f64::consts::FRAC_PI_6),
             prevent_indirect: p.flag(3, false),
         };
+        // Max's Smooth runs `MNMesh::AutoSmooth` on a poly object's
+        // polygons and `Mesh::AutoSmooth` on triangles.
+        if let Ok(PolySource::EditablePoly(loops)) = turbo_smooth::polygon_source(m, cx) {
+            return auto_smooth_polygons(mesh, &loops, o);
+        }
         return auto_smooth_mesh(mesh, o);
     }
     let bits = p.int_or(2, 0) as u32;
@@ -110,6 +118,51 @@ pub fn auto_smooth_mesh(mesh: &mut Mesh, o: Options) -> Result<(), EvalError> {
     auto_smooth::assign(&input, &mut groups, o)?;
     for (f, g) in mesh.faces.iter_mut().zip(groups) {
         f.smoothing = g;
+    }
+    Ok(())
+}
+
+/// Max's `MNMesh::AutoSmooth` on an Editable Poly's polygons `loops` (the
+/// Smooth sample's branch for polygon input): polygon (Newell) normals,
+/// regions joined across polygon edges, each triangle taking its polygon's
+/// groups. `mesh` holds the polygons' triangles in polygon order (k − 2 per
+/// k-gon), as the Editable Poly and vertex-only modifiers leave them.
+pub fn auto_smooth_polygons(mesh: &mut Mesh, loops: &[Poly], o: Options) -> Result<(), EvalError> {
+    if let Some(i) = loops.iter().position(|p| p.v.len() < 3) {
+        return Err(EvalError::malformed(
+            format!("polygon {i}"),
+            format!("{} corners", loops[i].v.len()),
+        ));
+    }
+    let tris: usize = loops.iter().map(|p| p.v.len() - 2).sum();
+    if tris != mesh.faces.len() {
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "{} triangles for {} polygons that make {tris}",
+                mesh.faces.len(),
+                loops.len()
+            ),
+        ));
+    }
+    let input = Input {
+        loops: loops.iter().map(|p| &p.v[..]).collect(),
+        normals: loops
+            .iter()
+            .map(|p| auto_smooth::newell(&mesh.vertices, &p.v))
+            .collect(),
+        selected: vec![true; loops.len()],
+        vertex_count: mesh.vertices.len(),
+    };
+    let mut groups = vec![0u32; loops.len()];
+    auto_smooth::assign(&input, &mut groups, o)?;
+    let mut t = 0;
+    for (p, g) in loops.iter().zip(groups) {
+        let k = p.v.len() - 2;
+        mesh.faces[t..t + k]
+            .iter_mut()
+            .for_each(|f| f.smoothing = g);
+        t += k;
     }
     Ok(())
 }
@@ -248,6 +301,120 @@ mod tests {
         fold.vertices[5].2 = 3.0;
         let e = auto_smooth_mesh(&mut fold, o(20.0)).unwrap_err();
         assert!(e.to_string().contains("diagonal"), "{e}");
+    }
+
+    /// Polygons `loops` over `vertices` and their fan triangles in polygon
+    /// order, as an Editable Poly hands them up the stack.
+    fn fanned(
+        vertices: Vec<crate::eval::core::math::Vec3>,
+        loops: &[Vec<u32>],
+    ) -> (Mesh, Vec<Poly>) {
+        let mut faces = Vec::new();
+        for l in loops {
+            for k in 1..l.len() - 1 {
+                faces.push(Face {
+                    v: [l[0], l[k], l[k + 1]],
+                    smoothing: 0,
+                    material: 0,
+                    flags: 0,
+                });
+            }
+        }
+        let polys = loops
+            .iter()
+            .map(|l| Poly {
+                v: l.clone(),
+                material: 0,
+                smoothing: 0,
+                cuts: Vec::new(),
+            })
+            .collect();
+        let mesh = Mesh {
+            vertices,
+            faces,
+            maps: Vec::new(),
+            normals: None,
+        };
+        (mesh, polys)
+    }
+
+    #[test]
+    fn polygon_input_is_smoothed_by_whole_polygons() {
+        let o = |deg: f64| Options {
+            angle: deg.to_radians(),
+            prevent_indirect: false,
+        };
+        // A 12-sided prism as polygons: 12 side quads (30° apart) and two
+        // 12-gon caps. At 45° the sides form one region with one bit; each
+        // cap is a region of one polygon and gets none, whatever its 10
+        // triangles' own normals would give.
+        let n = 12u32;
+        let prism = prism(n);
+        let mut loops: Vec<Vec<u32>> = (0..n)
+            .map(|i| vec![i, (i + 1) % n, n + (i + 1) % n, n + i])
+            .collect();
+        loops.push((0..n).rev().collect());
+        loops.push((n..2 * n).collect());
+        let (mut mesh, polys) = fanned(prism.vertices.clone(), &loops);
+        mesh.faces.iter_mut().for_each(|f| f.smoothing = 8);
+        auto_smooth_polygons(&mut mesh, &polys, o(45.0)).unwrap();
+        let sides = mesh.faces[0].smoothing;
+        assert_ne!(sides, 0);
+        assert!(mesh.faces[..24].iter().all(|f| f.smoothing == sides));
+        assert!(mesh.faces[24..].iter().all(|f| f.smoothing == 0));
+        // A box whose top quad is folded 30.5° across its diagonal: the
+        // triangle rule refuses it under 30°; as polygons it is one face of
+        // its own (its Newell normal is more than 30° from each side's), and
+        // its two triangles share a group.
+        let p = |x: f64, y: f64, z: f64| crate::eval::core::math::Vec3(x, y, z);
+        let vertices = vec![
+            p(-1.0, -1.0, -1.0),
+            p(1.0, -1.0, -1.0),
+            p(1.0, 1.0, -1.0),
+            p(-1.0, 1.0, -1.0),
+            p(-1.0, -1.0, 1.0),
+            p(1.0, -1.0, 1.0),
+            p(1.0, 1.0, 1.8),
+            p(-1.0, 1.0, 1.0),
+        ];
+        let loops = vec![
+            vec![0, 3, 2, 1],
+            vec![4, 5, 6, 7],
+            vec![0, 1, 5, 4],
+            vec![1, 2, 6, 5],
+            vec![2, 3, 7, 6],
+            vec![3, 0, 4, 7],
+        ];
+        let (mut mesh, polys) = fanned(vertices, &loops);
+        // As triangles with each quad's diagonal hidden.
+        let mut tris = mesh.clone();
+        tris.faces.iter_mut().enumerate().for_each(|(i, f)| {
+            f.flags = if i % 2 == 0 { 0b011 } else { 0b110 };
+        });
+        assert!(auto_smooth_mesh(&mut tris, o(15.0))
+            .unwrap_err()
+            .to_string()
+            .contains("diagonal"));
+        auto_smooth_polygons(&mut mesh, &polys, o(15.0)).unwrap();
+        assert!(mesh.faces.iter().all(|f| f.smoothing == 0));
+        // Under 80° the top (Newell normal (−1.6, −1.6, 8)) joins the −x and
+        // −y sides at 78.9° and so makes one region with them (leaking across
+        // their 90° edge); the other sides and the bottom stay apart. A
+        // polygon's triangles always agree.
+        let (mut mesh, polys) = fanned(mesh.vertices.clone(), &loops);
+        auto_smooth_polygons(&mut mesh, &polys, o(80.0)).unwrap();
+        let g: Vec<u32> = (0..6).map(|k| mesh.faces[2 * k].smoothing).collect();
+        for (k, &gk) in g.iter().enumerate() {
+            assert_eq!(gk, mesh.faces[2 * k + 1].smoothing);
+        }
+        assert_ne!(g[1], 0);
+        assert_eq!((g[2], g[5]), (g[1], g[1]));
+        assert_eq!((g[0], g[3], g[4]), (0, 0, 0));
+        // Damaged input: a polygon of two corners, or too few triangles.
+        let mut bad = polys.clone();
+        bad[0].v.truncate(2);
+        assert!(auto_smooth_polygons(&mut mesh, &bad, o(30.0)).is_err());
+        assert!(auto_smooth_polygons(&mut mesh, &polys[..5], o(30.0)).is_err());
     }
 
     #[test]

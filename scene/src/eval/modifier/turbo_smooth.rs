@@ -14,9 +14,9 @@
 //!
 //! TurboSmooth works on polygons: Max hands it the poly object of the stack
 //! below. That form is rebuilt when the base object is an Editable Poly (its
-//! stored polygons) and every modifier below only moves vertices (the
-//! incoming triangle mesh then still has the polygons' vertices and their
-//! triangles in polygon order), or when it sits directly on a primitive with a
+//! stored polygons) and every modifier below only moves vertices or sets
+//! smoothing groups (the incoming triangle mesh then still has the polygons'
+//! vertices and their triangles in polygon order), or when it sits directly on a primitive with a
 //! polygon builder (`primitive_poly`). Anything else is an error naming why.
 
 use super::{Applied, ModContext, BEND, MORPHER, TAPER, TWIST};
@@ -41,9 +41,19 @@ const MAX_ITERATIONS: i64 = 10;
 /// larger result is refused by name, not truncated.
 pub const MAX_SMOOTH_QUADS: usize = 1 << 20;
 
-/// Modifiers that move vertices without touching faces or maps' topology:
-/// below TurboSmooth they leave the polygon form of the base object intact.
-const VERTEX_ONLY: [ClassId; 6] = [BEND, TAPER, TWIST, SKIN, MORPHER, ClassId(0x73d8ff93, 0)];
+/// Modifiers that move vertices or set smoothing groups without touching
+/// faces or maps' topology: below TurboSmooth they leave the polygon form of
+/// the base object intact (Smooth sets one polygon's triangles alike: on
+/// polygon input it works on the polygons, see `surface`).
+const VERTEX_ONLY: [ClassId; 7] = [
+    BEND,
+    TAPER,
+    TWIST,
+    SKIN,
+    MORPHER,
+    ClassId(0x73d8ff93, 0),
+    super::surface::SMOOTH,
+];
 
 /// TurboSmooth's settings at a time.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,7 +87,7 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
     if s.iterations == 0 {
         return Ok(());
     }
-    let polys = input(m, mesh, cx)?;
+    let polys = polygon_input(m, mesh, cx)?;
     let quads = result_quads(polys.corners.len(), s.iterations);
     if quads > MAX_SMOOTH_QUADS {
         return Err(EvalError::limit(
@@ -106,11 +116,22 @@ pub fn smooth(mut polys: Polys, s: Settings) -> Result<Mesh, EvalError> {
     polys.to_mesh().map_err(EvalError::from)
 }
 
-/// The polygon form of TurboSmooth's input (see the module comment).
-fn input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, EvalError> {
+/// Where the polygon form of a modifier's input comes from (see the module
+/// comment).
+pub(super) enum PolySource {
+    /// An Editable Poly's stored polygons, whose triangles (in polygon
+    /// order) are the incoming mesh's.
+    EditablePoly(Vec<Poly>),
+    /// A primitive directly below, with a polygon builder: its base object.
+    Primitive(usize),
+}
+
+/// The source of the polygon form of `m`'s input, or why there is none.
+pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource, EvalError> {
+    let who = m.name;
     let node = cx
         .node
-        .ok_or_else(|| EvalError::not_evaluated("TurboSmooth on a compound object's operand"))?;
+        .ok_or_else(|| EvalError::not_evaluated(format!("{who} on a compound object's operand")))?;
     let (stack, base) = cx
         .eval
         .modifier_stack(node)
@@ -122,7 +143,7 @@ fn input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, EvalError> 
     let below = &stack[at + 1..];
     if let Some(b) = below.iter().find(|b| !VERTEX_ONLY.contains(&b.class)) {
         return Err(EvalError::not_evaluated_why(
-            format!("TurboSmooth above {}", b.name),
+            format!("{who} above {}", b.name),
             "the polygon form of its output is not rebuilt",
         ));
     }
@@ -135,18 +156,36 @@ fn input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, EvalError> 
         .ok_or_else(|| EvalError::malformed("", "base object without a class"))?;
     if class.class_id == mesh::EDITABLE_POLY {
         let (_, loops) = mesh::editable_poly(cx.eval.chunks(base))?;
-        return from_triangles(mesh, &loops);
+        return Ok(PolySource::EditablePoly(loops));
     }
     if primitive::is_primitive(class.class_id) && below.is_empty() {
-        let p = primitive::params(cx.eval, base, cx.t)?;
-        let poly = primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
-            .map_err(|e| e.inside(class.name.to_string()))?;
-        return from_poly_mesh(&poly);
+        return Ok(PolySource::Primitive(base));
     }
     Err(EvalError::not_evaluated_why(
-        format!("TurboSmooth on a {}", class.name),
+        format!("{who} on a {}", class.name),
         "its polygon form is not built",
     ))
+}
+
+/// The polygon form of a subdividing modifier's input, shared with
+/// MeshSmooth.
+pub(super) fn polygon_input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, EvalError> {
+    match polygon_source(m, cx)? {
+        PolySource::EditablePoly(loops) => from_triangles(mesh, &loops),
+        PolySource::Primitive(base) => {
+            let class = cx
+                .eval
+                .graph
+                .objects
+                .get(base)
+                .and_then(|o| o.class.as_ref())
+                .ok_or_else(|| EvalError::malformed("", "base object without a class"))?;
+            let p = primitive::params(cx.eval, base, cx.t)?;
+            let poly = primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
+                .map_err(|e| e.inside(class.name.to_string()))?;
+            from_poly_mesh(&poly)
+        }
+    }
 }
 
 /// The polygons `loops` over `mesh`, whose triangles are the polygons'

@@ -1,0 +1,339 @@
+//! MeshSmooth (0x32, 0x7f9e; MAXScript `meshsmooth`, classID #(50, 32670)).
+//! Its NURMS method at the default weights and a smoothness of 1 is
+//! Catmull-Clark of the input's polygons, evaluated by TurboSmooth's code
+//! (`turbo_smooth`, `subdivide`); Classic and Quad Output move vertices by
+//! Strength and Relax rules Max does not publish and are refused by name.
+//!
+//! ParamBlock2 in reference 0. Max's parameter ids are not published; they
+//! are read from the documented properties and the values of every MeshSmooth
+//! in the public files examined (13 instances, docs/evaluation.md):
+//! - 9 subdivision method, the MAXScript `subdivMethod` (0 Classic, 1 Quad
+//!   Output, 2 NURMS, default 2): the one integer holding 2, and 1 on the
+//!   one modifier whose file uses Quad Output;
+//! - 4 iterations (the viewport count): the one parameter that differs
+//!   between the instances (1, 2, 3), checked by the Mesh Totals of the
+//!   files it makes whole (none turns render iterations on);
+//! - 13–16 use render iterations, render iterations, use render smoothness,
+//!   render smoothness: a bool, int, bool, float run with the documented
+//!   defaults false, 0, false, 1.0, in the documented order. Render values do
+//!   not reach the saved mesh and are not read;
+//! - 2 smoothness (default 1.0, the only other float at 1.0); below 1 NURMS
+//!   adds faces only at sharp corners by a rule Max does not publish, so any
+//!   other value is refused by name;
+//! - 0 and 1 Strength (0.5) and Relax (0.0), used by Classic and Quad Output
+//!   only ("unavailable with the NURMS type", 3ds Max 8 reference), not read.
+//!
+//! The remaining ids (the documented Apply To Whole Mesh, Old Style Mapping,
+//! Smooth Result, Separate by Materials / Smoothing Groups, the input
+//! conversion, update and soft-selection options) could not be told apart:
+//! every instance holds the same value in each. The modifier is evaluated
+//! only while each holds that value (`SETTLED`); another value is refused
+//! naming the id, as its meaning decides the mesh. With those values the
+//! result is the polygons' Catmull-Clark with one smoothing group, which the
+//! Mesh Totals confirm (docs/evaluation.md).
+//!
+//! The per-node data (ModApp 0x2512) holds four tables (0x0530–0x0560) of
+//! per-level counts, all zero when no vertex or edge was edited at the
+//! Local Control level; any other content (weights, creases, moved control
+//! vertices) is refused.
+
+use super::turbo_smooth::{self, Settings, MAX_SMOOTH_QUADS};
+use super::{Applied, ModContext};
+use crate::chunk::Chunk;
+use crate::eval::core::keys::Words;
+use crate::eval::core::pblock;
+use crate::eval::error::EvalError;
+use crate::eval::objects::mesh::Mesh;
+use crate::eval::objects::primitive::{self, Params};
+use crate::typed::ClassId;
+
+pub const MESH_SMOOTH: ClassId = ClassId(0x32, 0x7f9e);
+
+/// Max's iteration spinner stops at 10; more is damaged data.
+const MAX_ITERATIONS: i64 = 10;
+
+const ITERATIONS: usize = 4;
+const METHOD: usize = 9;
+const SMOOTHNESS: usize = 2;
+
+/// The subdivision methods of `subdivMethod`.
+const CLASSIC: i64 = 0;
+const QUAD_OUTPUT: i64 = 1;
+const NURMS: i64 = 2;
+
+/// Parameters whose meaning is not established, with the value every
+/// examined MeshSmooth holds (booleans as 0 / 1); a parameter missing from an
+/// older file counts as holding it.
+const SETTLED: [(usize, i64); 17] = [
+    (3, 1),
+    (5, 1),
+    (6, 0),
+    (7, 0),
+    (8, 1),
+    (10, 0),
+    (11, 0),
+    (12, 0),
+    (17, 0),
+    (18, 0),
+    (19, 0),
+    (20, 1),
+    (21, 0),
+    (25, 0),
+    (26, 0),
+    (28, 0),
+    (29, 1),
+];
+
+/// Local Control tables of the per-node data.
+const LOCAL_TABLES: [u16; 4] = [0x0530, 0x0540, 0x0550, 0x0560];
+
+/// MeshSmooth's settings at a time, or why it is not evaluated.
+fn settings(p: &Params) -> Result<Settings, EvalError> {
+    let iterations = p.int_or(ITERATIONS, 0);
+    if !(0..=MAX_ITERATIONS).contains(&iterations) {
+        return Err(EvalError::malformed("", format!("{iterations} iterations")));
+    }
+    match p.int_or(METHOD, NURMS) {
+        NURMS => {}
+        CLASSIC => {
+            return Err(EvalError::not_evaluated_why(
+                "the Classic subdivision method",
+                "its Strength / Relax vertex rule is not public",
+            ))
+        }
+        QUAD_OUTPUT => {
+            return Err(EvalError::not_evaluated_why(
+                "the Quad Output subdivision method",
+                "its Strength / Relax vertex rule is not public",
+            ))
+        }
+        other => {
+            return Err(EvalError::malformed(
+                "",
+                format!("subdivision method {other}"),
+            ))
+        }
+    }
+    let smoothness = p.float_or(SMOOTHNESS, 1.0);
+    if smoothness != 1.0 {
+        return Err(EvalError::not_evaluated_why(
+            format!("NURMS smoothness {smoothness}"),
+            "which corners it leaves unsubdivided is not public",
+        ));
+    }
+    if let Some(&(id, want)) = SETTLED
+        .iter()
+        .find(|&&(id, want)| p.int_or(id, want) != want)
+    {
+        return Err(EvalError::not_evaluated_why(
+            format!(
+                "parameter {id} = {} (every known MeshSmooth holds {want})",
+                p.int_or(id, want)
+            ),
+            "its meaning is not established",
+        ));
+    }
+    Ok(Settings {
+        iterations: iterations as u32,
+        smooth_result: true,
+    })
+}
+
+/// Refuses Local Control edits: each table must be a count of levels and as
+/// many zero counts.
+fn check_local(local: Option<&Chunk>) -> Result<(), EvalError> {
+    let Some(local) = local else {
+        return Ok(());
+    };
+    for c in local.children() {
+        if !LOCAL_TABLES.contains(&c.id) {
+            return Err(EvalError::not_evaluated(format!(
+                "per-node data chunk {:#06x}",
+                c.id
+            )));
+        }
+        let p = super::payload(c)?;
+        let w = Words(p);
+        let ok = p.len() >= 4
+            && p.len() % 4 == 0
+            && w.u32(0) as usize == p.len() / 4 - 1
+            && (1..p.len() / 4).all(|i| w.u32(i) == 0);
+        if !ok {
+            return Err(EvalError::not_evaluated_why(
+                format!("Local Control edits (chunk {:#06x})", c.id),
+                "their layout is not decoded",
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn apply(
+    m: &Applied,
+    local: Option<&Chunk>,
+    mesh: &mut Mesh,
+    cx: &ModContext,
+) -> Result<(), EvalError> {
+    let pb = pblock::reference(&cx.eval.graph, m.object, 0)
+        .ok_or_else(|| EvalError::reference("", "no parameter block (reference 0)"))?;
+    let s = settings(&primitive::block_params(cx.eval, pb, cx.t)?)?;
+    check_local(local)?;
+    if s.iterations == 0 {
+        return Ok(());
+    }
+    let polys = turbo_smooth::polygon_input(m, mesh, cx)?;
+    let quads = turbo_smooth::result_quads(polys.corners.len(), s.iterations);
+    if quads > MAX_SMOOTH_QUADS {
+        return Err(EvalError::limit(
+            format!("{} iterations give {quads} faces", s.iterations),
+            MAX_SMOOTH_QUADS,
+        ));
+    }
+    *mesh = turbo_smooth::smooth(polys, s)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::core::pblock::Value;
+    use crate::eval::modifier::subdivide::Polys;
+
+    /// A MeshSmooth block as every examined instance stores it.
+    fn stored(iterations: i32, method: i32) -> Vec<Value> {
+        let mut v = vec![Value::None; 30];
+        v[0] = Value::Float(0.5);
+        v[1] = Value::Float(0.0);
+        v[2] = Value::Float(1.0);
+        v[ITERATIONS] = Value::Int(iterations);
+        v[METHOD] = Value::Int(method);
+        v[13] = Value::Bool(false);
+        v[14] = Value::Int(0);
+        v[15] = Value::Bool(false);
+        v[16] = Value::Float(1.0);
+        v[22] = Value::Float(20.0);
+        for (id, want) in SETTLED {
+            v[id] = if matches!(id, 3 | 10 | 20 | 26 | 29) {
+                Value::Int(want as i32)
+            } else {
+                Value::Bool(want != 0)
+            };
+        }
+        v
+    }
+
+    #[test]
+    fn nurms_at_the_stored_values_is_evaluated_and_the_rest_refused_by_name() {
+        let s = settings(&Params::from_values(stored(2, 2))).unwrap();
+        assert_eq!(
+            s,
+            Settings {
+                iterations: 2,
+                smooth_result: true
+            }
+        );
+        for (method, word) in [(0, "Classic"), (1, "Quad Output")] {
+            let e = settings(&Params::from_values(stored(1, method))).unwrap_err();
+            assert!(e.to_string().contains(word), "{e}");
+        }
+        let mut v = stored(1, 2);
+        v[SMOOTHNESS] = Value::Float(0.5);
+        assert!(settings(&Params::from_values(v))
+            .unwrap_err()
+            .to_string()
+            .contains("smoothness"));
+        // Render values are not read.
+        let mut v = stored(1, 2);
+        v[13] = Value::Bool(true);
+        v[14] = Value::Int(4);
+        assert_eq!(settings(&Params::from_values(v)).unwrap().iterations, 1);
+        // Any unidentified parameter off its known value is named.
+        for (id, want) in SETTLED {
+            let mut v = stored(1, 2);
+            v[id] = Value::Int(want as i32 + 1);
+            let e = settings(&Params::from_values(v)).unwrap_err();
+            assert!(e.to_string().contains(&format!("parameter {id} ")), "{e}");
+        }
+        let mut v = stored(11, 2);
+        assert!(settings(&Params::from_values(v.clone())).is_err());
+        v[ITERATIONS] = Value::Int(-1);
+        assert!(settings(&Params::from_values(v)).is_err());
+    }
+
+    #[test]
+    fn local_control_tables_must_be_empty() {
+        let table = |id: u16, words: &[u32]| {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            Chunk::leaf(id, bytes)
+        };
+        let zeros: Vec<u32> = std::iter::once(11).chain([0; 11]).collect();
+        let ok = Chunk::container(
+            0x2512,
+            LOCAL_TABLES.iter().map(|&id| table(id, &zeros)).collect(),
+        );
+        check_local(Some(&ok)).unwrap();
+        check_local(None).unwrap();
+        let mut edited = zeros.clone();
+        edited[3] = 2;
+        let bad = Chunk::container(0x2512, vec![table(0x0540, &edited)]);
+        assert!(check_local(Some(&bad))
+            .unwrap_err()
+            .to_string()
+            .contains("Local Control"));
+        let short = Chunk::container(0x2512, vec![table(0x0530, &[11, 0])]);
+        assert!(check_local(Some(&short)).is_err());
+        let other = Chunk::container(0x2512, vec![table(0x0570, &[0])]);
+        assert!(check_local(Some(&other)).is_err());
+    }
+
+    /// A square pyramid (apex up) as four triangles and a quad base.
+    fn pyramid() -> Polys {
+        Polys {
+            vertices: vec![
+                [-1.0, -1.0, 0.0],
+                [1.0, -1.0, 0.0],
+                [1.0, 1.0, 0.0],
+                [-1.0, 1.0, 0.0],
+                [0.0, 0.0, 2.0],
+            ],
+            start: vec![0, 3, 6, 9, 12, 16],
+            corners: vec![0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4, 0, 3, 2, 1],
+            material: vec![1, 1, 1, 1, 2],
+            smoothing: vec![0; 5],
+            maps: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn nurms_of_a_pyramid_counts_symmetry_and_hull() {
+        let s = Settings {
+            iterations: 2,
+            smooth_result: true,
+        };
+        let polys = pyramid();
+        let corners = polys.corners.len();
+        let m = turbo_smooth::smooth(polys, s).unwrap();
+        // 16 corners: 16 quads after one step, 64 after two, as triangles.
+        assert_eq!(m.faces.len(), 2 * turbo_smooth::result_quads(corners, 2));
+        assert_eq!(m.faces.len(), 128);
+        // Closed, genus 0: V − E + F = 2 over the 64 quads (E = 128).
+        assert_eq!(m.vertices.len(), 2 + 128 - 64);
+        assert!(m.faces.iter().all(|f| f.smoothing == 1));
+        // Inside the cage's hull: above the base, below the apex, and inside
+        // each sloped face's plane (|x| + z/2 ≤ 1 and |y| + z/2 ≤ 1).
+        for v in &m.vertices {
+            assert!(v.2 >= -1e-12 && v.2 <= 2.0);
+            assert!(v.0.abs() + v.2 / 2.0 <= 1.0 + 1e-12);
+            assert!(v.1.abs() + v.2 / 2.0 <= 1.0 + 1e-12);
+        }
+        // Mirror symmetric in x and in y: every vertex has its mirror images.
+        let has = |q: [f64; 3]| {
+            m.vertices.iter().any(|v| {
+                (v.0 - q[0]).abs() < 1e-9 && (v.1 - q[1]).abs() < 1e-9 && (v.2 - q[2]).abs() < 1e-9
+            })
+        };
+        for v in &m.vertices {
+            assert!(has([-v.0, v.1, v.2]) && has([v.0, -v.1, v.2]) && has([v.1, v.0, v.2]));
+        }
+    }
+}
