@@ -332,8 +332,7 @@ mod tests {
         let mesh = Mesh {
             vertices,
             faces,
-            maps: Vec::new(),
-            normals: None,
+            ..Mesh::default()
         };
         (mesh, polys)
     }
