@@ -44,6 +44,16 @@ impl FsError {
         }
     }
 
+    /// This error as the failure of `stage`: a stage failure keeps its own
+    /// stage (an export that failed because the document did not parse
+    /// stays a document failure); other errors become `stage`'s.
+    pub fn into_stage(self, stage: Stage) -> StageError {
+        match self {
+            FsError::Failed(e) => e,
+            other => StageError::new(stage, other),
+        }
+    }
+
     /// The errno a file system should answer with.
     pub fn errno(&self) -> i32 {
         match self {

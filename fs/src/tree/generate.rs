@@ -295,7 +295,7 @@ impl MaxFs {
             V::ExportJson(i) => {
                 let set = self
                     .export_set(state)
-                    .map_err(|e| StageError::new(Stage::Export, e))?;
+                    .map_err(|e| e.into_stage(Stage::Export))?;
                 let file = set
                     .files
                     .get(i as usize)
@@ -306,7 +306,7 @@ impl MaxFs {
             }
             V::ExportErrors => self
                 .errors_txt(state)
-                .map_err(|e| StageError::new(Stage::View, e)),
+                .map_err(|e| e.into_stage(Stage::View)),
             _ => Err(view("not a generated file")),
         }
     }

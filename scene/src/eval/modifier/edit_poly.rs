@@ -252,13 +252,7 @@ fn is_evaluated(id: u32) -> bool {
 /// The polygon form of a stack's base object: a primitive with a polygon
 /// builder, or an Editable Poly.
 fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, EvalError> {
-    let class = cx
-        .eval
-        .graph
-        .objects
-        .get(base)
-        .and_then(|o| o.class.as_ref())
-        .ok_or_else(|| EvalError::malformed("", "base object without a class"))?;
+    let class = super::base_class(cx, base)?;
     if class.class_id == mesh::EDITABLE_POLY {
         let geom = mesh::geom_buffers(cx.eval.chunks(base))?;
         return mesh::mnmesh(geom).map_err(|e| e.inside(class.name.to_string()));

@@ -149,26 +149,8 @@ pub(super) fn connect_edges(
 mod tests {
     use super::*;
     use crate::eval::core::math::Vec3;
-    use crate::eval::objects::poly::PolyFace;
 
-    /// Two unit quads sharing the edge 1–4 (vertices 0 1 2 / 3 4 5 in a 2×1
-    /// grid), edges in walk order: 0 (0,1), 1 (1,4), 2 (4,3), 3 (3,0),
-    /// 4 (1,2), 5 (2,5), 6 (5,4).
-    fn grid() -> PolyMesh {
-        let mut m = PolyMesh {
-            vertices: (0..6)
-                .map(|i| Vec3(f64::from(i % 3), f64::from(i / 3), 0.0))
-                .collect(),
-            faces: vec![
-                PolyFace::fan(vec![0, 1, 4, 3], 0, 1),
-                PolyFace::fan(vec![1, 2, 5, 4], 0, 1),
-            ],
-            maps: Vec::new(),
-            edges: None,
-        };
-        m.edges = Some(m.walked_edges());
-        m
-    }
+    use super::super::edit_poly_edges::tests::grid;
 
     fn sel(n: usize, on: &[usize]) -> Vec<bool> {
         (0..n).map(|i| on.contains(&i)).collect()

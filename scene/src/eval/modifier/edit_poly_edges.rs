@@ -203,13 +203,14 @@ pub(super) fn split_face(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::eval::core::math::Vec3;
 
     /// Two unit quads sharing the edge 1–4 (vertices 0 1 2 / 3 4 5 in a 2×1
-    /// grid), edges numbered as `FillInMesh` walks them.
-    fn grid() -> PolyMesh {
+    /// grid), edges numbered as `FillInMesh` walks them: 0 (0,1), 1 (1,4),
+    /// 2 (4,3), 3 (3,0), 4 (1,2), 5 (2,5), 6 (5,4).
+    pub(in crate::eval::modifier) fn grid() -> PolyMesh {
         let mut m = PolyMesh {
             vertices: (0..6)
                 .map(|i| Vec3(f64::from(i % 3), f64::from(i / 3), 0.0))

@@ -192,6 +192,20 @@ fn keeps_specified_normals(class: ClassId) -> bool {
     SELECTION_ONLY.contains(&class) || uv_only::is_uv_only(class)
 }
 
+/// The class of a stack's base object, which the polygon-form builders
+/// (Edit Poly, TurboSmooth, MeshSmooth, Smooth) dispatch on.
+fn base_class<'a>(
+    cx: &'a ModContext,
+    base: usize,
+) -> Result<&'a crate::graph::ObjectClass, EvalError> {
+    cx.eval
+        .graph
+        .objects
+        .get(base)
+        .and_then(|o| o.class.as_ref())
+        .ok_or_else(|| EvalError::malformed("", "base object without a class"))
+}
+
 /// Applies one modifier to `mesh` (object space).
 pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     apply_one(m, mesh, cx).map_err(|e| m.error(Some(e)))

@@ -134,17 +134,7 @@ pub fn auto_smooth_polygons(mesh: &mut Mesh, loops: &[Poly], o: Options) -> Resu
             format!("{} corners", loops[i].v.len()),
         ));
     }
-    let tris: usize = loops.iter().map(|p| p.v.len() - 2).sum();
-    if tris != mesh.faces.len() {
-        return Err(EvalError::malformed(
-            "",
-            format!(
-                "{} triangles for {} polygons that make {tris}",
-                mesh.faces.len(),
-                loops.len()
-            ),
-        ));
-    }
+    turbo_smooth::check_triangle_count(mesh, loops)?;
     let input = Input {
         loops: loops.iter().map(|p| &p.v[..]).collect(),
         normals: loops

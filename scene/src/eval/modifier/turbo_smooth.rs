@@ -147,13 +147,7 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
             "the polygon form of its output is not rebuilt",
         ));
     }
-    let class = cx
-        .eval
-        .graph
-        .objects
-        .get(base)
-        .and_then(|o| o.class.as_ref())
-        .ok_or_else(|| EvalError::malformed("", "base object without a class"))?;
+    let class = super::base_class(cx, base)?;
     if class.class_id == mesh::EDITABLE_POLY {
         let (_, loops) = mesh::editable_poly(cx.eval.chunks(base))?;
         return Ok(PolySource::EditablePoly(loops));
@@ -173,13 +167,7 @@ pub(super) fn polygon_input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result
     match polygon_source(m, cx)? {
         PolySource::EditablePoly(loops) => from_triangles(mesh, &loops),
         PolySource::Primitive(base) => {
-            let class = cx
-                .eval
-                .graph
-                .objects
-                .get(base)
-                .and_then(|o| o.class.as_ref())
-                .ok_or_else(|| EvalError::malformed("", "base object without a class"))?;
+            let class = super::base_class(cx, base)?;
             let p = primitive::params(cx.eval, base, cx.t)?;
             let poly = primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
                 .map_err(|e| e.inside(class.name.to_string()))?;
@@ -188,12 +176,9 @@ pub(super) fn polygon_input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result
     }
 }
 
-/// The polygons `loops` over `mesh`, whose triangles are the polygons'
-/// triangles in polygon order (k − 2 per k-gon, as `editable_poly` and the
-/// vertex-only modifiers leave them): positions, materials, smoothing groups
-/// and map corners are read from the triangles.
-pub fn from_triangles(mesh: &Mesh, loops: &[Poly]) -> Result<Polys, EvalError> {
-    mesh.check_map_faces()?;
+/// Whether `mesh` has the k − 2 triangles per k-gon of `loops`, the
+/// precondition of reading polygons back from triangles.
+pub(super) fn check_triangle_count(mesh: &Mesh, loops: &[Poly]) -> Result<(), EvalError> {
     let tris: usize = loops.iter().map(|p| p.v.len().saturating_sub(2)).sum();
     if tris != mesh.faces.len() {
         return Err(EvalError::malformed(
@@ -205,6 +190,16 @@ pub fn from_triangles(mesh: &Mesh, loops: &[Poly]) -> Result<Polys, EvalError> {
             ),
         ));
     }
+    Ok(())
+}
+
+/// The polygons `loops` over `mesh`, whose triangles are the polygons'
+/// triangles in polygon order (k − 2 per k-gon, as `editable_poly` and the
+/// vertex-only modifiers leave them): positions, materials, smoothing groups
+/// and map corners are read from the triangles.
+pub fn from_triangles(mesh: &Mesh, loops: &[Poly]) -> Result<Polys, EvalError> {
+    mesh.check_map_faces()?;
+    check_triangle_count(mesh, loops)?;
     let nv = mesh.vertices.len();
     let mut out = Polys {
         vertices: mesh.vertices.iter().map(|v| v.to_array()).collect(),

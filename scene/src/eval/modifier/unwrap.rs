@@ -243,21 +243,26 @@ mod tests {
         w.iter().flat_map(|x| x.to_le_bytes()).collect()
     }
 
-    #[test]
-    fn records_of_deleted_polygons_are_skipped() {
-        // A quad 0 1 2 3 (two triangles of ours) after a deleted polygon's
-        // record, as an Editable Poly with a dead face stores them.
+    /// A quad 0 1 2 3 as our two triangles.
+    fn quad() -> Mesh {
         let tri = |v: [u32; 3]| Face {
             v,
             smoothing: 0,
             material: 0,
             flags: 0,
         };
-        let mut mesh = Mesh {
+        Mesh {
             vertices: vec![crate::eval::core::math::Vec3(0.0, 0.0, 0.0); 4],
             faces: vec![tri([0, 1, 2]), tri([0, 2, 3])],
             ..Mesh::default()
-        };
+        }
+    }
+
+    #[test]
+    fn records_of_deleted_polygons_are_skipped() {
+        // A quad 0 1 2 3 (two triangles of ours) after a deleted polygon's
+        // record, as an Editable Poly with a dead face stores them.
+        let mut mesh = quad();
         let mut tv = words(&[4]);
         for i in 0..4u32 {
             tv.extend(words(&[(i as f32).to_bits(), 0, 0, 0, 0, 0]));
@@ -273,17 +278,7 @@ mod tests {
     fn an_old_unwrap_keeps_its_map_in_the_modifier() {
         // No 0x0860 per node: texture vertices 0x0270 (u, v, w, influence,
         // flags) and uncounted faces 0x0310 in the modifier's own chunks.
-        let tri = |v: [u32; 3]| Face {
-            v,
-            smoothing: 0,
-            material: 0,
-            flags: 0,
-        };
-        let mut mesh = Mesh {
-            vertices: vec![crate::eval::core::math::Vec3(0.0, 0.0, 0.0); 4],
-            faces: vec![tri([0, 1, 2]), tri([0, 2, 3])],
-            ..Mesh::default()
-        };
+        let mut mesh = quad();
         let mut tv = Vec::new();
         for i in 0..4u32 {
             tv.extend(words(&[(i as f32).to_bits(), 0, 0, 0, 0]));
