@@ -189,26 +189,7 @@ pub fn animated(ctx: &Context, node: usize) -> bool {
 }
 
 fn children(c: &Controller) -> Vec<usize> {
-    match c {
-        Controller::Prs {
-            position,
-            rotation,
-            scale,
-        } => [*position, *rotation, *scale]
-            .into_iter()
-            .flatten()
-            .collect(),
-        Controller::LookAt {
-            position,
-            roll,
-            scale,
-            ..
-        } => [*position, *roll, *scale].into_iter().flatten().collect(),
-        Controller::PositionXyz { axes }
-        | Controller::ScaleXyz { axes }
-        | Controller::EulerXyz { axes, .. } => axes.iter().flatten().copied().collect(),
-        _ => Vec::new(),
-    }
+    c.children()
 }
 
 fn key_times(c: &Controller) -> Vec<i32> {
@@ -411,7 +392,8 @@ impl<'c, 'a> Builder<'c, 'a> {
                 _,
                 Controller::EulerXyz { .. }
                 | Controller::PositionXyz { .. }
-                | Controller::ScaleXyz { .. },
+                | Controller::ScaleXyz { .. }
+                | Controller::List { .. },
             ) => self.sampled(ch, ctl, c),
             _ => None,
         }
@@ -422,11 +404,20 @@ impl<'c, 'a> Builder<'c, 'a> {
         self.sampled.set(true);
         let frame = self.ticks_per_frame.max(1);
         let ev = &self.ctx.eval;
-        let mut times: Vec<i32> = children(c)
-            .into_iter()
-            .filter_map(|i| ev.controller(i))
-            .flat_map(key_times)
-            .collect();
+        // Keys anywhere below: a list's entries may be per-axis controllers.
+        let mut times = Vec::new();
+        let mut todo = children(c);
+        let mut seen = 0;
+        while let Some(i) = todo.pop() {
+            seen += 1;
+            if seen > 64 {
+                break;
+            }
+            if let Some(sub) = ev.controller(i) {
+                times.extend(key_times(sub));
+                todo.extend(children(sub));
+            }
+        }
         times.sort_unstable();
         times.dedup();
         let (&first, &last) = (times.first()?, times.last()?);

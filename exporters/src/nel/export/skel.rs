@@ -114,18 +114,15 @@ pub fn unsupported_controller(ctx: &Context, node: usize) -> Option<String> {
         if let Some(c) = bad(i) {
             return Some(format!("{c} controller is not evaluated"));
         }
-        match ctx.eval.controller(i) {
-            Some(Controller::Prs {
-                position,
-                rotation,
-                scale,
-            }) => todo.extend([position, rotation, scale].into_iter().flatten()),
-            Some(
-                Controller::PositionXyz { axes }
-                | Controller::ScaleXyz { axes }
-                | Controller::EulerXyz { axes, .. },
-            ) => todo.extend(axes.iter().flatten()),
-            _ => {}
+        if let Some(
+            c @ (Controller::Prs { .. }
+            | Controller::PositionXyz { .. }
+            | Controller::ScaleXyz { .. }
+            | Controller::EulerXyz { .. }
+            | Controller::List { .. }),
+        ) = ctx.eval.controller(i)
+        {
+            todo.extend(c.children());
         }
     }
     None

@@ -42,6 +42,47 @@ pub(crate) fn is_keyed(c: &Controller) -> bool {
     }
 }
 
+/// Nesting followed below a PRS: per-axis controllers and list entries (a
+/// list of lists is already refused deeper than list.rs allows).
+const MAX_DEPTH: usize = 20;
+
+/// The keyed controllers at and below `idx`, named after the PRS part: per
+/// axis `position.x`, per list entry `position[1]` (and `position[1].x`).
+fn keyed_channels(
+    eval: &SceneEval,
+    name: String,
+    idx: Option<usize>,
+    depth: usize,
+    out: &mut Vec<Channel>,
+) {
+    let Some(i) = idx else { return };
+    let Some(c) = eval.controller(i) else { return };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match c {
+        Controller::PositionXyz { axes }
+        | Controller::EulerXyz { axes, .. }
+        | Controller::ScaleXyz { axes } => {
+            for (a, sub) in ["x", "y", "z"].iter().zip(axes) {
+                keyed_channels(eval, format!("{name}.{a}"), *sub, depth + 1, out);
+            }
+        }
+        Controller::List { subs, .. } => {
+            for (k, sub) in subs.iter().enumerate() {
+                keyed_channels(eval, format!("{name}[{k}]"), *sub, depth + 1, out);
+            }
+        }
+        c if is_keyed(c) => out.push(Channel {
+            channel: name,
+            object: i,
+            key_times: key_times(c),
+            controller: c.clone(),
+        }),
+        _ => {}
+    }
+}
+
 /// Keyed channels of every node's PRS (and per-axis sub-controllers).
 pub fn animation(eval: &SceneEval) -> Vec<NodeAnimation> {
     let mut out = Vec::new();
@@ -51,29 +92,7 @@ pub fn animation(eval: &SceneEval) -> Vec<NodeAnimation> {
         };
         let mut channels = Vec::new();
         let mut push = |name: String, idx: Option<usize>| {
-            let Some(i) = idx else { return };
-            let Some(c) = eval.controller(i) else { return };
-            let subs: Vec<(String, Option<usize>)> = match c {
-                Controller::PositionXyz { axes }
-                | Controller::EulerXyz { axes, .. }
-                | Controller::ScaleXyz { axes } => ["x", "y", "z"]
-                    .iter()
-                    .zip(axes)
-                    .map(|(a, i)| (format!("{name}.{a}"), *i))
-                    .collect(),
-                _ => vec![(name, Some(i))],
-            };
-            for (ch, idx) in subs {
-                let Some(i) = idx else { continue };
-                if let Some(c) = eval.controller(i).filter(|c| is_keyed(c)) {
-                    channels.push(Channel {
-                        channel: ch,
-                        object: i,
-                        key_times: key_times(c),
-                        controller: c.clone(),
-                    });
-                }
-            }
+            keyed_channels(eval, name, idx, 0, &mut channels);
         };
         match eval.controller(tm) {
             Some(Controller::Prs {

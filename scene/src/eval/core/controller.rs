@@ -9,6 +9,7 @@ use crate::graph::SceneObject;
 use crate::typed::ClassId;
 
 use crate::eval::core::keys::{self, BezKey, TcbKey, TcbRotKey, Words};
+pub use crate::eval::core::list::ListKind;
 use crate::eval::core::math::{Mat43, Quat, Vec3};
 
 /// Class ids (part A; part B is 0 unless noted) of the controllers understood here.
@@ -32,6 +33,37 @@ pub mod class {
     pub const TCB_SCALE: ClassId = ClassId(0x442315, 0);
     pub const POSITION_XYZ: ClassId = ClassId(0x118f7e02, 0xffee238a);
     pub const SCALE_XYZ: ClassId = ClassId(0x118f7c01, 0xfeee238b);
+    pub const FLOAT_LIST: ClassId = ClassId(0x4b4b1000, 0);
+    pub const POINT3_LIST: ClassId = ClassId(0x4b4b1001, 0);
+    pub const POSITION_LIST: ClassId = ClassId(0x4b4b1002, 0);
+    pub const ROTATION_LIST: ClassId = ClassId(0x4b4b1003, 0);
+    pub const SCALE_LIST: ClassId = ClassId(0x4b4b1004, 0);
+}
+
+/// Controller superclasses (`SClass_ID`).
+mod super_class {
+    pub const FLOAT: u32 = 0x9003;
+    pub const POINT3: u32 = 0x9005;
+    pub const MATRIX3: u32 = 0x9008;
+    pub const POSITION: u32 = 0x900b;
+    pub const ROTATION: u32 = 0x900c;
+    pub const SCALE: u32 = 0x900d;
+}
+
+/// The superclass a controller class understood here belongs to. Class ids are
+/// unique only within a superclass: (0x2011, 0) is Bezier Color among Point3
+/// controllers and the Path Constraint among position controllers.
+fn expected_super_class(id: ClassId) -> Option<u32> {
+    use class::*;
+    Some(match id {
+        LINEAR_FLOAT | BEZIER_FLOAT | FLOAT_LIST => super_class::FLOAT,
+        BEZIER_POINT3 | BEZIER_COLOR | TCB_POINT3 | POINT3_LIST => super_class::POINT3,
+        LINEAR_POS | BEZIER_POS | TCB_POS | POSITION_XYZ | POSITION_LIST => super_class::POSITION,
+        LINEAR_ROT | TCB_ROT | EULER_XYZ | ROTATION_LIST => super_class::ROTATION,
+        LINEAR_SCALE | BEZIER_SCALE | TCB_SCALE | SCALE_XYZ | SCALE_LIST => super_class::SCALE,
+        PRS | LOOKAT => super_class::MATRIX3,
+        _ => return None,
+    })
 }
 
 /// A keyframed N-dimensional value.
@@ -142,9 +174,52 @@ pub enum Controller {
         roll: Option<usize>,
         scale: Option<usize>,
     },
+    /// A list controller (eval/core/list.rs): entries combined in order.
+    List {
+        class: String,
+        kind: ListKind,
+        subs: Vec<Option<usize>>,
+        /// Per entry, 1.0 = 100 %.
+        weights: Vec<f64>,
+        average: bool,
+        /// The parameter block holding the weights (reference `count + 2`).
+        weight_block: Option<usize>,
+    },
     Unsupported {
         class: String,
     },
+}
+
+impl Controller {
+    /// The sub-controllers this one combines, in reference order: the one walk
+    /// coverage, the channel listing and the exporters share.
+    pub fn children(&self) -> Vec<usize> {
+        match self {
+            Controller::Prs {
+                position,
+                rotation,
+                scale,
+            } => [*position, *rotation, *scale]
+                .into_iter()
+                .flatten()
+                .collect(),
+            Controller::LookAt {
+                position,
+                roll,
+                scale,
+                ..
+            } => [*position, *roll, *scale].into_iter().flatten().collect(),
+            Controller::PositionXyz { axes }
+            | Controller::ScaleXyz { axes }
+            | Controller::EulerXyz { axes, .. } => axes.iter().flatten().copied().collect(),
+            Controller::List { subs, .. } => subs.iter().flatten().copied().collect(),
+            Controller::Float { .. }
+            | Controller::Point3 { .. }
+            | Controller::Rotation { .. }
+            | Controller::Scale { .. }
+            | Controller::Unsupported { .. } => Vec::new(),
+        }
+    }
 }
 
 /// Max 2017 and later wrap a keyframer's own chunks in a 0x7127 container.
@@ -296,6 +371,10 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, EvalError
     };
     let name = cls.name.clone();
     let id = cls.class_id;
+    // Another superclass's class with the same id (0 = not recorded).
+    if expected_super_class(id).is_some_and(|s| cls.super_class != 0 && cls.super_class != s) {
+        return Ok(Controller::Unsupported { class: name });
+    }
     let r = range(chunks);
     let table = |kid: u16| leaf(chunks, kid);
     let c = match id {
@@ -445,6 +524,10 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, EvalError
             roll: reference(o, 2),
             scale: reference(o, 3),
         },
+        FLOAT_LIST | POINT3_LIST | POSITION_LIST | ROTATION_LIST | SCALE_LIST => {
+            let kind = ListKind::of(id).ok_or_else(|| EvalError::not_evaluated(name.clone()))?;
+            crate::eval::core::list::decode(o, chunks, kind, name)?
+        }
         ClassId(..) => Controller::Unsupported { class: name },
     };
     Ok(c)

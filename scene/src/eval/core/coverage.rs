@@ -232,6 +232,12 @@ fn controller_gaps(
                 sub(a, "float controller");
             }
         }
+        // A list's entries play the list's own part.
+        Controller::List { .. } => {
+            for i in ctl.children() {
+                controller_gaps(eval, i, role, depth + 1, add);
+            }
+        }
         Controller::Float { .. }
         | Controller::Point3 { .. }
         | Controller::Rotation { .. }

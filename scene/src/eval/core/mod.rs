@@ -5,6 +5,7 @@ pub mod channels;
 pub mod controller;
 pub mod coverage;
 pub mod keys;
+pub mod list;
 pub mod math;
 pub mod memo;
 pub mod pblock;

@@ -11,7 +11,8 @@ use crate::document::{Document, Typed};
 use crate::error::TypedError;
 use crate::graph::{NodeInfo, SceneGraph};
 
-use crate::eval::core::controller::{self, Controller};
+use crate::eval::core::controller::{self, Controller, ListKind};
+use crate::eval::core::list;
 use crate::eval::core::math::{Mat43, Quat, Vec3};
 use crate::eval::core::memo::{MemoStats, MeshMemo, MeshResult, Stack};
 use crate::eval::modifier::{self, Applied};
@@ -126,9 +127,12 @@ impl SceneEval {
     pub fn controller(&self, idx: usize) -> Option<&Controller> {
         let cell = self.cache.get(idx)?;
         let obj = self.graph.objects.get(idx)?;
-        cell.get_or_init(|| controller::decode(obj, self.chunks(idx)))
-            .as_ref()
-            .ok()
+        cell.get_or_init(|| {
+            controller::decode(obj, self.chunks(idx))
+                .and_then(|c| crate::eval::core::list::resolve(self, idx, c))
+        })
+        .as_ref()
+        .ok()
     }
 
     /// Why the controller of object `idx` could not be decoded, if it could not.
@@ -140,6 +144,19 @@ impl SceneEval {
     pub fn float_at(&self, idx: Option<usize>, t: i32, default: f64) -> f64 {
         match idx.and_then(|i| self.controller(i)) {
             Some(Controller::Float { track, .. }) => track.at(t)[0],
+            Some(Controller::List {
+                kind: ListKind::Float,
+                subs,
+                weights,
+                average,
+                ..
+            }) => {
+                let v: Vec<Vec3> = subs
+                    .iter()
+                    .map(|s| Vec3(self.float_at(*s, t, 0.0), 0.0, 0.0))
+                    .collect();
+                list::sum(&v, weights, *average).0
+            }
             _ => default,
         }
     }
@@ -155,6 +172,16 @@ impl SceneEval {
                 self.float_at(axes[1], t, 0.0),
                 self.float_at(axes[2], t, 0.0),
             ),
+            Some(Controller::List {
+                kind: ListKind::Position | ListKind::Point3,
+                subs,
+                weights,
+                average,
+                ..
+            }) => {
+                let v: Vec<Vec3> = subs.iter().map(|s| self.position_at(*s, t)).collect();
+                list::sum(&v, weights, *average)
+            }
             _ => Vec3::default(),
         }
     }
@@ -171,6 +198,16 @@ impl SceneEval {
                     self.float_at(axes[2], t, 0.0),
                 ],
             ),
+            Some(Controller::List {
+                kind: ListKind::Rotation,
+                subs,
+                ..
+            }) => list::stack(
+                &subs
+                    .iter()
+                    .map(|s| self.rotation_at(*s, t))
+                    .collect::<Vec<_>>(),
+            ),
             _ => Mat43::IDENTITY,
         }
     }
@@ -186,6 +223,16 @@ impl SceneEval {
                 self.float_at(axes[1], t, 1.0),
                 self.float_at(axes[2], t, 1.0),
             ),
+            // Factors multiply (exact where no entry has a scale axis; the
+            // matrix of `scale_tm` is exact with axes too).
+            Some(Controller::List {
+                kind: ListKind::Scale,
+                subs,
+                ..
+            }) => subs.iter().fold(Vec3(1.0, 1.0, 1.0), |a, s| {
+                let v = self.scale_at(*s, t);
+                Vec3(a.0 * v.0, a.1 * v.1, a.2 * v.2)
+            }),
             _ => Vec3(1.0, 1.0, 1.0),
         }
     }
@@ -206,6 +253,16 @@ impl SceneEval {
                     .then(&s)
                     .then(&Mat43::rotation(q))
             }
+            Some(Controller::List {
+                kind: ListKind::Scale,
+                subs,
+                ..
+            }) => list::stack(
+                &subs
+                    .iter()
+                    .map(|s| self.scale_tm(*s, t))
+                    .collect::<Vec<_>>(),
+            ),
             _ => s,
         }
     }
