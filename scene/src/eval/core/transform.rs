@@ -514,6 +514,7 @@ impl SceneEval {
                     eval: self,
                     node: Some(node),
                     t,
+                    max_order: true,
                 };
                 let m = crate::eval::objects::patch::stack_mesh(self, base, &applied, &cx);
                 return Some(m.map(Arc::new));
@@ -547,6 +548,7 @@ impl SceneEval {
                     eval: self,
                     node: Some(node),
                     t,
+                    max_order: !is_bool,
                 };
                 let mut m: Mesh = (*b).clone();
                 modifier::apply_stack(&applied, &mut m, &cx)?;
@@ -604,6 +606,7 @@ impl SceneEval {
             eval: self,
             node: Some(node),
             t,
+            max_order: true,
         };
         Some(
             evaluated
