@@ -459,6 +459,33 @@ impl SceneEdit {
         index
     }
 
+    /// The object reference `slot` of object `idx` points to, read from its
+    /// chunks as edited so far.
+    pub fn current_reference(&mut self, idx: usize, slot: u32) -> usize {
+        let c = self
+            .children(idx)
+            .iter()
+            .find(|c| (c.id == 0x2034 || c.id == 0x2035) && !c.is_container())
+            .unwrap_or_else(|| panic!("object {idx} has no reference chunk"));
+        let words: Vec<i32> = c
+            .payload()
+            .expect("leaf")
+            .chunks_exact(4)
+            .map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        let target = if c.id == 0x2034 {
+            words.get(slot as usize).copied()
+        } else {
+            words[1..]
+                .chunks_exact(2)
+                .find(|p| p[0] == slot as i32)
+                .map(|p| p[1])
+        };
+        target
+            .and_then(|t| usize::try_from(t).ok())
+            .unwrap_or_else(|| panic!("object {idx} has no reference {slot}"))
+    }
+
     /// Puts modifier object `modifier` into node `node`'s object-space stack
     /// at position `at` (0 = top; the stack's length = just above the base
     /// object), with `local_data` as its per-node data (ModApp 0x2500: an
@@ -482,8 +509,13 @@ impl SceneEdit {
                 Chunk::leaf(0x2513, 0u32.to_le_bytes().to_vec()),
             ],
         );
-        let object = self.reference(node, 1);
-        if self.graph.objects[object].chunk_id != 0x2032 {
+        // From the chunks as edited so far (the graph is the original's).
+        let object = self.current_reference(node, 1);
+        let is_derived = match &self.top[0].body {
+            Body::Container(objects) => objects[object].id == 0x2032,
+            Body::Leaf(_) => panic!("scene root is not a container"),
+        };
+        if !is_derived {
             assert_eq!(at, 0, "a new stack has one place");
             let mut refs = 0u32.to_le_bytes().to_vec();
             for (slot, target) in [(0u32, modifier as i32), (1, object as i32)] {
