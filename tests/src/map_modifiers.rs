@@ -41,7 +41,10 @@ pub fn leaf(chunks: &[Chunk]) -> Chunk {
 pub fn put_map_modifiers(e: &mut SceneEdit, node: usize, mods: &[Modifier]) {
     let mapext_dll = e.add_dll("Map extender plug-in (synthetic)", "mapext198m3.dlm");
     let mapext = e.add_class(mapext_dll, MAP_EXTENDER, OSM, "Map Extender");
-    let vtp_dll = e.add_dll("NeL vertex tree paint (synthetic)", "nel_vertex_tree_paint.dlm");
+    let vtp_dll = e.add_dll(
+        "NeL vertex tree paint (synthetic)",
+        "nel_vertex_tree_paint.dlm",
+    );
     let vtp = e.add_class(vtp_dll, VERTEX_TREE_PAINT, OSM, "NeL VertexTreePaint");
     // Modifier::Save's own chunk (0x39bf holding an empty 0x0100), which is
     // all a Map Extender object holds (S003 l.846); VertexTreePaint adds its
@@ -104,9 +107,5 @@ pub fn paint_local(colours: &[[u8; 3]]) -> Vec<Chunk> {
     for c in colours {
         list.extend([c[0], c[1], c[2], 0]);
     }
-    vec![
-        Chunk::leaf(0x0100, words(&[1])),
-        Chunk::leaf(0x0120, list),
-    ]
+    vec![Chunk::leaf(0x0100, words(&[1])), Chunk::leaf(0x0120, list)]
 }
-

@@ -496,7 +496,9 @@ impl SceneEdit {
     /// form the derived object stores.
     pub fn add_modifier(&mut self, node: usize, at: usize, modifier: usize, local_data: Chunk) {
         let mut tm = Vec::new();
-        for v in [1.0f32, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] {
+        for v in [
+            1.0f32, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0,
+        ] {
             tm.extend_from_slice(&v.to_le_bytes());
         }
         tm.extend_from_slice(&0u32.to_le_bytes());
@@ -559,7 +561,13 @@ impl SceneEdit {
             w.extend([at as i32, modifier as i32]);
             w
         };
-        r.body = Body::Leaf(words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>().into());
+        r.body = Body::Leaf(
+            words
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect::<Vec<u8>>()
+                .into(),
+        );
         let pos = children
             .iter()
             .enumerate()

@@ -480,7 +480,9 @@ fn ik_cat_biped_rigs_on_damaged_scenes() {
 /// every export rereads; no panic, bounded allocation.
 #[test]
 fn map_modifier_local_data_damaged() {
-    use maxfs_tests::map_modifiers::{container, map_local, paint_local, put_map_modifiers, Modifier};
+    use maxfs_tests::map_modifiers::{
+        container, map_local, paint_local, put_map_modifiers, Modifier,
+    };
     use maxfs_tests::rewrite::SceneEdit;
 
     let source = "max/misc/Crate.max";
@@ -539,7 +541,10 @@ fn map_modifier_local_data_damaged() {
         put_map_modifiers(
             &mut e,
             node,
-            &[Modifier::VertexTreePaint(local(0)), Modifier::MapExtender(local(1))],
+            &[
+                Modifier::VertexTreePaint(local(0)),
+                Modifier::MapExtender(local(1)),
+            ],
         );
         let file = e.finish_file();
         let input: usize = file.streams.iter().map(|s| s.data.len()).sum();
@@ -555,7 +560,10 @@ fn map_modifier_local_data_damaged() {
                     .missing_maps
                     .iter()
                     .any(|r| r.channel.is_none_or(|c| c == ch) && !r.reason.is_empty());
-                assert!(has || named, "mutation {i}: channel {ch} neither written nor named");
+                assert!(
+                    has || named,
+                    "mutation {i}: channel {ch} neither written nor named"
+                );
                 if has {
                     applied += 1;
                 } else {
@@ -570,5 +578,8 @@ fn map_modifier_local_data_damaged() {
         );
     }
     eprintln!("channels applied {applied}, named missing {missing}");
-    assert!(missing > 30 && applied > 300, "{applied} applied, {missing} missing");
+    assert!(
+        missing > 30 && applied > 300,
+        "{applied} applied, {missing} missing"
+    );
 }

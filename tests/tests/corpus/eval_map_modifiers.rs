@@ -53,7 +53,6 @@ fn scene_with(mods: &[Modifier], appdata: &[(u32, &str)]) -> Document {
     e.finish()
 }
 
-
 /// Six colours for Box001's eight vertices (the last two stay black).
 const COLOURS: [[u8; 3]; 6] = [
     [10, 200, 0],
@@ -84,7 +83,10 @@ fn plain() -> Mesh {
 }
 
 /// The first CMesh's vertex buffer channel `value` of `name`.shape.
-fn shape_channel(out: &maxfs_exporters::nel::export::Exports, value: &str) -> (Vec<f32>, Vec<u8>, usize) {
+fn shape_channel(
+    out: &maxfs_exporters::nel::export::Exports,
+    value: &str,
+) -> (Vec<f32>, Vec<u8>, usize) {
     let o = out
         .outputs
         .iter()
@@ -232,7 +234,8 @@ fn map_extender_face_count_mismatch_is_refused_by_name() {
     let out = export("crate", &eval, &[ExportKind::Shape]);
     let text = out.errors_text();
     assert!(
-        text.contains(&format!("shape\t{NODE}\t")) && text.contains("map channel 1 of modifier Map Extender"),
+        text.contains(&format!("shape\t{NODE}\t"))
+            && text.contains("map channel 1 of modifier Map Extender"),
         "{text}"
     );
 }
@@ -267,7 +270,11 @@ fn vertex_tree_paint_colours_reach_shape_and_gltf() {
     assert_eq!(m.vertices, plain.vertices);
     assert_eq!(m.faces, plain.faces);
     // Channel 0: each corner's colour is its geometry vertex's, byte / 255.
-    let c0 = m.maps.iter().find(|c| c.channel == 0).expect("vertex colours");
+    let c0 = m
+        .maps
+        .iter()
+        .find(|c| c.channel == 0)
+        .expect("vertex colours");
     assert_eq!(c0.faces.len(), m.faces.len());
     for (f, tf) in m.faces.iter().zip(&c0.faces) {
         for k in 0..3 {
@@ -318,7 +325,11 @@ fn vertex_tree_paint_colours_reach_shape_and_gltf() {
             .iter()
             .position(|c| (0..3).all(|j| (c[j] - p[j]).abs() < 1e-4))
             .unwrap_or_else(|| panic!("shape vertex {i} at {p:?} is no Box vertex"));
-        assert_eq!(col[4 * i..4 * i + 3], colour_of(v), "shape vertex {i} (Box vertex {v})");
+        assert_eq!(
+            col[4 * i..4 * i + 3],
+            colour_of(v),
+            "shape vertex {i} (Box vertex {v})"
+        );
     }
 }
 

@@ -140,7 +140,11 @@ pub fn stored(local: Option<&Chunk>) -> Result<StoredMap, EvalError> {
 /// many as the mesh's, or when the mesh's face order is not Max's (above a
 /// recomputed Boolean): the map has no geometry vertices to check against,
 /// so only a mesh of Max's own triangles can take it.
-pub(super) fn apply(local: Option<&Chunk>, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
+pub(super) fn apply(
+    local: Option<&Chunk>,
+    mesh: &mut Mesh,
+    cx: &ModContext,
+) -> Result<(), EvalError> {
     let map = stored(local)?;
     if !cx.max_order {
         return Err(EvalError::not_evaluated_why(
@@ -209,21 +213,30 @@ mod tests {
         use crate::eval::error::EvalErrorKind as K;
         let with = |id: u16, p: Vec<u8>| {
             let mut l = local(1);
-            l.iter_mut()
-                .find(|c| c.id == id)
-                .expect("chunk")
-                .body = chunk::Body::Leaf(p.into());
+            l.iter_mut().find(|c| c.id == id).expect("chunk").body = chunk::Body::Leaf(p.into());
             Chunk::container(0x2512, l)
         };
         let cases = [
             (with(VERTEX_COUNT, words(&[5])), K::Malformed, "0x03e9"),
             (with(VERTEX_COUNT, words(&[u32::MAX])), K::Limit, "0x03e9"),
-            (with(FACES, words(&[0, 1, 2, 0, 2, 4])), K::Reference, "texture face 1"),
+            (
+                with(FACES, words(&[0, 1, 2, 0, 2, 4])),
+                K::Reference,
+                "texture face 1",
+            ),
             (with(FACES, words(&[0, 1, 2])), K::Malformed, "0x03eb"),
             (with(CHANNEL, words(&[100])), K::Malformed, "0x03f3"),
             (with(CHANNEL, vec![1, 0]), K::Malformed, "0x03f3"),
-            (Chunk::container(0x2512, local(1)[1..].to_vec()), K::Malformed, "0x03e8"),
-            (Chunk::leaf(0x2512, vec![0xe8, 0x03, 9, 0]), K::Malformed, "0x2512"),
+            (
+                Chunk::container(0x2512, local(1)[1..].to_vec()),
+                K::Malformed,
+                "0x03e8",
+            ),
+            (
+                Chunk::leaf(0x2512, vec![0xe8, 0x03, 9, 0]),
+                K::Malformed,
+                "0x2512",
+            ),
         ];
         for (c, kind, text) in cases {
             let e = stored(Some(&c)).expect_err(text);

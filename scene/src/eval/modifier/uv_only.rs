@@ -21,7 +21,14 @@ pub const UVW_XFORM: ClassId = ClassId(0x5f32de12, 0);
 /// Whether `class` changes one map channel only (texture coordinates or
 /// vertex colours).
 pub fn is_uv_only(class: ClassId) -> bool {
-    [UVW_MAP, UNWRAP_UVW, UVW_XFORM, MAP_EXTENDER, VERTEX_TREE_PAINT].contains(&class)
+    [
+        UVW_MAP,
+        UNWRAP_UVW,
+        UVW_XFORM,
+        MAP_EXTENDER,
+        VERTEX_TREE_PAINT,
+    ]
+    .contains(&class)
 }
 
 /// The channel a UV-only modifier writes, when it can be read: UVW Map's

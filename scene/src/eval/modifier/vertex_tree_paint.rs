@@ -65,9 +65,8 @@ pub fn colours(local: Option<&Chunk>) -> Result<Vec<[u8; 3]>, EvalError> {
         ));
     }
     let n = Words(p).i32(0);
-    let count = usize::try_from(n).map_err(|_| {
-        EvalError::malformed("colour list (0x0120)", format!("count {n}"))
-    })?;
+    let count = usize::try_from(n)
+        .map_err(|_| EvalError::malformed("colour list (0x0120)", format!("count {n}")))?;
     if count > MAX_COLOURS {
         return Err(EvalError::limit("colour list (0x0120)", MAX_COLOURS));
     }
@@ -168,7 +167,10 @@ mod tests {
         assert_eq!(colours(Some(&leaf)), colours(Some(&l)));
         // No local data, or no list: no colours (the plug-in's black).
         assert_eq!(colours(None).expect("none"), Vec::<[u8; 3]>::new());
-        assert_eq!(colours(Some(&local(vec![]))).expect("empty"), Vec::<[u8; 3]>::new());
+        assert_eq!(
+            colours(Some(&local(vec![]))).expect("empty"),
+            Vec::<[u8; 3]>::new()
+        );
     }
 
     #[test]
@@ -198,7 +200,10 @@ mod tests {
         // The old map vertices stay (unreferenced), one new one per vertex.
         assert_eq!(c.vertices.len(), 6);
         assert_eq!(c.vertices[..2], [[1.0; 3], [0.5; 3]]);
-        assert_eq!(c.vertices[2..], [[1.0, 0.0, 0.0], [0.0, 0.2, 0.0], [0.0, 0.0, 0.4], [0.0; 3]]);
+        assert_eq!(
+            c.vertices[2..],
+            [[1.0, 0.0, 0.0], [0.0, 0.2, 0.0], [0.0, 0.0, 0.4], [0.0; 3]]
+        );
         assert_eq!(c.faces, [[2, 3, 4], [2, 4, 5]]);
         // Without a channel 0: one black vertex first, then the colours.
         mesh.maps.clear();
@@ -213,10 +218,19 @@ mod tests {
             (local(vec![list(3, &[1, 2])]), K::Malformed),
             (local(vec![list(-1, &[])]), K::Malformed),
             (local(vec![list(i32::MAX, &[])]), K::Limit),
-            (local(vec![Chunk::leaf(COLOUR_LIST, vec![1, 0])]), K::Malformed),
-            (local(vec![Chunk::container(COLOUR_LIST, vec![])]), K::Malformed),
             (
-                Chunk::container(0x2512, vec![Chunk::leaf(VERSION, 2i32.to_le_bytes().to_vec())]),
+                local(vec![Chunk::leaf(COLOUR_LIST, vec![1, 0])]),
+                K::Malformed,
+            ),
+            (
+                local(vec![Chunk::container(COLOUR_LIST, vec![])]),
+                K::Malformed,
+            ),
+            (
+                Chunk::container(
+                    0x2512,
+                    vec![Chunk::leaf(VERSION, 2i32.to_le_bytes().to_vec())],
+                ),
                 K::NotEvaluated,
             ),
             (Chunk::leaf(0x2512, vec![1, 2, 3]), K::Malformed),
