@@ -499,10 +499,12 @@ fn map_modifier_local_data_damaged() {
     let colours: Vec<[u8; 3]> = (0..8u8).map(|i| [i * 30, 255 - i * 20, i]).collect();
     let mut rng = Rng(0x6d61_7065_7874_6c64);
     let (mut applied, mut missing) = (0usize, 0usize);
-    for i in 0..300 {
+    for i in 0..300usize {
+        // Map Extender's channel: 1 and 2 in turn.
+        let channel = if i % 2 == 0 { 1 } else { 2 };
         let intact = [
             chunk::write(&paint_local(&colours)),
-            chunk::write(&map_local(1 + (i % 2) as i32, 12)),
+            chunk::write(&map_local(channel, 12)),
         ];
         let which = rng.below(2);
         let mut b = intact[which].clone();
@@ -554,7 +556,7 @@ fn map_modifier_local_data_damaged() {
                 .unwrap_or_else(|e| panic!("mutation {i}: the geometry is lost: {e}"));
             assert_eq!(m.vertices, plain.vertices, "mutation {i}");
             assert_eq!(m.faces, plain.faces, "mutation {i}");
-            for ch in [0, 1 + (i % 2) as i32] {
+            for ch in [0, channel] {
                 let has = m.maps.iter().any(|c| c.channel == ch);
                 let named = m
                     .missing_maps

@@ -277,9 +277,9 @@ fn vertex_tree_paint_colours_reach_shape_and_gltf() {
         .expect("vertex colours");
     assert_eq!(c0.faces.len(), m.faces.len());
     for (f, tf) in m.faces.iter().zip(&c0.faces) {
-        for k in 0..3 {
-            let want = colour_of(f.v[k] as usize).map(|b| f32::from(b) / 255.0);
-            assert_eq!(c0.vertices[tf[k] as usize], want);
+        for (&v, &t) in f.v.iter().zip(tf) {
+            let want = colour_of(v as usize).map(|b| f32::from(b) / 255.0);
+            assert_eq!(c0.vertices[t as usize], want);
         }
     }
     // glTF COLOR_0: the colours, opaque.
