@@ -100,6 +100,7 @@ pub fn stand_in_images(eval: &maxfs_scene::eval::SceneEval) -> tempfile::TempDir
     }
     dir
 }
+pub mod map_modifiers;
 pub mod nel_nodes;
 pub mod rewrite;
 pub mod zone_source;

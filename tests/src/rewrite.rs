@@ -435,6 +435,150 @@ impl SceneEdit {
             .collect()
     }
 
+    /// Appends a DLL to the DllDirectory stream (0x2038 entry: 0x2039
+    /// description, 0x2037 file name, UTF-16) and returns its index, what a
+    /// class directory entry names as its DLL.
+    pub fn add_dll(&mut self, description: &str, file_name: &str) -> i32 {
+        let utf16 = |t: &str| -> Vec<u8> { t.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+        let s = self
+            .file
+            .streams
+            .iter_mut()
+            .find(|s| s.name == "DllDirectory")
+            .expect("DllDirectory stream");
+        let mut dlls = chunk::parse(&s.data).expect("DllDirectory parses");
+        let index = dlls.iter().filter(|c| c.id == 0x2038).count() as i32;
+        dlls.push(Chunk::container(
+            0x2038,
+            vec![
+                Chunk::leaf(0x2039, utf16(description)),
+                Chunk::leaf(0x2037, utf16(file_name)),
+            ],
+        ));
+        s.data = chunk::write(&dlls).into();
+        index
+    }
+
+    /// The object reference `slot` of object `idx` points to, read from its
+    /// chunks as edited so far.
+    pub fn current_reference(&mut self, idx: usize, slot: u32) -> usize {
+        let c = self
+            .children(idx)
+            .iter()
+            .find(|c| (c.id == 0x2034 || c.id == 0x2035) && !c.is_container())
+            .unwrap_or_else(|| panic!("object {idx} has no reference chunk"));
+        let words: Vec<i32> = c
+            .payload()
+            .expect("leaf")
+            .chunks_exact(4)
+            .map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        let target = if c.id == 0x2034 {
+            words.get(slot as usize).copied()
+        } else {
+            words[1..]
+                .chunks_exact(2)
+                .find(|p| p[0] == slot as i32)
+                .map(|p| p[1])
+        };
+        target
+            .and_then(|t| usize::try_from(t).ok())
+            .unwrap_or_else(|| panic!("object {idx} has no reference {slot}"))
+    }
+
+    /// Puts modifier object `modifier` into node `node`'s object-space stack
+    /// at position `at` (0 = top; the stack's length = just above the base
+    /// object), with `local_data` as its per-node data (ModApp 0x2500: an
+    /// identity mod-context TM 0x2510, an empty box 0x2511, the local data
+    /// 0x2512, 0x2513). A node without a stack gets a derived object (0x2032)
+    /// holding the modifier and its old object; one with a stack has the
+    /// modifier inserted and the later slots moved down, in the reference
+    /// form the derived object stores.
+    pub fn add_modifier(&mut self, node: usize, at: usize, modifier: usize, local_data: Chunk) {
+        let mut tm = Vec::new();
+        for v in [
+            1.0f32, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0,
+        ] {
+            tm.extend_from_slice(&v.to_le_bytes());
+        }
+        tm.extend_from_slice(&0u32.to_le_bytes());
+        let mod_app = Chunk::container(
+            0x2500,
+            vec![
+                Chunk::leaf(0x2510, tm),
+                Chunk::leaf(0x2511, vec![0; 24]),
+                local_data,
+                Chunk::leaf(0x2513, 0u32.to_le_bytes().to_vec()),
+            ],
+        );
+        // From the chunks as edited so far (the graph is the original's).
+        let object = self.current_reference(node, 1);
+        let is_derived = match &self.top[0].body {
+            Body::Container(objects) => objects[object].id == 0x2032,
+            Body::Leaf(_) => panic!("scene root is not a container"),
+        };
+        if !is_derived {
+            assert_eq!(at, 0, "a new stack has one place");
+            let mut refs = 0u32.to_le_bytes().to_vec();
+            for (slot, target) in [(0u32, modifier as i32), (1, object as i32)] {
+                refs.extend_from_slice(&slot.to_le_bytes());
+                refs.extend_from_slice(&target.to_le_bytes());
+            }
+            let derived = self.add_object(
+                0x2032,
+                vec![
+                    Chunk::leaf(0x2035, refs),
+                    mod_app,
+                    Chunk::container(0x2501, Vec::new()),
+                ],
+            );
+            self.set_reference(node, 1, derived as i32);
+            return;
+        }
+        let at_u32 = at as u32;
+        let children = self.children(object);
+        let r = children
+            .iter_mut()
+            .find(|c| (c.id == 0x2034 || c.id == 0x2035) && !c.is_container())
+            .expect("derived object references");
+        let words: Vec<i32> = r
+            .payload()
+            .expect("leaf")
+            .chunks_exact(4)
+            .map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        let words = if r.id == 0x2034 {
+            let mut w = words;
+            assert!(at < w.len(), "position {at} is past the base object");
+            w.insert(at, modifier as i32);
+            w
+        } else {
+            let mut w = vec![words[0]];
+            for p in words[1..].chunks_exact(2) {
+                let slot = p[0] as u32;
+                w.extend([if slot >= at_u32 { p[0] + 1 } else { p[0] }, p[1]]);
+            }
+            w.extend([at as i32, modifier as i32]);
+            w
+        };
+        r.body = Body::Leaf(
+            words
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect::<Vec<u8>>()
+                .into(),
+        );
+        let pos = children
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.id == 0x2500)
+            .nth(at)
+            .map(|(i, _)| i)
+            .or_else(|| children.iter().rposition(|c| c.id == 0x2500).map(|i| i + 1))
+            .expect("derived object has ModApps");
+        children.insert(pos, mod_app);
+    }
+
     /// Writes the edited scene into the file and reopens it.
     pub fn finish(self) -> Document {
         let bytes = self.finish_file().to_bytes().expect("writes");

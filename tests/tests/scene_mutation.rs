@@ -470,3 +470,118 @@ fn ik_cat_biped_rigs_on_damaged_scenes() {
     }
     eprintln!("worst peak {worst} bytes");
 }
+
+/// Map Extender and NeL VertexTreePaint local data, damaged: Crate.max's
+/// Box001 carries both (built as in tests/tests/corpus/eval_map_modifiers.rs)
+/// and 300 times one of their local data gets byte edits, a cut or a count
+/// word replaced, saved as a container when the damaged bytes still parse as
+/// chunks, else as a leaf. The Box's geometry survives whatever the data
+/// (the UV-only rule): each channel is the modifier's or named as missing;
+/// every export rereads; no panic, bounded allocation.
+#[test]
+fn map_modifier_local_data_damaged() {
+    use maxfs_tests::map_modifiers::{
+        container, map_local, paint_local, put_map_modifiers, Modifier,
+    };
+    use maxfs_tests::rewrite::SceneEdit;
+
+    let source = "max/misc/Crate.max";
+    let box_mesh = |eval: &SceneEval| {
+        let n = eval
+            .graph
+            .nodes()
+            .find(|(_, x)| x.name == "Box001")
+            .map(|(o, _)| o.index)
+            .expect("Box001");
+        eval.mesh(n, 0).expect("a mesh")
+    };
+    let plain = box_mesh(&maxfs_tests::corpus_eval(source)).expect("plain Box");
+    let colours: Vec<[u8; 3]> = (0..8u8).map(|i| [i * 30, 255 - i * 20, i]).collect();
+    let mut rng = Rng(0x6d61_7065_7874_6c64);
+    let (mut applied, mut missing) = (0usize, 0usize);
+    for i in 0..300usize {
+        // Map Extender's channel: 1 and 2 in turn.
+        let channel = if i % 2 == 0 { 1 } else { 2 };
+        let intact = [
+            chunk::write(&paint_local(&colours)),
+            chunk::write(&map_local(channel, 12)),
+        ];
+        let which = rng.below(2);
+        let mut b = intact[which].clone();
+        match rng.below(3) {
+            0 => {
+                for _ in 0..1 + rng.below(8) {
+                    let at = rng.below(b.len());
+                    b[at] = rng.next() as u8;
+                }
+            }
+            1 => b.truncate(rng.below(b.len())),
+            _ => {
+                let at = 4 * rng.below(b.len() / 4);
+                let w: u32 = match rng.below(4) {
+                    0 => 0,
+                    1 => u32::MAX,
+                    2 => 0x7fff_ffff,
+                    _ => rng.next() as u32,
+                };
+                b[at..at + 4].copy_from_slice(&w.to_le_bytes());
+            }
+        }
+        let damaged = match chunk::parse(&b) {
+            Ok(chunks) => container(chunks),
+            Err(_) => Chunk::leaf(0x2512, b),
+        };
+        let local = |k: usize| {
+            if k == which {
+                damaged.clone()
+            } else {
+                container(chunk::parse(&intact[k]).expect("intact"))
+            }
+        };
+        let mut e = SceneEdit::open(source);
+        let node = e.node("Box001");
+        put_map_modifiers(
+            &mut e,
+            node,
+            &[
+                Modifier::VertexTreePaint(local(0)),
+                Modifier::MapExtender(local(1)),
+            ],
+        );
+        let file = e.finish_file();
+        let input: usize = file.streams.iter().map(|s| s.data.len()).sum();
+        let (_, peak) = peak_of(|| {
+            let eval = SceneEval::from_document(Document::from_file(file.clone())).expect("scene");
+            let m = box_mesh(&eval)
+                .unwrap_or_else(|e| panic!("mutation {i}: the geometry is lost: {e}"));
+            assert_eq!(m.vertices, plain.vertices, "mutation {i}");
+            assert_eq!(m.faces, plain.faces, "mutation {i}");
+            for ch in [0, channel] {
+                let has = m.maps.iter().any(|c| c.channel == ch);
+                let named = m
+                    .missing_maps
+                    .iter()
+                    .any(|r| r.channel.is_none_or(|c| c == ch) && !r.reason.is_empty());
+                assert!(
+                    has || named,
+                    "mutation {i}: channel {ch} neither written nor named"
+                );
+                if has {
+                    applied += 1;
+                } else {
+                    missing += 1;
+                }
+            }
+            evaluate(file);
+        });
+        assert!(
+            peak < 256 * input.max(1 << 20),
+            "mutation {i}: {peak} bytes for {input}"
+        );
+    }
+    eprintln!("channels applied {applied}, named missing {missing}");
+    assert!(
+        missing > 30 && applied > 300,
+        "{applied} applied, {missing} missing"
+    );
+}

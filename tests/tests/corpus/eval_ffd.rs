@@ -49,6 +49,7 @@ fn ffd_nodes_keep_max_box_and_corner_points() {
             eval: &eval,
             node: Some(node),
             t: 0,
+            max_order: true,
         };
         for below in stack[at + 1..].iter().rev() {
             modifier::apply(below, &mut input, &cx).unwrap();

@@ -24,6 +24,7 @@ fn evaluate(file: &str, node: &str) -> (Mesh, Mesh, Vec<String>) {
             eval,
             node: Some(idx),
             t: 0,
+            max_order: true,
         };
         let base = Mesh::clone(&base);
         let mut mesh = base.clone();
@@ -362,6 +363,7 @@ fn selection_sensitive_modifiers_above_a_mesh_select_are_refused() {
         eval: &eval,
         node: None,
         t: 0,
+        max_order: true,
     };
     let select = Applied {
         object: 0,

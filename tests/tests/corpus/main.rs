@@ -30,6 +30,7 @@ mod eval_hose;
 mod eval_ik_chains;
 mod eval_kwxport;
 mod eval_list_controller;
+mod eval_map_modifiers;
 mod eval_materials;
 mod eval_mesh_totals;
 mod eval_modifiers;

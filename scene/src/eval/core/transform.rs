@@ -571,6 +571,7 @@ impl SceneEval {
                     eval: self,
                     node: Some(node),
                     t,
+                    max_order: true,
                 };
                 let m = crate::eval::objects::patch::stack_mesh(self, base, &applied, &cx);
                 return Some(m.map(Arc::new));
@@ -604,6 +605,7 @@ impl SceneEval {
                     eval: self,
                     node: Some(node),
                     t,
+                    max_order: !is_bool,
                 };
                 let mut m: Mesh = (*b).clone();
                 modifier::apply_stack(&applied, &mut m, &cx)?;
@@ -661,6 +663,7 @@ impl SceneEval {
             eval: self,
             node: Some(node),
             t,
+            max_order: true,
         };
         Some(
             evaluated

@@ -82,6 +82,7 @@ pub fn polygon_output(
         eval,
         node: Some(node),
         t,
+        max_order: true,
     };
     output(&stack, at, base, &cx, None)
 }
@@ -110,6 +111,7 @@ pub fn polygon_output_after(
         eval,
         node: Some(node),
         t,
+        max_order: true,
     };
     output(&stack, at, base, &cx, Some(count))
 }

@@ -13,7 +13,9 @@
 //! `ripple`, `wave`, `skew` and `stretch` (deformers placed by a gizmo and centre, see `simple_mod`), `ffd`
 //! (lattice deformation), `slice` (remove top / bottom of the polygons, see
 //! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups, its auto
-//! smooth in `auto_smooth`); `extrude` and
+//! smooth in `auto_smooth`), `map_extender` (Map Extender's stored map
+//! replayed), `vertex_tree_paint` (NeL VertexTreePaint's per-vertex
+//! colours); `extrude` and
 //! `lathe` make meshes of shapes (`apply_to_shape`); the selection-only
 //! modifiers leave the mesh as it is. Any other modifier is an error naming it — dropping a modifier
 //! silently would export the wrong geometry.
@@ -41,6 +43,7 @@ pub mod extrude;
 pub mod ffd;
 mod gizmo;
 pub mod lathe;
+pub mod map_extender;
 mod mesh_smooth;
 mod mirror;
 pub mod morpher;
@@ -64,6 +67,7 @@ mod unwrap;
 pub mod uv_only;
 mod uvw_map;
 mod uvw_project;
+pub mod vertex_tree_paint;
 mod wave;
 
 pub use edit_poly::polygon_output as edit_poly_output;
@@ -116,6 +120,12 @@ pub struct ModContext<'e> {
     pub eval: &'e SceneEval,
     pub node: Option<usize>,
     pub t: i32,
+    /// Whether the mesh entering the stack has Max's vertex and face order:
+    /// false above a recomputed Boolean, whose triangulation is not Max's.
+    /// Modifiers that store per-vertex or per-face data without the
+    /// geometry to check it against (Map Extender, VertexTreePaint) refuse
+    /// otherwise.
+    pub max_order: bool,
 }
 
 /// Modifiers that act only on the sub-object selection passed up to them. Our
@@ -188,8 +198,11 @@ pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Res
 
 /// Modifiers that leave geometry and topology alone (selection, mapping), so
 /// specified normals pass through them; every other modifier drops them.
+/// VertexTreePaint changes colours only, but declares geometry and topology
+/// changed (its `ChannelsChanged`), which is what Max's normals follow.
 fn keeps_specified_normals(class: ClassId) -> bool {
-    SELECTION_ONLY.contains(&class) || uv_only::is_uv_only(class)
+    SELECTION_ONLY.contains(&class)
+        || (uv_only::is_uv_only(class) && class != vertex_tree_paint::VERTEX_TREE_PAINT)
 }
 
 /// The class of a stack's base object, which the polygon-form builders
@@ -242,6 +255,15 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     if m.class == UNWRAP_UVW {
         let local = local.map_or(&[][..], Chunk::children);
         return unwrap::apply(local, cx.eval.chunks(m.object), mesh);
+    }
+    if m.class == map_extender::MAP_EXTENDER {
+        return map_extender::apply(local, mesh, cx);
+    }
+    if m.class == vertex_tree_paint::VERTEX_TREE_PAINT {
+        if m.mod_app.is_none() {
+            return Err(EvalError::malformed("", "no ModApp (0x2500)"));
+        }
+        return vertex_tree_paint::apply(local, mesh, cx);
     }
     if m.class == crate::eval::modifier::skin::SKIN {
         return skin_deform::apply(m, mesh, cx);
@@ -370,6 +392,18 @@ pub(super) fn bits(c: &Chunk) -> Result<Vec<bool>, EvalError> {
         ));
     }
     Ok((0..n).map(|i| p[4 + i / 8] >> (i % 8) & 1 != 0).collect())
+}
+
+/// The chunks of a modifier's local data (0x2512): its children, or, when
+/// the plug-in's data was saved without the container flag, its payload read
+/// as a chunk stream (Map Extender's caches come in both forms).
+pub(super) fn local_chunks(local: &Chunk) -> Result<std::borrow::Cow<'_, [Chunk]>, EvalError> {
+    match local.payload() {
+        None => Ok(std::borrow::Cow::Borrowed(local.children())),
+        Some(p) => crate::chunk::parse(p)
+            .map(std::borrow::Cow::Owned)
+            .map_err(|e| EvalError::malformed("local data (0x2512)", e.to_string())),
+    }
 }
 
 pub(super) fn payload(c: &Chunk) -> Result<&[u8], EvalError> {

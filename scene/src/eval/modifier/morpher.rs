@@ -261,9 +261,10 @@ pub fn channel_weight(
 
 /// Whether modifier class `class`, above a Morpher, leaves its points where
 /// the Morpher put them (same count, order and positions): selection and
-/// texture-coordinate modifiers. Exporters keep blend shapes live only then.
+/// modifiers that write one map channel only (`uv_only`). Exporters keep
+/// blend shapes live only then.
 pub fn keeps_points(class: crate::typed::ClassId) -> bool {
-    super::SELECTION_ONLY.contains(&class) || class == super::UVW_MAP || class == super::UNWRAP_UVW
+    super::SELECTION_ONLY.contains(&class) || super::uv_only::is_uv_only(class)
 }
 
 /// The percentage within the limits in force (the global ones when on, else

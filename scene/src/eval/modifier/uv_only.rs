@@ -1,11 +1,14 @@
-//! Modifiers that write texture coordinates and nothing else (UVW Map, Unwrap
-//! UVW, UVW Xform). When one cannot be evaluated the geometry below it is still
+//! Modifiers that write one map channel and nothing else: texture coordinates
+//! (UVW Map, Unwrap UVW, UVW Xform, Map Extender) or vertex colours (NeL
+//! VertexTreePaint). When one cannot be evaluated the geometry below it is still
 //! exactly Max's: the mesh is kept, the channel the modifier would have written
 //! is removed (its old values would look valid but be wrong), and the mesh
 //! records it in [`Mesh::missing_maps`] so coverage, errors.txt and the
 //! exporters name the node, the modifier and the channel.
 
-use super::{gizmo, Applied, ModContext, UNWRAP_UVW, UVW_MAP};
+use super::map_extender::MAP_EXTENDER;
+use super::vertex_tree_paint::VERTEX_TREE_PAINT;
+use super::{gizmo, Applied, ModContext, LOCAL_DATA, UNWRAP_UVW, UVW_MAP};
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Mesh, MissingMap};
 use crate::typed::ClassId;
@@ -15,17 +18,31 @@ use crate::typed::ClassId;
 /// the geometry.
 pub const UVW_XFORM: ClassId = ClassId(0x5f32de12, 0);
 
-/// Whether `class` changes texture coordinates only.
+/// Whether `class` changes one map channel only (texture coordinates or
+/// vertex colours).
 pub fn is_uv_only(class: ClassId) -> bool {
-    class == UVW_MAP || class == UNWRAP_UVW || class == UVW_XFORM
+    [
+        UVW_MAP,
+        UNWRAP_UVW,
+        UVW_XFORM,
+        MAP_EXTENDER,
+        VERTEX_TREE_PAINT,
+    ]
+    .contains(&class)
 }
 
 /// The channel a UV-only modifier writes, when it can be read: UVW Map's
 /// channel parameters, channel 1 for Unwrap UVW (the one its stored map
-/// replaces, see `unwrap`).
+/// replaces, see `unwrap`), the stored channel of Map Extender's map, the
+/// vertex-colour channel (0) for VertexTreePaint.
 fn channel(m: &Applied, cx: &ModContext) -> Option<i32> {
     match m.class {
         UNWRAP_UVW => Some(1),
+        VERTEX_TREE_PAINT => Some(0),
+        MAP_EXTENDER => super::map_extender::channel(
+            m.mod_app
+                .and_then(|a| a.children().iter().find(|c| c.id == LOCAL_DATA)),
+        ),
         UVW_MAP => super::uvw_map::channel(&gizmo::params(cx, m, 1).ok()?).ok(),
         _ => None,
     }

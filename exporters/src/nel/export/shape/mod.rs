@@ -113,14 +113,15 @@ pub fn gaps(ctx: &Context, node: usize) -> Vec<String> {
     if !morph_build::targets(ctx, node).is_empty() {
         out.extend(morph_build::gaps(ctx, node));
     }
-    // A channel a texture-coordinate modifier should have written: the
-    // shape's texture coordinates that read it are 0.
+    // A channel a map modifier should have written: the shape's texture
+    // coordinates that read it are 0, its vertex colours white.
     if let Some(Ok(mesh)) = ctx.eval.mesh(node, 0) {
         for r in &mesh.missing_maps {
-            out.push(format!(
-                "exported without {}: texture coordinates read from it are 0",
-                r.describe()
-            ));
+            let what = match r.channel {
+                Some(0) => "vertex colours read from it are white",
+                _ => "texture coordinates read from it are 0",
+            };
+            out.push(format!("exported without {}: {what}", r.describe()));
         }
     }
     if !props.interface_file.is_empty() {

@@ -235,11 +235,13 @@ pub(super) fn operand_mesh(
             )))
         })?
     };
-    refuse_index_edits(&stack, class.is_some_and(|c| is_recomputed(c.class_id)))?;
+    let recomputed = class.is_some_and(|c| is_recomputed(c.class_id));
+    refuse_index_edits(&stack, recomputed)?;
     let cx = modifier::ModContext {
         eval: se,
         node: None,
         t,
+        max_order: !recomputed,
     };
     modifier::apply_stack(&stack, &mut m, &cx)?;
     Ok(m)
