@@ -516,7 +516,7 @@ fn water_material_mutations() {
 /// (0,1,2) has area 1 and the later (0,1,3), (0,2,3)… of the same area do
 /// not replace it; an inner point never wins; collinear points give none.
 #[test]
-fn water_best_triplet_is_neLs_first_largest() {
+fn water_best_triplet_is_the_first_largest() {
     let square = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.5, 0.5]];
     assert_eq!(best_triplet(&square).expect("triplet"), [0, 1, 2]);
     let shifted = [[0.5, 0.5], [0.0, 0.0], [2.0, 0.0], [2.0, 1.0]];
