@@ -10,7 +10,9 @@ use maxfs_scene::rklpatch::RklPatchError;
 use maxfs_scene::{MaxError, TypedError};
 
 use crate::gltf::textures::TextureError;
-use crate::nel::export::shape::{flare_build::FlareError, water_build::WaterError};
+use crate::nel::export::shape::{
+    flare_build::FlareError, remanence_build::RemanenceError, water_build::WaterError,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
@@ -54,6 +56,8 @@ pub enum ExportError {
     Flare(#[from] FlareError),
     #[error(transparent)]
     Water(#[from] WaterError),
+    #[error(transparent)]
+    Remanence(#[from] RemanenceError),
     /// An inner failure and where it happened ("skinned mesh (Skin)", "bone
     /// Bip01 Spine").
     #[error("{context}: {source}")]

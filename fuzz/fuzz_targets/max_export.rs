@@ -1,5 +1,7 @@
 //! The whole pipeline on arbitrary bytes: container, chunks, typed scene,
-//! evaluation and every NeL exporter. Whatever is exported must be a NeL file
+//! evaluation and every NeL exporter (every kind, so also the shape paths the
+//! NeL AppData selects: water with its colour map, flares, segment remanence
+//! on spline shapes). Whatever is exported must be a NeL file
 //! that our reader takes and rewrites identically; nothing may panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;

@@ -585,3 +585,56 @@ fn map_modifier_local_data_damaged() {
         "{applied} applied, {missing} missing"
     );
 }
+
+/// Segment remanence on damaged scenes: Key.max with USE_REMANENCE (and
+/// every remanence parameter) on its SplineShape, and 1st_island.max with it
+/// on its four Lines, get 300 byte edits in their Scene stream each. The
+/// spline evaluation and the remanence build (tests/tests/corpus/
+/// export_remanence.rs) must give rereadable NeL files or named errors.
+#[test]
+fn remanence_on_damaged_scenes() {
+    use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
+    use maxfs_tests::rewrite::SceneEdit;
+
+    let nel = (NEL_CLASS_ID, NEL_SUPER_CLASS);
+    let mut key = SceneEdit::open("max/misc/Key.max");
+    let n = key.node("Shape");
+    for (k, v) in [
+        (id::USE_REMANENCE, "1"),
+        (id::REMANENCE_SLICE_NUMBER, "9"),
+        (id::REMANENCE_SAMPLING_PERIOD, "0.04"),
+        (id::REMANENCE_ROLLUP_RATIO, "2"),
+        (id::REMANENCE_SHIFTING_TEXTURE, "1"),
+        (id::EXPORT_ANIMATED_MATERIALS, "1"),
+    ] {
+        key.add_appdata(n, nel, k, v);
+    }
+    let mut island = SceneEdit::open("max/prims-pranto/1st_island.max");
+    for name in ["Line001", "Line002", "Line004", "Line005"] {
+        let n = island.node(name);
+        island.add_appdata(n, nel, id::USE_REMANENCE, "1");
+    }
+    let files = [key.finish_file(), island.finish_file()];
+    for f in &files {
+        let eval = SceneEval::from_document(Document::from_file(f.clone())).expect("eval");
+        let ex = export::export("intact", &eval, &[ExportKind::Shape]);
+        let remanence = ex
+            .outputs
+            .iter()
+            .filter(|o| {
+                matches!(
+                    nel::read_nel(&o.bytes, &o.name),
+                    Ok(nel::NelFile::Shape(s))
+                        if matches!(s.shape.get(), Some(nel::shape::Shape::CSegRemanenceShape(_)))
+                )
+            })
+            .count();
+        assert!(remanence > 0, "{}", ex.errors_text());
+    }
+    let mut rng = Rng(0x7265_6d61_6e65_6e63);
+    for i in 0..600 {
+        let mut f = files[i % files.len()].clone();
+        edit_scene(&mut f, &mut rng);
+        evaluate(f);
+    }
+}

@@ -10,8 +10,10 @@
 use maxfs_exporters::nel::export::shape::flare_build::{
     flare_color, flare_shape, FlareError, FlareParams, FLARE_PARAMS,
 };
+use maxfs_exporters::nel::export::shape::uv_matrix::placement_matrix;
 use maxfs_exporters::nel::export::shape::water_build::{
-    convex_hull, is_convex, water_shape, WaterError, WaterInputs,
+    best_triplet, color_map_matrix, convex_hull, is_convex, water_shape, ColorMapInputs,
+    WaterError, WaterInputs,
 };
 use maxfs_exporters::nel::export::shape::{decomp, shape_bytes};
 use maxfs_exporters::nel::export::{Context, ExportKind};
@@ -210,6 +212,7 @@ fn block_water_inputs() -> WaterInputs {
         scene_env_map: [false, true],
         defaults: decomp::decompose(&eval.local_tm(node, 0)),
         dist_max: 250.0,
+        color_map: None,
     }
 }
 
@@ -506,4 +509,140 @@ fn water_material_mutations() {
         refused += ex.errors.iter().filter(|x| x.node == "Box01").count();
     }
     assert!(refused > 0, "no mutation reached a refusal");
+}
+
+/// `CPolygon2D::getBestTriplet` (nel/src/misc/polygon.cpp): loops i, j ≠ i,
+/// k ∉ {i, j} and keeps the first strictly largest |cross|: on a unit square
+/// (0,1,2) has area 1 and the later (0,1,3), (0,2,3)… of the same area do
+/// not replace it; an inner point never wins; collinear points give none.
+#[test]
+fn water_best_triplet_is_the_first_largest() {
+    let square = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.5, 0.5]];
+    assert_eq!(best_triplet(&square).expect("triplet"), [0, 1, 2]);
+    let shifted = [[0.5, 0.5], [0.0, 0.0], [2.0, 0.0], [2.0, 1.0]];
+    // Largest: the three corners (area 2), first reached from i = 1.
+    assert_eq!(best_triplet(&shifted).expect("triplet"), [1, 2, 3]);
+    assert!(matches!(
+        best_triplet(&[[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]),
+        Err(WaterError::ColorMapDegenerate)
+    ));
+}
+
+/// buildWaterShape's colour-map matrix (export_mesh.cpp): B = C·A⁻¹ maps a
+/// vertex's node-space (x, y, 1) to its texture coordinate through the
+/// texmap's UV transform, V flipped and cropped: (u·w + cu, (1 − v)·h + cv).
+/// With texture vertices that are an affine function of x and y (a planar
+/// mapping, one texture vertex per vertex as Max's Plane has), the matrix
+/// built from the best triplet must map every vertex of the grid so, not
+/// only the three it was built from.
+#[test]
+fn water_color_map_matrix_maps_every_vertex() {
+    let mut vertices = Vec::new();
+    let mut tverts = Vec::new();
+    for j in 0..5 {
+        for i in 0..7 {
+            let (x, y) = (-30.0 + 10.0 * i as f32, 5.0 + 7.5 * j as f32);
+            vertices.push([x, y, 2.0]);
+            // A planar map: u along x, v along y, tilted a little.
+            tverts.push([0.02 * x + 0.005 * y + 0.1, 0.03 * y - 0.004 * x, 0.0]);
+        }
+    }
+    let uv_matrix = placement_matrix([0.25, -0.5], [2.0, 3.0], 0.4);
+    let crop = [0.125, 0.25, 0.5, 0.75];
+    let c = ColorMapInputs {
+        texture: file_texture("colour.tga"),
+        tverts: tverts.clone(),
+        uv_matrix,
+        crop,
+    };
+    let b = color_map_matrix(&vertices, &c).expect("matrix");
+    for (v, t) in vertices.iter().zip(&tverts) {
+        let m = &uv_matrix;
+        let u = t[0] * m[0][0] + t[1] * m[1][0] + t[2] * m[2][0] + m[3][0];
+        let w = t[0] * m[0][1] + t[1] * m[1][1] + t[2] * m[2][1] + m[3][1];
+        let want = [u * crop[2] + crop[0], (1.0 - w) * crop[3] + crop[1]];
+        for r in 0..2 {
+            let got = b[0][r] * v[0] + b[1][r] * v[1] + b[2][r];
+            assert!(
+                (got - want[r]).abs() < 1e-4,
+                "vertex {v:?}: row {r}: {got} vs {}",
+                want[r]
+            );
+        }
+    }
+    // No texture vertices: the plug-in's "no mapping" NULL; a triplet vertex
+    // beyond the texture vertices (read by vertex index) is refused.
+    let none = ColorMapInputs {
+        tverts: Vec::new(),
+        ..c.clone()
+    };
+    assert!(matches!(
+        color_map_matrix(&vertices, &none),
+        Err(WaterError::ColorMapNoMapping)
+    ));
+    let short = ColorMapInputs {
+        tverts: tverts[..3].to_vec(),
+        ..c
+    };
+    assert!(matches!(
+        color_map_matrix(&vertices, &short),
+        Err(WaterError::ColorMapTVertOutOfRange(..))
+    ));
+}
+
+/// The water shape with a colour map, on block.max's Box01 with its real
+/// mesh and texture vertices (map channel 1, read by vertex index as the
+/// plug-in does): the colour map is written, the matrix maps the best
+/// triplet's vertices to their texture coordinates, and the file reads back,
+/// rewrites identically, and NeL loads and rewrites it identically.
+#[test]
+fn water_shape_with_color_map() {
+    let mut inputs = block_water_inputs();
+    let doc = Document::open(&corpus_dir().join("max/neloid/block.max")).expect("opens");
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let node = eval
+        .graph
+        .objects
+        .iter()
+        .position(|o| o.node.as_ref().is_some_and(|n| n.name == "Box01"))
+        .expect("Box01");
+    let mesh = eval.mesh(node, 0).expect("mesh").expect("evaluates");
+    let tverts = mesh
+        .maps
+        .iter()
+        .find(|m| m.channel == 1)
+        .expect("Box01 has map channel 1")
+        .vertices
+        .clone();
+    let crop = [0.0, 0.5, 1.0, 0.5];
+    inputs.color_map = Some(ColorMapInputs {
+        texture: file_texture("colour.tga"),
+        tverts: tverts.clone(),
+        uv_matrix: placement_matrix([0.0, 0.0], [1.0, 1.0], 0.0),
+        crop,
+    });
+    let xy: Vec<[f32; 2]> = inputs.vertices.iter().map(|v| [v[0], v[1]]).collect();
+    let tri = best_triplet(&xy).expect("triplet");
+    let w = water_shape(inputs.clone()).expect("water shape");
+    let bytes = write_shape(Shape::CWaterShape(w));
+    let Shape::CWaterShape(w) = round_trip(&bytes, "box01_colour.shape") else {
+        panic!("not a water shape");
+    };
+    assert_eq!(file_name(&w.color_map), "colour.tga");
+    let col = |c: &maxfs_exporters::nel::stream::Vec2| [c.u.get(), c.v.get()];
+    let b = [
+        col(&w.color_map_mat_column0),
+        col(&w.color_map_mat_column1),
+        col(&w.color_map_mat_pos),
+    ];
+    for &i in &tri {
+        let v = inputs.vertices[i];
+        let t = tverts[i];
+        let want = [t[0] * crop[2] + crop[0], (1.0 - t[1]) * crop[3] + crop[1]];
+        for r in 0..2 {
+            let got = b[0][r] * v[0] + b[1][r] * v[1] + b[2][r];
+            assert!((got - want[r]).abs() < 1e-4, "{got} vs {}", want[r]);
+        }
+    }
+    crate::export_remanence::nel_oracle(&[("box01_colour.shape".into(), bytes)]);
 }

@@ -62,6 +62,7 @@ mod export_morph;
 mod export_mrm;
 mod export_physique_shape;
 mod export_properties;
+mod export_remanence;
 mod export_shape;
 mod export_shape_anim;
 mod export_shape_uv;

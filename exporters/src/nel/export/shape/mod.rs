@@ -6,10 +6,10 @@
 //! Skinned meshes (Skin modifier) are built in world space with matrix blocks.
 //! LOD sets become `CMeshMultiLod` (multilod.rs) and LOD_MRM nodes progressive
 //! meshes (`CMeshMRM` / `CMeshMRMSkinned`, mrm_geom.rs). Shape kinds the
-//! plug-in builds from other data (particle systems, wave makers,
-//! remanence) are refused per node with the reason; water nodes become
-//! `CWaterShape` (water_build.rs), nel_flare nodes `CFlareShape`
-//! (flare_build.rs). Nodes whose geometry the scene layer cannot evaluate
+//! plug-in builds from other data (particle systems, wave makers) are
+//! refused per node with the reason; USE_REMANENCE nodes become
+//! `CSegRemanenceShape` (remanence_build.rs), water nodes `CWaterShape`
+//! (water_build.rs), nel_flare nodes `CFlareShape` (flare_build.rs). Nodes whose geometry the scene layer cannot evaluate
 //! are refused the same way.
 
 pub mod decomp;
@@ -22,6 +22,7 @@ pub mod mrm_build;
 pub mod mrm_geom;
 pub mod multilod;
 pub mod nel_params;
+pub mod remanence_build;
 pub mod skin_build;
 pub mod source;
 pub mod stripify;
@@ -180,9 +181,8 @@ fn check_kind(
             }
         }
         if props.use_remanence {
-            return Err(ExportError::refused(
-                "remanent segments (USE_REMANENCE) are not exported",
-            ));
+            // build_shape dispatches remanence (remanence_build.rs).
+            return Ok(());
         }
         if let Some(((a, _), _)) = class_of(ctx, obj) {
             if a == NEL_FLARE_A {
@@ -264,6 +264,11 @@ pub fn skin_input(
 fn build_shape(ctx: &Context, node: usize, over: Option<Skin>) -> ExportResult<Shape> {
     let props = ctx.props.node(node);
     check_kind(ctx, node, props, over.as_ref())?;
+    // buildShape's order: particle system, wave maker (refused above), then
+    // remanence, flare, water.
+    if props.use_remanence {
+        return Ok(remanence_build::build(ctx, node)?);
+    }
     if let Some(obj) = ctx.eval.node_object(node) {
         if class_of(ctx, obj).is_some_and(|((a, _), _)| a == NEL_FLARE_A) {
             return Ok(flare_build::build(ctx, node, obj)?);
@@ -531,15 +536,21 @@ pub(super) fn number_pointers<'a>(
 ) -> u64 {
     let mut next = 2u64;
     for m in base.materials.iter_mut() {
-        for t in m.textures.iter_mut() {
-            if let Ptr::Obj { id, .. } = t {
-                *id = next;
-                next += 1;
-            }
-        }
+        next = number_textures_from(m, next);
     }
     for geom in geoms {
         if let Some(Ptr::Obj { id, .. }) = geom.vertex_program.as_mut() {
+            *id = next;
+            next += 1;
+        }
+    }
+    next
+}
+
+/// Numbers a material's textures in write order from `next`; the next free id.
+pub(super) fn number_textures_from(m: &mut Material, mut next: u64) -> u64 {
+    for t in m.textures.iter_mut() {
+        if let Ptr::Obj { id, .. } = t {
             *id = next;
             next += 1;
         }

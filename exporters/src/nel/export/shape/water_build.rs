@@ -25,6 +25,8 @@ use maxfs_scene::eval::render::material::{self as mtl, NEL_MATERIAL};
 
 /// Bitmap texmap class (`BMTEX_CLASS_ID`): every water map must be one.
 const BITMAP_TEX: [u32; 2] = [0x240, 0];
+/// Vertices at most for `getBestTriplet`'s exhaustive O(n³) search.
+pub const MAX_TRIPLET_VERTICES: usize = 600;
 /// CWaterShape stream version the plug-in era wrote.
 const WATER_SHAPE_VERSION: u32 = 4;
 
@@ -42,8 +44,24 @@ pub enum WaterError {
     SameHeightMaps(String),
     #[error("water shape: material parameter {0} is not stored")]
     MissingParam(&'static str),
-    #[error("water shape: a diffuse colour map (tTexture_7) needs the texmap's UV transform and crop, which are not exported")]
-    ColorMapNotExported,
+    #[error("water shape: diffuse map found, but the mesh has no mapping (map channel 1)")]
+    ColorMapNoMapping,
+    #[error("water shape: colour map: the mesh's map channel 1 is not evaluated ({0})")]
+    ColorMapMissingChannel(String),
+    #[error("water shape: colour map: vertex {0} has no texture vertex (channel 1 has {1}): the plug-in reads texture vertices by vertex index")]
+    ColorMapTVertOutOfRange(usize, usize),
+    #[error("water shape: colour map: {0}")]
+    ColorMapPlacement(String),
+    #[error(
+        "water shape: colour map: the Bitmap's crop parameter {0} is not stored as a constant"
+    )]
+    ColorMapCrop(&'static str),
+    #[error("water shape: colour map: the best vertex triplet of {0} vertices is searched exhaustively as NeL does; more than {MAX_TRIPLET_VERTICES} are not")]
+    ColorMapTooManyVertices(usize),
+    #[error(
+        "water shape: colour map: the 3 best vertices are collinear in XY (no colour-map matrix)"
+    )]
+    ColorMapDegenerate,
     #[error("water shape: the convex hull needs at least 3 vertices, the mesh has {0}")]
     TooFewVertices(usize),
     #[error("water shape: mesh: {0}")]
@@ -264,6 +282,131 @@ pub struct WaterInputs {
     pub defaults: decomp::Defaults,
     /// NEL3D_APPDATA_LOD_DIST_MAX.
     pub dist_max: f32,
+    /// The diffuse colour map (slot 7), when the material has one.
+    pub color_map: Option<ColorMapInputs>,
+}
+
+/// What the colour-map matrix is computed from.
+#[derive(Debug, Clone)]
+pub struct ColorMapInputs {
+    pub texture: Ptr<Texture>,
+    /// The mesh's texture vertices (map channel 1), which the plug-in reads
+    /// by vertex index (`Mesh::getTVert(i)`).
+    pub tverts: Vec<[f32; 3]>,
+    /// The texmap's UV transform (`GetUVTransform`), rows applied to (u, v, w, 1).
+    pub uv_matrix: [[f32; 3]; 4],
+    /// Bitmap crop (u, v, w, h) when "apply" is on, else (0, 0, 1, 1).
+    pub crop: [f32; 4],
+}
+
+/// The Bitmap's crop as buildWaterShape reads it: "apply" (block 0 param 6),
+/// then "clipu", "clipv", "clipw", "cliph" (params 0..3) when it is on.
+fn bitmap_crop(ctx: &Context, texmap: usize) -> Result<[f32; 4], WaterError> {
+    use maxfs_scene::eval::core::pblock::{self, Value};
+    let block = ctx.graph.objects.get(texmap).and_then(|o| {
+        o.references
+            .iter()
+            .filter_map(|r| usize::try_from(r.target).ok())
+            .filter_map(|t| pblock::param_block2(ctx.eval.chunks(t)).ok())
+            .find(|pb| pb.block_id == 0)
+    });
+    let value = |id: u16| {
+        block
+            .as_ref()
+            .and_then(|b| b.param(id))
+            .map(|p| p.value.clone())
+    };
+    let apply = match value(6) {
+        Some(Value::Bool(b)) => b,
+        Some(Value::Int(i)) => i != 0,
+        _ => return Err(WaterError::ColorMapCrop("apply")),
+    };
+    if !apply {
+        return Ok([0.0, 0.0, 1.0, 1.0]);
+    }
+    let mut out = [0.0f32; 4];
+    for (k, name) in ["clipu", "clipv", "clipw", "cliph"].into_iter().enumerate() {
+        out[k] = match value(k as u16) {
+            Some(Value::Float(f)) => f,
+            _ => return Err(WaterError::ColorMapCrop(name)),
+        };
+    }
+    Ok(out)
+}
+
+/// `CPolygon2D::getBestTriplet`: the first (i, j, k) in loop order whose
+/// triangle has the largest area (|cross| in f32, strictly greater wins).
+pub fn best_triplet(pts: &[[f32; 2]]) -> Result<[usize; 3], WaterError> {
+    let n = pts.len();
+    if n > MAX_TRIPLET_VERTICES {
+        return Err(WaterError::ColorMapTooManyVertices(n));
+    }
+    let mut best = 0.0f32;
+    let mut out = None;
+    for i in 0..n {
+        for j in (0..n).filter(|&j| j != i) {
+            let v0 = [pts[j][0] - pts[i][0], pts[j][1] - pts[i][1]];
+            for k in (0..n).filter(|&k| k != i && k != j) {
+                let v1 = [pts[k][0] - pts[i][0], pts[k][1] - pts[i][1]];
+                // (v0, 0) ^ (v1, 0) has only a z part; norm() = |z|.
+                let area = (v0[0] * v1[1] - v0[1] * v1[0]).abs();
+                if area > best {
+                    best = area;
+                    out = Some([i, j, k]);
+                }
+            }
+        }
+    }
+    out.ok_or(WaterError::ColorMapDegenerate)
+}
+
+/// The colour-map matrix of buildWaterShape: B = C · A⁻¹ where A's columns
+/// are the best triplet's node-space (x, y, 1) and C's their texture
+/// coordinates through the UV transform, V flipped and cropped
+/// (u·w + cu, (1 − v)·h + cv, 1); returns B's first two rows of columns
+/// I, J, K (`setColorMapMat(B.getI().xy, B.getJ().xy, B.getK().xy)`).
+pub fn color_map_matrix(
+    vertices: &[[f32; 3]],
+    c: &ColorMapInputs,
+) -> Result<[[f32; 2]; 3], WaterError> {
+    if c.tverts.is_empty() {
+        return Err(WaterError::ColorMapNoMapping);
+    }
+    let xy: Vec<[f32; 2]> = vertices.iter().map(|v| [v[0], v[1]]).collect();
+    let idx = best_triplet(&xy)?;
+    let m = &c.uv_matrix;
+    let mut uv = [[0.0f32; 2]; 3];
+    for (s, &i) in idx.iter().enumerate() {
+        let t = c
+            .tverts
+            .get(i)
+            .ok_or(WaterError::ColorMapTVertOutOfRange(i, c.tverts.len()))?;
+        // Point3 * Matrix3 (row vector).
+        let u = t[0] * m[0][0] + t[1] * m[1][0] + t[2] * m[2][0] + m[3][0];
+        let v = t[0] * m[0][1] + t[1] * m[1][1] + t[2] * m[2][1] + m[3][1];
+        let [cu, cv, cw, ch] = c.crop;
+        uv[s] = [u * cw + cu, (1.0 - v) * ch + cv];
+    }
+    // B maps each point's (x, y, 1) to its (u, v, 1): per output row, solve
+    // α·x + β·y + γ = w at the three points (Cramer's rule, in f64: NeL
+    // inverts A in f32, the difference is float noise). B's columns I, J, K
+    // are (α, β, γ) of the u and v rows.
+    let [(x0, y0), (x1, y1), (x2, y2)] = idx.map(|i| (xy[i][0] as f64, xy[i][1] as f64));
+    let det = x0 * (y1 - y2) - y0 * (x1 - x2) + (x1 * y2 - x2 * y1);
+    if det == 0.0 || !det.is_finite() {
+        return Err(WaterError::ColorMapDegenerate);
+    }
+    let mut out = [[0.0f32; 2]; 3];
+    for row in 0..2 {
+        let [w0, w1, w2] = uv.map(|t| t[row] as f64);
+        let alpha = w0 * (y1 - y2) - y0 * (w1 - w2) + (w1 * y2 - w2 * y1);
+        let beta = x0 * (w1 - w2) - w0 * (x1 - x2) + (x1 * w2 - x2 * w1);
+        let gamma = x0 * (y1 * w2 - y2 * w1) - y0 * (x1 * w2 - x2 * w1) + w0 * (x1 * y2 - x2 * y1);
+        out[0][row] = (alpha / det) as f32;
+        out[1][row] = (beta / det) as f32;
+        out[2][row] = (gamma / det) as f32;
+    }
+    Ok(out)
 }
 
 /// `buildWaterShape` for `node`.
@@ -311,24 +454,51 @@ pub fn inputs(ctx: &Context, node: usize) -> Result<WaterInputs, WaterError> {
     let under = optional("specular", 3)?;
     let under2 = optional("opacity", 4)?;
     let tex = |t: usize| build_texture(ctx, t).0;
-    if diffuse.is_some() {
-        return Err(WaterError::ColorMapNotExported);
-    }
     let float = |name: &'static str| p.float(name).ok_or(WaterError::MissingParam(name));
     if p.get("iWaterPoolID").is_none() {
         return Err(WaterError::MissingParam("iWaterPoolID"));
     }
     let mesh = source::node_mesh(ctx, node, None).map_err(|e| WaterError::Mesh(Box::new(e)))?;
     let to_local = ctx.eval.offset_tm(node);
-    Ok(WaterInputs {
-        vertices: mesh
-            .vertices
-            .iter()
-            .map(|&v| {
-                let l = to_local.transform_point(v);
-                [l.0 as f32, l.1 as f32, l.2 as f32]
+    let vertices: Vec<[f32; 3]> = mesh
+        .vertices
+        .iter()
+        .map(|&v| {
+            let l = to_local.transform_point(v);
+            [l.0 as f32, l.1 as f32, l.2 as f32]
+        })
+        .collect();
+    let color_map = match diffuse {
+        None => None,
+        Some(t) => {
+            let (texture, desc) = build_texture(ctx, t);
+            if let Some(why) = desc.refused {
+                return Err(WaterError::ColorMapPlacement(why));
+            }
+            if let Some(m) = mesh
+                .missing_maps
+                .iter()
+                .find(|m| m.channel.is_none_or(|c| c == 1))
+            {
+                return Err(WaterError::ColorMapMissingChannel(m.describe()));
+            }
+            let tverts = mesh
+                .maps
+                .iter()
+                .find(|m| m.channel == 1)
+                .map(|m| m.vertices.clone())
+                .unwrap_or_default();
+            Some(ColorMapInputs {
+                texture,
+                tverts,
+                uv_matrix: desc.uv_matrix,
+                crop: bitmap_crop(ctx, t)?,
             })
-            .collect(),
+        }
+    };
+    Ok(WaterInputs {
+        vertices,
+        color_map,
         env: (tex(env), env2.map(tex)),
         env_under: under.map(|u| (tex(u), under2.map(tex))),
         displace: tex(displace),
@@ -361,6 +531,12 @@ pub fn water_shape(i: WaterInputs) -> Result<WaterShape, WaterError> {
     // The fixed projection matrix keeps x and y.
     let projected: Vec<[f32; 2]> = i.vertices.iter().map(|v| [v[0], v[1]]).collect();
     let hull = convex_hull(&projected)?;
+    // CWaterShape's constructor matrix (identity columns) unless a colour
+    // map sets it.
+    let (color_map, cm) = match &i.color_map {
+        None => (Ptr::Null, [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]),
+        Some(c) => (c.texture.clone(), color_map_matrix(&i.vertices, c)?),
+    };
     let pair = |(a, b): (Ptr<Texture>, Option<Ptr<Texture>>)| match b {
         None => a,
         Some(b) => blend(a, b),
@@ -384,12 +560,12 @@ pub fn water_shape(i: WaterInputs) -> Result<WaterShape, WaterError> {
         water_pool_id: i.pool_id,
         env_map: [pair(i.env), i.env_under.map_or(Ptr::Null, pair)],
         bump_map: [i.displace, i.bump],
-        color_map: Ptr::Null,
+        color_map,
         height_map_scale: [vv(i.displace_scale), vv(i.bump_scale)],
         height_map_speed: [vv(i.displace_speed), vv(i.bump_speed)],
-        color_map_mat_column0: v2(1.0, 0.0),
-        color_map_mat_column1: v2(0.0, 1.0),
-        color_map_mat_pos: v2(0.0, 0.0),
+        color_map_mat_column0: vv(cm[0]),
+        color_map_mat_column1: vv(cm[1]),
+        color_map_mat_pos: vv(cm[2]),
         default_pos: vec3(d.pos),
         default_scale: vec3(d.scale),
         default_rot_quat: TrackDefaultQuat {
