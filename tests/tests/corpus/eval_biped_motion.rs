@@ -27,6 +27,9 @@ struct Take {
     max: &'static str,
     fbx: &'static str,
     required: &'static [&'static str],
+    /// Bones compared at some frames only (the others refused by name), with
+    /// the fewest frames each must be compared at.
+    partial: &'static [(&'static str, usize)],
     shift: [f64; 3],
 }
 
@@ -55,6 +58,7 @@ const TAKES: &[Take] = &[
             "B_R_Forearm",
         ],
         shift: [0.0; 3],
+        partial: &[],
     },
     Take {
         max: "biped-ld35/Red@Run.max",
@@ -78,6 +82,7 @@ const TAKES: &[Take] = &[
             "Bip01 TailNub",
         ],
         shift: RED_RUN_SHIFT,
+        partial: &[],
     },
     Take {
         max: "biped-ld35/Red@Spawn.max",
@@ -101,18 +106,51 @@ const TAKES: &[Take] = &[
             "Bip01 TailNub",
         ],
         shift: [0.0; 3],
+        partial: &[],
     },
+    // Yellow@Spawn: large COM turns (148°, 153°), side-bent tail keys and
+    // IK leg keys. Bones are compared at every frame where they evaluate;
+    // the other frames are refused by name (the biased horizontal key 5920:
+    // frames 27–39 but 37; leg IK segments: 25–39 but the keys; per-link
+    // tail keys: all but the fully keyed keys' frames; toe link bends: all
+    // but the FK keys' frames). The floors are those frame counts.
     Take {
         max: "biped-ld35/Yellow@Spawn.max",
         fbx: "biped-ld35/Yellow@Spawn.FBX",
         required: &[],
         shift: [0.0; 3],
+        partial: &[
+            ("Bip01", 29),
+            ("Bip01 Pelvis", 29),
+            ("B_Pelvis", 29),
+            ("Bip01 Spine", 29),
+            ("B_Spine1", 29),
+            ("Bip01 Neck", 29),
+            ("Bip01 Head", 29),
+            ("B_Head", 29),
+            ("B_L_Thigh", 26),
+            ("B_R_Thigh", 26),
+            ("B_L_Calf", 26),
+            ("B_R_Calf", 26),
+            ("B_L_Foot", 26),
+            ("B_R_Foot", 26),
+            ("B_L_Toe", 4),
+            ("B_R_Toe", 4),
+            ("Bip01 Tail", 6),
+            ("Bip01 Tail1", 6),
+            ("Bip01 Tail2", 6),
+            ("Bip01 TailNub", 6),
+            ("B_Tail0", 6),
+            ("B_Tail1", 6),
+            ("B_Tail2", 6),
+        ],
     },
     Take {
         max: "biped-ld35/Player@Idle.max",
         fbx: "biped-ld35/Player@Idle.FBX",
         required: &[],
         shift: [0.0; 3],
+        partial: &[],
     },
 ];
 
@@ -205,6 +243,7 @@ fn linked_bones_follow_the_biped_at_every_frame() {
     let (mut report, mut failures) = (Vec::new(), Vec::new());
     for take in TAKES {
         let (max, fbx, required) = (take.max, take.fbx, take.required);
+        let mut counts: Vec<(String, usize, usize)> = Vec::new();
         let doc = Document::open(&corpus.join("max").join(max)).expect("max file");
         let eval = SceneEval::from_document(doc).expect("scene");
         let unit = settings::system_unit(&eval.doc, &eval.graph).expect("unit");
@@ -220,6 +259,7 @@ fn linked_bones_follow_the_biped_at_every_frame() {
         let (mut compared, mut refused, mut worst_rot, mut worst_pos) =
             (Vec::new(), Vec::new(), 0.0f64, 0.0f64);
         let mut under_stretch = 0usize;
+        let mut refused_frames: Vec<String> = Vec::new();
         for fnode in scene.nodes.iter() {
             let name = fnode.element.name.to_string();
             if !name.starts_with("B_") && !name.starts_with("Bip01") {
@@ -228,18 +268,18 @@ fn linked_bones_follow_the_biped_at_every_frame() {
             let Some((o, _)) = eval.graph.nodes().find(|(_, n)| n.name == name) else {
                 continue;
             };
-            match eval.direct_world(o.index, 0) {
-                None => continue,
-                Some(Err(why)) => {
-                    refused.push(format!("{name} ({why})"));
-                    continue;
-                }
-                Some(Ok(_)) => {}
+            if eval.direct_world(o.index, 0).is_none() {
+                continue;
             }
-            let mut frames_compared = 0usize;
+            let (mut frames_compared, mut frames_refused) = (0usize, Vec::new());
             for f in 0..=frames {
                 let time = stack.time_begin + f as f64 / 30.0;
                 let tick = (time * 4800.0).round() as i32;
+                // A tick the evaluation refuses is counted with its reason.
+                if let Some(Err(why)) = eval.direct_world(o.index, tick) {
+                    frames_refused.push((f, why.to_string()));
+                    continue;
+                }
                 let s = ufbx::evaluate_scene(&scene, &stack.anim, time, Default::default())
                     .expect("FBX evaluates");
                 let fbx_node = s
@@ -295,22 +335,53 @@ fn linked_bones_follow_the_biped_at_every_frame() {
                     )
                 })
                 .unwrap_or_default();
+            // The refused frames, as ranges with the first frame's reason.
+            let mut spans: Vec<(i64, i64, String)> = Vec::new();
+            for (f, why) in frames_refused {
+                match spans.last_mut() {
+                    Some(s) if s.1 + 1 == f => s.1 = f,
+                    _ => spans.push((f, f, why)),
+                }
+            }
+            let spans: Vec<String> = spans
+                .iter()
+                .map(|(a, b, why)| format!("frames {a}–{b}: {why}"))
+                .collect();
             if frames_compared == 0 {
-                refused.push(format!("{name} (every frame under a stretched FBX parent)"));
+                if spans.is_empty() {
+                    refused.push(format!("{name} (every frame under a stretched FBX parent)"));
+                } else {
+                    refused.push(format!("{name} ({})", spans.join("; ")));
+                }
                 continue;
             }
+            counts.push((name.clone(), frames_compared, spans.len()));
+            refused_frames.extend(spans.iter().map(|s| format!("{name} {s}")));
             compared.push(format!("{name} → {target} ({frames_compared} frames)"));
         }
         for r in required {
-            if !compared.iter().any(|c| c.split(" → ").next() == Some(r)) {
-                failures.push(format!("{max}: {r} not evaluated"));
+            match counts.iter().find(|c| c.0 == *r) {
+                Some((_, _, 0)) => {}
+                Some(_) => failures.push(format!("{max}: {r} refused at some frames")),
+                None => failures.push(format!("{max}: {r} not evaluated")),
+            }
+        }
+        for (r, least) in take.partial {
+            match counts.iter().find(|c| c.0 == *r) {
+                Some((_, n, _)) if n >= least => {}
+                Some((_, n, _)) => failures.push(format!(
+                    "{max}: {r} compared at {n} frames, fewer than {least}"
+                )),
+                None => failures.push(format!("{max}: {r} not evaluated")),
             }
         }
         report.push(format!(
-            "{max}: {} frames, {} bones compared at every frame ({}), worst rotation element {worst_rot:.2e}, position {worst_pos:.2e} (height {height:.2}); {under_stretch} bone·frames under a stretched FBX parent not compared; {} refused: {}",
+            "{max}: {} frames, {} bones compared ({}), worst rotation element {worst_rot:.2e}, position {worst_pos:.2e} (height {height:.2}); {under_stretch} bone·frames under a stretched FBX parent not compared; {} refused at some frames: {}; {} refused: {}",
             frames + 1,
             compared.len(),
             compared.join(", "),
+            refused_frames.len(),
+            refused_frames.join("; "),
             refused.len(),
             refused.join("; ")
         ));

@@ -71,8 +71,10 @@ const TAKES: &[Take] = &[
         required: true,
         shift: [0.0; 3],
     },
-    // Refused with their reasons (a 153° turn segment and IK leg keys; an
-    // unkeyed COM at its current-position frame), reported below.
+    // Compared at the sampled frames where every bone it uses evaluates
+    // (frame 0; the others fall on refused in-betweens — per-link tail keys,
+    // toe link bends, the biased COM key — or, at 40, on an IK key's toe
+    // links), each refusal reported with its reason.
     Take {
         name: "Yellow@Spawn",
         required: false,
@@ -323,11 +325,16 @@ fn skinned_meshes_match_the_fbx_at_sampled_frames() {
                 .count();
             let (mut worst, mut worst_rebound, mut skipped) = (0.0f64, 0.0f64, 0usize);
             let (mut per_frame, mut refused) = (Vec::new(), None);
+            let mut refused_frames: Vec<String> = Vec::new();
             for &f in &frames {
                 let time = stack.time_begin + f as f64 / 30.0;
                 let tick = (time * 4800.0).round() as i32;
                 let ours = match eval.mesh(node, tick) {
                     Some(Ok(m)) => m,
+                    Some(Err(e)) if !take.required => {
+                        refused_frames.push(format!("frame {f}: {e}"));
+                        continue;
+                    }
                     Some(Err(e)) => {
                         refused = Some(format!("tick {tick}: {e}"));
                         break;
@@ -417,6 +424,9 @@ fn skinned_meshes_match_the_fbx_at_sampled_frames() {
                 .iter()
                 .map(|(b, r, p)| format!("{b} (rotation {r:.2e}, position {p:.2e} × height)"))
                 .collect();
+            if refused.is_none() && per_frame.is_empty() {
+                refused = Some(refused_frames.join("; "));
+            }
             match refused {
                 Some(why) => {
                     if take.required {
@@ -425,9 +435,11 @@ fn skinned_meshes_match_the_fbx_at_sampled_frames() {
                     report.push(format!("{name} {mesh_name}: refused ({why})"));
                 }
                 None => report.push(format!(
-                    "{name} {mesh_name}: {} of {} frames, worst {:.2e} × height {height:.2}, {:.2e} re-bound on the Skin's binds; FBX binds off the Skin's: {} ({on_off_bind} vertices weighted on them); {skipped} vertex·frames on stretched FBX bones not compared; per frame {}",
-                    frames.len(),
+                    "{name} {mesh_name}: {} of {} frames compared ({} refused: {}), worst {:.2e} × height {height:.2}, {:.2e} re-bound on the Skin's binds; FBX binds off the Skin's: {} ({on_off_bind} vertices weighted on them); {skipped} vertex·frames on stretched FBX bones not compared; per frame {}",
+                    per_frame.len(),
                     last + 1,
+                    refused_frames.len(),
+                    refused_frames.join("; "),
                     worst / height,
                     worst_rebound / height,
                     differ.join(", "),

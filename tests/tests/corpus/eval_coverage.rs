@@ -24,23 +24,15 @@ fn has(g: &[Gap], role: &str, class: &str, node: &str) -> bool {
 #[test]
 fn rigs_the_evaluation_does_not_compute_are_named() {
     let rabbit = gaps("biped/RabbitSkin.max");
+    // Yellow's ears are extra limbs (ids 200/201), not evaluated in the
+    // figure. (RabbitSkin's COM, named here before, now evaluates at the
+    // tick the gaps are taken: its 99° turn segment is no longer refused.)
+    let yellow = gaps("biped-ld35/Yellow.max");
     assert!(has(
-        &rabbit,
-        "transform controller",
-        "Vertical/Horizontal/Turn",
-        "Bip01"
-    ));
-    assert!(has(
-        &rabbit,
+        &yellow,
         "transform controller",
         "BipSlave Control",
-        "Bip01 Pelvis"
-    ));
-    assert!(has(
-        &rabbit,
-        "transform controller",
-        "Footsteps",
-        "Bip01 Footsteps"
+        "Bip01 R Ear0"
     ));
     assert!(has(&rabbit, "object", "Biped Object", "Bip01"));
 

@@ -102,6 +102,9 @@ pub struct Pose {
     pub legs: [Result<Vec<f32>, EvalError>; 2],
     /// The spine, neck, head and tail pose records (`chains`).
     pub chains: super::chains::ChainRecords,
+    /// Whether each leg's toe links beyond the bases (right, left) are
+    /// evaluated (`motion::toe_links_at`).
+    pub toe_links: [Result<(), EvalError>; 2],
 }
 
 impl Pose {
@@ -122,6 +125,7 @@ pub fn figure_pose(rig: &Rig) -> Pose {
         pelvis: pelvis(rig),
         legs: [leg(false), leg(true)],
         chains: super::chains::figure_records(rig),
+        toe_links: [Ok(()), Ok(())],
     }
 }
 
@@ -324,6 +328,9 @@ pub fn toe_base(rig: &Rig, at: &Pose, left: bool, toe: usize) -> Result<Mat43, E
 fn toe(rig: &Rig, at: &Pose, left: bool, per: u32, link: u32) -> Result<Mat43, EvalError> {
     let (k, j) = ((link / per) as usize, (link % per) as usize);
     let mut m = toe_base(rig, at, left, k)?;
+    if j >= 1 {
+        at.toe_links[usize::from(left)].clone()?;
+    }
     for j in 1..=j {
         m = super::extremities::toe_link(rig, at, left, k, j, &m)?;
     }

@@ -6,18 +6,21 @@
 //!   vertical record height — each a biped TCB curve (Max's TCB with the plain
 //!   difference as the boundary tangent, `keys::tcb`).
 //! - COM rotation = the turn record's Y-up quaternion [4..7], squad through
-//!   the keys (`keys::tcb_rot`), converted like the figure's COM rotation.
-//!   The seed measures the quaternion squad off the reference on segments of
-//!   large turns (162°), where Biped interpolates the signed angle \[1\]
-//!   instead; segments turning more than [`MAX_TURN_SEGMENT`] are therefore
-//!   not evaluated.
+//!   the keys along the arcs as given (`quat_curve`), converted like the
+//!   figure's COM rotation. This holds for large turns too: Yellow@Spawn's
+//!   148° and 153° segments match its FBX to 2.0e-6 at every frame (the
+//!   stored angles [0..2], interpolated instead, are 0.23 off there).
+//! - A key whose TCB bias or continuity is not the default (25) is not
+//!   evaluated on its two segments (`tcb_gate`): Yellow@Spawn's one such key
+//!   (bias 5) fits no Kochanek–Bartels variant tried against its FBX.
 //! - Pelvis: at the COM position, the constant pelvis axes in the COM frame;
 //!   pelvis keys other than identity are not evaluated (their convention is
 //!   not measured).
 //! - Legs: the leg record has the layout of a figure leg pose half; the knee
 //!   angle \[0\] is a TCB curve, the thigh [2..5], foot [28..31] and toe
-//!   base [47 + 12k] quaternions squads. Legs with any IK key (blend \[12\] ≠ 0)
-//!   are not evaluated: Biped re-solves the IK in-betweens (seed §11, "IK").
+//!   base [47 + 12k] quaternions squads. Segments with an IK key (blend
+//!   \[12\] ≠ 0) are not evaluated: Biped re-solves the IK in-betweens (seed
+//!   §11, "IK"); at a key's own tick the stored (solved) pose holds.
 //! - Spine, neck, head, tail: the chain keys' angles as TCB curves (unwrapped
 //!   modulo 2π), the head quaternion a squad, then the figure's chain rules
 //!   (`chains_at`). Arms: the arm keys in the layout of a figure arm pose
@@ -34,12 +37,15 @@ use crate::eval::core::keys::{q_exp, q_log};
 use crate::eval::core::math::{Quat, Vec3};
 use crate::eval::error::EvalError;
 
-/// The largest turn between two turn keys (radians) evaluated by the squad.
-pub const MAX_TURN_SEGMENT: f64 = std::f64::consts::FRAC_PI_2;
 /// Leg record offsets of the thigh and foot quaternions.
 const LEG_QUATS: [usize; 2] = [2, 28];
 /// Leg record offset of the IK blend.
 const IK_BLEND: usize = 12;
+/// IK blends at most this large are FK keys. Yellow@Spawn's FK leg keys
+/// store 2.1e-23 and 9.2e-12 there (float residue of a blend curve): a
+/// blend weighs the IK solution against the FK pose, so such a weight moves
+/// the leg by less than 1e-6 of their distance.
+const IK_FREE: f32 = 1e-6;
 
 fn track<'r>(rig: &'r Rig, name: &str) -> Option<&'r KeyTrack> {
     rig.tracks
@@ -65,12 +71,47 @@ fn value(track: &KeyTrack, k: usize, i: usize) -> Result<f64, EvalError> {
         })
 }
 
+/// The keys of the segment holding `t` strictly inside it, if any.
+fn segment_keys(track: &KeyTrack, t: i32) -> Option<(usize, usize)> {
+    let i = track.keys.partition_point(|k| k.time <= t);
+    (i > 0 && i < track.keys.len() && track.keys[i - 1].time < t).then(|| (i - 1, i))
+}
+
+/// Refuses tick `t` when a key of its segment has a TCB bias or continuity
+/// other than the default 25. Tension is read as Max's (1 − t) scaling
+/// (Yellow@Spawn's vertical key at tension 50 has zero tangents on both
+/// sides in its FBX), but Yellow@Spawn's one biased key (horizontal, tick
+/// 5920, bias 5) has in- and outgoing tangents (fitted to its FBX: 166.81
+/// over 1760 ticks, 58.995 over 480, the neighbouring differences 160.09
+/// and 56.22) that no Kochanek–Bartels form tried reproduces: the standard
+/// one puts the COM 9.15 units off, ignoring the bias 1.9. A segment's
+/// curve depends only on its two keys' own parameters, so the other
+/// segments stay evaluated; at a key's own tick the stored value holds.
+fn tcb_gate(track: &KeyTrack, t: i32) -> Result<(), EvalError> {
+    let Some((i, j)) = segment_keys(track, t) else {
+        return Ok(());
+    };
+    for k in [&track.keys[i], &track.keys[j]] {
+        if k.tcb[1] != 25.0 || k.tcb[2] != 25.0 {
+            return Err(EvalError::not_evaluated_why(
+                format!(
+                    "{} key at tick {} has continuity {}, bias {}",
+                    track.name, k.time, k.tcb[1], k.tcb[2]
+                ),
+                "TCB continuity and bias other than the default 25",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The TCB curve of values `at..at + N` of every key, at tick `t`.
 fn scalar_curve<const N: usize>(
     track: &KeyTrack,
     at: usize,
     t: i32,
 ) -> Result<[f64; N], EvalError> {
+    tcb_gate(track, t)?;
     let mut ks = Vec::with_capacity(track.keys.len());
     for (k, key) in track.keys.iter().enumerate() {
         let mut v = [0.0; N];
@@ -109,6 +150,7 @@ fn quat_at(track: &KeyTrack, k: usize, at: usize) -> Result<Quat, EvalError> {
 
 /// The squad through the quaternions at `at..at + 4` of every key, at tick `t`.
 fn quat_curve(track: &KeyTrack, at: usize, t: i32) -> Result<Quat, EvalError> {
+    tcb_gate(track, t)?;
     let mut qs: Vec<Quat> = Vec::with_capacity(track.keys.len());
     for k in 0..track.keys.len() {
         let mut q = quat_at(track, k, at)?;
@@ -228,20 +270,6 @@ fn com_at(rig: &Rig, t: i32) -> Result<crate::eval::core::math::Mat43, EvalError
     let h = track(rig, "horizontal").ok_or_else(|| missing("horizontal"))?;
     let v = track(rig, "vertical").ok_or_else(|| missing("vertical"))?;
     let turn = track(rig, "turn").ok_or_else(|| missing("turn"))?;
-    for k in 1..turn.keys.len() {
-        let a = turn_between(quat_at(turn, k - 1, 4)?, quat_at(turn, k, 4)?);
-        if a > MAX_TURN_SEGMENT {
-            return Err(EvalError::not_evaluated_why(
-                format!(
-                    "turn keys {} → {} turn {:.1}°",
-                    turn.keys[k - 1].time,
-                    turn.keys[k].time,
-                    a.to_degrees()
-                ),
-                "large-turn interpolation",
-            ));
-        }
-    }
     let [x, _, depth] = scalar_curve::<3>(h, 0, t)?;
     let [height] = scalar_curve::<1>(v, 2, t)?;
     let q = quat_curve(turn, 4, t)?;
@@ -249,31 +277,11 @@ fn com_at(rig: &Rig, t: i32) -> Result<crate::eval::core::math::Mat43, EvalError
     Ok(figure::with_position(&r, Vec3(x, -depth, height)))
 }
 
-fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
-    let name = if left { "left leg" } else { "right leg" };
-    let tr = track(rig, name).ok_or_else(|| EvalError::malformed("", format!("no {name} keys")))?;
-    if let Some(k) = tr
-        .keys
-        .iter()
-        .position(|k| k.values.get(IK_BLEND).is_some_and(|&b| b != 0.0))
-    {
-        return Err(EvalError::not_evaluated_why(
-            format!(
-                "{name} key at tick {} has IK blend {}",
-                tr.keys[k].time, tr.keys[k].values[IK_BLEND]
-            ),
-            "IK in-betweens",
-        ));
-    }
-    // The stored record of the segment's first key, with the channels the
-    // body-part rules read replaced by their curves.
-    let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);
-    let mut out = tr.keys[first].values.clone();
-    let [knee] = scalar_curve::<1>(tr, 0, t)?;
-    out[0] = knee as f32;
-    let mut quats: Vec<usize> = LEG_QUATS.to_vec();
-    let mut bends = Vec::new();
-    if let Ok(layout) = figure::toe_layout(out.len()) {
+/// The toe base quaternions and the toe link bends of a leg record of `n`
+/// words (their layout: `figure::toe_layout`).
+fn leg_channels(rig: &Rig, left: bool, n: usize) -> (Vec<usize>, Vec<usize>) {
+    let (mut quats, mut bends) = (Vec::new(), Vec::new());
+    if let Ok(layout) = figure::toe_layout(n) {
         let toes = figure::half(rig, figure::LEG_STRUCTURE, left)
             .ok()
             .and_then(|s| super::extremities::digits(s, 10).ok())
@@ -282,9 +290,79 @@ fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
             quats.push(layout.first + layout.stride * k);
             bends.extend((1..toe.links).map(|j| layout.bends + layout.stride * k + j));
         }
-        quats.retain(|&a| a + 4 <= out.len());
-        bends.retain(|&a| a < out.len());
+        quats.retain(|&a| a + 4 <= n);
+        bends.retain(|&a| a < n);
     }
+    (quats, bends)
+}
+
+/// Whether the toe links beyond the bases are evaluated at `t`. At their
+/// keys they are (Yellow@Spawn's Toe01 matches its FBX at every FK key),
+/// but not between keys once a bend changes over the track (Yellow@Spawn's
+/// toe bends 0, 0, −1.047 at 1920, 3200, 3840: the TCB curve puts its
+/// Toe01 0.10 rad off the FBX between the first two), nor at an IK key
+/// (tick 6400: 0.07 units off).
+fn toe_links_at(rig: &Rig, left: bool, t: i32) -> Result<(), EvalError> {
+    let name = if left { "left leg" } else { "right leg" };
+    let Some(tr) = track(rig, name) else {
+        return Ok(());
+    };
+    let n = tr.keys.first().map_or(0, |k| k.values.len());
+    let (_, bends) = leg_channels(rig, left, n);
+    if let Some(k) = tr
+        .keys
+        .iter()
+        .find(|k| k.time == t && k.values.get(IK_BLEND).is_some_and(|b| b.abs() > IK_FREE))
+    {
+        return Err(EvalError::not_evaluated_why(
+            format!("{name} key at tick {} is an IK key", k.time),
+            "toe links at IK keys",
+        ));
+    }
+    if segment_keys(tr, t).is_some() {
+        for at in bends {
+            let vals: Vec<f32> = tr
+                .keys
+                .iter()
+                .filter_map(|k| k.values.get(at).copied())
+                .collect();
+            let (lo, hi) = vals
+                .iter()
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| {
+                    (a.min(v), b.max(v))
+                });
+            if hi - lo > super::chains::FLAT as f32 {
+                return Err(EvalError::not_evaluated_why(
+                    format!("{name} keys bend toe link [{at}] from {lo} to {hi}"),
+                    "toe link bends between keys",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
+    let name = if left { "left leg" } else { "right leg" };
+    let tr = track(rig, name).ok_or_else(|| EvalError::malformed("", format!("no {name} keys")))?;
+    if let Some((i, j)) = segment_keys(tr, t) {
+        for k in [&tr.keys[i], &tr.keys[j]] {
+            if let Some(&b) = k.values.get(IK_BLEND).filter(|b| b.abs() > IK_FREE) {
+                return Err(EvalError::not_evaluated_why(
+                    format!("{name} key at tick {} has IK blend {b}", k.time),
+                    "IK in-betweens",
+                ));
+            }
+        }
+    }
+    // The stored record of the segment's first key, with the channels the
+    // body-part rules read replaced by their curves.
+    let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);
+    let mut out = tr.keys[first].values.clone();
+    let [knee] = scalar_curve::<1>(tr, 0, t)?;
+    out[0] = knee as f32;
+    let (mut quats, bends) = leg_channels(rig, left, out.len());
+    quats.splice(0..0, LEG_QUATS);
     for at in bends {
         let [v] = scalar_curve::<1>(tr, at, t)?;
         out[at] = v as f32;
@@ -331,6 +409,8 @@ fn angles_at(tr: &KeyTrack, at: usize, t: i32) -> Result<Vec<f32>, EvalError> {
             ),
         ));
     }
+    tcb_gate(tr, t)?;
+    chain_gates(tr, at, words, t)?;
     let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);
     let mut out = tr.keys[first].values.clone();
     for (i, slot) in out.iter_mut().enumerate().skip(at).take(words) {
@@ -358,6 +438,73 @@ fn angles_at(tr: &KeyTrack, at: usize, t: i32) -> Result<Vec<f32>, EvalError> {
     }
     Ok(out)
 }
+
+/// What the chain keys' angle curves do not cover, refused at tick `t`:
+///
+/// - keys that leave a link to its neighbouring keys (`Key::links_keyed`
+///   short of every link): the link's curve skips them (Yellow@Spawn's
+///   Bip01 Tail2 is 0.21 rad off the per-key curve around tick 4320, and its
+///   stored angles at 4320 are not its pose either), so only ticks at a key
+///   keying every link are evaluated;
+/// - in-betweens of a segment whose keys bend a link sideways (a2 ≠ 0): at
+///   the keys Yellow@Spawn's side-bent tail matches its FBX (2.8e-6), but
+///   between them the angles' TCB curves leave it up to 0.15 rad off, so
+///   Biped interpolates side-bent links otherwise.
+fn chain_gates(tr: &KeyTrack, at: usize, words: usize, t: i32) -> Result<(), EvalError> {
+    let links = words / 3;
+    let all = if links >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << links) - 1
+    };
+    let partial = tr
+        .keys
+        .iter()
+        .find(|k| k.links_keyed.is_some_and(|m| m & all != all));
+    if let Some(p) = partial {
+        let at_full_key = tr
+            .keys
+            .iter()
+            .any(|k| k.time == t && k.links_keyed.is_none_or(|m| m & all == all));
+        if !at_full_key {
+            return Err(EvalError::not_evaluated_why(
+                format!(
+                    "{} key at tick {} keys links {:#b} of {links}",
+                    tr.name,
+                    p.time,
+                    p.links_keyed.unwrap_or(0)
+                ),
+                "per-link keys",
+            ));
+        }
+    }
+    if let Some((i, j)) = segment_keys(tr, t) {
+        for k in [&tr.keys[i], &tr.keys[j]] {
+            let bent = (0..links).find_map(|l| {
+                k.values
+                    .get(at + 3 * l + 1)
+                    .filter(|a2| a2.abs() > SIDE_BEND_NOISE)
+                    .map(|a2| (l, *a2))
+            });
+            if let Some((l, a2)) = bent {
+                return Err(EvalError::not_evaluated_why(
+                    format!(
+                        "{} key at tick {} bends link {l} sideways (a2 = {a2})",
+                        tr.name, k.time
+                    ),
+                    "side-bent in-betweens",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Side bends at most this large (radians) are float noise, not bends:
+/// Yellow@Spawn's straight spine keys store a2 = 0.8e-6 … 1.5e-6 (with a1
+/// up to 1.1); an uninterpolated bend that small turns a link by less than
+/// 1e-5 rad, far inside the comparisons' 1e-3.
+const SIDE_BEND_NOISE: f32 = 1e-5;
 
 /// More links than any Biped chain has: damaged data.
 const MAX_CHAIN_LINKS: usize = 64;
@@ -520,6 +667,7 @@ pub fn pose_at(rig: &Rig, t: i32) -> Pose {
         pelvis,
         legs: [leg_at(rig, false, t), leg_at(rig, true, t)],
         chains: chains_at(rig, t),
+        toe_links: [toe_links_at(rig, false, t), toe_links_at(rig, true, t)],
     }
 }
 
@@ -541,6 +689,7 @@ mod tests {
                     time,
                     tcb: [25.0; 3],
                     values: q.to_vec(),
+                    links_keyed: None,
                 })
                 .collect(),
         }

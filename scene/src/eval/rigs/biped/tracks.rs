@@ -50,6 +50,10 @@ const TRACKS: [(u16, u16, &str, Layout); 13] = [
     (0x0149, 0x014a, "ponytail 2", Layout::Records { header: 4 }),
 ];
 
+/// Time record word holding the per-link keyed mask (records of more than
+/// 10 words).
+const LINK_MASK: usize = 10;
+
 /// One key of a keytrack.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Key {
@@ -58,6 +62,13 @@ pub struct Key {
     pub tcb: [f32; 3],
     /// The key's value record from the data chunk, as f32.
     pub values: Vec<f32>,
+    /// Word \[10\] of a longer time record (the per-link tracks: tail,
+    /// ponytails, head): a bit per link keyed at this key. biped-ld35
+    /// Yellow@Spawn's tail stores 7 (links 0–2) at every key but 4320, whose
+    /// 3 leaves link 2 to its neighbouring keys (its FBX puts Bip01 Tail2
+    /// elsewhere than that key's stored angles, while Tail and Tail1 match).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links_keyed: Option<u32>,
 }
 
 /// One decoded keytrack.
@@ -149,6 +160,7 @@ pub fn decode(group: &[Chunk], what: &str) -> Result<Vec<KeyTrack>, EvalError> {
                     time: r[0] as i32,
                     tcb: [f(r[7]), f(r[8]), f(r[9])],
                     values: values[k].clone(),
+                    links_keyed: r.get(LINK_MASK).copied(),
                 }
             })
             .collect();
