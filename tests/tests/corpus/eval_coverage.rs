@@ -35,6 +35,19 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
         "Bip01 R Ear0"
     ));
     assert!(has(&rabbit, "object", "Biped Object", "Bip01"));
+    // A rule refused inside the take, not at frame 0, is named too: the COM
+    // key Max stored at tick 5920 of Yellow@Spawn has bias 5 (not the
+    // default 25), which is not evaluated; the segment before it starts at
+    // 4320, the first frame the range check meets.
+    let spawn = gaps("biped-ld35/Yellow@Spawn.max");
+    assert!(
+        spawn.iter().any(|g| g.role == "transform controller"
+            && g.class.starts_with("Vertical/Horizontal/Turn (at tick 4320 ")
+            && g.class.contains("tick 5920")
+            && g.class.contains("bias 5")
+            && g.nodes.iter().any(|n| n == "Bip01")),
+        "{spawn:?}"
+    );
 
     // HI IK chains evaluate (eval/ik/plug.rs; tests/eval_ik_chains.rs checks a
     // refused chain is named).

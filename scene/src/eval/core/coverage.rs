@@ -23,6 +23,9 @@ const SC_SHAPE: u32 = 0x40;
 const TARGET_OBJECT: ClassId = ClassId(0x1020, 0);
 /// Controllers followed below one node's transform (damaged files may loop).
 const MAX_CONTROLLERS: usize = 64;
+/// Frames of the animation range a rig-placed node is checked at, at most
+/// (a longer range is checked at this many evenly spread frames).
+const MAX_RIG_SAMPLES: i64 = 1000;
 /// Modifiers followed down one stack.
 const MAX_STACK: usize = 256;
 /// The deepest parent chain followed (deeper is a cycle in damaged data).
@@ -81,8 +84,11 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
                 own_tm_gap = true;
                 add(role, class)
             };
-            match eval.direct_world(idx, 0) {
-                Some(Ok(_)) => {}
+            match eval
+                .direct_world(idx, 0)
+                .map(|r| r.and_then(|_| rig_over_range(eval, idx)))
+            {
+                Some(Ok(())) => {}
                 Some(Err(why)) => add_tm(
                     "transform controller",
                     format!("{} ({why})", class_name(eval, ctl)),
@@ -354,6 +360,35 @@ pub fn mesh_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
         },
         other => other,
     }
+}
+
+/// A rig-placed node (Biped, Link Constraint) may evaluate at frame 0 and not
+/// inside the take (a key rule that is refused for one segment): it is
+/// checked at every frame of the animation range, so a refusal anywhere in
+/// the take is named, not only by the glTF or `.anim` sample that meets it.
+fn rig_over_range(eval: &SceneEval, node: usize) -> Result<(), EvalError> {
+    use crate::settings::{time_config, TimeConfig};
+    let time = time_config(&eval.doc).unwrap_or(TimeConfig::DEFAULT);
+    let step = i64::from(time.ticks_per_frame.max(1));
+    let (start, end) = (i64::from(time.start), i64::from(time.end));
+    if end <= start {
+        return Ok(());
+    }
+    let frames = (end - start) / step + 1;
+    let stride = (frames + MAX_RIG_SAMPLES - 1) / MAX_RIG_SAMPLES;
+    let mut t = start;
+    while t <= end {
+        // Within i32: start and end are stored ticks.
+        let tick = t as i32;
+        if let Some(Err(why)) = eval.direct_world(node, tick) {
+            return Err(EvalError::not_evaluated_why(
+                format!("at tick {tick}"),
+                why.to_string(),
+            ));
+        }
+        t += step * stride.max(1);
+    }
+    Ok(())
 }
 
 /// [`gaps`] with the mesh coverage of this crate's evaluation.
