@@ -190,7 +190,7 @@ struct Job<'a> {
     gltf: bool,
     maps: &'a [PathBuf],
     ps_paths: &'a [PathBuf],
-    bank: Option<Arc<maxfs_exporters::nel::export::zone::TileBankFile>>,
+    bank: &'a Option<Arc<maxfs_exporters::nel::export::zone::TileBankFile>>,
     force: bool,
     claims: &'a Claims,
 }
@@ -508,7 +508,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
         gltf: args.gltf,
         maps: &args.maps,
         ps_paths: &args.ps_path,
-        bank,
+        bank: &bank,
         force: args.force,
         claims: &claims,
     };

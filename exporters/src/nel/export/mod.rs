@@ -226,12 +226,7 @@ pub fn export_with(
             ExportKind::PacsPrim => pacs_prim::export(&ctx, &mut out),
             ExportKind::Veget => veget::export(&ctx, &mut out),
             ExportKind::Clod => clod::export(&ctx, &mut out),
-            ExportKind::Zone => zone::export(
-                &ctx,
-                &mut out,
-                true,
-                ligozone_kind,
-            ),
+            ExportKind::Zone => zone::export(&ctx, &mut out, true, ligozone_kind),
             // With `zone` asked too, the bricks were exported there.
             ExportKind::LigoZone if zone_kind => {}
             ExportKind::LigoZone => zone::export(&ctx, &mut out, false, true),

@@ -261,6 +261,16 @@ fn transition_bricks(
     out
 }
 
+/// The object TM of the script's instance of `node` in transition slot `slot` (1..=9):
+/// the object offset (which `instance` keeps) times `buildTransitionMatrix` of the node
+/// TM, in Max's single precision.
+pub fn transition_object_tm(ctx: &Context, node: usize, slot: usize) -> ExportResult<Matrix3> {
+    let node_tm = matrix3(&ctx.eval.world_tm(node, 0));
+    let mt = transition_matrix(&node_tm, slot, CELL_SIZE)
+        .ok_or_else(|| ExportError::invalid(format!("transition slot {slot}")))?;
+    Ok(mul3(&matrix3(&ctx.eval.offset_tm(node)), &mt))
+}
+
 fn transition_brick(
     ctx: &Context,
     node: usize,
@@ -282,10 +292,7 @@ fn transition_brick(
         }
     }
     let props = with_passable(props, p.ligo_passable);
-    let node_tm = matrix3(&ctx.eval.world_tm(node, 0));
-    let mt = transition_matrix(&node_tm, slot, CELL_SIZE)
-        .ok_or_else(|| ExportError::invalid(format!("transition slot {slot}")))?;
-    let tm = mul3(&matrix3(&ctx.eval.offset_tm(node)), &mt);
+    let tm = transition_object_tm(ctx, node, slot)?;
     let how = ZoneTransform {
         symmetry: TRANSITION_SCALE[slot - 1],
         rotate: u32::from(TRANSITION_ROT[slot - 1]),
@@ -305,11 +312,10 @@ fn brick(
     how: ZoneTransform,
 ) -> ExportResult<Brick> {
     let p = node_rklpatch(ctx, node)?;
-    let (zone, zone_bytes) =
-        build_zone(ctx, &p, tm, 0, how).map_err(|e| ExportError::In {
-            context: "Error: can't export the Nel zone".into(),
-            source: Box::new(e),
-        })?;
+    let (zone, zone_bytes) = build_zone(ctx, &p, tm, 0, how).map_err(|e| ExportError::In {
+        context: "Error: can't export the Nel zone".into(),
+        source: Box::new(e),
+    })?;
     let use_box = script_int(ctx.props.node(node).raw(id::LIGO_USE_BOUNDINGBOX), 0) != 0;
     let (mask, w, h) = if use_box {
         square_mask(&zone, CELL_SIZE)?
@@ -362,9 +368,21 @@ pub fn template_mask(
     let template = zone_template::build(&vertices, &edges, CELL_SIZE, SNAP)
         .and_then(|t| zone_template::mask(&t))
         .map_err(|e| {
+            let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+            for v in &vertices {
+                for k in 0..2 {
+                    lo[k] = lo[k].min(v[k]);
+                    hi[k] = hi[k].max(v[k]);
+                }
+            }
             ExportError::invalid(format!(
-                "ligo zone template: {e} (CLigoError {})",
-                e as i32
+                "ligo zone template: {e} (CLigoError {}); {} open edges, vertices in x {}..{}, y {}..{}",
+                e as i32,
+                edges.len(),
+                lo[0],
+                hi[0],
+                lo[1],
+                hi[1]
             ))
         })?;
     Ok(template)

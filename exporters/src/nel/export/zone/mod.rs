@@ -46,9 +46,8 @@ pub struct TileBankFile {
 impl TileBankFile {
     /// Reads a `.bank` (`CTileBank::serial`) and computes its cross references.
     pub fn load(path: &std::path::Path) -> ExportResult<TileBankFile> {
-        let bytes = std::fs::read(path).map_err(|e| {
-            ExportError::invalid(format!("tile bank {}: {e}", path.display()))
-        })?;
+        let bytes = std::fs::read(path)
+            .map_err(|e| ExportError::invalid(format!("tile bank {}: {e}", path.display())))?;
         let name = path.file_name().map_or_else(
             || "bank.bank".to_string(),
             |n| n.to_string_lossy().into_owned(),
@@ -253,10 +252,7 @@ pub(crate) fn node_transform(
 
 /// The node's patch mesh at the patch level (NeL Edit Patch modifiers applied); any
 /// other modifier above is refused (ConvertToType to RklPatch would collapse it).
-pub(crate) fn node_rklpatch(
-    ctx: &Context,
-    node: usize,
-) -> ExportResult<std::sync::Arc<RklPatch>> {
+pub(crate) fn node_rklpatch(ctx: &Context, node: usize) -> ExportResult<std::sync::Arc<RklPatch>> {
     let (p, rest) = patch::node_patch(ctx.eval, node)
         .ok_or_else(|| ExportError::refused("not an RklPatch node"))??;
     if rest > 0 {
