@@ -106,6 +106,9 @@ fn fit_to_cell(info: &mut ZoneInfo) -> ([f32; 2], [f32; 2]) {
     (lo, k)
 }
 
+/// A corpus zone fitted to one cell: (file, zone, own patches, lo, k).
+type Fitted = (PathBuf, Zone, ZoneInfo, [f32; 2], [f32; 2]);
+
 /// The cell of each transition slot (nel_ligo_export.ms TransitionIds, slot → (x, y)).
 const SLOT_CELL: [(f32, f32); 9] = [
     (0.0, 0.0),
@@ -203,7 +206,7 @@ fn ligo_bricks_equal_nel_own_export_path() {
         [0.0, 0.0, 1.0],
         [0.0, 0.0, 0.0],
     ];
-    let usable: Vec<(PathBuf, Zone, ZoneInfo, [f32; 2], [f32; 2])> = zones
+    let usable: Vec<Fitted> = zones
         .iter()
         .filter_map(|zp| {
             let orig = read_zone(&std::fs::read(zp).expect("read"));
