@@ -1,8 +1,10 @@
 //! Ligo brick export (`NeLLigoExportZone` via nel_ligo_export.ms) from synthetic
-//! `.max` sources against NeL itself. Each source is a real corpus zone
-//! (nel/snowballs, `CZone::retrieve`) written as an RklPatch through the project's
-//! own writers (tests/src/zone_source.rs), named by the ligo protocol, with the node's
-//! pivot on a cell centre of the transition grid (object offset = −zone centre).
+//! `.max` sources against NeL itself. No corpus zone is a brick, so each source is a
+//! synthetic brick-shaped zone (`synthetic_brick`: patches on the 160 m cell lines with
+//! the tiles, colours and flags of a real nel/snowballs zone's patch) built through our
+//! `CZone::build`, retrieved, and written as an RklPatch through the project's own
+//! writers (tests/src/zone_source.rs), named by the ligo protocol, with the node's pivot
+//! on a cell centre of the transition grid (object offset = −zone centre).
 //! Per brick:
 //! - the `.zone` equals NeL's own path on the same patches
 //!   (tests/oracle/landscape_oracle.cpp `brick`: the object TM, CPatchInfo::transform
@@ -23,7 +25,7 @@ use maxfs_exporters::nel::export::zone::{ligo, TileBankFile};
 use maxfs_exporters::nel::export::{self as nexp, Context, ExportKind, ExportOptions};
 use maxfs_exporters::nel::zone::Zone;
 use maxfs_exporters::nel::zone_build::ligo::{TRANSITION_ROT, TRANSITION_SCALE};
-use maxfs_exporters::nel::zone_build::{retrieve, zone_template, ZoneInfo};
+use maxfs_exporters::nel::zone_build::{self, retrieve, BindInfo, ZoneInfo};
 use maxfs_exporters::nel::{read_nel, write_nel, NelFile};
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
@@ -106,7 +108,7 @@ fn fit_to_cell(info: &mut ZoneInfo) -> ([f32; 2], [f32; 2]) {
     (lo, k)
 }
 
-/// A corpus zone fitted to one cell: (file, zone, own patches, lo, k).
+/// A brick zone as NeL reads it: (file, zone, own patches, lo, k of the oracle's fit).
 type Fitted = (PathBuf, Zone, ZoneInfo, [f32; 2], [f32; 2]);
 
 /// The cell of each transition slot (nel_ligo_export.ms TransitionIds, slot → (x, y)).
@@ -187,8 +189,82 @@ fn template_input(info: &ZoneInfo, tm: &[[f32; 3]; 4], mirrored: bool) -> String
     s + &edges
 }
 
+/// A brick-shaped zone over the 160 m `cells` (x, y): `n`×`n` patches per cell on a
+/// regular grid with the cell lines as borders, corners counter-clockwise (NeL's
+/// `CBezierPatch` order), shared edges bound 1:1 (edge `e` meets the neighbour's edge
+/// `(e + 2) % 4`), base vertices numbered densely. Every patch takes the orders, tiles,
+/// colours, lumels, flags and noise of the source zone's first patch (a real corpus
+/// zone); heights follow one smooth field so shared borders agree.
+fn synthetic_brick(src: &ZoneInfo, n: usize, cells: &[(usize, usize)], zone_id: u16) -> ZoneInfo {
+    let proto = &src.patches[0];
+    let side = 160.0 / n as f32;
+    let height = |x: f32, y: f32| 3.0 * (x / 37.0).sin() + 2.0 * (y / 53.0).cos() + 0.01 * x;
+    let at = |s: f32, t: f32, a: usize, b: usize| {
+        let (x, y) = ((a as f32 + s) * side, (b as f32 + t) * side);
+        [x, y, height(x, y)]
+    };
+    // Patch grid positions, in cell then row order; their patch index.
+    let mut grid = Vec::new();
+    for &(cx, cy) in cells {
+        for b in 0..n {
+            for a in 0..n {
+                grid.push((cx * n + a, cy * n + b));
+            }
+        }
+    }
+    let index = |g: (usize, usize)| grid.iter().position(|&q| q == g);
+    let mut vertex_ids = std::collections::BTreeMap::new();
+    let mut patches = Vec::new();
+    for &(a, b) in &grid {
+        let mut pi = proto.clone();
+        // Corners A, B, C, D in (s, t) of the patch square, counter-clockwise.
+        let corner = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+        let lerp =
+            |p: (f32, f32), q: (f32, f32), f: f32| (p.0 + (q.0 - p.0) * f, p.1 + (q.1 - p.1) * f);
+        for k in 0..4 {
+            let (c, d) = (corner[k], corner[(k + 1) % 4]);
+            pi.patch.vertices[k] = at(c.0, c.1, a, b);
+            let t0 = lerp(c, d, 1.0 / 3.0);
+            let t1 = lerp(c, d, 2.0 / 3.0);
+            pi.patch.tangents[2 * k] = at(t0.0, t0.1, a, b);
+            pi.patch.tangents[2 * k + 1] = at(t1.0, t1.1, a, b);
+            let i = lerp(c, (0.5, 0.5), 2.0 / 3.0);
+            pi.patch.interiors[k] = at(i.0, i.1, a, b);
+            let key = (a + c.0 as usize, b + c.1 as usize);
+            let next = vertex_ids.len() as u16;
+            pi.base_vertices[k] = *vertex_ids.entry(key).or_insert(next);
+            // Edge k: bottom, right, top, left.
+            let nb = match k {
+                0 => b.checked_sub(1).map(|y| (a, y)),
+                1 => Some((a + 1, b)),
+                2 => Some((a, b + 1)),
+                _ => a.checked_sub(1).map(|x| (x, b)),
+            };
+            pi.bind_edges[k] = match nb.and_then(index) {
+                Some(p) => BindInfo {
+                    n_patchs: 1,
+                    zone_id,
+                    next: [p as u16, 0, 0, 0],
+                    edge: [((k + 2) % 4) as u8, 0, 0, 0],
+                    ..Default::default()
+                },
+                None => BindInfo {
+                    zone_id,
+                    ..Default::default()
+                },
+            };
+        }
+        patches.push(pi);
+    }
+    ZoneInfo {
+        zone_id,
+        patches,
+        border_vertices: Vec::new(),
+        point_lights: None,
+    }
+}
+
 #[test]
-#[ignore = "no corpus zone fitted to one cell has a ligo brick outline (MultipleEdge / NoEdgeVertices): needs a brick-shaped synthetic source; the oracle path is in place"]
 fn ligo_bricks_equal_nel_own_export_path() {
     let zones = files_with_ext(&corpus_dir().join("nel"), &["zonel", "zone"]);
     assert!(!zones.is_empty());
@@ -197,46 +273,55 @@ fn ligo_bricks_equal_nel_own_export_path() {
     let mut failures = Vec::new();
     let (mut zones_equal, mut masks_equal, mut texts_equal) = (0, 0, 0);
     let mut written: Vec<PathBuf> = Vec::new();
-    // The zones whose outline, fitted to one cell, is a ligo brick outline (most
-    // snowballs borders are jagged: MultipleEdge), up to three; every transition slot
-    // (all mirror / turn cases) and a material brick of each.
-    let identity = [
-        [1.0, 0.0, 0.0],
-        [0.0, 1.0, 0.0],
-        [0.0, 0.0, 1.0],
-        [0.0, 0.0, 0.0],
-    ];
-    let usable: Vec<Fitted> = zones
+    let mut expected = 0;
+    // No corpus zone is a ligo brick (the snowballs zones are off the 160 m grid and,
+    // fitted to a cell, their borders are jagged: MultipleEdge), so the bricks are
+    // synthetic (`synthetic_brick`), written as `.zone` through our CZone::build and
+    // handed to NeL as such (no fitting: lo 0, k 1): one cell of 2×2 and of 4×4
+    // patches and an L of three cells of 2×2 patches, each from the first patch of a
+    // different corpus zone. Every transition slot (all mirror /
+    // turn cases) and a material brick of each.
+    let one = [(0, 0)];
+    let ell = [(0, 0), (1, 0), (0, 1)];
+    let shapes: [(usize, &[(usize, usize)]); 3] = [(2, &one), (4, &one), (2, &ell)];
+    let usable: Vec<Fitted> = shapes
         .iter()
-        .filter_map(|zp| {
+        .enumerate()
+        .map(|(i, &(n, cells))| {
+            let zp = &zones[i % zones.len()];
             let orig = read_zone(&std::fs::read(zp).expect("read"));
-            let mut info = own_patches(&orig);
-            let (lo, k) = fit_to_cell(&mut info);
-            let text = template_input(&info, &identity, false);
-            let mut v = Vec::new();
-            let mut e = Vec::new();
-            for l in text.lines() {
-                let f: Vec<&str> = l.split_whitespace().collect();
-                match f[0] {
-                    "v" => v.push([f[1], f[2], f[3]].map(|x| x.parse::<f32>().unwrap_or(0.0))),
-                    _ => e.push((f[1].parse().unwrap_or(0), f[2].parse().unwrap_or(0))),
-                }
-            }
-            zone_template::build(&v, &e, 160.0, 1.0)
-                .ok()
-                .map(|_| (zp.clone(), orig, info, lo, k))
+            let src = own_patches(&orig);
+            let synth = synthetic_brick(&src, n, cells, orig.zone_id);
+            let built = zone_build::build_with(&synth, &Default::default()).expect("build");
+            let name = format!(
+                "synthetic-{}cells-{n}x{n}-from-{}.zone",
+                cells.len(),
+                zp.file_stem().unwrap().to_string_lossy()
+            );
+            let path = dir.path().join(name);
+            let bytes = write_nel(&NelFile::Zone(built)).expect("write");
+            std::fs::write(&path, &bytes).expect("write");
+            let zone = read_zone(&bytes);
+            let info = own_patches(&zone);
+            (path, zone, info, [0.0; 2], [1.0; 2])
         })
-        .take(3)
         .collect();
-    eprintln!("{} corpus zones fit one brick cell", usable.len());
-    assert!(!usable.is_empty(), "no corpus zone outline fits a brick");
     for (zp, _orig, info, lo, k) in &usable {
         let (zp, lo, k) = (zp.as_path(), *lo, *k);
         let zname = zp.file_name().unwrap().to_string_lossy().into_owned();
         let c = [80.0f32, 80.0];
         let model = rklpatch_from_zone(info, [0.0; 3]);
+        // A transition brick is one cell (the slot comes from the node's centre); a
+        // brick over several cells is exported as a material brick only.
+        let multi_cell = info
+            .patches
+            .iter()
+            .flat_map(|p| p.patch.vertices)
+            .any(|v| v[0] > 160.5 || v[1] > 160.5);
+        let slots = if multi_cell { 0 } else { 9 };
+        expected += 1 + slots;
         let cases: Vec<(&str, Option<usize>)> = std::iter::once(("zonematerial-foret-a1", None))
-            .chain((1..=9).map(|s| ("zonetransition-foret-prairie-2", Some(s))))
+            .chain((1..=slots).map(|s| ("zonetransition-foret-prairie-2", Some(s))))
             .collect();
         for (stem, slot) in cases {
             let cell = slot.map_or((0.0, 0.0), |s| SLOT_CELL[s - 1]);
@@ -373,6 +458,49 @@ fn ligo_bricks_equal_nel_own_export_path() {
             }
         }
     }
+    // One patch per cell: its open edges run corner to corner, and NeL's CZoneTemplate
+    // refuses consecutive vertices on different X lines (VertexList, code 4); so must we.
+    {
+        let orig = read_zone(&std::fs::read(&zones[0]).expect("read"));
+        let single = synthetic_brick(&own_patches(&orig), 1, &[(0, 0)], orig.zone_id);
+        let tfile = dir.path().join("single.template");
+        let identity = [
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [0.0, 0.0, 0.0],
+        ];
+        std::fs::write(&tfile, template_input(&single, &identity, false)).expect("write");
+        let r = run(
+            &oracle(),
+            &[
+                "template".into(),
+                "160".into(),
+                "1".into(),
+                tfile.display().to_string(),
+            ],
+        );
+        assert_eq!(r.trim(), "FAIL 4", "NeL on a one-patch brick");
+        let model = rklpatch_from_zone(&single, [0.0; 3]);
+        let bytes = write_source_at(
+            &model,
+            &SourceOptions {
+                node_name: "brick",
+                cancel_translation: None,
+                edit_patch: None,
+                frozen: false,
+                second_node: None,
+            },
+            Some(([80.0, 80.0, 1.0], [-80.0, -80.0, -1.0])),
+        );
+        let (out, _) = export(&bytes, "zonematerial-foret-a1", &bank);
+        assert!(
+            !out.outputs.iter().any(|o| o.kind == ExportKind::LigoZone)
+                && out.errors_text().contains("(VertexList) (CLigoError 4)"),
+            "{}",
+            out.errors_text()
+        );
+    }
     // NeL reads every exported file back.
     let mut args = vec!["reread".to_string()];
     args.extend(written.iter().map(|p| p.display().to_string()));
@@ -388,7 +516,7 @@ fn ligo_bricks_equal_nel_own_export_path() {
         written.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(zones_equal, usable.len() * 10);
+    assert_eq!(zones_equal, expected);
     assert_eq!(ok, written.len());
 }
 
