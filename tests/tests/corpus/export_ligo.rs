@@ -413,6 +413,14 @@ fn ligo_bricks_equal_nel_own_export_path() {
                 failures.push(format!("{tag}: NeL template: {r}"));
                 continue;
             };
+            // The L is an L to NeL too: 2×2 cells, three of them set.
+            if multi_cell {
+                assert_eq!(
+                    (w, h, mask.bytes().filter(|&b| b == b'1').count()),
+                    ("2", "2", 3),
+                    "{tag}: NeL's mask {mask}"
+                );
+            }
             // The .ligozone NeL writes for the script's categories and NeL's mask.
             let src = maxfs_exporters::nel::zone_build::ligo::BrickSource::from_stem(stem)
                 .expect("brick source");
