@@ -75,6 +75,7 @@ pub fn pipeline_dir(kind: ExportKind, with_coarse_mesh: bool) -> &'static str {
         ExportKind::Veget => "veget",
         ExportKind::Zone => "zone",
         ExportKind::Clod => "clod_export",
+        ExportKind::LigoZone => "ligozone",
     }
 }
 

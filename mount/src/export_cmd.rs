@@ -34,7 +34,7 @@ pub struct ExportArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// NeL kinds to export, comma-separated: shape, ig, skel, anim, swt, cmb,
-    /// pacs_prim, veget, zone, shape_anim. Default: all of them, unless only
+    /// pacs_prim, veget, zone, shape_anim, clod, ligozone. Default: all of them, unless only
     /// --gltf is given.
     #[arg(long, value_delimiter = ',')]
     pub kind: Vec<String>,
@@ -51,6 +51,11 @@ pub struct ExportArgs {
     /// repeatable.
     #[arg(long, value_name = "DIR")]
     pub ps_path: Vec<PathBuf>,
+    /// The ecosystem's small tile bank (`.bank`) that zone symmetry / rotation
+    /// (ligo transition bricks, ZONE_SYMMETRY / ZONE_ROTATE) go through; without
+    /// it such zones are refused by name in errors.txt.
+    #[arg(long, value_name = "FILE")]
+    pub bank: Option<PathBuf>,
     /// Parallel jobs (default: one per core).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
@@ -185,6 +190,7 @@ struct Job<'a> {
     gltf: bool,
     maps: &'a [PathBuf],
     ps_paths: &'a [PathBuf],
+    bank: &'a Option<Arc<maxfs_exporters::nel::export::zone::TileBankFile>>,
     force: bool,
     claims: &'a Claims,
 }
@@ -394,6 +400,7 @@ fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Res
                 roots: job.ps_paths.to_vec(),
                 log: None,
             }),
+            bank: job.bank.clone(),
         };
         let set = ExportSet::build_with(&source_stem(p), &eval, job.kinds, &options);
         for f in &set.files {
@@ -483,6 +490,16 @@ pub fn run(args: ExportArgs) -> ExitCode {
     };
     let (files, problems) = walk::collect(&args.paths, &|p| walk::has_ext(p, "max"));
     let claims = Arc::new(Claims::default());
+    let bank = match &args.bank {
+        Some(b) => match maxfs_exporters::nel::export::zone::TileBankFile::load(b) {
+            Ok(bank) => Some(Arc::new(bank)),
+            Err(e) => {
+                eprintln!("maxfs export: --bank: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => None,
+    };
     let job = Job {
         out: &args.out,
         layout: args.layout,
@@ -491,6 +508,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
         gltf: args.gltf,
         maps: &args.maps,
         ps_paths: &args.ps_path,
+        bank: &bank,
         force: args.force,
         claims: &claims,
     };

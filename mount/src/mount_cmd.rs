@@ -35,6 +35,11 @@ pub struct MountArgs {
     /// of `export/*.ig`, after the stored path and the .max's folder; repeatable.
     #[arg(long, value_name = "DIR")]
     pub ps_path: Vec<PathBuf>,
+    /// The ecosystem's small tile bank (`.bank`) that zone symmetry / rotation
+    /// (ligo transition bricks, ZONE_SYMMETRY / ZONE_ROTATE) go through in
+    /// `export/*.zone`; without it such zones are refused by name.
+    #[arg(long, value_name = "FILE")]
+    pub bank: Option<PathBuf>,
     /// Print the caches' statistics (hits, misses, evictions, bytes held per
     /// cache, parses) as one JSON line on stderr every SECS seconds and at unmount.
     #[arg(long, value_name = "SECS")]
@@ -305,6 +310,16 @@ pub fn run(args: MountArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let bank = match &args.bank {
+        Some(b) => match maxfs_exporters::nel::export::zone::TileBankFile::load(b) {
+            Ok(bank) => Some(Arc::new(bank)),
+            Err(e) => {
+                eprintln!("maxfs: --bank: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => None,
+    };
     let tree = Arc::new(MaxFs::new(
         src.clone(),
         Options {
@@ -315,6 +330,7 @@ pub fn run(args: MountArgs) -> ExitCode {
             list_chunks: !args.hide_chunks,
             maps: args.maps.clone(),
             ps_paths: args.ps_path.clone(),
+            bank,
         },
     ));
     if let Err(e) = block_signals() {

@@ -290,6 +290,20 @@ pub struct SourceOptions<'a> {
 
 /// A `.max` holding one RklPatch node built from `model`.
 pub fn write_source(model: &RklPatch, o: &SourceOptions) -> Vec<u8> {
+    write_source_at(model, o, None)
+}
+
+/// block.max's Position XYZ sub-controllers (Bezier Float, no keys: the value in 0x2501).
+const POSITION_FLOATS: [usize; 3] = [354, 355, 356];
+
+/// [`write_source`] with the node placed: `(node position, object offset position)`
+/// replace block.max's (6.5197515, 4.7095585, 1) and (0, 0, -1), so the pivot (the node
+/// position) can sit anywhere, e.g. at a ligo cell centre.
+pub fn write_source_at(
+    model: &RklPatch,
+    o: &SourceOptions,
+    placement: Option<([f32; 3], [f32; 3])>,
+) -> Vec<u8> {
     let mut file = MaxFile::open(&corpus_dir().join(TEMPLATE)).expect("template opens");
     let rkl = add_class(&mut file, RKLPATCH_CLASS, 0x10, "RklPatch", "nelpatch.dlo");
     let nep = add_class(
@@ -322,8 +336,23 @@ pub fn write_source(model: &RklPatch, o: &SourceOptions) -> Vec<u8> {
             _ => {}
         }
     }
+    if let Some((_, offset)) = placement {
+        for c in node.iter_mut().filter(|c| c.id == 0x096a) {
+            let p: Vec<u8> = offset.iter().flat_map(|v| v.to_le_bytes()).collect();
+            c.body = Body::Leaf(p.into());
+        }
+    }
     if o.frozen {
         node.push(Chunk::leaf(0x0976, Vec::new()));
+    }
+    if let Some((pos, _)) = placement {
+        for (k, &idx) in POSITION_FLOATS.iter().enumerate() {
+            for c in children(&mut objects[idx]).iter_mut() {
+                if c.id == 0x2501 {
+                    c.body = Body::Leaf(pos[k].to_le_bytes().to_vec().into());
+                }
+            }
+        }
     }
     if let Some(name) = o.second_node {
         let mut copy = objects[NODE].clone();

@@ -112,6 +112,7 @@ impl MaxFs {
                     log: Some(log.clone()),
                     ..ps_search
                 }),
+                bank: self.bank.clone(),
             };
             let r = l.build_exports(&stem, &options);
             match &r {
@@ -185,8 +186,13 @@ impl MaxFs {
         let i = &self.inflate;
         // The texture search roots decide which images scene.glb embeds.
         let place = format!(
-            "{what}|inflate {}x {} {}|maps {:?}|ps {:?}",
-            i.ratio, i.floor, i.max, self.maps, self.ps_paths
+            "{what}|inflate {}x {} {}|maps {:?}|ps {:?}|bank {:?}",
+            i.ratio,
+            i.floor,
+            i.max,
+            self.maps,
+            self.ps_paths,
+            self.bank.as_ref().map(|b| &b.path)
         );
         Some((disk, hash, place))
     }

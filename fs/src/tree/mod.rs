@@ -54,6 +54,8 @@ pub struct Options {
     /// shapes (`.ps`) of FX instances in instance groups, after the stored
     /// path and the `.max`'s folder.
     pub ps_paths: Vec<PathBuf>,
+    /// The tile bank zone symmetry / rotation go through (`--bank`).
+    pub bank: Option<Arc<maxfs_exporters::nel::export::zone::TileBankFile>>,
 }
 
 impl Default for Options {
@@ -66,6 +68,7 @@ impl Default for Options {
             list_chunks: true,
             maps: Vec::new(),
             ps_paths: Vec::new(),
+            bank: None,
         }
     }
 }
@@ -326,6 +329,7 @@ pub struct MaxFs {
     max_parse_bytes: u64,
     maps: Vec<PathBuf>,
     ps_paths: Vec<PathBuf>,
+    bank: Option<Arc<maxfs_exporters::nel::export::zone::TileBankFile>>,
 }
 
 impl MaxFs {
@@ -344,6 +348,7 @@ impl MaxFs {
             max_parse_bytes: options.document_bytes.max(MIN_PARSE_LIMIT),
             maps: options.maps,
             ps_paths: options.ps_paths,
+            bank: options.bank,
         }
     }
 

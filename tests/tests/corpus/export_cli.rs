@@ -22,6 +22,7 @@ fn args(paths: Vec<PathBuf>, out: &Path) -> ExportArgs {
         gltf: false,
         maps: Vec::new(),
         ps_path: Vec::new(),
+        bank: None,
         jobs: Some(2),
         tag_dir: None,
         force: false,

@@ -21,6 +21,7 @@ fn export(src: &Path, out: &Path, kinds: &[&str], gltf: bool) -> ExitCode {
         gltf,
         maps: Vec::new(),
         ps_path: Vec::new(),
+        bank: None,
         jobs: Some(1),
         tag_dir: None,
         force: false,

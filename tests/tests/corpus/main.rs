@@ -58,6 +58,7 @@ mod export_ig;
 mod export_ig_current;
 mod export_ig_lights;
 mod export_ik;
+mod export_ligo;
 mod export_morph;
 mod export_mrm;
 mod export_physique_shape;

@@ -209,21 +209,24 @@ pub enum BrickSource {
 }
 
 impl BrickSource {
-    /// Classifies a source file stem (without `.max`); `None` for other files. Extra
-    /// '-' separated tokens are ignored, as the script only reads the ones it needs.
+    /// Classifies a source file stem (without `.max`); `None` for other files. The script
+    /// splits the name on '-' (`filterString`, empty tokens dropped) and takes a file only
+    /// when the token count is exactly 3 (`zonematerial`), 2 (`zonespecial`) or 4
+    /// (`zonetransition`) and the first token is that word (MAXScript's string `==`,
+    /// compared as stored): `zonematerial-jungle-jungle-2` is not a brick source.
     pub fn from_stem(stem: &str) -> Option<Self> {
         let tok: Vec<&str> = stem.split('-').filter(|t| !t.is_empty()).collect();
-        let at = |i: usize| tok.get(i).map(|s| s.to_string());
-        match tok.first()?.to_ascii_lowercase().as_str() {
-            "zonematerial" => Some(BrickSource::Material {
-                material: at(1)?,
-                cell: at(2)?,
+        let s = |i: usize| tok[i].to_string();
+        match (tok.first().copied()?, tok.len()) {
+            ("zonematerial", 3) => Some(BrickSource::Material {
+                material: s(1),
+                cell: s(2),
             }),
-            "zonespecial" => Some(BrickSource::Special { name: at(1)? }),
-            "zonetransition" => Some(BrickSource::Transition {
-                a: at(1)?,
-                b: at(2)?,
-                t: at(3)?,
+            ("zonespecial", 2) => Some(BrickSource::Special { name: s(1) }),
+            ("zonetransition", 4) => Some(BrickSource::Transition {
+                a: s(1),
+                b: s(2),
+                t: s(3),
             }),
             _ => None,
         }
@@ -531,6 +534,17 @@ mod tests {
             ]
         );
         assert!(BrickSource::from_stem("12_ab").is_none());
+        // Seed S003 l.302: a dash in the cell name makes 4 tokens, which the script skips.
+        assert!(BrickSource::from_stem("zonematerial-jungle-jungle-2").is_none());
+        assert!(BrickSource::from_stem("zonespecial-a-b").is_none());
+        assert!(BrickSource::from_stem("zonetransition-a-b").is_none());
+        // filterString drops empty tokens.
+        assert_eq!(
+            BrickSource::from_stem("zonespecial--pont"),
+            Some(BrickSource::Special {
+                name: "pont".into()
+            })
+        );
     }
 
     #[test]

@@ -48,6 +48,10 @@ pub const PORTAL_VERSION: u32 = 1;
 
 /// Writes every instance group of the file.
 pub fn export(ctx: &Context, out: &mut Exports) {
+    if let Some(src) = crate::nel::zone_build::ligo::BrickSource::from_stem(ctx.stem) {
+        ligo_brick_igs(ctx, &src, out);
+        return;
+    }
     let groups = select::ig_groups(ctx);
     if groups.is_empty() {
         // Only files prepared for NeL (some node sets a NeL property) get the
@@ -63,6 +67,43 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     }
     for g in groups {
         emit(ctx, &g.file_name, &g.nodes, out);
+    }
+}
+
+/// nel_ligo_export.ms `exportInstanceGroupFromZone` on a ligo brick source: IGNAME
+/// lowercased (its own `getIg`), every named group of a material or special source
+/// (`igName` ""), no whole-scene group. A transition source exports, per slot, only the
+/// group named after that slot's brick, its nodes moved by `buildTransitionMatrixObj`:
+/// not done here, so those groups are refused by name; groups named after no brick are
+/// exported by no slot (the script's rule), and listed as such.
+fn ligo_brick_igs(
+    ctx: &Context,
+    src: &crate::nel::zone_build::ligo::BrickSource,
+    out: &mut Exports,
+) {
+    use crate::nel::zone_build::ligo::BrickSource;
+    let groups = select::ig_groups_with(ctx, true);
+    match src {
+        BrickSource::Material { .. } | BrickSource::Special { .. } => {
+            for g in groups {
+                emit(ctx, &g.file_name, &g.nodes, out);
+            }
+        }
+        BrickSource::Transition { .. } => {
+            let bricks: Vec<String> = src
+                .bricks()
+                .into_iter()
+                .map(|(n, _)| n.to_ascii_lowercase())
+                .collect();
+            for g in groups {
+                let why = if bricks.contains(&g.ig_name) {
+                    "ligo transition brick instance group: its nodes go through buildTransitionMatrixObj, not evaluated"
+                } else {
+                    "IGNAME names no brick of this transition source: nel_ligo_export.ms exports it from no slot"
+                };
+                out.push_error(ExportKind::Ig, &g.file_name, why);
+            }
+        }
     }
 }
 

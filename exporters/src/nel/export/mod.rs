@@ -49,10 +49,13 @@ pub enum ExportKind {
     ShapeAnim,
     /// Character LODs (clodbank's clod_export.ms).
     Clod,
+    /// Ligo brick descriptions (nel_ligo_export.ms `NeLLigoExportZone`): the `.ligozone`
+    /// of each brick of a `zonematerial-` / `zonespecial-` / `zonetransition-` source.
+    LigoZone,
 }
 
 impl ExportKind {
-    pub const ALL: [ExportKind; 11] = [
+    pub const ALL: [ExportKind; 12] = [
         ExportKind::Shape,
         ExportKind::Ig,
         ExportKind::Skel,
@@ -64,6 +67,7 @@ impl ExportKind {
         ExportKind::Zone,
         ExportKind::ShapeAnim,
         ExportKind::Clod,
+        ExportKind::LigoZone,
     ];
 
     /// The name used on the command line (`--kind shape,ig`); the file
@@ -81,6 +85,7 @@ impl ExportKind {
             ExportKind::Zone => "zone",
             ExportKind::ShapeAnim => "shape_anim",
             ExportKind::Clod => "clod",
+            ExportKind::LigoZone => "ligozone",
         }
     }
 
@@ -159,6 +164,9 @@ pub struct Context<'a> {
     pub props: properties::SceneProperties,
     /// Where `.ps` files are looked for (ig_fx.rs); None: nowhere.
     pub ps_search: Option<crate::gltf::TextureSearch>,
+    /// The tile bank zone symmetry / rotation go through (`--bank`); None: such zones
+    /// are refused by name.
+    pub bank: Option<std::sync::Arc<zone::TileBankFile>>,
 }
 
 /// What an export may read besides the scene.
@@ -167,6 +175,8 @@ pub struct ExportOptions {
     /// Particle-system shapes (`.ps`) for the FX instances' cluster test: the
     /// stored path, beside the `.max`, then below these folders.
     pub ps_search: Option<crate::gltf::TextureSearch>,
+    /// The ecosystem's small tile bank (`NelSetTileBank`), for zone symmetry / rotation.
+    pub bank: Option<std::sync::Arc<zone::TileBankFile>>,
 }
 
 impl<'a> Context<'a> {
@@ -178,6 +188,7 @@ impl<'a> Context<'a> {
             eval,
             props: properties::SceneProperties::of(&eval.graph),
             ps_search: None,
+            bank: None,
         }
     }
 }
@@ -198,9 +209,12 @@ pub fn export_with(
     let mut out = Exports::default();
     let mut ctx = Context::new(stem, eval);
     ctx.ps_search = options.ps_search.clone();
+    ctx.bank = options.bank.clone();
     let mut kinds = kinds.to_vec();
     kinds.sort();
     kinds.dedup();
+    let zone_kind = kinds.contains(&ExportKind::Zone);
+    let ligozone_kind = kinds.contains(&ExportKind::LigoZone);
     for kind in kinds {
         match kind {
             ExportKind::Shape => shape::export(&ctx, &mut out),
@@ -212,7 +226,10 @@ pub fn export_with(
             ExportKind::PacsPrim => pacs_prim::export(&ctx, &mut out),
             ExportKind::Veget => veget::export(&ctx, &mut out),
             ExportKind::Clod => clod::export(&ctx, &mut out),
-            ExportKind::Zone => zone::export(&ctx, &mut out),
+            ExportKind::Zone => zone::export(&ctx, &mut out, true, ligozone_kind),
+            // With `zone` asked too, the bricks were exported there.
+            ExportKind::LigoZone if zone_kind => {}
+            ExportKind::LigoZone => zone::export(&ctx, &mut out, false, true),
             ExportKind::ShapeAnim => shape_anim::export(&ctx, &mut out),
         }
     }

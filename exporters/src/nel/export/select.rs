@@ -286,19 +286,34 @@ pub fn automatic_anim_nodes(ctx: &Context) -> Vec<Selected> {
 /// case-sensitive compare); per group the `geometry`, then `lights`, then
 /// `helpers` nodes carrying that name, each pass in tree order.
 pub fn ig_groups(ctx: &Context) -> Vec<IgGroup> {
+    ig_groups_with(ctx, false)
+}
+
+/// [`ig_groups`] as nel_ligo_export.ms's own `getIg` reads IGNAME: lowercased
+/// (`lowercase`, ASCII letters), so groups, members and file names are lowercase.
+pub fn ig_groups_with(ctx: &Context, lowercase: bool) -> Vec<IgGroup> {
     let order = tree_order(ctx.graph);
+    let ig_of = |i: usize| {
+        ctx.props.node(i).raw(id::IGNAME).map(|s| {
+            if lowercase {
+                s.to_ascii_lowercase()
+            } else {
+                s.to_string()
+            }
+        })
+    };
     let mut names: Vec<String> = Vec::new();
     for &i in &order {
-        if let Some(ig) = ctx.props.node(i).raw(id::IGNAME) {
-            if !ig.is_empty() && !names.iter().any(|n| n == ig) {
-                names.push(ig.to_string());
+        if let Some(ig) = ig_of(i) {
+            if !ig.is_empty() && !names.contains(&ig) {
+                names.push(ig);
             }
         }
     }
     names
         .into_iter()
         .map(|ig| {
-            let member = |i: &usize| ctx.props.node(*i).raw(id::IGNAME) == Some(ig.as_str());
+            let member = |i: &usize| ig_of(*i).as_deref() == Some(ig.as_str());
             IgGroup {
                 file_name: format!("{ig}.ig"),
                 nodes: by_category(ctx, &order, member),

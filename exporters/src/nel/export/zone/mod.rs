@@ -7,8 +7,12 @@
 //! two non-frozen RklPatch nodes (seed S003 l.299: the seed's port refuses
 //! them; zone_export.ms would export the first one Max lists), a name findID
 //! cannot read, DONTEXPORT, a modifier above the patch level, symmetry or
-//! rotation (they need the tile bank), and every refusal of `rules`.
+//! rotation without a tile bank (`--bank`), and every refusal of `rules`.
+//!
+//! A file named by the ligo protocol (`zonematerial-*`, `zonespecial-*`,
+//! `zonetransition-*`) is a ligo brick source instead: `ligo` exports it.
 
+pub mod ligo;
 pub mod rules;
 
 use crate::error::{ExportError, ExportResult};
@@ -18,8 +22,48 @@ use maxfs_scene::eval::objects::patch;
 use super::properties::id;
 use super::skel::checked_bytes;
 use super::{Context, ExportKind, Exports, Output};
+use crate::nel::zone::Zone;
+use crate::nel::zone_build::tile_bank::BankXRef;
+use crate::nel::zone_build::transform::{transform, ZoneTransform};
 use crate::nel::zone_build::{build_with, BuildOptions, ZoneInfo};
 use crate::nel::{NelFile, NelKind};
+use maxfs_scene::rklpatch::RklPatch;
+
+/// The cell size and weld threshold every zone export hands `CPatchInfo::transform`: the
+/// direct export's literal `160, 1` (script.cpp ExportRykolZone) and the ligo plug-in's
+/// `config.CellSize, config.Snap` (ligoscape.cfg: 160 and 1).
+pub const SNAP_CELL: f32 = 160.0;
+pub const WELD_THRESHOLD: f32 = 1.0;
+
+/// The tile bank a symmetrised or turned zone is exported with (`NelSetTileBank`, the
+/// ecosystem's small bank): where it was read from, and what the transform asks of it.
+#[derive(Debug, Clone)]
+pub struct TileBankFile {
+    pub path: std::path::PathBuf,
+    pub xref: BankXRef,
+}
+
+impl TileBankFile {
+    /// Reads a `.bank` (`CTileBank::serial`) and computes its cross references.
+    pub fn load(path: &std::path::Path) -> ExportResult<TileBankFile> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| ExportError::invalid(format!("tile bank {}: {e}", path.display())))?;
+        let name = path.file_name().map_or_else(
+            || "bank.bank".to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        match crate::nel::read_nel(&bytes, &name)? {
+            NelFile::TileBank(b) => Ok(TileBankFile {
+                path: path.to_path_buf(),
+                xref: BankXRef::new(&b)?,
+            }),
+            _ => Err(ExportError::invalid(format!(
+                "{} is not a tile bank",
+                path.display()
+            ))),
+        }
+    }
+}
 
 /// `NEL3D_APPDATA_ZONE_ROTATE` / `_SYMMETRY` (nel_patch_mesh.h l.80-81).
 pub const APPDATA_ZONE_ROTATE: u32 = 1_266_703_978;
@@ -65,7 +109,7 @@ fn maxscript_integer(s: &str) -> Option<i64> {
 }
 
 /// `getScriptAppData(node, id, def)`: sscanf "%d" of the stored text.
-fn script_int(text: Option<&str>, def: i64) -> i64 {
+pub(crate) fn script_int(text: Option<&str>, def: i64) -> i64 {
     let Some(t) = text else { return def };
     let t = t.trim_start();
     let end = t
@@ -76,11 +120,22 @@ fn script_int(text: Option<&str>, def: i64) -> i64 {
 }
 
 /// The object TM as Max's single-precision Matrix3.
-fn matrix3(m: &Mat43) -> rules::Matrix3 {
+pub(crate) fn matrix3(m: &Mat43) -> rules::Matrix3 {
     m.0.map(|r| [r.0 as f32, r.1 as f32, r.2 as f32])
 }
 
-pub fn export(ctx: &Context, out: &mut Exports) {
+/// The zone kinds of one file: a ligo brick source exports its bricks (`.zone` and / or
+/// `.ligozone` as asked), any other file its direct `.zone`.
+pub fn export(ctx: &Context, out: &mut Exports, zone: bool, ligozone: bool) {
+    if let Some(src) = crate::nel::zone_build::ligo::BrickSource::from_stem(ctx.stem) {
+        ligo::export(ctx, out, &src, zone, ligozone);
+    } else if zone {
+        export_direct(ctx, out);
+    }
+}
+
+/// The non-frozen RklPatch nodes and all RklPatch nodes of the file, in scene order.
+pub(crate) fn rklpatch_nodes(ctx: &Context) -> (Vec<usize>, Vec<usize>) {
     let eval = ctx.eval;
     let nodes: Vec<usize> = ctx
         .graph
@@ -93,17 +148,24 @@ pub fn export(ctx: &Context, out: &mut Exports) {
         })
         .map(|o| o.index)
         .collect();
-    let name_of = |i: usize| {
-        ctx.graph.objects[i]
-            .node
-            .as_ref()
-            .map_or_else(String::new, |n| n.name.clone())
-    };
-    let live: Vec<usize> = nodes
+    let live = nodes
         .iter()
         .copied()
         .filter(|&i| !eval.chunks(i).iter().any(|c| c.id == FROZEN_CHUNK))
         .collect();
+    (live, nodes)
+}
+
+pub(crate) fn node_name(ctx: &Context, i: usize) -> String {
+    ctx.graph.objects[i]
+        .node
+        .as_ref()
+        .map_or_else(String::new, |n| n.name.clone())
+}
+
+fn export_direct(ctx: &Context, out: &mut Exports) {
+    let (live, nodes) = rklpatch_nodes(ctx);
+    let name_of = |i: usize| node_name(ctx, i);
     let node = match live.as_slice() {
         [one] => *one,
         [] if !nodes.is_empty() => {
@@ -161,13 +223,36 @@ pub fn zone_bytes(ctx: &Context, node: usize, name: &str) -> ExportResult<Vec<u8
         return Err(ExportError::refused("DONTEXPORT is set"));
     }
     let zone_id = zone_id(name)?;
-    if script_int(props.raw(APPDATA_ZONE_SYMMETRY), 0) != 0
-        || script_int(props.raw(APPDATA_ZONE_ROTATE), 0) != 0
-    {
-        return Err(ExportError::refused(
-            "zone symmetry / rotation needs the tile bank (CPatchInfo::transform): not evaluated",
-        ));
-    }
+    let how = node_transform(props)?;
+    let p = node_rklpatch(ctx, node)?;
+    let tm = matrix3(&ctx.eval.object_tm(node, 0));
+    let (_, bytes) = build_zone(ctx, &p, &tm, zone_id, how)?;
+    Ok(bytes)
+}
+
+/// ZONE_SYMMETRY / ZONE_ROTATE as `getScriptAppData` reads them. A rotation outside 0..3
+/// is refused: NeL would turn the matrix by it but the tiles by it modulo 4.
+pub(crate) fn node_transform(
+    props: &super::properties::NodeProperties,
+) -> ExportResult<ZoneTransform> {
+    let rotate = script_int(props.raw(APPDATA_ZONE_ROTATE), 0);
+    let rotate = u32::try_from(rotate)
+        .ok()
+        .filter(|r| *r < 4)
+        .ok_or_else(|| {
+            ExportError::refused(format!(
+                "ZONE_ROTATE {rotate} is outside 0..3: not evaluated"
+            ))
+        })?;
+    Ok(ZoneTransform {
+        symmetry: script_int(props.raw(APPDATA_ZONE_SYMMETRY), 0) != 0,
+        rotate,
+    })
+}
+
+/// The node's patch mesh at the patch level (NeL Edit Patch modifiers applied); any
+/// other modifier above is refused (ConvertToType to RklPatch would collapse it).
+pub(crate) fn node_rklpatch(ctx: &Context, node: usize) -> ExportResult<std::sync::Arc<RklPatch>> {
     let (p, rest) = patch::node_patch(ctx.eval, node)
         .ok_or_else(|| ExportError::refused("not an RklPatch node"))??;
     if rest > 0 {
@@ -181,8 +266,43 @@ pub fn zone_bytes(ctx: &Context, node: usize, name: &str) -> ExportResult<Vec<u8
             names.join(", ")
         )));
     }
-    let tm = matrix3(&ctx.eval.object_tm(node, 0));
-    let patches = rules::patch_infos(&p, &tm, zone_id)?;
+    Ok(p)
+}
+
+/// `RPatchMesh::exportZone` from the patch mesh on: the patches through the object TM,
+/// then for a mirrored or turned zone `CPatchInfo::transform` with the tile bank and
+/// `toOriginalSpace = (scale(1,-1,1)·rotateZ(π·rotate/2))⁻¹` (rpo2nel.cpp l.585-600),
+/// then `CZone::build` with no border vertices; stored with the reference version byte.
+/// A rotation is kept as `getScriptAppData` reads it; `CPatchInfo::transform` masks it.
+pub(crate) fn build_zone(
+    ctx: &Context,
+    p: &RklPatch,
+    tm: &rules::Matrix3,
+    zone_id: u16,
+    how: ZoneTransform,
+) -> ExportResult<(Zone, Vec<u8>)> {
+    let mut patches = rules::patch_infos(p, tm, zone_id)?;
+    if how.symmetry || how.rotate != 0 {
+        let bank = ctx.bank.as_deref().ok_or_else(|| {
+            ExportError::refused(format!(
+                "zone symmetry {} / rotation {} needs the tile bank (CPatchInfo::transform): no bank given (--bank FILE)",
+                u8::from(how.symmetry),
+                how.rotate
+            ))
+        })?;
+        transform(
+            &mut patches,
+            &bank.xref,
+            how,
+            SNAP_CELL,
+            WELD_THRESHOLD,
+            &how.to_original_space(),
+        )
+        .map_err(|e| ExportError::In {
+            context: format!("can't transform the zone (bank {})", bank.path.display()),
+            source: Box::new(e.into()),
+        })?;
+    }
     let info = ZoneInfo {
         zone_id,
         patches,
@@ -194,7 +314,8 @@ pub fn zone_bytes(ctx: &Context, node: usize, name: &str) -> ExportResult<Vec<u8
         ..BuildOptions::default()
     };
     let zone = build_with(&info, &opts)?;
-    Ok(checked_bytes(&NelFile::Zone(zone), NelKind::Zone)?)
+    let bytes = checked_bytes(&NelFile::Zone(zone.clone()), NelKind::Zone)?;
+    Ok((zone, bytes))
 }
 
 #[cfg(test)]
