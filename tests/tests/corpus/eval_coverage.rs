@@ -42,7 +42,8 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
     let spawn = gaps("biped-ld35/Yellow@Spawn.max");
     assert!(
         spawn.iter().any(|g| g.role == "transform controller"
-            && g.class.starts_with("Vertical/Horizontal/Turn (at tick 4320 ")
+            && g.class
+                .starts_with("Vertical/Horizontal/Turn (at tick 4320 ")
             && g.class.contains("tick 5920")
             && g.class.contains("bias 5")
             && g.nodes.iter().any(|n| n == "Bip01")),
