@@ -138,30 +138,14 @@ fn check_defaults(eval: &SceneEval, node: usize, s: &SegRemanenceShape, what: &s
     let p = s.default_pos.as_ref().expect("v2 tracks").value.clone();
     let q = s.default_rot_quat.as_ref().expect("v2").value.clone();
     let sc = s.default_scale.as_ref().expect("v2").value.clone();
-    let (x, y, z, w) = (
-        q.x.get() as f64,
-        q.y.get() as f64,
-        q.z.get() as f64,
-        q.w.get() as f64,
-    );
     // Column-vector rotation matrix of a unit quaternion (CMatrix::setRot).
-    let r = [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - z * w),
-            2.0 * (x * z + y * w),
-        ],
-        [
-            2.0 * (x * y + z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - x * w),
-        ],
-        [
-            2.0 * (x * z - y * w),
-            2.0 * (y * z + x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ];
+    let r = maxfs_scene::eval::core::math::Quat {
+        x: q.x.get() as f64,
+        y: q.y.get() as f64,
+        z: q.z.get() as f64,
+        w: q.w.get() as f64,
+    }
+    .to_column_matrix();
     let scale = [sc.x.get() as f64, sc.y.get() as f64, sc.z.get() as f64];
     let rows = eval.local_tm(node, 0).rows();
     // NeL's tracks hold no shear: a sheared local matrix (a non-uniform
