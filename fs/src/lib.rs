@@ -19,7 +19,7 @@ pub mod views;
 pub mod warn_once;
 
 pub use stage_error::{Stage, StageError, StageResult};
-pub use tree::{Blob, Content, Entry, EntryKey, Kind, MaxFs, Options, VirtualKey};
+pub use tree::{Blob, Content, Entry, EntryKey, Kind, KnownEntry, MaxFs, Options, VirtualKey};
 
 /// Why a path cannot be served. Parse failures are `Failed` with the reason.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -347,6 +347,12 @@ impl ChunkIndex {
         Some(c)
     }
 
+    /// The parent of chunk `id`: `Some(None)` for a top chunk.
+    pub fn parent(&self, id: u32) -> Option<Option<u32>> {
+        let &(parent, _) = self.rows.get(id as usize)?;
+        Some((parent != NO_PARENT).then_some(parent))
+    }
+
     /// Sibling positions from the top down to chunk `id`.
     pub fn path(&self, id: u32) -> Option<Vec<usize>> {
         let mut path = Vec::new();

@@ -367,6 +367,7 @@ pub fn run(args: MountArgs) -> ExitCode {
             None
         }
     };
+    let prefill = binding.prefill();
     let mut session = match fuser::Session::new(binding, &mnt, &config(threads)) {
         Ok(s) => s,
         Err(e) => {
@@ -374,6 +375,7 @@ pub fn run(args: MountArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    prefill.start(session.notifier());
     if let Some(w) = &watch {
         if let Err(e) = w.start(session.notifier(), tree) {
             log::warn!("no source watch ({e}): changed sources show after --ttl");

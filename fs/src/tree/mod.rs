@@ -303,6 +303,9 @@ fn mtime_of(key: &DocKey) -> SystemTime {
 
 type ContentKey = (DocKey, V);
 
+/// A listed name, its kind, and its entry when known without generating anything.
+pub type KnownEntry = (OsString, Kind, Option<Entry>);
+
 /// Per (node, time): how many times its modifier stack was evaluated.
 pub type StackCounts = HashMap<(usize, i32), u32>;
 
@@ -495,6 +498,174 @@ impl MaxFs {
                 self.virtual_entry(state, child)
             }
         }
+    }
+
+    /// [`MaxFs::child`] when the entry's size is known without generating
+    /// anything (real entries, streams, chunks, directories, exports once their
+    /// directory is listed), else `None`: a listing that hands out attributes
+    /// (the mount's READDIRPLUS) must not evaluate every JSON view it lists.
+    pub fn child_if_known(&self, parent: &Entry, name: &OsStr) -> Option<Result<Entry, FsError>> {
+        let Node::Max(state, v) = &parent.node else {
+            return Some(self.child(parent, name));
+        };
+        if parent.kind != Kind::Dir {
+            return Some(Err(FsError::NotADirectory));
+        }
+        let Some(name) = name.to_str() else {
+            return Some(Err(FsError::NotFound));
+        };
+        // Resolving a name inside a directory that could be listed generates
+        // nothing (virtual_child only reads what the listing already built).
+        let child = match self.virtual_child(state, *v, name) {
+            Ok(c) => c,
+            Err(e) => return Some(Err(e)),
+        };
+        let known = match child {
+            V::Root
+            | V::StreamsDir
+            | V::ChunksDir
+            | V::ChunkStream(_)
+            | V::JsonDir
+            | V::ShapeDir
+            | V::ExportDir
+            | V::Source
+            | V::Chunk(..)
+            | V::ExportFile(_) => true,
+            // A stored stream's length is in the directory; an inflated one's
+            // only once the file is parsed.
+            V::Stream(i) => light_of(state)
+                .ok()
+                .and_then(|l| l.streams.get(i as usize).map(|s| !s.compressed))
+                .unwrap_or(false),
+            V::Info
+            | V::Error
+            | V::Thumbnail
+            | V::Json(_)
+            | V::ExportJson(_)
+            | V::ExportErrors
+            | V::SceneGlb => false,
+        };
+        known.then(|| self.virtual_entry(state, child))
+    }
+
+    /// [`MaxFs::list`] with each entry resolved where [`MaxFs::child_if_known`]
+    /// would resolve it; chunk directories (nearly all directories of a walked
+    /// tree) are resolved in one pass over their children.
+    pub fn list_known(&self, dir: &Entry) -> Result<Vec<KnownEntry>, FsError> {
+        if let (Node::Max(state, v @ (V::ChunkStream(_) | V::Chunk(..))), Kind::Dir) =
+            (&dir.node, dir.kind)
+        {
+            return self.chunk_entries(state, *v);
+        }
+        Ok(self
+            .list(dir)?
+            .into_iter()
+            .map(|(name, kind)| {
+                let e = self.child_if_known(dir, &name).and_then(Result::ok);
+                (name, kind, e)
+            })
+            .collect())
+    }
+
+    fn chunk_entries(&self, state: &Arc<MaxState>, v: V) -> Result<Vec<KnownEntry>, FsError> {
+        let (stream, parent) = match v {
+            V::ChunkStream(i) => (i, None),
+            V::Chunk(i, p) => (i, Some(p)),
+            _ => return Err(FsError::NotADirectory),
+        };
+        let loaded = self.loaded(state)?;
+        let doc = self.doc_of(&loaded)?;
+        let chunks = match parent {
+            None => top_chunks(&doc, stream as usize),
+            Some(p) => numbered_chunk(&loaded, &doc, stream, p).map(Chunk::children),
+        }
+        .ok_or(FsError::NotFound)?;
+        let index = loaded
+            .chunk_index(stream as usize)
+            .ok_or(FsError::NotFound)?;
+        let mut out: Vec<KnownEntry> = chunks
+            .iter()
+            .enumerate()
+            .map(|(pos, c)| {
+                let leaf = !c.is_container();
+                let kind = if leaf { Kind::File } else { Kind::Dir };
+                // As virtual_entry resolves a chunk: a payload makes a file.
+                let entry = index.child(parent, pos).map(|n| {
+                    let (kind, size) = match c.payload() {
+                        Some(p) => (Kind::File, p.len() as u64),
+                        None => (Kind::Dir, 0),
+                    };
+                    Entry {
+                        kind,
+                        size,
+                        node: Node::Max(state.clone(), V::Chunk(stream, n)),
+                    }
+                });
+                (OsString::from(chunk_name(pos, c.id, leaf)), kind, entry)
+            })
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
+    }
+
+    /// The leaf chunks beside chunk `e` (same parent, `e` excluded) with their
+    /// payloads, up to `max_bytes` in all and none larger than `max_each`:
+    /// what a reader of one chunk of a directory (`grep -r`) reads next, so the
+    /// mount can hand them to the kernel's page cache with the first read.
+    pub fn sibling_leaves(&self, e: &Entry, max_each: u64, max_bytes: u64) -> Vec<(Entry, Blob)> {
+        let Node::Max(state, V::Chunk(stream, id)) = &e.node else {
+            return Vec::new();
+        };
+        let (stream, id) = (*stream, *id);
+        let Ok(loaded) = self.loaded(state) else {
+            return Vec::new();
+        };
+        let Ok(doc) = self.doc_of(&loaded) else {
+            return Vec::new();
+        };
+        let Some(index) = loaded.chunk_index(stream as usize) else {
+            return Vec::new();
+        };
+        let Some(parent) = index.parent(id) else {
+            return Vec::new();
+        };
+        let (siblings, base_path) = match parent {
+            None => (top_chunks(&doc, stream as usize), Vec::new()),
+            Some(p) => (
+                numbered_chunk(&loaded, &doc, stream, p).map(Chunk::children),
+                index.path(p).unwrap_or_default(),
+            ),
+        };
+        let Some(siblings) = siblings else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut total = 0u64;
+        for (pos, c) in siblings.iter().enumerate() {
+            let Some(number) = index.child(parent, pos) else {
+                break;
+            };
+            let Some(payload) = c.payload() else { continue };
+            let len = payload.len() as u64;
+            if number == id || len == 0 || len > max_each {
+                continue;
+            }
+            total += len;
+            if total > max_bytes {
+                break;
+            }
+            let mut path = base_path.clone();
+            path.push(pos);
+            out.push((
+                Entry {
+                    kind: Kind::File,
+                    size: len,
+                    node: Node::Max(state.clone(), V::Chunk(stream, number)),
+                },
+                Blob::Leaf(doc.clone(), stream as usize, path.into()),
+            ));
+        }
+        out
     }
 
     /// The names in directory `dir`, sorted, with their kinds.

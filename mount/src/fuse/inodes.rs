@@ -6,6 +6,8 @@ pub(super) struct Inode {
     /// The entry as last resolved; refreshed on use unless immutable.
     pub(super) entry: Entry,
     pub(super) lookups: u64,
+    /// Its bytes were handed to the kernel's page cache with a sibling's read.
+    pub(super) stored: bool,
 }
 
 /// Inodes other than the root, in slots reused after the kernel forgets them.

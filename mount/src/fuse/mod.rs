@@ -28,15 +28,16 @@
 use std::collections::{HashMap, VecDeque};
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
 
 use fuser::{
     AccessFlags, Errno, FileAttr, FileHandle, FileType, Filesystem, Generation, INodeNo, InitFlags,
-    KernelConfig, LockOwner, OpenAccMode, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory,
-    ReplyEmpty, ReplyEntry, ReplyOpen, ReplyXattr, Request,
+    KernelConfig, LockOwner, Notifier, OpenAccMode, OpenFlags, ReplyAttr, ReplyData,
+    ReplyDirectory, ReplyDirectoryPlus, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyXattr, Request,
 };
-use maxfs_fs::{Content, Entry, EntryKey, FsError, Kind, MaxFs, VirtualKey};
+use maxfs_fs::{Content, Entry, EntryKey, FsError, Kind, KnownEntry, MaxFs, VirtualKey};
 use parking_lot::Mutex;
 
 mod config;
@@ -72,6 +73,10 @@ impl Default for FuseOptions {
 pub const DEFAULT_TTL: Duration = Duration::from_secs(1);
 /// Lifetime of entries inside a `foo.max/`: they are immutable under their inode.
 const TTL_IMMUTABLE: Duration = Duration::from_secs(3600);
+/// Sibling prefill (see `MaxFuse::prefill_siblings`): chunks up to this size,
+/// this many bytes per first read.
+const PREFILL_EACH: u64 = 64 << 10;
+const PREFILL_TOTAL: u64 = 1 << 20;
 /// Preferred I/O size reported in st_blksize: `cat` and `cp` read this much at once.
 const BLKSIZE: u32 = 128 * 1024;
 
@@ -79,12 +84,35 @@ const BLKSIZE: u32 = 128 * 1024;
 const ROOT_INO: u64 = 1;
 const FIRST_INO: u64 = 2;
 
-/// A directory listing, served by offset to readdir.
-type Listing = Vec<(OsString, Kind)>;
+/// A directory listing, served by offset to readdir; with the entries
+/// resolved when READDIRPLUS asked for it.
+type Listing = Vec<KnownEntry>;
+
+/// A kept listing: (directory inode, entry identity, entries resolved, listing).
+type RecentListing = (u64, EntryKey, bool, Arc<Listing>);
 
 /// Listings kept between the READDIR calls of one walk of a directory (the
 /// kernel asks for a large directory in page-sized pieces).
 const RECENT_LISTINGS: usize = 8;
+
+/// The sibling prefill of a mount (see `MaxFuse::prefill_siblings`).
+#[derive(Default)]
+pub struct Prefill {
+    notifier: OnceLock<Notifier>,
+    stored: AtomicU64,
+}
+
+impl Prefill {
+    /// Starts storing siblings through the session's notifier.
+    pub fn start(&self, notifier: Notifier) {
+        let _ = self.notifier.set(notifier);
+    }
+
+    /// Files stored into the page cache so far.
+    pub fn stored(&self) -> u64 {
+        self.stored.load(Ordering::Relaxed)
+    }
+}
 
 /// The mounted file system.
 pub struct MaxFuse {
@@ -94,8 +122,11 @@ pub struct MaxFuse {
     /// invalidate cached pages of changed real files itself).
     no_open: bool,
     inodes: Mutex<Inodes>,
-    /// The last few listings: (inode, entry identity, listing).
-    listings: Mutex<VecDeque<(u64, EntryKey, Arc<Listing>)>>,
+    /// The last few listings.
+    listings: Mutex<VecDeque<RecentListing>>,
+    /// Sibling chunks stored into the page cache with the first read in their
+    /// directory, once the session's notifier is known.
+    prefill: Arc<Prefill>,
     /// inotify on the real directories looked up (see [`SourceWatch`]).
     watch: Option<Arc<SourceWatch>>,
     uid: u32,
@@ -121,6 +152,7 @@ impl MaxFuse {
             no_open: false,
             inodes: Mutex::new(Inodes::default()),
             listings: Mutex::new(VecDeque::new()),
+            prefill: Arc::new(Prefill::default()),
             watch: None,
             uid,
             gid,
@@ -133,6 +165,43 @@ impl MaxFuse {
     pub fn with_watch(mut self, watch: Arc<SourceWatch>) -> MaxFuse {
         self.watch = Some(watch);
         self
+    }
+
+    /// The sibling prefill: give it the session's notifier once the session
+    /// exists (`prefill.start(session.notifier())`); without it every file is
+    /// read by its own READ.
+    pub fn prefill(&self) -> Arc<Prefill> {
+        self.prefill.clone()
+    }
+
+    /// Hands the leaf chunks beside `e` to the kernel's page cache before the
+    /// first read of `e` is answered: a whole-tree `grep -r` then reads one
+    /// chunk per directory through READ instead of every chunk (one round trip
+    /// each). Only siblings the kernel holds an inode for (listed by
+    /// READDIRPLUS or looked up), each once per inode; their bytes never
+    /// change under the inode.
+    fn prefill_siblings(&self, e: &Entry) {
+        let Some(n) = self.prefill.notifier.get() else {
+            return;
+        };
+        for (s, blob) in self.fs.sibling_leaves(e, PREFILL_EACH, PREFILL_TOTAL) {
+            let ino = {
+                let mut t = self.inodes.lock();
+                let Some(slot) = t.slot_of(&s) else { continue };
+                let ino = FIRST_INO + u64::from(slot);
+                match t.get_mut(ino) {
+                    Some(i) if !i.stored => {
+                        i.stored = true;
+                        ino
+                    }
+                    _ => continue,
+                }
+            };
+            // A refused store (inode evicted meanwhile) only means a READ later.
+            if n.store(INodeNo(ino), 0, blob.as_slice()).is_ok() {
+                self.prefill.stored.fetch_add(1, Ordering::Relaxed);
+            }
+        }
     }
 
     pub fn tree(&self) -> &Arc<MaxFs> {
@@ -162,6 +231,7 @@ impl MaxFuse {
         let inode = Inode {
             entry: entry.clone(),
             lookups: 1,
+            stored: false,
         };
         let slot = match t.free.pop() {
             Some(slot) => {
@@ -178,6 +248,42 @@ impl MaxFuse {
         FIRST_INO + u64::from(slot)
     }
 
+    /// The inode of an entry the kernel now holds (LOOKUP, or linked by
+    /// READDIRPLUS): one more reference, and real directories watched.
+    fn entered(&self, e: &Entry) -> u64 {
+        let ino = self.remember(e);
+        if let (Some(w), Some(p), Kind::Dir) = (&self.watch, e.real_path(), e.kind) {
+            w.add(p, ino);
+        }
+        ino
+    }
+
+    /// Drops `n` kernel references of inode `ino` (its row goes with the last).
+    fn forget_n(&self, ino: u64, n: u64) {
+        if ino == ROOT_INO {
+            return;
+        }
+        let mut t = self.inodes.lock();
+        let gone = match t.get_mut(ino) {
+            Some(i) => {
+                i.lookups = i.lookups.saturating_sub(n);
+                i.lookups == 0
+            }
+            None => false,
+        };
+        if gone {
+            let slot = (ino - FIRST_INO) as u32;
+            if let Some(i) = t.slots[slot as usize].take() {
+                t.remove_key(&i.entry);
+                t.free.push(slot);
+            }
+        }
+    }
+
+    fn forget_one(&self, ino: u64) {
+        self.forget_n(ino, 1);
+    }
+
     /// An inode number for a directory listing, without taking a reference: the
     /// kernel only shows it as d_ino; lookups assign the real one.
     fn listing_ino(dir: u64, name: &OsStr) -> u64 {
@@ -185,6 +291,33 @@ impl MaxFuse {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         (dir, name).hash(&mut h);
         h.finish() | (1 << 63)
+    }
+
+    /// Attributes of an entry the kernel must look up before using (zero
+    /// size; sent with zero lifetimes).
+    fn placeholder(&self, ino: u64, kind: Kind) -> FileAttr {
+        let (kind, perm, nlink) = match kind {
+            Kind::Dir => (FileType::Directory, 0o555, 2),
+            Kind::File => (FileType::RegularFile, 0o444, 1),
+            Kind::Symlink => (FileType::Symlink, 0o777, 1),
+        };
+        FileAttr {
+            ino: INodeNo(ino),
+            size: 0,
+            blocks: 0,
+            atime: SystemTime::UNIX_EPOCH,
+            mtime: SystemTime::UNIX_EPOCH,
+            ctime: SystemTime::UNIX_EPOCH,
+            crtime: SystemTime::UNIX_EPOCH,
+            kind,
+            perm,
+            nlink,
+            uid: self.uid,
+            gid: self.gid,
+            rdev: 0,
+            flags: 0,
+            blksize: BLKSIZE,
+        }
     }
 
     fn attr(&self, ino: u64, e: &Entry) -> FileAttr {
@@ -236,24 +369,39 @@ impl MaxFuse {
         }
     }
 
-    /// The listing of directory `ino` (`e`): taken afresh when the kernel
-    /// starts reading the directory (offset 0), reused while it reads on in
-    /// pieces (offsets stay consistent within one walk).
-    fn listing(&self, ino: u64, e: &Entry, offset: u64) -> Result<Arc<Listing>, FsError> {
+    /// The listing of directory `ino` (`e`), with the known entries when
+    /// `plus`: taken afresh when the kernel starts reading the directory
+    /// (offset 0), reused while it reads on in pieces (offsets stay consistent
+    /// within one walk).
+    fn listing(
+        &self,
+        ino: u64,
+        e: &Entry,
+        offset: u64,
+        plus: bool,
+    ) -> Result<Arc<Listing>, FsError> {
         let key = e.key();
-        let found = |(i, k, _): &(u64, EntryKey, Arc<Listing>)| *i == ino && *k == key;
+        let found = |(i, k, p, _): &RecentListing| *i == ino && *k == key && (*p || !plus);
         if offset > 0 {
-            if let Some((_, _, l)) = self.listings.lock().iter().find(|x| found(x)) {
+            if let Some((_, _, _, l)) = self.listings.lock().iter().find(|x| found(x)) {
                 return Ok(l.clone());
             }
         }
-        let list = Arc::new(self.fs.list(e)?);
+        let list = Arc::new(if plus {
+            self.fs.list_known(e)?
+        } else {
+            self.fs
+                .list(e)?
+                .into_iter()
+                .map(|(n, k)| (n, k, None))
+                .collect()
+        });
         let mut recent = self.listings.lock();
-        recent.retain(|x| !found(x));
+        recent.retain(|(i, k, _, _)| !(*i == ino && *k == key));
         if recent.len() >= RECENT_LISTINGS {
             recent.pop_front();
         }
-        recent.push_back((ino, key, list.clone()));
+        recent.push_back((ino, key, plus, list.clone()));
         Ok(list)
     }
 
@@ -320,6 +468,9 @@ impl Filesystem for MaxFuse {
         let _ = config.set_max_readahead(1 << 20);
         // Lookups and listings in one directory run in parallel (optional).
         let _ = config.add_capabilities(InitFlags::FUSE_PARALLEL_DIROPS);
+        // Listings carry attributes (always, not the adaptive mode: a walk
+        // reads large directories in several pieces and each needs them).
+        let _ = config.add_capabilities(InitFlags::FUSE_DO_READDIRPLUS);
         // A changed mtime or size seen in an attribute refresh drops the cached
         // pages and listing of a real file or directory (they keep their
         // inode). Only with it are OPEN/OPENDIR dropped: the kernel then keeps
@@ -341,10 +492,7 @@ impl Filesystem for MaxFuse {
         };
         match self.fs.child(&pentry, name) {
             Ok(e) => {
-                let ino = self.remember(&e);
-                if let (Some(w), Some(p), Kind::Dir) = (&self.watch, e.real_path(), e.kind) {
-                    w.add(p, ino);
-                }
+                let ino = self.entered(&e);
                 reply.entry(&self.ttl(&e), &self.attr(ino, &e), Generation(0));
             }
             Err(err) => {
@@ -356,24 +504,7 @@ impl Filesystem for MaxFuse {
     }
 
     fn forget(&self, _req: &Request, ino: INodeNo, nlookup: u64) {
-        if ino.0 == ROOT_INO {
-            return;
-        }
-        let mut t = self.inodes.lock();
-        let gone = match t.get_mut(ino.0) {
-            Some(i) => {
-                i.lookups = i.lookups.saturating_sub(nlookup);
-                i.lookups == 0
-            }
-            None => false,
-        };
-        if gone {
-            let slot = (ino.0 - FIRST_INO) as u32;
-            if let Some(i) = t.slots[slot as usize].take() {
-                t.remove_key(&i.entry);
-                t.free.push(slot);
-            }
-        }
+        self.forget_n(ino.0, nlookup);
     }
 
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
@@ -440,6 +571,9 @@ impl Filesystem for MaxFuse {
             Ok(r) => r,
             Err(err) => return reply.error(err),
         };
+        if offset == 0 {
+            self.prefill_siblings(&e);
+        }
         self.read_entry(&e, offset, size, reply);
     }
 
@@ -523,7 +657,7 @@ impl Filesystem for MaxFuse {
             Ok(r) => r,
             Err(err) => return reply.error(err),
         };
-        let list = match self.listing(ino.0, &e, offset) {
+        let list = match self.listing(ino.0, &e, offset, false) {
             Ok(l) => l,
             Err(err) => {
                 report("readdir", &e.describe(), &err);
@@ -531,10 +665,10 @@ impl Filesystem for MaxFuse {
             }
         };
         let dots = [
-            (OsString::from("."), Kind::Dir),
-            (OsString::from(".."), Kind::Dir),
+            (OsString::from("."), Kind::Dir, None),
+            (OsString::from(".."), Kind::Dir, None),
         ];
-        for (i, (name, kind)) in dots
+        for (i, (name, kind, _)) in dots
             .iter()
             .chain(list.iter())
             .enumerate()
@@ -551,6 +685,79 @@ impl Filesystem for MaxFuse {
                 Kind::Symlink => FileType::Symlink,
             };
             if reply.add(INodeNo(child_ino), i as u64 + 1, ft, name) {
+                break;
+            }
+        }
+        reply.ok();
+    }
+
+    /// READDIRPLUS: the listing with each entry's attributes, so a walk
+    /// (`find`, `du`, `grep -r`) needs no LOOKUP per entry. An entry whose size
+    /// is only known by generating it (a JSON view, `info.json`, the glTF) is
+    /// handed out under a placeholder inode with zero lifetimes: the kernel
+    /// looks it up before any use, so listing `json/` still evaluates nothing.
+    fn readdirplus(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        mut reply: ReplyDirectoryPlus,
+    ) {
+        let e = match self.resolve(ino) {
+            Ok(r) => r,
+            Err(err) => return reply.error(err),
+        };
+        let list = match self.listing(ino.0, &e, offset, true) {
+            Ok(l) => l,
+            Err(err) => {
+                report("readdir", &e.describe(), &err);
+                return reply.error(errno(&err));
+            }
+        };
+        let dots = [
+            (OsString::from("."), Kind::Dir, None),
+            (OsString::from(".."), Kind::Dir, None),
+        ];
+        for (i, (name, kind, known)) in dots
+            .iter()
+            .chain(list.iter())
+            .enumerate()
+            .skip(offset as usize)
+        {
+            // The kernel links no inode for the dots (and counts no reference),
+            // so they take no table row; every other entry sent with an inode
+            // number is linked (or forgotten) by the kernel, one reference each.
+            let (child_ino, ttl, attr) = match i {
+                0 | 1 => {
+                    let n = if i == 0 { ino.0 } else { ROOT_INO };
+                    (n, Duration::ZERO, self.placeholder(n, *kind))
+                }
+                _ => match known {
+                    Some(c) => {
+                        let n = self.entered(c);
+                        (n, self.ttl(c), self.attr(n, c))
+                    }
+                    // Generated on demand, gone since the listing, or failing:
+                    // the LOOKUP a tool makes next resolves or reports it.
+                    None => {
+                        let n = Self::listing_ino(ino.0, name);
+                        (n, Duration::ZERO, self.placeholder(n, *kind))
+                    }
+                },
+            };
+            if reply.add(
+                INodeNo(child_ino),
+                i as u64 + 1,
+                name,
+                &ttl,
+                &attr,
+                Generation(0),
+            ) {
+                // Not sent: take back the reference counted above.
+                if i > 1 {
+                    self.forget_one(child_ino);
+                }
                 break;
             }
         }

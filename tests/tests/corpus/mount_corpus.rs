@@ -8,7 +8,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use maxfs::fuse::{config, MaxFuse};
+use maxfs::fuse::{config, MaxFuse, Prefill};
 use maxfs_fs::{Kind, MaxFs, Options};
 use maxfs_scene::{Document, Layout};
 use maxfs_tests::{corpus_dir, corpus_max_files};
@@ -18,6 +18,7 @@ struct Mounted {
     session: Option<fuser::BackgroundSession>,
     dir: tempfile::TempDir,
     tree: Arc<MaxFs>,
+    prefill: Arc<Prefill>,
 }
 
 impl Mounted {
@@ -44,8 +45,11 @@ fn mount(src: &Path) -> Option<Mounted> {
     }
     let tree = Arc::new(MaxFs::new(src, Options::default()));
     let dir = tempfile::tempdir().unwrap();
-    let session = fuser::spawn_mount(MaxFuse::new(tree.clone()), dir.path(), &config(4))
+    let binding = MaxFuse::new(tree.clone());
+    let prefill = binding.prefill();
+    let session = fuser::spawn_mount(binding, dir.path(), &config(4))
         .unwrap_or_else(|e| panic!("mount on {}: {e}", dir.path().display()));
+    prefill.start(session.notifier());
     // Wait until the kernel answers on the mount point.
     let t0 = Instant::now();
     while std::fs::read_dir(dir.path()).map_or(true, |mut d| d.next().is_none()) {
@@ -59,6 +63,7 @@ fn mount(src: &Path) -> Option<Mounted> {
         session: Some(session),
         dir,
         tree,
+        prefill,
     })
 }
 
@@ -137,6 +142,73 @@ fn streams_and_chunk_leaves_read_exactly_through_the_kernel() {
         }
     }
     assert!(n_leaves > 10_000, "{n_leaves}");
+}
+
+/// What `grep -r` does: list each directory (READDIRPLUS links every entry),
+/// then read its files in order. The leaves after the first of each directory
+/// come from the page cache the first read filled (`Prefill`); every byte must
+/// still be the chunk's payload as the parser holds it.
+#[test]
+fn chunk_trees_read_by_a_walk_equal_the_payloads() {
+    let Some(m) = mount(&corpus_dir()) else {
+        return;
+    };
+    let mut compared = 0;
+    let mut expected_total = 0;
+    for f in corpus_max_files() {
+        if !(f.to_string_lossy().contains("ryzomcore") || f.ends_with("tile.max")) {
+            continue;
+        }
+        let rel = f.strip_prefix(corpus_dir()).unwrap();
+        let at = m.path().join(rel);
+        let doc = Document::open(&f).unwrap();
+        let mut expected = std::collections::HashMap::new();
+        for (s, sd) in doc.file.streams.iter().zip(&doc.streams) {
+            if let Layout::Chunks(c) = &sd.layout {
+                let name = maxfs_fs::names::escape_stream_name(&s.name);
+                let mut all = Vec::new();
+                leaves(&at.join("chunks").join(&name), c, &mut all);
+                expected.extend(all);
+            }
+        }
+        expected_total += expected.len();
+        for p in walk_files(&at.join("chunks")) {
+            let want = expected
+                .get(&p)
+                .unwrap_or_else(|| panic!("listed but not a leaf: {}", p.display()));
+            let got = std::fs::read(&p).unwrap();
+            assert_eq!(got.len(), want.len(), "{}", p.display());
+            assert!(got == *want, "{}", p.display());
+            assert_eq!(std::fs::metadata(&p).unwrap().len(), want.len() as u64);
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, expected_total, "every leaf listed and read once");
+    assert!(compared > 10_000, "{compared}");
+    // Listing json/ hands out placeholders for the views: nothing is generated
+    // until a view is looked up, and then its real size shows.
+    let tile = corpus_max_files()
+        .into_iter()
+        .find(|f| f.ends_with("tile.max"))
+        .expect("tile.max in the corpus");
+    let json = m.path().join(tile.strip_prefix(corpus_dir()).unwrap()).join("json");
+    let listed = std::fs::read_dir(&json).unwrap().count();
+    assert_eq!(listed, maxfs_fs::views::JsonView::ALL.len());
+    let generated = |m: &Mounted| {
+        m.tree
+            .generation_counts()
+            .keys()
+            .filter(|k| k.contains("tile.max/json/"))
+            .count()
+    };
+    assert_eq!(generated(&m), 0, "{:?}", m.tree.generation_counts());
+    let nodes = json.join("nodes.json");
+    let bytes = std::fs::read(&nodes).unwrap();
+    assert!(!bytes.is_empty());
+    assert_eq!(std::fs::metadata(&nodes).unwrap().len(), bytes.len() as u64);
+    assert_eq!(generated(&m), 1, "{:?}", m.tree.generation_counts());
+    // The page-cache path was taken, not only one READ per file.
+    assert!(m.prefill.stored() > 1_000, "{}", m.prefill.stored());
 }
 
 fn run(cmd: &mut Command) -> (i32, String) {
