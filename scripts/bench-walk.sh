@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue-13 whole-tree walks over the mounted corpus (numbers in docs/architecture.md):
-# `find MNT -type f | wc -l`, `du -s MNT` and `grep -rl KEY MNT/`, each on a fresh
+# `find MNT -type f | wc -l`, `du -s MNT`, `grep -rl --include='*.json' KEY MNT/` and
+# `grep -rl KEY MNT/`, each on a fresh
 # mount (cold: every .max parsed, views and exports generated on the way) and
 # again (warm), with the default tree and with --hide-chunks, next to the same
 # walk of the source tree; peak RSS of the mount after each set.
@@ -32,6 +33,7 @@ walks() { # $1 = root; prints one line per walk
   echo "   find -type f: $(find "$root" -type f | wc -l) files, $(time_of sh -c "find '$root' -type f | wc -l")s"
   echo "   du -s: $(time_of du -s "$root")s"
   echo "   grep -rl $KEY: $(time_of grep -rl "$KEY" "$root/")s"
+  echo "   grep -rl --include='*.json' $KEY: $(time_of grep -rl --include='*.json' "$KEY" "$root/")s"
 }
 echo "source tree ($CORPUS):"
 walks "$CORPUS" > /dev/null
@@ -40,6 +42,7 @@ for opts in "" "--hide-chunks"; do
   echo "mount ${opts:-(default)}, cold (fresh mount before each walk):"
   mount_fresh $opts; echo "   find -type f: $(time_of sh -c "find '$MNT' -type f | wc -l")s"
   mount_fresh $opts; echo "   du -s: $(time_of du -s "$MNT")s"
+  mount_fresh $opts; echo "   grep -rl --include='*.json' $KEY: $(time_of grep -rl --include='*.json' "$KEY" "$MNT/")s"
   mount_fresh $opts; echo "   grep -rl $KEY: $(time_of grep -rl "$KEY" "$MNT/")s"
   echo "   peak RSS after grep: $(awk '/VmHWM/ {print $2, $3}' "/proc/$PID/status")"
   echo "mount ${opts:-(default)}, warm (same mount again):"

@@ -307,10 +307,9 @@ impl Builder<'_> {
         )
     }
 
-    /// The glTF material of Max material `idx` at face material id `id`
-    /// (Multi/Sub-Object: sub-material `id mod count`).
-    #[inline(never)]
-    pub(super) fn material(&mut self, idx: usize, id: u16) -> Option<Index<json::Material>> {
+    /// The Max material shading faces of material id `id` under material
+    /// `idx`: Multi/Sub-Object resolved (sub-material `id mod count`).
+    fn leaf_material(&self, idx: usize, id: u16) -> Option<usize> {
         let mut cur = idx;
         for _ in 0..8 {
             let m = mtl::material(self.eval, cur)?;
@@ -319,14 +318,36 @@ impl Builder<'_> {
             }
             cur = m.sub_materials[id as usize % m.sub_materials.len()]?;
         }
+        Some(cur)
+    }
+
+    /// The glTF material of Max material `idx` at face material id `id`
+    /// (Multi/Sub-Object: sub-material `id mod count`; Double Sided: its
+    /// facing material, the back side being a primitive of its own, see
+    /// [`Self::sides`]).
+    #[inline(never)]
+    pub(super) fn material(&mut self, idx: usize, id: u16) -> Option<Index<json::Material>> {
+        let cur = self.leaf_material(idx, id)?;
         if let Some(done) = self.materials.get(&cur) {
             return *done;
         }
-        let made = mtl::material(self.eval, cur)
-            .filter(|m| m.sub_materials.is_empty())
-            .map(|m| self.pbr(&m));
+        let m = mtl::material(self.eval, cur)?;
+        let made = match &m.double_sided {
+            Some(ds) => ds.facing.and_then(|f| self.material(f, id)),
+            None => m.sub_materials.is_empty().then(|| self.pbr(&m)),
+        };
         self.materials.insert(cur, made);
         made
+    }
+
+    /// Max's Double Sided material shades the faces seen from the front with
+    /// its facing material and those seen from the back with its back
+    /// material. glTF shades one side per primitive, so the back is the same
+    /// triangles turned over (reversed winding, negated normals) with the back
+    /// material, as Babylon's exporter writes it. `None`: not Double Sided.
+    fn sides(&self, idx: usize, id: u16) -> Option<mtl::DoubleSided> {
+        let leaf = self.leaf_material(idx, id)?;
+        mtl::material(self.eval, leaf)?.double_sided
     }
 
     #[inline(never)]
@@ -527,35 +548,79 @@ impl Builder<'_> {
         let illumination = s.illumination.as_ref().map(|c| self.floats(c, false, true));
         let material = mtl::node_material(&self.eval.graph, node);
         let mut primitives = Vec::new();
+        let mut back_normals = None;
         for (id, idx) in &s.groups {
-            let indices = self.indices(idx);
-            let mut attributes = BTreeMap::new();
-            attributes.insert(Valid(json::mesh::Semantic::Positions), pos);
-            attributes.insert(Valid(json::mesh::Semantic::Normals), nrm);
-            for (k, uv) in uvs.iter().enumerate() {
-                attributes.insert(Valid(json::mesh::Semantic::TexCoords(k as u32)), *uv);
+            let sides = material.and_then(|m| self.sides(m, *id));
+            // (faces, normals accessor, material) per primitive of this group.
+            let mut parts = Vec::new();
+            match &sides {
+                None => parts.push((
+                    idx.clone(),
+                    nrm,
+                    material.and_then(|m| self.material(m, *id)),
+                )),
+                Some(ds) => {
+                    if ds.translucency > 0.0 {
+                        self.approximate(format!(
+                            "{name}: Double Sided translucency {}% not carried (each side opaque to the other)",
+                            ds.translucency * 100.0
+                        ));
+                    }
+                    match ds.facing.filter(|_| ds.facing_on) {
+                        Some(f) => parts.push((idx.clone(), nrm, self.material(f, *id))),
+                        None => self.approximate(format!(
+                            "{name}: Double Sided facing side off or empty: front faces left out"
+                        )),
+                    }
+                    match ds.back.filter(|_| ds.back_on) {
+                        Some(b) => {
+                            let turned: Vec<u32> = idx
+                                .chunks_exact(3)
+                                .flat_map(|t| [t[0], t[2], t[1]])
+                                .collect();
+                            let normals = *back_normals.get_or_insert_with(|| {
+                                let flipped: Vec<[f32; 3]> =
+                                    s.normals.iter().map(|n| n.map(|v| -v)).collect();
+                                self.floats(&flipped, false, true)
+                            });
+                            parts.push((turned, normals, self.material(b, *id)));
+                        }
+                        None => self.approximate(format!(
+                            "{name}: Double Sided back side off or empty: back faces left out"
+                        )),
+                    }
+                }
             }
-            for (sem, acc) in extra {
-                attributes.insert(Valid(sem.clone()), *acc);
+            for (faces, normals, mat) in parts {
+                let indices = self.indices(&faces);
+                let mut attributes = BTreeMap::new();
+                attributes.insert(Valid(json::mesh::Semantic::Positions), pos);
+                attributes.insert(Valid(json::mesh::Semantic::Normals), normals);
+                for (k, uv) in uvs.iter().enumerate() {
+                    attributes.insert(Valid(json::mesh::Semantic::TexCoords(k as u32)), *uv);
+                }
+                for (sem, acc) in extra {
+                    attributes.insert(Valid(sem.clone()), *acc);
+                }
+                if let Some(c) = colours {
+                    attributes.insert(Valid(json::mesh::Semantic::Colors(0)), c);
+                }
+                if let Some(c) = illumination {
+                    attributes.insert(
+                        Valid(json::mesh::Semantic::Extras("ILLUMINATION".into())),
+                        c,
+                    );
+                }
+                primitives.push(json::mesh::Primitive {
+                    attributes,
+                    extensions: None,
+                    extras: Default::default(),
+                    indices: Some(indices),
+                    material: mat,
+                    mode: Valid(json::mesh::Mode::Triangles),
+                    targets: morph.as_ref().map(|m| m.targets.clone()),
+                });
             }
-            if let Some(c) = colours {
-                attributes.insert(Valid(json::mesh::Semantic::Colors(0)), c);
-            }
-            if let Some(c) = illumination {
-                attributes.insert(
-                    Valid(json::mesh::Semantic::Extras("ILLUMINATION".into())),
-                    c,
-                );
-            }
-            primitives.push(json::mesh::Primitive {
-                attributes,
-                extensions: None,
-                extras: Default::default(),
-                indices: Some(indices),
-                material: material.and_then(|m| self.material(m, *id)),
-                mode: Valid(json::mesh::Mode::Triangles),
-                targets: morph.as_ref().map(|m| m.targets.clone()),
-            });
         }
         let (weights, extras) = morph.map_or((None, None), |m| (Some(m.weights), m.extras));
         Some(self.root.push(json::Mesh {

@@ -144,6 +144,9 @@ pub fn texture_problems(eval: &SceneEval, search: &TextureSearch) -> Vec<(String
             continue;
         };
         todo.extend(mat.sub_materials.iter().flatten());
+        if let Some(ds) = &mat.double_sided {
+            todo.extend([ds.facing, ds.back].into_iter().flatten());
+        }
         for r in &mat.maps {
             if r.enabled == Some(false) || !build::EXPORTED_SLOTS.contains(&r.slot.as_str()) {
                 continue;

@@ -41,6 +41,9 @@ pub struct MaterialSummary {
     pub pbr: Option<maxfs_scene::eval::render::physical::Pbr>,
     pub maps: Vec<MapSummary>,
     pub sub_materials: Vec<Option<usize>>,
+    /// Double Sided: facing and back materials, their switches, translucency.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub double_sided: Option<material::DoubleSided>,
     /// Parameter blocks of other material classes, by name.
     pub blocks: Vec<String>,
     pub errors: Vec<String>,
@@ -89,6 +92,7 @@ fn summary(eval: &SceneEval, m: Material, assets: &Assets) -> MaterialSummary {
         pbr: m.pbr,
         maps,
         sub_materials: m.sub_materials,
+        double_sided: m.double_sided,
         blocks: m
             .blocks
             .iter()

@@ -184,7 +184,14 @@ fn undecoded_materials_are_named_in_coverage() {
         let doc = Document::open(&corpus_dir().join("max").join(rel)).expect(rel);
         SceneEval::from_document(doc).expect("scene")
     };
-    let eval = open("babylon/DoubleSidedMaterial.max");
+    // Double Sided is decoded; without its parameter block (reference 0
+    // cleared through our writer) its sides are unknown and it must be named.
+    let mut edit = maxfs_tests::rewrite::SceneEdit::open("max/babylon/DoubleSidedMaterial.max");
+    let plane = edit.node("Plane001");
+    let ds = maxfs_scene::eval::render::material::node_material(&edit.graph, plane)
+        .expect("Plane001 has a material");
+    edit.set_reference(ds, 0, -1);
+    let eval = SceneEval::from_document(edit.finish()).expect("scene");
     let gaps = scene_gaps(&eval);
     assert!(
         gaps.iter().any(|g| g.role == "material"
@@ -201,6 +208,7 @@ fn undecoded_materials_are_named_in_coverage() {
         gltf.warnings
     );
     for rel in [
+        "babylon/DoubleSidedMaterial.max",
         "babylon/WaterBottle.max",
         "max2024-rico/NewModularWallWindowCorner.max",
     ] {

@@ -111,12 +111,9 @@ fn smooth_normals_match_babylon_gltf() {
                         let (q, m) = mine[i];
                         if (0..3).all(|a| (q[a] - p[a]).abs() <= tol) {
                             let cos = (n[0] * m[0] + n[1] * m[1] + n[2] * m[2]).clamp(-1.0, 1.0);
-                            let mut deg = cos.acos().to_degrees();
-                            // Babylon writes a double-sided material's back
-                            // faces as extra triangles with flipped normals.
-                            if *model == "DoubleSidedMaterial" {
-                                deg = deg.min(180.0 - deg);
-                            }
+                            // (DoubleSidedMaterial: both write the back faces
+                            // with negated normals, so they are compared too.)
+                            let deg = cos.acos().to_degrees();
                             best = Some(best.map_or(deg, |b: f64| b.min(deg)));
                         }
                     }

@@ -72,6 +72,7 @@ mod export_skinned_shape;
 mod export_tags;
 mod export_zone;
 mod fs_tree;
+mod gltf_double_sided;
 mod gltf_export;
 mod gltf_gaps;
 mod gltf_image_formats;

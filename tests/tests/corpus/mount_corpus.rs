@@ -191,7 +191,10 @@ fn chunk_trees_read_by_a_walk_equal_the_payloads() {
         .into_iter()
         .find(|f| f.ends_with("tile.max"))
         .expect("tile.max in the corpus");
-    let json = m.path().join(tile.strip_prefix(corpus_dir()).unwrap()).join("json");
+    let json = m
+        .path()
+        .join(tile.strip_prefix(corpus_dir()).unwrap())
+        .join("json");
     let listed = std::fs::read_dir(&json).unwrap().count();
     assert_eq!(listed, maxfs_fs::views::JsonView::ALL.len());
     let generated = |m: &Mounted| {

@@ -12,6 +12,9 @@
 //!   locks, 6 use self-illumination colour, 7 self-illumination amount, 8
 //!   self-illumination colour, 9 specular level, 10 glossiness, 11 soften.
 //! - Multi/Sub-Object (0x200, 0): 0x4002 = count, references 1..N.
+//! - Double Sided (0x210, 0): reference 0 = PB2 (0/1 facing and back material,
+//!   2/3 facing and back enabled, 4 translucency in percent), references 1/2 =
+//!   the facing and back materials.
 //! - Bitmap (0x240, 0): reference 0 = StdUVGen (0x100, 0) → old pblock (0/1 U/V
 //!   offset, 2/3 U/V tiling, 4/5/6 U/V/W angle); reference 1 = PB2 block 0 whose
 //!   parameter 13 is the bitmap: the path sits inline in the following 0x0003
@@ -32,6 +35,7 @@ pub const SC_MATERIAL: u32 = 0xc00;
 pub const SC_TEXMAP: u32 = 0xc10;
 const STANDARD: (u32, u32) = (0x2, 0);
 const MULTI_SUB: (u32, u32) = (0x200, 0);
+const DOUBLE_SIDED: (u32, u32) = (0x210, 0);
 const BITMAP: (u32, u32) = (0x240, 0);
 const TEXMAPS: (u32, u32) = (0x1200, 0);
 const STD_UVGEN: (u32, u32) = (0x100, 0);
@@ -90,6 +94,17 @@ pub struct NamedBlock {
     pub block: ParamBlock2,
 }
 
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DoubleSided {
+    /// Material index of the facing and back sides (None: slot empty).
+    pub facing: Option<usize>,
+    pub back: Option<usize>,
+    pub facing_on: bool,
+    pub back_on: bool,
+    /// 0..1 (Max shows percent): how much of the other side shows through.
+    pub translucency: f32,
+}
+
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Material {
     pub index: usize,
@@ -116,6 +131,9 @@ pub struct Material {
     pub maps: Vec<MapRef>,
     /// Multi/Sub-Object: one entry per sub-material slot (None = empty).
     pub sub_materials: Vec<Option<usize>>,
+    /// Double Sided: a material for the faces seen from the front and one
+    /// for those seen from the back.
+    pub double_sided: Option<DoubleSided>,
     /// Parameter blocks of materials whose values are not mapped above (NeL Material …).
     pub blocks: Vec<NamedBlock>,
     /// Why part of the material could not be decoded.
@@ -376,6 +394,50 @@ fn standard(eval: &SceneEval, m: &mut Material) {
     }
 }
 
+fn double_sided(eval: &SceneEval, m: &mut Material) {
+    let g: &SceneGraph = &eval.graph;
+    let side = |slot: u32| {
+        pblock::reference(g, m.index, slot)
+            .filter(|&t| class_of(g, t).map(|c| c.0) == Some(SC_MATERIAL))
+    };
+    let (facing, back) = (side(1), side(2));
+    let block = match pblock::reference(g, m.index, 0).map(|b| pblock::param_block2(eval.chunks(b)))
+    {
+        Some(Ok(b)) => b,
+        Some(Err(e)) => {
+            m.errors.push(format!("parameter block: {e}"));
+            return;
+        }
+        None => {
+            m.errors.push("no parameter block on reference 0".into());
+            return;
+        }
+    };
+    let float = |id| match block.param(id).map(|p| &p.value) {
+        Some(Value::Float(v)) => Some(*v),
+        _ => None,
+    };
+    let flag = |id| match block.param(id).map(|p| &p.value) {
+        Some(Value::Bool(v)) => Some(*v),
+        Some(Value::Int(v)) => Some(*v != 0),
+        _ => None,
+    };
+    match (flag(2), flag(3), float(4)) {
+        (Some(facing_on), Some(back_on), Some(t)) => {
+            m.double_sided = Some(DoubleSided {
+                facing,
+                back,
+                facing_on,
+                back_on,
+                translucency: t / 100.0,
+            })
+        }
+        _ => m
+            .errors
+            .push("Double Sided block without side switches (2, 3) and translucency (4)".into()),
+    }
+}
+
 fn multi(eval: &SceneEval, m: &mut Material) {
     let g: &SceneGraph = &eval.graph;
     let count = eval
@@ -428,6 +490,7 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
     match cid {
         STANDARD => standard(eval, &mut m),
         MULTI_SUB => multi(eval, &mut m),
+        DOUBLE_SIDED => double_sided(eval, &mut m),
         PHYSICAL => physical::physical(eval, idx, &mut m),
         _ => {
             let nel = cid == NEL_MATERIAL;
@@ -584,7 +647,13 @@ pub fn node_material(graph: &SceneGraph, node: usize) -> Option<usize> {
 pub fn undecoded_classes(eval: &SceneEval, idx: usize) -> Vec<String> {
     fn walk(eval: &SceneEval, idx: usize, depth: u32, out: &mut Vec<String>) {
         let Some(m) = material(eval, idx) else { return };
-        if !m.sub_materials.is_empty() {
+        if let Some(ds) = &m.double_sided {
+            if depth < 8 {
+                for s in [ds.facing, ds.back].into_iter().flatten() {
+                    walk(eval, s, depth + 1, out);
+                }
+            }
+        } else if !m.sub_materials.is_empty() {
             if depth < 8 {
                 for s in m.sub_materials.iter().flatten() {
                     walk(eval, *s, depth + 1, out);
