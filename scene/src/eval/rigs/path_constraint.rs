@@ -35,7 +35,7 @@ use crate::eval::core::controller::Controller;
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::core::pblock::{self, Value};
 use crate::eval::core::transform::SceneEval;
-use crate::eval::error::EvalError;
+use crate::eval::error::{EvalError, EvalErrorKind};
 use crate::eval::objects::shape::{self, curve};
 use crate::typed::ClassId;
 
@@ -106,10 +106,9 @@ fn flag(block: &pblock::ParamBlock2, id: u16, default: bool) -> Option<bool> {
     }
 }
 
-/// Decodes Path Constraint `idx`: `Ok(Ok(..))` when evaluated, `Ok(Err(why))`
-/// when it is a valid constraint using something not evaluated, `Err` when
-/// the data is damaged.
-pub fn decode(eval: &SceneEval, idx: usize) -> Result<Result<PathConstraint, String>, EvalError> {
+/// Decodes Path Constraint `idx`: an [`EvalError::NotEvaluated`] names what
+/// a valid constraint uses that is not evaluated; other errors are damage.
+pub fn decode(eval: &SceneEval, idx: usize) -> Result<PathConstraint, EvalError> {
     let at = || format!("Path Constraint {idx}");
     let graph = &eval.graph;
     let chunks = eval.chunks(idx);
@@ -117,28 +116,28 @@ pub fn decode(eval: &SceneEval, idx: usize) -> Result<Result<PathConstraint, Str
         || pblock::reference(graph, idx, OLD_PERCENT_REF).is_some()
         || pblock::reference(graph, idx, OLD_PATH_REF).is_some()
     {
-        return Ok(Err("pre-Max 4 path controller data is not evaluated".into()));
+        return Err(EvalError::not_evaluated("pre-Max 4 path controller data"));
     }
     let pb = pblock::reference(graph, idx, BLOCK_REF)
         .ok_or_else(|| EvalError::reference(at(), "no parameter block (reference 2)"))?;
     let block = pblock::param_block2(eval.chunks(pb)).map_err(|e| e.inside(at()))?;
-    let refuse = |why: &str| Ok(Err(why.to_string()));
+    let refuse = |what: &str| Err(EvalError::not_evaluated(what));
 
     match flag(&block, param::FOLLOW, false) {
         Some(false) => {}
-        Some(true) => return refuse("follow (rotation along the path) is not evaluated"),
-        None => return refuse("an animated follow switch is not evaluated"),
+        Some(true) => return refuse("follow (rotation along the path)"),
+        None => return refuse("an animated follow switch"),
     }
     match flag(&block, param::RELATIVE, false) {
         Some(false) => {}
-        Some(true) => return refuse("relative mode is not evaluated"),
-        None => return refuse("an animated relative switch is not evaluated"),
+        Some(true) => return refuse("relative mode"),
+        None => return refuse("an animated relative switch"),
     }
     let Some(constant_velocity) = flag(&block, param::CONSTANT_VEL, true) else {
-        return refuse("an animated constant velocity switch is not evaluated");
+        return refuse("an animated constant velocity switch");
     };
     let Some(looped) = flag(&block, param::LOOP, true) else {
-        return refuse("an animated loop switch is not evaluated");
+        return refuse("an animated loop switch");
     };
 
     // The percent: a controller in its slot, or a constant.
@@ -161,12 +160,12 @@ pub fn decode(eval: &SceneEval, idx: usize) -> Result<Result<PathConstraint, Str
         Some(Value::RefTab(s)) => s,
         None => &[],
         Some(Value::IntTab(v)) if v.is_empty() => &[],
-        Some(_) => return refuse("a path list stored inline is not evaluated"),
+        Some(_) => return refuse("a path list stored inline"),
     };
     let weights: Vec<f64> = match block.param(param::WEIGHTS).map(|p| &p.value) {
         Some(Value::FloatTab(w)) => w.iter().map(|&x| f64::from(x)).collect(),
         None => Vec::new(),
-        Some(_) => return refuse("path weights of this kind are not evaluated"),
+        Some(_) => return refuse("path weights of this kind"),
     };
     if weights.len() != slots.len() {
         return Err(EvalError::malformed(
@@ -188,8 +187,8 @@ pub fn decode(eval: &SceneEval, idx: usize) -> Result<Result<PathConstraint, Str
             .iter()
             .find(|r| r.target >= 0 && r.slot >= owned)
     }) {
-        return Ok(Err(format!(
-            "a parameter driven by a controller (block reference {}) is not evaluated",
+        return Err(EvalError::not_evaluated(format!(
+            "a parameter driven by a controller (block reference {})",
             extra.slot
         )));
     }
@@ -212,9 +211,7 @@ pub fn decode(eval: &SceneEval, idx: usize) -> Result<Result<PathConstraint, Str
         if !weight.is_finite() {
             return Err(EvalError::malformed(at(), format!("path weight {weight}")));
         }
-        if let Err(why) = path_supported(eval, node) {
-            return Ok(Err(why));
-        }
+        path_supported(eval, node)?;
         // The weight accessor clamps negative weights to 0.
         paths.push(PathTarget {
             node,
@@ -231,19 +228,19 @@ pub fn decode(eval: &SceneEval, idx: usize) -> Result<Result<PathConstraint, Str
             Vec3(w.f(0), w.f(1), w.f(2))
         })
         .filter(|v| v.0.is_finite() && v.1.is_finite() && v.2.is_finite());
-    Ok(Ok(PathConstraint {
+    Ok(PathConstraint {
         percent,
         percent_value,
         paths,
         constant_velocity,
         looped,
         base_point_world,
-    }))
+    })
 }
 
 /// Whether a path node's shape is one this evaluation interpolates: a shape
 /// class built here, without modifiers (Max follows the evaluated shape).
-fn path_supported(eval: &SceneEval, node: usize) -> Result<(), String> {
+fn path_supported(eval: &SceneEval, node: usize) -> Result<(), EvalError> {
     let name = eval
         .graph
         .objects
@@ -252,19 +249,23 @@ fn path_supported(eval: &SceneEval, node: usize) -> Result<(), String> {
         .map_or("?", |n| n.name.as_str());
     let (stack, base) = eval
         .modifier_stack(node)
-        .ok_or_else(|| format!("path \"{name}\" has no object"))?;
+        .ok_or_else(|| EvalError::reference(format!("path \"{name}\""), "no object"))?;
     let class = eval.graph.objects.get(base).and_then(|o| o.class.as_ref());
     let Some(class) = class.filter(|c| c.super_class == shape::SUPERCLASS_SHAPE) else {
-        return Err(format!("path \"{name}\" is not a shape"));
+        return Err(EvalError::not_evaluated(format!(
+            "path \"{name}\" that is not a shape"
+        )));
     };
     if !shape::is_shape(class.class_id) || class.class_id == shape::HELIX {
-        return Err(format!(
-            "path \"{name}\": shape {} is not evaluated",
+        return Err(EvalError::not_evaluated(format!(
+            "path \"{name}\" of shape class {}",
             class.name
-        ));
+        )));
     }
     if !stack.is_empty() {
-        return Err(format!("path \"{name}\" with modifiers is not evaluated"));
+        return Err(EvalError::not_evaluated(format!(
+            "path \"{name}\" with modifiers"
+        )));
     }
     Ok(())
 }
@@ -344,12 +345,13 @@ pub(crate) fn resolve(
         .get(idx)
         .and_then(|o| o.class.as_ref())
         .map_or_else(|| "Path Constraint".to_string(), |c| c.name.clone());
-    Ok(match decode(eval, idx)? {
-        Ok(p) => Controller::PathConstraint(p),
-        Err(why) => Controller::Unsupported {
-            class: format!("{class} ({why})"),
-        },
-    })
+    match decode(eval, idx) {
+        Ok(p) => Ok(Controller::PathConstraint(p)),
+        Err(e) if e.kind() == EvalErrorKind::NotEvaluated => Ok(Controller::Unsupported {
+            class: format!("{class} ({e})"),
+        }),
+        Err(e) => Err(e),
+    }
 }
 
 /// Whether the constraint places its node at `t`: the reason coverage names
