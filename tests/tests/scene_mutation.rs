@@ -638,3 +638,124 @@ fn remanence_on_damaged_scenes() {
         evaluate(f);
     }
 }
+
+/// The Path Constraint damaged: animation.max's snow man (its Position List
+/// holds one, tests/tests/corpus/eval_path_constraint.rs) gets 300 edits of
+/// the constraint, its parameter block or its percent controller — bytes
+/// changed, chunks cut, words replaced, references pointed at nothing, at
+/// non-nodes, at the snow man itself or at its own child (a path that
+/// depends on the node it places), switches set to odd values. The snow man
+/// and its children always get finite transforms at every time, coverage
+/// and every view and export run: named errors, no panic, bounded memory.
+#[test]
+fn path_constraint_damaged() {
+    use maxfs_scene::chunk::Body;
+    use maxfs_tests::rewrite::SceneEdit;
+
+    let source = "max/prims-pranto/animation.max";
+    let base = SceneEdit::open(source);
+    let man = base.node("snow man");
+    let arc = base.node("Arc001");
+    let line = base.node("Line002");
+    let prs = base.reference(man, 0);
+    let list = base.reference(prs, 0);
+    let path = base.reference(list, 1);
+    let block = base.reference(path, 2);
+    let percent = base.reference(block, 0);
+    let targets = [
+        -1,
+        man as i32,
+        arc as i32,
+        prs as i32,
+        line as i32,
+        path as i32,
+        1 << 30,
+    ];
+    let mut rng = Rng(0x7061_7468_636f_6e73);
+    let (mut placed, mut named) = (0usize, 0usize);
+    for i in 0..300usize {
+        let mut e = SceneEdit::open(source);
+        let obj = [path, block, percent][rng.below(3)];
+        match rng.below(5) {
+            0..=2 => {
+                // A leaf of the object: bytes, a cut, or a word.
+                let mut chunks = e.object_chunks(obj);
+                let leaves: Vec<usize> = (0..chunks.len())
+                    .filter(|&k| chunks[k].payload().is_some_and(|p| !p.is_empty()))
+                    .collect();
+                let k = leaves[rng.below(leaves.len())];
+                let mut b = chunks[k].payload().expect("leaf").to_vec();
+                match rng.below(3) {
+                    0 => {
+                        for _ in 0..1 + rng.below(4) {
+                            let at = rng.below(b.len());
+                            b[at] = rng.next() as u8;
+                        }
+                    }
+                    1 => b.truncate(rng.below(b.len())),
+                    _ if b.len() >= 4 => {
+                        let at = 4 * rng.below(b.len() / 4);
+                        let w: u32 = match rng.below(4) {
+                            0 => 0,
+                            1 => u32::MAX,
+                            2 => 0x7fc0_0000, // NaN
+                            _ => rng.next() as u32,
+                        };
+                        b[at..at + 4].copy_from_slice(&w.to_le_bytes());
+                    }
+                    _ => b.clear(),
+                }
+                chunks[k].body = Body::Leaf(b.into());
+                e.set_object_chunks(obj, chunks);
+            }
+            3 => {
+                // A reference: the block's percent or path slot, or the
+                // constraint's block.
+                let (o, slot) =
+                    [(block, 0), (block, 2), (block, 3), (path, 2), (path, 1)][rng.below(5)];
+                e.set_reference(o, slot, targets[rng.below(targets.len())]);
+            }
+            _ => {
+                // A switch: follow, loop, constant velocity, relative, axis.
+                let id = [2u16, 7, 8, 12, 13][rng.below(5)];
+                let w: u32 = [0, 1, u32::MAX, rng.next() as u32][rng.below(4)];
+                e.set_pb2_constant(block, id, &w.to_le_bytes());
+            }
+        }
+        let file = e.finish_file();
+        let input: usize = file.streams.iter().map(|s| s.data.len()).sum();
+        let (_, peak) = peak_of(|| {
+            if let Ok(eval) = SceneEval::from_document(Document::from_file(file.clone())) {
+                let gaps = maxfs_scene::eval::core::coverage::scene_gaps(&eval);
+                let kids: Vec<usize> = eval
+                    .graph
+                    .nodes()
+                    .filter(|(_, n)| n.parent == Some(man as u32))
+                    .map(|(o, _)| o.index)
+                    .collect();
+                for t in [-4800, 0, 2880, 8000, 16000, 40000] {
+                    for n in std::iter::once(man).chain(kids.iter().copied()) {
+                        let m = eval.world_tm(n, t);
+                        assert!(
+                            m.0.iter()
+                                .all(|r| r.0.is_finite() && r.1.is_finite() && r.2.is_finite()),
+                            "mutation {i}: node {n} at {t}: {m:?}"
+                        );
+                    }
+                }
+                if gaps.iter().any(|g| g.nodes.iter().any(|n| n == "snow man")) {
+                    named += 1;
+                } else {
+                    placed += 1;
+                }
+            }
+            evaluate(file);
+        });
+        assert!(
+            peak < 256 * input.max(1 << 20),
+            "mutation {i}: {peak} bytes for {input}"
+        );
+    }
+    eprintln!("snow man placed {placed}, named {named}");
+    assert!(placed > 30 && named > 30, "{placed} placed, {named} named");
+}

@@ -34,6 +34,7 @@ mod eval_map_modifiers;
 mod eval_materials;
 mod eval_mesh_totals;
 mod eval_modifiers;
+mod eval_path_constraint;
 mod eval_pbr_fbx;
 mod eval_pegasus;
 mod eval_physique;

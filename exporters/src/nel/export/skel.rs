@@ -102,6 +102,12 @@ pub fn unsupported_controller(ctx: &Context, node: usize) -> Option<String> {
                 .map_or_else(|| class(i), |e| format!("{} ({e})", class(i))),
         ),
         Some(Controller::Unsupported { class }) => Some(class.clone()),
+        // Evaluated in the scene (world TMs), but NeL tracks are built from
+        // keyframers and a path-driven position is not one.
+        Some(Controller::PathConstraint(_)) => Some(format!(
+            "{} (a path-driven position is not exported to NeL tracks)",
+            class(i)
+        )),
         _ => None,
     };
     let mut todo = vec![tm];

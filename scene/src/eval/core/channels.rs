@@ -73,6 +73,9 @@ fn keyed_channels(
                 keyed_channels(eval, format!("{name}[{k}]"), *sub, depth + 1, out);
             }
         }
+        Controller::PathConstraint(p) => {
+            keyed_channels(eval, format!("{name}.percent"), p.percent, depth + 1, out);
+        }
         c if is_keyed(c) => out.push(Channel {
             channel: name,
             object: i,

@@ -174,6 +174,9 @@ pub enum Controller {
         roll: Option<usize>,
         scale: Option<usize>,
     },
+    /// A Path Constraint (eval/rigs/path_constraint.rs): sets the node's
+    /// world position to a point along its paths.
+    PathConstraint(crate::eval::rigs::path_constraint::PathConstraint),
     /// A list controller (eval/core/list.rs): entries combined in order.
     List {
         class: String,
@@ -213,6 +216,7 @@ impl Controller {
             | Controller::ScaleXyz { axes }
             | Controller::EulerXyz { axes, .. } => axes.iter().flatten().copied().collect(),
             Controller::List { subs, .. } => subs.iter().flatten().copied().collect(),
+            Controller::PathConstraint(p) => p.percent.into_iter().collect(),
             Controller::Float { .. }
             | Controller::Point3 { .. }
             | Controller::Rotation { .. }

@@ -238,6 +238,13 @@ fn controller_gaps(
                 sub(a, "float controller");
             }
         }
+        // Its percent is a float; its paths' shapes must interpolate.
+        Controller::PathConstraint(p) => {
+            sub(&p.percent, "float controller");
+            if let Err(why) = crate::eval::rigs::path_constraint::check(eval, p, 0) {
+                add(role, format!("{} ({why})", class_name(eval, idx)));
+            }
+        }
         // A list's entries play the list's own part.
         Controller::List { .. } => {
             for i in ctl.children() {

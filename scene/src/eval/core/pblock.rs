@@ -81,6 +81,9 @@ pub enum Value {
     Bitmap(Option<String>),
     FloatTab(Vec<f32>),
     IntTab(Vec<i32>),
+    /// A tab of reference-kind elements (nodes, materials, …) stored as
+    /// block references: per element, the block reference slot it owns.
+    RefTab(Vec<u32>),
     VectorTab(Vec<[f32; 3]>),
     /// Driven by a controller or a reference (see `ref_slot`), or a type not decoded.
     None,
@@ -175,7 +178,10 @@ fn string(p: &[u8]) -> Result<String, EvalError> {
     })
 }
 
-fn tab(base: u16, p: &[u8]) -> Result<Value, EvalError> {
+/// A tab parameter's value. Reference-kind elements that store only their
+/// flag byte (Max 2017+ node tabs, Path Constraint's path list) are block
+/// references: they take the next slots from `slot`, in element order.
+fn tab(base: u16, p: &[u8], slot: &mut u32) -> Result<Value, EvalError> {
     if p.len() < 4 {
         return Err(EvalError::malformed(
             "tab",
@@ -207,6 +213,14 @@ fn tab(base: u16, p: &[u8]) -> Result<Value, EvalError> {
         ));
     }
     let body = &p[4..];
+    if is_ref_kind(base) && n > 0 && body.len() == n {
+        let first = *slot;
+        let count = n as u32;
+        *slot = slot.saturating_add(count);
+        return Ok(Value::RefTab(
+            (first..first.saturating_add(count)).collect(),
+        ));
+    }
     let rec = size + 1;
     if body.len() < n * rec {
         return Err(EvalError::malformed(
@@ -334,7 +348,7 @@ pub fn param_block2(chunks: &[Chunk]) -> Result<ParamBlock2, EvalError> {
             ref_slot: None,
         };
         if tyw & TYPE_TAB != 0 {
-            param.value = tab(base, payload).map_err(ctx)?;
+            param.value = tab(base, payload, &mut slot).map_err(ctx)?;
         } else {
             let is_const = flags & FLAG_CONSTANT != 0;
             if is_const && !payload.is_empty() {
@@ -476,6 +490,37 @@ mod tests {
         assert_eq!(pb.params[1].ref_slot, Some(0));
         assert_eq!(pb.params[2].ref_slot, Some(1));
         assert_eq!(pb.params[3].value, Value::FloatTab(vec![1.0, 2.0]));
+    }
+
+    #[test]
+    fn reference_tabs_take_block_slots_in_order() {
+        // Path Constraint's block as animation.max stores it: an animated
+        // percent (slot 0), an empty node parameter (slot 1), a float tab,
+        // then a node tab whose one element is a flag byte only (slot 2);
+        // a controller-driven float after it takes the next slot.
+        let mut weights = 1u32.to_le_bytes().to_vec();
+        weights.extend([0xc0, 0, 0, 0x48, 0x42]);
+        let mut nodes = 2u32.to_le_bytes().to_vec();
+        nodes.extend([0x40, 0x40]);
+        let chunks = vec![
+            header(5),
+            rec(0, ty::PCNT_FRAC, 0x80, &[]),
+            rec(1, ty::NODE, 0x40, &[]),
+            rec(10, ty::FLOAT | TYPE_TAB, 0x80, &weights),
+            rec(11, ty::NODE | TYPE_TAB, 0x00, &nodes),
+            rec(12, ty::FLOAT, 0x00, &[]),
+        ];
+        let pb = param_block2(&chunks).unwrap();
+        assert_eq!(pb.params[0].ref_slot, Some(0));
+        assert_eq!(pb.params[1].ref_slot, Some(1));
+        assert_eq!(pb.params[2].value, Value::FloatTab(vec![50.0]));
+        assert_eq!(pb.params[3].value, Value::RefTab(vec![2, 3]));
+        assert_eq!(pb.params[4].ref_slot, Some(4));
+        // Node elements with 4-byte values stay inline (older layouts).
+        let mut inline = 1u32.to_le_bytes().to_vec();
+        inline.extend([0x40, 7, 0, 0, 0]);
+        let pb = param_block2(&[header(1), rec(11, ty::NODE | TYPE_TAB, 0, &inline)]).unwrap();
+        assert_eq!(pb.params[0].value, Value::IntTab(vec![7]));
     }
 
     #[test]

@@ -17,6 +17,7 @@ use crate::eval::core::math::{Mat43, Quat, Vec3};
 use crate::eval::core::memo::{MemoStats, MeshMemo, MeshResult, Stack};
 use crate::eval::modifier::{self, Applied};
 use crate::eval::objects::mesh::Mesh;
+use crate::eval::rigs::path_constraint;
 
 /// The evaluated scene of one file: owns what it reads (document, typed layer,
 /// scene graph) so that it can be cached and shared between threads, and
@@ -40,7 +41,7 @@ pub struct SceneEval {
 
 /// The deepest parent chain followed; deeper is treated as a cycle in damaged data.
 const MAX_CHAIN: usize = 512;
-/// How many LookAt targets deep an evaluation may go.
+/// How many LookAt targets and constraint paths deep an evaluation may go.
 const MAX_LOOKAT_DEPTH: usize = 16;
 /// The TM controller chunk holding its inheritance flags.
 const INHERIT_FLAGS_CHUNK: u16 = 0x7230;
@@ -130,6 +131,7 @@ impl SceneEval {
         cell.get_or_init(|| {
             controller::decode(obj, self.chunks(idx))
                 .and_then(|c| crate::eval::core::list::resolve(self, idx, c))
+                .and_then(|c| crate::eval::rigs::path_constraint::resolve(self, idx, c))
         })
         .as_ref()
         .ok()
@@ -328,8 +330,8 @@ impl SceneEval {
             }) => {
                 let s = self.scale_tm(*scale, t);
                 let r = self.rotation_at(*rotation, t);
-                s.then(&r)
-                    .then(&Mat43::translation(self.position_at(*position, t)))
+                let p = self.node_position(node, *position, Vec3::default(), t, depth, budget);
+                s.then(&r).then(&Mat43::translation(p))
             }
             Some(Controller::LookAt {
                 target,
@@ -347,6 +349,74 @@ impl SceneEval {
                     .unwrap_or(Mat43::IDENTITY),
             },
         }
+    }
+
+    /// The translation a node's position controller `idx` gives it in its
+    /// parent's frame. Max applies position controllers in relative mode to
+    /// the matrix the parent leaves, `acc` being the translation so far:
+    /// keyframers add their value; a Path Constraint *sets* the world
+    /// position (`SetTrans`; carried here into the parent's frame, so the
+    /// node keeps its parent's rotation); a list lets each entry act on what
+    /// the entries before it built and keeps its weight's share of the change
+    /// (list.rs; it refuses lists nested deeper than 16 or in a loop, which
+    /// bounds the recursion). Without a Path Constraint this is
+    /// `acc + position_at`.
+    fn node_position(
+        &self,
+        node: usize,
+        idx: Option<usize>,
+        acc: Vec3,
+        t: i32,
+        depth: usize,
+        budget: &Cell<u32>,
+    ) -> Vec3 {
+        match idx.and_then(|i| self.controller(i)) {
+            // Paths are followed like LookAt targets: a bounded depth.
+            Some(Controller::PathConstraint(p)) if depth < MAX_LOOKAT_DEPTH => {
+                // A path placed by the node it places (only damage makes one:
+                // Max refuses such a path) gives no position.
+                if p.paths.iter().any(|path| self.in_subtree(path.node, node)) {
+                    return acc;
+                }
+                let mut world_of = |n: usize| self.world_tm_at_depth(n, t, depth + 1, budget);
+                match path_constraint::world_position(self, p, t, &mut world_of) {
+                    Ok(w) => match self.parent(node) {
+                        Some(pn) => invert(&self.world_tm_at_depth(pn, t, depth + 1, budget))
+                            .transform_point(w),
+                        None => w,
+                    },
+                    // Named by coverage (path_constraint::check).
+                    Err(_) => acc,
+                }
+            }
+            Some(Controller::List {
+                kind: ListKind::Position | ListKind::Point3,
+                subs,
+                weights,
+                average,
+                ..
+            }) => subs
+                .iter()
+                .zip(list::factors(weights, *average))
+                .fold(acc, |a, (s, f)| {
+                    let next = self.node_position(node, *s, a, t, depth, budget);
+                    a.plus(next.minus(a).scale(f))
+                }),
+            _ => acc.plus(self.position_at(idx, t)),
+        }
+    }
+
+    /// Whether `n` is `root` or one of its descendants.
+    fn in_subtree(&self, n: usize, root: usize) -> bool {
+        let mut cur = Some(n);
+        for _ in 0..MAX_CHAIN {
+            match cur {
+                Some(c) if c == root => return true,
+                Some(c) => cur = self.parent(c),
+                None => return false,
+            }
+        }
+        true
     }
 
     /// The rig cache of rig_transform.rs.
@@ -697,7 +767,7 @@ impl SceneEval {
         budget: &Cell<u32>,
     ) -> Mat43 {
         let [target, position, roll, scale] = refs;
-        let pos = self.position_at(position, t);
+        let pos = self.node_position(node, position, Vec3::default(), t, depth, budget);
         let parent_world = self
             .parent(node)
             .map(|p| self.world_tm_at_depth(p, t, depth + 1, budget));

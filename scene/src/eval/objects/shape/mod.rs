@@ -25,6 +25,7 @@ use crate::eval::core::transform::SceneEval;
 use crate::typed::ClassId;
 
 mod bezier_shape;
+pub mod curve;
 mod egg;
 pub mod organize;
 mod parametric;
