@@ -29,7 +29,9 @@ use maxfs_exporters::nel::zone_build::{self, retrieve, BindInfo, ZoneInfo};
 use maxfs_exporters::nel::{read_nel, write_nel, NelFile};
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
-use maxfs_tests::zone_source::{rklpatch_from_zone, write_source_at, SourceOptions, NODE};
+use maxfs_tests::zone_source::{
+    rklpatch_from_zone, with_box_nodes, write_source_at, BoxNode, SourceOptions, NODE,
+};
 use maxfs_tests::{corpus_dir, files_with_ext};
 
 const SMOOTH_MASK: u8 = 0x3c;
@@ -584,6 +586,263 @@ fn ligo_refusals_are_named() {
     assert!(
         out.errors_text()
             .contains("A zone is not at the right position"),
+        "{}",
+        out.errors_text()
+    );
+}
+
+/// nel_ligo_export.ms l.9-11, typed here from the script for the expected values:
+/// `TransitionScale`, `TransitionRot`, `TransitionPos` of slots 1..=9.
+const SCRIPT_SCALE: [bool; 9] = [false, false, false, false, true, false, false, false, false];
+const SCRIPT_ROT: [u8; 9] = [2, 1, 3, 0, 1, 3, 0, 0, 0];
+const SCRIPT_POS: [[f64; 2]; 9] = [
+    [0.0, 0.0],
+    [-1.0, 0.0],
+    [-1.0, -1.0],
+    [-1.0, -2.0],
+    [0.0, -2.0],
+    [0.0, -3.0],
+    [-1.0, -3.0],
+    [-2.0, -3.0],
+    [-3.0, -3.0],
+];
+
+/// `buildTransitionMatrixObj mt slot cellSize` (nel_ligo_export.ms l.242-267), step by
+/// step in Max's row-vector order with the scene's matrices:
+/// `copyMt = transMatrix (TransitionPos[slot] * cellSize)`,
+/// `translate copyMt [-cellSize/2, -cellSize/2, 0]`,
+/// `scale copyMt [-1,1,1] true` when `TransitionScale[slot]` (translation scaled too),
+/// `rotateZ copyMt (90 * TransitionRot[slot])`,
+/// `translate copyMt [cellSize/2, cellSize/2, 0]`, and the result `mt * copyMt`.
+fn script_transition_obj(
+    mt: &maxfs_scene::eval::Mat43,
+    slot: usize,
+    cell: f64,
+) -> maxfs_scene::eval::Mat43 {
+    use maxfs_scene::eval::{Mat43, Vec3};
+    let i = slot - 1;
+    let mut copy = Mat43::translation(Vec3(SCRIPT_POS[i][0] * cell, SCRIPT_POS[i][1] * cell, 0.0))
+        .then(&Mat43::translation(Vec3(-cell / 2.0, -cell / 2.0, 0.0)));
+    if SCRIPT_SCALE[i] {
+        copy = copy.then(&Mat43::scaling(Vec3(-1.0, 1.0, 1.0)));
+    }
+    if SCRIPT_ROT[i] != 0 {
+        copy = copy.then(&Mat43::rot_z(
+            (90.0 * f64::from(SCRIPT_ROT[i])).to_radians(),
+        ));
+    }
+    copy = copy.then(&Mat43::translation(Vec3(cell / 2.0, cell / 2.0, 0.0)));
+    mt.then(&copy)
+}
+
+/// The brick zone of the ig tests: 2×2 patches on cell (0,0) from the first corpus zone.
+fn ig_test_brick() -> maxfs_scene::rklpatch::RklPatch {
+    let zones = files_with_ext(&corpus_dir().join("nel"), &["zonel", "zone"]);
+    let orig = read_zone(&std::fs::read(&zones[0]).expect("read"));
+    let info = synthetic_brick(&own_patches(&orig), 2, &[(0, 0)], orig.zone_id);
+    rklpatch_from_zone(&info, [0.0; 3])
+}
+
+fn ig_test_source(nodes: &[BoxNode]) -> (Vec<u8>, Vec<usize>) {
+    let bytes = write_source_at(
+        &ig_test_brick(),
+        &SourceOptions {
+            node_name: "brick",
+            cancel_translation: None,
+            edit_patch: None,
+            frozen: false,
+            second_node: None,
+        },
+        // The patch node in slot 1 (cell (0,0)): the script's `ok and findOne`.
+        Some(([80.0, 80.0, 1.0], [-80.0, -80.0, -1.0])),
+    );
+    with_box_nodes(&bytes, nodes)
+}
+
+/// Transition brick instance groups (`exportInstanceGroupFromZone` with the slot's
+/// brick name): one Box per slot whose IGNAME is that slot's brick (mixed case: the
+/// script lowercases), turned about Z, in the slot's cell; one more named after no brick.
+/// Each slot's `.ig` holds its Box placed at `world · copyMt` of the script's formula
+/// above (position within 1e-3 m; the NeL rotation and scale, rebuilt as a matrix,
+/// within 1e-5 of the formula's axes), and NeL reads every `.ig` back and rewrites it
+/// byte-identically (tests/oracle/nel_check.sh).
+#[test]
+fn transition_brick_igs_follow_build_transition_matrix_obj() {
+    use maxfs_exporters::nel::export::properties::id;
+    let stem = "zonetransition-foret-prairie-2";
+    let names: Vec<String> = (1..=9).map(|s| format!("box{s}")).collect();
+    let ignames: Vec<String> = (1..=9)
+        .map(|s| format!("Foret-Prairie-2-{}", s - 1))
+        .collect();
+    let appdata: Vec<[(u32, &str); 1]> =
+        ignames.iter().map(|g| [(id::IGNAME, g.as_str())]).collect();
+    let stray = [(id::IGNAME, "foret-prairie-2-9")];
+    let mut nodes: Vec<BoxNode> = (0..9)
+        .map(|i| {
+            let (cx, cy) = SLOT_CELL[i];
+            let s = i as f32;
+            BoxNode {
+                name: &names[i],
+                position: [
+                    cx * 160.0 + 20.0 + 11.0 * s,
+                    cy * 160.0 + 130.0 - 9.0 * s,
+                    2.0 + s,
+                ],
+                rotation: [0.0, 0.0, 0.35 * (s + 1.0)],
+                appdata: &appdata[i],
+                parent: None,
+            }
+        })
+        .collect();
+    nodes.push(BoxNode {
+        name: "stray",
+        position: [5.0, 6.0, 7.0],
+        rotation: [0.0; 3],
+        appdata: &stray,
+        parent: None,
+    });
+    let (bytes, made) = ig_test_source(&nodes);
+    let doc = Document::from_bytes(&bytes).expect("reopens");
+    let eval = SceneEval::from_document(doc).expect("evaluates");
+    let out = nexp::export(stem, &eval, &[ExportKind::Ig]);
+    let errors = out.errors_text();
+    assert!(
+        errors.contains("foret-prairie-2-9.ig") && errors.contains("exports it from no slot"),
+        "{errors}"
+    );
+    assert_eq!(errors.lines().count(), 1, "{errors}");
+    let mut files = Vec::new();
+    let (mut worst_pos, mut worst_axis) = (0.0f64, 0.0f64);
+    for slot in 1..=9 {
+        let name = format!("foret-prairie-2-{}.ig", slot - 1);
+        let o = out
+            .outputs
+            .iter()
+            .find(|o| o.name == name)
+            .unwrap_or_else(|| panic!("{name} not exported: {errors}"));
+        let NelFile::InstanceGroup(ig) = read_nel(&o.bytes, &name).expect("ig reads") else {
+            panic!("{name}: not an ig")
+        };
+        assert_eq!(ig.instances.len(), 1, "{name}");
+        let inst = &ig.instances[0];
+        assert_eq!(
+            inst.instance_name.as_deref(),
+            Some(names[slot - 1].as_str())
+        );
+        // The node TM the source holds (checked against the values written into its
+        // controllers: Euler Z θ then the position, Max's RotateZMatrix convention).
+        let n = &nodes[slot - 1];
+        let w = eval.world_tm(made[slot - 1], 0);
+        let built = maxfs_scene::eval::Mat43::rot_z(f64::from(n.rotation[2])).then(
+            &maxfs_scene::eval::Mat43::translation(maxfs_scene::eval::Vec3::from_f32(n.position)),
+        );
+        for (a, b) in w.rows().iter().flatten().zip(built.rows().iter().flatten()) {
+            assert!((a - b).abs() < 1e-5, "{name}: node TM {w:?} vs {built:?}");
+        }
+        let want = script_transition_obj(&w, slot, 160.0).rows();
+        let pos = [inst.pos.x.get(), inst.pos.y.get(), inst.pos.z.get()].map(f64::from);
+        for k in 0..3 {
+            worst_pos = worst_pos.max((pos[k] - want[3][k]).abs());
+        }
+        let q = [
+            inst.rot.x.get(),
+            inst.rot.y.get(),
+            inst.rot.z.get(),
+            inst.rot.w.get(),
+        ]
+        .map(f64::from);
+        let qm = maxfs_scene::eval::Quat {
+            x: q[0],
+            y: q[1],
+            z: q[2],
+            w: q[3],
+        }
+        .to_column_matrix();
+        let s = [inst.scale.x.get(), inst.scale.y.get(), inst.scale.z.get()].map(f64::from);
+        for i in 0..3 {
+            for j in 0..3 {
+                // NeL's column matrix · scale is the transpose of Max's rows.
+                worst_axis = worst_axis.max((qm[i][j] * s[j] - want[j][i]).abs());
+            }
+        }
+        // The mirrored slot keeps its mirror.
+        let det = want[0][0] * (want[1][1] * want[2][2] - want[1][2] * want[2][1])
+            - want[0][1] * (want[1][0] * want[2][2] - want[1][2] * want[2][0])
+            + want[0][2] * (want[1][0] * want[2][1] - want[1][1] * want[2][0]);
+        assert_eq!(det < 0.0, SCRIPT_SCALE[slot - 1], "{name}");
+        files.push((name, o.bytes.clone()));
+    }
+    eprintln!(
+        "transition brick igs: 9 slots, worst position error {worst_pos:.2e} m, worst axis error {worst_axis:.2e}"
+    );
+    assert!(worst_pos < 1e-3, "{worst_pos}");
+    assert!(worst_axis < 1e-5, "{worst_axis}");
+    crate::export_remanence::nel_oracle(&files);
+}
+
+/// The script moves a node under a moved parent twice (Max carries children along):
+/// refused by name; and without a placed patch node the script exports no ig at all.
+#[test]
+fn transition_brick_igs_refusals_are_named() {
+    use maxfs_exporters::nel::export::properties::id;
+    let tag = [(id::IGNAME, "foret-prairie-2-3")];
+    let nodes = [
+        BoxNode {
+            name: "parent",
+            position: [200.0, 250.0, 0.0],
+            rotation: [0.0; 3],
+            appdata: &tag,
+            parent: None,
+        },
+        BoxNode {
+            name: "child",
+            position: [210.0, 260.0, 0.0],
+            rotation: [0.0; 3],
+            appdata: &tag,
+            parent: Some(0),
+        },
+    ];
+    let (bytes, _) = ig_test_source(&nodes);
+    let go = |bytes: &[u8], stem: &str| {
+        let doc = Document::from_bytes(bytes).expect("reopens");
+        let eval = SceneEval::from_document(doc).expect("evaluates");
+        nexp::export(stem, &eval, &[ExportKind::Ig])
+    };
+    let out = go(&bytes, "zonetransition-foret-prairie-2");
+    assert!(out.outputs.is_empty());
+    assert!(
+        out.errors_text()
+            .contains("node child has a parent moved by buildTransitionMatrixObj too"),
+        "{}",
+        out.errors_text()
+    );
+    // The same group in a material source is exported as it stands.
+    let out = go(&bytes, "zonematerial-foret-a1");
+    assert!(out.outputs.iter().any(|o| o.name == "foret-prairie-2-3.ig"));
+    // Patch node at an undefined cell (x 0, y 1): no ig.
+    let one = [BoxNode {
+        name: "alone",
+        position: [200.0, 250.0, 0.0],
+        rotation: [0.0; 3],
+        appdata: &tag,
+        parent: None,
+    }];
+    let bytes = write_source_at(
+        &ig_test_brick(),
+        &SourceOptions {
+            node_name: "brick",
+            cancel_translation: None,
+            edit_patch: None,
+            frozen: false,
+            second_node: None,
+        },
+        Some(([80.0, 240.0, 1.0], [-80.0, -80.0, -1.0])),
+    );
+    let (bytes, _) = with_box_nodes(&bytes, &one);
+    let out = go(&bytes, "zonetransition-foret-prairie-2");
+    assert!(out.outputs.is_empty());
+    assert!(
+        out.errors_text().contains("patch nodes are not placed"),
         "{}",
         out.errors_text()
     );
