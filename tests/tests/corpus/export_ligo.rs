@@ -266,6 +266,69 @@ fn synthetic_brick(src: &ZoneInfo, n: usize, cells: &[(usize, usize)], zone_id: 
     }
 }
 
+/// [`synthetic_brick`] from the first patch of the real zone `zp`, built by our
+/// `CZone::build` and written into `dir` (what NeL is handed); (file, zone as read back,
+/// its own patches).
+fn brick_zone_file(
+    dir: &Path,
+    zp: &Path,
+    n: usize,
+    cells: &[(usize, usize)],
+) -> (PathBuf, Zone, ZoneInfo) {
+    let orig = read_zone(&std::fs::read(zp).expect("read"));
+    let synth = synthetic_brick(&own_patches(&orig), n, cells, orig.zone_id);
+    let built = zone_build::build_with(&synth, &Default::default()).expect("build");
+    let name = format!(
+        "synthetic-{}cells-{n}x{n}-from-{}.zone",
+        cells.len(),
+        zp.file_stem().unwrap().to_string_lossy()
+    );
+    let path = dir.join(name);
+    let bytes = write_nel(&NelFile::Zone(built)).expect("write");
+    std::fs::write(&path, &bytes).expect("write");
+    let zone = read_zone(&bytes);
+    let info = own_patches(&zone);
+    (path, zone, info)
+}
+
+/// The `.ligozone` text NeL's COXml writes (tests/oracle/ligozone.sh) for a brick of
+/// mask `mask` (row-major 0/1) and the script's categories `props`, then `passable`
+/// no, `filled`, `square`, `size` as script.cpp adds them.
+fn nel_ligozone(
+    dir: &Path,
+    brick: &str,
+    w: &str,
+    h: &str,
+    mask: &str,
+    props: &[(String, String)],
+) -> Vec<u8> {
+    let filled = if mask.bytes().all(|b| b == b'1') {
+        "yes"
+    } else {
+        "no"
+    };
+    let square = if w == h { "yes" } else { "no" };
+    let nel_text = dir.join(format!("nel-{brick}.ligozone"));
+    let mut a = vec![
+        nel_text.display().to_string(),
+        w.to_string(),
+        h.to_string(),
+        mask.to_string(),
+    ];
+    a.extend(
+        props
+            .iter()
+            .map(|(k, v)| format!("{}={}", k.to_ascii_lowercase(), v.to_ascii_lowercase())),
+    );
+    a.push("passable=no".into());
+    a.push(format!("filled={filled}"));
+    a.push(format!("square={square}"));
+    a.push(format!("size={w}x{h}"));
+    let lz = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle/ligozone.sh");
+    run(&lz, &a);
+    std::fs::read(&nel_text).expect("NeL ligozone")
+}
+
 #[test]
 fn ligo_bricks_equal_nel_own_export_path() {
     let zones = files_with_ext(&corpus_dir().join("nel"), &["zonel", "zone"]);
@@ -290,21 +353,7 @@ fn ligo_bricks_equal_nel_own_export_path() {
         .iter()
         .enumerate()
         .map(|(i, &(n, cells))| {
-            let zp = &zones[i % zones.len()];
-            let orig = read_zone(&std::fs::read(zp).expect("read"));
-            let src = own_patches(&orig);
-            let synth = synthetic_brick(&src, n, cells, orig.zone_id);
-            let built = zone_build::build_with(&synth, &Default::default()).expect("build");
-            let name = format!(
-                "synthetic-{}cells-{n}x{n}-from-{}.zone",
-                cells.len(),
-                zp.file_stem().unwrap().to_string_lossy()
-            );
-            let path = dir.path().join(name);
-            let bytes = write_nel(&NelFile::Zone(built)).expect("write");
-            std::fs::write(&path, &bytes).expect("write");
-            let zone = read_zone(&bytes);
-            let info = own_patches(&zone);
+            let (path, zone, info) = brick_zone_file(dir.path(), &zones[i % zones.len()], n, cells);
             (path, zone, info, [0.0; 2], [1.0; 2])
         })
         .collect();
@@ -427,31 +476,7 @@ fn ligo_bricks_equal_nel_own_export_path() {
             let src = maxfs_exporters::nel::zone_build::ligo::BrickSource::from_stem(stem)
                 .expect("brick source");
             let (_, props) = src.bricks().swap_remove(slot.map_or(0, |s| s - 1));
-            let filled = if mask.bytes().all(|b| b == b'1') {
-                "yes"
-            } else {
-                "no"
-            };
-            let square = if w == h { "yes" } else { "no" };
-            let nel_text = dir.path().join(format!("nel-{brick}.ligozone"));
-            let mut a = vec![
-                nel_text.display().to_string(),
-                w.to_string(),
-                h.to_string(),
-                mask.to_string(),
-            ];
-            a.extend(
-                props
-                    .iter()
-                    .map(|(k, v)| format!("{}={}", k.to_ascii_lowercase(), v.to_ascii_lowercase())),
-            );
-            a.push("passable=no".into());
-            a.push(format!("filled={filled}"));
-            a.push(format!("square={square}"));
-            a.push(format!("size={w}x{h}"));
-            let lz = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle/ligozone.sh");
-            run(&lz, &a);
-            let expected = std::fs::read(&nel_text).expect("NeL ligozone");
+            let expected = nel_ligozone(dir.path(), &brick, w, h, mask, &props);
             if text == expected {
                 texts_equal += 1;
                 masks_equal += 1;
@@ -846,4 +871,101 @@ fn transition_brick_igs_refusals_are_named() {
         "{}",
         out.errors_text()
     );
+}
+
+/// LIGO_USE_BOUNDINGBOX: the mask is `getSquareMask` of the built zone (ligo
+/// plugin_max script.cpp), not the zone template. Material bricks of the three synthetic
+/// shapes carrying the AppData ("1"); expected: NeL's own brick zone for the source's
+/// patches (`landscape_oracle brick`), its square mask (`landscape_oracle square`: NeL's
+/// `CZone::serial` + `retrieve`, then the plug-in's rule), and the `.ligozone` NeL's
+/// COXml writes for it. The L's box is 2×2 with all four cells set (its template mask
+/// has three).
+#[test]
+fn bounding_box_masks_equal_nel_square_mask() {
+    use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
+    let zones = files_with_ext(&corpus_dir().join("nel"), &["zonel", "zone"]);
+    let bank = TileBankFile::load(&bank_path()).expect("corpus bank");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let stem = "zonematerial-foret-a1";
+    let one = [(0, 0)];
+    let ell = [(0, 0), (1, 0), (0, 1)];
+    let shapes: [(usize, &[(usize, usize)]); 3] = [(2, &one), (4, &one), (2, &ell)];
+    let mut sizes = Vec::new();
+    for (i, &(n, cells)) in shapes.iter().enumerate() {
+        let (zp, _, info) = brick_zone_file(dir.path(), &zones[i % zones.len()], n, cells);
+        let bytes = write_source_at(
+            &rklpatch_from_zone(&info, [0.0; 3]),
+            &SourceOptions {
+                node_name: "brick",
+                cancel_translation: None,
+                edit_patch: None,
+                frozen: false,
+                second_node: None,
+            },
+            Some(([80.0, 80.0, 1.0], [-80.0, -80.0, -1.0])),
+        );
+        let mut e = maxfs_tests::rewrite::SceneEdit::from_file(
+            maxfs_scene::container::MaxFile::from_bytes(&bytes).expect("parses"),
+        );
+        e.add_appdata(
+            NODE,
+            (NEL_CLASS_ID, NEL_SUPER_CLASS),
+            id::LIGO_USE_BOUNDINGBOX,
+            "1",
+        );
+        let bytes = e.finish_file().to_bytes().expect("writes");
+        let (out, eval) = export(&bytes, stem, &bank);
+        let text = out
+            .outputs
+            .iter()
+            .find(|o| o.name == "foret-a1.ligozone")
+            .unwrap_or_else(|| panic!("{}: no .ligozone: {}", zp.display(), out.errors_text()))
+            .bytes
+            .clone();
+        // NeL's zone for the source's patches, then its square mask.
+        let m = eval.object_tm(NODE, 0).0;
+        let tm = m.map(|r| [r.0 as f32, r.1 as f32, r.2 as f32]);
+        let nel_zone = dir.path().join(format!("nel-square-{i}.zone"));
+        let mut args = vec![
+            "brick".to_string(),
+            bank_path().display().to_string(),
+            "160".into(),
+            "1".into(),
+            "0".into(),
+            "0".into(),
+        ];
+        args.extend(tm.iter().flatten().map(|v| format!("{v:.9e}")));
+        args.extend(["0", "0", "1", "1"].map(String::from));
+        args.push(zp.display().to_string());
+        args.push(nel_zone.display().to_string());
+        let r = run(&oracle(), &args);
+        assert!(r.starts_with("OK"), "NeL brick: {r}");
+        let r = run(
+            &oracle(),
+            &[
+                "square".into(),
+                "160".into(),
+                nel_zone.display().to_string(),
+            ],
+        );
+        let mut it = r.split_whitespace();
+        let (Some("OK"), Some(w), Some(h)) = (it.next(), it.next(), it.next()) else {
+            panic!("NeL square: {r}")
+        };
+        let cells_n = w.parse::<usize>().expect("w") * h.parse::<usize>().expect("h");
+        let mask = "1".repeat(cells_n);
+        let src = maxfs_exporters::nel::zone_build::ligo::BrickSource::from_stem(stem)
+            .expect("brick source");
+        let (_, props) = src.bricks().swap_remove(0);
+        let expected = nel_ligozone(dir.path(), &format!("square-{i}"), w, h, &mask, &props);
+        assert_eq!(
+            String::from_utf8_lossy(&text),
+            String::from_utf8_lossy(&expected),
+            "{}",
+            zp.display()
+        );
+        sizes.push(format!("{w}x{h}"));
+    }
+    eprintln!("bounding-box masks equal NeL's: {sizes:?}");
+    assert_eq!(sizes, ["1x1", "1x1", "2x2"]);
 }
