@@ -146,6 +146,11 @@ fn transition_brick_igs(
             continue;
         }
         let Some(by) = transition_object_matrix(slot, super::zone::ligo::CELL_SIZE) else {
+            out.push_error(
+                ExportKind::Ig,
+                &g.file_name,
+                format!("transition slot {slot} has no buildTransitionMatrixObj"),
+            );
             continue;
         };
         let mut nodes = g.nodes.clone();
