@@ -14,6 +14,10 @@ if [ "$target" = physique ]; then
   : # starts from nothing: its input is a bare chunk stream (a ModApp)
 elif [ "$target" = max_parse ] || [ "$target" = max_export ]; then
   find "$corpus/max" -name '*.max' -size -400k -exec cp -n {} "$seeds/" \;
+  if [ "$target" = max_export ]; then
+    # RklPatch sources (no public .max holds one): the synthetic one of every corpus zone.
+    cargo run --release -q -p maxfs-tests --bin zone-sources "$seeds" > /dev/null
+  fi
 else
   find "$corpus/nel" -type f -size -200k -exec cp -n {} "$seeds/" \;
 fi

@@ -2,7 +2,10 @@
 //! evaluation and every NeL exporter (every kind, so also the shape paths the
 //! NeL AppData selects: water with its colour map, flares, segment remanence
 //! on spline shapes). Whatever is exported must be a NeL file
-//! that our reader takes and rewrites identically; nothing may panic.
+//! that our reader takes and rewrites identically; nothing may panic. The file is
+//! exported under one of three names (by the input's length): a plain one, and the ligo
+//! brick protocols (`zonematerial-…`: brick zone, mask, igs; `zonetransition-…`: slot
+//! placement, mirrored / turned bricks, igs moved by buildTransitionMatrixObj).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use maxfs_exporters::nel::{self, export};
@@ -15,7 +18,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(eval) = maxfs_scene::eval::SceneEval::from_document(doc) else {
         return;
     };
-    let out = export::export("fuzz", &eval, &export::ExportKind::ALL);
+    let stem = ["fuzz", "zonematerial-foret-a1", "zonetransition-foret-prairie-2"][data.len() % 3];
+    let out = export::export(stem, &eval, &export::ExportKind::ALL);
     for o in &out.outputs {
         let f = nel::read_nel(&o.bytes, &o.name).expect("exported file reads back");
         assert_eq!(nel::write_nel(&f).expect("rewrite"), o.bytes, "{}", o.name);

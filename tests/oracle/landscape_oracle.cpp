@@ -28,6 +28,12 @@
 //   float order (x*M0 + y*M1 + z*M2 + M3), then CPatchInfo::transform (SYM, ROT, toOriginal
 //   = (scale(1,-1,1) * rotateZ(pi*ROT/2))^-1) when SYM or ROT, CZone::build(0), serial to OUT.
 //
+// landscape_oracle square CELLSIZE ZONE
+//   LIGO_USE_BOUNDINGBOX's mask (ligo plugin_max script.cpp getSquareMask) of a zone NeL
+//   reads and retrieves: every patch corner's cell ((uint)((x + cell/2) / cell), same for
+//   y), the largest of each (at least 1) as width and height, every cell set. Prints
+//   "OK W H".
+//
 // landscape_oracle reread FILE...
 //   NeL reads each .zone (CZone::serial) or .ligozone (CIXml, CZoneBankElement::serial) and
 //   writes it back (COFile / COXml); one line each: OK<TAB>file<TAB>same|DIFF<TAB>facts.
@@ -355,6 +361,33 @@ static int rereadCmd(int argc, char **argv)
 	return 0;
 }
 
+static int squareCmd(int argc, char **argv)
+{
+	if (argc != 4) { fprintf(stderr, "usage: square CELLSIZE ZONE\n"); return 2; }
+	float cellSize = (float)atof(argv[2]);
+	CZone zone;
+	{
+		CIFile in;
+		if (!in.open(argv[3])) { printf("FAIL cannot open\n"); return 0; }
+		zone.serial(in);
+	}
+	CZoneInfo info;
+	zone.retrieve(info);
+	sint maxX = 1, maxY = 1;
+	for (uint i = 0; i < info.Patchs.size(); i++)
+	{
+		for (uint v = 0; v < 4; v++)
+		{
+			sint x = (uint)((info.Patchs[i].Patch.Vertices[v].x + cellSize / 2) / cellSize);
+			sint y = (uint)((info.Patchs[i].Patch.Vertices[v].y + cellSize / 2) / cellSize);
+			if (x > maxX) maxX = x;
+			if (y > maxY) maxY = y;
+		}
+	}
+	printf("OK %d %d\n", (int)maxX, (int)maxY);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	CApplicationContext ctx;
@@ -362,6 +395,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && string(argv[1]) == "template") return templateCmd(argc, argv);
 	if (argc >= 2 && string(argv[1]) == "brick") return brickCmd(argc, argv);
 	if (argc >= 2 && string(argv[1]) == "reread") return rereadCmd(argc, argv);
+	if (argc >= 2 && string(argv[1]) == "square") return squareCmd(argc, argv);
 	fprintf(stderr, "usage: landscape_oracle transform|template ...\n");
 	return 2;
 }

@@ -29,7 +29,11 @@ pub struct SceneEdit {
 impl SceneEdit {
     /// Opens `rel` under the corpus for editing.
     pub fn open(rel: &str) -> SceneEdit {
-        let file = MaxFile::open(&corpus_dir().join(rel)).expect("opens");
+        SceneEdit::from_file(MaxFile::open(&corpus_dir().join(rel)).expect("opens"))
+    }
+
+    /// Edits an already opened file (e.g. a synthetic source's bytes).
+    pub fn from_file(file: MaxFile) -> SceneEdit {
         let graph = Document::from_file(file.clone())
             .typed()
             .scene

@@ -7,8 +7,11 @@
 //! (the inverse of `RPatchMesh::exportZone`'s rules).
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
-use maxfs_exporters::nel::zone_build::{PatchInfo, ZoneInfo, TILE_LAYER_EMPTY};
+use maxfs_exporters::nel::zone::Zone;
+use maxfs_exporters::nel::zone_build::{retrieve, PatchInfo, ZoneInfo, TILE_LAYER_EMPTY};
+use maxfs_exporters::nel::{read_kind, NelFile, NelKind};
 use maxfs_scene::chunk::{self, Body, Chunk};
 use maxfs_scene::container::MaxFile;
 use maxfs_scene::rklpatch::build::{build_quads, unbound, QuadInput};
@@ -18,7 +21,7 @@ use maxfs_scene::rklpatch::rpo::{
 use maxfs_scene::rklpatch::{RklPatch, VertMapper, NEL_EDIT_PATCH_CLASS, RKLPATCH_CLASS};
 use maxfs_scene::typed::ClassId;
 
-use crate::corpus_dir;
+use crate::{corpus_dir, files_with_ext};
 
 /// BIND_50 (nel_patch_mesh.h typeBind): the middle vertex of a 1:4 bind.
 const BIND_50: u32 = 2;
@@ -295,6 +298,8 @@ pub fn write_source(model: &RklPatch, o: &SourceOptions) -> Vec<u8> {
 
 /// block.max's Position XYZ sub-controllers (Bezier Float, no keys: the value in 0x2501).
 const POSITION_FLOATS: [usize; 3] = [354, 355, 356];
+/// block.max's Euler XYZ sub-controllers (radians, same layout).
+const ROTATION_FLOATS: [usize; 3] = [358, 359, 360];
 
 /// [`write_source`] with the node placed: `(node position, object offset position)`
 /// replace block.max's (6.5197515, 4.7095585, 1) and (0, 0, -1), so the pivot (the node
@@ -393,4 +398,132 @@ pub fn write_source_at(
     }
     put_stream(&mut file, "Scene", &scene);
     file.to_bytes().expect("writes")
+}
+
+/// Every real zone of the corpus (`nel/**/*.zone`, `*.zonel`), sorted.
+pub fn corpus_zones() -> Vec<PathBuf> {
+    let zones = files_with_ext(&corpus_dir().join("nel"), &["zone", "zonel"]);
+    assert!(zones.len() >= 90, "corpus zones: {}", zones.len());
+    zones
+}
+
+/// The template node's object-TM translation, as the evaluation computes it.
+pub fn template_translation() -> [f32; 3] {
+    let doc = maxfs_scene::Document::from_file(
+        MaxFile::open(&corpus_dir().join(TEMPLATE)).expect("template opens"),
+    );
+    let eval = maxfs_scene::eval::SceneEval::from_document(doc).expect("template evaluates");
+    let t = eval.object_tm(NODE, 0).0[3];
+    [t.0 as f32, t.1 as f32, t.2 as f32]
+}
+
+/// The direct-export source of one real zone (what `export_zone.rs` checks, the zone
+/// benchmark times and `zone-sources` writes).
+pub struct CorpusZoneSource {
+    pub path: PathBuf,
+    /// The zone's file stem, the node name and the `.max` stem (`3_AC`).
+    pub stem: String,
+    pub zone: Zone,
+    /// `CZone::retrieve` of `zone`: the patches the source holds.
+    pub info: ZoneInfo,
+    /// The `.max` bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// The source of the real zone at `path`: its patches as an RklPatch node named after
+/// the file stem, the offset cancelling `t` (the template's object-TM translation, see
+/// [`template_translation`]) so world points are the zone's floats exactly.
+pub fn corpus_zone_source(path: &Path, t: [f32; 3]) -> CorpusZoneSource {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let zone = match read_kind(&bytes, NelKind::Zone) {
+        Ok(NelFile::Zone(z)) => z,
+        other => panic!("{}: not a zone: {:?}", path.display(), other.err()),
+    };
+    let info = retrieve(&zone).expect("retrieves");
+    let bytes = write_source(
+        &rklpatch_from_zone(&info, [0.0; 3]),
+        &SourceOptions {
+            node_name: &stem,
+            cancel_translation: Some(t),
+            edit_patch: None,
+            frozen: false,
+            second_node: None,
+        },
+    );
+    CorpusZoneSource {
+        path: path.to_path_buf(),
+        stem,
+        zone,
+        info,
+        bytes,
+    }
+}
+
+/// [`corpus_zone_source`] of every corpus zone, in path order.
+pub fn corpus_zone_sources() -> Vec<CorpusZoneSource> {
+    let t = template_translation();
+    corpus_zones()
+        .iter()
+        .map(|p| corpus_zone_source(p, t))
+        .collect()
+}
+
+/// A Box node added to a source by [`with_box_nodes`].
+pub struct BoxNode<'a> {
+    pub name: &'a str,
+    /// Node position and Euler XYZ rotation (radians): the node TM.
+    pub position: [f32; 3],
+    pub rotation: [f32; 3],
+    /// NeL AppData (sub id, text), e.g. IGNAME.
+    pub appdata: &'a [(u32, &'a str)],
+    /// Index in the list of an earlier box node to parent this one under (else the root).
+    pub parent: Option<usize>,
+}
+
+/// `bytes` (a source built from the template) with copies of the template's Box01 node
+/// (its controllers, Box object and material, through `SceneEdit::transplant`) placed,
+/// named and tagged as `nodes` say. Returns the file and the object index of each node.
+pub fn with_box_nodes(bytes: &[u8], nodes: &[BoxNode]) -> (Vec<u8>, Vec<usize>) {
+    use maxfs_exporters::nel::export::properties::{NEL_CLASS_ID, NEL_SUPER_CLASS};
+    let mut template = crate::rewrite::SceneEdit::open(TEMPLATE);
+    let mut e =
+        crate::rewrite::SceneEdit::from_file(MaxFile::from_bytes(bytes).expect("source parses"));
+    let mut made: Vec<usize> = Vec::new();
+    for n in nodes {
+        let map = e.transplant(&mut template, NODE);
+        let copy_of = |old: usize| {
+            map.iter()
+                .find(|(o, _)| *o == old)
+                .map(|&(_, c)| c)
+                .expect("controller copied with the node")
+        };
+        let node = copy_of(NODE);
+        e.set_leaf(node, 0x0962, utf16(n.name));
+        for (k, &c) in POSITION_FLOATS.iter().enumerate() {
+            e.set_leaf(copy_of(c), 0x2501, n.position[k].to_le_bytes().to_vec());
+        }
+        for (k, &c) in ROTATION_FLOATS.iter().enumerate() {
+            e.set_leaf(copy_of(c), 0x2501, n.rotation[k].to_le_bytes().to_vec());
+        }
+        if let Some(p) = n.parent {
+            let mut b = e
+                .object_chunks(node)
+                .into_iter()
+                .find(|c| c.id == 0x0960)
+                .and_then(|c| c.payload().map(<[u8]>::to_vec))
+                .expect("node parent chunk");
+            b[..4].copy_from_slice(&(made[p] as u32).to_le_bytes());
+            e.set_leaf(node, 0x0960, b);
+        }
+        for (sub, text) in n.appdata {
+            e.add_appdata(node, (NEL_CLASS_ID, NEL_SUPER_CLASS), *sub, text);
+        }
+        made.push(node);
+    }
+    let bytes = e.finish_file().to_bytes().expect("writes");
+    (bytes, made)
 }

@@ -105,6 +105,11 @@ fn edit_scene(f: &mut MaxFile, rng: &mut Rng) {
 }
 
 fn evaluate(file: MaxFile) {
+    evaluate_as(file, "mutated");
+}
+
+/// [`evaluate`] with the exports run as `<stem>.max` (the ligo brick paths key on it).
+fn evaluate_as(file: MaxFile, stem: &str) {
     let Ok(eval) = SceneEval::from_document(Document::from_file(file)) else {
         return;
     };
@@ -131,7 +136,7 @@ fn evaluate(file: MaxFile) {
     }
     // The exporters on damaged scenes: whatever they write must be a NeL file
     // that reads back and rewrites identically; failures are per-node errors.
-    let exports = export::export("mutated", &eval, &ExportKind::ALL);
+    let exports = export::export(stem, &eval, &ExportKind::ALL);
     for o in &exports.outputs {
         let f = nel::read_nel(&o.bytes, &o.name)
             .unwrap_or_else(|e| panic!("exported {} does not read back: {e}", o.name));
@@ -159,12 +164,13 @@ fn assert_precise(what: &str, r: &CheckReport) {
 
 #[test]
 fn two_thousand_mutations_never_panic_and_stay_bounded() {
-    let mut originals: Vec<(String, Vec<u8>, MaxFile)> = corpus_max_files()
+    // (what, bytes, file, the stem the exports run under)
+    let mut originals: Vec<(String, Vec<u8>, MaxFile, &str)> = corpus_max_files()
         .into_iter()
         .map(|p| {
             let bytes = std::fs::read(&p).expect("corpus readable");
             let file = MaxFile::from_bytes(&bytes).expect("corpus parses");
-            (p.display().to_string(), bytes, file)
+            (p.display().to_string(), bytes, file, "mutated")
         })
         .collect();
     // No public .max holds an RklPatch: one synthetic zone source (a real
@@ -190,10 +196,75 @@ fn two_thousand_mutations_never_panic_and_stay_bounded() {
         },
     );
     let file = MaxFile::from_bytes(&bytes).expect("synthetic zone source parses");
-    originals.push(("synthetic 3_AC RklPatch source".into(), bytes, file));
+    originals.push(("synthetic 3_AC RklPatch source".into(), bytes, file, "3_AC"));
+    // The same patches as a ligo transition source (pivot on cell (0,0), so slot 1) with
+    // Boxes in two brick instance groups (one moved by buildTransitionMatrixObj, one
+    // parented under it) and one group named after no brick: the brick zone, mask and
+    // transition ig paths are mutated too.
+    let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+    for v in info.patches.iter().flat_map(|p| p.patch.vertices) {
+        for k in 0..2 {
+            lo[k] = lo[k].min(v[k]);
+            hi[k] = hi[k].max(v[k]);
+        }
+    }
+    let centre = [(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0];
+    let brick = maxfs_tests::zone_source::write_source_at(
+        &maxfs_tests::zone_source::rklpatch_from_zone(&info, [0.0; 3]),
+        &maxfs_tests::zone_source::SourceOptions {
+            node_name: "brick",
+            cancel_translation: None,
+            edit_patch: None,
+            frozen: false,
+            second_node: None,
+        },
+        Some(([80.0, 80.0, 1.0], [-centre[0], -centre[1], -1.0])),
+    );
+    let ig = maxfs_exporters::nel::export::properties::id::IGNAME;
+    let tags = [
+        [(ig, "foret-prairie-2-0")],
+        [(ig, "Foret-Prairie-2-4")],
+        [(ig, "no-brick")],
+    ];
+    let boxes: Vec<maxfs_tests::zone_source::BoxNode> = [
+        ("b0", [40.0, 50.0, 1.0], 0, None),
+        ("b4", [60.0, 380.0, 2.0], 1, None),
+        ("b4child", [70.0, 390.0, 2.0], 1, Some(1)),
+        ("stray", [10.0, 10.0, 0.0], 2, None),
+    ]
+    .into_iter()
+    .map(
+        |(name, position, tag, parent)| maxfs_tests::zone_source::BoxNode {
+            name,
+            position,
+            rotation: [0.0, 0.0, 0.6],
+            appdata: &tags[tag],
+            parent,
+        },
+    )
+    .collect();
+    let (bytes, _) = maxfs_tests::zone_source::with_box_nodes(&brick, &boxes);
+    let file = MaxFile::from_bytes(&bytes).expect("synthetic transition source parses");
+    let stem = "zonetransition-foret-prairie-2";
+    {
+        // The intact source reaches the moved ig path.
+        let eval = SceneEval::from_document(Document::from_file(file.clone())).expect("evaluates");
+        let out = export::export(stem, &eval, &[ExportKind::Ig]);
+        assert!(
+            out.outputs.iter().any(|o| o.name == "foret-prairie-2-0.ig"),
+            "{}",
+            out.errors_text()
+        );
+    }
+    originals.push((
+        "synthetic transition brick source".into(),
+        bytes,
+        file,
+        stem,
+    ));
     // Baseline: what an intact file costs, per input byte, for the bound below.
     let mut worst_ratio = 0.0f64;
-    for (_, bytes, _) in &originals {
+    for (_, bytes, _, _) in &originals {
         let (_, peak) = peak_of(|| check_bytes(bytes, false));
         worst_ratio = worst_ratio.max(peak as f64 / bytes.len() as f64);
     }
@@ -206,7 +277,7 @@ fn two_thousand_mutations_never_panic_and_stay_bounded() {
     let mut rng = Rng(0x6d61_7866_735f_6d75);
     let mut counts = [0usize; 5];
     for i in 0..2000 {
-        let (name, bytes, file) = &originals[i % originals.len()];
+        let (name, bytes, file, stem) = &originals[i % originals.len()];
         let kind = rng.below(5);
         let what = format!("mutation {i} kind {kind} of {name}");
         let (report, peak, input) = match kind {
@@ -255,7 +326,7 @@ fn two_thousand_mutations_never_panic_and_stay_bounded() {
                 f.streams[k].data = data.into();
                 let input: usize = f.streams.iter().map(|s| s.data.len()).sum();
                 if i % 4 == 2 {
-                    evaluate(f.clone());
+                    evaluate_as(f.clone(), stem);
                 }
                 let (r, p) = peak_of(|| check_file(f, false));
                 (r, p, input)
@@ -266,7 +337,7 @@ fn two_thousand_mutations_never_panic_and_stay_bounded() {
             4 => {
                 let mut f = file.clone();
                 edit_scene(&mut f, &mut rng);
-                evaluate(f.clone());
+                evaluate_as(f.clone(), stem);
                 let input: usize = f.streams.iter().map(|s| s.data.len()).sum();
                 let (r, p) = peak_of(|| check_file(f, false));
                 (r, p, input)

@@ -29,7 +29,9 @@ use maxfs_exporters::nel::zone_build::{self, retrieve, BindInfo, ZoneInfo};
 use maxfs_exporters::nel::{read_nel, write_nel, NelFile};
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
-use maxfs_tests::zone_source::{rklpatch_from_zone, write_source_at, SourceOptions, NODE};
+use maxfs_tests::zone_source::{
+    rklpatch_from_zone, with_box_nodes, write_source_at, BoxNode, SourceOptions, NODE,
+};
 use maxfs_tests::{corpus_dir, files_with_ext};
 
 const SMOOTH_MASK: u8 = 0x3c;
@@ -264,6 +266,69 @@ fn synthetic_brick(src: &ZoneInfo, n: usize, cells: &[(usize, usize)], zone_id: 
     }
 }
 
+/// [`synthetic_brick`] from the first patch of the real zone `zp`, built by our
+/// `CZone::build` and written into `dir` (what NeL is handed); (file, zone as read back,
+/// its own patches).
+fn brick_zone_file(
+    dir: &Path,
+    zp: &Path,
+    n: usize,
+    cells: &[(usize, usize)],
+) -> (PathBuf, Zone, ZoneInfo) {
+    let orig = read_zone(&std::fs::read(zp).expect("read"));
+    let synth = synthetic_brick(&own_patches(&orig), n, cells, orig.zone_id);
+    let built = zone_build::build_with(&synth, &Default::default()).expect("build");
+    let name = format!(
+        "synthetic-{}cells-{n}x{n}-from-{}.zone",
+        cells.len(),
+        zp.file_stem().unwrap().to_string_lossy()
+    );
+    let path = dir.join(name);
+    let bytes = write_nel(&NelFile::Zone(built)).expect("write");
+    std::fs::write(&path, &bytes).expect("write");
+    let zone = read_zone(&bytes);
+    let info = own_patches(&zone);
+    (path, zone, info)
+}
+
+/// The `.ligozone` text NeL's COXml writes (tests/oracle/ligozone.sh) for a brick of
+/// mask `mask` (row-major 0/1) and the script's categories `props`, then `passable`
+/// no, `filled`, `square`, `size` as script.cpp adds them.
+fn nel_ligozone(
+    dir: &Path,
+    brick: &str,
+    w: &str,
+    h: &str,
+    mask: &str,
+    props: &[(String, String)],
+) -> Vec<u8> {
+    let filled = if mask.bytes().all(|b| b == b'1') {
+        "yes"
+    } else {
+        "no"
+    };
+    let square = if w == h { "yes" } else { "no" };
+    let nel_text = dir.join(format!("nel-{brick}.ligozone"));
+    let mut a = vec![
+        nel_text.display().to_string(),
+        w.to_string(),
+        h.to_string(),
+        mask.to_string(),
+    ];
+    a.extend(
+        props
+            .iter()
+            .map(|(k, v)| format!("{}={}", k.to_ascii_lowercase(), v.to_ascii_lowercase())),
+    );
+    a.push("passable=no".into());
+    a.push(format!("filled={filled}"));
+    a.push(format!("square={square}"));
+    a.push(format!("size={w}x{h}"));
+    let lz = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle/ligozone.sh");
+    run(&lz, &a);
+    std::fs::read(&nel_text).expect("NeL ligozone")
+}
+
 #[test]
 fn ligo_bricks_equal_nel_own_export_path() {
     let zones = files_with_ext(&corpus_dir().join("nel"), &["zonel", "zone"]);
@@ -288,21 +353,7 @@ fn ligo_bricks_equal_nel_own_export_path() {
         .iter()
         .enumerate()
         .map(|(i, &(n, cells))| {
-            let zp = &zones[i % zones.len()];
-            let orig = read_zone(&std::fs::read(zp).expect("read"));
-            let src = own_patches(&orig);
-            let synth = synthetic_brick(&src, n, cells, orig.zone_id);
-            let built = zone_build::build_with(&synth, &Default::default()).expect("build");
-            let name = format!(
-                "synthetic-{}cells-{n}x{n}-from-{}.zone",
-                cells.len(),
-                zp.file_stem().unwrap().to_string_lossy()
-            );
-            let path = dir.path().join(name);
-            let bytes = write_nel(&NelFile::Zone(built)).expect("write");
-            std::fs::write(&path, &bytes).expect("write");
-            let zone = read_zone(&bytes);
-            let info = own_patches(&zone);
+            let (path, zone, info) = brick_zone_file(dir.path(), &zones[i % zones.len()], n, cells);
             (path, zone, info, [0.0; 2], [1.0; 2])
         })
         .collect();
@@ -425,31 +476,7 @@ fn ligo_bricks_equal_nel_own_export_path() {
             let src = maxfs_exporters::nel::zone_build::ligo::BrickSource::from_stem(stem)
                 .expect("brick source");
             let (_, props) = src.bricks().swap_remove(slot.map_or(0, |s| s - 1));
-            let filled = if mask.bytes().all(|b| b == b'1') {
-                "yes"
-            } else {
-                "no"
-            };
-            let square = if w == h { "yes" } else { "no" };
-            let nel_text = dir.path().join(format!("nel-{brick}.ligozone"));
-            let mut a = vec![
-                nel_text.display().to_string(),
-                w.to_string(),
-                h.to_string(),
-                mask.to_string(),
-            ];
-            a.extend(
-                props
-                    .iter()
-                    .map(|(k, v)| format!("{}={}", k.to_ascii_lowercase(), v.to_ascii_lowercase())),
-            );
-            a.push("passable=no".into());
-            a.push(format!("filled={filled}"));
-            a.push(format!("square={square}"));
-            a.push(format!("size={w}x{h}"));
-            let lz = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle/ligozone.sh");
-            run(&lz, &a);
-            let expected = std::fs::read(&nel_text).expect("NeL ligozone");
+            let expected = nel_ligozone(dir.path(), &brick, w, h, mask, &props);
             if text == expected {
                 texts_equal += 1;
                 masks_equal += 1;
@@ -587,4 +614,358 @@ fn ligo_refusals_are_named() {
         "{}",
         out.errors_text()
     );
+}
+
+/// nel_ligo_export.ms l.9-11, typed here from the script for the expected values:
+/// `TransitionScale`, `TransitionRot`, `TransitionPos` of slots 1..=9.
+const SCRIPT_SCALE: [bool; 9] = [false, false, false, false, true, false, false, false, false];
+const SCRIPT_ROT: [u8; 9] = [2, 1, 3, 0, 1, 3, 0, 0, 0];
+const SCRIPT_POS: [[f64; 2]; 9] = [
+    [0.0, 0.0],
+    [-1.0, 0.0],
+    [-1.0, -1.0],
+    [-1.0, -2.0],
+    [0.0, -2.0],
+    [0.0, -3.0],
+    [-1.0, -3.0],
+    [-2.0, -3.0],
+    [-3.0, -3.0],
+];
+
+/// `buildTransitionMatrixObj mt slot cellSize` (nel_ligo_export.ms l.242-267), step by
+/// step in Max's row-vector order with the scene's matrices:
+/// `copyMt = transMatrix (TransitionPos[slot] * cellSize)`,
+/// `translate copyMt [-cellSize/2, -cellSize/2, 0]`,
+/// `scale copyMt [-1,1,1] true` when `TransitionScale[slot]` (translation scaled too),
+/// `rotateZ copyMt (90 * TransitionRot[slot])`,
+/// `translate copyMt [cellSize/2, cellSize/2, 0]`, and the result `mt * copyMt`.
+fn script_transition_obj(
+    mt: &maxfs_scene::eval::Mat43,
+    slot: usize,
+    cell: f64,
+) -> maxfs_scene::eval::Mat43 {
+    use maxfs_scene::eval::{Mat43, Vec3};
+    let i = slot - 1;
+    let mut copy = Mat43::translation(Vec3(SCRIPT_POS[i][0] * cell, SCRIPT_POS[i][1] * cell, 0.0))
+        .then(&Mat43::translation(Vec3(-cell / 2.0, -cell / 2.0, 0.0)));
+    if SCRIPT_SCALE[i] {
+        copy = copy.then(&Mat43::scaling(Vec3(-1.0, 1.0, 1.0)));
+    }
+    if SCRIPT_ROT[i] != 0 {
+        copy = copy.then(&Mat43::rot_z(
+            (90.0 * f64::from(SCRIPT_ROT[i])).to_radians(),
+        ));
+    }
+    copy = copy.then(&Mat43::translation(Vec3(cell / 2.0, cell / 2.0, 0.0)));
+    mt.then(&copy)
+}
+
+/// The brick zone of the ig tests: 2×2 patches on cell (0,0) from the first corpus zone.
+fn ig_test_brick() -> maxfs_scene::rklpatch::RklPatch {
+    let zones = files_with_ext(&corpus_dir().join("nel"), &["zonel", "zone"]);
+    let orig = read_zone(&std::fs::read(&zones[0]).expect("read"));
+    let info = synthetic_brick(&own_patches(&orig), 2, &[(0, 0)], orig.zone_id);
+    rklpatch_from_zone(&info, [0.0; 3])
+}
+
+fn ig_test_source(nodes: &[BoxNode]) -> (Vec<u8>, Vec<usize>) {
+    let bytes = write_source_at(
+        &ig_test_brick(),
+        &SourceOptions {
+            node_name: "brick",
+            cancel_translation: None,
+            edit_patch: None,
+            frozen: false,
+            second_node: None,
+        },
+        // The patch node in slot 1 (cell (0,0)): the script's `ok and findOne`.
+        Some(([80.0, 80.0, 1.0], [-80.0, -80.0, -1.0])),
+    );
+    with_box_nodes(&bytes, nodes)
+}
+
+/// Transition brick instance groups (`exportInstanceGroupFromZone` with the slot's
+/// brick name): one Box per slot whose IGNAME is that slot's brick (mixed case: the
+/// script lowercases), turned about Z, in the slot's cell; one more named after no brick.
+/// Each slot's `.ig` holds its Box placed at `world · copyMt` of the script's formula
+/// above (position within 1e-3 m; the NeL rotation and scale, rebuilt as a matrix,
+/// within 1e-5 of the formula's axes), and NeL reads every `.ig` back and rewrites it
+/// byte-identically (tests/oracle/nel_check.sh).
+#[test]
+fn transition_brick_igs_follow_build_transition_matrix_obj() {
+    use maxfs_exporters::nel::export::properties::id;
+    let stem = "zonetransition-foret-prairie-2";
+    let names: Vec<String> = (1..=9).map(|s| format!("box{s}")).collect();
+    let ignames: Vec<String> = (1..=9)
+        .map(|s| format!("Foret-Prairie-2-{}", s - 1))
+        .collect();
+    let appdata: Vec<[(u32, &str); 1]> =
+        ignames.iter().map(|g| [(id::IGNAME, g.as_str())]).collect();
+    let stray = [(id::IGNAME, "foret-prairie-2-9")];
+    let mut nodes: Vec<BoxNode> = (0..9)
+        .map(|i| {
+            let (cx, cy) = SLOT_CELL[i];
+            let s = i as f32;
+            BoxNode {
+                name: &names[i],
+                position: [
+                    cx * 160.0 + 20.0 + 11.0 * s,
+                    cy * 160.0 + 130.0 - 9.0 * s,
+                    2.0 + s,
+                ],
+                rotation: [0.0, 0.0, 0.35 * (s + 1.0)],
+                appdata: &appdata[i],
+                parent: None,
+            }
+        })
+        .collect();
+    nodes.push(BoxNode {
+        name: "stray",
+        position: [5.0, 6.0, 7.0],
+        rotation: [0.0; 3],
+        appdata: &stray,
+        parent: None,
+    });
+    let (bytes, made) = ig_test_source(&nodes);
+    let doc = Document::from_bytes(&bytes).expect("reopens");
+    let eval = SceneEval::from_document(doc).expect("evaluates");
+    let out = nexp::export(stem, &eval, &[ExportKind::Ig]);
+    let errors = out.errors_text();
+    assert!(
+        errors.contains("foret-prairie-2-9.ig") && errors.contains("exports it from no slot"),
+        "{errors}"
+    );
+    assert_eq!(errors.lines().count(), 1, "{errors}");
+    let mut files = Vec::new();
+    let (mut worst_pos, mut worst_axis) = (0.0f64, 0.0f64);
+    for slot in 1..=9 {
+        let name = format!("foret-prairie-2-{}.ig", slot - 1);
+        let o = out
+            .outputs
+            .iter()
+            .find(|o| o.name == name)
+            .unwrap_or_else(|| panic!("{name} not exported: {errors}"));
+        let NelFile::InstanceGroup(ig) = read_nel(&o.bytes, &name).expect("ig reads") else {
+            panic!("{name}: not an ig")
+        };
+        assert_eq!(ig.instances.len(), 1, "{name}");
+        let inst = &ig.instances[0];
+        assert_eq!(
+            inst.instance_name.as_deref(),
+            Some(names[slot - 1].as_str())
+        );
+        // The node TM the source holds (checked against the values written into its
+        // controllers: Euler Z θ then the position, Max's RotateZMatrix convention).
+        let n = &nodes[slot - 1];
+        let w = eval.world_tm(made[slot - 1], 0);
+        let built = maxfs_scene::eval::Mat43::rot_z(f64::from(n.rotation[2])).then(
+            &maxfs_scene::eval::Mat43::translation(maxfs_scene::eval::Vec3::from_f32(n.position)),
+        );
+        for (a, b) in w.rows().iter().flatten().zip(built.rows().iter().flatten()) {
+            assert!((a - b).abs() < 1e-5, "{name}: node TM {w:?} vs {built:?}");
+        }
+        let want = script_transition_obj(&w, slot, 160.0).rows();
+        let pos = [inst.pos.x.get(), inst.pos.y.get(), inst.pos.z.get()].map(f64::from);
+        for k in 0..3 {
+            worst_pos = worst_pos.max((pos[k] - want[3][k]).abs());
+        }
+        let q = [
+            inst.rot.x.get(),
+            inst.rot.y.get(),
+            inst.rot.z.get(),
+            inst.rot.w.get(),
+        ]
+        .map(f64::from);
+        let qm = maxfs_scene::eval::Quat {
+            x: q[0],
+            y: q[1],
+            z: q[2],
+            w: q[3],
+        }
+        .to_column_matrix();
+        let s = [inst.scale.x.get(), inst.scale.y.get(), inst.scale.z.get()].map(f64::from);
+        for i in 0..3 {
+            for j in 0..3 {
+                // NeL's column matrix · scale is the transpose of Max's rows.
+                worst_axis = worst_axis.max((qm[i][j] * s[j] - want[j][i]).abs());
+            }
+        }
+        // The mirrored slot keeps its mirror.
+        let det = want[0][0] * (want[1][1] * want[2][2] - want[1][2] * want[2][1])
+            - want[0][1] * (want[1][0] * want[2][2] - want[1][2] * want[2][0])
+            + want[0][2] * (want[1][0] * want[2][1] - want[1][1] * want[2][0]);
+        assert_eq!(det < 0.0, SCRIPT_SCALE[slot - 1], "{name}");
+        files.push((name, o.bytes.clone()));
+    }
+    eprintln!(
+        "transition brick igs: 9 slots, worst position error {worst_pos:.2e} m, worst axis error {worst_axis:.2e}"
+    );
+    assert!(worst_pos < 1e-3, "{worst_pos}");
+    assert!(worst_axis < 1e-5, "{worst_axis}");
+    crate::export_remanence::nel_oracle(&files);
+}
+
+/// The script moves a node under a moved parent twice (Max carries children along):
+/// refused by name; and without a placed patch node the script exports no ig at all.
+#[test]
+fn transition_brick_igs_refusals_are_named() {
+    use maxfs_exporters::nel::export::properties::id;
+    let tag = [(id::IGNAME, "foret-prairie-2-3")];
+    let nodes = [
+        BoxNode {
+            name: "parent",
+            position: [200.0, 250.0, 0.0],
+            rotation: [0.0; 3],
+            appdata: &tag,
+            parent: None,
+        },
+        BoxNode {
+            name: "child",
+            position: [210.0, 260.0, 0.0],
+            rotation: [0.0; 3],
+            appdata: &tag,
+            parent: Some(0),
+        },
+    ];
+    let (bytes, _) = ig_test_source(&nodes);
+    let go = |bytes: &[u8], stem: &str| {
+        let doc = Document::from_bytes(bytes).expect("reopens");
+        let eval = SceneEval::from_document(doc).expect("evaluates");
+        nexp::export(stem, &eval, &[ExportKind::Ig])
+    };
+    let out = go(&bytes, "zonetransition-foret-prairie-2");
+    assert!(out.outputs.is_empty());
+    assert!(
+        out.errors_text()
+            .contains("node child has a parent moved by buildTransitionMatrixObj too"),
+        "{}",
+        out.errors_text()
+    );
+    // The same group in a material source is exported as it stands.
+    let out = go(&bytes, "zonematerial-foret-a1");
+    assert!(out.outputs.iter().any(|o| o.name == "foret-prairie-2-3.ig"));
+    // Patch node at an undefined cell (x 0, y 1): no ig.
+    let one = [BoxNode {
+        name: "alone",
+        position: [200.0, 250.0, 0.0],
+        rotation: [0.0; 3],
+        appdata: &tag,
+        parent: None,
+    }];
+    let bytes = write_source_at(
+        &ig_test_brick(),
+        &SourceOptions {
+            node_name: "brick",
+            cancel_translation: None,
+            edit_patch: None,
+            frozen: false,
+            second_node: None,
+        },
+        Some(([80.0, 240.0, 1.0], [-80.0, -80.0, -1.0])),
+    );
+    let (bytes, _) = with_box_nodes(&bytes, &one);
+    let out = go(&bytes, "zonetransition-foret-prairie-2");
+    assert!(out.outputs.is_empty());
+    assert!(
+        out.errors_text().contains("patch nodes are not placed"),
+        "{}",
+        out.errors_text()
+    );
+}
+
+/// LIGO_USE_BOUNDINGBOX: the mask is `getSquareMask` of the built zone (ligo
+/// plugin_max script.cpp), not the zone template. Material bricks of the three synthetic
+/// shapes carrying the AppData ("1"); expected: NeL's own brick zone for the source's
+/// patches (`landscape_oracle brick`), its square mask (`landscape_oracle square`: NeL's
+/// `CZone::serial` + `retrieve`, then the plug-in's rule), and the `.ligozone` NeL's
+/// COXml writes for it. The L's box is 2×2 with all four cells set (its template mask
+/// has three).
+#[test]
+fn bounding_box_masks_equal_nel_square_mask() {
+    use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
+    let zones = files_with_ext(&corpus_dir().join("nel"), &["zonel", "zone"]);
+    let bank = TileBankFile::load(&bank_path()).expect("corpus bank");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let stem = "zonematerial-foret-a1";
+    let one = [(0, 0)];
+    let ell = [(0, 0), (1, 0), (0, 1)];
+    let shapes: [(usize, &[(usize, usize)]); 3] = [(2, &one), (4, &one), (2, &ell)];
+    let mut sizes = Vec::new();
+    for (i, &(n, cells)) in shapes.iter().enumerate() {
+        let (zp, _, info) = brick_zone_file(dir.path(), &zones[i % zones.len()], n, cells);
+        let bytes = write_source_at(
+            &rklpatch_from_zone(&info, [0.0; 3]),
+            &SourceOptions {
+                node_name: "brick",
+                cancel_translation: None,
+                edit_patch: None,
+                frozen: false,
+                second_node: None,
+            },
+            Some(([80.0, 80.0, 1.0], [-80.0, -80.0, -1.0])),
+        );
+        let mut e = maxfs_tests::rewrite::SceneEdit::from_file(
+            maxfs_scene::container::MaxFile::from_bytes(&bytes).expect("parses"),
+        );
+        e.add_appdata(
+            NODE,
+            (NEL_CLASS_ID, NEL_SUPER_CLASS),
+            id::LIGO_USE_BOUNDINGBOX,
+            "1",
+        );
+        let bytes = e.finish_file().to_bytes().expect("writes");
+        let (out, eval) = export(&bytes, stem, &bank);
+        let text = out
+            .outputs
+            .iter()
+            .find(|o| o.name == "foret-a1.ligozone")
+            .unwrap_or_else(|| panic!("{}: no .ligozone: {}", zp.display(), out.errors_text()))
+            .bytes
+            .clone();
+        // NeL's zone for the source's patches, then its square mask.
+        let m = eval.object_tm(NODE, 0).0;
+        let tm = m.map(|r| [r.0 as f32, r.1 as f32, r.2 as f32]);
+        let nel_zone = dir.path().join(format!("nel-square-{i}.zone"));
+        let mut args = vec![
+            "brick".to_string(),
+            bank_path().display().to_string(),
+            "160".into(),
+            "1".into(),
+            "0".into(),
+            "0".into(),
+        ];
+        args.extend(tm.iter().flatten().map(|v| format!("{v:.9e}")));
+        args.extend(["0", "0", "1", "1"].map(String::from));
+        args.push(zp.display().to_string());
+        args.push(nel_zone.display().to_string());
+        let r = run(&oracle(), &args);
+        assert!(r.starts_with("OK"), "NeL brick: {r}");
+        let r = run(
+            &oracle(),
+            &[
+                "square".into(),
+                "160".into(),
+                nel_zone.display().to_string(),
+            ],
+        );
+        let mut it = r.split_whitespace();
+        let (Some("OK"), Some(w), Some(h)) = (it.next(), it.next(), it.next()) else {
+            panic!("NeL square: {r}")
+        };
+        let cells_n = w.parse::<usize>().expect("w") * h.parse::<usize>().expect("h");
+        let mask = "1".repeat(cells_n);
+        let src = maxfs_exporters::nel::zone_build::ligo::BrickSource::from_stem(stem)
+            .expect("brick source");
+        let (_, props) = src.bricks().swap_remove(0);
+        let expected = nel_ligozone(dir.path(), &format!("square-{i}"), w, h, &mask, &props);
+        assert_eq!(
+            String::from_utf8_lossy(&text),
+            String::from_utf8_lossy(&expected),
+            "{}",
+            zp.display()
+        );
+        sizes.push(format!("{w}x{h}"));
+    }
+    eprintln!("bounding-box masks equal NeL's: {sizes:?}");
+    assert_eq!(sizes, ["1x1", "1x1", "2x2"]);
 }

@@ -18,8 +18,6 @@
 //!   welder adds them after export; the zone version byte: the export writes
 //!   v4 (seed S003 l.299), the snowballs zones are v3.
 
-use std::path::PathBuf;
-
 use maxfs_exporters::nel::export::zone::zone_id;
 use maxfs_exporters::nel::export::{self as nexp, ExportKind};
 use maxfs_exporters::nel::zone::Zone;
@@ -29,30 +27,17 @@ use maxfs_scene::eval::core::coverage::{mesh_coverage, MeshCoverage};
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::rklpatch::{MapVert, VertMapper};
 use maxfs_scene::Document;
-use maxfs_tests::zone_source::{rklpatch_from_zone, write_source, SourceOptions, NODE, TEMPLATE};
-use maxfs_tests::{corpus_dir, files_with_ext};
-
-fn corpus_zones() -> Vec<PathBuf> {
-    let zones = files_with_ext(&corpus_dir().join("nel"), &["zone", "zonel"]);
-    assert!(zones.len() >= 90, "corpus zones: {}", zones.len());
-    zones
-}
+use maxfs_tests::corpus_dir;
+use maxfs_tests::zone_source::{
+    corpus_zone_sources, corpus_zones, rklpatch_from_zone, template_translation, write_source,
+    SourceOptions, NODE, TEMPLATE,
+};
 
 fn read_zone(bytes: &[u8]) -> Zone {
     match read_kind(bytes, NelKind::Zone).expect("zone reads") {
         NelFile::Zone(z) => z,
         _ => unreachable!(),
     }
-}
-
-/// The template's object-TM translation, as the exporter computes it.
-fn template_translation() -> [f32; 3] {
-    let doc = Document::from_file(
-        maxfs_scene::container::MaxFile::open(&corpus_dir().join(TEMPLATE)).expect("opens"),
-    );
-    let eval = SceneEval::from_document(doc).expect("evaluates");
-    let t = eval.object_tm(NODE, 0).0[3];
-    [t.0 as f32, t.1 as f32, t.2 as f32]
 }
 
 fn export(bytes: &[u8], stem: &str) -> (nexp::Exports, SceneEval) {
@@ -177,47 +162,34 @@ fn exported_zone(out: &nexp::Exports) -> Zone {
 
 #[test]
 fn every_corpus_zone_round_trips_through_a_synthetic_source() {
-    let t = template_translation();
     let mut checked = 0;
     let mut failures = Vec::new();
-    for path in corpus_zones() {
-        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-        let original = read_zone(&std::fs::read(&path).unwrap());
+    for src in corpus_zone_sources() {
+        let (stem, original, info) = (&src.stem, &src.zone, &src.info);
         // zone_export.ms findID on the file name gives the stored zone id.
         assert_eq!(
-            zone_id(&stem).ok(),
+            zone_id(stem).ok(),
             Some(original.zone_id),
             "{}",
-            path.display()
+            src.path.display()
         );
-        let info = retrieve(&original).expect("retrieves");
-        let model = rklpatch_from_zone(&info, [0.0; 3]);
-        let bytes = write_source(
-            &model,
-            &SourceOptions {
-                node_name: &stem,
-                cancel_translation: Some(t),
-                edit_patch: None,
-                frozen: false,
-                second_node: None,
-            },
-        );
-        let (out, _) = export(&bytes, &stem);
+        let (out, _) = export(&src.bytes, stem);
         if !out.errors.is_empty() {
-            failures.push(format!("{}: {}", path.display(), out.errors_text()));
+            failures.push(format!("{}: {}", src.path.display(), out.errors_text()));
             continue;
         }
         assert_eq!(out.outputs[0].name, format!("{stem}.zone"));
         let ours = exported_zone(&out);
         assert_eq!(ours.version, 4, "the reference exporter's version byte");
-        let rebuilt = build_with(&info, &BuildOptions::default()).expect("rebuilds");
-        let d = diff(&ours, &original, &rebuilt);
+        let rebuilt = build_with(info, &BuildOptions::default()).expect("rebuilds");
+        let d = diff(&ours, original, &rebuilt);
         if !d.is_empty() {
-            failures.push(format!("{}: {}", path.display(), d.join("; ")));
+            failures.push(format!("{}: {}", src.path.display(), d.join("; ")));
         }
         checked += 1;
     }
     eprintln!("zones checked: {checked}, differing: {}", failures.len());
+    assert!(checked >= 90, "{checked}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

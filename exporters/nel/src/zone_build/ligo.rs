@@ -338,25 +338,54 @@ pub fn transition_matrix(mt: &Matrix3, slot: usize, cell_size: f32) -> Option<Ma
     let mut m = *mt;
     let pos = m[3];
     m[3] = [0.0; 3];
+    mirror_and_turn(&mut m, i);
+    let off = TRANSITION_POS[i];
+    for k in 0..3 {
+        m[3][k] += off[k] as f32 * cell_size + pos[k];
+    }
+    Some(m)
+}
+
+/// `buildTransitionMatrixObj mt slot cellSize` without its last step (`mt * copyMt`):
+/// `copyMt`, the move applied to every node of the slot's instance group. From
+/// `transMatrix (TransitionPos·cellSize)`, translated by (−cell/2, −cell/2, 0),
+/// mirrored with its translation (`scale copyMt [-1,1,1] true`), turned with its
+/// translation (`rotateZ`), translated back by (cell/2, cell/2, 0): the slot's cell
+/// offset, then the slot's mirror / turn about the centre of cell (0, 0).
+pub fn transition_object_matrix(slot: usize, cell_size: f32) -> Option<Matrix3> {
+    let i = slot.checked_sub(1).filter(|&i| i < 9)?;
+    let half = cell_size / 2.0;
+    let off = TRANSITION_POS[i];
+    let mut m: Matrix3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0; 3]];
+    for k in 0..3 {
+        m[3][k] = off[k] as f32 * cell_size;
+    }
+    m[3][0] += -half;
+    m[3][1] += -half;
+    mirror_and_turn(&mut m, i);
+    m[3][0] += half;
+    m[3][1] += half;
+    Some(m)
+}
+
+/// The slot's `scale [-1,1,1]` (column 0 of every row negated) when mirrored and
+/// `rotateZ (90·rot)` (every row turned counter-clockwise, row-vector convention), both
+/// applied to all four rows as Max's `Matrix3::Scale(s, TRUE)` / `RotateZ` do.
+fn mirror_and_turn(m: &mut Matrix3, i: usize) {
     if TRANSITION_SCALE[i] {
-        for row in &mut m {
+        for row in m.iter_mut() {
             row[0] = -row[0];
         }
     }
     let rot = TRANSITION_ROT[i];
     if rot != 0 {
         let (s, c) = quarter_turn(rot);
-        for row in &mut m {
+        for row in m.iter_mut() {
             let (x, y) = (row[0], row[1]);
             row[0] = x * c - y * s;
             row[1] = x * s + y * c;
         }
     }
-    let off = TRANSITION_POS[i];
-    for k in 0..3 {
-        m[3][k] += off[k] as f32 * cell_size + pos[k];
-    }
-    Some(m)
 }
 
 /// Sine and cosine of a quarter-turn multiple, exact (Max computes them in float from
@@ -502,6 +531,30 @@ mod tests {
         assert_eq!(m[3], [10.0 - 160.0, 20.0 - 320.0, 3.0]);
         assert!(transition_matrix(&id, 0, 160.0).is_none());
         assert!(transition_matrix(&id, 10, 160.0).is_none());
+    }
+
+    /// buildTransitionMatrixObj's copyMt, step by step from the script: slot 5 (mirror,
+    /// one quarter turn, TransitionPos [0,-2,0]): translation (0,-320) − (80,80) =
+    /// (-80,-400), mirrored (80,-400), turned (x,y)→(−y,x): (400,80), + (80,80) = (480,160);
+    /// axes: x → (−1,0) → (0,−1), y → (0,1) → (−1,0). Slot 1 (half turn, no offset):
+    /// (−80,−80) → (80,80) → (160,160): a half turn about the cell centre.
+    #[test]
+    fn transition_object_matrix_follows_the_script() {
+        let m = transition_object_matrix(5, 160.0).unwrap();
+        assert_eq!(m[0], [0.0, -1.0, 0.0]);
+        assert_eq!(m[1], [-1.0, 0.0, 0.0]);
+        assert_eq!(m[2], [0.0, 0.0, 1.0]);
+        assert_eq!(m[3], [480.0, 160.0, 0.0]);
+        let m = transition_object_matrix(1, 160.0).unwrap();
+        assert_eq!(m[0], [-1.0, 0.0, 0.0]);
+        assert_eq!(m[1], [0.0, -1.0, 0.0]);
+        assert_eq!(m[3], [160.0, 160.0, 0.0]);
+        // Slot 9: no mirror, no turn, three cells left and down.
+        let m = transition_object_matrix(9, 160.0).unwrap();
+        assert_eq!(m[0], [1.0, 0.0, 0.0]);
+        assert_eq!(m[3], [-480.0, -480.0, 0.0]);
+        assert!(transition_object_matrix(0, 160.0).is_none());
+        assert!(transition_object_matrix(10, 160.0).is_none());
     }
 
     #[test]

@@ -72,10 +72,11 @@ pub fn export(ctx: &Context, out: &mut Exports) {
 
 /// nel_ligo_export.ms `exportInstanceGroupFromZone` on a ligo brick source: IGNAME
 /// lowercased (its own `getIg`), every named group of a material or special source
-/// (`igName` ""), no whole-scene group. A transition source exports, per slot, only the
-/// group named after that slot's brick, its nodes moved by `buildTransitionMatrixObj`:
-/// not done here, so those groups are refused by name; groups named after no brick are
-/// exported by no slot (the script's rule), and listed as such.
+/// (`igName` ""), no whole-scene group. A transition source, once its patch nodes are
+/// placed (the script's `ok and findOne`), exports in each slot 1..=9 only the group
+/// named after that slot's brick, every node of it (geometry, lights, helpers) first
+/// moved by `buildTransitionMatrixObj` (`node.transform = node.transform * copyMt`);
+/// groups named after no brick are exported by no slot (the script's rule) and listed.
 fn ligo_brick_igs(
     ctx: &Context,
     src: &crate::nel::zone_build::ligo::BrickSource,
@@ -89,22 +90,88 @@ fn ligo_brick_igs(
                 emit(ctx, &g.file_name, &g.nodes, out);
             }
         }
-        BrickSource::Transition { .. } => {
-            let bricks: Vec<String> = src
-                .bricks()
-                .into_iter()
-                .map(|(n, _)| n.to_ascii_lowercase())
-                .collect();
-            for g in groups {
-                let why = if bricks.contains(&g.ig_name) {
-                    "ligo transition brick instance group: its nodes go through buildTransitionMatrixObj, not evaluated"
-                } else {
-                    "IGNAME names no brick of this transition source: nel_ligo_export.ms exports it from no slot"
-                };
-                out.push_error(ExportKind::Ig, &g.file_name, why);
-            }
+        BrickSource::Transition { .. } => transition_brick_igs(ctx, src, &groups, out),
+    }
+}
+
+/// The transition half of [`ligo_brick_igs`].
+fn transition_brick_igs(
+    ctx: &Context,
+    src: &crate::nel::zone_build::ligo::BrickSource,
+    groups: &[select::IgGroup],
+    out: &mut Exports,
+) {
+    use crate::nel::zone_build::ligo::transition_object_matrix;
+    let bricks: Vec<String> = src
+        .bricks()
+        .into_iter()
+        .map(|(n, _)| n.to_ascii_lowercase())
+        .collect();
+    let placed = super::zone::ligo::transition_placement(ctx).ok;
+    // Every node some slot moves: Max carries a moved node's children along, so a node
+    // under another moved node would be moved twice; such groups are refused.
+    let mut moved: Vec<usize> = groups
+        .iter()
+        .filter(|g| bricks.contains(&g.ig_name))
+        .flat_map(|g| g.nodes.iter().copied())
+        .collect();
+    moved.sort_unstable();
+    moved.dedup();
+    for g in groups {
+        let Some(slot) = bricks.iter().position(|b| *b == g.ig_name).map(|i| i + 1) else {
+            out.push_error(
+                ExportKind::Ig,
+                &g.file_name,
+                "IGNAME names no brick of this transition source: nel_ligo_export.ms exports it from no slot",
+            );
+            continue;
+        };
+        if !placed {
+            out.push_error(
+                ExportKind::Ig,
+                &g.file_name,
+                "the transition source's patch nodes are not placed (see the zone errors): nel_ligo_export.ms exports no ig then",
+            );
+            continue;
+        }
+        if let Some(&n) = g.nodes.iter().find(|&&n| has_ancestor_in(ctx, n, &moved)) {
+            out.push_error(
+                ExportKind::Ig,
+                &g.file_name,
+                format!(
+                    "node {} has a parent moved by buildTransitionMatrixObj too (Max carries children along, so the script moves it twice): not reproduced",
+                    ctx.graph.node_name(n)
+                ),
+            );
+            continue;
+        }
+        let Some(by) = transition_object_matrix(slot, super::zone::ligo::CELL_SIZE) else {
+            out.push_error(
+                ExportKind::Ig,
+                &g.file_name,
+                format!("transition slot {slot} has no buildTransitionMatrixObj"),
+            );
+            continue;
+        };
+        let mut nodes = g.nodes.clone();
+        nodes.sort_unstable();
+        let mut moved_ctx = ctx.clone();
+        moved_ctx.moved = Some(super::Moved { nodes, by });
+        emit(&moved_ctx, &g.file_name, &g.nodes, out);
+    }
+}
+
+/// Whether a parent, grand-parent, … of `node` is one of `set` (sorted).
+fn has_ancestor_in(ctx: &Context, node: usize, set: &[usize]) -> bool {
+    let mut cur = node;
+    for _ in 0..ctx.graph.objects.len() {
+        match parent_node(ctx, cur) {
+            Some(p) if set.binary_search(&p).is_ok() => return true,
+            Some(p) => cur = p,
+            None => return false,
         }
     }
+    false
 }
 
 fn emit(ctx: &Context, name: &str, nodes: &[usize], out: &mut Exports) {
@@ -201,7 +268,7 @@ fn world_mesh(ctx: &Context, node: usize) -> ExportResult<WorldMesh> {
             ))
         }
     };
-    let tm = ctx.eval.object_tm(node, 0);
+    let tm = ctx.object_tm0(node);
     let verts = mesh
         .vertices
         .iter()
@@ -228,7 +295,7 @@ fn boolean_vertices(ctx: &Context, node: usize) -> Option<Vec<[f32; 3]>> {
     let obj = ctx.eval.node_object(node)?;
     let mut out = Vec::new();
     operand_vertices(ctx, obj, &Mat43::IDENTITY, 0, &mut out)?;
-    let tm = ctx.eval.object_tm(node, 0);
+    let tm = ctx.object_tm0(node);
     Some(out.into_iter().map(|v| f3(tm.transform_point(v))).collect())
 }
 
@@ -338,7 +405,7 @@ pub fn build(
                 }
             }
         };
-        let local = ctx.eval.local_tm(n, 0);
+        let local = ctx.local_tm0(n);
         let (pos, rot, scale) = decomp(&local);
         let flag = |on: bool| Some(Bool(u8::from(on)));
         instances.push(Instance {

@@ -102,7 +102,7 @@ pub fn fx_corners(ctx: &Context, node: usize) -> Result<Vec<[f32; 3]>, String> {
         ),
         _ => ([0.0; 3], [1.0; 3]),
     };
-    Ok(world_box_corners(&ctx.eval.world_tm(node, 0), center, half))
+    Ok(world_box_corners(&ctx.world_tm0(node), center, half))
 }
 
 /// `CAABBox::transformAABBox` of (center, half) by `tm`, then the 8 corners

@@ -116,7 +116,7 @@ fn vec3(v: V3) -> Vec3 {
 
 /// The world position of a node's pivot (GetNodeTM(t).GetTrans()).
 fn node_pos(ctx: &Context, node: usize) -> V3 {
-    let r = ctx.eval.world_tm(node, 0).rows();
+    let r = ctx.world_tm0(node).rows();
     V3(r[3][0], r[3][1], r[3][2])
 }
 
@@ -191,7 +191,7 @@ pub fn point_light(ctx: &Context, node: usize, l: &Light) -> ExportResult<PointL
                 normalized(V3(tp.0 - pos.0, tp.1 - pos.1, tp.2 - pos.2))
             }
             None => {
-                let k = ctx.eval.world_tm(node, 0).rows()[2];
+                let k = ctx.world_tm0(node).rows()[2];
                 normalized(V3(-k[0], -k[1], -k[2]))
             }
         };

@@ -153,6 +153,7 @@ impl Exports {
 
 /// What every kind's builder needs: the document, its scene graph, the
 /// evaluation, and the decoded NeL export properties of each node.
+#[derive(Clone)]
 pub struct Context<'a> {
     /// The source file name without `.max` (`street` for street.max): the
     /// scripts name per-file outputs after it (`<maxfile>.skel`, `.anim`, `.swt`).
@@ -167,6 +168,22 @@ pub struct Context<'a> {
     /// The tile bank zone symmetry / rotation go through (`--bank`); None: such zones
     /// are refused by name.
     pub bank: Option<std::sync::Arc<zone::TileBankFile>>,
+    /// Nodes the export sees moved (a transition brick's instance group): see [`Moved`].
+    pub moved: Option<Moved>,
+}
+
+/// nel_ligo_export.ms `node.transform = buildTransitionMatrixObj node.transform …`: the
+/// world TM of each of `nodes` right-multiplied by `by` before the group is exported.
+/// The readers of node placement in the instance-group export go through
+/// [`Context::world_tm0`], [`Context::object_tm0`] and [`Context::local_tm0`]. The caller
+/// refuses groups where a moved node has a moved ancestor (Max carries children along),
+/// so a moved node's parent is never moved.
+#[derive(Debug, Clone)]
+pub struct Moved {
+    /// Sorted object indices.
+    pub nodes: Vec<usize>,
+    /// `copyMt` of the slot (`zone_build::ligo::transition_object_matrix`).
+    pub by: zone::rules::Matrix3,
 }
 
 /// What an export may read besides the scene.
@@ -189,6 +206,54 @@ impl<'a> Context<'a> {
             props: properties::SceneProperties::of(&eval.graph),
             ps_search: None,
             bank: None,
+            moved: None,
+        }
+    }
+
+    fn moved_by(&self, node: usize) -> Option<&zone::rules::Matrix3> {
+        self.moved
+            .as_ref()
+            .filter(|m| m.nodes.binary_search(&node).is_ok())
+            .map(|m| &m.by)
+    }
+
+    /// The node's world TM at time 0 as the export sees it ([`Moved`] applied).
+    pub fn world_tm0(&self, node: usize) -> maxfs_scene::eval::Mat43 {
+        let w = self.eval.world_tm(node, 0);
+        match self.moved_by(node) {
+            // `mt * copyMt` in Max's single precision.
+            Some(by) => {
+                let m = zone::ligo::mul3(&zone::matrix3(&w), by);
+                maxfs_scene::eval::Mat43(m.map(maxfs_scene::eval::Vec3::from_f32))
+            }
+            None => w,
+        }
+    }
+
+    /// offset · [`world_tm0`](Self::world_tm0): where the object's vertices go.
+    pub fn object_tm0(&self, node: usize) -> maxfs_scene::eval::Mat43 {
+        self.eval.offset_tm(node).then(&self.world_tm0(node))
+    }
+
+    /// The parent-relative TM at time 0: a moved node's is its moved world TM times its
+    /// (unmoved) parent's inverse world TM, as Max keeps it after `node.transform =`.
+    pub fn local_tm0(&self, node: usize) -> maxfs_scene::eval::Mat43 {
+        if self.moved_by(node).is_none() {
+            return self.eval.local_tm(node, 0);
+        }
+        let w = self.world_tm0(node);
+        let parent = self
+            .graph
+            .objects
+            .get(node)
+            .and_then(|o| o.node.as_ref()?.parent)
+            .map(|p| p as usize)
+            .filter(|&p| p != node && self.graph.objects.get(p).is_some_and(|o| o.node.is_some()));
+        match parent {
+            Some(p) => w.then(&maxfs_scene::eval::core::transform::invert(
+                &self.world_tm0(p),
+            )),
+            None => w,
         }
     }
 }

@@ -147,7 +147,7 @@ pub fn bricks(ctx: &Context, src: &BrickSource) -> Vec<Result<Brick, (String, Ex
             });
             vec![r.map_err(|e| (node_label, e))]
         }
-        BrickSource::Transition { .. } => transition_bricks(ctx, src, &nodes),
+        BrickSource::Transition { .. } => transition_bricks(ctx, src),
     }
 }
 
@@ -177,7 +177,7 @@ fn node_center(ctx: &Context, node: usize) -> ExportResult<(f32, f32)> {
 }
 
 /// Max's `Matrix3 * Matrix3` in single precision (row vectors: `a` first).
-fn mul3(a: &Matrix3, b: &Matrix3) -> Matrix3 {
+pub(crate) fn mul3(a: &Matrix3, b: &Matrix3) -> Matrix3 {
     let mut m = [[0.0f32; 3]; 4];
     for (r, row) in m.iter_mut().enumerate() {
         for (k, v) in row.iter_mut().enumerate() {
@@ -190,34 +190,40 @@ fn mul3(a: &Matrix3, b: &Matrix3) -> Matrix3 {
     m
 }
 
-/// The EXPORT TRANSZONES loop: each node's slot from its centre (the last node placed
-/// decides whether anything is exported, as the script's `ok` flag does), then each
-/// filled slot through its transition matrix.
-fn transition_bricks(
-    ctx: &Context,
-    src: &BrickSource,
-    nodes: &[usize],
-) -> Vec<Result<Brick, (String, ExportError)>> {
+/// Where the EXPORT TRANSZONES loop put the patch nodes of a transition source.
+pub struct TransitionPlacement {
+    /// The node of each slot (index slot − 1).
+    pub slots: [Option<usize>; 9],
+    /// The script's `ok and findOne`: some patch node, and the last one placed was
+    /// placed right. Without it neither the bricks nor the igs are exported.
+    pub ok: bool,
+    /// Per node refused: (node name, why).
+    pub errors: Vec<(String, ExportError)>,
+}
+
+/// Each node's slot from its centre (the last node placed decides `ok`, as the
+/// script's flag does).
+pub fn transition_placement(ctx: &Context) -> TransitionPlacement {
     let stem = ctx.stem;
-    let mut out = Vec::new();
+    let nodes = selected_patches(ctx);
+    let mut errors = Vec::new();
+    let mut slots: [Option<usize>; 9] = [None; 9];
+    let mut ok = !nodes.is_empty();
     if nodes.is_empty() {
-        out.push(Err((
+        errors.push((
             String::new(),
             ExportError::refused(format!(
                 "In file {stem}, no NelPatchMesh (RklPatch node) to export."
             )),
-        )));
-        return out;
+        ));
     }
-    let mut slots: [Option<usize>; 9] = [None; 9];
-    let mut ok = true;
-    for &n in nodes {
+    for &n in &nodes {
         let name = node_name(ctx, n);
         let (cx, cy) = match node_center(ctx, n) {
             Ok(c) => c,
             Err(e) => {
                 ok = false;
-                out.push(Err((name, e)));
+                errors.push((name, e));
                 continue;
             }
         };
@@ -231,29 +237,41 @@ fn transition_bricks(
             Some(s) => slots[usize::from(s) - 1] = Some(n),
             None if in_grid => {
                 ok = false;
-                out.push(Err((
+                errors.push((
                     name,
                     ExportError::invalid(format!(
                         "ERROR A zone is not at the right position in {stem}"
                     )),
-                )));
+                ));
             }
             None => {
                 ok = false;
-                out.push(Err((
+                errors.push((
                     name.clone(),
                     ExportError::invalid(format!(
                         "The zone {name} is not well positionned. Check the transition scheme."
                     )),
-                )));
+                ));
             }
         }
     }
-    if !ok {
+    TransitionPlacement { slots, ok, errors }
+}
+
+/// The EXPORT TRANSZONES loop: the placement, then each filled slot through its
+/// transition matrix.
+fn transition_bricks(
+    ctx: &Context,
+    src: &BrickSource,
+) -> Vec<Result<Brick, (String, ExportError)>> {
+    let placed = transition_placement(ctx);
+    let mut out: Vec<Result<Brick, (String, ExportError)>> =
+        placed.errors.into_iter().map(Err).collect();
+    if !placed.ok {
         return out;
     }
     for (i, (name, props)) in src.bricks().into_iter().enumerate() {
-        let Some(n) = slots[i] else { continue };
+        let Some(n) = placed.slots[i] else { continue };
         let label = node_name(ctx, n);
         let r = transition_brick(ctx, n, i + 1, &name, props);
         out.push(r.map_err(|e| (label, e)));
