@@ -83,7 +83,7 @@ pub(super) fn colour_tracks(
             Place::Shader(2) => {
                 // desc.Material = (StdMat2*)&mtl: only a Standard answers GetShinStr.
                 if class_of(ctx, m).map(|c| c.0) != Some(STANDARD) {
-                    if super::keyed(ctx, ctl.controller) {
+                    if may_be_keyed(ctx, ctl.controller) {
                         errors.push(format!(
                             "{name}: a keyed {max_name} under a material that is not a \
                              Standard (the plug-in reads the specular level through a \
@@ -95,7 +95,7 @@ pub(super) fn colour_tracks(
                 match specular_level(ctx, ctl.shader_block) {
                     Ok(level) => color_track(ctx, ctl.controller, Some(&level)),
                     Err(e) => {
-                        if super::keyed(ctx, ctl.controller) {
+                        if may_be_keyed(ctx, ctl.controller) {
                             errors.push(format!("{name}: {e}"));
                         }
                         continue;
@@ -109,6 +109,15 @@ pub(super) fn colour_tracks(
             Ok(None) => {}
             Err(e) => errors.push(format!("{name}: {e}")),
         }
+    }
+}
+
+/// Whether a controller has keys, or is one whose keys are not read (then
+/// a skipped track would drop them silently).
+fn may_be_keyed(ctx: &Context, ctl: usize) -> bool {
+    match ctx.eval.controller(ctl) {
+        Some(Controller::Float { .. } | Controller::Point3 { .. }) => super::keyed(ctx, ctl),
+        _ => true,
     }
 }
 
@@ -163,7 +172,7 @@ fn standard(ctx: &Context, s: usize, place: Place) -> Result<Option<Found>, Stri
                 let keyed = pb.params.iter().any(|p| {
                     p.ref_slot
                         .and_then(|slot| pblock::reference(ctx.graph, b, slot))
-                        .is_some_and(|c| super::keyed(ctx, c))
+                        .is_some_and(|c| may_be_keyed(ctx, c))
                 });
                 let class = ctx
                     .graph
