@@ -29,6 +29,7 @@ use maxfs_scene::eval::core::pblock::{self, ParamBlock2, Value};
 use maxfs_scene::eval::render::material::{self as mtl, SC_MATERIAL};
 
 use super::{add, class_of, color_track, float_track, Context};
+use crate::error::{ExportError, ExportResult};
 use crate::nel::anim::Track as NelTrack;
 
 const STANDARD: (u32, u32) = (0x2, 0);
@@ -128,7 +129,7 @@ struct Found {
 }
 
 /// `getControlerByName` for one value, from material object `m`.
-fn find(ctx: &Context, m: usize, place: Place, depth: u32) -> Result<Option<Found>, String> {
+fn find(ctx: &Context, m: usize, place: Place, depth: u32) -> ExportResult<Option<Found>> {
     let Some((cid, sc)) = class_of(ctx, m) else {
         return Ok(None);
     };
@@ -157,7 +158,7 @@ fn find(ctx: &Context, m: usize, place: Place, depth: u32) -> Result<Option<Foun
 
 /// The controller of a Standard material's parameter, None when the
 /// parameter is a constant.
-fn standard(ctx: &Context, s: usize, place: Place) -> Result<Option<Found>, String> {
+fn standard(ctx: &Context, s: usize, place: Place) -> ExportResult<Option<Found>> {
     match place {
         Place::Shader(id) => {
             let Some(shader) = pblock::reference(ctx.graph, s, 2) else {
@@ -181,10 +182,10 @@ fn standard(ctx: &Context, s: usize, place: Place) -> Result<Option<Found>, Stri
                     .and_then(|o| o.class.as_ref())
                     .map_or_else(String::new, |c| c.name.clone());
                 return if keyed {
-                    Err(format!(
+                    Err(ExportError::refused(format!(
                         "shader {class:?}: its keyed parameters are not exported \
                          (parameter layout not known)"
-                    ))
+                    )))
                 } else {
                     Ok(None)
                 };
@@ -200,10 +201,10 @@ fn standard(ctx: &Context, s: usize, place: Place) -> Result<Option<Found>, Stri
             };
             let pb = block(ctx, b, "extended block")?;
             if pb.block_id != 1 {
-                return Err(format!(
+                return Err(ExportError::refused(format!(
                     "reference 4 holds block {}, not the extended block",
                     pb.block_id
-                ));
+                )));
             }
             Ok(controller(ctx, b, &pb, id).map(|c| Found {
                 controller: c,
@@ -213,8 +214,9 @@ fn standard(ctx: &Context, s: usize, place: Place) -> Result<Option<Found>, Stri
     }
 }
 
-fn block(ctx: &Context, b: usize, what: &str) -> Result<ParamBlock2, String> {
-    pblock::param_block2(ctx.eval.chunks(b)).map_err(|e| format!("{what} (object {b}): {e}"))
+fn block(ctx: &Context, b: usize, what: &str) -> ExportResult<ParamBlock2> {
+    pblock::param_block2(ctx.eval.chunks(b))
+        .map_err(|e| ExportError::from(e).within(format!("{what} (object {b})")))
 }
 
 fn controller(ctx: &Context, b: usize, pb: &ParamBlock2, id: u16) -> Option<usize> {
@@ -228,13 +230,15 @@ fn controller(ctx: &Context, b: usize, pb: &ParamBlock2, id: u16) -> Option<usiz
 fn specular_level<'a>(
     ctx: &'a Context,
     shader_block: Option<usize>,
-) -> Result<Box<dyn Fn(i32) -> f32 + 'a>, String> {
+) -> ExportResult<Box<dyn Fn(i32) -> f32 + 'a>> {
     let Some(b) = shader_block else {
-        return Err("specular level not found".to_string());
+        return Err(ExportError::refused("specular level not found"));
     };
     let pb = block(ctx, b, "shader block")?;
     let Some(p) = pb.param(SPECULAR_LEVEL) else {
-        return Err("the shader block has no specular level".to_string());
+        return Err(ExportError::refused(
+            "the shader block has no specular level",
+        ));
     };
     let constant = match p.value {
         Value::Float(v) => Some(v),
@@ -248,12 +252,14 @@ fn specular_level<'a>(
                 kind: ListKind::Float,
                 ..
             }) => Ok(Box::new(move |t| ctx.eval.float_at(Some(c), t, 0.0) as f32)),
-            Some(Controller::Unsupported { class }) => Err(format!(
+            Some(Controller::Unsupported { class }) => Err(ExportError::refused(format!(
                 "the specular level's controller {class} is not evaluated"
+            ))),
+            _ => Err(ExportError::refused(
+                "the specular level's controller is not a float controller",
             )),
-            _ => Err("the specular level's controller is not a float controller".to_string()),
         },
         (Some(v), None) => Ok(Box::new(move |_| v)),
-        (None, None) => Err("the specular level is not decoded".to_string()),
+        (None, None) => Err(ExportError::refused("the specular level is not decoded")),
     }
 }
