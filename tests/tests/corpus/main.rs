@@ -67,6 +67,7 @@ mod export_properties;
 mod export_remanence;
 mod export_shape;
 mod export_shape_anim;
+mod export_shape_anim_values;
 mod export_shape_uv;
 mod export_skel_anim;
 mod export_skinned_shape;

@@ -1,8 +1,9 @@
 //! `.anim`: the `CAnimation` NelExportAnimation writes (nel_export_export.cpp
 //! exportAnim, export_anim.cpp addAnimation / addNodeTracks / buildATrack).
 //!
-//! Node transform tracks only ("scale", "rotquat", "pos", added in that order;
-//! material, light, morph, particle and note tracks are not exported). Keyframe
+//! Node transform tracks ("scale", "rotquat", "pos", added in that order, and
+//! for a Target camera "roll" and "target"; material, light, morph, particle
+//! and note tracks are not exported). Keyframe
 //! controllers become the matching `CTrackKeyFramer*` with the exporter's key
 //! conversions: linear rotations negate w, TCB rotations negate the angle,
 //! Bezier position tangents ×4800, times in seconds (ticks / 4800).
@@ -21,6 +22,7 @@
 use crate::error::{ExportError, ExportResult};
 use maxfs_scene::eval::core::controller::{Controller, RotTrack, Track};
 use maxfs_scene::eval::core::keys::{BezKey, TcbKey, TANGENT_STEP, TICKS_PER_SECOND};
+use maxfs_scene::eval::render::camera::SC_CAMERA;
 use maxfs_scene::eval::{Quat, Vec3};
 use maxfs_scene::settings::{self, TimeConfig};
 
@@ -47,6 +49,11 @@ const MAX_SAMPLES: usize = 1 << 16;
 pub const SCALE: &str = "scale";
 pub const ROTQUAT: &str = "rotquat";
 pub const POS: &str = "pos";
+/// `CCamera` value names (camera.h).
+pub const ROLL: &str = "roll";
+pub const TARGET: &str = "target";
+/// `LOOKAT_CAM_CLASS_ID`: the Target camera, what `isCamera` accepts.
+const LOOKAT_CAMERA: (u32, u32) = (0x1002, 0);
 
 pub(super) fn seconds(t: i32) -> F32 {
     F32::from_f32(t as f32 / TICKS_PER_SECOND as f32)
@@ -374,6 +381,57 @@ impl<'c, 'a> Builder<'c, 'a> {
             }
             if let Some(t) = self.track(ch, ctl) {
                 self.tracks.push((full, t));
+            }
+        }
+        if let Some(Controller::LookAt { target, roll, .. }) = ctx.eval.controller(tm) {
+            self.camera_tracks(node, prefix, *target, *roll);
+        }
+    }
+
+    /// addNodeTracks for a Target camera (`isCamera`: the object converts
+    /// to a LookAt camera): the LookAt's roll controller as `roll` (a float
+    /// track, radians as stored) and the target node's position controller
+    /// as `target` (converted as `pos`).
+    fn camera_tracks(
+        &mut self,
+        node: usize,
+        prefix: &str,
+        target: Option<usize>,
+        roll: Option<usize>,
+    ) {
+        let ctx = self.ctx;
+        let is_camera = ctx.eval.node_object(node).is_some_and(|o| {
+            ctx.graph
+                .objects
+                .get(o)
+                .and_then(|x| x.class.as_ref())
+                .is_some_and(|c| {
+                    c.super_class == SC_CAMERA && (c.class_id.0, c.class_id.1) == LOOKAT_CAMERA
+                })
+        });
+        if !is_camera {
+            return;
+        }
+        let name = format!("{prefix}{ROLL}");
+        if let Some(r) = roll.filter(|_| !self.tracks.iter().any(|(n, _)| *n == name)) {
+            match super::shape_anim::float_track(ctx, r) {
+                Ok(Some(t)) => self.tracks.push((name, t)),
+                Ok(None) => {}
+                Err(e) => self.errors.push((node, format!("{name}: {e}"))),
+            }
+        }
+        let name = format!("{prefix}{TARGET}");
+        let position = target
+            .and_then(|t| ctx.eval.tm_controller(t))
+            .and_then(|tm| match ctx.eval.controller(tm) {
+                Some(Controller::Prs { position, .. } | Controller::LookAt { position, .. }) => {
+                    *position
+                }
+                _ => None,
+            });
+        if let Some(p) = position.filter(|_| !self.tracks.iter().any(|(n, _)| *n == name)) {
+            if let Some(t) = self.track(Channel::Pos, p) {
+                self.tracks.push((name, t));
             }
         }
     }

@@ -3,9 +3,12 @@
 //! AUTOMATIC_ANIMATION (select.rs `automatic_anim_nodes`), and the plug-in's
 //! `addAnimation` (export_anim.cpp) writes, in this order:
 //!
-//! - the node's transform tracks (`pos`, `rotquat`, `scale`, anim.rs);
-//! - with EXPORT_ANIMATED_MATERIALS, material tracks (`addMtlTracks`):
-//!   sub-materials first, then, when the material's `bExportTextureMatrix`
+//! - the node's transform tracks (`pos`, `rotquat`, `scale`, and a Target
+//!   camera's `roll` and `target`, anim.rs);
+//! - a Free or Target camera's FOV controller as `fov` (`addObjTracks`);
+//! - with EXPORT_ANIMATED_MATERIALS, material tracks (`addMtlTracks`): the
+//!   material's keyed colours and opacity (anim_mtl.rs), sub-materials
+//!   next, then, when the material's `bExportTextureMatrix`
 //!   is on at t = 0, per enabled stage the texmap's StdUVGen controllers
 //!   "U Offset", "V Offset", "U Tiling", "V Tiling", "W Angle" as
 //!   `<mtl>.UTrans<k>`, `.VTrans<k>`, `.UScale<k>`, `.VScale<k>`, `.WRot<k>`
@@ -19,13 +22,13 @@
 //!
 //! Track names carry no node prefix (scene = false) unless
 //! EXPORT_ANIMATION_PREFIXE_NAME is set. A controller only becomes a track
-//! when it has keys (`buildATrack` returns NULL otherwise). Material colour
-//! and opacity tracks are not built: a keyed one refuses the file by name.
+//! when it has keys (`buildATrack` returns NULL otherwise).
 
 use crate::error::{ExportError, ExportResult};
 use maxfs_scene::eval::core::controller::{Controller, Track};
 use maxfs_scene::eval::core::keys::TICKS_PER_SECOND;
 use maxfs_scene::eval::core::pblock;
+use maxfs_scene::eval::render::camera::SC_CAMERA;
 use maxfs_scene::eval::render::light::SC_LIGHT;
 use maxfs_scene::eval::render::material::{self as mtl, Material as MaxMaterial, NEL_MATERIAL};
 
@@ -34,6 +37,9 @@ use super::shape::nel_params::NelParams;
 use super::{select, Context, ExportKind, Exports, Output};
 use crate::nel::anim::{Tangent, Track as NelTrack};
 use crate::nel::stream::{Rgba, Vec3, F32};
+
+#[path = "anim_mtl.rs"]
+mod mtl_values;
 
 /// Superclass of UV generators (StdUVGen).
 const SC_UVGEN: u32 = 0xc20;
@@ -45,6 +51,8 @@ const UV_COORDS: [(i32, &str); 5] = [
     (3, "VScale"),
     (6, "WRot"),
 ];
+/// Free (0x1001) and Target (0x1002) cameras.
+const CAMERAS: [(u32, u32); 2] = [(0x1001, 0), (0x1002, 0)];
 /// Texture stages the plug-in walks (IDRV_MAT_MAXTEXTURES).
 const MAX_STAGES: usize = 8;
 /// Animated-light names the plug-in clears (`getAnimatedLight`).
@@ -65,6 +73,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
             String::new()
         };
         let (tracks, errors) = node_animation(ctx, node, &prefix, |tracks, errors| {
+            obj_tracks(ctx, node, &prefix, tracks, errors);
             if p.export_animated_materials {
                 material_tracks(ctx, node, &prefix, tracks, errors);
             }
@@ -101,6 +110,84 @@ fn class_of(ctx: &Context, obj: usize) -> Option<((u32, u32), u32)> {
     Some(((c.class_id.0, c.class_id.1), c.super_class))
 }
 
+/// `addObjTracks`: the object's "FOV" controller as `fov`, values as stored
+/// (radians, what CCamera's fov holds). Free and Target cameras keep it on
+/// their old ParamBlock (reference 0) as parameter 0, the parameter Max
+/// names "FOV"; another camera class (the Physical Camera keeps ParamBlock2s)
+/// with a keyed parameter is refused by name.
+fn obj_tracks(
+    ctx: &Context,
+    node: usize,
+    prefix: &str,
+    tracks: &mut Vec<(String, NelTrack)>,
+    errors: &mut Vec<String>,
+) {
+    let Some(obj) = ctx.eval.node_object(node) else {
+        return;
+    };
+    let Some((cid, sc)) = class_of(ctx, obj) else {
+        return;
+    };
+    if sc != SC_CAMERA {
+        return;
+    }
+    let name = format!("{prefix}fov");
+    if !CAMERAS.contains(&cid) {
+        let keyed_param = ctx
+            .graph
+            .objects
+            .get(obj)
+            .map(|o| o.references.as_slice())
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|r| usize::try_from(r.target).ok())
+            .filter(|&b| class_of(ctx, b).is_some_and(|(_, sc)| sc == pblock::SC_PARAM_BLOCK2))
+            .any(|b| {
+                pblock::param_block2(ctx.eval.chunks(b)).is_ok_and(|p| {
+                    p.params.iter().any(|q| {
+                        q.ref_slot
+                            .and_then(|s| pblock::reference(ctx.graph, b, s))
+                            .is_some_and(|c| keyed(ctx, c))
+                    })
+                })
+            });
+        if keyed_param {
+            let class = ctx
+                .graph
+                .objects
+                .get(obj)
+                .and_then(|o| o.class.as_ref())
+                .map_or_else(String::new, |c| c.name.clone());
+            errors.push(format!(
+                "{name}: camera class {class:?} has keyed parameters; its field of view \
+                 is not looked up"
+            ));
+        }
+        return;
+    }
+    let Some(pb) = pblock::reference(ctx.graph, obj, 0) else {
+        return;
+    };
+    let slot = match pblock::param_block(ctx.eval.chunks(pb)) {
+        Ok(ps) => ps
+            .into_iter()
+            .find(|q| q.index == 0)
+            .and_then(|q| q.ref_slot),
+        Err(e) => {
+            errors.push(format!("{name}: camera parameters: {e}"));
+            return;
+        }
+    };
+    let Some(ctl) = slot.and_then(|s| pblock::reference(ctx.graph, pb, s)) else {
+        return;
+    };
+    match float_track(ctx, ctl) {
+        Ok(Some(t)) => add(tracks, name, t),
+        Ok(None) => {}
+        Err(e) => errors.push(format!("{name}: {e}")),
+    }
+}
+
 fn material_tracks(
     ctx: &Context,
     node: usize,
@@ -126,12 +213,7 @@ fn add_mtl_tracks(
         return;
     }
     let mtl_name = format!("{prefix}{}.", m.name);
-    for what in keyed_colours(ctx, m.index) {
-        errors.push(format!(
-            "material {:?}: the {what} track is not exported",
-            m.name
-        ));
-    }
+    mtl_values::colour_tracks(ctx, m.index, &mtl_name, tracks, errors);
     for sub in m.sub_materials.iter().flatten() {
         if let Some(s) = mtl::material(ctx.eval, *sub) {
             add_mtl_tracks(ctx, &s, prefix, tracks, errors, depth + 1);
@@ -266,8 +348,15 @@ pub fn float_track(ctx: &Context, ctl: usize) -> ExportResult<Option<NelTrack>> 
 
 /// `buildATrack(typeColor)` of a Point3 / Color keyframer: Bezier keys as
 /// vectors with tangents per second (×4800), linear keys cast to bytes
-/// (`(uint8)val`), TCB keys as vectors.
-fn color_track(ctx: &Context, ctl: usize) -> ExportResult<Option<NelTrack>> {
+/// (`(uint8)val`), TCB keys as vectors. With `specular` (the material's
+/// specular level at a tick, `desc.Specular`), Bezier and TCB values are
+/// multiplied by it (tangents not) and linear keys modulated by
+/// `(uint8)(clamp(level, 0, 1) · 255)` (`CRGBA::modulateFromui`, alpha too).
+fn color_track(
+    ctx: &Context,
+    ctl: usize,
+    specular: Option<&dyn Fn(i32) -> f32>,
+) -> ExportResult<Option<NelTrack>> {
     let (track, range) = match ctx.eval.controller(ctl) {
         Some(Controller::Point3 { track, range, .. }) => (track, *range),
         Some(Controller::Unsupported { class }) => {
@@ -281,36 +370,63 @@ fn color_track(ctx: &Context, ctl: usize) -> ExportResult<Option<NelTrack>> {
     let Some(r) = key_range(&track.key_times(), range) else {
         return Ok(None);
     };
-    let v3 = |v: [f64; 3], k: f64| Vec3 {
-        x: F32::from_f32((v[0] * k) as f32),
-        y: F32::from_f32((v[1] * k) as f32),
-        z: F32::from_f32((v[2] * k) as f32),
+    // The float product buildNelKey computes: value (f32) × level (f32).
+    let scale = |t: i32| specular.map_or(1.0f32, |s| s(t));
+    let v3 = |v: [f64; 3], k: f32| Vec3 {
+        x: F32::from_f32(v[0] as f32 * k),
+        y: F32::from_f32(v[1] as f32 * k),
+        z: F32::from_f32(v[2] as f32 * k),
     };
-    let per_second = TICKS_PER_SECOND as f64;
+    let per_second = TICKS_PER_SECOND as f32;
     Ok(Some(match track {
         Track::Constant { .. } => return Ok(None),
         Track::Linear { keys } => NelTrack::CTrackKeyFramerLinearRGBA(framer(
             keys.iter()
                 .map(|k| {
                     let b = |x: f64| x as f32 as u8;
-                    let c = Rgba {
+                    let mut c = Rgba {
                         r: b(k.value[0]),
                         g: b(k.value[1]),
                         b: b(k.value[2]),
                         a: 255,
                     };
+                    if let Some(s) = specular {
+                        let a = (s(k.time).clamp(0.0, 1.0) * 255.0) as u8 as u32;
+                        let m = |x: u8| ((x as u32 * a) >> 8) as u8;
+                        c = Rgba {
+                            r: m(c.r),
+                            g: m(c.g),
+                            b: m(c.b),
+                            a: m(c.a),
+                        };
+                    }
                     (seconds(k.time), plain(c))
                 })
                 .collect(),
             r,
         )),
         Track::Bezier { keys } => NelTrack::CTrackKeyFramerBezierRGBA(framer(
-            bezier_keys(keys, |v| v3(v, 1.0), |t| Tangent::Vector(v3(t, per_second))),
+            keys.iter()
+                .flat_map(|k| {
+                    let s = scale(k.time);
+                    bezier_keys(
+                        std::slice::from_ref(k),
+                        |v| v3(v, s),
+                        |t| Tangent::Vector(v3(t, per_second)),
+                    )
+                })
+                .collect(),
             r,
         )),
-        Track::Tcb { keys } => {
-            NelTrack::CTrackKeyFramerTCBRGBA(framer(tcb_keys(keys, |v| v3(v, 1.0)), r))
-        }
+        Track::Tcb { keys } => NelTrack::CTrackKeyFramerTCBRGBA(framer(
+            keys.iter()
+                .flat_map(|k| {
+                    let s = scale(k.time);
+                    tcb_keys(std::slice::from_ref(k), |v| v3(v, s))
+                })
+                .collect(),
+            r,
+        )),
     }))
 }
 
@@ -321,56 +437,6 @@ fn keyed(ctx: &Context, ctl: usize) -> bool {
         Some(Controller::Point3 { track, .. }) => !track.key_times().is_empty(),
         _ => false,
     }
-}
-
-/// The keyed colour and opacity parameters `addMtlTracks` would export of a
-/// Standard material (shader block: 0 ambient, 1 diffuse, 2 specular, 8
-/// self-illumination colour; extended block 1: opacity), or of the Standard
-/// a scripted material (NeL Material) delegates to.
-fn keyed_colours(ctx: &Context, m: usize) -> Vec<&'static str> {
-    const STANDARD: (u32, u32) = (2, 0);
-    let standard = if class_of(ctx, m).is_some_and(|(c, _)| c == STANDARD) {
-        Some(m)
-    } else {
-        ctx.graph.objects.get(m).and_then(|o| {
-            o.references
-                .iter()
-                .filter_map(|r| usize::try_from(r.target).ok())
-                .find(|&t| class_of(ctx, t).is_some_and(|(c, _)| c == STANDARD))
-        })
-    };
-    let Some(s) = standard else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let mut check = |block: Option<usize>, params: &[(u16, &'static str)]| {
-        let Some(b) = block else { return };
-        let Ok(pb) = pblock::param_block2(ctx.eval.chunks(b)) else {
-            return;
-        };
-        for &(id, what) in params {
-            let ctl = pb
-                .param(id)
-                .and_then(|p| p.ref_slot)
-                .and_then(|slot| pblock::reference(ctx.graph, b, slot));
-            if ctl.is_some_and(|c| keyed(ctx, c)) {
-                out.push(what);
-            }
-        }
-    };
-    let shader =
-        pblock::reference(ctx.graph, s, 2).and_then(|sh| pblock::reference(ctx.graph, sh, 0));
-    check(
-        shader,
-        &[
-            (0, "ambient"),
-            (1, "diffuse"),
-            (2, "specular"),
-            (8, "self-illumination colour"),
-        ],
-    );
-    check(pblock::reference(ctx.graph, s, 4), &[(1, "opacity")]);
-    out
 }
 
 /// `addLightTracks`: a light with LM_ANIMATED gets its colour controller as
@@ -406,7 +472,7 @@ fn light_tracks(
     let Some(ctl) = slot.and_then(|s| pblock::reference(ctx.graph, pb, s)) else {
         return;
     };
-    match color_track(ctx, ctl) {
+    match color_track(ctx, ctl, None) {
         Ok(Some(t)) => add(tracks, name, t),
         Ok(None) => {}
         Err(e) => errors.push(format!("{name}: {e}")),
