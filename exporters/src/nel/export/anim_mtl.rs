@@ -34,6 +34,7 @@ use crate::nel::anim::Track as NelTrack;
 
 const STANDARD: (u32, u32) = (0x2, 0);
 const MULTI_SUB: (u32, u32) = (0x200, 0);
+const DOUBLE_SIDED: (u32, u32) = (0x210, 0);
 /// Shaders whose colour block has the layout above (Max's shader classes).
 const SHADERS: [(u32, u32); 3] = [(0x37, 0), (0x38, 0), (0x39, 0)];
 /// Shader block: the specular level (percentage, stored as a fraction).
@@ -138,11 +139,11 @@ fn find(ctx: &Context, m: usize, place: Place, depth: u32) -> ExportResult<Optio
     }
     match cid {
         STANDARD => standard(ctx, m, place),
-        MULTI_SUB => {
+        MULTI_SUB | DOUBLE_SIDED => {
             let subs = mtl::material(ctx.eval, m)
-                .map(|x| x.sub_materials)
+                .map(|x| super::sub_materials(&x))
                 .unwrap_or_default();
-            for s in subs.into_iter().flatten() {
+            for s in subs {
                 if let Some(f) = find(ctx, s, place, depth + 1)? {
                     return Ok(Some(f));
                 }

@@ -214,8 +214,8 @@ fn add_mtl_tracks(
     }
     let mtl_name = format!("{prefix}{}.", m.name);
     mtl_values::colour_tracks(ctx, m.index, &mtl_name, tracks, errors);
-    for sub in m.sub_materials.iter().flatten() {
-        if let Some(s) = mtl::material(ctx.eval, *sub) {
+    for sub in sub_materials(m) {
+        if let Some(s) = mtl::material(ctx.eval, sub) {
             add_mtl_tracks(ctx, &s, prefix, tracks, errors, depth + 1);
         }
     }
@@ -245,11 +245,19 @@ fn first_nel_material(ctx: &Context, m: &MaxMaterial, depth: u32) -> Option<MaxM
     if depth > 8 {
         return None;
     }
-    m.sub_materials
-        .iter()
-        .flatten()
-        .filter_map(|&s| mtl::material(ctx.eval, s))
+    sub_materials(m)
+        .into_iter()
+        .filter_map(|s| mtl::material(ctx.eval, s))
         .find_map(|s| first_nel_material(ctx, &s, depth + 1))
+}
+
+/// What Max's `GetSubMtl` enumerates: a Multi/Sub-Object's slots, a Double
+/// Sided's facing then back material.
+fn sub_materials(m: &MaxMaterial) -> Vec<usize> {
+    match &m.double_sided {
+        Some(ds) => [ds.facing, ds.back].into_iter().flatten().collect(),
+        None => m.sub_materials.iter().flatten().copied().collect(),
+    }
 }
 
 /// The UV generator under a texmap (a Bitmap's reference 0, a NeL Multi
