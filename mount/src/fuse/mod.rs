@@ -369,8 +369,8 @@ impl MaxFuse {
         }
     }
 
-    /// The listing of directory `ino` (`e`), with the known entries when
-    /// `plus`: taken afresh when the kernel starts reading the directory
+    /// The listing of directory `ino` (`e`), `.` and `..` first, with the
+    /// known entries when `plus`: taken afresh when the kernel starts reading the directory
     /// (offset 0), reused while it reads on in pieces (offsets stay consistent
     /// within one walk).
     fn listing(
@@ -387,7 +387,7 @@ impl MaxFuse {
                 return Ok(l.clone());
             }
         }
-        let list = Arc::new(if plus {
+        let entries: Listing = if plus {
             self.fs.list_known(e)?
         } else {
             self.fs
@@ -395,7 +395,12 @@ impl MaxFuse {
                 .into_iter()
                 .map(|(n, k)| (n, k, None))
                 .collect()
-        });
+        };
+        let dots = [
+            (OsString::from("."), Kind::Dir, None),
+            (OsString::from(".."), Kind::Dir, None),
+        ];
+        let list = Arc::new(dots.into_iter().chain(entries).collect::<Listing>());
         let mut recent = self.listings.lock();
         recent.retain(|(i, k, _, _)| !(*i == ino && *k == key));
         if recent.len() >= RECENT_LISTINGS {
@@ -403,6 +408,16 @@ impl MaxFuse {
         }
         recent.push_back((ino, key, plus, list.clone()));
         Ok(list)
+    }
+
+    /// The listing READDIR / READDIRPLUS serve from `offset`; a failure is
+    /// logged and answered as its errno.
+    fn dir_listing(&self, ino: INodeNo, offset: u64, plus: bool) -> Result<Arc<Listing>, Errno> {
+        let e = self.resolve(ino)?;
+        self.listing(ino.0, &e, offset, plus).map_err(|err| {
+            report("readdir", &e.describe(), &err);
+            errno(&err)
+        })
     }
 
     /// Answers a read of up to `size` bytes of file `e` from `offset`.
@@ -653,27 +668,11 @@ impl Filesystem for MaxFuse {
         offset: u64,
         mut reply: ReplyDirectory,
     ) {
-        let e = match self.resolve(ino) {
-            Ok(r) => r,
+        let list = match self.dir_listing(ino, offset, false) {
+            Ok(l) => l,
             Err(err) => return reply.error(err),
         };
-        let list = match self.listing(ino.0, &e, offset, false) {
-            Ok(l) => l,
-            Err(err) => {
-                report("readdir", &e.describe(), &err);
-                return reply.error(errno(&err));
-            }
-        };
-        let dots = [
-            (OsString::from("."), Kind::Dir, None),
-            (OsString::from(".."), Kind::Dir, None),
-        ];
-        for (i, (name, kind, _)) in dots
-            .iter()
-            .chain(list.iter())
-            .enumerate()
-            .skip(offset as usize)
-        {
+        for (i, (name, kind, _)) in list.iter().enumerate().skip(offset as usize) {
             let child_ino = match i {
                 0 => ino.0,
                 1 => 1,
@@ -704,27 +703,11 @@ impl Filesystem for MaxFuse {
         offset: u64,
         mut reply: ReplyDirectoryPlus,
     ) {
-        let e = match self.resolve(ino) {
-            Ok(r) => r,
+        let list = match self.dir_listing(ino, offset, true) {
+            Ok(l) => l,
             Err(err) => return reply.error(err),
         };
-        let list = match self.listing(ino.0, &e, offset, true) {
-            Ok(l) => l,
-            Err(err) => {
-                report("readdir", &e.describe(), &err);
-                return reply.error(errno(&err));
-            }
-        };
-        let dots = [
-            (OsString::from("."), Kind::Dir, None),
-            (OsString::from(".."), Kind::Dir, None),
-        ];
-        for (i, (name, kind, known)) in dots
-            .iter()
-            .chain(list.iter())
-            .enumerate()
-            .skip(offset as usize)
-        {
+        for (i, (name, kind, known)) in list.iter().enumerate().skip(offset as usize) {
             // The kernel links no inode for the dots (and counts no reference),
             // so they take no table row; every other entry sent with an inode
             // number is linked (or forgotten) by the kernel, one reference each.
