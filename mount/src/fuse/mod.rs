@@ -133,6 +133,14 @@ pub struct MaxFuse {
     gid: u32,
 }
 
+fn file_type(kind: Kind) -> FileType {
+    match kind {
+        Kind::Dir => FileType::Directory,
+        Kind::File => FileType::RegularFile,
+        Kind::Symlink => FileType::Symlink,
+    }
+}
+
 fn errno(e: &FsError) -> Errno {
     Errno::from_i32(e.errno())
 }
@@ -296,47 +304,30 @@ impl MaxFuse {
     /// Attributes of an entry the kernel must look up before using (zero
     /// size; sent with zero lifetimes).
     fn placeholder(&self, ino: u64, kind: Kind) -> FileAttr {
-        let (kind, perm, nlink) = match kind {
-            Kind::Dir => (FileType::Directory, 0o555, 2),
-            Kind::File => (FileType::RegularFile, 0o444, 1),
-            Kind::Symlink => (FileType::Symlink, 0o777, 1),
+        let perm = match kind {
+            Kind::Dir => 0o555,
+            Kind::File => 0o444,
+            Kind::Symlink => 0o777,
         };
-        FileAttr {
-            ino: INodeNo(ino),
-            size: 0,
-            blocks: 0,
-            atime: SystemTime::UNIX_EPOCH,
-            mtime: SystemTime::UNIX_EPOCH,
-            ctime: SystemTime::UNIX_EPOCH,
-            crtime: SystemTime::UNIX_EPOCH,
-            kind,
-            perm,
-            nlink,
-            uid: self.uid,
-            gid: self.gid,
-            rdev: 0,
-            flags: 0,
-            blksize: BLKSIZE,
-        }
+        self.file_attr(ino, kind, 0, SystemTime::UNIX_EPOCH, perm)
     }
 
     fn attr(&self, ino: u64, e: &Entry) -> FileAttr {
-        let (kind, nlink) = match e.kind {
-            Kind::Dir => (FileType::Directory, 2),
-            Kind::File => (FileType::RegularFile, 1),
-            Kind::Symlink => (FileType::Symlink, 1),
-        };
+        self.file_attr(ino, e.kind, e.size, e.mtime(), e.perm())
+    }
+
+    fn file_attr(&self, ino: u64, kind: Kind, size: u64, mtime: SystemTime, perm: u16) -> FileAttr {
         FileAttr {
             ino: INodeNo(ino),
-            size: e.size,
-            blocks: e.size.div_ceil(512),
-            atime: e.mtime(),
-            mtime: e.mtime(),
-            ctime: e.mtime(),
-            crtime: e.mtime(),
-            kind,
-            perm: e.perm(),
-            nlink,
+            size,
+            blocks: size.div_ceil(512),
+            atime: mtime,
+            mtime,
+            ctime: mtime,
+            crtime: mtime,
+            kind: file_type(kind),
+            perm,
+            nlink: if kind == Kind::Dir { 2 } else { 1 },
             uid: self.uid,
             gid: self.gid,
             rdev: 0,
@@ -678,12 +669,7 @@ impl Filesystem for MaxFuse {
                 1 => 1,
                 _ => Self::listing_ino(ino.0, name),
             };
-            let ft = match kind {
-                Kind::Dir => FileType::Directory,
-                Kind::File => FileType::RegularFile,
-                Kind::Symlink => FileType::Symlink,
-            };
-            if reply.add(INodeNo(child_ino), i as u64 + 1, ft, name) {
+            if reply.add(INodeNo(child_ino), i as u64 + 1, file_type(*kind), name) {
                 break;
             }
         }

@@ -29,8 +29,8 @@ use maxfs_scene::rklpatch::{MapVert, VertMapper};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 use maxfs_tests::zone_source::{
-    corpus_zone_sources, corpus_zones, rklpatch_from_zone, template_translation, write_source,
-    SourceOptions, NODE, TEMPLATE,
+    corpus_zone_source, corpus_zone_sources, corpus_zones, rklpatch_from_zone,
+    template_translation, write_source, SourceOptions, NODE, TEMPLATE,
 };
 
 fn read_zone(bytes: &[u8]) -> Zone {
@@ -338,21 +338,10 @@ fn nel_edit_patch_moves_reach_the_zone() {
 /// The tessellated mesh starts each patch at its first corner, in object space.
 #[test]
 fn tessellation_passes_through_the_corners() {
-    let t = template_translation();
     let path = corpus_zones().into_iter().next().unwrap();
-    let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-    let info = retrieve(&read_zone(&std::fs::read(&path).unwrap())).unwrap();
-    let bytes = write_source(
-        &rklpatch_from_zone(&info, [0.0; 3]),
-        &SourceOptions {
-            node_name: &stem,
-            cancel_translation: Some(t),
-            edit_patch: None,
-            frozen: false,
-            second_node: None,
-        },
-    );
-    let (_, eval) = export(&bytes, &stem);
+    let src = corpus_zone_source(&path, template_translation());
+    let (info, stem) = (src.info, src.stem);
+    let (_, eval) = export(&src.bytes, &stem);
     let mesh = eval.mesh(NODE, 0).unwrap().unwrap();
     let mut at = 0usize;
     for pi in &info.patches {

@@ -41,7 +41,7 @@ use crate::nel::shape::material::{Material, MaterialBase, TrackDefaultQuat, Trac
 use crate::nel::shape::mesh::{Mesh as NelMesh, MeshBase, MeshVertexProgram, MeshVpWindTree};
 use crate::nel::shape::mrm::{MeshMrm, MeshMrmGeom, MeshMrmSkinned, MeshMrmSkinnedGeom};
 use crate::nel::shape::{Shape, ShapeStream};
-use crate::nel::stream::{Bool, Ptr, Quat, Vec3, F32};
+use crate::nel::stream::{Bool, Ptr, Quat, Rgba, Vec3, F32};
 use crate::nel::{write_nel, NelFile};
 
 /// Class ids the plug-in dispatches on before meshes (export_nel.h).
@@ -558,60 +558,80 @@ pub(super) fn number_textures_from(m: &mut Material, mut next: u64) -> u64 {
     next
 }
 
-/// `CMaterialBase::copyFromMaterial`: the defaults of an animated material.
-/// (User texture matrices are not exported, so the UV tracks keep their
-/// identity defaults.)
-pub(super) fn animated_material(name: &str, m: &Material) -> MaterialBase {
-    use crate::nel::shape::material::{
-        TexAnimTracks, TrackDefaultFloat, TrackDefaultInt, TrackDefaultRgba,
-    };
-    let rgba = |c: &crate::nel::stream::Rgba| TrackDefaultRgba {
-        version: 0,
-        value: c.clone(),
-    };
-    let float = |v: f32| TrackDefaultFloat {
-        version: 0,
-        value: F32::from_f32(v),
+/// `new CMaterialBase` (animated_material.cpp: ambient 64, diffuse 128,
+/// specular 0, shininess 10, emissive 128, opacity 1, texture 0x7FFFFFFF,
+/// identity texture tracks) with its name set.
+pub(super) fn material_base_named(name: &str) -> MaterialBase {
+    use crate::nel::shape::material::{TexAnimTracks, TrackDefaultInt};
+    let grey = |v: u8| Rgba {
+        r: v,
+        g: v,
+        b: v,
+        a: 255,
     };
     MaterialBase {
         version: 1,
         name: name.to_string(),
-        ambient: rgba(&m.ambient),
-        diffuse: rgba(&m.diffuse),
-        specular: rgba(&m.specular),
-        shininess: float(m.shininess.map_or(10.0, |s| s.get())),
-        emissive: rgba(&m.emissive),
-        opacity: float(m.diffuse.a as f32 / 255.0),
+        ambient: default_rgba(grey(64)),
+        diffuse: default_rgba(grey(128)),
+        specular: default_rgba(grey(0)),
+        shininess: default_float(10.0),
+        emissive: default_rgba(grey(128)),
+        opacity: default_float(1.0),
         texture: TrackDefaultInt {
             version: 0,
             value: 0x7FFF_FFFF,
         },
         animated_textures: Vec::new(),
-        // copyFromMaterial: a stage with a user texture matrix starts from its
-        // decomposition (decompUserTexMat), the others from the identity.
         tex_anim_tracks: (0..4)
-            .map(|k| {
-                let enabled = (0..=k)
-                    .filter(|s| m.flags & (material_build::flag::USER_TEX_0 << s) != 0)
-                    .count();
-                let [ut, vt, _, us, vs] = if m.flags & (material_build::flag::USER_TEX_0 << k) != 0
-                {
-                    m.user_tex_mat
-                        .get(enabled - 1)
-                        .map_or([0.0, 0.0, 0.0, 1.0, 1.0], uv_matrix::decomp_user_tex_mat)
-                } else {
-                    [0.0, 0.0, 0.0, 1.0, 1.0]
-                };
-                TexAnimTracks {
-                    version: 0,
-                    u_trans: float(ut),
-                    v_trans: float(vt),
-                    u_scale: float(us),
-                    v_scale: float(vs),
-                }
+            .map(|_| TexAnimTracks {
+                version: 0,
+                u_trans: default_float(0.0),
+                v_trans: default_float(0.0),
+                u_scale: default_float(1.0),
+                v_scale: default_float(1.0),
             })
             .collect(),
     }
+}
+
+fn default_rgba(value: Rgba) -> crate::nel::shape::material::TrackDefaultRgba {
+    crate::nel::shape::material::TrackDefaultRgba { version: 0, value }
+}
+
+fn default_float(v: f32) -> crate::nel::shape::material::TrackDefaultFloat {
+    crate::nel::shape::material::TrackDefaultFloat {
+        version: 0,
+        value: F32::from_f32(v),
+    }
+}
+
+/// `CMaterialBase::copyFromMaterial`: [`material_base_named`] with the
+/// material's colours, shininess and opacity, and each stage with a user
+/// texture matrix starting from its decomposition (decompUserTexMat).
+pub(super) fn animated_material(name: &str, m: &Material) -> MaterialBase {
+    let mut b = material_base_named(name);
+    b.ambient = default_rgba(m.ambient.clone());
+    b.diffuse = default_rgba(m.diffuse.clone());
+    b.specular = default_rgba(m.specular.clone());
+    b.shininess = default_float(m.shininess.map_or(10.0, |s| s.get()));
+    b.emissive = default_rgba(m.emissive.clone());
+    b.opacity = default_float(m.diffuse.a as f32 / 255.0);
+    let mut enabled = 0;
+    for (k, t) in b.tex_anim_tracks.iter_mut().enumerate() {
+        if m.flags & (material_build::flag::USER_TEX_0 << k) == 0 {
+            continue;
+        }
+        enabled += 1;
+        if let Some(mat) = m.user_tex_mat.get(enabled - 1) {
+            let [ut, vt, _, us, vs] = uv_matrix::decomp_user_tex_mat(mat);
+            t.u_trans = default_float(ut);
+            t.v_trans = default_float(vt);
+            t.u_scale = default_float(us);
+            t.v_scale = default_float(vs);
+        }
+    }
+    b
 }
 
 /// `getLocalMatrix`: the node's matrix relative to its parent's, at time 0.

@@ -20,10 +20,10 @@
 use thiserror::Error;
 
 use super::material_build::{build_materials, MaterialSet};
-use super::{decomp, local_matrix, number_textures_from, source};
+use super::{decomp, local_matrix, material_base_named, number_textures_from, source};
 use crate::nel::export::properties::NodeProperties;
 use crate::nel::export::Context;
-use crate::nel::shape::material::{Material, MaterialBase, TrackDefaultQuat, TrackDefaultVector};
+use crate::nel::shape::material::{Material, TrackDefaultQuat, TrackDefaultVector};
 use crate::nel::shape::seg_remanence::SegRemanenceShape;
 use crate::nel::shape::Shape;
 use crate::nel::stream::{AaBox, Bool, Ptr, Quat, Vec3, F32};
@@ -192,53 +192,6 @@ pub fn seg_remanence_shape(i: RemanenceInputs) -> SegRemanenceShape {
             version: 0,
             value: v3(d.scale),
         }),
-    }
-}
-
-/// `new CMaterialBase` (animated_material.cpp: ambient 64, diffuse 128,
-/// specular 0, shininess 10, emissive 128, opacity 1, texture 0x7FFFFFFF,
-/// identity texture tracks) with its name set.
-pub fn material_base_named(name: &str) -> MaterialBase {
-    use crate::nel::shape::material::{
-        TexAnimTracks, TrackDefaultFloat, TrackDefaultInt, TrackDefaultRgba,
-    };
-    use crate::nel::stream::Rgba;
-    let grey = |v: u8, a: u8| TrackDefaultRgba {
-        version: 0,
-        value: Rgba {
-            r: v,
-            g: v,
-            b: v,
-            a,
-        },
-    };
-    let float = |v: f32| TrackDefaultFloat {
-        version: 0,
-        value: F32::from_f32(v),
-    };
-    MaterialBase {
-        version: 1,
-        name: name.to_string(),
-        ambient: grey(64, 255),
-        diffuse: grey(128, 255),
-        specular: grey(0, 255),
-        shininess: float(10.0),
-        emissive: grey(128, 255),
-        opacity: float(1.0),
-        texture: TrackDefaultInt {
-            version: 0,
-            value: 0x7FFF_FFFF,
-        },
-        animated_textures: Vec::new(),
-        tex_anim_tracks: (0..4)
-            .map(|_| TexAnimTracks {
-                version: 0,
-                u_trans: float(0.0),
-                v_trans: float(0.0),
-                u_scale: float(1.0),
-                v_scale: float(1.0),
-            })
-            .collect(),
     }
 }
 
