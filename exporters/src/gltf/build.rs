@@ -333,7 +333,16 @@ impl Builder<'_> {
         }
         let m = mtl::material(self.eval, cur)?;
         let made = match &m.double_sided {
-            Some(ds) => ds.facing.and_then(|f| self.material(f, id)),
+            Some(ds) => match ds.facing {
+                Some(f) => self.material(f, id),
+                None => {
+                    self.approximate(format!(
+                        "material {:?}: Double Sided without a facing material: written without material",
+                        m.name
+                    ));
+                    None
+                }
+            },
             None => m.sub_materials.is_empty().then(|| self.pbr(&m)),
         };
         self.materials.insert(cur, made);
