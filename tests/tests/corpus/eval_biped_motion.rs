@@ -145,6 +145,27 @@ const TAKES: &[Take] = &[
             ("B_Tail2", 6),
         ],
     },
+    // Player.max: every key of every track has TCB bias 0. Its COM keys all
+    // hold one record (to float noise), so any TCB variant is constant and
+    // the COM evaluates everywhere; the limbs' moving bias-0 segments and the
+    // rotating pelvis keys (24000–33600) are refused by name, their still
+    // stretches compared. No bias rule tried (standard Kochanek–Bartels,
+    // ignored, negated, halved) brings the moving legs within 0.3 rad.
+    Take {
+        max: "biped-ld35/Player.max",
+        fbx: "biped-ld35/Player.FBX",
+        required: &[],
+        shift: [0.0; 3],
+        partial: &[
+            ("B_Pelvis", 600),
+            ("B_Spine1", 490),
+            ("B_Head", 460),
+            ("B_L_Thigh", 480),
+            ("B_L_Calf", 480),
+            ("B_R_Thigh", 180),
+            ("B_R_Calf", 180),
+        ],
+    },
     Take {
         max: "biped-ld35/Player@Idle.max",
         fbx: "biped-ld35/Player@Idle.FBX",

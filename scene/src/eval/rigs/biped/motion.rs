@@ -12,10 +12,12 @@
 //!   stored angles [0..2], interpolated instead, are 0.23 off there).
 //! - A key whose TCB bias or continuity is not the default (25) is not
 //!   evaluated on its two segments (`tcb_gate`): Yellow@Spawn's one such key
-//!   (bias 5) fits no Kochanek–Bartels variant tried against its FBX.
+//!   (bias 5) fits no Kochanek–Bartels variant tried against its FBX — unless
+//!   the keys shaping the segment hold one record, where every TCB variant
+//!   is constant (`still_window`: Player.max's bias-0 COM keys).
 //! - Pelvis: at the COM position, the constant pelvis axes in the COM frame;
-//!   pelvis keys other than identity are not evaluated (their convention is
-//!   not measured).
+//!   a tick whose pelvis keys (the segment's two and their neighbours) are
+//!   not all identity is not evaluated (their convention is not measured).
 //! - Legs: the leg record has the layout of a figure leg pose half; the knee
 //!   angle \[0\] is a TCB curve, the thigh [2..5], foot [28..31] and toe
 //!   base [47 + 12k] quaternions squads. Segments with an IK key (blend
@@ -91,6 +93,9 @@ fn tcb_gate(track: &KeyTrack, t: i32) -> Result<(), EvalError> {
     let Some((i, j)) = segment_keys(track, t) else {
         return Ok(());
     };
+    if still_window(track, i, j) {
+        return Ok(());
+    }
     for k in [&track.keys[i], &track.keys[j]] {
         if k.tcb[1] != 25.0 || k.tcb[2] != 25.0 {
             return Err(EvalError::not_evaluated_why(
@@ -103,6 +108,29 @@ fn tcb_gate(track: &KeyTrack, t: i32) -> Result<(), EvalError> {
         }
     }
     Ok(())
+}
+
+/// Relative difference of key words treated as float noise by `still_window`
+/// (words that are not numbers, such as NaN padding, must be equal bits).
+const STILL: f32 = 1e-6;
+
+/// Whether the keys that shape segment (`i`, `j`) — its own two and their
+/// outer neighbours — hold the same record. Every TCB tangent, whatever its
+/// tension, continuity and bias, is a weighted sum of the differences to the
+/// neighbouring keys (the ends take the plain difference), so all of them
+/// are zero there and the segment holds its keys' value: Player.max's COM
+/// keys, all bias 0, equal to float noise. Within `STILL` (relative) the
+/// tangents are at most a few times that, far below the comparisons' 1e-3.
+fn still_window(track: &KeyTrack, i: usize, j: usize) -> bool {
+    let lo = i.saturating_sub(1);
+    let hi = (j + 1).min(track.keys.len() - 1);
+    let first = &track.keys[lo].values;
+    track.keys[lo..=hi].iter().all(|k| {
+        k.values.len() == first.len()
+            && k.values.iter().zip(first).all(|(a, b)| {
+                a.to_bits() == b.to_bits() || (a - b).abs() <= STILL * (1.0 + b.abs())
+            })
+    })
 }
 
 /// The TCB curve of values `at..at + N` of every key, at tick `t`.
@@ -644,12 +672,28 @@ fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
     Ok(out)
 }
 
+/// The pelvis keys whose quaternions shape tick `t`: the segment's two keys
+/// and their outer neighbours (the squad's control points), or the key at
+/// or nearest to `t` outside the keys.
+fn pelvis_window(p: &KeyTrack, t: i32) -> (usize, usize) {
+    let n = p.keys.len();
+    let i = p.keys.partition_point(|k| k.time <= t);
+    if i == 0 {
+        return (0, 1.min(n));
+    }
+    if p.keys[i - 1].time == t || i >= n {
+        return (i - 1, i);
+    }
+    ((i - 1).saturating_sub(1), (i + 2).min(n))
+}
+
 /// The pose of `rig` at tick `t`.
 pub fn pose_at(rig: &Rig, t: i32) -> Pose {
     let com = com_at(rig, t);
     let pelvis = com.clone().and_then(|c| {
         if let Some(p) = track(rig, "pelvis") {
-            for k in 0..p.keys.len() {
+            let (lo, hi) = pelvis_window(p, t);
+            for k in lo..hi {
                 let q = quat_at(p, k, 0)?;
                 if turn_between(q, Quat::IDENTITY) > 1e-6 {
                     return Err(EvalError::not_evaluated(format!(
@@ -718,6 +762,28 @@ mod tests {
         assert!(angle(quat_curve(&tr, 0, 2560).unwrap(), qa) < 1e-6);
         assert!(angle(quat_curve(&tr, 0, -50).unwrap(), qa) < 1e-6);
         assert!(angle(quat_curve(&tr, 0, 9999).unwrap(), qc) < 1e-6);
+    }
+
+    /// Keys with a non-default bias are refused between keys unless the
+    /// segment's window holds one record (to float noise): then any TCB
+    /// variant is constant there. Player.max's COM keys are all bias 0 and
+    /// equal; a moving track with the same bias stays refused.
+    #[test]
+    fn still_windows_evaluate_whatever_their_bias() {
+        let q = [0.0, 0.707_106_8, 0.0, 0.707_106_8];
+        let mut tr = track(&[(0, q), (1600, q), (3200, q), (4800, [0.0, 0.0, 0.0, 1.0])]);
+        for k in &mut tr.keys {
+            k.tcb = [25.0, 25.0, 0.0];
+        }
+        // Float noise in the middle key.
+        tr.keys[1].values[1] += 1e-7;
+        let at = quat_curve(&tr, 0, 800).unwrap();
+        assert!(angle(at, quat_at(&tr, 0, 0).unwrap()) < 1e-6);
+        // The second segment's window reaches the moving fourth key.
+        let e = quat_curve(&tr, 0, 2400).unwrap_err();
+        assert!(e.to_string().contains("bias 0"), "{e}");
+        // At a key's own tick the stored value holds.
+        assert!(quat_curve(&tr, 0, 4800).is_ok());
     }
 
     /// A zero-length key quaternion is an error naming the track and key.
