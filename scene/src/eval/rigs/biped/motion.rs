@@ -770,7 +770,8 @@ mod tests {
     /// equal; a moving track with the same bias stays refused.
     #[test]
     fn still_windows_evaluate_whatever_their_bias() {
-        let q = [0.0, 0.707_106_8, 0.0, 0.707_106_8];
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let q = [0.0, h, 0.0, h];
         let mut tr = track(&[(0, q), (1600, q), (3200, q), (4800, [0.0, 0.0, 0.0, 1.0])]);
         for k in &mut tr.keys {
             k.tcb = [25.0, 25.0, 0.0];
