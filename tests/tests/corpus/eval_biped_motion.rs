@@ -108,12 +108,13 @@ const TAKES: &[Take] = &[
         shift: [0.0; 3],
         partial: &[],
     },
-    // Yellow@Spawn: large COM turns (148°, 153°), side-bent tail keys and
-    // IK leg keys. Bones are compared at every frame where they evaluate;
-    // the other frames are refused by name (the biased horizontal key 5920:
-    // frames 27–39 but 37; leg IK segments: 25–39 but the keys; per-link
-    // tail keys: all but the fully keyed keys' frames; toe link bends: all
-    // but the FK keys' frames). The floors are those frame counts.
+    // Yellow@Spawn: large COM turns (148°, 153°), side-bent tail keys with
+    // one key (4320) leaving Tail2 to its neighbours, and IK leg keys. Bones
+    // are compared at every frame where they evaluate; the other frames are
+    // refused by name (the biased horizontal key 5920: frames 27–39 but 37;
+    // leg IK segments: 25–39 but the keys; toe link bends: all but the FK
+    // keys' frames). The floors are those frame counts: the tail follows
+    // the COM's 29 (its links' rotations interpolated per link).
     Take {
         max: "biped-ld35/Yellow@Spawn.max",
         fbx: "biped-ld35/Yellow@Spawn.FBX",
@@ -136,13 +137,13 @@ const TAKES: &[Take] = &[
             ("B_R_Foot", 26),
             ("B_L_Toe", 4),
             ("B_R_Toe", 4),
-            ("Bip01 Tail", 6),
-            ("Bip01 Tail1", 6),
-            ("Bip01 Tail2", 6),
-            ("Bip01 TailNub", 6),
-            ("B_Tail0", 6),
-            ("B_Tail1", 6),
-            ("B_Tail2", 6),
+            ("Bip01 Tail", 29),
+            ("Bip01 Tail1", 29),
+            ("Bip01 Tail2", 29),
+            ("Bip01 TailNub", 29),
+            ("B_Tail0", 29),
+            ("B_Tail1", 29),
+            ("B_Tail2", 29),
         ],
     },
     // Player.max: every key of every track has TCB bias 0. Its COM keys all

@@ -72,8 +72,8 @@ const TAKES: &[Take] = &[
         shift: [0.0; 3],
     },
     // Compared at the sampled frames where every bone it uses evaluates
-    // (frame 0; the others fall on refused in-betweens — per-link tail keys,
-    // toe link bends, the biased COM key — or, at 40, on an IK key's toe
+    // (frame 0; the others fall on refused in-betweens — toe link bends,
+    // the biased COM key — or, at 40, on an IK key's toe
     // links), each refusal reported with its reason.
     Take {
         name: "Yellow@Spawn",

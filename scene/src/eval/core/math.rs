@@ -178,6 +178,49 @@ impl Quat {
         ]
     }
 
+    /// The unit quaternion of a row-vector rotation (`p' = p · M`), the
+    /// inverse of [`to_rows`](Self::to_rows) (Shepperd's branches keep it
+    /// accurate near 180°).
+    pub fn from_rows(m: [Vec3; 3]) -> Quat {
+        // c[r][k]: the column-vector matrix, the transpose of the rows.
+        let c = |r: usize, k: usize| m[k].to_array()[r];
+        let tr = c(0, 0) + c(1, 1) + c(2, 2);
+        let q = if tr > 0.0 {
+            let s = 2.0 * (1.0 + tr).sqrt();
+            Quat {
+                w: s / 4.0,
+                x: (c(2, 1) - c(1, 2)) / s,
+                y: (c(0, 2) - c(2, 0)) / s,
+                z: (c(1, 0) - c(0, 1)) / s,
+            }
+        } else if c(0, 0) > c(1, 1) && c(0, 0) > c(2, 2) {
+            let s = 2.0 * (1.0 + c(0, 0) - c(1, 1) - c(2, 2)).sqrt();
+            Quat {
+                w: (c(2, 1) - c(1, 2)) / s,
+                x: s / 4.0,
+                y: (c(0, 1) + c(1, 0)) / s,
+                z: (c(0, 2) + c(2, 0)) / s,
+            }
+        } else if c(1, 1) > c(2, 2) {
+            let s = 2.0 * (1.0 + c(1, 1) - c(0, 0) - c(2, 2)).sqrt();
+            Quat {
+                w: (c(0, 2) - c(2, 0)) / s,
+                x: (c(0, 1) + c(1, 0)) / s,
+                y: s / 4.0,
+                z: (c(1, 2) + c(2, 1)) / s,
+            }
+        } else {
+            let s = 2.0 * (1.0 + c(2, 2) - c(0, 0) - c(1, 1)).sqrt();
+            Quat {
+                w: (c(1, 0) - c(0, 1)) / s,
+                x: (c(0, 2) + c(2, 0)) / s,
+                y: (c(1, 2) + c(2, 1)) / s,
+                z: s / 4.0,
+            }
+        };
+        q.normalized()
+    }
+
     /// The 3×3 rotation for row vectors (`p' = p · M`) that turns points by this
     /// quaternion, i.e. the transpose of [`to_column_matrix`](Self::to_column_matrix).
     pub fn to_rows(self) -> [Vec3; 3] {

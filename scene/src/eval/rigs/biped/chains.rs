@@ -26,8 +26,7 @@
 //!   corpus figure; the head keys at a tick) relative to the pelvis.
 //!
 //! What no corpus rig fixes is refused with its reason: base rotations
-//! other than 0 or π about Z. (At a tick, `motion` refuses the in-betweens
-//! of side-bent segments.)
+//! other than 0 or π about Z.
 
 use super::figure::{with_position, Pose};
 use super::Rig;
@@ -147,7 +146,7 @@ pub(super) struct Laid {
 }
 
 /// One link's rotation from its parent link: `Ry(a2) · Rz(−a1) · Rx(a3)`.
-fn link_rotation(a: [f64; 3]) -> Mat43 {
+pub(crate) fn link_rotation(a: [f64; 3]) -> Mat43 {
     Mat43::rot_y(a[1])
         .then(&Mat43::rot_z(-a[0]))
         .then(&Mat43::rot_x(a[2]))

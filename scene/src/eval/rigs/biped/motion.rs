@@ -23,9 +23,9 @@
 //!   base [47 + 12k] quaternions squads. Segments with an IK key (blend
 //!   \[12\] ≠ 0) are not evaluated: Biped re-solves the IK in-betweens (seed
 //!   §11, "IK"); at a key's own tick the stored (solved) pose holds.
-//! - Spine, neck, head, tail: the chain keys' angles as TCB curves (unwrapped
-//!   modulo 2π), the head quaternion a squad, then the figure's chain rules
-//!   (`chains_at`). Arms: the arm keys in the layout of a figure arm pose
+//! - Spine, neck, head, tail: each link's rotation `Ry(a2)·Rz(−a1)·Rx(a3)`
+//!   a squad through the keys that key that link (`link_curve`), the head
+//!   quaternion a squad, then the figure's chain rules (`chains_at`). Arms: the arm keys in the layout of a figure arm pose
 //!   half, elbow a TCB curve, upper-arm quaternion a squad (`arm_at`).
 //!
 //! A rig without horizontal, vertical or turn keys sits at its current-position
@@ -36,7 +36,7 @@ use super::figure::{self, Pose};
 use super::{KeyTrack, Rig};
 use crate::eval::core::keys::{self, TcbKey};
 use crate::eval::core::keys::{q_exp, q_log};
-use crate::eval::core::math::{Quat, Vec3};
+use crate::eval::core::math::{Mat43, Quat, Vec3};
 use crate::eval::error::EvalError;
 
 /// Leg record offsets of the thigh and foot quaternions.
@@ -187,22 +187,28 @@ fn quat_curve(track: &KeyTrack, at: usize, t: i32) -> Result<Quat, EvalError> {
         }
         qs.push(q);
     }
+    Ok(squad(track, &qs, t))
+}
+
+/// The squad through `qs` (one per key of `track`, signs made continuous) at
+/// tick `t`, with the keys' TCB control points.
+fn squad(track: &KeyTrack, qs: &[Quat], t: i32) -> Quat {
     let times: Vec<i32> = track.keys.iter().map(|k| k.time).collect();
     let n = qs.len();
     let i = times.partition_point(|&k| k <= t);
     if i == 0 {
-        return Ok(qs[0]);
+        return qs[0];
     }
     if i >= n {
-        return Ok(qs[n - 1]);
+        return qs[n - 1];
     }
     let i = i - 1;
     let u = f64::from(t - times[i]) / f64::from(times[i + 1] - times[i]);
-    let (_, a) = control_points(track, &qs, i);
-    let (b, _) = control_points(track, &qs, i + 1);
+    let (_, a) = control_points(track, qs, i);
+    let (b, _) = control_points(track, qs, i + 1);
     let p = slerp_direct(qs[i], qs[i + 1], u);
     let q = slerp_direct(a, b, u);
-    Ok(slerp_direct(p, q, 2.0 * u * (1.0 - u)).normalized())
+    slerp_direct(p, q, 2.0 * u * (1.0 - u)).normalized()
 }
 
 fn neg(q: Quat) -> Quat {
@@ -409,11 +415,8 @@ fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
 }
 
 /// Chain records (spine, tail: a count word, then an (a1, a2, a3) triple per
-/// link) at tick `t`: the record of the segment's first key with every angle
-/// replaced by its TCB curve. Each angle is unwrapped against the previous
-/// key's first (Biped stores them modulo 2π: Red@Run's tail keys 4.60 then
-/// 0.24 turn the short way through 2π, as its FBX shows), so the curve
-/// follows the shorter turn between keys.
+/// link) at tick `t`: the record of the segment's first key with every
+/// link's triple replaced by its rotation curve (`link_curve`).
 fn angles_at(tr: &KeyTrack, at: usize, t: i32) -> Result<Vec<f32>, EvalError> {
     let n = tr.keys.first().map_or(0, |k| k.values.len());
     // The count word just before the angles: three per link (seed §11).
@@ -438,101 +441,75 @@ fn angles_at(tr: &KeyTrack, at: usize, t: i32) -> Result<Vec<f32>, EvalError> {
         ));
     }
     tcb_gate(tr, t)?;
-    chain_gates(tr, at, words, t)?;
     let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);
     let mut out = tr.keys[first].values.clone();
-    for (i, slot) in out.iter_mut().enumerate().skip(at).take(words) {
-        let mut prev: Option<f64> = None;
-        let mut ks = Vec::with_capacity(tr.keys.len());
-        for (k, key) in tr.keys.iter().enumerate() {
-            let mut v = value(tr, k, i)?;
-            if let Some(p) = prev {
-                v -= std::f64::consts::TAU * ((v - p) / std::f64::consts::TAU).round();
-            }
-            prev = Some(v);
-            ks.push(TcbKey {
-                time: key.time,
-                value: [v],
-                tension: tcb_param(key.tcb[0]),
-                continuity: tcb_param(key.tcb[1]),
-                bias: tcb_param(key.tcb[2]),
-                ease_in: 0.0,
-                ease_out: 0.0,
-            });
-        }
-        let [v] = keys::tcb(&ks, t)
-            .ok_or_else(|| EvalError::malformed(tr.name.to_string(), "no keys"))?;
-        *slot = v as f32;
+    for l in 0..words / 3 {
+        let [a1, a2, a3] = link_curve(tr, at + 3 * l, l, t)?;
+        out[at + 3 * l..at + 3 * l + 3].copy_from_slice(&[a1 as f32, a2 as f32, a3 as f32]);
     }
     Ok(out)
 }
 
-/// What the chain keys' angle curves do not cover, refused at tick `t`:
-///
-/// - keys that leave a link to its neighbouring keys (`Key::links_keyed`
-///   short of every link): the link's curve skips them (Yellow@Spawn's
-///   Bip01 Tail2 is 0.21 rad off the per-key curve around tick 4320, and its
-///   stored angles at 4320 are not its pose either), so only ticks at a key
-///   keying every link are evaluated;
-/// - in-betweens of a segment whose keys bend a link sideways (a2 ≠ 0): at
-///   the keys Yellow@Spawn's side-bent tail matches its FBX (2.8e-6), but
-///   between them the angles' TCB curves leave it up to 0.15 rad off, so
-///   Biped interpolates side-bent links otherwise.
-fn chain_gates(tr: &KeyTrack, at: usize, words: usize, t: i32) -> Result<(), EvalError> {
-    let links = words / 3;
-    let all = if links >= 32 {
-        u32::MAX
-    } else {
-        (1u32 << links) - 1
-    };
-    let partial = tr
-        .keys
-        .iter()
-        .find(|k| k.links_keyed.is_some_and(|m| m & all != all));
-    if let Some(p) = partial {
-        let at_full_key = tr
+/// Link `l`'s angle triple (at `at` in each key record) at tick `t`: the
+/// squad through the link rotations `Ry(a2)·Rz(−a1)·Rx(a3)` of the keys that
+/// key the link (`Key::links_keyed`), as an equivalent triple. Biped
+/// interpolates a link's rotation, not its angles: on Yellow@Spawn's tail —
+/// keys bending every link sideways, one key (4320) leaving Tail2 to its
+/// neighbours — this matches the FBX at every evaluated frame (4.3e-6),
+/// where per-angle TCB curves were 0.15 rad off between side-bent keys and
+/// 0.21 around the partial key. In the plane (a2 = a3 = 0) the two agree
+/// (rotations about one axis: Red@Run's, Red@Spawn's and Player@Run's chains
+/// are unchanged to 1e-9), the short way round included (Red@Run's tail
+/// 4.60 → 0.24).
+fn link_curve(tr: &KeyTrack, at: usize, l: usize, t: i32) -> Result<[f64; 3], EvalError> {
+    let keyed = KeyTrack {
+        keys: tr
             .keys
             .iter()
-            .any(|k| k.time == t && k.links_keyed.is_none_or(|m| m & all == all));
-        if !at_full_key {
-            return Err(EvalError::not_evaluated_why(
-                format!(
-                    "{} key at tick {} keys links {:#b} of {links}",
-                    tr.name,
-                    p.time,
-                    p.links_keyed.unwrap_or(0)
-                ),
-                "per-link keys",
-            ));
-        }
+            .filter(|k| k.links_keyed.is_none_or(|m| l >= 32 || m & (1 << l) != 0))
+            .cloned()
+            .collect(),
+        ..tr.clone()
+    };
+    if keyed.keys.is_empty() {
+        return Err(EvalError::malformed(
+            tr.name.to_string(),
+            format!("no key keys link {l}"),
+        ));
     }
-    if let Some((i, j)) = segment_keys(tr, t) {
-        for k in [&tr.keys[i], &tr.keys[j]] {
-            let bent = (0..links).find_map(|l| {
-                k.values
-                    .get(at + 3 * l + 1)
-                    .filter(|a2| a2.abs() > SIDE_BEND_NOISE)
-                    .map(|a2| (l, *a2))
-            });
-            if let Some((l, a2)) = bent {
-                return Err(EvalError::not_evaluated_why(
-                    format!(
-                        "{} key at tick {} bends link {l} sideways (a2 = {a2})",
-                        tr.name, k.time
-                    ),
-                    "side-bent in-betweens",
-                ));
-            }
+    let mut qs: Vec<Quat> = Vec::with_capacity(keyed.keys.len());
+    for k in 0..keyed.keys.len() {
+        let a = [
+            value(&keyed, k, at)?,
+            value(&keyed, k, at + 1)?,
+            value(&keyed, k, at + 2)?,
+        ];
+        let m = super::chains::link_rotation(a);
+        let mut q = Quat::from_rows([m.0[0], m.0[1], m.0[2]]);
+        if qs.last().is_some_and(|p| p.dot(q) < 0.0) {
+            q = neg(q);
         }
+        qs.push(q);
     }
-    Ok(())
+    Ok(link_angles(&Mat43::rotation(squad(&keyed, &qs, t))))
 }
 
-/// Side bends at most this large (radians) are float noise, not bends:
-/// Yellow@Spawn's straight spine keys store a2 = 0.8e-6 … 1.5e-6 (with a1
-/// up to 1.1); an uninterpolated bend that small turns a link by less than
-/// 1e-5 rad, far inside the comparisons' 1e-3.
-const SIDE_BEND_NOISE: f32 = 1e-5;
+/// (a1, a2, a3) with `Ry(a2) · Rz(−a1) · Rx(a3) = r` (row vectors): row 1 of
+/// that product is (−sin c, cos c·cos d, cos c·sin d) with c = −a1, row 0
+/// starts cos a2·cos c and row 2 sin a2·cos c. At cos c = 0 only a2 + a3 (or
+/// a2 − a3) is defined: a3 is then 0. Accurate to about 1e-9 (1e-7 within
+/// 1e-7 of a right-angle bend).
+fn link_angles(r: &Mat43) -> [f64; 3] {
+    let [r0, r1, r2] = [r.0[0].to_array(), r.0[1].to_array(), r.0[2].to_array()];
+    let cc = r1[1].hypot(r1[2]);
+    let c = (-r1[0]).atan2(cc);
+    if cc < 1e-7 {
+        // Row 0 is (0, sin c·cos a2, −sin a2) with a3 = 0 (the dropped
+        // cos c terms are below 1e-7).
+        return [-c, (-r0[2]).atan2(r0[1] * c.sin().signum()), 0.0];
+    }
+    [-c, r2[0].atan2(r0[0]), r1[2].atan2(r1[1])]
+}
 
 /// More links than any Biped chain has: damaged data.
 const MAX_CHAIN_LINKS: usize = 64;
@@ -561,8 +538,8 @@ fn head_at(rig: &Rig, tr: &KeyTrack, t: i32) -> Result<Vec<f32>, EvalError> {
 
 /// The upper-body records at tick `t` in the figure's layouts. The spine and
 /// tail keys hold 0x0067 / 0x0068 records, the head keys the head quaternion
-/// and, from \[7\], a 0x0065 neck record (seed §11); each angle is a TCB curve
-/// (`angles_at`), the head quaternion a squad, then the figure's chain rules
+/// and, from \[7\], a 0x0065 neck record (seed §11); each link's rotation is
+/// a squad (`angles_at`), the head quaternion a squad, then the figure's chain rules
 /// apply. Checked against the FBX of biped-ld35/Red@Run and Red@Spawn at
 /// every frame. The arm keys hold records in the layout of a figure arm pose
 /// half (`arm_at`).
@@ -785,6 +762,37 @@ mod tests {
         assert!(e.to_string().contains("bias 0"), "{e}");
         // At a key's own tick the stored value holds.
         assert!(quat_curve(&tr, 0, 4800).is_ok());
+    }
+
+    /// A link's rotation goes to a quaternion and back to an equivalent
+    /// triple, 90° bends (where only a2 ± a3 is defined) and turns past π
+    /// included.
+    #[test]
+    fn link_rotations_round_trip_through_quaternions() {
+        use crate::eval::rigs::biped::chains::link_rotation;
+        let h = std::f64::consts::FRAC_PI_2;
+        for a in [
+            [0.3, -0.2, 0.5],
+            [4.601, 0.0, 0.0],
+            [-2.9, 0.436, -0.611],
+            [h, 0.4, 0.0],
+            [-h, 0.1, 0.3],
+            [0.0, 3.0, -3.0],
+        ] {
+            let m = link_rotation(a);
+            let q = Quat::from_rows([m.0[0], m.0[1], m.0[2]]);
+            let back = link_rotation(link_angles(&Mat43::rotation(q)));
+            for (r, b) in m.rows().iter().zip(back.rows()) {
+                for (x, y) in r.iter().zip(b) {
+                    assert!(
+                        (x - y).abs() < 1e-9,
+                        "{a:?}: {:?} vs {:?}",
+                        m.rows(),
+                        back.rows()
+                    );
+                }
+            }
+        }
     }
 
     /// A zero-length key quaternion is an error naming the track and key.
