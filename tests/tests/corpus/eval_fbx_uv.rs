@@ -217,5 +217,6 @@ fn evaluated_uvs_match_fbx() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // Nodes the FBX holds in another revision, or whose stack has a modifier we
     // do not evaluate, are listed above; the rest must stay compared.
-    assert!(nodes >= 62, "only {nodes} FBX mesh nodes compared");
+    // 82 measured (78 before the ChamferBox's generated mapping was built).
+    assert!(nodes >= 82, "only {nodes} FBX mesh nodes compared");
 }

@@ -216,3 +216,51 @@ fn two_map_channels_become_two_texcoord_sets() {
         "{channels:?}"
     );
 }
+
+/// The ChamferBox's generated mapping reaches the GLB: the TEXCOORD_0 of
+/// Kenjis_Bed's and Kenjis_Sofa's ChamferBoxes (V back to Max's, 1 − v) as a
+/// set equals the UVs of 3ds Max's FBX export of the same nodes (read with
+/// ufbx), both ways within 1e-4.
+#[test]
+fn chamfer_box_texcoords_are_the_fbx_uvs() {
+    let mut compared = 0;
+    for (max, fbx) in [
+        ("Kenjis_Bed.max", "Kenjis_Bed.FBX"),
+        ("Kenjis_Sofa.max", "Kenjis_Sofa.FBX"),
+    ] {
+        let (g, bin, _) = ours(&format!("max/kenji-room/{max}"));
+        let path = corpus_dir().join("ref/kenji-room").join(fbx);
+        let scene = ufbx::load_file(path.to_str().expect("path"), ufbx::LoadOpts::default())
+            .expect("fbx loads");
+        for name in ["ChamferBox001", "ChamferBox002"] {
+            let fm = scene
+                .nodes
+                .iter()
+                .find(|n| n.element.name.as_ref() == name)
+                .and_then(|n| n.mesh.as_ref())
+                .expect("FBX mesh");
+            let theirs: Vec<[f64; 2]> = fm.vertex_uv.values.iter().map(|t| [t.x, t.y]).collect();
+            let mesh = g["nodes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|n| n["name"] == name)
+                .and_then(|n| n["mesh"].as_u64())
+                .unwrap_or_else(|| panic!("{max} {name}: no mesh in our GLB"));
+            let mine = mesh_uvs(&g, &bin, &g["meshes"][mesh as usize], |v| 1.0 - v)
+                .unwrap_or_else(|| panic!("{max} {name}: no TEXCOORD_0"));
+            let a: BTreeSet<_> = mine.iter().map(|&u| key(u)).collect();
+            let b: BTreeSet<_> = theirs.iter().map(|&u| key(u)).collect();
+            let missing = theirs.iter().filter(|&&u| !near(&a, u)).count();
+            let extra = mine.iter().filter(|&&u| !near(&b, u)).count();
+            eprintln!(
+                "{max} {name}: {} FBX UVs, {missing} not in our TEXCOORD_0; {} ours, {extra} not in the FBX",
+                theirs.len(),
+                mine.len()
+            );
+            assert_eq!(missing + extra, 0, "{max} {name}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 4);
+}

@@ -142,14 +142,12 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
 fn mapping_gap(eval: &SceneEval, node: usize) -> Option<String> {
     let obj = eval.node_object(node)?;
     let class = eval.graph.objects.get(obj)?.class.as_ref()?;
-    use crate::eval::objects::primitive::{self as prim, CHAMFER_BOX, GEOSPHERE};
-    let not_generated = match class.class_id {
-        c if c == CHAMFER_BOX => crate::eval::objects::primitive_chamfer::mapping_not_generated,
-        c if c == GEOSPHERE => prim::geosphere_mapping_not_generated,
-        _ => return None,
-    };
+    use crate::eval::objects::primitive::{self as prim, GEOSPHERE};
+    if class.class_id != GEOSPHERE {
+        return None;
+    }
     let p = prim::params(eval, obj, 0).ok()?;
-    not_generated(&p).then(|| class.name.clone())
+    prim::geosphere_mapping_not_generated(&p).then(|| class.name.clone())
 }
 
 /// How far the mesh of one node evaluates.

@@ -17,25 +17,46 @@
 //! polygons, wound the same way). Not known from a reference, so not claimed:
 //! Max's face order and quad diagonals,
 //! material ids and smoothing groups (all faces get material 1 and, when
-//! "smooth" is on, smoothing group 1). The generated mapping (parameter 9) is
-//! not built: the mesh has no map channel and coverage names the node under
-//! "generated mapping" ([`mapping_not_generated`]), so it is never dropped
-//! silently.
+//! "smooth" is on, smoothing group 1).
+//!
+//! Generated mapping (parameter 9), as the FBX of Kenjis_Bed and Kenjis_Sofa
+//! holds it per polygon corner: three parts, each seen from outside.
+//! - Top: the top cap and the top fillet rings down to the ring at h − r,
+//!   projected from above over the outer box: u = x / width + ½,
+//!   v = y / length + ½.
+//! - Bottom: the bottom cap and the bottom fillet rings up to the ring at r,
+//!   projected from below: u = x / width + ½, v = ½ − y / length.
+//! - Sides: the bands between the rings at h − r and r; v = 1 on the top ring
+//!   down to 0 on the bottom one, in steps of 1 / height segments; u is the
+//!   length walked along the ring (chords of the corner arcs, the straight
+//!   sides) from Max's ring start (the (−X, +Y) arc's +Y end,
+//!   counter-clockwise seen from above), divided by the ring's perimeter
+//!   plus 4·fillet — so the last segment, back to the start, ends at u = 1
+//!   and is longer than its share (Max's own arithmetic, measured on both
+//!   files).
+//!
+//! Texture vertices in Max's order (the FBX's UV indices): the top part's
+//! (texture vertex i for vertex i), the side rings top down, the bottom
+//! part's (vertex i + 2 rings), then one u = 1 copy of each side ring's start,
+//! top down. Max's real-world map size is not decoded (as for the other
+//! primitives); a negative height keeps the mapping of the unturned parts.
 
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
-use crate::eval::objects::mesh::{Face, Mesh};
-use crate::eval::objects::primitive::Params;
+use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
+use crate::eval::objects::primitive::{channel1, Params};
 
 /// All three edges visible.
 const ALL_EDGES: u16 = 7;
 /// Vertices a ChamferBox may have (damaged segment counts beyond this).
 const MAX_VERTICES: usize = 1 << 22;
 
-/// Whether the ChamferBox asks for generated mapping coordinates, which this
-/// evaluation does not build.
-pub fn mapping_not_generated(p: &Params) -> bool {
-    p.flag(9, true)
+/// The part of the surface a face belongs to, which picks its mapping.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Top,
+    Side,
+    Bottom,
 }
 
 /// The ChamferBox mesh, see the module documentation.
@@ -109,7 +130,8 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, EvalError> {
     let top = cap(&mut v, ah * sign);
     let smoothing = u32::from(smooth);
     let mut faces: Vec<Face> = Vec::new();
-    let mut tri = |a: usize, b: usize, c: usize| {
+    let mut parts: Vec<Part> = Vec::new();
+    let mut tri = |part: Part, a: usize, b: usize, c: usize| {
         let v = [a as u32, b as u32, c as u32];
         faces.push(Face {
             v: if sign < 0.0 { [v[0], v[2], v[1]] } else { v },
@@ -117,17 +139,18 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, EvalError> {
             material: 0,
             flags: ALL_EDGES,
         });
+        parts.push(part);
     };
     let row = ws + 1;
     // Caps: bottom faces down, top faces up.
     for iy in 0..ls {
         for ix in 0..ws {
             let a = bottom + iy * row + ix;
-            tri(a, a + row, a + row + 1);
-            tri(a + row + 1, a + 1, a);
+            tri(Part::Bottom, a, a + row, a + row + 1);
+            tri(Part::Bottom, a + row + 1, a + 1, a);
             let a = top + iy * row + ix;
-            tri(a, a + 1, a + row + 1);
-            tri(a + row + 1, a + row, a);
+            tri(Part::Top, a, a + 1, a + row + 1);
+            tri(Part::Top, a + row + 1, a + row, a);
         }
     }
     // Cap perimeter, in the rings' walk: (grid index, ring index of the side
@@ -137,6 +160,7 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, EvalError> {
         (bottom, ring_start[0], false),
         (top, ring_start[rings - 1], true),
     ] {
+        let part = if outward_up { Part::Top } else { Part::Bottom };
         for (k, &(g, ri)) in perimeter.iter().enumerate() {
             let (g2, ri2) = perimeter[(k + 1) % perimeter.len()];
             let (c0, c1) = (cap_base + g, cap_base + g2);
@@ -149,27 +173,36 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, EvalError> {
             if c0 == c1 {
                 for s in 0..steps {
                     if outward_up {
-                        tri(c0, at(s), at(s + 1));
+                        tri(part, c0, at(s), at(s + 1));
                     } else {
-                        tri(c0, at(s + 1), at(s));
+                        tri(part, c0, at(s + 1), at(s));
                     }
                 }
             } else if outward_up {
-                tri(c0, r0, r_end);
-                tri(r_end, c1, c0);
+                tri(part, c0, r0, r_end);
+                tri(part, r_end, c1, c0);
             } else {
-                tri(c0, c1, r_end);
-                tri(r_end, r0, c0);
+                tri(part, c0, c1, r_end);
+                tri(part, r_end, r0, c0);
             }
         }
     }
-    // Bands between consecutive rings.
+    // Bands between consecutive rings: the bottom fillet's below the ring at
+    // r (ring cs − 1), the top fillet's above the ring at h − r (cs + hs − 1),
+    // the sides between.
     for b in 0..rings.saturating_sub(1) {
+        let part = if b + 1 < cs {
+            Part::Bottom
+        } else if b + 1 < cs + hs {
+            Part::Side
+        } else {
+            Part::Top
+        };
         let (lo, hi) = (ring_start[b], ring_start[b + 1]);
         for k in 0..ring_len {
             let n = (k + 1) % ring_len;
-            tri(lo + k, lo + n, hi + n);
-            tri(hi + n, hi + k, lo + k);
+            tri(part, lo + k, lo + n, hi + n);
+            tri(part, hi + n, hi + k, lo + k);
         }
     }
     // Built bottom-up; renumber into Max's order (see `max_order`).
@@ -181,13 +214,111 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, EvalError> {
     for f in &mut faces {
         f.v = f.v.map(|i| perm[i as usize] as u32);
     }
+    let maps = if p.flag(9, true) {
+        let layout = Layout {
+            grid: (ws + 1) * (ls + 1),
+            ring_len,
+            cs,
+            hs,
+        };
+        mapping(&vertices, &faces, &parts, &layout, (aw, al, r))
+    } else {
+        Vec::new()
+    };
     Ok(Mesh {
         vertices,
         faces,
-        maps: Vec::new(),
+        maps,
         normals: None,
         missing_maps: Vec::new(),
     })
+}
+
+/// Counts that place a vertex in Max's order: top cap (`grid` vertices), then
+/// `2·cs + hs − 1` rings of `ring_len` from the top down, then the bottom cap.
+struct Layout {
+    grid: usize,
+    ring_len: usize,
+    cs: usize,
+    hs: usize,
+}
+
+/// The generated mapping (module documentation) of the faces, whose vertices
+/// are in Max's order; `(width, length, fillet)` as built.
+fn mapping(
+    v: &[Vec3],
+    faces: &[Face],
+    parts: &[Part],
+    l: &Layout,
+    (width, length, r): (f64, f64, f64),
+) -> Vec<MapChannel> {
+    let Layout {
+        grid,
+        ring_len,
+        cs,
+        hs,
+    } = *l;
+    // Where each part's texture vertices start.
+    let side_base = grid + cs * ring_len;
+    let bottom_offset = 2 * ring_len;
+    let wrap_base = 2 * grid + 2 * cs * ring_len + (hs + 1) * ring_len;
+    let mut tv: Vec<[f32; 3]> = Vec::with_capacity(wrap_base + hs + 1);
+    let ratio = |a: f64, b: f64| if b != 0.0 { a / b } else { 0.0 };
+    let above = |p: &Vec3| [ratio(p.0, width) + 0.5, ratio(p.1, length) + 0.5];
+    let below = |p: &Vec3| [ratio(p.0, width) + 0.5, 0.5 - ratio(p.1, length)];
+    let push = |tv: &mut Vec<[f32; 3]>, [u, v]: [f64; 2]| tv.push([u as f32, v as f32, 0.0]);
+    for p in &v[..side_base] {
+        push(&mut tv, above(p));
+    }
+    // The side rings share one outline (the first side ring's, at h − r): u
+    // is the length walked along it over its perimeter plus 4·fillet.
+    let first_side = grid + (cs - 1) * ring_len;
+    let outline = &v[first_side..first_side + ring_len];
+    let step = |a: &Vec3, b: &Vec3| (b.0 - a.0).hypot(b.1 - a.1);
+    let mut walked = Vec::with_capacity(ring_len);
+    let mut total = 0.0;
+    for m in 0..ring_len {
+        walked.push(total);
+        total += step(&outline[m], &outline[(m + 1) % ring_len]);
+    }
+    let span = total + 4.0 * r;
+    for j in 0..=hs {
+        let height = 1.0 - j as f64 / hs as f64;
+        for &d in &walked {
+            push(&mut tv, [ratio(d, span), height]);
+        }
+    }
+    for p in &v[first_side + hs * ring_len..] {
+        push(&mut tv, below(p));
+    }
+    for j in 0..=hs {
+        push(&mut tv, [1.0, 1.0 - j as f64 / hs as f64]);
+    }
+    let tf = faces
+        .iter()
+        .zip(parts)
+        .map(|(f, part)| match part {
+            Part::Top => f.v,
+            Part::Bottom => f.v.map(|i| i + bottom_offset as u32),
+            Part::Side => {
+                // Side ring j (0 at h − r) and position m on it; the segment
+                // closing the ring takes the u = 1 copies of its start.
+                let at = f.v.map(|i| {
+                    let k = (i as usize).saturating_sub(first_side);
+                    (k / ring_len, k % ring_len)
+                });
+                let closing = at.iter().any(|&(_, m)| m + 1 == ring_len);
+                at.map(|(j, m)| {
+                    (if m == 0 && closing {
+                        wrap_base + j
+                    } else {
+                        side_base + j * ring_len + m
+                    }) as u32
+                })
+            }
+        })
+        .collect();
+    channel1(tv, tf)
 }
 
 /// Max's vertex order for the vertices built here (bottom cap, rings bottom to
@@ -301,6 +432,10 @@ mod tests {
     use crate::eval::objects::surface_checks::{closed, signed_volume};
 
     fn params(segs: [i32; 4], fillet: f32, h: f32) -> Params {
+        with_mapping(segs, fillet, h, 0)
+    }
+
+    fn with_mapping(segs: [i32; 4], fillet: f32, h: f32, mapping: i32) -> Params {
         Params::from_values(vec![
             Value::Float(60.0),
             Value::Float(140.0),
@@ -311,7 +446,7 @@ mod tests {
             Value::Int(segs[2]),
             Value::Int(segs[3]),
             Value::Int(1),
-            Value::Int(0),
+            Value::Int(mapping),
         ])
     }
 
@@ -338,7 +473,49 @@ mod tests {
     }
 
     #[test]
-    fn mapping_flag_is_reported() {
-        assert!(!mapping_not_generated(&params([1, 1, 1, 1], 2.0, 10.0)));
+    fn mapping_follows_the_flag() {
+        let off = chamfer_box(&params([1, 1, 1, 1], 2.0, 10.0)).expect("builds");
+        assert!(off.maps.is_empty());
+        let on = chamfer_box(&with_mapping([1, 1, 1, 1], 2.0, 10.0, 1)).expect("builds");
+        assert_eq!(on.maps.len(), 1);
+    }
+
+    /// For any segment counts: one texture face per face, texture vertices
+    /// counted as the module says, UVs in the unit square, no texture face
+    /// flipped, and the side bands tiling the unit square once.
+    #[test]
+    fn mapping_is_whole_for_any_segments() {
+        for segs in [[1, 1, 1, 1], [1, 1, 1, 3], [2, 3, 4, 1], [3, 2, 2, 5]] {
+            let m = chamfer_box(&with_mapping(segs, 2.0, 10.0, 1)).expect("builds");
+            let ch = &m.maps[0];
+            let [ls, ws, hs, cs] = segs.map(|s| s as usize);
+            let ring = 2 * (ws + ls) + 4 * cs;
+            let grid = (ws + 1) * (ls + 1);
+            assert_eq!(ch.faces.len(), m.faces.len());
+            assert_eq!(
+                ch.vertices.len(),
+                2 * grid + 2 * cs * ring + (hs + 1) * ring + hs + 1,
+                "{segs:?}"
+            );
+            assert!(ch
+                .vertices
+                .iter()
+                .all(|t| (0.0..=1.0).contains(&t[0]) && (0.0..=1.0).contains(&t[1])));
+            let mut side = 0.0;
+            for (f, tf) in m.faces.iter().zip(&ch.faces) {
+                let t = tf.map(|i| ch.vertices[i as usize]);
+                let area = 0.5
+                    * f64::from(
+                        (t[1][0] - t[0][0]) * (t[2][1] - t[0][1])
+                            - (t[2][0] - t[0][0]) * (t[1][1] - t[0][1]),
+                    );
+                assert!(area > 0.0, "{segs:?}: {tf:?}");
+                let p = f.v.map(|i| m.vertices[i as usize]);
+                if p[1].minus(p[0]).cross(p[2].minus(p[0])).2.abs() < 1e-9 {
+                    side += area;
+                }
+            }
+            assert!((side - 1.0).abs() < 1e-6, "{segs:?}: {side}");
+        }
     }
 }

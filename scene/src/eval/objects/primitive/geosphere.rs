@@ -21,8 +21,11 @@
 //! Smooth: the sphere's faces are material 1 in smoothing group 1, the base of
 //! a hemisphere material 0 in group 2; not smooth: no groups, material 0.
 //! Base to pivot lifts a whole sphere by its radius. Generated mapping is
-//! Max's spherical UVW mapping with its seam splitting, which is not built:
-//! coverage names the node ([`geosphere_mapping_not_generated`]).
+//! `Mesh::ApplyUVWMap(MAP_SPHERICAL)` with an identity 1 × 1 × 1 gizmo (the
+//! sample's own call): Max's spherical mapping, whose seam splitting and
+//! poles are in Max's core and for which no export of a GeoSphere or of a
+//! spherical UVW Map is at hand, so it is not built: coverage names the node
+//! ([`geosphere_mapping_not_generated`]).
 
 use super::*;
 use crate::eval::error::EvalError;
