@@ -188,6 +188,95 @@ fn key_edit_poly_extrusion_is_refused_by_name() {
         .expect_err("Extrude Edge is not evaluated");
     assert_eq!(
         err.to_string(),
-        "modifier Edit Poly (0x79aa6e1d, 0x71a075b7): operation Extrude Edge (40) is not evaluated"
+        "modifier Edit Poly (0x79aa6e1d, 0x71a075b7): operation Extrude Edge (40) of 1 edges, \
+         height 0, width 0 is not evaluated (how MNMesh::ExtrudeEdges numbers the new vertices, \
+         edges and faces is not derived)"
     );
+}
+
+/// Chamfer Edge and Extrude Edge are refused naming the variant Max recorded:
+/// the node's error carries the segment count, chamfer type, amount and edge
+/// count (Chamfer) or the edge count, height and width (Extrude), each read
+/// here from the operation's raw records (0x0410: u32 parameter id, value),
+/// in the lowest Edit Poly holding one, which the stack meets first.
+#[test]
+fn edge_chamfers_and_extrusions_name_their_variant() {
+    let words = |p: &[u8]| -> Vec<u32> {
+        p.chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    };
+    let cases = [
+        ("max2024-rico/Can.max", "Can", 34),
+        ("max2024-rico/Mug.max", "Mug", 34),
+        ("max2024-rico/Table.max", "Table", 34),
+        ("max2024-rico/WaterCooler.max", "WaterCooler01", 34),
+        ("max2024-rico/Chair.max", "LowerChairBody", 40),
+        ("misc/Key.max", "Plane001", 40),
+    ];
+    for (rel, name, id) in cases {
+        let eval = SceneEval::from_document(open(rel)).expect("scene");
+        let (node, _) = eval
+            .graph
+            .nodes()
+            .find(|(_, n)| n.name == name)
+            .unwrap_or_else(|| panic!("{rel}: no {name}"));
+        let (stack, _) = eval.modifier_stack(node.index).expect("stack");
+        // The operation's records: 0x0230 id, then 0x0234 → 0x0600 basics.
+        let record = stack
+            .iter()
+            .rev()
+            .filter(|m| m.name == "Edit Poly")
+            .filter_map(|m| m.mod_app?.children().iter().find(|c| c.id == 0x2512))
+            .find_map(|local| {
+                let kids = local.children();
+                let at = kids
+                    .iter()
+                    .position(|c| c.id == 0x0230 && c.payload().map(words) == Some(vec![id]))?;
+                kids[at..].iter().find(|c| c.id == 0x0234)
+            })
+            .and_then(|c| c.children().iter().find(|c| c.id == 0x0600))
+            .unwrap_or_else(|| panic!("{rel}: no operation {id}"));
+        let mut params = std::collections::HashMap::new();
+        let mut edges = 0u32;
+        for b in record.children() {
+            if b.id == 0x0410 {
+                let w = words(b.payload().expect("parameter"));
+                params.insert(w[0], w[1]);
+            } else if b.id == 0x0400 {
+                let bits = b
+                    .children()
+                    .iter()
+                    .find(|c| c.id == 0x2700)
+                    .and_then(|c| c.payload())
+                    .expect("selection bits");
+                edges = bits[4..].iter().map(|x| x.count_ones()).sum();
+            }
+        }
+        let float = |p: u32| f32::from_bits(params[&p]);
+        let want = if id == 34 {
+            let segments = params[&86];
+            assert_eq!(params[&108], 1, "{name}: a quad chamfer");
+            format!(
+                "operation Chamfer Edge (34): quad chamfer with {segments} segments is not \
+                 evaluated ({edges} edges, amount {}, tension {}",
+                float(35),
+                float(109)
+            )
+        } else {
+            format!(
+                "operation Extrude Edge (40) of {edges} edges, height {}, width {} is not evaluated",
+                float(33),
+                float(34)
+            )
+        };
+        let err = eval
+            .mesh(node.index, 0)
+            .expect("a mesh result")
+            .expect_err("refused");
+        assert!(
+            err.to_string().contains(&want),
+            "{name}: {err}\nwanted {want}"
+        );
+    }
 }

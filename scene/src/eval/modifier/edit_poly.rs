@@ -179,7 +179,7 @@ fn output(
         }
     }
     if let Some(op) = ops.iter().find(|o| !is_evaluated(o.id)) {
-        return Err(EvalError::not_evaluated(op_name(op.id).to_string()));
+        return Err(refusal(op));
     }
     let mut poly = below(stack, at + 1, base, cx)?;
     for (i, op) in ops.iter().enumerate() {
@@ -437,7 +437,7 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
                 ));
             }
         }
-        id => return Err(EvalError::not_evaluated(op_name(id).to_string())),
+        _ => return Err(refusal(op)),
     }
     Ok(())
 }
@@ -601,6 +601,74 @@ mod tests {
         // A selection sized to another mesh is an error.
         let wrong = operations(&op(OP_INSET, vec![selection(3, &[0])], vec![])).expect("ops");
         assert!(replay(&wrong[0], None, &mut quad()).is_err());
+    }
+
+    #[test]
+    fn edge_chamfers_and_extrusions_are_refused_with_their_variant() {
+        let param = |id: u32, v: [u8; 4]| {
+            let mut p = id.to_le_bytes().to_vec();
+            p.extend(v);
+            Chunk::leaf(0x0410, p)
+        };
+        let chamfer = operations(&op(
+            OP_CHAMFER_EDGE,
+            vec![
+                selection(4, &[0, 2]),
+                param(PARAM_CHAMFER_EDGE, 0.5f32.to_le_bytes()),
+                param(PARAM_CHAMFER_EDGE_SEGMENTS, 3i32.to_le_bytes()),
+                param(PARAM_CHAMFER_EDGE_TYPE, 1i32.to_le_bytes()),
+                param(PARAM_CHAMFER_EDGE_TENSION, 0.25f32.to_le_bytes()),
+                param(PARAM_CHAMFER_EDGE_OPEN, 1i32.to_le_bytes()),
+            ],
+            vec![Chunk::leaf(0x0602, u32s(&[700]))],
+        ))
+        .expect("ops");
+        assert_eq!(
+            refusal(&chamfer[0]).to_string(),
+            "operation Chamfer Edge (34): quad chamfer with 3 segments is not evaluated \
+             (2 edges, amount 0.5, tension 0.25, open)"
+        );
+        // Before Max 2015 there is no type: a standard chamfer, one segment
+        // unless recorded.
+        let old = operations(&op(OP_CHAMFER_EDGE, vec![selection(4, &[1])], vec![])).expect("ops");
+        assert_eq!(
+            refusal(&old[0]).to_string(),
+            "operation Chamfer Edge (34): standard chamfer with 1 segment is not evaluated \
+             (1 edges, amount not recorded)"
+        );
+        // A damaged parameter is that error, not a default.
+        let damaged = operations(&op(
+            OP_CHAMFER_EDGE,
+            vec![
+                selection(4, &[1]),
+                Chunk::leaf(
+                    0x0410,
+                    [&PARAM_CHAMFER_EDGE_SEGMENTS.to_le_bytes()[..], &[2, 0]].concat(),
+                ),
+            ],
+            vec![],
+        ))
+        .expect("ops");
+        assert_eq!(refusal(&damaged[0]).to_string(), "parameter 86: 2 bytes");
+        let extrude = operations(&op(
+            OP_EXTRUDE_EDGE,
+            vec![
+                selection(4, &[3]),
+                param(PARAM_EXTRUDE_EDGE_HEIGHT, 1.5f32.to_le_bytes()),
+                param(PARAM_EXTRUDE_EDGE_WIDTH, 0f32.to_le_bytes()),
+            ],
+            vec![],
+        ))
+        .expect("ops");
+        let err = replay(&extrude[0], None, &mut quad())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "operation Extrude Edge (40) of 1 edges, height 1.5, width 0 is not evaluated ("
+            ),
+            "{err}"
+        );
     }
 
     #[test]

@@ -41,6 +41,8 @@ pub(super) const OP_MOVE_EXTRUDE_END: u32 = 92;
 pub(super) const OP_CONNECT_VERTEX: u32 = 44;
 pub(super) const OP_CONNECT_EDGE: u32 = 43;
 pub(super) const OP_INSERT_VERTEX_EDGE: u32 = 66;
+pub(super) const OP_CHAMFER_EDGE: u32 = 34;
+pub(super) const OP_EXTRUDE_EDGE: u32 = 40;
 
 /// Parameter ids (the `epolyModParameters` enumeration).
 pub(super) const PARAM_CURRENT_OPERATION: u16 = 12;
@@ -61,6 +63,19 @@ pub(super) const PARAM_PRESERVE_MAPS: u32 = 71;
 pub(super) const PARAM_CONNECT_EDGE_SEGMENTS: u32 = 31;
 pub(super) const PARAM_CONNECT_EDGE_PINCH: u32 = 91;
 pub(super) const PARAM_CONNECT_EDGE_SLIDE: u32 = 92;
+/// Extrude Edge (`epm_extrude_edge_height` / `_width`).
+pub(super) const PARAM_EXTRUDE_EDGE_HEIGHT: u32 = 33;
+pub(super) const PARAM_EXTRUDE_EDGE_WIDTH: u32 = 34;
+/// Chamfer Edge: amount (`epm_chamfer_edge`), segments (`epm_reserved1`, which
+/// Max 9.5 made `epm_edge_chamfer_segments`), open (`epm_chamfer_edge_open`);
+/// then, past the public enumeration's end (107), the Max 2015 type (0
+/// standard, 1 quad) and tension, in the order MAXScript lists them
+/// (`edgeChamferType`, `edgeChamferTension`, `edgeChamferInvert`).
+pub(super) const PARAM_CHAMFER_EDGE: u32 = 35;
+pub(super) const PARAM_CHAMFER_EDGE_SEGMENTS: u32 = 86;
+pub(super) const PARAM_CHAMFER_EDGE_OPEN: u32 = 101;
+pub(super) const PARAM_CHAMFER_EDGE_TYPE: u32 = 108;
+pub(super) const PARAM_CHAMFER_EDGE_TENSION: u32 = 109;
 
 /// Names of the operation ids, for errors.
 pub(super) const OP_NAMES: [&str; 84] = [
@@ -160,6 +175,73 @@ pub(super) fn op_name(id: u32) -> String {
         _ => OP_NAMES.get(id as usize).copied().unwrap_or("unknown"),
     };
     format!("operation {name} ({id})")
+}
+
+/// The refusal of an operation that is not replayed. Chamfer Edge and Extrude
+/// Edge name the variant their parameters ask for, so a file's errors say
+/// which one a future replay has to match (a damaged parameter is that error).
+pub(super) fn refusal(op: &Operation) -> EvalError {
+    variant(op).unwrap_or_else(|e| e)
+}
+
+fn variant(op: &Operation) -> Result<EvalError, EvalError> {
+    let name = op_name(op.id);
+    let edges = op.selection.iter().filter(|&&s| s).count();
+    // Stored as f32: shown as stored.
+    let float = |id: u32| -> Result<String, EvalError> {
+        Ok(match op.float_param(id)? {
+            Some(x) => (x as f32).to_string(),
+            None => "not recorded".to_string(),
+        })
+    };
+    Ok(match op.id {
+        OP_CHAMFER_EDGE => {
+            let segments = op.int_param(PARAM_CHAMFER_EDGE_SEGMENTS)?.unwrap_or(1);
+            let kind = match op.int_param(PARAM_CHAMFER_EDGE_TYPE)? {
+                None | Some(0) => "standard".to_string(),
+                Some(1) => "quad".to_string(),
+                Some(k) => format!("type {k}"),
+            };
+            let open = op.int_param(PARAM_CHAMFER_EDGE_OPEN)?.unwrap_or(0) != 0;
+            let mut why = format!("{edges} edges, amount {}", float(PARAM_CHAMFER_EDGE)?);
+            if op.float_param(PARAM_CHAMFER_EDGE_TENSION)?.is_some() {
+                why.push_str(&format!(", tension {}", float(PARAM_CHAMFER_EDGE_TENSION)?));
+            }
+            if open {
+                why.push_str(", open");
+            }
+            EvalError::not_evaluated_why(
+                format!(
+                    "{name}: {kind} chamfer with {segments} segment{}",
+                    if segments == 1 { "" } else { "s" }
+                ),
+                why,
+            )
+        }
+        OP_EXTRUDE_EDGE => {
+            let flat = [PARAM_EXTRUDE_EDGE_HEIGHT, PARAM_EXTRUDE_EDGE_WIDTH]
+                .iter()
+                .map(|&p| op.float_param(p))
+                .collect::<Result<Vec<_>, _>>()?
+                .iter()
+                .all(|x| *x == Some(0.0));
+            let why = if flat {
+                "how MNMesh::ExtrudeEdges numbers the new vertices, edges and faces is not derived"
+            } else {
+                "how MNMesh::ExtrudeEdges numbers the new vertices, edges and faces, and the \
+                 directions it moves them along, are not derived"
+            };
+            EvalError::not_evaluated_why(
+                format!(
+                    "{name} of {edges} edges, height {}, width {}",
+                    float(PARAM_EXTRUDE_EDGE_HEIGHT)?,
+                    float(PARAM_EXTRUDE_EDGE_WIDTH)?
+                ),
+                why,
+            )
+        }
+        _ => EvalError::not_evaluated(name),
+    })
 }
 
 /// One committed operation as stored.
