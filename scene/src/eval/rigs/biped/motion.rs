@@ -472,9 +472,21 @@ fn link_curve(tr: &KeyTrack, at: usize, l: usize, t: i32) -> Result<[f64; 3], Ev
         ..tr.clone()
     };
     if keyed.keys.is_empty() {
-        return Err(EvalError::malformed(
-            tr.name.to_string(),
-            format!("no key keys link {l}"),
+        // RabbitSkin's head keys hold −320.0 in word [10]: not a mask of
+        // its one neck link, and no reference says what it is there.
+        let masks: Vec<String> = tr
+            .keys
+            .iter()
+            .take(3)
+            .map(|k| format!("{:#x}", k.links_keyed.unwrap_or(0)))
+            .collect();
+        return Err(EvalError::not_evaluated_why(
+            format!(
+                "{} keys' link masks ({}, …) key no key of link {l}",
+                tr.name,
+                masks.join(", ")
+            ),
+            "per-link keys",
         ));
     }
     let mut qs: Vec<Quat> = Vec::with_capacity(keyed.keys.len());
