@@ -76,11 +76,6 @@ fn mod_data<'a>(a: &Applied<'a>, kind: PatchModKind) -> Result<PatchModData<'a>,
     Ok(PatchModData::read(kind, data.children())?)
 }
 
-/// The decoded vertex mapper of a NeL Edit Patch modifier application.
-pub fn edit_patch_mapper(a: &Applied) -> Result<VertMapper, EvalError> {
-    Ok(mod_data(a, PatchModKind::EditPatch)?.vert_mapper()?)
-}
-
 /// `EditPatchData::Apply` / `PaintPatchData::Apply` for data loaded from a file
 /// (np_edit_patch_data.cpp, paint_data.cpp): without EPD_HASDATA the input
 /// passes through; with it the output is the stored final patch (PatchMesh and
@@ -132,7 +127,7 @@ fn apply_patch_mod(
 
 /// Applies one NeL Edit Patch or NeL Paint application to `patch` (see
 /// [`apply_patch_mod`]); errors name the modifier.
-pub fn apply_edit_patch(a: &Applied, patch: RklPatch) -> Result<RklPatch, EvalError> {
+pub fn apply_patch_modifier(a: &Applied, patch: RklPatch) -> Result<RklPatch, EvalError> {
     let kind = patch_mod_kind(a).ok_or_else(|| EvalError::Modifier {
         name: a.name.to_string(),
         class: a.class,
@@ -172,7 +167,7 @@ pub fn patch_stack(
         if patch_mod_kind(a).is_none() {
             break;
         }
-        patch = apply_edit_patch(a, patch)?;
+        patch = apply_patch_modifier(a, patch)?;
         rest -= 1;
     }
     Ok((Arc::new(patch), rest))
