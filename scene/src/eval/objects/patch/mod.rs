@@ -125,8 +125,9 @@ fn apply_patch_mod(
     Ok(out)
 }
 
-/// Applies one NeL Edit Patch or NeL Paint application to `patch` (see
-/// [`apply_patch_mod`]); errors name the modifier.
+/// Applies one NeL Edit Patch or NeL Paint application to `patch`
+/// (`EditPatchData::Apply` / `PaintPatchData::Apply` as above); errors name
+/// the modifier.
 pub fn apply_patch_modifier(a: &Applied, patch: RklPatch) -> Result<RklPatch, EvalError> {
     let kind = patch_mod_kind(a).ok_or_else(|| EvalError::Modifier {
         name: a.name.to_string(),
