@@ -15,10 +15,13 @@ use maxfs_exporters::nel::{read_kind, NelFile, NelKind};
 use maxfs_scene::chunk::{self, Body, Chunk};
 use maxfs_scene::container::MaxFile;
 use maxfs_scene::rklpatch::build::{build_quads, unbound, QuadInput};
+use maxfs_scene::rklpatch::mod_data::local_data_chunks;
 use maxfs_scene::rklpatch::rpo::{
     TileDesc, TileLayer, Tiles, UiPatch, VertexBind, BIND_25, BIND_75, BIND_SINGLE,
 };
-use maxfs_scene::rklpatch::{RklPatch, VertMapper, NEL_EDIT_PATCH_CLASS, RKLPATCH_CLASS};
+use maxfs_scene::rklpatch::{
+    RklPatch, VertMapper, EPD_HASDATA, NEL_EDIT_PATCH_CLASS, NEL_PAINT_CLASS, RKLPATCH_CLASS,
+};
 use maxfs_scene::typed::ClassId;
 
 use crate::{corpus_dir, files_with_ext};
@@ -243,9 +246,44 @@ fn ref_pairs(pairs: &[(u32, i32)]) -> Chunk {
     Chunk::leaf(0x2035, b)
 }
 
-/// The ModApp of a NeL Edit Patch holding `mapper` (EditPatchData 0x1000 →
-/// VERTMAP 0x1130 → EPVM 0x1000); the final-patch chunks are not written.
-fn edit_patch_mod_app(mapper: &VertMapper) -> Chunk {
+/// One NeL Edit Patch or NeL Paint application: its class and the children of
+/// its EDITPATCHDATA_CHUNK (0x1000), which tests may edit (old records, damage).
+#[derive(Debug, Clone)]
+pub struct PatchModifier {
+    pub class: ClassId,
+    pub data: Vec<Chunk>,
+}
+
+impl PatchModifier {
+    /// NeL Edit Patch as `EditPatchData::Save` leaves it after an edit
+    /// (EPD_HASDATA set): `mapper` and `final_patch`.
+    pub fn edit_patch(mapper: &VertMapper, final_patch: &RklPatch) -> PatchModifier {
+        PatchModifier {
+            class: NEL_EDIT_PATCH_CLASS,
+            data: local_data_chunks(EPD_HASDATA, Some(mapper), final_patch),
+        }
+    }
+
+    /// NeL Paint as `PaintPatchData::Save` leaves it after painting (EPD_HASDATA set).
+    pub fn paint(final_patch: &RklPatch) -> PatchModifier {
+        PatchModifier {
+            class: NEL_PAINT_CLASS,
+            data: local_data_chunks(EPD_HASDATA, None, final_patch),
+        }
+    }
+
+    /// The same with the flags replaced (e.g. 0: never edited).
+    pub fn with_flags(mut self, flags: u32) -> PatchModifier {
+        for c in self.data.iter_mut().filter(|c| c.id == 0x1015) {
+            c.body = Body::Leaf(flags.to_le_bytes().to_vec().into());
+        }
+        self
+    }
+}
+
+/// The ModApp of a patch modifier holding `data` in its local data
+/// (0x2512 → EDITPATCHDATA_CHUNK 0x1000).
+fn patch_mod_app(data: &[Chunk]) -> Chunk {
     let mut tm = Vec::new();
     for v in [
         1.0f32, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0,
@@ -253,23 +291,12 @@ fn edit_patch_mod_app(mapper: &VertMapper) -> Chunk {
         tm.extend_from_slice(&v.to_le_bytes());
     }
     tm.extend_from_slice(&0u32.to_le_bytes());
-    let mut map = Vec::new();
-    mapper.encode(&mut map);
     Chunk::container(
         0x2500,
         vec![
             Chunk::leaf(0x2510, tm),
             Chunk::leaf(0x2511, vec![0; 24]),
-            Chunk::container(
-                0x2512,
-                vec![Chunk::container(
-                    0x1000,
-                    vec![
-                        Chunk::leaf(0x1015, 0u32.to_le_bytes().to_vec()),
-                        Chunk::container(0x1130, vec![Chunk::leaf(0x1000, map)]),
-                    ],
-                )],
-            ),
+            Chunk::container(0x2512, vec![Chunk::container(0x1000, data.to_vec())]),
             Chunk::leaf(0x2513, 0u32.to_le_bytes().to_vec()),
         ],
     )
@@ -283,7 +310,8 @@ pub struct SourceOptions<'a> {
     /// position is lowered by it so the object TM has none (exact float round
     /// trip); otherwise block.max's own transform stays.
     pub cancel_translation: Option<[f32; 3]>,
-    pub edit_patch: Option<&'a VertMapper>,
+    /// NeL Edit Patch / NeL Paint modifiers on the RklPatch, bottom first.
+    pub modifiers: &'a [PatchModifier],
     /// Mark the node frozen (node chunk 0x0976).
     pub frozen: bool,
     /// Add a copy of the node under this name (an instance of the same
@@ -317,6 +345,13 @@ pub fn write_source_at(
         0x810,
         "NeL Edit",
         "neleditpatch.dlm",
+    );
+    let paint = add_class(
+        &mut file,
+        NEL_PAINT_CLASS,
+        0x810,
+        "NeL Paint",
+        "nelpatchpaint.dlm",
     );
     let mut scene = stream_chunks(&file, "Scene");
     let objects = children(&mut scene[0]);
@@ -368,30 +403,39 @@ pub fn write_source_at(
         objects.push(copy);
         objects.push(scene_impl);
     }
-    if let Some(mapper) = o.edit_patch {
-        // Insert the modifier and the derived object before CSceneImpl (which
-        // stays last); nothing refers to CSceneImpl, so no index moves.
+    if !o.modifiers.is_empty() {
+        // Insert the modifiers and the derived object before CSceneImpl (which
+        // stays last); nothing refers to CSceneImpl, so no index moves. The
+        // derived object lists its modifiers top first, the base object last.
         let scene_impl = objects.pop().expect("CSceneImpl");
-        let m = objects.len() as i32;
-        objects.push(Chunk::container(
-            nep,
-            vec![Chunk::leaf(0x1001, 0u32.to_le_bytes().to_vec())],
-        ));
-        objects.push(Chunk::container(
-            0x2032,
-            vec![
-                ref_pairs(&[(0, m), (1, BASE as i32)]),
-                edit_patch_mod_app(mapper),
-                Chunk::container(0x2501, Vec::new()),
-            ],
-        ));
+        let first = objects.len() as i32;
+        let top_first: Vec<&PatchModifier> = o.modifiers.iter().rev().collect();
+        for m in &top_first {
+            let class = if m.class == NEL_PAINT_CLASS {
+                paint
+            } else {
+                nep
+            };
+            objects.push(Chunk::container(
+                class,
+                vec![Chunk::leaf(0x1001, 0u32.to_le_bytes().to_vec())],
+            ));
+        }
+        let n = top_first.len() as i32;
+        let mut pairs: Vec<(u32, i32)> = (0..n).map(|k| (k as u32, first + k)).collect();
+        pairs.push((n as u32, BASE as i32));
+        let mut derived = vec![ref_pairs(&pairs)];
+        derived.extend(top_first.iter().map(|m| patch_mod_app(&m.data)));
+        derived.push(Chunk::container(0x2501, Vec::new()));
+        objects.push(Chunk::container(0x2032, derived));
         objects.push(scene_impl);
+        let derived_index = first + n;
         let node = children(&mut objects[NODE]);
         let refs = node.iter_mut().find(|c| c.id == 0x2035).expect("node refs");
         let mut b = refs.payload().expect("leaf").to_vec();
         for k in (4..b.len()).step_by(8) {
             if u32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]]) == 1 {
-                b[k + 4..k + 8].copy_from_slice(&(m + 1).to_le_bytes());
+                b[k + 4..k + 8].copy_from_slice(&derived_index.to_le_bytes());
             }
         }
         refs.body = Body::Leaf(b.into());
@@ -449,7 +493,7 @@ pub fn corpus_zone_source(path: &Path, t: [f32; 3]) -> CorpusZoneSource {
         &SourceOptions {
             node_name: &stem,
             cancel_translation: Some(t),
-            edit_patch: None,
+            modifiers: &[],
             frozen: false,
             second_node: None,
         },

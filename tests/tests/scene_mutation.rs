@@ -190,7 +190,7 @@ fn two_thousand_mutations_never_panic_and_stay_bounded() {
         &maxfs_tests::zone_source::SourceOptions {
             node_name: "3_AC",
             cancel_translation: None,
-            edit_patch: None,
+            modifiers: &[],
             frozen: false,
             second_node: None,
         },
@@ -214,7 +214,7 @@ fn two_thousand_mutations_never_panic_and_stay_bounded() {
         &maxfs_tests::zone_source::SourceOptions {
             node_name: "brick",
             cancel_translation: None,
-            edit_patch: None,
+            modifiers: &[],
             frozen: false,
             second_node: None,
         },
@@ -829,4 +829,117 @@ fn path_constraint_damaged() {
     }
     eprintln!("snow man placed {placed}, named {named}");
     assert!(placed > 30 && named > 30, "{placed} placed, {named} named");
+}
+
+/// NeL Edit Patch and NeL Paint with damaged local data: a synthetic zone source
+/// (3_AC's patches) under an Edit Patch whose stored final patch is 3_AD's
+/// (vertex mapper moving two points) and a Paint whose final patch is 3_AC's
+/// own; 200 times one chunk of one of the two local data (flags, VERTMAP,
+/// FINALPATCH, RFINALPATCH, …) gets byte edits, a cut or an overwritten word. The patch stack
+/// must give a model or a named error, never panic, and stay bounded; the mesh,
+/// patches.json and the exports run over it (`evaluate_as`).
+#[test]
+fn patch_modifier_final_patch_damaged() {
+    use maxfs_scene::eval::objects::patch::node_patch;
+    use maxfs_scene::rklpatch::{MapVert, VertMapper};
+    use maxfs_tests::zone_source::{
+        rklpatch_from_zone, write_source, PatchModifier, SourceOptions, NODE,
+    };
+
+    let zone = |name: &str| {
+        let p = maxfs_tests::corpus_dir()
+            .join("nel/snowballs/zones")
+            .join(name);
+        match nel::read_kind(&std::fs::read(&p).expect("zone"), nel::NelKind::Zone) {
+            Ok(nel::NelFile::Zone(z)) => {
+                rklpatch_from_zone(&nel::zone_build::retrieve(&z).expect("retrieves"), [0.0; 3])
+            }
+            other => panic!("{name}: {:?}", other.err()),
+        }
+    };
+    let (base, fin) = (zone("3_AC.zonel"), zone("3_AD.zonel"));
+    let mapper = VertMapper {
+        verts: (0..base.verts.len())
+            .map(|i| MapVert {
+                original_stored: 1,
+                vert: if i < 2 { i as i32 * 5 } else { -1 },
+                original: base.verts[i].p,
+                delta: [0.0f32, 0.0, 1.5].map(f32::to_bits),
+            })
+            .collect(),
+        vecs: Vec::new(),
+    };
+    let intact = [
+        PatchModifier::edit_patch(&mapper, &fin),
+        PatchModifier::paint(&base),
+    ];
+    let mut rng = Rng(0x7061_7463_685f_6d6f);
+    let (mut evaluated, mut refused) = (0usize, 0usize);
+    for i in 0..200usize {
+        let which = rng.below(2);
+        let mut mods = intact.clone();
+        // One chunk of the local data (flags, VERTMAP, FINALPATCH, RFINALPATCH, …).
+        let data = &mut mods[which].data;
+        let k = rng.below(data.len());
+        let mut b = chunk::write(std::slice::from_ref(&data[k]));
+        match rng.below(3) {
+            0 => {
+                for _ in 0..1 + rng.below(8) {
+                    let at = 6 + rng.below(b.len() - 6);
+                    b[at] = rng.next() as u8;
+                }
+            }
+            1 => b.truncate(6 + rng.below(b.len() - 6)),
+            _ => {
+                let at = 4 * rng.below(b.len() / 4);
+                let w: u32 = match rng.below(4) {
+                    0 => 0,
+                    1 => u32::MAX,
+                    2 => 0x7fff_ffff,
+                    _ => rng.next() as u32,
+                };
+                b[at..at + 4].copy_from_slice(&w.to_le_bytes());
+            }
+        }
+        data[k] = match chunk::parse(&b) {
+            Ok(mut c) if c.len() == 1 => c.remove(0),
+            _ => Chunk::leaf(data[k].id, b[6.min(b.len())..].to_vec()),
+        };
+        let bytes = write_source(
+            &base,
+            &SourceOptions {
+                node_name: "3_AC",
+                cancel_translation: None,
+                modifiers: &mods,
+                frozen: false,
+                second_node: None,
+            },
+        );
+        let file = MaxFile::from_bytes(&bytes).expect("synthetic source parses");
+        let input: usize = file.streams.iter().map(|s| s.data.len()).sum();
+        let (_, peak) = peak_of(|| {
+            let eval = SceneEval::from_document(Document::from_file(file.clone())).expect("scene");
+            match node_patch(&eval, NODE).expect("an RklPatch node") {
+                Ok(_) => evaluated += 1,
+                Err(e) => {
+                    let text = e.to_string();
+                    assert!(
+                        text.contains("NeL Edit") || text.contains("NeL Paint"),
+                        "mutation {i}: the modifier is not named: {text}"
+                    );
+                    refused += 1;
+                }
+            }
+            evaluate_as(file, "3_AC");
+        });
+        assert!(
+            peak < 256 * input.max(1 << 20),
+            "mutation {i}: {peak} bytes for {input}"
+        );
+    }
+    eprintln!("patch modifiers: {evaluated} evaluated, {refused} refused by name");
+    assert!(
+        evaluated > 20 && refused > 40,
+        "{evaluated} evaluated, {refused} refused"
+    );
 }

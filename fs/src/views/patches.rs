@@ -1,5 +1,5 @@
 //! `json/patches.json`: every RklPatch node's patch mesh as the zone export
-//! reads it (after the NeL Edit Patch moves directly on it): per patch its
+//! reads it (after the NeL Edit Patch / NeL Paint modifiers directly on it): per patch its
 //! corners, tile counts, tiles (layers with tile number and rotation, case,
 //! noise), tile colours as `#rrggbb`, edge flags; per vertex its position and
 //! bind record. One object per line of interest, so `grep` and `diff` work.
@@ -18,8 +18,9 @@ struct NodePatches {
     node: String,
     index: usize,
     object: usize,
-    /// The NeL Edit Patch modifiers applied at the patch level, bottom first.
-    edit_patch: Vec<String>,
+    /// The NeL Edit Patch and NeL Paint modifiers applied at the patch level,
+    /// bottom first.
+    patch_modifiers: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -124,13 +125,13 @@ pub fn render(eval: &SceneEval) -> Vec<u8> {
             node: node.name.clone(),
             index: o.index,
             object: base,
-            edit_patch: Vec::new(),
+            patch_modifiers: Vec::new(),
             error: None,
             mesh: None,
         };
         match patch::patch_stack(eval, base, &applied) {
             Ok((m, rest)) => {
-                entry.edit_patch = applied[rest..]
+                entry.patch_modifiers = applied[rest..]
                     .iter()
                     .rev()
                     .map(|a| a.name.to_string())

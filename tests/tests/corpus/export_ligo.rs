@@ -382,7 +382,7 @@ fn ligo_bricks_equal_nel_own_export_path() {
                 &SourceOptions {
                     node_name: "brick",
                     cancel_translation: None,
-                    edit_patch: None,
+                    modifiers: &[],
                     frozen: false,
                     second_node: None,
                 },
@@ -522,7 +522,7 @@ fn ligo_bricks_equal_nel_own_export_path() {
             &SourceOptions {
                 node_name: "brick",
                 cancel_translation: None,
-                edit_patch: None,
+                modifiers: &[],
                 frozen: false,
                 second_node: None,
             },
@@ -568,7 +568,7 @@ fn ligo_refusals_are_named() {
     let opts = |second: Option<&'static str>| SourceOptions {
         node_name: "brick",
         cancel_translation: None,
-        edit_patch: None,
+        modifiers: &[],
         frozen: false,
         second_node: second,
     };
@@ -674,7 +674,7 @@ fn ig_test_source(nodes: &[BoxNode]) -> (Vec<u8>, Vec<usize>) {
         &SourceOptions {
             node_name: "brick",
             cancel_translation: None,
-            edit_patch: None,
+            modifiers: &[],
             frozen: false,
             second_node: None,
         },
@@ -857,7 +857,7 @@ fn transition_brick_igs_refusals_are_named() {
         &SourceOptions {
             node_name: "brick",
             cancel_translation: None,
-            edit_patch: None,
+            modifiers: &[],
             frozen: false,
             second_node: None,
         },
@@ -898,7 +898,7 @@ fn bounding_box_masks_equal_nel_square_mask() {
             &SourceOptions {
                 node_name: "brick",
                 cancel_translation: None,
-                edit_patch: None,
+                modifiers: &[],
                 frozen: false,
                 second_node: None,
             },

@@ -30,17 +30,17 @@ use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 use maxfs_tests::zone_source::{
     corpus_zone_source, corpus_zone_sources, corpus_zones, rklpatch_from_zone,
-    template_translation, write_source, SourceOptions, NODE, TEMPLATE,
+    template_translation, write_source, PatchModifier, SourceOptions, NODE, TEMPLATE,
 };
 
-fn read_zone(bytes: &[u8]) -> Zone {
+pub(crate) fn read_zone(bytes: &[u8]) -> Zone {
     match read_kind(bytes, NelKind::Zone).expect("zone reads") {
         NelFile::Zone(z) => z,
         _ => unreachable!(),
     }
 }
 
-fn export(bytes: &[u8], stem: &str) -> (nexp::Exports, SceneEval) {
+pub(crate) fn export(bytes: &[u8], stem: &str) -> (nexp::Exports, SceneEval) {
     let doc = Document::from_bytes(bytes).expect("synthetic source reopens");
     let eval = SceneEval::from_document(doc).expect("evaluates");
     (nexp::export(stem, &eval, &[ExportKind::Zone]), eval)
@@ -51,7 +51,7 @@ fn export(bytes: &[u8], stem: &str) -> (nexp::Exports, SceneEval) {
 /// (CZone::build of the retrieved patches: retrieve loses the original
 /// floats' bounding box, so bias and scale are those of the retrieved points);
 /// everything else is compared with `reference`.
-fn diff(ours: &Zone, reference: &Zone, geometry: &Zone) -> Vec<String> {
+pub(crate) fn diff(ours: &Zone, reference: &Zone, geometry: &Zone) -> Vec<String> {
     let mut d = Vec::new();
     let mut check = |what: String, same: bool| {
         if !same {
@@ -154,7 +154,7 @@ fn diff(ours: &Zone, reference: &Zone, geometry: &Zone) -> Vec<String> {
     d
 }
 
-fn exported_zone(out: &nexp::Exports) -> Zone {
+pub(crate) fn exported_zone(out: &nexp::Exports) -> Zone {
     assert!(out.errors.is_empty(), "{}", out.errors_text());
     assert_eq!(out.outputs.len(), 1);
     read_zone(&out.outputs[0].bytes)
@@ -212,7 +212,7 @@ fn zones_export_through_a_translated_object_tm() {
             &SourceOptions {
                 node_name: &stem,
                 cancel_translation: None,
-                edit_patch: None,
+                modifiers: &[],
                 frozen: false,
                 second_node: None,
             },
@@ -244,7 +244,9 @@ fn zones_export_through_a_translated_object_tm() {
 }
 
 /// A NeL Edit Patch moving three vertices: the export follows (expected: the
-/// original patches with those corners moved, built by CZone::build).
+/// original patches with those corners moved, built by CZone::build). Its stored
+/// final patch is the unmoved input, as when the input changed after the edit:
+/// `UpdateAndApplyDeltas` puts input + delta over it.
 #[test]
 fn nel_edit_patch_moves_reach_the_zone() {
     let t = template_translation();
@@ -281,7 +283,7 @@ fn nel_edit_patch_moves_reach_the_zone() {
         &SourceOptions {
             node_name: &stem,
             cancel_translation: Some(t),
-            edit_patch: Some(&mapper),
+            modifiers: &[PatchModifier::edit_patch(&mapper, &model)],
             frozen: false,
             second_node: None,
         },
@@ -373,7 +375,7 @@ fn refusals_go_to_errors_txt() {
     let opts = |name: &'static str, frozen: bool, second: Option<&'static str>| SourceOptions {
         node_name: name,
         cancel_translation: Some(t),
-        edit_patch: None,
+        modifiers: &[],
         frozen,
         second_node: second,
     };

@@ -73,6 +73,7 @@ mod export_skel_anim;
 mod export_skinned_shape;
 mod export_tags;
 mod export_zone;
+mod export_zone_modifiers;
 mod fs_tree;
 mod gltf_double_sided;
 mod gltf_export;

@@ -6,6 +6,7 @@
 //! chunks (`patch_mesh`); the Mesh cache chunks that follow stay raw.
 
 pub mod build;
+pub mod mod_data;
 pub mod patch_mesh;
 pub mod rpo;
 pub mod vert_mapper;
@@ -15,6 +16,7 @@ use serde::Serialize;
 use crate::chunk::Chunk;
 use crate::typed::{ClassId, TNode, TValue};
 
+pub use mod_data::{PatchModData, PatchModKind, EPD_HASDATA, NEL_PAINT_CLASS};
 pub use patch_mesh::{PatchEdge, PatchVec, PatchVert, PATCH_QUAD, PATCH_TRI};
 pub use rpo::{RPatchMesh, RpoBlob, TileDesc, TileLayer, Tiles, UiPatch, VertexBind};
 pub use vert_mapper::{MapVert, VertMapper};
@@ -50,12 +52,20 @@ pub enum RklPatchError {
     BadType { patch: usize, kind: u32 },
     #[error("map record {record} is past the input's {points} points (Max zeroes it)")]
     MapPastInput { record: usize, points: usize },
-    #[error("map record {record} targets point {target} of {points}")]
+    #[error("map record {record} targets point {target} of the output's {points} (Max warns and grows the output)")]
     MapTarget {
         record: usize,
         target: i32,
         points: usize,
     },
+    #[error("{what}: {source}")]
+    Read {
+        what: &'static str,
+        #[source]
+        source: crate::reader::ReadError,
+    },
+    #[error("old-style change data {name} ({id:#06x}): Max replays it (PModRecord::Redo), which is not done here")]
+    OldRecord { id: u16, name: &'static str },
     #[error("the RPO data describes {rpo} {what}, the PatchMesh {mesh}")]
     RpoMismatch {
         what: &'static str,
@@ -131,7 +141,6 @@ fn i32s<const N: usize>(
 impl RklPatch {
     /// Reads the model off the typed children of the object chunk.
     pub fn from_object(children: &[TNode]) -> Result<RklPatch, RklPatchError> {
-        use patch_mesh::*;
         let rpo = match value(children, CHUNK_RPO, "RPO blob")? {
             TValue::Rpo(b) => (**b).clone(),
             _ => {
@@ -141,6 +150,14 @@ impl RklPatch {
                 })
             }
         };
+        RklPatch::from_patch_mesh(rpo, children)
+    }
+
+    /// The model from `rpo` and the typed chunks `PatchMesh::Save` writes
+    /// (the object's own, or those of a modifier's FINALPATCH): counts,
+    /// vertices, vectors, edges, patches; checked.
+    pub fn from_patch_mesh(rpo: RpoBlob, children: &[TNode]) -> Result<RklPatch, RklPatchError> {
+        use patch_mesh::*;
         let verts = match value(children, CHUNK_VERTS, "patch vertices")? {
             TValue::PatchVerts(v) => v.clone(),
             _ => {
@@ -273,6 +290,18 @@ impl RklPatch {
     /// The object's chunks in the order `RPO::Save` writes them (RPO blob, then
     /// the PatchMesh: counts, vertices, vectors, edges, patches), as typed nodes.
     pub fn to_nodes(&self) -> Vec<TNode> {
+        let mut out = vec![TNode::Value {
+            id: CHUNK_RPO,
+            wide: false,
+            value: TValue::Rpo(Box::new(self.rpo.clone())),
+        }];
+        out.extend(self.patch_mesh_nodes());
+        out
+    }
+
+    /// The PatchMesh part alone, as `PatchMesh::Save` writes it (the object's
+    /// chunks after the RPO blob, or a modifier's FINALPATCH children).
+    pub fn patch_mesh_nodes(&self) -> Vec<TNode> {
         use patch_mesh::*;
         let val = |id, value| TNode::Value {
             id,
@@ -280,7 +309,6 @@ impl RklPatch {
             value,
         };
         let mut out = vec![
-            val(CHUNK_RPO, TValue::Rpo(Box::new(self.rpo.clone()))),
             val(CHUNK_VERT_COUNT, TValue::U32(self.verts.len() as u32)),
             val(CHUNK_VEC_COUNT, TValue::U32(self.vecs.len() as u32)),
             val(CHUNK_EDGE_COUNT, TValue::U32(self.edges.len() as u32)),

@@ -168,6 +168,20 @@ impl RpoBlob {
 }
 
 impl RPatchMesh {
+    /// A whole `RPatchMesh::Save` payload on its own (a NeL Edit Patch or NeL
+    /// Paint RFINALPATCH chunk, 0x4001), every byte consumed.
+    pub fn decode(payload: &[u8]) -> Result<RPatchMesh, ReadError> {
+        let mut r = ByteReader::new(payload);
+        let mesh = RPatchMesh::read(&mut r)?;
+        r.finish("RPatchMesh")?;
+        Ok(mesh)
+    }
+
+    /// `RPatchMesh::Save`'s bytes (the inverse of [`RPatchMesh::decode`]).
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        self.write(out);
+    }
+
     fn read(r: &mut ByteReader) -> Result<RPatchMesh, ReadError> {
         let at = r.position();
         let version = r.u32("RPatchMesh version")?;

@@ -356,3 +356,104 @@ fn damaged_objects_degrade_to_raw_and_rebuild() {
     ));
     let _ = unbound();
 }
+
+/// A NeL Edit Patch / NeL Paint local data written chunk by chunk after
+/// `EditPatchData::Save` (flags DWORD, VERTMAP, FINALPATCH = PatchMesh chunks,
+/// RFINALPATCH = RPatchMesh without the RPO word): read back, the final patch is
+/// the model; the flags decide, the last flags chunk wins, old data is named.
+#[test]
+fn patch_modifier_local_data_reads_its_final_patch() {
+    use super::mod_data::*;
+    let model = two_quads();
+    let mut rpatch = Vec::new();
+    model.rpo.mesh.encode(&mut rpatch);
+    // RFINALPATCH is the RPO blob's bytes after the RPO version word.
+    let mut blob = Vec::new();
+    model.rpo.encode(&mut blob);
+    assert_eq!(rpatch, blob[4..]);
+    let map = VertMapper::default();
+    let data = mod_data::local_data_chunks(EPD_HASDATA, Some(&map), &model);
+    assert_eq!(
+        data.iter().map(|c| c.id).collect::<Vec<_>>(),
+        [0x1015, 0x1130, 0x1140, 0x4001]
+    );
+    // FINALPATCH holds exactly the object's chunks after its RPO blob.
+    let object = model.to_chunks();
+    assert_eq!(data[2].children(), &object[1..]);
+    for kind in [PatchModKind::EditPatch, PatchModKind::Paint] {
+        let d = PatchModData::read(kind, &data).unwrap();
+        assert!(d.has_data() && d.old_style().is_none());
+        assert_eq!(d.final_patch().unwrap(), model);
+        assert_eq!(d.vert_mapper().unwrap(), map);
+    }
+    // The last flags chunk wins (Load reads them in order).
+    let mut later = data.clone();
+    later.push(Chunk::leaf(0x1015, 0u32.to_le_bytes().to_vec()));
+    assert!(!PatchModData::read(PatchModKind::Paint, &later)
+        .unwrap()
+        .has_data());
+    // Old-style data: named; Paint knows only PatchChangeRecord.
+    let mut old = data.clone();
+    old.push(Chunk::leaf(0x20C0, vec![0; 4]));
+    let e = PatchModData::read(PatchModKind::EditPatch, &old).unwrap();
+    assert_eq!(
+        e.old_style(),
+        Some(RklPatchError::OldRecord {
+            id: 0x20C0,
+            name: "PVertWeldRecord"
+        })
+    );
+    assert!(PatchModData::read(PatchModKind::Paint, &old)
+        .unwrap()
+        .old_style()
+        .is_none());
+    // A short flags chunk, a cut RPatchMesh, a missing FINALPATCH: errors.
+    let mut short = data.clone();
+    short[0] = Chunk::leaf(0x1015, vec![4, 0]);
+    assert!(PatchModData::read(PatchModKind::Paint, &short).is_err());
+    let mut cut = data.clone();
+    cut[3] = Chunk::leaf(0x4001, rpatch[..rpatch.len() - 1].to_vec());
+    let d = PatchModData::read(PatchModKind::Paint, &cut).unwrap();
+    assert!(matches!(d.final_patch(), Err(RklPatchError::Read { .. })));
+    let gone: Vec<Chunk> = data.iter().filter(|c| c.id != 0x1140).cloned().collect();
+    let d = PatchModData::read(PatchModKind::Paint, &gone).unwrap();
+    assert!(matches!(
+        d.final_patch(),
+        Err(RklPatchError::Missing { id: 0x1140, .. })
+    ));
+}
+
+/// `UpdateAndApplyDeltas` past the input: a mapped record whose original was
+/// never stored is skipped, one whose original was stored is reported (Max
+/// writes the zero point); a target past the output is reported.
+#[test]
+fn vert_mapper_past_the_input_and_output() {
+    let rec = |stored: u32, vert: i32| MapVert {
+        original_stored: stored,
+        vert,
+        original: [0; 3],
+        delta: [1.0f32, 0.0, 0.0].map(f32::to_bits),
+    };
+    let input = [[1.0, 2.0, 3.0]];
+    let mut out = [[0.0; 3]; 2];
+    assert_eq!(
+        VertMapper::apply(&[rec(1, 1), rec(0, 0)], &input, &mut out),
+        Ok(1)
+    );
+    assert_eq!(out, [[0.0; 3], [2.0, 2.0, 3.0]]);
+    assert_eq!(
+        VertMapper::apply(&[rec(1, 1), rec(1, 0)], &input, &mut out),
+        Err(RklPatchError::MapPastInput {
+            record: 1,
+            points: 1
+        })
+    );
+    assert_eq!(
+        VertMapper::apply(&[rec(1, 2)], &input, &mut out),
+        Err(RklPatchError::MapTarget {
+            record: 0,
+            target: 2,
+            points: 2
+        })
+    );
+}

@@ -37,7 +37,7 @@ impl MapVert {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct VertMapper {
     pub verts: Vec<MapVert>,
     pub vecs: Vec<MapVert>,
@@ -96,33 +96,40 @@ impl VertMapper {
         }
     }
 
-    /// `EPVertMapper::UpdateAndApplyDeltas` on positions: a record `i` within the
-    /// input's count that is mapped (`vert >= 0`) moves output `vert` to
-    /// input `i` + delta. Records past the input's count (the modifier saw more
-    /// points than its input now has) are reported, not guessed: Max writes the
-    /// zero point there and warns.
+    /// `EPVertMapper::UpdateAndApplyDeltas` on positions (np_ep_vert_mapper.cpp):
+    /// a record `i` within the input's count that is mapped (`vert >= 0`) sets
+    /// output `vert` to input `i` + delta; `output` starts as the modifier's
+    /// final patch. A mapped record past the input's count is skipped when its
+    /// original was never stored, and reported when it was (Max writes the zero
+    /// point there); a target past the output's count is reported (Max shows a
+    /// message box and grows the output).
     pub fn apply(
         table: &[MapVert],
         input: &[[f32; 3]],
         output: &mut [[f32; 3]],
     ) -> Result<usize, super::RklPatchError> {
         let mut moved = 0;
+        let points = output.len();
         for (i, m) in table.iter().enumerate() {
             if m.vert < 0 {
                 continue;
             }
-            let Some(src) = input.get(i) else {
-                return Err(super::RklPatchError::MapPastInput {
-                    record: i,
-                    points: input.len(),
-                });
+            let src = match input.get(i) {
+                Some(src) => src,
+                None if m.original_stored == 0 => continue,
+                None => {
+                    return Err(super::RklPatchError::MapPastInput {
+                        record: i,
+                        points: input.len(),
+                    })
+                }
             };
             let dst = output
                 .get_mut(m.vert as usize)
                 .ok_or(super::RklPatchError::MapTarget {
                     record: i,
                     target: m.vert,
-                    points: input.len(),
+                    points,
                 })?;
             let d = m.delta();
             *dst = [src[0] + d[0], src[1] + d[1], src[2] + d[2]];

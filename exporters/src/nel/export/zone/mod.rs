@@ -250,7 +250,7 @@ pub(crate) fn node_transform(
     })
 }
 
-/// The node's patch mesh at the patch level (NeL Edit Patch modifiers applied); any
+/// The node's patch mesh at the patch level (NeL Edit Patch / NeL Paint applied); any
 /// other modifier above is refused (ConvertToType to RklPatch would collapse it).
 pub(crate) fn node_rklpatch(ctx: &Context, node: usize) -> ExportResult<std::sync::Arc<RklPatch>> {
     let (p, rest) = patch::node_patch(ctx.eval, node)

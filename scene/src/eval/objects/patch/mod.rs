@@ -1,7 +1,8 @@
 //! RklPatch (NeL patch mesh) objects: the decoded patch model of the file layer
-//! (`maxfs_file::rklpatch`), the NeL Edit Patch modifiers that sit directly on
-//! it (their vertex mapper moves applied at the patch level, as Max does before
-//! any mesh exists), and the tessellated surface as a `Mesh`.
+//! (`maxfs_file::rklpatch`), the NeL Edit Patch and NeL Paint modifiers that sit
+//! directly on it (applied at the patch level, as Max does before any mesh
+//! exists: their stored final patch, with Edit Patch's vertex mapper deltas on
+//! top), and the tessellated surface as a `Mesh`.
 
 mod tessellate;
 
@@ -11,8 +12,11 @@ use std::sync::Arc;
 use crate::eval::core::transform::SceneEval;
 use crate::eval::modifier::Applied;
 use crate::eval::objects::mesh::Mesh;
-use crate::rklpatch::vert_mapper::{CHUNK_EDIT_PATCH_DATA, CHUNK_EPVM_DATA, CHUNK_VERTMAP};
-use crate::rklpatch::{RklPatch, VertMapper, NEL_EDIT_PATCH_CLASS, RKLPATCH_CLASS};
+use crate::rklpatch::vert_mapper::CHUNK_EDIT_PATCH_DATA;
+use crate::rklpatch::{
+    PatchModData, PatchModKind, RklPatch, RklPatchError, VertMapper, NEL_EDIT_PATCH_CLASS,
+    NEL_PAINT_CLASS, RKLPATCH_CLASS,
+};
 use crate::typed::TNode;
 
 pub use tessellate::{tessellate, tessellate_with};
@@ -46,56 +50,100 @@ pub fn base_patch(eval: &SceneEval, obj: usize) -> Result<RklPatch, EvalError> {
     RklPatch::from_object(node.children()).map_err(|e| EvalError::from(e).inside("RklPatch"))
 }
 
-/// The decoded vertex mapper of a NeL Edit Patch modifier application.
-pub fn edit_patch_mapper(a: &Applied) -> Result<VertMapper, EvalError> {
-    let what = || format!("modifier {} ({:#x}, {:#x})", a.name, a.class.0, a.class.1);
+/// Which patch-level modifier an application is, if it is one.
+pub fn patch_mod_kind(a: &Applied) -> Option<PatchModKind> {
+    if a.class == NEL_EDIT_PATCH_CLASS {
+        Some(PatchModKind::EditPatch)
+    } else if a.class == NEL_PAINT_CLASS {
+        Some(PatchModKind::Paint)
+    } else {
+        None
+    }
+}
+
+/// The local data of a NeL Edit Patch / NeL Paint application (ModApp 0x2512 →
+/// EDITPATCHDATA_CHUNK 0x1000).
+fn mod_data<'a>(a: &Applied<'a>, kind: PatchModKind) -> Result<PatchModData<'a>, EvalError> {
     let local = a
         .mod_app
         .and_then(|m| m.children().iter().find(|c| c.id == LOCAL_DATA))
-        .ok_or_else(|| EvalError::malformed(what().to_string(), "no local data (0x2512)"))?;
+        .ok_or_else(|| EvalError::malformed("", "no local data (0x2512)"))?;
     let data = local
         .children()
         .iter()
         .find(|c| c.id == CHUNK_EDIT_PATCH_DATA)
-        .ok_or_else(|| EvalError::malformed(what().to_string(), "no EditPatchData (0x1000)"))?;
-    let map = data
-        .children()
-        .iter()
-        .find(|c| c.id == CHUNK_VERTMAP)
-        .and_then(|m| m.children().iter().find(|c| c.id == CHUNK_EPVM_DATA))
-        .and_then(|c| c.payload())
-        .ok_or_else(|| {
-            EvalError::malformed(what().to_string(), "no vertex mapper (0x1130/0x1000)")
-        })?;
-    VertMapper::decode(map)
-        .map_err(|e| EvalError::from(e).inside(format!("{}: vertex mapper", what())))
+        .ok_or_else(|| EvalError::malformed("", "no EditPatchData (0x1000)"))?;
+    Ok(PatchModData::read(kind, data.children())?)
 }
 
-/// Applies one NeL Edit Patch's vertex and vector moves to `patch`
-/// (`EPVertMapper::UpdateAndApplyDeltas`). Topology edits the modifier may
-/// record are not read: a mapper whose tables do not fit the input is refused.
-pub fn apply_edit_patch(a: &Applied, patch: &mut RklPatch) -> Result<(), EvalError> {
-    let m = edit_patch_mapper(a)?;
-    let what = || format!("modifier {} ({:#x}, {:#x})", a.name, a.class.0, a.class.1);
-    let moved = |pts: &mut Vec<[u32; 3]>, table: &[crate::rklpatch::MapVert]| {
-        let input: Vec<[f32; 3]> = pts.iter().map(|p| p.map(f32::from_bits)).collect();
-        let mut out = input.clone();
-        VertMapper::apply(table, &input, &mut out)?;
-        *pts = out.iter().map(|p| p.map(f32::to_bits)).collect();
-        Ok::<(), EvalError>(())
-    };
-    let mut vp: Vec<[u32; 3]> = patch.verts.iter().map(|v| v.p).collect();
-    moved(&mut vp, &m.verts).map_err(|e| e.inside(format!("{}: vertices", what())))?;
-    let mut cp: Vec<[u32; 3]> = patch.vecs.iter().map(|v| v.p).collect();
-    moved(&mut cp, &m.vecs).map_err(|e| e.inside(format!("{}: vectors", what())))?;
-    patch.verts.iter_mut().zip(vp).for_each(|(v, p)| v.p = p);
-    patch.vecs.iter_mut().zip(cp).for_each(|(v, p)| v.p = p);
-    Ok(())
+/// `EditPatchData::Apply` / `PaintPatchData::Apply` for data loaded from a file
+/// (np_edit_patch_data.cpp, paint_data.cpp): without EPD_HASDATA the input
+/// passes through; with it the output is the stored final patch (PatchMesh and
+/// RPatchMesh), Edit Patch first moving the points its vertex mapper still maps
+/// to the input's + delta (`UpdateAndApplyDeltas`, skipped for an input without
+/// patches). Old-style change records (which Max replays), a damaged final
+/// patch and mapper records that do not fit are refused.
+fn apply_patch_mod(
+    a: &Applied,
+    kind: PatchModKind,
+    input: RklPatch,
+) -> Result<RklPatch, EvalError> {
+    let data = mod_data(a, kind)?;
+    if !data.has_data() {
+        return Ok(input);
+    }
+    if let Some(old) = data.old_style() {
+        return Err(old.into());
+    }
+    let mut out = data
+        .final_patch()
+        .map_err(|e| EvalError::from(e).inside("stored final patch"))?;
+    out.rpo.rpo_version = input.rpo.rpo_version;
+    if kind == PatchModKind::EditPatch && !input.patches.is_empty() {
+        let m = data.vert_mapper()?;
+        let moved = |pts: Vec<[u32; 3]>, inp: Vec<[u32; 3]>, table| {
+            let input: Vec<[f32; 3]> = inp.iter().map(|p| p.map(f32::from_bits)).collect();
+            let mut out: Vec<[f32; 3]> = pts.iter().map(|p| p.map(f32::from_bits)).collect();
+            VertMapper::apply(table, &input, &mut out)?;
+            Ok::<_, RklPatchError>(out.into_iter().map(|p| p.map(f32::to_bits)))
+        };
+        let vp = moved(
+            out.verts.iter().map(|v| v.p).collect(),
+            input.verts.iter().map(|v| v.p).collect(),
+            &m.verts,
+        )
+        .map_err(|e| EvalError::from(e).inside("vertex mapper: vertices"))?;
+        out.verts.iter_mut().zip(vp).for_each(|(v, p)| v.p = p);
+        let cp = moved(
+            out.vecs.iter().map(|v| v.p).collect(),
+            input.vecs.iter().map(|v| v.p).collect(),
+            &m.vecs,
+        )
+        .map_err(|e| EvalError::from(e).inside("vertex mapper: vectors"))?;
+        out.vecs.iter_mut().zip(cp).for_each(|(v, p)| v.p = p);
+    }
+    Ok(out)
+}
+
+/// Applies one NeL Edit Patch or NeL Paint application to `patch`
+/// (`EditPatchData::Apply` / `PaintPatchData::Apply` as above); errors name
+/// the modifier.
+pub fn apply_patch_modifier(a: &Applied, patch: RklPatch) -> Result<RklPatch, EvalError> {
+    let kind = patch_mod_kind(a).ok_or_else(|| EvalError::Modifier {
+        name: a.name.to_string(),
+        class: a.class,
+        source: None,
+    })?;
+    apply_patch_mod(a, kind, patch).map_err(|e| EvalError::Modifier {
+        name: a.name.to_string(),
+        class: a.class,
+        source: Some(Box::new(e)),
+    })
 }
 
 /// The patch model a node shows at the top of its patch-level stack: the
-/// RklPatch base with the NeL Edit Patch modifiers directly above it applied
-/// bottom-up; also how many modifiers (from the top) remain for the mesh
+/// RklPatch base with the NeL Edit Patch and NeL Paint modifiers directly above
+/// it applied bottom-up; also how many modifiers (from the top) remain for the mesh
 /// level. None when the node's base object is not an RklPatch.
 pub fn node_patch(
     eval: &SceneEval,
@@ -117,10 +165,10 @@ pub fn patch_stack(
     let mut patch = base_patch(eval, base)?;
     let mut rest = applied.len();
     for a in applied.iter().rev() {
-        if a.class != NEL_EDIT_PATCH_CLASS {
+        if patch_mod_kind(a).is_none() {
             break;
         }
-        apply_edit_patch(a, &mut patch)?;
+        patch = apply_patch_modifier(a, patch)?;
         rest -= 1;
     }
     Ok((Arc::new(patch), rest))
