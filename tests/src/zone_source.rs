@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use maxfs_exporters::nel::zone::Zone;
-use maxfs_exporters::nel::zone_build::{retrieve, PatchInfo, ZoneInfo, TILE_LAYER_EMPTY};
+use maxfs_exporters::nel::zone_build::{
+    build_with, retrieve, BuildOptions, PatchInfo, ZoneInfo, TILE_LAYER_EMPTY,
+};
 use maxfs_exporters::nel::{read_kind, NelFile, NelKind};
 use maxfs_scene::chunk::{self, Body, Chunk};
 use maxfs_scene::container::MaxFile;
@@ -570,4 +572,38 @@ pub fn with_box_nodes(bytes: &[u8], nodes: &[BoxNode]) -> (Vec<u8>, Vec<usize>) 
     }
     let bytes = e.finish_file().to_bytes().expect("writes");
     (bytes, made)
+}
+
+/// What the zone exporter must write for `info`'s patches once some corners
+/// moved: `CZone::build` (our port, byte-identical to NeL's on every corpus
+/// zone) at the version the exporter writes (4). `moved` gets a corner's base
+/// vertex index and position and returns its new position if it moves.
+/// Lumels and tile light influences, which build does not take, are
+/// cleared. Also returns how many patch corners moved.
+pub fn build_moved(
+    info: &ZoneInfo,
+    moved: impl Fn(usize, [f32; 3]) -> Option<[f32; 3]>,
+) -> (Zone, usize) {
+    let mut expected = info.clone();
+    let mut touched = 0;
+    for pi in &mut expected.patches {
+        for j in 0..4 {
+            let corner = usize::from(pi.base_vertices[j]);
+            if let Some(p) = moved(corner, pi.patch.vertices[j]) {
+                pi.patch.vertices[j] = p;
+                touched += 1;
+            }
+        }
+        pi.lumels.clear();
+        pi.tile_light_influences.clear();
+    }
+    let zone = build_with(
+        &expected,
+        &BuildOptions {
+            zone_version: 4,
+            ..BuildOptions::default()
+        },
+    )
+    .expect("the moved patches build");
+    (zone, touched)
 }

@@ -21,7 +21,7 @@
 use maxfs_exporters::nel::export::zone::zone_id;
 use maxfs_exporters::nel::export::{self as nexp, ExportKind};
 use maxfs_exporters::nel::zone::Zone;
-use maxfs_exporters::nel::zone_build::{build_with, retrieve, BuildOptions, ZoneInfo};
+use maxfs_exporters::nel::zone_build::{build_with, retrieve, BuildOptions};
 use maxfs_exporters::nel::{read_kind, NelFile, NelKind};
 use maxfs_scene::eval::core::coverage::{mesh_coverage, MeshCoverage};
 use maxfs_scene::eval::SceneEval;
@@ -29,7 +29,7 @@ use maxfs_scene::rklpatch::{MapVert, VertMapper};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 use maxfs_tests::zone_source::{
-    corpus_zone_source, corpus_zone_sources, corpus_zones, rklpatch_from_zone,
+    build_moved, corpus_zone_source, corpus_zone_sources, corpus_zones, rklpatch_from_zone,
     template_translation, write_source, PatchModifier, SourceOptions, NODE, TEMPLATE,
 };
 
@@ -290,35 +290,14 @@ fn nel_edit_patch_moves_reach_the_zone() {
     );
     let (out, eval) = export(&bytes, &stem);
     let ours = exported_zone(&out);
-    let mut expected: ZoneInfo = info.clone();
-    let mut touched = 0;
-    for pi in &mut expected.patches {
-        for j in 0..4 {
-            if let Some(m) = moved
-                .iter()
-                .find(|m| m.0 == usize::from(pi.base_vertices[j]))
-            {
-                for k in 0..3 {
-                    pi.patch.vertices[j][k] += m.1[k];
-                }
-                touched += 1;
-            }
-        }
-        pi.lumels.clear();
-        pi.tile_light_influences.clear();
-    }
+    let (want, touched) = build_moved(&info, |corner, p| {
+        let m = moved.iter().find(|m| m.0 == corner)?;
+        Some(std::array::from_fn(|k| p[k] + m.1[k]))
+    });
     assert!(
         touched >= 3,
         "moved corners used by {touched} patch corners"
     );
-    let want = build_with(
-        &expected,
-        &BuildOptions {
-            zone_version: 4,
-            ..BuildOptions::default()
-        },
-    )
-    .unwrap();
     let d = diff(&ours, &original, &want);
     assert!(d.is_empty(), "{}", d.join("; "));
     let unmoved = build_with(&info, &BuildOptions::default()).unwrap();

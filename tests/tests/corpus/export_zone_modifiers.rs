@@ -15,8 +15,8 @@ use maxfs_scene::eval::core::coverage::{mesh_coverage, MeshCoverage};
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::rklpatch::{MapVert, RklPatch, VertMapper};
 use maxfs_tests::zone_source::{
-    corpus_zone_sources, rklpatch_from_zone, write_source, CorpusZoneSource, PatchModifier,
-    SourceOptions, NODE,
+    build_moved, corpus_zone_sources, rklpatch_from_zone, write_source, CorpusZoneSource,
+    PatchModifier, SourceOptions, NODE,
 };
 
 use crate::export_zone::{diff, export, exported_zone};
@@ -164,32 +164,15 @@ fn edit_patch_final_patch_of_another_topology_is_exported() {
         &[PatchModifier::edit_patch(&mapper(&base, &moves), &fin)],
     );
     let ours = exported_zone(&export(&bytes, &b.stem).0);
-    let mut expected = b.info.clone();
-    let mut touched = 0;
-    for pi in &mut expected.patches {
-        for j in 0..4 {
-            let corner = usize::from(pi.base_vertices[j]);
-            if let Some(m) = moves.iter().find(|m| m.1 == corner) {
-                let from = base.verts[m.0].pos();
-                pi.patch.vertices[j] = std::array::from_fn(|k| from[k] + m.2[k]);
-                touched += 1;
-            }
-        }
-        pi.lumels.clear();
-        pi.tile_light_influences.clear();
-    }
+    let (want, touched) = build_moved(&b.info, |corner, _| {
+        let m = moves.iter().find(|m| m.1 == corner)?;
+        let from = base.verts[m.0].pos();
+        Some(std::array::from_fn(|k| from[k] + m.2[k]))
+    });
     assert!(
         touched >= 3,
         "moved corners used by {touched} patch corners"
     );
-    let want = build_with(
-        &expected,
-        &BuildOptions {
-            zone_version: 4,
-            ..BuildOptions::default()
-        },
-    )
-    .expect("builds");
     assert_zone(&ours, &b.zone, &want, "final patch B with moves");
     assert!(
         !diff(&ours, &b.zone, &rebuilt(&b.info)).is_empty(),
