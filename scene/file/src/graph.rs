@@ -292,6 +292,15 @@ impl SceneGraph {
             .map_or("", |n| n.name.as_str())
     }
 
+    /// The class name of object `idx`; empty when the class is not in the
+    /// class directory (or `idx` is out of range).
+    pub fn class_name(&self, idx: usize) -> &str {
+        self.objects
+            .get(idx)
+            .and_then(|o| o.class.as_ref())
+            .map_or("", |c| c.name.as_str())
+    }
+
     pub fn nodes(&self) -> impl Iterator<Item = (&SceneObject, &NodeInfo)> {
         self.objects
             .iter()

@@ -176,12 +176,7 @@ fn standard(ctx: &Context, s: usize, place: Place) -> ExportResult<Option<Found>
                         .and_then(|slot| pblock::reference(ctx.graph, b, slot))
                         .is_some_and(|c| may_be_keyed(ctx, c))
                 });
-                let class = ctx
-                    .graph
-                    .objects
-                    .get(shader)
-                    .and_then(|o| o.class.as_ref())
-                    .map_or_else(String::new, |c| c.name.clone());
+                let class = ctx.graph.class_name(shader);
                 return if keyed {
                     Err(ExportError::refused(format!(
                         "shader {class:?}: its keyed parameters are not exported \

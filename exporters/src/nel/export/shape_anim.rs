@@ -152,12 +152,7 @@ fn obj_tracks(
                 })
             });
         if keyed_param {
-            let class = ctx
-                .graph
-                .objects
-                .get(obj)
-                .and_then(|o| o.class.as_ref())
-                .map_or_else(String::new, |c| c.name.clone());
+            let class = ctx.graph.class_name(obj);
             errors.push(format!(
                 "{name}: camera class {class:?} has keyed parameters; its field of view \
                  is not looked up"

@@ -13,12 +13,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     let nodes: Vec<(String, f32)> = select::swt_nodes(ctx)
         .into_iter()
         .map(|i| {
-            let name = ctx
-                .graph
-                .objects
-                .get(i)
-                .and_then(|o| o.node.as_ref())
-                .map_or_else(String::new, |n| n.name.clone());
+            let name = ctx.graph.node_name(i).to_string();
             (name, ctx.props.node(i).export_swt_weight)
         })
         .collect();

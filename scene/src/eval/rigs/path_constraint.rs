@@ -241,12 +241,7 @@ pub fn decode(eval: &SceneEval, idx: usize) -> Result<PathConstraint, EvalError>
 /// Whether a path node's shape is one this evaluation interpolates: a shape
 /// class built here, without modifiers (Max follows the evaluated shape).
 fn path_supported(eval: &SceneEval, node: usize) -> Result<(), EvalError> {
-    let name = eval
-        .graph
-        .objects
-        .get(node)
-        .and_then(|o| o.node.as_ref())
-        .map_or("?", |n| n.name.as_str());
+    let name = eval.graph.node_name(node);
     let (stack, base) = eval
         .modifier_stack(node)
         .ok_or_else(|| EvalError::reference(format!("path \"{name}\""), "no object"))?;

@@ -178,12 +178,7 @@ impl SceneEval {
             match self.direct_world_at_depth(n, t, depth, budget) {
                 Some(Ok(_)) => return Ok(()),
                 Some(Err(why)) => {
-                    let name = self
-                        .graph
-                        .objects
-                        .get(n)
-                        .and_then(|o| o.node.as_ref())
-                        .map_or_else(String::new, |x| x.name.clone());
+                    let name = self.graph.node_name(n);
                     return Err(if n == node {
                         why
                     } else {

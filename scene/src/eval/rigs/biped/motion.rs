@@ -93,11 +93,8 @@ fn tcb_gate(track: &KeyTrack, t: i32) -> Result<(), EvalError> {
     let Some((i, j)) = segment_keys(track, t) else {
         return Ok(());
     };
-    if still_window(track, i, j) {
-        return Ok(());
-    }
     for k in [&track.keys[i], &track.keys[j]] {
-        if k.tcb[1] != 25.0 || k.tcb[2] != 25.0 {
+        if (k.tcb[1] != 25.0 || k.tcb[2] != 25.0) && !still_window(track, i, j) {
             return Err(EvalError::not_evaluated_why(
                 format!(
                     "{} key at tick {} has continuity {}, bias {}",
@@ -462,14 +459,16 @@ fn angles_at(tr: &KeyTrack, at: usize, t: i32) -> Result<Vec<f32>, EvalError> {
 /// are unchanged to 1e-9), the short way round included (Red@Run's tail
 /// 4.60 → 0.24).
 fn link_curve(tr: &KeyTrack, at: usize, l: usize, t: i32) -> Result<[f64; 3], EvalError> {
-    let keyed = KeyTrack {
-        keys: tr
-            .keys
-            .iter()
-            .filter(|k| k.links_keyed.is_none_or(|m| l >= 32 || m & (1 << l) != 0))
-            .cloned()
-            .collect(),
-        ..tr.clone()
+    let keys_link =
+        |k: &super::tracks::Key| k.links_keyed.is_none_or(|m| l >= 32 || m & (1 << l) != 0);
+    // A copy only when some key leaves this link out (Yellow@Spawn's 4320).
+    let keyed: std::borrow::Cow<KeyTrack> = if tr.keys.iter().all(keys_link) {
+        std::borrow::Cow::Borrowed(tr)
+    } else {
+        std::borrow::Cow::Owned(KeyTrack {
+            keys: tr.keys.iter().filter(|k| keys_link(k)).cloned().collect(),
+            ..tr.clone()
+        })
     };
     if keyed.keys.is_empty() {
         // RabbitSkin's head keys hold −320.0 in word [10]: not a mask of

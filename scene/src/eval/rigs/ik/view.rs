@@ -99,12 +99,7 @@ pub struct RuleView {
 }
 
 fn node_ref(eval: &SceneEval, node: usize) -> NodeRef {
-    let name = eval
-        .graph
-        .objects
-        .get(node)
-        .and_then(|o| o.node.as_ref())
-        .map_or_else(String::new, |n| n.name.clone());
+    let name = eval.graph.node_name(node).to_string();
     NodeRef { node, name }
 }
 
