@@ -151,7 +151,7 @@ fn figure_pose_matches_the_skin_bind_pose() {
                     .and_then(Result::ok);
                 let (b, offset) = match (find(node), link) {
                     (Some(b), _) => (b, Mat43::IDENTITY),
-                    (None, Some(l)) => match find(l.target) {
+                    (None, Some(l)) => match l.target.and_then(find) {
                         Some(b) => {
                             linked += 1;
                             (

@@ -349,7 +349,7 @@ fn linked_bones_follow_the_biped_at_every_frame() {
                     Some(
                         eval.graph
                             .objects
-                            .get(l.target)?
+                            .get(l.target?)?
                             .node
                             .as_ref()?
                             .name
@@ -411,4 +411,60 @@ fn linked_bones_follow_the_biped_at_every_frame() {
     println!("{}", report.join("\n"));
     failures.truncate(400);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A Link Constraint without a target is inactive: its offset is the node's
+/// local transform under its parent. biped-ld35's PositionLocator (no target,
+/// under the scene root) is where the FBX of each take puts it, every frame.
+#[test]
+fn a_link_without_target_places_the_node_at_its_offset() {
+    let corpus = corpus_dir();
+    let mut compared = 0usize;
+    for take in ["Player@Run", "Red@Run", "Red@Spawn"] {
+        let max = corpus.join(format!("max/biped-ld35/{take}.max"));
+        let eval =
+            SceneEval::from_document(Document::open(&max).expect("max file")).expect("scene");
+        let unit = settings::system_unit(&eval.doc, &eval.graph).expect("unit");
+        let scene = load_fbx(
+            &corpus.join(format!("ref/biped-ld35/{take}.FBX")),
+            unit.metres_per_unit,
+        );
+        let (o, _) = eval
+            .graph
+            .nodes()
+            .find(|(_, n)| n.name == "PositionLocator")
+            .expect("PositionLocator");
+        let link = eval
+            .tm_controller(o.index)
+            .and_then(|c| link_constraint::decode(&eval, c))
+            .expect("a Link Constraint")
+            .expect("decodes");
+        assert_eq!(link.target, None, "{take}: the link has no target");
+        let stack = scene.anim_stacks.last().expect("an animation take");
+        let frames = ((stack.time_end - stack.time_begin) * 30.0).round() as i64;
+        for f in 0..=frames {
+            let time = stack.time_begin + f as f64 / 30.0;
+            let tick = (time * 4800.0).round() as i32;
+            let ours = eval
+                .direct_world(o.index, tick)
+                .expect("a link is evaluated directly")
+                .unwrap_or_else(|e| panic!("{take} tick {tick}: {e}"));
+            let s = ufbx::evaluate_scene(&scene, &stack.anim, time, Default::default())
+                .expect("FBX evaluates");
+            let theirs = s
+                .nodes
+                .iter()
+                .find(|n| n.element.name.as_ref() == "PositionLocator")
+                .map(|n| to_mat(&n.node_to_world))
+                .expect("PositionLocator in the FBX");
+            let (dr, dp) = max_diff(&ours, &theirs);
+            assert!(
+                dr < 1e-6 && dp < 1e-6,
+                "{take} tick {tick}: rotation off by {dr:.2e}, position by {dp:.2e}"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 60, "only {compared} frames compared");
+    eprintln!("{compared} frames of PositionLocator equal the FBX");
 }

@@ -4,6 +4,10 @@
 //! targets, reference 3 = its LinkTimeControl. The node's world TM is
 //! `offset · target world` while a target is active.
 //!
+//! Without a target the link is inactive and the offset is relative to the
+//! node's parent, as for a plain PRS: biped-ld35's PositionLocator (no target,
+//! under the scene root) sits at its offset in the FBX of the same scenes.
+//!
 //! The link times (when each target takes over) are a ParamBlock2 table not
 //! decoded here, so only single-target links are read; several targets are
 //! an error that says so.
@@ -22,8 +26,9 @@ pub const LINK_CONSTRAINT: ClassId = ClassId(0x873f_e764, 0xaabe_8601);
 pub struct Link {
     /// The PRS controller of the offset from the target.
     pub offset: Option<usize>,
-    /// The target node.
-    pub target: usize,
+    /// The target node; None when the link has no target (the node's
+    /// parent stands in).
+    pub target: Option<usize>,
 }
 
 /// The link of controller `ctl`; None when it is not a Link Constraint.
@@ -54,12 +59,12 @@ pub fn decode(eval: &SceneEval, ctl: usize) -> Option<Result<Link, EvalError>> {
     Some(match targets.as_slice() {
         [target] => Ok(Link {
             offset,
-            target: *target,
+            target: Some(*target),
         }),
-        [] => Err(EvalError::malformed(
-            format!("Link Constraint {ctl}"),
-            "no target node",
-        )),
+        [] => Ok(Link {
+            offset,
+            target: None,
+        }),
         many => Err(EvalError::malformed(
             format!("Link Constraint {ctl}"),
             format!("{} targets; link times are not decoded", many.len()),

@@ -153,11 +153,16 @@ impl SceneEval {
                     "the offset (reference 0) is not a PRS controller",
                 )
             })?;
-            self.chain_evaluated(l.target, t, depth + 1, budget)
+            // No target: the offset is local to the parent (the scene root
+            // without one).
+            let Some(target) = l.target.or_else(|| self.parent_node(node)) else {
+                return Ok(off);
+            };
+            self.chain_evaluated(target, t, depth + 1, budget)
                 .map_err(|why| {
                     why.inside(format!("Link Constraint {ctl}: target not evaluated"))
                 })?;
-            Ok(off.then(&self.world_tm_at_depth(l.target, t, depth + 1, budget)))
+            Ok(off.then(&self.world_tm_at_depth(target, t, depth + 1, budget)))
         }))
     }
 
