@@ -596,14 +596,15 @@ const CLAVICLE_DELTAS: [usize; 2] = [9, 10];
 
 /// One arm's record at `t`, in the layout of a figure arm pose half (0x006a):
 /// the elbow \[0\] a TCB curve and the upper arm quaternion [2..5] a squad.
-/// Arms with an IK key (blend \[12\] ≠ 0) or a clavicle delta are not
+/// Arms with an IK key (blend \[12\] above [`IK_FREE`], the legs' rule:
+/// RabbitSkin's right arm stores 3.9e-43) or a clavicle delta are not
 /// evaluated: Biped re-solves IK in-betweens, and no corpus take moves a
 /// clavicle to fix the rule.
 fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
     let name = if left { "left arm" } else { "right arm" };
     let tr = track(rig, name).ok_or_else(|| EvalError::malformed("", format!("no {name} keys")))?;
     for k in &tr.keys {
-        if let Some(&b) = k.values.get(IK_BLEND).filter(|&&b| b != 0.0) {
+        if let Some(&b) = k.values.get(IK_BLEND).filter(|b| b.abs() > IK_FREE) {
             return Err(EvalError::not_evaluated_why(
                 format!("{name} key at tick {} has IK blend {b}", k.time),
                 "IK in-betweens",
