@@ -17,15 +17,20 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
 # MAXFS_BIN: measure another build (e.g. an earlier commit) with the same script.
 if [ -z "${MAXFS_BIN:-}" ]; then cargo build --release -q -p maxfs; fi
 BIN=${MAXFS_BIN:-"$(realpath "$CARGO_TARGET_DIR")/release/maxfs"}
+cargo build --release -q -p maxfs --example walk_floor
+FLOOR_FS="$(realpath "$CARGO_TARGET_DIR")/release/examples/walk_floor"
 MNT=$(mktemp -d)
 WORK=$(mktemp -d)
 PID=""
-cleanup() { [ -n "$PID" ] && { kill -INT "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; }; rm -rf "$WORK"; rmdir "$MNT" 2>/dev/null || true; }
+# umount first: walk_floor has no signal handler, a killed one would leave a stale mount.
+cleanup() { [ -n "$PID" ] && { umount "$MNT" 2>/dev/null || kill -INT "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; }; rm -rf "$WORK"; rmdir "$MNT" 2>/dev/null || true; }
 trap cleanup EXIT
-mount_fresh() { # [SRC [PROBE]]: mount SRC (the corpus) and wait for PROBE (max) to show
-  local src=${1:-$CORPUS} probe=${2:-max}
-  if [ -n "$PID" ]; then kill -INT "$PID"; wait "$PID" || true; fi
-  "$BIN" mount "$src" "$MNT" 2>>"$WORK/mount.log" &
+mount_fresh() { # [SRC [PROBE [FS]]]: mount SRC (the corpus) and wait for PROBE (max) to show
+  local src=${1:-$CORPUS} probe=${2:-max} fs=${3:-}
+  if [ -n "$PID" ]; then umount "$MNT" 2>/dev/null || kill -INT "$PID"; wait "$PID" || true; fi
+  if [ -n "$fs" ]; then "$fs" "$src" "$MNT" 2>>"$WORK/mount.log" &
+  else "$BIN" mount "$src" "$MNT" 2>>"$WORK/mount.log" &
+  fi
   PID=$!
   for _ in $(seq 200); do [ -e "$MNT/$probe" ] && return; sleep 0.05; done
   echo "mount did not come up"; exit 1
@@ -48,6 +53,16 @@ while read -r p; do
   total=$((total + $(stat -c %s "$WORK/plain/$n")))
 done < "$WORK/streams.txt"
 echo "corpus: ${#MAXES[@]} files, $n streams, $total bytes"
+# The protocol floor: walk_floor (mount/examples/walk_floor.rs) serves the same
+# paths with the same sizes (zeros) from a table in memory, no other work.
+n=0
+depth() { local x=${1//[!\/]/}; echo ${#x}; }
+while read -r p; do
+  n=$((n + 1)); d=$(dirname "$p")
+  while [ "$d" != . ]; do printf '%s\td 0 %s\n' "$(depth "$d")" "$d"; d=$(dirname "$d"); done
+  printf '%s\tf %s %s\n' "$(depth "$p")" "$(stat -c %s "$WORK/plain/$n")" "$p"
+done < "$WORK/streams.txt" | awk '!seen[$0]++' | sort -n -s -k1,1 | cut -f2- > "$WORK/floor.txt"
+# (parents before children: by depth, each line once)
 # On a shared machine single timings swing several-fold: every figure below is
 # the best of ROUNDS, the rounds of plain and mount interleaved.
 ROUNDS=${ROUNDS:-5}
@@ -59,18 +74,21 @@ cat "$WORK"/plain/* > /dev/null
 # No file system in user space can serve a first read for less than the
 # protocol's round trips and copies; this measures them on this machine.
 mapfile -t MNT_PLAIN < <(cd "$WORK/plain" && ls | sed "s|^|$MNT/|")
-P=(); F=(); S=(); L=()
+P=(); F=(); S=(); L=(); Z=()
 for _ in $(seq "$ROUNDS"); do
   t0=$(now); cat "$WORK"/plain/* > /dev/null; t1=$(now); P+=("$(secs "$t0" "$t1")")
   mount_fresh "$WORK/plain" 1
   t0=$(now); cat "${MNT_PLAIN[@]}" > /dev/null; t1=$(now); L+=("$(secs "$t0" "$t1")")
+  mount_fresh "$WORK/floor.txt" max "$FLOOR_FS"
+  t0=$(now); cat "${MNT_STREAMS[@]}" > /dev/null; t1=$(now); Z+=("$(secs "$t0" "$t1")")
   mount_fresh
   t0=$(now); cat "${MNT_STREAMS[@]}" > /dev/null; t1=$(now); F+=("$(secs "$t0" "$t1")")
   t0=$(now); cat "${MNT_STREAMS[@]}" > /dev/null; t1=$(now); S+=("$(secs "$t0" "$t1")")
 done
-plain=$(minimum "${P[@]}"); first=$(minimum "${F[@]}"); second=$(minimum "${S[@]}"); floor=$(minimum "${L[@]}")
+plain=$(minimum "${P[@]}"); first=$(minimum "${F[@]}"); second=$(minimum "${S[@]}"); floor=$(minimum "${L[@]}"); zero=$(minimum "${Z[@]}")
 echo "1. all streams (best of $ROUNDS): plain ${plain}s; mount first pass ${first}s ($(ratio "$first" "$plain")x plain, $(ratio "$first" "$floor")x the FUSE floor), second pass ${second}s ($(ratio "$second" "$plain")x plain)"
 echo "   FUSE floor (the same bytes as plain files through a fresh mount): ${floor}s ($(ratio "$floor" "$plain")x plain)"
+echo "   protocol floor (walk_floor: the same paths and sizes from memory): ${zero}s ($(ratio "$zero" "$plain")x plain; mount first pass $(ratio "$first" "$zero")x it)"
 
 # 2. Largest stream, warm.
 big=$(ls -S "$WORK"/plain | head -1); big_rel=$(sed -n "${big}p" "$WORK/streams.txt")
