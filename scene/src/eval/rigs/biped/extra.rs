@@ -79,7 +79,11 @@ pub fn figure_blocks(rig: &Rig) -> Vec<Result<Vec<f32>, EvalError>> {
 
 /// Link `link` of the extra limb with limb id `limb`, in pose `at`.
 pub fn link(rig: &Rig, at: &Pose, limb: u32, link: u32) -> Result<Mat43, EvalError> {
-    let k = (limb - FIRST) as usize;
+    let k = limb
+        .checked_sub(FIRST)
+        .filter(|_| is_extra(limb))
+        .ok_or_else(|| EvalError::malformed("", format!("limb {limb} is not an extra limb")))?
+        as usize;
     let limbs = &rig.figure.extra_limbs;
     let x = limbs.get(k).ok_or_else(|| {
         EvalError::malformed(

@@ -271,7 +271,7 @@ pub fn extra_limbs(p: &[u8]) -> Result<(Vec<ExtraLimb>, usize), String> {
             vec![r.u32("a limb's lead words")?, r.u32("a limb's lead words")?]
         };
         let words = r.u32("a limb's angle-word count")? as usize;
-        if words == 0 || words % 3 != 0 || words / 3 > MAX_EXTRA_LINKS {
+        if words == 0 || !words.is_multiple_of(3) || words / 3 > MAX_EXTRA_LINKS {
             return Err(format!(
                 "extra limb {k} has {words} angle words, not 3 per link"
             ));

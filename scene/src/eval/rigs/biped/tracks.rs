@@ -232,7 +232,7 @@ fn extra_tracks(dw: &[u32], tw: &[u32], time_header: usize) -> Result<Vec<KeyTra
         }
         let rec = angles
             .checked_add(EXTRA_RECORD_EXTRA)
-            .filter(|_| angles % 3 == 0)
+            .filter(|_| angles.is_multiple_of(3))
             .ok_or_else(|| format!("limb {limb}: {angles} angle words"))?;
         let dlen = keys.checked_mul(rec).filter(|&n| n <= dw.len());
         let tlen = keys.checked_mul(TIME_RECORD_MIN).filter(|&n| n <= tw.len());
