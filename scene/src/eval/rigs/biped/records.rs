@@ -203,12 +203,7 @@ pub fn figure(group: &[Chunk], what: &str) -> Result<Figure, EvalError> {
     };
     let (extra_limbs, extra_trailing_bytes) = match leaf(group, EXTRA_STRUCTURE) {
         None => (Vec::new(), 0),
-        Some(p) => extra_limbs(p).map_err(|m| {
-            EvalError::malformed(
-                what.to_string(),
-                format!("record 0x{EXTRA_STRUCTURE:04x} (extra limb structure): {m}"),
-            )
-        })?,
+        Some(p) => extra_limbs(p, what)?,
     };
     Ok(Figure {
         height,
@@ -225,29 +220,39 @@ pub fn figure(group: &[Chunk], what: &str) -> Result<Figure, EvalError> {
 struct Reader<'a> {
     p: &'a [u8],
     at: usize,
+    /// The object, for errors.
+    owner: &'a str,
 }
 
 impl Reader<'_> {
-    fn bytes(&mut self, n: usize, what: &str) -> Result<&[u8], String> {
+    /// An error in record 0x0022 of the object.
+    fn err(&self, m: String) -> EvalError {
+        EvalError::malformed(
+            self.owner.to_string(),
+            format!("record 0x{EXTRA_STRUCTURE:04x} (extra limb structure): {m}"),
+        )
+    }
+
+    fn bytes(&mut self, n: usize, what: &str) -> Result<&[u8], EvalError> {
         let end = self.at.checked_add(n).filter(|&e| e <= self.p.len());
         let Some(end) = end else {
-            return Err(format!(
+            return Err(self.err(format!(
                 "{} bytes end before {what} at byte {}",
                 self.p.len(),
                 self.at
-            ));
+            )));
         };
         let b = &self.p[self.at..end];
         self.at = end;
         Ok(b)
     }
 
-    fn u32(&mut self, what: &str) -> Result<u32, String> {
+    fn u32(&mut self, what: &str) -> Result<u32, EvalError> {
         let b = self.bytes(4, what)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    fn f32(&mut self, what: &str) -> Result<f64, String> {
+    fn f32(&mut self, what: &str) -> Result<f64, EvalError> {
         Ok(f64::from(f32::from_bits(self.u32(what)?)))
     }
 }
@@ -257,11 +262,12 @@ impl Reader<'_> {
 /// angle-word count (3 per link), the link lengths, the 4×4 base matrix, the
 /// parent's limb id and link, two words, and the name (u32 length, UTF-16).
 /// Bytes after the last name are counted, not read.
-pub fn extra_limbs(p: &[u8]) -> Result<(Vec<ExtraLimb>, usize), String> {
-    let mut r = Reader { p, at: 0 };
+/// `owner` names the object for errors.
+pub fn extra_limbs(p: &[u8], owner: &str) -> Result<(Vec<ExtraLimb>, usize), EvalError> {
+    let mut r = Reader { p, at: 0, owner };
     let count = r.u32("the limb count")? as usize;
     if count > MAX_EXTRA_LIMBS {
-        return Err(format!("{count} extra limbs"));
+        return Err(r.err(format!("{count} extra limbs")));
     }
     let mut out = Vec::with_capacity(count);
     for k in 0..count {
@@ -272,9 +278,9 @@ pub fn extra_limbs(p: &[u8]) -> Result<(Vec<ExtraLimb>, usize), String> {
         };
         let words = r.u32("a limb's angle-word count")? as usize;
         if words == 0 || !words.is_multiple_of(3) || words / 3 > MAX_EXTRA_LINKS {
-            return Err(format!(
+            return Err(r.err(format!(
                 "extra limb {k} has {words} angle words, not 3 per link"
-            ));
+            )));
         }
         let lengths = (0..words / 3)
             .map(|_| r.f32("the link lengths"))
@@ -289,7 +295,7 @@ pub fn extra_limbs(p: &[u8]) -> Result<(Vec<ExtraLimb>, usize), String> {
         let flags = [r.u32("the limb flags")?, r.u32("the limb flags")?];
         let chars = r.u32("the name length")? as usize;
         if chars > MAX_NAME {
-            return Err(format!("extra limb {k} name of {chars} characters"));
+            return Err(r.err(format!("extra limb {k} name of {chars} characters")));
         }
         let units: Vec<u16> = r
             .bytes(2 * chars, "the limb name")?
@@ -392,7 +398,7 @@ mod tests {
             w.extend(name.encode_utf16().flat_map(u16::to_le_bytes));
         }
         w.extend([1, 0, 0, 0, 0, 0]);
-        let (limbs, trailing) = extra_limbs(&w).expect("decodes");
+        let (limbs, trailing) = extra_limbs(&w, "t").expect("decodes");
         assert_eq!(limbs.len(), 2);
         assert_eq!(trailing, 6);
         assert_eq!(limbs[1].name, "Xtra01Opp");
@@ -400,11 +406,12 @@ mod tests {
         assert_eq!(limbs[0].lengths, vec![24.5, 20.0]);
         assert_eq!((limbs[0].parent_limb, limbs[0].parent_link), (10, 0));
         for cut in 0..w.len() - 6 {
-            assert!(extra_limbs(&w[..cut]).is_err(), "cut at {cut}");
+            assert!(extra_limbs(&w[..cut], "t").is_err(), "cut at {cut}");
         }
         let mut bad = w.clone();
         bad[4] = 7;
-        assert!(extra_limbs(&bad).unwrap_err().contains("7 angle words"));
+        let e = extra_limbs(&bad, "t").unwrap_err().to_string();
+        assert!(e.contains("7 angle words") && e.contains("0x0022"), "{e}");
     }
 
     #[test]

@@ -178,14 +178,7 @@ pub fn decode(group: &[Chunk], what: &str) -> Result<Vec<KeyTrack>, EvalError> {
         });
     }
     if let (Some(data), Some(time)) = (leaf(EXTRA_DATA), leaf(EXTRA_TIME)) {
-        out.extend(
-            extra_tracks(&words(data), &words(time), time_header).map_err(|m| {
-                EvalError::malformed(
-                    format!("{what}: extra limb keys (0x{EXTRA_DATA:04x}/0x{EXTRA_TIME:04x})"),
-                    m,
-                )
-            })?,
-        );
+        out.extend(extra_tracks(&words(data), &words(time), time_header, what)?);
     }
     Ok(out)
 }
@@ -206,42 +199,53 @@ const MAX_EXTRA_LIMBS: usize = 64;
 /// 0] and one (n + 5)-word record per key (in the figure's 0x0073 block
 /// layout: n, the (a1, a2, a3) of each link, four words), the time chunk a
 /// header of `time_header` words (key count first) and 10-word time records.
-fn extra_tracks(dw: &[u32], tw: &[u32], time_header: usize) -> Result<Vec<KeyTrack>, String> {
-    let count = *dw.first().ok_or("empty data chunk")? as usize;
-    let tcount = *tw.first().ok_or("empty time chunk")? as usize;
+fn extra_tracks(
+    dw: &[u32],
+    tw: &[u32],
+    time_header: usize,
+    owner: &str,
+) -> Result<Vec<KeyTrack>, EvalError> {
+    let bad = |m: String| {
+        EvalError::malformed(
+            format!("{owner}: extra limb keys (0x{EXTRA_DATA:04x}/0x{EXTRA_TIME:04x})"),
+            m,
+        )
+    };
+    let count = *dw.first().ok_or_else(|| bad("empty data chunk".into()))? as usize;
+    let tcount = *tw.first().ok_or_else(|| bad("empty time chunk".into()))? as usize;
     if count != tcount || count > MAX_EXTRA_LIMBS {
-        return Err(format!(
+        return Err(bad(format!(
             "{count} limbs in the data chunk, {tcount} in the time chunk"
-        ));
+        )));
     }
     let (mut d, mut t) = (1usize, 1usize);
     let mut out = Vec::with_capacity(count);
     for limb in 0..count {
         let head = dw
             .get(d..d + EXTRA_DATA_HEADER)
-            .ok_or_else(|| format!("data chunk ends before limb {limb}'s header"))?;
+            .ok_or_else(|| bad(format!("data chunk ends before limb {limb}'s header")))?;
         let (keys, angles) = (head[0] as usize, head[1] as usize);
         let th = tw
             .get(t..t + time_header)
-            .ok_or_else(|| format!("time chunk ends before limb {limb}'s header"))?;
+            .ok_or_else(|| bad(format!("time chunk ends before limb {limb}'s header")))?;
         if th[0] as usize != keys {
-            return Err(format!(
+            return Err(bad(format!(
                 "limb {limb}: {keys} keys in the data chunk, {} in the time chunk",
                 th[0]
-            ));
+            )));
         }
         let rec = angles
             .checked_add(EXTRA_RECORD_EXTRA)
             .filter(|_| angles.is_multiple_of(3))
-            .ok_or_else(|| format!("limb {limb}: {angles} angle words"))?;
+            .ok_or_else(|| bad(format!("limb {limb}: {angles} angle words")))?;
         let dlen = keys.checked_mul(rec).filter(|&n| n <= dw.len());
         let tlen = keys.checked_mul(TIME_RECORD_MIN).filter(|&n| n <= tw.len());
         let (Some(dlen), Some(tlen)) = (dlen, tlen) else {
-            return Err(format!("limb {limb}: {keys} keys overrun the chunks"));
+            return Err(bad(format!("limb {limb}: {keys} keys overrun the chunks")));
         };
         let (d0, t0) = (d + EXTRA_DATA_HEADER, t + time_header);
         let (Some(data), Some(time)) = (dw.get(d0..d0 + dlen), tw.get(t0..t0 + tlen)) else {
-            return Err(format!("limb {limb}: {keys} keys overrun the chunks"));
+            return Err(bad(format!("limb {limb}: {keys} keys overrun the chunks")));
         };
         let keys = data
             .chunks_exact(rec)
@@ -265,11 +269,11 @@ fn extra_tracks(dw: &[u32], tw: &[u32], time_header: usize) -> Result<Vec<KeyTra
         (d, t) = (d0 + dlen, t0 + tlen);
     }
     if d != dw.len() || t != tw.len() {
-        return Err(format!(
+        return Err(bad(format!(
             "{} data and {} time words after the last limb",
             dw.len() - d,
             tw.len() - t
-        ));
+        )));
     }
     Ok(out)
 }
@@ -436,17 +440,17 @@ mod tests {
                 d.extend((0..10).map(|i| ((limb * 100 + k * 10 + i) as f32).to_bits()));
             }
         }
-        let tr = extra_tracks(&d, &t, 10).expect("decodes");
+        let tr = extra_tracks(&d, &t, 10, "obj").expect("decodes");
         assert_eq!(tr.len(), 2);
         assert_eq!(tr[1].limb, Some(1));
         assert_eq!(tr[1].keys[1].time, 2240);
         assert_eq!(tr[1].keys[1].values[1], 110.0);
         for cut in 1..d.len() {
-            assert!(extra_tracks(&d[..cut], &t, 10).is_err(), "cut {cut}");
+            assert!(extra_tracks(&d[..cut], &t, 10, "obj").is_err(), "cut {cut}");
         }
         let mut bad = d.clone();
         bad[2] = 7;
-        assert!(extra_tracks(&bad, &t, 10).is_err());
+        assert!(extra_tracks(&bad, &t, 10, "obj").is_err());
     }
 
     #[test]
