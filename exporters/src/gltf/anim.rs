@@ -102,8 +102,16 @@ pub(super) fn animations(
         let mut rot: Vec<[f32; 4]> = Vec::with_capacity(kept.len());
         let mut sc = Vec::with_capacity(kept.len());
         let mut prev = [0.0, 0.0, 0.0, 1.0];
+        // Ticks whose transform is not evaluated (a rig refusing a segment:
+        // an IK in-between, a biased key), with the first one's reason.
+        let mut refused: (usize, Option<(i32, String)>) = (0, None);
         for &(k, _) in &kept {
             let t = i32::try_from(ticks[k]).unwrap_or(i32::MAX);
+            let gaps = maxfs_scene::eval::core::coverage::tm_gaps_at(b.eval, n, t);
+            if !gaps.is_empty() {
+                refused.0 += 1;
+                refused.1.get_or_insert_with(|| (t, gaps.join(", ")));
+            }
             let m = metres(to_gltf(&b.eval.local_tm(n, t)), b.scale.metres);
             let (t3, mut q, s, _) = decompose(&m);
             if q.iter().zip(&prev).map(|(a, b)| a * b).sum::<f64>() < 0.0 {
@@ -113,6 +121,13 @@ pub(super) fn animations(
             tr.push(f3(t3));
             rot.push(q.map(|v| v as f32));
             sc.push(f3(s));
+        }
+        if let (count, Some((first, why))) = refused {
+            let name = b.eval.graph.node_name(n).to_string();
+            b.approximate(format!(
+                "{name}: transform not evaluated at {count} of {} sampled ticks (first tick {first}: {why})",
+                kept.len()
+            ));
         }
         if kept.len() < 2 {
             continue;

@@ -40,6 +40,14 @@ const STALE_BIND: &[(&str, &[&str])] = &[(
     ],
 )];
 
+/// biped-ld35/Yellow's extra limbs: two ears of two links on the head.
+const EARS: [&str; 4] = [
+    "Bip01 R Ear0",
+    "Bip01 R Ear1",
+    "Bip01 L Ear0",
+    "Bip01 L Ear1",
+];
+
 fn open(rel: &str) -> Document {
     Document::open(&corpus_dir().join("max").join(rel)).expect("max file")
 }
@@ -101,6 +109,36 @@ fn every_rig_decodes_consistently() {
                     }
                 }
             }
+            // Extra limbs: each limb's links carry limb id 200 + k (links
+            // within its record's lengths), its nub 400 + k, and one
+            // "extra limb" keytrack per limb when the rig has keys.
+            let extras = &rig.figure.extra_limbs;
+            for b in &rig.bones {
+                if let Role::Part { limb, link } = b.role {
+                    if (200..264).contains(&limb) {
+                        let x = extras
+                            .get((limb - 200) as usize)
+                            .unwrap_or_else(|| panic!("{rel}: {} has no extra limb", b.name));
+                        assert!((link as usize) < x.lengths.len(), "{rel}: {}", b.name);
+                    }
+                    if (400..464).contains(&limb) {
+                        assert!((limb - 400) < extras.len() as u32, "{rel}: {}", b.name);
+                    }
+                }
+            }
+            let extra_tracks = rig.tracks.iter().filter(|t| t.name == "extra limb").count();
+            if !rig.tracks.is_empty() {
+                assert_eq!(extra_tracks, extras.len(), "{rel}: extra limb keytracks");
+            }
+            if rel.contains("Yellow") {
+                let names: Vec<&str> = extras.iter().map(|x| x.name.as_str()).collect();
+                assert_eq!(names, ["Xtra01", "Xtra01Opp"], "{rel}");
+                assert!(extras
+                    .iter()
+                    .all(|x| x.lengths.len() == 2 && (x.parent_limb, x.parent_link) == (10, 0)));
+            } else {
+                assert!(extras.is_empty(), "{rel}: extra limbs");
+            }
             for t in &rig.tracks {
                 assert!(
                     t.keys.windows(2).all(|k| k[0].time < k[1].time),
@@ -132,6 +170,7 @@ fn figure_pose_matches_the_skin_bind_pose() {
         let mut stale_seen = 0;
         let (mut matched, mut not_eval, mut other, mut worst) = (0, Vec::new(), 0, 0.0f64);
         let (mut linked, mut worst_rot) = (0, 0.0f64);
+        let mut matched_names: Vec<String> = Vec::new();
         for (o, _) in graph.nodes() {
             let Some(Ok(sk)) = skin::node_skin(&eval, o.index) else {
                 continue;
@@ -183,6 +222,7 @@ fn figure_pose_matches_the_skin_bind_pose() {
                         worst_rot = worst_rot.max(dr);
                         if dr <= 1e-4 && dp <= tol {
                             matched += 1;
+                            matched_names.push(b.name.clone());
                         } else {
                             failures.push(format!(
                                 "{rel}: {}: rotation off by {dr:.2e}, position by {dp:.2e} (tolerance {tol:.2e})",
@@ -203,6 +243,16 @@ fn figure_pose_matches_the_skin_bind_pose() {
             "{rel}: the stale-bind list names no skinned bone"
         );
         report.push(format!("  not evaluated: {}", not_eval.join("; ")));
+        // Yellow's ears are extra limbs (record 0x0022, pose 0x0073): each
+        // link, bound through its B_* bone, is at the Skin's bind.
+        if rel.contains("Yellow") {
+            for ear in EARS {
+                assert!(
+                    matched_names.iter().any(|n| n == ear),
+                    "{rel}: {ear} not compared with its Skin bind"
+                );
+            }
+        }
     }
     println!("{}", report.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -210,7 +260,7 @@ fn figure_pose_matches_the_skin_bind_pose() {
 
 /// Damaged Biped records: every leaf of each live record group (RabbitSkin's
 /// Max 2009 layout, Player@Run's Max 2013 layout, SeanConway_Character's
-/// fingers and toes), truncated, extended or with
+/// fingers and toes, Yellow@Spawn's extra limbs), truncated, extended or with
 /// a huge first word, decodes to a rig or to an error naming the object and
 /// chunk — never a panic — and what still decodes still evaluates, in the
 /// figure and at any tick from its keytracks.
@@ -223,6 +273,8 @@ fn damaged_biped_records_give_precise_errors() {
         "biped/RabbitSkin.max",
         "biped-ld35/Player@Run.max",
         "biped/SeanConway_Character.max",
+        // Extra limbs: 0x0022, 0x0073 and the keys 0x015f/0x0160.
+        "biped-ld35/Yellow@Spawn.max",
     ] {
         let doc = open(rel);
         let eval = SceneEval::from_document(doc).expect("scene");
@@ -288,6 +340,9 @@ fn damaged_biped_records_give_precise_errors() {
                             Role::Part { limb: 3, link: 4 },
                             Role::Part { limb: 27, link: 0 },
                             Role::Part { limb: 24, link: 0 },
+                            Role::Part { limb: 200, link: 1 },
+                            Role::Part { limb: 201, link: 0 },
+                            Role::Part { limb: 401, link: 0 },
                             Role::Footsteps,
                         ] {
                             let _ = figure::world(&rig, role);

@@ -113,8 +113,8 @@ const TAKES: &[Take] = &[
     // are compared at every frame where they evaluate; the other frames are
     // refused by name (the biased horizontal key 5920: frames 27–39 but 37;
     // leg IK segments: 25–39 but the keys; toe link bends: all but the FK
-    // keys' frames). The floors are those frame counts: the tail follows
-    // the COM's 29 (its links' rotations interpolated per link).
+    // keys' frames). The floors are those frame counts: the tail and the
+    // ears follow the COM's 29 (their links' rotations interpolated per link).
     Take {
         max: "biped-ld35/Yellow@Spawn.max",
         fbx: "biped-ld35/Yellow@Spawn.FBX",
@@ -144,6 +144,18 @@ const TAKES: &[Take] = &[
             ("B_Tail0", 29),
             ("B_Tail1", 29),
             ("B_Tail2", 29),
+            // The ears (extra limbs; the left one keyed away from its
+            // figure pose) and their nubs, on the head.
+            ("Bip01 R Ear0", 29),
+            ("Bip01 R Ear1", 29),
+            ("Bip01 L Ear0", 29),
+            ("Bip01 L Ear1", 29),
+            ("Bip01 Xtra01Nub", 29),
+            ("Bip01 Xtra01OppNub", 29),
+            ("B_R_Ear0", 29),
+            ("B_R_Ear1", 29),
+            ("B_L_Ear0", 29),
+            ("B_L_Ear1", 29),
         ],
     },
     // Player.max: every key of every track has TCB bias 0. Its COM keys all

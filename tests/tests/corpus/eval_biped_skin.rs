@@ -72,9 +72,9 @@ const TAKES: &[Take] = &[
         shift: [0.0; 3],
     },
     // Compared at the sampled frames where every bone it uses evaluates
-    // (frame 0; the others fall on refused in-betweens — toe link bends,
-    // the biased COM key — or, at 40, on an IK key's toe
-    // links), each refusal reported with its reason.
+    // (frames 0 and 20, its ears included; the others fall on refused
+    // in-betweens — toe link bends, the biased COM key — or, at 40, on an
+    // IK key's toe links: the Skin is refused at that tick, naming them).
     Take {
         name: "Yellow@Spawn",
         required: false,

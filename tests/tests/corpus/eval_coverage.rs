@@ -24,16 +24,18 @@ fn has(g: &[Gap], role: &str, class: &str, node: &str) -> bool {
 #[test]
 fn rigs_the_evaluation_does_not_compute_are_named() {
     let rabbit = gaps("biped/RabbitSkin.max");
-    // Yellow's ears are extra limbs (ids 200/201), not evaluated in the
-    // figure. (RabbitSkin's COM, named here before, now evaluates at the
-    // tick the gaps are taken: its 99° turn segment is no longer refused.)
+    // Yellow's ears are extra limbs (ids 200/201, nubs 400/401): evaluated in
+    // the figure and from their keys (eval_biped.rs, eval_biped_motion.rs).
+    // (RabbitSkin's COM, named here before, now evaluates at the tick the
+    // gaps are taken: its 99° turn segment is no longer refused.)
     let yellow = gaps("biped-ld35/Yellow.max");
-    assert!(has(
-        &yellow,
-        "transform controller",
-        "BipSlave Control",
-        "Bip01 R Ear0"
-    ));
+    assert!(
+        !yellow.iter().any(|g| g.role == "transform controller"
+            && g.nodes
+                .iter()
+                .any(|n| n.contains("Ear") || n.contains("Xtra"))),
+        "{yellow:?}"
+    );
     assert!(has(&rabbit, "object", "Biped Object", "Bip01"));
     // A rule refused inside the take, not at frame 0, is named too: the COM
     // key Max stored at tick 5920 of Yellow@Spawn has bias 5 (not the
@@ -49,6 +51,30 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
             && g.nodes.iter().any(|n| n == "Bip01")),
         "{spawn:?}"
     );
+
+    // At a tick the COM is refused (the biased key's segment, frame 30),
+    // the ears hanging on it are refused with the COM's reason — what Skin
+    // deforming at that tick and the glTF sampling it ask (`tm_gaps_at`) —
+    // while at tick 0 they evaluate.
+    {
+        use maxfs_scene::eval::core::coverage::tm_gaps_at;
+        let doc = Document::open(&corpus_dir().join("max/biped-ld35/Yellow@Spawn.max")).unwrap();
+        let eval = SceneEval::from_document(doc).unwrap();
+        for ear in ["Bip01 R Ear1", "Bip01 Xtra01OppNub", "B_L_Ear0"] {
+            let (o, _) = eval
+                .graph
+                .nodes()
+                .find(|(_, n)| n.name == ear)
+                .expect("ear node");
+            assert!(tm_gaps_at(&eval, o.index, 0).is_empty(), "{ear} at 0");
+            let at30 = tm_gaps_at(&eval, o.index, 4800);
+            assert!(
+                at30.iter()
+                    .any(|g| g.contains("tick 5920") && g.contains("bias 5")),
+                "{ear} at 4800: {at30:?}"
+            );
+        }
+    }
 
     // HI IK chains evaluate (eval/ik/plug.rs; tests/eval_ik_chains.rs checks a
     // refused chain is named).

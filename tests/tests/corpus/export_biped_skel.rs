@@ -145,8 +145,9 @@ const RIGS: &[(&str, bool)] = &[
     ("biped-ld35/Player@Run.max", true),
     ("biped-ld35/Red@Run.max", true),
     ("biped-ld35/Red@Spawn.max", true),
-    // Bip01 R/L Ear0/1: extra limbs (ids 200/201) not evaluated.
-    ("biped-ld35/Yellow.max", false),
+    // Bip01 R/L Ear0/1 and their nubs: extra limbs (ids 200/201, 400/401).
+    ("biped-ld35/Yellow.max", true),
+    ("biped-ld35/Yellow@Spawn.max", true),
     // Bip01 is linked to Dummy01: the link-parent rule is not evaluated.
     ("biped/RabbitSkin.max", false),
     // Its left arm halves do not mirror the right: not evaluated.

@@ -77,6 +77,24 @@ pub fn sampling(ctx: &Context, nodes: &[usize]) -> Option<Sampling> {
         let Some(Ok(rig)) = rigs.get(&sys) else {
             continue;
         };
+        // An extra limb's links: that limb's own keys (0x015f/0x0160; its
+        // nub, like the other nubs, has none).
+        let extra = match role {
+            Role::Part { limb, .. } if biped::extra::is_extra(limb) => {
+                Some((limb - biped::extra::FIRST) as usize)
+            }
+            _ => None,
+        };
+        let own = rig
+            .tracks
+            .iter()
+            .filter(|t| extra.is_some() && t.limb == extra);
+        for t in own {
+            if let (Some(a), Some(b)) = (t.keys.first(), t.keys.last()) {
+                first = first.min(a.time);
+                last = last.max(b.time);
+            }
+        }
         for name in keyed_tracks(role) {
             if let Some(t) = rig.tracks.iter().find(|t| t.name == *name) {
                 if let (Some(a), Some(b)) = (t.keys.first(), t.keys.last()) {

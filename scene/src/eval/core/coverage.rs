@@ -404,7 +404,17 @@ pub fn scene_gaps(eval: &SceneEval) -> Vec<Gap> {
 /// The unevaluated controller classes that a node's world TM depends on: those
 /// of the nearest node up its parent chain (itself first) that has any, as
 /// "class" or "class on ancestor \"name\"" strings; empty when `world_tm` is exact.
+/// Rig nodes (Biped parts, Link Constraints) are asked at tick 0: see
+/// [`tm_gaps_at`] for a given tick.
 pub fn tm_gaps(eval: &SceneEval, node: usize) -> Vec<String> {
+    tm_gaps_at(eval, node, 0)
+}
+
+/// [`tm_gaps`] at tick `t`: a Biped part may evaluate at one tick and be
+/// refused at another (an IK segment, a biased key), so whatever uses a
+/// node's world TM at `t` — Skin deforming at `t`, a sampled animation — asks
+/// at `t` (biped-ld35/Yellow@Spawn's toes evaluate at 4 of its 41 frames).
+pub fn tm_gaps_at(eval: &SceneEval, node: usize, t: i32) -> Vec<String> {
     let mut cur = Some(node);
     for _ in 0..MAX_CHAIN {
         let Some(n) = cur else { break };
@@ -414,7 +424,7 @@ pub fn tm_gaps(eval: &SceneEval, node: usize) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         // A Biped part or Link Constraint gives its world TM directly
         // (rig_transform.rs): evaluated, the ancestors do not matter.
-        let direct = eval.direct_world(n, 0);
+        let direct = eval.direct_world(n, t);
         if let Some(Ok(_)) = direct {
             return Vec::new();
         }

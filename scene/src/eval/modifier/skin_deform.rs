@@ -117,7 +117,7 @@ fn bone_deltas(
             continue;
         };
         if used.get(i).copied().unwrap_or(false) {
-            let gaps = coverage::tm_gaps(eval, node);
+            let gaps = coverage::tm_gaps_at(eval, node, t);
             if !gaps.is_empty() {
                 let name = eval
                     .graph

@@ -95,7 +95,12 @@ fn structure(rig: &Rig, id: &str) -> Result<(Vec<f64>, [[f64; 4]; 4]), EvalError
 /// triples start at `at`. Side bends (a2) turn as `link_rotation` says:
 /// biped-ld35/Yellow@Spawn's tail keys bend all three links sideways by
 /// ±0.26–0.44 and match its FBX at those keys to 2.8e-6.
-fn link_angles(rec: &[f32], at: usize, n: usize, what: &str) -> Result<Vec<[f64; 3]>, EvalError> {
+pub(super) fn link_angles(
+    rec: &[f32],
+    at: usize,
+    n: usize,
+    what: &str,
+) -> Result<Vec<[f64; 3]>, EvalError> {
     let Some(triples) = rec.get(at..at + 3 * n) else {
         return Err(EvalError::malformed(
             "",
@@ -153,7 +158,7 @@ pub(crate) fn link_rotation(a: [f64; 3]) -> Mat43 {
 }
 
 /// Lays links from `start` (a pelvis-local frame at the chain's base).
-fn lay(start: &Mat43, angles: &[[f64; 3]], lengths: &[f64]) -> Laid {
+pub(super) fn lay(start: &Mat43, angles: &[[f64; 3]], lengths: &[f64]) -> Laid {
     let mut frame = *start;
     let mut bones = Vec::with_capacity(lengths.len());
     for (&a, &l) in angles.iter().zip(lengths) {
@@ -169,7 +174,7 @@ fn lay(start: &Mat43, angles: &[[f64; 3]], lengths: &[f64]) -> Laid {
 
 /// The pelvis-local frame at a chain base: base rotation β about Z at
 /// (m13, m12, −m14).
-fn base(m: &[[f64; 4]; 4], what: &str) -> Result<Mat43, EvalError> {
+pub(super) fn base(m: &[[f64; 4]; 4], what: &str) -> Result<Mat43, EvalError> {
     let beta = base_angle(m, what)?;
     Ok(with_position(
         &Mat43::rot_z(beta),
@@ -177,7 +182,7 @@ fn base(m: &[[f64; 4]; 4], what: &str) -> Result<Mat43, EvalError> {
     ))
 }
 
-fn pick(laid: &Laid, link: u32, what: &str, pelvis: &Mat43) -> Result<Mat43, EvalError> {
+pub(super) fn pick(laid: &Laid, link: u32, what: &str, pelvis: &Mat43) -> Result<Mat43, EvalError> {
     laid.bones
         .get(link as usize)
         .map(|b| b.then(pelvis))

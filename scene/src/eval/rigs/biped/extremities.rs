@@ -273,9 +273,10 @@ pub fn toe_link(
     link_after(parent, f64::from(bend), digit, j)
 }
 
-/// Whether a limb id is a nub dummy (seed §11's extension ids).
+/// Whether a limb id is a nub dummy (seed §11's extension ids, and 400 +
+/// k for the nub of extra limb k).
 pub fn is_nub(limb: u32) -> bool {
-    (22..=29).contains(&limb)
+    (22..=29).contains(&limb) || super::extra::is_extra_nub(limb)
 }
 
 /// A nub: at its parent's end, the parent's axes turned by the nub's constant.
@@ -304,7 +305,7 @@ pub fn nub(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, EvalError> {
         23 | 25 | 27 => Mat43::IDENTITY,
         // X and Y swapped, Z reversed (the half turn about (1, 1, 0)/√2),
         // from the chain link's frame before its ε tilt (`chains`).
-        26 | 28 | 29 => Mat43([
+        26 | 28 | 29 | 400..=463 => Mat43([
             Vec3(0.0, 1.0, 0.0),
             Vec3(1.0, 0.0, 0.0),
             Vec3(0.0, 0.0, -1.0),

@@ -105,6 +105,9 @@ pub struct Pose {
     /// Whether each leg's toe links beyond the bases (right, left) are
     /// evaluated (`motion::toe_links_at`).
     pub toe_links: [Result<(), EvalError>; 2],
+    /// Each extra limb's pose block (layout of a 0x0073 block: angle-word
+    /// count, (a1, a2, a3) per link, four words), in limb-index order.
+    pub extras: Vec<Result<Vec<f32>, EvalError>>,
 }
 
 impl Pose {
@@ -126,6 +129,7 @@ pub fn figure_pose(rig: &Rig) -> Pose {
         legs: [leg(false), leg(true)],
         chains: super::chains::figure_records(rig),
         toe_links: [Ok(()), Ok(())],
+        extras: super::extra::figure_blocks(rig),
     }
 }
 
@@ -378,6 +382,9 @@ pub fn world_in(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, EvalError> {
         Role::Part { limb, link: 3 } if limb <= 1 => super::extremities::hand(rig, at, limb == 0),
         Role::Part { limb, link } if limb == 2 || limb == 3 => {
             super::extremities::finger(rig, at, limb == 2, link)
+        }
+        Role::Part { limb, link } if super::extra::is_extra(limb) => {
+            super::extra::link(rig, at, limb, link)
         }
         Role::Part { limb, .. } if super::extremities::is_nub(limb) => {
             super::extremities::nub(rig, at, role)

@@ -7,6 +7,7 @@
 
 pub mod arms;
 pub mod chains;
+pub mod extra;
 pub mod extremities;
 pub mod figure;
 pub mod motion;
@@ -78,6 +79,8 @@ pub fn limb_name(id: u32) -> Option<&'static str> {
         27 => "head nub",
         28 => "ponytail 1 nub",
         29 => "neck nub",
+        200..=263 => "extra limb",
+        400..=463 => "extra limb nub",
         _ => return None,
     })
 }

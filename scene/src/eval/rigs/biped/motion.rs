@@ -701,7 +701,22 @@ pub fn pose_at(rig: &Rig, t: i32) -> Pose {
         legs: [leg_at(rig, false, t), leg_at(rig, true, t)],
         chains: chains_at(rig, t),
         toe_links: [toe_links_at(rig, false, t), toe_links_at(rig, true, t)],
+        extras: (0..rig.figure.extra_limbs.len())
+            .map(|k| extra_at(rig, k, t))
+            .collect(),
     }
+}
+
+/// Extra limb `k`'s pose block at `t` (the figure's 0x0073 block layout):
+/// each link's rotation a squad through the limb's keys, like the tail's
+/// (`angles_at`). biped-ld35/Yellow@Spawn's ears match its FBX so.
+fn extra_at(rig: &Rig, k: usize, t: i32) -> Result<Vec<f32>, EvalError> {
+    let tr = rig
+        .tracks
+        .iter()
+        .find(|tr| tr.limb == Some(k) && !tr.keys.is_empty())
+        .ok_or_else(|| EvalError::malformed("", format!("no keys of extra limb {k}")))?;
+    angles_at(tr, 1, t)
 }
 
 #[cfg(test)]
@@ -712,6 +727,7 @@ mod tests {
     fn track(keys: &[(i32, [f32; 4])]) -> KeyTrack {
         KeyTrack {
             name: "right leg",
+            limb: None,
             data_chunk: "0x0138".into(),
             time_chunk: "0x0139".into(),
             data_header: Vec::new(),

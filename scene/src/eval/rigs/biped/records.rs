@@ -26,6 +26,17 @@ pub const HEIGHT: u16 = 0x000c;
 pub const NECK: u16 = 0x000d;
 /// COM pose record: [0..3] V/H/T displacement, [4..6] position, [8..11] quaternion (Y-up).
 pub const COM_POSE: u16 = 0x006c;
+/// Extra-limb structure (Max 2013+ "Xtra" limbs): the limbs, their links,
+/// base matrices, parents and names ([`ExtraLimb`]).
+pub const EXTRA_STRUCTURE: u16 = 0x0022;
+/// Extra-limb figure pose: per limb its angle-word count, (a1, a2, a3) per
+/// link and four more words.
+pub const EXTRA_POSE: u16 = 0x0073;
+/// More extra limbs, or links per extra limb, than Biped offers: damaged data.
+const MAX_EXTRA_LIMBS: usize = 64;
+const MAX_EXTRA_LINKS: usize = 64;
+/// Longest extra-limb name read (UTF-16 units).
+const MAX_NAME: usize = 1024;
 
 /// The names of the record ids seed §11 identifies; other ids show as "0x….".
 pub fn record_name(id: u16) -> Option<&'static str> {
@@ -47,6 +58,9 @@ pub fn record_name(id: u16) -> Option<&'static str> {
         COM_POSE => "COM pose",
         0x006d => "ponytail 1 pose",
         0x006e => "ponytail 2 pose",
+        EXTRA_STRUCTURE => "extra limb structure",
+        EXTRA_POSE => "extra limb pose",
+        0x0266 => "extra limb pose snapshot",
         0x00ca => "dynamics",
         0x01f4..=0x01fd => "link lengths",
         0x0258..=0x0261 => "pose snapshot",
@@ -90,6 +104,28 @@ pub struct ComPose {
     pub rotation: [f64; 4],
 }
 
+/// One extra limb of record 0x0022 (limb id 200 + its index on its links'
+/// BipSlave controllers, 400 + index on its nub). biped-ld35/Yellow holds
+/// two, the ears "Xtra01" (right) and "Xtra01Opp" (left), each two links
+/// of 24.87 on the head.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExtraLimb {
+    pub name: String,
+    /// Link lengths (one per link; the record stores 3 angle words per link).
+    pub lengths: Vec<f64>,
+    /// Rows of the 4×4 base matrix in the parent's frame, Y-up rows like a
+    /// chain structure's (the last row is the base position).
+    pub base: [[f64; 4]; 4],
+    /// The body part it hangs on: limb id and link (Yellow: the head, 10 / 0).
+    pub parent_limb: u32,
+    pub parent_link: u32,
+    /// The two words between the parent and the name (Yellow: 0, 1), not read.
+    pub flags: [u32; 2],
+    /// Words stored before this limb's record (none before the first;
+    /// Yellow: 2, 1 before the second), not read.
+    pub lead: Vec<u32>,
+}
+
 /// The live record group, parsed where the evaluation needs it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Figure {
@@ -97,6 +133,12 @@ pub struct Figure {
     pub spine: Option<Chain>,
     pub neck: Option<Chain>,
     pub com: Option<ComPose>,
+    /// Extra limbs (0x0022), in limb-index order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extra_limbs: Vec<ExtraLimb>,
+    /// Bytes of 0x0022 after the last limb's name (Yellow: 6), not read.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub extra_trailing_bytes: usize,
     pub records: Vec<Record>,
 }
 
@@ -159,13 +201,118 @@ pub fn figure(group: &[Chunk], what: &str) -> Result<Figure, EvalError> {
             })
         }
     };
+    let (extra_limbs, extra_trailing_bytes) = match leaf(group, EXTRA_STRUCTURE) {
+        None => (Vec::new(), 0),
+        Some(p) => extra_limbs(p, what)?,
+    };
     Ok(Figure {
         height,
         spine,
         neck,
         com,
+        extra_limbs,
+        extra_trailing_bytes,
         records,
     })
+}
+
+/// A little-endian reader over a record's bytes whose errors say what ran out.
+struct Reader<'a> {
+    p: &'a [u8],
+    at: usize,
+    /// The object, for errors.
+    owner: &'a str,
+}
+
+impl Reader<'_> {
+    /// An error in record 0x0022 of the object.
+    fn err(&self, m: String) -> EvalError {
+        EvalError::malformed(
+            self.owner.to_string(),
+            format!("record 0x{EXTRA_STRUCTURE:04x} (extra limb structure): {m}"),
+        )
+    }
+
+    fn bytes(&mut self, n: usize, what: &str) -> Result<&[u8], EvalError> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.p.len());
+        let Some(end) = end else {
+            return Err(self.err(format!(
+                "{} bytes end before {what} at byte {}",
+                self.p.len(),
+                self.at
+            )));
+        };
+        let b = &self.p[self.at..end];
+        self.at = end;
+        Ok(b)
+    }
+
+    fn u32(&mut self, what: &str) -> Result<u32, EvalError> {
+        let b = self.bytes(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn f32(&mut self, what: &str) -> Result<f64, EvalError> {
+        Ok(f64::from(f32::from_bits(self.u32(what)?)))
+    }
+}
+
+/// Record 0x0022: a u32 limb count, then per limb — after two words the
+/// second record of Yellow has in front of it (2, 1; kept in `lead`) — its
+/// angle-word count (3 per link), the link lengths, the 4×4 base matrix, the
+/// parent's limb id and link, two words, and the name (u32 length, UTF-16).
+/// Bytes after the last name are counted, not read.
+/// `owner` names the object for errors.
+pub fn extra_limbs(p: &[u8], owner: &str) -> Result<(Vec<ExtraLimb>, usize), EvalError> {
+    let mut r = Reader { p, at: 0, owner };
+    let count = r.u32("the limb count")? as usize;
+    if count > MAX_EXTRA_LIMBS {
+        return Err(r.err(format!("{count} extra limbs")));
+    }
+    let mut out = Vec::with_capacity(count);
+    for k in 0..count {
+        let lead = if k == 0 {
+            Vec::new()
+        } else {
+            vec![r.u32("a limb's lead words")?, r.u32("a limb's lead words")?]
+        };
+        let words = r.u32("a limb's angle-word count")? as usize;
+        if words == 0 || !words.is_multiple_of(3) || words / 3 > MAX_EXTRA_LINKS {
+            return Err(r.err(format!(
+                "extra limb {k} has {words} angle words, not 3 per link"
+            )));
+        }
+        let lengths = (0..words / 3)
+            .map(|_| r.f32("the link lengths"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut m = [0.0; 16];
+        for v in &mut m {
+            *v = r.f32("the base matrix")?;
+        }
+        let base = std::array::from_fn(|i| std::array::from_fn(|j| m[i * 4 + j]));
+        let parent_limb = r.u32("the parent limb")?;
+        let parent_link = r.u32("the parent link")?;
+        let flags = [r.u32("the limb flags")?, r.u32("the limb flags")?];
+        let chars = r.u32("the name length")? as usize;
+        if chars > MAX_NAME {
+            return Err(r.err(format!("extra limb {k} name of {chars} characters")));
+        }
+        let units: Vec<u16> = r
+            .bytes(2 * chars, "the limb name")?
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        out.push(ExtraLimb {
+            name: String::from_utf16_lossy(&units),
+            lengths,
+            base,
+            parent_limb,
+            parent_link,
+            flags,
+            lead,
+        });
+    }
+    Ok((out, p.len() - r.at))
 }
 
 /// A record that must hold exactly N floats.
@@ -225,6 +372,46 @@ mod tests {
         assert_eq!(c.base[3], [0.0, 7.5, 0.0, 1.0]);
         assert!(chain(&words(&f[..10]), "t", SPINE).is_err());
         assert!(chain(&[0u8; 69], "t", SPINE).is_err());
+    }
+
+    /// The layout of biped-ld35/Yellow's two ears, and damaged copies of it.
+    #[test]
+    fn extra_limbs_decode_and_damage_is_an_error() {
+        let mut w: Vec<u8> = Vec::new();
+        let u = |w: &mut Vec<u8>, v: u32| w.extend(v.to_le_bytes());
+        let f = |w: &mut Vec<u8>, v: f32| w.extend(v.to_le_bytes());
+        u(&mut w, 2);
+        for (k, name) in ["Xtra01", "Xtra01Opp"].iter().enumerate() {
+            if k == 1 {
+                u(&mut w, 2);
+                u(&mut w, 1);
+            }
+            u(&mut w, 6);
+            f(&mut w, 24.5);
+            f(&mut w, 20.0);
+            for i in 0..16 {
+                f(&mut w, if i % 5 == 0 { 1.0 } else { 0.0 });
+            }
+            for v in [10, 0, 0, 1, name.len() as u32] {
+                u(&mut w, v);
+            }
+            w.extend(name.encode_utf16().flat_map(u16::to_le_bytes));
+        }
+        w.extend([1, 0, 0, 0, 0, 0]);
+        let (limbs, trailing) = extra_limbs(&w, "t").expect("decodes");
+        assert_eq!(limbs.len(), 2);
+        assert_eq!(trailing, 6);
+        assert_eq!(limbs[1].name, "Xtra01Opp");
+        assert_eq!(limbs[1].lead, vec![2, 1]);
+        assert_eq!(limbs[0].lengths, vec![24.5, 20.0]);
+        assert_eq!((limbs[0].parent_limb, limbs[0].parent_link), (10, 0));
+        for cut in 0..w.len() - 6 {
+            assert!(extra_limbs(&w[..cut], "t").is_err(), "cut at {cut}");
+        }
+        let mut bad = w.clone();
+        bad[4] = 7;
+        let e = extra_limbs(&bad, "t").unwrap_err().to_string();
+        assert!(e.contains("7 angle words") && e.contains("0x0022"), "{e}");
     }
 
     #[test]

@@ -75,6 +75,9 @@ pub struct Key {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct KeyTrack {
     pub name: &'static str,
+    /// The extra limb (record 0x0022 index) of an "extra limb" track.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limb: Option<usize>,
     pub data_chunk: String,
     pub time_chunk: String,
     /// Words of the data chunk's header (key count included).
@@ -100,7 +103,7 @@ pub fn decode(group: &[Chunk], what: &str) -> Result<Vec<KeyTrack>, EvalError> {
     let leaf = |id: u16| group.iter().find(|c| c.id == id).and_then(Chunk::payload);
     let mut out = Vec::new();
     let Some(new_layout) = layout_of(group) else {
-        if TRACKS.iter().any(|t| leaf(t.1).is_some()) {
+        if TRACKS.iter().any(|t| leaf(t.1).is_some()) || leaf(EXTRA_TIME).is_some() {
             return Err(EvalError::malformed(
                 what.to_string(),
                 "keytrack time chunks fit neither the 7- nor the 10-word header layout",
@@ -166,12 +169,111 @@ pub fn decode(group: &[Chunk], what: &str) -> Result<Vec<KeyTrack>, EvalError> {
             .collect();
         out.push(KeyTrack {
             name,
+            limb: None,
             data_chunk: format!("0x{data_id:04x}"),
             time_chunk: format!("0x{time_id:04x}"),
             data_header: header.into_iter().map(f).collect(),
             time_record_words: rec,
             keys,
         });
+    }
+    if let (Some(data), Some(time)) = (leaf(EXTRA_DATA), leaf(EXTRA_TIME)) {
+        out.extend(extra_tracks(&words(data), &words(time), time_header, what)?);
+    }
+    Ok(out)
+}
+
+/// The extra limbs' keys: data and time chunks (Max 2013+, biped-ld35/Yellow).
+const EXTRA_DATA: u16 = 0x015f;
+const EXTRA_TIME: u16 = 0x0160;
+/// Words of an extra limb's data header (key count, angle-word count, 0, 0)
+/// and of its value records beyond the angle words (their count word first,
+/// four words after: the layout of the figure's 0x0073 blocks).
+const EXTRA_DATA_HEADER: usize = 4;
+const EXTRA_RECORD_EXTRA: usize = 5;
+/// More extra limbs than Biped offers: damaged data.
+const MAX_EXTRA_LIMBS: usize = 64;
+
+/// One "extra limb" keytrack per limb: both chunks start with the limb
+/// count; then per limb the data chunk holds [key count, angle words n, 0,
+/// 0] and one (n + 5)-word record per key (in the figure's 0x0073 block
+/// layout: n, the (a1, a2, a3) of each link, four words), the time chunk a
+/// header of `time_header` words (key count first) and 10-word time records.
+fn extra_tracks(
+    dw: &[u32],
+    tw: &[u32],
+    time_header: usize,
+    owner: &str,
+) -> Result<Vec<KeyTrack>, EvalError> {
+    let bad = |m: String| {
+        EvalError::malformed(
+            format!("{owner}: extra limb keys (0x{EXTRA_DATA:04x}/0x{EXTRA_TIME:04x})"),
+            m,
+        )
+    };
+    let count = *dw.first().ok_or_else(|| bad("empty data chunk".into()))? as usize;
+    let tcount = *tw.first().ok_or_else(|| bad("empty time chunk".into()))? as usize;
+    if count != tcount || count > MAX_EXTRA_LIMBS {
+        return Err(bad(format!(
+            "{count} limbs in the data chunk, {tcount} in the time chunk"
+        )));
+    }
+    let (mut d, mut t) = (1usize, 1usize);
+    let mut out = Vec::with_capacity(count);
+    for limb in 0..count {
+        let head = dw
+            .get(d..d + EXTRA_DATA_HEADER)
+            .ok_or_else(|| bad(format!("data chunk ends before limb {limb}'s header")))?;
+        let (keys, angles) = (head[0] as usize, head[1] as usize);
+        let th = tw
+            .get(t..t + time_header)
+            .ok_or_else(|| bad(format!("time chunk ends before limb {limb}'s header")))?;
+        if th[0] as usize != keys {
+            return Err(bad(format!(
+                "limb {limb}: {keys} keys in the data chunk, {} in the time chunk",
+                th[0]
+            )));
+        }
+        let rec = angles
+            .checked_add(EXTRA_RECORD_EXTRA)
+            .filter(|_| angles.is_multiple_of(3))
+            .ok_or_else(|| bad(format!("limb {limb}: {angles} angle words")))?;
+        let dlen = keys.checked_mul(rec).filter(|&n| n <= dw.len());
+        let tlen = keys.checked_mul(TIME_RECORD_MIN).filter(|&n| n <= tw.len());
+        let (Some(dlen), Some(tlen)) = (dlen, tlen) else {
+            return Err(bad(format!("limb {limb}: {keys} keys overrun the chunks")));
+        };
+        let (d0, t0) = (d + EXTRA_DATA_HEADER, t + time_header);
+        let (Some(data), Some(time)) = (dw.get(d0..d0 + dlen), tw.get(t0..t0 + tlen)) else {
+            return Err(bad(format!("limb {limb}: {keys} keys overrun the chunks")));
+        };
+        let keys = data
+            .chunks_exact(rec)
+            .zip(time.chunks_exact(TIME_RECORD_MIN))
+            .map(|(v, r)| Key {
+                time: r[0] as i32,
+                tcb: [f(r[7]), f(r[8]), f(r[9])],
+                values: v.iter().map(|&w| f(w)).collect(),
+                links_keyed: None,
+            })
+            .collect();
+        out.push(KeyTrack {
+            name: "extra limb",
+            limb: Some(limb),
+            data_chunk: format!("0x{EXTRA_DATA:04x}"),
+            time_chunk: format!("0x{EXTRA_TIME:04x}"),
+            data_header: head.iter().map(|&w| f(w)).collect(),
+            time_record_words: TIME_RECORD_MIN,
+            keys,
+        });
+        (d, t) = (d0 + dlen, t0 + tlen);
+    }
+    if d != dw.len() || t != tw.len() {
+        return Err(bad(format!(
+            "{} data and {} time words after the last limb",
+            dw.len() - d,
+            tw.len() - t
+        )));
     }
     Ok(out)
 }
@@ -322,6 +424,33 @@ mod tests {
         ];
         let e = decode(&g, "obj").expect_err("no value records");
         assert!(e.to_string().contains("0x012c"), "{e}");
+    }
+
+    /// Two extra limbs of one and two keys (biped-ld35/Yellow's layout).
+    #[test]
+    fn extra_limb_keys() {
+        let mut d = vec![2u32];
+        let mut t = vec![2u32];
+        for (limb, times) in [[0].as_slice(), &[0, 2240]].iter().enumerate() {
+            d.extend([times.len() as u32, 6, 0, 0]);
+            let tc = time_chunk(times);
+            t.extend(&tc);
+            for k in 0..times.len() {
+                d.push(6);
+                d.extend((0..10).map(|i| ((limb * 100 + k * 10 + i) as f32).to_bits()));
+            }
+        }
+        let tr = extra_tracks(&d, &t, 10, "obj").expect("decodes");
+        assert_eq!(tr.len(), 2);
+        assert_eq!(tr[1].limb, Some(1));
+        assert_eq!(tr[1].keys[1].time, 2240);
+        assert_eq!(tr[1].keys[1].values[1], 110.0);
+        for cut in 1..d.len() {
+            assert!(extra_tracks(&d[..cut], &t, 10, "obj").is_err(), "cut {cut}");
+        }
+        let mut bad = d.clone();
+        bad[2] = 7;
+        assert!(extra_tracks(&bad, &t, 10, "obj").is_err());
     }
 
     #[test]
