@@ -33,8 +33,8 @@
 //! bind TMs at any tick. A rig without horizontal, vertical or turn keys
 //! outside figure mode is not evaluated: the current-position records
 //! (0x0104, 0x0258 … 0x0261) are a snapshot of the pose at one moment, not a
-//! rest pose — Player@Idle's FBX moves the COM 24 units and bends the spine
-//! over the take although only the turn is keyed (docs/biped.md).
+//! rest pose — Player@Idle's FBX moves the COM 31 units across and bends
+//! the spine over the take although only the turn is keyed (docs/biped.md).
 
 use super::figure::{self, Pose};
 use super::{KeyTrack, Rig};
