@@ -179,6 +179,11 @@ const TAKES: &[Take] = &[
             ("B_R_Calf", 180),
         ],
     },
+    // No horizontal, vertical or limb keys: refused by name. The FBX moves
+    // the COM 31 units across over the take, which neither the figure nor the
+    // current-position records (a snapshot of one moment) give, and its turn
+    // disagrees with the file's turn keys: it shows another state of the
+    // scene (docs/biped.md, "The current-position records").
     Take {
         max: "biped-ld35/Player@Idle.max",
         fbx: "biped-ld35/Player@Idle.FBX",

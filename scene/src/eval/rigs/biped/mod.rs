@@ -48,6 +48,9 @@ const LINK_PARENT_INVERSE: u16 = 0x0112;
 const CURRENT_FRAME: u16 = 0x0104;
 /// System object: the Move All reference frame (4×4, Y-up).
 const MOVE_ALL: u16 = 0x0117;
+/// System object: the figure-mode flag (u32, 1 = saved in figure mode; seed
+/// §10p, pinned by an isolation diff in Max 9).
+const FIGURE_MODE: u16 = 0x0109;
 
 /// Names of the limb ids of chunk 0x0200 (biped.getIdLink, 0-based), seed §11.
 pub fn limb_name(id: u32) -> Option<&'static str> {
@@ -134,6 +137,8 @@ pub struct Structure {
     pub current_frame: Option<[[f64; 4]; 4]>,
     /// Move All frame, Y-up rows.
     pub move_all: Option<[[f64; 4]; 4]>,
+    /// Saved in figure mode (0x0109 = 1): the rig shows its figure at every tick.
+    pub figure_mode: bool,
 }
 
 /// One Biped rig: its system object and everything decoded from it.
@@ -288,6 +293,7 @@ pub fn rig(eval: &SceneEval, system: usize) -> Result<Rig, EvalError> {
             .map(|v| std::array::from_fn(|r| std::array::from_fn(|c| v[r * 3 + c]))),
         current_frame: words_of(chunks, CURRENT_FRAME, 16, &what)?.map(|v| rows4(&v)),
         move_all: words_of(chunks, MOVE_ALL, 16, &what)?.map(|v| rows4(&v)),
+        figure_mode: top_u32s(FIGURE_MODE).is_some_and(|v| v == [1]),
     };
     let group = records::live_group(chunks).ok_or_else(|| {
         EvalError::malformed(what.to_string(), "no figure record group (0x0190 … 0x0141)")

@@ -28,9 +28,13 @@
 //!   quaternion a squad, then the figure's chain rules (`chains_at`). Arms: the arm keys in the layout of a figure arm pose
 //!   half, elbow a TCB curve, upper-arm quaternion a squad (`arm_at`).
 //!
-//! A rig without horizontal, vertical or turn keys sits at its current-position
-//! frame, whose rule (0x0104 + 0x0260 correction, seed §11) is not implemented:
-//! its COM is not evaluated.
+//! A rig saved in figure mode (0x0109 = 1) is at its figure pose at every
+//! tick: SeanConway_Character (no keys at all) then matches its nine Skins'
+//! bind TMs at any tick. A rig without horizontal, vertical or turn keys
+//! outside figure mode is not evaluated: the current-position records
+//! (0x0104, 0x0258 … 0x0261) are a snapshot of the pose at one moment, not a
+//! rest pose — Player@Idle's FBX moves the COM 31 units across and bends
+//! the spine over the take although only the turn is keyed (docs/biped.md).
 
 use super::figure::{self, Pose};
 use super::{KeyTrack, Rig};
@@ -678,6 +682,10 @@ fn pelvis_window(p: &KeyTrack, t: i32) -> (usize, usize) {
 
 /// The pose of `rig` at tick `t`.
 pub fn pose_at(rig: &Rig, t: i32) -> Pose {
+    // A rig saved in figure mode shows its figure whatever its keys.
+    if rig.structure.figure_mode {
+        return figure::figure_pose(rig);
+    }
     let com = com_at(rig, t);
     let pelvis = com.clone().and_then(|c| {
         if let Some(p) = track(rig, "pelvis") {

@@ -1,0 +1,154 @@
+//! A Biped saved in figure mode (system chunk 0x0109 = 1) shows its figure at
+//! every tick, whatever its keytracks. biped/SeanConway_Character is the
+//! corpus's one such rig (it has no keys at all and no horizontal, vertical
+//! or turn keys). Its nine Skin modifiers are the in-file oracle: at any tick
+//! each Biped bone they use must sit at the bone TM the Skin stored when the
+//! bone was added (ISkin::GetBoneInitTM) — within 1e-4 per rotation element
+//! and 1e-4 of the rig's height — and, every bone being at its bind, each
+//! skinned mesh must deform to the mesh below the Skin placed by the Skin's
+//! stored mesh TM (ISkin::GetSkinInitTM).
+
+use maxfs_scene::eval::modifier::skin;
+use maxfs_scene::eval::{Mat43, SceneEval, Stack};
+use maxfs_scene::Document;
+use maxfs_tests::corpus_dir;
+
+const FILE: &str = "biped/SeanConway_Character.max";
+/// Ticks compared: the first frame, an odd tick and one far past any range.
+const TICKS: [i32; 3] = [0, 1_237, 96_000];
+
+fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
+    let (a, b) = (a.rows(), b.rows());
+    let rot = (0..3)
+        .flat_map(|r| (0..3).map(move |c| (r, c)))
+        .map(|(r, c)| (a[r][c] - b[r][c]).abs())
+        .fold(0.0, f64::max);
+    let pos = (0..3)
+        .map(|c| (a[3][c] - b[3][c]).abs())
+        .fold(0.0, f64::max);
+    (rot, pos)
+}
+
+fn scene() -> SceneEval {
+    let doc = Document::open(&corpus_dir().join("max").join(FILE)).expect("max file");
+    SceneEval::from_document(doc).expect("scene")
+}
+
+/// The nodes skinned by a Skin modifier: (node, name, its Skin).
+fn skinned(eval: &SceneEval) -> Vec<(usize, String, skin::Skin)> {
+    eval.graph
+        .nodes()
+        .filter(|(o, _)| eval.mesh(o.index, 0).is_some())
+        .filter_map(|(o, n)| match skin::node_skin(eval, o.index)? {
+            Ok(s) => Some((o.index, n.name.clone(), s)),
+            Err(e) => panic!("{}: {e}", n.name),
+        })
+        .collect()
+}
+
+fn height(eval: &SceneEval) -> f64 {
+    eval.biped_rigs()
+        .values()
+        .find_map(|r| {
+            let r = r.as_ref().ok()?;
+            r.structure.figure_mode.then_some(r.figure.height?)
+        })
+        .expect("a rig saved in figure mode, with a height")
+}
+
+/// Every Biped bone a Skin uses, at every tick, is at its stored bind TM; the
+/// bones still refused (the left arm, whose figure rule is not settled) are
+/// named, and no Skin uses them.
+#[test]
+fn figure_mode_bones_sit_at_the_skin_binds_at_any_tick() {
+    let eval = scene();
+    let height = height(&eval);
+    let tol = 1e-4 * height;
+    let (mut matched, mut refused, mut failures) = (0usize, Vec::new(), Vec::new());
+    let (mut worst_rot, mut worst_pos) = (0.0f64, 0.0f64);
+    let all = skinned(&eval);
+    let skins = all.len();
+    for (_, node_name, sk) in &all {
+        for bone in &sk.bones {
+            let (Some(b), Some(init)) = (bone.node, bone.init_tm) else {
+                continue;
+            };
+            let name = eval.graph.objects[b]
+                .node
+                .as_ref()
+                .map_or(String::new(), |x| x.name.clone());
+            for t in TICKS {
+                match eval.direct_world(b, t) {
+                    None => failures.push(format!("{}: {name} is no Biped bone", node_name)),
+                    Some(Err(e)) => refused.push(format!("{name}: {e}")),
+                    Some(Ok(m)) => {
+                        let (dr, dp) = max_diff(&m, &init);
+                        worst_rot = worst_rot.max(dr);
+                        worst_pos = worst_pos.max(dp);
+                        if dr > 1e-4 || dp > tol {
+                            failures.push(format!(
+                                "{} {name} tick {t}: rotation off by {dr:.2e}, position by {dp:.2e}",
+                                node_name
+                            ));
+                        } else {
+                            matched += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "{FILE}: {skins} Skins, {matched} bone·ticks at their bind TM (worst rotation element {worst_rot:.2e}, position {worst_pos:.2e}, height {height:.2}); refused: {refused:?}"
+    );
+    assert_eq!(skins, 9, "{FILE}: nine Skins");
+    assert!(refused.is_empty(), "{refused:?}");
+    assert!(matched >= 3 * 9, "{matched} bone·ticks compared");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Each of the nine Skins deforms at any tick: with every bone at its bind,
+/// the deformed vertices (placed by the node's object TM) are the vertices
+/// below the Skin placed by the Skin's stored mesh TM, in order.
+#[test]
+fn figure_mode_skins_deform_to_their_bind_mesh() {
+    let eval = scene();
+    let height = height(&eval);
+    let (mut worst, mut vertices, mut failures) = (0.0f64, 0usize, Vec::new());
+    let mut meshes = 0;
+    for (node, node_name, sk) in skinned(&eval) {
+        let bind = sk.mesh_init_tm.expect("a stored mesh TM");
+        for t in TICKS {
+            let ours = match eval.mesh(node, t) {
+                Some(Ok(m)) => m,
+                other => {
+                    failures.push(format!("{} tick {t}: not deformed: {other:?}", node_name));
+                    continue;
+                }
+            };
+            let below = match eval.mesh_with(node, t, Stack::Without(sk.modifier)) {
+                Some(Ok(m)) => m,
+                other => panic!("{}: no mesh below the Skin: {other:?}", node_name),
+            };
+            assert_eq!(ours.vertices.len(), below.vertices.len(), "{}", node_name);
+            let tm = eval.object_tm(node, t);
+            for (p, q) in ours.vertices.iter().zip(&below.vertices) {
+                let d = tm.transform_point(*p).minus(bind.transform_point(*q)).len();
+                worst = worst.max(d);
+            }
+            vertices += ours.vertices.len();
+            meshes += 1;
+        }
+    }
+    println!(
+        "{FILE}: {meshes} skinned mesh·ticks, {vertices} vertices, worst {:.2e} × height (height {height:.2})",
+        worst / height
+    );
+    assert_eq!(meshes, 9 * TICKS.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        worst <= 1e-4 * height,
+        "worst vertex {:.2e} × height",
+        worst / height
+    );
+}
