@@ -19,6 +19,7 @@
 use crate::chunk::Chunk;
 use crate::eval::error::EvalError;
 
+use super::edit_poly_chamfer as chamfer;
 use super::edit_poly_connect as connect;
 use super::edit_poly_edges as edges;
 use super::edit_poly_extrude as extrude;
@@ -27,7 +28,7 @@ use super::edit_poly_smooth as smooth;
 use super::edit_poly_topo as topo;
 use super::{bits, Applied, ModContext};
 use crate::eval::core::pblock;
-use crate::eval::objects::mesh::{self, Mesh};
+use crate::eval::objects::mesh::{self, Mesh, MissingMap};
 use crate::eval::objects::poly::PolyMesh;
 use crate::eval::objects::primitive;
 use crate::eval::objects::primitive_poly;
@@ -52,8 +53,10 @@ pub(super) fn apply(
         .iter()
         .position(|a| a.object == m.object)
         .ok_or_else(|| EvalError::malformed("", "the modifier is not on the node's stack"))?;
-    let poly = output(&stack, at, base, cx, None)?;
+    let mut dropped = Vec::new();
+    let poly = output(&stack, at, base, cx, None, &mut dropped)?;
     let _ = std::mem::replace(mesh, poly.to_mesh()?);
+    mesh.missing_maps.extend(dropped);
     Ok(())
 }
 
@@ -84,7 +87,7 @@ pub fn polygon_output(
         t,
         max_order: true,
     };
-    output(&stack, at, base, &cx, None)
+    output(&stack, at, base, &cx, None, &mut Vec::new())
 }
 
 /// The polygon mesh after the first `count` operations of the Edit Poly at
@@ -113,7 +116,7 @@ pub fn polygon_output_after(
         t,
         max_order: true,
     };
-    output(&stack, at, base, &cx, Some(count))
+    output(&stack, at, base, &cx, Some(count), &mut Vec::new())
 }
 
 /// The selections (vertex, edge, face sizes) operation `index` of the Edit
@@ -140,13 +143,15 @@ pub fn operation_selection(
 }
 
 /// The polygon mesh the Edit Poly at `stack[at]` outputs, or with `limit` the
-/// mesh after that many of its operations.
+/// mesh after that many of its operations; `dropped` gathers the map channels
+/// operations left out (named on the mesh, unless written again above).
 fn output(
     stack: &[Applied],
     at: usize,
     base: usize,
     cx: &ModContext,
     limit: Option<usize>,
+    dropped: &mut Vec<MissingMap>,
 ) -> Result<PolyMesh, EvalError> {
     let m = &stack[at];
     let local = m
@@ -181,10 +186,18 @@ fn output(
     if let Some(op) = ops.iter().find(|o| !is_evaluated(o.id)) {
         return Err(refusal(op));
     }
-    let mut poly = below(stack, at + 1, base, cx)?;
+    let mut poly = below(stack, at + 1, base, cx, dropped)?;
+    let mut known = extrude::Known::default();
     for (i, op) in ops.iter().enumerate() {
         let next = ops.get(i + 1);
-        replay(op, next, &mut poly).map_err(|e| e.inside(op_name(op.id).to_string()))?;
+        let gone: Vec<i32> = dropped.iter().filter_map(|d| d.channel).collect();
+        let channels = replay(op, next, &mut poly, &mut known, &gone)
+            .map_err(|e| e.inside(op_name(op.id).to_string()))?;
+        dropped.extend(channels.into_iter().map(|c| MissingMap {
+            channel: Some(c),
+            modifier: m.name.to_string(),
+            reason: format!("{}: its map faces are not derived", op_name(op.id)),
+        }));
     }
     if limit.is_none() {
         check_saved_sizes(local.children(), &poly)?;
@@ -200,14 +213,15 @@ fn below(
     at: usize,
     base: usize,
     cx: &ModContext,
+    dropped: &mut Vec<MissingMap>,
 ) -> Result<PolyMesh, EvalError> {
     match stack.get(at) {
         None => input(base, cx),
         Some(m) if m.class == super::EDIT_POLY => {
-            output(stack, at, base, cx, None).map_err(|e| e.inside("the Edit Poly below"))
+            output(stack, at, base, cx, None, dropped).map_err(|e| e.inside("the Edit Poly below"))
         }
         Some(m) if m.class == super::UNWRAP_UVW => {
-            let mut poly = below(stack, at + 1, base, cx)?;
+            let mut poly = below(stack, at + 1, base, cx, dropped)?;
             let local = m
                 .mod_app
                 .and_then(|a| a.children().iter().find(|c| c.id == super::LOCAL_DATA))
@@ -218,6 +232,8 @@ fn below(
             // met the modifier below this one, see `uv_only`).
             if applied.is_err() {
                 poly.maps.retain(|x| x.channel != 1);
+            } else {
+                dropped.retain(|d| d.channel != Some(1));
             }
             Ok(poly)
         }
@@ -248,6 +264,7 @@ fn is_evaluated(id: u32) -> bool {
             | OP_INSERT_VERTEX_EDGE
             | OP_CONNECT_VERTEX
             | OP_CONNECT_EDGE
+            | OP_CHAMFER_EDGE
     )
 }
 
@@ -270,15 +287,63 @@ fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, EvalError> {
         .map_err(|e| e.inside(class.name.to_string()))
 }
 
-fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Result<(), EvalError> {
+/// Replays one operation; returns the map channels it left out. `gone` are
+/// those left out before (already named).
+fn replay(
+    op: &Operation,
+    next: Option<&Operation>,
+    poly: &mut PolyMesh,
+    known: &mut extrude::Known,
+    gone: &[i32],
+) -> Result<Vec<i32>, EvalError> {
+    // The edges a chamfer selects among: MNMesh's, or those extrusions kept.
+    let numbered = (op.id == OP_CHAMFER_EDGE)
+        .then(|| poly.edges.clone().or_else(|| known.prefix.clone()))
+        .flatten();
+    // What extrusions leave known lasts through operations that keep the
+    // vertices, edges and faces there are.
+    if !matches!(
+        op.id,
+        OP_TRANSFORM
+            | OP_SET_MATERIAL
+            | OP_AUTOSMOOTH
+            | OP_SMOOTH
+            | OP_TESSELLATE
+            | OP_SPLIT
+            | OP_INSET
+            | OP_EXTRUDE_FACE
+            | OP_MOVE_EXTRUDE
+            | OP_MOVE_EXTRUDE_END
+    ) {
+        *known = extrude::Known::default();
+    }
     // Operations whose effect on MNMesh's edge numbering is not derived.
+    let mut before = None;
     if matches!(
         op.id,
         OP_WELD_VERTEX | OP_INSET | OP_EXTRUDE_FACE | OP_MOVE_EXTRUDE
     ) {
-        poly.edges = None;
+        before = poly.edges.take();
+        if op.id != OP_WELD_VERTEX && before.is_some() {
+            known.prefix.clone_from(&before);
+        }
     }
+    let before = before.as_deref();
     match op.id {
+        OP_CHAMFER_EDGE => {
+            let edges = numbered.ok_or_else(|| {
+                EvalError::malformed("", "Max's edge numbering of this mesh is not known")
+            })?;
+            let params = chamfer_params(op)?;
+            return chamfer::chamfer_edges(poly, &op.selection, &edges, &params).map_err(
+                |e| match (e, chamfer_variant(op)) {
+                    (EvalError::NotEvaluated { what, .. }, Ok((variant, why))) => {
+                        EvalError::not_evaluated_why(variant, format!("{why}: {what}"))
+                    }
+                    (e, _) => e,
+                },
+            );
+        }
         OP_INSERT_VERTEX_EDGE => edges::insert_vertices(poly, &op.inserts)?,
         OP_CONNECT_VERTEX => edges::connect_vertices(poly, &op.selection)?,
         OP_CONNECT_EDGE => {
@@ -321,10 +386,13 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
             topo::weld(poly, &op.selection, threshold)?;
         }
         OP_ATTACH => {
-            let other = op
+            let mut other = op
                 .attached
                 .clone()
                 .ok_or_else(|| EvalError::malformed("", "no attached mesh"))?;
+            // A channel the mesh lost earlier (named) is left out of the
+            // attached mesh too.
+            other.maps.retain(|m| !gone.contains(&m.channel));
             topo::attach(poly, other)?;
         }
         OP_TRANSFORM => {
@@ -363,7 +431,7 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
             let amount = op
                 .float_param(PARAM_INSET)?
                 .ok_or_else(|| EvalError::malformed("", "no inset amount"))?;
-            extrude::inset(poly, &op.selection, amount)?;
+            extrude::inset(poly, &op.selection, amount, before, known)?;
         }
         OP_EXTRUDE_FACE => {
             let kind = op.int_param(PARAM_EXTRUDE_FACE_TYPE)?.unwrap_or(0);
@@ -380,7 +448,7 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
             let height = op
                 .float_param(PARAM_EXTRUDE_FACE_HEIGHT)?
                 .ok_or_else(|| EvalError::malformed("", "no extrusion height"))?;
-            extrude::extrude(poly, &op.selection, height, kind == 2)?;
+            extrude::extrude(poly, &op.selection, height, kind == 2, before, known)?;
         }
         OP_MOVE_EXTRUDE => {
             let kind = op
@@ -389,7 +457,7 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
             if kind > 2 {
                 return Err(EvalError::malformed("", format!("extrusion type {kind}")));
             }
-            extrude::extrude_faces(poly, &op.selection, kind == 2)?;
+            extrude::extrude_faces(poly, &op.selection, kind == 2, before, known)?;
         }
         OP_AUTOSMOOTH => {
             let angle = op
@@ -409,7 +477,7 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
             // Splitting breaks vertices on two or more flagged edges (or on a
             // flagged edge and the border); with none such the mesh is unchanged.
             if !(0..poly.walked_edges().len()).any(|i| op.selected(i)) {
-                return Ok(());
+                return Ok(Vec::new());
             }
             let edges = poly.mn_edges()?;
             let mut flagged = vec![0u32; poly.vertices.len()];
@@ -439,7 +507,35 @@ fn replay(op: &Operation, next: Option<&Operation>, poly: &mut PolyMesh) -> Resu
         }
         _ => return Err(refusal(op)),
     }
-    Ok(())
+    Ok(Vec::new())
+}
+
+/// A Chamfer Edge's parameters as recorded.
+fn chamfer_params(op: &Operation) -> Result<chamfer::Params, EvalError> {
+    let kind = op.int_param(PARAM_CHAMFER_EDGE_TYPE)?.unwrap_or(0);
+    let others = op
+        .params
+        .iter()
+        .filter(|(id, _)| *id > PARAM_CHAMFER_EDGE_TENSION)
+        .map(|(id, v)| {
+            <[u8; 4]>::try_from(v.as_slice())
+                .map(|b| (*id, b))
+                .map_err(|_| {
+                    EvalError::malformed(format!("parameter {id}"), format!("{} bytes", v.len()))
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(chamfer::Params {
+        amount: op
+            .float_param(PARAM_CHAMFER_EDGE)?
+            .ok_or_else(|| EvalError::malformed("", "no chamfer amount"))?,
+        segments: op.int_param(PARAM_CHAMFER_EDGE_SEGMENTS)?.unwrap_or(1),
+        kind,
+        // Before Max 2015 (standard chamfers only) no tension is recorded.
+        tension: op.float_param(PARAM_CHAMFER_EDGE_TENSION)?.unwrap_or(0.0),
+        open: op.int_param(PARAM_CHAMFER_EDGE_OPEN)?.unwrap_or(0) != 0,
+        others,
+    })
 }
 
 /// The modifier saves its selections sized to the mesh it output; a replay that
@@ -565,7 +661,14 @@ mod tests {
         };
         // The move extrusion takes its type from 0x0601.
         let bare = operations(&op(OP_MOVE_EXTRUDE, vec![selection(1, &[0])], vec![])).expect("ops");
-        let err = replay(&bare[0], None, &mut quad()).unwrap_err();
+        let err = replay(
+            &bare[0],
+            None,
+            &mut quad(),
+            &mut extrude::Known::default(),
+            &[],
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("0x0601"), "{err}");
         let typed = operations(&op(
             OP_MOVE_EXTRUDE,
@@ -574,7 +677,7 @@ mod tests {
         ))
         .expect("ops");
         let mut m = quad();
-        replay(&typed[0], None, &mut m).expect("extrusion");
+        replay(&typed[0], None, &mut m, &mut extrude::Known::default(), &[]).expect("extrusion");
         assert_eq!((m.vertices.len(), m.faces.len()), (8, 5));
         assert_eq!(m.vertices[4..], m.vertices[..4]);
         // Extrude Face with the Max 2016+ parameter 120 at another value.
@@ -588,7 +691,14 @@ mod tests {
             vec![],
         ))
         .expect("ops");
-        assert!(replay(&odd[0], None, &mut quad()).is_err());
+        assert!(replay(
+            &odd[0],
+            None,
+            &mut quad(),
+            &mut extrude::Known::default(),
+            &[]
+        )
+        .is_err());
         let up = operations(&op(
             OP_EXTRUDE_FACE,
             vec![selection(1, &[0]), param(PARAM_EXTRUDE_FACE_HEIGHT, 2.0)],
@@ -596,11 +706,18 @@ mod tests {
         ))
         .expect("ops");
         let mut m = quad();
-        replay(&up[0], None, &mut m).expect("extrude");
+        replay(&up[0], None, &mut m, &mut extrude::Known::default(), &[]).expect("extrude");
         assert_eq!(m.vertices[6], Vec3(1.0, 1.0, 2.0));
         // A selection sized to another mesh is an error.
         let wrong = operations(&op(OP_INSET, vec![selection(3, &[0])], vec![])).expect("ops");
-        assert!(replay(&wrong[0], None, &mut quad()).is_err());
+        assert!(replay(
+            &wrong[0],
+            None,
+            &mut quad(),
+            &mut extrude::Known::default(),
+            &[]
+        )
+        .is_err());
     }
 
     #[test]
@@ -660,9 +777,15 @@ mod tests {
             vec![],
         ))
         .expect("ops");
-        let err = replay(&extrude[0], None, &mut quad())
-            .unwrap_err()
-            .to_string();
+        let err = replay(
+            &extrude[0],
+            None,
+            &mut quad(),
+            &mut extrude::Known::default(),
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             err.starts_with(
                 "operation Extrude Edge (40) of 1 edges, height 1.5, width 0 is not evaluated ("
@@ -678,7 +801,14 @@ mod tests {
             vertices: vec![Vec3(1.0, 1.0, 1.0), Vec3(5.0, 5.0, 5.0)],
             ..PolyMesh::default()
         };
-        replay(&ops[0], None, &mut poly).expect("replay");
+        replay(
+            &ops[0],
+            None,
+            &mut poly,
+            &mut extrude::Known::default(),
+            &[],
+        )
+        .expect("replay");
         assert_eq!(poly.vertices, [Vec3(2.0, 3.0, 4.0), Vec3(5.0, 5.0, 5.0)]);
         assert_eq!(op_name(32), "operation Bevel (32)");
         assert_eq!(op_name(500), "operation unknown (500)");

@@ -17,6 +17,8 @@
 //! and faces of a multi-face group extrusion is not known (by-polygon
 //! extrusion makes one-face clusters of any selection).
 
+use std::collections::HashMap;
+
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
@@ -58,28 +60,84 @@ fn one_face_clusters(
     Ok(chosen)
 }
 
+/// What stays known of MNMesh's numbering through extrusions, which only
+/// append: the edge list as it last was known (those edges keep their
+/// indices; Mug.max's Chamfer Edge after an Inset and an extrusion selects
+/// among them), and per face an extrusion made the side its loop started at.
+#[derive(Debug, Default)]
+pub(super) struct Known {
+    pub prefix: Option<Vec<[u32; 2]>>,
+    pub starts: HashMap<usize, usize>,
+}
+
+/// The side an extrusion of `face` starts its loop at: the side whose edge
+/// has the lowest index, when the numbering before the operation is known
+/// (Max's extrusion walks the cluster's border from there: Mug.max's top cap,
+/// whose side 0 was numbered last, starts at side 1, as Unwrap UVW's cache of
+/// the result shows; PictureFrame.max's box faces at side 0). After an
+/// extrusion made the face, its new sides were numbered from its start, so
+/// the next one starts there too (Mug's extrusion after its Inset). Otherwise
+/// side 0, which nothing confirms.
+fn start_side(
+    v: &[u32],
+    face: usize,
+    before: Option<&[[u32; 2]]>,
+    known: &Known,
+) -> Result<usize, EvalError> {
+    let Some(edges) = before else {
+        return Ok(known.starts.get(&face).copied().unwrap_or(0));
+    };
+    let index: HashMap<(u32, u32), usize> = edges
+        .iter()
+        .enumerate()
+        .map(|(i, e)| ((e[0].min(e[1]), e[0].max(e[1])), i))
+        .collect();
+    let n = v.len();
+    let mut best = (usize::MAX, 0);
+    for j in 0..n {
+        let (a, b) = (v[j], v[(j + 1) % n]);
+        let i = *index.get(&(a.min(b), a.max(b))).ok_or_else(|| {
+            EvalError::malformed(
+                "",
+                format!("face {face}: side {a}-{b} is not in the edge list"),
+            )
+        })?;
+        best = best.min((i, j));
+    }
+    Ok(best.1)
+}
+
 /// Extrudes the selected faces (one-face clusters) with zero height: the new
-/// vertices sit on the old ones.
+/// vertices sit on the old ones. `before` is MNMesh's edge list before the
+/// operation, when known.
 pub(super) fn extrude_faces(
     poly: &mut PolyMesh,
     sel: &[bool],
     by_polygon: bool,
+    before: Option<&[[u32; 2]]>,
+    known: &mut Known,
 ) -> Result<Extruded, EvalError> {
     let chosen = one_face_clusters(poly, sel, by_polygon)?;
     let mut out = Extruded { faces: Vec::new() };
     for &fi in &chosen {
         let old = poly.faces[fi].v.clone();
         let n = old.len();
+        let start = start_side(&old, fi, before, known)?;
+        known.starts.insert(fi, start);
+        // Corners in the order the loop meets them.
+        let order: Vec<usize> = (0..n).map(|k| (start + k) % n).collect();
         let base = u32::try_from(poly.vertices.len())
             .map_err(|_| EvalError::limit("vertices", u32::MAX))?;
-        for &v in &old {
-            let p = poly.vertices[v as usize];
+        for &j in &order {
+            let p = poly.vertices[old[j] as usize];
             poly.vertices.push(p);
         }
-        let new: Vec<u32> = (0..n as u32).map(|k| base + k).collect();
+        let new: Vec<u32> = (0..n)
+            .map(|j| base + ((j + n - start) % n) as u32)
+            .collect();
         let material = poly.faces[fi].material;
         poly.faces[fi].v = new.clone();
-        for j in 0..n {
+        for &j in &order {
             let k = (j + 1) % n;
             poly.faces.push(PolyFace::fan(
                 vec![old[j], old[k], new[k], new[j]],
@@ -95,15 +153,20 @@ pub(super) fn extrude_faces(
                 .clone();
             let mbase = u32::try_from(m.vertices.len())
                 .map_err(|_| EvalError::limit("map vertices", u32::MAX))?;
-            for &t in &mf {
+            for &j in &order {
+                let t = *mf.get(j).ok_or_else(|| {
+                    EvalError::malformed(format!("map {}", m.channel), "damaged map face")
+                })?;
                 let uv = *m.vertices.get(t as usize).ok_or_else(|| {
                     EvalError::malformed(format!("map {}", m.channel), "damaged map face")
                 })?;
                 m.vertices.push(uv);
             }
-            let mnew: Vec<u32> = (0..n as u32).map(|k| mbase + k).collect();
+            let mnew: Vec<u32> = (0..n)
+                .map(|j| mbase + ((j + n - start) % n) as u32)
+                .collect();
             m.faces[fi] = mnew.clone();
-            for j in 0..n {
+            for &j in &order {
                 let k = (j + 1) % n;
                 m.faces.push(vec![mf[j], mf[k], mnew[k], mnew[j]]);
             }
@@ -141,8 +204,10 @@ pub(super) fn extrude(
     sel: &[bool],
     height: f64,
     by_polygon: bool,
+    before: Option<&[[u32; 2]]>,
+    known: &mut Known,
 ) -> Result<(), EvalError> {
-    let done = extrude_faces(poly, sel, by_polygon)?;
+    let done = extrude_faces(poly, sel, by_polygon, before, known)?;
     for (fi, old) in &done.faces {
         let d = normal(poly, old)?.scale(height);
         for &v in &poly.faces[*fi].v.clone() {
@@ -157,8 +222,14 @@ pub(super) fn extrude(
 /// every new side is parallel to the old one at distance `amount` (the miter
 /// point of the two neighbouring sides' inward normals n1, n2:
 /// amount · (n1 + n2) / (1 + n1·n2)).
-pub(super) fn inset(poly: &mut PolyMesh, sel: &[bool], amount: f64) -> Result<(), EvalError> {
-    let done = extrude_faces(poly, sel, false)?;
+pub(super) fn inset(
+    poly: &mut PolyMesh,
+    sel: &[bool],
+    amount: f64,
+    before: Option<&[[u32; 2]]>,
+    known: &mut Known,
+) -> Result<(), EvalError> {
+    let done = extrude_faces(poly, sel, false, before, known)?;
     for (fi, old) in &done.faces {
         let nrm = normal(poly, old)?;
         let at = |i: u32| poly.vertices[i as usize];
@@ -238,7 +309,7 @@ mod tests {
     #[test]
     fn inset_appends_corners_and_side_quads_in_corner_order() {
         let mut m = square();
-        inset(&mut m, &[true, false], 0.5).expect("inset");
+        inset(&mut m, &[true, false], 0.5, None, &mut Known::default()).expect("inset");
         assert_eq!(m.vertices.len(), 9);
         assert_eq!(m.faces[0].v, [5, 6, 7, 8]);
         assert_eq!(m.faces[2].v, [0, 1, 6, 5]);
@@ -263,7 +334,7 @@ mod tests {
             maps: Vec::new(),
             edges: None,
         };
-        inset(&mut m, &[true], 0.1).expect("inset");
+        inset(&mut m, &[true], 0.1, None, &mut Known::default()).expect("inset");
         for j in 0..3 {
             let (a, b) = (m.vertices[j], m.vertices[(j + 1) % 3]);
             let inward = Vec3(0.0, 0.0, 1.0).cross(b.minus(a)).normalized();
@@ -276,20 +347,82 @@ mod tests {
     #[test]
     fn extrude_moves_along_the_normal_and_refuses_groups() {
         let mut m = square();
-        extrude(&mut m, &[true, false], -2.0, false).expect("extrude");
+        extrude(
+            &mut m,
+            &[true, false],
+            -2.0,
+            false,
+            None,
+            &mut Known::default(),
+        )
+        .expect("extrude");
         assert_eq!(m.vertices[5], Vec3(0.0, 0.0, -2.0));
         // A face without area has no normal: an error, not a guess.
         let mut flat = square();
         flat.vertices[2] = Vec3(1.0, 1.0, 0.0);
         flat.vertices[3] = Vec3(1.0, 1.0, 0.0);
         flat.vertices[1] = Vec3(2.0, 2.0, 0.0);
-        assert!(extrude(&mut flat, &[true, false], 1.0, false).is_err());
-        assert!(inset(&mut square(), &[true, false, true], 0.1).is_err());
+        assert!(extrude(
+            &mut flat,
+            &[true, false],
+            1.0,
+            false,
+            None,
+            &mut Known::default()
+        )
+        .is_err());
+        assert!(inset(
+            &mut square(),
+            &[true, false, true],
+            0.1,
+            None,
+            &mut Known::default()
+        )
+        .is_err());
         // Two selected faces sharing an edge form one group.
-        assert!(extrude(&mut square(), &[true, true], 1.0, false).is_err());
+        assert!(extrude(
+            &mut square(),
+            &[true, true],
+            1.0,
+            false,
+            None,
+            &mut Known::default()
+        )
+        .is_err());
         let mut m = square();
-        extrude(&mut m, &[true, true], 1.0, true).expect("by polygon");
+        extrude(
+            &mut m,
+            &[true, true],
+            1.0,
+            true,
+            None,
+            &mut Known::default(),
+        )
+        .expect("by polygon");
         assert_eq!(m.vertices.len(), 5 + 4 + 3);
         assert_eq!(m.faces.len(), 2 + 4 + 3);
+    }
+
+    #[test]
+    fn the_loop_starts_at_the_lowest_numbered_side() {
+        // Side 1 (1 → 2) numbered first: the new corners and walls start there.
+        let mut m = square();
+        let edges = [[1, 2], [0, 1], [2, 3], [3, 0], [1, 4], [4, 2]];
+        let mut known = Known::default();
+        extrude_faces(&mut m, &[true, false], false, Some(&edges), &mut known).expect("extrude");
+        assert_eq!(m.faces[0].v, [8, 5, 6, 7]);
+        assert_eq!(m.faces[2].v, [1, 2, 6, 5]);
+        assert_eq!(m.maps[0].faces[0], [8, 5, 6, 7]);
+        // The next extrusion of the face, numbering unknown, starts there too.
+        extrude_faces(
+            &mut m,
+            &[true, false, false, false, false, false],
+            false,
+            None,
+            &mut known,
+        )
+        .expect("again");
+        assert_eq!(m.faces[0].v, [12, 9, 10, 11]);
+        assert_eq!(known.starts[&0], 1);
     }
 }

@@ -184,6 +184,38 @@ pub(super) fn refusal(op: &Operation) -> EvalError {
     variant(op).unwrap_or_else(|e| e)
 }
 
+/// A Chamfer Edge's variant as its parameters ask for it: ("quad chamfer with
+/// 2 segments", "17 edges, amount 0.5905512, tension 1").
+pub(super) fn chamfer_variant(op: &Operation) -> Result<(String, String), EvalError> {
+    let edges = op.selection.iter().filter(|&&s| s).count();
+    // Stored as f32: shown as stored.
+    let float = |id: u32| -> Result<String, EvalError> {
+        Ok(match op.float_param(id)? {
+            Some(x) => (x as f32).to_string(),
+            None => "not recorded".to_string(),
+        })
+    };
+    let segments = op.int_param(PARAM_CHAMFER_EDGE_SEGMENTS)?.unwrap_or(1);
+    let kind = match op.int_param(PARAM_CHAMFER_EDGE_TYPE)? {
+        None | Some(0) => "standard".to_string(),
+        Some(1) => "quad".to_string(),
+        Some(k) => format!("type {k}"),
+    };
+    let open = op.int_param(PARAM_CHAMFER_EDGE_OPEN)?.unwrap_or(0) != 0;
+    let mut why = format!("{edges} edges, amount {}", float(PARAM_CHAMFER_EDGE)?);
+    if op.float_param(PARAM_CHAMFER_EDGE_TENSION)?.is_some() {
+        why.push_str(&format!(", tension {}", float(PARAM_CHAMFER_EDGE_TENSION)?));
+    }
+    if open {
+        why.push_str(", open");
+    }
+    let what = format!(
+        "{kind} chamfer with {segments} segment{}",
+        if segments == 1 { "" } else { "s" }
+    );
+    Ok((what, why))
+}
+
 fn variant(op: &Operation) -> Result<EvalError, EvalError> {
     let name = op_name(op.id);
     let edges = op.selection.iter().filter(|&&s| s).count();
@@ -196,27 +228,8 @@ fn variant(op: &Operation) -> Result<EvalError, EvalError> {
     };
     Ok(match op.id {
         OP_CHAMFER_EDGE => {
-            let segments = op.int_param(PARAM_CHAMFER_EDGE_SEGMENTS)?.unwrap_or(1);
-            let kind = match op.int_param(PARAM_CHAMFER_EDGE_TYPE)? {
-                None | Some(0) => "standard".to_string(),
-                Some(1) => "quad".to_string(),
-                Some(k) => format!("type {k}"),
-            };
-            let open = op.int_param(PARAM_CHAMFER_EDGE_OPEN)?.unwrap_or(0) != 0;
-            let mut why = format!("{edges} edges, amount {}", float(PARAM_CHAMFER_EDGE)?);
-            if op.float_param(PARAM_CHAMFER_EDGE_TENSION)?.is_some() {
-                why.push_str(&format!(", tension {}", float(PARAM_CHAMFER_EDGE_TENSION)?));
-            }
-            if open {
-                why.push_str(", open");
-            }
-            EvalError::not_evaluated_why(
-                format!(
-                    "{name}: {kind} chamfer with {segments} segment{}",
-                    if segments == 1 { "" } else { "s" }
-                ),
-                why,
-            )
+            let (what, why) = chamfer_variant(op)?;
+            EvalError::not_evaluated_why(format!("{name}: {what}"), why)
         }
         OP_EXTRUDE_EDGE => {
             let flat = [PARAM_EXTRUDE_EDGE_HEIGHT, PARAM_EXTRUDE_EDGE_WIDTH]

@@ -88,7 +88,7 @@ pub(super) fn delete_faces(
 }
 
 /// Drops the vertices not kept, renumbering faces to the survivors (in order).
-fn remove_vertices(poly: &mut PolyMesh, keep: &[bool]) {
+pub(super) fn remove_vertices(poly: &mut PolyMesh, keep: &[bool]) {
     let mut new_index = vec![u32::MAX; poly.vertices.len()];
     let mut next = 0u32;
     for (i, &k) in keep.iter().enumerate() {

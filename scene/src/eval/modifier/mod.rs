@@ -33,6 +33,7 @@ mod auto_smooth;
 mod bend;
 mod edit_mesh;
 mod edit_poly;
+mod edit_poly_chamfer;
 mod edit_poly_connect;
 mod edit_poly_edges;
 mod edit_poly_extrude;

@@ -1,0 +1,469 @@
+//! Edit Poly's Chamfer Edge (operation 34), for the one variant an independent
+//! reference pins: Max 2015+'s quad chamfer, 2 segments, tension 1, closed,
+//! of a loop of edges that is the whole border of one face (the "cap"), every
+//! loop vertex having one more edge (Mug.max: the bottom ring of a cylinder).
+//! The Unwrap UVW above Mug's Edit Poly saved its input (every vertex position
+//! and polygon, in Max's order) and the FBX holds the same positions and the
+//! corner normals; this module reproduces both.
+//!
+//! What Max builds, as read there. Each loop vertex C becomes five vertices on
+//! the quadratic Bézier from A (C moved into the cap so that it lies `amount`
+//! from both of the cap's sides there, as Inset does) through the control
+//! point C to B (C moved `amount` along its unselected edge), at t = 0, ¼, ½,
+//! ¾, 1 — four rows, two on each face of the chamfered edge, where the record
+//! says "2 segments". C itself goes (vertices after it move down).
+//! Numbering: first, over the selected edges in index order and each edge's
+//! v1 then v2 when not yet met, the vertices at t = ½, 1, ¾; then, over the
+//! cap's corners in order, those at t = 0, ¼. The cap takes the A row, every
+//! other face the B row; then per face in face order and per chamfered side
+//! (a → b) of it in corner order, two quads are appended: [P0(b), P0(a),
+//! P1(a), P1(b)] and [P1(b), P1(a), H(a), H(b)], where P0, P1 are the face's
+//! rows (A, t = ¼ on the cap; B, t = ¾ elsewhere) and H is t = ½. Each quad
+//! takes its face's material; smoothing groups are the union of the two
+//! faces' (the FBX normals are smooth across every row; that the cap's group
+//! joins is not seen, as Mug deletes its cap).
+//!
+//! Map channels: how Max fills them is not derived (Mug's Unwrap UVW
+//! replaces channel 1), so they leave the mesh, named by the caller.
+//! Any other variant or configuration is refused naming what differs.
+
+use std::collections::HashMap;
+
+use super::edit_poly_topo::{check_selection, remove_vertices};
+use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
+use crate::eval::objects::poly::{PolyFace, PolyMesh};
+
+/// The chamfer's recorded parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Params {
+    pub amount: f64,
+    pub segments: i32,
+    /// 0 standard, 1 quad.
+    pub kind: i32,
+    pub tension: f64,
+    pub open: bool,
+    /// The Max 2015+ parameters past tension (110 …, id and value as stored).
+    pub others: Vec<(u32, [u8; 4])>,
+}
+
+/// The later parameters as Mug and every other corpus chamfer stores them:
+/// invert 0, quad intersections 1, smooth 0, smooth threshold 30°, then
+/// 118 = 0, 122 = 2, 123 = 0.5, 124 = 0, 125 = 0.5 (meaning not known).
+const SEEN: [(u32, [u8; 4]); 9] = [
+    (110, [0, 0, 0, 0]),
+    (111, [1, 0, 0, 0]),
+    (112, [0, 0, 0, 0]),
+    (113, 30f32.to_le_bytes()),
+    (118, [0, 0, 0, 0]),
+    (122, [2, 0, 0, 0]),
+    (123, 0.5f32.to_le_bytes()),
+    (124, [0, 0, 0, 0]),
+    (125, 0.5f32.to_le_bytes()),
+];
+
+/// Chamfers the selected edges. `edges` is MNMesh's edge numbering as far as
+/// it is known (a prefix of it after extrusions, which append); the
+/// selection is sized to the whole edge count. Returns the map channels it
+/// removed.
+pub(super) fn chamfer_edges(
+    poly: &mut PolyMesh,
+    sel: &[bool],
+    edges: &[[u32; 2]],
+    p: &Params,
+) -> Result<Vec<i32>, EvalError> {
+    let variant = |why: String| Err(EvalError::not_evaluated(why));
+    if p.kind != 1 {
+        return variant(format!("a chamfer of type {} (only quad)", p.kind));
+    }
+    if p.segments != 2 || p.tension != 1.0 || p.open {
+        return variant(format!(
+            "a quad chamfer with {} segments, tension {}{} (only 2 segments, tension 1, \
+             closed are checked against Max)",
+            p.segments,
+            p.tension as f32,
+            if p.open { ", open" } else { "" }
+        ));
+    }
+    for (id, v) in &p.others {
+        if !SEEN.contains(&(*id, *v)) {
+            return variant(format!("a chamfer with parameter {id} = {v:02x?}"));
+        }
+    }
+    if !p.amount.is_finite() || p.amount <= 0.0 {
+        return Err(EvalError::malformed(
+            "",
+            format!("chamfer amount {}", p.amount),
+        ));
+    }
+    let count = poly.walked_edges().len();
+    check_selection(sel, count, "edges")?;
+    let chosen: Vec<usize> = (0..count)
+        .filter(|&e| sel.get(e).copied().unwrap_or(false))
+        .collect();
+    if chosen.is_empty() {
+        return Ok(Vec::new());
+    }
+    let picked: Vec<[u32; 2]> = chosen
+        .iter()
+        .map(|&e| {
+            edges.get(e).copied().ok_or_else(|| {
+                EvalError::malformed(
+                    "",
+                    format!(
+                        "edge {e} is beyond the {} edges whose numbering is known",
+                        edges.len()
+                    ),
+                )
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let shape = Loop::find(poly, &picked)?;
+    let amount = p.amount;
+    let at = |v: u32| poly.vertices[v as usize];
+    let cap = &poly.faces[shape.cap].v;
+    let n = cap.len();
+    let nrm = normal(poly, cap)?;
+
+    // Per loop vertex: A (into the cap) and B (along its other edge).
+    let mut a_of = HashMap::new();
+    let mut b_of = HashMap::new();
+    for j in 0..n {
+        let (prev, c, next) = (cap[(j + n - 1) % n], cap[j], cap[(j + 1) % n]);
+        let inward = |from: u32, to: u32| {
+            let side = nrm.cross(at(to).minus(at(from)));
+            let l = side.len();
+            (l > 0.0).then(|| side.scale(1.0 / l))
+        };
+        let (Some(n1), Some(n2)) = (inward(prev, c), inward(c, next)) else {
+            return Err(EvalError::malformed(
+                "",
+                format!("cap side at vertex {c} has no length"),
+            ));
+        };
+        let denom = 1.0 + n1.dot(n2);
+        if denom.abs() < 1e-9 {
+            return Err(EvalError::malformed(
+                "",
+                format!("the cap folds back at vertex {c}"),
+            ));
+        }
+        a_of.insert(c, at(c).plus(n1.plus(n2).scale(amount / denom)));
+        let other = shape.other[&c];
+        let d = at(other).minus(at(c));
+        let l = d.len();
+        // Only right angles between the other edge and both chamfered edges are
+        // seen (Mug): elsewhere which distance Max keeps is not known.
+        let square = [prev, next].iter().all(|&x| {
+            let e = at(x).minus(at(c));
+            e.len() > 0.0 && (e.dot(d) / (e.len() * l)).abs() < 1e-4
+        });
+        if !(l > 0.0 && square) {
+            return Err(EvalError::not_evaluated(format!(
+                "a chamfer whose loop vertex {c} does not meet its other edge at right angles"
+            )));
+        }
+        b_of.insert(c, at(c).plus(d.scale(amount / l)));
+    }
+    let bezier = |c: u32, t: f64| -> Vec3 {
+        let (a, b) = (a_of[&c], b_of[&c]);
+        a.scale((1.0 - t) * (1.0 - t))
+            .plus(at(c).scale(2.0 * t * (1.0 - t)))
+            .plus(b.scale(t * t))
+    };
+
+    // New vertices (rows 0 A, 1 ¼, 2 ½, 3 ¾, 4 B), in Max's order.
+    let mut row: HashMap<(u32, usize), u32> = HashMap::new();
+    let mut next_index =
+        u32::try_from(poly.vertices.len()).map_err(|_| EvalError::limit("vertices", u32::MAX))?;
+    let mut added = Vec::new();
+    let mut push = |c: u32, k: usize, added: &mut Vec<Vec3>| {
+        row.insert((c, k), next_index);
+        next_index += 1;
+        added.push(bezier(c, k as f64 / 4.0));
+    };
+    let mut met = std::collections::HashSet::new();
+    for e in &picked {
+        for &c in e {
+            if met.insert(c) {
+                for k in [2, 4, 3] {
+                    push(c, k, &mut added);
+                }
+            }
+        }
+    }
+    for &c in cap {
+        for k in [0, 1] {
+            push(c, k, &mut added);
+        }
+    }
+    poly.vertices.extend(added);
+    let r = |c: u32, k: usize| row[&(c, k)];
+
+    // Faces take their new corners, then the strips are appended.
+    let on_loop = |v: u32| a_of.contains_key(&v);
+    let chamfered: std::collections::HashSet<(u32, u32)> = picked
+        .iter()
+        .map(|e| (e[0].min(e[1]), e[0].max(e[1])))
+        .collect();
+    let cap_sg = poly.faces[shape.cap].smoothing;
+    let mut strips = Vec::new();
+    for (fi, f) in poly.faces.iter_mut().enumerate() {
+        let rows = if fi == shape.cap { [0, 1] } else { [4, 3] };
+        let old = f.v.clone();
+        let m = old.len();
+        for v in f.v.iter_mut() {
+            if on_loop(*v) {
+                *v = r(*v, rows[0]);
+            }
+        }
+        for j in 0..m {
+            let (a, b) = (old[j], old[(j + 1) % m]);
+            if !chamfered.contains(&(a.min(b), a.max(b))) {
+                continue;
+            }
+            let sg = f.smoothing
+                | if fi == shape.cap {
+                    shape.side_sg[&(a.min(b), a.max(b))]
+                } else {
+                    cap_sg
+                };
+            let quads = [
+                vec![r(b, rows[0]), r(a, rows[0]), r(a, rows[1]), r(b, rows[1])],
+                vec![r(b, rows[1]), r(a, rows[1]), r(a, 2), r(b, 2)],
+            ];
+            for q in quads {
+                strips.push(PolyFace::fan(q, f.material, sg));
+            }
+        }
+    }
+    poly.faces.extend(strips);
+    let removed: Vec<i32> = poly.maps.iter().map(|m| m.channel).collect();
+    poly.maps.clear();
+    poly.edges = None;
+    let keep: Vec<bool> = (0..poly.vertices.len() as u32)
+        .map(|v| !on_loop(v))
+        .collect();
+    remove_vertices(poly, &keep);
+    poly.validate()?;
+    Ok(removed)
+}
+
+/// The one configuration evaluated: the chamfered edges are every side of one
+/// face (the cap), each with another face beyond it that has no other
+/// chamfered side, and each loop vertex has exactly one more edge.
+struct Loop {
+    cap: usize,
+    /// Per loop vertex, the far end of its unchamfered edge.
+    other: HashMap<u32, u32>,
+    /// Per chamfered edge (low, high), the smoothing groups of the face beyond
+    /// the cap.
+    side_sg: HashMap<(u32, u32), u32>,
+}
+
+impl Loop {
+    fn find(poly: &PolyMesh, picked: &[[u32; 2]]) -> Result<Loop, EvalError> {
+        let refuse = |why: &str| {
+            Err(EvalError::not_evaluated(format!(
+                "a chamfer of {} edges {why} (only the whole border of one face, each loop \
+                 vertex on one more edge, is checked against Max)",
+                picked.len()
+            )))
+        };
+        let key = |a: u32, b: u32| (a.min(b), a.max(b));
+        let mut sides: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
+        let mut degree: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (fi, f) in poly.faces.iter().enumerate() {
+            let n = f.v.len();
+            for j in 0..n {
+                let (a, b) = (f.v[j], f.v[(j + 1) % n]);
+                let s = sides.entry(key(a, b)).or_default();
+                if s.is_empty() {
+                    degree.entry(a).or_default().push(b);
+                    degree.entry(b).or_default().push(a);
+                }
+                s.push(fi);
+            }
+        }
+        let picked_keys: std::collections::HashSet<(u32, u32)> =
+            picked.iter().map(|e| key(e[0], e[1])).collect();
+        // The cap: the face holding every chamfered edge.
+        let mut count: HashMap<usize, usize> = HashMap::new();
+        for k in &picked_keys {
+            let faces = sides.get(k).map_or(&[][..], Vec::as_slice);
+            if faces.len() != 2 || faces[0] == faces[1] {
+                return refuse("on the mesh's border");
+            }
+            for &f in faces {
+                *count.entry(f).or_default() += 1;
+            }
+        }
+        let Some(cap) = count
+            .iter()
+            .filter(|(_, &c)| c == picked_keys.len())
+            .map(|(&f, _)| f)
+            .min()
+        else {
+            return refuse("that do not all border one face");
+        };
+        let cap_v = &poly.faces[cap].v;
+        if cap_v.len() != picked_keys.len() || count.iter().any(|(&f, &c)| f != cap && c != 1) {
+            return refuse("that are not exactly one face's border");
+        }
+        let mut other = HashMap::new();
+        let mut side_sg = HashMap::new();
+        for &c in cap_v {
+            let near: Vec<u32> = degree[&c]
+                .iter()
+                .copied()
+                .filter(|&x| !picked_keys.contains(&key(c, x)))
+                .collect();
+            if near.len() != 1 {
+                return refuse(&format!(
+                    "with loop vertex {c} on {} other edges",
+                    near.len()
+                ));
+            }
+            other.insert(c, near[0]);
+        }
+        for k in &picked_keys {
+            let f = sides[k].iter().copied().find(|&f| f != cap).unwrap_or(cap);
+            side_sg.insert(*k, poly.faces[f].smoothing);
+        }
+        Ok(Loop {
+            cap,
+            other,
+            side_sg,
+        })
+    }
+}
+
+/// The face's normal (Newell's, unit).
+fn normal(poly: &PolyMesh, v: &[u32]) -> Result<Vec3, EvalError> {
+    let mut n = Vec3::default();
+    for j in 0..v.len() {
+        let (p, q) = (
+            poly.vertices[v[j] as usize],
+            poly.vertices[v[(j + 1) % v.len()] as usize],
+        );
+        n = n.plus(p.cross(q));
+    }
+    let l = n.len();
+    if l > 0.0 && l.is_finite() {
+        Ok(n.scale(1.0 / l))
+    } else {
+        Err(EvalError::malformed(
+            "",
+            format!("the cap {v:?} has no area"),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> Params {
+        Params {
+            amount: 0.25,
+            segments: 2,
+            kind: 1,
+            tension: 1.0,
+            open: false,
+            others: SEEN.to_vec(),
+        }
+    }
+
+    /// A unit cube, bottom face first: its bottom border is the loop.
+    fn cube() -> PolyMesh {
+        let p = |x: f64, y: f64, z: f64| Vec3(x, y, z);
+        let faces = vec![
+            vec![3, 2, 1, 0],
+            vec![0, 1, 5, 4],
+            vec![1, 2, 6, 5],
+            vec![2, 3, 7, 6],
+            vec![3, 0, 4, 7],
+            vec![4, 5, 6, 7],
+        ];
+        let mut m = PolyMesh {
+            vertices: vec![
+                p(0.0, 0.0, 0.0),
+                p(1.0, 0.0, 0.0),
+                p(1.0, 1.0, 0.0),
+                p(0.0, 1.0, 0.0),
+                p(0.0, 0.0, 1.0),
+                p(1.0, 0.0, 1.0),
+                p(1.0, 1.0, 1.0),
+                p(0.0, 1.0, 1.0),
+            ],
+            faces: faces
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| PolyFace::fan(v, i as u16, 1 << i))
+                .collect(),
+            maps: Vec::new(),
+            edges: None,
+        };
+        m.edges = Some(m.walked_edges());
+        m
+    }
+
+    #[test]
+    fn a_face_border_becomes_four_rows_of_quads() {
+        let mut m = cube();
+        let edges = m.edges.clone().expect("edges");
+        let sel: Vec<bool> = (0..edges.len()).map(|e| e < 4).collect();
+        chamfer_edges(&mut m, &sel, &edges, &params()).expect("chamfer");
+        assert_eq!(m.vertices.len(), 8 - 4 + 20);
+        assert_eq!(m.faces.len(), 6 + 16);
+        // The bottom's corners sit 0.25 inside, the sides' 0.25 up.
+        let bottom: Vec<Vec3> = m.faces[0]
+            .v
+            .iter()
+            .map(|&v| m.vertices[v as usize])
+            .collect();
+        assert!(bottom
+            .iter()
+            .all(|p| p.2 == 0.0 && (p.0 == 0.25 || p.0 == 0.75)));
+        let side: Vec<Vec3> = m.faces[1]
+            .v
+            .iter()
+            .map(|&v| m.vertices[v as usize])
+            .collect();
+        assert_eq!(side[0], Vec3(0.0, 0.0, 0.25));
+        // The middle row: ¼ A + ½ C + ¼ B.
+        let h = m.faces[7].v[2];
+        assert!(
+            m.vertices[h as usize]
+                .minus(Vec3(0.0625, 0.9375, 0.0625))
+                .len()
+                < 1e-12
+        );
+        assert!(m.faces[6..].iter().all(|f| f.v.len() == 4));
+        assert_eq!(m.faces[6].material, 0);
+        assert_eq!(m.faces[14].material, 1);
+        assert_eq!(m.faces[14].smoothing, 1 | 2);
+        m.validate().expect("valid");
+    }
+
+    #[test]
+    fn other_variants_are_refused() {
+        let mut m = cube();
+        let edges = m.edges.clone().expect("edges");
+        let sel: Vec<bool> = (0..edges.len()).map(|e| e < 4).collect();
+        let three = Params {
+            segments: 3,
+            ..params()
+        };
+        assert!(chamfer_edges(&mut m.clone(), &sel, &edges, &three).is_err());
+        let mut odd = params();
+        odd.others[2] = (112, [1, 0, 0, 0]);
+        assert!(chamfer_edges(&mut m.clone(), &sel, &edges, &odd).is_err());
+        // Part of a border only.
+        let part: Vec<bool> = (0..edges.len()).map(|e| e < 3).collect();
+        let err = chamfer_edges(&mut m.clone(), &part, &edges, &params()).unwrap_err();
+        assert!(err.to_string().contains("one face's border"), "{err}");
+        // An edge whose number is not known.
+        assert!(chamfer_edges(&mut m, &sel, &edges[..2], &params()).is_err());
+    }
+}
