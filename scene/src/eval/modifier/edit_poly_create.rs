@@ -216,7 +216,7 @@ fn weld_pair(poly: &mut PolyMesh, s: u32, t: u32) -> Result<(), EvalError> {
 }
 
 fn words(p: &[u8], what: &str) -> Result<Vec<u32>, EvalError> {
-    if p.len() % 4 != 0 {
+    if !p.len().is_multiple_of(4) {
         return Err(EvalError::malformed(
             "",
             format!("{what} record of {} bytes", p.len()),

@@ -73,10 +73,10 @@ pub(super) fn extrude_border_edges(
     for &(a, b, _, _) in &walls {
         for v in [a, b] {
             *uses.entry(v).or_insert(0u32) += 1;
-            if !new_of.contains_key(&v) {
+            if let std::collections::hash_map::Entry::Vacant(e) = new_of.entry(v) {
                 let at = u32::try_from(poly.vertices.len() + order.len())
                     .map_err(|_| EvalError::limit("vertices", u32::MAX))?;
-                new_of.insert(v, at);
+                e.insert(at);
                 order.push(v);
             }
         }
