@@ -21,6 +21,7 @@ mod eval_deform;
 mod eval_drops;
 mod eval_edit_poly;
 mod eval_edit_poly_connect;
+mod eval_edit_poly_create;
 mod eval_edit_poly_edges;
 mod eval_edit_poly_ops;
 mod eval_edit_poly_topo;

@@ -43,6 +43,8 @@ pub(super) const OP_CONNECT_EDGE: u32 = 43;
 pub(super) const OP_INSERT_VERTEX_EDGE: u32 = 66;
 pub(super) const OP_CHAMFER_EDGE: u32 = 34;
 pub(super) const OP_EXTRUDE_EDGE: u32 = 40;
+pub(super) const OP_CREATE: u32 = 56;
+pub(super) const OP_TARGET_WELD: u32 = 59;
 
 /// Parameter ids (the `epolyModParameters` enumeration).
 pub(super) const PARAM_CURRENT_OPERATION: u16 = 12;
@@ -231,30 +233,33 @@ fn variant(op: &Operation) -> Result<EvalError, EvalError> {
             let (what, why) = chamfer_variant(op)?;
             EvalError::not_evaluated_why(format!("{name}: {what}"), why)
         }
-        OP_EXTRUDE_EDGE => {
-            let flat = [PARAM_EXTRUDE_EDGE_HEIGHT, PARAM_EXTRUDE_EDGE_WIDTH]
-                .iter()
-                .map(|&p| op.float_param(p))
-                .collect::<Result<Vec<_>, _>>()?
-                .iter()
-                .all(|x| *x == Some(0.0));
-            let why = if flat {
-                "how MNMesh::ExtrudeEdges numbers the new vertices, edges and faces is not derived"
-            } else {
-                "how MNMesh::ExtrudeEdges numbers the new vertices, edges and faces, and the \
-                 directions it moves them along, are not derived"
-            };
-            EvalError::not_evaluated_why(
-                format!(
-                    "{name} of {edges} edges, height {}, width {}",
-                    float(PARAM_EXTRUDE_EDGE_HEIGHT)?,
-                    float(PARAM_EXTRUDE_EDGE_WIDTH)?
-                ),
-                why,
-            )
-        }
+        OP_EXTRUDE_EDGE => extrude_edge_refusal(
+            op,
+            "how MNMesh::ExtrudeEdges numbers the new vertices, edges and faces is not derived",
+        )?,
         _ => EvalError::not_evaluated(name),
     })
+}
+
+/// The refusal of an Extrude Edge that is not replayed, naming its variant
+/// (edges, height, width) and `why`.
+pub(super) fn extrude_edge_refusal(op: &Operation, why: &str) -> Result<EvalError, EvalError> {
+    let edges = op.selection.iter().filter(|&&s| s).count();
+    let float = |id: u32| -> Result<String, EvalError> {
+        Ok(match op.float_param(id)? {
+            Some(x) => (x as f32).to_string(),
+            None => "not recorded".to_string(),
+        })
+    };
+    Ok(EvalError::not_evaluated_why(
+        format!(
+            "{} of {edges} edges, height {}, width {}",
+            op_name(op.id),
+            float(PARAM_EXTRUDE_EDGE_HEIGHT)?,
+            float(PARAM_EXTRUDE_EDGE_WIDTH)?
+        ),
+        why,
+    ))
 }
 
 /// One committed operation as stored.
@@ -272,6 +277,8 @@ pub(super) struct Operation {
     pub(super) extra: Vec<(u16, Vec<u8>)>,
     /// Insert Vertex Edge's (edge, proportion from its v1) pairs (0x1600).
     pub(super) inserts: Vec<(u32, f64)>,
+    /// Create's and Target Weld's local data records (id, payload).
+    pub(super) data: Vec<(u16, Vec<u8>)>,
 }
 
 impl Operation {
@@ -398,6 +405,10 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, EvalError> {
                     op.attached = Some(attached(c.children())?);
                 } else if op.id == OP_INSERT_VERTEX_EDGE {
                     op.inserts = inserts(c.children())?;
+                } else if matches!(op.id, OP_CREATE | OP_TARGET_WELD) {
+                    for x in c.children() {
+                        op.data.push((x.id, payload(x)?.to_vec()));
+                    }
                 } else if !c.children().is_empty() || c.payload().is_some_and(|p| !p.is_empty()) {
                     return Err(EvalError::not_evaluated(format!(
                         "{}: local data",
