@@ -190,13 +190,7 @@ pub(super) fn refusal(op: &Operation) -> EvalError {
 /// 2 segments", "17 edges, amount 0.5905512, tension 1").
 pub(super) fn chamfer_variant(op: &Operation) -> Result<(String, String), EvalError> {
     let edges = op.selection.iter().filter(|&&s| s).count();
-    // Stored as f32: shown as stored.
-    let float = |id: u32| -> Result<String, EvalError> {
-        Ok(match op.float_param(id)? {
-            Some(x) => (x as f32).to_string(),
-            None => "not recorded".to_string(),
-        })
-    };
+    let float = |id| shown_float(op, id);
     let segments = op.int_param(PARAM_CHAMFER_EDGE_SEGMENTS)?.unwrap_or(1);
     let kind = match op.int_param(PARAM_CHAMFER_EDGE_TYPE)? {
         None | Some(0) => "standard".to_string(),
@@ -220,14 +214,6 @@ pub(super) fn chamfer_variant(op: &Operation) -> Result<(String, String), EvalEr
 
 fn variant(op: &Operation) -> Result<EvalError, EvalError> {
     let name = op_name(op.id);
-    let edges = op.selection.iter().filter(|&&s| s).count();
-    // Stored as f32: shown as stored.
-    let float = |id: u32| -> Result<String, EvalError> {
-        Ok(match op.float_param(id)? {
-            Some(x) => (x as f32).to_string(),
-            None => "not recorded".to_string(),
-        })
-    };
     Ok(match op.id {
         OP_CHAMFER_EDGE => {
             let (what, why) = chamfer_variant(op)?;
@@ -245,12 +231,7 @@ fn variant(op: &Operation) -> Result<EvalError, EvalError> {
 /// (edges, height, width) and `why`.
 pub(super) fn extrude_edge_refusal(op: &Operation, why: &str) -> Result<EvalError, EvalError> {
     let edges = op.selection.iter().filter(|&&s| s).count();
-    let float = |id: u32| -> Result<String, EvalError> {
-        Ok(match op.float_param(id)? {
-            Some(x) => (x as f32).to_string(),
-            None => "not recorded".to_string(),
-        })
-    };
+    let float = |id| shown_float(op, id);
     Ok(EvalError::not_evaluated_why(
         format!(
             "{} of {edges} edges, height {}, width {}",
@@ -260,6 +241,14 @@ pub(super) fn extrude_edge_refusal(op: &Operation, why: &str) -> Result<EvalErro
         ),
         why,
     ))
+}
+
+/// A float parameter as stored (f32, shown as stored), or "not recorded".
+fn shown_float(op: &Operation, id: u32) -> Result<String, EvalError> {
+    Ok(match op.float_param(id)? {
+        Some(x) => (x as f32).to_string(),
+        None => "not recorded".to_string(),
+    })
 }
 
 /// One committed operation as stored.
