@@ -200,11 +200,11 @@ fn key_edit_poly_is_refused_by_name() {
 /// carries the segment count, chamfer type, amount and edge count, each read
 /// here from the operation's raw records (0x0410: u32 parameter id, value),
 /// in the lowest Edit Poly holding one, which the stack meets first. (Extrude
-/// Edge names its height, width and edge count the same way where it is not
-/// replayed; the corpus's border extrusions are, see
-/// `eval_edit_poly_create.rs`, and Key's stops at its Plane.)
+/// Edge's refusal text is a unit test in edit_poly.rs: the corpus's border
+/// extrusions replay, see `eval_edit_poly_create.rs`, and Key's stops at its
+/// Plane.)
 #[test]
-fn edge_chamfers_and_extrusions_name_their_variant() {
+fn edge_chamfers_name_their_variant() {
     let words = |p: &[u8]| -> Vec<u32> {
         p.chunks_exact(4)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -273,22 +273,14 @@ fn edge_chamfers_and_extrusions_name_their_variant() {
             }
         }
         let float = |p: u32| f32::from_bits(params[&p]);
-        let want = if id == 34 {
-            let segments = params[&86];
-            assert_eq!(params[&108], 1, "{name}: a quad chamfer");
-            format!(
-                "operation Chamfer Edge (34): quad chamfer with {segments} segments is not \
-                 evaluated ({edges} edges, amount {}, tension {}",
-                float(35),
-                float(109)
-            )
-        } else {
-            format!(
-                "operation Extrude Edge (40) of {edges} edges, height {}, width {} is not evaluated",
-                float(33),
-                float(34)
-            )
-        };
+        let segments = params[&86];
+        assert_eq!(params[&108], 1, "{name}: a quad chamfer");
+        let want = format!(
+            "operation Chamfer Edge (34): quad chamfer with {segments} segments is not \
+             evaluated ({edges} edges, amount {}, tension {}",
+            float(35),
+            float(109)
+        );
         let err = eval
             .mesh(node.index, 0)
             .expect("a mesh result")
