@@ -29,7 +29,7 @@
 
 use std::collections::HashMap;
 
-use super::edit_poly_topo::{check_selection, remove_vertices};
+use super::edit_poly_topo::{check_selection, newell_normal, remove_vertices};
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
@@ -123,7 +123,8 @@ pub(super) fn chamfer_edges(
     let at = |v: u32| poly.vertices[v as usize];
     let cap = &poly.faces[shape.cap].v;
     let n = cap.len();
-    let nrm = normal(poly, cap)?;
+    let nrm = newell_normal(poly, cap)
+        .ok_or_else(|| EvalError::malformed("", format!("the cap {cap:?} has no area")))?;
 
     // Per loop vertex: A (into the cap) and B (along its other edge).
     let mut a_of = HashMap::new();
@@ -335,27 +336,6 @@ impl Loop {
             other,
             side_sg,
         })
-    }
-}
-
-/// The face's normal (Newell's, unit).
-fn normal(poly: &PolyMesh, v: &[u32]) -> Result<Vec3, EvalError> {
-    let mut n = Vec3::default();
-    for j in 0..v.len() {
-        let (p, q) = (
-            poly.vertices[v[j] as usize],
-            poly.vertices[v[(j + 1) % v.len()] as usize],
-        );
-        n = n.plus(p.cross(q));
-    }
-    let l = n.len();
-    if l > 0.0 && l.is_finite() {
-        Ok(n.scale(1.0 / l))
-    } else {
-        Err(EvalError::malformed(
-            "",
-            format!("the cap {v:?} has no area"),
-        ))
     }
 }
 

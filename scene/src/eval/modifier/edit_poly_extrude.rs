@@ -23,7 +23,17 @@ use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
-use super::edit_poly_topo::check_selection;
+use super::edit_poly_topo::{check_selection, newell_normal};
+
+/// A face's normal to extrude or inset along; a face without area has none.
+fn topo_normal(poly: &PolyMesh, v: &[u32]) -> Result<Vec3, EvalError> {
+    newell_normal(poly, v).ok_or_else(|| {
+        EvalError::malformed(
+            "",
+            format!("face {v:?} has no area, so no normal to extrude or inset along"),
+        )
+    })
+}
 
 /// What an extrusion made: per selected face (in order) its new corners.
 pub(super) struct Extruded {
@@ -177,27 +187,6 @@ pub(super) fn extrude_faces(
     Ok(out)
 }
 
-/// The face's normal (Newell's, unit); a face without area has none.
-fn normal(poly: &PolyMesh, v: &[u32]) -> Result<Vec3, EvalError> {
-    let mut n = Vec3::default();
-    for j in 0..v.len() {
-        let (p, q) = (
-            poly.vertices[v[j] as usize],
-            poly.vertices[v[(j + 1) % v.len()] as usize],
-        );
-        n = n.plus(p.cross(q));
-    }
-    let l = n.len();
-    if l > 0.0 && l.is_finite() {
-        Ok(n.scale(1.0 / l))
-    } else {
-        Err(EvalError::malformed(
-            "",
-            format!("face {v:?} has no area, so no normal to extrude or inset along"),
-        ))
-    }
-}
-
 /// Extrude Face: each extruded face moves along its normal by `height`.
 pub(super) fn extrude(
     poly: &mut PolyMesh,
@@ -209,7 +198,7 @@ pub(super) fn extrude(
 ) -> Result<(), EvalError> {
     let done = extrude_faces(poly, sel, by_polygon, before, known)?;
     for (fi, old) in &done.faces {
-        let d = normal(poly, old)?.scale(height);
+        let d = topo_normal(poly, old)?.scale(height);
         for &v in &poly.faces[*fi].v.clone() {
             let p = &mut poly.vertices[v as usize];
             *p = p.plus(d);
@@ -231,7 +220,7 @@ pub(super) fn inset(
 ) -> Result<(), EvalError> {
     let done = extrude_faces(poly, sel, false, before, known)?;
     for (fi, old) in &done.faces {
-        let nrm = normal(poly, old)?;
+        let nrm = topo_normal(poly, old)?;
         let at = |i: u32| poly.vertices[i as usize];
         let n = old.len();
         // Inward normal of side j (from corner j to j + 1).

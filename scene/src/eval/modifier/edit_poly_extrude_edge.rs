@@ -24,7 +24,7 @@ use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
-use super::edit_poly_topo::check_selection;
+use super::edit_poly_topo::{check_selection, newell_normal};
 
 /// Extrudes the selected border edges by `height` (width 0 only).
 pub(super) fn extrude_border_edges(
@@ -182,26 +182,14 @@ pub(super) fn extrude_border_edges(
     poly.validate()
 }
 
-/// The face's unit normal (Newell's).
+/// The face's unit normal; a face without area has none to extrude along.
 fn face_normal(poly: &PolyMesh, fi: usize) -> Result<Vec3, EvalError> {
-    let v = &poly.faces[fi].v;
-    let mut n = Vec3::default();
-    for j in 0..v.len() {
-        let (p, q) = (
-            poly.vertices[v[j] as usize],
-            poly.vertices[v[(j + 1) % v.len()] as usize],
-        );
-        n = n.plus(p.cross(q));
-    }
-    let l = n.len();
-    if l > 0.0 && l.is_finite() {
-        Ok(n.scale(1.0 / l))
-    } else {
-        Err(EvalError::malformed(
+    newell_normal(poly, &poly.faces[fi].v).ok_or_else(|| {
+        EvalError::malformed(
             "",
             format!("face {fi} has no area, so no normal to extrude its border along"),
-        ))
-    }
+        )
+    })
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! are dropped and the survivors keep their order (`MNMesh::CollapseDeadStructs`),
 //! attached vertices, faces and map data are appended after the mesh's own.
 
+use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::PolyMesh;
 
@@ -266,6 +267,21 @@ pub(super) fn weld(poly: &mut PolyMesh, sel: &[bool], threshold: f64) -> Result<
     let keep: Vec<bool> = gone.iter().map(|g| !g).collect();
     remove_vertices(poly, &keep);
     poly.validate()
+}
+
+/// The unit normal of the polygon through `v` (Newell's); None for a polygon
+/// without area, which the callers refuse naming the operation.
+pub(super) fn newell_normal(poly: &PolyMesh, v: &[u32]) -> Option<Vec3> {
+    let mut n = Vec3::default();
+    for j in 0..v.len() {
+        let (p, q) = (
+            *poly.vertices.get(v[j] as usize)?,
+            *poly.vertices.get(v[(j + 1) % v.len()] as usize)?,
+        );
+        n = n.plus(p.cross(q));
+    }
+    let l = n.len();
+    (l > 0.0 && l.is_finite()).then(|| n.scale(1.0 / l))
 }
 
 #[cfg(test)]
