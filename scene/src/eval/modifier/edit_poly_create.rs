@@ -15,6 +15,7 @@
 //! Both decoded against what the Unwrap UVW above Chair.max's LowerChairBody
 //! saved of its input (every vertex and polygon, in order).
 
+use super::edit_poly_topo::{keep_map_corners, retain_faces};
 use crate::eval::core::keys::Words;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
@@ -183,27 +184,10 @@ fn weld_pair(poly: &mut PolyMesh, s: u32, t: u32) -> Result<(), EvalError> {
         f.v = kept.iter().map(|&c| mapped[c]).collect();
         if kept.len() != deg {
             f.tris = PolyFace::fan(f.v.clone(), 0, 0).tris;
-            for m in &mut poly.maps {
-                let mf = m
-                    .faces
-                    .get_mut(fi)
-                    .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?;
-                if mf.len() != deg {
-                    return Err(EvalError::malformed(
-                        format!("map {}", m.channel),
-                        "damaged map face",
-                    ));
-                }
-                *mf = kept.iter().map(|&c| mf[c]).collect();
-            }
+            keep_map_corners(&mut poly.maps, fi, &kept, deg)?;
         }
     }
-    let mut k = keep.iter();
-    poly.faces.retain(|_| *k.next().unwrap_or(&true));
-    for m in &mut poly.maps {
-        let mut k = keep.iter();
-        m.faces.retain(|_| *k.next().unwrap_or(&true));
-    }
+    retain_faces(poly, &keep);
     poly.vertices.remove(s as usize);
     for f in &mut poly.faces {
         for v in &mut f.v {

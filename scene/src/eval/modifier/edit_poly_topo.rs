@@ -6,7 +6,7 @@
 
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
-use crate::eval::objects::poly::PolyMesh;
+use crate::eval::objects::poly::{PolyMap, PolyMesh};
 
 /// A selection saved with an operation must be sized to what it selects in the
 /// mesh the operation saw (an empty selection is saved empty); otherwise the
@@ -244,26 +244,9 @@ pub(super) fn weld(poly: &mut PolyMesh, sel: &[bool], threshold: f64) -> Result<
         }
         f.v = kept.iter().map(|&c| mapped[c]).collect();
         f.tris = (1..kept.len() - 1).map(|i| [0, i, i + 1]).collect();
-        for m in &mut poly.maps {
-            let mf = m
-                .faces
-                .get_mut(fi)
-                .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?;
-            if mf.len() != n {
-                return Err(EvalError::malformed(
-                    format!("map {}", m.channel),
-                    "damaged map face",
-                ));
-            }
-            *mf = kept.iter().map(|&c| mf[c]).collect();
-        }
+        keep_map_corners(&mut poly.maps, fi, &kept, n)?;
     }
-    let mut k = keep_face.iter();
-    poly.faces.retain(|_| *k.next().unwrap_or(&true));
-    for m in &mut poly.maps {
-        let mut k = keep_face.iter();
-        m.faces.retain(|_| *k.next().unwrap_or(&true));
-    }
+    retain_faces(poly, &keep_face);
     let keep: Vec<bool> = gone.iter().map(|g| !g).collect();
     remove_vertices(poly, &keep);
     poly.validate()
@@ -282,6 +265,40 @@ pub(super) fn newell_normal(poly: &PolyMesh, v: &[u32]) -> Option<Vec3> {
     }
     let l = n.len();
     (l > 0.0 && l.is_finite()).then(|| n.scale(1.0 / l))
+}
+
+/// Keeps the corners `kept` (of `deg`) of face `fi` in every map channel,
+/// as a weld keeps them of the geometric face.
+pub(super) fn keep_map_corners(
+    maps: &mut [PolyMap],
+    fi: usize,
+    kept: &[usize],
+    deg: usize,
+) -> Result<(), EvalError> {
+    for m in maps.iter_mut() {
+        let mf = m
+            .faces
+            .get_mut(fi)
+            .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?;
+        if mf.len() != deg {
+            return Err(EvalError::malformed(
+                format!("map {}", m.channel),
+                "damaged map face",
+            ));
+        }
+        *mf = kept.iter().map(|&c| mf[c]).collect();
+    }
+    Ok(())
+}
+
+/// Drops the faces `keep` marks false, in the mesh and in every map channel.
+pub(super) fn retain_faces(poly: &mut PolyMesh, keep: &[bool]) {
+    let mut k = keep.iter();
+    poly.faces.retain(|_| *k.next().unwrap_or(&true));
+    for m in &mut poly.maps {
+        let mut k = keep.iter();
+        m.faces.retain(|_| *k.next().unwrap_or(&true));
+    }
 }
 
 #[cfg(test)]
