@@ -11,9 +11,13 @@
 //! 4e-6°, where the textbook product is 0.06° off (tests/…/eval_sunlight.rs).
 
 /// Max's `TWO_PI` (the routine converts degrees with it, not with `2π`).
+#[allow(clippy::approx_constant)] // Max's own truncated value.
 const TWO_PI: f64 = 6.283185307;
-/// Max's `PI`, a float (`(float)3.1415926`), used by the quadrant rule.
-const MAX_PI: f64 = 3.1415926_f32 as f64;
+/// Max's `PI`, a float (`(float)3.1415926`): the quadrant rule and the
+/// slave's matrix use it.
+#[allow(clippy::approx_constant)] // Max's own truncated value.
+pub const MAX_PI_F32: f32 = 3.1415926;
+const MAX_PI: f64 = MAX_PI_F32 as f64;
 /// Julian date of the day count's origin (1 January of year 0 less half a day).
 pub const EPOCH: f64 = 1_721_424.5;
 /// Obliquity of the ecliptic for J2000.0, degrees.

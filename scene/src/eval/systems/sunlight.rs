@@ -127,7 +127,7 @@ pub fn is_master(eval: &SceneEval, idx: usize) -> bool {
     matches!(class_of(eval, idx), Some(SUNLIGHT | DAYLIGHT))
 }
 
-fn leaf<'a>(eval: &'a SceneEval, idx: usize, id: u16) -> Option<&'a [u8]> {
+fn leaf(eval: &SceneEval, idx: usize, id: u16) -> Option<&[u8]> {
     eval.chunks(idx)
         .iter()
         .find(|c| c.id == id)
@@ -440,7 +440,7 @@ pub fn local_tm(eval: &SceneEval, s: &SunSlave, t: i32) -> Result<Mat43, EvalErr
 pub fn light_tm(altitude: f64, azimuth: f64, radius: f64) -> Mat43 {
     let alt = solar::rad(altitude) as f32;
     let az = solar::rad(azimuth) as f32;
-    let pi = 3.1415926_f32;
+    let pi = solar::MAX_PI_F32;
     let m = Mat43::rot_x(f64::from(pi / 2.0 - alt)).then(&Mat43::rot_z(f64::from(pi - az)));
     let d = solar::direction(f64::from(az), f64::from(alt));
     m.then(&Mat43::translation(Vec3(
