@@ -200,3 +200,44 @@ fn slave_of_another_id_or_manual_mode_is_refused_by_name() {
         .to_string();
     assert!(e.contains("manual mode"), "{e}");
 }
+
+#[test]
+fn date_and_time_parameters_drive_the_sun_per_tick() {
+    let eval = maxfs_tests::corpus_eval(FILE);
+    let tm = eval.tm_controller(node(&eval, "CLR_ELEV:SUN")).expect("TM");
+    let Some(Controller::SunSlave(slave)) = eval.controller(tm) else {
+        panic!("no slave");
+    };
+    // The highest sun of a day (time of day swept minute by minute, as an
+    // animated time parameter would be) stands at 90° − latitude +
+    // declination, due south: 75.82° at the June solstice (declination
+    // 23.44°, the obliquity) and 28.94° at the December one, 182 days later.
+    for (date, noon_alt) in [(0.0, 90.0 - 37.618 + 23.44), (182.0, 90.0 - 37.618 - 23.44)] {
+        let mut s = slave.system.clone();
+        s.date = sunlight::Param::Constant(date);
+        let mut best = (f64::MIN, 0.0, 0);
+        for minute in 0..240 {
+            s.time = sunlight::Param::Constant(f64::from(39_600 + 60 * minute));
+            let st = s.state(&eval, 0).expect("state");
+            if st.altitude > best.0 {
+                best = (st.altitude, st.azimuth, minute);
+            }
+        }
+        eprintln!(
+            "date {date}: highest {:.3}° at azimuth {:.2}° at 11:00 + {} min",
+            best.0, best.1, best.2
+        );
+        assert!((best.0 - noon_alt).abs() < 0.05, "{best:?}");
+        assert!((best.1 - 180.0).abs() < 0.5, "{best:?}");
+    }
+    // The compass turns (keyed 90° per 160 ticks): the light keeps its place
+    // in the compass's frame and turns with it.
+    let sun = node(&eval, "CLR_ELEV:SUN");
+    let compass = node(&eval, "CLR_ELEV:SUN.COMPASS");
+    let (l0, l1) = (eval.local_tm(sun, 0), eval.local_tm(sun, 160));
+    assert!(l0.0[3].minus(l1.0[3]).len() < 1e-9);
+    let w = eval.world_tm(sun, 160);
+    let expect = l1.then(&eval.world_tm(compass, 160));
+    assert!(w.0[3].minus(expect.0[3]).len() < 1e-6);
+    assert!(w.0[3].minus(eval.world_tm(sun, 0).0[3]).len() > 1000.0);
+}
