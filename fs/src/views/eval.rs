@@ -30,7 +30,18 @@ pub fn render(view: JsonView, eval: &SceneEval) -> Vec<u8> {
             )),
         ),
         JsonView::Cameras => ("cameras", json::value_f32(&material_view::cameras(eval))),
-        JsonView::Lights => ("lights", json::value_f32(&material_view::lights(eval))),
+        JsonView::Lights => {
+            let mut out = serde_json::Map::new();
+            out.insert(
+                "lights".into(),
+                json::value_f32(&material_view::lights(eval)),
+            );
+            out.insert(
+                "sun_systems".into(),
+                json::value_f32(&super::sun_view::sun_systems(eval)),
+            );
+            return json::to_bytes(&Value::Object(out));
+        }
         JsonView::Biped => ("rigs", json::value_f32(&biped::view(eval))),
         JsonView::Ik => return json::to_bytes(&json::value_f32(&ik::view::view(eval))),
         JsonView::Skin => ("skins", json::value_f32(&physique::view::view(eval))),

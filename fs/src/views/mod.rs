@@ -12,6 +12,7 @@ pub mod patches;
 pub mod scene;
 pub mod scene_summary;
 pub mod summary;
+pub mod sun_view;
 
 use std::path::Path;
 

@@ -3,7 +3,8 @@
 //! Grouped by what depends on what: `core` holds the evaluated scene (`SceneEval`,
 //! its memo), controllers, keys and parameter blocks; `objects` builds base
 //! geometry; `modifier` applies stacks; `rigs` drives bones (Biped, IK, link
-//! constraints); `render` decodes materials, cameras and lights.
+//! constraints); `systems` evaluates system plug-ins (Sunlight, Daylight);
+//! `render` decodes materials, cameras and lights.
 
 pub mod core;
 pub mod error;
@@ -11,6 +12,7 @@ pub mod modifier;
 pub mod objects;
 pub mod render;
 pub mod rigs;
+pub mod systems;
 
 pub use self::core::controller::Controller;
 pub use self::core::math::{Mat43, Quat, Vec3};

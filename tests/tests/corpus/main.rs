@@ -47,6 +47,7 @@ mod eval_shapes;
 mod eval_shell;
 mod eval_slice;
 mod eval_smooth;
+mod eval_sunlight;
 mod eval_teapot;
 mod eval_texture_files;
 mod eval_uv;

@@ -177,6 +177,9 @@ pub enum Controller {
     /// A Path Constraint (eval/rigs/path_constraint.rs): sets the node's
     /// world position to a point along its paths.
     PathConstraint(crate::eval::rigs::path_constraint::PathConstraint),
+    /// A Sunlight or Daylight slave (eval/systems/sunlight.rs): its system's
+    /// master places the light.
+    SunSlave(Box<crate::eval::systems::sunlight::SunSlave>),
     /// A list controller (eval/core/list.rs): entries combined in order.
     List {
         class: String,
@@ -217,6 +220,7 @@ impl Controller {
             | Controller::EulerXyz { axes, .. } => axes.iter().flatten().copied().collect(),
             Controller::List { subs, .. } => subs.iter().flatten().copied().collect(),
             Controller::PathConstraint(p) => p.percent.into_iter().collect(),
+            Controller::SunSlave(s) => s.system.controllers(),
             Controller::Float { .. }
             | Controller::Point3 { .. }
             | Controller::Rotation { .. }

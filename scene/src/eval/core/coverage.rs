@@ -243,6 +243,15 @@ fn controller_gaps(
                 add(role, format!("{} ({why})", class_name(eval, idx)));
             }
         }
+        // The system's animated parameters are floats; the master must decode.
+        Controller::SunSlave(s) => {
+            for c in s.system.controllers() {
+                sub(&Some(c), "float controller");
+            }
+            if let Err(why) = crate::eval::systems::sunlight::check_at(eval, s, 0) {
+                add(role, format!("{} ({why})", class_name(eval, idx)));
+            }
+        }
         // A list's entries play the list's own part.
         Controller::List { .. } => {
             for i in ctl.children() {

@@ -13,7 +13,8 @@
 //!
 //! Old ParamBlock: each parameter is a 0x0002 container holding 0x0003 (s32 index)
 //! and a value chunk 0x0100 float, 0x0101 int, 0x0102 Point3, 0x0104 bool-like
-//! int; an animated parameter has an empty 0x0200 instead and its controller is
+//! int; an animated parameter has an empty 0x0200 (0x0201 for an int
+//! parameter: the Sunlight system's time of day) instead and its controller is
 //! the block's next reference, in parameter order.
 
 use crate::eval::error::EvalError;
@@ -423,7 +424,7 @@ pub fn param_block(chunks: &[Chunk]) -> Result<Vec<OldParam>, EvalError> {
                     let w = need(12)?;
                     p.value = Value::Vector([w.f(0) as f32, w.f(1) as f32, w.f(2) as f32]);
                 }
-                0x0200 => {
+                0x0200 | 0x0201 => {
                     p.ref_slot = Some(slot);
                     slot += 1;
                 }

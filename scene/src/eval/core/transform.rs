@@ -132,6 +132,7 @@ impl SceneEval {
             controller::decode(obj, self.chunks(idx))
                 .and_then(|c| crate::eval::core::list::resolve(self, idx, c))
                 .and_then(|c| crate::eval::rigs::path_constraint::resolve(self, idx, c))
+                .and_then(|c| crate::eval::systems::sunlight::resolve(self, idx, c))
         })
         .as_ref()
         .ok()
@@ -340,6 +341,10 @@ impl SceneEval {
                 scale,
             }) if depth < MAX_LOOKAT_DEPTH => {
                 self.lookat_tm(node, [*target, *position, *roll, *scale], t, depth, budget)
+            }
+            // Named by coverage when it cannot be computed (manual mode).
+            Some(Controller::SunSlave(s)) => {
+                crate::eval::systems::sunlight::local_tm(self, s, t).unwrap_or(Mat43::IDENTITY)
             }
             // Biped and Link Constraint nodes: their world TM relative to the
             // parent's; IK goals and joints: eval/rigs/ik/plug.rs.
