@@ -1,7 +1,8 @@
-//! Edit Poly's Chamfer Edge (operation 34), for the one variant an independent
-//! reference pins: Max 2015+'s quad chamfer, 2 segments, tension 1, closed,
+//! Edit Poly's Chamfer Edge (operation 34), for the variant independent
+//! references pin: Max 2015+'s quad chamfer, 2 segments, tension 1, closed,
 //! of a loop of edges that is the whole border of one face (the "cap"), every
-//! loop vertex having one more edge (Mug.max: the bottom ring of a cylinder).
+//! loop vertex having one more edge (Mug.max: the bottom ring of a cylinder;
+//! Can.max: a top rim), or of one edge (`edit_poly_chamfer_edge`).
 //! The Unwrap UVW above Mug's Edit Poly saved its input (every vertex position
 //! and polygon, in Max's order) and the FBX holds the same positions and the
 //! corner normals; this module reproduces both.
@@ -9,7 +10,8 @@
 //! What Max builds, as read there. Each loop vertex C becomes five vertices on
 //! the quadratic Bézier from A (C moved into the cap so that it lies `amount`
 //! from both of the cap's sides there, as Inset does) through the control
-//! point C to B (C moved `amount` along its unselected edge), at t = 0, ¼, ½,
+//! point C to B (C moved `amount` along its unselected edge, or onto its far
+//! end when it is shorter: Can's), at t = 0, ¼, ½,
 //! ¾, 1 — four rows, two on each face of the chamfered edge, where the record
 //! says "2 segments". C itself goes (vertices after it move down).
 //! Numbering: first, over the selected edges in index order and each edge's
