@@ -210,29 +210,15 @@ fn edge_chamfers_name_their_variant() {
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .collect()
     };
-    // Mug.max's chamfer replays (eval_edit_poly_ops). Can's and Table's are
-    // other configurations, named after the variant; WaterCooler's lowest
-    // Edit Poly stops at its Cylinder before its chamfer.
-    let cases = [
-        (
-            "max2024-rico/Can.max",
-            "Can",
-            34,
-            Some("does not meet its other edge at right angles"),
-        ),
-        (
-            "max2024-rico/Table.max",
-            "Table",
-            34,
-            Some("that are not exactly one face's border"),
-        ),
-        (
-            "max2024-rico/WaterCooler.max",
-            "WaterCooler01",
-            34,
-            Some("Cylinder: 4 cap segments"),
-        ),
-    ];
+    // Mug's, Can's and Table's chamfers replay (eval_edit_poly_ops,
+    // eval_edit_poly_chamfer); WaterCooler's lowest Edit Poly stops at its
+    // Cylinder before its chamfer.
+    let cases = [(
+        "max2024-rico/WaterCooler.max",
+        "WaterCooler01",
+        34,
+        Some("Cylinder: 4 cap segments"),
+    )];
     for (rel, name, id, reason) in cases {
         let eval = SceneEval::from_document(open(rel)).expect("scene");
         let (node, _) = eval

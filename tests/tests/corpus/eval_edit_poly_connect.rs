@@ -8,7 +8,7 @@
 //! - every operation's recorded selection is sized to the mesh the replay
 //!   gives before it (vertices for Connect Vertex, faces for Delete Face,
 //!   edges otherwise): 14 selections through the Chamfer Edge (43 edges),
-//!   which is refused;
+//!   whose replay eval_edit_poly_chamfer.rs checks;
 //! - the first Insert Vertex Edge's six (edge, proportion) records land in
 //!   one plane (y = const) on the Box's face-walk numbering only with the
 //!   edges the Delete Face left turned to follow their remaining face.

@@ -1,7 +1,8 @@
-//! Edit Poly's Chamfer Edge (operation 34), for the one variant an independent
-//! reference pins: Max 2015+'s quad chamfer, 2 segments, tension 1, closed,
+//! Edit Poly's Chamfer Edge (operation 34), for the variant independent
+//! references pin: Max 2015+'s quad chamfer, 2 segments, tension 1, closed,
 //! of a loop of edges that is the whole border of one face (the "cap"), every
-//! loop vertex having one more edge (Mug.max: the bottom ring of a cylinder).
+//! loop vertex having one more edge (Mug.max: the bottom ring of a cylinder;
+//! Can.max: a top rim), or of one edge (`edit_poly_chamfer_edge`).
 //! The Unwrap UVW above Mug's Edit Poly saved its input (every vertex position
 //! and polygon, in Max's order) and the FBX holds the same positions and the
 //! corner normals; this module reproduces both.
@@ -9,7 +10,8 @@
 //! What Max builds, as read there. Each loop vertex C becomes five vertices on
 //! the quadratic Bézier from A (C moved into the cap so that it lies `amount`
 //! from both of the cap's sides there, as Inset does) through the control
-//! point C to B (C moved `amount` along its unselected edge), at t = 0, ¼, ½,
+//! point C to B (C moved `amount` along its unselected edge, or onto its far
+//! end when it is shorter: Can's), at t = 0, ¼, ½,
 //! ¾, 1 — four rows, two on each face of the chamfered edge, where the record
 //! says "2 segments". C itself goes (vertices after it move down).
 //! Numbering: first, over the selected edges in index order and each edge's
@@ -118,6 +120,9 @@ pub(super) fn chamfer_edges(
             })
         })
         .collect::<Result<_, _>>()?;
+    if let [e] = picked[..] {
+        return super::edit_poly_chamfer_edge::chamfer_one_edge(poly, e, p.amount);
+    }
     let shape = Loop::find(poly, &picked)?;
     let amount = p.amount;
     let at = |v: u32| poly.vertices[v as usize];
@@ -151,20 +156,13 @@ pub(super) fn chamfer_edges(
         }
         a_of.insert(c, at(c).plus(n1.plus(n2).scale(amount / denom)));
         let other = shape.other[&c];
-        let d = at(other).minus(at(c));
-        let l = d.len();
-        // Only right angles between the other edge and both chamfered edges are
-        // seen (Mug): elsewhere which distance Max keeps is not known.
-        let square = [prev, next].iter().all(|&x| {
-            let e = at(x).minus(at(c));
-            e.len() > 0.0 && (e.dot(d) / (e.len() * l)).abs() < 1e-4
-        });
-        if !(l > 0.0 && square) {
-            return Err(EvalError::not_evaluated(format!(
-                "a chamfer whose loop vertex {c} does not meet its other edge at right angles"
-            )));
-        }
-        b_of.insert(c, at(c).plus(d.scale(amount / l)));
+        let b = slide(at(c), at(other), &[at(prev), at(next)], amount).ok_or_else(|| {
+            EvalError::not_evaluated(format!(
+                "a chamfer whose loop vertex {c} does not meet its other edge at right angles \
+                 and that edge is longer than the amount"
+            ))
+        })?;
+        b_of.insert(c, b);
     }
     let bezier = |c: u32, t: f64| -> Vec3 {
         let (a, b) = (a_of[&c], b_of[&c]);
@@ -248,6 +246,28 @@ pub(super) fn chamfer_edges(
     remove_vertices(poly, &keep);
     poly.validate()?;
     Ok(removed)
+}
+
+/// Where a chamfered vertex at `c` lands on its unchamfered edge to `far`:
+/// `amount` along it, or `far` itself when the edge is no longer than that
+/// (Can.max's rim and Table.max's corner: the new vertex lies on the far end,
+/// a separate vertex). Only right angles between that edge and the chamfered
+/// ones (ending at `across`) are seen below the clamp (Mug, Table): elsewhere
+/// which distance Max keeps is not known, so None.
+pub(super) fn slide(c: Vec3, far: Vec3, across: &[Vec3], amount: f64) -> Option<Vec3> {
+    let d = far.minus(c);
+    let l = d.len();
+    if l.is_nan() || l <= 0.0 {
+        return None;
+    }
+    if l <= amount {
+        return Some(far);
+    }
+    let square = across.iter().all(|&x| {
+        let e = x.minus(c);
+        e.len() > 0.0 && (e.dot(d) / (e.len() * l)).abs() < 1e-4
+    });
+    square.then(|| c.plus(d.scale(amount / l)))
 }
 
 /// The one configuration evaluated: the chamfered edges are every side of one

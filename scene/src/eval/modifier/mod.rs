@@ -34,6 +34,7 @@ mod bend;
 mod edit_mesh;
 mod edit_poly;
 mod edit_poly_chamfer;
+mod edit_poly_chamfer_edge;
 mod edit_poly_connect;
 mod edit_poly_create;
 mod edit_poly_edges;
