@@ -39,13 +39,14 @@ pub enum JsonView {
     NelProperties,
     Biped,
     Ik,
+    Cat,
     Skin,
     Patches,
     Shapes,
 }
 
 impl JsonView {
-    pub const ALL: [JsonView; 19] = [
+    pub const ALL: [JsonView; 20] = [
         JsonView::DllDirectory,
         JsonView::ClassDirectory,
         JsonView::ClassData,
@@ -62,6 +63,7 @@ impl JsonView {
         JsonView::NelProperties,
         JsonView::Biped,
         JsonView::Ik,
+        JsonView::Cat,
         JsonView::Skin,
         JsonView::Patches,
         JsonView::Shapes,
@@ -85,6 +87,7 @@ impl JsonView {
             JsonView::NelProperties => "nel_properties.json",
             JsonView::Biped => "biped.json",
             JsonView::Ik => "ik.json",
+            JsonView::Cat => "cat.json",
             JsonView::Skin => "skin.json",
             JsonView::Patches => "patches.json",
             JsonView::Shapes => "shapes.json",
@@ -120,6 +123,7 @@ pub fn render(
         | JsonView::Lights
         | JsonView::Biped
         | JsonView::Ik
+        | JsonView::Cat
         | JsonView::Skin
         | JsonView::Shapes => match eval {
             Ok(e) => eval::render(view, e),

@@ -223,3 +223,43 @@ fn ld33_is_stable_over_time_and_its_skin_names_the_cat_bones() {
     );
     assert!(!err.contains("Base HumanPelvis"), "{err}");
 }
+
+/// `json/cat.json`: one rig, its 30 bones with their classes, and which are
+/// evaluated (the pelvis) or refused with the reason.
+#[test]
+fn ld33_cat_view_lists_the_rig() {
+    let eval = scene();
+    let v = maxfs_scene::eval::rigs::cat::view::view(&eval);
+    assert_eq!(v.rigs.len(), 1);
+    let maxfs_scene::eval::rigs::cat::view::RigView::Rig(rig) = &v.rigs[0] else {
+        panic!("{:?}", v.rigs[0]);
+    };
+    assert_eq!(
+        (rig.name.as_str(), rig.mode, rig.version),
+        ("Base Human", "setup", 3500)
+    );
+    assert_eq!(rig.bones.len(), 30);
+    let evaluated: Vec<&str> = rig
+        .bones
+        .iter()
+        .filter(|b| b.evaluated)
+        .map(|b| b.name.as_str())
+        .collect();
+    assert_eq!(evaluated, ["Base HumanPelvis"]);
+    assert!(rig.bones.iter().all(|b| b.evaluated == b.refused.is_none()));
+    // Stored lengths agree with the Skin binds (thigh origin to calf origin).
+    let thigh = rig
+        .bones
+        .iter()
+        .find(|b| b.name == "Base HumanLThigh")
+        .unwrap();
+    let binds = skin_binds(&eval);
+    let at = |n: &str| binds.iter().find(|(_, m, _)| m == n).unwrap().2.rows()[3];
+    let (a, b) = (at("Base HumanLThigh"), at("Base HumanLCalf"));
+    let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+    let len = f64::from(thigh.dims.unwrap()[0]);
+    assert!(
+        (d - len).abs() < 1e-3,
+        "bind distance {d}, stored length {len}"
+    );
+}

@@ -20,6 +20,7 @@
 //! collarbones, arbitrary bones, foot platforms, IK targets).
 
 pub mod records;
+pub mod view;
 
 use std::cell::Cell;
 
@@ -113,12 +114,11 @@ fn refusal(eval: &SceneEval, node: usize, class: &str) -> Option<String> {
         }
         "CATBoneData" => "limb bone data, not decoded".into(),
         "CATFootTrans2" | "IKTarget Trans" => {
-            format!("{class}: its CalcWorldTransform override (IK target pivot) is not decoded")
+            "its CalcWorldTransform override (IK target pivot) is not decoded".into()
         }
-        _ => format!(
-            "{class}: setup rule relative to its parent (the parent's child offset and the \
-             class's own override) is not decoded"
-        ),
+        _ => "its setup rule relative to its parent (the parent's child offset and the \
+              class's own override) is not decoded"
+            .into(),
     })
 }
 
@@ -144,7 +144,7 @@ fn bone_world(
         }
     }
     if let Some(why) = refusal(eval, node, class) {
-        return Err(EvalError::not_evaluated_why(format!("CAT {class}"), why));
+        return Err(EvalError::not_evaluated_why("CAT bone", why));
     }
     let layer = layer.ok_or_else(|| {
         EvalError::reference(
@@ -208,12 +208,7 @@ fn check_root_hub(eval: &SceneEval, ctl: usize, clip: &ClipMatrix) -> Result<(),
             return refuse(name);
         }
     }
-    let ccflags = eval
-        .chunks(ctl)
-        .iter()
-        .find(|c| c.id == 1)
-        .and_then(|c| c.children().iter().find(|c| c.id == 1))
-        .and_then(|c| records::u32_of(records::leaf(c.children(), 2)));
+    let ccflags = records::cat_control(eval, ctl).flags;
     if ccflags.is_some_and(|f| f & CNCFLAG_IMPOSE_LIMITS != 0) {
         return Err(EvalError::not_evaluated_why(
             format!("CAT controller {ctl}"),

@@ -205,3 +205,49 @@ pub fn clip_matrix(eval: &SceneEval, idx: usize) -> Result<ClipMatrix, EvalError
         cat_parent_trans: cpt,
     })
 }
+
+/// What every CAT bone controller saves through CATNodeControl/CATControl:
+/// a top container (its class's chunk 0 or 1) holding the CATControl
+/// container (chunk 1: 5 = CATParentTrans reference, 2 = flags) and the
+/// bone's dimensions (chunk 10, three f32 in scene units).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatControl {
+    pub cat_parent_trans: Option<usize>,
+    /// CATControl flags (limits, inheritance, stretch).
+    pub flags: Option<u32>,
+    /// Width, depth and length of the bone (its length axis is X or Z).
+    pub dims: Option<[f32; 3]>,
+}
+
+/// The CATControl/CATNodeControl records of controller `ctl`.
+pub fn cat_control(eval: &SceneEval, ctl: usize) -> CatControl {
+    let mut out = CatControl {
+        cat_parent_trans: None,
+        flags: None,
+        dims: None,
+    };
+    for top in eval.chunks(ctl).iter().filter(|c| c.is_container()) {
+        let Some(inner) = top
+            .children()
+            .iter()
+            .find(|c| c.id == 1 && c.is_container())
+        else {
+            continue;
+        };
+        out.cat_parent_trans = u32_of(leaf(inner.children(), 5))
+            .and_then(|v| usize::try_from(v).ok())
+            .filter(|&i| class_of(eval, i) == Some(CAT_PARENT_TRANS));
+        out.flags = u32_of(leaf(inner.children(), 2));
+        out.dims = leaf(top.children(), 10).and_then(|p| {
+            let f = |i: usize| {
+                p.get(i * 4..i * 4 + 4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            };
+            (p.len() == 12)
+                .then(|| Some([f(0)?, f(1)?, f(2)?]))
+                .flatten()
+        });
+        break;
+    }
+    out
+}
