@@ -183,6 +183,7 @@ fn ld33_rig_shift_is_measured_from_stored_values() {
     for c in 0..3 {
         let tip = palm[3][c] + palm[0][c] * PALM_LENGTH;
         let shift = at[c] - tip;
+        println!("{FILE}: axis {c}: IK target − right palm bind tip = {shift:.6}");
         assert!(
             (shift - RIG_SHIFT[c]).abs() < SHIFT_DIGITS,
             "axis {c}: IK target {} − palm tip {tip} = {shift}, not {}",

@@ -132,15 +132,19 @@ fn bone_world(
     budget: &Cell<u32>,
 ) -> Result<Mat43, EvalError> {
     let layer = records::layer_trans(eval, ctl);
-    // The rig's mode first: in animation mode nothing here is decoded.
-    if let Some(clip) = layer.map(|l| records::clip_matrix(eval, l)).transpose()? {
-        if let Some(Ok(cp)) = records::cat_parent(eval, clip.cat_parent_trans) {
-            if let CatMode::Animation(m) = cp.mode {
-                return Err(EvalError::not_evaluated_why(
-                    format!("CAT rig {:?} in animation mode", cp.name),
-                    format!("CATMode {m}: animation layers, IK limbs and hub reach"),
-                ));
-            }
+    // The rig's mode first: in animation mode nothing here is decoded. Limb
+    // and spine links, without a layer controller, name their rig through
+    // their CATControl record.
+    let owner = match layer.map(|l| records::clip_matrix(eval, l)).transpose()? {
+        Some(clip) => Some(clip.cat_parent_trans),
+        None => records::cat_control(eval, ctl).cat_parent_trans,
+    };
+    if let Some(Ok(cp)) = owner.and_then(|o| records::cat_parent(eval, o)) {
+        if let CatMode::Animation(m) = cp.mode {
+            return Err(EvalError::not_evaluated_why(
+                format!("CAT rig {:?} in animation mode", cp.name),
+                format!("CATMode {m}: animation layers, IK limbs and hub reach"),
+            ));
         }
     }
     if let Some(why) = refusal(eval, node, class) {
