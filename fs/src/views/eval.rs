@@ -1,13 +1,13 @@
 //! The views of the evaluated scene (`maxfs_scene::eval`): `meshes.json`,
 //! `animation.json`, `materials.json`, `cameras.json`, `lights.json`, `biped.json`,
-//! `ik.json`, `skin.json`, `shapes.json`, and the transforms merged into `nodes.json`.
+//! `ik.json`, `cat.json`, `skin.json`, `shapes.json`, and the transforms merged into `nodes.json`.
 
 use serde::Serialize;
 use serde_json::Value;
 
 use maxfs_scene::eval::modifier::physique;
 use maxfs_scene::eval::render::material::Assets;
-use maxfs_scene::eval::{core::channels, rigs::biped, rigs::ik, SceneEval};
+use maxfs_scene::eval::{core::channels, rigs::biped, rigs::cat, rigs::ik, SceneEval};
 
 use super::material_view;
 
@@ -44,6 +44,7 @@ pub fn render(view: JsonView, eval: &SceneEval) -> Vec<u8> {
         }
         JsonView::Biped => ("rigs", json::value_f32(&biped::view(eval))),
         JsonView::Ik => return json::to_bytes(&json::value_f32(&ik::view::view(eval))),
+        JsonView::Cat => return json::to_bytes(&json::value_f32(&cat::view::view(eval))),
         JsonView::Skin => ("skins", json::value_f32(&physique::view::view(eval))),
         JsonView::Shapes => ("shapes", json::value_f32(&shapes(eval))),
         _ => return super::error_json("not an evaluation view"),

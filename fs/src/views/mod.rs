@@ -40,13 +40,14 @@ pub enum JsonView {
     NelProperties,
     Biped,
     Ik,
+    Cat,
     Skin,
     Patches,
     Shapes,
 }
 
 impl JsonView {
-    pub const ALL: [JsonView; 19] = [
+    pub const ALL: [JsonView; 20] = [
         JsonView::DllDirectory,
         JsonView::ClassDirectory,
         JsonView::ClassData,
@@ -63,6 +64,7 @@ impl JsonView {
         JsonView::NelProperties,
         JsonView::Biped,
         JsonView::Ik,
+        JsonView::Cat,
         JsonView::Skin,
         JsonView::Patches,
         JsonView::Shapes,
@@ -86,6 +88,7 @@ impl JsonView {
             JsonView::NelProperties => "nel_properties.json",
             JsonView::Biped => "biped.json",
             JsonView::Ik => "ik.json",
+            JsonView::Cat => "cat.json",
             JsonView::Skin => "skin.json",
             JsonView::Patches => "patches.json",
             JsonView::Shapes => "shapes.json",
@@ -121,6 +124,7 @@ pub fn render(
         | JsonView::Lights
         | JsonView::Biped
         | JsonView::Ik
+        | JsonView::Cat
         | JsonView::Skin
         | JsonView::Shapes => match eval {
             Ok(e) => eval::render(view, e),

@@ -16,6 +16,7 @@ mod eval_biped_skin;
 mod eval_bone;
 mod eval_boolean;
 mod eval_boolean_compound;
+mod eval_cat;
 mod eval_coverage;
 mod eval_deform;
 mod eval_drops;

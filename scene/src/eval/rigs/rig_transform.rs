@@ -134,6 +134,9 @@ impl SceneEval {
         budget: &Cell<u32>,
     ) -> Option<Result<Mat43, EvalError>> {
         let ctl = self.tm_controller(node)?;
+        if let Some(r) = crate::eval::rigs::cat::world(self, node, ctl, t, depth, budget) {
+            return Some(r);
+        }
         if let Some(role) = biped::controller_role(self, ctl) {
             return Some(
                 role.and_then(|(sys, role)| self.biped_world(node, sys, role, t, depth, budget)),

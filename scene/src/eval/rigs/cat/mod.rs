@@ -1,0 +1,244 @@
+//! CAT rigs (Max's Character Animation Technologies plug-in): the CATParent
+//! node and the bones its CATParentTrans drives. Every CAT bone controller is
+//! a Matrix3 controller that returns the bone's world TM from its parent's,
+//! so CAT nodes plug into `direct_world` (rig_transform.rs) like Biped parts.
+//!
+//! What is evaluated (docs/cat.md has the rules and the measured numbers):
+//! - the CATParent node: its CATParentTrans returns its Position/Rotation/
+//!   Scale (reference 1) under its parent;
+//! - in setup mode (CATParentTrans chunk 4 = 0), a root hub (a HubTrans whose
+//!   node has no CAT parent; its layer controller flagged HAS_TRANSFORM): its
+//!   world TM is its setup matrix, translation scaled by the CAT units, in
+//!   the frame of the CATParent node without scale.
+//!
+//! Everything else is refused with the reason, never placed at identity:
+//! animation mode (layers, IK/FK limbs, hub reach), limb bones
+//! (CATBoneSegTrans, placed by CATBoneData/CATLimbData2), spine bones
+//! (CATSpineTrans2, placed by CATSpineData2 between two hubs), hubs at a
+//! spine's tip, and the classes whose setup rule depends on their parent's
+//! child offset or a class override not decoded here (palms, digits,
+//! collarbones, arbitrary bones, foot platforms, IK targets).
+
+pub mod records;
+pub mod view;
+
+use std::cell::Cell;
+
+use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::core::transform::SceneEval;
+use crate::eval::error::EvalError;
+use records::{CatMode, CatParent, ClipMatrix};
+
+/// How many CAT evaluations may nest (a CATParent under a CAT bone of
+/// another rig); deeper is a cycle in damaged data.
+const MAX_DEPTH: usize = 16;
+
+// CATControl flags (its chunk 1 → 1 → 2): limits change the setup result.
+const CNCFLAG_IMPOSE_LIMITS: u32 = (1 << 21) | (1 << 22) | (1 << 23);
+
+/// Whether `ctl` is a CAT controller this module answers for.
+pub fn is_cat_controller(eval: &SceneEval, ctl: usize) -> bool {
+    records::bone_class(eval, ctl).is_some()
+        || records::class_of(eval, ctl) == Some(records::CAT_PARENT_TRANS)
+}
+
+/// The world TM of `node` (transform controller `ctl`) at `t` when `ctl` is a
+/// CAT controller: None for other controllers, else the TM or why not.
+pub fn world(
+    eval: &SceneEval,
+    node: usize,
+    ctl: usize,
+    t: i32,
+    depth: usize,
+    budget: &Cell<u32>,
+) -> Option<Result<Mat43, EvalError>> {
+    if let Some(cp) = records::cat_parent(eval, ctl) {
+        return Some(cp.and_then(|cp| cat_parent_world(eval, node, &cp, t, depth, budget)));
+    }
+    let class = records::bone_class(eval, ctl)?;
+    Some(bone_world(eval, node, ctl, class, t, depth, budget))
+}
+
+fn cat_parent_world(
+    eval: &SceneEval,
+    node: usize,
+    cp: &CatParent,
+    t: i32,
+    depth: usize,
+    budget: &Cell<u32>,
+) -> Result<Mat43, EvalError> {
+    let at = format!("CATParentTrans {}", cp.controller);
+    let prs = cp.prs.and_then(|c| eval.prs_tm(c, t)).ok_or_else(|| {
+        EvalError::reference(at.clone(), "reference 1 is not a Position/Rotation/Scale")
+    })?;
+    match eval.parent_node(node) {
+        Some(p) => {
+            if depth >= MAX_DEPTH {
+                return Err(EvalError::limit(format!("{at}: CAT nesting"), MAX_DEPTH));
+            }
+            Ok(prs.then(&eval.world_tm_at_depth(p, t, depth + 1, budget)))
+        }
+        None => Ok(prs),
+    }
+}
+
+/// The CATParent node a CATParentTrans drives.
+fn cat_parent_node(eval: &SceneEval, cpt: usize) -> Option<usize> {
+    eval.graph
+        .objects
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.node.is_some())
+        .map(|(i, _)| i)
+        .find(|&i| eval.tm_controller(i) == Some(cpt))
+}
+
+/// Why a class's setup-mode TM is not evaluated here (None: the root-hub
+/// rule applies).
+fn refusal(eval: &SceneEval, node: usize, class: &str) -> Option<String> {
+    let cat_parent = eval
+        .parent_node(node)
+        .and_then(|p| eval.tm_controller(p))
+        .and_then(|c| records::bone_class(eval, c));
+    Some(match class {
+        "HubTrans" if cat_parent.is_none() => return None,
+        "HubTrans" => format!(
+            "hub under a {} bone: a spine's tip hub follows CATSpineData2, not decoded",
+            cat_parent.unwrap_or("CAT")
+        ),
+        "CATBoneSegTrans" => {
+            "limb bone: placed by its CATBoneData/CATLimbData2 (FK/IK limb), not decoded".into()
+        }
+        "CATSpineTrans2" => {
+            "spine bone: placed by CATSpineData2 between its base and tip hubs, not decoded".into()
+        }
+        "CATBoneData" => "limb bone data, not decoded".into(),
+        "CATFootTrans2" | "IKTarget Trans" => {
+            "its CalcWorldTransform override (IK target pivot) is not decoded".into()
+        }
+        _ => "its setup rule relative to its parent (the parent's child offset and the \
+              class's own override) is not decoded"
+            .into(),
+    })
+}
+
+fn bone_world(
+    eval: &SceneEval,
+    node: usize,
+    ctl: usize,
+    class: &str,
+    t: i32,
+    depth: usize,
+    budget: &Cell<u32>,
+) -> Result<Mat43, EvalError> {
+    let layer = records::layer_trans(eval, ctl);
+    // The rig's mode first: in animation mode nothing here is decoded. Limb
+    // and spine links, without a layer controller, name their rig through
+    // their CATControl record.
+    let owner = match layer.map(|l| records::clip_matrix(eval, l)).transpose()? {
+        Some(clip) => Some(clip.cat_parent_trans),
+        None => records::cat_control(eval, ctl).cat_parent_trans,
+    };
+    if let Some(Ok(cp)) = owner.and_then(|o| records::cat_parent(eval, o)) {
+        if let CatMode::Animation(m) = cp.mode {
+            return Err(EvalError::not_evaluated_why(
+                format!("CAT rig {:?} in animation mode", cp.name),
+                format!("CATMode {m}: animation layers, IK limbs and hub reach"),
+            ));
+        }
+    }
+    if let Some(why) = refusal(eval, node, class) {
+        return Err(EvalError::not_evaluated_why("CAT bone", why));
+    }
+    let layer = layer.ok_or_else(|| {
+        EvalError::reference(
+            format!("{class} {ctl}"),
+            "no CATClipMatrix3 layer controller",
+        )
+    })?;
+    let clip = records::clip_matrix(eval, layer)?;
+    let cp = match records::cat_parent(eval, clip.cat_parent_trans) {
+        Some(r) => r?,
+        None => {
+            return Err(EvalError::reference(
+                format!("CATClipMatrix3 {layer}"),
+                "chunk 14 is not a CATParentTrans",
+            ))
+        }
+    };
+    check_root_hub(eval, ctl, &clip)?;
+    if depth >= MAX_DEPTH {
+        return Err(EvalError::limit(
+            format!("{class} {ctl}: CAT nesting"),
+            MAX_DEPTH,
+        ));
+    }
+    let cp_node = cat_parent_node(eval, cp.controller).ok_or_else(|| {
+        EvalError::reference(
+            format!("CATParentTrans {}", cp.controller),
+            "no node uses it as its transform controller",
+        )
+    })?;
+    let cpw = match world(eval, cp_node, cp.controller, t, depth + 1, budget) {
+        Some(r) => r?,
+        None => eval.world_tm_at_depth(cp_node, t, depth + 1, budget),
+    };
+    Ok(setup_in(&clip.setup, cp.units).then(&without_scale(&cpw)))
+}
+
+/// The root hub's setup rule holds only for these flags.
+fn check_root_hub(eval: &SceneEval, ctl: usize, clip: &ClipMatrix) -> Result<(), EvalError> {
+    use records::*;
+    let at = format!("CATClipMatrix3 {}", clip.object);
+    let refuse = |flag: &str| {
+        Err(EvalError::not_evaluated_why(
+            at.clone(),
+            format!("{flag} (flags {:#010x}) is not evaluated", clip.flags),
+        ))
+    };
+    if clip.flags & CLIP_HAS_TRANSFORM == 0 {
+        return refuse("a root hub without HAS_TRANSFORM");
+    }
+    for (bit, name) in [
+        (CLIP_SETUPPOSE_CONTROLLER, "an animated setup controller"),
+        (
+            CLIP_SETUP_INHERITS_POS_FROM_PARENT,
+            "setup position from the parent",
+        ),
+        (CLIP_KEYFREEFORM, "key-freeform"),
+        (CLIP_DISABLE_LAYERS, "disabled layers"),
+    ] {
+        if clip.flags & bit != 0 {
+            return refuse(name);
+        }
+    }
+    let ccflags = records::cat_control(eval, ctl).flags;
+    if ccflags.is_some_and(|f| f & CNCFLAG_IMPOSE_LIMITS != 0) {
+        return Err(EvalError::not_evaluated_why(
+            format!("CAT controller {ctl}"),
+            "bone limits (CNCFLAG_IMPOSE_*) are not evaluated",
+        ));
+    }
+    Ok(())
+}
+
+/// The setup matrix with its translation from CAT units to scene units.
+pub fn setup_in(setup: &Mat43, units: f64) -> Mat43 {
+    let mut m = *setup;
+    m.0[3] = m.0[3].scale(units);
+    m
+}
+
+/// `m` with each axis row normalized (Max's NoScale: CAT bones never inherit
+/// the CATParent's scale, which the CAT units stand for).
+pub fn without_scale(m: &Mat43) -> Mat43 {
+    let mut out = *m;
+    for r in 0..3 {
+        let v: Vec3 = m.0[r];
+        let l = v.len();
+        if l > 0.0 && l.is_finite() {
+            out.0[r] = v.scale(1.0 / l);
+        }
+    }
+    out
+}
