@@ -301,6 +301,12 @@ impl SceneGraph {
             .map_or("", |c| c.name.as_str())
     }
 
+    /// The class id of object `idx`; `None` when the class is not in the class
+    /// directory (or `idx` is out of range).
+    pub fn class_id(&self, idx: usize) -> Option<ClassId> {
+        Some(self.objects.get(idx)?.class.as_ref()?.class_id)
+    }
+
     pub fn nodes(&self) -> impl Iterator<Item = (&SceneObject, &NodeInfo)> {
         self.objects
             .iter()

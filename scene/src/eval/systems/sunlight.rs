@@ -110,21 +110,12 @@ pub struct SunState {
     pub azimuth: f64,
 }
 
-fn class_of(eval: &SceneEval, idx: usize) -> Option<ClassId> {
-    eval.graph
-        .objects
-        .get(idx)?
-        .class
-        .as_ref()
-        .map(|c| c.class_id)
-}
-
 pub fn is_slave(eval: &SceneEval, idx: usize) -> bool {
-    matches!(class_of(eval, idx), Some(SUN_SLAVE | DAYLIGHT_SLAVE))
+    matches!(eval.graph.class_id(idx), Some(SUN_SLAVE | DAYLIGHT_SLAVE))
 }
 
 pub fn is_master(eval: &SceneEval, idx: usize) -> bool {
-    matches!(class_of(eval, idx), Some(SUNLIGHT | DAYLIGHT))
+    matches!(eval.graph.class_id(idx), Some(SUNLIGHT | DAYLIGHT))
 }
 
 fn leaf(eval: &SceneEval, idx: usize, id: u16) -> Option<&[u8]> {
@@ -173,7 +164,7 @@ pub fn system(eval: &SceneEval, master: usize) -> Result<SunSystem, EvalError> {
         .any(|c| c.id == NEW_ANIMATION_CHUNK);
     let block = pblock::reference(&eval.graph, master, 0)
         .ok_or_else(|| EvalError::reference(at(), "no parameter block (reference 0)"))?;
-    if class_of(eval, block) != Some(PARAM_BLOCK) {
+    if eval.graph.class_id(block) != Some(PARAM_BLOCK) {
         return Err(EvalError::reference(
             at(),
             format!("reference 0 (object {block}) is not a ParamBlock"),

@@ -151,15 +151,6 @@ pub struct Rig {
     pub tracks: Vec<KeyTrack>,
 }
 
-fn class_of(eval: &SceneEval, idx: usize) -> Option<ClassId> {
-    eval.graph
-        .objects
-        .get(idx)?
-        .class
-        .as_ref()
-        .map(|c| c.class_id)
-}
-
 fn reference0(eval: &SceneEval, idx: usize) -> Option<usize> {
     eval.graph
         .objects
@@ -174,7 +165,7 @@ fn reference0(eval: &SceneEval, idx: usize) -> Option<usize> {
 /// None for any other controller. A BipSlave without a readable 0x0200 is an
 /// error naming the controller.
 pub fn controller_role(eval: &SceneEval, ctl: usize) -> Option<Result<(usize, Role), EvalError>> {
-    let class = class_of(eval, ctl)?;
+    let class = eval.graph.class_id(ctl)?;
     let role = if class == COM {
         Ok(Role::Com)
     } else if class == FOOTSTEPS {
@@ -193,7 +184,7 @@ pub fn controller_role(eval: &SceneEval, ctl: usize) -> Option<Result<(usize, Ro
     };
     Some(role.and_then(|r| {
         let sys = reference0(eval, ctl)
-            .filter(|&s| class_of(eval, s) == Some(SYSTEM))
+            .filter(|&s| eval.graph.class_id(s) == Some(SYSTEM))
             .ok_or_else(|| {
                 EvalError::reference(
                     format!("Biped controller {ctl}"),
@@ -260,7 +251,7 @@ fn rows4(v: &[f64]) -> [[f64; 4]; 4] {
 /// Decodes the rig of system object `system`.
 pub fn rig(eval: &SceneEval, system: usize) -> Result<Rig, EvalError> {
     let what = format!("Biped system object {system}");
-    if class_of(eval, system) != Some(SYSTEM) {
+    if eval.graph.class_id(system) != Some(SYSTEM) {
         return Err(EvalError::malformed(
             what.to_string(),
             "not a Biped system object",
@@ -345,7 +336,7 @@ fn bones(eval: &SceneEval, system: usize) -> Vec<Bone> {
 /// Every Biped system object of the scene, in scene order.
 pub fn systems(eval: &SceneEval) -> Vec<usize> {
     (0..eval.graph.objects.len())
-        .filter(|&i| class_of(eval, i) == Some(SYSTEM))
+        .filter(|&i| eval.graph.class_id(i) == Some(SYSTEM))
         .collect()
 }
 

@@ -34,7 +34,6 @@ use crate::eval::core::math::Mat43;
 use crate::eval::core::pblock;
 use crate::eval::core::transform::SceneEval;
 use crate::settings::{time_config, TimeConfig};
-use crate::typed::ClassId;
 
 /// IKControl reference 1: the joint's FK Position/Rotation/Scale.
 const IK_CONTROL_FK: u32 = 1;
@@ -228,14 +227,10 @@ impl IkState {
     }
 }
 
-fn class_of(eval: &SceneEval, idx: usize) -> Option<ClassId> {
-    Some(eval.graph.objects.get(idx)?.class.as_ref()?.class_id)
-}
-
 /// The parent-relative transform of `node`, whose transform controller is
 /// `ctl`, at `t`; None when `ctl` is not an IK controller.
 pub fn local_tm(eval: &SceneEval, node: usize, ctl: usize, t: i32) -> Option<Mat43> {
-    let class = class_of(eval, ctl)?;
+    let class = eval.graph.class_id(ctl)?;
     let fk = |slot: u32| pblock::reference(&eval.graph, ctl, slot).and_then(|c| eval.prs_tm(c, t));
     if class == IK_CHAIN_CONTROL {
         // Not a PRS: named by `coverage`.
@@ -272,7 +267,7 @@ pub fn local_tm(eval: &SceneEval, node: usize, ctl: usize, t: i32) -> Option<Mat
 /// for unevaluated sub-controllers. None for joints of solved chains and for
 /// other controllers.
 pub fn unsolved_source(eval: &SceneEval, ctl: usize) -> Option<usize> {
-    let class = class_of(eval, ctl)?;
+    let class = eval.graph.class_id(ctl)?;
     if class == IK_CHAIN_CONTROL {
         return pblock::reference(&eval.graph, ctl, CHAIN_GOAL_PRS);
     }
@@ -346,7 +341,7 @@ fn chain_coverage(eval: &SceneEval, ci: usize, c: &SceneChain) -> Result<(), Eva
 /// chain is refused or not solved at some frame, its solver is not the HI
 /// solver, or the controller its transform comes from is not a PRS).
 pub fn coverage(eval: &SceneEval, ctl: usize) -> Option<Result<(), EvalError>> {
-    let class = class_of(eval, ctl)?;
+    let class = eval.graph.class_id(ctl)?;
     let index = eval.ik_state().index(eval);
     if class == IK_CHAIN_CONTROL {
         return Some(
