@@ -3,18 +3,20 @@
 //! the body-part rules of `figure` turn the result into world TMs.
 //!
 //! - COM position = (h\[0\], −h\[2\], v\[2\]) — horizontal record x and Y-up depth,
-//!   vertical record height — each a biped TCB curve (Max's TCB with the plain
-//!   difference as the boundary tangent, `keys::tcb`).
+//!   vertical record height — each a biped TCB curve (`scalar_curve`:
+//!   Kochanek–Bartels with 3D Studio's spacing factors, the plain difference
+//!   as the boundary tangent).
 //! - COM rotation = the turn record's Y-up quaternion [4..7], squad through
 //!   the keys along the arcs as given (`quat_curve`), converted like the
 //!   figure's COM rotation. This holds for large turns too: Yellow@Spawn's
 //!   148° and 153° segments match its FBX to 2.0e-6 at every frame (the
 //!   stored angles [0..2], interpolated instead, are 0.23 off there).
-//! - A key whose TCB bias or continuity is not the default (25) is not
-//!   evaluated on its two segments (`tcb_gate`): Yellow@Spawn's one such key
-//!   (bias 5) fits no Kochanek–Bartels variant tried against its FBX — unless
-//!   the keys shaping the segment hold one record, where every TCB variant
-//!   is constant (`still_window`: Player.max's bias-0 COM keys).
+//! - TCB parameters (`key_tcb`): time record word [7] is tension, word [9]
+//!   continuity (Yellow@Spawn's COM key 5920 at 5, Player.max's keys at 0 —
+//!   linear in-betweens — both match their FBX). A key whose word [8] is not
+//!   25 is not evaluated on its two segments (`tcb_gate`; no corpus key has
+//!   one) unless the keys shaping the segment hold one record, where every
+//!   TCB variant is constant (`still_window`).
 //! - Pelvis: at the COM position, the constant pelvis axes in the COM frame;
 //!   a tick whose pelvis keys (the segment's two and their neighbours) are
 //!   not all identity is not evaluated (their convention is not measured).
@@ -29,7 +31,7 @@
 //!   half, elbow a TCB curve, upper-arm quaternion a squad (`arm_at`).
 //!
 //! A rig saved in figure mode (0x0109 = 1) is at its figure pose at every
-//! tick: SeanConway_Character (no keys at all) then matches its nine Skins'
+//! tick: SeanConway_Character (no keys at all) then matches its Skin's
 //! bind TMs at any tick. A rig without horizontal, vertical or turn keys
 //! outside figure mode is not evaluated: the current-position records
 //! (0x0104, 0x0258 … 0x0261) are a snapshot of the pose at one moment, not a
@@ -114,16 +116,14 @@ fn segment_keys(track: &KeyTrack, t: i32) -> Option<(usize, usize)> {
     (i > 0 && i < track.keys.len() && track.keys[i - 1].time < t).then(|| (i - 1, i))
 }
 
-/// Refuses tick `t` when a key of its segment has a TCB bias or continuity
-/// other than the default 25. Tension is read as Max's (1 − t) scaling
-/// (Yellow@Spawn's vertical key at tension 50 has zero tangents on both
-/// sides in its FBX), but Yellow@Spawn's one biased key (horizontal, tick
-/// 5920, bias 5) has in- and outgoing tangents (fitted to its FBX: 166.81
-/// over 1760 ticks, 58.995 over 480, the neighbouring differences 160.09
-/// and 56.22) that no Kochanek–Bartels form tried reproduces: the standard
-/// one puts the COM 9.15 units off, ignoring the bias 1.9. A segment's
-/// curve depends only on its two keys' own parameters, so the other
-/// segments stay evaluated; at a key's own tick the stored value holds.
+/// Refuses tick `t` when a key of its segment has a time record word [8]
+/// (read as bias, `key_tcb`) other than the default 25: every corpus key
+/// stores 25 there, so what it does is not measured. Tension (word [7]) is
+/// Max's (1 − t) scaling (Yellow@Spawn's vertical key at tension 50 has zero
+/// tangents on both sides in its FBX) and continuity (word [9]) is
+/// evaluated. A segment's curve depends only on its two keys' own
+/// parameters, so the other segments stay evaluated; at a key's own tick
+/// the stored value holds.
 fn tcb_gate(track: &KeyTrack, t: i32) -> Result<(), EvalError> {
     let Some((i, j)) = segment_keys(track, t) else {
         return Ok(());
@@ -150,8 +150,8 @@ const STILL: f32 = 1e-6;
 /// outer neighbours — hold the same record. Every TCB tangent, whatever its
 /// tension, continuity and bias, is a weighted sum of the differences to the
 /// neighbouring keys (the ends take the plain difference), so all of them
-/// are zero there and the segment holds its keys' value: Player.max's COM
-/// keys, all bias 0, equal to float noise. Within `STILL` (relative) the
+/// are zero there and the segment holds its keys' value (as Player.max's
+/// COM keys, equal to float noise, do). Within `STILL` (relative) the
 /// tangents are at most a few times that, far below the comparisons' 1e-3.
 fn still_window(track: &KeyTrack, i: usize, j: usize) -> bool {
     let lo = i.saturating_sub(1);
