@@ -11,9 +11,9 @@
 //!   figure's COM rotation. This holds for large turns too: Yellow@Spawn's
 //!   148° and 153° segments match its FBX to 2.0e-6 at every frame (the
 //!   stored angles [0..2], interpolated instead, are 0.23 off there).
-//! - TCB parameters (`key_tcb`): time record word [7] is tension, word [9]
+//! - TCB parameters (`key_tcb`): time record word \[7\] is tension, word \[9\]
 //!   continuity (Yellow@Spawn's COM key 5920 at 5, Player.max's keys at 0 —
-//!   linear in-betweens — both match their FBX). A key whose word [8] is not
+//!   linear in-betweens — both match their FBX). A key whose word \[8\] is not
 //!   25 is not evaluated on its two segments (`tcb_gate`; no corpus key has
 //!   one) unless the keys shaping the segment hold one record, where every
 //!   TCB variant is constant (`still_window`).
@@ -66,13 +66,13 @@ fn tcb_param(v: f32) -> f64 {
 }
 
 /// A key's (tension, continuity, bias) in −1..1. The time record's words
-/// [7], [8], [9] are read as tension, bias, continuity: word [9] — shown as
+/// \[7\], \[8\], \[9\] are read as tension, bias, continuity: word \[9\] — shown as
 /// "bias" in earlier notes — is what acts as continuity in every FBX. At 0
 /// (continuity −1) Player.max's keys interpolate linearly (its knee angle
 /// between keys 1600 ticks apart steps 0.17329 rad per frame, exactly, in
 /// Player.FBX), and Yellow@Spawn's COM key 5920 at 5 (−0.8) has the in- and
 /// outgoing tangents its FBX implies (−166.811 and −58.995 per segment: see
-/// `spacing`). Word [8] is 25 on every corpus key; another value is refused
+/// `spacing`). Word \[8\] is 25 on every corpus key; another value is refused
 /// (`tcb_gate`), so the bias here is always 0.
 fn key_tcb(k: &super::tracks::Key) -> (f64, f64, f64) {
     (
@@ -116,11 +116,11 @@ fn segment_keys(track: &KeyTrack, t: i32) -> Option<(usize, usize)> {
     (i > 0 && i < track.keys.len() && track.keys[i - 1].time < t).then(|| (i - 1, i))
 }
 
-/// Refuses tick `t` when a key of its segment has a time record word [8]
+/// Refuses tick `t` when a key of its segment has a time record word \[8\]
 /// (read as bias, `key_tcb`) other than the default 25: every corpus key
-/// stores 25 there, so what it does is not measured. Tension (word [7]) is
+/// stores 25 there, so what it does is not measured. Tension (word \[7\]) is
 /// Max's (1 − t) scaling (Yellow@Spawn's vertical key at tension 50 has zero
-/// tangents on both sides in its FBX) and continuity (word [9]) is
+/// tangents on both sides in its FBX) and continuity (word \[9\]) is
 /// evaluated. A segment's curve depends only on its two keys' own
 /// parameters, so the other segments stay evaluated; at a key's own tick
 /// the stored value holds.
@@ -863,7 +863,7 @@ mod tests {
         assert!(angle(quat_curve(&tr, 0, 9999).unwrap(), qc) < 1e-6);
     }
 
-    /// Keys whose TCB word [8] is not 25 are refused between keys unless the
+    /// Keys whose TCB word \[8\] is not 25 are refused between keys unless the
     /// segment's window holds one record (to float noise): then any TCB
     /// variant is constant there; a moving track with such a key stays
     /// refused.
@@ -886,7 +886,7 @@ mod tests {
         assert!(quat_curve(&tr, 0, 4800).is_ok());
     }
 
-    /// Word [9] at 0 is continuity −1: scalar keys interpolate linearly and
+    /// Word \[9\] at 0 is continuity −1: scalar keys interpolate linearly and
     /// quaternion keys by slerp, whatever the spacing.
     #[test]
     fn word_nine_at_zero_is_linear() {
