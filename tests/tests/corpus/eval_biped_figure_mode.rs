@@ -1,8 +1,9 @@
 //! A Biped saved in figure mode (system chunk 0x0109 = 1) shows its figure at
 //! every tick, whatever its keytracks. biped/SeanConway_Character is the
 //! corpus's one such rig (it has no keys at all and no horizontal, vertical
-//! or turn keys). Its nine Skin modifiers are the in-file oracle: at any tick
-//! each Biped bone they use must sit at the bone TM the Skin stored when the
+//! or turn keys). Its Skin — one modifier with three bones (Bip001 R
+//! Finger0, 2, 1), instanced on nine meshes — is the in-file oracle: at any
+//! tick each Biped bone it uses must sit at the bone TM the Skin stored when the
 //! bone was added (ISkin::GetBoneInitTM) — within 1e-4 per rotation element
 //! and 1e-4 of the rig's height — and, every bone being at its bind, each
 //! skinned mesh must deform to the mesh below the Skin placed by the Skin's
@@ -34,7 +35,10 @@ fn scene() -> SceneEval {
     SceneEval::from_document(doc).expect("scene")
 }
 
-/// The nodes skinned by a Skin modifier: (node, name, its Skin).
+/// The mesh nodes skinned by a Skin modifier: (node, name, its Skin). The
+/// file's one Skin modifier is instanced on 52 nodes (see
+/// `one_skin_is_instanced_on_52_nodes`); the 43 whose base object is a Biped
+/// Object or a camera target build no mesh here and are left out.
 fn skinned(eval: &SceneEval) -> Vec<(usize, String, skin::Skin)> {
     eval.graph
         .nodes()
@@ -101,13 +105,13 @@ fn figure_mode_bones_sit_at_the_skin_binds_at_any_tick() {
     println!(
         "{FILE}: {skins} Skins, {matched} bone·ticks at their bind TM (worst rotation element {worst_rot:.2e}, position {worst_pos:.2e}, height {height:.2}); refused: {refused:?}"
     );
-    assert_eq!(skins, 9, "{FILE}: nine Skins");
+    assert_eq!(skins, 9, "{FILE}: nine skinned meshes");
     assert!(refused.is_empty(), "{refused:?}");
     assert!(matched >= 3 * 9, "{matched} bone·ticks compared");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Each of the nine Skins deforms at any tick: with every bone at its bind,
+/// Each of the nine skinned meshes deforms at any tick: with every bone at its bind,
 /// the deformed vertices (placed by the node's object TM) are the vertices
 /// below the Skin placed by the Skin's stored mesh TM, in order.
 #[test]
@@ -151,4 +155,47 @@ fn figure_mode_skins_deform_to_their_bind_mesh() {
         "worst vertex {:.2e} × height",
         worst / height
     );
+}
+
+/// `skin::node_skin` finds a Skin on 52 nodes of this file, 43 of them not
+/// meshes (42 Biped Objects and PhysCamera001.Target). That is the file's
+/// content, not a lookup through another node: every one of the 52 nodes
+/// shows a derived object (its reference slot 1) whose own reference list
+/// (chunk 0x2034) starts with the same Skin modifier, each with its own
+/// ModApp local data (0 vertices on the camera target, 6 on Bip001, 140 on
+/// Head) — one Skin instanced on everything that was selected.
+#[test]
+fn one_skin_is_instanced_on_52_nodes() {
+    let eval = scene();
+    let (mut with_skin, mut modifiers, mut meshes) = (0usize, Vec::new(), 0usize);
+    for (o, n) in eval.graph.nodes() {
+        let Some(sk) = skin::node_skin(&eval, o.index) else {
+            continue;
+        };
+        let sk = sk.unwrap_or_else(|e| panic!("{}: {e}", n.name));
+        // The Skin sits in this node's own derived object.
+        let derived = o
+            .references
+            .iter()
+            .find(|r| r.slot == 1)
+            .and_then(|r| usize::try_from(r.target).ok())
+            .expect("a node object");
+        assert!(
+            eval.graph.objects[derived]
+                .references
+                .iter()
+                .any(|r| usize::try_from(r.target).ok() == Some(sk.modifier)),
+            "{}: the Skin is not in its own derived object",
+            n.name
+        );
+        with_skin += 1;
+        meshes += usize::from(eval.mesh(o.index, 0).is_some());
+        if !modifiers.contains(&sk.modifier) {
+            modifiers.push(sk.modifier);
+        }
+    }
+    println!(
+        "{FILE}: {with_skin} nodes with a Skin, {meshes} of them meshes, modifiers {modifiers:?}"
+    );
+    assert_eq!((with_skin, meshes, modifiers.len()), (52, 9, 1));
 }

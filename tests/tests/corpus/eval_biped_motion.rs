@@ -109,74 +109,72 @@ const TAKES: &[Take] = &[
         partial: &[],
     },
     // Yellow@Spawn: large COM turns (148°, 153°), side-bent tail keys with
-    // one key (4320) leaving Tail2 to its neighbours, and IK leg keys. Bones
-    // are compared at every frame where they evaluate; the other frames are
-    // refused by name (the biased horizontal key 5920: frames 27–39 but 37;
-    // leg IK segments: 25–39 but the keys; toe link bends: all but the FK
-    // keys' frames). The floors are those frame counts: the tail and the
-    // ears follow the COM's 29 (their links' rotations interpolated per link).
+    // one key (4320) leaving Tail2 to its neighbours, a COM key (5920) at
+    // continuity −0.8 (time record word [9] = 5, docs/biped.md), and IK leg
+    // keys. Bones are compared at every frame where they evaluate; the
+    // other frames are refused by name (leg IK segments: 25–39 but the
+    // keys; toe link bends: all but the FK keys' frames). The floors are
+    // those frame counts: the COM, spine, head, tail and ears at all 41.
     Take {
         max: "biped-ld35/Yellow@Spawn.max",
         fbx: "biped-ld35/Yellow@Spawn.FBX",
         required: &[],
         shift: [0.0; 3],
         partial: &[
-            ("Bip01", 29),
-            ("Bip01 Pelvis", 29),
-            ("B_Pelvis", 29),
-            ("Bip01 Spine", 29),
-            ("B_Spine1", 29),
-            ("Bip01 Neck", 29),
-            ("Bip01 Head", 29),
-            ("B_Head", 29),
-            ("B_L_Thigh", 26),
-            ("B_R_Thigh", 26),
-            ("B_L_Calf", 26),
-            ("B_R_Calf", 26),
-            ("B_L_Foot", 26),
-            ("B_R_Foot", 26),
+            ("Bip01", 41),
+            ("Bip01 Pelvis", 41),
+            ("B_Pelvis", 41),
+            ("Bip01 Spine", 41),
+            ("B_Spine1", 41),
+            ("Bip01 Neck", 41),
+            ("Bip01 Head", 41),
+            ("B_Head", 41),
+            ("B_L_Thigh", 27),
+            ("B_R_Thigh", 27),
+            ("B_L_Calf", 27),
+            ("B_R_Calf", 27),
+            ("B_L_Foot", 27),
+            ("B_R_Foot", 27),
             ("B_L_Toe", 4),
             ("B_R_Toe", 4),
-            ("Bip01 Tail", 29),
-            ("Bip01 Tail1", 29),
-            ("Bip01 Tail2", 29),
-            ("Bip01 TailNub", 29),
-            ("B_Tail0", 29),
-            ("B_Tail1", 29),
-            ("B_Tail2", 29),
+            ("Bip01 Tail", 41),
+            ("Bip01 Tail1", 41),
+            ("Bip01 Tail2", 41),
+            ("Bip01 TailNub", 41),
+            ("B_Tail0", 41),
+            ("B_Tail1", 41),
+            ("B_Tail2", 41),
             // The ears (extra limbs; the left one keyed away from its
             // figure pose) and their nubs, on the head.
-            ("Bip01 R Ear0", 29),
-            ("Bip01 R Ear1", 29),
-            ("Bip01 L Ear0", 29),
-            ("Bip01 L Ear1", 29),
-            ("Bip01 Xtra01Nub", 29),
-            ("Bip01 Xtra01OppNub", 29),
-            ("B_R_Ear0", 29),
-            ("B_R_Ear1", 29),
-            ("B_L_Ear0", 29),
-            ("B_L_Ear1", 29),
+            ("Bip01 R Ear0", 41),
+            ("Bip01 R Ear1", 41),
+            ("Bip01 L Ear0", 41),
+            ("Bip01 L Ear1", 41),
+            ("Bip01 Xtra01Nub", 41),
+            ("Bip01 Xtra01OppNub", 41),
+            ("B_R_Ear0", 41),
+            ("B_R_Ear1", 41),
+            ("B_L_Ear0", 41),
+            ("B_L_Ear1", 41),
         ],
     },
-    // Player.max: every key of every track has TCB bias 0. Its COM keys all
-    // hold one record (to float noise), so any TCB variant is constant and
-    // the COM evaluates everywhere; the limbs' moving bias-0 segments and the
-    // rotating pelvis keys (24000–33600) are refused by name, their still
-    // stretches compared. No bias rule tried (standard Kochanek–Bartels,
-    // ignored, negated, halved) brings the moving legs within 0.3 rad.
+    // Player.max: every key of every track stores 0 in time record word [9]
+    // (continuity −1: linear in-betweens, slerp for the quaternions), so its
+    // moving legs evaluate between FK keys; the rotating pelvis keys
+    // (24000–33600) and the IK leg segments are refused by name.
     Take {
         max: "biped-ld35/Player.max",
         fbx: "biped-ld35/Player.FBX",
         required: &[],
         shift: [0.0; 3],
         partial: &[
-            ("B_Pelvis", 600),
-            ("B_Spine1", 490),
-            ("B_Head", 460),
-            ("B_L_Thigh", 480),
-            ("B_L_Calf", 480),
-            ("B_R_Thigh", 180),
-            ("B_R_Calf", 180),
+            ("B_Pelvis", 608),
+            ("B_Spine1", 608),
+            ("B_Head", 608),
+            ("B_L_Thigh", 590),
+            ("B_L_Calf", 590),
+            ("B_R_Thigh", 590),
+            ("B_R_Calf", 590),
         ],
     },
     // No horizontal, vertical or limb keys: refused by name. The FBX moves

@@ -73,7 +73,7 @@ const TAKES: &[Take] = &[
     },
     // Compared at the sampled frames where every bone it uses evaluates
     // (frames 0 and 20, its ears included; the others fall on refused
-    // in-betweens — toe link bends, the biased COM key — or, at 40, on an
+    // in-betweens — toe link bends, leg IK in-betweens — or, at 40, on an
     // IK key's toe links: the Skin is refused at that tick, naming them).
     Take {
         name: "Yellow@Spawn",

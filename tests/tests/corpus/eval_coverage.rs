@@ -37,41 +37,53 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
         "{yellow:?}"
     );
     assert!(has(&rabbit, "object", "Biped Object", "Bip01"));
-    // A rule refused inside the take, not at frame 0, is named too: the COM
-    // key Max stored at tick 5920 of Yellow@Spawn has bias 5 (not the
-    // default 25), which is not evaluated; the segment before it starts at
-    // 4320, the first frame the range check meets.
+    // A rule refused inside the take, not at frame 0, is named too: the leg
+    // keys of Yellow@Spawn at 5760 are IK keys, whose in-betweens are not
+    // evaluated; the range check meets the segment at 4000. The COM, whose
+    // key 5920 (continuity −0.8, time record word [9] = 5) was refused here
+    // before, now evaluates at every tick (eval_biped_motion.rs).
     let spawn = gaps("biped-ld35/Yellow@Spawn.max");
     assert!(
         spawn.iter().any(|g| g.role == "transform controller"
-            && g.class
-                .starts_with("Vertical/Horizontal/Turn (at tick 4320 ")
-            && g.class.contains("tick 5920")
-            && g.class.contains("bias 5")
-            && g.nodes.iter().any(|n| n == "Bip01")),
+            && g.class.starts_with("BipSlave Control (at tick 4000 ")
+            && g.class.contains("IK in-betweens")
+            && g.nodes.iter().any(|n| n == "Bip01 L Thigh")),
+        "{spawn:?}"
+    );
+    assert!(
+        !spawn.iter().any(|g| g.role == "transform controller"
+            && g.nodes.iter().any(|n| n == "Bip01" || n == "Bip01 Pelvis")),
         "{spawn:?}"
     );
 
-    // At a tick the COM is refused (the biased key's segment, frame 30),
-    // the ears hanging on it are refused with the COM's reason — what Skin
-    // deforming at that tick and the glTF sampling it ask (`tm_gaps_at`) —
-    // while at tick 0 they evaluate.
+    // At a tick a leg is refused (its IK segment, frame 30) the bones hanging
+    // on it are refused with its reason — what Skin deforming at that tick
+    // and the glTF sampling it ask (`tm_gaps_at`) — while at tick 0 they
+    // evaluate; the ears, on the head, evaluate at both.
     {
         use maxfs_scene::eval::core::coverage::tm_gaps_at;
         let doc = Document::open(&corpus_dir().join("max/biped-ld35/Yellow@Spawn.max")).unwrap();
         let eval = SceneEval::from_document(doc).unwrap();
-        for ear in ["Bip01 R Ear1", "Bip01 Xtra01OppNub", "B_L_Ear0"] {
-            let (o, _) = eval
-                .graph
+        let node = |name: &str| {
+            eval.graph
                 .nodes()
-                .find(|(_, n)| n.name == ear)
-                .expect("ear node");
-            assert!(tm_gaps_at(&eval, o.index, 0).is_empty(), "{ear} at 0");
-            let at30 = tm_gaps_at(&eval, o.index, 4800);
+                .find(|(_, n)| n.name == name)
+                .expect("node")
+                .0
+                .index
+        };
+        for ear in ["Bip01 R Ear1", "Bip01 Xtra01OppNub", "B_L_Ear0"] {
+            assert!(tm_gaps_at(&eval, node(ear), 0).is_empty(), "{ear} at 0");
+            let at30 = tm_gaps_at(&eval, node(ear), 4800);
+            assert!(at30.is_empty(), "{ear} at 4800: {at30:?}");
+        }
+        for leg in ["B_L_Calf", "Bip01 R Foot"] {
+            assert!(tm_gaps_at(&eval, node(leg), 0).is_empty(), "{leg} at 0");
+            let at30 = tm_gaps_at(&eval, node(leg), 4800);
             assert!(
                 at30.iter()
-                    .any(|g| g.contains("tick 5920") && g.contains("bias 5")),
-                "{ear} at 4800: {at30:?}"
+                    .any(|g| g.contains("tick 5760") && g.contains("IK in-betweens")),
+                "{leg} at 4800: {at30:?}"
             );
         }
     }

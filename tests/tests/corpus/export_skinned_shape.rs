@@ -14,14 +14,14 @@ use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 use maxfs_tests::gltf_ref::Gltf;
 
-type Weights = BTreeMap<String, i64>;
+pub(crate) type Weights = BTreeMap<String, i64>;
 
 /// Weights rounded to 1e-4 so that maps compare as set elements.
-fn key(w: f64) -> i64 {
+pub(crate) fn key(w: f64) -> i64 {
     (w * 1e4).round() as i64
 }
 
-fn channel<'a>(m: &'a Mesh, name: &str) -> Option<&'a ChannelData> {
+pub(crate) fn channel<'a>(m: &'a Mesh, name: &str) -> Option<&'a ChannelData> {
     let geom = m.geom.as_ref()?;
     geom.vbuffer
         .vertices
@@ -31,7 +31,7 @@ fn channel<'a>(m: &'a Mesh, name: &str) -> Option<&'a ChannelData> {
         .map(|c| &c.data)
 }
 
-fn floats(d: Option<&ChannelData>) -> Vec<f32> {
+pub(crate) fn floats(d: Option<&ChannelData>) -> Vec<f32> {
     match d {
         Some(ChannelData::Float(v)) => v.iter().map(|f| f.get()).collect(),
         _ => Vec::new(),
@@ -41,7 +41,7 @@ fn floats(d: Option<&ChannelData>) -> Vec<f32> {
 /// Per NeL vertex: its bone weights by name, through the matrix block whose
 /// passes use it (a vertex keeps one palette across blocks: buildSkin mirrors
 /// slots so that this holds).
-fn shape_weights(m: &Mesh) -> Vec<Weights> {
+pub(crate) fn shape_weights(m: &Mesh) -> Vec<Weights> {
     let geom = m.geom.as_ref().expect("geom");
     let bones = geom
         .bones_name

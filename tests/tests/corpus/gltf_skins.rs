@@ -587,7 +587,7 @@ fn skinned_glb_follows_the_evaluated_scene() {
             for &s in &picks {
                 let tick = (4800.0 * s + origin_ticks).round() as i32;
                 // A tick where a bone is refused (biped-ld35/Yellow@Spawn:
-                // IK in-betweens, toe bends, the biased COM key) refuses the
+                // IK in-betweens, toe bends) refuses the
                 // Skin there; the glTF samples it all the same and must list
                 // the refused bones among what it approximates.
                 if let Some(Err(why)) = eval.mesh(n, tick) {

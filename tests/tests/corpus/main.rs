@@ -56,6 +56,7 @@ mod eval_uv;
 mod export_anim_frame_rate;
 mod export_biped_anim;
 mod export_biped_skel;
+mod export_biped_skinned_shape;
 mod export_cli;
 mod export_clod;
 mod export_collision;

@@ -3,18 +3,20 @@
 //! the body-part rules of `figure` turn the result into world TMs.
 //!
 //! - COM position = (h\[0\], −h\[2\], v\[2\]) — horizontal record x and Y-up depth,
-//!   vertical record height — each a biped TCB curve (Max's TCB with the plain
-//!   difference as the boundary tangent, `keys::tcb`).
+//!   vertical record height — each a biped TCB curve (`scalar_curve`:
+//!   Kochanek–Bartels with 3D Studio's spacing factors, the plain difference
+//!   as the boundary tangent).
 //! - COM rotation = the turn record's Y-up quaternion [4..7], squad through
 //!   the keys along the arcs as given (`quat_curve`), converted like the
 //!   figure's COM rotation. This holds for large turns too: Yellow@Spawn's
 //!   148° and 153° segments match its FBX to 2.0e-6 at every frame (the
 //!   stored angles [0..2], interpolated instead, are 0.23 off there).
-//! - A key whose TCB bias or continuity is not the default (25) is not
-//!   evaluated on its two segments (`tcb_gate`): Yellow@Spawn's one such key
-//!   (bias 5) fits no Kochanek–Bartels variant tried against its FBX — unless
-//!   the keys shaping the segment hold one record, where every TCB variant
-//!   is constant (`still_window`: Player.max's bias-0 COM keys).
+//! - TCB parameters (`key_tcb`): time record word \[7\] is tension, word \[9\]
+//!   continuity (Yellow@Spawn's COM key 5920 at 5, Player.max's keys at 0 —
+//!   linear in-betweens — both match their FBX). A key whose word \[8\] is not
+//!   25 is not evaluated on its two segments (`tcb_gate`; no corpus key has
+//!   one) unless the keys shaping the segment hold one record, where every
+//!   TCB variant is constant (`still_window`).
 //! - Pelvis: at the COM position, the constant pelvis axes in the COM frame;
 //!   a tick whose pelvis keys (the segment's two and their neighbours) are
 //!   not all identity is not evaluated (their convention is not measured).
@@ -29,7 +31,7 @@
 //!   half, elbow a TCB curve, upper-arm quaternion a squad (`arm_at`).
 //!
 //! A rig saved in figure mode (0x0109 = 1) is at its figure pose at every
-//! tick: SeanConway_Character (no keys at all) then matches its nine Skins'
+//! tick: SeanConway_Character (no keys at all) then matches its Skin's
 //! bind TMs at any tick. A rig without horizontal, vertical or turn keys
 //! outside figure mode is not evaluated: the current-position records
 //! (0x0104, 0x0258 … 0x0261) are a snapshot of the pose at one moment, not a
@@ -38,7 +40,6 @@
 
 use super::figure::{self, Pose};
 use super::{KeyTrack, Rig};
-use crate::eval::core::keys::{self, TcbKey};
 use crate::eval::core::keys::{q_exp, q_log};
 use crate::eval::core::math::{Mat43, Quat, Vec3};
 use crate::eval::error::EvalError;
@@ -64,6 +65,38 @@ fn tcb_param(v: f32) -> f64 {
     (f64::from(v) - 25.0) / 25.0
 }
 
+/// A key's (tension, continuity, bias) in −1..1. The time record's words
+/// \[7\], \[8\], \[9\] are read as tension, bias, continuity: word \[9\] — shown as
+/// "bias" in earlier notes — is what acts as continuity in every FBX. At 0
+/// (continuity −1) Player.max's keys interpolate linearly (its knee angle
+/// between keys 1600 ticks apart steps 0.17329 rad per frame, exactly, in
+/// Player.FBX), and Yellow@Spawn's COM key 5920 at 5 (−0.8) has the in- and
+/// outgoing tangents its FBX implies (−166.811 and −58.995 per segment: see
+/// `spacing`). Word \[8\] is 25 on every corpus key; another value is refused
+/// (`tcb_gate`), so the bias here is always 0.
+fn key_tcb(k: &super::tracks::Key) -> (f64, f64, f64) {
+    (
+        tcb_param(k.tcb[0]),
+        tcb_param(k.tcb[2]),
+        tcb_param(k.tcb[1]),
+    )
+}
+
+/// The uneven-spacing factors of a key's incoming and outgoing tangents,
+/// 3D Studio's rule: 2·Δ/(Δin + Δout), moved towards 1 by the continuity's
+/// magnitude (f + |c|·(1 − f)). At continuity 0 these are Max's usual
+/// factors; Yellow@Spawn's key 5920 (continuity −0.8, 1760 ticks in, 480
+/// out) needs 1.1143 and 0.8857, not 1.5714 and 0.4286, and gets them.
+fn spacing(dt_in: f64, dt_out: f64, c: f64) -> (f64, f64) {
+    let sum = dt_in + dt_out;
+    if sum <= 0.0 {
+        return (1.0, 1.0);
+    }
+    let (f_in, f_out) = (2.0 * dt_in / sum, 2.0 * dt_out / sum);
+    let a = c.abs();
+    (f_in + a * (1.0 - f_in), f_out + a * (1.0 - f_out))
+}
+
 fn value(track: &KeyTrack, k: usize, i: usize) -> Result<f64, EvalError> {
     track.keys[k]
         .values
@@ -83,28 +116,26 @@ fn segment_keys(track: &KeyTrack, t: i32) -> Option<(usize, usize)> {
     (i > 0 && i < track.keys.len() && track.keys[i - 1].time < t).then(|| (i - 1, i))
 }
 
-/// Refuses tick `t` when a key of its segment has a TCB bias or continuity
-/// other than the default 25. Tension is read as Max's (1 − t) scaling
-/// (Yellow@Spawn's vertical key at tension 50 has zero tangents on both
-/// sides in its FBX), but Yellow@Spawn's one biased key (horizontal, tick
-/// 5920, bias 5) has in- and outgoing tangents (fitted to its FBX: 166.81
-/// over 1760 ticks, 58.995 over 480, the neighbouring differences 160.09
-/// and 56.22) that no Kochanek–Bartels form tried reproduces: the standard
-/// one puts the COM 9.15 units off, ignoring the bias 1.9. A segment's
-/// curve depends only on its two keys' own parameters, so the other
-/// segments stay evaluated; at a key's own tick the stored value holds.
+/// Refuses tick `t` when a key of its segment has a time record word \[8\]
+/// (read as bias, `key_tcb`) other than the default 25: every corpus key
+/// stores 25 there, so what it does is not measured. Tension (word \[7\]) is
+/// Max's (1 − t) scaling (Yellow@Spawn's vertical key at tension 50 has zero
+/// tangents on both sides in its FBX) and continuity (word \[9\]) is
+/// evaluated. A segment's curve depends only on its two keys' own
+/// parameters, so the other segments stay evaluated; at a key's own tick
+/// the stored value holds.
 fn tcb_gate(track: &KeyTrack, t: i32) -> Result<(), EvalError> {
     let Some((i, j)) = segment_keys(track, t) else {
         return Ok(());
     };
     for k in [&track.keys[i], &track.keys[j]] {
-        if (k.tcb[1] != 25.0 || k.tcb[2] != 25.0) && !still_window(track, i, j) {
+        if k.tcb[1] != 25.0 && !still_window(track, i, j) {
             return Err(EvalError::not_evaluated_why(
                 format!(
-                    "{} key at tick {} has continuity {}, bias {}",
-                    track.name, k.time, k.tcb[1], k.tcb[2]
+                    "{} key at tick {} has TCB word [8] = {}",
+                    track.name, k.time, k.tcb[1]
                 ),
-                "TCB continuity and bias other than the default 25",
+                "TCB word [8] (bias) other than the default 25",
             ));
         }
     }
@@ -119,8 +150,8 @@ const STILL: f32 = 1e-6;
 /// outer neighbours — hold the same record. Every TCB tangent, whatever its
 /// tension, continuity and bias, is a weighted sum of the differences to the
 /// neighbouring keys (the ends take the plain difference), so all of them
-/// are zero there and the segment holds its keys' value: Player.max's COM
-/// keys, all bias 0, equal to float noise. Within `STILL` (relative) the
+/// are zero there and the segment holds its keys' value (as Player.max's
+/// COM keys, equal to float noise, do). Within `STILL` (relative) the
 /// tangents are at most a few times that, far below the comparisons' 1e-3.
 fn still_window(track: &KeyTrack, i: usize, j: usize) -> bool {
     let lo = i.saturating_sub(1);
@@ -141,23 +172,87 @@ fn scalar_curve<const N: usize>(
     t: i32,
 ) -> Result<[f64; N], EvalError> {
     tcb_gate(track, t)?;
-    let mut ks = Vec::with_capacity(track.keys.len());
-    for (k, key) in track.keys.iter().enumerate() {
+    let n = track.keys.len();
+    if n == 0 {
+        return Err(EvalError::malformed(track.name.to_string(), "no keys"));
+    }
+    let vals = |k: usize| -> Result<[f64; N], EvalError> {
         let mut v = [0.0; N];
         for (j, slot) in v.iter_mut().enumerate() {
             *slot = value(track, k, at + j)?;
         }
-        ks.push(TcbKey {
-            time: key.time,
-            value: v,
-            tension: tcb_param(key.tcb[0]),
-            continuity: tcb_param(key.tcb[1]),
-            bias: tcb_param(key.tcb[2]),
-            ease_in: 0.0,
-            ease_out: 0.0,
-        });
+        Ok(v)
+    };
+    let i = track.keys.partition_point(|k| k.time <= t);
+    if i == 0 {
+        return vals(0);
     }
-    keys::tcb(&ks, t).ok_or_else(|| EvalError::malformed(track.name.to_string(), "no keys"))
+    if i >= n || track.keys[i - 1].time == t {
+        return vals(i - 1);
+    }
+    let (a, b) = (i - 1, i);
+    let (_, out_a) = tangents(track, a, &vals)?;
+    let (in_b, _) = tangents(track, b, &vals)?;
+    let (va, vb) = (vals(a)?, vals(b)?);
+    let u = f64::from(t - track.keys[a].time) / f64::from(track.keys[b].time - track.keys[a].time);
+    let (u2, u3) = (u * u, u * u * u);
+    let (h1, h2, h3, h4) = (
+        2.0 * u3 - 3.0 * u2 + 1.0,
+        -2.0 * u3 + 3.0 * u2,
+        u3 - 2.0 * u2 + u,
+        u3 - u2,
+    );
+    Ok(std::array::from_fn(|j| {
+        h1 * va[j] + h2 * vb[j] + h3 * out_a[j] + h4 * in_b[j]
+    }))
+}
+
+/// Key `i`'s incoming and outgoing Kochanek–Bartels tangents (per segment)
+/// with Biped's parameters (`key_tcb`) and spacing factors (`spacing`); the
+/// plain difference, scaled by (1 − tension), at the ends.
+type Tangents<const N: usize> = ([f64; N], [f64; N]);
+
+fn tangents<const N: usize>(
+    track: &KeyTrack,
+    i: usize,
+    vals: &dyn Fn(usize) -> Result<[f64; N], EvalError>,
+) -> Result<Tangents<N>, EvalError> {
+    let k = &track.keys[i];
+    let (tt, c, b) = key_tcb(k);
+    let v = vals(i)?;
+    let prev = i.checked_sub(1).map(&vals).transpose()?;
+    let next = (i + 1 < track.keys.len())
+        .then(|| vals(i + 1))
+        .transpose()?;
+    let d_in = prev.map(|p| std::array::from_fn::<f64, N, _>(|j| v[j] - p[j]));
+    let d_out = next.map(|q| std::array::from_fn::<f64, N, _>(|j| q[j] - v[j]));
+    Ok(match (d_in, d_out) {
+        (Some(di), Some(dout)) => {
+            let (f_in, f_out) = spacing(
+                f64::from(k.time - track.keys[i - 1].time),
+                f64::from(track.keys[i + 1].time - k.time),
+                c,
+            );
+            (
+                std::array::from_fn(|j| {
+                    f_in * (1.0 - tt)
+                        * ((1.0 - c) * (1.0 + b) / 2.0 * di[j]
+                            + (1.0 + c) * (1.0 - b) / 2.0 * dout[j])
+                }),
+                std::array::from_fn(|j| {
+                    f_out
+                        * (1.0 - tt)
+                        * ((1.0 + c) * (1.0 + b) / 2.0 * di[j]
+                            + (1.0 - c) * (1.0 - b) / 2.0 * dout[j])
+                }),
+            )
+        }
+        (Some(d), None) | (None, Some(d)) => {
+            let e = std::array::from_fn(|j| (1.0 - tt) * d[j]);
+            (e, e)
+        }
+        (None, None) => ([0.0; N], [0.0; N]),
+    })
 }
 
 fn quat_at(track: &KeyTrack, k: usize, at: usize) -> Result<Quat, EvalError> {
@@ -258,11 +353,7 @@ fn control_points(track: &KeyTrack, qs: &[Quat], i: usize) -> (Quat, Quat) {
         (None, Some(b)) => (b, b),
         (None, None) => (Vec3::default(), Vec3::default()),
     };
-    let (tt, c, b) = (
-        tcb_param(k.tcb[0]),
-        tcb_param(k.tcb[1]),
-        tcb_param(k.tcb[2]),
-    );
+    let (tt, c, b) = key_tcb(k);
     let t_out = g1
         .scale((1.0 - tt) * (1.0 + c) * (1.0 + b) / 2.0)
         .plus(g2.scale((1.0 - tt) * (1.0 - c) * (1.0 - b) / 2.0));
@@ -272,17 +363,12 @@ fn control_points(track: &KeyTrack, qs: &[Quat], i: usize) -> (Quat, Quat) {
     // Uneven key spacing scales the tangents as for scalar TCB keys.
     let (t_in, t_out) = match (i.checked_sub(1), track.keys.get(i + 1)) {
         (Some(p), Some(nk)) => {
-            let dt_in = f64::from(k.time - track.keys[p].time);
-            let dt_out = f64::from(nk.time - k.time);
-            let sum = dt_in + dt_out;
-            if sum > 0.0 {
-                (
-                    t_in.scale(2.0 * dt_in / sum),
-                    t_out.scale(2.0 * dt_out / sum),
-                )
-            } else {
-                (t_in, t_out)
-            }
+            let (f_in, f_out) = spacing(
+                f64::from(k.time - track.keys[p].time),
+                f64::from(nk.time - k.time),
+                c,
+            );
+            (t_in.scale(f_in), t_out.scale(f_out))
         }
         _ => (t_in, t_out),
     };
@@ -777,17 +863,17 @@ mod tests {
         assert!(angle(quat_curve(&tr, 0, 9999).unwrap(), qc) < 1e-6);
     }
 
-    /// Keys with a non-default bias are refused between keys unless the
+    /// Keys whose TCB word \[8\] is not 25 are refused between keys unless the
     /// segment's window holds one record (to float noise): then any TCB
-    /// variant is constant there. Player.max's COM keys are all bias 0 and
-    /// equal; a moving track with the same bias stays refused.
+    /// variant is constant there; a moving track with such a key stays
+    /// refused.
     #[test]
     fn still_windows_evaluate_whatever_their_bias() {
         let h = std::f32::consts::FRAC_1_SQRT_2;
         let q = [0.0, h, 0.0, h];
         let mut tr = track(&[(0, q), (1600, q), (3200, q), (4800, [0.0, 0.0, 0.0, 1.0])]);
         for k in &mut tr.keys {
-            k.tcb = [25.0, 25.0, 0.0];
+            k.tcb = [25.0, 0.0, 25.0];
         }
         // Float noise in the middle key.
         tr.keys[1].values[1] += 1e-7;
@@ -795,9 +881,51 @@ mod tests {
         assert!(angle(at, quat_at(&tr, 0, 0).unwrap()) < 1e-6);
         // The second segment's window reaches the moving fourth key.
         let e = quat_curve(&tr, 0, 2400).unwrap_err();
-        assert!(e.to_string().contains("bias 0"), "{e}");
+        assert!(e.to_string().contains("word [8] = 0"), "{e}");
         // At a key's own tick the stored value holds.
         assert!(quat_curve(&tr, 0, 4800).is_ok());
+    }
+
+    /// Word \[9\] at 0 is continuity −1: scalar keys interpolate linearly and
+    /// quaternion keys by slerp, whatever the spacing.
+    #[test]
+    fn word_nine_at_zero_is_linear() {
+        let mut tr = track(&[
+            (0, [0.0, 0.0, 0.0, 1.0]),
+            (1600, [1.0, 0.0, 0.0, 1.0]),
+            (2000, [-2.0, 0.0, 0.0, 1.0]),
+            (5000, [0.5, 0.0, 0.0, 1.0]),
+        ]);
+        for k in &mut tr.keys {
+            k.tcb = [25.0, 25.0, 0.0];
+        }
+        for (t, want) in [(400, 0.25), (1800, -0.5), (2600, -1.5)] {
+            let [v] = scalar_curve::<1>(&tr, 0, t).unwrap();
+            assert!((v - want).abs() < 1e-12, "tick {t}: {v}");
+        }
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let mut tr = track(&[
+            (0, [0.0, 0.0, 0.0, 1.0]),
+            (1600, [0.0, 0.0, h, h]),
+            (2000, [0.0, 0.0, 0.0, 1.0]),
+        ]);
+        for k in &mut tr.keys {
+            k.tcb = [25.0, 25.0, 0.0];
+        }
+        let q = quat_curve(&tr, 0, 400).unwrap();
+        // A quarter of the way through a 90° turn about z.
+        assert!((angle(q, Quat::IDENTITY) - std::f64::consts::FRAC_PI_8).abs() < 1e-9);
+    }
+
+    /// 3D Studio's spacing factors: Max's 2Δ/(Δin + Δout) at continuity 0,
+    /// moved towards 1 by |c| (Yellow@Spawn's COM key 5920).
+    #[test]
+    fn spacing_moves_towards_one_with_continuity() {
+        let (a, b) = spacing(1760.0, 480.0, 0.0);
+        assert!((a - 1.571_428_6).abs() < 1e-6 && (b - 0.428_571_4).abs() < 1e-6);
+        let (a, b) = spacing(1760.0, 480.0, -0.8);
+        assert!((a - 1.114_285_7).abs() < 1e-6 && (b - 0.885_714_3).abs() < 1e-6);
+        assert_eq!(spacing(1.0, 3.0, 1.0), (1.0, 1.0));
     }
 
     /// A link's rotation goes to a quaternion and back to an equivalent

@@ -58,7 +58,9 @@ const LINK_MASK: usize = 10;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Key {
     pub time: i32,
-    /// Tension, continuity, bias as stored (UI units, 25 = default).
+    /// Time record words \[7\], \[8\], \[9\] as stored (UI units, 25 = default):
+    /// tension, then words that act as bias (never other than 25 in the
+    /// corpus) and continuity (measured: `motion::key_tcb`).
     pub tcb: [f32; 3],
     /// The key's value record from the data chunk, as f32.
     pub values: Vec<f32>,
