@@ -264,3 +264,128 @@ fn ld33_cat_view_lists_the_rig() {
         "bind distance {d}, stored length {len}"
     );
 }
+
+/// Largest rotation-element and position difference between two TMs.
+fn diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
+    let (a, b) = (a.rows(), b.rows());
+    let rot = (0..3)
+        .flat_map(|r| (0..3).map(move |c| (r, c)))
+        .map(|(r, c)| (a[r][c] - b[r][c]).abs())
+        .fold(0.0, f64::max);
+    let pos = (0..3)
+        .map(|c| (a[3][c] - b[3][c]).abs())
+        .fold(0.0, f64::max);
+    (rot, pos)
+}
+
+/// A bone's stored setup matrix (translation in scene units) and length.
+fn setup_of(eval: &SceneEval, ctl: usize) -> (Mat43, f64) {
+    let layer = records::layer_trans(eval, ctl).expect("a CATClipMatrix3");
+    let clip = records::clip_matrix(eval, layer).expect("decoded");
+    let cp = records::cat_parent(eval, clip.cat_parent_trans)
+        .expect("a CATParentTrans")
+        .expect("decoded");
+    let len = records::cat_control(eval, ctl).dims.expect("dimensions")[0];
+    (
+        maxfs_scene::eval::rigs::cat::setup_in(&clip.setup, cp.units),
+        f64::from(len),
+    )
+}
+
+/// `m` moved along its own X row by `len` (a parent's child offset).
+fn along_x(m: &Mat43, len: f64) -> Mat43 {
+    Mat43::translation(maxfs_scene::eval::Vec3(len, 0.0, 0.0)).then(m)
+}
+
+/// Setup-mode rules for the hub and limb children, checked between stored
+/// values only (setup matrices, stored lengths, Skin binds), facts for the
+/// evaluator still to come (docs/cat.md, "Facts gathered"):
+/// - palm bind = palm setup matrix · forearm bind moved by the forearm's
+///   stored length along X;
+/// - collarbone bind = setup matrix · RotY(−90° left, +90° right) · ribcage
+///   bind (a hub's children start at its origin, no length offset);
+/// - thigh = its CATBoneData setup matrix · RotY(180°) · the CATParent's
+///   rotation at the pelvis origin (flags SETUP_INHERITS_ROT_FROM_CATPARENT
+///   and FLIPROT), calf = its setup · the thigh moved by the thigh's length.
+///   Positions hold; the thighs' bind rotations differ from this by
+///   1.2e-4..1.6e-4 (more than the oracle's 1e-4), while the left calf built
+///   from the rule's thigh matches its bind to 2e-7: the Skin took the
+///   binds at different moments, so the limbs stay refused.
+#[test]
+fn ld33_setup_rules_between_stored_binds() {
+    let eval = scene();
+    let binds = skin_binds(&eval);
+    let bind = |n: &str| {
+        binds
+            .iter()
+            .find(|(_, m, _)| m == &format!("Base Human{n}"))
+            .map(|(_, _, m)| *m)
+            .unwrap_or_else(|| panic!("no bind for {n}"))
+    };
+    let ctl = |n: &str| {
+        let node = node_named(&eval, &format!("Base Human{n}"));
+        eval.tm_controller(node).expect("a controller")
+    };
+    for side in ["L", "R"] {
+        let (palm, _) = setup_of(&eval, ctl(&format!("{side}Palm")));
+        let fore_len = f64::from(
+            records::cat_control(&eval, ctl(&format!("{side}Forearm")))
+                .dims
+                .expect("forearm dims")[0],
+        );
+        let ours = palm.then(&along_x(&bind(&format!("{side}Forearm")), fore_len));
+        let (dr, dp) = diff(&ours, &bind(&format!("{side}Palm")));
+        println!("{side} palm: rotation {dr:.1e}, position {dp:.1e}");
+        assert!(dr < 1e-6 && dp < 1e-5, "{side} palm {dr} {dp}");
+
+        let (collar, _) = setup_of(&eval, ctl(&format!("{side}Collarbone")));
+        let turn = if side == "L" { -90f64 } else { 90.0 }.to_radians();
+        let ours = collar.then(&Mat43::rot_y(turn)).then(&bind("Ribcage"));
+        let (dr, dp) = diff(&ours, &bind(&format!("{side}Collarbone")));
+        println!("{side} collarbone: rotation {dr:.1e}, position {dp:.1e}");
+        assert!(dr < 1e-5 && dp < 1e-5, "{side} collarbone {dr} {dp}");
+    }
+    // The legs: the limb's CATBoneData holds the setup matrix (segment →
+    // parameter block reference 0 → CATBoneData).
+    let bone_data = |seg: usize| {
+        let pb = eval.graph.objects[seg]
+            .references
+            .iter()
+            .find(|r| r.slot == 0);
+        let pb = usize::try_from(pb.expect("a parameter block").target).unwrap();
+        let bd = eval.graph.objects[pb]
+            .references
+            .iter()
+            .find(|r| r.slot == 0);
+        usize::try_from(bd.expect("CATBoneData").target).unwrap()
+    };
+    let cp = eval.world_tm(node_named(&eval, "Base Human"), 0);
+    let mut hip = maxfs_scene::eval::rigs::cat::without_scale(&cp);
+    hip.0[3] = bind("Pelvis").0[3];
+    let height = height(
+        &binds
+            .iter()
+            .map(|(_, n, m)| (n.clone(), *m))
+            .collect::<Vec<_>>(),
+    );
+    for side in ["L", "R"] {
+        let thigh_seg = ctl(&format!("{side}Thigh"));
+        let (thigh_setup, _) = setup_of(&eval, bone_data(thigh_seg));
+        let thigh = thigh_setup
+            .then(&Mat43::rot_y(std::f64::consts::PI))
+            .then(&hip);
+        let (tr, tp) = diff(&thigh, &bind(&format!("{side}Thigh")));
+        let thigh_len = f64::from(records::cat_control(&eval, thigh_seg).dims.unwrap()[0]);
+        let (calf_setup, _) = setup_of(&eval, bone_data(ctl(&format!("{side}Calf"))));
+        let calf = calf_setup.then(&along_x(&thigh, thigh_len));
+        let (cr, cpos) = diff(&calf, &bind(&format!("{side}Calf")));
+        println!(
+            "{side} thigh: rotation {tr:.1e}, position {tp:.1e}; calf: rotation {cr:.1e}, position {cpos:.1e}"
+        );
+        assert!(tp < 1e-5 && cpos < 1e-4 * height, "{side} leg positions");
+        assert!(tr < 2e-4 && cr < 2e-4, "{side} leg rotations");
+        if side == "L" {
+            assert!(cr < 1e-6, "left calf rotation {cr}");
+        }
+    }
+}
