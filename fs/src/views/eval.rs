@@ -86,10 +86,14 @@ fn shapes(eval: &SceneEval) -> Vec<ShapeView> {
 pub struct Transform {
     pub hidden: bool,
     pub frozen: bool,
-    /// Parent-relative matrix at t = 0: four rows of three (Max row-vector convention).
+    /// Parent-relative matrix at t = 0: four rows of three (Max row-vector
+    /// convention); null when the node's transform controller is not evaluated.
     pub local: Value,
-    /// World matrix at t = 0.
+    /// World matrix at t = 0; null when it or an ancestor is not evaluated.
     pub world: Value,
+    /// Why `local` or `world` is null.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub transform_gaps: Vec<String>,
     /// Object offset as a matrix.
     pub object_offset: Value,
     /// Class of the transform controller, e.g. "Position/Rotation/Scale".
@@ -112,6 +116,7 @@ pub fn transforms(
                         frozen: t.frozen,
                         local: json::value_f32(&t.local),
                         world: json::value_f32(&t.world),
+                        transform_gaps: t.transform_gaps,
                         object_offset: json::value_f32(&t.object_offset),
                         tm_controller: t.controller,
                     },

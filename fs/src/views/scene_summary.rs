@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use maxfs_scene::eval::core::coverage;
 use maxfs_scene::eval::{Mat43, SceneEval};
 
 #[derive(Debug, Clone, Serialize)]
@@ -13,9 +14,14 @@ pub struct NodeTransform {
     pub parent: Option<u32>,
     pub hidden: bool,
     pub frozen: bool,
-    /// Parent-relative matrix at t = 0, rows (Max row-vector convention).
-    pub local: [[f64; 3]; 4],
-    pub world: [[f64; 3]; 4],
+    /// Parent-relative matrix at t = 0, rows (Max row-vector convention);
+    /// `None` when the node's own transform controller is not evaluated.
+    pub local: Option<[[f64; 3]; 4]>,
+    /// `None` when the node's or an ancestor's transform is not evaluated.
+    pub world: Option<[[f64; 3]; 4]>,
+    /// Why `local` or `world` is missing (the coverage gap texts); empty when
+    /// both are evaluated. A matrix is never shown in place of a gap.
+    pub transform_gaps: Vec<String>,
     pub object_offset: [[f64; 3]; 4],
     /// TM controller class, e.g. "Position/Rotation/Scale".
     pub controller: Option<String>,
@@ -29,14 +35,21 @@ fn rows(m: &Mat43) -> [[f64; 3]; 4] {
 pub fn node_transforms(eval: &SceneEval) -> Vec<NodeTransform> {
     eval.graph
         .nodes()
-        .map(|(o, n)| NodeTransform {
+        .map(|(o, n)| {
+            let gaps = coverage::tm_gaps(eval, o.index);
+            // Gaps of an ancestor leave the node's own local matrix valid.
+            let own_gap = gaps.iter().any(|g| !g.contains(" on ancestor "));
+            (o, n, gaps, own_gap)
+        })
+        .map(|(o, n, gaps, own_gap)| NodeTransform {
             index: o.index,
             name: n.name.clone(),
             parent: n.parent,
             hidden: eval.is_hidden(o.index),
             frozen: eval.chunks(o.index).iter().any(|c| c.id == 0x0976),
-            local: rows(&eval.local_tm(o.index, 0)),
-            world: rows(&eval.world_tm(o.index, 0)),
+            local: (!own_gap).then(|| rows(&eval.local_tm(o.index, 0))),
+            world: gaps.is_empty().then(|| rows(&eval.world_tm(o.index, 0))),
+            transform_gaps: gaps,
             object_offset: rows(&eval.offset_tm(o.index)),
             controller: eval
                 .tm_controller(o.index)

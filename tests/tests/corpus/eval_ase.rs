@@ -243,7 +243,13 @@ fn views_list_transforms_and_keyed_channels() {
         .find(|t| t.name == "Box01")
         .expect("ase Box01")
         .rows;
-    for (ours, theirs) in box01.world.iter().zip(want) {
+    assert!(
+        box01.transform_gaps.is_empty(),
+        "{:?}",
+        box01.transform_gaps
+    );
+    let world = box01.world.expect("Box01's world TM is evaluated");
+    for (ours, theirs) in world.iter().zip(want) {
         for (a, b) in ours.iter().zip(theirs) {
             assert!((a - b).abs() < 1e-4, "{ours:?} vs {theirs:?}");
         }

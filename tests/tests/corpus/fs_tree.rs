@@ -344,17 +344,22 @@ fn evaluation_views_are_valid_deterministic_and_right() {
             };
             assert!(j[key].is_array(), "{}: {j}", p.display());
         }
-        // Every node of nodes.json carries its evaluated transform.
+        // Every node of nodes.json carries its evaluated transform, or null
+        // with the reasons: never a stand-in matrix.
         let nodes = json_of(&uncached, &format!("{}/json/nodes.json", r.display()));
         assert!(nodes.get("evaluation_error").is_none(), "{}", r.display());
         for n in nodes["nodes"].as_array().unwrap() {
+            let gaps = n["transform_gaps"].as_array().map_or(0, Vec::len);
             for k in ["local", "world", "object_offset"] {
-                assert_eq!(
-                    n[k].as_array().map(Vec::len),
-                    Some(4),
-                    "{}: {n}",
-                    r.display()
-                );
+                let rows = n[k].as_array().map(Vec::len);
+                if rows.is_none() && k != "object_offset" {
+                    assert!(n[k].is_null() && gaps > 0, "{}: {n}", r.display());
+                } else {
+                    assert_eq!(rows, Some(4), "{}: {n}", r.display());
+                }
+            }
+            if gaps > 0 {
+                assert!(n["world"].is_null(), "{}: {n}", r.display());
             }
             assert!(n["hidden"].is_boolean() && n["frozen"].is_boolean());
         }
@@ -380,6 +385,30 @@ fn evaluation_views_are_valid_deterministic_and_right() {
     }
     assert_eq!(box01["class"], "Node");
     assert!(box01["tm_controller"].is_string(), "{box01}");
+    // A CAT limb bone we do not evaluate shows no matrix, and says why; the
+    // pelvis (evaluated) and the mesh show theirs.
+    let cat = json_of(&fs, "max/cat/LD33_Character.max/json/nodes.json");
+    let by_name = |name: &str| {
+        cat["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in nodes.json"))
+            .clone()
+    };
+    let thigh = by_name("Base HumanLThigh");
+    assert!(
+        thigh["local"].is_null() && thigh["world"].is_null(),
+        "{thigh}"
+    );
+    let why = thigh["transform_gaps"][0].as_str().unwrap_or_default();
+    assert!(why.contains("CATBoneSegTrans"), "{thigh}");
+    for name in ["Base HumanPelvis", "Box001"] {
+        let n = by_name(name);
+        assert_eq!(n["world"].as_array().map(Vec::len), Some(4), "{n}");
+        assert!(n.get("transform_gaps").is_none(), "{n}");
+    }
     // ... and its rotation is keyed per axis.
     let anim = json_of(&fs, "max/assimp/RotatingCube.max/json/animation.json");
     let box01 = anim["animation"]
