@@ -1,7 +1,7 @@
 //! Edit Poly's quad chamfer beyond Mug's loop (eval_edit_poly_ops.rs), against
 //! what 3ds Max saved of its own result; neither node is evaluated to the
-//! end (Table stops at its Smooth, Can at its Extrude Face by Move end), so
-//! the Edit Poly's output is checked on its own:
+//! end (Table stops at its Smooth, Can at the Boolean above its Edit Poly),
+//! so the Edit Poly's output is checked on its own:
 //!
 //! - Table.max (Box → Edit Poly: …, Chamfer Edge of one edge, 3 Transforms →
 //!   Symmetry → Smooth → Edit Poly → Unwrap UVW): the Edit Poly's saved sizes
@@ -14,7 +14,8 @@
 //!   whose side edges are shorter than the amount and not at right angles,
 //!   Extrude Face by Move, … → Boolean → Edit Poly → Unwrap UVW): the sizes
 //!   the next two operations recorded (164 faces, 198 = 180 + 18 vertices)
-//!   and every new vertex's position in the Unwrap's cache and in the FBX.
+//!   and every new vertex's position in the Unwrap's cache and in the FBX;
+//!   past its Extrude Face by Move end, the Edit Poly's saved sizes.
 
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::objects::poly::PolyMesh;
@@ -279,4 +280,60 @@ fn can_rim_chamfer_clamps_to_the_short_side_edges() {
     );
     assert!(worst < 1e-6 * size, "cache: {worst}");
     assert!(fbx_worst < 1e-6 * size, "FBX: {fbx_worst}");
+}
+
+/// Can's Extrude Face by Move end (operation 17) records 200 bits for the 182
+/// faces its extrusion left, naming face 19, the 18-gon cap the extrusion
+/// (15) moved. It adds nothing: the Delete Face after it selects among 182
+/// faces and the Transform after that holds 198 offsets. The Edit Poly then
+/// replays to the sizes it saved (198 vertices, 378 edges, 181 faces), and
+/// every one of its 198 vertices, the 36 its last Transform moved (rings
+/// 0–17 and 72–89) among them, lies where the Unwrap UVW's cache and the FBX
+/// have one.
+#[test]
+fn can_move_extrusion_end_adds_nothing() {
+    let eval = corpus_eval("max/max2024-rico/Can.max");
+    let o = node(&eval, "Can");
+    let ep = local(&eval, o, 3);
+    let (name, bits) =
+        maxfs_scene::eval::modifier::edit_poly_operation_selection(&eval, o, 3, 17).expect("op");
+    assert!(name.contains("Move end"), "{name}");
+    assert_eq!(bits, 200);
+    let (name, faces) =
+        maxfs_scene::eval::modifier::edit_poly_operation_selection(&eval, o, 3, 18).expect("op");
+    assert!(name.contains("Delete Face"), "{name}");
+    let after = maxfs_scene::eval::modifier::edit_poly_output_after(&eval, o, 3, 0, 18)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(after.faces.len(), faces);
+    assert_eq!(Some(after.vertices.len() as u32), transform_counts(ep)[19]);
+    let poly = maxfs_scene::eval::modifier::edit_poly_output(&eval, o, 3, 0)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ours = [
+        poly.vertices.len() as u32,
+        poly.walked_edges().len() as u32,
+        poly.faces.len() as u32,
+    ];
+    assert_eq!(ours.to_vec(), saved_sizes(ep));
+    let (cache, _) = unwrap_cache(local(&eval, o, 0));
+    let fbx = fbx_vertices("max2024-rico/Can.fbx", "Can");
+    let size = 5.6;
+    // Every vertex, the 36 the last Transform moved among them.
+    let (mut worst, mut fbx_worst) = (0.0f64, 0.0f64);
+    for v in 0..poly.vertices.len() as u32 {
+        worst = worst.max(nearest(&cache, p3(&poly, v)).1);
+        fbx_worst = fbx_worst.max(nearest(&fbx, p3(&poly, v)).1);
+    }
+    eprintln!(
+        "Can: sizes {ours:?}; all {} vertices worst {worst:.2e} against the Unwrap cache, \
+         {fbx_worst:.2e} against the FBX, of size {size}",
+        poly.vertices.len()
+    );
+    assert!(worst < 1e-6 * size, "cache: {worst}");
+    assert!(fbx_worst < 1e-6 * size, "FBX: {fbx_worst}");
+    // The node now stops at the Boolean above.
+    let err = eval
+        .mesh(o, 0)
+        .expect("a mesh object")
+        .expect_err("refused");
+    assert!(err.to_string().contains("modifier Boolean"), "{err}");
 }

@@ -14,7 +14,9 @@
 //!   polygon closing a hole (its sides border faces running them the other
 //!   way, or are new), which pins the vertex numbering the Creates index;
 //! - the node stays refused at operation 92: its 294-bit selection follows an
-//!   extrusion that left 260 faces, and the face order after it is not Max's
+//!   extrusion of face 223 that left 260 faces and names faces 272 and 273
+//!   (Can's names the extruded face, and is evaluated), and the face order
+//!   after it is not Max's
 //!   (the Extrude Face after it picks, by the walls the Unwrap UVW above
 //!   saved, the top our order holds 18 places later; the replay pushed past
 //!   it ends at 536 vertices where Max saved 502).
@@ -211,8 +213,8 @@ fn chair_create_and_target_weld_follow_maxs_records() {
         .expect_err("refused at operation 92");
     assert!(
         err.to_string().contains(
-            "operation Extrude Face by Move end (92): a selection of 294 faces is not evaluated \
-             (the extrusion left 260 faces"
+            "operation Extrude Face by Move end (92): a selection of 294 faces naming faces \
+             [272, 273] is not evaluated (the extrusion left 260 faces and moved faces [223]"
         ),
         "{err}"
     );

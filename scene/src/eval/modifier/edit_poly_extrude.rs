@@ -78,6 +78,9 @@ fn one_face_clusters(
 pub(super) struct Known {
     pub prefix: Option<Vec<[u32; 2]>>,
     pub starts: HashMap<usize, usize>,
+    /// The faces the last move extrusion (operation 91) selected, until its
+    /// end record (92) names them again.
+    pub moved: Option<Vec<usize>>,
 }
 
 /// The side an extrusion of `face` starts its loop at: the side whose edge

@@ -35,7 +35,8 @@ pub(super) const OP_SMOOTH: u32 = 69;
 pub(super) const OP_EXTRUDE_FACE: u32 = 41;
 /// Max 2017+ records a Shift-move of faces as this extrusion (zero height, its
 /// type in record 0x0601), the move as a Transform, then operation 92, which
-/// changes nothing (its selection is sized to the extruded mesh).
+/// adds nothing (its selection sized to the extruded mesh, or naming the
+/// extruded faces in a larger bit array; docs/max-format.md).
 pub(super) const OP_MOVE_EXTRUDE: u32 = 91;
 pub(super) const OP_MOVE_EXTRUDE_END: u32 = 92;
 pub(super) const OP_CONNECT_VERTEX: u32 = 44;
