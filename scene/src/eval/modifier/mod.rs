@@ -225,7 +225,11 @@ fn base_class<'a>(
 
 /// Applies one modifier to `mesh` (object space).
 pub fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
-    apply_one(m, mesh, cx).map_err(|e| m.error(Some(e)))
+    apply_one(m, mesh, cx).map_err(|e| match e {
+        // Already this modifier's own refusal: naming it twice says nothing more.
+        EvalError::Modifier { class, .. } if class == m.class => e,
+        other => m.error(Some(other)),
+    })
 }
 
 impl Applied<'_> {
