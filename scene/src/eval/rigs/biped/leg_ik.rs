@@ -4,8 +4,9 @@
 //! (keys 5760 → 6400, both legs; docs/biped.md, "Leg IK in-betweens"):
 //!
 //! - the foot's **world** rotation is a squad through the keys' world foot
-//!   rotations (each key's FK foot, the FK key before the run included),
-//!   with the keys' TCB control points like every biped quaternion channel;
+//!   rotations (each key's FK foot),
+//!   with the keys' TCB control points like every biped quaternion channel
+//!   (the FK key before the run included);
 //! - the foot's pivot (record [111..113], Y-up world) moves along the
 //!   pivot positions of the run's keys (two keys: a straight line at
 //!   constant speed, the biped boundary rule), and the ankle hangs off it
@@ -16,8 +17,8 @@
 //!   calf take that normal as their Z axis.
 //!
 //! Everything else stays refused by name: blends between 0 and 1 and the FK
-//! → IK transitions, runs of other than two keys or followed by another key,
-//! pivot changes, other record layouts and body-space IK keys.
+//! → IK transitions, runs of other than two keys or followed by another
+//! key, pivot changes, other record layouts and body-space IK keys.
 
 use super::figure::{self, Pose};
 use super::motion::{self, IK_BLEND, IK_FREE};
@@ -58,6 +59,10 @@ fn yup_point(values: &[f32], at: usize, name: &str, time: i32) -> Result<Vec3, E
     Ok(Vec3(x, -z, y))
 }
 
+/// A solved leg: its FK record (for the toes) and the thigh, calf and foot
+/// world TMs.
+pub type Solved = (Vec<f32>, [Mat43; 3]);
+
 fn rows(m: &Mat43) -> [Vec3; 3] {
     [m.0[0], m.0[1], m.0[2]]
 }
@@ -66,12 +71,7 @@ fn rows(m: &Mat43) -> [Vec3; 3] {
 /// world TMs of leg `left` at `t` by the IK in-between rule; `None` when `t`
 /// is not inside a segment whose two keys are IK keys (the caller's refusal
 /// stands), an error naming what is not evaluated otherwise.
-pub fn solve(
-    rig: &Rig,
-    pose: &Pose,
-    left: bool,
-    t: i32,
-) -> Option<Result<(Vec<f32>, [Mat43; 3]), EvalError>> {
+pub fn solve(rig: &Rig, pose: &Pose, left: bool, t: i32) -> Option<Result<Solved, EvalError>> {
     let name = if left { "left leg" } else { "right leg" };
     let tr = motion::track(rig, name)?;
     let (i, j) = motion::segment_keys(tr, t)?;
@@ -91,7 +91,7 @@ fn solve_segment(
     name: &str,
     i: usize,
     j: usize,
-) -> Result<(Vec<f32>, [Mat43; 3]), EvalError> {
+) -> Result<Solved, EvalError> {
     let tr = motion::track(rig, name)
         .ok_or_else(|| EvalError::malformed("", format!("no {name} keys")))?;
     let keys = &tr.keys;
@@ -123,6 +123,13 @@ fn solve_segment(
             "leg IK runs of more than two keys",
         ));
     }
+    if j + 1 < keys.len() && !free(j + 1) {
+        return Err(refuse(
+            format!("{name} IK keys up to tick {}", keys[j + 1].time),
+            "leg IK runs of more than two keys",
+        ));
+    }
+    // Measured only with the run's last key ending the track.
     if j + 1 < keys.len() {
         return Err(refuse(
             format!("{name} key at tick {} follows the IK run", keys[j + 1].time),
@@ -163,11 +170,12 @@ fn solve_segment(
 
     // The keys' own FK poses: the foot's world TM at each key of the squad.
     let lo = i.saturating_sub(1);
-    let mut world_keys = Vec::with_capacity(j + 1 - lo);
+    let hi = (j + 2).min(keys.len());
+    let mut world_keys = Vec::with_capacity(hi - lo);
     let mut foot_i = None;
     let mut prev: Option<Quat> = None;
-    for k in lo..=j {
-        let at = motion::pose_at(rig, keys[k].time);
+    for (k, key) in keys.iter().enumerate().take(hi).skip(lo) {
+        let at = motion::pose_at(rig, key.time);
         let foot = figure::foot(rig, &at, left)?;
         if k == i {
             foot_i = Some(foot);
@@ -184,7 +192,7 @@ fn solve_segment(
             };
         }
         prev = Some(q);
-        let mut key = keys[k].clone();
+        let mut key = key.clone();
         key.values = vec![q.x as f32, q.y as f32, q.z as f32, q.w as f32];
         world_keys.push(key);
     }
