@@ -23,8 +23,9 @@
 //! - Legs: the leg record has the layout of a figure leg pose half; the knee
 //!   angle \[0\] is a TCB curve, the thigh [2..5], foot [28..31] and toe
 //!   base [47 + 12k] quaternions squads. Segments with an IK key (blend
-//!   \[12\] ≠ 0) are not evaluated: Biped re-solves the IK in-betweens (seed
-//!   §11, "IK"); at a key's own tick the stored (solved) pose holds.
+//!   \[12\] ≠ 0) are re-solved by Biped: between two IK keys at blend 1
+//!   `leg_ik` places the leg, the other IK segments are not evaluated; at
+//!   a key's own tick the stored (solved) pose holds.
 //! - Spine, neck, head, tail: each link's rotation `Ry(a2)·Rz(−a1)·Rx(a3)`
 //!   a squad through the keys that key that link (`link_curve`), the head
 //!   quaternion a squad, then the figure's chain rules (`chains_at`). Arms: the arm keys in the layout of a figure arm pose
