@@ -112,8 +112,8 @@ const TAKES: &[Take] = &[
     // one key (4320) leaving Tail2 to its neighbours, a COM key (5920) at
     // continuity −0.8 (time record word [9] = 5, docs/biped.md), and IK leg
     // keys. Bones are compared at every frame where they evaluate; the
-    // other frames are refused by name (leg IK segments: 25–39 but the
-    // keys; toe link bends: all but the FK keys' frames). The floors are
+    // other frames are refused by name (leg IK blend transitions: 25–35;
+    // 37–39 evaluate by the IK in-between rule; toe link bends: all but the FK keys' frames). The floors are
     // those frame counts: the COM, spine, head, tail and ears at all 41.
     Take {
         max: "biped-ld35/Yellow@Spawn.max",
@@ -129,12 +129,12 @@ const TAKES: &[Take] = &[
             ("Bip01 Neck", 41),
             ("Bip01 Head", 41),
             ("B_Head", 41),
-            ("B_L_Thigh", 27),
-            ("B_R_Thigh", 27),
-            ("B_L_Calf", 27),
-            ("B_R_Calf", 27),
-            ("B_L_Foot", 27),
-            ("B_R_Foot", 27),
+            ("B_L_Thigh", 30),
+            ("B_R_Thigh", 30),
+            ("B_L_Calf", 30),
+            ("B_R_Calf", 30),
+            ("B_L_Foot", 30),
+            ("B_R_Foot", 30),
             ("B_L_Toe", 4),
             ("B_R_Toe", 4),
             ("Bip01 Tail", 41),

@@ -108,6 +108,9 @@ pub struct Pose {
     /// Each extra limb's pose block (layout of a 0x0073 block: angle-word
     /// count, (a1, a2, a3) per link, four words), in limb-index order.
     pub extras: Vec<Result<Vec<f32>, EvalError>>,
+    /// World TMs (thigh, calf, foot; right, left) of a leg placed by the IK
+    /// in-between rule (`leg_ik`) instead of its FK channels.
+    pub leg_ik: [Option<[Mat43; 3]>; 2],
 }
 
 impl Pose {
@@ -130,6 +133,7 @@ pub fn figure_pose(rig: &Rig) -> Pose {
         chains: super::chains::figure_records(rig),
         toe_links: [Ok(()), Ok(())],
         extras: super::extra::figure_blocks(rig),
+        leg_ik: [None, None],
     }
 }
 
@@ -178,6 +182,9 @@ pub fn pelvis(rig: &Rig) -> Result<Mat43, EvalError> {
 /// each leg at its own half's values. (Its Skin bind pose, stored before the
 /// left leg was edited, still has the left leg at the right half's values.)
 pub fn thigh(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
+    if let Some([tm, _, _]) = at.leg_ik[usize::from(left)] {
+        return Ok(tm);
+    }
     let pelvis = at.pelvis.clone()?;
     let pose = at.leg(left)?;
     let structure = half(rig, LEG_STRUCTURE, left)?;
@@ -206,6 +213,9 @@ pub fn thigh(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
 /// interior angle at leg pose half \[0\], placed at the thigh's end (leg
 /// structure half \[2\] along the thigh's X axis).
 pub fn calf(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
+    if let Some([_, tm, _]) = at.leg_ik[usize::from(left)] {
+        return Ok(tm);
+    }
     let thigh = thigh(rig, at, left)?;
     let pose = at.leg(left)?;
     let structure = half(rig, LEG_STRUCTURE, left)?;
@@ -222,6 +232,9 @@ pub fn calf(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
 /// frame, `rot(q*) · C · COM` with q = leg pose half [28..31] of its own side
 /// (seed §11: the one leg value stored per side, not mirrored).
 pub fn foot(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
+    if let Some([_, _, tm]) = at.leg_ik[usize::from(left)] {
+        return Ok(tm);
+    }
     let calf = calf(rig, at, left)?;
     let pose = at.leg(left)?;
     let structure = half(rig, LEG_STRUCTURE, left)?;

@@ -10,6 +10,7 @@ pub mod chains;
 pub mod extra;
 pub mod extremities;
 pub mod figure;
+pub mod leg_ik;
 pub mod motion;
 pub mod records;
 pub mod tracks;

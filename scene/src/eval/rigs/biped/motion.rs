@@ -23,8 +23,9 @@
 //! - Legs: the leg record has the layout of a figure leg pose half; the knee
 //!   angle \[0\] is a TCB curve, the thigh [2..5], foot [28..31] and toe
 //!   base [47 + 12k] quaternions squads. Segments with an IK key (blend
-//!   \[12\] ≠ 0) are not evaluated: Biped re-solves the IK in-betweens (seed
-//!   §11, "IK"); at a key's own tick the stored (solved) pose holds.
+//!   \[12\] ≠ 0) are re-solved by Biped: between two IK keys at blend 1
+//!   `leg_ik` places the leg, the other IK segments are not evaluated; at
+//!   a key's own tick the stored (solved) pose holds.
 //! - Spine, neck, head, tail: each link's rotation `Ry(a2)·Rz(−a1)·Rx(a3)`
 //!   a squad through the keys that key that link (`link_curve`), the head
 //!   quaternion a squad, then the figure's chain rules (`chains_at`). Arms: the arm keys in the layout of a figure arm pose
@@ -47,14 +48,14 @@ use crate::eval::error::EvalError;
 /// Leg record offsets of the thigh and foot quaternions.
 const LEG_QUATS: [usize; 2] = [2, 28];
 /// Leg record offset of the IK blend.
-const IK_BLEND: usize = 12;
+pub(super) const IK_BLEND: usize = 12;
 /// IK blends at most this large are FK keys. Yellow@Spawn's FK leg keys
 /// store 2.1e-23 and 9.2e-12 there (float residue of a blend curve): a
 /// blend weighs the IK solution against the FK pose, so such a weight moves
 /// the leg by less than 1e-6 of their distance.
-const IK_FREE: f32 = 1e-6;
+pub(super) const IK_FREE: f32 = 1e-6;
 
-fn track<'r>(rig: &'r Rig, name: &str) -> Option<&'r KeyTrack> {
+pub(super) fn track<'r>(rig: &'r Rig, name: &str) -> Option<&'r KeyTrack> {
     rig.tracks
         .iter()
         .find(|t| t.name == name && !t.keys.is_empty())
@@ -111,7 +112,7 @@ fn value(track: &KeyTrack, k: usize, i: usize) -> Result<f64, EvalError> {
 }
 
 /// The keys of the segment holding `t` strictly inside it, if any.
-fn segment_keys(track: &KeyTrack, t: i32) -> Option<(usize, usize)> {
+pub(super) fn segment_keys(track: &KeyTrack, t: i32) -> Option<(usize, usize)> {
     let i = track.keys.partition_point(|k| k.time <= t);
     (i > 0 && i < track.keys.len() && track.keys[i - 1].time < t).then(|| (i - 1, i))
 }
@@ -273,7 +274,7 @@ fn quat_at(track: &KeyTrack, k: usize, at: usize) -> Result<Quat, EvalError> {
 }
 
 /// The squad through the quaternions at `at..at + 4` of every key, at tick `t`.
-fn quat_curve(track: &KeyTrack, at: usize, t: i32) -> Result<Quat, EvalError> {
+pub(super) fn quat_curve(track: &KeyTrack, at: usize, t: i32) -> Result<Quat, EvalError> {
     tcb_gate(track, t)?;
     let mut qs: Vec<Quat> = Vec::with_capacity(track.keys.len());
     for k in 0..track.keys.len() {
@@ -476,6 +477,14 @@ fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
             }
         }
     }
+    leg_curve(rig, left, t)
+}
+
+/// A leg's record at `t` from its FK channels (the knee, quaternion and toe
+/// bend curves), whatever the keys' IK blends.
+pub(super) fn leg_curve(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
+    let name = if left { "left leg" } else { "right leg" };
+    let tr = track(rig, name).ok_or_else(|| EvalError::malformed("", format!("no {name} keys")))?;
     // The stored record of the segment's first key, with the channels the
     // body-part rules read replaced by their curves.
     let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);
@@ -789,7 +798,7 @@ pub fn pose_at(rig: &Rig, t: i32) -> Pose {
         let r = figure::pelvis_in_com().then(&figure::with_position(&c, Vec3::default()));
         Ok(figure::with_position(&r, c.0[3]))
     });
-    Pose {
+    let mut pose = Pose {
         com,
         pelvis,
         legs: [leg_at(rig, false, t), leg_at(rig, true, t)],
@@ -798,7 +807,25 @@ pub fn pose_at(rig: &Rig, t: i32) -> Pose {
         extras: (0..rig.figure.extra_limbs.len())
             .map(|k| extra_at(rig, k, t))
             .collect(),
+        leg_ik: [None, None],
+    };
+    // A leg refused for its IK keys is placed by the IK in-between rule
+    // where that rule is measured (`leg_ik`).
+    for left in [false, true] {
+        let side = usize::from(left);
+        if pose.legs[side].is_ok() {
+            continue;
+        }
+        match super::leg_ik::solve(rig, &pose, left, t) {
+            None => {}
+            Some(Ok((record, tms))) => {
+                pose.legs[side] = Ok(record);
+                pose.leg_ik[side] = Some(tms);
+            }
+            Some(Err(e)) => pose.legs[side] = Err(e),
+        }
     }
+    pose
 }
 
 /// Extra limb `k`'s pose block at `t` (the figure's 0x0073 block layout):
