@@ -488,7 +488,12 @@ pub(super) fn leg_curve(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalE
     // The stored record of the segment's first key, with the channels the
     // body-part rules read replaced by their curves.
     let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);
-    let mut out = tr.keys[first].values.clone();
+    let mut out = tr
+        .keys
+        .get(first)
+        .map(|k| k.values.clone())
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| EvalError::malformed("", format!("{name} key without values")))?;
     let [knee] = scalar_curve::<1>(tr, 0, t)?;
     out[0] = knee as f32;
     let (mut quats, bends) = leg_channels(rig, left, out.len());
