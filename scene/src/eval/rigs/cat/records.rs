@@ -108,7 +108,7 @@ pub(crate) fn u32_of(p: Option<&[u8]>) -> Option<u32> {
 }
 
 pub(crate) fn class_of(eval: &SceneEval, idx: usize) -> Option<ClassId> {
-    Some(eval.graph.objects.get(idx)?.class.as_ref()?.class_id)
+    eval.graph.class_id(idx)
 }
 
 /// The name of a CAT bone controller class; None for other classes.
