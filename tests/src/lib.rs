@@ -287,3 +287,19 @@ pub const STATIC_FBX_SCENES: &[(&str, &str)] = &[
         "kenji-room/Kenjis_Wardrobe.FBX",
     ),
 ];
+
+/// The index of the node named `name`; panics (in a test) when there is none.
+pub fn node_index(eval: &maxfs_scene::eval::SceneEval, name: &str) -> usize {
+    eval.graph
+        .nodes()
+        .find(|(_, n)| n.name == name)
+        .map(|(o, _)| o.index)
+        .unwrap_or_else(|| panic!("no node {name}"))
+}
+
+/// A chunk payload read as little-endian u32 words (a trailing partial word is dropped).
+pub fn le_words(p: &[u8]) -> Vec<u32> {
+    p.chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}

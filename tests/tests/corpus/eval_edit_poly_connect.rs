@@ -14,16 +14,7 @@
 //!   edges the Delete Face left turned to follow their remaining face.
 
 use maxfs_scene::eval::modifier::{edit_poly_operation_selection, edit_poly_output_after};
-use maxfs_scene::eval::SceneEval;
-use maxfs_tests::corpus_eval;
-
-fn node(eval: &SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("no node {name}"))
-}
+use maxfs_tests::{corpus_eval, node_index as node};
 
 #[test]
 fn table_replays_to_the_sizes_max_recorded_before_its_chamfer() {

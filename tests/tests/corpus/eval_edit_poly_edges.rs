@@ -21,21 +21,7 @@ use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::modifier::edit_poly_output;
 use maxfs_scene::eval::objects::{primitive, primitive_poly};
 use maxfs_scene::eval::SceneEval;
-use maxfs_tests::corpus_eval;
-
-fn node(eval: &SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("no node {name}"))
-}
-
-fn words(p: &[u8]) -> Vec<u32> {
-    p.chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
-}
+use maxfs_tests::{corpus_eval, le_words as words, node_index as node};
 
 /// The first Insert Vertex Edge record of the node's lowest Edit Poly:
 /// (edge, proportion) pairs, as stored (0x0238 → 0x1600).

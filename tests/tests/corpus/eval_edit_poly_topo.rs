@@ -14,21 +14,13 @@
 
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::{settings, Document};
-use maxfs_tests::corpus_dir;
+use maxfs_tests::{corpus_dir, node_index as node};
 
 use crate::eval_fbx::{diagonal, fbx_world_vertices, load_fbx, our_world_vertices, worst_nearest};
 
 fn eval(rel: &str) -> SceneEval {
     let doc = Document::open(&corpus_dir().join("max").join(rel)).expect("max");
     SceneEval::from_document(doc).expect("scene")
-}
-
-fn node(eval: &SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("no node {name}"))
 }
 
 #[test]

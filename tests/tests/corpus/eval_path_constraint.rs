@@ -21,6 +21,7 @@ use maxfs_scene::eval::core::controller::{Controller, Track};
 use maxfs_scene::eval::core::coverage::scene_gaps;
 use maxfs_scene::eval::core::math::{Mat43, Vec3};
 use maxfs_scene::eval::SceneEval;
+use maxfs_tests::node_index as node;
 use maxfs_tests::rewrite::SceneEdit;
 
 const FILE: &str = "max/prims-pranto/animation.max";
@@ -28,14 +29,6 @@ const FILE: &str = "max/prims-pranto/animation.max";
 const PARAM_FOLLOW: u16 = 2;
 const PARAM_CONSTANT_VEL: u16 = 7;
 const PARAM_RELATIVE: u16 = 13;
-
-fn node(eval: &SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("no node {name}"))
-}
 
 /// The snow man's Position List entries (Position XYZ, Path Constraint).
 fn list_entries(eval: &SceneEval) -> (usize, usize) {

@@ -28,17 +28,9 @@
 use maxfs_scene::eval::core::controller::Controller;
 use maxfs_scene::eval::core::coverage::scene_gaps;
 use maxfs_scene::eval::systems::{solar, sunlight};
-use maxfs_scene::eval::SceneEval;
+use maxfs_tests::node_index as node;
 
 const FILE: &str = "max/compressed/CLR-HDRI-DAY.max";
-
-fn node(eval: &SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("no node {name}"))
-}
 
 /// Degrees of altitude and azimuth (from north through east) by the
 /// Almanac's algorithm, for a UT hour and a longitude east.

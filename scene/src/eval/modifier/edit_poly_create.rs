@@ -15,7 +15,7 @@
 //! Both decoded against what the Unwrap UVW above Chair.max's LowerChairBody
 //! saved of its input (every vertex and polygon, in order).
 
-use super::edit_poly_topo::{keep_map_corners, retain_faces};
+use super::edit_poly_topo::{merge_corners, Refan};
 use crate::eval::core::keys::Words;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
@@ -159,35 +159,12 @@ fn weld_pair(poly: &mut PolyMesh, s: u32, t: u32) -> Result<(), EvalError> {
             format!("Target Weld of vertex {s} onto {t} among {n}"),
         ));
     }
-    let mut keep = vec![true; poly.faces.len()];
-    for (fi, f) in poly.faces.iter_mut().enumerate() {
-        if !f.v.contains(&s) {
-            continue;
-        }
-        let mapped: Vec<u32> = f.v.iter().map(|&v| if v == s { t } else { v }).collect();
-        let deg = mapped.len();
-        let kept: Vec<usize> = (0..deg)
-            .filter(|&c| mapped[c] != mapped[(c + deg - 1) % deg])
-            .collect();
-        let mut distinct: Vec<u32> = kept.iter().map(|&c| mapped[c]).collect();
-        distinct.sort_unstable();
-        distinct.dedup();
-        if distinct.len() < 3 {
-            keep[fi] = false;
-            continue;
-        }
-        if distinct.len() != kept.len() {
-            return Err(EvalError::not_evaluated(format!(
-                "a Target Weld that pinches face {fi} (a vertex twice)"
-            )));
-        }
-        f.v = kept.iter().map(|&c| mapped[c]).collect();
-        if kept.len() != deg {
-            f.tris = PolyFace::fan(f.v.clone(), 0, 0).tris;
-            keep_map_corners(&mut poly.maps, fi, &kept, deg)?;
-        }
-    }
-    retain_faces(poly, &keep);
+    merge_corners(
+        poly,
+        |v| if v == s { t } else { v },
+        Refan::Shrunk,
+        "a Target Weld that pinches face {fi} (a vertex twice)",
+    )?;
     poly.vertices.remove(s as usize);
     for f in &mut poly.faces {
         for v in &mut f.v {

@@ -219,34 +219,12 @@ pub(super) fn weld(poly: &mut PolyMesh, sel: &[bool], threshold: f64) -> Result<
             }
         }
     }
-    let mut keep_face = vec![true; poly.faces.len()];
-    for (fi, f) in poly.faces.iter_mut().enumerate() {
-        let mapped: Vec<u32> = f.v.iter().map(|&v| target[v as usize]).collect();
-        if mapped == f.v {
-            continue;
-        }
-        // Corners kept: those not equal to the corner before them (cyclically).
-        let n = mapped.len();
-        let kept: Vec<usize> = (0..n)
-            .filter(|&c| mapped[c] != mapped[(c + n - 1) % n])
-            .collect();
-        let mut distinct: Vec<u32> = kept.iter().map(|&c| mapped[c]).collect();
-        distinct.sort_unstable();
-        distinct.dedup();
-        if distinct.len() < 3 {
-            keep_face[fi] = false;
-            continue;
-        }
-        if distinct.len() != kept.len() {
-            return Err(EvalError::not_evaluated(format!(
-                "welding pinches face {fi} (a vertex twice), which"
-            )));
-        }
-        f.v = kept.iter().map(|&c| mapped[c]).collect();
-        f.tris = (1..kept.len() - 1).map(|i| [0, i, i + 1]).collect();
-        keep_map_corners(&mut poly.maps, fi, &kept, n)?;
-    }
-    retain_faces(poly, &keep_face);
+    merge_corners(
+        poly,
+        |v| target[v as usize],
+        Refan::Changed,
+        "welding pinches face {fi} (a vertex twice), which",
+    )?;
     let keep: Vec<bool> = gone.iter().map(|g| !g).collect();
     remove_vertices(poly, &keep);
     poly.validate()
@@ -269,6 +247,57 @@ pub(super) fn newell_normal(poly: &PolyMesh, v: &[u32]) -> Option<Vec3> {
 
 /// Keeps the corners `kept` (of `deg`) of face `fi` in every map channel,
 /// as a weld keeps them of the geometric face.
+/// When a face whose corners changed gets a new fan triangulation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Refan {
+    /// Every face whose vertices changed (the weld).
+    Changed,
+    /// Only a face that lost corners (Target Weld keeps the others' triangles).
+    Shrunk,
+}
+
+/// Renumbers every face's vertices through `map`, merging a corner equal to
+/// the one before it (cyclically), dropping faces left with fewer than three
+/// distinct corners, and refusing one that would use a vertex twice (`pinch`,
+/// with `{fi}` standing for the face index). Map channels follow the corners.
+pub(super) fn merge_corners(
+    poly: &mut PolyMesh,
+    map: impl Fn(u32) -> u32,
+    refan: Refan,
+    pinch: &str,
+) -> Result<(), EvalError> {
+    let mut keep_face = vec![true; poly.faces.len()];
+    for (fi, f) in poly.faces.iter_mut().enumerate() {
+        let mapped: Vec<u32> = f.v.iter().map(|&v| map(v)).collect();
+        if mapped == f.v {
+            continue;
+        }
+        let n = mapped.len();
+        let kept: Vec<usize> = (0..n)
+            .filter(|&c| mapped[c] != mapped[(c + n - 1) % n])
+            .collect();
+        let mut distinct: Vec<u32> = kept.iter().map(|&c| mapped[c]).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() < 3 {
+            keep_face[fi] = false;
+            continue;
+        }
+        if distinct.len() != kept.len() {
+            return Err(EvalError::not_evaluated(
+                pinch.replace("{fi}", &fi.to_string()),
+            ));
+        }
+        f.v = kept.iter().map(|&c| mapped[c]).collect();
+        if refan == Refan::Changed || kept.len() != n {
+            f.tris = (1..kept.len() - 1).map(|i| [0, i, i + 1]).collect();
+            keep_map_corners(&mut poly.maps, fi, &kept, n)?;
+        }
+    }
+    retain_faces(poly, &keep_face);
+    Ok(())
+}
+
 pub(super) fn keep_map_corners(
     maps: &mut [PolyMap],
     fi: usize,
