@@ -67,7 +67,6 @@ fn evaluated_uvs_match_fbx() {
         let doc = Document::open(&corpus.join("max").join(max)).expect("max");
         let eval = maxfs_scene::eval::SceneEval::from_document(doc).expect("scene");
         let graph = &*eval.graph;
-        let gaps = maxfs_scene::eval::core::coverage::scene_gaps(&eval);
         for fnode in scene.nodes.iter() {
             let Some(fm) = fnode.mesh.as_ref() else {
                 continue;
@@ -108,17 +107,6 @@ fn evaluated_uvs_match_fbx() {
                 continue;
             }
             let Some(ch) = mesh.maps.iter().find(|c| c.channel == 1) else {
-                // A primitive whose generated mapping is not built is named in
-                // coverage (role "generated mapping"): reported, not silent.
-                if gaps
-                    .iter()
-                    .any(|g| g.role == "generated mapping" && g.nodes.contains(&name))
-                {
-                    report.push(format!(
-                        "{max}/{name}: generated mapping not evaluated (named in coverage)"
-                    ));
-                    continue;
-                }
                 failures.push(format!("{max}/{name}: FBX has UVs, we have no channel 1"));
                 continue;
             };

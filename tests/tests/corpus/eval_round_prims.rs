@@ -4,6 +4,9 @@
 //! radii. The vertex totals of the files that hold them are checked against
 //! 3ds Max's own Mesh Totals in eval_mesh_totals.rs (animation, Villian,
 //! 1st_island and 3rd_island are exact since these primitives evaluate).
+//! Every corpus GeoSphere asks for generated mapping: its channel 1 is
+//! checked for one map face per face and v = latitude (the unit tests in
+//! primitive/tests_geosphere_map.rs state the rest of the spherical rule).
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -44,10 +47,48 @@ fn check(class: &str, p: &primitive::Params, m: &Mesh) -> Result<(), String> {
     let expected = match class {
         "GeoSphere" => {
             let r = f(0)?;
+            let lift = if p.flag(5, false) && !p.flag(3, false) {
+                r
+            } else {
+                0.0
+            };
             for v in &m.vertices {
-                let d = (v.0 * v.0 + v.1 * v.1 + v.2 * v.2).sqrt();
+                let d = (v.0 * v.0 + v.1 * v.1 + (v.2 - lift) * (v.2 - lift)).sqrt();
                 if (d - r).abs() > 1e-5 * r.max(1.0) {
                     return Err(format!("vertex {v:?} at {d}, radius {r}"));
+                }
+            }
+            // Generated mapping (Max's spherical UVW mapping): channel 1,
+            // every corner's v its latitude (pre-lift when based on the pivot).
+            if p.flag(6, false) {
+                let ch = m
+                    .maps
+                    .iter()
+                    .find(|c| c.channel == 1)
+                    .ok_or("no channel 1")?;
+                if ch.faces.len() != m.faces.len() {
+                    return Err(format!("{} map faces", ch.faces.len()));
+                }
+                let lift = if p.flag(5, false) && !p.flag(3, false) {
+                    r
+                } else {
+                    0.0
+                };
+                for (f, t) in m.faces.iter().zip(&ch.faces) {
+                    for (&vi, &ti) in f.v.iter().zip(t) {
+                        let v = m.vertices[vi as usize];
+                        let z = v.2 - lift;
+                        let d = (v.0 * v.0 + v.1 * v.1 + z * z).sqrt();
+                        let lat = if d > 0.0 {
+                            (z / d).asin() / std::f64::consts::PI + 0.5
+                        } else {
+                            0.5
+                        };
+                        let got = ch.vertices[ti as usize][1] as f64;
+                        if (got - lat).abs() > 1e-4 {
+                            return Err(format!("v {got} at latitude {lat}"));
+                        }
+                    }
                 }
             }
             let sections = [4, 8, 20][n(2).min(2)];

@@ -37,7 +37,7 @@ pub struct Gap {
     /// "transform controller", "position controller", "rotation controller",
     /// "scale controller", "float controller", "inherited transform" (a
     /// parent's is not evaluated), "object", "modifier",
-    /// "generated mapping" (mesh built, map channel 1 not), "map channel"
+    /// "map channel"
     /// (mesh built, a channel a texture-coordinate modifier writes not), "material"
     /// (colours not decoded: exported with defaults).
     pub role: &'static str,
@@ -111,9 +111,6 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
         }
         match mesh_evaluated(idx) {
             MeshCoverage::Evaluated => {
-                if let Some(class) = mapping_gap(eval, idx) {
-                    add("generated mapping", class);
-                }
                 // Geometry kept, a channel left out by a texture-coordinate
                 // modifier that is not evaluated (modifier/uv_only.rs).
                 if let Some(Ok(mesh)) = eval.mesh(idx, 0) {
@@ -135,19 +132,6 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
         .into_iter()
         .map(|((role, class), nodes)| Gap { role, class, nodes })
         .collect()
-}
-
-/// The class of a node's base object when it is a primitive whose mesh is
-/// built but whose generated mapping (map channel 1) is not.
-fn mapping_gap(eval: &SceneEval, node: usize) -> Option<String> {
-    let obj = eval.node_object(node)?;
-    let class = eval.graph.objects.get(obj)?.class.as_ref()?;
-    use crate::eval::objects::primitive::{self as prim, GEOSPHERE};
-    if class.class_id != GEOSPHERE {
-        return None;
-    }
-    let p = prim::params(eval, obj, 0).ok()?;
-    prim::geosphere_mapping_not_generated(&p).then(|| class.name.clone())
 }
 
 /// How far the mesh of one node evaluates.

@@ -70,7 +70,7 @@ mod twist;
 mod unwrap;
 pub mod uv_only;
 mod uvw_map;
-mod uvw_project;
+pub(crate) mod uvw_project;
 pub mod vertex_tree_paint;
 mod wave;
 

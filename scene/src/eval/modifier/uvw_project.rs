@@ -30,7 +30,7 @@ use std::collections::HashMap;
 use std::f64::consts::{PI, TAU};
 
 use crate::eval::core::math::{Mat43, Vec3};
-use crate::eval::objects::mesh::Mesh;
+use crate::eval::objects::mesh::{MapChannel, Mesh};
 
 /// The mapping types of UVW Map.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,6 +102,20 @@ pub(super) fn map(
         faces.push(tv);
     }
     (vertices, faces)
+}
+
+/// Map channel 1 as `Mesh::ApplyUVWMap(MAP_SPHERICAL)` builds it with an
+/// identity map space, tiling 1 and no flips: the call the GeoSphere
+/// primitive makes for its generated mapping (SDK sample gsphere.cpp).
+pub(crate) fn spherical_channel(mesh: &Mesh) -> MapChannel {
+    let (vertices, faces) = map(mesh, &Mat43::IDENTITY, Projection::Spherical, |x| {
+        [x.0 as f32, x.1 as f32, x.2 as f32]
+    });
+    MapChannel {
+        channel: 1,
+        vertices,
+        faces,
+    }
 }
 
 /// The UVW of a face's three corners (`p` in map space).

@@ -20,12 +20,16 @@
 //!
 //! Smooth: the sphere's faces are material 1 in smoothing group 1, the base of
 //! a hemisphere material 0 in group 2; not smooth: no groups, material 0.
-//! Base to pivot lifts a whole sphere by its radius. Generated mapping is
-//! `Mesh::ApplyUVWMap(MAP_SPHERICAL)` with an identity 1 × 1 × 1 gizmo (the
-//! sample's own call): Max's spherical mapping, whose seam splitting and
-//! poles are in Max's core and for which no export of a GeoSphere or of a
-//! spherical UVW Map is at hand, so it is not built: coverage names the node
-//! ([`geosphere_mapping_not_generated`]).
+//! Base to pivot lifts a whole sphere by its radius.
+//!
+//! Generated mapping (parameter 6) is `Mesh::ApplyUVWMap(MAP_SPHERICAL)` with
+//! an identity map space, tiling 1 and no flips, applied before the base to
+//! pivot lift (the sample's own call and order): our UVW Map evaluation's
+//! spherical projection (`modifier/uvw_project.rs`), with u from the azimuth
+//! (seam on −x), v from the latitude, seam-crossing faces and pole corners
+//! handled as there. No export of a GeoSphere exists to check it against
+//! (docs/evaluation.md): the u origin, the seam rule, the pole corners and
+//! the texture-vertex sharing are Max's core's and unverified here.
 
 use super::*;
 use crate::eval::error::EvalError;
@@ -282,12 +286,6 @@ impl Grid<'_> {
     }
 }
 
-/// Whether the GeoSphere asks for generated mapping coordinates (parameter
-/// 6), which this evaluation does not build.
-pub fn geosphere_mapping_not_generated(p: &Params) -> bool {
-    p.flag(6, false)
-}
-
 /// GeoSphere: radius (0), segments (1), base type (2: 0 tetrahedron, 1
 /// octahedron, 2 icosahedron), hemisphere (3), smooth (4), base to pivot (5),
 /// generate mapping coordinates (6). See the module documentation.
@@ -354,16 +352,22 @@ pub fn geosphere_mesh(p: &Params) -> Result<Mesh, EvalError> {
                 tri(b, a, centre, material, group);
             }
         }
-    } else if p.flag(5, false) {
-        for p in &mut v {
-            p.2 += radius;
-        }
     }
-    Ok(Mesh {
+    let mut mesh = Mesh {
         vertices: v,
         faces,
         maps: Vec::new(),
         normals: None,
         missing_maps: Vec::new(),
-    })
+    };
+    if p.flag(6, false) {
+        mesh.maps
+            .push(crate::eval::modifier::uvw_project::spherical_channel(&mesh));
+    }
+    if !hemi && p.flag(5, false) {
+        for p in &mut mesh.vertices {
+            p.2 += radius;
+        }
+    }
+    Ok(mesh)
 }

@@ -316,11 +316,13 @@ mod teapot_data;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_geosphere_map;
+#[cfg(test)]
 mod tests_round;
 mod torus;
 
 pub use boxes::{box_mesh, plane_mesh, pyramid_mesh};
 pub use cylinder::cylinder_mesh;
-pub use geosphere::{geosphere_mapping_not_generated, geosphere_mesh};
+pub use geosphere::geosphere_mesh;
 pub use sphere::sphere_mesh;
 pub use torus::{torus_mesh, tube_mesh};
