@@ -1,6 +1,6 @@
 //! Edit Poly on the corpus: Barrel.max (Cylinder → Edit Poly with two vertex
 //! moves and two material assignments) evaluates, Key.max's Edit Poly (on a
-//! Plane, whose polygon form is not built) is refused by name.
+//! Plane) stops by name at a Split Edges.
 //!
 //! No external export of these files exists, so the checks use what the file
 //! itself records apart from our replay: the vertex offsets stored in the
@@ -10,6 +10,7 @@
 
 use maxfs_exporters::nel::export::ExportKind;
 use maxfs_scene::chunk::Chunk;
+use maxfs_scene::eval::objects::{primitive, primitive_poly};
 use maxfs_scene::eval::{SceneEval, Vec3};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
@@ -173,11 +174,12 @@ fn barrel_cylinder_edit_poly() {
     assert!(ex.outputs.iter().any(|o| o.name == "cylinder001.shape"));
 }
 
-/// Key.max's Edit Poly extrudes an edge inside a Plane (one edge adding 4
-/// vertices, 7 edges and 3 faces; only open borders are replayed), but stops
-/// first at its input.
+/// Key.max's Edit Poly works on its Plane's polygon form (3 × 3 segments:
+/// the triangle mesh joined across its hidden diagonals, 16 vertices, 24
+/// edges, 9 quads — counts from the Plane's parameters), replays its first
+/// operations and stops, named, at a Split Edges that opens the mesh.
 #[test]
-fn key_edit_poly_is_refused_by_name() {
+fn key_edit_poly_stops_at_split_edges() {
     let doc = open("misc/Key.max");
     let eval = SceneEval::from_document(doc).expect("scene");
     let graph = &*eval.graph;
@@ -185,14 +187,82 @@ fn key_edit_poly_is_refused_by_name() {
         .nodes()
         .find(|(_, n)| n.name == "Plane001")
         .expect("Plane001");
+    let (_, base) = eval.modifier_stack(node.index).expect("stack");
+    let class = graph.objects[base].class.as_ref().expect("class");
+    let p = primitive::params(&eval, base, 0).expect("params");
+    let (ls, ws) = (p.int_or(2, 1) as usize, p.int_or(3, 1) as usize);
+    let poly = primitive_poly::build(class.class_id, &p, eval.chunks(base)).expect("polygon form");
+    assert_eq!(
+        (
+            poly.vertices.len(),
+            poly.mn_edges().expect("edges").len(),
+            poly.faces.len()
+        ),
+        ((ls + 1) * (ws + 1), ls * (ws + 1) + ws * (ls + 1), ls * ws)
+    );
+    assert!(poly.faces.iter().all(|f| f.v.len() == 4));
     let err = eval
         .mesh(node.index, 0)
         .expect("a mesh result")
-        .expect_err("a Plane's polygon form is not built");
+        .expect_err("Split Edges is not replayed");
     assert_eq!(
         err.to_string(),
-        "modifier Edit Poly (0x79aa6e1d, 0x71a075b7): Plane: the polygon form of primitive \
-         (0x81f1dfc, 0x77566f65) is not evaluated"
+        "modifier Edit Poly (0x79aa6e1d, 0x71a075b7): operation Split Edges (14): splitting \
+         edges that open the mesh is not evaluated"
+    );
+}
+
+/// WaterCooler01's Cylinder (version 1, 18 sides, 5 height and 4 cap
+/// segments) as its Edit Poly receives it: its triangle mesh joined, 218
+/// vertices (centres kept) and 234 polygons — the size of the face
+/// selection Max saved with the first Extrude Face by Move (91), the first
+/// operation that selects faces. The node stops later, named, at the second
+/// extrusion (ours extrudes the first by polygon; Max's added 36 vertices).
+#[test]
+fn watercooler_cylinder_with_cap_segments_has_max_face_count() {
+    let words = |p: &[u8]| -> Vec<u32> {
+        p.chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    };
+    let eval = SceneEval::from_document(open("max2024-rico/WaterCooler.max")).expect("scene");
+    let (node, _) = eval
+        .graph
+        .nodes()
+        .find(|(_, n)| n.name == "WaterCooler01")
+        .expect("WaterCooler01");
+    let (stack, base) = eval.modifier_stack(node.index).expect("stack");
+    let class = eval.graph.objects[base].class.as_ref().expect("class");
+    let p = primitive::params(&eval, base, 0).expect("params");
+    let poly = primitive_poly::build(class.class_id, &p, eval.chunks(base)).expect("polygon form");
+    assert_eq!((poly.vertices.len(), poly.faces.len()), (218, 234));
+    let local = stack
+        .iter()
+        .rev()
+        .find(|m| m.name == "Edit Poly")
+        .and_then(|m| m.mod_app?.children().iter().find(|c| c.id == 0x2512))
+        .expect("lowest Edit Poly's local data");
+    let kids = local.children();
+    let at = kids
+        .iter()
+        .position(|c| c.id == 0x0230 && c.payload().map(words) == Some(vec![91]))
+        .expect("an Extrude Face by Move");
+    let bits = kids[at..]
+        .iter()
+        .find(|c| c.id == 0x0234)
+        .and_then(|c| c.children().iter().find(|c| c.id == 0x0600))
+        .and_then(|c| c.children().iter().find(|c| c.id == 0x0400))
+        .and_then(|c| c.children().iter().find(|c| c.id == 0x2700))
+        .and_then(|c| c.payload())
+        .expect("face selection");
+    assert_eq!(words(&bits[..4])[0] as usize, poly.faces.len());
+    let err = eval
+        .mesh(node.index, 0)
+        .expect("a mesh result")
+        .expect_err("refused");
+    assert!(
+        err.to_string().contains("Extrude Face by Move (91)"),
+        "{err}"
     );
 }
 
@@ -201,8 +271,7 @@ fn key_edit_poly_is_refused_by_name() {
 /// here from the operation's raw records (0x0410: u32 parameter id, value),
 /// in the lowest Edit Poly holding one, which the stack meets first. (Extrude
 /// Edge's refusal text is a unit test in edit_poly.rs: the corpus's border
-/// extrusions replay, see `eval_edit_poly_create.rs`, and Key's stops at its
-/// Plane.)
+/// extrusions replay, see `eval_edit_poly_create.rs`.)
 #[test]
 fn edge_chamfers_name_their_variant() {
     let words = |p: &[u8]| -> Vec<u32> {
@@ -212,12 +281,12 @@ fn edge_chamfers_name_their_variant() {
     };
     // Mug's, Can's and Table's chamfers replay (eval_edit_poly_ops,
     // eval_edit_poly_chamfer); WaterCooler's lowest Edit Poly stops at its
-    // Cylinder before its chamfer.
+    // second Extrude Face by Move, before its chamfer.
     let cases = [(
         "max2024-rico/WaterCooler.max",
         "WaterCooler01",
         34,
-        Some("Cylinder: 4 cap segments"),
+        Some("Extrude Face by Move (91)"),
     )];
     for (rel, name, id, reason) in cases {
         let eval = SceneEval::from_document(open(rel)).expect("scene");
@@ -273,7 +342,7 @@ fn edge_chamfers_name_their_variant() {
             .expect_err("refused");
         eprintln!("{name}: {err}");
         // Stopped below the chamfer: only that reason is checked.
-        if let Some(r) = reason.filter(|r| r.starts_with("Cylinder")) {
+        if let Some(r) = reason.filter(|r| r.starts_with("Extrude Face")) {
             assert!(err.to_string().contains(r), "{name}: {err}");
             continue;
         }

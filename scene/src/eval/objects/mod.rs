@@ -7,10 +7,12 @@ pub mod mesh;
 pub mod normals;
 pub mod patch;
 pub mod poly;
+mod poly_join;
 pub mod primitive;
 pub mod primitive_chamfer;
 pub mod primitive_poly;
 mod primitive_poly_box;
+mod primitive_poly_plane;
 pub mod shape;
 pub mod specified_normals;
 #[cfg(test)]

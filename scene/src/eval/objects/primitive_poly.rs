@@ -1,6 +1,7 @@
 //! Polygon forms of primitives, as a poly modifier (Edit Poly) receives them:
 //! Max converts a primitive to a PolyObject with the primitive's own polygon
-//! builder (`BuildCylinderPoly` for Cylinder, `BuildPolyBox` for Box), whose
+//! builder (`BuildCylinderPoly` for Cylinder, `BuildPolyBox` for Box; the
+//! Plane, which has none, from its triangles), whose
 //! vertex and face numbering the modifier's records index. Only the forms with
 //! a published builder are rebuilt; any other primitive is an error naming it.
 
@@ -10,14 +11,18 @@ use crate::typed::ClassId;
 
 use crate::eval::core::math::Vec3;
 use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
-use crate::eval::objects::primitive::{Params, BOX, CYLINDER};
+use crate::eval::objects::primitive::{Params, BOX, CYLINDER, PLANE};
 
 /// The polygon form of primitive `class` (`object` its own chunks).
 pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, EvalError> {
     match class {
         c if c == CYLINDER => {
+            let version = cylinder_version(object)?;
+            if version == 1 && p.segments(3)? > 1 && p.int_or(6, 0) == 0 {
+                return cylinder_from_triangles(p);
+            }
             let mut poly = cylinder(p)?;
-            match cylinder_version(object)? {
+            match version {
                 // How `BuildCylinderPoly` numbers its edges is not known: edge
                 // operations on it are refused.
                 0 => {}
@@ -44,6 +49,8 @@ pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, E
             poly.edges = Some(poly.walked_edges());
             Ok(poly)
         }
+        // No polygon builder: the triangle mesh converted (quads per cell).
+        c if c == PLANE => super::primitive_poly_plane::poly_plane(p),
         c => Err(EvalError::not_evaluated(format!(
             "the polygon form of primitive ({:#x}, {:#x})",
             c.0, c.1
@@ -116,6 +123,20 @@ fn from_triangles_order(poly: &mut PolyMesh) -> Result<(), EvalError> {
     Ok(())
 }
 
+/// A version-1 Cylinder with cap segments: its triangle mesh joined
+/// (`poly_join`). Its cap fans keep their spokes visible, so they stay
+/// triangles around the kept centre vertices, and every band (cap rings and
+/// sides) becomes quads: bottom fan, bottom cap bands, sides, top cap bands,
+/// top fan, in the triangle builder's order. Edges are numbered as the
+/// triangle mesh walks them without the hidden diagonals.
+fn cylinder_from_triangles(p: &Params) -> Result<PolyMesh, EvalError> {
+    let tri = crate::eval::objects::primitive::cylinder_mesh(p, false)?;
+    let mut poly = super::poly_join::join_hidden_pairs(&tri)?;
+    let identity: Vec<Option<u32>> = (0..tri.vertices.len() as u32).map(Some).collect();
+    poly.set_edges(super::poly::triangle_walk_edges(&tri.faces, &identity)?)?;
+    Ok(poly)
+}
+
 /// The edge numbering of a version-1 Cylinder's polygon form: that of the
 /// triangle cylinder it is converted from (`poly::triangle_walk_edges`), whose
 /// vertices are the polygon form's between a centre vertex on each cap (the
@@ -146,7 +167,8 @@ fn cylinder_triangle_edges(
 /// rings from the bottom starting on +X, no centre vertices; faces the side
 /// quads row by row (material 2, smoothing group 4, whatever "smooth" says),
 /// then the bottom cap as one polygon running backwards (material 1) and the
-/// top cap (material 0), both in smoothing group 1. Cap segments above 1 and
+/// top cap (material 0), both in smoothing group 1. Cap segments above 1 (of
+/// version 0: version 1 converts its triangles, `cylinder_from_triangles`) and
 /// slices are refused (not in the corpus).
 ///
 /// Mapping is Max's cylindrical mapper with caps (the `UVWMapper` the builder
@@ -163,7 +185,7 @@ fn cylinder(p: &Params) -> Result<PolyMesh, EvalError> {
     if caps != 1 {
         return Err(EvalError::malformed(
             format!("{caps} cap segments"),
-            "the polygon cylinder is evaluated with 1",
+            "the version-0 polygon cylinder is evaluated with 1",
         ));
     }
     if p.int_or(6, 0) != 0 {
@@ -265,11 +287,15 @@ mod tests {
     use crate::eval::core::pblock::Value;
 
     fn cylinder_params(sides: i32) -> Params {
+        cylinder_segments(sides, 1, 1)
+    }
+
+    fn cylinder_segments(sides: i32, height: i32, caps: i32) -> Params {
         Params::from_values(vec![
             Value::Float(1.0),
             Value::Float(2.0),
-            Value::Int(1),
-            Value::Int(1),
+            Value::Int(height),
+            Value::Int(caps),
             Value::Int(sides),
             Value::Int(1),
             Value::Int(0),
@@ -277,6 +303,30 @@ mod tests {
             Value::Float(0.0),
             Value::Int(1),
         ])
+    }
+
+    /// A version-1 Cylinder with cap segments: 2 + sides × (height segments
+    /// − 1 + 2 × caps) vertices, fans of triangles around both centres and
+    /// quads elsewhere, closed (every edge in two faces).
+    #[test]
+    fn version_one_cylinder_with_cap_segments_is_its_triangles_joined() {
+        let p = cylinder_segments(18, 5, 4);
+        let v1 = [Chunk::leaf(0x0100, 1i32.to_le_bytes().to_vec())];
+        let poly = build(CYLINDER, &p, &v1).expect("version 1");
+        assert_eq!((poly.vertices.len(), poly.faces.len()), (218, 234));
+        let degrees: Vec<usize> = poly.faces.iter().map(|f| f.v.len()).collect();
+        assert!(degrees[..18].iter().all(|&d| d == 3));
+        assert!(degrees[18..234 - 18].iter().all(|&d| d == 4));
+        assert!(degrees[234 - 18..].iter().all(|&d| d == 3));
+        assert!(poly.faces[..18].iter().all(|f| f.v[0] == 0));
+        assert!(poly.faces[234 - 18..].iter().all(|f| f.v[0] == 217));
+        // Euler: V − E + F = 2 for the closed cylinder.
+        let edges = poly.mn_edges().expect("edges").len();
+        assert_eq!(218 + 234 - edges, 2);
+        poly.validate().expect("valid");
+        assert_eq!(poly.maps[0].faces.len(), 234);
+        // Version 0 still refuses cap segments.
+        assert!(build(CYLINDER, &p, &[]).is_err());
     }
 
     #[test]

@@ -185,8 +185,8 @@ pub(super) fn box_mapping(
 
 /// Plane: length along Y (0), width along X (1), segments length/width (2, 3),
 /// generate mapping coordinates (6); one smoothing group, material 0. Each grid
-/// cell is split along its (x0, y0)–(x1, y1) diagonal; the mapping is the grid
-/// itself over 0..1.
+/// cell is split along its (x0, y0)–(x1, y1) diagonal, which is hidden (the
+/// builder's `MakeQuad`); the mapping is the grid itself over 0..1.
 pub fn plane_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let (l, w) = (p.float(0)?, p.float(1)?);
     let (ls, ws) = (p.segments(2)?, p.segments(3)?);
@@ -204,8 +204,13 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, EvalError> {
         for ix in 0..ws as u32 {
             let a = iy * row + ix;
             let (b, c, d) = (a + 1, a + row + 1, a + row);
-            faces.push(face([d, a, c], 0, 1));
-            faces.push(face([b, c, a], 0, 1));
+            // Each pair shares the hidden diagonal a–c (edge 1 of both).
+            for v in [[d, a, c], [b, c, a]] {
+                faces.push(Face {
+                    flags: 0b101,
+                    ..face(v, 0, 1)
+                });
+            }
         }
     }
     let maps = if p.flag(6, true) {
