@@ -160,21 +160,26 @@ const TAKES: &[Take] = &[
     },
     // Player.max: every key of every track stores 0 in time record word [9]
     // (continuity −1: linear in-betweens, slerp for the quaternions), so its
-    // moving legs evaluate between FK keys; the rotating pelvis keys
-    // (24000–33600) and the IK leg segments are refused by name.
+    // moving legs evaluate between FK keys; its pelvis keys (24000–33600)
+    // turn the pelvis bone and the hips, its arm keys' clavicle deltas
+    // (88000–102400) the clavicles; the legs' IK runs are refused by name.
     Take {
         max: "biped-ld35/Player.max",
         fbx: "biped-ld35/Player.FBX",
         required: &[],
         shift: [0.0; 3],
         partial: &[
-            ("B_Pelvis", 608),
-            ("B_Spine1", 608),
-            ("B_Head", 608),
-            ("B_L_Thigh", 590),
-            ("B_L_Calf", 590),
-            ("B_R_Thigh", 590),
-            ("B_R_Calf", 590),
+            ("B_Pelvis", 702),
+            ("B_Spine1", 702),
+            ("B_Head", 702),
+            ("B_L_UpperArm", 702),
+            ("B_R_UpperArm", 702),
+            ("B_L_Forearm", 702),
+            ("B_R_Forearm", 702),
+            ("B_L_Thigh", 630),
+            ("B_L_Calf", 630),
+            ("B_R_Thigh", 630),
+            ("B_R_Calf", 630),
         ],
     },
     // No horizontal, vertical or limb keys: refused by name. The FBX moves

@@ -12,9 +12,12 @@
 //!   left half stores (−x, −y, z)). Its axes relative to that frame are B, the
 //!   half turn about (1, 0, 1)/√2 (X along the pelvis Z, i.e. sideways), the
 //!   right side mirrored through the pelvis XY plane (S·B·S, S = diag(1, 1, −1)).
-//!   Seed §11's general form, Rx(−a)·Rz(−ε)·B(b) on the last spine link,
-//!   reduces to this when the clavicle angles a = \[6\], b = \[7\] are zero; other
-//!   angles are not evaluated (no corpus rig has them).
+//!   Seed §11's general form, Rx(−a)·Rz(−ε)·B(b) on the last spine link
+//!   (column form), B(b) the half turn about (cos φ, 0, sin φ) with
+//!   φ = π/4 + b/2: at a tick the arm keys' deltas a = \[9\], b = \[10\] turn
+//!   it so (biped-ld35/Player.max 88000–102400 against its FBX, every
+//!   frame); the structure's own angles \[6\], \[7\] are zero in the corpus
+//!   and other values are not evaluated.
 //! - **Upper arm**: at the clavicle's end (\[5\] along its X), axes relative to
 //!   the pelvis `Rx(π)·Qᵀ·Ry(π)` on the left and `Ry(π)·Qᵀ·Rx(π)` on the right
 //!   (column form, seed §11), Q the matrix of the pose half's quaternion [2..5].
@@ -110,6 +113,16 @@ pub fn clavicle(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
             "clavicle angles ({a}, {b}) other than zero"
         )));
     }
+    // At a tick the arm keys' clavicle deltas [9], [10] turn it.
+    let (da, db) = if at.chains.arms_keyed {
+        let p = arm_pose(at, left)?;
+        (
+            p.get(9).map_or(0.0, |&v| f64::from(v)),
+            p.get(10).map_or(0.0, |&v| f64::from(v)),
+        )
+    } else {
+        (0.0, 0.0)
+    };
     let spine = chains::spine_laid(rig, at)?;
     let (sx, sz) = if left { (-1.0, 1.0) } else { (1.0, -1.0) };
     let local = spine.end.transform_point(Vec3(
@@ -117,12 +130,14 @@ pub fn clavicle(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
         sx * f64::from(oy),
         sz * f64::from(oz),
     ));
-    let b = Mat43([
-        Vec3(0.0, 0.0, 1.0),
-        Vec3(0.0, -1.0, 0.0),
-        Vec3(1.0, 0.0, 0.0),
-        Vec3::default(),
-    ]);
+    // Seed §11's Rx(−a)·B(b) (column form) on the un-tilted last spine
+    // link, B(b) the half turn about (cos φ, 0, sin φ), φ = π/4 + b/2.
+    let phi = std::f64::consts::FRAC_PI_4 + db / 2.0;
+    let b = Mat43::rotation(Quat::from_axis_angle(
+        Vec3(phi.cos(), 0.0, phi.sin()),
+        std::f64::consts::PI,
+    ))
+    .then(&Mat43::rot_x(-da));
     let rel = if left {
         b
     } else {

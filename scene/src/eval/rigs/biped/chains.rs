@@ -272,6 +272,7 @@ pub fn head(rig: &Rig, at: &Pose) -> Result<Mat43, EvalError> {
 /// Tail link `link`: the tail base is pelvis-relative.
 pub fn tail(rig: &Rig, at: &Pose, link: u32) -> Result<Mat43, EvalError> {
     let pelvis = at.pelvis.clone()?;
+    super::figure::pelvis_unturned(at, "tail")?;
     let (lengths, m) = structure(rig, "0x000e")?;
     let a = link_angles(got(&at.chains.tail)?, 1, lengths.len(), "tail")?;
     pick(

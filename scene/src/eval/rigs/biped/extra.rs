@@ -102,6 +102,9 @@ pub fn link(rig: &Rig, at: &Pose, limb: u32, link: u32) -> Result<Mat43, EvalErr
             ),
         ));
     }
+    if x.parent_limb == 11 {
+        super::figure::pelvis_unturned(at, "extra limb")?;
+    }
     let parent = world_in(
         rig,
         at,

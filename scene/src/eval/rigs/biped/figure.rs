@@ -111,6 +111,9 @@ pub struct Pose {
     /// World TMs (thigh, calf, foot; right, left) of a leg placed by the IK
     /// in-between rule (`leg_ik`) instead of its FK channels.
     pub leg_ik: [Option<[Mat43; 3]>; 2],
+    /// The pelvis keys' rotation in the pelvis frame (identity in the
+    /// figure): it turns the pelvis bone and where the thighs attach.
+    pub pelvis_turn: Mat43,
 }
 
 impl Pose {
@@ -134,6 +137,7 @@ pub fn figure_pose(rig: &Rig) -> Pose {
         toe_links: [Ok(()), Ok(())],
         extras: super::extra::figure_blocks(rig),
         leg_ik: [None, None],
+        pelvis_turn: Mat43::IDENTITY,
     }
 }
 
@@ -173,6 +177,31 @@ pub fn pelvis(rig: &Rig) -> Result<Mat43, EvalError> {
     Ok(with_position(&r, yup_point(com_pose.position)))
 }
 
+/// The pelvis bone: the pelvis frame turned by the pelvis keys. Only the
+/// pelvis bone and the hips follow that turn; the spine, arms, head and the
+/// thighs' axes stay in the unturned frame (Player.max's FBX).
+pub(super) fn turned_pelvis(at: &Pose, pelvis: &Mat43) -> Mat43 {
+    let r = at.pelvis_turn.then(&with_position(pelvis, Vec3::default()));
+    with_position(&r, pelvis.0[3])
+}
+
+/// Refuses a body part hung on the pelvis (tail, extra limbs) while the
+/// pelvis keys turn it: whether it follows the turn is not measured (no
+/// corpus take turns the pelvis of a rig with a tail).
+pub(super) fn pelvis_unturned(at: &Pose, what: &str) -> Result<(), EvalError> {
+    let rows = at.pelvis_turn.rows();
+    let off = (0..3)
+        .flat_map(|r| (0..3).map(move |c| (r, c)))
+        .map(|(r, c)| (rows[r][c] - if r == c { 1.0 } else { 0.0 }).abs())
+        .fold(0.0, f64::max);
+    if off > 1e-6 {
+        return Err(EvalError::not_evaluated(format!(
+            "{what} on a pelvis turned by its keys"
+        )));
+    }
+    Ok(())
+}
+
 /// A thigh: at the pelvis, offset along the pelvis Z axis by the leg
 /// structure's side offset (left +, right −), rotated by the leg pose
 /// quaternion (0x0069 half [2..5], mirrored per side) then flipped about Y.
@@ -205,7 +234,10 @@ pub fn thigh(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
     let flip = Mat43::scaling(Vec3(-1.0, 1.0, -1.0));
     let r = Mat43::rotation(q).then(&flip).then(&pelvis);
     let sign = if left { 1.0 } else { -1.0 };
-    let offset = pelvis.transform_vector(Vec3(0.0, 0.0, sign * f64::from(side)));
+    // The hip follows the pelvis keys' turn, the thigh's axes do not
+    // (Player.max 24000–33600 against its FBX).
+    let offset =
+        turned_pelvis(at, &pelvis).transform_vector(Vec3(0.0, 0.0, sign * f64::from(side)));
     Ok(with_position(&r, pelvis.0[3].plus(offset)))
 }
 
@@ -363,7 +395,7 @@ pub fn world(rig: &Rig, role: Role) -> Result<Mat43, EvalError> {
 pub fn world_in(rig: &Rig, at: &Pose, role: Role) -> Result<Mat43, EvalError> {
     match role {
         Role::Com => at.com.clone(),
-        Role::Part { limb: 11, link: 0 } => at.pelvis.clone(),
+        Role::Part { limb: 11, link: 0 } => at.pelvis.clone().map(|p| turned_pelvis(at, &p)),
         Role::Part { limb: 4, link: 0 } => thigh(rig, at, true),
         Role::Part { limb: 5, link: 0 } => thigh(rig, at, false),
         Role::Part { limb: 4, link: 1 } => calf(rig, at, true),

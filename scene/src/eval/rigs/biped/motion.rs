@@ -17,9 +17,10 @@
 //!   25 is not evaluated on its two segments (`tcb_gate`; no corpus key has
 //!   one) unless the keys shaping the segment hold one record, where every
 //!   TCB variant is constant (`still_window`).
-//! - Pelvis: at the COM position, the constant pelvis axes in the COM frame;
-//!   a tick whose pelvis keys (the segment's two and their neighbours) are
-//!   not all identity is not evaluated (their convention is not measured).
+//! - Pelvis: at the COM position, the constant pelvis axes in the COM frame,
+//!   turned by the pelvis keys' quaternion (a squad, the head's convention:
+//!   (−y, −x, z, w) in the pelvis frame). The turn moves the pelvis bone and
+//!   the hips only (Player.max 24000–33600 against its FBX).
 //! - Legs: the leg record has the layout of a figure leg pose half; the knee
 //!   angle \[0\] is a TCB curve, the thigh [2..5], foot [28..31] and toe
 //!   base [47 + 12k] quaternions squads. Segments with an IK key (blend
@@ -378,11 +379,6 @@ fn control_points(track: &KeyTrack, qs: &[Quat], i: usize) -> (Quat, Quat) {
     (bq, a)
 }
 
-/// The angle between two unit quaternions' rotations.
-fn turn_between(a: Quat, b: Quat) -> f64 {
-    2.0 * a.dot(b).abs().min(1.0).acos()
-}
-
 fn com_at(rig: &Rig, t: i32) -> Result<crate::eval::core::math::Mat43, EvalError> {
     let missing = |n: &str| {
         EvalError::not_evaluated(format!(
@@ -695,15 +691,15 @@ const FINGER_BLOCK: usize = 46;
 const HAND_QUAT: usize = super::extremities::HAND_QUAT;
 const ARM_STRUCTURE: &str = "0x0010";
 
-/// Arm record offsets of the clavicle's two angle deltas (seed §11).
+/// Arm record offsets of the clavicle's two angle deltas (seed §11): TCB
+/// curves, added to the structure's clavicle angles by `arms::clavicle`.
 const CLAVICLE_DELTAS: [usize; 2] = [9, 10];
 
 /// One arm's record at `t`, in the layout of a figure arm pose half (0x006a):
-/// the elbow \[0\] a TCB curve and the upper arm quaternion [2..5] a squad.
-/// Arms with an IK key (blend \[12\] above [`IK_FREE`], the legs' rule:
-/// RabbitSkin's right arm stores 3.9e-43) or a clavicle delta are not
-/// evaluated: Biped re-solves IK in-betweens, and no corpus take moves a
-/// clavicle to fix the rule.
+/// the elbow \[0\] and the clavicle deltas \[9\], \[10\] TCB curves, the upper
+/// arm quaternion [2..5] a squad. Arms with an IK key (blend \[12\] above
+/// [`IK_FREE`], the legs' rule: RabbitSkin's right arm stores 3.9e-43) are
+/// not evaluated: Biped re-solves IK in-betweens.
 fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
     let name = if left { "left arm" } else { "right arm" };
     let tr = track(rig, name).ok_or_else(|| EvalError::malformed("", format!("no {name} keys")))?;
@@ -713,15 +709,6 @@ fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
                 format!("{name} key at tick {} has IK blend {b}", k.time),
                 "IK in-betweens",
             ));
-        }
-        if CLAVICLE_DELTAS
-            .iter()
-            .any(|&i| k.values.get(i).is_some_and(|&v| v.abs() > 1e-6))
-        {
-            return Err(EvalError::not_evaluated(format!(
-                "{name} key at tick {} moves the clavicle",
-                k.time
-            )));
         }
     }
     let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);
@@ -734,6 +721,12 @@ fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
     }
     let [elbow] = scalar_curve::<1>(tr, 0, t)?;
     out[0] = elbow as f32;
+    for at in CLAVICLE_DELTAS {
+        if at < out.len() {
+            let [v] = scalar_curve::<1>(tr, at, t)?;
+            out[at] = v as f32;
+        }
+    }
     // The upper arm, the hand and (Max 2013+ records) each finger's delta;
     // the finger bends are TCB curves.
     let mut quats = vec![2];
@@ -765,21 +758,6 @@ fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
     Ok(out)
 }
 
-/// The pelvis keys whose quaternions shape tick `t`: the segment's two keys
-/// and their outer neighbours (the squad's control points), or the key at
-/// or nearest to `t` outside the keys.
-fn pelvis_window(p: &KeyTrack, t: i32) -> (usize, usize) {
-    let n = p.keys.len();
-    let i = p.keys.partition_point(|k| k.time <= t);
-    if i == 0 {
-        return (0, 1.min(n));
-    }
-    if p.keys[i - 1].time == t || i >= n {
-        return (i - 1, i);
-    }
-    ((i - 1).saturating_sub(1), (i + 2).min(n))
-}
-
 /// The pose of `rig` at tick `t`.
 pub fn pose_at(rig: &Rig, t: i32) -> Pose {
     // A rig saved in figure mode shows its figure whatever its keys.
@@ -787,22 +765,30 @@ pub fn pose_at(rig: &Rig, t: i32) -> Pose {
         return figure::figure_pose(rig);
     }
     let com = com_at(rig, t);
-    let pelvis = com.clone().and_then(|c| {
-        if let Some(p) = track(rig, "pelvis") {
-            let (lo, hi) = pelvis_window(p, t);
-            for k in lo..hi {
-                let q = quat_at(p, k, 0)?;
-                if turn_between(q, Quat::IDENTITY) > 1e-6 {
-                    return Err(EvalError::not_evaluated(format!(
-                        "pelvis key at tick {} rotates the pelvis",
-                        p.keys[k].time
-                    )));
-                }
-            }
-        }
+    let pelvis = com.clone().map(|c| {
         let r = figure::pelvis_in_com().then(&figure::with_position(&c, Vec3::default()));
-        Ok(figure::with_position(&r, c.0[3]))
+        figure::with_position(&r, c.0[3])
     });
+    let pelvis_turn = match track(rig, "pelvis") {
+        None => Ok(Mat43::IDENTITY),
+        Some(p) => quat_curve(p, 0, t).map(|q| {
+            // The head's convention: the stored Y-up conjugated quaternion
+            // is (−y, −x, z, w) in the pelvis frame.
+            Mat43::rotation(
+                Quat {
+                    x: -q.y,
+                    y: -q.x,
+                    z: q.z,
+                    w: q.w,
+                }
+                .normalized(),
+            )
+        }),
+    };
+    let (pelvis, pelvis_turn) = match pelvis_turn {
+        Ok(m) => (pelvis, m),
+        Err(e) => (Err(e), Mat43::IDENTITY),
+    };
     let mut pose = Pose {
         com,
         pelvis,
@@ -813,6 +799,7 @@ pub fn pose_at(rig: &Rig, t: i32) -> Pose {
             .map(|k| extra_at(rig, k, t))
             .collect(),
         leg_ik: [None, None],
+        pelvis_turn,
     };
     // A leg refused for its IK keys is placed by the IK in-between rule
     // where that rule is measured (`leg_ik`).
