@@ -147,10 +147,24 @@ fn ld33_evaluated_cat_bones_sit_at_the_skin_binds_moved_by_the_rig_shift() {
     );
     assert_eq!(binds.len(), 23, "{FILE}: 23 live Skin bones");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(
-        matched.iter().any(|m| m.starts_with("Base HumanPelvis ")),
-        "{matched:?}"
-    );
+    // The pelvis, the procedural spine and its tip hub, the neck's tip hub
+    // and the collarbones (docs/cat.md, "Evaluation").
+    for bone in [
+        "Pelvis",
+        "Spine1",
+        "Spine2",
+        "Spine3",
+        "Ribcage",
+        "Head",
+        "LCollarbone",
+        "RCollarbone",
+    ] {
+        let name = format!("Base Human{bone} ");
+        assert!(
+            matched.iter().any(|m| m.starts_with(&name)),
+            "{bone} not matched: {matched:?}"
+        );
+    }
     assert_eq!(matched.len() + refused.len(), binds.len());
 }
 
@@ -209,9 +223,12 @@ fn ld33_is_stable_over_time_and_its_skin_names_the_cat_bones() {
             }
         }
     }
-    let rib = node_named(&eval, "Base HumanRibcage");
-    let gaps = tm_gaps_at(&eval, rib, 0);
-    assert!(gaps.iter().any(|g| g.contains("HubTrans")), "{gaps:?}");
+    let thigh = node_named(&eval, "Base HumanLThigh");
+    let gaps = tm_gaps_at(&eval, thigh, 0);
+    assert!(
+        gaps.iter().any(|g| g.contains("CATBoneSegTrans")),
+        "{gaps:?}"
+    );
     let box001 = node_named(&eval, "Box001");
     let err = eval
         .mesh(box001, 0)
@@ -223,10 +240,12 @@ fn ld33_is_stable_over_time_and_its_skin_names_the_cat_bones() {
         "{err}"
     );
     assert!(!err.contains("Base HumanPelvis"), "{err}");
+    assert!(!err.contains("Base HumanSpine2"), "{err}");
 }
 
 /// `json/cat.json`: one rig, its 30 bones with their classes, and which are
-/// evaluated (the pelvis) or refused with the reason.
+/// evaluated (pelvis, spine, neck, ribcage, head, collarbones) or refused
+/// with the reason.
 #[test]
 fn ld33_cat_view_lists_the_rig() {
     let eval = scene();
@@ -246,7 +265,20 @@ fn ld33_cat_view_lists_the_rig() {
         .filter(|b| b.evaluated)
         .map(|b| b.name.as_str())
         .collect();
-    assert_eq!(evaluated, ["Base HumanPelvis"]);
+    assert_eq!(
+        evaluated,
+        [
+            "Base HumanPelvis",
+            "Base HumanSpine1",
+            "Base HumanSpine2",
+            "Base HumanSpine3",
+            "Base HumanRibcage",
+            "Base HumanLCollarbone",
+            "Base HumanRCollarbone",
+            "Base HumanNeck",
+            "Base HumanHead",
+        ]
+    );
     assert!(rig.bones.iter().all(|b| b.evaluated == b.refused.is_none()));
     // Stored lengths agree with the Skin binds (thigh origin to calf origin).
     let thigh = rig
