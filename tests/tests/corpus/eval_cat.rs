@@ -147,8 +147,8 @@ fn ld33_evaluated_cat_bones_sit_at_the_skin_binds_moved_by_the_rig_shift() {
     );
     assert_eq!(binds.len(), 23, "{FILE}: 23 live Skin bones");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // The pelvis, the procedural spine and its tip hub, the neck's tip hub
-    // and the collarbones (docs/cat.md, "Evaluation").
+    // The pelvis, the procedural spine and its tip hub, the neck's tip hub,
+    // the collarbones and the arms (docs/cat.md, "Evaluation").
     for bone in [
         "Pelvis",
         "Spine1",
@@ -158,6 +158,12 @@ fn ld33_evaluated_cat_bones_sit_at_the_skin_binds_moved_by_the_rig_shift() {
         "Head",
         "LCollarbone",
         "RCollarbone",
+        "LUpperarm",
+        "LForearm",
+        "LPalm",
+        "RUpperarm",
+        "RForearm",
+        "RPalm",
     ] {
         let name = format!("Base Human{bone} ");
         assert!(
@@ -274,7 +280,13 @@ fn ld33_cat_view_lists_the_rig() {
             "Base HumanSpine3",
             "Base HumanRibcage",
             "Base HumanLCollarbone",
+            "Base HumanLUpperarm",
+            "Base HumanLForearm",
+            "Base HumanLPalm",
             "Base HumanRCollarbone",
+            "Base HumanRUpperarm",
+            "Base HumanRForearm",
+            "Base HumanRPalm",
             "Base HumanNeck",
             "Base HumanHead",
         ]

@@ -22,7 +22,7 @@ const LIMBFLAG_MIDDLE: u32 = 1 << 4;
 const LIMBFLAG_RIGHT: u32 = 1 << 5;
 
 /// The limb a collarbone belongs to: its block's reference 0.
-fn limb_of(eval: &SceneEval, ctl: usize) -> Option<usize> {
+pub(super) fn limb_of(eval: &SceneEval, ctl: usize) -> Option<usize> {
     let pb = reference(eval, ctl, 0)?;
     reference(eval, pb, 0).filter(|&l| records::class_of(eval, l) == Some(LIMB_DATA2))
 }

@@ -20,6 +20,7 @@
 //! collarbones, arbitrary bones, foot platforms, IK targets).
 
 pub mod collar;
+pub mod limb;
 pub mod records;
 pub mod spine;
 pub mod view;
@@ -217,7 +218,7 @@ fn setup_rule(
 ) -> Option<Result<Mat43, EvalError>> {
     let parent_ctl = eval.parent_node(node).and_then(|p| eval.tm_controller(p));
     let applies = match class {
-        "CATSpineTrans2" | "CATCollarBone" => true,
+        "CATSpineTrans2" | "CATCollarBone" | "CATBoneSegTrans" | "PalmTrans2" => true,
         "HubTrans" => {
             parent_ctl.is_some_and(|p| records::bone_class(eval, p) == Some("CATSpineTrans2"))
         }
@@ -263,6 +264,7 @@ fn setup_rule(
                     ))
                 })
             }
+            ("CATBoneSegTrans" | "PalmTrans2", _) => limb::world(eval, ctl, class, &frame, t),
             _ => collar::world(eval, node, ctl, &frame, t),
         }
     })())

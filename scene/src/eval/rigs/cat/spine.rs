@@ -96,13 +96,13 @@ fn pb_matrix(eval: &SceneEval, pb: usize, id: u16) -> Option<Mat43> {
 }
 
 /// An inline object index (a reference-kind constant of this file's blocks).
-fn pb_object(eval: &SceneEval, pb: usize, id: u16) -> Option<usize> {
+pub(super) fn pb_object(eval: &SceneEval, pb: usize, id: u16) -> Option<usize> {
     let (_, v) = pb_record(eval, pb, id)?;
     u32_of(Some(v)).and_then(|i| usize::try_from(i).ok())
 }
 
 /// A tab of inline object indices: count, then (flag byte, u32) per element.
-fn pb_objects(eval: &SceneEval, pb: usize, id: u16) -> Option<Vec<usize>> {
+pub(super) fn pb_objects(eval: &SceneEval, pb: usize, id: u16) -> Option<Vec<usize>> {
     let (_, v) = pb_record(eval, pb, id)?;
     let n = usize::try_from(u32_of(Some(v))?).ok()?;
     if n > MAX_LINKS {
