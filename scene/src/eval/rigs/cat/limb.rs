@@ -44,6 +44,9 @@ const PB_NUM_SEGMENTS: u16 = 7;
 /// length (position) and this rotation element difference.
 pub const IK_AGREEMENT: f64 = 1e-4;
 
+/// A limb part (its BoneData or palm controller) and its world TM.
+type Posed = (usize, Mat43);
+
 /// One limb bone: its BoneData's setup matrix and length.
 struct Bone {
     data: usize,
@@ -94,7 +97,7 @@ fn fk_arm(
     limb: usize,
     f: &Frame,
     t: i32,
-) -> Result<(Vec<(usize, Mat43)>, (usize, Mat43)), EvalError> {
+) -> Result<(Vec<Posed>, Posed), EvalError> {
     let at = format!("CATLimbData2 {limb}");
     let bad = |what: &str| EvalError::malformed(at.clone(), what.to_string());
     let flags =
@@ -212,8 +215,8 @@ fn fk_arm(
 fn ik_agrees(
     eval: &SceneEval,
     limb: usize,
-    bones: &[(usize, Mat43)],
-    palm: &(usize, Mat43),
+    bones: &[Posed],
+    palm: &Posed,
     f: &Frame,
 ) -> Result<(), EvalError> {
     let at = format!("CATLimbData2 {limb}");
