@@ -342,8 +342,8 @@ fn along_x(m: &Mat43, len: f64) -> Mat43 {
 }
 
 /// Setup-mode rules for the hub and limb children, checked between stored
-/// values only (setup matrices, stored lengths, Skin binds), facts for the
-/// evaluator still to come (docs/cat.md, "Facts gathered"):
+/// values only (setup matrices, stored lengths, Skin binds), independent of
+/// the evaluator (collar.rs and limb.rs hold the first two; docs/cat.md):
 /// - palm bind = palm setup matrix · forearm bind moved by the forearm's
 ///   stored length along X;
 /// - collarbone bind = setup matrix · RotY(−90° left, +90° right) · ribcage
@@ -353,8 +353,9 @@ fn along_x(m: &Mat43, len: f64) -> Mat43 {
 ///   and FLIPROT), calf = its setup · the thigh moved by the thigh's length.
 ///   Positions hold; the thighs' bind rotations differ from this by
 ///   1.2e-4..1.6e-4 (more than the oracle's 1e-4), while the left calf built
-///   from the rule's thigh matches its bind to 2e-7: the Skin took the
-///   binds at different moments, so the limbs stay refused.
+///   from the rule's thigh matches its bind to 2e-7: CAT solves the legs
+///   with IK in setup mode (docs/cat.md), which this FK rule does not
+///   reproduce, so the legs stay refused.
 #[test]
 fn ld33_setup_rules_between_stored_binds() {
     let eval = scene();

@@ -263,7 +263,9 @@ fn ik_agrees(
     let off = tip.minus(target.0[3]).len();
     let turned = Mat43::rot_y(std::f64::consts::PI).then(&target);
     let rot = max_rot_diff(&turned, &palm.1);
-    if off > IK_AGREEMENT * length || rot > IK_AGREEMENT {
+    // Written so that NaN (damaged data) refuses too.
+    let agrees = off <= IK_AGREEMENT * length && rot <= IK_AGREEMENT;
+    if !agrees {
         return Err(EvalError::not_evaluated_why(
             at,
             format!(

@@ -11,13 +11,14 @@
 //!   world TM is its setup matrix, translation scaled by the CAT units, in
 //!   the frame of the CATParent node without scale.
 //!
+//! - in setup mode, a procedural spine's links and its tip hub (spine.rs),
+//!   collarbones (collar.rs) and arms whose setup-mode IK goal already holds
+//!   in their FK pose (limb.rs).
+//!
 //! Everything else is refused with the reason, never placed at identity:
-//! animation mode (layers, IK/FK limbs, hub reach), limb bones
-//! (CATBoneSegTrans, placed by CATBoneData/CATLimbData2), spine bones
-//! (CATSpineTrans2, placed by CATSpineData2 between two hubs), hubs at a
-//! spine's tip, and the classes whose setup rule depends on their parent's
-//! child offset or a class override not decoded here (palms, digits,
-//! collarbones, arbitrary bones, foot platforms, IK targets).
+//! animation mode (layers, IK/FK limbs, hub reach), legs and other limbs CAT
+//! solves with IK, FK spines, and the classes whose setup rule is not
+//! decoded here (digits, arbitrary bones, foot platforms, IK targets).
 
 pub mod collar;
 pub mod limb;
