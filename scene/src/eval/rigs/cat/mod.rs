@@ -11,15 +11,19 @@
 //!   world TM is its setup matrix, translation scaled by the CAT units, in
 //!   the frame of the CATParent node without scale.
 //!
+//! - in setup mode, a procedural spine's links and its tip hub (spine.rs),
+//!   collarbones (collar.rs) and arms whose setup-mode IK goal already holds
+//!   in their FK pose (limb.rs).
+//!
 //! Everything else is refused with the reason, never placed at identity:
-//! animation mode (layers, IK/FK limbs, hub reach), limb bones
-//! (CATBoneSegTrans, placed by CATBoneData/CATLimbData2), spine bones
-//! (CATSpineTrans2, placed by CATSpineData2 between two hubs), hubs at a
-//! spine's tip, and the classes whose setup rule depends on their parent's
-//! child offset or a class override not decoded here (palms, digits,
-//! collarbones, arbitrary bones, foot platforms, IK targets).
+//! animation mode (layers, IK/FK limbs, hub reach), legs and other limbs CAT
+//! solves with IK, FK spines, and the classes whose setup rule is not
+//! decoded here (digits, arbitrary bones, foot platforms, IK targets).
 
+pub mod collar;
+pub mod limb;
 pub mod records;
+pub mod spine;
 pub mod view;
 
 use std::cell::Cell;
@@ -147,6 +151,9 @@ fn bone_world(
             ));
         }
     }
+    if let Some(r) = setup_rule(eval, node, ctl, class, t, depth, budget) {
+        return r;
+    }
     if let Some(why) = refusal(eval, node, class) {
         return Err(EvalError::not_evaluated_why("CAT bone", why));
     }
@@ -173,17 +180,95 @@ fn bone_world(
             MAX_DEPTH,
         ));
     }
+    let cpw = cat_parent_world_of(eval, &cp, t, depth, budget)?;
+    Ok(setup_in(&clip.setup, cp.units).then(&without_scale(&cpw)))
+}
+
+/// The world TM of the CATParent node a rig's bones hang from.
+fn cat_parent_world_of(
+    eval: &SceneEval,
+    cp: &CatParent,
+    t: i32,
+    depth: usize,
+    budget: &Cell<u32>,
+) -> Result<Mat43, EvalError> {
     let cp_node = cat_parent_node(eval, cp.controller).ok_or_else(|| {
         EvalError::reference(
             format!("CATParentTrans {}", cp.controller),
             "no node uses it as its transform controller",
         )
     })?;
-    let cpw = match world(eval, cp_node, cp.controller, t, depth + 1, budget) {
-        Some(r) => r?,
-        None => eval.world_tm_at_depth(cp_node, t, depth + 1, budget),
+    Ok(
+        match world(eval, cp_node, cp.controller, t, depth + 1, budget) {
+            Some(r) => r?,
+            None => eval.world_tm_at_depth(cp_node, t, depth + 1, budget),
+        },
+    )
+}
+
+/// The setup-mode rules of spine links, a spine's tip hub and collarbones
+/// (spine.rs, collar.rs); None for the other classes.
+fn setup_rule(
+    eval: &SceneEval,
+    node: usize,
+    ctl: usize,
+    class: &str,
+    t: i32,
+    depth: usize,
+    budget: &Cell<u32>,
+) -> Option<Result<Mat43, EvalError>> {
+    let parent_ctl = eval.parent_node(node).and_then(|p| eval.tm_controller(p));
+    let applies = match class {
+        "CATSpineTrans2" | "CATCollarBone" | "CATBoneSegTrans" | "PalmTrans2" => true,
+        "HubTrans" => {
+            parent_ctl.is_some_and(|p| records::bone_class(eval, p) == Some("CATSpineTrans2"))
+        }
+        _ => false,
     };
-    Ok(setup_in(&clip.setup, cp.units).then(&without_scale(&cpw)))
+    if !applies {
+        return None;
+    }
+    Some((|| {
+        if depth >= MAX_DEPTH {
+            return Err(EvalError::limit(
+                format!("{class} {ctl}: CAT nesting"),
+                MAX_DEPTH,
+            ));
+        }
+        let cpt = match records::layer_trans(eval, ctl) {
+            Some(l) => Some(records::clip_matrix(eval, l)?.cat_parent_trans),
+            None => records::cat_control(eval, ctl).cat_parent_trans,
+        };
+        let cp = match cpt.and_then(|c| records::cat_parent(eval, c)) {
+            Some(r) => r?,
+            None => {
+                return Err(EvalError::reference(
+                    format!("{class} {ctl}"),
+                    "no CATParentTrans",
+                ))
+            }
+        };
+        let cp_world = cat_parent_world_of(eval, &cp, t, depth, budget)?;
+        let frame = spine::Frame {
+            cp: &cp,
+            cp_world,
+            depth,
+            budget,
+        };
+        match (class, parent_ctl) {
+            ("CATSpineTrans2", _) => spine::link_world(eval, ctl, &frame, t),
+            ("HubTrans", Some(p)) => {
+                spine::tip_hub_world(eval, ctl, p, &frame, t).unwrap_or_else(|| {
+                    Err(EvalError::not_evaluated_why(
+                        "CAT bone",
+                        "a hub under a spine link without a CATSpineData2",
+                    ))
+                })
+            }
+            ("CATBoneSegTrans" | "PalmTrans2", _) => limb::world(eval, ctl, class, &frame, t),
+            _ => collar::world(eval, node, ctl, &frame, t),
+        }
+    })())
 }
 
 /// The root hub's setup rule holds only for these flags.
