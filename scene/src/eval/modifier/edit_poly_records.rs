@@ -406,10 +406,8 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, EvalError> {
                     )));
                 }
             }
-            0x0260 | 0x0268 => {
-                if !pending_is_empty_transform(local) {
-                    return Err(EvalError::not_evaluated("an operation in progress"));
-                }
+            0x0260 | 0x0268 if !pending_is_empty_transform(local) => {
+                return Err(EvalError::not_evaluated("an operation in progress"));
             }
             _ => {}
         }
