@@ -107,6 +107,15 @@ fn evaluated_uvs_match_fbx() {
                 continue;
             }
             let Some(ch) = mesh.maps.iter().find(|c| c.channel == 1) else {
+                // A channel the stack names as left out (Table.max: its
+                // Unwrap UVW is not applied) is reported, not silent.
+                if let Some(m) = mesh.missing_maps.iter().find(|m| m.channel == Some(1)) {
+                    report.push(format!(
+                        "{max}/{name}: channel 1 named as missing ({}: {})",
+                        m.modifier, m.reason
+                    ));
+                    continue;
+                }
                 failures.push(format!("{max}/{name}: FBX has UVs, we have no channel 1"));
                 continue;
             };

@@ -178,7 +178,10 @@ fn output(
         let block = pblock::param_block2(cx.eval.chunks(pb))?;
         if let Some(p) = block.param(PARAM_CURRENT_OPERATION) {
             if let pblock::Value::Int(op) = p.value {
-                if op != 0 {
+                // A pending Transform that holds no offsets moves nothing.
+                if op != 0
+                    && !(op as u32 == OP_TRANSFORM && pending_is_empty_transform(local.children()))
+                {
                     return Err(EvalError::not_evaluated(format!(
                         "{} in progress (not committed)",
                         op_name(op as u32)
@@ -211,7 +214,8 @@ fn output(
 
 /// The polygon mesh that reaches `stack[at]` from below: the base object's
 /// polygon form, an Edit Poly's output, or either through Unwrap UVW (which
-/// keeps the polygons and replaces map channel 1 with its own).
+/// keeps the polygons and replaces map channel 1 with its own), Symmetry
+/// (`symmetry_poly`) or Smooth (polygon auto smooth).
 fn below(
     stack: &[Applied],
     at: usize,
@@ -239,6 +243,19 @@ fn below(
             } else {
                 dropped.retain(|d| d.channel != Some(1));
             }
+            Ok(poly)
+        }
+        // Symmetry and Smooth on a poly object pass polygons up.
+        Some(m) if m.class == super::SYMMETRY => {
+            let mut poly = below(stack, at + 1, base, cx, dropped)?;
+            super::symmetry::plane(m, cx)
+                .and_then(|pl| super::symmetry_poly::apply(&mut poly, &pl))
+                .map_err(|e| m.error(Some(e)))?;
+            Ok(poly)
+        }
+        Some(m) if m.class == super::surface::SMOOTH => {
+            let mut poly = below(stack, at + 1, base, cx, dropped)?;
+            super::surface::apply_smooth_poly(m, &mut poly, cx).map_err(|e| m.error(Some(e)))?;
             Ok(poly)
         }
         Some(m) => Err(EvalError::not_evaluated_why(

@@ -406,11 +406,31 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, EvalError> {
                     )));
                 }
             }
-            0x0260 | 0x0268 => return Err(EvalError::not_evaluated("an operation in progress")),
+            0x0260 | 0x0268 if !pending_is_empty_transform(local) => {
+                return Err(EvalError::not_evaluated("an operation in progress"));
+            }
             _ => {}
         }
     }
     Ok(ops)
+}
+
+/// Whether the operation in progress (0x0260 id, 0x0268 its data) is a
+/// Transform that holds no offsets: Max applies the pending operation on top
+/// of the committed ones, and a move not yet begun moves nothing
+/// (Sword.max's Line001: Transform, empty data).
+pub(super) fn pending_is_empty_transform(data: &[Chunk]) -> bool {
+    let id = data
+        .iter()
+        .find(|c| c.id == 0x0260)
+        .and_then(Chunk::payload)
+        .filter(|p| p.len() == 4)
+        .map(|p| Words(p).u32(0));
+    let empty = data
+        .iter()
+        .find(|c| c.id == 0x0268)
+        .is_some_and(|c| c.children().is_empty() && c.payload().is_none_or(<[u8]>::is_empty));
+    id == Some(OP_TRANSFORM) && empty
 }
 
 /// Attach local data: the attached object's polygon mesh (0x0e00) between

@@ -63,6 +63,7 @@ mod stretch;
 pub mod subdivide;
 mod surface;
 mod symmetry;
+mod symmetry_poly;
 mod symmetry_slice;
 mod taper;
 pub mod turbo_smooth;
@@ -156,7 +157,8 @@ const SELECTION_SENSITIVE: [ClassId; 15] = [
 /// Applies a modifier stack (`applied` in stack order, top first) bottom-up.
 pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let mut selection: Option<&Applied> = None;
-    for a in applied.iter().rev() {
+    let deferred = replayed_by_edit_poly(applied);
+    for (a, _) in applied.iter().zip(&deferred).rev().filter(|(_, &d)| !d) {
         let refused = match selection {
             Some(sel) if SELECTION_SENSITIVE.contains(&a.class) => {
                 Some(a.error(Some(EvalError::not_evaluated(format!(
@@ -198,6 +200,28 @@ pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Res
         }
     }
     Ok(())
+}
+
+/// Modifiers an Edit Poly above replays on polygons (`edit_poly`'s input
+/// through Symmetry and Smooth): their triangle-mesh result would be
+/// replaced, so they are not applied on triangles, where a polygon's
+/// triangles are not what Max smooths or slices. True per modifier of
+/// `applied` (top first) with an Edit Poly above it and only modifiers the
+/// Edit Poly reads through between them.
+fn replayed_by_edit_poly(applied: &[Applied]) -> Vec<bool> {
+    let through =
+        |c: ClassId| c == EDIT_POLY || c == UNWRAP_UVW || c == SYMMETRY || c == surface::SMOOTH;
+    let mut out = vec![false; applied.len()];
+    let mut above = false;
+    for (i, a) in applied.iter().enumerate() {
+        out[i] = above && (a.class == SYMMETRY || a.class == surface::SMOOTH);
+        if a.class == EDIT_POLY {
+            above = true;
+        } else if !through(a.class) {
+            above = false;
+        }
+    }
+    out
 }
 
 /// Modifiers that leave geometry and topology alone (selection, mapping), so

@@ -25,6 +25,7 @@ use crate::eval::core::pblock;
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Mesh, Poly};
 use crate::eval::objects::normals;
+use crate::eval::objects::poly::PolyMesh;
 use crate::eval::objects::primitive::block_params;
 use crate::typed::ClassId;
 
@@ -86,6 +87,45 @@ pub(super) fn apply_smooth(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Res
     let bits = p.int_or(2, 0) as u32;
     for f in &mut mesh.faces {
         f.smoothing = bits;
+    }
+    Ok(())
+}
+
+/// Smooth on a polygon mesh (its input as an Edit Poly above sees it): Max's
+/// Smooth on a poly object runs `MNMesh::AutoSmooth` on the polygons and
+/// passes polygons up. Polygon (Newell) normals, regions joined across
+/// polygon sides (`auto_smooth`); without auto smooth every polygon takes
+/// the bits.
+pub(super) fn apply_smooth_poly(
+    m: &Applied,
+    poly: &mut PolyMesh,
+    cx: &ModContext,
+) -> Result<(), EvalError> {
+    let p = params(m, cx)?;
+    if !p.flag(0, false) {
+        let bits = p.int_or(2, 0) as u32;
+        poly.faces.iter_mut().for_each(|f| f.smoothing = bits);
+        return Ok(());
+    }
+    poly.validate()?;
+    let o = Options {
+        angle: p.float_or(1, std::f64::consts::FRAC_PI_6),
+        prevent_indirect: p.flag(3, false),
+    };
+    let input = Input {
+        loops: poly.faces.iter().map(|f| &f.v[..]).collect(),
+        normals: poly
+            .faces
+            .iter()
+            .map(|f| auto_smooth::newell(&poly.vertices, &f.v))
+            .collect(),
+        selected: vec![true; poly.faces.len()],
+        vertex_count: poly.vertices.len(),
+    };
+    let mut groups = vec![0u32; poly.faces.len()];
+    auto_smooth::assign(&input, &mut groups, o)?;
+    for (f, g) in poly.faces.iter_mut().zip(groups) {
+        f.smoothing = g;
     }
     Ok(())
 }

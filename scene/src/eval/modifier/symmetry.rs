@@ -23,15 +23,25 @@ use crate::eval::objects::mesh::Mesh;
 const PBLOCK_SLOT: u32 = 0;
 const GIZMO_SLOT: u32 = 1;
 
-pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
+/// Symmetry's plane and options, in object space.
+pub(super) struct Plane {
+    /// Unit normal of the plane (the kept side is n·p ≥ offset).
+    pub n: Vec3,
+    pub offset: f64,
+    /// The reflection through the plane in gizmo space, in object space.
+    pub reflect: Mat43,
+    pub slice: bool,
+    pub weld: bool,
+    pub threshold: f64,
+}
+
+/// Reads the plane and options from the parameter block and the gizmo.
+pub(super) fn plane(m: &Applied, cx: &ModContext) -> Result<Plane, EvalError> {
     let p = gizmo::params(cx, m, PBLOCK_SLOT)?;
     let axis = match p.int_or(0, 0) {
         a @ 0..=2 => a as usize,
         a => return Err(EvalError::malformed("", format!("symmetry axis {a}"))),
     };
-    let slice = p.flag(1, true);
-    let weld = p.flag(2, true);
-    let threshold = p.float_or(3, 0.1).max(0.0);
     let flip = p.flag(4, false);
     let to_object = gizmo::gizmo_to_object(cx, m, GIZMO_SLOT)?;
     let to_gizmo = gizmo::inverse(&to_object, "Symmetry gizmo")?;
@@ -40,18 +50,28 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
     let n = to_object
         .transform_vector(Vec3(dir[0], dir[1], dir[2]))
         .normalized();
-    let offset = n.dot(to_object.0[3]);
-    if slice {
-        slice_below(mesh, n, offset)?;
-    }
     let mut s = [1.0; 3];
     s[axis] = -1.0;
-    let reflect = to_gizmo
-        .then(&Mat43::scaling(Vec3(s[0], s[1], s[2])))
-        .then(&to_object);
-    clone_reflected(mesh, &reflect, true)?;
-    if weld {
-        weld_seam(mesh, n, offset, threshold);
+    Ok(Plane {
+        n,
+        offset: n.dot(to_object.0[3]),
+        reflect: to_gizmo
+            .then(&Mat43::scaling(Vec3(s[0], s[1], s[2])))
+            .then(&to_object),
+        slice: p.flag(1, true),
+        weld: p.flag(2, true),
+        threshold: p.float_or(3, 0.1).max(0.0),
+    })
+}
+
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
+    let pl = plane(m, cx)?;
+    if pl.slice {
+        slice_below(mesh, pl.n, pl.offset)?;
+    }
+    clone_reflected(mesh, &pl.reflect, true)?;
+    if pl.weld {
+        weld_seam(mesh, pl.n, pl.offset, pl.threshold);
     }
     Ok(())
 }
@@ -76,49 +96,7 @@ fn weld_seam(mesh: &mut Mesh, n: Vec3, offset: f64, threshold: f64) {
             border[b as usize] = true;
         }
     }
-    let targets: Vec<usize> = (0..mesh.vertices.len())
-        .filter(|&i| border[i] && (n.dot(mesh.vertices[i]) - offset).abs() <= threshold)
-        .collect();
-    // Grid cells of the threshold's size: near vertices share or touch a cell.
-    let cell = threshold.max(1e-9);
-    let key = |p: Vec3| [p.0, p.1, p.2].map(|x| (x / cell).floor().clamp(-1e15, 1e15) as i64);
-    let mut grid: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
-    for &i in &targets {
-        grid.entry(key(mesh.vertices[i])).or_default().push(i);
-    }
-    let mut into: Vec<usize> = (0..mesh.vertices.len()).collect();
-    let mut done = vec![false; mesh.vertices.len()];
-    for &i in &targets {
-        if done[i] {
-            continue;
-        }
-        let p = mesh.vertices[i];
-        let k = key(p);
-        let mut best: Option<(f64, usize)> = None;
-        for dx in -1..=1 {
-            for dy in -1..=1 {
-                for dz in -1..=1 {
-                    let Some(near) = grid.get(&[k[0] + dx, k[1] + dy, k[2] + dz]) else {
-                        continue;
-                    };
-                    for &j in near {
-                        let d = mesh.vertices[j].minus(p).len();
-                        if j != i && !done[j] && d <= threshold && best.is_none_or(|(bd, _)| d < bd)
-                        {
-                            best = Some((d, j));
-                        }
-                    }
-                }
-            }
-        }
-        if let Some((_, j)) = best {
-            let (lo, hi) = (i.min(j), i.max(j));
-            mesh.vertices[lo] = mesh.vertices[lo].plus(mesh.vertices[hi]).scale(0.5);
-            into[hi] = lo;
-            done[i] = true;
-            done[j] = true;
-        }
-    }
+    let into = pair_seam(&mut mesh.vertices, &border, n, offset, threshold);
     for f in &mut mesh.faces {
         for v in &mut f.v {
             *v = into[*v as usize] as u32;
@@ -136,6 +114,65 @@ fn weld_seam(mesh: &mut Mesh, n: Vec3, offset: f64, threshold: f64) {
         c.faces.retain(|_| *k.next().unwrap_or(&false));
     }
     drop_unused_vertices(mesh);
+}
+
+/// The pairing of `weld_seam` on `vertices` (`border`: on an open edge):
+/// moves each pair's survivor to the midpoint and returns, per vertex, the
+/// vertex it becomes (itself when not welded).
+pub(super) fn pair_seam(
+    vertices: &mut [Vec3],
+    border: &[bool],
+    n: Vec3,
+    offset: f64,
+    threshold: f64,
+) -> Vec<usize> {
+    let targets: Vec<usize> = (0..vertices.len())
+        .filter(|&i| {
+            border.get(i).copied().unwrap_or(false)
+                && (n.dot(vertices[i]) - offset).abs() <= threshold
+        })
+        .collect();
+    // Grid cells of the threshold's size: near vertices share or touch a cell.
+    let cell = threshold.max(1e-9);
+    let key = |p: Vec3| [p.0, p.1, p.2].map(|x| (x / cell).floor().clamp(-1e15, 1e15) as i64);
+    let mut grid: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
+    for &i in &targets {
+        grid.entry(key(vertices[i])).or_default().push(i);
+    }
+    let mut into: Vec<usize> = (0..vertices.len()).collect();
+    let mut done = vec![false; vertices.len()];
+    for &i in &targets {
+        if done[i] {
+            continue;
+        }
+        let p = vertices[i];
+        let k = key(p);
+        let mut best: Option<(f64, usize)> = None;
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    let Some(near) = grid.get(&[k[0] + dx, k[1] + dy, k[2] + dz]) else {
+                        continue;
+                    };
+                    for &j in near {
+                        let d = vertices[j].minus(p).len();
+                        if j != i && !done[j] && d <= threshold && best.is_none_or(|(bd, _)| d < bd)
+                        {
+                            best = Some((d, j));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some((_, j)) = best {
+            let (lo, hi) = (i.min(j), i.max(j));
+            vertices[lo] = vertices[lo].plus(vertices[hi]).scale(0.5);
+            into[hi] = lo;
+            done[i] = true;
+            done[j] = true;
+        }
+    }
+    into
 }
 
 /// Removes vertices no face uses, keeping the order of the others.

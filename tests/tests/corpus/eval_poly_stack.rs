@@ -1,0 +1,269 @@
+//! Symmetry and Smooth between two Edit Polys, evaluated on polygons as Max
+//! does (a poly object passes polygons up the stack): Table.max (Box → Edit
+//! Poly: …, Chamfer Edge → Symmetry → Smooth (auto smooth) → Edit Poly: two
+//! Attaches → Unwrap UVW), against what 3ds Max saved of its own result and
+//! its FBX of the scene:
+//!
+//! - the upper Edit Poly's saved selection sizes (394 vertices, 648 edges,
+//!   258 faces; the replay checks them) and its hidden-vertex / hidden-face
+//!   arrays, sized to its input (58 vertices, 48 faces: the Symmetry's
+//!   output);
+//! - the Unwrap UVW's cache of its input (0x0330 / 0x0870): every cached
+//!   polygon is one of ours, corner positions in the same cyclic order and
+//!   the same material (the indices are not Max's: see symmetry_poly.rs);
+//! - the FBX: vertex position sets both ways, the triangle count, and the
+//!   corner normals, which the Smooth's groups decide (matched by position
+//!   and face plane, since the vertex order is not Max's);
+//! - the Mesh Totals (eval_mesh_totals.rs: 394 vertices).
+
+use maxfs_scene::chunk::Chunk;
+use maxfs_scene::eval::objects::normals;
+use maxfs_tests::{corpus_dir, corpus_eval, le_words as words, node_index as node};
+
+fn local(eval: &maxfs_scene::eval::SceneEval, o: usize, at: usize) -> &Chunk {
+    let (stack, _) = eval.modifier_stack(o).expect("stack");
+    stack[at]
+        .mod_app
+        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
+        .expect("local data")
+}
+
+fn bit_count(local: &Chunk, id: u16) -> u32 {
+    let c = local
+        .children()
+        .iter()
+        .find(|c| c.id == id)
+        .expect("selection");
+    let p = c.children().first().and_then(Chunk::payload).expect("bits");
+    words(p)[0]
+}
+
+type P3 = [f64; 3];
+
+fn dist(a: P3, b: P3) -> f64 {
+    (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt()
+}
+
+/// The Unwrap UVW's cache: positions and (corners, material) per polygon.
+fn unwrap_cache(local: &Chunk) -> (Vec<P3>, Vec<(Vec<u32>, u32)>) {
+    let payload = |id: u16| {
+        local
+            .children()
+            .iter()
+            .find(|c| c.id == id)
+            .and_then(Chunk::payload)
+            .expect("cached chunk")
+    };
+    let g = payload(0x0330);
+    let pos = g[4..]
+        .chunks_exact(12)
+        .map(|b| {
+            let f = |i: usize| f64::from(f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]));
+            [f(0), f(4), f(8)]
+        })
+        .collect();
+    let w = words(payload(0x0870));
+    let mut polys = Vec::new();
+    let mut at = 1;
+    for _ in 0..w[0] {
+        let deg = w[at] as usize;
+        polys.push((w[at + 4 + deg..at + 4 + 2 * deg].to_vec(), w[at + 2 + deg]));
+        at += 1 + 2 * deg + 3;
+    }
+    (pos, polys)
+}
+
+/// Whether two position loops are the same cycle (up to the first corner).
+fn same_cycle(a: &[P3], b: &[P3], tol: f64) -> bool {
+    a.len() == b.len()
+        && (0..a.len()).any(|r| (0..a.len()).all(|i| dist(a[(i + r) % a.len()], b[i]) <= tol))
+}
+
+#[test]
+fn table_symmetry_and_smooth_on_polygons_match_max() {
+    let eval = corpus_eval("max/max2024-rico/Table.max");
+    let o = node(&eval, "Table");
+    let (stack, _) = eval.modifier_stack(o).expect("stack");
+    let names: Vec<_> = stack.iter().map(|m| m.name).collect();
+    assert_eq!(
+        names,
+        ["Unwrap UVW", "Edit Poly", "Smooth", "Symmetry", "Edit Poly"]
+    );
+    // The upper Edit Poly's input is the Symmetry's (and Smooth's) output.
+    let upper = local(&eval, o, 1);
+    assert_eq!(
+        [bit_count(upper, 0x0224), bit_count(upper, 0x0228)],
+        [58, 48]
+    );
+    let poly = maxfs_scene::eval::modifier::edit_poly_output(&eval, o, 1, 0)
+        .unwrap_or_else(|e| panic!("Table's upper Edit Poly: {e}"));
+    assert_eq!(
+        [
+            poly.vertices.len(),
+            poly.walked_edges().len(),
+            poly.faces.len()
+        ],
+        [394, 648, 258]
+    );
+    let (cache, cached) = unwrap_cache(local(&eval, o, 0));
+    assert_eq!((cache.len(), cached.len()), (394, 258));
+    let size = 90.0; // the table's diagonal
+    let tol = 1e-6 * size;
+    let ours: Vec<Vec<P3>> = poly
+        .faces
+        .iter()
+        .map(|f| {
+            f.v.iter()
+                .map(|&v| poly.vertices[v as usize].to_array())
+                .collect()
+        })
+        .collect();
+    let mut taken = vec![false; ours.len()];
+    for (i, (corners, material)) in cached.iter().enumerate() {
+        let theirs: Vec<P3> = corners.iter().map(|&v| cache[v as usize]).collect();
+        let hit = (0..ours.len()).find(|&j| {
+            !taken[j]
+                && u32::from(poly.faces[j].material) == *material
+                && same_cycle(&ours[j], &theirs, tol)
+        });
+        let j = hit.unwrap_or_else(|| panic!("cached polygon {i} {corners:?} is none of ours"));
+        taken[j] = true;
+    }
+
+    // The evaluated node against the FBX.
+    let mesh = eval
+        .mesh(o, 0)
+        .expect("a mesh object")
+        .unwrap_or_else(|e| panic!("Table: {e}"));
+    let scene = ufbx::load_file(
+        corpus_dir()
+            .join("ref/max2024-rico/Table.fbx")
+            .to_str()
+            .expect("path"),
+        ufbx::LoadOpts::default(),
+    )
+    .expect("FBX loads");
+    let fm = scene
+        .nodes
+        .iter()
+        .find(|n| n.element.name.as_ref() == "Table")
+        .and_then(|n| n.mesh.as_deref())
+        .expect("FBX mesh");
+    assert_eq!(mesh.vertices.len(), fm.num_vertices);
+    assert_eq!(mesh.faces.len(), fm.num_triangles);
+    let p: Vec<P3> = mesh.vertices.iter().map(|v| v.to_array()).collect();
+    let fp: Vec<P3> = fm.vertices.iter().map(|v| [v.x, v.y, v.z]).collect();
+    let nearest = |set: &[P3], q: P3| {
+        set.iter()
+            .map(|&x| dist(x, q))
+            .fold(f64::INFINITY, f64::min)
+    };
+    let worst = p
+        .iter()
+        .map(|&q| nearest(&fp, q))
+        .chain(fp.iter().map(|&q| nearest(&p, q)))
+        .fold(0.0, f64::max);
+    assert!(worst < tol, "vertex sets differ by {worst}");
+
+    // Corner normals: each FBX corner against our corner at the same place
+    // on the triangle whose plane is nearest the FBX triangle's.
+    let cn = normals::corner_normals(
+        &p,
+        &mesh.faces,
+        normals::Weighting::of_scene_version(eval.graph.version),
+    );
+    let unit = |a: P3| {
+        let l = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
+        a.map(|x| x / l)
+    };
+    let plane = |a: P3, b: P3, c: P3| {
+        let (u, v) = (
+            [0, 1, 2].map(|i| b[i] - a[i]),
+            [0, 1, 2].map(|i| c[i] - a[i]),
+        );
+        unit([
+            u[1] * v[2] - u[2] * v[1],
+            u[2] * v[0] - u[0] * v[2],
+            u[0] * v[1] - u[1] * v[0],
+        ])
+    };
+    let ours_plane: Vec<P3> = mesh
+        .faces
+        .iter()
+        .map(|f| plane(p[f.v[0] as usize], p[f.v[1] as usize], p[f.v[2] as usize]))
+        .collect();
+    let (mut worst_n, mut corners, mut off) = (0.0f64, 0, [0usize; 2]);
+    // Positions held by two vertices (the chamfer's slid corners lie on
+    // the far ends of their sides): corners there cannot be told apart by
+    // position, so they are left out.
+    let shared = |x: P3| p.iter().filter(|&&y| dist(x, y) < tol).count() > 1;
+    for f in fm.faces.iter() {
+        let idx: Vec<usize> = (f.index_begin..f.index_begin + f.num_indices)
+            .map(|i| i as usize)
+            .collect();
+        assert_eq!(idx.len(), 3, "the FBX holds triangles");
+        let q = idx.iter().map(|&i| fp[fm.vertex_indices[i] as usize]);
+        let q: Vec<P3> = q.collect();
+        let fplane = plane(q[0], q[1], q[2]);
+        for (k, &i) in idx.iter().enumerate() {
+            let n = fm.vertex_normal[i];
+            let n = [n.x, n.y, n.z];
+            // Our corner at the same place whose triangle's plane is nearest.
+            let best = mesh
+                .faces
+                .iter()
+                .enumerate()
+                .flat_map(|(t, tf)| (0..3).map(move |c| (t, tf.v[c] as usize, c)))
+                .filter(|&(_, v, _)| dist(p[v], q[k]) < tol)
+                .map(|(t, _, c)| {
+                    // A triangle of no area has no plane: ranked last.
+                    let d = dist(ours_plane[t], fplane);
+                    (if d.is_nan() { 3.0 } else { d }, dist(cn[t][c], n))
+                })
+                .fold((f64::INFINITY, f64::INFINITY), |a, b| {
+                    if b.0 < a.0 {
+                        b
+                    } else {
+                        a
+                    }
+                })
+                .1;
+            // The Smooth's polygons: the table top (z in [-1.1, 0]); the
+            // attached legs keep the groups their own mesh stored.
+            let top = q.iter().all(|x| x[2] > -1.1);
+            if shared(q[k]) {
+                continue;
+            }
+            if best > 1e-4 {
+                off[usize::from(top)] += 1;
+            }
+            if top {
+                worst_n = worst_n.max(best);
+                corners += 1;
+            }
+        }
+    }
+    eprintln!(
+        "Table: 258 cached polygons matched, vertex sets within {worst:.2e}, \
+         {corners} FBX corner normals on the Smooth's polygons within {worst_n:.2e}; \
+         corners off by more than 1e-4: {} on the legs, {} on the top",
+        off[0], off[1]
+    );
+    assert!(corners > 0);
+    assert!(worst_n < 1e-4, "corner normal off by {worst_n}");
+}
+
+/// Sword.max's Line001 (Line → Extrude → Edit Poly): the Edit Poly's
+/// operation in progress is a Transform with no offsets (0x0260 = 53, 0x0268
+/// empty; parameter 12 = 53), which moves nothing, so it no longer stops the
+/// node; the Extrude below (its polygon output is not built) still does.
+#[test]
+fn sword_pending_empty_transform_is_not_the_refusal() {
+    let eval = corpus_eval("max/prims-greejesh/Sword.max");
+    let err = match eval.mesh(node(&eval, "Line001"), 0).expect("a mesh object") {
+        Ok(_) => panic!("Line001 evaluates: check it against the Mesh Totals"),
+        Err(e) => e.to_string(),
+    };
+    assert!(!err.contains("in progress"), "{err}");
+    assert!(err.contains("Edit Poly above Extrude"), "{err}");
+}
