@@ -303,3 +303,38 @@ pub fn le_words(p: &[u8]) -> Vec<u32> {
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect()
 }
+
+/// A polygon as Unwrap UVW cached its input: geometry corners and material.
+pub type CachedPolygon = (Vec<u32>, u32);
+
+/// What an Unwrap UVW saved of its input in its local data (chunk 0x2512):
+/// the vertex positions (0x0330) and the polygons (0x0870: degree, texture
+/// corners, face index, material, flags, then the geometry corners). Max's
+/// own record of the mesh below it, which tests compare our stack against.
+pub fn unwrap_cache(local: &maxfs_scene::chunk::Chunk) -> (Vec<[f64; 3]>, Vec<CachedPolygon>) {
+    let payload = |id: u16| {
+        local
+            .children()
+            .iter()
+            .find(|c| c.id == id)
+            .and_then(maxfs_scene::chunk::Chunk::payload)
+            .expect("cached chunk")
+    };
+    let g = payload(0x0330);
+    let pos = g[4..]
+        .chunks_exact(12)
+        .map(|b| {
+            let f = |i: usize| f64::from(f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]));
+            [f(0), f(4), f(8)]
+        })
+        .collect();
+    let w = le_words(payload(0x0870));
+    let mut polys = Vec::new();
+    let mut at = 1;
+    for _ in 0..w[0] {
+        let deg = w[at] as usize;
+        polys.push((w[at + 4 + deg..at + 4 + 2 * deg].to_vec(), w[at + 2 + deg]));
+        at += 1 + 2 * deg + 3;
+    }
+    (pos, polys)
+}

@@ -20,7 +20,7 @@
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::objects::poly::PolyMesh;
 use maxfs_scene::eval::SceneEval;
-use maxfs_tests::{corpus_dir, corpus_eval, le_words as words, node_index as node};
+use maxfs_tests::{corpus_dir, corpus_eval, le_words as words, node_index as node, unwrap_cache};
 
 fn local(eval: &SceneEval, o: usize, at: usize) -> &Chunk {
     let (stack, _) = eval.modifier_stack(o).expect("stack");
@@ -28,38 +28,6 @@ fn local(eval: &SceneEval, o: usize, at: usize) -> &Chunk {
         .mod_app
         .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
         .expect("local data")
-}
-
-/// A cached polygon: its vertices and material.
-type CachedPolygon = (Vec<u32>, u32);
-
-/// The Unwrap UVW's cache of its input: positions and polygons.
-fn unwrap_cache(local: &Chunk) -> (Vec<[f64; 3]>, Vec<CachedPolygon>) {
-    let payload = |id: u16| {
-        local
-            .children()
-            .iter()
-            .find(|c| c.id == id)
-            .and_then(Chunk::payload)
-            .expect("cached chunk")
-    };
-    let g = payload(0x0330);
-    let pos = g[4..]
-        .chunks_exact(12)
-        .map(|b| {
-            let f = |i: usize| f64::from(f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]));
-            [f(0), f(4), f(8)]
-        })
-        .collect();
-    let w = words(payload(0x0870));
-    let mut polys = Vec::new();
-    let mut at = 1;
-    for _ in 0..w[0] {
-        let deg = w[at] as usize;
-        polys.push((w[at + 4 + deg..at + 4 + 2 * deg].to_vec(), w[at + 2 + deg]));
-        at += 1 + 2 * deg + 3;
-    }
-    (pos, polys)
 }
 
 /// Per operation of an Edit Poly's local data, the Transform's offset count

@@ -18,7 +18,7 @@
 
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::objects::normals;
-use maxfs_tests::{corpus_dir, corpus_eval, le_words as words, node_index as node};
+use maxfs_tests::{corpus_dir, corpus_eval, le_words as words, node_index as node, unwrap_cache};
 
 fn local(eval: &maxfs_scene::eval::SceneEval, o: usize, at: usize) -> &Chunk {
     let (stack, _) = eval.modifier_stack(o).expect("stack");
@@ -42,35 +42,6 @@ type P3 = [f64; 3];
 
 fn dist(a: P3, b: P3) -> f64 {
     (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt()
-}
-
-/// The Unwrap UVW's cache: positions and (corners, material) per polygon.
-fn unwrap_cache(local: &Chunk) -> (Vec<P3>, Vec<(Vec<u32>, u32)>) {
-    let payload = |id: u16| {
-        local
-            .children()
-            .iter()
-            .find(|c| c.id == id)
-            .and_then(Chunk::payload)
-            .expect("cached chunk")
-    };
-    let g = payload(0x0330);
-    let pos = g[4..]
-        .chunks_exact(12)
-        .map(|b| {
-            let f = |i: usize| f64::from(f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]));
-            [f(0), f(4), f(8)]
-        })
-        .collect();
-    let w = words(payload(0x0870));
-    let mut polys = Vec::new();
-    let mut at = 1;
-    for _ in 0..w[0] {
-        let deg = w[at] as usize;
-        polys.push((w[at + 4 + deg..at + 4 + 2 * deg].to_vec(), w[at + 2 + deg]));
-        at += 1 + 2 * deg + 3;
-    }
-    (pos, polys)
 }
 
 /// Whether two position loops are the same cycle (up to the first corner).

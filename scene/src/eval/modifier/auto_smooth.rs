@@ -34,6 +34,7 @@ use std::collections::HashMap;
 
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
+use crate::eval::objects::poly::PolyMesh;
 
 /// Edges this close (radians) to the threshold are refused as ambiguous: face
 /// normals from f32 positions carry errors near 1e-7 rad.
@@ -50,6 +51,23 @@ pub struct Input<'a> {
     pub normals: Vec<Vec3>,
     pub selected: Vec<bool>,
     pub vertex_count: usize,
+}
+
+impl<'a> Input<'a> {
+    /// A polygon mesh's polygons, each by its (Newell) normal: Max smooths a
+    /// polygon input as whole polygons.
+    pub fn polygons(poly: &'a PolyMesh, selected: Vec<bool>) -> Input<'a> {
+        Input {
+            loops: poly.faces.iter().map(|f| &f.v[..]).collect(),
+            normals: poly
+                .faces
+                .iter()
+                .map(|f| newell(&poly.vertices, &f.v))
+                .collect(),
+            selected,
+            vertex_count: poly.vertices.len(),
+        }
+    }
 }
 
 /// Options of the Smooth modifier and Edit Poly's operation.

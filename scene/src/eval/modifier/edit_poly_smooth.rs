@@ -32,16 +32,10 @@ pub(super) fn set_smoothing(
 /// selection keep their groups and the regions avoid their bits.
 pub(super) fn auto_smooth(poly: &mut PolyMesh, sel: &[bool], angle: f64) -> Result<(), EvalError> {
     check_selection(sel, poly.faces.len(), "faces")?;
-    let input = Input {
-        loops: poly.faces.iter().map(|f| &f.v[..]).collect(),
-        normals: poly
-            .faces
-            .iter()
-            .map(|f| auto_smooth::newell(&poly.vertices, &f.v))
-            .collect(),
-        selected: (0..poly.faces.len()).map(|i| selected(sel, i)).collect(),
-        vertex_count: poly.vertices.len(),
-    };
+    let input = Input::polygons(
+        poly,
+        (0..poly.faces.len()).map(|i| selected(sel, i)).collect(),
+    );
     let mut groups: Vec<u32> = poly.faces.iter().map(|f| f.smoothing).collect();
     let o = Options {
         angle,

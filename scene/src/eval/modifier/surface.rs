@@ -112,16 +112,7 @@ pub(super) fn apply_smooth_poly(
         angle: p.float_or(1, std::f64::consts::FRAC_PI_6),
         prevent_indirect: p.flag(3, false),
     };
-    let input = Input {
-        loops: poly.faces.iter().map(|f| &f.v[..]).collect(),
-        normals: poly
-            .faces
-            .iter()
-            .map(|f| auto_smooth::newell(&poly.vertices, &f.v))
-            .collect(),
-        selected: vec![true; poly.faces.len()],
-        vertex_count: poly.vertices.len(),
-    };
+    let input = Input::polygons(poly, vec![true; poly.faces.len()]);
     let mut groups = vec![0u32; poly.faces.len()];
     auto_smooth::assign(&input, &mut groups, o)?;
     for (f, g) in poly.faces.iter_mut().zip(groups) {

@@ -74,16 +74,6 @@ fn limb_of_bone_data(eval: &SceneEval, data: usize) -> Option<usize> {
     reference(eval, pb, 0).filter(|&l| records::class_of(eval, l) == Some(LIMB_DATA2))
 }
 
-fn node_of(eval: &SceneEval, ctl: usize) -> Option<usize> {
-    eval.graph
-        .objects
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| o.node.is_some())
-        .map(|(i, _)| i)
-        .find(|&i| eval.tm_controller(i) == Some(ctl))
-}
-
 fn max_rot_diff(a: &Mat43, b: &Mat43) -> f64 {
     (0..3)
         .flat_map(|r| (0..3).map(move |c| (r, c)))
@@ -157,7 +147,8 @@ fn fk_arm(
         | CLIP_DISABLE_LAYERS;
     let no_trans = |m: &Mat43| m.0[3].len() == 0.0;
     // The collarbone's end: its child point along X.
-    let collar_node = node_of(eval, collar_ctl).ok_or_else(|| bad("collarbone without node"))?;
+    let collar_node =
+        super::node_of(eval, collar_ctl).ok_or_else(|| bad("collarbone without node"))?;
     let collar = eval.world_tm_at_depth(collar_node, t, f.depth + 1, f.budget);
     let collar_len = records::cat_control(eval, collar_ctl)
         .dims

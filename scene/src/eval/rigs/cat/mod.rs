@@ -86,8 +86,9 @@ fn cat_parent_world(
     }
 }
 
-/// The CATParent node a CATParentTrans drives.
-fn cat_parent_node(eval: &SceneEval, cpt: usize) -> Option<usize> {
+/// The node a controller drives as its transform (a CATParentTrans, a
+/// hub or bone controller).
+pub(super) fn node_of(eval: &SceneEval, cpt: usize) -> Option<usize> {
     eval.graph
         .objects
         .iter()
@@ -192,7 +193,7 @@ fn cat_parent_world_of(
     depth: usize,
     budget: &Cell<u32>,
 ) -> Result<Mat43, EvalError> {
-    let cp_node = cat_parent_node(eval, cp.controller).ok_or_else(|| {
+    let cp_node = node_of(eval, cp.controller).ok_or_else(|| {
         EvalError::reference(
             format!("CATParentTrans {}", cp.controller),
             "no node uses it as its transform controller",

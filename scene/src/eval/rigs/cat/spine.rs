@@ -187,17 +187,6 @@ fn decode(eval: &SceneEval, data: usize) -> Result<Spine, EvalError> {
     })
 }
 
-/// The node a controller drives.
-fn node_of(eval: &SceneEval, ctl: usize) -> Option<usize> {
-    eval.graph
-        .objects
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| o.node.is_some())
-        .map(|(i, _)| i)
-        .find(|&i| eval.tm_controller(i) == Some(ctl))
-}
-
 /// `m`'s rotation rows with its translation kept.
 fn rotated(m: &Mat43, rows: [Vec3; 3]) -> Mat43 {
     Mat43([rows[0], rows[1], rows[2], m.0[3]])
@@ -254,7 +243,7 @@ fn evaluate(
     t: i32,
 ) -> Result<(Vec<Mat43>, Mat43), EvalError> {
     let units = f.cp.units;
-    let base_node = node_of(eval, spine.base_hub).ok_or_else(|| {
+    let base_node = super::node_of(eval, spine.base_hub).ok_or_else(|| {
         EvalError::reference(format!("hub {}", spine.base_hub), "no node uses it")
     })?;
     let base_world = without_scale(&eval.world_tm_at_depth(base_node, t, f.depth + 1, f.budget));
