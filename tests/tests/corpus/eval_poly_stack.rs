@@ -136,6 +136,46 @@ fn table_symmetry_and_smooth_on_polygons_match_max() {
         .fold(0.0, f64::max);
     assert!(worst < tol, "vertex sets differ by {worst}");
 
+    // The two Attaches' meshes (0x0238 → 0x0e00) carry specified normals
+    // (0x0300): each polygon corner's normal from the stored pool.
+    let mut spec_corners: Vec<(P3, P3)> = Vec::new();
+    for att in local(&eval, o, 1)
+        .children()
+        .iter()
+        .filter(|c| c.id == 0x0238)
+    {
+        let m = att
+            .children()
+            .iter()
+            .find(|c| c.id == 0x0e00)
+            .expect("attached mesh");
+        let poly = maxfs_scene::eval::objects::mesh::mnmesh(m.children()).expect("mnmesh");
+        let degrees: Vec<usize> = poly.faces.iter().map(|f| f.v.len()).collect();
+        let ns = m
+            .children()
+            .iter()
+            .find(|c| c.id == 0x0300)
+            .expect("the attached mesh's specified normals");
+        let (spec, corners) =
+            maxfs_scene::eval::objects::specified_normals::SpecifiedNormals::decode_poly(
+                ns.children(),
+                &degrees,
+            )
+            .expect("normal spec");
+        assert!(poly.faces.iter().all(|f| f.smoothing == 0));
+        for (f, cs) in poly.faces.iter().zip(&corners) {
+            for (&v, c) in f.v.iter().zip(cs) {
+                let explicit = |c: &u32| spec.explicit.get(*c as usize) == Some(&true);
+                if let Some(n) = c
+                    .filter(explicit)
+                    .and_then(|c| spec.normals.get(c as usize))
+                {
+                    spec_corners.push((poly.vertices[v as usize].to_array(), n.map(f64::from)));
+                }
+            }
+        }
+    }
+
     // Corner normals: each FBX corner against our corner at the same place
     // on the triangle whose plane is nearest the FBX triangle's.
     let cn = normals::corner_normals(
@@ -164,6 +204,7 @@ fn table_symmetry_and_smooth_on_polygons_match_max() {
         .map(|f| plane(p[f.v[0] as usize], p[f.v[1] as usize], p[f.v[2] as usize]))
         .collect();
     let (mut worst_n, mut corners, mut off) = (0.0f64, 0, [0usize; 2]);
+    let (mut legs, mut legs_spec, mut legs_faceted) = (0, 0, 0);
     // Positions held by two vertices (the chamfer's slid corners lie on
     // the far ends of their sides): corners there cannot be told apart by
     // position, so they are left out.
@@ -200,13 +241,25 @@ fn table_symmetry_and_smooth_on_polygons_match_max() {
                 })
                 .1;
             // The Smooth's polygons: the table top (z in [-1.1, 0]); the
-            // attached legs keep the groups their own mesh stored.
+            // attached legs' normals are mostly the explicit normals their
+            // attached mesh stored (0x0300), which the Attach does not apply.
             let top = q.iter().all(|x| x[2] > -1.1);
             if shared(q[k]) {
                 continue;
             }
             if best > 1e-4 {
                 off[usize::from(top)] += 1;
+            }
+            if !top {
+                legs += 1;
+                if spec_corners
+                    .iter()
+                    .any(|&(x, sn)| dist(x, q[k]) < tol && dist(sn, n) < 1e-4)
+                {
+                    legs_spec += 1;
+                } else if best <= 1e-4 {
+                    legs_faceted += 1;
+                }
             }
             if top {
                 worst_n = worst_n.max(best);
@@ -220,6 +273,16 @@ fn table_symmetry_and_smooth_on_polygons_match_max() {
          corners off by more than 1e-4: {} on the legs, {} on the top",
         off[0], off[1]
     );
+    eprintln!(
+        "Table legs: {legs_spec} of {legs} FBX corner normals are a stored normal of the \
+         Attach's specified normals (within 1e-4) at that place ({} explicit corners), {legs_faceted} more are ours",
+        spec_corners.len()
+    );
+    // Every leg corner is either an explicit normal the Attach stored (not
+    // applied yet: the Attach drops 0x0300) or the faceted normal of the
+    // legs' faces, which carry no smoothing group.
+    assert_eq!(legs, legs_spec + legs_faceted, "leg corners unexplained");
+    assert!(legs_spec > 0);
     assert!(corners > 0);
     assert!(worst_n < 1e-4, "corner normal off by {worst_n}");
 }
