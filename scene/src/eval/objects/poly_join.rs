@@ -277,3 +277,39 @@ fn outline(tri: &Mesh, members: &[usize]) -> Result<Vec<(usize, usize)>, EvalErr
     }
     Ok(slots)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::core::math::Vec3;
+
+    fn face(v: [u32; 3], flags: u16) -> Face {
+        Face {
+            v,
+            smoothing: 0,
+            material: 0,
+            flags,
+        }
+    }
+
+    /// A pentagon fan with hidden diagonals is one polygon keeping its
+    /// triangles; a lone triangle stays one.
+    #[test]
+    fn fan_of_hidden_diagonals_is_one_polygon() {
+        let tri = Mesh {
+            vertices: (0..6).map(|i| Vec3(f64::from(i), 0.0, 0.0)).collect(),
+            faces: vec![
+                face([5, 0, 1], 0b111),
+                face([0, 1, 2], 0b011),
+                face([0, 2, 3], 0b010),
+                face([0, 3, 4], 0b110),
+            ],
+            ..Mesh::default()
+        };
+        let poly = join_hidden_regions(&tri).expect("joined");
+        assert_eq!(poly.faces.len(), 2);
+        assert_eq!(poly.faces[0].v, [5, 0, 1]);
+        assert_eq!(poly.faces[1].v, [0, 1, 2, 3, 4]);
+        assert_eq!(poly.faces[1].tris, [[0, 1, 2], [0, 2, 3], [0, 3, 4]]);
+    }
+}
