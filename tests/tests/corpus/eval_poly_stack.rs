@@ -287,17 +287,59 @@ fn table_symmetry_and_smooth_on_polygons_match_max() {
     assert!(worst_n < 1e-4, "corner normal off by {worst_n}");
 }
 
-/// Sword.max's Line001 (Line → Extrude → Edit Poly): the Edit Poly's
-/// operation in progress is a Transform with no offsets (0x0260 = 53, 0x0268
-/// empty; parameter 12 = 53), which moves nothing, so it no longer stops the
-/// node; the Extrude below (its polygon output is not built) still does.
+/// Sword.max's Line001 (Line → Extrude → Edit Poly): the polygon mesh the
+/// Edit Poly receives from the Extrude is its triangle mesh joined across
+/// hidden edges — one quad per side segment, one polygon per cap — as Max's
+/// own records of the Edit Poly say: its Extrude Face (operation 1, after a
+/// Transform with no offsets) saved a face selection of 77 (75 side quads and
+/// 2 caps, not the 296 triangles), selecting faces 60–73, a strip of 14 side
+/// quads whose outline has 30 vertices, and the Weld Vertex after it saved
+/// vertex selections of 180 = 150 + 30. The replay then stops, named, at
+/// that group extrusion.
 #[test]
-fn sword_pending_empty_transform_is_not_the_refusal() {
+fn sword_extrude_reaches_edit_poly_as_polygons() {
     let eval = corpus_eval("max/prims-greejesh/Sword.max");
-    let err = match eval.mesh(node(&eval, "Line001"), 0).expect("a mesh object") {
+    let o = node(&eval, "Line001");
+    let sel =
+        |k| maxfs_scene::eval::modifier::edit_poly_operation_selection(&eval, o, 0, k).expect("op");
+    assert!(sel(0).0.contains("Transform"), "{}", sel(0).0);
+    let (name, faces) = sel(1);
+    assert!(name.contains("Extrude Face"), "{name}");
+    let (weld, verts) = sel(2);
+    assert!(weld.contains("Weld Vertex"), "{weld}");
+    assert_eq!((faces, verts), (77, 180));
+    let poly = maxfs_scene::eval::modifier::edit_poly_output_after(&eval, o, 0, 0, 1)
+        .unwrap_or_else(|e| panic!("Line001's Edit Poly input: {e}"));
+    assert_eq!(poly.faces.len(), faces);
+    // The 14 selected faces (60–73) are side quads; their outline's
+    // vertices are the 30 the extrusion adds.
+    let strip: Vec<&[u32]> = (60..74).map(|f| poly.faces[f].v.as_slice()).collect();
+    assert!(strip.iter().all(|f| f.len() == 4));
+    let mut edges = std::collections::HashMap::new();
+    for f in &strip {
+        for k in 0..4 {
+            let (a, b) = (f[k], f[(k + 1) % 4]);
+            *edges.entry((a.min(b), a.max(b))).or_insert(0) += 1;
+        }
+    }
+    let mut outline: Vec<u32> = edges
+        .iter()
+        .filter(|(_, &n)| n == 1)
+        .flat_map(|(&(a, b), _)| [a, b])
+        .collect();
+    outline.sort_unstable();
+    outline.dedup();
+    assert_eq!(poly.vertices.len() + outline.len(), verts);
+    // Two caps of 75 corners, a quad per side segment; a closed surface.
+    let mut degrees: Vec<usize> = poly.faces.iter().map(|f| f.v.len()).collect();
+    degrees.sort_unstable();
+    assert_eq!(degrees[..75], [4; 75]);
+    assert_eq!(degrees[75..], [75, 75]);
+    assert_eq!(poly.walked_edges().len(), 225);
+    let err = match eval.mesh(o, 0).expect("a mesh object") {
         Ok(_) => panic!("Line001 evaluates: check it against the Mesh Totals"),
         Err(e) => e.to_string(),
     };
-    assert!(!err.contains("in progress"), "{err}");
-    assert!(err.contains("Edit Poly above Extrude"), "{err}");
+    assert!(err.contains("Extrude Face"), "{err}");
+    assert!(err.contains("one group"), "{err}");
 }

@@ -103,6 +103,28 @@ pub fn apply_to_shape(m: &Applied, lines: &[PolyLine], cx: &ModContext) -> Resul
     extrude(lines, &s)
 }
 
+/// The polygon mesh an Edit Poly above receives from an Extrude at the
+/// bottom of shape `base`'s stack: Max converts the mesh output
+/// (`SetFromTri`, `MakePolyMesh`), joining faces across hidden edges, so each
+/// side quad is its two triangles and each cap is one polygon per outline
+/// (checked against Sword.max's Edit Poly, whose saved selection sizes the
+/// replay then matches). Edges are numbered as the triangle mesh walks them
+/// without the hidden ones.
+pub fn poly_of_shape(
+    m: &Applied,
+    base: usize,
+    cx: &ModContext,
+) -> Result<crate::eval::objects::poly::PolyMesh, EvalError> {
+    use crate::eval::objects::{poly, poly_join, shape};
+    let s =
+        shape::eval_shape(cx.eval, base, cx.t).map_err(|e| EvalError::from(e).inside("shape"))?;
+    let tri = apply_to_shape(m, &s.polylines, cx)?;
+    let mut p = poly_join::join_hidden_regions(&tri)?;
+    let identity: Vec<Option<u32>> = (0..tri.vertices.len() as u32).map(Some).collect();
+    p.set_edges(poly::triangle_walk_edges(&tri.faces, &identity)?)?;
+    Ok(p)
+}
+
 /// Extrudes `lines` (object space of the shape) with settings `s`.
 pub fn extrude(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
     let lines: Vec<PolyLine> = lines

@@ -7,7 +7,7 @@ pub mod mesh;
 pub mod normals;
 pub mod patch;
 pub mod poly;
-mod poly_join;
+pub(crate) mod poly_join;
 pub mod primitive;
 pub mod primitive_chamfer;
 pub mod primitive_poly;

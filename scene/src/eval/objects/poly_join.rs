@@ -112,3 +112,204 @@ pub(crate) fn join_hidden_pairs(tri: &Mesh) -> Result<PolyMesh, EvalError> {
     poly.validate()?;
     Ok(poly)
 }
+
+/// Joins every region of `tri`'s triangles connected across hidden edges into
+/// one polygon (`MakePolyMesh` without its degree limit), for builders whose
+/// polygons are more than two triangles, such as Extrude's caps (one fan of
+/// hidden diagonals per outline). A region of one triangle or of two
+/// consecutive ones follows [`join_hidden_pairs`]; a larger one becomes the
+/// loop of its outline edges from its first triangle's first corner, keeping
+/// the region's triangles. A region whose outline is not one simple loop
+/// (an outline with holes bridged inside) is refused.
+pub(crate) fn join_hidden_regions(tri: &Mesh) -> Result<PolyMesh, EvalError> {
+    use std::collections::HashMap;
+    tri.check_map_faces()?;
+    let n = tri.faces.len();
+    // Directed edge → (face, edge) for hidden edges.
+    let mut hidden: HashMap<(u32, u32), usize> = HashMap::new();
+    for (i, f) in tri.faces.iter().enumerate() {
+        for e in 0..3 {
+            if f.flags & (1 << e) == 0 {
+                hidden.insert((f.v[e], f.v[(e + 1) % 3]), i);
+            }
+        }
+    }
+    let mut region = vec![usize::MAX; n];
+    let mut regions: Vec<Vec<usize>> = Vec::new();
+    for start in 0..n {
+        if region[start] != usize::MAX {
+            continue;
+        }
+        let id = regions.len();
+        region[start] = id;
+        let mut members = vec![start];
+        let mut k = 0;
+        while k < members.len() {
+            let f = &tri.faces[members[k]];
+            for e in 0..3 {
+                if f.flags & (1 << e) != 0 {
+                    continue;
+                }
+                if let Some(&g) = hidden.get(&(f.v[(e + 1) % 3], f.v[e])) {
+                    if region[g] == usize::MAX {
+                        region[g] = id;
+                        members.push(g);
+                    }
+                }
+            }
+            k += 1;
+        }
+        members.sort_unstable();
+        regions.push(members);
+    }
+    let mut joined = Vec::with_capacity(regions.len());
+    for members in &regions {
+        let first = members[0];
+        let slots: Vec<(usize, usize)> = match members.len() {
+            1 => (0..3).map(|c| (first, c)).collect(),
+            2 if members[1] == first + 1 => {
+                let (a, b) = (&tri.faces[first], &tri.faces[first + 1]);
+                let (e, back) = shared_hidden(a, b).ok_or_else(|| {
+                    EvalError::malformed("", format!("triangles {first} and its successor"))
+                })?;
+                let mut slots: Vec<(usize, usize)> = (0..3).map(|c| (first, c)).collect();
+                slots.insert(e + 1, (first + 1, (back + 2) % 3));
+                slots
+            }
+            _ => outline(tri, members)?,
+        };
+        joined.push((members, slots));
+    }
+    let faces = joined
+        .iter()
+        .map(|(members, slots)| {
+            let v: Vec<u32> = slots.iter().map(|&(f, c)| tri.faces[f].v[c]).collect();
+            let tris = members
+                .iter()
+                .map(|&t| {
+                    tri.faces[t]
+                        .v
+                        .map(|x| v.iter().position(|&y| y == x).unwrap_or(0))
+                })
+                .collect();
+            let first = &tri.faces[members[0]];
+            PolyFace {
+                v,
+                tris,
+                material: first.material,
+                smoothing: first.smoothing,
+            }
+        })
+        .collect();
+    let maps = tri
+        .maps
+        .iter()
+        .map(|m| PolyMap {
+            channel: m.channel,
+            vertices: m.vertices.clone(),
+            faces: joined
+                .iter()
+                .map(|(_, slots)| slots.iter().map(|&(f, c)| m.faces[f][c]).collect())
+                .collect(),
+        })
+        .collect();
+    let poly = PolyMesh {
+        vertices: tri.vertices.clone(),
+        faces,
+        maps,
+        edges: None,
+    };
+    poly.validate()?;
+    Ok(poly)
+}
+
+/// The outline of a region of triangles as (face, corner) slots: each
+/// corner's outgoing edge is one no other triangle of the region runs
+/// backwards, walked from the first triangle's first outline corner.
+fn outline(tri: &Mesh, members: &[usize]) -> Result<Vec<(usize, usize)>, EvalError> {
+    use std::collections::{HashMap, HashSet};
+    let directed: HashSet<(u32, u32)> = members
+        .iter()
+        .flat_map(|&f| {
+            let v = tri.faces[f].v;
+            (0..3).map(move |c| (v[c], v[(c + 1) % 3]))
+        })
+        .collect();
+    // Outline edge start vertex → (face, corner).
+    let mut next: HashMap<u32, (usize, usize)> = HashMap::new();
+    let mut order = Vec::new();
+    for &f in members {
+        let v = tri.faces[f].v;
+        for c in 0..3 {
+            if directed.contains(&(v[(c + 1) % 3], v[c])) {
+                continue;
+            }
+            if next.insert(v[c], (f, c)).is_some() {
+                return Err(EvalError::not_evaluated_why(
+                    format!("a polygon of {} triangles", members.len()),
+                    "its outline touches itself",
+                ));
+            }
+            order.push(v[c]);
+        }
+    }
+    let start = order
+        .first()
+        .copied()
+        .ok_or_else(|| EvalError::malformed("", "a closed region of hidden edges"))?;
+    let mut slots = Vec::with_capacity(order.len());
+    let mut at = start;
+    loop {
+        let (f, c) = *next
+            .get(&at)
+            .ok_or_else(|| EvalError::malformed("", "an open polygon outline"))?;
+        slots.push((f, c));
+        at = tri.faces[f].v[(c + 1) % 3];
+        if at == start || slots.len() > order.len() {
+            break;
+        }
+    }
+    if at != start || slots.len() != order.len() {
+        return Err(EvalError::not_evaluated_why(
+            format!("a polygon of {} triangles", members.len()),
+            "its outline is more than one loop (holes)",
+        ));
+    }
+    Ok(slots)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::core::math::Vec3;
+
+    fn face(v: [u32; 3], flags: u16) -> Face {
+        Face {
+            v,
+            smoothing: 0,
+            material: 0,
+            flags,
+        }
+    }
+
+    /// A pentagon fan with hidden diagonals is one polygon keeping its
+    /// triangles; a lone triangle stays one.
+    #[test]
+    fn fan_of_hidden_diagonals_is_one_polygon() {
+        let tri = Mesh {
+            vertices: (0..6).map(|i| Vec3(f64::from(i), 0.0, 0.0)).collect(),
+            faces: vec![
+                face([5, 0, 1], 0b111),
+                face([0, 1, 2], 0b011),
+                face([0, 2, 3], 0b010),
+                face([0, 3, 4], 0b110),
+            ],
+            ..Mesh::default()
+        };
+        let poly = join_hidden_regions(&tri).expect("joined");
+        assert_eq!(poly.faces.len(), 2);
+        assert_eq!(poly.faces[0].v, [5, 0, 1]);
+        assert_eq!(poly.faces[1].v, [0, 1, 2, 3, 4]);
+        assert_eq!(poly.faces[1].tris, [[0, 1, 2], [0, 2, 3], [0, 3, 4]]);
+    }
+}
