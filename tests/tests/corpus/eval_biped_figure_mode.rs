@@ -9,26 +9,15 @@
 //! skinned mesh must deform to the mesh below the Skin placed by the Skin's
 //! stored mesh TM (ISkin::GetSkinInitTM).
 
+use crate::eval_biped_motion::max_diff;
 use maxfs_scene::eval::modifier::skin;
-use maxfs_scene::eval::{Mat43, SceneEval, Stack};
+use maxfs_scene::eval::{SceneEval, Stack};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 
 const FILE: &str = "biped/SeanConway_Character.max";
 /// Ticks compared: the first frame, an odd tick and one far past any range.
 const TICKS: [i32; 3] = [0, 1_237, 96_000];
-
-fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
-    let (a, b) = (a.rows(), b.rows());
-    let rot = (0..3)
-        .flat_map(|r| (0..3).map(move |c| (r, c)))
-        .map(|(r, c)| (a[r][c] - b[r][c]).abs())
-        .fold(0.0, f64::max);
-    let pos = (0..3)
-        .map(|c| (a[3][c] - b[3][c]).abs())
-        .fold(0.0, f64::max);
-    (rot, pos)
-}
 
 fn scene() -> SceneEval {
     let doc = Document::open(&corpus_dir().join("max").join(FILE)).expect("max file");

@@ -15,6 +15,7 @@
 //! 1e-4 of the rig's height), at several ticks, and that every bone we do
 //! not evaluate is refused with a reason naming the CAT class.
 
+use crate::eval_biped_motion::max_diff;
 use maxfs_scene::eval::core::coverage::tm_gaps_at;
 use maxfs_scene::eval::modifier::skin;
 use maxfs_scene::eval::rigs::cat::records;
@@ -309,19 +310,6 @@ fn ld33_cat_view_lists_the_rig() {
     );
 }
 
-/// Largest rotation-element and position difference between two TMs.
-fn diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
-    let (a, b) = (a.rows(), b.rows());
-    let rot = (0..3)
-        .flat_map(|r| (0..3).map(move |c| (r, c)))
-        .map(|(r, c)| (a[r][c] - b[r][c]).abs())
-        .fold(0.0, f64::max);
-    let pos = (0..3)
-        .map(|c| (a[3][c] - b[3][c]).abs())
-        .fold(0.0, f64::max);
-    (rot, pos)
-}
-
 /// A bone's stored setup matrix (translation in scene units) and length.
 fn setup_of(eval: &SceneEval, ctl: usize) -> (Mat43, f64) {
     let layer = records::layer_trans(eval, ctl).expect("a CATClipMatrix3");
@@ -379,14 +367,14 @@ fn ld33_setup_rules_between_stored_binds() {
                 .expect("forearm dims")[0],
         );
         let ours = palm.then(&along_x(&bind(&format!("{side}Forearm")), fore_len));
-        let (dr, dp) = diff(&ours, &bind(&format!("{side}Palm")));
+        let (dr, dp) = max_diff(&ours, &bind(&format!("{side}Palm")));
         println!("{side} palm: rotation {dr:.1e}, position {dp:.1e}");
         assert!(dr < 1e-6 && dp < 1e-5, "{side} palm {dr} {dp}");
 
         let (collar, _) = setup_of(&eval, ctl(&format!("{side}Collarbone")));
         let turn = if side == "L" { -90f64 } else { 90.0 }.to_radians();
         let ours = collar.then(&Mat43::rot_y(turn)).then(&bind("Ribcage"));
-        let (dr, dp) = diff(&ours, &bind(&format!("{side}Collarbone")));
+        let (dr, dp) = max_diff(&ours, &bind(&format!("{side}Collarbone")));
         println!("{side} collarbone: rotation {dr:.1e}, position {dp:.1e}");
         assert!(dr < 1e-5 && dp < 1e-5, "{side} collarbone {dr} {dp}");
     }
@@ -419,11 +407,11 @@ fn ld33_setup_rules_between_stored_binds() {
         let thigh = thigh_setup
             .then(&Mat43::rot_y(std::f64::consts::PI))
             .then(&hip);
-        let (tr, tp) = diff(&thigh, &bind(&format!("{side}Thigh")));
+        let (tr, tp) = max_diff(&thigh, &bind(&format!("{side}Thigh")));
         let thigh_len = f64::from(records::cat_control(&eval, thigh_seg).dims.unwrap()[0]);
         let (calf_setup, _) = setup_of(&eval, bone_data(ctl(&format!("{side}Calf"))));
         let calf = calf_setup.then(&along_x(&thigh, thigh_len));
-        let (cr, cpos) = diff(&calf, &bind(&format!("{side}Calf")));
+        let (cr, cpos) = max_diff(&calf, &bind(&format!("{side}Calf")));
         println!(
             "{side} thigh: rotation {tr:.1e}, position {tp:.1e}; calf: rotation {cr:.1e}, position {cpos:.1e}"
         );

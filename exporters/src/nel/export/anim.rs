@@ -500,14 +500,7 @@ impl<'c, 'a> Builder<'c, 'a> {
                     .map(|&t| {
                         let m = ev.rotation_at(Some(ctl), t);
                         let (_, mut q, _) = super::skel::decompose(&m);
-                        if prev.is_some_and(|p| p.dot(q) < 0.0) {
-                            q = Quat {
-                                x: -q.x,
-                                y: -q.y,
-                                z: -q.z,
-                                w: -q.w,
-                            };
-                        }
+                        q = q.closest_to(prev);
                         prev = Some(q);
                         (seconds(t), plain(nel_quat(q)))
                     })

@@ -155,14 +155,7 @@ pub fn tracks(
         let local = ctx.eval.local_tm(node, t);
         let mut q = nel_rotation(&local).normalized();
         // CQuat::makeClosest.
-        if prev.is_some_and(|p| p.dot(q) < 0.0) {
-            q = Quat {
-                x: -q.x,
-                y: -q.y,
-                z: -q.z,
-                w: -q.w,
-            };
-        }
+        q = q.closest_to(prev);
         prev = Some(q);
         rot.push((seconds(t), plain(nel_quat(q))));
         pos.push((seconds(t), plain(nel_vec(decompose(&local).2))));

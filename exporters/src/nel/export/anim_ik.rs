@@ -37,14 +37,7 @@ pub fn tracks(ctx: &Context, node: usize, prefix: &str) -> Vec<(String, NelTrack
     let mut prev: Option<Quat> = None;
     for &t in &times {
         let (s, mut q, p) = decompose(&ctx.eval.local_tm(node, t));
-        if prev.is_some_and(|o| o.dot(q) < 0.0) {
-            q = Quat {
-                x: -q.x,
-                y: -q.y,
-                z: -q.z,
-                w: -q.w,
-            };
-        }
+        q = q.closest_to(prev);
         prev = Some(q);
         scale.push((seconds(t), plain(nel_vec(s))));
         rot.push((seconds(t), plain(nel_quat(q))));

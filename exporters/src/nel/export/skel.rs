@@ -205,18 +205,9 @@ pub fn nel_rotation(m: &Mat43) -> Quat {
     let f = if m.determinant3() < 0.0 { -1.0 } else { 1.0 };
     let tr = a.0 / a.len().max(1e-300) + b.1 / b.len().max(1e-300) + c.2 / c.len().max(1e-300);
     if tr * f > 0.0 {
-        neg(q)
+        -q
     } else {
         q
-    }
-}
-
-fn neg(q: Quat) -> Quat {
-    Quat {
-        x: -q.x,
-        y: -q.y,
-        z: -q.z,
-        w: -q.w,
     }
 }
 

@@ -335,17 +335,7 @@ pub fn tcb_rot(keys: &[TcbRotKey], t: i32) -> Option<Quat> {
     // Keep consecutive quaternions in one hemisphere.
     let mut qs: Vec<Quat> = Vec::with_capacity(keys.len());
     for k in keys {
-        let mut q = k.quat.normalized();
-        if let Some(p) = qs.last() {
-            if p.dot(q) < 0.0 {
-                q = Quat {
-                    x: -q.x,
-                    y: -q.y,
-                    z: -q.z,
-                    w: -q.w,
-                };
-            }
-        }
+        let q = k.quat.normalized().closest_to(qs.last().copied());
         qs.push(q);
     }
     let inner = |i: usize| -> (Quat, Quat) {

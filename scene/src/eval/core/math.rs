@@ -55,6 +55,19 @@ pub struct Quat {
     pub w: f64,
 }
 
+/// The same rotation from the other hemisphere.
+impl std::ops::Neg for Quat {
+    type Output = Quat;
+    fn neg(self) -> Quat {
+        Quat {
+            x: -self.x,
+            y: -self.y,
+            z: -self.z,
+            w: -self.w,
+        }
+    }
+}
+
 impl Default for Quat {
     fn default() -> Self {
         Quat::IDENTITY
@@ -68,6 +81,17 @@ impl Quat {
         z: 0.0,
         w: 1.0,
     };
+
+    /// `self` or `-self`, whichever lies on `prev`'s hemisphere: a sequence of
+    /// rotations read from matrices is fixed only up to sign, and
+    /// interpolation between keys wants consecutive ones close.
+    pub fn closest_to(self, prev: Option<Quat>) -> Quat {
+        if prev.is_some_and(|p| p.dot(self) < 0.0) {
+            -self
+        } else {
+            self
+        }
+    }
 
     pub fn from_f32(v: [f32; 4]) -> Quat {
         Quat {

@@ -19,12 +19,9 @@ use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
 /// All three edge visibility bits.
 const ALL_EDGES: u16 = 0b111;
 
-/// One polygon: the first triangle's index and its corners as (triangle
-/// 0 or 1 of the pair, corner) slots.
-struct Joined {
-    first: usize,
-    slots: Vec<(usize, usize)>,
-}
+/// One polygon: its triangles (ascending) and its corners as (triangle,
+/// corner) slots.
+type Joined = (Vec<usize>, Vec<(usize, usize)>);
 
 /// The hidden edge `e` of `a` that `b` runs backwards (at its edge `back`).
 fn shared_hidden(a: &Face, b: &Face) -> Option<(usize, usize)> {
@@ -41,43 +38,53 @@ fn shared_hidden(a: &Face, b: &Face) -> Option<(usize, usize)> {
 /// Joins the triangle pairs of `tri` (see the module documentation).
 pub(crate) fn join_hidden_pairs(tri: &Mesh) -> Result<PolyMesh, EvalError> {
     tri.check_map_faces()?;
-    let mut joined = Vec::with_capacity(tri.faces.len());
+    let mut joined: Vec<Joined> = Vec::with_capacity(tri.faces.len());
     let mut i = 0;
     while i < tri.faces.len() {
-        let a = &tri.faces[i];
-        if a.flags & ALL_EDGES == ALL_EDGES {
-            joined.push(Joined {
-                first: i,
-                slots: (0..3).map(|c| (0, c)).collect(),
-            });
+        if tri.faces[i].flags & ALL_EDGES == ALL_EDGES {
+            joined.push((vec![i], (0..3).map(|c| (i, c)).collect()));
             i += 1;
             continue;
         }
-        let Some((e, back)) = tri.faces.get(i + 1).and_then(|b| shared_hidden(a, b)) else {
-            return Err(EvalError::malformed(
+        let slots = pair_slots(tri, i).ok_or_else(|| {
+            EvalError::malformed(
                 "",
                 format!("triangle {i} has a hidden edge its successor does not share"),
-            ));
-        };
-        let mut slots: Vec<(usize, usize)> = (0..3).map(|c| (0, c)).collect();
-        slots.insert(e + 1, (1, (back + 2) % 3));
-        joined.push(Joined { first: i, slots });
+            )
+        })?;
+        joined.push((vec![i, i + 1], slots));
         i += 2;
     }
-    let vertex = |j: &Joined, (t, c): (usize, usize)| tri.faces[j.first + t].v[c];
+    assemble(tri, &joined)
+}
+
+/// A quad of triangles `first` and `first + 1` sharing a hidden edge: the
+/// first's corners with the second's far corner inserted in that edge.
+fn pair_slots(tri: &Mesh, first: usize) -> Option<Vec<(usize, usize)>> {
+    let (e, back) = shared_hidden(&tri.faces[first], tri.faces.get(first + 1)?)?;
+    let mut slots: Vec<(usize, usize)> = (0..3).map(|c| (first, c)).collect();
+    slots.insert(e + 1, (first + 1, (back + 2) % 3));
+    Some(slots)
+}
+
+/// The polygon mesh of `joined` over `tri`'s vertices: a polygon keeps its
+/// triangles, takes its first one's material and smoothing, and map faces
+/// follow the corners.
+fn assemble(tri: &Mesh, joined: &[Joined]) -> Result<PolyMesh, EvalError> {
     let faces = joined
         .iter()
-        .map(|j| {
-            let v: Vec<u32> = j.slots.iter().map(|&s| vertex(j, s)).collect();
+        .map(|(members, slots)| {
+            let v: Vec<u32> = slots.iter().map(|&(f, c)| tri.faces[f].v[c]).collect();
             // Each triangle's corners as polygon corners (by vertex).
-            let tris = (0..j.slots.len() - 2)
-                .map(|t| {
-                    tri.faces[j.first + t]
+            let tris = members
+                .iter()
+                .map(|&t| {
+                    tri.faces[t]
                         .v
                         .map(|x| v.iter().position(|&y| y == x).unwrap_or(0))
                 })
                 .collect();
-            let first = &tri.faces[j.first];
+            let first = &tri.faces[members[0]];
             PolyFace {
                 v,
                 tris,
@@ -94,12 +101,7 @@ pub(crate) fn join_hidden_pairs(tri: &Mesh) -> Result<PolyMesh, EvalError> {
             vertices: m.vertices.clone(),
             faces: joined
                 .iter()
-                .map(|j| {
-                    j.slots
-                        .iter()
-                        .map(|&(t, c)| m.faces[j.first + t][c])
-                        .collect()
-                })
+                .map(|(_, slots)| slots.iter().map(|&(f, c)| m.faces[f][c]).collect())
                 .collect(),
         })
         .collect();
@@ -162,65 +164,19 @@ pub(crate) fn join_hidden_regions(tri: &Mesh) -> Result<PolyMesh, EvalError> {
         members.sort_unstable();
         regions.push(members);
     }
-    let mut joined = Vec::with_capacity(regions.len());
-    for members in &regions {
+    let mut joined: Vec<Joined> = Vec::with_capacity(regions.len());
+    for members in regions {
         let first = members[0];
         let slots: Vec<(usize, usize)> = match members.len() {
             1 => (0..3).map(|c| (first, c)).collect(),
-            2 if members[1] == first + 1 => {
-                let (a, b) = (&tri.faces[first], &tri.faces[first + 1]);
-                let (e, back) = shared_hidden(a, b).ok_or_else(|| {
-                    EvalError::malformed("", format!("triangles {first} and its successor"))
-                })?;
-                let mut slots: Vec<(usize, usize)> = (0..3).map(|c| (first, c)).collect();
-                slots.insert(e + 1, (first + 1, (back + 2) % 3));
-                slots
-            }
-            _ => outline(tri, members)?,
+            2 if members[1] == first + 1 => pair_slots(tri, first).ok_or_else(|| {
+                EvalError::malformed("", format!("triangles {first} and its successor"))
+            })?,
+            _ => outline(tri, &members)?,
         };
         joined.push((members, slots));
     }
-    let faces = joined
-        .iter()
-        .map(|(members, slots)| {
-            let v: Vec<u32> = slots.iter().map(|&(f, c)| tri.faces[f].v[c]).collect();
-            let tris = members
-                .iter()
-                .map(|&t| {
-                    tri.faces[t]
-                        .v
-                        .map(|x| v.iter().position(|&y| y == x).unwrap_or(0))
-                })
-                .collect();
-            let first = &tri.faces[members[0]];
-            PolyFace {
-                v,
-                tris,
-                material: first.material,
-                smoothing: first.smoothing,
-            }
-        })
-        .collect();
-    let maps = tri
-        .maps
-        .iter()
-        .map(|m| PolyMap {
-            channel: m.channel,
-            vertices: m.vertices.clone(),
-            faces: joined
-                .iter()
-                .map(|(_, slots)| slots.iter().map(|&(f, c)| m.faces[f][c]).collect())
-                .collect(),
-        })
-        .collect();
-    let poly = PolyMesh {
-        vertices: tri.vertices.clone(),
-        faces,
-        maps,
-        edges: None,
-    };
-    poly.validate()?;
-    Ok(poly)
+    assemble(tri, &joined)
 }
 
 /// The outline of a region of triangles as (face, corner) slots: each

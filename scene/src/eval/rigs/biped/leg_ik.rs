@@ -183,14 +183,7 @@ fn solve_segment(
         let mut q = Quat::from_rows(rows(&foot));
         // Consecutive world rotations on the same hemisphere: the matrices
         // fix them only up to sign.
-        if prev.is_some_and(|p| p.dot(q) < 0.0) {
-            q = Quat {
-                x: -q.x,
-                y: -q.y,
-                z: -q.z,
-                w: -q.w,
-            };
-        }
+        q = q.closest_to(prev);
         prev = Some(q);
         let mut key = key.clone();
         key.values = vec![q.x as f32, q.y as f32, q.z as f32, q.w as f32];

@@ -281,7 +281,7 @@ pub(super) fn quat_curve(track: &KeyTrack, at: usize, t: i32) -> Result<Quat, Ev
     for k in 0..track.keys.len() {
         let mut q = quat_at(track, k, at)?;
         if qs.last().is_some_and(|p| p.dot(q) < 0.0) {
-            q = neg(q);
+            q = -q;
         }
         qs.push(q);
     }
@@ -307,15 +307,6 @@ fn squad(track: &KeyTrack, qs: &[Quat], t: i32) -> Quat {
     let p = slerp_direct(qs[i], qs[i + 1], u);
     let q = slerp_direct(a, b, u);
     slerp_direct(p, q, 2.0 * u * (1.0 - u)).normalized()
-}
-
-fn neg(q: Quat) -> Quat {
-    Quat {
-        x: -q.x,
-        y: -q.y,
-        z: -q.z,
-        w: -q.w,
-    }
 }
 
 /// Slerp along the arc from `a` to `b` as given — no flip to the shorter arc:
@@ -598,7 +589,7 @@ fn link_curve(tr: &KeyTrack, at: usize, l: usize, t: i32) -> Result<[f64; 3], Ev
         let m = super::chains::link_rotation(a);
         let mut q = Quat::from_rows([m.0[0], m.0[1], m.0[2]]);
         if qs.last().is_some_and(|p| p.dot(q) < 0.0) {
-            q = neg(q);
+            q = -q;
         }
         qs.push(q);
     }
