@@ -34,8 +34,9 @@ const LIMBFLAG_ISARM: u32 = 1 << 1;
 const PB_COLLARBONE: u16 = 8;
 const PB_PALM: u16 = 9;
 const PB_BONES: u16 = 12;
-/// LimbData2 reference: the IK/FK ratio layer (CATClipFloat).
-const REF_IKFK_RATIO: u32 = 2;
+/// LimbData2 reference: the IK/FK ratio layer (CATClipFloat; reference 2
+/// is the retargeting layer).
+const REF_IKFK_RATIO: u32 = 3;
 /// LimbData2 reference: the IK target node.
 const REF_IK_TARGET: u32 = 5;
 /// BoneData parameter: the number of twist segments.
@@ -55,7 +56,7 @@ struct Bone {
     length: f64,
 }
 
-fn layer_setup(eval: &SceneEval, ctl: usize) -> Result<(Mat43, u32), EvalError> {
+pub(super) fn layer_setup(eval: &SceneEval, ctl: usize) -> Result<(Mat43, u32), EvalError> {
     let layer = records::layer_trans(eval, ctl).ok_or_else(|| {
         EvalError::reference(format!("CAT controller {ctl}"), "no CATClipMatrix3")
     })?;
@@ -64,12 +65,12 @@ fn layer_setup(eval: &SceneEval, ctl: usize) -> Result<(Mat43, u32), EvalError> 
 }
 
 /// The BoneData of a limb segment (segment → parameter block → reference 0).
-fn bone_data_of(eval: &SceneEval, seg: usize) -> Option<usize> {
+pub(super) fn bone_data_of(eval: &SceneEval, seg: usize) -> Option<usize> {
     let pb = reference(eval, seg, 0)?;
     reference(eval, pb, 0).filter(|&d| records::class_of(eval, d) == Some(BONE_DATA))
 }
 
-fn limb_of_bone_data(eval: &SceneEval, data: usize) -> Option<usize> {
+pub(super) fn limb_of_bone_data(eval: &SceneEval, data: usize) -> Option<usize> {
     let pb = reference(eval, data, 0)?;
     reference(eval, pb, 0).filter(|&l| records::class_of(eval, l) == Some(LIMB_DATA2))
 }
@@ -282,6 +283,9 @@ pub(super) fn world(
         _ => bone_data_of(eval, ctl).and_then(|d| limb_of_bone_data(eval, d)),
     }
     .ok_or_else(|| EvalError::reference(at.clone(), "no CATLimbData2"))?;
+    if super::leg::is_leg(eval, limb) {
+        return super::leg::world(eval, ctl, class, limb, f, t);
+    }
     let (bones, palm) = fk_arm(eval, limb, f, t)?;
     ik_agrees(eval, limb, &bones, &palm, f)?;
     if class == "PalmTrans2" {

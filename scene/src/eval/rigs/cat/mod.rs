@@ -21,6 +21,7 @@
 //! decoded here (digits, arbitrary bones, foot platforms, IK targets).
 
 pub mod collar;
+pub mod leg;
 pub mod limb;
 pub mod records;
 pub mod spine;
@@ -106,7 +107,7 @@ fn refusal(eval: &SceneEval, node: usize, class: &str) -> Option<String> {
         .and_then(|p| eval.tm_controller(p))
         .and_then(|c| records::bone_class(eval, c));
     Some(match class {
-        "HubTrans" if cat_parent.is_none() => return None,
+        "HubTrans" | "CATFootTrans2" | "IKTarget Trans" if cat_parent.is_none() => return None,
         "HubTrans" => format!(
             "hub under a {} bone: a spine's tip hub follows CATSpineData2, not decoded",
             cat_parent.unwrap_or("CAT")
@@ -220,7 +221,8 @@ fn setup_rule(
 ) -> Option<Result<Mat43, EvalError>> {
     let parent_ctl = eval.parent_node(node).and_then(|p| eval.tm_controller(p));
     let applies = match class {
-        "CATSpineTrans2" | "CATCollarBone" | "CATBoneSegTrans" | "PalmTrans2" => true,
+        "CATSpineTrans2" | "CATCollarBone" | "CATBoneSegTrans" | "PalmTrans2"
+        | "CATDigitSegTrans" | "ArbBone" => true,
         "HubTrans" => {
             parent_ctl.is_some_and(|p| records::bone_class(eval, p) == Some("CATSpineTrans2"))
         }
@@ -267,9 +269,62 @@ fn setup_rule(
                 })
             }
             ("CATBoneSegTrans" | "PalmTrans2", _) => limb::world(eval, ctl, class, &frame, t),
+            ("CATDigitSegTrans", _) => leg::toe_world(eval, node, ctl, &frame, t),
+            ("ArbBone", _) => arb_world(eval, node, ctl, &frame, t),
             _ => collar::world(eval, node, ctl, &frame, t),
         }
     })())
+}
+
+/// An extra bone (ArbBone) on a hub, in setup mode: ArbBoneTrans::
+/// CalcParentTransform takes the hub's child point (its origin, as for
+/// collarbones), no setup inheritance flags, then the setup matrix:
+/// `world = setup · hub`. Other parents (limb bones, whose child offset is
+/// their length) are refused.
+fn arb_world(
+    eval: &SceneEval,
+    node: usize,
+    ctl: usize,
+    f: &spine::Frame,
+    t: i32,
+) -> Result<Mat43, EvalError> {
+    use records::*;
+    let at = format!("ArbBone {ctl}");
+    let parent = eval
+        .parent_node(node)
+        .filter(|&p| {
+            eval.tm_controller(p)
+                .and_then(|c| records::bone_class(eval, c))
+                == Some("HubTrans")
+        })
+        .ok_or_else(|| {
+            EvalError::not_evaluated_why(at.clone(), "an extra bone not on a hub is not evaluated")
+        })?;
+    let layer = records::layer_trans(eval, ctl)
+        .ok_or_else(|| EvalError::reference(at.clone(), "no CATClipMatrix3"))?;
+    let clip = records::clip_matrix(eval, layer)?;
+    let refused = CLIP_HAS_TRANSFORM
+        | CLIP_SETUP_INHERITS_POS_FROM_CATPARENT
+        | CLIP_SETUP_INHERITS_ROT_FROM_CATPARENT
+        | CLIP_SETUP_FLIPROT_FROM_CATPARENT
+        | CLIP_SETUP_INHERITS_POS_FROM_PARENT
+        | CLIP_SETUPPOSE_CONTROLLER
+        | CLIP_KEYFREEFORM
+        | CLIP_DISABLE_LAYERS;
+    if clip.flags & refused != 0 {
+        return Err(EvalError::not_evaluated_why(
+            at,
+            format!(
+                "an extra bone with layer flags {:#010x} is not evaluated",
+                clip.flags
+            ),
+        ));
+    }
+    let hub = match eval.direct_world_at_depth(parent, t, f.depth + 1, f.budget) {
+        Some(r) => r?,
+        None => return Err(EvalError::reference(at, "its hub is not a CAT bone")),
+    };
+    Ok(setup_in(&clip.setup, f.cp.units).then(&without_scale(&hub)))
 }
 
 /// The root hub's setup rule holds only for these flags.

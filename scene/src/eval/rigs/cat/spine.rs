@@ -45,6 +45,8 @@ const PB_TM_SETUP: u16 = 2;
 const SPINEFLAG_FKSPINE: u32 = 1 << 1;
 /// ParamBlock2 type of a Matrix3 parameter.
 const TYPE_MATRIX3: u16 = 20;
+/// ParamBlock2 parameter type of a Point3.
+const TYPE_POINT3: u16 = 3;
 /// ParamBlock2 record header bytes before the value (Max 6+ records).
 const RECORD_HEADER: usize = 15;
 /// The cosine above which the plug-in treats the swing as zero (ACOS_LIMIT).
@@ -93,6 +95,20 @@ fn pb_matrix(eval: &SceneEval, pb: usize, id: u16) -> Option<Mat43> {
         .flatten()
         .all(|x| x.is_finite())
         .then_some(m)
+}
+
+/// A Point3 value (ParamBlock2 type 3: three f32), finite.
+pub(super) fn pb_point3(eval: &SceneEval, pb: usize, id: u16) -> Option<Vec3> {
+    let (ty, v) = pb_record(eval, pb, id)?;
+    if ty != TYPE_POINT3 {
+        return None;
+    }
+    let f = |i: usize| {
+        v.get(i * 4..i * 4 + 4)
+            .map(|b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+            .filter(|x| x.is_finite())
+    };
+    Some(Vec3(f(0)?, f(1)?, f(2)?))
 }
 
 /// An inline object index (a reference-kind constant of this file's blocks).
