@@ -98,9 +98,9 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
         .iter()
         .any(|g| g.role == "object" && g.class == "Bone"));
 
-    // CAT: the CATParent, the root hub, the spine with its tip hub and the
-    // collarbones evaluate (eval/rigs/cat); limb bones are refused with the
-    // reason (tests/eval_cat.rs).
+    // CAT: the CATParent, hubs, spine, limbs, first toe segments evaluate
+    // (eval/rigs/cat); the toes' second segments are refused with the reason
+    // (tests/eval_cat.rs).
     let cat = gaps("cat/LD33_Character.max");
     assert!(!has(
         &cat,
@@ -120,11 +120,17 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
         "HubTrans",
         "Base HumanRibcage"
     ));
-    assert!(has(
+    assert!(!has(
         &cat,
         "transform controller",
         "CATBoneSegTrans",
         "Base HumanLThigh"
+    ));
+    assert!(has(
+        &cat,
+        "transform controller",
+        "CATDigitSegTrans",
+        "Base HumanLToe12"
     ));
 
     // Boolean compound objects evaluate (tests/eval_boolean.rs); road_flag's Edit
@@ -199,24 +205,23 @@ fn every_file_lists_its_gaps_in_info_json_and_check() {
     assert!(with_gaps >= 10, "only {with_gaps} files with gaps");
 }
 
-/// Skin and Morpher evaluate (tests/eval_deform.rs): the Babylon rigs and the
-/// morph cube report no modifier. Skin over Biped / CAT bones still fails, at
-/// every time, because those bones' transforms are not evaluated: the Skin is
-/// listed with the nodes it deforms, beside the bones' controllers.
+/// Skin and Morpher evaluate (tests/eval_deform.rs): the Babylon rigs, the
+/// morph cube and LD33's Skin over its CAT bones (tests/eval_cat.rs) report
+/// no modifier. Skin over Biped bones still fails, at every time, because
+/// those bones' transforms are not evaluated: the Skin is listed with the
+/// nodes it deforms, beside the bones' controllers.
 #[test]
 fn skin_and_morpher_are_evaluated_unless_their_bones_are_not() {
     for rel in [
         "babylon/RiggedElf.max",
         "babylon/RiggedFigure.max",
         "babylon/AnimatedMorphCube.max",
+        "cat/LD33_Character.max",
     ] {
         let g = gaps(rel);
         assert!(g.iter().all(|x| x.role != "modifier"), "{rel}: {g:?}");
     }
-    for (rel, controller) in [
-        ("biped/RabbitSkin.max", "BipSlave Control"),
-        ("cat/LD33_Character.max", "CATBoneSegTrans"),
-    ] {
+    for (rel, controller) in [("biped/RabbitSkin.max", "BipSlave Control")] {
         let g = gaps(rel);
         let skin: Vec<&Gap> = g
             .iter()

@@ -385,8 +385,9 @@ fn evaluation_views_are_valid_deterministic_and_right() {
     }
     assert_eq!(box01["class"], "Node");
     assert!(box01["tm_controller"].is_string(), "{box01}");
-    // A CAT limb bone we do not evaluate shows no matrix, and says why; the
-    // pelvis (evaluated) and the mesh show theirs.
+    // A CAT bone we do not evaluate (a toe's second segment) shows no
+    // matrix, and says why; the pelvis, a thigh (evaluated) and the mesh show
+    // theirs.
     let cat = json_of(&fs, "max/cat/LD33_Character.max/json/nodes.json");
     let by_name = |name: &str| {
         cat["nodes"]
@@ -397,14 +398,11 @@ fn evaluation_views_are_valid_deterministic_and_right() {
             .unwrap_or_else(|| panic!("{name} in nodes.json"))
             .clone()
     };
-    let thigh = by_name("Base HumanLThigh");
-    assert!(
-        thigh["local"].is_null() && thigh["world"].is_null(),
-        "{thigh}"
-    );
-    let why = thigh["transform_gaps"][0].as_str().unwrap_or_default();
-    assert!(why.contains("CATBoneSegTrans"), "{thigh}");
-    for name in ["Base HumanPelvis", "Box001"] {
+    let toe = by_name("Base HumanLToe12");
+    assert!(toe["local"].is_null() && toe["world"].is_null(), "{toe}");
+    let why = toe["transform_gaps"][0].as_str().unwrap_or_default();
+    assert!(why.contains("CATDigitSegTrans"), "{toe}");
+    for name in ["Base HumanPelvis", "Base HumanLThigh", "Box001"] {
         let n = by_name(name);
         assert_eq!(n["world"].as_array().map(Vec::len), Some(4), "{n}");
         assert!(n.get("transform_gaps").is_none(), "{n}");

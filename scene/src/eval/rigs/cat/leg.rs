@@ -90,7 +90,7 @@ pub(super) fn is_leg(eval: &SceneEval, limb: usize) -> bool {
 /// vectors), translation kept; `m` unchanged for a null axis.
 fn turn(m: &Mat43, axis: Vec3, angle: f64) -> Mat43 {
     let l = axis.len();
-    if !(l > 0.0) || !angle.is_finite() {
+    if l.is_nan() || l <= 0.0 || !angle.is_finite() {
         return *m;
     }
     let k = axis.scale(1.0 / l);
@@ -433,7 +433,7 @@ pub(super) fn toe_world(
     }
     let dims = records::cat_control(eval, foot_ctl)
         .dims
-        .map(|d| Vec3::from_f32(d))
+        .map(Vec3::from_f32)
         .ok_or_else(|| bad(&at, "a foot without dimensions"))?;
     let (setup, flags) = layer_setup(eval, ctl)?;
     if flags & !INHERIT_ALL & !records::CLIP_RELATIVE_TO_SETUPPOSE != 0 {

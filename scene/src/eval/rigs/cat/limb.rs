@@ -14,9 +14,9 @@
 //! here; the FK pose is returned only when the IK goal it would solve for
 //! already holds in it: the limb's IK target (its setup matrix under the
 //! CATParent, HAS_TRANSFORM) sits at the FK palm's end and, turned 180°
-//! about Y, has the FK palm's rotation, within [`IK_AGREEMENT`]. Otherwise,
-//! for legs (foot platforms) and for limbs with twist segments the bones
-//! stay refused by name.
+//! about Y, has the FK palm's rotation, within [`IK_AGREEMENT`]; otherwise,
+//! and for limbs with twist segments, the bones stay refused by name. Legs
+//! go to leg.rs, which solves CAT's IK.
 
 use super::collar::{self, LIMB_DATA2};
 use super::records::{self, reference};

@@ -6,19 +6,22 @@
 //! What is evaluated (docs/cat.md has the rules and the measured numbers):
 //! - the CATParent node: its CATParentTrans returns its Position/Rotation/
 //!   Scale (reference 1) under its parent;
-//! - in setup mode (CATParentTrans chunk 4 = 0), a root hub (a HubTrans whose
-//!   node has no CAT parent; its layer controller flagged HAS_TRANSFORM): its
+//! - in setup mode (CATParentTrans chunk 4 = 0), a root hub, foot platform or
+//!   IK target (its node has no CAT parent; its layer controller flagged
+//!   HAS_TRANSFORM): its
 //!   world TM is its setup matrix, translation scaled by the CAT units, in
 //!   the frame of the CATParent node without scale.
 //!
 //! - in setup mode, a procedural spine's links and its tip hub (spine.rs),
-//!   collarbones (collar.rs) and arms whose setup-mode IK goal already holds
-//!   in their FK pose (limb.rs).
+//!   collarbones (collar.rs), arms whose setup-mode IK goal already holds
+//!   in their FK pose (limb.rs), legs solved by CAT's limb IK towards their
+//!   foot platforms and the first toe segments (leg.rs), extra bones on a
+//!   hub, and foot platforms and IK targets (the root-hub rule).
 //!
 //! Everything else is refused with the reason, never placed at identity:
-//! animation mode (layers, IK/FK limbs, hub reach), legs and other limbs CAT
-//! solves with IK, FK spines, and the classes whose setup rule is not
-//! decoded here (digits, arbitrary bones, foot platforms, IK targets).
+//! animation mode (layers, IK/FK limbs, hub reach), limbs outside the
+//! decoded IK case, FK spines, fingers and later digit segments, extra
+//! bones on other parents.
 
 pub mod collar;
 pub mod leg;
