@@ -904,6 +904,71 @@ mod tests {
         );
     }
 
+    /// The quad with one explicit normal on its corner 2.
+    fn quad_with_normals() -> PolyMesh {
+        use crate::eval::objects::poly_normals::PolyNormals;
+        use crate::eval::objects::specified_normals::SpecifiedNormals;
+        PolyMesh {
+            normals: Some(PolyNormals {
+                pool: SpecifiedNormals {
+                    normals: vec![[0.0, 0.6, 0.8]],
+                    explicit: vec![true],
+                    computed: true,
+                    ..SpecifiedNormals::default()
+                },
+                faces: vec![vec![None, None, Some(0), None]],
+            }),
+            ..quad()
+        }
+    }
+
+    #[test]
+    fn specified_normals_follow_the_operations_that_keep_corners() {
+        let run = |id: u32, m: &mut PolyMesh| {
+            let ops = operations(&op(id, vec![selection(1, &[0])], vec![])).expect("ops");
+            specified_normals(&ops[0], m)
+        };
+        let mut m = quad_with_normals();
+        run(OP_SET_MATERIAL, &mut m).expect("kept");
+        assert_eq!(m.normals, quad_with_normals().normals);
+        // A move keeps explicit normals and has the others recomputed.
+        run(OP_TRANSFORM, &mut m).expect("kept");
+        assert!(m
+            .normals
+            .as_ref()
+            .is_some_and(|n| !n.pool.computed && n.any()));
+        // Reshaping faces with a specified corner is refused by name.
+        let e = run(OP_WELD_VERTEX, &mut quad_with_normals()).unwrap_err();
+        assert!(e.to_string().contains("specified normals"), "{e}");
+        // Nothing specified: nothing to refuse, the empty set goes.
+        let mut bare = quad_with_normals();
+        if let Some(n) = &mut bare.normals {
+            n.faces[0][2] = None;
+        }
+        run(OP_WELD_VERTEX, &mut bare).expect("nothing specified");
+        assert!(bare.normals.is_none());
+        // Attached to a mesh without normals, they follow their face, and
+        // the triangles (a fan from corner 0) take their polygon corners'.
+        let mut m = quad();
+        topo::attach(&mut m, quad_with_normals()).expect("attach");
+        let n = m.normals.as_ref().expect("normals");
+        assert_eq!(n.faces, [vec![None; 4], vec![None, None, Some(0), None]]);
+        let t = m.to_mesh().expect("mesh");
+        let spec = t.normals.expect("triangle normals");
+        assert_eq!(
+            spec.faces,
+            [
+                [None; 3],
+                [None; 3],
+                [None, None, Some(0)],
+                [None, Some(0), None]
+            ]
+        );
+        // Deleting the attached face drops its corners.
+        topo::delete_faces(&mut m, &[false, true], true).expect("delete");
+        assert_eq!(m.normals.expect("normals").faces, [vec![None; 4]]);
+    }
+
     #[test]
     fn transform_offsets_add_to_the_first_vertices() {
         let ops = operations(&transform(1, &[1.0, 2.0, 3.0])).expect("ops");
