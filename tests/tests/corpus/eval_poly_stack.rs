@@ -340,8 +340,9 @@ fn table_symmetry_and_smooth_on_polygons_match_max() {
     assert!(worst_top < 1e-4, "top corner normal off by {worst_top}");
     // The legs: every corner within NORMAL_TOL but those where Max shows the
     // face normal though the Attach's mesh stored an explicit normal there
-    // (a rule not derived: all are at vertices four polygons share, but not
-    // every such corner is one). Counted so the test notices a change.
+    // (a rule not derived: all are at places four polygon corners share,
+    // two specified and two not, where 144 other specified corners show
+    // their explicit normal). Counted so the test notices a change.
     assert_eq!(off[0], explicit_not_shown, "leg corners off otherwise");
     assert_eq!(explicit_not_shown, 66);
     assert_eq!(gltf_off, 0, "corners the glTF does not hold");
