@@ -246,8 +246,11 @@ fn below(
             Ok(poly)
         }
         // Symmetry and Smooth on a poly object pass polygons up.
+        // As on triangles (`keeps_specified_normals`), Symmetry and Smooth
+        // clear specified normals.
         Some(m) if m.class == super::SYMMETRY => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
+            poly.normals = None;
             super::symmetry::plane(m, cx)
                 .and_then(|pl| super::symmetry_poly::apply(&mut poly, &pl))
                 .map_err(|e| m.error(Some(e)))?;
@@ -255,6 +258,7 @@ fn below(
         }
         Some(m) if m.class == super::surface::SMOOTH => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
+            poly.normals = None;
             super::surface::apply_smooth_poly(m, &mut poly, cx).map_err(|e| m.error(Some(e)))?;
             Ok(poly)
         }
@@ -325,6 +329,7 @@ fn replay(
     known: &mut extrude::Known,
     gone: &[i32],
 ) -> Result<Vec<i32>, EvalError> {
+    specified_normals(op, poly)?;
     // The edges a chamfer selects among: MNMesh's, or those extrusions kept.
     let numbered = (op.id == OP_CHAMFER_EDGE)
         .then(|| poly.edges.clone().or_else(|| known.prefix.clone()))
@@ -585,6 +590,35 @@ fn replay(
     Ok(Vec::new())
 }
 
+/// What operation `op` does to the mesh's specified normals, before it runs.
+/// Operations that leave the faces' corners alone keep them (material and
+/// smoothing changes; Delete Face and Attach carry them with their faces); a
+/// Transform keeps the explicit ones as set and has the others recomputed
+/// from the moved faces, as `MNNormalSpec` does when the geometry changes.
+/// What the operations that make or reshape faces do to a specified corner
+/// is not derived: with one present they are refused by name.
+fn specified_normals(op: &Operation, poly: &mut PolyMesh) -> Result<(), EvalError> {
+    let Some(normals) = &mut poly.normals else {
+        return Ok(());
+    };
+    match op.id {
+        OP_TRANSFORM => normals.pool.computed = false,
+        OP_SET_MATERIAL | OP_AUTOSMOOTH | OP_SMOOTH | OP_DELETE_FACE | OP_DETACH_FACE
+        | OP_ATTACH | OP_MOVE_EXTRUDE_END => {}
+        // Nothing specified: nothing to carry.
+        _ if !normals.any() => poly.normals = None,
+        // Split and Tessellate are evaluated only when they change nothing.
+        OP_SPLIT | OP_TESSELLATE => {}
+        _ => {
+            return Err(EvalError::not_evaluated_why(
+                "its effect on specified normals",
+                "which corners keep theirs is not derived",
+            ))
+        }
+    }
+    Ok(())
+}
+
 /// A Chamfer Edge's parameters as recorded.
 fn chamfer_params(op: &Operation) -> Result<chamfer::Params, EvalError> {
     let kind = op.int_param(PARAM_CHAMFER_EDGE_TYPE)?.unwrap_or(0);
@@ -724,6 +758,7 @@ mod tests {
             faces: vec![PolyFace::fan(vec![0, 1, 2, 3], 0, 1)],
             maps: Vec::new(),
             edges: None,
+            normals: None,
         }
     }
 
@@ -867,6 +902,71 @@ mod tests {
             ),
             "{err}"
         );
+    }
+
+    /// The quad with one explicit normal on its corner 2.
+    fn quad_with_normals() -> PolyMesh {
+        use crate::eval::objects::poly_normals::PolyNormals;
+        use crate::eval::objects::specified_normals::SpecifiedNormals;
+        PolyMesh {
+            normals: Some(PolyNormals {
+                pool: SpecifiedNormals {
+                    normals: vec![[0.0, 0.6, 0.8]],
+                    explicit: vec![true],
+                    computed: true,
+                    ..SpecifiedNormals::default()
+                },
+                faces: vec![vec![None, None, Some(0), None]],
+            }),
+            ..quad()
+        }
+    }
+
+    #[test]
+    fn specified_normals_follow_the_operations_that_keep_corners() {
+        let run = |id: u32, m: &mut PolyMesh| {
+            let ops = operations(&op(id, vec![selection(1, &[0])], vec![])).expect("ops");
+            specified_normals(&ops[0], m)
+        };
+        let mut m = quad_with_normals();
+        run(OP_SET_MATERIAL, &mut m).expect("kept");
+        assert_eq!(m.normals, quad_with_normals().normals);
+        // A move keeps explicit normals and has the others recomputed.
+        run(OP_TRANSFORM, &mut m).expect("kept");
+        assert!(m
+            .normals
+            .as_ref()
+            .is_some_and(|n| !n.pool.computed && n.any()));
+        // Reshaping faces with a specified corner is refused by name.
+        let e = run(OP_WELD_VERTEX, &mut quad_with_normals()).unwrap_err();
+        assert!(e.to_string().contains("specified normals"), "{e}");
+        // Nothing specified: nothing to refuse, the empty set goes.
+        let mut bare = quad_with_normals();
+        if let Some(n) = &mut bare.normals {
+            n.faces[0][2] = None;
+        }
+        run(OP_WELD_VERTEX, &mut bare).expect("nothing specified");
+        assert!(bare.normals.is_none());
+        // Attached to a mesh without normals, they follow their face, and
+        // the triangles (a fan from corner 0) take their polygon corners'.
+        let mut m = quad();
+        topo::attach(&mut m, quad_with_normals()).expect("attach");
+        let n = m.normals.as_ref().expect("normals");
+        assert_eq!(n.faces, [vec![None; 4], vec![None, None, Some(0), None]]);
+        let t = m.to_mesh().expect("mesh");
+        let spec = t.normals.expect("triangle normals");
+        assert_eq!(
+            spec.faces,
+            [
+                [None; 3],
+                [None; 3],
+                [None, None, Some(0)],
+                [None, Some(0), None]
+            ]
+        );
+        // Deleting the attached face drops its corners.
+        topo::delete_faces(&mut m, &[false, true], true).expect("delete");
+        assert_eq!(m.normals.expect("normals").faces, [vec![None; 4]]);
     }
 
     #[test]

@@ -403,6 +403,7 @@ mod tests {
                 .collect(),
             maps: Vec::new(),
             edges: None,
+            normals: None,
         };
         m.edges = Some(m.walked_edges());
         m

@@ -228,6 +228,7 @@ mod tests {
                 .collect(),
             maps: Vec::new(),
             edges: None,
+            normals: None,
         }
     }
 

@@ -209,6 +209,7 @@ mod tests {
                 faces: vec![vec![0, 1, 2]],
             }],
             edges: None,
+            normals: None,
         }
     }
 
@@ -280,6 +281,7 @@ mod tests {
             ],
             maps: Vec::new(),
             edges: None,
+            normals: None,
         }
     }
 

@@ -221,6 +221,7 @@ pub(super) mod tests {
             ],
             maps: Vec::new(),
             edges: None,
+            normals: None,
         };
         m.edges = Some(m.walked_edges());
         m

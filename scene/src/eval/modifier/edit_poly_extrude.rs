@@ -295,6 +295,7 @@ mod tests {
                 faces: vec![vec![0, 1, 2, 3], vec![1, 4, 2]],
             }],
             edges: None,
+            normals: None,
         }
     }
 
@@ -325,6 +326,7 @@ mod tests {
             faces: vec![PolyFace::fan(vec![0, 1, 2], 0, 0)],
             maps: Vec::new(),
             edges: None,
+            normals: None,
         };
         inset(&mut m, &[true], 0.1, None, &mut Known::default()).expect("inset");
         for j in 0..3 {

@@ -221,6 +221,7 @@ mod tests {
                 faces: vec![vec![0, 1, 4, 3], vec![1, 2, 5, 4]],
             }],
             edges: Some(edges),
+            normals: None,
         }
     }
 

@@ -76,6 +76,7 @@ mod tests {
             ],
             maps: Vec::new(),
             edges: None,
+            normals: None,
         }
     }
 

@@ -2,11 +2,13 @@
 //! Attach (the attached object's polygon mesh is stored in the operation's local
 //! data) and Weld Vertex. Each works as MNMesh does: removed faces and vertices
 //! are dropped and the survivors keep their order (`MNMesh::CollapseDeadStructs`),
-//! attached vertices, faces and map data are appended after the mesh's own.
+//! attached vertices, faces, map data and specified normals are appended
+//! after the mesh's own.
 
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyMap, PolyMesh};
+use crate::eval::objects::poly_normals::PolyNormals;
 
 /// A selection saved with an operation must be sized to what it selects in the
 /// mesh the operation saw (an empty selection is saved empty); otherwise the
@@ -44,12 +46,8 @@ pub(super) fn delete_faces(
         }
     }
     let keep: Vec<bool> = (0..poly.faces.len()).map(|i| !selected(sel, i)).collect();
-    let mut k = keep.iter();
-    poly.faces.retain(|_| *k.next().unwrap_or(&true));
-    for m in &mut poly.maps {
-        let mut k = keep.iter();
-        m.faces.retain(|_| *k.next().unwrap_or(&true));
-    }
+    // Specified normals go with their faces (the pool keeps the rest).
+    poly.retain_faces(&keep);
     // Edges left without a face die; the survivors keep their order. An edge
     // runs v1 → v2 as its first face (f1) walks it: one whose f1 went is
     // turned round to follow the face left (Table.max's Insert Vertex Edge
@@ -138,6 +136,18 @@ pub(super) fn attach(poly: &mut PolyMesh, other: PolyMesh) -> Result<(), EvalErr
             Some(ours)
         }
         _ => None,
+    };
+    // Specified normals: the side without any takes none on its corners.
+    poly.normals = match (poly.normals.take(), other.normals) {
+        (None, None) => None,
+        (ours, theirs) => {
+            let mut ours = ours
+                .unwrap_or_else(|| PolyNormals::unspecified(poly.faces.iter().map(|f| f.v.len())));
+            ours.append(theirs.unwrap_or_else(|| {
+                PolyNormals::unspecified(other.faces.iter().map(|f| f.v.len()))
+            }))?;
+            Some(ours)
+        }
     };
     poly.vertices.extend(other.vertices);
     for mut f in other.faces {
@@ -320,14 +330,10 @@ pub(super) fn keep_map_corners(
     Ok(())
 }
 
-/// Drops the faces `keep` marks false, in the mesh and in every map channel.
+/// Drops the faces `keep` marks false, in the mesh, every map channel and
+/// the specified normals.
 pub(super) fn retain_faces(poly: &mut PolyMesh, keep: &[bool]) {
-    let mut k = keep.iter();
-    poly.faces.retain(|_| *k.next().unwrap_or(&true));
-    for m in &mut poly.maps {
-        let mut k = keep.iter();
-        m.faces.retain(|_| *k.next().unwrap_or(&true));
-    }
+    poly.retain_faces(keep);
 }
 
 #[cfg(test)]
@@ -361,6 +367,7 @@ mod tests {
                 faces: vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]],
             }],
             edges: None,
+            normals: None,
         }
     }
 
@@ -397,6 +404,7 @@ mod tests {
             ],
             maps: Vec::new(),
             edges: None,
+            normals: None,
         };
         weld(&mut m, &[true; 5], 1e-3).expect("weld");
         assert_eq!(m.vertices.len(), 4);

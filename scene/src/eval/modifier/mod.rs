@@ -225,11 +225,14 @@ fn replayed_by_edit_poly(applied: &[Applied]) -> Vec<bool> {
 }
 
 /// Modifiers that leave geometry and topology alone (selection, mapping), so
-/// specified normals pass through them; every other modifier drops them.
+/// specified normals pass through them, and Edit Poly, which carries them
+/// (`edit_poly::specified_normals`); every other modifier drops them.
 /// VertexTreePaint changes colours only, but declares geometry and topology
 /// changed (its `ChannelsChanged`), which is what Max's normals follow.
 fn keeps_specified_normals(class: ClassId) -> bool {
-    SELECTION_ONLY.contains(&class)
+    // Edit Poly outputs its own replay, specified normals carried through it.
+    class == EDIT_POLY
+        || SELECTION_ONLY.contains(&class)
         || (uv_only::is_uv_only(class) && class != vertex_tree_paint::VERTEX_TREE_PAINT)
 }
 

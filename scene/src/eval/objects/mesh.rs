@@ -516,7 +516,8 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), EvalError> {
 
 /// Decodes an MNMesh's buffers (the children of an Editable Poly's GeomBuffers,
 /// or of an Edit Poly Attach record) into the polygon form the poly modifiers
-/// work on, each polygon triangulated along its stored diagonals.
+/// work on, each polygon triangulated along its stored diagonals, with its
+/// specified normals (0x0300).
 pub fn mnmesh(geom: &[Chunk]) -> Result<crate::eval::objects::poly::PolyMesh, EvalError> {
     use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
     let (vertices, polys, maps) = mnmesh_buffers(geom)?;
@@ -540,11 +541,21 @@ pub fn mnmesh(geom: &[Chunk]) -> Result<crate::eval::objects::poly::PolyMesh, Ev
             smoothing: p.smoothing,
         })
         .collect();
+    let normals = match geom.iter().find(|c| c.id == POLY_NORMAL_SPEC) {
+        Some(c) => {
+            let degrees: Vec<usize> = polys.iter().map(|p| p.v.len()).collect();
+            let (pool, faces) =
+                SpecifiedNormals::decode_poly(c.children(), &degrees).map_err(EvalError::from)?;
+            Some(crate::eval::objects::poly_normals::PolyNormals { pool, faces })
+        }
+        None => None,
+    };
     let mut poly = PolyMesh {
         vertices,
         faces,
         maps,
         edges: None,
+        normals,
     };
     poly.validate()?;
     // Only edge operations need the numbering; a list that is malformed or

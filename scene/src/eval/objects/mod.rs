@@ -8,6 +8,7 @@ pub mod normals;
 pub mod patch;
 pub mod poly;
 pub(crate) mod poly_join;
+pub mod poly_normals;
 pub mod primitive;
 pub mod primitive_chamfer;
 pub mod primitive_poly;

@@ -7,6 +7,7 @@
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
+use crate::eval::objects::poly_normals::PolyNormals;
 
 /// Faces of a degree beyond this are refused (damaged data).
 pub const MAX_DEGREE: usize = 1 << 16;
@@ -85,6 +86,9 @@ pub struct PolyMesh {
     /// Max numbers the edges in is known: edge operations select by it. `None`
     /// after an operation whose effect on the numbering is not derived.
     pub edges: Option<Vec<[u32; 2]>>,
+    /// Specified normals (MNNormalSpec), one record per face; `None` when
+    /// every corner's normal comes from smoothing groups.
+    pub normals: Option<PolyNormals>,
 }
 
 /// The edges `MNMesh::FillInMesh` numbers for faces given as vertex loops:
@@ -226,11 +230,30 @@ impl PolyMesh {
                 }
             }
         }
+        if let Some(n) = &self.normals {
+            n.validate(self.faces.iter().map(|f| f.v.len()))?;
+        }
         Ok(())
     }
 
+    /// Drops the faces `keep` marks false (in order), with their map faces
+    /// and specified normals.
+    pub fn retain_faces(&mut self, keep: &[bool]) {
+        let mut k = keep.iter();
+        self.faces.retain(|_| *k.next().unwrap_or(&true));
+        for m in &mut self.maps {
+            let mut k = keep.iter();
+            m.faces.retain(|_| *k.next().unwrap_or(&true));
+        }
+        if let Some(n) = &mut self.normals {
+            let mut k = keep.iter();
+            n.faces.retain(|_| *k.next().unwrap_or(&true));
+        }
+    }
+
     /// The triangle mesh Max outputs: each face's triangles in face order, an
-    /// edge visible when it is a side of the polygon.
+    /// edge visible when it is a side of the polygon; a triangle corner takes
+    /// its polygon corner's specified normal.
     pub fn to_mesh(&self) -> Result<Mesh, EvalError> {
         self.validate()?;
         let mut faces = Vec::new();
@@ -243,6 +266,11 @@ impl PolyMesh {
                 faces: Vec::new(),
             })
             .collect();
+        let mut normals = self.normals.as_ref().map(|n| {
+            let mut spec = n.pool.clone();
+            spec.faces = Vec::new();
+            spec
+        });
         for (fi, f) in self.faces.iter().enumerate() {
             let n = f.v.len();
             for t in &f.tris {
@@ -261,13 +289,16 @@ impl PolyMesh {
                 for (out, m) in maps.iter_mut().zip(&self.maps) {
                     out.faces.push(t.map(|c| m.faces[fi][c]));
                 }
+                if let (Some(out), Some(n)) = (&mut normals, &self.normals) {
+                    out.faces.push(t.map(|c| n.faces[fi][c]));
+                }
             }
         }
         Ok(Mesh {
             vertices: self.vertices.clone(),
             faces,
             maps,
-            normals: None,
+            normals,
             missing_maps: Vec::new(),
         })
     }
@@ -316,6 +347,7 @@ mod tests {
             ],
             maps: Vec::new(),
             edges: None,
+            normals: None,
         };
         assert_eq!(
             m.walked_edges(),

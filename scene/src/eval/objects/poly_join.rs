@@ -110,6 +110,7 @@ fn assemble(tri: &Mesh, joined: &[Joined]) -> Result<PolyMesh, EvalError> {
         faces,
         maps,
         edges: None,
+        normals: None,
     };
     poly.validate()?;
     Ok(poly)

@@ -278,6 +278,7 @@ fn cylinder(p: &Params) -> Result<PolyMesh, EvalError> {
         faces,
         maps,
         edges: None,
+        normals: None,
     })
 }
 

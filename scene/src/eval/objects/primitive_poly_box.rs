@@ -274,6 +274,7 @@ pub(crate) fn poly_box(p: &Params, smoothing_fix: bool) -> Result<PolyMesh, Eval
         faces: b.faces,
         maps,
         edges: None,
+        normals: None,
     };
     poly.validate()?;
     Ok(poly)
