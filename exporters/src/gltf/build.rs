@@ -493,6 +493,12 @@ impl Builder<'_> {
         for r in &mesh.missing_maps {
             self.approximate(format!("{name}: exported without {}", r.describe()));
         }
+        if let Some(r) = &mesh.missing_normals {
+            self.approximate(format!(
+                "{name}: exported without {} (smoothing-group normals instead)",
+                r.describe()
+            ));
+        }
         let offset = match self.residual.get(&node) {
             Some(x) => self.eval.offset_tm(node).then(x),
             None => self.eval.offset_tm(node),

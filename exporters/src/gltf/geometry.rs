@@ -258,6 +258,7 @@ mod tests {
             maps: Vec::new(),
             normals: None,
             missing_maps: Vec::new(),
+            missing_normals: None,
         };
         let s = streams(&mesh, &Mat43::IDENTITY, Weighting::CornerAngle);
         assert_eq!(s.positions.len(), 4);
@@ -297,6 +298,7 @@ mod tests {
             maps: vec![map(0, 9.0), map(1, 0.1), map(2, 0.2), map(4, 0.4)],
             normals: None,
             missing_maps: Vec::new(),
+            missing_normals: None,
         };
         let s = streams(&mesh, &Mat43::IDENTITY, Weighting::CornerAngle);
         // Channels 1 and 2 (V flipped); 4 is left out after the missing 3; the

@@ -117,6 +117,9 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
                     for r in &mesh.missing_maps {
                         add("map channel", r.describe());
                     }
+                    if let Some(r) = &mesh.missing_normals {
+                        add("normals", r.describe());
+                    }
                 }
             }
             MeshCoverage::NotGeometry => {}

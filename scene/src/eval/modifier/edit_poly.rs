@@ -32,7 +32,7 @@ use super::edit_poly_smooth as smooth;
 use super::edit_poly_topo as topo;
 use super::{bits, Applied, ModContext};
 use crate::eval::core::pblock;
-use crate::eval::objects::mesh::{self, Mesh, MissingMap};
+use crate::eval::objects::mesh::{self, Mesh, MissingMap, MissingNormals};
 use crate::eval::objects::poly::PolyMesh;
 use crate::eval::objects::primitive;
 use crate::eval::objects::primitive_poly;
@@ -57,11 +57,21 @@ pub(super) fn apply(
         .iter()
         .position(|a| a.object == m.object)
         .ok_or_else(|| EvalError::malformed("", "the modifier is not on the node's stack"))?;
-    let mut dropped = Vec::new();
+    let mut dropped = Left::default();
     let poly = output(&stack, at, base, cx, None, &mut dropped)?;
     let _ = std::mem::replace(mesh, poly.to_mesh()?);
-    mesh.missing_maps.extend(dropped);
+    mesh.missing_maps.extend(dropped.maps);
+    mesh.missing_normals = dropped.normals;
     Ok(())
+}
+
+/// What the replay left out of its result, to be named on the mesh: map
+/// channels whose map faces an operation does not derive, and specified
+/// normals an operation's effect on is not derived.
+#[derive(Default)]
+struct Left {
+    maps: Vec<MissingMap>,
+    normals: Option<MissingNormals>,
 }
 
 /// The polygon mesh the Edit Poly at `at` in `node`'s modifier stack (0 = top)
@@ -91,7 +101,7 @@ pub fn polygon_output(
         t,
         max_order: true,
     };
-    output(&stack, at, base, &cx, None, &mut Vec::new())
+    output(&stack, at, base, &cx, None, &mut Left::default())
 }
 
 /// The polygon mesh after the first `count` operations of the Edit Poly at
@@ -120,7 +130,7 @@ pub fn polygon_output_after(
         t,
         max_order: true,
     };
-    output(&stack, at, base, &cx, Some(count), &mut Vec::new())
+    output(&stack, at, base, &cx, Some(count), &mut Left::default())
 }
 
 /// The selections (vertex, edge, face sizes) operation `index` of the Edit
@@ -148,14 +158,15 @@ pub fn operation_selection(
 
 /// The polygon mesh the Edit Poly at `stack[at]` outputs, or with `limit` the
 /// mesh after that many of its operations; `dropped` gathers the map channels
-/// operations left out (named on the mesh, unless written again above).
+/// and specified normals operations left out (named on the mesh, unless
+/// written again or cleared above).
 fn output(
     stack: &[Applied],
     at: usize,
     base: usize,
     cx: &ModContext,
     limit: Option<usize>,
-    dropped: &mut Vec<MissingMap>,
+    dropped: &mut Left,
 ) -> Result<PolyMesh, EvalError> {
     let m = &stack[at];
     let local = m
@@ -197,14 +208,25 @@ fn output(
     let mut known = extrude::Known::default();
     for (i, op) in ops.iter().enumerate() {
         let next = ops.get(i + 1);
-        let gone: Vec<i32> = dropped.iter().filter_map(|d| d.channel).collect();
+        let gone: Vec<i32> = dropped.maps.iter().filter_map(|d| d.channel).collect();
+        if !specified_normals(op, &mut poly) && dropped.normals.is_none() {
+            dropped.normals = Some(MissingNormals {
+                modifier: m.name.to_string(),
+                reason: format!(
+                    "{}: which corners keep theirs is not derived",
+                    op_name(op.id)
+                ),
+            });
+        }
         let channels = replay(op, next, &mut poly, &mut known, &gone)
             .map_err(|e| e.inside(op_name(op.id).to_string()))?;
-        dropped.extend(channels.into_iter().map(|c| MissingMap {
-            channel: Some(c),
-            modifier: m.name.to_string(),
-            reason: format!("{}: its map faces are not derived", op_name(op.id)),
-        }));
+        dropped
+            .maps
+            .extend(channels.into_iter().map(|c| MissingMap {
+                channel: Some(c),
+                modifier: m.name.to_string(),
+                reason: format!("{}: its map faces are not derived", op_name(op.id)),
+            }));
     }
     if limit.is_none() {
         check_saved_sizes(local.children(), &poly)?;
@@ -221,7 +243,7 @@ fn below(
     at: usize,
     base: usize,
     cx: &ModContext,
-    dropped: &mut Vec<MissingMap>,
+    dropped: &mut Left,
 ) -> Result<PolyMesh, EvalError> {
     match stack.get(at) {
         None => input(base, cx),
@@ -241,7 +263,7 @@ fn below(
             if applied.is_err() {
                 poly.maps.retain(|x| x.channel != 1);
             } else {
-                dropped.retain(|d| d.channel != Some(1));
+                dropped.maps.retain(|d| d.channel != Some(1));
             }
             Ok(poly)
         }
@@ -251,6 +273,7 @@ fn below(
         Some(m) if m.class == super::SYMMETRY => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
             poly.normals = None;
+            dropped.normals = None;
             super::symmetry::plane(m, cx)
                 .and_then(|pl| super::symmetry_poly::apply(&mut poly, &pl))
                 .map_err(|e| m.error(Some(e)))?;
@@ -259,6 +282,7 @@ fn below(
         Some(m) if m.class == super::surface::SMOOTH => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
             poly.normals = None;
+            dropped.normals = None;
             super::surface::apply_smooth_poly(m, &mut poly, cx).map_err(|e| m.error(Some(e)))?;
             Ok(poly)
         }
@@ -329,7 +353,6 @@ fn replay(
     known: &mut extrude::Known,
     gone: &[i32],
 ) -> Result<Vec<i32>, EvalError> {
-    specified_normals(op, poly)?;
     // The edges a chamfer selects among: MNMesh's, or those extrusions kept.
     let numbered = (op.id == OP_CHAMFER_EDGE)
         .then(|| poly.edges.clone().or_else(|| known.prefix.clone()))
@@ -596,10 +619,11 @@ fn replay(
 /// Transform keeps the explicit ones as set and has the others recomputed
 /// from the moved faces, as `MNNormalSpec` does when the geometry changes.
 /// What the operations that make or reshape faces do to a specified corner
-/// is not derived: with one present they are refused by name.
-fn specified_normals(op: &Operation, poly: &mut PolyMesh) -> Result<(), EvalError> {
+/// is not derived: with one present the normals are left out (false), the
+/// geometry kept, and the caller names them.
+fn specified_normals(op: &Operation, poly: &mut PolyMesh) -> bool {
     let Some(normals) = &mut poly.normals else {
-        return Ok(());
+        return true;
     };
     match op.id {
         OP_TRANSFORM => normals.pool.computed = false,
@@ -610,13 +634,11 @@ fn specified_normals(op: &Operation, poly: &mut PolyMesh) -> Result<(), EvalErro
         // Split and Tessellate are evaluated only when they change nothing.
         OP_SPLIT | OP_TESSELLATE => {}
         _ => {
-            return Err(EvalError::not_evaluated_why(
-                "its effect on specified normals",
-                "which corners keep theirs is not derived",
-            ))
+            poly.normals = None;
+            return false;
         }
     }
-    Ok(())
+    true
 }
 
 /// A Chamfer Edge's parameters as recorded.
@@ -929,23 +951,25 @@ mod tests {
             specified_normals(&ops[0], m)
         };
         let mut m = quad_with_normals();
-        run(OP_SET_MATERIAL, &mut m).expect("kept");
+        assert!(run(OP_SET_MATERIAL, &mut m), "kept");
         assert_eq!(m.normals, quad_with_normals().normals);
         // A move keeps explicit normals and has the others recomputed.
-        run(OP_TRANSFORM, &mut m).expect("kept");
+        assert!(run(OP_TRANSFORM, &mut m), "kept");
         assert!(m
             .normals
             .as_ref()
             .is_some_and(|n| !n.pool.computed && n.any()));
-        // Reshaping faces with a specified corner is refused by name.
-        let e = run(OP_WELD_VERTEX, &mut quad_with_normals()).unwrap_err();
-        assert!(e.to_string().contains("specified normals"), "{e}");
-        // Nothing specified: nothing to refuse, the empty set goes.
+        // Reshaping faces with a specified corner leaves them out, for the
+        // caller to name.
+        let mut welded = quad_with_normals();
+        assert!(!run(OP_WELD_VERTEX, &mut welded), "left out");
+        assert!(welded.normals.is_none());
+        // Nothing specified: nothing to name, the empty set goes.
         let mut bare = quad_with_normals();
         if let Some(n) = &mut bare.normals {
             n.faces[0][2] = None;
         }
-        run(OP_WELD_VERTEX, &mut bare).expect("nothing specified");
+        assert!(run(OP_WELD_VERTEX, &mut bare), "nothing specified");
         assert!(bare.normals.is_none());
         // Attached to a mesh without normals, they follow their face, and
         // the triangles (a fan from corner 0) take their polygon corners'.

@@ -142,6 +142,7 @@ mod tests {
             }],
             normals: None,
             missing_maps: Vec::new(),
+            missing_normals: None,
         }
     }
 

@@ -174,6 +174,7 @@ pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Res
         // Modifiers that rebuild the mesh do not carry the record of
         // channels left out below them: it is kept aside and put back.
         let missing = std::mem::take(&mut mesh.missing_maps);
+        let missing_normals = mesh.missing_normals.take();
         let outcome = match refused {
             Some(e) => Err(e),
             None => apply(a, mesh, cx),
@@ -186,6 +187,9 @@ pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Res
         }
         let added = std::mem::replace(&mut mesh.missing_maps, missing);
         mesh.missing_maps.extend(added);
+        if mesh.missing_normals.is_none() {
+            mesh.missing_normals = missing_normals;
+        }
         // A channel written again above (a later UVW Map, an Edit Poly that
         // rebuilt it from below) is no longer missing.
         let maps = &mesh.maps;
@@ -195,8 +199,10 @@ pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Res
         });
         if !keeps_specified_normals(a.class) {
             // Max's TriObjectNormalXTC clears specified normals when a modifier
-            // that does not support them changes geometry or topology.
+            // that does not support them changes geometry or topology:
+            // those left out below would have gone here anyway.
             mesh.normals = None;
+            mesh.missing_normals = None;
         }
     }
     Ok(())

@@ -267,6 +267,7 @@ pub fn shell(mesh: &Mesh, s: &Settings) -> Result<Mesh, EvalError> {
         maps,
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     })
 }
 
@@ -384,6 +385,7 @@ mod tests {
             }],
             normals: None,
             missing_maps: Vec::new(),
+            missing_normals: None,
         }
     }
 

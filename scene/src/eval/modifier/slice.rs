@@ -179,6 +179,7 @@ mod tests {
             maps: Vec::new(),
             normals: None,
             missing_maps: Vec::new(),
+            missing_normals: None,
         }
     }
 

@@ -175,6 +175,7 @@ impl Polys {
             maps,
             normals: None,
             missing_maps: Vec::new(),
+            missing_normals: None,
         })
     }
 }

@@ -455,6 +455,7 @@ mod tests {
             }],
             normals: None,
             missing_maps: Vec::new(),
+            missing_normals: None,
         };
         flip_faces(&mut m);
         let f = m.faces[0];

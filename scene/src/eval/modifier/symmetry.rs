@@ -220,6 +220,7 @@ mod tests {
             maps: Vec::new(),
             normals: None,
             missing_maps: Vec::new(),
+            missing_normals: None,
         };
         let n = Vec3(1.0, 0.0, 0.0);
         slice_below(&mut m, n, 0.0).unwrap();

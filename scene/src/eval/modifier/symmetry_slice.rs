@@ -345,6 +345,7 @@ mod tests {
             maps: Vec::new(),
             normals: None,
             missing_maps: Vec::new(),
+            missing_normals: None,
         };
         slice_below(&mut m, Vec3(1.0, 0.0, 0.0), 0.0).unwrap();
         // 1, 2 and the two side cuts; a triangle slice would add a third on 0–2.
@@ -396,6 +397,7 @@ mod tests {
             maps: Vec::new(),
             normals: None,
             missing_maps: Vec::new(),
+            missing_normals: None,
         };
         assert_eq!(polygons(&m).len(), 4);
         slice_below(&mut m, Vec3(1.0, 0.0, 0.0), 0.0).unwrap();

@@ -510,6 +510,7 @@ mod tests {
             }],
             normals: None,
             missing_maps: Vec::new(),
+            missing_normals: None,
         };
         let loops = vec![
             Poly {

@@ -174,6 +174,7 @@ pub fn bone_mesh(p: &Params) -> Result<Mesh, EvalError> {
         maps: Vec::new(),
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     })
 }
 

@@ -54,6 +54,30 @@ pub struct Mesh {
     /// errors.txt and the exporters name it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub missing_maps: Vec<MissingMap>,
+    /// Specified normals left out because an operation's effect on them is
+    /// not derived: the geometry is kept and smoothing groups give the
+    /// normals, and coverage, errors.txt and the exporters name it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing_normals: Option<MissingNormals>,
+}
+
+/// Specified normals left out by a modifier (see [`Mesh::missing_normals`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MissingNormals {
+    /// The modifier's name on the stack ("Edit Poly").
+    pub modifier: String,
+    /// Why they are left out.
+    pub reason: String,
+}
+
+impl MissingNormals {
+    /// `specified normals of modifier Edit Poly: …`.
+    pub fn describe(&self) -> String {
+        format!(
+            "specified normals of modifier {}: {}",
+            self.modifier, self.reason
+        )
+    }
 }
 
 /// A map channel left out because the modifier that writes it is not evaluated.
@@ -235,6 +259,7 @@ pub fn mesh_buffers(geom: &[Chunk]) -> Result<Mesh, EvalError> {
         maps,
         normals,
         missing_maps: Vec::new(),
+        missing_normals: None,
     })
 }
 
@@ -509,6 +534,7 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), EvalError> {
             maps,
             normals: spec.map(|(n, _)| n),
             missing_maps: Vec::new(),
+            missing_normals: None,
         },
         polys,
     ))

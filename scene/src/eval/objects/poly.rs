@@ -300,6 +300,7 @@ impl PolyMesh {
             maps,
             normals,
             missing_maps: Vec::new(),
+            missing_normals: None,
         })
     }
 }

@@ -231,6 +231,7 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, EvalError> {
         maps,
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     })
 }
 

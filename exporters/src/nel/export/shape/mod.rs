@@ -124,6 +124,12 @@ pub fn gaps(ctx: &Context, node: usize) -> Vec<String> {
             };
             out.push(format!("exported without {}: {what}", r.describe()));
         }
+        if let Some(r) = &mesh.missing_normals {
+            out.push(format!(
+                "exported without {}: smoothing-group normals instead",
+                r.describe()
+            ));
+        }
     }
     if !props.interface_file.is_empty() {
         out.push(format!(

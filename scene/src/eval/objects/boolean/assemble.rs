@@ -258,6 +258,7 @@ pub(super) fn assemble(ctx: &Ctx, polys: Vec<Poly>, channels: &[i32]) -> Result<
         maps,
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     })
 }
 

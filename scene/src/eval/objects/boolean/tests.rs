@@ -37,6 +37,7 @@ fn cube(min: [f64; 3], max: [f64; 3]) -> Mesh {
         maps: Vec::new(),
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     }
 }
 

@@ -127,6 +127,7 @@ pub fn box_mesh(p: &Params) -> Result<Mesh, EvalError> {
         maps,
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     })
 }
 
@@ -234,6 +235,7 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, EvalError> {
         maps,
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     })
 }
 
@@ -298,5 +300,6 @@ pub fn pyramid_mesh(p: &Params) -> Result<Mesh, EvalError> {
         maps,
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     })
 }

@@ -159,6 +159,7 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, EvalError> {
         maps,
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     })
 }
 
@@ -320,5 +321,6 @@ pub(super) fn sliced_cylinder_mesh(
         maps,
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     })
 }

@@ -359,6 +359,7 @@ pub fn geosphere_mesh(p: &Params) -> Result<Mesh, EvalError> {
         maps: Vec::new(),
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     };
     if p.flag(6, false) {
         mesh.maps

@@ -167,6 +167,7 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, EvalError> {
         maps,
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     })
 }
 
@@ -331,5 +332,6 @@ pub(super) fn sliced_sphere_mesh(p: &Params, r: f64, segs: usize) -> Result<Mesh
         maps,
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     })
 }

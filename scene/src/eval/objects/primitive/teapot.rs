@@ -274,6 +274,7 @@ pub fn teapot_mesh(p: &Params) -> Result<Mesh, EvalError> {
         maps,
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     })
 }
 

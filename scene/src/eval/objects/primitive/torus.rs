@@ -157,6 +157,7 @@ fn sweep_faces(
         maps,
         normals: None,
         missing_maps: Vec::new(),
+        missing_normals: None,
     }
 }
 
