@@ -90,10 +90,7 @@ fn every_geometry_node_without_a_mesh_is_named_everywhere() {
          {shapes_under_modifiers} of them splines under modifiers"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // The corpus holds extruded splines (prims-greejesh: Line + Extrude): they
-    // must be counted, not invisible.
-    assert!(
-        shapes_under_modifiers > 0,
-        "no spline under a modifier was named"
-    );
+    // The corpus's extruded splines (prims-greejesh: Line + Extrude, Sword's
+    // under an Edit Poly too) all evaluate now; one that stops is counted
+    // above like any other node, by the same checks.
 }

@@ -216,8 +216,9 @@ fn key_edit_poly_stops_at_split_edges() {
 /// segments) as its Edit Poly receives it: its triangle mesh joined, 218
 /// vertices (centres kept) and 234 polygons — the size of the face
 /// selection Max saved with the first Extrude Face by Move (91), the first
-/// operation that selects faces. The node stops later, named, at the second
-/// extrusion (ours extrudes the first by polygon; Max's added 36 vertices).
+/// operation that selects faces. The node stops, named, at that extrusion
+/// of adjacent faces, whose counts in Max fit no known rule
+/// (`eval_edit_poly_group.rs`).
 #[test]
 fn watercooler_cylinder_with_cap_segments_has_max_face_count() {
     let words = |p: &[u8]| -> Vec<u32> {
@@ -281,7 +282,7 @@ fn edge_chamfers_name_their_variant() {
     };
     // Mug's, Can's and Table's chamfers replay (eval_edit_poly_ops,
     // eval_edit_poly_chamfer); WaterCooler's lowest Edit Poly stops at its
-    // second Extrude Face by Move, before its chamfer.
+    // first Extrude Face by Move, before its chamfer.
     let cases = [(
         "max2024-rico/WaterCooler.max",
         "WaterCooler01",

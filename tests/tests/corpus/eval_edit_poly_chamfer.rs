@@ -22,7 +22,7 @@ use maxfs_scene::eval::objects::poly::PolyMesh;
 use maxfs_scene::eval::SceneEval;
 use maxfs_tests::{corpus_dir, corpus_eval, le_words as words, node_index as node, unwrap_cache};
 
-fn local(eval: &SceneEval, o: usize, at: usize) -> &Chunk {
+pub(crate) fn local(eval: &SceneEval, o: usize, at: usize) -> &Chunk {
     let (stack, _) = eval.modifier_stack(o).expect("stack");
     stack[at]
         .mod_app
@@ -32,7 +32,7 @@ fn local(eval: &SceneEval, o: usize, at: usize) -> &Chunk {
 
 /// Per operation of an Edit Poly's local data, the Transform's offset count
 /// (0x0238 → 0x12c3), None for other operations.
-fn transform_counts(local: &Chunk) -> Vec<Option<u32>> {
+pub(crate) fn transform_counts(local: &Chunk) -> Vec<Option<u32>> {
     let mut out = Vec::new();
     for c in local.children() {
         if c.id == 0x0230 {
@@ -52,7 +52,7 @@ fn transform_counts(local: &Chunk) -> Vec<Option<u32>> {
     out
 }
 
-fn saved_sizes(local: &Chunk) -> Vec<u32> {
+pub(crate) fn saved_sizes(local: &Chunk) -> Vec<u32> {
     [0x0200u16, 0x0210, 0x0220]
         .iter()
         .map(|&id| {

@@ -7,8 +7,9 @@
 //!
 //! Operations evaluated: Transform, Set Material ID, Delete Face, Attach, Weld
 //! Vertex, Detach Face when the next operation deletes the same faces, Inset
-//! and Extrude Face on one-face clusters and the Max 2017+ move extrusion
-//! (`edit_poly_extrude`), Auto Smooth and Set Smoothing (`edit_poly_smooth`),
+//! and Extrude Face on one-face clusters, Extrude Face of a group with one
+//! border loop (`edit_poly_extrude_group`) and the Max 2017+ move extrusion of
+//! faces not adjacent (`edit_poly_extrude`), Auto Smooth and Set Smoothing (`edit_poly_smooth`),
 //! Insert Vertex Edge, Connect Vertex (`edit_poly_edges`) and Connect Edge
 //! (`edit_poly_connect`) on a known edge numbering, Extrude Edge on open
 //! borders (`edit_poly_extrude_edge`), Create and Target Weld
@@ -520,7 +521,15 @@ fn replay(
             let height = op
                 .float_param(PARAM_EXTRUDE_FACE_HEIGHT)?
                 .ok_or_else(|| EvalError::malformed("", "no extrusion height"))?;
-            extrude::extrude(poly, &op.selection, height, kind == 2, before, known)?;
+            return extrude::extrude(
+                poly,
+                &op.selection,
+                height,
+                kind == 2,
+                kind == 1,
+                before,
+                known,
+            );
         }
         OP_MOVE_EXTRUDE => {
             let kind = op
@@ -528,6 +537,14 @@ fn replay(
                 .ok_or_else(|| EvalError::malformed("", "no extrusion type (0x0601)"))?;
             if kind > 2 {
                 return Err(EvalError::malformed("", format!("extrusion type {kind}")));
+            }
+            // Adjacent faces: Max's counts after WaterCooler.max's fit
+            // neither rule (docs/max-format.md).
+            if let Some(c) = extrude::first_group(poly, &op.selection)? {
+                return Err(EvalError::not_evaluated_why(
+                    format!("a move extrusion (type {kind}) of the adjacent faces {c:?}"),
+                    "Max's vertex and face counts after one are neither a by-polygon nor a group extrusion's",
+                ));
             }
             extrude::extrude_faces(poly, &op.selection, kind == 2, before, known)?;
             known.moved = Some(

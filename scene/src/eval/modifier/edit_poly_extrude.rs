@@ -13,9 +13,9 @@
 //! the side quad's map face runs over the old and the copied map vertices (the
 //! walls' texture is stretched from the border, as in Max).
 //!
-//! Only clusters of one face are evaluated: Max's order of the new vertices
-//! and faces of a multi-face group extrusion is not known (by-polygon
-//! extrusion makes one-face clusters of any selection).
+//! A cluster of several adjacent faces extruded as a group follows the same
+//! rule along its border (`edit_poly_extrude_group`); Inset and the local
+//! normal extrusion of such a cluster are refused.
 
 use std::collections::HashMap;
 
@@ -23,6 +23,7 @@ use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
+use super::edit_poly_extrude_group::{self as group, Group};
 use super::edit_poly_topo::{check_selection, newell_normal};
 
 /// A face's normal to extrude or inset along; a face without area has none.
@@ -35,39 +36,32 @@ fn topo_normal(poly: &PolyMesh, v: &[u32]) -> Result<Vec3, EvalError> {
     })
 }
 
-/// What an extrusion made: per selected face (in order) its new corners.
+/// What an extrusion made: per one-face cluster (in order) its new corners,
+/// and the clusters of several faces extruded as groups.
 pub(super) struct Extruded {
     /// (face, its vertices before the extrusion) per extruded face.
     pub faces: Vec<(usize, Vec<u32>)>,
+    pub groups: Vec<Group>,
+    /// Map channels a group extrusion left out (its map faces are not
+    /// derived): the caller names them.
+    pub dropped: Vec<i32>,
 }
 
-/// The selected faces, each checked to be a cluster of its own unless
-/// `by_polygon`.
-fn one_face_clusters(
+/// The selected faces as clusters (each face its own when `by_polygon`),
+/// ordered by their lowest face.
+fn face_clusters(
     poly: &PolyMesh,
     sel: &[bool],
     by_polygon: bool,
-) -> Result<Vec<usize>, EvalError> {
+) -> Result<Vec<Vec<usize>>, EvalError> {
     check_selection(sel, poly.faces.len(), "faces")?;
     let chosen: Vec<usize> = (0..poly.faces.len())
         .filter(|&i| sel.get(i).copied().unwrap_or(false))
         .collect();
     if by_polygon {
-        return Ok(chosen);
+        return Ok(chosen.into_iter().map(|f| vec![f]).collect());
     }
-    let mut owner = std::collections::HashMap::new();
-    for &f in &chosen {
-        let v = &poly.faces[f].v;
-        for j in 0..v.len() {
-            let (a, b) = (v[j], v[(j + 1) % v.len()]);
-            if let Some(other) = owner.insert((a.min(b), a.max(b)), f) {
-                if other != f {
-                    return Err(EvalError::malformed("", format!("faces {other} and {f} extrude as one group, whose vertex order is not known")));
-                }
-            }
-        }
-    }
-    Ok(chosen)
+    Ok(group::clusters(poly, &chosen))
 }
 
 /// What stays known of MNMesh's numbering through extrusions, which only
@@ -120,9 +114,15 @@ fn start_side(
     Ok(best.1)
 }
 
-/// Extrudes the selected faces (one-face clusters) with zero height: the new
-/// vertices sit on the old ones. `before` is MNMesh's edge list before the
-/// operation, when known.
+/// The first cluster of more than one selected face, if any.
+pub(super) fn first_group(poly: &PolyMesh, sel: &[bool]) -> Result<Option<Vec<usize>>, EvalError> {
+    Ok(face_clusters(poly, sel, false)?
+        .into_iter()
+        .find(|c| c.len() > 1))
+}
+
+/// Extrudes the selected faces with zero height: the new vertices sit on the
+/// old ones. `before` is MNMesh's edge list before the operation, when known.
 pub(super) fn extrude_faces(
     poly: &mut PolyMesh,
     sel: &[bool],
@@ -130,75 +130,112 @@ pub(super) fn extrude_faces(
     before: Option<&[[u32; 2]]>,
     known: &mut Known,
 ) -> Result<Extruded, EvalError> {
-    let chosen = one_face_clusters(poly, sel, by_polygon)?;
-    let mut out = Extruded { faces: Vec::new() };
-    for &fi in &chosen {
-        let old = poly.faces[fi].v.clone();
-        let n = old.len();
-        let start = start_side(&old, fi, before, known)?;
-        known.starts.insert(fi, start);
-        // Corners in the order the loop meets them.
-        let order: Vec<usize> = (0..n).map(|k| (start + k) % n).collect();
-        let base = u32::try_from(poly.vertices.len())
-            .map_err(|_| EvalError::limit("vertices", u32::MAX))?;
-        for &j in &order {
-            let p = poly.vertices[old[j] as usize];
-            poly.vertices.push(p);
-        }
-        let new: Vec<u32> = (0..n)
-            .map(|j| base + ((j + n - start) % n) as u32)
-            .collect();
-        let material = poly.faces[fi].material;
-        poly.faces[fi].v = new.clone();
-        for &j in &order {
-            let k = (j + 1) % n;
-            poly.faces.push(PolyFace::fan(
-                vec![old[j], old[k], new[k], new[j]],
-                material,
-                0,
-            ));
-        }
-        for m in &mut poly.maps {
-            let mf = m
-                .faces
-                .get(fi)
-                .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?
-                .clone();
-            let mbase = u32::try_from(m.vertices.len())
-                .map_err(|_| EvalError::limit("map vertices", u32::MAX))?;
-            for &j in &order {
-                let t = *mf.get(j).ok_or_else(|| {
-                    EvalError::malformed(format!("map {}", m.channel), "damaged map face")
-                })?;
-                let uv = *m.vertices.get(t as usize).ok_or_else(|| {
-                    EvalError::malformed(format!("map {}", m.channel), "damaged map face")
-                })?;
-                m.vertices.push(uv);
+    let clusters = face_clusters(poly, sel, by_polygon)?;
+    let mut out = Extruded {
+        faces: Vec::new(),
+        groups: Vec::new(),
+        dropped: Vec::new(),
+    };
+    if clusters.iter().any(|c| c.len() > 1) {
+        out.dropped = poly.maps.iter().map(|m| m.channel).collect();
+        poly.maps.clear();
+    }
+    for cluster in &clusters {
+        if let [fi] = cluster[..] {
+            out.faces.push((fi, extrude_one(poly, fi, before, known)?));
+        } else {
+            for f in cluster {
+                known.starts.remove(f);
             }
-            let mnew: Vec<u32> = (0..n)
-                .map(|j| mbase + ((j + n - start) % n) as u32)
-                .collect();
-            m.faces[fi] = mnew.clone();
-            for &j in &order {
-                let k = (j + 1) % n;
-                m.faces.push(vec![mf[j], mf[k], mnew[k], mnew[j]]);
-            }
+            out.groups
+                .push(group::extrude_group(poly, cluster, before)?);
         }
-        out.faces.push((fi, old));
     }
     poly.validate()?;
     Ok(out)
 }
 
-/// Extrude Face: each extruded face moves along its normal by `height`.
+/// Extrudes face `fi` alone; returns its vertices before.
+fn extrude_one(
+    poly: &mut PolyMesh,
+    fi: usize,
+    before: Option<&[[u32; 2]]>,
+    known: &mut Known,
+) -> Result<Vec<u32>, EvalError> {
+    let old = poly.faces[fi].v.clone();
+    let n = old.len();
+    let start = start_side(&old, fi, before, known)?;
+    known.starts.insert(fi, start);
+    // Corners in the order the loop meets them.
+    let order: Vec<usize> = (0..n).map(|k| (start + k) % n).collect();
+    let base =
+        u32::try_from(poly.vertices.len()).map_err(|_| EvalError::limit("vertices", u32::MAX))?;
+    for &j in &order {
+        let p = poly.vertices[old[j] as usize];
+        poly.vertices.push(p);
+    }
+    let new: Vec<u32> = (0..n)
+        .map(|j| base + ((j + n - start) % n) as u32)
+        .collect();
+    let material = poly.faces[fi].material;
+    poly.faces[fi].v = new.clone();
+    for &j in &order {
+        let k = (j + 1) % n;
+        poly.faces.push(PolyFace::fan(
+            vec![old[j], old[k], new[k], new[j]],
+            material,
+            0,
+        ));
+    }
+    for m in &mut poly.maps {
+        let mf = m
+            .faces
+            .get(fi)
+            .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?
+            .clone();
+        let mbase = u32::try_from(m.vertices.len())
+            .map_err(|_| EvalError::limit("map vertices", u32::MAX))?;
+        for &j in &order {
+            let t = *mf.get(j).ok_or_else(|| {
+                EvalError::malformed(format!("map {}", m.channel), "damaged map face")
+            })?;
+            let uv = *m.vertices.get(t as usize).ok_or_else(|| {
+                EvalError::malformed(format!("map {}", m.channel), "damaged map face")
+            })?;
+            m.vertices.push(uv);
+        }
+        let mnew: Vec<u32> = (0..n)
+            .map(|j| mbase + ((j + n - start) % n) as u32)
+            .collect();
+        m.faces[fi] = mnew.clone();
+        for &j in &order {
+            let k = (j + 1) % n;
+            m.faces.push(vec![mf[j], mf[k], mnew[k], mnew[j]]);
+        }
+    }
+    Ok(old)
+}
+
+/// Extrude Face: each one-face cluster moves along its face's normal by
+/// `height`, each group (type "group") along its faces' average normal; a
+/// group extruded along local normals is refused. Returns the map channels
+/// left out.
 pub(super) fn extrude(
     poly: &mut PolyMesh,
     sel: &[bool],
     height: f64,
     by_polygon: bool,
+    local_normals: bool,
     before: Option<&[[u32; 2]]>,
     known: &mut Known,
-) -> Result<(), EvalError> {
+) -> Result<Vec<i32>, EvalError> {
+    if local_normals && !by_polygon {
+        if let Some(c) = first_group(poly, sel)? {
+            return Err(EvalError::not_evaluated(format!(
+                "a local normal extrusion of the group of faces {c:?}"
+            )));
+        }
+    }
     let done = extrude_faces(poly, sel, by_polygon, before, known)?;
     for (fi, old) in &done.faces {
         let d = topo_normal(poly, old)?.scale(height);
@@ -207,7 +244,14 @@ pub(super) fn extrude(
             *p = p.plus(d);
         }
     }
-    Ok(())
+    for g in &done.groups {
+        let d = g.normal.scale(height);
+        for &v in &g.vertices {
+            let p = &mut poly.vertices[v as usize];
+            *p = p.plus(d);
+        }
+    }
+    Ok(done.dropped)
 }
 
 /// Inset: each face's new corners move inwards in the face's plane so that
@@ -221,6 +265,11 @@ pub(super) fn inset(
     before: Option<&[[u32; 2]]>,
     known: &mut Known,
 ) -> Result<(), EvalError> {
+    if let Some(c) = first_group(poly, sel)? {
+        return Err(EvalError::not_evaluated(format!(
+            "an inset of the group of faces {c:?}"
+        )));
+    }
     let done = extrude_faces(poly, sel, false, before, known)?;
     for (fi, old) in &done.faces {
         let nrm = topo_normal(poly, old)?;
@@ -339,12 +388,13 @@ mod tests {
     }
 
     #[test]
-    fn extrude_moves_along_the_normal_and_refuses_groups() {
+    fn extrude_moves_along_the_normal_and_refuses_open_groups() {
         let mut m = square();
         extrude(
             &mut m,
             &[true, false],
             -2.0,
+            false,
             false,
             None,
             &mut Known::default(),
@@ -361,6 +411,7 @@ mod tests {
             &[true, false],
             1.0,
             false,
+            false,
             None,
             &mut Known::default()
         )
@@ -373,11 +424,21 @@ mod tests {
             &mut Known::default()
         )
         .is_err());
-        // Two selected faces sharing an edge form one group.
+        // Two selected faces sharing an edge form one group, here with an
+        // open border (walls not derived); an inset of a group is refused.
+        assert!(inset(
+            &mut square(),
+            &[true, true],
+            0.1,
+            None,
+            &mut Known::default()
+        )
+        .is_err());
         assert!(extrude(
             &mut square(),
             &[true, true],
             1.0,
+            false,
             false,
             None,
             &mut Known::default()
@@ -389,6 +450,7 @@ mod tests {
             &[true, true],
             1.0,
             true,
+            false,
             None,
             &mut Known::default(),
         )

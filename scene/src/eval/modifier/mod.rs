@@ -40,6 +40,7 @@ mod edit_poly_create;
 mod edit_poly_edges;
 mod edit_poly_extrude;
 mod edit_poly_extrude_edge;
+mod edit_poly_extrude_group;
 mod edit_poly_records;
 mod edit_poly_smooth;
 mod edit_poly_topo;

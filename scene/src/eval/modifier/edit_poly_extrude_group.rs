@@ -1,0 +1,314 @@
+//! Extrusion of a cluster of adjacent faces as one group (Edit Poly's Extrude
+//! Face, type "group"): the cluster's border gets walls, its inner vertices
+//! stay shared and move with it.
+//!
+//! The rule generalises the one-face extrusion read off Max's caches
+//! (`edit_poly_extrude`): the border is walked as the cluster's faces run
+//! their sides (a → b inside a face, on to the border side leaving b),
+//! starting at the border side with the lowest edge index when MNMesh's
+//! numbering is known (else at the first border side of the lowest cluster
+//! face). Each border vertex gets a new vertex, appended in walk order; every
+//! cluster face takes the new vertices in place of the border ones; for each
+//! border side a → b a wall [a, b, b', a'] is appended in walk order with the
+//! material of the cluster face owning the side and no smoothing group.
+//! Checked only by counts: Sword.max's 14-quad strip (30 border vertices)
+//! gives the vertex and face selection sizes Max recorded after it. The
+//! loops' order when a cluster has several borders, an open border and a
+//! vertex met twice on the border are refused.
+//!
+//! Map channels: how Max fills the walls' map faces of a group is not
+//! derived, so the channels leave the mesh, named by the caller.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
+use crate::eval::objects::poly::{PolyFace, PolyMesh};
+
+use super::edit_poly_topo::newell_normal;
+
+/// What a group extrusion made of one cluster.
+pub(super) struct Group {
+    /// The cluster's vertices after the extrusion (new border vertices and
+    /// inner ones), each once: what the extrusion moves.
+    pub vertices: Vec<u32>,
+    /// The average of the cluster faces' unit normals, normalised, taken
+    /// before the extrusion.
+    pub normal: Vec3,
+}
+
+/// The clusters of `chosen` faces joined across shared sides, each in face
+/// index order, ordered by their lowest face.
+pub(super) fn clusters(poly: &PolyMesh, chosen: &[usize]) -> Vec<Vec<usize>> {
+    let picked: HashSet<usize> = chosen.iter().copied().collect();
+    let mut by_edge: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
+    for &f in chosen {
+        let v = &poly.faces[f].v;
+        for j in 0..v.len() {
+            let (a, b) = (v[j], v[(j + 1) % v.len()]);
+            by_edge.entry((a.min(b), a.max(b))).or_default().push(f);
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let mut sorted = chosen.to_vec();
+    sorted.sort_unstable();
+    for &f0 in &sorted {
+        if !seen.insert(f0) {
+            continue;
+        }
+        let mut group = vec![f0];
+        let mut stack = vec![f0];
+        while let Some(f) = stack.pop() {
+            let v = &poly.faces[f].v;
+            for j in 0..v.len() {
+                let (a, b) = (v[j], v[(j + 1) % v.len()]);
+                for &g in &by_edge[&(a.min(b), a.max(b))] {
+                    if picked.contains(&g) && seen.insert(g) {
+                        group.push(g);
+                        stack.push(g);
+                    }
+                }
+            }
+        }
+        group.sort_unstable();
+        out.push(group);
+    }
+    out
+}
+
+/// Extrudes one cluster of more than one face with zero height (see the
+/// module doc); `before` is MNMesh's edge list before the operation, when
+/// known.
+pub(super) fn extrude_group(
+    poly: &mut PolyMesh,
+    cluster: &[usize],
+    before: Option<&[[u32; 2]]>,
+) -> Result<Group, EvalError> {
+    // How many faces use each side, over the whole mesh.
+    let mut users: HashMap<(u32, u32), usize> = HashMap::new();
+    for f in &poly.faces {
+        for j in 0..f.v.len() {
+            let (a, b) = (f.v[j], f.v[(j + 1) % f.v.len()]);
+            *users.entry((a.min(b), a.max(b))).or_insert(0) += 1;
+        }
+    }
+    let mut inner: HashMap<(u32, u32), usize> = HashMap::new();
+    for &f in cluster {
+        let v = &poly.faces[f].v;
+        for j in 0..v.len() {
+            let (a, b) = (v[j], v[(j + 1) % v.len()]);
+            *inner.entry((a.min(b), a.max(b))).or_insert(0) += 1;
+        }
+    }
+    // Border sides a → b as the owning face runs them, by their start.
+    let mut leaving: HashMap<u32, (u32, usize)> = HashMap::new();
+    let mut order: Vec<(u32, u32)> = Vec::new();
+    for &f in cluster {
+        let v = &poly.faces[f].v;
+        for j in 0..v.len() {
+            let (a, b) = (v[j], v[(j + 1) % v.len()]);
+            let key = (a.min(b), a.max(b));
+            match (inner[&key], users[&key]) {
+                (1, 2) => {}
+                (2, 2) => continue,
+                (1, 1) => {
+                    return Err(EvalError::not_evaluated_why(
+                        format!("a group extrusion of faces {cluster:?}"),
+                        format!("side {a}-{b} is an open border, whose walls are not derived"),
+                    ))
+                }
+                (_, n) => {
+                    return Err(EvalError::malformed(
+                        "",
+                        format!("side {a}-{b} is used by {n} faces"),
+                    ))
+                }
+            }
+            if leaving.insert(a, (b, f)).is_some() {
+                return Err(EvalError::not_evaluated_why(
+                    format!("a group extrusion of faces {cluster:?}"),
+                    format!("vertex {a} is met twice on the border, whose order is not derived"),
+                ));
+            }
+            order.push((a, b));
+        }
+    }
+    // The walk's first side: the lowest edge index, or the first in face order.
+    let start = match before {
+        Some(edges) => {
+            let index: HashMap<(u32, u32), usize> = edges
+                .iter()
+                .enumerate()
+                .map(|(i, e)| ((e[0].min(e[1]), e[0].max(e[1])), i))
+                .collect();
+            let mut best: Option<(usize, u32)> = None;
+            for &(a, b) in &order {
+                let i = *index.get(&(a.min(b), a.max(b))).ok_or_else(|| {
+                    EvalError::malformed("", format!("side {a}-{b} is not in the edge list"))
+                })?;
+                if best.is_none_or(|(j, _)| i < j) {
+                    best = Some((i, a));
+                }
+            }
+            best.map(|(_, a)| a)
+        }
+        None => order.first().map(|&(a, _)| a),
+    }
+    .ok_or_else(|| EvalError::malformed("", format!("faces {cluster:?} have no border")))?;
+    let mut walk = vec![start];
+    let mut at = start;
+    loop {
+        let (next, _) = leaving[&at];
+        if next == start {
+            break;
+        }
+        if walk.len() > leaving.len() {
+            return Err(EvalError::malformed("", "the border does not close"));
+        }
+        walk.push(next);
+        at = next;
+    }
+    if walk.len() != leaving.len() {
+        return Err(EvalError::not_evaluated_why(
+            format!("a group extrusion of faces {cluster:?}"),
+            format!(
+                "its border is more than one loop ({} of {} sides in the first), whose order is not derived",
+                walk.len(),
+                leaving.len()
+            ),
+        ));
+    }
+    let normal = cluster_normal(poly, cluster)?;
+    let base =
+        u32::try_from(poly.vertices.len()).map_err(|_| EvalError::limit("vertices", u32::MAX))?;
+    let mut new_of: HashMap<u32, u32> = HashMap::new();
+    for (k, &v) in walk.iter().enumerate() {
+        let p = poly.vertices[v as usize];
+        poly.vertices.push(p);
+        new_of.insert(v, base + k as u32);
+    }
+    for &a in &walk {
+        let (b, f) = leaving[&a];
+        let material = poly.faces[f].material;
+        poly.faces.push(PolyFace::fan(
+            vec![a, b, new_of[&b], new_of[&a]],
+            material,
+            0,
+        ));
+    }
+    let mut vertices = Vec::new();
+    let mut met = HashSet::new();
+    for &f in cluster {
+        for c in &mut poly.faces[f].v {
+            if let Some(&n) = new_of.get(c) {
+                *c = n;
+            }
+            if met.insert(*c) {
+                vertices.push(*c);
+            }
+        }
+    }
+    Ok(Group { vertices, normal })
+}
+
+/// The cluster's direction: its faces' unit normals summed and normalised.
+fn cluster_normal(poly: &PolyMesh, cluster: &[usize]) -> Result<Vec3, EvalError> {
+    let mut n = Vec3::default();
+    for &f in cluster {
+        let u = newell_normal(poly, &poly.faces[f].v).ok_or_else(|| {
+            EvalError::malformed("", format!("face {f} has no area, so no normal"))
+        })?;
+        n = n.plus(u);
+    }
+    let l = n.len();
+    if l > 1e-12 && l.is_finite() {
+        Ok(n.scale(1.0 / l))
+    } else {
+        Err(EvalError::malformed(
+            "",
+            format!("faces {cluster:?} have no average normal to extrude along"),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two unit squares side by side in z = 0, and a floor below closing
+    /// nothing: the strip's border is one loop of six sides.
+    fn strip() -> PolyMesh {
+        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
+        // 0 1 2 on y = 0, 3 4 5 on y = 1; a closed box would be more; the
+        // border sides get a neighbour each from a fan of triangles under.
+        let mut m = PolyMesh {
+            vertices: vec![
+                p(0.0, 0.0),
+                p(1.0, 0.0),
+                p(2.0, 0.0),
+                p(0.0, 1.0),
+                p(1.0, 1.0),
+                p(2.0, 1.0),
+                Vec3(1.0, 0.5, -1.0),
+            ],
+            faces: vec![
+                PolyFace::fan(vec![0, 1, 4, 3], 2, 1),
+                PolyFace::fan(vec![1, 2, 5, 4], 3, 1),
+            ],
+            maps: Vec::new(),
+            edges: None,
+        };
+        // Close the border with triangles to the apex 6 (reversed sides).
+        for (a, b) in [(0, 1), (1, 2), (2, 5), (5, 4), (4, 3), (3, 0)] {
+            m.faces.push(PolyFace::fan(vec![b, a, 6], 0, 0));
+        }
+        m
+    }
+
+    #[test]
+    fn a_strip_gets_one_loop_of_walls_in_walk_order() {
+        let mut m = strip();
+        let cl = clusters(&m, &[0, 1]);
+        assert_eq!(cl, [vec![0, 1]]);
+        let g = extrude_group(&mut m, &cl[0], None).expect("group");
+        // Walk from face 0's side 0: 0 → 1 → 2 → 5 → 4 → 3.
+        assert_eq!(m.vertices.len(), 7 + 6);
+        assert_eq!(m.faces[0].v, [7, 8, 11, 12]);
+        assert_eq!(m.faces[1].v, [8, 9, 10, 11]);
+        assert_eq!(m.faces[8].v, [0, 1, 8, 7]);
+        assert_eq!(m.faces[9].v, [1, 2, 9, 8]);
+        assert_eq!(m.faces[13].v, [3, 0, 7, 12]);
+        assert_eq!(m.faces[8].material, 2);
+        assert_eq!(m.faces[9].material, 3);
+        assert!(m.faces[8..].iter().all(|f| f.smoothing == 0));
+        assert_eq!(g.normal, Vec3(0.0, 0.0, 1.0));
+        assert_eq!(g.vertices.len(), 6);
+        m.validate().expect("valid");
+    }
+
+    #[test]
+    fn the_walk_starts_at_the_lowest_numbered_border_side() {
+        let mut m = strip();
+        // Side 2–5 numbered first.
+        let mut edges = vec![[2, 5], [0, 1], [1, 4], [4, 3], [3, 0], [1, 2], [5, 4]];
+        for (a, b) in [(0, 6), (1, 6), (2, 6), (5, 6), (4, 6), (3, 6)] {
+            edges.push([a, b]);
+        }
+        extrude_group(&mut m, &[0, 1], Some(&edges)).expect("group");
+        // New vertices: 2, 5, 4, 3, 0, 1.
+        assert_eq!(m.faces[1].v, [12, 7, 8, 9]);
+        assert_eq!(m.faces[8].v, [2, 5, 8, 7]);
+    }
+
+    #[test]
+    fn open_borders_and_borderless_selections_are_refused() {
+        let mut open = strip();
+        open.faces.truncate(2);
+        assert!(extrude_group(&mut open, &[0, 1], None).is_err());
+        // An inner face joined on all sides has no border of its own.
+        let mut m = strip();
+        let all: Vec<usize> = (0..m.faces.len()).collect();
+        assert!(extrude_group(&mut m, &all, None).is_err());
+    }
+}
