@@ -34,11 +34,11 @@
 //!
 //! A rig saved in figure mode (0x0109 = 1) is at its figure pose at every
 //! tick: SeanConway_Character (no keys at all) then matches its Skin's
-//! bind TMs at any tick. A rig without horizontal, vertical or turn keys
-//! outside figure mode is not evaluated: the current-position records
-//! (0x0104, 0x0258 … 0x0261) are a snapshot of the pose at one moment, not a
-//! rest pose — Player@Idle's FBX moves the COM 31 units across and bends
-//! the spine over the take although only the turn is keyed (docs/biped.md).
+//! bind TMs at any tick. Animation layers above the base add their COM turn
+//! offsets (`layer_turn`; Player@Idle). A rig without horizontal, vertical
+//! or turn keys outside figure mode is not evaluated: the current-position
+//! records (0x0104, 0x0258 … 0x0261) are the pose at the time slider when
+//! the file was saved, not a rest pose (docs/biped.md).
 
 use super::figure::{self, Pose};
 use super::{KeyTrack, Rig};
@@ -370,7 +370,47 @@ fn control_points(track: &KeyTrack, qs: &[Quat], i: usize) -> (Quat, Quat) {
     (bq, a)
 }
 
-fn com_at(rig: &Rig, t: i32) -> Result<crate::eval::core::math::Mat43, EvalError> {
+/// The upper animation layers' COM turn offsets at `t`, composed (the
+/// highest applied last), or why the layers are not evaluated: a layer that
+/// keys any other track. Biped layers hold offsets from the layers below
+/// (biped-ld35/Player@Idle's "Layer 1" keys the turn with the identity at
+/// 0, 1920 and 3840, about 0.86 rad at 640 and 2560); each layer's turn is
+/// the squad through its own keys like the base turn, applied before the
+/// base in the stored quaternions (`layer · base`). Measured on Player@Idle's
+/// current-pose record 0x0260, the composite Max computed at tick 1440 when
+/// it saved the file: to 1.3e-7 (a slerp between the layer's keys instead:
+/// 0.056).
+fn layer_turn(rig: &Rig, t: i32) -> Result<Option<Quat>, EvalError> {
+    let mut turn: Option<Quat> = None;
+    for (i, layer) in rig.layers.iter().enumerate() {
+        let name = || layer.name.clone().unwrap_or_else(|| format!("{}", i + 1));
+        if let Some(other) = layer
+            .tracks
+            .iter()
+            .find(|t| t.name != "turn" && !t.keys.is_empty())
+        {
+            return Err(EvalError::not_evaluated_why(
+                format!(
+                    "Biped animation layer \"{}\" keys the {} track",
+                    name(),
+                    other.name
+                ),
+                "animation layers keying other than the COM turn",
+            ));
+        }
+        if let Some(tr) = layer
+            .tracks
+            .iter()
+            .find(|t| t.name == "turn" && !t.keys.is_empty())
+        {
+            let q = quat_curve(tr, 4, t)?;
+            turn = Some(turn.map_or(q, |below| q.compose(below)));
+        }
+    }
+    Ok(turn)
+}
+
+fn com_at(rig: &Rig, t: i32, layers: bool) -> Result<crate::eval::core::math::Mat43, EvalError> {
     let missing = |n: &str| {
         EvalError::not_evaluated(format!(
             "no {n} keys: the COM at its current-position frame"
@@ -381,7 +421,12 @@ fn com_at(rig: &Rig, t: i32) -> Result<crate::eval::core::math::Mat43, EvalError
     let turn = track(rig, "turn").ok_or_else(|| missing("turn"))?;
     let [x, _, depth] = scalar_curve::<3>(h, 0, t)?;
     let [height] = scalar_curve::<1>(v, 2, t)?;
-    let q = quat_curve(turn, 4, t)?;
+    let mut q = quat_curve(turn, 4, t)?;
+    if layers {
+        if let Some(l) = layer_turn(rig, t)? {
+            q = l.compose(q).normalized();
+        }
+    }
     let r = figure::yup_rotation([q.x, q.y, q.z, q.w]);
     Ok(figure::with_position(&r, Vec3(x, -depth, height)))
 }
@@ -749,13 +794,46 @@ fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
     Ok(out)
 }
 
-/// The pose of `rig` at tick `t`.
+/// The pose of `rig` at tick `t`, every animation layer applied.
 pub fn pose_at(rig: &Rig, t: i32) -> Pose {
+    pose_in_layers(rig, t, true)
+}
+
+/// The pose of `rig` at tick `t` from its base layer alone (the layers above
+/// it switched off): what biped-ld35/Player@Idle.FBX holds, written before
+/// the file's "Layer 1" turned the COM.
+pub fn base_pose_at(rig: &Rig, t: i32) -> Pose {
+    pose_in_layers(rig, t, false)
+}
+
+/// A layer's COM turn offset of at most this angle (rad) is no turn.
+const LAYER_STILL: f64 = 1e-6;
+
+/// Whether a leg is in IK at `t` (its key there, or a key of its segment,
+/// has an IK blend).
+fn leg_in_ik(rig: &Rig, left: bool, t: i32) -> Option<i32> {
+    let tr = track(rig, if left { "left leg" } else { "right leg" })?;
+    let ik = |k: &super::tracks::Key| k.values.get(IK_BLEND).is_some_and(|b| b.abs() > IK_FREE);
+    let at = tr.keys.iter().find(|k| k.time == t).into_iter();
+    let seg = segment_keys(tr, t)
+        .map(|(i, j)| [&tr.keys[i], &tr.keys[j]])
+        .into_iter()
+        .flatten();
+    at.chain(seg).find(|k| ik(k)).map(|k| k.time)
+}
+
+fn pose_in_layers(rig: &Rig, t: i32, layers: bool) -> Pose {
     // A rig saved in figure mode shows its figure whatever its keys.
     if rig.structure.figure_mode {
         return figure::figure_pose(rig);
     }
-    let com = com_at(rig, t);
+    let com = com_at(rig, t, layers);
+    // Whether a layer turns the COM here: IK legs then are not measured
+    // (their stored solutions and pivots are the base layer's). An offset
+    // within `LAYER_STILL` of the identity (Player@Idle's keys at 0, 1920,
+    // 3840 store 1.6e-8 rad) moves nothing measurable.
+    let layer_turned = layers
+        && matches!(layer_turn(rig, t), Ok(Some(q)) if q.w.abs() < (LAYER_STILL / 2.0).cos());
     let pelvis = com.clone().map(|c| {
         let r = figure::pelvis_in_com().then(&figure::with_position(&c, Vec3::default()));
         figure::with_position(&r, c.0[3])
@@ -806,6 +884,21 @@ pub fn pose_at(rig: &Rig, t: i32) -> Pose {
                 pose.leg_ik[side] = Some(tms);
             }
             Some(Err(e)) => pose.legs[side] = Err(e),
+        }
+    }
+    if layer_turned {
+        for left in [false, true] {
+            if let Some(k) = leg_in_ik(rig, left, t) {
+                let side = usize::from(left);
+                pose.legs[side] = Err(EvalError::not_evaluated_why(
+                    format!(
+                        "{} leg IK key at tick {k} under a Biped animation layer's COM turn",
+                        if left { "left" } else { "right" }
+                    ),
+                    "IK legs under animation layers",
+                ));
+                pose.leg_ik[side] = None;
+            }
         }
     }
     pose
