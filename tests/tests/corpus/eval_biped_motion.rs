@@ -128,7 +128,8 @@ const TAKES: &[Take] = &[
     // continuity −0.8 (time record word [9] = 5, docs/biped.md), and IK leg
     // keys. Bones are compared at every frame where they evaluate; the
     // other frames are refused by name (leg IK blend transitions: 25–35;
-    // 37–39 evaluate by the IK in-between rule; toe link bends: all but the FK keys' frames). The floors are
+    // 37–39 evaluate by the IK in-between rule; toe link bends changing between
+    // keys: 21–23). The floors are
     // those frame counts: the COM, spine, head, tail and ears at all 41.
     Take {
         max: "biped-ld35/Yellow@Spawn.max",
@@ -150,8 +151,10 @@ const TAKES: &[Take] = &[
             ("B_R_Calf", 30),
             ("B_L_Foot", 30),
             ("B_R_Foot", 30),
-            ("B_L_Toe", 4),
-            ("B_R_Toe", 4),
+            // Frames 0–20 and 24: between FK keys holding the same toe
+            // bend (3200 → 3840 changes it: refused by name).
+            ("B_L_Toe", 22),
+            ("B_R_Toe", 22),
             ("Bip01 Tail", 41),
             ("Bip01 Tail1", 41),
             ("Bip01 Tail2", 41),

@@ -92,15 +92,15 @@ const TAKES: &[Take] = &[
         base_layer: false,
     },
     // Compared at the sampled frames where every bone it uses evaluates
-    // (frames 0 and 20, its ears included; the others fall on refused
-    // in-betweens — toe link bends, leg IK in-betweens — or, at 40, on an
-    // IK key's toe links: the Skin is refused at that tick, naming them).
+    // (frames 0, 10 and 20, its ears and toes included; the others fall on
+    // refused leg IK in-betweens (30) or, at 40, on an IK key's toe links:
+    // the Skin is refused at that tick, naming them).
     Take {
         name: "Yellow@Spawn",
         required: false,
         shift: [0.0; 3],
         more_frames: &[],
-        least: 0,
+        least: 3,
         tight: None,
         base_layer: false,
     },

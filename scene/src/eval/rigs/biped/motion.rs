@@ -451,11 +451,15 @@ fn leg_channels(rig: &Rig, left: bool, n: usize) -> (Vec<usize>, Vec<usize>) {
 }
 
 /// Whether the toe links beyond the bases are evaluated at `t`. At their
-/// keys they are (Yellow@Spawn's Toe01 matches its FBX at every FK key),
-/// but not between keys once a bend changes over the track (Yellow@Spawn's
-/// toe bends 0, 0, −1.047 at 1920, 3200, 3840: the TCB curve puts its
-/// Toe01 0.10 rad off the FBX between the first two), nor at an IK key
-/// (tick 6400: 0.07 units off).
+/// keys they are (Yellow@Spawn's Toe01 matches its FBX at every FK key).
+/// Between two FK keys that hold the same bend the link holds it
+/// (`toe_bend_at`; Yellow@Spawn's 1920 → 3200, both 0: frames 13–19 within
+/// 1e-3 of its FBX, where the TCB curve through 3840's −1.047 bulges 0.10
+/// rad). Not evaluated: segments whose keys' bends differ (3200 → 3840:
+/// neither the TCB curve, 0.10 off, a lerp, 0.107, nor a Hermite with zero
+/// tangents, 0.010, fits), segments with an IK key and IK keys' own ticks
+/// (5760 → 6400 holds 0.9599 at both keys and is still 0.024 off: the toe
+/// follows the IK foot otherwise).
 fn toe_links_at(rig: &Rig, left: bool, t: i32) -> Result<(), EvalError> {
     let name = if left { "left leg" } else { "right leg" };
     let Some(tr) = track(rig, name) else {
@@ -463,37 +467,59 @@ fn toe_links_at(rig: &Rig, left: bool, t: i32) -> Result<(), EvalError> {
     };
     let n = tr.keys.first().map_or(0, |k| k.values.len());
     let (_, bends) = leg_channels(rig, left, n);
-    if let Some(k) = tr
-        .keys
-        .iter()
-        .find(|k| k.time == t && k.values.get(IK_BLEND).is_some_and(|b| b.abs() > IK_FREE))
-    {
+    let ik = |k: &super::tracks::Key| k.values.get(IK_BLEND).is_some_and(|b| b.abs() > IK_FREE);
+    if let Some(k) = tr.keys.iter().find(|k| k.time == t && ik(k)) {
         return Err(EvalError::not_evaluated_why(
             format!("{name} key at tick {} is an IK key", k.time),
             "toe links at IK keys",
         ));
     }
-    if segment_keys(tr, t).is_some() {
-        for at in bends {
-            let vals: Vec<f32> = tr
-                .keys
-                .iter()
-                .filter_map(|k| k.values.get(at).copied())
-                .collect();
-            let (lo, hi) = vals
-                .iter()
-                .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| {
-                    (a.min(v), b.max(v))
-                });
-            if hi - lo > super::chains::FLAT as f32 {
-                return Err(EvalError::not_evaluated_why(
-                    format!("{name} keys bend toe link [{at}] from {lo} to {hi}"),
-                    "toe link bends between keys",
-                ));
-            }
+    let Some((i, j)) = segment_keys(tr, t) else {
+        return Ok(());
+    };
+    let (ki, kj) = (&tr.keys[i], &tr.keys[j]);
+    for at in bends {
+        let (a, b) = (ki.values.get(at), kj.values.get(at));
+        let same =
+            matches!((a, b), (Some(a), Some(b)) if (a - b).abs() <= super::chains::FLAT as f32);
+        if !same {
+            return Err(EvalError::not_evaluated_why(
+                format!(
+                    "{name} keys at ticks {} and {} bend toe link [{at}] from {} to {}",
+                    ki.time,
+                    kj.time,
+                    a.copied().unwrap_or(f32::NAN),
+                    b.copied().unwrap_or(f32::NAN)
+                ),
+                "toe link bends changing between keys",
+            ));
+        }
+        if ik(ki) || ik(kj) {
+            return Err(EvalError::not_evaluated_why(
+                format!(
+                    "{name} keys at ticks {} and {} hold IK keys",
+                    ki.time, kj.time
+                ),
+                "toe links between IK keys",
+            ));
         }
     }
     Ok(())
+}
+
+/// Toe bend word `at` at `t`: between two keys holding the same bend, that
+/// bend (Biped does not bulge it towards the neighbouring keys, as a TCB
+/// curve would); otherwise the TCB curve (only its key ticks are evaluated:
+/// `toe_links_at`).
+fn toe_bend_at(tr: &KeyTrack, at: usize, t: i32) -> Result<f64, EvalError> {
+    if let Some((i, j)) = segment_keys(tr, t) {
+        let (a, b) = (value(tr, i, at)?, value(tr, j, at)?);
+        if (a - b).abs() <= super::chains::FLAT {
+            return Ok(a);
+        }
+    }
+    let [v] = scalar_curve::<1>(tr, at, t)?;
+    Ok(v)
 }
 
 fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
@@ -531,8 +557,7 @@ pub(super) fn leg_curve(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalE
     let (mut quats, bends) = leg_channels(rig, left, out.len());
     quats.splice(0..0, LEG_QUATS);
     for at in bends {
-        let [v] = scalar_curve::<1>(tr, at, t)?;
-        out[at] = v as f32;
+        out[at] = toe_bend_at(tr, at, t)? as f32;
     }
     for at in quats {
         if at + 4 > out.len() {
