@@ -970,6 +970,103 @@ mod tests {
         2.0 * a.dot(b).abs().min(1.0).acos()
     }
 
+    /// A toe bend between two keys holding the same value stays there,
+    /// where the TCB curve through a different third key bulges (Yellow@Spawn:
+    /// 0, 0, −1.047 at 1920, 3200, 3840).
+    #[test]
+    fn equal_toe_bends_hold_between_their_keys() {
+        let tr = track(&[
+            (1920, [0.0; 4]),
+            (3200, [0.0; 4]),
+            (3840, [-1.047, 0.0, 0.0, 0.0]),
+        ]);
+        let [tcb] = scalar_curve::<1>(&tr, 0, 2720).unwrap();
+        assert!(tcb.abs() > 0.05, "the TCB curve bulges ({tcb})");
+        assert_eq!(toe_bend_at(&tr, 0, 2720).unwrap(), 0.0);
+        // A changing segment and the keys' own ticks follow the curve.
+        let [mid] = scalar_curve::<1>(&tr, 0, 3520).unwrap();
+        assert_eq!(toe_bend_at(&tr, 0, 3520).unwrap(), mid);
+        assert!((toe_bend_at(&tr, 0, 3840).unwrap() + 1.047).abs() < 1e-6);
+    }
+
+    fn rig_with_layers(layers: Vec<super::super::Layer>) -> Rig {
+        Rig {
+            system: 0,
+            structure: super::super::Structure {
+                body_type: None,
+                link_counts: Vec::new(),
+                node_table: Vec::new(),
+                link_parent_inverse: None,
+                current_frame: None,
+                move_all: None,
+                figure_mode: false,
+            },
+            figure: super::super::Figure {
+                height: None,
+                spine: None,
+                neck: None,
+                com: None,
+                extra_limbs: Vec::new(),
+                extra_trailing_bytes: 0,
+                records: Vec::new(),
+            },
+            bones: Vec::new(),
+            tracks: Vec::new(),
+            layers,
+        }
+    }
+
+    /// Layers' turn offsets compose bottom first, each applied before the
+    /// layers below (`layer · base`); a layer keying another track is
+    /// refused, naming it.
+    #[test]
+    fn layer_turns_compose_and_other_layer_keys_are_refused() {
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let turn = |q: [f32; 4]| {
+            let mut tr = track(&[(0, [0.0; 4]), (960, [0.0; 4])]);
+            tr.name = "turn";
+            for k in &mut tr.keys {
+                k.values = [[0.0; 4], q].concat();
+            }
+            tr
+        };
+        let about_y = [0.0, h, 0.0, h];
+        let about_x = [h, 0.0, 0.0, h];
+        let layer = |name: &str, tracks| super::super::Layer {
+            name: Some(name.into()),
+            tracks,
+        };
+        let rig = rig_with_layers(vec![
+            layer("Layer 1", vec![turn(about_y)]),
+            layer("Layer 2", vec![turn(about_x)]),
+        ]);
+        let q = layer_turn(&rig, 480).unwrap().unwrap();
+        let qy = Quat {
+            x: 0.0,
+            y: 1.0,
+            z: 0.0,
+            w: 1.0,
+        }
+        .normalized();
+        let qx = Quat {
+            x: 1.0,
+            y: 0.0,
+            z: 0.0,
+            w: 1.0,
+        }
+        .normalized();
+        // Equal rotations to float noise (acos near 1 would blur 1e-8 into 1e-4).
+        let same = |a: Quat, b: Quat| (a.dot(b).abs() - 1.0).abs() < 1e-12;
+        assert!(same(q, qx.compose(qy)), "{q:?}");
+        assert!(!same(q, qy.compose(qx)));
+        assert_eq!(layer_turn(&rig_with_layers(Vec::new()), 480).unwrap(), None);
+        let mut spine = track(&[(0, [0.0; 4])]);
+        spine.name = "spine";
+        let rig = rig_with_layers(vec![layer("Layer 1", vec![turn(about_y), spine])]);
+        let e = layer_turn(&rig, 0).unwrap_err().to_string();
+        assert!(e.contains("Layer 1") && e.contains("spine"), "{e}");
+    }
+
     /// Keys swinging 115° back and forth: the in-betweens stay on the arc
     /// between their keys (the shorter-arc flip of the control points sent
     /// them the other way round: biped-ld35/Player@Run's thighs).
