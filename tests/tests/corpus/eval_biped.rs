@@ -323,6 +323,7 @@ fn damaged_biped_records_give_precise_errors() {
                             figure,
                             bones: live.bones.clone(),
                             tracks,
+                            layers: Vec::new(),
                         };
                         // The figure and the pose at any tick (keytracks).
                         let poses = [-100_000, 0, 317, 1280, i32::MAX / 2]

@@ -31,6 +31,18 @@ struct Take {
     /// the fewest frames each must be compared at.
     partial: &'static [(&'static str, usize)],
     shift: [f64; 3],
+    /// Compare the rig on its base layer alone (`SceneEval::in_base_layer`):
+    /// the FBX was written before the file's upper layer.
+    base_layer: bool,
+}
+
+/// `f` on the base layer when `base`, else with every layer.
+pub(crate) fn layered<R>(eval: &SceneEval, base: bool, f: impl FnOnce() -> R) -> R {
+    if base {
+        eval.in_base_layer(f)
+    } else {
+        f()
+    }
 }
 
 /// Red@Run's FBX puts the rig 0.1733 units lower in Max y than the .max does
@@ -59,6 +71,7 @@ const TAKES: &[Take] = &[
         ],
         shift: [0.0; 3],
         partial: &[],
+        base_layer: false,
     },
     Take {
         max: "biped-ld35/Red@Run.max",
@@ -83,6 +96,7 @@ const TAKES: &[Take] = &[
         ],
         shift: RED_RUN_SHIFT,
         partial: &[],
+        base_layer: false,
     },
     Take {
         max: "biped-ld35/Red@Spawn.max",
@@ -107,13 +121,15 @@ const TAKES: &[Take] = &[
         ],
         shift: [0.0; 3],
         partial: &[],
+        base_layer: false,
     },
     // Yellow@Spawn: large COM turns (148°, 153°), side-bent tail keys with
     // one key (4320) leaving Tail2 to its neighbours, a COM key (5920) at
     // continuity −0.8 (time record word [9] = 5, docs/biped.md), and IK leg
     // keys. Bones are compared at every frame where they evaluate; the
     // other frames are refused by name (leg IK blend transitions: 25–35;
-    // 37–39 evaluate by the IK in-between rule; toe link bends: all but the FK keys' frames). The floors are
+    // 37–39 evaluate by the IK in-between rule; toe link bends changing between
+    // keys: 21–23). The floors are
     // those frame counts: the COM, spine, head, tail and ears at all 41.
     Take {
         max: "biped-ld35/Yellow@Spawn.max",
@@ -135,8 +151,10 @@ const TAKES: &[Take] = &[
             ("B_R_Calf", 30),
             ("B_L_Foot", 30),
             ("B_R_Foot", 30),
-            ("B_L_Toe", 4),
-            ("B_R_Toe", 4),
+            // Frames 0–20 and 24: between FK keys holding the same toe
+            // bend (3200 → 3840 changes it: refused by name).
+            ("B_L_Toe", 22),
+            ("B_R_Toe", 22),
             ("Bip01 Tail", 41),
             ("Bip01 Tail1", 41),
             ("Bip01 Tail2", 41),
@@ -157,6 +175,7 @@ const TAKES: &[Take] = &[
             ("B_L_Ear0", 41),
             ("B_L_Ear1", 41),
         ],
+        base_layer: false,
     },
     // Player.max: every key of every track stores 0 in time record word [9]
     // (continuity −1: linear in-betweens, slerp for the quaternions), so its
@@ -181,18 +200,33 @@ const TAKES: &[Take] = &[
             ("B_R_Thigh", 630),
             ("B_R_Calf", 630),
         ],
+        base_layer: false,
     },
-    // No horizontal, vertical or limb keys: refused by name. The FBX moves
-    // the COM 31 units across over the take, which neither the figure nor the
-    // current-position records (a snapshot of one moment) give, and its turn
-    // disagrees with the file's turn keys: it shows another state of the
-    // scene (docs/biped.md, "The current-position records").
+    // Two animation layers: the base ("Original") keys everything, "Layer 1"
+    // only COM turn offsets. The FBX holds the base layer alone (written
+    // before Layer 1; the layer's composite is checked against the pose Max
+    // saved, `a_layer_turns_the_com_as_max_saved_it`). The legs are in IK
+    // runs of more than two keys but at their keys' 7 frames.
     Take {
         max: "biped-ld35/Player@Idle.max",
         fbx: "biped-ld35/Player@Idle.FBX",
-        required: &[],
+        required: &[
+            "B_Pelvis",
+            "B_Spine1",
+            "B_Head",
+            "B_L_UpperArm",
+            "B_R_UpperArm",
+            "B_L_Forearm",
+            "B_R_Forearm",
+        ],
         shift: [0.0; 3],
-        partial: &[],
+        partial: &[
+            ("B_L_Thigh", 7),
+            ("B_R_Thigh", 7),
+            ("B_L_Calf", 7),
+            ("B_R_Calf", 7),
+        ],
+        base_layer: true,
     },
 ];
 
@@ -318,7 +352,9 @@ fn linked_bones_follow_the_biped_at_every_frame() {
                 let time = stack.time_begin + f as f64 / 30.0;
                 let tick = (time * 4800.0).round() as i32;
                 // A tick the evaluation refuses is counted with its reason.
-                if let Some(Err(why)) = eval.direct_world(o.index, tick) {
+                if let Some(Err(why)) =
+                    layered(&eval, take.base_layer, || eval.direct_world(o.index, tick))
+                {
                     frames_refused.push((f, why.to_string()));
                     continue;
                 }
@@ -341,7 +377,7 @@ fn linked_bones_follow_the_biped_at_every_frame() {
                     c,
                     p.plus(Vec3(take.shift[0], take.shift[1], take.shift[2])),
                 ]);
-                let ours = eval.world_tm(o.index, tick);
+                let ours = layered(&eval, take.base_layer, || eval.world_tm(o.index, tick));
                 if std::env::var("BIPED_DEBUG").is_ok_and(|v| name.contains(&v)) {
                     let f = |m: &Mat43| {
                         format!(
@@ -487,4 +523,65 @@ fn a_link_without_target_places_the_node_at_its_offset() {
     }
     assert!(compared > 60, "only {compared} frames compared");
     eprintln!("{compared} frames of PositionLocator equal the FBX");
+}
+
+/// biped-ld35/Player@Idle holds two animation layers: "Original" keys the
+/// whole take, "Layer 1" only COM turn offsets (identity at 0, 1920, 3840,
+/// about 0.86 rad at 640 and 2560). Each layer's record group stores the
+/// COM pose Max computed for it at the time slider when it saved (0x0260:
+/// [4..6] position, [8..11] rotation, Y-up; the top one equals the system
+/// object's current-position frame 0x0104). Both are at tick 1440 (the
+/// base position is there and at 480, whose rotation is not): the base
+/// layer alone must give the base group's record, every layer the top
+/// group's — a composite no single layer's keys hold.
+#[test]
+fn a_layer_turns_the_com_as_max_saved_it() {
+    use maxfs_scene::chunk::Chunk;
+    use maxfs_scene::eval::rigs::biped::{figure, records, Role};
+    let max = corpus_dir().join("max/biped-ld35/Player@Idle.max");
+    let eval = SceneEval::from_document(Document::open(&max).expect("max file")).expect("scene");
+    let (&sys, rig) = eval.biped_rigs().iter().next().expect("a rig");
+    let rig = rig.as_ref().expect("rig decodes");
+    assert_eq!(rig.layers.len(), 1, "one layer above the base");
+    assert_eq!(rig.layers[0].name.as_deref(), Some("Layer 1"));
+    let com = rig
+        .bones
+        .iter()
+        .find(|b| b.role == Role::Com)
+        .expect("a COM")
+        .node;
+    let groups = records::layer_groups(eval.chunks(sys), "Player@Idle").expect("layers");
+    assert_eq!(groups.len(), 2);
+    let saved = |g: &[Chunk]| -> Mat43 {
+        let p = g
+            .iter()
+            .find(|c| c.id == 0x0260)
+            .and_then(|c| c.payload())
+            .expect("0x0260");
+        let f: Vec<f64> = p
+            .chunks_exact(4)
+            .map(|w| f64::from(f32::from_le_bytes([w[0], w[1], w[2], w[3]])))
+            .collect();
+        let r = figure::yup_rotation([f[8], f[9], f[10], f[11]]);
+        figure::with_position(&r, Vec3(f[4], -f[6], f[5]))
+    };
+    let tick = 1440;
+    let height = rig.figure.height.expect("height");
+    let base = eval.in_base_layer(|| eval.world_tm(com, tick));
+    let all = eval.world_tm(com, tick);
+    let (br, bp) = max_diff(&base, &saved(groups[0]));
+    let (ar, ap) = max_diff(&all, &saved(groups[1]));
+    let (xr, _) = max_diff(&base, &saved(groups[1]));
+    println!(
+        "Player@Idle Bip01 at tick {tick}: base layer {br:.2e} / {bp:.2e}, with Layer 1 {ar:.2e} / {ap:.2e} (base alone against the saved composite: {xr:.2e})"
+    );
+    assert!(
+        br < 1e-5 && bp < 1e-5 * height,
+        "base layer {br:.2e} {bp:.2e}"
+    );
+    assert!(
+        ar < 1e-5 && ap < 1e-5 * height,
+        "with the layer {ar:.2e} {ap:.2e}"
+    );
+    assert!(xr > 0.1, "the layer turns the COM ({xr:.2e})");
 }

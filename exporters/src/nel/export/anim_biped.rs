@@ -95,8 +95,11 @@ pub fn sampling(ctx: &Context, nodes: &[usize]) -> Option<Sampling> {
                 last = last.max(b.time);
             }
         }
-        for name in keyed_tracks(role) {
-            if let Some(t) = rig.tracks.iter().find(|t| t.name == *name) {
+        // The base layer's keys and those of the layers above it.
+        let layers = std::iter::once(&rig.tracks).chain(rig.layers.iter().map(|l| &l.tracks));
+        for (name, tracks) in layers.flat_map(|ts| keyed_tracks(role).iter().map(move |n| (n, ts)))
+        {
+            if let Some(t) = tracks.iter().find(|t| t.name == *name) {
                 if let (Some(a), Some(b)) = (t.keys.first(), t.keys.last()) {
                     first = first.min(a.time);
                     last = last.max(b.time);

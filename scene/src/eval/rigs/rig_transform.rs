@@ -67,10 +67,42 @@ fn figure_mode() -> bool {
     FIGURE_MODE.with(|f| f.get() > 0)
 }
 
+thread_local! {
+    /// How many base-layer evaluations are running on this thread
+    /// ([`SceneEval::in_base_layer`]).
+    static BASE_LAYER: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Base-layer evaluation for as long as the guard lives on this thread.
+struct BaseLayer;
+
+impl BaseLayer {
+    fn on() -> BaseLayer {
+        BASE_LAYER.with(|f| f.set(f.get() + 1));
+        BaseLayer
+    }
+}
+
+impl Drop for BaseLayer {
+    fn drop(&mut self) {
+        BASE_LAYER.with(|f| f.set(f.get().saturating_sub(1)));
+    }
+}
+
+fn base_layer() -> bool {
+    BASE_LAYER.with(|f| f.get() > 0)
+}
+
+/// Added to a tick's cache key for its base-layer pose (ticks are i32).
+const BASE_LAYER_KEY: i64 = 1 << 40;
+
 impl PoseCache {
     fn get(&self, sys: usize, rig: &Rig, t: i32) -> Arc<Pose> {
+        let base = base_layer() && !rig.layers.is_empty();
         let key = if figure_mode() {
             FIGURE_KEY
+        } else if base {
+            i64::from(t) + BASE_LAYER_KEY
         } else {
             i64::from(t)
         };
@@ -80,6 +112,8 @@ impl PoseCache {
         }
         let pose = Arc::new(if key == FIGURE_KEY {
             figure::figure_pose(rig)
+        } else if base {
+            motion::base_pose_at(rig, t)
         } else {
             motion::pose_at(rig, t)
         });
@@ -112,6 +146,16 @@ impl SceneEval {
     /// skeleton.
     pub fn in_figure_mode<R>(&self, f: impl FnOnce() -> R) -> R {
         let _on = FigureMode::on();
+        f()
+    }
+
+    /// Runs `f` with every Biped of the scene on its **base layer** (on this
+    /// thread): the animation layers above it switched off, as Biped shows
+    /// a rig whose upper layers are deactivated. biped-ld35/Player@Idle.FBX
+    /// holds that pose (the file's "Layer 1" came after it). Rigs without
+    /// layers are unaffected.
+    pub fn in_base_layer<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _on = BaseLayer::on();
         f()
     }
 

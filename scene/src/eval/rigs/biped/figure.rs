@@ -40,7 +40,7 @@ pub(super) fn yup_point(p: [f64; 3]) -> Vec3 {
 }
 
 /// A stored Y-up quaternion as a Max rotation matrix.
-pub(super) fn yup_rotation(q: [f64; 4]) -> Mat43 {
+pub fn yup_rotation(q: [f64; 4]) -> Mat43 {
     let r = Mat43::rotation(
         Quat {
             x: q[0],
@@ -54,7 +54,7 @@ pub(super) fn yup_rotation(q: [f64; 4]) -> Mat43 {
     c_t().then(&r).then(&c())
 }
 
-pub(super) fn with_position(r: &Mat43, p: Vec3) -> Mat43 {
+pub fn with_position(r: &Mat43, p: Vec3) -> Mat43 {
     let [a, b, cc, _] = r.0;
     Mat43([a, b, cc, p])
 }

@@ -149,6 +149,18 @@ pub struct Rig {
     pub structure: Structure,
     pub figure: Figure,
     pub bones: Vec<Bone>,
+    /// The base layer's keytracks.
+    pub tracks: Vec<KeyTrack>,
+    /// The animation layers above the base layer, bottom first (`motion`:
+    /// their COM turn offsets compose onto the base turn).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub layers: Vec<Layer>,
+}
+
+/// An animation layer above the base: its name (0x0168) and keytracks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Layer {
+    pub name: Option<String>,
     pub tracks: Vec<KeyTrack>,
 }
 
@@ -287,17 +299,31 @@ pub fn rig(eval: &SceneEval, system: usize) -> Result<Rig, EvalError> {
         move_all: words_of(chunks, MOVE_ALL, 16, &what)?.map(|v| rows4(&v)),
         figure_mode: top_u32s(FIGURE_MODE).is_some_and(|v| v == [1]),
     };
-    let group = records::live_group(chunks).ok_or_else(|| {
+    // The base layer's group holds the figure and the base keytracks (the
+    // upper layers' figure records are the same; Player@Idle's differ only
+    // in the current-pose matrix of 0x0065 and the snapshot twins).
+    let groups = records::layer_groups(chunks, &what)?;
+    let group = *groups.first().ok_or_else(|| {
         EvalError::malformed(what.to_string(), "no figure record group (0x0190 … 0x0141)")
     })?;
     let figure = records::figure(group, &what)?;
     let tracks = tracks::decode(group, &what)?;
+    let layers = groups[1..]
+        .iter()
+        .map(|g| {
+            Ok(Layer {
+                name: records::layer_name(g),
+                tracks: tracks::decode(g, &what)?,
+            })
+        })
+        .collect::<Result<Vec<_>, EvalError>>()?;
     Ok(Rig {
         system,
         structure,
         figure,
         bones: bones(eval, system),
         tracks,
+        layers,
     })
 }
 

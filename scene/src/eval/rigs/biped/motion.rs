@@ -34,11 +34,11 @@
 //!
 //! A rig saved in figure mode (0x0109 = 1) is at its figure pose at every
 //! tick: SeanConway_Character (no keys at all) then matches its Skin's
-//! bind TMs at any tick. A rig without horizontal, vertical or turn keys
-//! outside figure mode is not evaluated: the current-position records
-//! (0x0104, 0x0258 … 0x0261) are a snapshot of the pose at one moment, not a
-//! rest pose — Player@Idle's FBX moves the COM 31 units across and bends
-//! the spine over the take although only the turn is keyed (docs/biped.md).
+//! bind TMs at any tick. Animation layers above the base add their COM turn
+//! offsets (`layer_turn`; Player@Idle). A rig without horizontal, vertical
+//! or turn keys outside figure mode is not evaluated: the current-position
+//! records (0x0104, 0x0258 … 0x0261) are the pose at the time slider when
+//! the file was saved, not a rest pose (docs/biped.md).
 
 use super::figure::{self, Pose};
 use super::{KeyTrack, Rig};
@@ -370,7 +370,47 @@ fn control_points(track: &KeyTrack, qs: &[Quat], i: usize) -> (Quat, Quat) {
     (bq, a)
 }
 
-fn com_at(rig: &Rig, t: i32) -> Result<crate::eval::core::math::Mat43, EvalError> {
+/// The upper animation layers' COM turn offsets at `t`, composed (the
+/// highest applied last), or why the layers are not evaluated: a layer that
+/// keys any other track. Biped layers hold offsets from the layers below
+/// (biped-ld35/Player@Idle's "Layer 1" keys the turn with the identity at
+/// 0, 1920 and 3840, about 0.86 rad at 640 and 2560); each layer's turn is
+/// the squad through its own keys like the base turn, applied before the
+/// base in the stored quaternions (`layer · base`). Measured on Player@Idle's
+/// current-pose record 0x0260, the composite Max computed at tick 1440 when
+/// it saved the file: to 1.3e-7 (a slerp between the layer's keys instead:
+/// 0.056).
+fn layer_turn(rig: &Rig, t: i32) -> Result<Option<Quat>, EvalError> {
+    let mut turn: Option<Quat> = None;
+    for (i, layer) in rig.layers.iter().enumerate() {
+        let name = || layer.name.clone().unwrap_or_else(|| format!("{}", i + 1));
+        if let Some(other) = layer
+            .tracks
+            .iter()
+            .find(|t| t.name != "turn" && !t.keys.is_empty())
+        {
+            return Err(EvalError::not_evaluated_why(
+                format!(
+                    "Biped animation layer \"{}\" keys the {} track",
+                    name(),
+                    other.name
+                ),
+                "animation layers keying other than the COM turn",
+            ));
+        }
+        if let Some(tr) = layer
+            .tracks
+            .iter()
+            .find(|t| t.name == "turn" && !t.keys.is_empty())
+        {
+            let q = quat_curve(tr, 4, t)?;
+            turn = Some(turn.map_or(q, |below| q.compose(below)));
+        }
+    }
+    Ok(turn)
+}
+
+fn com_at(rig: &Rig, t: i32, layers: bool) -> Result<crate::eval::core::math::Mat43, EvalError> {
     let missing = |n: &str| {
         EvalError::not_evaluated(format!(
             "no {n} keys: the COM at its current-position frame"
@@ -381,7 +421,12 @@ fn com_at(rig: &Rig, t: i32) -> Result<crate::eval::core::math::Mat43, EvalError
     let turn = track(rig, "turn").ok_or_else(|| missing("turn"))?;
     let [x, _, depth] = scalar_curve::<3>(h, 0, t)?;
     let [height] = scalar_curve::<1>(v, 2, t)?;
-    let q = quat_curve(turn, 4, t)?;
+    let mut q = quat_curve(turn, 4, t)?;
+    if layers {
+        if let Some(l) = layer_turn(rig, t)? {
+            q = l.compose(q).normalized();
+        }
+    }
     let r = figure::yup_rotation([q.x, q.y, q.z, q.w]);
     Ok(figure::with_position(&r, Vec3(x, -depth, height)))
 }
@@ -406,11 +451,15 @@ fn leg_channels(rig: &Rig, left: bool, n: usize) -> (Vec<usize>, Vec<usize>) {
 }
 
 /// Whether the toe links beyond the bases are evaluated at `t`. At their
-/// keys they are (Yellow@Spawn's Toe01 matches its FBX at every FK key),
-/// but not between keys once a bend changes over the track (Yellow@Spawn's
-/// toe bends 0, 0, −1.047 at 1920, 3200, 3840: the TCB curve puts its
-/// Toe01 0.10 rad off the FBX between the first two), nor at an IK key
-/// (tick 6400: 0.07 units off).
+/// keys they are (Yellow@Spawn's Toe01 matches its FBX at every FK key).
+/// Between two FK keys that hold the same bend the link holds it
+/// (`toe_bend_at`; Yellow@Spawn's 1920 → 3200, both 0: frames 13–19 within
+/// 1e-3 of its FBX, where the TCB curve through 3840's −1.047 bulges 0.10
+/// rad). Not evaluated: segments whose keys' bends differ (3200 → 3840:
+/// neither the TCB curve, 0.10 off, a lerp, 0.107, nor a Hermite with zero
+/// tangents, 0.010, fits), segments with an IK key and IK keys' own ticks
+/// (5760 → 6400 holds 0.9599 at both keys and is still 0.024 off: the toe
+/// follows the IK foot otherwise).
 fn toe_links_at(rig: &Rig, left: bool, t: i32) -> Result<(), EvalError> {
     let name = if left { "left leg" } else { "right leg" };
     let Some(tr) = track(rig, name) else {
@@ -418,37 +467,59 @@ fn toe_links_at(rig: &Rig, left: bool, t: i32) -> Result<(), EvalError> {
     };
     let n = tr.keys.first().map_or(0, |k| k.values.len());
     let (_, bends) = leg_channels(rig, left, n);
-    if let Some(k) = tr
-        .keys
-        .iter()
-        .find(|k| k.time == t && k.values.get(IK_BLEND).is_some_and(|b| b.abs() > IK_FREE))
-    {
+    let ik = |k: &super::tracks::Key| k.values.get(IK_BLEND).is_some_and(|b| b.abs() > IK_FREE);
+    if let Some(k) = tr.keys.iter().find(|k| k.time == t && ik(k)) {
         return Err(EvalError::not_evaluated_why(
             format!("{name} key at tick {} is an IK key", k.time),
             "toe links at IK keys",
         ));
     }
-    if segment_keys(tr, t).is_some() {
-        for at in bends {
-            let vals: Vec<f32> = tr
-                .keys
-                .iter()
-                .filter_map(|k| k.values.get(at).copied())
-                .collect();
-            let (lo, hi) = vals
-                .iter()
-                .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| {
-                    (a.min(v), b.max(v))
-                });
-            if hi - lo > super::chains::FLAT as f32 {
-                return Err(EvalError::not_evaluated_why(
-                    format!("{name} keys bend toe link [{at}] from {lo} to {hi}"),
-                    "toe link bends between keys",
-                ));
-            }
+    let Some((i, j)) = segment_keys(tr, t) else {
+        return Ok(());
+    };
+    let (ki, kj) = (&tr.keys[i], &tr.keys[j]);
+    for at in bends {
+        let (a, b) = (ki.values.get(at), kj.values.get(at));
+        let same =
+            matches!((a, b), (Some(a), Some(b)) if (a - b).abs() <= super::chains::FLAT as f32);
+        if !same {
+            return Err(EvalError::not_evaluated_why(
+                format!(
+                    "{name} keys at ticks {} and {} bend toe link [{at}] from {} to {}",
+                    ki.time,
+                    kj.time,
+                    a.copied().unwrap_or(f32::NAN),
+                    b.copied().unwrap_or(f32::NAN)
+                ),
+                "toe link bends changing between keys",
+            ));
+        }
+        if ik(ki) || ik(kj) {
+            return Err(EvalError::not_evaluated_why(
+                format!(
+                    "{name} keys at ticks {} and {} hold IK keys",
+                    ki.time, kj.time
+                ),
+                "toe links between IK keys",
+            ));
         }
     }
     Ok(())
+}
+
+/// Toe bend word `at` at `t`: between two keys holding the same bend, that
+/// bend (Biped does not bulge it towards the neighbouring keys, as a TCB
+/// curve would); otherwise the TCB curve (only its key ticks are evaluated:
+/// `toe_links_at`).
+fn toe_bend_at(tr: &KeyTrack, at: usize, t: i32) -> Result<f64, EvalError> {
+    if let Some((i, j)) = segment_keys(tr, t) {
+        let (a, b) = (value(tr, i, at)?, value(tr, j, at)?);
+        if (a - b).abs() <= super::chains::FLAT {
+            return Ok(a);
+        }
+    }
+    let [v] = scalar_curve::<1>(tr, at, t)?;
+    Ok(v)
 }
 
 fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
@@ -486,8 +557,7 @@ pub(super) fn leg_curve(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalE
     let (mut quats, bends) = leg_channels(rig, left, out.len());
     quats.splice(0..0, LEG_QUATS);
     for at in bends {
-        let [v] = scalar_curve::<1>(tr, at, t)?;
-        out[at] = v as f32;
+        out[at] = toe_bend_at(tr, at, t)? as f32;
     }
     for at in quats {
         if at + 4 > out.len() {
@@ -749,13 +819,46 @@ fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
     Ok(out)
 }
 
-/// The pose of `rig` at tick `t`.
+/// The pose of `rig` at tick `t`, every animation layer applied.
 pub fn pose_at(rig: &Rig, t: i32) -> Pose {
+    pose_in_layers(rig, t, true)
+}
+
+/// The pose of `rig` at tick `t` from its base layer alone (the layers above
+/// it switched off): what biped-ld35/Player@Idle.FBX holds, written before
+/// the file's "Layer 1" turned the COM.
+pub fn base_pose_at(rig: &Rig, t: i32) -> Pose {
+    pose_in_layers(rig, t, false)
+}
+
+/// A layer's COM turn offset of at most this angle (rad) is no turn.
+const LAYER_STILL: f64 = 1e-6;
+
+/// Whether a leg is in IK at `t` (its key there, or a key of its segment,
+/// has an IK blend).
+fn leg_in_ik(rig: &Rig, left: bool, t: i32) -> Option<i32> {
+    let tr = track(rig, if left { "left leg" } else { "right leg" })?;
+    let ik = |k: &super::tracks::Key| k.values.get(IK_BLEND).is_some_and(|b| b.abs() > IK_FREE);
+    let at = tr.keys.iter().find(|k| k.time == t).into_iter();
+    let seg = segment_keys(tr, t)
+        .map(|(i, j)| [&tr.keys[i], &tr.keys[j]])
+        .into_iter()
+        .flatten();
+    at.chain(seg).find(|k| ik(k)).map(|k| k.time)
+}
+
+fn pose_in_layers(rig: &Rig, t: i32, layers: bool) -> Pose {
     // A rig saved in figure mode shows its figure whatever its keys.
     if rig.structure.figure_mode {
         return figure::figure_pose(rig);
     }
-    let com = com_at(rig, t);
+    let com = com_at(rig, t, layers);
+    // Whether a layer turns the COM here: IK legs then are not measured
+    // (their stored solutions and pivots are the base layer's). An offset
+    // within `LAYER_STILL` of the identity (Player@Idle's keys at 0, 1920,
+    // 3840 store 1.6e-8 rad) moves nothing measurable.
+    let layer_turned = layers
+        && matches!(layer_turn(rig, t), Ok(Some(q)) if q.w.abs() < (LAYER_STILL / 2.0).cos());
     let pelvis = com.clone().map(|c| {
         let r = figure::pelvis_in_com().then(&figure::with_position(&c, Vec3::default()));
         figure::with_position(&r, c.0[3])
@@ -808,6 +911,21 @@ pub fn pose_at(rig: &Rig, t: i32) -> Pose {
             Some(Err(e)) => pose.legs[side] = Err(e),
         }
     }
+    if layer_turned {
+        for left in [false, true] {
+            if let Some(k) = leg_in_ik(rig, left, t) {
+                let side = usize::from(left);
+                pose.legs[side] = Err(EvalError::not_evaluated_why(
+                    format!(
+                        "{} leg IK key at tick {k} under a Biped animation layer's COM turn",
+                        if left { "left" } else { "right" }
+                    ),
+                    "IK legs under animation layers",
+                ));
+                pose.leg_ik[side] = None;
+            }
+        }
+    }
     pose
 }
 
@@ -850,6 +968,103 @@ mod tests {
 
     fn angle(a: Quat, b: Quat) -> f64 {
         2.0 * a.dot(b).abs().min(1.0).acos()
+    }
+
+    /// A toe bend between two keys holding the same value stays there,
+    /// where the TCB curve through a different third key bulges (Yellow@Spawn:
+    /// 0, 0, −1.047 at 1920, 3200, 3840).
+    #[test]
+    fn equal_toe_bends_hold_between_their_keys() {
+        let tr = track(&[
+            (1920, [0.0; 4]),
+            (3200, [0.0; 4]),
+            (3840, [-1.047, 0.0, 0.0, 0.0]),
+        ]);
+        let [tcb] = scalar_curve::<1>(&tr, 0, 2720).unwrap();
+        assert!(tcb.abs() > 0.05, "the TCB curve bulges ({tcb})");
+        assert_eq!(toe_bend_at(&tr, 0, 2720).unwrap(), 0.0);
+        // A changing segment and the keys' own ticks follow the curve.
+        let [mid] = scalar_curve::<1>(&tr, 0, 3520).unwrap();
+        assert_eq!(toe_bend_at(&tr, 0, 3520).unwrap(), mid);
+        assert!((toe_bend_at(&tr, 0, 3840).unwrap() + 1.047).abs() < 1e-6);
+    }
+
+    fn rig_with_layers(layers: Vec<super::super::Layer>) -> Rig {
+        Rig {
+            system: 0,
+            structure: super::super::Structure {
+                body_type: None,
+                link_counts: Vec::new(),
+                node_table: Vec::new(),
+                link_parent_inverse: None,
+                current_frame: None,
+                move_all: None,
+                figure_mode: false,
+            },
+            figure: super::super::Figure {
+                height: None,
+                spine: None,
+                neck: None,
+                com: None,
+                extra_limbs: Vec::new(),
+                extra_trailing_bytes: 0,
+                records: Vec::new(),
+            },
+            bones: Vec::new(),
+            tracks: Vec::new(),
+            layers,
+        }
+    }
+
+    /// Layers' turn offsets compose bottom first, each applied before the
+    /// layers below (`layer · base`); a layer keying another track is
+    /// refused, naming it.
+    #[test]
+    fn layer_turns_compose_and_other_layer_keys_are_refused() {
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let turn = |q: [f32; 4]| {
+            let mut tr = track(&[(0, [0.0; 4]), (960, [0.0; 4])]);
+            tr.name = "turn";
+            for k in &mut tr.keys {
+                k.values = [[0.0; 4], q].concat();
+            }
+            tr
+        };
+        let about_y = [0.0, h, 0.0, h];
+        let about_x = [h, 0.0, 0.0, h];
+        let layer = |name: &str, tracks| super::super::Layer {
+            name: Some(name.into()),
+            tracks,
+        };
+        let rig = rig_with_layers(vec![
+            layer("Layer 1", vec![turn(about_y)]),
+            layer("Layer 2", vec![turn(about_x)]),
+        ]);
+        let q = layer_turn(&rig, 480).unwrap().unwrap();
+        let qy = Quat {
+            x: 0.0,
+            y: 1.0,
+            z: 0.0,
+            w: 1.0,
+        }
+        .normalized();
+        let qx = Quat {
+            x: 1.0,
+            y: 0.0,
+            z: 0.0,
+            w: 1.0,
+        }
+        .normalized();
+        // Equal rotations to float noise (acos near 1 would blur 1e-8 into 1e-4).
+        let same = |a: Quat, b: Quat| (a.dot(b).abs() - 1.0).abs() < 1e-12;
+        assert!(same(q, qx.compose(qy)), "{q:?}");
+        assert!(!same(q, qy.compose(qx)));
+        assert_eq!(layer_turn(&rig_with_layers(Vec::new()), 480).unwrap(), None);
+        let mut spine = track(&[(0, [0.0; 4])]);
+        spine.name = "spine";
+        let rig = rig_with_layers(vec![layer("Layer 1", vec![turn(about_y), spine])]);
+        let e = layer_turn(&rig, 0).unwrap_err().to_string();
+        assert!(e.contains("Layer 1") && e.contains("spine"), "{e}");
     }
 
     /// Keys swinging 115° back and forth: the in-betweens stay on the arc

@@ -159,6 +159,75 @@ pub fn live_group(chunks: &[Chunk]) -> Option<&[Chunk]> {
     Some(&rest[..=end])
 }
 
+/// System-object chunk before the layer groups: (layer count, active layer).
+pub const LAYERS: u16 = 0x0108;
+/// A layer's name inside its group (u32 length, UTF-16): "Original" for the
+/// base layer, "Layer 1" … for the others.
+pub const LAYER_NAME: u16 = 0x0168;
+/// More animation layers than a Biped is ever given: damaged data.
+const MAX_LAYERS: u32 = 256;
+
+/// The record group of each animation layer, the base layer first. The
+/// groups after chunk 0x0108 are the layers; its first word counts them
+/// (one on every corpus rig but biped-ld35/Player@Idle, which holds the base
+/// layer "Original" and "Layer 1": (2, 1)). Without 0x0108 the live group
+/// is the one layer. A count that does not match the groups stored after
+/// it is an error naming the chunk.
+pub fn layer_groups<'a>(chunks: &'a [Chunk], what: &str) -> Result<Vec<&'a [Chunk]>, EvalError> {
+    let Some(at) = chunks.iter().rposition(|c| c.id == LAYERS) else {
+        return Ok(live_group(chunks).into_iter().collect());
+    };
+    let count = chunks[at]
+        .payload()
+        .and_then(|p| p.get(..4))
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .filter(|&n| (1..=MAX_LAYERS).contains(&n))
+        .ok_or_else(|| {
+            EvalError::malformed(
+                what.to_string(),
+                format!("layer chunk 0x{LAYERS:04x} holds no layer count in 1..={MAX_LAYERS}"),
+            )
+        })?;
+    let mut groups = Vec::new();
+    let mut rest = &chunks[at + 1..];
+    while let Some(start) = rest.iter().position(|c| c.id == GROUP_START) {
+        let tail = &rest[start..];
+        let end = tail.iter().position(|c| c.id == GROUP_END).ok_or_else(|| {
+            EvalError::malformed(
+                what.to_string(),
+                format!(
+                    "layer group {} has no end chunk 0x{GROUP_END:04x}",
+                    groups.len()
+                ),
+            )
+        })?;
+        groups.push(&tail[..=end]);
+        rest = &tail[end + 1..];
+    }
+    if groups.len() != count as usize {
+        return Err(EvalError::malformed(
+            what.to_string(),
+            format!(
+                "layer chunk 0x{LAYERS:04x} counts {count} layers, {} record groups follow it",
+                groups.len()
+            ),
+        ));
+    }
+    Ok(groups)
+}
+
+/// A layer's name (chunk 0x0168), when stored and readable.
+pub fn layer_name(group: &[Chunk]) -> Option<String> {
+    let p = leaf(group, LAYER_NAME)?;
+    let n = u32::from_le_bytes(p.get(..4)?.try_into().ok()?) as usize;
+    let units: Vec<u16> = p
+        .get(4..4 + n.checked_mul(2)?)?
+        .chunks_exact(2)
+        .map(|u| u16::from_le_bytes([u[0], u[1]]))
+        .collect();
+    String::from_utf16(&units).ok()
+}
+
 fn leaf(group: &[Chunk], id: u16) -> Option<&[u8]> {
     group.iter().find(|c| c.id == id).and_then(Chunk::payload)
 }
@@ -412,6 +481,35 @@ mod tests {
         bad[4] = 7;
         let e = extra_limbs(&bad, "t").unwrap_err().to_string();
         assert!(e.contains("7 angle words") && e.contains("0x0022"), "{e}");
+    }
+
+    #[test]
+    fn layers_are_the_groups_after_0x0108() {
+        let g = |id| Chunk::leaf(id, vec![0u8; 4]);
+        let name: Vec<u8> = [7u32.to_le_bytes().to_vec()]
+            .into_iter()
+            .chain("Layer 1".encode_utf16().map(|u| u.to_le_bytes().to_vec()))
+            .flatten()
+            .collect();
+        let count = |n: u32| Chunk::leaf(LAYERS, [n.to_le_bytes(), 1u32.to_le_bytes()].concat());
+        let mut chunks = vec![g(GROUP_START), g(HEIGHT), g(GROUP_END), count(2)];
+        chunks.extend([g(GROUP_START), g(SPINE), g(GROUP_END)]);
+        chunks.extend([g(GROUP_START), Chunk::leaf(LAYER_NAME, name), g(GROUP_END)]);
+        chunks.push(g(0x0104));
+        let layers = layer_groups(&chunks, "t").expect("two layers");
+        assert_eq!(layers.len(), 2);
+        assert_eq!(layers[0][1].id, SPINE);
+        assert_eq!(layer_name(layers[1]).as_deref(), Some("Layer 1"));
+        assert_eq!(layer_name(layers[0]), None);
+        chunks[3] = count(3);
+        let e = layer_groups(&chunks, "t").unwrap_err().to_string();
+        assert!(e.contains("counts 3 layers, 2"), "{e}");
+        chunks[3] = count(0);
+        assert!(layer_groups(&chunks, "t").is_err());
+        // Without 0x0108 the live group is the one layer.
+        assert_eq!(layer_groups(&chunks[..3], "t").expect("one").len(), 1);
+        // A group cut before its end is an error.
+        assert!(layer_groups(&[count(1), g(GROUP_START)], "t").is_err());
     }
 
     #[test]
