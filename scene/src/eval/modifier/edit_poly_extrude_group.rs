@@ -258,6 +258,7 @@ mod tests {
             ],
             maps: Vec::new(),
             edges: None,
+            normals: None,
         };
         // Close the border with triangles to the apex 6 (reversed sides).
         for (a, b) in [(0, 1), (1, 2), (2, 5), (5, 4), (4, 3), (3, 0)] {
