@@ -47,26 +47,7 @@ pub(super) fn world(
 ) -> Result<Mat43, EvalError> {
     use records::*;
     let at = format!("CATCollarBone {ctl}");
-    let layer = layer_trans(eval, ctl)
-        .ok_or_else(|| EvalError::reference(at.clone(), "no CATClipMatrix3"))?;
-    let clip = clip_matrix(eval, layer)?;
-    let rule_flags = CLIP_HAS_TRANSFORM
-        | CLIP_SETUP_INHERITS_POS_FROM_CATPARENT
-        | CLIP_SETUP_INHERITS_ROT_FROM_CATPARENT
-        | CLIP_SETUP_FLIPROT_FROM_CATPARENT
-        | CLIP_SETUP_INHERITS_POS_FROM_PARENT
-        | CLIP_SETUPPOSE_CONTROLLER
-        | CLIP_KEYFREEFORM
-        | CLIP_DISABLE_LAYERS;
-    if clip.flags & rule_flags != 0 {
-        return Err(EvalError::not_evaluated_why(
-            at,
-            format!(
-                "a collarbone with layer flags {:#010x} is not evaluated",
-                clip.flags
-            ),
-        ));
-    }
+    let clip = plain_setup_clip(eval, ctl, &at, "a collarbone")?;
     let parent = eval
         .parent_node(node)
         .ok_or_else(|| EvalError::reference(at.clone(), "no parent node"))?;

@@ -260,14 +260,8 @@ pub(super) fn solve(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<
         .map(|d| f64::from(d[0]))
         .filter(|l| l.is_finite())
         .ok_or_else(|| bad(&at, "a foot without dimensions"))?;
-    let first = CLIP_SETUP_INHERITS_ROT_FROM_CATPARENT
-        | CLIP_SETUP_FLIPROT_FROM_CATPARENT
-        | CLIP_SETUP_INHERITS_POS_FROM_PARENT;
-    let other = CLIP_HAS_TRANSFORM
-        | CLIP_SETUP_INHERITS_POS_FROM_CATPARENT
-        | CLIP_SETUPPOSE_CONTROLLER
-        | CLIP_KEYFREEFORM
-        | CLIP_DISABLE_LAYERS;
+    let first = CLIP_LIMB_ROOT_RULES;
+    let other = CLIP_HAS_TRANSFORM | (CLIP_SETUP_RULES & !CLIP_LIMB_ROOT_RULES);
     for (i, b) in bones.iter().enumerate() {
         let expect = if i == 0 { first } else { 0 };
         if b.flags & (first | other) != expect {

@@ -138,14 +138,8 @@ fn fk_arm(
         return Err(bad("no bones"));
     }
     use records::*;
-    let first_flags = CLIP_SETUP_INHERITS_ROT_FROM_CATPARENT
-        | CLIP_SETUP_FLIPROT_FROM_CATPARENT
-        | CLIP_SETUP_INHERITS_POS_FROM_PARENT;
-    let refused_flags = CLIP_HAS_TRANSFORM
-        | CLIP_SETUP_INHERITS_POS_FROM_CATPARENT
-        | CLIP_SETUPPOSE_CONTROLLER
-        | CLIP_KEYFREEFORM
-        | CLIP_DISABLE_LAYERS;
+    let first_flags = CLIP_LIMB_ROOT_RULES;
+    let refused_flags = CLIP_HAS_TRANSFORM | (CLIP_SETUP_RULES & !CLIP_LIMB_ROOT_RULES);
     let no_trans = |m: &Mat43| m.0[3].len() == 0.0;
     // The collarbone's end: its child point along X.
     let collar_node =
@@ -228,14 +222,7 @@ fn ik_agrees(
         .ok_or_else(|| EvalError::reference(at.clone(), "the IK target is not an IKTarget"))?;
     let (setup, flags) = layer_setup(eval, target_ctl)?;
     use records::*;
-    let other = CLIP_SETUP_INHERITS_POS_FROM_CATPARENT
-        | CLIP_SETUP_INHERITS_ROT_FROM_CATPARENT
-        | CLIP_SETUP_FLIPROT_FROM_CATPARENT
-        | CLIP_SETUP_INHERITS_POS_FROM_PARENT
-        | CLIP_SETUPPOSE_CONTROLLER
-        | CLIP_KEYFREEFORM
-        | CLIP_DISABLE_LAYERS;
-    if flags & CLIP_HAS_TRANSFORM == 0 || flags & other != 0 {
+    if flags & CLIP_HAS_TRANSFORM == 0 || flags & CLIP_SETUP_RULES != 0 {
         return Err(EvalError::not_evaluated_why(
             at,
             format!("setup-mode IK towards a target with layer flags {flags:#010x}"),

@@ -291,7 +291,6 @@ fn arb_world(
     f: &spine::Frame,
     t: i32,
 ) -> Result<Mat43, EvalError> {
-    use records::*;
     let at = format!("ArbBone {ctl}");
     let parent = eval
         .parent_node(node)
@@ -303,26 +302,7 @@ fn arb_world(
         .ok_or_else(|| {
             EvalError::not_evaluated_why(at.clone(), "an extra bone not on a hub is not evaluated")
         })?;
-    let layer = records::layer_trans(eval, ctl)
-        .ok_or_else(|| EvalError::reference(at.clone(), "no CATClipMatrix3"))?;
-    let clip = records::clip_matrix(eval, layer)?;
-    let refused = CLIP_HAS_TRANSFORM
-        | CLIP_SETUP_INHERITS_POS_FROM_CATPARENT
-        | CLIP_SETUP_INHERITS_ROT_FROM_CATPARENT
-        | CLIP_SETUP_FLIPROT_FROM_CATPARENT
-        | CLIP_SETUP_INHERITS_POS_FROM_PARENT
-        | CLIP_SETUPPOSE_CONTROLLER
-        | CLIP_KEYFREEFORM
-        | CLIP_DISABLE_LAYERS;
-    if clip.flags & refused != 0 {
-        return Err(EvalError::not_evaluated_why(
-            at,
-            format!(
-                "an extra bone with layer flags {:#010x} is not evaluated",
-                clip.flags
-            ),
-        ));
-    }
+    let clip = records::plain_setup_clip(eval, ctl, &at, "an extra bone")?;
     let hub = match eval.direct_world_at_depth(parent, t, f.depth + 1, f.budget) {
         Some(r) => r?,
         None => return Err(EvalError::reference(at, "its hub is not a CAT bone")),

@@ -61,6 +61,20 @@ pub const CLIP_RELATIVE_TO_SETUPPOSE: u32 = 1 << 27;
 pub const CLIP_SETUPPOSE_CONTROLLER: u32 = 1 << 28;
 pub const CLIP_KEYFREEFORM: u32 = 1 << 30;
 pub const CLIP_DISABLE_LAYERS: u32 = 1 << 31;
+/// The rules that take a setup value from somewhere other than the bone's own
+/// stored matrix; the evaluated bones accept only those named per kind.
+pub const CLIP_SETUP_RULES: u32 = CLIP_SETUP_INHERITS_POS_FROM_CATPARENT
+    | CLIP_SETUP_INHERITS_ROT_FROM_CATPARENT
+    | CLIP_SETUP_FLIPROT_FROM_CATPARENT
+    | CLIP_SETUP_INHERITS_POS_FROM_PARENT
+    | CLIP_SETUPPOSE_CONTROLLER
+    | CLIP_KEYFREEFORM
+    | CLIP_DISABLE_LAYERS;
+/// What a limb's first bone carries (and its later bones do not): rotation
+/// from the CATParent, flipped, position from the parent.
+pub const CLIP_LIMB_ROOT_RULES: u32 = CLIP_SETUP_INHERITS_ROT_FROM_CATPARENT
+    | CLIP_SETUP_FLIPROT_FROM_CATPARENT
+    | CLIP_SETUP_INHERITS_POS_FROM_PARENT;
 
 /// The rig's mode (CATParentTrans chunk 4, enum CATMode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,4 +264,28 @@ pub fn cat_control(eval: &SceneEval, ctl: usize) -> CatControl {
         break;
     }
     out
+}
+
+/// The clip of CAT controller `ctl` when its setup value is its own stored
+/// matrix (no transform, no setup rule); otherwise refused, naming `what`
+/// ("a collarbone") at `at`.
+pub fn plain_setup_clip(
+    eval: &SceneEval,
+    ctl: usize,
+    at: &str,
+    what: &str,
+) -> Result<ClipMatrix, EvalError> {
+    let layer = layer_trans(eval, ctl)
+        .ok_or_else(|| EvalError::reference(at.to_string(), "no CATClipMatrix3"))?;
+    let clip = clip_matrix(eval, layer)?;
+    if clip.flags & (CLIP_HAS_TRANSFORM | CLIP_SETUP_RULES) != 0 {
+        return Err(EvalError::not_evaluated_why(
+            at.to_string(),
+            format!(
+                "{what} with layer flags {:#010x} is not evaluated",
+                clip.flags
+            ),
+        ));
+    }
+    Ok(clip)
 }
