@@ -10,7 +10,8 @@
 //!   output);
 //! - the Unwrap UVW's cache of its input (0x0330 / 0x0870): every cached
 //!   polygon is one of ours, corner positions in the same cyclic order and
-//!   the same material (the indices are not Max's: see symmetry_poly.rs);
+//!   the same material, each at Max's index from Max's first corner (the
+//!   vertex indices are not Max's: see symmetry_poly.rs);
 //! - the FBX: vertex position sets both ways, the triangle count, and the
 //!   corner normals (matched by position and face plane, since the vertex
 //!   order is not Max's): on the top the Smooth's groups decide them, on the
@@ -92,6 +93,23 @@ fn table_symmetry_and_smooth_on_polygons_match_max() {
                 .collect()
         })
         .collect();
+    // Max's face order and first corners: cached polygon i is our face i
+    // from the same corner (the Connect Vertex / Connect Edge split rule).
+    let in_order = (0..cached.len())
+        .filter(|&i| {
+            let theirs: Vec<P3> = cached[i].0.iter().map(|&v| cache[v as usize]).collect();
+            ours[i].len() == theirs.len()
+                && ours[i]
+                    .iter()
+                    .zip(&theirs)
+                    .all(|(&a, &b)| dist(a, b) <= tol)
+        })
+        .count();
+    assert_eq!(
+        in_order,
+        cached.len(),
+        "polygons in Max's order from Max's first corner"
+    );
     let mut taken = vec![false; ours.len()];
     for (i, (corners, material)) in cached.iter().enumerate() {
         let theirs: Vec<P3> = corners.iter().map(|&v| cache[v as usize]).collect();

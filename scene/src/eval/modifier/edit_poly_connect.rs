@@ -164,7 +164,7 @@ mod tests {
         assert_eq!(m.vertices[6], Vec3(0.5, 0.0, 0.0));
         assert_eq!(m.vertices[7], Vec3(0.5, 1.0, 0.0));
         assert_eq!(m.faces.len(), 3);
-        assert_eq!(m.faces[0].v, [7, 3, 0, 6]);
+        assert_eq!(m.faces[0].v, [0, 6, 7, 3]);
         assert_eq!(m.faces[2].v, [6, 1, 4, 7]);
         let edges = m.edges.as_ref().expect("edges");
         assert_eq!(edges.len(), 7 + 2 + 1);

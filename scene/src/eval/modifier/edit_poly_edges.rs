@@ -127,8 +127,10 @@ fn insert_corner(f: &mut PolyFace, j: usize, nv: u32) -> Result<(), EvalError> {
 /// Shotgun.max's Shell, whose Delete Face after two rings of Insert Vertex
 /// Edge + Connect Vertex then removes the middle band of its cylinder, leaving
 /// the two pieces its next Edit Poly caps twice (the other way round it would
-/// remove the bottom band and leave the bottom cap floating). Where each part
-/// starts is not known; both keep the face's corner order. A face with more
+/// remove the bottom band and leave the bottom cap floating). The kept part
+/// starts at the face's first corner (0‥i, j‥), the new one at corner i, as
+/// Table.max's Unwrap UVW cache shows (all 258 polygons at Max's index from
+/// Max's first corner). A face with more
 /// than two selected corners is refused (the order in which Max cuts it is not
 /// known).
 pub(super) fn connect_vertices(poly: &mut PolyMesh, sel: &[bool]) -> Result<(), EvalError> {
@@ -161,7 +163,7 @@ pub(super) fn connect_vertices(poly: &mut PolyMesh, sel: &[bool]) -> Result<(), 
 }
 
 /// Splits face `fi` along a new edge between its corners `i` < `j` (not
-/// neighbours): corners j‥i keep the face's index, i‥j are appended as a new
+/// neighbours): corners 0‥i, j‥ keep the face's index, i‥j are appended as a new
 /// face with the same material and smoothing (returned), both in the face's
 /// corner order; map faces alike; the new edge is appended to the edge list.
 pub(super) fn split_face(
@@ -178,7 +180,9 @@ pub(super) fn split_face(
             format!("splitting face {fi} of {n} corners at {i}, {j}"),
         ));
     }
-    let keep: Vec<usize> = (j..n).chain(0..=i).collect();
+    // The kept part starts at the face's first corner, as Table's Unwrap
+    // cache shows.
+    let keep: Vec<usize> = (0..=i).chain(j..n).collect();
     let rest: Vec<usize> = (i..=j).collect();
     let (va, vb) = (f.v[i], f.v[j]);
     let (material, smoothing) = (f.material, f.smoothing);
@@ -259,9 +263,9 @@ pub(super) mod tests {
         }
         connect_vertices(&mut m, &sel).expect("connects");
         assert_eq!(m.faces.len(), 4);
-        assert_eq!(m.faces[0].v, [4, 3, 0, 6]);
+        assert_eq!(m.faces[0].v, [0, 6, 4, 3]);
         assert_eq!(m.faces[2].v, [6, 1, 4]);
-        assert_eq!(m.faces[1].v, [4, 1, 7]);
+        assert_eq!(m.faces[1].v, [1, 7, 4]);
         assert_eq!(m.faces[3].v, [7, 2, 5, 4]);
         assert_eq!(m.edges.as_ref().map(Vec::len), Some(9 + 2));
         let total = m.walked_edges().len();
