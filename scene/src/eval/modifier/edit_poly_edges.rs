@@ -56,10 +56,7 @@ pub(super) fn insert_vertices(
             let forward = f.v[j] == a;
             insert_corner(&mut poly.faces[fi], j, nv)?;
             for (mi, m) in poly.maps.iter_mut().enumerate() {
-                let mf = m
-                    .faces
-                    .get(fi)
-                    .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?;
+                let mf = m.face(fi)?;
                 // The map vertices at the edge's v1 and v2 on this side.
                 let (x, y) = (mf[j], mf[(j + 1) % n]);
                 let key = if forward { (x, y) } else { (y, x) };
@@ -192,11 +189,7 @@ pub(super) fn split_face(
     poly.faces[fi] = first;
     poly.faces.push(second);
     for m in &mut poly.maps {
-        let mf = m
-            .faces
-            .get(fi)
-            .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?
-            .clone();
+        let mf = m.face(fi)?.clone();
         m.faces[fi] = pick(&keep, &mf);
         m.faces.push(pick(&rest, &mf));
     }

@@ -24,17 +24,7 @@ use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
 use super::edit_poly_extrude_group::{self as group, Group};
-use super::edit_poly_topo::{check_selection, newell_normal};
-
-/// A face's normal to extrude or inset along; a face without area has none.
-fn topo_normal(poly: &PolyMesh, v: &[u32]) -> Result<Vec3, EvalError> {
-    newell_normal(poly, v).ok_or_else(|| {
-        EvalError::malformed(
-            "",
-            format!("face {v:?} has no area, so no normal to extrude or inset along"),
-        )
-    })
-}
+use super::edit_poly_topo::{check_selection, required_normal};
 
 /// What an extrusion made: per one-face cluster (in order) its new corners,
 /// and the clusters of several faces extruded as groups.
@@ -188,11 +178,7 @@ fn extrude_one(
         ));
     }
     for m in &mut poly.maps {
-        let mf = m
-            .faces
-            .get(fi)
-            .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?
-            .clone();
+        let mf = m.face(fi)?.clone();
         let mbase = u32::try_from(m.vertices.len())
             .map_err(|_| EvalError::limit("map vertices", u32::MAX))?;
         for &j in &order {
@@ -238,7 +224,7 @@ pub(super) fn extrude(
     }
     let done = extrude_faces(poly, sel, by_polygon, before, known)?;
     for (fi, old) in &done.faces {
-        let d = topo_normal(poly, old)?.scale(height);
+        let d = required_normal(poly, old, format_args!("face {old:?}"))?.scale(height);
         for &v in &poly.faces[*fi].v.clone() {
             let p = &mut poly.vertices[v as usize];
             *p = p.plus(d);
@@ -272,7 +258,7 @@ pub(super) fn inset(
     }
     let done = extrude_faces(poly, sel, false, before, known)?;
     for (fi, old) in &done.faces {
-        let nrm = topo_normal(poly, old)?;
+        let nrm = required_normal(poly, old, format_args!("face {old:?}"))?;
         let at = |i: u32| poly.vertices[i as usize];
         let n = old.len();
         // Inward normal of side j (from corner j to j + 1).

@@ -24,7 +24,7 @@ use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
-use super::edit_poly_topo::{check_selection, newell_normal};
+use super::edit_poly_topo::{check_selection, required_normal};
 
 /// Extrudes the selected border edges by `height` (width 0 only).
 pub(super) fn extrude_border_edges(
@@ -89,7 +89,7 @@ pub(super) fn extrude_border_edges(
     // Direction per vertex: the sum of its walls' face normals, unit.
     let mut dir: std::collections::HashMap<u32, Vec3> = std::collections::HashMap::new();
     for &(a, b, fi, _) in &walls {
-        let nrm = face_normal(poly, fi)?;
+        let nrm = required_normal(poly, &poly.faces[fi].v, format_args!("face {fi}"))?;
         for v in [a, b] {
             let d = dir.entry(v).or_default();
             *d = d.plus(nrm);
@@ -130,10 +130,7 @@ pub(super) fn extrude_border_edges(
         // The outer corners copy the map vertices of the side they came from.
         let mut outer = std::collections::HashMap::new();
         for &(a, b, fi, j) in &walls {
-            let mf = m
-                .faces
-                .get(fi)
-                .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?;
+            let mf = m.face(fi)?;
             let deg = mf.len();
             if deg != poly.faces[fi].v.len() {
                 return Err(EvalError::malformed(
@@ -180,16 +177,6 @@ pub(super) fn extrude_border_edges(
         }
     }
     poly.validate()
-}
-
-/// The face's unit normal; a face without area has none to extrude along.
-fn face_normal(poly: &PolyMesh, fi: usize) -> Result<Vec3, EvalError> {
-    newell_normal(poly, &poly.faces[fi].v).ok_or_else(|| {
-        EvalError::malformed(
-            "",
-            format!("face {fi} has no area, so no normal to extrude its border along"),
-        )
-    })
 }
 
 #[cfg(test)]

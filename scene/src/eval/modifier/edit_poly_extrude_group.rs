@@ -25,7 +25,7 @@ use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
-use super::edit_poly_topo::newell_normal;
+use super::edit_poly_topo::required_normal;
 
 /// What a group extrusion made of one cluster.
 pub(super) struct Group {
@@ -216,10 +216,11 @@ pub(super) fn extrude_group(
 fn cluster_normal(poly: &PolyMesh, cluster: &[usize]) -> Result<Vec3, EvalError> {
     let mut n = Vec3::default();
     for &f in cluster {
-        let u = newell_normal(poly, &poly.faces[f].v).ok_or_else(|| {
-            EvalError::malformed("", format!("face {f} has no area, so no normal"))
-        })?;
-        n = n.plus(u);
+        n = n.plus(required_normal(
+            poly,
+            &poly.faces[f].v,
+            format_args!("face {f}"),
+        )?);
     }
     let l = n.len();
     if l > 1e-12 && l.is_finite() {

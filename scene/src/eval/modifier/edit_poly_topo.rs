@@ -240,6 +240,18 @@ pub(super) fn weld(poly: &mut PolyMesh, sel: &[bool], threshold: f64) -> Result<
     poly.validate()
 }
 
+/// [`newell_normal`] where an operation needs one: a polygon without area
+/// (named `at`, "face 3") gets an error instead.
+pub(super) fn required_normal(
+    poly: &PolyMesh,
+    v: &[u32],
+    at: impl std::fmt::Display,
+) -> Result<Vec3, EvalError> {
+    newell_normal(poly, v).ok_or_else(|| {
+        EvalError::malformed("", format!("{at} has no area, so no normal to move along"))
+    })
+}
+
 /// The unit normal of the polygon through `v` (Newell's); None for a polygon
 /// without area, which the callers refuse naming the operation.
 pub(super) fn newell_normal(poly: &PolyMesh, v: &[u32]) -> Option<Vec3> {
@@ -315,10 +327,7 @@ pub(super) fn keep_map_corners(
     deg: usize,
 ) -> Result<(), EvalError> {
     for m in maps.iter_mut() {
-        let mf = m
-            .faces
-            .get_mut(fi)
-            .ok_or_else(|| EvalError::malformed("", "map without a face per face"))?;
+        let mf = m.face_mut(fi)?;
         if mf.len() != deg {
             return Err(EvalError::malformed(
                 format!("map {}", m.channel),

@@ -77,6 +77,27 @@ pub struct PolyMap {
     pub faces: Vec<Vec<u32>>,
 }
 
+impl PolyMap {
+    /// The map face of polygon `fi`; a map without one per polygon is damaged.
+    pub fn face(&self, fi: usize) -> Result<&Vec<u32>, EvalError> {
+        let ch = self.channel;
+        self.faces.get(fi).ok_or_else(|| Self::short(ch, fi))
+    }
+
+    /// [`PolyMap::face`], to change in place.
+    pub fn face_mut(&mut self, fi: usize) -> Result<&mut Vec<u32>, EvalError> {
+        let ch = self.channel;
+        self.faces.get_mut(fi).ok_or_else(|| Self::short(ch, fi))
+    }
+
+    fn short(channel: i32, fi: usize) -> EvalError {
+        EvalError::malformed(
+            format!("map channel {channel}"),
+            format!("no map face for polygon {fi} (a map needs one per polygon)"),
+        )
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PolyMesh {
     pub vertices: Vec<Vec3>,

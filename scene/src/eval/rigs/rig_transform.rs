@@ -9,6 +9,7 @@ use crate::eval::error::EvalError;
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
+use std::thread::LocalKey;
 
 use crate::eval::core::math::Mat43;
 use crate::eval::core::transform::{invert, SceneEval};
@@ -45,52 +46,30 @@ thread_local! {
     /// How many figure-mode evaluations are running on this thread
     /// ([`SceneEval::figure_world_tm`]).
     static FIGURE_MODE: Cell<usize> = const { Cell::new(0) };
-}
-
-/// Figure mode for as long as the guard lives on this thread.
-struct FigureMode;
-
-impl FigureMode {
-    fn on() -> FigureMode {
-        FIGURE_MODE.with(|f| f.set(f.get() + 1));
-        FigureMode
-    }
-}
-
-impl Drop for FigureMode {
-    fn drop(&mut self) {
-        FIGURE_MODE.with(|f| f.set(f.get().saturating_sub(1)));
-    }
-}
-
-fn figure_mode() -> bool {
-    FIGURE_MODE.with(|f| f.get() > 0)
-}
-
-thread_local! {
     /// How many base-layer evaluations are running on this thread
     /// ([`SceneEval::in_base_layer`]).
     static BASE_LAYER: Cell<usize> = const { Cell::new(0) };
 }
 
-/// Base-layer evaluation for as long as the guard lives on this thread.
-struct BaseLayer;
+/// An evaluation mode of this thread, on for as long as the guard lives
+/// (a count, so nested evaluations keep it on).
+struct Mode(&'static LocalKey<Cell<usize>>);
 
-impl BaseLayer {
-    fn on() -> BaseLayer {
-        BASE_LAYER.with(|f| f.set(f.get() + 1));
-        BaseLayer
+impl Mode {
+    fn on(key: &'static LocalKey<Cell<usize>>) -> Mode {
+        key.with(|f| f.set(f.get() + 1));
+        Mode(key)
+    }
+
+    fn active(key: &'static LocalKey<Cell<usize>>) -> bool {
+        key.with(|f| f.get() > 0)
     }
 }
 
-impl Drop for BaseLayer {
+impl Drop for Mode {
     fn drop(&mut self) {
-        BASE_LAYER.with(|f| f.set(f.get().saturating_sub(1)));
+        self.0.with(|f| f.set(f.get().saturating_sub(1)));
     }
-}
-
-fn base_layer() -> bool {
-    BASE_LAYER.with(|f| f.get() > 0)
 }
 
 /// Added to a tick's cache key for its base-layer pose (ticks are i32).
@@ -98,8 +77,8 @@ const BASE_LAYER_KEY: i64 = 1 << 40;
 
 impl PoseCache {
     fn get(&self, sys: usize, rig: &Rig, t: i32) -> Arc<Pose> {
-        let base = base_layer() && !rig.layers.is_empty();
-        let key = if figure_mode() {
+        let base = Mode::active(&BASE_LAYER) && !rig.layers.is_empty();
+        let key = if Mode::active(&FIGURE_MODE) {
             FIGURE_KEY
         } else if base {
             i64::from(t) + BASE_LAYER_KEY
@@ -145,7 +124,7 @@ impl SceneEval {
     /// the rig, as the NeL plug-in's skel_export.ms does before exporting a
     /// skeleton.
     pub fn in_figure_mode<R>(&self, f: impl FnOnce() -> R) -> R {
-        let _on = FigureMode::on();
+        let _on = Mode::on(&FIGURE_MODE);
         f()
     }
 
@@ -155,7 +134,7 @@ impl SceneEval {
     /// holds that pose (the file's "Layer 1" came after it). Rigs without
     /// layers are unaffected.
     pub fn in_base_layer<R>(&self, f: impl FnOnce() -> R) -> R {
-        let _on = BaseLayer::on();
+        let _on = Mode::on(&BASE_LAYER);
         f()
     }
 
