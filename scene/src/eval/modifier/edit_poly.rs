@@ -25,6 +25,7 @@ use crate::eval::error::EvalError;
 use super::edit_poly_chamfer as chamfer;
 use super::edit_poly_connect as connect;
 use super::edit_poly_create as create;
+use super::edit_poly_cut as cut;
 use super::edit_poly_edges as edges;
 use super::edit_poly_extrude as extrude;
 use super::edit_poly_extrude_edge as extrude_edge;
@@ -323,6 +324,7 @@ fn is_evaluated(id: u32) -> bool {
             | OP_EXTRUDE_EDGE
             | OP_CREATE
             | OP_TARGET_WELD
+            | OP_CUT
     )
 }
 
@@ -427,6 +429,10 @@ fn replay(
         }
         OP_CREATE => create::create(poly, &op.data)?,
         OP_TARGET_WELD => create::target_weld(poly, &op.data)?,
+        OP_CUT => {
+            let split = op.int_param(PARAM_CUT_SPLIT)?.unwrap_or(0) != 0;
+            cut::cut(poly, &op.data, split)?;
+        }
         OP_DELETE_FACE => {
             let isolated = op.int_param(PARAM_DELETE_ISOLATED)?.unwrap_or(1) != 0;
             topo::delete_faces(poly, &op.selection, isolated)?;

@@ -46,6 +46,7 @@ pub(super) const OP_CHAMFER_EDGE: u32 = 34;
 pub(super) const OP_EXTRUDE_EDGE: u32 = 40;
 pub(super) const OP_CREATE: u32 = 56;
 pub(super) const OP_TARGET_WELD: u32 = 59;
+pub(super) const OP_CUT: u32 = 35;
 
 /// Parameter ids (the `epolyModParameters` enumeration).
 pub(super) const PARAM_CURRENT_OPERATION: u16 = 12;
@@ -66,6 +67,8 @@ pub(super) const PARAM_PRESERVE_MAPS: u32 = 71;
 pub(super) const PARAM_CONNECT_EDGE_SEGMENTS: u32 = 31;
 pub(super) const PARAM_CONNECT_EDGE_PINCH: u32 = 91;
 pub(super) const PARAM_CONNECT_EDGE_SLIDE: u32 = 92;
+/// Cut: split (`epm_cut_split`), the cut's new vertices doubled.
+pub(super) const PARAM_CUT_SPLIT: u32 = 15;
 /// Extrude Edge (`epm_extrude_edge_height` / `_width`).
 pub(super) const PARAM_EXTRUDE_EDGE_HEIGHT: u32 = 33;
 pub(super) const PARAM_EXTRUDE_EDGE_WIDTH: u32 = 34;
@@ -267,7 +270,7 @@ pub(super) struct Operation {
     pub(super) extra: Vec<(u16, Vec<u8>)>,
     /// Insert Vertex Edge's (edge, proportion from its v1) pairs (0x1600).
     pub(super) inserts: Vec<(u32, f64)>,
-    /// Create's and Target Weld's local data records (id, payload).
+    /// Create's, Target Weld's and Cut's local data records (id, payload).
     pub(super) data: Vec<(u16, Vec<u8>)>,
 }
 
@@ -395,7 +398,7 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, EvalError> {
                     op.attached = Some(attached(c.children())?);
                 } else if op.id == OP_INSERT_VERTEX_EDGE {
                     op.inserts = inserts(c.children())?;
-                } else if matches!(op.id, OP_CREATE | OP_TARGET_WELD) {
+                } else if matches!(op.id, OP_CREATE | OP_TARGET_WELD | OP_CUT) {
                     for x in c.children() {
                         op.data.push((x.id, payload(x)?.to_vec()));
                     }

@@ -37,6 +37,7 @@ mod edit_poly_chamfer;
 mod edit_poly_chamfer_edge;
 mod edit_poly_connect;
 mod edit_poly_create;
+mod edit_poly_cut;
 mod edit_poly_edges;
 mod edit_poly_extrude;
 mod edit_poly_extrude_edge;

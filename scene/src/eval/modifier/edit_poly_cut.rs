@@ -1,0 +1,276 @@
+//! Edit Poly's Cut (operation 35). Its local data (0x0238) holds the clicks
+//! of one interactive cut as segments: 0x0840 = u32 n, then n start levels
+//! (MNMesh selection levels: 1 vertex, 2 edge, 3 face), n start indices, n
+//! start points, n end points and n view directions (Point3 each), all in
+//! the modifier's object space; 0x0850 a u32 of unknown meaning, 2 on
+//! RubberGrip and 0 on its copy RubberGrip001, whose cuts are otherwise the
+//! same bytes and give the same saved sizes (only those two values are
+//! accepted). Each segment after the first starts on the vertex the
+//! one before ended on (Shotgun.max's RubberGrips: levels 2, 1, 1, 1 and
+//! indices 12, 26, 27, 28, the vertices the segments before appended).
+//!
+//! Replayed: segments that start on a vertex or on a point of an edge and
+//! end on a side of a face at that vertex — one face crossed per segment. A
+//! point on an edge splits it as Insert Vertex Edge does (`MNMesh::SplitEdge`:
+//! a vertex appended, the edge keeps its first half, the second is appended),
+//! the start's split first; the face is then split between the two corners
+//! as Connect Vertex splits it (`edit_poly_edges::split_face`). Refused by
+//! name: a cut starting inside a face, a segment that crosses more than one
+//! face or ends inside one, and split cuts (parameter 15).
+
+use super::edit_poly_edges::{insert_vertices, split_face};
+use crate::eval::core::keys::Words;
+use crate::eval::core::math::Vec3;
+use crate::eval::error::EvalError;
+use crate::eval::objects::poly::PolyMesh;
+
+/// How far (relative to the edge's length) a recorded point may lie off the
+/// edge it is taken to be on: the points are Max's f32 hits on its f32 mesh.
+const ON_EDGE: f64 = 1e-4;
+
+/// One recorded segment of a cut.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Segment {
+    level: u32,
+    index: u32,
+    start: Vec3,
+    end: Vec3,
+}
+
+/// Replays a Cut's recorded segments in order.
+pub(super) fn cut(
+    poly: &mut PolyMesh,
+    data: &[(u16, Vec<u8>)],
+    split: bool,
+) -> Result<(), EvalError> {
+    if split {
+        return Err(EvalError::not_evaluated("a cut that splits the mesh"));
+    }
+    let segments = segments(data)?;
+    let mut previous: Option<u32> = None;
+    for (k, s) in segments.iter().enumerate() {
+        let start = start_vertex(poly, s).map_err(|e| e.inside(format!("cut segment {k}")))?;
+        // A segment after the first starts where the one before ended (the
+        // record names that vertex).
+        if let Some(p) = previous {
+            if p != start {
+                return Err(EvalError::malformed(
+                    "",
+                    format!(
+                        "cut segment {k} starts at vertex {start}, the one before ended at {p}"
+                    ),
+                ));
+            }
+        }
+        let end = cut_face(poly, start, s.end).map_err(|e| e.inside(format!("cut segment {k}")))?;
+        previous = Some(end);
+    }
+    poly.validate()
+}
+
+/// The segments of record 0x0840; 0x0850 must be 0 or 2, other records are refused.
+fn segments(data: &[(u16, Vec<u8>)]) -> Result<Vec<Segment>, EvalError> {
+    let mut out = None;
+    for (id, p) in data {
+        match id {
+            0x0840 => {
+                let w = Words(p);
+                let n = if p.len() >= 4 {
+                    w.u32(0) as usize
+                } else {
+                    usize::MAX
+                };
+                if n > 1 << 20 || p.len() != 4 + 44 * n {
+                    return Err(EvalError::malformed(
+                        "",
+                        format!("cut record 0x0840 of {} bytes", p.len()),
+                    ));
+                }
+                let point = |at: usize| Vec3(w.f(at), w.f(at + 1), w.f(at + 2));
+                let (levels, indices, starts, ends) = (1, 1 + n, 1 + 2 * n, 1 + 5 * n);
+                out = Some(
+                    (0..n)
+                        .map(|i| Segment {
+                            level: w.u32(levels + i),
+                            index: w.u32(indices + i),
+                            start: point(starts + 3 * i),
+                            end: point(ends + 3 * i),
+                        })
+                        .collect::<Vec<_>>(),
+                );
+            }
+            0x0850 if p.len() == 4 && matches!(Words(p).u32(0), 0 | 2) => {}
+            _ => {
+                return Err(EvalError::not_evaluated(format!(
+                    "cut record {id:#06x} = {:02x?}",
+                    &p[..p.len().min(16)]
+                )))
+            }
+        }
+    }
+    out.ok_or_else(|| EvalError::malformed("", "Cut without its segments (0x0840)"))
+}
+
+/// The vertex a segment starts on: the recorded vertex, or a new one where
+/// the recorded point splits the recorded edge.
+fn start_vertex(poly: &mut PolyMesh, s: &Segment) -> Result<u32, EvalError> {
+    match s.level {
+        1 if (s.index as usize) < poly.vertices.len() => Ok(s.index),
+        1 => Err(EvalError::malformed(
+            "",
+            format!("start vertex {} of {}", s.index, poly.vertices.len()),
+        )),
+        2 => {
+            let edges = poly.mn_edges()?;
+            let [a, b] = *edges.get(s.index as usize).ok_or_else(|| {
+                EvalError::malformed("", format!("start edge {} of {}", s.index, edges.len()))
+            })?;
+            let t = along(poly, a, b, s.start).ok_or_else(|| {
+                EvalError::not_evaluated(format!(
+                    "a cut starting off the inside of its edge {} ({a}, {b})",
+                    s.index
+                ))
+            })?;
+            split_at(poly, s.index, t)
+        }
+        3 => Err(EvalError::not_evaluated("a cut starting inside a face")),
+        l => Err(EvalError::malformed("", format!("cut start level {l}"))),
+    }
+}
+
+/// Where `p` lies on the inside of the side a → b, as the proportion from a;
+/// None when it is off the side or at an end.
+fn along(poly: &PolyMesh, a: u32, b: u32, p: Vec3) -> Option<f64> {
+    let pa = *poly.vertices.get(a as usize)?;
+    let pb = *poly.vertices.get(b as usize)?;
+    let d = pb.minus(pa);
+    let len2 = d.dot(d);
+    if !(len2 > 0.0) {
+        return None;
+    }
+    let t = p.minus(pa).dot(d) / len2;
+    let off = p.minus(pa.plus(d.scale(t)));
+    let len = len2.sqrt();
+    let inside = t * len > ON_EDGE * len && (1.0 - t) * len > ON_EDGE * len;
+    (off.dot(off).sqrt() <= ON_EDGE * len && inside).then_some(t)
+}
+
+/// Splits edge `e` at proportion `t` from its first vertex; the new vertex.
+fn split_at(poly: &mut PolyMesh, e: u32, t: f64) -> Result<u32, EvalError> {
+    let nv =
+        u32::try_from(poly.vertices.len()).map_err(|_| EvalError::limit("vertices", u32::MAX))?;
+    insert_vertices(poly, &[(e, t)])?;
+    Ok(nv)
+}
+
+/// Cuts from vertex `start` to point `end`, which must lie on a side of a face
+/// at `start` that does not touch it: that side's edge is split there and the
+/// face is split between the two corners. Returns the end vertex.
+fn cut_face(poly: &mut PolyMesh, start: u32, end: Vec3) -> Result<u32, EvalError> {
+    let mut hit = None;
+    'faces: for (fi, f) in poly.faces.iter().enumerate() {
+        let n = f.v.len();
+        if !f.v.contains(&start) {
+            continue;
+        }
+        for j in 0..n {
+            let (a, b) = (f.v[j], f.v[(j + 1) % n]);
+            if a == start || b == start {
+                continue;
+            }
+            if along(poly, a, b, end).is_some() {
+                hit = Some((fi, a, b));
+                break 'faces;
+            }
+        }
+    }
+    let (fi, a, b) = hit.ok_or_else(|| {
+        EvalError::not_evaluated(
+            "a cut segment that does not end on a side of a face at its start (crossing more than one face, or ending inside one or on a vertex)",
+        )
+    })?;
+    let edges = poly.mn_edges()?;
+    let e = edges
+        .iter()
+        .position(|&[x, y]| (x, y) == (a, b) || (x, y) == (b, a))
+        .ok_or_else(|| EvalError::malformed("", format!("side ({a}, {b}) is in no edge")))?;
+    let [v1, v2] = edges[e];
+    let t = along(poly, v1, v2, end)
+        .ok_or_else(|| EvalError::malformed("", "cut end left its side"))?;
+    let e = u32::try_from(e).map_err(|_| EvalError::limit("edges", u32::MAX))?;
+    let nv = split_at(poly, e, t)?;
+    let f = &poly.faces[fi].v;
+    let corner = |v: u32| f.iter().position(|&x| x == v);
+    let (Some(i), Some(j)) = (corner(start), corner(nv)) else {
+        return Err(EvalError::malformed(
+            "",
+            format!("face {fi} lost a cut corner"),
+        ));
+    };
+    split_face(poly, fi, i.min(j), i.max(j))?;
+    Ok(nv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::modifier::edit_poly_edges::tests::grid;
+
+    fn record(segments: &[(u32, u32, [f32; 3], [f32; 3])]) -> Vec<(u16, Vec<u8>)> {
+        let mut w: Vec<u8> = Vec::new();
+        let n = segments.len() as u32;
+        w.extend(n.to_le_bytes());
+        for s in segments {
+            w.extend(s.0.to_le_bytes());
+        }
+        for s in segments {
+            w.extend(s.1.to_le_bytes());
+        }
+        for s in segments {
+            s.2.iter().for_each(|x| w.extend(x.to_le_bytes()));
+        }
+        for s in segments {
+            s.3.iter().for_each(|x| w.extend(x.to_le_bytes()));
+        }
+        for _ in segments {
+            [0f32, 0.0, 1.0]
+                .iter()
+                .for_each(|x| w.extend(x.to_le_bytes()));
+        }
+        vec![(0x0840, w), (0x0850, 2u32.to_le_bytes().to_vec())]
+    }
+
+    #[test]
+    fn a_cut_across_two_quads_splits_each() {
+        // Grid: quads [0 1 4 3] and [1 2 5 4]; edge 0 is 0 → 1, edge 2 is
+        // 4 → 3, edge 5 is 2 → 5.
+        let mut m = grid();
+        let data = record(&[
+            (2, 0, [0.5, 0.0, 0.0], [0.5, 1.0, 0.0]),
+            (1, 7, [0.5, 1.0, 0.0], [1.5, 1.0, 0.0]),
+        ]);
+        // The second segment ends on the top side of the second quad (4 → 5
+        // runs along y = 1), not a side of a face at vertex 7: refused.
+        assert!(cut(&mut m.clone(), &data, false).is_err());
+        let data = record(&[(2, 0, [0.5, 0.0, 0.0], [0.5, 1.0, 0.0])]);
+        cut(&mut m, &data, false).expect("cut");
+        assert_eq!(m.vertices.len(), 8);
+        assert_eq!(m.vertices[6], Vec3(0.5, 0.0, 0.0));
+        assert_eq!(m.vertices[7], Vec3(0.5, 1.0, 0.0));
+        assert_eq!(m.faces.len(), 3);
+        assert_eq!(m.faces[0].v, [0, 6, 7, 3]);
+        assert_eq!(m.faces[2].v, [6, 1, 4, 7]);
+        assert_eq!(m.walked_edges().len(), 7 + 3);
+        assert_eq!(m.edges.as_ref().map(Vec::len), Some(10));
+        // Split cuts, a face start and a stray record are refused.
+        assert!(cut(&mut grid(), &data, true).is_err());
+        let face = record(&[(3, 0, [0.5, 0.5, 0.0], [0.5, 1.0, 0.0])]);
+        assert!(cut(&mut grid(), &face, false).is_err());
+        let mut stray = data.clone();
+        stray.push((0x0860, vec![0; 4]));
+        assert!(cut(&mut grid(), &stray, false).is_err());
+        // A start point off its edge is refused.
+        let off = record(&[(2, 0, [0.5, 0.2, 0.0], [0.5, 1.0, 0.0])]);
+        assert!(cut(&mut grid(), &off, false).is_err());
+    }
+}
