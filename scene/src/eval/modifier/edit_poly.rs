@@ -421,7 +421,7 @@ fn replay(
             extrude_edge::extrude_border_edges(poly, &op.selection, height, width).map_err(
                 |e| match e {
                     EvalError::NotEvaluated { what, .. } => {
-                        extrude_edge_refusal(op, &what).unwrap_or_else(|e| e)
+                        extrude_edge_refusal(op, &what, false).unwrap_or_else(|e| e)
                     }
                     e => e,
                 },
@@ -942,9 +942,7 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(
-            err.starts_with(
-                "operation Extrude Edge (40) of 1 edges, height 1.5, width 0 is not evaluated ("
-            ),
+            err.starts_with("extruding 1 edges, height 1.5, width 0 is not evaluated ("),
             "{err}"
         );
     }

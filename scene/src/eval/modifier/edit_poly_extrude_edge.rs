@@ -18,7 +18,8 @@
 //! last float bit, which only this assignment gives (its lowest vertex
 //! carries the third Transform's 9.5e-7 in z). The walls' corner order and
 //! the edge numbering are not pinned by a reference. An edge inside the mesh,
-//! a base width or a vertex on three selected edges is refused by name.
+//! a base width, a vertex on three selected edges or an open chain (Max adds
+//! more at its ends: Key.max) is refused by name.
 
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
@@ -83,7 +84,15 @@ pub(super) fn extrude_border_edges(
     }
     if let Some((v, _)) = uses.iter().find(|(_, &n)| n > 2) {
         return Err(EvalError::not_evaluated(format!(
-            "three or more selected edges meet at vertex {v}; only chains are replayed"
+            "three or more selected edges meet at vertex {v}; only closed loops are replayed"
+        )));
+    }
+    // An open chain's ends make more than walls: Key.max's one border edge
+    // gave Max 4 vertices, 7 edges and 3 faces more (its Transforms' offset
+    // counts, its saved sizes), where walls alone give 2, 3 and 1.
+    if let Some(v) = order.iter().find(|v| uses.get(v) == Some(&1)) {
+        return Err(EvalError::not_evaluated(format!(
+            "the selected edges end at vertex {v} (an open chain); only closed loops are replayed, what Max adds at a chain's ends is not derived"
         )));
     }
     // Direction per vertex: the sum of its walls' face normals, unit.
@@ -221,28 +230,25 @@ mod tests {
     }
 
     #[test]
-    fn a_border_chain_moves_out_and_leaves_copies_behind() {
+    fn a_border_loop_moves_out_and_leaves_copies_behind() {
         let mut m = strip();
-        // The bottom border: 0 → 1 → 2.
-        let sel = select(&m, &[[0, 1], [1, 2]]);
+        // The whole border: edges 0 (0 → 1), 2 (4 → 3), 3 (3 → 0), 4 (1 → 2),
+        // 5 (2 → 5), 6 (5 → 4); edge 1 (1 → 4) is inside.
+        let sel = select(&m, &[[0, 1], [4, 3], [3, 0], [1, 2], [2, 5], [5, 4]]);
         extrude_border_edges(&mut m, &sel, 0.5, 0.0).expect("extrude");
-        assert_eq!(m.vertices.len(), 9);
-        // Input indices moved along the normal, copies at the old places.
+        assert_eq!(m.vertices.len(), 12);
+        // Input indices moved along the normal, copies at the old places in
+        // the order the edges meet them (0, 1, 4, 3, 2, 5).
         assert_eq!(m.vertices[0], Vec3(0.0, 0.0, 0.5));
-        assert_eq!(m.vertices[2], Vec3(2.0, 0.0, 0.5));
-        assert_eq!(
-            m.vertices[6..],
-            [
-                Vec3(0.0, 0.0, 0.0),
-                Vec3(1.0, 0.0, 0.0),
-                Vec3(2.0, 0.0, 0.0)
-            ]
-        );
-        assert_eq!(m.faces[0].v, [6, 7, 4, 3]);
-        assert_eq!(m.faces[1].v, [7, 8, 5, 4]);
+        assert_eq!(m.vertices[5], Vec3(2.0, 1.0, 0.5));
+        assert_eq!(m.vertices[8], Vec3(1.0, 1.0, 0.0));
+        assert_eq!(m.vertices[10], Vec3(2.0, 0.0, 0.0));
+        assert_eq!(m.faces[0].v, [6, 7, 8, 9]);
+        assert_eq!(m.faces[1].v, [7, 10, 11, 8]);
         assert_eq!(m.faces[2].v, [7, 6, 0, 1]);
-        assert_eq!(m.faces[3].v, [8, 7, 1, 2]);
-        assert_eq!((m.faces[2].material, m.faces[3].material), (2, 3));
+        assert_eq!(m.faces[4].v, [6, 9, 3, 0]);
+        assert_eq!(m.faces[7].v, [8, 11, 5, 4]);
+        assert_eq!((m.faces[2].material, m.faces[7].material), (2, 3));
         assert_eq!(m.faces[2].smoothing, 0);
         // Map: the wall runs over the side's map vertices and their copies.
         assert_eq!(m.maps[0].faces[2], [1, 0, 6, 7]);
@@ -251,7 +257,17 @@ mod tests {
         let edges = m.mn_edges().expect("edges");
         assert_eq!(edges.len(), m.walked_edges().len());
         assert_eq!(edges[0], [0, 1]);
-        assert!(edges.contains(&[1, 2]) && edges.contains(&[7, 4]));
+        assert_eq!(edges[1], [7, 8]);
+    }
+
+    #[test]
+    fn an_open_chain_is_refused() {
+        let mut m = strip();
+        // The bottom border 0 → 1 → 2 ends at 0 and 2.
+        let sel = select(&m, &[[0, 1], [1, 2]]);
+        let err = extrude_border_edges(&mut m, &sel, 0.5, 0.0).unwrap_err();
+        assert!(err.to_string().contains("open chain"), "{err}");
+        assert_eq!(m, strip());
     }
 
     #[test]

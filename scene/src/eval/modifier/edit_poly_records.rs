@@ -226,6 +226,7 @@ fn variant(op: &Operation) -> Result<EvalError, EvalError> {
         OP_EXTRUDE_EDGE => extrude_edge_refusal(
             op,
             "how MNMesh::ExtrudeEdges numbers the new vertices, edges and faces is not derived",
+            true,
         )?,
         _ => EvalError::not_evaluated(name),
     })
@@ -233,13 +234,23 @@ fn variant(op: &Operation) -> Result<EvalError, EvalError> {
 
 /// The refusal of an Extrude Edge that is not replayed, naming its variant
 /// (edges, height, width) and `why`.
-pub(super) fn extrude_edge_refusal(op: &Operation, why: &str) -> Result<EvalError, EvalError> {
+/// With `named` false the operation's name is left out (for an error the
+/// replay names the operation on).
+pub(super) fn extrude_edge_refusal(
+    op: &Operation,
+    why: &str,
+    named: bool,
+) -> Result<EvalError, EvalError> {
     let edges = op.selection.iter().filter(|&&s| s).count();
     let float = |id| shown_float(op, id);
+    let name = if named {
+        format!("{} of", op_name(op.id))
+    } else {
+        "extruding".to_string()
+    };
     Ok(EvalError::not_evaluated_why(
         format!(
-            "{} of {edges} edges, height {}, width {}",
-            op_name(op.id),
+            "{name} {edges} edges, height {}, width {}",
             float(PARAM_EXTRUDE_EDGE_HEIGHT)?,
             float(PARAM_EXTRUDE_EDGE_WIDTH)?
         ),
