@@ -11,10 +11,10 @@
 //! border loop (`edit_poly_extrude_group`) and the Max 2017+ move extrusion of
 //! faces not adjacent (`edit_poly_extrude`), Auto Smooth and Set Smoothing (`edit_poly_smooth`),
 //! Insert Vertex Edge, Connect Vertex (`edit_poly_edges`) and Connect Edge
-//! (`edit_poly_connect`) on a known edge numbering, Extrude Edge on open
-//! borders (`edit_poly_extrude_edge`), Create and Target Weld
-//! (`edit_poly_create`), and Split Edges and Tessellate when their selection
-//! leaves nothing to do.
+//! (`edit_poly_connect`) on a known edge numbering, Extrude Edge on closed
+//! border loops (`edit_poly_extrude_edge`), Create and Target Weld
+//! (`edit_poly_create`), Cut across one face per segment (`edit_poly_cut`),
+//! and Split Edges and Tessellate when their selection leaves nothing to do.
 //! Any other operation is an error naming it. The input is rebuilt as polygons
 //! from a primitive's polygon builder, an Editable Poly, or the Edit Poly below
 //! (replayed the same way), through any Unwrap UVW between them.

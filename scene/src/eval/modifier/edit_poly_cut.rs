@@ -145,7 +145,7 @@ fn along(poly: &PolyMesh, a: u32, b: u32, p: Vec3) -> Option<f64> {
     let pb = *poly.vertices.get(b as usize)?;
     let d = pb.minus(pa);
     let len2 = d.dot(d);
-    if !(len2 > 0.0) {
+    if len2.is_nan() || len2 <= 0.0 {
         return None;
     }
     let t = p.minus(pa).dot(d) / len2;
