@@ -379,11 +379,11 @@ fn table_symmetry_and_smooth_on_polygons_match_max() {
     assert_eq!(legs, legs_spec + legs_faceted, "leg corners unexplained");
     assert_eq!(off[1], 0, "top corners off by more than {NORMAL_TOL}");
     assert!(worst_top < 1e-4, "top corner normal off by {worst_top}");
-    // The legs: every corner within NORMAL_TOL but those where Max shows the
-    // face normal though the Attach's mesh stored an explicit normal there
-    // (a rule not derived: all are at places four polygon corners share,
-    // two specified and two not, where 144 other specified corners show
-    // their explicit normal). Counted so the test notices a change.
+    // The legs: every corner within NORMAL_TOL but 66 where this matcher (by
+    // position and nearest plane) takes an unspecified corner for a
+    // specified one: at those vertices a specified and an unspecified
+    // polygon lie in one plane. Matched by index (the next test) every
+    // corner is the FBX's. Counted so the test notices a change.
     assert_eq!(off[0], explicit_not_shown, "leg corners off otherwise");
     assert_eq!(explicit_not_shown, 66);
     assert_eq!(gltf_off, 0, "corners the glTF does not hold");
@@ -449,6 +449,40 @@ fn table_uvs_match_fbx_corner_for_corner() {
         .expect("FBX mesh");
     assert!(fm.vertex_uv.exists);
     assert_eq!(fm.num_vertices, mesh.vertices.len());
+    // Our corner normals as the exporters take them (the specified normal
+    // where a corner has one, else the smoothing groups').
+    let p: Vec<P3> = mesh.vertices.iter().map(|v| v.to_array()).collect();
+    let weighting = normals::Weighting::of_scene_version(eval.graph.version);
+    let mut cn = normals::corner_normals(&p, &mesh.faces, weighting);
+    let spec = normals::specified_corners(&p, &mesh).expect("the Attaches' specified normals");
+    for (out, s) in cn.iter_mut().zip(&spec) {
+        for (n, s) in out.iter_mut().zip(s) {
+            if let Some(s) = s {
+                *n = *s;
+            }
+        }
+    }
+    let normal_at = |p: usize, v: u32| -> Option<P3> {
+        (first[p]..first[p + 1]).find_map(|t| {
+            let c = mesh.faces[t].v.iter().position(|&x| x == v)?;
+            Some(cn[t][c])
+        })
+    };
+    // A polygon without area (the legs' collapsed ends) has no normal of
+    // its own: the FBX writes (1, 0, 0) there; left out of the comparison.
+    let area = |pf: &maxfs_scene::eval::objects::poly::PolyFace| {
+        let q: Vec<P3> = pf.v.iter().map(|&x| p[x as usize]).collect();
+        let mut n = [0.0f64; 3];
+        for i in 0..q.len() {
+            let (a, b) = (q[i], q[(i + 1) % q.len()]);
+            n[0] += (a[1] - b[1]) * (a[2] + b[2]);
+            n[1] += (a[2] - b[2]) * (a[0] + b[0]);
+            n[2] += (a[0] - b[0]) * (a[1] + b[1]);
+        }
+        dist(n, [0.0; 3]) > 1e-9
+    };
+    let (mut normal_corners, mut normal_worst, mut flat) = (0usize, 0.0f64, 0usize);
+    let mut no_area_tri = 0usize;
     let (mut corners, mut matched, mut worst) = (0usize, 0usize, 0.0f64);
     for f in fm.faces.iter() {
         let idx: Vec<usize> = (f.index_begin..f.index_begin + f.num_indices)
@@ -466,16 +500,32 @@ fn table_uvs_match_fbx_corner_for_corner() {
                     == a.len() - 1
             })
         };
-        let p = poly.faces.iter().position(|pf| forward(&pf.v));
+        let p_of = poly.faces.iter().position(|pf| forward(&pf.v));
         for (k, &i) in idx.iter().enumerate() {
             corners += 1;
-            let Some(ours) = p.and_then(|p| uv_at(p, v[k])) else {
+            let Some(ours) = p_of.and_then(|p| uv_at(p, v[k])) else {
                 continue;
             };
             let theirs = fm.vertex_uv[i];
             let d = (ours[0] - theirs.x).hypot(ours[1] - theirs.y);
             worst = worst.max(d);
             matched += 1;
+            let pi = p_of.expect("matched");
+            if !area(&poly.faces[pi]) {
+                flat += 1;
+                continue;
+            }
+            let n = fm.vertex_normal[i];
+            let ours = normal_at(pi, v[k]).expect("a corner of ours");
+            // Our triangles without area (the chamfer's slid corners lie on
+            // their sides' far ends) carry no normal: Max shows the
+            // polygon's there. Counted apart.
+            if dist(ours, [0.0; 3]) < 0.5 {
+                no_area_tri += 1;
+                continue;
+            }
+            normal_worst = normal_worst.max(dist(ours, [n.x, n.y, n.z]));
+            normal_corners += 1;
         }
     }
     // The glTF vertices: each corner of ours is one (Y-up position, UV with
@@ -502,7 +552,19 @@ fn table_uvs_match_fbx_corner_for_corner() {
     }
     eprintln!(
         "Table UVs: {matched} of {corners} FBX corners matched by polygon and vertex, \
-         worst UV error {worst:.2e}; {gltf_off} of our corners without their glTF vertex"
+         worst UV error {worst:.2e}; {gltf_off} of our corners without their glTF vertex; \
+         normals at {normal_corners} corners, worst {normal_worst:.2e} ({flat} on polygons \
+         without area, {no_area_tri} on our triangles without area left out)"
+    );
+    // Matched by index, every corner normal is the FBX's, the legs'
+    // specified ones included (matched by position and plane, 66 corners
+    // where a specified and an unspecified polygon lie in one plane at one
+    // vertex were taken for each other: see the test above).
+    assert!(normal_worst < 1e-4, "corner normal off by {normal_worst}");
+    assert_eq!(normal_corners + flat + no_area_tri, corners);
+    assert!(
+        no_area_tri <= 6,
+        "{no_area_tri} corners on triangles without area"
     );
     assert_eq!(corners, fm.num_indices);
     assert_eq!(
