@@ -10,11 +10,12 @@
 //!   output);
 //! - the Unwrap UVW's cache of its input (0x0330 / 0x0870): every cached
 //!   polygon is one of ours, corner positions in the same cyclic order and
-//!   the same material, each at Max's index from Max's first corner (the
-//!   vertex indices are not Max's: see symmetry_poly.rs);
+//!   the same material, each at Max's index from Max's first corner, over
+//!   Max's vertex indices (all 394 cached positions at their index: the
+//!   Symmetry's numbering in symmetry_poly.rs);
 //! - the FBX: vertex position sets both ways, the triangle count, and the
-//!   corner normals (matched by position and face plane, since the vertex
-//!   order is not Max's): on the top the Smooth's groups decide them, on the
+//!   corner normals (matched by position and face plane, written before
+//!   the vertex order was Max's): on the top the Smooth's groups decide them, on the
 //!   attached legs the explicit normals the Attaches' meshes stored (0x0300)
 //!   or, where a corner has none, the face's own; the glTF streams carry
 //!   the same;
@@ -109,6 +110,28 @@ fn table_symmetry_and_smooth_on_polygons_match_max() {
         in_order,
         cached.len(),
         "polygons in Max's order from Max's first corner"
+    );
+    // Max's vertex numbering (the Symmetry's copies in CloneFaces' walk,
+    // the survivor of each seam pair as symmetry_poly.rs says): every cached
+    // position is ours at the same index, every cached polygon the same
+    // vertex indices.
+    let at_index = poly
+        .vertices
+        .iter()
+        .zip(&cache)
+        .filter(|(a, &b)| dist(a.to_array(), b) <= tol)
+        .count();
+    assert_eq!(at_index, cache.len(), "vertices at Max's index");
+    let same_indices = poly
+        .faces
+        .iter()
+        .zip(&cached)
+        .filter(|(f, c)| f.v == c.0)
+        .count();
+    assert_eq!(
+        same_indices,
+        cached.len(),
+        "polygons over Max's vertex indices"
     );
     let mut taken = vec![false; ours.len()];
     for (i, (corners, material)) in cached.iter().enumerate() {
@@ -356,14 +379,200 @@ fn table_symmetry_and_smooth_on_polygons_match_max() {
     assert_eq!(legs, legs_spec + legs_faceted, "leg corners unexplained");
     assert_eq!(off[1], 0, "top corners off by more than {NORMAL_TOL}");
     assert!(worst_top < 1e-4, "top corner normal off by {worst_top}");
-    // The legs: every corner within NORMAL_TOL but those where Max shows the
-    // face normal though the Attach's mesh stored an explicit normal there
-    // (a rule not derived: all are at places four polygon corners share,
-    // two specified and two not, where 144 other specified corners show
-    // their explicit normal). Counted so the test notices a change.
+    // The legs: every corner within NORMAL_TOL but 66 where this matcher (by
+    // position and nearest plane) takes an unspecified corner for a
+    // specified one: at those vertices a specified and an unspecified
+    // polygon lie in one plane. Matched by index (the next test) every
+    // corner is the FBX's. Counted so the test notices a change.
     assert_eq!(off[0], explicit_not_shown, "leg corners off otherwise");
     assert_eq!(explicit_not_shown, 66);
     assert_eq!(gltf_off, 0, "corners the glTF does not hold");
+}
+
+/// Table.max's texture coordinates: the Unwrap UVW on top replaces channel 1
+/// (so the Chamfer Edge's underived map faces below it no longer matter), its
+/// stored polygons over the vertex indices our Symmetry now numbers as Max
+/// does. Checked against the FBX corner for corner: each FBX triangle lies in
+/// the polygon of ours holding its three vertices (the FBX keeps Max's vertex
+/// order), and each of its corners' UV is the one our triangles of that
+/// polygon carry at the same vertex. The glTF's TEXCOORD_0 carries the same.
+#[test]
+fn table_uvs_match_fbx_corner_for_corner() {
+    let eval = corpus_eval("max/max2024-rico/Table.max");
+    let o = node(&eval, "Table");
+    let mesh = eval
+        .mesh(o, 0)
+        .expect("a mesh object")
+        .unwrap_or_else(|e| panic!("Table: {e}"));
+    assert!(
+        mesh.missing_maps.is_empty(),
+        "channels named missing: {:?}",
+        mesh.missing_maps
+            .iter()
+            .map(|m| m.describe())
+            .collect::<Vec<_>>()
+    );
+    let ch = mesh
+        .maps
+        .iter()
+        .find(|c| c.channel == 1)
+        .expect("channel 1 from the Unwrap UVW");
+    let poly = maxfs_scene::eval::modifier::edit_poly_output(&eval, o, 1, 0)
+        .unwrap_or_else(|e| panic!("Table's upper Edit Poly: {e}"));
+    // Our triangles come polygon by polygon, deg − 2 each.
+    let mut first = Vec::with_capacity(poly.faces.len() + 1);
+    first.push(0usize);
+    for f in &poly.faces {
+        first.push(first.last().expect("pushed") + f.v.len() - 2);
+    }
+    assert_eq!(first.last().copied(), Some(mesh.faces.len()));
+    let uv_at = |p: usize, v: u32| -> Option<[f64; 2]> {
+        (first[p]..first[p + 1]).find_map(|t| {
+            let c = mesh.faces[t].v.iter().position(|&x| x == v)?;
+            let tv = ch.vertices[ch.faces[t][c] as usize];
+            Some([f64::from(tv[0]), f64::from(tv[1])])
+        })
+    };
+    let scene = ufbx::load_file(
+        corpus_dir()
+            .join("ref/max2024-rico/Table.fbx")
+            .to_str()
+            .expect("path"),
+        ufbx::LoadOpts::default(),
+    )
+    .expect("FBX loads");
+    let fm = scene
+        .nodes
+        .iter()
+        .find(|n| n.element.name.as_ref() == "Table")
+        .and_then(|n| n.mesh.as_deref())
+        .expect("FBX mesh");
+    assert!(fm.vertex_uv.exists);
+    assert_eq!(fm.num_vertices, mesh.vertices.len());
+    // Our corner normals as the exporters take them (the specified normal
+    // where a corner has one, else the smoothing groups').
+    let p: Vec<P3> = mesh.vertices.iter().map(|v| v.to_array()).collect();
+    let weighting = normals::Weighting::of_scene_version(eval.graph.version);
+    let mut cn = normals::corner_normals(&p, &mesh.faces, weighting);
+    let spec = normals::specified_corners(&p, &mesh).expect("the Attaches' specified normals");
+    for (out, s) in cn.iter_mut().zip(&spec) {
+        for (n, s) in out.iter_mut().zip(s) {
+            if let Some(s) = s {
+                *n = *s;
+            }
+        }
+    }
+    let normal_at = |p: usize, v: u32| -> Option<P3> {
+        (first[p]..first[p + 1]).find_map(|t| {
+            let c = mesh.faces[t].v.iter().position(|&x| x == v)?;
+            Some(cn[t][c])
+        })
+    };
+    // A polygon without area (the legs' collapsed ends) has no normal of
+    // its own: the FBX writes (1, 0, 0) there; left out of the comparison.
+    let area = |pf: &maxfs_scene::eval::objects::poly::PolyFace| {
+        let q: Vec<P3> = pf.v.iter().map(|&x| p[x as usize]).collect();
+        let mut n = [0.0f64; 3];
+        for i in 0..q.len() {
+            let (a, b) = (q[i], q[(i + 1) % q.len()]);
+            n[0] += (a[1] - b[1]) * (a[2] + b[2]);
+            n[1] += (a[2] - b[2]) * (a[0] + b[0]);
+            n[2] += (a[0] - b[0]) * (a[1] + b[1]);
+        }
+        dist(n, [0.0; 3]) > 1e-9
+    };
+    let (mut normal_corners, mut normal_worst, mut flat) = (0usize, 0.0f64, 0usize);
+    let mut no_area_tri = 0usize;
+    let (mut corners, mut matched, mut worst) = (0usize, 0usize, 0.0f64);
+    for f in fm.faces.iter() {
+        let idx: Vec<usize> = (f.index_begin..f.index_begin + f.num_indices)
+            .map(|i| i as usize)
+            .collect();
+        let v: Vec<u32> = idx.iter().map(|&i| fm.vertex_indices[i]).collect();
+        // The polygon of ours running through the triangle's three vertices
+        // in order.
+        let forward = |p: &[u32]| {
+            let at: Option<Vec<usize>> = v.iter().map(|x| p.iter().position(|y| y == x)).collect();
+            at.is_some_and(|a| {
+                (0..a.len())
+                    .filter(|&k| a[k] < a[(k + 1) % a.len()])
+                    .count()
+                    == a.len() - 1
+            })
+        };
+        let p_of = poly.faces.iter().position(|pf| forward(&pf.v));
+        for (k, &i) in idx.iter().enumerate() {
+            corners += 1;
+            let Some(ours) = p_of.and_then(|p| uv_at(p, v[k])) else {
+                continue;
+            };
+            let theirs = fm.vertex_uv[i];
+            let d = (ours[0] - theirs.x).hypot(ours[1] - theirs.y);
+            worst = worst.max(d);
+            matched += 1;
+            let pi = p_of.expect("matched");
+            if !area(&poly.faces[pi]) {
+                flat += 1;
+                continue;
+            }
+            let n = fm.vertex_normal[i];
+            let ours = normal_at(pi, v[k]).expect("a corner of ours");
+            // Our triangles without area (the chamfer's slid corners lie on
+            // their sides' far ends) carry no normal: Max shows the
+            // polygon's there. Counted apart.
+            if dist(ours, [0.0; 3]) < 0.5 {
+                no_area_tri += 1;
+                continue;
+            }
+            normal_worst = normal_worst.max(dist(ours, [n.x, n.y, n.z]));
+            normal_corners += 1;
+        }
+    }
+    // The glTF vertices: each corner of ours is one (Y-up position, UV with
+    // v turned to glTF's top-left origin).
+    let streams = maxfs_exporters::gltf::geometry::streams(
+        &mesh,
+        &maxfs_scene::eval::Mat43::IDENTITY,
+        normals::Weighting::of_scene_version(eval.graph.version),
+    );
+    let uv0 = streams.uvs.first().expect("TEXCOORD_0");
+    let mut gltf_off = 0;
+    for (f, tf) in mesh.faces.iter().zip(&ch.faces) {
+        for (&v, &t) in f.v.iter().zip(tf) {
+            let q = mesh.vertices[v as usize].to_array();
+            let q = [q[0], q[2], -q[1]];
+            let uv = ch.vertices[t as usize];
+            let hit = streams.positions.iter().zip(uv0).any(|(x, u)| {
+                dist(x.map(f64::from), q) < 1e-4
+                    && (f64::from(u[0]) - f64::from(uv[0])).abs() < 1e-6
+                    && (f64::from(u[1]) - (1.0 - f64::from(uv[1]))).abs() < 1e-6
+            });
+            gltf_off += usize::from(!hit);
+        }
+    }
+    eprintln!(
+        "Table UVs: {matched} of {corners} FBX corners matched by polygon and vertex, \
+         worst UV error {worst:.2e}; {gltf_off} of our corners without their glTF vertex; \
+         normals at {normal_corners} corners, worst {normal_worst:.2e} ({flat} on polygons \
+         without area, {no_area_tri} on our triangles without area left out)"
+    );
+    // Matched by index, every corner normal is the FBX's, the legs'
+    // specified ones included (matched by position and plane, 66 corners
+    // where a specified and an unspecified polygon lie in one plane at one
+    // vertex were taken for each other: see the test above).
+    assert!(normal_worst < 1e-4, "corner normal off by {normal_worst}");
+    assert_eq!(normal_corners + flat + no_area_tri, corners);
+    assert!(
+        no_area_tri <= 6,
+        "{no_area_tri} corners on triangles without area"
+    );
+    assert_eq!(corners, fm.num_indices);
+    assert_eq!(
+        matched, corners,
+        "FBX corners without a polygon corner of ours"
+    );
+    assert!(worst < 1e-5, "UV off by {worst}");
+    assert_eq!(gltf_off, 0);
 }
 
 /// Sword.max's Line001 (Line → Extrude → Edit Poly): the polygon mesh the

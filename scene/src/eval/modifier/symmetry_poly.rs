@@ -3,28 +3,44 @@
 //! an Edit Poly (or Smooth) above it sees the mirrored polygons, not their
 //! triangles.
 //!
-//! The same plane, slice and seam weld as on triangles (`symmetry`): faces
-//! wholly below the plane go, and so do faces lying in it; vertices no face
-//! uses any more are removed (the survivors keep their order); every kept
-//! vertex gets a reflected copy, appended in vertex order, and every kept
-//! face a turned-over copy, appended in face order. A face turns over as
-//! MNFace::Flip does: its first corner stays and the rest run backwards
-//! (Table.max's Unwrap UVW cache holds [0, 3, 10, 29] and its mirror
-//! [0, 29, 28, 27]); its triangles follow. Map faces turn over the same way,
-//! over the same map vertices. The seam then welds as `symmetry::pair_seam`
-//! pairs its border vertices (lower index survives); a face left with a
-//! repeated corner loses it.
+//! The same plane and slice as on triangles (`symmetry`): faces wholly below
+//! the plane go, and so do faces lying in it; vertices no face uses any more
+//! are removed (the survivors keep their order). Then, as Max's SymmetryMod
+//! does on an MNMesh (`MNMesh::CloneFaces`, `FlipElementNormals`):
+//!
+//! - every kept face gets a turned-over copy, appended in face order; it
+//!   keeps its first corner and the rest run backwards (MNFace::Flip;
+//!   Table.max's Unwrap UVW cache holds [0, 3, 10, 29] and its mirror
+//!   [0, 29, 28, 27]); its triangles follow. Map faces turn over the same
+//!   way, over the same map vertices;
+//! - the reflected copies of the vertices are appended in the order the
+//!   faces (in order, each from its first corner, before turning over) first
+//!   meet them, as CloneFaces creates them;
+//! - the seam welds each copy to its own source (a copied corner whose
+//!   source lies on an open side, within the threshold), both at their
+//!   midpoint; the pairs are taken in the copies' order, and a pair whose
+//!   source shares an open side with a vertex already welded keeps the copy,
+//!   one that does not keeps the source (so the first pair of a seam keeps
+//!   the source, the rest the copies). Dead vertices close up in order; a
+//!   face left with a repeated corner loses it.
+//!
+//! Checked on Table.max: all 394 vertex positions and 258 polygons the
+//! Unwrap UVW above cached are ours at the same index (before this
+//! numbering, 338 positions). The pairing (copy to its own source) is the
+//! SymmetryMod SDK sample's weld of mirrored pairs; the survivor rule is
+//! what that one seam (six vertices, one loop) shows, as `MNMesh::
+//! WeldBorderVerts` is not public. "The first weld keeps the source, every
+//! later one the copy" fits it as well: the two differ where a later pair
+//! has no welded neighbour yet (a second seam loop, or a walk that reaches
+//! the seam elsewhere first).
 //!
 //! Not derived: a polygon that crosses the plane (refused: where Max puts
-//! the cut's new vertices and how it splits the polygon is not pinned here),
-//! and the order Max numbers the output in — on Table.max, Max keeps the
-//! reflected copy of five of the six seam vertices and numbers the copies in
-//! the walk of its faces, so the positions and polygons agree with Max's
-//! but not their indices. The edge numbering is left unknown.
+//! the cut's new vertices and how it splits the polygon is not pinned here).
+//! The edge numbering is left unknown.
 
 use std::collections::HashMap;
 
-use super::symmetry::{pair_seam, Plane};
+use super::symmetry::Plane;
 use super::symmetry_slice::ON_PLANE;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
@@ -35,9 +51,9 @@ pub(super) fn apply(poly: &mut PolyMesh, pl: &Plane) -> Result<(), EvalError> {
     if pl.slice {
         slice(poly, pl)?;
     }
-    mirror(poly, pl)?;
+    let source = mirror(poly, pl)?;
     if pl.weld {
-        weld(poly, pl);
+        weld(poly, pl, &source);
     }
     poly.edges = None;
     Ok(())
@@ -113,13 +129,14 @@ fn drop_unused_vertices(poly: &mut PolyMesh) {
     }
 }
 
-/// A face turned over as MNFace::Flip does: corner 0 stays, corner k moves
-/// to n − k; the triangles follow with their winding reversed.
-fn flipped(f: &PolyFace, offset: u32) -> PolyFace {
+/// A face turned over as MNFace::Flip does, over the vertices `copy` gives:
+/// corner 0 stays, corner k moves to n − k; the triangles follow with their
+/// winding reversed.
+fn flipped(f: &PolyFace, copy: impl Fn(u32) -> u32) -> PolyFace {
     let n = f.v.len();
     let at = |k: usize| (n - k) % n;
     PolyFace {
-        v: (0..n).map(|k| f.v[at(k)] + offset).collect(),
+        v: (0..n).map(|k| copy(f.v[at(k)])).collect(),
         tris: f
             .tris
             .iter()
@@ -135,45 +152,89 @@ fn flip_corners(c: &[u32]) -> Vec<u32> {
     (0..n).map(|k| c[(n - k) % n]).collect()
 }
 
-/// Appends the reflected vertices and turned-over faces.
-fn mirror(poly: &mut PolyMesh, pl: &Plane) -> Result<(), EvalError> {
+/// Appends the reflected vertices and turned-over faces. The copies are
+/// numbered as `MNMesh::CloneFaces` creates them: faces in order, each face's
+/// corners in its own (unturned) order, a vertex copied when first met.
+/// Returns, per copy (from the first appended index), its source vertex.
+fn mirror(poly: &mut PolyMesh, pl: &Plane) -> Result<Vec<u32>, EvalError> {
     let nv = u32::try_from(poly.vertices.len())
         .ok()
         .filter(|n| n.checked_mul(2).is_some())
         .ok_or_else(|| EvalError::limit("vertices", u32::MAX / 2))?;
-    let copies: Vec<_> = poly
-        .vertices
+    let mut copy: Vec<Option<u32>> = vec![None; poly.vertices.len()];
+    let mut source: Vec<u32> = Vec::new();
+    for f in &poly.faces {
+        for &v in &f.v {
+            if copy[v as usize].is_none() {
+                copy[v as usize] = Some(nv + source.len() as u32);
+                source.push(v);
+            }
+        }
+    }
+    let copies: Vec<_> = source
         .iter()
-        .map(|&p| pl.reflect.transform_point(p))
+        .map(|&v| pl.reflect.transform_point(poly.vertices[v as usize]))
         .collect();
     poly.vertices.extend(copies);
-    let faces: Vec<PolyFace> = poly.faces.iter().map(|f| flipped(f, nv)).collect();
+    let faces: Vec<PolyFace> = poly
+        .faces
+        .iter()
+        .map(|f| flipped(f, |v| copy[v as usize].unwrap_or(v)))
+        .collect();
     poly.faces.extend(faces);
     for m in &mut poly.maps {
         let faces: Vec<Vec<u32>> = m.faces.iter().map(|c| flip_corners(c)).collect();
         m.faces.extend(faces);
     }
-    Ok(())
+    Ok(source)
 }
 
-/// Welds the seam's border vertex pairs and tidies the faces after it.
-fn weld(poly: &mut PolyMesh, pl: &Plane) {
+/// Welds each copy on the seam to its own source (the pairs Max's Symmetry
+/// welds: a copied corner whose source lies on an open side, within the
+/// threshold of it), both at their midpoint, and tidies the faces after it.
+///
+/// Which of a pair survives follows Table.max's Unwrap UVW cache (all 58
+/// positions of the Symmetry's output at Max's index): the pairs are taken
+/// in the copies' order; a pair whose source shares an open side with a
+/// vertex already welded keeps the copy (the weld runs on along the seam),
+/// one that does not keeps the source.
+fn weld(poly: &mut PolyMesh, pl: &Plane, source: &[u32]) {
+    let first_copy = poly.vertices.len() - source.len();
     let mut uses: HashMap<(u32, u32), u32> = HashMap::new();
-    for f in &poly.faces {
+    for f in &poly.faces[..poly.faces.len() / 2] {
         let n = f.v.len();
         for j in 0..n {
             let (a, b) = (f.v[j], f.v[(j + 1) % n]);
             *uses.entry((a.min(b), a.max(b))).or_default() += 1;
         }
     }
-    let mut border = vec![false; poly.vertices.len()];
+    // Open sides of the source half, per vertex its neighbours along them.
+    let mut open: HashMap<u32, Vec<u32>> = HashMap::new();
     for (&(a, b), &count) in &uses {
         if count == 1 {
-            border[a as usize] = true;
-            border[b as usize] = true;
+            open.entry(a).or_default().push(b);
+            open.entry(b).or_default().push(a);
         }
     }
-    let into = pair_seam(&mut poly.vertices, &border, pl.n, pl.offset, pl.threshold);
+    let mut into: Vec<usize> = (0..poly.vertices.len()).collect();
+    let mut welded = vec![false; poly.vertices.len()];
+    for (k, &s) in source.iter().enumerate() {
+        let c = first_copy + k;
+        let s = s as usize;
+        let Some(neighbours) = open.get(&(s as u32)) else {
+            continue;
+        };
+        let (ps, pc) = (poly.vertices[s], poly.vertices[c]);
+        if pc.minus(ps).len() >= pl.threshold {
+            continue;
+        }
+        let mid = ps.plus(pc).scale(0.5);
+        let runs_on = neighbours.iter().any(|&n| welded[n as usize]);
+        let (keep, gone) = if runs_on { (c, s) } else { (s, c) };
+        poly.vertices[keep] = mid;
+        into[gone] = keep;
+        welded[s] = true;
+    }
     let mut keep = Vec::with_capacity(poly.faces.len());
     for (i, f) in poly.faces.iter_mut().enumerate() {
         f.v.iter_mut().for_each(|v| *v = into[*v as usize] as u32);
@@ -252,12 +313,30 @@ mod tests {
             }
         }
         assert!(sides.keys().all(|&(a, b)| sides.get(&(b, a)) == Some(&1)));
+        // Max's numbering: the originals left (0, 1, 2, 5, 6), then the
+        // copies as face 0 [0, 3, 2, 1] and face 1 [4, 5, 6, 7] first meet
+        // them. On the seam 0 welds first and keeps its original; 3, 4 and
+        // 7 each share an open side with a vertex already welded and keep
+        // their copies.
+        let expected = [
+            (0.0, 0.0, 0.0),
+            (1.0, 0.0, 0.0),
+            (1.0, 1.0, 0.0),
+            (1.0, 0.0, 1.0),
+            (1.0, 1.0, 1.0),
+            (0.0, 1.0, 0.0),
+            (-1.0, 1.0, 0.0),
+            (-1.0, 0.0, 0.0),
+            (0.0, 0.0, 1.0),
+            (-1.0, 0.0, 1.0),
+            (-1.0, 1.0, 1.0),
+            (0.0, 1.0, 1.0),
+        ]
+        .map(|(x, y, z)| Vec3(x, y, z));
+        assert_eq!(poly.vertices, expected);
         // The copy of face 0 keeps its first corner (welded into 0) and runs
-        // backwards: [0, 1', 2', 3] with 3 on the seam.
-        let f5 = &poly.faces[5].v;
-        assert_eq!(f5[0], 0);
-        assert_eq!(f5[3], 3);
-        assert_eq!(poly.vertices[f5[1] as usize], Vec3(-1.0, 0.0, 0.0));
+        // backwards: [0, 1', 2', 3'].
+        assert_eq!(poly.faces[5].v, [0, 7, 6, 5]);
         // A polygon across the plane is refused by name.
         let mut across = PolyMesh {
             vertices: vec![
