@@ -127,10 +127,10 @@ const TAKES: &[Take] = &[
     // one key (4320) leaving Tail2 to its neighbours, a COM key (5920) at
     // continuity −0.8 (time record word [9] = 5, docs/biped.md), and IK leg
     // keys. Bones are compared at every frame where they evaluate; the
-    // other frames are refused by name (leg IK blend transitions: 25–35;
-    // 37–39 evaluate by the IK in-between rule; toe link bends changing between
-    // keys: 21–23). The floors are
-    // those frame counts: the COM, spine, head, tail and ears at all 41.
+    // other frames are refused by name (toe link bends changing between
+    // keys: 21–23). The legs evaluate at all 41: FK between the FK key 3840
+    // and the IK key 5760 (frames 25–35), the IK in-between rule at 37–39.
+    // The floors are those frame counts.
     Take {
         max: "biped-ld35/Yellow@Spawn.max",
         fbx: "biped-ld35/Yellow@Spawn.FBX",
@@ -145,12 +145,12 @@ const TAKES: &[Take] = &[
             ("Bip01 Neck", 41),
             ("Bip01 Head", 41),
             ("B_Head", 41),
-            ("B_L_Thigh", 30),
-            ("B_R_Thigh", 30),
-            ("B_L_Calf", 30),
-            ("B_R_Calf", 30),
-            ("B_L_Foot", 30),
-            ("B_R_Foot", 30),
+            ("B_L_Thigh", 41),
+            ("B_R_Thigh", 41),
+            ("B_L_Calf", 41),
+            ("B_R_Calf", 41),
+            ("B_L_Foot", 41),
+            ("B_R_Foot", 41),
             // Frames 0–20 and 24: between FK keys holding the same toe
             // bend (3200 → 3840 changes it: refused by name).
             ("B_L_Toe", 22),
@@ -183,9 +183,9 @@ const TAKES: &[Take] = &[
     // turn the pelvis bone and the hips, its arm keys' clavicle deltas
     // (88000–102400) the clavicles. In the legs' IK run (19200 … 28800)
     // each foot stays put between two keys for 3200 ticks (left 22400 →
-    // 25600, right 25600 → 28800: 18 frames by the IK in-between rule);
-    // where it rolls about its pivot and at the FK ↔ IK transitions the
-    // legs are refused by name.
+    // 25600, right 25600 → 28800: 18 frames by the IK in-between rule), the
+    // FK ↔ IK transitions (17600 → 19200, 28800 → 30400) are FK; where a
+    // foot rolls about its pivot the leg is refused by name.
     Take {
         max: "biped-ld35/Player.max",
         fbx: "biped-ld35/Player.FBX",
@@ -199,10 +199,10 @@ const TAKES: &[Take] = &[
             ("B_R_UpperArm", 702),
             ("B_L_Forearm", 702),
             ("B_R_Forearm", 702),
-            ("B_L_Thigh", 648),
-            ("B_L_Calf", 648),
-            ("B_R_Thigh", 648),
-            ("B_R_Calf", 648),
+            ("B_L_Thigh", 666),
+            ("B_L_Calf", 666),
+            ("B_R_Thigh", 666),
+            ("B_R_Calf", 666),
         ],
         base_layer: false,
     },

@@ -20,10 +20,11 @@
 //!   FK thigh's Z axis (made perpendicular to the reach), and the thigh and
 //!   calf take that normal as their Z axis.
 //!
-//! Everything else stays refused by name: blends between 0 and 1 and the FK
-//! → IK transitions, feet rolling between keys (Player.max's, where the FBX
-//! keeps the FK knee instead), pivot changes, other record layouts,
-//! body-space IK keys and targets out of the leg's reach.
+//! Between an FK and an IK key the leg is FK (`motion::leg_at`). Everything
+//! else stays refused by name: blends between 0 and 1, feet rolling between
+//! keys (Player.max's, where the FBX keeps the FK knee instead), pivot
+//! changes, other record layouts, body-space IK keys and targets out of the
+//! leg's reach.
 
 use super::figure::{self, Pose};
 use super::motion::{self, IK_BLEND, IK_FREE};
@@ -115,21 +116,16 @@ fn solve_segment(
     let free = |k: usize| blend(k).abs() <= IK_FREE;
     let (ki, kj) = (&keys[i], &keys[j]);
     if !full(i) || !full(j) {
-        // Name a partial blend first, else the IK key of an FK → IK segment.
-        let k = if !free(i) && !full(i) {
-            ki
-        } else if !free(j) && !full(j) || free(i) {
-            kj
-        } else {
-            ki
-        };
+        // FK ↔ IK segments are FK (`motion::leg_at`): a key here holds a
+        // blend strictly between 0 and 1.
+        let k = if !free(i) && !full(i) { ki } else { kj };
         return Err(refuse(
             format!(
                 "{name} key at tick {} has IK blend {}",
                 k.time,
                 k.values.get(IK_BLEND).copied().unwrap_or(0.0)
             ),
-            "IK in-betweens of blend transitions (an FK and an IK key, or blends between 0 and 1)",
+            "IK in-betweens of partial blends (between 0 and 1)",
         ));
     }
     // The run: the consecutive keys at blend 1 around the segment.
