@@ -127,10 +127,10 @@ const TAKES: &[Take] = &[
     // one key (4320) leaving Tail2 to its neighbours, a COM key (5920) at
     // continuity −0.8 (time record word [9] = 5, docs/biped.md), and IK leg
     // keys. Bones are compared at every frame where they evaluate; the
-    // other frames are refused by name (leg IK blend transitions: 25–35;
-    // 37–39 evaluate by the IK in-between rule; toe link bends changing between
-    // keys: 21–23). The floors are
-    // those frame counts: the COM, spine, head, tail and ears at all 41.
+    // other frames are refused by name (toe link bends changing between
+    // keys: 21–23). The legs evaluate at all 41: FK between the FK key 3840
+    // and the IK key 5760 (frames 25–35), the IK in-between rule at 37–39.
+    // The floors are those frame counts.
     Take {
         max: "biped-ld35/Yellow@Spawn.max",
         fbx: "biped-ld35/Yellow@Spawn.FBX",
@@ -145,12 +145,12 @@ const TAKES: &[Take] = &[
             ("Bip01 Neck", 41),
             ("Bip01 Head", 41),
             ("B_Head", 41),
-            ("B_L_Thigh", 30),
-            ("B_R_Thigh", 30),
-            ("B_L_Calf", 30),
-            ("B_R_Calf", 30),
-            ("B_L_Foot", 30),
-            ("B_R_Foot", 30),
+            ("B_L_Thigh", 41),
+            ("B_R_Thigh", 41),
+            ("B_L_Calf", 41),
+            ("B_R_Calf", 41),
+            ("B_L_Foot", 41),
+            ("B_R_Foot", 41),
             // Frames 0–20 and 24: between FK keys holding the same toe
             // bend (3200 → 3840 changes it: refused by name).
             ("B_L_Toe", 22),
@@ -181,7 +181,11 @@ const TAKES: &[Take] = &[
     // (continuity −1: linear in-betweens, slerp for the quaternions), so its
     // moving legs evaluate between FK keys; its pelvis keys (24000–33600)
     // turn the pelvis bone and the hips, its arm keys' clavicle deltas
-    // (88000–102400) the clavicles; the legs' IK runs are refused by name.
+    // (88000–102400) the clavicles. In the legs' IK run (19200 … 28800)
+    // each foot stays put between two keys for 3200 ticks (left 22400 →
+    // 25600, right 25600 → 28800: 18 frames by the IK in-between rule), the
+    // FK ↔ IK transitions (17600 → 19200, 28800 → 30400) are FK; where a
+    // foot rolls about its pivot the leg is refused by name.
     Take {
         max: "biped-ld35/Player.max",
         fbx: "biped-ld35/Player.FBX",
@@ -195,18 +199,20 @@ const TAKES: &[Take] = &[
             ("B_R_UpperArm", 702),
             ("B_L_Forearm", 702),
             ("B_R_Forearm", 702),
-            ("B_L_Thigh", 630),
-            ("B_L_Calf", 630),
-            ("B_R_Thigh", 630),
-            ("B_R_Calf", 630),
+            ("B_L_Thigh", 666),
+            ("B_L_Calf", 666),
+            ("B_R_Thigh", 666),
+            ("B_R_Calf", 666),
         ],
         base_layer: false,
     },
     // Two animation layers: the base ("Original") keys everything, "Layer 1"
     // only COM turn offsets. The FBX holds the base layer alone (written
     // before Layer 1; the layer's composite is checked against the pose Max
-    // saved, `a_layer_turns_the_com_as_max_saved_it`). The legs are in IK
-    // runs of more than two keys but at their keys' 7 frames.
+    // saved, `a_layer_turns_the_com_as_max_saved_it`). The legs are in one
+    // IK run of seven keys (0 … 3840), evaluated by the IK in-between rule
+    // at every frame but the left leg's 23 (tick 3680: its target is out of
+    // the leg's reach, refused by name).
     Take {
         max: "biped-ld35/Player@Idle.max",
         fbx: "biped-ld35/Player@Idle.FBX",
@@ -221,10 +227,10 @@ const TAKES: &[Take] = &[
         ],
         shift: [0.0; 3],
         partial: &[
-            ("B_L_Thigh", 7),
-            ("B_R_Thigh", 7),
-            ("B_L_Calf", 7),
-            ("B_R_Calf", 7),
+            ("B_L_Thigh", 24),
+            ("B_R_Thigh", 25),
+            ("B_L_Calf", 24),
+            ("B_R_Calf", 25),
         ],
         base_layer: true,
     },
@@ -584,4 +590,73 @@ fn a_layer_turns_the_com_as_max_saved_it() {
         "with the layer {ar:.2e} {ap:.2e}"
     );
     assert!(xr > 0.1, "the layer turns the COM ({xr:.2e})");
+}
+
+/// Each of Player@Idle's layer groups also stores the leg pose Max computed
+/// at the time slider (tick 1440, inside the IK run's segment 640 → 1600):
+/// 0x025d, a leg record per side in the figure's 0x0069 layout. The base
+/// group's is the base layer's IK solution there; the "Layer 1" group's is
+/// the leg under the layer's COM turn — the same knee, at blend 0, its feet
+/// carried away from the base layer's planted ones by the turn. Placed by
+/// the figure rules on the pose of the same layers, each must equal our
+/// legs at that tick: the IK in-between rule on the base layer, the base
+/// solution carried by the COM with every layer.
+#[test]
+fn ik_legs_under_a_layer_are_as_max_saved_them() {
+    use maxfs_scene::eval::rigs::biped::{figure, motion, records};
+    let max = corpus_dir().join("max/biped-ld35/Player@Idle.max");
+    let eval = SceneEval::from_document(Document::open(&max).expect("max file")).expect("scene");
+    let (&sys, rig) = eval.biped_rigs().iter().next().expect("a rig");
+    let rig = rig.as_ref().expect("rig decodes");
+    let groups = records::layer_groups(eval.chunks(sys), "Player@Idle").expect("layers");
+    assert_eq!(groups.len(), 2);
+    let tick = 1440;
+    let height = rig.figure.height.expect("height");
+    let node = |name: &str| {
+        rig.bones
+            .iter()
+            .find(|b| b.name == name)
+            .unwrap_or_else(|| panic!("{name}"))
+            .node
+    };
+    let mut feet = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        let words: Vec<f32> = group
+            .iter()
+            .find(|c| c.id == 0x025d)
+            .and_then(|c| c.payload())
+            .expect("0x025d")
+            .chunks_exact(4)
+            .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        assert_eq!(words.len(), 240, "two 120-word leg halves");
+        let top = g == 1;
+        let mut saved = if top {
+            motion::pose_at(rig, tick)
+        } else {
+            motion::base_pose_at(rig, tick)
+        };
+        saved.legs = [Ok(words[..120].to_vec()), Ok(words[120..].to_vec())];
+        saved.leg_ik = [None, None];
+        for (left, side) in [(false, "R"), (true, "L")] {
+            let expected = [
+                figure::thigh(rig, &saved, left).expect("thigh"),
+                figure::calf(rig, &saved, left).expect("calf"),
+                figure::foot(rig, &saved, left).expect("foot"),
+            ];
+            feet.push(expected[2].0[3]);
+            for (bone, want) in ["Thigh", "Calf", "Foot"].iter().zip(expected) {
+                let n = node(&format!("Bip01 {side} {bone}"));
+                let ours = layered(&eval, !top, || eval.world_tm(n, tick));
+                let (dr, dp) = max_diff(&ours, &want);
+                println!("Player@Idle layer group {g} Bip01 {side} {bone} at {tick}: {dr:.2e} / {dp:.2e}");
+                assert!(
+                    dr < 1e-5 && dp < 1e-5 * height,
+                    "group {g} Bip01 {side} {bone}: rotation {dr:.2e}, position {dp:.2e}"
+                );
+            }
+        }
+    }
+    // The layer moves the feet: the composite is not the base pose.
+    assert!(feet[0].minus(feet[2]).len() > 1.0 && feet[1].minus(feet[3]).len() > 1.0);
 }

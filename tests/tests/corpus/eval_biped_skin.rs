@@ -93,8 +93,8 @@ const TAKES: &[Take] = &[
     },
     // Compared at the sampled frames where every bone it uses evaluates
     // (frames 0, 10 and 20, its ears and toes included; the others fall on
-    // refused leg IK in-betweens (30) or, at 40, on an IK key's toe links:
-    // the Skin is refused at that tick, naming them).
+    // refused toe links (30: a toe bend changing between keys; 40: an IK
+    // key's toe links): the Skin is refused at those ticks, naming them).
     Take {
         name: "Yellow@Spawn",
         required: false,
@@ -107,8 +107,8 @@ const TAKES: &[Take] = &[
     // Player.max: its arm keys move the clavicles (88000–102400, frames
     // 550–640) and its pelvis keys turn the pelvis (24000–33600, frames
     // 150–210); compared at the sampled frames and those where every bone
-    // evaluates (the legs' IK runs, frames 111–140 and 150–209, are refused
-    // by name).
+    // evaluates (inside the legs' IK run, frames 121–179, one foot or the
+    // other rolls about its pivot: refused by name).
     Take {
         name: "Player",
         required: false,
@@ -126,9 +126,9 @@ const TAKES: &[Take] = &[
         base_layer: false,
     },
     // On its base layer (the FBX predates the file's "Layer 1", which
-    // turns the COM): compared at the frames where the legs evaluate, their
-    // IK keys' (0, 4, 10, 12, 16, 22, 24; the legs' IK runs between are
-    // refused by name).
+    // turns the COM): compared at the sampled frames and more of the IK
+    // run's (the left leg is refused by name at frame 23 only: its target is
+    // out of reach).
     Take {
         name: "Player@Idle",
         required: false,

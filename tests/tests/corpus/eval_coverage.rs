@@ -37,17 +37,26 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
         "{yellow:?}"
     );
     assert!(has(&rabbit, "object", "Biped Object", "Bip01"));
-    // A rule refused inside the take, not at frame 0, is named too: the leg
-    // keys of Yellow@Spawn at 5760 are IK keys, whose in-betweens are not
-    // evaluated; the range check meets the segment at 4000. The COM, whose
-    // key 5920 (continuity −0.8, time record word [9] = 5) was refused here
-    // before, now evaluates at every tick (eval_biped_motion.rs).
+    // A rule refused inside the take, not at frame 0, is named too: the toe
+    // links of Yellow@Spawn change their bends between keys (3200 → 3840),
+    // which is not evaluated. Its legs, refused here before between the FK
+    // key 3840 and the IK key 5760, now evaluate at every tick (FK ↔ IK
+    // segments are FK), and so does the COM, whose key 5920 (continuity
+    // −0.8, time record word [9] = 5) was refused here before
+    // (eval_biped_motion.rs).
     let spawn = gaps("biped-ld35/Yellow@Spawn.max");
     assert!(
         spawn.iter().any(|g| g.role == "transform controller"
-            && g.class.starts_with("BipSlave Control (at tick 4000 ")
-            && g.class.contains("IK in-betweens")
-            && g.nodes.iter().any(|n| n == "Bip01 L Thigh")),
+            && g.class.starts_with("BipSlave Control (at tick ")
+            && g.class.contains("toe link")
+            && g.nodes.iter().any(|n| n.contains("Toe"))),
+        "{spawn:?}"
+    );
+    assert!(
+        !spawn
+            .iter()
+            .any(|g| g.role == "transform controller"
+                && g.nodes.iter().any(|n| n == "Bip01 L Thigh")),
         "{spawn:?}"
     );
     assert!(
@@ -56,10 +65,12 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
         "{spawn:?}"
     );
 
-    // At a tick a leg is refused (its IK segment, frame 30) the bones hanging
+    // At a tick a toe link is refused (frame 30, inside 3840 → 5760, where
+    // its bend changes and the second key is an IK key) the bones hanging
     // on it are refused with its reason — what Skin deforming at that tick
     // and the glTF sampling it ask (`tm_gaps_at`) — while at tick 0 they
-    // evaluate; the ears, on the head, evaluate at both.
+    // evaluate; the ears, on the head, and the legs (FK between the FK key
+    // 3840 and the IK key 5760) evaluate at both.
     {
         use maxfs_scene::eval::core::coverage::tm_gaps_at;
         let doc = Document::open(&corpus_dir().join("max/biped-ld35/Yellow@Spawn.max")).unwrap();
@@ -80,10 +91,14 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
         for leg in ["B_L_Calf", "Bip01 R Foot"] {
             assert!(tm_gaps_at(&eval, node(leg), 0).is_empty(), "{leg} at 0");
             let at30 = tm_gaps_at(&eval, node(leg), 4800);
+            assert!(at30.is_empty(), "{leg} at 4800: {at30:?}");
+        }
+        for toe in ["B_L_Toe", "B_R_Toe"] {
+            assert!(tm_gaps_at(&eval, node(toe), 0).is_empty(), "{toe} at 0");
+            let at30 = tm_gaps_at(&eval, node(toe), 4800);
             assert!(
-                at30.iter()
-                    .any(|g| g.contains("tick 5760") && g.contains("IK in-betweens")),
-                "{leg} at 4800: {at30:?}"
+                at30.iter().any(|g| g.contains("toe link")),
+                "{toe} at 4800: {at30:?}"
             );
         }
     }

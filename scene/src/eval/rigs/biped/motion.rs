@@ -25,8 +25,9 @@
 //!   angle \[0\] is a TCB curve, the thigh [2..5], foot [28..31] and toe
 //!   base [47 + 12k] quaternions squads. Segments with an IK key (blend
 //!   \[12\] ≠ 0) are re-solved by Biped: between two IK keys at blend 1
-//!   `leg_ik` places the leg, the other IK segments are not evaluated; at
-//!   a key's own tick the stored (solved) pose holds.
+//!   `leg_ik` places the leg (on the base layer; the layers above carry
+//!   the solution with their COM turn), the other IK segments are not
+//!   evaluated; at a key's own tick the stored (solved) pose holds.
 //! - Spine, neck, head, tail: each link's rotation `Ry(a2)·Rz(−a1)·Rx(a3)`
 //!   a squad through the keys that key that link (`link_curve`), the head
 //!   quaternion a squad, then the figure's chain rules (`chains_at`). Arms: the arm keys in the layout of a figure arm pose
@@ -44,6 +45,7 @@ use super::figure::{self, Pose};
 use super::{KeyTrack, Rig};
 use crate::eval::core::keys::{q_exp, q_log};
 use crate::eval::core::math::{Mat43, Quat, Vec3};
+use crate::eval::core::transform::invert;
 use crate::eval::error::EvalError;
 
 /// Leg record offsets of the thigh and foot quaternions.
@@ -168,7 +170,7 @@ fn still_window(track: &KeyTrack, i: usize, j: usize) -> bool {
 }
 
 /// The TCB curve of values `at..at + N` of every key, at tick `t`.
-fn scalar_curve<const N: usize>(
+pub(super) fn scalar_curve<const N: usize>(
     track: &KeyTrack,
     at: usize,
     t: i32,
@@ -522,16 +524,34 @@ fn toe_bend_at(tr: &KeyTrack, at: usize, t: i32) -> Result<f64, EvalError> {
     Ok(v)
 }
 
+/// A leg's record at `t` from its FK channels, or why Biped re-solves it.
+/// Between an FK key and an IK key at blend 1 — either way round — the leg
+/// is its FK channels' in-between: measured on biped-ld35's FBX, thighs,
+/// calves and feet within 7.2e-6 (rotation element) and 6.0e-5 (position)
+/// at every frame of Yellow@Spawn's 3840 → 5760 and Player.max's 17600 →
+/// 19200 and 28800 → 30400, both legs. Segments between two IK keys
+/// (`leg_ik`) and blends strictly between 0 and 1 (not in the corpus) are
+/// not the channels' in-between.
 fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
     let name = if left { "left leg" } else { "right leg" };
     let tr = track(rig, name).ok_or_else(|| EvalError::malformed("", format!("no {name} keys")))?;
     if let Some((i, j)) = segment_keys(tr, t) {
-        for k in [&tr.keys[i], &tr.keys[j]] {
-            if let Some(&b) = k.values.get(IK_BLEND).filter(|b| b.abs() > IK_FREE) {
-                return Err(EvalError::not_evaluated_why(
-                    format!("{name} key at tick {} has IK blend {b}", k.time),
-                    "IK in-betweens",
-                ));
+        let blend = |k: usize| tr.keys[k].values.get(IK_BLEND).copied().unwrap_or(0.0);
+        let free = |k: usize| blend(k).abs() <= IK_FREE;
+        let full = |k: usize| (blend(k) - 1.0).abs() <= IK_FREE;
+        let transition = (free(i) && full(j)) || (full(i) && free(j));
+        if !transition {
+            for k in [i, j] {
+                if !free(k) {
+                    return Err(EvalError::not_evaluated_why(
+                        format!(
+                            "{name} key at tick {} has IK blend {}",
+                            tr.keys[k].time,
+                            blend(k)
+                        ),
+                        "IK in-betweens",
+                    ));
+                }
             }
         }
     }
@@ -831,20 +851,19 @@ pub fn base_pose_at(rig: &Rig, t: i32) -> Pose {
     pose_in_layers(rig, t, false)
 }
 
-/// A layer's COM turn offset of at most this angle (rad) is no turn.
-const LAYER_STILL: f64 = 1e-6;
-
 /// Whether a leg is in IK at `t` (its key there, or a key of its segment,
 /// has an IK blend).
-fn leg_in_ik(rig: &Rig, left: bool, t: i32) -> Option<i32> {
-    let tr = track(rig, if left { "left leg" } else { "right leg" })?;
+fn leg_in_ik(rig: &Rig, left: bool, t: i32) -> bool {
+    let Some(tr) = track(rig, if left { "left leg" } else { "right leg" }) else {
+        return false;
+    };
     let ik = |k: &super::tracks::Key| k.values.get(IK_BLEND).is_some_and(|b| b.abs() > IK_FREE);
     let at = tr.keys.iter().find(|k| k.time == t).into_iter();
     let seg = segment_keys(tr, t)
         .map(|(i, j)| [&tr.keys[i], &tr.keys[j]])
         .into_iter()
         .flatten();
-    at.chain(seg).find(|k| ik(k)).map(|k| k.time)
+    at.chain(seg).any(ik)
 }
 
 fn pose_in_layers(rig: &Rig, t: i32, layers: bool) -> Pose {
@@ -853,12 +872,6 @@ fn pose_in_layers(rig: &Rig, t: i32, layers: bool) -> Pose {
         return figure::figure_pose(rig);
     }
     let com = com_at(rig, t, layers);
-    // Whether a layer turns the COM here: IK legs then are not measured
-    // (their stored solutions and pivots are the base layer's). An offset
-    // within `LAYER_STILL` of the identity (Player@Idle's keys at 0, 1920,
-    // 3840 store 1.6e-8 rad) moves nothing measurable.
-    let layer_turned = layers
-        && matches!(layer_turn(rig, t), Ok(Some(q)) if q.w.abs() < (LAYER_STILL / 2.0).cos());
     let pelvis = com.clone().map(|c| {
         let r = figure::pelvis_in_com().then(&figure::with_position(&c, Vec3::default()));
         figure::with_position(&r, c.0[3])
@@ -896,10 +909,37 @@ fn pose_in_layers(rig: &Rig, t: i32, layers: bool) -> Pose {
         pelvis_turn,
     };
     // A leg refused for its IK keys is placed by the IK in-between rule
-    // where that rule is measured (`leg_ik`).
+    // where that rule is measured (`leg_ik`). Above the base layer it is the
+    // base layer's solution carried by the layered COM: Biped layers add
+    // FK offsets on top of the layers below, and an IK leg keeps its base
+    // joint angles (thigh in the pelvis frame, knee, foot in the COM frame).
+    // Measured on Player@Idle's saved leg pose under "Layer 1" at tick 1440
+    // (0x025d of the top layer group: the same knee, blend 0, thigh, calf
+    // and foot within 1.1e-6 of the base solution carried so, its feet 10
+    // units away from the base layer's planted ones).
+    let layered = layers && !rig.layers.is_empty();
+    let mut base: Option<Pose> = None;
     for left in [false, true] {
         let side = usize::from(left);
         if pose.legs[side].is_ok() {
+            continue;
+        }
+        if layered {
+            if !leg_in_ik(rig, left, t) {
+                continue;
+            }
+            let base = base.get_or_insert_with(|| pose_in_layers(rig, t, false));
+            match (&base.legs[side], base.leg_ik[side], &base.com, &pose.com) {
+                (Err(e), ..) => pose.legs[side] = Err(e.clone()),
+                (Ok(record), Some(tms), Ok(below), Ok(com)) => {
+                    let carry = invert(below).then(com);
+                    pose.legs[side] = Ok(record.clone());
+                    pose.leg_ik[side] = Some(tms.map(|m| m.then(&carry)));
+                }
+                // A COM that does not evaluate refuses the leg through the
+                // pelvis; a base leg without IK TMs keeps the refusal.
+                _ => {}
+            }
             continue;
         }
         match super::leg_ik::solve(rig, &pose, left, t) {
@@ -909,21 +949,6 @@ fn pose_in_layers(rig: &Rig, t: i32, layers: bool) -> Pose {
                 pose.leg_ik[side] = Some(tms);
             }
             Some(Err(e)) => pose.legs[side] = Err(e),
-        }
-    }
-    if layer_turned {
-        for left in [false, true] {
-            if let Some(k) = leg_in_ik(rig, left, t) {
-                let side = usize::from(left);
-                pose.legs[side] = Err(EvalError::not_evaluated_why(
-                    format!(
-                        "{} leg IK key at tick {k} under a Biped animation layer's COM turn",
-                        if left { "left" } else { "right" }
-                    ),
-                    "IK legs under animation layers",
-                ));
-                pose.leg_ik[side] = None;
-            }
         }
     }
     pose
