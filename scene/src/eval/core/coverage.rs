@@ -400,6 +400,11 @@ fn rig_over_range(eval: &SceneEval, node: usize) -> Result<(), EvalError> {
 /// somewhere in the take: a node under it is wrong at those ticks too
 /// (RabbitSkin's Hummer under Bip01 R Hand, refused between arm IK keys).
 fn rig_ancestor_gap(eval: &SceneEval, node: usize) -> Option<String> {
+    // A directly evaluated node (a rig part) does not inherit: its own gap
+    // names it.
+    if eval.direct_world(node, 0).is_some() {
+        return None;
+    }
     let mut cur = eval.graph.objects.get(node)?.node.as_ref()?.parent;
     for _ in 0..MAX_CHAIN {
         let n = cur.map(|p| p as usize)?;
