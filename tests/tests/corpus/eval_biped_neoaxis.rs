@@ -27,12 +27,35 @@ struct OgreBone {
     rotation: [f32; 4],
 }
 
+/// One keyframe of an Ogre animation track: time (the exporter's, 0..1 of
+/// the take), rotation and translation relative to the bone's binding pose.
+struct OgreKey {
+    time: f32,
+    rotation: [f32; 4],
+    translation: [f32; 3],
+}
+
+/// One Ogre animation: name, length and per bone (index into the bones) its
+/// keyframes.
+struct OgreAnimation {
+    name: String,
+    tracks: Vec<(usize, Vec<OgreKey>)>,
+}
+
 /// Ogre's binary skeleton: a u16 header id 0x1000 and a version line, then
 /// chunks (u16 id, u32 length): 0x2000 bone (name line, u16 handle, position,
-/// quaternion x, y, z, w), 0x3000 parent (u16 child, u16 parent); the
-/// animations (0x4000) follow the bones and are not read. This exporter's
-/// bone lengths leave out the name, so bones are read field by field.
+/// quaternion x, y, z, w), 0x3000 parent (u16 child, u16 parent). This
+/// exporter's bone lengths leave out the name, so bones are read field by
+/// field.
 fn read_ogre_skeleton(b: &[u8]) -> Vec<OgreBone> {
+    read_ogre(b).0
+}
+
+/// The bones and the animations after them: 0x4000 animation (name line,
+/// f32 length), 0x4100 track (u16 bone handle), 0x4110 keyframe (f32 time,
+/// quaternion x, y, z, w, translation; the chunk length counts any scale
+/// after them).
+fn read_ogre(b: &[u8]) -> (Vec<OgreBone>, Vec<OgreAnimation>) {
     let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
     let f32_at = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
     assert_eq!(u16_at(0), 0x1000, "Ogre skeleton header");
@@ -72,7 +95,48 @@ fn read_ogre_skeleton(b: &[u8]) -> Vec<OgreBone> {
         }
     }
     let handles: Vec<u16> = bones.iter().map(|(h, _)| *h).collect();
-    bones
+    let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    let mut anims: Vec<OgreAnimation> = Vec::new();
+    while i + 6 <= b.len() {
+        match u16_at(i) {
+            0x4000 => {
+                let j = i + 6;
+                let end = j + b[j..].iter().position(|&c| c == b'\n').expect("name");
+                let name = String::from_utf8_lossy(&b[j..end]).into_owned();
+                anims.push(OgreAnimation {
+                    name,
+                    tracks: Vec::new(),
+                });
+                i = end + 5;
+            }
+            0x4100 => {
+                let h = u16_at(i + 6);
+                let bone = handles.iter().position(|&x| x == h).expect("track bone");
+                anims
+                    .last_mut()
+                    .expect("track in an animation")
+                    .tracks
+                    .push((bone, Vec::new()));
+                i += 8;
+            }
+            0x4110 => {
+                let at = |k: usize| f32_at(i + 6 + 4 * k);
+                let key = OgreKey {
+                    time: at(0),
+                    rotation: [at(1), at(2), at(3), at(4)],
+                    translation: [at(5), at(6), at(7)],
+                };
+                let track = anims
+                    .last_mut()
+                    .and_then(|a| a.tracks.last_mut())
+                    .expect("keyframe in a track");
+                track.1.push(key);
+                i += (u32_at(i + 2) as usize).max(38);
+            }
+            id => panic!("Ogre chunk {id:#06x} at {i}"),
+        }
+    }
+    let bones = bones
         .into_iter()
         .map(|(_, mut b)| {
             // Parents by index into the returned list.
@@ -82,7 +146,8 @@ fn read_ogre_skeleton(b: &[u8]) -> Vec<OgreBone> {
                 .map(|p| p as u16);
             b
         })
-        .collect()
+        .collect();
+    (bones, anims)
 }
 
 fn local(child: &Mat43, parent: &Mat43) -> Mat43 {
@@ -154,4 +219,132 @@ fn neoaxis_rabbit_skeleton_matches_the_figure() {
     // asymmetric legs, the Max 2009 toes and the nubs included.
     assert!(pairs.len() >= 22, "{} pairs", pairs.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The takes of Rabbit.skeleton on RabbitSkin.max's timeline: (name, first
+/// tick, length in frames of 160 ticks). Found from their key times, which
+/// are the .max's own key ticks (asserted below): "blow"'s spine keys at
+/// frames 0, 10, 11, 12, 16, 20, 26, 30, 35 of 35 are the spine keys 52800,
+/// 54400, 54560, 54720, 55360, 56000, 56960, 57600, 58400; "walk" is the
+/// head keys 48000 … 51200 (20 frames), "blow_t" 59200 … 64800. "idle" (two
+/// keys per track, length 10000) has no key ticks to place it by.
+const TAKES: [(&str, i32, i32); 3] = [
+    ("walk", 48000, 20),
+    ("blow", 52800, 35),
+    ("blow_t", 59200, 35),
+];
+
+/// Every keyframe of the three placed takes against our pose at its tick
+/// (`motion::pose_at`), chain-relative like the figure test: each Biped bone
+/// whose parent is a Biped bone. Ogre keyframes are relative to the binding
+/// pose (the figure, checked above): local rotation = key · bind (row
+/// form), position = bind + key translation, × 0.012. This checks the head
+/// keys' neck link in Max 2009's layout (every head key keys it: the neck
+/// and head at all their keys) and the right arm's IK keys at their own
+/// ticks (stored, solved channels).
+#[test]
+fn neoaxis_rabbit_takes_match_the_keys() {
+    use maxfs_scene::eval::rigs::biped::motion;
+    let corpus = corpus_dir();
+    let bytes = std::fs::read(corpus.join("ref/neoaxis/Rabbit.skeleton")).expect("skeleton");
+    let (ogre, anims) = read_ogre(&bytes);
+    let doc = Document::open(&corpus.join("max/biped/RabbitSkin.max")).expect("max");
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let rig = biped::rigs(&eval).remove(0).expect("rig");
+    let height = rig.figure.height.expect("height");
+    let scale = 0.012;
+    let key_ticks: std::collections::BTreeSet<i32> = rig
+        .tracks
+        .iter()
+        .flat_map(|t| t.keys.iter().map(|k| k.time))
+        .collect();
+    let bone = |name: &str| rig.bones.iter().find(|b| b.name.replace(' ', "_") == name);
+    let (mut worst_rot, mut worst_pos) = (0.0f64, 0.0f64);
+    let (mut failures, mut refused) = (Vec::new(), Vec::new());
+    let mut compared: std::collections::BTreeMap<String, usize> = Default::default();
+    for (take, start, frames) in TAKES {
+        let anim = anims.iter().find(|a| a.name == take).expect("take");
+        for (ix, keys) in &anim.tracks {
+            let o = &ogre[*ix];
+            let Some(parent) = o.parent.map(|p| &ogre[p as usize]) else {
+                continue;
+            };
+            let (Some(c), Some(p)) = (bone(&o.name), bone(&parent.name)) else {
+                continue;
+            };
+            if c.role == Role::Footsteps {
+                continue;
+            }
+            let bind = figure::with_position(
+                &Mat43::rotation(Quat::from_f32(o.rotation).normalized()),
+                Vec3::from_f32(o.position),
+            );
+            for key in keys {
+                let frame = f64::from(key.time) * f64::from(frames);
+                assert!(
+                    (frame - frame.round()).abs() < 1e-3,
+                    "{take} {}: key time {} is not on a frame",
+                    o.name,
+                    key.time
+                );
+                let tick = start + frame.round() as i32 * 160;
+                assert!(
+                    key_ticks.contains(&tick),
+                    "{take} {}: tick {tick} is no key of the .max",
+                    o.name
+                );
+                let pose = motion::pose_at(&rig, tick);
+                let ours = match (
+                    figure::world_in(&rig, &pose, c.role),
+                    figure::world_in(&rig, &pose, p.role),
+                ) {
+                    (Ok(cw), Ok(pw)) => local(&cw, &pw),
+                    (Err(e), _) | (_, Err(e)) => {
+                        refused.push(format!("{take} {} at {tick}: {e}", c.name));
+                        continue;
+                    }
+                };
+                let rot = Mat43::rotation(Quat::from_f32(key.rotation).normalized())
+                    .then(&figure::with_position(&bind, Vec3::default()));
+                let pos = bind.0[3].plus(Vec3::from_f32(key.translation));
+                let dr = (0..3)
+                    .flat_map(|r| (0..3).map(move |c| (r, c)))
+                    .map(|(r, c)| (rot.rows()[r][c] - ours.rows()[r][c]).abs())
+                    .fold(0.0, f64::max);
+                let dp = pos.scale(1.0 / scale).minus(ours.0[3]).len();
+                worst_rot = worst_rot.max(dr);
+                worst_pos = worst_pos.max(dp);
+                *compared.entry(c.name.clone()).or_default() += 1;
+                if dr > 2e-4 || dp > 1e-4 * height {
+                    failures.push(format!(
+                        "{take} {} at {tick}: rotation off by {dr:.2e}, position by {dp:.2e}",
+                        c.name
+                    ));
+                }
+            }
+        }
+    }
+    println!(
+        "NeoAxis Rabbit takes: {} keyframes compared, worst rotation element {worst_rot:.2e}, position {worst_pos:.2e} (height {height:.2}); per bone {compared:?}; {} refused:\n{}",
+        compared.values().sum::<usize>(),
+        refused.len(),
+        refused.join("\n")
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // At key ticks nothing is refused: the neck (Max 2009 head keys carry no
+    // link mask) and the right arm's IK keys (stored channels) included.
+    assert!(refused.is_empty(), "{}", refused.join("\n"));
+    let at_least = |name: &str, n: usize| {
+        let got = compared.get(name).copied().unwrap_or(0);
+        assert!(got >= n, "{name}: {got} keyframes compared, expected {n}");
+    };
+    at_least("Bip01 Neck", 15);
+    at_least("Bip01 Head", 21);
+    for side in ["L", "R"] {
+        at_least(&format!("Bip01 {side} Toe0"), 21);
+        for part in ["Clavicle", "UpperArm", "Forearm", "Hand"] {
+            at_least(&format!("Bip01 {side} {part}"), 6);
+        }
+    }
+    at_least("Bip01 R Hand", 29);
 }

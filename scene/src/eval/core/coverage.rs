@@ -99,7 +99,11 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
         if !own_tm_gap {
             // Its own transform is evaluated, but a parent's is not: its world
             // transform is wrong too, so the node is named with the ancestor.
-            for g in tm_gaps(eval, idx) {
+            let mut inherited = tm_gaps(eval, idx);
+            if inherited.is_empty() {
+                inherited.extend(rig_ancestor_gap(eval, idx));
+            }
+            for g in inherited {
                 add("inherited transform", g);
             }
         }
@@ -390,6 +394,31 @@ fn rig_over_range(eval: &SceneEval, node: usize) -> Result<(), EvalError> {
         t += step * stride.max(1);
     }
     Ok(())
+}
+
+/// The refusal of the nearest directly evaluated ancestor (a Biped part)
+/// somewhere in the take: a node under it is wrong at those ticks too
+/// (RabbitSkin's Hummer under Bip01 R Hand, refused between arm IK keys).
+fn rig_ancestor_gap(eval: &SceneEval, node: usize) -> Option<String> {
+    // A directly evaluated node (a rig part) does not inherit: its own gap
+    // names it.
+    if eval.direct_world(node, 0).is_some() {
+        return None;
+    }
+    let mut cur = eval.graph.objects.get(node)?.node.as_ref()?.parent;
+    for _ in 0..MAX_CHAIN {
+        let n = cur.map(|p| p as usize)?;
+        let info = eval.graph.objects.get(n)?.node.as_ref()?;
+        if eval.direct_world(n, 0).is_some() {
+            let why = rig_over_range(eval, n).err()?;
+            let class = eval
+                .tm_controller(n)
+                .map_or_else(String::new, |c| class_name(eval, c));
+            return Some(format!("{class} ({why}) on ancestor {:?}", info.name));
+        }
+        cur = info.parent.filter(|&p| p as usize != n);
+    }
+    None
 }
 
 /// [`gaps`] with the mesh coverage of this crate's evaluation.

@@ -40,20 +40,11 @@ use crate::eval::error::EvalError;
 
 const ARM_STRUCTURE: &str = "0x0010";
 
-/// One side's half of the arm pose in `at` (right half first).
+/// One side's arm pose record in `at` (a half of 0x006a).
 pub(super) fn arm_pose(at: &Pose, left: bool) -> Result<&[f32], EvalError> {
-    let f = at.chains.arms.as_deref().map_err(Clone::clone)?;
-    if f.is_empty() || f.len() % 2 != 0 {
-        return Err(EvalError::malformed(
-            "",
-            format!(
-                "arm pose record (0x006a) holds {} floats, not two halves",
-                f.len()
-            ),
-        ));
-    }
-    let h = f.len() / 2;
-    Ok(if left { &f[h..] } else { &f[..h] })
+    at.chains.arms[usize::from(left)]
+        .as_deref()
+        .map_err(Clone::clone)
 }
 
 fn diag(x: f64, y: f64, z: f64) -> Mat43 {
@@ -78,16 +69,15 @@ fn left_mirrors_right(rig: &Rig, at: &Pose) -> Result<(), EvalError> {
         half(rig, ARM_STRUCTURE, true)?,
         half(rig, ARM_STRUCTURE, false)?,
     );
-    let (pl, pr) = (arm_pose(at, true)?, arm_pose(at, false)?);
     let near = |a: f32, b: f32| (a - b).abs() <= SYMMETRY_TOLERANCE;
     let same = |i: usize, sign: f32| matches!((l.get(i), r.get(i)), (Some(&a), Some(&b)) if near(a, sign * b));
     let structure =
         [1, 2, 5, 6, 7, 10].iter().all(|&i| same(i, 1.0)) && same(8, -1.0) && same(9, -1.0);
     // At a tick each side has its own keys: only the structure must mirror.
-    let pose = at.chains.arms_keyed
-        || (pl.len() >= 6
-            && pr.len() >= 6
-            && pl[..6].iter().zip(&pr[..6]).all(|(&a, &b)| near(a, b)));
+    let pose = at.chains.arms_keyed || {
+        let (pl, pr) = (arm_pose(at, true)?, arm_pose(at, false)?);
+        pl.len() >= 6 && pr.len() >= 6 && pl[..6].iter().zip(&pr[..6]).all(|(&a, &b)| near(a, b))
+    };
     if structure && pose {
         Ok(())
     } else {

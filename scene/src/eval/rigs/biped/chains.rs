@@ -49,7 +49,8 @@ pub struct ChainRecords {
     pub neck: Result<Vec<f32>, EvalError>,
     pub head: Result<Vec<f32>, EvalError>,
     pub tail: Result<Vec<f32>, EvalError>,
-    pub arms: Result<Vec<f32>, EvalError>,
+    /// The right and the left arm's record (a half of 0x006a each).
+    pub arms: [Result<Vec<f32>, EvalError>; 2],
     /// The arm halves come from each side's own keys (at a tick), not from
     /// the figure's two halves (see `arms::left_mirrors_right`).
     pub arms_keyed: bool,
@@ -67,8 +68,31 @@ pub fn figure_records(rig: &Rig) -> ChainRecords {
         neck: rec("0x0065"),
         head: rec("0x0064"),
         tail: rec("0x0068"),
-        arms: rec("0x006a"),
+        arms: arm_halves(rec("0x006a")),
         arms_keyed: false,
+    }
+}
+
+/// The figure arm pose record (0x006a) as its two halves, right first.
+fn arm_halves(f: Result<Vec<f32>, EvalError>) -> [Result<Vec<f32>, EvalError>; 2] {
+    let f = f.and_then(|f| {
+        if f.is_empty() || f.len() % 2 != 0 {
+            return Err(EvalError::malformed(
+                "",
+                format!(
+                    "arm pose record (0x006a) holds {} floats, not two halves",
+                    f.len()
+                ),
+            ));
+        }
+        Ok(f)
+    });
+    match f {
+        Ok(f) => {
+            let h = f.len() / 2;
+            [Ok(f[..h].to_vec()), Ok(f[h..].to_vec())]
+        }
+        Err(e) => [Err(e.clone()), Err(e)],
     }
 }
 

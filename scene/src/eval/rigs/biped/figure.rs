@@ -319,8 +319,11 @@ pub(super) fn toe_layout(half_len: usize) -> Result<ToeLayout, EvalError> {
 
 /// The base link of toe `toe`: at its leg-structure matrix translation in the
 /// foot frame, rotated by the toe's delta quaternion s and the matrix M:
-/// `rot(s*) · M` on the right, `rot(s) · M · diag(1, 1, −1)` on the left (the
-/// left half stores reflections). Measured on biped-ld35/Red.
+/// `rot(s*) · M` on the right, `rot(s′) · M · diag(1, 1, −1)` on the left
+/// with s′ = (x, y, −z, w) (the left half stores reflections). Measured on
+/// biped-ld35/Red (deltas about x and y, where s′ = s) and, for the z sign,
+/// on RabbitSkin's left toe keys against NeoAxis's Rabbit.skeleton takes
+/// (deltas up to 0.8 rad about z: 1.3e-4 with s′, 1.77 off with s).
 pub fn toe_base(rig: &Rig, at: &Pose, left: bool, toe: usize) -> Result<Mat43, EvalError> {
     let foot = foot(rig, at, left)?;
     let pose = at.leg(left)?;
@@ -359,6 +362,8 @@ pub fn toe_base(rig: &Rig, at: &Pose, left: bool, toe: usize) -> Result<Mat43, E
     }
     let q = q.normalized();
     let rel = if left {
+        // The mirror of the right side's rot(s*): s enters as (x, y, −z, w).
+        let q = Quat { z: -q.z, ..q };
         Mat43::rotation(q)
             .then(&base)
             .then(&Mat43::scaling(Vec3(1.0, 1.0, -1.0)))

@@ -652,8 +652,8 @@ fn link_curve(tr: &KeyTrack, at: usize, l: usize, t: i32) -> Result<[f64; 3], Ev
         })
     };
     if keyed.keys.is_empty() {
-        // RabbitSkin's head keys hold −320.0 in word [10]: not a mask of
-        // its one neck link, and no reference says what it is there.
+        // Every key's mask leaves this link out (Max 2013+ layout only; the
+        // Max 2009 layout has no mask: `tracks::LINK_MASK`).
         let masks: Vec<String> = tr
             .keys
             .iter()
@@ -746,21 +746,7 @@ fn chains_at(rig: &Rig, t: i32) -> super::chains::ChainRecords {
         }),
         head: need("head").and_then(|tr| head_at(rig, tr, t)),
         tail: need("tail").and_then(|tr| angles_at(tr, 1, t)),
-        arms: arm_at(rig, false, t).and_then(|mut r| {
-            let l = arm_at(rig, true, t)?;
-            if l.len() != r.len() {
-                return Err(EvalError::malformed(
-                    "",
-                    format!(
-                        "arm key records of {} (right) and {} (left) words",
-                        r.len(),
-                        l.len()
-                    ),
-                ));
-            }
-            r.extend(l);
-            Ok(r)
-        }),
+        arms: [arm_at(rig, false, t), arm_at(rig, true, t)],
         arms_keyed: true,
     }
 }
@@ -778,18 +764,25 @@ const CLAVICLE_DELTAS: [usize; 2] = [9, 10];
 
 /// One arm's record at `t`, in the layout of a figure arm pose half (0x006a):
 /// the elbow \[0\] and the clavicle deltas \[9\], \[10\] TCB curves, the upper
-/// arm quaternion [2..5] a squad. Arms with an IK key (blend \[12\] above
-/// [`IK_FREE`], the legs' rule: RabbitSkin's right arm stores 3.9e-43) are
-/// not evaluated: Biped re-solves IK in-betweens.
+/// arm quaternion [2..5] a squad. An IK key (blend \[12\] above
+/// [`IK_FREE`], the legs' rule: RabbitSkin's right arm stores 3.9e-43 on an
+/// FK key) holds its stored, solved channels at its own tick (NeoAxis's
+/// Rabbit.skeleton puts RabbitSkin's IK-keyed right arm there at every key);
+/// between it and its neighbours, and before or after the keys when the
+/// held end key is one, Biped re-solves the arm: not evaluated.
 fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
     let name = if left { "left arm" } else { "right arm" };
     let tr = track(rig, name).ok_or_else(|| EvalError::malformed("", format!("no {name} keys")))?;
-    for k in &tr.keys {
-        if let Some(&b) = k.values.get(IK_BLEND).filter(|b| b.abs() > IK_FREE) {
-            return Err(EvalError::not_evaluated_why(
-                format!("{name} key at tick {} has IK blend {b}", k.time),
-                "IK in-betweens",
-            ));
+    if !tr.keys.iter().any(|k| k.time == t) {
+        let i = tr.keys.partition_point(|k| k.time <= t);
+        let around = [i.checked_sub(1), (i < tr.keys.len()).then_some(i)];
+        for k in around.into_iter().flatten().map(|k| &tr.keys[k]) {
+            if let Some(&b) = k.values.get(IK_BLEND).filter(|b| b.abs() > IK_FREE) {
+                return Err(EvalError::not_evaluated_why(
+                    format!("{name} key at tick {} has IK blend {b}", k.time),
+                    "IK in-betweens",
+                ));
+            }
         }
     }
     let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);

@@ -51,7 +51,11 @@ const TRACKS: [(u16, u16, &str, Layout); 13] = [
 ];
 
 /// Time record word holding the per-link keyed mask (records of more than
-/// 10 words).
+/// 10 words, Max 2013+ layout only). Max 2009's longer records (RabbitSkin's
+/// 44-word head records) hold no mask: after word [9] come two 17-word
+/// blocks of floats (−320, 0, 320, 0, 0 three times, then 5, 5 — one block
+/// per sub-track, head and neck), and NeoAxis's Rabbit.skeleton (exported
+/// from that file) keys the neck at every head key of its "walk" take.
 const LINK_MASK: usize = 10;
 
 /// One key of a keytrack.
@@ -64,8 +68,9 @@ pub struct Key {
     pub tcb: [f32; 3],
     /// The key's value record from the data chunk, as f32.
     pub values: Vec<f32>,
-    /// Word \[10\] of a longer time record (the per-link tracks: tail,
-    /// ponytails, head): a bit per link keyed at this key. biped-ld35
+    /// Word \[10\] of a longer time record in the Max 2013+ layout (the
+    /// per-link tracks: tail, ponytails, head): a bit per link keyed at this
+    /// key; `None` (every link keyed) in the Max 2009 layout. biped-ld35
     /// Yellow@Spawn's tail stores 7 (links 0–2) at every key but 4320, whose
     /// 3 leaves link 2 to its neighbouring keys (its FBX puts Bip01 Tail2
     /// elsewhere than that key's stored angles, while Tail and Tail1 match).
@@ -165,7 +170,7 @@ pub fn decode(group: &[Chunk], what: &str) -> Result<Vec<KeyTrack>, EvalError> {
                     time: r[0] as i32,
                     tcb: [f(r[7]), f(r[8]), f(r[9])],
                     values: values[k].clone(),
-                    links_keyed: r.get(LINK_MASK).copied(),
+                    links_keyed: new_layout.then(|| r.get(LINK_MASK).copied()).flatten(),
                 }
             })
             .collect();
