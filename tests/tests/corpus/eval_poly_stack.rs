@@ -150,20 +150,8 @@ fn table_symmetry_and_smooth_on_polygons_match_max() {
         .mesh(o, 0)
         .expect("a mesh object")
         .unwrap_or_else(|e| panic!("Table: {e}"));
-    let scene = ufbx::load_file(
-        corpus_dir()
-            .join("ref/max2024-rico/Table.fbx")
-            .to_str()
-            .expect("path"),
-        ufbx::LoadOpts::default(),
-    )
-    .expect("FBX loads");
-    let fm = scene
-        .nodes
-        .iter()
-        .find(|n| n.element.name.as_ref() == "Table")
-        .and_then(|n| n.mesh.as_deref())
-        .expect("FBX mesh");
+    let scene = table_fbx();
+    let fm = table_fbx_mesh(&scene);
     assert_eq!(mesh.vertices.len(), fm.num_vertices);
     assert_eq!(mesh.faces.len(), fm.num_triangles);
     let p: Vec<P3> = mesh.vertices.iter().map(|v| v.to_array()).collect();
@@ -433,20 +421,8 @@ fn table_uvs_match_fbx_corner_for_corner() {
             Some([f64::from(tv[0]), f64::from(tv[1])])
         })
     };
-    let scene = ufbx::load_file(
-        corpus_dir()
-            .join("ref/max2024-rico/Table.fbx")
-            .to_str()
-            .expect("path"),
-        ufbx::LoadOpts::default(),
-    )
-    .expect("FBX loads");
-    let fm = scene
-        .nodes
-        .iter()
-        .find(|n| n.element.name.as_ref() == "Table")
-        .and_then(|n| n.mesh.as_deref())
-        .expect("FBX mesh");
+    let scene = table_fbx();
+    let fm = table_fbx_mesh(&scene);
     assert!(fm.vertex_uv.exists);
     assert_eq!(fm.num_vertices, mesh.vertices.len());
     // Our corner normals as the exporters take them (the specified normal
@@ -625,4 +601,26 @@ fn sword_extrude_reaches_edit_poly_as_polygons() {
     assert_eq!(poly.walked_edges().len(), 225);
     // The group extrusion and the rest replay (eval_edit_poly_group.rs).
     assert!(eval.mesh(o, 0).expect("a mesh object").is_ok());
+}
+
+/// The same-scene FBX 3ds Max saved of Table.max.
+fn table_fbx() -> ufbx::SceneRoot {
+    ufbx::load_file(
+        corpus_dir()
+            .join("ref/max2024-rico/Table.fbx")
+            .to_str()
+            .expect("path"),
+        ufbx::LoadOpts::default(),
+    )
+    .expect("FBX loads")
+}
+
+/// The FBX's mesh of the node "Table".
+fn table_fbx_mesh(scene: &ufbx::Scene) -> &ufbx::Mesh {
+    scene
+        .nodes
+        .iter()
+        .find(|n| n.element.name.as_ref() == "Table")
+        .and_then(|n| n.mesh.as_deref())
+        .expect("FBX mesh")
 }
