@@ -154,6 +154,20 @@ fn local(child: &Mat43, parent: &Mat43) -> Mat43 {
     child.then(&maxfs_scene::eval::core::transform::invert(parent))
 }
 
+/// Our bone for Ogre bone `o` and our bone for its Ogre parent, when both are
+/// Biped parts other than the footsteps (Ogre names replace the spaces of
+/// node names with underscores).
+fn biped_pair<'a>(
+    rig: &'a biped::Rig,
+    ogre: &[OgreBone],
+    o: &OgreBone,
+) -> Option<(&'a biped::Bone, &'a biped::Bone)> {
+    let bone = |name: &str| rig.bones.iter().find(|b| b.name.replace(' ', "_") == name);
+    let parent = &ogre[o.parent? as usize];
+    let (c, p) = (bone(&o.name)?, bone(&parent.name)?);
+    (c.role != Role::Footsteps).then_some((c, p))
+}
+
 #[test]
 fn neoaxis_rabbit_skeleton_matches_the_figure() {
     let corpus = corpus_dir();
@@ -164,19 +178,11 @@ fn neoaxis_rabbit_skeleton_matches_the_figure() {
     let eval = SceneEval::from_document(doc).expect("scene");
     let rig = biped::rigs(&eval).remove(0).expect("rig");
     let height = rig.figure.height.expect("height");
-    // Ogre names replace the spaces of node names with underscores.
-    let bone = |name: &str| rig.bones.iter().find(|b| b.name.replace(' ', "_") == name);
     let mut pairs = Vec::new();
     for o in &ogre {
-        let Some(parent) = o.parent.map(|p| &ogre[p as usize]) else {
+        let Some((c, p)) = biped_pair(&rig, &ogre, o) else {
             continue;
         };
-        let (Some(c), Some(p)) = (bone(&o.name), bone(&parent.name)) else {
-            continue;
-        };
-        if c.role == Role::Footsteps {
-            continue;
-        }
         let ours = local(
             &figure::world(&rig, c.role).unwrap_or_else(|e| panic!("{}: {e}", c.name)),
             &figure::world(&rig, p.role).unwrap_or_else(|e| panic!("{}: {e}", p.name)),
@@ -258,7 +264,6 @@ fn neoaxis_rabbit_takes_match_the_keys() {
         .iter()
         .flat_map(|t| t.keys.iter().map(|k| k.time))
         .collect();
-    let bone = |name: &str| rig.bones.iter().find(|b| b.name.replace(' ', "_") == name);
     let (mut worst_rot, mut worst_pos) = (0.0f64, 0.0f64);
     let (mut failures, mut refused) = (Vec::new(), Vec::new());
     let mut compared: std::collections::BTreeMap<String, usize> = Default::default();
@@ -266,15 +271,9 @@ fn neoaxis_rabbit_takes_match_the_keys() {
         let anim = anims.iter().find(|a| a.name == take).expect("take");
         for (ix, keys) in &anim.tracks {
             let o = &ogre[*ix];
-            let Some(parent) = o.parent.map(|p| &ogre[p as usize]) else {
+            let Some((c, p)) = biped_pair(&rig, &ogre, o) else {
                 continue;
             };
-            let (Some(c), Some(p)) = (bone(&o.name), bone(&parent.name)) else {
-                continue;
-            };
-            if c.role == Role::Footsteps {
-                continue;
-            }
             let bind = figure::with_position(
                 &Mat43::rotation(Quat::from_f32(o.rotation).normalized()),
                 Vec3::from_f32(o.position),

@@ -150,9 +150,8 @@ fn along(poly: &PolyMesh, a: u32, b: u32, p: Vec3) -> Option<f64> {
     }
     let t = p.minus(pa).dot(d) / len2;
     let off = p.minus(pa.plus(d.scale(t)));
-    let len = len2.sqrt();
-    let inside = t * len > ON_EDGE * len && (1.0 - t) * len > ON_EDGE * len;
-    (off.dot(off).sqrt() <= ON_EDGE * len && inside).then_some(t)
+    let inside = t > ON_EDGE && t < 1.0 - ON_EDGE;
+    (off.dot(off).sqrt() <= ON_EDGE * len2.sqrt() && inside).then_some(t)
 }
 
 /// Splits edge `e` at proportion `t` from its first vertex; the new vertex.
