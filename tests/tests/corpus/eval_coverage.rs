@@ -115,8 +115,12 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
 
     // CAT: the CATParent, hubs, spine, limbs, first toe segments evaluate
     // (eval/rigs/cat); the toes' second segments are refused with the reason
-    // (tests/eval_cat.rs).
+    // (tests/eval_cat.rs). The bones' and hubs' boxes are built
+    // (tests/eval_cat_mesh.rs).
     let cat = gaps("cat/LD33_Character.max");
+    assert!(!cat
+        .iter()
+        .any(|g| g.role == "object" && (g.class == "CATBone" || g.class == "HubObject")));
     assert!(!has(
         &cat,
         "transform controller",

@@ -17,6 +17,7 @@ mod eval_bone;
 mod eval_boolean;
 mod eval_boolean_compound;
 mod eval_cat;
+mod eval_cat_mesh;
 mod eval_coverage;
 mod eval_deform;
 mod eval_drops;

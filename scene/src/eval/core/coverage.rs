@@ -309,6 +309,11 @@ pub fn base_object_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
     }
     match eval.base_mesh(node) {
         Some(Ok(_)) => MeshCoverage::Evaluated,
+        // A readable object using a feature the evaluation does not build
+        // (a CAT bone's custom mesh) is partial, not damaged.
+        Some(Err(e @ EvalError::NotEvaluated { .. })) => {
+            MeshCoverage::Object(format!("{} ({e})", class.name))
+        }
         Some(Err(e)) => MeshCoverage::Object(format!("{} (damaged: {e})", class.name)),
         None => MeshCoverage::Object(class.name.clone()),
     }

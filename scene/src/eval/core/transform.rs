@@ -547,8 +547,8 @@ impl SceneEval {
             .object(obj, 0, || self.object_mesh(obj, 0).map(|r| r.map(Arc::new)))
     }
 
-    /// The mesh of a (non-derived) object: Editable Mesh / Poly, a primitive or a
-    /// Boolean.
+    /// The mesh of a (non-derived) object: Editable Mesh / Poly, a primitive, a
+    /// Boolean, a CAT bone or hub, or an RklPatch.
     pub(crate) fn object_mesh(&self, obj: usize, t: i32) -> Option<Result<Mesh, EvalError>> {
         self.memo.count_build();
         let cls = self.graph.objects.get(obj)?.class.as_ref()?;
@@ -563,6 +563,11 @@ impl SceneEval {
             Some(
                 crate::eval::objects::primitive::params(self, obj, t)
                     .and_then(|p| crate::eval::objects::primitive::build(cls.class_id, &p)),
+            )
+        } else if crate::eval::objects::cat_object::is_cat_object(cls.class_id) {
+            Some(
+                crate::eval::objects::primitive::params(self, obj, t)
+                    .and_then(|p| crate::eval::objects::cat_object::mesh(cls.class_id, chunks, &p)),
             )
         } else if crate::eval::objects::patch::is_rklpatch(self, obj) {
             let patch = crate::eval::objects::patch::base_patch(self, obj);

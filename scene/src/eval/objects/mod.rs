@@ -1,8 +1,10 @@
 //! Base objects as Max builds them: parametric primitives, editable meshes and
-//! polys, compound Booleans and bone geometry.
+//! polys, compound Booleans and bone geometry (Max's Bone object, CAT's bones
+//! and hubs).
 
 pub mod bone_object;
 pub mod boolean;
+pub mod cat_object;
 pub mod mesh;
 pub mod normals;
 pub mod patch;

@@ -406,7 +406,8 @@ pub(super) fn toe_world(
         .ok_or_else(|| {
             refuse(
                 &at,
-                "a digit segment after the first (its setup rule is not checked) is not evaluated"
+                "a digit segment after the first is not evaluated (no reference holds its pose \
+                 to check CAT's chained rule against, docs/cat.md)"
                     .into(),
             )
         })?;
