@@ -37,6 +37,15 @@ fn bit_count(c: &Chunk) -> usize {
     u32::from_le_bytes([p[0], p[1], p[2], p[3]]) as usize
 }
 
+/// The bits of a saved bit array container.
+fn bits(c: &Chunk) -> Vec<bool> {
+    let p = child(c, 0x2700)
+        .and_then(Chunk::payload)
+        .expect("bit array");
+    let n = bit_count(c);
+    (0..n).map(|i| p[4 + i / 8] >> (i % 8) & 1 != 0).collect()
+}
+
 #[test]
 fn barrel_cylinder_edit_poly() {
     let doc = open("misc/Barrel.max");
@@ -176,13 +185,16 @@ fn barrel_cylinder_edit_poly() {
 
 /// Key.max's Edit Poly works on its Plane's polygon form (3 × 3 segments:
 /// the triangle mesh joined across its hidden diagonals, 16 vertices, 24
-/// edges, 9 quads — counts from the Plane's parameters), replays its first
-/// Transform and stops, named, at its Extrude Edge of one border edge (an
-/// open chain): Max's Transforms after it hold 20 offsets and its saved
-/// sizes are 20 vertices, 31 edges, 12 faces, where walls alone would give
-/// 18, 27, 10.
+/// edges, 9 quads — counts from the Plane's parameters) and replays its
+/// Extrude Edge of the single border edge 10 (8 → 4, height and width 0):
+/// a wall plus a triangle at each end, against what Max saved — the sizes
+/// (20 vertices, 31 edges, 12 faces; walls alone would give 18, 27, 10), the
+/// Transforms' offsets (16 before, 20 after; they move 4 and 8 only, out to
+/// the key's blade) and the last edge selection, edges 10 and 24–27: the five
+/// edges that reach the blade, which in our numbering are edge 10 and the
+/// four sides from the moved vertices to their copies left behind.
 #[test]
-fn key_edit_poly_stops_at_open_extrude_edge() {
+fn key_edit_poly_extrudes_a_single_border_edge() {
     let doc = open("misc/Key.max");
     let eval = SceneEval::from_document(doc).expect("scene");
     let graph = &*eval.graph;
@@ -190,31 +202,105 @@ fn key_edit_poly_stops_at_open_extrude_edge() {
         .nodes()
         .find(|(_, n)| n.name == "Plane001")
         .expect("Plane001");
-    let (_, base) = eval.modifier_stack(node.index).expect("stack");
+    let (stack, base) = eval.modifier_stack(node.index).expect("stack");
+    let at = stack
+        .iter()
+        .position(|m| m.name == "Edit Poly")
+        .expect("Edit Poly");
     let class = graph.objects[base].class.as_ref().expect("class");
     let p = primitive::params(&eval, base, 0).expect("params");
     let (ls, ws) = (p.int_or(2, 1) as usize, p.int_or(3, 1) as usize);
-    let poly = primitive_poly::build(class.class_id, &p, eval.chunks(base)).expect("polygon form");
+    let input = primitive_poly::build(class.class_id, &p, eval.chunks(base)).expect("polygon form");
     assert_eq!(
         (
-            poly.vertices.len(),
-            poly.mn_edges().expect("edges").len(),
-            poly.faces.len()
+            input.vertices.len(),
+            input.mn_edges().expect("edges").len(),
+            input.faces.len()
         ),
         ((ls + 1) * (ws + 1), ls * (ws + 1) + ws * (ls + 1), ls * ws)
     );
-    assert!(poly.faces.iter().all(|f| f.v.len() == 4));
-    let err = eval
+    assert_eq!((ls, ws), (3, 3));
+    assert!(input.faces.iter().all(|f| f.v.len() == 4));
+
+    // What Max saved: sizes, Transform offsets, the last edge selection.
+    let local = stack[at]
+        .mod_app
+        .and_then(|a| child(a, 0x2512))
+        .expect("local data");
+    let saved = [0x0200, 0x0210, 0x0220].map(|id| bit_count(child(local, id).expect("selection")));
+    assert_eq!(saved, [20, 31, 12]);
+    let edge_sel = bits(child(local, 0x0210).expect("edge selection"));
+    let mut before = vec![Vec3::default(); 16];
+    let mut total = vec![Vec3::default(); 20];
+    for data in local.children().iter().filter(|c| c.id == 0x0238) {
+        let Some(p) = child(data, 0x12c4).and_then(Chunk::payload) else {
+            continue;
+        };
+        let w = f32s(p);
+        let n = w.len() / 3;
+        assert!(n == 16 || n == 20, "{n} offsets");
+        for (i, d) in w.chunks_exact(3).enumerate() {
+            let d = Vec3(d[0], d[1], d[2]);
+            if n == 16 {
+                before[i] = before[i].plus(d);
+            }
+            total[i] = total[i].plus(d);
+            // Only the edge's vertices ever move.
+            assert!(d.len() == 0.0 || i == 4 || i == 8, "offset of vertex {i}");
+        }
+    }
+    let sel: Vec<usize> = (0..edge_sel.len()).filter(|&i| edge_sel[i]).collect();
+    assert_eq!(sel, [10, 24, 25, 26, 27]);
+
+    let poly = maxfs_scene::eval::modifier::edit_poly_output(&eval, node.index, at, 0)
+        .expect("Edit Poly output");
+    let edges = poly.mn_edges().expect("edge numbering");
+    assert_eq!([poly.vertices.len(), edges.len(), poly.faces.len()], saved);
+    // Input vertices where the offsets put them; the four new ones where
+    // 4 and 8 were when the edge was extruded (two copies each).
+    for (i, v) in poly.vertices.iter().enumerate().take(16) {
+        let want = input.vertices[i].plus(total[i]);
+        assert!(v.minus(want).len() < 1e-4, "vertex {i}: {v:?} vs {want:?}");
+    }
+    let old = |i: usize| input.vertices[i].plus(before[i]);
+    assert!(total[4].len() > 50.0 && total[8].len() > 50.0);
+    let copies: Vec<usize> = (16..20)
+        .map(|i| {
+            [4, 8]
+                .into_iter()
+                .find(|&o| poly.vertices[i].minus(old(o)).len() < 1e-5)
+                .unwrap_or_else(|| panic!("vertex {i} is no copy: {:?}", poly.vertices[i]))
+        })
+        .collect();
+    assert_eq!(copies.iter().filter(|&&o| o == 4).count(), 2);
+    // The edges that reach the moved vertices are the saved selection: the
+    // extruded edge and, per end, two sides to copies at the old place.
+    let reach: Vec<usize> = (0..edges.len())
+        .filter(|&i| edges[i].contains(&4) || edges[i].contains(&8))
+        .collect();
+    assert_eq!(reach, sel);
+    assert!(matches!(edges[10], [8, 4] | [4, 8]));
+    for &e in &sel[1..] {
+        let [a, b] = edges[e];
+        let (moved, copy) = if a == 4 || a == 8 { (a, b) } else { (b, a) };
+        assert_eq!(copies[copy as usize - 16], moved as usize, "edge {e}");
+    }
+    // Every side is run once each way or once (the border): one surface.
+    let mut runs = std::collections::HashMap::new();
+    for f in &poly.faces {
+        for j in 0..f.v.len() {
+            *runs.entry((f.v[j], f.v[(j + 1) % f.v.len()])).or_insert(0) += 1;
+        }
+    }
+    assert!(runs.values().all(|&n| n == 1));
+    // The node now evaluates: 7 quads, the two cut faces (pentagons), the
+    // wall and the two end triangles.
+    let mesh = eval
         .mesh(node.index, 0)
         .expect("a mesh result")
-        .expect_err("an open Extrude Edge is not replayed");
-    let err = err.to_string();
-    assert!(
-        err.starts_with(
-            "modifier Edit Poly (0x79aa6e1d, 0x71a075b7): operation Extrude Edge (40): extruding 1 edges, height 0, width 0"
-        ) && err.contains("open chain"),
-        "{err}"
-    );
+        .expect("the Edit Poly replays");
+    assert_eq!(mesh.vertices.len(), 20);
+    assert_eq!(mesh.faces.len(), 7 * 2 + 2 * 3 + 2 + 2);
 }
 
 /// WaterCooler01's Cylinder (version 1, 18 sides, 5 height and 4 cap

@@ -12,7 +12,7 @@
 //! faces not adjacent (`edit_poly_extrude`), Auto Smooth and Set Smoothing (`edit_poly_smooth`),
 //! Insert Vertex Edge, Connect Vertex (`edit_poly_edges`) and Connect Edge
 //! (`edit_poly_connect`) on a known edge numbering, Extrude Edge on closed
-//! border loops (`edit_poly_extrude_edge`), Create and Target Weld
+//! border loops and single border edges (`edit_poly_extrude_edge`), Create and Target Weld
 //! (`edit_poly_create`), Cut across one face per segment (`edit_poly_cut`),
 //! and Split Edges and Tessellate when their selection leaves nothing to do.
 //! Any other operation is an error naming it. The input is rebuilt as polygons
@@ -602,6 +602,9 @@ fn replay(
         OP_SPLIT => {
             // Splitting breaks vertices on two or more flagged edges (or on a
             // flagged edge and the border); with none such the mesh is unchanged.
+            // A flagged border edge has nothing to split: Key.max's Split of
+            // its border edge 10 (ends on the border) leaves Max's counts (the
+            // Transforms before and after it hold 20 offsets).
             if !(0..poly.walked_edges().len()).any(|i| op.selected(i)) {
                 return Ok(Vec::new());
             }
@@ -620,7 +623,7 @@ fn replay(
                     border[a as usize] = true;
                     border[b as usize] = true;
                 }
-                if op.selected(i) {
+                if op.selected(i) && uses.get(&(a.min(b), a.max(b))) != Some(&1) {
                     flagged[a as usize] += 1;
                     flagged[b as usize] += 1;
                 }
