@@ -127,8 +127,8 @@ const TAKES: &[Take] = &[
     // one key (4320) leaving Tail2 to its neighbours, a COM key (5920) at
     // continuity −0.8 (time record word [9] = 5, docs/biped.md), and IK leg
     // keys. Bones are compared at every frame where they evaluate; the
-    // other frames are refused by name (toe link bends changing between
-    // keys: 21–23). The legs evaluate at all 41: FK between the FK key 3840
+    // other frames are refused by name (the toe links from the FK → IK
+    // segment on, frames 25–40). The legs evaluate at all 41: FK between the FK key 3840
     // and the IK key 5760 (frames 25–35), the IK in-between rule at 37–39.
     // The floors are those frame counts.
     Take {
@@ -151,10 +151,12 @@ const TAKES: &[Take] = &[
             ("B_R_Calf", 41),
             ("B_L_Foot", 41),
             ("B_R_Foot", 41),
-            // Frames 0–20 and 24: between FK keys holding the same toe
-            // bend (3200 → 3840 changes it: refused by name).
-            ("B_L_Toe", 22),
-            ("B_R_Toe", 22),
+            // Frames 0–24: between FK keys, the toe bend held where the
+            // keys hold the same bend (1920 → 3200), eased by a half cosine
+            // where they differ (3200 → 3840, frames 21–23); refused by
+            // name from the FK → IK segment on (toe links between IK keys).
+            ("B_L_Toe", 25),
+            ("B_R_Toe", 25),
             ("Bip01 Tail", 41),
             ("Bip01 Tail1", 41),
             ("Bip01 Tail2", 41),

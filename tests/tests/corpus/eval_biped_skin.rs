@@ -92,15 +92,16 @@ const TAKES: &[Take] = &[
         base_layer: false,
     },
     // Compared at the sampled frames where every bone it uses evaluates
-    // (frames 0, 10 and 20, its ears and toes included; the others fall on
-    // refused toe links (30: a toe bend changing between keys; 40: an IK
-    // key's toe links): the Skin is refused at those ticks, naming them).
+    // (frames 0, 10 and 20, its ears and toes included) and at 21–23, where
+    // the toe bends ease from 0 to −1.047 between FK keys; the others fall
+    // on refused toe links (30: between an FK and an IK key; 40: an IK
+    // key's toe links): the Skin is refused at those ticks, naming them.
     Take {
         name: "Yellow@Spawn",
         required: false,
         shift: [0.0; 3],
-        more_frames: &[],
-        least: 3,
+        more_frames: &[21, 22, 23],
+        least: 6,
         tight: None,
         base_layer: false,
     },

@@ -454,14 +454,16 @@ fn leg_channels(rig: &Rig, left: bool, n: usize) -> (Vec<usize>, Vec<usize>) {
 
 /// Whether the toe links beyond the bases are evaluated at `t`. At their
 /// keys they are (Yellow@Spawn's Toe01 matches its FBX at every FK key).
-/// Between two FK keys that hold the same bend the link holds it
-/// (`toe_bend_at`; Yellow@Spawn's 1920 → 3200, both 0: frames 13–19 within
-/// 1e-3 of its FBX, where the TCB curve through 3840's −1.047 bulges 0.10
-/// rad). Not evaluated: segments whose keys' bends differ (3200 → 3840:
-/// neither the TCB curve, 0.10 off, a lerp, 0.107, nor a Hermite with zero
-/// tangents, 0.010, fits), segments with an IK key and IK keys' own ticks
+/// Between two FK keys the link follows `toe_bend_at`: held where the keys
+/// hold the same bend (Yellow@Spawn's 1920 → 3200, both 0: frames 13–19),
+/// eased by a half cosine where they differ (3200 → 3840, 0 → −1.047:
+/// frames 21–23 to 1.6e-6, where the TCB curve is 0.070 off, a lerp 0.108,
+/// smoothstep 0.010). The half cosine is measured between keys at the
+/// default TCB only; other parameters on a changing segment are refused.
+/// Not evaluated either: segments with an IK key and IK keys' own ticks
 /// (5760 → 6400 holds 0.9599 at both keys and is still 0.024 off: the toe
-/// follows the IK foot otherwise).
+/// follows the IK foot otherwise; the FK → IK 3840 → 5760, its foot FK, is
+/// within 0.002 rad of the half cosine but not within 1e-3).
 fn toe_links_at(rig: &Rig, left: bool, t: i32) -> Result<(), EvalError> {
     let name = if left { "left leg" } else { "right leg" };
     let Some(tr) = track(rig, name) else {
@@ -484,18 +486,6 @@ fn toe_links_at(rig: &Rig, left: bool, t: i32) -> Result<(), EvalError> {
         let (a, b) = (ki.values.get(at), kj.values.get(at));
         let same =
             matches!((a, b), (Some(a), Some(b)) if (a - b).abs() <= super::chains::FLAT as f32);
-        if !same {
-            return Err(EvalError::not_evaluated_why(
-                format!(
-                    "{name} keys at ticks {} and {} bend toe link [{at}] from {} to {}",
-                    ki.time,
-                    kj.time,
-                    a.copied().unwrap_or(f32::NAN),
-                    b.copied().unwrap_or(f32::NAN)
-                ),
-                "toe link bends changing between keys",
-            ));
-        }
         if ik(ki) || ik(kj) {
             return Err(EvalError::not_evaluated_why(
                 format!(
@@ -505,20 +495,46 @@ fn toe_links_at(rig: &Rig, left: bool, t: i32) -> Result<(), EvalError> {
                 "toe links between IK keys",
             ));
         }
+        let default = |k: &super::tracks::Key| k.tcb.iter().all(|&w| w == DEFAULT_TCB_WORD);
+        if !same && (!default(ki) || !default(kj)) {
+            return Err(EvalError::not_evaluated_why(
+                format!(
+                    "{name} keys at ticks {} and {} bend toe link [{at}] from {} to {} with TCB {:?} and {:?}",
+                    ki.time,
+                    kj.time,
+                    a.copied().unwrap_or(f32::NAN),
+                    b.copied().unwrap_or(f32::NAN),
+                    ki.tcb,
+                    kj.tcb
+                ),
+                "toe link bends changing between keys of other than the default TCB",
+            ));
+        }
     }
     Ok(())
 }
 
+/// A time record's TCB word at its default (UI units: tension, continuity
+/// and bias 0).
+const DEFAULT_TCB_WORD: f32 = 25.0;
+
 /// Toe bend word `at` at `t`: between two keys holding the same bend, that
 /// bend (Biped does not bulge it towards the neighbouring keys, as a TCB
-/// curve would); otherwise the TCB curve (only its key ticks are evaluated:
-/// `toe_links_at`).
+/// curve would); between two keys whose bends differ, a half-cosine ease
+/// from one to the other, a + (b − a)·(1 − cos πu)/2, the neighbouring keys
+/// taking no part (Yellow@Spawn's 3200 → 3840, 0 → −1.047 with 5760's
+/// 0.9599 after it: its FBX's toes at u = 1/4, 1/2, 3/4 to 1.6e-6); at and
+/// outside the keys the TCB curve (the keys' own values, the ends held).
 fn toe_bend_at(tr: &KeyTrack, at: usize, t: i32) -> Result<f64, EvalError> {
     if let Some((i, j)) = segment_keys(tr, t) {
         let (a, b) = (value(tr, i, at)?, value(tr, j, at)?);
         if (a - b).abs() <= super::chains::FLAT {
             return Ok(a);
         }
+        // `segment_keys` puts t strictly between the two key ticks.
+        let (ti, tj) = (tr.keys[i].time, tr.keys[j].time);
+        let u = f64::from(t - ti) / f64::from(tj - ti);
+        return Ok(a + (b - a) * (1.0 - (std::f64::consts::PI * u).cos()) / 2.0);
     }
     let [v] = scalar_curve::<1>(tr, at, t)?;
     Ok(v)
@@ -989,10 +1005,11 @@ mod tests {
     }
 
     /// A toe bend between two keys holding the same value stays there,
-    /// where the TCB curve through a different third key bulges (Yellow@Spawn:
-    /// 0, 0, −1.047 at 1920, 3200, 3840).
+    /// where the TCB curve through a different third key bulges, and eases by
+    /// a half cosine between two keys whose values differ (Yellow@Spawn: 0,
+    /// 0, −1.047 at 1920, 3200, 3840).
     #[test]
-    fn equal_toe_bends_hold_between_their_keys() {
+    fn toe_bends_hold_or_ease_between_their_keys() {
         let tr = track(&[
             (1920, [0.0; 4]),
             (3200, [0.0; 4]),
@@ -1001,9 +1018,12 @@ mod tests {
         let [tcb] = scalar_curve::<1>(&tr, 0, 2720).unwrap();
         assert!(tcb.abs() > 0.05, "the TCB curve bulges ({tcb})");
         assert_eq!(toe_bend_at(&tr, 0, 2720).unwrap(), 0.0);
-        // A changing segment and the keys' own ticks follow the curve.
-        let [mid] = scalar_curve::<1>(&tr, 0, 3520).unwrap();
-        assert_eq!(toe_bend_at(&tr, 0, 3520).unwrap(), mid);
+        // A changing segment eases by a half cosine: half-way at its middle,
+        // a quarter turn of the cosine (0.1464 of the change) a quarter in.
+        assert!((toe_bend_at(&tr, 0, 3520).unwrap() - (-1.047 / 2.0)).abs() < 1e-6);
+        let quarter = toe_bend_at(&tr, 0, 3360).unwrap();
+        assert!((quarter + 1.047 * (1.0 - 0.5f64.sqrt()) / 2.0).abs() < 1e-6);
+        // The keys' own ticks hold their values.
         assert!((toe_bend_at(&tr, 0, 3840).unwrap() + 1.047).abs() < 1e-6);
     }
 
