@@ -429,3 +429,51 @@ fn forearms_end_at_the_stored_hand_position() {
     assert!(checked >= 4, "only {checked} forearms evaluated");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Arm pose half words [14..16] (Max 2013+ halves) are the hand relative
+/// to the shoulder (the clavicle's end): their length is the arm's own
+/// reach by the law of cosines from its structure lengths [1], [2] and the
+/// elbow [0], on both sides — SeanConway_Character's asymmetric left half
+/// included (15.82, 12.91, elbow 2.8155: 28.354), whose stored hand
+/// [18..20] our left shoulder cannot reach (docs/biped.md, the arm rules).
+#[test]
+fn arm_halves_store_the_hand_at_the_arms_reach() {
+    let (mut checked, mut worst) = (0, 0.0f64);
+    let mut failures = Vec::new();
+    for rel in FILES {
+        let eval = SceneEval::from_document(open(rel)).expect("scene");
+        for rig in biped::rigs(&eval).into_iter().map(|r| r.expect("rig")) {
+            let rec = |id: &str| {
+                rig.figure
+                    .records
+                    .iter()
+                    .find(|r| r.id == id)
+                    .map(|r| r.floats.iter().map(|&v| f64::from(v)).collect::<Vec<_>>())
+                    .unwrap_or_default()
+            };
+            let (structure, pose) = (rec("0x0010"), rec("0x006a"));
+            let (hs, hp) = (structure.len() / 2, pose.len() / 2);
+            if hp == LEGACY_ARM_HALF || hs < 3 || hp < 17 {
+                continue;
+            }
+            let tol = 1e-4 * rig.figure.height.expect("height");
+            for (side, s, p) in [
+                ("right", &structure[..hs], &pose[..hp]),
+                ("left", &structure[hs..], &pose[hp..]),
+            ] {
+                let (l1, l2, elbow) = (s[1], s[2], p[0]);
+                let reach = (l1 * l1 + l2 * l2 - 2.0 * l1 * l2 * elbow.cos()).sqrt();
+                let stored = (p[14] * p[14] + p[15] * p[15] + p[16] * p[16]).sqrt();
+                let d = (reach - stored).abs();
+                worst = worst.max(d / (tol / 1e-4));
+                checked += 1;
+                if d > tol {
+                    failures.push(format!("{rel} {side}: reach {reach}, stored {stored}"));
+                }
+            }
+        }
+    }
+    println!("{checked} arm halves: [14..16] at the arm's reach within {worst:.2e} × height");
+    assert!(checked >= 8, "{checked} arm halves");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

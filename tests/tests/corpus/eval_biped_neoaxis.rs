@@ -347,3 +347,188 @@ fn neoaxis_rabbit_takes_match_the_keys() {
     }
     at_least("Bip01 R Hand", 29);
 }
+
+/// A Y-up point stored at `at` of a Biped record, in Max axes.
+fn yup_point(v: &[f32], at: usize) -> Vec3 {
+    Vec3(
+        f64::from(v[at]),
+        -f64::from(v[at + 2]),
+        f64::from(v[at + 1]),
+    )
+}
+
+/// RabbitSkin's 110-word (Max 2009) leg records hold the IK state at the
+/// seed's words: [11] space (2 = object), [12] blend, [18..20] the ankle's
+/// world position and [98] / [101..103] the active pivot's index and world
+/// position (Y-up), 10 words before the 120-word records' [108] / [111..113].
+/// Checked against Max's own solution at every object-space IK key of both
+/// legs: the stored ankle is the end of our FK calf (the stored channels,
+/// which NeoAxis matches chain-relative above) and the pivot is one fixed
+/// point of the foot, the same in the foot's frame at every key — what the
+/// leg IK in-between rule (`leg_ik`) hangs the ankle from.
+#[test]
+fn rabbit_leg_ik_keys_hold_their_ankle_and_pivot() {
+    use maxfs_scene::eval::rigs::biped::motion;
+    let corpus = corpus_dir();
+    let doc = Document::open(&corpus.join("max/biped/RabbitSkin.max")).expect("max");
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let rig = biped::rigs(&eval).remove(0).expect("rig");
+    let height = rig.figure.height.expect("height");
+    let (mut keys, mut worst_ankle) = (0, 0.0f64);
+    let mut offsets = Vec::new();
+    for (name, left) in [("right leg", false), ("left leg", true)] {
+        let track = rig.tracks.iter().find(|t| t.name == name).expect("track");
+        let full = |k: usize| {
+            track
+                .keys
+                .get(k)
+                .is_some_and(|k| (k.values[12] - 1.0).abs() < 1e-6)
+        };
+        for (i, k) in track.keys.iter().enumerate() {
+            let v = &k.values;
+            assert_eq!(v.len(), 110, "{name} at {}", k.time);
+            // IK keys of a run (next to another IK key), in object space.
+            // The right leg's lone IK key 28800, between FK keys, holds a
+            // straight knee (3.1396) and a target 46 units beyond its reach.
+            let in_run = full(i) && (i.checked_sub(1).is_some_and(full) || full(i + 1));
+            if !in_run || v[11].to_bits() != 2 {
+                continue;
+            }
+            assert_eq!(v[98].to_bits(), 5, "{name} at {}: pivot index", k.time);
+            let pose = motion::pose_at(&rig, k.time);
+            let foot = figure::foot(&rig, &pose, left).expect("foot at its key");
+            let ankle = foot.0[3];
+            worst_ankle = worst_ankle.max(yup_point(v, 18).minus(ankle).len());
+            let d = yup_point(v, 101).minus(ankle);
+            offsets.push(Vec3(d.dot(foot.0[0]), d.dot(foot.0[1]), d.dot(foot.0[2])));
+            keys += 1;
+        }
+    }
+    let spread = offsets
+        .iter()
+        .flat_map(|a| offsets.iter().map(move |b| a.minus(*b).len()))
+        .fold(0.0, f64::max);
+    println!(
+        "RabbitSkin leg IK keys (object space): {keys}; stored ankle within {worst_ankle:.2e} of the FK ankle, pivot at {:?} in the foot frame (spread {spread:.2e}, height {height:.2})",
+        offsets[0]
+    );
+    assert!(keys >= 30, "{keys} object-space IK keys");
+    assert!(worst_ankle < 1e-4 * height, "ankle {worst_ankle}");
+    assert!(spread < 1e-4 * height, "pivot offsets spread {spread}");
+}
+
+/// The leg IK in-between rule on RabbitSkin's object-space runs against
+/// the keys NeoAxis holds. NeoAxis's takes hold only key ticks (every leg
+/// keyframe of "walk", "blow" and "blow_t" is a key of its own leg), so the
+/// in-between frames themselves have no reference; what can be checked is
+/// that the rule lands on Max's solution at the keys: its one-sided limit
+/// at an IK key (extrapolated linearly from one and two ticks inside the
+/// IK segment, an O(tick²) error) must be that key's keyframe
+/// (chain-relative). Keys whose stored knee is within 0.01 of straight are
+/// left out and counted: there the knee angle moves as the square root of
+/// the reach (RabbitSkin's left leg at 55040, knee 3.1391, bends 0.12 rad in
+/// the first tick while the hip drops 0.058), which a linear limit misses.
+#[test]
+fn rabbit_leg_ik_in_betweens_reach_the_neoaxis_keys() {
+    use maxfs_scene::eval::rigs::biped::motion;
+    let corpus = corpus_dir();
+    let bytes = std::fs::read(corpus.join("ref/neoaxis/Rabbit.skeleton")).expect("skeleton");
+    let (ogre, anims) = read_ogre(&bytes);
+    let doc = Document::open(&corpus.join("max/biped/RabbitSkin.max")).expect("max");
+    let eval = SceneEval::from_document(doc).expect("scene");
+    let rig = biped::rigs(&eval).remove(0).expect("rig");
+    let height = rig.figure.height.expect("height");
+    let scale = 0.012;
+    let track = |name: &str| rig.tracks.iter().find(|tr| tr.name == name).expect("track");
+    // The segment's first key when `t` lies strictly inside one between two
+    // IK keys at blend 1.
+    let ik_segment = |name: &str, t: i32| {
+        let keys = &track(name).keys;
+        let i = keys.partition_point(|k| k.time <= t);
+        let full = |k: usize| (keys[k].values[12] - 1.0).abs() < 1e-6;
+        (i > 0 && i < keys.len() && keys[i - 1].time < t && full(i - 1) && full(i)).then_some(i - 1)
+    };
+    let straight = |name: &str, tick: i32| {
+        track(name)
+            .keys
+            .iter()
+            .find(|k| k.time == tick)
+            .is_some_and(|k| std::f32::consts::PI - k.values[0] < 0.01)
+    };
+    let (mut compared, mut refused, mut skipped) = (0, 0, 0);
+    let (mut worst_rot, mut worst_pos) = (0.0f64, 0.0f64);
+    let mut failures = Vec::new();
+    for (take, start, frames) in TAKES {
+        let anim = anims.iter().find(|a| a.name == take).expect("take");
+        for (ix, keys) in &anim.tracks {
+            let o = &ogre[*ix];
+            if !["Thigh", "Calf", "Foot"]
+                .iter()
+                .any(|p| o.name.ends_with(p))
+            {
+                continue;
+            }
+            let Some((c, p)) = biped_pair(&rig, &ogre, o) else {
+                continue;
+            };
+            let leg = if o.name.contains("_L_") {
+                "left leg"
+            } else {
+                "right leg"
+            };
+            let bind = figure::with_position(
+                &Mat43::rotation(Quat::from_f32(o.rotation).normalized()),
+                Vec3::from_f32(o.position),
+            );
+            for key in keys {
+                let tick = start + (f64::from(key.time) * f64::from(frames)).round() as i32 * 160;
+                for side in [-1, 1] {
+                    let (t1, t2) = (tick + side, tick + 2 * side);
+                    if ik_segment(leg, t1).is_none() || ik_segment(leg, t1) != ik_segment(leg, t2) {
+                        continue;
+                    }
+                    if straight(leg, tick) {
+                        skipped += 1;
+                        continue;
+                    }
+                    let at = |t: i32| {
+                        let pose = motion::pose_at(&rig, t);
+                        Ok::<_, maxfs_scene::eval::EvalError>(local(
+                            &figure::world_in(&rig, &pose, c.role)?,
+                            &figure::world_in(&rig, &pose, p.role)?,
+                        ))
+                    };
+                    let (Ok(a), Ok(b)) = (at(t1), at(t2)) else {
+                        refused += 1;
+                        continue;
+                    };
+                    // The limit at the key: 2·a − b, element by element.
+                    let (ra, rb) = (a.rows(), b.rows());
+                    let rot = Mat43::rotation(Quat::from_f32(key.rotation).normalized())
+                        .then(&figure::with_position(&bind, Vec3::default()));
+                    let dr = (0..3)
+                        .flat_map(|r| (0..3).map(move |c| (r, c)))
+                        .map(|(r, c)| (rot.rows()[r][c] - (2.0 * ra[r][c] - rb[r][c])).abs())
+                        .fold(0.0, f64::max);
+                    let pos = bind.0[3].plus(Vec3::from_f32(key.translation));
+                    let limit = a.0[3].scale(2.0).minus(b.0[3]);
+                    let dp = pos.scale(1.0 / scale).minus(limit).len();
+                    worst_rot = worst_rot.max(dr);
+                    worst_pos = worst_pos.max(dp);
+                    compared += 1;
+                    if dr > 2e-4 || dp > 1e-4 * height {
+                        failures.push(format!(
+                            "{take} {} at {tick} from {t1}: rotation off by {dr:.2e}, position by {dp:.2e}",
+                            c.name
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "RabbitSkin leg IK in-betweens, their limits at NeoAxis's keys: {compared} compared, {skipped} next to a straight knee, {refused} refused by name; worst rotation element {worst_rot:.2e}, position {worst_pos:.2e} (height {height:.2})"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(compared >= 10, "{compared} compared");
+}

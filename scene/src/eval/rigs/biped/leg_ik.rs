@@ -3,7 +3,9 @@
 //! thigh and calf are solved. Measured on biped-ld35's FBX: Yellow@Spawn
 //! (keys 5760 → 6400), Player@Idle (a run of seven keys, base layer) and
 //! Player.max (its feet held between keys; docs/biped.md, "Leg IK
-//! in-betweens"):
+//! in-betweens"). Max 2009's 110-word records (RabbitSkin) hold the same
+//! pivot state 10 words earlier (`pivot_words`); there the rule's limits at
+//! the IK keys are NeoAxis's keyframes (its takes hold key ticks only):
 //!
 //! - the foot's **world** rotation is a squad through the keys' world foot
 //!   rotations (each key's FK foot), with the keys' TCB control points like
@@ -32,11 +34,20 @@ use super::Rig;
 use crate::eval::core::math::{Mat43, Quat, Vec3};
 use crate::eval::error::EvalError;
 
-/// Leg record words of the pivot state (120-word records, Max 2013+: the
-/// seed's [98], [101..103] for 110-word records, shifted by 10 like the toe
-/// blocks): the active pivot's index and its world position (Y-up).
-const PIVOT_INDEX: usize = 108;
-const PIVOT: usize = 111;
+/// Leg record words of the pivot state: the active pivot's index and its
+/// world position (Y-up). 120-word records (Max 2013+) hold them at [108],
+/// [111..113]; 110-word records (Max 2009) at the seed's [98], [101..103],
+/// 10 words earlier like the toe blocks. Checked on RabbitSkin's 34
+/// object-space IK leg keys: the stored ankle [18..20] is our FK ankle
+/// (within 8e-4 at height 42.7) and the pivot sits at one point of the
+/// foot, (9.0898, 16.3360, 0) in its frame (within 6e-4), at every key.
+fn pivot_words(record: usize) -> Option<(usize, usize)> {
+    match record {
+        120 => Some((108, 111)),
+        110 => Some((98, 101)),
+        _ => None,
+    }
+}
 /// The key's IK space flag (the seed's [11], an integer): 2 = object (world)
 /// space, where the pivot path below is measured (Yellow@Spawn's IK keys).
 const IK_SPACE: usize = 11;
@@ -146,14 +157,17 @@ fn solve_segment(
             )
         })
     };
-    let pivot_index = int(&keys[lo], PIVOT_INDEX)?;
+    let record = keys[lo].values.len();
+    let Some((pivot_at, pivot_pos)) =
+        pivot_words(record).filter(|_| keys[lo..=hi].iter().all(|k| k.values.len() == record))
+    else {
+        return Err(refuse(
+            format!("{name} records of {record} words"),
+            "leg IK pivots in other than 110- or 120-word leg records",
+        ));
+    };
+    let pivot_index = int(&keys[lo], pivot_at)?;
     for k in &keys[lo..=hi] {
-        if k.values.len() != 120 {
-            return Err(refuse(
-                format!("{name} records of {} words", k.values.len()),
-                "leg IK pivots in other than 120-word leg records",
-            ));
-        }
         let space = int(k, IK_SPACE)?;
         if space != OBJECT_SPACE {
             return Err(refuse(
@@ -161,7 +175,7 @@ fn solve_segment(
                 "leg IK keys in other than object space",
             ));
         }
-        let p = int(k, PIVOT_INDEX)?;
+        let p = int(k, pivot_at)?;
         if p != pivot_index {
             return Err(refuse(
                 format!(
@@ -220,14 +234,14 @@ fn solve_segment(
     // The pivot's path and the ankle hanging off it.
     let mut pivot_keys = Vec::with_capacity(hi + 1 - lo);
     for k in &keys[lo..=hi] {
-        let p = yup_point(&k.values, PIVOT, name, k.time)?;
+        let p = yup_point(&k.values, pivot_pos, name, k.time)?;
         let mut key = k.clone();
         key.values = vec![p.0 as f32, p.1 as f32, p.2 as f32];
         pivot_keys.push(key);
     }
     let (pa_i, pa_j) = (
-        yup_point(&ki.values, PIVOT, name, ki.time)?,
-        yup_point(&kj.values, PIVOT, name, kj.time)?,
+        yup_point(&ki.values, pivot_pos, name, ki.time)?,
+        yup_point(&kj.values, pivot_pos, name, kj.time)?,
     );
     let pivot = if pa_j.minus(pa_i).len() <= SAME_PIVOT {
         pa_i
@@ -240,7 +254,7 @@ fn solve_segment(
         Vec3(x, y, z)
     };
     let foot_lo = foot_at(&keys[lo])?;
-    let pa_lo = yup_point(&keys[lo].values, PIVOT, name, keys[lo].time)?;
+    let pa_lo = yup_point(&keys[lo].values, pivot_pos, name, keys[lo].time)?;
     let d = pa_lo.minus(foot_lo.0[3]);
     let [x, y, z] = rows(&foot_lo);
     let local = Vec3(d.dot(x), d.dot(y), d.dot(z));
