@@ -15,6 +15,7 @@
 //!
 //! The exports include the boxes: every CAT bone node has a glTF mesh.
 
+use maxfs_scene::eval::core::controller::{Controller, Track};
 use maxfs_scene::eval::modifier::skin;
 use maxfs_scene::eval::objects::cat_object::{CAT_BONE, HUB_OBJECT};
 use maxfs_scene::eval::rigs::cat::records;
@@ -196,7 +197,17 @@ fn envelope(eval: &SceneEval, modifier: usize, bone: usize) -> (Vec3, Vec3) {
         if target(b) == Some(bone) {
             let point = |slot: u32| {
                 let ctl = target(slot).expect("an end point controller");
-                keyless_point3(eval, ctl)
+                let stored = keyless_point3(eval, ctl);
+                // The product must read the same stored value (it once read
+                // 0x2503, the position controllers' chunk, and saw zero).
+                match eval.controller(ctl) {
+                    Some(Controller::Point3 {
+                        track: Track::Constant { value },
+                        ..
+                    }) => assert_eq!(Vec3(value[0], value[1], value[2]), stored),
+                    other => panic!("controller {ctl}: {other:?}"),
+                }
+                stored
             };
             return (point(s), point(e));
         }

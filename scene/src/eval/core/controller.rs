@@ -246,6 +246,20 @@ fn leaf(chunks: &[Chunk], id: u16) -> Option<&[u8]> {
         })
 }
 
+/// A key-less Point3-valued keyframer's value. Position controllers keep it
+/// in 0x2503; Point3 and Color controllers in 0x2501 (12 bytes, where Float
+/// keeps its one float). Each falls back to the other chunk so a writer that
+/// swapped them still reads.
+fn point3_default(id: ClassId, chunks: &[Chunk]) -> Option<[f64; 3]> {
+    let (first, second) = match id {
+        class::BEZIER_POINT3 | class::BEZIER_COLOR | class::TCB_POINT3 => (0x2501, 0x2503),
+        _ => (0x2503, 0x2501),
+    };
+    leaf(chunks, first)
+        .and_then(f32s::<3>)
+        .or_else(|| leaf(chunks, second).and_then(f32s::<3>))
+}
+
 fn f32s<const N: usize>(p: &[u8]) -> Option<[f64; N]> {
     if p.len() != N * 4 {
         return None;
@@ -416,7 +430,7 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, EvalError
                     keys: tcb_keys::<3>(t, 64, 5)?,
                 },
                 _ => Track::Constant {
-                    value: leaf(chunks, 0x2503).and_then(f32s::<3>).unwrap_or([0.0; 3]),
+                    value: point3_default(id, chunks).unwrap_or([0.0; 3]),
                 },
             };
             Controller::Point3 {
