@@ -409,7 +409,12 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, EvalError
                     keys: bezier_keys::<1>(t, 28)?,
                 },
                 _ => Track::Constant {
-                    value: leaf(chunks, 0x2501).and_then(f32s::<1>).unwrap_or([0.0]),
+                    value: leaf(chunks, 0x2501).and_then(f32s::<1>).ok_or_else(|| {
+                        EvalError::malformed(
+                            name.clone(),
+                            "a key-less keyframer with no stored value (4 bytes in chunk 0x2501)",
+                        )
+                    })?,
                 },
             };
             Controller::Float {
@@ -430,7 +435,12 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, EvalError
                     keys: tcb_keys::<3>(t, 64, 5)?,
                 },
                 _ => Track::Constant {
-                    value: point3_default(id, chunks).unwrap_or([0.0; 3]),
+                    value: point3_default(id, chunks).ok_or_else(|| {
+                        EvalError::malformed(
+                            name.clone(),
+                            "a key-less keyframer with no stored value (12 bytes in chunk 0x2503 or 0x2501)",
+                        )
+                    })?,
                 },
             };
             Controller::Point3 {
@@ -583,5 +593,90 @@ impl RotTrack {
             RotTrack::Linear { keys } => keys.iter().map(|k| k.0).collect(),
             RotTrack::Tcb { keys } => keys.iter().map(|k| k.time).collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::ObjectClass;
+
+    fn keyless(class_id: ClassId, chunks: &[Chunk]) -> Result<Controller, EvalError> {
+        let o = SceneObject {
+            index: 0,
+            chunk_id: 0,
+            class: Some(ObjectClass {
+                class_id,
+                super_class: 0,
+                name: "test".into(),
+                dll: "builtin".into(),
+            }),
+            references: Vec::new(),
+            appdata: Vec::new(),
+            node: None,
+            note_keys: Vec::new(),
+        };
+        decode(&o, chunks)
+    }
+
+    fn f32s_le(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    fn constant3(c: Result<Controller, EvalError>) -> [f64; 3] {
+        match c {
+            Ok(Controller::Point3 {
+                track: Track::Constant { value },
+                ..
+            }) => value,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Point3 keyframers keep their value in 0x2501, position ones in 0x2503;
+    /// both may sit inside the Max 2017+ 0x7127 wrapper.
+    #[test]
+    fn keyless_point3_values_come_from_their_own_chunk() {
+        let both = [
+            Chunk::leaf(0x2501, f32s_le(&[1.0, 2.0, 3.0])),
+            Chunk::leaf(0x2503, f32s_le(&[4.0, 5.0, 6.0])),
+        ];
+        assert_eq!(
+            constant3(keyless(class::BEZIER_POINT3, &both)),
+            [1.0, 2.0, 3.0]
+        );
+        assert_eq!(
+            constant3(keyless(class::BEZIER_POS, &both)),
+            [4.0, 5.0, 6.0]
+        );
+        let wrapped = [Chunk::container(
+            KEYFRAMER_WRAPPER,
+            vec![Chunk::leaf(0x2501, f32s_le(&[7.0, 8.0, 9.0]))],
+        )];
+        assert_eq!(
+            constant3(keyless(class::BEZIER_COLOR, &wrapped)),
+            [7.0, 8.0, 9.0]
+        );
+    }
+
+    /// No stored value is an error, not a zero.
+    #[test]
+    fn keyless_keyframers_without_a_value_are_malformed() {
+        let short = [Chunk::leaf(0x2501, f32s_le(&[1.0]))];
+        assert!(matches!(
+            keyless(class::BEZIER_POINT3, &short),
+            Err(EvalError::Malformed { .. })
+        ));
+        assert!(matches!(
+            keyless(class::BEZIER_FLOAT, &[]),
+            Err(EvalError::Malformed { .. })
+        ));
+        assert!(matches!(
+            keyless(class::BEZIER_FLOAT, &short),
+            Ok(Controller::Float {
+                track: Track::Constant { value: [1.0] },
+                ..
+            })
+        ));
     }
 }
