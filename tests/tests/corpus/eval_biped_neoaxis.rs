@@ -47,6 +47,16 @@ struct OgreAnimation {
 /// quaternion x, y, z, w), 0x3000 parent (u16 child, u16 parent). This
 /// exporter's bone lengths leave out the name, so bones are read field by
 /// field.
+/// RabbitSkin.max, the scene NeoAxis's Rabbit.skeleton was exported from.
+fn rabbit_scene() -> SceneEval {
+    let doc = Document::open(&corpus_dir().join("max/biped/RabbitSkin.max")).expect("max");
+    SceneEval::from_document(doc).expect("scene")
+}
+
+fn rabbit_skeleton() -> Vec<u8> {
+    std::fs::read(corpus_dir().join("ref/neoaxis/Rabbit.skeleton")).expect("skeleton")
+}
+
 fn read_ogre_skeleton(b: &[u8]) -> Vec<OgreBone> {
     read_ogre(b).0
 }
@@ -170,12 +180,10 @@ fn biped_pair<'a>(
 
 #[test]
 fn neoaxis_rabbit_skeleton_matches_the_figure() {
-    let corpus = corpus_dir();
-    let bytes = std::fs::read(corpus.join("ref/neoaxis/Rabbit.skeleton")).expect("skeleton");
+    let bytes = rabbit_skeleton();
     let ogre = read_ogre_skeleton(&bytes);
     assert!(ogre.len() > 30, "{} bones", ogre.len());
-    let doc = Document::open(&corpus.join("max/biped/RabbitSkin.max")).expect("max");
-    let eval = SceneEval::from_document(doc).expect("scene");
+    let eval = rabbit_scene();
     let rig = biped::rigs(&eval).remove(0).expect("rig");
     let height = rig.figure.height.expect("height");
     let mut pairs = Vec::new();
@@ -251,11 +259,9 @@ const TAKES: [(&str, i32, i32); 3] = [
 #[test]
 fn neoaxis_rabbit_takes_match_the_keys() {
     use maxfs_scene::eval::rigs::biped::motion;
-    let corpus = corpus_dir();
-    let bytes = std::fs::read(corpus.join("ref/neoaxis/Rabbit.skeleton")).expect("skeleton");
+    let bytes = rabbit_skeleton();
     let (ogre, anims) = read_ogre(&bytes);
-    let doc = Document::open(&corpus.join("max/biped/RabbitSkin.max")).expect("max");
-    let eval = SceneEval::from_document(doc).expect("scene");
+    let eval = rabbit_scene();
     let rig = biped::rigs(&eval).remove(0).expect("rig");
     let height = rig.figure.height.expect("height");
     let scale = 0.012;
@@ -369,9 +375,7 @@ fn yup_point(v: &[f32], at: usize) -> Vec3 {
 #[test]
 fn rabbit_leg_ik_keys_hold_their_ankle_and_pivot() {
     use maxfs_scene::eval::rigs::biped::motion;
-    let corpus = corpus_dir();
-    let doc = Document::open(&corpus.join("max/biped/RabbitSkin.max")).expect("max");
-    let eval = SceneEval::from_document(doc).expect("scene");
+    let eval = rabbit_scene();
     let rig = biped::rigs(&eval).remove(0).expect("rig");
     let height = rig.figure.height.expect("height");
     let (mut keys, mut worst_ankle) = (0, 0.0f64);
@@ -431,11 +435,9 @@ fn rabbit_leg_ik_keys_hold_their_ankle_and_pivot() {
 #[test]
 fn rabbit_leg_ik_in_betweens_reach_the_neoaxis_keys() {
     use maxfs_scene::eval::rigs::biped::motion;
-    let corpus = corpus_dir();
-    let bytes = std::fs::read(corpus.join("ref/neoaxis/Rabbit.skeleton")).expect("skeleton");
+    let bytes = rabbit_skeleton();
     let (ogre, anims) = read_ogre(&bytes);
-    let doc = Document::open(&corpus.join("max/biped/RabbitSkin.max")).expect("max");
-    let eval = SceneEval::from_document(doc).expect("scene");
+    let eval = rabbit_scene();
     let rig = biped::rigs(&eval).remove(0).expect("rig");
     let height = rig.figure.height.expect("height");
     let scale = 0.012;

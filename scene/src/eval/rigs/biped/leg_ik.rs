@@ -232,20 +232,23 @@ fn solve_segment(
     let foot_rot = Mat43::rotation(q);
 
     // The pivot's path and the ankle hanging off it.
-    let mut pivot_keys = Vec::with_capacity(hi + 1 - lo);
-    for k in &keys[lo..=hi] {
-        let p = yup_point(&k.values, pivot_pos, name, k.time)?;
-        let mut key = k.clone();
-        key.values = vec![p.0 as f32, p.1 as f32, p.2 as f32];
-        pivot_keys.push(key);
-    }
-    let (pa_i, pa_j) = (
-        yup_point(&ki.values, pivot_pos, name, ki.time)?,
-        yup_point(&kj.values, pivot_pos, name, kj.time)?,
-    );
+    // The run's pivots, `lo` first.
+    let pivots = keys[lo..=hi]
+        .iter()
+        .map(|k| yup_point(&k.values, pivot_pos, name, k.time))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (pa_i, pa_j) = (pivots[i - lo], pivots[j - lo]);
     let pivot = if pa_j.minus(pa_i).len() <= SAME_PIVOT {
         pa_i
     } else {
+        let pivot_keys = keys[lo..=hi]
+            .iter()
+            .zip(&pivots)
+            .map(|(k, p)| super::tracks::Key {
+                values: vec![p.0 as f32, p.1 as f32, p.2 as f32],
+                ..k.clone()
+            })
+            .collect();
         let pivot_track = super::tracks::KeyTrack {
             keys: pivot_keys,
             ..tr.clone()
@@ -254,8 +257,7 @@ fn solve_segment(
         Vec3(x, y, z)
     };
     let foot_lo = foot_at(&keys[lo])?;
-    let pa_lo = yup_point(&keys[lo].values, pivot_pos, name, keys[lo].time)?;
-    let d = pa_lo.minus(foot_lo.0[3]);
+    let d = pivots[0].minus(foot_lo.0[3]);
     let [x, y, z] = rows(&foot_lo);
     let local = Vec3(d.dot(x), d.dot(y), d.dot(z));
     let ankle = pivot.minus(foot_rot.transform_vector(local));

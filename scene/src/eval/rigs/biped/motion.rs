@@ -789,9 +789,13 @@ const CLAVICLE_DELTAS: [usize; 2] = [9, 10];
 fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
     let name = if left { "left arm" } else { "right arm" };
     let tr = track(rig, name).ok_or_else(|| EvalError::malformed("", format!("no {name} keys")))?;
+    // The keys after `t` start at `after`.
+    let after = tr.keys.partition_point(|k| k.time <= t);
     if !tr.keys.iter().any(|k| k.time == t) {
-        let i = tr.keys.partition_point(|k| k.time <= t);
-        let around = [i.checked_sub(1), (i < tr.keys.len()).then_some(i)];
+        let around = [
+            after.checked_sub(1),
+            (after < tr.keys.len()).then_some(after),
+        ];
         for k in around.into_iter().flatten().map(|k| &tr.keys[k]) {
             if let Some(&b) = k.values.get(IK_BLEND).filter(|b| b.abs() > IK_FREE) {
                 return Err(EvalError::not_evaluated_why(
@@ -801,8 +805,7 @@ fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
             }
         }
     }
-    let first = tr.keys.partition_point(|k| k.time <= t).saturating_sub(1);
-    let mut out = tr.keys[first].values.clone();
+    let mut out = tr.keys[after.saturating_sub(1)].values.clone();
     if out.len() < 6 {
         return Err(EvalError::malformed(
             name.to_string(),
