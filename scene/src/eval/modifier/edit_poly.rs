@@ -276,9 +276,9 @@ fn below(
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
             poly.normals = None;
             dropped.normals = None;
-            super::symmetry::plane(m, cx)
-                .and_then(|pl| super::symmetry_poly::apply(&mut poly, &pl))
-                .map_err(|e| m.error(Some(e)))?;
+            for pl in super::symmetry::planes(m, cx).map_err(|e| m.error(Some(e)))? {
+                super::symmetry_poly::apply(&mut poly, &pl).map_err(|e| m.error(Some(e)))?;
+            }
             Ok(poly)
         }
         Some(m) if m.class == super::surface::SMOOTH => {

@@ -19,6 +19,7 @@ use super::symmetry_slice::slice_below;
 use super::{gizmo, Applied, ModContext};
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::objects::mesh::Mesh;
+use crate::eval::objects::primitive::Params;
 
 const PBLOCK_SLOT: u32 = 0;
 const GIZMO_SLOT: u32 = 1;
@@ -35,37 +36,106 @@ pub(super) struct Plane {
     pub threshold: f64,
 }
 
-/// Reads the plane and options from the parameter block and the gizmo.
-pub(super) fn plane(m: &Applied, cx: &ModContext) -> Result<Plane, EvalError> {
+/// Parameter ids of the block Max 2021 and later save (19 parameters): the
+/// first five keep their meaning; 5 the mode (0 planar; radial otherwise),
+/// 6–8 the planar X, Y and Z switches, 9–11 their flips, 18 a second weld
+/// threshold. Measured on public Max 2023/2024 files (docs/unseen-files.md):
+/// a node with X and Y on and Y flipped holds 246 vertices in Max's Mesh
+/// Totals, one mirror on X alone 145.
+const MODE: usize = 5;
+const PLANAR: [usize; 3] = [6, 7, 8];
+const PLANAR_FLIP: [usize; 3] = [9, 10, 11];
+const THRESHOLD_2021: usize = 18;
+
+/// Reads the planes and options from the parameter block and the gizmo: one
+/// plane for the old block (0 axis, 4 flip); for Max 2021's block, one per
+/// planar axis switched on, in X, Y, Z order, each applied to the result of
+/// the one before (none: the modifier passes its input through).
+pub(super) fn planes(m: &Applied, cx: &ModContext) -> Result<Vec<Plane>, EvalError> {
     let p = gizmo::params(cx, m, PBLOCK_SLOT)?;
-    let axis = match p.int_or(0, 0) {
-        a @ 0..=2 => a as usize,
-        a => return Err(EvalError::malformed("", format!("symmetry axis {a}"))),
-    };
-    let flip = p.flag(4, false);
     let to_object = gizmo::gizmo_to_object(cx, m, GIZMO_SLOT)?;
     let to_gizmo = gizmo::inverse(&to_object, "Symmetry gizmo")?;
-    let mut dir = [0.0; 3];
-    dir[axis] = if flip { -1.0 } else { 1.0 };
-    let n = to_object
-        .transform_vector(Vec3(dir[0], dir[1], dir[2]))
-        .normalized();
-    let mut s = [1.0; 3];
-    s[axis] = -1.0;
-    Ok(Plane {
-        n,
-        offset: n.dot(to_object.0[3]),
-        reflect: to_gizmo
-            .then(&Mat43::scaling(Vec3(s[0], s[1], s[2])))
-            .then(&to_object),
-        slice: p.flag(1, true),
-        weld: p.flag(2, true),
-        threshold: p.float_or(3, 0.1).max(0.0),
-    })
+    let (slice, weld) = (p.flag(1, true), p.flag(2, true));
+    let threshold = p.float_or(3, 0.1).max(0.0);
+    Ok(mirrors(&p)?
+        .into_iter()
+        .map(|(axis, flip)| Plane::on(axis, flip, &to_object, &to_gizmo, slice, weld, threshold))
+        .collect())
+}
+
+/// The (gizmo axis, flip) of each mirror the block asks for, in the order
+/// they apply; radial mode and two different thresholds are refused by name.
+fn mirrors(p: &Params) -> Result<Vec<(usize, bool)>, EvalError> {
+    if !p.has(PLANAR[0]) {
+        let axis = match p.int_or(0, 0) {
+            a @ 0..=2 => a as usize,
+            a => return Err(EvalError::malformed("", format!("symmetry axis {a}"))),
+        };
+        return Ok(vec![(axis, p.flag(4, false))]);
+    }
+    match p.int_or(MODE, 0) {
+        0 => {}
+        mode => {
+            return Err(EvalError::not_evaluated_why(
+                "Symmetry",
+                format!("mode {mode} (radial symmetry)"),
+            ))
+        }
+    }
+    let (first, second) = (p.float_or(3, 0.1), p.float_or(THRESHOLD_2021, 0.1));
+    if (second - first).abs() > 1e-6 {
+        return Err(EvalError::not_evaluated_why(
+            "Symmetry",
+            format!("its two weld thresholds differ ({first} and {second}): which one welds is not known"),
+        ));
+    }
+    Ok((0..3)
+        .filter(|&a| p.flag(PLANAR[a], false))
+        .map(|a| (a, p.flag(PLANAR_FLIP[a], false)))
+        .collect())
+}
+
+impl Plane {
+    /// The plane through the gizmo origin normal to gizmo axis `axis`
+    /// (negated by `flip`), in object space.
+    fn on(
+        axis: usize,
+        flip: bool,
+        to_object: &Mat43,
+        to_gizmo: &Mat43,
+        slice: bool,
+        weld: bool,
+        threshold: f64,
+    ) -> Plane {
+        let mut dir = [0.0; 3];
+        dir[axis] = if flip { -1.0 } else { 1.0 };
+        let n = to_object
+            .transform_vector(Vec3(dir[0], dir[1], dir[2]))
+            .normalized();
+        let mut s = [1.0; 3];
+        s[axis] = -1.0;
+        Plane {
+            n,
+            offset: n.dot(to_object.0[3]),
+            reflect: to_gizmo
+                .then(&Mat43::scaling(Vec3(s[0], s[1], s[2])))
+                .then(to_object),
+            slice,
+            weld,
+            threshold,
+        }
+    }
 }
 
 pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
-    let pl = plane(m, cx)?;
+    for pl in planes(m, cx)? {
+        mirror_about(mesh, &pl)?;
+    }
+    Ok(())
+}
+
+/// One plane's slice, mirror and weld.
+fn mirror_about(mesh: &mut Mesh, pl: &Plane) -> Result<(), EvalError> {
     if pl.slice {
         slice_below(mesh, pl.n, pl.offset)?;
     }
@@ -249,5 +319,107 @@ mod tests {
         let mut bad = m.clone();
         bad.faces[0].v[0] = 99;
         assert!(slice_below(&mut bad, n, 0.0).is_err());
+    }
+
+    use crate::eval::core::pblock::Value;
+
+    /// A Max 2021+ block: ids 0–4 as before, 5 mode, 6–8 planar X/Y/Z,
+    /// 9–11 their flips, 18 the second threshold.
+    fn block_2021(planar: [bool; 3], flip: [bool; 3], mode: i32, second: f32) -> Params {
+        let mut v = vec![
+            Value::Int(0),
+            Value::Int(1),
+            Value::Int(1),
+            Value::Float(0.01),
+            Value::Bool(false),
+            Value::Int(mode),
+        ];
+        v.extend(planar.map(Value::Bool));
+        v.extend(flip.map(Value::Bool));
+        v.extend([
+            Value::Int(2),
+            Value::Bool(false),
+            Value::Int(2),
+            Value::Bool(false),
+        ]);
+        v.extend([Value::None, Value::Bool(false), Value::Float(second)]);
+        Params::from_values(v)
+    }
+
+    #[test]
+    fn the_2021_block_mirrors_on_each_planar_axis_switched_on() {
+        let old = Params::from_values(vec![
+            Value::Int(2),
+            Value::Int(1),
+            Value::Int(1),
+            Value::Float(0.1),
+            Value::Bool(true),
+        ]);
+        assert_eq!(mirrors(&old).unwrap(), [(2, true)]);
+        let xy = block_2021([true, true, false], [false, true, false], 0, 0.01);
+        assert_eq!(mirrors(&xy).unwrap(), [(0, false), (1, true)]);
+        // Axis 0 of the old layout no longer decides: only Z is on.
+        let z = block_2021([false, false, true], [false; 3], 0, 0.01);
+        assert_eq!(mirrors(&z).unwrap(), [(2, false)]);
+        let none = block_2021([false; 3], [false, false, true], 0, 0.01);
+        assert!(mirrors(&none).unwrap().is_empty());
+        let radial = block_2021([true, false, false], [false; 3], 1, 0.01);
+        assert!(matches!(
+            mirrors(&radial),
+            Err(EvalError::NotEvaluated { .. })
+        ));
+        let two = block_2021([true, false, false], [false; 3], 0, 0.5);
+        assert!(matches!(mirrors(&two), Err(EvalError::NotEvaluated { .. })));
+    }
+
+    #[test]
+    fn mirrors_on_x_then_flipped_y_make_the_whole_square_from_one_quarter() {
+        let face = |v| Face {
+            v,
+            smoothing: 0,
+            material: 0,
+            flags: 0b011,
+        };
+        // The quarter x ≥ 0, y ≤ 0 of the square [−1, 1]², as two triangles
+        // facing +z.
+        let mut m = Mesh {
+            vertices: vec![
+                Vec3(0.0, -1.0, 0.0),
+                Vec3(1.0, -1.0, 0.0),
+                Vec3(1.0, 0.0, 0.0),
+                Vec3(0.0, 0.0, 0.0),
+            ],
+            faces: vec![face([0, 1, 2]), face([0, 2, 3])],
+            ..Mesh::default()
+        };
+        let id = Mat43::scaling(Vec3(1.0, 1.0, 1.0));
+        for (axis, flip) in [(0, false), (1, true)] {
+            let pl = Plane::on(axis, flip, &id, &id, true, true, 0.01);
+            mirror_about(&mut m, &pl).unwrap();
+        }
+        // A 2 × 2 grid of quads: 9 vertices, 8 triangles, area 4, all facing +z.
+        assert_eq!(m.vertices.len(), 9);
+        assert_eq!(m.faces.len(), 8);
+        let mut area = 0.0;
+        for f in &m.faces {
+            let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
+            let n = b.minus(a).cross(c.minus(a));
+            assert!(n.2 > 0.0, "{n:?}");
+            area += n.len() / 2.0;
+        }
+        assert!((area - 4.0).abs() < 1e-12, "{area}");
+        // Unflipped Y keeps y ≥ 0, where the quarter has only its edge: nothing
+        // is left to mirror.
+        let mut q = Mesh {
+            vertices: vec![
+                Vec3(0.0, -1.0, 0.0),
+                Vec3(1.0, -1.0, 0.0),
+                Vec3(1.0, -0.5, 0.0),
+            ],
+            faces: vec![face([0, 1, 2])],
+            ..Mesh::default()
+        };
+        mirror_about(&mut q, &Plane::on(1, false, &id, &id, true, true, 0.01)).unwrap();
+        assert!(q.faces.is_empty());
     }
 }

@@ -188,6 +188,14 @@ impl Params {
         self.float(i).unwrap_or(default)
     }
 
+    /// Whether the block saved parameter `i` (a number or switch).
+    pub fn has(&self, i: usize) -> bool {
+        matches!(
+            self.values.get(i),
+            Some(Value::Int(_) | Value::Float(_) | Value::Bool(_))
+        )
+    }
+
     /// A boolean parameter; missing means `default` (older files stop before it).
     pub fn flag(&self, i: usize, default: bool) -> bool {
         self.int_or(i, i64::from(default)) != 0
