@@ -40,6 +40,7 @@ mod eval_list_controller;
 mod eval_map_modifiers;
 mod eval_materials;
 mod eval_mesh_totals;
+mod eval_modifier_off;
 mod eval_modifiers;
 mod eval_path_constraint;
 mod eval_pbr_fbx;

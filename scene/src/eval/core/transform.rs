@@ -592,6 +592,7 @@ impl SceneEval {
 
     /// The modifier stack of object `cur` (a derived object, or a base object
     /// with an empty stack), top first, and the base object under it.
+    /// Switched-off modifiers are left out, as Max leaves them out.
     pub fn object_stack(&self, mut cur: usize) -> Option<(Vec<Applied<'_>>, usize)> {
         let graph: &SceneGraph = &self.graph;
         let mut stack = Vec::new();
@@ -612,6 +613,10 @@ impl SceneEval {
             let (_, base) = refs.pop()?;
             let apps = modifier::mod_apps(self.chunks(cur));
             for (slot, m) in refs {
+                // A switched-off modifier is not part of Max's result.
+                if modifier::is_switched_off(self.chunks(m)) {
+                    continue;
+                }
                 let class = graph.objects.get(m).and_then(|x| x.class.as_ref());
                 stack.push(Applied {
                     object: m,
