@@ -7,9 +7,12 @@
 //! 0x12c4 one offset per vertex, 0x12c5 the node name; Attach: the attached
 //! object's MNMesh buffers 0x0e00 between three words 0x0e04 / 0x0e08 /
 //! 0x0e0c, accepted only as seen, 1, 0, 0). 0x0260 / 0x0268 hold an operation
-//! in progress. Max 2024 and later add 0x0450 and 0x0470 to the basics, whose
+//! in progress. Newer files add 0x0450 and 0x0470 to the basics, whose
 //! meaning is not known; only the values seen on real files (4 or 6, and 2)
-//! are accepted.
+//! are accepted. 0x0450 is also in Max 2018/2019 files, on every kind of
+//! operation with one value per file (2, 3, 4 or 6 by author): an editor
+//! setting saved with each operation, it seems, but unchecked for the other
+//! values (docs/unseen-files.md, fourth sweep).
 
 use crate::chunk::Chunk;
 use crate::eval::error::EvalError;
