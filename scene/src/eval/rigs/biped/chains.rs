@@ -51,8 +51,9 @@ pub struct ChainRecords {
     pub tail: Result<Vec<f32>, EvalError>,
     /// The right and the left arm's record (a half of 0x006a each).
     pub arms: [Result<Vec<f32>, EvalError>; 2],
-    /// The arm halves come from each side's own keys (at a tick), not from
-    /// the figure's two halves (see `arms::left_mirrors_right`).
+    /// The arm halves come from each side's own keys or, for an unkeyed arm,
+    /// its saved record in the keys' layout (at a tick), not from the
+    /// figure's two halves (see `arms::left_mirrors_right`).
     pub arms_keyed: bool,
 }
 
@@ -74,7 +75,7 @@ pub fn figure_records(rig: &Rig) -> ChainRecords {
 }
 
 /// The figure arm pose record (0x006a) as its two halves, right first.
-fn arm_halves(f: Result<Vec<f32>, EvalError>) -> [Result<Vec<f32>, EvalError>; 2] {
+pub(super) fn arm_halves(f: Result<Vec<f32>, EvalError>) -> [Result<Vec<f32>, EvalError>; 2] {
     let f = f.and_then(|f| {
         if f.is_empty() || f.len() % 2 != 0 {
             return Err(EvalError::malformed(

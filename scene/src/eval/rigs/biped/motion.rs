@@ -36,10 +36,11 @@
 //! A rig saved in figure mode (0x0109 = 1) is at its figure pose at every
 //! tick: SeanConway_Character (no keys at all) then matches its Skin's
 //! bind TMs at any tick. Animation layers above the base add their COM turn
-//! offsets (`layer_turn`; Player@Idle). A rig without horizontal, vertical
-//! or turn keys outside figure mode is not evaluated: the current-position
-//! records (0x0104, 0x0258 … 0x0261) are the pose at the time slider when
-//! the file was saved, not a rest pose (docs/biped.md).
+//! offsets (`layer_turn`; Player@Idle). A track without keys holds the pose
+//! Max saved at the time slider (`saved_com`, `saved_record`: the
+//! current-position twins of the figure records): with nothing to
+//! interpolate it is the same at every tick (docs/biped.md, "Unkeyed
+//! tracks").
 
 use super::figure::{self, Pose};
 use super::{KeyTrack, Rig};
@@ -413,17 +414,55 @@ fn layer_turn(rig: &Rig, t: i32) -> Result<Option<Quat>, EvalError> {
 }
 
 fn com_at(rig: &Rig, t: i32, layers: bool) -> Result<crate::eval::core::math::Mat43, EvalError> {
-    let missing = |n: &str| {
-        EvalError::not_evaluated(format!(
-            "no {n} keys: the COM at its current-position frame"
-        ))
+    let (h, v, turn) = (
+        track(rig, "horizontal"),
+        track(rig, "vertical"),
+        track(rig, "turn"),
+    );
+    // An unkeyed channel keeps the value Max saved (`saved_com`).
+    let saved = if h.is_none() || v.is_none() || turn.is_none() {
+        Some(saved_com(rig)?)
+    } else {
+        None
     };
-    let h = track(rig, "horizontal").ok_or_else(|| missing("horizontal"))?;
-    let v = track(rig, "vertical").ok_or_else(|| missing("vertical"))?;
-    let turn = track(rig, "turn").ok_or_else(|| missing("turn"))?;
-    let [x, _, depth] = scalar_curve::<3>(h, 0, t)?;
-    let [height] = scalar_curve::<1>(v, 2, t)?;
-    let mut q = quat_curve(turn, 4, t)?;
+    let stored = || saved.ok_or_else(|| EvalError::malformed("", "no saved COM record"));
+    let [x, _, depth] = match h {
+        Some(h) => scalar_curve::<3>(h, 0, t)?,
+        None => {
+            let (p, _) = stored()?;
+            [p[0], p[1], p[2]]
+        }
+    };
+    let height = match v {
+        Some(v) => scalar_curve::<1>(v, 2, t)?[0],
+        None => {
+            // Not the record's [5]: Player@Run's is 1.56 above its height at
+            // the time slider (Red@Run's 20.7 below), where the system
+            // object's current-position frame (0x0104, row 3) holds it, as
+            // the seed says (vertical = 0x0104[13] + the correction [1]).
+            stored()?;
+            rig.structure
+                .current_frame
+                .map(|m| m[3][1])
+                .ok_or_else(|| {
+                    EvalError::not_evaluated(
+                        "no vertical keys and no current-position frame (0x0104)",
+                    )
+                })?
+        }
+    };
+    let mut q = match turn {
+        Some(turn) => quat_curve(turn, 4, t)?,
+        None => {
+            let (_, r) = stored()?;
+            Quat {
+                x: r[0],
+                y: r[1],
+                z: r[2],
+                w: r[3],
+            }
+        }
+    };
     if layers {
         if let Some(l) = layer_turn(rig, t)? {
             q = l.compose(q).normalized();
@@ -431,6 +470,40 @@ fn com_at(rig: &Rig, t: i32, layers: bool) -> Result<crate::eval::core::math::Ma
     }
     let r = figure::yup_rotation([q.x, q.y, q.z, q.w]);
     Ok(figure::with_position(&r, Vec3(x, -depth, height)))
+}
+
+/// The COM Max saved at the time slider in the base layer's record group
+/// (0x0260, the current-position twin of 0x006c: [0..2] a correction,
+/// [4..6] the position, [8..11] the rotation, Y-up; `a_layer_turns_the_com_as_max_saved_it`
+/// checks it against the keys on biped-ld35/Player@Idle). Its height [5]
+/// is not the COM's (`com_at` reads 0x0104 for it). A COM track
+/// without keys has nothing to interpolate, so Max holds that stored value
+/// at every tick (seed §11: "an unkeyed channel keeps its stored value"): a
+/// Biped created and skinned but never animated, saved outside figure mode.
+/// A non-zero correction (the seed's height correction, zero on every
+/// corpus rig) is refused by name: how it adds is not measured.
+fn saved_com(rig: &Rig) -> Result<([f64; 3], [f64; 4]), EvalError> {
+    let f = figure::record(rig, "0x0260")
+        .ok_or_else(|| EvalError::not_evaluated("no COM keys and no saved COM record (0x0260)"))?;
+    if f.len() < 12 {
+        return Err(EvalError::malformed(
+            "",
+            format!("saved COM record (0x0260) holds {} words", f.len()),
+        ));
+    }
+    let w = |i: usize| f64::from(f[i]);
+    if (0..3).any(|i| w(i) != 0.0) {
+        return Err(EvalError::not_evaluated_why(
+            format!(
+                "no COM keys: the saved COM record carries the correction ({}, {}, {})",
+                w(0),
+                w(1),
+                w(2)
+            ),
+            "unkeyed COMs with a height correction",
+        ));
+    }
+    Ok(([w(4), w(5), w(6)], [w(8), w(9), w(10), w(11)]))
 }
 
 /// The toe base quaternions and the toe link bends of a leg record of `n`
@@ -550,7 +623,25 @@ fn toe_bend_at(tr: &KeyTrack, at: usize, t: i32) -> Result<f64, EvalError> {
 /// not the channels' in-between.
 fn leg_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
     let name = if left { "left leg" } else { "right leg" };
-    let tr = track(rig, name).ok_or_else(|| EvalError::malformed("", format!("no {name} keys")))?;
+    let Some(tr) = track(rig, name) else {
+        // An unkeyed leg holds its half of the saved leg record (0x025d).
+        let saved = saved_record(rig, name, 0x0069)?;
+        if saved.is_empty() || saved.len() % 2 != 0 {
+            return Err(EvalError::malformed(
+                "",
+                format!(
+                    "saved leg record holds {} floats, not two halves",
+                    saved.len()
+                ),
+            ));
+        }
+        let h = saved.len() / 2;
+        return Ok(if left {
+            saved[h..].to_vec()
+        } else {
+            saved[..h].to_vec()
+        });
+    };
     if let Some((i, j)) = segment_keys(tr, t) {
         let blend = |k: usize| tr.keys[k].values.get(IK_BLEND).copied().unwrap_or(0.0);
         let free = |k: usize| blend(k).abs() <= IK_FREE;
@@ -752,18 +843,85 @@ fn head_at(rig: &Rig, tr: &KeyTrack, t: i32) -> Result<Vec<f32>, EvalError> {
 /// every frame. The arm keys hold records in the layout of a figure arm pose
 /// half (`arm_at`).
 fn chains_at(rig: &Rig, t: i32) -> super::chains::ChainRecords {
-    let need = |name: &str| {
-        track(rig, name).ok_or_else(|| EvalError::malformed("", format!("no {name} keys")))
+    // A chain without keys holds the record Max saved (`saved_record`).
+    let keyed_or_saved =
+        |name: &str, figure_id: u16, f: &dyn Fn(&KeyTrack) -> Result<Vec<f32>, EvalError>| {
+            match track(rig, name) {
+                Some(tr) => f(tr),
+                None => saved_record(rig, name, figure_id),
+            }
+        };
+    let head = match track(rig, "head") {
+        Some(tr) => head_at(rig, tr, t),
+        None => saved_head(rig),
+    };
+    // A saved arm half is the arm at the time slider, in the keys' layout
+    // (its clavicle deltas [9], [10] included).
+    let arm = |left: bool| match track(rig, if left { "left arm" } else { "right arm" }) {
+        Some(_) => arm_at(rig, left, t),
+        None => saved_arm(rig, left),
     };
     super::chains::ChainRecords {
-        spine: need("spine").and_then(|tr| angles_at(tr, 1, t)),
-        neck: need("head").and_then(|tr| {
+        spine: keyed_or_saved("spine", 0x0067, &|tr| angles_at(tr, 1, t)),
+        neck: keyed_or_saved("head", 0x0065, &|tr| {
             angles_at(tr, HEAD_KEY_NECK + 1, t).map(|v| v[HEAD_KEY_NECK..].to_vec())
         }),
-        head: need("head").and_then(|tr| head_at(rig, tr, t)),
-        tail: need("tail").and_then(|tr| angles_at(tr, 1, t)),
-        arms: [arm_at(rig, false, t), arm_at(rig, true, t)],
+        head,
+        tail: keyed_or_saved("tail", 0x0068, &|tr| angles_at(tr, 1, t)),
+        arms: [arm(false), arm(true)],
         arms_keyed: true,
+    }
+}
+
+/// The twin Max saves of figure pose record `figure_id` in the base layer's
+/// group: the pose at the time slider when the file was saved (0x0258 …
+/// 0x0261 for 0x0064 … 0x006d, the figure's layouts; "The
+/// current-position records" in docs/biped.md). A track without keys has
+/// nothing to interpolate, so that saved pose holds at every tick (seed
+/// §11: "an unkeyed channel keeps its stored value").
+fn saved_record(rig: &Rig, track_name: &str, figure_id: u16) -> Result<Vec<f32>, EvalError> {
+    let id = format!("{:#06x}", figure_id + SAVED_TWIN);
+    figure::record(rig, &id)
+        .map(<[f32]>::to_vec)
+        .ok_or_else(|| {
+            EvalError::not_evaluated(format!(
+                "no {track_name} keys and no saved pose record ({id})"
+            ))
+        })
+}
+
+/// The figure records' twins are at this offset (0x0064 → 0x0258).
+const SAVED_TWIN: u16 = 0x01f4;
+
+/// An unkeyed head: the figure head record (its offset [16..18] is
+/// structural) with the saved head quaternion (0x0258 [0..3]).
+fn saved_head(rig: &Rig) -> Result<Vec<f32>, EvalError> {
+    let saved = saved_record(rig, "head", 0x0064)?;
+    let mut out = super::figure::record(rig, "0x0064")
+        .ok_or_else(|| EvalError::malformed("", "no head pose record (0x0064)"))?
+        .to_vec();
+    if out.len() < 4 || saved.len() < 4 {
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "head pose records hold {} and {} words",
+                out.len(),
+                saved.len()
+            ),
+        ));
+    }
+    out[..4].copy_from_slice(&saved[..4]);
+    Ok(out)
+}
+
+/// An unkeyed arm: its half of the saved arm record (0x025e).
+fn saved_arm(rig: &Rig, left: bool) -> Result<Vec<f32>, EvalError> {
+    let name = if left { "left arm" } else { "right arm" };
+    let [r, l] = super::chains::arm_halves(saved_record(rig, name, 0x006a));
+    if left {
+        l
+    } else {
+        r
     }
 }
 
@@ -889,7 +1047,16 @@ fn pose_in_layers(rig: &Rig, t: i32, layers: bool) -> Pose {
         figure::with_position(&r, c.0[3])
     });
     let pelvis_turn = match track(rig, "pelvis") {
-        None => Ok(Mat43::IDENTITY),
+        // An unkeyed pelvis holds its saved record (0x025a, 0x0066's
+        // layout), evaluated where it is the identity as in the figure.
+        None => match figure::record(rig, "0x025a") {
+            Some(q) if q.len() < 4 || (q[0], q[1], q[2], q[3].abs()) != (0.0, 0.0, 0.0, 1.0) => {
+                Err(EvalError::not_evaluated(
+                    "no pelvis keys: a saved pelvis rotation (0x025a) other than identity",
+                ))
+            }
+            _ => Ok(Mat43::IDENTITY),
+        },
         Some(p) => quat_curve(p, 0, t).map(|q| {
             // The head's convention: the stored Y-up conjugated quaternion
             // is (−y, −x, z, w) in the pelvis frame.
@@ -1231,5 +1398,36 @@ mod tests {
         let tr = track(&[(0, [0.0; 4]), (160, [0.0, 0.0, 0.0, 1.0])]);
         let e = quat_curve(&tr, 0, 80).unwrap_err();
         assert!(e.to_string().contains("right leg key 0"), "{e}");
+    }
+
+    /// An unkeyed COM (no horizontal, vertical or turn keys) stands at the
+    /// saved record 0x0260 ([4] x, [6] depth, [8..11] rotation, Y-up) at the
+    /// height of the current-position frame 0x0104 (row 3, [1]) at every
+    /// tick; a saved correction ([0..2] non-zero) is refused by name.
+    #[test]
+    fn unkeyed_com_stands_where_max_saved_it() {
+        let mut rig = rig_with_layers(Vec::new());
+        let saved = |correction: f32| super::super::records::Record {
+            id: "0x0260".to_string(),
+            name: None,
+            floats: vec![
+                0.0, correction, 0.0, 1.0, 3.0, 99.0, -2.0, 1.0, 0.0, 0.0, 0.0, 1.0,
+            ],
+            trailing_bytes: 0,
+        };
+        rig.figure.records.push(saved(0.0));
+        let mut frame = [[0.0; 4]; 4];
+        frame[3] = [3.0, 50.0, -2.0, 1.0];
+        rig.structure.current_frame = Some(frame);
+        for t in [0, 480, 9600] {
+            let m = com_at(&rig, t, true).expect("an unkeyed COM evaluates");
+            // Y-up (x, y, z) is Max (x, −z, y); the identity stays identity.
+            assert_eq!(m.0[3], Vec3(3.0, 2.0, 50.0), "tick {t}");
+            assert_eq!(m.0[0], Vec3(1.0, 0.0, 0.0));
+            assert_eq!(m.0[2], Vec3(0.0, 0.0, 1.0));
+        }
+        rig.figure.records[0] = saved(1.5);
+        let e = com_at(&rig, 0, true).unwrap_err();
+        assert!(e.to_string().contains("correction"), "{e}");
     }
 }
