@@ -499,6 +499,9 @@ impl Builder<'_> {
                 r.describe()
             ));
         }
+        for r in &mesh.missing_parts {
+            self.approximate(format!("{name}: exported without {}", r.describe()));
+        }
         let offset = match self.residual.get(&node) {
             Some(x) => self.eval.offset_tm(node).then(x),
             None => self.eval.offset_tm(node),

@@ -259,6 +259,7 @@ mod tests {
             normals: None,
             missing_maps: Vec::new(),
             missing_normals: None,
+            missing_parts: Vec::new(),
         };
         let s = streams(&mesh, &Mat43::IDENTITY, Weighting::CornerAngle);
         assert_eq!(s.positions.len(), 4);
@@ -299,6 +300,7 @@ mod tests {
             normals: None,
             missing_maps: Vec::new(),
             missing_normals: None,
+            missing_parts: Vec::new(),
         };
         let s = streams(&mesh, &Mat43::IDENTITY, Weighting::CornerAngle);
         // Channels 1 and 2 (V flipped); 4 is left out after the missing 3; the

@@ -1,7 +1,8 @@
 //! The corpus-wide coverage table (docs/coverage.md): for every base object
 //! and modifier class, in how many files and on how many nodes it occurs and
 //! on how many of those nodes it is evaluated (object: its mesh is built;
-//! modifier: the node's whole stack evaluates). `coverage_floor.tsv` records
+//! modifier: the node's whole stack evaluates from its own modifiers, no
+//! saved cache standing in). `coverage_floor.tsv` records
 //! the evaluated counts when the table was last written; a class whose count
 //! falls below it fails here, so nothing that evaluated stops evaluating
 //! unnoticed. Regenerate the floor and the docs table with
@@ -55,7 +56,13 @@ fn table() -> BTreeMap<(String, String), Row> {
                     base == MeshCoverage::Evaluated,
                 );
             }
-            let whole = matches!(eval.mesh(node, 0), Some(Ok(_)));
+            // The stack's own evaluation: where an Unwrap UVW's cache stands
+            // in for modifiers below it (modifier/unwrap_cache.rs), those
+            // classes are still not evaluated.
+            let whole = matches!(
+                eval.mesh_with(node, 0, maxfs_scene::eval::Stack::Replayed),
+                Some(Ok(_))
+            );
             let mut seen = BTreeSet::new();
             for m in modifiers(&eval, node) {
                 let class = class_of(&eval, m);

@@ -10,6 +10,7 @@
 
 use maxfs_exporters::nel::export::ExportKind;
 use maxfs_scene::chunk::Chunk;
+use maxfs_scene::eval::core::memo::Stack;
 use maxfs_scene::eval::objects::{primitive, primitive_poly};
 use maxfs_scene::eval::{SceneEval, Vec3};
 use maxfs_scene::Document;
@@ -349,7 +350,7 @@ fn watercooler_cylinder_with_cap_segments_has_max_face_count() {
         .expect("face selection");
     assert_eq!(words(&bits[..4])[0] as usize, poly.faces.len());
     let err = eval
-        .mesh(node.index, 0)
+        .mesh_with(node.index, 0, Stack::Replayed)
         .expect("a mesh result")
         .expect_err("refused");
     assert!(
@@ -428,8 +429,10 @@ fn edge_chamfers_name_their_variant() {
             float(35),
             float(109)
         );
+        // The stack's own evaluation (the Unwrap UVW cache stands in for
+        // the node's mesh: eval_unwrap_cache.rs).
         let err = eval
-            .mesh(node.index, 0)
+            .mesh_with(node.index, 0, Stack::Replayed)
             .expect("a mesh result")
             .expect_err("refused");
         eprintln!("{name}: {err}");

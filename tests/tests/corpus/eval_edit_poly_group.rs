@@ -12,6 +12,7 @@
 //!   counts that fit neither a by-polygon nor a group extrusion, so it is
 //!   refused at that operation, naming the faces.
 
+use maxfs_scene::eval::core::memo::Stack;
 use std::collections::HashMap;
 
 use maxfs_scene::eval::modifier::{
@@ -127,8 +128,10 @@ fn watercooler_band_move_extrusion_is_refused_with_max_counts() {
     let (name, n) = selection(&eval, o, at, 3).expect("op 3");
     assert!(name.contains("(91)"), "{name}");
     assert_eq!(n - 234, 18);
+    // The stack's own evaluation (the Unwrap UVW cache stands in for it in
+    // the node's mesh: eval_unwrap_cache.rs).
     let err = eval
-        .mesh(o, 0)
+        .mesh_with(o, 0, Stack::Replayed)
         .expect("a mesh object")
         .expect_err("refused")
         .to_string();

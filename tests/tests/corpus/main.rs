@@ -57,6 +57,7 @@ mod eval_smooth;
 mod eval_sunlight;
 mod eval_teapot;
 mod eval_texture_files;
+mod eval_unwrap_cache;
 mod eval_uv;
 mod export_anim_frame_rate;
 mod export_biped_anim;

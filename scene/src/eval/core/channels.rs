@@ -42,6 +42,15 @@ pub(crate) fn is_keyed(c: &Controller) -> bool {
     }
 }
 
+/// Whether the controller's own track takes more than one value over time:
+/// keys at two or more times (a single key holds its value at every time, as
+/// Max's key interpolation gives it before the first and after the last key).
+pub(crate) fn varies(c: &Controller) -> bool {
+    let mut times = key_times(c);
+    times.dedup();
+    times.len() > 1
+}
+
 /// Nesting followed below a PRS: per-axis controllers and list entries (a
 /// list of lists is already refused deeper than list.rs allows).
 const MAX_DEPTH: usize = 20;

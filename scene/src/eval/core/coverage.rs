@@ -39,7 +39,9 @@ pub struct Gap {
     /// parent's is not evaluated), "object", "modifier",
     /// "map channel"
     /// (mesh built, a channel a texture-coordinate modifier writes not), "material"
-    /// (colours not decoded: exported with defaults).
+    /// (colours not decoded: exported with defaults), "normals" (specified
+    /// normals left out), "mesh part" (a part a saved result standing in for
+    /// the stack lacks: an Unwrap UVW cache's smoothing groups).
     pub role: &'static str,
     pub class: String,
     /// Names of the nodes affected, in scene order.
@@ -123,6 +125,11 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
                     }
                     if let Some(r) = &mesh.missing_normals {
                         add("normals", r.describe());
+                    }
+                    // Parts a saved result standing in for the stack lacks
+                    // (modifier/unwrap_cache.rs).
+                    for r in &mesh.missing_parts {
+                        add("mesh part", r.describe());
                     }
                 }
             }

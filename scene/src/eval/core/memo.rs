@@ -28,6 +28,10 @@ pub enum Stack {
     /// A modifier that is not in the node's stack makes this the same request
     /// as `Full`, and it is keyed as such.
     Without(usize),
+    /// The whole stack from its own modifiers only: no result Max saved (an
+    /// Unwrap UVW's cache of its input) stands in for a part not evaluated —
+    /// what is compared with those saved results, and what names the part.
+    Replayed,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -9,4 +9,5 @@ pub mod list;
 pub mod math;
 pub mod memo;
 pub mod pblock;
+pub mod still;
 pub mod transform;

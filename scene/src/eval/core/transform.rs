@@ -638,6 +638,14 @@ impl SceneEval {
         self.mesh_with(node, t, Stack::Full)
     }
 
+    /// The mesh of a base object at time `t`, before any modifier (shared
+    /// with the stack evaluation through the memo); None when it is not a
+    /// mesh this evaluation builds.
+    pub(crate) fn object_mesh_of(&self, obj: usize, t: i32) -> Option<MeshResult> {
+        self.memo
+            .object(obj, t, || self.object_mesh(obj, t).map(|r| r.map(Arc::new)))
+    }
+
     /// [`mesh`](Self::mesh) with part of the stack, see [`Stack`].
     pub fn mesh_with(&self, node: usize, t: i32, stack: Stack) -> Option<MeshResult> {
         let (applied, base) = self.modifier_stack(node)?;
@@ -649,7 +657,7 @@ impl SceneEval {
             if crate::eval::objects::patch::is_rklpatch(self, base) {
                 // NeL Edit Patch acts on the patch mesh, before tessellation.
                 let applied: Vec<_> = match stack {
-                    Stack::Full => applied,
+                    Stack::Full | Stack::Replayed => applied,
                     Stack::Without(m) => applied.into_iter().filter(|a| a.object != m).collect(),
                 };
                 let cx = modifier::ModContext {
@@ -657,13 +665,14 @@ impl SceneEval {
                     node: Some(node),
                     t,
                     max_order: true,
+                    stand_ins: stack != Stack::Replayed,
                 };
                 let m = crate::eval::objects::patch::stack_mesh(self, base, &applied, &cx);
                 return Some(m.map(Arc::new));
             }
             if crate::eval::objects::shape::is_shape_object(self, base) {
                 let applied: Vec<_> = match stack {
-                    Stack::Full => applied,
+                    Stack::Full | Stack::Replayed => applied,
                     Stack::Without(m) => applied.into_iter().filter(|a| a.object != m).collect(),
                 };
                 return self.shape_mesh(node, base, &applied, t);
@@ -672,7 +681,7 @@ impl SceneEval {
                 self.object_mesh(base, t).map(|r| r.map(Arc::new))
             })?;
             let applied: Vec<_> = match stack {
-                Stack::Full => applied,
+                Stack::Full | Stack::Replayed => applied,
                 Stack::Without(m) => applied.into_iter().filter(|a| a.object != m).collect(),
             };
             Some(base_mesh.and_then(|b| {
@@ -691,9 +700,10 @@ impl SceneEval {
                     node: Some(node),
                     t,
                     max_order: !is_bool,
+                    stand_ins: stack != Stack::Replayed,
                 };
                 let mut m: Mesh = (*b).clone();
-                modifier::apply_stack(&applied, &mut m, &cx)?;
+                modifier::apply_stack_over(&applied, base, &mut m, &cx)?;
                 Ok(Arc::new(m))
             }))
         })
@@ -749,6 +759,7 @@ impl SceneEval {
             node: Some(node),
             t,
             max_order: true,
+            stand_ins: true,
         };
         Some(
             evaluated

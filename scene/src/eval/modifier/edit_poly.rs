@@ -34,7 +34,7 @@ use super::edit_poly_smooth as smooth;
 use super::edit_poly_topo as topo;
 use super::{bits, Applied, ModContext};
 use crate::eval::core::pblock;
-use crate::eval::objects::mesh::{self, Mesh, MissingMap, MissingNormals};
+use crate::eval::objects::mesh::{self, Mesh, MissingMap, MissingNormals, MissingPart};
 use crate::eval::objects::poly::PolyMesh;
 use crate::eval::objects::primitive;
 use crate::eval::objects::primitive_poly;
@@ -64,6 +64,7 @@ pub(super) fn apply(
     let _ = std::mem::replace(mesh, poly.to_mesh()?);
     mesh.missing_maps.extend(dropped.maps);
     mesh.missing_normals = dropped.normals;
+    mesh.missing_parts.extend(dropped.parts);
     Ok(())
 }
 
@@ -74,6 +75,27 @@ pub(super) fn apply(
 struct Left {
     maps: Vec<MissingMap>,
     normals: Option<MissingNormals>,
+    /// Parts an Unwrap UVW's cache that stood in below does not hold.
+    parts: Vec<MissingPart>,
+}
+
+/// The Unwrap UVW at `stack[at]`'s cache of its input in place of the stack
+/// below it, which failed with `failed`; what was left out below is replaced
+/// by what the cache lacks.
+fn stand_in(
+    stack: &[Applied],
+    at: usize,
+    base: usize,
+    cx: &ModContext,
+    failed: EvalError,
+    dropped: &mut Left,
+) -> Result<PolyMesh, EvalError> {
+    if !cx.stand_ins {
+        return Err(failed);
+    }
+    let (poly, parts) = super::unwrap_cache::stand_in(stack, at, base, cx, failed)?;
+    dropped.parts.extend(parts);
+    Ok(poly)
 }
 
 /// The polygon mesh the Edit Poly at `at` in `node`'s modifier stack (0 = top)
@@ -102,6 +124,8 @@ pub fn polygon_output(
         node: Some(node),
         t,
         max_order: true,
+        // Max's result of the Edit Poly itself: never a cache above.
+        stand_ins: false,
     };
     output(&stack, at, base, &cx, None, &mut Left::default())
 }
@@ -131,6 +155,8 @@ pub fn polygon_output_after(
         node: Some(node),
         t,
         max_order: true,
+        // Max's result of the Edit Poly itself: never a cache above.
+        stand_ins: false,
     };
     output(&stack, at, base, &cx, Some(count), &mut Left::default())
 }
@@ -253,19 +279,34 @@ fn below(
             output(stack, at, base, cx, None, dropped).map_err(|e| e.inside("the Edit Poly below"))
         }
         Some(m) if m.class == super::UNWRAP_UVW => {
-            let mut poly = below(stack, at + 1, base, cx, dropped)?;
+            // Where the stack below fails or does not take the Unwrap's map,
+            // the Unwrap's cache of its input stands in (`unwrap_cache`).
+            let mut inner = Left::default();
+            let mut poly = match below(stack, at + 1, base, cx, &mut inner) {
+                Ok(p) => p,
+                Err(e) => return stand_in(stack, at, base, cx, e, dropped),
+            };
             let local = m
                 .mod_app
                 .and_then(|a| a.children().iter().find(|c| c.id == super::LOCAL_DATA))
                 .map_or(&[][..], Chunk::children);
             let applied = super::unwrap::apply_poly(local, cx.eval.chunks(m.object), &mut poly);
-            // An Unwrap UVW that cannot be applied never costs the geometry:
-            // its channel leaves the polygons (the stack records why when it
-            // met the modifier below this one, see `uv_only`).
-            if applied.is_err() {
-                poly.maps.retain(|x| x.channel != 1);
-            } else {
-                dropped.maps.retain(|d| d.channel != Some(1));
+            match applied {
+                Ok(()) => inner.maps.retain(|d| d.channel != Some(1)),
+                Err(e) => {
+                    if let Ok(p) = stand_in(stack, at, base, cx, m.error(Some(e)), dropped) {
+                        return Ok(p);
+                    }
+                    // An Unwrap UVW that cannot be applied never costs the
+                    // geometry: its channel leaves the polygons (the stack
+                    // records why when it met the modifier, see `uv_only`).
+                    poly.maps.retain(|x| x.channel != 1);
+                }
+            }
+            dropped.maps.extend(inner.maps);
+            dropped.parts.extend(inner.parts);
+            if inner.normals.is_some() {
+                dropped.normals = inner.normals;
             }
             Ok(poly)
         }

@@ -71,6 +71,7 @@ mod taper;
 pub mod turbo_smooth;
 mod twist;
 mod unwrap;
+mod unwrap_cache;
 pub mod uv_only;
 mod uvw_map;
 pub(crate) mod uvw_project;
@@ -153,6 +154,11 @@ pub struct ModContext<'e> {
     /// geometry to check it against (Map Extender, VertexTreePaint) refuse
     /// otherwise.
     pub max_order: bool,
+    /// Whether a result Max saved may stand in for a part of the stack that
+    /// is not evaluated (an Unwrap UVW's cache of its input,
+    /// `unwrap_cache`); false where the stack's own evaluation is wanted
+    /// ([`Stack::Replayed`](crate::eval::core::memo::Stack::Replayed)).
+    pub stand_ins: bool,
 }
 
 /// Modifiers that act only on the sub-object selection passed up to them. Our
@@ -178,9 +184,37 @@ const SELECTION_SENSITIVE: [ClassId; 15] = [
 
 /// Applies a modifier stack (`applied` in stack order, top first) bottom-up.
 pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
+    run_stack(applied, None, mesh, cx)
+}
+
+/// [`apply_stack`] on a stack whose base object is `base`: where the stack
+/// below an Unwrap UVW cannot be evaluated, or its result does not take the
+/// Unwrap's map, the Unwrap's cache of its input stands in for it
+/// (`unwrap_cache`).
+pub fn apply_stack_over(
+    applied: &[Applied],
+    base: usize,
+    mesh: &mut Mesh,
+    cx: &ModContext,
+) -> Result<(), EvalError> {
+    run_stack(applied, Some(base), mesh, cx)
+}
+
+fn run_stack(
+    applied: &[Applied],
+    base: Option<usize>,
+    mesh: &mut Mesh,
+    cx: &ModContext,
+) -> Result<(), EvalError> {
     let mut selection: Option<&Applied> = None;
     let deferred = replayed_by_edit_poly(applied);
-    for (a, _) in applied.iter().zip(&deferred).rev().filter(|(_, &d)| !d) {
+    let mut i = applied.len();
+    while i > 0 {
+        i -= 1;
+        if deferred[i] {
+            continue;
+        }
+        let a = &applied[i];
         let refused = match selection {
             Some(sel) if SELECTION_SENSITIVE.contains(&a.class) => {
                 Some(a.error(Some(EvalError::not_evaluated(format!(
@@ -195,22 +229,59 @@ pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Res
         }
         // Modifiers that rebuild the mesh do not carry the record of
         // channels left out below them: it is kept aside and put back.
-        let missing = std::mem::take(&mut mesh.missing_maps);
-        let missing_normals = mesh.missing_normals.take();
+        let mut missing = std::mem::take(&mut mesh.missing_maps);
+        let mut missing_normals = mesh.missing_normals.take();
+        let parts = std::mem::take(&mut mesh.missing_parts);
         let outcome = match refused {
             Some(e) => Err(e),
             None => apply(a, mesh, cx),
         };
         match outcome {
             Ok(()) => {}
-            // A texture-coordinate modifier that fails never costs the geometry.
-            Err(e) if uv_only::is_uv_only(a.class) => uv_only::failed(a, mesh, cx, &e),
-            Err(e) => return Err(e),
+            Err(e) => {
+                // The nearest Unwrap UVW at or above the failure whose cache
+                // can stand in for the stack below it.
+                let mut first_refusal = None;
+                let mut stood_in = None;
+                if let Some(base) = base.filter(|_| cx.stand_ins) {
+                    for j in (0..=i).rev().filter(|&j| applied[j].class == UNWRAP_UVW) {
+                        match unwrap_cache::stand_in(applied, j, base, cx, e.clone()) {
+                            Ok(found) => {
+                                stood_in = Some((j, found));
+                                break;
+                            }
+                            Err(r) => {
+                                first_refusal.get_or_insert(r);
+                            }
+                        }
+                    }
+                }
+                match stood_in {
+                    Some((j, (poly, cache_parts))) => {
+                        *mesh = poly.to_mesh()?;
+                        mesh.missing_parts = cache_parts;
+                        // Whatever was left out below is replaced with the cache.
+                        missing.clear();
+                        missing_normals = None;
+                        i = j;
+                    }
+                    // A texture-coordinate modifier that fails never costs the geometry.
+                    None if uv_only::is_uv_only(a.class) => {
+                        uv_only::failed(a, mesh, cx, first_refusal.as_ref().unwrap_or(&e))
+                    }
+                    None => return Err(first_refusal.unwrap_or(e)),
+                }
+            }
         }
         let added = std::mem::replace(&mut mesh.missing_maps, missing);
         mesh.missing_maps.extend(added);
         if mesh.missing_normals.is_none() {
             mesh.missing_normals = missing_normals;
+        }
+        for p in parts {
+            if !mesh.missing_parts.contains(&p) {
+                mesh.missing_parts.push(p);
+            }
         }
         // A channel written again above (a later UVW Map, an Edit Poly that
         // rebuilt it from below) is no longer missing.
@@ -219,7 +290,7 @@ pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Res
             r.channel
                 .is_none_or(|c| !maps.iter().any(|x| x.channel == c))
         });
-        if !keeps_specified_normals(a.class) {
+        if !keeps_specified_normals(applied[i].class) {
             // Max's TriObjectNormalXTC clears specified normals when a modifier
             // that does not support them changes geometry or topology:
             // those left out below would have gone here anyway.

@@ -268,6 +268,7 @@ pub fn shell(mesh: &Mesh, s: &Settings) -> Result<Mesh, EvalError> {
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     })
 }
 
@@ -386,6 +387,7 @@ mod tests {
             normals: None,
             missing_maps: Vec::new(),
             missing_normals: None,
+            missing_parts: Vec::new(),
         }
     }
 

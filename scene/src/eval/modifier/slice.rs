@@ -180,6 +180,7 @@ mod tests {
             normals: None,
             missing_maps: Vec::new(),
             missing_normals: None,
+            missing_parts: Vec::new(),
         }
     }
 

@@ -176,6 +176,7 @@ impl Polys {
             normals: None,
             missing_maps: Vec::new(),
             missing_normals: None,
+            missing_parts: Vec::new(),
         })
     }
 }

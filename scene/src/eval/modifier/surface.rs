@@ -456,6 +456,7 @@ mod tests {
             normals: None,
             missing_maps: Vec::new(),
             missing_normals: None,
+            missing_parts: Vec::new(),
         };
         flip_faces(&mut m);
         let f = m.faces[0];

@@ -291,6 +291,7 @@ mod tests {
             normals: None,
             missing_maps: Vec::new(),
             missing_normals: None,
+            missing_parts: Vec::new(),
         };
         let n = Vec3(1.0, 0.0, 0.0);
         slice_below(&mut m, n, 0.0).unwrap();

@@ -346,6 +346,7 @@ mod tests {
             normals: None,
             missing_maps: Vec::new(),
             missing_normals: None,
+            missing_parts: Vec::new(),
         };
         slice_below(&mut m, Vec3(1.0, 0.0, 0.0), 0.0).unwrap();
         // 1, 2 and the two side cuts; a triangle slice would add a third on 0–2.
@@ -398,6 +399,7 @@ mod tests {
             normals: None,
             missing_maps: Vec::new(),
             missing_normals: None,
+            missing_parts: Vec::new(),
         };
         assert_eq!(polygons(&m).len(), 4);
         slice_below(&mut m, Vec3(1.0, 0.0, 0.0), 0.0).unwrap();

@@ -511,6 +511,7 @@ mod tests {
             normals: None,
             missing_maps: Vec::new(),
             missing_normals: None,
+            missing_parts: Vec::new(),
         };
         let loops = vec![
             Poly {

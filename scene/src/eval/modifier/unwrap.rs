@@ -18,7 +18,7 @@ pub(super) fn apply(local: &[Chunk], own: &[Chunk], mesh: &mut Mesh) -> Result<(
     let (vertices, polygons) = stored(local, own)?;
     let n = polygons.len();
     let mut faces = Vec::with_capacity(mesh.faces.len());
-    for (i, (v, t)) in polygons.iter().enumerate() {
+    for (i, Polygon { v, t, .. }) in polygons.iter().enumerate() {
         // A polygon (the modifier's input was a poly mesh) covers the next
         // deg - 2 triangles of ours, split as the poly output splits it; each
         // triangle corner takes the texture vertex of the polygon corner on the
@@ -67,15 +67,23 @@ pub(super) fn apply(local: &[Chunk], own: &[Chunk], mesh: &mut Mesh) -> Result<(
 /// length must not allocate much).
 const MAX_OLD_RECORDS: usize = 1 << 22;
 
-/// One stored texture polygon: geometry vertex and texture vertex per corner.
-type Polygon = (Vec<u32>, Vec<u32>);
+/// One stored polygon: geometry vertex and texture vertex per corner, and its
+/// material id.
+pub(super) struct Polygon {
+    pub v: Vec<u32>,
+    pub t: Vec<u32>,
+    pub material: u32,
+}
 
 /// The stored map: texture vertices 0x0860 and polygons 0x0870 of the
 /// modifier's local data (`local`, Max 2008 on), or — in files of older
 /// Unwraps, which keep one map in the modifier itself (`own`) and nothing of
 /// it per node — texture vertices 0x0270 (20-byte records: u, v, w, influence,
 /// flags) and polygons 0x0310, records as 0x0870's without the leading count.
-fn stored(local: &[Chunk], own: &[Chunk]) -> Result<(Vec<[f32; 3]>, Vec<Polygon>), EvalError> {
+pub(super) fn stored(
+    local: &[Chunk],
+    own: &[Chunk],
+) -> Result<(Vec<[f32; 3]>, Vec<Polygon>), EvalError> {
     fn find(chunks: &[Chunk], id: u16) -> Option<&[u8]> {
         chunks.iter().find(|c| c.id == id).and_then(Chunk::payload)
     }
@@ -153,9 +161,10 @@ fn stored(local: &[Chunk], own: &[Chunk]) -> Result<(Vec<[f32; 3]>, Vec<Polygon>
                 format!("texture face {i} uses a missing vertex"),
             ));
         }
+        let material = words.u32(at + 2 + deg);
         let v: Vec<u32> = (0..deg).map(|k| words.u32(at + 4 + deg + k)).collect();
         at += 1 + 2 * deg + 3;
-        polygons.push((v, t));
+        polygons.push(Polygon { v, t, material });
     }
     if at != count {
         return Err(EvalError::malformed(
@@ -185,8 +194,8 @@ pub(super) fn apply_poly(
             ),
         ));
     }
-    for (i, ((v, _), f)) in polygons.iter().zip(&poly.faces).enumerate() {
-        if *v != f.v {
+    for (i, (p, f)) in polygons.iter().zip(&poly.faces).enumerate() {
+        if p.v != f.v {
             return Err(EvalError::malformed(
                 "",
                 format!("texture face {i} is over other vertices than polygon {i}"),
@@ -197,7 +206,7 @@ pub(super) fn apply_poly(
     poly.maps.push(PolyMap {
         channel: 1,
         vertices,
-        faces: polygons.into_iter().map(|(_, t)| t).collect(),
+        faces: polygons.into_iter().map(|p| p.t).collect(),
     });
     poly.maps.sort_by_key(|m| m.channel);
     poly.validate()

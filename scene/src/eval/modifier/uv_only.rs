@@ -35,7 +35,7 @@ pub fn is_uv_only(class: ClassId) -> bool {
 /// channel parameters, channel 1 for Unwrap UVW (the one its stored map
 /// replaces, see `unwrap`), the stored channel of Map Extender's map, the
 /// vertex-colour channel (0) for VertexTreePaint.
-fn channel(m: &Applied, cx: &ModContext) -> Option<i32> {
+pub(super) fn channel(m: &Applied, cx: &ModContext) -> Option<i32> {
     match m.class {
         UNWRAP_UVW => Some(1),
         VERTEX_TREE_PAINT => Some(0),

@@ -175,6 +175,7 @@ pub fn bone_mesh(p: &Params) -> Result<Mesh, EvalError> {
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     })
 }
 

@@ -199,6 +199,7 @@ fn box_mesh(corners: [[f32; 3]; 8]) -> Mesh {
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     }
 }
 

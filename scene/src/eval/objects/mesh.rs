@@ -59,6 +59,30 @@ pub struct Mesh {
     /// normals, and coverage, errors.txt and the exporters name it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub missing_normals: Option<MissingNormals>,
+    /// Parts of the mesh that a result Max saved stands in for but does not
+    /// hold (an Unwrap UVW's cache of its input has no smoothing groups):
+    /// absent, never invented, and named by coverage, errors.txt and the
+    /// exporters.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing_parts: Vec<MissingPart>,
+}
+
+/// A part of the mesh left out (see [`Mesh::missing_parts`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MissingPart {
+    /// What is missing ("smoothing groups").
+    pub part: String,
+    /// Where the mesh came from ("the Unwrap UVW cache").
+    pub source: String,
+    /// Why it is missing and what the cache stands in for.
+    pub reason: String,
+}
+
+impl MissingPart {
+    /// `smoothing groups of the Unwrap UVW cache: …`.
+    pub fn describe(&self) -> String {
+        format!("{} of {}: {}", self.part, self.source, self.reason)
+    }
 }
 
 /// Specified normals left out by a modifier (see [`Mesh::missing_normals`]).
@@ -260,6 +284,7 @@ pub fn mesh_buffers(geom: &[Chunk]) -> Result<Mesh, EvalError> {
         normals,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     })
 }
 
@@ -535,6 +560,7 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), EvalError> {
             normals: spec.map(|(n, _)| n),
             missing_maps: Vec::new(),
             missing_normals: None,
+            missing_parts: Vec::new(),
         },
         polys,
     ))

@@ -322,6 +322,7 @@ impl PolyMesh {
             normals,
             missing_maps: Vec::new(),
             missing_normals: None,
+            missing_parts: Vec::new(),
         })
     }
 }

@@ -232,6 +232,7 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, EvalError> {
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     })
 }
 

@@ -130,6 +130,9 @@ pub fn gaps(ctx: &Context, node: usize) -> Vec<String> {
                 r.describe()
             ));
         }
+        for r in &mesh.missing_parts {
+            out.push(format!("exported without {}", r.describe()));
+        }
     }
     if !props.interface_file.is_empty() {
         out.push(format!(

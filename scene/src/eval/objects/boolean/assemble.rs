@@ -259,6 +259,7 @@ pub(super) fn assemble(ctx: &Ctx, polys: Vec<Poly>, channels: &[i32]) -> Result<
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     })
 }
 

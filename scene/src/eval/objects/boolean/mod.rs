@@ -242,6 +242,7 @@ pub(super) fn operand_mesh(
         node: None,
         t,
         max_order: !recomputed,
+        stand_ins: true,
     };
     modifier::apply_stack(&stack, &mut m, &cx)?;
     Ok(m)

@@ -38,6 +38,7 @@ fn cube(min: [f64; 3], max: [f64; 3]) -> Mesh {
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     }
 }
 

@@ -128,6 +128,7 @@ pub fn box_mesh(p: &Params) -> Result<Mesh, EvalError> {
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     })
 }
 
@@ -236,6 +237,7 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, EvalError> {
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     })
 }
 
@@ -301,5 +303,6 @@ pub fn pyramid_mesh(p: &Params) -> Result<Mesh, EvalError> {
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     })
 }

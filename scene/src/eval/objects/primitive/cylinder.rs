@@ -160,6 +160,7 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, EvalError> {
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     })
 }
 
@@ -322,5 +323,6 @@ pub(super) fn sliced_cylinder_mesh(
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     })
 }

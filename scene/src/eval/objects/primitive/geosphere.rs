@@ -360,6 +360,7 @@ pub fn geosphere_mesh(p: &Params) -> Result<Mesh, EvalError> {
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     };
     if p.flag(6, false) {
         mesh.maps

@@ -168,6 +168,7 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, EvalError> {
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     })
 }
 
@@ -333,5 +334,6 @@ pub(super) fn sliced_sphere_mesh(p: &Params, r: f64, segs: usize) -> Result<Mesh
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     })
 }

@@ -158,6 +158,7 @@ fn sweep_faces(
         normals: None,
         missing_maps: Vec::new(),
         missing_normals: None,
+        missing_parts: Vec::new(),
     }
 }
 
