@@ -284,10 +284,5 @@ fn can_move_extrusion_end_adds_nothing() {
     );
     assert!(worst < 1e-6 * size, "cache: {worst}");
     assert!(fbx_worst < 1e-6 * size, "FBX: {fbx_worst}");
-    // The node now stops at the Boolean above.
-    let err = eval
-        .mesh(o, 0)
-        .expect("a mesh object")
-        .expect_err("refused");
-    assert!(err.to_string().contains("modifier Boolean"), "{err}");
+    // The Boolean above evaluates: eval_boolean_modifier.rs checks the node.
 }

@@ -50,6 +50,7 @@ fn ffd_nodes_keep_max_box_and_corner_points() {
             node: Some(node),
             t: 0,
             max_order: true,
+            object: None,
         };
         for below in stack[at + 1..].iter().rev() {
             modifier::apply(below, &mut input, &cx).unwrap();

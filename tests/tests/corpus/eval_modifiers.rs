@@ -25,6 +25,7 @@ fn evaluate(file: &str, node: &str) -> (Mesh, Mesh, Vec<String>) {
             node: Some(idx),
             t: 0,
             max_order: true,
+            object: None,
         };
         let base = Mesh::clone(&base);
         let mut mesh = base.clone();
@@ -364,6 +365,7 @@ fn selection_sensitive_modifiers_above_a_mesh_select_are_refused() {
         node: None,
         t: 0,
         max_order: true,
+        object: None,
     };
     let select = Applied {
         object: 0,

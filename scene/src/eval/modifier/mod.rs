@@ -31,6 +31,7 @@ use crate::eval::objects::mesh::Mesh;
 
 mod auto_smooth;
 mod bend;
+pub mod boolean_mod;
 mod edit_mesh;
 mod edit_poly;
 mod edit_poly_chamfer;
@@ -133,6 +134,10 @@ pub struct ModContext<'e> {
     /// geometry to check it against (Map Extender, VertexTreePaint) refuse
     /// otherwise.
     pub max_order: bool,
+    /// The object whose stack is applied when it is not a node's (a Boolean
+    /// operand's derived object): Edit Poly finds the modifiers below it
+    /// there. None: the node's stack.
+    pub object: Option<usize>,
 }
 
 /// Modifiers that act only on the sub-object selection passed up to them. Our
@@ -159,6 +164,9 @@ const SELECTION_SENSITIVE: [ClassId; 15] = [
 /// Applies a modifier stack (`applied` in stack order, top first) bottom-up.
 pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let mut selection: Option<&Applied> = None;
+    // Above a Boolean modifier the triangles are ours, not Max's.
+    let mut cx = *cx;
+    let mut recomputed = false;
     let deferred = replayed_by_edit_poly(applied);
     for (a, _) in applied.iter().zip(&deferred).rev().filter(|(_, &d)| !d) {
         let refused = match selection {
@@ -167,6 +175,10 @@ pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Res
                     "acting on the sub-object selection that {} passes up the stack",
                     sel.name
                 )))))
+            }
+            _ if recomputed && a.class == EDIT_MESH => {
+                crate::eval::objects::boolean::refuse_index_edits(std::slice::from_ref(a), true)
+                    .err()
             }
             _ => None,
         };
@@ -179,12 +191,16 @@ pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Res
         let missing_normals = mesh.missing_normals.take();
         let outcome = match refused {
             Some(e) => Err(e),
-            None => apply(a, mesh, cx),
+            None => apply(a, mesh, &cx),
         };
         match outcome {
+            Ok(()) if a.class == boolean_mod::BOOLEAN_MOD => {
+                recomputed = true;
+                cx.max_order = false;
+            }
             Ok(()) => {}
             // A texture-coordinate modifier that fails never costs the geometry.
-            Err(e) if uv_only::is_uv_only(a.class) => uv_only::failed(a, mesh, cx, &e),
+            Err(e) if uv_only::is_uv_only(a.class) => uv_only::failed(a, mesh, &cx, &e),
             Err(e) => return Err(e),
         }
         let added = std::mem::replace(&mut mesh.missing_maps, missing);
@@ -316,6 +332,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     }
     if m.class == skin::PHYSIQUE {
         return physique::deform::apply(m, mesh, cx);
+    }
+    if m.class == boolean_mod::BOOLEAN_MOD {
+        return boolean_mod::apply(m, mesh, cx);
     }
     if m.class == shell::SHELL {
         return shell::apply(m, mesh, cx);
