@@ -15,7 +15,8 @@
 //! street.max's old Boolean (Max 3) is built by our CSG, not with the
 //! topology Max builds (issue 19 item 7: box02 has 1,724 vertices where the
 //! NeL exporter's shape has 504); likewise Robot.max's Max 2017+ Booleans,
-//! whose CSG vertices take its partial total above Max's. Kenjis_Room.max's
+//! whose CSG vertices take its partial total above Max's, and Can.max's
+//! Boolean modifier (same surface as its FBX, other vertices). Kenjis_Room.max's
 //! ProBooleans are Max's stored result, and its total is exact.
 
 use std::path::Path;
@@ -35,6 +36,11 @@ const KNOWN: &[(&str, &str)] = &[
         "prims-greejesh/Robot.max",
         "its 12 Max 2017+ Booleans are evaluated by CSG (342 vertices each), not with \
          Max's result topology: the partial total exceeds Max's",
+    ),
+    (
+        "max2024-rico/Can.max",
+        "its Boolean modifier is evaluated by CSG (825 vertices, 1,630 triangles where \
+         Max counts 296 and 224 faces): same surface as the FBX, not Max's topology",
     ),
 ];
 

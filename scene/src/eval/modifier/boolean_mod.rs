@@ -271,6 +271,14 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
     let eval = cx.eval;
     let list = operands(eval, m.object)?;
     let captured = captured(eval, m.object)?;
+    // The input enters through its one base-object entry; without it the
+    // input would be dropped unsaid.
+    let bases = list.iter().filter(|o| o.kind == 0).count();
+    if bases != 1 {
+        return Err(EvalError::not_evaluated(format!(
+            "an operand list with {bases} base-object entries"
+        )));
+    }
     let mut result: Option<Mesh> = None;
     for (k, op) in list.iter().enumerate() {
         let at = || format!("operand {k} ({})", op.name);
