@@ -51,6 +51,7 @@ fn ffd_nodes_keep_max_box_and_corner_points() {
             t: 0,
             max_order: true,
             stand_ins: true,
+            object: None,
         };
         for below in stack[at + 1..].iter().rev() {
             modifier::apply(below, &mut input, &cx).unwrap();

@@ -15,7 +15,10 @@
 //! street.max's old Boolean (Max 3) is built by our CSG, not with the
 //! topology Max builds (issue 19 item 7: box02 has 1,724 vertices where the
 //! NeL exporter's shape has 504); likewise Robot.max's Max 2017+ Booleans,
-//! whose CSG vertices take its partial total above Max's. Kenjis_Room.max's
+//! whose CSG vertices take its partial total above Max's. (Can.max's Boolean
+//! modifier has the same surface as its FBX but other vertices; the node's
+//! mesh is its Unwrap UVW's cache, Max's own, so its total is exact.)
+//! Kenjis_Room.max's
 //! ProBooleans are Max's stored result, and its total is exact.
 
 use std::path::Path;

@@ -26,6 +26,7 @@ fn evaluate(file: &str, node: &str) -> (Mesh, Mesh, Vec<String>) {
             t: 0,
             max_order: true,
             stand_ins: true,
+            object: None,
         };
         let base = Mesh::clone(&base);
         let mut mesh = base.clone();
@@ -366,6 +367,7 @@ fn selection_sensitive_modifiers_above_a_mesh_select_are_refused() {
         t: 0,
         max_order: true,
         stand_ins: true,
+        object: None,
     };
     let select = Applied {
         object: 0,

@@ -16,6 +16,7 @@ mod eval_biped_skin;
 mod eval_bone;
 mod eval_boolean;
 mod eval_boolean_compound;
+mod eval_boolean_modifier;
 mod eval_cat;
 mod eval_cat_mesh;
 mod eval_coverage;

@@ -29,6 +29,9 @@ pub const SC_PARAM_BLOCK2: u32 = 0x82;
 pub const SC_PARAM_BLOCK: u32 = 0x8;
 
 const PB2_HEADER: u16 = 0x0009;
+/// The header of a block whose descriptor is another class's (a Boolean
+/// modifier's operand blocks inside an operand's own Boolean modifier).
+const PB2_HEADER_CLASS: u16 = 0x000b;
 const PB2_RECORD: u16 = 0x000e;
 const PB2_RECORD_2017: u16 = 0x100e;
 const PB2_RECORD_MAX3: u16 = 0x000a;
@@ -61,6 +64,9 @@ pub mod ty {
     pub const BITMAP: u16 = 16;
     pub const NODE: u16 = 17;
     pub const REFTARG: u16 = 18;
+    pub const MATRIX3: u16 = 20;
+    /// A sub-block (the Max 2024 Boolean modifier keeps one per operand).
+    pub const PBLOCK2: u16 = 21;
     /// Four-float colour (RGBA with alpha, Max 2017+ materials: Physical Material).
     pub const FRGBA: u16 = 23;
 }
@@ -127,7 +133,10 @@ impl ParamBlock2 {
 }
 
 fn is_ref_kind(base: u16) -> bool {
-    matches!(base, ty::MTL | ty::TEXMAP | ty::NODE | ty::REFTARG)
+    matches!(
+        base,
+        ty::MTL | ty::TEXMAP | ty::NODE | ty::REFTARG | ty::PBLOCK2
+    )
 }
 
 /// UTF-16LE text without its trailing NULs (unpaired surrogates replaced).
@@ -204,7 +213,8 @@ fn tab(base: u16, p: &[u8], slot: &mut u32) -> Result<Value, EvalError> {
         | ty::MTL
         | ty::TEXMAP
         | ty::NODE
-        | ty::REFTARG => 4,
+        | ty::REFTARG
+        | ty::PBLOCK2 => 4,
         _ => return Ok(Value::None),
     };
     if n > MAX_TAB {
@@ -273,7 +283,9 @@ fn constant(base: u16, p: &[u8]) -> Result<Value, EvalError> {
             Value::Vector([w.f(0) as f32, w.f(1) as f32, w.f(2) as f32])
         }
         ty::STRING | ty::FILENAME => Value::String(string(p)?),
-        ty::MTL | ty::TEXMAP | ty::NODE | ty::REFTARG => Value::Object(need(4)?.i32(0)),
+        ty::MTL | ty::TEXMAP | ty::NODE | ty::REFTARG | ty::PBLOCK2 => {
+            Value::Object(need(4)?.i32(0))
+        }
         ty::BITMAP => Value::Bitmap(None),
         _ => Value::None,
     })
@@ -303,22 +315,37 @@ pub fn param_block2(chunks: &[Chunk]) -> Result<ParamBlock2, EvalError> {
     let mut pb = ParamBlock2::default();
     let header = chunks
         .iter()
-        .find(|c| c.id == PB2_HEADER)
+        .find(|c| c.id == PB2_HEADER || c.id == PB2_HEADER_CLASS)
         .ok_or_else(|| EvalError::malformed("ParamBlock2", "no header chunk 0x0009"))?;
-    let h = header
-        .payload()
-        .ok_or_else(|| EvalError::malformed("ParamBlock2", "header 0x0009 is a container"))?;
-    if h.len() < 16 {
+    let h = header.payload().ok_or_else(|| {
+        EvalError::malformed(
+            "ParamBlock2",
+            format!("header {:#06x} is a container", header.id),
+        )
+    })?;
+    // 0x000b: the descriptor's class id and superclass, then 0x0009's fields
+    // from the block id on (no version).
+    let (need, skip) = if header.id == PB2_HEADER {
+        (16, 4)
+    } else {
+        (24, 12)
+    };
+    if h.len() < need {
         return Err(EvalError::malformed(
             "ParamBlock2",
-            format!("header 0x0009 holds {} bytes, 16 expected", h.len()),
+            format!(
+                "header {:#06x} holds {} bytes, {need} expected",
+                header.id,
+                h.len()
+            ),
         ));
     }
-    let w = Words(h);
-    pb.version = w.u32(0);
-    pb.block_id = u16::from_le_bytes([h[4], h[5]]);
-    pb.count = u16::from_le_bytes([h[10], h[11]]);
-    pb.owner = w.u32(3);
+    if header.id == PB2_HEADER {
+        pb.version = Words(h).u32(0);
+    }
+    pb.block_id = u16::from_le_bytes([h[skip], h[skip + 1]]);
+    pb.count = u16::from_le_bytes([h[skip + 6], h[skip + 7]]);
+    pb.owner = Words(&h[skip + 8..]).u32(0);
     let mut slot = 0u32;
     for (i, c) in chunks.iter().enumerate() {
         let hdr = match c.id {

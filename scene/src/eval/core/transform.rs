@@ -666,6 +666,7 @@ impl SceneEval {
                     t,
                     max_order: true,
                     stand_ins: stack != Stack::Replayed,
+                    object: None,
                 };
                 let m = crate::eval::objects::patch::stack_mesh(self, base, &applied, &cx);
                 return Some(m.map(Arc::new));
@@ -701,12 +702,47 @@ impl SceneEval {
                     t,
                     max_order: !is_bool,
                     stand_ins: stack != Stack::Replayed,
+                    object: None,
                 };
                 let mut m: Mesh = (*b).clone();
                 modifier::apply_stack_over(&applied, base, &mut m, &cx)?;
                 Ok(Arc::new(m))
             }))
         })
+    }
+
+    /// The mesh of a node's stack up to and including `stack[at]` (0 = top;
+    /// the modifiers above left out), at `t`, not memoized: what tests
+    /// compare with references of an intermediate result. None when the
+    /// base object is not a mesh this evaluation builds or `at` is past the
+    /// stack.
+    pub fn mesh_up_to(&self, node: usize, at: usize, t: i32) -> Option<Result<Mesh, EvalError>> {
+        let (applied, base) = self.modifier_stack(node)?;
+        let below = applied.get(at..)?;
+        let mut m = match self.object_mesh(base, t)? {
+            Ok(m) => m,
+            Err(e) => return Some(Err(e)),
+        };
+        let is_bool = self
+            .graph
+            .objects
+            .get(base)
+            .and_then(|o| o.class.as_ref())
+            .is_some_and(|c| crate::eval::objects::boolean::is_recomputed(c.class_id));
+        let cx = modifier::ModContext {
+            eval: self,
+            node: Some(node),
+            t,
+            max_order: !is_bool,
+            // The stack's own intermediate result, never a cache above.
+            stand_ins: false,
+            object: None,
+        };
+        Some(
+            crate::eval::objects::boolean::refuse_index_edits(below, is_bool)
+                .and_then(|()| modifier::apply_stack(below, &mut m, &cx))
+                .map(|()| m),
+        )
     }
 
     /// The evaluated shape of a node's base object (a spline shape) at `t`:
@@ -760,6 +796,7 @@ impl SceneEval {
             t,
             max_order: true,
             stand_ins: true,
+            object: None,
         };
         Some(
             evaluated

@@ -48,13 +48,16 @@ pub(super) fn apply(
     mesh: &mut Mesh,
     cx: &ModContext,
 ) -> Result<(), EvalError> {
-    let node = cx
-        .node
-        .ok_or_else(|| EvalError::not_evaluated("Edit Poly on a compound object's operand"))?;
-    let (stack, base) = cx
-        .eval
-        .modifier_stack(node)
-        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
+    let (stack, base) = match (cx.node, cx.object) {
+        (_, Some(obj)) => cx.eval.object_stack(obj),
+        (Some(node), None) => cx.eval.modifier_stack(node),
+        (None, None) => {
+            return Err(EvalError::not_evaluated(
+                "Edit Poly on a compound object's operand",
+            ))
+        }
+    }
+    .ok_or_else(|| EvalError::malformed("", "the object has no modifier stack"))?;
     let at = stack
         .iter()
         .position(|a| a.object == m.object)
@@ -126,6 +129,7 @@ pub fn polygon_output(
         max_order: true,
         // Max's result of the Edit Poly itself: never a cache above.
         stand_ins: false,
+        object: None,
     };
     output(&stack, at, base, &cx, None, &mut Left::default())
 }
@@ -157,6 +161,7 @@ pub fn polygon_output_after(
         max_order: true,
         // Max's result of the Edit Poly itself: never a cache above.
         stand_ins: false,
+        object: None,
     };
     output(&stack, at, base, &cx, Some(count), &mut Left::default())
 }
@@ -232,6 +237,22 @@ fn output(
     if let Some(op) = ops.iter().find(|o| !is_evaluated(o.id)) {
         return Err(refusal(op));
     }
+    // Right above a Boolean modifier the polygons are our CSG's triangles,
+    // not Max's: only operations that address none of them replay, and
+    // Max's saved sizes (of its own result) are not ours to match.
+    let above_boolean = stack
+        .get(at + 1)
+        .is_some_and(|b| b.class == super::boolean_mod::BOOLEAN_MOD);
+    if above_boolean {
+        if let Some(op) = ops.iter().find(|o| o.id != OP_ATTACH) {
+            return Err(EvalError::not_evaluated_why(
+                format!("{} above a Boolean modifier", op_name(op.id)),
+                "it addresses vertices, edges or faces of Max's triangulation of the \
+                 Boolean's result, which this evaluation does not reproduce (same \
+                 surface, other triangles)",
+            ));
+        }
+    }
     let mut poly = below(stack, at + 1, base, cx, dropped)?;
     let mut known = extrude::Known::default();
     for (i, op) in ops.iter().enumerate() {
@@ -256,7 +277,7 @@ fn output(
                 reason: format!("{}: its map faces are not derived", op_name(op.id)),
             }));
     }
-    if limit.is_none() {
+    if limit.is_none() && !above_boolean {
         check_saved_sizes(local.children(), &poly)?;
     }
     Ok(poly)
@@ -275,6 +296,11 @@ fn below(
 ) -> Result<PolyMesh, EvalError> {
     match stack.get(at) {
         None => input(base, cx),
+        Some(m) if m.class == super::boolean_mod::BOOLEAN_MOD => {
+            let (poly, missing) = super::boolean_mod::polygons_below(stack, at, base, cx)?;
+            dropped.maps.extend(missing);
+            Ok(poly)
+        }
         Some(m) if m.class == super::EDIT_POLY => {
             output(stack, at, base, cx, None, dropped).map_err(|e| e.inside("the Edit Poly below"))
         }

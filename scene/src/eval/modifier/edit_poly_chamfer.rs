@@ -123,6 +123,22 @@ pub(super) fn chamfer_edges(
     if let [e] = picked[..] {
         return super::edit_poly_chamfer_edge::chamfer_one_edge(poly, e, p.amount);
     }
+    if disjoint(&picked) {
+        // Edges sharing no vertex (Can's Box002: a box's four vertical
+        // edges) are chamfered one by one, in edge order: the geometry is
+        // each edge's own; the order of the appended vertices and faces
+        // across edges is not derived (nothing after the chamfer in the
+        // corpus addresses them; the saved sizes are still checked).
+        let mut removed = Vec::new();
+        for e in picked {
+            removed.extend(super::edit_poly_chamfer_edge::chamfer_one_edge(
+                poly, e, p.amount,
+            )?);
+        }
+        removed.sort_unstable();
+        removed.dedup();
+        return Ok(removed);
+    }
     let shape = Loop::find(poly, &picked)?;
     let amount = p.amount;
     let at = |v: u32| poly.vertices[v as usize];
@@ -254,6 +270,12 @@ pub(super) fn chamfer_edges(
 /// a separate vertex). Only right angles between that edge and the chamfered
 /// ones (ending at `across`) are seen below the clamp (Mug, Table): elsewhere
 /// which distance Max keeps is not known, so None.
+/// Whether no two of `edges` share a vertex.
+fn disjoint(edges: &[[u32; 2]]) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    edges.iter().flatten().all(|v| seen.insert(*v))
+}
+
 pub(super) fn slide(c: Vec3, far: Vec3, across: &[Vec3], amount: f64) -> Option<Vec3> {
     let d = far.minus(c);
     let l = d.len();

@@ -31,6 +31,7 @@ use crate::eval::objects::mesh::Mesh;
 
 mod auto_smooth;
 mod bend;
+pub mod boolean_mod;
 mod edit_mesh;
 mod edit_poly;
 mod edit_poly_chamfer;
@@ -159,6 +160,10 @@ pub struct ModContext<'e> {
     /// `unwrap_cache`); false where the stack's own evaluation is wanted
     /// ([`Stack::Replayed`](crate::eval::core::memo::Stack::Replayed)).
     pub stand_ins: bool,
+    /// The object whose stack is applied when it is not a node's (a Boolean
+    /// operand's derived object): Edit Poly finds the modifiers below it
+    /// there. None: the node's stack.
+    pub object: Option<usize>,
 }
 
 /// Modifiers that act only on the sub-object selection passed up to them. Our
@@ -207,6 +212,10 @@ fn run_stack(
     cx: &ModContext,
 ) -> Result<(), EvalError> {
     let mut selection: Option<&Applied> = None;
+    // Above a Boolean modifier the triangles are ours, not Max's.
+    let mut cx = *cx;
+    let outer_order = cx.max_order;
+    let mut recomputed = false;
     let deferred = replayed_by_edit_poly(applied);
     let mut i = applied.len();
     while i > 0 {
@@ -222,6 +231,10 @@ fn run_stack(
                     sel.name
                 )))))
             }
+            _ if recomputed && a.class == EDIT_MESH => {
+                crate::eval::objects::boolean::refuse_index_edits(std::slice::from_ref(a), true)
+                    .err()
+            }
             _ => None,
         };
         if SELECTION_ONLY.contains(&a.class) {
@@ -234,9 +247,13 @@ fn run_stack(
         let parts = std::mem::take(&mut mesh.missing_parts);
         let outcome = match refused {
             Some(e) => Err(e),
-            None => apply(a, mesh, cx),
+            None => apply(a, mesh, &cx),
         };
         match outcome {
+            Ok(()) if a.class == boolean_mod::BOOLEAN_MOD => {
+                recomputed = true;
+                cx.max_order = false;
+            }
             Ok(()) => {}
             Err(e) => {
                 // The nearest Unwrap UVW at or above the failure whose cache
@@ -245,7 +262,7 @@ fn run_stack(
                 let mut stood_in = None;
                 if let Some(base) = base.filter(|_| cx.stand_ins) {
                     for j in (0..=i).rev().filter(|&j| applied[j].class == UNWRAP_UVW) {
-                        match unwrap_cache::stand_in(applied, j, base, cx, e.clone()) {
+                        match unwrap_cache::stand_in(applied, j, base, &cx, e.clone()) {
                             Ok(found) => {
                                 stood_in = Some((j, found));
                                 break;
@@ -264,10 +281,13 @@ fn run_stack(
                         missing.clear();
                         missing_normals = None;
                         i = j;
+                        // The cache is Max's own mesh: its order holds again.
+                        recomputed = false;
+                        cx.max_order = outer_order;
                     }
                     // A texture-coordinate modifier that fails never costs the geometry.
                     None if uv_only::is_uv_only(a.class) => {
-                        uv_only::failed(a, mesh, cx, first_refusal.as_ref().unwrap_or(&e))
+                        uv_only::failed(a, mesh, &cx, first_refusal.as_ref().unwrap_or(&e))
                     }
                     None => return Err(first_refusal.unwrap_or(e)),
                 }
@@ -407,6 +427,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     }
     if m.class == skin::PHYSIQUE {
         return physique::deform::apply(m, mesh, cx);
+    }
+    if m.class == boolean_mod::BOOLEAN_MOD {
+        return boolean_mod::apply(m, mesh, cx);
     }
     if m.class == shell::SHELL {
         return shell::apply(m, mesh, cx);

@@ -112,6 +112,33 @@ pub fn eval(se: &SceneEval, obj: usize, t: i32) -> Result<Mesh, EvalError> {
     )
 }
 
+/// `a` combined with `b` (both in one space) by `op`, through this module's
+/// CSG: what the Boolean modifier of Max 2024+ reuses.
+pub fn combine(a: &Mesh, b: &Mesh, op: Op) -> Result<Mesh, EvalError> {
+    csg(a, b, op, &Cell::new(0))
+}
+
+/// The mesh of object `obj` (a derived object with its modifier stack, or a
+/// base object, Boolean compounds included) at `t`, in its own object space:
+/// a Boolean modifier's captured operand.
+pub fn object_mesh_with_stack(se: &SceneEval, obj: usize, t: i32) -> Result<Mesh, EvalError> {
+    operand_mesh(
+        se,
+        obj,
+        t,
+        0,
+        &Budget {
+            booleans: Cell::new(0),
+            work: Cell::new(0),
+        },
+    )
+}
+
+/// Moves `m` by `tm`, turning its faces round when `tm` mirrors.
+pub fn place(m: &mut Mesh, tm: &Mat43) {
+    transform(m, tm);
+}
+
 /// Dispatches on the compound's class (operands may nest any of them).
 fn eval_any(
     se: &SceneEval,
@@ -243,6 +270,7 @@ pub(super) fn operand_mesh(
         t,
         max_order: !recomputed,
         stand_ins: true,
+        object: Some(obj),
     };
     modifier::apply_stack(&stack, &mut m, &cx)?;
     Ok(m)
