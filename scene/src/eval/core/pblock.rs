@@ -474,18 +474,25 @@ pub fn reference(graph: &SceneGraph, idx: usize, slot: u32) -> Option<usize> {
         .and_then(|r| usize::try_from(r.target).ok())
 }
 
+/// A ParamBlock2 record chunk (id, type word, ten unread bytes, flags, then
+/// the payload), for unit tests of the readers built on this module.
+#[cfg(test)]
+pub(crate) fn test_record(id: u16, tyw: u16, flags: u8, payload: &[u8]) -> Chunk {
+    let mut v = Vec::new();
+    v.extend(id.to_le_bytes());
+    v.extend(tyw.to_le_bytes());
+    v.extend([0u8; 10]);
+    v.push(flags);
+    v.extend(payload);
+    Chunk::leaf(PB2_RECORD, v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn rec(id: u16, tyw: u16, flags: u8, payload: &[u8]) -> Chunk {
-        let mut v = Vec::new();
-        v.extend(id.to_le_bytes());
-        v.extend(tyw.to_le_bytes());
-        v.extend([0u8; 10]);
-        v.push(flags);
-        v.extend(payload);
-        Chunk::leaf(PB2_RECORD, v)
+        test_record(id, tyw, flags, payload)
     }
 
     fn header(count: u16) -> Chunk {

@@ -689,12 +689,7 @@ impl SceneEval {
                 if applied.is_empty() {
                     return Ok(b);
                 }
-                let is_bool = self
-                    .graph
-                    .objects
-                    .get(base)
-                    .and_then(|o| o.class.as_ref())
-                    .is_some_and(|c| crate::eval::objects::boolean::is_recomputed(c.class_id));
+                let is_bool = self.is_recomputed_boolean(base);
                 crate::eval::objects::boolean::refuse_index_edits(&applied, is_bool)?;
                 let cx = modifier::ModContext {
                     eval: self,
@@ -711,6 +706,16 @@ impl SceneEval {
         })
     }
 
+    /// Whether object `base` is a Boolean we rebuild by CSG: its triangles
+    /// are not Max's, so index-based edits above it are refused.
+    fn is_recomputed_boolean(&self, base: usize) -> bool {
+        self.graph
+            .objects
+            .get(base)
+            .and_then(|o| o.class.as_ref())
+            .is_some_and(|c| crate::eval::objects::boolean::is_recomputed(c.class_id))
+    }
+
     /// The mesh of a node's stack up to and including `stack[at]` (0 = top;
     /// the modifiers above left out), at `t`, not memoized: what tests
     /// compare with references of an intermediate result. None when the
@@ -723,12 +728,7 @@ impl SceneEval {
             Ok(m) => m,
             Err(e) => return Some(Err(e)),
         };
-        let is_bool = self
-            .graph
-            .objects
-            .get(base)
-            .and_then(|o| o.class.as_ref())
-            .is_some_and(|c| crate::eval::objects::boolean::is_recomputed(c.class_id));
+        let is_bool = self.is_recomputed_boolean(base);
         let cx = modifier::ModContext {
             eval: self,
             node: Some(node),

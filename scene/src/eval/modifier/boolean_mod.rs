@@ -366,13 +366,7 @@ mod tests {
     use crate::chunk::Chunk;
 
     fn record(id: u16, ty: u16, payload: &[u8]) -> Chunk {
-        let mut v = Vec::new();
-        v.extend(id.to_le_bytes());
-        v.extend(ty.to_le_bytes());
-        v.extend([0u8; 10]);
-        v.push(0x40);
-        v.extend(payload);
-        Chunk::leaf(0x100e, v)
+        pblock::test_record(id, ty, 0x40, payload)
     }
 
     #[test]

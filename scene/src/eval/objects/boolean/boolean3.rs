@@ -282,13 +282,7 @@ mod tests {
     use super::*;
 
     fn record(id: u16, ty: u16, payload: &[u8]) -> Chunk {
-        let mut v = Vec::new();
-        v.extend(id.to_le_bytes());
-        v.extend(ty.to_le_bytes());
-        v.extend([0u8; 10]);
-        v.push(0);
-        v.extend(payload);
-        Chunk::leaf(0x100e, v)
+        pblock::test_record(id, ty, 0, payload)
     }
 
     #[test]
