@@ -500,7 +500,10 @@ fn table_uvs_match_fbx_corner_for_corner() {
                 let f = &mesh.faces[t];
                 !f.v.contains(&v[k]) || {
                     let [a, b, c] = f.v.map(|x| p[x as usize]);
-                    let (u, w) = ([0, 1, 2].map(|i| b[i] - a[i]), [0, 1, 2].map(|i| c[i] - a[i]));
+                    let (u, w) = (
+                        [0, 1, 2].map(|i| b[i] - a[i]),
+                        [0, 1, 2].map(|i| c[i] - a[i]),
+                    );
                     let cr = [
                         u[1] * w[2] - u[2] * w[1],
                         u[2] * w[0] - u[0] * w[2],

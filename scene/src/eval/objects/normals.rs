@@ -191,7 +191,9 @@ fn polygon_fallback(p: &[V3], faces: &[Face], out: &mut [[V3; 3]]) {
         let mut sum = [0.0; 3];
         while let Some(&g) = seen.get(at) {
             at += 1;
-            let [a, b, c] = faces[g].v.map(|i| p.get(i as usize).copied().unwrap_or([0.0; 3]));
+            let [a, b, c] = faces[g]
+                .v
+                .map(|i| p.get(i as usize).copied().unwrap_or([0.0; 3]));
             let n = cross(sub(b, a), sub(c, b));
             sum = [sum[0] + n[0], sum[1] + n[1], sum[2] + n[2]];
             for k in 0..3 {
@@ -310,7 +312,11 @@ mod tests {
             material: 0,
             flags,
         };
-        let faces = [tri([0, 1, 2], 0b011), tri([0, 2, 3], 0b010), tri([0, 3, 4], 0b110)];
+        let faces = [
+            tri([0, 1, 2], 0b011),
+            tri([0, 2, 3], 0b010),
+            tri([0, 3, 4], 0b110),
+        ];
         let n = corner_normals(&p, &faces, Weighting::CornerAngle);
         assert_eq!(n[0][1], [0.0, 0.0, 1.0]);
         // Without the hidden edges there is no polygon to take it from.
