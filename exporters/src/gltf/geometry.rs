@@ -41,8 +41,8 @@ pub struct Streams {
 }
 
 /// Corners (vertex indices), map corners per written channel, smoothing groups,
-/// material id.
-type KeptFace = ([u32; 3], Vec<[u32; 3]>, u32, u16);
+/// material id, edge-visibility flags.
+type KeptFace = ([u32; 3], Vec<[u32; 3]>, u32, u16, u16);
 
 #[inline(never)]
 fn finite(v: Vec3) -> bool {
@@ -156,24 +156,30 @@ pub fn streams(mesh: &Mesh, offset: &Mat43, weighting: Weighting) -> Streams {
                 t.swap(1, 2);
             }
         }
-        faces.push((v, tv, f.smoothing, f.material));
+        // Turned over, the edges v0→v2 and v1→v0 trade visibility bits.
+        let flags = if mirrored {
+            (f.flags & !0b101) | ((f.flags & 1) << 2) | ((f.flags >> 2) & 1)
+        } else {
+            f.flags
+        };
+        faces.push((v, tv, f.smoothing, f.material, flags));
     }
     // Max's render normals (the rule the NeL shapes use too), on the placed
     // positions so a scaled offset shades as Max shows it.
     let p64: Vec<normals::V3> = pos.iter().map(|p| [p.0, p.1, p.2]).collect();
     let kept: Vec<Face> = faces
         .iter()
-        .map(|(v, _, sg, mat)| Face {
+        .map(|(v, _, sg, mat, flags)| Face {
             v: *v,
             smoothing: *sg,
             material: *mat,
-            flags: 0,
+            flags: *flags,
         })
         .collect();
     let mut corner = normals::corner_normals(&p64, &kept, weighting);
     specified_override(&mut corner, &kept_from, mesh, offset, mirrored);
     let mut index_of: HashMap<(u32, Vec<u32>, [u32; 3]), u32> = HashMap::new();
-    for (fi, (v, tv, _, mat)) in faces.iter().enumerate() {
+    for (fi, (v, tv, _, mat, _)) in faces.iter().enumerate() {
         let mut tri = [0u32; 3];
         let face_n = normals::face_normal(&p64, &kept[fi]);
         for k in 0..3 {

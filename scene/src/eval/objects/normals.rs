@@ -118,7 +118,7 @@ pub fn corner_normals(p: &[V3], faces: &[Face], weighting: Weighting) -> Vec<[V3
             }
         }
     }
-    faces
+    let mut out: Vec<[V3; 3]> = faces
         .iter()
         .enumerate()
         .map(|(fi, f)| {
@@ -141,7 +141,78 @@ pub fn corner_normals(p: &[V3], faces: &[Face], weighting: Weighting) -> Vec<[V3
                 }
             })
         })
-        .collect()
+        .collect();
+    polygon_fallback(p, faces, &mut out);
+    out
+}
+
+/// Whether the edge from corner `k` to corner `k + 1` is hidden (a polygon's
+/// diagonal): Max's edge-visibility bits 0–2 (`EDGE_A` …) are clear.
+fn hidden(f: &Face, k: usize) -> bool {
+    f.flags & (1 << k) == 0
+}
+
+/// The smoothed corners left without a normal — every face of their groups
+/// at the vertex has no area — take their polygon's normal: the summed
+/// (area-weighted) normal of the triangles joined to theirs across hidden
+/// edges. It happens where our triangulation of a polygon leaves a corner
+/// on zero-area triangles only (Table.max's chamfer slides a corner onto the
+/// far end of its side, and the fan from corner 0 gives the slid corner one
+/// triangle, of no area); Max's own diagonals there (the FBX: 1–3, 3–5, 5–7,
+/// 3–7, 1–7 of the octagon) put that corner on triangles with area, so its
+/// smoothed normal is the polygon's, which its FBX shows. A corner whose
+/// polygon has no area either keeps its zero normal.
+fn polygon_fallback(p: &[V3], faces: &[Face], out: &mut [[V3; 3]]) {
+    let zero = |n: &V3| n.iter().all(|&x| x == 0.0);
+    let lost: Vec<usize> = (0..faces.len())
+        .filter(|&f| faces[f].smoothing != 0 && out[f].iter().any(zero))
+        .collect();
+    if lost.is_empty() {
+        return;
+    }
+    // Faces by hidden edge (unordered vertex pair).
+    let key = |a: u32, b: u32| (a.min(b), a.max(b));
+    let mut by_edge: std::collections::HashMap<(u32, u32), Vec<usize>> =
+        std::collections::HashMap::new();
+    for (fi, f) in faces.iter().enumerate() {
+        for k in 0..3 {
+            if hidden(f, k) {
+                by_edge
+                    .entry(key(f.v[k], f.v[(k + 1) % 3]))
+                    .or_default()
+                    .push(fi);
+            }
+        }
+    }
+    for f in lost {
+        let mut seen = vec![f];
+        let mut met = std::collections::HashSet::from([f]);
+        let mut at = 0;
+        let mut sum = [0.0; 3];
+        while let Some(&g) = seen.get(at) {
+            at += 1;
+            let [a, b, c] = faces[g]
+                .v
+                .map(|i| p.get(i as usize).copied().unwrap_or([0.0; 3]));
+            let n = cross(sub(b, a), sub(c, b));
+            sum = [sum[0] + n[0], sum[1] + n[1], sum[2] + n[2]];
+            for k in 0..3 {
+                if !hidden(&faces[g], k) {
+                    continue;
+                }
+                let e = key(faces[g].v[k], faces[g].v[(k + 1) % 3]);
+                for &h in by_edge.get(&e).map(Vec::as_slice).unwrap_or(&[]) {
+                    if met.insert(h) {
+                        seen.push(h);
+                    }
+                }
+            }
+        }
+        let n = normalize(sum);
+        for c in out[f].iter_mut().filter(|c| zero(c)) {
+            *c = n;
+        }
+    }
 }
 
 /// Inverse of the 3×3 part of row-vector matrix rows (`Mat43::rows`), or
@@ -221,5 +292,40 @@ mod tests {
         assert_eq!(hard[1][1], face_normal(&p, &face([1, 0, 3], 2)));
         let flat = corner_normals(&p, &[face([0, 1, 2], 0)], Weighting::CornerAngle);
         assert_eq!(flat[0][2], [0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn a_corner_on_zero_area_triangles_only_takes_its_polygons_normal() {
+        // A pentagon in z = 0 whose corners 0 and 1 coincide, fanned from
+        // corner 0: triangle (0, 1, 2) has no area and is corner 1's only one.
+        let p = [
+            [0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0],
+            [2.0, 0.0, 0.0],
+            [2.0, 2.0, 0.0],
+            [0.0, 2.0, 0.0],
+        ];
+        // Sides visible (bits 0–2 for v0→v1, v1→v2, v2→v0), diagonals hidden.
+        let tri = |v: [u32; 3], flags: u16| Face {
+            v,
+            smoothing: 1,
+            material: 0,
+            flags,
+        };
+        let faces = [
+            tri([0, 1, 2], 0b011),
+            tri([0, 2, 3], 0b010),
+            tri([0, 3, 4], 0b110),
+        ];
+        let n = corner_normals(&p, &faces, Weighting::CornerAngle);
+        assert_eq!(n[0][1], [0.0, 0.0, 1.0]);
+        // Without the hidden edges there is no polygon to take it from.
+        let apart: Vec<Face> = faces.iter().map(|f| Face { flags: 0b111, ..*f }).collect();
+        let n = corner_normals(&p, &apart, Weighting::CornerAngle);
+        assert_eq!(n[0][1], [0.0; 3]);
+        // A polygon without area keeps its zero normals.
+        let flat = [[0.0; 3]; 5];
+        let n = corner_normals(&flat, &faces, Weighting::CornerAngle);
+        assert!(n.iter().flatten().all(|c| *c == [0.0; 3]));
     }
 }
