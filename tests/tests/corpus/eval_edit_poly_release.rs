@@ -18,11 +18,13 @@ const TRANSFORM: u32 = 53;
 const DELETE_FACE: u32 = 11;
 const EXTRUDE_FACE: u32 = 41;
 const AUTOSMOOTH: u32 = 68;
+const SET_MATERIAL: u32 = 70;
 const ATTACH: u32 = 58;
 
 /// Sets record 0x0450 of every operation in `ops` found under `chunks` (an
 /// Edit Poly's local data: 0x0230 operation id, then 0x0234 → 0x0600 basics)
-/// to `release`; returns how many were set.
+/// to `release`, adding it to basics without one (a file of Max 2018 or
+/// earlier); returns how many were set.
 fn set_release(chunks: &mut [Chunk], ops: &[u32], release: u32) -> usize {
     let mut set = 0;
     let mut id = None;
@@ -38,16 +40,15 @@ fn set_release(chunks: &mut [Chunk], ops: &[u32], release: u32) -> usize {
             continue;
         };
         if c.id == 0x0234 && id.is_some_and(|i| ops.contains(&i)) {
-            for r in kids
-                .iter_mut()
-                .filter(|b| b.id == 0x0600)
-                .flat_map(|b| match &mut b.body {
-                    Body::Container(k) => k.iter_mut(),
-                    Body::Leaf(_) => [].iter_mut(),
-                })
-                .filter(|r| r.id == 0x0450)
-            {
-                r.body = Body::Leaf(release.to_le_bytes().to_vec().into());
+            for b in kids.iter_mut().filter(|b| b.id == 0x0600) {
+                let Body::Container(basics) = &mut b.body else {
+                    continue;
+                };
+                let record = Chunk::leaf(0x0450, release.to_le_bytes().to_vec());
+                match basics.iter_mut().find(|r| r.id == 0x0450) {
+                    Some(r) => *r = record,
+                    None => basics.push(record),
+                }
                 set += 1;
             }
         } else {
@@ -89,8 +90,9 @@ fn operations_checked_for_max_2019_replay_the_same_when_recorded_by_it() {
     // (file, node, Edit Poly's place in the stack, operations rewritten,
     // how many records that is in the file: Mug's four Transforms and a
     // Delete Face, PictureFrame's two Extrude Faces and a Delete Face of
-    // Max 2026 (6), the Rivet's Auto Smooth).
-    let cases: [(&str, &str, usize, &[u32], usize); 3] = [
+    // Max 2026 (6), the Rivet's Auto Smooth, Barrel's two Transforms and two
+    // Set Materials).
+    let cases: [(&str, &str, usize, &[u32], usize); 4] = [
         (
             "max/max2024-rico/Mug.max",
             "Mug",
@@ -106,6 +108,14 @@ fn operations_checked_for_max_2019_replay_the_same_when_recorded_by_it() {
             3,
         ),
         ("max/max2024-rico/Shotgun.max", "Rivet", 1, &[AUTOSMOOTH], 1),
+        // Max 2013: the records are added.
+        (
+            "max/misc/Barrel.max",
+            "Cylinder001",
+            0,
+            &[SET_MATERIAL, TRANSFORM],
+            4,
+        ),
     ];
     for (file, name, at, ops, count) in cases {
         let before = corpus_eval(file);

@@ -862,7 +862,13 @@ mod tests {
         };
         // Max 2019 (2): the operations checked against its results replay,
         // others are refused naming the release.
-        for id in [OP_TRANSFORM, OP_DELETE_FACE, OP_EXTRUDE_FACE, OP_AUTOSMOOTH] {
+        for id in [
+            OP_TRANSFORM,
+            OP_DELETE_FACE,
+            OP_EXTRUDE_FACE,
+            OP_AUTOSMOOTH,
+            OP_SET_MATERIAL,
+        ] {
             assert_eq!(refused(id, 2), None, "{}", op_name(id));
         }
         assert_eq!(

@@ -333,10 +333,16 @@ impl Operation {
 }
 
 /// Operations whose replay is checked against Max 2019's own results (record
-/// 0x0450 = 2: Buwaka/Level-editing-2's FBX and Unwrap UVW caches,
-/// docs/max-format.md "Edit Poly").
-const CHECKED_RELEASE_2019: [u32; 4] =
-    [OP_TRANSFORM, OP_DELETE_FACE, OP_EXTRUDE_FACE, OP_AUTOSMOOTH];
+/// 0x0450 = 2): positions against Buwaka/Level-editing-2's FBX and Unwrap
+/// UVW caches, Auto Smooth against the FBX normals, Set Material against the
+/// FBX's material per polygon (docs/max-format.md, "Edit Poly").
+const CHECKED_RELEASE_2019: [u32; 5] = [
+    OP_TRANSFORM,
+    OP_DELETE_FACE,
+    OP_EXTRUDE_FACE,
+    OP_AUTOSMOOTH,
+    OP_SET_MATERIAL,
+];
 
 /// Whether the replay of operation `op` recorded by Edit Poly release
 /// `release` (record 0x0450) is checked against Max: releases 4 (Max 2020 to
