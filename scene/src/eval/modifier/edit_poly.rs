@@ -237,6 +237,9 @@ fn output(
     if let Some(op) = ops.iter().find(|o| !is_evaluated(o.id)) {
         return Err(refusal(op));
     }
+    if let Some(e) = ops.iter().find_map(release_refusal) {
+        return Err(e);
+    }
     // Right above a Boolean modifier the polygons are our CSG's triangles,
     // not Max's: only operations that address none of them replay, and
     // Max's saved sizes (of its own result) are not ours to match.
@@ -840,6 +843,76 @@ mod tests {
         assert_eq!(
             operations(&orphan).unwrap_err().to_string(),
             "operation record before its id"
+        );
+    }
+
+    #[test]
+    fn the_recording_release_is_accepted_where_checked() {
+        let rec = |id: u32, release: Vec<u8>| {
+            operations(&op(
+                id,
+                vec![selection(1, &[0]), Chunk::leaf(0x0450, release)],
+                vec![],
+            ))
+        };
+        let refused = |id: u32, release: u32| {
+            let ops = rec(id, u32s(&[release])).expect("ops");
+            assert_eq!(ops[0].release, Some(release));
+            release_refusal(&ops[0]).map(|e| e.to_string())
+        };
+        // Max 2019 (2): the operations checked against its results replay,
+        // others are refused naming the release.
+        for id in [
+            OP_TRANSFORM,
+            OP_DELETE_FACE,
+            OP_EXTRUDE_FACE,
+            OP_AUTOSMOOTH,
+            OP_SET_MATERIAL,
+        ] {
+            assert_eq!(refused(id, 2), None, "{}", op_name(id));
+        }
+        assert_eq!(
+            refused(OP_ATTACH, 2).as_deref(),
+            Some(
+                "operation Attach (58) recorded by Edit Poly release 2 (record 0x0450) is not \
+                 evaluated (its replay is not checked against Max's results of that release)"
+            )
+        );
+        assert!(refused(OP_CONNECT_VERTEX, 2).is_some());
+        // Max 2020 to 2026 (4, 6): every operation replayed.
+        for release in [4, 6] {
+            assert_eq!(refused(OP_ATTACH, release), None);
+            assert_eq!(refused(OP_CONNECT_VERTEX, release), None);
+        }
+        // Max 2019.3 (3) and releases never seen: none.
+        for release in [0, 1, 3, 5, 7, u32::MAX] {
+            assert!(
+                refused(OP_TRANSFORM, release).is_some(),
+                "release {release}"
+            );
+        }
+        // Without the record (before Max 2019) there is nothing to check.
+        let old = operations(&op(OP_ATTACH, vec![selection(1, &[0])], vec![])).expect("ops");
+        assert!(release_refusal(&old[0]).is_none());
+        // A record of another size is refused as stored.
+        assert_eq!(
+            rec(OP_TRANSFORM, vec![2, 0]).unwrap_err().to_string(),
+            "operation Transform (53): record 0x0450 = [02, 00] is not evaluated"
+        );
+        // 0x0470 is accepted only as seen.
+        let seen = op(
+            OP_TRANSFORM,
+            vec![
+                Chunk::leaf(0x0450, u32s(&[4])),
+                Chunk::leaf(0x0470, u32s(&[2])),
+            ],
+            vec![],
+        );
+        assert!(operations(&seen).is_ok());
+        let other = op(OP_TRANSFORM, vec![Chunk::leaf(0x0470, u32s(&[3]))], vec![]);
+        assert_eq!(
+            operations(&other).unwrap_err().to_string(),
+            "operation Transform (53): record 0x0470 = [03, 00, 00, 00] is not evaluated"
         );
     }
 

@@ -7,12 +7,13 @@
 //! 0x12c4 one offset per vertex, 0x12c5 the node name; Attach: the attached
 //! object's MNMesh buffers 0x0e00 between three words 0x0e04 / 0x0e08 /
 //! 0x0e0c, accepted only as seen, 1, 0, 0). 0x0260 / 0x0268 hold an operation
-//! in progress. Newer files add 0x0450 and 0x0470 to the basics, whose
-//! meaning is not known; only the values seen on real files (4 or 6, and 2)
-//! are accepted. 0x0450 is also in Max 2018/2019 files, on every kind of
-//! operation with one value per file (2, 3, 4 or 6 by author): an editor
-//! setting saved with each operation, it seems, but unchecked for the other
-//! values (docs/unseen-files.md, fourth sweep).
+//! in progress. Max 2019+ add 0x0450 to the basics, read as the release of
+//! Edit Poly that recorded the operation: 2 on every operation of Max 2019.0
+//! files, 3 of Max 2019.3, 4 of Max 2020 to 2024, 6 of Max 2026, where
+//! operations recorded earlier keep their 4 (they come first in every stack
+//! that mixes them). An operation's replay is accepted for the releases it is
+//! checked against (`release_checked`). Max 2024+ also add 0x0470, of unknown
+//! meaning, accepted only as seen (2).
 
 use crate::chunk::Chunk;
 use crate::eval::error::EvalError;
@@ -286,6 +287,9 @@ pub(super) struct Operation {
     pub(super) inserts: Vec<(u32, f64)>,
     /// Create's, Target Weld's and Cut's local data records (id, payload).
     pub(super) data: Vec<(u16, Vec<u8>)>,
+    /// The Edit Poly release that recorded the operation (record 0x0450;
+    /// absent before Max 2019).
+    pub(super) release: Option<u32>,
 }
 
 impl Operation {
@@ -326,6 +330,46 @@ impl Operation {
     pub(super) fn selected(&self, i: usize) -> bool {
         self.selection.get(i).copied().unwrap_or(false)
     }
+}
+
+/// Operations whose replay is checked against Max 2019's own results (record
+/// 0x0450 = 2): positions against Buwaka/Level-editing-2's FBX and Unwrap
+/// UVW caches, Auto Smooth against the FBX normals, Set Material against the
+/// FBX's material per polygon (docs/max-format.md, "Edit Poly").
+const CHECKED_RELEASE_2019: [u32; 5] = [
+    OP_TRANSFORM,
+    OP_DELETE_FACE,
+    OP_EXTRUDE_FACE,
+    OP_AUTOSMOOTH,
+    OP_SET_MATERIAL,
+];
+
+/// Whether the replay of operation `op` recorded by Edit Poly release
+/// `release` (record 0x0450) is checked against Max: releases 4 (Max 2020 to
+/// 2024) and 6 (Max 2026) on every operation replayed (the corpus' Max 2024
+/// and 2026 files), release 2 (Max 2019) on those in `CHECKED_RELEASE_2019`.
+/// Release 3 (Max 2019.3, two public files) has no reference yet.
+pub(super) fn release_checked(op: u32, release: u32) -> bool {
+    match release {
+        4 | 6 => true,
+        2 => CHECKED_RELEASE_2019.contains(&op),
+        _ => false,
+    }
+}
+
+/// The refusal of an operation recorded by an Edit Poly release whose replay
+/// of it is not checked, naming the record as stored.
+pub(super) fn release_refusal(op: &Operation) -> Option<EvalError> {
+    let release = op.release?;
+    (!release_checked(op.id, release)).then(|| {
+        EvalError::not_evaluated_why(
+            format!(
+                "{} recorded by Edit Poly release {release} (record 0x0450)",
+                op_name(op.id)
+            ),
+            "its replay is not checked against Max's results of that release",
+        )
+    })
 }
 
 /// The committed operations, in order.
@@ -377,15 +421,23 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, EvalError> {
                         }
                         // Map preservation settings: only used when preserve maps is on.
                         0x0440 => {}
-                        // Max 2024+ records of unknown meaning: the values seen only.
-                        0x0450 | 0x0470 => {
+                        // The release that recorded the operation (checked
+                        // against the operation in `release_refusal`).
+                        0x0450 => {
                             let p = payload(b)?;
-                            let v = (p.len() == 4).then(|| Words(p).u32(0));
-                            let seen = match b.id {
-                                0x0450 => matches!(v, Some(4 | 6)),
-                                _ => v == Some(2),
-                            };
-                            if !seen {
+                            if p.len() != 4 {
+                                return Err(EvalError::not_evaluated(format!(
+                                    "{}: record {:#06x} = {p:02x?}",
+                                    op_name(op.id),
+                                    b.id
+                                )));
+                            }
+                            op.release = Some(Words(p).u32(0));
+                        }
+                        // A Max 2024+ record of unknown meaning: the value seen only.
+                        0x0470 => {
+                            let p = payload(b)?;
+                            if p.len() != 4 || Words(p).u32(0) != 2 {
                                 return Err(EvalError::not_evaluated(format!(
                                     "{}: record {:#06x} = {p:02x?}",
                                     op_name(op.id),

@@ -1,0 +1,171 @@
+//! Edit Poly's record 0x0450, read as the release of Edit Poly that recorded
+//! each operation (docs/max-format.md, "Edit Poly"). The corpus' Edit Polys
+//! are Max 2024 and 2026 ones (4 and 6); Max 2019's 2 is only on public files
+//! (Buwaka/Level-editing-2, where the replays were checked against the
+//! authors' FBX and the Unwrap UVW caches; docs/unseen-files.md). So corpus
+//! Edit Polys have their records rewritten to 2 through the project's writer:
+//! on the operations checked for Max 2019 the result must be unchanged; on
+//! another the operation must be refused by name, and the Unwrap UVW cache
+//! above then stands in for it.
+
+use maxfs_scene::chunk::{Body, Chunk};
+use maxfs_scene::eval::modifier::edit_poly_output;
+use maxfs_scene::eval::SceneEval;
+use maxfs_tests::corpus_eval;
+use maxfs_tests::rewrite::SceneEdit;
+
+const TRANSFORM: u32 = 53;
+const DELETE_FACE: u32 = 11;
+const EXTRUDE_FACE: u32 = 41;
+const AUTOSMOOTH: u32 = 68;
+const SET_MATERIAL: u32 = 70;
+const ATTACH: u32 = 58;
+
+/// Sets record 0x0450 of every operation in `ops` found under `chunks` (an
+/// Edit Poly's local data: 0x0230 operation id, then 0x0234 → 0x0600 basics)
+/// to `release`, adding it to basics without one (a file of Max 2018 or
+/// earlier); returns how many were set.
+fn set_release(chunks: &mut [Chunk], ops: &[u32], release: u32) -> usize {
+    let mut set = 0;
+    let mut id = None;
+    for c in chunks.iter_mut() {
+        if c.id == 0x0230 {
+            id = c
+                .payload()
+                .filter(|p| p.len() == 4)
+                .map(|p| u32::from_le_bytes([p[0], p[1], p[2], p[3]]));
+            continue;
+        }
+        let Body::Container(kids) = &mut c.body else {
+            continue;
+        };
+        if c.id == 0x0234 && id.is_some_and(|i| ops.contains(&i)) {
+            for b in kids.iter_mut().filter(|b| b.id == 0x0600) {
+                let Body::Container(basics) = &mut b.body else {
+                    continue;
+                };
+                let record = Chunk::leaf(0x0450, release.to_le_bytes().to_vec());
+                match basics.iter_mut().find(|r| r.id == 0x0450) {
+                    Some(r) => *r = record,
+                    None => basics.push(record),
+                }
+                set += 1;
+            }
+        } else {
+            set += set_release(kids, ops, release);
+        }
+    }
+    set
+}
+
+/// `file` with the operations `ops` of node `o`'s Edit Polys recorded by
+/// release `release`, and how many were rewritten.
+fn rewritten(file: &str, o: usize, ops: &[u32], release: u32) -> (SceneEval, usize) {
+    let mut e = SceneEdit::open(file);
+    let derived = e.reference(o, 1);
+    let mut chunks = e.object_chunks(derived);
+    let n = set_release(&mut chunks, ops, release);
+    e.set_object_chunks(derived, chunks);
+    (
+        SceneEval::from_document(e.finish()).expect("edited scene"),
+        n,
+    )
+}
+
+fn node(eval: &SceneEval, name: &str) -> usize {
+    eval.graph
+        .nodes()
+        .find(|(o, n)| {
+            n.name == name
+                && eval
+                    .modifier_stack(o.index)
+                    .is_some_and(|(s, _)| s.iter().any(|m| m.name == "Edit Poly"))
+        })
+        .map(|(o, _)| o.index)
+        .unwrap_or_else(|| panic!("no node {name} with an Edit Poly"))
+}
+
+#[test]
+fn operations_checked_for_max_2019_replay_the_same_when_recorded_by_it() {
+    // (file, node, Edit Poly's place in the stack, operations rewritten,
+    // how many records that is in the file: Mug's four Transforms and a
+    // Delete Face, PictureFrame's two Extrude Faces and a Delete Face of
+    // Max 2026 (6), the Rivet's Auto Smooth, Barrel's two Transforms and two
+    // Set Materials).
+    let cases: [(&str, &str, usize, &[u32], usize); 4] = [
+        (
+            "max/max2024-rico/Mug.max",
+            "Mug",
+            1,
+            &[TRANSFORM, DELETE_FACE],
+            5,
+        ),
+        (
+            "max/max2024-rico/PictureFrame.max",
+            "PictureFrame",
+            1,
+            &[EXTRUDE_FACE, DELETE_FACE],
+            3,
+        ),
+        ("max/max2024-rico/Shotgun.max", "Rivet", 1, &[AUTOSMOOTH], 1),
+        // Max 2013: the records are added.
+        (
+            "max/misc/Barrel.max",
+            "Cylinder001",
+            0,
+            &[SET_MATERIAL, TRANSFORM],
+            4,
+        ),
+    ];
+    for (file, name, at, ops, count) in cases {
+        let before = corpus_eval(file);
+        let o = node(&before, name);
+        let (after, n) = rewritten(file, o, ops, 2);
+        assert_eq!(n, count, "{name}: records rewritten");
+        assert_eq!(node(&after, name), o);
+        let theirs =
+            edit_poly_output(&before, o, at, 0).unwrap_or_else(|e| panic!("{name} as saved: {e}"));
+        let ours = edit_poly_output(&after, o, at, 0)
+            .unwrap_or_else(|e| panic!("{name} recorded by Max 2019: {e}"));
+        assert_eq!(ours.vertices, theirs.vertices, "{name}");
+        assert_eq!(ours.faces, theirs.faces, "{name}");
+        let full = |eval: &SceneEval| eval.mesh(o, 0).expect("a mesh").expect("evaluates");
+        let (a, b) = (full(&before), full(&after));
+        assert_eq!(b.vertices, a.vertices, "{name}");
+        assert_eq!(b.faces, a.faces, "{name}");
+        assert_eq!(b.missing_parts, a.missing_parts, "{name}");
+    }
+}
+
+#[test]
+fn an_operation_not_checked_for_max_2019_is_refused_by_name() {
+    let file = "max/max2024-rico/Mug.max";
+    let o = node(&corpus_eval(file), "Mug");
+    let (eval, n) = rewritten(file, o, &[ATTACH], 2);
+    assert_eq!(n, 1, "Mug's Attach");
+    let e = edit_poly_output(&eval, o, 1, 0).expect_err("refused");
+    assert_eq!(
+        e.to_string(),
+        "operation Attach (58) recorded by Edit Poly release 2 (record 0x0450) is not \
+         evaluated (its replay is not checked against Max's results of that release)"
+    );
+    // The node still evaluates: the Unwrap UVW above holds Max's result of
+    // the Edit Poly and stands in, naming what it stands in for.
+    let mesh = eval.mesh(o, 0).expect("a mesh").expect("evaluates");
+    assert!(
+        mesh.missing_parts
+            .iter()
+            .any(|p| p.describe().contains("recorded by Edit Poly release 2")),
+        "{:?}",
+        mesh.missing_parts
+    );
+    // Release 3 (Max 2019.3) has no reference: refused on a Transform too.
+    let (eval, n) = rewritten(file, o, &[TRANSFORM], 3);
+    assert!(n > 0);
+    let e = edit_poly_output(&eval, o, 1, 0).expect_err("refused");
+    assert!(
+        e.to_string()
+            .starts_with("operation Transform (53) recorded by Edit Poly release 3"),
+        "{e}"
+    );
+}
