@@ -18,6 +18,7 @@ mod eval_boolean;
 mod eval_boolean_compound;
 mod eval_boolean_modifier;
 mod eval_cat;
+mod eval_cat_anim;
 mod eval_cat_mesh;
 mod eval_coverage;
 mod eval_deform;

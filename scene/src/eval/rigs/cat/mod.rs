@@ -18,11 +18,16 @@
 //!   foot platforms and the first toe segments (leg.rs), extra bones on a
 //!   hub, and foot platforms and IK targets (the root-hub rule).
 //!
+//! - in animation mode (anim.rs), root hubs, extra bones on hubs and
+//!   procedural spines with their tip hubs, from each bone's one layer.
+//!
 //! Everything else is refused with the reason, never placed at identity:
-//! animation mode (layers, IK/FK limbs, hub reach), limbs outside the
+//! in animation mode several layers, limbs, collarbones, digits, platforms
+//! and IK targets (anim.rs lists them); limbs outside the
 //! decoded IK case, FK spines, fingers and later digit segments, extra
 //! bones on other parents.
 
+pub mod anim;
 pub mod collar;
 pub mod leg;
 pub mod limb;
@@ -150,10 +155,7 @@ fn bone_world(
     };
     if let Some(Ok(cp)) = owner.and_then(|o| records::cat_parent(eval, o)) {
         if let CatMode::Animation(m) = cp.mode {
-            return Err(EvalError::not_evaluated_why(
-                format!("CAT rig {:?} in animation mode", cp.name),
-                format!("CATMode {m}: animation layers, IK limbs and hub reach"),
-            ));
+            return animation_world(eval, node, ctl, class, &cp, m, t, depth, budget);
         }
     }
     if let Some(r) = setup_rule(eval, node, ctl, class, t, depth, budget) {
@@ -187,6 +189,81 @@ fn bone_world(
     }
     let cpw = cat_parent_world_of(eval, &cp, t, depth, budget)?;
     Ok(setup_in(&clip.setup, cp.units).then(&without_scale(&cpw)))
+}
+
+/// A bone of a rig in animation mode (anim.rs): root hubs, extra bones on
+/// hubs and procedural spines with their tip hubs; the rest refused by name.
+#[allow(clippy::too_many_arguments)]
+fn animation_world(
+    eval: &SceneEval,
+    node: usize,
+    ctl: usize,
+    class: &str,
+    cp: &CatParent,
+    mode: u32,
+    t: i32,
+    depth: usize,
+    budget: &Cell<u32>,
+) -> Result<Mat43, EvalError> {
+    if depth >= MAX_DEPTH {
+        return Err(EvalError::limit(
+            format!("{class} {ctl}: CAT nesting"),
+            MAX_DEPTH,
+        ));
+    }
+    let refuse = |what: &str| {
+        Err(EvalError::not_evaluated_why(
+            format!("CAT rig {:?} in animation mode", cp.name),
+            format!("CATMode {mode}: {what} not evaluated"),
+        ))
+    };
+    if records::cat_control(eval, ctl)
+        .flags
+        .is_some_and(|f| f & CNCFLAG_IMPOSE_LIMITS != 0)
+    {
+        return refuse("bone limits (CNCFLAG_IMPOSE_*) are");
+    }
+    let parent = eval
+        .parent_node(node)
+        .filter(|&p| eval.parent_node(p).is_some());
+    let parent_class = parent
+        .and_then(|p| eval.tm_controller(p))
+        .and_then(|c| records::bone_class(eval, c));
+    match (class, parent_class) {
+        ("HubTrans", None) => anim::root_hub_world(eval, node, ctl, t),
+        ("HubTrans", Some("CATSpineTrans2")) | ("CATSpineTrans2", _) => {
+            let cp_world = cat_parent_world_of(eval, cp, t, depth, budget)?;
+            let frame = spine::Frame {
+                cp,
+                cp_world,
+                depth,
+                budget,
+                animation: true,
+            };
+            if class == "CATSpineTrans2" {
+                return spine::link_world(eval, ctl, &frame, t);
+            }
+            let parent_ctl = parent.and_then(|p| eval.tm_controller(p));
+            match parent_ctl.and_then(|p| spine::tip_hub_world(eval, ctl, p, &frame, t)) {
+                Some(r) => r,
+                None => refuse("a hub under a spine link without a CATSpineData2 is"),
+            }
+        }
+        ("ArbBone", Some("HubTrans")) => {
+            let hub = parent
+                .and_then(|p| eval.direct_world_at_depth(p, t, depth + 1, budget))
+                .ok_or_else(|| {
+                    EvalError::reference(format!("ArbBone {ctl}"), "its hub is not a CAT bone")
+                })??;
+            anim::arb_on_hub(eval, ctl, &hub, t)
+        }
+        ("ArbBone", _) => refuse("an extra bone not on a hub is"),
+        ("HubTrans", _) => refuse("a hub under a limb or extra bone is"),
+        ("CATBoneSegTrans" | "PalmTrans2" | "CATBoneData", _) => {
+            refuse("a limb's animation layers with its FK/IK blend are")
+        }
+        _ => refuse(&format!("a {class}'s animation layers are")),
+    }
 }
 
 /// The world TM of the CATParent node a rig's bones hang from.
@@ -260,6 +337,7 @@ fn setup_rule(
             cp_world,
             depth,
             budget,
+            animation: false,
         };
         match (class, parent_ctl) {
             ("CATSpineTrans2", _) => spine::link_world(eval, ctl, &frame, t),

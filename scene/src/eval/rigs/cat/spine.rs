@@ -249,6 +249,9 @@ pub(super) struct Frame<'a> {
     pub cp_world: Mat43,
     pub depth: usize,
     pub budget: &'a Cell<u32>,
+    /// The rig is in animation mode: the tip anchor follows the tip hub's
+    /// animation layer (anim.rs) instead of its setup matrix.
+    pub animation: bool,
 }
 
 /// The world TMs of a spine's links (in order) and of its tip hub.
@@ -262,21 +265,30 @@ fn evaluate(
     let base_node = super::node_of(eval, spine.base_hub).ok_or_else(|| {
         EvalError::reference(format!("hub {}", spine.base_hub), "no node uses it")
     })?;
-    let base_world = without_scale(&eval.world_tm_at_depth(base_node, t, f.depth + 1, f.budget));
+    // A refused base hub refuses the spine (world_tm would fall back to the
+    // node's local chain).
+    let base_world = match eval.direct_world_at_depth(base_node, t, f.depth + 1, f.budget) {
+        Some(r) => r?,
+        None => eval.world_tm_at_depth(base_node, t, f.depth + 1, f.budget),
+    };
+    let base_world = without_scale(&base_world);
     let tip_layer = records::layer_trans(eval, spine.tip_hub).ok_or_else(|| {
         EvalError::reference(format!("hub {}", spine.tip_hub), "no CATClipMatrix3")
     })?;
     let tip_clip = records::clip_matrix(eval, tip_layer)?;
-    check_tip_flags(tip_clip.flags, &format!("CATClipMatrix3 {tip_layer}"))?;
-
     let base = setup_in(&spine.base_transform, units).then(&base_world);
     let total: f64 = spine.links.iter().map(|l| l.length).sum();
-    let tip = tip_rotation(
-        &tip_clip.setup,
-        &f.cp_world,
-        units,
-        child_point(&base, total),
-    );
+    let tip = if f.animation {
+        animated_tip(eval, tip_layer, &base, total, t)?
+    } else {
+        check_tip_flags(tip_clip.flags, &format!("CATClipMatrix3 {tip_layer}"))?;
+        tip_rotation(
+            &tip_clip.setup,
+            &f.cp_world,
+            units,
+            child_point(&base, total),
+        )
+    };
     // EvalSpineRotation: blended rotations, chained positions.
     let (qb, qt) = (Quat::from_rows(rows3(&base)), Quat::from_rows(rows3(&tip)));
     let mut at = base.0[3];
@@ -312,9 +324,35 @@ fn evaluate(
         at = child_point(&w, l.length);
         links.push(w);
     }
-    let mut tip_world = tip_rotation(&tip_clip.setup, &f.cp_world, units, at);
+    let mut tip_world = if f.animation {
+        tip
+    } else {
+        tip_rotation(&tip_clip.setup, &f.cp_world, units, at)
+    };
     tip_world.0[3] = at;
     Ok((links, tip_world))
+}
+
+/// The tip anchor in animation mode: the tip hub's layer value (rotation
+/// and translation) applied at the base anchor moved along its X by the
+/// spine's length. A layer that scales the hub is refused (not measured).
+fn animated_tip(
+    eval: &SceneEval,
+    tip_layer: usize,
+    base: &Mat43,
+    total: f64,
+    t: i32,
+) -> Result<Mat43, EvalError> {
+    let v = super::anim::layer_value(eval, tip_layer, t)?;
+    if v.0[..3].iter().any(|r| (r.len() - 1.0).abs() > 1e-6) {
+        return Err(EvalError::not_evaluated_why(
+            format!("CATClipMatrix3 {tip_layer}"),
+            "a spine's tip hub scaled by its animation layer is not evaluated",
+        ));
+    }
+    let mut anchor = *base;
+    anchor.0[3] = child_point(base, total);
+    Ok(v.then(&anchor))
 }
 
 fn rows3(m: &Mat43) -> [Vec3; 3] {

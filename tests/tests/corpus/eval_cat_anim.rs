@@ -1,0 +1,240 @@
+//! CAT animation mode (docs/cat.md, "Animation mode") on the corpus's one
+//! CAT rig, cat/LD33_Character.max, switched to animation mode through the
+//! project's own writer (CATParentTrans chunk 4 = 1; nothing else changed).
+//! LD33's bones each hold one animation layer that CAT filled from the
+//! setup pose when the rig last left animation mode, so the Skin binds of
+//! Box001 (moved by the one rig shift of eval_cat.rs) are the reference
+//! for what the layers place: the root hub's layer value is its world TM,
+//! an extra bone's is relative to its hub. Everything animation mode does
+//! not evaluate is refused by name, and undecoded layer setups (several
+//! layers, key-freeform) are refused rather than misread.
+
+use crate::eval_biped_motion::max_diff;
+use maxfs_scene::eval::core::coverage::tm_gaps_at;
+use maxfs_scene::eval::modifier::skin;
+use maxfs_scene::eval::rigs::cat::records;
+use maxfs_scene::eval::{Mat43, SceneEval, Vec3};
+use maxfs_tests::rewrite::SceneEdit;
+
+const FILE: &str = "max/cat/LD33_Character.max";
+/// CATParentTrans chunk 4: the CAT mode (0 setup, else animation).
+const CPT_MODE: u16 = 4;
+/// CATClipMatrix3 chunks: layer count and flags.
+const CLIP_NUM_LAYERS: u16 = 1;
+const CLIP_FLAGS: u16 = 3;
+/// World translation from each Skin bind to the bone's current setup pose
+/// (eval_cat.rs, measured from stored values).
+const RIG_SHIFT: [f64; 3] = [0.0, 0.9911, 0.4756];
+
+fn edit() -> SceneEdit {
+    SceneEdit::open(FILE)
+}
+
+fn cat_parent_trans(e: &SceneEdit) -> usize {
+    let n = e.node("Base Human");
+    e.reference(n, 0)
+}
+
+fn animation_mode(mut e: SceneEdit) -> SceneEval {
+    let cpt = cat_parent_trans(&e);
+    e.set_leaf(cpt, CPT_MODE, 1u32.to_le_bytes().to_vec());
+    SceneEval::from_document(e.finish()).expect("scene")
+}
+
+fn node_named(eval: &SceneEval, name: &str) -> usize {
+    eval.graph
+        .nodes()
+        .find(|(_, n)| n.name == name)
+        .map(|(o, _)| o.index)
+        .unwrap_or_else(|| panic!("{FILE}: no node {name:?}"))
+}
+
+/// The stored Skin bind of `bone` moved by the rig shift, if it has one.
+fn bind_of(eval: &SceneEval, bone: usize) -> Option<Mat43> {
+    let b = node_named(eval, "Box001");
+    let sk = match skin::node_skin(eval, b) {
+        Some(Ok(s)) => s,
+        other => panic!("{FILE}: Box001 has no readable Skin: {other:?}"),
+    };
+    let mut m = sk
+        .bones
+        .iter()
+        .find(|s| s.node == Some(bone))
+        .and_then(|s| s.init_tm)?;
+    let p = m.0[3].to_array();
+    m.0[3] = Vec3(
+        p[0] + RIG_SHIFT[0],
+        p[1] + RIG_SHIFT[1],
+        p[2] + RIG_SHIFT[2],
+    );
+    Some(m)
+}
+
+/// The rig's height: the Skin binds' vertical extent (head bone to toes).
+fn height(eval: &SceneEval) -> f64 {
+    let b = node_named(eval, "Box001");
+    let Some(Ok(sk)) = skin::node_skin(eval, b) else {
+        panic!("{FILE}: Box001 has no readable Skin")
+    };
+    let z: Vec<f64> = sk
+        .bones
+        .iter()
+        .filter_map(|s| Some(s.init_tm?.rows()[3][2]))
+        .collect();
+    z.iter().cloned().fold(f64::MIN, f64::max) - z.iter().cloned().fold(f64::MAX, f64::min)
+}
+
+/// The CATParent node's stored translation (its PRS: (0, 0, −2.3)).
+fn cat_parent_translation(eval: &SceneEval) -> Vec3 {
+    eval.world_tm(node_named(eval, "Base Human"), 0).0[3]
+}
+
+/// The layer controller (CATClipMatrix3) of the bone on `node`.
+fn layer_of(eval: &SceneEval, node: &str) -> usize {
+    let ctl = eval
+        .tm_controller(node_named(eval, node))
+        .expect("a controller");
+    records::layer_trans(eval, ctl).expect("a CATClipMatrix3")
+}
+
+const TICKS: [i32; 3] = [0, 1_237, 96_000];
+
+/// In animation mode the root hub's layer value is its world TM, the
+/// procedural spine follows the tip hub's layer, the head hangs at the
+/// neck's end and its extra bone takes `layer · head`. LD33's layers were
+/// filled from the setup pose with the CATParent at the origin (it now
+/// stands at (0, 0, −2.3)): every upper-body bone sits at its Skin bind
+/// moved by the rig shift and back by the CATParent's translation — one
+/// offset for all, rotation elements within 1e-4 — and HeadBone001 (moved
+/// after skinning) keeps its bind's rotation.
+#[test]
+fn ld33_animation_layers_place_the_upper_body_at_the_binds() {
+    let eval = animation_mode(edit());
+    let tol = 1e-4 * height(&eval) + 1e-4;
+    let cp = cat_parent_translation(&eval);
+    assert!((cp.2 + 2.3).abs() < 1e-4, "CATParent at {cp:?}");
+    let mut worst = (0.0f64, 0.0f64);
+    for t in TICKS {
+        for bone in [
+            "Pelvis",
+            "Spine1",
+            "Spine2",
+            "Spine3",
+            "Ribcage",
+            "Head",
+            "HeadBone001",
+        ] {
+            let name = format!("Base Human{bone}");
+            let n = node_named(&eval, &name);
+            let ours = match eval.direct_world(n, t) {
+                Some(Ok(w)) => w,
+                other => panic!("{name} at {t}: {other:?}"),
+            };
+            let mut want = bind_of(&eval, n).unwrap_or_else(|| panic!("no bind for {name}"));
+            want.0[3] = want.0[3].minus(cp);
+            let (dr, dp) = max_diff(&ours, &want);
+            assert!(dr < 1e-4, "{name} at {t}: rotation {dr:.3e}");
+            if bone != "HeadBone001" {
+                assert!(
+                    dp < tol,
+                    "{name} at {t}: position {dp:.3e} (tolerance {tol:.3e})"
+                );
+                worst.1 = worst.1.max(dp);
+            }
+            worst.0 = worst.0.max(dr);
+        }
+        // The neck (no Skin bone) is evaluated too: the head sits at its end.
+        let neck = node_named(&eval, "Base HumanNeck");
+        let head = node_named(&eval, "Base HumanHead");
+        let (Some(Ok(_)), Some(Ok(_))) = (eval.direct_world(neck, t), eval.direct_world(head, t))
+        else {
+            panic!("neck or head not evaluated at {t}")
+        };
+    }
+    println!(
+        "LD33 in animation mode: worst rotation {:.2e}, position {:.2e}",
+        worst.0, worst.1
+    );
+}
+
+/// What animation mode does not evaluate is refused by name, and the Skin
+/// over those bones names them.
+#[test]
+fn ld33_in_animation_mode_refuses_limbs_by_name() {
+    let eval = animation_mode(edit());
+    for bone in [
+        "LThigh",
+        "RCalf",
+        "LFoot",
+        "LToe11",
+        "LCollarbone",
+        "RUpperarm",
+        "LPalm",
+        "LPlatform",
+        "RIKTarget",
+    ] {
+        let name = format!("Base Human{bone}");
+        match eval.direct_world(node_named(&eval, &name), 0) {
+            Some(Err(e)) => assert!(
+                e.to_string().contains("animation mode"),
+                "{name}: refused for another reason: {e}"
+            ),
+            other => panic!("{name}: not refused in animation mode: {other:?}"),
+        }
+    }
+    let thigh = node_named(&eval, "Base HumanLThigh");
+    let gaps = tm_gaps_at(&eval, thigh, 0);
+    assert!(
+        gaps.iter().any(|g| g.contains("animation mode")),
+        "{gaps:?}"
+    );
+    let box001 = node_named(&eval, "Box001");
+    match eval.mesh(box001, 0) {
+        Some(Err(e)) => {
+            let e = e.to_string();
+            assert!(
+                e.contains("Upperarm") && e.contains("animation mode"),
+                "{e}"
+            )
+        }
+        other => panic!(
+            "Box001's Skin over refused bones: {:?}",
+            other.map(|r| r.is_ok())
+        ),
+    }
+}
+
+/// Layer setups whose meaning is not decoded are refused, not misread:
+/// two layers (their blend), key-freeform flags.
+#[test]
+fn undecoded_layer_setups_are_refused() {
+    let base = animation_mode(edit());
+    let pelvis_layer = layer_of(&base, "Base HumanPelvis");
+    let flags = records::clip_matrix(&base, pelvis_layer)
+        .expect("clip")
+        .flags;
+    let pelvis = node_named(&base, "Base HumanPelvis");
+    assert!(matches!(base.direct_world(pelvis, 0), Some(Ok(_))));
+
+    let mut e = edit();
+    e.set_leaf(cat_parent_trans(&e), CPT_MODE, 1u32.to_le_bytes().to_vec());
+    e.set_leaf(pelvis_layer, CLIP_NUM_LAYERS, 2u32.to_le_bytes().to_vec());
+    let two = SceneEval::from_document(e.finish()).expect("scene");
+    match two.direct_world(pelvis, 0) {
+        Some(Err(err)) => assert!(err.to_string().contains("2 animation layers"), "{err}"),
+        other => panic!("two layers not refused: {other:?}"),
+    }
+    // The spine and head follow the pelvis: refused in turn.
+    let head = node_named(&two, "Base HumanHead");
+    assert!(matches!(two.direct_world(head, 0), Some(Err(_))));
+
+    let mut e = edit();
+    e.set_leaf(cat_parent_trans(&e), CPT_MODE, 1u32.to_le_bytes().to_vec());
+    let freeform = flags | records::CLIP_KEYFREEFORM;
+    e.set_leaf(pelvis_layer, CLIP_FLAGS, freeform.to_le_bytes().to_vec());
+    let ff = SceneEval::from_document(e.finish()).expect("scene");
+    match ff.direct_world(pelvis, 0) {
+        Some(Err(err)) => assert!(err.to_string().contains("layer flags"), "{err}"),
+        other => panic!("key-freeform not refused: {other:?}"),
+    }
+}
