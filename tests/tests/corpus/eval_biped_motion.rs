@@ -238,20 +238,7 @@ const TAKES: &[Take] = &[
     },
 ];
 
-pub(crate) fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
-    let opts = ufbx::LoadOpts {
-        target_axes: ufbx::CoordinateAxes {
-            right: ufbx::CoordinateAxis::PositiveX,
-            up: ufbx::CoordinateAxis::PositiveZ,
-            front: ufbx::CoordinateAxis::NegativeY,
-        },
-        target_unit_meters: metres,
-        space_conversion: ufbx::SpaceConversion::ModifyGeometry,
-        ..Default::default()
-    };
-    ufbx::load_file(path.to_str().expect("utf-8 path"), opts)
-        .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.description))
-}
+pub(crate) use crate::eval_fbx::load_fbx;
 
 pub(crate) fn to_mat(m: &ufbx::Matrix) -> Mat43 {
     Mat43([
