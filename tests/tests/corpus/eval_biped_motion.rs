@@ -642,14 +642,19 @@ fn ik_legs_under_a_layer_are_as_max_saved_them() {
         };
         saved.legs = [Ok(words[..120].to_vec()), Ok(words[120..].to_vec())];
         saved.leg_ik = [None, None];
+        saved.toe_ik = [None, None];
         for (left, side) in [(false, "R"), (true, "L")] {
+            // The toe too: between the IK keys our toe keeps its world
+            // rotation at the foot's toe point (`leg_ik`), Max's saved
+            // record puts it by its own delta on the saved foot.
             let expected = [
                 figure::thigh(rig, &saved, left).expect("thigh"),
                 figure::calf(rig, &saved, left).expect("calf"),
                 figure::foot(rig, &saved, left).expect("foot"),
+                figure::toe_base(rig, &saved, left, 0).expect("toe"),
             ];
             feet.push(expected[2].0[3]);
-            for (bone, want) in ["Thigh", "Calf", "Foot"].iter().zip(expected) {
+            for (bone, want) in ["Thigh", "Calf", "Foot", "Toe0"].iter().zip(expected) {
                 let n = node(&format!("Bip01 {side} {bone}"));
                 let ours = layered(&eval, !top, || eval.world_tm(n, tick));
                 let (dr, dp) = max_diff(&ours, &want);
