@@ -91,17 +91,17 @@ const TAKES: &[Take] = &[
         tight: None,
         base_layer: false,
     },
-    // Compared at the sampled frames where every bone it uses evaluates
-    // (frames 0, 10 and 20, its ears and toes included) and at 21–23, where
-    // the toe bends ease from 0 to −1.047 between FK keys; the others fall
-    // on refused toe links (30: between an FK and an IK key; 40: an IK
-    // key's toe links): the Skin is refused at those ticks, naming them.
+    // Every bone it uses evaluates at every frame, its ears and toes
+    // included: compared at the sampled frames and at 21–23 (the toe bends
+    // easing from 0 to −1.047 between FK keys), 27 and 32 (the FK → IK
+    // segment) and 37–39 (between the IK keys: the toes keep their world
+    // rotation while the feet turn about them).
     Take {
         name: "Yellow@Spawn",
-        required: false,
+        required: true,
         shift: [0.0; 3],
-        more_frames: &[21, 22, 23],
-        least: 6,
+        more_frames: &[21, 22, 23, 27, 32, 37, 38, 39],
+        least: 0,
         tight: None,
         base_layer: false,
     },

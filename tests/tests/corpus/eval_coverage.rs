@@ -37,19 +37,25 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
         "{yellow:?}"
     );
     assert!(has(&rabbit, "object", "Biped Object", "Bip01"));
-    // A rule refused inside the take, not at frame 0, is named too: the toe
-    // links of Yellow@Spawn change their bends between keys (3200 → 3840),
-    // which is not evaluated. Its legs, refused here before between the FK
-    // key 3840 and the IK key 5760, now evaluate at every tick (FK ↔ IK
-    // segments are FK), and so does the COM, whose key 5920 (continuity
-    // −0.8, time record word [9] = 5) was refused here before
-    // (eval_biped_motion.rs).
+    // A rule refused inside the take, not at frame 0, is named too:
+    // RabbitSkin's toe bases turn between keys storing continuity 0 (16000
+    // → 48000 on the left), where the half-cosine toe rule is not measured.
+    // Yellow@Spawn's toes, refused here before (their bends and bases
+    // between the FK key 3840 and the IK key 5760, and between the IK keys),
+    // now evaluate at every tick, and so do its legs, refused here before
+    // between the FK key 3840 and the IK key 5760 (FK ↔ IK segments are FK),
+    // and its COM, whose key 5920 (continuity −0.8, time record word [9] =
+    // 5) was refused here before (eval_biped_motion.rs).
+    assert!(
+        rabbit.iter().any(|g| g.role == "transform controller"
+            && g.class.starts_with("BipSlave Control (at tick ")
+            && g.class.contains("toe base rotations changing")
+            && g.nodes.iter().any(|n| n == "Bip01 L Toe0")),
+        "{rabbit:?}"
+    );
     let spawn = gaps("biped-ld35/Yellow@Spawn.max");
     assert!(
-        spawn.iter().any(|g| g.role == "transform controller"
-            && g.class.starts_with("BipSlave Control (at tick ")
-            && g.class.contains("toe link")
-            && g.nodes.iter().any(|n| n.contains("Toe"))),
+        !spawn.iter().any(|g| g.role == "transform controller"),
         "{spawn:?}"
     );
     assert!(
@@ -65,12 +71,11 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
         "{spawn:?}"
     );
 
-    // At a tick a toe link is refused (frame 30, inside 3840 → 5760, where
-    // its bend changes and the second key is an IK key) the bones hanging
-    // on it are refused with its reason — what Skin deforming at that tick
-    // and the glTF sampling it ask (`tm_gaps_at`) — while at tick 0 they
-    // evaluate; the ears, on the head, and the legs (FK between the FK key
-    // 3840 and the IK key 5760) evaluate at both.
+    // What Skin deforming at a tick and the glTF sampling it ask
+    // (`tm_gaps_at`): at tick 0 and at frame 30 (inside the FK → IK
+    // segment 3840 → 5760) the ears, the legs and the toes evaluate. At a
+    // tick where RabbitSkin's toe base is refused the toe is refused with
+    // that reason while the foot evaluates.
     {
         use maxfs_scene::eval::core::coverage::tm_gaps_at;
         let doc = Document::open(&corpus_dir().join("max/biped-ld35/Yellow@Spawn.max")).unwrap();
@@ -96,11 +101,26 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
         for toe in ["B_L_Toe", "B_R_Toe"] {
             assert!(tm_gaps_at(&eval, node(toe), 0).is_empty(), "{toe} at 0");
             let at30 = tm_gaps_at(&eval, node(toe), 4800);
-            assert!(
-                at30.iter().any(|g| g.contains("toe link")),
-                "{toe} at 4800: {at30:?}"
-            );
+            assert!(at30.is_empty(), "{toe} at 4800: {at30:?}");
         }
+        let doc = Document::open(&corpus_dir().join("max/biped/RabbitSkin.max")).unwrap();
+        let eval = SceneEval::from_document(doc).unwrap();
+        let node = |name: &str| {
+            eval.graph
+                .nodes()
+                .find(|(_, n)| n.name == name)
+                .expect("node")
+                .0
+                .index
+        };
+        let toe = tm_gaps_at(&eval, node("Bip01 L Toe0"), 16160);
+        assert!(
+            toe.iter()
+                .any(|g| g.contains("toe base rotations changing")),
+            "Bip01 L Toe0 at 16160: {toe:?}"
+        );
+        let foot = tm_gaps_at(&eval, node("Bip01 L Foot"), 16160);
+        assert!(foot.is_empty(), "Bip01 L Foot at 16160: {foot:?}");
     }
 
     // HI IK chains evaluate (eval/ik/plug.rs; tests/eval_ik_chains.rs checks a

@@ -105,12 +105,19 @@ pub struct Pose {
     /// Whether each leg's toe links beyond the bases (right, left) are
     /// evaluated (`motion::toe_links_at`).
     pub toe_links: [Result<(), EvalError>; 2],
+    /// Whether each leg's toe bases (right, left) are evaluated from the
+    /// leg record (`motion::toe_bases_at`).
+    pub toe_bases: [Result<(), EvalError>; 2],
     /// Each extra limb's pose block (layout of a 0x0073 block: angle-word
     /// count, (a1, a2, a3) per link, four words), in limb-index order.
     pub extras: Vec<Result<Vec<f32>, EvalError>>,
     /// World TMs (thigh, calf, foot; right, left) of a leg placed by the IK
     /// in-between rule (`leg_ik`) instead of its FK channels.
     pub leg_ik: [Option<[Mat43; 3]>; 2],
+    /// World TMs of the toe bases (one per toe; right, left) of a leg
+    /// placed by the IK in-between rule: the toes keep their world rotation
+    /// there instead of following the foot (`leg_ik`).
+    pub toe_ik: [Option<Vec<Result<Mat43, EvalError>>>; 2],
     /// The pelvis keys' rotation in the pelvis frame (identity in the
     /// figure): it turns the pelvis bone and where the thighs attach.
     pub pelvis_turn: Mat43,
@@ -135,8 +142,10 @@ pub fn figure_pose(rig: &Rig) -> Pose {
         legs: [leg(false), leg(true)],
         chains: super::chains::figure_records(rig),
         toe_links: [Ok(()), Ok(())],
+        toe_bases: [Ok(()), Ok(())],
         extras: super::extra::figure_blocks(rig),
         leg_ik: [None, None],
+        toe_ik: [None, None],
         pelvis_turn: Mat43::IDENTITY,
     }
 }
@@ -325,7 +334,16 @@ pub(super) fn toe_layout(half_len: usize) -> Result<ToeLayout, EvalError> {
 /// on RabbitSkin's left toe keys against NeoAxis's Rabbit.skeleton takes
 /// (deltas up to 0.8 rad about z: 1.3e-4 with s′, 1.77 off with s).
 pub fn toe_base(rig: &Rig, at: &Pose, left: bool, toe: usize) -> Result<Mat43, EvalError> {
+    if let Some(toes) = &at.toe_ik[usize::from(left)] {
+        return toes.get(toe).cloned().unwrap_or_else(|| {
+            Err(EvalError::malformed(
+                "",
+                format!("toe {toe} of {} placed by the leg IK rule", toes.len()),
+            ))
+        });
+    }
     let foot = foot(rig, at, left)?;
+    at.toe_bases[usize::from(left)].clone()?;
     let pose = at.leg(left)?;
     let layout = toe_layout(pose.len())?;
     let structure = half(rig, LEG_STRUCTURE, left)?;

@@ -20,7 +20,10 @@
 //! - the hip is the FK thigh's position, the knee is placed by the law of
 //!   cosines in the plane through the hip and the ankle that is normal to the
 //!   FK thigh's Z axis (made perpendicular to the reach), and the thigh and
-//!   calf take that normal as their Z axis.
+//!   calf take that normal as their Z axis;
+//! - the toes keep their world rotation (the keys' own, equal: the stored
+//!   deltas undo the foot's turn), at the foot's toe point, which is the
+//!   pivot (`toes_held`).
 //!
 //! Between an FK and an IK key the leg is FK (`motion::leg_at`). Everything
 //! else stays refused by name: blends between 0 and 1, feet rolling between
@@ -76,9 +79,10 @@ fn yup_point(values: &[f32], at: usize, name: &str, time: i32) -> Result<Vec3, E
     Ok(Vec3(x, -z, y))
 }
 
-/// A solved leg: its FK record (for the toes) and the thigh, calf and foot
-/// world TMs.
-pub type Solved = (Vec<f32>, [Mat43; 3]);
+/// A solved leg: its FK record (for the toe links' bends), the thigh, calf
+/// and foot world TMs, and each toe base's world TM or why it is not
+/// evaluated.
+pub type Solved = (Vec<f32>, [Mat43; 3], Vec<Result<Mat43, EvalError>>);
 
 fn rows(m: &Mat43) -> [Vec3; 3] {
     [m.0[0], m.0[1], m.0[2]]
@@ -307,5 +311,92 @@ fn solve_segment(
     let thigh = frame(hip, knee, l1);
     let calf = frame(knee, ankle, l2);
     let foot = figure::with_position(&foot_rot, ankle);
-    Ok((record, [thigh, calf, foot]))
+    let toes = toes_held(rig, left, name, (ki, kj), t, &foot, local)?;
+    Ok((record, [thigh, calf, foot], toes))
+}
+
+/// Largest turn (rad) of a toe base's world rotation between the two IK keys
+/// of a segment for which the toe is evaluated. Yellow@Spawn's 5760 → 6400
+/// store toe deltas that keep the toe's world rotation to 1e-5 while the
+/// foot turns 0.0186 (the delta of 6400 undoes the foot's turn), and its FBX
+/// holds the toe there at every frame; how a toe that turns in the world
+/// between IK keys moves is not measured, and below this any continuous
+/// path stays within the comparisons' 1e-3.
+const TOE_HELD: f64 = 1e-3;
+
+fn transposed(m: &Mat43) -> Mat43 {
+    let r = m.rows();
+    let col = |i: usize| Vec3(r[0][i], r[1][i], r[2][i]);
+    Mat43([col(0), col(1), col(2), Vec3::default()])
+}
+
+/// The toe bases of a leg solved by the IK rule between keys `ki`, `kj`
+/// (`foot` its world TM at `t`, `pivot` the run's pivot in the foot's frame).
+/// Measured on Yellow@Spawn's 5760 → 6400 (pivot 5, at the toe's base): the
+/// foot turns about the pivot while **the toe keeps its world rotation** —
+/// its FBX's B_L/R_Toe (on Toe01, bend 0.9599 at both keys) turn by less
+/// than 5e-6 over frames 36–40 and move exactly with the pivot, so Toe0 sits
+/// at the foot's toe point (the pivot) with the rotation the keys give it.
+/// Following the foot instead (its FK delta on the IK foot) is 0.024 off.
+/// The rotation is the half-cosine slerp between the keys' own (`motion`'s
+/// toe rule; equal within `TOE_HELD`). Refused by name: toes turning in the
+/// world between the keys, and a foot pivoting elsewhere than at the toe's
+/// base (how the toe moves then is not measured).
+fn toes_held(
+    rig: &Rig,
+    left: bool,
+    name: &str,
+    (ki, kj): (&super::tracks::Key, &super::tracks::Key),
+    t: i32,
+    foot: &Mat43,
+    pivot: Vec3,
+) -> Result<Vec<Result<Mat43, EvalError>>, EvalError> {
+    let structure = figure::half(rig, figure::LEG_STRUCTURE, left)?;
+    let toes = super::extremities::digits(structure, 10)?;
+    let (pose_i, pose_j) = (
+        motion::base_pose_at(rig, ki.time),
+        motion::base_pose_at(rig, kj.time),
+    );
+    let u = f64::from(t - ki.time) / f64::from(kj.time - ki.time);
+    let s = (1.0 - (std::f64::consts::PI * u).cos()) / 2.0;
+    let held = |k: usize, m: &[f64; 16]| -> Result<Mat43, EvalError> {
+        let base = Vec3(m[12], m[13], m[14]);
+        if base.minus(pivot).len() > SAME_PIVOT {
+            return Err(refuse(
+                format!(
+                    "{name} pivots at ({:.4}, {:.4}, {:.4}) in the foot, not at toe {k}'s base ({:.4}, {:.4}, {:.4})",
+                    pivot.0, pivot.1, pivot.2, base.0, base.1, base.2
+                ),
+                "leg IK toes of a foot pivoting elsewhere than at the toe",
+            ));
+        }
+        let (ri, rj) = (
+            figure::toe_base(rig, &pose_i, left, k)?,
+            figure::toe_base(rig, &pose_j, left, k)?,
+        );
+        // The world turn from the first key's toe to the second's (a proper
+        // rotation even where the left toe's axes are a reflection).
+        let turn = Quat::from_rows(rows(&transposed(&ri).then(&with_rotation_only(&rj))));
+        let angle = 2.0 * turn.w.abs().min(1.0).acos();
+        if angle > TOE_HELD {
+            return Err(refuse(
+                format!(
+                    "{name} toe {k} turns {angle:.4} rad in the world between the IK keys at ticks {} and {}",
+                    ki.time, kj.time
+                ),
+                "leg IK toes turning between keys",
+            ));
+        }
+        let r = with_rotation_only(&ri).then(&Mat43::rotation(Quat::IDENTITY.slerp(turn, s)));
+        Ok(figure::with_position(&r, foot.transform_point(base)))
+    };
+    Ok(toes
+        .iter()
+        .enumerate()
+        .map(|(k, toe)| held(k, &toe.m))
+        .collect())
+}
+
+fn with_rotation_only(m: &Mat43) -> Mat43 {
+    figure::with_position(m, Vec3::default())
 }

@@ -22,11 +22,12 @@
 //!   (−y, −x, z, w) in the pelvis frame). The turn moves the pelvis bone and
 //!   the hips only (Player.max 24000–33600 against its FBX).
 //! - Legs: the leg record has the layout of a figure leg pose half; the knee
-//!   angle \[0\] is a TCB curve, the thigh [2..5], foot [28..31] and toe
-//!   base [47 + 12k] quaternions squads. Segments with an IK key (blend
-//!   \[12\] ≠ 0) are re-solved by Biped: between two IK keys at blend 1
-//!   `leg_ik` places the leg (on the base layer; the layers above carry
-//!   the solution with their COM turn), the other IK segments are not
+//!   angle \[0\] is a TCB curve, the thigh [2..5] and foot [28..31]
+//!   quaternions squads, the toe bases [47 + 12k] and bends eased by a half
+//!   cosine between their two keys (`toe_quat_at`, `toe_bend_at`). Between
+//!   two IK keys at blend 1 `leg_ik` places the leg and its toes (on the
+//!   base layer; the layers above carry the solution with their COM turn),
+//!   between an FK and an IK key the leg is FK, partial blends are not
 //!   evaluated; at a key's own tick the stored (solved) pose holds.
 //! - Spine, neck, head, tail: each link's rotation `Ry(a2)·Rz(−a1)·Rx(a3)`
 //!   a squad through the keys that key that link (`link_curve`), the head
@@ -526,17 +527,18 @@ fn leg_channels(rig: &Rig, left: bool, n: usize) -> (Vec<usize>, Vec<usize>) {
 }
 
 /// Whether the toe links beyond the bases are evaluated at `t`. At their
-/// keys they are (Yellow@Spawn's Toe01 matches its FBX at every FK key).
-/// Between two FK keys the link follows `toe_bend_at`: held where the keys
+/// keys they are, IK keys included (Yellow@Spawn's Toe01 matches its FBX at
+/// every key: the FK keys and the IK keys 5760 and 6400, 2e-5).
+/// Between two keys the link follows `toe_bend_at`: held where the keys
 /// hold the same bend (Yellow@Spawn's 1920 → 3200, both 0: frames 13–19),
 /// eased by a half cosine where they differ (3200 → 3840, 0 → −1.047:
 /// frames 21–23 to 1.6e-6, where the TCB curve is 0.070 off, a lerp 0.108,
-/// smoothstep 0.010). The half cosine is measured between keys at the
-/// default TCB only; other parameters on a changing segment are refused.
-/// Not evaluated either: segments with an IK key and IK keys' own ticks
-/// (5760 → 6400 holds 0.9599 at both keys and is still 0.024 off: the toe
-/// follows the IK foot otherwise; the FK → IK 3840 → 5760, its foot FK, is
-/// within 0.002 rad of the half cosine but not within 1e-3).
+/// smoothstep 0.010; 3840 → 5760, an FK and an IK key, −1.047 → 0.9599:
+/// frames 25–35, the leg FK). The half cosine is measured between keys at
+/// the default TCB only; other parameters on a changing segment are
+/// refused. Between two IK keys the bend is measured held (5760 → 6400,
+/// 0.9599 at both; the toe base follows `leg_ik`'s held toe), and a bend
+/// changing there is refused.
 fn toe_links_at(rig: &Rig, left: bool, t: i32) -> Result<(), EvalError> {
     let name = if left { "left leg" } else { "right leg" };
     let Some(tr) = track(rig, name) else {
@@ -545,12 +547,6 @@ fn toe_links_at(rig: &Rig, left: bool, t: i32) -> Result<(), EvalError> {
     let n = tr.keys.first().map_or(0, |k| k.values.len());
     let (_, bends) = leg_channels(rig, left, n);
     let ik = |k: &super::tracks::Key| k.values.get(IK_BLEND).is_some_and(|b| b.abs() > IK_FREE);
-    if let Some(k) = tr.keys.iter().find(|k| k.time == t && ik(k)) {
-        return Err(EvalError::not_evaluated_why(
-            format!("{name} key at tick {} is an IK key", k.time),
-            "toe links at IK keys",
-        ));
-    }
     let Some((i, j)) = segment_keys(tr, t) else {
         return Ok(());
     };
@@ -559,17 +555,23 @@ fn toe_links_at(rig: &Rig, left: bool, t: i32) -> Result<(), EvalError> {
         let (a, b) = (ki.values.get(at), kj.values.get(at));
         let same =
             matches!((a, b), (Some(a), Some(b)) if (a - b).abs() <= super::chains::FLAT as f32);
-        if ik(ki) || ik(kj) {
+        if same {
+            continue;
+        }
+        if ik(ki) && ik(kj) {
             return Err(EvalError::not_evaluated_why(
                 format!(
-                    "{name} keys at ticks {} and {} hold IK keys",
-                    ki.time, kj.time
+                    "{name} IK keys at ticks {} and {} bend toe link [{at}] from {} to {}",
+                    ki.time,
+                    kj.time,
+                    a.copied().unwrap_or(f32::NAN),
+                    b.copied().unwrap_or(f32::NAN),
                 ),
-                "toe links between IK keys",
+                "toe link bends changing between IK keys",
             ));
         }
         let default = |k: &super::tracks::Key| k.tcb.iter().all(|&w| w == DEFAULT_TCB_WORD);
-        if !same && (!default(ki) || !default(kj)) {
+        if !default(ki) || !default(kj) {
             return Err(EvalError::not_evaluated_why(
                 format!(
                     "{name} keys at ticks {} and {} bend toe link [{at}] from {} to {} with TCB {:?} and {:?}",
@@ -590,6 +592,78 @@ fn toe_links_at(rig: &Rig, left: bool, t: i32) -> Result<(), EvalError> {
 /// A time record's TCB word at its default (UI units: tension, continuity
 /// and bias 0).
 const DEFAULT_TCB_WORD: f32 = 25.0;
+
+/// The two keys' toe base quaternions at `at..at + 4`, the second's sign
+/// made continuous with the first (as `quat_curve` does along the track).
+fn toe_quats(tr: &KeyTrack, (i, j): (usize, usize), at: usize) -> Result<(Quat, Quat), EvalError> {
+    let (a, b) = (quat_at(tr, i, at)?, quat_at(tr, j, at)?);
+    Ok((a, if a.dot(b) < 0.0 { -b } else { b }))
+}
+
+/// Whether two toe base quaternions hold the same rotation (float noise).
+fn same_toe_quat(a: Quat, b: Quat) -> bool {
+    [a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w]
+        .iter()
+        .all(|d| d.abs() <= super::chains::FLAT)
+}
+
+/// Whether the toe bases (delta quaternions) are evaluated at `t`. Between
+/// two keys a base turns by `toe_quat_at`'s half-cosine slerp, measured
+/// between keys at the default TCB only; a base that changes between keys
+/// of other TCB words is refused (RabbitSkin's keys store continuity 0 on
+/// many changing toe keys, with no reference for their in-betweens).
+fn toe_bases_at(rig: &Rig, left: bool, t: i32) -> Result<(), EvalError> {
+    let name = if left { "left leg" } else { "right leg" };
+    let Some(tr) = track(rig, name) else {
+        return Ok(());
+    };
+    let Some((i, j)) = segment_keys(tr, t) else {
+        return Ok(());
+    };
+    let n = tr.keys.first().map_or(0, |k| k.values.len());
+    let (quats, _) = leg_channels(rig, left, n);
+    let default = |k: &super::tracks::Key| k.tcb.iter().all(|&w| w == DEFAULT_TCB_WORD);
+    let (ki, kj) = (&tr.keys[i], &tr.keys[j]);
+    if default(ki) && default(kj) {
+        return Ok(());
+    }
+    for at in quats {
+        let (a, b) = toe_quats(tr, (i, j), at)?;
+        if !same_toe_quat(a, b) {
+            return Err(EvalError::not_evaluated_why(
+                format!(
+                    "{name} keys at ticks {} and {} turn toe base [{at}] with TCB {:?} and {:?}",
+                    ki.time, kj.time, ki.tcb, kj.tcb
+                ),
+                "toe base rotations changing between keys of other than the default TCB",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Toe base quaternion `at..at + 4` at `t`: between two keys a slerp along
+/// the arc as given (signs made continuous) eased by a half cosine, s = (1 −
+/// cos πu)/2, the neighbouring keys taking no part — the toe bends' rule
+/// (`toe_bend_at`). Measured against Max's own saved pose: biped-ld35/
+/// Player@Run's right toe keys alternate between the identity and a half
+/// turn about y (keys 0, 1280, …, default TCB), and the saved leg record
+/// (0x025d, time slider 480: u = 0.375) holds the toe 0.308660 of the way
+/// round (half cosine 0.308658; the squad through the neighbours was 0.019
+/// off, smoothstep 0.3164, a lerp 0.375). Yellow@Spawn's 3840 → 5760 (both
+/// identity, 6400 turned 0.018 after it): its FBX toes hold the identity,
+/// where the squad bulged by up to 2.0e-3 rad. At and outside the keys the
+/// keys' own values (`quat_curve`, the ends held).
+fn toe_quat_at(tr: &KeyTrack, at: usize, t: i32) -> Result<Quat, EvalError> {
+    if let Some((i, j)) = segment_keys(tr, t) {
+        let (a, b) = toe_quats(tr, (i, j), at)?;
+        let (ti, tj) = (tr.keys[i].time, tr.keys[j].time);
+        let u = f64::from(t - ti) / f64::from(tj - ti);
+        let s = (1.0 - (std::f64::consts::PI * u).cos()) / 2.0;
+        return Ok(slerp_direct(a, b, s).normalized());
+    }
+    quat_curve(tr, at, t)
+}
 
 /// Toe bend word `at` at `t`: between two keys holding the same bend, that
 /// bend (Biped does not bulge it towards the neighbouring keys, as a TCB
@@ -681,12 +755,16 @@ pub(super) fn leg_curve(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalE
         .ok_or_else(|| EvalError::malformed("", format!("{name} key without values")))?;
     let [knee] = scalar_curve::<1>(tr, 0, t)?;
     out[0] = knee as f32;
-    let (mut quats, bends) = leg_channels(rig, left, out.len());
-    quats.splice(0..0, LEG_QUATS);
+    let (toes, bends) = leg_channels(rig, left, out.len());
     for at in bends {
         out[at] = toe_bend_at(tr, at, t)? as f32;
     }
-    for at in quats {
+    for at in toes {
+        // `leg_channels` keeps only bases inside the record.
+        let q = toe_quat_at(tr, at, t)?;
+        out[at..at + 4].copy_from_slice(&[q.x as f32, q.y as f32, q.z as f32, q.w as f32]);
+    }
+    for at in LEG_QUATS {
         if at + 4 > out.len() {
             return Err(EvalError::malformed(
                 name.to_string(),
@@ -1081,10 +1159,12 @@ fn pose_in_layers(rig: &Rig, t: i32, layers: bool) -> Pose {
         legs: [leg_at(rig, false, t), leg_at(rig, true, t)],
         chains: chains_at(rig, t),
         toe_links: [toe_links_at(rig, false, t), toe_links_at(rig, true, t)],
+        toe_bases: [toe_bases_at(rig, false, t), toe_bases_at(rig, true, t)],
         extras: (0..rig.figure.extra_limbs.len())
             .map(|k| extra_at(rig, k, t))
             .collect(),
         leg_ik: [None, None],
+        toe_ik: [None, None],
         pelvis_turn,
     };
     // A leg refused for its IK keys is placed by the IK in-between rule
@@ -1114,6 +1194,11 @@ fn pose_in_layers(rig: &Rig, t: i32, layers: bool) -> Pose {
                     let carry = invert(below).then(com);
                     pose.legs[side] = Ok(record.clone());
                     pose.leg_ik[side] = Some(tms.map(|m| m.then(&carry)));
+                    pose.toe_ik[side] = base.toe_ik[side].as_ref().map(|toes| {
+                        toes.iter()
+                            .map(|m| m.as_ref().map(|m| m.then(&carry)).map_err(Clone::clone))
+                            .collect()
+                    });
                 }
                 // A COM that does not evaluate refuses the leg through the
                 // pelvis; a base leg without IK TMs keeps the refusal.
@@ -1123,9 +1208,10 @@ fn pose_in_layers(rig: &Rig, t: i32, layers: bool) -> Pose {
         }
         match super::leg_ik::solve(rig, &pose, left, t) {
             None => {}
-            Some(Ok((record, tms))) => {
+            Some(Ok((record, tms, toes))) => {
                 pose.legs[side] = Ok(record);
                 pose.leg_ik[side] = Some(tms);
+                pose.toe_ik[side] = Some(toes);
             }
             Some(Err(e)) => pose.legs[side] = Err(e),
         }
@@ -1195,6 +1281,37 @@ mod tests {
         assert!((quarter + 1.047 * (1.0 - 0.5f64.sqrt()) / 2.0).abs() < 1e-6);
         // The keys' own ticks hold their values.
         assert!((toe_bend_at(&tr, 0, 3840).unwrap() + 1.047).abs() < 1e-6);
+    }
+
+    /// A toe base turns between its two keys by a half-cosine slerp along
+    /// the arc as given, the neighbouring keys taking no part: Player@Run's
+    /// right toe keys alternate between the identity and a half turn about y
+    /// (stored (0, −1, 0, 0)), and Max saved the toe at tick 480 (u =
+    /// 0.375) 0.30866 of the way round; two equal keys hold their value
+    /// where the squad through a turned neighbour bulges.
+    #[test]
+    fn toe_bases_ease_between_their_two_keys() {
+        let half = [0.0, -1.0, 0.0, 0.0];
+        let tr = track(&[
+            (-1280, half),
+            (0, [0.0, 0.0, 0.0, 1.0]),
+            (1280, half),
+            (2560, [0.0, 0.0, 0.0, 1.0]),
+        ]);
+        let q = toe_quat_at(&tr, 0, 480).unwrap();
+        let turned = 2.0 * q.w.abs().min(1.0).acos() / std::f64::consts::PI;
+        assert!((turned - 0.308_66).abs() < 1e-5, "{turned}");
+        // About y, the way the key is stored (negative y).
+        assert!(q.y < 0.0 && q.x.abs() < 1e-12 && q.z.abs() < 1e-12);
+        let still = track(&[
+            (3840, [0.0, 0.0, 0.0, 1.0]),
+            (5760, [0.0, 0.0, 0.0, 1.0]),
+            (6400, [0.0, 0.0, -0.0092, 0.99996]),
+        ]);
+        let squad = quat_curve(&still, 0, 5120).unwrap();
+        assert!(squad.z.abs() > 5e-4, "the squad bulges ({squad:?})");
+        let held = toe_quat_at(&still, 0, 5120).unwrap();
+        assert!(angle(held, Quat::IDENTITY) < 1e-12);
     }
 
     fn rig_with_layers(layers: Vec<super::super::Layer>) -> Rig {
