@@ -4,15 +4,16 @@
 //! (Buwaka/Level-editing-2, where the replays were checked against the
 //! authors' FBX and the Unwrap UVW caches; docs/unseen-files.md). So corpus
 //! Edit Polys have their records rewritten to 2 through the project's writer:
-//! on the operations checked for Max 2019 the result must be unchanged; on
-//! another the operation must be refused by name, and the Unwrap UVW cache
-//! above then stands in for it.
+//! on the operations checked for Max 2019 the result must be unchanged (and
+//! Mug's, with its Attach, the mesh the Unwrap UVW above cached); on another
+//! the operation must be refused by name, and the Unwrap UVW cache above then
+//! stands in for it.
 
 use maxfs_scene::chunk::{Body, Chunk};
 use maxfs_scene::eval::modifier::edit_poly_output;
 use maxfs_scene::eval::SceneEval;
-use maxfs_tests::corpus_eval;
 use maxfs_tests::rewrite::SceneEdit;
+use maxfs_tests::{corpus_eval, unwrap_cache};
 
 const TRANSFORM: u32 = 53;
 const DELETE_FACE: u32 = 11;
@@ -20,6 +21,7 @@ const EXTRUDE_FACE: u32 = 41;
 const AUTOSMOOTH: u32 = 68;
 const SET_MATERIAL: u32 = 70;
 const ATTACH: u32 = 58;
+const CONNECT_VERTEX: u32 = 44;
 
 /// Sets record 0x0450 of every operation in `ops` found under `chunks` (an
 /// Edit Poly's local data: 0x0230 operation id, then 0x0234 → 0x0600 basics)
@@ -138,19 +140,62 @@ fn operations_checked_for_max_2019_replay_the_same_when_recorded_by_it() {
 }
 
 #[test]
-fn an_operation_not_checked_for_max_2019_is_refused_by_name() {
+fn an_attach_recorded_by_max_2019_gives_the_mesh_the_unwrap_above_cached() {
+    // Mug's Edit Poly (Transforms, Delete Face, Attach) all recorded by
+    // release 2; the Unwrap UVW above cached Max's result of it: every
+    // vertex in order and every polygon.
     let file = "max/max2024-rico/Mug.max";
     let o = node(&corpus_eval(file), "Mug");
-    let (eval, n) = rewritten(file, o, &[ATTACH], 2);
-    assert_eq!(n, 1, "Mug's Attach");
-    let e = edit_poly_output(&eval, o, 1, 0).expect_err("refused");
-    assert_eq!(
-        e.to_string(),
-        "operation Attach (58) recorded by Edit Poly release 2 (record 0x0450) is not \
-         evaluated (its replay is not checked against Max's results of that release)"
+    let (eval, n) = rewritten(file, o, &[ATTACH, TRANSFORM, DELETE_FACE], 2);
+    assert_eq!(n, 6, "Mug's Attach, four Transforms and Delete Face");
+    let ours = edit_poly_output(&eval, o, 1, 0).unwrap_or_else(|e| panic!("{e}"));
+    let (stack, _) = eval.modifier_stack(o).expect("stack");
+    assert_eq!(stack[0].name, "Unwrap UVW");
+    let local = stack[0]
+        .mod_app
+        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
+        .expect("the Unwrap's local data");
+    let (cached, polygons) = unwrap_cache(local);
+    assert_eq!(ours.vertices.len(), cached.len());
+    let worst = ours
+        .vertices
+        .iter()
+        .zip(&cached)
+        .map(|(v, c)| {
+            (v.0 - c[0])
+                .abs()
+                .max((v.1 - c[1]).abs())
+                .max((v.2 - c[2]).abs())
+        })
+        .fold(0.0f64, f64::max);
+    assert!(worst < 1e-5, "worst {worst}");
+    assert_eq!(ours.faces.len(), polygons.len());
+    for (i, (f, c)) in ours.faces.iter().zip(&polygons).enumerate() {
+        assert_eq!(f.v, c.0, "polygon {i}");
+    }
+}
+
+#[test]
+fn an_operation_not_checked_for_max_2019_is_refused_by_name() {
+    let file = "max/max2024-rico/Can.max";
+    let o = node(&corpus_eval(file), "Can");
+    let (eval, n) = rewritten(file, o, &[CONNECT_VERTEX], 2);
+    assert!(n > 0, "Can's Connect Vertex operations");
+    let (stack, _) = eval.modifier_stack(o).expect("stack");
+    let refusals: Vec<String> = (0..stack.len())
+        .filter(|&at| stack[at].name == "Edit Poly")
+        .filter_map(|at| edit_poly_output(&eval, o, at, 0).err())
+        .map(|e| e.to_string())
+        .collect();
+    assert!(
+        refusals.iter().any(|e| {
+            e == "operation Connect Vertex (44) recorded by Edit Poly release 2 (record 0x0450) \
+                is not evaluated (its replay is not checked against Max's results of that release)"
+        }),
+        "{refusals:?}"
     );
     // The node still evaluates: the Unwrap UVW above holds Max's result of
-    // the Edit Poly and stands in, naming what it stands in for.
+    // the stack below it and stands in, naming what it stands in for.
     let mesh = eval.mesh(o, 0).expect("a mesh").expect("evaluates");
     assert!(
         mesh.missing_parts
@@ -160,6 +205,8 @@ fn an_operation_not_checked_for_max_2019_is_refused_by_name() {
         mesh.missing_parts
     );
     // Release 3 (Max 2019.3) has no reference: refused on a Transform too.
+    let file = "max/max2024-rico/Mug.max";
+    let o = node(&corpus_eval(file), "Mug");
     let (eval, n) = rewritten(file, o, &[TRANSFORM], 3);
     assert!(n > 0);
     let e = edit_poly_output(&eval, o, 1, 0).expect_err("refused");
