@@ -872,17 +872,24 @@ mod tests {
             OP_AUTOSMOOTH,
             OP_SET_MATERIAL,
             OP_ATTACH,
+            OP_CONNECT_VERTEX,
+            OP_CUT,
         ] {
             assert_eq!(refused(id, 2), None, "{}", op_name(id));
         }
         assert_eq!(
-            refused(OP_CONNECT_VERTEX, 2).as_deref(),
+            refused(OP_CONNECT_EDGE, 2).as_deref(),
             Some(
-                "operation Connect Vertex (44) recorded by Edit Poly release 2 (record 0x0450) \
+                "operation Connect Edge (43) recorded by Edit Poly release 2 (record 0x0450) \
                  is not evaluated (its replay is not checked against Max's results of that release)"
             )
         );
-        for id in [OP_CONNECT_EDGE, OP_WELD_VERTEX, OP_CUT, OP_DETACH_FACE] {
+        for id in [
+            OP_WELD_VERTEX,
+            OP_DETACH_FACE,
+            OP_CHAMFER_EDGE,
+            OP_INSERT_VERTEX_EDGE,
+        ] {
             assert!(refused(id, 2).is_some(), "{}", op_name(id));
         }
         // Max 2020 to 2026 (4, 6): every operation replayed.

@@ -338,14 +338,18 @@ impl Operation {
 /// 0x0450 = 2): positions against Buwaka/Level-editing-2's FBX and Unwrap
 /// UVW caches, Auto Smooth against the FBX normals, Set Material against the
 /// FBX's material per polygon, Attach against the Unwrap UVW caches on
-/// either side of table.max's four Attaches (docs/max-format.md, "Edit Poly").
-const CHECKED_RELEASE_2019: [u32; 6] = [
+/// either side of table.max's four Attaches, Connect Vertex and Cut against
+/// the sizes and vertices the later operations of the level files' cylinders
+/// recorded (docs/max-format.md, "Edit Poly").
+const CHECKED_RELEASE_2019: [u32; 8] = [
     OP_TRANSFORM,
     OP_DELETE_FACE,
     OP_EXTRUDE_FACE,
     OP_AUTOSMOOTH,
     OP_SET_MATERIAL,
     OP_ATTACH,
+    OP_CONNECT_VERTEX,
+    OP_CUT,
 ];
 
 /// Whether the replay of operation `op` recorded by Edit Poly release
