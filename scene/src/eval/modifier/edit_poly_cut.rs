@@ -287,7 +287,7 @@ fn crossing(from: Vec3, end: Vec3, a: Vec3, b: Vec3) -> Option<f64> {
     let (aa, bb, cc) = (d1.dot(d1), d1.dot(d2), d2.dot(d2));
     let (dd, ee) = (d1.dot(r), d2.dot(r));
     let den = aa * cc - bb * bb;
-    if !(den > 1e-12 * aa * cc) {
+    if den.is_nan() || den <= 1e-12 * aa * cc {
         return None;
     }
     let s = (bb * ee - cc * dd) / den;
