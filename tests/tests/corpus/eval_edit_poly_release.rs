@@ -4,15 +4,16 @@
 //! (Buwaka/Level-editing-2, where the replays were checked against the
 //! authors' FBX and the Unwrap UVW caches; docs/unseen-files.md). So corpus
 //! Edit Polys have their records rewritten to 2 through the project's writer:
-//! on the operations checked for Max 2019 the result must be unchanged; on
-//! another the operation must be refused by name, and the Unwrap UVW cache
-//! above then stands in for it.
+//! on the operations checked for Max 2019 the result must be unchanged (and
+//! Mug's, with its Attach, the mesh the Unwrap UVW above cached); on another
+//! the operation must be refused by name, and the Unwrap UVW cache above then
+//! stands in for it.
 
 use maxfs_scene::chunk::{Body, Chunk};
 use maxfs_scene::eval::modifier::edit_poly_output;
 use maxfs_scene::eval::SceneEval;
-use maxfs_tests::corpus_eval;
 use maxfs_tests::rewrite::SceneEdit;
+use maxfs_tests::{corpus_eval, unwrap_cache};
 
 const TRANSFORM: u32 = 53;
 const DELETE_FACE: u32 = 11;
@@ -20,6 +21,9 @@ const EXTRUDE_FACE: u32 = 41;
 const AUTOSMOOTH: u32 = 68;
 const SET_MATERIAL: u32 = 70;
 const ATTACH: u32 = 58;
+const CONNECT_VERTEX: u32 = 44;
+const CUT: u32 = 35;
+const WELD_VERTEX: u32 = 22;
 
 /// Sets record 0x0450 of every operation in `ops` found under `chunks` (an
 /// Edit Poly's local data: 0x0230 operation id, then 0x0234 → 0x0600 basics)
@@ -138,28 +142,126 @@ fn operations_checked_for_max_2019_replay_the_same_when_recorded_by_it() {
 }
 
 #[test]
-fn an_operation_not_checked_for_max_2019_is_refused_by_name() {
+fn an_attach_recorded_by_max_2019_gives_the_mesh_the_unwrap_above_cached() {
+    // Mug's Edit Poly (Transforms, Delete Face, Attach) all recorded by
+    // release 2; the Unwrap UVW above cached Max's result of it: every
+    // vertex in order and every polygon.
     let file = "max/max2024-rico/Mug.max";
     let o = node(&corpus_eval(file), "Mug");
-    let (eval, n) = rewritten(file, o, &[ATTACH], 2);
-    assert_eq!(n, 1, "Mug's Attach");
-    let e = edit_poly_output(&eval, o, 1, 0).expect_err("refused");
-    assert_eq!(
-        e.to_string(),
-        "operation Attach (58) recorded by Edit Poly release 2 (record 0x0450) is not \
-         evaluated (its replay is not checked against Max's results of that release)"
-    );
-    // The node still evaluates: the Unwrap UVW above holds Max's result of
-    // the Edit Poly and stands in, naming what it stands in for.
-    let mesh = eval.mesh(o, 0).expect("a mesh").expect("evaluates");
+    let (eval, n) = rewritten(file, o, &[ATTACH, TRANSFORM, DELETE_FACE], 2);
+    assert_eq!(n, 6, "Mug's Attach, four Transforms and Delete Face");
+    let ours = edit_poly_output(&eval, o, 1, 0).unwrap_or_else(|e| panic!("{e}"));
+    let (cached, polygons) = cache(&eval, o, 0);
+    assert_eq!(ours.vertices.len(), cached.len());
+    let worst = ours
+        .vertices
+        .iter()
+        .zip(&cached)
+        .map(|(v, c)| {
+            (v.0 - c[0])
+                .abs()
+                .max((v.1 - c[1]).abs())
+                .max((v.2 - c[2]).abs())
+        })
+        .fold(0.0f64, f64::max);
+    assert!(worst < 1e-5, "worst {worst}");
+    assert_eq!(ours.faces.len(), polygons.len());
+    for (i, (f, c)) in ours.faces.iter().zip(&polygons).enumerate() {
+        assert_eq!(f.v, c.0, "polygon {i}");
+    }
+}
+
+/// The cache of the Unwrap UVW at `at` in node `o`'s stack: Max's mesh below it.
+fn cache(
+    eval: &SceneEval,
+    o: usize,
+    at: usize,
+) -> (Vec<[f64; 3]>, Vec<maxfs_tests::CachedPolygon>) {
+    let (stack, _) = eval.modifier_stack(o).expect("stack");
+    assert_eq!(stack[at].name, "Unwrap UVW");
+    let local = stack[at]
+        .mod_app
+        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
+        .expect("the Unwrap's local data");
+    unwrap_cache(local)
+}
+
+#[test]
+fn cuts_and_connected_vertices_recorded_by_max_2019_give_the_polygons_max_cached() {
+    // Shotgun's RubberGrip: its lowest Edit Poly's Cut (four segments) and
+    // Connect Vertex operations recorded by release 2. The Unwrap UVW on top
+    // cached the Shell's inner copies of that Edit Poly's 20 polygons first,
+    // in order (eval_edit_poly_cut.rs).
+    let file = "max/max2024-rico/Shotgun.max";
+    let o = node(&corpus_eval(file), "RubberGrip");
+    let (eval, n) = rewritten(file, o, &[CUT, CONNECT_VERTEX], 2);
+    assert!(n >= 1, "RubberGrip's Cut");
+    let (stack, _) = eval.modifier_stack(o).expect("stack");
+    let at = stack.len() - 1;
+    let ours = edit_poly_output(&eval, o, at, 0).unwrap_or_else(|e| panic!("{e}"));
+    let (_, polygons) = cache(&eval, o, 0);
+    assert_eq!(ours.faces.len(), 20);
+    for (i, (f, c)) in ours.faces.iter().zip(&polygons).enumerate() {
+        let same =
+            (0..f.v.len()).any(|r| (0..f.v.len()).all(|k| f.v[(k + r) % f.v.len()] == c.0[k]));
+        assert!(
+            same && f.v.len() == c.0.len(),
+            "polygon {i}: {:?} cached {:?}",
+            f.v,
+            c.0
+        );
+    }
+}
+
+#[test]
+fn an_operation_not_checked_for_max_2019_is_refused_by_name() {
+    // Chair's Weld Vertex, recorded by release 2.
+    let file = "max/max2024-rico/Chair.max";
+    let before = corpus_eval(file);
+    let welded: Vec<usize> = before
+        .graph
+        .nodes()
+        .filter(|(o, _)| {
+            before
+                .modifier_stack(o.index)
+                .is_some_and(|(s, _)| s.first().is_some_and(|m| m.name == "Unwrap UVW"))
+        })
+        .map(|(o, _)| o.index)
+        .filter(|&o| rewritten(file, o, &[WELD_VERTEX], 2).1 > 0)
+        .collect();
     assert!(
-        mesh.missing_parts
-            .iter()
-            .any(|p| p.describe().contains("recorded by Edit Poly release 2")),
-        "{:?}",
-        mesh.missing_parts
+        !welded.is_empty(),
+        "a node of Chair.max welds under an Unwrap UVW"
     );
+    for o in welded {
+        let (eval, _) = rewritten(file, o, &[WELD_VERTEX], 2);
+        let (stack, _) = eval.modifier_stack(o).expect("stack");
+        let refusals: Vec<String> = (0..stack.len())
+            .filter(|&at| stack[at].name == "Edit Poly")
+            .filter_map(|at| edit_poly_output(&eval, o, at, 0).err())
+            .map(|e| e.to_string())
+            .collect();
+        assert!(
+            refusals.iter().any(|e| e
+                == "operation Weld Vertex (22) recorded by Edit Poly release 2 (record 0x0450) \
+                    is not evaluated (its replay is not checked against Max's results of that \
+                    release)"),
+            "{refusals:?}"
+        );
+        // The node still evaluates: the Unwrap UVW on top holds Max's
+        // result of the stack below it and stands in, naming what for.
+        let mesh = eval.mesh(o, 0).expect("a mesh").expect("evaluates");
+        assert!(
+            mesh.missing_parts
+                .iter()
+                .any(|p| p.describe().contains("recorded by Edit Poly release 2")),
+            "{:?}",
+            mesh.missing_parts
+        );
+    }
     // Release 3 (Max 2019.3) has no reference: refused on a Transform too.
+    let file = "max/max2024-rico/Mug.max";
+    let o = node(&corpus_eval(file), "Mug");
     let (eval, n) = rewritten(file, o, &[TRANSFORM], 3);
     assert!(n > 0);
     let e = edit_poly_output(&eval, o, 1, 0).expect_err("refused");

@@ -535,14 +535,17 @@ fn replay(
             topo::weld(poly, &op.selection, threshold)?;
         }
         OP_ATTACH => {
-            let mut other = op
+            let attached = op
                 .attached
                 .clone()
                 .ok_or_else(|| EvalError::malformed("", "no attached mesh"))?;
-            // A channel the mesh lost earlier (named) is left out of the
-            // attached mesh too.
-            other.maps.retain(|m| !gone.contains(&m.channel));
-            topo::attach(poly, other)?;
+            // An Attach recorded without a mesh attaches nothing.
+            if let Some(mut other) = attached {
+                // A channel the mesh lost earlier (named) is left out of the
+                // attached mesh too.
+                other.maps.retain(|m| !gone.contains(&m.channel));
+                topo::attach(poly, other)?;
+            }
         }
         OP_TRANSFORM => {
             if op.int_param(PARAM_CONSTRAIN_TYPE)?.unwrap_or(0) != 0 {
@@ -868,17 +871,27 @@ mod tests {
             OP_EXTRUDE_FACE,
             OP_AUTOSMOOTH,
             OP_SET_MATERIAL,
+            OP_ATTACH,
+            OP_CONNECT_VERTEX,
+            OP_CUT,
         ] {
             assert_eq!(refused(id, 2), None, "{}", op_name(id));
         }
         assert_eq!(
-            refused(OP_ATTACH, 2).as_deref(),
+            refused(OP_CONNECT_EDGE, 2).as_deref(),
             Some(
-                "operation Attach (58) recorded by Edit Poly release 2 (record 0x0450) is not \
-                 evaluated (its replay is not checked against Max's results of that release)"
+                "operation Connect Edge (43) recorded by Edit Poly release 2 (record 0x0450) \
+                 is not evaluated (its replay is not checked against Max's results of that release)"
             )
         );
-        assert!(refused(OP_CONNECT_VERTEX, 2).is_some());
+        for id in [
+            OP_WELD_VERTEX,
+            OP_DETACH_FACE,
+            OP_CHAMFER_EDGE,
+            OP_INSERT_VERTEX_EDGE,
+        ] {
+            assert!(refused(id, 2).is_some(), "{}", op_name(id));
+        }
         // Max 2020 to 2026 (4, 6): every operation replayed.
         for release in [4, 6] {
             assert_eq!(refused(OP_ATTACH, release), None);
@@ -1175,5 +1188,44 @@ mod tests {
         assert_eq!(poly.vertices, [Vec3(2.0, 3.0, 4.0), Vec3(5.0, 5.0, 5.0)]);
         assert_eq!(op_name(32), "operation Bevel (32)");
         assert_eq!(op_name(500), "operation unknown (500)");
+    }
+
+    #[test]
+    fn an_attach_recorded_without_a_mesh_attaches_nothing() {
+        let attach = |data: Vec<Chunk>| {
+            let mut chunks = op(OP_ATTACH, vec![], vec![]);
+            chunks.push(Chunk::container(0x0238, data));
+            operations(&chunks)
+        };
+        // Buwaka's table.max: 0x0e04 = 0 alone.
+        let ops = attach(vec![Chunk::leaf(0x0e04, u32s(&[0]))]).expect("ops");
+        assert!(matches!(ops[0].attached, Some(None)));
+        let mut poly = quad();
+        replay(
+            &ops[0],
+            None,
+            &mut poly,
+            &mut extrude::Known::default(),
+            &[],
+        )
+        .expect("replay");
+        assert_eq!(poly, quad());
+        // Other values, or 0 beside other records, are refused as stored.
+        let e = attach(vec![Chunk::leaf(0x0e04, u32s(&[2]))]).expect_err("refused");
+        assert_eq!(
+            e.to_string(),
+            "attach record 0x0e04 = [02, 00, 00, 00] is not evaluated"
+        );
+        let e = attach(vec![
+            Chunk::leaf(0x0e04, u32s(&[0])),
+            Chunk::leaf(0x0e08, u32s(&[0])),
+        ])
+        .expect_err("refused");
+        assert_eq!(
+            e.to_string(),
+            "attach record 0x0e04 = [00, 00, 00, 00] is not evaluated"
+        );
+        let e = attach(vec![Chunk::leaf(0x0e04, u32s(&[1]))]).expect_err("no mesh");
+        assert!(e.to_string().contains("attach without its mesh"), "{e}");
     }
 }

@@ -10,13 +10,20 @@
 //! indices 12, 26, 27, 28, the vertices the segments before appended).
 //!
 //! Replayed: segments that start on a vertex or on a point of an edge and
-//! end on a side of a face at that vertex — one face crossed per segment. A
-//! point on an edge splits it as Insert Vertex Edge does (`MNMesh::SplitEdge`:
-//! a vertex appended, the edge keeps its first half, the second is appended),
-//! the start's split first; the face is then split between the two corners
-//! as Connect Vertex splits it (`edit_poly_edges::split_face`). Refused by
-//! name: a cut starting inside a face, a segment that crosses more than one
-//! face or ends inside one, and split cuts (parameter 15).
+//! run, face by face, to a point on a side or to a corner of a face. A point
+//! on an edge splits it as Insert Vertex Edge does (`MNMesh::SplitEdge`: a
+//! vertex appended, the edge keeps its first half, the second is appended),
+//! the start's split first; each face is then split between the two corners
+//! as Connect Vertex splits it (`edit_poly_edges::split_face`). A segment
+//! whose end is on no face at its start crosses the side of one such face
+//! where the recorded segment meets it, and goes on from the vertex made
+//! there (Buwaka's cylinders: a cut across a top cap that Connect Vertex had
+//! halved, from one rim vertex to the opposite one, adds the cap's centre as
+//! vertex 108, which the next 14 Connect Vertex operations join to the rim;
+//! the sizes they and the Chamfer Edge after them recorded are ours,
+//! docs/max-format.md). Refused by name: a cut starting inside a face, a
+//! segment that ends inside a face or leaves its faces through a vertex, and
+//! split cuts (parameter 15).
 
 use super::edit_poly_edges::{insert_vertices, split_face};
 use crate::eval::core::keys::Words;
@@ -162,52 +169,175 @@ fn split_at(poly: &mut PolyMesh, e: u32, t: f64) -> Result<u32, EvalError> {
     Ok(nv)
 }
 
-/// Cuts from vertex `start` to point `end`, which must lie on a side of a face
-/// at `start` that does not touch it: that side's edge is split there and the
-/// face is split between the two corners. Returns the end vertex.
+/// Cuts from vertex `start` to point `end` across the faces in between, one
+/// face at a time: while `end` is neither on a side nor at a corner of a face
+/// at the current vertex, the recorded segment (start → end) must cross a
+/// side of such a face, away from the current vertex, at a point inside that
+/// side and ahead on the segment; that side's edge is split there (a vertex
+/// appended), the face is split between the two corners, and the cut goes on
+/// from the new vertex. It ends where `end` lies on a side (that edge split
+/// as well) or at a corner of a face at the current vertex (the face split
+/// there, no vertex added). Returns the end vertex.
 fn cut_face(poly: &mut PolyMesh, start: u32, end: Vec3) -> Result<u32, EvalError> {
-    let mut hit = None;
-    'faces: for (fi, f) in poly.faces.iter().enumerate() {
-        let n = f.v.len();
-        if !f.v.contains(&start) {
-            continue;
-        }
-        for j in 0..n {
-            let (a, b) = (f.v[j], f.v[(j + 1) % n]);
-            if a == start || b == start {
-                continue;
+    let from = *poly
+        .vertices
+        .get(start as usize)
+        .ok_or_else(|| EvalError::malformed("", format!("cut start vertex {start}")))?;
+    let mut cur = start;
+    let mut done = 0.0;
+    // Each crossing splits a face: at most one per face the mesh had.
+    for _ in 0..=poly.faces.len() {
+        match step(poly, cur, from, end, done)? {
+            Step::Side(fi, a, b) => {
+                let at = edge_at(poly, a, b, end)?;
+                return split_to_new_vertex(poly, fi, cur, at);
             }
-            if along(poly, a, b, end).is_some() {
-                hit = Some((fi, a, b));
-                break 'faces;
+            Step::Corner(fi, w) => {
+                split_between(poly, fi, cur, w)?;
+                return Ok(w);
+            }
+            Step::Cross(fi, a, b, s) => {
+                let at = edge_at(poly, a, b, from.plus(end.minus(from).scale(s)))?;
+                cur = split_to_new_vertex(poly, fi, cur, at)?;
+                done = s;
             }
         }
     }
-    let (fi, a, b) = hit.ok_or_else(|| {
-        EvalError::not_evaluated(
-            "a cut segment that does not end on a side of a face at its start (crossing more than one face, or ending inside one or on a vertex)",
-        )
-    })?;
+    Err(EvalError::malformed(
+        "",
+        "a cut crossing more sides than the mesh has faces",
+    ))
+}
+
+/// What a cut from vertex `cur` towards `end` meets first.
+enum Step {
+    /// `end` lies on side (a, b) of face fi (at `cur`, not touching it).
+    Side(usize, u32, u32),
+    /// `end` is corner w of face fi, not next to `cur` there.
+    Corner(usize, u32),
+    /// The segment crosses side (a, b) of face fi at proportion s of it.
+    Cross(usize, u32, u32, f64),
+}
+
+fn step(poly: &PolyMesh, cur: u32, from: Vec3, end: Vec3, done: f64) -> Result<Step, EvalError> {
+    let seg = end.minus(from);
+    let len = seg.dot(seg).sqrt();
+    let mut cross: Option<(usize, u32, u32, f64)> = None;
+    let mut ambiguous = false;
+    for (fi, f) in poly.faces.iter().enumerate() {
+        let n = f.v.len();
+        let Some(k) = f.v.iter().position(|&x| x == cur) else {
+            continue;
+        };
+        for j in 0..n {
+            let (a, b) = (f.v[j], f.v[(j + 1) % n]);
+            if a == cur || b == cur {
+                continue;
+            }
+            if along(poly, a, b, end).is_some() {
+                return Ok(Step::Side(fi, a, b));
+            }
+            // A corner not next to `cur` in the face.
+            let next = |d: usize| f.v[(k + d) % n];
+            let pa = poly.vertices[a as usize];
+            if a != next(1) && a != next(n - 1) && dist(pa, end) <= ON_EDGE * len {
+                return Ok(Step::Corner(fi, a));
+            }
+            if let Some(s) = crossing(from, end, pa, poly.vertices[b as usize]) {
+                if s > done + ON_EDGE && s < 1.0 - ON_EDGE {
+                    match cross {
+                        Some((_, x, y, s0)) if (x, y) != (a, b) && (x, y) != (b, a) => {
+                            if (s - s0).abs() <= ON_EDGE {
+                                ambiguous = true;
+                            } else if s < s0 {
+                                cross = Some((fi, a, b, s));
+                            }
+                        }
+                        Some(_) => {}
+                        None => cross = Some((fi, a, b, s)),
+                    }
+                }
+            }
+        }
+    }
+    match cross {
+        Some(_) if ambiguous => Err(EvalError::not_evaluated(
+            "a cut segment crossing two sides at one point",
+        )),
+        Some((fi, a, b, s)) => Ok(Step::Cross(fi, a, b, s)),
+        None => Err(EvalError::not_evaluated(
+            "a cut segment that ends inside a face, or leaves its faces through a vertex or \
+             off their sides",
+        )),
+    }
+}
+
+fn dist(a: Vec3, b: Vec3) -> f64 {
+    let d = a.minus(b);
+    d.dot(d).sqrt()
+}
+
+/// Where segment from → end crosses side a → b inside it (away from its
+/// ends): the proportion along the segment, when the two lines meet (within
+/// the tolerance of the recorded f32 points).
+fn crossing(from: Vec3, end: Vec3, a: Vec3, b: Vec3) -> Option<f64> {
+    let d1 = end.minus(from);
+    let d2 = b.minus(a);
+    let r = from.minus(a);
+    let (aa, bb, cc) = (d1.dot(d1), d1.dot(d2), d2.dot(d2));
+    let (dd, ee) = (d1.dot(r), d2.dot(r));
+    let den = aa * cc - bb * bb;
+    if den.is_nan() || den <= 1e-12 * aa * cc {
+        return None;
+    }
+    let s = (bb * ee - cc * dd) / den;
+    let t = (aa * ee - bb * dd) / den;
+    if !(t > ON_EDGE && t < 1.0 - ON_EDGE) {
+        return None;
+    }
+    let p = from.plus(d1.scale(s));
+    let q = a.plus(d2.scale(t));
+    (dist(p, q) <= ON_EDGE * cc.sqrt()).then_some(s)
+}
+
+/// The edge of side (a, b) and where `p` lies on it, from the edge's first vertex.
+fn edge_at(poly: &PolyMesh, a: u32, b: u32, p: Vec3) -> Result<(u32, f64), EvalError> {
     let edges = poly.mn_edges()?;
     let e = edges
         .iter()
         .position(|&[x, y]| (x, y) == (a, b) || (x, y) == (b, a))
         .ok_or_else(|| EvalError::malformed("", format!("side ({a}, {b}) is in no edge")))?;
     let [v1, v2] = edges[e];
-    let t = along(poly, v1, v2, end)
-        .ok_or_else(|| EvalError::malformed("", "cut end left its side"))?;
+    let t =
+        along(poly, v1, v2, p).ok_or_else(|| EvalError::malformed("", "cut end left its side"))?;
     let e = u32::try_from(e).map_err(|_| EvalError::limit("edges", u32::MAX))?;
+    Ok((e, t))
+}
+
+/// Splits edge `et.0` at `et.1`, then face `fi` between `cur` and the new vertex.
+fn split_to_new_vertex(
+    poly: &mut PolyMesh,
+    fi: usize,
+    cur: u32,
+    (e, t): (u32, f64),
+) -> Result<u32, EvalError> {
     let nv = split_at(poly, e, t)?;
+    split_between(poly, fi, cur, nv)?;
+    Ok(nv)
+}
+
+/// Splits face `fi` between its corners at vertices `x` and `y`.
+fn split_between(poly: &mut PolyMesh, fi: usize, x: u32, y: u32) -> Result<(), EvalError> {
     let f = &poly.faces[fi].v;
-    let corner = |v: u32| f.iter().position(|&x| x == v);
-    let (Some(i), Some(j)) = (corner(start), corner(nv)) else {
+    let corner = |v: u32| f.iter().position(|&c| c == v);
+    let (Some(i), Some(j)) = (corner(x), corner(y)) else {
         return Err(EvalError::malformed(
             "",
             format!("face {fi} lost a cut corner"),
         ));
     };
     split_face(poly, fi, i.min(j), i.max(j))?;
-    Ok(nv)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -271,5 +401,48 @@ mod tests {
         // A start point off its edge is refused.
         let off = record(&[(2, 0, [0.5, 0.2, 0.0], [0.5, 1.0, 0.0])]);
         assert!(cut(&mut grid(), &off, false).is_err());
+    }
+
+    #[test]
+    fn a_segment_crossing_faces_splits_each_it_crosses() {
+        // From vertex 0 to (2, 0.5) on side 2 → 5: crosses edge 1 → 4 at
+        // (1, 0.25) (vertex 6), then ends on side 2 → 5 (vertex 7).
+        let mut m = grid();
+        cut(
+            &mut m,
+            &record(&[(1, 0, [0.0, 0.0, 0.0], [2.0, 0.5, 0.0])]),
+            false,
+        )
+        .expect("cut");
+        assert_eq!(m.vertices.len(), 8);
+        assert_eq!(m.vertices[6], Vec3(1.0, 0.25, 0.0));
+        assert_eq!(m.vertices[7], Vec3(2.0, 0.5, 0.0));
+        let faces: Vec<&[u32]> = m.faces.iter().map(|f| f.v.as_slice()).collect();
+        assert_eq!(
+            faces,
+            [&[0, 6, 4, 3][..], &[1, 2, 7, 6], &[0, 1, 6], &[7, 5, 4, 6]]
+        );
+        m.validate().expect("valid");
+        // Ending on a corner (vertex 5) adds only the crossing's vertex.
+        let mut m = grid();
+        cut(
+            &mut m,
+            &record(&[(1, 0, [0.0, 0.0, 0.0], [2.0, 1.0, 0.0])]),
+            false,
+        )
+        .expect("cut");
+        assert_eq!(m.vertices.len(), 7);
+        assert_eq!(m.vertices[6], Vec3(1.0, 0.5, 0.0));
+        let faces: Vec<&[u32]> = m.faces.iter().map(|f| f.v.as_slice()).collect();
+        assert_eq!(
+            faces,
+            [&[0, 6, 4, 3][..], &[1, 2, 5, 6], &[0, 1, 6], &[5, 4, 6]]
+        );
+        // Through a vertex (4, at (1, 1)) or off the mesh: refused.
+        for end in [[2.0, 2.0, 0.0], [3.0, 0.5, 0.0]] {
+            let e =
+                cut(&mut grid(), &record(&[(1, 0, [0.0; 3], end)]), false).expect_err("refused");
+            assert!(e.to_string().contains("not evaluated"), "{e}");
+        }
     }
 }

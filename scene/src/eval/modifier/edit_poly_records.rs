@@ -6,7 +6,8 @@
 //! 0x0601 / 0x0602), and 0x0238 its local data (Transform: 0x12c3 vertex count,
 //! 0x12c4 one offset per vertex, 0x12c5 the node name; Attach: the attached
 //! object's MNMesh buffers 0x0e00 between three words 0x0e04 / 0x0e08 /
-//! 0x0e0c, accepted only as seen, 1, 0, 0). 0x0260 / 0x0268 hold an operation
+//! 0x0e0c, accepted only as seen, 1, 0, 0; or 0x0e04 = 0 alone, an Attach
+//! that holds no mesh and attaches nothing). 0x0260 / 0x0268 hold an operation
 //! in progress. Max 2019+ add 0x0450 to the basics, read as the release of
 //! Edit Poly that recorded the operation: 2 on every operation of Max 2019.0
 //! files, 3 of Max 2019.3, 4 of Max 2020 to 2024, 6 of Max 2026, where
@@ -279,8 +280,9 @@ pub(super) struct Operation {
     pub(super) params: Vec<(u32, Vec<u8>)>,
     /// Transform offsets per vertex (local data 0x12c4).
     pub(super) offsets: Vec<Vec3>,
-    /// The attached polygon mesh (Attach local data 0x0e00).
-    pub(super) attached: Option<PolyMesh>,
+    /// The attached polygon mesh (Attach local data 0x0e00); None inside
+    /// when the record says nothing was attached (0x0e04 = 0 alone).
+    pub(super) attached: Option<Option<PolyMesh>>,
     /// Records of the operation beside its basics (0x0601, 0x0602, …).
     pub(super) extra: Vec<(u16, Vec<u8>)>,
     /// Insert Vertex Edge's (edge, proportion from its v1) pairs (0x1600).
@@ -335,13 +337,19 @@ impl Operation {
 /// Operations whose replay is checked against Max 2019's own results (record
 /// 0x0450 = 2): positions against Buwaka/Level-editing-2's FBX and Unwrap
 /// UVW caches, Auto Smooth against the FBX normals, Set Material against the
-/// FBX's material per polygon (docs/max-format.md, "Edit Poly").
-const CHECKED_RELEASE_2019: [u32; 5] = [
+/// FBX's material per polygon, Attach against the Unwrap UVW caches on
+/// either side of table.max's four Attaches, Connect Vertex and Cut against
+/// the sizes and vertices the later operations of the level files' cylinders
+/// recorded (docs/max-format.md, "Edit Poly").
+const CHECKED_RELEASE_2019: [u32; 8] = [
     OP_TRANSFORM,
     OP_DELETE_FACE,
     OP_EXTRUDE_FACE,
     OP_AUTOSMOOTH,
     OP_SET_MATERIAL,
+    OP_ATTACH,
+    OP_CONNECT_VERTEX,
+    OP_CUT,
 ];
 
 /// Whether the replay of operation `op` recorded by Edit Poly release
@@ -503,19 +511,38 @@ pub(super) fn pending_is_empty_transform(data: &[Chunk]) -> bool {
 }
 
 /// Attach local data: the attached object's polygon mesh (0x0e00) between
-/// three words only accepted as seen on real files.
-fn attached(data: &[Chunk]) -> Result<PolyMesh, EvalError> {
+/// three words only accepted as seen on real files: 0x0e04 = 1, 0x0e08 = 0,
+/// 0x0e0c = 0. An Attach whose data is 0x0e04 = 0 alone holds no mesh and
+/// attaches nothing (None): Buwaka's table.max, whose Unwrap UVW above that
+/// Edit Poly cached exactly the three meshes the other Attaches hold
+/// (docs/max-format.md, "Edit Poly").
+fn attached(data: &[Chunk]) -> Result<Option<PolyMesh>, EvalError> {
+    let word = |c: &Chunk| -> Result<u32, EvalError> {
+        let p = payload(c)?;
+        if p.len() != 4 {
+            return Err(EvalError::not_evaluated(format!(
+                "attach record {:#06x} = {p:02x?}",
+                c.id
+            )));
+        }
+        Ok(Words(p).u32(0))
+    };
+    if let [only] = data {
+        if only.id == 0x0e04 && word(only)? == 0 {
+            return Ok(None);
+        }
+    }
     let mut mesh = None;
     for c in data {
         match c.id {
             0x0e00 => mesh = Some(mesh::mnmesh(c.children())?),
             0x0e04 | 0x0e08 | 0x0e0c => {
-                let p = payload(c)?;
                 let want = u32::from(c.id == 0x0e04);
-                if p.len() != 4 || Words(p).u32(0) != want {
+                if word(c)? != want {
                     return Err(EvalError::not_evaluated(format!(
-                        "attach record {:#06x} = {p:02x?}",
-                        c.id
+                        "attach record {:#06x} = {:02x?}",
+                        c.id,
+                        payload(c)?
                     )));
                 }
             }
@@ -526,7 +553,8 @@ fn attached(data: &[Chunk]) -> Result<PolyMesh, EvalError> {
             }
         }
     }
-    mesh.ok_or_else(|| EvalError::malformed("", "attach without its mesh (0x0e00)"))
+    mesh.map(Some)
+        .ok_or_else(|| EvalError::malformed("", "attach without its mesh (0x0e00)"))
 }
 
 /// Insert Vertex Edge local data: 0x1600, u32 n, n edge indices, n f32
