@@ -28,6 +28,7 @@
 //! bones on other parents.
 
 pub mod anim;
+pub mod anim_limb;
 pub mod collar;
 pub mod leg;
 pub mod limb;
@@ -259,8 +260,20 @@ fn animation_world(
         }
         ("ArbBone", _) => refuse("an extra bone not on a hub is"),
         ("HubTrans", _) => refuse("a hub under a limb or extra bone is"),
-        ("CATBoneSegTrans" | "PalmTrans2" | "CATBoneData", _) => {
-            refuse("a limb's animation layers with its FK/IK blend are")
+        ("CATCollarBone" | "CATBoneSegTrans" | "PalmTrans2" | "CATDigitSegTrans", _) => {
+            let cp_world = cat_parent_world_of(eval, cp, t, depth, budget)?;
+            let frame = spine::Frame {
+                cp,
+                cp_world,
+                depth,
+                budget,
+                animation: true,
+            };
+            match class {
+                "CATCollarBone" => anim_limb::collar_world(eval, node, ctl, &frame, t),
+                "CATDigitSegTrans" => anim_limb::digit_world(eval, node, ctl, &frame, t),
+                _ => anim_limb::limb_world(eval, ctl, class, &frame, t),
+            }
         }
         _ => refuse(&format!("a {class}'s animation layers are")),
     }
