@@ -48,7 +48,7 @@ pub fn layer_value(eval: &SceneEval, layer: usize, t: i32) -> Result<Mat43, Eval
     })
 }
 
-fn check_layers(clip: &ClipMatrix) -> Result<(), EvalError> {
+pub(super) fn check_layers(clip: &ClipMatrix) -> Result<(), EvalError> {
     let at = format!("CATClipMatrix3 {}", clip.object);
     if clip.layers != 1 {
         return Err(EvalError::not_evaluated_why(

@@ -40,7 +40,12 @@ const DIGIT_DATA: ClassId = ClassId(0x67e7_064d, 0x2827_1d66);
 /// CATClipFloat ("LayerFloat").
 const LAYER_FLOAT: ClassId = ClassId(0x4058_5238, 0x2503_240d);
 // LimbData2 references and parameter ids.
+const REF_RETARGETING: u32 = 2;
 const REF_IKFK_RATIO: u32 = 3;
+const REF_LIMB_IK_POS: u32 = 4;
+const REF_UP_NODE: u32 = 7;
+/// CATHDPivotTrans: a platform's layer, a PRS turning about a pivot.
+const HD_PIVOT_TRANS: ClassId = ClassId(0x6e34_1cba, 0x6f9c_52ca);
 const PB_HUB: u16 = 1;
 const PB_COLLARBONE: u16 = 8;
 const PB_PALM: u16 = 9;
@@ -78,6 +83,25 @@ fn length(eval: &SceneEval, ctl: usize, at: &str) -> Result<f64, EvalError> {
         .map(|d| f64::from(d[0]))
         .filter(|l| l.is_finite())
         .ok_or_else(|| EvalError::malformed(at.to_string(), "a CAT bone without dimensions"))
+}
+
+/// The length of a limb bone: its (one) segment's dimensions, which place
+/// the segment's children (CATNodeControl::ApplyChildOffset); the
+/// BoneData's own saved dimensions can differ (Sparky's Robot calves:
+/// 32.278 against the segment's 32.195, the FBX follows the segment).
+fn bone_length(eval: &SceneEval, data: usize, at: &str) -> Result<f64, EvalError> {
+    let seg = eval
+        .graph
+        .nodes()
+        .filter_map(|(o, _)| eval.tm_controller(o.index))
+        .find(|&c| {
+            records::bone_class(eval, c) == Some("CATBoneSegTrans")
+                && bone_data_of(eval, c) == Some(data)
+        })
+        .ok_or_else(|| {
+            EvalError::reference(at.to_string(), "a limb bone without a segment node")
+        })?;
+    length(eval, seg, at)
 }
 
 /// The value of controller `ctl`'s one animation layer at `t`, when the
@@ -210,17 +234,6 @@ struct FkLimb {
 fn fk_limb(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<FkLimb, EvalError> {
     let at = format!("CATLimbData2 {limb}");
     let bad = |what: &str| EvalError::malformed(at.clone(), what.to_string());
-    let ratio = ikfk_ratio(eval, limb, t)?;
-    // Written so that NaN refuses too.
-    if !(ratio >= 1.0) {
-        return Err(refuse(
-            &at,
-            format!(
-                "a limb in IK (IK/FK ratio {ratio} at tick {t}) is not evaluated in animation \
-                 mode; pure FK (ratio 1) is"
-            ),
-        ));
-    }
     let pb = reference(eval, limb, 0).ok_or_else(|| bad("no parameter block"))?;
     // The first bone's parent: the limb's hub, at the collarbone's end (or
     // at the hub's origin for a limb without a collarbone). The collarbone's
@@ -260,7 +273,7 @@ fn fk_limb(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<FkLimb, E
             ));
         }
         let w = plain_layer(eval, data, t, "CATBoneData")?.then(&point_parent);
-        point_parent = with_origin(&w, along_x(&w, length(eval, data, &at)?));
+        point_parent = with_origin(&w, along_x(&w, bone_length(eval, data, &at)?));
         bones.push((data, w));
     }
     let palm = match pb_object(eval, pb, PB_PALM)
@@ -275,7 +288,170 @@ fn fk_limb(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<FkLimb, E
     Ok(FkLimb { bones, palm })
 }
 
-/// A limb bone segment or palm in animation mode (FK).
+/// A leg in IK (ratio 0) in animation mode: CAT's two-bone IK (leg.rs,
+/// `ik_solve`) from the layers' FK pose towards the foot's layer applied
+/// to the IK target (PalmTrans2::CalcPalmRelToIKTarget: in animation mode
+/// the foot's layer value takes the place of its setup matrix), in the
+/// case the setup-mode legs were measured in: LimbIKPos = bones + 1, the
+/// foot's target align 1, no up node, no force feedback.
+fn ik_leg(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<FkLimb, EvalError> {
+    let at = format!("CATLimbData2 {limb}");
+    let fk = fk_limb(eval, limb, f, t)?;
+    let value = |slot: u32, what: &str| {
+        reference(eval, limb, slot)
+            .ok_or_else(|| EvalError::reference(at.clone(), format!("no {what}")))
+            .and_then(|lf| layer_float(eval, lf, t, &at))
+    };
+    let ik_pos = value(REF_LIMB_IK_POS, "IK position")?;
+    // LimbData2::GetForceFeedback reads the retargeting layer.
+    let feedback = value(REF_RETARGETING, "force feedback")?;
+    let (foot_ctl, _) = fk
+        .palm
+        .ok_or_else(|| refuse(&at, "a leg without a foot is not evaluated in IK"))?;
+    let align = reference(eval, foot_ctl, 0)
+        .and_then(|fpb| {
+            eval.graph
+                .objects
+                .get(fpb)?
+                .references
+                .iter()
+                .filter_map(|r| usize::try_from(r.target).ok())
+                .find(|&l| records::class_of(eval, l) == Some(LAYER_FLOAT))
+        })
+        .ok_or_else(|| EvalError::malformed(at.clone(), "the foot has no target align"))
+        .and_then(|lf| layer_float(eval, lf, t, &at))?;
+    let nbones = fk.bones.len() as f64;
+    if ik_pos != nbones + 1.0 || align != 1.0 || feedback > 0.0 {
+        return Err(refuse(
+            &at,
+            format!(
+                "a leg in IK with IK position {ik_pos}, target align {align} and force feedback \
+                 {feedback} at tick {t} is not evaluated (IK through the foot, align 1, no \
+                 feedback are)"
+            ),
+        ));
+    }
+    if reference(eval, limb, REF_UP_NODE).is_some() {
+        return Err(refuse(&at, "a leg with an up node is not evaluated"));
+    }
+    let target = super::leg::ik_target(eval, limb, f, t)?;
+    let foot_target = plain_layer(eval, foot_ctl, t, "PalmTrans2")?.then(&target);
+    let fk_tms: Vec<Mat43> = fk.bones.iter().map(|(_, w)| *w).collect();
+    let datas: Vec<usize> = fk.bones.iter().map(|(d, _)| *d).collect();
+    let lengths = datas
+        .iter()
+        .map(|&d| bone_length(eval, d, &at))
+        .collect::<Result<Vec<_>, _>>()?;
+    let leg = super::leg::ik_solve(
+        &at,
+        &super::leg::IkInput {
+            fk: &fk_tms,
+            datas: &datas,
+            lengths: &lengths,
+            foot: (foot_ctl, length(eval, foot_ctl, &at)?),
+            foot_target,
+            target,
+            stretchy: super::leg::all_stretchy(eval, &datas, super::leg::CCFLAG_ANIM_STRETCHY),
+        },
+    )?;
+    Ok(FkLimb {
+        bones: leg.bones,
+        palm: Some(leg.foot),
+    })
+}
+
+/// A foot platform (CATFootTrans2 at the scene root) in animation mode: as
+/// for a root hub, its one layer's value is its world TM. The platform's
+/// layer is a CATHDPivotTrans (a PRS turning about a pivot: `scale ·
+/// T(−pivot) · rotation · T(position + world-space pivot)`,
+/// HDPivotTrans::GetValue) or a plain PRS.
+pub(super) fn platform_world(
+    eval: &SceneEval,
+    node: usize,
+    ctl: usize,
+    t: i32,
+) -> Result<Mat43, EvalError> {
+    let at = format!("CATFootTrans2 {ctl}");
+    if eval
+        .parent_node(node)
+        .is_some_and(|p| eval.parent_node(p).is_some())
+    {
+        return Err(refuse(
+            &at,
+            "a foot platform linked to another node is not evaluated in animation mode",
+        ));
+    }
+    let layer = records::layer_trans(eval, ctl)
+        .ok_or_else(|| EvalError::reference(at.clone(), "no CATClipMatrix3"))?;
+    let clip = records::clip_matrix(eval, layer)?;
+    anim::check_layers(&clip)?;
+    // The setup inheritance flags (bits 16..19) act in setup mode only
+    // (CATNodeControl::CalcInheritance); check_layers refuses the others.
+    let expect = CLIP_INHERIT_ALL | records::CLIP_HAS_TRANSFORM;
+    if clip.flags & expect != expect {
+        return Err(refuse(
+            &at,
+            format!(
+                "a foot platform with layer flags {:#010x} is not evaluated in animation mode",
+                clip.flags
+            ),
+        ));
+    }
+    let value = match reference(eval, layer, 0) {
+        Some(l) if records::class_of(eval, l) == Some(HD_PIVOT_TRANS) => {
+            hd_pivot_value(eval, l, t, &at)?
+        }
+        _ => anim::layer_value(eval, layer, t)?,
+    };
+    if (0..3).any(|r| (value.0[r].len() - 1.0).abs() > UNIT_SCALE) {
+        return Err(refuse(
+            &at,
+            "a foot platform whose layer scales it is not evaluated (no reference)",
+        ));
+    }
+    Ok(value)
+}
+
+/// CATHDPivotTrans at `t`: references 0 = PRS, 1 = world-space pivot,
+/// 2 = pivot (position controllers).
+fn hd_pivot_value(eval: &SceneEval, hd: usize, t: i32, at: &str) -> Result<Mat43, EvalError> {
+    use crate::eval::core::controller::Controller;
+    let prs = reference(eval, hd, 0)
+        .ok_or_else(|| EvalError::malformed(at.to_string(), "a CATHDPivotTrans without its PRS"))?;
+    let (ws, pivot) = (reference(eval, hd, 1), reference(eval, hd, 2));
+    let decoded = |c: Option<usize>| {
+        matches!(
+            c.and_then(|c| eval.controller(c)),
+            Some(Controller::Point3 { .. })
+        )
+    };
+    if !decoded(ws) || !decoded(pivot) {
+        return Err(refuse(
+            at,
+            "a pivot layer whose pivots are not decoded position controllers",
+        ));
+    }
+    let Some(Controller::Prs {
+        position,
+        rotation,
+        scale,
+    }) = eval.controller(prs)
+    else {
+        return Err(refuse(
+            at,
+            "a pivot layer whose first controller is not a Position/Rotation/Scale",
+        ));
+    };
+    let pos = eval.position_at(*position, t).plus(eval.position_at(ws, t));
+    let piv = eval.position_at(pivot, t);
+    Ok(eval
+        .scale_tm(*scale, t)
+        .then(&Mat43::translation(piv.scale(-1.0)))
+        .then(&eval.rotation_at(*rotation, t))
+        .then(&Mat43::translation(pos)))
+}
+
+/// A limb bone segment or palm in animation mode (FK, or a leg's IK).
 pub(super) fn limb_world(
     eval: &SceneEval,
     ctl: usize,
@@ -290,9 +466,24 @@ pub(super) fn limb_world(
     }
     .filter(|&l| records::class_of(eval, l) == Some(LIMB_DATA2))
     .ok_or_else(|| EvalError::reference(at.clone(), "no CATLimbData2"))?;
-    let fk = fk_limb(eval, limb, f, t)?;
+    let ratio = ikfk_ratio(eval, limb, t)?;
+    let is_leg = u32_of(leaf(eval.chunks(limb), 1)).is_some_and(|fl| fl & LIMBFLAG_ISLEG != 0);
+    // Written so that NaN refuses too.
+    let pose = if ratio >= 1.0 {
+        fk_limb(eval, limb, f, t)?
+    } else if ratio == 0.0 && is_leg {
+        ik_leg(eval, limb, f, t)?
+    } else {
+        return Err(refuse(
+            &format!("CATLimbData2 {limb}"),
+            format!(
+                "a limb with IK/FK ratio {ratio} at tick {t} is not evaluated in animation mode \
+                 (FK, ratio 1, and a leg's IK, ratio 0, are)"
+            ),
+        ));
+    };
     if class == "PalmTrans2" {
-        return fk
+        return pose
             .palm
             .filter(|(p, _)| *p == ctl)
             .map(|(_, w)| w)
@@ -300,7 +491,7 @@ pub(super) fn limb_world(
     }
     let data =
         bone_data_of(eval, ctl).ok_or_else(|| EvalError::reference(at.clone(), "no BoneData"))?;
-    fk.bones
+    pose.bones
         .iter()
         .find(|(d, _)| *d == data)
         .map(|(_, w)| *w)

@@ -232,6 +232,7 @@ fn animation_world(
         .and_then(|c| records::bone_class(eval, c));
     match (class, parent_class) {
         ("HubTrans", None) => anim::root_hub_world(eval, node, ctl, t),
+        ("CATFootTrans2", None) => anim_limb::platform_world(eval, node, ctl, t),
         ("HubTrans", Some("CATSpineTrans2")) | ("CATSpineTrans2", _) => {
             let cp_world = cat_parent_world_of(eval, cp, t, depth, budget)?;
             let frame = spine::Frame {
