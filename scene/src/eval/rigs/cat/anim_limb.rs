@@ -1,28 +1,31 @@
-//! CAT limbs in animation mode, FK (docs/cat.md, "Animation mode: limbs"):
+//! CAT limbs in animation mode (docs/cat.md, "Animation mode: limbs"):
 //! collarbones, limb bones (CATBoneSegTrans over their CATBoneData), palms
-//! and ankles (PalmTrans2) and the digits on an arm's palm, each from its
-//! one animation layer (a Position/Rotation/Scale) applied to the parent
-//! frame CAT builds for it (CATNodeControl::CalcParentTransform, then
-//! CATClipMatrix3::GetTransformation with one absolute layer: `layer ·
-//! parent`):
+//! and ankles (PalmTrans2), the fingers on an arm's palm and the foot
+//! platforms, each from its one animation layer (a Position/Rotation/
+//! Scale, or the platform's CATHDPivotTrans) applied to the parent frame
+//! CAT builds for it (CATClipMatrix3::GetTransformation with one absolute
+//! layer: `layer · parent`):
 //!
-//! - collarbone: the hub's origin turned a quarter turn about Y towards
-//!   the limb's side (CollarBoneTrans, as in setup mode);
-//! - first limb bone: its parent's child point (the collarbone's end, or
-//!   the hub's origin for a limb without one) turned 180° about Y
-//!   (BoneData::CalcInheritance); later bones: the previous bone moved by
-//!   its length along X;
+//! - collarbone: the hub turned a quarter turn about Y towards the limb's
+//!   side (CollarBoneTrans, as in setup mode);
+//! - first limb bone: the limb's hub frame at the collarbone's end (or at
+//!   the hub's origin without one), turned 180° about Y (BoneData::
+//!   CalcInheritance) — measured: not the collarbone's frame; later bones:
+//!   the previous bone moved by its segment's length along X;
 //! - palm/ankle: its layer's rotation at the last bone's end (PalmTrans2::
 //!   CalcWorldTransform keeps the position);
 //! - a finger's first segment: the palm moved by (palm dimensions ⊙ the
 //!   digit's root position) in its frame (DigitSegTrans::
 //!   CalcParentTransform); later segments: the previous one moved by its
-//!   length.
+//!   length;
+//! - a foot platform at the scene root: its layer value is its world TM.
 //!
-//! Only pure FK is evaluated: the limb's IK/FK ratio (its LayerFloat's one
-//! layer, at `t`) must be 1. IK (ratio < 1), twist segments, layers with
-//! scale, bones that do not inherit all of their parent's animation, toes
-//! (their rotation follows the IK target) are refused by name.
+//! FK holds for IK/FK ratio 1 (the limb's LayerFloat, its one layer at
+//! `t`); a leg at ratio 0 is solved by CAT's two-bone IK (leg.rs) from
+//! that FK pose towards the foot's layer applied to its platform. Blended
+//! ratios, arms in IK, twist segments, layers with scale, bones that do not
+//! inherit all of their parent's animation, toes (their rotation follows
+//! the IK target) and stretching legs are refused by name.
 
 use super::anim;
 use super::collar::{self, LIMB_DATA2};

@@ -18,12 +18,14 @@
 //!   foot platforms and the first toe segments (leg.rs), extra bones on a
 //!   hub, and foot platforms and IK targets (the root-hub rule).
 //!
-//! - in animation mode (anim.rs), root hubs, extra bones on hubs and
-//!   procedural spines with their tip hubs, from each bone's one layer.
+//! - in animation mode (anim.rs, anim_limb.rs), root hubs, extra bones on
+//!   hubs, procedural spines with their tip hubs, collarbones, FK limbs
+//!   with palms and fingers, legs in IK with their foot platforms, from
+//!   each bone's one layer.
 //!
 //! Everything else is refused with the reason, never placed at identity:
-//! in animation mode several layers, limbs, collarbones, digits, platforms
-//! and IK targets (anim.rs lists them); limbs outside the
+//! in animation mode several layers, blended or arm IK, toes, IK targets
+//! (anim.rs and anim_limb.rs list them); limbs outside the
 //! decoded IK case, FK spines, fingers and later digit segments, extra
 //! bones on other parents.
 
