@@ -18,7 +18,7 @@
 use crate::eval_biped_motion::max_diff;
 use maxfs_scene::eval::core::coverage::tm_gaps_at;
 use maxfs_scene::eval::modifier::skin;
-use maxfs_scene::eval::rigs::cat::records;
+use maxfs_scene::eval::rigs::cat::{limb, records};
 use maxfs_scene::eval::{Mat43, SceneEval};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
@@ -120,7 +120,8 @@ fn bound_in_current_pose(name: &str) -> bool {
 /// (bind + shift), the feet's, toes' and HeadBone001's rotations (1e-5: the
 /// foot and toe rotations come from the platform, not from the leg's pose),
 /// and each toe's place in its foot's frame (1e-4). The leg chain is
-/// connected: each bone starts at its parent's tip (stored length along X).
+/// connected: each bone starts at its parent's tip (stored length along X),
+/// the knee moved from it by the calf's stored setup translation.
 #[test]
 fn ld33_evaluated_cat_bones_sit_at_the_skin_binds_moved_by_the_rig_shift() {
     let eval = scene();
@@ -211,12 +212,30 @@ fn ld33_evaluated_cat_bones_sit_at_the_skin_binds_moved_by_the_rig_shift() {
                 let len = f64::from(records::cat_control(&eval, ctl).dims.unwrap()[0]);
                 along_x(m, len).rows()[3]
             };
-            for (a, b, what) in [
-                (tip(&thigh, "Thigh"), calf.rows()[3], "knee"),
-                (tip(&calf, "Calf"), foot.rows()[3], "ankle"),
+            // The knee keeps the calf's stored setup translation (CAT units
+            // × the rig's units) from the thigh's tip, as CAT's FK pose
+            // has it (BoneData::GetFKValue under the IK thigh).
+            let calf_ctl = eval
+                .tm_controller(node_named(&eval, &format!("Base Human{side}Calf")))
+                .unwrap();
+            let clip = limb::bone_data_of(&eval, calf_ctl)
+                .and_then(|d| records::layer_trans(&eval, d))
+                .map(|l| records::clip_matrix(&eval, l).unwrap())
+                .unwrap();
+            let units = records::cat_parent(&eval, clip.cat_parent_trans)
+                .unwrap()
+                .unwrap()
+                .units;
+            let offset = clip.setup.0[3].len() * units;
+            for (a, b, off, what) in [
+                (tip(&thigh, "Thigh"), calf.rows()[3], offset, "knee"),
+                (tip(&calf, "Calf"), foot.rows()[3], 0.0, "ankle"),
             ] {
-                let d = (0..3).map(|i| (a[i] - b[i]).abs()).fold(0.0, f64::max);
-                assert!(d < 1e-9 * height, "{side} {what}: {d}");
+                let d = (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt();
+                assert!(
+                    (d - off).abs() < 1e-9 * height,
+                    "{side} {what}: {d} from the tip, setup offset {off}"
+                );
             }
             if t == 0 {
                 println!("{side} toe in its foot's frame: ours {a:?}, bind {b:?}");

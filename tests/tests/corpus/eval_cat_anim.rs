@@ -12,7 +12,7 @@
 use crate::eval_biped_motion::max_diff;
 use maxfs_scene::eval::core::coverage::tm_gaps_at;
 use maxfs_scene::eval::modifier::skin;
-use maxfs_scene::eval::rigs::cat::records;
+use maxfs_scene::eval::rigs::cat::{limb, records};
 use maxfs_scene::eval::{Mat43, SceneEval, Vec3};
 use maxfs_tests::rewrite::SceneEdit;
 
@@ -157,22 +157,111 @@ fn ld33_animation_layers_place_the_upper_body_at_the_binds() {
     );
 }
 
+/// Animation-mode limbs (anim_limb.rs) against what the Skin binds still
+/// pin down (eval_cat.rs): the collarbones (`layer · RotY(π/2 · LMR) ·
+/// ribcage`) sit at their binds moved like the upper body; the legs, solved
+/// by CAT's IK towards their platforms' layers, keep the parts independent
+/// of the leg's bend — the foot's rotation (foot layer · platform turned
+/// 180°) equals its bind's, the thigh starts at its bind moved like the
+/// upper body, the knee and ankle sit at their parents' tips (stored
+/// lengths; the knee moved by the calf layer's translation). The right
+/// calf's layer holds a scale, which is refused by name.
+#[test]
+fn ld33_animation_layers_place_collarbones_and_legs() {
+    let eval = animation_mode(edit());
+    let h = height(&eval);
+    let tol = 1e-4 * h + 1e-4;
+    let cp = cat_parent_translation(&eval);
+    let world = |name: &str, t: i32| -> Mat43 {
+        match eval.direct_world(node_named(&eval, name), t) {
+            Some(Ok(w)) => w,
+            other => panic!("{name} at {t}: {other:?}"),
+        }
+    };
+    let bind = |name: &str| -> Mat43 {
+        let mut b =
+            bind_of(&eval, node_named(&eval, name)).unwrap_or_else(|| panic!("no bind for {name}"));
+        b.0[3] = b.0[3].minus(cp);
+        b
+    };
+    let mut worst = [0.0f64; 4];
+    for t in TICKS {
+        for side in ["L", "R"] {
+            let collar = format!("Base Human{side}Collarbone");
+            let (dr, dp) = max_diff(&world(&collar, t), &bind(&collar));
+            assert!(
+                dr < 1e-4 && dp < tol,
+                "{collar} at {t}: {dr:.3e} / {dp:.3e}"
+            );
+            worst[0] = worst[0].max(dr);
+            worst[1] = worst[1].max(dp);
+
+            let foot = format!("Base Human{side}Foot");
+            if side == "R" {
+                // The right calf's layer scales it: refused by name.
+                match eval.direct_world(node_named(&eval, &foot), t) {
+                    Some(Err(e)) => assert!(e.to_string().contains("scales it"), "{e}"),
+                    other => panic!("{foot} at {t}: not refused: {other:?}"),
+                }
+                continue;
+            }
+            let (dr, _) = max_diff(&world(&foot, t), &bind(&foot));
+            assert!(dr < 1e-4, "{foot} at {t}: rotation {dr:.3e}");
+            worst[2] = worst[2].max(dr);
+
+            let thigh = format!("Base Human{side}Thigh");
+            let tw = world(&thigh, t);
+            let dp = tw.0[3].minus(bind(&thigh).0[3]).len();
+            assert!(dp < tol, "{thigh} at {t}: origin {dp:.3e}");
+            worst[3] = worst[3].max(dp);
+            // The ankle at the calf's tip, the knee at the thigh's tip moved
+            // by the calf layer's stored translation (the segments' stored
+            // lengths, chunk 10).
+            let calf = format!("Base Human{side}Calf");
+            let cw = world(&calf, t);
+            let calf_ctl = eval
+                .tm_controller(node_named(&eval, &calf))
+                .expect("controller");
+            let calf_layer = limb::bone_data_of(&eval, calf_ctl)
+                .and_then(|d| records::layer_trans(&eval, d))
+                .expect("the calf's CATClipMatrix3");
+            let prs = eval.graph.objects[calf_layer]
+                .references
+                .iter()
+                .find(|r| r.slot == 0)
+                .and_then(|r| usize::try_from(r.target).ok())
+                .expect("a layer");
+            let offset = eval.prs_tm(prs, t).expect("a PRS layer").0[3].len();
+            for (parent, pw, child, off) in
+                [(&thigh, tw, cw, offset), (&calf, cw, world(&foot, t), 0.0)]
+            {
+                let ctl = eval
+                    .tm_controller(node_named(&eval, parent))
+                    .expect("controller");
+                let len = f64::from(records::cat_control(&eval, ctl).dims.expect("dims")[0]);
+                let tip = pw.0[3].plus(pw.0[0].scale(len));
+                let d = child.0[3].minus(tip).len();
+                assert!(
+                    (d - off).abs() < 1e-6 * h,
+                    "{parent}'s child at {t}: {d:.3e} from its tip, layer offset {off:.3e}"
+                );
+            }
+        }
+    }
+    println!(
+        "LD33 animation-mode limbs: collarbones {:.2e} / {:.2e}, feet rotation {:.2e}, \
+         thigh origins {:.2e}",
+        worst[0], worst[1], worst[2], worst[3]
+    );
+}
+
 /// What animation mode does not evaluate is refused by name, and the Skin
-/// over those bones names them.
+/// over those bones names them: LD33's arms are in IK (IK/FK ratio 0), its
+/// toes follow the IK target, its arm IK targets are not decoded.
 #[test]
 fn ld33_in_animation_mode_refuses_limbs_by_name() {
     let eval = animation_mode(edit());
-    for bone in [
-        "LThigh",
-        "RCalf",
-        "LFoot",
-        "LToe11",
-        "LCollarbone",
-        "RUpperarm",
-        "LPalm",
-        "LPlatform",
-        "RIKTarget",
-    ] {
+    for bone in ["LToe11", "RUpperarm", "LForearm", "LPalm", "RIKTarget"] {
         let name = format!("Base Human{bone}");
         match eval.direct_world(node_named(&eval, &name), 0) {
             Some(Err(e)) => assert!(
@@ -182,8 +271,8 @@ fn ld33_in_animation_mode_refuses_limbs_by_name() {
             other => panic!("{name}: not refused in animation mode: {other:?}"),
         }
     }
-    let thigh = node_named(&eval, "Base HumanLThigh");
-    let gaps = tm_gaps_at(&eval, thigh, 0);
+    let arm = node_named(&eval, "Base HumanRUpperarm");
+    let gaps = tm_gaps_at(&eval, arm, 0);
     assert!(
         gaps.iter().any(|g| g.contains("animation mode")),
         "{gaps:?}"

@@ -14,10 +14,10 @@
 //!   links follow the setup-mode procedure towards it, and the tip hub
 //!   takes the anchor's rotation at the last link's end.
 //!
-//! Everything else in animation mode — several layers, limbs (FK/IK),
-//! collarbones, digits, foot platforms, IK targets, extra bones on other
-//! bones, layer flags other than the inheritance ones, a spine tip hub
-//! scaled by its layer — is refused by name.
+//! Limbs, collarbones, fingers and foot platforms are anim_limb.rs's.
+//! Everything else in animation mode — several layers, IK targets, extra
+//! bones on other bones, layer flags other than the inheritance ones, a
+//! spine tip hub scaled by its layer — is refused by name.
 
 use super::records::{self, reference, ClipMatrix};
 use crate::eval::core::math::Mat43;
@@ -48,7 +48,7 @@ pub fn layer_value(eval: &SceneEval, layer: usize, t: i32) -> Result<Mat43, Eval
     })
 }
 
-fn check_layers(clip: &ClipMatrix) -> Result<(), EvalError> {
+pub(super) fn check_layers(clip: &ClipMatrix) -> Result<(), EvalError> {
     let at = format!("CATClipMatrix3 {}", clip.object);
     if clip.layers != 1 {
         return Err(EvalError::not_evaluated_why(

@@ -55,6 +55,9 @@ const PB_NUM_SEGMENTS: u16 = 7;
 const PB_ROOT_POS: u16 = 5;
 /// CLIP_FLAG_INHERIT_POS | ROT | SCL: the default layer inheritance.
 const INHERIT_ALL: u32 = 0x0070_0000;
+/// CATControl flags: the bone stretches in setup / animation mode.
+pub(super) const CCFLAG_SETUP_STRETCHY: u32 = 1 << 3;
+pub(super) const CCFLAG_ANIM_STRETCHY: u32 = 1 << 12;
 
 /// A limb's bones (BoneData, world TM) and its foot (PalmTrans2, world TM).
 pub(super) struct Leg {
@@ -144,7 +147,12 @@ fn cat_world(eval: &SceneEval, node: usize, f: &Frame, t: i32) -> Result<Mat43, 
 
 /// The limb's IK target as its bones solve towards it (GettmIKTarget): the
 /// target node's object TM, moved by its length along X, turned 180° about Y.
-fn ik_target(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<Mat43, EvalError> {
+pub(super) fn ik_target(
+    eval: &SceneEval,
+    limb: usize,
+    f: &Frame,
+    t: i32,
+) -> Result<Mat43, EvalError> {
     let at = format!("CATLimbData2 {limb}");
     let node = reference(eval, limb, REF_IK_TARGET)
         .ok_or_else(|| EvalError::reference(at.clone(), "a leg without an IK target node"))?;
@@ -301,10 +309,61 @@ pub(super) fn solve(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<
         parent = with_origin(&w, along_x(&w, b.length));
         fk.push(w);
     }
-    let fk_target = parent.0[3];
     // The IK goal (ModifyIKTM, target align 1).
     let target = ik_target(eval, limb, f, t)?;
     let foot_target = setup_in(&foot_setup, f.cp.units).then(&target);
+    let datas: Vec<usize> = bones.iter().map(|b| b.data).collect();
+    let lengths: Vec<f64> = bones.iter().map(|b| b.length).collect();
+    ik_solve(
+        &at,
+        &IkInput {
+            fk: &fk,
+            datas: &datas,
+            lengths: &lengths,
+            foot: (foot_ctl, foot_len),
+            foot_target,
+            target,
+            stretchy: all_stretchy(eval, &datas, CCFLAG_SETUP_STRETCHY),
+        },
+    )
+}
+
+/// Whether every bone's CATControl flags hold `flag` (a stretch flag).
+pub(super) fn all_stretchy(eval: &SceneEval, datas: &[usize], flag: u32) -> bool {
+    datas.iter().all(|&d| {
+        records::cat_control(eval, d)
+            .flags
+            .is_some_and(|f| f & flag != 0)
+    })
+}
+
+/// What CAT's two-bone leg IK works from (module doc): the FK thigh and
+/// calf, their BoneData and lengths, the foot (controller, length), the
+/// foot's target frame and the IK target.
+pub(super) struct IkInput<'a> {
+    pub fk: &'a [Mat43],
+    pub datas: &'a [usize],
+    pub lengths: &'a [f64],
+    pub foot: (usize, f64),
+    pub foot_target: Mat43,
+    pub target: Mat43,
+    /// Every bone stretches (CCFLAG_SETUP_STRETCHY in setup mode,
+    /// CCFLAG_ANIM_STRETCHY in animation mode).
+    pub stretchy: bool,
+}
+
+/// CAT's IK for a two-bone leg with target align 1 (module doc, steps 3–6):
+/// the ankle goal is the foot target moved back by the foot's length; the
+/// FK target is the FK calf's tip.
+pub(super) fn ik_solve(at: &str, i: &IkInput) -> Result<Leg, EvalError> {
+    let (fk, foot_target, foot_len) = (i.fk, i.foot_target, i.foot.1);
+    if fk.len() != 2 || i.datas.len() != 2 || i.lengths.len() != 2 {
+        return Err(refuse(
+            at,
+            format!("a leg with {} bones (two are evaluated)", fk.len()),
+        ));
+    }
+    let fk_target = along_x(&fk[1], i.lengths[1]);
     let ankle = along_x(&foot_target, -foot_len);
     // Thigh.
     let p0 = fk[0].0[3];
@@ -316,12 +375,14 @@ pub(super) fn solve(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<
         fk[1].0[3].minus(p0).len(),
         fk_target.minus(fk[1].0[3]).len(),
     );
-    if !(d < len0 + len1 && len0 < d + len1 && len1 < d + len0) {
+    // Out of reach, a limb whose bones all stretch scales them
+    // (LimbData2::IsLimbStretching, not decoded).
+    if i.stretchy && d >= len0 + len1 {
         return Err(refuse(
-            &at,
+            at,
             format!(
-                "the ankle goal is {d:.4} from the hip, outside the bones' reach \
-                 ({len0:.4} + {len1:.4}): CAT's stretch/aim cases are not evaluated"
+                "the ankle goal is {d:.4} from the hip, beyond the bones' reach ({len0:.4} + \
+                 {len1:.4}) of a stretchy leg: CAT's limb stretch is not evaluated"
             ),
         ));
     }
@@ -331,16 +392,36 @@ pub(super) fn solve(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<
     let thigh = turn(&fk[0], offset_axis, offset_angle);
     let bv = thigh.0[0].normalized();
     let aim_angle = -acos(ikv.dot(bv));
-    let desired = -acos((len0 * len0 + d * d - len1 * len1) / (2.0 * len0 * d));
-    let thigh = turn(
-        &thigh,
-        bv.cross(ikv),
+    // BoneData::GetIKValue's reach cases (CAT turns left-handed by the
+    // angle given, so each right-handed angle here is negated): beyond
+    // reach the thigh aims at the goal; when the calf is longer than thigh
+    // and goal together it aims away from it; else the law of cosines.
+    let angle = if d >= len0 + len1 || len0 > d + len1 {
+        -aim_angle
+    } else if len1 > len0 + d {
+        -(aim_angle + std::f64::consts::PI)
+    } else {
+        let desired = -acos((len0 * len0 + d * d - len1 * len1) / (2.0 * len0 * d));
         // CAT turns by −(desired − aim) left-handed.
-        desired - aim_angle,
-    );
+        desired - aim_angle
+    };
+    let thigh = turn(&thigh, bv.cross(ikv), angle);
     let thigh = with_origin(&thigh, p0);
     // Calf.
-    let knee = along_x(&thigh, bones[0].length);
+    // The calf keeps its FK offset from the thigh's tip (its layer or setup
+    // translation; BoneData::GetFKValue applies the local FK TM to the IK
+    // parent), in the IK thigh's frame.
+    let tip_fk = fk[0].0[3].plus(fk[0].0[0].scale(i.lengths[0]));
+    let off = fk[1].0[3].minus(tip_fk);
+    let local = Vec3(
+        off.dot(fk[0].0[0]),
+        off.dot(fk[0].0[1]),
+        off.dot(fk[0].0[2]),
+    );
+    let knee = along_x(&thigh, i.lengths[0])
+        .plus(thigh.0[0].scale(local.0))
+        .plus(thigh.0[1].scale(local.1))
+        .plus(thigh.0[2].scale(local.2));
     let calf_ik = turn(&fk[1], offset_axis, offset_angle);
     let ikv = ankle.minus(knee).normalized();
     let fkv = fk_target.minus(fk[1].0[3]).normalized();
@@ -348,13 +429,13 @@ pub(super) fn solve(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<
     let calf = delta.then(&aim(&calf_ik, ikv));
     let calf = with_origin(&aim(&calf, ikv), knee);
     // Foot.
-    let heel = along_x(&calf, bones[1].length);
+    let heel = along_x(&calf, i.lengths[1]);
     let foot = without_scale(&foot_target);
     let foot = with_origin(&aim(&foot, foot_target.0[3].minus(heel)), heel);
     Ok(Leg {
-        bones: vec![(bones[0].data, thigh), (bones[1].data, calf)],
-        foot: (foot_ctl, foot),
-        target,
+        bones: vec![(i.datas[0], thigh), (i.datas[1], calf)],
+        foot: (i.foot.0, foot),
+        target: i.target,
     })
 }
 

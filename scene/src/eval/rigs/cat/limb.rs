@@ -65,7 +65,7 @@ pub(super) fn layer_setup(eval: &SceneEval, ctl: usize) -> Result<(Mat43, u32), 
 }
 
 /// The BoneData of a limb segment (segment → parameter block → reference 0).
-pub(super) fn bone_data_of(eval: &SceneEval, seg: usize) -> Option<usize> {
+pub fn bone_data_of(eval: &SceneEval, seg: usize) -> Option<usize> {
     let pb = reference(eval, seg, 0)?;
     reference(eval, pb, 0).filter(|&d| records::class_of(eval, d) == Some(BONE_DATA))
 }

@@ -18,16 +18,19 @@
 //!   foot platforms and the first toe segments (leg.rs), extra bones on a
 //!   hub, and foot platforms and IK targets (the root-hub rule).
 //!
-//! - in animation mode (anim.rs), root hubs, extra bones on hubs and
-//!   procedural spines with their tip hubs, from each bone's one layer.
+//! - in animation mode (anim.rs, anim_limb.rs), root hubs, extra bones on
+//!   hubs, procedural spines with their tip hubs, collarbones, FK limbs
+//!   with palms and fingers, legs in IK with their foot platforms, from
+//!   each bone's one layer.
 //!
 //! Everything else is refused with the reason, never placed at identity:
-//! in animation mode several layers, limbs, collarbones, digits, platforms
-//! and IK targets (anim.rs lists them); limbs outside the
+//! in animation mode several layers, blended or arm IK, toes, IK targets
+//! (anim.rs and anim_limb.rs list them); limbs outside the
 //! decoded IK case, FK spines, fingers and later digit segments, extra
 //! bones on other parents.
 
 pub mod anim;
+pub mod anim_limb;
 pub mod collar;
 pub mod leg;
 pub mod limb;
@@ -231,6 +234,7 @@ fn animation_world(
         .and_then(|c| records::bone_class(eval, c));
     match (class, parent_class) {
         ("HubTrans", None) => anim::root_hub_world(eval, node, ctl, t),
+        ("CATFootTrans2", None) => anim_limb::platform_world(eval, node, ctl, t),
         ("HubTrans", Some("CATSpineTrans2")) | ("CATSpineTrans2", _) => {
             let cp_world = cat_parent_world_of(eval, cp, t, depth, budget)?;
             let frame = spine::Frame {
@@ -259,8 +263,20 @@ fn animation_world(
         }
         ("ArbBone", _) => refuse("an extra bone not on a hub is"),
         ("HubTrans", _) => refuse("a hub under a limb or extra bone is"),
-        ("CATBoneSegTrans" | "PalmTrans2" | "CATBoneData", _) => {
-            refuse("a limb's animation layers with its FK/IK blend are")
+        ("CATCollarBone" | "CATBoneSegTrans" | "PalmTrans2" | "CATDigitSegTrans", _) => {
+            let cp_world = cat_parent_world_of(eval, cp, t, depth, budget)?;
+            let frame = spine::Frame {
+                cp,
+                cp_world,
+                depth,
+                budget,
+                animation: true,
+            };
+            match class {
+                "CATCollarBone" => anim_limb::collar_world(eval, node, ctl, &frame, t),
+                "CATDigitSegTrans" => anim_limb::digit_world(eval, node, ctl, &frame, t),
+                _ => anim_limb::limb_world(eval, ctl, class, &frame, t),
+            }
         }
         _ => refuse(&format!("a {class}'s animation layers are")),
     }

@@ -1,0 +1,557 @@
+//! CAT limbs in animation mode (docs/cat.md, "Animation mode: limbs"):
+//! collarbones, limb bones (CATBoneSegTrans over their CATBoneData), palms
+//! and ankles (PalmTrans2), the fingers on an arm's palm and the foot
+//! platforms, each from its one animation layer (a Position/Rotation/
+//! Scale, or the platform's CATHDPivotTrans) applied to the parent frame
+//! CAT builds for it (CATClipMatrix3::GetTransformation with one absolute
+//! layer: `layer · parent`):
+//!
+//! - collarbone: the hub turned a quarter turn about Y towards the limb's
+//!   side (CollarBoneTrans, as in setup mode);
+//! - first limb bone: the limb's hub frame at the collarbone's end (or at
+//!   the hub's origin without one), turned 180° about Y (BoneData::
+//!   CalcInheritance) — measured: not the collarbone's frame; later bones:
+//!   the previous bone moved by its segment's length along X;
+//! - palm/ankle: its layer's rotation at the last bone's end (PalmTrans2::
+//!   CalcWorldTransform keeps the position);
+//! - a finger's first segment: the palm moved by (palm dimensions ⊙ the
+//!   digit's root position) in its frame (DigitSegTrans::
+//!   CalcParentTransform); later segments: the previous one moved by its
+//!   length;
+//! - a foot platform at the scene root: its layer value is its world TM.
+//!
+//! FK holds for IK/FK ratio 1 (the limb's LayerFloat, its one layer at
+//! `t`); a leg at ratio 0 is solved by CAT's two-bone IK (leg.rs) from
+//! that FK pose towards the foot's layer applied to its platform. Blended
+//! ratios, arms in IK, twist segments, layers with scale, bones that do not
+//! inherit all of their parent's animation, toes (their rotation follows
+//! the IK target) and stretching legs are refused by name.
+
+use super::anim;
+use super::collar::{self, LIMB_DATA2};
+use super::limb::{bone_data_of, limb_of_bone_data, BONE_DATA};
+use super::records::{self, leaf, reference, u32_of};
+use super::spine::{pb_object, pb_objects, pb_point3, Frame};
+use super::{node_of, without_scale};
+use crate::eval::core::math::{Mat43, Vec3};
+use crate::eval::core::transform::SceneEval;
+use crate::eval::error::EvalError;
+use crate::typed::ClassId;
+
+/// DigitData: a finger or toe and its root position on the palm.
+const DIGIT_DATA: ClassId = ClassId(0x67e7_064d, 0x2827_1d66);
+/// CATClipFloat ("LayerFloat").
+const LAYER_FLOAT: ClassId = ClassId(0x4058_5238, 0x2503_240d);
+// LimbData2 references and parameter ids.
+const REF_RETARGETING: u32 = 2;
+const REF_IKFK_RATIO: u32 = 3;
+const REF_LIMB_IK_POS: u32 = 4;
+const REF_UP_NODE: u32 = 7;
+/// CATHDPivotTrans: a platform's layer, a PRS turning about a pivot.
+const HD_PIVOT_TRANS: ClassId = ClassId(0x6e34_1cba, 0x6f9c_52ca);
+const PB_HUB: u16 = 1;
+const PB_COLLARBONE: u16 = 8;
+const PB_PALM: u16 = 9;
+const PB_BONES: u16 = 12;
+/// BoneData parameter: the number of twist segments.
+const PB_NUM_SEGMENTS: u16 = 7;
+/// DigitData parameter: the digit's root on the palm, in palm dimensions.
+const PB_ROOT_POS: u16 = 5;
+const LIMBFLAG_ISLEG: u32 = 1 << 2;
+/// CATControl flags CNCFLAG_INHERIT_ANIM_POS | ROT | SCL.
+const INHERIT_ANIM_ALL: u32 = 0x0E00_0000;
+/// Layer flags CLIP_FLAG_INHERIT_POS | ROT | SCL.
+const CLIP_INHERIT_ALL: u32 = 0x0070_0000;
+/// A layer's axes must keep unit length within this (no scale).
+const UNIT_SCALE: f64 = 1e-5;
+
+fn refuse(at: &str, why: impl Into<String>) -> EvalError {
+    EvalError::not_evaluated_why(at.to_string(), why.into())
+}
+
+fn with_origin(m: &Mat43, p: Vec3) -> Mat43 {
+    let mut m = *m;
+    m.0[3] = p;
+    m
+}
+
+fn along_x(m: &Mat43, len: f64) -> Vec3 {
+    m.0[3].plus(m.0[0].scale(len))
+}
+
+/// The length of a CAT bone (its dimensions' X, scene units).
+fn length(eval: &SceneEval, ctl: usize, at: &str) -> Result<f64, EvalError> {
+    records::cat_control(eval, ctl)
+        .dims
+        .map(|d| f64::from(d[0]))
+        .filter(|l| l.is_finite())
+        .ok_or_else(|| EvalError::malformed(at.to_string(), "a CAT bone without dimensions"))
+}
+
+/// The length of a limb bone: its (one) segment's dimensions, which place
+/// the segment's children (CATNodeControl::ApplyChildOffset); the
+/// BoneData's own saved dimensions can differ (Sparky's Robot calves:
+/// 32.278 against the segment's 32.195, the FBX follows the segment).
+fn bone_length(eval: &SceneEval, data: usize, at: &str) -> Result<f64, EvalError> {
+    let seg = eval
+        .graph
+        .nodes()
+        .filter_map(|(o, _)| eval.tm_controller(o.index))
+        .find(|&c| {
+            records::bone_class(eval, c) == Some("CATBoneSegTrans")
+                && bone_data_of(eval, c) == Some(data)
+        })
+        .ok_or_else(|| {
+            EvalError::reference(at.to_string(), "a limb bone without a segment node")
+        })?;
+    length(eval, seg, at)
+}
+
+/// The value of controller `ctl`'s one animation layer at `t`, when the
+/// bone inherits its parent's animation fully and the layer has no scale.
+fn plain_layer(eval: &SceneEval, ctl: usize, t: i32, what: &str) -> Result<Mat43, EvalError> {
+    let at = format!("{what} {ctl}");
+    let cc = records::cat_control(eval, ctl);
+    if cc
+        .flags
+        .is_some_and(|f| f & INHERIT_ANIM_ALL != INHERIT_ANIM_ALL)
+    {
+        return Err(refuse(
+            &at,
+            format!(
+                "a {what} that does not inherit all of its parent's animation (CATControl flags \
+                 {:#010x}) is not evaluated in animation mode",
+                cc.flags.unwrap_or(0)
+            ),
+        ));
+    }
+    let layer = records::layer_trans(eval, ctl)
+        .ok_or_else(|| EvalError::reference(at.clone(), "no CATClipMatrix3"))?;
+    let clip = records::clip_matrix(eval, layer)?;
+    if clip.flags & (CLIP_INHERIT_ALL | records::CLIP_HAS_TRANSFORM) != CLIP_INHERIT_ALL {
+        return Err(refuse(
+            &at,
+            format!(
+                "a {what} with layer flags {:#010x} (not inheriting position, rotation and \
+                 scale, or with a transform) is not evaluated in animation mode",
+                clip.flags
+            ),
+        ));
+    }
+    let v = anim::layer_value(eval, layer, t)?;
+    let scaled = (0..3).any(|r| (v.0[r].len() - 1.0).abs() > UNIT_SCALE);
+    if scaled {
+        return Err(refuse(
+            &at,
+            format!("a {what} whose animation layer scales it is not evaluated (no reference)"),
+        ));
+    }
+    Ok(v)
+}
+
+/// The value at `t` of a CATClipFloat with one layer (a float controller).
+fn layer_float(eval: &SceneEval, lf: usize, t: i32, at: &str) -> Result<f64, EvalError> {
+    if records::class_of(eval, lf) != Some(LAYER_FLOAT) {
+        return Err(EvalError::reference(at.to_string(), "not a LayerFloat"));
+    }
+    let layers = u32_of(leaf(eval.chunks(lf), 1));
+    let flags = u32_of(leaf(eval.chunks(lf), 3)).unwrap_or(0);
+    if layers != Some(1) || flags & !CLIP_INHERIT_ALL != 0 {
+        return Err(refuse(
+            at,
+            format!(
+                "a layered float with {layers:?} layers and flags {flags:#010x} is not evaluated \
+                 (one plain layer is)"
+            ),
+        ));
+    }
+    let sub = reference(eval, lf, 0);
+    let v = eval.float_at(sub, t, f64::NAN);
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(refuse(
+            at,
+            "a layered float whose layer is not a float controller is not evaluated",
+        ))
+    }
+}
+
+/// The limb's IK/FK ratio at `t` (LimbData2 reference 3).
+pub(super) fn ikfk_ratio(eval: &SceneEval, limb: usize, t: i32) -> Result<f64, EvalError> {
+    let at = format!("CATLimbData2 {limb}");
+    let lf = reference(eval, limb, REF_IKFK_RATIO)
+        .ok_or_else(|| EvalError::reference(at.clone(), "no IK/FK ratio (reference 3)"))?;
+    layer_float(eval, lf, t, &at)
+}
+
+/// The world TM of a node CAT evaluates; refused when CAT refuses it.
+fn cat_world(eval: &SceneEval, node: usize, f: &Frame, t: i32) -> Result<Mat43, EvalError> {
+    match eval.direct_world_at_depth(node, t, f.depth + 1, f.budget) {
+        Some(r) => r,
+        None => Err(refuse(
+            &format!("node {}", eval.graph.node_name(node)),
+            "a CAT limb's parent that is not a CAT bone is not evaluated",
+        )),
+    }
+}
+
+/// A collarbone in animation mode: `layer · RotY(π/2 · LMR) · hub`.
+pub(super) fn collar_world(
+    eval: &SceneEval,
+    node: usize,
+    ctl: usize,
+    f: &Frame,
+    t: i32,
+) -> Result<Mat43, EvalError> {
+    let at = format!("CATCollarBone {ctl}");
+    let parent = eval
+        .parent_node(node)
+        .filter(|&p| {
+            eval.tm_controller(p)
+                .is_some_and(|c| records::bone_class(eval, c) == Some("HubTrans"))
+        })
+        .ok_or_else(|| {
+            refuse(
+                &at,
+                "a collarbone whose parent is not a hub is not evaluated",
+            )
+        })?;
+    let side = collar::limb_of(eval, ctl)
+        .and_then(|l| collar::lmr(eval, l))
+        .ok_or_else(|| EvalError::reference(at.clone(), "no CATLimbData2 side flags"))?;
+    let hub = without_scale(&cat_world(eval, parent, f, t)?);
+    let turn = Mat43::rot_y(std::f64::consts::FRAC_PI_2 * side);
+    Ok(plain_layer(eval, ctl, t, "CATCollarBone")?
+        .then(&turn)
+        .then(&hub))
+}
+
+/// A limb's FK pose at `t`: its bones (BoneData, world TM) in order and its
+/// palm (controller, world TM) if it has one.
+struct FkLimb {
+    bones: Vec<(usize, Mat43)>,
+    palm: Option<(usize, Mat43)>,
+}
+
+fn fk_limb(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<FkLimb, EvalError> {
+    let at = format!("CATLimbData2 {limb}");
+    let bad = |what: &str| EvalError::malformed(at.clone(), what.to_string());
+    let pb = reference(eval, limb, 0).ok_or_else(|| bad("no parameter block"))?;
+    // The first bone's parent: the limb's hub, at the collarbone's end (or
+    // at the hub's origin for a limb without a collarbone). The collarbone's
+    // own rotation does not pass to the limb (measured, docs/cat.md).
+    let hub = pb_object(eval, pb, PB_HUB)
+        .filter(|&c| records::bone_class(eval, c) == Some("HubTrans"))
+        .ok_or_else(|| bad("no hub"))?;
+    let hub_node = node_of(eval, hub).ok_or_else(|| bad("hub without node"))?;
+    let hub_world = without_scale(&cat_world(eval, hub_node, f, t)?);
+    let collar = pb_object(eval, pb, PB_COLLARBONE)
+        .filter(|&c| records::bone_class(eval, c) == Some("CATCollarBone"));
+    let start = match collar {
+        Some(c) => {
+            let n = node_of(eval, c).ok_or_else(|| bad("collarbone without node"))?;
+            let w = without_scale(&cat_world(eval, n, f, t)?);
+            along_x(&w, length(eval, c, &at)?)
+        }
+        None => hub_world.0[3],
+    };
+    let mut point_parent = with_origin(&hub_world, start);
+    point_parent = Mat43::rot_y(std::f64::consts::PI).then(&point_parent);
+    let mut bones = Vec::new();
+    let datas = pb_objects(eval, pb, PB_BONES).ok_or_else(|| bad("no bones"))?;
+    if datas.is_empty() {
+        return Err(bad("no bones"));
+    }
+    for data in datas {
+        if records::class_of(eval, data) != Some(BONE_DATA) {
+            return Err(bad("a bone that is not a CATBoneData"));
+        }
+        let dpb = reference(eval, data, 0).ok_or_else(|| bad("bone without parameters"))?;
+        let segs = pb_object(eval, dpb, PB_NUM_SEGMENTS);
+        if segs != Some(1) {
+            return Err(refuse(
+                &format!("CATBoneData {data}"),
+                format!("a limb bone with {segs:?} twist segments is not evaluated"),
+            ));
+        }
+        let w = plain_layer(eval, data, t, "CATBoneData")?.then(&point_parent);
+        point_parent = with_origin(&w, along_x(&w, bone_length(eval, data, &at)?));
+        bones.push((data, w));
+    }
+    let palm = match pb_object(eval, pb, PB_PALM)
+        .filter(|&c| records::bone_class(eval, c) == Some("PalmTrans2"))
+    {
+        Some(p) => {
+            let w = plain_layer(eval, p, t, "PalmTrans2")?.then(&point_parent);
+            Some((p, with_origin(&w, point_parent.0[3])))
+        }
+        None => None,
+    };
+    Ok(FkLimb { bones, palm })
+}
+
+/// A leg in IK (ratio 0) in animation mode: CAT's two-bone IK (leg.rs,
+/// `ik_solve`) from the layers' FK pose towards the foot's layer applied
+/// to the IK target (PalmTrans2::CalcPalmRelToIKTarget: in animation mode
+/// the foot's layer value takes the place of its setup matrix), in the
+/// case the setup-mode legs were measured in: LimbIKPos = bones + 1, the
+/// foot's target align 1, no up node, no force feedback.
+fn ik_leg(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<FkLimb, EvalError> {
+    let at = format!("CATLimbData2 {limb}");
+    let fk = fk_limb(eval, limb, f, t)?;
+    let value = |slot: u32, what: &str| {
+        reference(eval, limb, slot)
+            .ok_or_else(|| EvalError::reference(at.clone(), format!("no {what}")))
+            .and_then(|lf| layer_float(eval, lf, t, &at))
+    };
+    let ik_pos = value(REF_LIMB_IK_POS, "IK position")?;
+    // LimbData2::GetForceFeedback reads the retargeting layer.
+    let feedback = value(REF_RETARGETING, "force feedback")?;
+    let (foot_ctl, _) = fk
+        .palm
+        .ok_or_else(|| refuse(&at, "a leg without a foot is not evaluated in IK"))?;
+    let align = reference(eval, foot_ctl, 0)
+        .and_then(|fpb| {
+            eval.graph
+                .objects
+                .get(fpb)?
+                .references
+                .iter()
+                .filter_map(|r| usize::try_from(r.target).ok())
+                .find(|&l| records::class_of(eval, l) == Some(LAYER_FLOAT))
+        })
+        .ok_or_else(|| EvalError::malformed(at.clone(), "the foot has no target align"))
+        .and_then(|lf| layer_float(eval, lf, t, &at))?;
+    let nbones = fk.bones.len() as f64;
+    if ik_pos != nbones + 1.0 || align != 1.0 || feedback > 0.0 {
+        return Err(refuse(
+            &at,
+            format!(
+                "a leg in IK with IK position {ik_pos}, target align {align} and force feedback \
+                 {feedback} at tick {t} is not evaluated (IK through the foot, align 1, no \
+                 feedback are)"
+            ),
+        ));
+    }
+    if reference(eval, limb, REF_UP_NODE).is_some() {
+        return Err(refuse(&at, "a leg with an up node is not evaluated"));
+    }
+    let target = super::leg::ik_target(eval, limb, f, t)?;
+    let foot_target = plain_layer(eval, foot_ctl, t, "PalmTrans2")?.then(&target);
+    let fk_tms: Vec<Mat43> = fk.bones.iter().map(|(_, w)| *w).collect();
+    let datas: Vec<usize> = fk.bones.iter().map(|(d, _)| *d).collect();
+    let lengths = datas
+        .iter()
+        .map(|&d| bone_length(eval, d, &at))
+        .collect::<Result<Vec<_>, _>>()?;
+    let leg = super::leg::ik_solve(
+        &at,
+        &super::leg::IkInput {
+            fk: &fk_tms,
+            datas: &datas,
+            lengths: &lengths,
+            foot: (foot_ctl, length(eval, foot_ctl, &at)?),
+            foot_target,
+            target,
+            stretchy: super::leg::all_stretchy(eval, &datas, super::leg::CCFLAG_ANIM_STRETCHY),
+        },
+    )?;
+    Ok(FkLimb {
+        bones: leg.bones,
+        palm: Some(leg.foot),
+    })
+}
+
+/// A foot platform (CATFootTrans2 at the scene root) in animation mode: as
+/// for a root hub, its one layer's value is its world TM. The platform's
+/// layer is a CATHDPivotTrans (a PRS turning about a pivot: `scale ·
+/// T(−pivot) · rotation · T(position + world-space pivot)`,
+/// HDPivotTrans::GetValue) or a plain PRS.
+pub(super) fn platform_world(
+    eval: &SceneEval,
+    node: usize,
+    ctl: usize,
+    t: i32,
+) -> Result<Mat43, EvalError> {
+    let at = format!("CATFootTrans2 {ctl}");
+    if eval
+        .parent_node(node)
+        .is_some_and(|p| eval.parent_node(p).is_some())
+    {
+        return Err(refuse(
+            &at,
+            "a foot platform linked to another node is not evaluated in animation mode",
+        ));
+    }
+    let layer = records::layer_trans(eval, ctl)
+        .ok_or_else(|| EvalError::reference(at.clone(), "no CATClipMatrix3"))?;
+    let clip = records::clip_matrix(eval, layer)?;
+    anim::check_layers(&clip)?;
+    // The setup inheritance flags (bits 16..19) act in setup mode only
+    // (CATNodeControl::CalcInheritance); check_layers refuses the others.
+    let expect = CLIP_INHERIT_ALL | records::CLIP_HAS_TRANSFORM;
+    if clip.flags & expect != expect {
+        return Err(refuse(
+            &at,
+            format!(
+                "a foot platform with layer flags {:#010x} is not evaluated in animation mode",
+                clip.flags
+            ),
+        ));
+    }
+    let value = match reference(eval, layer, 0) {
+        Some(l) if records::class_of(eval, l) == Some(HD_PIVOT_TRANS) => {
+            hd_pivot_value(eval, l, t, &at)?
+        }
+        _ => anim::layer_value(eval, layer, t)?,
+    };
+    if (0..3).any(|r| (value.0[r].len() - 1.0).abs() > UNIT_SCALE) {
+        return Err(refuse(
+            &at,
+            "a foot platform whose layer scales it is not evaluated (no reference)",
+        ));
+    }
+    Ok(value)
+}
+
+/// CATHDPivotTrans at `t`: references 0 = PRS, 1 = world-space pivot,
+/// 2 = pivot (position controllers).
+fn hd_pivot_value(eval: &SceneEval, hd: usize, t: i32, at: &str) -> Result<Mat43, EvalError> {
+    use crate::eval::core::controller::Controller;
+    let prs = reference(eval, hd, 0)
+        .ok_or_else(|| EvalError::malformed(at.to_string(), "a CATHDPivotTrans without its PRS"))?;
+    let (ws, pivot) = (reference(eval, hd, 1), reference(eval, hd, 2));
+    let decoded = |c: Option<usize>| {
+        matches!(
+            c.and_then(|c| eval.controller(c)),
+            Some(Controller::Point3 { .. })
+        )
+    };
+    if !decoded(ws) || !decoded(pivot) {
+        return Err(refuse(
+            at,
+            "a pivot layer whose pivots are not decoded position controllers",
+        ));
+    }
+    let Some(Controller::Prs {
+        position,
+        rotation,
+        scale,
+    }) = eval.controller(prs)
+    else {
+        return Err(refuse(
+            at,
+            "a pivot layer whose first controller is not a Position/Rotation/Scale",
+        ));
+    };
+    let pos = eval.position_at(*position, t).plus(eval.position_at(ws, t));
+    let piv = eval.position_at(pivot, t);
+    Ok(eval
+        .scale_tm(*scale, t)
+        .then(&Mat43::translation(piv.scale(-1.0)))
+        .then(&eval.rotation_at(*rotation, t))
+        .then(&Mat43::translation(pos)))
+}
+
+/// A limb bone segment or palm in animation mode (FK, or a leg's IK).
+pub(super) fn limb_world(
+    eval: &SceneEval,
+    ctl: usize,
+    class: &str,
+    f: &Frame,
+    t: i32,
+) -> Result<Mat43, EvalError> {
+    let at = format!("{class} {ctl}");
+    let limb = match class {
+        "PalmTrans2" => collar::limb_of(eval, ctl),
+        _ => bone_data_of(eval, ctl).and_then(|d| limb_of_bone_data(eval, d)),
+    }
+    .filter(|&l| records::class_of(eval, l) == Some(LIMB_DATA2))
+    .ok_or_else(|| EvalError::reference(at.clone(), "no CATLimbData2"))?;
+    let ratio = ikfk_ratio(eval, limb, t)?;
+    let is_leg = u32_of(leaf(eval.chunks(limb), 1)).is_some_and(|fl| fl & LIMBFLAG_ISLEG != 0);
+    // Written so that NaN refuses too.
+    let pose = if ratio >= 1.0 {
+        fk_limb(eval, limb, f, t)?
+    } else if ratio == 0.0 && is_leg {
+        ik_leg(eval, limb, f, t)?
+    } else {
+        return Err(refuse(
+            &format!("CATLimbData2 {limb}"),
+            format!(
+                "a limb with IK/FK ratio {ratio} at tick {t} is not evaluated in animation mode \
+                 (FK, ratio 1, and a leg's IK, ratio 0, are)"
+            ),
+        ));
+    };
+    if class == "PalmTrans2" {
+        return pose
+            .palm
+            .filter(|(p, _)| *p == ctl)
+            .map(|(_, w)| w)
+            .ok_or_else(|| EvalError::reference(at, "not its limb's palm"));
+    }
+    let data =
+        bone_data_of(eval, ctl).ok_or_else(|| EvalError::reference(at.clone(), "no BoneData"))?;
+    pose.bones
+        .iter()
+        .find(|(d, _)| *d == data)
+        .map(|(_, w)| *w)
+        .ok_or_else(|| EvalError::reference(at, "not among its limb's bones"))
+}
+
+/// A digit segment in animation mode: on an arm's palm (module doc).
+pub(super) fn digit_world(
+    eval: &SceneEval,
+    node: usize,
+    ctl: usize,
+    f: &Frame,
+    t: i32,
+) -> Result<Mat43, EvalError> {
+    let at = format!("CATDigitSegTrans {ctl}");
+    let parent = eval
+        .parent_node(node)
+        .ok_or_else(|| refuse(&at, "a digit segment without a parent"))?;
+    let parent_ctl = eval
+        .tm_controller(parent)
+        .ok_or_else(|| EvalError::reference(at.clone(), "its parent has no controller"))?;
+    let parent_world = match records::bone_class(eval, parent_ctl) {
+        Some("PalmTrans2") => {
+            let limb = collar::limb_of(eval, parent_ctl)
+                .ok_or_else(|| EvalError::reference(at.clone(), "the palm has no CATLimbData2"))?;
+            if u32_of(leaf(eval.chunks(limb), 1)).is_some_and(|fl| fl & LIMBFLAG_ISLEG != 0) {
+                return Err(refuse(
+                    &at,
+                    "a toe (its rotation follows the leg's IK target, DigitSegTrans::\
+                     ApplySetupOffset) is not evaluated in animation mode",
+                ));
+            }
+            let digit = reference(eval, ctl, 0)
+                .and_then(|pb| reference(eval, pb, 0))
+                .filter(|&d| records::class_of(eval, d) == Some(DIGIT_DATA))
+                .ok_or_else(|| EvalError::malformed(at.clone(), "no DigitData"))?;
+            let root = reference(eval, digit, 0)
+                .and_then(|pb| pb_point3(eval, pb, PB_ROOT_POS))
+                .ok_or_else(|| EvalError::malformed(at.clone(), "no digit root position"))?;
+            let dims = records::cat_control(eval, parent_ctl)
+                .dims
+                .map(Vec3::from_f32)
+                .ok_or_else(|| EvalError::malformed(at.clone(), "a palm without dimensions"))?;
+            let palm = without_scale(&cat_world(eval, parent, f, t)?);
+            let local = Vec3(dims.0 * root.0, dims.1 * root.1, dims.2 * root.2);
+            with_origin(&palm, palm.transform_point(local))
+        }
+        Some("CATDigitSegTrans") => {
+            let w = without_scale(&cat_world(eval, parent, f, t)?);
+            with_origin(&w, along_x(&w, length(eval, parent_ctl, &at)?))
+        }
+        _ => {
+            return Err(refuse(
+                &at,
+                "a digit segment not on a palm or digit is not evaluated",
+            ))
+        }
+    };
+    Ok(plain_layer(eval, ctl, t, "CATDigitSegTrans")?.then(&parent_world))
+}
