@@ -338,3 +338,12 @@ pub fn unwrap_cache(local: &maxfs_scene::chunk::Chunk) -> (Vec<[f64; 3]>, Vec<Ca
     }
     (pos, polys)
 }
+
+/// The index of the node called `name`; panics naming it when the scene has none.
+pub fn node_named(graph: &maxfs_scene::graph::SceneGraph, name: &str) -> usize {
+    graph
+        .nodes()
+        .find(|(_, n)| n.name == name)
+        .map(|(o, _)| o.index)
+        .unwrap_or_else(|| panic!("no node {name:?}"))
+}

@@ -21,7 +21,7 @@ use maxfs_scene::eval::modifier::skin;
 use maxfs_scene::eval::rigs::cat::{limb, records};
 use maxfs_scene::eval::{Mat43, SceneEval};
 use maxfs_scene::Document;
-use maxfs_tests::corpus_dir;
+use maxfs_tests::{corpus_dir, node_named};
 
 const FILE: &str = "cat/LD33_Character.max";
 /// World translation from each Skin bind to the bone's current setup pose
@@ -38,14 +38,6 @@ fn scene() -> SceneEval {
     SceneEval::from_document(doc).expect("scene")
 }
 
-fn node_named(eval: &SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("{FILE}: no node {name:?}"))
-}
-
 /// The rig's height: the Skin binds' vertical extent (head bone to toes).
 fn height(binds: &[(String, Mat43)]) -> f64 {
     let z: Vec<f64> = binds.iter().map(|(_, m)| m.rows()[3][2]).collect();
@@ -54,7 +46,7 @@ fn height(binds: &[(String, Mat43)]) -> f64 {
 
 /// Box001's Skin: (bone node, name, stored bind TM) of its live bones.
 fn skin_binds(eval: &SceneEval) -> Vec<(usize, String, Mat43)> {
-    let b = node_named(eval, "Box001");
+    let b = node_named(&eval.graph, "Box001");
     let sk = match skin::node_skin(eval, b) {
         Some(Ok(s)) => s,
         other => panic!("{FILE}: Box001 has no readable Skin: {other:?}"),
@@ -84,7 +76,7 @@ fn diff_shifted(ours: &Mat43, bind: &Mat43) -> (f64, f64) {
 #[test]
 fn ld33_rig_records_decode() {
     let eval = scene();
-    let cp_node = node_named(&eval, "Base Human");
+    let cp_node = node_named(&eval.graph, "Base Human");
     let ctl = eval.tm_controller(cp_node).expect("a controller");
     let cp = records::cat_parent(&eval, ctl)
         .expect("a CATParentTrans")
@@ -139,11 +131,12 @@ fn ld33_evaluated_cat_bones_sit_at_the_skin_binds_moved_by_the_rig_shift() {
     let (mut matched, mut failures) = (Vec::new(), Vec::new());
     let (mut worst_rot, mut worst_pos) = (0.0f64, 0.0f64);
     for t in TICKS {
-        let ours =
-            |n: &str| match eval.direct_world(node_named(&eval, &format!("Base Human{n}")), t) {
-                Some(Ok(m)) => m,
-                other => panic!("{n} tick {t}: {other:?}"),
-            };
+        let ours = |n: &str| match eval
+            .direct_world(node_named(&eval.graph, &format!("Base Human{n}")), t)
+        {
+            Some(Ok(m)) => m,
+            other => panic!("{n} tick {t}: {other:?}"),
+        };
         for (b, name, bind_tm) in &binds {
             let m = match eval.direct_world(*b, t) {
                 Some(Ok(m)) => m,
@@ -207,7 +200,7 @@ fn ld33_evaluated_cat_bones_sit_at_the_skin_binds_moved_by_the_rig_shift() {
             // Connected chain: calf at the thigh's tip, foot at the calf's tip.
             let tip = |m: &Mat43, seg: &str| {
                 let ctl = eval
-                    .tm_controller(node_named(&eval, &format!("Base Human{side}{seg}")))
+                    .tm_controller(node_named(&eval.graph, &format!("Base Human{side}{seg}")))
                     .unwrap();
                 let len = f64::from(records::cat_control(&eval, ctl).dims.unwrap()[0]);
                 along_x(m, len).rows()[3]
@@ -216,7 +209,7 @@ fn ld33_evaluated_cat_bones_sit_at_the_skin_binds_moved_by_the_rig_shift() {
             // × the rig's units) from the thigh's tip, as CAT's FK pose
             // has it (BoneData::GetFKValue under the IK thigh).
             let calf_ctl = eval
-                .tm_controller(node_named(&eval, &format!("Base Human{side}Calf")))
+                .tm_controller(node_named(&eval.graph, &format!("Base Human{side}Calf")))
                 .unwrap();
             let clip = limb::bone_data_of(&eval, calf_ctl)
                 .and_then(|d| records::layer_trans(&eval, d))
@@ -263,11 +256,11 @@ fn ld33_rig_shift_is_measured_from_stored_values() {
         .find(|(_, n, _)| n == "Base HumanRPalm")
         .map(|(_, _, m)| m.rows())
         .expect("the right palm bind");
-    let target = node_named(&eval, "Base HumanRIKTarget");
+    let target = node_named(&eval.graph, "Base HumanRIKTarget");
     let ctl = eval.tm_controller(target).expect("IK target controller");
     let layer = records::layer_trans(&eval, ctl).expect("its CATClipMatrix3");
     let clip = records::clip_matrix(&eval, layer).expect("decoded");
-    let cp_node = node_named(&eval, "Base Human");
+    let cp_node = node_named(&eval.graph, "Base Human");
     let cp = records::cat_parent(&eval, clip.cat_parent_trans)
         .expect("a CATParentTrans")
         .expect("decoded");
@@ -301,7 +294,7 @@ fn ld33_rig_shift_is_measured_from_stored_values() {
 #[test]
 fn ld33_is_stable_over_time_and_its_skin_deforms() {
     let eval = scene();
-    let pelvis = node_named(&eval, "Base HumanPelvis");
+    let pelvis = node_named(&eval.graph, "Base HumanPelvis");
     let at0 = eval.world_tm(pelvis, 0).rows();
     for t in [160, 4_800, 96_000] {
         let m = eval.world_tm(pelvis, t).rows();
@@ -311,9 +304,9 @@ fn ld33_is_stable_over_time_and_its_skin_deforms() {
             }
         }
     }
-    let thigh = node_named(&eval, "Base HumanLThigh");
+    let thigh = node_named(&eval.graph, "Base HumanLThigh");
     assert!(tm_gaps_at(&eval, thigh, 0).is_empty());
-    let box001 = node_named(&eval, "Box001");
+    let box001 = node_named(&eval.graph, "Box001");
     assert_eq!(skin::modifiers(&eval, box001).len(), 1, "only the Skin");
     let sk = skin::node_skin(&eval, box001).unwrap().unwrap();
     let init = sk.mesh_init_tm.expect("the Skin's mesh init TM");
@@ -489,7 +482,7 @@ fn ld33_setup_rules_between_stored_binds() {
             .unwrap_or_else(|| panic!("no bind for {n}"))
     };
     let ctl = |n: &str| {
-        let node = node_named(&eval, &format!("Base Human{n}"));
+        let node = node_named(&eval.graph, &format!("Base Human{n}"));
         eval.tm_controller(node).expect("a controller")
     };
     for side in ["L", "R"] {
@@ -525,7 +518,7 @@ fn ld33_setup_rules_between_stored_binds() {
             .find(|r| r.slot == 0);
         usize::try_from(bd.expect("CATBoneData").target).unwrap()
     };
-    let cp = eval.world_tm(node_named(&eval, "Base Human"), 0);
+    let cp = eval.world_tm(node_named(&eval.graph, "Base Human"), 0);
     let mut hip = maxfs_scene::eval::rigs::cat::without_scale(&cp);
     hip.0[3] = bind("Pelvis").0[3];
     let height = height(

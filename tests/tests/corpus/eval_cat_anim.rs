@@ -14,6 +14,7 @@ use maxfs_scene::eval::core::coverage::tm_gaps_at;
 use maxfs_scene::eval::modifier::skin;
 use maxfs_scene::eval::rigs::cat::{limb, records};
 use maxfs_scene::eval::{Mat43, SceneEval, Vec3};
+use maxfs_tests::node_named;
 use maxfs_tests::rewrite::SceneEdit;
 
 const FILE: &str = "max/cat/LD33_Character.max";
@@ -41,17 +42,9 @@ fn animation_mode(mut e: SceneEdit) -> SceneEval {
     SceneEval::from_document(e.finish()).expect("scene")
 }
 
-fn node_named(eval: &SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("{FILE}: no node {name:?}"))
-}
-
 /// The stored Skin bind of `bone` moved by the rig shift, if it has one.
 fn bind_of(eval: &SceneEval, bone: usize) -> Option<Mat43> {
-    let b = node_named(eval, "Box001");
+    let b = node_named(&eval.graph, "Box001");
     let sk = match skin::node_skin(eval, b) {
         Some(Ok(s)) => s,
         other => panic!("{FILE}: Box001 has no readable Skin: {other:?}"),
@@ -72,7 +65,7 @@ fn bind_of(eval: &SceneEval, bone: usize) -> Option<Mat43> {
 
 /// The rig's height: the Skin binds' vertical extent (head bone to toes).
 fn height(eval: &SceneEval) -> f64 {
-    let b = node_named(eval, "Box001");
+    let b = node_named(&eval.graph, "Box001");
     let Some(Ok(sk)) = skin::node_skin(eval, b) else {
         panic!("{FILE}: Box001 has no readable Skin")
     };
@@ -86,13 +79,13 @@ fn height(eval: &SceneEval) -> f64 {
 
 /// The CATParent node's stored translation (its PRS: (0, 0, −2.3)).
 fn cat_parent_translation(eval: &SceneEval) -> Vec3 {
-    eval.world_tm(node_named(eval, "Base Human"), 0).0[3]
+    eval.world_tm(node_named(&eval.graph, "Base Human"), 0).0[3]
 }
 
 /// The layer controller (CATClipMatrix3) of the bone on `node`.
 fn layer_of(eval: &SceneEval, node: &str) -> usize {
     let ctl = eval
-        .tm_controller(node_named(eval, node))
+        .tm_controller(node_named(&eval.graph, node))
         .expect("a controller");
     records::layer_trans(eval, ctl).expect("a CATClipMatrix3")
 }
@@ -125,7 +118,7 @@ fn ld33_animation_layers_place_the_upper_body_at_the_binds() {
             "HeadBone001",
         ] {
             let name = format!("Base Human{bone}");
-            let n = node_named(&eval, &name);
+            let n = node_named(&eval.graph, &name);
             let ours = match eval.direct_world(n, t) {
                 Some(Ok(w)) => w,
                 other => panic!("{name} at {t}: {other:?}"),
@@ -144,8 +137,8 @@ fn ld33_animation_layers_place_the_upper_body_at_the_binds() {
             worst.0 = worst.0.max(dr);
         }
         // The neck (no Skin bone) is evaluated too: the head sits at its end.
-        let neck = node_named(&eval, "Base HumanNeck");
-        let head = node_named(&eval, "Base HumanHead");
+        let neck = node_named(&eval.graph, "Base HumanNeck");
+        let head = node_named(&eval.graph, "Base HumanHead");
         let (Some(Ok(_)), Some(Ok(_))) = (eval.direct_world(neck, t), eval.direct_world(head, t))
         else {
             panic!("neck or head not evaluated at {t}")
@@ -173,14 +166,14 @@ fn ld33_animation_layers_place_collarbones_and_legs() {
     let tol = 1e-4 * h + 1e-4;
     let cp = cat_parent_translation(&eval);
     let world = |name: &str, t: i32| -> Mat43 {
-        match eval.direct_world(node_named(&eval, name), t) {
+        match eval.direct_world(node_named(&eval.graph, name), t) {
             Some(Ok(w)) => w,
             other => panic!("{name} at {t}: {other:?}"),
         }
     };
     let bind = |name: &str| -> Mat43 {
-        let mut b =
-            bind_of(&eval, node_named(&eval, name)).unwrap_or_else(|| panic!("no bind for {name}"));
+        let mut b = bind_of(&eval, node_named(&eval.graph, name))
+            .unwrap_or_else(|| panic!("no bind for {name}"));
         b.0[3] = b.0[3].minus(cp);
         b
     };
@@ -199,7 +192,7 @@ fn ld33_animation_layers_place_collarbones_and_legs() {
             let foot = format!("Base Human{side}Foot");
             if side == "R" {
                 // The right calf's layer scales it: refused by name.
-                match eval.direct_world(node_named(&eval, &foot), t) {
+                match eval.direct_world(node_named(&eval.graph, &foot), t) {
                     Some(Err(e)) => assert!(e.to_string().contains("scales it"), "{e}"),
                     other => panic!("{foot} at {t}: not refused: {other:?}"),
                 }
@@ -220,7 +213,7 @@ fn ld33_animation_layers_place_collarbones_and_legs() {
             let calf = format!("Base Human{side}Calf");
             let cw = world(&calf, t);
             let calf_ctl = eval
-                .tm_controller(node_named(&eval, &calf))
+                .tm_controller(node_named(&eval.graph, &calf))
                 .expect("controller");
             let calf_layer = limb::bone_data_of(&eval, calf_ctl)
                 .and_then(|d| records::layer_trans(&eval, d))
@@ -236,7 +229,7 @@ fn ld33_animation_layers_place_collarbones_and_legs() {
                 [(&thigh, tw, cw, offset), (&calf, cw, world(&foot, t), 0.0)]
             {
                 let ctl = eval
-                    .tm_controller(node_named(&eval, parent))
+                    .tm_controller(node_named(&eval.graph, parent))
                     .expect("controller");
                 let len = f64::from(records::cat_control(&eval, ctl).dims.expect("dims")[0]);
                 let tip = pw.0[3].plus(pw.0[0].scale(len));
@@ -263,7 +256,7 @@ fn ld33_in_animation_mode_refuses_limbs_by_name() {
     let eval = animation_mode(edit());
     for bone in ["LToe11", "RUpperarm", "LForearm", "LPalm", "RIKTarget"] {
         let name = format!("Base Human{bone}");
-        match eval.direct_world(node_named(&eval, &name), 0) {
+        match eval.direct_world(node_named(&eval.graph, &name), 0) {
             Some(Err(e)) => assert!(
                 e.to_string().contains("animation mode"),
                 "{name}: refused for another reason: {e}"
@@ -271,13 +264,13 @@ fn ld33_in_animation_mode_refuses_limbs_by_name() {
             other => panic!("{name}: not refused in animation mode: {other:?}"),
         }
     }
-    let arm = node_named(&eval, "Base HumanRUpperarm");
+    let arm = node_named(&eval.graph, "Base HumanRUpperarm");
     let gaps = tm_gaps_at(&eval, arm, 0);
     assert!(
         gaps.iter().any(|g| g.contains("animation mode")),
         "{gaps:?}"
     );
-    let box001 = node_named(&eval, "Box001");
+    let box001 = node_named(&eval.graph, "Box001");
     match eval.mesh(box001, 0) {
         Some(Err(e)) => {
             let e = e.to_string();
@@ -302,7 +295,7 @@ fn undecoded_layer_setups_are_refused() {
     let flags = records::clip_matrix(&base, pelvis_layer)
         .expect("clip")
         .flags;
-    let pelvis = node_named(&base, "Base HumanPelvis");
+    let pelvis = node_named(&base.graph, "Base HumanPelvis");
     assert!(matches!(base.direct_world(pelvis, 0), Some(Ok(_))));
 
     let mut e = edit();
@@ -314,7 +307,7 @@ fn undecoded_layer_setups_are_refused() {
         other => panic!("two layers not refused: {other:?}"),
     }
     // The spine and head follow the pelvis: refused in turn.
-    let head = node_named(&two, "Base HumanHead");
+    let head = node_named(&two.graph, "Base HumanHead");
     assert!(matches!(two.direct_world(head, 0), Some(Err(_))));
 
     let mut e = edit();

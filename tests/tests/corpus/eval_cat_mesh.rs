@@ -21,7 +21,7 @@ use maxfs_scene::eval::objects::cat_object::{CAT_BONE, HUB_OBJECT};
 use maxfs_scene::eval::rigs::cat::records;
 use maxfs_scene::eval::{SceneEval, Vec3};
 use maxfs_scene::Document;
-use maxfs_tests::corpus_dir;
+use maxfs_tests::{corpus_dir, node_named};
 
 const FILE: &str = "cat/LD33_Character.max";
 /// Chunk 10 holds f32 values computed by CAT from f32 parameters; our box
@@ -111,8 +111,8 @@ fn ld33_cat_boxes_span_the_stored_bone_dimensions() {
 #[test]
 fn ld33_head_bone_box_matches_its_skin_envelope() {
     let eval = scene();
-    let box001 = node_named(&eval, "Box001");
-    let head_bone = node_named(&eval, "Base HumanHeadBone001");
+    let box001 = node_named(&eval.graph, "Box001");
+    let head_bone = node_named(&eval.graph, "Base HumanHeadBone001");
     let sk = match skin::node_skin(&eval, box001) {
         Some(Ok(s)) => s,
         other => panic!("Box001 Skin: {other:?}"),
@@ -160,14 +160,6 @@ fn ld33_cat_boxes_are_exported() {
     for n in &cat_nodes {
         assert!(with_mesh.contains(n), "{n} has no glTF mesh");
     }
-}
-
-fn node_named(eval: &SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("{FILE}: no node {name:?}"))
 }
 
 /// The stored envelope end points of `bone` in Skin modifier `modifier`:

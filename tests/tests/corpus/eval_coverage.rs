@@ -4,7 +4,7 @@
 use maxfs_scene::eval::core::coverage::{scene_gaps, Gap};
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
-use maxfs_tests::{corpus_dir, corpus_max_files};
+use maxfs_tests::{corpus_dir, corpus_max_files, node_named};
 
 fn gaps(rel: &str) -> Vec<Gap> {
     let doc = Document::open(&corpus_dir().join("max").join(rel)).unwrap();
@@ -80,14 +80,7 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
         use maxfs_scene::eval::core::coverage::tm_gaps_at;
         let doc = Document::open(&corpus_dir().join("max/biped-ld35/Yellow@Spawn.max")).unwrap();
         let eval = SceneEval::from_document(doc).unwrap();
-        let node = |name: &str| {
-            eval.graph
-                .nodes()
-                .find(|(_, n)| n.name == name)
-                .expect("node")
-                .0
-                .index
-        };
+        let node = |name: &str| node_named(&eval.graph, name);
         for ear in ["Bip01 R Ear1", "Bip01 Xtra01OppNub", "B_L_Ear0"] {
             assert!(tm_gaps_at(&eval, node(ear), 0).is_empty(), "{ear} at 0");
             let at30 = tm_gaps_at(&eval, node(ear), 4800);
@@ -105,14 +98,7 @@ fn rigs_the_evaluation_does_not_compute_are_named() {
         }
         let doc = Document::open(&corpus_dir().join("max/biped/RabbitSkin.max")).unwrap();
         let eval = SceneEval::from_document(doc).unwrap();
-        let node = |name: &str| {
-            eval.graph
-                .nodes()
-                .find(|(_, n)| n.name == name)
-                .expect("node")
-                .0
-                .index
-        };
+        let node = |name: &str| node_named(&eval.graph, name);
         let toe = tm_gaps_at(&eval, node("Bip01 L Toe0"), 16160);
         assert!(
             toe.iter()

@@ -12,8 +12,8 @@ use maxfs_scene::eval::core::transform::invert;
 use maxfs_scene::eval::{modifier::skin, SceneEval};
 use maxfs_scene::graph::SceneGraph;
 use maxfs_scene::Document;
-use maxfs_tests::corpus_dir;
 use maxfs_tests::gltf_ref::{accessor, local, max_to_gltf, mul, Gltf, M4};
+use maxfs_tests::{corpus_dir, node_named};
 use serde_json::Value;
 
 /// Relative tolerance of the point comparisons (times the model's extent).
@@ -23,14 +23,6 @@ const TICKS: f64 = 4800.0;
 
 fn open(model: &str) -> Document {
     Document::open(&corpus_dir().join(format!("max/babylon/{model}.max"))).expect("max")
-}
-
-fn node_index(graph: &SceneGraph, name: &str) -> usize {
-    graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("no Max node {name:?}"))
 }
 
 /// Our evaluated mesh of `node` at `t` in world space, in glTF axes.
@@ -367,7 +359,7 @@ fn compare_skin(model: &str) -> SkinOutcome {
     let graph = &*eval.graph;
     let gl = Gltf::open(&format!("{model}/{model}.gltf"));
     let gs = gltf_skin(&gl);
-    let node = node_index(graph, &gs.name);
+    let node = node_named(graph, &gs.name);
     let mut out = SkinOutcome {
         poses: 0,
         compared: 0,
@@ -516,7 +508,7 @@ fn morphed_meshes_match_the_gltf_morph_targets() {
             }
             let gnode = ch["target"]["node"].as_u64().expect("node") as usize;
             let name = gl.node_name(gnode);
-            let node = node_index(graph, &name);
+            let node = node_named(graph, &name);
             let s = &anim["samplers"][ch["sampler"].as_u64().expect("sampler") as usize];
             let times = accessor(g, &gl.bin, s["input"].as_u64().expect("input") as usize);
             let values: Vec<f64> =

@@ -17,8 +17,8 @@ use maxfs_scene::eval::core::transform::invert;
 use maxfs_scene::eval::modifier::physique::{self, deform};
 use maxfs_scene::eval::{Mat43, SceneEval, Vec3};
 use maxfs_scene::Document;
-use maxfs_tests::corpus_dir;
 use maxfs_tests::rewrite::SceneEdit;
+use maxfs_tests::{corpus_dir, node_named};
 
 const WIRE: &str = "max/max2024-rico/Wire.max";
 
@@ -124,14 +124,6 @@ fn wire_node(eval: &SceneEval) -> usize {
         .expect("node Wire")
 }
 
-fn node_by_name(eval: &SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("node {name}"))
-}
-
 /// The stored bind pose equals the FBX clusters' bind TMs and mesh TM.
 #[test]
 fn wire_physique_bind_pose_matches_the_fbx_clusters() {
@@ -146,7 +138,7 @@ fn wire_physique_bind_pose_matches_the_fbx_clusters() {
     assert_eq!(f.bind.len(), 8, "Bone001..Bone008");
     for (name, theirs) in &f.bind {
         let ours = phy
-            .bind_tm(node_by_name(&eval, name))
+            .bind_tm(node_named(&eval.graph, name))
             .unwrap_or_else(|| panic!("{name}: no stored TM"));
         let d = max_diff(&ours, theirs);
         assert!(d < 1e-4, "{name}: bind TM {d}");
@@ -194,7 +186,7 @@ fn compare(eval: &SceneEval, f: &Fbx, t: i32) -> (f64, usize, f64) {
     let bones: BTreeMap<String, Mat43> = f
         .bind
         .keys()
-        .map(|b| (b.clone(), eval.world_tm(node_by_name(eval, b), t)))
+        .map(|b| (b.clone(), eval.world_tm(node_named(&eval.graph, b), t)))
         .collect();
     let theirs = fbx_skinned(f, &bones);
     assert_eq!(theirs.len(), points.len());
@@ -246,7 +238,7 @@ fn wire_physique_deforms_like_the_fbx_skin() {
     }
     let doc: Document = e.finish();
     let posed = SceneEval::from_document(doc).expect("posed scene");
-    let b6 = node_by_name(&posed, "Bone006");
+    let b6 = node_named(&posed.graph, "Bone006");
     let mut worst_all = 0.0f64;
     for t in [1200, 2400, 4800] {
         let (worst, n, moved) = compare(&posed, &f, t);

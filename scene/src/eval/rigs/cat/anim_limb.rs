@@ -28,8 +28,8 @@
 //! the IK target) and stretching legs are refused by name.
 
 use super::anim;
-use super::collar::{self, LIMB_DATA2};
-use super::limb::{bone_data_of, limb_of_bone_data, BONE_DATA};
+use super::collar;
+use super::limb::{bone_data_of, limb_data_of, BONE_DATA};
 use super::records::{self, leaf, reference, u32_of};
 use super::spine::{pb_object, pb_objects, pb_point3, Frame};
 use super::{node_of, without_scale};
@@ -463,12 +463,8 @@ pub(super) fn limb_world(
     t: i32,
 ) -> Result<Mat43, EvalError> {
     let at = format!("{class} {ctl}");
-    let limb = match class {
-        "PalmTrans2" => collar::limb_of(eval, ctl),
-        _ => bone_data_of(eval, ctl).and_then(|d| limb_of_bone_data(eval, d)),
-    }
-    .filter(|&l| records::class_of(eval, l) == Some(LIMB_DATA2))
-    .ok_or_else(|| EvalError::reference(at.clone(), "no CATLimbData2"))?;
+    let limb = limb_data_of(eval, ctl, class)
+        .ok_or_else(|| EvalError::reference(at.clone(), "no CATLimbData2"))?;
     let ratio = ikfk_ratio(eval, limb, t)?;
     let is_leg = u32_of(leaf(eval.chunks(limb), 1)).is_some_and(|fl| fl & LIMBFLAG_ISLEG != 0);
     // Written so that NaN refuses too.

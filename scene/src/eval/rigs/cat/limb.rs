@@ -75,6 +75,15 @@ pub(super) fn limb_of_bone_data(eval: &SceneEval, data: usize) -> Option<usize> 
     reference(eval, pb, 0).filter(|&l| records::class_of(eval, l) == Some(LIMB_DATA2))
 }
 
+/// The CATLimbData2 of a limb segment or palm controller of class `class`:
+/// a palm names its limb directly, a segment through its BoneData.
+pub(super) fn limb_data_of(eval: &SceneEval, ctl: usize, class: &str) -> Option<usize> {
+    match class {
+        "PalmTrans2" => collar::limb_of(eval, ctl),
+        _ => bone_data_of(eval, ctl).and_then(|d| limb_of_bone_data(eval, d)),
+    }
+}
+
 fn max_rot_diff(a: &Mat43, b: &Mat43) -> f64 {
     (0..3)
         .flat_map(|r| (0..3).map(move |c| (r, c)))
@@ -265,11 +274,8 @@ pub(super) fn world(
     t: i32,
 ) -> Result<Mat43, EvalError> {
     let at = format!("{class} {ctl}");
-    let limb = match class {
-        "PalmTrans2" => collar::limb_of(eval, ctl),
-        _ => bone_data_of(eval, ctl).and_then(|d| limb_of_bone_data(eval, d)),
-    }
-    .ok_or_else(|| EvalError::reference(at.clone(), "no CATLimbData2"))?;
+    let limb = limb_data_of(eval, ctl, class)
+        .ok_or_else(|| EvalError::reference(at.clone(), "no CATLimbData2"))?;
     if super::leg::is_leg(eval, limb) {
         return super::leg::world(eval, ctl, class, limb, f, t);
     }

@@ -232,18 +232,21 @@ fn animation_world(
     let parent_class = parent
         .and_then(|p| eval.tm_controller(p))
         .and_then(|c| records::bone_class(eval, c));
+    // The frame the rig's animation-mode bones are placed in.
+    let anim_frame = || -> Result<spine::Frame, EvalError> {
+        Ok(spine::Frame {
+            cp,
+            cp_world: cat_parent_world_of(eval, cp, t, depth, budget)?,
+            depth,
+            budget,
+            animation: true,
+        })
+    };
     match (class, parent_class) {
         ("HubTrans", None) => anim::root_hub_world(eval, node, ctl, t),
         ("CATFootTrans2", None) => anim_limb::platform_world(eval, node, ctl, t),
         ("HubTrans", Some("CATSpineTrans2")) | ("CATSpineTrans2", _) => {
-            let cp_world = cat_parent_world_of(eval, cp, t, depth, budget)?;
-            let frame = spine::Frame {
-                cp,
-                cp_world,
-                depth,
-                budget,
-                animation: true,
-            };
+            let frame = anim_frame()?;
             if class == "CATSpineTrans2" {
                 return spine::link_world(eval, ctl, &frame, t);
             }
@@ -264,14 +267,7 @@ fn animation_world(
         ("ArbBone", _) => refuse("an extra bone not on a hub is"),
         ("HubTrans", _) => refuse("a hub under a limb or extra bone is"),
         ("CATCollarBone" | "CATBoneSegTrans" | "PalmTrans2" | "CATDigitSegTrans", _) => {
-            let cp_world = cat_parent_world_of(eval, cp, t, depth, budget)?;
-            let frame = spine::Frame {
-                cp,
-                cp_world,
-                depth,
-                budget,
-                animation: true,
-            };
+            let frame = anim_frame()?;
             match class {
                 "CATCollarBone" => anim_limb::collar_world(eval, node, ctl, &frame, t),
                 "CATDigitSegTrans" => anim_limb::digit_world(eval, node, ctl, &frame, t),
