@@ -28,6 +28,11 @@ pub struct CheckArgs {
     /// speed.
     #[arg(long)]
     pub coverage: bool,
+    /// Fail a file whose embedded scripts hold unsafe commands (startup
+    /// folders, callbacks, system commands …); without it they are listed
+    /// and counted but do not change the exit status.
+    #[arg(long)]
+    pub deny_scripts: bool,
     /// Print warnings (typed decodes kept raw, unknown versions) under each file.
     #[arg(long, short)]
     pub verbose: bool,
@@ -72,11 +77,15 @@ struct Summary {
     by_outcome: BTreeMap<String, usize>,
     by_version: BTreeMap<String, usize>,
     problems: Vec<String>,
+    /// Files with embedded scripts holding unsafe commands.
+    unsafe_scripts: usize,
 }
 
 /// The outcome's label, "partial" for a file that passed with evaluation gaps.
 fn label(r: &FileResult) -> &'static str {
-    if r.partial {
+    if !r.passed && !r.report.outcome.is_failure() {
+        "denied (scripts)"
+    } else if r.partial {
         "partial"
     } else {
         r.report.outcome.label()
@@ -88,7 +97,13 @@ fn line(r: &FileResult) -> String {
     match &r.report.outcome {
         Outcome::Ok => format!(
             "{:<5} {}  [{version}, {} streams, {} chunks, {} typed values]",
-            if r.partial { "part" } else { "ok" },
+            if !r.passed {
+                "FAIL"
+            } else if r.partial {
+                "part"
+            } else {
+                "ok"
+            },
             r.path,
             r.report.streams,
             r.report.chunks,
@@ -121,10 +136,18 @@ pub fn run(args: CheckArgs) -> ExitCode {
             };
             let report = check_path(p, options, &limits);
             pb.inc(1);
+            let denied = args.deny_scripts && !report.unsafe_scripts.is_empty();
             FileResult {
                 path: p.display().to_string(),
-                passed: !report.outcome.is_failure(),
-                why: why(&report.outcome),
+                passed: !report.outcome.is_failure() && !denied,
+                why: why(&report.outcome).or_else(|| {
+                    denied.then(|| {
+                        format!(
+                            "embedded scripts with unsafe commands ({}; --deny-scripts)",
+                            report.unsafe_scripts.len()
+                        )
+                    })
+                }),
                 partial: !report.outcome.is_failure() && !report.unevaluated.is_empty(),
                 report,
             }
@@ -139,6 +162,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
     };
     for r in &results {
         summary.bytes += r.report.bytes;
+        summary.unsafe_scripts += usize::from(!r.report.unsafe_scripts.is_empty());
         *summary.by_outcome.entry(label(r).to_string()).or_default() += 1;
         let v = r
             .report
@@ -159,6 +183,9 @@ pub fn run(args: CheckArgs) -> ExitCode {
             for u in &r.report.unevaluated {
                 println!("      {u}");
             }
+            for f in &r.report.unsafe_scripts {
+                println!("      unsafe script: {}", f.summary());
+            }
             if args.verbose {
                 for w in &r.report.warnings {
                     println!("      warning: {w}");
@@ -176,6 +203,12 @@ pub fn run(args: CheckArgs) -> ExitCode {
         );
         for (k, n) in &summary.by_outcome {
             println!("  {k:<20} {n}");
+        }
+        if summary.unsafe_scripts > 0 {
+            println!(
+                "  {:<20} {} (embedded scripts with unsafe commands: do not open them in 3ds Max unprotected)",
+                "unsafe scripts", summary.unsafe_scripts
+            );
         }
         println!("by version:");
         for (k, n) in &summary.by_version {

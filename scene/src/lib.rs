@@ -6,7 +6,7 @@ pub mod check;
 pub mod eval;
 
 pub use maxfs_file::{
-    chunk, container, directories, document, error, graph, peek, rklpatch, sectors, settings,
-    summary, typed, version,
+    chunk, container, directories, document, error, graph, peek, rklpatch, scripts, sectors,
+    settings, summary, typed, version,
 };
 pub use maxfs_file::{ChunkError, ChunkPath, Document, Layout, MaxError, Typed, TypedError};

@@ -28,6 +28,11 @@ struct Info<'a> {
     /// their transforms, meshes and exports are not what 3ds Max shows.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     unevaluated: Vec<maxfs_scene::eval::core::coverage::Gap>,
+    /// Embedded scripts holding commands a scene script should not need
+    /// (startup folders, callbacks, system commands …): open such a file in
+    /// 3ds Max only with its Safe Scene Script Execution on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unsafe_scripts: Vec<maxfs_scene::scripts::ScriptFinding>,
 }
 
 #[derive(Serialize)]
@@ -163,8 +168,12 @@ pub fn render(
     if let Some(eval) = eval {
         unevaluated = maxfs_scene::eval::core::coverage::scene_gaps(eval);
     }
+    let mut unsafe_scripts = Vec::new();
     if let Some(Ok(t)) = typed {
         let scene = t.scene.as_ref().ok();
+        if let Ok(doc) = doc {
+            unsafe_scripts = maxfs_scene::scripts::scan(doc, scene.map(|s| &**s));
+        }
         if let Err(e) = &t.scene {
             problems.push(format!("scene graph: {e}"));
         }
@@ -205,6 +214,7 @@ pub fn render(
         counts,
         problems,
         unevaluated,
+        unsafe_scripts,
     };
     json::to_bytes(&info)
 }

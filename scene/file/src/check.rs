@@ -74,6 +74,9 @@ pub struct CheckReport {
     /// Classes the evaluation does not compute (Biped, IK, CAT, Boolean, …),
     /// one line per role and class with the nodes affected.
     pub unevaluated: Vec<String>,
+    /// Text leaves holding commands an embedded script should not need
+    /// (startup folders, callbacks, system commands …; `scripts.rs`).
+    pub unsafe_scripts: Vec<crate::scripts::ScriptFinding>,
 }
 
 fn hex_window(b: &[u8], at: usize) -> String {
@@ -180,6 +183,7 @@ impl CheckReport {
             bytes: 0,
             warnings: Vec::new(),
             unevaluated: Vec::new(),
+            unsafe_scripts: Vec::new(),
         }
     }
 }
@@ -227,6 +231,8 @@ fn run_gates(doc: Document, options: CheckOptions, report: &mut CheckReport) -> 
         }
     }
     let typed = doc.typed();
+    // Before the typed gate: a file that fails it is still worth the warning.
+    report.unsafe_scripts = crate::scripts::scan(&doc, typed.scene.as_deref().ok());
     for ts in &typed.streams {
         report.typed_values += ts.typed_values();
         let Some(original) = doc.file.stream(&ts.name) else {

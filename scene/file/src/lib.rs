@@ -13,6 +13,7 @@ pub mod graph;
 pub mod peek;
 pub mod reader;
 pub mod rklpatch;
+pub mod scripts;
 pub mod sectors;
 pub mod settings;
 pub mod summary;

@@ -120,6 +120,7 @@ mod skel_conventions;
 mod specified_normals;
 mod stream_extents;
 mod stream_isolation;
+mod unsafe_scripts;
 mod zone_build;
 mod zone_template;
 mod zone_transform;
