@@ -41,12 +41,20 @@ pub fn textconv(name: &str, bytes: &[u8]) -> String {
             if s.compressed { " gzip" } else { "" }
         );
     }
+    let typed = doc.typed();
+    // Only when there are any: a diff then shows a commit bringing them in.
+    let scripts = maxfs_scene::scripts::scan(&doc, typed.scene.as_deref().ok());
+    if !scripts.is_empty() {
+        let _ = writeln!(out, "\n[unsafe scripts]");
+        for f in &scripts {
+            let _ = writeln!(out, "{}", f.summary());
+        }
+    }
     let summary = crate::views::summary::render(&doc);
     if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&summary) {
         let _ = writeln!(out, "\n[summary]");
         flatten("", &v, &mut out);
     }
-    let typed = doc.typed();
     let _ = writeln!(out, "\n[dlls]");
     for d in &typed.dlls {
         let _ = writeln!(out, "{} {} ({})", d.index, d.filename, d.description);

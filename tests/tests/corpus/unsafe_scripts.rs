@@ -31,6 +31,13 @@ fn malware_in_the_corpus_is_flagged_and_nothing_else() {
         let typed = doc.typed();
         let found = scan(&doc, typed.scene.as_deref().ok());
         let infected = raw_holds(&doc, b"CleanBeta");
+        let text = maxfs_fs::textconv::textconv("", &std::fs::read(&p).expect("reads"));
+        assert_eq!(
+            text.contains("\n[unsafe scripts]\n"),
+            infected,
+            "{}: textconv",
+            rel.display()
+        );
         if !infected {
             assert!(
                 found.is_empty(),
