@@ -474,6 +474,7 @@ fn ld33_second_layer_blends() {
             Want::Halfway(b, c),
         ),
     ];
+    let mut worst = (0.0f64, 0.0f64);
     for (what, eval, want) in cases {
         for t in TICKS {
             let got = match eval.direct_world(pelvis, t) {
@@ -487,6 +488,7 @@ fn ld33_second_layer_blends() {
                         dr < 1e-4 && dp < tol,
                         "{what}: pelvis at {t}: {dr:.3e} / {dp:.3e}"
                     );
+                    worst = (worst.0.max(dr), worst.1.max(dp));
                 }
                 Want::Halfway(x, y) => {
                     let mid = x.0[3].plus(y.0[3]).scale(0.5);
@@ -500,6 +502,8 @@ fn ld33_second_layer_blends() {
                         "{what}: pelvis at {t}: {dp:.3e} from the midpoint, {ax:.4} and {ay:.4} \
                          rad from the ends {whole:.4} apart"
                     );
+                    let da = (ax - whole / 2.0).abs().max((ay - whole / 2.0).abs());
+                    worst = (worst.0.max(da), worst.1.max(dp));
                 }
             }
             // The leg is solved in IK only for IK/FK ratio 0, IK position 3
@@ -510,6 +514,10 @@ fn ld33_second_layer_blends() {
             }
         }
     }
+    println!(
+        "LD33 with a second layer: worst rotation {:.2e} (element or angle), position {:.2e}",
+        worst.0, worst.1
+    );
     let motion = two_layers(4, 1.0, Others::Identity);
     match motion.direct_world(pelvis, 0) {
         Some(Err(e)) => assert!(e.to_string().contains("CATMotion"), "{e}"),
