@@ -318,7 +318,12 @@ impl Clip {
         let mut first = 0;
         for i in (1..n).rev() {
             let l = &self.stack.layers[i];
-            if l.method == Method::Absolute && l.enabled() && self.weight(eval, i, t)? == 1.0 {
+            let present = self.controllers[i].is_some();
+            if present
+                && l.method == Method::Absolute
+                && l.enabled()
+                && self.weight(eval, i, t)? == 1.0
+            {
                 first = i;
                 break;
             }
