@@ -365,7 +365,7 @@ fn binds_names(eval: &SceneEval, sk: &skin::Skin) -> Vec<String> {
         .collect()
 }
 
-/// `json/cat.json`: one rig, its 30 bones with their classes, and which are
+/// `json/cat.json`: one rig, its one animation layer, its 30 bones with their classes, and which are
 /// evaluated (all but the toes' second segments) or refused with the reason.
 #[test]
 fn ld33_cat_view_lists_the_rig() {
@@ -378,6 +378,20 @@ fn ld33_cat_view_lists_the_rig() {
     assert_eq!(
         (rig.name.as_str(), rig.mode, rig.version),
         ("Base Human", "setup", 3500)
+    );
+    // One absolute layer, "Animation Layer" (NLAInfo flags 0x8001), global
+    // weight 1.
+    let layers: Vec<_> = rig
+        .layers
+        .iter()
+        .map(|l| (l.name.as_str(), l.method, l.enabled, l.weight_at_0))
+        .collect();
+    assert_eq!(
+        (layers.as_slice(), &rig.layers_error),
+        (
+            &[("Animation Layer", "absolute", true, Some(1.0))][..],
+            &None
+        )
     );
     assert_eq!(rig.bones.len(), 30);
     let evaluated: Vec<&str> = rig

@@ -12,7 +12,7 @@
 use crate::eval_biped_motion::max_diff;
 use maxfs_scene::eval::core::coverage::tm_gaps_at;
 use maxfs_scene::eval::modifier::skin;
-use maxfs_scene::eval::rigs::cat::{limb, records};
+use maxfs_scene::eval::rigs::cat::{layers, limb, records};
 use maxfs_scene::eval::{Mat43, SceneEval, Vec3};
 use maxfs_tests::node_named;
 use maxfs_tests::rewrite::SceneEdit;
@@ -286,8 +286,9 @@ fn ld33_in_animation_mode_refuses_limbs_by_name() {
     }
 }
 
-/// Layer setups whose meaning is not decoded are refused, not misread:
-/// two layers (their blend), key-freeform flags.
+/// Layer setups that do not hold together or whose meaning is not decoded
+/// are refused, not misread: a controller with two layers under a
+/// LayerRoot of one, key-freeform flags.
 #[test]
 fn undecoded_layer_setups_are_refused() {
     let base = animation_mode(edit());
@@ -303,8 +304,11 @@ fn undecoded_layer_setups_are_refused() {
     e.set_leaf(pelvis_layer, CLIP_NUM_LAYERS, 2u32.to_le_bytes().to_vec());
     let two = SceneEval::from_document(e.finish()).expect("scene");
     match two.direct_world(pelvis, 0) {
-        Some(Err(err)) => assert!(err.to_string().contains("2 animation layers"), "{err}"),
-        other => panic!("two layers not refused: {other:?}"),
+        Some(Err(err)) => assert!(
+            err.to_string().contains("2 layers where its LayerRoot"),
+            "{err}"
+        ),
+        other => panic!("a layer count mismatch not refused: {other:?}"),
     }
     // The spine and head follow the pelvis: refused in turn.
     let head = node_named(&two.graph, "Base HumanHead");
@@ -318,5 +322,205 @@ fn undecoded_layer_setups_are_refused() {
     match ff.direct_world(pelvis, 0) {
         Some(Err(err)) => assert!(err.to_string().contains("layer flags"), "{err}"),
         other => panic!("key-freeform not refused: {other:?}"),
+    }
+}
+
+/// Bezier Float (key-less: its value is leaf 0x2501 in container 0x7127).
+const BEZIER_FLOAT: (u32, u32, u32) = (0x2007, 0, 0x9003);
+/// NLAInfo chunk 2: the layer's flags (low three bits: its method).
+const INFO_FLAGS: u16 = 2;
+const ABSOLUTE: u32 = 1;
+const RELATIVE: u32 = 0;
+
+/// What the second layer of every bone other than the pelvis holds.
+#[derive(Clone, Copy)]
+enum Others {
+    /// The identity Position/Rotation/Scale (the first layer's NLAInfo
+    /// transform), and a constant 0 for LayerFloats: a relative layer that
+    /// changes nothing.
+    Identity,
+    /// The bone's own first-layer controller: an absolute layer that
+    /// changes nothing.
+    Same,
+}
+
+/// A key-less Bezier Float of value `v`, copied from the first layer's
+/// weight track (1.0).
+fn new_float(e: &mut SceneEdit, template: usize, v: f32) -> usize {
+    let class = e
+        .graph
+        .class_id(template)
+        .expect("the weight track's class");
+    assert_eq!((class.0, class.1), (BEZIER_FLOAT.0, BEZIER_FLOAT.1));
+    let idx = e
+        .class_index_of(class, BEZIER_FLOAT.2)
+        .expect("Bezier Float class");
+    let chunks = e.object_chunks(template);
+    let f = e.add_object(idx, chunks);
+    e.put_nested_leaf(f, &[0x7127], 0x2501, v.to_le_bytes().to_vec());
+    f
+}
+
+/// LD33 in animation mode with a second layer through the writer: a new
+/// NLAInfo copied from the first with `flags` (its method) and a global
+/// weight track of `weight`, appended to the LayerRoot; every
+/// CATClipMatrix3 and LayerFloat gets a second layer controller — the
+/// pelvis's is the CATParent node's Position/Rotation/Scale (a known
+/// transform the file stores), the others' per `others`.
+fn two_layers(flags: u32, weight: f32, others: Others) -> SceneEval {
+    let mut e = edit();
+    let cpt = cat_parent_trans(&e);
+    e.set_leaf(cpt, CPT_MODE, 1u32.to_le_bytes().to_vec());
+    let cat_parent_prs = e.reference(cpt, 1);
+    let root = e.reference(cpt, 2);
+    let info0 = e.reference(root, 0);
+    let weight0 = e.reference(info0, 0);
+    let identity = e.reference(info0, 2);
+    let w = new_float(&mut e, weight0, weight);
+    let zero = new_float(&mut e, weight0, 0.0);
+    let info_class = e.class_index(layers::LAYER_INFO).expect("LayerInfo class");
+    let chunks = e.object_chunks(info0);
+    let info1 = e.add_object(info_class, chunks);
+    e.set_leaf(info1, INFO_FLAGS, flags.to_le_bytes().to_vec());
+    e.set_reference(info1, 0, w as i32);
+    e.set_reference(info1, 2, -1);
+    e.set_leaf(root, CLIP_NUM_LAYERS, 2u32.to_le_bytes().to_vec());
+    assert_eq!(e.append_reference(root, info1 as i32), 1);
+
+    let base = animation_mode(edit());
+    let pelvis_layer = layer_of(&base, "Base HumanPelvis");
+    for i in 0..base.graph.objects.len() {
+        let class = base.graph.class_id(i);
+        let float = class == Some(layers::LAYER_FLOAT);
+        if class != Some(records::CLIP_MATRIX3) && !float {
+            continue;
+        }
+        let first = e.reference(i, 0);
+        let second = match (i == pelvis_layer, others, float) {
+            (true, ..) => cat_parent_prs,
+            (false, Others::Same, _) => first,
+            (false, Others::Identity, false) => identity,
+            (false, Others::Identity, true) => zero,
+        };
+        e.set_leaf(i, CLIP_NUM_LAYERS, 2u32.to_le_bytes().to_vec());
+        e.set_reference(i, 1, second as i32);
+    }
+    SceneEval::from_document(e.finish()).expect("scene")
+}
+
+/// The angle between the rotations of two matrices without scale.
+fn angle_between(a: &Mat43, b: &Mat43) -> f64 {
+    let trace: f64 = (0..3).map(|r| a.0[r].dot(b.0[r])).sum();
+    ((trace - 1.0) / 2.0).clamp(-1.0, 1.0).acos()
+}
+
+/// What a pose must be: exactly a matrix, or halfway between two (the
+/// position the midpoint, the rotation as far from one as from the other,
+/// half the angle between them: a slerp by 0.5, whichever way round).
+enum Want {
+    Exactly(Mat43),
+    Halfway(Mat43, Mat43),
+}
+
+/// Several layers (layers.rs) on LD33 with a second layer added through the
+/// writer (`two_layers`), against the Skin binds (as in the tests above)
+/// and the CATParent's stored Position/Rotation/Scale C (translation
+/// (0, 0, −2.3), turned 180°), the pelvis's second layer. With B the
+/// pelvis's single-layer pose (its bind moved):
+/// - a relative layer of weight 1 applies C on top: `C · B`;
+/// - at weight 0.5 the pelvis lies halfway between B and `C · B`;
+/// - disabled, it changes nothing;
+/// - an absolute layer of weight 1 replaces the first (it is never read):
+///   the pelvis is C; at weight 0.5 halfway between B and C (the others'
+///   second layer repeats their first).
+///
+/// Each time the legs' LayerFloats (IK/FK ratio, IK position, target
+/// align: the relative layer adds 0, the absolute one repeats the first)
+/// still blend to the values the IK case needs exactly, so the left leg is
+/// solved. A CATMotion layer is refused by name.
+#[test]
+fn ld33_second_layer_blends() {
+    let single = animation_mode(edit());
+    let tol = 1e-4 * height(&single) + 1e-4;
+    let c = single.world_tm(node_named(&single.graph, "Base Human"), 0);
+    let pelvis = node_named(&single.graph, "Base HumanPelvis");
+    let mut b = bind_of(&single, pelvis).expect("pelvis bind");
+    b.0[3] = b.0[3].minus(c.0[3]);
+    let lfoot = node_named(&single.graph, "Base HumanLFoot");
+    let cases = [
+        (
+            "relative, weight 1",
+            two_layers(RELATIVE, 1.0, Others::Identity),
+            Want::Exactly(c.then(&b)),
+        ),
+        (
+            "relative, weight 0.5",
+            two_layers(RELATIVE, 0.5, Others::Identity),
+            Want::Halfway(b, c.then(&b)),
+        ),
+        (
+            "relative, disabled",
+            two_layers(RELATIVE | 1 << 4, 1.0, Others::Identity),
+            Want::Exactly(b),
+        ),
+        (
+            "absolute, weight 1",
+            two_layers(ABSOLUTE, 1.0, Others::Same),
+            Want::Exactly(c),
+        ),
+        (
+            "absolute, weight 0.5",
+            two_layers(ABSOLUTE, 0.5, Others::Same),
+            Want::Halfway(b, c),
+        ),
+    ];
+    let mut worst = (0.0f64, 0.0f64);
+    for (what, eval, want) in cases {
+        for t in TICKS {
+            let got = match eval.direct_world(pelvis, t) {
+                Some(Ok(w)) => w,
+                other => panic!("{what}: pelvis at {t}: {other:?}"),
+            };
+            match &want {
+                Want::Exactly(m) => {
+                    let (dr, dp) = max_diff(&got, m);
+                    assert!(
+                        dr < 1e-4 && dp < tol,
+                        "{what}: pelvis at {t}: {dr:.3e} / {dp:.3e}"
+                    );
+                    worst = (worst.0.max(dr), worst.1.max(dp));
+                }
+                Want::Halfway(x, y) => {
+                    let mid = x.0[3].plus(y.0[3]).scale(0.5);
+                    let dp = got.0[3].minus(mid).len();
+                    let whole = angle_between(x, y);
+                    let (ax, ay) = (angle_between(&got, x), angle_between(&got, y));
+                    assert!(
+                        dp < tol
+                            && (ax - whole / 2.0).abs() < 1e-4
+                            && (ay - whole / 2.0).abs() < 1e-4,
+                        "{what}: pelvis at {t}: {dp:.3e} from the midpoint, {ax:.4} and {ay:.4} \
+                         rad from the ends {whole:.4} apart"
+                    );
+                    let da = (ax - whole / 2.0).abs().max((ay - whole / 2.0).abs());
+                    worst = (worst.0.max(da), worst.1.max(dp));
+                }
+            }
+            // The leg is solved in IK only for IK/FK ratio 0, IK position 3
+            // and target align 1 exactly: the LayerFloats blend to those.
+            match eval.direct_world(lfoot, t) {
+                Some(Ok(_)) => {}
+                other => panic!("{what}: left foot at {t}: {other:?}"),
+            }
+        }
+    }
+    println!(
+        "LD33 with a second layer: worst rotation {:.2e} (element or angle), position {:.2e}",
+        worst.0, worst.1
+    );
+    let motion = two_layers(4, 1.0, Others::Identity);
+    match motion.direct_world(pelvis, 0) {
+        Some(Err(e)) => assert!(e.to_string().contains("CATMotion"), "{e}"),
+        other => panic!("a CATMotion layer not refused: {other:?}"),
     }
 }

@@ -1,8 +1,9 @@
 //! CAT rigs in animation mode (CATParentTrans chunk 4 ≠ 0), for the cases
 //! measured against FBX takes of public rigs (docs/cat.md, "Animation
-//! mode"): each bone's one animation layer is a Position/Rotation/Scale
-//! (CATClipMatrix3 reference 0) whose value is the bone's TM relative to
-//! what it inherits, translation in scene units (not CAT units):
+//! mode"): each bone's animation layers are Position/Rotation/Scale
+//! controllers (CATClipMatrix3 references 0..n) whose blend (layers.rs) is
+//! the bone's TM relative to what it inherits, translation in scene units
+//! (not CAT units):
 //!
 //! - a root hub (a HubTrans whose node hangs from the scene root): its layer value is
 //!   its world TM; the CATParent node does not carry the rig in animation
@@ -15,11 +16,11 @@
 //!   takes the anchor's rotation at the last link's end.
 //!
 //! Limbs, collarbones, fingers and foot platforms are anim_limb.rs's.
-//! Everything else in animation mode — several layers, IK targets, extra
+//! Everything else in animation mode — CATMotion layers, IK targets, extra
 //! bones on other bones, layer flags other than the inheritance ones, a
 //! spine tip hub scaled by its layer — is refused by name.
 
-use super::records::{self, reference, ClipMatrix};
+use super::records::{self, ClipMatrix};
 use crate::eval::core::math::Mat43;
 use crate::eval::core::transform::SceneEval;
 use crate::eval::error::EvalError;
@@ -30,35 +31,28 @@ const UNDECODED_FLAGS: u32 = records::CLIP_RELATIVE_TO_SETUPPOSE
     | records::CLIP_KEYFREEFORM
     | records::CLIP_DISABLE_LAYERS;
 
-/// The value at `t` of the one animation layer of CATClipMatrix3 `layer`:
-/// the bone's TM relative to what it inherits. Refused for several layers,
-/// a layer that is not a Position/Rotation/Scale, or undecoded flags.
+/// The value at `t` of CATClipMatrix3 `layer`, its animation layers
+/// blended (layers.rs): the bone's TM relative to what it inherits.
+/// Refused for a layer that is not a Position/Rotation/Scale, undecoded
+/// flags or layer kinds.
 pub fn layer_value(eval: &SceneEval, layer: usize, t: i32) -> Result<Mat43, EvalError> {
     let clip = records::clip_matrix(eval, layer)?;
     check_layers(&clip)?;
     let at = format!("CATClipMatrix3 {layer}");
-    let prs = reference(eval, layer, 0).ok_or_else(|| {
-        EvalError::reference(at.clone(), "no animation layer controller (reference 0)")
-    })?;
-    eval.prs_tm(prs, t).ok_or_else(|| {
-        EvalError::not_evaluated_why(
-            at,
-            "an animation layer that is not a Position/Rotation/Scale is not evaluated",
-        )
+    super::layers::matrix_value(eval, &clip, t, |prs| {
+        eval.prs_tm(prs, t).ok_or_else(|| {
+            EvalError::not_evaluated_why(
+                at.clone(),
+                "an animation layer that is not a Position/Rotation/Scale is not evaluated",
+            )
+        })
     })
 }
 
+/// The layer flags decoded in animation mode (the layer count and kinds
+/// are layers.rs's).
 pub(super) fn check_layers(clip: &ClipMatrix) -> Result<(), EvalError> {
     let at = format!("CATClipMatrix3 {}", clip.object);
-    if clip.layers != 1 {
-        return Err(EvalError::not_evaluated_why(
-            at,
-            format!(
-                "{} animation layers (their blend) are not evaluated; one layer is",
-                clip.layers
-            ),
-        ));
-    }
     if clip.flags & UNDECODED_FLAGS != 0 {
         return Err(EvalError::not_evaluated_why(
             at,

@@ -20,7 +20,7 @@
 //!   length;
 //! - a foot platform at the scene root: its layer value is its world TM.
 //!
-//! FK holds for IK/FK ratio 1 (the limb's LayerFloat, its one layer at
+//! FK holds for IK/FK ratio 1 (the limb's LayerFloat, its layers blended at
 //! `t`); a leg at ratio 0 is solved by CAT's two-bone IK (leg.rs) from
 //! that FK pose towards the foot's layer applied to its platform. Blended
 //! ratios, arms in IK, twist segments, layers with scale, bones that do not
@@ -40,8 +40,7 @@ use crate::typed::ClassId;
 
 /// DigitData: a finger or toe and its root position on the palm.
 const DIGIT_DATA: ClassId = ClassId(0x67e7_064d, 0x2827_1d66);
-/// CATClipFloat ("LayerFloat").
-const LAYER_FLOAT: ClassId = ClassId(0x4058_5238, 0x2503_240d);
+use super::layers::LAYER_FLOAT;
 // LimbData2 references and parameter ids.
 const REF_RETARGETING: u32 = 2;
 const REF_IKFK_RATIO: u32 = 3;
@@ -149,32 +148,20 @@ fn plain_layer(eval: &SceneEval, ctl: usize, t: i32, what: &str) -> Result<Mat43
     Ok(v)
 }
 
-/// The value at `t` of a CATClipFloat with one layer (a float controller).
+/// The value at `t` of a CATClipFloat, its layers blended (layers.rs),
+/// when its flags are the plain inheritance ones.
 fn layer_float(eval: &SceneEval, lf: usize, t: i32, at: &str) -> Result<f64, EvalError> {
     if records::class_of(eval, lf) != Some(LAYER_FLOAT) {
         return Err(EvalError::reference(at.to_string(), "not a LayerFloat"));
     }
-    let layers = u32_of(leaf(eval.chunks(lf), 1));
     let flags = u32_of(leaf(eval.chunks(lf), 3)).unwrap_or(0);
-    if layers != Some(1) || flags & !CLIP_INHERIT_ALL != 0 {
+    if flags & !CLIP_INHERIT_ALL != 0 {
         return Err(refuse(
             at,
-            format!(
-                "a layered float with {layers:?} layers and flags {flags:#010x} is not evaluated \
-                 (one plain layer is)"
-            ),
+            format!("a layered float with flags {flags:#010x} is not evaluated (plain layers are)"),
         ));
     }
-    let sub = reference(eval, lf, 0);
-    let v = eval.float_at(sub, t, f64::NAN);
-    if v.is_finite() {
-        Ok(v)
-    } else {
-        Err(refuse(
-            at,
-            "a layered float whose layer is not a float controller is not evaluated",
-        ))
-    }
+    super::layers::float_value(eval, lf, t)
 }
 
 /// The limb's IK/FK ratio at `t` (LimbData2 reference 3).
@@ -400,12 +387,18 @@ pub(super) fn platform_world(
             ),
         ));
     }
-    let value = match reference(eval, layer, 0) {
-        Some(l) if records::class_of(eval, l) == Some(HD_PIVOT_TRANS) => {
-            hd_pivot_value(eval, l, t, &at)?
+    let value = super::layers::matrix_value(eval, &clip, t, |l| {
+        if records::class_of(eval, l) == Some(HD_PIVOT_TRANS) {
+            return hd_pivot_value(eval, l, t, &at);
         }
-        _ => anim::layer_value(eval, layer, t)?,
-    };
+        eval.prs_tm(l, t).ok_or_else(|| {
+            refuse(
+                &at,
+                "a foot platform layer that is neither a CATHDPivotTrans nor a \
+                 Position/Rotation/Scale is not evaluated",
+            )
+        })
+    })?;
     if (0..3).any(|r| (value.0[r].len() - 1.0).abs() > UNIT_SCALE) {
         return Err(refuse(
             &at,

@@ -21,10 +21,10 @@
 //! - in animation mode (anim.rs, anim_limb.rs), root hubs, extra bones on
 //!   hubs, procedural spines with their tip hubs, collarbones, FK limbs
 //!   with palms and fingers, legs in IK with their foot platforms, from
-//!   each bone's one layer.
+//!   each bone's animation layers blended (layers.rs).
 //!
 //! Everything else is refused with the reason, never placed at identity:
-//! in animation mode several layers, blended or arm IK, toes, IK targets
+//! in animation mode CATMotion layers, blended or arm IK, toes, IK targets
 //! (anim.rs and anim_limb.rs list them); limbs outside the
 //! decoded IK case, FK spines, fingers and later digit segments, extra
 //! bones on other parents.
@@ -32,6 +32,7 @@
 pub mod anim;
 pub mod anim_limb;
 pub mod collar;
+pub mod layers;
 pub mod leg;
 pub mod limb;
 pub mod records;

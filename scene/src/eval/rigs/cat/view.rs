@@ -1,7 +1,8 @@
 //! `json/cat.json`: the CAT rigs of a scene as stored — each CATParent with
 //! its units and mode, and its bones with their controller class, layer
 //! controller (flags by name, setup matrix in scene units, layer count),
-//! dimensions, and whether their world TM is evaluated or why not.
+//! dimensions, and whether their world TM is evaluated or why not; and the
+//! rig's animation layers (LayerRoot: name, method, global weight at 0).
 //! docs/cat.md says what each field means.
 
 use serde::Serialize;
@@ -34,7 +35,48 @@ pub struct RigInfo {
     pub units: f64,
     /// "setup" or "animation".
     pub mode: &'static str,
+    /// The animation layers (its LayerRoot, CATParentTrans reference 2),
+    /// bottom first; empty when they cannot be read (`layers_error`).
+    pub layers: Vec<LayerView>,
+    pub layers_error: Option<String>,
     pub bones: Vec<BoneView>,
+}
+
+/// One animation layer (an NLAInfo or CATMotionLayer).
+#[derive(Debug, Serialize)]
+pub struct LayerView {
+    pub object: usize,
+    pub name: String,
+    /// "absolute", "relative local", "relative world", "ignore" or
+    /// "catmotion".
+    pub method: &'static str,
+    pub enabled: bool,
+    /// Its global weight track's value at tick 0 (None: not a float).
+    pub weight_at_0: Option<f64>,
+}
+
+fn layer_views(eval: &SceneEval, cpt: usize) -> Result<Vec<LayerView>, String> {
+    use super::layers::{self, Method};
+    let root = records::reference(eval, cpt, 2)
+        .ok_or_else(|| format!("CATParentTrans {cpt} has no LayerRoot (reference 2)"))?;
+    let stack = layers::layer_stack(eval, root).map_err(|e| e.to_string())?;
+    Ok(stack
+        .layers
+        .iter()
+        .map(|l| LayerView {
+            object: l.object,
+            name: l.name.clone(),
+            method: match l.method {
+                Method::Absolute => "absolute",
+                Method::Relative => "relative local",
+                Method::RelativeWorld => "relative world",
+                Method::Ignore => "ignore",
+                Method::CatMotion => "catmotion",
+            },
+            enabled: l.enabled(),
+            weight_at_0: Some(eval.float_at(l.weight, 0, f64::NAN)).filter(|v| v.is_finite()),
+        })
+        .collect())
 }
 
 #[derive(Debug, Serialize)]
@@ -158,6 +200,8 @@ pub fn view(eval: &SceneEval) -> CatView {
                 })
             })
             .collect();
+        let layers = layer_views(eval, cpt);
+        let layers_error = layers.as_ref().err().cloned();
         rigs.push(RigView::Rig(Box::new(RigInfo {
             controller: cpt,
             node,
@@ -168,6 +212,8 @@ pub fn view(eval: &SceneEval) -> CatView {
                 CatMode::Setup => "setup",
                 CatMode::Animation(_) => "animation",
             },
+            layers: layers.unwrap_or_default(),
+            layers_error,
             bones,
         })));
     }
