@@ -488,8 +488,14 @@ fn replay(
     let before = before.as_deref();
     match op.id {
         OP_CHAMFER_EDGE => {
+            // A refusal, not damage: the operations before left a numbering
+            // this replay does not derive.
             let edges = numbered.ok_or_else(|| {
-                EvalError::malformed("", "Max's edge numbering of this mesh is not known")
+                EvalError::not_evaluated_why(
+                    "selecting edges by Max's numbering",
+                    "the numbering after the operations before it (a weld, an inset, \
+                     an extrusion …) is not derived",
+                )
             })?;
             let params = chamfer_params(op)?;
             return chamfer::chamfer_edges(poly, &op.selection, &edges, &params).map_err(
