@@ -10,8 +10,9 @@
 //! and Extrude Face on one-face clusters, Extrude Face of a group with one
 //! border loop (`edit_poly_extrude_group`) and the Max 2017+ move extrusion of
 //! faces not adjacent (`edit_poly_extrude`), Auto Smooth and Set Smoothing (`edit_poly_smooth`),
-//! Insert Vertex Edge, Connect Vertex (`edit_poly_edges`) and Connect Edge
-//! (`edit_poly_connect`) on a known edge numbering, Extrude Edge on closed
+//! Insert Vertex Edge, Connect Vertex (`edit_poly_edges`), Connect Edge
+//! (`edit_poly_connect`) and Clone Edge (`edit_poly_clone`) on a known edge
+//! numbering, Extrude Edge on closed
 //! border loops and single border edges (`edit_poly_extrude_edge`), Create and Target Weld
 //! (`edit_poly_create`), Cut across one face per segment (`edit_poly_cut`),
 //! and Split Edges and Tessellate when their selection leaves nothing to do.
@@ -23,6 +24,7 @@ use crate::chunk::Chunk;
 use crate::eval::error::EvalError;
 
 use super::edit_poly_chamfer as chamfer;
+use super::edit_poly_clone as clone;
 use super::edit_poly_connect as connect;
 use super::edit_poly_create as create;
 use super::edit_poly_cut as cut;
@@ -187,6 +189,30 @@ pub fn operation_selection(
         .get(index)
         .ok_or_else(|| EvalError::malformed("", format!("no operation {index}")))?;
     Ok((op_name(op.id), op.selection.len()))
+}
+
+/// How many vertex offsets operation `index` (a Transform) of the Edit Poly
+/// at `at` in `node`'s stack recorded: Max saves one per vertex of the mesh
+/// it moved, so the count is the vertex count after the operations before.
+pub fn operation_offsets(
+    eval: &crate::eval::SceneEval,
+    node: usize,
+    at: usize,
+    index: usize,
+) -> Result<usize, EvalError> {
+    let (stack, _) = eval
+        .modifier_stack(node)
+        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
+    let local = stack
+        .get(at)
+        .and_then(|m| m.mod_app)
+        .and_then(|a| a.children().iter().find(|c| c.id == super::LOCAL_DATA))
+        .ok_or_else(|| EvalError::malformed("", "no local data"))?;
+    let ops = operations(local.children())?;
+    let op = ops
+        .get(index)
+        .ok_or_else(|| EvalError::malformed("", format!("no operation {index}")))?;
+    Ok(op.offsets.len())
 }
 
 /// The polygon mesh the Edit Poly at `stack[at]` outputs, or with `limit` the
@@ -395,6 +421,7 @@ fn is_evaluated(id: u32) -> bool {
             | OP_CREATE
             | OP_TARGET_WELD
             | OP_CUT
+            | OP_CLONE_EDGE
     )
 }
 
@@ -461,8 +488,14 @@ fn replay(
     let before = before.as_deref();
     match op.id {
         OP_CHAMFER_EDGE => {
+            // A refusal, not damage: the operations before left a numbering
+            // this replay does not derive.
             let edges = numbered.ok_or_else(|| {
-                EvalError::malformed("", "Max's edge numbering of this mesh is not known")
+                EvalError::not_evaluated_why(
+                    "selecting edges by Max's numbering",
+                    "the numbering after the operations before it (a weld, an inset, \
+                     an extrusion …) is not derived",
+                )
             })?;
             let params = chamfer_params(op)?;
             return chamfer::chamfer_edges(poly, &op.selection, &edges, &params).map_err(
@@ -497,6 +530,7 @@ fn replay(
                 },
             )?;
         }
+        OP_CLONE_EDGE => return clone::clone_edges(poly, &op.selection),
         OP_CREATE => create::create(poly, &op.data)?,
         OP_TARGET_WELD => create::target_weld(poly, &op.data)?,
         OP_CUT => {
@@ -874,22 +908,20 @@ mod tests {
             OP_ATTACH,
             OP_CONNECT_VERTEX,
             OP_CUT,
+            OP_CLONE_EDGE,
+            OP_CONNECT_EDGE,
+            OP_WELD_VERTEX,
         ] {
             assert_eq!(refused(id, 2), None, "{}", op_name(id));
         }
         assert_eq!(
-            refused(OP_CONNECT_EDGE, 2).as_deref(),
+            refused(OP_TARGET_WELD, 2).as_deref(),
             Some(
-                "operation Connect Edge (43) recorded by Edit Poly release 2 (record 0x0450) \
+                "operation Target Weld Vertex (59) recorded by Edit Poly release 2 (record 0x0450) \
                  is not evaluated (its replay is not checked against Max's results of that release)"
             )
         );
-        for id in [
-            OP_WELD_VERTEX,
-            OP_DETACH_FACE,
-            OP_CHAMFER_EDGE,
-            OP_INSERT_VERTEX_EDGE,
-        ] {
+        for id in [OP_DETACH_FACE, OP_CHAMFER_EDGE, OP_INSERT_VERTEX_EDGE] {
             assert!(refused(id, 2).is_some(), "{}", op_name(id));
         }
         // Max 2020 to 2026 (4, 6): every operation replayed.

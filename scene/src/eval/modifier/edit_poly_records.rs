@@ -52,6 +52,8 @@ pub(super) const OP_EXTRUDE_EDGE: u32 = 40;
 pub(super) const OP_CREATE: u32 = 56;
 pub(super) const OP_TARGET_WELD: u32 = 59;
 pub(super) const OP_CUT: u32 = 35;
+/// A Shift-move of edges (`edit_poly_clone`).
+pub(super) const OP_CLONE_EDGE: u32 = 64;
 
 /// Parameter ids (the `epolyModParameters` enumeration).
 pub(super) const PARAM_CURRENT_OPERATION: u16 = 12;
@@ -340,8 +342,11 @@ impl Operation {
 /// FBX's material per polygon, Attach against the Unwrap UVW caches on
 /// either side of table.max's four Attaches, Connect Vertex and Cut against
 /// the sizes and vertices the later operations of the level files' cylinders
-/// recorded (docs/max-format.md, "Edit Poly").
-const CHECKED_RELEASE_2019: [u32; 8] = [
+/// recorded; Clone Edge and Weld Vertex against the sizes the operations
+/// after them recorded on the blockout and level files' Plane001, Connect
+/// Edge against the point the Cut after it recorded (blockout 3ds' Box001)
+/// and level.FBX (Box019) (docs/max-format.md, "Edit Poly").
+const CHECKED_RELEASE_2019: [u32; 11] = [
     OP_TRANSFORM,
     OP_DELETE_FACE,
     OP_EXTRUDE_FACE,
@@ -350,6 +355,9 @@ const CHECKED_RELEASE_2019: [u32; 8] = [
     OP_ATTACH,
     OP_CONNECT_VERTEX,
     OP_CUT,
+    OP_CLONE_EDGE,
+    OP_CONNECT_EDGE,
+    OP_WELD_VERTEX,
 ];
 
 /// Whether the replay of operation `op` recorded by Edit Poly release

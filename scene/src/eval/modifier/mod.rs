@@ -36,6 +36,7 @@ mod edit_mesh;
 mod edit_poly;
 mod edit_poly_chamfer;
 mod edit_poly_chamfer_edge;
+mod edit_poly_clone;
 mod edit_poly_connect;
 mod edit_poly_create;
 mod edit_poly_cut;
@@ -81,6 +82,7 @@ mod wave;
 
 pub use edit_poly::polygon_output as edit_poly_output;
 pub use edit_poly::{
+    operation_offsets as edit_poly_operation_offsets,
     operation_selection as edit_poly_operation_selection,
     polygon_output_after as edit_poly_output_after,
 };
