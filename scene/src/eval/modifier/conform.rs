@@ -16,16 +16,20 @@
 //! - the others hold the one value measured (`CONSTANT`), their meaning not
 //!   pinned: another value is refused rather than ignored.
 //!
-//! Rule (measured on Connection against the Unwrap UVW cache above it, see
-//! docs/evaluation.md): each vertex moves along the reverse of its normal —
-//! the mean of the unit normals of the polygons around it — to the first
-//! point where that ray meets a target's evaluated mesh (both targets'
-//! triangles, placed in the modified object's space), less the standoff.
+//! Rule (measured on Shotgun.max against the Unwrap UVW caches above the
+//! Conforms, docs/evaluation.md): each vertex moves along a ray — the
+//! reverse of its normal (the mean of the unit normals of the polygons
+//! around it) for shrink wrap direction 2, the object's −z for the axis
+//! method — to the first point where the ray meets a target's evaluated
+//! mesh (every target's triangles, placed in the modified object's space),
+//! less the standoff along the ray. The ray starts parameter 35's 1e-4 up
+//! the object's z axis and the distance found applies from the vertex (so
+//! Max's results match: Connection's flat hits are 1e-4 off without it).
 //! Equal and corner-angle weights give the same normal on the measured
 //! input, so an input where they differ is refused; so are rays that meet no
-//! target, meet one from behind, or start nearer than the standoff; so are
-//! the axis method, other directions and a triangle input (whose polygons,
-//! and so whose vertex normals, are not known).
+//! target, meet one from behind, or start nearer than the standoff, other
+//! directions, and vertex normals of a triangle input (whose polygons are
+//! not known).
 
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::core::memo::Stack;
@@ -49,6 +53,9 @@ const P_SHRINK_DIRECTION: u16 = 30;
 const T_ON: u16 = 0;
 const T_NODE: u16 = 1;
 
+const P_BIAS: u16 = 35;
+
+const METHOD_AXIS: i32 = 0;
 const METHOD_SHRINK_WRAP: i32 = 1;
 const SHRINK_ALONG_NORMALS: i32 = 2;
 
@@ -64,7 +71,7 @@ const CONSTANT: [(u16, Known); 23] = [
     (18, Known::Float(0.0)),
     (19, Known::Float(100.0)),
     (20, Known::Float(25.0)),
-    (35, Known::Float(1e-4)),
+    (P_BIAS, Known::Float(1e-4)),
     (37, Known::Float(1000.0)),
     (38, Known::Float(100.0)),
     (8, Known::Bool(false)),
@@ -104,23 +111,47 @@ impl Known {
     }
 }
 
-/// On a triangle mesh the polygons, and so Max's vertex normals, are not
-/// known: refused by name. (An Edit Poly above replays the Conform on its
-/// polygons, `apply_poly`.)
-pub(super) fn apply(m: &Applied, _mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
-    settings(m, cx)?;
-    Err(EvalError::not_evaluated_why(
-        "on a triangle mesh",
-        "its vertex normals follow the input's polygons, measured on polygons only",
-    ))
+/// The Conform on a triangle mesh: the axis method moves every vertex; the
+/// vertex-normal direction is refused there, the polygons (and so Max's
+/// vertex normals) not being known. (An Edit Poly above replays the Conform
+/// on its polygons, `apply_poly`.)
+pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
+    let s = settings(m, cx)?;
+    let Direction::Axis(axis) = s.direction else {
+        return Err(EvalError::not_evaluated_why(
+            "along the vertex normals of a triangle mesh",
+            "Max's vertex normals there follow the input's polygons, measured on polygons only",
+        ));
+    };
+    let dirs = vec![Some(axis); mesh.vertices.len()];
+    conform(&mut mesh.vertices, &dirs, &s, cx)
 }
 
 /// The Conform applied to polygons (the input an Edit Poly above reads).
 pub fn apply_poly(m: &Applied, poly: &mut PolyMesh, cx: &ModContext) -> Result<(), EvalError> {
     let s = settings(m, cx)?;
-    let tris = targets(&s, cx)?;
-    let normals = vertex_normals(poly)?;
-    let tests = poly.vertices.len().saturating_mul(tris.len());
+    let dirs = match s.direction {
+        Direction::Axis(axis) => vec![Some(axis); poly.vertices.len()],
+        Direction::InvertedNormals => vertex_normals(poly)?
+            .into_iter()
+            .map(|n| n.map(|n| n.scale(-1.0)))
+            .collect(),
+    };
+    conform(&mut poly.vertices, &dirs, &s, cx)?;
+    poly.normals = None;
+    Ok(())
+}
+
+/// Moves each vertex along its direction (None: left alone) to the first
+/// target surface its ray meets, less the standoff.
+fn conform(
+    vertices: &mut [Vec3],
+    dirs: &[Option<Vec3>],
+    s: &Settings,
+    cx: &ModContext,
+) -> Result<(), EvalError> {
+    let tris = targets(s, cx)?;
+    let tests = vertices.len().saturating_mul(tris.len());
     if tests > MAX_TESTS {
         return Err(EvalError::limit(
             "vertex × target triangle tests",
@@ -128,10 +159,12 @@ pub fn apply_poly(m: &Applied, poly: &mut PolyMesh, cx: &ModContext) -> Result<(
         ));
     }
     let standoff = s.standoff / s.scale;
-    for (i, (v, n)) in poly.vertices.iter_mut().zip(&normals).enumerate() {
-        let Some(n) = n else { continue };
-        let dir = n.scale(-1.0);
-        let (t, facing) = first_hit(*v, dir, &tris).ok_or_else(|| {
+    for (i, (v, d)) in vertices.iter_mut().zip(dirs).enumerate() {
+        let Some(dir) = *d else { continue };
+        // The ray starts `bias` up the object's z axis (see the module
+        // comment); the distance found applies from the vertex.
+        let origin = v.plus(Vec3(0.0, 0.0, s.bias));
+        let (t, facing) = first_hit(origin, dir, &tris).ok_or_else(|| {
             EvalError::not_evaluated(format!("vertex {i}: its ray meets no target"))
         })?;
         if facing >= 0.0 {
@@ -146,12 +179,22 @@ pub fn apply_poly(m: &Applied, poly: &mut PolyMesh, cx: &ModContext) -> Result<(
         }
         *v = v.plus(dir.scale(t - standoff));
     }
-    poly.normals = None;
     Ok(())
 }
 
+#[derive(Clone, Copy)]
+enum Direction {
+    /// Along the reverse of each vertex's normal (shrink wrap, direction 2).
+    InvertedNormals,
+    /// Along one object-space axis (the axis method).
+    Axis(Vec3),
+}
+
 struct Settings {
+    direction: Direction,
     standoff: f64,
+    /// Parameter 35: how far up the object's z axis the rays start.
+    bias: f64,
     /// The modified node's object-space scale (uniform).
     scale: f64,
     /// The target nodes.
@@ -185,19 +228,24 @@ fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, EvalError> {
         .ok_or_else(|| EvalError::reference("", "no parameter block (reference 0)"))?;
     let pb = pblock::param_block2(cx.eval.chunks(pb_obj))?;
     let method = int(&pb, P_METHOD)?;
-    if method != METHOD_SHRINK_WRAP {
-        return Err(EvalError::not_evaluated_why(
-            format!("method {method} (parameter {P_METHOD})"),
-            "only shrink wrap (1) is measured against a reference",
-        ));
-    }
-    let direction = int(&pb, P_SHRINK_DIRECTION)?;
-    if direction != SHRINK_ALONG_NORMALS {
-        return Err(EvalError::not_evaluated_why(
-            format!("shrink direction {direction} (parameter {P_SHRINK_DIRECTION})"),
-            "only along the vertex normals (2) is measured against a reference",
-        ));
-    }
+    let direction = match method {
+        METHOD_AXIS => Direction::Axis(Vec3(0.0, 0.0, -1.0)),
+        METHOD_SHRINK_WRAP => {
+            let d = int(&pb, P_SHRINK_DIRECTION)?;
+            if d != SHRINK_ALONG_NORMALS {
+                return Err(EvalError::not_evaluated_why(
+                    format!("shrink direction {d} (parameter {P_SHRINK_DIRECTION})"),
+                    "only along the vertex normals (2) is measured against a reference",
+                ));
+            }
+            Direction::InvertedNormals
+        }
+        _ => {
+            return Err(EvalError::not_evaluated(format!(
+                "method {method} (parameter {P_METHOD})"
+            )))
+        }
+    };
     for (id, known) in CONSTANT {
         let v = value(&pb, id)?;
         if !known.matches(v) {
@@ -213,6 +261,21 @@ fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, EvalError> {
             return Err(EvalError::malformed(
                 "",
                 format!("standoff (parameter {P_STANDOFF}): {v:?}"),
+            ))
+        }
+    };
+    if matches!(direction, Direction::Axis(_)) && standoff != 0.0 {
+        return Err(EvalError::not_evaluated_why(
+            format!("a standoff ({standoff}) with the axis method"),
+            "the standoff is measured with shrink wrap only",
+        ));
+    }
+    let bias = match value(&pb, P_BIAS)? {
+        Value::Float(f) => f64::from(*f),
+        v => {
+            return Err(EvalError::malformed(
+                "",
+                format!("parameter {P_BIAS}: {v:?}"),
             ))
         }
     };
@@ -270,7 +333,9 @@ fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, EvalError> {
         )
     })?;
     Ok(Settings {
+        direction,
         standoff,
+        bias,
         scale,
         nodes,
         object_tm,
