@@ -10,13 +10,12 @@
 //! - Shotgun.max's Rivet (Editable Poly → Unwrap UVW → Edit Poly: Auto Smooth
 //!   at 45° → Unwrap UVW): corner normals equal those of the FBX node exported
 //!   from it, which differ from those of the file's other Rivets (copies
-//!   without the Auto Smooth) at 60 corners;
-//! - Shotgun.max's Connection (Box → Edit Poly: Delete Face → Conform → …): the
-//!   Edit Poly replays to the selection sizes Max saved for its output, so the
-//!   node stops at the Conform modifier, named.
+//!   without the Auto Smooth) at 60 corners.
+//!
+//! Shotgun.max's Connection (Box → Edit Poly: Delete Face → Conform → …) is
+//! checked whole in eval_conform.rs.
 
 use maxfs_scene::chunk::Chunk;
-use maxfs_scene::eval::core::memo::Stack;
 use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::objects::normals;
 use maxfs_scene::eval::SceneEval;
@@ -200,22 +199,6 @@ fn rivet_auto_smooth_gives_the_fbx_normals() {
         }
     }
     assert_eq!(matched, 1, "one FBX Rivet is the auto-smoothed one");
-}
-
-#[test]
-fn shotgun_connection_edit_poly_replays_on_the_box() {
-    let eval = corpus_eval("max/max2024-rico/Shotgun.max");
-    // The stack's own evaluation (the Unwrap UVW cache stands in for it in
-    // the node's mesh: eval_unwrap_cache.rs).
-    let err = match eval
-        .mesh_with(node(&eval, "Connection"), 0, Stack::Replayed)
-        .expect("a mesh object")
-    {
-        Ok(_) => panic!("Connection evaluates, Conform included: update this test"),
-        Err(e) => e,
-    };
-    assert!(err.to_string().contains("Conform"), "{err}");
-    assert!(!err.to_string().contains("Edit Poly"), "{err}");
 }
 
 /// Wire.max: Cylinder (version chunk 1: its polygon form is the triangle

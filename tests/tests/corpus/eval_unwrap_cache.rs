@@ -14,7 +14,7 @@
 //!
 //! Material ids are not checked against the FBX: these FBX meshes have no
 //! material layer (Can, WaterCooler01, LowerChairBody, the Shells) or one
-//! material for every polygon (Connection, the RubberGrips), which says
+//! material for every polygon (the RubberGrips), which says
 //! nothing of Max's ids.
 
 use std::collections::{BTreeSet, HashMap};
@@ -29,8 +29,8 @@ use crate::eval_fbx::{diagonal, load_fbx};
 const NODES: &[(&str, &str, &str)] = &[
     ("Can.max", "Can.fbx", "Can"),
     // Shotgun.fbx is of another revision (every node placed and scaled
-    // otherwise); ShotgunAnimated.fbx is of this one.
-    ("Shotgun.max", "ShotgunAnimated.fbx", "Connection"),
+    // otherwise); ShotgunAnimated.fbx is of this one. (Connection's stack
+    // now evaluates, Conform included: eval_conform.rs.)
     ("Shotgun.max", "ShotgunAnimated.fbx", "RubberGrip"),
     ("Shotgun.max", "ShotgunAnimated.fbx", "RubberGrip001"),
     ("Shotgun.max", "ShotgunAnimated.fbx", "Shell"),

@@ -20,6 +20,7 @@ mod eval_boolean_modifier;
 mod eval_cat;
 mod eval_cat_anim;
 mod eval_cat_mesh;
+mod eval_conform;
 mod eval_coverage;
 mod eval_deform;
 mod eval_drops;

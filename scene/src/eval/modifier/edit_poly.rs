@@ -377,6 +377,13 @@ fn below(
             }
             Ok(poly)
         }
+        // Conform moves vertices along its polygons' normals (`conform`).
+        Some(m) if m.class == super::conform::CONFORM => {
+            let mut poly = below(stack, at + 1, base, cx, dropped)?;
+            dropped.normals = None;
+            super::conform::apply_poly(m, &mut poly, cx).map_err(|e| m.error(Some(e)))?;
+            Ok(poly)
+        }
         Some(m) if m.class == super::surface::SMOOTH => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
             poly.normals = None;

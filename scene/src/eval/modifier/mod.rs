@@ -32,6 +32,7 @@ use crate::eval::objects::mesh::Mesh;
 mod auto_smooth;
 mod bend;
 pub mod boolean_mod;
+pub mod conform;
 mod edit_mesh;
 mod edit_poly;
 mod edit_poly_chamfer;
@@ -324,18 +325,18 @@ fn run_stack(
 }
 
 /// Modifiers an Edit Poly above replays on polygons (`edit_poly`'s input
-/// through Symmetry and Smooth): their triangle-mesh result would be
+/// through Symmetry, Smooth and Conform): their triangle-mesh result would be
 /// replaced, so they are not applied on triangles, where a polygon's
 /// triangles are not what Max smooths or slices. True per modifier of
 /// `applied` (top first) with an Edit Poly above it and only modifiers the
 /// Edit Poly reads through between them.
 fn replayed_by_edit_poly(applied: &[Applied]) -> Vec<bool> {
-    let through =
-        |c: ClassId| c == EDIT_POLY || c == UNWRAP_UVW || c == SYMMETRY || c == surface::SMOOTH;
+    let replayed = |c: ClassId| c == SYMMETRY || c == surface::SMOOTH || c == conform::CONFORM;
+    let through = |c: ClassId| c == EDIT_POLY || c == UNWRAP_UVW || replayed(c);
     let mut out = vec![false; applied.len()];
     let mut above = false;
     for (i, a) in applied.iter().enumerate() {
-        out[i] = above && (a.class == SYMMETRY || a.class == surface::SMOOTH);
+        out[i] = above && replayed(a.class);
         if a.class == EDIT_POLY {
             above = true;
         } else if !through(a.class) {
@@ -432,6 +433,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     }
     if m.class == boolean_mod::BOOLEAN_MOD {
         return boolean_mod::apply(m, mesh, cx);
+    }
+    if m.class == conform::CONFORM {
+        return conform::apply(m, mesh, cx);
     }
     if m.class == shell::SHELL {
         return shell::apply(m, mesh, cx);
