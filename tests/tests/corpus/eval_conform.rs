@@ -27,7 +27,7 @@ use maxfs_scene::eval::Stack;
 use maxfs_scene::settings;
 use maxfs_tests::{corpus_dir, corpus_eval, node_index as node, unwrap_cache};
 
-use crate::eval_fbx::{diagonal, load_fbx};
+use crate::eval_fbx::{diagonal, fbx_world_vertices, load_fbx};
 
 /// Largest distance from Max's cached position, object units.
 const CACHE_TOLERANCE: f64 = 1e-6;
@@ -92,21 +92,8 @@ fn connection_conform_equals_the_unwrap_cache_and_the_fbx() {
         &corpus_dir().join("ref/max2024-rico/ShotgunAnimated.fbx"),
         unit.metres_per_unit,
     );
-    let fnode = fbx
-        .nodes
-        .iter()
-        .find(|n| n.element.name.as_ref() == "Connection")
-        .expect("FBX node");
-    let fm = fnode.mesh.as_ref().expect("FBX mesh");
-    assert_eq!(fm.num_vertices, mesh.vertices.len(), "FBX vertices");
-    let theirs: Vec<[f64; 3]> = fm
-        .vertices
-        .iter()
-        .map(|v| {
-            let w = ufbx::transform_position(&fnode.geometry_to_world, *v);
-            [w.x, w.y, w.z]
-        })
-        .collect();
+    let theirs = fbx_world_vertices(&fbx, "Connection").expect("FBX mesh of Connection");
+    assert_eq!(theirs.len(), mesh.vertices.len(), "FBX vertices");
     let tm = eval.object_tm(o, 0);
     let worst_fbx = mesh
         .vertices

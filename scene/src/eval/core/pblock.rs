@@ -71,6 +71,26 @@ pub mod ty {
     pub const FRGBA: u16 = 23;
 }
 
+/// A parameter value a decoder accepts as the one its rule was measured
+/// with: anything else is refused, naming the parameter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Known {
+    Bool(bool),
+    Int(i32),
+    Float(f32),
+}
+
+impl Known {
+    pub fn matches(self, v: &Value) -> bool {
+        match (self, v) {
+            (Known::Bool(a), Value::Bool(b)) => a == *b,
+            (Known::Int(a), Value::Int(b)) => a == *b,
+            (Known::Float(a), Value::Float(b)) => a == *b,
+            _ => false,
+        }
+    }
+}
+
 /// A decoded parameter value.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]

@@ -36,7 +36,7 @@
 //! not apply (`ModContext::max_order` turns false above it).
 
 use crate::eval::core::math::{Mat43, Vec3};
-use crate::eval::core::pblock::{self, ParamBlock2, Value};
+use crate::eval::core::pblock::{self, Known, ParamBlock2, Value};
 use crate::eval::error::EvalError;
 use crate::eval::objects::boolean::{self, Op};
 use crate::eval::objects::mesh::Mesh;
@@ -71,24 +71,6 @@ const O_CONSTANT: [(u16, Known); 6] = [
     (11, Known::Int(0)),
     (12, Known::Float(0.0)),
 ];
-
-#[derive(Clone, Copy)]
-enum Known {
-    Bool(bool),
-    Int(i32),
-    Float(f32),
-}
-
-impl Known {
-    fn matches(self, v: &Value) -> bool {
-        match (self, v) {
-            (Known::Bool(a), Value::Bool(b)) => a == *b,
-            (Known::Int(a), Value::Int(b)) => a == *b,
-            (Known::Float(a), Value::Float(b)) => a == *b,
-            _ => false,
-        }
-    }
-}
 
 /// One entry of the operand list.
 #[derive(Debug, Clone)]

@@ -33,7 +33,7 @@
 
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::core::memo::Stack;
-use crate::eval::core::pblock::{self, ParamBlock2, Value};
+use crate::eval::core::pblock::{self, Known, ParamBlock2, Value};
 use crate::eval::core::transform::invert;
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
@@ -92,24 +92,6 @@ const CONSTANT: [(u16, Known); 23] = [
 const SAME_NORMAL: f64 = 1e-5;
 /// Vertices × target triangles tested at most (brute-force ray casts).
 const MAX_TESTS: usize = 1 << 30;
-
-#[derive(Clone, Copy)]
-enum Known {
-    Bool(bool),
-    Int(i32),
-    Float(f32),
-}
-
-impl Known {
-    fn matches(self, v: &Value) -> bool {
-        match (self, v) {
-            (Known::Bool(a), Value::Bool(b)) => a == *b,
-            (Known::Int(a), Value::Int(b)) => a == *b,
-            (Known::Float(a), Value::Float(b)) => a == *b,
-            _ => false,
-        }
-    }
-}
 
 /// The Conform on a triangle mesh: the axis method moves every vertex; the
 /// vertex-normal direction is refused there, the polygons (and so Max's

@@ -176,19 +176,9 @@ pub fn operation_selection(
     at: usize,
     index: usize,
 ) -> Result<(String, usize), EvalError> {
-    let (stack, _) = eval
-        .modifier_stack(node)
-        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
-    let local = stack
-        .get(at)
-        .and_then(|m| m.mod_app)
-        .and_then(|a| a.children().iter().find(|c| c.id == super::LOCAL_DATA))
-        .ok_or_else(|| EvalError::malformed("", "no local data"))?;
-    let ops = operations(local.children())?;
-    let op = ops
-        .get(index)
-        .ok_or_else(|| EvalError::malformed("", format!("no operation {index}")))?;
-    Ok((op_name(op.id), op.selection.len()))
+    recorded(eval, node, at, index, |op| {
+        (op_name(op.id), op.selection.len())
+    })
 }
 
 /// How many vertex offsets operation `index` (a Transform) of the Edit Poly
@@ -200,6 +190,18 @@ pub fn operation_offsets(
     at: usize,
     index: usize,
 ) -> Result<usize, EvalError> {
+    recorded(eval, node, at, index, |op| op.offsets.len())
+}
+
+/// What `read` takes from operation `index` of the Edit Poly at `at` in
+/// `node`'s stack, as Max recorded it.
+fn recorded<T>(
+    eval: &crate::eval::SceneEval,
+    node: usize,
+    at: usize,
+    index: usize,
+    read: impl FnOnce(&Operation) -> T,
+) -> Result<T, EvalError> {
     let (stack, _) = eval
         .modifier_stack(node)
         .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
@@ -212,7 +214,7 @@ pub fn operation_offsets(
     let op = ops
         .get(index)
         .ok_or_else(|| EvalError::malformed("", format!("no operation {index}")))?;
-    Ok(op.offsets.len())
+    Ok(read(op))
 }
 
 /// The polygon mesh the Edit Poly at `stack[at]` outputs, or with `limit` the

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::records::{self, CatMode};
 use crate::eval::core::transform::SceneEval;
+use crate::eval::error::EvalError;
 
 #[derive(Debug, Serialize)]
 pub struct CatView {
@@ -55,11 +56,15 @@ pub struct LayerView {
     pub weight_at_0: Option<f64>,
 }
 
-fn layer_views(eval: &SceneEval, cpt: usize) -> Result<Vec<LayerView>, String> {
+fn layer_views(eval: &SceneEval, cpt: usize) -> Result<Vec<LayerView>, EvalError> {
     use super::layers::{self, Method};
-    let root = records::reference(eval, cpt, 2)
-        .ok_or_else(|| format!("CATParentTrans {cpt} has no LayerRoot (reference 2)"))?;
-    let stack = layers::layer_stack(eval, root).map_err(|e| e.to_string())?;
+    let root = records::reference(eval, cpt, 2).ok_or_else(|| {
+        EvalError::reference(
+            format!("CATParentTrans {cpt}"),
+            "no LayerRoot (reference 2)",
+        )
+    })?;
+    let stack = layers::layer_stack(eval, root)?;
     Ok(stack
         .layers
         .iter()
@@ -201,7 +206,7 @@ pub fn view(eval: &SceneEval) -> CatView {
             })
             .collect();
         let layers = layer_views(eval, cpt);
-        let layers_error = layers.as_ref().err().cloned();
+        let layers_error = layers.as_ref().err().map(|e| e.to_string());
         rigs.push(RigView::Rig(Box::new(RigInfo {
             controller: cpt,
             node,
