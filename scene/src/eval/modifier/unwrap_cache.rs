@@ -80,8 +80,11 @@ pub(super) fn stand_in(
         }
         Err(e) => return Err(refused(e.to_string())),
     }
-    let (poly, non_planar) =
-        input(local, cx.eval.chunks(m.object)).map_err(|e| refused(e.to_string()))?;
+    let Cached {
+        poly,
+        non_planar,
+        folded,
+    } = input(local, cx.eval.chunks(m.object)).map_err(|e| refused(e.to_string()))?;
     let stands_for = failed.to_string();
     let mut parts = vec![MissingPart {
         part: "smoothing groups".into(),
@@ -94,6 +97,15 @@ pub(super) fn stand_in(
             source: SOURCE.into(),
             reason: format!(
                 "{non_planar} polygons are not planar and Max's diagonals are not in the cache (ours fan from corner 0)"
+            ),
+        });
+    }
+    if folded > 0 {
+        parts.push(MissingPart {
+            part: "triangulation".into(),
+            source: SOURCE.into(),
+            reason: format!(
+                "{folded} polygons fold over themselves (no ear to clip) and Max's triangles are not in the cache (ours fan from corner 0)"
             ),
         });
     }
@@ -180,10 +192,20 @@ fn channels_below(stack: &[Applied], at: usize, base: usize, cx: &ModContext) ->
     out.join(", ")
 }
 
+/// What Unwrap UVW cached of its input, and how sure its triangles are.
+#[derive(Debug)]
+pub(super) struct Cached {
+    /// Channel 1 its map, no smoothing groups.
+    pub poly: PolyMesh,
+    /// Polygons not planar: Max's diagonals are unknown, ours fan.
+    pub non_planar: usize,
+    /// Polygons folded over themselves (no ear to clip): fanned from corner 0.
+    pub folded: usize,
+}
+
 /// The polygon mesh Unwrap UVW cached of its input (`local`: its local data,
-/// `own`: the modifier's chunks), channel 1 its map, no smoothing groups, and
-/// how many of its polygons are not planar.
-pub(super) fn input(local: &[Chunk], own: &[Chunk]) -> Result<(PolyMesh, usize), EvalError> {
+/// `own`: the modifier's chunks).
+pub(super) fn input(local: &[Chunk], own: &[Chunk]) -> Result<Cached, EvalError> {
     let p = local
         .iter()
         .find(|c| c.id == GEOMETRY)
@@ -203,7 +225,7 @@ pub(super) fn input(local: &[Chunk], own: &[Chunk]) -> Result<(PolyMesh, usize),
     let (map_vertices, polygons) = stored(local, own)?;
     let mut faces = Vec::with_capacity(polygons.len());
     let mut map_faces = Vec::with_capacity(polygons.len());
-    let mut non_planar = 0;
+    let (mut non_planar, mut folded) = (0, 0);
     for (i, Polygon { v, t, material }) in polygons.into_iter().enumerate() {
         if v.len() > MAX_DEGREE {
             return Err(EvalError::limit("cached polygon degree", MAX_DEGREE));
@@ -227,12 +249,14 @@ pub(super) fn input(local: &[Chunk], own: &[Chunk]) -> Result<(PolyMesh, usize),
         if !planar(&corners) {
             non_planar += 1;
         }
-        let tris = triangulate(&corners).ok_or_else(|| {
-            EvalError::malformed(
-                format!("cached polygon {i}"),
-                "its corners leave no ear to triangulate (folded over itself)",
-            )
-        })?;
+        // A polygon folded over itself still has its corners and map; its
+        // surface is what the fan makes, named as a gap by the caller.
+        let tris = triangulate(&corners).unwrap_or_else(|| {
+            folded += 1;
+            (1..corners.len().saturating_sub(1))
+                .map(|k| [0, k, k + 1])
+                .collect()
+        });
         faces.push(PolyFace {
             v,
             tris,
@@ -274,7 +298,11 @@ pub(super) fn input(local: &[Chunk], own: &[Chunk]) -> Result<(PolyMesh, usize),
         normals: None,
     };
     poly.validate()?;
-    Ok((poly, non_planar))
+    Ok(Cached {
+        poly,
+        non_planar,
+        folded,
+    })
 }
 
 /// Newell's normal of a corner loop (length twice the projected area).
@@ -447,6 +475,47 @@ mod tests {
     }
 
     #[test]
+    fn a_folded_polygon_is_fanned_and_counted() {
+        fn words(w: &[u32]) -> Vec<u8> {
+            w.iter().flat_map(|x| x.to_le_bytes()).collect()
+        }
+        // An outline crossing itself twice: each corner either turns against
+        // the polygon's normal or holds another corner in its ear.
+        let corners = [
+            (2.0f32, 1.0f32),
+            (3.0, 4.0),
+            (0.0, 0.0),
+            (4.0, 4.0),
+            (4.0, 3.0),
+            (1.0, 1.0),
+        ];
+        let as_vec: Vec<Vec3> = corners
+            .iter()
+            .map(|&(x, y)| v(x.into(), y.into()))
+            .collect();
+        assert_eq!(triangulate(&as_vec), None);
+        let mut g = words(&[6]);
+        for &(x, y) in &corners {
+            g.extend(words(&[x.to_bits(), y.to_bits(), 0]));
+        }
+        let mut tv = words(&[6]);
+        for i in 0..6u32 {
+            tv.extend(words(&[(i as f32).to_bits(), 0, 0, 0, 0, 0]));
+        }
+        let star = Chunk::leaf(
+            0x0870,
+            words(&[1, 6, 0, 1, 2, 3, 4, 5, 0, 4, 0, 0, 1, 2, 3, 4, 5]),
+        );
+        let local = vec![Chunk::leaf(0x0860, tv), star, Chunk::leaf(GEOMETRY, g)];
+        let cached = input(&local, &[]).expect("cache");
+        assert_eq!(cached.folded, 1);
+        assert_eq!(
+            cached.poly.faces[0].tris,
+            [[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 5]]
+        );
+    }
+
+    #[test]
     fn a_damaged_cache_is_a_precise_error() {
         fn words(w: &[u32]) -> Vec<u8> {
             w.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -469,7 +538,7 @@ mod tests {
         // One triangle on geometry vertices 0 1 2, material 4.
         let tri = |last: u32| Chunk::leaf(0x0870, words(&[1, 3, 0, 1, 2, 0, 4, 0, 0, 1, last]));
         let local = vec![Chunk::leaf(0x0860, tv.clone()), tri(2), geometry(3, 3)];
-        let (poly, _) = input(&local, &[]).expect("cache");
+        let Cached { poly, .. } = input(&local, &[]).expect("cache");
         assert_eq!(poly.faces[0].v, [0, 1, 2]);
         assert_eq!(poly.faces[0].material, 4);
         assert_eq!(poly.faces[0].smoothing, 0);
