@@ -40,6 +40,7 @@ use crate::eval::objects::mesh::Mesh;
 use crate::eval::objects::poly::PolyMesh;
 use crate::typed::ClassId;
 
+use super::edit_poly_topo::newell_normal;
 use super::{Applied, ModContext};
 
 pub const CONFORM: ClassId = ClassId(0xb00, 0x57da_4442);
@@ -398,41 +399,24 @@ fn targets(s: &Settings, cx: &ModContext) -> Result<Vec<[Vec3; 3]>, EvalError> {
 /// around it (None for a vertex no polygon uses). Refused where weighting
 /// the polygons by their corner angle at the vertex gives another direction.
 fn vertex_normals(poly: &PolyMesh) -> Result<Vec<Option<Vec3>>, EvalError> {
+    // Corners in range and degrees of three or more from here on.
+    poly.validate()?;
     let nv = poly.vertices.len();
     let mut equal = vec![Vec3(0.0, 0.0, 0.0); nv];
     let mut angled = vec![Vec3(0.0, 0.0, 0.0); nv];
     let mut used = vec![false; nv];
     for (fi, f) in poly.faces.iter().enumerate() {
         let k = f.v.len();
-        let at = |j: usize| -> Result<Vec3, EvalError> {
-            poly.vertices
-                .get(f.v[j % k] as usize)
-                .copied()
-                .ok_or_else(|| {
-                    EvalError::malformed(format!("face {fi}"), "a vertex beyond the mesh")
-                })
-        };
-        // Newell's normal of the polygon.
-        let mut n = Vec3(0.0, 0.0, 0.0);
-        for j in 0..k {
-            let (a, b) = (at(j)?, at(j + 1)?);
-            n = n.plus(Vec3(
-                (a.1 - b.1) * (a.2 + b.2),
-                (a.2 - b.2) * (a.0 + b.0),
-                (a.0 - b.0) * (a.1 + b.1),
-            ));
-        }
-        if !(n.len() > 0.0 && n.len().is_finite()) {
-            return Err(EvalError::not_evaluated(format!(
-                "face {fi} has no normal (degenerate)"
-            )));
-        }
-        let n = n.normalized();
+        // In range: `validate` checked every corner.
+        let at = |j: usize| poly.vertices[f.v[j % k] as usize];
+        let n = newell_normal(poly, &f.v).ok_or_else(|| {
+            EvalError::not_evaluated(format!("face {fi} has no normal (degenerate)"))
+        })?;
         for j in 0..k {
             let x = f.v[j] as usize;
-            let p = at(j)?;
-            let a = at(j + k - 1)?.minus(p);
-            let b = at(j + 1)?.minus(p);
+            let p = at(j);
+            let a = at(j + k - 1).minus(p);
+            let b = at(j + 1).minus(p);
             let angle = (a.dot(b) / (a.len() * b.len())).clamp(-1.0, 1.0).acos();
             equal[x] = equal[x].plus(n);
             angled[x] = angled[x].plus(n.scale(angle));

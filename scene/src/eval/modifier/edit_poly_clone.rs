@@ -25,23 +25,14 @@
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
-use super::edit_poly_topo::check_selection;
+use super::edit_poly_topo::{check_selection, known_edges, side_faces};
 
 /// Clones the selected edges (see the module); returns the map channels left
 /// out.
 pub(super) fn clone_edges(poly: &mut PolyMesh, sel: &[bool]) -> Result<Vec<i32>, EvalError> {
-    let edges = poly
-        .mn_edges()
-        .map_err(|_| EvalError::not_evaluated("Max's edge numbering of the mesh is not known"))?
-        .to_vec();
+    let edges = known_edges(poly)?;
     check_selection(sel, edges.len(), "edges")?;
-    let mut side_face = std::collections::HashMap::new();
-    for (fi, f) in poly.faces.iter().enumerate() {
-        let n = f.v.len();
-        for j in 0..n {
-            side_face.insert((f.v[j], f.v[(j + 1) % n]), fi);
-        }
-    }
+    let side_face = side_faces(poly);
     let mut walls = Vec::new();
     for (e, &[a, b]) in edges.iter().enumerate() {
         if !sel.get(e).copied().unwrap_or(false) {
@@ -51,8 +42,8 @@ pub(super) fn clone_edges(poly: &mut PolyMesh, sel: &[bool]) -> Result<Vec<i32>,
         match there {
             // Inside the mesh: nothing to clone.
             (Some(_), Some(_)) => {}
-            (Some(&f), None) => walls.push((e, a, b, f)),
-            (None, Some(&f)) => walls.push((e, b, a, f)),
+            (Some(&(f, _)), None) => walls.push((e, a, b, f)),
+            (None, Some(&(f, _))) => walls.push((e, b, a, f)),
             (None, None) => {
                 return Err(EvalError::malformed(
                     "",

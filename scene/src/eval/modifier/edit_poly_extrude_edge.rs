@@ -32,7 +32,7 @@ use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
-use super::edit_poly_topo::{check_selection, required_normal};
+use super::edit_poly_topo::{check_selection, known_edges, required_normal, side_faces};
 
 /// Extrudes the selected border edges by `height` (width 0 only).
 pub(super) fn extrude_border_edges(
@@ -41,24 +41,14 @@ pub(super) fn extrude_border_edges(
     height: f64,
     width: f64,
 ) -> Result<(), EvalError> {
-    let edges = poly
-        .mn_edges()
-        .map_err(|_| EvalError::not_evaluated("Max's edge numbering of the mesh is not known"))?
-        .to_vec();
+    let edges = known_edges(poly)?;
     check_selection(sel, edges.len(), "edges")?;
     if width != 0.0 {
         return Err(EvalError::not_evaluated(format!(
             "a base width ({width}) is not replayed"
         )));
     }
-    // The face that runs each side a → b.
-    let mut side_face = std::collections::HashMap::new();
-    for (fi, f) in poly.faces.iter().enumerate() {
-        let n = f.v.len();
-        for j in 0..n {
-            side_face.insert((f.v[j], f.v[(j + 1) % n]), (fi, j));
-        }
-    }
+    let side_face = side_faces(poly);
     let chosen: Vec<usize> = (0..edges.len())
         .filter(|&i| sel.get(i).copied().unwrap_or(false))
         .collect();

@@ -240,6 +240,28 @@ pub(super) fn weld(poly: &mut PolyMesh, sel: &[bool], threshold: f64) -> Result<
     poly.validate()
 }
 
+/// Max's edge list of `poly`, copied for a replay that edits the mesh;
+/// refused (not damage) when the operations before left a numbering this
+/// replay does not derive.
+pub(super) fn known_edges(poly: &PolyMesh) -> Result<Vec<[u32; 2]>, EvalError> {
+    poly.mn_edges()
+        .map(<[[u32; 2]]>::to_vec)
+        .map_err(|_| EvalError::not_evaluated("Max's edge numbering of the mesh is not known"))
+}
+
+/// The face, and the corner it starts at, that runs each directed side
+/// a → b of `poly` (a border side has no face the other way).
+pub(super) fn side_faces(poly: &PolyMesh) -> std::collections::HashMap<(u32, u32), (usize, usize)> {
+    let mut out = std::collections::HashMap::new();
+    for (fi, f) in poly.faces.iter().enumerate() {
+        let n = f.v.len();
+        for j in 0..n {
+            out.insert((f.v[j], f.v[(j + 1) % n]), (fi, j));
+        }
+    }
+    out
+}
+
 /// [`newell_normal`] where an operation needs one: a polygon without area
 /// (named `at`, "face 3") gets an error instead.
 pub(super) fn required_normal(

@@ -315,15 +315,22 @@ impl Clip {
             ));
         }
         let n = self.stack.layers.len();
+        // Each layer's weight once: the scan for the first layer and the
+        // blend above it ask for some of the same.
+        let mut weights: Vec<Option<f64>> = vec![None; n];
+        let mut weight = |i: usize| -> Result<f64, EvalError> {
+            if let Some(w) = weights[i] {
+                return Ok(w);
+            }
+            let w = self.weight(eval, i, t)?;
+            weights[i] = Some(w);
+            Ok(w)
+        };
         let mut first = 0;
         for i in (1..n).rev() {
             let l = &self.stack.layers[i];
             let present = self.controllers[i].is_some();
-            if present
-                && l.method == Method::Absolute
-                && l.enabled()
-                && self.weight(eval, i, t)? == 1.0
-            {
+            if present && l.method == Method::Absolute && l.enabled() && weight(i)? == 1.0 {
                 first = i;
                 break;
             }
@@ -334,7 +341,7 @@ impl Clip {
             if !l.enabled() {
                 continue;
             }
-            let w = self.weight(eval, i, t)?;
+            let w = weight(i)?;
             if w <= 0.0 {
                 continue;
             }
