@@ -896,11 +896,13 @@ pub(super) fn build(
         }
         // What this node lacks, on the node itself, for importers and scripts.
         let mut gaps: Vec<String> = b.dropped[dropped_before..].to_vec();
-        gaps.extend(
-            maxfs_scene::eval::core::coverage::tm_gaps(eval, n)
-                .into_iter()
-                .map(|g| format!("{name}: transform not evaluated: {g}")),
-        );
+        // A transform not evaluated places the node (and its subtree) otherwise
+        // than Max would: named in the warnings too, so errors.txt lists it.
+        for g in maxfs_scene::eval::core::coverage::tm_gaps(eval, n) {
+            let line = format!("{name}: transform not evaluated: {g}");
+            b.approximate(line.clone());
+            gaps.push(line);
+        }
         if !gaps.is_empty() {
             node.extras =
                 serde_json::value::to_raw_value(&value!({ "maxfs_unevaluated": gaps })).ok();
@@ -949,6 +951,7 @@ pub(super) fn build(
     });
     b.root.scene = Some(scene);
     super::anim::animations(&mut b, &max_nodes, &animated);
+    name_transform_gaps(&mut b);
     if b.root.extensions.is_some() {
         b.root.extensions_used.push("KHR_lights_punctual".into());
     }
@@ -968,5 +971,23 @@ pub(super) fn build(
         warnings: b.warnings,
         dropped: b.dropped,
         approximated: b.approximated,
+    }
+}
+
+/// Names every node whose transform is not evaluated at some tick the model
+/// does not sample (a nub under a refused foot, a child of a hand refused at
+/// one tick) as `maxfs check` names it: such a node is placed otherwise than
+/// Max would, and errors.txt must say so.
+fn name_transform_gaps(b: &mut Builder) {
+    for g in maxfs_scene::eval::core::coverage::scene_gaps(b.eval) {
+        if !g.places_nodes() {
+            continue;
+        }
+        for name in &g.nodes {
+            let prefix = format!("{name}: transform not evaluated");
+            if !b.approximated.iter().any(|a| a.starts_with(&prefix)) {
+                b.approximate(format!("{prefix}: {} {:?}", g.role, g.class));
+            }
+        }
     }
 }

@@ -131,3 +131,55 @@ fn a_skin_baked_at_frame_0_makes_the_file_partial_in_errors_txt() {
         "errors.txt:\n{errors}"
     );
 }
+
+/// Roles of [`maxfs_scene::eval::core::coverage::Gap`] that place a node.
+const TRANSFORM_ROLES: [&str; 6] = [
+    "transform controller",
+    "position controller",
+    "rotation controller",
+    "scale controller",
+    "float controller",
+    "inherited transform",
+];
+
+#[test]
+fn every_node_with_a_transform_not_evaluated_is_named_in_errors_txt() {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for p in corpus_max_files() {
+        let doc = Document::open(&p).expect("opens");
+        let eval = SceneEval::from_document(doc).expect("scene");
+        // The nodes `maxfs check` and info.json name for their transforms.
+        let nodes: Vec<String> = maxfs_scene::eval::core::coverage::scene_gaps(&eval)
+            .into_iter()
+            .filter(|g| TRANSFORM_ROLES.contains(&g.role))
+            .flat_map(|g| g.nodes)
+            .collect();
+        if nodes.is_empty() {
+            continue;
+        }
+        let dir = tempfile::tempdir().expect("tmp");
+        let name = p.file_name().expect("file name");
+        std::fs::copy(&p, dir.path().join(name)).expect("copy");
+        let tree = MaxFs::new(dir.path(), Options::default());
+        let errors = tree
+            .read(&Path::new(name).join("export/errors.txt"))
+            .expect("errors.txt");
+        let errors = String::from_utf8_lossy(&errors);
+        for n in nodes {
+            checked += 1;
+            let named = errors
+                .lines()
+                .any(|l| l.starts_with("gltf\t") && l.contains(&format!("{n}: ")));
+            if !named {
+                failures.push(format!("{}: {n} not in errors.txt", p.display()));
+            }
+        }
+    }
+    eprintln!("{checked} nodes with transforms not evaluated");
+    assert!(
+        checked > 0,
+        "the corpus has such nodes (ShoulderBone's Float Script)"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -49,6 +49,12 @@ pub struct Gap {
 }
 
 impl Gap {
+    /// Whether the gap is in how the nodes are placed (a controller of theirs
+    /// or of an ancestor), not in what they show.
+    pub fn places_nodes(&self) -> bool {
+        self.role.ends_with("controller") || self.role == "inherited transform"
+    }
+
     /// One line for `maxfs check`: `rotation controller "Biped SubAnim": 3 nodes (Bip01, …)`.
     pub fn summary(&self) -> String {
         let shown: Vec<&str> = self.nodes.iter().take(3).map(String::as_str).collect();
