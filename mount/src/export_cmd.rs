@@ -68,6 +68,10 @@ pub struct ExportArgs {
     /// Print the results as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also write the JSON results to FILE (what `--json` prints), so a
+    /// pipeline keeps them while the terminal shows progress and the summary.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// Where the NeL files go under --out: `flat` (all in it) or `nel` (the
     /// export directories of the NeL build pipeline per kind:
     /// shape_not_optimized, shape_with_coarse_mesh, shape_anim, anim_export,
@@ -98,6 +102,11 @@ struct FileResult {
     /// nodes using them, as `maxfs check --coverage` lists them): the outputs
     /// stand in for those nodes with less than Max shows, so the file is partial.
     unevaluated: Vec<String>,
+    /// Embedded scripts that run commands a scene should not need (the 3ds
+    /// Max malware families among them; `maxfs check` names them too). The
+    /// export never runs them; the user should know the source carries them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unsafe_scripts: Vec<maxfs_scene::scripts::ScriptFinding>,
     warnings: Vec<String>,
     error: Option<String>,
     tag: Option<String>,
@@ -124,6 +133,8 @@ struct Summary {
     bytes: u64,
     per_kind: BTreeMap<&'static str, usize>,
     node_errors: usize,
+    /// Files carrying embedded unsafe scripts.
+    unsafe_scripts: usize,
     seconds: f64,
     files_per_second: f64,
     problems: Vec<String>,
@@ -358,6 +369,7 @@ fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Res
         .iter()
         .map(|g| g.summary())
         .collect();
+    r.unsafe_scripts = maxfs_scene::scripts::scan(&eval.doc, Some(&eval.graph));
     // Names written for this source: two outputs of one file under one name
     // (a per-node and the per-file .anim in a flat layout) would overwrite.
     let mut mine: Vec<String> = Vec::new();
@@ -539,6 +551,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
             _ => summary.failed += 1,
         }
         summary.node_errors += r.node_errors.len();
+        summary.unsafe_scripts += usize::from(!r.unsafe_scripts.is_empty());
         for o in &r.outputs {
             summary.outputs += 1;
             summary.bytes += o.bytes as u64;
@@ -566,6 +579,14 @@ pub fn run(args: ExportArgs) -> ExitCode {
         0.0
     };
     print_results(&args, &results, &summary);
+    if let Some(path) = &args.report {
+        let v = serde_json::json!({ "files": results, "summary": summary });
+        let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, text + "\n") {
+            eprintln!("maxfs export: --report {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
     if summary.failed > 0 || summary.partial > 0 || !summary.problems.is_empty() {
         ExitCode::FAILURE
     } else {
@@ -607,6 +628,9 @@ fn print_results(args: &ExportArgs, results: &[FileResult], summary: &Summary) {
         for u in &r.unevaluated {
             let _ = writeln!(out, "          {u}");
         }
+        for f in &r.unsafe_scripts {
+            let _ = writeln!(out, "          unsafe script: {}", f.summary());
+        }
     }
     for p in &summary.problems {
         let _ = writeln!(out, "problem: {p}");
@@ -636,6 +660,13 @@ fn print_results(args: &ExportArgs, results: &[FileResult], summary: &Summary) {
         summary.seconds,
         summary.files_per_second
     );
+    if summary.unsafe_scripts > 0 {
+        let _ = writeln!(
+            out,
+            "{} files carry embedded scripts with unsafe commands (not run; do not open them in 3ds Max unprotected)",
+            summary.unsafe_scripts
+        );
+    }
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ fn args(paths: Vec<PathBuf>, out: &Path) -> ExportArgs {
         tag_dir: None,
         force: false,
         json: true,
+        report: None,
         layout: maxfs::export_cmd::Layout::Flat,
     }
 }

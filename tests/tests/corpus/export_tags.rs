@@ -26,6 +26,7 @@ fn export(src: &Path, out: &Path, kinds: &[&str], gltf: bool) -> ExitCode {
         tag_dir: None,
         force: false,
         json: true,
+        report: None,
         layout: maxfs::export_cmd::Layout::Flat,
     })
 }

@@ -96,3 +96,50 @@ fn malware_in_the_corpus_is_flagged_and_nothing_else() {
     assert!(!flagged.is_empty(), "the Babylon scenes carry ALC");
     println!("flagged {}: {flagged:?}; clean {clean}", flagged.len());
 }
+
+/// `maxfs export` names the scripts of each source in its results (`--report`
+/// holds what `--json` prints) and counts the files carrying them; a clean
+/// source of the same run has none.
+#[test]
+fn batch_export_names_unsafe_scripts() {
+    use maxfs::export_cmd::{run, ExportArgs, Layout};
+    let infected = corpus_dir().join("max/babylon/AnimatedCubePosition.max");
+    let clean = corpus_dir().join("max/babylon/SimpleTriangle.max");
+    let out = tempfile::tempdir().expect("tmp");
+    let report = out.path().join("report.json");
+    let _ = run(ExportArgs {
+        paths: vec![infected.clone(), clean.clone()],
+        out: out.path().join("out"),
+        kind: Vec::new(),
+        gltf: true,
+        maps: Vec::new(),
+        ps_path: Vec::new(),
+        bank: None,
+        jobs: Some(1),
+        tag_dir: None,
+        force: false,
+        json: false,
+        report: Some(report.clone()),
+        layout: Layout::Flat,
+    });
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).expect("report written")).expect("json");
+    assert_eq!(v["summary"]["unsafe_scripts"], 1, "{v}");
+    let file = |p: &std::path::Path| {
+        v["files"]
+            .as_array()
+            .and_then(|a| a.iter().find(|f| f["path"] == p.display().to_string()))
+            .cloned()
+            .unwrap_or_else(|| panic!("{} not in the report", p.display()))
+    };
+    // The raw bytes hold the family's marker (as in the test above).
+    let doc = Document::open(&infected).expect("opens");
+    assert!(raw_holds(&doc, b"CleanBeta"));
+    let scripts = file(&infected)["unsafe_scripts"].clone();
+    let scripts = scripts.as_array().expect("listed");
+    assert!(!scripts.is_empty());
+    assert!(scripts
+        .iter()
+        .all(|s| s["known_malware"] == serde_json::json!(["ALC"])));
+    assert!(file(&clean).get("unsafe_scripts").is_none());
+}
