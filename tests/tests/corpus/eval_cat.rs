@@ -636,8 +636,8 @@ fn ld33_toe_second_segments_hang_at_the_first_segments_end() {
                 dr < 1e-5,
                 "{side}Toe12 rotation against setup · Toe11 bind: {dr}"
             );
-            for i in 0..3 {
-                let n = (0..3).map(|c| rb[i][c] * rb[i][c]).sum::<f64>();
+            for (i, row) in rb.iter().take(3).enumerate() {
+                let n = row.iter().map(|v| v * v).sum::<f64>();
                 assert!((n - 1.0).abs() < 1e-6, "{side}Toe12 row {i} length {n}");
             }
             let det = rb[0][0] * (rb[1][1] * rb[2][2] - rb[1][2] * rb[2][1])
