@@ -61,8 +61,11 @@ const LIMBFLAG_ISLEG: u32 = 1 << 2;
 const INHERIT_ANIM_ALL: u32 = 0x0E00_0000;
 /// Layer flags CLIP_FLAG_INHERIT_POS | ROT | SCL.
 const CLIP_INHERIT_ALL: u32 = 0x0070_0000;
-/// A layer's axes must keep unit length within this (no scale).
-const UNIT_SCALE: f64 = 1e-5;
+/// A layer's axes must keep unit length within this (no scale). Keyed
+/// scales this close to 1 are f32 round-off of a unit scale (Sparky's
+/// Robo_Buddy_Neutral left thigh 0.99998 / 1.00002, LD33's right calf
+/// 1.00001 / 0.99999): the layer's axes are taken without them.
+const UNIT_SCALE: f64 = 1e-4;
 
 fn refuse(at: &str, why: impl Into<String>) -> EvalError {
     EvalError::not_evaluated_why(at.to_string(), why.into())
@@ -145,7 +148,7 @@ fn plain_layer(eval: &SceneEval, ctl: usize, t: i32, what: &str) -> Result<Mat43
             format!("a {what} whose animation layer scales it is not evaluated (no reference)"),
         ));
     }
-    Ok(v)
+    Ok(without_scale(&v))
 }
 
 /// The value at `t` of a CATClipFloat, its layers blended (layers.rs),
@@ -405,7 +408,7 @@ pub(super) fn platform_world(
             "a foot platform whose layer scales it is not evaluated (no reference)",
         ));
     }
-    Ok(value)
+    Ok(without_scale(&value))
 }
 
 /// CATHDPivotTrans at `t`: references 0 = PRS, 1 = world-space pivot,
