@@ -141,11 +141,15 @@ fn plain_layer(eval: &SceneEval, ctl: usize, t: i32, what: &str) -> Result<Mat43
         ));
     }
     let v = anim::layer_value(eval, layer, t)?;
-    let scaled = (0..3).any(|r| (v.0[r].len() - 1.0).abs() > UNIT_SCALE);
-    if scaled {
+    let axes = [v.0[0].len(), v.0[1].len(), v.0[2].len()];
+    if axes.iter().any(|l| (l - 1.0).abs() > UNIT_SCALE) {
         return Err(refuse(
             &at,
-            format!("a {what} whose animation layer scales it is not evaluated (no reference)"),
+            format!(
+                "a {what} whose animation layer scales it (axes {:.6}, {:.6}, {:.6} at tick {t}) \
+                 is not evaluated (no reference)",
+                axes[0], axes[1], axes[2]
+            ),
         ));
     }
     Ok(without_scale(&v))
