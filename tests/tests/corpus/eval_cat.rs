@@ -366,7 +366,8 @@ fn binds_names(eval: &SceneEval, sk: &skin::Skin) -> Vec<String> {
 }
 
 /// `json/cat.json`: one rig, its one animation layer, its 30 bones with their classes, and which are
-/// evaluated (all but the toes' second segments) or refused with the reason.
+/// evaluated (all 30 since the toes' second segments evaluate) or refused
+/// with the reason.
 #[test]
 fn ld33_cat_view_lists_the_rig() {
     let eval = scene();
@@ -408,10 +409,12 @@ fn ld33_cat_view_lists_the_rig() {
             "Base HumanLCalf",
             "Base HumanLFoot",
             "Base HumanLToe11",
+            "Base HumanLToe12",
             "Base HumanRThigh",
             "Base HumanRCalf",
             "Base HumanRFoot",
             "Base HumanRToe11",
+            "Base HumanRToe12",
             "Base HumanSpine1",
             "Base HumanSpine2",
             "Base HumanSpine3",
@@ -559,6 +562,93 @@ fn ld33_setup_rules_between_stored_binds() {
         assert!(tr < 2e-4 && cr < 2e-4, "{side} leg rotations");
         if side == "L" {
             assert!(cr < 1e-6, "left calf rotation {cr}");
+        }
+    }
+}
+
+/// The toes' second segments (Toe12, CATDigitSegTrans with bone id 1): what
+/// the corpus pins down of CAT's chained digit rule, `setup · (previous
+/// segment moved by its length along X)` (verified against Skin binds of
+/// second finger segments in public CAT rigs, docs/cat.md "Digits"). No
+/// reference in the corpus holds a Toe12's pose; checked here: it hangs from
+/// Toe11 in the node hierarchy; it starts at Toe11's end (Toe11's stored
+/// length, chunk 10, along Toe11's X, no sideways offset); its rotation is
+/// its stored setup rotation applied to Toe11's, whose rotation is its Skin
+/// bind's (1e-5, the independent reference); it is a rigid frame; and the
+/// pose and the Toe11 → Toe12 distance hold at every tick.
+#[test]
+fn ld33_toe_second_segments_hang_at_the_first_segments_end() {
+    let eval = scene();
+    let binds = skin_binds(&eval);
+    let height = height(
+        &binds
+            .iter()
+            .map(|(_, n, m)| (n.clone(), *m))
+            .collect::<Vec<_>>(),
+    );
+    for side in ["L", "R"] {
+        let toe11 = node_named(&eval.graph, &format!("Base Human{side}Toe11"));
+        let toe12 = node_named(&eval.graph, &format!("Base Human{side}Toe12"));
+        let parent = eval.graph.objects[toe12]
+            .node
+            .as_ref()
+            .and_then(|n| n.parent)
+            .map(|p| p as usize);
+        assert_eq!(parent, Some(toe11), "{side}Toe12's parent");
+        let (setup, _) = setup_of(&eval, eval.tm_controller(toe12).expect("a controller"));
+        let len = f64::from(
+            records::cat_control(&eval, eval.tm_controller(toe11).unwrap())
+                .dims
+                .expect("Toe11 dimensions")[0],
+        );
+        assert!(len > 3.0, "{side}Toe11 length {len}");
+        let bind11 = binds
+            .iter()
+            .find(|(_, n, _)| n == &format!("Base Human{side}Toe11"))
+            .map(|(_, _, m)| *m)
+            .expect("Toe11 bind");
+        let world = |n: usize, t: i32| match eval.direct_world(n, t) {
+            Some(Ok(m)) => m,
+            other => panic!("{side} node {n} tick {t}: {other:?}"),
+        };
+        let at0 = world(toe12, 0);
+        for t in TICKS.into_iter().chain([160, 4_800]) {
+            let (a, b) = (world(toe11, t), world(toe12, t));
+            let (dr, dp) = max_diff(&b, &at0);
+            assert!(dr < 1e-12 && dp < 1e-9 * height, "{side}Toe12 moves at {t}");
+            // Origin: along Toe11's X by its length, nothing sideways.
+            let (ra, rb) = (a.rows(), b.rows());
+            let d: Vec<f64> = (0..3).map(|i| rb[3][i] - ra[3][i]).collect();
+            let along = (0..3).map(|i| d[i] * ra[0][i]).sum::<f64>();
+            let dist = d.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let side_off = (dist * dist - along * along).max(0.0).sqrt();
+            assert!(
+                (along - len).abs() < 1e-9 * height && side_off < 1e-9 * height,
+                "{side}Toe12 at {along} along Toe11 (length {len}), {side_off} sideways"
+            );
+            // Rotation: setup · Toe11's bind rotation; a rigid frame.
+            let mut rot11 = bind11;
+            rot11.0[3] = b.0[3];
+            let mut s = setup;
+            s.0[3] = maxfs_scene::eval::Vec3::default();
+            let (dr, _) = max_diff(&s.then(&rot11), &b);
+            assert!(
+                dr < 1e-5,
+                "{side}Toe12 rotation against setup · Toe11 bind: {dr}"
+            );
+            for (i, row) in rb.iter().take(3).enumerate() {
+                let n = row.iter().map(|v| v * v).sum::<f64>();
+                assert!((n - 1.0).abs() < 1e-6, "{side}Toe12 row {i} length {n}");
+            }
+            let det = rb[0][0] * (rb[1][1] * rb[2][2] - rb[1][2] * rb[2][1])
+                - rb[0][1] * (rb[1][0] * rb[2][2] - rb[1][2] * rb[2][0])
+                + rb[0][2] * (rb[1][0] * rb[2][1] - rb[1][1] * rb[2][0]);
+            assert!((det - 1.0).abs() < 1e-6, "{side}Toe12 determinant {det}");
+            if t == 0 {
+                println!(
+                    "{side}Toe12: {along:.6} along Toe11 (length {len:.6}), {side_off:.1e} sideways; rotation against setup · Toe11 bind {dr:.1e}"
+                );
+            }
         }
     }
 }

@@ -385,9 +385,19 @@ fn evaluation_views_are_valid_deterministic_and_right() {
     }
     assert_eq!(box01["class"], "Node");
     assert!(box01["tm_controller"].is_string(), "{box01}");
-    // A CAT bone we do not evaluate (a toe's second segment) shows no
-    // matrix, and says why; the pelvis, a thigh (evaluated) and the mesh show
-    // theirs.
+    // A node we do not evaluate (RabbitSkin's centre of mass, linked under
+    // a transformed parent) shows no matrix, and says why; CAT bones (the
+    // pelvis, a thigh, a toe's second segment) and the mesh show theirs.
+    let rabbit = json_of(&fs, "max/biped/RabbitSkin.max/json/nodes.json");
+    let com = rabbit["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "Bip01")
+        .expect("Bip01 in nodes.json");
+    assert!(com["local"].is_null() && com["world"].is_null(), "{com}");
+    let why = com["transform_gaps"][0].as_str().unwrap_or_default();
+    assert!(why.contains("Vertical/Horizontal/Turn"), "{com}");
     let cat = json_of(&fs, "max/cat/LD33_Character.max/json/nodes.json");
     let by_name = |name: &str| {
         cat["nodes"]
@@ -398,11 +408,12 @@ fn evaluation_views_are_valid_deterministic_and_right() {
             .unwrap_or_else(|| panic!("{name} in nodes.json"))
             .clone()
     };
-    let toe = by_name("Base HumanLToe12");
-    assert!(toe["local"].is_null() && toe["world"].is_null(), "{toe}");
-    let why = toe["transform_gaps"][0].as_str().unwrap_or_default();
-    assert!(why.contains("CATDigitSegTrans"), "{toe}");
-    for name in ["Base HumanPelvis", "Base HumanLThigh", "Box001"] {
+    for name in [
+        "Base HumanPelvis",
+        "Base HumanLThigh",
+        "Base HumanLToe12",
+        "Box001",
+    ] {
         let n = by_name(name);
         assert_eq!(n["world"].as_array().map(Vec::len), Some(4), "{n}");
         assert!(n.get("transform_gaps").is_none(), "{n}");

@@ -9,7 +9,8 @@
 //!   its world TM; the CATParent node does not carry the rig in animation
 //!   mode;
 //! - an extra bone (ArbBone) on a hub: `layer · hub` (the hub's origin, its
-//!   axes without scale);
+//!   axes without scale); on another extra bone: `layer · (that bone moved
+//!   by its length along X)` (mod.rs, `arb_parent`);
 //! - a procedural spine: its tip anchor is the tip hub's layer value
 //!   applied at the base anchor moved by the spine's length (spine.rs), the
 //!   links follow the setup-mode procedure towards it, and the tip hub
@@ -17,7 +18,7 @@
 //!
 //! Limbs, collarbones, fingers and foot platforms are anim_limb.rs's.
 //! Everything else in animation mode — CATMotion layers, IK targets, extra
-//! bones on other bones, layer flags other than the inheritance ones, a
+//! bones on limb or other bones, layer flags other than the inheritance ones, a
 //! spine tip hub scaled by its layer — is refused by name.
 
 use super::records::{self, ClipMatrix};
@@ -90,14 +91,15 @@ pub(super) fn root_hub_world(
     layer_value(eval, layer, t)
 }
 
-/// An extra bone on a hub in animation mode: `layer · hub` (no scale).
-pub(super) fn arb_on_hub(
+/// An extra bone in animation mode: `layer · parent`, the parent frame (a
+/// hub, or an extra bone moved to its end) taken without scale.
+pub(super) fn arb_on_parent(
     eval: &SceneEval,
     ctl: usize,
-    hub_world: &Mat43,
+    parent_world: &Mat43,
     t: i32,
 ) -> Result<Mat43, EvalError> {
     let layer = records::layer_trans(eval, ctl)
         .ok_or_else(|| EvalError::reference(format!("ArbBone {ctl}"), "no CATClipMatrix3"))?;
-    Ok(layer_value(eval, layer, t)?.then(&super::without_scale(hub_world)))
+    Ok(layer_value(eval, layer, t)?.then(&super::without_scale(parent_world)))
 }

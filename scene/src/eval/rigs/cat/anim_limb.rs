@@ -61,8 +61,11 @@ const LIMBFLAG_ISLEG: u32 = 1 << 2;
 const INHERIT_ANIM_ALL: u32 = 0x0E00_0000;
 /// Layer flags CLIP_FLAG_INHERIT_POS | ROT | SCL.
 const CLIP_INHERIT_ALL: u32 = 0x0070_0000;
-/// A layer's axes must keep unit length within this (no scale).
-const UNIT_SCALE: f64 = 1e-5;
+/// A layer's axes must keep unit length within this (no scale). Keyed
+/// scales this close to 1 are f32 round-off of a unit scale (Sparky's
+/// Robo_Buddy_Neutral left thigh 0.99998 / 1.00002, LD33's right calf
+/// 1.00001 / 0.99999): the layer's axes are taken without them.
+const UNIT_SCALE: f64 = 1e-4;
 
 fn refuse(at: &str, why: impl Into<String>) -> EvalError {
     EvalError::not_evaluated_why(at.to_string(), why.into())
@@ -138,14 +141,18 @@ fn plain_layer(eval: &SceneEval, ctl: usize, t: i32, what: &str) -> Result<Mat43
         ));
     }
     let v = anim::layer_value(eval, layer, t)?;
-    let scaled = (0..3).any(|r| (v.0[r].len() - 1.0).abs() > UNIT_SCALE);
-    if scaled {
+    let axes = [v.0[0].len(), v.0[1].len(), v.0[2].len()];
+    if axes.iter().any(|l| (l - 1.0).abs() > UNIT_SCALE) {
         return Err(refuse(
             &at,
-            format!("a {what} whose animation layer scales it is not evaluated (no reference)"),
+            format!(
+                "a {what} whose animation layer scales it (axes {:.6}, {:.6}, {:.6} at tick {t}) \
+                 is not evaluated (no reference)",
+                axes[0], axes[1], axes[2]
+            ),
         ));
     }
-    Ok(v)
+    Ok(without_scale(&v))
 }
 
 /// The value at `t` of a CATClipFloat, its layers blended (layers.rs),
@@ -405,7 +412,7 @@ pub(super) fn platform_world(
             "a foot platform whose layer scales it is not evaluated (no reference)",
         ));
     }
-    Ok(value)
+    Ok(without_scale(&value))
 }
 
 /// CATHDPivotTrans at `t`: references 0 = PRS, 1 = world-space pivot,

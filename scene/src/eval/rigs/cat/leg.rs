@@ -469,29 +469,17 @@ pub(super) fn world(
 /// (DigitSegTrans::CalcParentTransform and ApplySetupOffset): at the foot's
 /// origin moved by the foot's dimensions times the digit's root position (in
 /// the foot's frame), rotated `setup · RotZ(π/2) · IK target` (the toe takes
-/// its rotation from the leg's IK target, not from the foot).
+/// its rotation from the leg's IK target, not from the foot). `foot_ctl` is
+/// the foot's PalmTrans2, `limb` its leg (digit.rs checks both).
 pub(super) fn toe_world(
     eval: &SceneEval,
-    node: usize,
     ctl: usize,
+    foot_ctl: usize,
+    limb: usize,
     f: &Frame,
     t: i32,
 ) -> Result<Mat43, EvalError> {
     let at = format!("CATDigitSegTrans {ctl}");
-    let foot_node = eval
-        .parent_node(node)
-        .ok_or_else(|| refuse(&at, "a digit segment without a parent".into()))?;
-    let foot_ctl = eval
-        .tm_controller(foot_node)
-        .filter(|&c| records::bone_class(eval, c) == Some("PalmTrans2"))
-        .ok_or_else(|| {
-            refuse(
-                &at,
-                "a digit segment after the first is not evaluated (no reference holds its pose \
-                 to check CAT's chained rule against, docs/cat.md)"
-                    .into(),
-            )
-        })?;
     let digit = reference(eval, ctl, 0)
         .and_then(|pb| reference(eval, pb, 0))
         .filter(|&d| records::class_of(eval, d) == Some(DIGIT_DATA))
@@ -499,14 +487,6 @@ pub(super) fn toe_world(
     let root = reference(eval, digit, 0)
         .and_then(|pb| pb_point3(eval, pb, PB_ROOT_POS))
         .ok_or_else(|| bad(&at, "no digit root position"))?;
-    let limb = super::collar::limb_of(eval, foot_ctl)
-        .ok_or_else(|| EvalError::reference(at.clone(), "the foot has no CATLimbData2"))?;
-    if !is_leg(eval, limb) {
-        return Err(refuse(
-            &at,
-            "a finger (digit on an arm) is not evaluated".into(),
-        ));
-    }
     let dims = records::cat_control(eval, foot_ctl)
         .dims
         .map(Vec3::from_f32)

@@ -15,23 +15,24 @@
 //! - in setup mode, a procedural spine's links and its tip hub (spine.rs),
 //!   collarbones (collar.rs), arms whose setup-mode IK goal already holds
 //!   in their FK pose (limb.rs), legs solved by CAT's limb IK towards their
-//!   foot platforms and the first toe segments (leg.rs), extra bones on a
-//!   hub, and foot platforms and IK targets (the root-hub rule).
+//!   foot platforms and the first toe segments (leg.rs), fingers and later
+//!   digit segments (digit.rs), extra bones on a hub or on another extra
+//!   bone, and foot platforms and IK targets (the root-hub rule).
 //!
 //! - in animation mode (anim.rs, anim_limb.rs), root hubs, extra bones on
-//!   hubs, procedural spines with their tip hubs, collarbones, FK limbs
+//!   hubs or extra bones, procedural spines with their tip hubs, collarbones, FK limbs
 //!   with palms and fingers, legs in IK with their foot platforms, from
 //!   each bone's animation layers blended (layers.rs).
 //!
 //! Everything else is refused with the reason, never placed at identity:
 //! in animation mode CATMotion layers, blended or arm IK, toes, IK targets
 //! (anim.rs and anim_limb.rs list them); limbs outside the
-//! decoded IK case, FK spines, fingers and later digit segments, extra
-//! bones on other parents.
+//! decoded IK case, FK spines, extra bones on other parents.
 
 pub mod anim;
 pub mod anim_limb;
 pub mod collar;
+pub mod digit;
 pub mod layers;
 pub mod leg;
 pub mod limb;
@@ -263,9 +264,16 @@ fn animation_world(
                 .ok_or_else(|| {
                     EvalError::reference(format!("ArbBone {ctl}"), "its hub is not a CAT bone")
                 })??;
-            anim::arb_on_hub(eval, ctl, &hub, t)
+            anim::arb_on_parent(eval, ctl, &hub, t)
         }
-        ("ArbBone", _) => refuse("an extra bone not on a hub is"),
+        ("ArbBone", Some("ArbBone")) => {
+            let at = format!("ArbBone {ctl}");
+            let parent = arb_parent(eval, node, &at, |p| {
+                eval.direct_world_at_depth(p, t, depth + 1, budget)
+            })?;
+            anim::arb_on_parent(eval, ctl, &parent, t)
+        }
+        ("ArbBone", _) => refuse("an extra bone not on a hub or another extra bone is"),
         ("HubTrans", _) => refuse("a hub under a limb or extra bone is"),
         ("CATCollarBone" | "CATBoneSegTrans" | "PalmTrans2" | "CATDigitSegTrans", _) => {
             let frame = anim_frame()?;
@@ -363,18 +371,18 @@ fn setup_rule(
                 })
             }
             ("CATBoneSegTrans" | "PalmTrans2", _) => limb::world(eval, ctl, class, &frame, t),
-            ("CATDigitSegTrans", _) => leg::toe_world(eval, node, ctl, &frame, t),
+            ("CATDigitSegTrans", _) => digit::world(eval, node, ctl, &frame, t),
             ("ArbBone", _) => arb_world(eval, node, ctl, &frame, t),
             _ => collar::world(eval, node, ctl, &frame, t),
         }
     })())
 }
 
-/// An extra bone (ArbBone) on a hub, in setup mode: ArbBoneTrans::
-/// CalcParentTransform takes the hub's child point (its origin, as for
-/// collarbones), no setup inheritance flags, then the setup matrix:
-/// `world = setup · hub`. Other parents (limb bones, whose child offset is
-/// their length) are refused.
+/// An extra bone (ArbBone) in setup mode: ArbBoneTrans::CalcParentTransform
+/// takes its parent's child point (CATNodeControl::ApplyChildOffset) — a
+/// hub's origin (as for collarbones), another extra bone's end (its length
+/// along X) — no setup inheritance flags, then the setup matrix:
+/// `world = setup · parent`. Other parents are refused.
 fn arb_world(
     eval: &SceneEval,
     node: usize,
@@ -383,22 +391,54 @@ fn arb_world(
     t: i32,
 ) -> Result<Mat43, EvalError> {
     let at = format!("ArbBone {ctl}");
-    let parent = eval
-        .parent_node(node)
-        .filter(|&p| {
-            eval.tm_controller(p)
-                .and_then(|c| records::bone_class(eval, c))
-                == Some("HubTrans")
-        })
-        .ok_or_else(|| {
-            EvalError::not_evaluated_why(at.clone(), "an extra bone not on a hub is not evaluated")
-        })?;
     let clip = records::plain_setup_clip(eval, ctl, &at, "an extra bone")?;
-    let hub = match eval.direct_world_at_depth(parent, t, f.depth + 1, f.budget) {
-        Some(r) => r?,
-        None => return Err(EvalError::reference(at, "its hub is not a CAT bone")),
+    let parent = arb_parent(eval, node, &at, |p| {
+        eval.direct_world_at_depth(p, t, f.depth + 1, f.budget)
+    })?;
+    Ok(setup_in(&clip.setup, f.cp.units).then(&parent))
+}
+
+/// An extra bone's parent frame without scale, at the parent's child point:
+/// a hub's origin, or an extra bone's end (its length along X). `world`
+/// evaluates the parent node; other parents are refused.
+pub(super) fn arb_parent(
+    eval: &SceneEval,
+    node: usize,
+    at: &str,
+    world: impl Fn(usize) -> Option<Result<Mat43, EvalError>>,
+) -> Result<Mat43, EvalError> {
+    let refused = || {
+        EvalError::not_evaluated_why(
+            at.to_string(),
+            "an extra bone not on a hub or another extra bone is not evaluated",
+        )
     };
-    Ok(setup_in(&clip.setup, f.cp.units).then(&without_scale(&hub)))
+    let parent = eval.parent_node(node).ok_or_else(refused)?;
+    let parent_ctl = eval.tm_controller(parent).ok_or_else(refused)?;
+    let class = records::bone_class(eval, parent_ctl).ok_or_else(refused)?;
+    let offset = match class {
+        "HubTrans" => 0.0,
+        "ArbBone" => records::cat_control(eval, parent_ctl)
+            .dims
+            .map(|d| f64::from(d[0]))
+            .filter(|l| l.is_finite())
+            .ok_or_else(|| {
+                EvalError::malformed(at.to_string(), "its parent extra bone has no dimensions")
+            })?,
+        _ => return Err(refused()),
+    };
+    let w = match world(parent) {
+        Some(r) => without_scale(&r?),
+        None => {
+            return Err(EvalError::reference(
+                at.to_string(),
+                "its parent is not a CAT bone",
+            ))
+        }
+    };
+    let mut p = w;
+    p.0[3] = w.0[3].plus(w.0[0].scale(offset));
+    Ok(p)
 }
 
 /// The root hub's setup rule holds only for these flags.
