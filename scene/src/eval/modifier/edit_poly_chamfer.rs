@@ -3,6 +3,7 @@
 //! of a loop of edges that is the whole border of one face (the "cap"), every
 //! loop vertex having one more edge (Mug.max: the bottom ring of a cylinder;
 //! Can.max: a top rim), or of one edge (`edit_poly_chamfer_edge`).
+//! A standard chamfer (tension 1, closed) is `edit_poly_chamfer_ring`'s.
 //! The Unwrap UVW above Mug's Edit Poly saved its input (every vertex position
 //! and polygon, in Max's order) and the FBX holds the same positions and the
 //! corner normals; this module reproduces both.
