@@ -286,3 +286,86 @@ fn can_move_extrusion_end_adds_nothing() {
     assert!(fbx_worst < 1e-6 * size, "FBX: {fbx_worst}");
     // The Boolean above evaluates: eval_boolean_modifier.rs checks the node.
 }
+
+/// Sets parameter `id` (0x0410: u32 id, value) of every Chamfer Edge (34)
+/// under `chunks` (an Edit Poly's local data: 0x0230 operation id, then
+/// 0x0234 → 0x0600 basics) to `value`; returns how many were set.
+fn set_chamfer_param(chunks: &mut [Chunk], id: u32, value: u32) -> usize {
+    use maxfs_scene::chunk::Body;
+    let mut set = 0;
+    let mut op = None;
+    for c in chunks.iter_mut() {
+        if c.id == 0x0230 {
+            op = c.payload().map(words);
+            continue;
+        }
+        let Body::Container(kids) = &mut c.body else {
+            continue;
+        };
+        if c.id == 0x0234 && op.as_deref() == Some(&[34]) {
+            for b in kids.iter_mut().filter(|b| b.id == 0x0600) {
+                let Body::Container(basics) = &mut b.body else {
+                    continue;
+                };
+                for r in basics.iter_mut().filter(|r| r.id == 0x0410) {
+                    if r.payload()
+                        .map(words)
+                        .is_some_and(|w| w.first() == Some(&id))
+                    {
+                        let mut bytes = id.to_le_bytes().to_vec();
+                        bytes.extend(value.to_le_bytes());
+                        *r = Chunk::leaf(0x0410, bytes);
+                        set += 1;
+                    }
+                }
+            }
+        } else {
+            set += set_chamfer_param(kids, id, value);
+        }
+    }
+    set
+}
+
+/// The standard chamfer replays only a closed ring between two rings of
+/// faces (`edit_poly_chamfer_ring`; checked on public files, docs/
+/// max-format.md). No corpus file holds a standard chamfer, so Mug's and
+/// Can's quad chamfers (a loop that is one cap face's whole border) are
+/// rewritten to type 0 through the writer: as saved they replay, rewritten
+/// they must be refused by name for that configuration, not replayed as a
+/// quad chamfer nor as a ring.
+#[test]
+fn a_standard_chamfer_of_one_faces_border_is_refused_by_name() {
+    for (file, name, at) in [
+        ("max/max2024-rico/Mug.max", "Mug", 1),
+        ("max/max2024-rico/Can.max", "Can", 3),
+    ] {
+        let before = corpus_eval(file);
+        let o = node(&before, name);
+        maxfs_scene::eval::modifier::edit_poly_output(&before, o, at, 0)
+            .unwrap_or_else(|e| panic!("{name} as saved: {e}"));
+        let mut e = maxfs_tests::rewrite::SceneEdit::open(file);
+        let derived = e.reference(o, 1);
+        let mut chunks = e.object_chunks(derived);
+        assert_eq!(
+            set_chamfer_param(&mut chunks, 108, 0),
+            1,
+            "{name}'s chamfer type"
+        );
+        e.set_object_chunks(derived, chunks);
+        let eval = SceneEval::from_document(e.finish()).expect("edited scene");
+        let err = maxfs_scene::eval::modifier::edit_poly_output(&eval, o, at, 0)
+            .expect_err("refused")
+            .to_string();
+        eprintln!("{name}: {err}");
+        assert!(
+            err.contains("standard chamfer with 2 segments is not evaluated"),
+            "{err}"
+        );
+        assert!(
+            err.contains(
+                "edges with a face on two of them (only a closed ring between two rings of faces"
+            ),
+            "{err}"
+        );
+    }
+}

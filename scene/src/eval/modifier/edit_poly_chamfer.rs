@@ -3,6 +3,7 @@
 //! of a loop of edges that is the whole border of one face (the "cap"), every
 //! loop vertex having one more edge (Mug.max: the bottom ring of a cylinder;
 //! Can.max: a top rim), or of one edge (`edit_poly_chamfer_edge`).
+//! A standard chamfer (tension 1, closed) is `edit_poly_chamfer_ring`'s.
 //! The Unwrap UVW above Mug's Edit Poly saved its input (every vertex position
 //! and polygon, in Max's order) and the FBX holds the same positions and the
 //! corner normals; this module reproduces both.
@@ -75,10 +76,16 @@ pub(super) fn chamfer_edges(
     p: &Params,
 ) -> Result<Vec<i32>, EvalError> {
     let variant = |why: String| Err(EvalError::not_evaluated(why));
-    if p.kind != 1 {
-        return variant(format!("a chamfer of type {} (only quad)", p.kind));
+    // A standard chamfer, tension 1, closed: the ring replay
+    // (`edit_poly_chamfer_ring`) takes it or refuses it by name.
+    let standard = p.kind == 0 && p.tension == 1.0 && !p.open;
+    if p.kind != 1 && !standard {
+        return variant(format!(
+            "a chamfer of type {} (only quad, or standard with tension 1, closed)",
+            p.kind
+        ));
     }
-    if p.segments != 2 || p.tension != 1.0 || p.open {
+    if !standard && (p.segments != 2 || p.tension != 1.0 || p.open) {
         return variant(format!(
             "a quad chamfer with {} segments, tension {}{} (only 2 segments, tension 1, \
              closed are checked against Max)",
@@ -120,6 +127,9 @@ pub(super) fn chamfer_edges(
             })
         })
         .collect::<Result<_, _>>()?;
+    if standard {
+        return super::edit_poly_chamfer_ring::chamfer_ring(poly, &picked, p.amount, p.segments);
+    }
     if let [e] = picked[..] {
         return super::edit_poly_chamfer_edge::chamfer_one_edge(poly, e, p.amount);
     }

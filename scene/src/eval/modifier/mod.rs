@@ -37,6 +37,7 @@ mod edit_mesh;
 mod edit_poly;
 mod edit_poly_chamfer;
 mod edit_poly_chamfer_edge;
+mod edit_poly_chamfer_ring;
 mod edit_poly_clone;
 mod edit_poly_connect;
 mod edit_poly_create;
