@@ -42,16 +42,8 @@ pub(super) fn chamfer_one_edge(
         )))
     };
     let [v1, v2] = e;
-    let walks = |f: &PolyFace, a: u32, b: u32| {
-        let n = f.v.len();
-        (0..n).any(|j| f.v[j] == a && f.v[(j + 1) % n] == b)
-    };
-    let f1s: Vec<usize> = (0..poly.faces.len())
-        .filter(|&f| walks(&poly.faces[f], v1, v2))
-        .collect();
-    let f2s: Vec<usize> = (0..poly.faces.len())
-        .filter(|&f| walks(&poly.faces[f], v2, v1))
-        .collect();
+    let f1s = super::edit_poly_topo::faces_walking(poly, v1, v2);
+    let f2s = super::edit_poly_topo::faces_walking(poly, v2, v1);
     let (&[f1], &[f2]) = (f1s.as_slice(), f2s.as_slice()) else {
         return refuse(format!("on {} + {} faces", f1s.len(), f2s.len()));
     };

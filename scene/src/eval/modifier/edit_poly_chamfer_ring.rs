@@ -55,10 +55,6 @@ pub(super) fn chamfer_ring(
         .filter(|&s| (1..=1000).contains(&s))
         .ok_or_else(|| EvalError::malformed("", format!("chamfer segments {segments}")))?;
     let key = |a: u32, b: u32| (a.min(b), a.max(b));
-    let runs = |f: &PolyFace, a: u32, b: u32| {
-        let n = f.v.len();
-        (0..n).any(|j| f.v[j] == a && f.v[(j + 1) % n] == b)
-    };
     let ring: HashSet<(u32, u32)> = picked.iter().map(|e| key(e[0], e[1])).collect();
     if ring.len() != picked.len() {
         return Err(EvalError::malformed("", "an edge selected twice"));
@@ -67,12 +63,8 @@ pub(super) fn chamfer_ring(
     let mut f1 = Vec::new();
     let mut f2 = Vec::new();
     for &[a, b] in picked {
-        let x: Vec<usize> = (0..poly.faces.len())
-            .filter(|&f| runs(&poly.faces[f], a, b))
-            .collect();
-        let y: Vec<usize> = (0..poly.faces.len())
-            .filter(|&f| runs(&poly.faces[f], b, a))
-            .collect();
+        let x = super::edit_poly_topo::faces_walking(poly, a, b);
+        let y = super::edit_poly_topo::faces_walking(poly, b, a);
         let (&[x], &[y]) = (x.as_slice(), y.as_slice()) else {
             return refuse(format!(
                 "with edge {a}–{b} on {} + {} faces",

@@ -262,6 +262,18 @@ pub(super) fn side_faces(poly: &PolyMesh) -> std::collections::HashMap<(u32, u32
     out
 }
 
+/// Every face whose corners run `a` then `b`: one on each side of a manifold
+/// edge, so a caller refuses other counts by name.
+pub(super) fn faces_walking(poly: &PolyMesh, a: u32, b: u32) -> Vec<usize> {
+    (0..poly.faces.len())
+        .filter(|&f| {
+            let v = &poly.faces[f].v;
+            let n = v.len();
+            (0..n).any(|j| v[j] == a && v[(j + 1) % n] == b)
+        })
+        .collect()
+}
+
 /// [`newell_normal`] where an operation needs one: a polygon without area
 /// (named `at`, "face 3") gets an error instead.
 pub(super) fn required_normal(

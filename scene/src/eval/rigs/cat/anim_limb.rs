@@ -31,15 +31,13 @@ use super::anim;
 use super::collar;
 use super::limb::{bone_data_of, limb_data_of, BONE_DATA};
 use super::records::{self, leaf, reference, u32_of};
-use super::spine::{pb_object, pb_objects, pb_point3, Frame};
+use super::spine::{pb_object, pb_objects, Frame};
 use super::{node_of, without_scale};
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::error::EvalError;
 use crate::typed::ClassId;
 
-/// DigitData: a finger or toe and its root position on the palm.
-const DIGIT_DATA: ClassId = ClassId(0x67e7_064d, 0x2827_1d66);
 use super::layers::LAYER_FLOAT;
 // LimbData2 references and parameter ids.
 const REF_RETARGETING: u32 = 2;
@@ -54,8 +52,6 @@ const PB_PALM: u16 = 9;
 const PB_BONES: u16 = 12;
 /// BoneData parameter: the number of twist segments.
 const PB_NUM_SEGMENTS: u16 = 7;
-/// DigitData parameter: the digit's root on the palm, in palm dimensions.
-const PB_ROOT_POS: u16 = 5;
 const LIMBFLAG_ISLEG: u32 = 1 << 2;
 /// CATControl flags CNCFLAG_INHERIT_ANIM_POS | ROT | SCL.
 const INHERIT_ANIM_ALL: u32 = 0x0E00_0000;
@@ -82,7 +78,7 @@ fn along_x(m: &Mat43, len: f64) -> Vec3 {
 }
 
 /// The length of a CAT bone (its dimensions' X, scene units).
-fn length(eval: &SceneEval, ctl: usize, at: &str) -> Result<f64, EvalError> {
+pub(super) fn length(eval: &SceneEval, ctl: usize, at: &str) -> Result<f64, EvalError> {
     records::cat_control(eval, ctl)
         .dims
         .map(|d| f64::from(d[0]))
@@ -506,36 +502,20 @@ pub(super) fn digit_world(
     t: i32,
 ) -> Result<Mat43, EvalError> {
     let at = format!("CATDigitSegTrans {ctl}");
-    let parent = eval
-        .parent_node(node)
-        .ok_or_else(|| refuse(&at, "a digit segment without a parent"))?;
-    let parent_ctl = eval
-        .tm_controller(parent)
-        .ok_or_else(|| EvalError::reference(at.clone(), "its parent has no controller"))?;
+    let (parent, parent_ctl) = super::digit::parent_of(eval, node, &at)?;
     let parent_world = match records::bone_class(eval, parent_ctl) {
         Some("PalmTrans2") => {
             let limb = collar::limb_of(eval, parent_ctl)
                 .ok_or_else(|| EvalError::reference(at.clone(), "the palm has no CATLimbData2"))?;
-            if u32_of(leaf(eval.chunks(limb), 1)).is_some_and(|fl| fl & LIMBFLAG_ISLEG != 0) {
+            if super::leg::is_leg(eval, limb) {
                 return Err(refuse(
                     &at,
                     "a toe (its rotation follows the leg's IK target, DigitSegTrans::\
                      ApplySetupOffset) is not evaluated in animation mode",
                 ));
             }
-            let digit = reference(eval, ctl, 0)
-                .and_then(|pb| reference(eval, pb, 0))
-                .filter(|&d| records::class_of(eval, d) == Some(DIGIT_DATA))
-                .ok_or_else(|| EvalError::malformed(at.clone(), "no DigitData"))?;
-            let root = reference(eval, digit, 0)
-                .and_then(|pb| pb_point3(eval, pb, PB_ROOT_POS))
-                .ok_or_else(|| EvalError::malformed(at.clone(), "no digit root position"))?;
-            let dims = records::cat_control(eval, parent_ctl)
-                .dims
-                .map(Vec3::from_f32)
-                .ok_or_else(|| EvalError::malformed(at.clone(), "a palm without dimensions"))?;
+            let local = super::digit::root_offset(eval, ctl, parent_ctl, &at)?;
             let palm = without_scale(&cat_world(eval, parent, f, t)?);
-            let local = Vec3(dims.0 * root.0, dims.1 * root.1, dims.2 * root.2);
             with_origin(&palm, palm.transform_point(local))
         }
         Some("CATDigitSegTrans") => {

@@ -14,7 +14,7 @@
 
 use super::records::{self, reference};
 use super::spine::{pb_point3, Frame};
-use super::{collar, leg, setup_in, without_scale};
+use super::{anim_limb, collar, leg, setup_in, without_scale};
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::error::EvalError;
@@ -24,6 +24,44 @@ use crate::typed::ClassId;
 const DIGIT_DATA: ClassId = ClassId(0x67e7_064d, 0x2827_1d66);
 /// DigitData parameter: the digit's root on the palm, in palm dimensions.
 const PB_ROOT_POS: u16 = 5;
+
+/// A digit segment's parent node and that node's controller (both modes and
+/// the toe's IK rule start from them).
+pub(super) fn parent_of(
+    eval: &SceneEval,
+    node: usize,
+    at: &str,
+) -> Result<(usize, usize), EvalError> {
+    let parent = eval
+        .parent_node(node)
+        .ok_or_else(|| refuse(at, "a digit segment without a parent"))?;
+    let parent_ctl = eval
+        .tm_controller(parent)
+        .ok_or_else(|| EvalError::reference(at.to_string(), "its parent has no controller"))?;
+    Ok((parent, parent_ctl))
+}
+
+/// Where a digit's first segment sits in its palm's (or foot's) frame: the
+/// palm's dimensions ⊙ DigitData's root position.
+pub(super) fn root_offset(
+    eval: &SceneEval,
+    ctl: usize,
+    palm_ctl: usize,
+    at: &str,
+) -> Result<Vec3, EvalError> {
+    let digit = reference(eval, ctl, 0)
+        .and_then(|pb| reference(eval, pb, 0))
+        .filter(|&d| records::class_of(eval, d) == Some(DIGIT_DATA))
+        .ok_or_else(|| EvalError::malformed(at.to_string(), "no DigitData"))?;
+    let root = reference(eval, digit, 0)
+        .and_then(|pb| pb_point3(eval, pb, PB_ROOT_POS))
+        .ok_or_else(|| EvalError::malformed(at.to_string(), "no digit root position"))?;
+    let dims = records::cat_control(eval, palm_ctl)
+        .dims
+        .map(Vec3::from_f32)
+        .ok_or_else(|| EvalError::malformed(at.to_string(), "a palm or foot without dimensions"))?;
+    Ok(Vec3(dims.0 * root.0, dims.1 * root.1, dims.2 * root.2))
+}
 
 fn refuse(at: &str, why: impl Into<String>) -> EvalError {
     EvalError::not_evaluated_why(at.to_string(), why.into())
@@ -50,12 +88,7 @@ pub(super) fn world(
     t: i32,
 ) -> Result<Mat43, EvalError> {
     let at = format!("CATDigitSegTrans {ctl}");
-    let parent = eval
-        .parent_node(node)
-        .ok_or_else(|| refuse(&at, "a digit segment without a parent"))?;
-    let parent_ctl = eval
-        .tm_controller(parent)
-        .ok_or_else(|| EvalError::reference(at.clone(), "its parent has no controller"))?;
+    let (parent, parent_ctl) = parent_of(eval, node, &at)?;
     match records::bone_class(eval, parent_ctl) {
         Some("PalmTrans2") => {
             let limb = collar::limb_of(eval, parent_ctl)
@@ -64,32 +97,15 @@ pub(super) fn world(
                 return leg::toe_world(eval, ctl, parent_ctl, limb, f, t);
             }
             let clip = records::plain_setup_clip(eval, ctl, &at, "a finger")?;
-            let digit = reference(eval, ctl, 0)
-                .and_then(|pb| reference(eval, pb, 0))
-                .filter(|&d| records::class_of(eval, d) == Some(DIGIT_DATA))
-                .ok_or_else(|| EvalError::malformed(at.clone(), "no DigitData"))?;
-            let root = reference(eval, digit, 0)
-                .and_then(|pb| pb_point3(eval, pb, PB_ROOT_POS))
-                .ok_or_else(|| EvalError::malformed(at.clone(), "no digit root position"))?;
-            let dims = records::cat_control(eval, parent_ctl)
-                .dims
-                .map(Vec3::from_f32)
-                .ok_or_else(|| EvalError::malformed(at.clone(), "a palm without dimensions"))?;
+            let local = root_offset(eval, ctl, parent_ctl, &at)?;
             let palm = parent_world(eval, parent, f, t)?;
-            let local = Vec3(dims.0 * root.0, dims.1 * root.1, dims.2 * root.2);
             let mut p = palm;
             p.0[3] = palm.transform_point(local);
             Ok(setup_in(&clip.setup, f.cp.units).then(&p))
         }
         Some("CATDigitSegTrans") => {
             let clip = records::plain_setup_clip(eval, ctl, &at, "a digit segment")?;
-            let len = records::cat_control(eval, parent_ctl)
-                .dims
-                .map(|d| f64::from(d[0]))
-                .filter(|l| l.is_finite())
-                .ok_or_else(|| {
-                    EvalError::malformed(at.clone(), "a digit segment without dimensions")
-                })?;
+            let len = anim_limb::length(eval, parent_ctl, &at)?;
             let prev = parent_world(eval, parent, f, t)?;
             let mut p = prev;
             p.0[3] = prev.0[3].plus(prev.0[0].scale(len));

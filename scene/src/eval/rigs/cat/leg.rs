@@ -28,7 +28,7 @@
 
 use super::limb::{bone_data_of, layer_setup, BONE_DATA};
 use super::records::{self, leaf, reference, u32_of};
-use super::spine::{pb_object, pb_objects, pb_point3, Frame};
+use super::spine::{pb_object, pb_objects, Frame};
 use super::{node_of, setup_in, without_scale};
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::core::transform::SceneEval;
@@ -37,8 +37,6 @@ use crate::typed::ClassId;
 
 /// CATClipFloat ("LayerFloat"): a layered float, its setup value chunk 8.
 const LAYER_FLOAT: ClassId = ClassId(0x4058_5238, 0x2503_240d);
-/// DigitData: a finger or toe and its root position on the palm.
-const DIGIT_DATA: ClassId = ClassId(0x67e7_064d, 0x2827_1d66);
 const LIMBFLAG_ISLEG: u32 = 1 << 2;
 // LimbData2 references and parameter block ids.
 const REF_IKFK_RATIO: u32 = 3;
@@ -51,8 +49,6 @@ const PB_PALM: u16 = 9;
 const PB_BONES: u16 = 12;
 /// BoneData parameter: the number of twist segments.
 const PB_NUM_SEGMENTS: u16 = 7;
-/// DigitData parameter: the digit's root on the palm, in palm dimensions.
-const PB_ROOT_POS: u16 = 5;
 /// CLIP_FLAG_INHERIT_POS | ROT | SCL: the default layer inheritance.
 const INHERIT_ALL: u32 = 0x0070_0000;
 /// CATControl flags: the bone stretches in setup / animation mode.
@@ -480,17 +476,7 @@ pub(super) fn toe_world(
     t: i32,
 ) -> Result<Mat43, EvalError> {
     let at = format!("CATDigitSegTrans {ctl}");
-    let digit = reference(eval, ctl, 0)
-        .and_then(|pb| reference(eval, pb, 0))
-        .filter(|&d| records::class_of(eval, d) == Some(DIGIT_DATA))
-        .ok_or_else(|| bad(&at, "no DigitData"))?;
-    let root = reference(eval, digit, 0)
-        .and_then(|pb| pb_point3(eval, pb, PB_ROOT_POS))
-        .ok_or_else(|| bad(&at, "no digit root position"))?;
-    let dims = records::cat_control(eval, foot_ctl)
-        .dims
-        .map(Vec3::from_f32)
-        .ok_or_else(|| bad(&at, "a foot without dimensions"))?;
+    let local = super::digit::root_offset(eval, ctl, foot_ctl, &at)?;
     let (setup, flags) = layer_setup(eval, ctl)?;
     if flags & !INHERIT_ALL & !records::CLIP_RELATIVE_TO_SETUPPOSE != 0 {
         return Err(refuse(
@@ -500,7 +486,6 @@ pub(super) fn toe_world(
     }
     let leg = solve(eval, limb, f, t)?;
     let foot = leg.foot.1;
-    let local = Vec3(dims.0 * root.0, dims.1 * root.1, dims.2 * root.2);
     let offset = setup_in(&setup, f.cp.units).0[3];
     let origin = foot
         .transform_point(local)
