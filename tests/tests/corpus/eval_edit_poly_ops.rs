@@ -18,7 +18,9 @@
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::objects::normals;
-use maxfs_scene::eval::SceneEval;
+use maxfs_scene::eval::{SceneEval, Stack};
+use maxfs_scene::typed::ClassId;
+use maxfs_tests::rewrite::SceneEdit;
 use maxfs_tests::{corpus_dir, corpus_eval, le_words as words, node_index as node};
 
 fn fbx(rel: &str) -> ufbx::SceneRoot {
@@ -392,4 +394,116 @@ fn mug_chamfer_matches_the_unwrap_cache_and_the_fbx() {
     assert!(worst <= 1e-6 * size, "cache: worst vertex {worst}");
     assert!(fbx_worst <= 1e-6 * size, "FBX: worst vertex {fbx_worst}");
     assert!(normal_worst < 1e-4, "corner normal off by {normal_worst}");
+}
+
+/// An Edit Poly above a modifier that writes one map channel and nothing else
+/// (UVW Map, UVW Xform …) takes the polygons below it; the channel, whose
+/// values on polygons are not derived, leaves them and is named. Found on
+/// danshaub's guard tower (fifth sweep, docs/unseen-files.md: Edit Polys
+/// above UVW Maps on Cylinders, refused until then; both nodes now stop at
+/// the Shell above them). The corpus has no such stack, so Shotgun's
+/// Rivet (Unwrap UVW → Edit Poly → Unwrap UVW → Editable Poly) gets its bottom
+/// Unwrap turned into a UVW Xform through the project's writer: the Edit
+/// Poly's output must still be what Max cached of it in the top Unwrap,
+/// polygon for polygon and vertex for vertex.
+#[test]
+fn edit_poly_takes_the_polygons_below_a_uv_only_modifier() {
+    const SHOTGUN: &str = "max/max2024-rico/Shotgun.max";
+    let before = corpus_eval(SHOTGUN);
+    let rivet = before
+        .graph
+        .nodes()
+        .find(|(o, n)| {
+            n.name == "Rivet"
+                && before
+                    .modifier_stack(o.index)
+                    .is_some_and(|(s, _)| s.iter().any(|m| m.name == "Edit Poly"))
+        })
+        .map(|(o, _)| o.index)
+        .expect("the Rivet with the Edit Poly");
+    let bottom = {
+        let (stack, _) = before.modifier_stack(rivet).expect("stack");
+        let names: Vec<_> = stack.iter().map(|m| m.name).collect();
+        assert_eq!(names, ["Unwrap UVW", "Edit Poly", "Unwrap UVW"]);
+        stack[2].object
+    };
+    let mut e = SceneEdit::open(SHOTGUN);
+    let derived = e.reference(rivet, 1);
+    let slot = e.graph.objects[derived]
+        .references
+        .iter()
+        .find(|r| usize::try_from(r.target).ok() == Some(bottom))
+        .map(|r| r.slot)
+        .expect("the derived object references the bottom Unwrap");
+    let xform = e.add_class(-1, ClassId(0x5f32de12, 0), 0x810, "UVW Xform");
+    let chunks = e.object_chunks(bottom);
+    let copy = e.add_object(xform, chunks);
+    e.set_reference(derived, slot, i32::try_from(copy).expect("index"));
+    let eval = SceneEval::from_document(e.finish()).expect("edited scene");
+    let (stack, _) = eval.modifier_stack(rivet).expect("stack");
+    let names: Vec<_> = stack.iter().map(|m| m.name).collect();
+    assert_eq!(names, ["Unwrap UVW", "Edit Poly", "UVW Xform"]);
+
+    let poly = maxfs_scene::eval::modifier::edit_poly_output(&eval, rivet, 1, 0)
+        .unwrap_or_else(|e| panic!("Rivet's Edit Poly: {e}"));
+    let local = stack[0]
+        .mod_app
+        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
+        .expect("Unwrap local data");
+    let payload = |id: u16| {
+        local
+            .children()
+            .iter()
+            .find(|c| c.id == id)
+            .and_then(Chunk::payload)
+            .expect("cached chunk")
+    };
+    let w = words(payload(0x0870));
+    assert_eq!(w[0] as usize, poly.faces.len(), "polygon count");
+    let mut at = 1;
+    for (i, f) in poly.faces.iter().enumerate() {
+        let deg = w[at] as usize;
+        assert_eq!(f.v, &w[at + 4 + deg..at + 4 + 2 * deg], "polygon {i}");
+        at += 1 + 2 * deg + 3;
+    }
+    let geom = payload(0x0330);
+    let cached: Vec<[f32; 3]> = geom[4..]
+        .chunks_exact(12)
+        .map(|b| {
+            let f = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+            [f(0), f(4), f(8)]
+        })
+        .collect();
+    assert_eq!(cached.len(), poly.vertices.len());
+    let worst = poly
+        .vertices
+        .iter()
+        .zip(&cached)
+        .map(|(v, c)| {
+            let d = [
+                v.0 - f64::from(c[0]),
+                v.1 - f64::from(c[1]),
+                v.2 - f64::from(c[2]),
+            ];
+            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+        })
+        .fold(0.0, f64::max);
+    eprintln!(
+        "Rivet over a UVW Xform: {} polygons equal, vertices worst {worst:.2e}",
+        poly.faces.len()
+    );
+    assert!(worst <= 1e-5, "worst vertex {worst}");
+    // The stack's own evaluation (the top Unwrap's cache not standing in,
+    // as it does for the whole stack) names the channels the UVW Xform
+    // would have written.
+    let mesh = eval
+        .mesh_with(rivet, 0, Stack::Replayed)
+        .expect("a mesh object")
+        .unwrap_or_else(|e| panic!("Rivet: {e}"));
+    assert!(
+        mesh.missing_maps.iter().any(|m| m.modifier == "UVW Xform"),
+        "{:?}",
+        mesh.missing_maps
+    );
+    assert!(mesh.missing_parts.is_empty(), "{:?}", mesh.missing_parts);
 }

@@ -19,7 +19,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use maxfs_scene::eval::SceneEval;
+use maxfs_scene::eval::{SceneEval, Stack};
 use maxfs_scene::settings;
 use maxfs_tests::{corpus_dir, corpus_eval, node_index as node};
 
@@ -275,4 +275,59 @@ fn the_unwrap_cache_stands_in_for_stacks_not_evaluated() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The cache is Max's result of the whole stack below the Unwrap: a request
+/// that leaves one of those modifiers out (the NeL export disables the Skin)
+/// must not get it. Found on Evan-Barry's Alien (fifth sweep,
+/// docs/unseen-files.md): an Unwrap above MeshSmooth above the Skin stood in
+/// for "the stack without the Skin" with the skinned, smoothed mesh, and the
+/// shape then failed on 371 Skin weights for 1,506 vertices. Here every node
+/// the cache rescues is asked for its stack without each modifier below its
+/// Unwrap in turn: the cache must stand in for none, and a refusal says why.
+#[test]
+fn the_unwrap_cache_never_stands_in_for_a_stack_missing_a_modifier() {
+    let mut failures = Vec::new();
+    let mut last: Option<(&str, SceneEval)> = None;
+    let mut asked = 0;
+    let mut refused = 0;
+    for &(max, _, name) in NODES {
+        if last.as_ref().is_none_or(|(m, _)| *m != max) {
+            last = Some((max, corpus_eval(&format!("max/max2024-rico/{max}"))));
+        }
+        let eval = &last.as_ref().expect("scene").1;
+        let o = node(eval, name);
+        let below: Vec<usize> = {
+            let (stack, _) = eval.modifier_stack(o).expect("stack");
+            assert_eq!(stack[0].name, "Unwrap UVW", "{name}: top of the stack");
+            stack[1..].iter().map(|a| a.object).collect()
+        };
+        for m in below {
+            asked += 1;
+            match eval
+                .mesh_with(o, 0, Stack::Without(m))
+                .expect("a mesh object")
+            {
+                Ok(mesh) => {
+                    if mesh
+                        .missing_parts
+                        .iter()
+                        .any(|p| p.source.contains("Unwrap UVW cache"))
+                    {
+                        failures.push(format!("{name} without object {m}: the cache stood in"));
+                    }
+                }
+                Err(e) => {
+                    if e.to_string().contains("which this evaluation leaves out") {
+                        refused += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{asked} requests, {refused} refused for the modifier left out");
+    assert!(failures.is_empty(), "{failures:#?}");
+    // Every one of these stacks needs the cache (something below is not
+    // replayed), so at least one request per node is refused for it.
+    assert!(refused >= NODES.len(), "{refused} refusals");
 }

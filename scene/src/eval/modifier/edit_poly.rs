@@ -379,6 +379,28 @@ fn below(
             }
             Ok(poly)
         }
+        // A modifier that writes one map channel and nothing else (UVW Map,
+        // UVW Xform …; `uv_only`) keeps the polygons below it. Its channel on
+        // polygons is not derived: the channel leaves them, named, as where
+        // such a modifier fails on a triangle mesh.
+        Some(m) if super::uv_only::is_uv_only(m.class) => {
+            let mut poly = below(stack, at + 1, base, cx, dropped)?;
+            let channel = super::uv_only::channel(m, cx);
+            match channel {
+                Some(c) => {
+                    poly.maps.retain(|x| x.channel != c);
+                    dropped.maps.retain(|d| d.channel != Some(c));
+                }
+                None => poly.maps.clear(),
+            }
+            dropped.maps.push(MissingMap {
+                channel,
+                modifier: m.name.to_string(),
+                reason: "its channel on the polygons an Edit Poly above it takes is not derived"
+                    .to_string(),
+            });
+            Ok(poly)
+        }
         // Conform moves vertices along its polygons' normals (`conform`).
         Some(m) if m.class == super::conform::CONFORM => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;

@@ -69,6 +69,11 @@ pub(super) fn stand_in(
         return Err(failed);
     }
     let refused = |why: String| cannot_stand_in(failed.clone(), &why);
+    if let Some(name) = left_out_below(stack, at, cx) {
+        return Err(refused(format!(
+            "it holds the stack below with {name} applied, which this evaluation leaves out"
+        )));
+    }
     let mut roots: Vec<usize> = stack[at + 1..].iter().map(|a| a.object).collect();
     roots.push(base);
     match still::first_varying(cx.eval, &roots, &holders(m, cx)) {
@@ -118,6 +123,24 @@ pub(super) fn stand_in(
         });
     }
     Ok((poly, parts))
+}
+
+/// The first modifier of the node's stack below `stack[at]` that `stack`
+/// (a request leaving one out: the NeL export disables the Skin) lacks. The
+/// cache is Max's result with every modifier below applied, so it cannot
+/// stand in for a stack without one of them (Evan-Barry's Alien: an Unwrap
+/// above MeshSmooth above the Skin cached the skinned, smoothed mesh).
+fn left_out_below(stack: &[Applied], at: usize, cx: &ModContext) -> Option<String> {
+    // A Boolean operand's stack is its derived object's, never filtered.
+    let node = cx.node.filter(|_| cx.object.is_none())?;
+    let (full, _) = cx.eval.modifier_stack(node)?;
+    let unwrap = stack.get(at)?.object;
+    let pos = full.iter().position(|a| a.object == unwrap)?;
+    let kept = stack.get(at + 1..).unwrap_or(&[]);
+    full.get(pos + 1..)?
+        .iter()
+        .find(|a| !kept.iter().any(|k| k.object == a.object))
+        .map(|a| a.name.to_string())
 }
 
 /// `failed` with why the cache could not stand in for it; a modifier's

@@ -1,0 +1,135 @@
+//! Compares the evaluated meshes of a `.max` with an FBX the authors exported
+//! from the same scene: `cargo run --release -p maxfs-tests --example
+//! fbx_mesh_check -- <file.max> <file.fbx>`. For every FBX mesh node whose
+//! name is a node of the .max: vertex counts, and the largest distance from
+//! a world-space vertex of ours to the FBX's nearest one and back, relative
+//! to the mesh's size (at time 0; the FBX read with ufbx in Max's axes and
+//! the file's unit), or why our mesh is refused. One line per node, then a
+//! summary line. Used for the sweep measurements in docs/unseen-files.md
+//! (files that cannot be in the corpus). An FBX may come from another save
+//! than the .max: a difference says "compare", not "wrong".
+
+use maxfs_scene::eval::SceneEval;
+use maxfs_scene::{settings, Document};
+
+fn nearest(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
+    a.iter()
+        .map(|p| {
+            b.iter()
+                .map(|q| (0..3).map(|i| (p[i] - q[i]).powi(2)).sum::<f64>())
+                .fold(f64::INFINITY, f64::min)
+                .sqrt()
+        })
+        .fold(0.0, f64::max)
+}
+
+fn diagonal(pts: &[[f64; 3]]) -> f64 {
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    for p in pts {
+        for i in 0..3 {
+            lo[i] = lo[i].min(p[i]);
+            hi[i] = hi[i].max(p[i]);
+        }
+    }
+    (0..3).map(|i| (hi[i] - lo[i]).powi(2)).sum::<f64>().sqrt()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() != 3 {
+        eprintln!("usage: fbx_mesh_check <file.max> <file.fbx>");
+        std::process::exit(2);
+    }
+    let eval = match Document::open(std::path::Path::new(&args[1]))
+        .map_err(|e| e.to_string())
+        .and_then(|d| SceneEval::from_document(d).map_err(|e| e.to_string()))
+    {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("{}: {e}", args[1]);
+            std::process::exit(1);
+        }
+    };
+    let metres =
+        settings::system_unit(&eval.doc, &eval.graph).map_or(0.0254, |u| u.metres_per_unit);
+    let opts = ufbx::LoadOpts {
+        target_axes: ufbx::CoordinateAxes {
+            right: ufbx::CoordinateAxis::PositiveX,
+            up: ufbx::CoordinateAxis::PositiveZ,
+            front: ufbx::CoordinateAxis::NegativeY,
+        },
+        target_unit_meters: metres,
+        space_conversion: ufbx::SpaceConversion::ModifyGeometry,
+        ..Default::default()
+    };
+    let fbx = match ufbx::load_file(&args[2], opts) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{}: {}", args[2], e.description);
+            std::process::exit(1);
+        }
+    };
+    let nodes: Vec<(usize, String)> = eval
+        .graph
+        .nodes()
+        .map(|(o, n)| (o.index, n.name.clone()))
+        .collect();
+    let (mut compared, mut equal, mut refused, mut absent) = (0, 0, 0, 0);
+    let mut worst = 0.0f64;
+    for fnode in fbx.nodes.iter() {
+        let Some(fm) = fnode.mesh.as_ref() else {
+            continue;
+        };
+        let name = fnode.element.name.to_string();
+        let Some(&(o, _)) = nodes.iter().find(|(_, n)| *n == name) else {
+            absent += 1;
+            println!("{name}\tnot in the .max");
+            continue;
+        };
+        let theirs: Vec<[f64; 3]> = fm
+            .vertices
+            .iter()
+            .map(|v| {
+                let w = ufbx::transform_position(&fnode.geometry_to_world, *v);
+                [w.x, w.y, w.z]
+            })
+            .collect();
+        let mesh = match eval.mesh(o, 0) {
+            Some(Ok(m)) => m,
+            Some(Err(e)) => {
+                refused += 1;
+                println!("{name}\trefused\t{e}");
+                continue;
+            }
+            None => {
+                absent += 1;
+                println!("{name}\tno mesh object");
+                continue;
+            }
+        };
+        let tm = eval.object_tm(o, 0);
+        let ours: Vec<[f64; 3]> = mesh
+            .vertices
+            .iter()
+            .map(|v| tm.transform_point(*v).to_array())
+            .collect();
+        let size = diagonal(&theirs).max(1e-12);
+        let d = nearest(&ours, &theirs).max(nearest(&theirs, &ours)) / size;
+        compared += 1;
+        let same = ours.len() == theirs.len() && d <= 1e-4;
+        if same {
+            equal += 1;
+            worst = worst.max(d);
+        }
+        println!(
+            "{name}\t{}\tours {} / FBX {} vertices\tworst {d:.2e} of size {size:.3}",
+            if same { "equal" } else { "differs" },
+            ours.len(),
+            theirs.len()
+        );
+    }
+    println!(
+        "summary\t{}\tcompared {compared}, equal (count, 1e-4 of size) {equal} (worst {worst:.2e}), refused {refused}, not in the .max {absent}",
+        args[1]
+    );
+}
