@@ -65,10 +65,25 @@ fn mesh_at_zero(
             return Err(ExportError::from(e).within(format!("object {}", class_label(ctx, base))))
         }
         None => {
+            // A spline Max does not render (or a helper) is evaluated as a
+            // shape but holds no faces: say so, not "not evaluated".
+            use maxfs_scene::eval::core::coverage::{base_object_coverage, MeshCoverage};
+            let what = match base_object_coverage(ctx.eval, node) {
+                MeshCoverage::NotGeometry => {
+                    "is not geometry (a spline without Enable In Renderer or a helper): no mesh"
+                }
+                // glTF shows the rendered tube; what the plug-in's mesh
+                // conversion makes of a spline is not checked against it.
+                MeshCoverage::Evaluated => {
+                    "is a rendered spline: its tube is not exported as a NeL shape (the plug-in's \
+                     conversion of splines is not verified)"
+                }
+                _ => "is not evaluated",
+            };
             return Err(ExportError::refused(format!(
-                "object class {} is not evaluated",
+                "object class {} {what}",
                 class_label(ctx, base)
-            )))
+            )));
         }
     }
     // The plug-in turns a Morpher's channels into blend shapes (CMeshMorpher),
