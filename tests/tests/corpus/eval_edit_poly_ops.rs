@@ -450,41 +450,18 @@ fn edit_poly_takes_the_polygons_below_a_uv_only_modifier() {
         .mod_app
         .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
         .expect("Unwrap local data");
-    let payload = |id: u16| {
-        local
-            .children()
-            .iter()
-            .find(|c| c.id == id)
-            .and_then(Chunk::payload)
-            .expect("cached chunk")
-    };
-    let w = words(payload(0x0870));
-    assert_eq!(w[0] as usize, poly.faces.len(), "polygon count");
-    let mut at = 1;
-    for (i, f) in poly.faces.iter().enumerate() {
-        let deg = w[at] as usize;
-        assert_eq!(f.v, &w[at + 4 + deg..at + 4 + 2 * deg], "polygon {i}");
-        at += 1 + 2 * deg + 3;
+    let (cached, polygons) = maxfs_tests::unwrap_cache(local);
+    assert_eq!(polygons.len(), poly.faces.len(), "polygon count");
+    for (i, (f, (v, _))) in poly.faces.iter().zip(&polygons).enumerate() {
+        assert_eq!(&f.v, v, "polygon {i}");
     }
-    let geom = payload(0x0330);
-    let cached: Vec<[f32; 3]> = geom[4..]
-        .chunks_exact(12)
-        .map(|b| {
-            let f = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-            [f(0), f(4), f(8)]
-        })
-        .collect();
     assert_eq!(cached.len(), poly.vertices.len());
     let worst = poly
         .vertices
         .iter()
         .zip(&cached)
         .map(|(v, c)| {
-            let d = [
-                v.0 - f64::from(c[0]),
-                v.1 - f64::from(c[1]),
-                v.2 - f64::from(c[2]),
-            ];
+            let d = [v.0 - c[0], v.1 - c[1], v.2 - c[2]];
             (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
         })
         .fold(0.0, f64::max);

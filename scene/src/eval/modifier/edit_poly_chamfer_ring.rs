@@ -91,7 +91,7 @@ pub(super) fn chamfer_ring(
             list.push(i);
         }
     }
-    if on.values().any(|l| l.len() != 2) || !connected(picked) {
+    if on.values().any(|l| l.len() != 2) || !connected(picked, &on) {
         return refuse("that are not one closed ring".to_string());
     }
     let mut neighbours: HashMap<u32, HashSet<u32>> = HashMap::new();
@@ -224,25 +224,27 @@ pub(super) fn chamfer_ring(
     Ok(removed)
 }
 
-/// Whether the edges form one connected chain (with two edges at every
-/// vertex, one closed ring).
-fn connected(edges: &[[u32; 2]]) -> bool {
-    let Some(first) = edges.first() else {
+/// Whether the edges, two at every vertex (`on`: vertex → its two edges),
+/// form one closed ring rather than several: a walk from the first edge
+/// comes back after visiting every edge (linear, whatever the selection).
+fn connected(edges: &[[u32; 2]], on: &HashMap<u32, Vec<usize>>) -> bool {
+    let Some(&[start, _]) = edges.first() else {
         return false;
     };
-    let mut reached: HashSet<u32> = HashSet::from([first[0]]);
-    let mut grew = true;
-    while grew {
-        grew = false;
-        for &[a, b] in edges {
-            if reached.contains(&a) != reached.contains(&b) {
-                reached.insert(a);
-                reached.insert(b);
-                grew = true;
-            }
+    let (mut edge, mut at) = (0usize, start);
+    for walked in 1..=edges.len() {
+        // Leave `at` by its other edge, to that edge's other end.
+        let Some(&next) = on.get(&at).and_then(|l| l.iter().find(|&&e| e != edge)) else {
+            return false;
+        };
+        edge = next;
+        let [a, b] = edges[edge];
+        at = if a == at { b } else { a };
+        if edge == 0 {
+            return walked == edges.len();
         }
     }
-    edges.iter().flatten().all(|v| reached.contains(v))
+    false
 }
 
 #[cfg(test)]
@@ -345,5 +347,22 @@ mod tests {
         let (mut poly, ring) = column(false);
         let why = refused(&mut poly, &ring, 4);
         assert!(why.contains("with a face on two of them"), "{why}");
+    }
+
+    #[test]
+    fn one_ring_is_connected_and_two_rings_are_not() {
+        let on_of = |edges: &[[u32; 2]]| {
+            let mut on: HashMap<u32, Vec<usize>> = HashMap::new();
+            for (i, e) in edges.iter().enumerate() {
+                for &v in e {
+                    on.entry(v).or_default().push(i);
+                }
+            }
+            on
+        };
+        let square = [[0, 1], [2, 1], [2, 3], [3, 0]];
+        assert!(connected(&square, &on_of(&square)));
+        let two = [[0, 1], [1, 2], [2, 0], [3, 4], [4, 5], [5, 3]];
+        assert!(!connected(&two, &on_of(&two)));
     }
 }

@@ -91,8 +91,9 @@ pub(super) fn root_hub_world(
     layer_value(eval, layer, t)
 }
 
-/// An extra bone in animation mode: `layer · parent`, the parent frame (a
-/// hub, or an extra bone moved to its end) taken without scale.
+/// An extra bone in animation mode: `layer · parent`, the parent frame
+/// `mod::arb_parent` gives (a hub, or an extra bone moved to its end, without
+/// scale).
 pub(super) fn arb_on_parent(
     eval: &SceneEval,
     ctl: usize,
@@ -101,5 +102,5 @@ pub(super) fn arb_on_parent(
 ) -> Result<Mat43, EvalError> {
     let layer = records::layer_trans(eval, ctl)
         .ok_or_else(|| EvalError::reference(format!("ArbBone {ctl}"), "no CATClipMatrix3"))?;
-    Ok(layer_value(eval, layer, t)?.then(&super::without_scale(parent_world)))
+    Ok(layer_value(eval, layer, t)?.then(parent_world))
 }

@@ -32,8 +32,8 @@ use super::collar;
 use super::limb::{bone_data_of, limb_data_of, BONE_DATA};
 use super::records::{self, leaf, reference, u32_of};
 use super::spine::{pb_object, pb_objects, Frame};
-use super::{node_of, without_scale};
-use crate::eval::core::math::{Mat43, Vec3};
+use super::{along_x, node_of, with_origin, without_scale};
+use crate::eval::core::math::Mat43;
 use crate::eval::core::transform::SceneEval;
 use crate::eval::error::EvalError;
 use crate::typed::ClassId;
@@ -65,16 +65,6 @@ const UNIT_SCALE: f64 = 1e-4;
 
 fn refuse(at: &str, why: impl Into<String>) -> EvalError {
     EvalError::not_evaluated_why(at.to_string(), why.into())
-}
-
-fn with_origin(m: &Mat43, p: Vec3) -> Mat43 {
-    let mut m = *m;
-    m.0[3] = p;
-    m
-}
-
-fn along_x(m: &Mat43, len: f64) -> Vec3 {
-    m.0[3].plus(m.0[0].scale(len))
 }
 
 /// The length of a CAT bone (its dimensions' X, scene units).

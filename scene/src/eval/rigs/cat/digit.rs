@@ -14,7 +14,7 @@
 
 use super::records::{self, reference};
 use super::spine::{pb_point3, Frame};
-use super::{anim_limb, collar, leg, setup_in, without_scale};
+use super::{along_x, anim_limb, collar, leg, setup_in, with_origin, without_scale};
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::error::EvalError;
@@ -99,16 +99,14 @@ pub(super) fn world(
             let clip = records::plain_setup_clip(eval, ctl, &at, "a finger")?;
             let local = root_offset(eval, ctl, parent_ctl, &at)?;
             let palm = parent_world(eval, parent, f, t)?;
-            let mut p = palm;
-            p.0[3] = palm.transform_point(local);
+            let p = with_origin(&palm, palm.transform_point(local));
             Ok(setup_in(&clip.setup, f.cp.units).then(&p))
         }
         Some("CATDigitSegTrans") => {
             let clip = records::plain_setup_clip(eval, ctl, &at, "a digit segment")?;
             let len = anim_limb::length(eval, parent_ctl, &at)?;
             let prev = parent_world(eval, parent, f, t)?;
-            let mut p = prev;
-            p.0[3] = prev.0[3].plus(prev.0[0].scale(len));
+            let p = with_origin(&prev, along_x(&prev, len));
             Ok(setup_in(&clip.setup, f.cp.units).then(&p))
         }
         _ => Err(refuse(

@@ -29,7 +29,7 @@
 use super::limb::{bone_data_of, layer_setup, BONE_DATA};
 use super::records::{self, leaf, reference, u32_of};
 use super::spine::{pb_object, pb_objects, Frame};
-use super::{node_of, setup_in, without_scale};
+use super::{along_x, node_of, setup_in, with_origin, without_scale};
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::error::EvalError;
@@ -117,16 +117,6 @@ fn aim(m: &Mat43, dir: Vec3) -> Mat43 {
 fn rot_delta(a: &Mat43, b: &Mat43) -> Mat43 {
     let bt = |v: Vec3| Vec3(v.dot(b.0[0]), v.dot(b.0[1]), v.dot(b.0[2]));
     Mat43([bt(a.0[0]), bt(a.0[1]), bt(a.0[2]), Vec3::default()])
-}
-
-fn with_origin(m: &Mat43, p: Vec3) -> Mat43 {
-    let mut m = *m;
-    m.0[3] = p;
-    m
-}
-
-fn along_x(m: &Mat43, len: f64) -> Vec3 {
-    m.0[3].plus(m.0[0].scale(len))
 }
 
 /// The world TM of a node whose controller CAT evaluates (a hub or

@@ -258,15 +258,7 @@ fn animation_world(
                 None => refuse("a hub under a spine link without a CATSpineData2 is"),
             }
         }
-        ("ArbBone", Some("HubTrans")) => {
-            let hub = parent
-                .and_then(|p| eval.direct_world_at_depth(p, t, depth + 1, budget))
-                .ok_or_else(|| {
-                    EvalError::reference(format!("ArbBone {ctl}"), "its hub is not a CAT bone")
-                })??;
-            anim::arb_on_parent(eval, ctl, &hub, t)
-        }
-        ("ArbBone", Some("ArbBone")) => {
+        ("ArbBone", Some("HubTrans" | "ArbBone")) => {
             let at = format!("ArbBone {ctl}");
             let parent = arb_parent(eval, node, &at, |p| {
                 eval.direct_world_at_depth(p, t, depth + 1, budget)
@@ -418,13 +410,7 @@ pub(super) fn arb_parent(
     let class = records::bone_class(eval, parent_ctl).ok_or_else(refused)?;
     let offset = match class {
         "HubTrans" => 0.0,
-        "ArbBone" => records::cat_control(eval, parent_ctl)
-            .dims
-            .map(|d| f64::from(d[0]))
-            .filter(|l| l.is_finite())
-            .ok_or_else(|| {
-                EvalError::malformed(at.to_string(), "its parent extra bone has no dimensions")
-            })?,
+        "ArbBone" => anim_limb::length(eval, parent_ctl, at)?,
         _ => return Err(refused()),
     };
     let w = match world(parent) {
@@ -436,9 +422,7 @@ pub(super) fn arb_parent(
             ))
         }
     };
-    let mut p = w;
-    p.0[3] = w.0[3].plus(w.0[0].scale(offset));
-    Ok(p)
+    Ok(with_origin(&w, along_x(&w, offset)))
 }
 
 /// The root hub's setup rule holds only for these flags.
@@ -482,6 +466,19 @@ pub fn setup_in(setup: &Mat43, units: f64) -> Mat43 {
     let mut m = *setup;
     m.0[3] = m.0[3].scale(units);
     m
+}
+
+/// `m` with its origin moved to `p`, axes kept.
+pub(super) fn with_origin(m: &Mat43, p: Vec3) -> Mat43 {
+    let mut m = *m;
+    m.0[3] = p;
+    m
+}
+
+/// The point `len` along `m`'s X axis from its origin: a CAT bone's end,
+/// where its children hang (CATNodeControl::ApplyChildOffset).
+pub(super) fn along_x(m: &Mat43, len: f64) -> Vec3 {
+    m.0[3].plus(m.0[0].scale(len))
 }
 
 /// `m` with each axis row normalized (Max's NoScale: CAT bones never inherit
