@@ -192,7 +192,15 @@ for n, r in sorted(runs.items(), key=lambda x: int(x[0])):
         # Named gaps ("not evaluated", a glTF limit, a NeL name clash) are not
         # evaluation errors; what remains is a decode or evaluation failure.
         benign = ("not evaluated", "not exported", "not decoded", "overwrites the earlier")
+        # A named approximation (the glTF's Skin baked at frame 0, an alpha
+        # taken from another map, Max's triangulation not known) is written
+        # and said so: counted apart from failures.
+        approx = ("exported without", "exported as", "taken from")
         ne = [x for x in e.get("node_errors", []) if not any(b in x for b in benign)]
+        named = [x for x in ne if any(a in x for a in approx)]
+        ne = [x for x in ne if x not in named]
+        if named:
+            t["files with named approximations"] += 1
         if ne:
             t["files with evaluation errors"] += 1
             for x in ne[:3]: failures.append(("eval", r["path"], x))
@@ -247,7 +255,7 @@ if os.path.exists(os.path.join(out, "mount.err")):
 print("| measure | count |\n|---|---|")
 for k in ["files", "not OLE (negative cases)", "OLE .max files", "T1/T2 or read failures",
           "crashes/panics", "hangs (timeout)", "partial (something not evaluated)",
-          "typed-layer/graph warnings", "export errors (whole file)", "files with evaluation errors",
+          "typed-layer/graph warnings", "export errors (whole file)", "files with evaluation errors", "files with named approximations",
           "NeL files written", "NeL files our reader rejects", "NeL files the oracle rejects",
           "glTF files written", "glTF validator errors",
           "Mesh Totals checked (every mesh evaluated)", "Mesh Totals: vertex total = Max's", "ls -R failures", "cat failures (files)",
