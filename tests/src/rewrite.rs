@@ -342,23 +342,62 @@ impl SceneEdit {
     }
 
     /// Sets the constant value of ParamBlock2 `idx`'s parameter `id` (a
-    /// 0x000e / 0x100e record: 15 header bytes, then the value) to `value`.
-    /// The record must exist and hold a constant of the same width.
+    /// 0x000e / 0x100e record: 15 header bytes, or Max 3's 0x000a: 11, then
+    /// the value) to `value`. The record must exist and hold a constant of
+    /// the same width.
     pub fn set_pb2_constant(&mut self, idx: usize, id: u16, value: &[u8]) {
+        let hdr = |c: &Chunk| if c.id == 0x000a { 11 } else { 15 };
         let c = self
             .children(idx)
             .iter_mut()
             .find(|c| {
-                (c.id == 0x000e || c.id == 0x100e)
-                    && c.payload()
-                        .is_some_and(|p| p.len() >= 15 && u16::from_le_bytes([p[0], p[1]]) == id)
+                matches!(c.id, 0x000e | 0x100e | 0x000a)
+                    && c.payload().is_some_and(|p| {
+                        p.len() >= hdr(c) && u16::from_le_bytes([p[0], p[1]]) == id
+                    })
             })
             .unwrap_or_else(|| panic!("ParamBlock2 {idx} has no record for parameter {id}"));
+        let h = hdr(c);
         let mut p = c.payload().expect("leaf").to_vec();
-        assert_eq!(p[14] & 0x40, 0x40, "parameter {id} is not a constant");
-        assert_eq!(p.len() - 15, value.len(), "parameter {id}: value width");
-        p.truncate(15);
+        assert_eq!(p[h - 1] & 0x40, 0x40, "parameter {id} is not a constant");
+        assert_eq!(p.len() - h, value.len(), "parameter {id}: value width");
+        p.truncate(h);
         p.extend_from_slice(value);
+        c.body = Body::Leaf(p.into());
+    }
+
+    /// Sets the constant string of ParamBlock2 `idx`'s parameter `id` to
+    /// `text`, in the encoding the record stores (u32 byte count, then UTF-16
+    /// when the stored text is, else 8-bit); the length may change. Records
+    /// are 0x000e / 0x100e (15-byte header) or Max 3's 0x000a (11 bytes).
+    pub fn set_pb2_string(&mut self, idx: usize, id: u16, text: &str) {
+        let hdr = |c: &Chunk| if c.id == 0x000a { 11 } else { 15 };
+        let c = self
+            .children(idx)
+            .iter_mut()
+            .find(|c| {
+                matches!(c.id, 0x000e | 0x100e | 0x000a)
+                    && c.payload().is_some_and(|p| {
+                        p.len() >= hdr(c) + 4 && u16::from_le_bytes([p[0], p[1]]) == id
+                    })
+            })
+            .unwrap_or_else(|| panic!("ParamBlock2 {idx} has no record for parameter {id}"));
+        let h = hdr(c);
+        let mut p = c.payload().expect("leaf").to_vec();
+        assert_eq!(p[h - 1] & 0x40, 0x40, "parameter {id} is not a constant");
+        let n = u32::from_le_bytes([p[h], p[h + 1], p[h + 2], p[h + 3]]) as usize;
+        let old = &p[h + 4..];
+        assert!(n <= old.len(), "parameter {id}: string length {n}");
+        let wide =
+            n >= 2 && n.is_multiple_of(2) && old[..n].iter().skip(1).step_by(2).all(|&b| b == 0);
+        let body: Vec<u8> = if wide {
+            text.encode_utf16().flat_map(u16::to_le_bytes).collect()
+        } else {
+            text.as_bytes().to_vec()
+        };
+        p.truncate(h);
+        p.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        p.extend_from_slice(&body);
         c.body = Body::Leaf(p.into());
     }
 

@@ -39,6 +39,7 @@ mod eval_fbx_uv;
 mod eval_ffd;
 mod eval_hose;
 mod eval_ik_chains;
+mod eval_ik_limb;
 mod eval_kwxport;
 mod eval_list_controller;
 mod eval_map_modifiers;

@@ -11,6 +11,7 @@ use crate::eval::error::EvalError;
 use crate::typed::ClassId;
 
 use super::hi_limb::{self, HiChain, HiGoal, Link, RootLink, Swivel};
+use super::limb::{self, LIMB_SOLVER};
 use super::primitives::{p3, M3, P3};
 use crate::eval::core::controller::euler_matrix;
 use crate::eval::core::math::{Mat43, Vec3};
@@ -287,12 +288,21 @@ fn euler(p: P3) -> Mat43 {
 }
 
 impl SceneChain {
+    /// Whether the chain's solver is one `solve_at` computes: the HI solver,
+    /// or the IK Limb solver (at the poses [`limb::verified`] accepts).
+    pub fn solver_read(&self) -> bool {
+        self.solver == HI_SOLVER || self.solver == LIMB_SOLVER
+    }
+
     /// The HI solver's chain: the start joint is the root link (its rest angles
     /// the initial rotation, the middle joint's rest offset its extent); the
     /// middle joint's Z, Y, X rest angles are links 0–2, link 2 extending to
     /// the end joint.
     pub fn hi_chain(&self) -> Result<HiChain, EvalError> {
         let [(_, start_rot), (mid_pos, mid_rot), (end_pos, _)] = self.rest[..] else {
+            if self.solver == LIMB_SOLVER {
+                return Err(limb::joint_count(self.joints.len()));
+            }
             return Err(EvalError::malformed(
                 "",
                 format!(
@@ -388,7 +398,7 @@ impl SceneChain {
     /// to `n0` moved along the meridian through `e`, i.e. `n0 − (n0·e)e`
     /// normalized. The preferred pose is the joints' rest angles.
     pub fn solve_at(&self, eval: &SceneEval, t: i32) -> Result<ChainPose, EvalError> {
-        if self.solver != HI_SOLVER {
+        if !self.solver_read() {
             return Err(EvalError::not_evaluated(format!(
                 "solver {:?}",
                 self.solver
@@ -416,6 +426,17 @@ impl SceneChain {
             (None, SwivelSpace::StartJoint) => Swivel::InStartJoint(angle),
             (None, SwivelSpace::Goal) => Swivel::InGoal(angle),
         };
+        if self.solver == LIMB_SOLVER {
+            let length = vec3(self.rest[1].0).len() + vec3(self.rest[2].0).len();
+            limb::verified(
+                chain.end_effector(),
+                goal.trans(),
+                length,
+                angle,
+                self.vh_target.is_some(),
+            )
+            .map_err(|e| e.inside(format!("t={t}")))?;
+        }
         let hi = HiGoal {
             goal,
             swivel,

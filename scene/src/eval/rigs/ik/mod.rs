@@ -6,6 +6,7 @@
 
 pub mod chain;
 pub mod hi_limb;
+pub mod limb;
 pub mod plug;
 pub mod primitives;
 pub mod spline;

@@ -26,9 +26,7 @@ use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::chain::{
-    scene_chains, SceneChain, CHAIN_GOAL_PRS, HI_SOLVER, IK_CHAIN_CONTROL, IK_CONTROL,
-};
+use super::chain::{scene_chains, SceneChain, CHAIN_GOAL_PRS, IK_CHAIN_CONTROL, IK_CONTROL};
 use crate::eval::core::controller::Controller;
 use crate::eval::core::math::Mat43;
 use crate::eval::core::pblock;
@@ -315,10 +313,11 @@ fn prs_source(eval: &SceneEval, owner: usize, slot: u32, what: &str) -> Result<(
     }
 }
 
-/// Whether chain `ci` evaluates: built, the HI solver with a 3-joint chain,
-/// its goal a PRS, and (when enabled) solved at every frame.
+/// Whether chain `ci` evaluates: built, the HI solver (or the IK Limb solver
+/// where verified) with a 3-joint chain, its goal a PRS, and (when enabled)
+/// solved at every frame.
 fn chain_coverage(eval: &SceneEval, ci: usize, c: &SceneChain) -> Result<(), EvalError> {
-    if c.solver != HI_SOLVER {
+    if !c.solver_read() {
         return Err(EvalError::not_evaluated(format!("solver {:?}", c.solver)));
     }
     c.hi_chain()?;
