@@ -13,9 +13,9 @@
 //! straighten corners, 14 auto smooth edge, 15 its angle (degrees).
 //!
 //! What is evaluated, and why the rest is refused:
-//! - Each vertex moves along the normal of its faces. Where its faces are not
-//!   coplanar Max's offset direction (and the straighten-corners option that
-//!   changes it) is not known here, so such an input is refused.
+//! - Each vertex moves along its angle-weighted vertex normal by the amount
+//!   ([`directions`]); straighten corners on a bent input (it changes those
+//!   directions) is refused.
 //! - Material ids are carried (rim faces take the id of the face whose edge
 //!   they close); the id overrides are refused.
 //! - Rim smoothing: both options off, group 31 (Max's documented default);
