@@ -12,9 +12,10 @@
 //! - the Unwrap UVW at the top of the stack, whose cache keeps the Edit
 //!   Poly's 20 polygons first and in order (RubberGrip: on vertices 0–29;
 //!   RubberGrip001, which kept the Shell's other side: reversed, each vertex
-//!   18 on): each of ours is the cached polygon's corner loop, up to its
-//!   first corner, which the stack between does not keep (RubberGrip's uncut
-//!   quads start one corner later there).
+//!   18 on): each of ours is the cached polygon's corner loop; on
+//!   RubberGrip, whose stack between keeps first corners, from the same
+//!   corner too, except the last segment's new part (face 19: Max's start
+//!   there is not derived).
 
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::modifier::{edit_poly_output, edit_poly_output_after};
@@ -129,6 +130,9 @@ fn rubber_grip_cuts_match_max_record_sizes_and_unwrap_cache() {
                 f.v,
                 cached[i].0
             );
+            if !reversed && i != 19 {
+                assert_eq!(v, cached[i].0, "{name}: face {i}'s first corner");
+            }
         }
     }
 }

@@ -88,3 +88,78 @@ fn shelled_nodes_match_fbx() {
     assert!(checked >= 1, "no shelled node checked");
     assert!(absent.len() <= 4, "{absent:?}");
 }
+
+/// Shotgun.max's RubberGrip (Plane → Edit Poly: Transforms, Cut → Conform →
+/// Shell, outer 0.007874 → Edit Poly: 6 Transforms → Edit Poly: Delete Face
+/// → Unwrap UVW): its Shell's input bends at every vertex, and the Unwrap
+/// cached Max's result of the stack below it. Our replay of the two Edit
+/// Polys above the Shell — which need its polygons in Max's numbering — has
+/// the cache's 48 vertices at their index within f32 noise of a 2.5 size
+/// (the Shell's directions: angle-weighted triangle normals over Max's
+/// diagonals), and its 38 polygons corner for corner except the last piece
+/// of the Cut (face 19, same loop from another corner: Max's start there is
+/// not derived) and, through it, the order of its two rim quads (36, 37).
+#[test]
+fn rubber_grip_shell_equals_the_unwrap_cache() {
+    use maxfs_scene::eval::modifier::edit_poly_output;
+    use maxfs_tests::{corpus_eval, node_index, unwrap_cache};
+    let eval = corpus_eval("max/max2024-rico/Shotgun.max");
+    let o = node_index(&eval, "RubberGrip");
+    let (stack, _) = eval.modifier_stack(o).expect("stack");
+    let names: Vec<&str> = stack.iter().map(|a| a.name).collect();
+    assert_eq!(
+        names,
+        [
+            "Unwrap UVW",
+            "Edit Poly",
+            "Edit Poly",
+            "Shell",
+            "Conform",
+            "Edit Poly"
+        ]
+    );
+    let local = stack[0]
+        .mod_app
+        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
+        .expect("Unwrap local data");
+    let (cache, polys) = unwrap_cache(local);
+    let ours = edit_poly_output(&eval, o, 1, 0).unwrap_or_else(|e| panic!("RubberGrip: {e}"));
+    assert_eq!(ours.vertices.len(), cache.len());
+    let worst = ours
+        .vertices
+        .iter()
+        .zip(&cache)
+        .map(|(v, c)| {
+            let d = [v.0 - c[0], v.1 - c[1], v.2 - c[2]];
+            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+        })
+        .fold(0.0, f64::max);
+    let size = diagonal(&cache);
+    eprintln!("RubberGrip: 48 vertices, worst {worst:.2e} from the Unwrap cache (size {size:.3})");
+    assert!(worst < 1e-6, "worst {worst}");
+    // The Shell moved them: the outer side lies 0.007874 off the input,
+    // which bends (a planar input would move every vertex alike).
+    let input = eval.mesh_up_to(o, 4, 0).expect("a mesh").expect("Conform");
+    let moved: Vec<f64> = input
+        .vertices
+        .iter()
+        .zip(&ours.vertices)
+        .map(|(a, b)| b.minus(*a).len())
+        .collect();
+    assert!(moved.iter().all(|d| d > &0.007), "{moved:?}");
+    assert_eq!(ours.faces.len(), polys.len());
+    let mut differ = Vec::new();
+    for (i, (f, (c, _))) in ours.faces.iter().zip(&polys).enumerate() {
+        if f.v != *c {
+            differ.push(i);
+        }
+    }
+    assert_eq!(differ, [19, 36, 37], "polygons other than Max's");
+    let same_loop = |a: &[u32], b: &[u32]| {
+        a.len() == b.len()
+            && (0..a.len()).any(|r| (0..a.len()).all(|k| a[(k + r) % a.len()] == b[k]))
+    };
+    assert!(same_loop(&ours.faces[19].v, &polys[19].0));
+    assert_eq!(ours.faces[36].v, polys[37].0);
+    assert_eq!(ours.faces[37].v, polys[36].0);
+}

@@ -408,6 +408,13 @@ fn below(
             super::conform::apply_poly(m, &mut poly, cx).map_err(|e| m.error(Some(e)))?;
             Ok(poly)
         }
+        // Shell passes polygons up in its own numbering (`shell::shell_poly`).
+        Some(m) if m.class == super::shell::SHELL => {
+            let mut poly = below(stack, at + 1, base, cx, dropped)?;
+            dropped.normals = None;
+            super::shell::apply_poly(m, &mut poly, cx).map_err(|e| m.error(Some(e)))?;
+            Ok(poly)
+        }
         Some(m) if m.class == super::surface::SMOOTH => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
             poly.normals = None;

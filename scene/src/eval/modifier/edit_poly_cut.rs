@@ -29,7 +29,7 @@ use super::edit_poly_edges::{insert_vertices, split_face};
 use crate::eval::core::keys::Words;
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
-use crate::eval::objects::poly::PolyMesh;
+use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
 /// How far (relative to the edge's length) a recorded point may lie off the
 /// edge it is taken to be on: the points are Max's f32 hits on its f32 mesh.
@@ -336,7 +336,34 @@ fn split_between(poly: &mut PolyMesh, fi: usize, x: u32, y: u32) -> Result<(), E
             format!("face {fi} lost a cut corner"),
         ));
     };
-    split_face(poly, fi, i.min(j), i.max(j))?;
+    let (lo, hi) = (i.min(j), i.max(j));
+    let added = split_face(poly, fi, lo, hi)?;
+    // Max's Cut turns both pieces a corner on from Connect Vertex's order:
+    // each starts after one cut corner and ends on the other — the kept one
+    // [hi + 1 ‥, 0 ‥ lo, hi], the new one [lo + 1 ‥ hi, lo] — and is a fan
+    // from that first corner. Shotgun's RubberGrips pin it: their Unwrap
+    // cache holds the cut cells so (e.g. [8, 3, 25, 26] and [4, 9, 26, 25]
+    // from [3, 25, 4, 9, 26, 8]), and the Shell above moves their vertices
+    // along normals that fit those diagonals only.
+    turn(poly, fi, lo + 2)?;
+    turn(poly, added, 1)?;
+    Ok(())
+}
+
+/// Face `fi` starting at its corner `by` (modulo its degree), triangulated
+/// as a fan from it; its map faces alike.
+fn turn(poly: &mut PolyMesh, fi: usize, by: usize) -> Result<(), EvalError> {
+    let f = poly
+        .faces
+        .get_mut(fi)
+        .ok_or_else(|| EvalError::malformed("", format!("no face {fi}")))?;
+    let by = by % f.v.len();
+    let mut v = std::mem::take(&mut f.v);
+    v.rotate_left(by);
+    *f = PolyFace::fan(v, f.material, f.smoothing);
+    for m in &mut poly.maps {
+        m.face_mut(fi)?.rotate_left(by);
+    }
     Ok(())
 }
 
@@ -387,8 +414,10 @@ mod tests {
         assert_eq!(m.vertices[6], Vec3(0.5, 0.0, 0.0));
         assert_eq!(m.vertices[7], Vec3(0.5, 1.0, 0.0));
         assert_eq!(m.faces.len(), 3);
-        assert_eq!(m.faces[0].v, [0, 6, 7, 3]);
-        assert_eq!(m.faces[2].v, [6, 1, 4, 7]);
+        // [0, 6, 1, 4, 7, 3] split at 6 and 7: each piece starts after one
+        // cut corner and ends on the other (Max's Cut, RubberGrip).
+        assert_eq!(m.faces[0].v, [3, 0, 6, 7]);
+        assert_eq!(m.faces[2].v, [1, 4, 7, 6]);
         assert_eq!(m.walked_edges().len(), 7 + 3);
         assert_eq!(m.edges.as_ref().map(Vec::len), Some(10));
         // Split cuts, a face start and a stray record are refused.
@@ -420,7 +449,7 @@ mod tests {
         let faces: Vec<&[u32]> = m.faces.iter().map(|f| f.v.as_slice()).collect();
         assert_eq!(
             faces,
-            [&[0, 6, 4, 3][..], &[1, 2, 7, 6], &[0, 1, 6], &[7, 5, 4, 6]]
+            [&[4, 3, 0, 6][..], &[1, 2, 7, 6], &[1, 6, 0], &[5, 4, 6, 7]]
         );
         m.validate().expect("valid");
         // Ending on a corner (vertex 5) adds only the crossing's vertex.
@@ -436,7 +465,7 @@ mod tests {
         let faces: Vec<&[u32]> = m.faces.iter().map(|f| f.v.as_slice()).collect();
         assert_eq!(
             faces,
-            [&[0, 6, 4, 3][..], &[1, 2, 5, 6], &[0, 1, 6], &[5, 4, 6]]
+            [&[4, 3, 0, 6][..], &[1, 2, 5, 6], &[1, 6, 0], &[4, 6, 5]]
         );
         // Through a vertex (4, at (1, 1)) or off the mesh: refused.
         for end in [[2.0, 2.0, 0.0], [3.0, 0.5, 0.0]] {

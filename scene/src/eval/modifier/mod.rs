@@ -326,13 +326,15 @@ fn run_stack(
 }
 
 /// Modifiers an Edit Poly above replays on polygons (`edit_poly`'s input
-/// through Symmetry, Smooth and Conform): their triangle-mesh result would be
+/// through Symmetry, Smooth, Conform and Shell): their triangle-mesh result would be
 /// replaced, so they are not applied on triangles, where a polygon's
 /// triangles are not what Max smooths or slices. True per modifier of
 /// `applied` (top first) with an Edit Poly above it and only modifiers the
 /// Edit Poly reads through between them.
 fn replayed_by_edit_poly(applied: &[Applied]) -> Vec<bool> {
-    let replayed = |c: ClassId| c == SYMMETRY || c == surface::SMOOTH || c == conform::CONFORM;
+    let replayed = |c: ClassId| {
+        c == SYMMETRY || c == surface::SMOOTH || c == conform::CONFORM || c == shell::SHELL
+    };
     let through = |c: ClassId| c == EDIT_POLY || c == UNWRAP_UVW || replayed(c);
     let mut out = vec![false; applied.len()];
     let mut above = false;

@@ -13,9 +13,9 @@
 //! straighten corners, 14 auto smooth edge, 15 its angle (degrees).
 //!
 //! What is evaluated, and why the rest is refused:
-//! - Each vertex moves along the normal of its faces. Where its faces are not
-//!   coplanar Max's offset direction (and the straighten-corners option that
-//!   changes it) is not known here, so such an input is refused.
+//! - Each vertex moves along its angle-weighted vertex normal by the amount
+//!   ([`directions`]); straighten corners on a bent input (it changes those
+//!   directions) is refused.
 //! - Material ids are carried (rim faces take the id of the face whose edge
 //!   they close); the id overrides are refused.
 //! - Rim smoothing: both options off, group 31 (Max's documented default);
@@ -32,6 +32,7 @@ use super::{Applied, ModContext};
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Face, Mesh};
+use crate::eval::objects::poly::{PolyFace, PolyMesh};
 use crate::eval::objects::primitive::{block_params, Params};
 use crate::typed::ClassId;
 
@@ -52,6 +53,8 @@ pub struct Settings {
     pub outer: f64,
     pub segments: usize,
     pub rim_smoothing: RimSmoothing,
+    /// Straighten corners (13): changes the directions where faces bend.
+    pub straighten: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,10 +93,31 @@ fn settings(p: &Params) -> Result<Settings, EvalError> {
         outer,
         segments: segments as usize,
         rim_smoothing,
+        straighten: p.flag(13, false),
     })
 }
 
 pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
+    let s = read(m, cx, !mesh.maps.is_empty())?;
+    *mesh = shell(mesh, &s)?;
+    Ok(())
+}
+
+/// The Shell on the polygon form an Edit Poly above takes (see
+/// [`shell_poly`]).
+pub(super) fn apply_poly(
+    m: &Applied,
+    poly: &mut PolyMesh,
+    cx: &ModContext,
+) -> Result<(), EvalError> {
+    let s = read(m, cx, !poly.maps.is_empty())?;
+    *poly = shell_poly(poly, &s)?;
+    Ok(())
+}
+
+/// The settings, refusing what is not evaluated: a bevel spline, and edge
+/// mapping other than copy when the input is `mapped`.
+fn read(m: &Applied, cx: &ModContext, mapped: bool) -> Result<Settings, EvalError> {
     let refs = &cx
         .eval
         .graph
@@ -110,40 +134,61 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
         .ok_or_else(|| EvalError::reference("", "no parameter block (reference 0)"))?;
     let p = block_params(cx.eval, pb, cx.t)?;
     let s = settings(&p)?;
-    if !mesh.maps.is_empty() && p.int_or(6, 0) != 0 {
+    if mapped && p.int_or(6, 0) != 0 {
         return Err(EvalError::not_evaluated_why(
             format!("edge mapping {} on a mapped mesh", p.int_or(6, 0)),
             "only copy",
         ));
     }
-    *mesh = shell(mesh, &s)?;
-    Ok(())
+    Ok(s)
 }
 
-/// Each vertex's unit offset direction: the common normal of its faces.
-fn directions(mesh: &Mesh) -> Result<Vec<Vec3>, EvalError> {
-    let mut dir: Vec<Option<Vec3>> = vec![None; mesh.vertices.len()];
-    for (i, f) in mesh.faces.iter().enumerate() {
-        let [a, b, c] = f.v.map(|v| mesh.vertices[v as usize]);
-        let n = b.minus(a).cross(c.minus(a));
+/// Each vertex's unit offset direction — the mean of the unit normals of the
+/// triangles around it, each weighted by its angle at the vertex (Max's
+/// vertex normal; on coplanar faces simply their normal) — and whether some
+/// vertex joins faces that are not coplanar. Fitted to Shotgun's
+/// RubberGrips: each outer vertex the Unwrap above cached lies the outer
+/// amount from its input along this direction over Max's triangles (within
+/// f32 noise, 5e-5 of the amount), where equal or area weights, or polygon
+/// normals, miss by up to 0.07 (docs/evaluation.md, "Shell"). A vertex of
+/// no face stays put.
+fn directions(vertices: &[Vec3], tris: &[[u32; 3]]) -> Result<(Vec<Vec3>, bool), EvalError> {
+    let mut sum = vec![Vec3(0.0, 0.0, 0.0); vertices.len()];
+    let mut first: Vec<Option<Vec3>> = vec![None; vertices.len()];
+    let mut bent = false;
+    for t in tris {
+        let p = t.map(|v| vertices[v as usize]);
+        let n = p[1].minus(p[0]).cross(p[2].minus(p[0]));
         if n.len() == 0.0 || !n.len().is_finite() {
             continue;
         }
         let n = n.normalized();
-        for &v in &f.v {
-            match dir[v as usize] {
-                None => dir[v as usize] = Some(n),
+        for k in 0..3 {
+            let (x, y) = (p[(k + 1) % 3].minus(p[k]), p[(k + 2) % 3].minus(p[k]));
+            let c = x.dot(y) / (x.len() * y.len());
+            let angle = c.clamp(-1.0, 1.0).acos();
+            let v = t[k] as usize;
+            sum[v] = sum[v].plus(n.scale(angle));
+            match first[v] {
+                None => first[v] = Some(n),
                 Some(d) if d.dot(n) >= COPLANAR.cos() => {}
-                Some(_) => {
-                    return Err(EvalError::not_evaluated(format!("vertex {v} joins faces that are not coplanar (face {i}): Max's offset direction there")))
-                }
+                Some(_) => bent = true,
             }
         }
     }
-    Ok(dir
-        .into_iter()
-        .map(|d| d.unwrap_or(Vec3(0.0, 0.0, 0.0)))
-        .collect())
+    let mut out = Vec::with_capacity(vertices.len());
+    for (v, (d, f)) in sum.into_iter().zip(&first).enumerate() {
+        match f {
+            None => out.push(Vec3(0.0, 0.0, 0.0)),
+            Some(_) if d.len() > 1e-9 && d.len().is_finite() => out.push(d.normalized()),
+            Some(_) => {
+                return Err(EvalError::not_evaluated(format!(
+                    "vertex {v}, whose faces' normals cancel out: Max's offset direction there"
+                )))
+            }
+        }
+    }
+    Ok((out, bent))
 }
 
 /// The shelled mesh (see the module comment).
@@ -161,7 +206,13 @@ pub fn shell(mesh: &Mesh, s: &Settings) -> Result<Mesh, EvalError> {
             "a face uses a vertex beyond the mesh",
         ));
     }
-    let dir = directions(mesh)?;
+    let tris: Vec<[u32; 3]> = mesh.faces.iter().map(|f| f.v).collect();
+    let (dir, bent) = directions(&mesh.vertices, &tris)?;
+    if bent && s.straighten {
+        return Err(EvalError::not_evaluated(
+            "straighten corners on faces that are not coplanar",
+        ));
+    }
     // Open edges: undirected edges used once, kept with their face and corner.
     let mut uses: std::collections::HashMap<(u32, u32), (usize, usize, u32)> =
         std::collections::HashMap::new();
@@ -253,14 +304,30 @@ pub fn shell(mesh: &Mesh, s: &Settings) -> Result<Mesh, EvalError> {
         }
     }
     let surface_groups = mesh.faces.iter().fold(0u32, |g, f| g | f.smoothing);
-    rim_groups(
-        &mut faces[rim_start..],
-        &vertices,
-        &open,
-        mesh,
-        s,
-        surface_groups,
-    )?;
+    let per_edge = 2 * s.segments;
+    // Rim quads of one open edge are coplanar (a flat strip): one normal per
+    // open edge, that of its first triangle.
+    let ends: Vec<(u32, u32, Vec3)> = open
+        .iter()
+        .enumerate()
+        .map(|(i, &(fi, k))| {
+            let f = mesh.faces[fi];
+            let [a, b, c] = faces[rim_start + i * per_edge]
+                .v
+                .map(|v| vertices[v as usize]);
+            (
+                f.v[k],
+                f.v[(k + 1) % 3],
+                b.minus(a).cross(c.minus(a)).normalized(),
+            )
+        })
+        .collect();
+    let bits = rim_groups(&ends, s, surface_groups)?;
+    for (i, b) in bits.iter().enumerate() {
+        for f in &mut faces[rim_start + i * per_edge..rim_start + (i + 1) * per_edge] {
+            f.smoothing = *b;
+        }
+    }
     Ok(Mesh {
         vertices,
         faces,
@@ -272,21 +339,15 @@ pub fn shell(mesh: &Mesh, s: &Settings) -> Result<Mesh, EvalError> {
     })
 }
 
-/// Smoothing groups of the rim faces (two triangles per quad, `segments`
-/// quads per open edge, in `open`'s order).
+/// Smoothing groups of the rim of each open edge (its two input vertices
+/// and its strip's normal), in `open`'s order.
 fn rim_groups(
-    rim: &mut [Face],
-    vertices: &[Vec3],
-    open: &[(usize, usize)],
-    mesh: &Mesh,
+    open: &[(u32, u32, Vec3)],
     s: &Settings,
     surface: u32,
-) -> Result<(), EvalError> {
+) -> Result<Vec<u32>, EvalError> {
     let angle = match s.rim_smoothing {
-        RimSmoothing::Groups(g) => {
-            rim.iter_mut().for_each(|f| f.smoothing = g);
-            return Ok(());
-        }
+        RimSmoothing::Groups(g) => return Ok(vec![g; open.len()]),
         RimSmoothing::Auto(a) => a,
     };
     let free: Vec<u32> = (0..32)
@@ -299,36 +360,26 @@ fn rim_groups(
             "no smoothing groups left for the rim",
         ));
     }
-    let per_edge = 2 * s.segments;
-    // Rim quads of one open edge are coplanar (a flat strip): one normal per
-    // open edge, and two edges are neighbours when they share a vertex.
-    let normal = |i: usize| {
-        let t = &rim[i * per_edge];
-        let [a, b, c] = t.v.map(|v| vertices[v as usize]);
-        b.minus(a).cross(c.minus(a)).normalized()
-    };
-    let n = open.len();
+    // Two open edges are neighbours when they share a vertex.
     let mut at_vertex: std::collections::HashMap<u32, Vec<usize>> = Default::default();
-    for (i, &(fi, k)) in open.iter().enumerate() {
-        let f = mesh.faces[fi];
-        for v in [f.v[k], f.v[(k + 1) % 3]] {
+    for (i, &(a, b, _)) in open.iter().enumerate() {
+        for v in [a, b] {
             at_vertex.entry(v).or_default().push(i);
         }
     }
     // Greedy colouring: an edge takes a free bit shared with every smooth
     // neighbour already coloured, and not used by a sharp one.
-    let mut bits = vec![0u32; n];
-    for i in 0..n {
-        let (fi, k) = open[i];
-        let f = mesh.faces[fi];
+    let mut bits = vec![0u32; open.len()];
+    for i in 0..open.len() {
+        let (a, b, normal) = open[i];
         let mut smooth = 0u32;
         let mut sharp = 0u32;
-        for v in [f.v[k], f.v[(k + 1) % 3]] {
+        for v in [a, b] {
             for &j in at_vertex.get(&v).map_or(&[][..], |x| x) {
                 if j == i || bits[j] == 0 {
                     continue;
                 }
-                if normal(i).dot(normal(j)) >= angle.cos() {
+                if normal.dot(open[j].2) >= angle.cos() {
                     smooth |= bits[j];
                 } else {
                     sharp |= bits[j];
@@ -343,12 +394,126 @@ fn rim_groups(
             })?
         };
     }
-    for (i, b) in bits.iter().enumerate() {
-        for f in &mut rim[i * per_edge..(i + 1) * per_edge] {
-            f.smoothing = *b;
+    Ok(bits)
+}
+
+/// The Shell of a polygon mesh, numbered as Max's poly Shell numbers it
+/// where Shotgun's RubberGrips pin it (their Unwrap UVW caches the result,
+/// through an Edit Poly that moves vertices and deletes faces by index —
+/// RubberGrip its inner side, RubberGrip001 its outer one): vertices outer
+/// (each input vertex moved out, in order) then inner; faces the input's
+/// (same corners and triangles) then their reversed copies (corner k is the
+/// face's corner 2 − k, as the triangle path's [c, b, a]; pinned on quads),
+/// then one rim quad [b, a, a', b'] per open side a → b, sides in face order
+/// and each face's in corner order (pinned), triangulated from its corner 0
+/// (not pinned: the rims of the RubberGrips are thin strips, their
+/// diagonals change no direction there). Several segments are refused here: where
+/// their rows' vertices go is not pinned. MNMesh's edge numbering after the
+/// Shell is not derived (`edges` is left unknown).
+pub fn shell_poly(poly: &PolyMesh, s: &Settings) -> Result<PolyMesh, EvalError> {
+    poly.validate()?;
+    if s.segments != 1 {
+        return Err(EvalError::not_evaluated_why(
+            format!("{} segments on polygons", s.segments),
+            "where Max numbers the rim rows' vertices is not pinned",
+        ));
+    }
+    let nv = poly.vertices.len();
+    let tris: Vec<[u32; 3]> = poly
+        .faces
+        .iter()
+        .flat_map(|f| f.tris.iter().map(|t| t.map(|c| f.v[c])))
+        .collect();
+    let (dir, bent) = directions(&poly.vertices, &tris)?;
+    if bent && s.straighten {
+        return Err(EvalError::not_evaluated(
+            "straighten corners on faces that are not coplanar",
+        ));
+    }
+    if nv.saturating_mul(2) > super::subdivide::MAX_ELEMENTS {
+        return Err(EvalError::malformed("", "too many vertices"));
+    }
+    let mut vertices = Vec::with_capacity(2 * nv);
+    for (v, d) in poly.vertices.iter().zip(&dir) {
+        vertices.push(v.plus(d.scale(s.outer)));
+    }
+    for (v, d) in poly.vertices.iter().zip(&dir) {
+        vertices.push(v.minus(d.scale(s.inner)));
+    }
+    // Open sides: undirected sides used once, with their face and corner.
+    let mut uses: std::collections::HashMap<(u32, u32), (usize, usize, u32)> = Default::default();
+    for (fi, f) in poly.faces.iter().enumerate() {
+        let n = f.v.len();
+        for k in 0..n {
+            let (a, b) = (f.v[k], f.v[(k + 1) % n]);
+            uses.entry((a.min(b), a.max(b))).or_insert((fi, k, 0)).2 += 1;
         }
     }
-    Ok(())
+    let mut open: Vec<(usize, usize)> = uses
+        .values()
+        .filter(|u| u.2 == 1)
+        .map(|u| (u.0, u.1))
+        .collect();
+    open.sort_unstable();
+    // Corner k of a reversed copy is the face's corner 2 − k (mod degree).
+    let reversed = |v: &[u32]| -> Vec<u32> {
+        let n = v.len();
+        (0..n).map(|k| v[(2 + n - k) % n]).collect()
+    };
+    let mut faces = poly.faces.clone();
+    for f in &poly.faces {
+        let n = f.v.len();
+        let back = |c: usize| (2 + n - c) % n;
+        faces.push(PolyFace {
+            v: reversed(&f.v).into_iter().map(|v| v + nv as u32).collect(),
+            tris: f
+                .tris
+                .iter()
+                .map(|t| [back(t[0]), back(t[2]), back(t[1])])
+                .collect(),
+            ..f.clone()
+        });
+    }
+    let mut maps = poly.maps.clone();
+    for (out, m) in maps.iter_mut().zip(&poly.maps) {
+        for mf in &m.faces {
+            out.faces.push(reversed(mf));
+        }
+    }
+    let rim_start = faces.len();
+    let mut ends = Vec::with_capacity(open.len());
+    for &(fi, k) in &open {
+        let f = &poly.faces[fi];
+        let n = f.v.len();
+        let (a, b) = (f.v[k], f.v[(k + 1) % n]);
+        let v = vec![b, a, a + nv as u32, b + nv as u32];
+        let p = v.iter().map(|&x| vertices[x as usize]).collect::<Vec<_>>();
+        ends.push((a, b, p[1].minus(p[0]).cross(p[2].minus(p[0])).normalized()));
+        faces.push(PolyFace {
+            v,
+            tris: vec![[0, 1, 2], [0, 2, 3]],
+            material: f.material,
+            smoothing: 0,
+        });
+        for (out, m) in maps.iter_mut().zip(&poly.maps) {
+            let (ma, mb) = (m.faces[fi][k], m.faces[fi][(k + 1) % n]);
+            out.faces.push(vec![mb, ma, ma, mb]);
+        }
+    }
+    let surface = poly.faces.iter().fold(0u32, |g, f| g | f.smoothing);
+    let bits = rim_groups(&ends, s, surface)?;
+    for (f, b) in faces[rim_start..].iter_mut().zip(bits) {
+        f.smoothing = b;
+    }
+    let out = PolyMesh {
+        vertices,
+        faces,
+        maps,
+        edges: None,
+        normals: None,
+    };
+    out.validate()?;
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -397,6 +562,7 @@ mod tests {
             outer,
             segments,
             rim_smoothing: RimSmoothing::Auto(45f64.to_radians()),
+            straighten: false,
         }
     }
 
@@ -460,18 +626,116 @@ mod tests {
     }
 
     #[test]
-    fn curved_input_and_damage_are_refused() {
-        let mut bent = square();
-        bent.vertices[3].2 = 0.5;
-        assert!(shell(&bent, &settings(0.0, 1.0, 1))
+    fn a_bent_vertex_moves_along_its_angle_weighted_normal() {
+        // Triangle [0, 1, 2] faces +Z with 90° at vertex 0; [0, 3, 1] faces
+        // −Y with 45° there: the direction is (π/2·Z − π/4·Y) normalised,
+        // (0, −1, 2) / √5.
+        let v = vec![
+            Vec3(0.0, 0.0, 0.0),
+            Vec3(1.0, 0.0, 0.0),
+            Vec3(0.0, 1.0, 0.0),
+            Vec3(1.0, 0.0, -1.0),
+        ];
+        let (dir, bent) = directions(&v, &[[0, 1, 2], [0, 3, 1]]).unwrap();
+        assert!(bent);
+        let want = Vec3(0.0, -1.0, 2.0).scale(1.0 / 5f64.sqrt());
+        assert!(dir[0].minus(want).len() < 1e-12, "{:?}", dir[0]);
+        // Vertex 2 has one face: its normal.
+        assert!(dir[2].minus(Vec3(0.0, 0.0, 1.0)).len() < 1e-12);
+        let mut mesh = square();
+        mesh.vertices = v;
+        mesh.faces[0].v = [0, 1, 2];
+        mesh.faces[1].v = [0, 3, 1];
+        mesh.maps.clear();
+        let m = shell(&mesh, &settings(0.0, 2.0, 1)).unwrap();
+        assert!(m.vertices[0].minus(want.scale(2.0)).len() < 1e-12);
+        // Straighten corners there is not evaluated.
+        let mut s = settings(0.0, 2.0, 1);
+        s.straighten = true;
+        assert!(shell(&mesh, &s)
             .unwrap_err()
             .to_string()
-            .contains("coplanar"));
+            .contains("straighten"));
+        // Faces whose normals cancel at a vertex leave it no direction.
+        let (v, t) = (
+            vec![
+                Vec3(0.0, 0.0, 0.0),
+                Vec3(1.0, 0.0, 0.0),
+                Vec3(0.0, 1.0, 0.0),
+            ],
+            [[0, 1, 2], [0, 2, 1]],
+        );
+        assert!(directions(&v, &t).is_err());
+    }
+
+    /// Two unit quads side by side (vertices 0 1 2 / 3 4 5), facing +Z.
+    fn strip() -> PolyMesh {
+        PolyMesh {
+            vertices: (0..6)
+                .map(|i| Vec3(f64::from(i % 3), f64::from(i / 3), 0.0))
+                .collect(),
+            faces: vec![
+                PolyFace::fan(vec![0, 1, 4, 3], 2, 1),
+                PolyFace::fan(vec![1, 2, 5, 4], 2, 1),
+            ],
+            maps: Vec::new(),
+            edges: None,
+            normals: None,
+        }
+    }
+
+    #[test]
+    fn polygons_keep_max_numbering() {
+        let m = shell_poly(&strip(), &settings(0.5, 0.25, 1)).unwrap();
+        assert_eq!(m.vertices.len(), 12);
+        assert_eq!(m.vertices[4], Vec3(1.0, 1.0, 0.25));
+        assert_eq!(m.vertices[10], Vec3(1.0, 1.0, -0.5));
+        let faces: Vec<&[u32]> = m.faces.iter().map(|f| f.v.as_slice()).collect();
+        assert_eq!(
+            faces,
+            [
+                &[0, 1, 4, 3][..],
+                &[1, 2, 5, 4],
+                &[10, 7, 6, 9],
+                &[11, 8, 7, 10],
+                // Open sides in face order, each face's in corner order.
+                &[1, 0, 6, 7],
+                &[3, 4, 10, 9],
+                &[0, 3, 9, 6],
+                &[2, 1, 7, 8],
+                &[5, 2, 8, 11],
+                &[4, 5, 11, 10],
+            ]
+        );
+        // The reversed copy keeps its diagonal (vertices 0–4 of [0 1 4 3]).
+        assert_eq!(m.faces[2].tris, [[2, 0, 1], [2, 3, 0]]);
+        assert!(m.faces.iter().all(|f| f.material == 2));
+        assert!(m.faces[4..].iter().all(|f| f.smoothing & 1 == 0));
+        // Closed: every side in two faces, run both ways.
+        let mut seen = std::collections::HashMap::new();
+        for f in &m.faces {
+            for k in 0..f.v.len() {
+                *seen.entry((f.v[k], f.v[(k + 1) % f.v.len()])).or_insert(0) += 1;
+            }
+        }
+        assert!(seen
+            .iter()
+            .all(|(&(a, b), &n)| n == 1 && seen.get(&(b, a)) == Some(&1)));
+        assert!(m.edges.is_none());
+        // Rim rows of several segments are not numbered here.
+        assert!(shell_poly(&strip(), &settings(0.5, 0.25, 2)).is_err());
+    }
+
+    #[test]
+    fn damage_is_refused() {
         let mut bad = square();
         bad.faces[0].v[0] = 9;
         assert!(shell(&bad, &settings(0.0, 1.0, 1)).is_err());
         let mut bad = square();
         bad.maps[0].faces.pop();
         assert!(shell(&bad, &settings(0.0, 1.0, 1)).is_err());
+        let mut bad = strip();
+        bad.faces[1].v[0] = 99;
+        assert!(shell_poly(&bad, &settings(0.0, 1.0, 1)).is_err());
     }
 }
