@@ -145,6 +145,9 @@ mod tests {
         );
         // The mesh is left as it was.
         assert_eq!(m.faces.len(), 2);
+        // The id the dispatch uses names this operation.
+        use super::super::edit_poly_records::{op_name, OP_CREATE_EDGE};
+        assert_eq!(op_name(OP_CREATE_EDGE), "operation Create Edge (62)");
     }
 
     #[test]

@@ -89,5 +89,8 @@ mod tests {
         assert!(retriangulate(&quad(0.0, (1.5, 0.5)), &[true]).is_err());
         // A selection not sized to the mesh.
         assert!(retriangulate(&quad(0.0, (0.0, 2.0)), &[true, true, true]).is_err());
+        // The id the dispatch uses names this operation.
+        use super::super::edit_poly_records::{op_name, OP_RETRIANGULATE};
+        assert_eq!(op_name(OP_RETRIANGULATE), "operation Retriangulate (29)");
     }
 }
