@@ -27,11 +27,13 @@ use super::edit_poly_chamfer as chamfer;
 use super::edit_poly_clone as clone;
 use super::edit_poly_connect as connect;
 use super::edit_poly_create as create;
+use super::edit_poly_create_edge as create_edge;
 use super::edit_poly_cut as cut;
 use super::edit_poly_edges as edges;
 use super::edit_poly_extrude as extrude;
 use super::edit_poly_extrude_edge as extrude_edge;
 use super::edit_poly_records::*;
+use super::edit_poly_retriangulate as retriangulate;
 use super::edit_poly_smooth as smooth;
 use super::edit_poly_topo as topo;
 use super::{bits, Applied, ModContext};
@@ -459,6 +461,8 @@ fn is_evaluated(id: u32) -> bool {
             | OP_CREATE
             | OP_TARGET_WELD
             | OP_CUT
+            | OP_CREATE_EDGE
+            | OP_RETRIANGULATE
             | OP_CLONE_EDGE
     )
 }
@@ -571,6 +575,8 @@ fn replay(
         OP_CLONE_EDGE => return clone::clone_edges(poly, &op.selection),
         OP_CREATE => create::create(poly, &op.data)?,
         OP_TARGET_WELD => create::target_weld(poly, &op.data)?,
+        OP_CREATE_EDGE => create_edge::create_edge(poly, &op.data)?,
+        OP_RETRIANGULATE => retriangulate::retriangulate(poly, &op.selection)?,
         OP_CUT => {
             let split = op.int_param(PARAM_CUT_SPLIT)?.unwrap_or(0) != 0;
             cut::cut(poly, &op.data, split)?;

@@ -52,6 +52,8 @@ pub(super) const OP_EXTRUDE_EDGE: u32 = 40;
 pub(super) const OP_CREATE: u32 = 56;
 pub(super) const OP_TARGET_WELD: u32 = 59;
 pub(super) const OP_CUT: u32 = 35;
+pub(super) const OP_CREATE_EDGE: u32 = 62;
+pub(super) const OP_RETRIANGULATE: u32 = 29;
 /// A Shift-move of edges (`edit_poly_clone`).
 pub(super) const OP_CLONE_EDGE: u32 = 64;
 
@@ -289,7 +291,8 @@ pub(super) struct Operation {
     pub(super) extra: Vec<(u16, Vec<u8>)>,
     /// Insert Vertex Edge's (edge, proportion from its v1) pairs (0x1600).
     pub(super) inserts: Vec<(u32, f64)>,
-    /// Create's, Target Weld's and Cut's local data records (id, payload).
+    /// Create's, Target Weld's, Cut's and Create Edge's local data records
+    /// (id, payload).
     pub(super) data: Vec<(u16, Vec<u8>)>,
     /// The Edit Poly release that recorded the operation (record 0x0450;
     /// absent before Max 2019).
@@ -480,7 +483,7 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, EvalError> {
                     op.attached = Some(attached(c.children())?);
                 } else if op.id == OP_INSERT_VERTEX_EDGE {
                     op.inserts = inserts(c.children())?;
-                } else if matches!(op.id, OP_CREATE | OP_TARGET_WELD | OP_CUT) {
+                } else if matches!(op.id, OP_CREATE | OP_TARGET_WELD | OP_CUT | OP_CREATE_EDGE) {
                     for x in c.children() {
                         op.data.push((x.id, payload(x)?.to_vec()));
                     }

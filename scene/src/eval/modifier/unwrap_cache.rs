@@ -329,7 +329,7 @@ pub(super) fn input(local: &[Chunk], own: &[Chunk]) -> Result<Cached, EvalError>
 }
 
 /// Newell's normal of a corner loop (length twice the projected area).
-fn newell(p: &[Vec3]) -> Vec3 {
+pub(super) fn newell(p: &[Vec3]) -> Vec3 {
     let mut n = Vec3(0.0, 0.0, 0.0);
     for (i, a) in p.iter().enumerate() {
         let b = p[(i + 1) % p.len()];
@@ -344,7 +344,7 @@ fn newell(p: &[Vec3]) -> Vec3 {
 
 /// Whether every corner lies within [`PLANAR`] of the polygon's size from the
 /// plane through its centroid along its Newell normal.
-fn planar(p: &[Vec3]) -> bool {
+pub(super) fn planar(p: &[Vec3]) -> bool {
     if p.len() <= 3 {
         return true;
     }
