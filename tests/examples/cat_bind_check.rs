@@ -9,8 +9,7 @@
 
 use maxfs_scene::eval::modifier::skin;
 use maxfs_scene::eval::rigs::cat::records;
-use maxfs_scene::eval::{Mat43, SceneEval};
-use maxfs_scene::Document;
+use maxfs_scene::eval::Mat43;
 
 fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
     let (mut r, mut p) = (0.0f64, 0.0f64);
@@ -30,16 +29,7 @@ fn main() {
         std::process::exit(2);
     }
     let tick: i32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let eval = match Document::open(std::path::Path::new(&args[1]))
-        .map_err(|e| e.to_string())
-        .and_then(|d| SceneEval::from_document(d).map_err(|e| e.to_string()))
-    {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("{}: {e}", args[1]);
-            std::process::exit(1);
-        }
-    };
+    let eval = maxfs_tests::eval_or_exit(&args[1]);
     let nodes: Vec<usize> = eval.graph.nodes().map(|(o, _)| o.index).collect();
     for n in nodes {
         let Some(Ok(sk)) = skin::node_skin(&eval, n) else {

@@ -7,8 +7,8 @@
 //! sweep measurements in docs/cat.md (files that cannot be in the corpus).
 
 use maxfs_scene::eval::rigs::cat::records;
-use maxfs_scene::eval::{Mat43, SceneEval, Vec3};
-use maxfs_scene::{settings, Document};
+use maxfs_scene::eval::{Mat43, Vec3};
+use maxfs_scene::settings;
 
 fn to_mat(m: &ufbx::Matrix) -> Mat43 {
     Mat43([
@@ -36,20 +36,7 @@ fn main() {
         eprintln!("usage: cat_fbx_check <file.max> <file.fbx> [bone substring to print]");
         std::process::exit(2);
     }
-    let doc = match Document::open(std::path::Path::new(&args[1])) {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("{}: {e}", args[1]);
-            std::process::exit(1);
-        }
-    };
-    let eval = match SceneEval::from_document(doc) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("{}: {e}", args[1]);
-            std::process::exit(1);
-        }
-    };
+    let eval = maxfs_tests::eval_or_exit(&args[1]);
     let metres =
         settings::system_unit(&eval.doc, &eval.graph).map_or(0.0254, |u| u.metres_per_unit);
     let opts = ufbx::LoadOpts {

@@ -9,8 +9,7 @@
 //! (files that cannot be in the corpus). An FBX may come from another save
 //! than the .max: a difference says "compare", not "wrong".
 
-use maxfs_scene::eval::SceneEval;
-use maxfs_scene::{settings, Document};
+use maxfs_scene::settings;
 
 fn nearest(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
     a.iter()
@@ -40,16 +39,7 @@ fn main() {
         eprintln!("usage: fbx_mesh_check <file.max> <file.fbx>");
         std::process::exit(2);
     }
-    let eval = match Document::open(std::path::Path::new(&args[1]))
-        .map_err(|e| e.to_string())
-        .and_then(|d| SceneEval::from_document(d).map_err(|e| e.to_string()))
-    {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("{}: {e}", args[1]);
-            std::process::exit(1);
-        }
-    };
+    let eval = maxfs_tests::eval_or_exit(&args[1]);
     let metres =
         settings::system_unit(&eval.doc, &eval.graph).map_or(0.0254, |u| u.metres_per_unit);
     let opts = ufbx::LoadOpts {

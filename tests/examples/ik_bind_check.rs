@@ -8,8 +8,7 @@
 
 use maxfs_scene::eval::modifier::skin;
 use maxfs_scene::eval::rigs::ik::chain::scene_chains;
-use maxfs_scene::eval::{Mat43, SceneEval};
-use maxfs_scene::Document;
+use maxfs_scene::eval::Mat43;
 
 fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
     let (a, b) = (a.rows(), b.rows());
@@ -30,16 +29,7 @@ fn main() {
         std::process::exit(2);
     }
     let tick: i32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let eval = match Document::open(std::path::Path::new(&args[1]))
-        .map_err(|e| e.to_string())
-        .and_then(|d| SceneEval::from_document(d).map_err(|e| e.to_string()))
-    {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("{}: {e}", args[1]);
-            std::process::exit(1);
-        }
-    };
+    let eval = maxfs_tests::eval_or_exit(&args[1]);
     let mut joints = Vec::new();
     for (ctl, chain) in scene_chains(&eval) {
         match chain {

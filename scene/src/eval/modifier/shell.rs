@@ -213,22 +213,7 @@ pub fn shell(mesh: &Mesh, s: &Settings) -> Result<Mesh, EvalError> {
             "straighten corners on faces that are not coplanar",
         ));
     }
-    // Open edges: undirected edges used once, kept with their face and corner.
-    let mut uses: std::collections::HashMap<(u32, u32), (usize, usize, u32)> =
-        std::collections::HashMap::new();
-    for (fi, f) in mesh.faces.iter().enumerate() {
-        for k in 0..3 {
-            let (a, b) = (f.v[k], f.v[(k + 1) % 3]);
-            let e = uses.entry((a.min(b), a.max(b))).or_insert((fi, k, 0));
-            e.2 += 1;
-        }
-    }
-    let mut open: Vec<(usize, usize)> = uses
-        .values()
-        .filter(|u| u.2 == 1)
-        .map(|u| (u.0, u.1))
-        .collect();
-    open.sort_unstable();
+    let open = open_sides(mesh.faces.iter().map(|f| &f.v[..]));
     let rim_rows = s.segments - 1;
     let grown = nv
         .checked_mul(2)
@@ -440,21 +425,7 @@ pub fn shell_poly(poly: &PolyMesh, s: &Settings) -> Result<PolyMesh, EvalError> 
     for (v, d) in poly.vertices.iter().zip(&dir) {
         vertices.push(v.minus(d.scale(s.inner)));
     }
-    // Open sides: undirected sides used once, with their face and corner.
-    let mut uses: std::collections::HashMap<(u32, u32), (usize, usize, u32)> = Default::default();
-    for (fi, f) in poly.faces.iter().enumerate() {
-        let n = f.v.len();
-        for k in 0..n {
-            let (a, b) = (f.v[k], f.v[(k + 1) % n]);
-            uses.entry((a.min(b), a.max(b))).or_insert((fi, k, 0)).2 += 1;
-        }
-    }
-    let mut open: Vec<(usize, usize)> = uses
-        .values()
-        .filter(|u| u.2 == 1)
-        .map(|u| (u.0, u.1))
-        .collect();
-    open.sort_unstable();
+    let open = open_sides(poly.faces.iter().map(|f| &f.v[..]));
     // Corner k of a reversed copy is the face's corner 2 − k (mod degree).
     let reversed = |v: &[u32]| -> Vec<u32> {
         let n = v.len();
@@ -514,6 +485,26 @@ pub fn shell_poly(poly: &PolyMesh, s: &Settings) -> Result<PolyMesh, EvalError> 
     };
     out.validate()?;
     Ok(out)
+}
+
+/// Open sides (undirected sides used by one face) as (face, corner), in face
+/// and corner order: where the rims go.
+fn open_sides<'a>(faces: impl Iterator<Item = &'a [u32]>) -> Vec<(usize, usize)> {
+    let mut uses: std::collections::HashMap<(u32, u32), (usize, usize, u32)> = Default::default();
+    for (fi, v) in faces.enumerate() {
+        let n = v.len();
+        for k in 0..n {
+            let (a, b) = (v[k], v[(k + 1) % n]);
+            uses.entry((a.min(b), a.max(b))).or_insert((fi, k, 0)).2 += 1;
+        }
+    }
+    let mut open: Vec<(usize, usize)> = uses
+        .values()
+        .filter(|u| u.2 == 1)
+        .map(|u| (u.0, u.1))
+        .collect();
+    open.sort_unstable();
+    open
 }
 
 #[cfg(test)]
