@@ -7,7 +7,8 @@
 //! The corpus holds no such cache, so misc/Crate.max's Box001 (a Box of 8
 //! vertices and 12 triangles, each side a quad split by a hidden diagonal)
 //! gets, through our writers, an Edit Mesh whose MeshDelta holds a record not
-//! decoded (0x0334, as the hand files' Edit Mesh does) and above it an Unwrap
+//! decoded (0x0444, made up: what the hand files' 0x0334 was before it was
+//! decoded) and above it an Unwrap
 //! UVW whose cache is the Box's own mesh with its hidden edges marked. The
 //! Edit Mesh is refused, the cache stands in, and the mesh must come back
 //! with the Box's triangles and edge visibility; a mark without its twin
@@ -90,7 +91,7 @@ fn stood_in(plain: &Mesh, cache: Chunk) -> Mesh {
         vec![
             Chunk::leaf(0x0100, words(&[plain.vertices.len() as u32])),
             Chunk::leaf(0x0110, words(&[plain.faces.len() as u32])),
-            Chunk::leaf(0x0334, words(&[0])),
+            Chunk::leaf(0x0444, words(&[0])),
         ],
     );
     let em = e.add_object(edit_mesh, vec![modifier_save()]);
@@ -108,7 +109,7 @@ fn stood_in(plain: &Mesh, cache: Chunk) -> Mesh {
     assert!(
         m.missing_parts
             .iter()
-            .any(|p| p.source.contains("Unwrap UVW cache") && p.reason.contains("0x0334")),
+            .any(|p| p.source.contains("Unwrap UVW cache") && p.reason.contains("0x0444")),
         "the cache stands in for the refused Edit Mesh: {:?}",
         m.missing_parts
     );

@@ -39,7 +39,7 @@
 
 use super::subdivide::Polys;
 use super::turbo_smooth::{self, Settings, MAX_SMOOTH_QUADS};
-use super::{Applied, ModContext, UNWRAP_UVW};
+use super::{Applied, ModContext, EDIT_MESH, UNWRAP_UVW};
 use crate::chunk::Chunk;
 use crate::eval::core::keys::Words;
 use crate::eval::core::pblock;
@@ -230,8 +230,8 @@ fn check_mod_app_flags(mod_app: Option<&Chunk>) -> Result<(), EvalError> {
 }
 
 /// Whether the modifier directly below `m` in its node's stack is an Unwrap
-/// UVW.
-fn on_unwrap(m: &Applied, cx: &ModContext) -> Result<bool, EvalError> {
+/// UVW or an Edit Mesh: a triangle mesh whose edge visibility is Max's.
+fn on_triangles(m: &Applied, cx: &ModContext) -> Result<bool, EvalError> {
     let Some(node) = cx.node else {
         return Ok(false);
     };
@@ -243,7 +243,9 @@ fn on_unwrap(m: &Applied, cx: &ModContext) -> Result<bool, EvalError> {
         .iter()
         .position(|a| a.object == m.object)
         .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
-    Ok(stack.get(at + 1).is_some_and(|b| b.class == UNWRAP_UVW))
+    Ok(stack
+        .get(at + 1)
+        .is_some_and(|b| b.class == UNWRAP_UVW || b.class == EDIT_MESH))
 }
 
 /// The polygons of a triangle mesh as MeshSmooth's "Operate On: Polygons"
@@ -267,7 +269,7 @@ pub(super) fn apply(
     if s.iterations == 0 {
         return Ok(());
     }
-    let polys = if on_unwrap(m, cx)? {
+    let polys = if on_triangles(m, cx)? {
         hidden_edge_polygons(mesh)?
     } else {
         turbo_smooth::polygon_input(m, mesh, cx)?
