@@ -63,6 +63,7 @@ mod eval_sunlight;
 mod eval_teapot;
 mod eval_texture_files;
 mod eval_unwrap_cache;
+mod eval_unwrap_cache_edges;
 mod eval_uv;
 mod export_anim_frame_rate;
 mod export_biped_anim;

@@ -16,6 +16,9 @@ const ATTRIB_MATID_SHIFT: u32 = 5;
 /// Face flag bits: edges 0..2, hidden at bit 5 of Max's Face::flags.
 const FACE_HIDDEN: u16 = 0x20;
 
+/// A created vertex's source index for "cloned from no vertex".
+const NO_SOURCE: u32 = u32::MAX;
+
 /// Applies an Edit Mesh MeshDelta: created vertices are appended, then moves,
 /// face corner remaps and attribute changes act on the input faces, created faces
 /// are appended, and the deletion bit arrays (over input + created) go last with
@@ -23,10 +26,17 @@ const FACE_HIDDEN: u16 = 0x20;
 /// creates or rewires map faces is refused.
 pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
     let (nv, nf) = (mesh.vertices.len(), mesh.faces.len());
+    let input = mesh.vertices.clone();
     let mut del_verts = Vec::new();
     let mut del_faces = Vec::new();
     let mut created_faces = Vec::new();
     let mut map_channel: Option<i32> = None;
+    // The map delta's input map vertex and face counts (0x0324, 0x0328).
+    let mut map_input: (Option<u32>, Option<u32>) = (None, None);
+    // Map faces created per channel (0x0338).
+    let mut created_map: Vec<(i32, usize)> = Vec::new();
+    // Whether the current channel's input counts were checked.
+    let mut map_checked = false;
     for c in delta {
         match c.id {
             0x0100 | 0x0110 => {
@@ -43,9 +53,26 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
                     ));
                 }
             }
+            // Created vertices are clones (MeshDelta's vClone): an input
+            // vertex (its position as the stack below gives it, before the
+            // moves) plus an offset, or, from no vertex (-1), a position. Checked on Evan-Barry's hand files: the
+            // 115 created vertices land on the Unwrap UVW cache above
+            // exactly (docs/evaluation.md).
             0x0130 => {
                 for r in records(payload(c)?, 16, "created vertices")? {
-                    mesh.vertices.push(vec_at(r, 1));
+                    let i = u32_at(r, 0);
+                    if i == NO_SOURCE {
+                        mesh.vertices.push(vec_at(r, 1));
+                        continue;
+                    }
+                    let i = i as usize;
+                    let from = input.get(i).ok_or_else(|| {
+                        EvalError::malformed(
+                            "",
+                            format!("created vertex cloned from vertex {i} of {nv}"),
+                        )
+                    })?;
+                    mesh.vertices.push(from.plus(vec_at(r, 1)));
                 }
             }
             0x0140 => {
@@ -123,9 +150,70 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
                     });
                 }
                 map_channel = Some(ch);
+                map_input = (None, None);
+                map_checked = false;
             }
             // Input map vertex and face counts of the map delta.
-            0x0324 | 0x0328 => {}
+            0x0324 | 0x0328 => {
+                let p = payload(c)?;
+                if p.len() != 4 {
+                    return Err(EvalError::malformed("", format!("chunk {:#06x}", c.id)));
+                }
+                if c.id == 0x0324 {
+                    map_input.0 = Some(Words(p).u32(0));
+                } else {
+                    map_input.1 = Some(Words(p).u32(0));
+                }
+            }
+            0x0334 | 0x0338 | 0x033b => {
+                let ch = map_channel
+                    .ok_or_else(|| EvalError::malformed("", "map records before a channel"))?;
+                let map = mesh
+                    .maps
+                    .iter_mut()
+                    .find(|m| m.channel == ch)
+                    .ok_or_else(|| {
+                        EvalError::reference("", format!("map delta for missing channel {ch}"))
+                    })?;
+                if !map_checked {
+                    check_map_input(map_input, map, ch)?;
+                    map_checked = true;
+                }
+                match c.id {
+                    // Created map vertices: Point3s appended.
+                    0x0334 => {
+                        for r in records(payload(c)?, 12, "created map vertices")? {
+                            let v = vec_at(r, 0);
+                            map.vertices.push([v.0 as f32, v.1 as f32, v.2 as f32]);
+                        }
+                    }
+                    // Created map faces: three map vertices each, appended
+                    // in the order of the created faces.
+                    0x0338 => {
+                        let rs = records(payload(c)?, 12, "created map faces")?;
+                        for r in &rs {
+                            map.faces.push([u32_at(r, 0), u32_at(r, 1), u32_at(r, 2)]);
+                        }
+                        created_map.push((ch, rs.len()));
+                    }
+                    // Map face remaps: face, corner mask, three map vertices
+                    // (the layout of the face remaps 0x0210).
+                    _ => {
+                        for r in records(payload(c)?, 20, "map face remaps")? {
+                            let i = u32_at(r, 0) as usize;
+                            let mask = u32_at(r, 1);
+                            let f = map.faces.get_mut(i).ok_or_else(|| {
+                                EvalError::malformed("", format!("map {ch} remap of face {i}"))
+                            })?;
+                            for (k, corner) in f.iter_mut().enumerate() {
+                                if mask & 1 << k != 0 {
+                                    *corner = u32_at(r, 2 + k);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
             0x0330 => {
                 let ch = map_channel.ok_or_else(|| {
                     EvalError::malformed("", "map vertex values before a channel")
@@ -162,11 +250,29 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
             "remapped face beyond the vertices",
         ));
     }
-    if !created_faces.is_empty() && !mesh.maps.is_empty() {
-        return Err(EvalError::not_evaluated_why(
-            "creating faces on a mesh with map channels",
-            "map deltas",
-        ));
+    for map in &mesh.maps {
+        let made: usize = created_map
+            .iter()
+            .filter(|(ch, _)| *ch == map.channel)
+            .map(|(_, n)| n)
+            .sum();
+        if made != created_faces.len() {
+            return Err(EvalError::not_evaluated_why(
+                format!(
+                    "{} created faces with {made} created map faces in channel {}",
+                    created_faces.len(),
+                    map.channel
+                ),
+                "map faces of created faces come only from a map delta's 0x0338",
+            ));
+        }
+        let nmv = map.vertices.len() as u32;
+        if map.faces.iter().flatten().any(|&t| t >= nmv) {
+            return Err(EvalError::malformed(
+                "",
+                format!("map {} face beyond its {nmv} vertices", map.channel),
+            ));
+        }
     }
     mesh.faces.extend(created_faces);
     if del_faces.iter().any(|&d| d) {
@@ -205,4 +311,134 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
         mesh.vertices = kept;
     }
     Ok(())
+}
+
+/// The map delta's records apply to the map it was made for: its input
+/// counts (0x0324, 0x0328) must be the channel's as it arrives.
+fn check_map_input(
+    input: (Option<u32>, Option<u32>),
+    map: &MapChannel,
+    ch: i32,
+) -> Result<(), EvalError> {
+    let have = (map.vertices.len(), map.faces.len());
+    match input {
+        (Some(v), Some(f)) if (v as usize, f as usize) == have => Ok(()),
+        _ => Err(EvalError::malformed(
+            "",
+            format!(
+                "map {ch} delta made for {:?} map vertices and {:?} faces, the stack below gives {} and {}",
+                input.0, input.1, have.0, have.1
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::core::math::Vec3;
+
+    fn words(w: &[u32]) -> Vec<u8> {
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    fn f(x: f32) -> u32 {
+        x.to_bits()
+    }
+
+    /// One triangle with channel 1 over three map vertices.
+    fn triangle() -> Mesh {
+        Mesh {
+            vertices: vec![
+                Vec3(0.0, 0.0, 0.0),
+                Vec3(1.0, 0.0, 0.0),
+                Vec3(0.0, 1.0, 0.0),
+            ],
+            faces: vec![Face {
+                v: [0, 1, 2],
+                smoothing: 1,
+                material: 0,
+                flags: 0b111,
+            }],
+            maps: vec![MapChannel {
+                channel: 1,
+                vertices: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+                faces: vec![[0, 1, 2]],
+            }],
+            ..Mesh::default()
+        }
+    }
+
+    /// A delta adding vertex 3 at (1, 1, 0) and face (1 3 2), with the map
+    /// records `map` after channel 1's header.
+    fn delta(map: Vec<Chunk>, counts: [u32; 2]) -> Vec<Chunk> {
+        let mut d = vec![
+            Chunk::leaf(0x0100, words(&[3])),
+            Chunk::leaf(0x0110, words(&[1])),
+            // A clone of vertex 1 (1, 0, 0) moved by (0, 1, 0).
+            Chunk::leaf(0x0130, words(&[1, 1, f(0.0), f(1.0), f(0.0)])),
+            Chunk::leaf(0x0208, words(&[1, 0, 1, 3, 2, 1, 0b111])),
+            Chunk::leaf(0x0320, words(&[1])),
+            Chunk::leaf(0x0324, words(&[counts[0]])),
+            Chunk::leaf(0x0328, words(&[counts[1]])),
+        ];
+        d.extend(map);
+        d
+    }
+
+    fn map_records() -> Vec<Chunk> {
+        vec![
+            // Map vertex 3 at (1, 1, 0).
+            Chunk::leaf(0x0334, words(&[1, f(1.0), f(1.0), f(0.0)])),
+            // The created face's map face.
+            Chunk::leaf(0x0338, words(&[1, 1, 3, 2])),
+            // Face 0's corner 0 moved to map vertex 3.
+            Chunk::leaf(0x033b, words(&[1, 0, 0b001, 3, 0, 0])),
+        ]
+    }
+
+    #[test]
+    fn created_faces_take_the_map_deltas_faces() {
+        let mut m = triangle();
+        apply(&delta(map_records(), [3, 1]), &mut m).unwrap();
+        assert_eq!(m.vertices.len(), 4);
+        assert_eq!(m.faces.len(), 2);
+        assert_eq!(m.faces[1].v, [1, 3, 2]);
+        assert_eq!(m.vertices[3], Vec3(1.0, 1.0, 0.0));
+        let map = &m.maps[0];
+        assert_eq!(map.vertices.len(), 4);
+        assert_eq!(map.vertices[3], [1.0, 1.0, 0.0]);
+        assert_eq!(map.faces, vec![[3, 1, 2], [1, 3, 2]]);
+    }
+
+    #[test]
+    fn map_records_for_another_input_or_missing_are_refused() {
+        // Made for four map vertices: not this map.
+        let e = apply(&delta(map_records(), [4, 1]), &mut triangle()).unwrap_err();
+        assert!(e.to_string().contains("map 1 delta made for"), "{e}");
+        // A created face with no created map face.
+        let e = apply(&delta(Vec::new(), [3, 1]), &mut triangle()).unwrap_err();
+        assert!(e.to_string().contains("created map faces"), "{e}");
+        // A map face beyond the map vertices.
+        let bad = vec![Chunk::leaf(0x0338, words(&[1, 1, 7, 2]))];
+        let e = apply(&delta(bad, [3, 1]), &mut triangle()).unwrap_err();
+        assert!(e.to_string().contains("beyond"), "{e}");
+        // A remap of a face that does not exist.
+        let bad = vec![
+            Chunk::leaf(0x0338, words(&[1, 1, 0, 2])),
+            Chunk::leaf(0x033b, words(&[1, 5, 1, 0, 0, 0])),
+        ];
+        assert!(apply(&delta(bad, [3, 1]), &mut triangle()).is_err());
+        // From no vertex (-1): the offset is the position.
+        let mut d = delta(map_records(), [3, 1]);
+        d[2] = Chunk::leaf(0x0130, words(&[1, u32::MAX, f(1.0), f(1.0), f(0.0)]));
+        let mut m = triangle();
+        apply(&d, &mut m).unwrap();
+        assert_eq!(m.vertices[3], Vec3(1.0, 1.0, 0.0));
+        // A clone of a vertex the input does not have.
+        let mut d = delta(map_records(), [3, 1]);
+        d[2] = Chunk::leaf(0x0130, words(&[1, 9, 0, 0, 0]));
+        let e = apply(&d, &mut triangle()).unwrap_err();
+        assert!(e.to_string().contains("cloned from vertex 9"), "{e}");
+    }
 }

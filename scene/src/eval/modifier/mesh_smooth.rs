@@ -37,13 +37,15 @@
 //! Local Control level; any other content (weights, creases, moved control
 //! vertices) is refused.
 
+use super::subdivide::Polys;
 use super::turbo_smooth::{self, Settings, MAX_SMOOTH_QUADS};
-use super::{Applied, ModContext};
+use super::{Applied, ModContext, EDIT_MESH, UNWRAP_UVW};
 use crate::chunk::Chunk;
 use crate::eval::core::keys::Words;
 use crate::eval::core::pblock;
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
+use crate::eval::objects::poly_join::join_hidden_regions;
 use crate::eval::objects::primitive::{self, Params};
 use crate::typed::ClassId;
 
@@ -86,6 +88,13 @@ const SETTLED: [(usize, i64); 17] = [
 
 /// Local Control tables of the per-node data.
 const LOCAL_TABLES: [u16; 4] = [0x0530, 0x0540, 0x0550, 0x0560];
+
+/// A u32 after the tables, 0 in every instance that has it.
+const LOCAL_WORD: u16 = 0x0600;
+
+/// A bit array (0x2700) over the control vertices: the Local Control
+/// selection.
+const LOCAL_SELECTION: u16 = 0x0608;
 
 /// MeshSmooth's settings at a time, or why it is not evaluated.
 fn settings(p: &Params) -> Result<Settings, EvalError> {
@@ -146,6 +155,28 @@ fn check_local(local: Option<&Chunk>) -> Result<(), EvalError> {
         return Ok(());
     };
     for c in local.children() {
+        if c.id == LOCAL_WORD {
+            let p = super::payload(c)?;
+            if p != [0; 4] {
+                return Err(EvalError::not_evaluated_why(
+                    format!("per-node data chunk {LOCAL_WORD:#06x} = {p:02x?}"),
+                    "only 0 is seen (with empty Local Control tables)",
+                ));
+            }
+            continue;
+        }
+        if c.id == LOCAL_SELECTION {
+            // The control-vertex selection: it picks what Local Control edits
+            // act on, which the empty tables show there are none of.
+            super::bits(c)?;
+            if c.children().len() != 1 {
+                return Err(EvalError::not_evaluated(format!(
+                    "per-node data chunk {LOCAL_SELECTION:#06x} with {} children",
+                    c.children().len()
+                )));
+            }
+            continue;
+        }
         if !LOCAL_TABLES.contains(&c.id) {
             return Err(EvalError::not_evaluated(format!(
                 "per-node data chunk {:#06x}",
@@ -168,6 +199,62 @@ fn check_local(local: Option<&Chunk>) -> Result<(), EvalError> {
     Ok(())
 }
 
+/// The ModApp's flag word (0x2513) bit that Max's saved Mesh Totals show
+/// leaving the modifier out.
+const MOD_APP_FLAGS: u16 = 0x2513;
+const MOD_APP_LEFT_OUT: u32 = 0x20;
+
+/// Refuses a MeshSmooth whose ModApp flag word (0x2513) has bit 0x20 set.
+/// Evan-Barry's hand_back_unwrapped.max holds it (0x00040120) where its three
+/// siblings with the same stack and parameters hold 0x00040140, and Max's
+/// Mesh Totals there count the unsmoothed cage (173 = 123 + 50) where the
+/// siblings count the smoothed mesh (530). What the bit means (a viewport
+/// display state?) is not established, so the modifier is refused rather
+/// than left out.
+fn check_mod_app_flags(mod_app: Option<&Chunk>) -> Result<(), EvalError> {
+    let Some(word) = mod_app
+        .and_then(|a| a.children().iter().find(|c| c.id == MOD_APP_FLAGS))
+        .and_then(Chunk::payload)
+        .filter(|p| p.len() >= 4)
+        .map(|p| Words(p).u32(0))
+    else {
+        return Ok(());
+    };
+    if word & MOD_APP_LEFT_OUT != 0 {
+        return Err(EvalError::not_evaluated_why(
+            format!("ModApp flag word {word:#010x} (chunk 0x2513, bit 0x20)"),
+            "Max's Mesh Totals leave such a MeshSmooth out; the bit's meaning is not established",
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the modifier directly below `m` in its node's stack is an Unwrap
+/// UVW or an Edit Mesh: a triangle mesh whose edge visibility is Max's.
+fn on_triangles(m: &Applied, cx: &ModContext) -> Result<bool, EvalError> {
+    let Some(node) = cx.node else {
+        return Ok(false);
+    };
+    let (stack, _) = cx
+        .eval
+        .modifier_stack(node)
+        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
+    let at = stack
+        .iter()
+        .position(|a| a.object == m.object)
+        .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
+    Ok(stack
+        .get(at + 1)
+        .is_some_and(|b| b.class == UNWRAP_UVW || b.class == EDIT_MESH))
+}
+
+/// The polygons of a triangle mesh as MeshSmooth's "Operate On: Polygons"
+/// sees them: the regions joined across hidden edges (`MakePolyMesh`).
+fn hidden_edge_polygons(mesh: &Mesh) -> Result<Polys, EvalError> {
+    let poly = join_hidden_regions(mesh)?;
+    turbo_smooth::from_poly_mesh(&poly)
+}
+
 pub(super) fn apply(
     m: &Applied,
     local: Option<&Chunk>,
@@ -178,10 +265,15 @@ pub(super) fn apply(
         .ok_or_else(|| EvalError::reference("", "no parameter block (reference 0)"))?;
     let s = settings(&primitive::block_params(cx.eval, pb, cx.t)?)?;
     check_local(local)?;
+    check_mod_app_flags(m.mod_app)?;
     if s.iterations == 0 {
         return Ok(());
     }
-    let polys = turbo_smooth::polygon_input(m, mesh, cx)?;
+    let polys = if on_triangles(m, cx)? {
+        hidden_edge_polygons(mesh)?
+    } else {
+        turbo_smooth::polygon_input(m, mesh, cx)?
+    };
     let quads = turbo_smooth::result_quads(polys.corners.len(), s.iterations);
     if quads > MAX_SMOOTH_QUADS {
         return Err(EvalError::limit(
@@ -284,6 +376,143 @@ mod tests {
         assert!(check_local(Some(&short)).is_err());
         let other = Chunk::container(0x2512, vec![table(0x0570, &[0])]);
         assert!(check_local(Some(&other)).is_err());
+    }
+
+    #[test]
+    fn the_word_and_selection_after_the_tables_are_read() {
+        let table = |id: u16, words: &[u32]| {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            Chunk::leaf(id, bytes)
+        };
+        let zeros: Vec<u32> = std::iter::once(11).chain([0; 11]).collect();
+        // As Evan-Barry's hand files store them: 0x0600 = 0, then 123
+        // control-vertex bits with one set.
+        let selection = || {
+            Chunk::container(
+                LOCAL_SELECTION,
+                vec![table(0x2700, &[123, 0, 0, 0x0001_0000, 0])],
+            )
+        };
+        let with = |word: u32, sel: Chunk| {
+            let mut c: Vec<Chunk> = LOCAL_TABLES.iter().map(|&id| table(id, &zeros)).collect();
+            c.push(table(LOCAL_WORD, &[word]));
+            c.push(sel);
+            Chunk::container(0x2512, c)
+        };
+        check_local(Some(&with(0, selection()))).unwrap();
+        let e = check_local(Some(&with(1, selection()))).unwrap_err();
+        assert!(e.to_string().contains("0x0600"), "{e}");
+        let two = Chunk::container(
+            LOCAL_SELECTION,
+            vec![table(0x2700, &[1, 0]), table(0x2700, &[1, 0])],
+        );
+        let e = check_local(Some(&with(0, two))).unwrap_err();
+        assert!(e.to_string().contains("0x0608"), "{e}");
+        // A bit array longer than its bytes is damaged data.
+        let short = Chunk::container(LOCAL_SELECTION, vec![table(0x2700, &[123, 0])]);
+        assert!(check_local(Some(&with(0, short))).is_err());
+    }
+
+    #[test]
+    fn mod_app_flag_bit_0x20_is_refused_by_name() {
+        let app = |word: u32| {
+            Chunk::container(
+                0x2500,
+                vec![Chunk::leaf(MOD_APP_FLAGS, word.to_le_bytes().to_vec())],
+            )
+        };
+        check_mod_app_flags(None).unwrap();
+        check_mod_app_flags(Some(&app(0x0004_0140))).unwrap();
+        let e = check_mod_app_flags(Some(&app(0x0004_0120))).unwrap_err();
+        assert!(e.to_string().contains("0x2513"), "{e}");
+    }
+
+    /// A cube (corners ±1) as twelve triangles, each face's two sharing a
+    /// hidden diagonal, as a triangle mesh below MeshSmooth holds it.
+    fn cube_triangles() -> Mesh {
+        use crate::eval::core::math::Vec3;
+        use crate::eval::objects::mesh::Face;
+        let vertices = (0..8)
+            .map(|i| {
+                let s = |b: u32| if i >> b & 1 == 1 { 1.0 } else { -1.0 };
+                Vec3(s(0), s(1), s(2))
+            })
+            .collect();
+        // Outward quads (counter-clockwise seen from outside).
+        let quads: [[u32; 4]; 6] = [
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+            [0, 1, 5, 4],
+            [2, 6, 7, 3],
+            [0, 4, 6, 2],
+            [1, 3, 7, 5],
+        ];
+        let mut faces = Vec::new();
+        for q in quads {
+            // (a b c) hides c→a, (a c d) hides a→c.
+            faces.push(Face {
+                v: [q[0], q[1], q[2]],
+                smoothing: 0,
+                material: 0,
+                flags: 0b011,
+            });
+            faces.push(Face {
+                v: [q[0], q[2], q[3]],
+                smoothing: 0,
+                material: 0,
+                flags: 0b110,
+            });
+        }
+        Mesh {
+            vertices,
+            faces,
+            ..Mesh::default()
+        }
+    }
+
+    #[test]
+    fn a_triangle_mesh_is_smoothed_as_its_hidden_edge_polygons() {
+        let polys = hidden_edge_polygons(&cube_triangles()).unwrap();
+        assert_eq!(polys.start.len() - 1, 6, "six quads");
+        assert_eq!(polys.corners.len(), 24);
+        let s = Settings {
+            iterations: 1,
+            smooth_result: true,
+        };
+        let m = turbo_smooth::smooth(polys, s).unwrap();
+        // One step: V + E + F = 8 + 12 + 6 vertices, 24 quads.
+        assert_eq!(m.vertices.len(), 26);
+        assert_eq!(m.faces.len(), 48);
+        // The cube's Catmull-Clark limit cage is symmetric: every vertex has
+        // its mirror images and stays inside the cube.
+        for v in &m.vertices {
+            assert!(v.0.abs() <= 1.0 && v.1.abs() <= 1.0 && v.2.abs() <= 1.0);
+            let has = |q: [f64; 3]| {
+                m.vertices.iter().any(|w| {
+                    (w.0 - q[0]).abs() < 1e-12
+                        && (w.1 - q[1]).abs() < 1e-12
+                        && (w.2 - q[2]).abs() < 1e-12
+                })
+            };
+            assert!(has([-v.0, v.1, v.2]) && has([v.0, -v.1, v.2]) && has([v.0, v.1, -v.2]));
+        }
+        // Face centres of the cube move to Catmull-Clark's (±1 face point
+        // stays on the face at distance 1): 6 of them at |coord| = 1.
+        let face_points = m
+            .vertices
+            .iter()
+            .filter(|v| {
+                let a = [v.0.abs(), v.1.abs(), v.2.abs()];
+                a.iter().filter(|&&x| (x - 1.0).abs() < 1e-12).count() == 1
+                    && a.iter().filter(|&&x| x.abs() < 1e-12).count() == 2
+            })
+            .count();
+        assert_eq!(face_points, 6);
+        // Every edge visible: all polygons are triangles.
+        let mut all_visible = cube_triangles();
+        all_visible.faces.iter_mut().for_each(|f| f.flags = 0b111);
+        let p = hidden_edge_polygons(&all_visible).unwrap();
+        assert_eq!(p.start.len() - 1, 12);
     }
 
     /// A square pyramid (apex up) as four triangles and a quad base.

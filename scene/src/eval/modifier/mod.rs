@@ -283,6 +283,7 @@ fn run_stack(
                     Some((j, (poly, cache_parts))) => {
                         *mesh = poly.to_mesh()?;
                         mesh.missing_parts = cache_parts;
+                        unwrap_cache::hide_edges(&applied[j], &cx, mesh);
                         // Whatever was left out below is replaced with the cache.
                         missing.clear();
                         missing_normals = None;

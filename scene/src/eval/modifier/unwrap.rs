@@ -67,13 +67,19 @@ pub(super) fn apply(local: &[Chunk], own: &[Chunk], mesh: &mut Mesh) -> Result<(
 /// length must not allocate much).
 const MAX_OLD_RECORDS: usize = 1 << 22;
 
-/// One stored polygon: geometry vertex and texture vertex per corner, and its
-/// material id.
+/// One stored polygon: geometry vertex and texture vertex per corner, its
+/// material id and flags (on a triangle, bits 8–10 mark its edges 0–2
+/// hidden: `HIDDEN_EDGES`).
 pub(super) struct Polygon {
     pub v: Vec<u32>,
     pub t: Vec<u32>,
     pub material: u32,
+    pub flags: u32,
 }
+
+/// The hidden-edge bits of a stored triangle's flags, edge k (corner k to
+/// k + 1) at bit `HIDDEN_SHIFT + k`.
+pub(super) const HIDDEN_SHIFT: u32 = 8;
 
 /// The stored map: texture vertices 0x0860 and polygons 0x0870 of the
 /// modifier's local data (`local`, Max 2008 on), or — in files of older
@@ -162,9 +168,15 @@ pub(super) fn stored(
             ));
         }
         let material = words.u32(at + 2 + deg);
+        let flags = words.u32(at + 3 + deg);
         let v: Vec<u32> = (0..deg).map(|k| words.u32(at + 4 + deg + k)).collect();
         at += 1 + 2 * deg + 3;
-        polygons.push(Polygon { v, t, material });
+        polygons.push(Polygon {
+            v,
+            t,
+            material,
+            flags,
+        });
     }
     if at != count {
         return Err(EvalError::malformed(

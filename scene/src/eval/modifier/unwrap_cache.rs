@@ -27,10 +27,10 @@ use crate::chunk::Chunk;
 use crate::eval::core::math::Vec3;
 use crate::eval::core::still;
 use crate::eval::error::EvalError;
-use crate::eval::objects::mesh::MissingPart;
+use crate::eval::objects::mesh::{Mesh, MissingPart};
 use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh, MAX_DEGREE};
 
-use super::unwrap::{stored, Polygon};
+use super::unwrap::{stored, Polygon, HIDDEN_SHIFT};
 use super::{uv_only, Applied, ModContext, LOCAL_DATA, UNWRAP_UVW};
 
 /// The cached input's vertex positions (u32 count, Point3 each).
@@ -89,6 +89,7 @@ pub(super) fn stand_in(
         poly,
         non_planar,
         folded,
+        ..
     } = input(local, cx.eval.chunks(m.object)).map_err(|e| refused(e.to_string()))?;
     let stands_for = failed.to_string();
     let mut parts = vec![MissingPart {
@@ -224,6 +225,66 @@ pub(super) struct Cached {
     pub non_planar: usize,
     /// Polygons folded over themselves (no ear to clip): fanned from corner 0.
     pub folded: usize,
+    /// Triangles' edges the cache marks hidden (flags bits 8–10), as
+    /// directed vertex pairs of `poly`.
+    pub hidden: Vec<[u32; 2]>,
+}
+
+/// Hides the edges of `mesh` (the stand-in of Unwrap UVW `m`'s cache) that
+/// the cache's triangles mark hidden: on a triangle-mesh input each record
+/// is one input face, and its flags keep the face's edge visibility (bits
+/// 8–10, edges 0–2; Evan-Barry's hand files: 248 marked edges, each the twin
+/// of another, the diagonals of 124 quads). The mask is applied only when
+/// every marked edge is a side of a face and its twin is marked too (an
+/// interior edge hidden from both sides); otherwise the edges stay as the
+/// polygons make them and the mesh says why.
+pub(super) fn hide_edges(m: &Applied, cx: &ModContext, mesh: &mut Mesh) {
+    let local = m
+        .mod_app
+        .and_then(|a| a.children().iter().find(|c| c.id == LOCAL_DATA))
+        .map_or(&[][..], Chunk::children);
+    let Ok(Cached { hidden, .. }) = input(local, cx.eval.chunks(m.object)) else {
+        return;
+    };
+    if !hide_marked(&hidden, mesh) {
+        mesh.missing_parts.push(MissingPart {
+            part: "edge visibility".into(),
+            source: SOURCE.into(),
+            reason: format!(
+                "{} edges marked hidden in the cache do not pair up as interior edges of its faces",
+                hidden.len()
+            ),
+        });
+    }
+}
+
+/// Clears the visibility of `mesh`'s face sides running along `hidden`
+/// (directed vertex pairs); false, leaving `mesh` alone, when a pair is not
+/// a face side or its twin is not marked too.
+fn hide_marked(hidden: &[[u32; 2]], mesh: &mut Mesh) -> bool {
+    use std::collections::HashSet;
+    let set: HashSet<[u32; 2]> = hidden.iter().copied().collect();
+    if !hidden.iter().all(|&[a, b]| set.contains(&[b, a])) {
+        return false;
+    }
+    let mut slots = Vec::with_capacity(hidden.len());
+    let mut found = HashSet::new();
+    for (i, f) in mesh.faces.iter().enumerate() {
+        for k in 0..3 {
+            let e = [f.v[k], f.v[(k + 1) % 3]];
+            if set.contains(&e) {
+                slots.push((i, k));
+                found.insert(e);
+            }
+        }
+    }
+    if found.len() != set.len() {
+        return false;
+    }
+    for (i, k) in slots {
+        mesh.faces[i].flags &= !(1 << k);
+    }
+    true
 }
 
 /// The polygon mesh Unwrap UVW cached of its input (`local`: its local data,
@@ -249,7 +310,24 @@ pub(super) fn input(local: &[Chunk], own: &[Chunk]) -> Result<Cached, EvalError>
     let mut faces = Vec::with_capacity(polygons.len());
     let mut map_faces = Vec::with_capacity(polygons.len());
     let (mut non_planar, mut folded) = (0, 0);
-    for (i, Polygon { v, t, material }) in polygons.into_iter().enumerate() {
+    let mut hidden = Vec::new();
+    for (
+        i,
+        Polygon {
+            v,
+            t,
+            material,
+            flags,
+        },
+    ) in polygons.into_iter().enumerate()
+    {
+        if v.len() == 3 {
+            hidden.extend(
+                (0..3)
+                    .filter(|k| flags >> (HIDDEN_SHIFT + k) & 1 != 0)
+                    .map(|k| [v[k as usize], v[(k as usize + 1) % 3]]),
+            );
+        }
         if v.len() > MAX_DEGREE {
             return Err(EvalError::limit("cached polygon degree", MAX_DEGREE));
         }
@@ -309,6 +387,9 @@ pub(super) fn input(local: &[Chunk], own: &[Chunk]) -> Result<Cached, EvalError>
             *v = renumber[*v as usize];
         }
     }
+    for e in &mut hidden {
+        *e = e.map(|v| renumber[v as usize]);
+    }
     let poly = PolyMesh {
         vertices: kept,
         faces,
@@ -325,6 +406,7 @@ pub(super) fn input(local: &[Chunk], own: &[Chunk]) -> Result<Cached, EvalError>
         poly,
         non_planar,
         folded,
+        hidden,
     })
 }
 
@@ -438,6 +520,75 @@ mod tests {
 
     fn v(x: f64, y: f64) -> Vec3 {
         Vec3(x, y, 0.0)
+    }
+
+    fn words(w: &[u32]) -> Vec<u8> {
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// A unit square cached as two triangles whose shared diagonal both
+    /// mark hidden (flags bits 8–10, as on Evan-Barry's hand files).
+    fn square_cache(flags: [u32; 2]) -> Vec<Chunk> {
+        let mut geo = words(&[4]);
+        let mut tv = words(&[4]);
+        for (x, y) in [(0.0f32, 0.0f32), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)] {
+            geo.extend([x, y, 0.0].iter().flat_map(|f| f.to_le_bytes()));
+            tv.extend(
+                [x, y, 0.0, 0.0, 0.0, 0.0]
+                    .iter()
+                    .flat_map(|f| f.to_le_bytes()),
+            );
+        }
+        // degree, texture vertices, face index, material, flags, vertices.
+        let faces = words(&[
+            2, 3, 0, 1, 2, 0, 0, flags[0], 0, 1, 2, 3, 0, 2, 3, 1, 0, flags[1], 0, 2, 3,
+        ]);
+        vec![
+            Chunk::leaf(0x0860, tv),
+            Chunk::leaf(0x0870, faces),
+            Chunk::leaf(GEOMETRY, geo),
+        ]
+    }
+
+    #[test]
+    fn hidden_edge_flags_of_cached_triangles_hide_the_shared_diagonal() {
+        // Triangle (0 1 2) hides its edge 2 (2→0), (0 2 3) its edge 0 (0→2).
+        let c = input(&square_cache([0x400, 0x100]), &[]).expect("cache");
+        assert_eq!(c.hidden, vec![[2, 0], [0, 2]]);
+        let mut mesh = c.poly.to_mesh().expect("mesh");
+        assert!(mesh.faces.iter().all(|f| f.flags & 0b111 == 0b111));
+        assert!(hide_marked(&c.hidden, &mut mesh));
+        let hidden: Vec<[u32; 2]> = mesh
+            .faces
+            .iter()
+            .flat_map(|f| {
+                (0..3)
+                    .filter(|&k| f.flags & (1 << k) == 0)
+                    .map(|k| [f.v[k], f.v[(k + 1) % 3]])
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(hidden.len(), 2);
+        assert!(hidden.contains(&[2, 0]) && hidden.contains(&[0, 2]));
+        // Joined across it, the two triangles are one quad.
+        let poly = crate::eval::objects::poly_join::join_hidden_regions(&mesh).expect("joins");
+        assert_eq!(poly.faces.len(), 1);
+        assert_eq!(poly.faces[0].v.len(), 4);
+    }
+
+    #[test]
+    fn a_hidden_mark_without_its_twin_changes_nothing() {
+        // Only the first triangle marks the diagonal: no interior hidden edge.
+        let c = input(&square_cache([0x400, 0]), &[]).expect("cache");
+        let mut mesh = c.poly.to_mesh().expect("mesh");
+        let before = mesh.faces.clone();
+        assert!(!hide_marked(&c.hidden, &mut mesh));
+        assert_eq!(mesh.faces, before);
+        // A marked pair that is no face side is refused too.
+        assert!(!hide_marked(&[[1, 3], [3, 1]], &mut mesh));
+        assert_eq!(mesh.faces, before);
+        // No marks: nothing to do.
+        assert!(hide_marked(&[], &mut mesh));
     }
 
     #[test]
