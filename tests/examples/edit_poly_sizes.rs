@@ -12,8 +12,6 @@ use maxfs_scene::eval::modifier::{
     edit_poly_operation_offsets as offsets, edit_poly_operation_selection as selection,
     edit_poly_output_after as after,
 };
-use maxfs_scene::eval::SceneEval;
-use maxfs_scene::Document;
 
 const VERTEX_OPS: [&str; 8] = [
     "Connect Vertex",
@@ -39,10 +37,7 @@ const EDGE_OPS: [&str; 4] = ["Edge", "Cap", "Split", "Bridge"];
 
 fn main() {
     for path in std::env::args().skip(1) {
-        let eval = match Document::open(std::path::Path::new(&path))
-            .map_err(|e| e.to_string())
-            .and_then(|d| SceneEval::from_document(d).map_err(|e| e.to_string()))
-        {
+        let eval = match maxfs_tests::eval_of(&path) {
             Ok(e) => e,
             Err(e) => {
                 eprintln!("{path}: {e}");

@@ -7,16 +7,11 @@
 //! Edit Mesh map-delta measurement in docs/unseen-files.md (fifth sweep).
 
 use maxfs_scene::eval::core::memo::Stack;
-use maxfs_scene::eval::SceneEval;
-use maxfs_scene::Document;
 use maxfs_tests::le_words;
 
 fn main() {
     for path in std::env::args().skip(1) {
-        let eval = match Document::open(std::path::Path::new(&path))
-            .map_err(|e| e.to_string())
-            .and_then(|d| SceneEval::from_document(d).map_err(|e| e.to_string()))
-        {
+        let eval = match maxfs_tests::eval_of(&path) {
             Ok(e) => e,
             Err(e) => {
                 eprintln!("{path}: {e}");

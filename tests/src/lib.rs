@@ -351,14 +351,18 @@ pub fn node_named(graph: &maxfs_scene::graph::SceneGraph, name: &str) -> usize {
 /// The evaluated scene of a .max file named on a tool's command line, or
 /// the process ends with status 1 and the file's error (the examples' entry).
 pub fn eval_or_exit(path: &str) -> maxfs_scene::eval::SceneEval {
-    let eval = maxfs_scene::Document::open(Path::new(path))
-        .map_err(|e| e.to_string())
-        .and_then(|d| maxfs_scene::eval::SceneEval::from_document(d).map_err(|e| e.to_string()));
-    match eval {
+    match eval_of(path) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("{path}: {e}");
             std::process::exit(1);
         }
     }
+}
+
+/// The evaluated scene of a .max file at `path`, or its error as text.
+pub fn eval_of(path: &str) -> Result<maxfs_scene::eval::SceneEval, String> {
+    maxfs_scene::Document::open(Path::new(path))
+        .map_err(|e| e.to_string())
+        .and_then(|d| maxfs_scene::eval::SceneEval::from_document(d).map_err(|e| e.to_string()))
 }
