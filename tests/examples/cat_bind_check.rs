@@ -9,18 +9,7 @@
 
 use maxfs_scene::eval::modifier::skin;
 use maxfs_scene::eval::rigs::cat::records;
-use maxfs_scene::eval::Mat43;
-
-fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
-    let (mut r, mut p) = (0.0f64, 0.0f64);
-    for i in 0..3 {
-        for j in 0..3 {
-            r = r.max((a.0[i].to_array()[j] - b.0[i].to_array()[j]).abs());
-        }
-        p = p.max((a.0[3].to_array()[i] - b.0[3].to_array()[i]).abs());
-    }
-    (r, p)
-}
+use maxfs_tests::tm_diff;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -50,7 +39,7 @@ fn main() {
             match eval.direct_world(b, tick) {
                 Some(Err(e)) => println!("  {name:40} refused: {e}"),
                 _ => {
-                    let (dr, dp) = max_diff(&eval.world_tm(b, tick), &bind);
+                    let (dr, dp) = tm_diff(&eval.world_tm(b, tick), &bind);
                     let o = bind.0[3].to_array();
                     println!(
                         "  {name:40} rot {dr:.2e} pos {dp:.2e}  (bind origin {:.3} {:.3} {:.3})",

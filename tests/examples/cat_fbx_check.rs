@@ -6,9 +6,13 @@
 //! file's unit), and the frames refused with their reason. Used for the
 //! sweep measurements in docs/cat.md (files that cannot be in the corpus).
 
+#[path = "../dev/fbx.rs"]
+mod fbx_dev;
+
 use maxfs_scene::eval::rigs::cat::records;
 use maxfs_scene::eval::{Mat43, Vec3};
 use maxfs_scene::settings;
+use maxfs_tests::tm_diff;
 
 fn to_mat(m: &ufbx::Matrix) -> Mat43 {
     Mat43([
@@ -17,17 +21,6 @@ fn to_mat(m: &ufbx::Matrix) -> Mat43 {
         Vec3(m.m02, m.m12, m.m22),
         Vec3(m.m03, m.m13, m.m23),
     ])
-}
-
-fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
-    let (mut r, mut p) = (0.0f64, 0.0f64);
-    for i in 0..3 {
-        for j in 0..3 {
-            r = r.max((a.0[i].to_array()[j] - b.0[i].to_array()[j]).abs());
-        }
-        p = p.max((a.0[3].to_array()[i] - b.0[3].to_array()[i]).abs());
-    }
-    (r, p)
 }
 
 fn main() {
@@ -39,20 +32,10 @@ fn main() {
     let eval = maxfs_tests::eval_or_exit(&args[1]);
     let metres =
         settings::system_unit(&eval.doc, &eval.graph).map_or(0.0254, |u| u.metres_per_unit);
-    let opts = ufbx::LoadOpts {
-        target_axes: ufbx::CoordinateAxes {
-            right: ufbx::CoordinateAxis::PositiveX,
-            up: ufbx::CoordinateAxis::PositiveZ,
-            front: ufbx::CoordinateAxis::NegativeY,
-        },
-        target_unit_meters: metres,
-        space_conversion: ufbx::SpaceConversion::ModifyGeometry,
-        ..Default::default()
-    };
-    let scene = match ufbx::load_file(&args[2], opts) {
+    let scene = match fbx_dev::load_in_max_axes(&args[2], metres) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("{}: {}", args[2], e.description);
+            eprintln!("{}: {e}", args[2]);
             std::process::exit(1);
         }
     };
@@ -121,7 +104,7 @@ fn main() {
                     r(&theirs)
                 );
             }
-            let (dr, dp) = max_diff(&ours, &theirs);
+            let (dr, dp) = tm_diff(&ours, &theirs);
             wr = wr.max(dr);
             wp = wp.max(dp);
             n += 1;

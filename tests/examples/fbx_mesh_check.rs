@@ -9,6 +9,9 @@
 //! (files that cannot be in the corpus). An FBX may come from another save
 //! than the .max: a difference says "compare", not "wrong".
 
+#[path = "../dev/fbx.rs"]
+mod fbx_dev;
+
 use maxfs_scene::settings;
 
 fn nearest(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
@@ -42,20 +45,10 @@ fn main() {
     let eval = maxfs_tests::eval_or_exit(&args[1]);
     let metres =
         settings::system_unit(&eval.doc, &eval.graph).map_or(0.0254, |u| u.metres_per_unit);
-    let opts = ufbx::LoadOpts {
-        target_axes: ufbx::CoordinateAxes {
-            right: ufbx::CoordinateAxis::PositiveX,
-            up: ufbx::CoordinateAxis::PositiveZ,
-            front: ufbx::CoordinateAxis::NegativeY,
-        },
-        target_unit_meters: metres,
-        space_conversion: ufbx::SpaceConversion::ModifyGeometry,
-        ..Default::default()
-    };
-    let fbx = match ufbx::load_file(&args[2], opts) {
+    let fbx = match fbx_dev::load_in_max_axes(&args[2], metres) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("{}: {}", args[2], e.description);
+            eprintln!("{}: {e}", args[2]);
             std::process::exit(1);
         }
     };

@@ -8,19 +8,7 @@
 
 use maxfs_scene::eval::modifier::skin;
 use maxfs_scene::eval::rigs::ik::chain::scene_chains;
-use maxfs_scene::eval::Mat43;
-
-fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
-    let (a, b) = (a.rows(), b.rows());
-    let (mut r, mut p) = (0.0f64, 0.0f64);
-    for i in 0..3 {
-        for j in 0..3 {
-            r = r.max((a[i][j] - b[i][j]).abs());
-        }
-        p = p.max((a[3][i] - b[3][i]).abs());
-    }
-    (r, p)
-}
+use maxfs_tests::tm_diff;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -77,7 +65,7 @@ fn main() {
             if !under_ik(b) {
                 continue;
             }
-            let (r, p) = max_diff(&eval.world_tm(b, tick), &bind);
+            let (r, p) = tm_diff(&eval.world_tm(b, tick), &bind);
             println!(
                 "  {:24} rotation {r:.2e}  position {p:.3e}",
                 eval.graph.node_name(b)

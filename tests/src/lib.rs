@@ -366,3 +366,17 @@ pub fn eval_of(path: &str) -> Result<maxfs_scene::eval::SceneEval, String> {
         .map_err(|e| e.to_string())
         .and_then(|d| maxfs_scene::eval::SceneEval::from_document(d).map_err(|e| e.to_string()))
 }
+
+/// Largest difference of two transforms: of the rotation/scale elements and
+/// of the position components (how the rig tests and tools state agreement).
+pub fn tm_diff(a: &maxfs_scene::eval::Mat43, b: &maxfs_scene::eval::Mat43) -> (f64, f64) {
+    let (a, b) = (a.rows(), b.rows());
+    let rot = (0..3)
+        .flat_map(|r| (0..3).map(move |c| (r, c)))
+        .map(|(r, c)| (a[r][c] - b[r][c]).abs())
+        .fold(0.0, f64::max);
+    let pos = (0..3)
+        .map(|c| (a[3][c] - b[3][c]).abs())
+        .fold(0.0, f64::max);
+    (rot, pos)
+}

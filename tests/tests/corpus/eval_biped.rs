@@ -12,6 +12,7 @@ use maxfs_scene::eval::{modifier::skin, rigs::link_constraint};
 use maxfs_scene::eval::{Mat43, SceneEval};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
+use maxfs_tests::tm_diff;
 
 const FILES: &[&str] = &[
     "biped/RabbitSkin.max",
@@ -50,17 +51,6 @@ const EARS: [&str; 4] = [
 
 fn open(rel: &str) -> Document {
     Document::open(&corpus_dir().join("max").join(rel)).expect("max file")
-}
-
-fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
-    let rot = (0..3)
-        .flat_map(|r| [(r, 0), (r, 1), (r, 2)])
-        .map(|(r, c)| (a.rows()[r][c] - b.rows()[r][c]).abs())
-        .fold(0.0, f64::max);
-    let pos = (0..3)
-        .map(|c| (a.rows()[3][c] - b.rows()[3][c]).abs())
-        .fold(0.0, f64::max);
-    (rot, pos)
 }
 
 #[test]
@@ -217,7 +207,7 @@ fn figure_pose_matches_the_skin_bind_pose() {
                 match figure::world(rig, b.role) {
                     Err(why) => not_eval.push(format!("{} ({why})", b.name)),
                     Ok(m) => {
-                        let (dr, dp) = max_diff(&offset.then(&m), &init);
+                        let (dr, dp) = tm_diff(&offset.then(&m), &init);
                         worst = worst.max(dp);
                         worst_rot = worst_rot.max(dr);
                         if dr <= 1e-4 && dp <= tol {

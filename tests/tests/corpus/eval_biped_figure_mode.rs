@@ -9,11 +9,11 @@
 //! skinned mesh must deform to the mesh below the Skin placed by the Skin's
 //! stored mesh TM (ISkin::GetSkinInitTM).
 
-use crate::eval_biped_motion::max_diff;
 use maxfs_scene::eval::modifier::skin;
 use maxfs_scene::eval::{SceneEval, Stack};
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
+use maxfs_tests::tm_diff;
 
 const FILE: &str = "biped/SeanConway_Character.max";
 /// Ticks compared: the first frame, an odd tick and one far past any range.
@@ -75,7 +75,7 @@ fn figure_mode_bones_sit_at_the_skin_binds_at_any_tick() {
                     None => failures.push(format!("{}: {name} is no Biped bone", node_name)),
                     Some(Err(e)) => refused.push(format!("{name}: {e}")),
                     Some(Ok(m)) => {
-                        let (dr, dp) = max_diff(&m, &init);
+                        let (dr, dp) = tm_diff(&m, &init);
                         worst_rot = worst_rot.max(dr);
                         worst_pos = worst_pos.max(dp);
                         if dr > 1e-4 || dp > tol {

@@ -14,6 +14,7 @@ use maxfs_scene::eval::rigs::link_constraint;
 use maxfs_scene::eval::{Mat43, SceneEval, Vec3};
 use maxfs_scene::{settings, Document};
 use maxfs_tests::corpus_dir;
+use maxfs_tests::tm_diff;
 
 /// Rotation elements may differ by this much.
 const ROTATION_TOLERANCE: f64 = 1e-3;
@@ -298,18 +299,6 @@ fn stretched_ancestor(node: &ufbx::Node) -> bool {
     false
 }
 
-pub(crate) fn max_diff(a: &Mat43, b: &Mat43) -> (f64, f64) {
-    let (a, b) = (a.rows(), b.rows());
-    let rot = (0..3)
-        .flat_map(|r| (0..3).map(move |c| (r, c)))
-        .map(|(r, c)| (a[r][c] - b[r][c]).abs())
-        .fold(0.0, f64::max);
-    let pos = (0..3)
-        .map(|c| (a[3][c] - b[3][c]).abs())
-        .fold(0.0, f64::max);
-    (rot, pos)
-}
-
 #[test]
 fn linked_bones_follow_the_biped_at_every_frame() {
     let corpus = corpus_dir();
@@ -385,7 +374,7 @@ fn linked_bones_follow_the_biped_at_every_frame() {
                     println!("{name} {tick}\n  ours {}\n  fbx  {}", f(&ours), f(&theirs));
                 }
                 frames_compared += 1;
-                let (dr, dp) = max_diff(&ours, &theirs);
+                let (dr, dp) = tm_diff(&ours, &theirs);
                 worst_rot = worst_rot.max(dr);
                 worst_pos = worst_pos.max(dp);
                 if dr > ROTATION_TOLERANCE || dp > tol {
@@ -510,7 +499,7 @@ fn a_link_without_target_places_the_node_at_its_offset() {
                 .find(|n| n.element.name.as_ref() == "PositionLocator")
                 .map(|n| to_mat(&n.node_to_world))
                 .expect("PositionLocator in the FBX");
-            let (dr, dp) = max_diff(&ours, &theirs);
+            let (dr, dp) = tm_diff(&ours, &theirs);
             assert!(
                 dr < 1e-6 && dp < 1e-6,
                 "{take} tick {tick}: rotation off by {dr:.2e}, position by {dp:.2e}"
@@ -566,9 +555,9 @@ fn a_layer_turns_the_com_as_max_saved_it() {
     let height = rig.figure.height.expect("height");
     let base = eval.in_base_layer(|| eval.world_tm(com, tick));
     let all = eval.world_tm(com, tick);
-    let (br, bp) = max_diff(&base, &saved(groups[0]));
-    let (ar, ap) = max_diff(&all, &saved(groups[1]));
-    let (xr, _) = max_diff(&base, &saved(groups[1]));
+    let (br, bp) = tm_diff(&base, &saved(groups[0]));
+    let (ar, ap) = tm_diff(&all, &saved(groups[1]));
+    let (xr, _) = tm_diff(&base, &saved(groups[1]));
     println!(
         "Player@Idle Bip01 at tick {tick}: base layer {br:.2e} / {bp:.2e}, with Layer 1 {ar:.2e} / {ap:.2e} (base alone against the saved composite: {xr:.2e})"
     );
@@ -644,7 +633,7 @@ fn ik_legs_under_a_layer_are_as_max_saved_them() {
             for (bone, want) in ["Thigh", "Calf", "Foot", "Toe0"].iter().zip(expected) {
                 let n = node(&format!("Bip01 {side} {bone}"));
                 let ours = layered(&eval, !top, || eval.world_tm(n, tick));
-                let (dr, dp) = max_diff(&ours, &want);
+                let (dr, dp) = tm_diff(&ours, &want);
                 println!("Player@Idle layer group {g} Bip01 {side} {bone} at {tick}: {dr:.2e} / {dp:.2e}");
                 assert!(
                     dr < 1e-5 && dp < 1e-5 * height,
@@ -727,7 +716,7 @@ fn unkeyed_tracks_hold_the_pose_max_saved() {
                 let got = got.unwrap_or_else(|e| {
                     panic!("{take}: {} with no {name} keys is refused: {e}", b.name)
                 });
-                let (dr, dp) = max_diff(&got, &want);
+                let (dr, dp) = tm_diff(&got, &want);
                 // Player@Run's right toe between its FK keys 0 and 1280
                 // (identity, then a half turn about y): Max's saved toe is
                 // the half-cosine slerp between the two keys (the squad

@@ -27,13 +27,14 @@
 //!   counted and not compared, on both sides (the same bones by name in our
 //!   Skin).
 
-use crate::eval_biped_motion::{load_fbx, max_diff, to_mat, RED_RUN_SHIFT};
+use crate::eval_biped_motion::{load_fbx, to_mat, RED_RUN_SHIFT};
 use crate::eval_fbx::worst_nearest;
 use maxfs_scene::eval::core::transform::invert;
 use maxfs_scene::eval::modifier::skin;
 use maxfs_scene::eval::{Mat43, SceneEval};
 use maxfs_scene::{settings, Document};
 use maxfs_tests::corpus_dir;
+use maxfs_tests::tm_diff;
 use std::collections::HashMap;
 use std::collections::HashSet;
 
@@ -255,7 +256,7 @@ fn skin_binds(
             .find(|b| node_name(eval, b.node) == Some(name.as_str()))
             .and_then(|b| b.init_tm)
             .ok_or_else(|| format!("bone {name} has no stored bind TM in our Skin"))?;
-        let (rot, pos) = max_diff(&ours, &to_mat(&c.bind_to_world));
+        let (rot, pos) = tm_diff(&ours, &to_mat(&c.bind_to_world));
         if rot > BIND_AGREES || pos > BIND_AGREES * height {
             differ.push((name.clone(), rot, pos / height));
         }

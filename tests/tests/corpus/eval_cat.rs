@@ -15,12 +15,12 @@
 //! 1e-4 of the rig's height), at several ticks, and that every bone we do
 //! not evaluate is refused with a reason naming the CAT class.
 
-use crate::eval_biped_motion::max_diff;
 use maxfs_scene::eval::core::coverage::tm_gaps_at;
 use maxfs_scene::eval::modifier::skin;
 use maxfs_scene::eval::rigs::cat::{limb, records};
 use maxfs_scene::eval::{Mat43, SceneEval};
 use maxfs_scene::Document;
+use maxfs_tests::tm_diff;
 use maxfs_tests::{corpus_dir, node_named};
 
 const FILE: &str = "cat/LD33_Character.max";
@@ -510,14 +510,14 @@ fn ld33_setup_rules_between_stored_binds() {
                 .expect("forearm dims")[0],
         );
         let ours = palm.then(&along_x(&bind(&format!("{side}Forearm")), fore_len));
-        let (dr, dp) = max_diff(&ours, &bind(&format!("{side}Palm")));
+        let (dr, dp) = tm_diff(&ours, &bind(&format!("{side}Palm")));
         println!("{side} palm: rotation {dr:.1e}, position {dp:.1e}");
         assert!(dr < 1e-6 && dp < 1e-5, "{side} palm {dr} {dp}");
 
         let (collar, _) = setup_of(&eval, ctl(&format!("{side}Collarbone")));
         let turn = if side == "L" { -90f64 } else { 90.0 }.to_radians();
         let ours = collar.then(&Mat43::rot_y(turn)).then(&bind("Ribcage"));
-        let (dr, dp) = max_diff(&ours, &bind(&format!("{side}Collarbone")));
+        let (dr, dp) = tm_diff(&ours, &bind(&format!("{side}Collarbone")));
         println!("{side} collarbone: rotation {dr:.1e}, position {dp:.1e}");
         assert!(dr < 1e-5 && dp < 1e-5, "{side} collarbone {dr} {dp}");
     }
@@ -550,11 +550,11 @@ fn ld33_setup_rules_between_stored_binds() {
         let thigh = thigh_setup
             .then(&Mat43::rot_y(std::f64::consts::PI))
             .then(&hip);
-        let (tr, tp) = max_diff(&thigh, &bind(&format!("{side}Thigh")));
+        let (tr, tp) = tm_diff(&thigh, &bind(&format!("{side}Thigh")));
         let thigh_len = f64::from(records::cat_control(&eval, thigh_seg).dims.unwrap()[0]);
         let (calf_setup, _) = setup_of(&eval, bone_data(ctl(&format!("{side}Calf"))));
         let calf = calf_setup.then(&along_x(&thigh, thigh_len));
-        let (cr, cpos) = max_diff(&calf, &bind(&format!("{side}Calf")));
+        let (cr, cpos) = tm_diff(&calf, &bind(&format!("{side}Calf")));
         println!(
             "{side} thigh: rotation {tr:.1e}, position {tp:.1e}; calf: rotation {cr:.1e}, position {cpos:.1e}"
         );
@@ -614,7 +614,7 @@ fn ld33_toe_second_segments_hang_at_the_first_segments_end() {
         let at0 = world(toe12, 0);
         for t in TICKS.into_iter().chain([160, 4_800]) {
             let (a, b) = (world(toe11, t), world(toe12, t));
-            let (dr, dp) = max_diff(&b, &at0);
+            let (dr, dp) = tm_diff(&b, &at0);
             assert!(dr < 1e-12 && dp < 1e-9 * height, "{side}Toe12 moves at {t}");
             // Origin: along Toe11's X by its length, nothing sideways.
             let (ra, rb) = (a.rows(), b.rows());
@@ -631,7 +631,7 @@ fn ld33_toe_second_segments_hang_at_the_first_segments_end() {
             rot11.0[3] = b.0[3];
             let mut s = setup;
             s.0[3] = maxfs_scene::eval::Vec3::default();
-            let (dr, _) = max_diff(&s.then(&rot11), &b);
+            let (dr, _) = tm_diff(&s.then(&rot11), &b);
             assert!(
                 dr < 1e-5,
                 "{side}Toe12 rotation against setup · Toe11 bind: {dr}"

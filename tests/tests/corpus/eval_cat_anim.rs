@@ -9,13 +9,13 @@
 //! not evaluate is refused by name, and undecoded layer setups (several
 //! layers, key-freeform) are refused rather than misread.
 
-use crate::eval_biped_motion::max_diff;
 use maxfs_scene::eval::core::coverage::tm_gaps_at;
 use maxfs_scene::eval::modifier::skin;
 use maxfs_scene::eval::rigs::cat::{layers, limb, records};
 use maxfs_scene::eval::{Mat43, SceneEval, Vec3};
 use maxfs_tests::node_named;
 use maxfs_tests::rewrite::SceneEdit;
+use maxfs_tests::tm_diff;
 
 const FILE: &str = "max/cat/LD33_Character.max";
 /// CATParentTrans chunk 4: the CAT mode (0 setup, else animation).
@@ -125,7 +125,7 @@ fn ld33_animation_layers_place_the_upper_body_at_the_binds() {
             };
             let mut want = bind_of(&eval, n).unwrap_or_else(|| panic!("no bind for {name}"));
             want.0[3] = want.0[3].minus(cp);
-            let (dr, dp) = max_diff(&ours, &want);
+            let (dr, dp) = tm_diff(&ours, &want);
             assert!(dr < 1e-4, "{name} at {t}: rotation {dr:.3e}");
             if bone != "HeadBone001" {
                 assert!(
@@ -182,7 +182,7 @@ fn ld33_animation_layers_place_collarbones_and_legs() {
     for t in TICKS {
         for side in ["L", "R"] {
             let collar = format!("Base Human{side}Collarbone");
-            let (dr, dp) = max_diff(&world(&collar, t), &bind(&collar));
+            let (dr, dp) = tm_diff(&world(&collar, t), &bind(&collar));
             assert!(
                 dr < 1e-4 && dp < tol,
                 "{collar} at {t}: {dr:.3e} / {dp:.3e}"
@@ -191,7 +191,7 @@ fn ld33_animation_layers_place_collarbones_and_legs() {
             worst[1] = worst[1].max(dp);
 
             let foot = format!("Base Human{side}Foot");
-            let (dr, _) = max_diff(&world(&foot, t), &bind(&foot));
+            let (dr, _) = tm_diff(&world(&foot, t), &bind(&foot));
             assert!(dr < 1e-4, "{foot} at {t}: rotation {dr:.3e}");
             worst[2] = worst[2].max(dr);
 
@@ -476,7 +476,7 @@ fn ld33_second_layer_blends() {
             };
             match &want {
                 Want::Exactly(m) => {
-                    let (dr, dp) = max_diff(&got, m);
+                    let (dr, dp) = tm_diff(&got, m);
                     assert!(
                         dr < 1e-4 && dp < tol,
                         "{what}: pelvis at {t}: {dr:.3e} / {dp:.3e}"

@@ -8,6 +8,9 @@
 //! the axis is a turn about a scaled axis or a few 1e-8 rad, so the FBX, which
 //! cannot hold shear, still pins the factors, the rotation and the placement.
 
+#[path = "../../dev/fbx.rs"]
+mod fbx_dev;
+
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::{settings, Document};
 use maxfs_tests::corpus_dir;
@@ -33,18 +36,8 @@ const NODES: &[(&str, &str, &str)] = &[
 
 /// The FBX scene in Max's axes (right-handed Z-up) and in `metres` per unit.
 pub(crate) fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
-    let opts = ufbx::LoadOpts {
-        target_axes: ufbx::CoordinateAxes {
-            right: ufbx::CoordinateAxis::PositiveX,
-            up: ufbx::CoordinateAxis::PositiveZ,
-            front: ufbx::CoordinateAxis::NegativeY,
-        },
-        target_unit_meters: metres,
-        space_conversion: ufbx::SpaceConversion::ModifyGeometry,
-        ..Default::default()
-    };
-    ufbx::load_file(path.to_str().expect("utf-8 path"), opts)
-        .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.description))
+    fbx_dev::load_in_max_axes(path.to_str().expect("utf-8 path"), metres)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// World-space vertex positions of an FBX node's mesh.

@@ -54,12 +54,10 @@ fn dist(a: Vec3, b: Vec3) -> f64 {
     a.minus(b).len()
 }
 
+/// The largest element difference, rotation or position.
 fn max_diff(a: &Mat43, b: &Mat43) -> f64 {
-    let (a, b) = (a.rows(), b.rows());
-    (0..4)
-        .flat_map(|i| (0..3).map(move |j| (i, j)))
-        .map(|(i, j)| (a[i][j] - b[i][j]).abs())
-        .fold(0.0, f64::max)
+    let (r, p) = maxfs_tests::tm_diff(a, b);
+    r.max(p)
 }
 
 /// ikPoping with the chain's preferred angles set to `angles` (start, middle
