@@ -341,11 +341,10 @@ impl SceneEdit {
             .collect()
     }
 
-    /// Sets the constant value of ParamBlock2 `idx`'s parameter `id` (a
-    /// 0x000e / 0x100e record: 15 header bytes, or Max 3's 0x000a: 11, then
-    /// the value) to `value`. The record must exist and hold a constant of
-    /// the same width.
-    pub fn set_pb2_constant(&mut self, idx: usize, id: u16, value: &[u8]) {
+    /// ParamBlock2 `idx`'s value record of parameter `id` holding at least
+    /// `extra` bytes after its header, and that header's length: 0x000e /
+    /// 0x100e records have 15 bytes, Max 3's 0x000a 11.
+    fn pb2_record(&mut self, idx: usize, id: u16, extra: usize) -> (&mut Chunk, usize) {
         let hdr = |c: &Chunk| if c.id == 0x000a { 11 } else { 15 };
         let c = self
             .children(idx)
@@ -353,11 +352,20 @@ impl SceneEdit {
             .find(|c| {
                 matches!(c.id, 0x000e | 0x100e | 0x000a)
                     && c.payload().is_some_and(|p| {
-                        p.len() >= hdr(c) && u16::from_le_bytes([p[0], p[1]]) == id
+                        p.len() >= hdr(c) + extra && u16::from_le_bytes([p[0], p[1]]) == id
                     })
             })
             .unwrap_or_else(|| panic!("ParamBlock2 {idx} has no record for parameter {id}"));
         let h = hdr(c);
+        (c, h)
+    }
+
+    /// Sets the constant value of ParamBlock2 `idx`'s parameter `id` (a
+    /// 0x000e / 0x100e record: 15 header bytes, or Max 3's 0x000a: 11, then
+    /// the value) to `value`. The record must exist and hold a constant of
+    /// the same width.
+    pub fn set_pb2_constant(&mut self, idx: usize, id: u16, value: &[u8]) {
+        let (c, h) = self.pb2_record(idx, id, 0);
         let mut p = c.payload().expect("leaf").to_vec();
         assert_eq!(p[h - 1] & 0x40, 0x40, "parameter {id} is not a constant");
         assert_eq!(p.len() - h, value.len(), "parameter {id}: value width");
@@ -371,18 +379,7 @@ impl SceneEdit {
     /// when the stored text is, else 8-bit); the length may change. Records
     /// are 0x000e / 0x100e (15-byte header) or Max 3's 0x000a (11 bytes).
     pub fn set_pb2_string(&mut self, idx: usize, id: u16, text: &str) {
-        let hdr = |c: &Chunk| if c.id == 0x000a { 11 } else { 15 };
-        let c = self
-            .children(idx)
-            .iter_mut()
-            .find(|c| {
-                matches!(c.id, 0x000e | 0x100e | 0x000a)
-                    && c.payload().is_some_and(|p| {
-                        p.len() >= hdr(c) + 4 && u16::from_le_bytes([p[0], p[1]]) == id
-                    })
-            })
-            .unwrap_or_else(|| panic!("ParamBlock2 {idx} has no record for parameter {id}"));
-        let h = hdr(c);
+        let (c, h) = self.pb2_record(idx, id, 4);
         let mut p = c.payload().expect("leaf").to_vec();
         assert_eq!(p[h - 1] & 0x40, 0x40, "parameter {id} is not a constant");
         let n = u32::from_le_bytes([p[h], p[h + 1], p[h + 2], p[h + 3]]) as usize;

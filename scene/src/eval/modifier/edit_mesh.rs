@@ -166,15 +166,7 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
                 }
             }
             0x0334 | 0x0338 | 0x033b => {
-                let ch = map_channel
-                    .ok_or_else(|| EvalError::malformed("", "map records before a channel"))?;
-                let map = mesh
-                    .maps
-                    .iter_mut()
-                    .find(|m| m.channel == ch)
-                    .ok_or_else(|| {
-                        EvalError::reference("", format!("map delta for missing channel {ch}"))
-                    })?;
+                let (ch, map) = delta_map(mesh, map_channel, "map records")?;
                 if !map_checked {
                     check_map_input(map_input, map, ch)?;
                     map_checked = true;
@@ -215,16 +207,7 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
                 }
             }
             0x0330 => {
-                let ch = map_channel.ok_or_else(|| {
-                    EvalError::malformed("", "map vertex values before a channel")
-                })?;
-                let map = mesh
-                    .maps
-                    .iter_mut()
-                    .find(|m| m.channel == ch)
-                    .ok_or_else(|| {
-                        EvalError::reference("", format!("map delta for missing channel {ch}"))
-                    })?;
+                let (ch, map) = delta_map(mesh, map_channel, "map vertex values")?;
                 for r in records(payload(c)?, 16, "map vertex values")? {
                     let i = u32_at(r, 0) as usize;
                     let v = vec_at(r, 1);
@@ -331,6 +314,22 @@ fn check_map_input(
             ),
         )),
     }
+}
+
+/// The channel a map record of the delta applies to (the last 0x0320), and
+/// that channel of the mesh.
+fn delta_map<'m>(
+    mesh: &'m mut Mesh,
+    channel: Option<i32>,
+    what: &str,
+) -> Result<(i32, &'m mut MapChannel), EvalError> {
+    let ch = channel.ok_or_else(|| EvalError::malformed("", format!("{what} before a channel")))?;
+    let map = mesh
+        .maps
+        .iter_mut()
+        .find(|m| m.channel == ch)
+        .ok_or_else(|| EvalError::reference("", format!("map delta for missing channel {ch}")))?;
+    Ok((ch, map))
 }
 
 #[cfg(test)]

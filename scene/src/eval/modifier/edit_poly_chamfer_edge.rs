@@ -179,6 +179,16 @@ pub(super) fn chamfer_one_edge(
         strips.push(PolyFace::fan(vec![p0b, p0a, p1a, p1b], material, sg));
         strips.push(PolyFace::fan(vec![p1b, p1a, ha, hb], material, sg));
     }
+    append_strips(poly, strips)
+}
+
+/// The chamfer's new faces appended; the map channels, whose corners across
+/// the strips are not derived, leave (their numbers returned to be named)
+/// and Max's edge numbering is no longer known.
+pub(super) fn append_strips(
+    poly: &mut PolyMesh,
+    strips: Vec<PolyFace>,
+) -> Result<Vec<i32>, EvalError> {
     poly.faces.extend(strips);
     let removed: Vec<i32> = poly.maps.iter().map(|m| m.channel).collect();
     poly.maps.clear();

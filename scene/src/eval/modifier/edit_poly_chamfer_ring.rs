@@ -216,12 +216,7 @@ pub(super) fn chamfer_ring(
             ));
         }
     }
-    poly.faces.extend(strips);
-    let removed: Vec<i32> = poly.maps.iter().map(|m| m.channel).collect();
-    poly.maps.clear();
-    poly.edges = None;
-    poly.validate()?;
-    Ok(removed)
+    super::edit_poly_chamfer_edge::append_strips(poly, strips)
 }
 
 /// Whether the edges, two at every vertex (`on`: vertex → its two edges),
