@@ -29,6 +29,7 @@ use crate::graph::SceneGraph;
 
 use crate::eval::core::pblock::{self, utf16, ParamBlock2, Value};
 use crate::eval::core::transform::SceneEval;
+use crate::eval::render::arnold;
 use crate::eval::render::physical::{self, Pbr, PHYSICAL};
 
 pub const SC_MATERIAL: u32 = 0xc00;
@@ -492,6 +493,7 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
         MULTI_SUB => multi(eval, &mut m),
         DOUBLE_SIDED => double_sided(eval, &mut m),
         PHYSICAL => physical::physical(eval, idx, &mut m),
+        arnold::STANDARD_SURFACE => arnold::standard_surface(eval, idx, &mut m),
         _ => {
             let nel = cid == NEL_MATERIAL;
             for (k, (slot, obj, pb)) in pb2_refs(eval, idx).into_iter().enumerate() {

@@ -1,5 +1,6 @@
 //! What the renderer sees besides geometry: materials and texture maps, cameras, lights.
 
+pub mod arnold;
 pub mod camera;
 pub mod light;
 pub mod material;

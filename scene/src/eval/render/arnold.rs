@@ -1,0 +1,326 @@
+//! Arnold's Standard Surface material (MAXtoA, class 0x7e73161f, 0x62f74b4c).
+//!
+//! MAXtoA does not keep its shader parameters in ParamBlock2 records with
+//! numeric ids: reference 0 is a ParamBlock2 whose references are groups of
+//! self-describing "aiPBParameter" objects (class 0x38e67d6e, 0x3de3000e), one
+//! per Arnold parameter, named as in Arnold's `standard_surface` node. So the
+//! values are found by name, which also holds for a MAXtoA release that adds
+//! or reorders parameters. As saved by Max 2018/2019 (MAXtoA 2–3):
+//! - a parameter object: 0x0001 name (UTF-16), 0x0002 MAXtoA type (0 float,
+//!   1 integer/enum, 2 colour RGB, 3 vector, 4 boolean, 15 shader input,
+//!   21 group), 0x0009 a count, 0x0003 a container of (0x0004 count, then per
+//!   value a 0x0005 controller reference (−1: none) and a 0x0006 value);
+//! - groups ("results", "parameters", "connections") hold their parameters as
+//!   references; a shader input `<name>.shader` references the texmap wired
+//!   to `<name>`, and the boolean `<name>.connected` says whether it is used.
+//!
+//! Mapped to the physically based values the exporters share with Physical
+//! Material: base × base_color, metalness, specular_roughness (a roughness,
+//! never inverted), transmission as transparency, emission × emission_color;
+//! maps on those, opacity as a cutout and normal as the bump slot. An opacity
+//! colour other than white without a map is not mapped and is said so in the
+//! material's errors.
+
+use crate::chunk::Chunk;
+use crate::eval::core::pblock::{self, utf16};
+use crate::eval::core::transform::SceneEval;
+use crate::eval::render::material::{MapRef, Material, SC_TEXMAP};
+use crate::eval::render::physical::Pbr;
+
+/// Standard Surface's class id.
+pub const STANDARD_SURFACE: (u32, u32) = (0x7e73_161f, 0x62f7_4b4c);
+
+const NAME: u16 = 0x0001;
+const TYPE: u16 = 0x0002;
+const VALUES: u16 = 0x0003;
+const VALUE: u16 = 0x0006;
+
+/// MAXtoA parameter types met in the files (see the module doc).
+const T_FLOAT: u32 = 0;
+const T_RGB: u32 = 2;
+const T_BOOL: u32 = 4;
+const T_SHADER: u32 = 15;
+const T_GROUP: u32 = 21;
+
+/// The group holding the shader's inputs.
+const INPUTS: &str = "parameters";
+/// Parameters read at most from one group (damaged data).
+const MAX_PARAMS: usize = 4096;
+
+/// Arnold input → the map slot name the exporters read (Physical Material's).
+const MAP_SLOTS: [(&str, &str); 8] = [
+    ("base", "base_weight"),
+    ("base_color", "base_color"),
+    ("specular_roughness", "roughness"),
+    ("metalness", "metalness"),
+    ("transmission", "transparency"),
+    ("emission_color", "emit_color"),
+    ("opacity", "cutout"),
+    ("normal", "bump"),
+];
+
+/// One MAXtoA parameter as stored: its first value's bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AiParam {
+    pub name: String,
+    pub ty: u32,
+    pub value: Option<Vec<u8>>,
+}
+
+impl AiParam {
+    fn float(&self) -> Option<f32> {
+        let v = self.value.as_ref()?;
+        (self.ty == T_FLOAT && v.len() == 4).then(|| f32::from_le_bytes([v[0], v[1], v[2], v[3]]))
+    }
+
+    fn rgb(&self) -> Option<[f32; 3]> {
+        let v = self.value.as_ref()?;
+        if self.ty != T_RGB || v.len() != 12 {
+            return None;
+        }
+        let f = |k: usize| f32::from_le_bytes([v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]]);
+        Some([f(0), f(1), f(2)])
+    }
+
+    fn boolean(&self) -> Option<bool> {
+        let v = self.value.as_ref()?;
+        (self.ty == T_BOOL && v.len() == 4).then(|| v.iter().any(|&b| b != 0))
+    }
+}
+
+/// Reads one parameter object's chunks; `None` without a name or type.
+pub fn param(chunks: &[Chunk]) -> Option<AiParam> {
+    let find = |id: u16| chunks.iter().find(|c| c.id == id);
+    let name = utf16(find(NAME)?.payload()?);
+    let ty = find(TYPE)?
+        .payload()
+        .and_then(|p| p.get(..4))
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?;
+    let value = find(VALUES)
+        .and_then(|c| c.children().iter().find(|v| v.id == VALUE))
+        .and_then(Chunk::payload)
+        .map(<[u8]>::to_vec);
+    Some(AiParam { name, ty, value })
+}
+
+/// The Arnold inputs with their values, and the texmaps wired to them, as the
+/// exporters' physically based values: (values, maps, what is not mapped).
+pub fn to_pbr(
+    params: &[AiParam],
+    shaders: &[(String, usize, Option<bool>)],
+) -> (Pbr, Vec<MapRef>, Vec<String>) {
+    let get = |n: &str| params.iter().find(|p| p.name == n);
+    let mut notes = Vec::new();
+    let opacity = get("opacity").and_then(AiParam::rgb);
+    let opacity_map = shaders
+        .iter()
+        .any(|(n, _, on)| n == "opacity" && *on != Some(false));
+    if let Some(o) = opacity.filter(|o| o.iter().any(|&c| c != 1.0)) {
+        if !opacity_map {
+            notes.push(format!(
+                "Standard Surface opacity {o:?} is not mapped (glTF alpha comes from transmission)"
+            ));
+        }
+    }
+    let pbr = Pbr {
+        base_weight: get("base").and_then(AiParam::float),
+        base_color: get("base_color").and_then(AiParam::rgb),
+        metalness: get("metalness").and_then(AiParam::float),
+        roughness: get("specular_roughness").and_then(AiParam::float),
+        roughness_inv: Some(false),
+        transparency: get("transmission").and_then(AiParam::float),
+        emission: get("emission").and_then(AiParam::float),
+        emit_color: get("emission_color").and_then(AiParam::rgb),
+    };
+    let maps = shaders
+        .iter()
+        .map(|(input, texmap, enabled)| MapRef {
+            slot: MAP_SLOTS
+                .iter()
+                .find(|(a, _)| a == input)
+                .map_or_else(|| input.clone(), |(_, s)| s.to_string()),
+            texmap: *texmap,
+            enabled: *enabled,
+            amount: None,
+        })
+        .collect();
+    (pbr, maps, notes)
+}
+
+/// Decodes Standard Surface object `idx` into `m` (values in `m.pbr`, maps in
+/// `m.maps`, what cannot be read or mapped in `m.errors`).
+pub fn standard_surface(eval: &SceneEval, idx: usize, m: &mut Material) {
+    let g = &eval.graph;
+    let Some(pb) = pblock::reference(g, idx, 0) else {
+        m.errors.push(format!(
+            "Standard Surface (object {idx}): no parameter block on reference 0"
+        ));
+        return;
+    };
+    let group = g
+        .objects
+        .get(pb)
+        .into_iter()
+        .flat_map(|o| &o.references)
+        .find_map(|r| {
+            let t = usize::try_from(r.target).ok()?;
+            let p = param(eval.chunks(t))?;
+            (p.ty == T_GROUP && p.name == INPUTS).then_some(t)
+        });
+    let Some(group) = group else {
+        m.errors.push(format!(
+            "Standard Surface (object {idx}): no \"{INPUTS}\" group under its block (object {pb})"
+        ));
+        return;
+    };
+    let mut params = Vec::new();
+    let mut wired = Vec::new();
+    let refs = &g.objects[group].references;
+    if refs.len() > MAX_PARAMS {
+        m.errors.push(format!(
+            "Standard Surface (object {idx}): {} parameters, more than {MAX_PARAMS}",
+            refs.len()
+        ));
+        return;
+    }
+    for r in refs {
+        let Ok(t) = usize::try_from(r.target) else {
+            continue;
+        };
+        match param(eval.chunks(t)) {
+            Some(p) if p.ty == T_SHADER => {
+                let Some(input) = p.name.strip_suffix(".shader") else {
+                    continue;
+                };
+                let texmap = pblock::reference(g, t, 0).filter(|&x| {
+                    g.objects
+                        .get(x)
+                        .and_then(|o| o.class.as_ref())
+                        .is_some_and(|c| c.super_class == SC_TEXMAP)
+                });
+                if let Some(x) = texmap {
+                    wired.push((input.to_string(), x));
+                }
+            }
+            Some(p) => params.push(p),
+            None => m.errors.push(format!(
+                "Standard Surface (object {idx}): parameter object {t} has no name or type"
+            )),
+        }
+    }
+    let shaders: Vec<_> = wired
+        .into_iter()
+        .map(|(input, x)| {
+            let on = params
+                .iter()
+                .find(|p| p.name == format!("{input}.connected"))
+                .and_then(AiParam::boolean);
+            (input, x, on)
+        })
+        .collect();
+    let (pbr, maps, notes) = to_pbr(&params, &shaders);
+    m.pbr = Some(pbr);
+    m.maps.extend(maps);
+    m.errors.extend(notes);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wide(s: &str) -> Vec<u8> {
+        s.encode_utf16().flat_map(u16::to_le_bytes).collect()
+    }
+
+    fn stored(name: &str, ty: u32, value: &[u8]) -> Vec<Chunk> {
+        vec![
+            Chunk::leaf(NAME, wide(name)),
+            Chunk::leaf(TYPE, ty.to_le_bytes().to_vec()),
+            Chunk::leaf(0x0009, 0u32.to_le_bytes().to_vec()),
+            Chunk::container(
+                VALUES,
+                vec![
+                    Chunk::leaf(0x0004, 1u32.to_le_bytes().to_vec()),
+                    Chunk::leaf(0x0005, (-1i32).to_le_bytes().to_vec()),
+                    Chunk::leaf(VALUE, value.to_vec()),
+                ],
+            ),
+        ]
+    }
+
+    fn floats(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|f| f.to_le_bytes()).collect()
+    }
+
+    /// The records of Babylon's BabylonMaterialAttributes/Default.max (public):
+    /// base 0.8, base_color (0, 0, 1), specular_roughness 0.1 — which the
+    /// Babylon exporter wrote as baseColorFactor (0, 0, 0.8), roughness 0.1.
+    #[test]
+    fn babylon_default_values() {
+        let ps: Vec<AiParam> = [
+            stored("base", T_FLOAT, &floats(&[0.8])),
+            stored("base_color", T_RGB, &floats(&[0.0, 0.0, 1.0])),
+            stored("specular_roughness", T_FLOAT, &floats(&[0.1])),
+            stored("metalness", T_FLOAT, &floats(&[0.0])),
+            stored("opacity", T_RGB, &floats(&[1.0, 1.0, 1.0])),
+            stored("thin_walled", T_BOOL, &0u32.to_le_bytes()),
+        ]
+        .iter()
+        .map(|c| param(c).expect("param"))
+        .collect();
+        let (p, maps, notes) = to_pbr(&ps, &[]);
+        assert_eq!(p.base_weight, Some(0.8));
+        assert_eq!(p.base_color, Some([0.0, 0.0, 1.0]));
+        assert_eq!(p.effective_roughness(), Some(0.1));
+        assert_eq!(p.metalness, Some(0.0));
+        assert_eq!(p.transparency, None);
+        assert!(maps.is_empty() && notes.is_empty());
+    }
+
+    #[test]
+    fn maps_take_the_exporters_slot_names_and_connected_flags() {
+        let shaders = vec![
+            ("opacity".to_string(), 571, Some(true)),
+            ("base_color".to_string(), 12, Some(false)),
+            ("coat_color".to_string(), 13, None),
+        ];
+        let (_, maps, _) = to_pbr(&[], &shaders);
+        let slots: Vec<_> = maps
+            .iter()
+            .map(|m| (m.slot.as_str(), m.texmap, m.enabled))
+            .collect();
+        assert_eq!(
+            slots,
+            vec![
+                ("cutout", 571, Some(true)),
+                ("base_color", 12, Some(false)),
+                ("coat_color", 13, None)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_grey_opacity_without_a_map_is_named() {
+        let ps = vec![param(&stored("opacity", T_RGB, &floats(&[0.5, 0.5, 0.5]))).expect("param")];
+        let (_, _, notes) = to_pbr(&ps, &[]);
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("opacity"));
+        // With a map on it, the cutout carries it.
+        let (_, _, notes) = to_pbr(&ps, &[("opacity".into(), 5, Some(true))]);
+        assert!(notes.is_empty());
+    }
+
+    #[test]
+    fn damaged_records_read_as_nothing() {
+        // No type, a short value, a value of another type's size.
+        assert_eq!(param(&[Chunk::leaf(NAME, wide("base"))]), None);
+        let short = param(&stored("base", T_FLOAT, &[0, 0])).expect("param");
+        assert_eq!(short.float(), None);
+        let rgb_as_float =
+            param(&stored("base", T_FLOAT, &floats(&[1.0, 2.0, 3.0]))).expect("param");
+        assert_eq!(rgb_as_float.float(), None);
+        assert_eq!(rgb_as_float.rgb(), None);
+        let empty = param(&stored("base", T_FLOAT, &[])).expect("param");
+        assert_eq!(empty.float(), None);
+    }
+}
