@@ -95,14 +95,44 @@ const INDICATORS: &[(&str, &str)] = &[
     ("copyfile", "writes or deletes files"),
     ("renamefile", "writes or deletes files"),
     ("savemaxfile", "re-saves scene files"),
+    ("wscript.shell", "runs system commands"),
+    ("system.diagnostics.process", "runs system commands"),
+    ("cmd.exe", "runs system commands"),
+    ("powershell", "runs system commands"),
+    (
+        "registertimecallback",
+        "registers scripts to run on time changes (registerTimeCallback)",
+    ),
+    ("loadassembly", "loads .NET assemblies"),
 ];
 
-/// Identifiers of known families (lower case) and the family's name.
+/// Identifiers of known families (lower case) and the family's name: their
+/// global names, callback ids and the file names their droppers write (the
+/// public list 3dsmaxedai/hk-max-virus-signatures, 2026-06, adds CRP, ADSL,
+/// Alienbrains, ADR and the HTTP / injector spreaders). ALC's variants
+/// (…CleanAlpha, …Alpha) are not told apart: ALC's own script clears their
+/// globals by name, so their names alone do not say which variant a file holds.
 const FAMILIES: &[(&str, &str)] = &[
     ("cleanbeta", "ALC"),
     ("physxcrtrbkinfo", "ALC"),
     ("autodesklicserstuck", "ALC"),
     ("physxpluginmfx", "PhysXPluginMfx"),
+    ("physxpluginstl", "PhysXPluginMfx"),
+    ("crp_bscript", "CRP"),
+    ("crp9_alc", "CRP"),
+    ("crossscenestuff", "CRP"),
+    ("adsl_bscript", "ADSL"),
+    ("adsl.dms", "ADSL"),
+    ("mscprop", "Alienbrains"),
+    ("propparameterlocal", "Alienbrains"),
+    ("propertyparameterslocal", "Alienbrains"),
+    ("thisadrmodel", "ADR"),
+    ("thisadralert", "ADR"),
+    ("b64_strhttppost", "HTTP-upload spreader"),
+    ("fnhttppost", "HTTP-upload spreader"),
+    ("manafilename", "file-injecting spreader"),
+    ("3d.znzmo", "znzmo adware"),
+    ("znzmo.com", "znzmo adware"),
 ];
 
 /// Leaves shorter than this cannot hold a command worth reporting.
@@ -353,5 +383,43 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].known_malware, vec!["ALC"]);
         assert!(found[0].summary().contains("known 3ds Max malware: ALC"));
+    }
+
+    /// Each family is named by its own identifiers only.
+    #[test]
+    fn families_are_told_apart() {
+        let scan_one = |text: &[u8]| {
+            let found = scan(&doc_with(vec![Chunk::leaf(0x5000, text.to_vec())]), None);
+            assert_eq!(found.len(), 1, "{}", String::from_utf8_lossy(text));
+            found[0].known_malware.clone()
+        };
+        assert_eq!(
+            scan_one(b"global ADSL_BScript; callbacks.addScript #filePostOpen \"x()\""),
+            vec!["ADSL"]
+        );
+        assert_eq!(
+            scan_one(b"persistent global CRP_BScript = \"x\"; callbacks.addScript #filePostSave CRP_BScript"),
+            vec!["CRP"]
+        );
+        // Without a command, a family name alone is not a finding.
+        assert!(scan(
+            &doc_with(vec![Chunk::leaf(
+                0x5000,
+                b"a note about thisADRModel only".to_vec()
+            )]),
+            None
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn shell_launchers_are_commands() {
+        let d = doc_with(vec![Chunk::leaf(
+            0x5000,
+            b"(dotNetClass \"System.Diagnostics.Process\").Start \"powershell\"".to_vec(),
+        )]);
+        let found = scan(&d, None);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].indicators.contains(&"runs system commands"));
     }
 }
