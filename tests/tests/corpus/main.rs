@@ -5,6 +5,7 @@
 
 mod coverage_table;
 mod disk_cache;
+mod eval_arnold;
 mod eval_ase;
 mod eval_babylon;
 mod eval_bend_taper;
