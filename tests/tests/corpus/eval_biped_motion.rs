@@ -49,8 +49,10 @@ pub(crate) fn layered<R>(eval: &SceneEval, base: bool, f: impl FnOnce() -> R) ->
 /// Red@Run's FBX puts the rig 0.1733 units lower in Max y than the .max does
 /// at every frame, in every bone: the .max's horizontal keys all hold depth
 /// −0.1733 (y = +0.1733), which the Skin bind pose of the same file confirms
-/// (eval_biped.rs) and Red@Spawn's FBX of the same rig follows; the FBX was
-/// written from an earlier save. Rotations agree to 1.5e-6.
+/// (eval_biped.rs) and Red@Spawn's FBX of the same rig follows. Not an
+/// earlier save: every Red@Run FBX of the authors' public history (three
+/// exports of three different key sets) has the same shift against its own
+/// .max (docs/biped.md); its cause is not known. Rotations agree to 1.5e-6.
 pub(crate) const RED_RUN_SHIFT: [f64; 3] = [0.0, 0.173_289_88, 0.0];
 
 const TAKES: &[Take] = &[

@@ -7,6 +7,7 @@ use crate::eval::error::EvalError;
 pub const TICKS_PER_SECOND: i32 = 4800;
 
 /// Bezier tangent types (key flag bits 7-9 in, 10-12 out).
+pub const TANGENT_LINEAR: u32 = 1;
 pub const TANGENT_STEP: u32 = 2;
 
 /// serde has no `Serialize` for `[f64; N]` with a generic N; these go through slices.
@@ -163,6 +164,12 @@ fn cubic(p0: f64, p1: f64, p2: f64, p3: f64, u: f64) -> f64 {
 /// Bezier segment in Max's form: control values `v0 + out_tan·out_len·dt` and
 /// `v1 + in_tan·in_len·dt` (tangents are per tick), and the same lengths shape the
 /// time axis, so a length other than ⅓ changes the pace through the segment.
+/// A **linear** tangent (type 1) points at the neighbouring key across the
+/// segment, whatever tangent the key stores: Max keeps the stored value of a
+/// key switched to linear (the LD35 authors' Green@Spawn, B-Root's key 2880:
+/// stored out tangent 0.2593 per tick in z, the slope to the next key 0.1037;
+/// their FBX follows the slope to 3e-3 at every frame of the segment, the
+/// stored tangent is 22 units off; docs/biped.md).
 pub fn bezier<const N: usize>(keys: &[BezKey<N>], t: i32) -> Option<[f64; N]> {
     match segment(keys, |k| k.time, t) {
         Segment::None => None,
@@ -177,10 +184,21 @@ pub fn bezier<const N: usize>(keys: &[BezKey<N>], t: i32) -> Option<[f64; N]> {
                 let ol = length(a.out_len[k]);
                 let il = length(b.in_len[k]);
                 let s = solve_time(ol, 1.0 - il, u);
+                let slope = (b.value[k] - a.value[k]) / dt;
+                let out_tan = if a.out_type() == TANGENT_LINEAR {
+                    slope
+                } else {
+                    a.out_tan[k]
+                };
+                let in_tan = if b.in_type() == TANGENT_LINEAR {
+                    -slope
+                } else {
+                    b.in_tan[k]
+                };
                 cubic(
                     a.value[k],
-                    a.value[k] + a.out_tan[k] * ol * dt,
-                    b.value[k] + b.in_tan[k] * il * dt,
+                    a.value[k] + out_tan * ol * dt,
+                    b.value[k] + in_tan * il * dt,
                     b.value[k],
                     s,
                 )
@@ -378,5 +396,50 @@ pub fn tcb_rot(keys: &[TcbRotKey], t: i32) -> Option<Quat> {
             let q = a.slerp(b, u);
             Some(p.slerp(q, 2.0 * u * (1.0 - u)))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(time: i32, flags: u32, value: f64, in_tan: f64, out_tan: f64) -> BezKey<1> {
+        BezKey {
+            time,
+            flags,
+            value: [value],
+            in_tan: [in_tan],
+            out_tan: [out_tan],
+            in_len: [1.0 / 3.0],
+            out_len: [1.0 / 3.0],
+        }
+    }
+
+    /// The LD35 authors' Green@Spawn.max (public, not in the corpus):
+    /// B-Root's position z keys 2880 (flags 0x480: linear in and out, stored
+    /// out tangent 0.25929537) and 3840 (user tangents, 0). Their FBX of the
+    /// same scene holds the node at z = 68.0528, 89.7183, 111.3839 at ticks
+    /// 3040, 3200, 3360 (docs/biped.md): the linear tangent's slope to the
+    /// next key, not the stored tangent (85.34, 111.84, 130.05).
+    #[test]
+    fn a_linear_tangent_points_at_the_next_key() {
+        let keys = [
+            key(2880, 0x480, 49.15301, 0.11483468, 0.25929537),
+            key(3840, 0x1680, 148.72243, 0.0, 0.0),
+        ];
+        for (t, fbx) in [(3040, 68.0528), (3200, 89.7183), (3360, 111.3839)] {
+            let v = bezier(&keys, t).expect("a value")[0];
+            assert!(
+                (v - fbx).abs() < 1e-3,
+                "tick {t}: {v} against the FBX's {fbx}"
+            );
+        }
+        // A user tangent keeps its stored value.
+        let user = [
+            key(2880, 0x1680, 49.15301, 0.0, 0.25929537),
+            key(3840, 0x1680, 148.72243, 0.0, 0.0),
+        ];
+        let v = bezier(&user, 3040).expect("a value")[0];
+        assert!((v - 85.338).abs() < 1e-2, "{v}");
     }
 }
