@@ -132,14 +132,14 @@ fn standard_surface_is_exported_as_babylon_did() {
         assert_eq!(pbr["metallicFactor"].as_f64().unwrap_or(0.0), 0.0, "{g}");
         let mode = if wired { "MASK" } else { "OPAQUE" };
         assert_eq!(g["alphaMode"], mode, "{g}");
-        // The view shows the node's Bitmap on the cutout slot.
-        let view = material_view::materials(&eval);
+        // The view names the node's Bitmap (B.jpg) on the cutout slot.
+        let view = material_view::materials_with_assets(&eval, &material::Assets::of(&eval.doc));
         let v = view.iter().find(|v| v.index == mtl).expect("in the view");
         assert_eq!(v.nodes, vec!["B".to_string()]);
         assert_eq!(
-            v.maps
-                .iter()
-                .any(|r| r.slot == "cutout" && r.texmap == bitmap && r.class == "Bitmap"),
+            v.maps.iter().any(|r| r.slot == "cutout"
+                && r.texmap == bitmap
+                && r.file.as_deref() == Some("B.jpg")),
             wired,
             "{:?}",
             v.maps
