@@ -23,6 +23,7 @@
 use crate::chunk::Chunk;
 use crate::eval::error::EvalError;
 
+use super::edit_poly_bevel as bevel;
 use super::edit_poly_chamfer as chamfer;
 use super::edit_poly_clone as clone;
 use super::edit_poly_connect as connect;
@@ -449,6 +450,7 @@ fn is_evaluated(id: u32) -> bool {
             | OP_ATTACH
             | OP_INSET
             | OP_EXTRUDE_FACE
+            | OP_BEVEL
             | OP_MOVE_EXTRUDE
             | OP_MOVE_EXTRUDE_END
             | OP_AUTOSMOOTH
@@ -511,6 +513,7 @@ fn replay(
             | OP_SPLIT
             | OP_INSET
             | OP_EXTRUDE_FACE
+            | OP_BEVEL
             | OP_MOVE_EXTRUDE
             | OP_MOVE_EXTRUDE_END
     ) {
@@ -520,7 +523,7 @@ fn replay(
     let mut before = None;
     if matches!(
         op.id,
-        OP_WELD_VERTEX | OP_INSET | OP_EXTRUDE_FACE | OP_MOVE_EXTRUDE
+        OP_WELD_VERTEX | OP_INSET | OP_EXTRUDE_FACE | OP_BEVEL | OP_MOVE_EXTRUDE
     ) {
         before = poly.edges.take();
         if op.id != OP_WELD_VERTEX && before.is_some() {
@@ -687,6 +690,15 @@ fn replay(
                 before,
                 known,
             );
+        }
+        OP_BEVEL => {
+            let params = bevel::Params {
+                kind: op.int_param(PARAM_BEVEL_TYPE)?.unwrap_or(0),
+                height: op.float_param(PARAM_BEVEL_HEIGHT)?.unwrap_or(0.0),
+                outline: op.float_param(PARAM_BEVEL_OUTLINE)?.unwrap_or(0.0),
+                unknown: op.float_param(PARAM_BEVEL_UNKNOWN)?,
+            };
+            return bevel::bevel(poly, &op.selection, params, before, known);
         }
         OP_MOVE_EXTRUDE => {
             let kind = op
