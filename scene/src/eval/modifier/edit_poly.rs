@@ -12,7 +12,8 @@
 //! faces not adjacent (`edit_poly_extrude`), Auto Smooth and Set Smoothing (`edit_poly_smooth`),
 //! Insert Vertex Edge, Connect Vertex (`edit_poly_edges`), Connect Edge
 //! (`edit_poly_connect`) and Clone Edge (`edit_poly_clone`) on a known edge
-//! numbering, Extrude Edge on closed
+//! numbering, Clone Face (`edit_poly_clone_face`), Bevel without outline
+//! (`edit_poly_bevel`), Extrude Edge on closed
 //! border loops and single border edges (`edit_poly_extrude_edge`), Create and Target Weld
 //! (`edit_poly_create`), Cut across one face per segment (`edit_poly_cut`),
 //! and Split Edges and Tessellate when their selection leaves nothing to do.
@@ -26,6 +27,7 @@ use crate::eval::error::EvalError;
 use super::edit_poly_bevel as bevel;
 use super::edit_poly_chamfer as chamfer;
 use super::edit_poly_clone as clone;
+use super::edit_poly_clone_face as clone_face;
 use super::edit_poly_connect as connect;
 use super::edit_poly_create as create;
 use super::edit_poly_create_edge as create_edge;
@@ -466,6 +468,7 @@ fn is_evaluated(id: u32) -> bool {
             | OP_CREATE_EDGE
             | OP_RETRIANGULATE
             | OP_CLONE_EDGE
+            | OP_CLONE_FACE
     )
 }
 
@@ -576,6 +579,7 @@ fn replay(
             )?;
         }
         OP_CLONE_EDGE => return clone::clone_edges(poly, &op.selection),
+        OP_CLONE_FACE => return clone_face::clone_faces(poly, &op.selection),
         OP_CREATE => create::create(poly, &op.data)?,
         OP_TARGET_WELD => create::target_weld(poly, &op.data)?,
         OP_CREATE_EDGE => create_edge::create_edge(poly, &op.data)?,

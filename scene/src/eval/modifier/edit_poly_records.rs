@@ -58,6 +58,8 @@ pub(super) const OP_CREATE_EDGE: u32 = 62;
 pub(super) const OP_RETRIANGULATE: u32 = 29;
 /// A Shift-move of edges (`edit_poly_clone`).
 pub(super) const OP_CLONE_EDGE: u32 = 64;
+/// A Shift-move of faces cloned as an element (`edit_poly_clone_face`).
+pub(super) const OP_CLONE_FACE: u32 = 65;
 
 /// Parameter ids (the `epolyModParameters` enumeration).
 pub(super) const PARAM_CURRENT_OPERATION: u16 = 12;
