@@ -12,7 +12,8 @@
 //! faces not adjacent (`edit_poly_extrude`), Auto Smooth and Set Smoothing (`edit_poly_smooth`),
 //! Insert Vertex Edge, Connect Vertex (`edit_poly_edges`), Connect Edge
 //! (`edit_poly_connect`) and Clone Edge (`edit_poly_clone`) on a known edge
-//! numbering, Extrude Edge on closed
+//! numbering, Clone Face (`edit_poly_clone_face`), Bevel without outline
+//! (`edit_poly_bevel`), Extrude Edge on closed
 //! border loops and single border edges (`edit_poly_extrude_edge`), Create and Target Weld
 //! (`edit_poly_create`), Cut across one face per segment (`edit_poly_cut`),
 //! and Split Edges and Tessellate when their selection leaves nothing to do.
@@ -23,8 +24,10 @@
 use crate::chunk::Chunk;
 use crate::eval::error::EvalError;
 
+use super::edit_poly_bevel as bevel;
 use super::edit_poly_chamfer as chamfer;
 use super::edit_poly_clone as clone;
+use super::edit_poly_clone_face as clone_face;
 use super::edit_poly_connect as connect;
 use super::edit_poly_create as create;
 use super::edit_poly_create_edge as create_edge;
@@ -449,6 +452,7 @@ fn is_evaluated(id: u32) -> bool {
             | OP_ATTACH
             | OP_INSET
             | OP_EXTRUDE_FACE
+            | OP_BEVEL
             | OP_MOVE_EXTRUDE
             | OP_MOVE_EXTRUDE_END
             | OP_AUTOSMOOTH
@@ -464,6 +468,7 @@ fn is_evaluated(id: u32) -> bool {
             | OP_CREATE_EDGE
             | OP_RETRIANGULATE
             | OP_CLONE_EDGE
+            | OP_CLONE_FACE
     )
 }
 
@@ -511,6 +516,7 @@ fn replay(
             | OP_SPLIT
             | OP_INSET
             | OP_EXTRUDE_FACE
+            | OP_BEVEL
             | OP_MOVE_EXTRUDE
             | OP_MOVE_EXTRUDE_END
     ) {
@@ -520,7 +526,7 @@ fn replay(
     let mut before = None;
     if matches!(
         op.id,
-        OP_WELD_VERTEX | OP_INSET | OP_EXTRUDE_FACE | OP_MOVE_EXTRUDE
+        OP_WELD_VERTEX | OP_INSET | OP_EXTRUDE_FACE | OP_BEVEL | OP_MOVE_EXTRUDE
     ) {
         before = poly.edges.take();
         if op.id != OP_WELD_VERTEX && before.is_some() {
@@ -573,6 +579,7 @@ fn replay(
             )?;
         }
         OP_CLONE_EDGE => return clone::clone_edges(poly, &op.selection),
+        OP_CLONE_FACE => return clone_face::clone_faces(poly, &op.selection),
         OP_CREATE => create::create(poly, &op.data)?,
         OP_TARGET_WELD => create::target_weld(poly, &op.data)?,
         OP_CREATE_EDGE => create_edge::create_edge(poly, &op.data)?,
@@ -687,6 +694,15 @@ fn replay(
                 before,
                 known,
             );
+        }
+        OP_BEVEL => {
+            let params = bevel::Params {
+                kind: op.int_param(PARAM_BEVEL_TYPE)?.unwrap_or(0),
+                height: op.float_param(PARAM_BEVEL_HEIGHT)?.unwrap_or(0.0),
+                outline: op.float_param(PARAM_BEVEL_OUTLINE)?.unwrap_or(0.0),
+                unknown: op.float_param(PARAM_BEVEL_UNKNOWN)?,
+            };
+            return bevel::bevel(poly, &op.selection, params, before, known);
         }
         OP_MOVE_EXTRUDE => {
             let kind = op

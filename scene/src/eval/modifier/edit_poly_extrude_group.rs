@@ -25,7 +25,7 @@ use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
-use super::edit_poly_topo::required_normal;
+use super::edit_poly_topo::newell_normal;
 
 /// What a group extrusion made of one cluster.
 pub(super) struct Group {
@@ -213,14 +213,15 @@ pub(super) fn extrude_group(
 }
 
 /// The cluster's direction: its faces' unit normals summed and normalised.
+/// A face without area adds nothing (a zero vector normalised stays zero):
+/// weaponrack.max's walls of an Inset by 0, extruded with their face, give
+/// the sizes and totals Max saved that way (docs/max-format.md, "Bevel").
 fn cluster_normal(poly: &PolyMesh, cluster: &[usize]) -> Result<Vec3, EvalError> {
     let mut n = Vec3::default();
     for &f in cluster {
-        n = n.plus(required_normal(
-            poly,
-            &poly.faces[f].v,
-            format_args!("face {f}"),
-        )?);
+        if let Some(u) = newell_normal(poly, &poly.faces[f].v) {
+            n = n.plus(u);
+        }
     }
     let l = n.len();
     if l > 1e-12 && l.is_finite() {
@@ -301,6 +302,23 @@ mod tests {
         // New vertices: 2, 5, 4, 3, 0, 1.
         assert_eq!(m.faces[1].v, [12, 7, 8, 9]);
         assert_eq!(m.faces[8].v, [2, 5, 8, 7]);
+    }
+
+    #[test]
+    fn faces_without_area_add_nothing_to_the_direction() {
+        // Face 1 flattened onto the line x = 1 (its corners 2 and 5 on 1 and
+        // 4): no normal, so the group moves along face 0's alone.
+        let mut m = strip();
+        m.vertices[2] = Vec3(1.0, 0.0, 0.0);
+        m.vertices[5] = Vec3(1.0, 1.0, 0.0);
+        let g = extrude_group(&mut m, &[0, 1], None).expect("group");
+        assert_eq!(g.normal, Vec3(0.0, 0.0, 1.0));
+        // Only faces without area: no direction, an error.
+        let mut flat = strip();
+        for v in &mut flat.vertices[..6] {
+            v.1 = 0.0;
+        }
+        assert!(extrude_group(&mut flat, &[0, 1], None).is_err());
     }
 
     #[test]

@@ -38,6 +38,8 @@ pub(super) const OP_INSET: u32 = 38;
 pub(super) const OP_AUTOSMOOTH: u32 = 68;
 pub(super) const OP_SMOOTH: u32 = 69;
 pub(super) const OP_EXTRUDE_FACE: u32 = 41;
+/// Extrusion by a height, then an outline (`edit_poly_bevel`).
+pub(super) const OP_BEVEL: u32 = 32;
 /// Max 2017+ records a Shift-move of faces as this extrusion (zero height, its
 /// type in record 0x0601), the move as a Transform, then operation 92, which
 /// adds nothing (its selection sized to the extruded mesh, or naming the
@@ -56,6 +58,8 @@ pub(super) const OP_CREATE_EDGE: u32 = 62;
 pub(super) const OP_RETRIANGULATE: u32 = 29;
 /// A Shift-move of edges (`edit_poly_clone`).
 pub(super) const OP_CLONE_EDGE: u32 = 64;
+/// A Shift-move of faces cloned as an element (`edit_poly_clone_face`).
+pub(super) const OP_CLONE_FACE: u32 = 65;
 
 /// Parameter ids (the `epolyModParameters` enumeration).
 pub(super) const PARAM_CURRENT_OPERATION: u16 = 12;
@@ -68,6 +72,12 @@ pub(super) const PARAM_AUTOSMOOTH_THRESHOLD: u32 = 55;
 pub(super) const PARAM_SMOOTH_SET: u32 = 56;
 pub(super) const PARAM_SMOOTH_CLEAR: u32 = 57;
 pub(super) const PARAM_EXTRUDE_FACE_HEIGHT: u32 = 37;
+/// Bevel's type (0 group, 1 local normal, 2 by polygon), height, outline
+/// (`epm_bevel_type` / `_height` / `_outline`) and the Max 2016+ value 121.
+pub(super) const PARAM_BEVEL_TYPE: u32 = 38;
+pub(super) const PARAM_BEVEL_HEIGHT: u32 = 39;
+pub(super) const PARAM_BEVEL_OUTLINE: u32 = 40;
+pub(super) const PARAM_BEVEL_UNKNOWN: u32 = 121;
 pub(super) const PARAM_INSET_TYPE: u32 = 41;
 pub(super) const PARAM_INSET: u32 = 42;
 /// A Max 2016+ Extrude Face parameter of unknown meaning; only 1 is seen.
