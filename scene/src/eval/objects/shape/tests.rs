@@ -5,7 +5,7 @@
 use std::f64::consts::PI;
 
 use super::parametric::{arc_vector, circle, rectangle, CIRCLE_VECTOR};
-use super::render_mesh::{render_mesh, RenderParams};
+use super::render_mesh::{render_mesh, RenderParams, Section};
 use super::triangulate::triangulate;
 use super::*;
 use crate::eval::modifier::extrude::{extrude, Settings};
@@ -180,6 +180,17 @@ fn render(sides: u32, rectangular: bool) -> RenderParams {
         mapping: true,
         auto_smooth: true,
         threshold: 40f64.to_radians(),
+        in_viewport: false,
+        use_viewport: false,
+        viewport: Section {
+            thickness: 1.0,
+            sides: 12,
+            angle: 0.0,
+            rectangular: false,
+            width: 2.0,
+            length: 6.0,
+            rect_angle: 0.0,
+        },
     }
 }
 
