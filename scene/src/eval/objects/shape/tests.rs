@@ -358,3 +358,28 @@ mod lathe {
         m.check_map_faces().expect("map faces");
     }
 }
+
+#[test]
+fn optimize_counts_nearly_straight_segments_straight() {
+    use crate::eval::core::math::Vec3;
+    // A segment of length 100 whose out handle sits `off` from the chord:
+    // Max stepped none with handles up to 0.0091 of the chord off it
+    // (wodden_box, sidewalk 03) and stepped those from 0.0313 (Sword).
+    let segment = |off: f64| {
+        let a = Vec3(0.0, 0.0, 0.0);
+        let b = Vec3(100.0, 0.0, 0.0);
+        Spline {
+            knots: vec![
+                Knot::bezier(a, a, Vec3(33.0, off, 0.0)),
+                Knot::bezier(b, Vec3(67.0, 0.0, 0.0), b),
+            ],
+            closed: false,
+        }
+    };
+    for (off, points) in [(0.0, 2), (0.91, 2), (3.13, 2 + 6), (30.0, 2 + 6)] {
+        let lines = shape(vec![segment(off)], 6, true).polylines().expect("l");
+        assert_eq!(lines[0].pts.len(), points, "handle {off} off the chord");
+        let plain = shape(vec![segment(off)], 6, false).polylines().expect("l");
+        assert_eq!(plain[0].pts.len(), 2 + 6, "without optimize");
+    }
+}
