@@ -473,8 +473,11 @@ fn is_evaluated(id: u32) -> bool {
 }
 
 /// The polygon form of a stack's base object: a primitive with a polygon
-/// builder, or an Editable Poly.
+/// builder, an Editable Poly, or a shape converted (`shape_input`).
 fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, EvalError> {
+    if let Some(poly) = shape_input(base, cx) {
+        return poly;
+    }
     let class = super::base_class(cx, base)?;
     if class.class_id == mesh::EDITABLE_POLY {
         let geom = mesh::geom_buffers(cx.eval.chunks(base))?;
@@ -489,6 +492,16 @@ fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, EvalError> {
     let p = primitive::params(cx.eval, base, cx.t)?;
     primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
         .map_err(|e| e.inside(class.name.to_string()))
+}
+
+/// The polygon form of `base` when it is a shape (None otherwise).
+pub(super) fn shape_input(base: usize, cx: &ModContext) -> Option<Result<PolyMesh, EvalError>> {
+    use crate::eval::objects::shape;
+    shape::is_shape_object(cx.eval, base).then(|| {
+        let s = shape::eval_shape(cx.eval, base, cx.t)
+            .map_err(|e| EvalError::from(e).inside("shape"))?;
+        super::shape_input::input_poly(&s)
+    })
 }
 
 /// Replays one operation; returns the map channels it left out. `gone` are

@@ -63,6 +63,9 @@ mod mirror;
 pub mod morpher;
 pub mod physique;
 mod ripple;
+pub mod shape_input;
+#[cfg(test)]
+mod shape_input_tests;
 mod shell;
 mod simple_mod;
 mod skew;
@@ -506,6 +509,12 @@ pub fn apply_to_shape(
     let mut mesh = match bottom.class {
         c if c == extrude::EXTRUDE => extrude::apply_to_shape(bottom, &shape.polylines, cx),
         c if c == lathe::LATHE => lathe::apply_to_shape(bottom, &shape.polylines, cx),
+        // A mesh or poly modifier takes the shape converted to a mesh.
+        c if shape_input::takes_mesh(c) => {
+            let mut mesh = shape_input::input_mesh(shape).map_err(|e| bottom.error(Some(e)))?;
+            apply_stack(applied, &mut mesh, cx)?;
+            return Ok(mesh);
+        }
         _ => Err(EvalError::not_evaluated("acting on a shape")),
     }
     .map_err(|e| bottom.error(Some(e)))?;

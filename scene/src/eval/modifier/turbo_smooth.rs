@@ -17,7 +17,8 @@
 //! stored polygons) and every modifier below only moves vertices or sets
 //! smoothing groups (the incoming triangle mesh then still has the polygons'
 //! vertices and their triangles in polygon order), or when it sits directly on a primitive with a
-//! polygon builder (`primitive_poly`). Anything else is an error naming why.
+//! polygon builder (`primitive_poly`) or on a shape (`shape_input`).
+//! Anything else is an error naming why.
 
 use super::{Applied, ModContext, BEND, MORPHER, TAPER, TWIST};
 use crate::eval::core::pblock;
@@ -124,6 +125,8 @@ pub(super) enum PolySource {
     EditablePoly(Vec<Poly>),
     /// A primitive directly below, with a polygon builder: its base object.
     Primitive(usize),
+    /// A shape directly below: its base object (`shape_input`).
+    Shape(usize),
 }
 
 /// The source of the polygon form of `m`'s input, or why there is none.
@@ -146,6 +149,9 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
             format!("{who} above {}", b.name),
             "the polygon form of its output is not rebuilt",
         ));
+    }
+    if below.is_empty() && crate::eval::objects::shape::is_shape_object(cx.eval, base) {
+        return Ok(PolySource::Shape(base));
     }
     let class = super::base_class(cx, base)?;
     if class.class_id == mesh::EDITABLE_POLY {
@@ -171,6 +177,12 @@ pub(super) fn polygon_input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result
             let p = primitive::params(cx.eval, base, cx.t)?;
             let poly = primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
                 .map_err(|e| e.inside(class.name.to_string()))?;
+            from_poly_mesh(&poly)
+        }
+        PolySource::Shape(base) => {
+            let poly = super::edit_poly::shape_input(base, cx).ok_or_else(|| {
+                EvalError::malformed("", "the base object is no longer a shape")
+            })??;
             from_poly_mesh(&poly)
         }
     }

@@ -14,7 +14,8 @@
 //! What the evaluation makes of a shape: `SceneEval::shape` gives the splines
 //! and polylines; a shape under Extrude becomes a mesh (modifier/extrude.rs);
 //! a bare shape whose "enable in renderer" is set is the renderable tube
-//! (`render_mesh`); any other bare shape is not geometry.
+//! (`render_mesh`); any other bare shape is not geometry. Another mesh
+//! modifier directly on a shape takes it converted (`modifier/shape_input.rs`).
 
 use std::sync::Arc;
 

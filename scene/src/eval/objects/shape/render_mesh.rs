@@ -58,18 +58,53 @@ pub struct RenderParams {
     pub mapping: bool,
     pub auto_smooth: bool,
     pub threshold: f64,
+    /// "Enable In Viewport" (8): the viewport shows, and a mesh modifier
+    /// above takes, the tube.
+    pub in_viewport: bool,
+    /// "Use Viewport Settings" (9): the viewport's tube has `viewport`'s
+    /// cross-section, not the renderer's.
+    pub use_viewport: bool,
+    /// The viewport's cross-section (3–5, 15–18).
+    pub viewport: Section,
+}
+
+/// A cross-section's settings (radial or rectangular).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Section {
+    pub thickness: f64,
+    pub sides: u32,
+    /// Radians.
+    pub angle: f64,
+    pub rectangular: bool,
+    pub width: f64,
+    pub length: f64,
+    pub rect_angle: f64,
 }
 
 impl RenderParams {
     pub fn read(eval: &SceneEval, obj: usize, t: i32) -> Result<RenderParams, ShapeError> {
         let p = block(eval, obj, RENDER_BLOCK, t)?;
-        let sides = p.int_or(1, 12);
-        if !(3..=MAX_SIDES).contains(&sides) {
-            return Err(ShapeError::Param {
-                index: 1,
-                why: format!("{sides} sides"),
-            });
-        }
+        let sides = |i: usize| {
+            let n = p.int_or(i, 12);
+            if (3..=MAX_SIDES).contains(&n) {
+                Ok(n as u32)
+            } else {
+                Err(ShapeError::Param {
+                    index: i,
+                    why: format!("{n} sides"),
+                })
+            }
+        };
+        let viewport = Section {
+            thickness: p.float_or(3, 1.0),
+            sides: sides(4)?,
+            angle: p.float_or(5, 0.0).to_radians(),
+            rectangular: p.flag(15, false),
+            width: p.float_or(16, 2.0),
+            length: p.float_or(17, 6.0),
+            rect_angle: p.float_or(18, 0.0).to_radians(),
+        };
+        let sides = i64::from(sides(1)?);
         Ok(RenderParams {
             renderable: p.flag(6, false),
             thickness: p.float_or(0, 1.0),
@@ -82,7 +117,29 @@ impl RenderParams {
             mapping: p.flag(7, false),
             auto_smooth: p.flag(20, true),
             threshold: p.float_or(21, 40f64.to_radians()),
+            in_viewport: p.flag(8, false),
+            use_viewport: p.flag(9, false),
+            viewport,
         })
+    }
+
+    /// The tube the viewport shows: the viewport's cross-section when "Use
+    /// Viewport Settings" is set, else the renderer's.
+    pub fn viewport_tube(&self) -> RenderParams {
+        if !self.use_viewport {
+            return *self;
+        }
+        let v = self.viewport;
+        RenderParams {
+            thickness: v.thickness,
+            sides: v.sides,
+            angle: v.angle,
+            rectangular: v.rectangular,
+            width: v.width,
+            length: v.length,
+            rect_angle: v.rect_angle,
+            ..*self
+        }
     }
 
     /// The cross-section's points in its own plane (X, Y), counter-clockwise.
@@ -146,6 +203,11 @@ fn transport(v: Vec3, a: Vec3, b: Vec3) -> Vec3 {
 
 /// The rendered mesh of a shape's polylines.
 pub fn render_mesh(lines: &[PolyLine], r: &RenderParams) -> Result<Mesh, ShapeError> {
+    tube(lines, r, true)
+}
+
+/// The tube along `lines`; an open polyline's ends are capped when `capped`.
+pub fn tube(lines: &[PolyLine], r: &RenderParams, capped: bool) -> Result<Mesh, ShapeError> {
     let section = r.section();
     let m = section.len();
     let total: usize = lines
@@ -227,7 +289,7 @@ pub fn render_mesh(lines: &[PolyLine], r: &RenderParams) -> Result<Mesh, ShapeEr
                 tverts.push([1.0, k as f32 / m as f32, 0.0]);
             }
         }
-        if !l.closed {
+        if capped && !l.closed {
             for (row, flip) in [(0u32, true), ((n - 1) as u32, false)] {
                 for k in 1..m as u32 - 1 {
                     let v = |col: u32| base + row * m as u32 + col;
@@ -236,7 +298,7 @@ pub fn render_mesh(lines: &[PolyLine], r: &RenderParams) -> Result<Mesh, ShapeEr
                     } else {
                         [v(0), v(k), v(k + 1)]
                     };
-                    mesh.faces.push(face(tri, 0, if k == 1 { 3 } else { 2 }));
+                    mesh.faces.push(face(tri, 0, cap_edges(k, m as u32, flip)));
                     if r.mapping {
                         let tv = |col: u32| tbase + row * (m as u32 + 1) + col;
                         tfaces.push(if flip {
@@ -257,6 +319,22 @@ pub fn render_mesh(lines: &[PolyLine], r: &RenderParams) -> Result<Mesh, ShapeEr
         });
     }
     Ok(mesh)
+}
+
+/// Visible edges of cap fan triangle `k` (1 ..= m − 2) of an `m`-point
+/// ring: the ring's own edges, never the fan's diagonals. Unflipped the
+/// triangle is (0, k, k + 1): edge 0 is the ring's when k = 1, edge 2 when
+/// k = m − 2; flipped, (0, k + 1, k), the other way round; edge 1 always is.
+fn cap_edges(k: u32, m: u32, flip: bool) -> u16 {
+    let (first, last) = if flip { (0b100, 0b001) } else { (0b001, 0b100) };
+    let mut flags = 0b010;
+    if k == 1 {
+        flags |= first;
+    }
+    if k + 2 == m {
+        flags |= last;
+    }
+    flags
 }
 
 fn face(v: [u32; 3], smoothing: u32, flags: u16) -> Face {

@@ -5,7 +5,7 @@
 use std::f64::consts::PI;
 
 use super::parametric::{arc_vector, circle, rectangle, CIRCLE_VECTOR};
-use super::render_mesh::{render_mesh, RenderParams};
+use super::render_mesh::{render_mesh, RenderParams, Section};
 use super::triangulate::triangulate;
 use super::*;
 use crate::eval::modifier::extrude::{extrude, Settings};
@@ -180,6 +180,17 @@ fn render(sides: u32, rectangular: bool) -> RenderParams {
         mapping: true,
         auto_smooth: true,
         threshold: 40f64.to_radians(),
+        in_viewport: false,
+        use_viewport: false,
+        viewport: Section {
+            thickness: 1.0,
+            sides: 12,
+            angle: 0.0,
+            rectangular: false,
+            width: 2.0,
+            length: 6.0,
+            rect_angle: 0.0,
+        },
     }
 }
 
@@ -345,5 +356,30 @@ mod lathe {
         let base = 4.0 * n as f64 * (tau / n as f64).sin() / 2.0;
         assert!((volume(&m) - 2.0 * base / 3.0).abs() < 1e-9);
         m.check_map_faces().expect("map faces");
+    }
+}
+
+#[test]
+fn optimize_counts_nearly_straight_segments_straight() {
+    use crate::eval::core::math::Vec3;
+    // A segment of length 100 whose out handle sits `off` from the chord:
+    // Max stepped none with handles up to 0.0091 of the chord off it
+    // (wodden_box, sidewalk 03) and stepped those from 0.0313 (Sword).
+    let segment = |off: f64| {
+        let a = Vec3(0.0, 0.0, 0.0);
+        let b = Vec3(100.0, 0.0, 0.0);
+        Spline {
+            knots: vec![
+                Knot::bezier(a, a, Vec3(33.0, off, 0.0)),
+                Knot::bezier(b, Vec3(67.0, 0.0, 0.0), b),
+            ],
+            closed: false,
+        }
+    };
+    for (off, points) in [(0.0, 2), (0.91, 2), (3.13, 2 + 6), (30.0, 2 + 6)] {
+        let lines = shape(vec![segment(off)], 6, true).polylines().expect("l");
+        assert_eq!(lines[0].pts.len(), points, "handle {off} off the chord");
+        let plain = shape(vec![segment(off)], 6, false).polylines().expect("l");
+        assert_eq!(plain[0].pts.len(), 2 + 6, "without optimize");
     }
 }
