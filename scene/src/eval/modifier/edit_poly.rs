@@ -316,6 +316,18 @@ fn output(
     Ok(poly)
 }
 
+/// The polygons `stack[from]` outputs, as an Edit Poly above it would take
+/// them (`below`), for the subdividing modifiers (`smooth_input`); what they
+/// leave out is not named here (those modifiers read maps from triangles).
+pub(super) fn polygons_from(
+    stack: &[Applied],
+    from: usize,
+    base: usize,
+    cx: &ModContext,
+) -> Result<PolyMesh, EvalError> {
+    below(stack, from, base, cx, &mut Left::default())
+}
+
 /// The polygon mesh that reaches `stack[at]` from below: the base object's
 /// polygon form, an Edit Poly's output, or either through Unwrap UVW (which
 /// keeps the polygons and replaces map channel 1 with its own), Symmetry
