@@ -436,10 +436,13 @@ fn below(
             super::surface::apply_smooth_poly(m, &mut poly, cx).map_err(|e| m.error(Some(e)))?;
             Ok(poly)
         }
-        // The bottom of a shape's stack: Extrude's triangle mesh, joined
-        // across its hidden edges (`extrude_poly`).
+        // The bottom of a shape's stack: Extrude's or Lathe's triangle mesh,
+        // joined across its hidden edges (`extrude_poly`).
         Some(m) if m.class == super::extrude::EXTRUDE && at + 1 == stack.len() => {
             super::extrude::poly_of_shape(m, base, cx).map_err(|e| m.error(Some(e)))
+        }
+        Some(m) if m.class == super::lathe::LATHE && at + 1 == stack.len() => {
+            super::lathe::poly_of_shape(m, base, cx).map_err(|e| m.error(Some(e)))
         }
         Some(m) => Err(EvalError::not_evaluated_why(
             format!("Edit Poly above {}", m.name),
