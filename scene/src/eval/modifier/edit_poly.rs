@@ -444,6 +444,12 @@ fn below(
         Some(m) if m.class == super::lathe::LATHE && at + 1 == stack.len() => {
             super::lathe::poly_of_shape(m, base, cx).map_err(|e| m.error(Some(e)))
         }
+        // An Edit Mesh outputs triangles, which Max converts as it does a
+        // primitive's (`SetFromTri`, `MakePolyMesh`: joined across hidden
+        // edges; `smooth_input::triangles_joined`).
+        Some(m) if m.class == super::EDIT_MESH && cx.object.is_none() => {
+            super::smooth_input::triangles_joined(at, cx).map_err(|e| m.error(Some(e)))
+        }
         Some(m) => Err(EvalError::not_evaluated_why(
             format!("Edit Poly above {}", m.name),
             "it needs its input as polygons",

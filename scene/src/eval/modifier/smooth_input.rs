@@ -58,6 +58,25 @@ pub(super) fn over_triangles(
     super::turbo_smooth::from_triangles(mesh, &loops)
 }
 
+/// The triangle mesh a node's stack outputs up to and including `stack[at]`,
+/// joined across its hidden edges as Max converts a triangle mesh to
+/// polygons (`poly_join::join_hidden_regions`), edges numbered as its
+/// triangles walk them.
+pub(super) fn triangles_joined(at: usize, cx: &ModContext) -> Result<PolyMesh, EvalError> {
+    use crate::eval::objects::{poly, poly_join};
+    let node = cx
+        .node
+        .ok_or_else(|| EvalError::not_evaluated("a triangle mesh on a compound operand"))?;
+    let tri = cx
+        .eval
+        .mesh_up_to(node, at, cx.t)
+        .ok_or_else(|| EvalError::malformed("", "the stack below is not a mesh"))??;
+    let mut p = poly_join::join_hidden_regions(&tri)?;
+    let identity: Vec<Option<u32>> = (0..tri.vertices.len() as u32).map(Some).collect();
+    p.set_edges(poly::triangle_walk_edges(&tri.faces, &identity)?)?;
+    Ok(p)
+}
+
 /// `poly` (a primitive's polygon form) with each vertex where `moved` (the
 /// primitive's triangle mesh `tri` after positional deformers) put the
 /// triangle vertex at its place; an unmatched vertex is an error.
