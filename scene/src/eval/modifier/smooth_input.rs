@@ -13,6 +13,9 @@
 //!   as the triangle mesh's vertex at the same place moved (the triangle and
 //!   polygon forms share their points; a cylinder's cap centres are the
 //!   triangle mesh's only others).
+//!
+//! Also the polygons of a triangle mesh a stack outputs (an Edit Mesh's), as
+//! Max converts it for an Edit Poly above (`triangles_joined`).
 
 use std::collections::HashMap;
 
