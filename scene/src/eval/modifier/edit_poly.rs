@@ -319,6 +319,18 @@ fn output(
     Ok(poly)
 }
 
+/// The polygons `stack[from]` outputs, as an Edit Poly above it would take
+/// them (`below`), for the subdividing modifiers (`smooth_input`); what they
+/// leave out is not named here (those modifiers read maps from triangles).
+pub(super) fn polygons_from(
+    stack: &[Applied],
+    from: usize,
+    base: usize,
+    cx: &ModContext,
+) -> Result<PolyMesh, EvalError> {
+    below(stack, from, base, cx, &mut Left::default())
+}
+
 /// The polygon mesh that reaches `stack[at]` from below: the base object's
 /// polygon form, an Edit Poly's output, or either through Unwrap UVW (which
 /// keeps the polygons and replaces map channel 1 with its own), Symmetry
@@ -427,10 +439,19 @@ fn below(
             super::surface::apply_smooth_poly(m, &mut poly, cx).map_err(|e| m.error(Some(e)))?;
             Ok(poly)
         }
-        // The bottom of a shape's stack: Extrude's triangle mesh, joined
-        // across its hidden edges (`extrude_poly`).
+        // The bottom of a shape's stack: Extrude's or Lathe's triangle mesh,
+        // joined across its hidden edges (`extrude_poly`).
         Some(m) if m.class == super::extrude::EXTRUDE && at + 1 == stack.len() => {
             super::extrude::poly_of_shape(m, base, cx).map_err(|e| m.error(Some(e)))
+        }
+        Some(m) if m.class == super::lathe::LATHE && at + 1 == stack.len() => {
+            super::lathe::poly_of_shape(m, base, cx).map_err(|e| m.error(Some(e)))
+        }
+        // An Edit Mesh outputs triangles, which Max converts as it does a
+        // primitive's (`SetFromTri`, `MakePolyMesh`: joined across hidden
+        // edges; `smooth_input::triangles_joined`).
+        Some(m) if m.class == super::EDIT_MESH && cx.object.is_none() => {
+            super::smooth_input::triangles_joined(at, cx).map_err(|e| m.error(Some(e)))
         }
         Some(m) => Err(EvalError::not_evaluated_why(
             format!("Edit Poly above {}", m.name),

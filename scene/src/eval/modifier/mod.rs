@@ -72,6 +72,7 @@ mod skew;
 pub mod skin;
 mod skin_deform;
 pub mod slice;
+mod smooth_input;
 mod stretch;
 pub mod subdivide;
 mod surface;

@@ -15,12 +15,13 @@
 //! TurboSmooth works on polygons: Max hands it the poly object of the stack
 //! below. That form is rebuilt when the base object is an Editable Poly (its
 //! stored polygons) and every modifier below only moves vertices or sets
-//! smoothing groups (the incoming triangle mesh then still has the polygons'
-//! vertices and their triangles in polygon order), or when it sits directly on a primitive with a
-//! polygon builder (`primitive_poly`) or on a shape (`shape_input`).
-//! Anything else is an error naming why.
+//! smoothing groups or write map channels (the incoming triangle mesh then
+//! still has the polygons' vertices and their triangles in polygon order), on
+//! a primitive with a polygon builder (`primitive_poly`; below Bend, Taper or
+//! Twist too), directly on a shape (`shape_input`), or above a modifier that
+//! outputs polygons (`smooth_input`). Anything else is an error naming why.
 
-use super::{Applied, ModContext, BEND, MORPHER, TAPER, TWIST};
+use super::{smooth_input, uv_only, Applied, ModContext, BEND, MORPHER, TAPER, TWIST};
 use crate::eval::core::pblock;
 use crate::eval::error::EvalError;
 use crate::eval::modifier::skin::SKIN;
@@ -123,8 +124,12 @@ pub(super) enum PolySource {
     /// An Editable Poly's stored polygons, whose triangles (in polygon
     /// order) are the incoming mesh's.
     EditablePoly(Vec<Poly>),
-    /// A primitive directly below, with a polygon builder: its base object.
-    Primitive(usize),
+    /// A primitive with a polygon builder: its base object, and whether
+    /// positional deformers lie between (`smooth_input::deformed_like`).
+    Primitive(usize, bool),
+    /// The polygons the modifier at this stack index outputs, read over the
+    /// incoming triangles (`smooth_input::over_triangles`).
+    Modifier(usize),
     /// A shape directly below: its base object (`shape_input`).
     Shape(usize),
 }
@@ -144,11 +149,11 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
         .position(|a| a.object == m.object)
         .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
     let below = &stack[at + 1..];
-    if let Some(b) = below.iter().find(|b| !VERTEX_ONLY.contains(&b.class)) {
-        return Err(EvalError::not_evaluated_why(
-            format!("{who} above {}", b.name),
-            "the polygon form of its output is not rebuilt",
-        ));
+    // Vertex-moving and map-writing modifiers keep the triangles of the
+    // polygons below them in polygon order.
+    let keeps = |b: &Applied| VERTEX_ONLY.contains(&b.class) || uv_only::is_uv_only(b.class);
+    if let Some(j) = below.iter().position(|b| !keeps(b)) {
+        return Ok(PolySource::Modifier(at + 1 + j));
     }
     if below.is_empty() && crate::eval::objects::shape::is_shape_object(cx.eval, base) {
         return Ok(PolySource::Shape(base));
@@ -158,8 +163,17 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
         let (_, loops) = mesh::editable_poly(cx.eval.chunks(base))?;
         return Ok(PolySource::EditablePoly(loops));
     }
-    if primitive::is_primitive(class.class_id) && below.is_empty() {
-        return Ok(PolySource::Primitive(base));
+    if primitive::is_primitive(class.class_id) {
+        if let Some(b) = below
+            .iter()
+            .find(|b| !smooth_input::POSITIONAL.contains(&b.class))
+        {
+            return Err(EvalError::not_evaluated_why(
+                format!("{who} on a {} below {}", class.name, b.name),
+                "the polygon form is moved only by Bend, Taper and Twist",
+            ));
+        }
+        return Ok(PolySource::Primitive(base, !below.is_empty()));
     }
     Err(EvalError::not_evaluated_why(
         format!("{who} on a {}", class.name),
@@ -172,11 +186,16 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
 pub(super) fn polygon_input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, EvalError> {
     match polygon_source(m, cx)? {
         PolySource::EditablePoly(loops) => from_triangles(mesh, &loops),
-        PolySource::Primitive(base) => {
+        PolySource::Primitive(base, deformed) => {
             let class = super::base_class(cx, base)?;
             let p = primitive::params(cx.eval, base, cx.t)?;
-            let poly = primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
+            let mut poly = primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
                 .map_err(|e| e.inside(class.name.to_string()))?;
+            if deformed {
+                let tri = primitive::build(class.class_id, &p)?;
+                poly = smooth_input::deformed_like(poly, &tri, mesh)
+                    .map_err(|e| e.inside(class.name.to_string()))?;
+            }
             from_poly_mesh(&poly)
         }
         PolySource::Shape(base) => {
@@ -184,6 +203,22 @@ pub(super) fn polygon_input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result
                 EvalError::malformed("", "the base object is no longer a shape")
             })??;
             from_poly_mesh(&poly)
+        }
+        PolySource::Modifier(from) => {
+            let node = cx.node.ok_or_else(|| {
+                EvalError::not_evaluated(format!("{} on a compound object's operand", m.name))
+            })?;
+            let (stack, base) = cx
+                .eval
+                .modifier_stack(node)
+                .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
+            let name = stack.get(from).map_or("?", |b| b.name);
+            smooth_input::over_triangles(&stack, from, base, mesh, cx).map_err(|e| {
+                EvalError::not_evaluated_why(
+                    format!("{} above {name}", m.name),
+                    format!("the polygon form of its output is not rebuilt: {e}"),
+                )
+            })
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Polygon forms of primitives, as a poly modifier (Edit Poly) receives them:
 //! Max converts a primitive to a PolyObject with the primitive's own polygon
-//! builder (`BuildCylinderPoly` for Cylinder, `BuildPolyBox` for Box; the
-//! Plane, which has none, from its triangles), whose
+//! builder (`BuildCylinderPoly` for Cylinder and Cone, `BuildPolyBox` for
+//! Box; the Plane, which has none, from its triangles), whose
 //! vertex and face numbering the modifier's records index. Only the forms with
 //! a published builder are rebuilt; any other primitive is an error naming it.
 
@@ -11,24 +11,28 @@ use crate::typed::ClassId;
 
 use crate::eval::core::math::Vec3;
 use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
-use crate::eval::objects::primitive::{Params, BOX, CYLINDER, PLANE};
+use crate::eval::objects::primitive::{Params, BOX, CONE, CYLINDER, PLANE};
 
 /// The polygon form of primitive `class` (`object` its own chunks).
 pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, EvalError> {
     match class {
-        c if c == CYLINDER => {
+        // The Cone is the Cylinder's builder with two radii: same version
+        // chunk, same polygons (its parameters one index further on).
+        c if c == CYLINDER || c == CONE => {
+            let cone = c == CONE;
+            let o = usize::from(cone);
             let version = cylinder_version(object)?;
-            if version == 1 && p.segments(3)? > 1 && p.int_or(6, 0) == 0 {
-                return cylinder_from_triangles(p);
+            if version == 1 && p.segments(3 + o)? > 1 && p.int_or(6 + o, 0) == 0 {
+                return cylinder_from_triangles(p, cone);
             }
-            let mut poly = cylinder(p)?;
+            let mut poly = cylinder(p, cone, version)?;
             match version {
                 // How `BuildCylinderPoly` numbers its edges is not known: edge
                 // operations on it are refused.
                 0 => {}
                 1 => {
                     from_triangles_order(&mut poly)?;
-                    if let Some(edges) = cylinder_triangle_edges(p, &poly)? {
+                    if let Some(edges) = cylinder_triangle_edges(p, cone, &poly)? {
                         // A list that is not the faces' sides leaves it unknown.
                         let _ = poly.set_edges(edges);
                     }
@@ -74,7 +78,7 @@ fn box_smoothing_fix(object: &[Chunk]) -> Result<bool, EvalError> {
     }
 }
 
-/// The Cylinder's version (chunk 0x0100, an i32; absent = 0). Version 0
+/// The Cylinder's or Cone's version (chunk 0x0100, an i32; absent = 0). Version 0
 /// builds its polygon form with `BuildCylinderPoly`; version 1 (Cylinders
 /// made since Max fixed that builder, MAXX-29604) converts the triangle
 /// mesh instead (`SetFromTri` + `MakePolyMesh`).
@@ -84,7 +88,7 @@ fn cylinder_version(object: &[Chunk]) -> Result<i32, EvalError> {
         Some(c) => match c.payload() {
             Some(&[a, b, c, d]) => Ok(i32::from_le_bytes([a, b, c, d])),
             other => Err(EvalError::malformed(
-                "Cylinder version chunk 0x0100",
+                "Cylinder / Cone version chunk 0x0100",
                 format!("{other:?}"),
             )),
         },
@@ -129,8 +133,8 @@ fn from_triangles_order(poly: &mut PolyMesh) -> Result<(), EvalError> {
 /// sides) becomes quads: bottom fan, bottom cap bands, sides, top cap bands,
 /// top fan, in the triangle builder's order. Edges are numbered as the
 /// triangle mesh walks them without the hidden diagonals.
-fn cylinder_from_triangles(p: &Params) -> Result<PolyMesh, EvalError> {
-    let tri = crate::eval::objects::primitive::cylinder_mesh(p, false)?;
+fn cylinder_from_triangles(p: &Params, cone: bool) -> Result<PolyMesh, EvalError> {
+    let tri = crate::eval::objects::primitive::cylinder_mesh(p, cone)?;
     let mut poly = super::poly_join::join_hidden_pairs(&tri)?;
     let identity: Vec<Option<u32>> = (0..tri.vertices.len() as u32).map(Some).collect();
     poly.set_edges(super::poly::triangle_walk_edges(&tri.faces, &identity)?)?;
@@ -144,9 +148,10 @@ fn cylinder_from_triangles(p: &Params) -> Result<PolyMesh, EvalError> {
 /// mesh's ring vertices are not the polygon form's.
 fn cylinder_triangle_edges(
     p: &Params,
+    cone: bool,
     poly: &PolyMesh,
 ) -> Result<Option<Vec<[u32; 2]>>, EvalError> {
-    let tri = crate::eval::objects::primitive::cylinder_mesh(p, false)?;
+    let tri = crate::eval::objects::primitive::cylinder_mesh(p, cone)?;
     let n = poly.vertices.len();
     if tri.vertices.len() != n + 2
         || tri.vertices[1..=n]
@@ -163,22 +168,30 @@ fn cylinder_triangle_edges(
 }
 
 /// Cylinder (radius 0, height 1, height segments 2, cap segments 3, sides 4,
-/// slice on 6, generate mapping coordinates 9) as `BuildCylinderPoly` makes it:
-/// rings from the bottom starting on +X, no centre vertices; faces the side
+/// slice on 6, generate mapping coordinates 9) and Cone (radius 1 0, radius 2
+/// 1, then the Cylinder's one index on) as `BuildCylinderPoly` makes them:
+/// rings from the bottom starting on +X, radius going linearly from radius 1
+/// to radius 2, no centre vertices; faces the side
 /// quads row by row (material 2, smoothing group 4, whatever "smooth" says),
 /// then the bottom cap as one polygon running backwards (material 1) and the
 /// top cap (material 0), both in smoothing group 1. Cap segments above 1 (of
 /// version 0: version 1 converts its triangles, `cylinder_from_triangles`) and
-/// slices are refused (not in the corpus).
+/// slices are refused (not in the corpus), and so is a version-0 Cone with a
+/// point for a cap (whether that builder keeps the collapsed ring is not
+/// known; the triangle mesh version 1 converts keeps it).
 ///
 /// Mapping is Max's cylindrical mapper with caps (the `UVWMapper` the builder
 /// applies): on the sides U = ¾ + angle/2π wrapped above 1 and V = z/height, a
 /// quad across the seam moving its corners above ½ down by 1 (as the triangle
 /// form does); the caps are mapped flat, U = (1 − y/r)/2, V = (1 + x/r)/2 (the
-/// mapper turns a quarter about Z).
-fn cylinder(p: &Params) -> Result<PolyMesh, EvalError> {
-    let (r, h) = (p.float(0)?, p.float(1)?);
-    let (hs, caps, n) = (p.segments(2)?, p.segments(3)?, p.segments(4)?);
+/// mapper turns a quarter about Z), r the larger radius of a Cone (the mapper
+/// fits the object; no Cone reference holds that mapping).
+fn cylinder(p: &Params, cone: bool, version: i32) -> Result<PolyMesh, EvalError> {
+    let o = usize::from(cone);
+    let r1 = p.float(0)?;
+    let r2 = if cone { p.float(1)? } else { r1 };
+    let h = p.float(1 + o)?;
+    let (hs, caps, n) = (p.segments(2 + o)?, p.segments(3 + o)?, p.segments(4 + o)?);
     if n < 3 {
         return Err(EvalError::malformed("", format!("{n} sides")));
     }
@@ -188,10 +201,15 @@ fn cylinder(p: &Params) -> Result<PolyMesh, EvalError> {
             "the version-0 polygon cylinder is evaluated with 1",
         ));
     }
-    if p.int_or(6, 0) != 0 {
+    if p.int_or(6 + o, 0) != 0 {
         return Err(EvalError::malformed(
             "",
             "sliced cylinders are not supported yet",
+        ));
+    }
+    if version == 0 && (r1 == 0.0 || r2 == 0.0) {
+        return Err(EvalError::not_evaluated(
+            "the version-0 polygon form of a Cone with a radius of 0",
         ));
     }
     if n * (hs + 1) > 1 << 21 {
@@ -200,13 +218,15 @@ fn cylinder(p: &Params) -> Result<PolyMesh, EvalError> {
             "damaged counts",
         ));
     }
+    let r = if cone { r1.abs().max(r2.abs()) } else { r1 };
     let mut vertices = Vec::with_capacity(n * (hs + 1));
     let mut angles = Vec::with_capacity(n);
     for row in 0..=hs {
-        let z = h * row as f64 / hs as f64;
+        let f = row as f64 / hs as f64;
+        let (z, radius) = (h * f, r1 * (1.0 - f) + r2 * f);
         for k in 0..n {
             let a = 2.0 * std::f64::consts::PI * k as f64 / n as f64;
-            vertices.push(Vec3(r * a.cos(), r * a.sin(), z));
+            vertices.push(Vec3(radius * a.cos(), radius * a.sin(), z));
         }
     }
     // Max accumulates the angle in single precision; that decides on which side
@@ -264,7 +284,7 @@ fn cylinder(p: &Params) -> Result<PolyMesh, EvalError> {
         );
         faces.push(PolyFace::strip(cap, material, 1));
     }
-    let maps = if p.flag(9, true) {
+    let maps = if p.flag(9 + o, true) {
         vec![PolyMap {
             channel: 1,
             vertices: uv.list,
@@ -328,6 +348,44 @@ mod tests {
         assert_eq!(poly.maps[0].faces.len(), 234);
         // Version 0 still refuses cap segments.
         assert!(build(CYLINDER, &p, &[]).is_err());
+    }
+
+    /// A Cone's polygon form (version 1) has its triangle mesh's ring
+    /// vertices in order (the triangle Cone is checked against Babylon's glTF
+    /// of Max cones) and the Cylinder's polygons: a tip of radius 0 keeps its
+    /// collapsed ring there, and version 0 refuses it.
+    #[test]
+    fn cone_is_the_cylinder_builder_with_two_radii() {
+        let cone = |r2: f32| {
+            Params::from_values(vec![
+                Value::Float(7.0),
+                Value::Float(r2),
+                Value::Float(5.0),
+                Value::Int(5),
+                Value::Int(1),
+                Value::Int(24),
+                Value::Int(1),
+                Value::Int(0),
+                Value::Float(0.0),
+                Value::Float(0.0),
+                Value::Int(1),
+            ])
+        };
+        let v1 = [Chunk::leaf(0x0100, 1i32.to_le_bytes().to_vec())];
+        for r2 in [10.0, 0.0] {
+            let p = cone(r2);
+            let poly = build(CONE, &p, &v1).expect("version 1");
+            let tri = crate::eval::objects::primitive::cylinder_mesh(&p, true).expect("cone");
+            let n = poly.vertices.len();
+            assert_eq!((n, poly.faces.len()), (24 * 6, 24 * 5 + 2));
+            for (a, b) in poly.vertices.iter().zip(&tri.vertices[1..=n]) {
+                assert!(a.minus(*b).dot(a.minus(*b)) < 1e-20, "{a:?} {b:?}");
+            }
+            assert!(poly.edges.is_some());
+            poly.validate().expect("valid");
+        }
+        assert!(build(CONE, &cone(10.0), &[]).is_ok());
+        assert!(build(CONE, &cone(0.0), &[]).is_err());
     }
 
     #[test]
