@@ -183,34 +183,17 @@ pub fn extrude(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
         let seg_verts = pieces + u32::from(!l.closed);
         let seg_tverts = pieces + 1;
         for _level in 0..levels {
-            let mut sm = 0u32;
-            let first_smooth = l.pts[0].smooth;
+            let mut groups = SideGroups::new(l.pts[0].smooth, pieces as usize);
             for piece in 0..pieces {
                 let v1 = base_vert + piece;
                 let v2 = base_vert + (piece + 1) % seg_verts;
                 let (v3, v4) = (v1 + seg_verts, v2 + seg_verts);
-                let this_smooth = l.pts[piece as usize].smooth;
                 let material = if s.shape_ids {
                     l.pts[piece as usize].material
                 } else {
                     2
                 };
-                if piece > 0 && !this_smooth {
-                    sm += 1;
-                    if sm > 2 {
-                        sm = 1;
-                    }
-                }
-                let mut group = 1u32 << sm;
-                if sm == 0 {
-                    sm += 1;
-                }
-                if piece == 1 && this_smooth {
-                    group |= 1;
-                }
-                if piece == pieces - 1 && first_smooth {
-                    group |= 1;
-                }
+                let group = groups.next(piece as usize, l.pts[piece as usize].smooth);
                 let smoothing = if s.smooth { group } else { 0 };
                 let material = if s.material_ids { material } else { 0 };
                 mesh.faces.push(Face {
@@ -308,6 +291,47 @@ pub(super) fn cap(
         }
     }
     mark_outline_edges(mesh, first);
+}
+
+/// Smoothing groups of the side faces along one polyline, as Extrude and
+/// Lathe give them: each corner (non-smooth) point starts the next group of
+/// 2 and 4 in turn, and group 1 joins the faces on both sides of a smooth
+/// first point so a closed outline's seam stays smooth.
+pub(super) struct SideGroups {
+    sm: u32,
+    first_smooth: bool,
+    pieces: usize,
+}
+
+impl SideGroups {
+    pub(super) fn new(first_smooth: bool, pieces: usize) -> SideGroups {
+        SideGroups {
+            sm: 0,
+            first_smooth,
+            pieces,
+        }
+    }
+
+    /// The group of segment `piece`, whose start point is smooth or not.
+    pub(super) fn next(&mut self, piece: usize, this_smooth: bool) -> u32 {
+        if piece > 0 && !this_smooth {
+            self.sm += 1;
+            if self.sm > 2 {
+                self.sm = 1;
+            }
+        }
+        let mut group = 1u32 << self.sm;
+        if self.sm == 0 {
+            self.sm += 1;
+        }
+        if piece == 1 && this_smooth {
+            group |= 1;
+        }
+        if piece + 1 == self.pieces && self.first_smooth {
+            group |= 1;
+        }
+        group
+    }
 }
 
 /// Cap edges on the outline are visible, the diagonals inside are not: an

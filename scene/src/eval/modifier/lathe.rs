@@ -22,7 +22,7 @@
 //! of a point on the axis into the first level's, drops the faces that
 //! collapse and the vertices no face uses.
 
-use super::extrude::{cap, cap_mapping};
+use super::extrude::{cap, cap_mapping, SideGroups};
 use super::{gizmo, Applied, ModContext};
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::error::EvalError;
@@ -235,35 +235,18 @@ pub fn lathe(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
             let pieces = l.segments();
             let seg_verts = pieces + usize::from(!l.closed);
             let seg_tverts = pieces + 1;
-            let mut sm = 0u32;
-            let first_smooth = l.pts[0].smooth;
+            let mut groups = SideGroups::new(l.pts[0].smooth, pieces);
             for piece in 0..pieces {
                 let v1 = base + piece;
                 let v2 = base + (piece + 1) % seg_verts;
                 let v3 = (v1 + level_verts) % verts;
                 let v4 = (v2 + level_verts) % verts;
-                let this_smooth = l.pts[piece].smooth;
                 let material = if s.shape_ids {
                     l.pts[piece].material
                 } else {
                     2
                 };
-                if piece > 0 && !this_smooth {
-                    sm += 1;
-                    if sm > 2 {
-                        sm = 1;
-                    }
-                }
-                let mut group = 1u32 << sm;
-                if sm == 0 {
-                    sm += 1;
-                }
-                if piece == 1 && this_smooth {
-                    group |= 1;
-                }
-                if piece == pieces - 1 && first_smooth {
-                    group |= 1;
-                }
+                let group = groups.next(piece, l.pts[piece].smooth);
                 let smoothing = if s.smooth { group } else { 0 };
                 let material = if s.material_ids { material } else { 0 };
                 let face = |v: [usize; 3], flags: u16| Face {
