@@ -262,10 +262,7 @@ mod tests {
             ],
             faces: vec![face([0, 1, 2], 1), face([1, 0, 3], 1)],
             maps: Vec::new(),
-            normals: None,
-            missing_maps: Vec::new(),
-            missing_normals: None,
-            missing_parts: Vec::new(),
+            ..Default::default()
         };
         let s = streams(&mesh, &Mat43::IDENTITY, Weighting::CornerAngle);
         assert_eq!(s.positions.len(), 4);
@@ -303,10 +300,7 @@ mod tests {
             ],
             faces: vec![face([0, 1, 2], 1)],
             maps: vec![map(0, 9.0), map(1, 0.1), map(2, 0.2), map(4, 0.4)],
-            normals: None,
-            missing_maps: Vec::new(),
-            missing_normals: None,
-            missing_parts: Vec::new(),
+            ..Default::default()
         };
         let s = streams(&mesh, &Mat43::IDENTITY, Weighting::CornerAngle);
         // Channels 1 and 2 (V flipped); 4 is left out after the missing 3; the

@@ -203,35 +203,7 @@ mod tests {
 
     /// A unit cube, bottom face first.
     fn cube() -> PolyMesh {
-        let p = |x: f64, y: f64, z: f64| Vec3(x, y, z);
-        let faces = vec![
-            vec![3, 2, 1, 0],
-            vec![0, 1, 5, 4],
-            vec![1, 2, 6, 5],
-            vec![2, 3, 7, 6],
-            vec![3, 0, 4, 7],
-            vec![4, 5, 6, 7],
-        ];
-        PolyMesh {
-            vertices: vec![
-                p(0.0, 0.0, 0.0),
-                p(1.0, 0.0, 0.0),
-                p(1.0, 1.0, 0.0),
-                p(0.0, 1.0, 0.0),
-                p(0.0, 0.0, 1.0),
-                p(1.0, 0.0, 1.0),
-                p(1.0, 1.0, 1.0),
-                p(0.0, 1.0, 1.0),
-            ],
-            faces: faces
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| PolyFace::fan(v, i as u16, 1 << i))
-                .collect(),
-            maps: Vec::new(),
-            edges: None,
-            normals: None,
-        }
+        crate::eval::objects::poly::unit_cube()
     }
 
     #[test]

@@ -115,14 +115,11 @@ pub fn poly_of_shape(
     base: usize,
     cx: &ModContext,
 ) -> Result<crate::eval::objects::poly::PolyMesh, EvalError> {
-    use crate::eval::objects::{poly, poly_join, shape};
+    use crate::eval::objects::{poly_join, shape};
     let s =
         shape::eval_shape(cx.eval, base, cx.t).map_err(|e| EvalError::from(e).inside("shape"))?;
     let tri = apply_to_shape(m, &s.polylines, cx)?;
-    let mut p = poly_join::join_hidden_regions(&tri)?;
-    let identity: Vec<Option<u32>> = (0..tri.vertices.len() as u32).map(Some).collect();
-    p.set_edges(poly::triangle_walk_edges(&tri.faces, &identity)?)?;
-    Ok(p)
+    poly_join::as_max_converts(&tri)
 }
 
 /// Extrudes `lines` (object space of the shape) with settings `s`.

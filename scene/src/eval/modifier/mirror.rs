@@ -140,10 +140,7 @@ mod tests {
                 vertices: vec![[0.0; 3]; 3],
                 faces: vec![[0, 1, 2]],
             }],
-            normals: None,
-            missing_maps: Vec::new(),
-            missing_normals: None,
-            missing_parts: Vec::new(),
+            ..Default::default()
         }
     }
 

@@ -31,7 +31,7 @@ use super::extrude::cap;
 use super::{EDIT_MESH, EDIT_POLY, SYMMETRY, UNWRAP_UVW};
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
-use crate::eval::objects::poly::{self, PolyMesh};
+use crate::eval::objects::poly::PolyMesh;
 use crate::eval::objects::poly_join;
 use crate::eval::objects::shape::render_mesh::tube;
 use crate::eval::objects::shape::{organize, PolyLine, ShapeEval};
@@ -107,8 +107,5 @@ pub fn filled(lines: &[PolyLine]) -> Mesh {
 /// the triangles walk them without the hidden ones (as for Extrude).
 pub fn input_poly(s: &ShapeEval) -> Result<PolyMesh, EvalError> {
     let tri = input_mesh(s)?;
-    let mut p = poly_join::join_hidden_regions(&tri)?;
-    let identity: Vec<Option<u32>> = (0..tri.vertices.len() as u32).map(Some).collect();
-    p.set_edges(poly::triangle_walk_edges(&tri.faces, &identity)?)?;
-    Ok(p)
+    poly_join::as_max_converts(&tri)
 }

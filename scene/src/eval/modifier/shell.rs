@@ -317,10 +317,7 @@ pub fn shell(mesh: &Mesh, s: &Settings) -> Result<Mesh, EvalError> {
         vertices,
         faces,
         maps,
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     })
 }
 
@@ -540,10 +537,7 @@ mod tests {
                 vertices: vec![[0.0; 3]; 4],
                 faces: vec![[0, 1, 2], [0, 2, 3]],
             }],
-            normals: None,
-            missing_maps: Vec::new(),
-            missing_normals: None,
-            missing_parts: Vec::new(),
+            ..Default::default()
         }
     }
 

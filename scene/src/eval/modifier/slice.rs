@@ -177,10 +177,7 @@ mod tests {
                 },
             ],
             maps: Vec::new(),
-            normals: None,
-            missing_maps: Vec::new(),
-            missing_normals: None,
-            missing_parts: Vec::new(),
+            ..Default::default()
         }
     }
 

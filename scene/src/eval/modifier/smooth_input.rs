@@ -66,7 +66,7 @@ pub(super) fn over_triangles(
 /// polygons (`poly_join::join_hidden_regions`), edges numbered as its
 /// triangles walk them.
 pub(super) fn triangles_joined(at: usize, cx: &ModContext) -> Result<PolyMesh, EvalError> {
-    use crate::eval::objects::{poly, poly_join};
+    use crate::eval::objects::poly_join;
     let node = cx
         .node
         .ok_or_else(|| EvalError::not_evaluated("a triangle mesh on a compound operand"))?;
@@ -74,10 +74,7 @@ pub(super) fn triangles_joined(at: usize, cx: &ModContext) -> Result<PolyMesh, E
         .eval
         .mesh_up_to(node, at, cx.t)
         .ok_or_else(|| EvalError::malformed("", "the stack below is not a mesh"))??;
-    let mut p = poly_join::join_hidden_regions(&tri)?;
-    let identity: Vec<Option<u32>> = (0..tri.vertices.len() as u32).map(Some).collect();
-    p.set_edges(poly::triangle_walk_edges(&tri.faces, &identity)?)?;
-    Ok(p)
+    poly_join::as_max_converts(&tri)
 }
 
 /// `poly` (a primitive's polygon form) with each vertex where `moved` (the
@@ -152,10 +149,7 @@ mod tests {
             vertices,
             faces: Vec::new(),
             maps: Vec::new(),
-            normals: None,
-            missing_maps: Vec::new(),
-            missing_normals: None,
-            missing_parts: Vec::new(),
+            ..Default::default()
         }
     }
 

@@ -173,10 +173,7 @@ impl Polys {
                 .collect(),
             faces,
             maps,
-            normals: None,
-            missing_maps: Vec::new(),
-            missing_normals: None,
-            missing_parts: Vec::new(),
+            ..Default::default()
         })
     }
 }

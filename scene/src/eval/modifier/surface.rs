@@ -453,10 +453,7 @@ mod tests {
                 vertices: vec![[0.0; 3]; 3],
                 faces: vec![[5, 6, 7]],
             }],
-            normals: None,
-            missing_maps: Vec::new(),
-            missing_normals: None,
-            missing_parts: Vec::new(),
+            ..Default::default()
         };
         flip_faces(&mut m);
         let f = m.faces[0];

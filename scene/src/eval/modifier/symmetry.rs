@@ -288,10 +288,7 @@ mod tests {
             ],
             faces: vec![face([0, 1, 2]), face([0, 2, 3])],
             maps: Vec::new(),
-            normals: None,
-            missing_maps: Vec::new(),
-            missing_normals: None,
-            missing_parts: Vec::new(),
+            ..Default::default()
         };
         let n = Vec3(1.0, 0.0, 0.0);
         slice_below(&mut m, n, 0.0).unwrap();

@@ -343,10 +343,7 @@ mod tests {
             // Edges 0–1, 1–2 visible in the first, 2–3, 3–0 in the second.
             faces: vec![face([0, 1, 2], 0b011), face([0, 2, 3], 0b110)],
             maps: Vec::new(),
-            normals: None,
-            missing_maps: Vec::new(),
-            missing_normals: None,
-            missing_parts: Vec::new(),
+            ..Default::default()
         };
         slice_below(&mut m, Vec3(1.0, 0.0, 0.0), 0.0).unwrap();
         // 1, 2 and the two side cuts; a triangle slice would add a third on 0–2.
@@ -396,10 +393,7 @@ mod tests {
                 face([2, 0, 3]),
             ],
             maps: Vec::new(),
-            normals: None,
-            missing_maps: Vec::new(),
-            missing_normals: None,
-            missing_parts: Vec::new(),
+            ..Default::default()
         };
         assert_eq!(polygons(&m).len(), 4);
         slice_below(&mut m, Vec3(1.0, 0.0, 0.0), 0.0).unwrap();

@@ -555,10 +555,7 @@ mod tests {
                 vertices: vec![[0.0; 3]; 6],
                 faces: vec![[0, 1, 2], [0, 2, 3], [4, 5, 2]],
             }],
-            normals: None,
-            missing_maps: Vec::new(),
-            missing_normals: None,
-            missing_parts: Vec::new(),
+            ..Default::default()
         };
         let loops = vec![
             Poly {

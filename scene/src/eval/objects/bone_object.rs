@@ -172,10 +172,7 @@ pub fn bone_mesh(p: &Params) -> Result<Mesh, EvalError> {
         vertices: v,
         faces,
         maps: Vec::new(),
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     })
 }
 

@@ -196,10 +196,7 @@ fn box_mesh(corners: [[f32; 3]; 8]) -> Mesh {
         vertices: corners.iter().map(|&c| Vec3::from_f32(c)).collect(),
         faces,
         maps: Vec::new(),
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     }
 }
 

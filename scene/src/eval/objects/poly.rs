@@ -327,6 +327,44 @@ impl PolyMesh {
     }
 }
 
+/// The unit cube as six quads (bottom, then the sides from −Y round, then
+/// top), each its own material and smoothing group, edges walked: the
+/// input of the poly operations' unit tests.
+#[cfg(test)]
+pub(crate) fn unit_cube() -> PolyMesh {
+    let p = |x: f64, y: f64, z: f64| Vec3(x, y, z);
+    let faces = vec![
+        vec![3, 2, 1, 0],
+        vec![0, 1, 5, 4],
+        vec![1, 2, 6, 5],
+        vec![2, 3, 7, 6],
+        vec![3, 0, 4, 7],
+        vec![4, 5, 6, 7],
+    ];
+    let mut m = PolyMesh {
+        vertices: vec![
+            p(0.0, 0.0, 0.0),
+            p(1.0, 0.0, 0.0),
+            p(1.0, 1.0, 0.0),
+            p(0.0, 1.0, 0.0),
+            p(0.0, 0.0, 1.0),
+            p(1.0, 0.0, 1.0),
+            p(1.0, 1.0, 1.0),
+            p(0.0, 1.0, 1.0),
+        ],
+        faces: faces
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| PolyFace::fan(v, i as u16, 1 << i))
+            .collect(),
+        maps: Vec::new(),
+        edges: None,
+        normals: None,
+    };
+    m.edges = Some(m.walked_edges());
+    m
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -116,6 +116,18 @@ fn assemble(tri: &Mesh, joined: &[Joined]) -> Result<PolyMesh, EvalError> {
     Ok(poly)
 }
 
+/// `tri` as Max converts a triangle mesh to polygons (`SetFromTri`,
+/// `MakePolyMesh`): regions joined across hidden edges
+/// ([`join_hidden_regions`]), edges numbered as the triangles walk them
+/// without the hidden ones, which is the numbering a poly modifier's
+/// recorded edge indices refer to.
+pub(crate) fn as_max_converts(tri: &Mesh) -> Result<PolyMesh, EvalError> {
+    let mut p = join_hidden_regions(tri)?;
+    let identity: Vec<Option<u32>> = (0..tri.vertices.len() as u32).map(Some).collect();
+    p.set_edges(super::poly::triangle_walk_edges(&tri.faces, &identity)?)?;
+    Ok(p)
+}
+
 /// Joins every region of `tri`'s triangles connected across hidden edges into
 /// one polygon (`MakePolyMesh` without its degree limit), for builders whose
 /// polygons are more than two triangles, such as Extrude's caps (one fan of

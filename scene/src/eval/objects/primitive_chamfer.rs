@@ -229,10 +229,7 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, EvalError> {
         vertices,
         faces,
         maps,
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     })
 }
 

@@ -256,10 +256,7 @@ pub(super) fn assemble(ctx: &Ctx, polys: Vec<Poly>, channels: &[i32]) -> Result<
         vertices,
         faces,
         maps,
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     })
 }
 

@@ -35,10 +35,7 @@ fn cube(min: [f64; 3], max: [f64; 3]) -> Mesh {
         vertices: v,
         faces,
         maps: Vec::new(),
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     }
 }
 

@@ -125,10 +125,7 @@ pub fn box_mesh(p: &Params) -> Result<Mesh, EvalError> {
         vertices: v,
         faces,
         maps,
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     })
 }
 
@@ -234,10 +231,7 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, EvalError> {
         vertices: v,
         faces,
         maps,
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     })
 }
 
@@ -300,9 +294,6 @@ pub fn pyramid_mesh(p: &Params) -> Result<Mesh, EvalError> {
         vertices: v,
         faces,
         maps,
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     })
 }

@@ -157,10 +157,7 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, EvalError> {
         vertices: v,
         faces,
         maps,
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     })
 }
 
@@ -320,9 +317,6 @@ pub(super) fn sliced_cylinder_mesh(
         vertices: v,
         faces,
         maps,
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     })
 }

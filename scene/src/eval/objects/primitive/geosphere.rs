@@ -357,10 +357,7 @@ pub fn geosphere_mesh(p: &Params) -> Result<Mesh, EvalError> {
         vertices: v,
         faces,
         maps: Vec::new(),
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     };
     if p.flag(6, false) {
         mesh.maps

@@ -165,10 +165,7 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, EvalError> {
         vertices: v,
         faces,
         maps,
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     })
 }
 
@@ -331,9 +328,6 @@ pub(super) fn sliced_sphere_mesh(p: &Params, r: f64, segs: usize) -> Result<Mesh
         vertices: v,
         faces,
         maps,
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     })
 }

@@ -272,10 +272,7 @@ pub fn teapot_mesh(p: &Params) -> Result<Mesh, EvalError> {
         vertices,
         faces: b.faces,
         maps,
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     })
 }
 

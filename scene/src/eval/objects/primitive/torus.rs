@@ -155,10 +155,7 @@ fn sweep_faces(
         vertices: v,
         faces,
         maps,
-        normals: None,
-        missing_maps: Vec::new(),
-        missing_normals: None,
-        missing_parts: Vec::new(),
+        ..Default::default()
     }
 }
 
