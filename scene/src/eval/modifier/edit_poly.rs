@@ -117,28 +117,7 @@ pub fn polygon_output(
     at: usize,
     t: i32,
 ) -> Result<PolyMesh, EvalError> {
-    let (stack, base) = eval
-        .modifier_stack(node)
-        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
-    match stack.get(at) {
-        Some(m) if m.class == super::EDIT_POLY => {}
-        _ => {
-            return Err(EvalError::malformed(
-                "",
-                format!("modifier {at} is not an Edit Poly"),
-            ))
-        }
-    }
-    let cx = ModContext {
-        eval,
-        node: Some(node),
-        t,
-        max_order: true,
-        // Max's result of the Edit Poly itself: never a cache above.
-        stand_ins: false,
-        object: None,
-    };
-    output(&stack, at, base, &cx, None, &mut Left::default())
+    replayed_alone(eval, node, at, t, None)
 }
 
 /// The polygon mesh after the first `count` operations of the Edit Poly at
@@ -151,6 +130,18 @@ pub fn polygon_output_after(
     at: usize,
     t: i32,
     count: usize,
+) -> Result<PolyMesh, EvalError> {
+    replayed_alone(eval, node, at, t, Some(count))
+}
+
+/// The Edit Poly at `at` replayed alone (all its operations, or the first
+/// `count`), as Max computed it: Max's order, no stand-in cache.
+fn replayed_alone(
+    eval: &crate::eval::SceneEval,
+    node: usize,
+    at: usize,
+    t: i32,
+    count: Option<usize>,
 ) -> Result<PolyMesh, EvalError> {
     let (stack, base) = eval
         .modifier_stack(node)
@@ -170,7 +161,7 @@ pub fn polygon_output_after(
         stand_ins: false,
         object: None,
     };
-    output(&stack, at, base, &cx, Some(count), &mut Left::default())
+    output(&stack, at, base, &cx, count, &mut Left::default())
 }
 
 /// The selections (vertex, edge, face sizes) operation `index` of the Edit
@@ -440,12 +431,14 @@ fn below(
             Ok(poly)
         }
         // The bottom of a shape's stack: Extrude's or Lathe's triangle mesh,
-        // joined across its hidden edges (`extrude_poly`).
+        // joined across its hidden edges (`shape_input::poly_of_shape`).
         Some(m) if m.class == super::extrude::EXTRUDE && at + 1 == stack.len() => {
-            super::extrude::poly_of_shape(m, base, cx).map_err(|e| m.error(Some(e)))
+            super::shape_input::poly_of_shape(m, base, cx, super::extrude::apply_to_shape)
+                .map_err(|e| m.error(Some(e)))
         }
         Some(m) if m.class == super::lathe::LATHE && at + 1 == stack.len() => {
-            super::lathe::poly_of_shape(m, base, cx).map_err(|e| m.error(Some(e)))
+            super::shape_input::poly_of_shape(m, base, cx, super::lathe::apply_to_shape)
+                .map_err(|e| m.error(Some(e)))
         }
         // An Edit Mesh outputs triangles, which Max converts as it does a
         // primitive's (`SetFromTri`, `MakePolyMesh`: joined across hidden

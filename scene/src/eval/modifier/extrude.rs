@@ -103,25 +103,6 @@ pub fn apply_to_shape(m: &Applied, lines: &[PolyLine], cx: &ModContext) -> Resul
     extrude(lines, &s)
 }
 
-/// The polygon mesh an Edit Poly above receives from an Extrude at the
-/// bottom of shape `base`'s stack: Max converts the mesh output
-/// (`SetFromTri`, `MakePolyMesh`), joining faces across hidden edges, so each
-/// side quad is its two triangles and each cap is one polygon per outline
-/// (checked against Sword.max's Edit Poly, whose saved selection sizes the
-/// replay then matches). Edges are numbered as the triangle mesh walks them
-/// without the hidden ones.
-pub fn poly_of_shape(
-    m: &Applied,
-    base: usize,
-    cx: &ModContext,
-) -> Result<crate::eval::objects::poly::PolyMesh, EvalError> {
-    use crate::eval::objects::{poly_join, shape};
-    let s =
-        shape::eval_shape(cx.eval, base, cx.t).map_err(|e| EvalError::from(e).inside("shape"))?;
-    let tri = apply_to_shape(m, &s.polylines, cx)?;
-    poly_join::as_max_converts(&tri)
-}
-
 /// Extrudes `lines` (object space of the shape) with settings `s`.
 pub fn extrude(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
     let lines: Vec<PolyLine> = lines

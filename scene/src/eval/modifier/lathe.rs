@@ -117,24 +117,6 @@ pub fn apply_to_shape(m: &Applied, lines: &[PolyLine], cx: &ModContext) -> Resul
     lathe(lines, &s)
 }
 
-/// The polygon mesh a poly modifier above receives from a Lathe at the bottom
-/// of shape `base`'s stack: as for Extrude (`extrude::poly_of_shape`), Max
-/// converts the mesh output, joining faces across hidden edges (each side quad
-/// its two triangles, each cap one polygon per outline). Not checked against a
-/// Max result: what an Edit Poly replays on it is checked against the sizes
-/// it saved.
-pub fn poly_of_shape(
-    m: &Applied,
-    base: usize,
-    cx: &ModContext,
-) -> Result<crate::eval::objects::poly::PolyMesh, EvalError> {
-    use crate::eval::objects::{poly_join, shape};
-    let s =
-        shape::eval_shape(cx.eval, base, cx.t).map_err(|e| EvalError::from(e).inside("shape"))?;
-    let tri = apply_to_shape(m, &s.polylines, cx)?;
-    poly_join::as_max_converts(&tri)
-}
-
 /// Turns `lines` about the settings' axis.
 pub fn lathe(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
     let lines: Vec<PolyLine> = lines

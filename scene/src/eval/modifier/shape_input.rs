@@ -25,10 +25,10 @@
 //!
 //! Poly modifiers take these triangles joined across their hidden edges
 //! (one polygon per tube quad, per cap region), edges numbered as the
-//! triangles walk them, as they take Extrude's (`extrude::poly_of_shape`).
+//! triangles walk them, as they take Extrude's (`poly_of_shape`).
 
 use super::extrude::cap;
-use super::{EDIT_MESH, EDIT_POLY, SYMMETRY, UNWRAP_UVW};
+use super::{Applied, ModContext, EDIT_MESH, EDIT_POLY, SYMMETRY, UNWRAP_UVW};
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 use crate::eval::objects::poly::PolyMesh;
@@ -107,5 +107,24 @@ pub fn filled(lines: &[PolyLine]) -> Mesh {
 /// the triangles walk them without the hidden ones (as for Extrude).
 pub fn input_poly(s: &ShapeEval) -> Result<PolyMesh, EvalError> {
     let tri = input_mesh(s)?;
+    poly_join::as_max_converts(&tri)
+}
+
+/// The polygon mesh an Edit Poly above receives from a shape modifier that
+/// builds triangles (Extrude, Lathe: `build`) at the bottom of shape `base`'s
+/// stack: Max converts the mesh output (`SetFromTri`, `MakePolyMesh`),
+/// joining faces across hidden edges, so each side quad is its two triangles
+/// and each cap is one polygon per outline. Checked for Extrude against
+/// Sword.max's Edit Poly, whose saved selection sizes the replay then
+/// matches; for Lathe only through the sizes its Edit Polys saved.
+pub(super) fn poly_of_shape(
+    m: &Applied,
+    base: usize,
+    cx: &ModContext,
+    build: fn(&Applied, &[PolyLine], &ModContext) -> Result<Mesh, EvalError>,
+) -> Result<PolyMesh, EvalError> {
+    let s = crate::eval::objects::shape::eval_shape(cx.eval, base, cx.t)
+        .map_err(|e| EvalError::from(e).inside("shape"))?;
+    let tri = build(m, &s.polylines, cx)?;
     poly_join::as_max_converts(&tri)
 }
