@@ -6,7 +6,8 @@
 //! (nine files of four unrelated projects, docs/unseen-files.md); in the
 //! fourth sweep's public files 0x2014 carries 14.00 (Max 2012, two files),
 //! 0x2027 24.00 (Max 2022, five files of three projects) and 0x2029 both
-//! 26.00 and 27.00 (Max 2024 and 2025, 45 and 7 files).
+//! 26.00 and 27.00 (Max 2024 and 2025, 45 and 7 files); in the sixth
+//! sweep's 0x2013 carries 13.00 (Max 2011, eight files of two projects).
 
 /// The release that writes this root chunk id, when known. Ids are sparse; an id
 /// not listed is reported as unknown, never rejected.
@@ -22,6 +23,7 @@ pub fn release_name(id: u16) -> Option<&'static str> {
         0x200F => "3ds Max 2008",
         0x2011 => "3ds Max 2009",
         0x2012 => "3ds Max 2010",
+        0x2013 => "3ds Max 2011",
         0x2014 => "3ds Max 2012",
         0x2017 => "3ds Max 2013",
         0x2019 => "3ds Max 2014",
@@ -52,11 +54,13 @@ mod tests {
     use super::*;
 
     /// Root chunk ids against the "3ds Max Version" Max wrote beside them in
-    /// public files outside the corpus (docs/unseen-files.md, fourth sweep):
+    /// public files outside the corpus (docs/unseen-files.md, fourth and
+    /// sixth sweeps):
     /// each name must contain the release 1998 + N.
     #[test]
     fn names_agree_with_versions_saved_in_public_files() {
         for (id, saved) in [
+            (0x2013, 13),
             (0x2014, 14),
             (0x2027, 24),
             (0x2028, 25),

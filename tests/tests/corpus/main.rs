@@ -54,6 +54,7 @@ mod eval_pbr_fbx;
 mod eval_pegasus;
 mod eval_physique;
 mod eval_physique_deform;
+mod eval_poly_nurms;
 mod eval_poly_stack;
 mod eval_primitives;
 mod eval_round_prims;

@@ -11,6 +11,7 @@ pub mod patch;
 pub mod poly;
 pub(crate) mod poly_join;
 pub mod poly_normals;
+pub mod poly_surface;
 pub mod primitive;
 pub mod primitive_chamfer;
 pub mod primitive_poly;
