@@ -89,6 +89,7 @@ mod uvw_map;
 pub(crate) mod uvw_project;
 pub mod vertex_tree_paint;
 mod wave;
+pub mod xform;
 
 pub use edit_poly::polygon_output as edit_poly_output;
 pub use edit_poly::{
@@ -181,8 +182,9 @@ pub struct ModContext<'e> {
 /// Modifiers that act only on the sub-object selection passed up to them. Our
 /// meshes carry no selection, so above a Mesh Select they would deform or map
 /// every vertex: refused instead, naming both modifiers.
-const SELECTION_SENSITIVE: [ClassId; 15] = [
+const SELECTION_SENSITIVE: [ClassId; 16] = [
     surface::NORMAL,
+    xform::XFORM,
     surface::SMOOTH,
     stretch::STRETCH,
     skew::SKEW,
@@ -484,6 +486,7 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
         skew::SKEW => skew::apply,
         wave::WAVE => wave::apply,
         stretch::STRETCH => stretch::apply,
+        xform::XFORM => xform::apply,
         _ => return Err(m.error(None)),
     };
     gizmo_placed(m, mesh, cx)

@@ -26,7 +26,7 @@ use crate::eval::objects::mesh::{Mesh, Poly};
 use crate::eval::objects::poly::PolyMesh;
 
 /// Deformers whose displacement depends on the point's position alone.
-pub(super) const POSITIONAL: [crate::typed::ClassId; 3] = [BEND, TAPER, TWIST];
+pub(super) const POSITIONAL: [crate::typed::ClassId; 4] = [BEND, TAPER, TWIST, super::xform::XFORM];
 
 /// The polygons of `stack[from]`'s output over `mesh`, the triangle mesh
 /// that reaches the subdividing modifier (see the module comment).

@@ -170,7 +170,7 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
         {
             return Err(EvalError::not_evaluated_why(
                 format!("{who} on a {} below {}", class.name, b.name),
-                "the polygon form is moved only by Bend, Taper and Twist",
+                "the polygon form is moved only by Bend, Taper, Twist and XForm",
             ));
         }
         return Ok(PolySource::Primitive(base, !below.is_empty()));
