@@ -151,7 +151,7 @@ mod tests {
             // (top) or (3.5, ·, 1.5) (bottom) in their meridian plane.
             for p in &m.vertices {
                 let rho = (p.0 * p.0 + p.1 * p.1).sqrt();
-                if rho > 3.5 + 1e-9 && p.2 > 6.5 + 1e-9 || p.2 < 1.5 - 1e-9 && rho > 3.5 + 1e-9 {
+                if rho > 3.5 + 1e-9 && (p.2 > 6.5 + 1e-9 || p.2 < 1.5 - 1e-9) {
                     let zc = if p.2 > 4.0 { 6.5 } else { 1.5 };
                     let d = ((rho - 3.5).powi(2) + (p.2 - zc).powi(2)).sqrt();
                     assert!((d - 1.5).abs() < 1e-9, "{p:?} off the fillet");

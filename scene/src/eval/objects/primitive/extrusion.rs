@@ -246,14 +246,14 @@ fn extrude(e: &Extrusion) -> Result<Mesh, EvalError> {
         .collect();
     for i in 0..e.hsegs {
         let (top, base) = (topverts + i * vpl, topverts + (i + 1) * vpl);
-        for j in 0..vpl {
+        for (j, &group) in groups.iter().enumerate() {
             let (b1, t1, tb1, tt1) = if j + 1 < vpl {
                 (base + j + 1, top + j + 1, base + j + 1, top + j + 1)
             } else {
                 (base, top, seam + i + 1, seam + i)
             };
-            faces.push(ext_face([top + j, base + j, b1], 0, groups[j]));
-            faces.push(ext_face([top + j, b1, t1], 1, groups[j]));
+            faces.push(ext_face([top + j, base + j, b1], 0, group));
+            faces.push(ext_face([top + j, b1, t1], 1, group));
             tf.push([top + j, base + j, tb1]);
             tf.push([top + j, tb1, tt1]);
         }

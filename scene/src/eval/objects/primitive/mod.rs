@@ -27,6 +27,7 @@ pub use capsule::CAPSULE;
 pub use chamfercyl::CHAMFER_CYL;
 pub use extrusion::{C_EXT, L_EXT};
 pub use gengon::GENGON;
+pub use hedra::HEDRA;
 pub use hose::HOSE;
 pub use oiltank::OIL_TANK;
 pub use prism::PRISM;
@@ -254,6 +255,7 @@ pub fn is_primitive(class: ClassId) -> bool {
         L_EXT,
         C_EXT,
         GENGON,
+        HEDRA,
     ]
     .contains(&class)
 }
@@ -282,6 +284,7 @@ pub fn build(class: ClassId, p: &Params) -> Result<Mesh, EvalError> {
         c if c == L_EXT => extrusion::l_ext_mesh(p),
         c if c == C_EXT => extrusion::c_ext_mesh(p),
         c if c == GENGON => gengon::gengon_mesh(p),
+        c if c == HEDRA => hedra::hedra_mesh(p),
         c => Err(EvalError::reference(
             "",
             format!("class {c:?} is not a parametric primitive"),
@@ -374,6 +377,7 @@ mod cylinder;
 mod extrusion;
 mod gengon;
 mod geosphere;
+mod hedra;
 mod hose;
 mod oiltank;
 mod prism;
