@@ -1,7 +1,8 @@
 //! Parametric primitives rebuilt from their parameters, with Max's vertex order,
 //! face order and corner order, material ids, smoothing groups and — when the
 //! object's "Generate Mapping Coords" is on — map channel 1 as Max generates it:
-//! Box, Plane, Sphere, Cylinder, Cone, Pyramid, Torus, Tube, GeoSphere, Teapot, Hose, Capsule, OilTank and Spindle. Exporters need the exact topology (UV
+//! Box, Plane, Sphere, Cylinder, Cone, Pyramid, Torus, Tube, GeoSphere, Teapot, Hose, Capsule, OilTank,
+//! Spindle, ChamferCyl, Prism, Gengon, L-Ext, C-Ext and Hedra. Exporters need the exact topology (UV
 //! seams split vertices), so the layouts follow Max, not a convenient equivalent.
 
 use crate::eval::error::EvalError;
