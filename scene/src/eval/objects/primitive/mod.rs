@@ -1,7 +1,8 @@
 //! Parametric primitives rebuilt from their parameters, with Max's vertex order,
 //! face order and corner order, material ids, smoothing groups and — when the
 //! object's "Generate Mapping Coords" is on — map channel 1 as Max generates it:
-//! Box, Plane, Sphere, Cylinder, Cone, Pyramid, Torus, Tube, GeoSphere, Teapot, Hose, Capsule, OilTank and Spindle. Exporters need the exact topology (UV
+//! Box, Plane, Sphere, Cylinder, Cone, Pyramid, Torus, Tube, GeoSphere, Teapot, Hose, Capsule, OilTank,
+//! Spindle, ChamferCyl, Prism, Gengon, L-Ext, C-Ext and Hedra. Exporters need the exact topology (UV
 //! seams split vertices), so the layouts follow Max, not a convenient equivalent.
 
 use crate::eval::error::EvalError;
@@ -24,8 +25,13 @@ pub const TORUS: ClassId = ClassId(0x20, 0);
 pub const TUBE: ClassId = ClassId(0x7b21, 0);
 pub const GEOSPHERE: ClassId = ClassId(0, 0x7f9e);
 pub use capsule::CAPSULE;
+pub use chamfercyl::CHAMFER_CYL;
+pub use extrusion::{C_EXT, L_EXT};
+pub use gengon::GENGON;
+pub use hedra::HEDRA;
 pub use hose::HOSE;
 pub use oiltank::OIL_TANK;
+pub use prism::PRISM;
 pub use spindle::SPINDLE;
 pub use teapot::TEAPOT;
 
@@ -53,6 +59,9 @@ pub struct Params {
     /// The object saved Max 2's empty "new map" chunk (0x0100): Torus and Tube
     /// then start their first segment a quarter turn earlier (on +Y).
     new_map: bool,
+    /// The int chunk 0x0100 holds when it holds one: L-Ext and C-Ext save
+    /// their "centre" creation method there beside an old ParamBlock.
+    chunk_0100: Option<i32>,
 }
 
 impl Params {
@@ -62,6 +71,7 @@ impl Params {
         Params {
             values: v,
             new_map: true,
+            chunk_0100: None,
         }
     }
 
@@ -77,6 +87,20 @@ impl Params {
     /// Whether the object carries the "new map" chunk 0x0100.
     pub fn new_map(&self) -> bool {
         self.new_map
+    }
+
+    /// The int in the object's chunk 0x0100, when it holds exactly one.
+    pub fn chunk_0100(&self) -> Option<i32> {
+        self.chunk_0100
+    }
+
+    /// The same parameters with an int in chunk 0x0100 (tests).
+    #[cfg(test)]
+    pub(crate) fn with_chunk_0100(self, v: i32) -> Params {
+        Params {
+            chunk_0100: Some(v),
+            ..self
+        }
     }
 
     pub fn float(&self, i: usize) -> Result<f64, EvalError> {
@@ -121,7 +145,12 @@ pub fn params(eval: &crate::eval::SceneEval, object: usize, t: i32) -> Result<Pa
     let pb = pblock::reference(&eval.graph, object, 0)
         .ok_or_else(|| EvalError::reference("", "no parameter block (reference 0)"))?;
     let mut p = block_params(eval, pb, t)?;
-    p.new_map = eval.chunks(object).iter().any(|c| c.id == NEW_MAP_CHUNK);
+    let chunk = eval.chunks(object).iter().find(|c| c.id == NEW_MAP_CHUNK);
+    p.new_map = chunk.is_some();
+    p.chunk_0100 = chunk
+        .and_then(|c| c.payload())
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map(i32::from_le_bytes);
     Ok(p)
 }
 
@@ -171,6 +200,7 @@ pub fn block_params(eval: &crate::eval::SceneEval, pb: usize, t: i32) -> Result<
     Ok(Params {
         values,
         new_map: false,
+        chunk_0100: None,
     })
 }
 
@@ -221,6 +251,12 @@ pub fn is_primitive(class: ClassId) -> bool {
         CAPSULE,
         OIL_TANK,
         SPINDLE,
+        CHAMFER_CYL,
+        PRISM,
+        L_EXT,
+        C_EXT,
+        GENGON,
+        HEDRA,
     ]
     .contains(&class)
 }
@@ -244,6 +280,12 @@ pub fn build(class: ClassId, p: &Params) -> Result<Mesh, EvalError> {
         c if c == CAPSULE => capsule::capsule_mesh(p),
         c if c == OIL_TANK => oiltank::oil_tank_mesh(p),
         c if c == SPINDLE => spindle::spindle_mesh(p),
+        c if c == CHAMFER_CYL => chamfercyl::chamfer_cyl_mesh(p),
+        c if c == PRISM => prism::prism_mesh(p),
+        c if c == L_EXT => extrusion::l_ext_mesh(p),
+        c if c == C_EXT => extrusion::c_ext_mesh(p),
+        c if c == GENGON => gengon::gengon_mesh(p),
+        c if c == HEDRA => hedra::hedra_mesh(p),
         c => Err(EvalError::reference(
             "",
             format!("class {c:?} is not a parametric primitive"),
@@ -257,6 +299,24 @@ pub(super) fn face(v: [u32; 3], material: u16, smoothing: u32) -> Face {
         smoothing,
         material,
         flags: ALL_EDGES,
+    }
+}
+
+/// A face as the Extended Primitives' `AddFace` makes it: material 0, edge
+/// visibility by kind (0: AB and BC, 1: BC and CA, 2: CA only, 3: CA and
+/// AB, 4: all three).
+pub(super) fn ext_face(v: [usize; 3], evis: u8, smoothing: u32) -> Face {
+    Face {
+        v: v.map(|i| i as u32),
+        smoothing,
+        material: 0,
+        flags: match evis {
+            0 => 0b011,
+            1 => 0b110,
+            2 => 0b100,
+            3 => 0b101,
+            _ => ALL_EDGES,
+        },
     }
 }
 
@@ -313,10 +373,15 @@ impl TexVerts {
 
 mod boxes;
 mod capsule;
+mod chamfercyl;
 mod cylinder;
+mod extrusion;
+mod gengon;
 mod geosphere;
+mod hedra;
 mod hose;
 mod oiltank;
+mod prism;
 mod sphere;
 mod spindle;
 mod teapot;
