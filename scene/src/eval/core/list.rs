@@ -19,10 +19,11 @@
 //! no file here shows, so such lists are refused by name rather than guessed.
 
 use crate::chunk::Chunk;
+use crate::eval::core::controller::Track;
 use crate::eval::core::controller::{class, Controller};
 use crate::eval::core::keys::Words;
 use crate::eval::core::math::{Mat43, Vec3};
-use crate::eval::core::pblock::{self, Value};
+use crate::eval::core::pblock::{self, TabElement, Value};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::error::EvalError;
 use crate::graph::SceneObject;
@@ -185,7 +186,23 @@ pub(crate) fn resolve(
             Value::FloatTab(w) if w.len() == subs.len() => {
                 weights = w.iter().map(|&x| f64::from(x)).collect();
             }
+            Value::ControlledTab(w) if w.len() == subs.len() => {
+                let mut out = Vec::with_capacity(w.len());
+                for e in w {
+                    match held_weight(eval, pb, *e)? {
+                        Some(x) => out.push(x),
+                        None => return refuse("animated weights are not evaluated"),
+                    }
+                }
+                weights = out;
+            }
             Value::FloatTab(w) => {
+                return Err(EvalError::malformed(
+                    "list weights (parameter 0)",
+                    format!("{} weights for {} entries", w.len(), subs.len()),
+                ))
+            }
+            Value::ControlledTab(w) => {
                 return Err(EvalError::malformed(
                     "list weights (parameter 0)",
                     format!("{} weights for {} entries", w.len(), subs.len()),
@@ -204,9 +221,10 @@ pub(crate) fn resolve(
     if let Some(w) = weights.iter().find(|w| !w.is_finite()) {
         return Err(EvalError::malformed("list weights", format!("weight {w}")));
     }
-    let all_full = weights.iter().all(|&w| w == 1.0);
-    if matches!(kind, ListKind::Rotation | ListKind::Scale) && (!all_full || average) {
-        return refuse("weights other than 100 % or averaging are not evaluated");
+    // 0 % leaves an entry out and 100 % applies it whole whatever the blend.
+    let on_or_off = weights.iter().all(|&w| w == 1.0 || w == 0.0);
+    if matches!(kind, ListKind::Rotation | ListKind::Scale) && (!on_or_off || average) {
+        return refuse("weights other than 0 % or 100 % or averaging are not evaluated");
     }
     if average && weights.iter().sum::<f64>() == 0.0 {
         return refuse("averaging over weights that sum to 0 is not evaluated");
@@ -219,6 +237,45 @@ pub(crate) fn resolve(
         average,
         weight_block: Some(pb),
     })
+}
+
+/// The weight a controller-driven tab element holds for the whole animation:
+/// a constant float track, or a Boolean Controller without keys (MassFX's
+/// baking switches the old entry off and its baked one on with these). None
+/// when it varies; an element without its controller is damage.
+fn held_weight(eval: &SceneEval, block: usize, e: TabElement) -> Result<Option<f64>, EvalError> {
+    let slot = match e {
+        TabElement::Float(x) => return Ok(Some(f64::from(x))),
+        TabElement::Slot(s) => s,
+        TabElement::Int(_) | TabElement::Vector(_) => {
+            return Err(EvalError::malformed(
+                "list weights",
+                "a weight that is not a float",
+            ))
+        }
+    };
+    let Some(c) = pblock::reference(&eval.graph, block, slot) else {
+        return Err(EvalError::reference(
+            "list weights",
+            format!("weight controller slot {slot} of block {block} is empty"),
+        ));
+    };
+    if crate::eval::rigs::ik::chain::is_boolean_controller(eval, c) {
+        return crate::eval::rigs::ik::chain::keyless_boolean(eval, c).map(|v| v.map(f64::from));
+    }
+    Ok(match eval.controller(c) {
+        Some(Controller::Float {
+            track: Track::Constant { value },
+            ..
+        }) => Some(value[0]),
+        _ => None,
+    })
+}
+
+/// Whether entry `i` of a rotation or scale list applies (its weight is
+/// 100 %; `resolve` refuses any weight but 0 % and 100 % there).
+pub fn applies(weights: &[f64], i: usize) -> bool {
+    weights.get(i).is_none_or(|&w| w != 0.0)
 }
 
 /// The weight each entry's value is scaled by: its own, over the sum when averaging.

@@ -7,9 +7,10 @@
 //! (Max 4 … 2016), 0x100e (Max 2017+, same layout) or 0x000a (Max 3, shorter
 //! header) — {u16 id, u16 type, opaque bytes, u8 flags, payload}. Flag 0x40 marks
 //! an inline constant. Tab parameters (type bit 0x800) hold a u32 count and per
-//! element a flag byte and a value. Reference-kind parameters (material, texmap,
-//! node, reftarg) and parameters driven by a controller take the block's reference
-//! slots in record order.
+//! element a flag byte and, unless a controller drives the element (its flag
+//! lacks 0x40), a value. Reference-kind parameters (material, texmap, node,
+//! reftarg), parameters and tab elements driven by a controller take the
+//! block's reference slots in record order.
 //!
 //! Old ParamBlock: each parameter is a 0x0002 container holding 0x0003 (s32 index)
 //! and a value chunk 0x0100 float, 0x0101 int, 0x0102 Point3, 0x0104 bool-like
@@ -112,8 +113,22 @@ pub enum Value {
     /// block references: per element, the block reference slot it owns.
     RefTab(Vec<u32>),
     VectorTab(Vec<[f32; 3]>),
+    /// A number tab with elements a controller drives: per element its
+    /// constant or the block reference slot of its controller.
+    ControlledTab(Vec<TabElement>),
     /// Driven by a controller or a reference (see `ref_slot`), or a type not decoded.
     None,
+}
+
+/// One element of a [`Value::ControlledTab`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum TabElement {
+    Float(f32),
+    Int(i32),
+    Vector([f32; 3]),
+    /// Driven: the block reference slot of its controller.
+    Slot(u32),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -252,31 +267,79 @@ fn tab(base: u16, p: &[u8], slot: &mut u32) -> Result<Value, EvalError> {
             (first..first.saturating_add(count)).collect(),
         ));
     }
-    let rec = size + 1;
-    if body.len() < n * rec {
-        return Err(EvalError::malformed(
-            "tab",
-            format!(
-                "{n} elements of {rec} bytes need {} bytes, {} stored",
-                n * rec,
-                body.len()
-            ),
-        ));
+    // Per element a flag byte, then its value unless a controller drives it
+    // (no FLAG_CONSTANT bit: MassFX's baked list weights, flags 0x80 and 0xa0);
+    // a driven element takes the block's next reference slot.
+    let mut elems = Vec::with_capacity(n);
+    let mut at = 0usize;
+    for i in 0..n {
+        let Some(&flag) = body.get(at) else {
+            return Err(EvalError::malformed(
+                "tab",
+                format!(
+                    "element {i} of {n}: no flag byte ({} bytes stored)",
+                    body.len()
+                ),
+            ));
+        };
+        at += 1;
+        if flag & FLAG_CONSTANT == 0 {
+            elems.push(TabElement::Slot(*slot));
+            *slot = slot.saturating_add(1);
+            continue;
+        }
+        let Some(e) = body.get(at..at + size) else {
+            return Err(EvalError::malformed(
+                "tab",
+                format!(
+                    "element {i} of {n}: {size} value bytes at {at}, {} stored",
+                    body.len()
+                ),
+            ));
+        };
+        at += size;
+        let w = Words(e);
+        elems.push(match base {
+            ty::RGBA | ty::POINT3 | ty::HSV => {
+                TabElement::Vector([w.f(0) as f32, w.f(1) as f32, w.f(2) as f32])
+            }
+            ty::FLOAT | ty::ANGLE | ty::PCNT_FRAC | ty::WORLD | ty::COLOR_CHANNEL => {
+                TabElement::Float(w.f(0) as f32)
+            }
+            _ => TabElement::Int(w.i32(0)),
+        });
     }
-    let elems = body.chunks_exact(rec).take(n).map(|e| &e[1..]);
+    if elems.iter().any(|e| matches!(e, TabElement::Slot(_))) {
+        return Ok(Value::ControlledTab(elems));
+    }
     Ok(match base {
         ty::RGBA | ty::POINT3 | ty::HSV => Value::VectorTab(
             elems
-                .map(|e| {
-                    let w = Words(e);
-                    [w.f(0) as f32, w.f(1) as f32, w.f(2) as f32]
+                .iter()
+                .filter_map(|e| match e {
+                    TabElement::Vector(v) => Some(*v),
+                    _ => None,
                 })
                 .collect(),
         ),
-        ty::FLOAT | ty::ANGLE | ty::PCNT_FRAC | ty::WORLD | ty::COLOR_CHANNEL => {
-            Value::FloatTab(elems.map(|e| Words(e).f(0) as f32).collect())
-        }
-        _ => Value::IntTab(elems.map(|e| Words(e).i32(0)).collect()),
+        ty::FLOAT | ty::ANGLE | ty::PCNT_FRAC | ty::WORLD | ty::COLOR_CHANNEL => Value::FloatTab(
+            elems
+                .iter()
+                .filter_map(|e| match e {
+                    TabElement::Float(v) => Some(*v),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        _ => Value::IntTab(
+            elems
+                .iter()
+                .filter_map(|e| match e {
+                    TabElement::Int(v) => Some(*v),
+                    _ => None,
+                })
+                .collect(),
+        ),
     })
 }
 
@@ -576,6 +639,48 @@ mod tests {
         inline.extend([0x40, 7, 0, 0, 0]);
         let pb = param_block2(&[header(1), rec(11, ty::NODE | TYPE_TAB, 0, &inline)]).unwrap();
         assert_eq!(pb.params[0].value, Value::IntTab(vec![7]));
+    }
+
+    #[test]
+    fn controller_driven_tab_elements_take_block_slots() {
+        // A list controller's weight block as MassFX's baking leaves it
+        // (cube game.max, Max 2020): the weight tab's two elements are flag
+        // bytes 0x80 without values, their Boolean Controllers the block's
+        // references 0 and 1; the constant average switch owns no slot.
+        let mut weights = 2u32.to_le_bytes().to_vec();
+        weights.extend([0x80, 0x80]);
+        let chunks = vec![
+            header(2),
+            rec(0, ty::FLOAT | TYPE_TAB, 0x00, &weights),
+            rec(1, ty::BOOL, 0x40, &[0, 0, 0, 0]),
+            rec(2, ty::FLOAT, 0x00, &[]),
+        ];
+        let pb = param_block2(&chunks).unwrap();
+        assert_eq!(
+            pb.params[0].value,
+            Value::ControlledTab(vec![TabElement::Slot(0), TabElement::Slot(1)])
+        );
+        assert_eq!(pb.params[1].value, Value::Bool(false));
+        assert_eq!(pb.params[2].ref_slot, Some(2));
+        // Mixed: a constant (0x40 + value) between two driven elements (0xa0).
+        let mut mixed = 3u32.to_le_bytes().to_vec();
+        mixed.extend([0xa0, 0x40, 0, 0, 0, 0x3f, 0xa0]);
+        let pb = param_block2(&[header(1), rec(0, ty::FLOAT | TYPE_TAB, 0, &mixed)]).unwrap();
+        assert_eq!(
+            pb.params[0].value,
+            Value::ControlledTab(vec![
+                TabElement::Slot(0),
+                TabElement::Float(0.5),
+                TabElement::Slot(1)
+            ])
+        );
+        // A constant element cut short is an error naming it.
+        let mut short = 2u32.to_le_bytes().to_vec();
+        short.extend([0x80, 0x40, 0, 0]);
+        let err = param_block2(&[header(1), rec(0, ty::FLOAT | TYPE_TAB, 0, &short)])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("element 1 of 2"), "{err}");
     }
 
     #[test]

@@ -204,11 +204,14 @@ impl SceneEval {
             Some(Controller::List {
                 kind: ListKind::Rotation,
                 subs,
+                weights,
                 ..
             }) => list::stack(
                 &subs
                     .iter()
-                    .map(|s| self.rotation_at(*s, t))
+                    .enumerate()
+                    .filter(|(i, _)| list::applies(weights, *i))
+                    .map(|(_, s)| self.rotation_at(*s, t))
                     .collect::<Vec<_>>(),
             ),
             _ => Mat43::IDENTITY,
@@ -231,11 +234,16 @@ impl SceneEval {
             Some(Controller::List {
                 kind: ListKind::Scale,
                 subs,
+                weights,
                 ..
-            }) => subs.iter().fold(Vec3(1.0, 1.0, 1.0), |a, s| {
-                let v = self.scale_at(*s, t);
-                Vec3(a.0 * v.0, a.1 * v.1, a.2 * v.2)
-            }),
+            }) => subs
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| list::applies(weights, *i))
+                .fold(Vec3(1.0, 1.0, 1.0), |a, (_, s)| {
+                    let v = self.scale_at(*s, t);
+                    Vec3(a.0 * v.0, a.1 * v.1, a.2 * v.2)
+                }),
             _ => Vec3(1.0, 1.0, 1.0),
         }
     }
@@ -259,11 +267,14 @@ impl SceneEval {
             Some(Controller::List {
                 kind: ListKind::Scale,
                 subs,
+                weights,
                 ..
             }) => list::stack(
                 &subs
                     .iter()
-                    .map(|s| self.scale_tm(*s, t))
+                    .enumerate()
+                    .filter(|(i, _)| list::applies(weights, *i))
+                    .map(|(_, s)| self.scale_tm(*s, t))
                     .collect::<Vec<_>>(),
             ),
             _ => s,

@@ -177,10 +177,14 @@ impl PolyMesh {
         walk_edges(self.faces.iter().map(|f| f.v.as_slice()))
     }
 
-    /// MNMesh's edge list, or an error when the order is not known.
+    /// MNMesh's edge list, or a named refusal when the order is not known:
+    /// the mesh is sound, only what an edge index means is not established.
     pub fn mn_edges(&self) -> Result<&[[u32; 2]], EvalError> {
         self.edges.as_deref().ok_or_else(|| {
-            EvalError::malformed("", "Max's edge numbering of this mesh is not known")
+            EvalError::not_evaluated_why(
+                "an edge operation",
+                "Max's edge numbering of this mesh is not known",
+            )
         })
     }
 
@@ -368,6 +372,15 @@ pub(crate) fn unit_cube() -> PolyMesh {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_edge_numbering_is_a_named_refusal() {
+        // Masher.max's Connect Edge (sixth sweep) stopped here: a refusal,
+        // not an evaluation error (coverage counts the two apart).
+        let err = PolyMesh::default().mn_edges().unwrap_err();
+        assert_eq!(err.kind(), crate::eval::error::EvalErrorKind::NotEvaluated);
+        assert!(err.to_string().contains("edge numbering"), "{err}");
+    }
 
     #[test]
     fn strip_covers_the_polygon_once_and_keeps_winding() {

@@ -172,7 +172,11 @@ fn decode_spec(children: &[Chunk], degrees: &[usize], poly: bool) -> Result<Poly
     out.computed = flags & FLAG_COMPUTED != 0;
     out.face_angles = flags & FLAG_FACE_ANGLES != 0;
     let n = out.normals.len();
-    out.explicit = explicit.unwrap_or_default();
+    // No 0x0114 at all: no normal is explicit (Max 2022's Nendoroid heads:
+    // flags 0x0b, 98 pool normals, no corner specified — no 0x0210 — so
+    // smoothing groups decide every corner). Fewer bits than a stored 0x0114
+    // addresses stays an error.
+    out.explicit = explicit.unwrap_or_else(|| vec![false; n]);
     // Max keeps the bit array's size when the pool shrinks (seen with 15 of
     // 315 bits past a 300-normal pool, all clear): bits past the pool
     // address no normal and are not read.
@@ -432,6 +436,19 @@ mod tests {
             e.to_string().contains("1 explicit bits for 2 normals"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn no_explicit_chunk_means_no_explicit_normal() {
+        // Nendoroid.max's head (sixth sweep): a pool, no 0x0114, and no
+        // 0x0210 in the face records, so no corner is specified either.
+        let mut c = spec(0x0b, [0, 1, 1]);
+        c.remove(3);
+        c[5] = Chunk::container(FACE, vec![Chunk::leaf(FACE_IDS, u32s(&[0, 1, 1]))]);
+        let s = SpecifiedNormals::decode(&c, 1).expect("decodes");
+        assert_eq!(s.explicit, [false, false]);
+        assert_eq!(s.faces, [[None, None, None]]);
+        assert!(!s.any());
     }
 
     #[test]

@@ -248,9 +248,9 @@ pub fn pyramid_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let (w, d, h) = (p.float(0)?, p.float(1)?, p.float(2)?);
     let segs = [p.segments(3)?, p.segments(4)?, p.segments(5)?];
     if segs != [1, 1, 1] {
-        return Err(EvalError::malformed(
-            "",
-            format!("pyramid with {segs:?} segments is not supported yet"),
+        return Err(EvalError::not_evaluated_why(
+            format!("a Pyramid with {segs:?} segments"),
+            "only one segment each is built (the layout with more is not established)",
         ));
     }
     let (x, y) = (w / 2.0, d / 2.0);

@@ -370,3 +370,18 @@ fn cylinder_and_cone_topology_and_mapping() {
     ]);
     assert!(box_mesh(&b).is_err());
 }
+
+#[test]
+fn a_segmented_pyramid_is_a_named_refusal() {
+    // quadrotor.max (sixth sweep): Pyramids of 10 × 10 × 10 segments.
+    let p = Params::from_values(vec![
+        Value::Float(10.0),
+        Value::Float(10.0),
+        Value::Float(10.0),
+        Value::Int(10),
+        Value::Int(10),
+        Value::Int(10),
+    ]);
+    let err = pyramid_mesh(&p).unwrap_err();
+    assert_eq!(err.kind(), crate::eval::error::EvalErrorKind::NotEvaluated);
+}

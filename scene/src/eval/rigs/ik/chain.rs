@@ -246,12 +246,28 @@ fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, E
 /// that it is reported instead of guessed.
 fn enable_value(eval: &SceneEval, ctl: Option<usize>) -> Result<bool, EvalError> {
     let Some(c) = ctl else { return Ok(true) };
-    if !is_class(eval, c, BOOLEAN_CONTROLLER) {
+    if !is_boolean_controller(eval, c) {
         return Err(EvalError::reference(
             "",
             format!("enable track {c} is not a Boolean Controller"),
         ));
     }
+    match keyless_boolean(eval, c)? {
+        Some(v) => Ok(v != 0.0),
+        None => Err(EvalError::malformed(
+            "",
+            "enable track with keys is not decoded",
+        )),
+    }
+}
+
+pub(crate) fn is_boolean_controller(eval: &SceneEval, c: usize) -> bool {
+    is_class(eval, c, BOOLEAN_CONTROLLER)
+}
+
+/// A Boolean Controller's value (0.0 or 1.0; 1.0 when it stores none), or
+/// None when it has keys (their layout is not decoded).
+pub(crate) fn keyless_boolean(eval: &SceneEval, c: usize) -> Result<Option<f32>, EvalError> {
     let chunk = |id: u16| {
         eval.chunks(c)
             .iter()
@@ -261,15 +277,11 @@ fn enable_value(eval: &SceneEval, ctl: Option<usize>) -> Result<bool, EvalError>
     };
     match chunk(BOOL_KEYS_CHUNK).map(u32::from_le_bytes) {
         Some(0) | None => {}
-        Some(n) => {
-            return Err(EvalError::malformed(
-                "",
-                format!("enable track with {n} keys is not decoded"),
-            ))
-        }
+        Some(_) => return Ok(None),
     }
-    let value = chunk(BOOL_VALUE_CHUNK).map_or(1.0, f32::from_le_bytes);
-    Ok(value != 0.0)
+    Ok(Some(
+        chunk(BOOL_VALUE_CHUNK).map_or(1.0, f32::from_le_bytes),
+    ))
 }
 
 fn to_f32(m: &Mat43) -> M3 {
