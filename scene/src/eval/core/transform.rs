@@ -567,11 +567,7 @@ impl SceneEval {
         if cls.class_id == crate::eval::objects::mesh::EDITABLE_MESH {
             Some(crate::eval::objects::mesh::editable_mesh(chunks))
         } else if cls.class_id == crate::eval::objects::mesh::EDITABLE_POLY {
-            Some(
-                crate::eval::objects::poly_surface::check(self, obj).and_then(|()| {
-                    crate::eval::objects::mesh::editable_poly(chunks).map(|(m, _)| m)
-                }),
-            )
+            Some(crate::eval::objects::poly_surface::eval(self, obj, t))
         } else if crate::eval::objects::boolean::is_compound(cls.class_id) {
             Some(crate::eval::objects::boolean::eval(self, obj, t))
         } else if crate::eval::objects::primitive::is_primitive(cls.class_id) {

@@ -494,6 +494,12 @@ fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, EvalError> {
     }
     let class = super::base_class(cx, base)?;
     if class.class_id == mesh::EDITABLE_POLY {
+        crate::eval::objects::poly_surface::refuse_polygon_reader(
+            cx.eval,
+            base,
+            cx.t,
+            "Edit Poly",
+        )?;
         let geom = mesh::geom_buffers(cx.eval.chunks(base))?;
         return mesh::mnmesh(geom).map_err(|e| e.inside(class.name.to_string()));
     }

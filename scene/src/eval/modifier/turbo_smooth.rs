@@ -28,7 +28,7 @@ use crate::eval::modifier::skin::SKIN;
 use crate::eval::modifier::subdivide::{PolyMapFlat, Polys};
 use crate::eval::objects::mesh::{self, Mesh, Poly};
 use crate::eval::objects::poly::PolyMesh;
-use crate::eval::objects::{primitive, primitive_poly};
+use crate::eval::objects::{poly_surface, primitive, primitive_poly};
 use crate::typed::ClassId;
 
 pub const TURBO_SMOOTH: ClassId = ClassId(0x0d72_7b3e, 0x491d_29a7);
@@ -160,6 +160,7 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
     }
     let class = super::base_class(cx, base)?;
     if class.class_id == mesh::EDITABLE_POLY {
+        poly_surface::refuse_polygon_reader(cx.eval, base, cx.t, who)?;
         let (_, loops) = mesh::editable_poly(cx.eval.chunks(base))?;
         return Ok(PolySource::EditablePoly(loops));
     }

@@ -1,0 +1,57 @@
+//! Prints the Subdivision Surface block of every Editable Poly in the given
+//! `.max` files: node, cage size, stack, and the ParamBlock2 (reference 0)
+//! parameters. `cargo run --release -p maxfs-tests --example
+//! poly_nurms_params -- FILE…`. Used for the measurements of
+//! docs/unseen-files.md's NURMS finding (files not in the corpus).
+
+use maxfs_scene::eval::core::pblock;
+use maxfs_scene::eval::objects::mesh;
+
+fn main() {
+    for path in std::env::args().skip(1) {
+        let eval = match maxfs_tests::eval_of(&path) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                continue;
+            }
+        };
+        let nodes: Vec<(usize, String)> = eval
+            .graph
+            .nodes()
+            .map(|(o, n)| (o.index, n.name.clone()))
+            .collect();
+        for (o, name) in nodes {
+            let Some((stack, base)) = eval.modifier_stack(o) else {
+                continue;
+            };
+            let Ok((cage, loops)) = mesh::editable_poly(eval.chunks(base)) else {
+                continue;
+            };
+            let mods: Vec<&str> = stack.iter().map(|a| a.name).collect();
+            let params = pblock::reference(&eval.graph, base, 0)
+                .and_then(|pb| pblock::param_block2(eval.chunks(pb)).ok())
+                .map(|b| {
+                    b.params
+                        .iter()
+                        .map(|p| format!("{:#x}={:?}", p.id, p.value))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .unwrap_or_default();
+            let geom: Vec<String> = mesh::geom_buffers(eval.chunks(base))
+                .map(|g| {
+                    g.iter()
+                        .map(|c| format!("{:#06x}:{}", c.id, c.payload().map_or(0, |p| p.len())))
+                        .collect()
+                })
+                .unwrap_or_default();
+            println!(
+                "{path}\t{name}\tV{} P{}\t{mods:?}\t{}\t{params}",
+                cage.vertices.len(),
+                loops.len(),
+                geom.join(" ")
+            );
+        }
+    }
+}
