@@ -17,12 +17,13 @@
 //! above onto the radius' square, the cylinder a (sides + 1) × (segments + 1)
 //! grid, with Max's texture face walk.
 
+use super::checked_channel1;
 use crate::eval::error::EvalError;
 use std::f64::consts::{PI, TAU};
 
 use super::{check_quads, Params};
 use crate::eval::core::math::Vec3;
-use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
+use crate::eval::objects::mesh::{Face, Mesh};
 use crate::typed::ClassId;
 
 pub const CAPSULE: ClassId = ClassId(0x6d3d77ac, 0x79c939a9);
@@ -273,17 +274,7 @@ pub(super) fn domed_mesh(d: &Domed) -> Result<Mesh, EvalError> {
         ..Mesh::default()
     };
     if d.mapping {
-        if tf.iter().flatten().any(|&t| t >= tv.len()) {
-            return Err(EvalError::malformed(
-                "",
-                "texture faces outside the texture vertices",
-            ));
-        }
-        mesh.maps.push(MapChannel {
-            channel: 1,
-            vertices: tv,
-            faces: tf.into_iter().map(|t| t.map(|x| x as u32)).collect(),
-        });
+        mesh.maps.push(checked_channel1(tv, tf)?);
     }
     Ok(mesh)
 }

@@ -27,10 +27,11 @@
 //! far side when created from the centre) and flip the faces. Max's
 //! real-world map size (a flag outside the parameter block) is not decoded.
 
+use super::checked_channel1;
 use super::{check_quads, ext_face, Params};
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
-use crate::eval::objects::mesh::{MapChannel, Mesh};
+use crate::eval::objects::mesh::Mesh;
 use crate::typed::ClassId;
 
 pub const L_EXT: ClassId = ClassId(0x09e73a08, 0x08693067);
@@ -338,17 +339,7 @@ fn extrude(e: &Extrusion) -> Result<Mesh, EvalError> {
                 t.swap(0, 2);
             }
         }
-        if tf.iter().flatten().any(|&t| t >= tv.len()) {
-            return Err(EvalError::malformed(
-                "",
-                "texture faces outside the texture vertices",
-            ));
-        }
-        mesh.maps.push(MapChannel {
-            channel: 1,
-            vertices: tv,
-            faces: tf.into_iter().map(|t| t.map(|x| x as u32)).collect(),
-        });
+        mesh.maps.push(checked_channel1(tv, tf)?);
     }
     Ok(mesh)
 }

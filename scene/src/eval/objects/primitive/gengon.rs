@@ -19,11 +19,12 @@
 //! segment, or with one side segment of the first ring step) over
 //! sides·(fillet + that step), ending at 1.
 
+use super::checked_channel1;
 use super::prism::ring_faces;
 use super::{check_quads, Params};
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
-use crate::eval::objects::mesh::{MapChannel, Mesh};
+use crate::eval::objects::mesh::Mesh;
 use crate::typed::ClassId;
 use std::f64::consts::{PI, TAU};
 
@@ -182,17 +183,7 @@ pub fn gengon_mesh(p: &Params) -> Result<Mesh, EvalError> {
             }
         }
         tv.extend(mesh.vertices[nv - vpl - 1..].iter().map(planar));
-        if tf.iter().flatten().any(|&t| t >= tv.len()) {
-            return Err(EvalError::malformed(
-                "",
-                "texture faces outside the texture vertices",
-            ));
-        }
-        mesh.maps.push(MapChannel {
-            channel: 1,
-            vertices: tv,
-            faces: tf.into_iter().map(|t| t.map(|x| x as u32)).collect(),
-        });
+        mesh.maps.push(checked_channel1(tv, tf)?);
     }
     if minush {
         for q in &mut mesh.vertices {

@@ -329,6 +329,26 @@ pub(super) fn channel1(tv: Vec<[f32; 3]>, tf: Vec<[u32; 3]>) -> Vec<MapChannel> 
     }]
 }
 
+/// Channel 1 from texture vertices and faces built as indices, refusing a
+/// face that points past the vertices (a builder's count mistake, never
+/// written out as a broken map).
+pub(super) fn checked_channel1(
+    tv: Vec<[f32; 3]>,
+    tf: Vec<[usize; 3]>,
+) -> Result<MapChannel, EvalError> {
+    if tf.iter().flatten().any(|&t| t >= tv.len()) {
+        return Err(EvalError::malformed(
+            "",
+            "texture faces outside the texture vertices",
+        ));
+    }
+    Ok(MapChannel {
+        channel: 1,
+        vertices: tv,
+        faces: tf.into_iter().map(|t| t.map(|x| x as u32)).collect(),
+    })
+}
+
 /// A grid of (nx+1)·(ny+1) vertices over [x0, x1]×[y0, y1] at height z, row by row.
 pub(super) fn grid(
     v: &mut Vec<Vec3>,

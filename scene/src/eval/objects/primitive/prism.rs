@@ -19,6 +19,7 @@
 //! u runs by length along sides 1 and 2 and — as Max does — by side 2's
 //! step along side 3, ending at 1.
 
+use super::checked_channel1;
 use super::{check_quads, ext_face, Params};
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
@@ -197,17 +198,7 @@ fn prism_map(
     }
     tv.extend(tops.iter().map(|&(u, v)| at(1.0 - u, 1.0 - v)));
     tv.push(at(1.0 - centre.0, 1.0 - centre.1));
-    if tf.iter().flatten().any(|&t| t >= tv.len()) {
-        return Err(EvalError::malformed(
-            "",
-            "texture faces outside the texture vertices",
-        ));
-    }
-    Ok(MapChannel {
-        channel: 1,
-        vertices: tv,
-        faces: tf.into_iter().map(|t| t.map(|x| x as u32)).collect(),
-    })
+    checked_channel1(tv, tf)
 }
 
 #[cfg(test)]
