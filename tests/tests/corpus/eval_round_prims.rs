@@ -164,3 +164,62 @@ fn torus_tube_and_geosphere_nodes_evaluate_as_max_builds_them() {
     let expected = BTreeMap::from([("GeoSphere", 76), ("Torus", 9), ("Tube", 5)]);
     assert_eq!(counts, expected);
 }
+
+/// The polygon form an Edit Poly or TurboSmooth receives from each corpus
+/// Torus and Tube (neither has a polygon builder in Max: their triangle mesh
+/// is converted, joined across its hidden diagonals). Whole ones are closed
+/// quad meshes of genus one: every polygon a quad made of two of the mesh's
+/// triangles, V − E + F = 0 over the walked edges, the vertices the mesh's.
+/// Sliced ones have cut fans whose hidden edges join more than two
+/// triangles: refused by name. Public files outside the corpus pin the
+/// counts against Max's own Mesh Totals (docs/evaluation.md).
+#[test]
+fn torus_and_tube_polygon_forms_are_closed_quad_rings() {
+    use maxfs_scene::eval::objects::primitive_poly;
+    let mut checked = 0;
+    for file in FILES {
+        let doc = Document::open(&corpus_dir().join("max").join(file)).expect("opens");
+        let eval = SceneEval::from_document(doc).expect("scene");
+        for (o, n) in eval.graph.nodes() {
+            let Some(obj) = eval.node_object(o.index) else {
+                continue;
+            };
+            let Some(class) = eval.graph.objects[obj].class.as_ref() else {
+                continue;
+            };
+            if class.class_id != TORUS && class.class_id != TUBE {
+                continue;
+            }
+            let p = primitive::params(&eval, obj, 0).expect("parameters");
+            let tri = match eval.base_mesh(o.index) {
+                Some(Ok(m)) => m,
+                other => panic!("{file} {}: {other:?}", n.name),
+            };
+            let sliced = p.flag(7, false);
+            let poly = match primitive_poly::build(class.class_id, &p, eval.chunks(obj)) {
+                Ok(poly) => poly,
+                Err(e) if sliced => {
+                    assert!(
+                        e.to_string().contains("more than two triangles"),
+                        "{}: {e}",
+                        n.name
+                    );
+                    continue;
+                }
+                Err(e) => panic!("{file} {}: {e}", n.name),
+            };
+            assert_eq!(poly.vertices, tri.vertices, "{}", n.name);
+            assert_eq!(poly.faces.len() * 2, tri.faces.len(), "{}", n.name);
+            assert!(poly
+                .faces
+                .iter()
+                .all(|f| f.v.len() == 4 && f.tris.len() == 2));
+            let e = poly.mn_edges().expect("edges").len() as i64;
+            let euler = poly.vertices.len() as i64 - e + poly.faces.len() as i64;
+            assert_eq!(euler, 0, "{file} {}", n.name);
+            checked += 1;
+        }
+    }
+    // 9 of the 14 listed files' tori and tubes are whole; 5 are sliced.
+    assert!(checked >= 9, "only {checked} whole tori and tubes");
+}

@@ -16,7 +16,7 @@ pub mod primitive;
 pub mod primitive_chamfer;
 pub mod primitive_poly;
 mod primitive_poly_box;
-mod primitive_poly_plane;
+mod primitive_poly_converted;
 pub mod shape;
 pub mod specified_normals;
 #[cfg(test)]

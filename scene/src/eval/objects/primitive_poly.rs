@@ -1,7 +1,8 @@
 //! Polygon forms of primitives, as a poly modifier (Edit Poly) receives them:
 //! Max converts a primitive to a PolyObject with the primitive's own polygon
 //! builder (`BuildCylinderPoly` for Cylinder and Cone, `BuildPolyBox` for
-//! Box; the Plane, which has none, from its triangles), whose
+//! Box; the Plane, Sphere, Torus and Tube, which have none, from their
+//! triangles), whose
 //! vertex and face numbering the modifier's records index. Only the forms with
 //! a published builder are rebuilt; any other primitive is an error naming it.
 
@@ -11,7 +12,7 @@ use crate::typed::ClassId;
 
 use crate::eval::core::math::Vec3;
 use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
-use crate::eval::objects::primitive::{Params, BOX, CONE, CYLINDER, PLANE};
+use crate::eval::objects::primitive::{Params, BOX, CONE, CYLINDER, PLANE, SPHERE, TORUS, TUBE};
 
 /// The polygon form of primitive `class` (`object` its own chunks).
 pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, EvalError> {
@@ -54,7 +55,10 @@ pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, E
             Ok(poly)
         }
         // No polygon builder: the triangle mesh converted (quads per cell).
-        c if c == PLANE => super::primitive_poly_plane::poly_plane(p),
+        c if c == PLANE => super::primitive_poly_converted::poly_plane(p),
+        c if c == SPHERE || c == TORUS || c == TUBE => {
+            super::primitive_poly_converted::converted(&super::primitive::build(c, p)?)
+        }
         c => Err(EvalError::not_evaluated(format!(
             "the polygon form of primitive ({:#x}, {:#x})",
             c.0, c.1
