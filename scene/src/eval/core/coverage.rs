@@ -3,6 +3,7 @@
 //! list is how `info.json`, `maxfs check` and the exporters say so by name
 //! instead of showing a plausible but wrong scene (Biped, IK chains, CAT, …).
 
+use crate::eval::error::EvalErrorKind;
 use crate::eval::EvalError;
 use std::collections::BTreeMap;
 
@@ -322,13 +323,20 @@ pub fn base_object_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
     }
     match eval.base_mesh(node) {
         Some(Ok(_)) => MeshCoverage::Evaluated,
-        // A readable object using a feature the evaluation does not build
-        // (a CAT bone's custom mesh) is partial, not damaged.
-        Some(Err(e @ EvalError::NotEvaluated { .. })) => {
-            MeshCoverage::Object(format!("{} ({e})", class.name))
-        }
-        Some(Err(e)) => MeshCoverage::Object(format!("{} (damaged: {e})", class.name)),
+        Some(Err(e)) => MeshCoverage::Object(object_gap(&class.name, &e)),
         None => MeshCoverage::Object(class.name.clone()),
+    }
+}
+
+/// How an object that does not evaluate is named. A readable object using a
+/// feature the evaluation does not build (a CAT bone's custom mesh, a
+/// Boolean whose operand is an Arc) is partial, not damaged — also when the
+/// refusal comes from a part inside it (an operand, nested Booleans).
+fn object_gap(class: &str, e: &EvalError) -> String {
+    if e.kind() == EvalErrorKind::NotEvaluated {
+        format!("{class} ({e})")
+    } else {
+        format!("{class} (damaged: {e})")
     }
 }
 
@@ -500,4 +508,24 @@ pub fn tm_gaps_at(eval: &SceneEval, node: usize, t: i32) -> Vec<String> {
             .filter(|&p| p != n && eval.graph.objects.get(p).is_some_and(|o| o.node.is_some()));
     }
     Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_inside_an_object_is_not_damage() {
+        // The seventh sweep's puzzle files: a Boolean whose operand B is an Arc.
+        let inner = EvalError::not_evaluated("object class Arc").inside("Boolean operand B");
+        assert_eq!(
+            object_gap("Boolean", &inner),
+            "Boolean (Boolean operand B: object class Arc is not evaluated)"
+        );
+        let bad = EvalError::malformed("", "5 corners").inside("Boolean operand A");
+        assert_eq!(
+            object_gap("Boolean", &bad),
+            "Boolean (damaged: Boolean operand A: 5 corners)"
+        );
+    }
 }

@@ -238,6 +238,7 @@ pub fn mesh_buffers(geom: &[Chunk]) -> Result<Mesh, EvalError> {
         vertices.len(),
     )?;
     let mut maps = Vec::new();
+    let mut missing_parts = Vec::new();
     let mut channel = None;
     let mut mverts: Option<Vec<[f32; 3]>> = None;
     for c in geom {
@@ -256,14 +257,39 @@ pub fn mesh_buffers(geom: &[Chunk]) -> Result<Mesh, EvalError> {
                         [w.u32(0), w.u32(1), w.u32(2)]
                     })
                     .collect();
-                if mf.iter().flatten().any(|&i| i as usize >= verts.len()) {
-                    return Err(EvalError::malformed(
-                        "",
-                        "map face index beyond the map vertices",
-                    ));
+                let ch = channel.take().unwrap_or(1);
+                let bad = mf
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.iter().any(|&i| i as usize >= verts.len()));
+                if let Some((first, f)) = bad.clone().next() {
+                    let why = format!(
+                        "map face {first} uses map vertex {} of {} ({} of {} faces out of range)",
+                        f.iter().max().copied().unwrap_or(0),
+                        verts.len(),
+                        bad.count(),
+                        mf.len()
+                    );
+                    if !HIDDEN_CHANNELS.contains(&ch) {
+                        return Err(EvalError::malformed(
+                            format!("map channel {ch} (0x2396)"),
+                            why,
+                        ));
+                    }
+                    // Seen on a ProBoolean's cached result (clock.max, Max 2018):
+                    // the alpha and illumination channels' last faces hold
+                    // stray words (0xff515151 …) over all-zero map vertices,
+                    // while the geometry and channels 0 and 1 are whole. The
+                    // channel is left out and named; the mesh is kept.
+                    missing_parts.push(MissingPart {
+                        part: format!("map channel {ch} ({})", hidden_channel_name(ch)),
+                        source: "the stored triangle mesh".to_string(),
+                        reason: why,
+                    });
+                    continue;
                 }
                 maps.push(MapChannel {
-                    channel: channel.take().unwrap_or(1),
+                    channel: ch,
                     vertices: verts,
                     faces: mf,
                 });
@@ -284,8 +310,19 @@ pub fn mesh_buffers(geom: &[Chunk]) -> Result<Mesh, EvalError> {
         normals,
         missing_maps: Vec::new(),
         missing_normals: None,
-        missing_parts: Vec::new(),
+        missing_parts,
     })
+}
+
+/// Max's hidden map channels: −2 vertex alpha, −1 vertex illumination.
+const HIDDEN_CHANNELS: [i32; 2] = [-2, -1];
+
+fn hidden_channel_name(ch: i32) -> &'static str {
+    if ch == -2 {
+        "vertex alpha"
+    } else {
+        "vertex illumination"
+    }
 }
 
 /// Bits of a poly face record that announce optional fields.
@@ -876,6 +913,45 @@ mod tests {
                 .channel,
             -2
         );
+    }
+
+    /// One triangle as `Mesh::Save` writes it, with map channel `ch`: three
+    /// zero map vertices and one map face `map_face`.
+    fn triangle_with_map(ch: i32, map_face: [u32; 3]) -> Vec<Chunk> {
+        let mut verts = words(&[3]);
+        for i in 0..3u32 {
+            verts.extend(words(&[(i as f32).to_bits(), 0, 0]));
+        }
+        let mut mverts = words(&[3]);
+        mverts.extend(std::iter::repeat_n(0u8, 36));
+        let mut mfaces = words(&[1]);
+        mfaces.extend(words(&map_face));
+        vec![
+            Chunk::leaf(0x0914, verts),
+            Chunk::leaf(0x0912, words(&[1, 0, 1, 2, 1, 7])),
+            Chunk::leaf(0x0959, ch.to_le_bytes().to_vec()),
+            Chunk::leaf(0x2394, mverts),
+            Chunk::leaf(0x2396, mfaces),
+        ]
+    }
+
+    #[test]
+    fn a_stray_hidden_channel_is_named_and_the_mesh_kept() {
+        // clock.max's ProBoolean: channel −2's last faces hold 0xff515151.
+        let m = mesh_buffers(&triangle_with_map(-2, [0, 0xff51_5151, 1])).expect("mesh kept");
+        assert_eq!(m.faces.len(), 1);
+        assert!(m.maps.is_empty());
+        assert_eq!(m.missing_parts.len(), 1);
+        let why = m.missing_parts[0].describe();
+        assert!(why.starts_with("map channel -2 (vertex alpha)"), "{why}");
+        assert!(why.contains("map vertex 4283519313 of 3"), "{why}");
+        // In range, the hidden channel is read as any other.
+        let m = mesh_buffers(&triangle_with_map(-1, [0, 1, 2])).expect("mesh");
+        assert_eq!((m.maps.len(), m.maps[0].channel), (1, -1));
+        assert!(m.missing_parts.is_empty());
+        // A texture channel out of range stays an error of the object.
+        let err = mesh_buffers(&triangle_with_map(1, [0, 5, 1])).unwrap_err();
+        assert!(err.to_string().contains("map vertex 5 of 3"), "{err}");
     }
 
     #[test]

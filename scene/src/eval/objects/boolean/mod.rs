@@ -187,8 +187,14 @@ pub(super) fn eval_at(
     let mut meshes = Vec::with_capacity(2);
     for k in 0..2 {
         let which = ["A", "B"][k];
+        // An empty operand slot is a Boolean whose second operand was never
+        // picked (or was deleted): a state Max saves, not damage. What Max
+        // builds from it is not pinned by any file here, so it is refused.
         let operand = pblock::reference(&se.graph, obj, k as u32).ok_or_else(|| {
-            EvalError::reference("", format!("no operand {which} (reference {k})"))
+            EvalError::not_evaluated_why(
+                format!("a Boolean without operand {which}"),
+                format!("reference {k} is empty"),
+            )
         })?;
         let mut m = operand_mesh(se, operand, t, depth, b)
             .map_err(|e| e.inside(format!("Boolean operand {which}")))?;
