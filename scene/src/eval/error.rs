@@ -176,6 +176,7 @@ impl EvalError {
             | EvalError::Read(_)
             | EvalError::RklPatch(_) => EvalErrorKind::Malformed,
             EvalError::Subdivide(SubdivideError::TooLarge(_)) => EvalErrorKind::Limit,
+            EvalError::Subdivide(SubdivideError::SeamVertex(..)) => EvalErrorKind::NotEvaluated,
             EvalError::Subdivide(_) => EvalErrorKind::Malformed,
             EvalError::Solve(SolveError::LinkCount(_)) => EvalErrorKind::NotEvaluated,
             EvalError::Solve(SolveError::NoProgress) => EvalErrorKind::Limit,

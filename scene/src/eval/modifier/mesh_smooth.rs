@@ -145,6 +145,7 @@ fn settings(p: &Params) -> Result<Settings, EvalError> {
     Ok(Settings {
         iterations: iterations as u32,
         smooth_result: true,
+        separate: Default::default(),
     })
 }
 
@@ -321,7 +322,8 @@ mod tests {
             s,
             Settings {
                 iterations: 2,
-                smooth_result: true
+                smooth_result: true,
+                separate: Default::default(),
             }
         );
         for (method, word) in [(0, "Classic"), (1, "Quad Output")] {
@@ -478,6 +480,7 @@ mod tests {
         let s = Settings {
             iterations: 1,
             smooth_result: true,
+            separate: Default::default(),
         };
         let m = turbo_smooth::smooth(polys, s).unwrap();
         // One step: V + E + F = 8 + 12 + 6 vertices, 24 quads.
@@ -538,6 +541,7 @@ mod tests {
         let s = Settings {
             iterations: 2,
             smooth_result: true,
+            separate: Default::default(),
         };
         let polys = pyramid();
         let corners = polys.corners.len();

@@ -38,11 +38,26 @@ pub struct PolyMapFlat {
     pub corners: Vec<u32>,
 }
 
+/// TurboSmooth's and MeshSmooth's "separate by" options: an edge between
+/// two faces of different material ids (`materials`) or sharing no smoothing
+/// group (`smoothing`) is kept sharp — subdivided as a crease, the cubic
+/// B-spline curve rule an open boundary follows, on both sides at once (its
+/// vertices stay shared): each region is subdivided as if the seam were its
+/// border. A seam vertex must lie on exactly two such (or open) edges; a seam
+/// ending inside the surface or three regions meeting at a vertex is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Separate {
+    pub materials: bool,
+    pub smoothing: bool,
+}
+
 /// Why a mesh cannot be subdivided.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SubdivideError {
     #[error("edge ({0}, {1}) is shared by {2} faces (not a manifold surface)")]
     NonManifold(u32, u32, usize),
+    #[error("vertex {0} is on {1} separated or open edges (a seam ending inside the surface or three regions meeting is not evaluated)")]
+    SeamVertex(u32, u32),
     #[error("face {0} has {1} corners")]
     Degree(usize, usize),
     #[error("corner {0} uses vertex {1} of {2}")]
@@ -94,16 +109,27 @@ impl Polys {
     /// One Catmull-Clark step: geometry strictly (a non-manifold edge is an
     /// error), maps leniently (an edge of any other count is a seam).
     pub fn subdivide(&self) -> Result<Polys, SubdivideError> {
+        self.subdivide_with(Separate::default())
+    }
+
+    /// One step keeping the edges `sep` names sharp (see [`Separate`]).
+    pub fn subdivide_with(&self, sep: Separate) -> Result<Polys, SubdivideError> {
         self.validate()?;
         let nc = self.corners.len();
         let grown = self.vertices.len() + nc + self.face_count();
         if nc > MAX_ELEMENTS || grown > MAX_ELEMENTS {
             return Err(SubdivideError::TooLarge(nc.max(grown)));
         }
-        let (vertices, corners) = step(&self.vertices, &self.start, &self.corners, true)?;
+        let sharp = |f1: usize, f2: usize| {
+            (sep.materials && self.material[f1] != self.material[f2])
+                || (sep.smoothing && self.smoothing[f1] & self.smoothing[f2] == 0)
+        };
+        let sharp: Option<&dyn Fn(usize, usize) -> bool> =
+            (sep.materials || sep.smoothing).then_some(&sharp);
+        let (vertices, corners) = step(&self.vertices, &self.start, &self.corners, true, sharp)?;
         let mut maps = Vec::with_capacity(self.maps.len());
         for m in &self.maps {
-            let (vertices, corners) = step(&m.vertices, &self.start, &m.corners, false)?;
+            let (vertices, corners) = step(&m.vertices, &self.start, &m.corners, false, sharp)?;
             maps.push(PolyMapFlat {
                 channel: m.channel,
                 vertices,
@@ -199,6 +225,7 @@ fn step(
     start: &[usize],
     corners: &[u32],
     strict: bool,
+    sharp: Option<&dyn Fn(usize, usize) -> bool>,
 ) -> Result<(Vec<[f64; 3]>, Vec<u32>), SubdivideError> {
     let nf = start.len() - 1;
     let nc = corners.len();
@@ -261,15 +288,22 @@ fn step(
     let mut edge_n = vec![0u32; nv];
     let mut bnd_sum = vec![[0.0; 3]; nv];
     let mut bnd_n = vec![0u32; nv];
+    // Of those, the sharp edges between two faces (a seam may end inside).
+    let mut seam_n = vec![0u32; nv];
     for (e, &(a, b, first, count)) in edges.iter().enumerate() {
         let (pa, pb) = (p[a as usize], p[b as usize]);
         let mut mid = [0.0; 3];
         add(&mut mid, pa, 0.5);
         add(&mut mid, pb, 0.5);
         let out = &mut edge_pt[rank[e] as usize];
-        if count == 2 {
-            let f1 = face_of[order[first] as usize] as usize;
-            let f2 = face_of[order[first + 1] as usize] as usize;
+        let faces = (count == 2).then(|| {
+            (
+                face_of[order[first] as usize] as usize,
+                face_of[order[first + 1] as usize] as usize,
+            )
+        });
+        let seam = faces.is_some_and(|(f1, f2)| sharp.is_some_and(|s| s(f1, f2)));
+        if let Some((f1, f2)) = faces.filter(|_| !seam) {
             add(out, pa, 0.25);
             add(out, pb, 0.25);
             add(out, face_pt[f1], 0.25);
@@ -279,6 +313,7 @@ fn step(
             for (v, w) in [(a, pb), (b, pa)] {
                 add(&mut bnd_sum[v as usize], w, 1.0);
                 bnd_n[v as usize] += 1;
+                seam_n[v as usize] += u32::from(seam);
             }
         }
         for v in [a, b] {
@@ -293,6 +328,12 @@ fn step(
     let mut out = Vec::with_capacity(nv + ne + nf);
     for v in 0..nv {
         let x = p[v];
+        // Where a seam ends inside the surface or three regions meet, the
+        // regions' own curve rules disagree: what Max does there is not
+        // measured.
+        if strict && seam_n[v] > 0 && bnd_n[v] != 2 {
+            return Err(SubdivideError::SeamVertex(v as u32, bnd_n[v]));
+        }
         let q = match (bnd_n[v], edge_n[v], face_n[v]) {
             (0, n, nfv) if n >= 2 && nfv > 0 => {
                 let n = f64::from(n);
@@ -329,4 +370,105 @@ fn step(
         }
     }
     Ok((out, quads))
+}
+
+#[cfg(test)]
+mod separate_tests {
+    use super::*;
+
+    /// The unit cube, its top face (z = 1) in material 1, the rest in 0.
+    fn cube() -> Polys {
+        Polys {
+            vertices: vec![
+                [0.0, 0.0, 0.0],
+                [1.0, 0.0, 0.0],
+                [1.0, 1.0, 0.0],
+                [0.0, 1.0, 0.0],
+                [0.0, 0.0, 1.0],
+                [1.0, 0.0, 1.0],
+                [1.0, 1.0, 1.0],
+                [0.0, 1.0, 1.0],
+            ],
+            start: vec![0, 4, 8, 12, 16, 20, 24],
+            corners: vec![
+                0, 3, 2, 1, // bottom
+                4, 5, 6, 7, // top
+                0, 1, 5, 4, // y = 0
+                1, 2, 6, 5, // x = 1
+                2, 3, 7, 6, // y = 1
+                3, 0, 4, 7, // x = 0
+            ],
+            material: vec![0, 1, 0, 0, 0, 0],
+            smoothing: vec![1; 6],
+            maps: Vec::new(),
+        }
+    }
+
+    /// Separated by materials the top face's border is a crease: its edge
+    /// points are the edges' midpoints and its corners follow the curve rule
+    /// (¾·V + ⅛·both neighbours along the loop), as the top face alone would
+    /// be subdivided; the vertices stay shared (V + E + F as without).
+    #[test]
+    fn a_material_seam_is_subdivided_as_each_side_s_border() {
+        let p = cube();
+        let plain = p.subdivide().expect("plain");
+        let sep = p
+            .subdivide_with(Separate {
+                materials: true,
+                smoothing: false,
+            })
+            .expect("separated");
+        assert_eq!(plain.vertices.len(), 8 + 12 + 6);
+        assert_eq!(plain.vertices.len(), sep.vertices.len());
+        assert_eq!(plain.corners, sep.corners);
+        let close = |a: [f64; 3], b: [f64; 3]| (0..3).all(|i| (a[i] - b[i]).abs() < 1e-12);
+        // Corner (0, 0, 1): the curve rule along the top loop.
+        assert!(
+            close(sep.vertices[4], [0.125, 0.125, 1.0]),
+            "{:?}",
+            sep.vertices[4]
+        );
+        // Without the seam, Catmull-Clark pulls it in along z too.
+        assert!(plain.vertices[4][2] < 0.95, "{:?}", plain.vertices[4]);
+        // The top loop's edge points are midpoints.
+        let has = |ps: &Polys, q: [f64; 3]| ps.vertices.iter().any(|&v| close(v, q));
+        assert!(has(&sep, [0.5, 0.0, 1.0]));
+        assert!(!has(&plain, [0.5, 0.0, 1.0]));
+        // Separated by smoothing groups alone: every face shares group 1.
+        let same = p
+            .subdivide_with(Separate {
+                materials: false,
+                smoothing: true,
+            })
+            .expect("groups shared");
+        assert_eq!(same.vertices, plain.vertices);
+    }
+
+    /// Three regions meeting at a vertex (a fan of three triangles around
+    /// vertex 0, each its own material, closed by no border): refused.
+    #[test]
+    fn three_regions_meeting_are_refused() {
+        let p = Polys {
+            vertices: vec![
+                [0.0, 0.0, 0.0],
+                [1.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0],
+                [-1.0, -1.0, 0.0],
+                [0.0, 0.0, -1.0],
+            ],
+            // A closed tetrahedron-like fan: 0 in the middle, 4 below.
+            start: vec![0, 3, 6, 9, 12, 15, 18],
+            corners: vec![0, 1, 2, 0, 2, 3, 0, 3, 1, 4, 2, 1, 4, 3, 2, 4, 1, 3],
+            material: vec![0, 1, 2, 3, 3, 3],
+            smoothing: vec![1; 6],
+            maps: Vec::new(),
+        };
+        let e = p
+            .subdivide_with(Separate {
+                materials: true,
+                smoothing: false,
+            })
+            .expect_err("three regions at vertex 0");
+        assert!(matches!(e, SubdivideError::SeamVertex(0, _)), "{e}");
+    }
 }

@@ -8,8 +8,7 @@
 //! smooth result (every face in smoothing group 1; off, a face keeps its
 //! parent's groups), 5 separate by materials, 6 separate by smoothing groups,
 //! 8 explicit normals (normals only). The separate-by options keep edges
-//! between materials / groups sharp; they are refused rather than smoothed
-//! across. Material ids are carried from each face to its quads, map channels
+//! between materials / groups sharp (`subdivide::Separate`). Material ids are carried from each face to its quads, map channels
 //! subdivided on their own topology.
 //!
 //! TurboSmooth works on polygons: Max hands it the poly object of the stack
@@ -25,7 +24,7 @@ use super::{smooth_input, uv_only, Applied, ModContext, BEND, MORPHER, TAPER, TW
 use crate::eval::core::pblock;
 use crate::eval::error::EvalError;
 use crate::eval::modifier::skin::SKIN;
-use crate::eval::modifier::subdivide::{PolyMapFlat, Polys};
+use crate::eval::modifier::subdivide::{PolyMapFlat, Polys, Separate};
 use crate::eval::objects::mesh::{self, Mesh, Poly};
 use crate::eval::objects::poly::PolyMesh;
 use crate::eval::objects::{poly_surface, primitive, primitive_poly};
@@ -62,6 +61,8 @@ const VERTEX_ONLY: [ClassId; 7] = [
 pub struct Settings {
     pub iterations: u32,
     pub smooth_result: bool,
+    /// Edges kept sharp (ParamBlock2 ids 5 and 6).
+    pub separate: Separate,
 }
 
 fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, EvalError> {
@@ -72,15 +73,13 @@ fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, EvalError> {
     if !(0..=MAX_ITERATIONS).contains(&iterations) {
         return Err(EvalError::malformed("", format!("{iterations} iterations")));
     }
-    if p.flag(5, false) {
-        return Err(EvalError::not_evaluated("separate by materials"));
-    }
-    if p.flag(6, false) {
-        return Err(EvalError::not_evaluated("separate by smoothing groups"));
-    }
     Ok(Settings {
         iterations: iterations as u32,
         smooth_result: p.flag(4, true),
+        separate: Separate {
+            materials: p.flag(5, false),
+            smoothing: p.flag(6, false),
+        },
     })
 }
 
@@ -110,7 +109,7 @@ pub fn result_quads(corners: usize, iterations: u32) -> usize {
 /// `iterations` Catmull-Clark steps and the triangle mesh of the result.
 pub fn smooth(mut polys: Polys, s: Settings) -> Result<Mesh, EvalError> {
     for _ in 0..s.iterations {
-        polys = polys.subdivide().map_err(EvalError::from)?;
+        polys = polys.subdivide_with(s.separate).map_err(EvalError::from)?;
     }
     if s.smooth_result {
         polys.smoothing.iter_mut().for_each(|g| *g = 1);
@@ -461,6 +460,7 @@ mod tests {
             Settings {
                 iterations: 2,
                 smooth_result: true,
+                separate: Default::default(),
             },
         )
         .unwrap();
@@ -475,6 +475,7 @@ mod tests {
             Settings {
                 iterations: 1,
                 smooth_result: false,
+                separate: Default::default(),
             },
         )
         .unwrap();

@@ -137,6 +137,7 @@ pub fn settings(eval: &SceneEval, obj: usize, t: i32) -> Result<Option<Settings>
     Ok(Some(Settings {
         iterations: iterations as u32,
         smooth_result: b.flag(SMOOTH_RESULT, true),
+        separate: Default::default(),
     }))
 }
 
