@@ -130,7 +130,10 @@ fn holes(mesh: &Mesh) -> Result<Vec<Vec<Open>>, EvalError> {
             };
         }
         if i != start {
-            return Err(EvalError::malformed("", "an open edge loop that does not close"));
+            return Err(EvalError::malformed(
+                "",
+                "an open edge loop that does not close",
+            ));
         }
         loops.push(ring);
     }
@@ -203,15 +206,14 @@ pub fn cap_holes(mesh: &mut Mesh, s: &Settings) -> Result<(), EvalError> {
     };
     for ring in loops {
         let n = ring.len();
-        let points: Vec<Vec3> = ring
-            .iter()
-            .map(|e| {
-                mesh.vertices
-                    .get(e.a as usize)
-                    .copied()
-                    .ok_or_else(|| EvalError::malformed("", format!("vertex {} out of range", e.a)))
-            })
-            .collect::<Result<_, _>>()?;
+        let points: Vec<Vec3> =
+            ring.iter()
+                .map(|e| {
+                    mesh.vertices.get(e.a as usize).copied().ok_or_else(|| {
+                        EvalError::malformed("", format!("vertex {} out of range", e.a))
+                    })
+                })
+                .collect::<Result<_, _>>()?;
         let material = mesh.faces[ring[0].face].material;
         for t in cap_triangles(&points)? {
             // An edge of the triangle is the hole's when its corners are
@@ -330,11 +332,7 @@ mod tests {
 
     #[test]
     fn refuses_smooth_with_old_faces() {
-        let p = Params::from_values(vec![
-            Value::Int(1),
-            Value::Int(1),
-            Value::Int(0),
-        ]);
+        let p = Params::from_values(vec![Value::Int(1), Value::Int(1), Value::Int(0)]);
         assert!(settings(&p).is_err());
     }
 }

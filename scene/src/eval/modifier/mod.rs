@@ -31,8 +31,8 @@ use crate::eval::objects::mesh::Mesh;
 
 mod auto_smooth;
 mod bend;
-pub mod cap_holes;
 pub mod boolean_mod;
+pub mod cap_holes;
 pub mod conform;
 mod edit_mesh;
 mod edit_poly;
