@@ -18,6 +18,7 @@ mod eval_bone;
 mod eval_boolean;
 mod eval_boolean_compound;
 mod eval_boolean_modifier;
+mod eval_cap_holes;
 mod eval_cat;
 mod eval_cat_anim;
 mod eval_cat_mesh;

@@ -440,10 +440,32 @@ fn below(
             super::shape_input::poly_of_shape(m, base, cx, super::lathe::apply_to_shape)
                 .map_err(|e| m.error(Some(e)))
         }
-        // An Edit Mesh outputs triangles, which Max converts as it does a
+        // A Cap Holes right above a shape's Extrude or Lathe: their triangle
+        // mesh capped, then joined as below.
+        Some(m)
+            if m.class == super::cap_holes::CAP_HOLES
+                && at + 2 == stack.len()
+                && super::makes_mesh_of_shape(stack[at + 1].class) =>
+        {
+            let bottom = &stack[at + 1];
+            let s = crate::eval::objects::shape::eval_shape(cx.eval, base, cx.t)
+                .map_err(|e| EvalError::from(e).inside("shape"))?;
+            let mut tri = if bottom.class == super::lathe::LATHE {
+                super::lathe::apply_to_shape(bottom, &s.polylines, cx)
+            } else {
+                super::extrude::apply_to_shape(bottom, &s.polylines, cx)
+            }
+            .map_err(|e| bottom.error(Some(e)))?;
+            super::cap_holes::apply(m, &mut tri, cx).map_err(|e| m.error(Some(e)))?;
+            crate::eval::objects::poly_join::as_max_converts(&tri)
+        }
+        // An Edit Mesh and a Cap Holes output triangles, which Max converts as it does a
         // primitive's (`SetFromTri`, `MakePolyMesh`: joined across hidden
         // edges; `smooth_input::triangles_joined`).
-        Some(m) if m.class == super::EDIT_MESH && cx.object.is_none() => {
+        Some(m)
+            if (m.class == super::EDIT_MESH || m.class == super::cap_holes::CAP_HOLES)
+                && cx.object.is_none() =>
+        {
             super::smooth_input::triangles_joined(at, cx).map_err(|e| m.error(Some(e)))
         }
         Some(m) => Err(EvalError::not_evaluated_why(

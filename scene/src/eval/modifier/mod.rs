@@ -11,7 +11,7 @@
 //! (Catmull-Clark of the input's polygons, see `subdivide`; MeshSmooth's
 //! NURMS in `mesh_smooth` reuses it), `shell`, `bend`, `taper`, `twist`
 //! `ripple`, `wave`, `skew` and `stretch` (deformers placed by a gizmo and centre, see `simple_mod`), `ffd`
-//! (lattice deformation), `slice` (remove top / bottom of the polygons, see
+//! (lattice deformation), `cap_holes` (closes open edge loops), `slice` (remove top / bottom of the polygons, see
 //! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups, its auto
 //! smooth in `auto_smooth`), `map_extender` (Map Extender's stored map
 //! replayed), `vertex_tree_paint` (NeL VertexTreePaint's per-vertex
@@ -32,6 +32,7 @@ use crate::eval::objects::mesh::Mesh;
 mod auto_smooth;
 mod bend;
 pub mod boolean_mod;
+pub mod cap_holes;
 pub mod conform;
 mod edit_mesh;
 mod edit_poly;
@@ -182,7 +183,8 @@ pub struct ModContext<'e> {
 /// Modifiers that act only on the sub-object selection passed up to them. Our
 /// meshes carry no selection, so above a Mesh Select they would deform or map
 /// every vertex: refused instead, naming both modifiers.
-const SELECTION_SENSITIVE: [ClassId; 16] = [
+const SELECTION_SENSITIVE: [ClassId; 17] = [
+    cap_holes::CAP_HOLES,
     surface::NORMAL,
     xform::XFORM,
     surface::SMOOTH,
@@ -456,6 +458,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     }
     if m.class == slice::SLICE {
         return slice::apply(m, mesh, cx);
+    }
+    if m.class == cap_holes::CAP_HOLES {
+        return cap_holes::apply(m, mesh, cx);
     }
     if ffd::side(m.class).is_some() {
         return ffd::apply(m, mesh, cx);
