@@ -109,11 +109,10 @@ fn relax_moves_each_vertex_halfway_to_its_visible_neighbours() {
         .fold(0.0, f64::max);
     let mut worst = 0.0f64;
     let mut moved = 0;
-    for i in 0..n {
-        let p = before.vertices[i];
-        assert!(!nbor[i].is_empty(), "vertex {i} has visible edges");
-        let k = nbor[i].len() as f64;
-        let avg = nbor[i].iter().fold([0.0; 3], |s, &v| {
+    for (i, (around, &p)) in nbor.iter().zip(&before.vertices).enumerate() {
+        assert!(!around.is_empty(), "vertex {i} has visible edges");
+        let k = around.len() as f64;
+        let avg = around.iter().fold([0.0; 3], |s, &v| {
             let q = before.vertices[v as usize];
             [s[0] + q.0 / k, s[1] + q.1 / k, s[2] + q.2 / k]
         });

@@ -3,7 +3,9 @@
 //! (relax.cpp, its old ParamBlock version) does it:
 //!
 //! - old ParamBlock (reference 0) by index: 0 Relax Value (clamped to
-//!   −1 … 1), 1 Iterations, 2 Keep Boundary Pts Fixed, 3 Save Outer Corners.
+//!   −1 … 1), 1 Iterations, 2 Keep Boundary Pts Fixed, 3 Save Outer Corners
+//!   (the index order of the sample's 3ds Max 2014 files, e.g. "soft
+//!   chaire.max": 0.5, 1, on, off).
 //! - A vertex's neighbours are the other corners of the faces around it,
 //!   each once. On a triangle mesh (a TriObject, or any object that is not
 //!   a poly object, converted to one) only neighbours joined to it by a
@@ -19,9 +21,13 @@
 //!   sample's own angle sum; on triangles the sample calls Max's
 //!   `Mesh::FindVertexAngles`, not public, so it is refused there.
 //!
-//! Max 2021's Relax (a ParamBlock2 with Preserve Volume) changes the
-//! algorithm; it is refused by name. Relax acts on the vertex selection
-//! passed up the stack, so above a Mesh Select it is refused
+//! Max 2021's Relax (the sample's ParamBlock2 version) has the same ids in
+//! a ParamBlock2 plus 4 Preserve Volume (default on) and iterates on two
+//! buffers: a pass writes only the vertices that move, so one that stays
+//! keeps the value it had two passes back. With Preserve Volume the Relax
+//! Value is scaled by 0.707 and each pass is followed by one at
+//! −0.97 × that value (the sample's "scale back"). Relax acts on the vertex
+//! selection passed up the stack, so above a Mesh Select it is refused
 //! (`apply_stack`).
 
 use super::turbo_smooth::VERTEX_ONLY;
@@ -35,9 +41,6 @@ use crate::typed::ClassId;
 
 pub const RELAX: ClassId = ClassId(0x64, 0x7f9e);
 
-/// The old ParamBlock's class (a ParamBlock2 is Max 2021's Relax).
-const OLD_PARAM_BLOCK: ClassId = ClassId(0x8, 0);
-
 /// Relax's settings at a time.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Settings {
@@ -45,7 +48,13 @@ pub struct Settings {
     pub iterations: u32,
     pub keep_boundary: bool,
     pub save_outer_corners: bool,
+    /// The ParamBlock2 version's passes (two buffers), and its Preserve
+    /// Volume; None for the old version.
+    pub preserve_volume: Option<bool>,
 }
+
+/// The vertices that stay an iteration, from its starting positions.
+type KeptBy<'a> = dyn Fn(&[Vec3]) -> Vec<bool> + 'a;
 
 /// Iterations beyond this are refused (each is a pass over the mesh).
 const MAX_ITERATIONS: i64 = 100_000;
@@ -53,13 +62,13 @@ const MAX_ITERATIONS: i64 = 100_000;
 fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, EvalError> {
     let pb = pblock::reference(&cx.eval.graph, m.object, 0)
         .ok_or_else(|| EvalError::reference("", "no parameter block (reference 0)"))?;
-    let class = cx.eval.graph.objects.get(pb).and_then(|o| o.class.as_ref());
-    if class.is_none_or(|c| c.class_id != OLD_PARAM_BLOCK) {
-        return Err(EvalError::not_evaluated_why(
-            "Relax with a ParamBlock2 (3ds Max 2021 and later)",
-            "its Preserve Volume pass is not derived",
-        ));
-    }
+    let is_pb2 = cx
+        .eval
+        .graph
+        .objects
+        .get(pb)
+        .and_then(|o| o.class.as_ref())
+        .is_some_and(|c| c.super_class == pblock::SC_PARAM_BLOCK2);
     let p = primitive::block_params(cx.eval, pb, cx.t)?;
     let iterations = p.int_or(1, 1).max(0);
     if iterations > MAX_ITERATIONS {
@@ -70,6 +79,7 @@ fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, EvalError> {
         iterations: iterations as u32,
         keep_boundary: p.flag(2, false),
         save_outer_corners: p.flag(3, false),
+        preserve_volume: is_pb2.then(|| p.flag(4, true)),
     })
 }
 
@@ -221,7 +231,7 @@ pub fn relax_polygons(
             .map(|a| a <= 2.0 * std::f64::consts::PI * 0.99999)
             .collect()
     };
-    let kept: Option<&dyn Fn(&[Vec3]) -> Vec<bool>> = if s.save_outer_corners {
+    let kept: Option<&KeptBy<'_>> = if s.save_outer_corners {
         Some(&corners)
     } else {
         None
@@ -259,35 +269,66 @@ fn angle_sums(p: &[Vec3], loops: &[Vec<u32>]) -> Vec<f64> {
 }
 
 /// The iterations: every vertex from the previous positions; `kept` gives
-/// the vertices that stay this iteration (Save Outer Corners).
-fn iterate(
-    vertices: &mut [Vec3],
+/// the vertices that stay this iteration (Save Outer Corners). The old
+/// version moves the mesh's own points, so a vertex that stays keeps its
+/// current place; the ParamBlock2 version passes between two buffers.
+fn iterate(vertices: &mut [Vec3], around: &[Around], s: Settings, kept: Option<&KeptBy<'_>>) {
+    let Some(preserve) = s.preserve_volume else {
+        for _ in 0..s.iterations {
+            let held = vertices.to_vec();
+            let stays = kept.map(|f| f(&held));
+            pass(&held, vertices, around, s, s.value, stays.as_deref());
+        }
+        return;
+    };
+    // The sample scales in f32: 0.707 and −0.97 as floats.
+    let relax = if preserve {
+        s.value * f64::from(0.707f32)
+    } else {
+        s.value
+    };
+    let expand = relax * f64::from(-0.97f32);
+    let mut source = vertices.to_vec();
+    let mut dest = source.clone();
+    for _ in 0..s.iterations {
+        let stays = kept.map(|f| f(&source));
+        pass(&source, &mut dest, around, s, relax, stays.as_deref());
+        std::mem::swap(&mut source, &mut dest);
+        if preserve {
+            pass(&source, &mut dest, around, s, expand, stays.as_deref());
+            std::mem::swap(&mut source, &mut dest);
+        }
+    }
+    vertices.copy_from_slice(&source);
+}
+
+/// One pass at `r` from `held` into `out`: only the vertices that move are
+/// written.
+fn pass(
+    held: &[Vec3],
+    out: &mut [Vec3],
     around: &[Around],
     s: Settings,
-    kept: Option<&dyn Fn(&[Vec3]) -> Vec<bool>>,
+    r: f64,
+    stays: Option<&[bool]>,
 ) {
-    let r = s.value;
-    for _ in 0..s.iterations {
-        let held = vertices.to_vec();
-        let stays = kept.map(|f| f(&held));
-        for (i, a) in around.iter().enumerate() {
-            if stays.as_ref().is_some_and(|k| k[i]) {
-                continue;
-            }
-            if a.nbor.is_empty() || (s.keep_boundary && a.on_boundary()) {
-                continue;
-            }
-            let mut sum = Vec3(0.0, 0.0, 0.0);
-            let mut act = 0usize;
-            for (&v, _) in a.nbor.iter().zip(&a.counted).filter(|(_, &c)| c) {
-                sum = sum.plus(held[v as usize]);
-                act += 1;
-            }
-            if act == 0 {
-                continue;
-            }
-            vertices[i] = held[i].scale(1.0 - r).plus(sum.scale(r / act as f64));
+    for (i, a) in around.iter().enumerate() {
+        if stays.is_some_and(|k| k[i]) {
+            continue;
         }
+        if a.nbor.is_empty() || (s.keep_boundary && a.on_boundary()) {
+            continue;
+        }
+        let mut sum = Vec3(0.0, 0.0, 0.0);
+        let mut act = 0usize;
+        for (&v, _) in a.nbor.iter().zip(&a.counted).filter(|(_, &c)| c) {
+            sum = sum.plus(held[v as usize]);
+            act += 1;
+        }
+        if act == 0 {
+            continue;
+        }
+        out[i] = held[i].scale(1.0 - r).plus(sum.scale(r / act as f64));
     }
 }
 
@@ -304,6 +345,7 @@ mod tests {
             iterations,
             keep_boundary,
             save_outer_corners: false,
+            preserve_volume: None,
         }
     }
 
@@ -435,5 +477,31 @@ mod tests {
         let mut m = square();
         m.faces[0].v[2] = 9;
         assert!(relax_triangles(&mut m, settings(0.5, 1, false)).is_err());
+    }
+
+    #[test]
+    fn preserve_volume_follows_each_pass_with_a_scaled_back_one() {
+        let s = Settings {
+            preserve_volume: Some(true),
+            ..settings(0.5, 1, false)
+        };
+        // Octahedron: neighbours average to the origin, so each pass scales
+        // the points: by 1 − r, then by 1 − (−0.97 r), r = 0.5 · 0.707.
+        let mut m = octahedron();
+        relax_triangles(&mut m, s).unwrap();
+        let r = 0.5 * f64::from(0.707f32);
+        let k = (1.0 - r) * (1.0 - r * f64::from(-0.97f32));
+        assert!(close(m.vertices[0], [k, 0.0, 0.0]), "{:?}", m.vertices[0]);
+        // Without it the ParamBlock2 version is the old one's pass.
+        let mut m = octahedron();
+        relax_triangles(
+            &mut m,
+            Settings {
+                preserve_volume: Some(false),
+                ..s
+            },
+        )
+        .unwrap();
+        assert!(close(m.vertices[0], [0.5, 0.0, 0.0]));
     }
 }
