@@ -13,7 +13,7 @@
 //! `ripple`, `wave`, `skew` and `stretch` (deformers placed by a gizmo and centre, see `simple_mod`), `ffd`
 //! (lattice deformation), `cap_holes` (closes open edge loops), `slice` (remove top / bottom of the polygons, see
 //! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups, its auto
-//! smooth in `auto_smooth`), `map_extender` (Map Extender's stored map
+//! smooth in `auto_smooth`), `relax` (Laplacian relaxation), `map_extender` (Map Extender's stored map
 //! replayed), `vertex_tree_paint` (NeL VertexTreePaint's per-vertex
 //! colours); `extrude` and
 //! `lathe` make meshes of shapes (`apply_to_shape`); the selection-only
@@ -63,6 +63,7 @@ mod mesh_smooth;
 mod mirror;
 pub mod morpher;
 pub mod physique;
+mod relax;
 mod ripple;
 pub mod shape_input;
 #[cfg(test)]
@@ -183,8 +184,9 @@ pub struct ModContext<'e> {
 /// Modifiers that act only on the sub-object selection passed up to them. Our
 /// meshes carry no selection, so above a Mesh Select they would deform or map
 /// every vertex: refused instead, naming both modifiers.
-const SELECTION_SENSITIVE: [ClassId; 17] = [
+const SELECTION_SENSITIVE: [ClassId; 18] = [
     cap_holes::CAP_HOLES,
+    relax::RELAX,
     surface::NORMAL,
     xform::XFORM,
     surface::SMOOTH,
@@ -479,6 +481,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     }
     if m.class == surface::SMOOTH {
         return surface::apply_smooth(m, mesh, cx);
+    }
+    if m.class == relax::RELAX {
+        return relax::apply(m, mesh, cx);
     }
     let gizmo_placed = match m.class {
         UVW_MAP => uvw_map::apply,

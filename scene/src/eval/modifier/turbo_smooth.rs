@@ -46,7 +46,8 @@ pub const MAX_SMOOTH_QUADS: usize = 1 << 20;
 /// faces or maps' topology: below TurboSmooth they leave the polygon form of
 /// the base object intact (Smooth sets one polygon's triangles alike: on
 /// polygon input it works on the polygons, see `surface`).
-const VERTEX_ONLY: [ClassId; 7] = [
+pub(super) const VERTEX_ONLY: [ClassId; 8] = [
+    super::relax::RELAX,
     BEND,
     TAPER,
     TWIST,
