@@ -13,8 +13,9 @@ use maxfs_scene::eval::modifier::{
     edit_poly_output_after as after,
 };
 
-const VERTEX_OPS: [&str; 8] = [
+const VERTEX_OPS: [&str; 9] = [
     "Connect Vertex",
+    "Collapse Vertex",
     "Remove Vertex",
     "Weld Vertex",
     "Delete Vertex",

@@ -177,6 +177,39 @@ pub fn operation_selection(
     })
 }
 
+/// Operation `index` of the Edit Poly at `at` in `node`'s stack as Max
+/// recorded it, for measuring tools: (id, selection bits, parameter ids with
+/// their bytes, ids and sizes of its local data and extra records).
+pub fn operation_record(
+    eval: &crate::eval::SceneEval,
+    node: usize,
+    at: usize,
+    index: usize,
+) -> Result<OperationRecord, EvalError> {
+    recorded(eval, node, at, index, |op| OperationRecord {
+        id: op.id,
+        selection: op.selection.clone(),
+        params: op.params.clone(),
+        records: op
+            .data
+            .iter()
+            .chain(&op.extra)
+            .map(|(id, b)| (*id, b.clone()))
+            .collect(),
+        offsets: op.offsets.len(),
+    })
+}
+
+/// What [`operation_record`] returns.
+#[derive(Debug, Clone)]
+pub struct OperationRecord {
+    pub id: u32,
+    pub selection: Vec<bool>,
+    pub params: Vec<(u32, Vec<u8>)>,
+    pub records: Vec<(u16, Vec<u8>)>,
+    pub offsets: usize,
+}
+
 /// How many vertex offsets operation `index` (a Transform) of the Edit Poly
 /// at `at` in `node`'s stack recorded: Max saves one per vertex of the mesh
 /// it moved, so the count is the vertex count after the operations before.

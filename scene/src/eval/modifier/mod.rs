@@ -96,8 +96,9 @@ pub mod xform;
 pub use edit_poly::polygon_output as edit_poly_output;
 pub use edit_poly::{
     operation_offsets as edit_poly_operation_offsets,
+    operation_record as edit_poly_operation_record,
     operation_selection as edit_poly_operation_selection,
-    polygon_output_after as edit_poly_output_after,
+    polygon_output_after as edit_poly_output_after, OperationRecord as EditPolyOperationRecord,
 };
 
 pub const EDIT_MESH: ClassId = ClassId(0x50, 0);
