@@ -45,6 +45,7 @@ mod eval_ik_chains;
 mod eval_ik_limb;
 mod eval_kwxport;
 mod eval_list_controller;
+mod eval_loft;
 mod eval_map_modifiers;
 mod eval_materials;
 mod eval_mesh_totals;

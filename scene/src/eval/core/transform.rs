@@ -570,6 +570,8 @@ impl SceneEval {
             Some(crate::eval::objects::poly_surface::eval(self, obj, t))
         } else if crate::eval::objects::boolean::is_compound(cls.class_id) {
             Some(crate::eval::objects::boolean::eval(self, obj, t))
+        } else if crate::eval::objects::loft::is_loft(cls.class_id) {
+            Some(crate::eval::objects::loft::eval(self, obj, t))
         } else if crate::eval::objects::primitive::is_primitive(cls.class_id) {
             Some(
                 crate::eval::objects::primitive::params(self, obj, t)

@@ -558,6 +558,13 @@ fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, EvalError> {
         let geom = mesh::geom_buffers(cx.eval.chunks(base))?;
         return mesh::mnmesh(geom).map_err(|e| e.inside(class.name.to_string()));
     }
+    if crate::eval::objects::loft::is_loft(class.class_id) {
+        // Max converts the Loft's triangles as it does any mesh
+        // (`SetFromTri`, `MakePolyMesh`): quads across the hidden diagonals,
+        // each cap one polygon.
+        let tri = crate::eval::objects::loft::eval(cx.eval, base, cx.t)?;
+        return crate::eval::objects::loft::as_poly(&tri);
+    }
     if !primitive::is_primitive(class.class_id) {
         return Err(EvalError::not_evaluated_why(
             format!("Edit Poly on a {}", class.name),

@@ -234,7 +234,7 @@ pub fn extrude(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
 /// its holes triangulated in the shape's XY plane (counter-clockwise seen
 /// from +Z), turned over when `flip`; `vertex(line, point)` is the mesh
 /// vertex of a polyline point on the capped level.
-pub(super) fn cap(
+pub(crate) fn cap(
     mesh: &mut Mesh,
     lines: &[PolyLine],
     hier: &Hierarchy,

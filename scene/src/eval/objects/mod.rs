@@ -5,6 +5,7 @@
 pub mod bone_object;
 pub mod boolean;
 pub mod cat_object;
+pub mod loft;
 pub mod mesh;
 pub mod normals;
 pub mod patch;
