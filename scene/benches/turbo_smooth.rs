@@ -74,6 +74,7 @@ fn bench(c: &mut Criterion) {
                 Settings {
                     iterations: 2,
                     smooth_result: true,
+                    separate: Default::default(),
                 },
             )
             .expect("smoothed");
