@@ -9,7 +9,7 @@
 //! documented publicly; every public Loft found so far holds the same values
 //! (Max's defaults: shape and path steps 5, both caps, morph capping, no
 //! mapping, no deformation, one shape at path level 0), so only Lofts whose
-//! settings chunks hold exactly these values are evaluated ([`DEFAULTS`]);
+//! settings chunks hold exactly these values are evaluated (`DEFAULTS`);
 //! any other value is refused naming its chunk.
 //!
 //! The mesh, as the Unwrap UVW caches of its input pin it (Door9.max's
