@@ -47,6 +47,8 @@ pub struct MaterialSummary {
     /// Parameter blocks of other material classes, by name.
     pub blocks: Vec<String>,
     pub errors: Vec<String>,
+    /// Set but not carried by the exports (see `Material::unmapped`).
+    pub unmapped: Vec<String>,
 }
 
 fn summary(eval: &SceneEval, m: Material, assets: &Assets) -> MaterialSummary {
@@ -99,6 +101,7 @@ fn summary(eval: &SceneEval, m: Material, assets: &Assets) -> MaterialSummary {
             .map(|b| format!("{} ({} parameters)", b.name, b.block.params.len()))
             .collect(),
         errors: m.errors,
+        unmapped: m.unmapped,
     }
 }
 

@@ -31,10 +31,16 @@ use crate::eval::core::pblock::{self, utf16, ParamBlock2, Value};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::render::arnold;
 use crate::eval::render::physical::{self, Pbr, PHYSICAL};
+use crate::eval::render::{arch_design, architectural};
 
 pub const SC_MATERIAL: u32 = 0xc00;
 pub const SC_TEXMAP: u32 = 0xc10;
 const STANDARD: (u32, u32) = (0x2, 0);
+/// Standard's Strauss shader: its PB2 holds 0 colour, 1 glossiness, 2
+/// metalness (MAXScript's documented order of the Strauss shader's values),
+/// and its map channels start with Color, Glossiness, Metalness.
+const STRAUSS: (u32, u32) = (0x2857_f450, 0);
+const STRAUSS_SLOTS: [&str; 3] = ["diffuse", "glossiness", "metalness"];
 const MULTI_SUB: (u32, u32) = (0x200, 0);
 const DOUBLE_SIDED: (u32, u32) = (0x210, 0);
 const BITMAP: (u32, u32) = (0x240, 0);
@@ -139,6 +145,10 @@ pub struct Material {
     pub blocks: Vec<NamedBlock>,
     /// Why part of the material could not be decoded.
     pub errors: Vec<String>,
+    /// Parameters set in the material that the exports do not carry (their
+    /// ids not pinned, or no counterpart): coverage names the material as
+    /// partially evaluated with these.
+    pub unmapped: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
@@ -241,18 +251,18 @@ impl Assets {
     }
 }
 
-/// The material-base name: 0x4001 on the object or inside its 0x4000 (0x0100 for
-/// Physical Material) container.
+/// The material-base name: 0x4001 inside the 0x4000 (0x0100 for Physical
+/// Material) header container, else 0x4001 on the object. The header comes
+/// first: Architectural keeps an 8-byte value of its own in a direct 0x4001
+/// next to the header holding the name ("page 3view.max", "cube.max").
 pub fn mtl_name(chunks: &[crate::chunk::Chunk]) -> Option<String> {
-    let direct = chunks.iter().find(|c| c.id == NAME);
-    let nested = || {
-        chunks
-            .iter()
-            .filter(|c| c.id == BASE || c.id == BASE_SCRIPTED)
-            .flat_map(|c| c.children())
-            .find(|c| c.id == NAME)
-    };
-    direct.or_else(nested).and_then(|c| c.payload()).map(utf16)
+    let direct = || chunks.iter().find(|c| c.id == NAME);
+    let nested = chunks
+        .iter()
+        .filter(|c| c.id == BASE || c.id == BASE_SCRIPTED)
+        .flat_map(|c| c.children())
+        .find(|c| c.id == NAME);
+    nested.or_else(direct).and_then(|c| c.payload()).map(utf16)
 }
 
 fn class_of(graph: &SceneGraph, idx: usize) -> Option<(u32, (u32, u32), &str)> {
@@ -333,9 +343,20 @@ fn standard(eval: &SceneEval, m: &mut Material) {
         }
     }
     // The shader and its colour block.
+    let strauss = pblock::reference(g, idx, 2)
+        .is_some_and(|s| class_of(g, s).is_some_and(|c| c.1 == STRAUSS));
     if let Some(shader) = pblock::reference(g, idx, 2) {
         if let Some(pbi) = pblock::reference(g, shader, 0) {
             match pblock::param_block2(eval.chunks(pbi)) {
+                Ok(pb) if strauss => {
+                    m.diffuse = vector(&pb, 0);
+                    m.glossiness = float(&pb, 1);
+                    if let Some(k) = float(&pb, 2).filter(|&k| k != 0.0) {
+                        m.unmapped.push(format!(
+                            "Strauss metalness {k} (Standard exports carry none)"
+                        ));
+                    }
+                }
                 Ok(pb) => {
                     m.ambient = vector(&pb, 0);
                     m.diffuse = vector(&pb, 1);
@@ -377,10 +398,21 @@ fn standard(eval: &SceneEval, m: &mut Material) {
                 continue;
             }
             let k = (r.slot / 2) as usize;
-            m.maps.push(MapRef {
-                slot: MAP_NAMES
+            let slot = if strauss {
+                STRAUSS_SLOTS
                     .get(k)
-                    .map_or_else(|| format!("map{k}"), |s| s.to_string()),
+                    .map_or_else(|| format!("strauss_map{k}"), |s| s.to_string())
+            } else {
+                MAP_NAMES
+                    .get(k)
+                    .map_or_else(|| format!("map{k}"), |s| s.to_string())
+            };
+            if strauss && k > 0 {
+                m.unmapped
+                    .push(format!("Strauss map channel {k} ({slot}) not exported"));
+            }
+            m.maps.push(MapRef {
+                slot,
                 texmap: t,
                 enabled: match &enables {
                     Some(Value::IntTab(v)) => v.get(k).map(|&e| e != 0),
@@ -494,6 +526,8 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
         DOUBLE_SIDED => double_sided(eval, &mut m),
         PHYSICAL => physical::physical(eval, idx, &mut m),
         arnold::STANDARD_SURFACE => arnold::standard_surface(eval, idx, &mut m),
+        arch_design::ARCH_DESIGN => arch_design::arch_design(eval, idx, &mut m),
+        architectural::ARCHITECTURAL => architectural::architectural(eval, idx, &mut m),
         _ => {
             let nel = cid == NEL_MATERIAL;
             for (k, (slot, obj, pb)) in pb2_refs(eval, idx).into_iter().enumerate() {
@@ -537,6 +571,7 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
                     m.two_sided = inner.two_sided;
                     m.maps = inner.maps;
                     m.errors.extend(inner.errors);
+                    m.unmapped.extend(inner.unmapped);
                 }
             }
         }
@@ -645,7 +680,9 @@ pub fn node_material(graph: &SceneGraph, node: usize) -> Option<usize> {
 /// Classes of the materials reachable from material `idx` (itself, or the
 /// sub-materials of a Multi/Sub-Object, depth-limited) whose colours are not
 /// decoded: neither Standard's shader colours nor Physical Material values.
-/// Exports show these with default colours, so coverage names them.
+/// Exports show these with default colours, so coverage names them. A
+/// material decoded in part is named with what it sets that the exports do
+/// not carry (`Material::unmapped`).
 pub fn undecoded_classes(eval: &SceneEval, idx: usize) -> Vec<String> {
     fn walk(eval: &SceneEval, idx: usize, depth: u32, out: &mut Vec<String>) {
         let Some(m) = material(eval, idx) else { return };
@@ -661,8 +698,15 @@ pub fn undecoded_classes(eval: &SceneEval, idx: usize) -> Vec<String> {
                     walk(eval, *s, depth + 1, out);
                 }
             }
-        } else if m.diffuse.is_none() && m.pbr.is_none() && !out.contains(&m.class) {
-            out.push(m.class);
+        } else if m.diffuse.is_none() && m.pbr.is_none() {
+            if !out.contains(&m.class) {
+                out.push(m.class);
+            }
+        } else if !m.unmapped.is_empty() {
+            let partial = format!("{} (partially: {})", m.class, m.unmapped.join("; "));
+            if !out.contains(&partial) {
+                out.push(partial);
+            }
         }
     }
     let mut out = Vec::new();

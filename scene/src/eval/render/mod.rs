@@ -1,5 +1,7 @@
 //! What the renderer sees besides geometry: materials and texture maps, cameras, lights.
 
+pub mod arch_design;
+pub mod architectural;
 pub mod arnold;
 pub mod camera;
 pub mod light;

@@ -1,0 +1,206 @@
+//! Arch & Design (mental ray, class 0x70b05735, 0x4a163654, Max 2008–2016).
+//!
+//! Reference 0 is one ParamBlock2 (block 0). The ids pinned, each by MAXScript's
+//! documented default met in materials left at it and by its place in the
+//! documented order (value, colour, map, gloss, samples … per lobe):
+//! 0 diff_color (fRGBA, default 0.5 grey), 1 diff_rough (0.0), 2 diff_weight
+//! (1.0); 5 refl_color (white), 6 refl_gloss (1.0), 7 refl_samples (8),
+//! 11 refl_weight (0.6, "reflectivity"); 15 refr_color, 16 refr_gloss,
+//! 17 refr_samples (8), 19 refr_ior (1.4), 20 refr_weight ("transparency",
+//! 0.0); 36/37/38 BRDF at 0°/90° and curve (0.2, 1.0, 5.0); 300 self
+//! illumination on, 303 its filter colour, 305 Kelvin (6500), 307 luminance
+//! (1500 cd/m²). Texmap parameters 120‥143 are mapM0‥mapM23 in documented order
+//! (mapM0 the diffuse colour map), each owning reference slot `id − 120`, with
+//! its on/off flag at `id + 30`.
+//!
+//! Mapped as Physical Material's values: base = diff_weight × diff_color with
+//! mapM0 on base_color, roughness = 1 − refl_gloss, transparency = refr_weight.
+//! Not pinned, so named in `unmapped` when they matter: the two reflection
+//! flags 9/10 (highlights-only / metal, not told apart), self illumination
+//! when on (photometric units), and any other map that is set.
+
+use crate::eval::core::pblock::{self, ParamBlock2, Value};
+use crate::eval::core::transform::SceneEval;
+use crate::eval::render::material::{MapRef, Material, SC_TEXMAP};
+use crate::eval::render::physical::Pbr;
+
+/// Arch & Design's class id.
+pub const ARCH_DESIGN: (u32, u32) = (0x70b0_5735, 0x4a16_3654);
+
+const DIFF_COLOR: u16 = 0;
+const DIFF_WEIGHT: u16 = 2;
+const REFL_GLOSS: u16 = 6;
+/// Highlights-only and metal flags: which is which is not pinned.
+const REFL_FLAGS: [u16; 2] = [9, 10];
+const REFR_WEIGHT: u16 = 20;
+const SELF_ILLUM_ON: u16 = 300;
+/// mapM0, the diffuse colour map; mapM1‥mapM23 follow.
+const MAP_FIRST: u16 = 120;
+const MAP_LAST: u16 = 143;
+const MAP_ON: u16 = 30;
+
+fn float(pb: &ParamBlock2, id: u16) -> Option<f32> {
+    match pb.param(id)?.value {
+        Value::Float(v) => Some(v),
+        _ => None,
+    }
+}
+
+fn vector(pb: &ParamBlock2, id: u16) -> Option<[f32; 3]> {
+    match pb.param(id)?.value {
+        Value::Vector(v) => Some(v),
+        _ => None,
+    }
+}
+
+fn boolean(pb: &ParamBlock2, id: u16) -> Option<bool> {
+    match pb.param(id)?.value {
+        Value::Bool(v) => Some(v),
+        Value::Int(v) => Some(v != 0),
+        _ => None,
+    }
+}
+
+/// The block's values as Physical Material's, and what is set but not mapped.
+pub fn to_pbr(pb: &ParamBlock2) -> (Pbr, Vec<String>) {
+    let mut unmapped = Vec::new();
+    if REFL_FLAGS.iter().any(|&id| boolean(pb, id) == Some(true)) {
+        unmapped.push("reflection highlights-only/metal flag (ids 9/10 not pinned)".into());
+    }
+    if boolean(pb, SELF_ILLUM_ON) == Some(true) {
+        unmapped.push("self illumination (photometric luminance)".into());
+    }
+    let pbr = Pbr {
+        base_weight: float(pb, DIFF_WEIGHT),
+        base_color: vector(pb, DIFF_COLOR),
+        metalness: Some(0.0),
+        roughness: float(pb, REFL_GLOSS),
+        roughness_inv: Some(true),
+        transparency: float(pb, REFR_WEIGHT),
+        emission: Some(0.0),
+        emit_color: None,
+    };
+    (pbr, unmapped)
+}
+
+/// Decodes Arch & Design object `idx` into `m`.
+pub fn arch_design(eval: &SceneEval, idx: usize, m: &mut Material) {
+    let g = &eval.graph;
+    let Some(pbi) = pblock::reference(g, idx, 0) else {
+        m.errors.push(format!(
+            "Arch & Design (object {idx}): no parameter block on reference 0"
+        ));
+        return;
+    };
+    let pb = match pblock::param_block2(eval.chunks(pbi)) {
+        Ok(pb) => pb,
+        Err(e) => {
+            m.errors
+                .push(format!("Arch & Design block (object {pbi}): {e}"));
+            return;
+        }
+    };
+    let (pbr, unmapped) = to_pbr(&pb);
+    m.pbr = Some(pbr);
+    m.unmapped.extend(unmapped);
+    for p in &pb.params {
+        if p.base_type() != pblock::ty::TEXMAP {
+            continue;
+        }
+        let Some(slot) = p.ref_slot else { continue };
+        let Some(t) = pblock::reference(g, pbi, slot).filter(|&t| {
+            g.objects
+                .get(t)
+                .and_then(|o| o.class.as_ref())
+                .is_some_and(|c| c.super_class == SC_TEXMAP)
+        }) else {
+            continue;
+        };
+        let enabled = if (MAP_FIRST..=MAP_LAST).contains(&p.id) {
+            boolean(&pb, p.id + MAP_ON)
+        } else {
+            None
+        };
+        let slot = if p.id == MAP_FIRST {
+            "base_color".to_string()
+        } else if (MAP_FIRST..=MAP_LAST).contains(&p.id) {
+            format!("mapM{}", p.id - MAP_FIRST)
+        } else {
+            format!("map{}", p.id)
+        };
+        if slot != "base_color" && enabled != Some(false) {
+            m.unmapped.push(format!("{slot} map"));
+        }
+        m.maps.push(MapRef {
+            slot,
+            texmap: t,
+            enabled,
+            amount: None,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::core::pblock::Param;
+
+    fn param(id: u16, ty: u16, value: Value) -> Param {
+        Param {
+            id,
+            ty,
+            flags: 0,
+            value,
+            ref_slot: None,
+        }
+    }
+
+    /// Material "11 - Default" of aintech/BitDefence's AntiMateriel_1.max
+    /// (public): diffuse 128 grey, diffuse roughness 0.2, glossiness 0.1,
+    /// reflectivity 0.3, IOR 1.0, one reflection flag on.
+    #[test]
+    fn bitdefence_values() {
+        let pb = ParamBlock2 {
+            params: vec![
+                param(0, 0x17, Value::Vector([0.5019608; 3])),
+                param(1, 0, Value::Float(0.2)),
+                param(2, 0, Value::Float(1.0)),
+                param(6, 0, Value::Float(0.1)),
+                param(9, 4, Value::Bool(true)),
+                param(10, 4, Value::Bool(false)),
+                param(11, 0, Value::Float(0.3)),
+                param(19, 0, Value::Float(1.0)),
+                param(20, 0, Value::Float(0.0)),
+                param(300, 4, Value::Bool(false)),
+            ],
+            ..ParamBlock2::default()
+        };
+        let (p, unmapped) = to_pbr(&pb);
+        assert_eq!(p.base_color, Some([0.5019608; 3]));
+        assert_eq!(p.base_weight, Some(1.0));
+        // roughness = 1 − refl_gloss.
+        assert!((p.effective_roughness().unwrap_or(-1.0) - 0.9).abs() < 1e-6);
+        assert_eq!(p.transparency, Some(0.0));
+        assert_eq!(unmapped.len(), 1, "{unmapped:?}");
+    }
+
+    /// MAXScript's documented defaults: diff_color 127.5 grey, diff_weight 1,
+    /// refl_gloss 1, refr_weight 0, self illumination off.
+    #[test]
+    fn documented_defaults_map_to_an_opaque_smooth_grey() {
+        let pb = ParamBlock2 {
+            params: vec![
+                param(0, 0x17, Value::Vector([0.5; 3])),
+                param(2, 0, Value::Float(1.0)),
+                param(6, 0, Value::Float(1.0)),
+                param(20, 0, Value::Float(0.0)),
+                param(300, 4, Value::Bool(false)),
+            ],
+            ..ParamBlock2::default()
+        };
+        let (p, unmapped) = to_pbr(&pb);
+        assert_eq!(p.effective_roughness(), Some(0.0));
+        assert_eq!(p.base_color, Some([0.5; 3]));
+        assert!(unmapped.is_empty());
+    }
+}
