@@ -88,6 +88,7 @@ mod export_ik;
 mod export_ligo;
 mod export_morph;
 mod export_mrm;
+mod export_pbr_gaps;
 mod export_physique_shape;
 mod export_properties;
 mod export_remanence;

@@ -252,6 +252,29 @@ pub fn build_materials(ctx: &Context, node: usize) -> MaterialSet {
     set
 }
 
+/// The (sub-)materials of `node` whose colours live only in physically based
+/// parameters (Physical, Arnold, Arch & Design …): the plug-in's material
+/// rules read a Standard material's colours, so their NeL materials get its
+/// defaults. Named so the shape counts as approximated, not exact.
+pub(super) fn pbr_only(ctx: &Context, node: usize) -> Vec<String> {
+    let Some(top) = mtl::node_material(ctx.graph, node).and_then(|i| mtl::material(ctx.eval, i))
+    else {
+        return Vec::new();
+    };
+    let subs: Vec<MaxMaterial> = if top.class_id == [0x200, 0] {
+        top.sub_materials
+            .iter()
+            .filter_map(|s| s.and_then(|i| mtl::material(ctx.eval, i)))
+            .collect()
+    } else {
+        vec![top]
+    };
+    subs.into_iter()
+        .filter(|m| m.pbr.is_some() && m.diffuse.is_none())
+        .map(|m| format!("{} material {:?}", m.class, m.name))
+        .collect()
+}
+
 /// `needVP`: any (sub-)material whose NeL shader type is per-pixel lighting.
 fn needs_vp(ctx: &Context, m: &MaxMaterial) -> bool {
     if m.class_id == [0x200, 0] {

@@ -134,6 +134,11 @@ pub fn gaps(ctx: &Context, node: usize) -> Vec<String> {
             out.push(format!("exported without {}", r.describe()));
         }
     }
+    for m in material_build::pbr_only(ctx, node) {
+        out.push(format!(
+            "exported without the colours of its {m}: the NeL plug-in's material rules read Standard colours only, so the NeL material has their defaults"
+        ));
+    }
     if !props.interface_file.is_empty() {
         out.push(format!(
             "exported without its mesh interface (INTERFACE_FILE {:?}): border vertices are not welded and their normals not taken from the interface",
