@@ -19,10 +19,10 @@
 //! flags 9/10 (highlights-only / metal, not told apart), self illumination
 //! when on (photometric units), and any other map that is set.
 
-use crate::eval::core::pblock::{self, ParamBlock2, Value};
+use crate::eval::core::pblock::{self, ParamBlock2};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::render::material::{MapRef, Material, SC_TEXMAP};
-use crate::eval::render::physical::Pbr;
+use crate::eval::render::physical::{boolean, float, vector, Pbr};
 
 /// Arch & Design's class id.
 pub const ARCH_DESIGN: (u32, u32) = (0x70b0_5735, 0x4a16_3654);
@@ -38,28 +38,6 @@ const SELF_ILLUM_ON: u16 = 300;
 const MAP_FIRST: u16 = 120;
 const MAP_LAST: u16 = 143;
 const MAP_ON: u16 = 30;
-
-fn float(pb: &ParamBlock2, id: u16) -> Option<f32> {
-    match pb.param(id)?.value {
-        Value::Float(v) => Some(v),
-        _ => None,
-    }
-}
-
-fn vector(pb: &ParamBlock2, id: u16) -> Option<[f32; 3]> {
-    match pb.param(id)?.value {
-        Value::Vector(v) => Some(v),
-        _ => None,
-    }
-}
-
-fn boolean(pb: &ParamBlock2, id: u16) -> Option<bool> {
-    match pb.param(id)?.value {
-        Value::Bool(v) => Some(v),
-        Value::Int(v) => Some(v != 0),
-        _ => None,
-    }
-}
 
 /// The block's values as Physical Material's, and what is set but not mapped.
 pub fn to_pbr(pb: &ParamBlock2) -> (Pbr, Vec<String>) {
@@ -143,7 +121,7 @@ pub fn arch_design(eval: &SceneEval, idx: usize, m: &mut Material) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::core::pblock::Param;
+    use crate::eval::core::pblock::{Param, Value};
 
     fn param(id: u16, ty: u16, value: Value) -> Param {
         Param {

@@ -90,21 +90,23 @@ impl Pbr {
     }
 }
 
-fn float(pb: &ParamBlock2, id: u16) -> Option<f32> {
+/// A ParamBlock2 parameter as a float, vector or switch (None when absent or
+/// of another type); shared by the material decoders of this module family.
+pub(super) fn float(pb: &ParamBlock2, id: u16) -> Option<f32> {
     match pb.param(id)?.value {
         Value::Float(v) => Some(v),
         _ => None,
     }
 }
 
-fn vector(pb: &ParamBlock2, id: u16) -> Option<[f32; 3]> {
+pub(super) fn vector(pb: &ParamBlock2, id: u16) -> Option<[f32; 3]> {
     match pb.param(id)?.value {
         Value::Vector(v) => Some(v),
         _ => None,
     }
 }
 
-fn boolean(pb: &ParamBlock2, id: u16) -> Option<bool> {
+pub(super) fn boolean(pb: &ParamBlock2, id: u16) -> Option<bool> {
     match pb.param(id)?.value {
         Value::Bool(v) => Some(v),
         Value::Int(v) => Some(v != 0),
