@@ -143,3 +143,78 @@ fn batch_export_names_unsafe_scripts() {
         .all(|s| s["known_malware"] == serde_json::json!(["ALC"])));
     assert!(file(&clean).get("unsafe_scripts").is_none());
 }
+
+/// The ALC helper's Scale Script ends in a literal, so its node is placed
+/// without running it: the evaluated scale is the `[x,y,z]` the raw text ends
+/// with (found here by a byte search, not by our tokenizer), and the file
+/// names no transform gap for it. ShoulderBone's Float Script computes its
+/// value and stays refused, with the end of its text.
+#[test]
+fn script_controllers_ending_in_a_literal_are_evaluated() {
+    use maxfs_scene::eval::core::controller::Controller;
+    use maxfs_scene::eval::core::coverage::{scene_gaps, tm_gaps};
+    use maxfs_scene::eval::SceneEval;
+    let mut helpers = 0;
+    for p in corpus_max_files() {
+        let doc = Document::open(&p).expect("opens");
+        if !raw_holds(&doc, b"CleanBeta") {
+            continue;
+        }
+        let typed = doc.typed();
+        let found = scan(&doc, typed.scene.as_deref().ok());
+        let eval = SceneEval::from_document(Document::open(&p).expect("opens")).expect("eval");
+        for f in found
+            .iter()
+            .filter(|f| f.class.as_deref() == Some("Scale Script"))
+        {
+            // The text as stored ends `…;[1,1,1];` before its blank lines.
+            let fs = MaxFs::new(corpus_dir(), Options::default());
+            let rel = p.strip_prefix(corpus_dir()).expect("in corpus");
+            let text = fs
+                .read(&rel.join("chunks").join(&f.stream).join(&f.chunk))
+                .expect("script text");
+            let end = text
+                .iter()
+                .rposition(|b| !b.is_ascii_whitespace())
+                .expect("not blank");
+            assert!(text[..=end].ends_with(b";[1,1,1];"), "{}", p.display());
+            for name in &f.nodes {
+                let node = maxfs_tests::node_named(&eval.graph, name);
+                let prs = eval.tm_controller(node).expect("a transform controller");
+                let scale = eval.graph.objects[prs]
+                    .references
+                    .iter()
+                    .find(|r| r.slot == 2)
+                    .and_then(|r| usize::try_from(r.target).ok())
+                    .expect("a scale controller");
+                assert!(
+                    matches!(eval.controller(scale), Some(Controller::Scale { .. })),
+                    "{}: {:?}",
+                    p.display(),
+                    eval.controller(scale)
+                );
+                let s = eval.scale_at(Some(scale), 4800);
+                assert_eq!([s.0, s.1, s.2], [1.0; 3], "{}", p.display());
+                assert!(tm_gaps(&eval, node).is_empty(), "{}", p.display());
+                helpers += 1;
+            }
+        }
+        assert!(
+            scene_gaps(&eval)
+                .iter()
+                .all(|g| !g.class.contains("Script")),
+            "{}",
+            p.display()
+        );
+    }
+    assert!(helpers > 0, "the Babylon scenes carry ALC helpers");
+    let p = corpus_dir().join("max/ik/ShoulderBone.max");
+    let eval = SceneEval::from_document(Document::open(&p).expect("opens")).expect("eval");
+    let gaps = scene_gaps(&eval);
+    assert!(
+        gaps.iter().any(|g| g.class.starts_with("Float Script (")
+            && g.class.contains("not a constant")
+            && g.class.contains("res * 50.0")),
+        "{gaps:?}"
+    );
+}

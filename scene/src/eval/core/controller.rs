@@ -11,6 +11,7 @@ use crate::typed::ClassId;
 use crate::eval::core::keys::{self, BezKey, TcbKey, TcbRotKey, Words};
 pub use crate::eval::core::list::ListKind;
 use crate::eval::core::math::{Mat43, Quat, Vec3};
+use crate::eval::core::script;
 
 /// Class ids (part A; part B is 0 unless noted) of the controllers understood here.
 pub mod class {
@@ -38,6 +39,10 @@ pub mod class {
     pub const POSITION_LIST: ClassId = ClassId(0x4b4b1002, 0);
     pub const ROTATION_LIST: ClassId = ClassId(0x4b4b1003, 0);
     pub const SCALE_LIST: ClassId = ClassId(0x4b4b1004, 0);
+    pub const FLOAT_SCRIPT: ClassId = ClassId(0x498702e6, 0x71f11548);
+    pub const POSITION_SCRIPT: ClassId = ClassId(0x5065767b, 0x683a42a5);
+    pub const POINT3_SCRIPT: ClassId = ClassId(0x46972869, 0x2f7f05ce);
+    pub const SCALE_SCRIPT: ClassId = ClassId(0x7c8f3a2a, 0x1e954d91);
 }
 
 /// Controller superclasses (`SClass_ID`).
@@ -56,11 +61,17 @@ mod super_class {
 fn expected_super_class(id: ClassId) -> Option<u32> {
     use class::*;
     Some(match id {
-        LINEAR_FLOAT | BEZIER_FLOAT | FLOAT_LIST => super_class::FLOAT,
-        BEZIER_POINT3 | BEZIER_COLOR | TCB_POINT3 | POINT3_LIST => super_class::POINT3,
-        LINEAR_POS | BEZIER_POS | TCB_POS | POSITION_XYZ | POSITION_LIST => super_class::POSITION,
+        LINEAR_FLOAT | BEZIER_FLOAT | FLOAT_LIST | FLOAT_SCRIPT => super_class::FLOAT,
+        BEZIER_POINT3 | BEZIER_COLOR | TCB_POINT3 | POINT3_LIST | POINT3_SCRIPT => {
+            super_class::POINT3
+        }
+        LINEAR_POS | BEZIER_POS | TCB_POS | POSITION_XYZ | POSITION_LIST | POSITION_SCRIPT => {
+            super_class::POSITION
+        }
         LINEAR_ROT | TCB_ROT | EULER_XYZ | ROTATION_LIST => super_class::ROTATION,
-        LINEAR_SCALE | BEZIER_SCALE | TCB_SCALE | SCALE_XYZ | SCALE_LIST => super_class::SCALE,
+        LINEAR_SCALE | BEZIER_SCALE | TCB_SCALE | SCALE_XYZ | SCALE_LIST | SCALE_SCRIPT => {
+            super_class::SCALE
+        }
         PRS | LOOKAT => super_class::MATRIX3,
         _ => return None,
     })
@@ -229,6 +240,9 @@ impl Controller {
         }
     }
 }
+
+/// A script controller's expression text.
+const SCRIPT_TEXT: u16 = 0x5000;
 
 /// Max 2017 and later wrap a keyframer's own chunks in a 0x7127 container.
 const KEYFRAMER_WRAPPER: u16 = 0x7127;
@@ -560,9 +574,54 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, EvalError
             let kind = ListKind::of(id).ok_or_else(|| EvalError::not_evaluated(name.clone()))?;
             crate::eval::core::list::decode(o, chunks, kind, name)?
         }
+        FLOAT_SCRIPT | POSITION_SCRIPT | POINT3_SCRIPT | SCALE_SCRIPT => {
+            script_controller(id, chunks, name, r)
+        }
         ClassId(..) => Controller::Unsupported { class: name },
     };
     Ok(c)
+}
+
+/// A script controller whose text ends in a literal of its type holds that
+/// value at every tick (eval/core/script.rs); any other is refused, with why.
+fn script_controller(
+    id: ClassId,
+    chunks: &[Chunk],
+    name: String,
+    range: Option<(i32, i32)>,
+) -> Controller {
+    use script::Literal;
+    let value = leaf(chunks, SCRIPT_TEXT)
+        .ok_or_else(|| "no expression text (chunk 0x5000)".to_string())
+        .and_then(|t| script::constant_value(&script::text_of(t)).map_err(|e| e.to_string()));
+    match (id, value) {
+        (class::FLOAT_SCRIPT, Ok(Literal::Number(v))) => Controller::Float {
+            class: name,
+            track: Track::Constant { value: [v] },
+            range,
+        },
+        (class::SCALE_SCRIPT, Ok(Literal::Point3(v))) => Controller::Scale {
+            class: name,
+            track: Track::Constant { value: v },
+            axis: RotTrack::Constant {
+                value: Quat::IDENTITY,
+            },
+            range,
+        },
+        (class::POSITION_SCRIPT | class::POINT3_SCRIPT, Ok(Literal::Point3(v))) => {
+            Controller::Point3 {
+                class: name,
+                track: Track::Constant { value: v },
+                range,
+            }
+        }
+        (_, Ok(_)) => Controller::Unsupported {
+            class: format!("{name} (its script ends in a literal of another type)"),
+        },
+        (_, Err(why)) => Controller::Unsupported {
+            class: format!("{name} ({why})"),
+        },
+    }
 }
 
 /// Euler angles to a rotation matrix for the given axis order (0 = XYZ).

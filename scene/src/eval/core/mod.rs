@@ -9,5 +9,6 @@ pub mod list;
 pub mod math;
 pub mod memo;
 pub mod pblock;
+pub mod script;
 pub mod still;
 pub mod transform;
