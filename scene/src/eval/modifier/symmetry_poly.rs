@@ -34,8 +34,20 @@
 //! has no welded neighbour yet (a second seam loop, or a walk that reaches
 //! the seam elsewhere first).
 //!
-//! Not derived: a polygon that crosses the plane (refused: where Max puts
-//! the cut's new vertices and how it splits the polygon is not pinned here).
+//! Not derived: a polygon that crosses the plane, refused. Two pairs of
+//! Unwrap UVW caches around a Symmetry (Buwaka's door lights, sidewalk 02's
+//! Lofts: 17 and 62 cut vertices) pin the slice itself: a cut vertex is
+//! made once per crossing side, faces in order, within a face the side
+//! leaving the kept half first; the cut polygon's part holding corner 0
+//! keeps its index (starting at corner 0), the other part, from the first
+//! cut vertex on, is appended; dead vertices and faces close up after the
+//! weld (kept vertices, then cut vertices, then copies). With that, every
+//! polygon Max cached is ours — but only given which of each welded pair of
+//! cut vertices survives, and that is not pinned: 5 of 17 and 27 of 62
+//! sources survive, in runs along the seam that the survivor rule above
+//! (from Table.max) gets right for only 13 and 33 of them, so the copies'
+//! numbering above a cut is unknown (docs/unseen-files.md, "Symmetry
+//! slicing polygons").
 //! The edge numbering is left unknown.
 
 use std::collections::HashMap;
@@ -89,7 +101,7 @@ fn slice(poly: &mut PolyMesh, pl: &Plane) -> Result<(), EvalError> {
                     "slicing polygon {i} ({} corners) across the plane",
                     f.v.len()
                 ),
-                "where Max puts the cut's vertices in the polygon mesh is not derived",
+                "which of each welded pair of cut vertices Max keeps, and so its vertex numbering, is not derived",
             ));
         }
         keep.push(above);
