@@ -41,10 +41,7 @@ fn max_files(p: &Path, out: &mut Vec<PathBuf>) {
         for e in entries {
             max_files(&e, out);
         }
-    } else if p
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("max"))
-    {
+    } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("max")) {
         out.push(p.to_path_buf());
     }
 }
@@ -78,7 +75,9 @@ fn main() {
     }
     let (mut runs, mut panics, mut slow) = (0, 0, 0);
     for (k, p) in files.iter().enumerate() {
-        let Ok(bytes) = std::fs::read(p) else { continue };
+        let Ok(bytes) = std::fs::read(p) else {
+            continue;
+        };
         let Ok(original) = MaxFile::from_bytes(&bytes) else {
             continue;
         };

@@ -102,10 +102,13 @@ pub fn tree_order(graph: &SceneGraph) -> Vec<usize> {
     out
 }
 
+/// Whether object `i` is the scene root; a parent index past the object
+/// list (damaged files) is not.
 fn is_root_class(graph: &SceneGraph, i: usize) -> bool {
-    graph.objects[i]
-        .class
-        .as_ref()
+    graph
+        .objects
+        .get(i)
+        .and_then(|o| o.class.as_ref())
         .is_some_and(|c| c.class_id == ClassId(2, 0))
 }
 
@@ -445,6 +448,14 @@ mod tests {
             ],
         };
         assert_eq!(tree_order(&g), vec![1, 3, 5, 2, 4, 6, 7]);
+        // A parent past the object list (found by tests/examples/mutate_files
+        // on a public file): neither the root nor a node, never an index.
+        assert!(!is_root_class(&g, 20_502));
+        let damaged = SceneGraph {
+            version: 0,
+            objects: vec![node(0, None, true), node(1, Some(20_502), false)],
+        };
+        assert_eq!(tree_order(&damaged), vec![1]);
     }
 
     #[test]

@@ -555,6 +555,8 @@ pub fn reference(graph: &SceneGraph, idx: usize, slot: u32) -> Option<usize> {
         .iter()
         .find(|r| r.slot == slot)
         .and_then(|r| usize::try_from(r.target).ok())
+        // A damaged file may name an object past its list.
+        .filter(|&t| t < graph.objects.len())
 }
 
 /// A ParamBlock2 record chunk (id, type word, ten unread bytes, flags, then

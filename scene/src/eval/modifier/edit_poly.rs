@@ -411,6 +411,8 @@ fn below(
         // Symmetry and Smooth on a poly object pass polygons up.
         // As on triangles (`keeps_specified_normals`), Symmetry and Smooth
         // clear specified normals.
+        // A rigid body passes the polygons up as they are (`PASS_THROUGH`).
+        Some(m) if m.class == super::MASSFX_RBODY => below(stack, at + 1, base, cx, dropped),
         Some(m) if m.class == super::SYMMETRY => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
             poly.normals = None;

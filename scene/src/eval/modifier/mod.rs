@@ -114,6 +114,14 @@ pub const TWIST: ClassId = ClassId(0x90, 0);
 pub const RIPPLE: ClassId = ClassId(0x45, 0);
 /// Mesh Select only passes a selection up the stack.
 const SELECTION_ONLY: [ClassId; 1] = [ClassId(0x73d8ff93, 0)];
+/// MassFX Rigid Body only holds physics properties: the simulation moves
+/// the node, and only a bake writes that into its controllers. It passes its
+/// input up unchanged, with no selection. Checked on public files: with the
+/// rigid bodies passed through, cube game.max's and chain.max's vertex
+/// totals equal Max's Mesh Totals (docs/unseen-files.md, "MassFX Rigid Body").
+pub const MASSFX_RBODY: ClassId = ClassId(0x000a_750e, 0x0006_e6ba);
+/// Modifiers whose output is their input.
+const PASS_THROUGH: [ClassId; 2] = [SELECTION_ONLY[0], MASSFX_RBODY];
 
 /// ModApp container, its local-data child, and the Edit Mesh delta.
 const MOD_APP: u16 = 0x2500;
@@ -373,7 +381,7 @@ fn replayed_by_edit_poly(applied: &[Applied]) -> Vec<bool> {
 fn keeps_specified_normals(class: ClassId) -> bool {
     // Edit Poly outputs its own replay, specified normals carried through it.
     class == EDIT_POLY
-        || SELECTION_ONLY.contains(&class)
+        || PASS_THROUGH.contains(&class)
         || (uv_only::is_uv_only(class) && class != vertex_tree_paint::VERTEX_TREE_PAINT)
 }
 
@@ -412,7 +420,7 @@ impl Applied<'_> {
 }
 
 fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
-    if SELECTION_ONLY.contains(&m.class) {
+    if PASS_THROUGH.contains(&m.class) {
         return Ok(());
     }
     let local = m

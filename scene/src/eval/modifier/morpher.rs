@@ -260,11 +260,11 @@ pub fn channel_weight(
 }
 
 /// Whether modifier class `class`, above a Morpher, leaves its points where
-/// the Morpher put them (same count, order and positions): selection and
-/// modifiers that write one map channel only (`uv_only`). Exporters keep
+/// the Morpher put them (same count, order and positions): selection, rigid
+/// bodies and modifiers that write one map channel only (`uv_only`). Exporters keep
 /// blend shapes live only then.
 pub fn keeps_points(class: crate::typed::ClassId) -> bool {
-    super::SELECTION_ONLY.contains(&class) || super::uv_only::is_uv_only(class)
+    super::PASS_THROUGH.contains(&class) || super::uv_only::is_uv_only(class)
 }
 
 /// The percentage within the limits in force (the global ones when on, else

@@ -46,8 +46,9 @@ pub const MAX_SMOOTH_QUADS: usize = 1 << 20;
 /// faces or maps' topology: below TurboSmooth they leave the polygon form of
 /// the base object intact (Smooth sets one polygon's triangles alike: on
 /// polygon input it works on the polygons, see `surface`).
-pub(super) const VERTEX_ONLY: [ClassId; 8] = [
+pub(super) const VERTEX_ONLY: [ClassId; 9] = [
     super::relax::RELAX,
+    super::MASSFX_RBODY,
     BEND,
     TAPER,
     TWIST,
