@@ -84,7 +84,7 @@ pub fn states(p: &[u8]) -> Result<Vec<State>, EvalError> {
         .collect())
 }
 
-fn leaf<'a>(local: &'a [Chunk], id: u16) -> Option<&'a [u8]> {
+fn leaf(local: &[Chunk], id: u16) -> Option<&[u8]> {
     local.iter().find(|c| c.id == id).and_then(Chunk::payload)
 }
 
