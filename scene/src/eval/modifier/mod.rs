@@ -15,7 +15,7 @@
 //! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups, its auto
 //! smooth in `auto_smooth`), `relax` (Laplacian relaxation), `map_extender` (Map Extender's stored map
 //! replayed), `vertex_tree_paint` (NeL VertexTreePaint's per-vertex
-//! colours); `extrude` and
+//! colours), `cloth` (the simulation's start state Max saved); `extrude` and
 //! `lathe` make meshes of shapes (`apply_to_shape`); the selection-only
 //! modifiers leave the mesh as it is. Any other modifier is an error naming it — dropping a modifier
 //! silently would export the wrong geometry.
@@ -33,6 +33,7 @@ mod auto_smooth;
 mod bend;
 pub mod boolean_mod;
 pub mod cap_holes;
+pub mod cloth;
 pub mod conform;
 mod edit_mesh;
 mod edit_poly;
@@ -439,6 +440,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     if m.class == UNWRAP_UVW {
         let local = local.map_or(&[][..], Chunk::children);
         return unwrap::apply(local, cx.eval.chunks(m.object), mesh);
+    }
+    if m.class == cloth::CLOTH {
+        return cloth::apply(m, local, mesh, cx);
     }
     if m.class == map_extender::MAP_EXTENDER {
         return map_extender::apply(local, mesh, cx);

@@ -45,8 +45,9 @@ pub const MAX_SMOOTH_QUADS: usize = 1 << 20;
 /// Modifiers that move vertices or set smoothing groups without touching
 /// faces or maps' topology: below TurboSmooth they leave the polygon form of
 /// the base object intact (Smooth sets one polygon's triangles alike: on
-/// polygon input it works on the polygons, see `surface`).
-pub(super) const VERTEX_ONLY: [ClassId; 9] = [
+/// polygon input it works on the polygons, see `surface`). Cloth sets its
+/// stored points on the input's topology (checked in `cloth`).
+pub(super) const VERTEX_ONLY: [ClassId; 10] = [
     super::relax::RELAX,
     super::MASSFX_RBODY,
     BEND,
@@ -56,6 +57,7 @@ pub(super) const VERTEX_ONLY: [ClassId; 9] = [
     MORPHER,
     ClassId(0x73d8ff93, 0),
     super::surface::SMOOTH,
+    super::cloth::CLOTH,
 ];
 
 /// TurboSmooth's settings at a time.
