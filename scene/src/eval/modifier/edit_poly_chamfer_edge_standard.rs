@@ -68,13 +68,13 @@ pub(super) fn chamfer_one_edge_standard(
         Some(if next == other { prev } else { next })
     };
 
-    /// One end: its profile R_0 = A … R_s = B, the far ends of A's and B's
-    /// sides, and the face that takes the profile.
+    /// One end: its profile R_0 = A … R_s = B, the far end of A's side, and
+    /// the face that takes the profile (none on the border).
     struct End {
         c: u32,
         points: Vec<Vec3>,
         far_a: u32,
-        third: usize,
+        third: Option<usize>,
     }
     let mut ends = Vec::new();
     for (c, other) in [(v1, v2), (v2, v1)] {
@@ -92,21 +92,36 @@ pub(super) fn chamfer_one_edge_standard(
             .copied()
             .filter(|&f| f != f1 && f != f2)
             .collect();
-        let &[third] = others.as_slice() else {
-            return refuse(format!("whose end {c} is on {} faces", around.len()));
+        let third = match others.as_slice() {
+            &[third] => {
+                let Some(j) = poly.faces[third].v.iter().position(|&x| x == c) else {
+                    return Err(EvalError::malformed("", "face lost its corner"));
+                };
+                let tv = &poly.faces[third].v;
+                let n = tv.len();
+                let mut sides = [tv[(j + n - 1) % n], tv[(j + 1) % n]];
+                sides.sort_unstable();
+                let mut want = [far_a, far_b];
+                want.sort_unstable();
+                if sides != want || far_a == far_b {
+                    return refuse(format!("whose end {c} has more than two other edges"));
+                }
+                Some(third)
+            }
+            // An end on the border (blockout 3–5's Box024, a Box without
+            // its end faces): both other sides border nothing else, and no
+            // face takes the profile, which becomes border.
+            [] if far_a != far_b
+                && [(c, far_a), (c, far_b)].iter().all(|&(x, y)| {
+                    super::edit_poly_topo::faces_walking(poly, x, y).len()
+                        + super::edit_poly_topo::faces_walking(poly, y, x).len()
+                        == 1
+                }) =>
+            {
+                None
+            }
+            _ => return refuse(format!("whose end {c} is on {} faces", around.len())),
         };
-        let Some(j) = poly.faces[third].v.iter().position(|&x| x == c) else {
-            return Err(EvalError::malformed("", "face lost its corner"));
-        };
-        let tv = &poly.faces[third].v;
-        let n = tv.len();
-        let mut sides = [tv[(j + n - 1) % n], tv[(j + 1) % n]];
-        sides.sort_unstable();
-        let mut want = [far_a, far_b];
-        want.sort_unstable();
-        if sides != want || far_a == far_b {
-            return refuse(format!("whose end {c} has more than two other edges"));
-        }
         let across = [at(other)];
         let (Some(a), Some(b)) = (
             slide(at(c), at(far_a), &across, amount),
@@ -157,7 +172,10 @@ pub(super) fn chamfer_one_edge_standard(
                 *v = index[k][0];
             }
         }
-        let face = &mut poly.faces[end.third];
+        let Some(third) = end.third else {
+            continue;
+        };
+        let face = &mut poly.faces[third];
         let Some(j) = face.v.iter().position(|&x| x == end.c) else {
             return Err(EvalError::malformed("", "face lost its corner"));
         };
@@ -239,6 +257,24 @@ mod tests {
             }
         }
         assert!(runs.iter().all(|&(a, b)| runs.contains(&(b, a))));
+        m.validate().expect("valid");
+    }
+
+    #[test]
+    fn an_end_on_the_border_leaves_its_profile_as_border() {
+        // The cube without its bottom and top: the edge 1 → 5 has both
+        // ends on the border.
+        let mut m = cube();
+        m.faces.remove(5);
+        m.faces.remove(0);
+        chamfer_one_edge_standard(&mut m, [1, 5], 0.25, 2).expect("chamfer");
+        assert_eq!(m.vertices.len(), 8 + 2 * 2);
+        assert_eq!(m.faces.len(), 4 + 2);
+        // f2 (now face 1) takes the A points, 8 and 9.
+        assert_eq!(m.faces[1].v, [8, 2, 6, 9]);
+        assert_eq!(m.vertices[5], Vec3(0.75, 0.0, 1.0));
+        assert_eq!(m.faces[4].v, [5, 1, 10, 11]);
+        assert_eq!(m.faces[5].v, [11, 10, 8, 9]);
         m.validate().expect("valid");
     }
 
