@@ -3,7 +3,8 @@
 //! of a loop of edges that is the whole border of one face (the "cap"), every
 //! loop vertex having one more edge (Mug.max: the bottom ring of a cylinder;
 //! Can.max: a top rim), or of one edge (`edit_poly_chamfer_edge`).
-//! A standard chamfer (tension 1, closed) is `edit_poly_chamfer_ring`'s.
+//! A standard chamfer (closed) is `edit_poly_chamfer_ring`'s, or for edges
+//! sharing no vertex `edit_poly_chamfer_edge_standard`'s.
 //! The Unwrap UVW above Mug's Edit Poly saved its input (every vertex position
 //! and polygon, in Max's order) and the FBX holds the same positions and the
 //! corner normals; this module reproduces both.
@@ -76,12 +77,16 @@ pub(super) fn chamfer_edges(
     p: &Params,
 ) -> Result<Vec<i32>, EvalError> {
     let variant = |why: String| Err(EvalError::not_evaluated(why));
-    // A standard chamfer, tension 1, closed: the ring replay
-    // (`edit_poly_chamfer_ring`) takes it or refuses it by name.
-    let standard = p.kind == 0 && p.tension == 1.0 && !p.open;
+    // A standard chamfer, closed: the ring replay (`edit_poly_chamfer_ring`)
+    // or, for edges sharing no vertex, the one-edge replay
+    // (`edit_poly_chamfer_edge_standard`) takes it or refuses it by name.
+    // Its tension is the quad chamfer's (Max's help); the doors' Box003
+    // records 0.5 and has the profile of 1. Values outside the dialog's
+    // range (0 … 1) are refused.
+    let standard = p.kind == 0 && !p.open && (0.0..=1.0).contains(&p.tension);
     if p.kind != 1 && !standard {
         return variant(format!(
-            "a chamfer of type {} (only quad, or standard with tension 1, closed)",
+            "a chamfer of type {} (only quad, or standard with tension 0 … 1, closed)",
             p.kind
         ));
     }
@@ -128,7 +133,24 @@ pub(super) fn chamfer_edges(
         })
         .collect::<Result<_, _>>()?;
     if standard {
-        return super::edit_poly_chamfer_ring::chamfer_ring(poly, &picked, p.amount, p.segments);
+        if !disjoint(&picked) {
+            return super::edit_poly_chamfer_ring::chamfer_ring(
+                poly, &picked, p.amount, p.segments,
+            );
+        }
+        // Edges sharing no vertex, one by one in edge order (as the quad
+        // chamfer's below; the order across edges is not derived).
+        let mut removed = Vec::new();
+        for e in picked {
+            removed.extend(
+                super::edit_poly_chamfer_edge_standard::chamfer_one_edge_standard(
+                    poly, e, p.amount, p.segments,
+                )?,
+            );
+        }
+        removed.sort_unstable();
+        removed.dedup();
+        return Ok(removed);
     }
     if let [e] = picked[..] {
         return super::edit_poly_chamfer_edge::chamfer_one_edge(poly, e, p.amount);

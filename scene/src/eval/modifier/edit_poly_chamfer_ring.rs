@@ -1,4 +1,4 @@
-//! Edit Poly's standard Chamfer Edge (type 0, tension 1, closed) of a closed
+//! Edit Poly's standard Chamfer Edge (type 0, closed) of a closed
 //! ring of edges between two rings of faces, every ring vertex on exactly one
 //! more edge on each side: Buwaka/Level-editing-2's domed cylinders (a
 //! Cylinder's top rim, its cap cut into a fan by Connect Vertex, chamfered

@@ -40,6 +40,7 @@ mod edit_poly;
 mod edit_poly_bevel;
 mod edit_poly_chamfer;
 mod edit_poly_chamfer_edge;
+mod edit_poly_chamfer_edge_standard;
 mod edit_poly_chamfer_ring;
 mod edit_poly_clone;
 mod edit_poly_clone_face;
