@@ -214,6 +214,16 @@ pub(super) fn polygon_input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result
                 .modifier_stack(node)
                 .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
             let name = stack.get(from).map_or("?", |b| b.name);
+            // Right above a Symmetry: its polygons as they are. Its triangle
+            // form numbers the copies otherwise, so they cannot be read over
+            // the triangles, and it may cut polygons (any survivor of a
+            // welded pair gives the same surface).
+            let at = stack.iter().position(|a| a.object == m.object);
+            if at.map(|a| a + 1) == Some(from) && stack[from].class == super::SYMMETRY {
+                let poly = super::edit_poly::symmetry_polygons(&stack, from, base, cx)
+                    .map_err(|e| e.inside(format!("{} above {name}", m.name)))?;
+                return from_poly_mesh(&poly);
+            }
             smooth_input::over_triangles(&stack, from, base, mesh, cx).map_err(|e| {
                 EvalError::not_evaluated_why(
                     format!("{} above {name}", m.name),
