@@ -34,7 +34,9 @@
 //! has no welded neighbour yet (a second seam loop, or a walk that reaches
 //! the seam elsewhere first).
 //!
-//! Not derived: a polygon that crosses the plane, refused. Two pairs of
+//! Not derived: the numbering past a polygon that crosses the plane, so an
+//! Edit Poly above refuses it; TurboSmooth and MeshSmooth right above
+//! (`apply_any_numbering`) take the slice with any survivor. Two pairs of
 //! Unwrap UVW caches around a Symmetry (Buwaka's door lights, sidewalk 02's
 //! Lofts: 17 and 62 cut vertices) pin the slice itself: a cut vertex is
 //! made once per crossing side, faces in order, within a face the side
@@ -228,16 +230,20 @@ fn cut_polygon(
         }
     }
     let len = items.len();
-    // The part above: from the split point before its run of kept corners
-    // to the one after.
+    // The part above: from the split point right before its run of kept
+    // corners to the first one after it that leads below (a corner on the
+    // plane between kept corners does not split it).
     let start = (0..len)
-        .find(|&k| items[k].0 == 0 && next_sign(&items, k) > 0)
+        .find(|&k| items[k].0 == 0 && items[(k + 1) % len].0 > 0 && sign_near(&items, k, -1) < 0)
         .ok_or_else(|| EvalError::malformed("", "no kept run"))?;
     let mut part = vec![start];
     let mut k = (start + 1) % len;
-    while items[k].0 != 0 {
+    while !(items[k].0 == 0 && sign_near(&items, k, 1) < 0) {
         part.push(k);
         k = (k + 1) % len;
+        if k == start {
+            return Err(EvalError::malformed("", "no end to the kept run"));
+        }
     }
     part.push(k);
     let holds_corner_0 = s[0] > 0 || start == 0;
@@ -252,10 +258,12 @@ fn cut_polygon(
     Ok((vloop, mloops, holds_corner_0))
 }
 
-/// The side of the first corner off the plane after loop item `k`.
-fn next_sign(items: &[(i32, u32, Vec<u32>)], k: usize) -> i32 {
-    (1..items.len())
-        .map(|d| items[(k + d) % items.len()].0)
+/// The side of the first corner off the plane after (`step` 1) or before
+/// (`step` −1) loop item `k`.
+fn sign_near(items: &[(i32, u32, Vec<u32>)], k: usize, step: isize) -> i32 {
+    let len = items.len() as isize;
+    (1..len)
+        .map(|d| items[(k as isize + step * d).rem_euclid(len) as usize].0)
         .find(|&x| x != 0)
         .unwrap_or(0)
 }
@@ -671,5 +679,38 @@ mod tests {
         assert!((xs.fold(f64::MIN, f64::max) - 3.0).abs() < 1e-12);
         assert!(!mesh.vertices.contains(&Vec3(3.0, 1.0, 1.0)));
         assert!(mesh.vertices.iter().any(|p| p.0.abs() < 1e-12));
+    }
+
+    /// A corner on the plane between kept corners does not split the kept
+    /// part: the notched pentagon A(1, 0) B(0, 1) C(1, 2) D(−1, 3) E(−1, −1)
+    /// keeps [A, B, C, cut of C–D, cut of E–A].
+    #[test]
+    fn a_corner_on_the_plane_inside_the_kept_part_stays_in_it() {
+        let mut poly = PolyMesh {
+            vertices: [
+                (1.0, 0.0),
+                (0.0, 1.0),
+                (1.0, 2.0),
+                (-1.0, 3.0),
+                (-1.0, -1.0),
+            ]
+            .map(|(x, y)| Vec3(x, y, 0.0))
+            .to_vec(),
+            faces: vec![PolyFace::fan(vec![0, 1, 2, 3, 4], 0, 0)],
+            ..PolyMesh::default()
+        };
+        let pl = Plane {
+            n: Vec3(1.0, 0.0, 0.0),
+            offset: 0.0,
+            reflect: Mat43::scaling(Vec3(-1.0, 1.0, 1.0)),
+            slice: true,
+            weld: false,
+            threshold: 0.1,
+        };
+        slice(&mut poly, &pl, true).unwrap();
+        assert_eq!(poly.faces.len(), 1);
+        assert_eq!(poly.faces[0].v, [0, 1, 2, 3, 4]);
+        assert_eq!(poly.vertices[3], Vec3(0.0, 2.5, 0.0));
+        assert_eq!(poly.vertices[4], Vec3(0.0, -0.5, 0.0));
     }
 }

@@ -18,7 +18,9 @@
 //! still has the polygons' vertices and their triangles in polygon order), on
 //! a primitive with a polygon builder (`primitive_poly`; below Bend, Taper or
 //! Twist too), directly on a shape (`shape_input`), or above a modifier that
-//! outputs polygons (`smooth_input`). Anything else is an error naming why.
+//! outputs polygons (`smooth_input`; right above a Symmetry, its polygons as
+//! they are, `edit_poly::symmetry_polygons`). Anything else is an error
+//! naming why.
 
 use super::{smooth_input, uv_only, Applied, ModContext, BEND, MORPHER, TAPER, TWIST};
 use crate::eval::core::pblock;
