@@ -355,6 +355,29 @@ pub(super) fn polygons_from(
     below(stack, from, base, cx, &mut Left::default())
 }
 
+/// The polygons the Symmetry at `stack[at]` outputs, for a modifier right
+/// above it whose result does not depend on vertex numbering (TurboSmooth,
+/// MeshSmooth): polygons across the plane are cut
+/// (`symmetry_poly::apply_any_numbering`), where an Edit Poly above refuses
+/// them. The stack below is taken as an Edit Poly would take it.
+pub(super) fn symmetry_polygons(
+    stack: &[Applied],
+    at: usize,
+    base: usize,
+    cx: &ModContext,
+) -> Result<PolyMesh, EvalError> {
+    let m = stack
+        .get(at)
+        .filter(|m| m.class == super::SYMMETRY)
+        .ok_or_else(|| EvalError::malformed("", "no Symmetry at that stack index"))?;
+    let mut poly = below(stack, at + 1, base, cx, &mut Left::default())?;
+    poly.normals = None;
+    for pl in super::symmetry::planes(m, cx).map_err(|e| m.error(Some(e)))? {
+        super::symmetry_poly::apply_any_numbering(&mut poly, &pl).map_err(|e| m.error(Some(e)))?;
+    }
+    Ok(poly)
+}
+
 /// The polygon mesh that reaches `stack[at]` from below: the base object's
 /// polygon form, an Edit Poly's output, or either through Unwrap UVW (which
 /// keeps the polygons and replaces map channel 1 with its own), Symmetry

@@ -34,7 +34,9 @@
 //! has no welded neighbour yet (a second seam loop, or a walk that reaches
 //! the seam elsewhere first).
 //!
-//! Not derived: a polygon that crosses the plane, refused. Two pairs of
+//! Not derived: the numbering past a polygon that crosses the plane, so an
+//! Edit Poly above refuses it; TurboSmooth and MeshSmooth right above
+//! (`apply_any_numbering`) take the slice with any survivor. Two pairs of
 //! Unwrap UVW caches around a Symmetry (Buwaka's door lights, sidewalk 02's
 //! Lofts: 17 and 62 cut vertices) pin the slice itself: a cut vertex is
 //! made once per crossing side, faces in order, within a face the side
@@ -57,11 +59,25 @@ use super::symmetry_slice::ON_PLANE;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
-/// Slices, mirrors and welds `poly` about `pl`.
+/// Slices, mirrors and welds `poly` about `pl`; a polygon across the plane
+/// is refused (the numbering above a cut is not known).
 pub(super) fn apply(poly: &mut PolyMesh, pl: &Plane) -> Result<(), EvalError> {
+    apply_with(poly, pl, false)
+}
+
+/// As `apply`, but polygons across the plane are cut, for a consumer whose
+/// result does not depend on vertex numbering (TurboSmooth, MeshSmooth
+/// right above): the surface and its topology are the same whichever vertex
+/// of a welded pair of cut vertices survives, so the Table.max survivor
+/// rule of `weld` is used as it stands.
+pub(super) fn apply_any_numbering(poly: &mut PolyMesh, pl: &Plane) -> Result<(), EvalError> {
+    apply_with(poly, pl, true)
+}
+
+fn apply_with(poly: &mut PolyMesh, pl: &Plane, cut: bool) -> Result<(), EvalError> {
     poly.validate()?;
     if pl.slice {
-        slice(poly, pl)?;
+        slice(poly, pl, cut)?;
     }
     let source = mirror(poly, pl)?;
     if pl.weld {
@@ -84,31 +100,228 @@ fn side(d: f64) -> i32 {
 }
 
 /// Removes the faces below the plane and those lying in it, then the
-/// vertices left unused.
-fn slice(poly: &mut PolyMesh, pl: &Plane) -> Result<(), EvalError> {
-    let sides: Vec<i32> = poly
+/// vertices left unused. A polygon across the plane is refused, or with
+/// `cut` sliced as measured (docs/unseen-files.md, "Symmetry slicing
+/// polygons"): one cut vertex per crossing side, made when its first
+/// polygon is cut (polygons in order, within one the side leaving the kept
+/// half first), appended after the kept vertices; the part holding corner 0
+/// keeps the polygon's index, starting at corner 0, the other part, from its
+/// first cut vertex on, is appended after all faces; the part below goes.
+fn slice(poly: &mut PolyMesh, pl: &Plane, cut: bool) -> Result<(), EvalError> {
+    let dist: Vec<f64> = poly
         .vertices
         .iter()
-        .map(|&p| side(pl.n.dot(p) - pl.offset))
+        .map(|&p| pl.n.dot(p) - pl.offset)
         .collect();
-    let mut keep = Vec::with_capacity(poly.faces.len());
-    for (i, f) in poly.faces.iter().enumerate() {
-        let s: Vec<i32> = f.v.iter().map(|&v| sides[v as usize]).collect();
+    let sides: Vec<i32> = dist.iter().map(|&d| side(d)).collect();
+    let nf = poly.faces.len();
+    let mut keep = Vec::with_capacity(nf);
+    let mut cuts = Cuts::new(poly.maps.len());
+    let mut appended: Vec<(PolyFace, Vec<Vec<u32>>)> = Vec::new();
+    for i in 0..nf {
+        let s: Vec<i32> = poly.faces[i].v.iter().map(|&v| sides[v as usize]).collect();
         let above = s.iter().any(|&x| x > 0);
-        if above && s.iter().any(|&x| x < 0) {
+        if !(above && s.iter().any(|&x| x < 0)) {
+            keep.push(above);
+            continue;
+        }
+        if !cut {
             return Err(EvalError::not_evaluated_why(
                 format!(
                     "slicing polygon {i} ({} corners) across the plane",
-                    f.v.len()
+                    poly.faces[i].v.len()
                 ),
                 "which of each welded pair of cut vertices Max keeps, and so its vertex numbering, is not derived",
             ));
         }
-        keep.push(above);
+        let (part, maps, holds_corner_0) = cut_polygon(poly, i, &s, &dist, &mut cuts)
+            .map_err(|e| e.inside(format!("polygon {i}")))?;
+        let f = &poly.faces[i];
+        let face = PolyFace::fan(part, f.material, f.smoothing);
+        if holds_corner_0 {
+            poly.faces[i] = face;
+            for (m, mf) in poly.maps.iter_mut().zip(maps) {
+                m.faces[i] = mf;
+            }
+            keep.push(true);
+        } else {
+            keep.push(false);
+            appended.push((face, maps));
+        }
+    }
+    for (face, maps) in appended {
+        poly.faces.push(face);
+        for (m, mf) in poly.maps.iter_mut().zip(maps) {
+            m.faces.push(mf);
+        }
+        keep.push(true);
     }
     retain_faces(poly, &keep);
     drop_unused_vertices(poly);
     Ok(())
+}
+
+/// The cut vertices made so far, per crossing side (lower index first), in
+/// the geometry and in each map channel.
+struct Cuts {
+    geometry: HashMap<(u32, u32), u32>,
+    maps: Vec<HashMap<(u32, u32), u32>>,
+}
+
+impl Cuts {
+    fn new(maps: usize) -> Cuts {
+        Cuts {
+            geometry: HashMap::new(),
+            maps: vec![HashMap::new(); maps],
+        }
+    }
+}
+
+/// The part of polygon `i` above the plane (vertex loop, map loops) and
+/// whether it holds corner 0; `s` are its corners' sides. A polygon whose
+/// corners change side more than twice (it leaves the kept half twice) is
+/// refused: how Max splits it into three or more parts is not measured.
+#[allow(clippy::type_complexity)]
+fn cut_polygon(
+    poly: &mut PolyMesh,
+    i: usize,
+    s: &[i32],
+    dist: &[f64],
+    cuts: &mut Cuts,
+) -> Result<(Vec<u32>, Vec<Vec<u32>>, bool), EvalError> {
+    let v = poly.faces[i].v.clone();
+    let n = v.len();
+    let signs: Vec<i32> = s.iter().copied().filter(|&x| x != 0).collect();
+    let changes = (0..signs.len())
+        .filter(|&k| signs[k] != signs[(k + 1) % signs.len()])
+        .count();
+    if changes != 2 {
+        return Err(EvalError::not_evaluated_why(
+            format!("slicing a polygon that crosses the plane {} times", changes),
+            "only a polygon cut into two parts is measured",
+        ));
+    }
+    let map_loops: Vec<Vec<u32>> = poly
+        .maps
+        .iter()
+        .map(|m| m.face(i).cloned())
+        .collect::<Result<_, _>>()?;
+    if map_loops.iter().any(|l| l.len() != n) {
+        return Err(EvalError::malformed(
+            "",
+            "a map face's corner count differs",
+        ));
+    }
+    // The crossing sides, the one leaving the kept half made first.
+    let mut crossing: Vec<usize> = (0..n).filter(|&j| s[j] * s[(j + 1) % n] < 0).collect();
+    crossing.sort_by_key(|&j| s[j] < 0);
+    let mut made: HashMap<usize, (u32, Vec<u32>)> = HashMap::new();
+    for &j in &crossing {
+        let (a, b) = (j, (j + 1) % n);
+        let c = cut_vertex(poly, cuts, (v[a], v[b]), dist, &map_loops, (a, b))?;
+        made.insert(j, c);
+    }
+    // The loop with its cut vertices; side 0 marks where it splits.
+    let mut items: Vec<(i32, u32, Vec<u32>)> = Vec::with_capacity(n + 2);
+    for j in 0..n {
+        items.push((s[j], v[j], map_loops.iter().map(|l| l[j]).collect()));
+        if let Some((cv, cm)) = made.get(&j) {
+            items.push((0, *cv, cm.clone()));
+        }
+    }
+    let len = items.len();
+    // The part above: from the split point right before its run of kept
+    // corners to the first one after it that leads below (a corner on the
+    // plane between kept corners does not split it).
+    let start = (0..len)
+        .find(|&k| items[k].0 == 0 && items[(k + 1) % len].0 > 0 && sign_near(&items, k, -1) < 0)
+        .ok_or_else(|| EvalError::malformed("", "no kept run"))?;
+    let mut part = vec![start];
+    let mut k = (start + 1) % len;
+    while !(items[k].0 == 0 && sign_near(&items, k, 1) < 0) {
+        part.push(k);
+        k = (k + 1) % len;
+        if k == start {
+            return Err(EvalError::malformed("", "no end to the kept run"));
+        }
+    }
+    part.push(k);
+    let holds_corner_0 = s[0] > 0 || start == 0;
+    if s[0] > 0 {
+        let at = part.iter().position(|&x| x == 0).unwrap_or(0);
+        part.rotate_left(at);
+    }
+    let vloop = part.iter().map(|&x| items[x].1).collect();
+    let mloops = (0..map_loops.len())
+        .map(|c| part.iter().map(|&x| items[x].2[c]).collect())
+        .collect();
+    Ok((vloop, mloops, holds_corner_0))
+}
+
+/// The side of the first corner off the plane after (`step` 1) or before
+/// (`step` −1) loop item `k`.
+fn sign_near(items: &[(i32, u32, Vec<u32>)], k: usize, step: isize) -> i32 {
+    let len = items.len() as isize;
+    (1..len)
+        .map(|d| items[(k as isize + step * d).rem_euclid(len) as usize].0)
+        .find(|&x| x != 0)
+        .unwrap_or(0)
+}
+
+/// The vertex (and map vertices) where side `ends` (corners `at` of the
+/// polygon's map loops) crosses the plane, made once per side, interpolated
+/// from the end with the lower index so both polygons of a side agree.
+fn cut_vertex(
+    poly: &mut PolyMesh,
+    cuts: &mut Cuts,
+    ends: (u32, u32),
+    dist: &[f64],
+    map_loops: &[Vec<u32>],
+    at: (usize, usize),
+) -> Result<(u32, Vec<u32>), EvalError> {
+    let swap = ends.0 > ends.1;
+    let (lo, hi) = if swap { (ends.1, ends.0) } else { ends };
+    let (dlo, dhi) = (dist[lo as usize], dist[hi as usize]);
+    let t = dlo / (dlo - dhi);
+    let v = match cuts.geometry.get(&(lo, hi)) {
+        Some(&v) => v,
+        None => {
+            let (p, q) = (poly.vertices[lo as usize], poly.vertices[hi as usize]);
+            let v = u32::try_from(poly.vertices.len())
+                .map_err(|_| EvalError::limit("vertices", u32::MAX))?;
+            poly.vertices.push(p.plus(q.minus(p).scale(t)));
+            cuts.geometry.insert((lo, hi), v);
+            v
+        }
+    };
+    let mut mv = Vec::with_capacity(map_loops.len());
+    for (c, (m, l)) in poly.maps.iter_mut().zip(map_loops).enumerate() {
+        let (a, b) = (l[at.0], l[at.1]);
+        let (mlo, mhi) = if swap { (b, a) } else { (a, b) };
+        let id = match cuts.maps[c].get(&(mlo, mhi)) {
+            Some(&x) => x,
+            None => {
+                let get = |x: u32| {
+                    m.vertices.get(x as usize).copied().ok_or_else(|| {
+                        EvalError::reference(
+                            "",
+                            format!("map channel {} vertex {x} missing", m.channel),
+                        )
+                    })
+                };
+                let (p, q) = (get(mlo)?, get(mhi)?);
+                let lerp = |x: f32, y: f32| x + (y - x) * t as f32;
+                let x = u32::try_from(m.vertices.len())
+                    .map_err(|_| EvalError::limit("map vertices", u32::MAX))?;
+                m.vertices
+                    .push([lerp(p[0], q[0]), lerp(p[1], q[1]), lerp(p[2], q[2])]);
+                cuts.maps[c].insert((mlo, mhi), x);
+                x
+            }
+        };
+        mv.push(id);
+    }
+    Ok((v, mv))
 }
 
 fn retain_faces(poly: &mut PolyMesh, keep: &[bool]) {
@@ -361,5 +574,143 @@ mod tests {
         };
         let e = apply(&mut across, &pl).unwrap_err().to_string();
         assert!(e.contains("slicing polygon 0"), "{e}");
+    }
+
+    /// A closed box x ∈ [−1, 3] across the plane x = 0 (four quads cut, one
+    /// of them starting below it), sliced, mirrored and welded, then one
+    /// TurboSmooth step: the box x ∈ [−3, 3] with its cut ring welded, and
+    /// its subdivision closed and symmetric about the plane.
+    #[test]
+    fn a_sliced_box_turbo_smooths_closed_and_symmetric() {
+        use crate::eval::modifier::subdivide::Separate;
+        use crate::eval::modifier::turbo_smooth::{from_poly_mesh, smooth, Settings};
+        let vertices = (0..8)
+            .map(|i| {
+                let x = if i & 1 != 0 { 3.0 } else { -1.0 };
+                let y = if i & 2 != 0 { 1.0 } else { -1.0 };
+                let z = if i & 4 != 0 { 1.0 } else { -1.0 };
+                Vec3(x, y, z)
+            })
+            .collect();
+        // Outward quads; the first two side quads start at x = 3, the other
+        // two at x = −1 (their kept part is appended).
+        let quads = [
+            [1, 3, 7, 5],
+            [0, 4, 6, 2],
+            [1, 5, 4, 0],
+            [3, 2, 6, 7],
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+        ];
+        let mut poly = PolyMesh {
+            vertices,
+            faces: quads
+                .iter()
+                .map(|q| PolyFace::fan(q.to_vec(), 0, 1))
+                .collect(),
+            ..PolyMesh::default()
+        };
+        let pl = Plane {
+            n: Vec3(1.0, 0.0, 0.0),
+            offset: 0.0,
+            reflect: Mat43::scaling(Vec3(-1.0, 1.0, 1.0)),
+            slice: true,
+            weld: true,
+            threshold: 0.1,
+        };
+        // Refused where the numbering matters.
+        let e = apply(&mut poly.clone(), &pl).unwrap_err().to_string();
+        assert!(e.contains("slicing polygon 2"), "{e}");
+        apply_any_numbering(&mut poly, &pl).unwrap();
+        // 4 kept + 4 cut, doubled, less the 4 welded cut pairs; 5 faces
+        // (the +x cap and four cut sides), doubled.
+        assert_eq!(poly.vertices.len(), 12);
+        assert_eq!(poly.faces.len(), 10);
+        assert!(poly.faces.iter().all(|f| f.v.len() == 4));
+        // The kept vertices first, in order; four on the seam.
+        let kept = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)];
+        assert_eq!(poly.vertices[..4], kept.map(|(y, z)| Vec3(3.0, y, z)));
+        assert_eq!(poly.vertices.iter().filter(|p| p.0 == 0.0).count(), 4);
+        // The side starting at corner 0 above keeps its index (2 and 3 are
+        // the cut sides starting at x = 3 after the dropped −x cap).
+        assert_eq!(poly.faces[1].v[0], 0);
+        let euler = |v: usize, corners: &[Vec<u32>]| {
+            let mut edges = std::collections::HashSet::new();
+            for c in corners {
+                for j in 0..c.len() {
+                    let (a, b) = (c[j], c[(j + 1) % c.len()]);
+                    edges.insert((a.min(b), a.max(b)));
+                }
+            }
+            v as i64 - edges.len() as i64 + corners.len() as i64
+        };
+        let loops: Vec<Vec<u32>> = poly.faces.iter().map(|f| f.v.clone()).collect();
+        assert_eq!(euler(poly.vertices.len(), &loops), 2);
+        let polys = from_poly_mesh(&poly).unwrap();
+        let settings = Settings {
+            iterations: 1,
+            smooth_result: true,
+            separate: Separate::default(),
+        };
+        let mesh = smooth(polys, settings).unwrap();
+        // V + E + F = 12 + 20 + 10 points, one quad per corner (40).
+        assert_eq!(mesh.vertices.len(), 42);
+        assert_eq!(mesh.faces.len(), 80);
+        let tris: Vec<Vec<u32>> = mesh.faces.iter().map(|f| f.v.to_vec()).collect();
+        // Closed: every triangle side on two triangles, run both ways.
+        let mut sides = std::collections::HashMap::new();
+        for t in &tris {
+            for j in 0..3 {
+                *sides.entry((t[j], t[(j + 1) % 3])).or_insert(0) += 1;
+            }
+        }
+        assert!(sides.keys().all(|&(a, b)| sides.get(&(b, a)) == Some(&1)));
+        assert_eq!(euler(mesh.vertices.len(), &tris), 2);
+        // Symmetric about x = 0: every point's mirror is a point.
+        for p in &mesh.vertices {
+            let m = Vec3(-p.0, p.1, p.2);
+            assert!(
+                mesh.vertices.iter().any(|q| q.minus(m).len() < 1e-12),
+                "{p:?}"
+            );
+        }
+        // The +x cap's face point stays on it; its corners move in.
+        let xs = mesh.vertices.iter().map(|p| p.0);
+        assert!((xs.fold(f64::MIN, f64::max) - 3.0).abs() < 1e-12);
+        assert!(!mesh.vertices.contains(&Vec3(3.0, 1.0, 1.0)));
+        assert!(mesh.vertices.iter().any(|p| p.0.abs() < 1e-12));
+    }
+
+    /// A corner on the plane between kept corners does not split the kept
+    /// part: the notched pentagon A(1, 0) B(0, 1) C(1, 2) D(−1, 3) E(−1, −1)
+    /// keeps [A, B, C, cut of C–D, cut of E–A].
+    #[test]
+    fn a_corner_on_the_plane_inside_the_kept_part_stays_in_it() {
+        let mut poly = PolyMesh {
+            vertices: [
+                (1.0, 0.0),
+                (0.0, 1.0),
+                (1.0, 2.0),
+                (-1.0, 3.0),
+                (-1.0, -1.0),
+            ]
+            .map(|(x, y)| Vec3(x, y, 0.0))
+            .to_vec(),
+            faces: vec![PolyFace::fan(vec![0, 1, 2, 3, 4], 0, 0)],
+            ..PolyMesh::default()
+        };
+        let pl = Plane {
+            n: Vec3(1.0, 0.0, 0.0),
+            offset: 0.0,
+            reflect: Mat43::scaling(Vec3(-1.0, 1.0, 1.0)),
+            slice: true,
+            weld: false,
+            threshold: 0.1,
+        };
+        slice(&mut poly, &pl, true).unwrap();
+        assert_eq!(poly.faces.len(), 1);
+        assert_eq!(poly.faces[0].v, [0, 1, 2, 3, 4]);
+        assert_eq!(poly.vertices[3], Vec3(0.0, 2.5, 0.0));
+        assert_eq!(poly.vertices[4], Vec3(0.0, -0.5, 0.0));
     }
 }

@@ -18,7 +18,9 @@
 //! still has the polygons' vertices and their triangles in polygon order), on
 //! a primitive with a polygon builder (`primitive_poly`; below Bend, Taper or
 //! Twist too), directly on a shape (`shape_input`), or above a modifier that
-//! outputs polygons (`smooth_input`). Anything else is an error naming why.
+//! outputs polygons (`smooth_input`; right above a Symmetry, its polygons as
+//! they are, `edit_poly::symmetry_polygons`). Anything else is an error
+//! naming why.
 
 use super::{smooth_input, uv_only, Applied, ModContext, BEND, MORPHER, TAPER, TWIST};
 use crate::eval::core::pblock;
@@ -217,6 +219,16 @@ pub(super) fn polygon_input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result
                 .modifier_stack(node)
                 .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
             let name = stack.get(from).map_or("?", |b| b.name);
+            // Right above a Symmetry: its polygons as they are. Its triangle
+            // form numbers the copies otherwise, so they cannot be read over
+            // the triangles, and it may cut polygons (any survivor of a
+            // welded pair gives the same surface).
+            let at = stack.iter().position(|a| a.object == m.object);
+            if at.map(|a| a + 1) == Some(from) && stack[from].class == super::SYMMETRY {
+                let poly = super::edit_poly::symmetry_polygons(&stack, from, base, cx)
+                    .map_err(|e| e.inside(format!("{} above {name}", m.name)))?;
+                return from_poly_mesh(&poly);
+            }
             smooth_input::over_triangles(&stack, from, base, mesh, cx).map_err(|e| {
                 EvalError::not_evaluated_why(
                     format!("{} above {name}", m.name),
