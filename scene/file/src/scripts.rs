@@ -336,6 +336,7 @@ mod tests {
                 name: "Scene".into(),
                 data: scene.into(),
                 compressed: false,
+                zstd: false,
                 stored_len: len,
                 error: None,
             }],

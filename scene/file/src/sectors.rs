@@ -437,6 +437,7 @@ mod tests {
             stored_len: data.len() as u64,
             data: data.into(),
             compressed: false,
+            zstd: false,
             error: None,
         }
     }
