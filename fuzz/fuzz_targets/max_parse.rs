@@ -18,6 +18,7 @@ fuzz_target!(|data: &[u8]| {
             data: data.to_vec().into(),
             compressed: false,
             zstd: false,
+            open_root: false,
             stored_len: data.len() as u64,
             error: None,
         })

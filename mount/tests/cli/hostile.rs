@@ -29,6 +29,7 @@ pub fn write_bombs(path: &Path) -> u64 {
             data: bomb.clone().into(),
             compressed: false, // stored as is: the bytes are gzip already
             zstd: false,
+            open_root: false,
             error: None,
         });
     }

@@ -28,6 +28,10 @@ pub struct Stream {
     /// Stored as `<name>_Compressed`, two 0xFF bytes and a zstd frame (Max
     /// 2023 and later, [`crate::zstd_stream`]); `compressed` is set too.
     pub zstd: bool,
+    /// A zstd stream whose root chunk header held Max's size marker
+    /// ([`crate::zstd_stream::close_root`]): `data` holds the size, writing
+    /// puts the marker back.
+    pub open_root: bool,
     /// Size as stored in the container (before inflating).
     pub stored_len: u64,
     /// Why this stream could not be read (its sectors lie past the end of a
@@ -416,13 +420,15 @@ fn read_stream<R: Read + Seek>(
         } else {
             (cap, None)
         };
-        let data = zstd_stream::inflate_capped(&info.name, &stored, cap, over)?;
+        let mut data = zstd_stream::inflate_capped(&info.name, &stored, cap, over)?;
         budget.left = budget.left.saturating_sub(data.len() as u64);
+        let open_root = zstd_stream::close_root(&mut data);
         return Ok(Stream {
             name: base.to_string(),
             data: data.into(),
             compressed: true,
             zstd: true,
+            open_root,
             stored_len,
             error: None,
         });
@@ -441,6 +447,7 @@ fn read_stream<R: Read + Seek>(
             data: data.into(),
             compressed: true,
             zstd: false,
+            open_root: false,
             stored_len,
             error: None,
         })
@@ -450,6 +457,7 @@ fn read_stream<R: Read + Seek>(
             data: stored.into(),
             compressed: false,
             zstd: false,
+            open_root: false,
             stored_len,
             error: None,
         })
@@ -488,6 +496,7 @@ impl MaxFile {
                     data: bytes::Bytes::new(),
                     compressed: false,
                     zstd: false,
+                    open_root: false,
                     stored_len: info.stored_len,
                     error: Some(e.to_string()),
                 }),
@@ -545,7 +554,7 @@ impl MaxFile {
         for s in &self.streams {
             if s.zstd {
                 let mut out = comp.create_stream(format!("/{}{}", s.name, zstd_stream::SUFFIX))?;
-                out.write_all(&zstd_stream::deflate(&s.data))?;
+                out.write_all(&zstd_stream::deflate(&s.data, s.open_root))?;
                 out.flush()?;
                 continue;
             }

@@ -337,6 +337,7 @@ mod tests {
                 data: scene.into(),
                 compressed: false,
                 zstd: false,
+                open_root: false,
                 stored_len: len,
                 error: None,
             }],

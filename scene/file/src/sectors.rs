@@ -438,6 +438,7 @@ mod tests {
             data: data.into(),
             compressed: false,
             zstd: false,
+            open_root: false,
             error: None,
         }
     }

@@ -64,10 +64,49 @@ pub fn inflate_capped(
     Ok(out)
 }
 
-/// The stored form of `data`: the prefix and one zstd frame.
-pub fn deflate(data: &[u8]) -> Vec<u8> {
+/// Max writes a zstd stream's root chunk before it knows its size: the header
+/// holds a marker instead, 0xFFFFFFFF in a 6-byte header or 1 then eight 0xFF
+/// bytes in a 14-byte one (all 35 streams of the five files measured, and only
+/// their single root chunk). Replaces the marker with the size the root spans
+/// (the rest of the stream, as a container), the header keeping its width, so
+/// the chunk layer reads the usual tree; false when there is no marker.
+pub fn close_root(data: &mut [u8]) -> bool {
+    let len = data.len() as u64;
+    if data.len() >= 14 && data[2..6] == [1, 0, 0, 0] && data[6..14] == [0xFF; 8] {
+        data[2..6].copy_from_slice(&0u32.to_le_bytes());
+        data[6..14].copy_from_slice(&(len | 1 << 63).to_le_bytes());
+        return true;
+    }
+    if data.len() >= 6 && data[2..6] == [0xFF; 4] && len <= 0x7FFF_FFFF {
+        data[2..6].copy_from_slice(&(len as u32 | 1 << 31).to_le_bytes());
+        return true;
+    }
+    false
+}
+
+/// Puts back the marker [`close_root`] replaced.
+fn reopen_root(data: &mut [u8]) {
+    if data.len() >= 14 && data[2..6] == [0, 0, 0, 0] {
+        data[2..6].copy_from_slice(&1u32.to_le_bytes());
+        data[6..14].copy_from_slice(&[0xFF; 8]);
+    } else if data.len() >= 6 {
+        data[2..6].copy_from_slice(&[0xFF; 4]);
+    }
+}
+
+/// The stored form of `data`: the prefix and one zstd frame; `open_root` puts
+/// back Max's size marker in the root chunk's header.
+pub fn deflate(data: &[u8], open_root: bool) -> Vec<u8> {
+    let mut plain = data.to_vec();
+    if open_root {
+        reopen_root(&mut plain);
+    }
     let mut out = PREFIX.to_vec();
-    ruzstd::encoding::compress(data, &mut out, ruzstd::encoding::CompressionLevel::Fastest);
+    ruzstd::encoding::compress(
+        &plain[..],
+        &mut out,
+        ruzstd::encoding::CompressionLevel::Fastest,
+    );
     out
 }
 
@@ -78,7 +117,7 @@ mod tests {
     #[test]
     fn a_stream_round_trips_through_its_stored_form() {
         let data: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
-        let stored = deflate(&data);
+        let stored = deflate(&data, false);
         assert_eq!(base_name("Scene_Compressed", &stored), Some("Scene"));
         assert_eq!(
             inflate_capped("Scene", &stored, 1 << 20, None).unwrap(),
@@ -98,6 +137,7 @@ mod tests {
                 data: scene.clone().into(),
                 compressed: true,
                 zstd: true,
+                open_root: false,
                 error: None,
             }],
         };
@@ -118,6 +158,31 @@ mod tests {
     }
 
     #[test]
+    fn the_root_size_marker_is_closed_and_put_back() {
+        // Max's forms: a 6-byte header (ClassDirectory3 …) and a 14-byte one (Scene).
+        let narrow = [
+            &[0x04, 0x22, 0xff, 0xff, 0xff, 0xff][..],
+            &[0x40, 0x20, 6, 0, 0, 0],
+        ]
+        .concat();
+        let wide = [
+            &[0x28, 0x20, 1, 0, 0, 0][..],
+            &[0xff; 8],
+            &[0x00, 0x00, 6, 0, 0, 0],
+        ]
+        .concat();
+        for stored in [narrow, wide] {
+            let mut data = stored.clone();
+            assert!(close_root(&mut data));
+            let tree = crate::chunk::parse(&data).expect("a chunk tree");
+            assert_eq!((tree.len(), tree[0].children().len()), (1, 1));
+            assert!(!close_root(&mut data.clone()), "closed once");
+            let back = inflate_capped("s", &deflate(&data, true), 1 << 20, None).unwrap();
+            assert_eq!(back, stored);
+        }
+    }
+
+    #[test]
     fn only_the_suffix_and_prefix_together_mark_a_zstd_stream() {
         assert_eq!(base_name("Scene", &[0xff, 0xff]), None);
         assert_eq!(base_name("Scene_Compressed", &[0x1f, 0x8b]), None);
@@ -126,7 +191,7 @@ mod tests {
 
     #[test]
     fn damage_and_bombs_are_named() {
-        let stored = deflate(&vec![7u8; 1 << 16]);
+        let stored = deflate(&vec![7u8; 1 << 16], false);
         let over = inflate_capped("Scene", &stored, 1000, None).unwrap_err();
         assert!(
             over.to_string().contains("inflates beyond 1000 bytes"),

@@ -32,6 +32,7 @@ fn stored(name: &str, data: Vec<u8>) -> Stream {
         data: data.into(),
         compressed: false,
         zstd: false,
+        open_root: false,
         error: None,
     }
 }
