@@ -38,7 +38,11 @@ pub fn textconv(name: &str, bytes: &[u8]) -> String {
             "{} {} bytes{} {layout}",
             crate::names::escape_stream_name(&s.name),
             s.data.len(),
-            if s.compressed { " gzip" } else { "" }
+            match (s.zstd, s.compressed) {
+                (true, _) => " zstd",
+                (false, true) => " gzip",
+                _ => "",
+            }
         );
     }
     let typed = doc.typed();

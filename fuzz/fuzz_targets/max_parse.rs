@@ -17,6 +17,8 @@ fuzz_target!(|data: &[u8]| {
             name: n.to_string(),
             data: data.to_vec().into(),
             compressed: false,
+            zstd: false,
+            open_root: false,
             stored_len: data.len() as u64,
             error: None,
         })

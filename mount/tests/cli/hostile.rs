@@ -28,6 +28,8 @@ pub fn write_bombs(path: &Path) -> u64 {
             stored_len: bomb.len() as u64,
             data: bomb.clone().into(),
             compressed: false, // stored as is: the bytes are gzip already
+            zstd: false,
+            open_root: false,
             error: None,
         });
     }

@@ -315,7 +315,7 @@ pub fn container_roundtrip(file: &MaxFile) -> Option<Mismatch> {
         if let Some(m) = compare("container", &s.name, &s.data, &b.data) {
             return Some(m);
         }
-        if s.compressed != b.compressed {
+        if (s.compressed, s.zstd) != (b.compressed, b.zstd) {
             return Some(mismatch_note(
                 "container",
                 &s.name,

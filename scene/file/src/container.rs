@@ -1,11 +1,12 @@
 //! The OLE compound-file envelope of a `.max`: root streams, the root CLSID, and
-//! the gzip layer of files saved with "compress on save".
+//! the gzip (or, from Max 2023, zstd) layer of files saved with "compress on save".
 
 use std::io::{Cursor, Read, Seek, SeekFrom, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::error::{MaxError, NotCompoundKind};
+use crate::zstd_stream;
 
 const OLE_MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
 const GZIP_MAGIC: [u8; 2] = [0x1F, 0x8B];
@@ -24,6 +25,13 @@ pub struct Stream {
     pub data: bytes::Bytes,
     /// Stored gzip-compressed; written back compressed.
     pub compressed: bool,
+    /// Stored as `<name>_Compressed`, two 0xFF bytes and a zstd frame (Max
+    /// 2023 and later, [`crate::zstd_stream`]); `compressed` is set too.
+    pub zstd: bool,
+    /// A zstd stream whose root chunk header held Max's size marker
+    /// ([`crate::zstd_stream::close_root`]): `data` holds the size, writing
+    /// puts the marker back.
+    pub open_root: bool,
     /// Size as stored in the container (before inflating).
     pub stored_len: u64,
     /// Why this stream could not be read (its sectors lie past the end of a
@@ -405,6 +413,26 @@ fn read_stream<R: Read + Seek>(
         return Err(stream_error(&info.name, past.missing()));
     }
     let stored_len = stored.len() as u64;
+    if let Some(base) = zstd_stream::base_name(&info.name, &stored) {
+        let cap = stream_cap(stored.len());
+        let (cap, over) = if budget.left < cap {
+            (budget.left, Some(budget.what.as_str()))
+        } else {
+            (cap, None)
+        };
+        let mut data = zstd_stream::inflate_capped(&info.name, &stored, cap, over)?;
+        budget.left = budget.left.saturating_sub(data.len() as u64);
+        let open_root = zstd_stream::close_root(&mut data);
+        return Ok(Stream {
+            name: base.to_string(),
+            data: data.into(),
+            compressed: true,
+            zstd: true,
+            open_root,
+            stored_len,
+            error: None,
+        });
+    }
     if stored.starts_with(&GZIP_MAGIC) {
         let cap = stream_cap(stored.len());
         let (cap, over) = if budget.left < cap {
@@ -418,6 +446,8 @@ fn read_stream<R: Read + Seek>(
             name: info.name.clone(),
             data: data.into(),
             compressed: true,
+            zstd: false,
+            open_root: false,
             stored_len,
             error: None,
         })
@@ -426,6 +456,8 @@ fn read_stream<R: Read + Seek>(
             name: info.name.clone(),
             data: stored.into(),
             compressed: false,
+            zstd: false,
+            open_root: false,
             stored_len,
             error: None,
         })
@@ -463,6 +495,8 @@ impl MaxFile {
                     name: info.name.clone(),
                     data: bytes::Bytes::new(),
                     compressed: false,
+                    zstd: false,
+                    open_root: false,
                     stored_len: info.stored_len,
                     error: Some(e.to_string()),
                 }),
@@ -518,6 +552,12 @@ impl MaxFile {
         let mut comp = cfb::CompoundFile::create(writer)?;
         comp.set_storage_clsid("/", uuid_from_bytes(self.clsid))?;
         for s in &self.streams {
+            if s.zstd {
+                let mut out = comp.create_stream(format!("/{}{}", s.name, zstd_stream::SUFFIX))?;
+                out.write_all(&zstd_stream::deflate(&s.data, s.open_root))?;
+                out.flush()?;
+                continue;
+            }
             let mut out = comp.create_stream(format!("/{}", s.name))?;
             if s.compressed {
                 let mut enc = flate2::write::GzEncoder::new(out, flate2::Compression::default());

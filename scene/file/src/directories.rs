@@ -47,8 +47,18 @@ fn text(node: &TNode, id: u16) -> String {
         .unwrap_or_default()
 }
 
+/// A directory stream's entries. Max 2023's zstd streams wrap them in one
+/// container (0x2203 DllDirectory, 0x2204 ClassDirectory3, 0x2205 ClassData;
+/// `crate::zstd_stream`); plain and gzip streams hold them at the top.
+fn entries(s: &TypedStream) -> &[TNode] {
+    match s.nodes.as_slice() {
+        [w @ TNode::Container { .. }] if (0x2200..=0x22ff).contains(&w.id()) => w.children(),
+        n => n,
+    }
+}
+
 pub fn dll_entries(s: &TypedStream) -> Vec<DllEntry> {
-    s.nodes
+    entries(s)
         .iter()
         .filter(|n| n.id() == 0x2038)
         .enumerate()
@@ -61,7 +71,7 @@ pub fn dll_entries(s: &TypedStream) -> Vec<DllEntry> {
 }
 
 pub fn class_entries(s: &TypedStream) -> Vec<ClassEntry> {
-    s.nodes
+    entries(s)
         .iter()
         .filter(|n| n.id() == 0x2040)
         .enumerate()
@@ -86,7 +96,7 @@ pub fn class_entries(s: &TypedStream) -> Vec<ClassEntry> {
 }
 
 pub fn class_data_entries(s: &TypedStream) -> Vec<ClassDataEntry> {
-    s.nodes
+    entries(s)
         .iter()
         .filter(|n| n.id() == 0x2100)
         .enumerate()

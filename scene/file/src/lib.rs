@@ -19,6 +19,7 @@ pub mod settings;
 pub mod summary;
 pub mod typed;
 pub mod version;
+pub mod zstd_stream;
 
 pub use document::{Document, Layout, Typed};
 pub use error::{ChunkError, ChunkPath, MaxError, TypedError};

@@ -8,6 +8,7 @@ use std::io::{Read, Seek};
 use crate::container::{inflate, open_cfb};
 use crate::error::MaxError;
 use crate::sectors::{map_streams, Extents};
+use crate::zstd_stream;
 
 const GZIP_MAGIC: [u8; 2] = [0x1F, 0x8B];
 
@@ -21,7 +22,7 @@ pub const DOCUMENT_SUMMARY_INFORMATION: &str = "\u{5}DocumentSummaryInformation"
 pub struct PeekStream {
     pub name: String,
     pub stored_len: u64,
-    /// Stored gzip-compressed: the inflated size is unknown until the stream is read.
+    /// Stored gzip- or zstd-compressed: the inflated size is unknown until the stream is read.
     pub compressed: bool,
     /// Where the stored bytes lie in the file, when every sector of the stream
     /// is present and its chain is sound (see [`crate::sectors`]).
@@ -87,7 +88,10 @@ pub fn peek<R: Read + Seek>(mut reader: R) -> Result<Peek, MaxError> {
                 (got, magic)
             }
         };
-        let compressed = got && !past.touched() && magic == GZIP_MAGIC;
+        let zstd_base = zstd_stream::base_name(&name, &magic)
+            .filter(|_| got && !past.touched())
+            .map(str::to_string);
+        let compressed = got && !past.touched() && (magic == GZIP_MAGIC || zstd_base.is_some());
         if name == SUMMARY_INFORMATION && stored_len <= past.real {
             past.reset();
             let data = match summary_mapped.take().filter(|_| mapped) {
@@ -106,7 +110,8 @@ pub fn peek<R: Read + Seek>(mut reader: R) -> Result<Peek, MaxError> {
         // Only a map that agrees with the container reader's directory is kept.
         let extents = map.remove(&name).filter(|e| e.len() == stored_len);
         streams.push(PeekStream {
-            name,
+            // The name the full read gives it (a zstd stream's without its suffix).
+            name: zstd_base.unwrap_or(name),
             stored_len,
             compressed,
             extents,

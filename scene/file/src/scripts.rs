@@ -336,6 +336,8 @@ mod tests {
                 name: "Scene".into(),
                 data: scene.into(),
                 compressed: false,
+                zstd: false,
+                open_root: false,
                 stored_len: len,
                 error: None,
             }],

@@ -437,6 +437,8 @@ mod tests {
             stored_len: data.len() as u64,
             data: data.into(),
             compressed: false,
+            zstd: false,
+            open_root: false,
             error: None,
         }
     }

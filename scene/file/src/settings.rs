@@ -177,6 +177,11 @@ pub fn time_config(doc: &Document) -> Result<TimeConfig, SettingsError> {
         .stream("Config")
         .and_then(|s| s.chunks())
         .ok_or(SettingsError::NoConfig)?;
+    // Max 2023's zstd Config wraps its chunks in one 0x2206 container.
+    let chunks = match chunks {
+        [w] if w.id == 0x2206 && w.is_container() => w.children(),
+        c => c,
+    };
     let tc = chunks
         .iter()
         .find(|c| c.id == TIME_CONFIG)
@@ -244,6 +249,34 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("7 bytes"));
+    }
+
+    #[test]
+    fn time_configuration_inside_a_zstd_config_wrapper() {
+        let tc = Chunk::container(
+            TIME_CONFIG,
+            vec![
+                leaf(FRAME_RATE, 30),
+                leaf(RANGE_START, 0),
+                leaf(RANGE_END, 16000),
+                leaf(SLIDER, 0),
+            ],
+        );
+        let config = crate::chunk::write(&[Chunk::container(0x2206, vec![tc])]);
+        let file = crate::container::MaxFile {
+            clsid: [0; 16],
+            streams: vec![crate::container::Stream {
+                name: "Config".into(),
+                stored_len: config.len() as u64,
+                data: config.into(),
+                compressed: false,
+                zstd: false,
+                open_root: false,
+                error: None,
+            }],
+        };
+        let t = time_config(&Document::from_file(file)).expect("time configuration");
+        assert_eq!((t.ticks_per_frame, t.end), (160, 16000));
     }
 
     #[test]

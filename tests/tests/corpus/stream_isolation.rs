@@ -31,6 +31,8 @@ fn stored(name: &str, data: Vec<u8>) -> Stream {
         stored_len: data.len() as u64,
         data: data.into(),
         compressed: false,
+        zstd: false,
+        open_root: false,
         error: None,
     }
 }

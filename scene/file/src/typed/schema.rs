@@ -64,6 +64,12 @@ impl<'a> Ctx<'a> {
     pub fn container(&self, id: u16) -> Option<Ctx<'a>> {
         use Ctx::*;
         Some(match (self, id) {
+            // Max 2023's zstd streams wrap a stream's top level in one container
+            // (crate::zstd_stream); inside it the stream's own context holds.
+            (DllDirectory, 0x2203) => DllDirectory,
+            (ClassDirectory, 0x2204) => ClassDirectory,
+            (ClassData, 0x2205) => ClassData,
+            (Config, 0x2206) => Config,
             (DllDirectory, 0x2038) => DllEntry,
             (ClassDirectory, 0x2040) => ClassEntry,
             (ClassData, 0x2100) => ClassDataEntry,

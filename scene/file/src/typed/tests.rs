@@ -195,3 +195,25 @@ fn directories_read_entries() {
         ("Editable Poly", "epoly.dlo")
     );
 }
+
+#[test]
+fn directories_read_entries_inside_a_zstd_stream_wrapper() {
+    // Max 2023's zstd DllDirectory: the entries inside one 0x2203 container.
+    let dll = vec![Chunk::container(
+        0x2203,
+        vec![
+            Chunk::leaf(0x21c0, u32s(&[6])),
+            Chunk::container(
+                0x2038,
+                vec![
+                    Chunk::leaf(0x2039, utf16("Editable Poly")),
+                    Chunk::leaf(0x2037, utf16("epoly.dlo")),
+                ],
+            ),
+        ],
+    )];
+    let ts = TypedStream::parse("DllDirectory", &dll, &[]);
+    assert_eq!(chunk::write(&ts.build()), chunk::write(&dll));
+    let e = directories::dll_entries(&ts);
+    assert_eq!((e.len(), e[0].filename.as_str()), (1, "epoly.dlo"));
+}
