@@ -74,6 +74,11 @@ fn main() {
         max_files(Path::new(a), &mut files);
     }
     let (mut runs, mut panics, mut slow) = (0, 0, 0);
+    // MAXFS_MUTATE_ONLY=<text>: run only the files whose path holds it, with
+    // the mutations a whole run gives them; MAXFS_MUTATE_SAVE=<dir> writes
+    // each slow or panicking mutation there as a .max to look at.
+    let only = std::env::var("MAXFS_MUTATE_ONLY").ok();
+    let save = std::env::var_os("MAXFS_MUTATE_SAVE").map(PathBuf::from);
     for (k, p) in files.iter().enumerate() {
         let Ok(bytes) = std::fs::read(p) else {
             continue;
@@ -82,6 +87,9 @@ fn main() {
             continue;
         };
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (k as u64 + 1).wrapping_mul(0x1234_5677));
+        let skip = only
+            .as_deref()
+            .is_some_and(|o| !p.display().to_string().contains(o));
         for m in 0..n {
             let mut f = original.clone();
             if let Some(scene) = f.streams.iter_mut().find(|s| s.name == "Scene") {
@@ -95,10 +103,26 @@ fn main() {
                 }
                 scene.data = data.into();
             }
+            if skip {
+                continue;
+            }
+            let kept = save.as_ref().map(|_| f.clone());
             let start = Instant::now();
             let r = panic::catch_unwind(AssertUnwindSafe(|| run(f)));
             let secs = start.elapsed().as_secs_f64();
             runs += 1;
+            if let (Some(dir), Some(f)) = (&save, kept) {
+                if r.is_err() || secs > 20.0 {
+                    let name = format!(
+                        "{}-m{m}.max",
+                        p.file_stem()
+                            .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+                    );
+                    if let Ok(bytes) = f.to_bytes() {
+                        let _ = std::fs::write(dir.join(name), bytes);
+                    }
+                }
+            }
             if let Err(e) = r {
                 panics += 1;
                 let msg = e
