@@ -354,20 +354,38 @@ fn inflate_capped(
     cap: u64,
     budget: Option<&str>,
 ) -> Result<Vec<u8>, MaxError> {
-    let mut out = Vec::new();
-    let mut dec = flate2::read::MultiGzDecoder::new(stored).take(cap.saturating_add(1));
-    dec.read_to_end(&mut out).map_err(|e| MaxError::Stream {
+    read_capped(
+        name,
+        "gzip",
+        flate2::read::MultiGzDecoder::new(stored),
+        cap,
+        budget,
+    )
+}
+
+/// Reads a decoder's output, refusing more than `cap` bytes; `budget` names
+/// the file's budget when it is the limit, `kind` the compression.
+pub(crate) fn read_capped(
+    name: &str,
+    kind: &str,
+    decoder: impl Read,
+    cap: u64,
+    budget: Option<&str>,
+) -> Result<Vec<u8>, MaxError> {
+    let err = |what: String| MaxError::Stream {
         stream: name.to_string(),
-        what: format!("gzip data is damaged: {e}"),
-    })?;
+        what,
+    };
+    let mut out = Vec::new();
+    decoder
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|e| err(format!("{kind} data is damaged: {e}")))?;
     if out.len() as u64 > cap {
-        return Err(MaxError::Stream {
-            stream: name.to_string(),
-            what: match budget {
-                Some(b) => format!("gzip data inflates beyond what is left of {b}"),
-                None => format!("gzip data inflates beyond {cap} bytes"),
-            },
-        });
+        return Err(err(match budget {
+            Some(b) => format!("{kind} data inflates beyond what is left of {b}"),
+            None => format!("{kind} data inflates beyond {cap} bytes"),
+        }));
     }
     Ok(out)
 }
@@ -413,13 +431,14 @@ fn read_stream<R: Read + Seek>(
         return Err(stream_error(&info.name, past.missing()));
     }
     let stored_len = stored.len() as u64;
+    // Inflated size allowed: the stream's own cap, or what the budget has left.
+    let cap = stream_cap(stored.len());
+    let (cap, over) = if budget.left < cap {
+        (budget.left, Some(budget.what.as_str()))
+    } else {
+        (cap, None)
+    };
     if let Some(base) = zstd_stream::base_name(&info.name, &stored) {
-        let cap = stream_cap(stored.len());
-        let (cap, over) = if budget.left < cap {
-            (budget.left, Some(budget.what.as_str()))
-        } else {
-            (cap, None)
-        };
         let mut data = zstd_stream::inflate_capped(&info.name, &stored, cap, over)?;
         budget.left = budget.left.saturating_sub(data.len() as u64);
         let open_root = zstd_stream::close_root(&mut data);
@@ -434,12 +453,6 @@ fn read_stream<R: Read + Seek>(
         });
     }
     if stored.starts_with(&GZIP_MAGIC) {
-        let cap = stream_cap(stored.len());
-        let (cap, over) = if budget.left < cap {
-            (budget.left, Some(budget.what.as_str()))
-        } else {
-            (cap, None)
-        };
         let data = inflate_capped(&info.name, &stored, cap, over)?;
         budget.left = budget.left.saturating_sub(data.len() as u64);
         Ok(Stream {

@@ -47,12 +47,13 @@ fn text(node: &TNode, id: u16) -> String {
         .unwrap_or_default()
 }
 
-/// A directory stream's entries. Max 2023's zstd streams wrap them in one
-/// container (0x2203 DllDirectory, 0x2204 ClassDirectory3, 0x2205 ClassData;
-/// `crate::zstd_stream`); plain and gzip streams hold them at the top.
+/// A directory stream's entries: at the top of plain and gzip streams,
+/// inside one wrapper in Max 2023's zstd ones (`zstd_stream::is_entry_wrapper`).
 fn entries(s: &TypedStream) -> &[TNode] {
     match s.nodes.as_slice() {
-        [w @ TNode::Container { .. }] if (0x2200..=0x22ff).contains(&w.id()) => w.children(),
+        [w @ TNode::Container { .. }] if crate::zstd_stream::is_entry_wrapper(w.id()) => {
+            w.children()
+        }
         n => n,
     }
 }

@@ -238,8 +238,9 @@ fn walk(chunks: &[Chunk], path: &mut Vec<(usize, u16)>, f: &mut LeafVisitor) {
 }
 
 /// UTF-16LE text, as Max 2013+ stores strings: every odd byte zero over the
-/// leaf's first bytes.
-fn is_utf16(data: &[u8]) -> bool {
+/// leaf's first bytes. Shared with the script controllers' evaluation
+/// (`eval::core::script`), so both read a leaf's text alike.
+pub fn is_utf16(data: &[u8]) -> bool {
     let probe = &data[..data.len().min(64) & !1];
     data.len().is_multiple_of(2)
         && probe.len() >= 8

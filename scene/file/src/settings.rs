@@ -177,9 +177,9 @@ pub fn time_config(doc: &Document) -> Result<TimeConfig, SettingsError> {
         .stream("Config")
         .and_then(|s| s.chunks())
         .ok_or(SettingsError::NoConfig)?;
-    // Max 2023's zstd Config wraps its chunks in one 0x2206 container.
+    // Max 2023's zstd Config wraps its chunks in one container.
     let chunks = match chunks {
-        [w] if w.id == 0x2206 && w.is_container() => w.children(),
+        [w] if crate::zstd_stream::is_entry_wrapper(w.id) && w.is_container() => w.children(),
         c => c,
     };
     let tc = chunks

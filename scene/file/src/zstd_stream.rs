@@ -5,8 +5,6 @@
 //! every stream but the summary property sets, `SaveConfigData` and
 //! `FileAssetMetaData3` is stored so, and inflates to the usual chunk tree.
 
-use std::io::Read;
-
 use crate::error::MaxError;
 
 /// What Max appends to a stream's name when it stores the stream as zstd.
@@ -14,6 +12,14 @@ pub const SUFFIX: &str = "_Compressed";
 /// What precedes the zstd frame in such a stream.
 pub const PREFIX: [u8; 2] = [0xFF, 0xFF];
 const FRAME_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// Whether a stream's only top chunk `id` is the container Max 2023's zstd
+/// saves wrap a directory or Config stream's entries in (0x2203
+/// DllDirectory, 0x2204 ClassDirectory3, 0x2205 ClassData, 0x2206 Config);
+/// every reader of those entries looks inside it.
+pub fn is_entry_wrapper(id: u16) -> bool {
+    (0x2200..=0x22ff).contains(&id)
+}
 
 /// The stream's own name when `name` and its first bytes `head` mark a zstd
 /// stream (the frame's magic is checked when the stream is inflated).
@@ -47,16 +53,7 @@ pub fn inflate_capped(
     let mut source = frame;
     let dec = ruzstd::decoding::StreamingDecoder::new(&mut source)
         .map_err(|e| err(format!("zstd frame header is damaged: {e}")))?;
-    let mut out = Vec::new();
-    dec.take(cap.saturating_add(1))
-        .read_to_end(&mut out)
-        .map_err(|e| err(format!("zstd data is damaged: {e}")))?;
-    if out.len() as u64 > cap {
-        return Err(err(match budget {
-            Some(b) => format!("zstd data inflates beyond what is left of {b}"),
-            None => format!("zstd data inflates beyond {cap} bytes"),
-        }));
-    }
+    let out = crate::container::read_capped(name, "zstd", dec, cap, budget)?;
     if !source.is_empty() {
         // One frame is all Max writes; bytes after it would be lost on rewrite.
         return Err(err(format!("{} bytes follow the zstd frame", source.len())));

@@ -50,12 +50,10 @@ enum Tok {
     Op,
 }
 
-/// Decodes the stored text: UTF-16LE (Max 2013+) or single-byte.
+/// Decodes the stored text: UTF-16LE (Max 2013+, told apart as the
+/// unsafe-script scan tells it) or single-byte.
 pub fn text_of(data: &[u8]) -> String {
-    let utf16 = data.len() >= 2
-        && data.len().is_multiple_of(2)
-        && data.chunks_exact(2).filter(|p| p[1] == 0).count() * 4 >= data.len() * 3 / 2;
-    if utf16 {
+    if crate::scripts::is_utf16(data) {
         let units: Vec<u16> = data
             .chunks_exact(2)
             .map(|p| u16::from_le_bytes([p[0], p[1]]))

@@ -370,10 +370,31 @@ pub(super) fn symmetry_polygons(
         .get(at)
         .filter(|m| m.class == super::SYMMETRY)
         .ok_or_else(|| EvalError::malformed("", "no Symmetry at that stack index"))?;
-    let mut poly = below(stack, at + 1, base, cx, &mut Left::default())?;
+    through_symmetry(m, stack, at, base, cx, &mut Left::default(), true)
+}
+
+/// The polygons out of Symmetry `m` at `stack[at]`; `any_numbering` cuts
+/// polygons across the plane even though Max's vertex numbering of the cut is
+/// not known. Symmetry clears specified normals, as on triangles.
+fn through_symmetry(
+    m: &Applied,
+    stack: &[Applied],
+    at: usize,
+    base: usize,
+    cx: &ModContext,
+    dropped: &mut Left,
+    any_numbering: bool,
+) -> Result<PolyMesh, EvalError> {
+    let mut poly = below(stack, at + 1, base, cx, dropped)?;
     poly.normals = None;
+    dropped.normals = None;
     for pl in super::symmetry::planes(m, cx).map_err(|e| m.error(Some(e)))? {
-        super::symmetry_poly::apply_any_numbering(&mut poly, &pl).map_err(|e| m.error(Some(e)))?;
+        let done = if any_numbering {
+            super::symmetry_poly::apply_any_numbering(&mut poly, &pl)
+        } else {
+            super::symmetry_poly::apply(&mut poly, &pl)
+        };
+        done.map_err(|e| m.error(Some(e)))?;
     }
     Ok(poly)
 }
@@ -437,13 +458,7 @@ fn below(
         // A rigid body passes the polygons up as they are (`PASS_THROUGH`).
         Some(m) if m.class == super::MASSFX_RBODY => below(stack, at + 1, base, cx, dropped),
         Some(m) if m.class == super::SYMMETRY => {
-            let mut poly = below(stack, at + 1, base, cx, dropped)?;
-            poly.normals = None;
-            dropped.normals = None;
-            for pl in super::symmetry::planes(m, cx).map_err(|e| m.error(Some(e)))? {
-                super::symmetry_poly::apply(&mut poly, &pl).map_err(|e| m.error(Some(e)))?;
-            }
-            Ok(poly)
+            through_symmetry(m, stack, at, base, cx, dropped, false)
         }
         // A modifier that writes one map channel and nothing else (UVW Map,
         // UVW Xform …; `uv_only`) keeps the polygons below it. Its channel on

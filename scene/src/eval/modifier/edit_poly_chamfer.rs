@@ -212,12 +212,7 @@ pub(super) fn chamfer_edges(
         })?;
         b_of.insert(c, b);
     }
-    let bezier = |c: u32, t: f64| -> Vec3 {
-        let (a, b) = (a_of[&c], b_of[&c]);
-        a.scale((1.0 - t) * (1.0 - t))
-            .plus(at(c).scale(2.0 * t * (1.0 - t)))
-            .plus(b.scale(t * t))
-    };
+    let bezier = |c: u32, t: f64| quadratic_bezier(a_of[&c], at(c), b_of[&c], t);
 
     // New vertices (rows 0 A, 1 ¼, 2 ½, 3 ¾, 4 B), in Max's order.
     let mut row: HashMap<(u32, usize), u32> = HashMap::new();
@@ -306,6 +301,21 @@ pub(super) fn chamfer_edges(
 fn disjoint(edges: &[[u32; 2]]) -> bool {
     let mut seen = std::collections::HashSet::new();
     edges.iter().flatten().all(|v| seen.insert(*v))
+}
+
+/// The chamfer profile: the quadratic Bézier from `a` through control `c` to
+/// `b`, at `t` (shared by every chamfer replay).
+pub(super) fn quadratic_bezier(a: Vec3, c: Vec3, b: Vec3, t: f64) -> Vec3 {
+    a.scale((1.0 - t) * (1.0 - t))
+        .plus(c.scale(2.0 * t * (1.0 - t)))
+        .plus(b.scale(t * t))
+}
+
+/// The faces with a corner at vertex `c`, in face order.
+pub(super) fn faces_at(poly: &PolyMesh, c: u32) -> Vec<usize> {
+    (0..poly.faces.len())
+        .filter(|&f| poly.faces[f].v.contains(&c))
+        .collect()
 }
 
 pub(super) fn slide(c: Vec3, far: Vec3, across: &[Vec3], amount: f64) -> Option<Vec3> {

@@ -75,9 +75,7 @@ pub(super) fn chamfer_one_edge(
                 "chamfered edge's face lost its corner",
             ));
         };
-        let around: Vec<usize> = (0..poly.faces.len())
-            .filter(|&f| poly.faces[f].v.contains(&c))
-            .collect();
+        let around = super::edit_poly_chamfer::faces_at(poly, c);
         let others: Vec<usize> = around
             .iter()
             .copied()
@@ -106,11 +104,7 @@ pub(super) fn chamfer_one_edge(
                 "whose end {c} does not meet its other edges at right angles"
             ));
         };
-        let bezier = |t: f64| {
-            p.scale((1.0 - t) * (1.0 - t))
-                .plus(at(c).scale(2.0 * t * (1.0 - t)))
-                .plus(q.scale(t * t))
-        };
+        let bezier = |t: f64| super::edit_poly_chamfer::quadratic_bezier(p, at(c), q, t);
         ends.push(End {
             c,
             points: [0.0, 0.25, 0.5, 0.75, 1.0].map(bezier),

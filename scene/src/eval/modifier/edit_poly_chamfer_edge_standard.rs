@@ -84,9 +84,7 @@ pub(super) fn chamfer_one_edge_standard(
                 "chamfered edge's face lost its corner",
             ));
         };
-        let around: Vec<usize> = (0..poly.faces.len())
-            .filter(|&f| poly.faces[f].v.contains(&c))
-            .collect();
+        let around = super::edit_poly_chamfer::faces_at(poly, c);
         let others: Vec<usize> = around
             .iter()
             .copied()
@@ -132,12 +130,7 @@ pub(super) fn chamfer_one_edge_standard(
             ));
         };
         let points = (0..=s)
-            .map(|k| {
-                let t = k as f64 / s as f64;
-                a.scale((1.0 - t) * (1.0 - t))
-                    .plus(at(c).scale(2.0 * t * (1.0 - t)))
-                    .plus(b.scale(t * t))
-            })
+            .map(|k| super::edit_poly_chamfer::quadratic_bezier(a, at(c), b, k as f64 / s as f64))
             .collect();
         ends.push(End {
             c,

@@ -167,10 +167,7 @@ pub(super) fn chamfer_ring(
     let mut added = Vec::new();
     let bezier = |c: u32, k: usize| {
         let (a, b) = ends[&c];
-        let t = k as f64 / s as f64;
-        a.scale((1.0 - t) * (1.0 - t))
-            .plus(at(c).scale(2.0 * t * (1.0 - t)))
-            .plus(b.scale(t * t))
+        super::edit_poly_chamfer::quadratic_bezier(a, at(c), b, k as f64 / s as f64)
     };
     for &c in &order {
         row.insert((c, 0), next);

@@ -30,8 +30,8 @@
 //! selection passed up the stack, so above a Mesh Select it is refused
 //! (`apply_stack`).
 
-use super::turbo_smooth::VERTEX_ONLY;
-use super::{uv_only, Applied, ModContext};
+use super::turbo_smooth::keeps_polygons;
+use super::{Applied, ModContext};
 use crate::eval::core::math::Vec3;
 use crate::eval::core::pblock;
 use crate::eval::error::EvalError;
@@ -113,8 +113,7 @@ fn input_polygons(
         .iter()
         .position(|a| a.object == m.object)
         .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
-    let keeps = |b: &Applied| VERTEX_ONLY.contains(&b.class) || uv_only::is_uv_only(b.class);
-    if let Some(b) = stack[at + 1..].iter().find(|b| !keeps(b)) {
+    if let Some(b) = stack[at + 1..].iter().find(|b| !keeps_polygons(b)) {
         if b.class == super::EDIT_MESH {
             return Ok(None);
         }

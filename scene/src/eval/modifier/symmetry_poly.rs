@@ -489,6 +489,30 @@ mod tests {
     use super::*;
     use crate::eval::core::math::{Mat43, Vec3};
 
+    /// The plane x = 0, mirroring across X, slicing, welding at 0.1.
+    fn x_plane(weld: bool) -> Plane {
+        Plane {
+            n: Vec3(1.0, 0.0, 0.0),
+            offset: 0.0,
+            reflect: Mat43::scaling(Vec3(-1.0, 1.0, 1.0)),
+            slice: true,
+            weld,
+            threshold: 0.1,
+        }
+    }
+
+    /// Quads over `vertices`, material 0, smoothing group 1.
+    fn quad_mesh(vertices: Vec<Vec3>, quads: &[[u32; 4]]) -> PolyMesh {
+        PolyMesh {
+            vertices,
+            faces: quads
+                .iter()
+                .map(|q| PolyFace::fan(q.to_vec(), 0, 1))
+                .collect(),
+            ..PolyMesh::default()
+        }
+    }
+
     #[test]
     fn a_half_box_open_on_the_plane_mirrors_into_a_closed_box() {
         // A unit box's +X half (x from 0 to 1), open on x = 0: four quads.
@@ -510,22 +534,8 @@ mod tests {
             [1, 2, 6, 5],
             [2, 3, 7, 6],
         ];
-        let mut poly = PolyMesh {
-            vertices,
-            faces: quads
-                .iter()
-                .map(|q| PolyFace::fan(q.to_vec(), 0, 1))
-                .collect(),
-            ..PolyMesh::default()
-        };
-        let pl = Plane {
-            n: Vec3(1.0, 0.0, 0.0),
-            offset: 0.0,
-            reflect: Mat43::scaling(Vec3(-1.0, 1.0, 1.0)),
-            slice: true,
-            weld: true,
-            threshold: 0.1,
-        };
+        let mut poly = quad_mesh(vertices, &quads);
+        let pl = x_plane(true);
         apply(&mut poly, &pl).unwrap();
         // 8 + 8 copies − 4 welded on the seam.
         assert_eq!(poly.vertices.len(), 12);
@@ -602,22 +612,8 @@ mod tests {
             [0, 2, 3, 1],
             [4, 5, 7, 6],
         ];
-        let mut poly = PolyMesh {
-            vertices,
-            faces: quads
-                .iter()
-                .map(|q| PolyFace::fan(q.to_vec(), 0, 1))
-                .collect(),
-            ..PolyMesh::default()
-        };
-        let pl = Plane {
-            n: Vec3(1.0, 0.0, 0.0),
-            offset: 0.0,
-            reflect: Mat43::scaling(Vec3(-1.0, 1.0, 1.0)),
-            slice: true,
-            weld: true,
-            threshold: 0.1,
-        };
+        let mut poly = quad_mesh(vertices, &quads);
+        let pl = x_plane(true);
         // Refused where the numbering matters.
         let e = apply(&mut poly.clone(), &pl).unwrap_err().to_string();
         assert!(e.contains("slicing polygon 2"), "{e}");
@@ -699,14 +695,7 @@ mod tests {
             faces: vec![PolyFace::fan(vec![0, 1, 2, 3, 4], 0, 0)],
             ..PolyMesh::default()
         };
-        let pl = Plane {
-            n: Vec3(1.0, 0.0, 0.0),
-            offset: 0.0,
-            reflect: Mat43::scaling(Vec3(-1.0, 1.0, 1.0)),
-            slice: true,
-            weld: false,
-            threshold: 0.1,
-        };
+        let pl = x_plane(false);
         slice(&mut poly, &pl, true).unwrap();
         assert_eq!(poly.faces.len(), 1);
         assert_eq!(poly.faces[0].v, [0, 1, 2, 3, 4]);

@@ -49,18 +49,25 @@ pub const MAX_SMOOTH_QUADS: usize = 1 << 20;
 /// the base object intact (Smooth sets one polygon's triangles alike: on
 /// polygon input it works on the polygons, see `surface`). Cloth sets its
 /// stored points on the input's topology (checked in `cloth`).
-pub(super) const VERTEX_ONLY: [ClassId; 10] = [
+const VERTEX_ONLY: [ClassId; 8] = [
     super::relax::RELAX,
-    super::MASSFX_RBODY,
     BEND,
     TAPER,
     TWIST,
     SKIN,
     MORPHER,
-    ClassId(0x73d8ff93, 0),
     super::surface::SMOOTH,
     super::cloth::CLOTH,
 ];
+
+/// Whether a modifier below a polygon consumer (TurboSmooth, Relax) keeps
+/// the polygon form of what is under it: it moves vertices only, passes its
+/// input through (`PASS_THROUGH`) or writes one map channel (`uv_only`).
+pub(super) fn keeps_polygons(b: &Applied) -> bool {
+    VERTEX_ONLY.contains(&b.class)
+        || super::PASS_THROUGH.contains(&b.class)
+        || uv_only::is_uv_only(b.class)
+}
 
 /// TurboSmooth's settings at a time.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -156,8 +163,7 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
     let below = &stack[at + 1..];
     // Vertex-moving and map-writing modifiers keep the triangles of the
     // polygons below them in polygon order.
-    let keeps = |b: &Applied| VERTEX_ONLY.contains(&b.class) || uv_only::is_uv_only(b.class);
-    if let Some(j) = below.iter().position(|b| !keeps(b)) {
+    if let Some(j) = below.iter().position(|b| !keeps_polygons(b)) {
         return Ok(PolySource::Modifier(at + 1 + j));
     }
     if below.is_empty() && crate::eval::objects::shape::is_shape_object(cx.eval, base) {
