@@ -455,8 +455,10 @@ fn below(
         // Symmetry and Smooth on a poly object pass polygons up.
         // As on triangles (`keeps_specified_normals`), Symmetry and Smooth
         // clear specified normals.
-        // A rigid body passes the polygons up as they are (`PASS_THROUGH`).
-        Some(m) if m.class == super::MASSFX_RBODY => below(stack, at + 1, base, cx, dropped),
+        // A rigid body or render properties pass the polygons up as they are.
+        Some(m) if super::PROPERTIES_ONLY.contains(&m.class) => {
+            below(stack, at + 1, base, cx, dropped)
+        }
         Some(m) if m.class == super::SYMMETRY => {
             through_symmetry(m, stack, at, base, cx, dropped, false)
         }

@@ -122,8 +122,17 @@ const SELECTION_ONLY: [ClassId; 1] = [ClassId(0x73d8ff93, 0)];
 /// rigid bodies passed through, cube game.max's and chain.max's vertex
 /// totals equal Max's Mesh Totals (docs/unseen-files.md, "MassFX Rigid Body").
 pub const MASSFX_RBODY: ClassId = ClassId(0x000a_750e, 0x0006_e6ba);
+/// MAXtoA's Arnold Properties holds per-object render settings (its
+/// subdivision and displacement happen in the renderer), so the scene Max
+/// shows is its input. Checked on public files: with it passed through, the
+/// vertex and face totals of nicolas-holst's seven Arnold visibility scenes
+/// equal Max's Mesh Totals (docs/unseen-files.md).
+pub const ARNOLD_PROPERTIES: ClassId = ClassId(0x9753_1356, 0x9c8a_4d2e);
+/// Modifiers that only hold properties for a later stage (physics,
+/// rendering): their output is their input, polygons and selection included.
+pub(super) const PROPERTIES_ONLY: [ClassId; 2] = [MASSFX_RBODY, ARNOLD_PROPERTIES];
 /// Modifiers whose output is their input.
-const PASS_THROUGH: [ClassId; 2] = [SELECTION_ONLY[0], MASSFX_RBODY];
+const PASS_THROUGH: [ClassId; 3] = [SELECTION_ONLY[0], MASSFX_RBODY, ARNOLD_PROPERTIES];
 
 /// ModApp container, its local-data child, and the Edit Mesh delta.
 const MOD_APP: u16 = 0x2500;
