@@ -91,6 +91,7 @@ mod unwrap_cache;
 pub mod uv_only;
 mod uvw_map;
 pub(crate) mod uvw_project;
+pub mod uvw_xform;
 pub mod vertex_tree_paint;
 mod wave;
 pub mod xform;
@@ -131,6 +132,27 @@ pub const ARNOLD_PROPERTIES: ClassId = ClassId(0x9753_1356, 0x9c8a_4d2e);
 /// Modifiers that only hold properties for a later stage (physics,
 /// rendering): their output is their input, polygons and selection included.
 pub(super) const PROPERTIES_ONLY: [ClassId; 2] = [MASSFX_RBODY, ARNOLD_PROPERTIES];
+/// Whether modifier `class` passes its input's sub-object selection up as it
+/// came: it maps or moves what it gets and selects nothing (UVW Xform reads
+/// that selection).
+fn leaves_selection_alone(class: ClassId) -> bool {
+    PROPERTIES_ONLY.contains(&class)
+        || [
+            UVW_MAP,
+            uvw_xform::UVW_XFORM,
+            uvw_xform::UVW_XFORM2,
+            map_extender::MAP_EXTENDER,
+            vertex_tree_paint::VERTEX_TREE_PAINT,
+            BEND,
+            TAPER,
+            TWIST,
+            RIPPLE,
+            skew::SKEW,
+            wave::WAVE,
+            stretch::STRETCH,
+        ]
+        .contains(&class)
+}
 /// Modifiers whose output is their input.
 const PASS_THROUGH: [ClassId; 3] = [SELECTION_ONLY[0], MASSFX_RBODY, ARNOLD_PROPERTIES];
 
@@ -456,6 +478,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     }
     if m.class == map_extender::MAP_EXTENDER {
         return map_extender::apply(local, mesh, cx);
+    }
+    if m.class == uvw_xform::UVW_XFORM || m.class == uvw_xform::UVW_XFORM2 {
+        return uvw_xform::apply(m, mesh, cx);
     }
     if m.class == vertex_tree_paint::VERTEX_TREE_PAINT {
         if m.mod_app.is_none() {

@@ -7,16 +7,12 @@
 //! exporters name the node, the modifier and the channel.
 
 use super::map_extender::MAP_EXTENDER;
+use super::uvw_xform::{UVW_XFORM, UVW_XFORM2};
 use super::vertex_tree_paint::VERTEX_TREE_PAINT;
 use super::{gizmo, Applied, ModContext, LOCAL_DATA, UNWRAP_UVW, UVW_MAP};
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Mesh, MissingMap};
 use crate::typed::ClassId;
-
-/// UVW Xform (MAXScript `UVW_Xform`, class 0x5f32de12): tiles, offsets and
-/// rotates one channel. Not evaluated; classed here so that its failure keeps
-/// the geometry.
-pub const UVW_XFORM: ClassId = ClassId(0x5f32de12, 0);
 
 /// Whether `class` changes one map channel only (texture coordinates or
 /// vertex colours).
@@ -25,6 +21,7 @@ pub fn is_uv_only(class: ClassId) -> bool {
         UVW_MAP,
         UNWRAP_UVW,
         UVW_XFORM,
+        UVW_XFORM2,
         MAP_EXTENDER,
         VERTEX_TREE_PAINT,
     ]
@@ -32,7 +29,7 @@ pub fn is_uv_only(class: ClassId) -> bool {
 }
 
 /// The channel a UV-only modifier writes, when it can be read: UVW Map's
-/// channel parameters, channel 1 for Unwrap UVW (the one its stored map
+/// and UVW Xform's channel parameters, channel 1 for Unwrap UVW (the one its stored map
 /// replaces, see `unwrap`), the stored channel of Map Extender's map, the
 /// vertex-colour channel (0) for VertexTreePaint.
 pub(super) fn channel(m: &Applied, cx: &ModContext) -> Option<i32> {
@@ -44,6 +41,7 @@ pub(super) fn channel(m: &Applied, cx: &ModContext) -> Option<i32> {
                 .and_then(|a| a.children().iter().find(|c| c.id == LOCAL_DATA)),
         ),
         UVW_MAP => super::uvw_map::channel(&gizmo::params(cx, m, 1).ok()?).ok(),
+        UVW_XFORM | UVW_XFORM2 => super::uvw_xform::channel(m, cx),
         _ => None,
     }
 }

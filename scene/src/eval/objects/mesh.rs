@@ -375,6 +375,37 @@ impl Cursor<'_> {
 /// Poly face records (0x011a): u32 corner count, corners, u16 field bits, then the
 /// announced fields; an unknown bit is an error (the layout would desync).
 fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, EvalError> {
+    Ok(poly_faces_flagged(p, nverts)?
+        .into_iter()
+        .map(|(poly, _)| poly)
+        .collect())
+}
+
+/// MNFace's selection flag.
+const MN_SEL: u32 = 1;
+
+/// How many live polygons of an Editable Poly (its GeomBuffers `geom`) carry
+/// MNFace's selection flag, which Max keeps whatever the sub-object level and
+/// which a modifier acting on "the selected faces, if any" sees. None when
+/// the faces are in the older per-face records, whose flags are not read.
+pub fn selected_poly_faces(geom: &[Chunk]) -> Result<Option<usize>, EvalError> {
+    let leaf = |id: u16| geom.iter().find(|c| c.id == id).and_then(Chunk::payload);
+    let Some(faces) = leaf(0x011a) else {
+        return Ok(None);
+    };
+    let vertices = dead::poly_vertices(
+        leaf(0x0100).ok_or_else(|| EvalError::malformed("", "no poly vertex chunk 0x0100"))?,
+    )?;
+    Ok(Some(
+        poly_faces_flagged(faces, vertices.len())?
+            .iter()
+            .filter(|(p, flags)| !p.v.is_empty() && flags & MN_SEL != 0)
+            .count(),
+    ))
+}
+
+/// [`poly_faces`] with each face's MNFace flags (0 when not saved).
+fn poly_faces_flagged(p: &[u8], nverts: usize) -> Result<Vec<(Poly, u32)>, EvalError> {
     let mut c = Cursor { p, at: 0 };
     let n = c.u32("poly face count")? as usize;
     // Each face takes at least 10 bytes: a deleted one's corner count, field
@@ -455,12 +486,15 @@ fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, EvalError> {
                 cuts.push((a, b));
             }
         }
-        out.push(Poly {
-            v,
-            material,
-            smoothing,
-            cuts,
-        });
+        out.push((
+            Poly {
+                v,
+                material,
+                smoothing,
+                cuts,
+            },
+            flags,
+        ));
     }
     if c.at != p.len() {
         return Err(EvalError::malformed(
