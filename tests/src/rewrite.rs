@@ -79,6 +79,18 @@ impl SceneEdit {
     pub fn add_appdata(&mut self, idx: usize, class: (ClassId, u32), sub_id: u32, text: &str) {
         let mut value = text.as_bytes().to_vec();
         value.push(0);
+        self.add_appdata_bytes(idx, class, sub_id, value);
+    }
+
+    /// Adds an AppData entry holding `value` as raw bytes (a plug-in's own
+    /// data, such as an int flag) to object `idx`.
+    pub fn add_appdata_bytes(
+        &mut self,
+        idx: usize,
+        class: (ClassId, u32),
+        sub_id: u32,
+        value: Vec<u8>,
+    ) {
         let mut key = Vec::new();
         for w in [class.0 .0, class.0 .1, class.1, sub_id, value.len() as u32] {
             key.extend_from_slice(&w.to_le_bytes());

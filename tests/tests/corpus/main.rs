@@ -62,6 +62,7 @@ mod eval_poly_nurms;
 mod eval_poly_stack;
 mod eval_primitives;
 mod eval_properties_only;
+mod eval_real_world_map;
 mod eval_relax;
 mod eval_round_prims;
 mod eval_shapes;

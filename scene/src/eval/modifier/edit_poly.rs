@@ -614,8 +614,10 @@ fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, EvalError> {
         ));
     }
     let p = primitive::params(cx.eval, base, cx.t)?;
-    primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
-        .map_err(|e| e.inside(class.name.to_string()))
+    let mut poly = primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
+        .map_err(|e| e.inside(class.name.to_string()))?;
+    primitive::real_world::strip_poly(cx.eval, base, &mut poly);
+    Ok(poly)
 }
 
 /// The polygon form of `base` when it is a shape (None otherwise).

@@ -203,6 +203,7 @@ pub(super) fn polygon_input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result
             let p = primitive::params(cx.eval, base, cx.t)?;
             let mut poly = primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
                 .map_err(|e| e.inside(class.name.to_string()))?;
+            primitive::real_world::strip_poly(cx.eval, base, &mut poly);
             if deformed {
                 let tri = primitive::build(class.class_id, &p)?;
                 poly = smooth_input::deformed_like(poly, &tri, mesh)

@@ -402,6 +402,7 @@ mod hedra;
 mod hose;
 mod oiltank;
 mod prism;
+pub mod real_world;
 mod sphere;
 mod spindle;
 mod teapot;
