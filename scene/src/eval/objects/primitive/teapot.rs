@@ -358,6 +358,31 @@ mod tests {
         }
     }
 
+    /// The body rim's second patch, against 3ds Max's own export (FBX of a
+    /// body-only Teapot, radius 100, 10 segments: SystemSoftware/Unity-
+    /// Rotation-Playground `Assets/teapot.FBX`, docs/unseen-files.md, ninth
+    /// sweep). Max's table has −0.874 where Newell's data has −0.784 for that
+    /// patch's second control point; with −0.784 these vertices were off by
+    /// up to 2 units in x.
+    #[test]
+    fn the_body_rim_follows_max_s_control_point() {
+        let mut v = vec![Value::Float(100.0), Value::Int(10), Value::Int(1)];
+        v.extend([-1, 1, 0, 0, 0, 1].map(Value::Int));
+        let m = teapot_mesh(&Params::from_values(v)).unwrap();
+        assert_eq!(m.vertices.len(), 1601);
+        for (i, want) in [
+            (121, [-12.579_1, -69.098_4, 120.0]),
+            (132, [-24.060_8, -66.483_2, 120.0]),
+            (154, [-43.518_4, -56.649_6, 120.0]),
+        ] {
+            let v = m.vertices[i].to_array();
+            assert!(
+                (0..3).all(|k| (v[k] - want[k]).abs() < 1e-3),
+                "vertex {i}: {v:?}, Max {want:?}"
+            );
+        }
+    }
+
     #[test]
     fn radius_scales_and_old_part_switch_wins() {
         let m = teapot_mesh(&params(4, [true; 4], -1)).unwrap();

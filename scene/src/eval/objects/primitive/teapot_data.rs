@@ -4,6 +4,10 @@
 //! arrangement of them into 32 patches (body 0–15 with the bottom 12–15,
 //! handle 16–19, spout 20–23, lid 24–31) with the edge-sharing table its
 //! tessellator follows (Max SDK sample `tea_util`, public facts).
+//!
+//! One point is Max's, not Newell's: the body rim's second patch has its second
+//! control point at x = −0.874 (Newell: −0.784), as 3ds Max's FBX export of a
+//! Teapot shows (docs/unseen-files.md, ninth sweep).
 
 /// How a patch's row of vertices is made (Max's `EdgeType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +37,7 @@ pub(super) const VERTS: [[f32; 3]; 306] = [
     [0.749, -1.3375, 2.53125], [0.0, -1.3375, 2.53125], [1.4375, 0.0, 2.53125],
     [1.4375, -0.805, 2.53125], [0.805, -1.4375, 2.53125], [0.0, -1.4375, 2.53125],
     [1.5, 0.0, 2.4], [1.5, -0.84, 2.4], [0.84, -1.5, 2.4],
-    [0.0, -1.5, 2.4], [-0.784, -1.4, 2.4], [-1.4, -0.784, 2.4],
+    [0.0, -1.5, 2.4], [-0.874, -1.4, 2.4], [-1.4, -0.784, 2.4],
     [-1.4, 0.0, 2.4], [-0.749, -1.3375, 2.53125], [-1.3375, -0.749, 2.53125],
     [-1.3375, 0.0, 2.53125], [-0.805, -1.4375, 2.53125], [-1.4375, -0.805, 2.53125],
     [-1.4375, 0.0, 2.53125], [-0.84, -1.5, 2.4], [-1.5, -0.84, 2.4],
