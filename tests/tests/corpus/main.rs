@@ -62,6 +62,7 @@ mod eval_physique_deform;
 mod eval_poly_nurms;
 mod eval_poly_stack;
 mod eval_primitives;
+mod eval_pro_boolean_poly;
 mod eval_relax;
 mod eval_round_prims;
 mod eval_shapes;
