@@ -61,6 +61,7 @@ mod eval_physique_deform;
 mod eval_poly_nurms;
 mod eval_poly_stack;
 mod eval_primitives;
+mod eval_pro_boolean_poly;
 mod eval_properties_only;
 mod eval_real_world_map;
 mod eval_relax;

@@ -411,7 +411,7 @@ fn below(
     dropped: &mut Left,
 ) -> Result<PolyMesh, EvalError> {
     match stack.get(at) {
-        None => input(base, cx),
+        None => input(base, cx, dropped),
         Some(m) if m.class == super::boolean_mod::BOOLEAN_MOD => {
             let (poly, missing) = super::boolean_mod::polygons_below(stack, at, base, cx)?;
             dropped.maps.extend(missing);
@@ -585,7 +585,7 @@ fn is_evaluated(id: u32) -> bool {
 
 /// The polygon form of a stack's base object: a primitive with a polygon
 /// builder, an Editable Poly, or a shape converted (`shape_input`).
-fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, EvalError> {
+fn input(base: usize, cx: &ModContext, dropped: &mut Left) -> Result<PolyMesh, EvalError> {
     if let Some(poly) = shape_input(base, cx) {
         return poly;
     }
@@ -606,6 +606,11 @@ fn input(base: usize, cx: &ModContext) -> Result<PolyMesh, EvalError> {
         // each cap one polygon.
         let tri = crate::eval::objects::loft::eval(cx.eval, base, cx.t)?;
         return crate::eval::objects::loft::as_poly(&tri);
+    }
+    if class.class_id == crate::eval::objects::boolean::PRO_BOOLEAN {
+        let (poly, missing) = crate::eval::objects::boolean::pro_boolean_poly(cx.eval, base)?;
+        dropped.maps.extend(missing);
+        return Ok(poly);
     }
     if !primitive::is_primitive(class.class_id) {
         return Err(EvalError::not_evaluated_why(
@@ -639,6 +644,7 @@ fn replay(
     known: &mut extrude::Known,
     gone: &[i32],
 ) -> Result<Vec<i32>, EvalError> {
+    super::edit_poly_bridged::check(op, poly)?;
     // The edges a chamfer selects among: MNMesh's, or those extrusions kept.
     let numbered = (op.id == OP_CHAMFER_EDGE)
         .then(|| poly.edges.clone().or_else(|| known.prefix.clone()))

@@ -11,6 +11,7 @@ pub mod normals;
 pub mod patch;
 pub mod poly;
 pub(crate) mod poly_join;
+pub(crate) mod poly_make;
 pub mod poly_normals;
 pub mod poly_surface;
 pub mod primitive;

@@ -345,4 +345,4 @@ mod tests;
 use assemble::*;
 pub use boolean3::{operands as boolean3_operands, BOOLEAN3};
 use bsp::*;
-pub use pro_boolean::PRO_BOOLEAN;
+pub use pro_boolean::{as_poly as pro_boolean_poly, PRO_BOOLEAN};

@@ -21,7 +21,7 @@ use crate::eval::error::EvalError;
 use crate::typed::ClassId;
 
 use crate::eval::core::still;
-use crate::eval::objects::mesh::{self, Mesh};
+use crate::eval::objects::mesh::{self, Mesh, MissingMap};
 use crate::eval::SceneEval;
 
 pub const PRO_BOOLEAN: ClassId = ClassId(0x31cea620, 0x2257f993);
@@ -50,4 +50,26 @@ pub fn eval(se: &SceneEval, obj: usize) -> Result<Mesh, EvalError> {
         ));
     }
     mesh::mesh_buffers(result.children()).map_err(|e| e.inside("ProBoolean result (0x0150)"))
+}
+
+/// The ProBoolean's result as a poly modifier above it receives it: the
+/// stored mesh converted as Max converts any triangle mesh
+/// (`poly_make`; ProBoolean saves no polygon form of its own), and the map
+/// channels that conversion leaves out.
+pub fn as_poly(
+    se: &SceneEval,
+    obj: usize,
+) -> Result<(crate::eval::objects::poly::PolyMesh, Vec<MissingMap>), EvalError> {
+    let tri = eval(se, obj)?;
+    let (poly, seams) = crate::eval::objects::poly_make::make_poly_mesh(&tri)
+        .map_err(|e| e.inside("ProBoolean"))?;
+    let missing = seams
+        .into_iter()
+        .map(|(channel, reason)| MissingMap {
+            channel: Some(channel),
+            modifier: "ProBoolean".to_string(),
+            reason: format!("converted to polygons: {reason}"),
+        })
+        .collect();
+    Ok((poly, missing))
 }
