@@ -38,6 +38,7 @@ pub mod conform;
 mod edit_mesh;
 mod edit_poly;
 mod edit_poly_bevel;
+mod edit_poly_cap;
 mod edit_poly_chamfer;
 mod edit_poly_chamfer_edge;
 mod edit_poly_chamfer_edge_standard;
