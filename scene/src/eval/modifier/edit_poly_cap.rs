@@ -48,6 +48,7 @@ pub(super) fn cap(
     sel: &[bool],
     edges: &[[u32; 2]],
 ) -> Result<Vec<i32>, EvalError> {
+    poly.validate()?;
     let count = poly.walked_edges().len();
     check_selection(sel, count, "edges")?;
     let chosen: Vec<usize> = (0..count)
@@ -203,8 +204,17 @@ fn cap_corners(walk: &[u32]) -> Vec<u32> {
     (0..n).map(|k| walk[(n + 1 - k) % n]).collect()
 }
 
+/// The positions of corners `v`; a corner past the vertices (never after
+/// `validate`) is placed at NaN, which `Made::left_in` names.
 fn positions(poly: &PolyMesh, v: &[u32]) -> Vec<Vec3> {
-    v.iter().map(|&i| poly.vertices[i as usize]).collect()
+    v.iter()
+        .map(|&i| {
+            poly.vertices
+                .get(i as usize)
+                .copied()
+                .unwrap_or(Vec3(f64::NAN, f64::NAN, f64::NAN))
+        })
+        .collect()
 }
 
 /// The caps an Edit Poly's operations made, to check at its output whether
@@ -236,7 +246,9 @@ impl Made {
             .filter(|(v, _)| faces.contains(v.as_slice()))
             .filter(|(v, then)| {
                 let now = positions(poly, v);
-                !planar(&now) || !(convex(&now) || planar(then) && affine_image(then, &now))
+                now.iter().any(|p| p.0.is_nan())
+                    || !planar(&now)
+                    || !(convex(&now) || planar(then) && affine_image(then, &now))
             })
             .count();
         (odd > 0).then(|| MissingPart {
