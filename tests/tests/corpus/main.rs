@@ -29,6 +29,7 @@ mod eval_deform;
 mod eval_drops;
 mod eval_edit_poly;
 mod eval_edit_poly_bevel;
+mod eval_edit_poly_cap;
 mod eval_edit_poly_chamfer;
 mod eval_edit_poly_connect;
 mod eval_edit_poly_create;

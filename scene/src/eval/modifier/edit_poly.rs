@@ -16,7 +16,7 @@
 //! (`edit_poly_bevel`), Extrude Edge on closed
 //! border loops and single border edges (`edit_poly_extrude_edge`), Create and Target Weld
 //! (`edit_poly_create`), Cut across one face per segment (`edit_poly_cut`),
-//! and Split Edges and Tessellate when their selection leaves nothing to do.
+//! Cap of border loops (`edit_poly_cap`), and Split Edges and Tessellate when their selection leaves nothing to do.
 //! Any other operation is an error naming it. The input is rebuilt as polygons
 //! from a primitive's polygon builder, an Editable Poly, or the Edit Poly below
 //! (replayed the same way), through any Unwrap UVW between them.
@@ -25,6 +25,7 @@ use crate::chunk::Chunk;
 use crate::eval::error::EvalError;
 
 use super::edit_poly_bevel as bevel;
+use super::edit_poly_cap as cap;
 use super::edit_poly_chamfer as chamfer;
 use super::edit_poly_clone as clone;
 use super::edit_poly_clone_face as clone_face;
@@ -315,6 +316,7 @@ fn output(
     }
     let mut poly = below(stack, at + 1, base, cx, dropped)?;
     let mut known = extrude::Known::default();
+    let mut caps = cap::Made::default();
     for (i, op) in ops.iter().enumerate() {
         let next = ops.get(i + 1);
         let gone: Vec<i32> = dropped.maps.iter().filter_map(|d| d.channel).collect();
@@ -327,8 +329,12 @@ fn output(
                 ),
             });
         }
+        let faces = poly.faces.len();
         let channels = replay(op, next, &mut poly, &mut known, &gone)
             .map_err(|e| e.inside(op_name(op.id).to_string()))?;
+        if op.id == OP_CAP {
+            caps.note(&poly, faces);
+        }
         dropped
             .maps
             .extend(channels.into_iter().map(|c| MissingMap {
@@ -340,6 +346,7 @@ fn output(
     if limit.is_none() && !above_boolean {
         check_saved_sizes(local.children(), &poly)?;
     }
+    dropped.parts.extend(caps.left_in(&poly, m.name));
     Ok(poly)
 }
 
@@ -580,6 +587,7 @@ fn is_evaluated(id: u32) -> bool {
             | OP_RETRIANGULATE
             | OP_CLONE_EDGE
             | OP_CLONE_FACE
+            | OP_CAP
     )
 }
 
@@ -646,7 +654,7 @@ fn replay(
 ) -> Result<Vec<i32>, EvalError> {
     super::edit_poly_bridged::check(op, poly)?;
     // The edges a chamfer selects among: MNMesh's, or those extrusions kept.
-    let numbered = (op.id == OP_CHAMFER_EDGE)
+    let numbered = matches!(op.id, OP_CHAMFER_EDGE | OP_CAP)
         .then(|| poly.edges.clone().or_else(|| known.prefix.clone()))
         .flatten();
     // What extrusions leave known lasts through operations that keep the
@@ -664,6 +672,7 @@ fn replay(
             | OP_BEVEL
             | OP_MOVE_EXTRUDE
             | OP_MOVE_EXTRUDE_END
+            | OP_CAP
     ) {
         *known = extrude::Known::default();
     }
@@ -724,6 +733,16 @@ fn replay(
             )?;
         }
         OP_CLONE_EDGE => return clone::clone_edges(poly, &op.selection),
+        // Adds only faces: the edge numbering, known or a known prefix, stays.
+        OP_CAP => {
+            let edges = numbered.ok_or_else(|| {
+                EvalError::not_evaluated_why(
+                    "selecting edges by Max's numbering",
+                    "the numbering after the operations before it is not derived",
+                )
+            })?;
+            return cap::cap(poly, &op.selection, &edges);
+        }
         OP_CLONE_FACE => return clone_face::clone_faces(poly, &op.selection),
         OP_CREATE => create::create(poly, &op.data)?,
         OP_TARGET_WELD => create::target_weld(poly, &op.data)?,
@@ -1118,6 +1137,7 @@ mod tests {
             OP_CLONE_EDGE,
             OP_CONNECT_EDGE,
             OP_WELD_VERTEX,
+            OP_CAP,
         ] {
             assert_eq!(refused(id, 2), None, "{}", op_name(id));
         }

@@ -26,6 +26,8 @@ use crate::eval::objects::mesh;
 use crate::eval::objects::poly::PolyMesh;
 
 /// Operation ids (the `epolyModButtonOp` enumeration).
+/// Closes border loops (`edit_poly_cap`).
+pub(super) const OP_CAP: u32 = 9;
 pub(super) const OP_DELETE_FACE: u32 = 11;
 pub(super) const OP_DETACH_FACE: u32 = 13;
 pub(super) const OP_SPLIT: u32 = 14;
@@ -358,8 +360,9 @@ impl Operation {
 /// recorded; Clone Edge and Weld Vertex against the sizes the operations
 /// after them recorded on the blockout and level files' Plane001, Connect
 /// Edge against the point the Cut after it recorded (blockout 3ds' Box001)
-/// and level.FBX (Box019) (docs/max-format.md, "Edit Poly").
-const CHECKED_RELEASE_2019: [u32; 11] = [
+/// and level.FBX (Box019), Cap against the 13 sizes the operations after it
+/// recorded on the blockout files' Box006 (docs/max-format.md, "Edit Poly").
+const CHECKED_RELEASE_2019: [u32; 12] = [
     OP_TRANSFORM,
     OP_DELETE_FACE,
     OP_EXTRUDE_FACE,
@@ -371,6 +374,7 @@ const CHECKED_RELEASE_2019: [u32; 11] = [
     OP_CLONE_EDGE,
     OP_CONNECT_EDGE,
     OP_WELD_VERTEX,
+    OP_CAP,
 ];
 
 /// Whether the replay of operation `op` recorded by Edit Poly release

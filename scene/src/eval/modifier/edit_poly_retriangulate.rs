@@ -43,7 +43,7 @@ pub(super) fn retriangulate(poly: &PolyMesh, sel: &[bool]) -> Result<(), EvalErr
 
 /// Whether every corner turns the way the polygon's normal does, none
 /// straight or back.
-fn convex(p: &[Vec3]) -> bool {
+pub(super) fn convex(p: &[Vec3]) -> bool {
     let n = newell(p);
     let k = p.len();
     let scale = n.len();

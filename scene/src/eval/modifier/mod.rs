@@ -39,6 +39,7 @@ mod edit_mesh;
 mod edit_poly;
 mod edit_poly_bevel;
 mod edit_poly_bridged;
+mod edit_poly_cap;
 mod edit_poly_chamfer;
 mod edit_poly_chamfer_edge;
 mod edit_poly_chamfer_edge_standard;

@@ -453,7 +453,7 @@ pub(super) fn planar(p: &[Vec3]) -> bool {
 /// same way; a corner on a clipped ear's corner does not block it. Corners on
 /// the line of their neighbours are clipped as zero-area triangles when no
 /// ear is left. None when neither is left (a polygon folded over itself).
-fn triangulate(p: &[Vec3]) -> Option<Vec<[usize; 3]>> {
+pub(super) fn triangulate(p: &[Vec3]) -> Option<Vec<[usize; 3]>> {
     let n = newell(p);
     let mut ring: Vec<usize> = (0..p.len()).collect();
     let mut tris = Vec::with_capacity(p.len().saturating_sub(2));
