@@ -173,9 +173,9 @@ fn a_map_seam_inside_the_join_leaves_the_channel_out() {
 
 #[test]
 fn concave_joins_are_triangulated_in_their_plane() {
-    // An L of three quads: removing the two edges at the corner quad.
+    // An L-shaped outline of three unit squares (concave at corner 3).
     let p = |x: f64, y: f64| Vec3(x, y, 0.0);
-    let ring = vec![
+    let ring = [
         p(0.0, 0.0),
         p(2.0, 0.0),
         p(2.0, 1.0),
