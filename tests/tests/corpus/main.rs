@@ -38,6 +38,7 @@ mod eval_edit_poly_edges;
 mod eval_edit_poly_group;
 mod eval_edit_poly_ops;
 mod eval_edit_poly_release;
+mod eval_edit_poly_remove;
 mod eval_edit_poly_topo;
 mod eval_fbx;
 mod eval_fbx_uv;

@@ -29,6 +29,7 @@ use super::edit_poly_cap as cap;
 use super::edit_poly_chamfer as chamfer;
 use super::edit_poly_clone as clone;
 use super::edit_poly_clone_face as clone_face;
+use super::edit_poly_collapse as collapse;
 use super::edit_poly_connect as connect;
 use super::edit_poly_create as create;
 use super::edit_poly_create_edge as create_edge;
@@ -37,6 +38,7 @@ use super::edit_poly_edges as edges;
 use super::edit_poly_extrude as extrude;
 use super::edit_poly_extrude_edge as extrude_edge;
 use super::edit_poly_records::*;
+use super::edit_poly_remove as remove;
 use super::edit_poly_retriangulate as retriangulate;
 use super::edit_poly_smooth as smooth;
 use super::edit_poly_topo as topo;
@@ -588,6 +590,9 @@ fn is_evaluated(id: u32) -> bool {
             | OP_CLONE_EDGE
             | OP_CLONE_FACE
             | OP_CAP
+            | remove::OP_COLLAPSE_VERTEX
+            | remove::OP_REMOVE_VERTEX
+            | remove::OP_REMOVE_EDGE
     )
 }
 
@@ -744,6 +749,26 @@ fn replay(
             return cap::cap(poly, &op.selection, &edges);
         }
         OP_CLONE_FACE => return clone_face::clone_faces(poly, &op.selection),
+        remove::OP_COLLAPSE_VERTEX => collapse::collapse(poly, &op.selection)?,
+        remove::OP_REMOVE_VERTEX => return remove::remove_vertices(poly, &op.selection),
+        remove::OP_REMOVE_EDGE => {
+            let ctrl = match op
+                .extra
+                .iter()
+                .find(|(id, _)| *id == remove::RECORD_REMOVE_EDGE_CTRL)
+            {
+                None => false,
+                Some((_, b)) if b.as_slice() == [0] => false,
+                Some((_, b)) if b.as_slice() == [1] => true,
+                Some((_, b)) => {
+                    return Err(EvalError::malformed(
+                        "record 0x1601",
+                        format!("{b:?} (one byte, 0 or 1, expected)"),
+                    ))
+                }
+            };
+            return remove::remove_edges(poly, &op.selection, ctrl);
+        }
         OP_CREATE => create::create(poly, &op.data)?,
         OP_TARGET_WELD => create::target_weld(poly, &op.data)?,
         OP_CREATE_EDGE => create_edge::create_edge(poly, &op.data)?,
