@@ -15,59 +15,41 @@ fn main() {
         .split(',')
         .filter_map(|s| s.parse().ok())
         .collect();
-    for path in args {
-        let eval = match maxfs_tests::eval_of(&path) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("{path}: {e}");
-                continue;
-            }
-        };
-        let nodes: Vec<(usize, String)> = eval
-            .graph
-            .nodes()
-            .map(|(o, n)| (o.index, n.name.clone()))
-            .collect();
-        for (o, name) in nodes {
-            let Some((stack, _)) = eval.modifier_stack(o) else {
-                continue;
+    maxfs_tests::for_each_stack(args, |path, eval, o, name, stack, _| {
+        for at in (0..stack.len()).filter(|&i| stack[i].name == "Edit Poly") {
+            let ops: Vec<_> = (0..).map_while(|k| record(eval, o, at, k).ok()).collect();
+            let brief = |k: usize| {
+                ops.get(k).map_or("-".to_string(), |r| {
+                    format!("{}:{}/{}", r.id, r.selection.len(), r.offsets)
+                })
             };
-            for at in (0..stack.len()).filter(|&i| stack[i].name == "Edit Poly") {
-                let ops: Vec<_> = (0..).map_while(|k| record(&eval, o, at, k).ok()).collect();
-                let brief = |k: usize| {
-                    ops.get(k).map_or("-".to_string(), |r| {
-                        format!("{}:{}/{}", r.id, r.selection.len(), r.offsets)
-                    })
-                };
-                for (k, r) in ops.iter().enumerate() {
-                    if !ids.contains(&r.id) {
-                        continue;
-                    }
-                    let set: Vec<usize> =
-                        (0..r.selection.len()).filter(|&i| r.selection[i]).collect();
-                    let params: Vec<String> = r
-                        .params
-                        .iter()
-                        .map(|(p, b)| format!("{p}={b:02x?}"))
-                        .collect();
-                    let recs: Vec<String> = r
-                        .records
-                        .iter()
-                        .map(|(id, b)| format!("{id:#06x}:{b:02x?}"))
-                        .collect();
-                    println!(
-                        "{path}\t{name}\t[{at}]\t{k}/{}\top {}\tsel {} set {:?}\t{}\t{}\tprev {}\tnext {}",
-                        ops.len(),
-                        r.id,
-                        r.selection.len(),
-                        set,
-                        params.join(" "),
-                        recs.join(" "),
-                        if k > 0 { brief(k - 1) } else { "-".into() },
-                        brief(k + 1)
-                    );
+            for (k, r) in ops.iter().enumerate() {
+                if !ids.contains(&r.id) {
+                    continue;
                 }
+                let set: Vec<usize> = (0..r.selection.len()).filter(|&i| r.selection[i]).collect();
+                let params: Vec<String> = r
+                    .params
+                    .iter()
+                    .map(|(p, b)| format!("{p}={b:02x?}"))
+                    .collect();
+                let recs: Vec<String> = r
+                    .records
+                    .iter()
+                    .map(|(id, b)| format!("{id:#06x}:{b:02x?}"))
+                    .collect();
+                println!(
+                    "{path}\t{name}\t[{at}]\t{k}/{}\top {}\tsel {} set {:?}\t{}\t{}\tprev {}\tnext {}",
+                    ops.len(),
+                    r.id,
+                    r.selection.len(),
+                    set,
+                    params.join(" "),
+                    recs.join(" "),
+                    if k > 0 { brief(k - 1) } else { "-".into() },
+                    brief(k + 1)
+                );
             }
         }
-    }
+    });
 }

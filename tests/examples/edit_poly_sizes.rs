@@ -37,80 +37,62 @@ const FACE_OPS: [&str; 8] = [
 const EDGE_OPS: [&str; 4] = ["Edge", "Cap", "Split", "Bridge"];
 
 fn main() {
-    for path in std::env::args().skip(1) {
-        let eval = match maxfs_tests::eval_of(&path) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("{path}: {e}");
-                continue;
-            }
-        };
-        let nodes: Vec<(usize, String)> = eval
-            .graph
-            .nodes()
-            .map(|(o, n)| (o.index, n.name.clone()))
+    maxfs_tests::for_each_stack(std::env::args().skip(1), |path, eval, o, name, stack, _| {
+        let at_all: Vec<usize> = (0..stack.len())
+            .filter(|&i| stack[i].name == "Edit Poly")
             .collect();
-        for (o, name) in nodes {
-            let Some((stack, _)) = eval.modifier_stack(o) else {
-                continue;
-            };
-            let at_all: Vec<usize> = (0..stack.len())
-                .filter(|&i| stack[i].name == "Edit Poly")
-                .collect();
-            for at in at_all {
-                let (mut equal, mut differ, mut replayed) = (0, Vec::new(), Vec::new());
-                let mut k = 0;
-                let stop = loop {
-                    let Ok((op, recorded)) = selection(&eval, o, at, k) else {
-                        break "end".to_string();
-                    };
-                    let poly = match after(&eval, o, at, 0, k) {
-                        Ok(p) => p,
-                        Err(e) => break format!("before operation {k}, {op}: {e}"),
-                    };
-                    if k > 0 {
-                        if let Ok((prev, _)) = selection(&eval, o, at, k - 1) {
-                            replayed.push(prev);
-                        }
-                    }
-                    let moved = offsets(&eval, o, at, k).unwrap_or(0);
-                    let mut check = |what: &str, theirs: usize, ours: usize| {
-                        if theirs == ours {
-                            equal += 1;
-                        } else {
-                            differ
-                                .push(format!("operation {k} {op}: {what} {theirs}, ours {ours}"));
-                        }
-                    };
-                    if moved != 0 {
-                        check("offsets", moved, poly.vertices.len());
-                    }
-                    let ours = if VERTEX_OPS.iter().any(|s| op.contains(s)) {
-                        poly.vertices.len()
-                    } else if FACE_OPS.iter().any(|s| op.contains(s)) {
-                        poly.faces.len()
-                    } else if EDGE_OPS.iter().any(|s| op.contains(s)) {
-                        poly.walked_edges().len()
-                    } else {
-                        0
-                    };
-                    if recorded != 0 && ours != 0 {
-                        check("selection of", recorded, ours);
-                    }
-                    k += 1;
+        for at in at_all {
+            let (mut equal, mut differ, mut replayed) = (0, Vec::new(), Vec::new());
+            let mut k = 0;
+            let stop = loop {
+                let Ok((op, recorded)) = selection(eval, o, at, k) else {
+                    break "end".to_string();
                 };
-                if stop == "end" && k > 0 && after(&eval, o, at, 0, k).is_ok() {
-                    if let Ok((last, _)) = selection(&eval, o, at, k - 1) {
-                        replayed.push(last);
+                let poly = match after(eval, o, at, 0, k) {
+                    Ok(p) => p,
+                    Err(e) => break format!("before operation {k}, {op}: {e}"),
+                };
+                if k > 0 {
+                    if let Ok((prev, _)) = selection(eval, o, at, k - 1) {
+                        replayed.push(prev);
                     }
                 }
-                println!(
-                    "{path}\t{name}\t[{at}]\t{k}\t{equal} / {}\t{}\t{stop}\t{}",
-                    differ.len(),
-                    differ.join("; "),
-                    replayed.join("|")
-                );
+                let moved = offsets(eval, o, at, k).unwrap_or(0);
+                let mut check = |what: &str, theirs: usize, ours: usize| {
+                    if theirs == ours {
+                        equal += 1;
+                    } else {
+                        differ.push(format!("operation {k} {op}: {what} {theirs}, ours {ours}"));
+                    }
+                };
+                if moved != 0 {
+                    check("offsets", moved, poly.vertices.len());
+                }
+                let ours = if VERTEX_OPS.iter().any(|s| op.contains(s)) {
+                    poly.vertices.len()
+                } else if FACE_OPS.iter().any(|s| op.contains(s)) {
+                    poly.faces.len()
+                } else if EDGE_OPS.iter().any(|s| op.contains(s)) {
+                    poly.walked_edges().len()
+                } else {
+                    0
+                };
+                if recorded != 0 && ours != 0 {
+                    check("selection of", recorded, ours);
+                }
+                k += 1;
+            };
+            if stop == "end" && k > 0 && after(eval, o, at, 0, k).is_ok() {
+                if let Ok((last, _)) = selection(eval, o, at, k - 1) {
+                    replayed.push(last);
+                }
             }
+            println!(
+                "{path}\t{name}\t[{at}]\t{k}\t{equal} / {}\t{}\t{stop}\t{}",
+                differ.len(),
+                differ.join("; "),
+                replayed.join("|")
+            );
         }
-    }
+    });
 }

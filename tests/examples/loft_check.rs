@@ -12,23 +12,9 @@ use maxfs_scene::eval::core::memo::Stack;
 use maxfs_scene::eval::objects::loft;
 
 fn main() {
-    for path in std::env::args().skip(1) {
-        let eval = match maxfs_tests::eval_of(&path) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("{path}: {e}");
-                continue;
-            }
-        };
-        let nodes: Vec<(usize, String)> = eval
-            .graph
-            .nodes()
-            .map(|(o, n)| (o.index, n.name.clone()))
-            .collect();
-        for (o, name) in nodes {
-            let Some((stack, base)) = eval.modifier_stack(o) else {
-                continue;
-            };
+    maxfs_tests::for_each_stack(
+        std::env::args().skip(1),
+        |path, eval, o, name, stack, base| {
             let is_loft = eval
                 .graph
                 .objects
@@ -36,13 +22,13 @@ fn main() {
                 .and_then(|b| b.class.as_ref())
                 .is_some_and(|c| loft::is_loft(c.class_id));
             if !is_loft {
-                continue;
+                return;
             }
-            let ours = match loft::eval(&eval, base, 0) {
+            let ours = match loft::eval(eval, base, 0) {
                 Ok(m) => m,
                 Err(e) => {
                     println!("{path}\t{name}\tLoft refused: {e}");
-                    continue;
+                    return;
                 }
             };
             let full = match eval.mesh_with(o, 0, Stack::Replayed) {
@@ -62,7 +48,7 @@ fn main() {
                 })
             else {
                 println!("{path}\t{name}\tno Unwrap cache\t{full}");
-                continue;
+                return;
             };
             let (pos, polys) = maxfs_tests::unwrap_cache(local);
             let size = ours
@@ -96,11 +82,11 @@ fn main() {
                 }
             }
             println!(
-                "{path}\t{name}\tvertices {} / cache {}: {agree} within 1e-5 (worst of those {worst_agree:.2e}, overall {worst:.2e} of size {size:.3})\tpolygons {np}: {same} equal, {cyclic} equal up to the start corner (cache {})\t{full}",
-                ours.vertices.len(),
-                pos.len(),
-                polys.len()
-            );
-        }
-    }
+            "{path}\t{name}\tvertices {} / cache {}: {agree} within 1e-5 (worst of those {worst_agree:.2e}, overall {worst:.2e} of size {size:.3})\tpolygons {np}: {same} equal, {cyclic} equal up to the start corner (cache {})\t{full}",
+            ours.vertices.len(),
+            pos.len(),
+            polys.len()
+        );
+        },
+    );
 }

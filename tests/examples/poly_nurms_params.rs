@@ -8,25 +8,11 @@ use maxfs_scene::eval::core::pblock;
 use maxfs_scene::eval::objects::mesh;
 
 fn main() {
-    for path in std::env::args().skip(1) {
-        let eval = match maxfs_tests::eval_of(&path) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("{path}: {e}");
-                continue;
-            }
-        };
-        let nodes: Vec<(usize, String)> = eval
-            .graph
-            .nodes()
-            .map(|(o, n)| (o.index, n.name.clone()))
-            .collect();
-        for (o, name) in nodes {
-            let Some((stack, base)) = eval.modifier_stack(o) else {
-                continue;
-            };
+    maxfs_tests::for_each_stack(
+        std::env::args().skip(1),
+        |path, eval, _, name, stack, base| {
             let Ok((cage, loops)) = mesh::editable_poly(eval.chunks(base)) else {
-                continue;
+                return;
             };
             let mods: Vec<&str> = stack.iter().map(|a| a.name).collect();
             let params = pblock::reference(&eval.graph, base, 0)
@@ -52,6 +38,6 @@ fn main() {
                 loops.len(),
                 geom.join(" ")
             );
-        }
-    }
+        },
+    );
 }

@@ -7,18 +7,9 @@
 use maxfs_scene::eval::objects::boolean::{self, PRO_BOOLEAN};
 
 fn main() {
-    for path in std::env::args().skip(1) {
-        let eval = match maxfs_tests::eval_of(&path) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("{path}: {e}");
-                continue;
-            }
-        };
-        for (o, name) in maxfs_tests::named_nodes(&eval) {
-            let Some((stack, base)) = eval.modifier_stack(o) else {
-                continue;
-            };
+    maxfs_tests::for_each_stack(
+        std::env::args().skip(1),
+        |path, eval, _, name, stack, base| {
             if eval
                 .graph
                 .objects
@@ -27,14 +18,14 @@ fn main() {
                 .map(|c| c.class_id)
                 != Some(PRO_BOOLEAN)
             {
-                continue;
+                return;
             }
             let names: Vec<String> = stack.iter().map(|a| format!("{:?}", a.name)).collect();
-            let mesh = match boolean::eval(&eval, base, 0) {
+            let mesh = match boolean::eval(eval, base, 0) {
                 Ok(m) => m,
                 Err(e) => {
                     eprintln!("{path}: {name}: {e}");
-                    continue;
+                    return;
                 }
             };
             let pos: Vec<String> = mesh
@@ -53,6 +44,6 @@ fn main() {
                 pos.join(","),
                 tris.join(",")
             );
-        }
-    }
+        },
+    );
 }

@@ -8,53 +8,36 @@
 use maxfs_tests::unwrap_cache;
 
 fn main() {
-    for path in std::env::args().skip(1) {
-        let eval = match maxfs_tests::eval_of(&path) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("{path}: {e}");
+    maxfs_tests::for_each_stack(std::env::args().skip(1), |path, _, _, name, stack, _| {
+        let names: Vec<String> = stack.iter().map(|a| format!("{:?}", a.name)).collect();
+        for (at, a) in stack.iter().enumerate() {
+            if a.name != "Unwrap UVW" {
                 continue;
             }
-        };
-        let nodes: Vec<(usize, String)> = eval
-            .graph
-            .nodes()
-            .map(|(o, n)| (o.index, n.name.clone()))
-            .collect();
-        for (o, name) in nodes {
-            let Some((stack, _)) = eval.modifier_stack(o) else {
+            let Some(local) = a
+                .mod_app
+                .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
+            else {
                 continue;
             };
-            let names: Vec<String> = stack.iter().map(|a| format!("{:?}", a.name)).collect();
-            for (at, a) in stack.iter().enumerate() {
-                if a.name != "Unwrap UVW" {
-                    continue;
-                }
-                let Some(local) = a
-                    .mod_app
-                    .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-                else {
-                    continue;
-                };
-                if !local.children().iter().any(|c| c.id == 0x0330) {
-                    continue;
-                }
-                let (pos, polys) = unwrap_cache(local);
-                let pos: Vec<String> = pos
-                    .iter()
-                    .map(|p| format!("[{:?},{:?},{:?}]", p[0], p[1], p[2]))
-                    .collect();
-                let polys: Vec<String> = polys
-                    .iter()
-                    .map(|(v, m)| format!("[{:?},{m}]", v))
-                    .collect();
-                println!(
-                    "{{\"file\":{path:?},\"node\":{name:?},\"at\":{at},\"stack\":[{}],\"pos\":[{}],\"polys\":[{}]}}",
-                    names.join(","),
-                    pos.join(","),
-                    polys.join(",")
-                );
+            if !local.children().iter().any(|c| c.id == 0x0330) {
+                continue;
             }
+            let (pos, polys) = unwrap_cache(local);
+            let pos: Vec<String> = pos
+                .iter()
+                .map(|p| format!("[{:?},{:?},{:?}]", p[0], p[1], p[2]))
+                .collect();
+            let polys: Vec<String> = polys
+                .iter()
+                .map(|(v, m)| format!("[{:?},{m}]", v))
+                .collect();
+            println!(
+                "{{\"file\":{path:?},\"node\":{name:?},\"at\":{at},\"stack\":[{}],\"pos\":[{}],\"polys\":[{}]}}",
+                names.join(","),
+                pos.join(","),
+                polys.join(",")
+            );
         }
-    }
+    });
 }

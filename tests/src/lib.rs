@@ -198,6 +198,37 @@ pub fn named_nodes(eval: &maxfs_scene::eval::SceneEval) -> Vec<(usize, String)> 
         .collect()
 }
 
+/// Calls `f(path, eval, node, name, stack, base)` for every node with a
+/// modifier stack (top first) in each file of `paths`; a file that does not
+/// open is reported on stderr and skipped. The loop the measuring examples
+/// share.
+pub fn for_each_stack(
+    paths: impl IntoIterator<Item = String>,
+    mut f: impl FnMut(
+        &str,
+        &maxfs_scene::eval::SceneEval,
+        usize,
+        &str,
+        &[maxfs_scene::eval::modifier::Applied<'_>],
+        usize,
+    ),
+) {
+    for path in paths {
+        let eval = match eval_of(&path) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                continue;
+            }
+        };
+        for (node, name) in named_nodes(&eval) {
+            if let Some((stack, base)) = eval.modifier_stack(node) {
+                f(&path, &eval, node, &name, &stack, base);
+            }
+        }
+    }
+}
+
 /// The evaluation of `doc` with an edited copy of its scene graph (cases the
 /// corpus lacks: LOD sets, MRM, bone LODs).
 pub fn eval_with_graph(
