@@ -631,11 +631,7 @@ fn input(base: usize, cx: &ModContext, dropped: &mut Left) -> Result<PolyMesh, E
             "its polygon form is not built",
         ));
     }
-    let p = primitive::params(cx.eval, base, cx.t)?;
-    let mut poly = primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
-        .map_err(|e| e.inside(class.name.to_string()))?;
-    primitive::real_world::strip_poly(cx.eval, base, &mut poly);
-    Ok(poly)
+    primitive_poly::of_object(cx.eval, base, cx.t).map(|(poly, _)| poly)
 }
 
 /// The polygon form of `base` when it is a shape (None otherwise).

@@ -138,15 +138,12 @@ pub const ARNOLD_PROPERTIES: ClassId = ClassId(0x9753_1356, 0x9c8a_4d2e);
 pub(super) const PROPERTIES_ONLY: [ClassId; 2] = [MASSFX_RBODY, ARNOLD_PROPERTIES];
 /// Whether modifier `class` passes its input's sub-object selection up as it
 /// came: it maps or moves what it gets and selects nothing (UVW Xform reads
-/// that selection).
+/// that selection). Unwrap UVW keeps a selection of its own, so it is not
+/// counted.
 fn leaves_selection_alone(class: ClassId) -> bool {
     PROPERTIES_ONLY.contains(&class)
+        || (uv_only::is_uv_only(class) && class != UNWRAP_UVW)
         || [
-            UVW_MAP,
-            uvw_xform::UVW_XFORM,
-            uvw_xform::UVW_XFORM2,
-            map_extender::MAP_EXTENDER,
-            vertex_tree_paint::VERTEX_TREE_PAINT,
             BEND,
             TAPER,
             TWIST,
@@ -157,6 +154,7 @@ fn leaves_selection_alone(class: ClassId) -> bool {
         ]
         .contains(&class)
 }
+
 /// Modifiers whose output is their input.
 const PASS_THROUGH: [ClassId; 3] = [SELECTION_ONLY[0], MASSFX_RBODY, ARNOLD_PROPERTIES];
 

@@ -200,10 +200,7 @@ pub(super) fn polygon_input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result
         PolySource::EditablePoly(loops) => from_triangles(mesh, &loops),
         PolySource::Primitive(base, deformed) => {
             let class = super::base_class(cx, base)?;
-            let p = primitive::params(cx.eval, base, cx.t)?;
-            let mut poly = primitive_poly::build(class.class_id, &p, cx.eval.chunks(base))
-                .map_err(|e| e.inside(class.name.to_string()))?;
-            primitive::real_world::strip_poly(cx.eval, base, &mut poly);
+            let (mut poly, p) = primitive_poly::of_object(cx.eval, base, cx.t)?;
             if deformed {
                 let tri = primitive::build(class.class_id, &p)?;
                 poly = smooth_input::deformed_like(poly, &tri, mesh)

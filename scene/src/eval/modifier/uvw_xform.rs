@@ -126,9 +126,7 @@ fn selection_unknown(m: &Applied, cx: &ModContext) -> Result<Option<String>, Eva
     let Some((stack, base)) = stack else {
         return Ok(Some("its modifier stack is not known".to_string()));
     };
-    let Some(at) = stack.iter().position(|a| {
-        a.object == m.object && a.mod_app.map(|c| c as *const _) == m.mod_app.map(|c| c as *const _)
-    }) else {
+    let Some(at) = stack.iter().position(|a| a.object == m.object) else {
         return Ok(Some("it is not in its node's stack".to_string()));
     };
     if let Some(b) = stack[at + 1..]

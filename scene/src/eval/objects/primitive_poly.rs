@@ -14,6 +14,28 @@ use crate::eval::core::math::Vec3;
 use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
 use crate::eval::objects::primitive::{Params, BOX, CONE, CYLINDER, PLANE, SPHERE, TORUS, TUBE};
 
+/// The polygon form of primitive object `obj` at `t`, with the parameters it
+/// was built from: what a poly modifier takes of it. Channel 1 is left out
+/// when the object's real-world map size is on (its triangle mesh names it:
+/// `primitive::real_world`).
+pub fn of_object(
+    eval: &crate::eval::SceneEval,
+    obj: usize,
+    t: i32,
+) -> Result<(PolyMesh, Params), EvalError> {
+    let class = eval
+        .graph
+        .objects
+        .get(obj)
+        .and_then(|o| o.class.as_ref())
+        .ok_or_else(|| EvalError::malformed("", "base object without a class"))?;
+    let p = super::primitive::params(eval, obj, t)?;
+    let mut poly = build(class.class_id, &p, eval.chunks(obj))
+        .map_err(|e| e.inside(class.name.to_string()))?;
+    super::primitive::real_world::strip_poly(eval, obj, &mut poly);
+    Ok((poly, p))
+}
+
 /// The polygon form of primitive `class` (`object` its own chunks).
 pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, EvalError> {
     match class {
