@@ -414,84 +414,12 @@ fn triangulated(poly: &PolyMesh, v: &[u32], fi: usize) -> Result<Vec<[usize; 3]>
     if !planar(&p) {
         return Err(refuse("not flat"));
     }
-    let n = newell(&p);
-    let len = n.len();
-    if len <= 0.0 {
+    if newell(&p).len() <= 0.0 {
         return Err(refuse("without area"));
     }
-    let n = n.scale(1.0 / len);
-    if convex(&p, n) {
-        return Ok((1..k - 1).map(|i| [0, i, i + 1]).collect());
-    }
-    // Project on the plane, counter-clockwise about the normal.
-    let u = if n.0.abs() < 0.9 {
-        Vec3(1.0, 0.0, 0.0)
-    } else {
-        Vec3(0.0, 1.0, 0.0)
-    };
-    let u = u.minus(n.scale(u.dot(n)));
-    let u = u.scale(1.0 / u.len());
-    let w = n.cross(u);
-    let flat: Vec<(f64, f64)> = p.iter().map(|x| (x.dot(u), x.dot(w))).collect();
-    ears(&flat).ok_or_else(|| refuse("not simple"))
-}
-
-/// Ear clipping of a counter-clockwise polygon whose corners may be
-/// straight or fall together (Max meshes keep coincident vertices): an ear
-/// is a corner turning left with no other corner strictly inside its
-/// triangle or on it away from the triangle's corners; when none is left, a
-/// straight corner is clipped as a triangle without area.
-fn ears(p: &[(f64, f64)]) -> Option<Vec<[usize; 3]>> {
-    let cross = |a: (f64, f64), b: (f64, f64), c: (f64, f64)| {
-        (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)
-    };
-    let size = p
-        .iter()
-        .map(|x| (x.0 - p[0].0).hypot(x.1 - p[0].1))
-        .fold(0.0, f64::max);
-    let eps = 1e-12 * size * size;
-    let mut ring: Vec<usize> = (0..p.len()).collect();
-    let mut out = Vec::new();
-    let clear = |ring: &[usize], a: usize, b: usize, c: usize| {
-        ring.iter().all(|&x| {
-            [a, b, c].contains(&x)
-                || [a, b, c].iter().any(|&y| p[y] == p[x])
-                || cross(p[a], p[b], p[x]) < -eps
-                || cross(p[b], p[c], p[x]) < -eps
-                || cross(p[c], p[a], p[x]) < -eps
-        })
-    };
-    while ring.len() > 3 {
-        let k = ring.len();
-        let corner = |i: usize| (ring[(i + k - 1) % k], ring[i], ring[(i + 1) % k]);
-        let ear = (0..k)
-            .find(|&i| {
-                let (a, b, c) = corner(i);
-                cross(p[a], p[b], p[c]) > eps && clear(&ring, a, b, c)
-            })
-            .or_else(|| {
-                (0..k).find(|&i| {
-                    let (a, b, c) = corner(i);
-                    cross(p[a], p[b], p[c]).abs() <= eps
-                })
-            })?;
-        let (a, b, c) = corner(ear);
-        out.push([a, b, c]);
-        ring.remove(ear);
-    }
-    (cross(p[ring[0]], p[ring[1]], p[ring[2]]) >= -eps)
-        .then(|| out.push([ring[0], ring[1], ring[2]]))?;
-    Some(out)
-}
-
-/// Whether every corner turns the way the normal does.
-fn convex(p: &[Vec3], n: Vec3) -> bool {
-    let k = p.len();
-    let scale = p.iter().map(|x| x.minus(p[0]).len()).fold(0.0, f64::max);
-    (0..k).all(|j| {
-        let (a, b, c) = (p[(j + k - 1) % k], p[j], p[(j + 1) % k]);
-        b.minus(a).cross(c.minus(b)).dot(n) > 1e-9 * scale * scale
-    })
+    // Ears in its plane, a fan from corner 0 when convex (the rule the
+    // Unwrap caches' polygons are cut by).
+    super::unwrap_cache::triangulate(&p).ok_or_else(|| refuse("not simple"))
 }
 
 #[cfg(test)]

@@ -183,7 +183,7 @@ fn concave_joins_are_triangulated_in_their_plane() {
         p(1.0, 2.0),
         p(0.0, 2.0),
     ];
-    let t = ears(&ring.iter().map(|v| (v.0, v.1)).collect::<Vec<_>>()).expect("ears");
+    let t = crate::eval::modifier::unwrap_cache::triangulate(&ring).expect("ears");
     assert_eq!(t.len(), 4);
     let area: f64 = t
         .iter()
