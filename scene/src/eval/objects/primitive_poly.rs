@@ -12,7 +12,9 @@ use crate::typed::ClassId;
 
 use crate::eval::core::math::Vec3;
 use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
-use crate::eval::objects::primitive::{Params, BOX, CONE, CYLINDER, PLANE, SPHERE, TORUS, TUBE};
+use crate::eval::objects::primitive::{
+    Params, BOX, CONE, CYLINDER, GEOSPHERE, PLANE, SPHERE, TORUS, TUBE,
+};
 
 /// The polygon form of primitive object `obj` at `t`, with the parameters it
 /// was built from: what a poly modifier takes of it. Channel 1 is left out
@@ -78,6 +80,21 @@ pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, E
         }
         // No polygon builder: the triangle mesh converted (quads per cell).
         c if c == PLANE => super::primitive_poly_converted::poly_plane(p),
+        // A whole GeoSphere's triangles all have visible edges: each is its
+        // own polygon, in triangle order. Max's records agree: symbol24's
+        // hardcandy.max selects among 30 edges of a one-segment icosahedron,
+        // and newwitchgirl.max's first operation among 80 faces of a
+        // two-segment one, whose extrusion the next records follow (45
+        // vertices, 83 faces). The hemisphere's base fan is not measured.
+        c if c == GEOSPHERE => {
+            if p.flag(3, false) {
+                return Err(EvalError::not_evaluated_why(
+                    "the polygon form of a GeoSphere hemisphere",
+                    "no file shows how its base fan converts",
+                ));
+            }
+            super::primitive_poly_converted::converted(&super::primitive::build(c, p)?)
+        }
         c if c == SPHERE || c == TORUS || c == TUBE => {
             super::primitive_poly_converted::converted(&super::primitive::build(c, p)?)
         }
@@ -412,6 +429,35 @@ mod tests {
         }
         assert!(build(CONE, &cone(10.0), &[]).is_ok());
         assert!(build(CONE, &cone(0.0), &[]).is_err());
+    }
+
+    /// A whole GeoSphere's polygon form is its triangles (Euler: V − E + F
+    /// = 2 with 10·n² + 2 vertices and 20·n² faces for an icosahedron of n
+    /// segments); a hemisphere is refused.
+    #[test]
+    fn geosphere_polygons_are_its_triangles() {
+        let geo = |segments: i32, hemi: bool| {
+            Params::from_values(vec![
+                Value::Float(10.0),
+                Value::Int(segments),
+                Value::Int(2),
+                Value::Int(i32::from(hemi)),
+                Value::Int(1),
+                Value::Int(0),
+                Value::Int(0),
+            ])
+        };
+        for n in [1usize, 2, 4] {
+            let poly = build(GEOSPHERE, &geo(n as i32, false), &[]).expect("whole sphere");
+            let (v, f) = (poly.vertices.len(), poly.faces.len());
+            assert_eq!((v, f), (10 * n * n + 2, 20 * n * n));
+            assert!(poly.faces.iter().all(|f| f.v.len() == 3));
+            let edges = poly.mn_edges().expect("edges").len();
+            assert_eq!(edges, 30 * n * n);
+            assert!(poly.edges.is_some());
+            poly.validate().expect("valid");
+        }
+        assert!(build(GEOSPHERE, &geo(2, true), &[]).is_err());
     }
 
     #[test]
