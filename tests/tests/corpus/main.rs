@@ -55,6 +55,7 @@ mod eval_mesh_totals;
 mod eval_modifier_off;
 mod eval_modifiers;
 mod eval_mr_materials;
+mod eval_noise;
 mod eval_path_constraint;
 mod eval_pbr_fbx;
 mod eval_pegasus;

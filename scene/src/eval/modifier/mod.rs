@@ -10,7 +10,8 @@
 //! time), `morpher` (Morpher's weighted channel deltas), `turbo_smooth`
 //! (Catmull-Clark of the input's polygons, see `subdivide`; MeshSmooth's
 //! NURMS in `mesh_smooth` reuses it), `shell`, `bend`, `taper`, `twist`
-//! `ripple`, `wave`, `skew` and `stretch` (deformers placed by a gizmo and centre, see `simple_mod`), `ffd`
+//! `ripple`, `wave`, `skew` and `stretch` (deformers placed by a gizmo and centre, see `simple_mod`; `noise`
+//! names why Noise is refused), `ffd`
 //! (lattice deformation), `cap_holes` (closes open edge loops), `slice` (remove top / bottom of the polygons, see
 //! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups, its auto
 //! smooth in `auto_smooth`), `relax` (Laplacian relaxation), `map_extender` (Map Extender's stored map
@@ -68,6 +69,7 @@ pub mod map_extender;
 mod mesh_smooth;
 mod mirror;
 pub mod morpher;
+mod noise;
 pub mod physique;
 mod relax;
 mod ripple;
@@ -545,6 +547,7 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
         RIPPLE => ripple::apply,
         skew::SKEW => skew::apply,
         wave::WAVE => wave::apply,
+        noise::NOISE => noise::apply,
         stretch::STRETCH => stretch::apply,
         xform::XFORM => xform::apply,
         _ => return Err(m.error(None)),
