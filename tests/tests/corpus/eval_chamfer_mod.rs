@@ -119,6 +119,11 @@ fn chamfer_modifier_is_refused_naming_the_box_edges() {
         ),
         "{text}"
     );
+    assert!(
+        text.contains("one row of polygons on these edges"),
+        "{text}"
+    );
     let text = refusal(&edited(91.0));
     assert!(text.contains("0 edges at that angle or more"), "{text}");
+    assert!(text.contains("no edge at the minimum angle"), "{text}");
 }

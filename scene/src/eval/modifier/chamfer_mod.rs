@@ -138,9 +138,33 @@ pub fn refusal(s: &Settings, c: &Candidates) -> EvalError {
             c.open,
             c.non_manifold
         ),
-        "the chamfer of edges that meet at a vertex is not derived (Gate.max's counts \
-         match these edges, the positions were not checked)",
+        why(s, c),
     )
+}
+
+/// Why this case is not evaluated: what was measured on Gate.max (settings
+/// 5 / 6 at 0, segments stored 0, edges at the minimum angle chamfered in
+/// one row) and how this modifier departs from it.
+fn why(s: &Settings, c: &Candidates) -> String {
+    if s.undecoded != [0, 0] {
+        "settings 5 / 6 other than 0 / 0 (Gate.max's, where the edges at the minimum angle \
+         are chamfered) are not decoded"
+            .into()
+    } else if c.edges == 0 {
+        "no edge at the minimum angle: whether Max then leaves the mesh as it is was not \
+         measured"
+            .into()
+    } else if s.segments != 0 {
+        format!(
+            "{} segments stored: only 0 was measured (one row of polygons on Gate.max)",
+            s.segments
+        )
+    } else {
+        "one row of polygons on these edges, as on Gate.max, is not derived: the corners where \
+         they meet are a case the Edit Poly chamfers do not cover, and Gate's positions, under \
+         a Noise, could not be checked"
+            .into()
+    }
 }
 
 pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
