@@ -22,6 +22,7 @@ mod eval_cap_holes;
 mod eval_cat;
 mod eval_cat_anim;
 mod eval_cat_mesh;
+mod eval_chamfer_mod;
 mod eval_cloth;
 mod eval_conform;
 mod eval_coverage;

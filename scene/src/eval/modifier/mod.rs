@@ -12,7 +12,7 @@
 //! NURMS in `mesh_smooth` reuses it), `shell`, `bend`, `taper`, `twist`
 //! `ripple`, `wave`, `skew` and `stretch` (deformers placed by a gizmo and centre, see `simple_mod`; `noise`
 //! names why Noise is refused), `ffd`
-//! (lattice deformation), `cap_holes` (closes open edge loops), `slice` (remove top / bottom of the polygons, see
+//! (lattice deformation), `cap_holes` (closes open edge loops), `chamfer_mod` (the Chamfer modifier, refused naming its case), `slice` (remove top / bottom of the polygons, see
 //! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups, its auto
 //! smooth in `auto_smooth`), `relax` (Laplacian relaxation), `map_extender` (Map Extender's stored map
 //! replayed), `vertex_tree_paint` (NeL VertexTreePaint's per-vertex
@@ -34,6 +34,7 @@ mod auto_smooth;
 mod bend;
 pub mod boolean_mod;
 pub mod cap_holes;
+pub mod chamfer_mod;
 pub mod cloth;
 pub mod conform;
 mod edit_mesh;
@@ -515,6 +516,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     }
     if m.class == cap_holes::CAP_HOLES {
         return cap_holes::apply(m, mesh, cx);
+    }
+    if m.class == chamfer_mod::CHAMFER {
+        return chamfer_mod::apply(m, mesh, cx);
     }
     if ffd::side(m.class).is_some() {
         return ffd::apply(m, mesh, cx);
