@@ -20,12 +20,8 @@ fn fbx_params(m: &ufbx::Material) -> Vec<(String, Vec<f64>)> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for p70 in dom
-        .children
-        .iter()
-        .filter(|c| c.name.to_string() == "Properties70")
-    {
-        for p in p70.children.iter().filter(|c| c.name.to_string() == "P") {
+    for p70 in dom.children.iter().filter(|c| c.name == "Properties70") {
+        for p in p70.children.iter().filter(|c| c.name == "P") {
             let vals: Vec<&ufbx::DomValue> = p.values.iter().collect();
             let Some(name) = vals.first().map(|v| v.value_str.to_string()) else {
                 continue;
