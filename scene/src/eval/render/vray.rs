@@ -18,7 +18,8 @@
 //! texmap_diffuse 100, reflection 101, refraction 102, bump 103,
 //! reflectionGlossiness 104, refractionGlossiness 105, displacement 106,
 //! environment 107, translucent 108, refractionIOR 109, hilightGlossiness
-//! 110, reflectionIOR 111, opacity 112, roughness 113, anisotropy 114,
+//! 110, reflectionIOR 111, opacity 112, roughness 113 (the diffuse
+//! roughness map; slot "diffuse_roughness"), anisotropy 114,
 //! anisotropy_rotation 115, refraction_fog 116, self_illumination 117; each
 //! map's switch is id + 50 and its multiplier (percent) id + 100 (the
 //! environment map has none). The texmap is stored inline as a scene
@@ -80,7 +81,7 @@ const MAPS: [(u16, &str); 18] = [
     (109, "refraction_ior"),
     (110, "hilight_glossiness"),
     (111, "reflection_ior"),
-    (113, "roughness"),
+    (113, "diffuse_roughness"),
     (114, "anisotropy"),
     (115, "anisotropy_rotation"),
     (116, "refraction_fog"),
