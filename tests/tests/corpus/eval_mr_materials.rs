@@ -19,24 +19,24 @@ use serde_json::Value;
 const ARCH_DESIGN: ClassId = ClassId(0x70b0_5735, 0x4a16_3654);
 const ARCHITECTURAL: ClassId = ClassId(0x13d1_1bbe, 0x691e_3037);
 const STRAUSS: ClassId = ClassId(0x2857_f450, 0);
-const PARAMBLOCK2: ClassId = ClassId(0x82, 0);
+pub(crate) const PARAMBLOCK2: ClassId = ClassId(0x82, 0);
 
-const FLOAT: u16 = 0;
-const RGBA: u16 = 2;
-const BOOL: u16 = 4;
+pub(crate) const FLOAT: u16 = 0;
+pub(crate) const RGBA: u16 = 2;
+pub(crate) const BOOL: u16 = 4;
 const PCNT: u16 = 6;
-const TEXMAP: u16 = 15;
+pub(crate) const TEXMAP: u16 = 15;
 const FRGBA: u16 = 0x17;
 
 /// One parameter: id, type, constant payload (None: a texmap owning the
 /// block's next reference slot).
-type P = (u16, u16, Option<Vec<u8>>);
+pub(crate) type P = (u16, u16, Option<Vec<u8>>);
 
-fn f(v: f32) -> Option<Vec<u8>> {
+pub(crate) fn f(v: f32) -> Option<Vec<u8>> {
     Some(v.to_le_bytes().to_vec())
 }
 
-fn rgb(v: [f32; 3]) -> Option<Vec<u8>> {
+pub(crate) fn rgb(v: [f32; 3]) -> Option<Vec<u8>> {
     Some(v.iter().flat_map(|x| x.to_le_bytes()).collect())
 }
 
@@ -50,16 +50,16 @@ fn frgba(v: [f32; 3]) -> Option<Vec<u8>> {
     )
 }
 
-fn b(v: bool) -> Option<Vec<u8>> {
+pub(crate) fn b(v: bool) -> Option<Vec<u8>> {
     Some(u32::from(v).to_le_bytes().to_vec())
 }
 
-fn wide(s: &str) -> Vec<u8> {
+pub(crate) fn wide(s: &str) -> Vec<u8> {
     s.encode_utf16().flat_map(u16::to_le_bytes).collect()
 }
 
 /// A ParamBlock2 from `template` (a real block's chunks) holding `values`.
-fn block(template: Vec<Chunk>, values: &[P]) -> Vec<Chunk> {
+pub(crate) fn block(template: Vec<Chunk>, values: &[P]) -> Vec<Chunk> {
     let mut out = Vec::new();
     for c in template {
         match c.id {
@@ -89,15 +89,15 @@ fn block(template: Vec<Chunk>, values: &[P]) -> Vec<Chunk> {
     out
 }
 
-struct Scene {
-    edit: SceneEdit,
-    node: usize,
-    standard: usize,
-    bitmap: usize,
-    template: Vec<Chunk>,
+pub(crate) struct Scene {
+    pub(crate) edit: SceneEdit,
+    pub(crate) node: usize,
+    pub(crate) standard: usize,
+    pub(crate) bitmap: usize,
+    pub(crate) template: Vec<Chunk>,
 }
 
-fn scene() -> Scene {
+pub(crate) fn scene() -> Scene {
     let mut edit = SceneEdit::open("max/babylon/CubesImageFormat.max");
     let node = edit.node("B");
     let standard = edit.reference(node, 3);
@@ -151,7 +151,7 @@ fn with_material(class: ClassId, name: &str, values: &[P]) -> (SceneEval, usize,
 }
 
 /// The glTF material, its images stood in for (the corpus holds none).
-fn gltf_material(eval: &SceneEval, mtl: usize) -> Value {
+pub(crate) fn gltf_material(eval: &SceneEval, mtl: usize) -> Value {
     let dir = maxfs_tests::stand_in_images(eval);
     let search = maxfs_exporters::gltf::TextureSearch {
         max_dir: Some(dir.path().to_path_buf()),
@@ -161,7 +161,7 @@ fn gltf_material(eval: &SceneEval, mtl: usize) -> Value {
     serde_json::to_value(ms[0].clone().expect("a material")).expect("json")
 }
 
-fn factor(g: &Value) -> Vec<f64> {
+pub(crate) fn factor(g: &Value) -> Vec<f64> {
     g["pbrMetallicRoughness"]["baseColorFactor"]
         .as_array()
         .expect("factor")
@@ -170,7 +170,7 @@ fn factor(g: &Value) -> Vec<f64> {
         .collect()
 }
 
-fn near(a: &[f64], b: &[f64]) -> bool {
+pub(crate) fn near(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6)
 }
 

@@ -81,6 +81,7 @@ mod eval_unwrap_cache;
 mod eval_unwrap_cache_edges;
 mod eval_uv;
 mod eval_uvw_xform;
+mod eval_vray_raytrace;
 mod eval_xform;
 mod export_anim_frame_rate;
 mod export_biped_anim;

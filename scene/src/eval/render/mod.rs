@@ -7,3 +7,5 @@ pub mod camera;
 pub mod light;
 pub mod material;
 pub mod physical;
+pub mod raytrace;
+pub mod vray;
