@@ -1,12 +1,20 @@
 //! A primitive's "Real-World Map Size" switch (issue 19: no silent drops).
 //! Max keeps it as AppData keyed by the object's own class and superclass,
-//! sub id 0, an int; with it on, the generated channel 1 is scaled by the
-//! object's sizes (Buwaka's Door boxes, whose UVs a ProBoolean kept:
-//! docs/unseen-files.md). That scaling is not built, so the channel must be
-//! left out by name — never the 0 … 1 coordinates of the switch off, which
-//! would look valid — while the geometry stays, and a UVW Map above, which
+//! sub id 0, an int; with it on, the generated channel 1 is in scene units.
+//! The switch is turned on in corpus files and the coordinates checked
+//! against the rules of the SDK samples written out here from the geometry
+//! (`boxobj.cpp`: each side's grid spans the side's sizes, mirrored as the 0 …
+//! 1 mapping is; `cyl.cpp`: the sides' cylindrical mapping times 2π·r and the
+//! height, each cap mapped flat from the corner of its bounds). The
+//! coordinates themselves are checked against Max's output outside the
+//! corpus (docs/unseen-files.md, "Real-world map size": BitDefence's
+//! cylinders through Unity's import, Buwaka's Door boxes through the map a
+//! ProBoolean kept). A primitive whose scaled coordinates are not built
+//! still has its channel left out by name — never the 0 … 1 coordinates of
+//! the switch off, which would look valid — and a UVW Map above, which
 //! writes the channel again, makes it whole.
 
+use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::SceneEval;
 use maxfs_tests::rewrite::SceneEdit;
 
@@ -23,18 +31,151 @@ fn flagged(file: &str, node: &str) -> SceneEval {
     SceneEval::from_document(e.finish()).expect("edited scene")
 }
 
+fn mesh_of(eval: &SceneEval, node: &str) -> std::sync::Arc<Mesh> {
+    let idx = maxfs_tests::node_named(&eval.graph, node);
+    assert!(
+        eval.modifier_stack(idx).expect("a stack").0.is_empty(),
+        "{node} is a bare primitive"
+    );
+    eval.mesh(idx, 0).expect("a mesh").expect("evaluates")
+}
+
+/// Corner UVs of face `f` of channel 1.
+fn corner_uvs(m: &Mesh, f: usize) -> [[f64; 2]; 3] {
+    let ch = m.maps.iter().find(|c| c.channel == 1).expect("channel 1");
+    ch.faces[f].map(|t| {
+        let c = ch.vertices[t as usize];
+        [f64::from(c[0]), f64::from(c[1])]
+    })
+}
+
 #[test]
-fn a_real_world_mapped_primitive_names_its_channel_and_keeps_its_geometry() {
+fn a_real_world_box_spans_each_side_in_scene_units() {
     const FILE: &str = "max/misc/Crate.max";
+    let plain = mesh_of(&maxfs_tests::corpus_eval(FILE), "Box001");
+    let eval = flagged(FILE, "Box001");
+    let m = mesh_of(&eval, "Box001");
+    assert!(m.missing_maps.is_empty(), "{:?}", m.missing_maps);
+    assert_eq!((&m.vertices, &m.faces), (&plain.vertices, &plain.faces));
+    // The box's extent from its vertices: x and y centred, z from 0.
+    let span = |i: usize| {
+        let (lo, hi) = m.vertices.iter().fold((f64::MAX, f64::MIN), |(lo, hi), v| {
+            let x = [v.0, v.1, v.2][i];
+            (lo.min(x), hi.max(x))
+        });
+        (lo, hi - lo)
+    };
+    let ((x0, w), (y0, l), (z0, h)) = (span(0), span(1), span(2));
+    assert!(w > 0.0 && l > 0.0 && h > 0.0);
+    for (i, f) in m.faces.iter().enumerate() {
+        let p = f.v.map(|v| m.vertices[v as usize]);
+        let n = p[1].minus(p[0]).cross(p[2].minus(p[0]));
+        let n = [n.0, n.1, n.2];
+        let axis = (0..3)
+            .max_by(|&a, &b| n[a].abs().total_cmp(&n[b].abs()))
+            .expect("an axis");
+        let negative = n[axis] < 0.0;
+        for (c, uv) in p.iter().zip(corner_uvs(&m, i)) {
+            let (fx, fy, fz) = ((c.0 - x0) / w, (c.1 - y0) / l, (c.2 - z0) / h);
+            // boxobj.cpp: ±X sides (length × height), ±Y (width × height),
+            // ±Z (width × length); U mirrored on −X, +Y and −Z.
+            let want = match (axis, negative) {
+                (0, false) => [fy * l, fz * h],
+                (0, true) => [(1.0 - fy) * l, fz * h],
+                (1, false) => [(1.0 - fx) * w, fz * h],
+                (1, true) => [fx * w, fz * h],
+                (_, false) => [fx * w, fy * l],
+                (_, true) => [(1.0 - fx) * w, fy * l],
+            };
+            let tol = 1e-4 * (w + l + h);
+            assert!(
+                (uv[0] - want[0]).abs() < tol && (uv[1] - want[1]).abs() < tol,
+                "face {i} corner {c:?}: {uv:?}, want {want:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_real_world_cylinder_scales_its_sides_and_maps_its_caps_flat() {
+    const FILE: &str = "max/kenji-room/Kenjis_Wardrobe.max";
+    const NODE: &str = "Cylinder003";
+    let plain = mesh_of(&maxfs_tests::corpus_eval(FILE), NODE);
+    let eval = flagged(FILE, NODE);
+    let m = mesh_of(&eval, NODE);
+    assert!(m.missing_maps.is_empty(), "{:?}", m.missing_maps);
+    assert_eq!((&m.vertices, &m.faces), (&plain.vertices, &plain.faces));
+    let h = m.vertices.iter().map(|v| v.2).fold(f64::MIN, f64::max);
+    let r = m
+        .vertices
+        .iter()
+        .map(|v| v.0.hypot(v.1))
+        .fold(0.0, f64::max);
+    let tol = 1e-4 * (r + h);
+    // A cap face lies flat at z = 0 or z = h; the cap's bounds are those of
+    // all its faces' vertices.
+    let cap = |i: usize| {
+        let z = m.faces[i].v.map(|v| m.vertices[v as usize].2);
+        if z.iter().all(|&z| z.abs() < tol) {
+            Some(false)
+        } else if z.iter().all(|&z| (z - h).abs() < tol) {
+            Some(true)
+        } else {
+            None
+        }
+    };
+    let bounds = |top: bool| {
+        let (mut min_x, mut min_y, mut max_y) = (f64::MAX, f64::MAX, f64::MIN);
+        for (i, f) in m.faces.iter().enumerate() {
+            if cap(i) == Some(top) {
+                for &v in &f.v {
+                    let p = m.vertices[v as usize];
+                    (min_x, min_y, max_y) = (min_x.min(p.0), min_y.min(p.1), max_y.max(p.1));
+                }
+            }
+        }
+        (min_x, min_y, max_y)
+    };
+    let (bottom, top) = (bounds(false), bounds(true));
+    let (mut caps, mut sides) = (0, 0);
+    for (i, f) in m.faces.iter().enumerate() {
+        let got = corner_uvs(&m, i);
+        let was = corner_uvs(&plain, i);
+        for k in 0..3 {
+            let p = m.vertices[f.v[k] as usize];
+            let want = match cap(i) {
+                Some(false) => [p.0 - bottom.0, bottom.2 - p.1],
+                Some(true) => [p.0 - top.0, p.1 - top.1],
+                None => [was[k][0] * 2.0 * std::f64::consts::PI * r, was[k][1] * h],
+            };
+            assert!(
+                (got[k][0] - want[0]).abs() < tol && (got[k][1] - want[1]).abs() < tol,
+                "face {i} corner {k}: {:?}, want {want:?}",
+                got[k]
+            );
+        }
+        if cap(i).is_some() {
+            caps += 1;
+        } else {
+            sides += 1;
+        }
+    }
+    assert!(caps > 0 && sides > 0);
+}
+
+#[test]
+fn a_real_world_mapped_plane_names_its_channel_and_keeps_its_geometry() {
+    // The Plane's scaled coordinates are not built (no reference pins them).
+    const FILE: &str = "max/kenji-room/house_thing.max";
     let plain = maxfs_tests::corpus_eval(FILE);
     let before = plain
-        .mesh(maxfs_tests::node_named(&plain.graph, "Box001"), 0)
+        .base_mesh(maxfs_tests::node_named(&plain.graph, "Plane001"))
         .expect("a mesh")
         .expect("evaluates");
     assert!(before.maps.iter().any(|c| c.channel == 1));
-    let eval = flagged(FILE, "Box001");
+    let eval = flagged(FILE, "Plane001");
     let after = eval
-        .mesh(maxfs_tests::node_named(&eval.graph, "Box001"), 0)
+        .base_mesh(maxfs_tests::node_named(&eval.graph, "Plane001"))
         .expect("a mesh")
         .expect("the geometry evaluates");
     assert_eq!(after.vertices, before.vertices);
@@ -42,11 +183,6 @@ fn a_real_world_mapped_primitive_names_its_channel_and_keeps_its_geometry() {
     assert!(after.maps.iter().all(|c| c.channel != 1));
     let why = format!("{:?}", after.missing_maps);
     assert!(why.contains("real-world map size"), "{why}");
-    let gaps = maxfs_scene::eval::core::coverage::scene_gaps(&eval);
-    assert!(
-        gaps.iter().any(|g| g.class.contains("real-world")),
-        "{gaps:?}"
-    );
 }
 
 #[test]

@@ -574,12 +574,17 @@ impl SceneEval {
             Some(crate::eval::objects::loft::eval(self, obj, t))
         } else if crate::eval::objects::primitive::is_primitive(cls.class_id) {
             Some(
-                crate::eval::objects::primitive::params(self, obj, t)
-                    .and_then(|p| crate::eval::objects::primitive::build(cls.class_id, &p))
-                    .map(|mut m| {
-                        crate::eval::objects::primitive::real_world::apply(self, obj, &mut m);
-                        m
-                    }),
+                crate::eval::objects::primitive::params(self, obj, t).and_then(|p| {
+                    let mut m = crate::eval::objects::primitive::build(cls.class_id, &p)?;
+                    crate::eval::objects::primitive::real_world::apply(
+                        self,
+                        obj,
+                        cls.class_id,
+                        &p,
+                        &mut m,
+                    );
+                    Ok(m)
+                }),
             )
         } else if crate::eval::objects::cat_object::is_cat_object(cls.class_id) {
             Some(

@@ -631,7 +631,9 @@ fn input(base: usize, cx: &ModContext, dropped: &mut Left) -> Result<PolyMesh, E
             "its polygon form is not built",
         ));
     }
-    primitive_poly::of_object(cx.eval, base, cx.t).map(|(poly, _)| poly)
+    let (poly, _, left) = primitive_poly::of_object(cx.eval, base, cx.t)?;
+    dropped.maps.extend(left);
+    Ok(poly)
 }
 
 /// The polygon form of `base` when it is a shape (None otherwise).

@@ -270,8 +270,8 @@ pub(super) fn apply(
     if s.iterations == 0 {
         return Ok(());
     }
-    let polys = if on_triangles(m, cx)? {
-        hidden_edge_polygons(mesh)?
+    let (polys, left) = if on_triangles(m, cx)? {
+        (hidden_edge_polygons(mesh)?, None)
     } else {
         turbo_smooth::polygon_input(m, mesh, cx)?
     };
@@ -283,6 +283,7 @@ pub(super) fn apply(
         ));
     }
     *mesh = turbo_smooth::smooth(polys, s)?;
+    mesh.missing_maps.extend(left);
     Ok(())
 }
 

@@ -27,7 +27,7 @@ use crate::eval::core::pblock;
 use crate::eval::error::EvalError;
 use crate::eval::modifier::skin::SKIN;
 use crate::eval::modifier::subdivide::{PolyMapFlat, Polys, Separate};
-use crate::eval::objects::mesh::{self, Mesh, Poly};
+use crate::eval::objects::mesh::{self, Mesh, MissingMap, Poly};
 use crate::eval::objects::poly::PolyMesh;
 use crate::eval::objects::{poly_surface, primitive, primitive_poly};
 use crate::typed::ClassId;
@@ -101,7 +101,7 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
     if s.iterations == 0 {
         return Ok(());
     }
-    let polys = polygon_input(m, mesh, cx)?;
+    let (polys, left) = polygon_input(m, mesh, cx)?;
     let quads = result_quads(polys.corners.len(), s.iterations);
     if quads > MAX_SMOOTH_QUADS {
         return Err(EvalError::limit(
@@ -110,6 +110,7 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
         ));
     }
     *mesh = smooth(polys, s)?;
+    mesh.missing_maps.extend(left);
     Ok(())
 }
 
@@ -194,13 +195,30 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
 }
 
 /// The polygon form of a subdividing modifier's input, shared with
-/// MeshSmooth.
-pub(super) fn polygon_input(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Polys, EvalError> {
+/// MeshSmooth, and the map channel its primitive's polygon form left out
+/// (`primitive_poly::of_object`), to be named on the result.
+pub(super) fn polygon_input(
+    m: &Applied,
+    mesh: &Mesh,
+    cx: &ModContext,
+) -> Result<(Polys, Option<MissingMap>), EvalError> {
+    let mut left = None;
+    let polys = polygon_form(m, mesh, cx, &mut left)?;
+    Ok((polys, left))
+}
+
+fn polygon_form(
+    m: &Applied,
+    mesh: &Mesh,
+    cx: &ModContext,
+    left: &mut Option<MissingMap>,
+) -> Result<Polys, EvalError> {
     match polygon_source(m, cx)? {
         PolySource::EditablePoly(loops) => from_triangles(mesh, &loops),
         PolySource::Primitive(base, deformed) => {
             let class = super::base_class(cx, base)?;
-            let (mut poly, p) = primitive_poly::of_object(cx.eval, base, cx.t)?;
+            let (mut poly, p, missing) = primitive_poly::of_object(cx.eval, base, cx.t)?;
+            *left = missing;
             if deformed {
                 let tri = primitive::build(class.class_id, &p)?;
                 poly = smooth_input::deformed_like(poly, &tri, mesh)

@@ -11,6 +11,7 @@ use crate::eval::error::EvalError;
 use crate::typed::ClassId;
 
 use crate::eval::core::math::Vec3;
+use crate::eval::objects::mesh::MissingMap;
 use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
 use crate::eval::objects::primitive::{
     Params, BOX, CONE, CYLINDER, GEOSPHERE, PLANE, SPHERE, TORUS, TUBE,
@@ -18,13 +19,14 @@ use crate::eval::objects::primitive::{
 
 /// The polygon form of primitive object `obj` at `t`, with the parameters it
 /// was built from: what a poly modifier takes of it. Channel 1 is left out
-/// when the object's real-world map size is on (its triangle mesh names it:
-/// `primitive::real_world`).
+/// when the object's real-world map size is on and this form does not scale
+/// it (`primitive::real_world`): the third value names it, for the caller to
+/// record on the mesh it makes.
 pub fn of_object(
     eval: &crate::eval::SceneEval,
     obj: usize,
     t: i32,
-) -> Result<(PolyMesh, Params), EvalError> {
+) -> Result<(PolyMesh, Params, Option<MissingMap>), EvalError> {
     let class = eval
         .graph
         .objects
@@ -34,8 +36,8 @@ pub fn of_object(
     let p = super::primitive::params(eval, obj, t)?;
     let mut poly = build(class.class_id, &p, eval.chunks(obj))
         .map_err(|e| e.inside(class.name.to_string()))?;
-    super::primitive::real_world::strip_poly(eval, obj, &mut poly);
-    Ok((poly, p))
+    let left = super::primitive::real_world::strip_poly(eval, obj, class.class_id, &p, &mut poly);
+    Ok((poly, p, left))
 }
 
 /// The polygon form of primitive `class` (`object` its own chunks).

@@ -22,8 +22,10 @@ const MAX_QUADS: usize = 1 << 21;
 ///
 /// Map channel 1 (when mapping is on): six grids of texture vertices (bottom,
 /// top, front, right, back, left), U and V stepping by 1 / segments; the
-/// bottom's U runs from 1 down. Max's real-world map size is not decoded (as
-/// for the triangle Box).
+/// bottom's U runs from 1 down. With the real-world map size on, they step by
+/// width, length or height / segments instead (a size of 0 stays 0 here: the
+/// builder steps before it guards against 0), the bottom's U still from 1
+/// down (Buwaka's Door boxes, whose ProBoolean kept bottom U = 1 − 50·s).
 pub(crate) fn poly_box(p: &Params, smoothing_fix: bool) -> Result<PolyMesh, EvalError> {
     let (l, w, h) = (p.float(0)? as f32, p.float(1)? as f32, p.float(2)? as f32);
     let (ws, ls, hs) = (p.segments(3)?, p.segments(4)?, p.segments(5)?);
@@ -260,7 +262,7 @@ pub(crate) fn poly_box(p: &Params, smoothing_fix: bool) -> Result<PolyMesh, Eval
     let maps = if p.flag(6, true) {
         vec![PolyMap {
             channel: 1,
-            vertices: texture_vertices((ws, ls, hs)),
+            vertices: texture_vertices((ws, ls, hs), p.real_world().then_some((w, l, h))),
             faces: b.map_faces,
         }]
     } else {
@@ -304,8 +306,12 @@ impl Builder {
 }
 
 /// The six texture grids, stepping in single precision as the builder does.
-fn texture_vertices((ws, ls, hs): (usize, usize, usize)) -> Vec<[f32; 3]> {
-    let (dw, dl, dh) = (1.0 / ws as f32, 1.0 / ls as f32, 1.0 / hs as f32);
+fn texture_vertices(
+    (ws, ls, hs): (usize, usize, usize),
+    sizes: Option<(f32, f32, f32)>,
+) -> Vec<[f32; 3]> {
+    let (mw, ml, mh) = sizes.unwrap_or((1.0, 1.0, 1.0));
+    let (dw, dl, dh) = (mw / ws as f32, ml / ls as f32, mh / hs as f32);
     let mut tv = Vec::new();
     let mut grid = |rows: usize, cols: usize, du: f32, dv: f32, u0: f32| {
         let mut v = 0.0f32;
@@ -408,6 +414,40 @@ mod tests {
             // A negative height turns every face over and stays closed.
             let m = poly_box(&params(2.0, 4.0, -3.0, segs), false).expect("box");
             closed_and_outward(&m, Vec3(0.0, 0.0, -1.5));
+        }
+    }
+
+    /// Buwaka's Door boxes (length 600, width 50, height 300, real-world map
+    /// size on): the map their ProBoolean kept on the faces it did not cut
+    /// reads, with s and t the fractions across a face, bottom u = 1 − 50·s,
+    /// v = 600·t; top u = 50·s, v = 600·t; front u = 50·s, back u = 50·(1 −
+    /// s), v = 300·t (docs/unseen-files.md).
+    #[test]
+    fn real_world_box_matches_the_map_door_kept() {
+        let p = params(600.0, 50.0, 300.0, [1, 1, 1]).with_real_world();
+        let m = poly_box(&p, true).expect("box");
+        let map = &m.maps[0];
+        for (f, mf) in m.faces.iter().zip(&map.faces) {
+            for (&v, &t) in f.v.iter().zip(mf) {
+                let c = m.vertices[v as usize];
+                let (s, t_y, t_z) = ((c.0 + 25.0) / 50.0, (c.1 + 300.0) / 600.0, c.2 / 300.0);
+                let want = match f.material {
+                    1 => Some([1.0 - 50.0 * s, 600.0 * t_y]),
+                    0 => Some([50.0 * s, 600.0 * t_y]),
+                    4 => Some([50.0 * s, 300.0 * t_z]),
+                    5 => Some([50.0 * (1.0 - s), 300.0 * t_z]),
+                    _ => None,
+                };
+                let got = map.vertices[t as usize];
+                if let Some(w) = want {
+                    assert!(
+                        (f64::from(got[0]) - w[0]).abs() < 1e-4
+                            && (f64::from(got[1]) - w[1]).abs() < 1e-4,
+                        "material {} corner {c:?}: {got:?}, want {w:?}",
+                        f.material
+                    );
+                }
+            }
         }
     }
 }

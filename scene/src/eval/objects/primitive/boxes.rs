@@ -15,6 +15,11 @@ const QUAD_HALF_EDGES: u16 = 0b011;
 /// normal and mirrors U on the −X, +Y and −Z faces so every side reads
 /// unmirrored from outside (checked against 3ds Max's ASE export). A negative
 /// height turns every face over (corners 1 and 2 swap).
+///
+/// With the object's real-world map size on, the grids span the sides' sizes
+/// instead of 1 (U and V step by width, length or height / segments, summed
+/// in single precision from 0; a size of 0 counts as 0.0001), as the SDK
+/// sample `boxobj.cpp` scales them: a negative height gives negative V.
 pub fn box_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let (l, w, h) = (p.float(0)?, p.float(1)?, p.float(2)?);
     let (ws, ls, hs) = (p.segments(3)?, p.segments(4)?, p.segments(5)?);
@@ -103,7 +108,8 @@ pub fn box_mesh(p: &Params) -> Result<Mesh, EvalError> {
         }
     }
     let mut maps = if p.flag(6, true) {
-        box_mapping(&v, &at, &faces, (ws, ls, hs))
+        let sizes = p.real_world().then_some((w as f32, l as f32, h as f32));
+        box_mapping(&v, &at, &faces, (ws, ls, hs), sizes)
     } else {
         Vec::new()
     };
@@ -135,24 +141,43 @@ pub(super) fn box_mapping(
     at: &[[usize; 3]],
     faces: &[Face],
     (ws, ls, hs): (usize, usize, usize),
+    sizes: Option<(f32, f32, f32)>,
 ) -> Vec<MapChannel> {
+    // The coordinates along one side: k / n, or k · size / n summed in
+    // single precision for the real-world map size.
+    let steps = |n: usize, size: Option<f32>| -> Vec<f32> {
+        match size {
+            None => (0..=n).map(|k| (k as f64 / n as f64) as f32).collect(),
+            Some(s) => {
+                let d = if s == 0.0 { 0.0001 } else { s } / n as f32;
+                let mut acc = 0.0f32;
+                (0..=n)
+                    .map(|_| {
+                        let x = acc;
+                        acc += d;
+                        x
+                    })
+                    .collect()
+            }
+        }
+    };
+    let (sw, sl, sh) = match sizes {
+        Some((w, l, h)) => (Some(w), Some(l), Some(h)),
+        None => (None, None, None),
+    };
     let mut tv = Vec::new();
-    let mut push_grid = |nu: usize, nv: usize| {
+    let mut push_grid = |us: Vec<f32>, vs: Vec<f32>| {
         let base = tv.len();
-        for j in 0..=nv {
-            for i in 0..=nu {
-                tv.push([
-                    (i as f64 / nu as f64) as f32,
-                    (j as f64 / nv as f64) as f32,
-                    0.0,
-                ]);
+        for &v in &vs {
+            for &u in &us {
+                tv.push([u, v, 0.0]);
             }
         }
         base
     };
-    let xbase = push_grid(ls, hs);
-    let ybase = push_grid(ws, hs);
-    let zbase = push_grid(ws, ls);
+    let xbase = push_grid(steps(ls, sl), steps(hs, sh));
+    let ybase = push_grid(steps(ws, sw), steps(hs, sh));
+    let zbase = push_grid(steps(ws, sw), steps(ls, sl));
     let tf = faces
         .iter()
         .map(|f| {

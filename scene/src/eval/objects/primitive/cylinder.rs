@@ -22,7 +22,9 @@ use crate::eval::error::EvalError;
 /// cap rings); each segment keeps the U of its end vertex, so the segment across
 /// the seam starts below 0 or ends at 1 depending on float rounding (see below);
 /// cap centres map to U = ½ and cap rings to their vertices' U (checked against
-/// Babylon's glTF of Max cones with one cap segment).
+/// Babylon's glTF of Max cones with one cap segment). The real-world map size
+/// scales the sides and maps the caps flat: [`real_world_map`] (a sliced
+/// cylinder's is not built: `real_world`).
 pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, EvalError> {
     let o = usize::from(cone);
     let r1 = p.float(0)?;
@@ -148,10 +150,30 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, EvalError> {
             fan_edges,
         );
     }
-    let maps = if p.flag(9 + o, true) {
-        channel1(tv.list, tf)
-    } else {
+    let maps = if !p.flag(9 + o, true) {
         Vec::new()
+    } else if p.real_world() {
+        // Which faces the builder marks as caps: the fans and the cap bands.
+        let kind = |i: usize| {
+            let band = i.checked_sub(n).map(|j| j / (2 * n));
+            match band {
+                None => Cap::Bottom,
+                Some(b) if b >= rings - 1 => Cap::Top,
+                Some(b) if b + 1 < caps => Cap::Bottom,
+                Some(b) if b + 1 >= caps + hs => Cap::Top,
+                Some(_) => Cap::Side,
+            }
+        };
+        let kinds: Vec<Cap> = (0..faces.len()).map(kind).collect();
+        vec![real_world_map(
+            &v,
+            &faces,
+            &kinds,
+            (&tv.list, &tf),
+            (r1, r2, h),
+        )]
+    } else {
+        channel1(tv.list, tf)
     };
     Ok(Mesh {
         vertices: v,
@@ -159,6 +181,78 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, EvalError> {
         maps,
         ..Default::default()
     })
+}
+
+/// Where a cylinder face lies, for its real-world mapping.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Cap {
+    Bottom,
+    Side,
+    Top,
+}
+
+/// Channel 1 of a cylinder or cone with the real-world map size on, as the
+/// SDK sample `cyl.cpp` builds it (`BuildCylinderMesh`): the cylindrical
+/// mapping of the switch off (`tv`, `tf`, seams already moved) with U times
+/// 2π · the larger radius and V times the height; then each cap's faces
+/// (fans and cap bands) mapped flat in scene units from the lower corner of
+/// that cap's bounds — the bottom seen from below (U = x − min x, V = max y −
+/// y), the top from above (U = x − min x, V = y − min y) — on texture
+/// vertices of their own after the sides', one per cap vertex.
+fn real_world_map(
+    v: &[Vec3],
+    faces: &[Face],
+    kinds: &[Cap],
+    (tv, tf): (&[[f32; 3]], &[[u32; 3]]),
+    (r1, r2, h): (f64, f64, f64),
+) -> MapChannel {
+    let rd = if r1 > r2 { r1 } else { r2 } as f32;
+    let (utile, vtile) = (2.0 * std::f32::consts::PI * rd, h as f32);
+    let mut out = TexVerts::default();
+    let mut faces_out: Vec<[u32; 3]> = tf
+        .iter()
+        .zip(kinds)
+        .map(|(t, &k)| {
+            if k == Cap::Side {
+                t.map(|i| {
+                    let c = tv[i as usize];
+                    out.at(f64::from(c[0] * utile), f64::from(c[1] * vtile))
+                })
+            } else {
+                [0; 3]
+            }
+        })
+        .collect();
+    let mut list = out.list;
+    for (cap, flip) in [(Cap::Bottom, -1.0f64), (Cap::Top, 1.0)] {
+        let mut index: Vec<Option<u32>> = vec![None; v.len()];
+        for (f, _) in faces.iter().zip(kinds).filter(|(_, &k)| k == cap) {
+            for &i in &f.v {
+                index[i as usize] = Some(0);
+            }
+        }
+        let (mut min_x, mut min_y) = (f64::INFINITY, f64::INFINITY);
+        for (p, _) in v.iter().zip(&index).filter(|(_, x)| x.is_some()) {
+            min_x = min_x.min(p.0);
+            min_y = min_y.min(flip * p.1);
+        }
+        for (i, p) in v.iter().enumerate() {
+            if let Some(slot) = index[i].as_mut() {
+                *slot = list.len() as u32;
+                list.push([(p.0 - min_x) as f32, (flip * p.1 - min_y) as f32, 0.0]);
+            }
+        }
+        for ((f, &k), out) in faces.iter().zip(kinds).zip(faces_out.iter_mut()) {
+            if k == cap {
+                *out = f.v.map(|i| index[i as usize].unwrap_or(0));
+            }
+        }
+    }
+    MapChannel {
+        channel: 1,
+        vertices: list,
+        faces: faces_out,
+    }
 }
 
 /// A sliced cylinder or cone (see [`cylinder_mesh`] for the parameters), laid

@@ -62,6 +62,9 @@ pub struct Params {
     /// The int chunk 0x0100 holds when it holds one: L-Ext and C-Ext save
     /// their "centre" creation method there beside an old ParamBlock.
     chunk_0100: Option<i32>,
+    /// Max's "Real-World Map Size" switch of the object (`real_world`): the
+    /// builders that honour it scale their channel 1 by the object's sizes.
+    real_world: bool,
 }
 
 impl Params {
@@ -72,7 +75,22 @@ impl Params {
             values: v,
             new_map: true,
             chunk_0100: None,
+            real_world: false,
         }
+    }
+
+    /// The same parameters with the real-world map size switch on (tests).
+    #[cfg(test)]
+    pub(crate) fn with_real_world(self) -> Params {
+        Params {
+            real_world: true,
+            ..self
+        }
+    }
+
+    /// Whether the object's real-world map size is on.
+    pub fn real_world(&self) -> bool {
+        self.real_world
     }
 
     /// The same parameters as an object without the "new map" chunk (tests).
@@ -151,6 +169,7 @@ pub fn params(eval: &crate::eval::SceneEval, object: usize, t: i32) -> Result<Pa
         .and_then(|c| c.payload())
         .and_then(|b| <[u8; 4]>::try_from(b).ok())
         .map(i32::from_le_bytes);
+    p.real_world = real_world::is_on(eval, object);
     Ok(p)
 }
 
@@ -201,6 +220,7 @@ pub fn block_params(eval: &crate::eval::SceneEval, pb: usize, t: i32) -> Result<
         values,
         new_map: false,
         chunk_0100: None,
+        real_world: false,
     })
 }
 

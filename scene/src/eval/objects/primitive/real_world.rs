@@ -4,13 +4,17 @@
 //! `GetUsePhysicalScaleUVs`). With it on, Max scales the generated channel 1
 //! by the object's sizes in scene units instead of 0 … 1 (Buwaka's Door
 //! boxes: the UVs a ProBoolean kept are the box mapping scaled by 600, 50 and
-//! 300; docs/unseen-files.md, "Map channels of the standard chamfer"). That
-//! scaling is not built here, so the channel is left out by name rather than
+//! 300; docs/unseen-files.md, "Map channels of the standard chamfer").
+//! [`super::params`] reads the switch into `Params::real_world`; the Box (both
+//! forms) and the unsliced Cylinder, Cone and Sphere (triangle form) build
+//! the scaled channel. Every other primitive's channel 1 is left out by name rather than
 //! given 0 … 1 values that would look valid.
 
 use crate::eval::objects::mesh::{Mesh, MissingMap};
 use crate::eval::objects::poly::PolyMesh;
+use crate::eval::objects::primitive::{Params, BOX, CONE, CYLINDER, SPHERE};
 use crate::eval::SceneEval;
+use crate::typed::ClassId;
 
 /// The channel the switch scales.
 const CHANNEL: i32 = 1;
@@ -31,32 +35,75 @@ pub fn is_on(eval: &SceneEval, obj: usize) -> bool {
     })
 }
 
-/// Leaves channel 1 out of `mesh`, named, when `obj` has the switch on.
-pub fn apply(eval: &SceneEval, obj: usize, mesh: &mut Mesh) {
-    // Without generated coordinates there is nothing to scale.
-    if !is_on(eval, obj) || mesh.maps.iter().all(|c| c.channel != CHANNEL) {
-        return;
+/// Whether the triangle builder of `class` scales its channel 1 for the
+/// switch (with parameters `p`): the Box; the Cylinder and Cone unless sliced
+/// (slice on is parameter 6, one further on for the Cone); the Sphere unless
+/// sliced (parameter 7).
+fn builds_triangles(class: ClassId, p: &Params) -> bool {
+    match class {
+        c if c == BOX => true,
+        c if c == SPHERE => p.int_or(7, 0) == 0,
+        c if c == CYLINDER => p.int_or(6, 0) == 0,
+        c if c == CONE => p.int_or(7, 0) == 0,
+        _ => false,
     }
-    mesh.maps.retain(|c| c.channel != CHANNEL);
+}
+
+/// Whether the polygon form of `class` has its channel 1 scaled: the Box's
+/// (`BuildPolyBox`) and the unsliced Sphere's (its triangle mesh converted,
+/// map included). The Cylinder's and Cone's polygon forms (their own builder
+/// maps the caps cylindrically with the switch on; version 1 converts the
+/// triangle mesh) are not built with it.
+fn builds_polygons(class: ClassId, p: &Params) -> bool {
+    class == BOX || (class == SPHERE && builds_triangles(class, p))
+}
+
+/// Why channel 1 is left out, named after the object's class.
+fn left_out(eval: &SceneEval, obj: usize) -> MissingMap {
     let class = eval
         .graph
         .objects
         .get(obj)
         .and_then(|o| o.class.as_ref())
         .map_or("?", |c| c.name.as_str());
-    mesh.missing_maps.push(MissingMap {
+    MissingMap {
         channel: Some(CHANNEL),
         modifier: class.to_string(),
         reason: "the object's real-world map size is on (its coordinates scaled by its \
-                 sizes are not built)"
+                 sizes are not built for this primitive)"
             .to_string(),
-    });
+    }
 }
 
-/// The polygon form's channel 1 left out likewise (the triangle mesh of the
-/// same object names it: [`apply`]).
-pub fn strip_poly(eval: &SceneEval, obj: usize, poly: &mut PolyMesh) {
-    if is_on(eval, obj) {
-        poly.maps.retain(|c| c.channel != CHANNEL);
+/// Leaves channel 1 out of `mesh` (built by `class` from `p`), named, when
+/// the switch is on and that builder does not scale it.
+pub fn apply(eval: &SceneEval, obj: usize, class: ClassId, p: &Params, mesh: &mut Mesh) {
+    // Without generated coordinates there is nothing to scale.
+    if !p.real_world()
+        || builds_triangles(class, p)
+        || mesh.maps.iter().all(|c| c.channel != CHANNEL)
+    {
+        return;
     }
+    mesh.maps.retain(|c| c.channel != CHANNEL);
+    mesh.missing_maps.push(left_out(eval, obj));
+}
+
+/// The polygon form's channel 1 left out likewise; what is left out is
+/// returned for the caller to name on the mesh it makes.
+pub fn strip_poly(
+    eval: &SceneEval,
+    obj: usize,
+    class: ClassId,
+    p: &Params,
+    poly: &mut PolyMesh,
+) -> Option<MissingMap> {
+    if !p.real_world()
+        || builds_polygons(class, p)
+        || poly.maps.iter().all(|c| c.channel != CHANNEL)
+    {
+        return None;
+    }
+    poly.maps.retain(|c| c.channel != CHANNEL);
+    Some(left_out(eval, obj))
 }

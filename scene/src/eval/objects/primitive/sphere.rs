@@ -57,6 +57,10 @@ impl SphereRings {
 /// around from +Y, V = 1 − 2·row/segments (linear in the row index whatever the
 /// hemisphere or squash; Max lets the texture be cut with the sphere); the
 /// poles get one texture vertex per segment, the seam column is doubled.
+/// With the real-world map size on (`sphere.cpp`), U is times 2π·r and V
+/// times π·r, and a hemisphere's flat cap is mapped flat from below in scene
+/// units (x − min x, max y − y over the cap's vertices); a sliced sphere's
+/// is not built (`real_world` leaves it out by name).
 pub fn sphere_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let r = p.float(0)?;
     let segs = p.segments(1)?;
@@ -147,14 +151,45 @@ pub fn sphere_mesh(p: &Params) -> Result<Mesh, EvalError> {
         );
     }
     let maps = if p.flag(6, true) {
+        // The real-world map size scales U by 2π·r and V by π·r.
+        let (us, vs) = if p.real_world() {
+            let r = r as f32;
+            (2.0 * std::f32::consts::PI * r, std::f32::consts::PI * r)
+        } else {
+            (1.0, 1.0)
+        };
         let mut tv = Vec::with_capacity((rows + 2) * (segs + 1));
         for row in 0..rows + 2 {
             for k in 0..=segs {
                 tv.push([
-                    (k as f64 / segs as f64) as f32,
-                    (1.0 - 2.0 * row as f64 / segs as f64) as f32,
+                    us * (k as f64 / segs as f64) as f32,
+                    vs * (1.0 - 2.0 * row as f64 / segs as f64) as f32,
                     0.0,
                 ]);
+            }
+        }
+        if p.real_world() && !whole {
+            // The hemisphere's flat cap (its last `segs` faces) is mapped
+            // flat from below on texture vertices of its own, one per cap
+            // vertex: (x − min x, max y − y).
+            let first = faces.len() - segs;
+            let mut index: Vec<Option<u32>> = vec![None; v.len()];
+            for f in &faces[first..] {
+                for &i in &f.v {
+                    index[i as usize] = Some(0);
+                }
+            }
+            let used = || v.iter().zip(&index).filter(|(_, x)| x.is_some());
+            let min_x = used().map(|(p, _)| p.0).fold(f64::INFINITY, f64::min);
+            let max_y = used().map(|(p, _)| p.1).fold(f64::NEG_INFINITY, f64::max);
+            for (p, slot) in v.iter().zip(index.iter_mut()) {
+                if let Some(t) = slot.as_mut() {
+                    *t = tv.len() as u32;
+                    tv.push([(p.0 - min_x) as f32, (max_y - p.1) as f32, 0.0]);
+                }
+            }
+            for (f, t) in faces[first..].iter().zip(&mut tf[first..]) {
+                *t = f.v.map(|i| index[i as usize].unwrap_or(0));
             }
         }
         channel1(tv, tf)

@@ -385,3 +385,130 @@ fn a_segmented_pyramid_is_a_named_refusal() {
     let err = pyramid_mesh(&p).unwrap_err();
     assert_eq!(err.kind(), crate::eval::error::EvalErrorKind::NotEvaluated);
 }
+
+/// `cyl.cpp` with the real-world map size on: the sides' cylindrical
+/// mapping times 2π·r and the height (V = z); every cap face — fans and cap
+/// bands — mapped flat from its cap's bounds: bottom (x − min x, max y − y),
+/// top (x − min x, y − min y). Checked against Max's output through Unity's
+/// import of BitDefence's turrets (docs/unseen-files.md); a sliced one keeps
+/// the 0 … 1 mapping here (`real_world` leaves it out by name).
+#[test]
+fn real_world_cylinder_scales_sides_and_maps_caps_flat() {
+    let p = Params::from_values(vec![
+        Value::Float(2.0),
+        Value::Float(5.0),
+        Value::Int(2),
+        Value::Int(3),
+        Value::Int(8),
+        Value::Int(1),
+        Value::Int(0),
+        Value::Float(0.0),
+        Value::Float(0.0),
+        Value::Int(1),
+    ])
+    .with_real_world();
+    let m = cylinder_mesh(&p, false).expect("cylinder");
+    let map = &m.maps[0];
+    let tau_r = 2.0 * std::f64::consts::PI * 2.0;
+    let (mut caps, mut sides) = (0, 0);
+    for (f, tf) in m.faces.iter().zip(&map.faces) {
+        let p3 = f.v.map(|v| m.vertices[v as usize]);
+        let uv = tf
+            .map(|t| map.vertices[t as usize])
+            .map(|c| [f64::from(c[0]), f64::from(c[1])]);
+        let flat = |z: f64| p3.iter().all(|c| (c.2 - z).abs() < 1e-9);
+        for (c, t) in p3.iter().zip(uv) {
+            let want = if flat(0.0) {
+                Some([c.0 + 2.0, 2.0 - c.1])
+            } else if flat(5.0) {
+                Some([c.0 + 2.0, c.1 + 2.0])
+            } else {
+                None
+            };
+            match want {
+                Some(w) => assert!(
+                    (t[0] - w[0]).abs() < 1e-5 && (t[1] - w[1]).abs() < 1e-5,
+                    "{c:?}: {t:?}, want {w:?}"
+                ),
+                None => {
+                    assert!((t[1] - c.2).abs() < 1e-5, "{c:?}: {t:?}");
+                    assert!((-tau_r / 8.0 - 1e-4..=tau_r + 1e-4).contains(&t[0]));
+                }
+            }
+        }
+        if flat(0.0) || flat(5.0) {
+            caps += 1;
+        } else {
+            sides += 1;
+            // One side's width of U across each side face.
+            let span = uv.iter().map(|t| t[0]).fold(f64::MIN, f64::max)
+                - uv.iter().map(|t| t[0]).fold(f64::MAX, f64::min);
+            assert!((span - tau_r / 8.0).abs() < 1e-4, "{span}");
+        }
+    }
+    assert_eq!((caps, sides), (2 * 8 * (2 * 3 - 1), 2 * 2 * 8));
+}
+
+/// `sphere.cpp` with the real-world map size on: the texture grid times
+/// (2π·r, π·r); a hemisphere's flat cap mapped flat from below in scene
+/// units (x − min x, max y − y).
+#[test]
+fn real_world_sphere_scales_its_grid_and_maps_a_hemispheres_cap_flat() {
+    let sphere = |hemi: f32| {
+        Params::from_values(vec![
+            Value::Float(3.0),
+            Value::Int(12),
+            Value::Int(1),
+            Value::Float(hemi),
+            Value::Int(0),
+            Value::Int(0),
+            Value::Int(1),
+            Value::Int(0),
+        ])
+    };
+    let uvs = |m: &Mesh| -> Vec<[f64; 2]> {
+        let ch = &m.maps[0];
+        ch.faces
+            .iter()
+            .flatten()
+            .map(|&t| {
+                [
+                    f64::from(ch.vertices[t as usize][0]),
+                    f64::from(ch.vertices[t as usize][1]),
+                ]
+            })
+            .collect()
+    };
+    let (su, sv) = (2.0 * std::f64::consts::PI * 3.0, std::f64::consts::PI * 3.0);
+    let plain = sphere_mesh(&sphere(0.0)).expect("sphere");
+    let scaled = sphere_mesh(&sphere(0.0).with_real_world()).expect("sphere");
+    for (a, b) in uvs(&plain).iter().zip(uvs(&scaled)) {
+        assert!((a[0] * su - b[0]).abs() < 1e-4 && (a[1] * sv - b[1]).abs() < 1e-4);
+    }
+    let plain = sphere_mesh(&sphere(0.5)).expect("hemisphere");
+    let m = sphere_mesh(&sphere(0.5).with_real_world()).expect("hemisphere");
+    let cap = m.faces.len() - 12;
+    let ring: Vec<Vec3> = m.faces[cap..]
+        .iter()
+        .flat_map(|f| f.v.map(|v| m.vertices[v as usize]))
+        .collect();
+    let min_x = ring.iter().map(|p| p.0).fold(f64::MAX, f64::min);
+    let max_y = ring.iter().map(|p| p.1).fold(f64::MIN, f64::max);
+    let (a, b) = (uvs(&plain), uvs(&m));
+    for (i, f) in m.faces.iter().enumerate() {
+        for k in 0..3 {
+            let c = 3 * i + k;
+            let want = if i >= cap {
+                let p = m.vertices[f.v[k] as usize];
+                [p.0 - min_x, max_y - p.1]
+            } else {
+                [a[c][0] * su, a[c][1] * sv]
+            };
+            assert!(
+                (b[c][0] - want[0]).abs() < 1e-4 && (b[c][1] - want[1]).abs() < 1e-4,
+                "face {i}: {:?}, want {want:?}",
+                b[c]
+            );
+        }
+    }
+}
