@@ -14,29 +14,32 @@ use maxfs_tests::corpus_dir;
 /// The base mesh of `node` and the mesh after its stack (Skin left out, as the
 /// NeL export does), with the names of the modifiers applied, bottom first.
 fn evaluate(file: &str, node: &str) -> (Mesh, Mesh, Vec<String>) {
-    with_eval(file, node, |eval, idx| {
-        let base = eval
-            .base_mesh(idx)
-            .expect("mesh object")
-            .expect("base mesh");
-        let (stack, _) = eval.modifier_stack(idx).expect("stack");
-        let cx = ModContext {
-            eval,
-            node: Some(idx),
-            t: 0,
-            max_order: true,
-            stand_ins: true,
-            object: None,
-        };
-        let base = Mesh::clone(&base);
-        let mut mesh = base.clone();
-        let mut names = Vec::new();
-        for m in stack.iter().rev().filter(|m| m.name != "Skin") {
-            modifier::apply(m, &mut mesh, &cx).unwrap_or_else(|e| panic!("{node}: {e}"));
-            names.push(m.name.to_string());
-        }
-        (base, mesh, names)
-    })
+    with_eval(file, node, evaluate_in)
+}
+
+/// `evaluate` on node `idx` of `eval`.
+fn evaluate_in(eval: &SceneEval, idx: usize) -> (Mesh, Mesh, Vec<String>) {
+    let base = eval
+        .base_mesh(idx)
+        .expect("mesh object")
+        .expect("base mesh");
+    let (stack, _) = eval.modifier_stack(idx).expect("stack");
+    let cx = ModContext {
+        eval,
+        node: Some(idx),
+        t: 0,
+        max_order: true,
+        stand_ins: true,
+        object: None,
+    };
+    let base = Mesh::clone(&base);
+    let mut mesh = base.clone();
+    let mut names = Vec::new();
+    for m in stack.iter().rev().filter(|m| m.name != "Skin") {
+        modifier::apply(m, &mut mesh, &cx).unwrap_or_else(|e| panic!("node {idx}: {e}"));
+        names.push(m.name.to_string());
+    }
+    (base, mesh, names)
 }
 
 fn with_eval<R>(file: &str, node: &str, f: impl FnOnce(&SceneEval, usize) -> R) -> R {
@@ -406,4 +409,49 @@ fn selection_sensitive_modifiers_above_a_mesh_select_are_refused() {
     // The selection alone changes nothing and is accepted.
     let mut mesh = Mesh::default();
     modifier::apply_stack(&[select], &mut mesh, &cx).expect("selection only");
+}
+
+/// A Symmetry's weld threshold of 0 welds nothing, not even the pairs that
+/// meet on the plane: the tenth sweep's Headphones1.max (Editable Poly →
+/// Symmetry, weld on, threshold 0) has 1,078 vertices in Max's Mesh Totals and
+/// in the authors' FBX, twice its sliced half's 539, its 14 seam pairs apart
+/// (docs/unseen-files.md). Sean Conway's Head with its threshold set to 0:
+/// Max's own count at 0.1 is the Skin's 140 (every seam vertex welded), so at
+/// 0 each seam vertex is two, at the same point.
+#[test]
+fn a_symmetry_threshold_of_zero_welds_no_seam_pair() {
+    let file = "biped/SeanConway_Character.max";
+    let node = "Head";
+    let (n, off) = symmetry_plane(file, node);
+    let d = |p: Vec3| n.dot(p) - off;
+    let (_, welded, _) = evaluate(file, node);
+    assert_eq!(welded.vertices.len(), 140, "Max's count (the Skin's)");
+    let seam = welded
+        .vertices
+        .iter()
+        .filter(|p| d(**p).abs() < 1e-4)
+        .count();
+    assert!(seam >= 4, "{seam} seam vertices");
+    let pb = with_eval(file, node, |eval, idx| {
+        let (stack, _) = eval.modifier_stack(idx).unwrap();
+        let m = stack.iter().find(|m| m.name == "Symmetry").unwrap();
+        maxfs_scene::eval::core::pblock::reference(&eval.graph, m.object, 0).unwrap()
+    });
+    let mut e = maxfs_tests::rewrite::SceneEdit::open(&format!("max/{file}"));
+    let node_idx = e.node(node);
+    e.set_pb2_constant(pb, 3, &0f32.to_le_bytes());
+    let eval = SceneEval::from_document(e.finish()).expect("edited scene");
+    let (_, mesh, _) = evaluate_in(&eval, node_idx);
+    assert_eq!(mesh.vertices.len(), 140 + seam);
+    let on: Vec<Vec3> = mesh
+        .vertices
+        .iter()
+        .copied()
+        .filter(|p| d(*p).abs() < 1e-4)
+        .collect();
+    assert_eq!(on.len(), 2 * seam);
+    for p in &on {
+        let same = on.iter().filter(|q| q.minus(*p).len() < 1e-6).count();
+        assert_eq!(same, 2, "{p:?}: a seam vertex and its copy, unwelded");
+    }
 }

@@ -147,10 +147,14 @@ fn mirror_about(mesh: &mut Mesh, pl: &Plane) -> Result<(), EvalError> {
 }
 
 /// Welds the seam as `MNMesh::WeldBorderVerts` does: only vertices on an open
-/// edge and within `threshold` of the plane take part, and each welds to the
-/// nearest other such vertex within `threshold` (a pair, to its midpoint; the
-/// lower index survives). A vertex is never welded twice, so near-plane
-/// vertices do not chain into one lump.
+/// edge and closer than `threshold` to the plane take part, and each welds to
+/// the nearest other such vertex closer than `threshold` (a pair, to its
+/// midpoint; the lower index survives). A vertex is never welded twice, so
+/// near-plane vertices do not chain into one lump. Closer, not as close: a
+/// threshold of 0 welds nothing, not even coincident pairs (the tenth sweep's
+/// Headphones1.max: Max's Mesh Totals and the authors' FBX keep all 14 seam
+/// pairs apart, 1,078 vertices, twice the 539 of the sliced half), as the
+/// polygon form's weld (`symmetry_poly`) already compares.
 fn weld_seam(mesh: &mut Mesh, n: Vec3, offset: f64, threshold: f64) {
     let mut uses: HashMap<(u32, u32), u32> = HashMap::new();
     for f in &mesh.faces {
@@ -199,7 +203,7 @@ pub(super) fn pair_seam(
     let targets: Vec<usize> = (0..vertices.len())
         .filter(|&i| {
             border.get(i).copied().unwrap_or(false)
-                && (n.dot(vertices[i]) - offset).abs() <= threshold
+                && (n.dot(vertices[i]) - offset).abs() < threshold
         })
         .collect();
     // Grid cells of the threshold's size: near vertices share or touch a cell.
@@ -226,7 +230,7 @@ pub(super) fn pair_seam(
                     };
                     for &j in near {
                         let d = vertices[j].minus(p).len();
-                        if j != i && !done[j] && d <= threshold && best.is_none_or(|(bd, _)| d < bd)
+                        if j != i && !done[j] && d < threshold && best.is_none_or(|(bd, _)| d < bd)
                         {
                             best = Some((d, j));
                         }
@@ -317,6 +321,37 @@ mod tests {
         let mut bad = m.clone();
         bad.faces[0].v[0] = 99;
         assert!(slice_below(&mut bad, n, 0.0).is_err());
+    }
+
+    /// A threshold of 0 welds nothing, even pairs at the same point (Max's
+    /// Mesh Totals and FBX of the tenth sweep's Headphones1.max: every seam
+    /// pair of its threshold-0 Symmetry stays two vertices).
+    #[test]
+    fn a_zero_threshold_welds_no_pair() {
+        let face = |v: [u32; 3]| Face {
+            v,
+            smoothing: 0,
+            material: 0,
+            flags: 0b111,
+        };
+        let mut m = Mesh {
+            vertices: vec![
+                Vec3(0.0, 0.0, 0.0),
+                Vec3(1.0, 0.0, 0.0),
+                Vec3(0.0, 1.0, 0.0),
+            ],
+            faces: vec![face([0, 1, 2])],
+            maps: Vec::new(),
+            ..Default::default()
+        };
+        clone_reflected(&mut m, &Mat43::scaling(Vec3(-1.0, 1.0, 1.0)), true).unwrap();
+        let n = Vec3(1.0, 0.0, 0.0);
+        let mut welded = m.clone();
+        weld_seam(&mut welded, n, 0.0, 0.1);
+        assert_eq!(welded.vertices.len(), 4, "the two seam pairs weld at 0.1");
+        weld_seam(&mut m, n, 0.0, 0.0);
+        assert_eq!(m.vertices.len(), 6, "no pair welds at 0");
+        assert_eq!(m.faces.len(), 2);
     }
 
     use crate::eval::core::pblock::Value;
