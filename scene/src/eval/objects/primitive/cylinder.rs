@@ -23,7 +23,7 @@ use crate::eval::error::EvalError;
 /// the seam starts below 0 or ends at 1 depending on float rounding (see below);
 /// cap centres map to U = ½ and cap rings to their vertices' U (checked against
 /// Babylon's glTF of Max cones with one cap segment). The real-world map size
-/// scales the sides and maps the caps flat: [`real_world_map`] (a sliced
+/// scales the sides and maps the caps flat: `real_world_map` (a sliced
 /// cylinder's is not built: `real_world`).
 pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, EvalError> {
     let o = usize::from(cone);
