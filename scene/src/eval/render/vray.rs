@@ -47,6 +47,7 @@
 
 use crate::eval::core::pblock::{self, ParamBlock2, Value};
 use crate::eval::core::transform::SceneEval;
+use crate::eval::error::EvalError;
 use crate::eval::render::material::{self, MapRef, Material, SC_MATERIAL, SC_TEXMAP};
 use crate::eval::render::physical::{boolean, float, vector, Pbr};
 
@@ -226,15 +227,16 @@ pub fn vray_mtl(eval: &SceneEval, idx: usize, m: &mut Material) {
 }
 
 /// The base material of wrapper `idx` (block 0's baseMtl, else reference 1).
-fn wrapped(eval: &SceneEval, idx: usize) -> Result<Option<usize>, String> {
+fn wrapped(eval: &SceneEval, idx: usize) -> Result<Option<usize>, EvalError> {
     let g = &eval.graph;
     let Some(pbi) = pblock::reference(g, idx, 0) else {
-        return Err(format!(
-            "VRayMtlWrapper (object {idx}): no parameter block on reference 0"
+        return Err(EvalError::reference(
+            format!("VRayMtlWrapper (object {idx})"),
+            "no parameter block on reference 0",
         ));
     };
     let pb = pblock::param_block2(eval.chunks(pbi))
-        .map_err(|e| format!("VRayMtlWrapper block (object {pbi}): {e}"))?;
+        .map_err(|e| e.inside(format!("VRayMtlWrapper block (object {pbi})")))?;
     let base = pb
         .param(WRAPPER_BASE)
         .and_then(|p| target(eval, pbi, p))
@@ -284,7 +286,7 @@ pub fn wrapper(eval: &SceneEval, idx: usize, m: &mut Material) {
                 return;
             }
             Err(e) => {
-                m.errors.push(e);
+                m.errors.push(e.to_string());
                 return;
             }
         }
