@@ -5,8 +5,11 @@
 //! along Y (0), width along X (1), height along Z from 0 (2), fillet (3),
 //! length / width / height segments (4, 5, 6), fillet segments (7), smooth (8),
 //! generate mapping coordinates (9). A fillet above half the smallest
-//! dimension is clamped to 0.999 of that half (Kenjis_Bed: fillet 50 on a
-//! 10-high box gives rings at 4.995 and 5.005).
+//! dimension is clamped to 0.005 below that half, leaving a band 0.01 high
+//! between the fillets (Kenjis_Bed's FBX: fillet 50 on a 10-high box gives
+//! rings at 4.995 and 5.005; GlobalGameJam-2020's WheelCart FBX: a
+//! 1.9792-high box's at 0.9846 and 0.9946, where 0.999 of the half would
+//! give 0.9886).
 //!
 //! The surface is the inner box `[±(w/2−r)] × [±(l/2−r)] × [r, h−r]` grown by
 //! `r`: horizontal rings at the elevations `k·90°/fillet segs` (uniform in
@@ -86,7 +89,7 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, EvalError> {
     let (aw, al, ah) = (w.abs(), l.abs(), h.abs());
     let half_min = aw.min(al).min(ah) / 2.0;
     let r = if fillet > half_min {
-        half_min * 0.999
+        (half_min - FILLET_GAP / 2.0).max(0.0)
     } else {
         fillet.max(0.0)
     };
@@ -424,11 +427,49 @@ fn cap_perimeter(ws: usize, ls: usize, cs: usize) -> Vec<(usize, usize)> {
     out
 }
 
+/// The band Max leaves between two fillets that would meet (module
+/// documentation).
+const FILLET_GAP: f64 = 0.01;
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::eval::core::pblock::Value;
     use crate::eval::objects::surface_checks::{closed, signed_volume};
+
+    /// A fillet above half the height: the elevations of 3ds Max's FBX of
+    /// GlobalGameJam-2020's WheelCart_Poly.max, ChamferBox012 (35.945 ×
+    /// 21.171 × 1.9792, 3 fillet segments), read in its local frame.
+    #[test]
+    fn an_oversized_fillet_leaves_a_band_of_one_hundredth() {
+        let p = Params::from_values(vec![
+            Value::Float(21.171146),
+            Value::Float(35.94512),
+            Value::Float(1.9792064),
+            Value::Float(5.0),
+            Value::Int(1),
+            Value::Int(1),
+            Value::Int(1),
+            Value::Int(3),
+            Value::Int(1),
+            Value::Int(0),
+        ]);
+        let m = chamfer_box(&p).expect("builds");
+        let mut zs: Vec<f64> = m.vertices.iter().map(|v| v.2).collect();
+        zs.sort_by(f64::total_cmp);
+        zs.dedup_by(|a, b| (*a - *b).abs() < 1e-5);
+        let fbx = [0.0, 0.1319, 0.4923, 0.9846, 0.9946, 1.4869, 1.8473, 1.9792];
+        assert_eq!(zs.len(), fbx.len(), "{zs:?}");
+        for (z, f) in zs.iter().zip(fbx) {
+            assert!((z - f).abs() < 1e-4, "{zs:?}");
+        }
+        let inner = m
+            .vertices
+            .iter()
+            .map(|v| v.0.abs())
+            .fold(f64::MAX, f64::min);
+        assert!((inner - 16.988).abs() < 1e-4, "{inner}");
+    }
 
     fn params(segs: [i32; 4], fillet: f32, h: f32) -> Params {
         with_mapping(segs, fillet, h, 0)
