@@ -86,12 +86,9 @@ pub fn arch_design(eval: &SceneEval, idx: usize, m: &mut Material) {
             continue;
         }
         let Some(slot) = p.ref_slot else { continue };
-        let Some(t) = pblock::reference(g, pbi, slot).filter(|&t| {
-            g.objects
-                .get(t)
-                .and_then(|o| o.class.as_ref())
-                .is_some_and(|c| c.super_class == SC_TEXMAP)
-        }) else {
+        let Some(t) = pblock::reference(g, pbi, slot)
+            .filter(|&t| crate::eval::render::material::is_super_class(eval, t, SC_TEXMAP))
+        else {
             continue;
         };
         let enabled = if (MAP_FIRST..=MAP_LAST).contains(&p.id) {

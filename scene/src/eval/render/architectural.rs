@@ -67,12 +67,9 @@ pub fn architectural(eval: &SceneEval, idx: usize, m: &mut Material) {
             (Value::Object(t), None) => usize::try_from(*t).ok(),
             _ => None,
         };
-        let Some(t) = target.filter(|&t| {
-            g.objects
-                .get(t)
-                .and_then(|o| o.class.as_ref())
-                .is_some_and(|c| c.super_class == SC_TEXMAP)
-        }) else {
+        let Some(t) =
+            target.filter(|&t| crate::eval::render::material::is_super_class(eval, t, SC_TEXMAP))
+        else {
             continue;
         };
         let slot = format!("map{}", p.id);

@@ -192,12 +192,8 @@ pub fn standard_surface(eval: &SceneEval, idx: usize, m: &mut Material) {
                 let Some(input) = p.name.strip_suffix(".shader") else {
                     continue;
                 };
-                let texmap = pblock::reference(g, t, 0).filter(|&x| {
-                    g.objects
-                        .get(x)
-                        .and_then(|o| o.class.as_ref())
-                        .is_some_and(|c| c.super_class == SC_TEXMAP)
-                });
+                let texmap = pblock::reference(g, t, 0)
+                    .filter(|&x| crate::eval::render::material::is_super_class(eval, x, SC_TEXMAP));
                 if let Some(x) = texmap {
                     wired.push((input.to_string(), x));
                 }

@@ -35,6 +35,20 @@ use crate::eval::render::{arch_design, architectural, raytrace, vray};
 
 pub const SC_MATERIAL: u32 = 0xc00;
 pub const SC_TEXMAP: u32 = 0xc10;
+
+/// Whether scene object `idx` exists and belongs to superclass `super_class`
+/// (a reference slot may point at any kind of object).
+pub(crate) fn is_super_class(
+    eval: &crate::eval::core::transform::SceneEval,
+    idx: usize,
+    super_class: u32,
+) -> bool {
+    eval.graph
+        .objects
+        .get(idx)
+        .and_then(|o| o.class.as_ref())
+        .is_some_and(|c| c.super_class == super_class)
+}
 const STANDARD: (u32, u32) = (0x2, 0);
 /// Standard's Strauss shader: its PB2 holds 0 colour, 1 glossiness, 2
 /// metalness (MAXScript's documented order of the Strauss shader's values),

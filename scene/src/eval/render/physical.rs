@@ -150,12 +150,7 @@ pub fn physical(eval: &SceneEval, idx: usize, m: &mut Material) {
         let Some(t) = pblock::reference(g, pbi, slot) else {
             continue;
         };
-        let is_texmap = g
-            .objects
-            .get(t)
-            .and_then(|o| o.class.as_ref())
-            .is_some_and(|c| c.super_class == SC_TEXMAP);
-        if !is_texmap {
+        if !crate::eval::render::material::is_super_class(eval, t, SC_TEXMAP) {
             continue;
         }
         let name = MAPS

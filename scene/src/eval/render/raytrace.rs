@@ -163,12 +163,10 @@ pub fn raytrace(eval: &SceneEval, idx: usize, m: &mut Material) {
         return;
     };
     for r in g.objects[tm].references.iter().filter(|r| r.slot % 2 == 1) {
-        let Some(t) = usize::try_from(r.target).ok().filter(|&t| {
-            g.objects
-                .get(t)
-                .and_then(|o| o.class.as_ref())
-                .is_some_and(|c| c.super_class == SC_TEXMAP)
-        }) else {
+        let Some(t) = usize::try_from(r.target)
+            .ok()
+            .filter(|&t| crate::eval::render::material::is_super_class(eval, t, SC_TEXMAP))
+        else {
             continue;
         };
         let k = r.slot / 2;

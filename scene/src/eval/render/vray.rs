@@ -133,14 +133,6 @@ pub fn to_pbr(pb: &ParamBlock2, reflection_map: bool) -> (Pbr, Vec<String>) {
     (pbr, unmapped)
 }
 
-fn is_class(eval: &SceneEval, idx: usize, super_class: u32) -> bool {
-    eval.graph
-        .objects
-        .get(idx)
-        .and_then(|o| o.class.as_ref())
-        .is_some_and(|c| c.super_class == super_class)
-}
-
 /// The object a reference-kind parameter points at: its block reference
 /// slot, or the scene object index stored inline.
 fn target(eval: &SceneEval, block: usize, p: &pblock::Param) -> Option<usize> {
@@ -164,7 +156,7 @@ pub fn vray_mtl(eval: &SceneEval, idx: usize, m: &mut Material) {
         let Ok(t) = usize::try_from(r.target) else {
             continue;
         };
-        if !is_class(eval, t, pblock::SC_PARAM_BLOCK2) {
+        if !material::is_super_class(eval, t, pblock::SC_PARAM_BLOCK2) {
             continue;
         }
         match pblock::param_block2(eval.chunks(t)) {
@@ -192,7 +184,7 @@ pub fn vray_mtl(eval: &SceneEval, idx: usize, m: &mut Material) {
                 .find(|(id, _)| *id == p.id)
                 .and_then(|o| target(eval, o.1, p))
         })
-        .is_some_and(|t| is_class(eval, t, SC_TEXMAP))
+        .is_some_and(|t| material::is_super_class(eval, t, SC_TEXMAP))
         && boolean(&merged, REFLECTION_MAP + MAP_ON) != Some(false);
     let (pbr, unmapped) = to_pbr(&merged, reflection_map);
     m.pbr = Some(pbr);
@@ -204,7 +196,9 @@ pub fn vray_mtl(eval: &SceneEval, idx: usize, m: &mut Material) {
         let Some(block) = owners.iter().find(|(id, _)| *id == p.id).map(|o| o.1) else {
             continue;
         };
-        let Some(t) = target(eval, block, p).filter(|&t| is_class(eval, t, SC_TEXMAP)) else {
+        let Some(t) =
+            target(eval, block, p).filter(|&t| material::is_super_class(eval, t, SC_TEXMAP))
+        else {
             continue;
         };
         let known = MAPS.iter().position(|(id, _)| *id == p.id);
@@ -241,7 +235,7 @@ fn wrapped(eval: &SceneEval, idx: usize) -> Result<Option<usize>, EvalError> {
         .param(WRAPPER_BASE)
         .and_then(|p| target(eval, pbi, p))
         .or_else(|| pblock::reference(g, idx, 1));
-    Ok(base.filter(|&b| is_class(eval, b, SC_MATERIAL)))
+    Ok(base.filter(|&b| material::is_super_class(eval, b, SC_MATERIAL)))
 }
 
 /// Decodes VRayMtlWrapper object `idx` into `m`: its base material's values
