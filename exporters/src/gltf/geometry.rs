@@ -192,7 +192,8 @@ pub fn streams(mesh: &Mesh, offset: &Mat43, weighting: Weighting) -> Streams {
                 .into_iter()
                 .find(|n| unit(*n))
                 .unwrap_or([0.0, 1.0, 0.0]);
-            let n = f32s(Vec3(n[0], n[1], n[2]));
+            // + 0.0 turns −0.0 into 0.0: the same normal keys one vertex.
+            let n = f32s(Vec3(n[0], n[1], n[2])).map(|c| c + 0.0);
             let uv: Vec<u32> = tv
                 .iter()
                 .zip(&all_maps)
@@ -281,6 +282,26 @@ mod tests {
         }
         // Max +Z face normal is glTF +Y.
         assert!((flat.normals[0][1] - 1.0).abs() < 1e-6);
+    }
+
+    /// Two flat triangles of one plane whose normals differ only in the
+    /// sign of a zero share their two common corners.
+    #[test]
+    #[inline(never)]
+    fn a_negative_zero_normal_is_the_same_normal() {
+        let mesh = Mesh {
+            vertices: vec![
+                Vec3(0.0, 0.0, 0.0),
+                Vec3(1.0, 0.0, 0.0),
+                Vec3(0.0, 0.0, 1.0),
+                Vec3(1.0, 0.0, 1.0),
+            ],
+            faces: vec![face([0, 1, 2], 0), face([3, 2, 1], 0)],
+            maps: Vec::new(),
+            ..Default::default()
+        };
+        let s = streams(&mesh, &Mat43::IDENTITY, Weighting::CornerAngle);
+        assert_eq!(s.positions.len(), 4, "{:?}", s.normals);
     }
 
     #[test]

@@ -541,7 +541,7 @@ fn below(
             }
             .map_err(|e| bottom.error(Some(e)))?;
             super::cap_holes::apply(m, &mut tri, cx).map_err(|e| m.error(Some(e)))?;
-            crate::eval::objects::poly_join::as_max_converts(&tri)
+            crate::eval::objects::poly_make::as_max_converts(&tri)
         }
         // An Edit Mesh and a Cap Holes output triangles, which Max converts as it does a
         // primitive's (`SetFromTri`, `MakePolyMesh`: joined across hidden

@@ -45,7 +45,7 @@ use crate::eval::core::keys::Words;
 use crate::eval::core::pblock;
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
-use crate::eval::objects::poly_join::join_hidden_regions;
+use crate::eval::objects::poly_make::as_max_converts;
 use crate::eval::objects::primitive::{self, Params};
 use crate::typed::ClassId;
 
@@ -252,7 +252,7 @@ fn on_triangles(m: &Applied, cx: &ModContext) -> Result<bool, EvalError> {
 /// The polygons of a triangle mesh as MeshSmooth's "Operate On: Polygons"
 /// sees them: the regions joined across hidden edges (`MakePolyMesh`).
 fn hidden_edge_polygons(mesh: &Mesh) -> Result<Polys, EvalError> {
-    let poly = join_hidden_regions(mesh)?;
+    let poly = as_max_converts(mesh)?;
     turbo_smooth::from_poly_mesh(&poly)
 }
 

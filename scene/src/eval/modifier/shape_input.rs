@@ -32,7 +32,7 @@ use super::{Applied, ModContext, EDIT_MESH, EDIT_POLY, SYMMETRY, UNWRAP_UVW};
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
 use crate::eval::objects::poly::PolyMesh;
-use crate::eval::objects::poly_join;
+use crate::eval::objects::poly_make;
 use crate::eval::objects::shape::render_mesh::tube;
 use crate::eval::objects::shape::{organize, PolyLine, ShapeEval};
 use crate::typed::ClassId;
@@ -107,7 +107,7 @@ pub fn filled(lines: &[PolyLine]) -> Mesh {
 /// the triangles walk them without the hidden ones (as for Extrude).
 pub fn input_poly(s: &ShapeEval) -> Result<PolyMesh, EvalError> {
     let tri = input_mesh(s)?;
-    poly_join::as_max_converts(&tri)
+    poly_make::as_max_converts(&tri)
 }
 
 /// The polygon mesh an Edit Poly above receives from a shape modifier that
@@ -126,5 +126,5 @@ pub(super) fn poly_of_shape(
     let s = crate::eval::objects::shape::eval_shape(cx.eval, base, cx.t)
         .map_err(|e| EvalError::from(e).inside("shape"))?;
     let tri = build(m, &s.polylines, cx)?;
-    poly_join::as_max_converts(&tri)
+    poly_make::as_max_converts(&tri)
 }

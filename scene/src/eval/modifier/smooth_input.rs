@@ -63,10 +63,10 @@ pub(super) fn over_triangles(
 
 /// The triangle mesh a node's stack outputs up to and including `stack[at]`,
 /// joined across its hidden edges as Max converts a triangle mesh to
-/// polygons (`poly_join::join_hidden_regions`), edges numbered as its
-/// triangles walk them.
+/// polygons (`poly_make::as_max_converts`), edges numbered as Max numbers
+/// them.
 pub(super) fn triangles_joined(at: usize, cx: &ModContext) -> Result<PolyMesh, EvalError> {
-    use crate::eval::objects::poly_join;
+    use crate::eval::objects::poly_make;
     let node = cx
         .node
         .ok_or_else(|| EvalError::not_evaluated("a triangle mesh on a compound operand"))?;
@@ -74,7 +74,7 @@ pub(super) fn triangles_joined(at: usize, cx: &ModContext) -> Result<PolyMesh, E
         .eval
         .mesh_up_to(node, at, cx.t)
         .ok_or_else(|| EvalError::malformed("", "the stack below is not a mesh"))??;
-    poly_join::as_max_converts(&tri)
+    poly_make::as_max_converts(&tri)
 }
 
 /// `poly` (a primitive's polygon form) with each vertex where `moved` (the

@@ -571,7 +571,7 @@ mod tests {
         assert_eq!(hidden.len(), 2);
         assert!(hidden.contains(&[2, 0]) && hidden.contains(&[0, 2]));
         // Joined across it, the two triangles are one quad.
-        let poly = crate::eval::objects::poly_join::join_hidden_regions(&mesh).expect("joins");
+        let poly = crate::eval::objects::poly_make::as_max_converts(&mesh).expect("joins");
         assert_eq!(poly.faces.len(), 1);
         assert_eq!(poly.faces[0].v.len(), 4);
     }

@@ -482,7 +482,7 @@ pub fn build(path: &Spline, section: &Spline) -> Result<Mesh, EvalError> {
 /// triangles as any mesh's (`SetFromTri`, `MakePolyMesh`), the side quads
 /// joined across their hidden diagonals and each cap one polygon.
 pub fn as_poly(tri: &Mesh) -> Result<crate::eval::objects::poly::PolyMesh, EvalError> {
-    crate::eval::objects::poly_join::as_max_converts(tri).map_err(|e| e.inside("Loft"))
+    crate::eval::objects::poly_make::as_max_converts(tri).map_err(|e| e.inside("Loft"))
 }
 
 #[cfg(test)]

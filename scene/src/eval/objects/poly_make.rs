@@ -1,6 +1,7 @@
 //! A triangle mesh as Max converts it to polygons for a poly modifier when
-//! the object offers no polygon form of its own (ProBoolean): `SetFromTri`,
-//! `FillInMesh`, then `MakePolyMesh`, replayed edge by edge.
+//! the object offers no polygon form of its own (ProBoolean, Extrude, Lathe,
+//! Loft, a renderable shape, a triangle stack under Edit Poly or MeshSmooth):
+//! `SetFromTri`, `FillInMesh`, then `MakePolyMesh`, replayed edge by edge.
 //!
 //! The edges are numbered as the triangles walk them (face order, side j →
 //! j + 1, an edge numbered when first met, running as its first triangle
@@ -231,6 +232,25 @@ pub(crate) fn make_poly_mesh(tri: &Mesh) -> Result<(PolyMesh, Vec<(i32, String)>
     Ok((poly, seams))
 }
 
+/// `tri` as Max converts a triangle mesh to polygons for a poly modifier
+/// (`SetFromTri`, `MakePolyMesh`; replayed in `poly_make`): regions joined
+/// across hidden edges, holes bridged, edges numbered as Max numbers them.
+/// A map seam across a joined edge is refused: which map vertex the polygon
+/// keeps is not derived. zveno.max's Rectangle037 (T26 PolygonStories,
+/// docs/unseen-files.md) checks it: the thirteen sizes its first Edit Poly
+/// saved all equal this conversion's (the per-region outline this replaced
+/// gave 60 edges where Max saved 42).
+pub(crate) fn as_max_converts(tri: &Mesh) -> Result<PolyMesh, EvalError> {
+    let (poly, seams) = make_poly_mesh(tri)?;
+    if let Some((channel, why)) = seams.into_iter().next() {
+        return Err(EvalError::not_evaluated_why(
+            format!("map channel {channel}"),
+            why,
+        ));
+    }
+    Ok(poly)
+}
+
 /// The face `f` has merged into.
 fn root(owner: &mut [usize], mut f: usize) -> usize {
     while owner[f] != f {
@@ -299,6 +319,27 @@ mod tests {
             poly.edges.as_deref(),
             Some(&[[0, 1], [1, 2], [2, 3], [3, 0], [1, 4], [4, 2]][..])
         );
+    }
+
+    /// A pentagon fan with hidden diagonals is one polygon keeping its
+    /// triangles; a lone triangle stays one.
+    #[test]
+    fn fan_of_hidden_diagonals_is_one_polygon() {
+        let tri = Mesh {
+            vertices: (0..6).map(|i| Vec3(f64::from(i), 0.0, 0.0)).collect(),
+            faces: vec![
+                face([5, 0, 1], 0b111),
+                face([0, 1, 2], 0b011),
+                face([0, 2, 3], 0b010),
+                face([0, 3, 4], 0b110),
+            ],
+            ..Mesh::default()
+        };
+        let poly = as_max_converts(&tri).expect("joined");
+        assert_eq!(poly.faces.len(), 2);
+        assert_eq!(poly.faces[0].v, [5, 0, 1]);
+        assert_eq!(poly.faces[1].v, [0, 1, 2, 3, 4]);
+        assert_eq!(poly.faces[1].tris, [[0, 1, 2], [0, 2, 3], [0, 3, 4]]);
     }
 
     /// A square with a square hole (vertices 0–3 outside, 4–7 inside), its
