@@ -5,7 +5,8 @@
 //! channel 1), `final` — its evaluated mesh in world space, `after AT K` —
 //! the polygons (object space, edges, channel 1) after the first K
 //! operations of the Edit Poly at stack index AT; `saved AT` prints the
-//! sizes that Edit Poly saved (0x0200 / 0x0210 / 0x0220).
+//! sizes that Edit Poly saved (0x0200 / 0x0210 / 0x0220), `offsets AT K` the
+//! vertex offsets operation K (a Transform) recorded, one line per vertex.
 
 use maxfs_scene::eval::core::math::Vec3;
 use maxfs_scene::eval::modifier::edit_poly_output_after as after;
@@ -111,7 +112,23 @@ fn run() -> Result<(), String> {
                 }
             }
         }
-        other => return Err(format!("mode {other}: base, basemap, final, after, saved")),
+        "offsets" => {
+            let d = maxfs_scene::eval::modifier::edit_poly_operation_offset_values(
+                &eval,
+                o,
+                arg(0)?,
+                arg(1)?,
+            )
+            .map_err(|e| e.to_string())?;
+            for (i, v) in d.iter().enumerate() {
+                println!("{i} {} {} {}", v.0, v.1, v.2);
+            }
+        }
+        other => {
+            return Err(format!(
+                "mode {other}: base, basemap, final, after, saved, offsets"
+            ))
+        }
     }
     Ok(())
 }

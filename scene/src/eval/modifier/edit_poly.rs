@@ -225,6 +225,19 @@ pub fn operation_offsets(
     recorded(eval, node, at, index, |op| op.offsets.len())
 }
 
+/// The vertex offsets operation `index` (a Transform) of the Edit Poly at
+/// `at` in `node`'s stack recorded, one per vertex in Max's order: which
+/// vertices a Transform right after an operation moves pins that
+/// operation's vertex numbering (measuring tools).
+pub fn operation_offset_values(
+    eval: &crate::eval::SceneEval,
+    node: usize,
+    at: usize,
+    index: usize,
+) -> Result<Vec<crate::eval::core::math::Vec3>, EvalError> {
+    recorded(eval, node, at, index, |op| op.offsets.clone())
+}
+
 /// What `read` takes from operation `index` of the Edit Poly at `at` in
 /// `node`'s stack, as Max recorded it.
 fn recorded<T>(

@@ -75,6 +75,25 @@ pub(super) fn chamfer_ring(
         f1.push(x);
         f2.push(y);
     }
+    // Corners where three or more chamfered edges meet (a box's 12 edges:
+    // Gold's and containerBody's) get a corner polygon whose vertices and
+    // numbering no reference holds: their saved sizes (24 vertices, 48 edges,
+    // 26 faces) only count them (docs/unseen-files.md, "Chamfer of a box's
+    // twelve edges").
+    let mut meeting: HashMap<u32, usize> = HashMap::new();
+    for &c in picked.iter().flatten() {
+        *meeting.entry(c).or_default() += 1;
+    }
+    if let Some((c, n)) = meeting
+        .iter()
+        .filter(|(_, &n)| n >= 3)
+        .min_by_key(|(&c, _)| c)
+    {
+        return refuse(format!(
+            "with a corner at vertex {c} where {n} chamfered edges meet (the corner \
+             polygon's vertices and numbering are not pinned)"
+        ));
+    }
     let sides: HashSet<usize> = f1.iter().chain(&f2).copied().collect();
     if sides.len() != 2 * picked.len() {
         return refuse("with a face on two of them".to_string());
@@ -339,6 +358,20 @@ mod tests {
         let (mut poly, ring) = column(false);
         let why = refused(&mut poly, &ring, 4);
         assert!(why.contains("with a face on two of them"), "{why}");
+    }
+
+    #[test]
+    fn a_box_with_every_edge_chamfered_is_refused_at_its_corners() {
+        let mut poly = crate::eval::objects::poly::unit_cube();
+        let edges = poly.edges.clone().expect("edges");
+        let why = match chamfer_ring(&mut poly, &edges, 0.1, 1) {
+            Err(EvalError::NotEvaluated { what, .. }) => what,
+            other => panic!("{other:?}"),
+        };
+        assert!(
+            why.contains("a standard chamfer of 12 edges with a corner at vertex 0 where 3"),
+            "{why}"
+        );
     }
 
     #[test]

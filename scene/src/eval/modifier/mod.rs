@@ -105,6 +105,7 @@ pub mod xform;
 
 pub use edit_poly::polygon_output as edit_poly_output;
 pub use edit_poly::{
+    operation_offset_values as edit_poly_operation_offset_values,
     operation_offsets as edit_poly_operation_offsets,
     operation_record as edit_poly_operation_record,
     operation_selection as edit_poly_operation_selection,
