@@ -515,9 +515,7 @@ impl SceneEval {
         let s = n
             .offset_scale
             .map_or(Vec3(1.0, 1.0, 1.0), |v| Vec3::from_f32([v[0], v[1], v[2]]));
-        let r = n
-            .offset_rotation
-            .map_or(Quat::IDENTITY, |q| Quat::from_f32(q).conjugate());
+        let r = n.offset_rotation.map_or(Quat::IDENTITY, offset_rotation);
         let p = n.offset_position.map_or(Vec3::default(), Vec3::from_f32);
         Mat43::scaling(s)
             .then(&Mat43::rotation(r))
@@ -879,6 +877,15 @@ impl SceneEval {
     }
 }
 
+/// The object offset's rotation from the node's stored quaternion (0x096b),
+/// normalized first: Max turns a stored quaternion of any length into a pure
+/// rotation. Alesiai/UnityKursovoi's Installation.max stores Box011's as
+/// (6.17, 0, 0, 0.707), and 3ds Max's FBX of the scene holds the box at its
+/// own size (3.2), not scaled by the unnormalized quaternion's 76.
+pub(crate) fn offset_rotation(q: [f32; 4]) -> Quat {
+    Quat::from_f32(q).normalized().conjugate()
+}
+
 /// Inverse of an affine 4×3 matrix (identity when singular).
 pub fn invert(m: &Mat43) -> Mat43 {
     let [a, b, c, t] = m.0;
@@ -899,4 +906,32 @@ pub fn invert(m: &Mat43) -> Mat43 {
     let inv = Mat43([rows[0], rows[1], rows[2], Vec3::default()]);
     let nt = inv.transform_vector(t).scale(-1.0);
     Mat43([rows[0], rows[1], rows[2], nt])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unnormalized_offset_quaternion_is_a_pure_rotation() {
+        // Box011's stored offset rotation in Alesiai/UnityKursovoi's
+        // Installation.max; the FBX holds the box unscaled.
+        let m = Mat43::rotation(offset_rotation([
+            6.16758,
+            -1.0862141e-07,
+            -3.448972e-08,
+            0.70710677,
+        ]));
+        for row in &m.0[..3] {
+            assert!((row.dot(*row) - 1.0).abs() < 1e-9, "{row:?}");
+        }
+        // The rotation is about x by 2·atan2(6.16758, 0.70710677).
+        let a = 2.0 * 6.16758f64.atan2(0.70710677);
+        assert!((m.0[1].1 - a.cos()).abs() < 1e-6, "{:?}", m.0[1]);
+        assert!(
+            (m.0[1].2.abs() - a.sin().abs()).abs() < 1e-6,
+            "{:?}",
+            m.0[1]
+        );
+    }
 }
