@@ -261,36 +261,138 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, EvalError> {
 }
 
 /// Pyramid: width along X (0), depth along Y (1), height (2), segments width /
-/// depth / height (3, 4, 5), generate mapping coordinates (6); only one segment
-/// each (the only form in the corpus). Faces: the sides −Y, +X, +Y, −X as
-/// (apex, base corner, next corner), then the base as four triangles around its
-/// centre. Mapping: each side spans U 0..1 along its base edge with the apex at
-/// (½, 1); the base is mapped from above, U = ½ + x/width, V = ½ − y/depth.
-/// Face corners, positions and mapping are checked against Babylon's glTF; the
-/// vertex numbering, material ids (0) and smoothing groups (one per side, one for
-/// the base — flat shading as in the glTF normals) are not verified.
+/// depth / height (3, 4, 5, each at least 1), generate mapping coordinates
+/// (6). The layout is that of the public SDK sample `pyramid.cpp` (the code is
+/// ours): vertex 0 the apex, then one ring of 2·(w + d) vertices per height
+/// segment from the top down — ring k (1…h) at z = height − k·height/h with
+/// half sizes k/h of the base's, starting at (−x, −y) and running along −Y, +X,
+/// +Y and −X in equal steps — and last the base's centre. Faces side by side
+/// (−Y, +X, +Y, −X) within each ring, top first: a fan from the apex for
+/// ring 1 (all edges visible), then per step the quad to the ring above as
+/// (above j, this j, this j+1), (above j, this j+1, above j+1) with the shared
+/// diagonal hidden; then the base as a fan (ring j, centre, ring j+1) around
+/// the last ring. Material 0; smoothing groups 4, 2, 16, 32 for the sides
+/// −Y, +X, +Y, −X and 8 for the base. A negative height turns every face over
+/// (corners 0 and 2 swapped). Mapping: each side spans U 0…1 along its base
+/// edge with V the height fraction and the apex at (½, 1); the base is mapped
+/// from above, U = ½ + x/width, V = ½ − y/depth. Counts (2·(w+d)·h + 2
+/// vertices, 4·(w+d)·h faces) are checked against Max's Mesh Totals
+/// (quadrotor.max); one segment each against Babylon's glTF (corners,
+/// positions, mapping). The real-world map size (which scales U and V by the
+/// sizes) is refused by name.
 pub fn pyramid_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let (w, d, h) = (p.float(0)?, p.float(1)?, p.float(2)?);
-    let segs = [p.segments(3)?, p.segments(4)?, p.segments(5)?];
-    if segs != [1, 1, 1] {
+    let [ws, ds, hs] = [
+        p.segments(3)?.max(1),
+        p.segments(4)?.max(1),
+        p.segments(5)?.max(1),
+    ];
+    let ring = 2 * (ws + ds);
+    check_quads(ring * hs)?;
+    if p.real_world() {
         return Err(EvalError::not_evaluated_why(
-            format!("a Pyramid with {segs:?} segments"),
-            "only one segment each is built (the layout with more is not established)",
+            "a Pyramid's real-world map size",
+            "its scaled mapping is not checked against a reference",
         ));
     }
-    let (x, y) = (w / 2.0, d / 2.0);
-    let corners = [(-x, -y), (x, -y), (x, y), (-x, y)];
+    // Ring positions per height level, and each vertex's V (height fraction).
     let mut v = vec![Vec3(0.0, 0.0, h)];
-    v.extend(corners.iter().map(|&(cx, cy)| Vec3(cx, cy, 0.0)));
+    let mut level = vec![1.0];
+    for k in 1..=hs {
+        let f = k as f64 / hs as f64;
+        let (x, y, z) = (w * f / 2.0, d * f / 2.0, h - h * f);
+        let (wi, di) = (2.0 * x / ws as f64, 2.0 * y / ds as f64);
+        let vf = 1.0 - f;
+        v.push(Vec3(-x, -y, z));
+        level.push(vf);
+        for i in 1..=ws {
+            let px = -x + wi * i as f64;
+            v.push(Vec3(px, -y, z));
+            level.push(vf);
+        }
+        for i in 1..=ds {
+            let py = -y + di * i as f64;
+            v.push(Vec3(x, py, z));
+            level.push(vf);
+        }
+        for i in 1..=ws {
+            let px = x - wi * i as f64;
+            v.push(Vec3(px, y, z));
+            level.push(vf);
+        }
+        for i in 1..ds {
+            let py = y - di * i as f64;
+            v.push(Vec3(-x, py, z));
+            level.push(vf);
+        }
+    }
+    let centre = v.len() as u32;
     v.push(Vec3::default());
-    let (apex, centre) = (0u32, 5u32);
+    // The side a ring step belongs to, by its index within the ring.
+    let side_of = |j: usize| {
+        if j < ws {
+            0
+        } else if j < ws + ds {
+            1
+        } else if j < 2 * ws + ds {
+            2
+        } else {
+            3
+        }
+    };
+    const SIDE_GROUPS: [u32; 4] = [4, 2, 16, 32];
+    // U of a ring vertex on `side` (its own, or the corner it shares).
+    let side_u = |side: usize, vi: u32| {
+        let q = v[vi as usize];
+        let ratio = |a: f64, b: f64| if b == 0.0 { 0.5 } else { a / b };
+        match side {
+            0 => 0.5 + ratio(q.0, w),
+            1 => 0.5 + ratio(q.1, d),
+            2 => 0.5 - ratio(q.0, w),
+            _ => 0.5 - ratio(q.1, d),
+        }
+    };
+    let side_v = |vi: u32| level[vi as usize];
+    let at = |k: usize, j: usize| (1 + (k - 1) * ring + j % ring) as u32;
     let mut tv = TexVerts::default();
-    let mut faces = Vec::new();
-    let mut tf = Vec::new();
-    for k in 0..4u32 {
-        let (a, b) = (1 + k, 1 + (k + 1) % 4);
-        faces.push(face([apex, a, b], 0, 1 << k));
-        tf.push([tv.at(0.5, 1.0), tv.at(0.0, 0.0), tv.at(1.0, 0.0)]);
+    let mut faces = Vec::with_capacity(2 * ring * hs);
+    let mut tf = Vec::with_capacity(2 * ring * hs);
+    let mut push =
+        |c: [u32; 3], vis: u16, side: usize, faces: &mut Vec<Face>, tv: &mut TexVerts| {
+            let uv = c.map(|vi| {
+                if vi == 0 {
+                    tv.at(0.5, 1.0)
+                } else {
+                    tv.at(side_u(side, vi), side_v(vi))
+                }
+            });
+            faces.push(Face {
+                v: c,
+                smoothing: SIDE_GROUPS[side],
+                material: 0,
+                flags: vis,
+            });
+            tf.push(uv);
+        };
+    for k in 1..=hs {
+        for j in 0..ring {
+            let side = side_of(j);
+            if k == 1 {
+                push(
+                    [0, at(1, j), at(1, j + 1)],
+                    ALL_EDGES,
+                    side,
+                    &mut faces,
+                    &mut tv,
+                );
+            } else {
+                let (a0, a1) = (at(k - 1, j), at(k - 1, j + 1));
+                let (b0, b1) = (at(k, j), at(k, j + 1));
+                // Edges (0–1, 1–2) visible / (1–2, 2–0) visible.
+                push([a0, b0, b1], 0b011, side, &mut faces, &mut tv);
+                push([a0, b1, a1], 0b110, side, &mut faces, &mut tv);
+            }
+        }
     }
     let base_uv = |tv: &mut TexVerts, i: u32| {
         let c = v[i as usize];
@@ -301,14 +403,28 @@ pub fn pyramid_mesh(p: &Params) -> Result<Mesh, EvalError> {
         };
         tv.at(u, vv)
     };
-    for k in 0..4u32 {
-        let (a, b) = (1 + k, 1 + (k + 1) % 4);
-        faces.push(face([a, centre, b], 0, 0x10));
+    for j in 0..ring {
+        let (a, b) = (at(hs, j), at(hs, j + 1));
+        faces.push(Face {
+            v: [a, centre, b],
+            smoothing: 8,
+            material: 0,
+            flags: ALL_EDGES,
+        });
         tf.push([
             base_uv(&mut tv, a),
             base_uv(&mut tv, centre),
             base_uv(&mut tv, b),
         ]);
+    }
+    if h < 0.0 {
+        for (f, t) in faces.iter_mut().zip(tf.iter_mut()) {
+            f.v.swap(0, 2);
+            t.swap(0, 2);
+            // Edge 0 (corners 0–1) becomes edge 1 (1–2) and back.
+            let (e0, e1, e2) = (f.flags & 1, f.flags >> 1 & 1, f.flags & 4);
+            f.flags = (f.flags & !0b111) | e1 | e0 << 1 | e2;
+        }
     }
     let maps = if p.flag(6, true) {
         channel1(tv.list, tf)

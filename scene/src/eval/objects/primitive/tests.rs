@@ -371,19 +371,65 @@ fn cylinder_and_cone_topology_and_mapping() {
     assert!(box_mesh(&b).is_err());
 }
 
+/// quadrotor.max (sixth sweep): four Pyramids of 10 × 10 × 10 segments. Max's
+/// Mesh Totals of the file (4,134 vertices, 8,132 faces) less its other 23
+/// meshes (2,526 and 4,932, all evaluated) leave 402 vertices and 800 faces
+/// each, the SDK sample's 2·(w+d)·h + 2 and 4·(w+d)·h.
 #[test]
-fn a_segmented_pyramid_is_a_named_refusal() {
-    // quadrotor.max (sixth sweep): Pyramids of 10 × 10 × 10 segments.
+fn a_segmented_pyramid_has_max_s_counts_and_surface() {
     let p = Params::from_values(vec![
         Value::Float(10.0),
-        Value::Float(10.0),
-        Value::Float(10.0),
+        Value::Float(6.0),
+        Value::Float(4.0),
         Value::Int(10),
         Value::Int(10),
         Value::Int(10),
     ]);
-    let err = pyramid_mesh(&p).unwrap_err();
-    assert_eq!(err.kind(), crate::eval::error::EvalErrorKind::NotEvaluated);
+    let m = pyramid_mesh(&p).expect("pyramid");
+    assert_eq!((m.vertices.len(), m.faces.len()), (402, 800));
+    // Apex first, base centre last, the last ring on the base's outline.
+    assert_eq!(m.vertices[0], Vec3(0.0, 0.0, 4.0));
+    assert_eq!(m.vertices[401], Vec3::default());
+    for q in &m.vertices[361..401] {
+        assert!(q.2.abs() < 1e-12);
+        assert!(
+            (q.0.abs() - 5.0).abs() < 1e-9 || (q.1.abs() - 3.0).abs() < 1e-9,
+            "{q:?}"
+        );
+    }
+    // Every side face lies in its side's plane, outward.
+    for f in &m.faces[..760] {
+        let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
+        let n = (b.0 - a.0, b.1 - a.1, b.2 - a.2);
+        let e = (c.0 - a.0, c.1 - a.1, c.2 - a.2);
+        let cross = (
+            n.1 * e.2 - n.2 * e.1,
+            n.2 * e.0 - n.0 * e.2,
+            n.0 * e.1 - n.1 * e.0,
+        );
+        let centroid = ((a.0 + b.0 + c.0) / 3.0, (a.1 + b.1 + c.1) / 3.0);
+        assert!(cross.0 * centroid.0 + cross.1 * centroid.1 > 0.0, "{f:?}");
+        assert!(cross.2 > 0.0);
+    }
+    // The base faces look down.
+    for f in &m.faces[760..] {
+        let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
+        let z = (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0);
+        assert!(z < 0.0, "{f:?}");
+    }
+    // One segment each is the former five-vertex pyramid.
+    let one = Params::from_values(vec![
+        Value::Float(10.0),
+        Value::Float(6.0),
+        Value::Float(4.0),
+        Value::Int(1),
+        Value::Int(1),
+        Value::Int(1),
+    ]);
+    let m = pyramid_mesh(&one).expect("pyramid");
+    assert_eq!((m.vertices.len(), m.faces.len()), (6, 8));
+    assert_eq!(m.faces[0].v, [0, 1, 2]);
+    assert_eq!(m.faces[7].v, [4, 5, 1]);
 }
 
 /// `cyl.cpp` with the real-world map size on: the sides' cylindrical
