@@ -781,7 +781,7 @@ fn replay(
             return remove::remove_edges(poly, &op.selection, ctrl);
         }
         OP_CREATE => create::create(poly, &op.data)?,
-        OP_TARGET_WELD => create::target_weld(poly, &op.data)?,
+        OP_TARGET_WELD => create::target_weld(poly, &op.data, op.release == Some(2))?,
         OP_CREATE_EDGE => create_edge::create_edge(poly, &op.data)?,
         OP_RETRIANGULATE => retriangulate::retriangulate(poly, &op.selection)?,
         OP_CUT => {
@@ -1174,13 +1174,14 @@ mod tests {
             OP_CONNECT_EDGE,
             OP_WELD_VERTEX,
             OP_CAP,
+            OP_TARGET_WELD,
         ] {
             assert_eq!(refused(id, 2), None, "{}", op_name(id));
         }
         assert_eq!(
-            refused(OP_TARGET_WELD, 2).as_deref(),
+            refused(remove::OP_REMOVE_VERTEX, 2).as_deref(),
             Some(
-                "operation Target Weld Vertex (59) recorded by Edit Poly release 2 (record 0x0450) \
+                "operation Remove Vertex (49) recorded by Edit Poly release 2 (record 0x0450) \
                  is not evaluated (its replay is not checked against Max's results of that release)"
             )
         );

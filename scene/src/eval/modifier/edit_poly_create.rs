@@ -10,7 +10,11 @@
 //!   targets. The pairs weld in order, each on the mesh the one before left:
 //!   the source goes and the survivors close up (its faces take the target),
 //!   and the target keeps its place. A side joining the two collapses; a face
-//!   left with two corners dies.
+//!   left with two corners dies. Recorded by Edit Poly release 2 (Max
+//!   2019.0) the other way round: the source keeps its index, moved onto the
+//!   target, and the target goes (Buwaka's Box013 and Box019: only so do
+//!   the pairs of successive welds, each its own operation, name vertices a
+//!   few units apart, and a Transform after them move one end of a box).
 //!
 //! Both decoded against what the Unwrap UVW above Chair.max's LowerChairBody
 //! saved of its input (every vertex and polygon, in order).
@@ -109,7 +113,11 @@ pub(super) fn create(poly: &mut PolyMesh, data: &[(u16, Vec<u8>)]) -> Result<(),
 }
 
 /// Target Weld: the (source, target) pairs its local data records.
-pub(super) fn target_weld(poly: &mut PolyMesh, data: &[(u16, Vec<u8>)]) -> Result<(), EvalError> {
+pub(super) fn target_weld(
+    poly: &mut PolyMesh,
+    data: &[(u16, Vec<u8>)],
+    source_stays: bool,
+) -> Result<(), EvalError> {
     let list = |id: u16| -> Result<Vec<u32>, EvalError> {
         let p = data
             .iter()
@@ -141,10 +149,33 @@ pub(super) fn target_weld(poly: &mut PolyMesh, data: &[(u16, Vec<u8>)]) -> Resul
             ),
         ));
     }
+    if source_stays && sources.len() != 1 {
+        // Release 2's 72 public records hold one pair each.
+        return Err(EvalError::not_evaluated_why(
+            format!(
+                "a Target Weld of {} pairs recorded by Edit Poly release 2",
+                sources.len()
+            ),
+            "only records of one pair are checked against Max at that release",
+        ));
+    }
     // Which edges this leaves and in what order is not derived.
     poly.edges = None;
     for (&s, &t) in sources.iter().zip(&targets) {
-        weld_pair(poly, s, t)?;
+        if source_stays {
+            let at = poly.vertices.get(t as usize).copied().ok_or_else(|| {
+                EvalError::malformed(
+                    "",
+                    format!("Target Weld onto vertex {t} among {}", poly.vertices.len()),
+                )
+            })?;
+            if let Some(p) = poly.vertices.get_mut(s as usize) {
+                *p = at;
+            }
+            weld_pair(poly, t, s)?;
+        } else {
+            weld_pair(poly, s, t)?;
+        }
     }
     poly.validate()
 }
@@ -290,17 +321,38 @@ mod tests {
         let mut m = split_quads();
         // 4 onto 1; then (after 4 went) 6 ≡ old 7 onto 2.
         let data = [(0x06c0, u32s(&[2, 4, 6])), (0x06c4, u32s(&[2, 1, 2]))];
-        target_weld(&mut m, &data).expect("weld");
+        target_weld(&mut m, &data, false).expect("weld");
         assert_eq!(m.vertices.len(), 7);
         assert_eq!(m.faces[1].v, [1, 4, 5, 2]);
         // Welding along a side collapses it; the triangle on it dies and the
         // target keeps its place.
         let mut m = split_quads();
         let data = [(0x06c0, u32s(&[1, 8])), (0x06c4, u32s(&[1, 5]))];
-        target_weld(&mut m, &data).expect("weld");
+        target_weld(&mut m, &data, false).expect("weld");
         assert_eq!(m.faces.len(), 2);
         assert_eq!(m.vertices.len(), 8);
         assert_eq!(m.vertices[5], Vec3(2.0, 0.0, 0.0));
+    }
+
+    #[test]
+    fn at_release_2_the_source_stays_and_the_target_goes() {
+        // As Buwaka's Box013 (Max 2019): 3 → 17 then 1 → 16, each its own
+        // operation, join a box's corners to the nearest corners of another
+        // only if the first weld left 16 where it was (the target went).
+        // Here 4 → 7, then 0 → 6: 6 is still the vertex it was.
+        let mut m = split_quads();
+        let weld = |m: &mut PolyMesh, s: u32, t: u32| {
+            let data = [(0x06c0, u32s(&[1, s])), (0x06c4, u32s(&[1, t]))];
+            target_weld(m, &data, true).expect("weld");
+        };
+        let (p7, p6) = (m.vertices[7], m.vertices[6]);
+        weld(&mut m, 4, 7);
+        assert_eq!(m.vertices.len(), 8);
+        assert_eq!(m.vertices[4], p7);
+        // 6 has not moved: the second pair names it as the first did.
+        weld(&mut m, 0, 6);
+        assert_eq!(m.vertices.len(), 7);
+        assert_eq!(m.vertices[0], p6);
     }
 
     #[test]
@@ -313,7 +365,10 @@ mod tests {
             vec![(0x06c0, u32s(&[1, 4])), (0x06c4, u32s(&[1, 4]))],
         ];
         for data in bad {
-            assert!(target_weld(&mut split_quads(), &data).is_err(), "{data:?}");
+            assert!(
+                target_weld(&mut split_quads(), &data, false).is_err(),
+                "{data:?}"
+            );
         }
     }
 }

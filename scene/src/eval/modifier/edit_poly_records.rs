@@ -361,8 +361,11 @@ impl Operation {
 /// after them recorded on the blockout and level files' Plane001, Connect
 /// Edge against the point the Cut after it recorded (blockout 3ds' Box001)
 /// and level.FBX (Box019), Cap against the 13 sizes the operations after it
-/// recorded on the blockout files' Box006 (docs/max-format.md, "Edit Poly").
-const CHECKED_RELEASE_2019: [u32; 12] = [
+/// recorded on the blockout files' Box006, Target Weld (replayed as that
+/// release welds: the source stays) against the pairs, Transform offsets and
+/// sizes of the blockout and level files' Box013 and Box019 (docs/max-format.md,
+/// "Edit Poly").
+const CHECKED_RELEASE_2019: [u32; 13] = [
     OP_TRANSFORM,
     OP_DELETE_FACE,
     OP_EXTRUDE_FACE,
@@ -375,6 +378,7 @@ const CHECKED_RELEASE_2019: [u32; 12] = [
     OP_CONNECT_EDGE,
     OP_WELD_VERTEX,
     OP_CAP,
+    OP_TARGET_WELD,
 ];
 
 /// Whether the replay of operation `op` recorded by Edit Poly release
