@@ -14,8 +14,8 @@
 //! walls' texture is stretched from the border, as in Max).
 //!
 //! A cluster of several adjacent faces extruded as a group follows the same
-//! rule along its border (`edit_poly_extrude_group`); Inset and the local
-//! normal extrusion of such a cluster are refused.
+//! rule along its border (`edit_poly_extrude_group`), moved as one or along
+//! local normals; Inset of such a cluster is refused.
 
 use std::collections::HashMap;
 
@@ -203,9 +203,9 @@ fn extrude_one(
 }
 
 /// Extrude Face: each one-face cluster moves along its face's normal by
-/// `height`, each group (type "group") along its faces' average normal; a
-/// group extruded along local normals is refused. Returns the map channels
-/// left out.
+/// `height`, each group (type "group") along its faces' average normal, each
+/// group of type "local normal" vertex by vertex (`group::local_moves`).
+/// Returns the map channels left out.
 pub(super) fn extrude(
     poly: &mut PolyMesh,
     sel: &[bool],
@@ -215,13 +215,6 @@ pub(super) fn extrude(
     before: Option<&[[u32; 2]]>,
     known: &mut Known,
 ) -> Result<Vec<i32>, EvalError> {
-    if local_normals && !by_polygon {
-        if let Some(c) = first_group(poly, sel)? {
-            return Err(EvalError::not_evaluated(format!(
-                "a local normal extrusion of the group of faces {c:?}"
-            )));
-        }
-    }
     let done = extrude_faces(poly, sel, by_polygon, before, known)?;
     for (fi, old) in &done.faces {
         let d = required_normal(poly, old, format_args!("face {old:?}"))?.scale(height);
@@ -231,7 +224,14 @@ pub(super) fn extrude(
         }
     }
     for g in &done.groups {
-        let d = g.normal.scale(height);
+        if local_normals {
+            for (v, d) in group::local_moves(poly, g, height)? {
+                let p = &mut poly.vertices[v as usize];
+                *p = p.plus(d);
+            }
+            continue;
+        }
+        let d = g.normal.clone()?.scale(height);
         for &v in &g.vertices {
             let p = &mut poly.vertices[v as usize];
             *p = p.plus(d);
@@ -466,5 +466,65 @@ mod tests {
         .expect("again");
         assert_eq!(m.faces[0].v, [12, 9, 10, 11]);
         assert_eq!(known.starts[&0], 1);
+    }
+
+    /// A 32-sided prism of radius 5.8 and height 10: bottom cap (face 0),
+    /// band (faces 1–32), top cap (face 33).
+    fn prism() -> PolyMesh {
+        let n = 32u32;
+        let mut vertices = Vec::new();
+        for z in [0.0, 10.0] {
+            for k in 0..n {
+                let a = f64::from(k) * std::f64::consts::TAU / f64::from(n);
+                vertices.push(Vec3(5.8 * a.cos(), 5.8 * a.sin(), z));
+            }
+        }
+        let mut faces = vec![PolyFace::fan((0..n).rev().collect(), 1, 1)];
+        for k in 0..n {
+            let j = (k + 1) % n;
+            faces.push(PolyFace::fan(vec![k, j, n + j, n + k], 2, 8));
+        }
+        faces.push(PolyFace::fan((n..2 * n).collect(), 1, 1));
+        PolyMesh {
+            vertices,
+            faces,
+            maps: Vec::new(),
+            edges: None,
+            normals: None,
+        }
+    }
+
+    #[test]
+    fn a_local_normal_band_keeps_each_face_plane_at_the_height() {
+        // Buwaka's Door6 Cylinder001 (32 sides, radius 5.8): its band
+        // extruded along local normals by 0.65743 (f32 0x3f284d56); the
+        // Unwrap UVW above its Edit Poly holds the moved rim vertices at
+        // (6.460611, 0, 0) and (4.5683417, 4.5683417, 0).
+        // Its rim vertices (on two band faces each) move to where both faces'
+        // planes are the height out; vertex 0 is at angle 0, vertex 4 at 45°.
+        // (Which of the band's two border loops Max numbers first is not
+        // known, so the band is moved here without its extrusion.)
+        let m = prism();
+        let g = Group {
+            vertices: (0..64).collect(),
+            normal: Ok(Vec3::default()),
+            faces: (1..=32).collect(),
+        };
+        let moves = group::local_moves(&m, &g, 0.6574300527572632).expect("moves");
+        for (v, want) in [
+            (0, Vec3(6.460611, 0.0, 0.0)),
+            (4, Vec3(4.5683417, 4.5683417, 0.0)),
+        ] {
+            let (_, d) = moves[v];
+            let got = m.vertices[v].plus(d);
+            assert!(got.minus(want).len() < 1e-5, "vertex {v}: {got:?}");
+        }
+        // A vertex on three faces that are not coplanar is refused.
+        let corner = Group {
+            vertices: vec![0],
+            normal: Ok(Vec3::default()),
+            faces: vec![0, 1, 32],
+        };
+        assert!(group::local_moves(&m, &corner, 1.0).is_err());
     }
 }
