@@ -142,6 +142,21 @@ pub struct Param {
     pub ref_slot: Option<u32>,
 }
 
+#[cfg(test)]
+impl Param {
+    /// A parameter with no flags and no controller, as the material
+    /// decoders' unit tests write a stored block out.
+    pub(crate) fn plain(id: u16, ty: u16, value: Value) -> Param {
+        Param {
+            id,
+            ty,
+            flags: 0,
+            value,
+            ref_slot: None,
+        }
+    }
+}
+
 impl Param {
     pub fn base_type(&self) -> u16 {
         self.ty & 0x7ff

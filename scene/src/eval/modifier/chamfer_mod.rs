@@ -177,42 +177,13 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::objects::mesh::Face;
 
-    /// A unit cube as 12 triangles (two per side, diagonals coplanar).
+    /// The unit cube's quads (`poly::unit_cube`) as 12 triangles, the
+    /// diagonals coplanar.
     fn cube() -> Mesh {
-        let vertices = (0..8)
-            .map(|i| {
-                Vec3(
-                    f64::from(i & 1),
-                    f64::from(i >> 1 & 1),
-                    f64::from(i >> 2 & 1),
-                )
-            })
-            .collect();
-        let quads = [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ];
-        let faces = quads
-            .iter()
-            .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
-            .map(|v| Face {
-                v,
-                smoothing: 0,
-                material: 0,
-                flags: 0,
-            })
-            .collect();
-        Mesh {
-            vertices,
-            faces,
-            ..Mesh::default()
-        }
+        crate::eval::objects::poly::unit_cube()
+            .to_mesh()
+            .expect("a cube")
     }
 
     #[test]

@@ -139,69 +139,57 @@ pub(super) fn extrude_group(
             order.push((a, b));
         }
     }
-    // Each side's rank: its edge index when the numbering is known, else its
-    // place in face order. The loop is walked from its lowest-ranked side.
-    let rank: Vec<usize> = match before {
+    // The walk starts at the side with the lowest edge index when the
+    // numbering is known, else at the first side in face order.
+    let start = match before {
         Some(edges) => {
             let index: HashMap<(u32, u32), usize> = edges
                 .iter()
                 .enumerate()
                 .map(|(i, e)| ((e[0].min(e[1]), e[0].max(e[1])), i))
                 .collect();
-            order
-                .iter()
-                .map(|&(a, b)| {
-                    index.get(&(a.min(b), a.max(b))).copied().ok_or_else(|| {
-                        EvalError::malformed("", format!("side {a}-{b} is not in the edge list"))
-                    })
-                })
-                .collect::<Result<_, _>>()?
+            let mut best: Option<(usize, u32)> = None;
+            for &(a, b) in &order {
+                let i = *index.get(&(a.min(b), a.max(b))).ok_or_else(|| {
+                    EvalError::malformed("", format!("side {a}-{b} is not in the edge list"))
+                })?;
+                if best.is_none_or(|(j, _)| i < j) {
+                    best = Some((i, a));
+                }
+            }
+            best.map(|(_, a)| a)
         }
-        None => (0..order.len()).collect(),
-    };
-    let mut by_rank: Vec<usize> = (0..order.len()).collect();
-    by_rank.sort_by_key(|&k| rank[k]);
-    if by_rank.is_empty() {
-        return Err(EvalError::malformed(
-            "",
-            format!("faces {cluster:?} have no border"),
-        ));
+        None => order.first().map(|&(a, _)| a),
     }
+    .ok_or_else(|| EvalError::malformed("", format!("faces {cluster:?} have no border")))?;
     let mut walk: Vec<u32> = Vec::with_capacity(leaving.len());
     let mut walked: HashSet<u32> = HashSet::new();
-    for &k in &by_rank {
-        let start = order[k].0;
-        if walked.contains(&start) {
-            continue;
+    let mut at = start;
+    loop {
+        if !walked.insert(at) {
+            return Err(EvalError::malformed("", "the border does not close"));
         }
-        if !walk.is_empty() {
-            // Which loop Max numbers first is not pinned by any reference
-            // (Door6's band, the one measured, is renumbered by the Chamfer
-            // after it).
-            return Err(EvalError::not_evaluated_why(
-                format!("a group extrusion of faces {cluster:?}"),
-                format!(
-                    "its border is more than one loop ({} of {} sides in the first), whose order is not derived",
-                    walk.len(),
-                    leaving.len()
-                ),
-            ));
+        walk.push(at);
+        let Some(&(next, _)) = leaving.get(&at) else {
+            return Err(EvalError::malformed("", "the border does not close"));
+        };
+        if next == start {
+            break;
         }
-        let mut at = start;
-        loop {
-            if !walked.insert(at) {
-                return Err(EvalError::malformed("", "the border does not close"));
-            }
-            walk.push(at);
-            let (next, _) = leaving[&at];
-            if next == start {
-                break;
-            }
-            if !leaving.contains_key(&next) {
-                return Err(EvalError::malformed("", "the border does not close"));
-            }
-            at = next;
-        }
+        at = next;
+    }
+    if walk.len() != leaving.len() {
+        // Which loop Max numbers first is not pinned by any reference
+        // (Door6's band, the one measured, is renumbered by the Chamfer
+        // after it).
+        return Err(EvalError::not_evaluated_why(
+            format!("a group extrusion of faces {cluster:?}"),
+            format!(
+                "its border is more than one loop ({} of {} sides in the first), whose order is not derived",
+                walk.len(),
+                leaving.len()
+            ),
+        ));
     }
     let normal = cluster_normal(poly, cluster);
     let base =

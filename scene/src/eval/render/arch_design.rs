@@ -120,16 +120,6 @@ mod tests {
     use super::*;
     use crate::eval::core::pblock::{Param, Value};
 
-    fn param(id: u16, ty: u16, value: Value) -> Param {
-        Param {
-            id,
-            ty,
-            flags: 0,
-            value,
-            ref_slot: None,
-        }
-    }
-
     /// Material "11 - Default" of aintech/BitDefence's AntiMateriel_1.max
     /// (public): diffuse 128 grey, diffuse roughness 0.2, glossiness 0.1,
     /// reflectivity 0.3, IOR 1.0, one reflection flag on.
@@ -137,16 +127,16 @@ mod tests {
     fn bitdefence_values() {
         let pb = ParamBlock2 {
             params: vec![
-                param(0, 0x17, Value::Vector([0.5019608; 3])),
-                param(1, 0, Value::Float(0.2)),
-                param(2, 0, Value::Float(1.0)),
-                param(6, 0, Value::Float(0.1)),
-                param(9, 4, Value::Bool(true)),
-                param(10, 4, Value::Bool(false)),
-                param(11, 0, Value::Float(0.3)),
-                param(19, 0, Value::Float(1.0)),
-                param(20, 0, Value::Float(0.0)),
-                param(300, 4, Value::Bool(false)),
+                Param::plain(0, 0x17, Value::Vector([0.5019608; 3])),
+                Param::plain(1, 0, Value::Float(0.2)),
+                Param::plain(2, 0, Value::Float(1.0)),
+                Param::plain(6, 0, Value::Float(0.1)),
+                Param::plain(9, 4, Value::Bool(true)),
+                Param::plain(10, 4, Value::Bool(false)),
+                Param::plain(11, 0, Value::Float(0.3)),
+                Param::plain(19, 0, Value::Float(1.0)),
+                Param::plain(20, 0, Value::Float(0.0)),
+                Param::plain(300, 4, Value::Bool(false)),
             ],
             ..ParamBlock2::default()
         };
@@ -165,11 +155,11 @@ mod tests {
     fn documented_defaults_map_to_an_opaque_smooth_grey() {
         let pb = ParamBlock2 {
             params: vec![
-                param(0, 0x17, Value::Vector([0.5; 3])),
-                param(2, 0, Value::Float(1.0)),
-                param(6, 0, Value::Float(1.0)),
-                param(20, 0, Value::Float(0.0)),
-                param(300, 4, Value::Bool(false)),
+                Param::plain(0, 0x17, Value::Vector([0.5; 3])),
+                Param::plain(2, 0, Value::Float(1.0)),
+                Param::plain(6, 0, Value::Float(1.0)),
+                Param::plain(20, 0, Value::Float(0.0)),
+                Param::plain(300, 4, Value::Bool(false)),
             ],
             ..ParamBlock2::default()
         };

@@ -295,16 +295,6 @@ mod tests {
     use super::*;
     use crate::eval::core::pblock::Param;
 
-    fn param(id: u16, ty: u16, value: Value) -> Param {
-        Param {
-            id,
-            ty,
-            flags: 0,
-            value,
-            ref_slot: None,
-        }
-    }
-
     /// "Material #330" of 3dsMaxTestScene.max as its FBX lists it: diffuse
     /// 0.5, black self-illumination and reflection, glossiness 1, black
     /// refraction: a matte opaque grey.
@@ -312,13 +302,13 @@ mod tests {
     fn fbx_material_330() {
         let pb = ParamBlock2 {
             params: vec![
-                param(1, 2, Value::Vector([0.5; 3])),
-                param(81, 2, Value::Vector([0.0; 3])),
-                param(83, 0, Value::Float(1.0)),
-                param(2, 2, Value::Vector([0.0; 3])),
-                param(3, 0, Value::Float(1.0)),
-                param(5, 2, Value::Vector([0.0; 3])),
-                param(25, 1, Value::Int(0)),
+                Param::plain(1, 2, Value::Vector([0.5; 3])),
+                Param::plain(81, 2, Value::Vector([0.0; 3])),
+                Param::plain(83, 0, Value::Float(1.0)),
+                Param::plain(2, 2, Value::Vector([0.0; 3])),
+                Param::plain(3, 0, Value::Float(1.0)),
+                Param::plain(5, 2, Value::Vector([0.0; 3])),
+                Param::plain(25, 1, Value::Int(0)),
             ],
             ..ParamBlock2::default()
         };
@@ -336,11 +326,11 @@ mod tests {
     fn lamp_glossy_reflection() {
         let pb = ParamBlock2 {
             params: vec![
-                param(1, 2, Value::Vector([0.39607847; 3])),
-                param(2, 2, Value::Vector([0.15294118; 3])),
-                param(3, 0, Value::Float(0.7)),
-                param(5, 2, Value::Vector([0.0; 3])),
-                param(25, 1, Value::Int(0)),
+                Param::plain(1, 2, Value::Vector([0.39607847; 3])),
+                Param::plain(2, 2, Value::Vector([0.15294118; 3])),
+                Param::plain(3, 0, Value::Float(0.7)),
+                Param::plain(5, 2, Value::Vector([0.0; 3])),
+                Param::plain(25, 1, Value::Int(0)),
             ],
             ..ParamBlock2::default()
         };
@@ -355,8 +345,8 @@ mod tests {
         let (p, unmapped) = to_pbr(
             &ParamBlock2 {
                 params: vec![
-                    param(2, 2, Value::Vector([0.0; 3])),
-                    param(3, 0, Value::Float(0.7)),
+                    Param::plain(2, 2, Value::Vector([0.0; 3])),
+                    Param::plain(3, 0, Value::Float(0.7)),
                 ],
                 ..ParamBlock2::default()
             },
