@@ -5,7 +5,7 @@
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::typed::ClassId;
 
-use crate::rewrite::SceneEdit;
+use crate::rewrite::{param_block2, SceneEdit};
 
 pub const NEL_PACS_BOX: ClassId = ClassId(0x7f37_4277, 0x5d39_71df);
 pub const NEL_PACS_CYLINDER: ClassId = ClassId(0x62a5_6810, 0x4b3d_601c);
@@ -20,35 +20,6 @@ const GEOMETRY: u32 = 0x10;
 pub fn pacs_block(template: Vec<Chunk>, owner: u32, values: &[(u16, u16, [u8; 4])]) -> Vec<Chunk> {
     let values: Vec<(u16, u16, &[u8])> = values.iter().map(|(p, t, v)| (*p, *t, &v[..])).collect();
     param_block2(template, owner, &values)
-}
-
-/// A ParamBlock2 made from `template` (a real block's chunks): its header
-/// rewritten for `owner` and the count of `values`, its parameters replaced
-/// by `values` (id, type, payload as stored).
-pub fn param_block2(template: Vec<Chunk>, owner: u32, values: &[(u16, u16, &[u8])]) -> Vec<Chunk> {
-    let mut out = Vec::new();
-    for c in template {
-        match c.id {
-            0x0009 => {
-                let mut h = c.payload().expect("header").to_vec();
-                h[10..12].copy_from_slice(&(values.len() as u16).to_le_bytes());
-                h[12..16].copy_from_slice(&owner.to_le_bytes());
-                out.push(Chunk::leaf(0x0009, h));
-                for (pid, ty, payload) in values {
-                    let mut r = Vec::new();
-                    r.extend_from_slice(&pid.to_le_bytes());
-                    r.extend_from_slice(&ty.to_le_bytes());
-                    r.extend_from_slice(&[0, 0, 0, 0, 0x82, 0, 0, 0, 0, 0]);
-                    r.push(0x40);
-                    r.extend_from_slice(payload);
-                    out.push(Chunk::leaf(0x000e, r));
-                }
-            }
-            0x000e | 0x100e | 0x000a => {}
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 const INT: u16 = 1;
@@ -90,21 +61,7 @@ pub fn make_pacs(
     let pb2_class = e
         .class_index(PARAM_BLOCK2)
         .expect("the file has ParamBlock2 objects");
-    // A block of the file with the plain 0x0009 header (some blocks carry an
-    // owner-class header 0x000b instead).
-    let candidates: Vec<usize> = (0..e.graph.objects.len())
-        .filter(|&i| {
-            e.graph.objects[i]
-                .class
-                .as_ref()
-                .is_some_and(|c| c.class_id == PARAM_BLOCK2)
-        })
-        .collect();
-    let template = candidates
-        .into_iter()
-        .map(|i| e.object_chunks(i))
-        .find(|c| c.iter().any(|k| k.id == 0x0009))
-        .expect("a ParamBlock2 with a 0x0009 header");
+    let template = e.pb2_template();
     let plugin_class = e.add_class(DLL_MAXSCRIPT, class, GEOMETRY, name);
     let count = e.graph.objects.len();
     let (plugin, block) = (count, count + 1);

@@ -17,6 +17,9 @@ const APPDATA_COUNT: u16 = 0x0100;
 const APPDATA_ENTRY: u16 = 0x0110;
 const APPDATA_KEY: u16 = 0x0120;
 const APPDATA_VALUE: u16 = 0x0130;
+const PARAM_BLOCK2: ClassId = ClassId(0x82, 0);
+/// Super class of object-space modifiers.
+const OSM: u32 = 0x810;
 
 /// A scene being edited: the graph of the original file (to find objects)
 /// and the Scene stream's objects as chunks, in storage order.
@@ -538,6 +541,57 @@ impl SceneEdit {
             .unwrap_or_else(|| panic!("object {idx} has no reference {slot}"))
     }
 
+    /// The chunks of a ParamBlock2 of the file with the plain 0x0009 header
+    /// (some blocks carry an owner-class header 0x000b instead), as the
+    /// template of a new block whose other chunks stay real.
+    pub fn pb2_template(&mut self) -> Vec<Chunk> {
+        let blocks: Vec<usize> = (0..self.graph.objects.len())
+            .filter(|&i| {
+                self.graph.objects[i]
+                    .class
+                    .as_ref()
+                    .is_some_and(|c| c.class_id == PARAM_BLOCK2)
+            })
+            .collect();
+        blocks
+            .into_iter()
+            .map(|i| self.object_chunks(i))
+            .find(|c| c.iter().any(|k| k.id == 0x0009))
+            .expect("a ParamBlock2 with a 0x0009 header")
+    }
+
+    /// Puts a new object-space modifier of class `class` (its DLL and
+    /// ClassDirectory entries added) on top of `node`'s stack, its reference 0
+    /// a new ParamBlock2 holding `values` (id, type, payload as stored).
+    /// Returns the modifier's object index.
+    pub fn add_pb2_modifier(
+        &mut self,
+        node: usize,
+        class: ClassId,
+        name: &str,
+        dll_file: &str,
+        values: &[(u16, u16, &[u8])],
+    ) -> usize {
+        let pb2_class = self.class_index(PARAM_BLOCK2).expect("ParamBlock2 objects");
+        let template = self.pb2_template();
+        let dll = self.add_dll(&format!("{name} (synthetic)"), dll_file);
+        let class = self.add_class(dll, class, OSM, name);
+        let count = self.graph.objects.len();
+        let (modifier, block) = (count, count + 1);
+        let added = self.add_object(
+            class,
+            vec![
+                Chunk::leaf(0x2034, (block as i32).to_le_bytes().to_vec()),
+                Chunk::container(0x39bf, vec![Chunk::leaf(0x0100, Vec::new())]),
+            ],
+        );
+        assert_eq!(added, modifier);
+        let added = self.add_object(pb2_class, param_block2(template, modifier as u32, values));
+        assert_eq!(added, block);
+        self.add_modifier(node, 0, modifier, Chunk::container(0x2512, Vec::new()));
+        modifier
+    }
+
     /// Puts modifier object `modifier` into node `node`'s object-space stack
     /// at position `at` (0 = top; the stack's length = just above the base
     /// object), with `local_data` as its per-node data (ModApp 0x2500: an
@@ -649,4 +703,33 @@ impl SceneEdit {
         s.data = data.into();
         self.file
     }
+}
+
+/// A ParamBlock2 made from `template` (a real block's chunks): its header
+/// rewritten for `owner` and the count of `values`, its parameters replaced
+/// by `values` (id, type, payload as stored).
+pub fn param_block2(template: Vec<Chunk>, owner: u32, values: &[(u16, u16, &[u8])]) -> Vec<Chunk> {
+    let mut out = Vec::new();
+    for c in template {
+        match c.id {
+            0x0009 => {
+                let mut h = c.payload().expect("header").to_vec();
+                h[10..12].copy_from_slice(&(values.len() as u16).to_le_bytes());
+                h[12..16].copy_from_slice(&owner.to_le_bytes());
+                out.push(Chunk::leaf(0x0009, h));
+                for (pid, ty, payload) in values {
+                    let mut r = Vec::new();
+                    r.extend_from_slice(&pid.to_le_bytes());
+                    r.extend_from_slice(&ty.to_le_bytes());
+                    r.extend_from_slice(&[0, 0, 0, 0, 0x82, 0, 0, 0, 0, 0]);
+                    r.push(0x40);
+                    r.extend_from_slice(payload);
+                    out.push(Chunk::leaf(0x000e, r));
+                }
+            }
+            0x000e | 0x100e | 0x000a => {}
+            _ => out.push(c),
+        }
+    }
+    out
 }

@@ -9,18 +9,14 @@
 
 use std::collections::HashMap;
 
-use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
-use maxfs_tests::nel_nodes::param_block2;
 use maxfs_tests::rewrite::SceneEdit;
 
 const SOURCE: &str = "max/babylon/CartoonHouses.max";
 const NODE: &str = "Object009";
 const CAP_HOLES: ClassId = ClassId(0x470a1d7a, 0x53955c31);
-const PARAM_BLOCK2: ClassId = ClassId(0x82, 0);
-const OSM: u32 = 0x810;
 const BOOL: u16 = 4;
 
 /// CartoonHouses with a Cap Holes on top of Object009's stack, its three
@@ -29,41 +25,9 @@ const BOOL: u16 = 4;
 fn edited(values: [i32; 3]) -> SceneEval {
     let mut e = SceneEdit::open(SOURCE);
     let node = e.node(NODE);
-    let pb2_class = e.class_index(PARAM_BLOCK2).expect("ParamBlock2 objects");
-    let blocks: Vec<usize> = (0..e.graph.objects.len())
-        .filter(|&i| {
-            e.graph.objects[i]
-                .class
-                .as_ref()
-                .is_some_and(|c| c.class_id == PARAM_BLOCK2)
-        })
-        .collect();
-    let template = blocks
-        .into_iter()
-        .map(|i| e.object_chunks(i))
-        .find(|c| c.iter().any(|k| k.id == 0x0009))
-        .expect("a ParamBlock2 with a 0x0009 header");
-    let dll = e.add_dll("Cap Holes (synthetic)", "capholes.dlm");
-    let class = e.add_class(dll, CAP_HOLES, OSM, "Cap Holes");
-    let count = e.graph.objects.len();
-    let (modifier, block) = (count, count + 1);
-    assert_eq!(
-        e.add_object(
-            class,
-            vec![
-                Chunk::leaf(0x2034, (block as i32).to_le_bytes().to_vec()),
-                Chunk::container(0x39bf, vec![Chunk::leaf(0x0100, Vec::new())]),
-            ],
-        ),
-        modifier
-    );
     let v: Vec<[u8; 4]> = values.iter().map(|x| x.to_le_bytes()).collect();
     let params: Vec<(u16, u16, &[u8])> = (0..3).map(|i| (i as u16, BOOL, &v[i][..])).collect();
-    assert_eq!(
-        e.add_object(pb2_class, param_block2(template, modifier as u32, &params)),
-        block
-    );
-    e.add_modifier(node, 0, modifier, Chunk::container(0x2512, Vec::new()));
+    e.add_pb2_modifier(node, CAP_HOLES, "Cap Holes", "capholes.dlm", &params);
     SceneEval::from_document(e.finish()).expect("edited scene")
 }
 

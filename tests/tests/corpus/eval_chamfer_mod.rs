@@ -8,18 +8,14 @@
 //! diagonals are flat), three meeting at each of the 8 corners, none open —
 //! and none at all when the minimum angle is above 90°.
 
-use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::error::EvalError;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
-use maxfs_tests::nel_nodes::param_block2;
 use maxfs_tests::rewrite::SceneEdit;
 
 const SOURCE: &str = "max/misc/Crate.max";
 const NODE: &str = "Box001";
 const CHAMFER: ClassId = ClassId(0x332c_9510, 0x38bb_548c);
-const PARAM_BLOCK2: ClassId = ClassId(0x82, 0);
-const OSM: u32 = 0x810;
 const FLOAT: u16 = 0;
 const INT: u16 = 1;
 
@@ -28,34 +24,6 @@ const INT: u16 = 1;
 fn edited(angle: f32) -> SceneEval {
     let mut e = SceneEdit::open(SOURCE);
     let node = e.node(NODE);
-    let pb2_class = e.class_index(PARAM_BLOCK2).expect("ParamBlock2 objects");
-    let blocks: Vec<usize> = (0..e.graph.objects.len())
-        .filter(|&i| {
-            e.graph.objects[i]
-                .class
-                .as_ref()
-                .is_some_and(|c| c.class_id == PARAM_BLOCK2)
-        })
-        .collect();
-    let template = blocks
-        .into_iter()
-        .map(|i| e.object_chunks(i))
-        .find(|c| c.iter().any(|k| k.id == 0x0009))
-        .expect("a ParamBlock2 with a 0x0009 header");
-    let dll = e.add_dll("Chamfer (synthetic)", "chamfermod.dlm");
-    let class = e.add_class(dll, CHAMFER, OSM, "Chamfer");
-    let count = e.graph.objects.len();
-    let (modifier, block) = (count, count + 1);
-    assert_eq!(
-        e.add_object(
-            class,
-            vec![
-                Chunk::leaf(0x2034, (block as i32).to_le_bytes().to_vec()),
-                Chunk::container(0x39bf, vec![Chunk::leaf(0x0100, Vec::new())]),
-            ],
-        ),
-        modifier
-    );
     let values: [(u16, u16, [u8; 4]); 6] = [
         (0, FLOAT, 1.0f32.to_le_bytes()),
         (1, INT, 0i32.to_le_bytes()),
@@ -65,11 +33,7 @@ fn edited(angle: f32) -> SceneEval {
         (12, FLOAT, angle.to_le_bytes()),
     ];
     let params: Vec<(u16, u16, &[u8])> = values.iter().map(|(i, t, v)| (*i, *t, &v[..])).collect();
-    assert_eq!(
-        e.add_object(pb2_class, param_block2(template, modifier as u32, &params)),
-        block
-    );
-    e.add_modifier(node, 0, modifier, Chunk::container(0x2512, Vec::new()));
+    e.add_pb2_modifier(node, CHAMFER, "Chamfer", "chamfermod.dlm", &params);
     SceneEval::from_document(e.finish()).expect("edited scene")
 }
 

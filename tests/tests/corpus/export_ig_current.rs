@@ -136,19 +136,7 @@ fn current_era_instance_and_cluster_fields() {
 /// A ParamBlock2 holding nel_ps's parameters (ps_file_name, PSParam0-3,
 /// PSTrigger), built on a block of the file so its other chunks are real.
 fn ps_block(e: &mut SceneEdit, owner: u32, file: &str) -> Vec<Chunk> {
-    let blocks: Vec<usize> = (0..e.graph.objects.len())
-        .filter(|&i| {
-            e.graph.objects[i]
-                .class
-                .as_ref()
-                .is_some_and(|c| c.class_id == PARAM_BLOCK2)
-        })
-        .collect();
-    let template = blocks
-        .into_iter()
-        .map(|i| e.object_chunks(i))
-        .find(|c| c.iter().any(|k| k.id == 0x0009))
-        .expect("a ParamBlock2 with a 0x0009 header");
+    let template = e.pb2_template();
     let mut s = (file.len() as u32 + 1).to_le_bytes().to_vec();
     s.extend_from_slice(file.as_bytes());
     s.push(0);
@@ -161,7 +149,7 @@ fn ps_block(e: &mut SceneEdit, owner: u32, file: &str) -> Vec<Chunk> {
         (5, BOOL, 0i32.to_le_bytes().to_vec()),
     ];
     let values: Vec<(u16, u16, &[u8])> = values.iter().map(|(p, t, v)| (*p, *t, &v[..])).collect();
-    maxfs_tests::nel_nodes::param_block2(template, owner, &values)
+    maxfs_tests::rewrite::param_block2(template, owner, &values)
 }
 
 /// Turns node `n` into a nel_ps whose delegate is its current object.
