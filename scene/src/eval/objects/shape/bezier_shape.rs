@@ -115,6 +115,20 @@ fn spline(c: &Chunk, index: usize) -> Result<Spline, ShapeError> {
     Ok(Spline { knots, closed })
 }
 
+/// The splines saved in BezierShape container `c` (its 0x1010 children).
+pub(super) fn splines_in(c: &Chunk) -> Result<Vec<Spline>, ShapeError> {
+    let mut splines = Vec::new();
+    for k in c.children() {
+        if k.id == SPLINE && !k.children().is_empty() {
+            if splines.len() >= MAX_KNOTS {
+                return Err(ShapeError::damaged("shape", "too many splines"));
+            }
+            splines.push(spline(k, splines.len())?);
+        }
+    }
+    Ok(splines)
+}
+
 /// The splines and interpolation settings saved with a SplineShape / Line.
 pub(super) fn decode(eval: &SceneEval, obj: usize) -> Result<BezierShape, ShapeError> {
     if let Some(master) = crate::eval::core::pblock::reference(&eval.graph, obj, MASTER_SLOT) {
@@ -135,17 +149,11 @@ pub(super) fn decode(eval: &SceneEval, obj: usize) -> Result<BezierShape, ShapeE
 pub(super) fn decode_chunks(object: &[Chunk]) -> Result<BezierShape, ShapeError> {
     let c = container(object)
         .ok_or_else(|| ShapeError::damaged("shape", "no BezierShape container (0x1010)"))?;
-    let mut splines = Vec::new();
+    let splines = splines_in(c)?;
     let mut steps = None;
     let mut optimize = None;
     for k in c.children() {
         match k.id {
-            SPLINE if !k.children().is_empty() => {
-                if splines.len() >= MAX_KNOTS {
-                    return Err(ShapeError::damaged("shape", "too many splines"));
-                }
-                splines.push(spline(k, splines.len())?);
-            }
             STEPS => steps = Some(u32_of(k, "steps")? as i32),
             OPTIMIZE => optimize = Some(u32_of(k, "optimize")? != 0),
             _ => {}

@@ -1,7 +1,7 @@
 //! Spline shapes (superclass 0x40): the Bezier splines of a SplineShape / Line
 //! / Editable Spline as saved, and those the parametric shapes build from
 //! their parameters (Rectangle, Circle, Ellipse, Donut, Arc, NGon, Star,
-//! Helix, Egg), interpolated into polylines as Max does (steps, optimize).
+//! Helix, Egg) and the Text from its saved glyphs, interpolated into polylines as Max does (steps, optimize).
 //!
 //! Conventions (Max SDK `spline3d.h`, public): a spline is a list of knots,
 //! each a point with an in and an out handle (absolute positions in the
@@ -34,6 +34,7 @@ mod polyline;
 pub mod render_mesh;
 #[cfg(test)]
 mod tests;
+mod text;
 pub mod triangulate;
 
 pub use organize::organize;
@@ -52,6 +53,8 @@ pub const STAR: ClassId = ClassId(0x1995, 0);
 pub const HELIX: ClassId = ClassId(0x1994, 0);
 pub const ELLIPSE: ClassId = ClassId(0x1097, 0);
 pub const EGG: ClassId = ClassId(0x171a1afe, 0);
+/// Text (its glyph outlines saved with it: shape/text.rs).
+pub const TEXT: ClassId = ClassId(0x1993, 0);
 
 /// Superclass of shape objects.
 pub const SUPERCLASS_SHAPE: u32 = 0x40;
@@ -288,6 +291,7 @@ pub fn is_shape(class: ClassId) -> bool {
         HELIX,
         ELLIPSE,
         EGG,
+        TEXT,
     ]
     .contains(&class)
 }
@@ -315,6 +319,7 @@ fn build(eval: &SceneEval, obj: usize, t: i32) -> Result<Built, ShapeError> {
     match class.class_id {
         c if c == SPLINE_SHAPE || c == LINE => Ok((Some(bezier_shape::decode(eval, obj)?), None)),
         c if c == EGG => Ok((Some(egg::build(eval, obj, t)?), None)),
+        c if c == TEXT => Ok((Some(text::build(eval, obj, t)?), None)),
         c if is_shape(c) => parametric::build(eval, obj, c, t),
         _ => Err(ShapeError::NotEvaluated(format!("shape {}", class.name))),
     }

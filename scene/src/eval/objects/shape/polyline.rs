@@ -92,24 +92,28 @@ pub fn bezier(c: &[Vec3; 4], u: f64) -> Vec3 {
         .plus(c[3].scale(u * u * u))
 }
 
-/// How far off its chord (times the chord's length) a segment's handles may
-/// sit for optimize to count it straight. Measured bounds (docs/evaluation.md,
-/// Interpolation): Max stepped none of the segments of wodden_box's Line
-/// (handles up to 0.0091 off, Mesh Totals) and three of sidewalk 03's Line
-/// (up to 0.0065, Edit Poly sizes), but stepped Sword's (from 0.0313, Edit
-/// Poly sizes): the value between is ours (their geometric middle).
-const STRAIGHT: f64 = 0.0169;
+/// How much longer than its chord a segment's control polygon may be for
+/// optimize to count it straight (a flatness test: handles off the chord,
+/// short of it or folded back all lengthen the polygon). Bracketed by the 44
+/// distinct near-straight glyph segments of UnityKursovoi's Installation
+/// texts, whose stepped points the FBX of the scene holds or lacks
+/// (docs/evaluation.md, "Text"): straight up to 3.50e-4, stepped from
+/// 4.42e-4. Also straight: GreejeshGajera's Lamp Line001 segment 8 (3.0e-4;
+/// the file's Mesh Totals), sidewalk 03's (1.5e-4, Edit Poly sizes); stepped:
+/// Sword's (from 2.5e-3). A measure of the handles' distance from the chord
+/// alone does not fit: Lamp's straight segment sits 0.010485 of its chord
+/// off it, a stepped glyph segment 0.010479. The value is a round number
+/// inside the bracket; Max's own constant is not known.
+const STRAIGHT: f64 = 4.0e-4;
 
-/// Whether optimize counts a segment straight: both handles on the chord,
-/// within [`STRAIGHT`] of its length.
+/// Whether optimize counts a segment straight (see [`STRAIGHT`]).
 fn handles_on_chord(c: &[Vec3; 4]) -> bool {
-    let chord = c[3].minus(c[0]);
-    let len = chord.len();
+    let len = c[3].minus(c[0]).len();
     if len == 0.0 {
         return c[1].minus(c[0]).len() == 0.0 && c[2].minus(c[3]).len() == 0.0;
     }
-    let off = |p: Vec3| chord.cross(p.minus(c[0])).len() / len;
-    off(c[1]) <= STRAIGHT * len && off(c[2]) <= STRAIGHT * len
+    let polygon = c[1].minus(c[0]).len() + c[2].minus(c[1]).len() + c[3].minus(c[2]).len();
+    polygon <= (1.0 + STRAIGHT) * len
 }
 
 fn spline_polyline(s: &Spline, steps: u32, optimize: bool) -> PolyLine {

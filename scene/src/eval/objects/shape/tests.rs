@@ -362,24 +362,37 @@ mod lathe {
 #[test]
 fn optimize_counts_nearly_straight_segments_straight() {
     use crate::eval::core::math::Vec3;
-    // A segment of length 100 whose out handle sits `off` from the chord:
-    // Max stepped none with handles up to 0.0091 of the chord off it
-    // (wodden_box, sidewalk 03) and stepped those from 0.0313 (Sword).
-    let segment = |off: f64| {
+    // A segment of length 100, handles a third of the way along, the out
+    // handle `off` from the chord: its control polygon is longer than the
+    // chord by 2·(hypot(33.3, off) − 33.3) / 100. Max
+    // stepped none longer by up to 3.50e-4 and all from 4.42e-4 (the
+    // Installation texts' glyphs against their FBX; also Lamp's Line 3.0e-4
+    // straight, Sword's 2.5e-3 stepped).
+    let segment = |off: f64, back: f64| {
         let a = Vec3(0.0, 0.0, 0.0);
         let b = Vec3(100.0, 0.0, 0.0);
         Spline {
             knots: vec![
-                Knot::bezier(a, a, Vec3(33.0, off, 0.0)),
-                Knot::bezier(b, Vec3(67.0, 0.0, 0.0), b),
+                Knot::bezier(a, a, Vec3(100.0 / 3.0 - back, off, 0.0)),
+                Knot::bezier(b, Vec3(200.0 / 3.0, 0.0, 0.0), b),
             ],
             closed: false,
         }
     };
-    for (off, points) in [(0.0, 2), (0.91, 2), (3.13, 2 + 6), (30.0, 2 + 6)] {
-        let lines = shape(vec![segment(off)], 6, true).polylines().expect("l");
+    // Longer by: off 1.0 → 3.0e-4, 1.25 → 4.7e-4.
+    for (off, points) in [(0.0, 2), (1.0, 2), (1.25, 2 + 6), (30.0, 2 + 6)] {
+        let lines = shape(vec![segment(off, 0.0)], 6, true)
+            .polylines()
+            .expect("l");
         assert_eq!(lines[0].pts.len(), points, "handle {off} off the chord");
-        let plain = shape(vec![segment(off)], 6, false).polylines().expect("l");
+        let plain = shape(vec![segment(off, 0.0)], 6, false)
+            .polylines()
+            .expect("l");
         assert_eq!(plain[0].pts.len(), 2 + 6, "without optimize");
     }
+    // On the chord but pointing back: the polygon folds, so not straight.
+    let folded = shape(vec![segment(0.0, 40.0)], 6, true)
+        .polylines()
+        .expect("l");
+    assert_eq!(folded[0].pts.len(), 2 + 6, "a handle folded back");
 }
