@@ -60,7 +60,7 @@ fn u32_at(p: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
-fn leaf<'a>(chunks: &'a [Chunk], id: u16) -> Option<&'a [u8]> {
+fn leaf(chunks: &[Chunk], id: u16) -> Option<&[u8]> {
     chunks
         .iter()
         .find(|c| c.id == id && !c.is_container())
