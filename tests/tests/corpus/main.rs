@@ -25,6 +25,7 @@ mod eval_cat_mesh;
 mod eval_chamfer_mod;
 mod eval_cloth;
 mod eval_conform;
+mod eval_corona;
 mod eval_coverage;
 mod eval_deform;
 mod eval_drops;

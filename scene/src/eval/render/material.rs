@@ -31,7 +31,7 @@ use crate::eval::core::pblock::{self, utf16, ParamBlock2, Value};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::render::arnold;
 use crate::eval::render::physical::{self, Pbr, PHYSICAL};
-use crate::eval::render::{arch_design, architectural, raytrace, vray};
+use crate::eval::render::{arch_design, architectural, corona, raytrace, vray};
 
 pub const SC_MATERIAL: u32 = 0xc00;
 pub const SC_TEXMAP: u32 = 0xc10;
@@ -74,6 +74,9 @@ const BASE_SCRIPTED: u16 = 0x0100;
 /// The same as saved by V-Ray's materials (VRayMtl: "Material #330" of
 /// LeadShuriken's 3dsMaxTestScene.max, the name its FBX export gives).
 const BASE_VRAY: u16 = 0x5431;
+/// The same as saved by CoronaMtl (Stibenet/3D-model's LowPoly/Store.max:
+/// "Material #13" …, the Multi/Sub-Object's sub-materials).
+const BASE_CORONA: u16 = 0x0fa0;
 const SUB_COUNT: u16 = 0x4002;
 /// Sub-materials followed at most (damaged counts).
 const MAX_SUBS: u32 = 4096;
@@ -269,14 +272,14 @@ impl Assets {
 }
 
 /// The material-base name: 0x4001 inside the 0x4000 (0x0100 for Physical
-/// Material, 0x5431 for V-Ray's) header container, else 0x4001 on the object. The header comes
+/// Material, 0x5431 for V-Ray's, 0x0fa0 for Corona's) header container, else 0x4001 on the object. The header comes
 /// first: Architectural keeps an 8-byte value of its own in a direct 0x4001
 /// next to the header holding the name ("page 3view.max", "cube.max").
 pub fn mtl_name(chunks: &[crate::chunk::Chunk]) -> Option<String> {
     let direct = || chunks.iter().find(|c| c.id == NAME);
     let nested = chunks
         .iter()
-        .filter(|c| c.id == BASE || c.id == BASE_SCRIPTED || c.id == BASE_VRAY)
+        .filter(|c| [BASE, BASE_SCRIPTED, BASE_VRAY, BASE_CORONA].contains(&c.id))
         .flat_map(|c| c.children())
         .find(|c| c.id == NAME);
     nested.or_else(direct).and_then(|c| c.payload()).map(utf16)
@@ -548,6 +551,7 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
         raytrace::RAYTRACE => raytrace::raytrace(eval, idx, &mut m),
         vray::VRAY_MTL => vray::vray_mtl(eval, idx, &mut m),
         vray::VRAY_MTL_WRAPPER => vray::wrapper(eval, idx, &mut m),
+        corona::CORONA_MTL => corona::corona_mtl(eval, idx, &mut m),
         _ => {
             let nel = cid == NEL_MATERIAL;
             for (k, (slot, obj, pb)) in pb2_refs(eval, idx).into_iter().enumerate() {

@@ -4,6 +4,7 @@ pub mod arch_design;
 pub mod architectural;
 pub mod arnold;
 pub mod camera;
+pub mod corona;
 pub mod light;
 pub mod material;
 pub mod physical;

@@ -1,0 +1,140 @@
+//! CoronaMtl through the scene and the glTF export. The corpus holds none, so
+//! babylon/CubesImageFormat.max's node "B" gets one built through the writer
+//! with the values stored in Stibenet/3D-model's CookiesWithCup.max (public):
+//! its gingerbread "Material #22" (diffuse 128 grey at level 1, reflection
+//! level 0.2 of white at glossiness 0.2, "tsvet pryanika.jpg" in texmap slot
+//! 0 and "rel'yef pryanika.jpg" in slot 6, here both the node's Bitmap) and
+//! "Material #41" (no reflection). The expected glTF values are those stored
+//! values under docs/gltf-export.md's rule (roughness = 1 − glossiness, a
+//! textured base colour keeps only the level), not our earlier output.
+
+use crate::eval_mr_materials::{
+    b, block, f, factor, gltf_material, near, rgb, scene, wide, Scene, BOOL, FLOAT, P, PARAMBLOCK2,
+    RGBA, TEXMAP,
+};
+use maxfs_fs::views::material_view;
+use maxfs_scene::chunk::Chunk;
+use maxfs_scene::eval::render::material::{self, SC_MATERIAL};
+use maxfs_scene::eval::SceneEval;
+use maxfs_scene::typed::ClassId;
+
+const CORONA_MTL: ClassId = ClassId(0x70be_6506, 0x4489_31dd);
+
+/// Puts a CoronaMtl named `name` (in Corona's 0x0fa0 header) with one block
+/// of `values` on node "B"; the texmap parameters take the node's Bitmap.
+fn with_corona(name: &str, values: &[P]) -> (SceneEval, usize, usize) {
+    let Scene {
+        mut edit,
+        node,
+        bitmap,
+        template,
+        ..
+    } = scene();
+    let dll = edit.add_dll("Corona Renderer (synthetic)", "CoronaRenderer.dlr");
+    let cls = edit.add_class(dll, CORONA_MTL, SC_MATERIAL, "CoronaMtl");
+    let pb2 = edit
+        .class_index(PARAMBLOCK2)
+        .unwrap_or_else(|| edit.add_class(-1, PARAMBLOCK2, 0x82, "ParamBlock2"));
+    let pb = edit.add_object(pb2, block(template, values));
+    for _ in values.iter().filter(|v| v.2.is_none()) {
+        edit.append_reference(pb, bitmap as i32);
+    }
+    let header = Chunk::container(0x0fa0, vec![Chunk::leaf(0x4001, wide(name))]);
+    let mtl = edit.add_object(cls, vec![header]);
+    edit.append_reference(mtl, pb as i32);
+    edit.set_reference(node, 3, mtl as i32);
+    (
+        SceneEval::from_document(edit.finish()).expect("scene"),
+        mtl,
+        bitmap,
+    )
+}
+
+fn gingerbread() -> Vec<P> {
+    let grey = 128.0 / 255.0;
+    let mut v: Vec<P> = vec![
+        (101, RGBA, rgb([grey; 3])),
+        (102, RGBA, rgb([1.0; 3])),
+        (103, RGBA, rgb([1.0; 3])),
+        (121, FLOAT, f(1.0)),
+        (122, FLOAT, f(0.2)),
+        (123, FLOAT, f(0.0)),
+    ];
+    // Texmap slots 0‥6 (parameters 141‥147), then the stored switches.
+    v.extend((141..=147).map(|id| (id, TEXMAP, None)));
+    v.push((161, BOOL, b(true)));
+    v.push((167, BOOL, b(true)));
+    v.extend([
+        (180, FLOAT, f(0.2)),
+        (182, FLOAT, f(1.52)),
+        (183, FLOAT, f(1.52)),
+    ]);
+    v
+}
+
+#[test]
+fn corona_gingerbread_diffuse_map_and_glossiness() {
+    let (eval, mtl, bitmap) = with_corona("Material #22", &gingerbread());
+    let m = material::material(&eval, mtl).expect("material");
+    assert_eq!(m.name, "Material #22");
+    assert!(m.errors.is_empty(), "{:?}", m.errors);
+    let g = gltf_material(&eval, mtl);
+    // Textured: the factor keeps the diffuse level (1); roughness 1 − 0.2.
+    assert!(near(&factor(&g), &[1.0, 1.0, 1.0, 1.0]), "{g}");
+    let rough = g["pbrMetallicRoughness"]["roughnessFactor"].as_f64();
+    assert!((rough.expect("roughness") - 0.8).abs() < 1e-6, "{g}");
+    assert_eq!(g["alphaMode"], "OPAQUE", "{g}");
+    assert!(
+        g["pbrMetallicRoughness"]["baseColorTexture"].is_object(),
+        "{g}"
+    );
+    let view = material_view::materials_with_assets(&eval, &material::Assets::of(&eval.doc));
+    let v = view.iter().find(|v| v.index == mtl).expect("in the view");
+    for slot in ["base_color", "bump", "reflection"] {
+        assert!(
+            v.maps.iter().any(|r| r.slot == slot
+                && r.texmap == bitmap
+                && r.file.as_deref() == Some("B.jpg")),
+            "{slot}: {:?}",
+            v.maps
+        );
+    }
+    // Unpinned slots 2‥5, the switches and the other channels are named.
+    let classes = material::undecoded_classes(&eval, mtl);
+    assert_eq!(classes.len(), 1, "{classes:?}");
+    for part in ["map143 map", "map146 map", "switches", "opacity"] {
+        assert!(classes[0].contains(part), "{part}: {classes:?}");
+    }
+}
+
+/// "Material #41": reflection level 0, so no glossy reflection (roughness 1)
+/// and the plain diffuse as the factor.
+#[test]
+fn corona_matte_diffuse() {
+    let grey = 128.0 / 255.0;
+    let values: Vec<P> = vec![
+        (101, RGBA, rgb([grey; 3])),
+        (102, RGBA, rgb([1.0; 3])),
+        (121, FLOAT, f(1.0)),
+        (122, FLOAT, f(0.0)),
+        (123, FLOAT, f(0.0)),
+        (180, FLOAT, f(1.0)),
+    ];
+    let (eval, mtl, _) = with_corona("Material #41", &values);
+    let g = gltf_material(&eval, mtl);
+    let d = f64::from(grey);
+    assert!(near(&factor(&g), &[d, d, d, 1.0]), "{g}");
+    assert_eq!(
+        g["pbrMetallicRoughness"]["roughnessFactor"].as_f64(),
+        Some(1.0),
+        "{g}"
+    );
+    let classes = material::undecoded_classes(&eval, mtl);
+    assert_eq!(
+        classes,
+        vec![format!(
+            "CoronaMtl (partially: {})",
+            maxfs_scene::eval::render::corona::NOT_PINNED
+        )]
+    );
+}
