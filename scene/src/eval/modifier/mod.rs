@@ -87,6 +87,7 @@ mod smooth_input;
 mod stretch;
 pub mod subdivide;
 mod surface;
+pub mod sweep;
 mod symmetry;
 mod symmetry_poly;
 mod symmetry_slice;
@@ -581,6 +582,7 @@ pub fn apply_to_shape(
     let mut mesh = match bottom.class {
         c if c == extrude::EXTRUDE => extrude::apply_to_shape(bottom, &shape.polylines, cx),
         c if c == lathe::LATHE => lathe::apply_to_shape(bottom, &shape.polylines, cx),
+        c if c == sweep::SWEEP => sweep::apply_to_shape(bottom, &shape.polylines, cx),
         // A mesh or poly modifier takes the shape converted to a mesh.
         c if shape_input::takes_mesh(c) => {
             let mut mesh = shape_input::input_mesh(shape).map_err(|e| bottom.error(Some(e)))?;
