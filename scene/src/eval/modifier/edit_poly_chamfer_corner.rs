@@ -14,11 +14,11 @@
 //!   (direction e) a row of n, u = k / 2n: C + a((1 − 1.5u + 0.5u²)e +
 //!   (0.25 + 0.5u²)(e′ + e″));
 //! - per face corner (face f, corner C, previous corner P, next N), a block
-//!   of n × n, vertex n·j + i at s = i / 2n, t = j / 2n: C + a(x e_P + y e_N
-//!   + z e_O) with x = (1 − s)² + st/2 + st² − s²t, y = (1 − t)² + st/2 + s²t
-//!   − st², z = s² + t² + st/2 − st² − s²t (e_O the edge off the face). Its
-//!   column i = n is the row of the edge C → N, its row j = n that of C → P,
-//!   (n, n) the centre.
+//!   of n × n, vertex n·j + i at s = i / 2n, t = j / 2n: the point
+//!   C + a(x e_P + y e_N + z e_O) with x = (1 − s)² + st/2 + st² − s²t,
+//!   y = (1 − t)² + st/2 + s²t − st², z = s² + t² + st/2 − st² − s²t (e_O
+//!   the edge off the face). Its column i = n is the row of the edge C → N,
+//!   its row j = n that of C → P, (n, n) the centre.
 //!
 //! Numbering: the corners' blocks of 1 + 3n first, corners in order of first
 //! meeting over the selected edges in index order (v1 then v2), the rows in
