@@ -2,7 +2,9 @@
 //! references pin: Max 2015+'s quad chamfer, 2 segments, tension 1, closed,
 //! of a loop of edges that is the whole border of one face (the "cap"), every
 //! loop vertex having one more edge (Mug.max: the bottom ring of a cylinder;
-//! Can.max: a top rim), or of one edge (`edit_poly_chamfer_edge`).
+//! Can.max: a top rim), or of one edge (`edit_poly_chamfer_edge`); and the
+//! quad chamfer of 5 segments, tension 0.5, of every edge of a box
+//! (`edit_poly_chamfer_corner`: level.max's Box038).
 //! A standard chamfer (closed) is `edit_poly_chamfer_ring`'s, or for edges
 //! sharing no vertex `edit_poly_chamfer_edge_standard`'s.
 //! The Unwrap UVW above Mug's Edit Poly saved its input (every vertex position
@@ -90,10 +92,12 @@ pub(super) fn chamfer_edges(
             p.kind
         ));
     }
-    if !standard && (p.segments != 2 || p.tension != 1.0 || p.open) {
+    let checked_quad = p.segments == 2 && p.tension == 1.0;
+    let corner_quad = p.segments == 5 && p.tension == 0.5;
+    if !standard && (p.open || !(checked_quad || corner_quad)) {
         return variant(format!(
             "a quad chamfer with {} segments, tension {}{} (only 2 segments, tension 1, \
-             closed are checked against Max)",
+             closed, or 5 segments, tension 0.5 at a box's corners are checked against Max)",
             p.segments,
             p.tension as f32,
             if p.open { ", open" } else { "" }
@@ -132,6 +136,18 @@ pub(super) fn chamfer_edges(
             })
         })
         .collect::<Result<_, _>>()?;
+    if !standard && super::edit_poly_chamfer_corner::has_corner(&picked) {
+        return super::edit_poly_chamfer_corner::chamfer_corners(
+            poly, &picked, p.amount, p.segments, p.tension,
+        );
+    }
+    if !standard && !checked_quad {
+        return variant(format!(
+            "a quad chamfer with {} segments, tension {} (only 2 segments, tension 1, closed, \
+             or 5 segments, tension 0.5 at a box's corners are checked against Max)",
+            p.segments, p.tension as f32
+        ));
+    }
     if standard {
         if !disjoint(&picked) {
             return super::edit_poly_chamfer_ring::chamfer_ring(
