@@ -92,8 +92,13 @@ fn glyphs(object: &[Chunk]) -> Result<HashMap<u32, Glyph>, ShapeError> {
     Ok(out)
 }
 
-/// The text as units (UTF-16 or bytes) and the glyph key of each.
-fn text_and_keys(object: &[Chunk]) -> Result<(Vec<u32>, Vec<u32>), ShapeError> {
+/// Text units, glyph keys and map flags, one each per unit.
+type TextUnits = (Vec<u32>, Vec<u32>, Vec<u8>);
+
+/// The text as units (UTF-16 or bytes), the glyph key of each and its map
+/// flag byte (0xf8 for every character of the one-line texts measured; a
+/// line break in charger.max has 0xfb; Max 5 files have no map: 0xf8).
+fn text_and_keys(object: &[Chunk]) -> Result<TextUnits, ShapeError> {
     let counted = |p: &[u8], what: &str| -> Result<Vec<u8>, ShapeError> {
         let n = u32_at(p, 0).ok_or_else(|| ShapeError::damaged(what, "no byte count"))? as usize;
         let body = p
@@ -126,17 +131,13 @@ fn text_and_keys(object: &[Chunk]) -> Result<(Vec<u32>, Vec<u32>), ShapeError> {
             ));
         }
         let mut keys = Vec::with_capacity(n);
+        let mut flags = Vec::with_capacity(n);
         for i in 0..n {
             let at = 4 + 5 * i;
-            let flag = map.get(at + 4).copied().unwrap_or(0);
-            if flag != 0xf8 {
-                return Err(ShapeError::NotEvaluated(format!(
-                    "Text glyph map entry {i} with flag {flag:#04x} (only 0xf8 seen)"
-                )));
-            }
+            flags.push(map.get(at + 4).copied().unwrap_or(0));
             keys.push(u32_at(map, at).unwrap_or(0));
         }
-        return Ok((units, keys));
+        return Ok((units, keys, flags));
     }
     let p = leaf(object, TEXT_8BIT)
         .ok_or_else(|| ShapeError::damaged("Text", "no text string (0x1015 or 0x1010)"))?;
@@ -145,7 +146,8 @@ fn text_and_keys(object: &[Chunk]) -> Result<(Vec<u32>, Vec<u32>), ShapeError> {
         body.pop();
     }
     let units: Vec<u32> = body.iter().map(|&b| u32::from(b)).collect();
-    Ok((units.clone(), units))
+    let flags = vec![0xf8; units.len()];
+    Ok((units.clone(), units, flags))
 }
 
 /// The style chunks as every measured file saved them, or a refusal naming them.
@@ -193,7 +195,7 @@ fn layout(object: &[Chunk], size: f64, kerning: f64) -> Result<Vec<Spline>, Shap
             "Text with kerning {kerning} (only 0 is measured)"
         )));
     }
-    let (units, keys) = text_and_keys(object)?;
+    let (units, keys, flags) = text_and_keys(object)?;
     let lines = 1 + units
         .iter()
         .enumerate()
@@ -202,6 +204,11 @@ fn layout(object: &[Chunk], size: f64, kerning: f64) -> Result<Vec<Spline>, Shap
     if lines > 1 {
         return Err(ShapeError::NotEvaluated(format!(
             "Text of {lines} lines (line spacing and alignment are not measured)"
+        )));
+    }
+    if let Some((i, f)) = flags.iter().enumerate().find(|(_, &f)| f != 0xf8) {
+        return Err(ShapeError::NotEvaluated(format!(
+            "Text glyph map entry {i} with flag {f:#04x} (only 0xf8 is measured)"
         )));
     }
     let cache = glyphs(object)?;
@@ -409,6 +416,15 @@ mod tests {
         italic.retain(|c| c.id != STYLE);
         italic.push(Chunk::leaf(STYLE, words(&[1])));
         assert!(text(layout(&italic, 1.0, 0.0)).contains("0x1080 = 1"));
+        let mut flagged = chunks.clone();
+        for c in &mut flagged {
+            if c.id == GLYPH_MAP {
+                let mut p = c.payload().expect("map").to_vec();
+                p[4 + 5 * 2 + 4] = 0xfb;
+                *c = Chunk::leaf(GLYPH_MAP, p);
+            }
+        }
+        assert!(text(layout(&flagged, 1.0, 0.0)).contains("entry 2 with flag 0xfb"));
     }
 
     #[test]
