@@ -6,7 +6,6 @@
 //! below each Chamfer (object space). Used for docs/unseen-files.md's Chamfer
 //! modifier measurements (files not in the corpus).
 
-use maxfs_scene::eval::core::pblock;
 use maxfs_scene::typed::ClassId;
 
 const CHAMFER: ClassId = ClassId(0x332c_9510, 0x38bb_548c);
@@ -17,16 +16,7 @@ fn main() {
         |path, eval, node, name, stack, _| {
             let mods: Vec<&str> = stack.iter().map(|a| a.name).collect();
             for (i, a) in stack.iter().enumerate().filter(|(_, a)| a.class == CHAMFER) {
-                let params = pblock::reference(&eval.graph, a.object, 0)
-                    .and_then(|pb| pblock::param_block2(eval.chunks(pb)).ok())
-                    .map(|b| {
-                        b.params
-                            .iter()
-                            .map(|p| format!("{}={:?}", p.id, p.value))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    })
-                    .unwrap_or_default();
+                let params = maxfs_tests::param_block2_text(eval, a.object, 0, false, " ");
                 let refs: Vec<String> = eval
                     .graph
                     .objects

@@ -4,7 +4,6 @@
 //! poly_nurms_params -- FILE…`. Used for the measurements of
 //! docs/unseen-files.md's NURMS finding (files not in the corpus).
 
-use maxfs_scene::eval::core::pblock;
 use maxfs_scene::eval::objects::mesh;
 
 fn main() {
@@ -15,16 +14,7 @@ fn main() {
                 return;
             };
             let mods: Vec<&str> = stack.iter().map(|a| a.name).collect();
-            let params = pblock::reference(&eval.graph, base, 0)
-                .and_then(|pb| pblock::param_block2(eval.chunks(pb)).ok())
-                .map(|b| {
-                    b.params
-                        .iter()
-                        .map(|p| format!("{:#x}={:?}", p.id, p.value))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                })
-                .unwrap_or_default();
+            let params = maxfs_tests::param_block2_text(eval, base, 0, true, " ");
             let geom: Vec<String> = mesh::geom_buffers(eval.chunks(base))
                 .map(|g| {
                     g.iter()

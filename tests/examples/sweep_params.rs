@@ -16,16 +16,7 @@ fn main() {
         |path, eval, _node, name, stack, _| {
             let mods: Vec<&str> = stack.iter().map(|a| a.name).collect();
             for (i, a) in stack.iter().enumerate().filter(|(_, a)| a.class == SWEEP) {
-                let params = pblock::reference(&eval.graph, a.object, 0)
-                    .and_then(|pb| pblock::param_block2(eval.chunks(pb)).ok())
-                    .map(|b| {
-                        b.params
-                            .iter()
-                            .map(|p| format!("{}={:?}", p.id, p.value))
-                            .collect::<Vec<_>>()
-                            .join("\n      ")
-                    })
-                    .unwrap_or_default();
+                let params = maxfs_tests::param_block2_text(eval, a.object, 0, false, "\n      ");
                 let refs: Vec<String> = eval
                     .graph
                     .objects

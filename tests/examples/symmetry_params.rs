@@ -3,7 +3,6 @@
 //! `cargo run --release -p maxfs-tests --example symmetry_params -- FILE…`.
 //! Used for the tenth sweep's weld finding in docs/unseen-files.md.
 
-use maxfs_scene::eval::core::pblock;
 use maxfs_scene::eval::modifier::SYMMETRY;
 
 fn main() {
@@ -13,16 +12,7 @@ fn main() {
             .enumerate()
             .filter(|(_, m)| m.class == SYMMETRY)
         {
-            let params = pblock::reference(&eval.graph, m.object, 0)
-                .and_then(|pb| pblock::param_block2(eval.chunks(pb)).ok())
-                .map(|b| {
-                    b.params
-                        .iter()
-                        .map(|p| format!("{:#x}={:?}", p.id, p.value))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                })
-                .unwrap_or_default();
+            let params = maxfs_tests::param_block2_text(eval, m.object, 0, true, " ");
             println!("{path}\t{name}\t[{i}]\t{params}");
         }
     });

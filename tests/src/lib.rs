@@ -229,6 +229,35 @@ pub fn for_each_stack(
     }
 }
 
+/// The ParamBlock2 at reference `slot` of object `obj` as "id=value" texts
+/// joined by `sep` (ids in hex when `hex`), or "" without one: what the
+/// measuring examples print.
+pub fn param_block2_text(
+    eval: &maxfs_scene::eval::SceneEval,
+    obj: usize,
+    slot: u32,
+    hex: bool,
+    sep: &str,
+) -> String {
+    use maxfs_scene::eval::core::pblock;
+    pblock::reference(&eval.graph, obj, slot)
+        .and_then(|pb| pblock::param_block2(eval.chunks(pb)).ok())
+        .map(|b| {
+            b.params
+                .iter()
+                .map(|p| {
+                    if hex {
+                        format!("{:#x}={:?}", p.id, p.value)
+                    } else {
+                        format!("{}={:?}", p.id, p.value)
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(sep)
+        })
+        .unwrap_or_default()
+}
+
 /// The evaluation of `doc` with an edited copy of its scene graph (cases the
 /// corpus lacks: LOD sets, MRM, bone LODs).
 pub fn eval_with_graph(

@@ -9,12 +9,10 @@
 //! textured base colour keeps only the level), not our earlier output.
 
 use crate::eval_mr_materials::{
-    b, block, f, factor, gltf_material, near, rgb, scene, wide, Scene, BOOL, FLOAT, P, PARAMBLOCK2,
-    RGBA, TEXMAP,
+    b, f, factor, gltf_material, near, rgb, with_material_of, BOOL, FLOAT, P, RGBA, TEXMAP,
 };
 use maxfs_fs::views::material_view;
-use maxfs_scene::chunk::Chunk;
-use maxfs_scene::eval::render::material::{self, SC_MATERIAL};
+use maxfs_scene::eval::render::material;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
 
@@ -23,31 +21,8 @@ const CORONA_MTL: ClassId = ClassId(0x70be_6506, 0x4489_31dd);
 /// Puts a CoronaMtl named `name` (in Corona's 0x0fa0 header) with one block
 /// of `values` on node "B"; the texmap parameters take the node's Bitmap.
 fn with_corona(name: &str, values: &[P]) -> (SceneEval, usize, usize) {
-    let Scene {
-        mut edit,
-        node,
-        bitmap,
-        template,
-        ..
-    } = scene();
-    let dll = edit.add_dll("Corona Renderer (synthetic)", "CoronaRenderer.dlr");
-    let cls = edit.add_class(dll, CORONA_MTL, SC_MATERIAL, "CoronaMtl");
-    let pb2 = edit
-        .class_index(PARAMBLOCK2)
-        .unwrap_or_else(|| edit.add_class(-1, PARAMBLOCK2, 0x82, "ParamBlock2"));
-    let pb = edit.add_object(pb2, block(template, values));
-    for _ in values.iter().filter(|v| v.2.is_none()) {
-        edit.append_reference(pb, bitmap as i32);
-    }
-    let header = Chunk::container(0x0fa0, vec![Chunk::leaf(0x4001, wide(name))]);
-    let mtl = edit.add_object(cls, vec![header]);
-    edit.append_reference(mtl, pb as i32);
-    edit.set_reference(node, 3, mtl as i32);
-    (
-        SceneEval::from_document(edit.finish()).expect("scene"),
-        mtl,
-        bitmap,
-    )
+    let dll = ("Corona Renderer (synthetic)", "CoronaRenderer.dlr");
+    with_material_of(dll, CORONA_MTL, "CoronaMtl", (0x0fa0, name), values)
 }
 
 fn gingerbread() -> Vec<P> {

@@ -123,6 +123,21 @@ pub(crate) fn scene() -> Scene {
 /// Puts a material of `class` with one block of `values` on node "B"; the
 /// texmap parameters take the node's Bitmap.
 fn with_material(class: ClassId, name: &str, values: &[P]) -> (SceneEval, usize, usize) {
+    let dll = ("mental ray materials (synthetic)", "mrmaterialattribs.dlt");
+    with_material_of(dll, class, name, (0x4000, "Synthetic"), values)
+}
+
+/// Puts a material of `class` (its plug-in `dll`: description, file) with one
+/// block of `values` on node "B", named by `header` (the material's name
+/// chunk and the name); the texmap parameters take the node's Bitmap.
+/// Returns the scene, the material and the Bitmap.
+pub(crate) fn with_material_of(
+    dll: (&str, &str),
+    class: ClassId,
+    class_name: &str,
+    header: (u16, &str),
+    values: &[P],
+) -> (SceneEval, usize, usize) {
     let Scene {
         mut edit,
         node,
@@ -130,8 +145,8 @@ fn with_material(class: ClassId, name: &str, values: &[P]) -> (SceneEval, usize,
         template,
         ..
     } = scene();
-    let dll = edit.add_dll("mental ray materials (synthetic)", "mrmaterialattribs.dlt");
-    let cls = edit.add_class(dll, class, SC_MATERIAL, name);
+    let dll = edit.add_dll(dll.0, dll.1);
+    let cls = edit.add_class(dll, class, SC_MATERIAL, class_name);
     let pb2 = edit
         .class_index(PARAMBLOCK2)
         .unwrap_or_else(|| edit.add_class(-1, PARAMBLOCK2, 0x82, "ParamBlock2"));
@@ -139,8 +154,8 @@ fn with_material(class: ClassId, name: &str, values: &[P]) -> (SceneEval, usize,
     for _ in values.iter().filter(|v| v.2.is_none()) {
         edit.append_reference(pb, bitmap as i32);
     }
-    let header = Chunk::container(0x4000, vec![Chunk::leaf(0x4001, wide("Synthetic"))]);
-    let mtl = edit.add_object(cls, vec![header]);
+    let name = Chunk::container(header.0, vec![Chunk::leaf(0x4001, wide(header.1))]);
+    let mtl = edit.add_object(cls, vec![name]);
     edit.append_reference(mtl, pb as i32);
     edit.set_reference(node, 3, mtl as i32);
     (

@@ -169,10 +169,11 @@ pub fn sweep(path: &[PolyLine], section: &[PolyLine]) -> Result<Mesh, EvalError>
             .map(|p| p.p.len())
             .fold(1e-30, f64::max)
     };
+    let section_size = size(&section);
     if section
         .iter()
         .flat_map(|l| l.pts.iter())
-        .any(|p| p.p.2.abs() > 1e-6 * size(&section))
+        .any(|p| p.p.2.abs() > 1e-6 * section_size)
     {
         return Err(EvalError::not_evaluated("a section not in its XY plane"));
     }
@@ -187,10 +188,11 @@ pub fn sweep(path: &[PolyLine], section: &[PolyLine]) -> Result<Mesh, EvalError>
         ));
     }
     let z0 = path.pts[0].p.2;
+    let path_size = size(&[path]);
     if path
         .pts
         .iter()
-        .any(|p| (p.p.2 - z0).abs() > 1e-6 * size(&[path]))
+        .any(|p| (p.p.2 - z0).abs() > 1e-6 * path_size)
     {
         return Err(EvalError::not_evaluated_why(
             "a path that leaves its XY plane",

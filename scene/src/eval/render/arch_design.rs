@@ -64,19 +64,9 @@ pub fn to_pbr(pb: &ParamBlock2) -> (Pbr, Vec<String>) {
 /// Decodes Arch & Design object `idx` into `m`.
 pub fn arch_design(eval: &SceneEval, idx: usize, m: &mut Material) {
     let g = &eval.graph;
-    let Some(pbi) = pblock::reference(g, idx, 0) else {
-        m.errors.push(format!(
-            "Arch & Design (object {idx}): no parameter block on reference 0"
-        ));
+    let Some((pbi, pb)) = crate::eval::render::material::block0(eval, idx, "Arch & Design", m)
+    else {
         return;
-    };
-    let pb = match pblock::param_block2(eval.chunks(pbi)) {
-        Ok(pb) => pb,
-        Err(e) => {
-            m.errors
-                .push(format!("Arch & Design block (object {pbi}): {e}"));
-            return;
-        }
     };
     let (pbr, unmapped) = to_pbr(&pb);
     m.pbr = Some(pbr);

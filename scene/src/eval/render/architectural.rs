@@ -42,19 +42,9 @@ pub fn to_pbr(pb: &ParamBlock2) -> Pbr {
 /// Decodes Architectural object `idx` into `m`.
 pub fn architectural(eval: &SceneEval, idx: usize, m: &mut Material) {
     let g = &eval.graph;
-    let Some(pbi) = pblock::reference(g, idx, 0) else {
-        m.errors.push(format!(
-            "Architectural (object {idx}): no parameter block on reference 0"
-        ));
+    let Some((pbi, pb)) = crate::eval::render::material::block0(eval, idx, "Architectural", m)
+    else {
         return;
-    };
-    let pb = match pblock::param_block2(eval.chunks(pbi)) {
-        Ok(pb) => pb,
-        Err(e) => {
-            m.errors
-                .push(format!("Architectural block (object {pbi}): {e}"));
-            return;
-        }
     };
     m.pbr = Some(to_pbr(&pb));
     m.unmapped.push(NOT_PINNED.into());

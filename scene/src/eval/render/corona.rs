@@ -97,19 +97,8 @@ pub fn to_pbr(pb: &ParamBlock2, reflection_map: bool) -> (Pbr, Vec<String>) {
 /// values stay visible there).
 pub fn corona_mtl(eval: &SceneEval, idx: usize, m: &mut Material) {
     let g = &eval.graph;
-    let Some(pbi) = pblock::reference(g, idx, 0) else {
-        m.errors.push(format!(
-            "CoronaMtl (object {idx}): no parameter block on reference 0"
-        ));
+    let Some((pbi, pb)) = material::block0(eval, idx, "CoronaMtl", m) else {
         return;
-    };
-    let pb = match pblock::param_block2(eval.chunks(pbi)) {
-        Ok(pb) => pb,
-        Err(e) => {
-            m.errors
-                .push(format!("CoronaMtl block (object {pbi}): {e}"));
-            return;
-        }
     };
     if pb.param(COLOR_DIFFUSE).is_none() {
         m.errors.push(format!(

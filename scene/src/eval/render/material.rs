@@ -36,6 +36,30 @@ use crate::eval::render::{arch_design, architectural, corona, raytrace, vray};
 pub const SC_MATERIAL: u32 = 0xc00;
 pub const SC_TEXMAP: u32 = 0xc10;
 
+/// The ParamBlock2 on reference 0 of material `idx` (`what` names it in
+/// errors) and its object index; a missing or damaged block is recorded in
+/// `m.errors` and gives None.
+pub(crate) fn block0(
+    eval: &SceneEval,
+    idx: usize,
+    what: &str,
+    m: &mut Material,
+) -> Option<(usize, ParamBlock2)> {
+    let Some(pbi) = pblock::reference(&eval.graph, idx, 0) else {
+        m.errors.push(format!(
+            "{what} (object {idx}): no parameter block on reference 0"
+        ));
+        return None;
+    };
+    match pblock::param_block2(eval.chunks(pbi)) {
+        Ok(pb) => Some((pbi, pb)),
+        Err(e) => {
+            m.errors.push(format!("{what} block (object {pbi}): {e}"));
+            None
+        }
+    }
+}
+
 /// Whether scene object `idx` exists and belongs to superclass `super_class`
 /// (a reference slot may point at any kind of object).
 pub(crate) fn is_super_class(

@@ -118,19 +118,9 @@ pub(super) fn boolean(pb: &ParamBlock2, id: u16) -> Option<bool> {
 /// `m.maps`). Errors (missing or undecodable block) go to `m.errors`.
 pub fn physical(eval: &SceneEval, idx: usize, m: &mut Material) {
     let g = &eval.graph;
-    let Some(pbi) = pblock::reference(g, idx, 0) else {
-        m.errors.push(format!(
-            "Physical Material (object {idx}): no parameter block on reference 0"
-        ));
+    let Some((pbi, pb)) = crate::eval::render::material::block0(eval, idx, "Physical Material", m)
+    else {
         return;
-    };
-    let pb = match pblock::param_block2(eval.chunks(pbi)) {
-        Ok(pb) => pb,
-        Err(e) => {
-            m.errors
-                .push(format!("Physical Material block (object {pbi}): {e}"));
-            return;
-        }
     };
     m.pbr = Some(Pbr {
         base_weight: float(&pb, 1),
