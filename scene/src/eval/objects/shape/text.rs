@@ -87,7 +87,9 @@ fn glyphs(object: &[Chunk]) -> Result<HashMap<u32, Glyph>, ShapeError> {
             .find(|c| c.id == GLYPH_SHAPE && c.is_container())
             .ok_or_else(|| ShapeError::damaged(&what, "no outline (0x1020)"))?;
         let splines = splines_in(shape)?;
-        out.insert(key, Glyph { advance, splines });
+        if out.insert(key, Glyph { advance, splines }).is_some() {
+            return Err(ShapeError::damaged(&what, format!("key {key} saved twice")));
+        }
     }
     Ok(out)
 }
