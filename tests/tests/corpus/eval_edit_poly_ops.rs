@@ -482,3 +482,168 @@ fn edit_poly_takes_the_polygons_below_a_uv_only_modifier() {
     assert!(mesh.maps.iter().any(|c| c.channel == 1));
     assert!(mesh.missing_parts.is_empty(), "{:?}", mesh.missing_parts);
 }
+
+/// The Unwrap UVW's local data (0x2512 holding the cached geometry 0x0330)
+/// among an object's chunks.
+fn unwrap_local(chunks: &mut [Chunk]) -> Option<&mut Vec<Chunk>> {
+    for c in chunks.iter_mut() {
+        let maxfs_scene::chunk::Body::Container(kids) = &mut c.body else {
+            continue;
+        };
+        if c.id == 0x2512 && kids.iter().any(|k| k.id == 0x0330) {
+            return Some(kids);
+        }
+        if let Some(found) = unwrap_local(kids) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// PictureFrame.max with its Unwrap's cache renumbered: vertices in reverse
+/// order (0x0330 and every polygon's geometry corners in 0x0870), and, with
+/// `moved`, one cached vertex moved by a tenth of the frame.
+fn picture_frame_renumbered(moved: bool) -> SceneEval {
+    let file = "max/max2024-rico/PictureFrame.max";
+    let plain = corpus_eval(file);
+    let o = node(&plain, "PictureFrame");
+    let mut e = SceneEdit::open(file);
+    let derived = e.reference(o, 1);
+    let mut chunks = e.object_chunks(derived);
+    let local = unwrap_local(&mut chunks).expect("the Unwrap's local data");
+    let find =
+        |local: &Vec<Chunk>, id: u16| local.iter().position(|c| c.id == id).expect("cached chunk");
+    let g = find(local, 0x0330);
+    let geom = local[g].payload().expect("0x0330 leaf").to_vec();
+    let n = words(&geom[..4])[0] as usize;
+    let mut points: Vec<&[u8]> = geom[4..].chunks_exact(12).collect();
+    points.reverse();
+    let mut out = geom[..4].to_vec();
+    for (i, p) in points.iter().enumerate() {
+        let mut p = p.to_vec();
+        if moved && i == 0 {
+            let x = f32::from_le_bytes([p[0], p[1], p[2], p[3]]) + 0.83;
+            p[..4].copy_from_slice(&x.to_le_bytes());
+        }
+        out.extend(p);
+    }
+    local[g] = Chunk::leaf(0x0330, out);
+    let f = find(local, 0x0870);
+    let mut w = words(local[f].payload().expect("0x0870 leaf"));
+    let mut at = 1;
+    for _ in 0..w[0] {
+        let deg = w[at] as usize;
+        for x in &mut w[at + 4 + deg..at + 4 + 2 * deg] {
+            *x = (n - 1) as u32 - *x;
+        }
+        at += 1 + 2 * deg + 3;
+    }
+    local[f] = Chunk::leaf(
+        0x0870,
+        w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>(),
+    );
+    e.set_object_chunks(derived, chunks);
+    SceneEval::from_document(e.finish()).expect("edited scene")
+}
+
+/// Where the Unwrap's cache stands in because our result of the stack below
+/// is numbered otherwise (here: the cache renumbered), the smoothing groups
+/// the cache lacks come from our result matched polygon by polygon
+/// (modifier/cache_smoothing.rs): every FBX corner normal — 24 of them
+/// smoothed across the extruded walls — is ours again, at the cache's
+/// numbering. With one cached vertex moved the two no longer match, and the
+/// groups are named missing with why.
+#[test]
+fn a_renumbered_unwrap_cache_takes_our_smoothing_groups() {
+    let eval = picture_frame_renumbered(false);
+    let o = node(&eval, "PictureFrame");
+    let mesh = eval.mesh(o, 0).expect("a mesh object").expect("evaluated");
+    assert!(mesh.missing_parts.is_empty(), "{:?}", mesh.missing_parts);
+    let scene = fbx("max2024-rico/PictureFrame.fbx");
+    let fm = scene
+        .nodes
+        .iter()
+        .find(|n| n.element.name.as_ref() == "PictureFrame")
+        .and_then(|n| n.mesh.as_ref())
+        .expect("FBX mesh");
+    let n = fm.num_vertices;
+    assert_eq!(mesh.vertices.len(), n);
+    // The cache's order is the FBX's reversed.
+    for (i, v) in mesh.vertices.iter().enumerate() {
+        let f = fm.vertices[n - 1 - i];
+        let d = ((v.0 - f.x).powi(2) + (v.1 - f.y).powi(2) + (v.2 - f.z).powi(2)).sqrt();
+        assert!(d <= 1e-6 * 8.3, "vertex {i}: {v:?} vs FBX {f:?}");
+    }
+    let p: Vec<[f64; 3]> = mesh.vertices.iter().map(|v| [v.0, v.1, v.2]).collect();
+    let ours = normals::corner_normals(
+        &p,
+        &mesh.faces,
+        normals::Weighting::of_scene_version(eval.graph.version),
+    );
+    let (mut worst, mut smoothed, mut tri) = (0.0f64, 0, 0usize);
+    for f in fm.faces.iter() {
+        let tris = tri..tri + f.num_indices as usize - 2;
+        tri = tris.end;
+        let corners: Vec<u32> = (f.index_begin..f.index_begin + f.num_indices)
+            .map(|i| fm.vertex_indices[i as usize])
+            .collect();
+        let [a, b, c] = [0, 1, 2].map(|k| fm.vertices[corners[k] as usize]);
+        let face = {
+            let (u, w) = (
+                [b.x - a.x, b.y - a.y, b.z - a.z],
+                [c.x - a.x, c.y - a.y, c.z - a.z],
+            );
+            let x = [
+                u[1] * w[2] - u[2] * w[1],
+                u[2] * w[0] - u[0] * w[2],
+                u[0] * w[1] - u[1] * w[0],
+            ];
+            let l = (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt();
+            x.map(|y| y / l)
+        };
+        for i in f.index_begin..f.index_begin + f.num_indices {
+            let v = n as u32 - 1 - fm.vertex_indices[i as usize];
+            let want = fm.vertex_normal[i as usize];
+            if face[0] * want.x + face[1] * want.y + face[2] * want.z < 0.9998 {
+                smoothed += 1;
+            }
+            let t = tris
+                .clone()
+                .find(|&t| mesh.faces[t].v.contains(&v))
+                .unwrap_or_else(|| panic!("no triangle of polygon on vertex {v}"));
+            let k = mesh.faces[t]
+                .v
+                .iter()
+                .position(|&x| x == v)
+                .expect("corner");
+            let o = ours[t][k];
+            let d = ((o[0] - want.x).powi(2) + (o[1] - want.y).powi(2) + (o[2] - want.z).powi(2))
+                .sqrt();
+            worst = worst.max(d);
+        }
+    }
+    eprintln!("renumbered PictureFrame: {smoothed} smoothed FBX corners, worst normal {worst:.2e}");
+    assert_eq!(tri, mesh.faces.len(), "triangles per polygon");
+    assert!(
+        smoothed > 0,
+        "the FBX shows no smoothing: the check would not see the groups"
+    );
+    assert!(worst < 1e-4, "corner normal off by {worst}");
+
+    let eval = picture_frame_renumbered(true);
+    let mesh = eval
+        .mesh(node(&eval, "PictureFrame"), 0)
+        .expect("a mesh object")
+        .expect("evaluated");
+    let part = mesh
+        .missing_parts
+        .iter()
+        .find(|p| p.part == "smoothing groups")
+        .expect("smoothing groups named missing");
+    assert!(
+        part.reason.contains("do not match it") && part.reason.contains("fewer cached vertices"),
+        "{}",
+        part.reason
+    );
+    assert!(mesh.faces.iter().all(|f| f.smoothing == 0));
+}

@@ -101,12 +101,13 @@ fn stand_in(
     base: usize,
     cx: &ModContext,
     failed: EvalError,
+    ours: Option<super::cache_smoothing::Below>,
     dropped: &mut Left,
 ) -> Result<PolyMesh, EvalError> {
     if !cx.stand_ins {
         return Err(failed);
     }
-    let (poly, parts) = super::unwrap_cache::stand_in(stack, at, base, cx, failed)?;
+    let (poly, parts) = super::unwrap_cache::stand_in(stack, at, base, cx, failed, ours)?;
     dropped.parts.extend(parts);
     Ok(poly)
 }
@@ -448,7 +449,7 @@ fn below(
             let mut inner = Left::default();
             let mut poly = match below(stack, at + 1, base, cx, &mut inner) {
                 Ok(p) => p,
-                Err(e) => return stand_in(stack, at, base, cx, e, dropped),
+                Err(e) => return stand_in(stack, at, base, cx, e, None, dropped),
             };
             let local = m
                 .mod_app
@@ -458,7 +459,8 @@ fn below(
             match applied {
                 Ok(()) => inner.maps.retain(|d| d.channel != Some(1)),
                 Err(e) => {
-                    if let Ok(p) = stand_in(stack, at, base, cx, m.error(Some(e)), dropped) {
+                    let ours = Some(super::cache_smoothing::Below::Poly(&poly));
+                    if let Ok(p) = stand_in(stack, at, base, cx, m.error(Some(e)), ours, dropped) {
                         return Ok(p);
                     }
                     // An Unwrap UVW that cannot be applied never costs the

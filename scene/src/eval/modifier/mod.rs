@@ -33,6 +33,7 @@ use crate::eval::objects::mesh::Mesh;
 mod auto_smooth;
 mod bend;
 pub mod boolean_mod;
+mod cache_smoothing;
 pub mod cap_holes;
 pub mod chamfer_mod;
 pub mod cloth;
@@ -330,7 +331,10 @@ fn run_stack(
                 let mut stood_in = None;
                 if let Some(base) = base.filter(|_| cx.stand_ins) {
                     for j in (0..=i).rev().filter(|&j| applied[j].class == UNWRAP_UVW) {
-                        match unwrap_cache::stand_in(applied, j, base, &cx, e.clone()) {
+                        // Where the Unwrap itself failed, `mesh` is our
+                        // result of the stack below it.
+                        let ours = (j == i).then_some(cache_smoothing::Below::Mesh(&*mesh));
+                        match unwrap_cache::stand_in(applied, j, base, &cx, e.clone(), ours) {
                             Ok(found) => {
                                 stood_in = Some((j, found));
                                 break;

@@ -30,6 +30,7 @@ use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Mesh, MissingPart};
 use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh, MAX_DEGREE};
 
+use super::cache_smoothing::{self, Below};
 use super::unwrap::{stored, Polygon, HIDDEN_SHIFT};
 use super::{uv_only, Applied, ModContext, LOCAL_DATA, UNWRAP_UVW};
 
@@ -57,6 +58,7 @@ pub(super) fn stand_in(
     base: usize,
     cx: &ModContext,
     failed: EvalError,
+    ours: Option<Below>,
 ) -> Result<(PolyMesh, Vec<MissingPart>), EvalError> {
     let Some(m) = stack.get(at).filter(|m| m.class == UNWRAP_UVW) else {
         return Err(failed);
@@ -86,17 +88,29 @@ pub(super) fn stand_in(
         Err(e) => return Err(refused(e.to_string())),
     }
     let Cached {
-        poly,
+        mut poly,
         non_planar,
         folded,
         ..
     } = input(local, cx.eval.chunks(m.object)).map_err(|e| refused(e.to_string()))?;
     let stands_for = failed.to_string();
-    let mut parts = vec![MissingPart {
-        part: "smoothing groups".into(),
-        source: SOURCE.into(),
-        reason: format!("the cache holds none; it stands in for the stack below ({stands_for})"),
-    }];
+    let mut parts = Vec::new();
+    // Our result of the stack below, when there is one, gives the groups
+    // if it is the cache's surface renumbered (`cache_smoothing`).
+    let carried = ours.map(|b| cache_smoothing::carry(&mut poly, b));
+    if !matches!(carried, Some(Ok(()))) {
+        let unmatched = match carried {
+            Some(Err(why)) => format!("; ours, renumbered, do not match it: {why}"),
+            _ => String::new(),
+        };
+        parts.push(MissingPart {
+            part: "smoothing groups".into(),
+            source: SOURCE.into(),
+            reason: format!(
+                "the cache holds none; it stands in for the stack below ({stands_for}){unmatched}"
+            ),
+        });
+    }
     if non_planar > 0 {
         parts.push(MissingPart {
             part: "triangulation".into(),
