@@ -557,7 +557,8 @@ impl SceneEval {
     }
 
     /// The mesh of a (non-derived) object: Editable Mesh / Poly, a primitive, a
-    /// Boolean, a CAT bone or hub, or an RklPatch.
+    /// Boolean, a Loft, a Body Object's stored mesh, a CAT bone or hub, or an
+    /// RklPatch.
     pub(crate) fn object_mesh(&self, obj: usize, t: i32) -> Option<Result<Mesh, EvalError>> {
         self.memo.count_build();
         let cls = self.graph.objects.get(obj)?.class.as_ref()?;
@@ -570,6 +571,8 @@ impl SceneEval {
             Some(crate::eval::objects::boolean::eval(self, obj, t))
         } else if crate::eval::objects::loft::is_loft(cls.class_id) {
             Some(crate::eval::objects::loft::eval(self, obj, t))
+        } else if cls.class_id == crate::eval::objects::body_object::BODY_OBJECT {
+            Some(crate::eval::objects::body_object::eval(self, obj))
         } else if crate::eval::objects::primitive::is_primitive(cls.class_id) {
             Some(
                 crate::eval::objects::primitive::params(self, obj, t).and_then(|p| {

@@ -1,7 +1,8 @@
 //! Base objects as Max builds them: parametric primitives, editable meshes and
-//! polys, compound Booleans and bone geometry (Max's Bone object, CAT's bones
-//! and hubs).
+//! polys, compound Booleans, the meshes solids store (Body Object) and bone
+//! geometry (Max's Bone object, CAT's bones and hubs).
 
+pub mod body_object;
 pub mod bone_object;
 pub mod boolean;
 pub mod cat_object;
