@@ -56,7 +56,10 @@ pub(super) fn chamfer_one_edge_standard(
         return refuse(format!("on {} + {} faces", f1s.len(), f2s.len()));
     };
     if s % 2 == 1 && poly.faces[f1].material != poly.faces[f2].material {
-        return refuse(format!("of {s} segments between faces of two materials"));
+        return refuse(format!(
+            "of {s} segment{} between faces of two materials",
+            if s == 1 { "" } else { "s" }
+        ));
     }
     let at = |v: u32| poly.vertices[v as usize];
     // The far end of face `f`'s side at `c` that is not the chamfered edge.
@@ -284,5 +287,14 @@ mod tests {
         let mut m = cube();
         let err = chamfer_one_edge_standard(&mut m, [1, 5], 0.25, 3).unwrap_err();
         assert!(err.to_string().contains("two materials"), "{err}");
+        // sofa.max's case (one segment: which face's material the one quad
+        // takes is not pinned), named in the singular.
+        let mut m = cube();
+        let err = chamfer_one_edge_standard(&mut m, [1, 5], 0.25, 1).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("of 1 segment between faces of two materials"),
+            "{err}"
+        );
     }
 }

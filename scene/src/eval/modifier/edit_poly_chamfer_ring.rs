@@ -176,7 +176,10 @@ pub(super) fn chamfer_ring(
     if s % 2 == 1
         && (0..picked.len()).any(|i| poly.faces[f1[i]].material != poly.faces[f2[i]].material)
     {
-        return refuse(format!("of {s} segments between faces of two materials"));
+        return refuse(format!(
+            "of {s} segment{} between faces of two materials",
+            if s == 1 { "" } else { "s" }
+        ));
     }
 
     // Rows: R_s = C's index (moved to B), R_0 = A, inner rows appended.
