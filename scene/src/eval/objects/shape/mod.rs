@@ -325,6 +325,17 @@ fn build(eval: &SceneEval, obj: usize, t: i32) -> Result<Built, ShapeError> {
     }
 }
 
+/// The Bezier splines of shape object `obj` at time `t` as built, before
+/// interpolation (None: a shape made of polylines only) — for tools that
+/// compare a shape with references whatever its interpolation settings.
+pub fn bezier_shape(
+    eval: &SceneEval,
+    obj: usize,
+    t: i32,
+) -> Result<Option<BezierShape>, ShapeError> {
+    Ok(build(eval, obj, t)?.0)
+}
+
 /// The evaluated shape of object `obj`: splines, polylines, render settings.
 pub fn eval_shape(eval: &SceneEval, obj: usize, t: i32) -> Result<Arc<ShapeEval>, ShapeError> {
     let class = eval

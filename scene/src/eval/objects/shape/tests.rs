@@ -396,3 +396,21 @@ fn optimize_counts_nearly_straight_segments_straight() {
         .expect("l");
     assert_eq!(folded[0].pts.len(), 2 + 6, "a handle folded back");
 }
+
+/// Adaptive interpolation stays refused by name: the interpolated point
+/// counts Max's Mesh Totals imply for vv-23's adaptive Lines and Star
+/// (docs/evaluation.md, "Adaptive interpolation") fit no rule tried.
+#[test]
+fn adaptive_interpolation_is_refused_by_name() {
+    let s = BezierShape {
+        splines: vec![circle(10.0, 1.0, 1.0)],
+        steps: Steps::Adaptive,
+        optimize: true,
+    };
+    assert_eq!(
+        s.polylines(),
+        Err(ShapeError::NotEvaluated(
+            "adaptive spline interpolation".into()
+        ))
+    );
+}
