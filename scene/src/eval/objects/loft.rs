@@ -256,7 +256,7 @@ impl PathShape {
     }
 }
 
-fn child<'a>(c: &'a Chunk, id: u16) -> Option<&'a Chunk> {
+fn child(c: &Chunk, id: u16) -> Option<&Chunk> {
     c.children().iter().find(|k| k.id == id)
 }
 
