@@ -43,7 +43,22 @@ fn settings() -> Vec<Chunk> {
                 Chunk::container(
                     0x03E8,
                     vec![
-                        Chunk::container(0x03ED, Vec::new()),
+                        Chunk::container(
+                            0x03ED,
+                            vec![
+                                // The identity with Max's flags 7 (no
+                                // translation, rotation or scale), as the
+                                // public Lofts hold it.
+                                Chunk::leaf(
+                                    0x03E8,
+                                    [1f32, 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0.]
+                                        .iter()
+                                        .flat_map(|v| v.to_le_bytes())
+                                        .collect::<Vec<u8>>(),
+                                ),
+                                Chunk::leaf(0x03F2, words(&[7])),
+                            ],
+                        ),
                         Chunk::leaf(0x03F2, one()),
                         Chunk::leaf(0x03FC, vec![0; 12]),
                     ],

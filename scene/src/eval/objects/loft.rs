@@ -5,12 +5,19 @@
 //! references 0–7 are the eight deformation curves ("Deform Curve" 0x1036),
 //! 8 the path's shape object and 9 the cross-section's (the shape objects
 //! themselves, not their nodes: the Loft sits in the path's object space).
-//! The skin, surface and path settings are top-level chunks with ids not
-//! documented publicly; every public Loft found so far holds the same values
-//! (Max's defaults: shape and path steps 5, both caps, morph capping, no
-//! mapping, no deformation, one shape at path level 0), so only Lofts whose
-//! settings chunks hold exactly these values are evaluated (`DEFAULTS`);
-//! any other value is refused naming its chunk.
+//! Further shapes on the path are references 10, 11, … (one per distinct
+//! shape object: MAXScript gives a Loft one sub-anim per shape object).
+//! Chunk 0x08FF counts these shape references (path included: 2 with one
+//! shape, 3 in GreejeshGajera's Loft_1/Loft_2 with two shape objects, 6 in
+//! Loft_3/Loft_4 and Toothpaste with five), 0x097E the shapes placed on the
+//! path and 0x0988 is one such placement (`PathShape`). The skin, surface
+//! and path settings are top-level chunks with ids not documented publicly;
+//! every public single-shape Loft found so far holds the same values (Max's
+//! defaults: shape and path steps 5, both caps, morph capping, no mapping,
+//! no deformation), so only Lofts whose settings chunks hold exactly these
+//! values are evaluated (`DEFAULTS`); any other value is refused naming its
+//! chunk, as is more than one shape on the path (Max's Mesh Totals pin only
+//! the counts there, docs/evaluation.md) and a shape transformed on the path.
 //!
 //! The mesh, as the Unwrap UVW caches of its input pin it (Door9.max's
 //! "Light Left", sidewalk 03.max's Loft001, vertex for vertex):
@@ -73,10 +80,8 @@ const END_MATERIAL: u16 = 0;
 /// (the public Lofts' values, Max's defaults).
 const DEFAULTS: &[(u16, &[u8])] = &[
     (0x08FC, &[0xc8, 0, 0, 0]),
-    (0x08FF, &[2, 0, 0, 0]),
     (0x096A, &[0, 0, 0, 0]),
     (0x0A8C, &[]),
-    (0x097E, &[1, 0, 0, 0]),
     (0x0992, &[0, 0, 0, 0]),
     (0x099C, &[0, 0, 0, 0]),
     (0x09A6, &[1, 0, 0, 0]),
@@ -131,16 +136,48 @@ fn refuse(what: String) -> EvalError {
     )
 }
 
-/// Checks that the Loft's settings chunks hold the verified values.
-fn check_settings(chunks: &[Chunk]) -> Result<(), EvalError> {
+/// Checks that the Loft's settings chunks hold the verified values;
+/// `shape_refs` is the number of its shape references (path included).
+fn check_settings(chunks: &[Chunk], shape_refs: usize) -> Result<(), EvalError> {
+    let shapes = path_shapes(chunks)?;
+    let count = |id: u16| {
+        chunks
+            .iter()
+            .find(|c| c.id == id)
+            .and_then(Chunk::payload)
+            .and_then(|p| p.try_into().ok())
+            .map(u32::from_le_bytes)
+    };
+    if count(0x097E) != Some(shapes.len() as u32) {
+        return Err(EvalError::malformed(
+            "Loft",
+            format!(
+                "chunk 0x097E = {:?} for {} shapes on the path (chunk 0x0988)",
+                count(0x097E),
+                shapes.len()
+            ),
+        ));
+    }
+    if count(0x08FF) != Some(shape_refs as u32) {
+        return Err(EvalError::malformed(
+            "Loft",
+            format!(
+                "chunk 0x08FF = {:?} for {shape_refs} shape references",
+                count(0x08FF)
+            ),
+        ));
+    }
+    check_path_shapes(&shapes)?;
     let mut deform = 0;
     for c in chunks {
         match c.id {
-            // References, flags, the shape-placement record (0x0974: a
-            // matrix Max keeps for the shape at level 0; the mesh follows the
-            // path, not it) and the custom-attribute container.
-            0x2034 | 0x204B | 0x2150 | 0x0974 => {}
-            0x0988 => check_shape_list(c)?,
+            // References, flags (0x204B; 0x2045 in the files of Max 8, where
+            // every object of gitsheny's test.max carries it), the
+            // shape-placement record (0x0974: a matrix Max keeps for the
+            // shape at level 0; the mesh follows the path, not it), the
+            // custom-attribute container, and the shape counts and list
+            // checked above.
+            0x2034 | 0x204B | 0x2045 | 0x2150 | 0x0974 | 0x0988 | 0x097E | 0x08FF => {}
             0x0AB4 => {
                 let v = c
                     .children()
@@ -191,33 +228,119 @@ fn check_settings(chunks: &[Chunk]) -> Result<(), EvalError> {
     Ok(())
 }
 
-/// The shape list (0x0988) of the verified Lofts: one entry (0x03E8 holding
-/// 0x03ED, 0x03F2 = 1, 0x03FC = 0 0 0) and 0x03F2 = 0.
-fn check_shape_list(c: &Chunk) -> Result<(), EvalError> {
-    let entries: Vec<&Chunk> = c.children().iter().filter(|k| k.id == 0x03E8).collect();
-    if entries.len() != 1 {
-        return Err(EvalError::not_evaluated(format!(
-            "Loft with {} shapes on the path",
-            entries.len()
-        )));
+/// One shape placed on the Loft's path (chunk 0x0988: 0x03E8 { 0x03ED
+/// { 0x03E8 matrix, 0x03F2 flags }, 0x03F2 shape, 0x03FC }, 0x03F2 level).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathShape {
+    /// Which shape: 1 for reference 9, 2 for reference 10, …
+    pub shape: u32,
+    /// Where on the path, as a fraction of it (0 = its start).
+    pub level: f32,
+    /// The shape's own transform on the path (a 3×4 matrix, rows X, Y, Z,
+    /// translation), as rotating or scaling the shape at the Loft's Shape
+    /// sub-object level leaves it.
+    pub matrix: [f32; 12],
+    /// Max's matrix flags: 1 no translation, 2 no rotation, 4 no scale
+    /// (7 with the identity, 3 in Loft_4's shape scaled by 1.153, 1.153,
+    /// 0.867, 0 in the rotated ones).
+    pub flags: u32,
+    /// Chunk 0x03FC (12 zero bytes in every public Loft).
+    pub extra: Vec<u8>,
+}
+
+impl PathShape {
+    /// Whether the shape sits on the path untransformed.
+    pub fn untransformed(&self) -> bool {
+        const IDENTITY: [f32; 12] = [1., 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0.];
+        self.flags & 7 == 7 && self.matrix == IDENTITY
     }
-    let get = |k: &Chunk, id: u16| {
-        k.children()
-            .iter()
-            .find(|x| x.id == id)
-            .and_then(Chunk::payload)
-            .map(<[u8]>::to_vec)
-    };
-    let ok = get(entries[0], 0x03F2) == Some(vec![1, 0, 0, 0])
-        && get(entries[0], 0x03FC) == Some(vec![0; 12])
-        && get(c, 0x03F2) == Some(vec![0, 0, 0, 0]);
-    if ok {
-        Ok(())
-    } else {
-        Err(refuse(
-            "Loft whose shape list (chunk 0x0988) differs from a single shape at level 0"
-                .to_string(),
-        ))
+}
+
+fn child(c: &Chunk, id: u16) -> Option<&Chunk> {
+    c.children().iter().find(|k| k.id == id)
+}
+
+fn word(c: Option<&Chunk>) -> Option<[u8; 4]> {
+    c.and_then(Chunk::payload).and_then(|p| p.try_into().ok())
+}
+
+/// The shapes on the path, in the order of their 0x0988 chunks.
+pub fn path_shapes(chunks: &[Chunk]) -> Result<Vec<PathShape>, EvalError> {
+    let bad = |what: &str| EvalError::malformed("Loft shape list (chunk 0x0988)", what.to_string());
+    chunks
+        .iter()
+        .filter(|c| c.id == 0x0988)
+        .map(|c| {
+            let entry = child(c, 0x03E8).ok_or_else(|| bad("no entry 0x03E8"))?;
+            let tm = child(entry, 0x03ED).ok_or_else(|| bad("no transform 0x03ED"))?;
+            let m = child(tm, 0x03E8)
+                .and_then(Chunk::payload)
+                .filter(|p| p.len() == 48)
+                .ok_or_else(|| bad("transform matrix not 48 bytes"))?;
+            let mut matrix = [0f32; 12];
+            for (v, b) in matrix.iter_mut().zip(m.chunks_exact(4)) {
+                *v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+            Ok(PathShape {
+                shape: word(child(entry, 0x03F2))
+                    .map(u32::from_le_bytes)
+                    .ok_or_else(|| bad("no shape index"))?,
+                level: word(child(c, 0x03F2))
+                    .map(f32::from_le_bytes)
+                    .ok_or_else(|| bad("no path level"))?,
+                matrix,
+                flags: word(child(tm, 0x03F2))
+                    .map(u32::from_le_bytes)
+                    .ok_or_else(|| bad("no transform flags"))?,
+                extra: child(entry, 0x03FC)
+                    .and_then(Chunk::payload)
+                    .unwrap_or(&[])
+                    .to_vec(),
+            })
+        })
+        .collect()
+}
+
+/// The placements the evaluator follows: one untransformed shape at the
+/// path's start (every single-shape public Loft Max's results were checked
+/// against).
+fn check_path_shapes(shapes: &[PathShape]) -> Result<(), EvalError> {
+    match shapes {
+        [one] => {
+            if !one.untransformed() {
+                return Err(EvalError::not_evaluated_why(
+                    format!(
+                        "Loft whose shape is transformed on the path (chunk 0x0988 matrix {:?}, flags {})",
+                        one.matrix, one.flags
+                    ),
+                    "no reference shows how Max applies a shape's own rotation or scale on the path",
+                ));
+            }
+            if one.shape != 1 || one.level != 0.0 || one.extra != [0; 12] {
+                return Err(refuse(format!(
+                    "Loft whose shape list (chunk 0x0988) differs from a single shape at level 0 ({one:?})"
+                )));
+            }
+            Ok(())
+        }
+        [] => Err(EvalError::malformed(
+            "Loft",
+            "no shape on the path (chunk 0x0988)",
+        )),
+        many => {
+            let levels: Vec<String> = many
+                .iter()
+                .map(|s| format!("shape {} at {:.2}%", s.shape, f64::from(s.level) * 100.0))
+                .collect();
+            Err(EvalError::not_evaluated_why(
+                format!(
+                    "Loft with {} shapes on the path ({})",
+                    many.len(),
+                    levels.join(", ")
+                ),
+                "the sections Max makes between two shapes and from shapes of differing point counts are not pinned by any reference (Max's Mesh Totals pin only the counts)",
+            ))
+        }
     }
 }
 
@@ -290,13 +413,17 @@ impl Path<'_> {
 
 /// The mesh of Loft object `obj` at `t`, in its (the path's) object space.
 pub fn eval(se: &SceneEval, obj: usize, t: i32) -> Result<Mesh, EvalError> {
-    check_settings(se.chunks(obj))?;
     let refs = &se
         .graph
         .objects
         .get(obj)
         .ok_or_else(|| EvalError::reference("", format!("no object {obj}")))?
         .references;
+    let shape_refs = refs
+        .iter()
+        .filter(|r| r.slot >= PATH_REF && r.target >= 0)
+        .count();
+    check_settings(se.chunks(obj), shape_refs)?;
     if let Some(r) = refs.iter().find(|r| r.slot > SHAPE_REF && r.target >= 0) {
         return Err(EvalError::not_evaluated(format!(
             "Loft with a reference in slot {} (more than one shape on the path)",
@@ -602,6 +729,101 @@ mod tests {
         // Twice the square's area (4), along −X at the start and +Y at the end.
         assert!((area(start).0 + 8.0).abs() < 1e-9, "{:?}", area(start));
         assert!((area(end).1 - 8.0 * 1.0).abs() < 1e-9, "{:?}", area(end));
+    }
+
+    /// One 0x0988 placement as the files hold it.
+    fn placement(shape: u32, level: f32, matrix: [f32; 12], flags: u32) -> Chunk {
+        let m: Vec<u8> = matrix.iter().flat_map(|v| v.to_le_bytes()).collect();
+        Chunk::container(
+            0x0988,
+            vec![
+                Chunk::container(
+                    0x03E8,
+                    vec![
+                        Chunk::container(
+                            0x03ED,
+                            vec![
+                                Chunk::leaf(0x03E8, m),
+                                Chunk::leaf(0x03F2, flags.to_le_bytes().to_vec()),
+                            ],
+                        ),
+                        Chunk::leaf(0x03F2, shape.to_le_bytes().to_vec()),
+                        Chunk::leaf(0x03FC, vec![0u8; 12]),
+                    ],
+                ),
+                Chunk::leaf(0x03F2, level.to_le_bytes().to_vec()),
+            ],
+        )
+    }
+
+    const IDENTITY: [f32; 12] = [1., 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0.];
+
+    /// GreejeshGajera's Loft_2.max: Circle (shape 1) and Rectangle (shape 2,
+    /// turned by 21.2° and 22.4°) alternating at path levels 0 to 1; Max's
+    /// Mesh Totals (600 vertices) pin only the counts, so it stays refused,
+    /// naming every placement.
+    #[test]
+    fn several_shapes_on_the_path_are_decoded_and_refused_by_name() {
+        let (c1, s1) = (0.9323_f32, 0.3618_f32);
+        let (c2, s2) = (0.9248_f32, 0.3804_f32);
+        let turned = |c: f32, s: f32| [c, s, 0., -s, c, 0., 0., 0., 1., 0., 0., 0.];
+        let mut chunks = vec![
+            Chunk::leaf(0x08FF, 3u32.to_le_bytes().to_vec()),
+            Chunk::leaf(0x097E, 5u32.to_le_bytes().to_vec()),
+        ];
+        chunks.push(placement(1, 0.0, IDENTITY, 7));
+        chunks.push(placement(2, 0.25, turned(c1, s1), 0));
+        chunks.push(placement(1, 0.5, IDENTITY, 7));
+        chunks.push(placement(2, 0.75, turned(c2, s2), 0));
+        chunks.push(placement(1, 1.0, IDENTITY, 7));
+        let shapes = path_shapes(&chunks).expect("decoded");
+        let got: Vec<(u32, f32, bool)> = shapes
+            .iter()
+            .map(|s| (s.shape, s.level, s.untransformed()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, 0.0, true),
+                (2, 0.25, false),
+                (1, 0.5, true),
+                (2, 0.75, false),
+                (1, 1.0, true)
+            ]
+        );
+        let e = check_settings(&chunks, 3).expect_err("refused");
+        assert!(
+            e.to_string().contains("Loft with 5 shapes on the path (shape 1 at 0.00%, shape 2 at 25.00%, shape 1 at 50.00%, shape 2 at 75.00%, shape 1 at 100.00%)"),
+            "{e}"
+        );
+        // 0x08FF counts the shape references (path included): a count that
+        // disagrees with the references is named.
+        let e = check_settings(&chunks, 2).expect_err("refused");
+        assert!(e.to_string().contains("0x08FF"), "{e}");
+    }
+
+    /// gitsheny's test.max: its one shape rotated and scaled (by about
+    /// 0.2) on the path, flags 0; Loft_4's shape scaled only has flags 3.
+    #[test]
+    fn a_shape_transformed_on_the_path_is_refused() {
+        let m = [
+            0.1172, -0.03796, -0.1114, 0.02998, 0.1617, -0.02354, 0.1139, -0.003498, 0.1209, 0.,
+            0., 0.,
+        ];
+        let chunks = vec![
+            Chunk::leaf(0x08FF, 2u32.to_le_bytes().to_vec()),
+            Chunk::leaf(0x097E, 1u32.to_le_bytes().to_vec()),
+            placement(1, 0.0, m, 0),
+        ];
+        let e = check_settings(&chunks, 2).expect_err("refused");
+        assert!(e.to_string().contains("transformed on the path"), "{e}");
+        let scaled = [1.153, 0., 0., 0., 1.153, 0., 0., 0., 0.8674, 0., 0., 0.];
+        assert!(
+            !path_shapes(&[placement(4, 0.52, scaled, 3)]).expect("decoded")[0].untransformed()
+        );
+        assert!(
+            path_shapes(&[placement(1, 0.0, IDENTITY, 7)]).expect("decoded")[0].untransformed()
+        );
     }
 
     #[test]
