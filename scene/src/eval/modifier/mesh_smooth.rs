@@ -44,7 +44,7 @@ use crate::chunk::Chunk;
 use crate::eval::core::keys::Words;
 use crate::eval::core::pblock;
 use crate::eval::error::EvalError;
-use crate::eval::objects::mesh::Mesh;
+use crate::eval::objects::mesh::{Mesh, EDITABLE_MESH};
 use crate::eval::objects::poly_make::as_max_converts;
 use crate::eval::objects::primitive::{self, Params};
 use crate::typed::ClassId;
@@ -230,13 +230,15 @@ fn check_mod_app_flags(mod_app: Option<&Chunk>) -> Result<(), EvalError> {
     Ok(())
 }
 
-/// Whether the modifier directly below `m` in its node's stack is an Unwrap
-/// UVW or an Edit Mesh: a triangle mesh whose edge visibility is Max's.
+/// Whether `m` sits on a triangle mesh whose edge visibility is Max's: the
+/// modifier directly below it is an Unwrap UVW or an Edit Mesh, or nothing is
+/// below it and its base object is an Editable Mesh (its saved faces carry
+/// the visibility bits).
 fn on_triangles(m: &Applied, cx: &ModContext) -> Result<bool, EvalError> {
     let Some(node) = cx.node else {
         return Ok(false);
     };
-    let (stack, _) = cx
+    let (stack, base) = cx
         .eval
         .modifier_stack(node)
         .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
@@ -244,9 +246,20 @@ fn on_triangles(m: &Applied, cx: &ModContext) -> Result<bool, EvalError> {
         .iter()
         .position(|a| a.object == m.object)
         .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
-    Ok(stack
-        .get(at + 1)
-        .is_some_and(|b| b.class == UNWRAP_UVW || b.class == EDIT_MESH))
+    let base_class = super::base_class(cx, base)?.class_id;
+    Ok(is_triangle_input(
+        stack.get(at + 1).map(|b| b.class),
+        base_class,
+    ))
+}
+
+/// The rule of `on_triangles` on the class directly below MeshSmooth (none
+/// when it is the lowest modifier) and the base object's class.
+fn is_triangle_input(below: Option<ClassId>, base: ClassId) -> bool {
+    match below {
+        Some(b) => b == UNWRAP_UVW || b == EDIT_MESH,
+        None => base == EDITABLE_MESH,
+    }
 }
 
 /// The polygons of a triangle mesh as MeshSmooth's "Operate On: Polygons"
@@ -517,6 +530,101 @@ mod tests {
         all_visible.faces.iter_mut().for_each(|f| f.flags = 0b111);
         let p = hidden_edge_polygons(&all_visible).unwrap();
         assert_eq!(p.start.len() - 1, 12);
+    }
+
+    /// Daminvar/Armagine's glove.max (Max 5): MeshSmooth as the only
+    /// modifier on an Editable Mesh reads its triangles joined across hidden
+    /// edges, as above an Unwrap UVW or an Edit Mesh; any other modifier
+    /// below, or another base, is not this input.
+    #[test]
+    fn an_editable_mesh_right_below_is_read_as_hidden_edge_polygons() {
+        use crate::eval::modifier::BEND;
+        use crate::eval::objects::mesh::EDITABLE_POLY;
+        assert!(is_triangle_input(None, EDITABLE_MESH));
+        assert!(is_triangle_input(Some(UNWRAP_UVW), EDITABLE_POLY));
+        assert!(is_triangle_input(Some(EDIT_MESH), EDITABLE_MESH));
+        assert!(!is_triangle_input(Some(BEND), EDITABLE_MESH));
+        assert!(!is_triangle_input(None, EDITABLE_POLY));
+    }
+
+    /// A box of 2 × 2 × 2 segments as Max's Editable Mesh stores it: 26
+    /// vertices, 48 triangles, each pair of a quad joined by a hidden
+    /// diagonal. One NURMS step over its 24 quads gives V + E + F vertices
+    /// and 4 F quads, the counts Max's Mesh Totals hold for glove.max's two
+    /// smoothed boxes (538 + 1072 + 536 = 2146 vertices and 2144 faces
+    /// each, where its two boxes at 0 iterations count 536 polygons).
+    #[test]
+    fn a_segmented_box_smooths_to_v_plus_e_plus_f_vertices() {
+        let mesh = segmented_box();
+        assert_eq!((mesh.vertices.len(), mesh.faces.len()), (26, 48));
+        let polys = hidden_edge_polygons(&mesh).unwrap();
+        assert_eq!(polys.start.len() - 1, 24, "24 quads");
+        assert_eq!(polys.corners.len(), 96);
+        let s = Settings {
+            iterations: 1,
+            smooth_result: true,
+            separate: Default::default(),
+        };
+        let m = turbo_smooth::smooth(polys, s).unwrap();
+        // E = V + F − 2 = 26 + 24 − 2 = 48 edges.
+        assert_eq!(m.vertices.len(), 26 + 48 + 24);
+        assert_eq!(m.faces.len(), 2 * 96);
+    }
+
+    /// The box [-1, 1]³ with two segments on each side: a 3 × 3 vertex grid
+    /// per side, shared along the box's edges, each grid square two
+    /// triangles with the diagonal hidden.
+    fn segmented_box() -> Mesh {
+        use crate::eval::core::math::Vec3;
+        use crate::eval::objects::mesh::Face;
+        let mut vertices: Vec<Vec3> = Vec::new();
+        let mut index = |p: [i32; 3]| -> u32 {
+            let q = Vec3(f64::from(p[0]), f64::from(p[1]), f64::from(p[2]));
+            match vertices.iter().position(|v| *v == q) {
+                Some(i) => i as u32,
+                None => {
+                    vertices.push(q);
+                    (vertices.len() - 1) as u32
+                }
+            }
+        };
+        let mut faces = Vec::new();
+        // Each side: the axis it faces, its sign, and two in-plane axes
+        // ordered so (u, v, normal) is right-handed.
+        for (n, u, v) in [(0, 1, 2), (1, 2, 0), (2, 0, 1)] {
+            for sign in [-1, 1] {
+                for i in 0..2 {
+                    for j in 0..2 {
+                        let at = |a: i32, b: i32| {
+                            let mut p = [0; 3];
+                            p[n] = sign;
+                            p[u] = a - 1;
+                            p[v] = b - 1;
+                            p
+                        };
+                        let mut c = [at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1)];
+                        if sign < 0 {
+                            c.reverse();
+                        }
+                        let k = c.map(&mut index);
+                        // Sides 0-1 and 1-2 shown, 2-0 (the diagonal) hidden.
+                        for v in [[k[0], k[1], k[2]], [k[2], k[3], k[0]]] {
+                            faces.push(Face {
+                                v,
+                                smoothing: 0,
+                                material: 0,
+                                flags: 0b011,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        Mesh {
+            vertices,
+            faces,
+            ..Mesh::default()
+        }
     }
 
     /// A square pyramid (apex up) as four triangles and a quad base.
