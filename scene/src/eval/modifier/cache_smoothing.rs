@@ -35,6 +35,24 @@ pub(super) fn carry(cache: &mut PolyMesh, below: Below) -> Result<(), String> {
         Below::Mesh(m) => &m.vertices,
         Below::Poly(p) => &p.vertices,
     };
+    // Faces index their vertices freely below: check them once.
+    let ours_inside = match below {
+        Below::Mesh(m) => inside(m.faces.iter().flat_map(|f| f.v), m.vertices.len()),
+        Below::Poly(p) => inside(
+            p.faces.iter().flat_map(|f| f.v.iter().copied()),
+            p.vertices.len(),
+        ),
+    };
+    let cache_inside = inside(
+        cache.faces.iter().flat_map(|f| f.v.iter().copied()),
+        cache.vertices.len(),
+    );
+    if !ours_inside || !cache_inside {
+        return Err("a face names a vertex past its mesh".into());
+    }
+    if cache.faces.iter().any(|f| f.v.len() < 3) {
+        return Err("a cached polygon has fewer than 3 corners".into());
+    }
     let places = Places::of(&cache.vertices, ours)?;
     let groups = match below {
         Below::Poly(p) => from_polygons(cache, p, &places)?,
@@ -112,6 +130,11 @@ impl Places {
         }
         Ok(Places { cache, ours })
     }
+}
+
+/// Whether every vertex index is below `n`.
+fn inside(mut v: impl Iterator<Item = u32>, n: usize) -> bool {
+    v.all(|v| (v as usize) < n)
 }
 
 /// The largest coordinate span of `p`.
@@ -434,6 +457,14 @@ mod tests {
             c.faces.iter().map(|f| f.smoothing).collect::<Vec<_>>(),
             [2, 4, 8]
         );
+    }
+
+    #[test]
+    fn a_face_past_its_vertices_carries_nothing() {
+        let mut ours = cache().to_mesh().unwrap();
+        ours.faces[0].v[1] = 99;
+        let e = carry(&mut cache(), Below::Mesh(&ours)).unwrap_err();
+        assert!(e.contains("past its mesh"), "{e}");
     }
 
     #[test]
