@@ -430,10 +430,7 @@ mod tests {
             normals: None,
         };
         carry(&mut c, Below::Mesh(&ours.to_mesh().unwrap())).unwrap();
-        assert_eq!(
-            c.faces.iter().map(|f| f.smoothing).collect::<Vec<_>>(),
-            [2, 4, 8]
-        );
+        assert_eq!(c.faces.iter().map(|f| f.smoothing).collect::<Vec<_>>(), [2, 4, 8]);
     }
 
     #[test]
