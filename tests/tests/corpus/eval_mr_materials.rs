@@ -259,21 +259,36 @@ fn arch_design_metal_flag_is_named() {
 }
 
 /// "page 3view.max": the documented default diffuse (150, 150, 150), IOR
-/// 1.5; the rest of the block is not pinned and the material is named partial.
+/// 1.5, shininess, transparency, luminance and translucency 0 (ids 195, 199,
+/// 197, 207 as `GetPropNames` orders them): complete, matte (roughness 1).
 #[test]
 fn architectural_diffuse() {
     let values: Vec<P> = vec![
         (1, RGBA, rgb([150.0 / 255.0; 3])),
         (2, FLOAT, f(1.5)),
         (5, PCNT, f(1.0)),
+        (195, PCNT, f(0.0)),
+        (199, PCNT, f(0.0)),
+        (197, FLOAT, f(0.0)),
+        (207, PCNT, f(0.0)),
     ];
     let (eval, mtl, _) = with_material(ARCHITECTURAL, "Architectural", &values);
     let g = gltf_material(&eval, mtl);
     let d = 150.0 / 255.0;
     assert!(near(&factor(&g), &[d, d, d, 1.0]), "{g}");
     let classes = material::undecoded_classes(&eval, mtl);
+    assert!(classes.is_empty(), "{classes:?}");
+}
+
+/// A luminance (cd/m², id 197) set has no counterpart in the exports: the
+/// material is named as partial with it.
+#[test]
+fn architectural_luminance_is_named() {
+    let values: Vec<P> = vec![(1, RGBA, rgb([150.0 / 255.0; 3])), (197, FLOAT, f(1500.0))];
+    let (eval, mtl, _) = with_material(ARCHITECTURAL, "Architectural", &values);
+    let classes = material::undecoded_classes(&eval, mtl);
     assert!(
-        classes.len() == 1 && classes[0].starts_with("Architectural (partially:"),
+        classes.len() == 1 && classes[0].starts_with("Architectural (partially: luminance 1500"),
         "{classes:?}"
     );
 }

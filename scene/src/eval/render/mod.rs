@@ -3,6 +3,7 @@
 pub mod arch_design;
 pub mod architectural;
 pub mod arnold;
+pub mod autodesk;
 pub mod camera;
 pub mod corona;
 pub mod light;
