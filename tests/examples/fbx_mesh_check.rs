@@ -12,8 +12,6 @@
 #[path = "../dev/fbx.rs"]
 mod fbx_dev;
 
-use maxfs_scene::settings;
-
 fn nearest(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
     a.iter()
         .map(|p| {
@@ -37,21 +35,8 @@ fn diagonal(pts: &[[f64; 3]]) -> f64 {
 }
 
 fn main() {
+    let (eval, fbx) = fbx_dev::max_and_fbx_or_exit("fbx_mesh_check <file.max> <file.fbx>");
     let args: Vec<String> = std::env::args().collect();
-    if args.len() != 3 {
-        eprintln!("usage: fbx_mesh_check <file.max> <file.fbx>");
-        std::process::exit(2);
-    }
-    let eval = maxfs_tests::eval_or_exit(&args[1]);
-    let metres =
-        settings::system_unit(&eval.doc, &eval.graph).map_or(0.0254, |u| u.metres_per_unit);
-    let fbx = match fbx_dev::load_in_max_axes(&args[2], metres) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{}: {e}", args[2]);
-            std::process::exit(1);
-        }
-    };
     let nodes: Vec<(usize, String)> = eval
         .graph
         .nodes()

@@ -13,25 +13,11 @@ mod fbx_dev;
 
 use maxfs_scene::eval::core::math::Mat43;
 use maxfs_scene::eval::objects::normals;
-use maxfs_scene::settings;
 use std::collections::HashMap;
 
 fn main() {
+    let (eval, fbx) = fbx_dev::max_and_fbx_or_exit("fbx_normal_check <file.max> <file.fbx>");
     let args: Vec<String> = std::env::args().collect();
-    if args.len() != 3 {
-        eprintln!("usage: fbx_normal_check <file.max> <file.fbx>");
-        std::process::exit(2);
-    }
-    let eval = maxfs_tests::eval_or_exit(&args[1]);
-    let metres =
-        settings::system_unit(&eval.doc, &eval.graph).map_or(0.0254, |u| u.metres_per_unit);
-    let fbx = match fbx_dev::load_in_max_axes(&args[2], metres) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{}: {e}", args[2]);
-            std::process::exit(1);
-        }
-    };
     let weighting = normals::Weighting::of_scene_version(eval.graph.version);
     let (mut nodes_equal, mut nodes_compared) = (0, 0);
     for fnode in fbx.nodes.iter() {

@@ -12,24 +12,8 @@
 #[path = "../dev/fbx.rs"]
 mod fbx_dev;
 
-use maxfs_scene::settings;
-
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() != 3 {
-        eprintln!("usage: fbx_uv_check <file.max> <file.fbx>");
-        std::process::exit(2);
-    }
-    let eval = maxfs_tests::eval_or_exit(&args[1]);
-    let metres =
-        settings::system_unit(&eval.doc, &eval.graph).map_or(0.0254, |u| u.metres_per_unit);
-    let fbx = match fbx_dev::load_in_max_axes(&args[2], metres) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{}: {e}", args[2]);
-            std::process::exit(1);
-        }
-    };
+    let (eval, fbx) = fbx_dev::max_and_fbx_or_exit("fbx_uv_check <file.max> <file.fbx>");
     let nodes: Vec<(usize, String)> = eval
         .graph
         .nodes()

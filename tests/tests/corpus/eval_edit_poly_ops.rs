@@ -33,21 +33,46 @@ fn fbx(rel: &str) -> ufbx::SceneRoot {
 
 /// Our corner normals, per polygon of the FBX mesh (whose polygons are Max's,
 /// in order; ours are each polygon's triangles in order): the worst distance
-/// over all FBX corners.
-fn worst_corner_normal(eval: &SceneEval, mesh: &Mesh, fm: &ufbx::Mesh) -> (f64, usize) {
+/// over all FBX corners, how many corners, and how many of them the FBX
+/// smooths (a normal off its polygon's plane normal). `ours_of` gives our
+/// vertex for an FBX vertex.
+fn corner_normals_against(
+    eval: &SceneEval,
+    mesh: &Mesh,
+    fm: &ufbx::Mesh,
+    ours_of: impl Fn(u32) -> u32,
+) -> (f64, usize, usize) {
     let p: Vec<[f64; 3]> = mesh.vertices.iter().map(|v| [v.0, v.1, v.2]).collect();
     let ours = normals::corner_normals(
         &p,
         &mesh.faces,
         normals::Weighting::of_scene_version(eval.graph.version),
     );
-    let (mut worst, mut corners, mut tri) = (0.0f64, 0, 0usize);
+    let (mut worst, mut corners, mut smoothed, mut tri) = (0.0f64, 0, 0, 0usize);
     for f in fm.faces.iter() {
         let tris = tri..tri + f.num_indices as usize - 2;
         tri = tris.end;
+        let at = |k: u32| fm.vertices[fm.vertex_indices[(f.index_begin + k) as usize] as usize];
+        let plane = {
+            let (a, b, c) = (at(0), at(1), at(2));
+            let (u, w) = (
+                [b.x - a.x, b.y - a.y, b.z - a.z],
+                [c.x - a.x, c.y - a.y, c.z - a.z],
+            );
+            let x = [
+                u[1] * w[2] - u[2] * w[1],
+                u[2] * w[0] - u[0] * w[2],
+                u[0] * w[1] - u[1] * w[0],
+            ];
+            let l = (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt().max(1e-300);
+            x.map(|y| y / l)
+        };
         for i in f.index_begin..f.index_begin + f.num_indices {
-            let v = fm.vertex_indices[i as usize];
+            let v = ours_of(fm.vertex_indices[i as usize]);
             let n = fm.vertex_normal[i as usize];
+            if plane[0] * n.x + plane[1] * n.y + plane[2] * n.z < 0.9998 {
+                smoothed += 1;
+            }
             let t = tris
                 .clone()
                 .find(|&t| mesh.faces[t].v.contains(&v))
@@ -64,7 +89,7 @@ fn worst_corner_normal(eval: &SceneEval, mesh: &Mesh, fm: &ufbx::Mesh) -> (f64, 
         }
     }
     assert_eq!(tri, mesh.faces.len(), "triangles per polygon");
-    (worst, corners)
+    (worst, corners, smoothed)
 }
 
 #[test]
@@ -151,7 +176,7 @@ fn picture_frame_matches_the_unwrap_cache_and_the_fbx() {
         let d = ((v.0 - f.x).powi(2) + (v.1 - f.y).powi(2) + (v.2 - f.z).powi(2)).sqrt();
         assert!(d <= 1e-6 * size, "vertex {i}: {v:?} vs FBX {f:?}");
     }
-    let (worst, corners) = worst_corner_normal(&eval, &mesh, fm);
+    let (worst, corners, _) = corner_normals_against(&eval, &mesh, fm, |v| v);
     eprintln!("PictureFrame: {corners} corner normals, worst {worst:.2e} from the FBX");
     assert_eq!(corners, 120);
     assert!(worst < 1e-4, "corner normal off by {worst}");
@@ -189,8 +214,8 @@ fn rivet_auto_smooth_gives_the_fbx_normals() {
         .expect("Rivet001 evaluates");
     let mut matched = 0;
     for fm in &fbx_rivets {
-        let (ours, corners) = worst_corner_normal(&eval, &mesh, fm);
-        let (theirs, _) = worst_corner_normal(&eval, &copy, fm);
+        let (ours, corners, _) = corner_normals_against(&eval, &mesh, fm, |v| v);
+        let (theirs, _, _) = corner_normals_against(&eval, &copy, fm, |v| v);
         eprintln!(
             "FBX Rivet: {corners} corners, Auto Smooth worst {ours:.2e}, the copy {theirs:.2e}"
         );
@@ -574,56 +599,9 @@ fn a_renumbered_unwrap_cache_takes_our_smoothing_groups() {
         let d = ((v.0 - f.x).powi(2) + (v.1 - f.y).powi(2) + (v.2 - f.z).powi(2)).sqrt();
         assert!(d <= 1e-6 * 8.3, "vertex {i}: {v:?} vs FBX {f:?}");
     }
-    let p: Vec<[f64; 3]> = mesh.vertices.iter().map(|v| [v.0, v.1, v.2]).collect();
-    let ours = normals::corner_normals(
-        &p,
-        &mesh.faces,
-        normals::Weighting::of_scene_version(eval.graph.version),
-    );
-    let (mut worst, mut smoothed, mut tri) = (0.0f64, 0, 0usize);
-    for f in fm.faces.iter() {
-        let tris = tri..tri + f.num_indices as usize - 2;
-        tri = tris.end;
-        let corners: Vec<u32> = (f.index_begin..f.index_begin + f.num_indices)
-            .map(|i| fm.vertex_indices[i as usize])
-            .collect();
-        let [a, b, c] = [0, 1, 2].map(|k| fm.vertices[corners[k] as usize]);
-        let face = {
-            let (u, w) = (
-                [b.x - a.x, b.y - a.y, b.z - a.z],
-                [c.x - a.x, c.y - a.y, c.z - a.z],
-            );
-            let x = [
-                u[1] * w[2] - u[2] * w[1],
-                u[2] * w[0] - u[0] * w[2],
-                u[0] * w[1] - u[1] * w[0],
-            ];
-            let l = (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt();
-            x.map(|y| y / l)
-        };
-        for i in f.index_begin..f.index_begin + f.num_indices {
-            let v = n as u32 - 1 - fm.vertex_indices[i as usize];
-            let want = fm.vertex_normal[i as usize];
-            if face[0] * want.x + face[1] * want.y + face[2] * want.z < 0.9998 {
-                smoothed += 1;
-            }
-            let t = tris
-                .clone()
-                .find(|&t| mesh.faces[t].v.contains(&v))
-                .unwrap_or_else(|| panic!("no triangle of polygon on vertex {v}"));
-            let k = mesh.faces[t]
-                .v
-                .iter()
-                .position(|&x| x == v)
-                .expect("corner");
-            let o = ours[t][k];
-            let d = ((o[0] - want.x).powi(2) + (o[1] - want.y).powi(2) + (o[2] - want.z).powi(2))
-                .sqrt();
-            worst = worst.max(d);
-        }
-    }
+    let last = n as u32 - 1;
+    let (worst, _, smoothed) = corner_normals_against(&eval, &mesh, fm, |v| last - v);
     eprintln!("renumbered PictureFrame: {smoothed} smoothed FBX corners, worst normal {worst:.2e}");
-    assert_eq!(tri, mesh.faces.len(), "triangles per polygon");
     assert!(
         smoothed > 0,
         "the FBX shows no smoothing: the check would not see the groups"
