@@ -24,13 +24,19 @@ pub(super) enum Below<'a> {
     Poly(&'a PolyMesh),
 }
 
+/// Why our result and the cache are not one surface renumbered: the first
+/// difference found.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub(super) struct Mismatch(String);
+
 /// Two vertices are one when closer than this fraction of the mesh's size
 /// (the cache keeps f32 positions; our evaluation runs in f64).
 const SAME_POINT: f64 = 1e-5;
 
 /// Sets the smoothing groups of `cache`'s faces from `below`; Err (leaving
 /// `cache` alone) with why when they do not match face for face.
-pub(super) fn carry(cache: &mut PolyMesh, below: Below) -> Result<(), String> {
+pub(super) fn carry(cache: &mut PolyMesh, below: Below) -> Result<(), Mismatch> {
     let ours = match below {
         Below::Mesh(m) => &m.vertices,
         Below::Poly(p) => &p.vertices,
@@ -48,10 +54,10 @@ pub(super) fn carry(cache: &mut PolyMesh, below: Below) -> Result<(), String> {
         cache.vertices.len(),
     );
     if !ours_inside || !cache_inside {
-        return Err("a face names a vertex past its mesh".into());
+        return Err(Mismatch("a face names a vertex past its mesh".into()));
     }
     if cache.faces.iter().any(|f| f.v.len() < 3) {
-        return Err("a cached polygon has fewer than 3 corners".into());
+        return Err(Mismatch("a cached polygon has fewer than 3 corners".into()));
     }
     let places = Places::of(&cache.vertices, ours)?;
     let groups = match below {
@@ -74,13 +80,13 @@ struct Places {
 
 impl Places {
     /// Err unless both meshes have as many vertices at every place.
-    fn of(cache: &[Vec3], ours: &[Vec3]) -> Result<Places, String> {
+    fn of(cache: &[Vec3], ours: &[Vec3]) -> Result<Places, Mismatch> {
         if cache.len() != ours.len() {
-            return Err(format!(
+            return Err(Mismatch(format!(
                 "the cache has {} vertices, our result {}",
                 cache.len(),
                 ours.len()
-            ));
+            )));
         }
         let size = extent(cache).max(extent(ours));
         let tol = SAME_POINT * size.max(f64::MIN_POSITIVE);
@@ -123,9 +129,9 @@ impl Places {
         for (i, &k) in ours.iter().enumerate() {
             count[k as usize] -= 1;
             if count[k as usize] < 0 {
-                return Err(format!(
+                return Err(Mismatch(format!(
                     "our vertex {i} is at a place with fewer cached vertices"
-                ));
+                )));
             }
         }
         Ok(Places { cache, ours })
@@ -166,13 +172,13 @@ fn loop_key(v: impl Iterator<Item = u32>) -> Vec<u32> {
 
 /// Smoothing groups per cached polygon from our polygons with the same loop
 /// of places; polygons on the same places (coincident) must agree.
-fn from_polygons(cache: &PolyMesh, ours: &PolyMesh, at: &Places) -> Result<Vec<u32>, String> {
+fn from_polygons(cache: &PolyMesh, ours: &PolyMesh, at: &Places) -> Result<Vec<u32>, Mismatch> {
     if cache.faces.len() != ours.faces.len() {
-        return Err(format!(
+        return Err(Mismatch(format!(
             "the cache has {} polygons, our result {}",
             cache.faces.len(),
             ours.faces.len()
-        ));
+        )));
     }
     let mut index: HashMap<Vec<u32>, Vec<usize>> = HashMap::with_capacity(ours.faces.len());
     for (i, f) in ours.faces.iter().enumerate() {
@@ -188,21 +194,21 @@ fn from_polygons(cache: &PolyMesh, ours: &PolyMesh, at: &Places) -> Result<Vec<u
             let list = index
                 .get_mut(&key)
                 .filter(|l| !l.is_empty())
-                .ok_or_else(|| format!("cached polygon {i} is none of ours"))?;
+                .ok_or_else(|| Mismatch(format!("cached polygon {i} is none of ours")))?;
             let o = &ours.faces[list[0]];
             if list.iter().any(|&j| {
                 (ours.faces[j].smoothing, ours.faces[j].material) != (o.smoothing, o.material)
             }) {
-                return Err(format!(
+                return Err(Mismatch(format!(
                     "cached polygon {i} lies on coincident polygons of ours that differ"
-                ));
+                )));
             }
             list.pop();
             if o.material != f.material {
-                return Err(format!(
+                return Err(Mismatch(format!(
                     "cached polygon {i} has material id {}, ours {}",
                     f.material, o.material
-                ));
+                )));
             }
             Ok(o.smoothing)
         })
@@ -212,13 +218,13 @@ fn from_polygons(cache: &PolyMesh, ours: &PolyMesh, at: &Places) -> Result<Vec<u
 /// Smoothing groups per cached polygon from the triangles of ours that lie
 /// on its corners' places, turning its way: each polygon must get exactly
 /// its degree − 2 triangles, all of one smoothing and material.
-fn from_triangles(cache: &PolyMesh, ours: &Mesh, at: &Places) -> Result<Vec<u32>, String> {
+fn from_triangles(cache: &PolyMesh, ours: &Mesh, at: &Places) -> Result<Vec<u32>, Mismatch> {
     let want: usize = cache.faces.iter().map(|f| f.v.len() - 2).sum();
     if want != ours.faces.len() {
-        return Err(format!(
+        return Err(Mismatch(format!(
             "the cache's polygons make {want} triangles, our result has {}",
             ours.faces.len()
-        ));
+        )));
     }
     let loops: Vec<Vec<u32>> = cache
         .faces
@@ -247,19 +253,19 @@ fn from_triangles(cache: &PolyMesh, ours: &Mesh, at: &Places) -> Result<Vec<u32>
             .filter(|&p| turns_on(&loops[p], c));
         let p = hits
             .next()
-            .ok_or_else(|| format!("our triangle {t} lies on no cached polygon"))?;
+            .ok_or_else(|| Mismatch(format!("our triangle {t} lies on no cached polygon")))?;
         if hits.next().is_some() {
-            return Err(format!(
+            return Err(Mismatch(format!(
                 "our triangle {t} lies on more than one cached polygon"
-            ));
+            )));
         }
         let mine = (tri.smoothing, tri.material);
         match found[p] {
             None => found[p] = Some(mine),
             Some(had) if had != mine => {
-                return Err(format!(
+                return Err(Mismatch(format!(
                     "the triangles of cached polygon {p} differ in smoothing or material"
-                ))
+                )))
             }
             Some(_) => {}
         }
@@ -271,18 +277,18 @@ fn from_triangles(cache: &PolyMesh, ours: &Mesh, at: &Places) -> Result<Vec<u32>
         .enumerate()
         .map(|(i, f)| {
             if count[i] != f.v.len() - 2 {
-                return Err(format!(
+                return Err(Mismatch(format!(
                     "cached polygon {i} ({} corners) gets {} of our triangles",
                     f.v.len(),
                     count[i]
-                ));
+                )));
             }
             let (smoothing, material) = found[i].unwrap_or_default();
             if material != f.material {
-                return Err(format!(
+                return Err(Mismatch(format!(
                     "cached polygon {i} has material id {}, ours {material}",
                     f.material
-                ));
+                )));
             }
             Ok(smoothing)
         })
@@ -379,7 +385,9 @@ mod tests {
     #[test]
     fn a_material_that_differs_carries_nothing() {
         let mut c = cache();
-        let e = carry(&mut c, Below::Poly(&renumbered([4, 8], [1, 3]))).unwrap_err();
+        let e = carry(&mut c, Below::Poly(&renumbered([4, 8], [1, 3])))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("material id"), "{e}");
         assert!(c.faces.iter().all(|f| f.smoothing == 0));
     }
@@ -391,7 +399,7 @@ mod tests {
         let mut ours = cache().to_mesh().unwrap();
         ours.faces[0].v = [0, 1, 4];
         let mut c = cache();
-        let e = carry(&mut c, Below::Mesh(&ours)).unwrap_err();
+        let e = carry(&mut c, Below::Mesh(&ours)).unwrap_err().to_string();
         assert!(e.contains("no cached polygon"), "{e}");
     }
 
@@ -399,7 +407,9 @@ mod tests {
     fn moved_or_coincident_vertices_carry_nothing() {
         let mut moved = renumbered([4, 8], [1, 2]);
         moved.vertices[0].0 += 0.01;
-        let e = carry(&mut cache(), Below::Poly(&moved)).unwrap_err();
+        let e = carry(&mut cache(), Below::Poly(&moved))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("fewer cached vertices"), "{e}");
         let mut twice = renumbered([4, 8], [1, 2]);
         twice.vertices[1] = twice.vertices[0];
@@ -463,7 +473,9 @@ mod tests {
     fn a_face_past_its_vertices_carries_nothing() {
         let mut ours = cache().to_mesh().unwrap();
         ours.faces[0].v[1] = 99;
-        let e = carry(&mut cache(), Below::Mesh(&ours)).unwrap_err();
+        let e = carry(&mut cache(), Below::Mesh(&ours))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("past its mesh"), "{e}");
     }
 
@@ -476,7 +488,9 @@ mod tests {
             material: 1,
             flags: 0,
         });
-        let e = carry(&mut cache(), Below::Mesh(&ours)).unwrap_err();
+        let e = carry(&mut cache(), Below::Mesh(&ours))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("make 4 triangles"), "{e}");
     }
 }
