@@ -709,21 +709,42 @@ impl SceneEdit {
 /// rewritten for `owner` and the count of `values`, its parameters replaced
 /// by `values` (id, type, payload as stored).
 pub fn param_block2(template: Vec<Chunk>, owner: u32, values: &[(u16, u16, &[u8])]) -> Vec<Chunk> {
+    let values: Vec<(u16, u16, Option<&[u8]>)> = values
+        .iter()
+        .map(|&(id, ty, p)| (id, ty, Some(p)))
+        .collect();
+    param_block2_with(template, Some(owner), &values)
+}
+
+/// [`param_block2`] where a parameter may hold no constant value (`None`:
+/// the record's value flag 0) and the owner may be left as the template's.
+pub fn param_block2_with(
+    template: Vec<Chunk>,
+    owner: Option<u32>,
+    values: &[(u16, u16, Option<&[u8]>)],
+) -> Vec<Chunk> {
     let mut out = Vec::new();
     for c in template {
         match c.id {
             0x0009 => {
                 let mut h = c.payload().expect("header").to_vec();
                 h[10..12].copy_from_slice(&(values.len() as u16).to_le_bytes());
-                h[12..16].copy_from_slice(&owner.to_le_bytes());
+                if let Some(owner) = owner {
+                    h[12..16].copy_from_slice(&owner.to_le_bytes());
+                }
                 out.push(Chunk::leaf(0x0009, h));
-                for (pid, ty, payload) in values {
+                for &(pid, ty, payload) in values {
                     let mut r = Vec::new();
                     r.extend_from_slice(&pid.to_le_bytes());
                     r.extend_from_slice(&ty.to_le_bytes());
                     r.extend_from_slice(&[0, 0, 0, 0, 0x82, 0, 0, 0, 0, 0]);
-                    r.push(0x40);
-                    r.extend_from_slice(payload);
+                    match payload {
+                        Some(p) => {
+                            r.push(0x40);
+                            r.extend_from_slice(p);
+                        }
+                        None => r.push(0),
+                    }
                     out.push(Chunk::leaf(0x000e, r));
                 }
             }

@@ -31,6 +31,16 @@ fn fbx(rel: &str) -> ufbx::SceneRoot {
     .expect("fbx loads")
 }
 
+/// The mesh of the FBX node `name`.
+fn fbx_mesh<'a>(scene: &'a ufbx::Scene, name: &str) -> &'a ufbx::Mesh {
+    scene
+        .nodes
+        .iter()
+        .find(|n| n.element.name.as_ref() == name)
+        .and_then(|n| n.mesh.as_ref())
+        .unwrap_or_else(|| panic!("FBX mesh {name}"))
+}
+
 /// Our corner normals, per polygon of the FBX mesh (whose polygons are Max's,
 /// in order; ours are each polygon's triangles in order): the worst distance
 /// over all FBX corners, how many corners, and how many of them the FBX
@@ -164,12 +174,7 @@ fn picture_frame_matches_the_unwrap_cache_and_the_fbx() {
     assert_eq!(tri, mesh.faces.len(), "every triangle in a cached polygon");
 
     let scene = fbx("max2024-rico/PictureFrame.fbx");
-    let fm = scene
-        .nodes
-        .iter()
-        .find(|n| n.element.name.as_ref() == "PictureFrame")
-        .and_then(|n| n.mesh.as_ref())
-        .expect("FBX mesh");
+    let fm = fbx_mesh(&scene, "PictureFrame");
     assert_eq!(fm.num_vertices, mesh.vertices.len());
     assert_eq!(fm.num_triangles, mesh.faces.len());
     for (i, (v, f)) in mesh.vertices.iter().zip(fm.vertices.iter()).enumerate() {
@@ -363,12 +368,7 @@ fn mug_chamfer_matches_the_unwrap_cache_and_the_fbx() {
     assert!(mesh.missing_maps.is_empty(), "{:?}", mesh.missing_maps);
     assert!(mesh.maps.iter().any(|m| m.channel == 1), "the Unwrap's map");
     let scene = fbx("max2024-rico/Mug.fbx");
-    let fm = scene
-        .nodes
-        .iter()
-        .find(|n| n.element.name.as_ref() == "Mug")
-        .and_then(|n| n.mesh.as_ref())
-        .expect("FBX mesh");
+    let fm = fbx_mesh(&scene, "Mug");
     assert_eq!(fm.num_vertices, mesh.vertices.len());
     assert_eq!(fm.num_triangles, mesh.faces.len());
     let fbx_worst = mesh
@@ -585,12 +585,7 @@ fn a_renumbered_unwrap_cache_takes_our_smoothing_groups() {
     let mesh = eval.mesh(o, 0).expect("a mesh object").expect("evaluated");
     assert!(mesh.missing_parts.is_empty(), "{:?}", mesh.missing_parts);
     let scene = fbx("max2024-rico/PictureFrame.fbx");
-    let fm = scene
-        .nodes
-        .iter()
-        .find(|n| n.element.name.as_ref() == "PictureFrame")
-        .and_then(|n| n.mesh.as_ref())
-        .expect("FBX mesh");
+    let fm = fbx_mesh(&scene, "PictureFrame");
     let n = fm.num_vertices;
     assert_eq!(mesh.vertices.len(), n);
     // The cache's order is the FBX's reversed.

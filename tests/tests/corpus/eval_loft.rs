@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use maxfs_scene::chunk::Chunk;
-use maxfs_scene::eval::objects::shape;
+use maxfs_scene::eval::objects::{loft, shape};
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
 use maxfs_tests::rewrite::SceneEdit;
@@ -37,35 +37,16 @@ fn settings() -> Vec<Chunk> {
         Chunk::leaf(0x096A, zero()),
         Chunk::leaf(0x0A8C, Vec::new()),
         Chunk::leaf(0x097E, one()),
-        Chunk::container(
-            0x0988,
-            vec![
-                Chunk::container(
-                    0x03E8,
-                    vec![
-                        Chunk::container(
-                            0x03ED,
-                            vec![
-                                // The identity with Max's flags 7 (no
-                                // translation, rotation or scale), as the
-                                // public Lofts hold it.
-                                Chunk::leaf(
-                                    0x03E8,
-                                    [1f32, 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0.]
-                                        .iter()
-                                        .flat_map(|v| v.to_le_bytes())
-                                        .collect::<Vec<u8>>(),
-                                ),
-                                Chunk::leaf(0x03F2, words(&[7])),
-                            ],
-                        ),
-                        Chunk::leaf(0x03F2, one()),
-                        Chunk::leaf(0x03FC, vec![0; 12]),
-                    ],
-                ),
-                Chunk::leaf(0x03F2, zero()),
-            ],
-        ),
+        // One untransformed shape at the path's start, as the public
+        // Lofts hold it.
+        loft::PathShape {
+            shape: 1,
+            level: 0.0,
+            matrix: loft::PathShape::IDENTITY,
+            flags: 7,
+            extra: vec![0; 12],
+        }
+        .to_chunk(),
         Chunk::leaf(0x0992, zero()),
         Chunk::leaf(0x099C, zero()),
         Chunk::leaf(0x09A6, one()),

@@ -60,33 +60,11 @@ pub(crate) fn wide(s: &str) -> Vec<u8> {
 
 /// A ParamBlock2 from `template` (a real block's chunks) holding `values`.
 pub(crate) fn block(template: Vec<Chunk>, values: &[P]) -> Vec<Chunk> {
-    let mut out = Vec::new();
-    for c in template {
-        match c.id {
-            0x0009 => {
-                let mut h = c.payload().expect("header").to_vec();
-                h[10..12].copy_from_slice(&(values.len() as u16).to_le_bytes());
-                out.push(Chunk::leaf(0x0009, h));
-                for (id, ty, payload) in values {
-                    let mut r = Vec::new();
-                    r.extend_from_slice(&id.to_le_bytes());
-                    r.extend_from_slice(&ty.to_le_bytes());
-                    r.extend_from_slice(&[0, 0, 0, 0, 0x82, 0, 0, 0, 0, 0]);
-                    match payload {
-                        Some(p) => {
-                            r.push(0x40);
-                            r.extend_from_slice(p);
-                        }
-                        None => r.push(0),
-                    }
-                    out.push(Chunk::leaf(0x000e, r));
-                }
-            }
-            0x000e | 0x100e | 0x000a => {}
-            _ => out.push(c),
-        }
-    }
-    out
+    let values: Vec<(u16, u16, Option<&[u8]>)> = values
+        .iter()
+        .map(|(id, ty, p)| (*id, *ty, p.as_deref()))
+        .collect();
+    maxfs_tests::rewrite::param_block2_with(template, None, &values)
 }
 
 pub(crate) struct Scene {

@@ -249,10 +249,40 @@ pub struct PathShape {
 }
 
 impl PathShape {
+    /// The identity placement the public single-shape Lofts hold (flags 7).
+    pub const IDENTITY: [f32; 12] = [1., 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0.];
+
+    /// The placement as chunk 0x0988, as Max writes it (the inverse of
+    /// [`path_shapes`]; tests build Lofts with it).
+    pub fn to_chunk(&self) -> Chunk {
+        let m: Vec<u8> = self.matrix.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let transform = Chunk::container(
+            0x03ED,
+            vec![
+                Chunk::leaf(0x03E8, m),
+                Chunk::leaf(0x03F2, self.flags.to_le_bytes().to_vec()),
+            ],
+        );
+        let entry = Chunk::container(
+            0x03E8,
+            vec![
+                transform,
+                Chunk::leaf(0x03F2, self.shape.to_le_bytes().to_vec()),
+                Chunk::leaf(0x03FC, self.extra.clone()),
+            ],
+        );
+        Chunk::container(
+            0x0988,
+            vec![
+                entry,
+                Chunk::leaf(0x03F2, self.level.to_le_bytes().to_vec()),
+            ],
+        )
+    }
+
     /// Whether the shape sits on the path untransformed.
     pub fn untransformed(&self) -> bool {
-        const IDENTITY: [f32; 12] = [1., 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0.];
-        self.flags & 7 == 7 && self.matrix == IDENTITY
+        self.flags & 7 == 7 && self.matrix == Self::IDENTITY
     }
 }
 
@@ -733,30 +763,17 @@ mod tests {
 
     /// One 0x0988 placement as the files hold it.
     fn placement(shape: u32, level: f32, matrix: [f32; 12], flags: u32) -> Chunk {
-        let m: Vec<u8> = matrix.iter().flat_map(|v| v.to_le_bytes()).collect();
-        Chunk::container(
-            0x0988,
-            vec![
-                Chunk::container(
-                    0x03E8,
-                    vec![
-                        Chunk::container(
-                            0x03ED,
-                            vec![
-                                Chunk::leaf(0x03E8, m),
-                                Chunk::leaf(0x03F2, flags.to_le_bytes().to_vec()),
-                            ],
-                        ),
-                        Chunk::leaf(0x03F2, shape.to_le_bytes().to_vec()),
-                        Chunk::leaf(0x03FC, vec![0u8; 12]),
-                    ],
-                ),
-                Chunk::leaf(0x03F2, level.to_le_bytes().to_vec()),
-            ],
-        )
+        PathShape {
+            shape,
+            level,
+            matrix,
+            flags,
+            extra: vec![0; 12],
+        }
+        .to_chunk()
     }
 
-    const IDENTITY: [f32; 12] = [1., 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0.];
+    const IDENTITY: [f32; 12] = PathShape::IDENTITY;
 
     /// GreejeshGajera's Loft_2.max: Circle (shape 1) and Rectangle (shape 2,
     /// turned by 21.2° and 22.4°) alternating at path levels 0 to 1; Max's
