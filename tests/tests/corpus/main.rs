@@ -36,6 +36,7 @@ mod eval_edit_poly_chamfer;
 mod eval_edit_poly_connect;
 mod eval_edit_poly_create;
 mod eval_edit_poly_cut;
+mod eval_edit_poly_deformed;
 mod eval_edit_poly_edges;
 mod eval_edit_poly_group;
 mod eval_edit_poly_ops;

@@ -522,6 +522,23 @@ fn below(
             super::shell::apply_poly(m, &mut poly, cx).map_err(|e| m.error(Some(e)))?;
             Ok(poly)
         }
+        // A deformer moves a poly object's vertices in place (the MNMesh
+        // keeps its polygons, numbering and maps), by the function of
+        // position it applies to a triangle mesh's vertices.
+        Some(m) if super::moves_points_only(m.class) => {
+            let mut poly = below(stack, at + 1, base, cx, dropped)?;
+            let mut points = Mesh {
+                vertices: std::mem::take(&mut poly.vertices),
+                ..Mesh::default()
+            };
+            super::apply(m, &mut points, cx)?;
+            poly.vertices = points.vertices;
+            // As on triangles (`keeps_specified_normals`), a deformer clears
+            // specified normals.
+            poly.normals = None;
+            dropped.normals = None;
+            Ok(poly)
+        }
         Some(m) if m.class == super::surface::SMOOTH => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
             poly.normals = None;

@@ -162,6 +162,25 @@ fn leaves_selection_alone(class: ClassId) -> bool {
         .contains(&class)
 }
 
+/// Whether modifier `class` moves each vertex by a function of its position
+/// alone (its gizmo, its stored input box and its parameters): on a poly
+/// object it moves the MNMesh's vertices and keeps everything else, so an
+/// Edit Poly above it reads the polygons below, moved.
+pub(super) fn moves_points_only(class: ClassId) -> bool {
+    [
+        BEND,
+        TAPER,
+        TWIST,
+        RIPPLE,
+        skew::SKEW,
+        wave::WAVE,
+        stretch::STRETCH,
+        xform::XFORM,
+    ]
+    .contains(&class)
+        || ffd::side(class).is_some()
+}
+
 /// Modifiers whose output is their input.
 const PASS_THROUGH: [ClassId; 3] = [SELECTION_ONLY[0], MASSFX_RBODY, ARNOLD_PROPERTIES];
 
