@@ -479,3 +479,44 @@ fn arm_halves_store_the_hand_at_the_arms_reach() {
     assert!(checked >= 8, "{checked} arm halves");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Each arm reads its own halves (SeanConway_Character's asymmetric left arm
+/// evaluates: eval_biped_figure_mode.rs), but a left clavicle whose
+/// structure words [5..10] do not mirror the right's is not measured on any
+/// rig and is refused by name — the left arm below it with it — while the
+/// right side is unaffected.
+#[test]
+fn asymmetric_clavicles_are_refused_by_name() {
+    let eval = SceneEval::from_document(open("biped/SeanConway_Character.max")).expect("scene");
+    let rig = biped::rigs(&eval).remove(0).expect("rig");
+    let clavicle = |left: bool| Role::Part {
+        limb: u32::from(!left),
+        link: 0,
+    };
+    assert!(
+        figure::world(&rig, clavicle(true)).is_ok(),
+        "mirrored clavicle words"
+    );
+    for word in [5usize, 8, 9, 10] {
+        let mut edited = rig.clone();
+        let rec = edited
+            .figure
+            .records
+            .iter_mut()
+            .find(|r| r.id == "0x0010")
+            .expect("arm structure");
+        let h = rec.floats.len() / 2;
+        rec.floats[h + word] += 0.5;
+        for (limb, link) in [(0u32, 0u32), (0, 2), (2, 4)] {
+            let e = figure::world(&edited, Role::Part { limb, link })
+                .expect_err("an asymmetric left clavicle is refused")
+                .to_string();
+            assert!(
+                e.contains("left clavicle not the mirror of the right"),
+                "word {word}, limb {limb} link {link}: {e}"
+            );
+        }
+        let right = figure::world(&edited, clavicle(false)).expect("right clavicle");
+        assert_eq!(right, figure::world(&rig, clavicle(false)).expect("right"));
+    }
+}

@@ -49,9 +49,8 @@ fn height(eval: &SceneEval) -> f64 {
         .expect("a rig saved in figure mode, with a height")
 }
 
-/// Every Biped bone a Skin uses, at every tick, is at its stored bind TM; the
-/// bones still refused (the left arm, whose figure rule is not settled) are
-/// named, and no Skin uses them.
+/// Every Biped bone a Skin uses, at every tick, is at its stored bind TM, and
+/// none is refused.
 #[test]
 fn figure_mode_bones_sit_at_the_skin_binds_at_any_tick() {
     let eval = scene();
