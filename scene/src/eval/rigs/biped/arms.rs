@@ -1,6 +1,7 @@
 //! Figure-mode world TMs of the clavicles, upper arms and forearms, fitted on
-//! biped/RabbitSkin's Skin bind pose (the only corpus Skin over Biped arms)
-//! and agreeing with seed §11's rules:
+//! biped/RabbitSkin's Skin bind pose, agreeing with seed §11's rules and
+//! checked on both arms of biped/SeanConway_Character (the stored mesh TMs
+//! of its Skin's ModApps on the Biped Objects):
 //!
 //! - Arm structure (0x0010) and arm pose (0x006a) come in two halves, right
 //!   first; each side reads its own half. Structure half: \[1\] upper arm and
