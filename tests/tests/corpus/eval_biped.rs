@@ -355,11 +355,17 @@ fn damaged_biped_records_give_precise_errors() {
 /// pose, so it holds another value there; the Skin is RabbitSkin's oracle.
 const LEGACY_ARM_HALF: usize = 110;
 
+/// Arm pose halves whose [18..20] is not the hand: SeanConway_Character's
+/// left half stores (28.124, 51.879, 6.162) (Y-up), 3.83 from the hand that
+/// the Skin's stored mesh TM of `Bip001 L Hand` holds — and our left arm
+/// puts it there (eval_biped_figure_mode.rs). Reported, not compared.
+const NOT_THE_HAND: &[(&str, &str)] = &[("biped/SeanConway_Character.max", "left")];
+
 /// A second in-file oracle for the arm chain: the arm pose half stores the
 /// hand's figure position at [18..20] (Y-up, right half first). Every
 /// evaluated forearm must end there (its length is arm structure half [2]),
 /// which checks the clavicle, upper-arm and elbow rules on rigs whose Skins
-/// do not hold the arm bones (SeanConway_Character skins only finger bases).
+/// do not hold the arm bones. Not on every half (`NOT_THE_HAND`).
 #[test]
 fn forearms_end_at_the_stored_hand_position() {
     let mut report = Vec::new();
@@ -405,6 +411,12 @@ fn forearms_end_at_the_stored_hand_position() {
                 let d = [end.0 - stored[0], end.1 - stored[1], end.2 - stored[2]]
                     .iter()
                     .fold(0.0f64, |a, v| a.max(v.abs()));
+                if NOT_THE_HAND.contains(&(rel, side)) {
+                    report.push(format!(
+                        "{rel}: {side} hand not compared ([18..20] is not the hand): {d:.2e} off"
+                    ));
+                    continue;
+                }
                 checked += 1;
                 report.push(format!("{rel}: {side} hand position off by {d:.2e}"));
                 if d > tol {
@@ -424,8 +436,8 @@ fn forearms_end_at_the_stored_hand_position() {
 /// to the shoulder (the clavicle's end): their length is the arm's own
 /// reach by the law of cosines from its structure lengths [1], [2] and the
 /// elbow [0], on both sides — SeanConway_Character's asymmetric left half
-/// included (15.82, 12.91, elbow 2.8155: 28.354), whose stored hand
-/// [18..20] our left shoulder cannot reach (docs/biped.md, the arm rules).
+/// included (15.82, 12.91, elbow 2.8155: 28.354), whose [18..20] is not
+/// its hand (`NOT_THE_HAND`; docs/biped.md, the arm rules).
 #[test]
 fn arm_halves_store_the_hand_at_the_arms_reach() {
     let (mut checked, mut worst) = (0, 0.0f64);
@@ -466,4 +478,45 @@ fn arm_halves_store_the_hand_at_the_arms_reach() {
     println!("{checked} arm halves: [14..16] at the arm's reach within {worst:.2e} × height");
     assert!(checked >= 8, "{checked} arm halves");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Each arm reads its own halves (SeanConway_Character's asymmetric left arm
+/// evaluates: eval_biped_figure_mode.rs), but a left clavicle whose
+/// structure words [5..10] do not mirror the right's is not measured on any
+/// rig and is refused by name — the left arm below it with it — while the
+/// right side is unaffected.
+#[test]
+fn asymmetric_clavicles_are_refused_by_name() {
+    let eval = SceneEval::from_document(open("biped/SeanConway_Character.max")).expect("scene");
+    let rig = biped::rigs(&eval).remove(0).expect("rig");
+    let clavicle = |left: bool| Role::Part {
+        limb: u32::from(!left),
+        link: 0,
+    };
+    assert!(
+        figure::world(&rig, clavicle(true)).is_ok(),
+        "mirrored clavicle words"
+    );
+    for word in [5usize, 8, 9, 10] {
+        let mut edited = rig.clone();
+        let rec = edited
+            .figure
+            .records
+            .iter_mut()
+            .find(|r| r.id == "0x0010")
+            .expect("arm structure");
+        let h = rec.floats.len() / 2;
+        rec.floats[h + word] += 0.5;
+        for (limb, link) in [(0u32, 0u32), (0, 2), (2, 4)] {
+            let e = figure::world(&edited, Role::Part { limb, link })
+                .expect_err("an asymmetric left clavicle is refused")
+                .to_string();
+            assert!(
+                e.contains("left clavicle not the mirror of the right"),
+                "word {word}, limb {limb} link {link}: {e}"
+            );
+        }
+        let right = figure::world(&edited, clavicle(false)).expect("right clavicle");
+        assert_eq!(right, figure::world(&rig, clavicle(false)).expect("right"));
+    }
 }

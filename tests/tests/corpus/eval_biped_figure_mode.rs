@@ -49,9 +49,8 @@ fn height(eval: &SceneEval) -> f64 {
         .expect("a rig saved in figure mode, with a height")
 }
 
-/// Every Biped bone a Skin uses, at every tick, is at its stored bind TM; the
-/// bones still refused (the left arm, whose figure rule is not settled) are
-/// named, and no Skin uses them.
+/// Every Biped bone a Skin uses, at every tick, is at its stored bind TM, and
+/// none is refused.
 #[test]
 fn figure_mode_bones_sit_at_the_skin_binds_at_any_tick() {
     let eval = scene();
@@ -187,4 +186,74 @@ fn one_skin_is_instanced_on_52_nodes() {
         "{FILE}: {with_skin} nodes with a Skin, {meshes} of them meshes, modifiers {modifiers:?}"
     );
     assert_eq!((with_skin, meshes, modifiers.len()), (52, 9, 1));
+}
+
+/// The Skin is instanced on 42 Biped Objects too (`one_skin_is_instanced_on_52_nodes`),
+/// and each of their ModApps stored the node's object TM when the Skin was
+/// added (local data 0x0010, ISkin::GetSkinInitTM): a second in-file oracle,
+/// for every body part the Skin was put on, the left arm among them (its
+/// halves are not the right's mirror: other upper arm and forearm lengths,
+/// elbow, upper arm, hand and finger quaternions, finger structure). At any
+/// tick each such node's object TM (its stored object offset times our
+/// world TM) must be the stored one: each of the first three rows within
+/// 1e-4 relative to the stored row's length (the offset scales the box),
+/// the position within 1e-4 × height.
+#[test]
+fn biped_objects_sit_at_the_skins_stored_mesh_tms() {
+    let eval = scene();
+    let height = height(&eval);
+    let tol = 1e-4 * height;
+    let (mut matched, mut left_arm, mut failures) = (0usize, Vec::new(), Vec::new());
+    let (mut worst_rot, mut worst_pos) = (0.0f64, 0.0f64);
+    for (o, n) in eval.graph.nodes() {
+        let Some(sk) = skin::node_skin(&eval, o.index) else {
+            continue;
+        };
+        let sk = sk.unwrap_or_else(|e| panic!("{}: {e}", n.name));
+        let Some(stored) = sk.mesh_init_tm else {
+            failures.push(format!("{}: no stored mesh TM", n.name));
+            continue;
+        };
+        for t in TICKS {
+            let world = match eval.direct_world(o.index, t) {
+                None => break, // not a Biped body part: a mesh or the camera target
+                Some(Err(e)) => {
+                    failures.push(format!("{} tick {t}: not evaluated: {e}", n.name));
+                    continue;
+                }
+                Some(Ok(m)) => m,
+            };
+            let ours = eval.offset_tm(o.index).then(&world);
+            let rot = (0..3)
+                .map(|r| ours.0[r].minus(stored.0[r]).len() / stored.0[r].len())
+                .fold(0.0f64, f64::max);
+            let pos = ours.0[3].minus(stored.0[3]).len();
+            worst_rot = worst_rot.max(rot);
+            worst_pos = worst_pos.max(pos);
+            if rot > 1e-4 || pos > tol {
+                failures.push(format!(
+                    "{} tick {t}: rows off by {rot:.2e} (relative), position by {pos:.2e}",
+                    n.name
+                ));
+            } else {
+                matched += 1;
+                if t == TICKS[0]
+                    && n.name.starts_with("Bip001 L ")
+                    && !n.name.contains("Thigh")
+                    && !n.name.contains("Calf")
+                    && !n.name.contains("Foot")
+                {
+                    left_arm.push(n.name.clone());
+                }
+            }
+        }
+    }
+    println!(
+        "{FILE}: {matched} Biped Object·ticks at the Skin's stored mesh TM (worst row {worst_rot:.2e} relative, position {:.2e} × height, height {height:.2}); left arm: {left_arm:?}",
+        worst_pos / height
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(matched, 42 * TICKS.len(), "42 Biped Objects at every tick");
+    // The left clavicle, upper arm, forearm, hand and 15 finger links.
+    assert_eq!(left_arm.len(), 19, "{left_arm:?}");
 }

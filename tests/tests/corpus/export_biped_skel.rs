@@ -150,8 +150,9 @@ const RIGS: &[(&str, bool)] = &[
     ("biped-ld35/Yellow@Spawn.max", true),
     // Bip01 is linked to Dummy01: the link-parent rule is not evaluated.
     ("biped/RabbitSkin.max", false),
-    // Its left arm halves do not mirror the right: not evaluated.
-    ("biped/SeanConway_Character.max", false),
+    // Its asymmetric left arm evaluates (each side its own halves, checked
+    // against its Skin's stored mesh TMs: eval_biped_figure_mode.rs).
+    ("biped/SeanConway_Character.max", true),
 ];
 
 #[test]

@@ -14,14 +14,21 @@
 //!   `rot(d′) · Z · M · Z · K` with Z = diag(1, 1, −1) and d′ = (x, y, −z, w)
 //!   of the finger's delta quaternion (arm pose half [47 + 46k..], Max 2013+
 //!   290-word halves): SeanConway's three right finger bases to 2e-7.
-//! - **Finger and toe links** beyond the base: `Rz(bend) · parent` at the
-//!   parent link's end (its structure length), the bend at finger block
-//!   \[38 + 3(j − 1)\] (SeanConway's default curl 0.2333) or at leg pose half
-//!   \[55 + 12k + j\] (Max 2013+) / \[53 + 10k + j\] (Max 2009, seed §11).
+//! - **Finger links** j ≥ 1: `rot(q′) · parent` at the parent link's end (its
+//!   structure length), q the link's own delta quaternion at finger block
+//!   \[8j..8j + 3\], q′ in the base's side convention. biped/SeanConway_Character's
+//!   Skin, instanced on its Biped Objects, stored the mesh TM of 14 finger
+//!   links (both hands): all within 4e-7. The block's words \[38 + 3(j − 1)\]
+//!   (0.2333 on every link there, a "curl") do not turn the link.
+//! - **Toe links** beyond the base: `Rz(bend) · parent` at the parent link's
+//!   end, the bend at leg pose half \[55 + 12k + j\] (Max 2013+) /
+//!   \[53 + 10k + j\] (Max 2009, seed §11).
 //! - **The left side** is the right side's rule mirrored through the pelvis's
-//!   XY plane (S·R·S): the halves store equal values for mirrored poses, as the
-//!   upper-arm rule shows, so the left hand turns by −(π/2 − ε), h and d enter
-//!   conjugated, M unreflected and the base at (m12, m13, m14) · K.
+//!   XY plane (S·R·S), each side reading its own half: the left hand turns by
+//!   −(π/2 − ε), h and d enter conjugated, M unreflected and the base at
+//!   (m12, m13, m14) · K. SeanConway_Character's left hand and its 15 finger
+//!   bones (own structure and deltas, not the right's mirrored) match the
+//!   Skin's stored mesh TMs so.
 //! - **Nubs** (limb ids 22–29): at their parent's end, the parent's length
 //!   being its object-offset X scale (node chunk 0x096c); axes the parent's,
 //!   turned by π about Z for the right finger nubs (22) and the left toe nubs
@@ -47,6 +54,9 @@ const FINGER_POSE_HALF: usize = 290;
 /// The first finger block and the words per finger in such a half.
 const FINGER_FIRST: usize = 47;
 const FINGER_BLOCK: usize = 46;
+/// Finger link j's delta quaternion sits at word 8j of its finger's block
+/// (j = 0 the base's; each followed by an identity quaternion).
+pub(super) const FINGER_LINK_QUAT: usize = 8;
 /// The hand quaternion in an arm pose half.
 pub(super) const HAND_QUAT: usize = 28;
 /// More links per digit or digits per limb than any Biped allows: damaged data.
@@ -192,22 +202,22 @@ pub fn finger(rig: &Rig, at: &Pose, left: bool, link: u32) -> Result<Mat43, Eval
         .ok_or_else(|| EvalError::malformed("", "arm pose too short for its fingers"))?;
     if j > 0 {
         let parent = finger(rig, at, left, link - 1)?;
-        let bend = *block
-            .get(38 + 3 * (j - 1))
+        let q = block
+            .get(FINGER_LINK_QUAT * j..FINGER_LINK_QUAT * j + 4)
             .ok_or_else(|| EvalError::malformed("", "finger link beyond its pose block"))?;
-        return link_after(&parent, f64::from(bend), digit, j);
+        return finger_link_after(&parent, side_quat(quat(q)?, left), digit, j);
     }
     let frame = finger_frame(rig, at, left)?;
-    let d = quat(&block[..4])?;
+    let d = side_quat(quat(&block[..4])?, left);
     let m = &digit.m;
     let (r, p) = if left {
         (
-            Mat43::rotation(d.conjugate()).then(&base_rows(m)),
+            Mat43::rotation(d).then(&base_rows(m)),
             Vec3(m[12], m[13], m[14]),
         )
     } else {
         (
-            Mat43::rotation(Quat { z: -d.z, ..d })
+            Mat43::rotation(d)
                 .then(&z_flip())
                 .then(&base_rows(m))
                 .then(&z_flip()),
@@ -220,15 +230,45 @@ pub fn finger(rig: &Rig, at: &Pose, left: bool, link: u32) -> Result<Mat43, Eval
     ))
 }
 
-/// A digit link j ≥ 1: bent about its parent link's Z at the parent's end.
-fn link_after(parent: &Mat43, bend: f64, digit: &Digit, j: usize) -> Result<Mat43, EvalError> {
+/// A finger delta quaternion as it turns its bone: (x, y, −z, w) on the
+/// right, the conjugate on the left (the left half stores the mirror image).
+fn side_quat(q: Quat, left: bool) -> Quat {
+    if left {
+        q.conjugate()
+    } else {
+        Quat { z: -q.z, ..q }
+    }
+}
+
+/// A finger link j ≥ 1: turned by its own delta `q` (already in the side's
+/// convention, [`side_quat`]) from its parent link, at the parent's end.
+fn finger_link_after(parent: &Mat43, q: Quat, digit: &Digit, j: usize) -> Result<Mat43, EvalError> {
+    let length = link_length(digit, j)?;
+    let r = Mat43::rotation(q).then(&rot(parent));
+    Ok(with_position(
+        &r,
+        parent.transform_point(Vec3(length, 0.0, 0.0)),
+    ))
+}
+
+/// The length of link j − 1 of a digit, where link j ≥ 1 starts.
+fn link_length(digit: &Digit, j: usize) -> Result<f64, EvalError> {
     if j >= digit.links {
         return Err(EvalError::malformed(
             "",
             format!("digit link {j} of {}", digit.links),
         ));
     }
-    let length = digit.lengths[j - 1];
+    digit
+        .lengths
+        .get(j - 1)
+        .copied()
+        .ok_or_else(|| EvalError::malformed("", format!("digit link {j} without a length")))
+}
+
+/// A toe link j ≥ 1: bent about its parent link's Z at the parent's end.
+fn link_after(parent: &Mat43, bend: f64, digit: &Digit, j: usize) -> Result<Mat43, EvalError> {
+    let length = link_length(digit, j)?;
     let r = Mat43::rot_z(bend).then(&rot(parent));
     Ok(with_position(
         &r,

@@ -1008,6 +1008,7 @@ const FINGER_RECORD: usize = 290;
 const FINGER_FIRST: usize = 47;
 const FINGER_BLOCK: usize = 46;
 const HAND_QUAT: usize = super::extremities::HAND_QUAT;
+const FINGER_LINK_QUAT: usize = super::extremities::FINGER_LINK_QUAT;
 const ARM_STRUCTURE: &str = "0x0010";
 
 /// Arm record offsets of the clavicle's two angle deltas (seed §11): TCB
@@ -1056,10 +1057,9 @@ fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
             out[at] = v as f32;
         }
     }
-    // The upper arm, the hand and (Max 2013+ records) each finger's delta;
-    // the finger bends are TCB curves.
+    // The upper arm, the hand and (Max 2013+ records) each finger link's
+    // delta quaternion are squads.
     let mut quats = vec![2];
-    let mut bends = Vec::new();
     if out.len() >= HAND_QUAT + 4 {
         quats.push(HAND_QUAT);
     }
@@ -1070,19 +1070,13 @@ fn arm_at(rig: &Rig, left: bool, t: i32) -> Result<Vec<f32>, EvalError> {
             .unwrap_or_default();
         for (k, f) in fingers.iter().enumerate() {
             let block = FINGER_FIRST + FINGER_BLOCK * k;
-            quats.push(block);
-            bends.extend((1..f.links).map(|j| block + 38 + 3 * (j - 1)));
+            quats.extend((0..f.links).map(|j| block + FINGER_LINK_QUAT * j));
         }
         quats.retain(|&a| a + 4 <= out.len());
-        bends.retain(|&a| a < out.len());
     }
     for at in quats {
         let q = quat_curve(tr, at, t)?;
         out[at..at + 4].copy_from_slice(&[q.x as f32, q.y as f32, q.z as f32, q.w as f32]);
-    }
-    for at in bends {
-        let [v] = scalar_curve::<1>(tr, at, t)?;
-        out[at] = v as f32;
     }
     Ok(out)
 }
