@@ -38,7 +38,7 @@
 //! vertices) is refused.
 
 use super::subdivide::Polys;
-use super::turbo_smooth::{self, Settings, MAX_SMOOTH_QUADS};
+use super::turbo_smooth::{self, stack_of, Settings};
 use super::{Applied, ModContext, EDIT_MESH, UNWRAP_UVW};
 use crate::chunk::Chunk;
 use crate::eval::core::keys::Words;
@@ -238,14 +238,7 @@ fn on_triangles(m: &Applied, cx: &ModContext) -> Result<bool, EvalError> {
     let Some(node) = cx.node else {
         return Ok(false);
     };
-    let (stack, base) = cx
-        .eval
-        .modifier_stack(node)
-        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
-    let at = stack
-        .iter()
-        .position(|a| a.object == m.object)
-        .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
+    let (stack, base, at) = stack_of(m, cx, node)?;
     let base_class = super::base_class(cx, base)?.class_id;
     Ok(is_triangle_input(
         stack.get(at + 1).map(|b| b.class),
@@ -288,16 +281,7 @@ pub(super) fn apply(
     } else {
         turbo_smooth::polygon_input(m, mesh, cx)?
     };
-    let quads = turbo_smooth::result_quads(polys.corners.len(), s.iterations);
-    if quads > MAX_SMOOTH_QUADS {
-        return Err(EvalError::limit(
-            format!("{} iterations give {quads} faces", s.iterations),
-            MAX_SMOOTH_QUADS,
-        ));
-    }
-    *mesh = turbo_smooth::smooth(polys, s)?;
-    mesh.missing_maps.extend(left);
-    Ok(())
+    turbo_smooth::smooth_into(mesh, polys, left, s)
 }
 
 #[cfg(test)]

@@ -102,6 +102,18 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
         return Ok(());
     }
     let (polys, left) = polygon_input(m, mesh, cx)?;
+    smooth_into(mesh, polys, left, s)
+}
+
+/// Replaces `mesh` by `polys` smoothed with `s`, naming the map channel the
+/// polygon form left out; more than MAX_SMOOTH_QUADS faces are refused
+/// before any work. TurboSmooth and MeshSmooth end alike.
+pub(super) fn smooth_into(
+    mesh: &mut Mesh,
+    polys: Polys,
+    left: Option<MissingMap>,
+    s: Settings,
+) -> Result<(), EvalError> {
     let quads = result_quads(polys.corners.len(), s.iterations);
     if quads > MAX_SMOOTH_QUADS {
         return Err(EvalError::limit(
@@ -131,6 +143,25 @@ pub fn smooth(mut polys: Polys, s: Settings) -> Result<Mesh, EvalError> {
     polys.to_mesh().map_err(EvalError::from)
 }
 
+/// The modifier stack of `node` (top first), its base object and where `m`
+/// stands in it: what the subdividing and relaxing modifiers look below
+/// themselves in.
+pub(super) fn stack_of<'e>(
+    m: &Applied,
+    cx: &ModContext<'e>,
+    node: usize,
+) -> Result<(Vec<Applied<'e>>, usize, usize), EvalError> {
+    let (stack, base) = cx
+        .eval
+        .modifier_stack(node)
+        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
+    let at = stack
+        .iter()
+        .position(|a| a.object == m.object)
+        .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
+    Ok((stack, base, at))
+}
+
 /// Where the polygon form of a modifier's input comes from (see the module
 /// comment).
 pub(super) enum PolySource {
@@ -153,14 +184,7 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
     let node = cx
         .node
         .ok_or_else(|| EvalError::not_evaluated(format!("{who} on a compound object's operand")))?;
-    let (stack, base) = cx
-        .eval
-        .modifier_stack(node)
-        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
-    let at = stack
-        .iter()
-        .position(|a| a.object == m.object)
-        .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
+    let (stack, base, at) = stack_of(m, cx, node)?;
     let below = &stack[at + 1..];
     // Vertex-moving and map-writing modifiers keep the triangles of the
     // polygons below them in polygon order.
