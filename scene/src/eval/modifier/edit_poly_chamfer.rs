@@ -442,6 +442,7 @@ impl Loop {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::objects::poly::unit_cube;
 
     fn params() -> Params {
         Params {
@@ -454,15 +455,11 @@ mod tests {
         }
     }
 
-    /// A unit cube, bottom face first: its bottom border is the loop.
-    fn cube() -> PolyMesh {
-        crate::eval::objects::poly::unit_cube()
-    }
-
     #[test]
     fn a_face_border_becomes_four_rows_of_quads() {
-        let mut m = cube();
+        let mut m = unit_cube();
         let edges = m.edges.clone().expect("edges");
+        // The bottom face comes first: its border is the loop.
         let sel: Vec<bool> = (0..edges.len()).map(|e| e < 4).collect();
         chamfer_edges(&mut m, &sel, &edges, &params()).expect("chamfer");
         assert_eq!(m.vertices.len(), 8 - 4 + 20);
@@ -499,7 +496,7 @@ mod tests {
 
     #[test]
     fn other_variants_are_refused() {
-        let mut m = cube();
+        let mut m = unit_cube();
         let edges = m.edges.clone().expect("edges");
         let sel: Vec<bool> = (0..edges.len()).map(|e| e < 4).collect();
         let three = Params {
