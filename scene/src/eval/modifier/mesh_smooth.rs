@@ -430,25 +430,11 @@ mod tests {
     /// A cube (corners ±1) as twelve triangles, each face's two sharing a
     /// hidden diagonal, as a triangle mesh below MeshSmooth holds it.
     fn cube_triangles() -> Mesh {
-        use crate::eval::core::math::Vec3;
         use crate::eval::objects::mesh::Face;
-        let vertices = (0..8)
-            .map(|i| {
-                let s = |b: u32| if i >> b & 1 == 1 { 1.0 } else { -1.0 };
-                Vec3(s(0), s(1), s(2))
-            })
-            .collect();
-        // Outward quads (counter-clockwise seen from outside).
-        let quads: [[u32; 4]; 6] = [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ];
+        use crate::eval::objects::test_box::{box_corners, BOX_QUADS};
+        let vertices = box_corners([-1.0; 3], [1.0; 3]);
         let mut faces = Vec::new();
-        for q in quads {
+        for q in BOX_QUADS {
             // (a b c) hides c→a, (a c d) hides a→c.
             faces.push(Face {
                 v: [q[0], q[1], q[2]],

@@ -424,24 +424,14 @@ mod tests {
 
     /// The cube [−1, 1]³ as six quads, outward.
     fn cube() -> Polys {
-        let vertices = (0..8)
-            .map(|i| {
-                let s = |b: u32| if i & b != 0 { 1.0 } else { -1.0 };
-                [s(1), s(2), s(4)]
-            })
-            .collect();
-        let quads: [[u32; 4]; 6] = [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ];
+        use crate::eval::objects::test_box::{box_corners, BOX_QUADS};
         Polys {
-            vertices,
+            vertices: box_corners([-1.0; 3], [1.0; 3])
+                .into_iter()
+                .map(Vec3::to_array)
+                .collect(),
             start: (0..=6).map(|f| 4 * f).collect(),
-            corners: quads.iter().flatten().copied().collect(),
+            corners: BOX_QUADS.iter().flatten().copied().collect(),
             material: (0..6).collect(),
             smoothing: vec![2; 6],
             maps: Vec::new(),
