@@ -35,7 +35,7 @@
 
 use std::collections::HashMap;
 
-use super::edit_poly_topo::{check_selection, newell_normal, remove_vertices};
+use super::edit_poly_topo::{newell_normal, remove_vertices, selected_indices};
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
@@ -115,10 +115,7 @@ pub(super) fn chamfer_edges(
         ));
     }
     let count = poly.walked_edges().len();
-    check_selection(sel, count, "edges")?;
-    let chosen: Vec<usize> = (0..count)
-        .filter(|&e| sel.get(e).copied().unwrap_or(false))
-        .collect();
+    let chosen = selected_indices(sel, count, "edges")?;
     if chosen.is_empty() {
         return Ok(Vec::new());
     }
