@@ -592,6 +592,36 @@ impl SceneEdit {
         modifier
     }
 
+    /// Puts a new object-space modifier of class `class` (its DLL and
+    /// ClassDirectory entries added) on top of `node`'s stack, with the
+    /// references `refs` in the sparse form Max saves (0x2035: a leading
+    /// word, then slot, target pairs). Returns the modifier's object index.
+    pub fn add_modifier_with_refs(
+        &mut self,
+        node: usize,
+        class: ClassId,
+        name: &str,
+        dll_file: &str,
+        refs: &[i32],
+    ) -> usize {
+        let dll = self.add_dll(&format!("{name} (synthetic)"), dll_file);
+        let class = self.add_class(dll, class, OSM, name);
+        let modifier = self.add_object(
+            class,
+            vec![
+                Chunk::leaf(
+                    0x2035,
+                    refs.iter()
+                        .flat_map(|w| w.to_le_bytes())
+                        .collect::<Vec<u8>>(),
+                ),
+                Chunk::container(0x39bf, vec![Chunk::leaf(0x0100, Vec::new())]),
+            ],
+        );
+        self.add_modifier(node, 0, modifier, Chunk::container(0x2512, Vec::new()));
+        modifier
+    }
+
     /// Puts modifier object `modifier` into node `node`'s object-space stack
     /// at position `at` (0 = top; the stack's length = just above the base
     /// object), with `local_data` as its per-node data (ModApp 0x2500: an

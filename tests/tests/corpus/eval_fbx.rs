@@ -9,7 +9,7 @@
 //! cannot hold shear, still pins the factors, the rotation and the placement.
 
 #[path = "../../dev/fbx.rs"]
-mod fbx_dev;
+pub(crate) mod fbx_dev;
 
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::{settings, Document};
