@@ -178,38 +178,32 @@ impl SceneEdit {
 
     /// The class index (object chunk id) of the first class with this id.
     pub fn class_index(&self, class: ClassId) -> Option<u16> {
-        self.class_directory()
-            .iter()
-            .filter(|c| c.id == 0x2040)
-            .position(|c| {
-                c.children().iter().any(|k| {
-                    k.id == 0x2060
-                        && k.payload().is_some_and(|p| {
-                            p.len() >= 12
-                                && p[4..8] == class.0.to_le_bytes()
-                                && p[8..12] == class.1.to_le_bytes()
-                        })
-                })
-            })
-            .map(|i| u16::try_from(i).expect("class index fits a chunk id"))
+        self.class_where(|p| {
+            p.len() >= 12 && p[4..8] == class.0.to_le_bytes() && p[8..12] == class.1.to_le_bytes()
+        })
     }
 
     /// The class index of the class with this id and superclass (class ids
     /// are unique per superclass only).
     pub fn class_index_of(&self, class: ClassId, super_class: u32) -> Option<u16> {
+        self.class_where(|p| {
+            p.len() >= 16
+                && p[4..8] == class.0.to_le_bytes()
+                && p[8..12] == class.1.to_le_bytes()
+                && p[12..16] == super_class.to_le_bytes()
+        })
+    }
+
+    /// The index of the first ClassDirectory entry whose 0x2060 header
+    /// (dll index, class id, superclass) satisfies `matches`.
+    fn class_where(&self, matches: impl Fn(&[u8]) -> bool) -> Option<u16> {
         self.class_directory()
             .iter()
             .filter(|c| c.id == 0x2040)
             .position(|c| {
-                c.children().iter().any(|k| {
-                    k.id == 0x2060
-                        && k.payload().is_some_and(|p| {
-                            p.len() >= 16
-                                && p[4..8] == class.0.to_le_bytes()
-                                && p[8..12] == class.1.to_le_bytes()
-                                && p[12..16] == super_class.to_le_bytes()
-                        })
-                })
+                c.children()
+                    .iter()
+                    .any(|k| k.id == 0x2060 && k.payload().is_some_and(|p| matches(p)))
             })
             .map(|i| u16::try_from(i).expect("class index fits a chunk id"))
     }

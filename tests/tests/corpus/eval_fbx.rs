@@ -40,6 +40,21 @@ pub(crate) fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Triangles in FBX node `name`'s mesh: each polygon of n corners counts
+/// n − 2, as Max triangulates it.
+pub(crate) fn fbx_triangles(scene: &ufbx::Scene, name: &str) -> usize {
+    let node = scene
+        .nodes
+        .iter()
+        .find(|n| n.element.name.as_ref() == name)
+        .expect("FBX node");
+    let mesh = node.mesh.as_ref().expect("FBX mesh");
+    mesh.faces
+        .iter()
+        .map(|f| (f.num_indices as usize).saturating_sub(2))
+        .sum()
+}
+
 /// World-space vertex positions of an FBX node's mesh.
 pub(crate) fn fbx_world_vertices(scene: &ufbx::Scene, name: &str) -> Option<Vec<[f64; 3]>> {
     let node = scene
