@@ -203,7 +203,7 @@ impl SceneEdit {
             .position(|c| {
                 c.children()
                     .iter()
-                    .any(|k| k.id == 0x2060 && k.payload().is_some_and(|p| matches(p)))
+                    .any(|k| k.id == 0x2060 && k.payload().is_some_and(&matches))
             })
             .map(|i| u16::try_from(i).expect("class index fits a chunk id"))
     }
