@@ -2,6 +2,8 @@
 //! included with `#[path]`: ufbx is a dev-dependency, so the maxfs_tests
 //! library cannot hold it.
 
+use maxfs_scene::eval::{Mat43, Vec3};
+
 /// The FBX scene at `path` in Max's axes (right-handed Z-up) and in `metres`
 /// per unit, or ufbx's description of why it does not load.
 pub fn load_in_max_axes(path: &str, metres: f64) -> Result<ufbx::SceneRoot, String> {
@@ -38,4 +40,64 @@ pub fn max_and_fbx_or_exit(usage: &str) -> (maxfs_scene::eval::SceneEval, ufbx::
             std::process::exit(1);
         }
     }
+}
+
+/// A ufbx matrix as Max's row-vector form (its rows are ufbx's columns).
+#[allow(dead_code)]
+pub fn to_mat(m: &ufbx::Matrix) -> Mat43 {
+    Mat43([
+        Vec3(m.m00, m.m10, m.m20),
+        Vec3(m.m01, m.m11, m.m21),
+        Vec3(m.m02, m.m12, m.m22),
+        Vec3(m.m03, m.m13, m.m23),
+    ])
+}
+
+/// The FBX's axes without Max's bone stretch. The `B_*` bones are Max bones
+/// with Freeze Length off: when a child bone moves away (B_Head as the spine
+/// bends), Max scales the parent's X axis by the stretch (B_Spine1 × 1.136 at
+/// Red@Run tick 320), and the FBX's scale inheritance then shears the
+/// children's axes (B_Head's Y axis 0.13 off perpendicular at that tick, its X
+/// axis exact). The Biped bones themselves never stretch, and bone stretch is
+/// not evaluated here (it is the node's, not the rig's), so both sides are
+/// compared on the axes orthonormalized X first (Gram–Schmidt) — X keeps its
+/// direction, Y loses only the shear — and on positions, which stretch does
+/// not move.
+#[allow(dead_code)]
+pub fn unstretched(m: &Mat43) -> Mat43 {
+    let [a, b, c, p] = m.0;
+    let x = a.normalized();
+    let y = b.minus(x.scale(x.dot(b))).normalized();
+    let z = x.cross(y);
+    // A mirrored bone keeps its handedness.
+    let z = if z.dot(c) < 0.0 { z.scale(-1.0) } else { z };
+    Mat43([x, y, z, p])
+}
+
+/// Whether an FBX ancestor of `node` is stretched (its X axis scaled by more
+/// than 1e-5) at the evaluated time. The FBX of a stretched bone's children
+/// is no reference: the exporter wrote their local transforms without the
+/// parent's stretch and FBX's scale inheritance re-applies it, pushing and
+/// shearing them (Red@Run tick 320: B_Spine1 × 1.136 moves B_Head 3.9 units
+/// further from the spine while its X axis stays exact to 8e-6, and the
+/// wing bones under it by 2.4) — in Max the Link Constraint gives these
+/// bones their world TM directly, whatever their parent's stretch. Such
+/// bone·frames are counted in the report, not compared.
+#[allow(dead_code)]
+pub fn stretched_ancestor(node: &ufbx::Node) -> bool {
+    let mut p = node.parent.as_ref();
+    let mut depth = 0;
+    while let Some(n) = p {
+        let m = &n.node_to_world;
+        let x = (m.m00 * m.m00 + m.m10 * m.m10 + m.m20 * m.m20).sqrt();
+        if (x - 1.0).abs() > 1e-5 {
+            return true;
+        }
+        depth += 1;
+        if depth > 256 {
+            return false;
+        }
+        p = n.parent.as_ref();
+    }
+    false
 }

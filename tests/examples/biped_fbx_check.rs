@@ -29,43 +29,7 @@ use maxfs_scene::eval::{Mat43, SceneEval, Vec3};
 use maxfs_scene::settings;
 use maxfs_tests::tm_diff;
 
-fn to_mat(m: &ufbx::Matrix) -> Mat43 {
-    Mat43([
-        Vec3(m.m00, m.m10, m.m20),
-        Vec3(m.m01, m.m11, m.m21),
-        Vec3(m.m02, m.m12, m.m22),
-        Vec3(m.m03, m.m13, m.m23),
-    ])
-}
-
-/// Axes orthonormalized X first: removes Max's bone stretch and the shear
-/// the FBX's scale inheritance gives the children (eval_biped_motion.rs).
-fn unstretched(m: &Mat43) -> Mat43 {
-    let [a, b, c, p] = m.0;
-    let x = a.normalized();
-    let y = b.minus(x.scale(x.dot(b))).normalized();
-    let z = x.cross(y);
-    let z = if z.dot(c) < 0.0 { z.scale(-1.0) } else { z };
-    Mat43([x, y, z, p])
-}
-
-fn stretched_ancestor(node: &ufbx::Node) -> bool {
-    let mut p = node.parent.as_ref();
-    let mut depth = 0;
-    while let Some(n) = p {
-        let m = &n.node_to_world;
-        let x = (m.m00 * m.m00 + m.m10 * m.m10 + m.m20 * m.m20).sqrt();
-        if (x - 1.0).abs() > 1e-5 {
-            return true;
-        }
-        depth += 1;
-        if depth > 256 {
-            return false;
-        }
-        p = n.parent.as_ref();
-    }
-    false
-}
+use fbx_dev::{stretched_ancestor, to_mat, unstretched};
 
 /// Names of the FBX nodes stretched (X axis off unit length by 1e-5) or under
 /// a stretched node.

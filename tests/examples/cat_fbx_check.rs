@@ -10,18 +10,11 @@
 mod fbx_dev;
 
 use maxfs_scene::eval::rigs::cat::records;
-use maxfs_scene::eval::{Mat43, Vec3};
+use maxfs_scene::eval::Mat43;
 use maxfs_scene::settings;
 use maxfs_tests::tm_diff;
 
-fn to_mat(m: &ufbx::Matrix) -> Mat43 {
-    Mat43([
-        Vec3(m.m00, m.m10, m.m20),
-        Vec3(m.m01, m.m11, m.m21),
-        Vec3(m.m02, m.m12, m.m22),
-        Vec3(m.m03, m.m13, m.m23),
-    ])
-}
+use fbx_dev::to_mat;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

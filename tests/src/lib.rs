@@ -350,11 +350,7 @@ pub const STATIC_FBX_SCENES: &[(&str, &str)] = &[
 
 /// The index of the node named `name`; panics (in a test) when there is none.
 pub fn node_index(eval: &maxfs_scene::eval::SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("no node {name}"))
+    node_named(&eval.graph, name)
 }
 
 /// A chunk payload read as little-endian u32 words (a trailing partial word is dropped).
@@ -362,6 +358,17 @@ pub fn le_words(p: &[u8]) -> Vec<u32> {
     p.chunks_exact(4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect()
+}
+
+/// The local data (chunk 0x2512 of its ModApp) modifier `m` keeps for its
+/// node: where Unwrap UVW caches its input and Edit Poly records its
+/// operations. Panics (in a test) when there is none.
+pub fn local_data<'a>(
+    m: &maxfs_scene::eval::modifier::Applied<'a>,
+) -> &'a maxfs_scene::chunk::Chunk {
+    m.mod_app
+        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
+        .expect("the modifier's local data (0x2512)")
 }
 
 /// A polygon as Unwrap UVW cached its input: geometry corners and material.
@@ -381,13 +388,14 @@ pub fn unwrap_cache(local: &maxfs_scene::chunk::Chunk) -> (Vec<[f64; 3]>, Vec<Ca
             .expect("cached chunk")
     };
     let g = payload(0x0330);
-    let pos = g[4..]
+    let pos: Vec<[f64; 3]> = g[4..]
         .chunks_exact(12)
         .map(|b| {
             let f = |i: usize| f64::from(f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]));
             [f(0), f(4), f(8)]
         })
         .collect();
+    assert_eq!(pos.len(), le_words(&g[..4])[0] as usize, "0x0330's count");
     let w = le_words(payload(0x0870));
     let mut polys = Vec::new();
     let mut at = 1;

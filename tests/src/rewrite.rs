@@ -178,38 +178,32 @@ impl SceneEdit {
 
     /// The class index (object chunk id) of the first class with this id.
     pub fn class_index(&self, class: ClassId) -> Option<u16> {
-        self.class_directory()
-            .iter()
-            .filter(|c| c.id == 0x2040)
-            .position(|c| {
-                c.children().iter().any(|k| {
-                    k.id == 0x2060
-                        && k.payload().is_some_and(|p| {
-                            p.len() >= 12
-                                && p[4..8] == class.0.to_le_bytes()
-                                && p[8..12] == class.1.to_le_bytes()
-                        })
-                })
-            })
-            .map(|i| u16::try_from(i).expect("class index fits a chunk id"))
+        self.class_where(|p| {
+            p.len() >= 12 && p[4..8] == class.0.to_le_bytes() && p[8..12] == class.1.to_le_bytes()
+        })
     }
 
     /// The class index of the class with this id and superclass (class ids
     /// are unique per superclass only).
     pub fn class_index_of(&self, class: ClassId, super_class: u32) -> Option<u16> {
+        self.class_where(|p| {
+            p.len() >= 16
+                && p[4..8] == class.0.to_le_bytes()
+                && p[8..12] == class.1.to_le_bytes()
+                && p[12..16] == super_class.to_le_bytes()
+        })
+    }
+
+    /// The index of the first ClassDirectory entry whose 0x2060 header
+    /// (dll index, class id, superclass) satisfies `matches`.
+    fn class_where(&self, matches: impl Fn(&[u8]) -> bool) -> Option<u16> {
         self.class_directory()
             .iter()
             .filter(|c| c.id == 0x2040)
             .position(|c| {
-                c.children().iter().any(|k| {
-                    k.id == 0x2060
-                        && k.payload().is_some_and(|p| {
-                            p.len() >= 16
-                                && p[4..8] == class.0.to_le_bytes()
-                                && p[8..12] == class.1.to_le_bytes()
-                                && p[12..16] == super_class.to_le_bytes()
-                        })
-                })
+                c.children()
+                    .iter()
+                    .any(|k| k.id == 0x2060 && k.payload().is_some_and(&matches))
             })
             .map(|i| u16::try_from(i).expect("class index fits a chunk id"))
     }
@@ -588,6 +582,36 @@ impl SceneEdit {
         assert_eq!(added, modifier);
         let added = self.add_object(pb2_class, param_block2(template, modifier as u32, values));
         assert_eq!(added, block);
+        self.add_modifier(node, 0, modifier, Chunk::container(0x2512, Vec::new()));
+        modifier
+    }
+
+    /// Puts a new object-space modifier of class `class` (its DLL and
+    /// ClassDirectory entries added) on top of `node`'s stack, with the
+    /// references `refs` in the sparse form Max saves (0x2035: a leading
+    /// word, then slot, target pairs). Returns the modifier's object index.
+    pub fn add_modifier_with_refs(
+        &mut self,
+        node: usize,
+        class: ClassId,
+        name: &str,
+        dll_file: &str,
+        refs: &[i32],
+    ) -> usize {
+        let dll = self.add_dll(&format!("{name} (synthetic)"), dll_file);
+        let class = self.add_class(dll, class, OSM, name);
+        let modifier = self.add_object(
+            class,
+            vec![
+                Chunk::leaf(
+                    0x2035,
+                    refs.iter()
+                        .flat_map(|w| w.to_le_bytes())
+                        .collect::<Vec<u8>>(),
+                ),
+                Chunk::container(0x39bf, vec![Chunk::leaf(0x0100, Vec::new())]),
+            ],
+        );
         self.add_modifier(node, 0, modifier, Chunk::container(0x2512, Vec::new()));
         modifier
     }

@@ -321,6 +321,21 @@ pub struct SourceOptions<'a> {
     pub second_node: Option<&'a str>,
 }
 
+impl<'a> SourceOptions<'a> {
+    /// The node alone under `node_name`, as block.max places it: no
+    /// translation cancelled, no modifiers, not frozen, no copy. The tests
+    /// change the fields they are about from here.
+    pub fn plain(node_name: &'a str) -> SourceOptions<'a> {
+        SourceOptions {
+            node_name,
+            cancel_translation: None,
+            modifiers: &[],
+            frozen: false,
+            second_node: None,
+        }
+    }
+}
+
 /// A `.max` holding one RklPatch node built from `model`.
 pub fn write_source(model: &RklPatch, o: &SourceOptions) -> Vec<u8> {
     write_source_at(model, o, None)
@@ -493,11 +508,8 @@ pub fn corpus_zone_source(path: &Path, t: [f32; 3]) -> CorpusZoneSource {
     let bytes = write_source(
         &rklpatch_from_zone(&info, [0.0; 3]),
         &SourceOptions {
-            node_name: &stem,
             cancel_translation: Some(t),
-            modifiers: &[],
-            frozen: false,
-            second_node: None,
+            ..SourceOptions::plain(&stem)
         },
     );
     CorpusZoneSource {

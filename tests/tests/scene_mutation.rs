@@ -187,13 +187,7 @@ fn two_thousand_mutations_never_panic_and_stay_bounded() {
     let info = maxfs_exporters::nel::zone_build::retrieve(&zone).expect("retrieves");
     let bytes = maxfs_tests::zone_source::write_source(
         &maxfs_tests::zone_source::rklpatch_from_zone(&info, [0.0; 3]),
-        &maxfs_tests::zone_source::SourceOptions {
-            node_name: "3_AC",
-            cancel_translation: None,
-            modifiers: &[],
-            frozen: false,
-            second_node: None,
-        },
+        &maxfs_tests::zone_source::SourceOptions::plain("3_AC"),
     );
     let file = MaxFile::from_bytes(&bytes).expect("synthetic zone source parses");
     originals.push(("synthetic 3_AC RklPatch source".into(), bytes, file, "3_AC"));
@@ -211,13 +205,7 @@ fn two_thousand_mutations_never_panic_and_stay_bounded() {
     let centre = [(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0];
     let brick = maxfs_tests::zone_source::write_source_at(
         &maxfs_tests::zone_source::rklpatch_from_zone(&info, [0.0; 3]),
-        &maxfs_tests::zone_source::SourceOptions {
-            node_name: "brick",
-            cancel_translation: None,
-            modifiers: &[],
-            frozen: false,
-            second_node: None,
-        },
+        &maxfs_tests::zone_source::SourceOptions::plain("brick"),
         Some(([80.0, 80.0, 1.0], [-centre[0], -centre[1], -1.0])),
     );
     let ig = maxfs_exporters::nel::export::properties::id::IGNAME;
@@ -908,11 +896,8 @@ fn patch_modifier_final_patch_damaged() {
         let bytes = write_source(
             &base,
             &SourceOptions {
-                node_name: "3_AC",
-                cancel_translation: None,
                 modifiers: &mods,
-                frozen: false,
-                second_node: None,
+                ..SourceOptions::plain("3_AC")
             },
         );
         let file = MaxFile::from_bytes(&bytes).expect("synthetic source parses");

@@ -19,22 +19,9 @@ use maxfs_scene::eval::SceneEval;
 use maxfs_scene::{settings, Document};
 use maxfs_tests::corpus_dir;
 
-use crate::eval_fbx::{diagonal, fbx_world_vertices, load_fbx, worst_nearest};
+use crate::eval_fbx::{diagonal, fbx_triangles, fbx_world_vertices, load_fbx, worst_nearest};
 
 const PRO_BOOLEANS: &[&str] = &["Box002", "Box004", "Box006"];
-
-fn fbx_triangles(scene: &ufbx::Scene, name: &str) -> usize {
-    let node = scene
-        .nodes
-        .iter()
-        .find(|n| n.element.name.as_ref() == name)
-        .expect("FBX node");
-    let mesh = node.mesh.as_ref().expect("FBX mesh");
-    mesh.faces
-        .iter()
-        .map(|f| (f.num_indices as usize).saturating_sub(2))
-        .sum()
-}
 
 #[test]
 fn pro_boolean_stored_result_matches_fbx() {

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
+use maxfs_tests::node_index;
 use maxfs_tests::rewrite::SceneEdit;
 
 const SOURCE: &str = "max/babylon/CartoonHouses.max";
@@ -29,14 +30,6 @@ fn edited(values: [i32; 3]) -> SceneEval {
     let params: Vec<(u16, u16, &[u8])> = (0..3).map(|i| (i as u16, BOOL, &v[i][..])).collect();
     e.add_pb2_modifier(node, CAP_HOLES, "Cap Holes", "capholes.dlm", &params);
     SceneEval::from_document(e.finish()).expect("edited scene")
-}
-
-fn index(eval: &SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("no node {name}"))
 }
 
 /// Directed edges used by more than one face, edges of one face, and the
@@ -74,7 +67,7 @@ fn borders(m: &Mesh) -> (usize, usize, usize) {
 fn cap_holes_closes_every_loop_with_n_minus_2_triangles() {
     let plain = maxfs_tests::corpus_eval(SOURCE);
     let before = plain
-        .mesh(index(&plain, NODE), 0)
+        .mesh(node_index(&plain, NODE), 0)
         .expect("a mesh")
         .expect("evaluates");
     let (twice, open, loops) = borders(&before);
@@ -85,7 +78,7 @@ fn cap_holes_closes_every_loop_with_n_minus_2_triangles() {
     assert!(open > 0 && loops > 0, "Object009 has holes");
     let eval = edited([1, 0, 0]);
     let after = eval
-        .mesh(index(&eval, NODE), 0)
+        .mesh(node_index(&eval, NODE), 0)
         .expect("a mesh")
         .expect("the Cap Holes evaluates");
     assert_eq!(after.vertices, before.vertices, "no vertex added or moved");
@@ -129,9 +122,9 @@ fn cap_holes_closes_every_loop_with_n_minus_2_triangles() {
 #[test]
 fn cap_holes_options_all_edges_visible_and_no_smoothing() {
     let plain = maxfs_tests::corpus_eval(SOURCE);
-    let before = plain.mesh(index(&plain, NODE), 0).unwrap().unwrap();
+    let before = plain.mesh(node_index(&plain, NODE), 0).unwrap().unwrap();
     let eval = edited([0, 0, 1]);
-    let after = eval.mesh(index(&eval, NODE), 0).unwrap().unwrap();
+    let after = eval.mesh(node_index(&eval, NODE), 0).unwrap().unwrap();
     for f in &after.faces[before.faces.len()..] {
         assert_eq!(f.smoothing, 0);
         assert_eq!(f.flags & 7, 7);
@@ -141,7 +134,7 @@ fn cap_holes_options_all_edges_visible_and_no_smoothing() {
 #[test]
 fn cap_holes_smooth_with_old_faces_is_refused_by_name() {
     let eval = edited([1, 1, 0]);
-    let err = match eval.mesh(index(&eval, NODE), 0) {
+    let err = match eval.mesh(node_index(&eval, NODE), 0) {
         Some(Err(e)) => e.to_string(),
         Some(Ok(_)) => panic!("evaluated an option whose rule is not measured"),
         None => panic!("no mesh"),

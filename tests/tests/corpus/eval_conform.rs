@@ -47,10 +47,7 @@ fn connection_conform_equals_the_unwrap_cache_and_the_fbx() {
         ["Unwrap UVW", "Edit Poly", "Conform", "Edit Poly"],
         "Connection's stack"
     );
-    let local = stack[0]
-        .mod_app
-        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-        .expect("Unwrap local data");
+    let local = maxfs_tests::local_data(&stack[0]);
     let (cache, polys) = unwrap_cache(local);
     let mesh = eval
         .mesh_with(o, 0, Stack::Replayed)
@@ -112,10 +109,7 @@ fn connection_conform_equals_the_unwrap_cache_and_the_fbx() {
 /// The Unwrap UVW local data of `stack[at]`'s modifier (an Edit Poly's or
 /// an Unwrap's).
 fn local_data<'a>(stack: &'a [maxfs_scene::eval::modifier::Applied<'a>], at: usize) -> &'a Chunk {
-    stack[at]
-        .mod_app
-        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-        .expect("local data")
+    maxfs_tests::local_data(&stack[at])
 }
 
 /// The sum of an Edit Poly's Transform offsets per vertex (0x0238 → 0x12c4:

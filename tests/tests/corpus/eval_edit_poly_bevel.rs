@@ -90,10 +90,7 @@ fn a_bevel_without_outline_gives_what_max_cached_of_the_extrusion() {
         stack.iter().map(|m| m.name).collect::<Vec<_>>(),
         ["Unwrap UVW", "Edit Poly"]
     );
-    let local = stack[0]
-        .mod_app
-        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-        .expect("the Unwrap's local data");
+    let local = maxfs_tests::local_data(&stack[0]);
     let (cached, polygons) = unwrap_cache(local);
     let ours = edit_poly_output(&eval, o, 1, 0).unwrap_or_else(|e| panic!("bevelled: {e}"));
     assert_eq!(ours.vertices.len(), cached.len(), "vertices");

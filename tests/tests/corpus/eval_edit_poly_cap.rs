@@ -13,7 +13,7 @@ use maxfs_scene::chunk::{Body, Chunk};
 use maxfs_scene::eval::modifier::{edit_poly_output, edit_poly_output_after};
 use maxfs_scene::eval::SceneEval;
 use maxfs_tests::rewrite::SceneEdit;
-use maxfs_tests::{corpus_eval, unwrap_cache, CachedPolygon};
+use maxfs_tests::{corpus_eval, node_index, unwrap_cache, CachedPolygon};
 use std::collections::{HashMap, HashSet};
 
 const FILE: &str = "max/max2024-rico/Shotgun.max";
@@ -62,15 +62,6 @@ fn append_operation(chunks: &mut [Chunk], record: &[Chunk]) -> usize {
         }
     }
     n
-}
-
-/// Node `name`'s index in `eval`.
-fn node(eval: &SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("no node {name}"))
 }
 
 /// `FILE` with a Cap of `on` (of `edges`) appended to node `o`'s Edit Poly.
@@ -126,14 +117,11 @@ fn same_cycle(a: &[u32], b: &[u32]) -> bool {
 #[test]
 fn a_cap_closes_the_rivets_open_border_as_max_left_it() {
     let eval = corpus_eval(FILE);
-    let o = node(&eval, "Rivet");
+    let o = node_index(&eval, "Rivet");
     let (stack, _) = eval.modifier_stack(o).expect("stack");
     assert_eq!(stack[0].name, "Unwrap UVW");
     assert_eq!(stack[1].name, "Edit Poly");
-    let local = stack[0]
-        .mod_app
-        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-        .expect("the Unwrap's local data");
+    let local = maxfs_tests::local_data(&stack[0]);
     // Max's output of the Edit Poly.
     let (cached, polygons): (Vec<[f64; 3]>, Vec<CachedPolygon>) = unwrap_cache(local);
     let max_faces: Vec<Vec<u32>> = polygons.into_iter().map(|(v, _)| v).collect();
@@ -189,7 +177,7 @@ fn a_cap_closes_the_rivets_open_border_as_max_left_it() {
 #[test]
 fn a_cap_at_an_edge_between_two_faces_is_refused_by_name() {
     let eval = corpus_eval(FILE);
-    let o = node(&eval, "Rivet");
+    let o = node_index(&eval, "Rivet");
     let before = edit_poly_output(&eval, o, 1, 0).expect("the Rivet's Edit Poly");
     let numbering = before.edges.clone().expect("edge numbering known");
     let mut sides = HashSet::new();

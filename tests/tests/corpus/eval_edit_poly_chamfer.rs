@@ -24,10 +24,7 @@ use maxfs_tests::{corpus_dir, corpus_eval, le_words as words, node_index as node
 
 pub(crate) fn local(eval: &SceneEval, o: usize, at: usize) -> &Chunk {
     let (stack, _) = eval.modifier_stack(o).expect("stack");
-    stack[at]
-        .mod_app
-        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-        .expect("local data")
+    maxfs_tests::local_data(&stack[at])
 }
 
 /// Per operation of an Edit Poly's local data, the Transform's offset count

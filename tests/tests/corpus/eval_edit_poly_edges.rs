@@ -33,10 +33,7 @@ fn first_insert_record(eval: &SceneEval, o: usize) -> Vec<(usize, f64)> {
         .rev()
         .find(|m| m.name == "Edit Poly")
         .expect("an Edit Poly");
-    let local = m
-        .mod_app
-        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-        .expect("local data");
+    let local = maxfs_tests::local_data(m);
     let kids: &[Chunk] = local.children();
     let at = kids
         .iter()

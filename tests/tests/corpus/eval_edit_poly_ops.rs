@@ -21,7 +21,7 @@ use maxfs_scene::eval::objects::normals;
 use maxfs_scene::eval::{SceneEval, Stack};
 use maxfs_scene::typed::ClassId;
 use maxfs_tests::rewrite::SceneEdit;
-use maxfs_tests::{corpus_dir, corpus_eval, le_words as words, node_index as node};
+use maxfs_tests::{corpus_dir, corpus_eval, le_words as words, node_index as node, unwrap_cache};
 
 fn fbx(rel: &str) -> ufbx::SceneRoot {
     ufbx::load_file(
@@ -116,41 +116,18 @@ fn picture_frame_matches_the_unwrap_cache_and_the_fbx() {
         .expect("a mesh object")
         .unwrap_or_else(|e| panic!("PictureFrame: {e}"));
     // What Unwrap UVW saved of its input, read here from the chunks.
-    let local = stack[0]
-        .mod_app
-        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-        .expect("Unwrap local data");
-    let payload = |id: u16| {
-        local
-            .children()
-            .iter()
-            .find(|c| c.id == id)
-            .and_then(Chunk::payload)
-            .expect("cached chunk")
-    };
-    let geom = payload(0x0330);
-    let cached: Vec<[f64; 3]> = geom[4..]
-        .chunks_exact(12)
-        .map(|b| {
-            let f = |i: usize| f64::from(f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]));
-            [f(0), f(4), f(8)]
-        })
-        .collect();
-    assert_eq!(cached.len(), words(&geom[..4])[0] as usize);
+    let local = maxfs_tests::local_data(&stack[0]);
+    let (cached, polygons) = unwrap_cache(local);
     assert_eq!(mesh.vertices.len(), cached.len(), "vertex count");
     let size = 8.3; // the frame's diagonal
     for (i, (v, c)) in mesh.vertices.iter().zip(&cached).enumerate() {
         let d = ((v.0 - c[0]).powi(2) + (v.1 - c[1]).powi(2) + (v.2 - c[2]).powi(2)).sqrt();
         assert!(d <= 1e-6 * size, "vertex {i}: {v:?} vs cached {c:?}");
     }
-    // Polygons: degree, texture vertices, face index, material, flags, then
-    // the geometry vertices; our triangles run through them in order.
-    let w = words(payload(0x0870));
-    let (mut at, mut tri) = (1, 0);
-    for p in 0..w[0] as usize {
-        let deg = w[at] as usize;
-        let corners = &w[at + 4 + deg..at + 4 + 2 * deg];
-        for _ in 0..deg - 2 {
+    // Our triangles run through the cached polygons in order.
+    let mut tri = 0;
+    for (p, (corners, _)) in polygons.iter().enumerate() {
+        for _ in 0..corners.len() - 2 {
             let t = mesh.faces[tri].v;
             let pos: Vec<usize> = t
                 .iter()
@@ -169,7 +146,6 @@ fn picture_frame_matches_the_unwrap_cache_and_the_fbx() {
             );
             tri += 1;
         }
-        at += 1 + 2 * deg + 3;
     }
     assert_eq!(tri, mesh.faces.len(), "every triangle in a cached polygon");
 
@@ -248,34 +224,12 @@ fn wire_edit_poly_equals_the_unwrap_cache() {
     assert_eq!(names, ["Skin", "Unwrap UVW", "Physique", "Edit Poly"]);
     let poly = maxfs_scene::eval::modifier::edit_poly_output(&eval, o, 3, 0)
         .unwrap_or_else(|e| panic!("Wire's Edit Poly: {e}"));
-    let local = stack[1]
-        .mod_app
-        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-        .expect("Unwrap local data");
-    let payload = |id: u16| {
-        local
-            .children()
-            .iter()
-            .find(|c| c.id == id)
-            .and_then(Chunk::payload)
-            .expect("cached chunk")
-    };
-    let w = words(payload(0x0870));
-    assert_eq!(w[0] as usize, poly.faces.len(), "polygon count");
-    let mut at = 1;
-    for (i, f) in poly.faces.iter().enumerate() {
-        let deg = w[at] as usize;
-        assert_eq!(f.v, &w[at + 4 + deg..at + 4 + 2 * deg], "polygon {i}");
-        at += 1 + 2 * deg + 3;
+    let local = maxfs_tests::local_data(&stack[1]);
+    let (cached, polygons) = unwrap_cache(local);
+    assert_eq!(polygons.len(), poly.faces.len(), "polygon count");
+    for (i, (f, (corners, _))) in poly.faces.iter().zip(&polygons).enumerate() {
+        assert_eq!(&f.v, corners, "polygon {i}");
     }
-    let geom = payload(0x0330);
-    let cached: Vec<[f64; 3]> = geom[4..]
-        .chunks_exact(12)
-        .map(|b| {
-            let f = |i: usize| f64::from(f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]));
-            [f(0), f(4), f(8)]
-        })
-        .collect();
     assert_eq!(cached.len(), poly.vertices.len());
     let (lo, hi) = cached
         .iter()
@@ -317,39 +271,13 @@ fn mug_chamfer_matches_the_unwrap_cache_and_the_fbx() {
     assert_eq!(names, ["Unwrap UVW", "Edit Poly", "Edit Poly"]);
     let poly = maxfs_scene::eval::modifier::edit_poly_output(&eval, o, 1, 0)
         .unwrap_or_else(|e| panic!("Mug's Edit Poly: {e}"));
-    let local = stack[0]
-        .mod_app
-        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-        .expect("Unwrap local data");
-    let payload = |id: u16| {
-        local
-            .children()
-            .iter()
-            .find(|c| c.id == id)
-            .and_then(Chunk::payload)
-            .expect("cached chunk")
-    };
-    let w = words(payload(0x0870));
-    assert_eq!(w[0] as usize, poly.faces.len(), "polygon count");
-    let mut at = 1;
-    for (i, f) in poly.faces.iter().enumerate() {
-        let deg = w[at] as usize;
-        assert_eq!(f.v, &w[at + 4 + deg..at + 4 + 2 * deg], "polygon {i}");
-        assert_eq!(
-            u32::from(f.material),
-            w[at + 2 + deg],
-            "polygon {i}'s material"
-        );
-        at += 1 + 2 * deg + 3;
+    let local = maxfs_tests::local_data(&stack[0]);
+    let (cached, polygons) = unwrap_cache(local);
+    assert_eq!(polygons.len(), poly.faces.len(), "polygon count");
+    for (i, (f, (corners, material))) in poly.faces.iter().zip(&polygons).enumerate() {
+        assert_eq!(&f.v, corners, "polygon {i}");
+        assert_eq!(u32::from(f.material), *material, "polygon {i}'s material");
     }
-    let geom = payload(0x0330);
-    let cached: Vec<[f64; 3]> = geom[4..]
-        .chunks_exact(12)
-        .map(|b| {
-            let f = |i: usize| f64::from(f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]));
-            [f(0), f(4), f(8)]
-        })
-        .collect();
     assert_eq!(cached.len(), poly.vertices.len());
     // Mesh Totals: "Vertices: 354".
     assert_eq!(poly.vertices.len(), 354);
@@ -471,10 +399,7 @@ fn edit_poly_takes_the_polygons_below_a_uv_only_modifier() {
 
     let poly = maxfs_scene::eval::modifier::edit_poly_output(&eval, rivet, 1, 0)
         .unwrap_or_else(|e| panic!("Rivet's Edit Poly: {e}"));
-    let local = stack[0]
-        .mod_app
-        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-        .expect("Unwrap local data");
+    let local = maxfs_tests::local_data(&stack[0]);
     let (cached, polygons) = maxfs_tests::unwrap_cache(local);
     assert_eq!(polygons.len(), poly.faces.len(), "polygon count");
     for (i, (f, (v, _))) in poly.faces.iter().zip(&polygons).enumerate() {

@@ -180,10 +180,7 @@ fn cache(
 ) -> (Vec<[f64; 3]>, Vec<maxfs_tests::CachedPolygon>) {
     let (stack, _) = eval.modifier_stack(o).expect("stack");
     assert_eq!(stack[at].name, "Unwrap UVW");
-    let local = stack[at]
-        .mod_app
-        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-        .expect("the Unwrap's local data");
+    let local = maxfs_tests::local_data(&stack[at]);
     unwrap_cache(local)
 }
 

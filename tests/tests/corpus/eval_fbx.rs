@@ -9,7 +9,7 @@
 //! cannot hold shear, still pins the factors, the rotation and the placement.
 
 #[path = "../../dev/fbx.rs"]
-mod fbx_dev;
+pub(crate) mod fbx_dev;
 
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::{settings, Document};
@@ -38,6 +38,21 @@ const NODES: &[(&str, &str, &str)] = &[
 pub(crate) fn load_fbx(path: &std::path::Path, metres: f64) -> ufbx::SceneRoot {
     fbx_dev::load_in_max_axes(path.to_str().expect("utf-8 path"), metres)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Triangles in FBX node `name`'s mesh: each polygon of n corners counts
+/// n − 2, as Max triangulates it.
+pub(crate) fn fbx_triangles(scene: &ufbx::Scene, name: &str) -> usize {
+    let node = scene
+        .nodes
+        .iter()
+        .find(|n| n.element.name.as_ref() == name)
+        .expect("FBX node");
+    let mesh = node.mesh.as_ref().expect("FBX mesh");
+    mesh.faces
+        .iter()
+        .map(|f| (f.num_indices as usize).saturating_sub(2))
+        .sum()
 }
 
 /// World-space vertex positions of an FBX node's mesh.

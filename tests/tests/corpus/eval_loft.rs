@@ -98,12 +98,7 @@ fn settings() -> Vec<Chunk> {
 
 /// The base object of node `name` (below its modifiers).
 fn base_of(eval: &SceneEval, name: &str) -> usize {
-    let node = eval
-        .graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("no node {name}"));
+    let node = maxfs_tests::node_index(eval, name);
     eval.modifier_stack(node).expect("a stack").1
 }
 

@@ -10,7 +10,7 @@ use maxfs_scene::eval::{core::controller::Controller, core::transform::invert, M
 use maxfs_scene::{settings, Document};
 use maxfs_tests::corpus_dir;
 
-use crate::eval_fbx::{diagonal, fbx_world_vertices, load_fbx, worst_nearest};
+use crate::eval_fbx::{diagonal, fbx_triangles, fbx_world_vertices, load_fbx, worst_nearest};
 
 /// ChamferBox nodes whose whole stack we evaluate, each (max, fbx, node).
 const CHAMFER_BOXES: &[(&str, &str, &str)] = &[
@@ -19,19 +19,6 @@ const CHAMFER_BOXES: &[(&str, &str, &str)] = &[
     ("Kenjis_Sofa.max", "Kenjis_Sofa.FBX", "ChamferBox001"),
     ("Kenjis_Sofa.max", "Kenjis_Sofa.FBX", "ChamferBox002"),
 ];
-
-fn fbx_triangles(scene: &ufbx::Scene, name: &str) -> usize {
-    let node = scene
-        .nodes
-        .iter()
-        .find(|n| n.element.name.as_ref() == name)
-        .expect("FBX node");
-    let mesh = node.mesh.as_ref().expect("FBX mesh");
-    mesh.faces
-        .iter()
-        .map(|f| (f.num_indices as usize).saturating_sub(2))
-        .sum()
-}
 
 /// World vertices with the node's local transform replaced by `local`.
 fn world_with_local(eval: &SceneEval, node: usize, local: &Mat43) -> Vec<[f64; 3]> {

@@ -11,13 +11,13 @@
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
+use maxfs_tests::node_index;
 use maxfs_tests::rewrite::SceneEdit;
 
 const SOURCE: &str = "max/kenji-room/Kenjis_Bed.max";
 const NODE: &str = "ChamferBox001";
 const RELAX: ClassId = ClassId(0x64, 0x7f9e);
 const OLD_PARAM_BLOCK: ClassId = ClassId(0x8, 0);
-const OSM: u32 = 0x810;
 
 /// An old ParamBlock parameter: 0x0002 holding its index and a value chunk.
 fn param(index: i32, id: u16, value: [u8; 4]) -> Chunk {
@@ -46,43 +46,20 @@ fn edited(value: f32, iterations: i32, boundary: i32) -> SceneEval {
             param(3, 0x0101, 0i32.to_le_bytes()),
         ],
     );
-    let dll = e.add_dll("Relax (synthetic)", "mods.dlm");
-    let class = e.add_class(dll, RELAX, OSM, "Relax");
-    let refs = [0i32, 0, pb as i32];
-    let relax = e.add_object(
-        class,
-        vec![
-            Chunk::leaf(
-                0x2035,
-                refs.iter()
-                    .flat_map(|w| w.to_le_bytes())
-                    .collect::<Vec<u8>>(),
-            ),
-            Chunk::container(0x39bf, vec![Chunk::leaf(0x0100, Vec::new())]),
-        ],
-    );
-    e.add_modifier(node, 0, relax, Chunk::container(0x2512, Vec::new()));
+    e.add_modifier_with_refs(node, RELAX, "Relax", "mods.dlm", &[0, 0, pb as i32]);
     SceneEval::from_document(e.finish()).expect("edited scene")
-}
-
-fn index(eval: &SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("no node {name}"))
 }
 
 #[test]
 fn relax_moves_each_vertex_halfway_to_its_visible_neighbours() {
     let plain = maxfs_tests::corpus_eval(SOURCE);
     let before = plain
-        .mesh(index(&plain, NODE), 0)
+        .mesh(node_index(&plain, NODE), 0)
         .expect("a mesh")
         .expect("evaluates");
     let eval = edited(0.5, 1, 1);
     let after = eval
-        .mesh(index(&eval, NODE), 0)
+        .mesh(node_index(&eval, NODE), 0)
         .expect("a mesh")
         .expect("the Relax evaluates");
     assert_eq!(after.vertices.len(), before.vertices.len());
@@ -139,8 +116,8 @@ fn relax_moves_each_vertex_halfway_to_its_visible_neighbours() {
 #[test]
 fn no_iterations_leave_the_mesh_as_it_was() {
     let plain = maxfs_tests::corpus_eval(SOURCE);
-    let before = plain.mesh(index(&plain, NODE), 0).unwrap().unwrap();
+    let before = plain.mesh(node_index(&plain, NODE), 0).unwrap().unwrap();
     let eval = edited(0.5, 0, 1);
-    let after = eval.mesh(index(&eval, NODE), 0).unwrap().unwrap();
+    let after = eval.mesh(node_index(&eval, NODE), 0).unwrap().unwrap();
     assert_eq!(after.vertices, before.vertices);
 }

@@ -118,10 +118,7 @@ fn rubber_grip_shell_equals_the_unwrap_cache() {
             "Edit Poly"
         ]
     );
-    let local = stack[0]
-        .mod_app
-        .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-        .expect("Unwrap local data");
+    let local = maxfs_tests::local_data(&stack[0]);
     let (cache, polys) = unwrap_cache(local);
     let ours = edit_poly_output(&eval, o, 1, 0).unwrap_or_else(|e| panic!("RubberGrip: {e}"));
     assert_eq!(ours.vertices.len(), cache.len());

@@ -107,10 +107,7 @@ fn check(eval: &SceneEval, fbx: &ufbx::Scene, name: &str) -> Checked {
     // The FBX's triangles polygon by polygon, where it is triangulated.
     let polygon_runs = fm.faces.iter().all(|f| f.num_indices == 3).then(|| {
         let (stack, _) = eval.modifier_stack(o).expect("stack");
-        let local = stack[0]
-            .mod_app
-            .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-            .expect("Unwrap local data");
+        let local = maxfs_tests::local_data(&stack[0]);
         let (_, polys) = maxfs_tests::unwrap_cache(local);
         // The FBX numbers the cached vertices some polygon uses, in order.
         let used: BTreeSet<u32> = polys.iter().flat_map(|(v, _)| v.iter().copied()).collect();
@@ -227,10 +224,7 @@ fn the_unwrap_cache_stands_in_for_stacks_not_evaluated() {
         let mesh = eval.mesh(o, 0).expect("mesh").expect("evaluated");
         let polys = {
             let (stack, _) = eval.modifier_stack(o).expect("stack");
-            let local = stack[0]
-                .mod_app
-                .and_then(|a| a.children().iter().find(|c| c.id == 0x2512))
-                .expect("Unwrap local data");
+            let local = maxfs_tests::local_data(&stack[0]);
             maxfs_tests::unwrap_cache(local).1
         };
         if let Some(r) = c.polygon_runs {

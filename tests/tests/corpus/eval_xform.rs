@@ -8,16 +8,15 @@
 //! outside the corpus (docs/unseen-files.md, sixth sweep: T800's nine XForm
 //! parts stack into one arm with p · G and fall apart with p · G⁻¹).
 
-use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
+use maxfs_tests::node_index;
 use maxfs_tests::rewrite::SceneEdit;
 
 const SOURCE: &str = "max/babylon/CartoonHouses.max";
 const MESH_NODE: &str = "Object009";
 const GIZMO_NODE: &str = "rdc004";
 const XFORM: ClassId = ClassId(0x25215824, 0);
-const OSM: u32 = 0x810;
 
 /// CartoonHouses with an XForm on top of Object009's stack whose gizmo is
 /// rdc004's transform controller and whose centre is `centre` (a node's
@@ -26,50 +25,28 @@ fn edited(centre_of: Option<&str>) -> SceneEval {
     let mut e = SceneEdit::open(SOURCE);
     let node = e.node(MESH_NODE);
     let gizmo = e.reference(e.node(GIZMO_NODE), 0);
-    let dll = e.add_dll("XForm (synthetic)", "xform.dlm");
-    let class = e.add_class(dll, XFORM, OSM, "XForm");
-    // References in the sparse form Max saves (0x2035: a leading word, then
-    // slot, target pairs): 0 the gizmo, 1 the centre when one is given.
+    // References (slot, target pairs after a leading word): 0 the gizmo, 1
+    // the centre when one is given.
     let mut refs = vec![0i32, 0, gizmo as i32];
     if let Some(name) = centre_of {
         let prs = e.reference(e.node(name), 0);
         refs.extend([1, e.reference(prs, 0) as i32]);
     }
-    let xform = e.add_object(
-        class,
-        vec![
-            Chunk::leaf(
-                0x2035,
-                refs.iter()
-                    .flat_map(|w| w.to_le_bytes())
-                    .collect::<Vec<u8>>(),
-            ),
-            Chunk::container(0x39bf, vec![Chunk::leaf(0x0100, Vec::new())]),
-        ],
-    );
-    e.add_modifier(node, 0, xform, Chunk::container(0x2512, Vec::new()));
+    e.add_modifier_with_refs(node, XFORM, "XForm", "xform.dlm", &refs);
     SceneEval::from_document(e.finish()).expect("edited scene")
-}
-
-fn index(eval: &SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("no node {name}"))
 }
 
 #[test]
 fn xform_moves_turns_and_scales_the_mesh_by_its_gizmo() {
     let plain = maxfs_tests::corpus_eval(SOURCE);
     let before = plain
-        .mesh(index(&plain, MESH_NODE), 0)
+        .mesh(node_index(&plain, MESH_NODE), 0)
         .expect("a mesh")
         .expect("evaluates");
-    let g = plain.local_tm(index(&plain, GIZMO_NODE), 0);
+    let g = plain.local_tm(node_index(&plain, GIZMO_NODE), 0);
     let eval = edited(None);
     let after = eval
-        .mesh(index(&eval, MESH_NODE), 0)
+        .mesh(node_index(&eval, MESH_NODE), 0)
         .expect("a mesh")
         .expect("the XForm evaluates");
     assert_eq!(after.vertices.len(), before.vertices.len());
@@ -104,7 +81,7 @@ fn xform_moves_turns_and_scales_the_mesh_by_its_gizmo() {
 fn a_centre_off_the_gizmo_origin_is_refused_by_name() {
     // rdc004's own position is far from the origin.
     let eval = edited(Some(GIZMO_NODE));
-    let err = match eval.mesh(index(&eval, MESH_NODE), 0) {
+    let err = match eval.mesh(node_index(&eval, MESH_NODE), 0) {
         Some(Err(e)) => e.to_string(),
         Some(Ok(_)) => panic!("evaluated with a centre whose rule is not measured"),
         None => panic!("no mesh"),

@@ -470,12 +470,10 @@ fn pacs_box_from_parameters() {
     );
 }
 
-/// A PACS Cylinder made from Barrel's Cylinder001 (its modifier stack left
-/// out): Length = (radius, 0), Height = height — 3ds Max's stored values in
-/// the Cylinder's parameter block —, orientation 0, _2DOrientedCylinder.
-/// A PACS primitive under a modifier fails the whole block, as in the plug-in.
-#[test]
-fn pacs_cylinder_and_refusal() {
+/// Barrel.max with a PACS Cylinder of `values` made from Cylinder001's
+/// cylinder (the object below its modifier): the scene, the node, the
+/// node's derived object and the cylinder.
+fn barrel_pacs_cylinder(values: &[(u16, u16, [u8; 4])]) -> (SceneEdit, [usize; 3]) {
     let mut e = SceneEdit::open("max/misc/Barrel.max");
     let n = e.node("Cylinder001");
     let derived = e.reference(n, 1);
@@ -486,8 +484,18 @@ fn pacs_cylinder_and_refusal() {
         NEL_PACS_CYLINDER,
         "PACS Cyl",
         cyl,
-        &pacs_values(),
+        values,
     );
+    (e, [n, derived, cyl])
+}
+
+/// A PACS Cylinder made from Barrel's Cylinder001 (its modifier stack left
+/// out): Length = (radius, 0), Height = height — 3ds Max's stored values in
+/// the Cylinder's parameter block —, orientation 0, _2DOrientedCylinder.
+/// A PACS primitive under a modifier fails the whole block, as in the plug-in.
+#[test]
+fn pacs_cylinder_and_refusal() {
+    let (e, [n, _, cyl]) = barrel_pacs_cylinder(&pacs_values());
     let doc = e.finish();
     let eval = SceneEval::from_document(doc.clone()).expect("eval");
     let stored =
@@ -526,18 +534,7 @@ fn pacs_cylinder_and_refusal() {
     oracle(&[("c.pacs_prim", &xml)]);
 
     // Under its modifier (the node still shows the derived object) it fails the block.
-    let mut e = SceneEdit::open("max/misc/Barrel.max");
-    let n = e.node("Cylinder001");
-    let derived = e.reference(n, 1);
-    let cyl = e.reference(derived, 1);
-    make_pacs(
-        &mut e,
-        "Cylinder001",
-        NEL_PACS_CYLINDER,
-        "PACS Cyl",
-        cyl,
-        &pacs_values(),
-    );
+    let (mut e, [n, derived, _]) = barrel_pacs_cylinder(&pacs_values());
     e.set_reference(n, 1, derived as i32);
     e.set_reference(derived, 1, (e.graph.objects.len()) as i32);
     let ex = export(&e.finish(), "Barrel", &[ExportKind::PacsPrim]);
@@ -548,19 +545,9 @@ fn pacs_cylinder_and_refusal() {
         ex.errors_text()
     );
     // A missing parameter is named.
-    let mut e = SceneEdit::open("max/misc/Barrel.max");
-    let n = e.node("Cylinder001");
-    let cyl = e.reference(e.reference(n, 1), 1);
     let mut v = pacs_values();
     v.retain(|(pid, _, _)| *pid != param::ABSORBTION);
-    make_pacs(
-        &mut e,
-        "Cylinder001",
-        NEL_PACS_CYLINDER,
-        "PACS Cyl",
-        cyl,
-        &v,
-    );
+    let (e, _) = barrel_pacs_cylinder(&v);
     let ex = export(&e.finish(), "Barrel", &[ExportKind::PacsPrim]);
     assert!(ex.outputs.is_empty());
     assert!(

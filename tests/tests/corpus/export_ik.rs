@@ -75,13 +75,7 @@ fn ik_ld35_characters_export_skin_skel_and_anim() {
         // Frames where a chain's inputs agree with the FBX: the start joint's
         // parent world (Green@Spawn's B-Root differs between its keys, an
         // interpolation difference upstream of IK, docs/ik.md).
-        let node_named = |name: &str| {
-            eval.graph
-                .nodes()
-                .find(|(_, n)| n.name == name)
-                .map(|(o, _)| o.index)
-                .expect("node")
-        };
+        let node_named = |name: &str| maxfs_tests::node_named(&eval.graph, name);
         let chains: Vec<_> = scene_chains(&eval)
             .into_iter()
             .filter_map(|(_, c)| c.ok())

@@ -379,13 +379,7 @@ fn ligo_bricks_equal_nel_own_export_path() {
             let pos = [cell.0 * 160.0 + 80.0, cell.1 * 160.0 + 80.0, 1.0];
             let bytes = write_source_at(
                 &model,
-                &SourceOptions {
-                    node_name: "brick",
-                    cancel_translation: None,
-                    modifiers: &[],
-                    frozen: false,
-                    second_node: None,
-                },
+                &SourceOptions::plain("brick"),
                 Some((pos, [-c[0], -c[1], -1.0])),
             );
             let (out, eval) = export(&bytes, stem, &bank);
@@ -519,13 +513,7 @@ fn ligo_bricks_equal_nel_own_export_path() {
         let model = rklpatch_from_zone(&single, [0.0; 3]);
         let bytes = write_source_at(
             &model,
-            &SourceOptions {
-                node_name: "brick",
-                cancel_translation: None,
-                modifiers: &[],
-                frozen: false,
-                second_node: None,
-            },
+            &SourceOptions::plain("brick"),
             Some(([80.0, 80.0, 1.0], [-80.0, -80.0, -1.0])),
         );
         let (out, _) = export(&bytes, "zonematerial-foret-a1", &bank);
@@ -566,11 +554,8 @@ fn ligo_refusals_are_named() {
     let c = [80.0f32, 80.0];
     let model = rklpatch_from_zone(&info, [0.0; 3]);
     let opts = |second: Option<&'static str>| SourceOptions {
-        node_name: "brick",
-        cancel_translation: None,
-        modifiers: &[],
-        frozen: false,
         second_node: second,
+        ..SourceOptions::plain("brick")
     };
     let placed = |cell: (f32, f32), second| {
         write_source_at(
@@ -671,13 +656,7 @@ fn ig_test_brick() -> maxfs_scene::rklpatch::RklPatch {
 fn ig_test_source(nodes: &[BoxNode]) -> (Vec<u8>, Vec<usize>) {
     let bytes = write_source_at(
         &ig_test_brick(),
-        &SourceOptions {
-            node_name: "brick",
-            cancel_translation: None,
-            modifiers: &[],
-            frozen: false,
-            second_node: None,
-        },
+        &SourceOptions::plain("brick"),
         // The patch node in slot 1 (cell (0,0)): the script's `ok and findOne`.
         Some(([80.0, 80.0, 1.0], [-80.0, -80.0, -1.0])),
     );
@@ -854,13 +833,7 @@ fn transition_brick_igs_refusals_are_named() {
     }];
     let bytes = write_source_at(
         &ig_test_brick(),
-        &SourceOptions {
-            node_name: "brick",
-            cancel_translation: None,
-            modifiers: &[],
-            frozen: false,
-            second_node: None,
-        },
+        &SourceOptions::plain("brick"),
         Some(([80.0, 240.0, 1.0], [-80.0, -80.0, -1.0])),
     );
     let (bytes, _) = with_box_nodes(&bytes, &one);
@@ -895,13 +868,7 @@ fn bounding_box_masks_equal_nel_square_mask() {
         let (zp, _, info) = brick_zone_file(dir.path(), &zones[i % zones.len()], n, cells);
         let bytes = write_source_at(
             &rklpatch_from_zone(&info, [0.0; 3]),
-            &SourceOptions {
-                node_name: "brick",
-                cancel_translation: None,
-                modifiers: &[],
-                frozen: false,
-                second_node: None,
-            },
+            &SourceOptions::plain("brick"),
             Some(([80.0, 80.0, 1.0], [-80.0, -80.0, -1.0])),
         );
         let mut e = maxfs_tests::rewrite::SceneEdit::from_file(

@@ -415,12 +415,7 @@ const ROLL: [(i32, u32, f32, f32, f32); 2] = [
 fn keyed_cameras() -> Document {
     let eval = maxfs_tests::corpus_eval(CAMERAS);
     let g = &eval.graph;
-    let node = |name: &str| {
-        g.nodes()
-            .find(|(_, n)| n.name == name)
-            .map(|(o, _)| o.index)
-            .unwrap_or_else(|| panic!("{name}"))
-    };
+    let node = |name: &str| maxfs_tests::node_named(g, name);
     let mut e = SceneEdit::open(CAMERAS);
     for cam in ["UserCamera", "AnimatedFreeCamera"] {
         let n = node(cam);

@@ -207,16 +207,7 @@ fn zones_export_through_a_translated_object_tm() {
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
         let original = read_zone(&std::fs::read(path).unwrap());
         let info = retrieve(&original).unwrap();
-        let bytes = write_source(
-            &rklpatch_from_zone(&info, t),
-            &SourceOptions {
-                node_name: &stem,
-                cancel_translation: None,
-                modifiers: &[],
-                frozen: false,
-                second_node: None,
-            },
-        );
+        let bytes = write_source(&rklpatch_from_zone(&info, t), &SourceOptions::plain(&stem));
         let ours = exported_zone(&export(&bytes, &stem).0);
         let rebuilt = build_with(&info, &BuildOptions::default()).unwrap();
         for (a, b) in ours.patches.iter().zip(&rebuilt.patches) {
@@ -281,11 +272,9 @@ fn nel_edit_patch_moves_reach_the_zone() {
     let bytes = write_source(
         &model,
         &SourceOptions {
-            node_name: &stem,
             cancel_translation: Some(t),
             modifiers: &[PatchModifier::edit_patch(&mapper, &model)],
-            frozen: false,
-            second_node: None,
+            ..SourceOptions::plain(&stem)
         },
     );
     let (out, eval) = export(&bytes, &stem);
@@ -352,11 +341,10 @@ fn refusals_go_to_errors_txt() {
         [0.0; 3],
     );
     let opts = |name: &'static str, frozen: bool, second: Option<&'static str>| SourceOptions {
-        node_name: name,
         cancel_translation: Some(t),
-        modifiers: &[],
         frozen,
         second_node: second,
+        ..SourceOptions::plain(name)
     };
     let refused = |bytes: Vec<u8>, stem: &str, needle: &str| {
         let (out, _) = export(&bytes, stem);

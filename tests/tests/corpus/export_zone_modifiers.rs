@@ -41,11 +41,9 @@ fn source(a: &CorpusZoneSource, stem: &str, modifiers: &[PatchModifier]) -> Vec<
     write_source(
         &model(a),
         &SourceOptions {
-            node_name: stem,
             cancel_translation: Some(maxfs_tests::zone_source::template_translation()),
             modifiers,
-            frozen: false,
-            second_node: None,
+            ..SourceOptions::plain(stem)
         },
     )
 }

@@ -310,6 +310,17 @@ fn json_of(fs: &MaxFs, p: &str) -> serde_json::Value {
     serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{p}: {e}"))
 }
 
+/// The entry called `name` in a JSON view's array `list` ("nodes",
+/// "animation", "meshes").
+fn entry<'a>(view: &'a serde_json::Value, list: &str, name: &str) -> &'a serde_json::Value {
+    view[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == name)
+        .unwrap_or_else(|| panic!("{name} in {list}"))
+}
+
 #[test]
 fn evaluation_views_are_valid_deterministic_and_right() {
     const VIEWS: [&str; 6] = [
@@ -368,12 +379,7 @@ fn evaluation_views_are_valid_deterministic_and_right() {
     let fs = tree();
     // RotatingCube: Box01's world translation at t = 0, as 3ds Max's ASE export has it.
     let nodes = json_of(&fs, "max/assimp/RotatingCube.max/json/nodes.json");
-    let box01 = nodes["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|n| n["name"] == "Box01")
-        .expect("Box01 in nodes.json");
+    let box01 = entry(&nodes, "nodes", "Box01");
     let row3: Vec<f64> = box01["world"][3]
         .as_array()
         .unwrap()
@@ -389,43 +395,24 @@ fn evaluation_views_are_valid_deterministic_and_right() {
     // a transformed parent) shows no matrix, and says why; CAT bones (the
     // pelvis, a thigh, a toe's second segment) and the mesh show theirs.
     let rabbit = json_of(&fs, "max/biped/RabbitSkin.max/json/nodes.json");
-    let com = rabbit["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|n| n["name"] == "Bip01")
-        .expect("Bip01 in nodes.json");
+    let com = entry(&rabbit, "nodes", "Bip01");
     assert!(com["local"].is_null() && com["world"].is_null(), "{com}");
     let why = com["transform_gaps"][0].as_str().unwrap_or_default();
     assert!(why.contains("Vertical/Horizontal/Turn"), "{com}");
     let cat = json_of(&fs, "max/cat/LD33_Character.max/json/nodes.json");
-    let by_name = |name: &str| {
-        cat["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|n| n["name"] == name)
-            .unwrap_or_else(|| panic!("{name} in nodes.json"))
-            .clone()
-    };
     for name in [
         "Base HumanPelvis",
         "Base HumanLThigh",
         "Base HumanLToe12",
         "Box001",
     ] {
-        let n = by_name(name);
+        let n = entry(&cat, "nodes", name);
         assert_eq!(n["world"].as_array().map(Vec::len), Some(4), "{n}");
         assert!(n.get("transform_gaps").is_none(), "{n}");
     }
     // ... and its rotation is keyed per axis.
     let anim = json_of(&fs, "max/assimp/RotatingCube.max/json/animation.json");
-    let box01 = anim["animation"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|n| n["name"] == "Box01")
-        .expect("Box01 in animation.json");
+    let box01 = entry(&anim, "animation", "Box01");
     let channels: Vec<&str> = box01["channels"]
         .as_array()
         .unwrap()
@@ -435,12 +422,7 @@ fn evaluation_views_are_valid_deterministic_and_right() {
     assert!(channels.contains(&"rotation.x"), "{channels:?}");
     // CartoonHouses: the "rdc" mesh.
     let meshes = json_of(&fs, "max/babylon/CartoonHouses.max/json/meshes.json");
-    let rdc = meshes["meshes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "rdc")
-        .expect("rdc in meshes.json");
+    let rdc = entry(&meshes, "meshes", "rdc");
     assert_eq!(rdc["vertices"], 291);
     assert_eq!(rdc["faces"], 457);
     // Floats are in their shortest f32 form.

@@ -59,6 +59,23 @@ pub(super) fn seconds(t: i32) -> F32 {
     F32::from_f32(t as f32 / TICKS_PER_SECOND as f32)
 }
 
+/// What the plug-in puts before a node's channel names: with "export
+/// animation prefixe name" its instance name (the node's name when empty)
+/// and a dot, else nothing. The .anim and the shape animation share it.
+pub(super) fn animation_prefix(ctx: &Context, node: usize) -> String {
+    let p = ctx.props.node(node);
+    if p.export_animation_prefixe_name {
+        let n = if p.instance_name.is_empty() {
+            ctx.graph.node_name(node).to_string()
+        } else {
+            p.instance_name.clone()
+        };
+        format!("{n}.")
+    } else {
+        String::new()
+    }
+}
+
 pub fn export(ctx: &Context, out: &mut Exports) {
     let time = settings::time_config(ctx.doc);
     let mut b = Builder::new(ctx, &time);
@@ -73,17 +90,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
         }
     } else {
         for &node in &selected {
-            let p = ctx.props.node(node);
-            let prefix = if p.export_animation_prefixe_name {
-                let n = if p.instance_name.is_empty() {
-                    ctx.graph.node_name(node).to_string()
-                } else {
-                    p.instance_name.clone()
-                };
-                format!("{n}.")
-            } else {
-                String::new()
-            };
+            let prefix = animation_prefix(ctx, node);
             b.add_animation(node, &prefix);
         }
     }

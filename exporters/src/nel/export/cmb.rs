@@ -108,15 +108,7 @@ fn groups(ctx: &Context, out: &mut Exports) -> Vec<(String, Vec<usize>)> {
 }
 
 fn node_mesh(ctx: &Context, node: usize) -> ExportResult<NodeMesh> {
-    let mesh = match ctx.eval.mesh(node, 0) {
-        Some(Ok(m)) => m,
-        Some(Err(e)) => return Err(e.into()),
-        None => {
-            return Err(ExportError::refused(
-                "object is not a mesh this exporter can evaluate",
-            ))
-        }
-    };
+    let mesh = ctx.mesh0(node)?;
     let tm: Mat43 = ctx.eval.object_tm(node, 0);
     let vertices: Vec<[f32; 3]> = mesh
         .vertices

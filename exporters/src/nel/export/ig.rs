@@ -259,15 +259,7 @@ type WorldMesh = (Vec<[f32; 3]>, Vec<[u32; 3]>);
 /// The node's mesh in world space (createMeshBuild + convertToWorldCoordinate):
 /// the modifier stack applied, vertices through the object TM at time 0.
 fn world_mesh(ctx: &Context, node: usize) -> ExportResult<WorldMesh> {
-    let mesh = match ctx.eval.mesh(node, 0) {
-        Some(Ok(m)) => m,
-        Some(Err(e)) => return Err(e.into()),
-        None => {
-            return Err(ExportError::refused(
-                "object is not a mesh this exporter can evaluate",
-            ))
-        }
-    };
+    let mesh = ctx.mesh0(node)?;
     let tm = ctx.object_tm0(node);
     let verts = mesh
         .vertices

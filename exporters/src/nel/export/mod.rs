@@ -230,6 +230,21 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// The node's mesh at time 0, its modifier stack applied; a node whose
+    /// object gives no mesh is refused by name.
+    pub fn mesh0(
+        &self,
+        node: usize,
+    ) -> crate::error::ExportResult<std::sync::Arc<maxfs_scene::eval::objects::mesh::Mesh>> {
+        match self.eval.mesh(node, 0) {
+            Some(Ok(m)) => Ok(m),
+            Some(Err(e)) => Err(e.into()),
+            None => Err(crate::error::ExportError::refused(
+                "object is not a mesh this exporter can evaluate",
+            )),
+        }
+    }
+
     /// offset · [`world_tm0`](Self::world_tm0): where the object's vertices go.
     pub fn object_tm0(&self, node: usize) -> maxfs_scene::eval::Mat43 {
         self.eval.offset_tm(node).then(&self.world_tm0(node))

@@ -32,7 +32,9 @@ use maxfs_scene::eval::render::camera::SC_CAMERA;
 use maxfs_scene::eval::render::light::SC_LIGHT;
 use maxfs_scene::eval::render::material::{self as mtl, Material as MaxMaterial, NEL_MATERIAL};
 
-use super::anim::{bezier_keys, framer, key_range, node_animation, plain, seconds, tcb_keys};
+use super::anim::{
+    animation_prefix, bezier_keys, framer, key_range, node_animation, plain, seconds, tcb_keys,
+};
 use super::shape::nel_params::NelParams;
 use super::{select, Context, ExportKind, Exports, Output};
 use crate::nel::anim::{Tangent, Track as NelTrack};
@@ -62,16 +64,7 @@ pub fn export(ctx: &Context, out: &mut Exports) {
     for sel in select::automatic_anim_nodes(ctx) {
         let node = sel.node;
         let p = ctx.props.node(node);
-        let prefix = if p.export_animation_prefixe_name {
-            let n = if p.instance_name.is_empty() {
-                ctx.graph.node_name(node).to_string()
-            } else {
-                p.instance_name.clone()
-            };
-            format!("{n}.")
-        } else {
-            String::new()
-        };
+        let prefix = animation_prefix(ctx, node);
         let (tracks, errors) = node_animation(ctx, node, &prefix, |tracks, errors| {
             obj_tracks(ctx, node, &prefix, tracks, errors);
             if p.export_animated_materials {

@@ -46,6 +46,12 @@ impl Vec3 {
     }
 }
 
+impl From<[f64; 3]> for Vec3 {
+    fn from(v: [f64; 3]) -> Vec3 {
+        Vec3(v[0], v[1], v[2])
+    }
+}
+
 /// A unit quaternion (x, y, z, w) with the usual (Hamilton) product.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Quat {

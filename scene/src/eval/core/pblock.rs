@@ -562,6 +562,16 @@ pub fn param_block(chunks: &[Chunk]) -> Result<Vec<OldParam>, EvalError> {
 }
 
 /// The target of reference `slot` of object `idx` (None when absent or −1).
+/// Whether object `idx` is a ParamBlock2: modifiers that know only the old
+/// block's indices refuse one rather than read it by guessed ids.
+pub fn is_param_block2(graph: &SceneGraph, idx: usize) -> bool {
+    graph
+        .objects
+        .get(idx)
+        .and_then(|o| o.class.as_ref())
+        .is_some_and(|c| c.super_class == SC_PARAM_BLOCK2)
+}
+
 pub fn reference(graph: &SceneGraph, idx: usize, slot: u32) -> Option<usize> {
     graph
         .objects

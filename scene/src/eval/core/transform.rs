@@ -164,17 +164,19 @@ impl SceneEval {
         }
     }
 
+    /// The three float tracks of an XYZ controller (position, scale or
+    /// Euler rotation), each `default` where it is missing.
+    fn axes_at(&self, axes: &[Option<usize>; 3], t: i32, default: f64) -> [f64; 3] {
+        axes.map(|a| self.float_at(a, t, default))
+    }
+
     pub fn position_at(&self, idx: Option<usize>, t: i32) -> Vec3 {
         match idx.and_then(|i| self.controller(i)) {
             Some(Controller::Point3 { track, .. }) => {
                 let v = track.at(t);
                 Vec3(v[0], v[1], v[2])
             }
-            Some(Controller::PositionXyz { axes }) => Vec3(
-                self.float_at(axes[0], t, 0.0),
-                self.float_at(axes[1], t, 0.0),
-                self.float_at(axes[2], t, 0.0),
-            ),
+            Some(Controller::PositionXyz { axes }) => Vec3::from(self.axes_at(axes, t, 0.0)),
             Some(Controller::List {
                 kind: ListKind::Position | ListKind::Point3,
                 subs,
@@ -193,14 +195,9 @@ impl SceneEval {
     pub fn rotation_at(&self, idx: Option<usize>, t: i32) -> Mat43 {
         match idx.and_then(|i| self.controller(i)) {
             Some(Controller::Rotation { track, .. }) => Mat43::rotation(track.at(t)),
-            Some(Controller::EulerXyz { order, axes }) => controller::euler_matrix(
-                *order,
-                [
-                    self.float_at(axes[0], t, 0.0),
-                    self.float_at(axes[1], t, 0.0),
-                    self.float_at(axes[2], t, 0.0),
-                ],
-            ),
+            Some(Controller::EulerXyz { order, axes }) => {
+                controller::euler_matrix(*order, self.axes_at(axes, t, 0.0))
+            }
             Some(Controller::List {
                 kind: ListKind::Rotation,
                 subs,
@@ -224,11 +221,7 @@ impl SceneEval {
                 let v = track.at(t);
                 Vec3(v[0], v[1], v[2])
             }
-            Some(Controller::ScaleXyz { axes }) => Vec3(
-                self.float_at(axes[0], t, 1.0),
-                self.float_at(axes[1], t, 1.0),
-                self.float_at(axes[2], t, 1.0),
-            ),
+            Some(Controller::ScaleXyz { axes }) => Vec3::from(self.axes_at(axes, t, 1.0)),
             // Factors multiply (exact where no entry has a scale axis; the
             // matrix of `scale_tm` is exact with axes too).
             Some(Controller::List {

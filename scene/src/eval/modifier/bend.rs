@@ -85,9 +85,7 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
     let angle = p.float_or(0, 0.0).to_radians();
     let dir = p.float_or(1, 0.0).to_radians();
     let naxis = p.int_or(2, 2);
-    let limits = p
-        .flag(3, false)
-        .then(|| (p.float_or(4, 0.0), p.float_or(5, 0.0)));
+    let limits = simple_mod::limits(&p, 3);
     let frame = simple_mod::frame(cx, m)?;
     let axis = axis_to_z(naxis)?.then(&Mat43::rot_z(dir));
     let bend = Bend::new(angle, frame.extent(naxis as usize), limits);

@@ -1112,6 +1112,12 @@ mod tests {
     use crate::eval::core::math::Vec3;
     use crate::eval::objects::poly::PolyFace;
 
+    /// Replays `op` alone: no next operation, nothing known from earlier
+    /// extrusions, no channels left out before.
+    fn replay_alone(op: &Operation, poly: &mut PolyMesh) -> Result<Vec<i32>, EvalError> {
+        replay(op, None, poly, &mut extrude::Known::default(), &[])
+    }
+
     fn u32s(v: &[u32]) -> Vec<u8> {
         v.iter().flat_map(|x| x.to_le_bytes()).collect()
     }
@@ -1301,14 +1307,7 @@ mod tests {
         };
         // The move extrusion takes its type from 0x0601.
         let bare = operations(&op(OP_MOVE_EXTRUDE, vec![selection(1, &[0])], vec![])).expect("ops");
-        let err = replay(
-            &bare[0],
-            None,
-            &mut quad(),
-            &mut extrude::Known::default(),
-            &[],
-        )
-        .unwrap_err();
+        let err = replay_alone(&bare[0], &mut quad()).unwrap_err();
         assert!(err.to_string().contains("0x0601"), "{err}");
         let typed = operations(&op(
             OP_MOVE_EXTRUDE,
@@ -1317,7 +1316,7 @@ mod tests {
         ))
         .expect("ops");
         let mut m = quad();
-        replay(&typed[0], None, &mut m, &mut extrude::Known::default(), &[]).expect("extrusion");
+        replay_alone(&typed[0], &mut m).expect("extrusion");
         assert_eq!((m.vertices.len(), m.faces.len()), (8, 5));
         assert_eq!(m.vertices[4..], m.vertices[..4]);
         // Extrude Face with the Max 2016+ parameter 120 at another value.
@@ -1331,14 +1330,7 @@ mod tests {
             vec![],
         ))
         .expect("ops");
-        assert!(replay(
-            &odd[0],
-            None,
-            &mut quad(),
-            &mut extrude::Known::default(),
-            &[]
-        )
-        .is_err());
+        assert!(replay_alone(&odd[0], &mut quad()).is_err());
         let up = operations(&op(
             OP_EXTRUDE_FACE,
             vec![selection(1, &[0]), param(PARAM_EXTRUDE_FACE_HEIGHT, 2.0)],
@@ -1346,18 +1338,11 @@ mod tests {
         ))
         .expect("ops");
         let mut m = quad();
-        replay(&up[0], None, &mut m, &mut extrude::Known::default(), &[]).expect("extrude");
+        replay_alone(&up[0], &mut m).expect("extrude");
         assert_eq!(m.vertices[6], Vec3(1.0, 1.0, 2.0));
         // A selection sized to another mesh is an error.
         let wrong = operations(&op(OP_INSET, vec![selection(3, &[0])], vec![])).expect("ops");
-        assert!(replay(
-            &wrong[0],
-            None,
-            &mut quad(),
-            &mut extrude::Known::default(),
-            &[]
-        )
-        .is_err());
+        assert!(replay_alone(&wrong[0], &mut quad()).is_err());
     }
 
     #[test]
@@ -1417,15 +1402,9 @@ mod tests {
             vec![],
         ))
         .expect("ops");
-        let err = replay(
-            &extrude[0],
-            None,
-            &mut quad(),
-            &mut extrude::Known::default(),
-            &[],
-        )
-        .unwrap_err()
-        .to_string();
+        let err = replay_alone(&extrude[0], &mut quad())
+            .unwrap_err()
+            .to_string();
         assert!(
             err.starts_with("extruding 1 edges, height 1.5, width 0 is not evaluated ("),
             "{err}"
@@ -1506,14 +1485,7 @@ mod tests {
             vertices: vec![Vec3(1.0, 1.0, 1.0), Vec3(5.0, 5.0, 5.0)],
             ..PolyMesh::default()
         };
-        replay(
-            &ops[0],
-            None,
-            &mut poly,
-            &mut extrude::Known::default(),
-            &[],
-        )
-        .expect("replay");
+        replay_alone(&ops[0], &mut poly).expect("replay");
         assert_eq!(poly.vertices, [Vec3(2.0, 3.0, 4.0), Vec3(5.0, 5.0, 5.0)]);
         assert_eq!(op_name(32), "operation Bevel (32)");
         assert_eq!(op_name(500), "operation unknown (500)");
@@ -1530,14 +1502,7 @@ mod tests {
         let ops = attach(vec![Chunk::leaf(0x0e04, u32s(&[0]))]).expect("ops");
         assert!(matches!(ops[0].attached, Some(None)));
         let mut poly = quad();
-        replay(
-            &ops[0],
-            None,
-            &mut poly,
-            &mut extrude::Known::default(),
-            &[],
-        )
-        .expect("replay");
+        replay_alone(&ops[0], &mut poly).expect("replay");
         assert_eq!(poly, quad());
         // Other values, or 0 beside other records, are refused as stored.
         let e = attach(vec![Chunk::leaf(0x0e04, u32s(&[2]))]).expect_err("refused");

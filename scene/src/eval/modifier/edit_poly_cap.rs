@@ -31,7 +31,7 @@
 //! selected edge of a 95-edge loop capping the whole loop.
 
 use super::edit_poly_retriangulate::convex;
-use super::edit_poly_topo::check_selection;
+use super::edit_poly_topo::selected_indices;
 use super::unwrap_cache::{planar, triangulate};
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
@@ -50,10 +50,7 @@ pub(super) fn cap(
 ) -> Result<Vec<i32>, EvalError> {
     poly.validate()?;
     let count = poly.walked_edges().len();
-    check_selection(sel, count, "edges")?;
-    let chosen: Vec<usize> = (0..count)
-        .filter(|&e| sel.get(e).copied().unwrap_or(false))
-        .collect();
+    let chosen = selected_indices(sel, count, "edges")?;
     if chosen.is_empty() {
         return Ok(Vec::new());
     }

@@ -35,7 +35,7 @@
 
 use std::collections::HashMap;
 
-use super::edit_poly_topo::{check_selection, newell_normal, remove_vertices};
+use super::edit_poly_topo::{newell_normal, remove_vertices, selected_indices};
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
@@ -115,10 +115,7 @@ pub(super) fn chamfer_edges(
         ));
     }
     let count = poly.walked_edges().len();
-    check_selection(sel, count, "edges")?;
-    let chosen: Vec<usize> = (0..count)
-        .filter(|&e| sel.get(e).copied().unwrap_or(false))
-        .collect();
+    let chosen = selected_indices(sel, count, "edges")?;
     if chosen.is_empty() {
         return Ok(Vec::new());
     }
@@ -442,6 +439,7 @@ impl Loop {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::objects::poly::unit_cube;
 
     fn params() -> Params {
         Params {
@@ -454,15 +452,11 @@ mod tests {
         }
     }
 
-    /// A unit cube, bottom face first: its bottom border is the loop.
-    fn cube() -> PolyMesh {
-        crate::eval::objects::poly::unit_cube()
-    }
-
     #[test]
     fn a_face_border_becomes_four_rows_of_quads() {
-        let mut m = cube();
+        let mut m = unit_cube();
         let edges = m.edges.clone().expect("edges");
+        // The bottom face comes first: its border is the loop.
         let sel: Vec<bool> = (0..edges.len()).map(|e| e < 4).collect();
         chamfer_edges(&mut m, &sel, &edges, &params()).expect("chamfer");
         assert_eq!(m.vertices.len(), 8 - 4 + 20);
@@ -499,7 +493,7 @@ mod tests {
 
     #[test]
     fn other_variants_are_refused() {
-        let mut m = cube();
+        let mut m = unit_cube();
         let edges = m.edges.clone().expect("edges");
         let sel: Vec<bool> = (0..edges.len()).map(|e| e < 4).collect();
         let three = Params {

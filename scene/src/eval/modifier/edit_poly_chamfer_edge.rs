@@ -194,15 +194,11 @@ pub(super) fn append_strips(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A unit cube, bottom face first.
-    fn cube() -> PolyMesh {
-        crate::eval::objects::poly::unit_cube()
-    }
+    use crate::eval::objects::poly::unit_cube;
 
     #[test]
     fn one_vertical_edge_becomes_a_rounded_corner() {
-        let mut m = cube();
+        let mut m = unit_cube();
         // Face 1 walks 1 → 5: that is v1 → v2.
         chamfer_one_edge(&mut m, [1, 5], 0.25).expect("chamfer");
         assert_eq!(m.vertices.len(), 8 + 10);
@@ -236,7 +232,7 @@ mod tests {
 
     #[test]
     fn a_side_shorter_than_the_amount_is_slid_to_its_end() {
-        let mut m = cube();
+        let mut m = unit_cube();
         chamfer_one_edge(&mut m, [1, 5], 2.0).expect("chamfer");
         assert_eq!(m.vertices[9], m.vertices[2]);
         assert_eq!(m.vertices[11], m.vertices[0]);
@@ -245,12 +241,12 @@ mod tests {
     #[test]
     fn other_configurations_are_refused() {
         // A side at another angle, longer than the amount.
-        let mut m = cube();
+        let mut m = unit_cube();
         m.vertices[2] = Vec3(1.0, 1.0, 0.3);
         let err = chamfer_one_edge(&mut m, [1, 5], 0.25).unwrap_err();
         assert!(err.to_string().contains("right angles"), "{err}");
         // An edge on the border.
-        let mut m = cube();
+        let mut m = unit_cube();
         m.faces.remove(2);
         let err = chamfer_one_edge(&mut m, [1, 5], 0.25).unwrap_err();
         assert!(err.to_string().contains("on 1 + 0 faces"), "{err}");

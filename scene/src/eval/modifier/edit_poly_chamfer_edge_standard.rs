@@ -205,15 +205,11 @@ pub(super) fn chamfer_one_edge_standard(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A unit cube, bottom face first.
-    fn cube() -> PolyMesh {
-        crate::eval::objects::poly::unit_cube()
-    }
+    use crate::eval::objects::poly::unit_cube;
 
     #[test]
     fn one_edge_becomes_a_profile_of_segments_plus_one_points_per_end() {
-        let mut m = cube();
+        let mut m = unit_cube();
         // Face 1 walks 1 → 5 (f1), face 2 walks 5 → 1 (f2).
         chamfer_one_edge_standard(&mut m, [1, 5], 0.25, 4).expect("chamfer");
         // Each end: C reused at B, A and three inner points appended.
@@ -260,7 +256,7 @@ mod tests {
     fn an_end_on_the_border_leaves_its_profile_as_border() {
         // The cube without its bottom and top: the edge 1 → 5 has both
         // ends on the border.
-        let mut m = cube();
+        let mut m = unit_cube();
         m.faces.remove(5);
         m.faces.remove(0);
         chamfer_one_edge_standard(&mut m, [1, 5], 0.25, 2).expect("chamfer");
@@ -276,20 +272,20 @@ mod tests {
 
     #[test]
     fn other_configurations_are_refused() {
-        let mut m = cube();
+        let mut m = unit_cube();
         m.vertices[2] = Vec3(1.0, 1.0, 0.3);
         let err = chamfer_one_edge_standard(&mut m, [1, 5], 0.25, 4).unwrap_err();
         assert!(err.to_string().contains("right angles"), "{err}");
-        let mut m = cube();
+        let mut m = unit_cube();
         m.faces.remove(2);
         let err = chamfer_one_edge_standard(&mut m, [1, 5], 0.25, 4).unwrap_err();
         assert!(err.to_string().contains("on 1 + 0 faces"), "{err}");
-        let mut m = cube();
+        let mut m = unit_cube();
         let err = chamfer_one_edge_standard(&mut m, [1, 5], 0.25, 3).unwrap_err();
         assert!(err.to_string().contains("two materials"), "{err}");
         // sofa.max's case (one segment: which face's material the one quad
         // takes is not pinned), named in the singular.
-        let mut m = cube();
+        let mut m = unit_cube();
         let err = chamfer_one_edge_standard(&mut m, [1, 5], 0.25, 1).unwrap_err();
         assert!(
             err.to_string()

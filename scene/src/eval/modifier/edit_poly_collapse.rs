@@ -80,14 +80,7 @@ pub(super) fn collapse(poly: &mut PolyMesh, sel: &[bool]) -> Result<(), EvalErro
 /// and direction, turned round where no face runs them so any more. None
 /// when two edges became one (which index survives is not known).
 fn renumbered(poly: &PolyMesh, edges: &[[u32; 2]], target: &[u32]) -> Option<Vec<[u32; 2]>> {
-    let sides: std::collections::HashSet<(u32, u32)> = poly
-        .faces
-        .iter()
-        .flat_map(|f| {
-            let n = f.v.len();
-            (0..n).map(move |j| (f.v[j], f.v[(j + 1) % n]))
-        })
-        .collect();
+    let sides = super::edit_poly_topo::directed_sides(&poly.faces);
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for e in edges {

@@ -16,7 +16,7 @@
 //! through the polygon in an order not derived) are refused.
 
 use super::edit_poly_edges::{insert_vertices, split_face};
-use super::edit_poly_topo::check_selection;
+use super::edit_poly_topo::selected_indices;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::PolyMesh;
 
@@ -46,10 +46,7 @@ pub(super) fn connect_edges(
     }
     let s = segments as usize;
     let count = poly.mn_edges()?.len();
-    check_selection(sel, count, "edges")?;
-    let chosen: Vec<usize> = (0..count)
-        .filter(|&e| sel.get(e).copied().unwrap_or(false))
-        .collect();
+    let chosen = selected_indices(sel, count, "edges")?;
     if chosen.is_empty() {
         return Ok(());
     }

@@ -7,7 +7,7 @@
 
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
-use crate::eval::objects::poly::{PolyMap, PolyMesh};
+use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
 use crate::eval::objects::poly_normals::PolyNormals;
 
 /// A selection saved with an operation must be sized to what it selects in the
@@ -24,6 +24,29 @@ pub(super) fn check_selection(sel: &[bool], n: usize, what: &str) -> Result<(), 
         ));
     }
     Ok(())
+}
+
+/// The indices of the `n` elements `sel` selects, once `check_selection`
+/// passes (an empty selection selects none).
+pub(super) fn selected_indices(
+    sel: &[bool],
+    n: usize,
+    what: &str,
+) -> Result<Vec<usize>, EvalError> {
+    check_selection(sel, n, what)?;
+    Ok((0..n).filter(|&i| selected(sel, i)).collect())
+}
+
+/// Every side of `faces` as a directed pair (a, b), a walking to b: an
+/// edge (a, b) is on a face when (a, b) or (b, a) is among them.
+pub(super) fn directed_sides(faces: &[PolyFace]) -> std::collections::HashSet<(u32, u32)> {
+    faces
+        .iter()
+        .flat_map(|f| {
+            let n = f.v.len();
+            (0..n).map(move |j| (f.v[j], f.v[(j + 1) % n]))
+        })
+        .collect()
 }
 
 fn selected(sel: &[bool], i: usize) -> bool {
@@ -54,14 +77,7 @@ pub(super) fn delete_faces(
     // proportions after its Delete Face put the new vertices in one plane
     // only so).
     if let Some(edges) = poly.edges.as_mut() {
-        let sides: std::collections::HashSet<(u32, u32)> = poly
-            .faces
-            .iter()
-            .flat_map(|f| {
-                let n = f.v.len();
-                (0..n).map(move |j| (f.v[j], f.v[(j + 1) % n]))
-            })
-            .collect();
+        let sides = directed_sides(&poly.faces);
         edges.retain(|e| sides.contains(&(e[0], e[1])) || sides.contains(&(e[1], e[0])));
         for e in edges.iter_mut() {
             if !sides.contains(&(e[0], e[1])) {

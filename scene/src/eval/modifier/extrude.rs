@@ -52,13 +52,7 @@ pub struct Settings {
 fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, EvalError> {
     let pb = crate::eval::core::pblock::reference(&cx.eval.graph, m.object, 0)
         .ok_or_else(|| EvalError::reference("", "no parameter block (reference 0)"))?;
-    let is_pb2 = cx
-        .eval
-        .graph
-        .objects
-        .get(pb)
-        .and_then(|o| o.class.as_ref())
-        .is_some_and(|c| c.super_class == 0x82);
+    let is_pb2 = crate::eval::core::pblock::is_param_block2(&cx.eval.graph, pb);
     if is_pb2 {
         return Err(EvalError::not_evaluated_why(
             "a ParamBlock2 Extrude",
@@ -105,12 +99,7 @@ pub fn apply_to_shape(m: &Applied, lines: &[PolyLine], cx: &ModContext) -> Resul
 
 /// Extrudes `lines` (object space of the shape) with settings `s`.
 pub fn extrude(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
-    let lines: Vec<PolyLine> = lines
-        .iter()
-        .filter(|l| !l.pts.is_empty())
-        .cloned()
-        .collect();
-    let (hier, lines) = organize(&lines);
+    let (hier, lines) = organized(lines);
     let levels = s.segments;
     let level_verts: usize = lines.iter().map(|l| l.pts.len()).sum();
     if level_verts.saturating_mul(levels + 1) > MAX_VERTICES {
@@ -130,20 +119,7 @@ pub fn extrude(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
     for l in &lines {
         first_vertex.push(mesh.vertices.len());
         if s.mapping {
-            let tex_pts = l.pts.len() + usize::from(l.closed);
-            let total = l.length();
-            let mut u = Vec::with_capacity(tex_pts);
-            let mut cum = 0.0;
-            for tp in 0..tex_pts {
-                if tp == tex_pts - 1 {
-                    u.push(1.0);
-                } else {
-                    if tp > 0 {
-                        cum += l.pts[tp].p.minus(l.pts[tp - 1].p).len();
-                    }
-                    u.push(if total > 0.0 { cum / total } else { 0.0 });
-                }
-            }
+            let u = length_u(l);
             for level in 0..=levels {
                 let v = level as f64 / levels as f64;
                 tverts.extend(u.iter().map(|&u| [u as f32, v as f32, 0.0]));
@@ -166,14 +142,9 @@ pub fn extrude(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
                 let v1 = base_vert + piece;
                 let v2 = base_vert + (piece + 1) % seg_verts;
                 let (v3, v4) = (v1 + seg_verts, v2 + seg_verts);
-                let material = if s.shape_ids {
-                    l.pts[piece as usize].material
-                } else {
-                    2
-                };
                 let group = groups.next(piece as usize, l.pts[piece as usize].smooth);
                 let smoothing = if s.smooth { group } else { 0 };
-                let material = if s.material_ids { material } else { 0 };
+                let material = side_material(l, piece as usize, s.shape_ids, s.material_ids);
                 mesh.faces.push(Face {
                     v: [v1, v2, v4],
                     smoothing,
@@ -269,6 +240,56 @@ pub(crate) fn cap(
         }
     }
     mark_outline_edges(mesh, first);
+}
+
+/// The polylines that have points, organised as for capping (outlines,
+/// then their holes): the order Extrude and Lathe lay their vertices in.
+pub(super) fn organized(lines: &[PolyLine]) -> (Hierarchy, Vec<PolyLine>) {
+    let lines: Vec<PolyLine> = lines
+        .iter()
+        .filter(|l| !l.pts.is_empty())
+        .cloned()
+        .collect();
+    organize(&lines)
+}
+
+/// U of each side texture vertex along polyline `l` (its points, and one
+/// more closing a closed polyline): the length travelled over the whole
+/// length, the last exactly 1. Extrude and Lathe map their sides alike.
+pub(super) fn length_u(l: &PolyLine) -> Vec<f64> {
+    let tex_pts = l.pts.len() + usize::from(l.closed);
+    let total = l.length();
+    let mut u = Vec::with_capacity(tex_pts);
+    let mut cum = 0.0;
+    for tp in 0..tex_pts {
+        if tp == tex_pts - 1 {
+            u.push(1.0);
+        } else {
+            if tp > 0 {
+                cum += l.pts[tp].p.minus(l.pts[tp - 1].p).len();
+            }
+            u.push(if total > 0.0 { cum / total } else { 0.0 });
+        }
+    }
+    u
+}
+
+/// Material of the side faces of segment `piece` of `l`: 2, or the
+/// segment's own with "use shape ids"; 0 without "generate material ids"
+/// (Extrude's and Lathe's rule).
+pub(super) fn side_material(
+    l: &PolyLine,
+    piece: usize,
+    shape_ids: bool,
+    material_ids: bool,
+) -> u16 {
+    if !material_ids {
+        0
+    } else if shape_ids {
+        l.pts[piece].material
+    } else {
+        2
+    }
 }
 
 /// Smoothing groups of the side faces along one polyline, as Extrude and

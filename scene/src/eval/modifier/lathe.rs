@@ -22,13 +22,13 @@
 //! of a point on the axis into the first level's, drops the faces that
 //! collapse and the vertices no face uses.
 
-use super::extrude::{cap, cap_mapping, SideGroups};
+use super::extrude::{cap, cap_mapping, length_u, organized, side_material, SideGroups};
 use super::{gizmo, Applied, ModContext};
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
 use crate::eval::objects::primitive::block_params;
-use crate::eval::objects::shape::{organize, PolyLine};
+use crate::eval::objects::shape::PolyLine;
 use crate::typed::ClassId;
 
 pub const LATHE: ClassId = ClassId(0xb0, 0);
@@ -58,11 +58,7 @@ fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, EvalError> {
     let graph = &cx.eval.graph;
     let pb = crate::eval::core::pblock::reference(graph, m.object, PBLOCK_SLOT)
         .ok_or_else(|| EvalError::reference("", "no parameter block (reference 1)"))?;
-    let is_pb2 = graph
-        .objects
-        .get(pb)
-        .and_then(|o| o.class.as_ref())
-        .is_some_and(|c| c.super_class == 0x82);
+    let is_pb2 = crate::eval::core::pblock::is_param_block2(graph, pb);
     if is_pb2 {
         return Err(EvalError::not_evaluated_why(
             "a ParamBlock2 Lathe",
@@ -119,12 +115,7 @@ pub fn apply_to_shape(m: &Applied, lines: &[PolyLine], cx: &ModContext) -> Resul
 
 /// Turns `lines` about the settings' axis.
 pub fn lathe(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
-    let lines: Vec<PolyLine> = lines
-        .iter()
-        .filter(|l| !l.pts.is_empty())
-        .cloned()
-        .collect();
-    let (hier, lines) = organize(&lines);
+    let (hier, lines) = organized(lines);
     let levels = s.segments;
     let full = s.degrees == 360.0;
     let vert_levels = levels + usize::from(!full);
@@ -186,24 +177,7 @@ pub fn lathe(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
         for level in 0..=levels {
             let v = level as f64 / levels as f64;
             for l in &lines {
-                let tex_pts = l.pts.len() + usize::from(l.closed);
-                let total = l.length();
-                let mut cum = 0.0;
-                for tp in 0..tex_pts {
-                    let u = if tp == tex_pts - 1 {
-                        1.0
-                    } else {
-                        if tp > 0 {
-                            cum += l.pts[tp].p.minus(l.pts[tp - 1].p).len();
-                        }
-                        if total > 0.0 {
-                            cum / total
-                        } else {
-                            0.0
-                        }
-                    };
-                    tverts.push([u as f32, v as f32, 0.0]);
-                }
+                tverts.extend(length_u(l).iter().map(|&u| [u as f32, v as f32, 0.0]));
             }
         }
     }
@@ -220,14 +194,9 @@ pub fn lathe(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
                 let v2 = base + (piece + 1) % seg_verts;
                 let v3 = (v1 + level_verts) % verts;
                 let v4 = (v2 + level_verts) % verts;
-                let material = if s.shape_ids {
-                    l.pts[piece].material
-                } else {
-                    2
-                };
                 let group = groups.next(piece, l.pts[piece].smooth);
                 let smoothing = if s.smooth { group } else { 0 };
-                let material = if s.material_ids { material } else { 0 };
+                let material = side_material(l, piece, s.shape_ids, s.material_ids);
                 let face = |v: [usize; 3], flags: u16| Face {
                     v: v.map(|x| x as u32),
                     smoothing,

@@ -38,7 +38,7 @@
 //! vertices) is refused.
 
 use super::subdivide::Polys;
-use super::turbo_smooth::{self, Settings, MAX_SMOOTH_QUADS};
+use super::turbo_smooth::{self, stack_of, Settings};
 use super::{Applied, ModContext, EDIT_MESH, UNWRAP_UVW};
 use crate::chunk::Chunk;
 use crate::eval::core::keys::Words;
@@ -238,14 +238,7 @@ fn on_triangles(m: &Applied, cx: &ModContext) -> Result<bool, EvalError> {
     let Some(node) = cx.node else {
         return Ok(false);
     };
-    let (stack, base) = cx
-        .eval
-        .modifier_stack(node)
-        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
-    let at = stack
-        .iter()
-        .position(|a| a.object == m.object)
-        .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
+    let (stack, base, at) = stack_of(m, cx, node)?;
     let base_class = super::base_class(cx, base)?.class_id;
     Ok(is_triangle_input(
         stack.get(at + 1).map(|b| b.class),
@@ -288,16 +281,7 @@ pub(super) fn apply(
     } else {
         turbo_smooth::polygon_input(m, mesh, cx)?
     };
-    let quads = turbo_smooth::result_quads(polys.corners.len(), s.iterations);
-    if quads > MAX_SMOOTH_QUADS {
-        return Err(EvalError::limit(
-            format!("{} iterations give {quads} faces", s.iterations),
-            MAX_SMOOTH_QUADS,
-        ));
-    }
-    *mesh = turbo_smooth::smooth(polys, s)?;
-    mesh.missing_maps.extend(left);
-    Ok(())
+    turbo_smooth::smooth_into(mesh, polys, left, s)
 }
 
 #[cfg(test)]
@@ -446,25 +430,11 @@ mod tests {
     /// A cube (corners ±1) as twelve triangles, each face's two sharing a
     /// hidden diagonal, as a triangle mesh below MeshSmooth holds it.
     fn cube_triangles() -> Mesh {
-        use crate::eval::core::math::Vec3;
         use crate::eval::objects::mesh::Face;
-        let vertices = (0..8)
-            .map(|i| {
-                let s = |b: u32| if i >> b & 1 == 1 { 1.0 } else { -1.0 };
-                Vec3(s(0), s(1), s(2))
-            })
-            .collect();
-        // Outward quads (counter-clockwise seen from outside).
-        let quads: [[u32; 4]; 6] = [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ];
+        use crate::eval::objects::test_box::{box_corners, BOX_QUADS};
+        let vertices = box_corners([-1.0; 3], [1.0; 3]);
         let mut faces = Vec::new();
-        for q in quads {
+        for q in BOX_QUADS {
             // (a b c) hides c→a, (a c d) hides a→c.
             faces.push(Face {
                 v: [q[0], q[1], q[2]],

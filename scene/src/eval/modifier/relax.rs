@@ -30,7 +30,7 @@
 //! selection passed up the stack, so above a Mesh Select it is refused
 //! (`apply_stack`).
 
-use super::turbo_smooth::keeps_polygons;
+use super::turbo_smooth::{keeps_polygons, stack_of};
 use super::{Applied, ModContext};
 use crate::eval::core::math::Vec3;
 use crate::eval::core::pblock;
@@ -62,13 +62,7 @@ const MAX_ITERATIONS: i64 = 100_000;
 fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, EvalError> {
     let pb = pblock::reference(&cx.eval.graph, m.object, 0)
         .ok_or_else(|| EvalError::reference("", "no parameter block (reference 0)"))?;
-    let is_pb2 = cx
-        .eval
-        .graph
-        .objects
-        .get(pb)
-        .and_then(|o| o.class.as_ref())
-        .is_some_and(|c| c.super_class == pblock::SC_PARAM_BLOCK2);
+    let is_pb2 = pblock::is_param_block2(&cx.eval.graph, pb);
     let p = primitive::block_params(cx.eval, pb, cx.t)?;
     let iterations = p.int_or(1, 1).max(0);
     if iterations > MAX_ITERATIONS {
@@ -105,14 +99,7 @@ fn input_polygons(
     let node = cx
         .node
         .ok_or_else(|| EvalError::not_evaluated("Relax on a compound object's operand"))?;
-    let (stack, base) = cx
-        .eval
-        .modifier_stack(node)
-        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
-    let at = stack
-        .iter()
-        .position(|a| a.object == m.object)
-        .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
+    let (stack, base, at) = stack_of(m, cx, node)?;
     if let Some(b) = stack[at + 1..].iter().find(|b| !keeps_polygons(b)) {
         if b.class == super::EDIT_MESH {
             return Ok(None);

@@ -31,6 +31,19 @@ pub(super) struct Ripple {
     pub decay: f64,
 }
 
+/// The offset along Z of a point at distance `d` from the wave's origin
+/// (Ripple's radius, Wave's Y): a · sin(2π (d / wave length + phase)) ·
+/// e^(−decay · |d|), a zero wave length counting as Max's floor. Ripple
+/// and Wave (`sinwave.cpp`) share it.
+pub(super) fn sine_offset(a: f64, d: f64, wave_length: f64, phase: f64, decay: f64) -> f64 {
+    let wave = if wave_length == 0.0 {
+        MIN_WAVE_LENGTH
+    } else {
+        wave_length
+    };
+    a * (std::f64::consts::TAU * (d / wave + phase)).sin() * (-decay * d.abs()).exp()
+}
+
 fn smoothstep(u: f64) -> f64 {
     let u = u.clamp(0.0, 1.0);
     u * u * (3.0 - 2.0 * u)
@@ -57,14 +70,7 @@ impl Ripple {
     pub fn map(&self, p: Vec3) -> Vec3 {
         let a = self.amplitude(p);
         let r = (p.0 * p.0 + p.1 * p.1).sqrt();
-        let wave = if self.wave_length == 0.0 {
-            MIN_WAVE_LENGTH
-        } else {
-            self.wave_length
-        };
-        let dz = a
-            * (std::f64::consts::TAU * (r / wave + self.phase)).sin()
-            * (-self.decay * r.abs()).exp();
+        let dz = sine_offset(a, r, self.wave_length, self.phase, self.decay);
         Vec3(p.0, p.1, p.2 + dz)
     }
 }

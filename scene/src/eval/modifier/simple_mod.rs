@@ -75,6 +75,15 @@ pub(super) fn axis_to_z(axis: i64) -> Result<Mat43, EvalError> {
     }
 }
 
+/// The limits (lower, upper) when "limit effect" is on: the simple
+/// deformers keep the switch at index `switch` and the lower and upper
+/// limits at the two indices after it (3, 4, 5 in Bend, Skew, Stretch and
+/// Twist; 5, 6, 7 in Taper).
+pub(super) fn limits(p: &Params, switch: usize) -> Option<(f64, f64)> {
+    p.flag(switch, false)
+        .then(|| (p.float_or(switch + 1, 0.0), p.float_or(switch + 2, 0.0)))
+}
+
 /// The parameter values (reference 2) at `cx.t`, from an old ParamBlock or a
 /// ParamBlock2 whose ids follow the old indices (Bend's).
 pub(super) fn params(cx: &ModContext, m: &Applied) -> Result<Params, EvalError> {

@@ -87,9 +87,7 @@ impl Stretch {
 pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
     let p = simple_mod::old_block_params(cx, m)?;
     let naxis = p.int_or(2, 2);
-    let limits = p
-        .flag(3, false)
-        .then(|| (p.float_or(4, 0.0), p.float_or(5, 0.0)));
+    let limits = simple_mod::limits(&p, 3);
     let frame = simple_mod::frame(cx, m)?;
     let axis = axis_to_z(naxis)?;
     let k = naxis.clamp(0, 2) as usize;

@@ -70,9 +70,7 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
         length: frame.extent(naxis as usize),
         effect,
         symmetry: p.flag(4, false),
-        limits: p
-            .flag(5, false)
-            .then(|| (p.float_or(6, 0.0), p.float_or(7, 0.0))),
+        limits: simple_mod::limits(&p, 5),
     };
     frame.deform(mesh, &axis, |q| taper.map(q))
 }

@@ -102,6 +102,18 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
         return Ok(());
     }
     let (polys, left) = polygon_input(m, mesh, cx)?;
+    smooth_into(mesh, polys, left, s)
+}
+
+/// Replaces `mesh` by `polys` smoothed with `s`, naming the map channel the
+/// polygon form left out; more than MAX_SMOOTH_QUADS faces are refused
+/// before any work. TurboSmooth and MeshSmooth end alike.
+pub(super) fn smooth_into(
+    mesh: &mut Mesh,
+    polys: Polys,
+    left: Option<MissingMap>,
+    s: Settings,
+) -> Result<(), EvalError> {
     let quads = result_quads(polys.corners.len(), s.iterations);
     if quads > MAX_SMOOTH_QUADS {
         return Err(EvalError::limit(
@@ -131,6 +143,25 @@ pub fn smooth(mut polys: Polys, s: Settings) -> Result<Mesh, EvalError> {
     polys.to_mesh().map_err(EvalError::from)
 }
 
+/// The modifier stack of `node` (top first), its base object and where `m`
+/// stands in it: what the subdividing and relaxing modifiers look below
+/// themselves in.
+pub(super) fn stack_of<'e>(
+    m: &Applied,
+    cx: &ModContext<'e>,
+    node: usize,
+) -> Result<(Vec<Applied<'e>>, usize, usize), EvalError> {
+    let (stack, base) = cx
+        .eval
+        .modifier_stack(node)
+        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
+    let at = stack
+        .iter()
+        .position(|a| a.object == m.object)
+        .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
+    Ok((stack, base, at))
+}
+
 /// Where the polygon form of a modifier's input comes from (see the module
 /// comment).
 pub(super) enum PolySource {
@@ -153,14 +184,7 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
     let node = cx
         .node
         .ok_or_else(|| EvalError::not_evaluated(format!("{who} on a compound object's operand")))?;
-    let (stack, base) = cx
-        .eval
-        .modifier_stack(node)
-        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
-    let at = stack
-        .iter()
-        .position(|a| a.object == m.object)
-        .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
+    let (stack, base, at) = stack_of(m, cx, node)?;
     let below = &stack[at + 1..];
     // Vertex-moving and map-writing modifiers keep the triangles of the
     // polygons below them in polygon order.
@@ -400,24 +424,14 @@ mod tests {
 
     /// The cube [−1, 1]³ as six quads, outward.
     fn cube() -> Polys {
-        let vertices = (0..8)
-            .map(|i| {
-                let s = |b: u32| if i & b != 0 { 1.0 } else { -1.0 };
-                [s(1), s(2), s(4)]
-            })
-            .collect();
-        let quads: [[u32; 4]; 6] = [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ];
+        use crate::eval::objects::test_box::{box_corners, BOX_QUADS};
         Polys {
-            vertices,
+            vertices: box_corners([-1.0; 3], [1.0; 3])
+                .into_iter()
+                .map(Vec3::to_array)
+                .collect(),
             start: (0..=6).map(|f| 4 * f).collect(),
-            corners: quads.iter().flatten().copied().collect(),
+            corners: BOX_QUADS.iter().flatten().copied().collect(),
             material: (0..6).collect(),
             smoothing: vec![2; 6],
             maps: Vec::new(),

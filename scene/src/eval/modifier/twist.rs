@@ -77,8 +77,7 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
         p.float_or(0, 0.0).to_radians(),
         frame.extent(naxis as usize),
         p.float_or(1, 0.0),
-        p.flag(3, false)
-            .then(|| (p.float_or(4, 0.0), p.float_or(5, 0.0))),
+        simple_mod::limits(&p, 3),
     );
     frame.deform(mesh, &axis, |q| twist.map(q))
 }

@@ -39,25 +39,10 @@ fn corner_uvw(m: &Mesh, p: Projection) -> Vec<[[f32; 3]; 3]> {
 /// A cube of side 2 centred on the origin (the box gizmo's extent), as 12
 /// outward triangles, two per side with the side's diagonal hidden.
 fn cube() -> Mesh {
-    let mut v = Vec::new();
-    for i in 0..8 {
-        v.push(Vec3(
-            if i & 1 == 0 { -1.0 } else { 1.0 },
-            if i & 2 == 0 { -1.0 } else { 1.0 },
-            if i & 4 == 0 { -1.0 } else { 1.0 },
-        ));
-    }
-    // Sides as counter-clockwise quads seen from outside.
-    let quads = [
-        [0, 2, 3, 1], // −z
-        [4, 5, 7, 6], // +z
-        [0, 1, 5, 4], // −y
-        [2, 6, 7, 3], // +y
-        [0, 4, 6, 2], // −x
-        [1, 3, 7, 5], // +x
-    ];
+    use crate::eval::objects::test_box::{box_corners, BOX_QUADS};
+    let v = box_corners([-1.0; 3], [1.0; 3]);
     let mut f = Vec::new();
-    for [a, b, c, d] in quads {
+    for [a, b, c, d] in BOX_QUADS {
         f.push(face([a, b, c], 0b011));
         f.push(face([c, d, a], 0b011));
     }

@@ -10,6 +10,7 @@
 //! u = (2x / w)², a = amp1 · (1 − u) + amp2 · u, w the mod-context box's
 //! width along X; a zero width leaves the input as it is.
 
+use super::ripple::sine_offset;
 use super::simple_mod;
 use super::{Applied, ModContext};
 use crate::eval::core::math::{Mat43, Vec3};
@@ -18,9 +19,6 @@ use crate::eval::objects::mesh::Mesh;
 use crate::typed::ClassId;
 
 pub const WAVE: ClassId = ClassId(0x47, 0);
-
-/// Max's floor for a zero wave length.
-const MIN_WAVE_LENGTH: f64 = 1e-7;
 
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Wave {
@@ -40,14 +38,7 @@ impl Wave {
         }
         let u = (2.0 * p.0 / self.width).abs().powi(2);
         let a = self.amp1 * (1.0 - u) + self.amp2 * u;
-        let wave = if self.wave_length == 0.0 {
-            MIN_WAVE_LENGTH
-        } else {
-            self.wave_length
-        };
-        let dz = a
-            * (std::f64::consts::TAU * (p.1 / wave + self.phase)).sin()
-            * (-self.decay * p.1.abs()).exp();
+        let dz = sine_offset(a, p.1, self.wave_length, self.phase, self.decay);
         Vec3(p.0, p.1, p.2 + dz)
     }
 }

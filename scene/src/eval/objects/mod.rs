@@ -24,3 +24,5 @@ pub mod shape;
 pub mod specified_normals;
 #[cfg(test)]
 mod surface_checks;
+#[cfg(test)]
+pub(crate) mod test_box;

@@ -320,17 +320,27 @@ pub(super) fn triangulate(
         if a <= eps * eps {
             return;
         }
-        faces.push(Face {
-            v: [ring[p].v, ring[i].v, ring[q].v],
-            smoothing: src.smoothing,
-            material: src.material,
-            flags: src.flags,
-        });
-        corner_uv.push(ring[p].uv.clone());
-        corner_uv.push(ring[i].uv.clone());
-        corner_uv.push(ring[q].uv.clone());
+        push_triangle([&ring[p], &ring[i], &ring[q]], src, faces, corner_uv);
         ring.remove(i);
     }
+}
+
+/// Adds the triangle of three ring corners with `src`'s smoothing, material
+/// and edge flags, and its corners' map coordinates: an ear and a fan piece
+/// are the same kind of output face.
+fn push_triangle(
+    corners: [&Corner; 3],
+    src: &Poly,
+    faces: &mut Vec<Face>,
+    corner_uv: &mut Vec<Vec<[f64; 3]>>,
+) {
+    faces.push(Face {
+        v: corners.map(|c| c.v),
+        smoothing: src.smoothing,
+        material: src.material,
+        flags: src.flags,
+    });
+    corner_uv.extend(corners.map(|c| c.uv.clone()));
 }
 
 /// A sliver (thinner than eps) may have no clean ear; a fan from a corner that
@@ -359,15 +369,7 @@ pub(super) fn fan(
     }
     for j in 1..k - 1 {
         let (x, y) = ((c + j) % k, (c + j + 1) % k);
-        faces.push(Face {
-            v: [ring[c].v, ring[x].v, ring[y].v],
-            smoothing: src.smoothing,
-            material: src.material,
-            flags: src.flags,
-        });
-        corner_uv.push(ring[c].uv.clone());
-        corner_uv.push(ring[x].uv.clone());
-        corner_uv.push(ring[y].uv.clone());
+        push_triangle([&ring[c], &ring[x], &ring[y]], src, faces, corner_uv);
     }
     true
 }

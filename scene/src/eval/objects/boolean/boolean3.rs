@@ -188,11 +188,7 @@ pub(super) fn eval_at(
 /// object space with the operation that combines it with those before (none
 /// for the first).
 pub fn operands(se: &SceneEval, obj: usize, t: i32) -> Result<Vec<(Mesh, Option<Op>)>, EvalError> {
-    let b = Budget {
-        booleans: std::cell::Cell::new(0),
-        work: std::cell::Cell::new(0),
-    };
-    operands_at(se, obj, t, 0, &b)
+    operands_at(se, obj, t, 0, &Budget::default())
 }
 
 fn operands_at(

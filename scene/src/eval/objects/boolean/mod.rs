@@ -77,11 +77,29 @@ pub fn operation(eval: &SceneEval, obj: usize) -> Result<Op, EvalError> {
     }
 }
 
-/// Work counters shared by one evaluation and its nested Booleans.
+/// Work counters shared by one evaluation and its nested Booleans (both
+/// start at 0).
+#[derive(Default)]
 pub(super) struct Budget {
     pub(super) booleans: Cell<usize>,
     /// Vertex-plane tests of all the splitting.
     pub(super) work: Cell<u64>,
+}
+
+impl Budget {
+    /// Counts one more Boolean at nesting `depth`, refusing one nested too
+    /// deep or past the most one object may hold: either Boolean class
+    /// enters here before it evaluates its operands.
+    fn enter(&self, depth: usize) -> Result<(), EvalError> {
+        if depth > MAX_DEPTH {
+            return Err(EvalError::limit("Boolean nesting depth", MAX_DEPTH));
+        }
+        if self.booleans.get() >= MAX_BOOLEANS {
+            return Err(EvalError::limit("Booleans in one object", MAX_BOOLEANS));
+        }
+        self.booleans.set(self.booleans.get() + 1);
+        Ok(())
+    }
 }
 
 /// Whether `class` is a Boolean compound this module evaluates: the old
@@ -100,16 +118,7 @@ pub fn is_recomputed(class: ClassId) -> bool {
 /// The mesh of Boolean compound `obj` (any class of [`is_compound`]) at time
 /// `t`, in its object space.
 pub fn eval(se: &SceneEval, obj: usize, t: i32) -> Result<Mesh, EvalError> {
-    eval_any(
-        se,
-        obj,
-        t,
-        0,
-        &Budget {
-            booleans: Cell::new(0),
-            work: Cell::new(0),
-        },
-    )
+    eval_any(se, obj, t, 0, &Budget::default())
 }
 
 /// `a` combined with `b` (both in one space) by `op`, through this module's
@@ -122,16 +131,7 @@ pub fn combine(a: &Mesh, b: &Mesh, op: Op) -> Result<Mesh, EvalError> {
 /// base object, Boolean compounds included) at `t`, in its own object space:
 /// a Boolean modifier's captured operand.
 pub fn object_mesh_with_stack(se: &SceneEval, obj: usize, t: i32) -> Result<Mesh, EvalError> {
-    operand_mesh(
-        se,
-        obj,
-        t,
-        0,
-        &Budget {
-            booleans: Cell::new(0),
-            work: Cell::new(0),
-        },
-    )
+    operand_mesh(se, obj, t, 0, &Budget::default())
 }
 
 /// Moves `m` by `tm`, turning its faces round when `tm` mirrors.
@@ -156,13 +156,7 @@ fn eval_any(
     match class {
         Some(c) if c == PRO_BOOLEAN => pro_boolean::eval(se, obj),
         Some(c) if c == BOOLEAN3 => {
-            if depth > MAX_DEPTH {
-                return Err(EvalError::limit("Boolean nesting depth", MAX_DEPTH));
-            }
-            if b.booleans.get() >= MAX_BOOLEANS {
-                return Err(EvalError::limit("Booleans in one object", MAX_BOOLEANS));
-            }
-            b.booleans.set(b.booleans.get() + 1);
+            b.enter(depth)?;
             boolean3::eval_at(se, obj, t, depth, b)
         }
         _ => eval_at(se, obj, t, depth, b),
@@ -176,13 +170,7 @@ pub(super) fn eval_at(
     depth: usize,
     b: &Budget,
 ) -> Result<Mesh, EvalError> {
-    if depth > MAX_DEPTH {
-        return Err(EvalError::limit("Boolean nesting depth", MAX_DEPTH));
-    }
-    if b.booleans.get() >= MAX_BOOLEANS {
-        return Err(EvalError::limit("Booleans in one object", MAX_BOOLEANS));
-    }
-    b.booleans.set(b.booleans.get() + 1);
+    b.enter(depth)?;
     let op = operation(se, obj)?;
     let mut meshes = Vec::with_capacity(2);
     for k in 0..2 {

@@ -3,25 +3,10 @@
 use super::*;
 
 fn cube(min: [f64; 3], max: [f64; 3]) -> Mesh {
-    let v: Vec<Vec3> = (0..8)
-        .map(|i| {
-            Vec3(
-                if i & 1 != 0 { max[0] } else { min[0] },
-                if i & 2 != 0 { max[1] } else { min[1] },
-                if i & 4 != 0 { max[2] } else { min[2] },
-            )
-        })
-        .collect();
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
+    use crate::eval::objects::test_box::{box_corners, BOX_QUADS};
+    let v = box_corners(min, max);
     let mut faces = Vec::new();
-    for (k, q) in quads.iter().enumerate() {
+    for (k, q) in BOX_QUADS.iter().enumerate() {
         for t in [[q[0], q[1], q[2]], [q[0], q[2], q[3]]] {
             faces.push(Face {
                 v: t,

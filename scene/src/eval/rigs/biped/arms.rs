@@ -35,7 +35,7 @@
 //! Hands and fingers: `extremities`.
 
 use super::chains::{self, FLAT};
-use super::figure::{half, with_position, Pose};
+use super::figure::{half, pose_quat, with_position, Pose};
 use super::Rig;
 use crate::eval::core::math::{Mat43, Quat, Vec3};
 use crate::eval::error::EvalError;
@@ -146,18 +146,7 @@ pub fn upper_arm(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
     let (Some(&length), Some(q)) = (s.get(5), pose.get(2..6)) else {
         return Err(EvalError::malformed("", "arm records too short"));
     };
-    let q = Quat {
-        x: q[0].into(),
-        y: q[1].into(),
-        z: q[2].into(),
-        w: q[3].into(),
-    };
-    if q.dot(q) < 1e-12 {
-        return Err(EvalError::malformed(
-            "",
-            "upper arm pose quaternion (0x006a) of zero length",
-        ));
-    }
+    let q = pose_quat(q, "upper arm pose quaternion (0x006a)")?;
     // Q as a row-vector matrix holding the column matrix's entries: the rows
     // of the conjugate's rotation.
     let qm = Mat43::rotation(q.normalized().conjugate());

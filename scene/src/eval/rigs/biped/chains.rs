@@ -28,7 +28,7 @@
 //! What no corpus rig fixes is refused with its reason: base rotations
 //! other than 0 or π about Z.
 
-use super::figure::{with_position, Pose};
+use super::figure::{pose_quat, with_position, Pose};
 use super::Rig;
 use crate::eval::core::math::{Mat43, Quat, Vec3};
 use crate::eval::error::EvalError;
@@ -272,18 +272,13 @@ pub fn head(rig: &Rig, at: &Pose) -> Result<Mat43, EvalError> {
     // Y-up axes x, y, z are the pelvis's Y, X and −Z, so the rotation in the
     // pelvis frame is (−y, −x, z, w). Red@Run's head keys turn about z,
     // Player@Run's about y: both match their FBX.
+    let s = pose_quat(q, "head pose quaternion")?;
     let q = Quat {
-        x: -f64::from(q[1]),
-        y: -f64::from(q[0]),
-        z: q[2].into(),
-        w: q[3].into(),
+        x: -s.y,
+        y: -s.x,
+        z: s.z,
+        w: s.w,
     };
-    if q.dot(q) < 1e-12 {
-        return Err(EvalError::malformed(
-            "",
-            "head pose quaternion of zero length",
-        ));
-    }
     let neck = neck_laid(rig, at)?;
     let p = neck.end.transform_point(Vec3(
         f64::from(off[1]),

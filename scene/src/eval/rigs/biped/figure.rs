@@ -268,6 +268,21 @@ pub fn calf(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
     Ok(with_position(&r, end))
 }
 
+/// A quaternion stored as four floats (x, y, z, w) in a pose record,
+/// refused (naming `what`) at zero length: it turns into no rotation.
+pub(super) fn pose_quat(q: &[f32], what: &str) -> Result<Quat, EvalError> {
+    let q = Quat {
+        x: q[0].into(),
+        y: q[1].into(),
+        z: q[2].into(),
+        w: q[3].into(),
+    };
+    if q.dot(q) < 1e-12 {
+        return Err(EvalError::malformed("", format!("{what} of zero length")));
+    }
+    Ok(q)
+}
+
 /// A foot (the last link of a 3-link leg): at the calf's end (leg structure
 /// half \[3\] along the calf's X axis); its rotation is absolute in the COM
 /// frame, `rot(q*) · C · COM` with q = leg pose half [28..31] of its own side
@@ -366,18 +381,7 @@ pub fn toe_base(rig: &Rig, at: &Pose, left: bool, toe: usize) -> Result<Mat43, E
         Vec3(m[8], m[9], m[10]),
         Vec3::default(),
     ]);
-    let q = Quat {
-        x: q[0].into(),
-        y: q[1].into(),
-        z: q[2].into(),
-        w: q[3].into(),
-    };
-    if q.dot(q) < 1e-12 {
-        return Err(EvalError::malformed(
-            "",
-            "toe delta quaternion of zero length",
-        ));
-    }
+    let q = pose_quat(q, "toe delta quaternion")?;
     let q = q.normalized();
     let rel = if left {
         // The mirror of the right side's rot(s*): s enters as (x, y, −z, w).

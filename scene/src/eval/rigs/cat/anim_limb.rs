@@ -52,7 +52,6 @@ const PB_PALM: u16 = 9;
 const PB_BONES: u16 = 12;
 /// BoneData parameter: the number of twist segments.
 const PB_NUM_SEGMENTS: u16 = 7;
-const LIMBFLAG_ISLEG: u32 = 1 << 2;
 /// CATControl flags CNCFLAG_INHERIT_ANIM_POS | ROT | SCL.
 const INHERIT_ANIM_ALL: u32 = 0x0E00_0000;
 /// Layer flags CLIP_FLAG_INHERIT_POS | ROT | SCL.
@@ -291,16 +290,8 @@ fn ik_leg(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<FkLimb, Ev
     let (foot_ctl, _) = fk
         .palm
         .ok_or_else(|| refuse(&at, "a leg without a foot is not evaluated in IK"))?;
-    let align = reference(eval, foot_ctl, 0)
-        .and_then(|fpb| {
-            eval.graph
-                .objects
-                .get(fpb)?
-                .references
-                .iter()
-                .filter_map(|r| usize::try_from(r.target).ok())
-                .find(|&l| records::class_of(eval, l) == Some(LAYER_FLOAT))
-        })
+    let align = super::leg::foot_layer_floats(eval, foot_ctl)
+        .next()
         .ok_or_else(|| EvalError::malformed(at.clone(), "the foot has no target align"))
         .and_then(|lf| layer_float(eval, lf, t, &at))?;
     let nbones = fk.bones.len() as f64;
@@ -452,7 +443,7 @@ pub(super) fn limb_world(
     let limb = limb_data_of(eval, ctl, class)
         .ok_or_else(|| EvalError::reference(at.clone(), "no CATLimbData2"))?;
     let ratio = ikfk_ratio(eval, limb, t)?;
-    let is_leg = u32_of(leaf(eval.chunks(limb), 1)).is_some_and(|fl| fl & LIMBFLAG_ISLEG != 0);
+    let is_leg = super::leg::is_leg(eval, limb);
     // Written so that NaN refuses too.
     let pose = if ratio >= 1.0 {
         fk_limb(eval, limb, f, t)?

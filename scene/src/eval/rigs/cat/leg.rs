@@ -26,6 +26,7 @@
 //! CAT rotations (`RotateMatrix(tm, AngAxis)`) turn left-handed; here every
 //! turn is written right-handed with the angle negated.
 
+use super::layers::LAYER_FLOAT;
 use super::limb::{bone_data_of, layer_setup, BONE_DATA};
 use super::records::{self, leaf, reference, u32_of};
 use super::spine::{pb_object, pb_objects, Frame};
@@ -33,10 +34,7 @@ use super::{along_x, node_of, setup_in, with_origin, without_scale};
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::error::EvalError;
-use crate::typed::ClassId;
 
-/// CATClipFloat ("LayerFloat"): a layered float, its setup value chunk 8.
-const LAYER_FLOAT: ClassId = ClassId(0x4058_5238, 0x2503_240d);
 const LIMBFLAG_ISLEG: u32 = 1 << 2;
 // LimbData2 references and parameter block ids.
 const REF_IKFK_RATIO: u32 = 3;
@@ -72,6 +70,22 @@ fn refuse(at: &str, why: String) -> EvalError {
 }
 
 /// The setup value of a CATClipFloat (its chunk 8).
+/// The layered floats (CATClipFloat) among the references of foot
+/// controller `foot_ctl`'s reference 0: the first is the foot's "target
+/// align", which both the setup leg and the animated IK leg read.
+pub(super) fn foot_layer_floats(
+    eval: &SceneEval,
+    foot_ctl: usize,
+) -> impl Iterator<Item = usize> + '_ {
+    reference(eval, foot_ctl, 0)
+        .and_then(|fpb| eval.graph.objects.get(fpb))
+        .into_iter()
+        .flat_map(|o| o.references.iter())
+        .filter_map(|r| usize::try_from(r.target).ok())
+        .filter(move |&l| records::class_of(eval, l) == Some(LAYER_FLOAT))
+}
+
+/// The setup value (chunk 8) of layered float `idx`, when it is one and finite.
 fn layer_float(eval: &SceneEval, idx: usize) -> Option<f64> {
     (records::class_of(eval, idx) == Some(LAYER_FLOAT))
         .then(|| u32_of(leaf(eval.chunks(idx), 8)))
@@ -231,16 +245,8 @@ pub(super) fn solve(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<
     if reference(eval, limb, REF_UP_NODE).is_some() {
         return Err(refuse(&at, "a leg with an up node is not evaluated".into()));
     }
-    let align = reference(eval, foot_ctl, 0)
-        .and_then(|fpb| {
-            eval.graph
-                .objects
-                .get(fpb)?
-                .references
-                .iter()
-                .filter_map(|r| usize::try_from(r.target).ok())
-                .find_map(|l| layer_float(eval, l))
-        })
+    let align = foot_layer_floats(eval, foot_ctl)
+        .find_map(|l| layer_float(eval, l))
         .ok_or_else(|| bad(&at, "the foot has no target align setup value"))?;
     if align != 1.0 {
         return Err(refuse(
