@@ -587,12 +587,14 @@ impl SceneEdit {
     }
 
     /// Puts a new object-space modifier of class `class` (its DLL and
-    /// ClassDirectory entries added) on top of `node`'s stack, with the
-    /// references `refs` in the sparse form Max saves (0x2035: a leading
-    /// word, then slot, target pairs). Returns the modifier's object index.
+    /// ClassDirectory entries added) into `node`'s stack at `at` (as
+    /// [`SceneEdit::add_modifier`]: 0 = top), with the references `refs` in
+    /// the sparse form Max saves (0x2035: a leading word, then slot, target
+    /// pairs). Returns the modifier's object index.
     pub fn add_modifier_with_refs(
         &mut self,
         node: usize,
+        at: usize,
         class: ClassId,
         name: &str,
         dll_file: &str,
@@ -612,7 +614,7 @@ impl SceneEdit {
                 Chunk::container(0x39bf, vec![Chunk::leaf(0x0100, Vec::new())]),
             ],
         );
-        self.add_modifier(node, 0, modifier, Chunk::container(0x2512, Vec::new()));
+        self.add_modifier(node, at, modifier, Chunk::container(0x2512, Vec::new()));
         modifier
     }
 

@@ -13,23 +13,14 @@
 //! stored offsets along with the vertices, so Max's result is the saved
 //! scene's mesh moved by t, vertex for vertex, with the same faces.
 
-use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
+use maxfs_tests::node_index as index;
 use maxfs_tests::rewrite::SceneEdit;
 
 const SOURCE: &str = "max/misc/Barrel.max";
 const NODE: &str = "Cylinder001";
 const XFORM: ClassId = ClassId(0x25215824, 0);
-const OSM: u32 = 0x810;
-
-fn index(eval: &SceneEval, name: &str) -> usize {
-    eval.graph
-        .nodes()
-        .find(|(_, n)| n.name == name)
-        .map(|(o, _)| o.index)
-        .unwrap_or_else(|| panic!("no node {name}"))
-}
 
 /// Barrel.max with an XForm between Cylinder001's base object and its Edit
 /// Poly, its gizmo the node's own transform controller.
@@ -37,23 +28,9 @@ fn with_xform_below_the_edit_poly() -> SceneEval {
     let mut e = SceneEdit::open(SOURCE);
     let node = e.node(NODE);
     let gizmo = e.reference(node, 0);
-    let dll = e.add_dll("XForm (synthetic)", "xform.dlm");
-    let class = e.add_class(dll, XFORM, OSM, "XForm");
-    let refs = [0i32, 0, gizmo as i32];
-    let xform = e.add_object(
-        class,
-        vec![
-            Chunk::leaf(
-                0x2035,
-                refs.iter()
-                    .flat_map(|w| w.to_le_bytes())
-                    .collect::<Vec<u8>>(),
-            ),
-            Chunk::container(0x39bf, vec![Chunk::leaf(0x0100, Vec::new())]),
-        ],
-    );
-    // Position 1: under the Edit Poly (0), right above the Cylinder.
-    e.add_modifier(node, 1, xform, Chunk::container(0x2512, Vec::new()));
+    // Position 1: under the Edit Poly (0), right above the Cylinder; the
+    // references in Max's sparse form, slot 0 the gizmo.
+    e.add_modifier_with_refs(node, 1, XFORM, "XForm", "xform.dlm", &[0, 0, gizmo as i32]);
     SceneEval::from_document(e.finish()).expect("edited scene")
 }
 

@@ -46,7 +46,7 @@ fn edited(value: f32, iterations: i32, boundary: i32) -> SceneEval {
             param(3, 0x0101, 0i32.to_le_bytes()),
         ],
     );
-    e.add_modifier_with_refs(node, RELAX, "Relax", "mods.dlm", &[0, 0, pb as i32]);
+    e.add_modifier_with_refs(node, 0, RELAX, "Relax", "mods.dlm", &[0, 0, pb as i32]);
     SceneEval::from_document(e.finish()).expect("edited scene")
 }
 

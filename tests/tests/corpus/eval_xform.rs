@@ -32,7 +32,7 @@ fn edited(centre_of: Option<&str>) -> SceneEval {
         let prs = e.reference(e.node(name), 0);
         refs.extend([1, e.reference(prs, 0) as i32]);
     }
-    e.add_modifier_with_refs(node, XFORM, "XForm", "xform.dlm", &refs);
+    e.add_modifier_with_refs(node, 0, XFORM, "XForm", "xform.dlm", &refs);
     SceneEval::from_document(e.finish()).expect("edited scene")
 }
 
