@@ -183,7 +183,7 @@ fn modifier_level(a: &Applied, cx: &ModContext) -> Option<Option<&'static str>> 
         Some(0) => None,
         Some(l) => Some(words.get(l as usize - 1).copied().unwrap_or("unknown")),
         // No level saved: not known to be object level.
-        None => Some("unread"),
+        None => Some("sub-object (level not read)"),
     })
 }
 
@@ -203,7 +203,7 @@ fn of_base(cx: &ModContext, base: usize) -> Option<Live> {
             Err(e) => {
                 return Some(Live {
                     layer,
-                    level: "unread",
+                    level: "sub-object (level not read)",
                     vertices: Err(e.to_string()),
                 })
             }
@@ -236,7 +236,7 @@ fn of_base(cx: &ModContext, base: usize) -> Option<Live> {
             Some(4) => "face",
             Some(8) => "edge",
             Some(_) => "unknown",
-            None => "unread",
+            None => "sub-object (level not read)",
         };
         return Some(Live {
             layer: "Editable Mesh".to_string(),
