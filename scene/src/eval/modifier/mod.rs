@@ -127,7 +127,8 @@ pub const BEND: ClassId = ClassId(0x10, 0);
 pub const TAPER: ClassId = ClassId(0x20, 0);
 pub const TWIST: ClassId = ClassId(0x90, 0);
 pub const RIPPLE: ClassId = ClassId(0x45, 0);
-/// Mesh Select only passes a selection up the stack.
+/// Mesh Select only passes a selection up the stack (its level is read by
+/// `sub_selection`).
 const SELECTION_ONLY: [ClassId; 1] = [ClassId(0x73d8ff93, 0)];
 /// MassFX Rigid Body only holds physics properties: the simulation moves
 /// the node, and only a bake writes that into its controllers. It passes its
