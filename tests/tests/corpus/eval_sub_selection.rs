@@ -54,6 +54,18 @@ fn vertex_flag_offsets(p: &[u8]) -> Vec<usize> {
 /// soft selection set to `soft` when Some; returns the edited scene and the
 /// node.
 fn edited(level: u32, selected: &[usize], soft: Option<bool>) -> (SceneEval, usize) {
+    edited_with(level, selected, &[], soft)
+}
+
+/// [`edited`], also flagging MN_SEL on the edges `edges` (indices into the
+/// MNMesh edge list 0x010a: u32 count, then flags, v1, v2 per edge) and
+/// clearing it on every other edge.
+fn edited_with(
+    level: u32,
+    selected: &[usize],
+    edges: &[usize],
+    soft: Option<bool>,
+) -> (SceneEval, usize) {
     let mut e = SceneEdit::open(FILE);
     let node = e.node(NODE);
     let (orig, _) = original();
@@ -84,6 +96,21 @@ fn edited(level: u32, selected: &[usize], soft: Option<bool>) -> (SceneEval, usi
         verts[at..at + 4].copy_from_slice(&flags.to_le_bytes());
     }
     e.put_nested_leaf(base, &[GEOM], 0x0100, verts);
+    let mut edge_list = geom
+        .children()
+        .iter()
+        .find(|c| c.id == 0x010a)
+        .and_then(Chunk::payload)
+        .expect("edges")
+        .to_vec();
+    for (k, r) in edge_list[4..].chunks_exact_mut(12).enumerate() {
+        let mut flags = u32::from_le_bytes([r[0], r[1], r[2], r[3]]) & !1;
+        if edges.contains(&k) {
+            flags |= 1;
+        }
+        r[..4].copy_from_slice(&flags.to_le_bytes());
+    }
+    e.put_nested_leaf(base, &[GEOM], 0x010a, edge_list);
     e.put_nested_leaf(base, &[GEOM], 0x0130, level.to_le_bytes().to_vec());
     if let Some(on) = soft {
         // ep_ss_use (iEPoly.h: parameter 4 of the Editable Poly's block).
@@ -164,4 +191,69 @@ fn soft_selection_is_refused_by_name() {
         text.contains("Bend") && text.contains("Editable Poly") && text.contains("soft selection"),
         "{text}"
     );
+}
+
+/// At edge level the ends of the flagged edges move, nothing else.
+#[test]
+fn edge_level_moves_the_ends_of_the_selected_edges() {
+    let (eval, node) = original();
+    let whole = eval
+        .mesh(node, 0)
+        .expect("mesh")
+        .expect("evaluates")
+        .vertices
+        .clone();
+    let base = eval
+        .base_mesh(node)
+        .expect("base")
+        .expect("builds")
+        .vertices
+        .clone();
+    // The edge list straight from the file; the test needs no dead vertices
+    // (then MNMesh's numbering is the mesh's).
+    let obj = eval.node_object(node).expect("base object");
+    let geom = eval
+        .chunks(obj)
+        .iter()
+        .find(|c| c.id == GEOM)
+        .expect("GeomBuffers");
+    let raw = geom
+        .children()
+        .iter()
+        .find(|c| c.id == 0x0100)
+        .and_then(Chunk::payload)
+        .expect("vertices");
+    assert_eq!(
+        vertex_flag_offsets(raw).len(),
+        base.len(),
+        "no dead vertices"
+    );
+    let list = geom
+        .children()
+        .iter()
+        .find(|c| c.id == 0x010a)
+        .and_then(Chunk::payload)
+        .expect("edges");
+    let ends: Vec<[usize; 2]> = list[4..]
+        .chunks_exact(12)
+        .map(|r| {
+            let w = |k: usize| u32::from_le_bytes([r[k], r[k + 1], r[k + 2], r[k + 3]]) as usize;
+            [w(4), w(8)]
+        })
+        .collect();
+    // An edge whose two ends the Bend moves.
+    let k = ends
+        .iter()
+        .position(|[a, b]| whole[*a] != base[*a] && whole[*b] != base[*b])
+        .expect("an edge the Bend moves");
+    let (edited, node) = edited_with(2, &[], &[k], Some(false));
+    let got = edited.mesh(node, 0).expect("mesh").expect("evaluates");
+    for i in 0..base.len() {
+        let want = if ends[k].contains(&i) {
+            whole[i]
+        } else {
+            base[i]
+        };
+        assert_eq!(got.vertices[i], want, "vertex {i}");
+    }
 }
