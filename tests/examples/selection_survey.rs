@@ -3,7 +3,7 @@
 
 use maxfs_scene::chunk::Chunk;
 
-fn leaf<'a>(cs: &'a [Chunk], id: u16) -> Option<&'a [u8]> {
+fn leaf(cs: &[Chunk], id: u16) -> Option<&[u8]> {
     cs.iter().find(|c| c.id == id).and_then(Chunk::payload)
 }
 fn val(cs: &[Chunk], id: u16) -> String {
