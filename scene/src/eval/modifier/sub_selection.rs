@@ -48,9 +48,17 @@ pub(super) struct Live {
     pub layer: String,
     /// Its level, as a word ("vertex", "face" …).
     pub level: &'static str,
-    /// The selected vertices, one per vertex of the mesh entering the
-    /// modifier, when read; None with the reason it is not.
-    pub vertices: Result<Vec<bool>, String>,
+    /// The selected vertices, when read.
+    pub vertices: Vertices,
+}
+
+/// The vertices of a live selection.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Vertices {
+    /// One per vertex of the mesh entering the modifier: whether selected.
+    Read(Vec<bool>),
+    /// Not read, and why.
+    Unread(String),
 }
 
 /// What a selection-sensitive modifier acts on.
@@ -98,12 +106,12 @@ pub(super) fn target(
         )));
     }
     match live.vertices {
-        Ok(v) if v.len() == vertex_count => Ok(Target::Vertices(v)),
-        Ok(v) => Err(refuse(format!(
+        Vertices::Read(v) if v.len() == vertex_count => Ok(Target::Vertices(v)),
+        Vertices::Read(v) => Err(refuse(format!(
             "the selection holds {} vertices, the mesh {vertex_count}",
             v.len()
         ))),
-        Err(why) => Err(refuse(why)),
+        Vertices::Unread(why) => Err(refuse(why)),
     }
 }
 
@@ -130,14 +138,17 @@ fn live_below(applied: &[Applied], i: usize, base: Option<usize>, cx: &ModContex
             live = level.map(|word| Live {
                 layer: a.name.to_string(),
                 level: word,
-                vertices: Err(format!("the selection of modifier {} is not read", a.name)),
+                vertices: Vertices::Unread(format!(
+                    "the selection of modifier {} is not read",
+                    a.name
+                )),
             });
         } else if super::leaves_selection_alone(a.class) || super::moves_points_only(a.class) {
             // Deformers and mapping modifiers keep the vertices, their
             // numbering and the selection.
         } else if let Some(l) = live.as_mut() {
-            if l.vertices.is_ok() {
-                l.vertices = Err(format!(
+            if matches!(l.vertices, Vertices::Read(_)) {
+                l.vertices = Vertices::Unread(format!(
                     "the selection passes through {}, whose effect on it is not known",
                     a.name
                 ));
@@ -204,7 +215,7 @@ fn of_base(cx: &ModContext, base: usize) -> Option<Live> {
                 return Some(Live {
                     layer,
                     level: "sub-object (level not read)",
-                    vertices: Err(e.to_string()),
+                    vertices: Vertices::Unread(e.to_string()),
                 })
             }
         };
@@ -213,9 +224,16 @@ fn of_base(cx: &ModContext, base: usize) -> Option<Live> {
             .copied()
             .unwrap_or("unknown");
         let vertices = match soft_selection(cx, base) {
-            Some(false) => mesh::poly_selected_vertices(geom, level).map_err(|e| e.to_string()),
-            Some(true) => Err("soft selection is on; its weights are not derived".to_string()),
-            None => Err("its soft selection setting (ep_ss_use) is not read".to_string()),
+            Some(false) => match mesh::poly_selected_vertices(geom, level) {
+                Ok(v) => Vertices::Read(v),
+                Err(e) => Vertices::Unread(e.to_string()),
+            },
+            Some(true) => {
+                Vertices::Unread("soft selection is on; its weights are not derived".to_string())
+            }
+            None => {
+                Vertices::Unread("its soft selection setting (ep_ss_use) is not read".to_string())
+            }
         };
         return Some(Live {
             layer,
@@ -241,7 +259,7 @@ fn of_base(cx: &ModContext, base: usize) -> Option<Live> {
         return Some(Live {
             layer: "Editable Mesh".to_string(),
             level: word,
-            vertices: Err(
+            vertices: Vertices::Unread(
                 "an Editable Mesh's selection and soft selection are not read".to_string(),
             ),
         });
