@@ -76,6 +76,7 @@ mod eval_shapes;
 mod eval_shell;
 mod eval_slice;
 mod eval_smooth;
+mod eval_sub_selection;
 mod eval_sunlight;
 mod eval_teapot;
 mod eval_texture_files;

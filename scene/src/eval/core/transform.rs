@@ -756,7 +756,7 @@ impl SceneEval {
         };
         Some(
             crate::eval::objects::boolean::refuse_index_edits(below, is_bool)
-                .and_then(|()| modifier::apply_stack(below, &mut m, &cx))
+                .and_then(|()| modifier::apply_stack_from(below, base, &mut m, &cx))
                 .map(|()| m),
         )
     }

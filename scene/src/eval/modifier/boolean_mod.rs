@@ -316,7 +316,7 @@ pub(super) fn polygons_below(
             "a Boolean modifier on an object this evaluation does not build",
         ))
     })?;
-    super::apply_stack(stack.get(at..).unwrap_or_default(), &mut m, cx)?;
+    super::apply_stack_from(stack.get(at..).unwrap_or_default(), base, &mut m, cx)?;
     let faces = m
         .faces
         .iter()

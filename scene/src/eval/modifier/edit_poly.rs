@@ -527,12 +527,19 @@ fn below(
         // position it applies to a triangle mesh's vertices.
         Some(m) if super::moves_points_only(m.class) => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
+            let target =
+                super::sub_selection::target(stack, at, Some(base), cx, poly.vertices.len())?;
+            let before = poly.vertices.clone();
             let mut points = Mesh {
                 vertices: std::mem::take(&mut poly.vertices),
                 ..Mesh::default()
             };
             super::apply(m, &mut points, cx)?;
             poly.vertices = points.vertices;
+            // Only the selection left live below moves (`sub_selection`).
+            if let super::sub_selection::Target::Vertices(selected) = &target {
+                super::sub_selection::keep_unselected(&before, &mut poly.vertices, selected);
+            }
             // As on triangles (`keeps_specified_normals`), a deformer clears
             // specified normals.
             poly.normals = None;
@@ -541,6 +548,8 @@ fn below(
         }
         Some(m) if m.class == super::surface::SMOOTH => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
+            // Smooth on a live sub-object selection is refused by name.
+            super::sub_selection::target(stack, at, Some(base), cx, poly.vertices.len())?;
             poly.normals = None;
             dropped.normals = None;
             super::surface::apply_smooth_poly(m, &mut poly, cx).map_err(|e| m.error(Some(e)))?;

@@ -87,6 +87,7 @@ mod skin_deform;
 pub mod slice;
 mod smooth_input;
 mod stretch;
+mod sub_selection;
 pub mod subdivide;
 mod surface;
 pub mod sweep;
@@ -126,7 +127,8 @@ pub const BEND: ClassId = ClassId(0x10, 0);
 pub const TAPER: ClassId = ClassId(0x20, 0);
 pub const TWIST: ClassId = ClassId(0x90, 0);
 pub const RIPPLE: ClassId = ClassId(0x45, 0);
-/// Mesh Select only passes a selection up the stack.
+/// Mesh Select only passes a selection up the stack (its level is read by
+/// `sub_selection`).
 const SELECTION_ONLY: [ClassId; 1] = [ClassId(0x73d8ff93, 0)];
 /// MassFX Rigid Body only holds physics properties: the simulation moves
 /// the node, and only a bake writes that into its controllers. It passes its
@@ -251,9 +253,9 @@ pub struct ModContext<'e> {
     pub object: Option<usize>,
 }
 
-/// Modifiers that act only on the sub-object selection passed up to them. Our
-/// meshes carry no selection, so above a Mesh Select they would deform or map
-/// every vertex: refused instead, naming both modifiers.
+/// Modifiers that act only on the sub-object selection passed up to them:
+/// where one is live below them, `sub_selection` says what they act on (the
+/// selected vertices of a point deformer) or refuses them by name.
 const SELECTION_SENSITIVE: [ClassId; 18] = [
     cap_holes::CAP_HOLES,
     relax::RELAX,
@@ -277,7 +279,19 @@ const SELECTION_SENSITIVE: [ClassId; 18] = [
 
 /// Applies a modifier stack (`applied` in stack order, top first) bottom-up.
 pub fn apply_stack(applied: &[Applied], mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
-    run_stack(applied, None, mesh, cx)
+    run_stack(applied, None, false, mesh, cx)
+}
+
+/// [`apply_stack`] on the part of a stack above base object `base` (read
+/// for the sub-object selection it leaves live, see `sub_selection`), with
+/// no saved result standing in.
+pub fn apply_stack_from(
+    applied: &[Applied],
+    base: usize,
+    mesh: &mut Mesh,
+    cx: &ModContext,
+) -> Result<(), EvalError> {
+    run_stack(applied, Some(base), false, mesh, cx)
 }
 
 /// [`apply_stack`] on a stack whose base object is `base`: where the stack
@@ -290,16 +304,19 @@ pub fn apply_stack_over(
     mesh: &mut Mesh,
     cx: &ModContext,
 ) -> Result<(), EvalError> {
-    run_stack(applied, Some(base), mesh, cx)
+    run_stack(applied, Some(base), true, mesh, cx)
 }
 
+/// Applies `applied` bottom-up; `base` is the base object under it (its
+/// selection level read by `sub_selection`), and with `stand_in` an Unwrap
+/// UVW's cache may stand in for a failed part below it.
 fn run_stack(
     applied: &[Applied],
     base: Option<usize>,
+    stand_in: bool,
     mesh: &mut Mesh,
     cx: &ModContext,
 ) -> Result<(), EvalError> {
-    let mut selection: Option<&Applied> = None;
     // Above a Boolean modifier the triangles are ours, not Max's.
     let mut cx = *cx;
     let outer_order = cx.max_order;
@@ -312,30 +329,36 @@ fn run_stack(
             continue;
         }
         let a = &applied[i];
-        let refused = match selection {
-            Some(sel) if SELECTION_SENSITIVE.contains(&a.class) => {
-                Some(a.error(Some(EvalError::not_evaluated(format!(
-                    "acting on the sub-object selection that {} passes up the stack",
-                    sel.name
-                )))))
+        // A modifier acting on a sub-object selection left live below it:
+        // the selected vertices only, or refused (`sub_selection`).
+        let mut only: Option<Vec<bool>> = None;
+        let refused = if SELECTION_SENSITIVE.contains(&a.class) {
+            match sub_selection::target(applied, i, base, &cx, mesh.vertices.len()) {
+                Ok(sub_selection::Target::Whole) => None,
+                Ok(sub_selection::Target::Vertices(v)) => {
+                    only = Some(v);
+                    None
+                }
+                Err(e) => Some(e),
             }
-            _ if recomputed && a.class == EDIT_MESH => {
-                crate::eval::objects::boolean::refuse_index_edits(std::slice::from_ref(a), true)
-                    .err()
-            }
-            _ => None,
+        } else if recomputed && a.class == EDIT_MESH {
+            crate::eval::objects::boolean::refuse_index_edits(std::slice::from_ref(a), true).err()
+        } else {
+            None
         };
-        if SELECTION_ONLY.contains(&a.class) {
-            selection = Some(a);
-        }
         // Modifiers that rebuild the mesh do not carry the record of
         // channels left out below them: it is kept aside and put back.
         let mut missing = std::mem::take(&mut mesh.missing_maps);
         let mut missing_normals = mesh.missing_normals.take();
         let parts = std::mem::take(&mut mesh.missing_parts);
-        let outcome = match refused {
-            Some(e) => Err(e),
-            None => apply(a, mesh, &cx),
+        let outcome = match (refused, &only) {
+            (Some(e), _) => Err(e),
+            (None, None) => apply(a, mesh, &cx),
+            (None, Some(selected)) => {
+                let before = mesh.vertices.clone();
+                apply(a, mesh, &cx)
+                    .map(|()| sub_selection::keep_unselected(&before, &mut mesh.vertices, selected))
+            }
         };
         match outcome {
             Ok(()) if a.class == boolean_mod::BOOLEAN_MOD => {
@@ -348,7 +371,7 @@ fn run_stack(
                 // can stand in for the stack below it.
                 let mut first_refusal = None;
                 let mut stood_in = None;
-                if let Some(base) = base.filter(|_| cx.stand_ins) {
+                if let Some(base) = base.filter(|_| stand_in && cx.stand_ins) {
                     for j in (0..=i).rev().filter(|&j| applied[j].class == UNWRAP_UVW) {
                         // Where the Unwrap itself failed, `mesh` is our
                         // result of the stack below it.

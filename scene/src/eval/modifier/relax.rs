@@ -27,8 +27,8 @@
 //! keeps the value it had two passes back. With Preserve Volume the Relax
 //! Value is scaled by 0.707 and each pass is followed by one at
 //! −0.97 × that value (the sample's "scale back"). Relax acts on the vertex
-//! selection passed up the stack, so above a Mesh Select it is refused
-//! (`apply_stack`).
+//! selection passed up the stack, so above a live sub-object selection it
+//! is refused by name (`sub_selection`).
 
 use super::turbo_smooth::{keeps_polygons, stack_of};
 use super::{Applied, ModContext};

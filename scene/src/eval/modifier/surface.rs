@@ -15,8 +15,9 @@
 //!   rebuilt) and `Mesh::AutoSmooth(threshold, useSel, prevent)` on a
 //!   triangle mesh.
 //!
-//! Both act on the face selection passed up the stack, so above a Mesh
-//! Select they are refused (`apply_stack`).
+//! Both act on the face selection passed up the stack, so above a live
+//! sub-object selection they are refused by name (`sub_selection`; Smooth
+//! uses it at face levels only and smooths every face otherwise).
 
 use super::auto_smooth::{self, Input, Options};
 use super::turbo_smooth::{self, PolySource};

@@ -404,6 +404,101 @@ pub fn selected_poly_faces(geom: &[Chunk]) -> Result<Option<usize>, EvalError> {
     ))
 }
 
+/// The vertices an Editable Poly's MNMesh hands a deformer at its saved
+/// selection level (`level`: 1 vertex, 2 edge, 3 face; MNMesh's MNM_SL_*):
+/// the vertices flagged MN_SEL, the ends of the edges flagged so, or the
+/// corners of the faces flagged so. One entry per live vertex, in the
+/// numbering of the mesh built from the object (dead vertices dropped).
+pub fn poly_selected_vertices(geom: &[Chunk], level: u32) -> Result<Vec<bool>, EvalError> {
+    let leaf = |id: u16| geom.iter().find(|c| c.id == id).and_then(Chunk::payload);
+    let raw =
+        leaf(0x0100).ok_or_else(|| EvalError::malformed("", "no poly vertex chunk 0x0100"))?;
+    let vertices = dead::poly_vertices(raw)?;
+    let n = vertices.len();
+    let mut sel = vec![false; n];
+    match level {
+        1 => {
+            // The flags word leads each record; a live vertex has 12 bytes of
+            // position after it (checked by `poly_vertices` above).
+            let mut at = 4;
+            for (i, v) in vertices.iter().enumerate() {
+                let w = raw.get(at..at + 4).ok_or_else(|| {
+                    EvalError::malformed("poly vertices (0x0100)", format!("vertex {i}"))
+                })?;
+                let flags = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                at += if v.is_some() { 16 } else { 4 };
+                sel[i] = v.is_some() && flags & MN_SEL != 0;
+            }
+        }
+        2 => {
+            let p = leaf(0x010a).ok_or_else(|| {
+                EvalError::not_evaluated_why("an edge selection", "no MNMesh edge list (0x010a)")
+            })?;
+            let (_, body) = counted(p, 12, "poly edges (0x010a)")?;
+            for r in body.chunks_exact(12) {
+                let w = Words(r);
+                if w.u32(0) & MN_SEL == 0 || w.u32(0) & dead::MN_DEAD != 0 {
+                    continue;
+                }
+                for v in [w.u32(1), w.u32(2)] {
+                    let slot = sel.get_mut(v as usize).ok_or_else(|| {
+                        EvalError::malformed("poly edges (0x010a)", format!("vertex {v} of {n}"))
+                    })?;
+                    *slot = true;
+                }
+            }
+        }
+        3 => {
+            let faces = leaf(0x011a).ok_or_else(|| {
+                EvalError::not_evaluated_why(
+                    "a face selection",
+                    "the faces are in per-face records, whose flags are not read",
+                )
+            })?;
+            for (poly, flags) in poly_faces_flagged(faces, n)? {
+                if flags & MN_SEL != 0 {
+                    for &v in &poly.v {
+                        sel[v as usize] = true;
+                    }
+                }
+            }
+        }
+        _ => {
+            return Err(EvalError::not_evaluated_why(
+                format!("selection level {level}"),
+                "not one of MNMesh's vertex, edge and face levels",
+            ))
+        }
+    }
+    // Renumber as `dead::collapse` does: live vertices keep their order.
+    Ok(vertices
+        .iter()
+        .zip(sel)
+        .filter(|(v, _)| v.is_some())
+        .map(|(_, s)| s)
+        .collect())
+}
+
+/// MNMesh's saved selection level (GeomBuffers 0x0130: 0 object, 1 vertex,
+/// 2 edge, 3 face); 0 when not saved.
+pub fn poly_selection_level(geom: &[Chunk]) -> Result<u32, EvalError> {
+    match geom
+        .iter()
+        .find(|c| c.id == POLY_SEL_LEVEL)
+        .and_then(Chunk::payload)
+    {
+        None => Ok(0),
+        Some(p) if p.len() == 4 => Ok(Words(p).u32(0)),
+        Some(p) => Err(EvalError::malformed(
+            "poly selection level (0x0130)",
+            format!("{} bytes", p.len()),
+        )),
+    }
+}
+
+/// GeomBuffers child holding MNMesh's selection level.
+const POLY_SEL_LEVEL: u16 = 0x0130;
+
 /// [`poly_faces`] with each face's MNFace flags (0 when not saved).
 fn poly_faces_flagged(p: &[u8], nverts: usize) -> Result<Vec<(Poly, u32)>, EvalError> {
     let mut c = Cursor { p, at: 0 };

@@ -266,7 +266,7 @@ pub(super) fn operand_mesh(
         stand_ins: true,
         object: Some(obj),
     };
-    modifier::apply_stack(&stack, &mut m, &cx)?;
+    modifier::apply_stack_from(&stack, base, &mut m, &cx)?;
     Ok(m)
 }
 

@@ -1,0 +1,287 @@
+//! The sub-object selection a stack passes up to a modifier. In Max a
+//! deformer (Bend, XForm, FFD …) moves only the vertices of the selection
+//! the layers below leave live, and a mapping or topology modifier (UVW Map,
+//! Mirror, Slice, Cap Holes …) acts on the selected faces: an Editable Poly
+//! or Editable Mesh left at a sub-object level, or an Edit Poly, Edit Mesh,
+//! Mesh Select or Poly Select modifier left at one, sets that selection; at
+//! object level the whole object is used.
+//!
+//! Where the selection is read (an Editable Poly's MNMesh flags at its saved
+//! level, soft selection off, with only modifiers that keep the vertices and
+//! the selection between it and a deformer), the deformer moves the selected
+//! vertices and leaves the others exactly where they were. Everything else
+//! (a selection of a modifier or an Editable Mesh, soft selection, a
+//! selection passed through a modifier whose effect on it is not known, a
+//! modifier other than a point deformer) is refused by name.
+
+use crate::chunk::Chunk;
+use crate::eval::core::pblock;
+use crate::eval::error::EvalError;
+use crate::eval::objects::mesh;
+use crate::typed::ClassId;
+
+use super::{Applied, ModContext};
+
+/// Poly Select and Mesh Select.
+pub(super) const POLY_SELECT: ClassId = ClassId(0x7ce5_206b, 0x3118_1505);
+pub(super) const MESH_SELECT: ClassId = ClassId(0x73d8_ff93, 0);
+
+/// Modifier chunk holding the sub-object level of Edit Poly, Poly Select and
+/// Mesh Select (0 object; Edit Poly / Poly Select 1 vertex, 2 edge, 3 border,
+/// 4 face, 5 element; Mesh Select 1 vertex, 2 edge, 3 face, 4 polygon,
+/// 5 element).
+const MODIFIER_LEVEL: u16 = 0x0100;
+/// Edit Mesh's sub-object level (u16; 0 object, 1 vertex, 2 edge, 3 face,
+/// 4 polygon, 5 element).
+const EDIT_MESH_LEVEL: u16 = 0x2800;
+/// Editable Mesh: the Mesh's selLevel in its GeomBuffers (MESH_OBJECT 1,
+/// MESH_VERTEX 2, MESH_FACE 4, MESH_EDGE 8: mesh.h bits).
+const MESH_SEL_LEVEL: u16 = 0x092a;
+const GEOM_BUFFERS: u16 = 0x08fe;
+/// Editable Poly's parameter block: `ep_ss_use` (iEPoly.h), soft selection.
+const EP_SS_USE: u16 = 4;
+
+/// A sub-object selection left live below a modifier.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Live {
+    /// The layer that set it ("Editable Poly", "Edit Poly" …).
+    pub layer: String,
+    /// Its level, as a word ("vertex", "face" …).
+    pub level: &'static str,
+    /// The selected vertices, when read.
+    pub vertices: Vertices,
+}
+
+/// The vertices of a live selection.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Vertices {
+    /// One per vertex of the mesh entering the modifier: whether selected.
+    Read(Vec<bool>),
+    /// Not read, and why.
+    Unread(String),
+}
+
+/// What a selection-sensitive modifier acts on.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Target {
+    /// The whole object (no sub-object selection is live).
+    Whole,
+    /// Only these vertices (one per vertex of its input).
+    Vertices(Vec<bool>),
+}
+
+/// What modifier `i` of `applied` (top first) acts on: the whole object, the
+/// selected vertices (point deformers only), or an error naming the
+/// modifier, the layer and why the selection is not applied.
+pub(super) fn target(
+    applied: &[Applied],
+    i: usize,
+    base: Option<usize>,
+    cx: &ModContext,
+    vertex_count: usize,
+) -> Result<Target, EvalError> {
+    let m = &applied[i];
+    let Some(live) = live_below(applied, i, base, cx) else {
+        return Ok(Target::Whole);
+    };
+    let refuse = |why: String| {
+        m.error(Some(EvalError::not_evaluated_why(
+            format!(
+                "acting on the {} selection that {} leaves live",
+                live.level, live.layer
+            ),
+            why,
+        )))
+    };
+    // Smooth uses the selection at face levels only (`useSel` is
+    // `selLevel == MESH_FACE` in the SDK sample smooth.cpp): at vertex and
+    // edge levels it smooths every face.
+    if m.class == super::surface::SMOOTH && ["vertex", "edge", "border"].contains(&live.level) {
+        return Ok(Target::Whole);
+    }
+    if !super::moves_points_only(m.class) {
+        return Err(refuse(format!(
+            "{} on a sub-object selection is not evaluated (only point deformers are)",
+            m.name
+        )));
+    }
+    match live.vertices {
+        Vertices::Read(v) if v.len() == vertex_count => Ok(Target::Vertices(v)),
+        Vertices::Read(v) => Err(refuse(format!(
+            "the selection holds {} vertices, the mesh {vertex_count}",
+            v.len()
+        ))),
+        Vertices::Unread(why) => Err(refuse(why)),
+    }
+}
+
+/// Moves back the vertices a deformer was not to move: `before` are the
+/// positions it got, `selected` the vertices it acts on.
+pub(super) fn keep_unselected(
+    before: &[crate::eval::core::math::Vec3],
+    after: &mut [crate::eval::core::math::Vec3],
+    selected: &[bool],
+) {
+    for ((a, b), s) in after.iter_mut().zip(before).zip(selected) {
+        if !s {
+            *a = *b;
+        }
+    }
+}
+
+/// The selection live below modifier `i`, walking up from the base object.
+/// A layer at object level, or none, leaves no selection.
+fn live_below(applied: &[Applied], i: usize, base: Option<usize>, cx: &ModContext) -> Option<Live> {
+    let mut live = base.and_then(|b| of_base(cx, b));
+    for a in applied.iter().skip(i + 1).rev() {
+        if let Some(level) = modifier_level(a, cx) {
+            live = level.map(|word| Live {
+                layer: a.name.to_string(),
+                level: word,
+                vertices: Vertices::Unread(format!(
+                    "the selection of modifier {} is not read",
+                    a.name
+                )),
+            });
+        } else if super::leaves_selection_alone(a.class) || super::moves_points_only(a.class) {
+            // Deformers and mapping modifiers keep the vertices, their
+            // numbering and the selection.
+        } else if let Some(l) = live.as_mut() {
+            if matches!(l.vertices, Vertices::Read(_)) {
+                l.vertices = Vertices::Unread(format!(
+                    "the selection passes through {}, whose effect on it is not known",
+                    a.name
+                ));
+            }
+        }
+    }
+    live
+}
+
+/// The level a selection-setting modifier leaves: Some(None) at object
+/// level, Some(Some(word)) at a sub-object level; None for other modifiers.
+fn modifier_level(a: &Applied, cx: &ModContext) -> Option<Option<&'static str>> {
+    let chunks = cx.eval.chunks(a.object);
+    let (id, words): (u16, &[&'static str]) =
+        if a.class == super::EDIT_POLY || a.class == POLY_SELECT {
+            (
+                MODIFIER_LEVEL,
+                &["vertex", "edge", "border", "face", "element"],
+            )
+        } else if a.class == MESH_SELECT {
+            (
+                MODIFIER_LEVEL,
+                &["vertex", "edge", "face", "polygon", "element"],
+            )
+        } else if a.class == super::EDIT_MESH {
+            (
+                EDIT_MESH_LEVEL,
+                &["vertex", "edge", "face", "polygon", "element"],
+            )
+        } else {
+            return None;
+        };
+    let level = chunks
+        .iter()
+        .find(|c| c.id == id)
+        .and_then(Chunk::payload)
+        .and_then(|p| match p.len() {
+            2 => Some(u32::from(u16::from_le_bytes([p[0], p[1]]))),
+            4 => Some(u32::from_le_bytes([p[0], p[1], p[2], p[3]])),
+            _ => None,
+        });
+    Some(match level {
+        Some(0) => None,
+        Some(l) => Some(words.get(l as usize - 1).copied().unwrap_or("unknown")),
+        // No level saved: not known to be object level.
+        None => Some("sub-object (level not read)"),
+    })
+}
+
+/// The selection an Editable Poly or Editable Mesh base object leaves live.
+fn of_base(cx: &ModContext, base: usize) -> Option<Live> {
+    let class = cx.eval.graph.objects.get(base)?.class.as_ref()?;
+    let chunks = cx.eval.chunks(base);
+    let geom = chunks
+        .iter()
+        .find(|c| c.id == GEOM_BUFFERS)
+        .map_or(&[][..], Chunk::children);
+    if class.class_id == mesh::EDITABLE_POLY {
+        let layer = "Editable Poly".to_string();
+        let level = match mesh::poly_selection_level(geom) {
+            Ok(0) => return None,
+            Ok(l) => l,
+            Err(e) => {
+                return Some(Live {
+                    layer,
+                    level: "sub-object (level not read)",
+                    vertices: Vertices::Unread(e.to_string()),
+                })
+            }
+        };
+        let word = ["vertex", "edge", "face"]
+            .get(level as usize - 1)
+            .copied()
+            .unwrap_or("unknown");
+        let vertices = match soft_selection(cx, base) {
+            Some(false) => match mesh::poly_selected_vertices(geom, level) {
+                Ok(v) => Vertices::Read(v),
+                Err(e) => Vertices::Unread(e.to_string()),
+            },
+            Some(true) => {
+                Vertices::Unread("soft selection is on; its weights are not derived".to_string())
+            }
+            None => {
+                Vertices::Unread("its soft selection setting (ep_ss_use) is not read".to_string())
+            }
+        };
+        return Some(Live {
+            layer,
+            level: word,
+            vertices,
+        });
+    }
+    if class.class_id == mesh::EDITABLE_MESH {
+        let level = geom
+            .iter()
+            .find(|c| c.id == MESH_SEL_LEVEL)
+            .and_then(Chunk::payload)
+            .filter(|p| p.len() == 4)
+            .map(|p| u32::from_le_bytes([p[0], p[1], p[2], p[3]]));
+        let word = match level {
+            Some(1) => return None,
+            Some(2) => "vertex",
+            Some(4) => "face",
+            Some(8) => "edge",
+            Some(_) => "unknown",
+            None => "sub-object (level not read)",
+        };
+        return Some(Live {
+            layer: "Editable Mesh".to_string(),
+            level: word,
+            vertices: Vertices::Unread(
+                "an Editable Mesh's selection and soft selection are not read".to_string(),
+            ),
+        });
+    }
+    None
+}
+
+/// Whether an Editable Poly's soft selection is on (`ep_ss_use` of its
+/// parameter block); None when no parameter block with it is found.
+fn soft_selection(cx: &ModContext, base: usize) -> Option<bool> {
+    let graph = &cx.eval.graph;
+    graph.objects.get(base)?.references.iter().find_map(|r| {
+        let t = usize::try_from(r.target).ok()?;
+        let c = graph.objects.get(t)?.class.as_ref()?;
+        if c.super_class != pblock::SC_PARAM_BLOCK2 {
+            return None;
+        }
+        let pb = pblock::param_block2(cx.eval.chunks(t)).ok()?;
+        match pb.param(EP_SS_USE)?.value {
+            pblock::Value::Bool(b) => Some(b),
+            pblock::Value::Int(v) => Some(v != 0),
+            _ => None,
+        }
+    })
+}
