@@ -42,6 +42,7 @@ mod eval_edit_poly_group;
 mod eval_edit_poly_ops;
 mod eval_edit_poly_release;
 mod eval_edit_poly_remove;
+mod eval_edit_poly_selection;
 mod eval_edit_poly_topo;
 mod eval_fbx;
 mod eval_fbx_uv;

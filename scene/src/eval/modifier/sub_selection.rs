@@ -7,10 +7,13 @@
 //! object level the whole object is used.
 //!
 //! Where the selection is read (an Editable Poly's MNMesh flags at its saved
-//! level, soft selection off, with only modifiers that keep the vertices and
-//! the selection between it and a deformer), the deformer moves the selected
-//! vertices and leaves the others exactly where they were. Everything else
-//! (a selection of a modifier or an Editable Mesh, soft selection, a
+//! level, or the bits an Edit Poly saves sized to its output, read over our
+//! replay of that output; soft selection off, with only modifiers that keep
+//! the vertices and the selection between it and a deformer), the deformer
+//! moves the selected vertices and leaves the others exactly where they were.
+//! Everything else (a selection of Edit Mesh, Mesh Select, Poly Select or an
+//! Editable Mesh, an Edit Poly passing up the stack's selection, soft
+//! selection, a
 //! selection passed through a modifier whose effect on it is not known, a
 //! modifier other than a point deformer) is refused by name.
 
@@ -133,15 +136,16 @@ pub(super) fn keep_unselected(
 /// A layer at object level, or none, leaves no selection.
 fn live_below(applied: &[Applied], i: usize, base: Option<usize>, cx: &ModContext) -> Option<Live> {
     let mut live = base.and_then(|b| of_base(cx, b));
-    for a in applied.iter().skip(i + 1).rev() {
+    for (j, a) in applied.iter().enumerate().skip(i + 1).rev() {
         if let Some(level) = modifier_level(a, cx) {
             live = level.map(|word| Live {
                 layer: a.name.to_string(),
                 level: word,
-                vertices: Vertices::Unread(format!(
-                    "the selection of modifier {} is not read",
-                    a.name
-                )),
+                vertices: if a.class == super::EDIT_POLY {
+                    edit_poly_vertices(applied, j, base, cx, word)
+                } else {
+                    Vertices::Unread(format!("the selection of modifier {} is not read", a.name))
+                },
             });
         } else if super::leaves_selection_alone(a.class) || super::moves_points_only(a.class) {
             // Deformers and mapping modifiers keep the vertices, their
@@ -156,6 +160,115 @@ fn live_below(applied: &[Applied], i: usize, base: Option<usize>, cx: &ModContex
         }
     }
     live
+}
+
+/// Edit Poly's parameter block (iEPolyMod.h's `epolyModParameters`, whose
+/// `epm_current_operation` is the 12 the replay reads): whether the modifier
+/// passes up the selection of the stack below instead of its own, and soft
+/// selection.
+const EPM_STACK_SELECTION: u16 = 4;
+const EPM_SS_USE: u16 = 5;
+
+/// The vertices of the selection the Edit Poly at `applied[j]` leaves at
+/// `level`: the vertex, edge or face bits it saves in its local data (0x0200,
+/// 0x0210, 0x0220), sized to its output, read over our replay of that output
+/// (its vertices, MNMesh's edge list where known, its polygons' corners).
+fn edit_poly_vertices(
+    applied: &[Applied],
+    j: usize,
+    base: Option<usize>,
+    cx: &ModContext,
+    level: &str,
+) -> Vertices {
+    let a = &applied[j];
+    let flag = |id: u16| -> Option<bool> {
+        let pb = pblock::reference(&cx.eval.graph, a.object, 0)?;
+        let block = pblock::param_block2(cx.eval.chunks(pb)).ok()?;
+        match block.param(id)?.value {
+            pblock::Value::Bool(b) => Some(b),
+            pblock::Value::Int(v) => Some(v != 0),
+            _ => None,
+        }
+    };
+    match (flag(EPM_STACK_SELECTION), flag(EPM_SS_USE)) {
+        (Some(false), Some(false)) => {}
+        (Some(true), _) => {
+            return Vertices::Unread(
+                "it passes up the stack's selection below it (epm_stack_selection)".to_string(),
+            )
+        }
+        (_, Some(true)) => {
+            return Vertices::Unread("soft selection is on; its weights are not derived".into())
+        }
+        _ => {
+            return Vertices::Unread(
+                "its stack-selection and soft-selection settings are not read".to_string(),
+            )
+        }
+    }
+    let id = match level {
+        "vertex" => 0x0200,
+        "edge" | "border" => 0x0210,
+        "face" | "element" => 0x0220,
+        _ => return Vertices::Unread(format!("its {level} level is not known")),
+    };
+    let Some(base) = base else {
+        return Vertices::Unread("the stack's base object is not known here".to_string());
+    };
+    let saved = a
+        .mod_app
+        .and_then(|m| m.children().iter().find(|c| c.id == super::LOCAL_DATA))
+        .and_then(|l| l.children().iter().find(|c| c.id == id));
+    let bits = match saved.map(super::bits) {
+        Some(Ok(b)) => b,
+        Some(Err(e)) => return Vertices::Unread(format!("its saved selection: {e}")),
+        None => return Vertices::Unread(format!("no saved {level} selection (0x{id:04x})")),
+    };
+    let poly = match super::edit_poly::polygons_from(applied, j, base, cx) {
+        Ok(p) => p,
+        Err(e) => return Vertices::Unread(format!("its output is not evaluated: {e}")),
+    };
+    let mut out = vec![false; poly.vertices.len()];
+    let mismatch = |n: usize, what: &str| {
+        Vertices::Unread(format!(
+            "its saved selection holds {} {what}, our replay {n}",
+            bits.len()
+        ))
+    };
+    match id {
+        0x0200 if bits.len() == out.len() => return Vertices::Read(bits),
+        0x0200 => return mismatch(out.len(), "vertices"),
+        0x0210 => {
+            // Edge bits index MNMesh's edge list, known only where the
+            // replay kept Max's numbering.
+            let Some(edges) = poly.edges.as_ref() else {
+                return Vertices::Unread("its output's edge numbering is not known".to_string());
+            };
+            if bits.len() != edges.len() {
+                return mismatch(edges.len(), "edges");
+            }
+            for (e, _) in edges.iter().zip(&bits).filter(|(_, &s)| s) {
+                for &v in e {
+                    if let Some(x) = out.get_mut(v as usize) {
+                        *x = true;
+                    }
+                }
+            }
+        }
+        _ => {
+            if bits.len() != poly.faces.len() {
+                return mismatch(poly.faces.len(), "faces");
+            }
+            for (f, _) in poly.faces.iter().zip(&bits).filter(|(_, &s)| s) {
+                for &v in &f.v {
+                    if let Some(x) = out.get_mut(v as usize) {
+                        *x = true;
+                    }
+                }
+            }
+        }
+    }
+    Vertices::Read(out)
 }
 
 /// The level a selection-setting modifier leaves: Some(None) at object
