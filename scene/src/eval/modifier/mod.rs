@@ -145,6 +145,18 @@ pub const ARNOLD_PROPERTIES: ClassId = ClassId(0x9753_1356, 0x9c8a_4d2e);
 /// Modifiers that only hold properties for a later stage (physics,
 /// rendering): their output is their input, polygons and selection included.
 pub(super) const PROPERTIES_ONLY: [ClassId; 2] = [MASSFX_RBODY, ARNOLD_PROPERTIES];
+/// The simple (gizmo) deformers: each moves a vertex by a function of its
+/// position alone and selects nothing.
+const GIZMO_DEFORMERS: [ClassId; 7] = [
+    BEND,
+    TAPER,
+    TWIST,
+    RIPPLE,
+    skew::SKEW,
+    wave::WAVE,
+    stretch::STRETCH,
+];
+
 /// Whether modifier `class` passes its input's sub-object selection up as it
 /// came: it maps or moves what it gets and selects nothing (UVW Xform reads
 /// that selection). Unwrap UVW keeps a selection of its own, so it is not
@@ -152,16 +164,7 @@ pub(super) const PROPERTIES_ONLY: [ClassId; 2] = [MASSFX_RBODY, ARNOLD_PROPERTIE
 fn leaves_selection_alone(class: ClassId) -> bool {
     PROPERTIES_ONLY.contains(&class)
         || (uv_only::is_uv_only(class) && class != UNWRAP_UVW)
-        || [
-            BEND,
-            TAPER,
-            TWIST,
-            RIPPLE,
-            skew::SKEW,
-            wave::WAVE,
-            stretch::STRETCH,
-        ]
-        .contains(&class)
+        || GIZMO_DEFORMERS.contains(&class)
 }
 
 /// Whether modifier `class` moves each vertex by a function of its position
@@ -169,18 +172,7 @@ fn leaves_selection_alone(class: ClassId) -> bool {
 /// object it moves the MNMesh's vertices and keeps everything else, so an
 /// Edit Poly above it reads the polygons below, moved.
 pub(super) fn moves_points_only(class: ClassId) -> bool {
-    [
-        BEND,
-        TAPER,
-        TWIST,
-        RIPPLE,
-        skew::SKEW,
-        wave::WAVE,
-        stretch::STRETCH,
-        xform::XFORM,
-    ]
-    .contains(&class)
-        || ffd::side(class).is_some()
+    GIZMO_DEFORMERS.contains(&class) || class == xform::XFORM || ffd::side(class).is_some()
 }
 
 /// Modifiers whose output is their input.
