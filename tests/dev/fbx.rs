@@ -101,3 +101,31 @@ pub fn stretched_ancestor(node: &ufbx::Node) -> bool {
     }
     false
 }
+
+/// An FBX mesh's vertices in world space (Max's axes when the scene was
+/// loaded with [`load_in_max_axes`]).
+#[allow(dead_code)]
+pub fn world_vertices(node: &ufbx::Node, mesh: &ufbx::Mesh) -> Vec<[f64; 3]> {
+    mesh.vertices
+        .iter()
+        .map(|v| {
+            let w = ufbx::transform_position(&node.geometry_to_world, *v);
+            [w.x, w.y, w.z]
+        })
+        .collect()
+}
+
+/// Our evaluated mesh of node `o` in world space at time 0 (its object TM
+/// applied), to compare with [`world_vertices`].
+#[allow(dead_code)]
+pub fn our_world_vertices(
+    eval: &maxfs_scene::eval::SceneEval,
+    o: usize,
+    mesh: &maxfs_scene::eval::objects::mesh::Mesh,
+) -> Vec<[f64; 3]> {
+    let tm = eval.object_tm(o, 0);
+    mesh.vertices
+        .iter()
+        .map(|v| tm.transform_point(*v).to_array())
+        .collect()
+}

@@ -54,14 +54,7 @@ fn main() {
             println!("{name}\tnot in the .max");
             continue;
         };
-        let theirs: Vec<[f64; 3]> = fm
-            .vertices
-            .iter()
-            .map(|v| {
-                let w = ufbx::transform_position(&fnode.geometry_to_world, *v);
-                [w.x, w.y, w.z]
-            })
-            .collect();
+        let theirs = fbx_dev::world_vertices(fnode, fm);
         let mesh = match eval.mesh(o, 0) {
             Some(Ok(m)) => m,
             Some(Err(e)) => {
@@ -75,12 +68,7 @@ fn main() {
                 continue;
             }
         };
-        let tm = eval.object_tm(o, 0);
-        let ours: Vec<[f64; 3]> = mesh
-            .vertices
-            .iter()
-            .map(|v| tm.transform_point(*v).to_array())
-            .collect();
+        let ours = fbx_dev::our_world_vertices(&eval, o, &mesh);
         let size = diagonal(&theirs).max(1e-12);
         let d = nearest(&ours, &theirs).max(nearest(&theirs, &ours)) / size;
         compared += 1;

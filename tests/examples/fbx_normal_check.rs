@@ -34,19 +34,8 @@ fn main() {
             continue;
         };
         let tm = eval.object_tm(o, 0);
-        let ours: Vec<[f64; 3]> = mesh
-            .vertices
-            .iter()
-            .map(|v| tm.transform_point(*v).to_array())
-            .collect();
-        let theirs: Vec<[f64; 3]> = fm
-            .vertices
-            .iter()
-            .map(|v| {
-                let w = ufbx::transform_position(&fnode.geometry_to_world, *v);
-                [w.x, w.y, w.z]
-            })
-            .collect();
+        let ours = fbx_dev::our_world_vertices(&eval, o, &mesh);
+        let theirs = fbx_dev::world_vertices(fnode, fm);
         if ours.len() != theirs.len() {
             println!(
                 "{name}\tvertex counts differ: ours {} / FBX {}",

@@ -34,13 +34,7 @@ fn main() {
         eprintln!("usage: selection_dump FILE [NODE]");
         return;
     };
-    let eval = match maxfs_tests::eval_of(path) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("{path}: {e}");
-            return;
-        }
-    };
+    let eval = maxfs_tests::eval_or_exit(path);
     for (o, n) in eval.graph.nodes() {
         if args.get(1).is_some_and(|w| *w != n.name) {
             continue;

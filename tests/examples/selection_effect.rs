@@ -11,22 +11,8 @@ fn main() {
         eprintln!("usage: selection_effect FILE NODE");
         return;
     };
-    let eval = match maxfs_tests::eval_of(path) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("{path}: {e}");
-            return;
-        }
-    };
-    let Some(o) = eval
-        .graph
-        .nodes()
-        .find(|(_, n)| n.name == *node)
-        .map(|(o, _)| o.index)
-    else {
-        eprintln!("no node {node}");
-        return;
-    };
+    let eval = maxfs_tests::eval_or_exit(path);
+    let o = maxfs_tests::node_or_exit(&eval, node);
     let Some((stack, _)) = eval.modifier_stack(o) else {
         return;
     };

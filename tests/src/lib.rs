@@ -428,6 +428,18 @@ pub fn eval_or_exit(path: &str) -> maxfs_scene::eval::SceneEval {
     }
 }
 
+/// The object index of node `name` of a tool's scene, or the process ends
+/// with status 1 (the examples' node argument).
+pub fn node_or_exit(eval: &maxfs_scene::eval::SceneEval, name: &str) -> usize {
+    match eval.graph.nodes().find(|(_, n)| n.name == name) {
+        Some((o, _)) => o.index,
+        None => {
+            eprintln!("no node {name}");
+            std::process::exit(1);
+        }
+    }
+}
+
 /// The evaluated scene of a .max file at `path`, or its error as text.
 pub fn eval_of(path: &str) -> Result<maxfs_scene::eval::SceneEval, String> {
     maxfs_scene::Document::open(Path::new(path))

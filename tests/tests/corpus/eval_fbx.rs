@@ -62,15 +62,7 @@ pub(crate) fn fbx_world_vertices(scene: &ufbx::Scene, name: &str) -> Option<Vec<
         .iter()
         .find(|n| n.element.name.as_ref() == name)?;
     let mesh = node.mesh.as_ref()?;
-    Some(
-        mesh.vertices
-            .iter()
-            .map(|v| {
-                let w = ufbx::transform_position(&node.geometry_to_world, *v);
-                [w.x, w.y, w.z]
-            })
-            .collect(),
-    )
+    Some(fbx_dev::world_vertices(node, mesh))
 }
 
 /// Our world-space vertex positions of a node's evaluated mesh at time 0.

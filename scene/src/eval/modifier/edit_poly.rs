@@ -529,17 +529,21 @@ fn below(
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
             let target =
                 super::sub_selection::target(stack, at, Some(base), cx, poly.vertices.len())?;
-            let before = poly.vertices.clone();
+            // Only the selection left live below moves (`sub_selection`).
+            let selected = match target {
+                super::sub_selection::Target::Vertices(v) => Some(v),
+                super::sub_selection::Target::Whole => None,
+            };
+            let before = selected.as_ref().map(|_| poly.vertices.clone());
             let mut points = Mesh {
                 vertices: std::mem::take(&mut poly.vertices),
                 ..Mesh::default()
             };
             super::apply(m, &mut points, cx)?;
-            poly.vertices = points.vertices;
-            // Only the selection left live below moves (`sub_selection`).
-            if let super::sub_selection::Target::Vertices(selected) = &target {
-                super::sub_selection::keep_unselected(&before, &mut poly.vertices, selected);
+            if let (Some(sel), Some(before)) = (&selected, &before) {
+                super::sub_selection::keep_unselected(before, &mut points.vertices, sel);
             }
+            poly.vertices = points.vertices;
             // As on triangles (`keeps_specified_normals`), a deformer clears
             // specified normals.
             poly.normals = None;

@@ -137,13 +137,7 @@ mod tests {
     use crate::eval::core::pblock::Param;
 
     fn param(id: u16, ty: u16, value: Value) -> Param {
-        Param {
-            id,
-            ty,
-            flags: 0,
-            value,
-            ref_slot: None,
-        }
+        Param::plain(id, ty, value)
     }
 
     /// "page 3view.max" (AmirHosein-Vahed/3DMax, public), its "User Defined"
