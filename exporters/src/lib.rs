@@ -3,3 +3,4 @@
 pub mod error;
 pub mod gltf;
 pub mod nel;
+pub mod tsv;

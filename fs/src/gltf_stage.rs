@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use maxfs_exporters::gltf::{self, ResolutionLog, TextureSearch};
+use maxfs_exporters::tsv::field;
 use maxfs_scene::eval::SceneEval;
 
 use crate::lookups::Dep;
@@ -55,15 +56,15 @@ impl GltfStage {
         };
         let mut lines: Vec<String> = gltf::texture_problems(eval, &logged)
             .into_iter()
-            .map(|(material, reason)| format!("{material}\t{reason}"))
+            .map(|(material, reason)| format!("{}\t{}", field(&material), field(&reason)))
             .collect();
         let glb = match gltf::export_scene_with(eval, &logged) {
             Ok(e) => {
-                lines.extend(e.gaps().map(|gap| format!("-\t{gap}")));
+                lines.extend(e.gaps().map(|gap| format!("-\t{}", field(&gap))));
                 Ok(Arc::from(e.glb))
             }
             Err(e) => {
-                lines.push(format!("-\tnot exported: {e}"));
+                lines.push(format!("-\tnot exported: {}", field(&e.to_string())));
                 Err(StageError::new(Stage::Export, e))
             }
         };

@@ -730,3 +730,68 @@ fn gizmo_modifier_nodes_export() {
         assert_round_trip(&o.bytes, &name);
     }
 }
+
+/// A spline under a modifier that makes a mesh of it is a mesh object to the
+/// plug-in (its `CanConvertToType(TRIOBJ)` test is on the stack's result):
+/// Sword.max's Line001 (Line, Extrude, Edit Poly) exports with the triangles
+/// the scene evaluates for it (whose scene sum eval_mesh_totals checks
+/// against Max's Mesh Totals). A rendered spline without such a modifier
+/// keeps its own reason, and a spline whose mesh-making stack fails names
+/// the failing modifier, not the spline.
+#[test]
+fn spline_made_a_mesh_by_its_stack_exports() {
+    use maxfs_scene::eval::SceneEval;
+    let max = maxfs_tests::corpus_dir().join("max");
+    let path = max.join("prims-greejesh/Sword.max");
+    let ex = export_shapes(&path);
+    let o = ex
+        .outputs
+        .iter()
+        .find(|o| o.name == "line001.shape")
+        .unwrap_or_else(|| panic!("no line001.shape; errors {:?}", ex.errors));
+    assert_round_trip(&o.bytes, &o.name);
+    let f = read_nel(&o.bytes, &o.name).expect("reads");
+    let geom = mesh_of(&f)
+        .and_then(|m| m.geom.as_ref())
+        .expect("a CMesh with geometry");
+    let ours: usize = geom
+        .matrix_blocks
+        .iter()
+        .flat_map(|b| &b.rdr_pass)
+        .map(|p| triangles(&p.pblock).len() / 3)
+        .sum();
+    let eval = SceneEval::from_document(Document::open(&path).expect("Sword.max")).expect("eval");
+    let node = maxfs_tests::node_index(&eval, "Line001");
+    let mesh = eval.mesh(node, 0).expect("geometry").expect("evaluates");
+    assert!(mesh.faces.len() > 100, "{} faces", mesh.faces.len());
+    assert_eq!(ours, mesh.faces.len());
+
+    let ex = export_shapes(&max.join("prims-pranto/1st_island.max"));
+    let e = ex
+        .errors
+        .iter()
+        .find(|e| e.node == "Line002")
+        .expect("the rendered Line002 is refused");
+    assert!(e.reason.contains("rendered spline"), "{}", e.reason);
+
+    // Sword's Line001 again, with a modifier we refuse (Noise) on top.
+    let mut edit = maxfs_tests::rewrite::SceneEdit::open("max/prims-greejesh/Sword.max");
+    let node = edit.node("Line001");
+    edit.add_modifier_with_refs(
+        node,
+        0,
+        maxfs_scene::typed::ClassId(0xf997_b124, 0),
+        "Noise",
+        "mods.dlm",
+        &[0],
+    );
+    let doc = edit.finish();
+    let ex = maxfs_tests::export_doc("Sword", &doc, &[ExportKind::Shape]);
+    let e = ex
+        .errors
+        .iter()
+        .find(|e| e.node == "Line001")
+        .expect("Line001 refused under the Noise");
+    assert!(e.reason.contains("Noise"), "{}", e.reason);
+    assert!(!e.reason.contains("object class Line"), "{}", e.reason);
+}

@@ -137,7 +137,12 @@ impl Exports {
     pub fn errors_text(&self) -> String {
         let mut s = String::new();
         for e in &self.errors {
-            s.push_str(&format!("{}\t{}\t{}\n", e.kind.name(), e.node, e.reason));
+            s.push_str(&format!(
+                "{}\t{}\t{}\n",
+                e.kind.name(),
+                crate::tsv::field(&e.node),
+                crate::tsv::field(&e.reason)
+            ));
         }
         s
     }

@@ -605,6 +605,13 @@ pub fn makes_mesh_of_shape(class: ClassId) -> bool {
     class == extrude::EXTRUDE || class == lathe::LATHE
 }
 
+/// Whether a stack holding modifier `class` above a shape ends as a mesh:
+/// the modifier builds one of the shape, or Max converts the shape for it.
+/// A shape under deformers alone stays a shape (rendered as its tube).
+pub fn meshes_a_shape(class: ClassId) -> bool {
+    makes_mesh_of_shape(class) || class == sweep::SWEEP || shape_input::takes_mesh(class)
+}
+
 /// The mesh of a shape's stack (`applied` top first): its bottom modifier
 /// makes a mesh of the shape's polylines, the rest apply to that mesh.
 pub fn apply_to_shape(

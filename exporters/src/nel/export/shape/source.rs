@@ -64,6 +64,12 @@ fn mesh_at_zero(
         Some(Err(e)) => {
             return Err(ExportError::from(e).within(format!("object {}", class_label(ctx, base))))
         }
+        // A shape under a modifier that makes a mesh of it (Extrude, Lathe,
+        // an Edit Poly …) is a mesh object to the plug-in: export what the
+        // stack gives, or name the modifier that fails.
+        None if stack
+            .iter()
+            .any(|a| Some(a.object) != skip && modifier::meshes_a_shape(a.class)) => {}
         None => {
             // A spline Max does not render (or a helper) is evaluated as a
             // shape but holds no faces: say so, not "not evaluated".
