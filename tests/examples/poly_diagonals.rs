@@ -549,15 +549,16 @@ fn alternating(q: &[(f64, f64)], start: usize) -> Option<(Diagonals, [usize; 4])
 }
 
 /// Whether `cuts` is `alternating(start)` finished with one of the quad's two
-/// diagonals; and whether with its shorter (3D) one.
+/// diagonals; whether with its shorter (3D) one; and how much the two
+/// differ in length (relative).
 fn alternating_fits(
     p: &[Vec3],
     q: &[(f64, f64)],
     start: usize,
     cuts: &[(usize, usize)],
-) -> (bool, bool) {
+) -> (bool, bool, f64) {
     let Some((d, quad)) = alternating(q, start) else {
-        return (false, false);
+        return (false, false, 0.0);
     };
     let k = q.len();
     let norm = |a: usize, b: usize| (a.min(b), a.max(b));
@@ -572,13 +573,14 @@ fn alternating_fits(
     // Diagonals of the big polygon only: sides of it are not diagonals.
     let side = |x: (usize, usize)| x.1 - x.0 == 1 || (x.0 == 0 && x.1 == k - 1);
     if side(a) || side(b) {
-        return (false, false);
+        return (false, false, 0.0);
     }
     let either = with(a) == cuts || with(b) == cuts;
     let la = p[a.0].minus(p[a.1]).len();
     let lb = p[b.0].minus(p[b.1]).len();
     let short = if la <= lb { a } else { b };
-    (either, with(short) == cuts)
+    let rel = (la - lb).abs() / la.max(lb).max(f64::MIN_POSITIVE);
+    (either, with(short) == cuts, rel)
 }
 
 #[derive(Default, Clone)]
@@ -640,6 +642,7 @@ fn main() {
     let rules = score_rules();
     let mut enum_cache: BTreeMap<usize, Vec<Vec<Tri>>> = BTreeMap::new();
     let mut no_cut = 0usize;
+    let mut objects = 0usize;
     let mut bad_cut = 0usize;
     for path in &files {
         let Ok(doc) = maxfs_scene::Document::open(std::path::Path::new(path)) else {
@@ -671,6 +674,7 @@ fn main() {
                 eprintln!("{path}: object {i}: polygons not read");
                 continue;
             };
+            objects += 1;
             for (fi, poly) in polys.iter().enumerate() {
                 let k = poly.p.len();
                 let Some(cuts) = &poly.cuts else {
@@ -748,11 +752,26 @@ fn main() {
                     }
                 }
                 if k >= 5 {
-                    let fits: Vec<(bool, bool)> = (0..k)
+                    let fits: Vec<(bool, bool, f64)> = (0..k)
                         .map(|s| alternating_fits(&poly.p, &q, s, cuts))
                         .collect();
                     results.push(("alternating from 0, quad either".into(), fits[0].0, false));
-                    results.push(("alternating from 0, quad shorter".into(), fits[0].1, false));
+                    // Tied here: the quad's diagonals within 1e-5 of each other.
+                    results.push((
+                        "alternating from 0, quad shorter".into(),
+                        fits[0].1,
+                        fits[0].2 <= 1e-5,
+                    ));
+                    results.push((
+                        "alternating from 0, quad either, diagonals differ > 1e-5".into(),
+                        fits[0].0 && fits[0].2 > 1e-5,
+                        false,
+                    ));
+                    results.push((
+                        "alternating from 0, quad shorter, diagonals differ > 1e-5".into(),
+                        fits[0].1 && fits[0].2 > 1e-5,
+                        false,
+                    ));
                     let any = fits.iter().filter(|f| f.0).count();
                     results.push((
                         "alternating from some corner, quad either".into(),
@@ -864,6 +883,24 @@ fn main() {
             }
         }
     }
+    let mut all_files: Vec<&String> = stats
+        .classes
+        .iter()
+        .filter(|(k, _)| !k.starts_with('~'))
+        .flat_map(|(_, (_, f))| f.keys())
+        .collect();
+    all_files.sort();
+    all_files.dedup();
+    let measured: usize = stats
+        .classes
+        .iter()
+        .filter(|(k, _)| !k.starts_with('~'))
+        .map(|(_, (n, _))| n)
+        .sum();
+    println!(
+        "measured {measured} polygons of degree >= 4 in {} files ({objects} Editable Poly objects)",
+        all_files.len()
+    );
     println!("polygons of degree >= 4 without a cut field: {no_cut}; cut fields that are no triangulation: {bad_cut}");
     // The summary: one column per coarse group, "fit/of (files all fit/files)".
     let groups: Vec<(&String, &ClassCount)> = stats
