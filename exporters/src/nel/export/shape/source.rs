@@ -84,12 +84,16 @@ fn mesh_at_zero(
                     "is a rendered spline: its tube is not exported as a NeL shape (the plug-in's \
                      conversion of splines is not verified)"
                 }
-                _ => "is not evaluated",
+                // The evaluation below names the shape's or a modifier's
+                // failure.
+                MeshCoverage::Object(_) | MeshCoverage::Modifiers(_) => "",
             };
-            return Err(ExportError::refused(format!(
-                "object class {} {what}",
-                class_label(ctx, base)
-            )));
+            if !what.is_empty() {
+                return Err(ExportError::refused(format!(
+                    "object class {} {what}",
+                    class_label(ctx, base)
+                )));
+            }
         }
     }
     // The plug-in turns a Morpher's channels into blend shapes (CMeshMorpher),
