@@ -64,6 +64,11 @@ fn mesh_at_zero(
         Some(Err(e)) => {
             return Err(ExportError::from(e).within(format!("object {}", class_label(ctx, base))))
         }
+        // A shape under modifiers (Extrude, Lathe, Sweep, a mesh or poly
+        // modifier) is a mesh in Max's world state, which the plug-in exports
+        // like any other mesh: the stack's result is taken below, and when
+        // it does not evaluate its error names the modifier (not the shape).
+        None if shape_under_modifiers(ctx, base, &stack, skip) => {}
         None => {
             // A spline Max does not render (or a helper) is evaluated as a
             // shape but holds no faces: say so, not "not evaluated".
@@ -103,4 +108,16 @@ fn mesh_at_zero(
         .mesh_with(node, 0, request)
         .ok_or_else(|| ExportError::refused("the node has no object"))?
         .map_err(ExportError::from)
+}
+
+/// Whether `base` is a shape with at least one modifier over it (`skip`
+/// aside): its node's mesh is the stack's output, not the spline itself.
+fn shape_under_modifiers(
+    ctx: &Context,
+    base: usize,
+    stack: &[modifier::Applied<'_>],
+    skip: Option<usize>,
+) -> bool {
+    maxfs_scene::eval::objects::shape::is_shape_object(ctx.eval, base)
+        && stack.iter().any(|a| Some(a.object) != skip)
 }
