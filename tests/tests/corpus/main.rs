@@ -109,6 +109,7 @@ mod export_remanence;
 mod export_shape;
 mod export_shape_anim;
 mod export_shape_anim_values;
+mod export_shape_of_shapes;
 mod export_shape_uv;
 mod export_skel_anim;
 mod export_skinned_shape;
