@@ -9,6 +9,10 @@
 use maxfs_scene::eval::render::arnold;
 
 const PB2_PARAMETER: (u32, u32) = (0x07d3_2009, 0x6187_db21);
+/// mental ray's twin of the record (ProMaterials' parameters).
+const MR_PB_PARAMETER: (u32, u32) = (0x58f6_7d6c, 0x4fe3_0000);
+/// The ProMaterials family (mental ray "adsk" shaders as materials).
+const PRO_MATERIALS: u32 = 0x7773_160f;
 
 fn walk(eval: &maxfs_scene::eval::core::transform::SceneEval, idx: usize, depth: usize) {
     if depth > 6 {
@@ -19,7 +23,7 @@ fn walk(eval: &maxfs_scene::eval::core::transform::SceneEval, idx: usize, depth:
     let is_param = o
         .class
         .as_ref()
-        .is_some_and(|c| (c.class_id.0, c.class_id.1) == PB2_PARAMETER);
+        .is_some_and(|c| [PB2_PARAMETER, MR_PB_PARAMETER].contains(&(c.class_id.0, c.class_id.1)));
     if is_param {
         if let Some(p) = arnold::param(eval.chunks(idx)) {
             let v = p.value.as_deref().unwrap_or(&[]);
@@ -60,7 +64,9 @@ fn main() {
         println!("== {path}");
         for o in &eval.graph.objects {
             let Some(c) = o.class.as_ref() else { continue };
-            if (c.class_id.0, c.class_id.1) != (0x1ed4_15e4, 0x213d_aaf8) {
+            if (c.class_id.0, c.class_id.1) != (0x1ed4_15e4, 0x213d_aaf8)
+                && !(c.class_id.0 == PRO_MATERIALS && c.super_class == 0xc00)
+            {
                 continue;
             }
             let kind = eval
@@ -76,7 +82,7 @@ fn main() {
                     String::from_utf16_lossy(&u)
                 });
             let name = maxfs_scene::eval::render::material::mtl_name(eval.chunks(o.index));
-            println!("-- material {name:?} kind {kind:?} (object {})", o.index);
+            println!("-- material {name:?} kind {kind:?} class {:?} (object {})", c.name, o.index);
             walk(&eval, o.index, 0);
         }
     }
