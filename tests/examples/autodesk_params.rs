@@ -2,7 +2,8 @@
 //! 0x6187db21) of every Autodesk Material (0x1ed415e4, 0x213daaf8) in the
 //! given `.max` files: name, ParamBlock2 type word and raw first value, and
 //! the material's chunk 0x1210 kind; and the mrPBParameter records
-//! (0x58f67d6c, 0x4fe30000) of every ProMaterials material (0x7773160f, …). `cargo run --release -p maxfs-tests
+//! (0x58f67d6c, 0x4fe30000) of every ProMaterials material (0x7773160f, …).
+//! `cargo run --release -p maxfs-tests
 //! --example autodesk_params -- FILE…`. Used with 3ds Max's FBX export of the
 //! same scene (its ADSKAssetReferences blob, an Autodesk asset package whose
 //! objects.xml lists the asset's properties by name and value).
