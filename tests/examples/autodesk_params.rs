@@ -84,7 +84,10 @@ fn main() {
                     String::from_utf16_lossy(&u)
                 });
             let name = maxfs_scene::eval::render::material::mtl_name(eval.chunks(o.index));
-            println!("-- material {name:?} kind {kind:?} class {:?} (object {})", c.name, o.index);
+            println!(
+                "-- material {name:?} kind {kind:?} class {:?} (object {})",
+                c.name, o.index
+            );
             walk(&eval, o.index, 0);
         }
     }
