@@ -106,7 +106,7 @@ pub fn to_pbr(pb: &ParamBlock2, reflection_map: bool) -> (Pbr, Vec<String>) {
     let transparency = refraction.map(|r| 1.0 - opacity.unwrap_or(1.0) * (1.0 - r));
     for id in OTHER_LEVELS {
         match float(pb, id) {
-            Some(l) if l == 0.0 => {}
+            Some(0.0) => {}
             Some(l) => unmapped.push(format!(
                 "translucency or self-illumination level {l} (parameter {id}; which of the two is not pinned)"
             )),
