@@ -7,6 +7,9 @@
 //! "Material #41" (no reflection). The expected glTF values are those stored
 //! values under docs/gltf-export.md's rule (roughness = 1 − glossiness, a
 //! textured base colour keeps only the level), not our earlier output.
+//! Both carry the other channels as stored there (colours 105–107 white,
+//! opacity level 127 at 1, levels 126/128 at 0) and #22 its map switches
+//! (on for slots 0 and 6 only); docs/max-format.md says what pins them.
 
 use crate::eval_mr_materials::{
     b, f, factor, gltf_material, near, rgb, with_material_of, BOOL, FLOAT, P, RGBA, TEXMAP,
@@ -25,6 +28,19 @@ fn with_corona(name: &str, values: &[P]) -> (SceneEval, usize, usize) {
     with_material_of(dll, CORONA_MTL, "CoronaMtl", (0x0fa0, name), values)
 }
 
+/// The translucency / opacity / self-illumination colours and levels as
+/// CookiesWithCup.max stores them in both materials.
+fn other_channels() -> Vec<P> {
+    vec![
+        (105, RGBA, rgb([1.0; 3])),
+        (106, RGBA, rgb([1.0; 3])),
+        (107, RGBA, rgb([1.0; 3])),
+        (127, FLOAT, f(1.0)),
+        (126, FLOAT, f(0.0)),
+        (128, FLOAT, f(0.0)),
+    ]
+}
+
 fn gingerbread() -> Vec<P> {
     let grey = 128.0 / 255.0;
     let mut v: Vec<P> = vec![
@@ -35,10 +51,11 @@ fn gingerbread() -> Vec<P> {
         (122, FLOAT, f(0.2)),
         (123, FLOAT, f(0.0)),
     ];
-    // Texmap slots 0‥6 (parameters 141‥147), then the stored switches.
+    v.extend(other_channels());
+    // Texmap slots 0‥6 (parameters 141‥147), then the stored switches: on
+    // for slots 0 and 6, off for 1‥5.
     v.extend((141..=147).map(|id| (id, TEXMAP, None)));
-    v.push((161, BOOL, b(true)));
-    v.push((167, BOOL, b(true)));
+    v.extend((161..=167).map(|id| (id, BOOL, b(id == 161 || id == 167))));
     v.extend([
         (180, FLOAT, f(0.2)),
         (182, FLOAT, f(1.52)),
@@ -65,25 +82,31 @@ fn corona_gingerbread_diffuse_map_and_glossiness() {
     );
     let view = material_view::materials_with_assets(&eval, &material::Assets::of(&eval.doc));
     let v = view.iter().find(|v| v.index == mtl).expect("in the view");
-    for slot in ["base_color", "bump", "reflection"] {
+    for (slot, on) in [("base_color", true), ("bump", true), ("reflection", false)] {
         assert!(
             v.maps.iter().any(|r| r.slot == slot
                 && r.texmap == bitmap
+                && r.enabled == Some(on)
                 && r.file.as_deref() == Some("B.jpg")),
             "{slot}: {:?}",
             v.maps
         );
     }
-    // Unpinned slots 2‥5, the switches and the other channels are named.
+    // The reflection and the map amounts are named; the switched-off slots
+    // 1‥5 and the channels at their defaults are not.
     let classes = material::undecoded_classes(&eval, mtl);
     assert_eq!(classes.len(), 1, "{classes:?}");
-    for part in ["map143 map", "map146 map", "switches", "opacity"] {
+    for part in ["reflection level", "texmap amounts"] {
         assert!(classes[0].contains(part), "{part}: {classes:?}");
+    }
+    for part in ["map143", "map146", "switches", "opacity", "translucency"] {
+        assert!(!classes[0].contains(part), "{part}: {classes:?}");
     }
 }
 
 /// "Material #41": reflection level 0, so no glossy reflection (roughness 1)
-/// and the plain diffuse as the factor.
+/// and the plain diffuse as the factor; opaque, neither translucent nor
+/// self-illuminated: evaluated whole.
 #[test]
 fn corona_matte_diffuse() {
     let grey = 128.0 / 255.0;
@@ -94,7 +117,10 @@ fn corona_matte_diffuse() {
         (122, FLOAT, f(0.0)),
         (123, FLOAT, f(0.0)),
         (180, FLOAT, f(1.0)),
-    ];
+    ]
+    .into_iter()
+    .chain(other_channels())
+    .collect();
     let (eval, mtl, _) = with_corona("Material #41", &values);
     let g = gltf_material(&eval, mtl);
     let d = f64::from(grey);
@@ -104,12 +130,31 @@ fn corona_matte_diffuse() {
         Some(1.0),
         "{g}"
     );
+    assert_eq!(g["alphaMode"], "OPAQUE", "{g}");
     let classes = material::undecoded_classes(&eval, mtl);
-    assert_eq!(
-        classes,
-        vec![format!(
-            "CoronaMtl (partially: {})",
-            maxfs_scene::eval::render::corona::NOT_PINNED
-        )]
-    );
+    assert!(classes.is_empty(), "{classes:?}");
+}
+
+/// Table.max's "Material #69": opacity level 0.84 of white, no refraction:
+/// glTF alpha 0.84, blended.
+#[test]
+fn corona_opacity_level() {
+    let values: Vec<P> = vec![
+        (101, RGBA, rgb([0.5; 3])),
+        (102, RGBA, rgb([1.0; 3])),
+        (103, RGBA, rgb([1.0; 3])),
+        (105, RGBA, rgb([1.0; 3])),
+        (106, RGBA, rgb([1.0; 3])),
+        (107, RGBA, rgb([1.0; 3])),
+        (121, FLOAT, f(0.9)),
+        (122, FLOAT, f(0.0)),
+        (123, FLOAT, f(0.0)),
+        (127, FLOAT, f(0.84)),
+        (126, FLOAT, f(0.0)),
+        (128, FLOAT, f(0.0)),
+    ];
+    let (eval, mtl, _) = with_corona("Material #69", &values);
+    let g = gltf_material(&eval, mtl);
+    assert!(near(&factor(&g), &[0.45, 0.45, 0.45, 0.84]), "{g}");
+    assert_eq!(g["alphaMode"], "BLEND", "{g}");
 }

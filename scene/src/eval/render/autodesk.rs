@@ -5,7 +5,7 @@
 //! "Parameters" group — the record shape of MAXtoA's aiPBParameter, read
 //! with [`arnold::param`] (docs/max-format.md).
 //!
-//! Only the Generic kind is decoded. Pinned by 3ds Max's FBX export of
+//! The Generic kind is pinned by 3ds Max's FBX export of
 //! MageMystery/WindowFrame.max (Mayionn/Projeto-de-Jogo-Ludico, Window.FBX):
 //! its ADSKAssetReferences package lists the Generic asset by property name,
 //! and the stored values equal them — Generic_Color = generic_diffuse,
@@ -16,8 +16,20 @@
 //! Physical Material: base colour (option 0), glossiness (roughness = 1 −
 //! glossiness), transparency (when enabled). Maps, reflectivity,
 //! self-illumination, cutouts and any other option value are named as
-//! partial; the other kinds stay undecoded (no reference pins their option
-//! enums).
+//! partial.
+//!
+//! The other kinds met (session 29, InterierAR.max) are read by their
+//! property names, as far as those say what Max renders: WallPaint and
+//! Ceramic take `Wall_Paint_Color` / `Ceramic_Color` when their
+//! `*_Color_Option` is 0 — the option's documented default ("Use Color"),
+//! the value every such material of the public files holds, and the value
+//! that means "the stored colour" for the Generic above; Metal is metallic;
+//! SolidGlass is transparent with the roughness `Solid_Glass_Roughness`
+//! (documented as the glass's roughness, 0‥0.1). What each kind derives
+//! from an enumerated preset — a paint's or ceramic's finish (its gloss), a
+//! metal's type (its colour), a glass's colour — is not stored as a value,
+//! and which preset each number is, is not pinned: named in `unmapped`.
+//! A kind whose properties are none of these stays undecoded.
 
 use crate::eval::core::pblock;
 use crate::eval::core::transform::SceneEval;
@@ -125,6 +137,118 @@ pub fn generic(ps: &[AiParam], maps: &[String]) -> (Pbr, Vec<String>) {
     (pbr, unmapped)
 }
 
+/// The asset kinds decoded, told by their properties (the kind chunk holds
+/// a library asset's name instead, e.g. "Glass-008" for a SolidGlass).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Generic,
+    WallPaint,
+    Ceramic,
+    Metal,
+    SolidGlass,
+}
+
+impl Kind {
+    pub fn of(ps: &[AiParam]) -> Option<Kind> {
+        [
+            ("Generic_Color", Kind::Generic),
+            ("Wall_Paint_Color", Kind::WallPaint),
+            ("Ceramic_Color", Kind::Ceramic),
+            ("Metal_Type", Kind::Metal),
+            ("Solid_Glass_Color", Kind::SolidGlass),
+        ]
+        .into_iter()
+        .find(|(n, _)| find(ps, n).is_some())
+        .map(|(_, k)| k)
+    }
+}
+
+/// Names the integer properties `names` as a preset whose meaning is not
+/// pinned.
+fn preset(ps: &[AiParam], what: &str, names: &[&str]) -> String {
+    let vals: Vec<String> = names
+        .iter()
+        .filter_map(|n| int(ps, n).map(|v| format!("{n} {v}")))
+        .collect();
+    format!(
+        "{what} ({}: which preset it is is not pinned)",
+        vals.join(", ")
+    )
+}
+
+/// A non-Generic kind's values as Physical Material's, and what is not
+/// carried (see the module doc). `maps` names the texmap properties that
+/// hold a texmap.
+pub fn other_kind(kind: Kind, ps: &[AiParam], maps: &[String]) -> (Pbr, Vec<String>) {
+    let mut unmapped = Vec::new();
+    let mut pbr = Pbr {
+        base_weight: Some(1.0),
+        metalness: Some(0.0),
+        transparency: Some(0.0),
+        ..Pbr::default()
+    };
+    let option_colour =
+        |option: &str, colour_name: &str, unmapped: &mut Vec<String>| match int(ps, option) {
+            Some(0) => colour(ps, colour_name),
+            Some(k) => {
+                unmapped.push(format!("{option} {k} (its meaning is not pinned)"));
+                None
+            }
+            None => {
+                unmapped.push(format!("{option} absent"));
+                None
+            }
+        };
+    match kind {
+        Kind::Generic => return generic(ps, maps),
+        Kind::WallPaint => {
+            pbr.base_color =
+                option_colour("Wall_Paint_Color_Option", "Wall_Paint_Color", &mut unmapped);
+            unmapped.push(preset(
+                ps,
+                "paint finish",
+                &["Wall_Paint_Finish", "Wall_Paint_Application"],
+            ));
+        }
+        Kind::Ceramic => {
+            pbr.base_color = option_colour("Ceramic_Color_Option", "Ceramic_Color", &mut unmapped);
+            unmapped.push(preset(
+                ps,
+                "ceramic finish",
+                &["Ceramic_Type", "Ceramic_Finish"],
+            ));
+        }
+        Kind::Metal => {
+            pbr.metalness = Some(1.0);
+            unmapped.push(preset(
+                ps,
+                "metal colour and finish",
+                &["Metal_Type", "Metal_Finish"],
+            ));
+        }
+        Kind::SolidGlass => {
+            pbr.transparency = Some(1.0);
+            pbr.roughness = float(ps, "Solid_Glass_Roughness");
+            pbr.roughness_inv = pbr.roughness.map(|_| false);
+            unmapped.push(preset(ps, "glass colour", &["Solid_Glass_Color"]));
+        }
+    }
+    for (switch, what) in [
+        ("Relief_Pattern_Enable", "relief pattern"),
+        ("Finish_Bumps_Enable", "finish bumps"),
+        ("Cutouts_Enable", "cutouts"),
+        ("Round_Corners_Enable", "round corners"),
+    ] {
+        if boolean(ps, switch) == Some(true) {
+            unmapped.push(format!("{what} (not read)"));
+        }
+    }
+    for m in maps {
+        unmapped.push(format!("{m} map (not read)"));
+    }
+    (pbr, unmapped)
+}
+
 fn kind(eval: &SceneEval, idx: usize) -> Option<String> {
     eval.chunks(idx)
         .iter()
@@ -133,13 +257,8 @@ fn kind(eval: &SceneEval, idx: usize) -> Option<String> {
         .map(pblock::utf16)
 }
 
-/// Whether Autodesk Material object `idx` is of the Generic kind, the one
-/// decoded (the others keep the undecoded materials' treatment).
-pub fn is_generic(eval: &SceneEval, idx: usize) -> bool {
-    kind(eval, idx).as_deref() == Some("Generic")
-}
-
-/// Decodes Generic Autodesk Material object `idx` into `m`.
+/// Decodes Autodesk Material object `idx` into `m` (a kind not listed in
+/// [`Kind`] keeps no values: reported as not evaluated).
 pub fn autodesk_material(eval: &SceneEval, idx: usize, m: &mut Material) {
     let g = &eval.graph;
     let chunks = eval.chunks(idx);
@@ -199,11 +318,14 @@ pub fn autodesk_material(eval: &SceneEval, idx: usize, m: &mut Material) {
     }
     if ps.is_empty() {
         m.errors.push(format!(
-            "Autodesk Material (object {idx}): no Generic properties found"
+            "Autodesk Material (object {idx}): no properties found"
         ));
         return;
     }
-    let (pbr, unmapped) = generic(&ps, &maps);
+    let Some(k) = Kind::of(&ps) else {
+        return;
+    };
+    let (pbr, unmapped) = other_kind(k, &ps, &maps);
     m.pbr = Some(pbr);
     m.unmapped.extend(unmapped);
 }
@@ -262,5 +384,76 @@ mod tests {
         let (pbr, unmapped) = generic(&ps, &["Generic_Image".into()]);
         assert_eq!(pbr.base_color, Some([0.315; 3]));
         assert_eq!(unmapped, ["Generic_Image map (not read)"]);
+    }
+
+    /// InterierAR.max's WallPaint as stored: Wall_Paint_Color_Option 0,
+    /// Wall_Paint_Color (0.95, 0.95, 0.899), finish 0: the colour, and the
+    /// finish named.
+    #[test]
+    fn interier_wall_paint() {
+        let f = |x: f32| x.to_le_bytes();
+        let ps = [
+            p("Wall_Paint_Color_Option", T_INT, &[0i32.to_le_bytes()]),
+            p(
+                "Wall_Paint_Color",
+                T_FRGBA,
+                &[f(0.95), f(0.95), f(0.899), f(1.0)],
+            ),
+            p("Wall_Paint_Finish", T_INT, &[0i32.to_le_bytes()]),
+            p("Wall_Paint_Application", T_INT, &[0i32.to_le_bytes()]),
+            p("Round_Corners_Enable", T_BOOL, &[[0; 4]]),
+        ];
+        let k = Kind::of(&ps);
+        assert_eq!(k, Some(Kind::WallPaint));
+        let (pbr, unmapped) = other_kind(Kind::WallPaint, &ps, &[]);
+        assert_eq!(pbr.base_color, Some([0.95, 0.95, 0.899]));
+        assert_eq!(pbr.metalness, Some(0.0));
+        assert_eq!(unmapped.len(), 1, "{unmapped:?}");
+        assert!(unmapped[0].contains("Wall_Paint_Finish 0"), "{unmapped:?}");
+    }
+
+    /// InterierAR.max's "Glass-008" (a SolidGlass library asset): preset
+    /// colour 3, roughness 0: transparent, the preset named.
+    #[test]
+    fn interier_solid_glass() {
+        let f = |x: f32| x.to_le_bytes();
+        let ps = [
+            p("Solid_Glass_Color", T_INT, &[3i32.to_le_bytes()]),
+            p(
+                "Solid_Glass_Custom_Color_Option",
+                T_INT,
+                &[0i32.to_le_bytes()],
+            ),
+            p(
+                "Solid_Glass_Custom_Color",
+                T_FRGBA,
+                &[f(0.87), f(0.87), f(0.87), f(1.0)],
+            ),
+            p("Solid_Glass_Roughness", T_FLOAT, &[f(0.0)]),
+        ];
+        assert_eq!(Kind::of(&ps), Some(Kind::SolidGlass));
+        let (pbr, unmapped) = other_kind(Kind::SolidGlass, &ps, &[]);
+        assert_eq!(pbr.transparency, Some(1.0));
+        assert_eq!(pbr.base_color, None);
+        assert_eq!(pbr.effective_roughness(), Some(0.0));
+        assert_eq!(
+            unmapped,
+            ["glass colour (Solid_Glass_Color 3: which preset it is is not pinned)"]
+        );
+    }
+
+    /// A colour option other than 0 is named, not read.
+    #[test]
+    fn ceramic_option_named() {
+        let ps = [
+            p("Ceramic_Color_Option", T_INT, &[2i32.to_le_bytes()]),
+            p("Ceramic_Color", T_FRGBA, &[1f32.to_le_bytes(); 4]),
+        ];
+        let (pbr, unmapped) = other_kind(Kind::Ceramic, &ps, &[]);
+        assert_eq!(pbr.base_color, None);
+        assert!(
+            unmapped[0].contains("Ceramic_Color_Option 2"),
+            "{unmapped:?}"
+        );
     }
 }

@@ -31,7 +31,9 @@ use crate::eval::core::pblock::{self, utf16, ParamBlock2, Value};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::render::arnold;
 use crate::eval::render::physical::{self, Pbr, PHYSICAL};
-use crate::eval::render::{arch_design, architectural, autodesk, corona, raytrace, vray};
+use crate::eval::render::{
+    arch_design, architectural, autodesk, corona, pro_materials, raytrace, vray,
+};
 
 pub const SC_MATERIAL: u32 = 0xc00;
 pub const SC_TEXMAP: u32 = 0xc10;
@@ -576,8 +578,11 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
         vray::VRAY_MTL => vray::vray_mtl(eval, idx, &mut m),
         vray::VRAY_MTL_WRAPPER => vray::wrapper(eval, idx, &mut m),
         corona::CORONA_MTL => corona::corona_mtl(eval, idx, &mut m),
-        autodesk::AUTODESK_MATERIAL if autodesk::is_generic(eval, idx) => {
-            autodesk::autodesk_material(eval, idx, &mut m)
+        autodesk::AUTODESK_MATERIAL => autodesk::autodesk_material(eval, idx, &mut m),
+        _ if pro_materials::Kind::of(cid).is_some() => {
+            if let Some(k) = pro_materials::Kind::of(cid) {
+                pro_materials::pro_material(eval, idx, k, &mut m);
+            }
         }
         _ => {
             let nel = cid == NEL_MATERIAL;

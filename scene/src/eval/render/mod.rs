@@ -9,5 +9,6 @@ pub mod corona;
 pub mod light;
 pub mod material;
 pub mod physical;
+pub mod pro_materials;
 pub mod raytrace;
 pub mod vray;
