@@ -176,9 +176,10 @@ pub(super) fn chamfer_corners_standard(
             let points = sector_points(c, &s, amount, &at).ok_or_else(|| {
                 EvalError::not_evaluated(format!(
                     "a standard chamfer of {} edges at vertex {c} whose sides do not meet at \
-                     right angles (or are no longer than the amount {amount}) where the \
+                     right angles (or are no longer than the amount {}) where the \
                      chamfer's borders cross (which point Max keeps there is not derived)",
-                    picked.len()
+                    picked.len(),
+                    amount as f32
                 ))
             })?;
             done.push(Sector { corners: s, points });
