@@ -60,7 +60,11 @@ fn set_param(c: &mut Chunk, id: u32, value: [u8; 4]) -> usize {
     };
     let mut set = 0;
     for k in kids.iter_mut() {
-        if k.id == 0x0410 && k.payload().map(words).is_some_and(|w| w.first() == Some(&id)) {
+        if k.id == 0x0410
+            && k.payload()
+                .map(words)
+                .is_some_and(|w| w.first() == Some(&id))
+        {
             let mut bytes = id.to_le_bytes().to_vec();
             bytes.extend(value);
             *k = Chunk::leaf(0x0410, bytes);
@@ -104,9 +108,21 @@ fn chamfered_frame(rest: bool) -> (SceneEval, usize) {
     let mug_derived = m.reference(node(&mug, "Mug"), 1);
     let mut mug_chunks = m.object_chunks(mug_derived);
     let mut chamfer = operation(local_data(&mut mug_chunks).expect("Mug's Edit Poly"), 34);
-    assert_eq!(set_param(&mut chamfer[1], 108, 0u32.to_le_bytes()), 1, "type");
-    assert_eq!(set_param(&mut chamfer[1], 86, 1u32.to_le_bytes()), 1, "segments");
-    assert_eq!(set_param(&mut chamfer[1], 35, AMOUNT.to_le_bytes()), 1, "amount");
+    assert_eq!(
+        set_param(&mut chamfer[1], 108, 0u32.to_le_bytes()),
+        1,
+        "type"
+    );
+    assert_eq!(
+        set_param(&mut chamfer[1], 86, 1u32.to_le_bytes()),
+        1,
+        "segments"
+    );
+    assert_eq!(
+        set_param(&mut chamfer[1], 35, AMOUNT.to_le_bytes()),
+        1,
+        "amount"
+    );
     assert_eq!(select_all(&mut chamfer[1], 12), 1, "selection");
 
     let frame = corpus_eval(FRAME);
@@ -163,17 +179,37 @@ fn a_box_chamfered_on_all_twelve_edges_has_max_sizes_and_documented_geometry() {
     // The Edit Poly sits under the Unwrap UVW (stack index 1).
     let at = 1;
     let input = edit_poly_output_after(&eval, o, at, 0, 0).expect("the Box");
-    assert_eq!((input.vertices.len(), input.faces.len()), (8, 6), "a plain Box");
+    assert_eq!(
+        (input.vertices.len(), input.faces.len()),
+        (8, 6),
+        "a plain Box"
+    );
     let lo: Vec<f64> = (0..3)
-        .map(|k| input.vertices.iter().map(|p| [p.0, p.1, p.2][k]).fold(f64::MAX, f64::min))
+        .map(|k| {
+            input
+                .vertices
+                .iter()
+                .map(|p| [p.0, p.1, p.2][k])
+                .fold(f64::MAX, f64::min)
+        })
         .collect();
     let hi: Vec<f64> = (0..3)
-        .map(|k| input.vertices.iter().map(|p| [p.0, p.1, p.2][k]).fold(f64::MIN, f64::max))
+        .map(|k| {
+            input
+                .vertices
+                .iter()
+                .map(|p| [p.0, p.1, p.2][k])
+                .fold(f64::MIN, f64::max)
+        })
         .collect();
     let out = edit_poly_output_after(&eval, o, at, 0, 1).expect("the chamfer replayed");
     // Max's sizes for this chamfer of a Box (containerBody.max's Edit Poly).
     assert_eq!(
-        (out.vertices.len(), out.walked_edges().len(), out.faces.len()),
+        (
+            out.vertices.len(),
+            out.walked_edges().len(),
+            out.faces.len()
+        ),
         (24, 48, 26)
     );
     assert!(closed(&out), "closed and consistently wound");
@@ -195,14 +231,13 @@ fn a_box_chamfered_on_all_twelve_edges_has_max_sizes_and_documented_geometry() {
     assert_eq!(tris, 8);
     for f in &out.faces[..6] {
         assert_eq!(f.v.len(), 4);
-        let pts: Vec<[f64; 3]> = f
-            .v
-            .iter()
-            .map(|&v| {
-                let p = out.vertices[v as usize];
-                [p.0, p.1, p.2]
-            })
-            .collect();
+        let pts: Vec<[f64; 3]> =
+            f.v.iter()
+                .map(|&v| {
+                    let p = out.vertices[v as usize];
+                    [p.0, p.1, p.2]
+                })
+                .collect();
         let shared = (0..3).any(|k| pts.iter().all(|p| (p[k] - pts[0][k]).abs() < tol));
         assert!(shared, "face {pts:?} in an axis plane");
     }
