@@ -33,6 +33,7 @@ mod eval_edit_poly;
 mod eval_edit_poly_bevel;
 mod eval_edit_poly_cap;
 mod eval_edit_poly_chamfer;
+mod eval_edit_poly_chamfer_corner;
 mod eval_edit_poly_connect;
 mod eval_edit_poly_create;
 mod eval_edit_poly_cut;

@@ -27,6 +27,7 @@ use crate::eval::error::EvalError;
 use super::edit_poly_bevel as bevel;
 use super::edit_poly_cap as cap;
 use super::edit_poly_chamfer as chamfer;
+use super::edit_poly_chamfer_standard_corner as corner;
 use super::edit_poly_clone as clone;
 use super::edit_poly_clone_face as clone_face;
 use super::edit_poly_collapse as collapse;
@@ -333,8 +334,12 @@ fn output(
     let mut poly = below(stack, at + 1, base, cx, dropped)?;
     let mut known = extrude::Known::default();
     let mut caps = cap::Made::default();
+    let mut unpinned = corner::Unpinned::default();
     for (i, op) in ops.iter().enumerate() {
         let next = ops.get(i + 1);
+        if let Some(why) = &unpinned.numbering {
+            reads_no_numbering(op, &poly, why)?;
+        }
         let gone: Vec<i32> = dropped.maps.iter().filter_map(|d| d.channel).collect();
         if !specified_normals(op, &mut poly) && dropped.normals.is_none() {
             dropped.normals = Some(MissingNormals {
@@ -346,8 +351,17 @@ fn output(
             });
         }
         let faces = poly.faces.len();
-        let channels = replay(op, next, &mut poly, &mut known, &gone)
+        let channels = replay(op, next, &mut poly, &mut known, &gone, &mut unpinned)
             .map_err(|e| e.inside(op_name(op.id).to_string()))?;
+        if op.id == OP_CHAMFER_EDGE {
+            if let Some(why) = unpinned.faces.take() {
+                dropped.parts.push(MissingPart {
+                    part: "material ids and smoothing groups".to_string(),
+                    source: format!("modifier {}", m.name),
+                    reason: format!("{}: {why}", op_name(op.id)),
+                });
+            }
+        }
         if op.id == OP_CAP {
             caps.note(&poly, faces);
         }
@@ -361,6 +375,9 @@ fn output(
     }
     if limit.is_none() && !above_boolean {
         check_saved_sizes(local.children(), &poly)?;
+    }
+    if let (Some(why), None) = (&unpinned.numbering, limit) {
+        nothing_above_reads_numbering(stack, at, why)?;
     }
     dropped.parts.extend(caps.left_in(&poly, m.name));
     Ok(poly)
@@ -691,6 +708,58 @@ pub(super) fn shape_input(base: usize, cx: &ModContext) -> Option<Result<PolyMes
     })
 }
 
+/// After a replay whose vertex numbering is ours (`corner::Unpinned`), an
+/// operation may follow only if it reads no vertex, edge or face index: a
+/// Transform moving every vertex by one offset (containerBody.max's, 24
+/// offsets equal within 3e-8) moves them alike whatever their order.
+fn reads_no_numbering(op: &Operation, poly: &PolyMesh, why: &str) -> Result<(), EvalError> {
+    let uniform = op.id == OP_TRANSFORM
+        && op.offsets.len() == poly.vertices.len()
+        && op.offsets.first().is_some_and(|d0| {
+            let tol = 1e-6 * (1.0 + d0.len());
+            op.offsets.iter().all(|d| d.minus(*d0).len() <= tol)
+        });
+    if uniform {
+        return Ok(());
+    }
+    Err(EvalError::not_evaluated_why(
+        format!(
+            "{} after a chamfer whose numbering is not Max's",
+            op_name(op.id)
+        ),
+        format!("it addresses vertices, edges or faces by index, and {why}"),
+    ))
+}
+
+/// The modifiers above the Edit Poly at `stack[at]` (0 is the top) must not
+/// read the indices its replay numbered its own way: TurboSmooth (its
+/// surface does not depend on the numbering), modifiers that only hold
+/// properties, and Edit Polys without operations pass; anything else is
+/// refused, named.
+fn nothing_above_reads_numbering(stack: &[Applied], at: usize, why: &str) -> Result<(), EvalError> {
+    for a in &stack[..at] {
+        let empty_edit_poly = a.class == super::EDIT_POLY
+            && a.mod_app
+                .and_then(|x| x.children().iter().find(|c| c.id == super::LOCAL_DATA))
+                .map(|l| operations(l.children()).is_ok_and(|o| o.is_empty()))
+                .unwrap_or(false);
+        if a.class == super::turbo_smooth::TURBO_SMOOTH
+            || super::PROPERTIES_ONLY.contains(&a.class)
+            || empty_edit_poly
+        {
+            continue;
+        }
+        return Err(EvalError::not_evaluated_why(
+            format!(
+                "a chamfer whose numbering is not Max's below modifier {}",
+                a.name
+            ),
+            format!("that modifier may read vertex, edge or face indices, and {why}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Replays one operation; returns the map channels it left out. `gone` are
 /// those left out before (already named).
 fn replay(
@@ -699,6 +768,7 @@ fn replay(
     poly: &mut PolyMesh,
     known: &mut extrude::Known,
     gone: &[i32],
+    unpinned: &mut corner::Unpinned,
 ) -> Result<Vec<i32>, EvalError> {
     super::edit_poly_bridged::check(op, poly)?;
     // The edges a chamfer selects among: MNMesh's, or those extrusions kept.
@@ -748,7 +818,7 @@ fn replay(
                 )
             })?;
             let params = chamfer_params(op)?;
-            return chamfer::chamfer_edges(poly, &op.selection, &edges, &params).map_err(
+            return chamfer::chamfer_edges(poly, &op.selection, &edges, &params, unpinned).map_err(
                 |e| match (e, chamfer_variant(op)) {
                     (EvalError::NotEvaluated { what, .. }, Ok((variant, why))) => {
                         EvalError::not_evaluated_why(variant, format!("{why}: {what}"))
@@ -1128,7 +1198,14 @@ mod tests {
     /// Replays `op` alone: no next operation, nothing known from earlier
     /// extrusions, no channels left out before.
     fn replay_alone(op: &Operation, poly: &mut PolyMesh) -> Result<Vec<i32>, EvalError> {
-        replay(op, None, poly, &mut extrude::Known::default(), &[])
+        replay(
+            op,
+            None,
+            poly,
+            &mut extrude::Known::default(),
+            &[],
+            &mut Default::default(),
+        )
     }
 
     fn u32s(v: &[u32]) -> Vec<u8> {

@@ -77,6 +77,7 @@ pub(super) fn chamfer_edges(
     sel: &[bool],
     edges: &[[u32; 2]],
     p: &Params,
+    unpinned: &mut super::edit_poly_chamfer_standard_corner::Unpinned,
 ) -> Result<Vec<i32>, EvalError> {
     let variant = |why: String| Err(EvalError::not_evaluated(why));
     // A standard chamfer, closed: the ring replay (`edit_poly_chamfer_ring`)
@@ -146,6 +147,14 @@ pub(super) fn chamfer_edges(
         ));
     }
     if standard {
+        // Corners where three or more chamfered edges meet (a box's twelve
+        // edges): `edit_poly_chamfer_standard_corner`, whose numbering is
+        // ours (the caller lets it go only where nothing reads it).
+        if super::edit_poly_chamfer_standard_corner::has_corner(&picked) {
+            return super::edit_poly_chamfer_standard_corner::chamfer_corners_standard(
+                poly, &picked, p.amount, p.segments, unpinned,
+            );
+        }
         if !disjoint(&picked) {
             return super::edit_poly_chamfer_ring::chamfer_ring(
                 poly, &picked, p.amount, p.segments,
@@ -458,7 +467,7 @@ mod tests {
         let edges = m.edges.clone().expect("edges");
         // The bottom face comes first: its border is the loop.
         let sel: Vec<bool> = (0..edges.len()).map(|e| e < 4).collect();
-        chamfer_edges(&mut m, &sel, &edges, &params()).expect("chamfer");
+        chamfer_edges(&mut m, &sel, &edges, &params(), &mut Default::default()).expect("chamfer");
         assert_eq!(m.vertices.len(), 8 - 4 + 20);
         assert_eq!(m.faces.len(), 6 + 16);
         // The bottom's corners sit 0.25 inside, the sides' 0.25 up.
@@ -500,15 +509,38 @@ mod tests {
             segments: 3,
             ..params()
         };
-        assert!(chamfer_edges(&mut m.clone(), &sel, &edges, &three).is_err());
+        assert!(chamfer_edges(
+            &mut m.clone(),
+            &sel,
+            &edges,
+            &three,
+            &mut Default::default()
+        )
+        .is_err());
         let mut odd = params();
         odd.others[2] = (112, [1, 0, 0, 0]);
-        assert!(chamfer_edges(&mut m.clone(), &sel, &edges, &odd).is_err());
+        assert!(
+            chamfer_edges(&mut m.clone(), &sel, &edges, &odd, &mut Default::default()).is_err()
+        );
         // Part of a border only.
         let part: Vec<bool> = (0..edges.len()).map(|e| e < 3).collect();
-        let err = chamfer_edges(&mut m.clone(), &part, &edges, &params()).unwrap_err();
+        let err = chamfer_edges(
+            &mut m.clone(),
+            &part,
+            &edges,
+            &params(),
+            &mut Default::default(),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("one face's border"), "{err}");
         // An edge whose number is not known.
-        assert!(chamfer_edges(&mut m, &sel, &edges[..2], &params()).is_err());
+        assert!(chamfer_edges(
+            &mut m,
+            &sel,
+            &edges[..2],
+            &params(),
+            &mut Default::default()
+        )
+        .is_err());
     }
 }

@@ -48,6 +48,7 @@ mod edit_poly_chamfer_corner;
 mod edit_poly_chamfer_edge;
 mod edit_poly_chamfer_edge_standard;
 mod edit_poly_chamfer_ring;
+mod edit_poly_chamfer_standard_corner;
 mod edit_poly_clone;
 mod edit_poly_clone_face;
 mod edit_poly_collapse;
