@@ -86,7 +86,8 @@ fn main() {
             });
         println!("  size, kerning, leading: {params:?}");
         match shape::bezier_shape(&eval, obj, 0) {
-            Ok(s) => println!("  evaluated: {} splines", s.splines.len()),
+            Ok(Some(s)) => println!("  evaluated: {} splines", s.splines.len()),
+            Ok(None) => println!("  not a Bezier shape"),
             Err(e) => println!("  refused: {e}"),
         }
     }
