@@ -35,6 +35,7 @@ pub mod render_mesh;
 #[cfg(test)]
 mod tests;
 mod text;
+mod text_layout;
 pub mod triangulate;
 
 pub use organize::organize;
