@@ -60,7 +60,7 @@ impl GltfStage {
             .collect();
         let glb = match gltf::export_scene_with(eval, &logged) {
             Ok(e) => {
-                lines.extend(e.gaps().map(|gap| format!("-\t{}", field(&gap))));
+                lines.extend(e.gaps().map(|gap| format!("-\t{}", field(gap))));
                 Ok(Arc::from(e.glb))
             }
             Err(e) => {

@@ -435,7 +435,7 @@ fn planar(pts: &[Vec3]) -> bool {
         .iter()
         .map(|q| q.minus(pts[0]).len())
         .fold(0.0, f64::max);
-    if !(l > 0.0) || !(size > 0.0) {
+    if !(l > 0.0 && size > 0.0) {
         return false;
     }
     let nrm = nrm.scale(1.0 / l);
