@@ -397,6 +397,20 @@ fn strip(k: usize, s: usize, first_left: bool) -> Vec<(usize, usize)> {
     diagonals(k, &tris)
 }
 
+/// Whether ring position `j` is a convex corner whose triangle with its two
+/// ring neighbours holds no other ring vertex (in the projected plane).
+fn is_ear(q: &[(f64, f64)], ring: &[usize], j: usize) -> bool {
+    let k = ring.len();
+    let (a, b, c) = (ring[(j + k - 1) % k], ring[j], ring[(j + 1) % k]);
+    orient(q[a], q[b], q[c]) > 0.0
+        && ring.iter().all(|&x| {
+            [a, b, c].contains(&x)
+                || !(orient(q[a], q[b], q[x]) >= 0.0
+                    && orient(q[b], q[c], q[x]) >= 0.0
+                    && orient(q[c], q[a], q[x]) >= 0.0)
+        })
+}
+
 /// Ear clipping in the Newell plane: scan from ring position `start`; after a
 /// clip, `restart` scans from the ring's start again, else from the clipped
 /// ear's successor. `pick`: 0 first ear, 1 the ear with the smallest corner
@@ -413,16 +427,7 @@ fn ear_clip(
     let mut pos = start % k0;
     while ring.len() > 3 {
         let k = ring.len();
-        let is_ear = |j: usize| {
-            let (a, b, c) = (ring[(j + k - 1) % k], ring[j], ring[(j + 1) % k]);
-            orient(q[a], q[b], q[c]) > 0.0
-                && ring.iter().all(|&x| {
-                    [a, b, c].contains(&x)
-                        || !(orient(q[a], q[b], q[x]) >= 0.0
-                            && orient(q[b], q[c], q[x]) >= 0.0
-                            && orient(q[c], q[a], q[x]) >= 0.0)
-                })
-        };
+        let is_ear = |j: usize| is_ear(q, &ring, j);
         let ears: Vec<usize> = (0..k)
             .map(|i| (pos + i) % k)
             .filter(|&j| is_ear(j))
@@ -529,16 +534,7 @@ fn alternating(q: &[(f64, f64)], start: usize) -> Option<(Diagonals, [usize; 4])
     let mut pos = start % k0;
     while ring.len() > 4 {
         let k = ring.len();
-        let is_ear = |j: usize| {
-            let (a, b, c) = (ring[(j + k - 1) % k], ring[j], ring[(j + 1) % k]);
-            orient(q[a], q[b], q[c]) > 0.0
-                && ring.iter().all(|&x| {
-                    [a, b, c].contains(&x)
-                        || !(orient(q[a], q[b], q[x]) >= 0.0
-                            && orient(q[b], q[c], q[x]) >= 0.0
-                            && orient(q[c], q[a], q[x]) >= 0.0)
-                })
-        };
+        let is_ear = |j: usize| is_ear(q, &ring, j);
         let j = (0..k).map(|i| (pos + i) % k).find(|&j| is_ear(j))?;
         tris.push([ring[(j + k - 1) % k], ring[j], ring[(j + 1) % k]]);
         ring.remove(j);

@@ -780,3 +780,34 @@ pub fn param_block2_with(
     }
     out
 }
+
+/// The first modifier local data (chunk 0x2512) among `chunks`, searched
+/// depth first, that holds a child with id `holding`: 0x0230 finds an Edit
+/// Poly's recorded operations, 0x0330 an Unwrap UVW's cached geometry. Tests
+/// edit these records in place before writing the object back.
+pub fn local_data_holding(chunks: &mut [Chunk], holding: u16) -> Option<&mut Vec<Chunk>> {
+    for c in chunks.iter_mut() {
+        let Body::Container(kids) = &mut c.body else {
+            continue;
+        };
+        if c.id == 0x2512 && kids.iter().any(|k| k.id == holding) {
+            return Some(kids);
+        }
+        if let Some(found) = local_data_holding(kids, holding) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// A bit array as Max saves it (chunk 0x2700: the bit count, then 32-bit
+/// words), `n` bits with those in `set` on.
+pub fn bit_array(n: usize, set: &[usize]) -> Chunk {
+    let mut words = vec![0u32; n.div_ceil(32)];
+    for &i in set {
+        words[i / 32] |= 1 << (i % 32);
+    }
+    let mut p = (n as u32).to_le_bytes().to_vec();
+    p.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+    Chunk::leaf(0x2700, p)
+}

@@ -14,34 +14,16 @@
 //! and the refusals by name where the numbering, which no reference pins,
 //! would be read (the Inset after it, the Unwrap UVW above).
 
-use std::collections::HashSet;
-
 use maxfs_scene::chunk::{Body, Chunk};
 use maxfs_scene::eval::modifier::{edit_poly_output, edit_poly_output_after};
 use maxfs_scene::eval::objects::poly::PolyMesh;
 use maxfs_scene::eval::SceneEval;
-use maxfs_tests::rewrite::SceneEdit;
+use maxfs_tests::rewrite::{bit_array, local_data_holding, SceneEdit};
 use maxfs_tests::{corpus_eval, le_words as words, node_index as node};
 
 const FRAME: &str = "max/max2024-rico/PictureFrame.max";
 const MUG: &str = "max/max2024-rico/Mug.max";
 const AMOUNT: f32 = 0.125;
-
-/// The Edit Poly's local data (0x2512 holding operations) among chunks.
-fn local_data(chunks: &mut [Chunk]) -> Option<&mut Vec<Chunk>> {
-    for c in chunks.iter_mut() {
-        let Body::Container(kids) = &mut c.body else {
-            continue;
-        };
-        if c.id == 0x2512 && kids.iter().any(|k| k.id == 0x0230) {
-            return Some(kids);
-        }
-        if let Some(found) = local_data(kids) {
-            return Some(found);
-        }
-    }
-    None
-}
 
 /// The chunks of the first operation with id `op`: its id leaf, body
 /// (0x0234) and local data (0x0238).
@@ -107,7 +89,10 @@ fn chamfered_frame(rest: bool) -> (SceneEval, usize) {
     let mut m = SceneEdit::open(MUG);
     let mug_derived = m.reference(node(&mug, "Mug"), 1);
     let mut mug_chunks = m.object_chunks(mug_derived);
-    let mut chamfer = operation(local_data(&mut mug_chunks).expect("Mug's Edit Poly"), 34);
+    let mut chamfer = operation(
+        local_data_holding(&mut mug_chunks, 0x0230).expect("Mug's Edit Poly"),
+        34,
+    );
     assert_eq!(
         set_param(&mut chamfer[1], 108, 0u32.to_le_bytes()),
         1,
@@ -130,7 +115,7 @@ fn chamfered_frame(rest: bool) -> (SceneEval, usize) {
     let mut e = SceneEdit::open(FRAME);
     let derived = e.reference(o, 1);
     let mut chunks = e.object_chunks(derived);
-    let local = local_data(&mut chunks).expect("PictureFrame's Edit Poly");
+    let local = local_data_holding(&mut chunks, 0x0230).expect("PictureFrame's Edit Poly");
     let first = local
         .iter()
         .position(|c| c.id == 0x0230)
@@ -149,28 +134,14 @@ fn chamfered_frame(rest: bool) -> (SceneEval, usize) {
         }
         let at = first.min(local.len());
         local.splice(at..at, chamfer);
-        for (id, n) in [0x0200u16, 0x0210, 0x0220].into_iter().zip([24u32, 48, 26]) {
+        for (id, n) in [0x0200u16, 0x0210, 0x0220].into_iter().zip([24, 48, 26]) {
             let c = local.iter_mut().find(|c| c.id == id).expect("saved size");
-            let mut p = n.to_le_bytes().to_vec();
-            p.extend(vec![0u8; 4 * (n as usize).div_ceil(32)]);
-            *c = Chunk::container(id, vec![Chunk::leaf(0x2700, p)]);
+            *c = Chunk::container(id, vec![bit_array(n, &[])]);
         }
     }
     e.set_object_chunks(derived, chunks);
     let eval = SceneEval::from_document(e.finish()).expect("edited scene");
     (eval, o)
-}
-
-fn closed(m: &PolyMesh) -> bool {
-    let mut runs = HashSet::new();
-    for f in &m.faces {
-        for j in 0..f.v.len() {
-            if !runs.insert((f.v[j], f.v[(j + 1) % f.v.len()])) {
-                return false;
-            }
-        }
-    }
-    runs.iter().all(|&(a, b)| runs.contains(&(b, a)))
 }
 
 #[test]
@@ -212,7 +183,10 @@ fn a_box_chamfered_on_all_twelve_edges_has_max_sizes_and_documented_geometry() {
         ),
         (24, 48, 26)
     );
-    assert!(closed(&out), "closed and consistently wound");
+    assert!(
+        PolyMesh::is_closed_surface(&out),
+        "closed and consistently wound"
+    );
     let a = f64::from(AMOUNT);
     let tol = 1e-5 * (1.0 + hi.iter().chain(&lo).fold(0.0f64, |m, x| m.max(x.abs())));
     for p in &out.vertices {

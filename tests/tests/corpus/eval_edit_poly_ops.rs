@@ -20,7 +20,7 @@ use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::objects::normals;
 use maxfs_scene::eval::{SceneEval, Stack};
 use maxfs_scene::typed::ClassId;
-use maxfs_tests::rewrite::SceneEdit;
+use maxfs_tests::rewrite::{local_data_holding, SceneEdit};
 use maxfs_tests::{corpus_dir, corpus_eval, le_words as words, node_index as node, unwrap_cache};
 
 fn fbx(rel: &str) -> ufbx::SceneRoot {
@@ -433,23 +433,6 @@ fn edit_poly_takes_the_polygons_below_a_uv_only_modifier() {
     assert!(mesh.missing_parts.is_empty(), "{:?}", mesh.missing_parts);
 }
 
-/// The Unwrap UVW's local data (0x2512 holding the cached geometry 0x0330)
-/// among an object's chunks.
-fn unwrap_local(chunks: &mut [Chunk]) -> Option<&mut Vec<Chunk>> {
-    for c in chunks.iter_mut() {
-        let maxfs_scene::chunk::Body::Container(kids) = &mut c.body else {
-            continue;
-        };
-        if c.id == 0x2512 && kids.iter().any(|k| k.id == 0x0330) {
-            return Some(kids);
-        }
-        if let Some(found) = unwrap_local(kids) {
-            return Some(found);
-        }
-    }
-    None
-}
-
 /// PictureFrame.max with its Unwrap's cache renumbered: vertices in reverse
 /// order (0x0330 and every polygon's geometry corners in 0x0870), and, with
 /// `moved`, one cached vertex moved by a tenth of the frame.
@@ -460,7 +443,7 @@ fn picture_frame_renumbered(moved: bool) -> SceneEval {
     let mut e = SceneEdit::open(file);
     let derived = e.reference(o, 1);
     let mut chunks = e.object_chunks(derived);
-    let local = unwrap_local(&mut chunks).expect("the Unwrap's local data");
+    let local = local_data_holding(&mut chunks, 0x0330).expect("the Unwrap's local data");
     let find =
         |local: &Vec<Chunk>, id: u16| local.iter().position(|c| c.id == id).expect("cached chunk");
     let g = find(local, 0x0330);

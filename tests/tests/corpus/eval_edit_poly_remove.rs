@@ -13,11 +13,11 @@
 
 use std::collections::HashSet;
 
-use maxfs_scene::chunk::{Body, Chunk};
+use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::modifier::edit_poly_output;
 use maxfs_scene::eval::objects::poly::PolyMesh;
 use maxfs_scene::eval::SceneEval;
-use maxfs_tests::rewrite::SceneEdit;
+use maxfs_tests::rewrite::{bit_array, local_data_holding, SceneEdit};
 use maxfs_tests::{corpus_eval, node_index as node};
 
 const FILE: &str = "max/misc/Key.max";
@@ -25,33 +25,6 @@ const NODE: &str = "Plane001";
 const COLLAPSE_VERTEX: u32 = 16;
 const REMOVE_VERTEX: u32 = 49;
 const REMOVE_EDGE: u32 = 50;
-
-/// A bit array as Max saves it (0x2700: bit count, then 32-bit words).
-fn bit_array(n: usize, set: &[usize]) -> Chunk {
-    let mut words = vec![0u32; n.div_ceil(32)];
-    for &i in set {
-        words[i / 32] |= 1 << (i % 32);
-    }
-    let mut p = (n as u32).to_le_bytes().to_vec();
-    p.extend(words.iter().flat_map(|w| w.to_le_bytes()));
-    Chunk::leaf(0x2700, p)
-}
-
-/// The Edit Poly's local data (0x2512) among an object's chunks.
-fn local_data(chunks: &mut [Chunk]) -> Option<&mut Vec<Chunk>> {
-    for c in chunks.iter_mut() {
-        let Body::Container(kids) = &mut c.body else {
-            continue;
-        };
-        if c.id == 0x2512 && kids.iter().any(|k| k.id == 0x0230) {
-            return Some(kids);
-        }
-        if let Some(found) = local_data(kids) {
-            return Some(found);
-        }
-    }
-    None
-}
 
 /// Plane001's Edit Poly with the operations `ops` (id, selection size, the
 /// selected indices, Ctrl byte) appended, and its saved sizes set to
@@ -62,7 +35,7 @@ fn with_operations(ops: &[(u32, usize, &[usize], Option<u8>)], sizes: [usize; 3]
     let mut e = SceneEdit::open(FILE);
     let derived = e.reference(o, 1);
     let mut chunks = e.object_chunks(derived);
-    let local = local_data(&mut chunks).expect("the Edit Poly's local data");
+    let local = local_data_holding(&mut chunks, 0x0230).expect("the Edit Poly's local data");
     for &(id, n, set, ctrl) in ops {
         local.push(Chunk::leaf(0x0230, id.to_le_bytes().to_vec()));
         let mut op = vec![Chunk::container(

@@ -455,20 +455,6 @@ mod tests {
         }
     }
 
-    /// Every directed side once, each with its reverse: closed and
-    /// consistently wound.
-    fn closed(m: &PolyMesh) -> bool {
-        let mut runs = HashSet::new();
-        for f in &m.faces {
-            for j in 0..f.v.len() {
-                if !runs.insert((f.v[j], f.v[(j + 1) % f.v.len()])) {
-                    return false;
-                }
-            }
-        }
-        runs.iter().all(|&(a, b)| runs.contains(&(b, a)))
-    }
-
     #[test]
     fn a_box_with_every_edge_chamfered_gets_a_triangle_at_each_corner() {
         let mut m = unit_cube();
@@ -479,7 +465,7 @@ mod tests {
         assert_eq!(m.vertices.len(), 24);
         assert_eq!(m.walked_edges().len(), 48);
         assert_eq!(m.faces.len(), 26);
-        assert!(closed(&m));
+        assert!(PolyMesh::is_closed_surface(&m));
         assert_eq!(m.vertices.len() as i64 - 48 + 26, 2);
         // Each new vertex is 0.1 from two of the box's faces (along both
         // edges of its face corner) and on the third: the strips' borders
@@ -550,7 +536,7 @@ mod tests {
         picked.sort_unstable();
         chamfer_corners_standard(&mut m, &picked, 0.1, 1, &mut Unpinned::default())
             .expect("replayed");
-        assert!(closed(&m));
+        assert!(PolyMesh::is_closed_surface(&m));
         // Corner 5: 3 points; 4, 6, 7: 2 each; 1: 2 (one-edge end).
         assert_eq!(m.vertices.len(), 8 - 5 + 3 + 2 * 3 + 2);
         // One corner triangle, five strips.

@@ -177,6 +177,21 @@ impl PolyMesh {
         walk_edges(self.faces.iter().map(|f| f.v.as_slice()))
     }
 
+    /// True when every directed side of the faces is run once and its
+    /// reverse once: a closed, consistently wound surface, what a
+    /// topology-changing operation on a closed input has to leave.
+    pub fn is_closed_surface(&self) -> bool {
+        let mut runs = std::collections::HashSet::new();
+        for f in &self.faces {
+            for j in 0..f.v.len() {
+                if !runs.insert((f.v[j], f.v[(j + 1) % f.v.len()])) {
+                    return false;
+                }
+            }
+        }
+        runs.iter().all(|&(a, b)| runs.contains(&(b, a)))
+    }
+
     /// MNMesh's edge list, or a named refusal when the order is not known:
     /// the mesh is sound, only what an edge index means is not established.
     pub fn mn_edges(&self) -> Result<&[[u32; 2]], EvalError> {
