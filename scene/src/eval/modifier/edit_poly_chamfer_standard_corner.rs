@@ -327,6 +327,36 @@ pub(super) fn chamfer_corners_standard(
     super::edit_poly_chamfer_edge::append_strips(poly, strips)
 }
 
+/// Why the faces around a vertex are not one closed fan.
+#[derive(Debug)]
+enum FanBreak {
+    /// A face passes the vertex twice.
+    Twice(usize),
+    /// No face holds the vertex.
+    OnNoFace,
+    /// The walk meets the mesh's border (or an edge of more than two faces).
+    Border,
+    /// The walk does not come back to its first face.
+    Open,
+    /// The walk closes before it has met every face at the vertex.
+    SeveralFans(usize),
+}
+
+impl std::fmt::Display for FanBreak {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FanBreak::Twice(face) => write!(f, "where face {face} passes it twice"),
+            FanBreak::OnNoFace => write!(f, "on no face"),
+            FanBreak::Border => write!(
+                f,
+                "on the mesh's border (or on an edge of more than two faces)"
+            ),
+            FanBreak::Open => write!(f, "whose faces do not close into one fan"),
+            FanBreak::SeveralFans(n) => write!(f, "where {n} faces meet in more than one fan"),
+        }
+    }
+}
+
 /// The face corners at `c` in walk order: from a face's side c → next to the
 /// face walking next → c. An error (why) when the faces around `c` are not
 /// one closed fan (a border, or more than one fan).
@@ -334,8 +364,8 @@ fn walk_around(
     poly: &PolyMesh,
     c: u32,
     walker: &impl Fn(u32, u32) -> Option<usize>,
-) -> Result<Vec<Corner>, String> {
-    let corner = |f: usize| -> Result<Corner, String> {
+) -> Result<Vec<Corner>, FanBreak> {
+    let corner = |f: usize| -> Result<Corner, FanBreak> {
         let v = &poly.faces[f].v;
         let n = v.len();
         let mut at = v
@@ -349,29 +379,29 @@ fn walk_around(
                 prev: v[(j + n - 1) % n],
                 next: v[(j + 1) % n],
             }),
-            _ => Err(format!("where face {f} passes it twice")),
+            _ => Err(FanBreak::Twice(f)),
         }
     };
     let total = poly.faces.iter().filter(|f| f.v.contains(&c)).count();
     let Some(first) = poly.faces.iter().position(|f| f.v.contains(&c)) else {
-        return Err("on no face".to_string());
+        return Err(FanBreak::OnNoFace);
     };
     let mut walk = vec![corner(first)?];
     loop {
         let last = walk[walk.len() - 1];
         let Some(f) = walker(last.next, c) else {
-            return Err("on the mesh's border (or on an edge of more than two faces)".to_string());
+            return Err(FanBreak::Border);
         };
         if f == first {
             break;
         }
         if walk.len() > total {
-            return Err("whose faces do not close into one fan".to_string());
+            return Err(FanBreak::Open);
         }
         walk.push(corner(f)?);
     }
     if walk.len() != total {
-        return Err(format!("where {} faces meet in more than one fan", total));
+        return Err(FanBreak::SeveralFans(total));
     }
     Ok(walk)
 }

@@ -98,12 +98,13 @@ mod tests {
     use super::*;
     use crate::eval::core::pblock::Value;
 
-    fn plane(l: f32, w: f32, ls: i32, ws: i32) -> Params {
+    /// A Plane's block by id: width segments are 2, length segments 3.
+    fn plane(l: f32, w: f32, ws: i32, ls: i32) -> Params {
         Params::from_values(vec![
             Value::Float(l),
             Value::Float(w),
-            Value::Int(ls),
             Value::Int(ws),
+            Value::Int(ls),
             Value::Float(1.0),
             Value::Float(1.0),
             Value::Bool(true),

@@ -207,13 +207,20 @@ pub(super) fn box_mapping(
     channel1(tv, tf)
 }
 
-/// Plane: length along Y (0), width along X (1), segments length/width (2, 3),
-/// generate mapping coordinates (6); one smoothing group, material 0. Each grid
-/// cell is split along its (x0, y0)–(x1, y1) diagonal, which is hidden (the
-/// builder's `MakeQuad`); the mapping is the grid itself over 0..1.
+/// Plane: length along Y (0), width along X (1), width segments (2) and
+/// length segments (3) — the ids of the public SDK sample `gridobj.cpp`; the
+/// block stores them in its descriptor's order 0, 1, 3, 2 —, render density
+/// (4) and render scale (5), generate mapping coordinates (6); one smoothing
+/// group, material 0. Each grid cell is split along its (x0, y0)–(x1, y1)
+/// diagonal, which is hidden (the builder's `MakeQuad`); the mapping is the
+/// grid itself over 0..1. This is the viewport mesh (what an exporter's
+/// `EvalWorldState` sees): density and scale only act when rendering, except
+/// that a render scale above 1 shows the middle 1/scale of the map
+/// (`plane_map_scale`). With the real-world map size on, U runs over the
+/// width and V over the length in scene units.
 pub fn plane_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let (l, w) = (p.float(0)?, p.float(1)?);
-    let (ls, ws) = (p.segments(2)?, p.segments(3)?);
+    let (ws, ls) = (p.segments(2)?, p.segments(3)?);
     check_quads(ls * ws)?;
     let mut v = Vec::new();
     grid(
@@ -238,15 +245,18 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, EvalError> {
         }
     }
     let maps = if p.flag(6, true) {
+        let (mult, off, su, sv) = plane_map_scale(p, w, l);
+        // The fractions accumulate in single precision, as Max steps them.
+        let (du, dv) = (1.0 / ws as f32, 1.0 / ls as f32);
         let mut tv = Vec::with_capacity(v.len());
-        for iy in 0..=ls {
-            for ix in 0..=ws {
-                tv.push([
-                    (ix as f64 / ws as f64) as f32,
-                    (iy as f64 / ls as f64) as f32,
-                    0.0,
-                ]);
+        let mut fv = 0.0f32;
+        for _ in 0..=ls {
+            let mut fu = 0.0f32;
+            for _ in 0..=ws {
+                tv.push([su * (fu * mult + off), sv * (fv * mult + off), 0.0]);
+                fu += du;
             }
+            fv += dv;
         }
         channel1(tv, faces.iter().map(|f| f.v).collect())
     } else {
@@ -258,6 +268,28 @@ pub fn plane_mesh(p: &Params) -> Result<Mesh, EvalError> {
         maps,
         ..Default::default()
     })
+}
+
+/// How the Plane maps a grid fraction `t` (along the width for U, the length
+/// for V) to a map coordinate: `size · (t · mult + off)`, returned as
+/// (mult, off, U size, V size). From `gridobj.cpp` (facts only): with render
+/// scale `r` above 1 the viewport mesh keeps its size but its map shows the
+/// rendered plane's middle, `t / r + (r − 1) / (2r)`; with the real-world map
+/// size on the offset is `(r − 1) / 2` unscaled and the sizes are the width
+/// and length (else 1).
+fn plane_map_scale(p: &Params, w: f64, l: f64) -> (f32, f32, f32, f32) {
+    let r = p.float_or(5, 1.0).max(1.0) as f32;
+    let real = p.real_world();
+    let (mult, off) = match (r > 1.0, real) {
+        (false, _) => (1.0, 0.0),
+        (true, true) => (1.0, (r - 1.0) / 2.0),
+        (true, false) => (1.0 / r, ((r - 1.0) / 2.0) / r),
+    };
+    if real {
+        (mult, off, w as f32, l as f32)
+    } else {
+        (mult, off, 1.0, 1.0)
+    }
 }
 
 /// Pyramid: width along X (0), depth along Y (1), height (2), segments width /

@@ -5,14 +5,14 @@
 //! by the object's sizes in scene units instead of 0 … 1 (Buwaka's Door
 //! boxes: the UVs a ProBoolean kept are the box mapping scaled by 600, 50 and
 //! 300; docs/unseen-files.md, "Map channels of the standard chamfer").
-//! [`super::params`] reads the switch into `Params::real_world`; the Box (both
-//! forms) and the unsliced Cylinder, Cone and Sphere (triangle form) build
-//! the scaled channel. Every other primitive's channel 1 is left out by name rather than
+//! [`super::params`] reads the switch into `Params::real_world`; the Box and
+//! the Plane (both forms) and the unsliced Cylinder, Cone and Sphere
+//! (triangle form) build the scaled channel. Every other primitive's channel 1 is left out by name rather than
 //! given 0 … 1 values that would look valid.
 
 use crate::eval::objects::mesh::{Mesh, MissingMap};
 use crate::eval::objects::poly::PolyMesh;
-use crate::eval::objects::primitive::{Params, BOX, CONE, CYLINDER, SPHERE};
+use crate::eval::objects::primitive::{Params, BOX, CONE, CYLINDER, PLANE, SPHERE};
 use crate::eval::SceneEval;
 use crate::typed::ClassId;
 
@@ -36,12 +36,12 @@ pub fn is_on(eval: &SceneEval, obj: usize) -> bool {
 }
 
 /// Whether the triangle builder of `class` scales its channel 1 for the
-/// switch (with parameters `p`): the Box; the Cylinder and Cone unless sliced
-/// (slice on is parameter 6, one further on for the Cone); the Sphere unless
-/// sliced (parameter 7).
+/// switch (with parameters `p`): the Box and the Plane; the Cylinder and Cone
+/// unless sliced (slice on is parameter 6, one further on for the Cone); the
+/// Sphere unless sliced (parameter 7).
 fn builds_triangles(class: ClassId, p: &Params) -> bool {
     match class {
-        c if c == BOX => true,
+        c if c == BOX || c == PLANE => true,
         c if c == SPHERE => p.int_or(7, 0) == 0,
         c if c == CYLINDER => p.int_or(6, 0) == 0,
         c if c == CONE => p.int_or(7, 0) == 0,
@@ -50,12 +50,12 @@ fn builds_triangles(class: ClassId, p: &Params) -> bool {
 }
 
 /// Whether the polygon form of `class` has its channel 1 scaled: the Box's
-/// (`BuildPolyBox`) and the unsliced Sphere's (its triangle mesh converted,
-/// map included). The Cylinder's and Cone's polygon forms (their own builder
+/// (`BuildPolyBox`), the Plane's and the unsliced Sphere's (their triangle
+/// meshes converted, map included). The Cylinder's and Cone's polygon forms (their own builder
 /// maps the caps cylindrically with the switch on; version 1 converts the
 /// triangle mesh) are not built with it.
 fn builds_polygons(class: ClassId, p: &Params) -> bool {
-    class == BOX || (class == SPHERE && builds_triangles(class, p))
+    class == BOX || class == PLANE || (class == SPHERE && builds_triangles(class, p))
 }
 
 /// Why channel 1 is left out, named after the object's class.

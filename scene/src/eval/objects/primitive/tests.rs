@@ -558,3 +558,92 @@ fn real_world_sphere_scales_its_grid_and_maps_a_hemispheres_cap_flat() {
         }
     }
 }
+
+/// A Plane's block by id (`gridobj.cpp`): 0 length (Y), 1 width (X), 2 width
+/// segments, 3 length segments, 4 render density, 5 render scale, 6 mapping.
+fn plane_params(l: f32, w: f32, ws: i32, ls: i32, scale: f32) -> Params {
+    Params::from_values(vec![
+        Value::Float(l),
+        Value::Float(w),
+        Value::Int(ws),
+        Value::Int(ls),
+        Value::Float(1.0),
+        Value::Float(scale),
+        Value::Bool(true),
+    ])
+}
+
+/// Width segments are parameter 2 and length segments 3 (the SDK sample's
+/// ids; files store the block in its descriptor's order 0, 1, 3, 2, length
+/// segments first): a 60-wide, 30-long plane with 4 width and 2 length
+/// segments has 5 columns along X and 3 rows along Y, 16 triangles.
+#[test]
+fn plane_segments_follow_the_sdk_ids() {
+    let m = plane_mesh(&plane_params(30.0, 60.0, 4, 2, 1.0)).expect("plane");
+    assert_eq!((m.vertices.len(), m.faces.len()), (15, 16));
+    let mut xs: Vec<i64> = m
+        .vertices
+        .iter()
+        .map(|v| (v.0 * 1e3).round() as i64)
+        .collect();
+    let mut ys: Vec<i64> = m
+        .vertices
+        .iter()
+        .map(|v| (v.1 * 1e3).round() as i64)
+        .collect();
+    xs.sort_unstable();
+    xs.dedup();
+    ys.sort_unstable();
+    ys.dedup();
+    assert_eq!(xs, [-30_000, -15_000, 0, 15_000, 30_000]);
+    assert_eq!(ys, [-15_000, 0, 15_000]);
+    // The map follows the grid: U along X over the width, V along Y.
+    let map = &m.maps[0];
+    for (f, tf) in m.faces.iter().zip(&map.faces) {
+        for (&v, &t) in f.v.iter().zip(tf) {
+            let (p, uv) = (m.vertices[v as usize], map.vertices[t as usize]);
+            assert!((f64::from(uv[0]) - (p.0 + 30.0) / 60.0).abs() < 1e-6);
+            assert!((f64::from(uv[1]) - (p.1 + 15.0) / 30.0).abs() < 1e-6);
+        }
+    }
+}
+
+/// `gridobj.cpp`'s map of the viewport mesh: with the real-world map size on
+/// U runs 0 … width and V 0 … length; a render scale r above 1 shows the
+/// middle 1/r of the map (t / r + (r − 1) / 2r), or with the real-world size
+/// offsets the fraction by (r − 1) / 2 before scaling; the positions keep
+/// the viewport size either way.
+#[test]
+fn plane_map_follows_real_world_size_and_render_scale() {
+    let uv_range = |p: &Params| {
+        let m = plane_mesh(p).expect("plane");
+        let map = &m.maps[0];
+        let (mut lo, mut hi) = ([f32::MAX; 2], [f32::MIN; 2]);
+        for t in &map.vertices {
+            for k in 0..2 {
+                lo[k] = lo[k].min(t[k]);
+                hi[k] = hi[k].max(t[k]);
+            }
+        }
+        let xmax = m.vertices.iter().map(|v| v.0).fold(f64::MIN, f64::max);
+        (lo, hi, xmax)
+    };
+    let close = |a: [f32; 2], b: [f32; 2]| (0..2).all(|k| (a[k] - b[k]).abs() < 1e-4);
+    let (lo, hi, x) = uv_range(&plane_params(30.0, 60.0, 4, 2, 1.0).with_real_world());
+    assert!(
+        close(lo, [0.0, 0.0]) && close(hi, [60.0, 30.0]),
+        "{lo:?} {hi:?}"
+    );
+    assert_eq!(x, 30.0);
+    let (lo, hi, x) = uv_range(&plane_params(30.0, 60.0, 4, 2, 100.0));
+    assert!(
+        close(lo, [0.495, 0.495]) && close(hi, [0.505, 0.505]),
+        "{lo:?} {hi:?}"
+    );
+    assert_eq!(x, 30.0);
+    let (lo, hi, _) = uv_range(&plane_params(30.0, 60.0, 4, 2, 3.0).with_real_world());
+    assert!(
+        close(lo, [60.0, 30.0]) && close(hi, [120.0, 60.0]),
+        "{lo:?} {hi:?}"
+    );
+}

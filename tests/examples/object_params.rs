@@ -1,0 +1,54 @@
+//! Prints the parameter block (reference 0; ParamBlock2 by id, old
+//! ParamBlock by index) of every object whose class name equals the first
+//! argument, in the given `.max` files.
+//! `cargo run --release -p maxfs-tests --example object_params -- CLASS FILE…`.
+//! Used to read primitives' stored parameters against public references
+//! (docs/evaluation.md).
+
+use maxfs_scene::eval::core::pblock;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let class = args.next().unwrap_or_default();
+    for path in args {
+        let eval = match maxfs_tests::eval_of(&path) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                continue;
+            }
+        };
+        println!("== {path}");
+        let g = &eval.graph;
+        for o in &g.objects {
+            if o.class.as_ref().is_none_or(|c| c.name != class) {
+                continue;
+            }
+            println!("-- object {}", o.index);
+            let Some(pb) = pblock::reference(g, o.index, 0) else {
+                println!("   no reference 0");
+                continue;
+            };
+            match eval.graph.objects.get(pb).and_then(|b| b.class.as_ref()) {
+                Some(c) if c.super_class == pblock::SC_PARAM_BLOCK2 => {
+                    match pblock::param_block2(eval.chunks(pb)) {
+                        Ok(b) => {
+                            for p in &b.params {
+                                println!("   {:>4} ty {:#06x} {:?}", p.id, p.ty, p.value);
+                            }
+                        }
+                        Err(e) => println!("   error {e}"),
+                    }
+                }
+                _ => match pblock::param_block(eval.chunks(pb)) {
+                    Ok(ps) => {
+                        for p in ps {
+                            println!("   [{}] {:?}", p.index, p.value);
+                        }
+                    }
+                    Err(e) => println!("   error {e}"),
+                },
+            }
+        }
+    }
+}
