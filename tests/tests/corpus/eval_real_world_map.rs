@@ -163,19 +163,62 @@ fn a_real_world_cylinder_scales_its_sides_and_maps_its_caps_flat() {
     assert!(caps > 0 && sides > 0);
 }
 
+/// `gridobj.cpp`: the Plane's grid fractions times its width (U, along X) and
+/// length (V, along Y), so each corner's UV is its position from the
+/// plane's (−x, −y) corner in scene units; the geometry is unchanged.
 #[test]
-fn a_real_world_mapped_plane_names_its_channel_and_keeps_its_geometry() {
-    // The Plane's scaled coordinates are not built (no reference pins them).
+fn a_real_world_plane_spans_its_width_and_length_in_scene_units() {
     const FILE: &str = "max/kenji-room/house_thing.max";
     let plain = maxfs_tests::corpus_eval(FILE);
     let before = plain
         .base_mesh(maxfs_tests::node_named(&plain.graph, "Plane001"))
         .expect("a mesh")
         .expect("evaluates");
-    assert!(before.maps.iter().any(|c| c.channel == 1));
     let eval = flagged(FILE, "Plane001");
-    let after = eval
+    let m = eval
         .base_mesh(maxfs_tests::node_named(&eval.graph, "Plane001"))
+        .expect("a mesh")
+        .expect("the geometry evaluates");
+    assert!(m.missing_maps.is_empty(), "{:?}", m.missing_maps);
+    assert_eq!((&m.vertices, &m.faces), (&before.vertices, &before.faces));
+    let (min_x, min_y) = m
+        .vertices
+        .iter()
+        .fold((f64::MAX, f64::MAX), |(x, y), v| (x.min(v.0), y.min(v.1)));
+    let size = m
+        .vertices
+        .iter()
+        .map(|v| (v.0 - min_x).max(v.1 - min_y))
+        .fold(0.0, f64::max);
+    assert!(size > 1.0, "a plane of some size ({size})");
+    for f in 0..m.faces.len() {
+        let uvs = corner_uvs(&m, f);
+        for (k, &v) in m.faces[f].v.iter().enumerate() {
+            let p = m.vertices[v as usize];
+            let want = [p.0 - min_x, p.1 - min_y];
+            assert!(
+                (uvs[k][0] - want[0]).abs() < 1e-5 * size
+                    && (uvs[k][1] - want[1]).abs() < 1e-5 * size,
+                "face {f} corner {k}: {:?}, want {want:?}",
+                uvs[k]
+            );
+        }
+    }
+}
+
+#[test]
+fn a_real_world_mapped_torus_names_its_channel_and_keeps_its_geometry() {
+    // The Torus's scaled coordinates are not built (no rule is written).
+    const FILE: &str = "max/prims-greejesh/Robot.max";
+    let plain = maxfs_tests::corpus_eval(FILE);
+    let before = plain
+        .base_mesh(maxfs_tests::node_named(&plain.graph, "Torus001"))
+        .expect("a mesh")
+        .expect("evaluates");
+    assert!(before.maps.iter().any(|c| c.channel == 1));
+    let eval = flagged(FILE, "Torus001");
+    let after = eval
+        .base_mesh(maxfs_tests::node_named(&eval.graph, "Torus001"))
         .expect("a mesh")
         .expect("the geometry evaluates");
     assert_eq!(after.vertices, before.vertices);
