@@ -101,7 +101,12 @@ enum Variant {
     Plain,
     UpNode,
     NoShape,
+    /// `kTwistHEndAngle` (28) set to [`END_TWIST`].
+    EndTwist,
 }
+
+const P_TWIST_END: u16 = 28;
+const END_TWIST: f32 = 0.6;
 
 /// ikPoping with the spline IK chain; `start` is the start joint's rest
 /// offset (None: as stored).
@@ -122,6 +127,10 @@ fn rewritten(original: &SceneEval, start: Option<Vec3>, variant: Variant) -> Sce
     if variant == Variant::UpNode {
         // A bool record like the stored kAutoEnable (3), set on.
         add_record(&mut e, block, 3, P_USE_UP_NODE, 1);
+    }
+    if variant == Variant::EndTwist {
+        // A float record like the stored constant 11 (kGoalSize).
+        add_record(&mut e, block, 11, P_TWIST_END, END_TWIST.to_bits() as i32);
     }
     for (k, &j) in chain.joints.iter().enumerate() {
         let ik = original.tm_controller(j).expect("IKControl");
@@ -219,6 +228,10 @@ fn spline_ik_places_the_joints_on_the_arc_one_bone_apart() {
             radial < tol,
             "joint {k}: {radial} off the circle (allowed {tol})"
         );
+        eprintln!(
+            "joint {k}: {radial:.3e} off the circle (allowed {tol:.3e}), {:.3e} from its curve point",
+            joints[k].minus(pose.curve_points[k]).len()
+        );
         assert!(
             off_plane < 1e-4,
             "joint {k}: {off_plane} off the arc's plane"
@@ -245,10 +258,7 @@ fn spline_ik_places_the_joints_on_the_arc_one_bone_apart() {
         assert!(radial_p < 1e-3 * circle.radius, "point {k}: {radial_p}");
     }
     assert_eq!(pose.curve_points.len(), joints.len());
-    eprintln!(
-        "spline IK on the arc: radius {}, joints {:?}, points {:?}",
-        circle.radius, joints, pose.curve_points
-    );
+    eprintln!("spline IK on the arc: radius {}", circle.radius);
 
     // The FK transforms are elsewhere: a fallback to FK would fail above.
     let fk = fk_world(&eval, &chain, t);
@@ -305,5 +315,58 @@ fn spline_ik_refuses_what_it_does_not_evaluate_by_name() {
             let (r, p) = maxfs_tests::tm_diff(&eval.world_tm(j, 0), &fk[k]);
             assert!(r < 1e-9 && p < 1e-9, "joint {k}: {r} {p}");
         }
+    }
+}
+
+/// The world-space rotation taking frame `b` to frame `a` (3×3 parts,
+/// rotations; row vectors, so `b⁻¹ · a`): its angle and axis.
+fn relative_rotation(a: &Mat43, b: &Mat43) -> (f64, Vec3) {
+    let (ra, rb) = (a.rows(), b.rows());
+    // r = bᵀ · a (b orthonormal).
+    let mut r = [[0.0f64; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            r[i][j] = (0..3).map(|k| rb[k][i] * ra[k][j]).sum();
+        }
+    }
+    let trace = r[0][0] + r[1][1] + r[2][2];
+    let angle = ((trace - 1.0) / 2.0).clamp(-1.0, 1.0).acos();
+    let axis = Vec3(r[1][2] - r[2][1], r[2][0] - r[0][2], r[0][1] - r[1][0]);
+    (angle, axis.scale(1.0 / axis.len()))
+}
+
+#[test]
+fn spline_ik_end_twist_turns_the_later_bones_about_their_axes_only() {
+    // SDK rule: bone b of n turns by start + end/(n−1)·b about its own axis;
+    // here n = 2, start 0: bone 0 is unchanged, bone 1 turns by the whole end
+    // twist, and no joint moves (twist only rolls the bones).
+    let original = maxfs_tests::corpus_eval(FILE);
+    let probe = rewritten(&original, None, Variant::Plain);
+    let circle = arc_circle(&probe, maxfs_tests::node_index(&probe, "root"));
+    let plain = rewritten(&original, Some(circle.start), Variant::Plain);
+    let twisted = rewritten(&original, Some(circle.start), Variant::EndTwist);
+    let chain = chain_of(&twisted);
+    let goal = chain.spline.expect("spline goal");
+    assert_eq!(goal.end_twist.value, END_TWIST);
+    assert_eq!(goal.start_twist.value, 0.0);
+    for t in [0, 1600] {
+        let w = |e: &SceneEval, k: usize| e.world_tm(chain.joints[k], t);
+        for k in 0..3 {
+            let d = w(&twisted, k).0[3].minus(w(&plain, k).0[3]).len();
+            assert!(d < 1e-5, "joint {k} moved {d}");
+        }
+        let (a0, _) = relative_rotation(&w(&twisted, 0), &w(&plain, 0));
+        assert!(a0 < 1e-5, "bone 0 turned {a0}");
+        let (a1, axis) = relative_rotation(&w(&twisted, 1), &w(&plain, 1));
+        assert!(
+            (a1 - f64::from(END_TWIST)).abs() < 1e-4,
+            "bone 1 turned {a1}"
+        );
+        let bone = w(&plain, 2).0[3].minus(w(&plain, 1).0[3]);
+        let along = dot(axis, bone.scale(1.0 / bone.len())).abs();
+        assert!(
+            along > 1.0 - 1e-4,
+            "bone 1 turned about {axis:?}, bone {bone:?}"
+        );
     }
 }
