@@ -3,9 +3,10 @@
 //!
 //! - The goal node (its controller an IKChainControl) sits where its own
 //!   Position/Rotation/Scale (reference 1) puts it under its parent.
-//! - A joint (an IKControl) of a chain that builds, with the HI solver and the
-//!   chain enabled, takes its parent-relative transform from the solve at that
-//!   time ([`SceneChain::solve_at`]); its children follow through the normal
+//! - A joint (an IKControl) of a chain that builds, with a solver read here
+//!   (HI, IK Limb where verified, spline IK) and the chain enabled, takes its
+//!   parent-relative transform from the solve at that time
+//!   ([`SceneChain::solve_at`]); its children follow through the normal
 //!   parent composition.
 //! - Any other IKControl (not in a chain, or its chain disabled) is its FK
 //!   sub-controller (reference 1), as Max evaluates it with IK off.
