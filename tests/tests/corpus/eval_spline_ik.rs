@@ -370,3 +370,86 @@ fn spline_ik_end_twist_turns_the_later_bones_about_their_axes_only() {
         );
     }
 }
+
+/// World matrices (column-major, glTF's column vectors) of every named node.
+fn gltf_worlds(g: &gltf::Gltf) -> Vec<(String, [[f64; 4]; 4])> {
+    fn mul(a: &[[f64; 4]; 4], b: &[[f64; 4]; 4]) -> [[f64; 4]; 4] {
+        // Column-major: (a·b)[c][r] = Σk a[k][r]·b[c][k].
+        let mut o = [[0.0; 4]; 4];
+        for c in 0..4 {
+            for r in 0..4 {
+                o[c][r] = (0..4).map(|k| a[k][r] * b[c][k]).sum();
+            }
+        }
+        o
+    }
+    fn walk(n: gltf::Node, up: &[[f64; 4]; 4], out: &mut Vec<(String, [[f64; 4]; 4])>) {
+        let local = n.transform().matrix().map(|c| c.map(f64::from));
+        let w = mul(up, &local);
+        if let Some(name) = n.name() {
+            out.push((name.to_string(), w));
+        }
+        for c in n.children() {
+            walk(c, &w, out);
+        }
+    }
+    let id = [
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
+    let mut out = Vec::new();
+    for s in g.document.scenes() {
+        for n in s.nodes() {
+            walk(n, &id, &mut out);
+        }
+    }
+    out
+}
+
+#[test]
+fn spline_ik_bones_reach_the_gltf_export_solved() {
+    // The exporter takes node transforms from the same evaluation: the
+    // glTF joints, brought back to Max axes (x, −z, y) and units (scale from
+    // the 4-unit first bone), sit where the solve put them — not at FK,
+    // whose bones are 135.7 and 121.1 long.
+    let original = maxfs_tests::corpus_eval(FILE);
+    let probe = rewritten(&original, None, Variant::Plain);
+    let circle = arc_circle(&probe, maxfs_tests::node_index(&probe, "root"));
+    let eval = rewritten(&original, Some(circle.start), Variant::Plain);
+    let chain = chain_of(&eval);
+    let e = maxfs_exporters::gltf::export_scene(&eval).expect("glTF");
+    let g = gltf::Gltf::from_slice(&e.glb).expect("our GLB reads");
+    let worlds = gltf_worlds(&g);
+    let at = |name: &str| {
+        let w = worlds
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no glTF node {name}"))
+            .1;
+        Vec3(w[3][0], -w[3][2], w[3][1])
+    };
+    let got: Vec<Vec3> = ["firstBone", "SecondBone", "Bone03"]
+        .iter()
+        .map(|n| at(n))
+        .collect();
+    let scale = got[1].minus(got[0]).len() / f64::from(BONES[0]);
+    assert!(scale > 0.0);
+    let max: Vec<Vec3> = chain
+        .joints
+        .iter()
+        .map(|&j| eval.world_tm(j, 0).0[3])
+        .collect();
+    for k in 1..3 {
+        let want = max[k].minus(max[0]);
+        let have = got[k].minus(got[0]).scale(1.0 / scale);
+        assert!(
+            have.minus(want).len() < 1e-4,
+            "joint {k}: glTF {have:?}, solved {want:?}"
+        );
+    }
+    // And the solved joints are on the arc (the other test's invariant).
+    let d = (max[1].minus(circle.centre).len() - circle.radius).abs();
+    assert!(d < 0.05, "{d}");
+}
