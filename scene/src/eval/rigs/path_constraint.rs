@@ -241,25 +241,32 @@ pub fn decode(eval: &SceneEval, idx: usize) -> Result<PathConstraint, EvalError>
 /// Whether a path node's shape is one this evaluation interpolates: a shape
 /// class built here, without modifiers (Max follows the evaluated shape).
 fn path_supported(eval: &SceneEval, node: usize) -> Result<(), EvalError> {
+    curve_supported(eval, node, "path")
+}
+
+/// Whether `node`'s shape is a curve this evaluation interpolates (a shape
+/// class built here, no modifiers); `what` names the node's role in the
+/// refusal ("path", "spline IK shape").
+pub(crate) fn curve_supported(eval: &SceneEval, node: usize, what: &str) -> Result<(), EvalError> {
     let name = eval.graph.node_name(node);
     let (stack, base) = eval
         .modifier_stack(node)
-        .ok_or_else(|| EvalError::reference(format!("path \"{name}\""), "no object"))?;
+        .ok_or_else(|| EvalError::reference(format!("{what} \"{name}\""), "no object"))?;
     let class = eval.graph.objects.get(base).and_then(|o| o.class.as_ref());
     let Some(class) = class.filter(|c| c.super_class == shape::SUPERCLASS_SHAPE) else {
         return Err(EvalError::not_evaluated(format!(
-            "path \"{name}\" that is not a shape"
+            "{what} \"{name}\" that is not a shape"
         )));
     };
     if !shape::is_shape(class.class_id) || class.class_id == shape::HELIX {
         return Err(EvalError::not_evaluated(format!(
-            "path \"{name}\" of shape class {}",
+            "{what} \"{name}\" of shape class {}",
             class.name
         )));
     }
     if !stack.is_empty() {
         return Err(EvalError::not_evaluated(format!(
-            "path \"{name}\" with modifiers"
+            "{what} \"{name}\" with modifiers"
         )));
     }
     Ok(())

@@ -13,6 +13,7 @@ use crate::typed::ClassId;
 use super::hi_limb::{self, HiChain, HiGoal, Link, RootLink, Swivel};
 use super::limb::{self, LIMB_SOLVER};
 use super::primitives::{p3, M3, P3};
+use super::spline_chain::{self, SplineGoal, SPLINE_SOLVER};
 use crate::eval::core::controller::euler_matrix;
 use crate::eval::core::math::{Mat43, Vec3};
 use crate::eval::core::pblock::{self, Value};
@@ -73,6 +74,8 @@ pub struct SceneChain {
     pub vh_target: Option<usize>,
     /// The enable track: a constant (no keys) Boolean Controller's value.
     pub enabled: bool,
+    /// A spline IK chain's shape and twist (solver `"SplineIKSolver"`).
+    pub spline: Option<SplineGoal>,
 }
 
 /// `SAParentSpace`: the space the swivel angle (and the zero plane map) lives in.
@@ -86,10 +89,14 @@ pub enum SwivelSpace {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChainPose {
     pub joints: Vec<Mat43>,
-    /// The goal's world position, before any clamp.
+    /// The goal's world position, before any clamp; for spline IK the last
+    /// point found on the curve.
     pub goal: Vec3,
     /// Each joint's transform relative to its parent node.
     pub local: Vec<Mat43>,
+    /// Spline IK: the points the solver found on the curve (world), the
+    /// first near the start joint, then one per bone; empty for HI chains.
+    pub curve_points: Vec<Vec3>,
 }
 
 fn is_class(eval: &SceneEval, idx: usize, id: ClassId) -> bool {
@@ -176,6 +183,7 @@ fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, E
         _ => None,
     };
     let enabled = enable_value(eval, pblock::reference(graph, ctl, CHAIN_ENABLE))?;
+    let spline = (solver == SPLINE_SOLVER).then(|| spline_chain::read_goal(graph, pb, &block));
 
     let mut joints = vec![end];
     let mut cur = end;
@@ -238,6 +246,7 @@ fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, E
         swivel_space,
         vh_target,
         enabled,
+        spline,
     })
 }
 
@@ -301,9 +310,10 @@ fn euler(p: P3) -> Mat43 {
 
 impl SceneChain {
     /// Whether the chain's solver is one `solve_at` computes: the HI solver,
-    /// or the IK Limb solver (at the poses [`limb::verified`] accepts).
+    /// the IK Limb solver (at the poses [`limb::verified`] accepts) or the
+    /// spline IK solver.
     pub fn solver_read(&self) -> bool {
-        self.solver == HI_SOLVER || self.solver == LIMB_SOLVER
+        self.solver == HI_SOLVER || self.solver == LIMB_SOLVER || self.spline.is_some()
     }
 
     /// The HI solver's chain: the start joint is the root link (its rest angles
@@ -350,7 +360,7 @@ impl SceneChain {
     }
 
     /// The start joint's parent node's world transform at `t`.
-    fn parent_world(&self, eval: &SceneEval, t: i32) -> Mat43 {
+    pub(crate) fn parent_world(&self, eval: &SceneEval, t: i32) -> Mat43 {
         eval.graph
             .objects
             .get(self.joints[0])
@@ -416,6 +426,9 @@ impl SceneChain {
                 self.solver
             )));
         }
+        if let Some(g) = &self.spline {
+            return spline_chain::solve_at(eval, self, g, &self.parent_world(eval, t), t);
+        }
         let mut chain = self.hi_chain()?;
         let parent = self.parent_world(eval, t);
         let root = Mat43::translation(vec3(self.rest[0].0)).then(&parent);
@@ -477,6 +490,7 @@ impl SceneChain {
             joints: vec![start, mid, end],
             goal: goal_world.0[3],
             local,
+            curve_points: Vec::new(),
         })
     }
 }

@@ -10,6 +10,7 @@ pub mod limb;
 pub mod plug;
 pub mod primitives;
 pub mod spline;
+pub mod spline_chain;
 pub mod view;
 
 use std::fmt;

@@ -3,9 +3,10 @@
 //!
 //! - The goal node (its controller an IKChainControl) sits where its own
 //!   Position/Rotation/Scale (reference 1) puts it under its parent.
-//! - A joint (an IKControl) of a chain that builds, with the HI solver and the
-//!   chain enabled, takes its parent-relative transform from the solve at that
-//!   time ([`SceneChain::solve_at`]); its children follow through the normal
+//! - A joint (an IKControl) of a chain that builds, with a solver read here
+//!   (HI, IK Limb where verified, spline IK) and the chain enabled, takes its
+//!   parent-relative transform from the solve at that time
+//!   ([`SceneChain::solve_at`]); its children follow through the normal
 //!   parent composition.
 //! - Any other IKControl (not in a chain, or its chain disabled) is its FK
 //!   sub-controller (reference 1), as Max evaluates it with IK off.
@@ -314,15 +315,19 @@ fn prs_source(eval: &SceneEval, owner: usize, slot: u32, what: &str) -> Result<(
 }
 
 /// Whether chain `ci` evaluates: built, the HI solver (or the IK Limb solver
-/// where verified) with a 3-joint chain, its goal a PRS, and (when enabled)
-/// solved at every frame.
+/// where verified) with a 3-joint chain or the spline IK solver with a shape
+/// it reads, its goal a PRS, and (when enabled) solved at every frame.
 fn chain_coverage(eval: &SceneEval, ci: usize, c: &SceneChain) -> Result<(), EvalError> {
     if !c.solver_read() {
         return Err(EvalError::not_evaluated(format!("solver {:?}", c.solver)));
     }
-    c.hi_chain()?;
     prs_source(eval, c.controller, CHAIN_GOAL_PRS, "goal")?;
-    if let Some(sw) = c.swivel {
+    if let Some(g) = &c.spline {
+        super::spline_chain::check(eval, c, g)?;
+    } else {
+        c.hi_chain()?;
+    }
+    if let Some(sw) = c.swivel.filter(|_| c.spline.is_none()) {
         if !matches!(eval.controller(sw), Some(Controller::Float { .. })) {
             return Err(EvalError::not_evaluated(format!(
                 "its swivel angle controller (object {sw})"

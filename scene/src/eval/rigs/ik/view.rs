@@ -43,6 +43,10 @@ pub struct ChainInfo {
     pub swivel: SwivelView,
     /// Whether the enable track is on (a keyed track refuses the chain).
     pub enabled: bool,
+    /// Spline IK: the shape node the chain follows (null when none is
+    /// picked); absent for other solvers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spline: Option<Option<NodeRef>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -79,7 +83,8 @@ pub struct SwivelView {
 pub struct RuleView {
     /// Index into `chains`.
     pub chain: usize,
-    /// "goal": the end joint follows the goal node.
+    /// "goal": the end joint follows the goal node; "spline": the joints
+    /// follow the chain's shape.
     pub kind: &'static str,
     /// The animation range (ticks) the rule belongs to, and its frame step.
     pub range: [i32; 2],
@@ -94,7 +99,9 @@ pub struct RuleView {
     pub first_frame: i32,
     /// Frame-biased: `errors[i]` is frame `first_frame + i`, the distance from
     /// the goal to the end joint after the solve (non-zero where the goal is out
-    /// of reach), or null where the chain did not solve.
+    /// of reach), or null where the chain did not solve. Spline IK: the
+    /// largest distance from a joint to the curve point the solver found for
+    /// it (the march's tolerance, bone length / 100 per bone, adds up).
     pub errors: Vec<Option<f64>>,
 }
 
@@ -151,6 +158,7 @@ fn chain_info(eval: &SceneEval, ctl: usize, c: &SceneChain) -> ChainInfo {
             vh_target: c.vh_target.map(|n| node_ref(eval, n)),
         },
         enabled: c.enabled,
+        spline: c.spline.map(|g| g.shape.map(|n| node_ref(eval, n))),
     }
 }
 
@@ -166,14 +174,23 @@ fn rule(eval: &SceneEval, chain: usize, c: &SceneChain, time: &TimeConfig) -> Ru
         .map(|f| {
             let t = f * step;
             let end = *c.joints.last()?;
-            c.solve_at(eval, t).ok()?;
+            let pose = c.solve_at(eval, t).ok()?;
+            if c.spline.is_some() {
+                return Some(
+                    c.joints
+                        .iter()
+                        .zip(&pose.curve_points)
+                        .map(|(&j, p)| eval.world_tm(j, t).0[3].minus(*p).len())
+                        .fold(0.0, f64::max),
+                );
+            }
             let goal: Vec3 = eval.world_tm(c.goal_node, t).0[3];
             Some(eval.world_tm(end, t).0[3].minus(goal).len())
         })
         .collect();
     RuleView {
         chain,
-        kind: "goal",
+        kind: if c.spline.is_some() { "spline" } else { "goal" },
         range: [time.start, time.end],
         ticks_per_frame: step,
         goal_keys: c.goal_key_times(eval),

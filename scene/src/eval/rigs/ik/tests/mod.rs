@@ -6,6 +6,7 @@ mod hi_limb;
 mod limb;
 mod primitives;
 mod spline;
+mod spline_chain;
 
 use super::primitives::{p3, P3};
 
