@@ -77,6 +77,7 @@ pub fn capsule_mesh(p: &Params) -> Result<Mesh, EvalError> {
         height: h,
         radius: r,
         mapping: p.flag(9, true),
+        real_world: None,
         band_group: &|_| group,
         fan_group: group,
     })
@@ -95,10 +96,21 @@ pub(super) struct Domed<'a> {
     /// The radius the caps' planar mapping spans.
     pub radius: f64,
     pub mapping: bool,
+    /// The real-world map size's scales, when the builder has the switch
+    /// on: the caps' planar mapping in scene units (no division by the
+    /// diameter), the side's U over `side_u` and V over `side_v`.
+    pub real_world: Option<SideScale>,
     /// Smoothing group of the faces between level `k` and `k + 1` (top fan
     /// and bands), and of the bottom fan.
     pub band_group: &'a dyn Fn(usize) -> u32,
     pub fan_group: u32,
+}
+
+/// What the real-world map size multiplies the side's fractions by.
+#[derive(Clone, Copy)]
+pub(super) struct SideScale {
+    pub side_u: f64,
+    pub side_v: f64,
 }
 
 /// Rings per level and the level of the cylinder's lower edge.
@@ -152,7 +164,8 @@ pub(super) fn domed_mesh(d: &Domed) -> Result<Mesh, EvalError> {
     // Texture vertices: the top cap's points, the side grid, the bottom cap's.
     let mut tv: Vec<[f32; 3]> = Vec::new();
     if d.mapping {
-        let den = 2.0 * r;
+        let den = if d.real_world.is_some() { 1.0 } else { 2.0 * r };
+        let (su, sv) = d.real_world.map_or((1.0, 1.0), |k| (k.side_u, k.side_v));
         let planar = |p: Vec3| {
             if den > 0.0 {
                 [((r + p.0) / den) as f32, ((r + p.1) / den) as f32, 0.0]
@@ -165,7 +178,13 @@ pub(super) fn domed_mesh(d: &Domed) -> Result<Mesh, EvalError> {
         }
         for (hcount, _) in (sideedge..=lastlevel - sideedge).enumerate() {
             let hl = 1.0 - hcount as f64 / llsegs as f64;
-            tv.extend((0..=segs).map(|s| [(s as f64 / segs as f64) as f32, hl as f32, 0.0]));
+            tv.extend((0..=segs).map(|s| {
+                [
+                    (su * (s as f64 / segs as f64)) as f32,
+                    (sv * hl) as f32,
+                    0.0,
+                ]
+            }));
         }
         for i in lastlevel - sideedge..=lastlevel {
             tv.extend((first[i]..=last[i]).map(|k| planar(v[k])));

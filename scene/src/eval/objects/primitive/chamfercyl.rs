@@ -16,10 +16,13 @@
 //! texture faces follow Max's walk (shared with Capsule); material 0
 //! everywhere. Smoothing when smooth: group 3 (4) everywhere with more than
 //! one fillet segment; with one, the caps group 3, the fillet bands group 4
-//! (8), the side group 5 (16). Max's real-world map size (a flag outside the
-//! parameter block) is not decoded: the mapping is Max's default one.
+//! (8), the side group 5 (16). With the real-world map size on (a flag
+//! outside the parameter block, `real_world.rs`) the caps' planar mapping is
+//! in scene units (r + x, r + y), the side's U runs over the circumference
+//! 2π·radius and V over the straight side's height, |height| − 2·fillet
+//! (`chcyl.cpp`'s `usePhysUVs`).
 
-use super::capsule::{domed_mesh, Domed};
+use super::capsule::{domed_mesh, Domed, SideScale};
 use super::Params;
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::Mesh;
@@ -83,6 +86,10 @@ pub fn chamfer_cyl_mesh(p: &Params) -> Result<Mesh, EvalError> {
         height,
         radius,
         mapping: p.flag(11, true),
+        real_world: p.real_world().then_some(SideScale {
+            side_u: f64::from(2.0f32) * std::f64::consts::PI * radius,
+            side_v: height.abs() - 2.0 * fillet,
+        }),
         band_group: &band,
         fan_group: if smooth { 4 } else { 0 },
     })
@@ -183,5 +190,55 @@ mod tests {
         let mut v = values(5.0, 8.0, 1.0, 1, 1, 6, 1);
         v[8] = Value::Int(1);
         assert!(chamfer_cyl_mesh(&Params::from_values(v)).is_err());
+    }
+
+    /// `chcyl.cpp` with the real-world map size on: a cap corner's UV is
+    /// (r + x, r + y) in scene units, and on the straight side U is the arc
+    /// length r·angle from +X and V the height above the lower fillet's top
+    /// (the side's V spans |height| − 2·fillet); the switch off gives the
+    /// 0 … 1 mapping (the cap over the diameter, the side over 1).
+    #[test]
+    fn real_world_chamfer_cyl_maps_in_scene_units() {
+        let (r, h, f) = (5.0f64, 8.0f64, 1.5f64);
+        let plain = chamfer_cyl_mesh(&params(5.0, 8.0, 1.5, 2, 2, 8, 1)).expect("mesh");
+        let m =
+            chamfer_cyl_mesh(&params(5.0, 8.0, 1.5, 2, 2, 8, 1).with_real_world()).expect("mesh");
+        assert_eq!((&m.vertices, &m.faces), (&plain.vertices, &plain.faces));
+        let map = &m.maps[0];
+        let (mut caps, mut sides) = (0, 0);
+        for (face, tf) in m.faces.iter().zip(&map.faces) {
+            let p = face.v.map(|i| m.vertices[i as usize]);
+            let uv = tf.map(|t| map.vertices[t as usize]);
+            if p.iter().all(|q| q.2 == h) || p.iter().all(|q| q.2 == 0.0) {
+                caps += 1;
+                for (q, t) in p.iter().zip(&uv) {
+                    assert!((f64::from(t[0]) - (r + q.0)).abs() < 1e-5, "{q:?} {t:?}");
+                    assert!((f64::from(t[1]) - (r + q.1)).abs() < 1e-5, "{q:?} {t:?}");
+                }
+            } else if p.iter().all(|q| {
+                (q.0.hypot(q.1) - r).abs() < 1e-9 && q.2 >= f - 1e-9 && q.2 <= h - f + 1e-9
+            }) {
+                sides += 1;
+                let angles = p.map(|q| q.1.atan2(q.0).rem_euclid(std::f64::consts::TAU));
+                // The seam: corners at angle 0 of a face that wraps take 2π.
+                let wraps = angles.iter().any(|&a| a > PI);
+                for ((q, t), a) in p.iter().zip(&uv).zip(angles) {
+                    let a = if wraps && a < 1e-9 {
+                        std::f64::consts::TAU
+                    } else {
+                        a
+                    };
+                    assert!((f64::from(t[0]) - r * a).abs() < 1e-4, "{q:?} {t:?}");
+                    assert!((f64::from(t[1]) - (q.2 - f)).abs() < 1e-5, "{q:?} {t:?}");
+                }
+            }
+        }
+        assert!(caps > 0 && sides > 0, "{caps} {sides}");
+        let top = plain.maps[0]
+            .vertices
+            .iter()
+            .map(|t| t[0])
+            .fold(f32::MIN, f32::max);
+        assert!(top <= 1.0 + 1e-6, "the switch off maps over 1 ({top})");
     }
 }

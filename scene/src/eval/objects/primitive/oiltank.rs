@@ -97,6 +97,7 @@ pub fn oil_tank_mesh(p: &Params) -> Result<Mesh, EvalError> {
         height,
         radius: r,
         mapping: p.flag(11, true),
+        real_world: None,
         band_group: &band,
         fan_group: group,
     })

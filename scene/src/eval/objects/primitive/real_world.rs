@@ -6,12 +6,13 @@
 //! boxes: the UVs a ProBoolean kept are the box mapping scaled by 600, 50 and
 //! 300; docs/unseen-files.md, "Map channels of the standard chamfer").
 //! [`super::params`] reads the switch into `Params::real_world`; the Box and
-//! the Plane (both forms) and the unsliced Cylinder, Cone and Sphere
-//! (triangle form) build the scaled channel. Every other primitive's channel 1 is left out by name rather than
+//! the Plane (both forms) and the unsliced Cylinder, Cone, Sphere and
+//! ChamferCyl (triangle form) build the scaled channel. Every other primitive's channel 1 is left out by name rather than
 //! given 0 … 1 values that would look valid.
 
 use crate::eval::objects::mesh::{Mesh, MissingMap};
 use crate::eval::objects::poly::PolyMesh;
+use crate::eval::objects::primitive::chamfercyl::CHAMFER_CYL;
 use crate::eval::objects::primitive::{Params, BOX, CONE, CYLINDER, PLANE, SPHERE};
 use crate::eval::SceneEval;
 use crate::typed::ClassId;
@@ -38,10 +39,11 @@ pub fn is_on(eval: &SceneEval, obj: usize) -> bool {
 /// Whether the triangle builder of `class` scales its channel 1 for the
 /// switch (with parameters `p`): the Box and the Plane; the Cylinder and Cone
 /// unless sliced (slice on is parameter 6, one further on for the Cone); the
-/// Sphere unless sliced (parameter 7).
+/// Sphere unless sliced (parameter 7); the ChamferCyl (a sliced one is
+/// refused whole).
 fn builds_triangles(class: ClassId, p: &Params) -> bool {
     match class {
-        c if c == BOX || c == PLANE => true,
+        c if c == BOX || c == PLANE || c == CHAMFER_CYL => true,
         c if c == SPHERE => p.int_or(7, 0) == 0,
         c if c == CYLINDER => p.int_or(6, 0) == 0,
         c if c == CONE => p.int_or(7, 0) == 0,

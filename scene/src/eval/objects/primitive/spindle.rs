@@ -100,6 +100,7 @@ pub fn spindle_mesh(p: &Params) -> Result<Mesh, EvalError> {
         height,
         radius: r,
         mapping: p.flag(12, true),
+        real_world: None,
         band_group: &band,
         fan_group: fan,
     })
