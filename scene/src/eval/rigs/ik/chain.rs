@@ -439,7 +439,9 @@ impl SceneChain {
     /// white paper): the preferred pose's chain plane is the sphere's equator
     /// and its normal `n0` the north pole; an end-effector direction `e` maps
     /// to `n0` moved along the meridian through `e`, i.e. `n0 − (n0·e)e`
-    /// normalized. The preferred pose is the joints' rest angles.
+    /// normalized. The preferred pose is the joints' rest angles. A 2-joint
+    /// IK Limb chain (one bone) gets any perpendicular instead: its solve
+    /// does not depend on the map ([`limb`]).
     pub fn solve_at(&self, eval: &SceneEval, t: i32) -> Result<ChainPose, EvalError> {
         if !self.solver_read() {
             return Err(EvalError::not_evaluated(format!(
