@@ -330,6 +330,18 @@ impl SceneEdit {
         c.body = Body::Leaf(p.into());
     }
 
+    /// Turns ParamBlock2 `idx`'s controller-driven parameter `id` into a
+    /// constant holding `value` (constant flag set, record header kept);
+    /// the controller stays in the block's references, unused.
+    pub fn make_pb2_constant(&mut self, idx: usize, id: u16, value: &[u8]) {
+        let (c, h) = self.pb2_record(idx, id, 0);
+        let mut p = c.payload().expect("leaf").to_vec();
+        p.truncate(h);
+        p[h - 1] |= 0x40;
+        p.extend_from_slice(value);
+        c.body = Body::Leaf(p.into());
+    }
+
     /// The parameter count of object `idx` when it is a ParamBlock2 (its
     /// 0x0009 header: u32 version, u16 block id, u16, u16, u16 count).
     pub fn pb2_count(&mut self, idx: usize) -> Option<u16> {

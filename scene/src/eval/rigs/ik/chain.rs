@@ -1,11 +1,12 @@
-//! HI IK chains as a scene stores them, built into solver input: the
+//! HI and IK Limb chains as a scene stores them, built into solver input: the
 //! IKChainControl (the goal node's transform controller) names its solver, its
 //! start and end joints and owns the goal's own PRS; each joint's IKControl
 //! keeps the joint's rest offset and rest angles. The pieces of Max's LinkChain
 //! construction that are \[CORE\] (seed 000 §5) follow Max's published
 //! description: the default zero plane map of the HI solver white paper (rules
-//! A and B), the swivel parent space of `kSAParent`. [`super::plug`] puts the
-//! solved joints into transform evaluation.
+//! A and B), the swivel parent space of `kSAParent`. An IK Limb chain goes
+//! through the same computation ([`super::limb`] says why and what it
+//! refuses). [`super::plug`] puts the solved joints into transform evaluation.
 
 use crate::eval::error::EvalError;
 use crate::typed::ClassId;
@@ -49,6 +50,12 @@ const P_SA_PARENT: u16 = 19;
 /// (36–38) and rest Euler XYZ angles (39–41).
 const P_REST_POS: [u16; 3] = [36, 37, 38];
 const P_REST_ROT: [u16; 3] = [39, 40, 41];
+/// IKControl block parameters read as the rotational joint's X, Y, Z "active"
+/// flags: the block holds six groups of five (active, lower-limited,
+/// upper-limited, lower, upper) for position X, Y, Z and rotation X, Y, Z —
+/// a layout inferred from the stored values (every joint of the measured
+/// files: 15, 20, 25 on, 0, 5, 10 off, Max's defaults), not from a document.
+const P_ROT_ACTIVE: [u16; 3] = [15, 20, 25];
 /// The deepest end-to-start walk followed (damaged files may loop).
 const MAX_JOINTS: usize = 64;
 
@@ -64,6 +71,8 @@ pub struct SceneChain {
     pub joints: Vec<usize>,
     /// Rest offset from the parent and rest angles of each joint.
     pub rest: Vec<(P3, P3)>,
+    /// Each joint's rotation X, Y, Z "active" flags (None: not a bool).
+    pub rot_active: Vec<[Option<bool>; 3]>,
     pub goal_prs: usize,
     /// The swivel angle's controller (none when constant) and stored value.
     pub swivel: Option<usize>,
@@ -209,7 +218,7 @@ fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, E
         }
     }
     joints.reverse();
-    let rest = joints
+    let per_joint = joints
         .iter()
         .map(|&j| {
             let ik = eval
@@ -231,15 +240,21 @@ fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, E
                     float(&b, ids[2])?,
                 ))
             };
-            Ok((v(P_REST_POS)?, v(P_REST_ROT)?))
+            let active = P_ROT_ACTIVE.map(|id| match b.param(id).map(|p| &p.value) {
+                Some(Value::Bool(a)) => Some(*a),
+                _ => None,
+            });
+            Ok(((v(P_REST_POS)?, v(P_REST_ROT)?), active))
         })
         .collect::<Result<Vec<_>, EvalError>>()?;
+    let (rest, rot_active) = per_joint.into_iter().unzip();
     Ok(SceneChain {
         controller: ctl,
         goal_node,
         solver,
         joints,
         rest,
+        rot_active,
         goal_prs,
         swivel,
         swivel_default,
@@ -310,19 +325,31 @@ fn euler(p: P3) -> Mat43 {
 
 impl SceneChain {
     /// Whether the chain's solver is one `solve_at` computes: the HI solver,
-    /// the IK Limb solver (at the poses [`limb::verified`] accepts) or the
-    /// spline IK solver.
+    /// the IK Limb solver or the spline IK solver.
     pub fn solver_read(&self) -> bool {
         self.solver == HI_SOLVER || self.solver == LIMB_SOLVER || self.spline.is_some()
     }
 
-    /// The HI solver's chain: the start joint is the root link (its rest angles
-    /// the initial rotation, the middle joint's rest offset its extent); the
-    /// middle joint's Z, Y, X rest angles are links 0–2, link 2 extending to
-    /// the end joint.
+    /// The solver's link chain. Three joints: the start joint is the root link
+    /// (its rest angles the initial rotation, the middle joint's rest offset
+    /// its extent); the middle joint's Z, Y, X rest angles are links 0–2,
+    /// link 2 extending to the end joint. An IK Limb chain of two joints: the
+    /// root link alone, extending to the end joint (the solver's one-bone
+    /// case; the end joint's own axes are not links of the chain, as for 3).
     pub fn hi_chain(&self) -> Result<HiChain, EvalError> {
+        let limb = self.solver == LIMB_SOLVER;
+        if let ([(_, start_rot), (end_pos, _)], true) = (&self.rest[..], limb) {
+            return Ok(HiChain {
+                root: RootLink {
+                    rot_xyz: *start_rot,
+                    init_xyz: *start_rot,
+                    rigid_extend: M3::translation(*end_pos),
+                },
+                links: Vec::new(),
+            });
+        }
         let [(_, start_rot), (mid_pos, mid_rot), (end_pos, _)] = self.rest[..] else {
-            if self.solver == LIMB_SOLVER {
+            if limb {
                 return Err(limb::joint_count(self.joints.len()));
             }
             return Err(EvalError::malformed(
@@ -333,6 +360,9 @@ impl SceneChain {
                 ),
             ));
         };
+        if limb {
+            limb::middle_axes(self.rot_active.get(1).copied().unwrap_or([None; 3]))?;
+        }
         let link = |axis: usize, init: f32, ext: P3| Link {
             axis,
             dof_value: init,
@@ -418,7 +448,9 @@ impl SceneChain {
     /// white paper): the preferred pose's chain plane is the sphere's equator
     /// and its normal `n0` the north pole; an end-effector direction `e` maps
     /// to `n0` moved along the meridian through `e`, i.e. `n0 − (n0·e)e`
-    /// normalized. The preferred pose is the joints' rest angles.
+    /// normalized. The preferred pose is the joints' rest angles. A 2-joint
+    /// IK Limb chain (one bone) gets any perpendicular instead: its solve
+    /// does not depend on the map ([`limb`]).
     pub fn solve_at(&self, eval: &SceneEval, t: i32) -> Result<ChainPose, EvalError> {
         if !self.solver_read() {
             return Err(EvalError::not_evaluated(format!(
@@ -438,7 +470,14 @@ impl SceneChain {
         let elbow = chain.first_joint();
         let wrist = chain.end_effector();
         let n0 = wrist.normalize().cross(elbow.normalize()).normalize();
-        let zero_map = move |e: P3| default_zero_map(n0, e);
+        let one_bone = chain.links.is_empty();
+        let zero_map = move |e: P3| {
+            if one_bone {
+                limb::any_normal(e)
+            } else {
+                default_zero_map(n0, e)
+            }
+        };
         let angle = match self.swivel {
             Some(c) => eval.float_at(Some(c), t, f64::from(self.swivel_default)) as f32,
             None => self.swivel_default,
@@ -452,15 +491,12 @@ impl SceneChain {
             (None, SwivelSpace::Goal) => Swivel::InGoal(angle),
         };
         if self.solver == LIMB_SOLVER {
-            let length = vec3(self.rest[1].0).len() + vec3(self.rest[2].0).len();
-            limb::verified(
-                chain.end_effector(),
-                goal.trans(),
-                length,
-                angle,
-                self.vh_target.is_some(),
-            )
-            .map_err(|e| e.inside(format!("t={t}")))?;
+            let checked = if one_bone {
+                limb::aim_goal(wrist, goal.trans())
+            } else {
+                limb::goal_off_pivot(goal.trans())
+            };
+            checked.map_err(|e| e.inside(format!("t={t}")))?;
         }
         let hi = HiGoal {
             goal,
@@ -470,24 +506,41 @@ impl SceneChain {
         hi_limb::solve(&mut chain, &hi)?;
         let finite = |p: P3| p.x.is_finite() && p.y.is_finite() && p.z.is_finite();
         let l = &chain.links;
-        let mid_rot = p3(l[2].dof_value, l[1].dof_value, l[0].dof_value);
-        if !finite(chain.root.rot_xyz) || !finite(mid_rot) {
+        let mid_rot = match l[..] {
+            [] => None,
+            _ => Some(p3(l[2].dof_value, l[1].dof_value, l[0].dof_value)),
+        };
+        if !finite(chain.root.rot_xyz) || !mid_rot.is_none_or(finite) {
             return Err(EvalError::malformed(
                 format!("t={t}"),
                 "the solve gave non-finite angles (degenerate goal)",
             ));
         }
 
-        let local = vec![
-            euler(chain.root.rot_xyz).then(&Mat43::translation(vec3(self.rest[0].0))),
-            euler(mid_rot).then(&Mat43::translation(vec3(self.rest[1].0))),
-            euler(self.rest[2].1).then(&Mat43::translation(vec3(self.rest[2].0))),
-        ];
-        let start = local[0].then(&parent);
-        let mid = local[1].then(&start);
-        let end = local[2].then(&mid);
+        // Each joint under its parent: the solved angles at its rest offset;
+        // the end joint keeps its rest angles (no solver turns it).
+        let last = self.rest.len() - 1;
+        let local: Vec<Mat43> = self
+            .rest
+            .iter()
+            .enumerate()
+            .map(|(k, &(pos, rest_rot))| {
+                let rot = match (k, mid_rot) {
+                    (0, _) => chain.root.rot_xyz,
+                    (1, Some(m)) if k < last => m,
+                    _ => rest_rot,
+                };
+                euler(rot).then(&Mat43::translation(vec3(pos)))
+            })
+            .collect();
+        let mut joints = Vec::with_capacity(local.len());
+        let mut up = parent;
+        for l in &local {
+            up = l.then(&up);
+            joints.push(up);
+        }
         Ok(ChainPose {
-            joints: vec![start, mid, end],
+            joints,
             goal: goal_world.0[3],
             local,
             curve_points: Vec::new(),

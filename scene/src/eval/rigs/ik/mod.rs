@@ -1,5 +1,6 @@
 //! Inverse kinematics solvers, to the spec of seed 000: the HI limb solver
-//! ([`hi_limb`]) and the spline IK solver ([`spline`]), with the solver-local
+//! ([`hi_limb`], which is also the IK Limb solver's computation: [`limb`])
+//! and the spline IK solver ([`spline`]), with the solver-local
 //! numeric primitives they share ([`primitives`]). Pure solver code: chains,
 //! goals and splines come in as plain data; [`chain`] builds HI chains from a
 //! scene and [`plug`] puts their solves into transform evaluation. docs/ik.md records the numerics and the \[CORE\] choices.

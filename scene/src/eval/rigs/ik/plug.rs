@@ -314,9 +314,9 @@ fn prs_source(eval: &SceneEval, owner: usize, slot: u32, what: &str) -> Result<(
     }
 }
 
-/// Whether chain `ci` evaluates: built, the HI solver (or the IK Limb solver
-/// where verified) with a 3-joint chain or the spline IK solver with a shape
-/// it reads, its goal a PRS, and (when enabled) solved at every frame.
+/// Whether chain `ci` evaluates: built, the HI solver with a 3-joint chain,
+/// the IK Limb solver with a 2- or 3-joint one or the spline IK solver with
+/// a shape it reads, its goal a PRS, and (when enabled) solved at every frame.
 fn chain_coverage(eval: &SceneEval, ci: usize, c: &SceneChain) -> Result<(), EvalError> {
     if !c.solver_read() {
         return Err(EvalError::not_evaluated(format!("solver {:?}", c.solver)));
