@@ -24,8 +24,10 @@
 //! colorDiffuse × levelDiffuse, metalness 0 (CoronaMtl is a dielectric).
 //! Corona scales each channel by its level and its colour; the reflection
 //! is weighted by the Fresnel term of the Fresnel IOR, which is glTF's
-//! dielectric specular with KHR_materials_specular (factor = levelReflect,
-//! colour = colorReflect) and KHR_materials_ior (= fresnelIor); roughness
+//! dielectric specular with KHR_materials_specular (factor = levelReflect ×
+//! the reflection colour's brightest channel, colour = the reflection
+//! colour over it, so a grey colour is exact and a coloured one is named)
+//! and KHR_materials_ior (= fresnelIor); roughness
 //! = 1 − reflectGlossiness when the material reflects (level above 0 with
 //! a colour other than black, or an enabled reflection map) and 1
 //! otherwise. Opacity = levelOpacity × the opacity colour (grey);
@@ -155,6 +157,13 @@ pub fn to_pbr(pb: &ParamBlock2, reflection_map: bool) -> (Pbr, Vec<String>) {
         (Some(l), None) => Some(l),
         _ => None,
     };
+    let (specular, tint) = reflection(level, colour.unwrap_or([1.0; 3]));
+    if level > 0.0 && tint.iter().any(|&t| t != 1.0) {
+        unmapped.push(format!(
+            "reflection colour {:?} at grazing angles (glTF tints the reflection at normal incidence only)",
+            colour.unwrap_or([1.0; 3])
+        ));
+    }
     let opacity = opacity(pb, &mut unmapped);
     let transparency = refraction.map(|r| 1.0 - opacity.unwrap_or(1.0) * (1.0 - r));
     match float(pb, LEVEL_TRANSLUCENCY) {
@@ -182,11 +191,25 @@ pub fn to_pbr(pb: &ParamBlock2, reflection_map: bool) -> (Pbr, Vec<String>) {
         transparency,
         emission,
         emit_color: vector(pb, COLOR_SELF_ILLUM),
-        specular: Some(level),
-        specular_color: colour,
+        specular: Some(specular),
+        specular_color: Some(tint),
         ior: float(pb, FRESNEL_IOR),
     };
     (pbr, unmapped)
+}
+
+/// Corona's reflection (`level` × `colour` × the Fresnel term) as glTF's
+/// specular strength and tint: glTF scales the reflection at every angle by
+/// the strength and at normal incidence also by the tint, so the strength
+/// takes the colour's brightest channel and the tint the colour over it —
+/// exact for a grey colour, the tint missing at grazing angles otherwise.
+fn reflection(level: f32, colour: [f32; 3]) -> (f32, [f32; 3]) {
+    let peak = colour.iter().fold(0.0f32, |a, &c| a.max(c));
+    if peak > 0.0 {
+        (level * peak, colour.map(|c| c / peak))
+    } else {
+        (0.0, [1.0; 3])
+    }
 }
 
 /// The opacity: the opacity level × the opacity colour while that colour is
@@ -469,6 +492,28 @@ mod tests {
         assert_eq!(p.emission, Some(0.75));
         assert_eq!(p.emit_color, Some([1.0, 0.5, 0.0]));
         assert!(unmapped.is_empty(), "{unmapped:?}");
+    }
+
+    /// A grey reflection colour scales the strength; a coloured one keeps
+    /// its hue in the tint (normalised) and is named.
+    #[test]
+    fn reflection_colour() {
+        assert_eq!(reflection(0.4, [0.5; 3]), (0.2, [1.0; 3]));
+        assert_eq!(reflection(1.0, [0.0; 3]), (0.0, [1.0; 3]));
+        assert_eq!(reflection(1.0, [1.0, 0.5, 0.25]), (1.0, [1.0, 0.5, 0.25]));
+        let pb = block(
+            vec![
+                Param::plain(101, 2, Value::Vector([0.5; 3])),
+                Param::plain(102, 2, Value::Vector([1.0, 0.5, 0.25])),
+                Param::plain(122, 0, Value::Float(0.5)),
+            ],
+            1.0,
+            0.0,
+        );
+        let (p, unmapped) = to_pbr(&pb, false);
+        assert_eq!(p.specular, Some(0.5));
+        assert_eq!(p.specular_color, Some([1.0, 0.5, 0.25]));
+        assert!(unmapped[0].starts_with("reflection colour"), "{unmapped:?}");
     }
 
     /// The portal shows nothing: fully transparent, no reflection.
