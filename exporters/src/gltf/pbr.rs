@@ -203,11 +203,7 @@ impl Builder<'_> {
                 self.root.extensions_used.push(name.into());
             }
         }
-        (specular.is_some() || ior.is_some()).then(|| ext::Material {
-            specular,
-            ior,
-            ..Default::default()
-        })
+        (specular.is_some() || ior.is_some()).then_some(ext::Material { specular, ior })
     }
 
     /// The normal map of the enabled bump slot when it is a Normal Bump (its
