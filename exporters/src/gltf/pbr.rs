@@ -1,8 +1,10 @@
 //! Physical Material (and the PBR materials delegating to it) as glTF
 //! metallic-roughness: base colour × base weight, metalness, roughness with the
 //! inversion flag applied, transparency as alpha (BLEND), a cutout map as MASK,
-//! emission colour × weight, and the base colour, normal (through Normal Bump)
-//! and emission colour textures. Maps glTF cannot hold as Max stores them
+//! emission colour × weight, the dielectric reflection's strength, tint and
+//! Fresnel IOR where a material sets them (KHR_materials_specular,
+//! KHR_materials_ior), and the base colour, normal (through Normal Bump) and
+//! emission colour textures. Maps glTF cannot hold as Max stores them
 //! (separate roughness/metalness images: glTF packs both in one image) are
 //! named in the warnings.
 
@@ -115,6 +117,7 @@ impl Builder<'_> {
         };
         let alpha = 1.0 - clamp01(p.transparency.unwrap_or(0.0));
         let cutout = enabled_map(m, "cutout");
+        let extensions = self.reflection_extensions(m, p);
         let emissive = if em_tex.is_some() {
             [clamp01(p.emission.unwrap_or(0.0)); 3]
         } else {
@@ -146,6 +149,7 @@ impl Builder<'_> {
             normal_texture: normal,
             emissive_factor: json::material::EmissiveFactor(emissive),
             emissive_texture: em_tex,
+            extensions,
             extras: if missing.is_empty() {
                 None
             } else {
@@ -156,6 +160,50 @@ impl Builder<'_> {
             },
             ..Default::default()
         })
+    }
+
+    /// The dielectric reflection's strength, tint and Fresnel IOR as
+    /// KHR_materials_specular and KHR_materials_ior, for the materials that
+    /// set them (`Pbr::specular`, `specular_color`, `ior`); each extension
+    /// written is listed in `extensionsUsed` (not required: a viewer without
+    /// them shows glTF's default dielectric, specular 1 at IOR 1.5).
+    fn reflection_extensions(
+        &mut self,
+        m: &mtl::Material,
+        p: &Pbr,
+    ) -> Option<json::extensions::material::Material> {
+        use json::extensions::material as ext;
+        let specular =
+            (p.specular.is_some() || p.specular_color.is_some()).then(|| ext::Specular {
+                specular_factor: ext::SpecularFactor(p.specular.unwrap_or(1.0).max(0.0)),
+                specular_color_factor: ext::SpecularColorFactor(
+                    p.specular_color.unwrap_or([1.0; 3]).map(clamp01),
+                ),
+                ..Default::default()
+            });
+        let ior = match p.ior {
+            Some(n) if n >= 1.0 && n.is_finite() => Some(ext::Ior {
+                ior: ext::IndexOfRefraction(n),
+                ..Default::default()
+            }),
+            Some(n) => {
+                self.approximate(format!(
+                    "material {:?}: IOR {n} not exported (glTF's IOR is 1 or more)",
+                    m.name
+                ));
+                None
+            }
+            None => None,
+        };
+        for (used, name) in [
+            (specular.is_some(), "KHR_materials_specular"),
+            (ior.is_some(), "KHR_materials_ior"),
+        ] {
+            if used && !self.root.extensions_used.iter().any(|e| e == name) {
+                self.root.extensions_used.push(name.into());
+            }
+        }
+        (specular.is_some() || ior.is_some()).then_some(ext::Material { specular, ior })
     }
 
     /// The normal map of the enabled bump slot when it is a Normal Bump (its

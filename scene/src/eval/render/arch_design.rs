@@ -57,6 +57,7 @@ pub fn to_pbr(pb: &ParamBlock2) -> (Pbr, Vec<String>) {
         transparency: float(pb, REFR_WEIGHT),
         emission: Some(0.0),
         emit_color: None,
+        ..Pbr::default()
     };
     (pbr, unmapped)
 }

@@ -131,6 +131,7 @@ pub fn to_pbr(
         transparency: get("transmission").and_then(AiParam::float),
         emission: get("emission").and_then(AiParam::float),
         emit_color: get("emission_color").and_then(AiParam::rgb),
+        ..Pbr::default()
     };
     let maps = shaders
         .iter()
@@ -218,6 +219,18 @@ pub fn standard_surface(eval: &SceneEval, idx: usize, m: &mut Material) {
     m.pbr = Some(pbr);
     m.maps.extend(maps);
     m.errors.extend(notes);
+}
+
+/// A named parameter holding `words` (little-endian 4-byte words) as stored:
+/// the tests of the decoders that read parameters by name (Autodesk Material,
+/// ProMaterials) build their inputs with it.
+#[cfg(test)]
+pub(crate) fn test_param(name: &str, ty: u32, words: &[[u8; 4]]) -> AiParam {
+    AiParam {
+        name: name.into(),
+        ty,
+        value: Some(words.concat()),
+    }
 }
 
 #[cfg(test)]

@@ -334,13 +334,7 @@ pub fn autodesk_material(eval: &SceneEval, idx: usize, m: &mut Material) {
 mod tests {
     use super::*;
 
-    fn p(name: &str, ty: u32, words: &[[u8; 4]]) -> AiParam {
-        AiParam {
-            name: name.into(),
-            ty,
-            value: Some(words.concat()),
-        }
-    }
+    use crate::eval::render::arnold::test_param as p;
 
     /// MageMystery/WindowFrame.max's Generic, as stored, against its FBX
     /// export's asset package: generic_diffuse (0, 0, 0), generic_glossiness

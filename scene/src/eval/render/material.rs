@@ -32,7 +32,7 @@ use crate::eval::core::transform::SceneEval;
 use crate::eval::render::arnold;
 use crate::eval::render::physical::{self, Pbr, PHYSICAL};
 use crate::eval::render::{
-    arch_design, architectural, autodesk, corona, pro_materials, raytrace, vray,
+    arch_design, architectural, autodesk, corona, corona_physical, pro_materials, raytrace, vray,
 };
 
 pub const SC_MATERIAL: u32 = 0xc00;
@@ -578,6 +578,8 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
         vray::VRAY_MTL => vray::vray_mtl(eval, idx, &mut m),
         vray::VRAY_MTL_WRAPPER => vray::wrapper(eval, idx, &mut m),
         corona::CORONA_MTL => corona::corona_mtl(eval, idx, &mut m),
+        corona::CORONA_PORTAL_MTL => corona::corona_portal(eval, idx, &mut m),
+        corona_physical::CORONA_PHYSICAL_MTL => corona_physical::corona_physical(eval, idx, &mut m),
         autodesk::AUTODESK_MATERIAL => autodesk::autodesk_material(eval, idx, &mut m),
         _ if pro_materials::Kind::of(cid).is_some() => {
             if let Some(k) = pro_materials::Kind::of(cid) {

@@ -6,6 +6,7 @@ pub mod arnold;
 pub mod autodesk;
 pub mod camera;
 pub mod corona;
+pub mod corona_physical;
 pub mod light;
 pub mod material;
 pub mod physical;

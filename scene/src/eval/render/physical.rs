@@ -76,6 +76,15 @@ pub struct Pbr {
     /// Emission weight; the emitted colour is `emit_color × emission`.
     pub emission: Option<f32>,
     pub emit_color: Option<[f32; 3]>,
+    /// Strength of the dielectric specular reflection (glTF
+    /// KHR_materials_specular's factor; None = glTF's default 1).
+    pub specular: Option<f32>,
+    /// Tint of the dielectric specular reflection at normal incidence
+    /// (KHR_materials_specular's colour; None = white).
+    pub specular_color: Option<[f32; 3]>,
+    /// Index of refraction of the Fresnel reflection (KHR_materials_ior;
+    /// None = glTF's default 1.5).
+    pub ior: Option<f32>,
 }
 
 impl Pbr {
@@ -131,6 +140,7 @@ pub fn physical(eval: &SceneEval, idx: usize, m: &mut Material) {
         transparency: float(&pb, 30),
         emission: float(&pb, 50),
         emit_color: vector(&pb, 51),
+        ..Pbr::default()
     });
     for p in &pb.params {
         if p.base_type() != pblock::ty::TEXMAP {

@@ -310,13 +310,7 @@ pub fn pro_material(eval: &SceneEval, idx: usize, kind: Kind, m: &mut Material) 
 mod tests {
     use super::*;
 
-    fn p(name: &str, ty: u32, words: &[[u8; 4]]) -> AiParam {
-        AiParam {
-            name: name.into(),
-            ty,
-            value: Some(words.concat()),
-        }
-    }
+    use crate::eval::render::arnold::test_param as p;
 
     fn rgba(c: [f32; 3]) -> Vec<[u8; 4]> {
         vec![

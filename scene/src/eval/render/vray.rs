@@ -129,6 +129,7 @@ pub fn to_pbr(pb: &ParamBlock2, reflection_map: bool) -> (Pbr, Vec<String>) {
         transparency: vector(pb, REFRACTION).map(|c| (c[0] + c[1] + c[2]) / 3.0),
         emission: self_illum.map(|_| float(pb, SELF_ILLUM_MULT).unwrap_or(1.0)),
         emit_color: self_illum,
+        ..Pbr::default()
     };
     (pbr, unmapped)
 }

@@ -9,6 +9,7 @@
 //! colour or alpha is used.
 
 use maxfs_scene::eval::core::pblock;
+use maxfs_scene::eval::render::corona;
 use maxfs_scene::eval::render::material::{self as mtl, Material as MaxMaterial, NEL_MATERIAL};
 
 use super::super::Context;
@@ -255,7 +256,9 @@ pub fn build_materials(ctx: &Context, node: usize) -> MaterialSet {
 /// The (sub-)materials of `node` whose colours live only in physically based
 /// parameters (Physical, Arnold, Arch & Design …): the plug-in's material
 /// rules read a Standard material's colours, so their NeL materials get its
-/// defaults. Named so the shape counts as approximated, not exact.
+/// defaults. Named so the shape counts as approximated, not exact. A
+/// CoronaPortalMtl (a light portal, invisible in Corona's render) is named
+/// as such: its NeL material is an ordinary visible one.
 pub(super) fn pbr_only(ctx: &Context, node: usize) -> Vec<String> {
     let Some(top) = mtl::node_material(ctx.graph, node).and_then(|i| mtl::material(ctx.eval, i))
     else {
@@ -271,7 +274,16 @@ pub(super) fn pbr_only(ctx: &Context, node: usize) -> Vec<String> {
     };
     subs.into_iter()
         .filter(|m| m.pbr.is_some() && m.diffuse.is_none())
-        .map(|m| format!("{} material {:?}", m.class, m.name))
+        .map(|m| {
+            if (m.class_id[0], m.class_id[1]) == corona::CORONA_PORTAL_MTL {
+                format!(
+                    "{} material {:?} (a light portal, which Corona does not show: the NeL material is visible)",
+                    m.class, m.name
+                )
+            } else {
+                format!("{} material {:?}", m.class, m.name)
+            }
+        })
         .collect()
 }
 
