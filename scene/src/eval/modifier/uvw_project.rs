@@ -105,11 +105,16 @@ pub(super) fn map(
 }
 
 /// Map channel 1 as `Mesh::ApplyUVWMap(MAP_SPHERICAL)` builds it with an
-/// identity map space, tiling 1 and no flips: the call the GeoSphere
-/// primitive makes for its generated mapping (SDK sample gsphere.cpp).
-pub(crate) fn spherical_channel(mesh: &Mesh) -> MapChannel {
+/// identity map space, U and V tiling `tile` (W 1) and no flips: the call the
+/// GeoSphere primitive makes for its generated mapping (SDK sample
+/// gsphere.cpp; tiling 1, or 2π·r and π·r with the real-world map size on).
+pub(crate) fn spherical_channel(mesh: &Mesh, tile: [f32; 2]) -> MapChannel {
     let (vertices, faces) = map(mesh, &Mat43::IDENTITY, Projection::Spherical, |x| {
-        [x.0 as f32, x.1 as f32, x.2 as f32]
+        [
+            (x.0 * f64::from(tile[0])) as f32,
+            (x.1 * f64::from(tile[1])) as f32,
+            x.2 as f32,
+        ]
     });
     MapChannel {
         channel: 1,

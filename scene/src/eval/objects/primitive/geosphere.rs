@@ -29,7 +29,9 @@
 //! (seam on −x), v from the latitude, seam-crossing faces and pole corners
 //! handled as there. No export of a GeoSphere exists to check it against
 //! (docs/evaluation.md): the u origin, the seam rule, the pole corners and
-//! the texture-vertex sharing are Max's core's and unverified here.
+//! the texture-vertex sharing are Max's core's and unverified here. With the
+//! real-world map size on, the sample's call tiles U by 2π·radius and V by
+//! half that.
 
 use super::*;
 use crate::eval::error::EvalError;
@@ -360,8 +362,18 @@ pub fn geosphere_mesh(p: &Params) -> Result<Mesh, EvalError> {
         ..Default::default()
     };
     if p.flag(6, false) {
+        // With the real-world map size on, the sample tiles U by the
+        // circumference and V by half of it (single precision).
+        let tile = if p.real_world() {
+            let u = (2.0 * std::f64::consts::PI * radius) as f32;
+            [u, u / 2.0]
+        } else {
+            [1.0, 1.0]
+        };
         mesh.maps
-            .push(crate::eval::modifier::uvw_project::spherical_channel(&mesh));
+            .push(crate::eval::modifier::uvw_project::spherical_channel(
+                &mesh, tile,
+            ));
     }
     if !hemi && p.flag(5, false) {
         for p in &mut mesh.vertices {

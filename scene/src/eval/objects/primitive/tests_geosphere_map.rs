@@ -192,3 +192,28 @@ fn geosphere_seam_split_and_pivot() {
     let m = geosphere_mesh(&geo(4, 2, false, false, false)).expect("geosphere");
     assert!(m.maps.is_empty());
 }
+
+/// gsphere.cpp with the real-world map size on tiles the same spherical map
+/// by 2π·radius in U and π·radius in V: every texture vertex is the switch-off
+/// one times those, and the geometry and texture faces are unchanged.
+#[test]
+fn real_world_geosphere_tiles_by_its_circumference() {
+    for (kind, hemi) in [(0, false), (2, false), (2, true)] {
+        let plain = geosphere_mesh(&geo(4, kind, hemi, false, true)).expect("geosphere");
+        let m =
+            geosphere_mesh(&geo(4, kind, hemi, false, true).with_real_world()).expect("geosphere");
+        assert_eq!((&m.vertices, &m.faces), (&plain.vertices, &plain.faces));
+        let (a, b) = (&plain.maps[0], &m.maps[0]);
+        assert_eq!(a.faces, b.faces);
+        let u = (TAU * 5.0) as f32;
+        for (p, q) in a.vertices.iter().zip(&b.vertices) {
+            assert!((p[0] * u - q[0]).abs() < 1e-4, "{p:?} {q:?}");
+            assert!((p[1] * u / 2.0 - q[1]).abs() < 1e-4, "{p:?} {q:?}");
+        }
+        let top = b.vertices.iter().map(|t| t[1]).fold(f32::MIN, f32::max);
+        assert!(
+            (f64::from(top) - PI * 5.0).abs() < 1e-3,
+            "v reaches π·r ({top})"
+        );
+    }
+}
