@@ -401,8 +401,14 @@ fn run_stack(
                 }
             }
         }
+        // Two modifiers that leave a channel out for the same reason (two Edit
+        // Polys chamfering) name it once.
         let added = std::mem::replace(&mut mesh.missing_maps, missing);
-        mesh.missing_maps.extend(added);
+        for m in added {
+            if !mesh.missing_maps.contains(&m) {
+                mesh.missing_maps.push(m);
+            }
+        }
         if mesh.missing_normals.is_none() {
             mesh.missing_normals = missing_normals;
         }
