@@ -40,7 +40,7 @@ fn biped_object(eval: &SceneEval, node: usize) -> bool {
 fn skinned(eval: &SceneEval) -> Vec<(usize, String, skin::Skin)> {
     eval.graph
         .nodes()
-        .filter(|(o, _)| eval.mesh(o.index, 0).is_some() && !biped_object(&eval, o.index))
+        .filter(|(o, _)| eval.mesh(o.index, 0).is_some() && !biped_object(eval, o.index))
         .filter_map(|(o, n)| match skin::node_skin(eval, o.index)? {
             Ok(s) => Some((o.index, n.name.clone(), s)),
             Err(e) => panic!("{}: {e}", n.name),

@@ -93,8 +93,8 @@ pub fn eval(chunks: &[Chunk]) -> EvalError {
         None => "a body type not stored".to_string(),
     };
     EvalError::not_evaluated_why(
-        format!("Biped Object body part of {body}"),
-        "its mesh is built inside the Biped plug-in and no reference export holds one",
+        format!("Biped body part of {body}"),
+        "its mesh is built inside the plug-in and no reference export holds one",
     )
 }
 
