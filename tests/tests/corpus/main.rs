@@ -13,6 +13,7 @@ mod eval_biped;
 mod eval_biped_figure_mode;
 mod eval_biped_motion;
 mod eval_biped_neoaxis;
+mod eval_biped_object;
 mod eval_biped_skin;
 mod eval_bone;
 mod eval_boolean;

@@ -551,7 +551,7 @@ impl SceneEval {
 
     /// The mesh of a (non-derived) object: Editable Mesh / Poly, a primitive, a
     /// Boolean, a Loft, a Body Object's stored mesh, a CAT bone or hub, or an
-    /// RklPatch.
+    /// RklPatch; a Biped Object is refused naming its body type.
     pub(crate) fn object_mesh(&self, obj: usize, t: i32) -> Option<Result<Mesh, EvalError>> {
         self.memo.count_build();
         let cls = self.graph.objects.get(obj)?.class.as_ref()?;
@@ -585,6 +585,9 @@ impl SceneEval {
                 crate::eval::objects::primitive::params(self, obj, t)
                     .and_then(|p| crate::eval::objects::cat_object::mesh(cls.class_id, chunks, &p)),
             )
+        } else if cls.class_id == crate::eval::objects::biped_object::BIPED_OBJECT {
+            // Built inside the Biped plug-in: refused naming its body type.
+            Some(Err(crate::eval::objects::biped_object::eval(chunks)))
         } else if crate::eval::objects::patch::is_rklpatch(self, obj) {
             let patch = crate::eval::objects::patch::base_patch(self, obj);
             Some(patch.and_then(|p| crate::eval::objects::patch::tessellate(&p)))

@@ -1,7 +1,9 @@
 //! Base objects as Max builds them: parametric primitives, editable meshes and
 //! polys, compound Booleans, the meshes solids store (Body Object) and bone
-//! geometry (Max's Bone object, CAT's bones and hubs).
+//! geometry (Max's Bone object, CAT's bones and hubs); Biped body parts are
+//! read and refused by name (`biped_object`).
 
+pub mod biped_object;
 pub mod body_object;
 pub mod bone_object;
 pub mod boolean;

@@ -117,7 +117,9 @@ pub struct Bone {
     pub parent: Option<usize>,
     pub parent_name: Option<String>,
     /// The body part's length: the X scale of its object offset (node chunk
-    /// 0x096c), which sizes the unit Biped Object box. A nub sits this far
+    /// 0x096c), which scales the Biped Object's body-part mesh along the
+    /// part (its Y and Z scales are not widths: docs/biped.md, "Biped
+    /// Object geometry (session 30)"). A nub sits this far
     /// along its parent's X axis (NeoAxis Rabbit.skeleton: HeadNub 42.688 from
     /// the head, Toe0Nub 12.087 from the toe).
     #[serde(skip_serializing_if = "Option::is_none")]

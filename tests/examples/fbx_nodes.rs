@@ -1,0 +1,49 @@
+//! Lists every FBX node with its attribute and, for meshes, the vertex and
+//! face counts and bounding box in the node's geometry space, for finding
+//! which objects an export holds: `fbx_nodes <file.fbx> [metres per unit]`.
+
+#[path = "../dev/fbx.rs"]
+mod fbx_dev;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() < 2 {
+        eprintln!("usage: fbx_nodes <file.fbx> [metres per unit]");
+        std::process::exit(2);
+    }
+    let metres = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(0.0254);
+    let fbx = match fbx_dev::load_in_max_axes(&args[1], metres) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{}: {e}", args[1]);
+            std::process::exit(1);
+        }
+    };
+    for n in fbx.nodes.iter() {
+        let kind = n
+            .attrib
+            .as_ref()
+            .map_or("-".to_string(), |a| format!("{:?}", a.type_));
+        match n.mesh.as_ref() {
+            Some(m) => {
+                let mut lo = [f64::MAX; 3];
+                let mut hi = [f64::MIN; 3];
+                for v in m.vertices.iter() {
+                    for (k, c) in [v.x, v.y, v.z].into_iter().enumerate() {
+                        lo[k] = lo[k].min(c);
+                        hi[k] = hi[k].max(c);
+                    }
+                }
+                println!(
+                    "{}\t{kind}\tv {} f {}\tbbox {:.4?} {:.4?}",
+                    n.element.name,
+                    m.vertices.len(),
+                    m.faces.len(),
+                    lo,
+                    hi
+                );
+            }
+            None => println!("{}\t{kind}", n.element.name),
+        }
+    }
+}
