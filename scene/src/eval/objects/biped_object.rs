@@ -38,9 +38,9 @@ const PART_SIZE: usize = 24;
 /// What a Biped Object stores about its body part.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Part {
-    /// The part shape the plug-in draws (0x2602 word [3]).
+    /// The part shape the plug-in draws (0x2602 word \[3\]).
     pub shape: u32,
-    /// The link's index in its chain and the chain's link count (words [4], [5]).
+    /// The link's index in its chain and the chain's link count (words \[4\], \[5\]).
     pub link: u32,
     pub links: u32,
     /// The two leading floats, as stored (meaningful for some shapes only).
