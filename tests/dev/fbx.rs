@@ -42,6 +42,30 @@ pub fn max_and_fbx_or_exit(usage: &str) -> (maxfs_scene::eval::SceneEval, ufbx::
     }
 }
 
+/// The FBX a measuring example is given alone (`<file.fbx>` then `extra`
+/// arguments, then an optional metres per unit, default the inch), in Max's
+/// axes; prints `usage` or the error and exits otherwise. Returns the scene
+/// and the `extra` arguments.
+#[allow(dead_code)]
+pub fn fbx_or_exit(usage: &str, extra: usize) -> (ufbx::SceneRoot, Vec<String>) {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() < 2 + extra {
+        eprintln!("usage: {usage}");
+        std::process::exit(2);
+    }
+    let metres = args
+        .get(2 + extra)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0.0254);
+    match load_in_max_axes(&args[1], metres) {
+        Ok(s) => (s, args[2..2 + extra].to_vec()),
+        Err(e) => {
+            eprintln!("{}: {e}", args[1]);
+            std::process::exit(1);
+        }
+    }
+}
+
 /// A ufbx matrix as Max's row-vector form (its rows are ufbx's columns).
 #[allow(dead_code)]
 pub fn to_mat(m: &ufbx::Matrix) -> Mat43 {

@@ -6,22 +6,11 @@
 mod fbx_dev;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() < 3 {
-        eprintln!("usage: fbx_dump <file.fbx> <node> [metres per unit]");
-        std::process::exit(2);
-    }
-    let metres = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(0.0254);
-    let fbx = match fbx_dev::load_in_max_axes(&args[1], metres) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{}: {e}", args[1]);
-            std::process::exit(1);
-        }
-    };
+    let (fbx, extra) = fbx_dev::fbx_or_exit("fbx_dump <file.fbx> <node> [metres per unit]", 1);
+    let node = &extra[0];
     for n in fbx.nodes.iter() {
         let Some(m) = n.mesh.as_ref() else { continue };
-        if n.element.name.to_string() != args[2] {
+        if n.element.name.to_string() != *node {
             continue;
         }
         println!("vertices {} faces {}", m.vertices.len(), m.faces.len());

@@ -6,19 +6,7 @@
 mod fbx_dev;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() < 2 {
-        eprintln!("usage: fbx_nodes <file.fbx> [metres per unit]");
-        std::process::exit(2);
-    }
-    let metres = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(0.0254);
-    let fbx = match fbx_dev::load_in_max_axes(&args[1], metres) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{}: {e}", args[1]);
-            std::process::exit(1);
-        }
-    };
+    let (fbx, _) = fbx_dev::fbx_or_exit("fbx_nodes <file.fbx> [metres per unit]", 0);
     for n in fbx.nodes.iter() {
         let kind = n
             .attrib

@@ -133,6 +133,24 @@ const EXPORTED: [&str; 3] = ["base_color", "emit_color", "bump"];
 /// Exported slots whose texture replaces the colour only at amount 1.
 const BLENDED: [&str; 2] = ["base_color", "emit_color"];
 
+/// Names the switched-on maps of a Corona material (CoronaMtl or
+/// CoronaPhysicalMtl, whose slot names are the same) that glTF does not
+/// carry, and the carried colour maps blended at an amount other than 1,
+/// which glTF can only take at full amount.
+pub(super) fn name_map_gaps(m: &mut Material) {
+    for r in m.maps.iter().filter(|r| r.enabled != Some(false)) {
+        if !EXPORTED.contains(&r.slot.as_str()) {
+            m.unmapped.push(format!("{} map (not exported)", r.slot));
+        } else if BLENDED.contains(&r.slot.as_str()) && r.amount.is_some_and(|a| a != 1.0) {
+            m.unmapped.push(format!(
+                "{} map amount {} (the texture is exported at full amount)",
+                r.slot,
+                r.amount.unwrap_or(1.0)
+            ));
+        }
+    }
+}
+
 /// A colour's channels' mean.
 fn mean(c: [f32; 3]) -> f32 {
     (c[0] + c[1] + c[2]) / 3.0
@@ -271,17 +289,7 @@ pub fn corona_mtl(eval: &SceneEval, idx: usize, m: &mut Material) {
     let (pbr, unmapped) = to_pbr(&pb, reflection_map);
     m.pbr = Some(pbr);
     m.unmapped.extend(unmapped);
-    for r in m.maps.iter().filter(|r| on(r)) {
-        if !EXPORTED.contains(&r.slot.as_str()) {
-            m.unmapped.push(format!("{} map (not exported)", r.slot));
-        } else if BLENDED.contains(&r.slot.as_str()) && r.amount.is_some_and(|a| a != 1.0) {
-            m.unmapped.push(format!(
-                "{} map amount {} (the texture is exported at full amount)",
-                r.slot,
-                r.amount.unwrap_or(1.0)
-            ));
-        }
-    }
+    name_map_gaps(m);
     m.blocks.push(NamedBlock {
         name: "ref0".into(),
         object: pbi,

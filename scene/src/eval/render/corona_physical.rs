@@ -107,10 +107,6 @@ const MAPS: [(u16, &str, u16, Option<u16>); 30] = [
     (411, "metalness", 412, None),
 ];
 
-/// The slots the glTF export reads; the first two replace the colour only
-/// at amount 1.
-const EXPORTED: [&str; 3] = ["base_color", "emit_color", "bump"];
-
 /// CoronaPhysicalMtl's block as Physical Material's values, and what is set
 /// but not carried.
 pub fn to_pbr(pb: &ParamBlock2) -> (Pbr, Vec<String>) {
@@ -224,17 +220,7 @@ pub fn corona_physical(eval: &SceneEval, idx: usize, m: &mut Material) {
     let (pbr, unmapped) = to_pbr(&pb);
     m.pbr = Some(pbr);
     m.unmapped.extend(unmapped);
-    for r in m.maps.iter().filter(|r| r.enabled != Some(false)) {
-        if !EXPORTED.contains(&r.slot.as_str()) {
-            m.unmapped.push(format!("{} map (not exported)", r.slot));
-        } else if r.slot != "bump" && r.amount.is_some_and(|a| a != 1.0) {
-            m.unmapped.push(format!(
-                "{} map amount {} (the texture is exported at full amount)",
-                r.slot,
-                r.amount.unwrap_or(1.0)
-            ));
-        }
-    }
+    super::corona::name_map_gaps(m);
     m.blocks.push(NamedBlock {
         name: "ref0".into(),
         object: pbi,
