@@ -97,19 +97,7 @@ fn start_at_hidden_edges(tri: &Mesh, poly: &mut PolyMesh) -> Result<(), EvalErro
 mod tests {
     use super::*;
     use crate::eval::core::pblock::Value;
-
-    /// A Plane's block by id: width segments are 2, length segments 3.
-    fn plane(l: f32, w: f32, ws: i32, ls: i32) -> Params {
-        Params::from_values(vec![
-            Value::Float(l),
-            Value::Float(w),
-            Value::Int(ws),
-            Value::Int(ls),
-            Value::Float(1.0),
-            Value::Float(1.0),
-            Value::Bool(true),
-        ])
-    }
+    use crate::eval::objects::primitive::plane_params;
 
     fn params(v: Vec<Value>) -> Params {
         Params::from_values(v)
@@ -221,8 +209,8 @@ mod tests {
     /// triangle mesh's vertices, its diagonal and its map corners.
     #[test]
     fn plane_cells_become_quads() {
-        let tri = plane_mesh(&plane(50.0, 50.0, 3, 3)).expect("plane");
-        let poly = poly_plane(&plane(50.0, 50.0, 3, 3)).expect("poly plane");
+        let tri = plane_mesh(&plane_params(50.0, 50.0, 3, 3, 1.0)).expect("plane");
+        let poly = poly_plane(&plane_params(50.0, 50.0, 3, 3, 1.0)).expect("poly plane");
         assert_eq!(poly.vertices, tri.vertices);
         assert_eq!(poly.faces.len(), 9);
         assert_eq!(poly.mn_edges().expect("edges").len(), 24);

@@ -427,6 +427,22 @@ mod sphere;
 mod spindle;
 mod teapot;
 mod teapot_data;
+
+#[cfg(test)]
+/// A Plane's block by id (`gridobj.cpp`): 0 length (Y), 1 width (X), 2 width
+/// segments, 3 length segments, 4 render density, 5 render scale, 6 mapping.
+pub(crate) fn plane_params(l: f32, w: f32, ws: i32, ls: i32, scale: f32) -> Params {
+    Params::from_values(vec![
+        Value::Float(l),
+        Value::Float(w),
+        Value::Int(ws),
+        Value::Int(ls),
+        Value::Float(1.0),
+        Value::Float(scale),
+        Value::Bool(true),
+    ])
+}
+
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

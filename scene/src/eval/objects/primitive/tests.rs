@@ -559,20 +559,6 @@ fn real_world_sphere_scales_its_grid_and_maps_a_hemispheres_cap_flat() {
     }
 }
 
-/// A Plane's block by id (`gridobj.cpp`): 0 length (Y), 1 width (X), 2 width
-/// segments, 3 length segments, 4 render density, 5 render scale, 6 mapping.
-fn plane_params(l: f32, w: f32, ws: i32, ls: i32, scale: f32) -> Params {
-    Params::from_values(vec![
-        Value::Float(l),
-        Value::Float(w),
-        Value::Int(ws),
-        Value::Int(ls),
-        Value::Float(1.0),
-        Value::Float(scale),
-        Value::Bool(true),
-    ])
-}
-
 /// Width segments are parameter 2 and length segments 3 (the SDK sample's
 /// ids; files store the block in its descriptor's order 0, 1, 3, 2, length
 /// segments first): a 60-wide, 30-long plane with 4 width and 2 length
