@@ -55,15 +55,7 @@ fn walk(eval: &maxfs_scene::eval::core::transform::SceneEval, idx: usize, depth:
 }
 
 fn main() {
-    for path in std::env::args().skip(1) {
-        let eval = match maxfs_tests::eval_of(&path) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("{path}: {e}");
-                continue;
-            }
-        };
-        println!("== {path}");
+    for eval in maxfs_tests::each_eval(std::env::args().skip(1)) {
         for o in &eval.graph.objects {
             let Some(c) = o.class.as_ref() else { continue };
             if (c.class_id.0, c.class_id.1) != (0x1ed4_15e4, 0x213d_aaf8)

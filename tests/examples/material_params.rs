@@ -57,15 +57,7 @@ fn dump(eval: &maxfs_scene::eval::core::transform::SceneEval, idx: usize, depth:
 fn main() {
     let mut args = std::env::args().skip(1);
     let filter = args.next().unwrap_or_default();
-    for path in args {
-        let eval = match maxfs_tests::eval_of(&path) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("{path}: {e}");
-                continue;
-            }
-        };
-        println!("== {path}");
+    for eval in maxfs_tests::each_eval(args) {
         for o in &eval.graph.objects {
             let Some(c) = o.class.as_ref() else { continue };
             if c.super_class == 0xc00 && c.name.contains(&filter) {

@@ -10,15 +10,7 @@ use maxfs_scene::eval::core::pblock;
 fn main() {
     let mut args = std::env::args().skip(1);
     let class = args.next().unwrap_or_default();
-    for path in args {
-        let eval = match maxfs_tests::eval_of(&path) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("{path}: {e}");
-                continue;
-            }
-        };
-        println!("== {path}");
+    for eval in maxfs_tests::each_eval(args) {
         let g = &eval.graph;
         for o in &g.objects {
             if o.class.as_ref().is_none_or(|c| c.name != class) {

@@ -21,7 +21,7 @@
 //! counts per fine class (degree, planar, convex, fan) after the summary.
 
 use maxfs_scene::chunk::Chunk;
-use maxfs_scene::eval::core::math::Vec3;
+use maxfs_scene::eval::core::math::{newell, Vec3};
 use std::collections::BTreeMap;
 
 /// Planarity tolerance, as the Unwrap UVW stand-in's.
@@ -138,19 +138,6 @@ fn legacy_polys(object: &[Chunk]) -> Option<Vec<Polygon>> {
             })
             .collect(),
     )
-}
-
-fn newell(p: &[Vec3]) -> Vec3 {
-    let mut n = Vec3(0.0, 0.0, 0.0);
-    for (i, a) in p.iter().enumerate() {
-        let b = p[(i + 1) % p.len()];
-        n = n.plus(Vec3(
-            (a.1 - b.1) * (a.2 + b.2),
-            (a.2 - b.2) * (a.0 + b.0),
-            (a.0 - b.0) * (a.1 + b.1),
-        ));
-    }
-    n
 }
 
 fn centroid(p: &[Vec3]) -> Vec3 {

@@ -440,6 +440,23 @@ pub fn node_or_exit(eval: &maxfs_scene::eval::SceneEval, name: &str) -> usize {
     }
 }
 
+/// The scenes of the measuring examples' file arguments, each announced as
+/// `== path`; a file that does not open is reported on stderr and skipped.
+pub fn each_eval(
+    paths: impl IntoIterator<Item = String>,
+) -> impl Iterator<Item = maxfs_scene::eval::SceneEval> {
+    paths.into_iter().filter_map(|path| match eval_of(&path) {
+        Ok(eval) => {
+            println!("== {path}");
+            Some(eval)
+        }
+        Err(e) => {
+            eprintln!("{path}: {e}");
+            None
+        }
+    })
+}
+
 /// The evaluated scene of a .max file at `path`, or its error as text.
 pub fn eval_of(path: &str) -> Result<maxfs_scene::eval::SceneEval, String> {
     maxfs_scene::Document::open(Path::new(path))

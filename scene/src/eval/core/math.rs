@@ -7,6 +7,22 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct Vec3(pub f64, pub f64, pub f64);
 
+/// Newell's normal of a corner loop: not normalised, its length twice the
+/// polygon's area, so it stays meaningful for non-planar loops (the
+/// triangulation rules and their measurements test planarity with it).
+pub fn newell(p: &[Vec3]) -> Vec3 {
+    let mut n = Vec3(0.0, 0.0, 0.0);
+    for (i, a) in p.iter().enumerate() {
+        let b = p[(i + 1) % p.len()];
+        n = n.plus(Vec3(
+            (a.1 - b.1) * (a.2 + b.2),
+            (a.2 - b.2) * (a.0 + b.0),
+            (a.0 - b.0) * (a.1 + b.1),
+        ));
+    }
+    n
+}
+
 impl Vec3 {
     pub fn from_f32(v: [f32; 3]) -> Vec3 {
         Vec3(v[0].into(), v[1].into(), v[2].into())

@@ -355,30 +355,23 @@ fn output(
             .map_err(|e| e.inside(op_name(op.id).to_string()))?;
         if op.id == OP_CHAMFER_EDGE {
             if let Some(why) = unpinned.faces.take() {
-                let part = MissingPart {
+                dropped.parts.push(MissingPart {
                     part: "material ids and smoothing groups".to_string(),
                     source: format!("modifier {}", m.name),
                     reason: format!("{}: {why}", op_name(op.id)),
-                };
-                if !dropped.parts.contains(&part) {
-                    dropped.parts.push(part);
-                }
+                });
             }
         }
         if op.id == OP_CAP {
             caps.note(&poly, faces);
         }
-        // Two operations of one kind leave a channel out once, not twice.
-        for c in channels {
-            let missing = MissingMap {
+        dropped
+            .maps
+            .extend(channels.into_iter().map(|c| MissingMap {
                 channel: Some(c),
                 modifier: m.name.to_string(),
                 reason: format!("{}: its map faces are not derived", op_name(op.id)),
-            };
-            if !dropped.maps.contains(&missing) {
-                dropped.maps.push(missing);
-            }
-        }
+            }));
     }
     if limit.is_none() && !above_boolean {
         check_saved_sizes(local.children(), &poly)?;

@@ -401,8 +401,8 @@ fn run_stack(
                 }
             }
         }
-        // Two modifiers that leave a channel out for the same reason (two Edit
-        // Polys chamfering) name it once.
+        // A channel left out twice for the same reason (two Edit Polys
+        // chamfering, two chamfers in one) is named once, as parts are.
         let added = std::mem::replace(&mut mesh.missing_maps, missing);
         for m in added {
             if !mesh.missing_maps.contains(&m) {

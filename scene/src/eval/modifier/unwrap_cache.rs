@@ -424,19 +424,7 @@ pub(super) fn input(local: &[Chunk], own: &[Chunk]) -> Result<Cached, EvalError>
     })
 }
 
-/// Newell's normal of a corner loop (length twice the projected area).
-pub(super) fn newell(p: &[Vec3]) -> Vec3 {
-    let mut n = Vec3(0.0, 0.0, 0.0);
-    for (i, a) in p.iter().enumerate() {
-        let b = p[(i + 1) % p.len()];
-        n = n.plus(Vec3(
-            (a.1 - b.1) * (a.2 + b.2),
-            (a.2 - b.2) * (a.0 + b.0),
-            (a.0 - b.0) * (a.1 + b.1),
-        ));
-    }
-    n
-}
+pub(super) use crate::eval::core::math::newell;
 
 /// Whether every corner lies within [`PLANAR`] of the polygon's size from the
 /// plane through its centroid along its Newell normal.
