@@ -5,7 +5,8 @@
 //! against the rules of the SDK samples written out here from the geometry
 //! (`boxobj.cpp`: each side's grid spans the side's sizes, mirrored as the 0 …
 //! 1 mapping is; `cyl.cpp`: the sides' cylindrical mapping times 2π·r and the
-//! height, each cap mapped flat from the corner of its bounds). The
+//! height, each cap mapped flat from the corner of its bounds; `gridobj.cpp`
+//! and `torus.cpp` likewise). The
 //! coordinates themselves are checked against Max's output outside the
 //! corpus (docs/unseen-files.md, "Real-world map size": BitDefence's
 //! cylinders through Unity's import, Buwaka's Door boxes through the map a
@@ -206,19 +207,67 @@ fn a_real_world_plane_spans_its_width_and_length_in_scene_units() {
     }
 }
 
+/// `torus.cpp`: U runs along the ring, 2π·R·(1 − θ/2π) with θ the corner's
+/// angle from the ring's start (−π/2, the new map's), and V around the tube,
+/// 2π·r·β/2π with β the corner's angle about the tube's circle (rotation and
+/// twist are 0 here); R and r come from the vertices. Both are compared
+/// modulo their period: the seam's corners take either end.
 #[test]
-fn a_real_world_mapped_torus_names_its_channel_and_keeps_its_geometry() {
-    // The Torus's scaled coordinates are not built (no rule is written).
+fn a_real_world_torus_runs_u_along_its_ring_in_scene_units() {
     const FILE: &str = "max/prims-greejesh/Robot.max";
     let plain = maxfs_tests::corpus_eval(FILE);
     let before = plain
         .base_mesh(maxfs_tests::node_named(&plain.graph, "Torus001"))
         .expect("a mesh")
         .expect("evaluates");
-    assert!(before.maps.iter().any(|c| c.channel == 1));
     let eval = flagged(FILE, "Torus001");
-    let after = eval
+    let m = eval
         .base_mesh(maxfs_tests::node_named(&eval.graph, "Torus001"))
+        .expect("a mesh")
+        .expect("the geometry evaluates");
+    assert!(m.missing_maps.is_empty(), "{:?}", m.missing_maps);
+    assert_eq!((&m.vertices, &m.faces), (&before.vertices, &before.faces));
+    let rho = |v: &maxfs_scene::eval::core::math::Vec3| v.0.hypot(v.1);
+    let (lo, hi) = m.vertices.iter().fold((f64::MAX, f64::MIN), |(a, b), v| {
+        (a.min(rho(v)), b.max(rho(v)))
+    });
+    let (big, small) = ((hi + lo) / 2.0, (hi - lo) / 2.0);
+    assert!(big > 10.0 && small > 2.0, "R {big}, r {small}");
+    let tau = std::f64::consts::TAU;
+    let (ring, tube) = (tau * big, tau * small);
+    let near = |got: f64, want: f64, period: f64| {
+        let d = (got - want).rem_euclid(period);
+        d.min(period - d) < 1e-4 * period
+    };
+    for f in 0..m.faces.len() {
+        let uvs = corner_uvs(&m, f);
+        for (k, &v) in m.faces[f].v.iter().enumerate() {
+            let p = m.vertices[v as usize];
+            let theta = ((-p.1).atan2(p.0) + std::f64::consts::FRAC_PI_2).rem_euclid(tau);
+            let beta = p.2.atan2(rho(&p) - big).rem_euclid(tau);
+            let want = [ring * (1.0 - theta / tau), tube * beta / tau];
+            assert!(
+                near(uvs[k][0], want[0], ring) && near(uvs[k][1], want[1], tube),
+                "face {f} corner {k}: {:?}, want {want:?}",
+                uvs[k]
+            );
+        }
+    }
+}
+
+#[test]
+fn a_real_world_mapped_teapot_names_its_channel_and_keeps_its_geometry() {
+    // The Teapot's scaled coordinates are not built (no rule is written).
+    const FILE: &str = "max/prims-pranto/Transition.max";
+    let plain = maxfs_tests::corpus_eval(FILE);
+    let before = plain
+        .base_mesh(maxfs_tests::node_named(&plain.graph, "Teapot001"))
+        .expect("a mesh")
+        .expect("evaluates");
+    assert!(before.maps.iter().any(|c| c.channel == 1));
+    let eval = flagged(FILE, "Teapot001");
+    let after = eval
+        .base_mesh(maxfs_tests::node_named(&eval.graph, "Teapot001"))
         .expect("a mesh")
         .expect("the geometry evaluates");
     assert_eq!(after.vertices, before.vertices);
@@ -243,4 +292,70 @@ fn a_uvw_map_above_a_real_world_mapped_primitive_writes_the_channel_again() {
         .expect("evaluates");
     assert!(after.missing_maps.is_empty(), "{:?}", after.missing_maps);
     assert_eq!(after.maps, before.maps);
+}
+
+/// `pyramid.cpp`: with width = depth (Babylon's pyramids, 1 × 1 × 2) every
+/// side's U is its position along the base edge in scene units from the
+/// side's left corner, V its height above the base; the base's U and V are
+/// its x and −y from the (−x, +y) corner. Only the base centre's corner takes
+/// the sample's (width/2, height/2).
+#[test]
+fn a_real_world_pyramid_spans_its_sides_and_base_in_scene_units() {
+    const FILE: &str = "max/babylon/AnimatedMeshCameraLight.max";
+    let plain = maxfs_tests::corpus_eval(FILE);
+    let before = plain
+        .base_mesh(maxfs_tests::node_named(&plain.graph, "Pyramid003"))
+        .expect("a mesh")
+        .expect("evaluates");
+    let eval = flagged(FILE, "Pyramid003");
+    let m = eval
+        .base_mesh(maxfs_tests::node_named(&eval.graph, "Pyramid003"))
+        .expect("a mesh")
+        .expect("the geometry evaluates");
+    assert!(m.missing_maps.is_empty(), "{:?}", m.missing_maps);
+    assert_eq!((&m.vertices, &m.faces), (&before.vertices, &before.faces));
+    let (w, h) = (1.0, 2.0);
+    for f in 0..m.faces.len() {
+        let uvs = corner_uvs(&m, f);
+        let p3 = m.faces[f].v.map(|v| m.vertices[v as usize]);
+        let base = p3.iter().all(|c| c.2.abs() < 1e-6);
+        // The face's centre says which side it is on (one segment each).
+        let n = (
+            p3.iter().map(|c| c.0).sum::<f64>() / 3.0,
+            p3.iter().map(|c| c.1).sum::<f64>() / 3.0,
+        );
+        for (k, c) in p3.iter().enumerate() {
+            let want = if base {
+                if c.0.abs() < 1e-9 && c.1.abs() < 1e-9 {
+                    [w / 2.0, h / 2.0]
+                } else {
+                    [c.0 + w / 2.0, w / 2.0 - c.1]
+                }
+            } else {
+                let along = if n.1.abs() > n.0.abs() {
+                    // −Y side runs along +X, +Y mirrored.
+                    if n.1 < 0.0 {
+                        c.0 + w / 2.0
+                    } else {
+                        w / 2.0 - c.0
+                    }
+                } else if n.0 > 0.0 {
+                    c.1 + w / 2.0
+                } else {
+                    w / 2.0 - c.1
+                };
+                // The apex sits at the middle of its side.
+                if (c.2 - h).abs() < 1e-9 {
+                    [w / 2.0, h]
+                } else {
+                    [along, c.2]
+                }
+            };
+            assert!(
+                (uvs[k][0] - want[0]).abs() < 1e-5 && (uvs[k][1] - want[1]).abs() < 1e-5,
+                "face {f} corner {k} at {c:?}: {:?}, want {want:?}",
+                uvs[k]
+            );
+        }
+    }
 }

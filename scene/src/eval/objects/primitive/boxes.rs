@@ -305,13 +305,19 @@ fn plane_map_scale(p: &Params, w: f64, l: f64) -> (f32, f32, f32, f32) {
 /// diagonal hidden; then the base as a fan (ring j, centre, ring j+1) around
 /// the last ring. Material 0; smoothing groups 4, 2, 16, 32 for the sides
 /// −Y, +X, +Y, −X and 8 for the base. A negative height turns every face over
-/// (corners 0 and 2 swapped). Mapping: each side spans U 0…1 along its base
-/// edge with V the height fraction and the apex at (½, 1); the base is mapped
-/// from above, U = ½ + x/width, V = ½ − y/depth. Counts (2·(w+d)·h + 2
+/// (corners 0 and 2 swapped). Mapping: V is the height fraction and the apex
+/// (½, 1); a width side (−Y, +X mirrored) has U = ½ + x/width along its base
+/// edge, a depth side U = 1 − (width/2 − y)/depth — the sample measures the
+/// depth sides from the half *width*, so they span 0 … 1 only when width =
+/// depth —, the back sides (+Y, −X) reuse the front sides' coordinates
+/// mirrored; the base is mapped from above, U = ½ + x/width, V = ½ − y/depth.
+/// With the real-world map size on, a width side's U and the base's U scale
+/// by the width, a depth side's U and the base's V by the depth, the sides'
+/// V by the height, the apex sits at (size/2, height) of its side, and the
+/// base's centre at (width/2, height/2) (the sample's). Counts (2·(w+d)·h + 2
 /// vertices, 4·(w+d)·h faces) are checked against Max's Mesh Totals
 /// (quadrotor.max); one segment each against Babylon's glTF (corners,
-/// positions, mapping). The real-world map size (which scales U and V by the
-/// sizes) is refused by name.
+/// positions, mapping; width = depth there).
 pub fn pyramid_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let (w, d, h) = (p.float(0)?, p.float(1)?, p.float(2)?);
     let [ws, ds, hs] = [
@@ -321,12 +327,13 @@ pub fn pyramid_mesh(p: &Params) -> Result<Mesh, EvalError> {
     ];
     let ring = 2 * (ws + ds);
     check_quads(ring * hs)?;
-    if p.real_world() {
-        return Err(EvalError::not_evaluated_why(
-            "a Pyramid's real-world map size",
-            "its scaled mapping is not checked against a reference",
-        ));
-    }
+    // Map scales (width, depth, height): the sizes with the real-world map
+    // size on, else 1.
+    let (sw, sd, sh) = if p.real_world() {
+        (w, d, h)
+    } else {
+        (1.0, 1.0, 1.0)
+    };
     // Ring positions per height level, and each vertex's V (height fraction).
     let mut v = vec![Vec3(0.0, 0.0, h)];
     let mut level = vec![1.0];
@@ -373,17 +380,19 @@ pub fn pyramid_mesh(p: &Params) -> Result<Mesh, EvalError> {
         }
     };
     const SIDE_GROUPS: [u32; 4] = [4, 2, 16, 32];
-    // U of a ring vertex on `side` (its own, or the corner it shares).
+    // U of a ring vertex on `side` (its own, or the corner it shares),
+    // scaled by the side's size.
     let side_u = |side: usize, vi: u32| {
         let q = v[vi as usize];
         let ratio = |a: f64, b: f64| if b == 0.0 { 0.5 } else { a / b };
         match side {
-            0 => 0.5 + ratio(q.0, w),
-            1 => 0.5 + ratio(q.1, d),
-            2 => 0.5 - ratio(q.0, w),
-            _ => 0.5 - ratio(q.1, d),
+            0 => sw * (0.5 + ratio(q.0, w)),
+            1 => sd * (1.0 - ratio(w / 2.0 - q.1, d)),
+            2 => sw * (0.5 - ratio(q.0, w)),
+            _ => sd * (1.0 - ratio(w / 2.0 + q.1, d)),
         }
     };
+    let side_size = |side: usize| if side % 2 == 0 { sw } else { sd };
     let side_v = |vi: u32| level[vi as usize];
     let at = |k: usize, j: usize| (1 + (k - 1) * ring + j % ring) as u32;
     let mut tv = TexVerts::default();
@@ -393,9 +402,9 @@ pub fn pyramid_mesh(p: &Params) -> Result<Mesh, EvalError> {
         |c: [u32; 3], vis: u16, side: usize, faces: &mut Vec<Face>, tv: &mut TexVerts| {
             let uv = c.map(|vi| {
                 if vi == 0 {
-                    tv.at(0.5, 1.0)
+                    tv.at(side_size(side) * 0.5, sh)
                 } else {
-                    tv.at(side_u(side, vi), side_v(vi))
+                    tv.at(side_u(side, vi), sh * side_v(vi))
                 }
             });
             faces.push(Face {
@@ -428,12 +437,15 @@ pub fn pyramid_mesh(p: &Params) -> Result<Mesh, EvalError> {
     }
     let base_uv = |tv: &mut TexVerts, i: u32| {
         let c = v[i as usize];
+        if i == centre {
+            return tv.at(sw * 0.5, sh * 0.5);
+        }
         let (u, vv) = if w == 0.0 || d == 0.0 {
             (0.5, 0.5)
         } else {
             (0.5 + c.0 / w, 0.5 - c.1 / d)
         };
-        tv.at(u, vv)
+        tv.at(sw * u, sd * vv)
     };
     for j in 0..ring {
         let (a, b) = (at(hs, j), at(hs, j + 1));

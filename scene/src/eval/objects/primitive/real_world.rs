@@ -6,14 +6,17 @@
 //! boxes: the UVs a ProBoolean kept are the box mapping scaled by 600, 50 and
 //! 300; docs/unseen-files.md, "Map channels of the standard chamfer").
 //! [`super::params`] reads the switch into `Params::real_world`; the Box and
-//! the Plane and the GeoSphere (both forms) and the unsliced Cylinder, Cone,
-//! Sphere and ChamferCyl (triangle form) build the scaled channel. Every other primitive's channel 1 is left out by name rather than
+//! the Plane and the GeoSphere (both forms), the unsliced Sphere, Torus and
+//! Tube (both forms) and the Pyramid and the unsliced Cylinder, Cone and
+//! ChamferCyl (triangle form) build the scaled channel. Every other primitive's channel 1 is left out by name rather than
 //! given 0 … 1 values that would look valid.
 
 use crate::eval::objects::mesh::{Mesh, MissingMap};
 use crate::eval::objects::poly::PolyMesh;
 use crate::eval::objects::primitive::chamfercyl::CHAMFER_CYL;
-use crate::eval::objects::primitive::{Params, BOX, CONE, CYLINDER, GEOSPHERE, PLANE, SPHERE};
+use crate::eval::objects::primitive::{
+    Params, BOX, CONE, CYLINDER, GEOSPHERE, PLANE, PYRAMID, SPHERE, TORUS, TUBE,
+};
 use crate::eval::SceneEval;
 use crate::typed::ClassId;
 
@@ -37,30 +40,31 @@ pub fn is_on(eval: &SceneEval, obj: usize) -> bool {
 }
 
 /// Whether the triangle builder of `class` scales its channel 1 for the
-/// switch (with parameters `p`): the Box and the Plane; the Cylinder and Cone
+/// switch (with parameters `p`): the Box, the Plane and the Pyramid; the Cylinder and Cone
 /// unless sliced (slice on is parameter 6, one further on for the Cone); the
-/// Sphere unless sliced (parameter 7); the ChamferCyl (a sliced one is
-/// refused whole) and the GeoSphere.
+/// Sphere, Torus and Tube unless sliced (parameter 7); the ChamferCyl (a
+/// sliced one is refused whole) and the GeoSphere.
 fn builds_triangles(class: ClassId, p: &Params) -> bool {
     match class {
-        c if c == BOX || c == PLANE || c == CHAMFER_CYL || c == GEOSPHERE => true,
+        c if c == BOX || c == PLANE || c == CHAMFER_CYL || c == GEOSPHERE || c == PYRAMID => true,
         c if c == SPHERE => p.int_or(7, 0) == 0,
         c if c == CYLINDER => p.int_or(6, 0) == 0,
         c if c == CONE => p.int_or(7, 0) == 0,
+        c if c == TORUS || c == TUBE => p.int_or(7, 0) == 0,
         _ => false,
     }
 }
 
 /// Whether the polygon form of `class` has its channel 1 scaled: the Box's
-/// (`BuildPolyBox`), the Plane's, the GeoSphere's and the unsliced Sphere's
-/// (their triangle meshes converted, map included). The Cylinder's and Cone's polygon forms (their own builder
+/// (`BuildPolyBox`), the Plane's, the GeoSphere's and the unsliced Sphere's,
+/// Torus's and Tube's (their triangle meshes converted, map included). The Cylinder's and Cone's polygon forms (their own builder
 /// maps the caps cylindrically with the switch on; version 1 converts the
 /// triangle mesh) are not built with it.
 fn builds_polygons(class: ClassId, p: &Params) -> bool {
     class == BOX
         || class == PLANE
         || class == GEOSPHERE
-        || (class == SPHERE && builds_triangles(class, p))
+        || ((class == SPHERE || class == TORUS || class == TUBE) && builds_triangles(class, p))
 }
 
 /// Why channel 1 is left out, named after the object's class.

@@ -432,6 +432,60 @@ fn a_segmented_pyramid_has_max_s_counts_and_surface() {
     assert_eq!(m.faces[7].v, [4, 5, 1]);
 }
 
+/// `pyramid.cpp`'s mapping written out per corner for a 10 × 6 × 4 pyramid of
+/// one segment (faces −Y, +X, +Y, −X, then the base): the depth sides measure
+/// U from the half *width*, 1 − (5 − y)/6, so they run from −1/3 to 2/3; with
+/// the real-world map size every coordinate scales by its side's size and the
+/// base centre's by (width, height).
+#[test]
+fn pyramid_map_follows_the_sample_also_when_width_and_depth_differ() {
+    let values = vec![
+        Value::Float(10.0),
+        Value::Float(6.0),
+        Value::Float(4.0),
+        Value::Int(1),
+        Value::Int(1),
+        Value::Int(1),
+    ];
+    let (w, d, h) = (10.0f64, 6.0f64, 4.0f64);
+    let side_u = |side: usize, x: f64, y: f64| match side {
+        0 => 1.0 - (w / 2.0 - x) / w,
+        1 => 1.0 - (w / 2.0 - y) / d,
+        2 => 1.0 - (w / 2.0 + x) / w,
+        _ => 1.0 - (w / 2.0 + y) / d,
+    };
+    for real in [false, true] {
+        let p = Params::from_values(values.clone());
+        let p = if real { p.with_real_world() } else { p };
+        let m = pyramid_mesh(&p).expect("pyramid");
+        let ch = &m.maps[0];
+        for (fi, (f, tf)) in m.faces.iter().zip(&ch.faces).enumerate() {
+            for k in 0..3 {
+                let q = m.vertices[f.v[k] as usize];
+                let t = ch.vertices[tf[k] as usize];
+                let scale = |s: f64| if real { s } else { 1.0 };
+                let want = if fi < 4 {
+                    let size = if fi % 2 == 0 { w } else { d };
+                    if f.v[k] == 0 {
+                        [scale(size) / 2.0, scale(h)]
+                    } else {
+                        [scale(size) * side_u(fi, q.0, q.1), scale(h) * q.2 / h]
+                    }
+                } else if f.v[k] == 5 {
+                    [scale(w) / 2.0, scale(h) / 2.0]
+                } else {
+                    [scale(w) * (0.5 + q.0 / w), scale(d) * (0.5 - q.1 / d)]
+                };
+                assert!(
+                    (f64::from(t[0]) - want[0]).abs() < 1e-5
+                        && (f64::from(t[1]) - want[1]).abs() < 1e-5,
+                    "real {real} face {fi} corner {k} at {q:?}: {t:?}, want {want:?}"
+                );
+            }
+        }
+    }
+}
+
 /// `cyl.cpp` with the real-world map size on: the sides' cylindrical
 /// mapping times 2π·r and the height (V = z); every cap face — fans and cap
 /// bands — mapped flat from its cap's bounds: bottom (x − min x, max y − y),

@@ -268,3 +268,74 @@ fn geosphere_base_to_pivot_and_symmetry() {
         .iter()
         .all(|p| set.contains(&key(&Vec3(-p.0, -p.1, -p.2)))));
 }
+
+/// Each corner's channel-1 coordinates, in face order.
+fn corner_uvs(m: &Mesh) -> Vec<[f32; 2]> {
+    let ch = &m.maps[0];
+    ch.faces
+        .iter()
+        .flatten()
+        .map(|&t| {
+            let c = ch.vertices[t as usize];
+            [c[0], c[1]]
+        })
+        .collect()
+}
+
+/// `torus.cpp` with the real-world map size on: the grid turns a quarter —
+/// U = 2π·radius 1·(1 − k/segments) along the ring, V = 2π·radius 2·j/sides
+/// around the tube (k, j the 0 … 1 map's V·segments and U·sides).
+#[test]
+fn real_world_torus_runs_u_along_the_ring_in_scene_units() {
+    let plain = torus_mesh(&torus(24, 12, 2, None)).expect("torus");
+    let real = torus_mesh(&torus(24, 12, 2, None).with_real_world()).expect("torus");
+    assert_eq!(real.maps[0].vertices.len(), 13 * 25);
+    let (ring, tube) = (
+        2.0 * std::f64::consts::PI * 10.0,
+        2.0 * std::f64::consts::PI * 2.0,
+    );
+    for (a, b) in corner_uvs(&plain).iter().zip(corner_uvs(&real)) {
+        let want = [ring * (1.0 - f64::from(a[1])), tube * f64::from(a[0])];
+        assert!(
+            (f64::from(b[0]) - want[0]).abs() < 1e-4 && (f64::from(b[1]) - want[1]).abs() < 1e-4,
+            "{b:?}, want {want:?}"
+        );
+    }
+    // A sliced torus keeps the 0 … 1 grid here (its caps are mapped by a
+    // routine not built; `real_world` then leaves the channel out, named).
+    let half = std::f64::consts::PI;
+    let sliced = torus_mesh(&torus(24, 12, 2, Some((0.0, half))).with_real_world()).expect("torus");
+    assert!(corner_uvs(&sliced)
+        .iter()
+        .flatten()
+        .all(|&t| (0.0..=1.0).contains(&t)));
+}
+
+/// `tube.cpp` with the real-world map size on: U = 2π·(larger radius)·(1 −
+/// k/segments); V the running length of the profile — 5 steps of 8/5 up the
+/// outer wall, 2 of (10 − 6)/2 over the top, 5 down the inner wall, 2 over
+/// the bottom.
+#[test]
+fn real_world_tube_measures_v_along_its_profile() {
+    let plain = tube_mesh(&tube(10.0, 6.0, 8.0, false)).expect("tube");
+    let real = tube_mesh(&tube(10.0, 6.0, 8.0, false).with_real_world()).expect("tube");
+    let profile = [
+        0.0, 1.6, 3.2, 4.8, 6.4, 8.0, 10.0, 12.0, 13.6, 15.2, 16.8, 18.4, 20.0, 22.0, 24.0,
+    ];
+    let ring = 2.0 * std::f64::consts::PI * 10.0;
+    for (a, b) in corner_uvs(&plain).iter().zip(corner_uvs(&real)) {
+        let j = (f64::from(a[0]) * 14.0).round() as usize;
+        let want = [ring * (1.0 - f64::from(a[1])), profile[j]];
+        assert!(
+            (f64::from(b[0]) - want[0]).abs() < 1e-4 && (f64::from(b[1]) - want[1]).abs() < 1e-4,
+            "{b:?}, want {want:?}"
+        );
+    }
+    // Radii given the other way round: Max swaps them, the ring uses the larger.
+    let swapped = tube_mesh(&tube(6.0, 10.0, 8.0, false).with_real_world()).expect("tube");
+    let u_max = corner_uvs(&swapped)
+        .iter()
+        .map(|t| t[0])
+        .fold(f32::MIN, f32::max);
+    assert!((f64::from(u_max) - ring).abs() < 1e-4, "{u_max}");
+}

@@ -17,6 +17,15 @@
 //! Mapping: (sides + 1) × (segments + 1) texture vertices (U = j/sides,
 //! V = k/segments; the last segment of a slice is dropped, so V stops below 1),
 //! the two caps map their centres to (½, 1) and (½, 0).
+//!
+//! Real-world map size (`real_world.rs`; unsliced only, a slice's caps are
+//! mapped by another routine): the grid turns a quarter — U runs along the
+//! ring, 2π·r·(1 − k/segments) with r the Torus's radius 1 or the Tube's
+//! larger radius, and V around the profile in scene units: the Torus's
+//! 2π·radius 2 · j/sides, the Tube's summed lengths up the outer wall
+//! (height), over the top (|radius 1 − radius 2|), down the inner wall and
+//! over the bottom, each split evenly by its segments. Sums run in single
+//! precision, as Max's do.
 
 use super::*;
 use crate::eval::error::EvalError;
@@ -75,7 +84,7 @@ fn sweep_faces(
     side: &dyn Fn(usize, usize) -> (u16, u32),
     caps: (u16, u16, u32),
     centres: [Vec3; 2],
-    uvs: bool,
+    grid: Option<&dyn Fn(usize, usize) -> [f32; 2]>,
 ) -> Mesh {
     let segs = sw.profiles;
     let bands = segs - usize::from(sw.sliced);
@@ -116,15 +125,12 @@ fn sweep_faces(
             });
         }
     }
-    let maps = if uvs {
+    let maps = if let Some(grid) = grid {
         let mut tv = Vec::with_capacity((sides + 1) * (bands + 1) + 2);
         for k in 0..=bands {
             for j in 0..=sides {
-                tv.push([
-                    (j as f64 / sides as f64) as f32,
-                    (k as f64 / segs as f64) as f32,
-                    0.0,
-                ]);
+                let [u, v] = grid(k, j);
+                tv.push([u, v, 0.0]);
             }
         }
         let row = sides + 1;
@@ -219,6 +225,19 @@ pub fn torus_mesh(p: &Params) -> Result<Mesh, EvalError> {
         (0, group)
     };
     let centres = [swept(r1, sw.angle(0), 0.0), swept(r1, sw.angle(n - 1), 0.0)];
+    let plain = unit_grid(sides, n);
+    let (u_len, v_len) = (ring_length(r1), ring_length(r2));
+    let real = |k: usize, j: usize| {
+        [
+            u_len * (1.0 - k as f32 / n as f32),
+            v_len * j as f32 / sides as f32,
+        ]
+    };
+    let grid: &dyn Fn(usize, usize) -> [f32; 2] = if p.real_world() && !sliced {
+        &real
+    } else {
+        &plain
+    };
     Ok(sweep_faces(
         v,
         &sw,
@@ -226,7 +245,7 @@ pub fn torus_mesh(p: &Params) -> Result<Mesh, EvalError> {
         &side,
         (1, 2, 8),
         centres,
-        p.flag(10, true),
+        p.flag(10, true).then_some(grid),
     ))
 }
 
@@ -295,6 +314,18 @@ pub fn tube_mesh(p: &Params) -> Result<Mesh, EvalError> {
         swept(mid, sw.angle(0), h / 2.0),
         swept(mid, sw.angle(n - 1), h / 2.0),
     ];
+    let plain = unit_grid(sides, n);
+    let profile = tube_profile_lengths(h as f32, (r1 - r2).abs() as f32, hs, caps);
+    let u_len = ring_length(r1.max(r2));
+    let real = |k: usize, j: usize| {
+        let v = profile.get(j).copied().unwrap_or(0.0);
+        [u_len * (1.0 - k as f32 / n as f32), v]
+    };
+    let grid: &dyn Fn(usize, usize) -> [f32; 2] = if p.real_world() && !sw.sliced {
+        &real
+    } else {
+        &plain
+    };
     Ok(sweep_faces(
         v,
         &sw,
@@ -302,6 +333,39 @@ pub fn tube_mesh(p: &Params) -> Result<Mesh, EvalError> {
         &side,
         (4, 5, 1),
         centres,
-        p.flag(10, true),
+        p.flag(10, true).then_some(grid),
     ))
+}
+
+/// The 0 … 1 grid: U = j/sides around the profile, V = k/profiles.
+fn unit_grid(sides: usize, profiles: usize) -> impl Fn(usize, usize) -> [f32; 2] {
+    move |k, j| {
+        [
+            (j as f64 / sides as f64) as f32,
+            (k as f64 / profiles as f64) as f32,
+        ]
+    }
+}
+
+/// 2π·r in single precision, Max's real-world tile of a full turn.
+fn ring_length(r: f64) -> f32 {
+    2.0 * std::f32::consts::PI * r as f32
+}
+
+/// The Tube's real-world V of each profile vertex (and the closing one):
+/// running sums over the outer wall, the top, the inner wall and the bottom,
+/// each part's length split evenly by its segments, in Max's float order.
+fn tube_profile_lengths(height: f32, width: f32, hs: usize, caps: usize) -> Vec<f32> {
+    let mut out = Vec::with_capacity(2 * (hs + caps) + 1);
+    let mut v0 = 0.0f32;
+    out.push(0.0);
+    for (len, n) in [(height, hs), (width, caps), (height, hs), (width, caps)] {
+        let mut v = v0;
+        for j in 1..=n {
+            v = v0 + len * j as f32 / n as f32;
+            out.push(v);
+        }
+        v0 = v;
+    }
+    out
 }
