@@ -392,7 +392,7 @@ pub fn pyramid_mesh(p: &Params) -> Result<Mesh, EvalError> {
             _ => sd * (1.0 - ratio(w / 2.0 + q.1, d)),
         }
     };
-    let side_size = |side: usize| if side % 2 == 0 { sw } else { sd };
+    let side_size = |side: usize| if side.is_multiple_of(2) { sw } else { sd };
     let side_v = |vi: u32| level[vi as usize];
     let at = |k: usize, j: usize| (1 + (k - 1) * ring + j % ring) as u32;
     let mut tv = TexVerts::default();

@@ -460,18 +460,18 @@ fn pyramid_map_follows_the_sample_also_when_width_and_depth_differ() {
         let m = pyramid_mesh(&p).expect("pyramid");
         let ch = &m.maps[0];
         for (fi, (f, tf)) in m.faces.iter().zip(&ch.faces).enumerate() {
-            for k in 0..3 {
-                let q = m.vertices[f.v[k] as usize];
-                let t = ch.vertices[tf[k] as usize];
+            for (k, (&vi, &ti)) in f.v.iter().zip(tf).enumerate() {
+                let q = m.vertices[vi as usize];
+                let t = ch.vertices[ti as usize];
                 let scale = |s: f64| if real { s } else { 1.0 };
                 let want = if fi < 4 {
                     let size = if fi % 2 == 0 { w } else { d };
-                    if f.v[k] == 0 {
+                    if vi == 0 {
                         [scale(size) / 2.0, scale(h)]
                     } else {
                         [scale(size) * side_u(fi, q.0, q.1), scale(h) * q.2 / h]
                     }
-                } else if f.v[k] == 5 {
+                } else if vi == 5 {
                     [scale(w) / 2.0, scale(h) / 2.0]
                 } else {
                     [scale(w) * (0.5 + q.0 / w), scale(d) * (0.5 - q.1 / d)]
