@@ -59,13 +59,43 @@ pub(super) fn apply(
     mesh: &mut Mesh,
     cx: &ModContext,
 ) -> Result<(), EvalError> {
+    polygon_stage(m, mesh, cx, |stack, at, base, dropped| {
+        output(stack, at, base, cx, None, dropped)
+    })
+}
+
+/// Poly Select: Max hands the modifiers above a poly object — its input
+/// converted as an Edit Poly converts it — with a selection and nothing else
+/// changed, so its output is the polygon form of the stack below it (a
+/// triangle consumer above gets that form's triangles, as above an Edit
+/// Poly without operations). Its selection is read by `sub_selection`.
+pub(super) fn apply_poly_select(
+    m: &Applied,
+    mesh: &mut Mesh,
+    cx: &ModContext,
+) -> Result<(), EvalError> {
+    polygon_stage(m, mesh, cx, |stack, at, base, dropped| {
+        below(stack, at + 1, base, cx, dropped)
+    })
+}
+
+/// Replaces `mesh` by the triangles of the polygon mesh `stage` makes for
+/// the modifier `m` (found at `at` in its stack over `base`), naming what it
+/// left out.
+fn polygon_stage(
+    m: &Applied,
+    mesh: &mut Mesh,
+    cx: &ModContext,
+    stage: impl FnOnce(&[Applied], usize, usize, &mut Left) -> Result<PolyMesh, EvalError>,
+) -> Result<(), EvalError> {
     let (stack, base) = match (cx.node, cx.object) {
         (_, Some(obj)) => cx.eval.object_stack(obj),
         (Some(node), None) => cx.eval.modifier_stack(node),
         (None, None) => {
-            return Err(EvalError::not_evaluated(
-                "Edit Poly on a compound object's operand",
-            ))
+            return Err(EvalError::not_evaluated(format!(
+                "{} on a compound object's operand",
+                m.name
+            )))
         }
     }
     .ok_or_else(|| EvalError::malformed("", "the object has no modifier stack"))?;
@@ -74,7 +104,7 @@ pub(super) fn apply(
         .position(|a| a.object == m.object)
         .ok_or_else(|| EvalError::malformed("", "the modifier is not on the node's stack"))?;
     let mut dropped = Left::default();
-    let poly = output(&stack, at, base, cx, None, &mut dropped)?;
+    let poly = stage(&stack, at, base, &mut dropped)?;
     let _ = std::mem::replace(mesh, poly.to_mesh()?);
     mesh.missing_maps.extend(dropped.maps);
     mesh.missing_normals = dropped.normals;
@@ -497,7 +527,11 @@ fn below(
         // As on triangles (`keeps_specified_normals`), Symmetry and Smooth
         // clear specified normals.
         // A rigid body or render properties pass the polygons up as they are.
-        Some(m) if super::PROPERTIES_ONLY.contains(&m.class) => {
+        // So does a Poly Select (it only sets a selection).
+        Some(m)
+            if super::PROPERTIES_ONLY.contains(&m.class)
+                || m.class == super::sub_selection::POLY_SELECT =>
+        {
             below(stack, at + 1, base, cx, dropped)
         }
         Some(m) if m.class == super::SYMMETRY => {

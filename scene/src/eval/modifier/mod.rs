@@ -460,13 +460,15 @@ fn replayed_by_edit_poly(applied: &[Applied]) -> Vec<bool> {
 }
 
 /// Modifiers that leave geometry and topology alone (selection, mapping), so
-/// specified normals pass through them, and Edit Poly, which carries them
-/// (`edit_poly::specified_normals`); every other modifier drops them.
+/// specified normals pass through them, and Edit Poly and Poly Select, which
+/// carry them on their polygons (`edit_poly::specified_normals`); every other
+/// modifier drops them.
 /// VertexTreePaint changes colours only, but declares geometry and topology
 /// changed (its `ChannelsChanged`), which is what Max's normals follow.
 fn keeps_specified_normals(class: ClassId) -> bool {
     // Edit Poly outputs its own replay, specified normals carried through it.
     class == EDIT_POLY
+        || class == sub_selection::POLY_SELECT
         || PASS_THROUGH.contains(&class)
         || (uv_only::is_uv_only(class) && class != vertex_tree_paint::VERTEX_TREE_PAINT)
 }
@@ -521,6 +523,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     if m.class == EDIT_POLY {
         let local = local.ok_or_else(|| EvalError::malformed("", "no local data"))?;
         return edit_poly::apply(m, local, mesh, cx);
+    }
+    if m.class == sub_selection::POLY_SELECT {
+        return edit_poly::apply_poly_select(m, mesh, cx);
     }
     if m.class == UNWRAP_UVW {
         let local = local.map_or(&[][..], Chunk::children);

@@ -62,10 +62,12 @@ const VERTEX_ONLY: [ClassId; 8] = [
 
 /// Whether a modifier below a polygon consumer (TurboSmooth, Relax) keeps
 /// the polygon form of what is under it: it moves vertices only, passes its
-/// input through (`PASS_THROUGH`) or writes one map channel (`uv_only`).
+/// input through (`PASS_THROUGH`, Poly Select) or writes one map channel
+/// (`uv_only`).
 pub(super) fn keeps_polygons(b: &Applied) -> bool {
     VERTEX_ONLY.contains(&b.class)
         || super::PASS_THROUGH.contains(&b.class)
+        || b.class == super::sub_selection::POLY_SELECT
         || uv_only::is_uv_only(b.class)
 }
 
