@@ -477,3 +477,91 @@ pub fn tm_diff(a: &maxfs_scene::eval::Mat43, b: &maxfs_scene::eval::Mat43) -> (f
         .fold(0.0, f64::max);
     (rot, pos)
 }
+
+/// The corners of a mesh's surface: welded positions where three or more
+/// distinct planes of its triangles meet. A vertex inside a flat region (one
+/// plane) or in the middle of a straight crease (two planes) is not one, so
+/// two triangulations of the same polyhedron, one with extra vertices along
+/// its edges and faces (our CSG) and one without (Max's Boolean), have the
+/// same corners: what Max's own vertex count of a Boolean result checks.
+/// Positions of `kept` (the operands' vertices: Max keeps those on the
+/// result's surface, a cylinder's cap centre too) count as well.
+pub fn corner_count(
+    m: &maxfs_scene::eval::objects::mesh::Mesh,
+    kept: &[maxfs_scene::eval::core::math::Vec3],
+) -> usize {
+    use std::collections::HashMap;
+    let (lo, hi) = m.vertices.iter().fold(
+        ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
+        |(mut lo, mut hi), v| {
+            for (i, x) in v.to_array().into_iter().enumerate() {
+                lo[i] = lo[i].min(x);
+                hi[i] = hi[i].max(x);
+            }
+            (lo, hi)
+        },
+    );
+    let size = (0..3)
+        .map(|i| (hi[i] - lo[i]).powi(2))
+        .sum::<f64>()
+        .sqrt()
+        .max(1e-30);
+    // Weld positions closer than 1e-7 of the size (grid cells, neighbours looked up).
+    let cell = 1e-7 * size;
+    let key = |p: [f64; 3]| p.map(|x| (x / cell).round() as i64);
+    let mut grid: HashMap<[i64; 3], usize> = HashMap::new();
+    let mut welded = Vec::with_capacity(m.vertices.len());
+    let mut count = 0;
+    for v in &m.vertices {
+        let k = key(v.to_array());
+        let mut found = None;
+        'n: for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    if let Some(&w) = grid.get(&[k[0] + dx, k[1] + dy, k[2] + dz]) {
+                        found = Some(w);
+                        break 'n;
+                    }
+                }
+            }
+        }
+        let w = found.unwrap_or_else(|| {
+            grid.insert(k, count);
+            count += 1;
+            count - 1
+        });
+        welded.push(w);
+    }
+    let mut planes: Vec<Vec<maxfs_scene::eval::core::math::Vec3>> = vec![Vec::new(); count];
+    for f in &m.faces {
+        let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
+        let n = b.minus(a).cross(c.minus(a));
+        // Slivers' normals are noise: only triangles of some area say a plane.
+        if n.len() < 1e-9 * size * size {
+            continue;
+        }
+        let n = n.normalized();
+        for i in f.v {
+            let w = welded[i as usize];
+            if !planes[w].iter().any(|p| p.dot(n) > 1.0 - 1e-7) {
+                planes[w].push(n);
+            }
+        }
+    }
+    let mut keep = vec![false; count];
+    for p in kept {
+        let k = key(p.to_array());
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    if let Some(&w) = grid.get(&[k[0] + dx, k[1] + dy, k[2] + dz]) {
+                        keep[w] = true;
+                    }
+                }
+            }
+        }
+    }
+    (0..count)
+        .filter(|&w| keep[w] || planes[w].len() >= 3)
+        .count()
+}

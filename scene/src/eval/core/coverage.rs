@@ -121,6 +121,9 @@ pub fn gaps(eval: &SceneEval, mesh_evaluated: &dyn Fn(usize) -> MeshCoverage) ->
             for class in crate::eval::render::material::undecoded_classes(eval, m) {
                 add("material", class);
             }
+            if let Some(why) = crate::eval::objects::boolean::material_ids_gap(eval, idx, m) {
+                add("material", why);
+            }
         }
         match mesh_evaluated(idx) {
             MeshCoverage::Evaluated => {

@@ -12,19 +12,20 @@
 //! ParamBlock2 decoder (which expects inline values) is not used here.
 //!
 //! The object's own chunks hold the operand names (0x00d2), one 0x0136 record
-//! per operand and the operand tree (0x0140 / 0x00d2), which lets operands be
-//! grouped under others. Only the tree of a flat two-operand Boolean is known
-//! (every corpus file); any other tree is refused rather than guessed.
+//! per operand and the operand tree (0x0140 / 0x00d2): the Boolean
+//! Explorer's list, which gives the order the operands are combined in
+//! (`operand_order`; docs/max-format.md).
 //!
-//! Evaluation: operand 0 starts the result; each later operand is combined
-//! with it by its operation through the same CSG as the old Boolean (the first
-//! operand's own operation plays no part). Max computes no stored result for
-//! this class, and its triangulation differs from ours (same surface, other
-//! triangles), so index-based modifiers above it are refused as for the old
-//! Boolean. Merge, attach, insert, imprint and cookie are refused by name.
-//! Material ids are kept as each operand has them (Max's "apply operand
-//! material" builds a Multi/Sub-Object material whose id remapping is not
-//! evaluated); materials are not reported here.
+//! Evaluation: the first operand of the list starts the result; each later
+//! one is combined with it by its operation through the same CSG as the old
+//! Boolean (the first operand's own operation plays no part; one operand
+//! alone is the result). Max computes no stored result for this class, and
+//! its triangulation differs from ours (same surface, other triangles), so
+//! index-based modifiers above it are refused as for the old Boolean. Merge,
+//! attach, insert, imprint and cookie are refused by name. Material ids are
+//! kept as each operand has them; where the node's material is a
+//! Multi/Sub-Object they matter and coverage names them
+//! ([`material_ids_gap`]).
 
 use crate::chunk::Chunk;
 use crate::eval::error::EvalError;
@@ -53,9 +54,6 @@ const TYPE_INT: u16 = 1;
 const TYPE_REFTARG: u16 = 18;
 /// Operands decoded at most (a damaged count must not allocate much).
 const MAX_OPERANDS: usize = 4096;
-
-/// The operand tree of a flat two-operand Boolean, the only layout seen.
-const FLAT_TWO: [i32; 12] = [2, 2, -1, -1, -1, 0, 1, -1, 0, 1, -1, -1];
 
 /// A tab parameter of the Boolean's block.
 #[derive(Debug, Clone, PartialEq)]
@@ -132,8 +130,18 @@ fn tab<'a>(tabs: &'a [(u16, Tab)], id: u16, what: &str) -> Result<&'a Tab, EvalE
         .ok_or_else(|| EvalError::malformed("", format!("no {what} parameter ({id})")))
 }
 
-/// The operand tree (0x0140 / 0x00d2) must be the flat one.
-fn check_tree(chunks: &[Chunk]) -> Result<(), EvalError> {
+/// The order Max combines the operands in, from the operand tree
+/// (0x0140 / 0x00d2): the Boolean Explorer's list, which the user may reorder
+/// (or nest) without the parameter tabs changing.
+///
+/// Layout (docs/max-format.md): i32 words `n, n`, then five arrays of `n`
+/// words, one entry per tree node: parent, previous sibling, next sibling,
+/// operand index, first child (-1 = none). Node `k` stands for operand `k`;
+/// its operand word is `k`, or -1 in a copied Boolean. The operands are the
+/// top-level list from the node without a previous sibling along the next
+/// links. A node with a parent or a child (operands grouped under others) is
+/// refused: no file shows what such a group computes.
+fn operand_order(chunks: &[Chunk], n: usize) -> Result<Vec<usize>, EvalError> {
     let tree = chunks
         .iter()
         .find(|c| c.id == 0x0140)
@@ -141,17 +149,67 @@ fn check_tree(chunks: &[Chunk]) -> Result<(), EvalError> {
         .and_then(Chunk::payload)
         .ok_or_else(|| EvalError::malformed("", "no operand tree (0x0140 / 0x00d2)"))?;
     let mut r = ByteReader::new(tree);
-    let mut words = Vec::new();
-    while r.remaining() >= 4 && words.len() <= FLAT_TWO.len() {
-        words.push(r.i32("operand tree").map_err(EvalError::from)?);
+    let count = r.i32("operand tree count").map_err(EvalError::from)?;
+    let again = r.i32("operand tree count").map_err(EvalError::from)?;
+    let bad = |what: String| EvalError::malformed("operand tree (0x0140)", what);
+    if count != again || usize::try_from(count).ok() != Some(n) || r.remaining() != 5 * 4 * n {
+        return Err(bad(format!(
+            "counts {count}, {again} and {} bytes of links for {n} operands",
+            r.remaining()
+        )));
     }
-    if r.remaining() != 0 || words != FLAT_TWO {
+    let mut words = Vec::with_capacity(5 * n);
+    for _ in 0..5 * n {
+        words.push(r.i32("operand tree link").map_err(EvalError::from)?);
+    }
+    let array = |k: usize| &words[k * n..(k + 1) * n];
+    let (parent, prev, next, operand, child) = (array(0), array(1), array(2), array(3), array(4));
+    if let Some(k) = (0..n).find(|&k| parent[k] != -1 || child[k] != -1) {
         return Err(EvalError::not_evaluated_why(
-            format!("operand tree {words:?} (0x0140)"),
-            "only two operands side by side are known",
+            format!(
+                "operand tree node {k} with parent {} and first child {} (0x0140)",
+                parent[k], child[k]
+            ),
+            "operands grouped under others",
         ));
     }
-    Ok(())
+    if let Some(k) = (0..n).find(|&k| operand[k] != -1 && operand[k] != k as i32) {
+        return Err(EvalError::not_evaluated_why(
+            format!(
+                "operand tree node {k} standing for operand {} (0x0140)",
+                operand[k]
+            ),
+            "every tree seen has node k for operand k",
+        ));
+    }
+    let link = |w: i32| usize::try_from(w).ok().filter(|&k| k < n);
+    let heads: Vec<usize> = (0..n).filter(|&k| prev[k] == -1).collect();
+    let mut order = Vec::with_capacity(n);
+    let mut cur = match heads[..] {
+        [h] => Some(h),
+        _ => return Err(bad(format!("{} list heads", heads.len()))),
+    };
+    let mut seen = vec![false; n];
+    while let Some(k) = cur {
+        if std::mem::replace(&mut seen[k], true) {
+            return Err(bad(format!("node {k} listed twice")));
+        }
+        order.push(k);
+        cur = match next[k] {
+            -1 => None,
+            w => {
+                let j = link(w).ok_or_else(|| bad(format!("node {k} next {w}")))?;
+                if prev[j] != k as i32 {
+                    return Err(bad(format!("node {j} does not link back to {k}")));
+                }
+                Some(j)
+            }
+        };
+    }
+    if order.len() != n {
+        return Err(bad(format!("{} of {n} operands listed", order.len())));
+    }
+    Ok(order)
 }
 
 fn operation(code: i32) -> Result<Op, EvalError> {
@@ -237,15 +295,15 @@ fn operands_at(
             ),
         ));
     }
-    if n < 2 {
-        return Err(EvalError::not_evaluated(format!(
-            "a Boolean of {n} operands"
-        )));
+    if n == 0 {
+        return Err(EvalError::malformed("", "a Boolean without operands"));
     }
-    check_tree(se.chunks(obj))?;
+    let order = operand_order(se.chunks(obj), n)?;
     let mut out = Vec::with_capacity(n);
-    for k in 0..n {
-        let op = if k == 0 {
+    for (i, &k) in order.iter().enumerate() {
+        // The first operand of the list is the base: its own operation plays
+        // no part (a Boolean of one operand is that operand).
+        let op = if i == 0 {
             None
         } else {
             Some(operation(ops[k]).map_err(|e| e.inside(format!("operand {k}")))?)
@@ -273,6 +331,37 @@ fn operands_at(
     Ok(out)
 }
 
+/// Why the material ids of node `node`'s Boolean result are not the ones Max
+/// renders with, if they matter: the node's material `material` is a
+/// Multi/Sub-Object, into which Max's material option ("apply operand
+/// material" / "retain original material") maps each operand's faces by a
+/// remapping not decoded here (the ids stay as each operand has them). Under
+/// no material or a single one the ids select nothing, and nothing is lost.
+pub fn material_ids_gap(se: &SceneEval, node: usize, material: usize) -> Option<String> {
+    let (_, base) = se.modifier_stack(node)?;
+    let class = se.graph.objects.get(base)?.class.as_ref()?.class_id;
+    if class != BOOLEAN3 {
+        return None;
+    }
+    let m = crate::eval::render::material::material(se, material)?;
+    if m.sub_materials.is_empty() {
+        return None;
+    }
+    let option = pblock::reference(&se.graph, base, 0)
+        .and_then(|pb| pblock::param_block2(se.chunks(pb)).ok())
+        .and_then(|b| b.params.iter().find(|p| p.id == 1).map(|p| p.value.clone()));
+    let option = match option {
+        Some(pblock::Value::Int(0)) => "apply operand material".to_string(),
+        Some(pblock::Value::Int(1)) => "retain original material".to_string(),
+        other => format!("material option {other:?}"),
+    };
+    Some(format!(
+        "material ids of a Max 2017+ Boolean under Multi/Sub-Object {:?} ({option}: \
+         how Max maps each operand's ids into it is not evaluated)",
+        m.name
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,6 +381,68 @@ mod tests {
         assert_eq!(t[0], (4, Tab::Refs(vec![0, 1])));
         assert_eq!(t[1], (5, Tab::Ints(vec![2])));
         assert_eq!(t[2], (7, Tab::Refs(vec![2, 3])));
+    }
+
+    /// An object's chunks holding operand tree `words`.
+    fn tree(words: &[i32]) -> Vec<Chunk> {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        vec![Chunk::container(
+            0x0140,
+            vec![
+                Chunk::leaf(0x0064, 0u32.to_le_bytes().to_vec()),
+                Chunk::leaf(0x00d2, bytes),
+            ],
+        )]
+    }
+
+    #[test]
+    fn operand_trees_of_the_sweep_files() {
+        // One operand (Dz_1_3.max Cylinder002), two side by side (street.max).
+        assert_eq!(
+            operand_order(&tree(&[1, 1, -1, -1, -1, 0, -1]), 1),
+            Ok(vec![0])
+        );
+        let flat = [2, 2, -1, -1, -1, 0, 1, -1, 0, 1, -1, -1];
+        assert_eq!(operand_order(&tree(&flat), 2), Ok(vec![0, 1]));
+        // Lab06.max Sphere001: operand 1 moved to the top of the list.
+        let moved = [2, 2, -1, -1, 1, -1, -1, 0, 0, 1, -1, -1];
+        assert_eq!(operand_order(&tree(&moved), 2), Ok(vec![1, 0]));
+        // комната2.max СТЕНА ОКОННЯЯ: operand 5 moved after operand 1.
+        let six = [
+            6, 6, -1, -1, -1, -1, -1, -1, -1, 0, 5, 2, 3, 1, 1, 5, 3, 4, -1, 2, 0, 1, 2, 3, 4, 5,
+            -1, -1, -1, -1, -1, -1,
+        ];
+        assert_eq!(operand_order(&tree(&six), 6), Ok(vec![0, 1, 5, 2, 3, 4]));
+        // A copied Boolean (bed.max Guard001): operand words -1.
+        let copy = [3, 3, -1, -1, -1, -1, 0, 1, 1, 2, -1, -1, -1, -1, -1, -1, -1];
+        assert_eq!(operand_order(&tree(&copy), 3), Ok(vec![0, 1, 2]));
+    }
+
+    #[test]
+    fn unknown_and_damaged_operand_trees_are_refused() {
+        let err = |words: &[i32], n| operand_order(&tree(words), n).unwrap_err().to_string();
+        // Operand 1 grouped under operand 0 (parent and first child links).
+        let nested = [2, 2, -1, 0, -1, -1, -1, -1, 0, 1, 1, -1];
+        assert!(
+            err(&nested, 2).contains("operands grouped under others"),
+            "{}",
+            err(&nested, 2)
+        );
+        let swapped = [2, 2, -1, -1, -1, 0, 1, -1, 1, 0, -1, -1];
+        assert!(err(&swapped, 2).contains("standing for operand 1"));
+        // Counts that disagree with the tabs or the payload.
+        assert!(err(&[2, 2, -1, -1, -1, 0, 1, -1, 0, 1, -1, -1], 3).contains("counts 2, 2"));
+        assert!(err(&[2, 2, -1, -1, -1, 0], 2).contains("bytes of links"));
+        // A cycle, two heads, a link out of range, a link not returned.
+        assert!(err(&[2, 2, -1, -1, 1, 0, 1, 0, 0, 1, -1, -1], 2).contains("0 list heads"));
+        assert!(err(&[2, 2, -1, -1, -1, -1, -1, -1, 0, 1, -1, -1], 2).contains("2 list heads"));
+        assert!(err(&[2, 2, -1, -1, -1, 0, 7, -1, 0, 1, -1, -1], 2).contains("next 7"));
+        assert!(err(
+            &[3, 3, -1, -1, -1, -1, 0, 0, 1, 2, -1, 0, 1, 2, -1, -1, -1],
+            3
+        )
+        .contains("does not link back"));
+        assert!(operand_order(&[], 1).is_err());
     }
 
     #[test]

@@ -176,14 +176,19 @@ pub(super) fn eval_at(
     for k in 0..2 {
         let which = ["A", "B"][k];
         // An empty operand slot is a Boolean whose second operand was never
-        // picked (or was deleted): a state Max saves, not damage. What Max
-        // builds from it is not pinned by any file here, so it is refused.
-        let operand = pblock::reference(&se.graph, obj, k as u32).ok_or_else(|| {
-            EvalError::not_evaluated_why(
-                format!("a Boolean without operand {which}"),
+        // picked (or was deleted): a state Max saves, not damage. Max shows
+        // operand A alone then (docs/evaluation.md: the Mesh Totals of the
+        // puzzle files), which is A ∪ ∅ and A − ∅; what it shows for the
+        // other operations is not pinned by any file, so they are refused.
+        let Some(operand) = pblock::reference(&se.graph, obj, k as u32) else {
+            if k == 1 && matches!(op, Op::Union | Op::AMinusB) {
+                return Ok(meshes.pop().unwrap_or_default());
+            }
+            return Err(EvalError::not_evaluated_why(
+                format!("a Boolean without operand {which} ({op:?})"),
                 format!("reference {k} is empty"),
-            )
-        })?;
+            ));
+        };
         let mut m = operand_mesh(se, operand, t, depth, b)
             .map_err(|e| e.inside(format!("Boolean operand {which}")))?;
         let tm = pblock::reference(&se.graph, obj, 2 + k as u32)
@@ -331,6 +336,6 @@ mod pro_boolean;
 mod tests;
 
 use assemble::*;
-pub use boolean3::{operands as boolean3_operands, BOOLEAN3};
+pub use boolean3::{material_ids_gap, operands as boolean3_operands, BOOLEAN3};
 use bsp::*;
 pub use pro_boolean::{as_poly as pro_boolean_poly, PRO_BOOLEAN};
