@@ -33,6 +33,7 @@ pub use hose::HOSE;
 pub use oiltank::OIL_TANK;
 pub use prism::PRISM;
 pub use spindle::SPINDLE;
+pub use spring::SPRING;
 pub use teapot::TEAPOT;
 
 /// All three edges visible, as Max marks primitive faces.
@@ -268,6 +269,7 @@ pub fn is_primitive(class: ClassId) -> bool {
         GEOSPHERE,
         TEAPOT,
         HOSE,
+        SPRING,
         CAPSULE,
         OIL_TANK,
         SPINDLE,
@@ -297,6 +299,7 @@ pub fn build(class: ClassId, p: &Params) -> Result<Mesh, EvalError> {
         c if c == GEOSPHERE => geosphere_mesh(p),
         c if c == TEAPOT => teapot::teapot_mesh(p),
         c if c == HOSE => hose::hose_mesh(p),
+        c if c == SPRING => spring::spring_mesh(p),
         c if c == CAPSULE => capsule::capsule_mesh(p),
         c if c == OIL_TANK => oiltank::oil_tank_mesh(p),
         c if c == SPINDLE => spindle::spindle_mesh(p),
@@ -425,6 +428,7 @@ mod prism;
 pub mod real_world;
 mod sphere;
 mod spindle;
+mod spring;
 mod teapot;
 mod teapot_data;
 
