@@ -47,9 +47,12 @@ fn count(p: &Params, i: usize, min: i64) -> Result<usize, EvalError> {
     Ok(n as usize)
 }
 
-/// The cylinder's rings (radius, height) and their smoothing groups (per
-/// gap to the next ring, smoothing on).
-fn cylinder_rings(p: &Params) -> Result<(Vec<(f64, f64)>, Vec<u32>), EvalError> {
+/// Rings as (radius, height), with the smoothing group of each gap to the
+/// next ring (smoothing on).
+type Rings = (Vec<(f64, f64)>, Vec<u32>);
+
+/// The cylinder's rings and their smoothing groups.
+fn cylinder_rings(p: &Params) -> Result<Rings, EvalError> {
     let rstud = p.float_or(3, 1.0) / 2.0;
     let lstud = p.float_or(4, 1.0);
     let rcyl = p.float_or(5, 1.0) / 2.0;
@@ -150,7 +153,14 @@ pub fn damper_mesh(p: &Params) -> Result<Mesh, EvalError> {
                     2 if mount_wider => 0,
                     _ => 1,
                 };
-                (if smooth_cyl { stud_groups[i] } else { 0 }, m)
+                (
+                    if smooth_cyl {
+                        stud_groups.get(i).copied().unwrap_or(0)
+                    } else {
+                        0
+                    },
+                    m,
+                )
             } else {
                 let g = if i == 1 { 2 } else { 1 };
                 (if smooth_rod { g } else { 0 }, 2)
