@@ -1,7 +1,8 @@
 //! Prints the parameter block (reference 0; ParamBlock2 by id, old
 //! ParamBlock by index) of every object whose class name equals the first
-//! argument, in the given `.max` files.
-//! `cargo run --release -p maxfs-tests --example object_params -- CLASS FILE…`.
+//! argument, in the given `.max` files; `CLASS@N` reads reference N instead
+//! (a Path Constraint keeps its block in reference 2).
+//! `cargo run --release -p maxfs-tests --example object_params -- CLASS[@N] FILE…`.
 //! Used to read primitives' stored parameters against public references
 //! (docs/evaluation.md).
 
@@ -9,7 +10,11 @@ use maxfs_scene::eval::core::pblock;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let class = args.next().unwrap_or_default();
+    let arg = args.next().unwrap_or_default();
+    let (class, block_ref) = match arg.rsplit_once('@') {
+        Some((c, n)) if n.parse::<u32>().is_ok() => (c.to_string(), n.parse().unwrap_or(0)),
+        _ => (arg, 0),
+    };
     for eval in maxfs_tests::each_eval(args) {
         let g = &eval.graph;
         for o in &g.objects {
@@ -17,8 +22,8 @@ fn main() {
                 continue;
             }
             println!("-- object {}", o.index);
-            let Some(pb) = pblock::reference(g, o.index, 0) else {
-                println!("   no reference 0");
+            let Some(pb) = pblock::reference(g, o.index, block_ref) else {
+                println!("   no reference {block_ref}");
                 continue;
             };
             match eval.graph.objects.get(pb).and_then(|b| b.class.as_ref()) {

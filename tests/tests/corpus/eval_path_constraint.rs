@@ -15,11 +15,15 @@
 //! Position XYZ entry before the constraint holds a nonzero value that the
 //! constraint replaces (Max's `PathPosition::GetValue` sets the translation:
 //! 3ds Max SDK sample path_cnstrnt.cpp). The snow man's 12 children follow it
-//! rigidly, each by its own stored PRS.
+//! rigidly, each by its own stored PRS. With follow switched on in the
+//! stored block, the frame the node gets inside each straight segment has X
+//! along the segment's direction from the stored knots and Y level (the
+//! SDK's `CalcRefFrame`), its own rotation pre-applied as before.
 
 use maxfs_scene::eval::core::controller::{Controller, Track};
 use maxfs_scene::eval::core::coverage::scene_gaps;
 use maxfs_scene::eval::core::math::{Mat43, Vec3};
+use maxfs_scene::eval::core::transform::invert;
 use maxfs_scene::eval::SceneEval;
 use maxfs_tests::node_index as node;
 use maxfs_tests::rewrite::SceneEdit;
@@ -254,22 +258,62 @@ fn without_constant_velocity_each_segment_takes_an_equal_share() {
     assert_near(pos(&eval, man, keys[1].0), poly[2], 1e-4, "100 %");
 }
 
+/// The rotation part of `m` (translation dropped).
+fn rot3(m: &Mat43) -> Mat43 {
+    Mat43([m.0[0], m.0[1], m.0[2], Vec3::default()])
+}
+
 #[test]
-fn follow_and_relative_are_refused_by_name() {
-    for (param, what) in [(PARAM_FOLLOW, "follow"), (PARAM_RELATIVE, "relative")] {
-        let eval = with_switch(param, true);
-        let gaps = scene_gaps(&eval);
-        let g = gaps
-            .iter()
-            .find(|g| g.role == "position controller" && g.class.starts_with("Path Constraint"))
-            .unwrap_or_else(|| panic!("{what}: {gaps:?}"));
-        assert!(g.class.contains(what), "{what}: {}", g.class);
-        assert!(g.nodes.iter().any(|n| n == "snow man"), "{g:?}");
-        // Its children are named through their ancestor.
-        assert!(
-            gaps.iter()
-                .any(|g| g.role == "inherited transform" && g.nodes.len() == 12),
-            "{what}: {gaps:?}"
-        );
+fn follow_turns_the_snow_man_along_its_path() {
+    // Follow on in the stored block (level frame, X along the path: SDK
+    // `CalcRefFrame`). The node's own rotation and scale still pre-apply:
+    // world = S·R·[F | P] where without follow world = S·R·[parent rot | P].
+    let plain = SceneEval::from_document(SceneEdit::open(FILE).finish()).expect("scene");
+    let follow = with_switch(PARAM_FOLLOW, true);
+    let man = node(&follow, "snow man");
+    let (_, path) = list_entries(&follow);
+    let poly = path_polyline(&follow);
+    let keys = percent_keys(&follow, path);
+    // Inside each straight segment the tangent is the segment's direction.
+    let first = poly[1].minus(poly[0]).len() / length(&poly);
+    for (frac, seg) in [
+        (first * 0.3, 0),
+        (first * 0.8, 0),
+        (first + (1.0 - first) * 0.5, 1),
+    ] {
+        let t = keys[0].0 + (f64::from(keys[1].0 - keys[0].0) * frac).round() as i32;
+        let frac = percent_at(&keys, t);
+        let x = poly[seg + 1].minus(poly[seg]).normalized();
+        let y = Vec3(0.0, 0.0, 1.0).cross(x).normalized();
+        let z = x.cross(y);
+        let w0 = plain.world_tm(man, t);
+        let parent = invert(&plain.local_tm(man, t)).then(&w0);
+        let sr = rot3(&w0).then(&invert(&rot3(&parent)));
+        let wf = follow.world_tm(man, t);
+        let f = invert(&sr).then(&rot3(&wf));
+        for (got, want, axis) in [(f.0[0], x, "X"), (f.0[1], y, "Y"), (f.0[2], z, "Z")] {
+            assert_near(got, want, 1e-5, &format!("{axis} at {frac:.3}"));
+        }
+        // The position is the path's, as without follow.
+        assert_near(wf.0[3], w0.0[3], 1e-4, "position");
     }
+}
+
+#[test]
+fn relative_is_refused_by_name() {
+    let (param, what) = (PARAM_RELATIVE, "relative");
+    let eval = with_switch(param, true);
+    let gaps = scene_gaps(&eval);
+    let g = gaps
+        .iter()
+        .find(|g| g.role == "position controller" && g.class.starts_with("Path Constraint"))
+        .unwrap_or_else(|| panic!("{what}: {gaps:?}"));
+    assert!(g.class.contains(what), "{what}: {}", g.class);
+    assert!(g.nodes.iter().any(|n| n == "snow man"), "{g:?}");
+    // Its children are named through their ancestor.
+    assert!(
+        gaps.iter()
+            .any(|g| g.role == "inherited transform" && g.nodes.len() == 12),
+        "{what}: {gaps:?}"
+    );
 }

@@ -84,6 +84,10 @@ fn keyed_channels(
         }
         Controller::PathConstraint(p) => {
             keyed_channels(eval, format!("{name}.percent"), p.percent, depth + 1, out);
+            for (k, path) in p.paths.iter().enumerate() {
+                let channel = format!("{name}.weight[{k}]");
+                keyed_channels(eval, channel, path.weight_ctl, depth + 1, out);
+            }
         }
         c if is_keyed(c) => out.push(Channel {
             channel: name,

@@ -230,7 +230,7 @@ impl Controller {
             | Controller::ScaleXyz { axes }
             | Controller::EulerXyz { axes, .. } => axes.iter().flatten().copied().collect(),
             Controller::List { subs, .. } => subs.iter().flatten().copied().collect(),
-            Controller::PathConstraint(p) => p.percent.into_iter().collect(),
+            Controller::PathConstraint(p) => p.controllers(),
             Controller::SunSlave(s) => s.system.controllers(),
             Controller::Float { .. }
             | Controller::Point3 { .. }

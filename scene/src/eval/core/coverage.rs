@@ -236,6 +236,7 @@ fn controller_gaps(
             sub(position, "position controller");
             sub(roll, "float controller");
             sub(scale, "scale controller");
+            refuse_nested_follow(eval, *position, "under a LookAt", role, add);
         }
         Controller::PositionXyz { axes }
         | Controller::ScaleXyz { axes }
@@ -246,7 +247,9 @@ fn controller_gaps(
         }
         // Its percent is a float; its paths' shapes must interpolate.
         Controller::PathConstraint(p) => {
-            sub(&p.percent, "float controller");
+            for c in p.controllers() {
+                sub(&Some(c), "float controller");
+            }
             if let Err(why) = crate::eval::rigs::path_constraint::check(eval, p, 0) {
                 add(role, format!("{} ({why})", class_name(eval, idx)));
             }
@@ -270,6 +273,26 @@ fn controller_gaps(
         | Controller::Point3 { .. }
         | Controller::Rotation { .. }
         | Controller::Scale { .. } => {}
+    }
+}
+
+/// A following Path Constraint `idx` under a LookAt: the LookAt sets the
+/// rotation from its target after its position controller ran, an order
+/// this evaluation does not follow, so it is named.
+fn refuse_nested_follow(
+    eval: &SceneEval,
+    idx: Option<usize>,
+    place: &str,
+    role: &'static str,
+    add: &mut dyn FnMut(&'static str, String),
+) {
+    if let Some(Controller::PathConstraint(p)) = idx.and_then(|i| eval.controller(i)) {
+        if p.follow.is_some() {
+            add(
+                role,
+                format!("Path Constraint (follow {place} is not evaluated)"),
+            );
+        }
     }
 }
 

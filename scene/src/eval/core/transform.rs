@@ -335,6 +335,18 @@ impl SceneEval {
             }) => {
                 let s = self.scale_tm(*scale, t);
                 let r = self.rotation_at(*rotation, t);
+                if self.holds_follow(*position, 0) {
+                    let parent = self
+                        .parent(node)
+                        .map(|pn| self.world_tm_at_depth(pn, t, depth + 1, budget));
+                    let m = parent.unwrap_or(Mat43::IDENTITY);
+                    let placed = self.position_matrix(node, *position, m, t, depth, budget);
+                    let local = match parent {
+                        Some(pw) => placed.then(&invert(&pw)),
+                        None => placed,
+                    };
+                    return s.then(&r).then(&local);
+                }
                 let p = self.node_position(node, *position, Vec3::default(), t, depth, budget);
                 s.then(&r).then(&Mat43::translation(p))
             }
@@ -412,6 +424,78 @@ impl SceneEval {
                     a.plus(next.minus(a).scale(f))
                 }),
             _ => acc.plus(self.position_at(idx, t)),
+        }
+    }
+
+    /// Whether position controller `idx` holds a following Path Constraint
+    /// (itself or an entry of a Position List, at most 16 lists deep).
+    fn holds_follow(&self, idx: Option<usize>, depth: usize) -> bool {
+        match idx.and_then(|i| self.controller(i)) {
+            Some(Controller::PathConstraint(p)) => p.follow.is_some(),
+            Some(Controller::List {
+                kind: ListKind::Position,
+                subs,
+                ..
+            }) if depth < 16 => subs.iter().any(|s| self.holds_follow(*s, depth + 1)),
+            _ => false,
+        }
+    }
+
+    /// The node's matrix after its position controller `idx` (a PRS's
+    /// position slot holding a following Path Constraint, see
+    /// [`Self::holds_follow`]), Max's relative-mode `GetValue` on the world
+    /// matrix `m` the parent leaves. A following constraint replaces the
+    /// rotation (and scale) by its world frame and sets the translation; a
+    /// Position List hands the matrix through its entries, each weighted
+    /// entry keeping its weight's share of the translation change (its
+    /// rotation change whole); keyframers translate in the matrix's frame.
+    fn position_matrix(
+        &self,
+        node: usize,
+        idx: Option<usize>,
+        m: Mat43,
+        t: i32,
+        depth: usize,
+        budget: &Cell<u32>,
+    ) -> Mat43 {
+        match idx.and_then(|i| self.controller(i)) {
+            Some(Controller::PathConstraint(p)) if depth < MAX_LOOKAT_DEPTH => {
+                // A path placed by the node it places gives no position.
+                if p.paths.iter().any(|path| self.in_subtree(path.node, node)) {
+                    return m;
+                }
+                let mut world_of = |n: usize| self.world_tm_at_depth(n, t, depth + 1, budget);
+                match path_constraint::place(self, p, t, &mut world_of) {
+                    Ok(placed) => {
+                        let [x, y, z, _] = m.0;
+                        let [x, y, z] = placed.frame.unwrap_or([x, y, z]);
+                        Mat43([x, y, z, placed.position])
+                    }
+                    // Named by coverage (path_constraint::check).
+                    Err(_) => m,
+                }
+            }
+            Some(Controller::List {
+                kind: ListKind::Position,
+                subs,
+                weights,
+                average,
+                ..
+            }) if depth < MAX_LOOKAT_DEPTH => subs
+                .iter()
+                .zip(list::factors(weights, *average))
+                .filter(|(_, f)| *f != 0.0)
+                .fold(m, |m, (s, f)| {
+                    let prev = m.0[3];
+                    let mut next = self.position_matrix(node, *s, m, t, depth + 1, budget);
+                    next.0[3] = prev.plus(next.0[3].minus(prev).scale(f));
+                    next
+                }),
+            _ => {
+                let mut next = m;
+                next.0[3] = m.transform_point(self.position_at(idx, t));
+                next
+            }
         }
     }
 

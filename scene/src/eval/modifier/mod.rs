@@ -10,7 +10,7 @@
 //! time), `morpher` (Morpher's weighted channel deltas), `turbo_smooth`
 //! (Catmull-Clark of the input's polygons, see `subdivide`; MeshSmooth's
 //! NURMS in `mesh_smooth` reuses it), `shell`, `bend`, `taper`, `twist`
-//! `ripple`, `wave`, `skew` and `stretch` (deformers placed by a gizmo and centre, see `simple_mod`; `noise`
+//! `ripple`, `wave`, `skew`, `stretch` and `melt` (deformers placed by a gizmo and centre, see `simple_mod`; `noise`
 //! names why Noise is refused), `ffd`
 //! (lattice deformation), `cap_holes` (closes open edge loops), `chamfer_mod` (the Chamfer modifier, refused naming its case), `slice` (remove top / bottom of the polygons, see
 //! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups, its auto
@@ -70,6 +70,7 @@ pub mod ffd;
 mod gizmo;
 pub mod lathe;
 pub mod map_extender;
+mod melt;
 mod mesh_smooth;
 mod mirror;
 pub mod morpher;
@@ -148,8 +149,9 @@ pub const ARNOLD_PROPERTIES: ClassId = ClassId(0x9753_1356, 0x9c8a_4d2e);
 pub(super) const PROPERTIES_ONLY: [ClassId; 2] = [MASSFX_RBODY, ARNOLD_PROPERTIES];
 /// The simple (gizmo) deformers: each moves a vertex by a function of its
 /// position alone and selects nothing.
-const GIZMO_DEFORMERS: [ClassId; 7] = [
+const GIZMO_DEFORMERS: [ClassId; 8] = [
     BEND,
+    melt::MELT,
     TAPER,
     TWIST,
     RIPPLE,
@@ -249,7 +251,8 @@ pub struct ModContext<'e> {
 /// Modifiers that act only on the sub-object selection passed up to them:
 /// where one is live below them, `sub_selection` says what they act on (the
 /// selected vertices of a point deformer) or refuses them by name.
-const SELECTION_SENSITIVE: [ClassId; 18] = [
+const SELECTION_SENSITIVE: [ClassId; 19] = [
+    melt::MELT,
     cap_holes::CAP_HOLES,
     relax::RELAX,
     surface::NORMAL,
@@ -606,6 +609,7 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
         wave::WAVE => wave::apply,
         noise::NOISE => noise::apply,
         stretch::STRETCH => stretch::apply,
+        melt::MELT => melt::apply,
         xform::XFORM => xform::apply,
         _ => return Err(m.error(None)),
     };

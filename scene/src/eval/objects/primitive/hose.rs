@@ -43,13 +43,16 @@ fn count(p: &Params, i: usize, min: i64) -> Result<usize, EvalError> {
     Ok(n as usize)
 }
 
-/// The section's points in its plane (hose.cpp `MakeSaveVertex`).
-fn section(p: &Params) -> Result<Vec<(f64, f64)>, EvalError> {
+/// The section's points in its plane (hose.cpp `MakeSaveVertex`; spring.cpp
+/// builds the same section from the same parameters `base` − 5 later: the
+/// section type at `base`, then diameter, sides, the rectangle's five and
+/// the D-section's six).
+pub(super) fn section(p: &Params, base: usize) -> Result<Vec<(f64, f64)>, EvalError> {
     let mut v: Vec<(f64, f64)>;
-    match p.int_or(5, 0) {
+    match p.int_or(base, 0) {
         0 => {
-            let n = count(p, 7, 3)?;
-            let r = p.float_or(6, 1.0) / 2.0;
+            let n = count(p, base + 2, 3)?;
+            let r = p.float_or(base + 1, 1.0) / 2.0;
             let a = TAU / n as f64;
             v = (0..n)
                 .map(|i| {
@@ -59,9 +62,12 @@ fn section(p: &Params) -> Result<Vec<(f64, f64)>, EvalError> {
                 .collect();
         }
         1 => {
-            let nf = count(p, 11, 0)?;
-            let (w, d) = (p.float_or(8, 1.0) / 2.0, p.float_or(9, 1.0) / 2.0);
-            let z = p.float_or(10, 0.0).max(0.0).min(w.abs().min(d.abs()));
+            let nf = count(p, base + 6, 0)?;
+            let (w, d) = (
+                p.float_or(base + 3, 1.0) / 2.0,
+                p.float_or(base + 4, 1.0) / 2.0,
+            );
+            let z = p.float_or(base + 5, 0.0).max(0.0).min(w.abs().min(d.abs()));
             if nf == 0 {
                 v = vec![(w, d), (-w, d), (-w, -d), (w, -d)];
             } else {
@@ -87,13 +93,16 @@ fn section(p: &Params) -> Result<Vec<(f64, f64)>, EvalError> {
                     v[k + 3 * q] = (wz + su, -dz - cu);
                 }
             }
-            rotate(&mut v, p.float_or(12, 0.0));
+            rotate(&mut v, p.float_or(base + 7, 0.0));
         }
         2 => {
-            let nf = count(p, 16, 0)?;
-            let ns = count(p, 17, 2)?;
-            let (w, d) = (p.float_or(13, 1.0) / 2.0, p.float_or(14, 1.0) / 2.0);
-            let z = p.float_or(15, 0.0).max(0.0);
+            let nf = count(p, base + 11, 0)?;
+            let ns = count(p, base + 12, 2)?;
+            let (w, d) = (
+                p.float_or(base + 8, 1.0) / 2.0,
+                p.float_or(base + 9, 1.0) / 2.0,
+            );
+            let z = p.float_or(base + 10, 0.0).max(0.0);
             let left = d - w;
             let sang = std::f64::consts::PI / ns as f64;
             let arc = |k: usize| {
@@ -127,7 +136,7 @@ fn section(p: &Params) -> Result<Vec<(f64, f64)>, EvalError> {
                 v.push((left, -d));
                 v.push((w, -d));
             }
-            rotate(&mut v, p.float_or(18, 0.0));
+            rotate(&mut v, p.float_or(base + 13, 0.0));
         }
         t => return Err(EvalError::malformed("", format!("section type {t}"))),
     }
@@ -150,7 +159,7 @@ pub fn hose_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let length = p.float_or(1, 0.0);
     let segs = count(p, 2, 3)?;
     let smooth = p.int_or(3, 0);
-    let ring = section(p)?;
+    let ring = section(p, 5)?;
     let n = ring.len();
     check_quads(segs * n)?;
     let mapping = p.flag(19, false);
@@ -325,7 +334,7 @@ mod tests {
             (params(2, &[(16, Value::Int(2))]), 6 + 3 + 2),
         ];
         for (p, ring) in cases {
-            let s = section(&p).expect("section");
+            let s = section(&p, 5).expect("section");
             assert_eq!(s.len(), ring);
             for (i, a) in s.iter().enumerate() {
                 for b in &s[i + 1..] {

@@ -26,6 +26,7 @@ pub const TUBE: ClassId = ClassId(0x7b21, 0);
 pub const GEOSPHERE: ClassId = ClassId(0, 0x7f9e);
 pub use capsule::CAPSULE;
 pub use chamfercyl::CHAMFER_CYL;
+pub use damper::DAMPER;
 pub use extrusion::{C_EXT, L_EXT};
 pub use gengon::GENGON;
 pub use hedra::HEDRA;
@@ -33,6 +34,7 @@ pub use hose::HOSE;
 pub use oiltank::OIL_TANK;
 pub use prism::PRISM;
 pub use spindle::SPINDLE;
+pub use spring::SPRING;
 pub use teapot::TEAPOT;
 
 /// All three edges visible, as Max marks primitive faces.
@@ -268,6 +270,8 @@ pub fn is_primitive(class: ClassId) -> bool {
         GEOSPHERE,
         TEAPOT,
         HOSE,
+        SPRING,
+        DAMPER,
         CAPSULE,
         OIL_TANK,
         SPINDLE,
@@ -297,6 +301,8 @@ pub fn build(class: ClassId, p: &Params) -> Result<Mesh, EvalError> {
         c if c == GEOSPHERE => geosphere_mesh(p),
         c if c == TEAPOT => teapot::teapot_mesh(p),
         c if c == HOSE => hose::hose_mesh(p),
+        c if c == SPRING => spring::spring_mesh(p),
+        c if c == DAMPER => damper::damper_mesh(p),
         c if c == CAPSULE => capsule::capsule_mesh(p),
         c if c == OIL_TANK => oiltank::oil_tank_mesh(p),
         c if c == SPINDLE => spindle::spindle_mesh(p),
@@ -415,6 +421,7 @@ mod boxes;
 mod capsule;
 mod chamfercyl;
 mod cylinder;
+mod damper;
 mod extrusion;
 mod gengon;
 mod geosphere;
@@ -425,6 +432,7 @@ mod prism;
 pub mod real_world;
 mod sphere;
 mod spindle;
+mod spring;
 mod teapot;
 mod teapot_data;
 
