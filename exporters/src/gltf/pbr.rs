@@ -218,7 +218,6 @@ impl Builder<'_> {
                 ior,
                 emissive_strength,
                 others,
-                ..Default::default()
             })
     }
 
