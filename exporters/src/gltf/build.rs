@@ -300,6 +300,7 @@ impl Builder<'_> {
                     tex_coord: set,
                     extensions: transform.map(|tt| json::extensions::texture::Info {
                         texture_transform: Some(tt),
+                        ..Default::default()
                     }),
                     extras: Default::default(),
                 })
@@ -761,6 +762,7 @@ impl Builder<'_> {
         let mut n = self.look_child(format!("{name}_light"));
         n.extensions = Some(json::extensions::scene::Node {
             khr_lights_punctual: Some(khr::KhrLightsPunctual { light: index }),
+            ..Default::default()
         });
         Some(n)
     }

@@ -3,7 +3,9 @@
 //! inversion flag applied, transparency as alpha (BLEND), a cutout map as MASK,
 //! emission colour × weight, the dielectric reflection's strength, tint and
 //! Fresnel IOR where a material sets them (KHR_materials_specular,
-//! KHR_materials_ior), and the base colour, normal (through Normal Bump) and
+//! KHR_materials_ior), a clear coat, sheen and thin film
+//! (KHR_materials_clearcoat, _sheen, _iridescence), an emission brighter
+//! than 1 (KHR_materials_emissive_strength), and the base colour, normal (through Normal Bump) and
 //! emission colour textures. Maps glTF cannot hold as Max stores them
 //! (separate roughness/metalness images: glTF packs both in one image) are
 //! named in the warnings.
@@ -117,13 +119,8 @@ impl Builder<'_> {
         };
         let alpha = 1.0 - clamp01(p.transparency.unwrap_or(0.0));
         let cutout = enabled_map(m, "cutout");
-        let extensions = self.reflection_extensions(m, p);
-        let emissive = if em_tex.is_some() {
-            [clamp01(p.emission.unwrap_or(0.0)); 3]
-        } else {
-            let k = p.emission.unwrap_or(0.0);
-            p.emit_color.unwrap_or([0.0; 3]).map(|c| clamp01(c * k))
-        };
+        let (emissive, strength) = emission(p, em_tex.is_some());
+        let extensions = self.reflection_extensions(m, p, strength);
         self.root.push(json::Material {
             name: Some(m.name.clone()),
             alpha_mode: Valid(if alpha < 1.0 {
@@ -171,6 +168,7 @@ impl Builder<'_> {
         &mut self,
         m: &mtl::Material,
         p: &Pbr,
+        emissive_strength: Option<f32>,
     ) -> Option<json::extensions::material::Material> {
         use json::extensions::material as ext;
         let specular =
@@ -195,15 +193,32 @@ impl Builder<'_> {
             }
             None => None,
         };
+        let emissive_strength = emissive_strength.map(|k| ext::EmissiveStrength {
+            emissive_strength: ext::EmissiveStrengthFactor(k),
+        });
+        let others = layer_extensions(p);
         for (used, name) in [
             (specular.is_some(), "KHR_materials_specular"),
             (ior.is_some(), "KHR_materials_ior"),
-        ] {
+            (
+                emissive_strength.is_some(),
+                "KHR_materials_emissive_strength",
+            ),
+        ]
+        .into_iter()
+        .chain(others.keys().map(|k| (true, k.as_str())))
+        {
             if used && !self.root.extensions_used.iter().any(|e| e == name) {
                 self.root.extensions_used.push(name.into());
             }
         }
-        (specular.is_some() || ior.is_some()).then_some(ext::Material { specular, ior })
+        (specular.is_some() || ior.is_some() || emissive_strength.is_some() || !others.is_empty())
+            .then_some(ext::Material {
+                specular,
+                ior,
+                emissive_strength,
+                others,
+            })
     }
 
     /// The normal map of the enabled bump slot when it is a Normal Bump (its
@@ -231,8 +246,148 @@ impl Builder<'_> {
     }
 }
 
+/// The emissive factor and, when the emission is brighter than glTF's
+/// factor can hold (a weight above 1), the KHR_materials_emissive_strength
+/// that scales it back: factor × strength = emission colour × weight. With
+/// an emission texture the factor is the weight alone.
+pub(super) fn emission(p: &Pbr, textured: bool) -> ([f32; 3], Option<f32>) {
+    let k = p.emission.unwrap_or(0.0).max(0.0);
+    let e = if textured {
+        [k; 3]
+    } else {
+        p.emit_color.unwrap_or([0.0; 3]).map(|c| (c * k).max(0.0))
+    };
+    let top = e.iter().copied().fold(0.0f32, f32::max);
+    if top > 1.0 && top.is_finite() {
+        (e.map(|c| c / top), Some(top))
+    } else {
+        (e.map(clamp01), None)
+    }
+}
+
+/// The layers glTF's ratified extensions hold beyond the core model, by
+/// extension name: the clear coat (KHR_materials_clearcoat), sheen
+/// (KHR_materials_sheen) and thin film (KHR_materials_iridescence, its
+/// thickness as the maximum: without a thickness texture glTF uses that,
+/// and the validator notes a minimum as having no effect).
+pub(super) fn layer_extensions(p: &Pbr) -> serde_json::Map<String, serde_json::Value> {
+    use serde_json::json;
+    let mut out = serde_json::Map::new();
+    if let Some(c) = p.clearcoat {
+        out.insert(
+            "KHR_materials_clearcoat".into(),
+            json!({
+                "clearcoatFactor": clamp01(c.weight),
+                "clearcoatRoughnessFactor": clamp01(c.roughness),
+            }),
+        );
+    }
+    if let Some(s) = p.sheen {
+        out.insert(
+            "KHR_materials_sheen".into(),
+            json!({
+                "sheenColorFactor": s.color.map(clamp01),
+                "sheenRoughnessFactor": clamp01(s.roughness),
+            }),
+        );
+    }
+    if let Some(t) = p.thin_film {
+        out.insert(
+            "KHR_materials_iridescence".into(),
+            json!({
+                "iridescenceFactor": clamp01(t.weight),
+                "iridescenceIor": t.ior.max(1.0),
+                "iridescenceThicknessMaximum": t.thickness_nm.max(0.0),
+            }),
+        );
+    }
+    out
+}
+
 fn enabled_map(m: &mtl::Material, slot: &str) -> bool {
     m.maps
         .iter()
         .any(|r| r.slot == slot && r.enabled != Some(false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use maxfs_scene::eval::render::physical::{Coat, Sheen, ThinFilm};
+
+    /// An emission weight above 1 moves into KHR_materials_emissive_strength
+    /// (factor × strength = colour × weight); at most 1 it stays the factor.
+    #[test]
+    fn emission_beyond_one_is_a_strength() {
+        let p = Pbr {
+            emission: Some(4.0),
+            emit_color: Some([1.0, 0.5, 0.0]),
+            ..Pbr::default()
+        };
+        let (f, k) = emission(&p, false);
+        assert_eq!((f, k), ([1.0, 0.5, 0.0], Some(4.0)));
+        let (f, k) = emission(&p, true);
+        assert_eq!((f, k), ([1.0; 3], Some(4.0)));
+        let dim = Pbr {
+            emission: Some(0.5),
+            emit_color: Some([1.0, 0.5, 0.0]),
+            ..Pbr::default()
+        };
+        assert_eq!(emission(&dim, false), ([0.5, 0.25, 0.0], None));
+    }
+
+    /// Coat, sheen and thin film as their ratified extensions' fields.
+    #[test]
+    fn layers_as_extensions() {
+        let p = Pbr {
+            clearcoat: Some(Coat {
+                weight: 1.0,
+                roughness: 0.7,
+            }),
+            sheen: Some(Sheen {
+                color: [0.5, 0.25, 0.0],
+                roughness: 0.4,
+            }),
+            thin_film: Some(ThinFilm {
+                weight: 1.0,
+                ior: 1.3,
+                thickness_nm: 400.0,
+            }),
+            ..Pbr::default()
+        };
+        let e = layer_extensions(&p);
+        let v = serde_json::Value::Object(e);
+        let near = |a: &serde_json::Value, b: f64| (a.as_f64().unwrap_or(-1.0) - b).abs() < 1e-6;
+        assert!(
+            near(&v["KHR_materials_clearcoat"]["clearcoatFactor"], 1.0),
+            "{v}"
+        );
+        assert!(
+            near(
+                &v["KHR_materials_clearcoat"]["clearcoatRoughnessFactor"],
+                0.7
+            ),
+            "{v}"
+        );
+        assert!(
+            near(&v["KHR_materials_sheen"]["sheenColorFactor"][1], 0.25),
+            "{v}"
+        );
+        assert!(
+            near(&v["KHR_materials_sheen"]["sheenRoughnessFactor"], 0.4),
+            "{v}"
+        );
+        assert!(
+            near(&v["KHR_materials_iridescence"]["iridescenceIor"], 1.3),
+            "{v}"
+        );
+        assert!(
+            near(
+                &v["KHR_materials_iridescence"]["iridescenceThicknessMaximum"],
+                400.0
+            ),
+            "{v}"
+        );
+        assert!(layer_extensions(&Pbr::default()).is_empty());
+    }
 }

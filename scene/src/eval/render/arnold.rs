@@ -19,13 +19,17 @@
 //! never inverted), transmission as transparency, emission × emission_color;
 //! maps on those, opacity as a cutout and normal as the bump slot. An opacity
 //! colour other than white without a map is not mapped and is said so in the
-//! material's errors.
+//! material's errors. Beyond those (`extras`): specular weight, colour and
+//! IOR (KHR_materials_specular / _ior), coat (KHR_materials_clearcoat),
+//! sheen (KHR_materials_sheen) and thin film (KHR_materials_iridescence);
+//! the rest of Standard Surface's lobes, when set, and every wired input
+//! the export does not carry are named as partial.
 
 use crate::chunk::Chunk;
 use crate::eval::core::pblock::{self, utf16};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::render::material::{MapRef, Material, SC_TEXMAP};
-use crate::eval::render::physical::Pbr;
+use crate::eval::render::physical::{Coat, Pbr, Sheen, ThinFilm};
 
 /// Standard Surface's class id.
 pub const STANDARD_SURFACE: (u32, u32) = (0x7e73_161f, 0x62f7_4b4c);
@@ -215,10 +219,103 @@ pub fn standard_surface(eval: &SceneEval, idx: usize, m: &mut Material) {
             (input, x, on)
         })
         .collect();
-    let (pbr, maps, notes) = to_pbr(&params, &shaders);
+    let (mut pbr, maps, notes) = to_pbr(&params, &shaders);
+    m.unmapped.extend(extras(&params, &mut pbr));
+    m.unmapped.extend(
+        maps.iter()
+            .filter(|r| r.enabled != Some(false) && !EXPORTED_MAPS.contains(&r.slot.as_str()))
+            .map(|r| format!("{} map (not exported)", r.slot)),
+    );
     m.pbr = Some(pbr);
     m.maps.extend(maps);
     m.errors.extend(notes);
+}
+
+/// Map slots the glTF export carries (bump only as a Normal Bump, which the
+/// exporter checks); any other wired input is named as partial.
+const EXPORTED_MAPS: [&str; 4] = ["base_color", "emit_color", "bump", "cutout"];
+
+/// Standard Surface's inputs beyond the core metal/rough ones, by Arnold's
+/// names and against Arnold's documented defaults (specular 1, white,
+/// IOR 1.5; coat roughness 0.1, IOR 1.5; sheen roughness 0.3; thin film IOR
+/// 1.5): the reflection's strength, tint and IOR, the coat, sheen and thin
+/// film into `p`; what glTF has no faithful counterpart for, when set,
+/// returned as named gaps.
+pub fn extras(params: &[AiParam], p: &mut Pbr) -> Vec<String> {
+    let get = |n: &str| params.iter().find(|q| q.name == n);
+    let f = |n: &str| get(n).and_then(AiParam::float);
+    let rgb = |n: &str| get(n).and_then(AiParam::rgb);
+    let white = |c: [f32; 3]| c.iter().all(|&x| (x - 1.0).abs() <= 1e-4);
+    let mut out = Vec::new();
+    if let Some(v) = f("specular").filter(|&v| (v - 1.0).abs() > 1e-4) {
+        p.specular = Some(v);
+    }
+    if let Some(c) = rgb("specular_color").filter(|&c| !white(c)) {
+        p.specular_color = Some(c);
+    }
+    p.ior = f("specular_IOR");
+    if let Some(c) = f("coat").filter(|&c| c > 0.0) {
+        p.clearcoat = Some(Coat {
+            weight: c,
+            roughness: f("coat_roughness").unwrap_or(0.1),
+        });
+        if let Some(c) = rgb("coat_color").filter(|&c| !white(c)) {
+            out.push(format!("coat colour {c:?} (glTF's clear coat is untinted)"));
+        }
+        if let Some(n) = f("coat_IOR").filter(|&n| (n - 1.5).abs() > 0.025) {
+            out.push(format!("coat IOR {n} (glTF's clear coat has IOR 1.5)"));
+        }
+        for n in [
+            "coat_affect_color",
+            "coat_affect_roughness",
+            "coat_anisotropy",
+        ] {
+            if let Some(v) = f(n).filter(|&v| v != 0.0) {
+                out.push(format!("{n} {v} (no glTF counterpart)"));
+            }
+        }
+    }
+    if let Some(w) = f("sheen").filter(|&w| w > 0.0) {
+        p.sheen = Some(Sheen {
+            color: rgb("sheen_color").unwrap_or([1.0; 3]).map(|c| c * w),
+            roughness: f("sheen_roughness").unwrap_or(0.3),
+        });
+    }
+    if let Some(t) = f("thin_film_thickness").filter(|&t| t > 0.0) {
+        p.thin_film = Some(ThinFilm {
+            weight: 1.0,
+            thickness_nm: t,
+            ior: f("thin_film_IOR").unwrap_or(1.5),
+        });
+    }
+    for n in [
+        "diffuse_roughness",
+        "specular_anisotropy",
+        "subsurface",
+        "transmission_depth",
+        "transmission_dispersion",
+        "transmission_extra_roughness",
+        "transmission_scatter_anisotropy",
+    ] {
+        if let Some(v) = f(n).filter(|&v| v != 0.0) {
+            out.push(format!("{n} {v} (no glTF counterpart)"));
+        }
+    }
+    if f("transmission").is_some_and(|t| t > 0.0) {
+        if get("thin_walled").and_then(AiParam::boolean) != Some(true) {
+            out.push(format!(
+                "refraction at IOR {} (thin_walled off; exported as alpha blending)",
+                f("specular_IOR").unwrap_or(1.5)
+            ));
+        }
+        if let Some(c) = rgb("transmission_color").filter(|&c| !white(c)) {
+            out.push(format!("transmission_color {c:?} (alpha carries no tint)"));
+        }
+        if let Some(c) = rgb("transmission_scatter").filter(|c| c.iter().any(|&x| x > 0.0)) {
+            out.push(format!("transmission_scatter {c:?} (no glTF counterpart)"));
+        }
+    }
+    out
 }
 
 /// A named parameter holding `words` (little-endian 4-byte words) as stored:
@@ -236,6 +333,56 @@ pub(crate) fn test_param(name: &str, ty: u32, words: &[[u8; 4]]) -> AiParam {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn num(name: &str, v: f32) -> AiParam {
+        test_param(name, T_FLOAT, &[v.to_le_bytes()])
+    }
+
+    fn colour(name: &str, c: [f32; 3]) -> AiParam {
+        test_param(name, T_RGB, &c.map(f32::to_le_bytes))
+    }
+
+    /// Standard Surface's coat, sheen, thin film and specular inputs by
+    /// Arnold's names; subsurface and a tinted coat are named.
+    #[test]
+    fn layers_by_arnold_names() {
+        let params = vec![
+            num("specular", 0.5),
+            colour("specular_color", [1.0; 3]),
+            num("specular_IOR", 1.45),
+            num("coat", 1.0),
+            num("coat_roughness", 0.05),
+            num("coat_IOR", 1.5),
+            colour("coat_color", [0.9, 0.9, 1.0]),
+            num("sheen", 0.5),
+            colour("sheen_color", [1.0, 0.5, 0.0]),
+            num("sheen_roughness", 0.3),
+            num("thin_film_thickness", 300.0),
+            num("thin_film_IOR", 1.4),
+            num("subsurface", 0.2),
+        ];
+        let mut p = Pbr::default();
+        let gaps = extras(&params, &mut p);
+        assert_eq!(
+            (p.specular, p.specular_color, p.ior),
+            (Some(0.5), None, Some(1.45))
+        );
+        assert_eq!(
+            p.clearcoat,
+            Some(Coat {
+                weight: 1.0,
+                roughness: 0.05
+            })
+        );
+        assert_eq!(p.sheen.map(|s| s.color), Some([0.5, 0.25, 0.0]));
+        assert_eq!(
+            p.thin_film.map(|t| (t.thickness_nm, t.ior)),
+            Some((300.0, 1.4))
+        );
+        assert_eq!(gaps.len(), 2, "{gaps:?}");
+        assert!(gaps[0].starts_with("coat colour"), "{gaps:?}");
+        assert!(gaps[1].starts_with("subsurface 0.2"), "{gaps:?}");
+    }
 
     fn wide(s: &str) -> Vec<u8> {
         s.encode_utf16().flat_map(u16::to_le_bytes).collect()

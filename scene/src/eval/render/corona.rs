@@ -212,6 +212,7 @@ pub fn to_pbr(pb: &ParamBlock2, reflection_map: bool) -> (Pbr, Vec<String>) {
         specular: Some(specular),
         specular_color: Some(tint),
         ior: float(pb, FRESNEL_IOR),
+        ..Pbr::default()
     };
     (pbr, unmapped)
 }

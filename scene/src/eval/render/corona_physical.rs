@@ -34,14 +34,16 @@
 //! only fills these values in Corona's editor: the values stored are what
 //! the renderer reads, so the preset is not read. Named as partial where set:
 //! glossiness or specular modes (421, 461 other than 0; their meaning is not
-//! pinned), complex IOR, a coloured edge tint on a metal, clearcoat, sheen,
-//! subsurface scattering, translucency, dispersion, anisotropy, and every
-//! other enabled map.
+//! pinned), complex IOR, a coloured edge tint on a metal, subsurface
+//! scattering, translucency, dispersion, anisotropy, a clearcoat IOR other
+//! than 1.5 or a tinted clearcoat, and every other enabled map. Clearcoat
+//! (amount, roughness) and sheen (amount × colour, roughness) are carried
+//! as KHR_materials_clearcoat and KHR_materials_sheen.
 
 use crate::eval::core::pblock::{self, ParamBlock2};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::render::material::{self, MapRef, Material, NamedBlock, SC_TEXMAP};
-use crate::eval::render::physical::{boolean, float, vector, Pbr};
+use crate::eval::render::physical::{boolean, float, vector, Coat, Pbr, Sheen};
 
 /// CoronaPhysicalMtl's class id.
 pub const CORONA_PHYSICAL_MTL: (u32, u32) = (0x6912_ab89, 0x8715_1720);
@@ -63,11 +65,9 @@ const IOR_MODE: u16 = 461;
 /// its map at + 1: named when set.
 const BEYOND_TABLE: u16 = 471;
 
-/// Amounts that add a lobe glTF's core model (and this writer) has no
-/// counterpart for: named when above 0.
-const LOBES: [(u16, &str); 5] = [
-    (211, "clearcoat"),
-    (241, "sheen"),
+/// Amounts that add a lobe glTF has no counterpart for: named when above 0.
+/// (Clearcoat and sheen are carried: `coat_and_sheen`.)
+const LOBES: [(u16, &str); 3] = [
     (291, "subsurface scattering"),
     (371, "translucency"),
     (141, "anisotropy"),
@@ -169,7 +169,11 @@ pub fn to_pbr(pb: &ParamBlock2) -> (Pbr, Vec<String>) {
         pb.param(IOR_MODE).map(|p| &p.value),
         None | Some(pblock::Value::Int(0))
     );
+    let (clearcoat, sheen) = coat_and_sheen(pb, roughness_mode_read, &mut unmapped);
     let pbr = Pbr {
+        clearcoat,
+        sheen,
+        thin_film: None,
         base_weight: float(pb, BASE_LEVEL),
         base_color: vector(pb, BASE_COLOR),
         metalness: metal.filter(|m| *m == 0.0 || *m == 1.0),
@@ -183,6 +187,39 @@ pub fn to_pbr(pb: &ParamBlock2) -> (Pbr, Vec<String>) {
         ior: float(pb, BASE_IOR).filter(|_| ior_mode_read),
     };
     (pbr, unmapped)
+}
+
+/// The clearcoat (211 amount, 231 roughness, 221 IOR, 391 absorption
+/// colour) and sheen (241 amount, 245 colour, 251 roughness) as glTF's
+/// clear coat and sheen; a coat IOR away from glTF's fixed 1.5 or a tinted
+/// coat is named. The roughnesses are read as such only in roughness mode
+/// 0 (the mode is named otherwise, above).
+fn coat_and_sheen(
+    pb: &ParamBlock2,
+    roughness_read: bool,
+    unmapped: &mut Vec<String>,
+) -> (Option<Coat>, Option<Sheen>) {
+    let coat = float(pb, 211).filter(|&w| w > 0.0).map(|weight| {
+        if let Some(n) = float(pb, 221).filter(|&n| (n - 1.5).abs() > 0.025) {
+            unmapped.push(format!(
+                "clearcoat IOR {n} (parameter 221; glTF's clear coat has IOR 1.5)"
+            ));
+        }
+        if let Some(c) = vector(pb, 391).filter(|c| c.iter().any(|&x| x != 1.0)) {
+            unmapped.push(format!(
+                "clearcoat absorption {c:?} (parameter 391; glTF's clear coat is untinted)"
+            ));
+        }
+        Coat {
+            weight,
+            roughness: float(pb, 231).filter(|_| roughness_read).unwrap_or(0.0),
+        }
+    });
+    let sheen = float(pb, 241).filter(|&w| w > 0.0).map(|w| Sheen {
+        color: vector(pb, 245).unwrap_or([1.0; 3]).map(|c| c * w),
+        roughness: float(pb, 251).filter(|_| roughness_read).unwrap_or(0.0),
+    });
+    (coat, sheen)
 }
 
 /// Decodes CoronaPhysicalMtl object `idx` into `m`: the values in `m.pbr`,
@@ -278,8 +315,8 @@ mod tests {
     }
 
     /// "Material #37": grey 0.5 non-metal, roughness 0.75, IOR 1.5, opaque;
-    /// its clearcoat amount 0.02 has no glTF counterpart here: named, and
-    /// nothing else is.
+    /// its clearcoat amount 0.02 (IOR 1.5, untinted) is glTF's clear coat:
+    /// carried, and nothing is named.
     #[test]
     fn test_max_clearcoat() {
         let (p, unmapped) = to_pbr(&test_max(0.02, 0.0));
@@ -290,8 +327,22 @@ mod tests {
         assert_eq!(p.ior, Some(1.5));
         assert_eq!(p.transparency, Some(0.0));
         assert_eq!(p.emission, Some(0.0));
+        assert_eq!(
+            p.clearcoat,
+            Some(Coat {
+                weight: 0.02,
+                roughness: 0.0
+            })
+        );
+        assert_eq!(p.sheen, None);
+        assert!(unmapped.is_empty(), "{unmapped:?}");
+        // A coat IOR away from glTF's 1.5 is named.
+        let mut pb = test_max(0.02, 0.0);
+        pb.params.retain(|q| q.id != 221);
+        pb.params.push(Param::plain(221, 0, Value::Float(1.8)));
+        let (_, unmapped) = to_pbr(&pb);
         assert_eq!(unmapped.len(), 1, "{unmapped:?}");
-        assert!(unmapped[0].starts_with("clearcoat 0.02"), "{unmapped:?}");
+        assert!(unmapped[0].starts_with("clearcoat IOR 1.8"), "{unmapped:?}");
     }
 
     /// "Material #42": the same, with subsurface scattering 0.03 (the

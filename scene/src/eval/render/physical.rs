@@ -4,19 +4,44 @@
 //! scripted material whose reference 0 is a Physical Material is read so).
 //!
 //! The material's reference 0 is one ParamBlock2 (block 0). Parameter ids, as
-//! saved in the corpus (Max 2019–2024), in the order MAXScript lists them:
-//! 0 material mode, 1 base weight, 2 base colour (FRGBA), 3 reflectivity,
-//! 4 roughness, 5 roughness inversion (the value is a glossiness), 6 metalness,
-//! 10 reflection colour, 11 diffuse roughness, 30 transparency, 31 transparency
-//! colour, 33 IOR, 37 thin-walled, 50 emission (weight), 51 emission colour,
-//! 52 luminance, 54 Kelvin. Texmap parameters 100‥120 (base weight, base colour,
-//! reflectivity, reflection colour, roughness, metalness, diffuse roughness,
-//! anisotropy, anisotropy angle, transparency, transparency colour, transparency
-//! roughness, IOR, scattering, SSS colour, SSS scale, emission, emission colour,
-//! coating, coat colour, coat roughness) and 130‥133 (bump, coat bump,
-//! displacement, cutout) each own a reference slot of the block (`ref_slot`);
-//! parameter id + 50 is the map's on/off flag; 230 is the bump map amount.
-//! The defaults (IOR 1.52, 1500 cd/m², 6500 K, BRDF 0.05/1.0/5.0) pin this table.
+//! saved in the corpus (Max 2017–2024), paired with the MAXScript names in
+//! the order Max's FBX exporter writes them (`3dsMax|Parameters|…` of
+//! max2024-rico/Shotgun.fbx: the same order as the ids are stored, and the
+//! same values): 0 material_mode, 1 base_weight, 2 base_color (FRGBA),
+//! 3 reflectivity, 4 roughness, 5 roughness_inv (the value is a glossiness),
+//! 6 metalness, 10 refl_color, 11 diff_roughness, 12 brdf_mode (on: by IOR),
+//! 13/14/15 brdf_low/high/curve, 20 anisotropy, 21 anisoangle, 22 aniso_mode,
+//! 23 aniso_channel, 30 transparency, 31 trans_color, 32 trans_depth,
+//! 35 trans_roughness, 36 trans_roughness_inv, 34 trans_roughness_lock,
+//! 33 trans_ior (the Fresnel IOR of the whole material), 37 thin_walled,
+//! 38 dispersion, 85 trans_scatter_color, 86 trans_scatter_aniso,
+//! 40 scattering, 41 sss_color, 42 sss_depth, 43 sss_scale,
+//! 44 sss_scatter_color, 50 emission (weight), 51 emit_color,
+//! 52 emit_luminance, 54 emit_kelvin, 60 coating, 61 coat_color,
+//! 62 coat_roughness, 63 coat_roughness_inv, 64 coat_affect_color,
+//! 65 coat_affect_roughness, 66 coat_ior, 67 coat_anisotropy,
+//! 68 coat_anisoangle, 70 sheen, 71 sheen_color, 72 sheen_roughness,
+//! 80 thin_film, 81 thin_film_thickness (nm), 82 thin_film_ior. Ids 38 and
+//! up to 86 arrive with Max 2023's layout; older files stop at 66 and keep
+//! anisotropy as a ratio (default 1.0, angle 0.0) where the newer layout
+//! keeps it centred on 0 (default 0.0, angle 0.25). Texmap parameters
+//! 100‥120 (base weight, base colour, reflectivity, reflection colour,
+//! roughness, metalness, diffuse roughness, anisotropy, anisotropy angle,
+//! transparency, transparency colour, transparency roughness, IOR,
+//! scattering, SSS colour, SSS scale, emission, emission colour, coating,
+//! coat colour, coat roughness), 130‥133 (bump, coat bump, displacement,
+//! cutout) and 121‥127 (coat anisotropy, its angle, sheen, sheen colour,
+//! sheen roughness, thin film, its IOR) each own a reference slot of the
+//! block (`ref_slot`); parameter id + 50 is the map's on/off flag; 230 and
+//! 231 are the bump and coat bump amounts. The defaults (IOR 1.52, 1500
+//! cd/m², 6500 K, BRDF 0.05/1.0/5.0, coat IOR 1.52, sheen roughness 0.3,
+//! thin film 555 nm at IOR 1.3) pin this table.
+//!
+//! Carried: the core metal/rough values, the reflection's strength, tint
+//! and IOR (KHR_materials_specular, KHR_materials_ior), the coat's weight
+//! and roughness (KHR_materials_clearcoat), sheen (KHR_materials_sheen) and
+//! thin film (KHR_materials_iridescence). Named as partial where set (see
+//! `extras`): what glTF has no faithful counterpart for.
 
 use serde::Serialize;
 
@@ -27,9 +52,66 @@ use crate::eval::render::material::{MapRef, Material, SC_TEXMAP};
 /// Physical Material's class id.
 pub const PHYSICAL: (u32, u32) = (0x3d6b_1cec, 0xdead_c001);
 
+/// Physical Material's value parameters by id with their MAXScript names
+/// (the module doc says where each pairing comes from).
+pub const PARAMS: [(u16, &str); 52] = [
+    (0, "material_mode"),
+    (1, "base_weight"),
+    (2, "base_color"),
+    (3, "reflectivity"),
+    (4, "roughness"),
+    (5, "roughness_inv"),
+    (6, "metalness"),
+    (10, "refl_color"),
+    (11, "diff_roughness"),
+    (12, "brdf_mode"),
+    (13, "brdf_low"),
+    (14, "brdf_high"),
+    (15, "brdf_curve"),
+    (20, "anisotropy"),
+    (21, "anisoangle"),
+    (22, "aniso_mode"),
+    (23, "aniso_channel"),
+    (30, "transparency"),
+    (31, "trans_color"),
+    (32, "trans_depth"),
+    (33, "trans_ior"),
+    (34, "trans_roughness_lock"),
+    (35, "trans_roughness"),
+    (36, "trans_roughness_inv"),
+    (37, "thin_walled"),
+    (38, "dispersion"),
+    (40, "scattering"),
+    (41, "sss_color"),
+    (42, "sss_depth"),
+    (43, "sss_scale"),
+    (44, "sss_scatter_color"),
+    (50, "emission"),
+    (51, "emit_color"),
+    (52, "emit_luminance"),
+    (54, "emit_kelvin"),
+    (60, "coating"),
+    (61, "coat_color"),
+    (62, "coat_roughness"),
+    (63, "coat_roughness_inv"),
+    (64, "coat_affect_color"),
+    (65, "coat_affect_roughness"),
+    (66, "coat_ior"),
+    (67, "coat_anisotropy"),
+    (68, "coat_anisoangle"),
+    (70, "sheen"),
+    (71, "sheen_color"),
+    (72, "sheen_roughness"),
+    (80, "thin_film"),
+    (81, "thin_film_thickness"),
+    (82, "thin_film_ior"),
+    (85, "trans_scatter_color"),
+    (86, "trans_scatter_aniso"),
+];
+
 /// Texmap parameters of Physical Material by id, with the slot name shown in
 /// materials.json (other texmap parameters appear as `map<id>`).
-const MAPS: [(u16, &str); 25] = [
+const MAPS: [(u16, &str); 32] = [
     (100, "base_weight"),
     (101, "base_color"),
     (102, "reflectivity"),
@@ -55,7 +137,18 @@ const MAPS: [(u16, &str); 25] = [
     (131, "coat_bump"),
     (132, "displacement"),
     (133, "cutout"),
+    (121, "coat_aniso"),
+    (122, "coat_aniso_angle"),
+    (123, "sheen"),
+    (124, "sheen_color"),
+    (125, "sheen_roughness"),
+    (126, "thin_film"),
+    (127, "thin_film_ior"),
 ];
+/// Map slots the glTF export carries (the bump only as a Normal Bump, which
+/// the exporter checks and names otherwise); every other enabled map is
+/// named as partial.
+const EXPORTED_MAPS: [&str; 4] = ["base_color", "emit_color", "bump", "cutout"];
 /// The on/off flag of texmap parameter `id` is parameter `id + MAP_ON`.
 const MAP_ON: u16 = 50;
 const BUMP_AMOUNT: u16 = 230;
@@ -85,6 +178,40 @@ pub struct Pbr {
     /// Index of refraction of the Fresnel reflection (KHR_materials_ior;
     /// None = glTF's default 1.5).
     pub ior: Option<f32>,
+    /// A clear coat over the base (KHR_materials_clearcoat): its weight and
+    /// roughness (a roughness, any inversion applied). None: no coat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clearcoat: Option<Coat>,
+    /// A sheen lobe (KHR_materials_sheen). None: no sheen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sheen: Option<Sheen>,
+    /// A thin film over the base (KHR_materials_iridescence). None: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thin_film: Option<ThinFilm>,
+}
+
+/// A clear coat layer: weight 0..1 and roughness 0..1.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Coat {
+    pub weight: f32,
+    pub roughness: f32,
+}
+
+/// A sheen lobe: its colour (already scaled by the sheen weight) and
+/// roughness 0..1.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Sheen {
+    pub color: [f32; 3],
+    pub roughness: f32,
+}
+
+/// A thin-film interference layer: weight 0..1, the film's IOR and its
+/// thickness in nanometres.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ThinFilm {
+    pub weight: f32,
+    pub ior: f32,
+    pub thickness_nm: f32,
 }
 
 impl Pbr {
@@ -131,7 +258,7 @@ pub fn physical(eval: &SceneEval, idx: usize, m: &mut Material) {
     else {
         return;
     };
-    m.pbr = Some(Pbr {
+    let mut pbr = Pbr {
         base_weight: float(&pb, 1),
         base_color: vector(&pb, 2),
         roughness: float(&pb, 4),
@@ -141,7 +268,10 @@ pub fn physical(eval: &SceneEval, idx: usize, m: &mut Material) {
         emission: float(&pb, 50),
         emit_color: vector(&pb, 51),
         ..Pbr::default()
-    });
+    };
+    extras(&pb, &mut pbr, &mut m.unmapped);
+    m.pbr = Some(pbr);
+    let first_map = m.maps.len();
     for p in &pb.params {
         if p.base_type() != pblock::ty::TEXMAP {
             continue;
@@ -163,5 +293,319 @@ pub fn physical(eval: &SceneEval, idx: usize, m: &mut Material) {
             enabled: p.id.checked_add(MAP_ON).and_then(|on| boolean(&pb, on)),
             amount: (p.id == 130).then(|| float(&pb, BUMP_AMOUNT)).flatten(),
         });
+    }
+    let dropped: Vec<String> = m.maps[first_map..]
+        .iter()
+        .filter(|r| r.enabled != Some(false) && !EXPORTED_MAPS.contains(&r.slot.as_str()))
+        .map(|r| format!("{} map (not exported)", r.slot))
+        .collect();
+    m.unmapped.extend(dropped);
+}
+
+/// Whether `v` differs from `d` beyond float noise.
+fn differs(v: f32, d: f32) -> bool {
+    (v - d).abs() > 1e-4
+}
+
+fn is_white(c: [f32; 3]) -> bool {
+    c.iter().all(|&x| !differs(x, 1.0))
+}
+
+/// Physical Material's values beyond the core metal/rough ones: the
+/// reflection (specular strength, tint, IOR), coat, sheen and thin film
+/// into `p`; what glTF has no faithful counterpart for, when set away from
+/// its neutral value, named in `unmapped`.
+pub fn extras(pb: &ParamBlock2, p: &mut Pbr, unmapped: &mut Vec<String>) {
+    let f = |id: u16| float(pb, id);
+    // The dielectric reflection: written only where it differs from glTF's
+    // default (strength 1, white); the IOR always (glTF's default is 1.5).
+    if let Some(r) = f(3).filter(|&r| differs(r, 1.0)) {
+        p.specular = Some(r);
+    }
+    if let Some(c) = vector(pb, 10).filter(|&c| !is_white(c)) {
+        p.specular_color = Some(c);
+    }
+    p.ior = f(33);
+    if boolean(pb, 12) == Some(false) {
+        unmapped.push(format!(
+            "custom reflectance curve (0 deg {}, 90 deg {}, curve {}; glTF reflects by IOR)",
+            f(13).unwrap_or(0.0),
+            f(14).unwrap_or(0.0),
+            f(15).unwrap_or(0.0)
+        ));
+    }
+    if let Some(d) = f(11).filter(|&d| d > 0.0) {
+        unmapped.push(format!("diffuse roughness {d} (no glTF counterpart)"));
+    }
+    // Anisotropy: a ratio centred on 1 in the pre-2023 layout (no dispersion
+    // parameter), a value centred on 0 after; neither scale is pinned to
+    // KHR_materials_anisotropy's strength.
+    let isotropic = if pb.param(38).is_some() { 0.0 } else { 1.0 };
+    if let Some(a) = f(20).filter(|&a| differs(a, isotropic)) {
+        unmapped.push(format!(
+            "anisotropy {a} (angle {}; its scale is not pinned to glTF's)",
+            f(21).unwrap_or(0.0)
+        ));
+    }
+    // Transparency is exported as alpha: what alpha cannot show is named.
+    if f(30).is_some_and(|t| t > 0.0) {
+        if boolean(pb, 37) != Some(true) {
+            unmapped.push(format!(
+                "refraction at IOR {} (thin-walled off; exported as alpha blending)",
+                f(33).unwrap_or(1.52)
+            ));
+        }
+        if let Some(c) = vector(pb, 31).filter(|&c| !is_white(c)) {
+            unmapped.push(format!("transparency colour {c:?} (alpha carries no tint)"));
+        }
+        if let Some(d) = f(32).filter(|&d| d > 0.0) {
+            unmapped.push(format!(
+                "transparency depth {d} (no glTF counterpart as alpha)"
+            ));
+        }
+        let locked = boolean(pb, 34) != Some(false);
+        let inv = boolean(pb, 36) == Some(true);
+        if let Some(r) = f(35)
+            .map(|r| if inv { 1.0 - r } else { r })
+            .filter(|&r| !locked && r > 0.0)
+        {
+            unmapped.push(format!("transparency roughness {r} (alpha is not blurred)"));
+        }
+        if let Some(d) = f(38).filter(|&d| d > 0.0) {
+            unmapped.push(format!("dispersion {d} (no glTF counterpart)"));
+        }
+        let scatter = vector(pb, 85).is_some_and(|c| c.iter().any(|&x| x > 0.0));
+        if scatter {
+            unmapped.push(format!(
+                "transparency scattering {:?} (no glTF counterpart)",
+                vector(pb, 85).unwrap_or_default()
+            ));
+        }
+    }
+    if let Some(s) = f(40).filter(|&s| s > 0.0) {
+        unmapped.push(format!(
+            "subsurface scattering {s} (colour {:?}, depth {}; no glTF counterpart)",
+            vector(pb, 41).unwrap_or_default(),
+            f(42).unwrap_or(0.0)
+        ));
+    }
+    // Emission: luminance and temperature scale and tint the emitted
+    // colour; glTF's emission has neither unit, so they are named when
+    // they differ from Max's defaults (1500 cd/m², 6500 K).
+    let emits = f(50).is_some_and(|e| e > 0.0)
+        && vector(pb, 51).is_some_and(|c| c.iter().any(|&x| x > 0.0));
+    if emits {
+        if let Some(l) = f(52).filter(|&l| differs(l, 1500.0)) {
+            unmapped.push(format!(
+                "emission luminance {l} cd/m2 (glTF emission has no photometric scale)"
+            ));
+        }
+        if let Some(k) = f(54).filter(|&k| differs(k, 6500.0)) {
+            unmapped.push(format!(
+                "emission temperature {k} K (its tint is not applied)"
+            ));
+        }
+    }
+    // Coat: weight and roughness carried; its tint, its effect on the base
+    // and an IOR away from glTF's fixed 1.5 are not.
+    if let Some(w) = f(60).filter(|&w| w > 0.0) {
+        let r = f(62).unwrap_or(0.0);
+        let roughness = if boolean(pb, 63) == Some(true) {
+            1.0 - r
+        } else {
+            r
+        };
+        p.clearcoat = Some(Coat {
+            weight: w,
+            roughness,
+        });
+        if let Some(c) = vector(pb, 61).filter(|&c| !is_white(c)) {
+            unmapped.push(format!("coat colour {c:?} (glTF's clear coat is untinted)"));
+        }
+        let affect = (f(64).unwrap_or(0.0), f(65).unwrap_or(0.0));
+        if affect.0 > 0.0 || affect.1 > 0.0 {
+            unmapped.push(format!(
+                "coat affects base colour {} and roughness {} (no glTF counterpart)",
+                affect.0, affect.1
+            ));
+        }
+        if let Some(n) = f(66).filter(|&n| (n - 1.5).abs() > 0.025) {
+            unmapped.push(format!("coat IOR {n} (glTF's clear coat has IOR 1.5)"));
+        }
+        if let Some(a) = f(67).filter(|&a| a != 0.0) {
+            unmapped.push(format!("coat anisotropy {a} (no glTF counterpart)"));
+        }
+    }
+    if let Some(w) = f(70).filter(|&w| w > 0.0) {
+        let c = vector(pb, 71).unwrap_or([1.0; 3]);
+        p.sheen = Some(Sheen {
+            color: c.map(|x| x * w),
+            roughness: f(72).unwrap_or(0.3),
+        });
+    }
+    if let Some(w) = f(80).filter(|&w| w > 0.0) {
+        p.thin_film = Some(ThinFilm {
+            weight: w,
+            thickness_nm: f(81).unwrap_or(555.0),
+            ior: f(82).unwrap_or(1.3),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::core::pblock::Param;
+
+    fn block(params: Vec<Param>) -> ParamBlock2 {
+        ParamBlock2 {
+            params,
+            ..ParamBlock2::default()
+        }
+    }
+
+    fn fl(id: u16, v: f32) -> Param {
+        Param::plain(id, 0, Value::Float(v))
+    }
+
+    fn rgb(id: u16, c: [f32; 3]) -> Param {
+        Param::plain(id, 0x17, Value::Vector(c))
+    }
+
+    fn flag(id: u16, b: bool) -> Param {
+        Param::plain(id, 4, Value::Bool(b))
+    }
+
+    /// Max's defaults (the values of the FBX of an untouched material):
+    /// nothing named, only the Fresnel IOR 1.52 carried.
+    #[test]
+    fn defaults_carry_the_ior_only() {
+        let pb = block(vec![
+            fl(3, 1.0),
+            rgb(10, [1.0; 3]),
+            flag(12, true),
+            fl(20, 0.0),
+            fl(21, 0.25),
+            fl(30, 0.0),
+            fl(33, 1.52),
+            fl(38, 0.0),
+            fl(40, 0.0),
+            fl(50, 1.0),
+            rgb(51, [0.0; 3]),
+            fl(52, 1500.0),
+            fl(54, 6500.0),
+            fl(60, 0.0),
+            fl(70, 0.0),
+            fl(80, 0.0),
+        ]);
+        let (mut p, mut gaps) = (Pbr::default(), Vec::new());
+        extras(&pb, &mut p, &mut gaps);
+        assert!(gaps.is_empty(), "{gaps:?}");
+        assert_eq!(p.ior, Some(1.52));
+        assert_eq!((p.specular, p.specular_color), (None, None));
+        assert_eq!((p.clearcoat, p.sheen, p.thin_film), (None, None, None));
+    }
+
+    /// Coat with an inverted roughness (a glossiness), sheen and thin film
+    /// are carried; the reflection's strength and tint too.
+    #[test]
+    fn layers_are_carried() {
+        let pb = block(vec![
+            fl(3, 0.6),
+            rgb(10, [0.35; 3]),
+            fl(60, 1.0),
+            rgb(61, [1.0; 3]),
+            fl(62, 0.3),
+            flag(63, true),
+            fl(64, 0.0),
+            fl(65, 0.0),
+            fl(66, 1.52),
+            fl(70, 0.5),
+            rgb(71, [1.0, 0.5, 0.0]),
+            fl(72, 0.4),
+            fl(80, 1.0),
+            fl(81, 400.0),
+            fl(82, 1.3),
+        ]);
+        let (mut p, mut gaps) = (Pbr::default(), Vec::new());
+        extras(&pb, &mut p, &mut gaps);
+        assert!(gaps.is_empty(), "{gaps:?}");
+        assert_eq!(p.specular, Some(0.6));
+        assert_eq!(p.specular_color, Some([0.35; 3]));
+        let c = p.clearcoat.expect("coat");
+        assert_eq!(c.weight, 1.0);
+        assert!((c.roughness - 0.7).abs() < 1e-6);
+        assert_eq!(
+            p.sheen,
+            Some(Sheen {
+                color: [0.5, 0.25, 0.0],
+                roughness: 0.4
+            })
+        );
+        assert_eq!(
+            p.thin_film,
+            Some(ThinFilm {
+                weight: 1.0,
+                ior: 1.3,
+                thickness_nm: 400.0
+            })
+        );
+    }
+
+    /// What glTF cannot hold is named: a tinted coat acting on the base, a
+    /// coat IOR away from 1.5, SSS, diffuse roughness, a custom reflectance
+    /// curve, refraction through a tinted volume, emission luminance and
+    /// temperature; anisotropy against its layout's own neutral value.
+    #[test]
+    fn the_rest_is_named() {
+        let pb = block(vec![
+            fl(11, 0.5),
+            flag(12, false),
+            fl(20, 0.08),
+            fl(30, 1.0),
+            rgb(31, [0.8, 0.9, 1.0]),
+            fl(32, 30.0),
+            fl(33, 1.4),
+            flag(37, false),
+            fl(40, 0.3),
+            fl(50, 1.0),
+            rgb(51, [1.0; 3]),
+            fl(52, 494.0),
+            fl(54, 5389.0),
+            fl(60, 1.0),
+            rgb(61, [0.9, 0.8, 0.7]),
+            fl(64, 0.5),
+            fl(65, 0.5),
+            fl(66, 1.8),
+        ]);
+        let (mut p, mut gaps) = (Pbr::default(), Vec::new());
+        extras(&pb, &mut p, &mut gaps);
+        let all = gaps.join("; ");
+        for want in [
+            "diffuse roughness 0.5",
+            "custom reflectance curve",
+            "anisotropy 0.08",
+            "refraction at IOR 1.4",
+            "transparency colour",
+            "transparency depth 30",
+            "subsurface scattering 0.3",
+            "emission luminance 494",
+            "emission temperature 5389",
+            "coat colour",
+            "coat affects base colour 0.5",
+            "coat IOR 1.8",
+        ] {
+            assert!(all.contains(want), "{want:?} not in {all}");
+        }
+        assert_eq!(gaps.len(), 12, "{gaps:?}");
+        // The pre-2023 layout (no dispersion, 38) keeps anisotropy 1 as
+        // isotropic; the newer one 0.
+        let old = block(vec![fl(20, 1.0), fl(21, 0.0)]);
+        let mut gaps = Vec::new();
+        extras(&old, &mut Pbr::default(), &mut gaps);
+        assert!(gaps.is_empty(), "{gaps:?}");
+        let new = block(vec![fl(20, 1.0), fl(38, 0.0)]);
+        extras(&new, &mut Pbr::default(), &mut gaps);
+        assert_eq!(gaps.len(), 1, "{gaps:?}");
     }
 }

@@ -40,10 +40,14 @@
 //! reflection) otherwise, transparency
 //! = the refraction colour's mean (white refracts fully), emission =
 //! selfIllumination × its multiplier. Maps: diffuse → base colour, bump,
-//! opacity → cutout, self_illumination → emission colour. Named in
-//! `unmapped`: a reflection colour other than black (its strength and
-//! Fresnel IOR have no counterpart), translucency when on, any other map
-//! that is set and on.
+//! opacity → cutout, self_illumination → emission colour. With Fresnel
+//! reflections on (8), a reflection colour other than black is carried as
+//! KHR_materials_specular (factor = its brightest channel, colour = it
+//! divided by that) and KHR_materials_ior (the refraction IOR 9 while
+//! `reflection_lockIOR` 65 holds, else `reflection_ior` 63). Named in
+//! `unmapped`: a reflection without Fresnel (no glTF counterpart), a
+//! reflection tint (glTF tints normal incidence only), translucency when
+//! on, any other map that is set and on.
 
 use crate::eval::core::pblock::{self, ParamBlock2, Value};
 use crate::eval::core::transform::SceneEval;
@@ -62,6 +66,14 @@ const SELF_ILLUM_MULT: u16 = 83;
 const REFLECTION: u16 = 2;
 const REFL_GLOSS: u16 = 3;
 const REFRACTION: u16 = 5;
+/// Fresnel reflections on (bool), the reflection's own IOR, and whether it
+/// is locked to the refraction IOR (9): the FBX's block order puts
+/// `reflection_fresnel`, `reflection_ior`, `reflection_lockIOR` at the
+/// stored ids 8, 63, 65 of 3dsMaxTestScene.max (module doc).
+const REFL_FRESNEL: u16 = 8;
+const REFL_IOR: u16 = 63;
+const REFL_LOCK_IOR: u16 = 65;
+const REFR_IOR: u16 = 9;
 const TRANSLUCENCY_ON: u16 = 25;
 const REFLECTION_MAP: u16 = 101;
 
@@ -105,8 +117,29 @@ pub fn to_pbr(pb: &ParamBlock2, reflection_map: bool) -> (Pbr, Vec<String>) {
     let reflection = vector(pb, REFLECTION);
     let coloured = reflection.is_some_and(|c| c.iter().any(|&x| x > 0.0));
     let reflects = coloured || reflection_map;
-    if coloured {
-        unmapped.push("reflection colour (only its glossiness is carried, as roughness)".into());
+    let fresnel = boolean(pb, REFL_FRESNEL) == Some(true);
+    let (mut specular, mut specular_color, mut ior) = (None, None, None);
+    match reflection.filter(|_| coloured) {
+        Some(c) if fresnel => {
+            // The reflection colour scales the Fresnel reflection at every
+            // angle: its brightness is KHR_materials_specular's factor
+            // (which scales normal and grazing incidence alike), its hue the
+            // specular colour (normal incidence only).
+            let top = c.iter().copied().fold(0.0f32, f32::max);
+            specular = Some(top);
+            specular_color = Some(c.map(|x| x / top));
+            if c.iter().any(|&x| (x - top).abs() > 1e-4) {
+                unmapped.push(format!(
+                    "reflection tint {c:?} at grazing angles (glTF tints only normal incidence)"
+                ));
+            }
+            let locked = boolean(pb, REFL_LOCK_IOR) != Some(false);
+            ior = float(pb, if locked { REFR_IOR } else { REFL_IOR });
+        }
+        Some(c) => unmapped.push(format!(
+            "reflection colour {c:?} without Fresnel (the same at every angle; glTF's reflection follows Fresnel; only its glossiness is carried, as roughness)"
+        )),
+        None => {}
     }
     if pb
         .param(TRANSLUCENCY_ON)
@@ -129,6 +162,9 @@ pub fn to_pbr(pb: &ParamBlock2, reflection_map: bool) -> (Pbr, Vec<String>) {
         transparency: vector(pb, REFRACTION).map(|c| (c[0] + c[1] + c[2]) / 3.0),
         emission: self_illum.map(|_| float(pb, SELF_ILLUM_MULT).unwrap_or(1.0)),
         emit_color: self_illum,
+        specular,
+        specular_color,
+        ior,
         ..Pbr::default()
     };
     (pbr, unmapped)
@@ -319,6 +355,37 @@ mod tests {
         assert_eq!(p.transparency, Some(0.0));
         assert_eq!(p.emit_color, Some([0.0; 3]));
         assert!(unmapped.is_empty(), "{unmapped:?}");
+    }
+
+    /// Fresnel reflections on: a grey reflection colour is the specular
+    /// factor, white tint, at the refraction IOR while the IOR lock holds
+    /// and at the reflection's own IOR once unlocked; a coloured one also
+    /// names its tint at grazing angles.
+    #[test]
+    fn fresnel_reflection_as_specular() {
+        let block = |colour: [f32; 3], locked: bool| ParamBlock2 {
+            params: vec![
+                Param::plain(1, 2, Value::Vector([0.5; 3])),
+                Param::plain(2, 2, Value::Vector(colour)),
+                Param::plain(3, 0, Value::Float(0.8)),
+                Param::plain(8, 4, Value::Bool(true)),
+                Param::plain(63, 0, Value::Float(2.0)),
+                Param::plain(65, 4, Value::Bool(locked)),
+                Param::plain(9, 0, Value::Float(1.6)),
+            ],
+            ..ParamBlock2::default()
+        };
+        let (p, unmapped) = to_pbr(&block([0.5; 3], true), false);
+        assert_eq!(p.specular, Some(0.5));
+        assert_eq!(p.specular_color, Some([1.0; 3]));
+        assert_eq!(p.ior, Some(1.6));
+        assert!(unmapped.is_empty(), "{unmapped:?}");
+        let (p, unmapped) = to_pbr(&block([0.8, 0.4, 0.2], false), false);
+        assert_eq!(p.specular, Some(0.8));
+        assert_eq!(p.specular_color, Some([1.0, 0.5, 0.25]));
+        assert_eq!(p.ior, Some(2.0));
+        assert_eq!(unmapped.len(), 1, "{unmapped:?}");
+        assert!(unmapped[0].contains("grazing"), "{unmapped:?}");
     }
 
     /// Lamp.max's VRayMtl object 391 (older V-Ray, no self-illumination):
