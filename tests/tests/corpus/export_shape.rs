@@ -795,3 +795,32 @@ fn spline_made_a_mesh_by_its_stack_exports() {
     assert!(e.reason.contains("Noise"), "{}", e.reason);
     assert!(!e.reason.contains("object class Line"), "{}", e.reason);
 }
+
+/// A node whose object is of a geometry class the scene layer does not build
+/// (Foliage, Wall, TextPlus … in the sweeps) is refused naming that class,
+/// as glTF names it — not as a node without an object.
+#[test]
+fn unknown_geometry_class_is_refused_by_name() {
+    let mut edit = maxfs_tests::rewrite::SceneEdit::open("max/prims-greejesh/Sword.max");
+    let node = edit.node("Line001");
+    let class = edit.add_class(
+        0,
+        maxfs_scene::typed::ClassId(0x1357_9bdf, 0x2468_ace0),
+        0x10,
+        "Unbuilt Geometry",
+    );
+    let obj = edit.add_object(class, vec![]);
+    edit.set_reference(node, 1, i32::try_from(obj).expect("index"));
+    let doc = edit.finish();
+    let ex = maxfs_tests::export_doc("Sword", &doc, &[ExportKind::Shape]);
+    let e = ex
+        .errors
+        .iter()
+        .find(|e| e.node == "Line001")
+        .unwrap_or_else(|| panic!("Line001 not refused; errors {:?}", ex.errors));
+    assert!(
+        e.reason.contains("object class Unbuilt Geometry") && e.reason.contains("is not evaluated"),
+        "{}",
+        e.reason
+    );
+}

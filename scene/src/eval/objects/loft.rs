@@ -49,7 +49,7 @@ use crate::eval::core::pblock;
 use crate::eval::error::EvalError;
 use crate::eval::modifier::extrude;
 use crate::eval::objects::mesh::{Face, Mesh};
-use crate::eval::objects::shape::{self, BezierShape, PolyLine, Spline, Steps};
+use crate::eval::objects::shape::{self, BezierShape, PolyLine, Spline, Steps, Straightness};
 use crate::eval::SceneEval;
 use crate::typed::ClassId;
 
@@ -508,6 +508,7 @@ pub fn build(path: &Spline, section: &Spline) -> Result<Mesh, EvalError> {
         splines: vec![section.clone()],
         steps: Steps::Fixed(STEPS),
         optimize: false,
+        straightness: Straightness::Deviation,
     }
     .polylines()
     .map_err(|e| EvalError::from(e).inside("Loft shape"))?;

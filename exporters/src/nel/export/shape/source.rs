@@ -109,8 +109,15 @@ fn mesh_at_zero(
         )));
     }
     let request = skip.map_or(Stack::Full, Stack::Without);
+    // No mesh at all: the base object is of a class the scene layer does not
+    // build (Foliage, Wall, TextPlus …); name it, as glTF does.
     ctx.eval
         .mesh_with(node, 0, request)
-        .ok_or_else(|| ExportError::refused("the node has no object"))?
+        .ok_or_else(|| {
+            ExportError::refused(format!(
+                "object class {} is not evaluated",
+                class_label(ctx, base)
+            ))
+        })?
         .map_err(ExportError::from)
 }

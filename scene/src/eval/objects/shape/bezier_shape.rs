@@ -13,7 +13,9 @@
 //! Line: corner handles a third of the way to corner neighbours).
 //! A Master Point Controller with animated knots (its references) is refused.
 
-use super::{BezierShape, Knot, KnotType, ShapeError, Spline, Steps, MAX_KNOTS, MAX_STEPS};
+use super::{
+    BezierShape, Knot, KnotType, ShapeError, Spline, Steps, Straightness, MAX_KNOTS, MAX_STEPS,
+};
 use crate::chunk::Chunk;
 use crate::eval::core::keys::Words;
 use crate::eval::core::math::Vec3;
@@ -169,6 +171,7 @@ pub(super) fn decode_chunks(object: &[Chunk]) -> Result<BezierShape, ShapeError>
         splines,
         steps,
         optimize: optimize.unwrap_or(true),
+        straightness: Straightness::Deviation,
     })
 }
 

@@ -13,7 +13,7 @@
 use std::f64::consts::PI;
 
 use super::parametric::{block, interpolation};
-use super::{BezierShape, Knot, ShapeError, Spline};
+use super::{BezierShape, Knot, ShapeError, Spline, Straightness};
 use crate::eval::core::math::Vec3;
 use crate::eval::core::transform::SceneEval;
 
@@ -49,6 +49,7 @@ pub(super) fn build(eval: &SceneEval, obj: usize, t: i32) -> Result<BezierShape,
         splines,
         steps,
         optimize,
+        straightness: Straightness::Deviation,
     })
 }
 

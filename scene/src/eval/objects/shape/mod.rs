@@ -244,12 +244,31 @@ pub enum Steps {
     Adaptive,
 }
 
+/// How optimize tells a straight segment (one it leaves without steps). Max
+/// does not judge a Line's segments as it judges a Text's glyph segments: a
+/// Line segment whose curve strays 0.00749 of its chord off it is stepped
+/// (Cloetta's CannonFinishedW3.max, Mesh Totals), a glyph segment 0.0078 off
+/// is bare (UnityKursovoi's Installation texts, their FBX), and no flatness
+/// or handle-distance bound orders both sets either (docs/evaluation.md,
+/// "Interpolation").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Straightness {
+    /// The curve near the chord's line (Line / Editable Spline; also the
+    /// parametric shapes, whose segments are straight or plainly curved).
+    Deviation,
+    /// The control polygon barely longer than the chord (Text's glyphs).
+    Flatness,
+}
+
 /// A shape's Bezier splines with its interpolation settings, in object space.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BezierShape {
     pub splines: Vec<Spline>,
     pub steps: Steps,
     pub optimize: bool,
+    /// Which straightness test optimize applies.
+    pub straightness: Straightness,
 }
 
 impl BezierShape {

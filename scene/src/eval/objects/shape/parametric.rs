@@ -19,7 +19,10 @@
 
 use std::f64::consts::{PI, TAU};
 
-use super::{BezierShape, Knot, KnotType, PolyLine, PolyPt, ShapeError, Spline, Steps, MAX_STEPS};
+use super::{
+    BezierShape, Knot, KnotType, PolyLine, PolyPt, ShapeError, Spline, Steps, Straightness,
+    MAX_STEPS,
+};
 use crate::eval::core::math::Vec3;
 use crate::eval::core::pblock;
 use crate::eval::core::transform::SceneEval;
@@ -92,6 +95,7 @@ pub(super) fn build(
             splines,
             steps,
             optimize,
+            straightness: Straightness::Deviation,
         }),
         None,
     ))

@@ -15,6 +15,7 @@ fn shape(splines: Vec<Spline>, steps: u32, optimize: bool) -> BezierShape {
         splines,
         steps: Steps::Fixed(steps),
         optimize,
+        straightness: Straightness::Deviation,
     }
 }
 
@@ -360,14 +361,13 @@ mod lathe {
 }
 
 #[test]
-fn optimize_counts_nearly_straight_segments_straight() {
+fn optimize_counts_nearly_flat_glyph_segments_straight() {
     use crate::eval::core::math::Vec3;
     // A segment of length 100, handles a third of the way along, the out
     // handle `off` from the chord: its control polygon is longer than the
-    // chord by 2·(hypot(33.3, off) − 33.3) / 100. Max
-    // stepped none longer by up to 3.50e-4 and all from 4.42e-4 (the
-    // Installation texts' glyphs against their FBX; also Lamp's Line 3.0e-4
-    // straight, Sword's 2.5e-3 stepped).
+    // chord by 2·(hypot(33.3, off) − 33.3) / 100. Max stepped no glyph
+    // segment longer by up to 3.50e-4 and all from 4.42e-4 (the
+    // Installation texts' glyphs against their FBX).
     let segment = |off: f64, back: f64| {
         let a = Vec3(0.0, 0.0, 0.0);
         let b = Vec3(100.0, 0.0, 0.0);
@@ -379,22 +379,145 @@ fn optimize_counts_nearly_straight_segments_straight() {
             closed: false,
         }
     };
+    let text = |s: Spline, optimize: bool| BezierShape {
+        straightness: Straightness::Flatness,
+        ..shape(vec![s], 6, optimize)
+    };
     // Longer by: off 1.0 → 3.0e-4, 1.25 → 4.7e-4.
     for (off, points) in [(0.0, 2), (1.0, 2), (1.25, 2 + 6), (30.0, 2 + 6)] {
-        let lines = shape(vec![segment(off, 0.0)], 6, true)
-            .polylines()
-            .expect("l");
+        let lines = text(segment(off, 0.0), true).polylines().expect("l");
         assert_eq!(lines[0].pts.len(), points, "handle {off} off the chord");
-        let plain = shape(vec![segment(off, 0.0)], 6, false)
-            .polylines()
-            .expect("l");
+        let plain = text(segment(off, 0.0), false).polylines().expect("l");
         assert_eq!(plain[0].pts.len(), 2 + 6, "without optimize");
     }
-    // On the chord but pointing back: the polygon folds, so not straight.
-    let folded = shape(vec![segment(0.0, 40.0)], 6, true)
-        .polylines()
-        .expect("l");
+    // On the chord but pointing back: the polygon folds, so not flat.
+    let folded = text(segment(0.0, 40.0), true).polylines().expect("l");
     assert_eq!(folded[0].pts.len(), 2 + 6, "a handle folded back");
+}
+
+/// Line segments as Max saved them (control points: knot, out handle, in
+/// handle, knot) and whether Max's interpolation stepped them.
+const LINE_SEGMENTS: [([[f64; 3]; 4], bool, &str); 8] = [
+    // DimaPetrinko's Bottle.max (commit 6b8400c), Line "Bottle", segments 6,
+    // 11, 14, 15 (steps 6, optimize on): the FBX exported with it holds
+    // the lathed profile's points, 95 per level (the Mesh Totals agree),
+    // with no stepped point on 6, 11 and 15 and six on 14.
+    (
+        [
+            [-4.812384, 371.1181, -4.424073e-05],
+            [-9.000526, 403.5428, -4.810605e-05],
+            [-10.11834, 493.3057, -5.880663e-05],
+            [-14.30648, 525.7303, -6.267195e-05],
+        ],
+        false,
+        "Bottle 6: an S-curve 0.0041 off, handles 0.0142 off",
+    ),
+    (
+        [
+            [-18.53003, 539.5885, -6.432396e-05],
+            [-22.3034, 539.5886, -6.432397e-05],
+            [-17.18864, 539.5886, -6.432397e-05],
+            [-20.96201, 539.5885, -6.432396e-05],
+        ],
+        false,
+        "Bottle 11: handles on the chord's line, past the knots",
+    ),
+    (
+        [
+            [-24.25709, 530.8809, -6.328594e-05],
+            [-24.25709, 528.6864, -6.302434e-05],
+            [-24.11385, 526.4946, -6.276305e-05],
+            [-23.82826, 524.3187, -6.250367e-05],
+        ],
+        true,
+        "Bottle 14: 0.0163 off",
+    ),
+    (
+        [
+            [-23.82826, 524.3187, -6.250367e-05],
+            [-19.57033, 491.8799, -5.863665e-05],
+            [-18.38273, 402.1028, -4.793438e-05],
+            [-14.12481, 369.6638, -4.406736e-05],
+        ],
+        false,
+        "Bottle 15: an S-curve 0.0041 off, handles 0.0143 off",
+    ),
+    // GreejeshGajera's Lamp.max, Line001 segments 8 and 4 (steps 6,
+    // optimize on): the file's Mesh Totals (1,168 vertices) count 8 bare
+    // and 4 stepped.
+    (
+        [
+            [-5.280611, 18.8836, 0.0],
+            [-5.864538, 23.64338, -6.358396e-07],
+            [-6.448465, 28.40316, -1.271679e-06],
+            [-6.646406, 31.45146, -1.271679e-06],
+        ],
+        false,
+        "Lamp 8: 0.00605 off",
+    ),
+    (
+        [
+            [-2.667784, 11.04512, 0.0],
+            [-2.86743, 11.26246, 0.0],
+            [-3.081887, 11.46447, 0.0],
+            [-3.305167, 11.65734, 0.0],
+        ],
+        true,
+        "Lamp 4: 0.0145 off",
+    ),
+    // Cloetta's CannonFinishedW3.max, Line "Paint2" (closed, steps 6,
+    // optimize on, under Extrude; Paint1, Foot1 and Foot2 are the same
+    // shape): the Mesh Totals (18,959 vertices) count 67 points per shape,
+    // so of its four near-straight segments (8, 16, 1, 12: 0.007486,
+    // 0.007447, 0.0099, 0.0107 off) exactly one, 16, is bare.
+    (
+        [
+            [60.15381, -27.56615, -8.595345e-06],
+            [89.81798, -22.53307, -4.297673e-06],
+            [119.4821, -17.5, 0.0],
+            [125.0, -17.5, 0.0],
+        ],
+        false,
+        "Cannon 16: 0.007447 off",
+    ),
+    (
+        [
+            [-85.51662, -62.81623, 1.667821e-05],
+            [-95.08508, -63.53285, 8.917856e-06],
+            [-104.6535, -64.24948, 1.1575e-06],
+            [-110.1714, -64.24948, 1.1575e-06],
+        ],
+        true,
+        "Cannon 8: 0.007486 off",
+    ),
+];
+
+#[test]
+fn optimize_counts_line_segments_straight_by_their_curve() {
+    use crate::eval::core::math::Vec3;
+    let v = |p: [f64; 3]| Vec3(p[0], p[1], p[2]);
+    for (c, stepped, what) in LINE_SEGMENTS {
+        let s = Spline {
+            knots: vec![
+                Knot::bezier(v(c[0]), v(c[0]), v(c[1])),
+                Knot::bezier(v(c[3]), v(c[2]), v(c[3])),
+            ],
+            closed: false,
+        };
+        let lines = shape(vec![s.clone()], 6, true).polylines().expect("l");
+        let expected = if stepped { 2 + 6 } else { 2 };
+        assert_eq!(lines[0].pts.len(), expected, "{what}");
+        // The glyphs' flatness test judges Bottle 6 and 15 (1.64e-3 and
+        // 1.68e-3 longer than their chords) stepped: not the Line rule.
+        let text = BezierShape {
+            straightness: Straightness::Flatness,
+            ..shape(vec![s], 6, true)
+        };
+        let flat = text.polylines().expect("l")[0].pts.len() == 2;
+        if what.starts_with("Bottle 6") || what.starts_with("Bottle 15") {
+            assert!(!flat, "{what}: stepped by the flatness test");
+        }
+    }
 }
 
 /// Adaptive interpolation stays refused by name: the interpolated point
@@ -406,6 +529,7 @@ fn adaptive_interpolation_is_refused_by_name() {
         splines: vec![circle(10.0, 1.0, 1.0)],
         steps: Steps::Adaptive,
         optimize: true,
+        straightness: Straightness::Deviation,
     };
     assert_eq!(
         s.polylines(),

@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use super::bezier_shape::splines_in;
 use super::parametric::{block, interpolation};
 use super::text_layout::{lay_out, Alignment, Glyph, Item, Settings};
-use super::{BezierShape, ShapeError, Spline};
+use super::{BezierShape, ShapeError, Spline, Straightness};
 use crate::chunk::Chunk;
 use crate::eval::core::transform::SceneEval;
 
@@ -213,6 +213,7 @@ pub(super) fn build(eval: &SceneEval, obj: usize, t: i32) -> Result<BezierShape,
         splines,
         steps,
         optimize,
+        straightness: Straightness::Flatness,
     })
 }
 
