@@ -478,6 +478,22 @@ pub fn tm_diff(a: &maxfs_scene::eval::Mat43, b: &maxfs_scene::eval::Mat43) -> (f
     (rot, pos)
 }
 
+/// The axis-aligned bounds (low, high corner) of `points`; infinite for none.
+pub fn bounds<'a>(
+    points: impl IntoIterator<Item = &'a maxfs_scene::eval::core::math::Vec3>,
+) -> ([f64; 3], [f64; 3]) {
+    points.into_iter().fold(
+        ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
+        |(mut lo, mut hi), v| {
+            for (i, x) in v.to_array().into_iter().enumerate() {
+                lo[i] = lo[i].min(x);
+                hi[i] = hi[i].max(x);
+            }
+            (lo, hi)
+        },
+    )
+}
+
 /// The corners of a mesh's surface: welded positions where three or more
 /// distinct planes of its triangles meet. A vertex inside a flat region (one
 /// plane) or in the middle of a straight crease (two planes) is not one, so
@@ -491,16 +507,7 @@ pub fn corner_count(
     kept: &[maxfs_scene::eval::core::math::Vec3],
 ) -> usize {
     use std::collections::HashMap;
-    let (lo, hi) = m.vertices.iter().fold(
-        ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
-        |(mut lo, mut hi), v| {
-            for (i, x) in v.to_array().into_iter().enumerate() {
-                lo[i] = lo[i].min(x);
-                hi[i] = hi[i].max(x);
-            }
-            (lo, hi)
-        },
-    );
+    let (lo, hi) = bounds(&m.vertices);
     let size = (0..3)
         .map(|i| (hi[i] - lo[i]).powi(2))
         .sum::<f64>()

@@ -155,16 +155,7 @@ fn boolean3_results_follow_their_operands() {
             other => panic!("{}: not evaluated: {other:?}", n.name),
         };
         let operands = boolean::boolean3_operands(&eval, base, 0).expect("operands");
-        let (lo, hi) = operands.iter().flat_map(|(m, _)| &m.vertices).fold(
-            ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
-            |(mut lo, mut hi), v| {
-                for (i, x) in v.to_array().into_iter().enumerate() {
-                    lo[i] = lo[i].min(x);
-                    hi[i] = hi[i].max(x);
-                }
-                (lo, hi)
-            },
-        );
+        let (lo, hi) = maxfs_tests::bounds(operands.iter().flat_map(|(m, _)| &m.vertices));
         // An irrational-looking offset keeps grid points off the primitives'
         // planes of symmetry.
         let steps = 14;

@@ -41,6 +41,19 @@ fn mesh_of(eval: &SceneEval, node: &str) -> std::sync::Arc<Mesh> {
     eval.mesh(idx, 0).expect("a mesh").expect("evaluates")
 }
 
+/// `node`'s base object's mesh as the file has it and with the switch
+/// turned on (its geometry evaluated either way).
+fn base_meshes(file: &str, node: &str) -> (std::sync::Arc<Mesh>, std::sync::Arc<Mesh>) {
+    let base = |eval: &SceneEval, what: &str| {
+        eval.base_mesh(maxfs_tests::node_named(&eval.graph, node))
+            .expect("a mesh")
+            .unwrap_or_else(|e| panic!("{node} {what}: {e}"))
+    };
+    let before = base(&maxfs_tests::corpus_eval(file), "evaluates");
+    let after = base(&flagged(file, node), "evaluates with the switch on");
+    (before, after)
+}
+
 /// Corner UVs of face `f` of channel 1.
 fn corner_uvs(m: &Mesh, f: usize) -> [[f64; 2]; 3] {
     let ch = m.maps.iter().find(|c| c.channel == 1).expect("channel 1");
@@ -170,16 +183,7 @@ fn a_real_world_cylinder_scales_its_sides_and_maps_its_caps_flat() {
 #[test]
 fn a_real_world_plane_spans_its_width_and_length_in_scene_units() {
     const FILE: &str = "max/kenji-room/house_thing.max";
-    let plain = maxfs_tests::corpus_eval(FILE);
-    let before = plain
-        .base_mesh(maxfs_tests::node_named(&plain.graph, "Plane001"))
-        .expect("a mesh")
-        .expect("evaluates");
-    let eval = flagged(FILE, "Plane001");
-    let m = eval
-        .base_mesh(maxfs_tests::node_named(&eval.graph, "Plane001"))
-        .expect("a mesh")
-        .expect("the geometry evaluates");
+    let (before, m) = base_meshes(FILE, "Plane001");
     assert!(m.missing_maps.is_empty(), "{:?}", m.missing_maps);
     assert_eq!((&m.vertices, &m.faces), (&before.vertices, &before.faces));
     let (min_x, min_y) = m
@@ -215,16 +219,7 @@ fn a_real_world_plane_spans_its_width_and_length_in_scene_units() {
 #[test]
 fn a_real_world_torus_runs_u_along_its_ring_in_scene_units() {
     const FILE: &str = "max/prims-greejesh/Robot.max";
-    let plain = maxfs_tests::corpus_eval(FILE);
-    let before = plain
-        .base_mesh(maxfs_tests::node_named(&plain.graph, "Torus001"))
-        .expect("a mesh")
-        .expect("evaluates");
-    let eval = flagged(FILE, "Torus001");
-    let m = eval
-        .base_mesh(maxfs_tests::node_named(&eval.graph, "Torus001"))
-        .expect("a mesh")
-        .expect("the geometry evaluates");
+    let (before, m) = base_meshes(FILE, "Torus001");
     assert!(m.missing_maps.is_empty(), "{:?}", m.missing_maps);
     assert_eq!((&m.vertices, &m.faces), (&before.vertices, &before.faces));
     let rho = |v: &maxfs_scene::eval::core::math::Vec3| v.0.hypot(v.1);
@@ -259,17 +254,8 @@ fn a_real_world_torus_runs_u_along_its_ring_in_scene_units() {
 fn a_real_world_mapped_teapot_names_its_channel_and_keeps_its_geometry() {
     // The Teapot's scaled coordinates are not built (no rule is written).
     const FILE: &str = "max/prims-pranto/Transition.max";
-    let plain = maxfs_tests::corpus_eval(FILE);
-    let before = plain
-        .base_mesh(maxfs_tests::node_named(&plain.graph, "Teapot001"))
-        .expect("a mesh")
-        .expect("evaluates");
+    let (before, after) = base_meshes(FILE, "Teapot001");
     assert!(before.maps.iter().any(|c| c.channel == 1));
-    let eval = flagged(FILE, "Teapot001");
-    let after = eval
-        .base_mesh(maxfs_tests::node_named(&eval.graph, "Teapot001"))
-        .expect("a mesh")
-        .expect("the geometry evaluates");
     assert_eq!(after.vertices, before.vertices);
     assert_eq!(after.faces, before.faces);
     assert!(after.maps.iter().all(|c| c.channel != 1));
@@ -302,16 +288,7 @@ fn a_uvw_map_above_a_real_world_mapped_primitive_writes_the_channel_again() {
 #[test]
 fn a_real_world_pyramid_spans_its_sides_and_base_in_scene_units() {
     const FILE: &str = "max/babylon/AnimatedMeshCameraLight.max";
-    let plain = maxfs_tests::corpus_eval(FILE);
-    let before = plain
-        .base_mesh(maxfs_tests::node_named(&plain.graph, "Pyramid003"))
-        .expect("a mesh")
-        .expect("evaluates");
-    let eval = flagged(FILE, "Pyramid003");
-    let m = eval
-        .base_mesh(maxfs_tests::node_named(&eval.graph, "Pyramid003"))
-        .expect("a mesh")
-        .expect("the geometry evaluates");
+    let (before, m) = base_meshes(FILE, "Pyramid003");
     assert!(m.missing_maps.is_empty(), "{:?}", m.missing_maps);
     assert_eq!((&m.vertices, &m.faces), (&before.vertices, &before.faces));
     let (w, h) = (1.0, 2.0);

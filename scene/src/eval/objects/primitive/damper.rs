@@ -37,14 +37,7 @@ pub const DAMPER: ClassId = ClassId(0x46aa537c, 0x712729f0);
 const MAX_COUNT: i64 = 10_000;
 
 fn count(p: &Params, i: usize, min: i64) -> Result<usize, EvalError> {
-    let n = p.int_or(i, min).max(min);
-    if n > MAX_COUNT {
-        return Err(EvalError::malformed(
-            format!("parameter {i}"),
-            format!("{n}"),
-        ));
-    }
-    Ok(n as usize)
+    super::hose::bounded_count(p, i, min, MAX_COUNT)
 }
 
 /// Rings as (radius, height), with the smoothing group of each gap to the

@@ -33,8 +33,13 @@ pub const HOSE: ClassId = ClassId(0x69f96a5d, 0x235c430a);
 const MAX_RING: i64 = 1000;
 
 fn count(p: &Params, i: usize, min: i64) -> Result<usize, EvalError> {
+    bounded_count(p, i, min, MAX_RING)
+}
+
+/// Integer parameter `i`, at least `min`; a value above `max` is damage.
+pub(super) fn bounded_count(p: &Params, i: usize, min: i64, max: i64) -> Result<usize, EvalError> {
     let n = p.int_or(i, min).max(min);
-    if n > MAX_RING {
+    if n > max {
         return Err(EvalError::malformed(
             format!("parameter {i}"),
             format!("{n}"),
@@ -167,6 +172,38 @@ pub fn hose_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let (f1, f2) = (p.float_or(21, 0.1), p.float_or(22, 0.9));
     let cycles = p.int_or(23, 5) as f64;
     let fd = p.float_or(24, -0.2);
+    Ok(swept_section(&ring, segs, smooth, mapping, false, |incr| {
+        let scale = if flex && incr > f1 && incr < f2 {
+            let len = (f2 - f1).max(0.01);
+            let here = (incr - f1) / len;
+            1.0 + fd * (1.0 - (cycles * here * TAU + FRAC_PI_2).sin())
+        } else {
+            1.0
+        };
+        (
+            Vec3(0.0, 0.0, length * incr),
+            Vec3(scale, 0.0, 0.0),
+            Vec3(0.0, scale, 0.0),
+        )
+    }))
+}
+
+/// The Hose's and the Spring's shared layout: `segs + 1` rings of `ring`'s
+/// points, ring i placed by `frame(i / segs)` (its centre, then the
+/// directions of the section's X and Y), then the start and end centres;
+/// faces, smoothing (`smooth`: 0 all, 1 none, 2 sides, 3 segments),
+/// materials (start fan 0, sides 1, end fan 2) and mapping as `hose.cpp`
+/// writes them. `flipped` winds every face the other way, as `spring.cpp`
+/// does for a counter-clockwise spring.
+pub(super) fn swept_section(
+    ring: &[(f64, f64)],
+    segs: usize,
+    smooth: i64,
+    mapping: bool,
+    flipped: bool,
+    frame: impl Fn(f64) -> (Vec3, Vec3, Vec3),
+) -> Mesh {
+    let n = ring.len();
     let nverts = (segs + 1) * n + 2;
     let (last2, last) = (nverts - 2, nverts - 1);
     let mut mesh = Mesh {
@@ -176,17 +213,10 @@ pub fn hose_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let mut tv = vec![[0f32; 3]; if mapping { nverts + segs + 1 } else { 0 }];
     for i in 0..=segs {
         let incr = i as f64 / segs as f64;
-        let z = length * incr;
-        let scale = if flex && incr > f1 && incr < f2 {
-            let len = (f2 - f1).max(0.01);
-            let here = (incr - f1) / len;
-            1.0 + fd * (1.0 - (cycles * here * TAU + FRAC_PI_2).sin())
-        } else {
-            1.0
-        };
-        for (j, &(x, y)) in ring.iter().enumerate() {
+        let (centre, x, y) = frame(incr);
+        for (j, &(sx, sy)) in ring.iter().enumerate() {
             let k = i * n + j;
-            mesh.vertices[k] = Vec3(x * scale, y * scale, z);
+            mesh.vertices[k] = centre.plus(x.scale(sx)).plus(y.scale(sy));
             if mapping {
                 tv[k] = [(0.999999 * incr) as f32, j as f32 / n as f32, 0.5];
             }
@@ -195,9 +225,9 @@ pub fn hose_mesh(p: &Params) -> Result<Mesh, EvalError> {
             tv[nverts + i] = [(0.999999 * incr) as f32, 0.999, 0.0];
         }
         if i == 0 {
-            mesh.vertices[last2] = Vec3(0.0, 0.0, z);
+            mesh.vertices[last2] = centre;
         } else if i == segs {
-            mesh.vertices[last] = Vec3(0.0, 0.0, z);
+            mesh.vertices[last] = centre;
             if mapping {
                 tv[last] = [1.0, 1.0, 1.0];
             }
@@ -207,37 +237,42 @@ pub fn hose_mesh(p: &Params) -> Result<Mesh, EvalError> {
     let side_group = |i: usize, j: usize| match smooth {
         0 => 2,
         2 if j == 0 => 2,
-        2 => {
-            if j.is_multiple_of(2) {
-                4
-            } else {
-                8
-            }
-        }
+        2 if j.is_multiple_of(2) => 4,
+        2 => 8,
         3 if i == 0 => 2,
-        3 => {
-            if i.is_multiple_of(2) {
-                4
-            } else {
-                8
-            }
-        }
+        3 if i.is_multiple_of(2) => 4,
+        3 => 8,
         _ => 0,
     };
     let lastvpr = n - 1;
     let mut tf = Vec::new();
-    let face = |v: [usize; 3], smoothing: u32, material: u16, flags: u16| Face {
-        v: v.map(|x| x as u32),
-        smoothing,
-        material,
-        flags,
+    // Corners (geometry, map) as the Hose writes them, or the flipped order.
+    let mut push = |v: [usize; 3], t: [usize; 3], flip: [usize; 3], smoothing, material, flags| {
+        let (v, t) = if flipped {
+            (flip.map(|c| v[c]), flip.map(|c| t[c]))
+        } else {
+            (v, t)
+        };
+        mesh.faces.push(Face {
+            v: v.map(|x| x as u32),
+            smoothing,
+            material,
+            flags,
+        });
+        tf.push(t.map(|x| x as u32));
     };
     for i in 0..n {
         let v1 = i;
         let v2 = if i < lastvpr { v1 + 1 } else { v1 - lastvpr };
         let v5 = if i < lastvpr { v2 } else { nverts };
-        mesh.faces.push(face([v2, v1, last2], cap_group, 0, 0b001));
-        tf.push([v5, v1, last2]);
+        push(
+            [v2, v1, last2],
+            [v5, v1, last2],
+            [1, 0, 2],
+            cap_group,
+            0,
+            0b001,
+        );
     }
     for i in 0..segs {
         for j in 0..n {
@@ -247,10 +282,8 @@ pub fn hose_mesh(p: &Params) -> Result<Mesh, EvalError> {
             let v5 = if j < lastvpr { v2 } else { nverts + i };
             let v6 = if j < lastvpr { v4 } else { nverts + i + 1 };
             let g = side_group(i, j);
-            mesh.faces.push(face([v4, v3, v1], g, 1, 0b011));
-            tf.push([v6, v3, v1]);
-            mesh.faces.push(face([v1, v2, v4], g, 1, 0b011));
-            tf.push([v1, v5, v6]);
+            push([v4, v3, v1], [v6, v3, v1], [2, 1, 0], g, 1, 0b011);
+            push([v1, v2, v4], [v1, v5, v6], [2, 1, 0], g, 1, 0b011);
         }
     }
     let base = segs * n;
@@ -258,17 +291,23 @@ pub fn hose_mesh(p: &Params) -> Result<Mesh, EvalError> {
         let v1 = i + base;
         let v2 = if i < lastvpr { v1 + 1 } else { v1 - lastvpr };
         let v5 = if i < lastvpr { v2 } else { nverts + segs };
-        mesh.faces.push(face([v1, v2, last], cap_group, 2, 0b001));
-        tf.push([v1, v5, last]);
+        push(
+            [v1, v2, last],
+            [v1, v5, last],
+            [1, 0, 2],
+            cap_group,
+            2,
+            0b001,
+        );
     }
     if mapping {
         mesh.maps.push(MapChannel {
             channel: 1,
             vertices: tv,
-            faces: tf.into_iter().map(|t| t.map(|x| x as u32)).collect(),
+            faces: tf,
         });
     }
-    Ok(mesh)
+    mesh
 }
 
 #[cfg(test)]

@@ -21,10 +21,10 @@
 use crate::eval::error::EvalError;
 use std::f64::consts::{PI, TAU};
 
-use super::hose::section;
+use super::hose::{section, swept_section};
 use super::{check_quads, Params};
 use crate::eval::core::math::Vec3;
-use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
+use crate::eval::objects::mesh::Mesh;
 use crate::typed::ClassId;
 
 pub const SPRING: ClassId = ClassId(0x7ba3009a, 0x76b61f8e);
@@ -77,110 +77,23 @@ pub fn spring_mesh(p: &Params) -> Result<Mesh, EvalError> {
     if clockwise {
         helix = -helix;
     }
-    let nverts = (segs + 1) * n + 2;
-    let (last2, last) = (nverts - 2, nverts - 1);
-    let mut mesh = Mesh {
-        vertices: vec![Vec3::default(); nverts],
-        ..Mesh::default()
-    };
-    let mut tv = vec![[0f32; 3]; if mapping { nverts + segs + 1 } else { 0 }];
     let hod = od / 2.0;
-    for i in 0..=segs {
-        let incr = i as f64 / segs as f64;
-        let mut angle = turns * TAU * incr;
-        if clockwise {
-            angle = -angle;
-        }
-        let centre = Vec3(hod * angle.cos(), hod * angle.sin(), length * incr);
-        let x = Vec3(centre.0, centre.1, 0.0).normalized();
-        let y = z_turned(x, helix);
-        for (j, &(sx, sy)) in ring.iter().enumerate() {
-            let k = i * n + j;
-            mesh.vertices[k] = centre.plus(x.scale(sx)).plus(y.scale(sy));
-            if mapping {
-                tv[k] = [(0.999999 * incr) as f32, j as f32 / n as f32, 0.5];
-            }
-        }
-        if mapping {
-            tv[nverts + i] = [(0.999999 * incr) as f32, 0.999, 0.0];
-        }
-        if i == 0 {
-            mesh.vertices[last2] = centre;
-        } else if i == segs {
-            mesh.vertices[last] = centre;
-            if mapping {
-                tv[last] = [1.0, 1.0, 1.0];
-            }
-        }
-    }
-    let cap_group = if smooth == 1 { 0 } else { 1 };
-    let side_group = |i: usize, j: usize| match smooth {
-        0 => 2,
-        2 if j == 0 => 2,
-        2 if j.is_multiple_of(2) => 4,
-        2 => 8,
-        3 if i == 0 => 2,
-        3 if i.is_multiple_of(2) => 4,
-        3 => 8,
-        _ => 0,
-    };
-    let lastvpr = n - 1;
-    let mut tf = Vec::new();
-    let mut push = |v: [usize; 3], t: [usize; 3], smoothing: u32, material: u16, flags: u16| {
-        mesh.faces.push(Face {
-            v: v.map(|x| x as u32),
-            smoothing,
-            material,
-            flags,
-        });
-        tf.push(t.map(|x| x as u32));
-    };
-    for i in 0..n {
-        let v1 = i;
-        let v2 = if i < lastvpr { v1 + 1 } else { v1 - lastvpr };
-        let v5 = if i < lastvpr { v2 } else { nverts };
-        if clockwise {
-            push([v2, v1, last2], [v5, v1, last2], cap_group, 0, 0b001);
-        } else {
-            push([v1, v2, last2], [v1, v5, last2], cap_group, 0, 0b001);
-        }
-    }
-    for i in 0..segs {
-        for j in 0..n {
-            let v1 = i * n + j;
-            let v2 = if j < lastvpr { v1 + 1 } else { v1 - lastvpr };
-            let (v3, v4) = (v1 + n, v2 + n);
-            let v5 = if j < lastvpr { v2 } else { nverts + i };
-            let v6 = if j < lastvpr { v4 } else { nverts + i + 1 };
-            let g = side_group(i, j);
+    Ok(swept_section(
+        &ring,
+        segs,
+        smooth,
+        mapping,
+        !clockwise,
+        |incr| {
+            let mut angle = turns * TAU * incr;
             if clockwise {
-                push([v4, v3, v1], [v6, v3, v1], g, 1, 0b011);
-                push([v1, v2, v4], [v1, v5, v6], g, 1, 0b011);
-            } else {
-                push([v1, v3, v4], [v1, v3, v6], g, 1, 0b011);
-                push([v4, v2, v1], [v6, v5, v1], g, 1, 0b011);
+                angle = -angle;
             }
-        }
-    }
-    let base = segs * n;
-    for i in 0..n {
-        let v1 = i + base;
-        let v2 = if i < lastvpr { v1 + 1 } else { v1 - lastvpr };
-        let v5 = if i < lastvpr { v2 } else { nverts + segs };
-        if clockwise {
-            push([v1, v2, last], [v1, v5, last], cap_group, 2, 0b001);
-        } else {
-            push([v2, v1, last], [v5, v1, last], cap_group, 2, 0b001);
-        }
-    }
-    if mapping {
-        mesh.maps.push(MapChannel {
-            channel: 1,
-            vertices: tv,
-            faces: tf,
-        });
-    }
-    Ok(mesh)
+            let centre = Vec3(hod * angle.cos(), hod * angle.sin(), length * incr);
+            let x = Vec3(centre.0, centre.1, 0.0).normalized();
+            (centre, x, z_turned(x, helix))
+        },
+    ))
 }
 
 #[cfg(test)]

@@ -371,20 +371,25 @@ fn cylinder_and_cone_topology_and_mapping() {
     assert!(box_mesh(&b).is_err());
 }
 
+/// A 10 × 6 × 4 Pyramid with `segs` segments along each size.
+fn pyramid_10_6_4(segs: i32) -> Params {
+    Params::from_values(vec![
+        Value::Float(10.0),
+        Value::Float(6.0),
+        Value::Float(4.0),
+        Value::Int(segs),
+        Value::Int(segs),
+        Value::Int(segs),
+    ])
+}
+
 /// quadrotor.max (sixth sweep): four Pyramids of 10 × 10 × 10 segments. Max's
 /// Mesh Totals of the file (4,134 vertices, 8,132 faces) less its other 23
 /// meshes (2,526 and 4,932, all evaluated) leave 402 vertices and 800 faces
 /// each, the SDK sample's 2·(w+d)·h + 2 and 4·(w+d)·h.
 #[test]
 fn a_segmented_pyramid_has_max_s_counts_and_surface() {
-    let p = Params::from_values(vec![
-        Value::Float(10.0),
-        Value::Float(6.0),
-        Value::Float(4.0),
-        Value::Int(10),
-        Value::Int(10),
-        Value::Int(10),
-    ]);
+    let p = pyramid_10_6_4(10);
     let m = pyramid_mesh(&p).expect("pyramid");
     assert_eq!((m.vertices.len(), m.faces.len()), (402, 800));
     // Apex first, base centre last, the last ring on the base's outline.
@@ -418,14 +423,7 @@ fn a_segmented_pyramid_has_max_s_counts_and_surface() {
         assert!(z < 0.0, "{f:?}");
     }
     // One segment each is the former five-vertex pyramid.
-    let one = Params::from_values(vec![
-        Value::Float(10.0),
-        Value::Float(6.0),
-        Value::Float(4.0),
-        Value::Int(1),
-        Value::Int(1),
-        Value::Int(1),
-    ]);
+    let one = pyramid_10_6_4(1);
     let m = pyramid_mesh(&one).expect("pyramid");
     assert_eq!((m.vertices.len(), m.faces.len()), (6, 8));
     assert_eq!(m.faces[0].v, [0, 1, 2]);
@@ -439,14 +437,6 @@ fn a_segmented_pyramid_has_max_s_counts_and_surface() {
 /// base centre's by (width, height).
 #[test]
 fn pyramid_map_follows_the_sample_also_when_width_and_depth_differ() {
-    let values = vec![
-        Value::Float(10.0),
-        Value::Float(6.0),
-        Value::Float(4.0),
-        Value::Int(1),
-        Value::Int(1),
-        Value::Int(1),
-    ];
     let (w, d, h) = (10.0f64, 6.0f64, 4.0f64);
     let side_u = |side: usize, x: f64, y: f64| match side {
         0 => 1.0 - (w / 2.0 - x) / w,
@@ -455,7 +445,7 @@ fn pyramid_map_follows_the_sample_also_when_width_and_depth_differ() {
         _ => 1.0 - (w / 2.0 + y) / d,
     };
     for real in [false, true] {
-        let p = Params::from_values(values.clone());
+        let p = pyramid_10_6_4(1);
         let p = if real { p.with_real_world() } else { p };
         let m = pyramid_mesh(&p).expect("pyramid");
         let ch = &m.maps[0];
