@@ -69,6 +69,7 @@ mod eval_physique;
 mod eval_physique_deform;
 mod eval_poly_nurms;
 mod eval_poly_select;
+mod eval_select_on_shape;
 mod eval_poly_stack;
 mod eval_primitives;
 mod eval_pro_boolean_poly;

@@ -1,5 +1,5 @@
 //! What a mesh modifier sitting directly on a shape (Edit Poly, Shell,
-//! TurboSmooth, Face Extrude …: [`takes_mesh`]) receives: Max converts the
+//! TurboSmooth, Face Extrude, Mesh Select …: [`takes_mesh`]) receives: Max converts the
 //! shape to a mesh first. Max's
 //! manual (Splines, Rendering rollout) states the rule: with "Enable In
 //! Viewport" on, the mesh shown in viewports; off, closed shapes "filled in"
@@ -59,6 +59,8 @@ pub fn takes_mesh(class: ClassId) -> bool {
         super::surface::NORMAL,
         FACE_EXTRUDE,
         QUADIFY_MESH,
+        super::sub_selection::MESH_SELECT,
+        super::sub_selection::POLY_SELECT,
     ]
     .contains(&class)
 }
