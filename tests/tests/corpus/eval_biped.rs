@@ -520,3 +520,45 @@ fn asymmetric_clavicles_are_refused_by_name() {
         assert_eq!(right, figure::world(&rig, clavicle(false)).expect("right"));
     }
 }
+
+/// Seed §11: the clavicle's axes are Rx(−a)·B(b) on the last spine link, a
+/// and b the arm structure's words [6], [7] (zero on every corpus rig). A
+/// non-zero a (SeanConway_Character's right half edited) turns the clavicle
+/// by exactly a about its attachment, which stays where it was, and the arm
+/// below follows.
+#[test]
+fn clavicle_angles_turn_the_clavicle() {
+    let eval = SceneEval::from_document(open("biped/SeanConway_Character.max")).expect("scene");
+    let rig = biped::rigs(&eval).remove(0).expect("rig");
+    let right = Role::Part { limb: 1, link: 0 };
+    let upper = Role::Part { limb: 1, link: 1 };
+    let before = figure::world(&rig, right).expect("right clavicle");
+    let mut edited = rig.clone();
+    let rec = edited
+        .figure
+        .records
+        .iter_mut()
+        .find(|r| r.id == "0x0010")
+        .expect("arm structure");
+    assert_eq!(rec.floats[6], 0.0, "the corpus rig's angle a");
+    let a = 0.25f32;
+    rec.floats[6] = a;
+    let after = figure::world(&edited, right).expect("a non-zero angle evaluates");
+    let (_, dp) = tm_diff(&after, &before);
+    assert!(dp < 1e-9, "the attachment moved by {dp}");
+    // The relative rotation's angle, from the trace of beforeᵀ·after.
+    let mut trace = 0.0;
+    for i in 0..3 {
+        let bi = before.0[i].normalized();
+        let ai = after.0[i].normalized();
+        trace += bi.dot(ai);
+    }
+    let angle = ((trace - 1.0) / 2.0).clamp(-1.0, 1.0).acos();
+    assert!(
+        (angle - f64::from(a)).abs() < 1e-6,
+        "turned by {angle}, not {a}"
+    );
+    let arm_before = figure::world(&rig, upper).expect("upper arm");
+    let arm_after = figure::world(&edited, upper).expect("upper arm");
+    assert!(tm_diff(&arm_after, &arm_before).1 > 1e-3, "the arm follows");
+}

@@ -19,6 +19,7 @@ mod eval_bone;
 mod eval_boolean;
 mod eval_boolean_compound;
 mod eval_boolean_modifier;
+mod eval_boolean_shape_operand;
 mod eval_cap_holes;
 mod eval_cat;
 mod eval_cat_anim;

@@ -34,7 +34,7 @@
 //!
 //! Hands and fingers: `extremities`.
 
-use super::chains::{self, FLAT};
+use super::chains;
 use super::figure::{half, pose_quat, with_position, Pose};
 use super::Rig;
 use crate::eval::core::math::{Mat43, Quat, Vec3};
@@ -94,12 +94,8 @@ pub fn clavicle(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
     let Some(&[a, b, oy, ox, oz]) = s.get(6..11).and_then(|v| <&[f32; 5]>::try_from(v).ok()) else {
         return Err(EvalError::malformed("", "arm structure (0x0010) too short"));
     };
-    if a.abs() > FLAT as f32 || b.abs() > FLAT as f32 {
-        return Err(EvalError::not_evaluated(format!(
-            "clavicle angles ({a}, {b}) other than zero"
-        )));
-    }
-    // At a tick the arm keys' clavicle deltas [9], [10] turn it.
+    // At a tick the arm keys' clavicle deltas [9], [10] turn it, added to
+    // the structure's angles [6], [7] (seed §11's limb record layout).
     let (da, db) = if at.chains.arms_keyed {
         let p = arm_pose(at, left)?;
         (
@@ -109,6 +105,7 @@ pub fn clavicle(rig: &Rig, at: &Pose, left: bool) -> Result<Mat43, EvalError> {
     } else {
         (0.0, 0.0)
     };
+    let (da, db) = (f64::from(a) + da, f64::from(b) + db);
     let spine = chains::spine_laid(rig, at)?;
     let (sx, sz) = if left { (-1.0, 1.0) } else { (1.0, -1.0) };
     let local = spine.end.transform_point(Vec3(
