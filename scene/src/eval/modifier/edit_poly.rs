@@ -88,17 +88,9 @@ fn polygon_stage(
     cx: &ModContext,
     stage: impl FnOnce(&[Applied], usize, usize, &mut Left) -> Result<PolyMesh, EvalError>,
 ) -> Result<(), EvalError> {
-    let (stack, base) = match (cx.node, cx.object) {
-        (_, Some(obj)) => cx.eval.object_stack(obj),
-        (Some(node), None) => cx.eval.modifier_stack(node),
-        (None, None) => {
-            return Err(EvalError::not_evaluated(format!(
-                "{} on a compound object's operand",
-                m.name
-            )))
-        }
-    }
-    .ok_or_else(|| EvalError::malformed("", "the object has no modifier stack"))?;
+    let (stack, base) = cx.stack().ok_or_else(|| {
+        EvalError::not_evaluated(format!("{} without a known modifier stack", m.name))
+    })?;
     let at = stack
         .iter()
         .position(|a| a.object == m.object)

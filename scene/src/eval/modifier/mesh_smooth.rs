@@ -235,10 +235,10 @@ fn check_mod_app_flags(mod_app: Option<&Chunk>) -> Result<(), EvalError> {
 /// below it and its base object is an Editable Mesh (its saved faces carry
 /// the visibility bits).
 fn on_triangles(m: &Applied, cx: &ModContext) -> Result<bool, EvalError> {
-    let Some(node) = cx.node else {
+    if cx.stack().is_none() {
         return Ok(false);
-    };
-    let (stack, base, at) = stack_of(m, cx, node)?;
+    }
+    let (stack, base, at) = stack_of(m, cx)?;
     let base_class = super::base_class(cx, base)?.class_id;
     Ok(is_triangle_input(
         stack.get(at + 1).map(|b| b.class),

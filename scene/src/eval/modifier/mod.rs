@@ -248,6 +248,18 @@ pub struct ModContext<'e> {
     pub object: Option<usize>,
 }
 
+impl<'e> ModContext<'e> {
+    /// The stack being applied and its base object: the operand object's
+    /// when set, else the node's (None: neither is known).
+    pub fn stack(&self) -> Option<(Vec<Applied<'e>>, usize)> {
+        match (self.object, self.node) {
+            (Some(obj), _) => self.eval.object_stack(obj),
+            (None, Some(node)) => self.eval.modifier_stack(node),
+            (None, None) => None,
+        }
+    }
+}
+
 /// Modifiers that act only on the sub-object selection passed up to them:
 /// where one is live below them, `sub_selection` says what they act on (the
 /// selected vertices of a point deformer) or refuses them by name.

@@ -96,10 +96,7 @@ fn input_polygons(
     mesh: &Mesh,
     cx: &ModContext,
 ) -> Result<Option<Vec<Vec<u32>>>, EvalError> {
-    let node = cx
-        .node
-        .ok_or_else(|| EvalError::not_evaluated("Relax on a compound object's operand"))?;
-    let (stack, base, at) = stack_of(m, cx, node)?;
+    let (stack, base, at) = stack_of(m, cx)?;
     if let Some(b) = stack[at + 1..].iter().find(|b| !keeps_polygons(b)) {
         if b.class == super::EDIT_MESH {
             return Ok(None);

@@ -151,12 +151,10 @@ pub fn smooth(mut polys: Polys, s: Settings) -> Result<Mesh, EvalError> {
 pub(super) fn stack_of<'e>(
     m: &Applied,
     cx: &ModContext<'e>,
-    node: usize,
 ) -> Result<(Vec<Applied<'e>>, usize, usize), EvalError> {
-    let (stack, base) = cx
-        .eval
-        .modifier_stack(node)
-        .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
+    let (stack, base) = cx.stack().ok_or_else(|| {
+        EvalError::not_evaluated(format!("{} without a known modifier stack", m.name))
+    })?;
     let at = stack
         .iter()
         .position(|a| a.object == m.object)
@@ -183,10 +181,7 @@ pub(super) enum PolySource {
 /// The source of the polygon form of `m`'s input, or why there is none.
 pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource, EvalError> {
     let who = m.name;
-    let node = cx
-        .node
-        .ok_or_else(|| EvalError::not_evaluated(format!("{who} on a compound object's operand")))?;
-    let (stack, base, at) = stack_of(m, cx, node)?;
+    let (stack, base, at) = stack_of(m, cx)?;
     let below = &stack[at + 1..];
     // Vertex-moving and map-writing modifiers keep the triangles of the
     // polygons below them in polygon order.
@@ -259,13 +254,7 @@ fn polygon_form(
             from_poly_mesh(&poly)
         }
         PolySource::Modifier(from) => {
-            let node = cx.node.ok_or_else(|| {
-                EvalError::not_evaluated(format!("{} on a compound object's operand", m.name))
-            })?;
-            let (stack, base) = cx
-                .eval
-                .modifier_stack(node)
-                .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
+            let (stack, base, _) = stack_of(m, cx)?;
             let name = stack.get(from).map_or("?", |b| b.name);
             // Right above a Symmetry: its polygons as they are. Its triangle
             // form numbers the copies otherwise, so they cannot be read over

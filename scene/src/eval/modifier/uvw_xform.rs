@@ -118,12 +118,7 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
 
 /// Why the input's face selection is not known to be empty (None when it is).
 fn selection_unknown(m: &Applied, cx: &ModContext) -> Result<Option<String>, EvalError> {
-    let stack = match (cx.object, cx.node) {
-        (Some(obj), _) => cx.eval.object_stack(obj),
-        (None, Some(node)) => cx.eval.modifier_stack(node),
-        (None, None) => None,
-    };
-    let Some((stack, base)) = stack else {
+    let Some((stack, base)) = cx.stack() else {
         return Ok(Some("its modifier stack is not known".to_string()));
     };
     let Some(at) = stack.iter().position(|a| a.object == m.object) else {
