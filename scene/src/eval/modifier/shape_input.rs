@@ -111,20 +111,18 @@ pub fn input_poly(s: &ShapeEval) -> Result<PolyMesh, EvalError> {
 }
 
 /// The polygon mesh an Edit Poly above receives from a shape modifier that
-/// builds triangles (Extrude, Lathe: `build`) at the bottom of shape `base`'s
-/// stack: Max converts the mesh output (`SetFromTri`, `MakePolyMesh`),
+/// builds triangles (Extrude, Lathe: `build`) at the bottom of a shape's stack
+/// (`s`, deformed by any point deformers below it): Max converts the mesh output (`SetFromTri`, `MakePolyMesh`),
 /// joining faces across hidden edges, so each side quad is its two triangles
 /// and each cap is one polygon per outline. Checked for Extrude against
 /// Sword.max's Edit Poly, whose saved selection sizes the replay then
 /// matches; for Lathe only through the sizes its Edit Polys saved.
 pub(super) fn poly_of_shape(
     m: &Applied,
-    base: usize,
+    s: &ShapeEval,
     cx: &ModContext,
     build: fn(&Applied, &[PolyLine], &ModContext) -> Result<Mesh, EvalError>,
 ) -> Result<PolyMesh, EvalError> {
-    let s = crate::eval::objects::shape::eval_shape(cx.eval, base, cx.t)
-        .map_err(|e| EvalError::from(e).inside("shape"))?;
     let tri = build(m, &s.polylines, cx)?;
     poly_make::as_max_converts(&tri)
 }
