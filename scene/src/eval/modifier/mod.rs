@@ -11,7 +11,7 @@
 //! (Catmull-Clark of the input's polygons, see `subdivide`; MeshSmooth's
 //! NURMS in `mesh_smooth` reuses it), `shell`, `bend`, `taper`, `twist`
 //! `ripple`, `wave`, `skew`, `stretch` and `melt` (deformers placed by a gizmo and centre, see `simple_mod`; `noise`
-//! names why Noise is refused), `ffd`
+//! names why Noise is refused, `face_extrude` why Face Extrude is), `ffd`
 //! (lattice deformation), `cap_holes` (closes open edge loops), `chamfer_mod` (the Chamfer modifier, refused naming its case), `slice` (remove top / bottom of the polygons, see
 //! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups, its auto
 //! smooth in `auto_smooth`), `relax` (Laplacian relaxation), `map_extender` (Map Extender's stored map
@@ -68,6 +68,7 @@ mod edit_poly_retriangulate;
 mod edit_poly_smooth;
 mod edit_poly_topo;
 pub mod extrude;
+pub mod face_extrude;
 pub mod ffd;
 mod gizmo;
 pub mod lathe;
@@ -603,6 +604,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     }
     if ffd::side(m.class).is_some() {
         return ffd::apply(m, mesh, cx);
+    }
+    if face_extrude::is_face_extrude(m.class) {
+        return face_extrude::apply(m, mesh, cx);
     }
     if makes_mesh_of_shape(m.class) {
         return Err(EvalError::malformed("", "its input is a mesh, not a shape"));

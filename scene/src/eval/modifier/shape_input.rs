@@ -37,8 +37,6 @@ use crate::eval::objects::shape::render_mesh::tube;
 use crate::eval::objects::shape::{organize, PolyLine, ShapeEval};
 use crate::typed::ClassId;
 
-/// Face Extrude (mesh modifier; not evaluated).
-const FACE_EXTRUDE: ClassId = ClassId(0xc3a32, 0);
 /// Quadify Mesh (poly modifier; not evaluated).
 const QUADIFY_MESH: ClassId = ClassId(0x4bb0_655a, 0x0e3e_3a15);
 
@@ -57,7 +55,8 @@ pub fn takes_mesh(class: ClassId) -> bool {
         super::mesh_smooth::MESH_SMOOTH,
         super::surface::SMOOTH,
         super::surface::NORMAL,
-        FACE_EXTRUDE,
+        super::face_extrude::FACE_EXTRUDE,
+        super::face_extrude::FACE_EXTRUDE2,
         QUADIFY_MESH,
     ]
     .contains(&class)
