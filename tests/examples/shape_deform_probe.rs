@@ -59,6 +59,14 @@ fn main() {
                 n.len() / 2.0
             );
         }
+        for f in fm.faces.iter() {
+            let idx: Vec<u32> = (f.index_begin..f.index_begin + f.num_indices)
+                .map(|k| fm.vertex_indices[k as usize])
+                .collect();
+            if idx.contains(&v) {
+                println!("fbx face {idx:?}");
+            }
+        }
         for i in v.saturating_sub(2)..v + 3 {
             println!("vertex {i} {:?}", mesh.vertices.get(i as usize));
         }
