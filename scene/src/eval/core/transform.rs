@@ -864,8 +864,9 @@ impl SceneEval {
     }
 
     /// A shape's mesh: its stack's bottom modifier (Extrude) makes one of it,
-    /// or — without modifiers — its renderable tube when "Enable In Renderer"
-    /// is set; otherwise it is not geometry (None).
+    /// or — without modifiers, or under point deformers alone, which leave
+    /// it a shape (`modifier::shape_deform`) — its renderable tube when
+    /// "Enable In Renderer" is set; otherwise it is not geometry (None).
     fn shape_mesh(
         &self,
         node: usize,
@@ -875,12 +876,22 @@ impl SceneEval {
     ) -> Option<MeshResult> {
         use crate::eval::objects::shape;
         let evaluated = shape::eval_shape(self, base, t);
-        if applied.is_empty() {
+        let cx = modifier::ModContext {
+            eval: self,
+            node: Some(node),
+            t,
+            max_order: true,
+            stand_ins: true,
+            object: None,
+        };
+        if modifier::shape_deform::bottom_run(applied) == applied.len() {
             return match evaluated {
                 Ok(s) if s.render.renderable => Some(
-                    shape::render_mesh::render_mesh(&s.polylines, &s.render)
-                        .map(Arc::new)
-                        .map_err(EvalError::from),
+                    modifier::shape_deform::deformed(applied, base, &s, &cx).and_then(|d| {
+                        shape::render_mesh::render_mesh(&d.polylines, &d.render)
+                            .map(Arc::new)
+                            .map_err(EvalError::from)
+                    }),
                 ),
                 Ok(_) => None,
                 Err(e) => {
@@ -893,18 +904,10 @@ impl SceneEval {
                 }
             };
         }
-        let cx = modifier::ModContext {
-            eval: self,
-            node: Some(node),
-            t,
-            max_order: true,
-            stand_ins: true,
-            object: None,
-        };
         Some(
             evaluated
                 .map_err(|e| EvalError::from(e).inside("shape"))
-                .and_then(|s| modifier::apply_to_shape(applied, &s, &cx))
+                .and_then(|s| modifier::apply_to_shape(applied, base, &s, &cx))
                 .map(Arc::new),
         )
     }

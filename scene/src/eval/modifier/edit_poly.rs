@@ -472,8 +472,15 @@ fn below(
     cx: &ModContext,
     dropped: &mut Left,
 ) -> Result<PolyMesh, EvalError> {
+    let on_shape = crate::eval::objects::shape::is_shape_object(cx.eval, base);
     match stack.get(at) {
         None => input(base, cx, dropped),
+        // Point deformers down to a shape deform its knots, not the
+        // polygons made of it (`shape_deform`).
+        Some(_) if on_shape && super::shape_deform::only_deformers_from(stack, at) => {
+            let s = super::shape_deform::shape_below(stack, at, base, cx)?;
+            super::shape_input::input_poly(&s)
+        }
         Some(m) if m.class == super::boolean_mod::BOOLEAN_MOD => {
             let (poly, missing) = super::boolean_mod::polygons_below(stack, at, base, cx)?;
             dropped.maps.extend(missing);
@@ -578,15 +585,11 @@ fn below(
                 super::sub_selection::Target::Whole => None,
             };
             let before = selected.as_ref().map(|_| poly.vertices.clone());
-            let mut points = Mesh {
-                vertices: std::mem::take(&mut poly.vertices),
-                ..Mesh::default()
-            };
-            super::apply(m, &mut points, cx)?;
+            let mut points = super::deform_points(m, std::mem::take(&mut poly.vertices), cx)?;
             if let (Some(sel), Some(before)) = (&selected, &before) {
-                super::sub_selection::keep_unselected(before, &mut points.vertices, sel);
+                super::sub_selection::keep_unselected(before, &mut points, sel);
             }
-            poly.vertices = points.vertices;
+            poly.vertices = points;
             // As on triangles (`keeps_specified_normals`), a deformer clears
             // specified normals.
             poly.normals = None;
@@ -604,24 +607,36 @@ fn below(
         }
         // The bottom of a shape's stack: Extrude's or Lathe's triangle mesh,
         // joined across its hidden edges (`shape_input::poly_of_shape`).
-        Some(m) if m.class == super::extrude::EXTRUDE && at + 1 == stack.len() => {
-            super::shape_input::poly_of_shape(m, base, cx, super::extrude::apply_to_shape)
+        Some(m)
+            if m.class == super::extrude::EXTRUDE
+                && on_shape
+                && super::shape_deform::only_deformers_from(stack, at + 1) =>
+        {
+            let s = super::shape_deform::shape_below(stack, at + 1, base, cx)?;
+            super::shape_input::poly_of_shape(m, &s, cx, super::extrude::apply_to_shape)
                 .map_err(|e| m.error(Some(e)))
         }
-        Some(m) if m.class == super::lathe::LATHE && at + 1 == stack.len() => {
-            super::shape_input::poly_of_shape(m, base, cx, super::lathe::apply_to_shape)
+        Some(m)
+            if m.class == super::lathe::LATHE
+                && on_shape
+                && super::shape_deform::only_deformers_from(stack, at + 1) =>
+        {
+            let s = super::shape_deform::shape_below(stack, at + 1, base, cx)?;
+            super::shape_input::poly_of_shape(m, &s, cx, super::lathe::apply_to_shape)
                 .map_err(|e| m.error(Some(e)))
         }
         // A Cap Holes right above a shape's Extrude or Lathe: their triangle
         // mesh capped, then joined as below.
         Some(m)
             if m.class == super::cap_holes::CAP_HOLES
-                && at + 2 == stack.len()
-                && super::makes_mesh_of_shape(stack[at + 1].class) =>
+                && on_shape
+                && stack
+                    .get(at + 1)
+                    .is_some_and(|b| super::makes_mesh_of_shape(b.class))
+                && super::shape_deform::only_deformers_from(stack, at + 2) =>
         {
             let bottom = &stack[at + 1];
-            let s = crate::eval::objects::shape::eval_shape(cx.eval, base, cx.t)
-                .map_err(|e| EvalError::from(e).inside("shape"))?;
+            let s = super::shape_deform::shape_below(stack, at + 2, base, cx)?;
             let mut tri = if bottom.class == super::lathe::LATHE {
                 super::lathe::apply_to_shape(bottom, &s.polylines, cx)
             } else {

@@ -11,13 +11,15 @@
 //! (Catmull-Clark of the input's polygons, see `subdivide`; MeshSmooth's
 //! NURMS in `mesh_smooth` reuses it), `shell`, `bend`, `taper`, `twist`
 //! `ripple`, `wave`, `skew`, `stretch` and `melt` (deformers placed by a gizmo and centre, see `simple_mod`; `noise`
-//! names why Noise is refused), `ffd`
+//! names why Noise is refused, `face_extrude` why Face Extrude is), `ffd`
 //! (lattice deformation), `cap_holes` (closes open edge loops), `chamfer_mod` (the Chamfer modifier, refused naming its case), `slice` (remove top / bottom of the polygons, see
 //! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups, its auto
 //! smooth in `auto_smooth`), `relax` (Laplacian relaxation), `map_extender` (Map Extender's stored map
 //! replayed), `vertex_tree_paint` (NeL VertexTreePaint's per-vertex
 //! colours), `cloth` (the simulation's start state Max saved); `extrude` and
-//! `lathe` make meshes of shapes (`apply_to_shape`); the selection-only
+//! `lathe` make meshes of shapes (`apply_to_shape`), after the point
+//! deformers at the bottom of a shape's stack deform its knots
+//! (`shape_deform`); the selection-only
 //! modifiers leave the mesh as it is. Any other modifier is an error naming it — dropping a modifier
 //! silently would export the wrong geometry.
 
@@ -66,6 +68,7 @@ mod edit_poly_retriangulate;
 mod edit_poly_smooth;
 mod edit_poly_topo;
 pub mod extrude;
+pub mod face_extrude;
 pub mod ffd;
 mod gizmo;
 pub mod lathe;
@@ -78,6 +81,7 @@ mod noise;
 pub mod physique;
 mod relax;
 mod ripple;
+pub mod shape_deform;
 pub mod shape_input;
 #[cfg(test)]
 mod shape_input_tests;
@@ -176,6 +180,28 @@ fn leaves_selection_alone(class: ClassId) -> bool {
 /// Edit Poly above it reads the polygons below, moved.
 pub(super) fn moves_points_only(class: ClassId) -> bool {
     GIZMO_DEFORMERS.contains(&class) || class == xform::XFORM || ffd::side(class).is_some()
+}
+
+/// Moves `points` by point deformer `m` ([`moves_points_only`]) as it moves
+/// a mesh's vertices: what it does to a poly object's vertices and to a
+/// shape's knots and handles (`shape_deform`).
+pub(super) fn deform_points(
+    m: &Applied,
+    points: Vec<Vec3>,
+    cx: &ModContext,
+) -> Result<Vec<Vec3>, EvalError> {
+    if !moves_points_only(m.class) {
+        return Err(EvalError::malformed(
+            "",
+            format!("{} is not a point deformer", m.name),
+        ));
+    }
+    let mut mesh = Mesh {
+        vertices: points,
+        ..Mesh::default()
+    };
+    apply(m, &mut mesh, cx)?;
+    Ok(mesh.vertices)
 }
 
 /// Modifiers whose output is their input.
@@ -591,6 +617,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     if ffd::side(m.class).is_some() {
         return ffd::apply(m, mesh, cx);
     }
+    if face_extrude::is_face_extrude(m.class) {
+        return face_extrude::apply(m, mesh, cx);
+    }
     if makes_mesh_of_shape(m.class) {
         return Err(EvalError::malformed("", "its input is a mesh, not a shape"));
     }
@@ -640,18 +669,30 @@ pub fn meshes_a_shape(class: ClassId) -> bool {
     makes_mesh_of_shape(class) || class == sweep::SWEEP || shape_input::takes_mesh(class)
 }
 
-/// The mesh of a shape's stack (`applied` top first): its bottom modifier
-/// makes a mesh of the shape's polylines, the rest apply to that mesh.
+/// The mesh of a shape's stack (`applied` top first, at least one modifier
+/// that is not a point deformer): the point deformers at its bottom deform
+/// the shape (`shape_deform`), the next modifier makes a mesh of the
+/// deformed shape's polylines, the rest apply to that mesh.
 pub fn apply_to_shape(
     applied: &[Applied],
+    base: usize,
     shape: &crate::eval::objects::shape::ShapeEval,
     cx: &ModContext,
 ) -> Result<Mesh, EvalError> {
-    let Some((bottom, rest)) = applied.split_last() else {
+    let run = shape_deform::bottom_run(applied);
+    let (above, deformers) = applied.split_at(applied.len() - run);
+    let Some((bottom, rest)) = above.split_last() else {
         return Err(EvalError::reference(
             "",
-            "a shape without a modifier is not a mesh",
+            "a shape under point deformers alone is a shape, not a mesh",
         ));
+    };
+    let deformed;
+    let shape = if deformers.is_empty() {
+        shape
+    } else {
+        deformed = shape_deform::deformed(deformers, base, shape, cx)?;
+        &deformed
     };
     let mut mesh = match bottom.class {
         c if c == extrude::EXTRUDE => extrude::apply_to_shape(bottom, &shape.polylines, cx),
@@ -660,7 +701,7 @@ pub fn apply_to_shape(
         // A mesh or poly modifier takes the shape converted to a mesh.
         c if shape_input::takes_mesh(c) => {
             let mut mesh = shape_input::input_mesh(shape).map_err(|e| bottom.error(Some(e)))?;
-            apply_stack(applied, &mut mesh, cx)?;
+            apply_stack(above, &mut mesh, cx)?;
             return Ok(mesh);
         }
         _ => Err(EvalError::not_evaluated("acting on a shape")),

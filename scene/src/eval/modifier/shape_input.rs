@@ -37,8 +37,6 @@ use crate::eval::objects::shape::render_mesh::tube;
 use crate::eval::objects::shape::{organize, PolyLine, ShapeEval};
 use crate::typed::ClassId;
 
-/// Face Extrude (mesh modifier; not evaluated).
-const FACE_EXTRUDE: ClassId = ClassId(0xc3a32, 0);
 /// Quadify Mesh (poly modifier; not evaluated).
 const QUADIFY_MESH: ClassId = ClassId(0x4bb0_655a, 0x0e3e_3a15);
 
@@ -57,7 +55,8 @@ pub fn takes_mesh(class: ClassId) -> bool {
         super::mesh_smooth::MESH_SMOOTH,
         super::surface::SMOOTH,
         super::surface::NORMAL,
-        FACE_EXTRUDE,
+        super::face_extrude::FACE_EXTRUDE,
+        super::face_extrude::FACE_EXTRUDE2,
         QUADIFY_MESH,
         super::sub_selection::MESH_SELECT,
         super::sub_selection::POLY_SELECT,
@@ -113,20 +112,18 @@ pub fn input_poly(s: &ShapeEval) -> Result<PolyMesh, EvalError> {
 }
 
 /// The polygon mesh an Edit Poly above receives from a shape modifier that
-/// builds triangles (Extrude, Lathe: `build`) at the bottom of shape `base`'s
-/// stack: Max converts the mesh output (`SetFromTri`, `MakePolyMesh`),
+/// builds triangles (Extrude, Lathe: `build`) at the bottom of a shape's stack
+/// (`s`, deformed by any point deformers below it): Max converts the mesh output (`SetFromTri`, `MakePolyMesh`),
 /// joining faces across hidden edges, so each side quad is its two triangles
 /// and each cap is one polygon per outline. Checked for Extrude against
 /// Sword.max's Edit Poly, whose saved selection sizes the replay then
 /// matches; for Lathe only through the sizes its Edit Polys saved.
 pub(super) fn poly_of_shape(
     m: &Applied,
-    base: usize,
+    s: &ShapeEval,
     cx: &ModContext,
     build: fn(&Applied, &[PolyLine], &ModContext) -> Result<Mesh, EvalError>,
 ) -> Result<PolyMesh, EvalError> {
-    let s = crate::eval::objects::shape::eval_shape(cx.eval, base, cx.t)
-        .map_err(|e| EvalError::from(e).inside("shape"))?;
     let tri = build(m, &s.polylines, cx)?;
     poly_make::as_max_converts(&tri)
 }

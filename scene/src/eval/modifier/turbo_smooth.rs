@@ -174,8 +174,10 @@ pub(super) enum PolySource {
     /// The polygons the modifier at this stack index outputs, read over the
     /// incoming triangles (`smooth_input::over_triangles`).
     Modifier(usize),
-    /// A shape directly below: its base object (`shape_input`).
-    Shape(usize),
+    /// A shape below, through point deformers only: its base object and
+    /// the stack index where the deformers start (`shape_input`,
+    /// `shape_deform`).
+    Shape(usize, usize),
 }
 
 /// The source of the polygon form of `m`'s input, or why there is none.
@@ -188,8 +190,10 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
     if let Some(j) = below.iter().position(|b| !keeps_polygons(b)) {
         return Ok(PolySource::Modifier(at + 1 + j));
     }
-    if below.is_empty() && crate::eval::objects::shape::is_shape_object(cx.eval, base) {
-        return Ok(PolySource::Shape(base));
+    if super::shape_deform::only_deformers_from(below, 0)
+        && crate::eval::objects::shape::is_shape_object(cx.eval, base)
+    {
+        return Ok(PolySource::Shape(base, at + 1));
     }
     let class = super::base_class(cx, base)?;
     if class.class_id == mesh::EDITABLE_POLY {
@@ -247,11 +251,16 @@ fn polygon_form(
             }
             from_poly_mesh(&poly)
         }
-        PolySource::Shape(base) => {
-            let poly = super::edit_poly::shape_input(base, cx).ok_or_else(|| {
-                EvalError::malformed("", "the base object is no longer a shape")
-            })??;
-            from_poly_mesh(&poly)
+        PolySource::Shape(base, from) => {
+            let node = cx.node.ok_or_else(|| {
+                EvalError::not_evaluated(format!("{} on a compound object's operand", m.name))
+            })?;
+            let (stack, _) = cx
+                .eval
+                .modifier_stack(node)
+                .ok_or_else(|| EvalError::malformed("", "the node has no modifier stack"))?;
+            let shape = super::shape_deform::shape_below(&stack, from, base, cx)?;
+            from_poly_mesh(&super::shape_input::input_poly(&shape)?)
         }
         PolySource::Modifier(from) => {
             let (stack, base, _) = stack_of(m, cx)?;

@@ -16,6 +16,8 @@
 //! a bare shape whose "enable in renderer" is set is the renderable tube
 //! (`render_mesh`); any other bare shape is not geometry. Another mesh
 //! modifier directly on a shape takes it converted (`modifier/shape_input.rs`).
+//! Point deformers (Bend, FFD …) deform the knots and leave a shape
+//! (`modifier/shape_deform.rs`).
 
 use std::sync::Arc;
 
