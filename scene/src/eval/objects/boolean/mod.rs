@@ -280,8 +280,8 @@ pub(super) fn operand_mesh(
 
 /// An operand whose base is a shape: the mesh its stack makes of it
 /// (Extrude, Lathe, Sweep, or the shape converted for a mesh modifier), as
-/// a node's stack does. A bare shape's conversion as an operand is not
-/// pinned by any file, so it is refused by name.
+/// a node's stack does. A bare (or only deformed) shape's conversion as an
+/// operand is not pinned by any file, so it is refused by name.
 fn shape_operand(
     se: &SceneEval,
     obj: usize,
@@ -295,7 +295,8 @@ fn shape_operand(
         .get(base)
         .and_then(|o| o.class.as_ref())
         .map_or("?", |c| c.name.as_str());
-    if stack.is_empty() {
+    // Point deformers alone leave it a shape (`shape_deform`).
+    if modifier::shape_deform::bottom_run(stack) == stack.len() {
         return Err(EvalError::not_evaluated_why(
             format!("a bare shape ({class}) as an operand"),
             "which mesh Max converts it to is not pinned by any file",
@@ -311,7 +312,7 @@ fn shape_operand(
         stand_ins: true,
         object: Some(obj),
     };
-    modifier::apply_to_shape(stack, &shape, &cx)
+    modifier::apply_to_shape(stack, base, &shape, &cx)
 }
 
 /// Edit Mesh addresses vertices and faces by index; above a Boolean those are
