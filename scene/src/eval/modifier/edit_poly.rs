@@ -13,8 +13,7 @@
 //! Insert Vertex Edge, Connect Vertex (`edit_poly_edges`), Connect Edge
 //! (`edit_poly_connect`) and Clone Edge (`edit_poly_clone`) on a known edge
 //! numbering, Clone Face (`edit_poly_clone_face`), Flip Face (`edit_poly_flip`),
-//! Bevel without outline
-//! (`edit_poly_bevel`), Extrude Edge on closed
+//! Bevel (`edit_poly_bevel`; an outline on faces extruded one by one), Extrude Edge on closed
 //! border loops and single border edges (`edit_poly_extrude_edge`), Create and Target Weld
 //! (`edit_poly_create`), Cut across one face per segment (`edit_poly_cut`),
 //! Cap of border loops (`edit_poly_cap`), and Split Edges and Tessellate when their selection leaves nothing to do.
