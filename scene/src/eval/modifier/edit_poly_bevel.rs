@@ -158,9 +158,8 @@ mod tests {
             );
             assert_eq!(p.2, 0.0);
         }
-        // A height lifts the cap first; a positive outline grows it, and at
-        // a 45° corner the corner moves 1/sin(22.5°)… along the bisector so
-        // that both sides move by the outline.
+        // A height lifts the cap first; a positive outline grows it, each
+        // side (also the hypotenuse, at 45° corners) moving by the outline.
         let mut t = square();
         bevel(
             &mut t,
