@@ -12,8 +12,8 @@
 //! faces not adjacent (`edit_poly_extrude`), Auto Smooth and Set Smoothing (`edit_poly_smooth`),
 //! Insert Vertex Edge, Connect Vertex (`edit_poly_edges`), Connect Edge
 //! (`edit_poly_connect`) and Clone Edge (`edit_poly_clone`) on a known edge
-//! numbering, Clone Face (`edit_poly_clone_face`), Bevel without outline
-//! (`edit_poly_bevel`), Extrude Edge on closed
+//! numbering, Clone Face (`edit_poly_clone_face`), Flip Face (`edit_poly_flip`),
+//! Bevel (`edit_poly_bevel`; an outline on faces extruded one by one), Extrude Edge on closed
 //! border loops and single border edges (`edit_poly_extrude_edge`), Create and Target Weld
 //! (`edit_poly_create`), Cut across one face per segment (`edit_poly_cut`),
 //! Cap of border loops (`edit_poly_cap`), and Split Edges and Tessellate when their selection leaves nothing to do.
@@ -38,6 +38,7 @@ use super::edit_poly_cut as cut;
 use super::edit_poly_edges as edges;
 use super::edit_poly_extrude as extrude;
 use super::edit_poly_extrude_edge as extrude_edge;
+use super::edit_poly_flip as flip;
 use super::edit_poly_records::*;
 use super::edit_poly_remove as remove;
 use super::edit_poly_retriangulate as retriangulate;
@@ -692,6 +693,7 @@ fn is_evaluated(id: u32) -> bool {
             | OP_RETRIANGULATE
             | OP_CLONE_EDGE
             | OP_CLONE_FACE
+            | OP_FLIP_FACE
             | OP_CAP
             | remove::OP_COLLAPSE_VERTEX
             | remove::OP_REMOVE_VERTEX
@@ -903,6 +905,7 @@ fn replay(
             return cap::cap(poly, &op.selection, &edges);
         }
         OP_CLONE_FACE => return clone_face::clone_faces(poly, &op.selection),
+        OP_FLIP_FACE => flip::flip_faces(poly, &op.selection)?,
         remove::OP_COLLAPSE_VERTEX => collapse::collapse(poly, &op.selection)?,
         remove::OP_REMOVE_VERTEX => return remove::remove_vertices(poly, &op.selection),
         remove::OP_REMOVE_EDGE => {

@@ -1,15 +1,18 @@
 //! Edit Poly's Clone Face (operation 65, a Shift-move of faces cloned as an
 //! element; the move follows as a Transform): the selected faces' vertices,
-//! each once, get copies appended in vertex index order (the order Clone
-//! Edge's copies are pinned to, `edit_poly_clone`), and each selected face,
-//! in face order, a copy on those vertices appended after the faces (same
-//! material, smoothing group and triangulation). The originals stay.
+//! each once, get copies appended in the order the selected faces first use
+//! them (face order, each face from corner 0), and each selected face, in
+//! face order, a copy on those vertices appended after the faces (same
+//! material, smoothing group and triangulation). The originals stay. The
+//! copies' order is Max's in Buwaka's level.max Plane001 (the Unwrap UVWs
+//! around its Edit Poly cache its input and output: 177 vertices, 187
+//! faces cloned, the Transform after moves each copy by its own offset).
 //!
 //! Evidence and what is not pinned: docs/max-format.md, "Clone Face". Map
 //! channels leave the mesh, named (what Max gives the copies is not
 //! derived), and so does MNMesh's edge numbering.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
@@ -26,21 +29,29 @@ pub(super) fn clone_faces(poly: &mut PolyMesh, sel: &[bool]) -> Result<Vec<i32>,
     if chosen.is_empty() {
         return Ok(Vec::new());
     }
-    let mut copy: BTreeMap<u32, u32> = chosen
-        .iter()
-        .flat_map(|&f| poly.faces[f].v.iter().map(|&v| (v, 0)))
-        .collect();
+    // Copies in the order the selected faces first use their vertices (face
+    // order, each from corner 0).
     let base =
         u32::try_from(poly.vertices.len()).map_err(|_| EvalError::limit("vertices", u32::MAX))?;
-    for (k, (v, c)) in copy.iter_mut().enumerate() {
-        *c = base
-            .checked_add(u32::try_from(k).map_err(|_| EvalError::limit("vertices", u32::MAX))?)
-            .ok_or_else(|| EvalError::limit("vertices", u32::MAX))?;
-        let p = *poly
-            .vertices
-            .get(*v as usize)
-            .ok_or_else(|| EvalError::malformed("", format!("face corner {v} is no vertex")))?;
-        poly.vertices.push(p);
+    let mut copy: HashMap<u32, u32> = HashMap::new();
+    for &f in &chosen {
+        for &v in &poly.faces[f].v {
+            if copy.contains_key(&v) {
+                continue;
+            }
+            let p = *poly
+                .vertices
+                .get(v as usize)
+                .ok_or_else(|| EvalError::malformed("", format!("face corner {v} is no vertex")))?;
+            let c = base
+                .checked_add(
+                    u32::try_from(copy.len())
+                        .map_err(|_| EvalError::limit("vertices", u32::MAX))?,
+                )
+                .ok_or_else(|| EvalError::limit("vertices", u32::MAX))?;
+            copy.insert(v, c);
+            poly.vertices.push(p);
+        }
     }
     for &f in &chosen {
         let face = &poly.faces[f];
@@ -87,16 +98,20 @@ mod tests {
     }
 
     #[test]
-    fn copies_follow_in_vertex_then_face_order() {
+    fn copies_follow_in_first_use_then_face_order() {
         let mut m = mesh();
         let left = clone_faces(&mut m, &[true, true, false]).expect("clone");
         assert!(left.is_empty());
-        // Vertices 0–5 copied to 7–12 in index order.
+        // Vertices copied as faces 0 then 1 first use them: 4, 3, 0, 1, then
+        // 2, 5 to 7–12.
         assert_eq!(m.vertices.len(), 13);
-        assert_eq!(m.vertices[7..], m.vertices[..6]);
+        let order = [4, 3, 0, 1, 2, 5];
+        for (k, &v) in order.iter().enumerate() {
+            assert_eq!(m.vertices[7 + k], m.vertices[v]);
+        }
         assert_eq!(m.faces.len(), 5);
-        assert_eq!(m.faces[3].v, [11, 10, 7, 8]);
-        assert_eq!(m.faces[4].v, [8, 9, 12, 11]);
+        assert_eq!(m.faces[3].v, [7, 8, 9, 10]);
+        assert_eq!(m.faces[4].v, [10, 11, 12, 7]);
         assert_eq!((m.faces[4].material, m.faces[4].smoothing), (3, 4));
         assert_eq!(m.faces[3].tris, m.faces[0].tris);
         // The originals stay.

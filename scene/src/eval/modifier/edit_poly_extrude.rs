@@ -215,6 +215,19 @@ pub(super) fn extrude(
     before: Option<&[[u32; 2]]>,
     known: &mut Known,
 ) -> Result<Vec<i32>, EvalError> {
+    Ok(extrude_moved(poly, sel, height, by_polygon, local_normals, before, known)?.dropped)
+}
+
+/// [`extrude`], returning what the extrusion made.
+pub(super) fn extrude_moved(
+    poly: &mut PolyMesh,
+    sel: &[bool],
+    height: f64,
+    by_polygon: bool,
+    local_normals: bool,
+    before: Option<&[[u32; 2]]>,
+    known: &mut Known,
+) -> Result<Extruded, EvalError> {
     let done = extrude_faces(poly, sel, by_polygon, before, known)?;
     for (fi, old) in &done.faces {
         let d = required_normal(poly, old, format_args!("face {old:?}"))?.scale(height);
@@ -237,7 +250,7 @@ pub(super) fn extrude(
             *p = p.plus(d);
         }
     }
-    Ok(done.dropped)
+    Ok(done)
 }
 
 /// Inset: each face's new corners move inwards in the face's plane so that
@@ -258,43 +271,60 @@ pub(super) fn inset(
     }
     let done = extrude_faces(poly, sel, false, before, known)?;
     for (fi, old) in &done.faces {
-        let nrm = required_normal(poly, old, format_args!("face {old:?}"))?;
-        let at = |i: u32| poly.vertices[i as usize];
-        let n = old.len();
-        // Inward normal of side j (from corner j to j + 1).
-        let inward: Vec<Vec3> = (0..n)
-            .map(|j| {
-                let side = nrm.cross(at(old[(j + 1) % n]).minus(at(old[j])));
-                let l = side.len();
-                if l > 0.0 {
-                    Ok(side.scale(1.0 / l))
-                } else {
-                    Err(EvalError::malformed(
-                        format!("face {fi}"),
-                        format!("side {j} has no length"),
-                    ))
-                }
-            })
-            .collect::<Result<_, EvalError>>()?;
-        let moves: Vec<Vec3> = (0..n)
-            .map(|j| {
-                let (a, b) = (inward[(j + n - 1) % n], inward[j]);
-                let denom = 1.0 + a.dot(b);
-                if denom.abs() < 1e-9 {
-                    Err(EvalError::malformed(
-                        format!("face {fi}"),
-                        "a corner folds back on itself",
-                    ))
-                } else {
-                    Ok(a.plus(b).scale(amount / denom))
-                }
-            })
-            .collect::<Result<_, EvalError>>()?;
-        let new = poly.faces[*fi].v.clone();
-        for (&v, d) in new.iter().zip(moves) {
-            let p = &mut poly.vertices[v as usize];
-            *p = p.plus(d);
-        }
+        offset_border(poly, *fi, old, amount)?;
+    }
+    Ok(())
+}
+
+/// Moves face `fi`'s corners (extruded from `old`) in the plane of `old` so
+/// that every side is parallel to its old one at distance `amount` inwards
+/// (negative: outwards): the miter point of the two neighbouring sides'
+/// inward normals n1, n2, amount · (n1 + n2) / (1 + n1·n2). This is the
+/// SDK's outline direction (`MNFaceClusters::GetOutlineVectors`: "moving
+/// along them moves the cluster's border edges by one unit", √2 long at a
+/// right angle), reversed.
+pub(super) fn offset_border(
+    poly: &mut PolyMesh,
+    fi: usize,
+    old: &[u32],
+    amount: f64,
+) -> Result<(), EvalError> {
+    let nrm = required_normal(poly, old, format_args!("face {old:?}"))?;
+    let at = |i: u32| poly.vertices[i as usize];
+    let n = old.len();
+    // Inward normal of side j (from corner j to j + 1).
+    let inward: Vec<Vec3> = (0..n)
+        .map(|j| {
+            let side = nrm.cross(at(old[(j + 1) % n]).minus(at(old[j])));
+            let l = side.len();
+            if l > 0.0 {
+                Ok(side.scale(1.0 / l))
+            } else {
+                Err(EvalError::malformed(
+                    format!("face {fi}"),
+                    format!("side {j} has no length"),
+                ))
+            }
+        })
+        .collect::<Result<_, EvalError>>()?;
+    let moves: Vec<Vec3> = (0..n)
+        .map(|j| {
+            let (a, b) = (inward[(j + n - 1) % n], inward[j]);
+            let denom = 1.0 + a.dot(b);
+            if denom.abs() < 1e-9 {
+                Err(EvalError::malformed(
+                    format!("face {fi}"),
+                    "a corner folds back on itself",
+                ))
+            } else {
+                Ok(a.plus(b).scale(amount / denom))
+            }
+        })
+        .collect::<Result<_, EvalError>>()?;
+    let new = poly.faces[fi].v.clone();
+    for (&v, d) in new.iter().zip(moves) {
+        let p = &mut poly.vertices[v as usize];
+        *p = p.plus(d);
     }
     Ok(())
 }

@@ -62,6 +62,7 @@ pub(super) const OP_RETRIANGULATE: u32 = 29;
 pub(super) const OP_CLONE_EDGE: u32 = 64;
 /// A Shift-move of faces cloned as an element (`edit_poly_clone_face`).
 pub(super) const OP_CLONE_FACE: u32 = 65;
+pub(super) const OP_FLIP_FACE: u32 = 30;
 
 /// Parameter ids (the `epolyModParameters` enumeration).
 pub(super) const PARAM_CURRENT_OPERATION: u16 = 12;
@@ -363,9 +364,10 @@ impl Operation {
 /// and level.FBX (Box019), Cap against the 13 sizes the operations after it
 /// recorded on the blockout files' Box006, Target Weld (replayed as that
 /// release welds: the source stays) against the pairs, Transform offsets and
-/// sizes of the blockout and level files' Box013 and Box019 (docs/max-format.md,
-/// "Edit Poly").
-const CHECKED_RELEASE_2019: [u32; 13] = [
+/// sizes of the blockout and level files' Box013 and Box019, Clone Face and
+/// Flip Face against the Unwrap UVW caches on either side of the level
+/// files' Plane001 Edit Poly (docs/max-format.md, "Edit Poly").
+const CHECKED_RELEASE_2019: [u32; 15] = [
     OP_TRANSFORM,
     OP_DELETE_FACE,
     OP_EXTRUDE_FACE,
@@ -379,6 +381,8 @@ const CHECKED_RELEASE_2019: [u32; 13] = [
     OP_WELD_VERTEX,
     OP_CAP,
     OP_TARGET_WELD,
+    OP_CLONE_FACE,
+    OP_FLIP_FACE,
 ];
 
 /// Whether the replay of operation `op` recorded by Edit Poly release
