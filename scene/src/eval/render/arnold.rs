@@ -221,8 +221,12 @@ pub fn standard_surface(eval: &SceneEval, idx: usize, m: &mut Material) {
         .collect();
     let (mut pbr, maps, notes) = to_pbr(&params, &shaders);
     m.unmapped.extend(extras(&params, &mut pbr));
+    let packed = crate::eval::render::material::packed_maps(eval, &maps);
     m.unmapped.extend(
         maps.iter()
+            .enumerate()
+            .filter(|(i, _)| !packed.contains(i))
+            .map(|(_, r)| r)
             .filter(|r| r.enabled != Some(false) && !EXPORTED_MAPS.contains(&r.slot.as_str()))
             .map(|r| format!("{} map (not exported)", r.slot)),
     );
@@ -232,7 +236,8 @@ pub fn standard_surface(eval: &SceneEval, idx: usize, m: &mut Material) {
 }
 
 /// Map slots the glTF export carries (bump only as a Normal Bump, which the
-/// exporter checks); any other wired input is named as partial.
+/// exporter checks; roughness and metalness Bitmaps packed, see
+/// `material::packed_maps`); any other wired input is named as partial.
 const EXPORTED_MAPS: [&str; 4] = ["base_color", "emit_color", "bump", "cutout"];
 
 /// Standard Surface's inputs beyond the core metal/rough ones, by Arnold's
