@@ -45,7 +45,7 @@ fn export(
     let doc = Document::open(&corpus_dir().join("max/babylon/WaterBottle.max")).expect("max");
     let eval = SceneEval::from_document(doc).expect("scene");
     let dir = maxfs_tests::stand_in_images(&eval);
-    let mut place = |name: &str, size: Option<(u32, u32)>, seed| match size {
+    let place = |name: &str, size: Option<(u32, u32)>, seed| match size {
         Some((w, h)) => Some(grey(dir.path(), name, w, h, seed)),
         None => {
             let _ = std::fs::remove_file(dir.path().join(name));
