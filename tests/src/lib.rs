@@ -45,6 +45,8 @@ pub fn corpus_max_files() -> Vec<PathBuf> {
     files_with_ext(&corpus_dir().join("max"), &["max"])
 }
 pub mod gltf_ref;
+pub mod texel_diff;
+pub use texel_diff::{channel_difference, gltf_texture_image};
 
 /// Exports `max` to glTF with a 1×1 stand-in image (in a temporary folder used
 /// as the .max's folder) for every Bitmap file name of the scene whose

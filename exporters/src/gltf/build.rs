@@ -172,27 +172,44 @@ impl Builder<'_> {
         stored: &str,
         wrap: [json::texture::WrappingMode; 2],
     ) -> ExportResult<Index<json::Texture>> {
-        let key = format!("{stored}\u{0}{wrap:?}");
-        if let Some(t) = self.images.get(&key) {
+        let name = mtl::file_base(stored).to_string();
+        self.texture_from(stored, name, wrap, |b| {
+            match b.textures.get(b.search, stored) {
+                Ok((_, png)) => Ok(png.clone()),
+                Err(e) => Err(ExportError::Texture(e.clone())),
+            }
+        })
+    }
+
+    /// The glTF texture of the PNG image `png` makes, embedded once per
+    /// `key` (a stored path, or what a made image is made of) under `name`,
+    /// sampled with wrap modes `wrap` (one texture per key and modes).
+    #[inline(never)]
+    pub(super) fn texture_from(
+        &mut self,
+        key: &str,
+        name: String,
+        wrap: [json::texture::WrappingMode; 2],
+        png: impl FnOnce(&mut Self) -> ExportResult<Vec<u8>>,
+    ) -> ExportResult<Index<json::Texture>> {
+        let tkey = format!("{key}\u{0}{wrap:?}");
+        if let Some(t) = self.images.get(&tkey) {
             return Ok(*t);
         }
-        let image = match self.image_of.get(stored) {
+        let image = match self.image_of.get(key) {
             Some(i) => *i,
             None => {
-                let png = match self.textures.get(self.search, stored) {
-                    Ok((_, png)) => png.clone(),
-                    Err(e) => return Err(ExportError::Texture(e.clone())),
-                };
+                let png = png(self)?;
                 let view = self.view(&png, None);
                 let i = self.root.push(json::Image {
                     buffer_view: Some(view),
                     mime_type: Some(json::image::MimeType("image/png".into())),
-                    name: Some(mtl::file_base(stored).to_string()),
+                    name: Some(name),
                     uri: None,
                     extensions: None,
                     extras: Default::default(),
                 });
-                self.image_of.insert(stored.to_string(), i);
+                self.image_of.insert(key.to_string(), i);
                 i
             }
         };
@@ -204,7 +221,7 @@ impl Builder<'_> {
             extensions: None,
             extras: Default::default(),
         });
-        self.images.insert(key, t);
+        self.images.insert(tkey, t);
         Ok(t)
     }
 
@@ -263,6 +280,28 @@ impl Builder<'_> {
     ) -> Option<ExportResult<json::texture::Info>> {
         let t = mtl::texmap(self.eval, texmap, self.assets)?;
         let stored = t.file.clone().filter(|f| !mtl::file_base(f).is_empty())?;
+        let shown = mtl::file_base(&stored).to_string();
+        Some(
+            self.placed_texture(m, slot, &t, &shown, |b, wrap| b.texture(&stored, wrap))
+                .map_err(|e| e.within(format!("{slot} map {shown:?}"))),
+        )
+    }
+
+    /// The texture info of an image placed as Bitmap `t` places it (slot
+    /// `slot`, shown as `shown` in warnings): its TEXCOORD set, its offset,
+    /// tiling and W angle as `KHR_texture_transform`, its tile/mirror flags
+    /// as the wrap modes given to `make`, which makes the texture.
+    pub(super) fn placed_texture(
+        &mut self,
+        m: &mtl::Material,
+        slot: &str,
+        t: &mtl::Texmap,
+        shown: &str,
+        make: impl FnOnce(
+            &mut Self,
+            [json::texture::WrappingMode; 2],
+        ) -> ExportResult<Index<json::Texture>>,
+    ) -> ExportResult<json::texture::Info> {
         let set =
             t.uv.as_ref()
                 .and_then(|u| u.channel)
@@ -274,9 +313,8 @@ impl Builder<'_> {
             .map_or([json::texture::WrappingMode::Repeat; 2], |p| p.wrap);
         for u in place.iter().flat_map(|p| &p.unsupported) {
             self.approximate(format!(
-                "material {:?}: {slot} map {:?}: {u} not exported (glTF rotates UVs about W only)",
+                "material {:?}: {slot} map {shown:?}: {u} not exported (glTF rotates UVs about W only)",
                 m.name,
-                mtl::file_base(&stored)
             ));
         }
         let transform = place
@@ -293,19 +331,15 @@ impl Builder<'_> {
                 .extensions_used
                 .push("KHR_texture_transform".into());
         }
-        Some(
-            self.texture(&stored, wrap)
-                .map(|index| json::texture::Info {
-                    index,
-                    tex_coord: set,
-                    extensions: transform.map(|tt| json::extensions::texture::Info {
-                        texture_transform: Some(tt),
-                        ..Default::default()
-                    }),
-                    extras: Default::default(),
-                })
-                .map_err(|e| e.within(format!("{slot} map {:?}", mtl::file_base(&stored)))),
-        )
+        make(self, wrap).map(|index| json::texture::Info {
+            index,
+            tex_coord: set,
+            extensions: transform.map(|tt| json::extensions::texture::Info {
+                texture_transform: Some(tt),
+                ..Default::default()
+            }),
+            extras: Default::default(),
+        })
     }
 
     /// The Max material shading faces of material id `id` under material
@@ -945,6 +979,7 @@ pub(super) fn build(
     for n in nodes {
         b.root.push(n);
     }
+    super::pbr::volume_thickness(&mut b.root);
     let scene = b.root.push(json::Scene {
         extensions: None,
         extras: Default::default(),

@@ -20,6 +20,7 @@ pub use pbr::materials_only;
 pub mod geometry;
 pub mod glb;
 mod image_formats;
+mod metal_rough;
 mod texture_transform;
 pub mod textures;
 mod vertex_color;

@@ -6,23 +6,25 @@
 //! KHR_materials_ior), a clear coat, sheen and thin film
 //! (KHR_materials_clearcoat, _sheen, _iridescence), an emission brighter
 //! than 1 (KHR_materials_emissive_strength), and the base colour, normal (through Normal Bump) and
-//! emission colour textures. Maps glTF cannot hold as Max stores them
-//! (separate roughness/metalness images: glTF packs both in one image) are
-//! named in the warnings.
+//! emission colour textures. The roughness and metalness Bitmaps are packed
+//! into one metallic-roughness image (`metal_rough`); a map that cannot be
+//! (not a Bitmap, image not found, placed otherwise than its partner) is
+//! named in the warnings, as are the maps glTF has no slot for.
 
 use crate::error::ExportResult;
 use gltf_json as json;
 use json::validation::Checked::Valid;
 use json::Index;
 use maxfs_scene::eval::render::material as mtl;
-use maxfs_scene::eval::render::physical::Pbr;
+use maxfs_scene::eval::render::physical::{Pbr, Tint};
 
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::settings::TimeConfig;
 
 use super::axes::clamp01;
 use super::build::{Builder, Scale};
-use super::textures::{TextureCache, TextureSearch};
+use super::metal_rough;
+use super::textures::{self, TextureCache, TextureError, TextureSearch};
 
 /// The glTF materials of Max material objects `materials` (face material id 0)
 /// as the export writes them, without geometry — for inspecting a material
@@ -67,13 +69,25 @@ const NORMAL_BUMP: [u32; 2] = [0x243e_22c6, 0x63f6_a014];
 
 /// Physical Material map slots with no glTF counterpart here; each enabled one
 /// present is named in the warnings.
-const NOT_EXPORTED: [&str; 5] = [
-    "roughness",
-    "metalness",
-    "base_weight",
-    "transparency",
-    "displacement",
-];
+const NOT_EXPORTED: [&str; 3] = ["base_weight", "transparency", "displacement"];
+
+/// What the metallic-roughness texture of a material carries: the texture,
+/// and which of its two channels come from a map (the glTF factor of such
+/// a channel is 1: the map replaces the value, as Babylon writes it).
+#[derive(Default)]
+struct MetalRough {
+    info: Option<json::texture::Info>,
+    roughness: bool,
+    metalness: bool,
+}
+
+/// A map to pack: its slot, Bitmap, stored path and decoded image.
+struct Packable {
+    slot: &'static str,
+    texmap: mtl::Texmap,
+    stored: String,
+    image: image::DynamicImage,
+}
 
 impl Builder<'_> {
     #[inline(never)]
@@ -109,15 +123,25 @@ impl Builder<'_> {
                 ));
             }
         }
+        let mr = self.metal_rough(m, p);
         let weight = clamp01(p.base_weight.unwrap_or(1.0));
-        let base = if base_tex.is_some() {
-            [weight; 3]
-        } else {
-            p.base_color
-                .unwrap_or([0.5; 3])
-                .map(|c| clamp01(c * weight))
+        // Full transmission on a dielectric: Max shows no base colour, and
+        // glTF tints the transmitted light by it (`Pbr::transmission_tint`).
+        let (base_tex, base) = match p.transmission_tint() {
+            Some(Tint::Replace(c)) => (None, c.map(clamp01)),
+            _ if base_tex.is_some() => (base_tex, [weight; 3]),
+            _ => (
+                None,
+                p.base_color
+                    .unwrap_or([0.5; 3])
+                    .map(|c| clamp01(c * weight)),
+            ),
         };
-        let alpha = 1.0 - clamp01(p.transparency.unwrap_or(0.0));
+        let alpha = if p.transmission.is_some() {
+            1.0
+        } else {
+            1.0 - clamp01(p.transparency.unwrap_or(0.0))
+        };
         let cutout = enabled_map(m, "cutout");
         let (emissive, strength) = emission(p, em_tex.is_some());
         let extensions = self.reflection_extensions(m, p, strength);
@@ -135,12 +159,17 @@ impl Builder<'_> {
                     base[0], base[1], base[2], alpha,
                 ]),
                 base_color_texture: base_tex,
-                metallic_factor: json::material::StrengthFactor(clamp01(
-                    p.metalness.unwrap_or(0.0),
-                )),
-                roughness_factor: json::material::StrengthFactor(clamp01(
-                    p.effective_roughness().unwrap_or(0.0),
-                )),
+                metallic_factor: json::material::StrengthFactor(if mr.metalness {
+                    1.0
+                } else {
+                    clamp01(p.metalness.unwrap_or(0.0))
+                }),
+                roughness_factor: json::material::StrengthFactor(if mr.roughness {
+                    1.0
+                } else {
+                    clamp01(p.effective_roughness().unwrap_or(0.0))
+                }),
+                metallic_roughness_texture: mr.info,
                 ..Default::default()
             },
             normal_texture: normal,
@@ -157,6 +186,122 @@ impl Builder<'_> {
             },
             ..Default::default()
         })
+    }
+
+    /// The enabled roughness and metalness Bitmaps of `m` packed into one
+    /// metallic-roughness texture (`metal_rough`; roughness inverted where
+    /// the material's is a glossiness), placed as the first of them is. A
+    /// map that is not a Bitmap, whose image is not found or not readable,
+    /// or that is placed otherwise than the other is left out and named.
+    fn metal_rough(&mut self, m: &mtl::Material, p: &Pbr) -> MetalRough {
+        let mut found: Vec<Packable> = Vec::new();
+        let mut placed: Option<(&str, Option<mtl::UvGen>)> = None;
+        for slot in mtl::PACKED_SLOTS {
+            let Some(r) = m
+                .maps
+                .iter()
+                .find(|r| r.slot == slot && r.enabled != Some(false))
+            else {
+                continue;
+            };
+            let Some(t) = mtl::texmap(self.eval, r.texmap, self.assets) else {
+                continue;
+            };
+            let Some(stored) = t.file.clone().filter(|f| !mtl::file_base(f).is_empty()) else {
+                self.approximate(format!(
+                    "material {:?}: {slot} map of class {:?} not exported (only a Bitmap's image is packed into glTF's metallic-roughness image)",
+                    m.name, t.class
+                ));
+                continue;
+            };
+            let shown = mtl::file_base(&stored).to_string();
+            if t.mono_from_alpha {
+                self.approximate(format!(
+                    "material {:?}: {slot} map {shown:?} not exported: its mono output is the alpha channel (only RGB intensity is packed)",
+                    m.name
+                ));
+                continue;
+            }
+            match &placed {
+                Some((first, uv)) if *uv != t.uv => {
+                    self.approximate(format!(
+                        "material {:?}: {slot} map {shown:?} not exported: placed otherwise than the {first} map (UV channel, offset, tiling or angle), and glTF packs both in one image",
+                        m.name
+                    ));
+                    continue;
+                }
+                Some(_) => {}
+                None => placed = Some((slot, t.uv.clone())),
+            }
+            match self
+                .search
+                .resolve(&stored)
+                .and_then(|path| textures::decode(&path))
+            {
+                Ok(image) => found.push(Packable {
+                    slot,
+                    texmap: t,
+                    stored,
+                    image,
+                }),
+                Err(e) => self.approximate(format!(
+                    "material {:?}: {slot} map {shown:?} not exported: {e}",
+                    m.name
+                )),
+            }
+        }
+        let Some(first) = found.first() else {
+            return MetalRough::default();
+        };
+        let of = |slot: &str| found.iter().find(|f| f.slot == slot);
+        let (rough, metal) = (of("roughness"), of("metalness"));
+        let invert = p.roughness_inv == Some(true);
+        let key = format!(
+            "\u{0}metal_rough\u{0}{}\u{0}{}\u{0}{invert}",
+            rough.map_or("", |f| &f.stored),
+            metal.map_or("", |f| &f.stored)
+        );
+        let name = format!("{}_metallicRoughness", m.name);
+        let packed = || {
+            let png = metal_rough::pack(
+                rough.map(|f| metal_rough::Source {
+                    image: &f.image,
+                    invert,
+                }),
+                metal.map(|f| metal_rough::Source {
+                    image: &f.image,
+                    invert: false,
+                }),
+            )
+            .map(image::DynamicImage::ImageRgb8)
+            .ok_or_else(|| "no source".to_string())
+            .and_then(|img| textures::png(&img).map_err(|e| e.to_string()));
+            png.map_err(|reason| {
+                crate::error::ExportError::Texture(TextureError::Decode {
+                    path: name.clone(),
+                    reason,
+                })
+            })
+        };
+        let texmap = first.texmap.clone();
+        let shown = name.clone();
+        let info = self.placed_texture(m, "metallic-roughness", &texmap, &shown, |b, wrap| {
+            b.texture_from(&key, name.clone(), wrap, |_| packed())
+        });
+        match info {
+            Ok(info) => MetalRough {
+                info: Some(info),
+                roughness: rough.is_some(),
+                metalness: metal.is_some(),
+            },
+            Err(e) => {
+                self.approximate(format!(
+                    "material {:?}: roughness/metalness maps not exported: {e}",
+                    m.name
+                ));
+                MetalRough::default()
+            }
+        }
     }
 
     /// The dielectric reflection's strength, tint and Fresnel IOR as
@@ -196,7 +341,7 @@ impl Builder<'_> {
         let emissive_strength = emissive_strength.map(|k| ext::EmissiveStrength {
             emissive_strength: ext::EmissiveStrengthFactor(k),
         });
-        let others = layer_extensions(p);
+        let others = layer_extensions(p, self.scale.metres as f32);
         for (used, name) in [
             (specular.is_some(), "KHR_materials_specular"),
             (ior.is_some(), "KHR_materials_ior"),
@@ -267,10 +412,15 @@ pub(super) fn emission(p: &Pbr, textured: bool) -> ([f32; 3], Option<f32>) {
 
 /// The layers glTF's ratified extensions hold beyond the core model, by
 /// extension name: the clear coat (KHR_materials_clearcoat), sheen
-/// (KHR_materials_sheen) and thin film (KHR_materials_iridescence, its
+/// (KHR_materials_sheen), thin film (KHR_materials_iridescence, its
 /// thickness as the maximum: without a thickness texture glTF uses that,
-/// and the validator notes a minimum as having no effect).
-pub(super) fn layer_extensions(p: &Pbr) -> serde_json::Map<String, serde_json::Value> {
+/// and the validator notes a minimum as having no effect) and transmission
+/// (KHR_materials_transmission; unless thin-walled KHR_materials_volume,
+/// its attenuation the transmission's colour at its depth, converted to
+/// metres by `metres` per scene unit; the thickness is the mesh's, set by
+/// `volume_thickness` once the meshes are written) and translucency
+/// (KHR_materials_diffuse_transmission).
+pub(super) fn layer_extensions(p: &Pbr, metres: f32) -> serde_json::Map<String, serde_json::Value> {
     use serde_json::json;
     let mut out = serde_json::Map::new();
     if let Some(c) = p.clearcoat {
@@ -291,6 +441,30 @@ pub(super) fn layer_extensions(p: &Pbr) -> serde_json::Map<String, serde_json::V
             }),
         );
     }
+    if let Some(t) = p.transmission {
+        out.insert(
+            "KHR_materials_transmission".into(),
+            json!({ "transmissionFactor": clamp01(t.weight) }),
+        );
+        if !t.thin_walled {
+            let mut v = serde_json::Map::new();
+            let distance = t.depth * metres;
+            if distance > 0.0 && distance.is_finite() {
+                v.insert("attenuationColor".into(), json!(t.color.map(clamp01)));
+                v.insert("attenuationDistance".into(), json!(distance));
+            }
+            out.insert(VOLUME.into(), serde_json::Value::Object(v));
+        }
+    }
+    if let Some(d) = p.diffuse_transmission {
+        out.insert(
+            "KHR_materials_diffuse_transmission".into(),
+            json!({
+                "diffuseTransmissionFactor": clamp01(d.weight),
+                "diffuseTransmissionColorFactor": d.color.map(clamp01),
+            }),
+        );
+    }
     if let Some(t) = p.thin_film {
         out.insert(
             "KHR_materials_iridescence".into(),
@@ -302,6 +476,50 @@ pub(super) fn layer_extensions(p: &Pbr) -> serde_json::Map<String, serde_json::V
         );
     }
     out
+}
+
+const VOLUME: &str = "KHR_materials_volume";
+
+/// Sets the `thicknessFactor` of every KHR_materials_volume material to the
+/// smallest side of the bounding boxes (mesh space, metres) of the
+/// primitives it shades: glTF's thickness is the volume's extent beneath
+/// the surface, which Max takes from the geometry itself. A flat mesh gives
+/// 0, a thin wall, as Max would render it; a material on no mesh keeps
+/// glTF's default 0.
+pub(super) fn volume_thickness(root: &mut json::Root) {
+    let mut thickness: std::collections::BTreeMap<usize, f64> = Default::default();
+    for prim in root.meshes.iter().flat_map(|m| &m.primitives) {
+        let Some(mat) = prim.material else { continue };
+        let pos = prim
+            .attributes
+            .get(&Valid(json::mesh::Semantic::Positions))
+            .and_then(|a| root.accessors.get(a.value()));
+        let side = |a: &json::Accessor| -> Option<f64> {
+            let lo = a.min.as_ref()?.as_array()?;
+            let hi = a.max.as_ref()?.as_array()?;
+            lo.iter()
+                .zip(hi)
+                .map(|(l, h)| Some(h.as_f64()? - l.as_f64()?))
+                .try_fold(f64::INFINITY, |m, d| Some(m.min(d?)))
+        };
+        if let Some(d) = pos.and_then(side) {
+            let e = thickness.entry(mat.value()).or_insert(f64::INFINITY);
+            *e = e.min(d.max(0.0));
+        }
+    }
+    for (i, m) in root.materials.iter_mut().enumerate() {
+        let Some(v) = m
+            .extensions
+            .as_mut()
+            .and_then(|e| e.others.get_mut(VOLUME))
+            .and_then(serde_json::Value::as_object_mut)
+        else {
+            continue;
+        };
+        if let Some(t) = thickness.get(&i).filter(|t| t.is_finite()) {
+            v.insert("thicknessFactor".into(), serde_json::json!(*t as f32));
+        }
+    }
 }
 
 fn enabled_map(m: &mtl::Material, slot: &str) -> bool {
@@ -355,7 +573,7 @@ mod tests {
             }),
             ..Pbr::default()
         };
-        let e = layer_extensions(&p);
+        let e = layer_extensions(&p, 1.0);
         let v = serde_json::Value::Object(e);
         let near = |a: &serde_json::Value, b: f64| (a.as_f64().unwrap_or(-1.0) - b).abs() < 1e-6;
         assert!(
@@ -388,6 +606,6 @@ mod tests {
             ),
             "{v}"
         );
-        assert!(layer_extensions(&Pbr::default()).is_empty());
+        assert!(layer_extensions(&Pbr::default(), 1.0).is_empty());
     }
 }

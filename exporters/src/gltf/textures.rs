@@ -202,6 +202,16 @@ impl TextureSearch {
 /// Decodes an image file and encodes it as PNG (same pixels, same channels
 /// where PNG has them).
 pub fn to_png(path: &Path) -> Result<Vec<u8>, TextureError> {
+    let img = decode(path)?;
+    png(&img).map_err(|e| TextureError::Decode {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })
+}
+
+/// Decodes an image file (within the size limits); float images come back
+/// as 16-bit RGBA, which PNG holds.
+pub fn decode(path: &Path) -> Result<image::DynamicImage, TextureError> {
     let shown = path.display().to_string();
     let data = std::fs::read(path).map_err(|e| TextureError::Read {
         path: shown.clone(),
@@ -214,8 +224,7 @@ pub fn to_png(path: &Path) -> Result<Vec<u8>, TextureError> {
     if let Some(kind) = image_formats::sniff(&data) {
         let (w, h) = image_formats::dimensions(kind, &data).map_err(|e| decode(e.to_string()))?;
         check_size(w, h).map_err(|e| decode(e.to_string()))?;
-        let img = image_formats::decode(kind, &data).map_err(|e| decode(e.to_string()))?;
-        return png(&img).map_err(|e| decode(e.to_string()));
+        return image_formats::decode(kind, &data).map_err(|e| decode(e.to_string()));
     }
     let mut reader = image::ImageReader::new(std::io::Cursor::new(&data));
     // TGA has no signature: the extension decides, then the content may.
@@ -233,17 +242,16 @@ pub fn to_png(path: &Path) -> Result<Vec<u8>, TextureError> {
     limits.max_alloc = Some(MAX_ALLOC);
     reader.limits(limits);
     let img = reader.decode().map_err(|e| decode(e.to_string()))?;
-    let img = match img {
+    Ok(match img {
         image::DynamicImage::ImageRgb32F(_) | image::DynamicImage::ImageRgba32F(_) => {
             image::DynamicImage::ImageRgba16(img.to_rgba16())
         }
         other => other,
-    };
-    png(&img).map_err(|e| decode(e.to_string()))
+    })
 }
 
 /// PNG bytes of a decoded image.
-fn png(img: &image::DynamicImage) -> Result<Vec<u8>, ImageFormatError> {
+pub(super) fn png(img: &image::DynamicImage) -> Result<Vec<u8>, ImageFormatError> {
     let mut out = std::io::Cursor::new(Vec::new());
     img.write_to(&mut out, image::ImageFormat::Png)
         .map_err(|e| ImageFormatError::Png(e.to_string()))?;

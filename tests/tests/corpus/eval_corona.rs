@@ -186,8 +186,9 @@ fn corona_opacity_level() {
 }
 
 /// CoronaMtl's translucency level (126) and self-illumination (107 × 128):
-/// Wheelbarrow.max's 0.16 translucency is named, a self-illumination level
-/// becomes the emissive colour.
+/// Wheelbarrow.max's 0.16 translucency of white (colour 106) becomes
+/// KHR_materials_diffuse_transmission, a self-illumination level the
+/// emissive colour.
 #[test]
 fn corona_translucency_and_self_illumination() {
     let base: Vec<P> = vec![
@@ -206,10 +207,17 @@ fn corona_translucency_and_self_illumination() {
     translucent.extend([(126, FLOAT, f(0.16)), (128, FLOAT, f(0.0))]);
     let (eval, mtl, _) = with_corona("Material #2", &translucent);
     let classes = material::undecoded_classes(&eval, mtl);
-    assert_eq!(classes.len(), 1, "{classes:?}");
+    assert!(classes.is_empty(), "{classes:?}");
+    let g = gltf_material(&eval, mtl);
+    let d = &g["extensions"]["KHR_materials_diffuse_transmission"];
     assert!(
-        classes[0].contains("translucency (level 0.16"),
-        "{classes:?}"
+        (d["diffuseTransmissionFactor"].as_f64().unwrap_or(-1.0) - 0.16).abs() < 1e-6,
+        "{g}"
+    );
+    assert_eq!(
+        d["diffuseTransmissionColorFactor"],
+        serde_json::json!([1.0, 1.0, 1.0]),
+        "{g}"
     );
     let mut glowing = base;
     glowing.extend([(126, FLOAT, f(0.0)), (128, FLOAT, f(0.5))]);

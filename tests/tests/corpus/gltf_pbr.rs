@@ -10,8 +10,9 @@
 //!   we write neither and name the bump map in the warnings.
 //! - NewModularWallWindowCorner.max (PBR Material Metal/Rough): the cutout map
 //!   makes the material MASK, the Normal Bump's bitmap is the normal texture
-//!   with the bump amount as scale, and the roughness/displacement maps that
-//!   glTF cannot hold as stored are named in the warnings. Expected values are
+//!   with the bump amount as scale, the roughness Bitmap is packed into the
+//!   metallic-roughness image, and the displacement map that glTF cannot
+//!   hold is named in the warnings. Expected values are
 //!   the file's stored ones (its FBX lists no materials).
 //! - Wire_Fence.max (Standard with an enabled opacity map): BLEND.
 
@@ -111,15 +112,19 @@ fn pbr_metal_rough_cutout_normal_and_named_maps() {
     assert!(m["normalTexture"].is_object(), "{m}");
     assert_eq!(m["normalTexture"]["scale"].as_f64().unwrap_or(1.0), 1.0);
     assert_eq!(pbr["metallicFactor"].as_f64().unwrap_or(1.0), 0.0);
-    assert_eq!(pbr["roughnessFactor"].as_f64().unwrap_or(1.0), 0.0);
-    for slot in ["roughness", "displacement"] {
-        assert!(
-            warnings
-                .iter()
-                .any(|w| w.contains("Material #2") && w.contains(&format!("{slot} map"))),
-            "{slot} map not named: {warnings:?}"
-        );
-    }
+    // The roughness Bitmap is packed (green), the map replacing the value.
+    assert!(pbr["metallicRoughnessTexture"].is_object(), "{m}");
+    assert_eq!(pbr["roughnessFactor"].as_f64().unwrap_or(0.0), 1.0);
+    assert!(
+        !warnings.iter().any(|w| w.contains("roughness map")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("Material #2") && w.contains("displacement map")),
+        "displacement map not named: {warnings:?}"
+    );
     assert!(
         !warnings.iter().any(|w| w.contains("not embedded")),
         "{warnings:?}"

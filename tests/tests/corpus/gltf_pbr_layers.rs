@@ -8,7 +8,9 @@
 //! glTF must carry them as the extensions say — the Fresnel IOR
 //! (`trans_ior`) as KHR_materials_ior, no KHR_materials_specular at full
 //! white reflectivity, a clear coat, sheen or thin film only where the FBX
-//! shows one.
+//! shows one, and transparency as KHR_materials_transmission (with
+//! KHR_materials_volume from thin_walled, trans_depth and trans_color)
+//! only where the FBX shows some.
 
 use maxfs_scene::eval::core::pblock::{self, Value};
 use maxfs_scene::eval::render::material;
@@ -150,4 +152,29 @@ fn check_layers(fm: &ufbx::Material, g: &Json) {
         num("thin_film") == 0.0,
         "{g}"
     );
+    // Refraction: transparency is the transmission's weight; a volume
+    // unless thin-walled, attenuated to trans_color at trans_depth
+    // (materials_only writes scene units: 1 m each).
+    let t = num("transparency");
+    let tr = &ext["KHR_materials_transmission"];
+    assert_eq!(tr.is_null(), t == 0.0, "{g}");
+    let vol = &ext["KHR_materials_volume"];
+    if t > 0.0 {
+        let f = tr["transmissionFactor"].as_f64().unwrap_or(-1.0);
+        assert!((f - t).abs() <= TOL, "{g}");
+        assert_eq!(vol.is_null(), num("thin_walled") != 0.0, "{g}");
+        let depth = num("trans_depth");
+        if depth > 0.0 && !vol.is_null() {
+            let d = vol["attenuationDistance"].as_f64().unwrap_or(-1.0);
+            assert!((d - depth).abs() <= TOL * depth.max(1.0), "{g}");
+            let c = fbx_value(fm, "trans_color").unwrap_or_default();
+            for k in 0..3 {
+                let got = vol["attenuationColor"][k].as_f64().unwrap_or(-1.0);
+                assert!((got - c[k]).abs() <= TOL, "{g}");
+            }
+        }
+        assert_eq!(g["alphaMode"], "OPAQUE", "{g}");
+    } else {
+        assert!(vol.is_null(), "{g}");
+    }
 }

@@ -132,6 +132,7 @@ mod gltf_morph;
 mod gltf_normals;
 mod gltf_pbr;
 mod gltf_pbr_layers;
+mod gltf_pbr_pack;
 mod gltf_skins;
 mod gltf_texture_transform;
 mod gltf_textures;

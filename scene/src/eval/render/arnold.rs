@@ -21,7 +21,9 @@
 //! colour other than white without a map is not mapped and is said so in the
 //! material's errors. Beyond those (`extras`): specular weight, colour and
 //! IOR (KHR_materials_specular / _ior), coat (KHR_materials_clearcoat),
-//! sheen (KHR_materials_sheen) and thin film (KHR_materials_iridescence);
+//! sheen (KHR_materials_sheen), thin film (KHR_materials_iridescence) and
+//! transmission's colour, depth and thin wall (KHR_materials_transmission /
+//! _volume);
 //! the rest of Standard Surface's lobes, when set, and every wired input
 //! the export does not carry are named as partial.
 
@@ -29,7 +31,7 @@ use crate::chunk::Chunk;
 use crate::eval::core::pblock::{self, utf16};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::render::material::{MapRef, Material, SC_TEXMAP};
-use crate::eval::render::physical::{Coat, Pbr, Sheen, ThinFilm};
+use crate::eval::render::physical::{Coat, Pbr, Sheen, ThinFilm, Tint, Transmission};
 
 /// Standard Surface's class id.
 pub const STANDARD_SURFACE: (u32, u32) = (0x7e73_161f, 0x62f7_4b4c);
@@ -221,8 +223,12 @@ pub fn standard_surface(eval: &SceneEval, idx: usize, m: &mut Material) {
         .collect();
     let (mut pbr, maps, notes) = to_pbr(&params, &shaders);
     m.unmapped.extend(extras(&params, &mut pbr));
+    let packed = crate::eval::render::material::packed_maps(eval, &maps);
     m.unmapped.extend(
         maps.iter()
+            .enumerate()
+            .filter(|(i, _)| !packed.contains(i))
+            .map(|(_, r)| r)
             .filter(|r| r.enabled != Some(false) && !EXPORTED_MAPS.contains(&r.slot.as_str()))
             .map(|r| format!("{} map (not exported)", r.slot)),
     );
@@ -232,7 +238,8 @@ pub fn standard_surface(eval: &SceneEval, idx: usize, m: &mut Material) {
 }
 
 /// Map slots the glTF export carries (bump only as a Normal Bump, which the
-/// exporter checks); any other wired input is named as partial.
+/// exporter checks; roughness and metalness Bitmaps packed, see
+/// `material::packed_maps`); any other wired input is named as partial.
 const EXPORTED_MAPS: [&str; 4] = ["base_color", "emit_color", "bump", "cutout"];
 
 /// Standard Surface's inputs beyond the core metal/rough ones, by Arnold's
@@ -292,7 +299,6 @@ pub fn extras(params: &[AiParam], p: &mut Pbr) -> Vec<String> {
         "diffuse_roughness",
         "specular_anisotropy",
         "subsurface",
-        "transmission_depth",
         "transmission_dispersion",
         "transmission_extra_roughness",
         "transmission_scatter_anisotropy",
@@ -301,15 +307,22 @@ pub fn extras(params: &[AiParam], p: &mut Pbr) -> Vec<String> {
             out.push(format!("{n} {v} (no glTF counterpart)"));
         }
     }
-    if f("transmission").is_some_and(|t| t > 0.0) {
-        if get("thin_walled").and_then(AiParam::boolean) != Some(true) {
+    // Transmission as Physical Material's transparency (the same model:
+    // Arnold's transmission_color is reached at transmission_depth, at the
+    // surface with depth 0 or a thin wall).
+    if let Some(t) = f("transmission").filter(|&t| t > 0.0) {
+        p.transmission = Some(Transmission {
+            weight: t,
+            color: rgb("transmission_color").unwrap_or([1.0; 3]),
+            depth: f("transmission_depth").unwrap_or(0.0).max(0.0),
+            thin_walled: get("thin_walled").and_then(AiParam::boolean) == Some(true),
+        });
+        if p.transmission_tint() == Some(Tint::Differs) {
             out.push(format!(
-                "refraction at IOR {} (thin_walled off; exported as alpha blending)",
-                f("specular_IOR").unwrap_or(1.5)
+                "transmission_color {:?} beside base colour {:?} (glTF tints transmitted light by the base colour)",
+                rgb("transmission_color").unwrap_or([1.0; 3]),
+                p.base_color.unwrap_or([0.5; 3])
             ));
-        }
-        if let Some(c) = rgb("transmission_color").filter(|&c| !white(c)) {
-            out.push(format!("transmission_color {c:?} (alpha carries no tint)"));
         }
         if let Some(c) = rgb("transmission_scatter").filter(|c| c.iter().any(|&x| x > 0.0)) {
             out.push(format!("transmission_scatter {c:?} (no glTF counterpart)"));

@@ -36,8 +36,9 @@
 //! diffuse → base colour, self-illumination → emission colour, bump (its
 //! amount the normal scale), each with its switch; a diffuse or
 //! self-illumination map at an amount other than 1 (Corona blends map and
-//! colour by it) is named. Translucency has no glTF counterpart here and is
-//! named when its level is above 0, as is every other enabled map.
+//! colour by it) is named. Translucency (level above 0: the fraction of
+//! diffuse light let through, and its colour) is
+//! KHR_materials_diffuse_transmission; every other enabled map is named.
 //!
 //! CoronaPortalMtl makes its object a light portal: Corona samples the sky
 //! through it and never shows the surface (camera, reflection and
@@ -48,7 +49,7 @@
 use crate::eval::core::pblock::{self, ParamBlock2};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::render::material::{self, MapRef, Material, NamedBlock, SC_TEXMAP};
-use crate::eval::render::physical::{self, float, vector, Pbr};
+use crate::eval::render::physical::{self, float, vector, DiffuseTransmission, Pbr};
 
 /// CoronaMtl's class id.
 pub const CORONA_MTL: (u32, u32) = (0x70be_6506, 0x4489_31dd);
@@ -184,16 +185,22 @@ pub fn to_pbr(pb: &ParamBlock2, reflection_map: bool) -> (Pbr, Vec<String>) {
     }
     let opacity = opacity(pb, &mut unmapped);
     let transparency = refraction.map(|r| 1.0 - opacity.unwrap_or(1.0) * (1.0 - r));
-    match float(pb, LEVEL_TRANSLUCENCY) {
-        Some(0.0) => {}
-        Some(l) => unmapped.push(format!(
-            "translucency (level {l}, colour {:?}; no glTF counterpart)",
-            vector(pb, COLOR_TRANSLUCENCY).unwrap_or([1.0; 3])
-        )),
-        None => unmapped.push(format!(
-            "translucency (level parameter {LEVEL_TRANSLUCENCY} absent)"
-        )),
-    }
+    // Translucency: its level is the fraction of the diffuse light passed
+    // through the surface, its colour that light's tint, which is what
+    // KHR_materials_diffuse_transmission's factor and colour hold.
+    let diffuse_transmission = match float(pb, LEVEL_TRANSLUCENCY) {
+        Some(0.0) => None,
+        Some(l) => Some(DiffuseTransmission {
+            weight: l,
+            color: vector(pb, COLOR_TRANSLUCENCY).unwrap_or([1.0; 3]),
+        }),
+        None => {
+            unmapped.push(format!(
+                "translucency (level parameter {LEVEL_TRANSLUCENCY} absent)"
+            ));
+            None
+        }
+    };
     let emission = float(pb, LEVEL_SELF_ILLUM);
     if emission.is_none() {
         unmapped.push(format!(
@@ -212,6 +219,7 @@ pub fn to_pbr(pb: &ParamBlock2, reflection_map: bool) -> (Pbr, Vec<String>) {
         specular: Some(specular),
         specular_color: Some(tint),
         ior: float(pb, FRESNEL_IOR),
+        diffuse_transmission,
         ..Pbr::default()
     };
     (pbr, unmapped)
@@ -420,8 +428,8 @@ mod tests {
 
     /// LowPoly/Wheelbarrow.max object 357: refraction level 0.06 of white,
     /// reflection level 0.17 at glossiness 0.87; its other material holds
-    /// 0.16 at parameter 126, the translucency level, which glTF does not
-    /// carry: named.
+    /// 0.16 at parameter 126, the translucency level (white): the fraction
+    /// of diffuse light let through, KHR_materials_diffuse_transmission.
     #[test]
     fn wheelbarrow_partial_refraction() {
         let base = vec![
@@ -438,12 +446,15 @@ mod tests {
         assert!((p.effective_roughness().unwrap_or(-1.0) - 0.13).abs() < 1e-6);
         assert_eq!(p.specular, Some(0.17));
         assert!(unmapped.is_empty(), "{unmapped:?}");
-        let (_, unmapped) = to_pbr(&block(base, 1.0, 0.16), false);
-        assert!(
-            unmapped
-                .iter()
-                .any(|u| u.starts_with("translucency (level 0.16")),
-            "{unmapped:?}"
+        assert_eq!(p.diffuse_transmission, None);
+        let (p, unmapped) = to_pbr(&block(base, 1.0, 0.16), false);
+        assert!(unmapped.is_empty(), "{unmapped:?}");
+        assert_eq!(
+            p.diffuse_transmission,
+            Some(DiffuseTransmission {
+                weight: 0.16,
+                color: [1.0; 3]
+            })
         );
     }
 

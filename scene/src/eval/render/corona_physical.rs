@@ -174,6 +174,8 @@ pub fn to_pbr(pb: &ParamBlock2) -> (Pbr, Vec<String>) {
         clearcoat,
         sheen,
         thin_film: None,
+        transmission: None,
+        diffuse_transmission: None,
         base_weight: float(pb, BASE_LEVEL),
         base_color: vector(pb, BASE_COLOR),
         metalness: metal.filter(|m| *m == 0.0 || *m == 1.0),

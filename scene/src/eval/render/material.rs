@@ -108,6 +108,9 @@ const SUB_COUNT: u16 = 0x4002;
 const MAX_SUBS: u32 = 4096;
 /// Bitmap parameter of the Bitmap texmap's PB2 (block 0).
 const BITMAP_PARAM: u16 = 13;
+/// Bitmap's `monoOutput` (0 RGB intensity, 1 alpha): the SDK sample's
+/// parameter order (clipu … filtering, then monoOutput) and the corpus.
+const BITMAP_MONO_OUTPUT: u16 = 9;
 
 /// The Standard material's map slots, in Max's order.
 pub const MAP_NAMES: [&str; 12] = [
@@ -223,6 +226,10 @@ pub struct Texmap {
     /// Asset GUID of the bitmap (Max 2015+), lowercase hex as stored.
     pub asset: Option<String>,
     pub uv: Option<UvGen>,
+    /// A Bitmap's mono output (what a float slot reads) is its alpha, not
+    /// its RGB intensity (`monoOutput` 1, parameter 9 of its block).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub mono_from_alpha: bool,
     /// Other texmaps this one references (sub-maps), by reference slot order.
     pub sub_maps: Vec<usize>,
     pub errors: Vec<String>,
@@ -710,6 +717,10 @@ pub fn texmap(eval: &SceneEval, idx: usize, assets: &Assets) -> Option<Texmap> {
                     if let Some(Value::Bitmap(name)) = pb.param(BITMAP_PARAM).map(|p| &p.value) {
                         t.file = name.clone();
                     }
+                    t.mono_from_alpha = matches!(
+                        pb.param(BITMAP_MONO_OUTPUT).map(|p| &p.value),
+                        Some(Value::Int(1))
+                    );
                     let guid = pblock::bitmap_container(eval.chunks(obj), BITMAP_PARAM)
                         .and_then(pblock::asset_guid);
                     if let Some(guid) = guid {
@@ -769,6 +780,43 @@ pub fn undecoded_classes(eval: &SceneEval, idx: usize) -> Vec<String> {
     }
     let mut out = Vec::new();
     walk(eval, idx, 0, &mut out);
+    out
+}
+
+/// Map slots whose Bitmaps the glTF export packs into one
+/// metallic-roughness image (roughness in green, metalness in blue).
+pub const PACKED_SLOTS: [&str; 2] = ["roughness", "metalness"];
+
+/// The enabled maps of `maps` (by index) that the glTF export packs into
+/// its metallic-roughness image: Bitmaps in `PACKED_SLOTS`, the second
+/// placed as the first (one image holds both). The exporter names the
+/// others, and any whose image it cannot find or read.
+pub fn packed_maps(eval: &SceneEval, maps: &[MapRef]) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    let mut placed: Option<Option<UvGen>> = None;
+    for slot in PACKED_SLOTS {
+        let Some(i) = maps
+            .iter()
+            .position(|r| r.slot == slot && r.enabled != Some(false))
+        else {
+            continue;
+        };
+        let Some(t) = maps
+            .get(i)
+            .and_then(|r| texmap(eval, r.texmap, &Assets::default()))
+        else {
+            continue;
+        };
+        if t.class_id != [BITMAP.0, BITMAP.1] || t.mono_from_alpha {
+            continue;
+        }
+        match &placed {
+            Some(uv) if *uv != t.uv => continue,
+            Some(_) => {}
+            None => placed = Some(t.uv.clone()),
+        }
+        out.push(i);
+    }
     out
 }
 

@@ -146,8 +146,9 @@ const MAPS: [(u16, &str); 32] = [
     (127, "thin_film_ior"),
 ];
 /// Map slots the glTF export carries (the bump only as a Normal Bump, which
-/// the exporter checks and names otherwise); every other enabled map is
-/// named as partial.
+/// the exporter checks and names otherwise; roughness and metalness
+/// Bitmaps too, packed: `material::packed_maps`); every other enabled map
+/// is named as partial.
 const EXPORTED_MAPS: [&str; 4] = ["base_color", "emit_color", "bump", "cutout"];
 /// The on/off flag of texmap parameter `id` is parameter `id + MAP_ON`.
 const MAP_ON: u16 = 50;
@@ -188,6 +189,35 @@ pub struct Pbr {
     /// A thin film over the base (KHR_materials_iridescence). None: none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thin_film: Option<ThinFilm>,
+    /// Refraction through the material (KHR_materials_transmission, with
+    /// KHR_materials_volume unless thin-walled). None: `transparency`, if
+    /// any, is an alpha.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transmission: Option<Transmission>,
+    /// Diffuse light let through the surface (translucency:
+    /// KHR_materials_diffuse_transmission). None: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diffuse_transmission: Option<DiffuseTransmission>,
+}
+
+/// Translucency: the fraction 0..1 of the diffuse light that passes
+/// through the surface instead of being reflected, and the colour it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DiffuseTransmission {
+    pub weight: f32,
+    pub color: [f32; 3],
+}
+
+/// Light passing through the material, refracted at the IOR: its weight
+/// 0..1, the colour it takes and the depth (scene units) at which it has
+/// that colour (0: at the surface), and whether the surface is a thin wall
+/// (no volume: no bending, the colour at the surface).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Transmission {
+    pub weight: f32,
+    pub color: [f32; 3],
+    pub depth: f32,
+    pub thin_walled: bool,
 }
 
 /// A clear coat layer: weight 0..1 and roughness 0..1.
@@ -214,7 +244,49 @@ pub struct ThinFilm {
     pub thickness_nm: f32,
 }
 
+/// How glTF can show the colour of transmitted light: glTF tints it by the
+/// base colour, Max by the transmission's own colour at the surface (its
+/// colour at depth 0 or on a thin wall, else white: the volume's
+/// attenuation carries it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Tint {
+    /// The base colour is that tint already, or no transmission shows
+    /// (a metal hides it, in Max as in glTF).
+    Same,
+    /// Nothing but the transmission shows the base colour (weight 1, no
+    /// metalness): the base colour becomes this tint.
+    Replace([f32; 3]),
+    /// The base colour shows elsewhere and differs from the tint.
+    Differs,
+}
+
 impl Pbr {
+    /// How the transmission's colour fits glTF (`Tint`); None without one.
+    /// The base colour is `base_color × base_weight`; a base colour map is
+    /// the exporter's to weigh.
+    pub fn transmission_tint(&self) -> Option<Tint> {
+        let t = self.transmission?;
+        let tint = if t.thin_walled || t.depth <= 0.0 {
+            t.color
+        } else {
+            [1.0; 3]
+        };
+        let metal = self.metalness.unwrap_or(0.0).clamp(0.0, 1.0);
+        let weight = t.weight.clamp(0.0, 1.0);
+        let w = self.base_weight.unwrap_or(1.0);
+        let base = self.base_color.unwrap_or([0.5; 3]).map(|c| c * w);
+        Some(
+            if (1.0 - metal) * weight <= 0.0 || base.iter().zip(tint).all(|(b, c)| !differs(*b, c))
+            {
+                Tint::Same
+            } else if metal <= 0.0 && weight >= 1.0 {
+                Tint::Replace(tint)
+            } else {
+                Tint::Differs
+            },
+        )
+    }
+
     /// Roughness with the inversion flag applied (0..1 as stored).
     pub fn effective_roughness(&self) -> Option<f32> {
         let r = self.roughness?;
@@ -294,8 +366,12 @@ pub fn physical(eval: &SceneEval, idx: usize, m: &mut Material) {
             amount: (p.id == 130).then(|| float(&pb, BUMP_AMOUNT)).flatten(),
         });
     }
+    let packed = crate::eval::render::material::packed_maps(eval, &m.maps[first_map..]);
     let dropped: Vec<String> = m.maps[first_map..]
         .iter()
+        .enumerate()
+        .filter(|(i, _)| !packed.contains(i))
+        .map(|(_, r)| r)
         .filter(|r| r.enabled != Some(false) && !EXPORTED_MAPS.contains(&r.slot.as_str()))
         .map(|r| format!("{} map (not exported)", r.slot))
         .collect();
@@ -347,20 +423,23 @@ pub fn extras(pb: &ParamBlock2, p: &mut Pbr, unmapped: &mut Vec<String>) {
             f(21).unwrap_or(0.0)
         ));
     }
-    // Transparency is exported as alpha: what alpha cannot show is named.
-    if f(30).is_some_and(|t| t > 0.0) {
-        if boolean(pb, 37) != Some(true) {
+    // Transparency is refraction (Max's names, as the FBX writes them, and
+    // Autodesk's glTF Material, which maps transmission onto transparency,
+    // volume colour and distance onto trans_color and trans_depth, thickness
+    // onto thin_walled): the colour is reached at the depth, at the surface
+    // with depth 0 or a thin wall.
+    if let Some(t) = f(30).filter(|&t| t > 0.0) {
+        p.transmission = Some(Transmission {
+            weight: t,
+            color: vector(pb, 31).unwrap_or([1.0; 3]),
+            depth: f(32).unwrap_or(0.0).max(0.0),
+            thin_walled: boolean(pb, 37) == Some(true),
+        });
+        if p.transmission_tint() == Some(Tint::Differs) {
             unmapped.push(format!(
-                "refraction at IOR {} (thin-walled off; exported as alpha blending)",
-                f(33).unwrap_or(1.52)
-            ));
-        }
-        if let Some(c) = vector(pb, 31).filter(|&c| !is_white(c)) {
-            unmapped.push(format!("transparency colour {c:?} (alpha carries no tint)"));
-        }
-        if let Some(d) = f(32).filter(|&d| d > 0.0) {
-            unmapped.push(format!(
-                "transparency depth {d} (no glTF counterpart as alpha)"
+                "transparency colour {:?} beside base colour {:?} (glTF tints transmitted light by the base colour)",
+                vector(pb, 31).unwrap_or([1.0; 3]),
+                p.base_color.unwrap_or([0.5; 3])
             ));
         }
         let locked = boolean(pb, 34) != Some(false);
@@ -369,7 +448,9 @@ pub fn extras(pb: &ParamBlock2, p: &mut Pbr, unmapped: &mut Vec<String>) {
             .map(|r| if inv { 1.0 - r } else { r })
             .filter(|&r| !locked && r > 0.0)
         {
-            unmapped.push(format!("transparency roughness {r} (alpha is not blurred)"));
+            unmapped.push(format!(
+                "transparency roughness {r} (glTF's transmission takes the surface roughness)"
+            ));
         }
         if let Some(d) = f(38).filter(|&d| d > 0.0) {
             unmapped.push(format!("dispersion {d} (no glTF counterpart)"));
@@ -554,8 +635,8 @@ mod tests {
 
     /// What glTF cannot hold is named: a tinted coat acting on the base, a
     /// coat IOR away from 1.5, SSS, diffuse roughness, a custom reflectance
-    /// curve, refraction through a tinted volume, emission luminance and
-    /// temperature; anisotropy against its layout's own neutral value.
+    /// curve, emission luminance and temperature; anisotropy against its
+    /// layout's own neutral value.
     #[test]
     fn the_rest_is_named() {
         let pb = block(vec![
@@ -585,9 +666,6 @@ mod tests {
             "diffuse roughness 0.5",
             "custom reflectance curve",
             "anisotropy 0.08",
-            "refraction at IOR 1.4",
-            "transparency colour",
-            "transparency depth 30",
             "subsurface scattering 0.3",
             "emission luminance 494",
             "emission temperature 5389",
@@ -597,7 +675,17 @@ mod tests {
         ] {
             assert!(all.contains(want), "{want:?} not in {all}");
         }
-        assert_eq!(gaps.len(), 12, "{gaps:?}");
+        assert_eq!(gaps.len(), 9, "{gaps:?}");
+        // Refraction through a tinted volume is carried, not named.
+        assert_eq!(
+            p.transmission,
+            Some(Transmission {
+                weight: 1.0,
+                color: [0.8, 0.9, 1.0],
+                depth: 30.0,
+                thin_walled: false
+            })
+        );
         // The pre-2023 layout (no dispersion, 38) keeps anisotropy 1 as
         // isotropic; the newer one 0.
         let old = block(vec![fl(20, 1.0), fl(21, 0.0)]);
@@ -607,5 +695,52 @@ mod tests {
         let new = block(vec![fl(20, 1.0), fl(38, 0.0)]);
         extras(&new, &mut Pbr::default(), &mut gaps);
         assert_eq!(gaps.len(), 1, "{gaps:?}");
+    }
+
+    /// The transmission's tint against glTF's, which is the base colour:
+    /// full transmission on a dielectric replaces the base colour (by the
+    /// colour at the surface: at depth 0 or on a thin wall; white when a
+    /// volume attenuates it); partial transmission with another base
+    /// colour is named; a metal hides it, in Max as in glTF.
+    #[test]
+    fn transmission_tint_against_the_base_colour() {
+        let glass = |weight: f32, depth: f32, thin: bool, metal: f32| {
+            let pb = block(vec![
+                fl(30, weight),
+                rgb(31, [0.2, 0.4, 0.6]),
+                fl(32, depth),
+                flag(37, thin),
+            ]);
+            let mut p = Pbr {
+                base_color: Some([0.5; 3]),
+                metalness: Some(metal),
+                ..Pbr::default()
+            };
+            let mut gaps = Vec::new();
+            extras(&pb, &mut p, &mut gaps);
+            (p.transmission_tint(), gaps)
+        };
+        assert_eq!(
+            glass(1.0, 0.0, false, 0.0).0,
+            Some(Tint::Replace([0.2, 0.4, 0.6]))
+        );
+        assert_eq!(
+            glass(1.0, 0.0, true, 0.0).0,
+            Some(Tint::Replace([0.2, 0.4, 0.6]))
+        );
+        assert_eq!(
+            glass(1.0, 10.0, false, 0.0).0,
+            Some(Tint::Replace([1.0; 3]))
+        );
+        let (t, gaps) = glass(0.5, 10.0, false, 0.0);
+        assert_eq!(t, Some(Tint::Differs));
+        assert!(
+            gaps.iter().any(|g| g.starts_with("transparency colour")),
+            "{gaps:?}"
+        );
+        let (t, gaps) = glass(0.5, 10.0, false, 1.0);
+        assert_eq!(t, Some(Tint::Same));
+        assert!(gaps.is_empty(), "{gaps:?}");
+        assert_eq!(glass(0.0, 0.0, false, 0.0).0, None);
     }
 }
