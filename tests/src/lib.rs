@@ -44,6 +44,7 @@ pub fn files_with_ext(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
 pub fn corpus_max_files() -> Vec<PathBuf> {
     files_with_ext(&corpus_dir().join("max"), &["max"])
 }
+pub mod biped_binds;
 pub mod gltf_ref;
 pub mod texel_diff;
 pub use texel_diff::{channel_difference, gltf_texture_image};

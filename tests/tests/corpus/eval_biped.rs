@@ -8,8 +8,7 @@
 //! named, never compared against identity.
 
 use maxfs_scene::eval::rigs::biped::{self, figure, motion, Role};
-use maxfs_scene::eval::{modifier::skin, rigs::link_constraint};
-use maxfs_scene::eval::{Mat43, SceneEval};
+use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_dir;
 use maxfs_tests::tm_diff;
@@ -148,7 +147,6 @@ fn figure_pose_matches_the_skin_bind_pose() {
     for rel in FILES {
         let doc = open(rel);
         let eval = SceneEval::from_document(doc).expect("scene");
-        let graph = &*eval.graph;
         let rigs: Vec<_> = biped::rigs(&eval)
             .into_iter()
             .map(|r| r.expect("rig"))
@@ -161,64 +159,30 @@ fn figure_pose_matches_the_skin_bind_pose() {
         let (mut matched, mut not_eval, mut other, mut worst) = (0, Vec::new(), 0, 0.0f64);
         let (mut linked, mut worst_rot) = (0, 0.0f64);
         let mut matched_names: Vec<String> = Vec::new();
-        for (o, _) in graph.nodes() {
-            let Some(Ok(sk)) = skin::node_skin(&eval, o.index) else {
+        let (bones, others) = maxfs_tests::biped_binds::skinned_biped_bones(&eval, &rigs);
+        other += others;
+        for sb in bones {
+            let (rig, b, offset, init) = (sb.rig, sb.bone, sb.offset, sb.init);
+            linked += usize::from(sb.linked);
+            if stale.contains(&b.name.as_str()) {
+                stale_seen += 1;
                 continue;
-            };
-            for bone in &sk.bones {
-                let (Some(node), Some(init)) = (bone.node, bone.init_tm) else {
-                    continue;
-                };
-                // A Biped bone itself, or a bone linked to one (offset · target).
-                let find = |n: usize| {
-                    rigs.iter()
-                        .find_map(|r| r.bones.iter().find(|b| b.node == n).map(|b| (r, b)))
-                };
-                let link = eval
-                    .tm_controller(node)
-                    .and_then(|c| link_constraint::decode(&eval, c))
-                    .and_then(Result::ok);
-                let (b, offset) = match (find(node), link) {
-                    (Some(b), _) => (b, Mat43::IDENTITY),
-                    (None, Some(l)) => match l.target.and_then(find) {
-                        Some(b) => {
-                            linked += 1;
-                            (
-                                b,
-                                link_constraint::offset_tm(&eval, &l, 0).expect("PRS offset"),
-                            )
-                        }
-                        None => {
-                            other += 1;
-                            continue;
-                        }
-                    },
-                    (None, None) => {
-                        other += 1;
-                        continue;
-                    }
-                };
-                let (rig, b) = b;
-                if stale.contains(&b.name.as_str()) {
-                    stale_seen += 1;
-                    continue;
-                }
-                let tol = 1e-4 * rig.figure.height.expect("height");
-                match figure::world(rig, b.role) {
-                    Err(why) => not_eval.push(format!("{} ({why})", b.name)),
-                    Ok(m) => {
-                        let (dr, dp) = tm_diff(&offset.then(&m), &init);
-                        worst = worst.max(dp);
-                        worst_rot = worst_rot.max(dr);
-                        if dr <= 1e-4 && dp <= tol {
-                            matched += 1;
-                            matched_names.push(b.name.clone());
-                        } else {
-                            failures.push(format!(
+            }
+            let tol = 1e-4 * rig.figure.height.expect("height");
+            match figure::world(rig, b.role) {
+                Err(why) => not_eval.push(format!("{} ({why})", b.name)),
+                Ok(m) => {
+                    let (dr, dp) = tm_diff(&offset.then(&m), &init);
+                    worst = worst.max(dp);
+                    worst_rot = worst_rot.max(dr);
+                    if dr <= 1e-4 && dp <= tol {
+                        matched += 1;
+                        matched_names.push(b.name.clone());
+                    } else {
+                        failures.push(format!(
                                 "{rel}: {}: rotation off by {dr:.2e}, position by {dp:.2e} (tolerance {tol:.2e})",
                                 b.name
                             ));
-                        }
                     }
                 }
             }
