@@ -609,22 +609,17 @@ fn below(
         // The bottom of a shape's stack: Extrude's or Lathe's triangle mesh,
         // joined across its hidden edges (`shape_input::poly_of_shape`).
         Some(m)
-            if m.class == super::extrude::EXTRUDE
+            if (m.class == super::extrude::EXTRUDE || m.class == super::lathe::LATHE)
                 && on_shape
                 && super::shape_deform::only_deformers_from(stack, at + 1) =>
         {
+            let build = if m.class == super::extrude::EXTRUDE {
+                super::extrude::apply_to_shape
+            } else {
+                super::lathe::apply_to_shape
+            };
             let s = super::shape_deform::shape_below(stack, at + 1, base, cx)?;
-            super::shape_input::poly_of_shape(m, &s, cx, super::extrude::apply_to_shape)
-                .map_err(|e| m.error(Some(e)))
-        }
-        Some(m)
-            if m.class == super::lathe::LATHE
-                && on_shape
-                && super::shape_deform::only_deformers_from(stack, at + 1) =>
-        {
-            let s = super::shape_deform::shape_below(stack, at + 1, base, cx)?;
-            super::shape_input::poly_of_shape(m, &s, cx, super::lathe::apply_to_shape)
-                .map_err(|e| m.error(Some(e)))
+            super::shape_input::poly_of_shape(m, &s, cx, build).map_err(|e| m.error(Some(e)))
         }
         // A Cap Holes right above a shape's Extrude or Lathe: their triangle
         // mesh capped, then joined as below.

@@ -250,22 +250,9 @@ pub(super) fn operand_mesh(
         .object_stack(obj)
         .ok_or_else(|| EvalError::malformed("", "the operand's modifier stack is damaged"))?;
     let class = se.graph.objects.get(base).and_then(|o| o.class.as_ref());
+    let name = class.map_or("?", |c| c.name.as_str());
     let is_bool = class.is_some_and(|c| is_compound(c.class_id));
-    if !is_bool && crate::eval::objects::shape::is_shape_object(se, base) {
-        return shape_operand(se, obj, &stack, base, t);
-    }
-    let mut m = if is_bool {
-        eval_any(se, base, t, depth + 1, b)?
-    } else {
-        se.object_mesh(base, t).unwrap_or_else(|| {
-            Err(EvalError::not_evaluated(format!(
-                "object class {}",
-                class.map_or("?", |c| c.name.as_str())
-            )))
-        })?
-    };
     let recomputed = class.is_some_and(|c| is_recomputed(c.class_id));
-    refuse_index_edits(&stack, recomputed)?;
     let cx = modifier::ModContext {
         eval: se,
         node: None,
@@ -274,45 +261,41 @@ pub(super) fn operand_mesh(
         stand_ins: true,
         object: Some(obj),
     };
+    if !is_bool && crate::eval::objects::shape::is_shape_object(se, base) {
+        return shape_operand(&stack, base, name, &cx);
+    }
+    let mut m = if is_bool {
+        eval_any(se, base, t, depth + 1, b)?
+    } else {
+        se.object_mesh(base, t)
+            .unwrap_or_else(|| Err(EvalError::not_evaluated(format!("object class {name}"))))?
+    };
+    refuse_index_edits(&stack, recomputed)?;
     modifier::apply_stack_from(&stack, base, &mut m, &cx)?;
     Ok(m)
 }
 
-/// An operand whose base is a shape: the mesh its stack makes of it
-/// (Extrude, Lathe, Sweep, or the shape converted for a mesh modifier), as
-/// a node's stack does. A bare (or only deformed) shape's conversion as an
-/// operand is not pinned by any file, so it is refused by name.
+/// An operand whose base is a shape (class `name`): the mesh its stack
+/// makes of it (Extrude, Lathe, Sweep, or the shape converted for a mesh
+/// modifier), as a node's stack does. A bare (or only deformed) shape's
+/// conversion as an operand is not pinned by any file, so it is refused by
+/// name.
 fn shape_operand(
-    se: &SceneEval,
-    obj: usize,
     stack: &[Applied],
     base: usize,
-    t: i32,
+    name: &str,
+    cx: &modifier::ModContext,
 ) -> Result<Mesh, EvalError> {
-    let class = se
-        .graph
-        .objects
-        .get(base)
-        .and_then(|o| o.class.as_ref())
-        .map_or("?", |c| c.name.as_str());
     // Point deformers alone leave it a shape (`shape_deform`).
     if modifier::shape_deform::bottom_run(stack) == stack.len() {
         return Err(EvalError::not_evaluated_why(
-            format!("a bare shape ({class}) as an operand"),
+            format!("a bare shape ({name}) as an operand"),
             "which mesh Max converts it to is not pinned by any file",
         ));
     }
-    let shape = crate::eval::objects::shape::eval_shape(se, base, t)
-        .map_err(|e| EvalError::from(e).inside(format!("shape {class}")))?;
-    let cx = modifier::ModContext {
-        eval: se,
-        node: None,
-        t,
-        max_order: true,
-        stand_ins: true,
-        object: Some(obj),
-    };
-    modifier::apply_to_shape(stack, base, &shape, &cx)
+    let shape = crate::eval::objects::shape::eval_shape(cx.eval, base, cx.t)
+        .map_err(|e| EvalError::from(e).inside(format!("shape {name}")))?;
+    modifier::apply_to_shape(stack, base, &shape, cx)
 }
 
 /// Edit Mesh addresses vertices and faces by index; above a Boolean those are
