@@ -81,12 +81,31 @@ struct MetalRough {
     metalness: bool,
 }
 
-/// A map to pack: its slot, Bitmap, stored path and decoded image.
+/// A map to pack: its slot, Bitmap, stored path, the file it resolves to,
+/// and its decoded image — decoded only when no material packed the same
+/// maps before (a texture set shared by many materials is read once).
 struct Packable {
     slot: &'static str,
     texmap: mtl::Texmap,
     stored: String,
-    image: image::DynamicImage,
+    path: std::path::PathBuf,
+    image: Option<image::DynamicImage>,
+}
+
+/// The builder's image key of a packed metallic-roughness texture: the
+/// stored paths of its two maps and the roughness inversion.
+fn packed_key(found: &[Packable], invert: bool) -> String {
+    let of = |slot: &str| {
+        found
+            .iter()
+            .find(|f| f.slot == slot)
+            .map_or("", |f| &f.stored)
+    };
+    format!(
+        "\u{0}metal_rough\u{0}{}\u{0}{}\u{0}{invert}",
+        of("roughness"),
+        of("metalness")
+    )
 }
 
 impl Builder<'_> {
@@ -233,16 +252,13 @@ impl Builder<'_> {
                 Some(_) => {}
                 None => placed = Some((slot, t.uv.clone())),
             }
-            match self
-                .search
-                .resolve(&stored)
-                .and_then(|path| textures::decode(&path))
-            {
-                Ok(image) => found.push(Packable {
+            match self.search.resolve(&stored) {
+                Ok(path) => found.push(Packable {
                     slot,
                     texmap: t,
                     stored,
-                    image,
+                    path,
+                    image: None,
                 }),
                 Err(e) => self.approximate(format!(
                     "material {:?}: {slot} map {shown:?} not exported: {e}",
@@ -250,32 +266,41 @@ impl Builder<'_> {
                 )),
             }
         }
+        let invert = p.roughness_inv == Some(true);
+        let mut key = packed_key(&found, invert);
+        if !self.image_of.contains_key(&key) {
+            found.retain_mut(|f| match textures::decode(&f.path) {
+                Ok(image) => {
+                    f.image = Some(image);
+                    true
+                }
+                Err(e) => {
+                    self.approximate(format!(
+                        "material {:?}: {} map {:?} not exported: {e}",
+                        m.name,
+                        f.slot,
+                        mtl::file_base(&f.stored)
+                    ));
+                    false
+                }
+            });
+            key = packed_key(&found, invert);
+        }
         let Some(first) = found.first() else {
             return MetalRough::default();
         };
         let of = |slot: &str| found.iter().find(|f| f.slot == slot);
         let (rough, metal) = (of("roughness"), of("metalness"));
-        let invert = p.roughness_inv == Some(true);
-        let key = format!(
-            "\u{0}metal_rough\u{0}{}\u{0}{}\u{0}{invert}",
-            rough.map_or("", |f| &f.stored),
-            metal.map_or("", |f| &f.stored)
-        );
         let name = format!("{}_metallicRoughness", m.name);
         let packed = || {
-            let png = metal_rough::pack(
-                rough.map(|f| metal_rough::Source {
-                    image: &f.image,
-                    invert,
-                }),
-                metal.map(|f| metal_rough::Source {
-                    image: &f.image,
-                    invert: false,
-                }),
-            )
-            .map(image::DynamicImage::ImageRgb8)
-            .ok_or_else(|| "no source".to_string())
-            .and_then(|img| textures::png(&img).map_err(|e| e.to_string()));
+            fn source(f: Option<&Packable>, invert: bool) -> Option<metal_rough::Source<'_>> {
+                f.and_then(|f| f.image.as_ref())
+                    .map(|image| metal_rough::Source { image, invert })
+            }
+            let png = metal_rough::pack(source(rough, invert), source(metal, false))
+                .map(image::DynamicImage::ImageRgb8)
+                .ok_or_else(|| "no source".to_string())
+                .and_then(|img| textures::png(&img).map_err(|e| e.to_string()));
             png.map_err(|reason| {
                 crate::error::ExportError::Texture(TextureError::Decode {
                     path: name.clone(),

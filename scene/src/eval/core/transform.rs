@@ -335,7 +335,7 @@ impl SceneEval {
             }) => {
                 let s = self.scale_tm(*scale, t);
                 let r = self.rotation_at(*rotation, t);
-                if self.holds_follow(*position, 0) {
+                if self.holds_path(*position, 0, true) {
                     let parent = self
                         .parent(node)
                         .map(|pn| self.world_tm_at_depth(pn, t, depth + 1, budget));
@@ -347,7 +347,7 @@ impl SceneEval {
                     };
                     return s.then(&r).then(&local);
                 }
-                let p = self.node_position(node, *position, Vec3::default(), t, depth, budget);
+                let p = self.node_position(node, *position, t, depth, budget);
                 s.then(&r).then(&Mat43::translation(p))
             }
             Some(Controller::LookAt {
@@ -373,77 +373,55 @@ impl SceneEval {
     }
 
     /// The translation a node's position controller `idx` gives it in its
-    /// parent's frame. Max applies position controllers in relative mode to
-    /// the matrix the parent leaves, `acc` being the translation so far:
-    /// keyframers add their value; a Path Constraint *sets* the world
-    /// position (`SetTrans`; carried here into the parent's frame, so the
-    /// node keeps its parent's rotation); a list lets each entry act on what
-    /// the entries before it built and keeps its weight's share of the change
-    /// (list.rs; it refuses lists nested deeper than 16 or in a loop, which
-    /// bounds the recursion). Without a Path Constraint this is
-    /// `acc + position_at`.
+    /// parent's frame: [`Self::position_matrix`] relative to the parent. Only
+    /// a Path Constraint (itself or in a Position List) reads the parent's
+    /// world matrix — it *sets* the world position (`SetTrans`), carried back
+    /// into the parent's frame — so any other controller is applied to the
+    /// identity and no parent is evaluated for it.
     fn node_position(
         &self,
         node: usize,
         idx: Option<usize>,
-        acc: Vec3,
         t: i32,
         depth: usize,
         budget: &Cell<u32>,
     ) -> Vec3 {
-        match idx.and_then(|i| self.controller(i)) {
-            // Paths are followed like LookAt targets: a bounded depth.
-            Some(Controller::PathConstraint(p)) if depth < MAX_LOOKAT_DEPTH => {
-                // A path placed by the node it places (only damage makes one:
-                // Max refuses such a path) gives no position.
-                if p.paths.iter().any(|path| self.in_subtree(path.node, node)) {
-                    return acc;
-                }
-                let mut world_of = |n: usize| self.world_tm_at_depth(n, t, depth + 1, budget);
-                match path_constraint::world_position(self, p, t, &mut world_of) {
-                    Ok(w) => match self.parent(node) {
-                        Some(pn) => invert(&self.world_tm_at_depth(pn, t, depth + 1, budget))
-                            .transform_point(w),
-                        None => w,
-                    },
-                    // Named by coverage (path_constraint::check).
-                    Err(_) => acc,
-                }
+        let parent = self
+            .holds_path(idx, 0, false)
+            .then(|| self.parent(node))
+            .flatten()
+            .map(|pn| self.world_tm_at_depth(pn, t, depth + 1, budget));
+        match parent {
+            Some(pw) => {
+                self.position_matrix(node, idx, pw, t, depth, budget)
+                    .then(&invert(&pw))
+                    .0[3]
             }
-            Some(Controller::List {
-                kind: ListKind::Position | ListKind::Point3,
-                subs,
-                weights,
-                average,
-                ..
-            }) => subs
-                .iter()
-                .zip(list::factors(weights, *average))
-                .fold(acc, |a, (s, f)| {
-                    let next = self.node_position(node, *s, a, t, depth, budget);
-                    a.plus(next.minus(a).scale(f))
-                }),
-            _ => acc.plus(self.position_at(idx, t)),
+            None => {
+                self.position_matrix(node, idx, Mat43::IDENTITY, t, depth, budget)
+                    .0[3]
+            }
         }
     }
 
-    /// Whether position controller `idx` holds a following Path Constraint
-    /// (itself or an entry of a Position List, at most 16 lists deep).
-    fn holds_follow(&self, idx: Option<usize>, depth: usize) -> bool {
+    /// Whether position controller `idx` holds a Path Constraint — a
+    /// following one only if `follow` — itself or as an entry of a Position
+    /// List, at most 16 lists deep.
+    fn holds_path(&self, idx: Option<usize>, depth: usize, follow: bool) -> bool {
         match idx.and_then(|i| self.controller(i)) {
-            Some(Controller::PathConstraint(p)) => p.follow.is_some(),
+            Some(Controller::PathConstraint(p)) => !follow || p.follow.is_some(),
             Some(Controller::List {
-                kind: ListKind::Position,
+                kind: ListKind::Position | ListKind::Point3,
                 subs,
                 ..
-            }) if depth < 16 => subs.iter().any(|s| self.holds_follow(*s, depth + 1)),
+            }) if depth < 16 => subs.iter().any(|s| self.holds_path(*s, depth + 1, follow)),
             _ => false,
         }
     }
 
     /// The node's matrix after its position controller `idx` (a PRS's
-    /// position slot holding a following Path Constraint, see
-    /// [`Self::holds_follow`]), Max's relative-mode `GetValue` on the world
+    /// position slot holding a Path Constraint, see
+    /// [`Self::holds_path`]), Max's relative-mode `GetValue` on the world
     /// matrix `m` the parent leaves. A following constraint replaces the
     /// rotation (and scale) by its world frame and sets the translation; a
     /// Position List hands the matrix through its entries, each weighted
@@ -476,7 +454,7 @@ impl SceneEval {
                 }
             }
             Some(Controller::List {
-                kind: ListKind::Position,
+                kind: ListKind::Position | ListKind::Point3,
                 subs,
                 weights,
                 average,
@@ -936,7 +914,7 @@ impl SceneEval {
         budget: &Cell<u32>,
     ) -> Mat43 {
         let [target, position, roll, scale] = refs;
-        let pos = self.node_position(node, position, Vec3::default(), t, depth, budget);
+        let pos = self.node_position(node, position, t, depth, budget);
         let parent_world = self
             .parent(node)
             .map(|p| self.world_tm_at_depth(p, t, depth + 1, budget));

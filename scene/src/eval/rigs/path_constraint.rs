@@ -550,16 +550,6 @@ pub fn place(
     Ok(Placement { position, frame })
 }
 
-/// The world position the constraint gives at `t` (see [`place`]).
-pub fn world_position(
-    eval: &SceneEval,
-    p: &PathConstraint,
-    t: i32,
-    world_of: &mut dyn FnMut(usize) -> Mat43,
-) -> Result<Vec3, EvalError> {
-    place(eval, p, t, world_of).map(|pl| pl.position)
-}
-
 /// The normal of the path's plane (`Update`, allow upside down): the sum
 /// of the unit normals of the triangles each pair of 20 samples at percents
 /// k/20 makes with their centre.
