@@ -12,9 +12,12 @@
 //! points (organised as for capping) moved by A⁻¹ · RotZ(k / segments ·
 //! degrees) · A; a full 360° has `segments` levels and wraps, less has one
 //! more. Max decides the winding from the first level: the mesh is "inverse"
-//! when a point off the axis (|x| in axis space above the core threshold,
-//! min(width / 100, 0.01) of its polyline) lands at z > 0 of object space,
-//! flipped by "flip normals". Side faces per level, polyline and segment:
+//! when a point off the axis (its distance from the axis above the core
+//! threshold, min(width / 100, 0.01) of its polyline, the width being its
+//! larger extent across the axis) lands at z > 0 of object space, flipped by
+//! "flip normals". The SDK sample measures x alone in axis space, which is 0
+//! for every point when the axis lies along the shape's X ("Direction X"):
+//! Max welds such a core (displays.max, below), so the distance is radial. Side faces per level, polyline and segment:
 //! (v1, v2, v4), (v1, v4, v3) when inverse, else (v1, v4, v2), (v1, v3, v4),
 //! material 2 (or the shape's), smoothing as Extrude's. Caps (under 360°,
 //! closed polylines): the start cap (material 1) turned over when inverse,
@@ -134,13 +137,20 @@ pub fn lathe(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
             .then(&Mat43::rot_z(level as f64 / levels as f64 * radians))
             .then(&s.axis)
     };
-    // Per polyline: its core threshold in axis space.
+    // Per polyline: its core threshold in axis space, a hundredth of its
+    // larger extent across the axis (x or y), at most 0.01.
     let thresholds: Vec<f64> = lines
         .iter()
         .map(|l| {
-            let xs = l.pts.iter().map(|p| iaxis.transform_point(p.p).0);
-            let (lo, hi) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-            ((hi - lo) / 100.0).min(0.01)
+            let extent = |c: fn(Vec3) -> f64| {
+                let (lo, hi) = l
+                    .pts
+                    .iter()
+                    .map(|p| c(iaxis.transform_point(p.p)))
+                    .fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+                hi - lo
+            };
+            (extent(|v| v.0).max(extent(|v| v.1)) / 100.0).min(0.01)
         })
         .collect();
     let mut mesh = Mesh::default();
@@ -150,7 +160,8 @@ pub fn lathe(lines: &[PolyLine], s: &Settings) -> Result<Mesh, EvalError> {
         let m = tm(level);
         for (li, l) in lines.iter().enumerate() {
             for pt in &l.pts {
-                let off_axis = iaxis.transform_point(pt.p).0.abs();
+                let a = iaxis.transform_point(pt.p);
+                let off_axis = a.0.hypot(a.1);
                 if s.weld_core && level == 0 && off_axis < thresholds[li] {
                     weld[mesh.vertices.len()] = true;
                 }

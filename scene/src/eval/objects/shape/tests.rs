@@ -336,6 +336,46 @@ mod lathe {
         m.check_map_faces().expect("map faces");
     }
 
+    /// Max's "Direction X" button: the axis turned onto the shape's X, so
+    /// the profile lies in the axis' YZ plane and its distance from the
+    /// axis is y, not x (the SDK sample measures x, which is 0 there).
+    fn direction_x(mut s: Settings) -> Settings {
+        s.axis = Mat43::rot_y(std::f64::consts::FRAC_PI_2);
+        s
+    }
+
+    #[test]
+    fn direction_x_turns_outward_and_welds_its_core() {
+        // The rectangle x ∈ [−1, 1], y ∈ [1, 3]: the same ring about X.
+        let mut r = rectangle(2.0, 2.0, 0.0);
+        for k in &mut r.knots {
+            k.point = k.point.plus(Vec3(0.0, 2.0, 0.0));
+            k.in_vec = k.in_vec.plus(Vec3(0.0, 2.0, 0.0));
+            k.out_vec = k.out_vec.plus(Vec3(0.0, 2.0, 0.0));
+        }
+        let lines = shape(vec![r], 0, true).polylines().expect("lines");
+        let n = 16;
+        let m = lathe(&lines, &direction_x(settings(360.0, n, false))).expect("mesh");
+        assert!(closed_and_consistent(&m));
+        let tau = std::f64::consts::TAU;
+        let expected = 16.0 * PI * (n as f64 * (tau / n as f64).sin()) / tau;
+        let v = volume(&m);
+        assert!((v - expected).abs() < 1e-9 * expected, "{v} vs {expected}");
+        // A triangle whose base runs 0.004 from the X axis (displays.max's
+        // Lathes: Max welded such points, 0.0039 off, under Weld Core).
+        let k = |x: f64, y: f64| Knot::corner(Vec3(x, y, 0.0));
+        let mut s = Spline {
+            knots: vec![k(-1.0, 0.004), k(0.0, 2.0), k(1.0, 0.004)],
+            closed: true,
+        };
+        s.compute_corners();
+        let lines = shape(vec![s], 0, true).polylines().expect("lines");
+        let m = lathe(&lines, &direction_x(settings(360.0, n, true))).expect("mesh");
+        assert_eq!(m.vertices.len(), 2 + n, "two welded tips and a rim");
+        assert_eq!(m.faces.len(), 2 * n);
+        assert!(volume(&m) > 0.0, "outward");
+    }
+
     #[test]
     fn weld_core_merges_points_on_the_axis() {
         // A triangle with an edge on the axis: (0, −1), (2, 0), (0, 1).
