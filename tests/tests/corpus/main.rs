@@ -9,6 +9,7 @@ mod eval_arnold;
 mod eval_ase;
 mod eval_babylon;
 mod eval_bend_taper;
+mod eval_bevel_modifier;
 mod eval_biped;
 mod eval_biped_figure_mode;
 mod eval_biped_motion;
