@@ -34,6 +34,7 @@ use crate::eval::objects::mesh::Mesh;
 
 mod auto_smooth;
 mod bend;
+pub mod bevel_profile;
 pub mod boolean_mod;
 mod cache_smoothing;
 pub mod cap_holes;
@@ -667,7 +668,10 @@ pub fn makes_mesh_of_shape(class: ClassId) -> bool {
 /// the modifier builds one of the shape, or Max converts the shape for it.
 /// A shape under deformers alone stays a shape (rendered as its tube).
 pub fn meshes_a_shape(class: ClassId) -> bool {
-    makes_mesh_of_shape(class) || class == sweep::SWEEP || shape_input::takes_mesh(class)
+    makes_mesh_of_shape(class)
+        || class == sweep::SWEEP
+        || class == bevel_profile::BEVEL_PROFILE
+        || shape_input::takes_mesh(class)
 }
 
 /// The mesh of a shape's stack (`applied` top first, at least one modifier
@@ -699,6 +703,7 @@ pub fn apply_to_shape(
         c if c == extrude::EXTRUDE => extrude::apply_to_shape(bottom, &shape.polylines, cx),
         c if c == lathe::LATHE => lathe::apply_to_shape(bottom, &shape.polylines, cx),
         c if c == sweep::SWEEP => sweep::apply_to_shape(bottom, &shape.polylines, cx),
+        c if c == bevel_profile::BEVEL_PROFILE => bevel_profile::apply_to_shape(bottom, cx),
         // A mesh or poly modifier takes the shape converted to a mesh.
         c if shape_input::takes_mesh(c) => {
             let mut mesh = shape_input::input_mesh(shape).map_err(|e| bottom.error(Some(e)))?;
