@@ -16,8 +16,8 @@ use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
 use maxfs_tests::rewrite::SceneEdit;
 
-const PATH_FILE: &str = "max/prims-pranto/1st_island.max";
-const PATH_NODE: &str = "Line002";
+pub(crate) const PATH_FILE: &str = "max/prims-pranto/1st_island.max";
+pub(crate) const PATH_NODE: &str = "Line002";
 const SECTION_FILE: &str = "max/prims-greejesh/Sword.max";
 const SECTION_NODE: &str = "Line001";
 const LOFT: ClassId = ClassId(0x10b0, 0);
@@ -97,17 +97,16 @@ fn settings() -> Vec<Chunk> {
 }
 
 /// The base object of node `name` (below its modifiers).
-fn base_of(eval: &SceneEval, name: &str) -> usize {
+pub(crate) fn base_of(eval: &SceneEval, name: &str) -> usize {
     let node = maxfs_tests::node_index(eval, name);
     eval.modifier_stack(node).expect("a stack").1
 }
 
-/// 1st_island with Line002's node showing a Loft of its own line along the
-/// transplanted section; the node, the path object and the section object.
-fn edited() -> (SceneEval, usize, usize, usize) {
-    let path_obj = base_of(&maxfs_tests::corpus_eval(PATH_FILE), PATH_NODE);
+/// Sword.max's closed Line001 transplanted into `e`, flattened onto its XY
+/// plane (its knots 6 and 7 sit 0.12 and 0.06 off it) and drawn
+/// counter-clockwise: the cross-section of the Loft and Sweep tests.
+pub(crate) fn flat_section(e: &mut SceneEdit) -> usize {
     let section_src = base_of(&maxfs_tests::corpus_eval(SECTION_FILE), SECTION_NODE);
-    let mut e = SceneEdit::open(PATH_FILE);
     let mut src = SceneEdit::open(SECTION_FILE);
     let section = e.transplant(&mut src, section_src)[0].1;
     // Flatten the section onto its XY plane (its knots 6 and 7 sit 0.12 and
@@ -144,6 +143,15 @@ fn edited() -> (SceneEval, usize, usize, usize) {
         }
     }
     e.put_nested_leaf(section, &[0x2000, 0x1010, 0x1010], 0x290a, flat);
+    section
+}
+
+/// 1st_island with Line002's node showing a Loft of its own line along the
+/// transplanted section; the node, the path object and the section object.
+fn edited() -> (SceneEval, usize, usize, usize) {
+    let path_obj = base_of(&maxfs_tests::corpus_eval(PATH_FILE), PATH_NODE);
+    let mut e = SceneEdit::open(PATH_FILE);
+    let section = flat_section(&mut e);
     let dll = e.add_dll("Loft (synthetic)", "loftobj.dlo");
     let class = e.add_class(dll, LOFT, GEOMOBJECT, "Loft");
     let mut refs = vec![-1i32; 8];

@@ -86,6 +86,7 @@ mod eval_smooth;
 mod eval_spline_ik;
 mod eval_sub_selection;
 mod eval_sunlight;
+mod eval_sweep_mod;
 mod eval_teapot;
 mod eval_texture_files;
 mod eval_unwrap_cache;

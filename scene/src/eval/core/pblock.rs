@@ -65,6 +65,8 @@ pub mod ty {
     pub const BITMAP: u16 = 16;
     pub const NODE: u16 = 17;
     pub const REFTARG: u16 = 18;
+    /// A 0-based index (Max's TYPE_INDEX; MAXScript shows it 1-based).
+    pub const INDEX: u16 = 19;
     pub const MATRIX3: u16 = 20;
     /// A sub-block (the Max 2024 Boolean modifier keeps one per operand).
     pub const PBLOCK2: u16 = 21;
@@ -260,6 +262,7 @@ fn tab(base: u16, p: &[u8], slot: &mut u32) -> Result<Value, EvalError> {
         | ty::COLOR_CHANNEL
         | ty::TIMEVALUE
         | ty::RADIOBTN_INDEX
+        | ty::INDEX
         | ty::MTL
         | ty::TEXMAP
         | ty::NODE
@@ -373,7 +376,7 @@ fn constant(base: u16, p: &[u8]) -> Result<Value, EvalError> {
         ty::FLOAT | ty::ANGLE | ty::PCNT_FRAC | ty::WORLD | ty::COLOR_CHANNEL => {
             Value::Float(need(4)?.f(0) as f32)
         }
-        ty::INT | ty::TIMEVALUE | ty::RADIOBTN_INDEX => Value::Int(need(4)?.i32(0)),
+        ty::INT | ty::TIMEVALUE | ty::RADIOBTN_INDEX | ty::INDEX => Value::Int(need(4)?.i32(0)),
         ty::BOOL => Value::Bool(need(4)?.i32(0) != 0),
         // FRGBA's alpha (the fourth float) is not used by any decoded parameter.
         ty::RGBA | ty::POINT3 | ty::HSV | ty::FRGBA => {

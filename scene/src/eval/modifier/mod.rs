@@ -35,6 +35,7 @@ use crate::eval::objects::mesh::Mesh;
 mod auto_smooth;
 mod bend;
 pub mod bevel;
+pub mod bevel_profile;
 pub mod boolean_mod;
 mod cache_smoothing;
 pub mod cap_holes;
@@ -671,6 +672,7 @@ pub fn meshes_a_shape(class: ClassId) -> bool {
     makes_mesh_of_shape(class)
         || class == sweep::SWEEP
         || class == bevel::BEVEL
+        || class == bevel_profile::BEVEL_PROFILE
         || shape_input::takes_mesh(class)
 }
 
@@ -704,6 +706,7 @@ pub fn apply_to_shape(
         c if c == lathe::LATHE => lathe::apply_to_shape(bottom, &shape.polylines, cx),
         c if c == sweep::SWEEP => sweep::apply_to_shape(bottom, &shape.polylines, cx),
         c if c == bevel::BEVEL => bevel::apply_to_shape(bottom, &shape.polylines, cx),
+        c if c == bevel_profile::BEVEL_PROFILE => bevel_profile::apply_to_shape(bottom, cx),
         // A mesh or poly modifier takes the shape converted to a mesh.
         c if shape_input::takes_mesh(c) => {
             let mut mesh = shape_input::input_mesh(shape).map_err(|e| bottom.error(Some(e)))?;
