@@ -22,8 +22,11 @@ const NO_SOURCE: u32 = u32::MAX;
 /// Applies an Edit Mesh MeshDelta: created vertices are appended, then moves,
 /// face corner remaps and attribute changes act on the input faces, created faces
 /// are appended, and the deletion bit arrays (over input + created) go last with
-/// the indices compacted. Map deltas set map vertex values; a map delta that
-/// creates or rewires map faces is refused.
+/// the indices compacted. Map deltas set map vertex values and create or
+/// rewire map faces. The map delta of a channel that a modifier below left
+/// out by name (`mesh.missing_maps`: a UVW Map refused on a face selection)
+/// is passed over: the channel stays out and named, the geometry does not
+/// depend on it.
 pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
     let (nv, nf) = (mesh.vertices.len(), mesh.faces.len());
     let input = mesh.vertices.clone();
@@ -37,6 +40,8 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
     let mut created_map: Vec<(i32, usize)> = Vec::new();
     // Whether the current channel's input counts were checked.
     let mut map_checked = false;
+    // Whether the current channel is one a modifier below left out by name.
+    let mut map_left_out = false;
     for c in delta {
         match c.id {
             0x0100 | 0x0110 => {
@@ -131,6 +136,18 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
                     }
                 }
             }
+            // Smoothing changes (MeshDelta's fSmooth, meshdelta.h's
+            // FaceSmooth: face, mask, value): the groups under the mask take
+            // the value's bits.
+            0x0230 => {
+                for r in records(payload(c)?, 12, "smoothing changes")? {
+                    let (i, mask, val) = (u32_at(r, 0) as usize, u32_at(r, 1), u32_at(r, 2));
+                    let f = mesh.faces.get_mut(i).ok_or_else(|| {
+                        EvalError::malformed("", format!("smoothing change of face {i}"))
+                    })?;
+                    f.smoothing = (f.smoothing & !mask) | (val & mask);
+                }
+            }
             0x0170 => del_verts = bits(c)?,
             0x0270 => del_faces = bits(c)?,
             // Selection level and the vertex/face/edge selections.
@@ -141,7 +158,12 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
                     return Err(EvalError::malformed("", "map delta channel"));
                 }
                 let ch = Words(p).i32(0);
-                if ch == 0 && !mesh.maps.iter().any(|m| m.channel == 0) {
+                map_left_out = !mesh.maps.iter().any(|m| m.channel == ch)
+                    && mesh
+                        .missing_maps
+                        .iter()
+                        .any(|m| m.channel.is_none_or(|c| c == ch));
+                if ch == 0 && !map_left_out && !mesh.maps.iter().any(|m| m.channel == 0) {
                     // Max starts a missing colour channel white, one colour per vertex.
                     mesh.maps.push(MapChannel {
                         channel: 0,
@@ -165,6 +187,7 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
                     map_input.1 = Some(Words(p).u32(0));
                 }
             }
+            0x0330 | 0x0334 | 0x0338 | 0x033b if map_left_out => {}
             0x0334 | 0x0338 | 0x033b => {
                 let (ch, map) = delta_map(mesh, map_channel, "map records")?;
                 if !map_checked {
@@ -408,6 +431,55 @@ mod tests {
         assert_eq!(map.vertices.len(), 4);
         assert_eq!(map.vertices[3], [1.0, 1.0, 0.0]);
         assert_eq!(map.faces, vec![[3, 1, 2], [1, 3, 2]]);
+    }
+
+    /// Measured on danshaub/GameDevFinal's Lantern.max and Light Post.max
+    /// (docs/unseen-files.md, fourteenth sweep): a UVW Map on an Edit Mesh
+    /// face selection (refused, channel 1 left out by name) under an Edit
+    /// Mesh whose delta holds channel 1's map records. The geometry is
+    /// built; the channel stays out. Without the name the delta is refused.
+    #[test]
+    fn the_map_delta_of_a_channel_left_out_below_is_passed_over() {
+        use crate::eval::objects::mesh::MissingMap;
+        let mut m = triangle();
+        m.maps.clear();
+        m.missing_maps.push(MissingMap {
+            channel: Some(1),
+            modifier: "UVW Map".into(),
+            reason: "acting on a face selection".into(),
+        });
+        let mut records = map_records();
+        records.push(Chunk::leaf(0x0330, words(&[0, f(0.5), f(0.5), f(0.0)])));
+        apply(&delta(records.clone(), [3, 1]), &mut m).unwrap();
+        assert_eq!(m.vertices.len(), 4);
+        assert_eq!(m.faces.len(), 2);
+        assert_eq!(m.faces[1].v, [1, 3, 2]);
+        assert!(m.maps.is_empty());
+        // Not named below: a channel we lack is an error, not a pass.
+        let mut bare = triangle();
+        bare.maps.clear();
+        let e = apply(&delta(records, [3, 1]), &mut bare).unwrap_err();
+        assert!(e.to_string().contains("missing channel 1"), "{e}");
+    }
+
+    /// The layout of danshaub/GameDevFinal's thatchRoof.max (a count, then
+    /// face, mask, value: 34 records, mask 0xffffffff, values 1 and 2).
+    #[test]
+    fn smoothing_changes_set_the_masked_groups() {
+        let mut m = triangle();
+        m.faces[0].smoothing = 0b1010;
+        let d = vec![
+            Chunk::leaf(0x0100, words(&[3])),
+            Chunk::leaf(0x0110, words(&[1])),
+            Chunk::leaf(0x0230, words(&[1, 0, 0b0110, 0b0101])),
+        ];
+        apply(&d, &mut m).unwrap();
+        assert_eq!(m.faces[0].smoothing, 0b1100);
+        let whole = vec![Chunk::leaf(0x0230, words(&[1, 0, u32::MAX, 2]))];
+        apply(&whole, &mut m).unwrap();
+        assert_eq!(m.faces[0].smoothing, 2);
+        let beyond = vec![Chunk::leaf(0x0230, words(&[1, 1, u32::MAX, 2]))];
+        assert!(apply(&beyond, &mut m).is_err());
     }
 
     #[test]

@@ -168,11 +168,12 @@ const GIZMO_DEFORMERS: [ClassId; 8] = [
 ];
 
 /// Whether modifier `class` passes its input's sub-object selection up as it
-/// came: it maps or moves what it gets and selects nothing (UVW Xform reads
-/// that selection). Unwrap UVW keeps a selection of its own, so it is not
-/// counted.
+/// came: it maps, moves or sets the material IDs of what it gets and selects
+/// nothing (UVW Xform reads that selection). Unwrap UVW keeps a selection of
+/// its own, so it is not counted.
 fn leaves_selection_alone(class: ClassId) -> bool {
     PROPERTIES_ONLY.contains(&class)
+        || class == surface::MATERIAL
         || (uv_only::is_uv_only(class) && class != UNWRAP_UVW)
         || GIZMO_DEFORMERS.contains(&class)
 }
@@ -292,8 +293,9 @@ impl<'e> ModContext<'e> {
 /// Modifiers that act only on the sub-object selection passed up to them:
 /// where one is live below them, `sub_selection` says what they act on (the
 /// selected vertices of a point deformer) or refuses them by name.
-const SELECTION_SENSITIVE: [ClassId; 19] = [
+const SELECTION_SENSITIVE: [ClassId; 20] = [
     melt::MELT,
+    surface::MATERIAL,
     cap_holes::CAP_HOLES,
     relax::RELAX,
     surface::NORMAL,
@@ -386,6 +388,11 @@ fn run_stack(
         // Modifiers that rebuild the mesh do not carry the record of
         // channels left out below them: it is kept aside and put back.
         let mut missing = std::mem::take(&mut mesh.missing_maps);
+        if a.class == EDIT_MESH {
+            // Edit Mesh passes over the map delta of a channel left out
+            // below by name (put back deduplicated after it).
+            mesh.missing_maps.clone_from(&missing);
+        }
         let mut missing_normals = mesh.missing_normals.take();
         let parts = std::mem::take(&mut mesh.missing_parts);
         let outcome = match (refused, &only) {
@@ -637,6 +644,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     }
     if m.class == surface::SMOOTH {
         return surface::apply_smooth(m, mesh, cx);
+    }
+    if m.class == surface::MATERIAL {
+        return surface::apply_material(m, mesh, cx);
     }
     if m.class == relax::RELAX {
         return relax::apply(m, mesh, cx);

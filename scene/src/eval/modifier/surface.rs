@@ -15,7 +15,13 @@
 //!   rebuilt) and `Mesh::AutoSmooth(threshold, useSel, prevent)` on a
 //!   triangle mesh.
 //!
-//! Both act on the face selection passed up the stack, so above a live
+//! - Material (0xf8612, 0): old ParamBlock (reference 0) by index, 0 the
+//!   material ID as the user sees it (1-based). Every face takes ID − 1,
+//!   clamped to 0..=0xffff (the sample's `MatMod::ModifyObject`, which sets
+//!   `setFaceMtlIndex` on a triangle mesh and the polygons' `material` on a
+//!   poly object alike).
+//!
+//! All three act on the face selection passed up the stack, so above a live
 //! sub-object selection they are refused by name (`sub_selection`; Smooth
 //! uses it at face levels only and smooths every face otherwise).
 
@@ -32,6 +38,7 @@ use crate::typed::ClassId;
 
 pub const NORMAL: ClassId = ClassId(0xf8614, 0);
 pub const SMOOTH: ClassId = ClassId(0xf8613, 0);
+pub const MATERIAL: ClassId = ClassId(0xf8612, 0);
 
 fn params(
     m: &Applied,
@@ -67,6 +74,24 @@ pub(super) fn apply_normal(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Res
     if p.flag(1, true) {
         mesh.check_map_faces()?;
         flip_faces(mesh);
+    }
+    Ok(())
+}
+
+/// The face material index Material's parameter (the 1-based ID the user
+/// sees) gives.
+pub fn material_index(id: i64) -> u16 {
+    (id - 1).clamp(0, 0xffff) as u16
+}
+
+pub(super) fn apply_material(
+    m: &Applied,
+    mesh: &mut Mesh,
+    cx: &ModContext,
+) -> Result<(), EvalError> {
+    let id = material_index(params(m, cx)?.int_or(0, 1));
+    for f in &mut mesh.faces {
+        f.material = id;
     }
     Ok(())
 }

@@ -14,7 +14,16 @@ use crate::eval::objects::poly::{PolyMap, PolyMesh};
 /// vertex per corner) — which replaces map channel 1 when the faces still match.
 /// On a poly input the faces are polygons, each covering the triangles our poly
 /// output made of it.
+///
+/// A mesh without faces has nothing to map and passes up as it came,
+/// whatever the modifier stored: Academia2013Cohort3/Equipe1's Walls.max
+/// keeps an Unwrap (its cache: 206 vertices of an earlier input) on an
+/// empty Editable Poly, and Max's Mesh Totals (8,037 vertices) count that
+/// node empty (docs/unseen-files.md, fourteenth sweep).
 pub(super) fn apply(local: &[Chunk], own: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
+    if mesh.faces.is_empty() {
+        return Ok(());
+    }
     let (vertices, polygons) = stored(local, own)?;
     let n = polygons.len();
     let mut faces = Vec::with_capacity(mesh.faces.len());
@@ -195,6 +204,9 @@ pub(super) fn apply_poly(
     own: &[Chunk],
     poly: &mut PolyMesh,
 ) -> Result<(), EvalError> {
+    if poly.faces.is_empty() {
+        return Ok(());
+    }
     let (vertices, polygons) = stored(local, own)?;
     if polygons.len() != poly.faces.len() {
         return Err(EvalError::malformed(
@@ -277,6 +289,27 @@ mod tests {
             faces: vec![tri([0, 1, 2]), tri([0, 2, 3])],
             ..Mesh::default()
         }
+    }
+
+    #[test]
+    fn an_input_without_faces_passes_up_unmapped() {
+        // Walls.max's Mur013: texture faces stored, the input empty.
+        let mut tv = words(&[3]);
+        for _ in 0..3 {
+            tv.extend(words(&[0; 6]));
+        }
+        let local = vec![
+            Chunk::leaf(0x0860, tv),
+            Chunk::leaf(0x0870, words(&[1, 3, 0, 1, 2, 0, 0, 0, 0, 1, 2])),
+        ];
+        let mut empty = Mesh::default();
+        apply(&local, &[], &mut empty).unwrap();
+        assert_eq!(empty, Mesh::default());
+        // Nothing stored at all: still nothing to map.
+        apply(&[], &[], &mut empty).unwrap();
+        assert_eq!(empty, Mesh::default());
+        // A mesh with faces is mapped from the stored data as before.
+        assert!(apply(&[], &[], &mut quad()).is_err());
     }
 
     #[test]
