@@ -106,6 +106,7 @@ pub fn stand_in_images(eval: &maxfs_scene::eval::SceneEval) -> tempfile::TempDir
 pub mod map_modifiers;
 pub mod nel_nodes;
 pub mod rewrite;
+pub mod surface;
 pub mod zone_source;
 
 /// A Photoshop file of `img`: 8-bit RGB, no layers, raw planar composite

@@ -18,13 +18,12 @@
 
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::core::math::Vec3;
-use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::objects::shape::PolyLine;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
 use maxfs_tests::node_index;
 use maxfs_tests::rewrite::SceneEdit;
-use std::collections::HashMap;
+use maxfs_tests::surface::closed as closed_surface;
 
 const SOURCE: &str = "max/prims-pranto/Villian.max";
 const NODE: &str = "Egg001";
@@ -87,17 +86,6 @@ fn to_segment(p: Vec3, a: Vec3, b: Vec3) -> f64 {
     let (dx, dy) = (b.0 - a.0, b.1 - a.1);
     let t = (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / (dx * dx + dy * dy)).clamp(0.0, 1.0);
     (p.0 - a.0 - t * dx).hypot(p.1 - a.1 - t * dy)
-}
-
-fn closed_surface(m: &Mesh) -> bool {
-    let mut e: HashMap<(u32, u32), i32> = HashMap::new();
-    for f in &m.faces {
-        for k in 0..3 {
-            *e.entry((f.v[k], f.v[(k + 1) % 3])).or_default() += 1;
-        }
-    }
-    e.iter()
-        .all(|(&(a, b), &c)| c == 1 && e.get(&(b, a)) == Some(&1))
 }
 
 #[test]

@@ -16,9 +16,9 @@
 //! - the Eggs: the outline's widest span is the stored length.
 
 use maxfs_scene::eval::core::memo::Stack;
-use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::objects::shape::{ShapeEval, ARC, EGG, LINE, SPLINE_SHAPE};
 use maxfs_scene::eval::{SceneEval, Vec3};
+use maxfs_tests::surface::{closed as closed_surface, signed_volume as volume};
 use maxfs_tests::{corpus_eval, named_nodes};
 
 fn shapes(eval: &SceneEval) -> Vec<(usize, String, std::sync::Arc<ShapeEval>)> {
@@ -34,29 +34,6 @@ fn shapes(eval: &SceneEval) -> Vec<(usize, String, std::sync::Arc<ShapeEval>)> {
 fn class_of(eval: &SceneEval, node: usize) -> Option<maxfs_scene::typed::ClassId> {
     let obj = eval.node_object(node)?;
     eval.graph.objects[obj].class.as_ref().map(|c| c.class_id)
-}
-
-/// Every directed edge once, its reverse once: a closed, consistently wound surface.
-fn closed_surface(m: &Mesh) -> bool {
-    use std::collections::HashMap;
-    let mut dir: HashMap<(u32, u32), u32> = HashMap::new();
-    for f in &m.faces {
-        for e in 0..3 {
-            *dir.entry((f.v[e], f.v[(e + 1) % 3])).or_default() += 1;
-        }
-    }
-    dir.iter()
-        .all(|(&(a, b), &n)| n == 1 && dir.get(&(b, a)) == Some(&1))
-}
-
-fn volume(m: &Mesh) -> f64 {
-    m.faces
-        .iter()
-        .map(|f| {
-            let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
-            a.dot(b.cross(c)) / 6.0
-        })
-        .sum()
 }
 
 #[test]

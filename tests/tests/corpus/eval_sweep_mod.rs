@@ -10,7 +10,7 @@
 //! offset (Sweep_Frame.max), each outline capped without new vertices
 //! (n − 2 triangles), and a closed, consistently facing surface.
 
-use std::collections::HashMap;
+use maxfs_tests::surface::{closed as closed_and_consistent, signed_volume as volume};
 
 use maxfs_scene::eval::core::math::Vec3;
 use maxfs_scene::eval::objects::mesh::Mesh;
@@ -87,30 +87,6 @@ fn edited(set: Set) -> (SceneEval, usize, usize, usize) {
     e.set_reference(sweep, slot, section as i32);
     let eval = SceneEval::from_document(e.finish()).expect("edited scene");
     (eval, node, path_obj, section)
-}
-
-/// Every directed edge has its reverse exactly once.
-fn closed_and_consistent(m: &Mesh) -> bool {
-    let mut edges: HashMap<(u32, u32), u32> = HashMap::new();
-    for f in &m.faces {
-        for e in 0..3 {
-            *edges.entry((f.v[e], f.v[(e + 1) % 3])).or_default() += 1;
-        }
-    }
-    edges
-        .iter()
-        .all(|(&(a, b), &k)| k == 1 && edges.get(&(b, a)) == Some(&1))
-}
-
-/// Six times the enclosed volume (> 0: the faces look outwards).
-fn volume(m: &Mesh) -> f64 {
-    m.faces
-        .iter()
-        .map(|f| {
-            let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
-            a.dot(b.cross(c))
-        })
-        .sum()
 }
 
 /// The mesh of the edited node, and the path's and section's polyline points.

@@ -3,7 +3,7 @@
 //! caps, a closed surface with both caps.
 
 use super::*;
-use std::collections::HashMap;
+use crate::eval::objects::surface_checks::{closed as closed_surface, signed_volume as volume};
 
 fn pt(x: f64, y: f64) -> PolyPt {
     PolyPt {
@@ -37,28 +37,6 @@ fn settings(levels: &[(f64, f64)]) -> Settings {
             .map(|&(height, outline)| Level { height, outline })
             .collect(),
     }
-}
-
-/// Every edge used by exactly two faces, once in each direction.
-fn closed_surface(m: &Mesh) -> bool {
-    let mut e: HashMap<(u32, u32), i32> = HashMap::new();
-    for f in &m.faces {
-        for k in 0..3 {
-            *e.entry((f.v[k], f.v[(k + 1) % 3])).or_default() += 1;
-        }
-    }
-    e.iter()
-        .all(|(&(a, b), &c)| c == 1 && e.get(&(b, a)) == Some(&1))
-}
-
-fn volume(m: &Mesh) -> f64 {
-    m.faces
-        .iter()
-        .map(|f| {
-            let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
-            a.dot(b.cross(c)) / 6.0
-        })
-        .sum()
 }
 
 /// Distance from (x, y) to the line through a and b.

@@ -527,6 +527,12 @@ fn cap(mesh: &mut Mesh, section: &[&PolyLine], base: u32, start: bool, material:
 mod tests {
     use super::*;
     use crate::eval::objects::shape::PolyPt;
+    use crate::eval::objects::surface_checks::{closed as closed_and_consistent, signed_volume};
+
+    /// Six times the enclosed volume (> 0: facing outwards).
+    fn volume(m: &Mesh) -> f64 {
+        6.0 * signed_volume(m)
+    }
 
     fn line(pts: &[(f64, f64)], closed: bool) -> PolyLine {
         PolyLine {
@@ -582,32 +588,6 @@ mod tests {
         // The last band wraps to level 0.
         let last = m.faces.len() - 2;
         assert_eq!(m.faces[last].v, [27 * 3 + 2, 2, 0]);
-    }
-
-    /// Every directed edge of `m` has its reverse exactly once: a closed,
-    /// consistently turned surface.
-    fn closed_and_consistent(m: &Mesh) -> bool {
-        use std::collections::HashMap;
-        let mut edges: HashMap<(u32, u32), i32> = HashMap::new();
-        for f in &m.faces {
-            for e in 0..3 {
-                *edges.entry((f.v[e], f.v[(e + 1) % 3])).or_default() += 1;
-            }
-        }
-        edges
-            .iter()
-            .all(|(&(a, b), &n)| n == 1 && edges.get(&(b, a)) == Some(&1))
-    }
-
-    /// Six times the signed volume the faces enclose (> 0: facing outwards).
-    fn volume(m: &Mesh) -> f64 {
-        m.faces
-            .iter()
-            .map(|f| {
-                let [a, b, c] = f.v.map(|i| m.vertices[i as usize]);
-                a.dot(b.cross(c))
-            })
-            .sum()
     }
 
     fn square(ccw: bool) -> PolyLine {

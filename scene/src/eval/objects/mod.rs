@@ -25,6 +25,6 @@ mod primitive_poly_converted;
 pub mod shape;
 pub mod specified_normals;
 #[cfg(test)]
-mod surface_checks;
+pub(crate) mod surface_checks;
 #[cfg(test)]
 pub(crate) mod test_box;
