@@ -79,6 +79,7 @@ mod eval_properties_only;
 mod eval_real_world_map;
 mod eval_relax;
 mod eval_round_prims;
+mod eval_select_by_channel;
 mod eval_select_on_shape;
 mod eval_shapes;
 mod eval_shell;

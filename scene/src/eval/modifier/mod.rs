@@ -136,9 +136,13 @@ pub const BEND: ClassId = ClassId(0x10, 0);
 pub const TAPER: ClassId = ClassId(0x20, 0);
 pub const TWIST: ClassId = ClassId(0x90, 0);
 pub const RIPPLE: ClassId = ClassId(0x45, 0);
-/// Mesh Select only passes a selection up the stack (its level is read by
-/// `sub_selection`).
-const SELECTION_ONLY: [ClassId; 1] = [ClassId(0x73d8ff93, 0)];
+/// Mesh Select and Select By Channel only pass a selection up the stack
+/// (`sub_selection` reads Mesh Select's level; Select By Channel's selection
+/// is not read, so a modifier above acting on a selection is refused).
+/// Select By Channel checked on public files: with it passed through,
+/// bookshelf.max's totals equal Max's Mesh Totals (docs/unseen-files.md,
+/// fourteenth sweep).
+const SELECTION_ONLY: [ClassId; 2] = [sub_selection::MESH_SELECT, sub_selection::SELECT_BY_CHANNEL];
 /// MassFX Rigid Body only holds physics properties: the simulation moves
 /// the node, and only a bake writes that into its controllers. It passes its
 /// input up unchanged, with no selection. Checked on public files: with the
@@ -209,7 +213,12 @@ pub(super) fn deform_points(
 }
 
 /// Modifiers whose output is their input.
-const PASS_THROUGH: [ClassId; 3] = [SELECTION_ONLY[0], MASSFX_RBODY, ARNOLD_PROPERTIES];
+const PASS_THROUGH: [ClassId; 4] = [
+    SELECTION_ONLY[0],
+    SELECTION_ONLY[1],
+    MASSFX_RBODY,
+    ARNOLD_PROPERTIES,
+];
 
 /// ModApp container, its local-data child, and the Edit Mesh delta.
 const MOD_APP: u16 = 0x2500;

@@ -11,11 +11,11 @@
 //! replay of that output; soft selection off, with only modifiers that keep
 //! the vertices and the selection between it and a deformer), the deformer
 //! moves the selected vertices and leaves the others exactly where they were.
-//! Everything else (a selection of Edit Mesh, Mesh Select, Poly Select or an
-//! Editable Mesh, an Edit Poly passing up the stack's selection, soft
-//! selection, a
-//! selection passed through a modifier whose effect on it is not known, a
-//! modifier other than a point deformer) is refused by name.
+//! Everything else (a selection of Edit Mesh, Mesh Select, Poly Select,
+//! Select By Channel or an Editable Mesh, an Edit Poly passing up the stack's
+//! selection, soft selection, a selection passed through a modifier whose
+//! effect on it is not known, a modifier other than a point deformer) is
+//! refused by name.
 
 use crate::chunk::Chunk;
 use crate::eval::core::pblock;
@@ -28,6 +28,9 @@ use super::{Applied, ModContext};
 /// Poly Select and Mesh Select.
 pub(super) const POLY_SELECT: ClassId = ClassId(0x7ce5_206b, 0x3118_1505);
 pub(super) const MESH_SELECT: ClassId = ClassId(0x73d8_ff93, 0);
+/// Select By Channel (chaninfo.dlu): selects vertices from a stored channel;
+/// its selection and level are not read.
+pub(super) const SELECT_BY_CHANNEL: ClassId = ClassId(0x31f9_c666, 0x03b4_a588);
 
 /// Modifier chunk holding the sub-object level of Edit Poly, Poly Select and
 /// Mesh Select (0 object; Edit Poly / Poly Select 1 vertex, 2 edge, 3 border,
@@ -291,6 +294,8 @@ fn modifier_level(a: &Applied, cx: &ModContext) -> Option<Option<&'static str>> 
                 EDIT_MESH_LEVEL,
                 &["vertex", "edge", "face", "polygon", "element"],
             )
+        } else if a.class == SELECT_BY_CHANNEL {
+            return Some(Some("sub-object (level not read)"));
         } else {
             return None;
         };
