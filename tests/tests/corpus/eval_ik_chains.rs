@@ -326,11 +326,12 @@ struct Residual {
 }
 
 /// B-R-FootFront's chain: its end joint's rest offset leaves the start
-/// joint's YZ plane (x = 4.13), the only such chain of the four; its start and
-/// end joints' positions still match, its knee and the chain's axes do not.
+/// joint's YZ plane (x = 4.13), the only such chain of the four. With the HI
+/// solver's knee path (docs/ik.md) every position matches; the knee's and
+/// end's axes are within 1.3e-3 (the path's small residual), not checked.
 const RIGHT_FRONT: Residual = Residual {
-    positions: &["B-R-FootFrontAnkle"],
-    axes: &["B-R-FootFront", "B-R-FootFrontAnkle", "B-R-FootFrontToe"],
+    positions: &[],
+    axes: &["B-R-FootFrontAnkle", "B-R-FootFrontToe"],
 };
 
 #[test]

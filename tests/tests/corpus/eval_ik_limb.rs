@@ -179,12 +179,18 @@ fn ik_limb_keeps_the_preferred_pose_at_its_goal_and_solves_elsewhere() {
         .iter()
         .any(|g| g.class.starts_with("IKChainControl") || g.class.starts_with("IKControl")));
     assert_eq!(limb.ik_state().fallback_ticks(0).1, 0);
-    // The HI path is the same computation (our HI solver is the SDK sample's
-    // algorithm): the two files agree at every frame.
+    // On this planar chain the HI solver's knee path (docs/ik.md) is the IK
+    // Limb's bend about the plane normal: the two files agree at every frame
+    // to 1e-4 of the chain (the HI path is integrated, the IK Limb one
+    // closed-form; clamped frames, where the path ends at full reach, differ
+    // most: 1.5e-5).
     for f in 0..=80 {
         for &j in &c.joints {
             let d = max_diff(&limb.world_tm(j, f * 160), &hi.world_tm(j, f * 160));
-            assert!(d < 1e-9, "frame {f}: IKLimb and HI differ by {d}");
+            assert!(
+                d < 1e-4 * length.max(1.0),
+                "frame {f}: IKLimb and HI differ by {d}"
+            );
         }
     }
     eprintln!("IKLimb off the preferred pose: {frames:?}");

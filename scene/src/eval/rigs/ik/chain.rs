@@ -12,6 +12,7 @@ use crate::eval::error::EvalError;
 use crate::typed::ClassId;
 
 use super::hi_limb::{self, HiChain, HiGoal, Link, RootLink, Swivel};
+use super::hi_solver;
 use super::limb::{self, LIMB_SOLVER};
 use super::primitives::{p3, M3, P3};
 use super::spline_chain::{self, SplineGoal, SPLINE_SOLVER};
@@ -503,7 +504,11 @@ impl SceneChain {
             swivel,
             zero_map: &zero_map,
         };
-        hi_limb::solve(&mut chain, &hi)?;
+        if self.solver == HI_SOLVER {
+            hi_solver::solve(&mut chain, &hi)?;
+        } else {
+            hi_limb::solve(&mut chain, &hi)?;
+        }
         let finite = |p: P3| p.x.is_finite() && p.y.is_finite() && p.z.is_finite();
         let l = &chain.links;
         let mid_rot = match l[..] {

@@ -198,7 +198,7 @@ pub fn swivel_angle(p: P3, t: P3, ee: P3) -> f32 {
 
 /// A frame with rows `r0`, `r1`, `Normalize(r0 ^ r1)` and no translation — the
 /// initial shoulder frame (row 1 deliberately not re-orthogonalized).
-fn frame(r0: P3, r1: P3) -> M3 {
+pub(super) fn frame(r0: P3, r1: P3) -> M3 {
     M3::from_rows(r0, r1, r0.cross(r1).normalize(), P3::ZERO)
 }
 
@@ -206,7 +206,7 @@ fn frame(r0: P3, r1: P3) -> M3 {
 /// the initial frame to the solved frame, compensated by the initial angles
 /// (known-inexact for nonzero initial angles; reproduced as shipped), as
 /// Euler XYZ into the root's `rot_xyz`.
-fn write_shoulder(root: &mut RootLink, initial: &M3, solved: &M3) {
+pub(super) fn write_shoulder(root: &mut RootLink, initial: &M3, solved: &M3) {
     let mut r = initial.inverse().mul(solved);
     r.pre_rotate(2, root.init_xyz.z);
     r.pre_rotate(1, root.init_xyz.y);

@@ -7,6 +7,7 @@
 
 pub mod chain;
 pub mod hi_limb;
+pub mod hi_solver;
 pub mod limb;
 pub mod plug;
 pub mod primitives;
