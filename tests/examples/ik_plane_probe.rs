@@ -222,9 +222,10 @@ fn main() {
             let ours = eval.world_tm(chain.joints[1], t).0[3];
             let ours_knee = rel(&ours_p, ours, true).minus(root);
             let c = e.cross(n_unswiv);
-            for i in 0..3 {
-                for j in 0..3 {
-                    fit[i][j] += c.to_array()[i] * c.to_array()[j];
+            let ca = c.to_array();
+            for (row, ci) in fit.iter_mut().zip(ca) {
+                for (cell, cj) in row.iter_mut().zip(ca) {
+                    *cell += ci * cj;
                 }
             }
             let r_knee = knee.minus(e.scale(knee.dot(e))).len();

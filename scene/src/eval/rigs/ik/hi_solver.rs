@@ -32,6 +32,10 @@ const MAX_PATH: f64 = 4.0 * std::f64::consts::PI;
 const POLISH: usize = 8;
 /// The shortest step taken closing in on the distance's extreme.
 const MIN_STEP: f64 = 1e-9;
+/// Steps tried at most on one path: the nominal path is MAX_PATH / STEP
+/// (about 1,260) steps; shortened steps never grow back, so damaged input
+/// could otherwise walk 1e-9 at a time.
+const MAX_TRIES: usize = 20_000;
 
 type V3 = [f64; 3];
 type R3 = [V3; 3];
@@ -99,7 +103,8 @@ impl Knee {
     fn direction(&self, q: V3, side: f64) -> Option<V3> {
         let (_, g) = self.distance(q);
         let n = v_dot(g, g).sqrt();
-        if !(n > 1e-12) {
+        // Not above the floor, or NaN.
+        if n.partial_cmp(&1e-12) != Some(std::cmp::Ordering::Greater) {
             return None;
         }
         Some(g.map(|x| side * x / n))
@@ -115,8 +120,10 @@ impl Knee {
         let mut walked = 0.0;
         let mut h = STEP;
         let mut crossed = false;
+        let mut tries = 0;
         while (target - d) * side > 0.0 {
-            if walked > MAX_PATH {
+            tries += 1;
+            if walked > MAX_PATH || tries > MAX_TRIES {
                 return None;
             }
             let at = |q: V3, k: V3, h: f64| [0, 1, 2].map(|i| q[i] + h * k[i]);
@@ -173,7 +180,12 @@ impl Knee {
             let (d, g) = self.distance(q);
             let gg = v_dot(g, g);
             let s = (target - d) / gg;
-            if !(s.abs() * gg.sqrt() <= h) {
+            let len = s.abs() * gg.sqrt();
+            // Longer than the last step, or NaN.
+            if !matches!(
+                len.partial_cmp(&h),
+                Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+            ) {
                 break;
             }
             q = [0, 1, 2].map(|i| q[i] + s * g[i]);
