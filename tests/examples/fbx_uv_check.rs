@@ -8,6 +8,8 @@
 //! ways is printed, with whether the node's base object has Max's real-world
 //! map size on. Used for the real-world map measurements in
 //! docs/unseen-files.md (Buwaka's FBX files cannot be in the corpus).
+//! With `UV_CHECK_VERBOSE` set, each corner off by more than 1e-3 is printed
+//! with its vertex (which cap, side or seam it is on).
 
 #[path = "../dev/fbx.rs"]
 mod fbx_dev;
@@ -68,13 +70,19 @@ fn main() {
                 .fold(f64::INFINITY, f64::min)
         };
         let (mut worst, mut misses, mut corners) = (0.0f64, 0, 0);
-        for (a, b) in ours.iter().zip(&theirs) {
+        for (vi, (a, b)) in ours.iter().zip(&theirs).enumerate() {
             for (x, y) in [(a, b), (b, a)] {
                 for &c in x {
                     let d = dist(c, y);
                     corners += 1;
                     if d > 1e-3 {
                         misses += 1;
+                        if std::env::var_os("UV_CHECK_VERBOSE").is_some() {
+                            eprintln!(
+                                "  {name} v{vi} {:?} corner {c:?} d {d:.4}",
+                                mesh.vertices[vi]
+                            );
+                        }
                     }
                     worst = worst.max(d);
                 }

@@ -4,7 +4,10 @@
 //! - planar: u, v = ½ + ½·(x, y); w = 0.
 //! - cylindrical: u = the angle around the gizmo's z axis / 2π + ½ (the seam
 //!   on map −x), v = z + ½, w = 0; with cap, a face whose normal is mostly
-//!   along z is mapped planar instead (as box mapping's ±z sides).
+//!   along z is mapped planar instead, u = x + ½ and v = y + ½ on both caps
+//!   (unlike box mapping, the −z cap's u is not mirrored: danshaub's
+//!   Chair.max against the authors' Chair.FBX, the bottom caps of six
+//!   boxes, 72 corners each).
 //! - spherical: u as cylindrical, v = latitude / π + ½, w = 0.
 //! - shrink wrap: the sphere unrolled around its +z pole (azimuthal
 //!   equidistant): the −z pole becomes the map's inscribed circle.
@@ -133,9 +136,10 @@ fn corners(p: &[Vec3; 3], projection: Projection) -> [Vec3; 3] {
             let side = main_axis(normal);
             p.map(|x| box_side(x, side))
         }
+        // Both caps planar as seen from +z: the −z cap is not mirrored as
+        // box mapping's −z side is (danshaub's Chair.FBX, below).
         Projection::Cylindrical { cap: true } if matches!(main_axis(normal), 2 | 5) => {
-            let side = if normal.2 < 0.0 { 5 } else { 2 };
-            p.map(|x| box_side(x, side))
+            p.map(|x| box_side(x, 2))
         }
         Projection::Cylindrical { .. } => wrapped(p, |x| Vec3(angle(x), x.2 + 0.5, 0.0)),
         Projection::Spherical => wrapped(p, |x| {
