@@ -630,6 +630,32 @@ impl SceneEdit {
         modifier
     }
 
+    /// Adds an object-space modifier of `class` (from a new DLL entry
+    /// `dll_file`) holding only Modifier::Save's own chunk (0x39bf with an
+    /// empty 0x0100) into `node`'s stack at `at`, with empty local data: a
+    /// modifier whose block and settings the tests leave out. Returns its
+    /// object index.
+    pub fn add_bare_modifier(
+        &mut self,
+        node: usize,
+        at: usize,
+        dll_file: &str,
+        class: ClassId,
+        name: &str,
+    ) -> usize {
+        let dll = self.add_dll("(synthetic)", dll_file);
+        let class = self.add_class(dll, class, 0x810, name);
+        let body = self.add_object(
+            class,
+            vec![Chunk::container(
+                0x39bf,
+                vec![Chunk::leaf(0x0100, Vec::new())],
+            )],
+        );
+        self.add_modifier(node, at, body, Chunk::container(0x2512, Vec::new()));
+        body
+    }
+
     /// Puts modifier object `modifier` into node `node`'s object-space stack
     /// at position `at` (0 = top; the stack's length = just above the base
     /// object), with `local_data` as its per-node data (ModApp 0x2500: an

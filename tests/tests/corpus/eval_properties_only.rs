@@ -11,14 +11,12 @@
 //! TurboSmooth → Bend): the mesh must be the one without it, the TurboSmooth
 //! still taking the polygons below.
 
-use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
 use maxfs_tests::rewrite::SceneEdit;
 
 const SOURCE: &str = "max/kenji-room/Kenjis_chair.max";
 const NODE: &str = "ChamferBox001";
-const OSM: u32 = 0x810;
 
 /// (class, its plug-in file, its name) as the public files list them.
 const KINDS: [(ClassId, &str, &str); 2] = [
@@ -38,16 +36,7 @@ fn with_modifier(kind: (ClassId, &str, &str), at: usize) -> SceneEval {
     let (id, file, name) = kind;
     let mut e = SceneEdit::open(SOURCE);
     let node = e.node(NODE);
-    let dll = e.add_dll("(synthetic)", file);
-    let class = e.add_class(dll, id, OSM, name);
-    let body = e.add_object(
-        class,
-        vec![Chunk::container(
-            0x39bf,
-            vec![Chunk::leaf(0x0100, Vec::new())],
-        )],
-    );
-    e.add_modifier(node, at, body, Chunk::container(0x2512, Vec::new()));
+    e.add_bare_modifier(node, at, file, id, name);
     SceneEval::from_document(e.finish()).expect("edited scene")
 }
 

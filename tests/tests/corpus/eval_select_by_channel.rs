@@ -9,29 +9,24 @@
 //! one without it; under the Bend its selection (not read) is live for the
 //! Bend, which is refused by name rather than bending every vertex.
 
-use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
 use maxfs_tests::rewrite::SceneEdit;
 
 const SOURCE: &str = "max/kenji-room/Kenjis_chair.max";
 const NODE: &str = "ChamferBox001";
-const OSM: u32 = 0x810;
 const SELECT_BY_CHANNEL: ClassId = ClassId(0x31f9_c666, 0x03b4_a588);
 
 fn with_select_by_channel(at: usize) -> SceneEval {
     let mut e = SceneEdit::open(SOURCE);
     let node = e.node(NODE);
-    let dll = e.add_dll("(synthetic)", "chaninfo.dlu");
-    let class = e.add_class(dll, SELECT_BY_CHANNEL, OSM, "Select By Channel");
-    let body = e.add_object(
-        class,
-        vec![Chunk::container(
-            0x39bf,
-            vec![Chunk::leaf(0x0100, Vec::new())],
-        )],
+    e.add_bare_modifier(
+        node,
+        at,
+        "chaninfo.dlu",
+        SELECT_BY_CHANNEL,
+        "Select By Channel",
     );
-    e.add_modifier(node, at, body, Chunk::container(0x2512, Vec::new()));
     SceneEval::from_document(e.finish()).expect("edited scene")
 }
 
