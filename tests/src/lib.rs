@@ -105,8 +105,8 @@ pub fn stand_in_images(eval: &maxfs_scene::eval::SceneEval) -> tempfile::TempDir
 }
 pub mod map_modifiers;
 pub mod nel_nodes;
+pub mod oracle;
 pub mod rewrite;
-pub mod surface;
 pub mod zone_source;
 
 /// A Photoshop file of `img`: 8-bit RGB, no layers, raw planar composite

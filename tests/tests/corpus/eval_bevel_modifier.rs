@@ -19,11 +19,11 @@
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::core::math::Vec3;
 use maxfs_scene::eval::objects::shape::PolyLine;
+use maxfs_scene::eval::objects::surface_checks::closed as closed_surface;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
 use maxfs_tests::node_index;
 use maxfs_tests::rewrite::SceneEdit;
-use maxfs_tests::surface::closed as closed_surface;
 
 const SOURCE: &str = "max/prims-pranto/Villian.max";
 const NODE: &str = "Egg001";

@@ -17,8 +17,10 @@
 
 use maxfs_scene::eval::core::memo::Stack;
 use maxfs_scene::eval::objects::shape::{ShapeEval, ARC, EGG, LINE, SPLINE_SHAPE};
+use maxfs_scene::eval::objects::surface_checks::{
+    closed as closed_surface, signed_volume as volume,
+};
 use maxfs_scene::eval::{SceneEval, Vec3};
-use maxfs_tests::surface::{closed as closed_surface, signed_volume as volume};
 use maxfs_tests::{corpus_eval, named_nodes};
 
 fn shapes(eval: &SceneEval) -> Vec<(usize, String, std::sync::Arc<ShapeEval>)> {

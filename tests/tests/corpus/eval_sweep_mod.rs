@@ -10,7 +10,9 @@
 //! offset (Sweep_Frame.max), each outline capped without new vertices
 //! (n − 2 triangles), and a closed, consistently facing surface.
 
-use maxfs_tests::surface::{closed as closed_and_consistent, signed_volume as volume};
+use maxfs_scene::eval::objects::surface_checks::{
+    closed as closed_and_consistent, signed_volume as volume,
+};
 
 use maxfs_scene::eval::core::math::Vec3;
 use maxfs_scene::eval::objects::mesh::Mesh;

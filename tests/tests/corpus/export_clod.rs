@@ -8,8 +8,6 @@
 //! heaviest, renormalised) on bones named as the Skin's bone nodes.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-use std::process::Command;
 
 use maxfs_exporters::nel::clod::LodCharacterShapeBuild;
 use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
@@ -36,34 +34,7 @@ fn is_root_level(eval: &SceneEval, node: usize) -> bool {
 
 /// The NeL oracle on `files`: each loads, builds and rewrites identically.
 fn oracle(files: &[(String, Vec<u8>)]) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let paths: Vec<_> = files
-        .iter()
-        .map(|(n, b)| {
-            let p = dir.path().join(n);
-            std::fs::write(&p, b).expect("write");
-            p
-        })
-        .collect();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle/pacs_check.sh");
-    let out = Command::new("bash")
-        .arg(script)
-        .args(&paths)
-        .output()
-        .expect("runs the NeL oracle");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(text.lines().count(), files.len(), "{text}");
-    for l in text.lines() {
-        assert!(
-            l.starts_with("OK\tclod\t") && l.ends_with("reser: identical"),
-            "NeL: {l}"
-        );
-    }
+    maxfs_tests::oracle::check("pacs_check.sh", files, "OK\tclod\t");
 }
 
 #[test]

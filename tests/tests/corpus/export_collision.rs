@@ -53,35 +53,9 @@ fn reread(o: &maxfs_exporters::nel::export::Output) -> NelFile {
     f
 }
 
-/// tests/oracle/pacs_check.sh on files written to a temp dir: one line per file.
+/// tests/oracle/pacs_check.sh on `files`: one line per file.
 fn oracle(files: &[(&str, &[u8])]) -> Vec<String> {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut paths = Vec::new();
-    for (name, bytes) in files {
-        let p = dir.path().join(name);
-        std::fs::write(&p, bytes).expect("write");
-        paths.push(p);
-    }
-    let out = Command::new("bash")
-        .arg(oracle_script())
-        .args(&paths)
-        .output()
-        .expect("runs the NeL oracle");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let lines: Vec<String> = text.lines().map(str::to_string).collect();
-    assert_eq!(lines.len(), files.len(), "{text}");
-    for l in &lines {
-        assert!(
-            l.starts_with("OK\t") && l.ends_with("reser: identical"),
-            "NeL: {l}"
-        );
-    }
-    lines
+    maxfs_tests::oracle::check("pacs_check.sh", files, "OK\t")
 }
 
 fn oracle_script() -> std::path::PathBuf {

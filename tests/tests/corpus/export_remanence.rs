@@ -25,9 +25,6 @@
 //! corpus splines, 3 have an unsheared local matrix whose default tracks are
 //! recomposed (1st_island's Lines sit under a non-uniform scale: shear).
 
-use std::path::Path;
-use std::process::Command;
-
 use maxfs_exporters::nel::export::properties::{id, NEL_CLASS_ID, NEL_SUPER_CLASS};
 use maxfs_exporters::nel::export::shape::remanence_build::{RemanenceError, RemanenceParams};
 use maxfs_exporters::nel::export::ExportKind;
@@ -59,34 +56,7 @@ fn remanence_of(bytes: &[u8], name: &str) -> SegRemanenceShape {
 /// NeL's own checker (tests/oracle/nel_check.sh) on `files`: each loads
 /// and is written back byte-identically.
 pub(crate) fn nel_oracle(files: &[(String, Vec<u8>)]) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let paths: Vec<_> = files
-        .iter()
-        .map(|(n, b)| {
-            let p = dir.path().join(n);
-            std::fs::write(&p, b).expect("write");
-            p
-        })
-        .collect();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle/nel_check.sh");
-    let out = Command::new("bash")
-        .arg(script)
-        .args(&paths)
-        .output()
-        .expect("runs the NeL oracle");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(text.lines().count(), files.len(), "{text}");
-    for l in text.lines() {
-        assert!(
-            l.starts_with("OK\t") && l.ends_with("reser: identical"),
-            "NeL: {l}"
-        );
-    }
+    maxfs_tests::oracle::check("nel_check.sh", files, "OK\t");
 }
 
 fn appdata(e: &mut SceneEdit, node: usize, entries: &[(u32, &str)]) {

@@ -24,7 +24,6 @@ mod primitive_poly_box;
 mod primitive_poly_converted;
 pub mod shape;
 pub mod specified_normals;
-#[cfg(test)]
-pub(crate) mod surface_checks;
+pub mod surface_checks;
 #[cfg(test)]
 pub(crate) mod test_box;
