@@ -579,11 +579,17 @@ fn below(
         Some(m) if super::moves_points_only(m.class) => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
             let target =
-                super::sub_selection::target(stack, at, Some(base), cx, poly.vertices.len())?;
+                super::sub_selection::target(stack, at, Some(base), cx, poly.vertices.len(), 0)?;
             // Only the selection left live below moves (`sub_selection`).
             let selected = match target {
                 super::sub_selection::Target::Vertices(v) => Some(v),
                 super::sub_selection::Target::Whole => None,
+                // Only a mapping modifier is given faces.
+                super::sub_selection::Target::Faces(_) => {
+                    return Err(m.error(Some(EvalError::not_evaluated(
+                        "a deformer on a face selection",
+                    ))))
+                }
             };
             let before = selected.as_ref().map(|_| poly.vertices.clone());
             let mut points = super::deform_points(m, std::mem::take(&mut poly.vertices), cx)?;
@@ -600,7 +606,7 @@ fn below(
         Some(m) if m.class == super::surface::SMOOTH => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
             // Smooth on a live sub-object selection is refused by name.
-            super::sub_selection::target(stack, at, Some(base), cx, poly.vertices.len())?;
+            super::sub_selection::target(stack, at, Some(base), cx, poly.vertices.len(), 0)?;
             poly.normals = None;
             dropped.normals = None;
             super::surface::apply_smooth_poly(m, &mut poly, cx).map_err(|e| m.error(Some(e)))?;
@@ -649,7 +655,10 @@ fn below(
             if (m.class == super::EDIT_MESH || m.class == super::cap_holes::CAP_HOLES)
                 && cx.object.is_none() =>
         {
-            super::smooth_input::triangles_joined(at, cx).map_err(|e| m.error(Some(e)))
+            let (poly, missing) = super::smooth_input::triangles_joined(at, cx, m.name)
+                .map_err(|e| m.error(Some(e)))?;
+            dropped.maps.extend(missing);
+            Ok(poly)
         }
         Some(m) => Err(EvalError::not_evaluated_why(
             format!("Edit Poly above {}", m.name),

@@ -380,11 +380,23 @@ fn run_stack(
         // A modifier acting on a sub-object selection left live below it:
         // the selected vertices only, or refused (`sub_selection`).
         let mut only: Option<Vec<bool>> = None;
+        let mut only_faces: Option<Vec<bool>> = None;
         let refused = if SELECTION_SENSITIVE.contains(&a.class) {
-            match sub_selection::target(applied, i, base, &cx, mesh.vertices.len()) {
+            match sub_selection::target(
+                applied,
+                i,
+                base,
+                &cx,
+                mesh.vertices.len(),
+                mesh.faces.len(),
+            ) {
                 Ok(sub_selection::Target::Whole) => None,
                 Ok(sub_selection::Target::Vertices(v)) => {
                     only = Some(v);
+                    None
+                }
+                Ok(sub_selection::Target::Faces(f)) => {
+                    only_faces = Some(f);
                     None
                 }
                 Err(e) => Some(e),
@@ -406,6 +418,10 @@ fn run_stack(
         let parts = std::mem::take(&mut mesh.missing_parts);
         let outcome = match (refused, &only) {
             (Some(e), _) => Err(e),
+            (None, _) if only_faces.is_some() => {
+                uvw_map::apply_to_faces(a, mesh, &cx, only_faces.as_deref())
+                    .map_err(|e| a.error(Some(e)))
+            }
             (None, None) => apply(a, mesh, &cx),
             (None, Some(selected)) => {
                 let before = mesh.vertices.clone();

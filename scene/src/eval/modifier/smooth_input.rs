@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use super::{Applied, ModContext, BEND, TAPER, TWIST};
 use crate::eval::error::EvalError;
 use crate::eval::modifier::subdivide::Polys;
-use crate::eval::objects::mesh::{Mesh, Poly};
+use crate::eval::objects::mesh::{Mesh, MissingMap, Poly};
 use crate::eval::objects::poly::PolyMesh;
 
 /// Deformers whose displacement depends on the point's position alone.
@@ -63,9 +63,15 @@ pub(super) fn over_triangles(
 
 /// The triangle mesh a node's stack outputs up to and including `stack[at]`,
 /// joined across its hidden edges as Max converts a triangle mesh to
-/// polygons (`poly_make::as_max_converts`), edges numbered as Max numbers
-/// them.
-pub(super) fn triangles_joined(at: usize, cx: &ModContext) -> Result<PolyMesh, EvalError> {
+/// polygons (`poly_make`), edges numbered as Max numbers them. A map
+/// channel whose two triangles hold different map vertices where they join
+/// is left out by name (which one the polygon keeps is not derived), as
+/// for a ProBoolean's result: the geometry does not depend on it.
+pub(super) fn triangles_joined(
+    at: usize,
+    cx: &ModContext,
+    layer: &str,
+) -> Result<(PolyMesh, Vec<MissingMap>), EvalError> {
     use crate::eval::objects::poly_make;
     let node = cx
         .node
@@ -74,7 +80,16 @@ pub(super) fn triangles_joined(at: usize, cx: &ModContext) -> Result<PolyMesh, E
         .eval
         .mesh_up_to(node, at, cx.t)
         .ok_or_else(|| EvalError::malformed("", "the stack below is not a mesh"))??;
-    poly_make::as_max_converts(&tri)
+    let (poly, seams) = poly_make::make_poly_mesh(&tri)?;
+    let missing = seams
+        .into_iter()
+        .map(|(channel, reason)| MissingMap {
+            channel: Some(channel),
+            modifier: layer.to_string(),
+            reason: format!("converted to polygons for the Edit Poly above: {reason}"),
+        })
+        .collect();
+    Ok((poly, missing))
 }
 
 /// `poly` (a primitive's polygon form) with each vertex where `moved` (the

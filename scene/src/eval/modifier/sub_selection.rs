@@ -56,6 +56,16 @@ pub(super) struct Live {
     pub level: &'static str,
     /// The selected vertices, when read.
     pub vertices: Vertices,
+    /// At a face level of a layer whose face bits are read: the selected
+    /// faces (one per triangle of the mesh it leaves), or why not.
+    pub faces: Option<Faces>,
+}
+
+/// The faces of a live selection.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Faces {
+    Read(Vec<bool>),
+    Unread(String),
 }
 
 /// The vertices of a live selection.
@@ -74,6 +84,8 @@ pub(super) enum Target {
     Whole,
     /// Only these vertices (one per vertex of its input).
     Vertices(Vec<bool>),
+    /// Only these faces (one per face of its input): a mapping modifier.
+    Faces(Vec<bool>),
 }
 
 /// What modifier `i` of `applied` (top first) acts on: the whole object, the
@@ -85,6 +97,7 @@ pub(super) fn target(
     base: Option<usize>,
     cx: &ModContext,
     vertex_count: usize,
+    face_count: usize,
 ) -> Result<Target, EvalError> {
     let m = &applied[i];
     let Some(live) = live_below(applied, i, base, cx) else {
@@ -104,6 +117,21 @@ pub(super) fn target(
     // edge levels it smooths every face.
     if m.class == super::surface::SMOOTH && ["vertex", "edge", "border"].contains(&live.level) {
         return Ok(Target::Whole);
+    }
+    // UVW Map maps the selected faces (`uvw_map::apply_to_faces`).
+    if m.class == super::UVW_MAP && FACE_LEVELS.contains(&live.level) {
+        return match live.faces {
+            Some(Faces::Read(f)) if f.len() == face_count => Ok(Target::Faces(f)),
+            Some(Faces::Read(f)) => Err(refuse(format!(
+                "the selection holds {} faces, the mesh {face_count}",
+                f.len()
+            ))),
+            Some(Faces::Unread(why)) => Err(refuse(why)),
+            None => Err(refuse(format!(
+                "the face selection of {} is not read",
+                live.layer
+            ))),
+        };
     }
     if !super::moves_points_only(m.class) {
         return Err(refuse(format!(
@@ -149,11 +177,14 @@ fn live_below(applied: &[Applied], i: usize, base: Option<usize>, cx: &ModContex
                 } else {
                     Vertices::Unread(format!("the selection of modifier {} is not read", a.name))
                 },
+                faces: (a.class == super::EDIT_MESH && FACE_LEVELS.contains(&word))
+                    .then(|| edit_mesh_faces(a)),
             });
         } else if super::leaves_selection_alone(a.class) || super::moves_points_only(a.class) {
             // Deformers and mapping modifiers keep the vertices, their
             // numbering and the selection.
         } else if let Some(l) = live.as_mut() {
+            l.faces = None;
             if matches!(l.vertices, Vertices::Read(_)) {
                 l.vertices = Vertices::Unread(format!(
                     "the selection passes through {}, whose effect on it is not known",
@@ -163,6 +194,34 @@ fn live_below(applied: &[Applied], i: usize, base: Option<usize>, cx: &ModContex
         }
     }
     live
+}
+
+/// The levels at which a selection is of faces (Edit Mesh: face, polygon,
+/// element; each selects triangles).
+const FACE_LEVELS: [&str; 3] = ["face", "polygon", "element"];
+
+/// The MeshDelta's face selection (0x0420; 0x0400 and 0x0410 hold the vertex
+/// and edge bits), which `meshdelta.h` indexes over the Edit Mesh's output.
+const MESH_DELTA_FACE_SELECTION: u16 = 0x0420;
+
+/// The faces an Edit Mesh leaves selected: the bits its MeshDelta saves.
+fn edit_mesh_faces(a: &Applied) -> Faces {
+    let saved = a
+        .mod_app
+        .and_then(|m| m.children().iter().find(|c| c.id == super::LOCAL_DATA))
+        .and_then(|l| l.children().iter().find(|c| c.id == super::MESH_DELTA))
+        .and_then(|d| {
+            d.children()
+                .iter()
+                .find(|c| c.id == MESH_DELTA_FACE_SELECTION)
+        });
+    match saved.map(super::bits) {
+        Some(Ok(b)) => Faces::Read(b),
+        Some(Err(e)) => Faces::Unread(format!("its saved face selection: {e}")),
+        None => Faces::Unread(format!(
+            "no saved face selection (0x{MESH_DELTA_FACE_SELECTION:04x})"
+        )),
+    }
 }
 
 /// Edit Poly's parameter block (iEPolyMod.h's `epolyModParameters`, whose
@@ -334,6 +393,7 @@ fn of_base(cx: &ModContext, base: usize) -> Option<Live> {
                     layer,
                     level: "sub-object (level not read)",
                     vertices: Vertices::Unread(e.to_string()),
+                    faces: None,
                 })
             }
         };
@@ -357,6 +417,7 @@ fn of_base(cx: &ModContext, base: usize) -> Option<Live> {
             layer,
             level: word,
             vertices,
+            faces: None,
         });
     }
     if class.class_id == mesh::EDITABLE_MESH {
@@ -380,6 +441,7 @@ fn of_base(cx: &ModContext, base: usize) -> Option<Live> {
             vertices: Vertices::Unread(
                 "an Editable Mesh's selection and soft selection are not read".to_string(),
             ),
+            faces: None,
         });
     }
     None

@@ -39,13 +39,22 @@ const TYPE_NAMES: [&str; 7] = [
     "XYZ to UVW",
 ];
 
-/// Tile then flip, as Max applies them to each mapped point.
-fn tile_flip(uvw: Vec3, tile: [f64; 3], flip: [bool; 3]) -> [f32; 3] {
+/// Tile and flip of each mapped point. XYZ to UVW is the modifier's own
+/// code (SDK mapmod.cpp: tile, then negate); the other types go through
+/// Max's `UVWMapper::TileFlip`, which mirrors within the map: a flipped
+/// coordinate x becomes 1 − x (danshaub's DoubleDoors.max: its box maps with
+/// U and V flipped give the authors' FBX 1 − x where negation gives −x).
+/// How that mirror meets a tile other than 1 is not pinned: refused.
+fn tile_flip(uvw: Vec3, tile: [f64; 3], flip: [bool; 3], negate: bool) -> [f32; 3] {
     let c = [uvw.0, uvw.1, uvw.2];
     let mut out = [0f32; 3];
     for k in 0..3 {
         let v = c[k] * tile[k];
-        out[k] = if flip[k] { -v } else { v } as f32;
+        out[k] = match (flip[k], negate) {
+            (false, _) => v,
+            (true, true) => -v,
+            (true, false) => 1.0 - v,
+        } as f32;
     }
     out
 }
@@ -62,6 +71,24 @@ pub(super) fn channel(p: &Params) -> Result<i32, EvalError> {
 }
 
 pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
+    apply_to_faces(m, mesh, cx, None)
+}
+
+/// UVW Map on the faces `only` selects (None: every face), as Max's
+/// `Mesh::ApplyUVWMap` does with a face selection: each selected face gets
+/// three new map vertices of its own, appended to the channel, and the map
+/// vertices no face uses any more are then removed (order kept); the other
+/// faces keep theirs. Pinned on danshaub's DoubleDoors.max, whose four box
+/// maps on Edit Mesh polygon selections leave 158, 236 and 254 map vertices
+/// exactly as the Edit Mesh above each recorded (its map delta's input
+/// count). A channel the stack below does not have is refused: what Max
+/// gives the unselected faces then is not pinned.
+pub(super) fn apply_to_faces(
+    m: &Applied,
+    mesh: &mut Mesh,
+    cx: &ModContext,
+    only: Option<&[bool]>,
+) -> Result<(), EvalError> {
     let p = gizmo::params(cx, m, PBLOCK_SLOT)?;
     let kind = p.int_or(0, PLANAR);
     let tile = [p.float_or(1, 1.0), p.float_or(2, 1.0), p.float_or(3, 1.0)];
@@ -94,8 +121,24 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
         Projection::Face | Projection::Xyz => Mat43::scaling(Vec3(1.0, 1.0, 1.0)),
         _ => gizmo::inverse(&map_to_object(cx, m, &p, kind)?, "UVW Map gizmo")?,
     };
-    let (vertices, faces) =
-        project::map(mesh, &to_map, projection, |uvw| tile_flip(uvw, tile, flip));
+    let negate = projection == Projection::Xyz;
+    if !negate && (0..3).any(|k| flip[k] && tile[k] != 1.0) {
+        return Err(EvalError::not_evaluated(format!(
+            "a flip with tiling {tile:?} (whether Max mirrors before or after tiling is not pinned)"
+        )));
+    }
+    let (vertices, faces) = project::map(mesh, &to_map, projection, |uvw| {
+        tile_flip(uvw, tile, flip, negate)
+    });
+    if let Some(selected) = only {
+        let Some(old) = mesh.maps.iter_mut().find(|c| c.channel == channel) else {
+            return Err(EvalError::not_evaluated(format!(
+                "mapping a face selection where the stack below has no map channel {channel} \
+                 (what Max gives the unselected faces is not pinned)"
+            )));
+        };
+        return map_selected(old, selected, &vertices, &faces);
+    }
     mesh.maps.retain(|c| c.channel != channel);
     mesh.maps.push(MapChannel {
         channel,
@@ -103,6 +146,61 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
         faces,
     });
     mesh.maps.sort_by_key(|c| c.channel);
+    Ok(())
+}
+
+/// Gives each selected face of `old` three new map vertices with the values
+/// the whole-mesh mapping (`vertices`, `faces`) has at its corners, then
+/// drops the map vertices left unused.
+fn map_selected(
+    old: &mut MapChannel,
+    selected: &[bool],
+    vertices: &[[f32; 3]],
+    faces: &[[u32; 3]],
+) -> Result<(), EvalError> {
+    if old.faces.len() != selected.len() || faces.len() != selected.len() {
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "map channel {} has {} faces, the selection {}",
+                old.channel,
+                old.faces.len(),
+                selected.len()
+            ),
+        ));
+    }
+    for (f, _) in selected.iter().enumerate().filter(|(_, &s)| s) {
+        let mut corners = [0u32; 3];
+        for (k, c) in corners.iter_mut().enumerate() {
+            let value = vertices
+                .get(faces[f][k] as usize)
+                .copied()
+                .ok_or_else(|| EvalError::malformed("", "mapped corner out of range"))?;
+            *c = u32::try_from(old.vertices.len())
+                .map_err(|_| EvalError::malformed("", "too many map vertices"))?;
+            old.vertices.push(value);
+        }
+        old.faces[f] = corners;
+    }
+    // Mesh::DeleteIsoMapVerts: unused map vertices go, the rest keep order.
+    let mut used = vec![false; old.vertices.len()];
+    for &i in old.faces.iter().flatten() {
+        if let Some(u) = used.get_mut(i as usize) {
+            *u = true;
+        }
+    }
+    let mut new_index = vec![0u32; used.len()];
+    let mut kept = Vec::with_capacity(used.len());
+    for (i, v) in old.vertices.iter().enumerate() {
+        if used[i] {
+            new_index[i] = kept.len() as u32;
+            kept.push(*v);
+        }
+    }
+    for t in old.faces.iter_mut().flatten() {
+        *t = new_index.get(*t as usize).copied().unwrap_or(*t);
+    }
+    old.vertices = kept;
     Ok(())
 }
 
@@ -146,4 +244,57 @@ fn map_to_object(cx: &ModContext, m: &Applied, p: &Params, kind: i64) -> Result<
     };
     let scale = Vec3(width * 0.5, length * 0.5, height);
     Ok(Mat43::scaling(scale).then(&tm))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flips_mirror_within_the_map_except_xyz_which_negates() {
+        let p = Vec3(0.25, 0.75, 0.5);
+        let flips = [true, false, true];
+        assert_eq!(tile_flip(p, [1.0; 3], flips, false), [0.75, 0.75, 0.5]);
+        assert_eq!(tile_flip(p, [2.0; 3], flips, true), [-0.5, 1.5, -1.0]);
+        assert_eq!(tile_flip(p, [2.0; 3], [false; 3], false), [0.5, 1.5, 1.0]);
+    }
+
+    /// Two quads (four triangles) sharing an edge, one map vertex per
+    /// geometric vertex.
+    fn strip() -> MapChannel {
+        MapChannel {
+            channel: 1,
+            vertices: (0..6).map(|i| [i as f32, 0.0, 0.0]).collect(),
+            faces: vec![[0, 1, 4], [0, 4, 3], [1, 2, 5], [1, 5, 4]],
+        }
+    }
+
+    #[test]
+    fn a_selected_face_gets_three_map_vertices_and_unused_ones_go() {
+        let mut ch = strip();
+        // The whole-mesh mapping: values 10 + the corner's map vertex.
+        let mapped: Vec<[f32; 3]> = (0..6).map(|i| [10.0 + i as f32, 0.0, 0.0]).collect();
+        let faces = ch.faces.clone();
+        map_selected(&mut ch, &[false, false, true, true], &mapped, &faces).expect("maps");
+        // Faces 2 and 3 took six new map vertices; old 2 and 5 were used by
+        // them alone and are gone; the rest keep their order.
+        assert_eq!(ch.vertices.len(), 6 - 2 + 6);
+        assert_eq!(ch.faces[0], [0, 1, 3]);
+        assert_eq!(ch.faces[1], [0, 3, 2]);
+        assert_eq!(ch.faces[2], [4, 5, 6]);
+        assert_eq!(ch.faces[3], [7, 8, 9]);
+        let value = |t: u32| ch.vertices[t as usize][0];
+        assert_eq!(ch.faces[2].map(value), [11.0, 12.0, 15.0]);
+        assert_eq!(ch.faces[3].map(value), [11.0, 15.0, 14.0]);
+        assert_eq!(ch.faces[0].map(value), [0.0, 1.0, 4.0]);
+    }
+
+    #[test]
+    fn a_selection_of_another_size_is_refused() {
+        let mut ch = strip();
+        let faces = ch.faces.clone();
+        let vertices = ch.vertices.clone();
+        let e = map_selected(&mut ch, &[true], &vertices, &faces).unwrap_err();
+        assert!(e.to_string().contains("4 faces, the selection 1"), "{e}");
+    }
 }
