@@ -214,6 +214,13 @@ fn main() {
                 Some(c) => eval.float_at(Some(c), t, f64::from(chain.swivel_default)),
                 None => f64::from(chain.swivel_default),
             };
+            println!(
+                "   swivel f{f}: {:.6} deg (controller {:?})",
+                swivel.to_degrees(),
+                chain
+                    .swivel
+                    .and_then(|c| eval.graph.objects[c].class.as_ref().map(|k| k.name.clone()))
+            );
             // The normal before the swivel (start-joint space swivel).
             let n_unswiv = rot(n, e, -swivel);
             if let Err(e) = chain.solve_at(&eval, t) {

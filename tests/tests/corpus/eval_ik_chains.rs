@@ -328,7 +328,9 @@ struct Residual {
 /// B-R-FootFront's chain: its end joint's rest offset leaves the start
 /// joint's YZ plane (x = 4.13), the only such chain of the four. With the HI
 /// solver's knee path (docs/ik.md) every position matches; the knee's and
-/// end's axes are within 1.3e-3 (the path's small residual), not checked.
+/// end's axes are within 1.3e-3 (the knee path's residual plus the swivel's
+/// float quantization, docs/ik.md "What the residual is made of"), not
+/// checked.
 const RIGHT_FRONT: Residual = Residual {
     positions: &[],
     axes: &["B-R-FootFrontAnkle", "B-R-FootFrontToe"],

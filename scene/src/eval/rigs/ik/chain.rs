@@ -13,6 +13,7 @@ use crate::typed::ClassId;
 
 use super::hi_limb::{self, HiChain, HiGoal, Link, RootLink, Swivel};
 use super::hi_solver;
+use super::joint_flags::JointFlags;
 use super::limb::{self, LIMB_SOLVER};
 use super::primitives::{p3, M3, P3};
 use super::spline_chain::{self, SplineGoal, SPLINE_SOLVER};
@@ -51,12 +52,6 @@ const P_SA_PARENT: u16 = 19;
 /// (36–38) and rest Euler XYZ angles (39–41).
 const P_REST_POS: [u16; 3] = [36, 37, 38];
 const P_REST_ROT: [u16; 3] = [39, 40, 41];
-/// IKControl block parameters read as the rotational joint's X, Y, Z "active"
-/// flags: the block holds six groups of five (active, lower-limited,
-/// upper-limited, lower, upper) for position X, Y, Z and rotation X, Y, Z —
-/// a layout inferred from the stored values (every joint of the measured
-/// files: 15, 20, 25 on, 0, 5, 10 off, Max's defaults), not from a document.
-const P_ROT_ACTIVE: [u16; 3] = [15, 20, 25];
 /// The deepest end-to-start walk followed (damaged files may loop).
 const MAX_JOINTS: usize = 64;
 
@@ -72,8 +67,8 @@ pub struct SceneChain {
     pub joints: Vec<usize>,
     /// Rest offset from the parent and rest angles of each joint.
     pub rest: Vec<(P3, P3)>,
-    /// Each joint's rotation X, Y, Z "active" flags (None: not a bool).
-    pub rot_active: Vec<[Option<bool>; 3]>,
+    /// Each joint's IKControl axis flags (active, limited).
+    pub flags: Vec<JointFlags>,
     pub goal_prs: usize,
     /// The swivel angle's controller (none when constant) and stored value.
     pub swivel: Option<usize>,
@@ -241,21 +236,17 @@ fn chain(eval: &SceneEval, ctl: usize, goal_node: usize) -> Result<SceneChain, E
                     float(&b, ids[2])?,
                 ))
             };
-            let active = P_ROT_ACTIVE.map(|id| match b.param(id).map(|p| &p.value) {
-                Some(Value::Bool(a)) => Some(*a),
-                _ => None,
-            });
-            Ok(((v(P_REST_POS)?, v(P_REST_ROT)?), active))
+            Ok(((v(P_REST_POS)?, v(P_REST_ROT)?), JointFlags::read(&b)))
         })
         .collect::<Result<Vec<_>, EvalError>>()?;
-    let (rest, rot_active) = per_joint.into_iter().unzip();
+    let (rest, flags) = per_joint.into_iter().unzip();
     Ok(SceneChain {
         controller: ctl,
         goal_node,
         solver,
         joints,
         rest,
-        rot_active,
+        flags,
         goal_prs,
         swivel,
         swivel_default,
@@ -339,6 +330,13 @@ impl SceneChain {
     /// case; the end joint's own axes are not links of the chain, as for 3).
     pub fn hi_chain(&self) -> Result<HiChain, EvalError> {
         let limb = self.solver == LIMB_SOLVER;
+        // The solved joints (all but the end joint): flags the solve does
+        // not apply refuse the chain.
+        let solved = self.flags.len().saturating_sub(1);
+        for (k, f) in self.flags.iter().take(solved).enumerate() {
+            let role = if k == 0 { "start" } else { "middle" };
+            f.check(role, !(limb && k == 1))?;
+        }
         if let ([(_, start_rot), (end_pos, _)], true) = (&self.rest[..], limb) {
             return Ok(HiChain {
                 root: RootLink {
@@ -362,7 +360,7 @@ impl SceneChain {
             ));
         };
         if limb {
-            limb::middle_axes(self.rot_active.get(1).copied().unwrap_or([None; 3]))?;
+            limb::middle_axes(self.flags.get(1).map_or([None; 3], |f| f.rot_active))?;
         }
         let link = |axis: usize, init: f32, ext: P3| Link {
             axis,

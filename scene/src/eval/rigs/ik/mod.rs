@@ -8,6 +8,7 @@
 pub mod chain;
 pub mod hi_limb;
 pub mod hi_solver;
+pub mod joint_flags;
 pub mod limb;
 pub mod plug;
 pub mod primitives;

@@ -3,6 +3,7 @@
 //! swivel plane, spacing bands of the march), never from the solver's output.
 
 mod hi_limb;
+mod joint_flags;
 mod limb;
 mod primitives;
 mod spline;
