@@ -1035,7 +1035,7 @@ fn replay(
             let height = op
                 .float_param(PARAM_EXTRUDE_FACE_HEIGHT)?
                 .ok_or_else(|| EvalError::malformed("", "no extrusion height"))?;
-            return extrude::extrude(
+            extrude::extrude(
                 poly,
                 &op.selection,
                 height,
@@ -1043,7 +1043,7 @@ fn replay(
                 kind == 1,
                 before,
                 known,
-            );
+            )?;
         }
         OP_BEVEL => {
             let params = bevel::Params {
@@ -1052,7 +1052,7 @@ fn replay(
                 outline: op.float_param(PARAM_BEVEL_OUTLINE)?.unwrap_or(0.0),
                 unknown: op.float_param(PARAM_BEVEL_UNKNOWN)?,
             };
-            return bevel::bevel(poly, &op.selection, params, before, known);
+            bevel::bevel(poly, &op.selection, params, before, known)?;
         }
         OP_MOVE_EXTRUDE => {
             let kind = op

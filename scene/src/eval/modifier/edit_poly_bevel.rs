@@ -31,16 +31,15 @@ pub(super) struct Params {
     pub unknown: Option<f64>,
 }
 
-/// Bevels the selected faces; returns the map channels left out (those of
-/// a group extrusion, named by the caller). `before` is MNMesh's edge list
-/// before the operation, when known.
+/// Bevels the selected faces. `before` is MNMesh's edge list before the
+/// operation, when known.
 pub(super) fn bevel(
     poly: &mut PolyMesh,
     sel: &[bool],
     p: Params,
     before: Option<&[[u32; 2]]>,
     known: &mut Known,
-) -> Result<Vec<i32>, EvalError> {
+) -> Result<(), EvalError> {
     if !(0..=2).contains(&p.kind) {
         return Err(EvalError::malformed("", format!("bevel type {}", p.kind)));
     }
@@ -66,7 +65,7 @@ pub(super) fn bevel(
             extrude::offset_border(poly, *fi, old, -p.outline)?;
         }
     }
-    Ok(done.dropped)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -8,9 +8,9 @@
 //! around its Edit Poly cache its input and output: 177 vertices, 187
 //! faces cloned, the Transform after moves each copy by its own offset).
 //!
-//! Evidence and what is not pinned: docs/max-format.md, "Clone Face". Map
-//! channels leave the mesh, named (what Max gives the copies is not
-//! derived), and so does MNMesh's edge numbering.
+//! Evidence and what is not pinned: docs/max-format.md, "Clone Face". Each
+//! map channel gives the copies their originals' map faces on copied map
+//! vertices (`clone_map`); MNMesh's edge numbering is no longer known.
 
 use std::collections::HashMap;
 
@@ -19,8 +19,8 @@ use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
 use super::edit_poly_topo::check_selection;
 
-/// Clones the selected faces (see the module); returns the map channels left
-/// out.
+/// Clones the selected faces (see the module); every map channel follows,
+/// so none is returned as left out.
 pub(super) fn clone_faces(poly: &mut PolyMesh, sel: &[bool]) -> Result<Vec<i32>, EvalError> {
     check_selection(sel, poly.faces.len(), "faces")?;
     let chosen: Vec<usize> = (0..poly.faces.len())
@@ -63,11 +63,47 @@ pub(super) fn clone_faces(poly: &mut PolyMesh, sel: &[bool]) -> Result<Vec<i32>,
         };
         poly.faces.push(cloned);
     }
+    for m in &mut poly.maps {
+        clone_map(m, &chosen)?;
+    }
     poly.edges = None;
-    let left: Vec<i32> = poly.maps.iter().map(|m| m.channel).collect();
-    poly.maps.clear();
     poly.validate()?;
-    Ok(left)
+    Ok(Vec::new())
+}
+
+/// The copies' map faces: each selected face's map face again, on copies of
+/// its map vertices appended in the order the selected map faces first use
+/// them (as the geometric copies), so each copy keeps its original's
+/// coordinates corner by corner.
+fn clone_map(
+    m: &mut crate::eval::objects::poly::PolyMap,
+    chosen: &[usize],
+) -> Result<(), EvalError> {
+    let mut copy: HashMap<u32, u32> = HashMap::new();
+    let mut faces = Vec::with_capacity(chosen.len());
+    for &f in chosen {
+        let mf = m.face(f)?.clone();
+        let mut cloned = Vec::with_capacity(mf.len());
+        for t in mf {
+            let c = match copy.get(&t) {
+                Some(&c) => c,
+                None => {
+                    let uv = *m.vertices.get(t as usize).ok_or_else(|| {
+                        EvalError::malformed(format!("map {}", m.channel), "damaged map face")
+                    })?;
+                    let c = u32::try_from(m.vertices.len())
+                        .map_err(|_| EvalError::limit("map vertices", u32::MAX))?;
+                    m.vertices.push(uv);
+                    copy.insert(t, c);
+                    c
+                }
+            };
+            cloned.push(c);
+        }
+        faces.push(cloned);
+    }
+    m.faces.extend(faces);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -116,6 +152,34 @@ mod tests {
         assert_eq!(m.faces[3].tris, m.faces[0].tris);
         // The originals stay.
         assert_eq!(m.faces[..3], mesh().faces[..]);
+    }
+
+    #[test]
+    fn the_copies_keep_their_originals_map_coordinates() {
+        use crate::eval::objects::poly::PolyMap;
+        let mut m = mesh();
+        let uv = |u: f32| [u, 0.5, 0.0];
+        m.maps = vec![PolyMap {
+            channel: 1,
+            vertices: (0..8).map(|k| uv(k as f32 / 8.0)).collect(),
+            // Faces 0 and 1 share map vertex 1 (at vertex 1) but not 4.
+            faces: vec![vec![0, 3, 2, 1], vec![1, 4, 5, 6], vec![7, 7, 7]],
+        }];
+        let left = clone_faces(&mut m, &[true, true, false]).expect("clone");
+        assert!(left.is_empty());
+        m.validate().expect("valid");
+        let map = &m.maps[0];
+        // Map vertices copied in first use: 0, 3, 2, 1, then 4, 5, 6.
+        assert_eq!(map.vertices.len(), 8 + 7);
+        for (k, t) in [0usize, 3, 2, 1, 4, 5, 6].into_iter().enumerate() {
+            assert_eq!(map.vertices[8 + k], map.vertices[t]);
+        }
+        assert_eq!(map.faces[3], [8, 9, 10, 11]);
+        assert_eq!(map.faces[4], [11, 12, 13, 14]);
+        assert_eq!(
+            map.faces[..3],
+            [vec![0, 3, 2, 1], vec![1, 4, 5, 6], vec![7, 7, 7]]
+        );
     }
 
     #[test]

@@ -32,9 +32,6 @@ pub(super) struct Extruded {
     /// (face, its vertices before the extrusion) per extruded face.
     pub faces: Vec<(usize, Vec<u32>)>,
     pub groups: Vec<Group>,
-    /// Map channels a group extrusion left out (its map faces are not
-    /// derived): the caller names them.
-    pub dropped: Vec<i32>,
 }
 
 /// The selected faces as clusters (each face its own when `by_polygon`),
@@ -124,12 +121,7 @@ pub(super) fn extrude_faces(
     let mut out = Extruded {
         faces: Vec::new(),
         groups: Vec::new(),
-        dropped: Vec::new(),
     };
-    if clusters.iter().any(|c| c.len() > 1) {
-        out.dropped = poly.maps.iter().map(|m| m.channel).collect();
-        poly.maps.clear();
-    }
     for cluster in &clusters {
         if let [fi] = cluster[..] {
             out.faces.push((fi, extrude_one(poly, fi, before, known)?));
@@ -205,7 +197,6 @@ fn extrude_one(
 /// Extrude Face: each one-face cluster moves along its face's normal by
 /// `height`, each group (type "group") along its faces' average normal, each
 /// group of type "local normal" vertex by vertex (`group::local_moves`).
-/// Returns the map channels left out.
 pub(super) fn extrude(
     poly: &mut PolyMesh,
     sel: &[bool],
@@ -214,8 +205,8 @@ pub(super) fn extrude(
     local_normals: bool,
     before: Option<&[[u32; 2]]>,
     known: &mut Known,
-) -> Result<Vec<i32>, EvalError> {
-    Ok(extrude_moved(poly, sel, height, by_polygon, local_normals, before, known)?.dropped)
+) -> Result<(), EvalError> {
+    extrude_moved(poly, sel, height, by_polygon, local_normals, before, known).map(|_| ())
 }
 
 /// [`extrude`], returning what the extrusion made.

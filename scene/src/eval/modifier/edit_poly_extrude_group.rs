@@ -18,8 +18,7 @@
 //! moves the vertices one by one (`local_moves`, checked against an Unwrap
 //! UVW cache).
 //!
-//! Map channels: how Max fills the walls' map faces of a group is not
-//! derived, so the channels leave the mesh, named by the caller.
+//! Map channels follow the one-face rule along the border (`group_map`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -209,6 +208,9 @@ pub(super) fn extrude_group(
             0,
         ));
     }
+    for m in &mut poly.maps {
+        group_map(m, &poly.faces, cluster, &walk, &leaving)?;
+    }
     let mut vertices = Vec::new();
     let mut met = HashSet::new();
     for &f in cluster {
@@ -226,6 +228,70 @@ pub(super) fn extrude_group(
         normal,
         faces: cluster.to_vec(),
     })
+}
+
+/// The map faces of a group extrusion, as the one-face extrusion's
+/// (`edit_poly_extrude::extrude_one`) along the group's border: each map
+/// vertex a cluster face has at a border vertex is copied (once per border
+/// vertex and map vertex, in walk order and cluster face order), the cluster
+/// faces take the copies, and each wall a → b runs over the owning face's
+/// map vertices at a and b and their copies. Called with the walls appended
+/// to `faces` and the cluster faces still on their old corners. Checked
+/// against J-Way's Tank FBX (docs/evaluation.md, "Map channels of a group
+/// extrusion").
+fn group_map(
+    m: &mut crate::eval::objects::poly::PolyMap,
+    faces: &[PolyFace],
+    cluster: &[usize],
+    walk: &[u32],
+    leaving: &HashMap<u32, (u32, usize)>,
+) -> Result<(), EvalError> {
+    let damaged = || EvalError::malformed(format!("map {}", m.channel), "damaged map face");
+    // Per cluster face: geometric corner → its map vertex.
+    let mut corner: HashMap<(usize, u32), u32> = HashMap::new();
+    for &f in cluster {
+        let mf = m.face(f)?;
+        let v = &faces.get(f).ok_or_else(damaged)?.v;
+        if mf.len() != v.len() {
+            return Err(damaged());
+        }
+        for (&g, &t) in v.iter().zip(mf) {
+            corner.insert((f, g), t);
+        }
+    }
+    let mut copy: HashMap<(u32, u32), u32> = HashMap::new();
+    for &a in walk {
+        for &f in cluster {
+            let Some(&t) = corner.get(&(f, a)) else {
+                continue;
+            };
+            if copy.contains_key(&(a, t)) {
+                continue;
+            }
+            let uv = *m.vertices.get(t as usize).ok_or_else(damaged)?;
+            let n = u32::try_from(m.vertices.len())
+                .map_err(|_| EvalError::limit("map vertices", u32::MAX))?;
+            m.vertices.push(uv);
+            copy.insert((a, t), n);
+        }
+    }
+    for &a in walk {
+        let (b, f) = leaving[&a];
+        let (Some(&ta), Some(&tb)) = (corner.get(&(f, a)), corner.get(&(f, b))) else {
+            return Err(damaged());
+        };
+        m.faces.push(vec![ta, tb, copy[&(b, tb)], copy[&(a, ta)]]);
+    }
+    for &f in cluster {
+        let v = faces[f].v.clone();
+        let mf = m.face_mut(f)?;
+        for (t, g) in mf.iter_mut().zip(&v) {
+            if let Some(&n) = copy.get(&(*g, *t)) {
+                *t = n;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Where a local normal extrusion moves each of the group's vertices by
@@ -372,6 +438,51 @@ mod tests {
         assert_eq!(g.normal.expect("normal"), Vec3(0.0, 0.0, 1.0));
         assert_eq!(g.vertices.len(), 6);
         m.validate().expect("valid");
+    }
+
+    #[test]
+    fn the_walls_take_the_owning_faces_map_vertices_and_their_copies() {
+        use crate::eval::objects::poly::PolyMap;
+        // Map: face 0 on map vertices 0 1 2 3, face 1 on 4 5 6 7 (a seam
+        // along 1–4, where face 1's map vertices 4 and 7 sit elsewhere);
+        // the eight triangles on map vertex 8.
+        let mut m = strip();
+        let uv = |u: f32, v: f32| [u, v, 0.0];
+        let mut faces = vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]];
+        faces.extend((0..6).map(|_| vec![8, 8, 8]));
+        m.maps = vec![PolyMap {
+            channel: 1,
+            vertices: vec![
+                uv(0.0, 0.0),
+                uv(0.5, 0.0),
+                uv(0.5, 0.5),
+                uv(0.0, 0.5),
+                uv(0.6, 0.0),
+                uv(1.0, 0.0),
+                uv(1.0, 0.5),
+                uv(0.6, 0.5),
+                uv(0.9, 0.9),
+            ],
+            faces,
+        }];
+        extrude_group(&mut m, &[0, 1], None).expect("group");
+        m.validate().expect("valid");
+        let map = &m.maps[0];
+        // Copies in walk order (0, 1, 2, 5, 4, 3), at vertex 1 face 0's
+        // then face 1's map vertex: 0, 1, 4, 5, 6, 2, 7, 3 → 9 … 16.
+        let copied = [0u32, 1, 4, 5, 6, 2, 7, 3];
+        assert_eq!(map.vertices.len(), 9 + copied.len());
+        for (k, &t) in copied.iter().enumerate() {
+            assert_eq!(map.vertices[9 + k], map.vertices[t as usize]);
+        }
+        assert_eq!(map.faces[0], [9, 10, 14, 16]);
+        assert_eq!(map.faces[1], [11, 12, 13, 15]);
+        // Walls 0 → 1 (face 0's), 1 → 2 (face 1's) … 4 → 3 (face 0's).
+        assert_eq!(map.faces[8], [0, 1, 10, 9]);
+        assert_eq!(map.faces[9], [4, 5, 12, 11]);
+        assert_eq!(map.faces[12], [2, 3, 16, 14]);
+        // The triangles outside keep theirs.
+        assert_eq!(map.faces[2], [8, 8, 8]);
     }
 
     #[test]
