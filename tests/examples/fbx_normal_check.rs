@@ -6,7 +6,8 @@
 //! space, 1e-5 of the mesh's size) and the angle between the two normals
 //! taken; one line per node (worst angle, corners over 1°, corners not
 //! matched), then a summary. Smoothing groups are not in an FBX whole, but
-//! the normals Max exports follow from them.
+//! the normals Max exports follow from them, or from the specified normals
+//! where a corner has one.
 
 #[path = "../dev/fbx.rs"]
 mod fbx_dev;
@@ -70,7 +71,18 @@ fn main() {
         let theirs_at: Vec<usize> = theirs.iter().map(|&p| place(p)).collect();
         // Max computes normals in object space; the node's TM turns them.
         let local: Vec<[f64; 3]> = mesh.vertices.iter().map(|v| v.to_array()).collect();
-        let normals = normals::corner_normals(&local, &mesh.faces, weighting);
+        let mut normals = normals::corner_normals(&local, &mesh.faces, weighting);
+        // Specified normals (Editable Mesh / Poly, Edit Normals) replace the
+        // smoothing-group ones where a corner has one, as Max renders them.
+        if let Some(spec) = normals::specified_corners(&local, &mesh) {
+            for (out, s) in normals.iter_mut().zip(spec) {
+                for (o, n) in out.iter_mut().zip(s) {
+                    if let Some(n) = n {
+                        *o = n;
+                    }
+                }
+            }
+        }
         let mut by_place: HashMap<usize, Vec<usize>> = HashMap::new();
         for (t, f) in mesh.faces.iter().enumerate() {
             for &v in &f.v {

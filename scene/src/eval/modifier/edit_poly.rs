@@ -1356,8 +1356,13 @@ mod tests {
             assert_eq!(refused(OP_ATTACH, release), None);
             assert_eq!(refused(OP_CONNECT_VERTEX, release), None);
         }
-        // Max 2019.3 (3) and releases never seen: none.
-        for release in [0, 1, 3, 5, 7, u32::MAX] {
+        // Max 2019.3 (3): Transform only.
+        assert_eq!(refused(OP_TRANSFORM, 3), None);
+        for id in [OP_FLIP_FACE, OP_ATTACH, remove::OP_REMOVE_VERTEX] {
+            assert!(refused(id, 3).is_some(), "{}", op_name(id));
+        }
+        // Releases never seen: none.
+        for release in [0, 1, 5, 7, u32::MAX] {
             assert!(
                 refused(OP_TRANSFORM, release).is_some(),
                 "release {release}"

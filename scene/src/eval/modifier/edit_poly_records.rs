@@ -385,14 +385,21 @@ const CHECKED_RELEASE_2019: [u32; 15] = [
     OP_FLIP_FACE,
 ];
 
+/// Operations whose replay is checked against Max 2019.3's own results
+/// (record 0x0450 = 3): Transform against eXperion17/IKToolkit's
+/// DemoScene.FBX, whose Box005 (nine Transforms, nothing else) matches ours
+/// exactly, 8 / 8 vertices (docs/unseen-files.md, fifteenth sweep).
+const CHECKED_RELEASE_3: [u32; 1] = [OP_TRANSFORM];
+
 /// Whether the replay of operation `op` recorded by Edit Poly release
 /// `release` (record 0x0450) is checked against Max: releases 4 (Max 2020 to
 /// 2024) and 6 (Max 2026) on every operation replayed (the corpus' Max 2024
-/// and 2026 files), release 2 (Max 2019) on those in `CHECKED_RELEASE_2019`.
-/// Release 3 (Max 2019.3, two public files) has no reference yet.
+/// and 2026 files), release 2 (Max 2019) on those in `CHECKED_RELEASE_2019`,
+/// release 3 (Max 2019.3) on those in `CHECKED_RELEASE_3`.
 pub(super) fn release_checked(op: u32, release: u32) -> bool {
     match release {
         4 | 6 => true,
+        3 => CHECKED_RELEASE_3.contains(&op),
         2 => CHECKED_RELEASE_2019.contains(&op),
         _ => false,
     }

@@ -16,7 +16,8 @@
 //! `symmetry_slice`), `surface` (Normal's flip, Smooth's groups, its auto
 //! smooth in `auto_smooth`), `relax` (Laplacian relaxation), `map_extender` (Map Extender's stored map
 //! replayed), `vertex_tree_paint` (NeL VertexTreePaint's per-vertex
-//! colours), `cloth` (the simulation's start state Max saved); `extrude` and
+//! colours), `cloth` (the simulation's start state Max saved), `edit_normals`
+//! (the normals Edit Normals saved, set on its input); `extrude` and
 //! `lathe` make meshes of shapes (`apply_to_shape`), after the point
 //! deformers at the bottom of a shape's stack deform its knots
 //! (`shape_deform`); the selection-only
@@ -43,6 +44,7 @@ pub mod chamfer_mod;
 pub mod cloth;
 pub mod conform;
 mod edit_mesh;
+pub mod edit_normals;
 mod edit_poly;
 mod edit_poly_bevel;
 mod edit_poly_bridged;
@@ -485,7 +487,9 @@ fn run_stack(
                 mesh.missing_maps.push(m);
             }
         }
-        if mesh.missing_normals.is_none() {
+        // Normals an Edit Normals set replace those left out below it.
+        let replaced = a.class == edit_normals::EDIT_NORMALS && mesh.normals.is_some();
+        if mesh.missing_normals.is_none() && !replaced {
             mesh.missing_normals = missing_normals;
         }
         for p in parts {
@@ -537,13 +541,14 @@ fn replayed_by_edit_poly(applied: &[Applied]) -> Vec<bool> {
 
 /// Modifiers that leave geometry and topology alone (selection, mapping), so
 /// specified normals pass through them, and Edit Poly and Poly Select, which
-/// carry them on their polygons (`edit_poly::specified_normals`); every other
-/// modifier drops them.
+/// carry them on their polygons (`edit_poly::specified_normals`), and Edit
+/// Normals, which sets them (`edit_normals`); every other modifier drops them.
 /// VertexTreePaint changes colours only, but declares geometry and topology
 /// changed (its `ChannelsChanged`), which is what Max's normals follow.
 fn keeps_specified_normals(class: ClassId) -> bool {
     // Edit Poly outputs its own replay, specified normals carried through it.
     class == EDIT_POLY
+        || class == edit_normals::EDIT_NORMALS
         || class == sub_selection::POLY_SELECT
         || PASS_THROUGH.contains(&class)
         || (uv_only::is_uv_only(class) && class != vertex_tree_paint::VERTEX_TREE_PAINT)
@@ -599,6 +604,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     if m.class == EDIT_POLY {
         let local = local.ok_or_else(|| EvalError::malformed("", "no local data"))?;
         return edit_poly::apply(m, local, mesh, cx);
+    }
+    if m.class == edit_normals::EDIT_NORMALS {
+        return edit_normals::apply(m, local, mesh, cx);
     }
     if m.class == sub_selection::POLY_SELECT {
         return edit_poly::apply_poly_select(m, mesh, cx);

@@ -355,6 +355,10 @@ fn modifier_level(a: &Applied, cx: &ModContext) -> Option<Option<&'static str>> 
             )
         } else if a.class == SELECT_BY_CHANNEL {
             return Some(Some("sub-object (level not read)"));
+        } else if a.class == super::edit_normals::EDIT_NORMALS {
+            // It sets the mesh's selection level to object (`selLevel` in
+            // the SDK sample EditNormals.cpp's ModifyTriObject / ModifyPolyObject).
+            return Some(None);
         } else {
             return None;
         };

@@ -11,6 +11,11 @@
 //! - 0x0110: u32 count, then `count` float triples — the normal pool;
 //! - 0x0114: bit array (0x2700) over the pool: which normals are explicit
 //!   (user-set) rather than computed from the faces that share them;
+//! - 0x0118: bit array (0x2700) over the pool: the normals selected in Edit
+//!   Normals (`mNormalSel`, declared after `mNormalExplicit` in the SDK
+//!   header MNNormalSpec.h; KikoootheBB's Max 2022 characters hold one with
+//!   every bit set and no 0x0114). A display and editing state: checked as a
+//!   bit array, not used;
 //! - 0x0120: u32 face count, then per stored face 0x0124 (u32 face index) and
 //!   0x0128 { 0x0200: three u32 pool indices, 0x0210: u32 whose low byte holds
 //!   one "specified" bit per corner (the upper bytes are unset padding) }.
@@ -38,6 +43,7 @@ const VERSION: u16 = 0x0130;
 const FLAGS: u16 = 0x0100;
 const POOL: u16 = 0x0110;
 const EXPLICIT: u16 = 0x0114;
+const SELECTED: u16 = 0x0118;
 const FACE_COUNT: u16 = 0x0120;
 const FACE_INDEX: u16 = 0x0124;
 const FACE: u16 = 0x0128;
@@ -140,6 +146,10 @@ fn decode_spec(children: &[Chunk], degrees: &[usize], poly: bool) -> Result<Poly
                 }
             }
             EXPLICIT => explicit = Some(bit_array(c)?),
+            // The normal selection changes no normal.
+            SELECTED => {
+                bit_array(c)?;
+            }
             FACE_COUNT => {
                 let n = single_u32(c, "face count")? as usize;
                 if n != nfaces {
@@ -436,6 +446,23 @@ mod tests {
             e.to_string().contains("1 explicit bits for 2 normals"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_normal_selection_changes_no_normal() {
+        // KikoootheBB's Dealer (fifteenth sweep): 0x0118 in place of 0x0114,
+        // every bit set. With or without it the decoded normals are the same;
+        // a damaged one is still an error.
+        let plain = SpecifiedNormals::decode(&spec(0x0b, [0, 1, 1]), 1).expect("decodes");
+        let mut c = spec(0x0b, [0, 1, 1]);
+        let sel = Chunk::container(
+            SELECTED,
+            vec![Chunk::leaf(BIT_ARRAY, [u32s(&[2]), vec![3]].concat())],
+        );
+        c.insert(4, sel);
+        assert_eq!(SpecifiedNormals::decode(&c, 1).expect("decodes"), plain);
+        c[4] = Chunk::container(SELECTED, vec![]);
+        assert!(SpecifiedNormals::decode(&c, 1).is_err());
     }
 
     #[test]
