@@ -71,7 +71,7 @@ fn main() {
         };
         let (mut worst, mut misses, mut corners) = (0.0f64, 0, 0);
         for (vi, (a, b)) in ours.iter().zip(&theirs).enumerate() {
-            for (x, y) in [(a, b), (b, a)] {
+            for (side, x, y) in [("ours", a, b), ("FBX", b, a)] {
                 for &c in x {
                     let d = dist(c, y);
                     corners += 1;
@@ -79,7 +79,7 @@ fn main() {
                         misses += 1;
                         if std::env::var_os("UV_CHECK_VERBOSE").is_some() {
                             eprintln!(
-                                "  {name} v{vi} {:?} corner {c:?} d {d:.4}",
+                                "  {name} v{vi} {:?} {side} corner {c:?} d {d:.4}",
                                 mesh.vertices[vi]
                             );
                         }

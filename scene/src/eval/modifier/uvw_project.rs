@@ -92,7 +92,20 @@ pub(super) fn map(
         let p = f.v.map(at);
         let uvw = match projection {
             Projection::Face => face(f.flags, second_halves.get(i).copied().unwrap_or(false)),
-            _ => corners(&p, projection),
+            _ => {
+                // The side a face takes is read from its object-space normal
+                // carried into map space as a vector (UVWMapper::MainAxis:
+                // `tm.VectorTransform(n)`), not from the mapped triangle:
+                // a gizmo flattened along one axis favours that axis.
+                let o = f.v.map(|i| {
+                    mesh.vertices
+                        .get(i as usize)
+                        .copied()
+                        .unwrap_or(Vec3(0.0, 0.0, 0.0))
+                });
+                let normal = to_map.transform_vector(o[1].minus(o[0]).cross(o[2].minus(o[0])));
+                corners(&p, normal, projection)
+            }
         };
         let tv = std::array::from_fn(|k| {
             let value = finish(uvw[k]);
@@ -126,9 +139,9 @@ pub(crate) fn spherical_channel(mesh: &Mesh, tile: [f32; 2]) -> MapChannel {
     }
 }
 
-/// The UVW of a face's three corners (`p` in map space).
-fn corners(p: &[Vec3; 3], projection: Projection) -> [Vec3; 3] {
-    let normal = p[1].minus(p[0]).cross(p[2].minus(p[0]));
+/// The UVW of a face's three corners (`p` in map space; `normal` the face's
+/// object-space normal as a map-space vector).
+fn corners(p: &[Vec3; 3], normal: Vec3, projection: Projection) -> [Vec3; 3] {
     match projection {
         Projection::Planar => p.map(planar),
         Projection::Xyz => *p,

@@ -209,3 +209,35 @@ fn texture_vertices_are_shared_where_the_value_is() {
     let (v, _) = map(&m, &identity(), Projection::Face, plain);
     assert!(v.len() > 8 && v.len() <= 24, "{}", v.len());
 }
+
+/// A cone side's triangle (normal ≈ (1, 0, −0.6): mostly +x in object
+/// space) under a box gizmo three wide and one high, as boat.max's Cone001
+/// has it: Max reads the side from the normal carried as a vector, (0.67,
+/// 0, −1.2), so −z; the mapped triangle's own normal would say +x. The
+/// authors' FBX holds the −z values on all 2,280 corners.
+#[test]
+fn box_side_follows_the_object_normal_carried_into_map_space() {
+    let m = mesh(
+        vec![
+            Vec3(7.0, 0.0, 0.0),
+            Vec3(6.761481, 1.8117334, 0.0),
+            Vec3(7.3410363, 1.9670247, 1.0),
+        ],
+        vec![face([0, 1, 2], 0)],
+    );
+    let to_map = Mat43::scaling(Vec3(1.0 / 1.5, 1.0 / 1.5, 1.0 / 0.5));
+    let (v, f) = map(&m, &to_map, Projection::Box, plain);
+    let uv = f[0].map(|i| v[i as usize]);
+    // Side −z: u = ½ − ½x, v = ½ + ½y in map space.
+    for (k, p) in m.vertices.iter().enumerate() {
+        let q = to_map.transform_point(*p);
+        assert!(
+            (f64::from(uv[k][0]) - (0.5 - 0.5 * q.0)).abs() < 1e-6,
+            "{uv:?}"
+        );
+        assert!(
+            (f64::from(uv[k][1]) - (0.5 + 0.5 * q.1)).abs() < 1e-6,
+            "{uv:?}"
+        );
+    }
+}
