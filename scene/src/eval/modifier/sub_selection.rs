@@ -43,6 +43,7 @@ const EDIT_MESH_LEVEL: u16 = 0x2800;
 /// Editable Mesh: the Mesh's selLevel in its GeomBuffers (MESH_OBJECT 1,
 /// MESH_VERTEX 2, MESH_FACE 4, MESH_EDGE 8: mesh.h bits).
 const MESH_SEL_LEVEL: u16 = 0x092a;
+const MESH_FACE_SELECTION: u16 = 0x092d;
 const GEOM_BUFFERS: u16 = 0x08fe;
 /// Editable Poly's parameter block: `ep_ss_use` (iEPoly.h), soft selection.
 const EP_SS_USE: u16 = 4;
@@ -439,13 +440,28 @@ fn of_base(cx: &ModContext, base: usize) -> Option<Live> {
             Some(_) => "unknown",
             None => "sub-object (level not read)",
         };
+        // The Mesh's faceSel (0x092d beside vertSel 0x092c and edgeSel
+        // 0x092e), saved as a bit array over its faces.
+        let faces = (word == "face").then(|| {
+            match geom
+                .iter()
+                .find(|c| c.id == MESH_FACE_SELECTION)
+                .map(super::bits)
+            {
+                Some(Ok(b)) => Faces::Read(b),
+                Some(Err(e)) => Faces::Unread(format!("its saved face selection: {e}")),
+                None => Faces::Unread(format!(
+                    "no saved face selection (0x{MESH_FACE_SELECTION:04x})"
+                )),
+            }
+        });
         return Some(Live {
             layer: "Editable Mesh".to_string(),
             level: word,
             vertices: Vertices::Unread(
                 "an Editable Mesh's selection and soft selection are not read".to_string(),
             ),
-            faces: None,
+            faces,
         });
     }
     None
