@@ -185,7 +185,12 @@ fn live_below(applied: &[Applied], i: usize, base: Option<usize>, cx: &ModContex
             // Deformers and mapping modifiers keep the vertices, their
             // numbering and the selection.
         } else if let Some(l) = live.as_mut() {
-            l.faces = None;
+            if matches!(l.faces, Some(Faces::Read(_))) {
+                l.faces = Some(Faces::Unread(format!(
+                    "the selection passes through {}, whose effect on it is not known",
+                    a.name
+                )));
+            }
             if matches!(l.vertices, Vertices::Read(_)) {
                 l.vertices = Vertices::Unread(format!(
                     "the selection passes through {}, whose effect on it is not known",
