@@ -52,13 +52,7 @@ pub(super) fn apply(
 
 /// The polygons the modifier below the Edit Normals `m` outputs.
 fn input_polygons(m: &Applied, cx: &ModContext) -> Result<PolyMesh, EvalError> {
-    let (stack, base) = cx
-        .stack()
-        .ok_or_else(|| EvalError::malformed("", "no modifier stack to take its input from"))?;
-    let at = stack
-        .iter()
-        .position(|a| a.object == m.object)
-        .ok_or_else(|| EvalError::malformed("", "the modifier is not on its node's stack"))?;
+    let (stack, base, at) = super::turbo_smooth::stack_of(m, cx)?;
     super::edit_poly::polygons_from(&stack, at + 1, base, cx)
         .map_err(|e| e.inside("its input's polygons"))
 }

@@ -89,13 +89,7 @@ fn polygon_stage(
     cx: &ModContext,
     stage: impl FnOnce(&[Applied], usize, usize, &mut Left) -> Result<PolyMesh, EvalError>,
 ) -> Result<(), EvalError> {
-    let (stack, base) = cx.stack().ok_or_else(|| {
-        EvalError::not_evaluated(format!("{} without a known modifier stack", m.name))
-    })?;
-    let at = stack
-        .iter()
-        .position(|a| a.object == m.object)
-        .ok_or_else(|| EvalError::malformed("", "the modifier is not on the node's stack"))?;
+    let (stack, base, at) = super::turbo_smooth::stack_of(m, cx)?;
     let mut dropped = Left::default();
     let poly = stage(&stack, at, base, &mut dropped)?;
     let _ = std::mem::replace(mesh, poly.to_mesh()?);

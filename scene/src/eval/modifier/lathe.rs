@@ -313,26 +313,7 @@ fn weld_core(mesh: &mut Mesh, weld: &[bool]) {
         let mut k = keep.iter();
         ch.faces.retain(|_| *k.next().unwrap_or(&false));
         // Texture vertices no face uses are dropped too, keeping the order.
-        let mut used = vec![false; ch.vertices.len()];
-        for f in &ch.faces {
-            for &t in f {
-                if let Some(u) = used.get_mut(t as usize) {
-                    *u = true;
-                }
-            }
-        }
-        let mut remap = vec![0u32; ch.vertices.len()];
-        let mut out = Vec::new();
-        for (i, v) in ch.vertices.iter().enumerate() {
-            if used[i] {
-                remap[i] = out.len() as u32;
-                out.push(*v);
-            }
-        }
-        ch.vertices = out;
-        for f in &mut ch.faces {
-            *f = f.map(|t| remap.get(t as usize).copied().unwrap_or(0));
-        }
+        ch.drop_unused_vertices();
     }
     let mut used = vec![false; mesh.vertices.len()];
     for f in &mesh.faces {

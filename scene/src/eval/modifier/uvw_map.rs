@@ -182,25 +182,7 @@ fn map_selected(
         }
         old.faces[f] = corners;
     }
-    // Mesh::DeleteIsoMapVerts: unused map vertices go, the rest keep order.
-    let mut used = vec![false; old.vertices.len()];
-    for &i in old.faces.iter().flatten() {
-        if let Some(u) = used.get_mut(i as usize) {
-            *u = true;
-        }
-    }
-    let mut new_index = vec![0u32; used.len()];
-    let mut kept = Vec::with_capacity(used.len());
-    for (i, v) in old.vertices.iter().enumerate() {
-        if used[i] {
-            new_index[i] = kept.len() as u32;
-            kept.push(*v);
-        }
-    }
-    for t in old.faces.iter_mut().flatten() {
-        *t = new_index.get(*t as usize).copied().unwrap_or(*t);
-    }
-    old.vertices = kept;
+    old.drop_unused_vertices();
     Ok(())
 }
 

@@ -39,6 +39,32 @@ pub struct MapChannel {
     pub faces: Vec<[u32; 3]>,
 }
 
+impl MapChannel {
+    /// Removes the map vertices no face uses, keeping the order of the
+    /// others (Max's `DeleteIsoMapVerts`); a face naming a vertex the
+    /// channel lacks keeps its index.
+    pub fn drop_unused_vertices(&mut self) {
+        let mut used = vec![false; self.vertices.len()];
+        for &t in self.faces.iter().flatten() {
+            if let Some(u) = used.get_mut(t as usize) {
+                *u = true;
+            }
+        }
+        let mut new_index = vec![0u32; used.len()];
+        let mut kept = Vec::with_capacity(used.len());
+        for (i, v) in self.vertices.iter().enumerate() {
+            if used[i] {
+                new_index[i] = kept.len() as u32;
+                kept.push(*v);
+            }
+        }
+        for t in self.faces.iter_mut().flatten() {
+            *t = new_index.get(*t as usize).copied().unwrap_or(*t);
+        }
+        self.vertices = kept;
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Mesh {
     pub vertices: Vec<Vec3>,
