@@ -52,7 +52,7 @@ pub(super) fn apply(
 
 /// The polygons the modifier below the Edit Normals `m` outputs.
 fn input_polygons(m: &Applied, cx: &ModContext) -> Result<PolyMesh, EvalError> {
-    let (stack, base, at) = super::turbo_smooth::stack_of(m, cx)?;
+    let (stack, base, at) = cx.place(m)?;
     super::edit_poly::polygons_from(&stack, at + 1, base, cx)
         .map_err(|e| e.inside("its input's polygons"))
 }

@@ -89,7 +89,7 @@ fn polygon_stage(
     cx: &ModContext,
     stage: impl FnOnce(&[Applied], usize, usize, &mut Left) -> Result<PolyMesh, EvalError>,
 ) -> Result<(), EvalError> {
-    let (stack, base, at) = super::turbo_smooth::stack_of(m, cx)?;
+    let (stack, base, at) = cx.place(m)?;
     let mut dropped = Left::default();
     let poly = stage(&stack, at, base, &mut dropped)?;
     let _ = std::mem::replace(mesh, poly.to_mesh()?);

@@ -38,7 +38,7 @@
 //! vertices) is refused.
 
 use super::subdivide::Polys;
-use super::turbo_smooth::{self, stack_of, Settings};
+use super::turbo_smooth::{self, Settings};
 use super::{Applied, ModContext, EDIT_MESH, UNWRAP_UVW};
 use crate::chunk::Chunk;
 use crate::eval::core::keys::Words;
@@ -238,7 +238,7 @@ fn on_triangles(m: &Applied, cx: &ModContext) -> Result<bool, EvalError> {
     if cx.stack().is_none() {
         return Ok(false);
     }
-    let (stack, base, at) = stack_of(m, cx)?;
+    let (stack, base, at) = cx.place(m)?;
     let base_class = super::base_class(cx, base)?.class_id;
     Ok(is_triangle_input(
         stack.get(at + 1).map(|b| b.class),

@@ -299,6 +299,27 @@ impl<'e> ModContext<'e> {
             (None, None) => None,
         }
     }
+
+    /// The stack being applied, its base object and the index of `m` in it
+    /// (top first): what modifiers that look below themselves start from.
+    /// None when the stack is not known or `m` is not in it.
+    pub fn place_of(&self, m: &Applied) -> Option<(Vec<Applied<'e>>, usize, usize)> {
+        let (stack, base) = self.stack()?;
+        let at = stack.iter().position(|a| a.object == m.object)?;
+        Some((stack, base, at))
+    }
+
+    /// [`place_of`](Self::place_of), or why `m` cannot look below itself.
+    pub fn place(&self, m: &Applied) -> Result<(Vec<Applied<'e>>, usize, usize), EvalError> {
+        let (stack, base) = self.stack().ok_or_else(|| {
+            EvalError::not_evaluated(format!("{} without a known modifier stack", m.name))
+        })?;
+        let at = stack
+            .iter()
+            .position(|a| a.object == m.object)
+            .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
+        Ok((stack, base, at))
+    }
 }
 
 /// Modifiers that act only on the sub-object selection passed up to them:

@@ -30,7 +30,7 @@
 //! selection passed up the stack, so above a live sub-object selection it
 //! is refused by name (`sub_selection`).
 
-use super::turbo_smooth::{keeps_polygons, stack_of};
+use super::turbo_smooth::keeps_polygons;
 use super::{Applied, ModContext};
 use crate::eval::core::math::Vec3;
 use crate::eval::core::pblock;
@@ -96,7 +96,7 @@ fn input_polygons(
     mesh: &Mesh,
     cx: &ModContext,
 ) -> Result<Option<Vec<Vec<u32>>>, EvalError> {
-    let (stack, base, at) = stack_of(m, cx)?;
+    let (stack, base, at) = cx.place(m)?;
     if let Some(b) = stack[at + 1..].iter().find(|b| !keeps_polygons(b)) {
         if b.class == super::EDIT_MESH {
             return Ok(None);

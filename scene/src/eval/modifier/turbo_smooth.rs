@@ -145,23 +145,6 @@ pub fn smooth(mut polys: Polys, s: Settings) -> Result<Mesh, EvalError> {
     polys.to_mesh().map_err(EvalError::from)
 }
 
-/// The modifier stack of `node` (top first), its base object and where `m`
-/// stands in it: what the subdividing and relaxing modifiers look below
-/// themselves in.
-pub(super) fn stack_of<'e>(
-    m: &Applied,
-    cx: &ModContext<'e>,
-) -> Result<(Vec<Applied<'e>>, usize, usize), EvalError> {
-    let (stack, base) = cx.stack().ok_or_else(|| {
-        EvalError::not_evaluated(format!("{} without a known modifier stack", m.name))
-    })?;
-    let at = stack
-        .iter()
-        .position(|a| a.object == m.object)
-        .ok_or_else(|| EvalError::malformed("", "the modifier is not in the node's stack"))?;
-    Ok((stack, base, at))
-}
-
 /// Where the polygon form of a modifier's input comes from (see the module
 /// comment).
 pub(super) enum PolySource {
@@ -183,7 +166,7 @@ pub(super) enum PolySource {
 /// The source of the polygon form of `m`'s input, or why there is none.
 pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource, EvalError> {
     let who = m.name;
-    let (stack, base, at) = stack_of(m, cx)?;
+    let (stack, base, at) = cx.place(m)?;
     let below = &stack[at + 1..];
     // Vertex-moving and map-writing modifiers keep the triangles of the
     // polygons below them in polygon order.
@@ -263,14 +246,13 @@ fn polygon_form(
             from_poly_mesh(&super::shape_input::input_poly(&shape)?)
         }
         PolySource::Modifier(from) => {
-            let (stack, base, _) = stack_of(m, cx)?;
+            let (stack, base, at) = cx.place(m)?;
             let name = stack.get(from).map_or("?", |b| b.name);
             // Right above a Symmetry: its polygons as they are. Its triangle
             // form numbers the copies otherwise, so they cannot be read over
             // the triangles, and it may cut polygons (any survivor of a
             // welded pair gives the same surface).
-            let at = stack.iter().position(|a| a.object == m.object);
-            if at.map(|a| a + 1) == Some(from) && stack[from].class == super::SYMMETRY {
+            if at + 1 == from && stack[from].class == super::SYMMETRY {
                 let poly = super::edit_poly::symmetry_polygons(&stack, from, base, cx)
                     .map_err(|e| e.inside(format!("{} above {name}", m.name)))?;
                 return from_poly_mesh(&poly);

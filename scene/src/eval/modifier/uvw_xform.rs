@@ -118,11 +118,10 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
 
 /// Why the input's face selection is not known to be empty (None when it is).
 fn selection_unknown(m: &Applied, cx: &ModContext) -> Result<Option<String>, EvalError> {
-    let Some((stack, base)) = cx.stack() else {
-        return Ok(Some("its modifier stack is not known".to_string()));
-    };
-    let Some(at) = stack.iter().position(|a| a.object == m.object) else {
-        return Ok(Some("it is not in its node's stack".to_string()));
+    let Some((stack, base, at)) = cx.place_of(m) else {
+        return Ok(Some(
+            "its place in a modifier stack is not known".to_string(),
+        ));
     };
     if let Some(b) = stack[at + 1..]
         .iter()
