@@ -187,7 +187,7 @@ fn weld_seam(mesh: &mut Mesh, n: Vec3, offset: f64, threshold: f64) {
         let mut k = keep.iter();
         c.faces.retain(|_| *k.next().unwrap_or(&false));
     }
-    drop_unused_vertices(mesh);
+    mesh.drop_unused_vertices();
 }
 
 /// The pairing of `weld_seam` on `vertices` (`border`: on an open edge):
@@ -247,27 +247,6 @@ pub(super) fn pair_seam(
         }
     }
     into
-}
-
-/// Removes vertices no face uses, keeping the order of the others.
-pub(super) fn drop_unused_vertices(mesh: &mut Mesh) {
-    let mut used = vec![false; mesh.vertices.len()];
-    for f in &mesh.faces {
-        for &v in &f.v {
-            used[v as usize] = true;
-        }
-    }
-    let mut new_index = vec![0u32; used.len()];
-    let mut next = 0u32;
-    for (i, &u) in used.iter().enumerate() {
-        new_index[i] = next;
-        next += u32::from(u);
-    }
-    let mut u = used.iter();
-    mesh.vertices.retain(|_| *u.next().unwrap_or(&false));
-    for f in &mut mesh.faces {
-        f.v = f.v.map(|v| new_index[v as usize]);
-    }
 }
 
 #[cfg(test)]

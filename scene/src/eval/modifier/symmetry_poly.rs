@@ -157,7 +157,7 @@ fn slice(poly: &mut PolyMesh, pl: &Plane, cut: bool) -> Result<(), EvalError> {
         keep.push(true);
     }
     retain_faces(poly, &keep);
-    drop_unused_vertices(poly);
+    poly.drop_unused_vertices();
     Ok(())
 }
 
@@ -333,27 +333,6 @@ fn retain_faces(poly: &mut PolyMesh, keep: &[bool]) {
     }
 }
 
-/// Removes vertices no face uses, keeping the order of the others.
-fn drop_unused_vertices(poly: &mut PolyMesh) {
-    let mut used = vec![false; poly.vertices.len()];
-    for f in &poly.faces {
-        for &v in &f.v {
-            used[v as usize] = true;
-        }
-    }
-    let mut index = vec![0u32; used.len()];
-    let mut next = 0u32;
-    for (i, &u) in used.iter().enumerate() {
-        index[i] = next;
-        next += u32::from(u);
-    }
-    let mut u = used.iter();
-    poly.vertices.retain(|_| *u.next().unwrap_or(&false));
-    for f in &mut poly.faces {
-        f.v.iter_mut().for_each(|v| *v = index[*v as usize]);
-    }
-}
-
 /// A face turned over as MNFace::Flip does, over the vertices `copy` gives:
 /// corner 0 stays, corner k moves to n − k; the triangles follow with their
 /// winding reversed.
@@ -481,7 +460,7 @@ fn weld(poly: &mut PolyMesh, pl: &Plane, source: &[u32]) {
         }
     }
     retain_faces(poly, &keep);
-    drop_unused_vertices(poly);
+    poly.drop_unused_vertices();
 }
 
 #[cfg(test)]

@@ -15,7 +15,6 @@
 use crate::eval::error::EvalError;
 use std::collections::HashMap;
 
-use super::symmetry::drop_unused_vertices;
 use crate::eval::core::math::Vec3;
 use crate::eval::objects::mesh::{Face, Mesh};
 
@@ -146,7 +145,7 @@ pub(super) fn slice_below(mesh: &mut Mesh, n: Vec3, offset: f64) -> Result<(), E
             .filter_map(|(f, &k)| k.then_some(f))
             .collect();
     }
-    drop_unused_vertices(mesh);
+    mesh.drop_unused_vertices();
     Ok(())
 }
 

@@ -44,25 +44,32 @@ impl MapChannel {
     /// others (Max's `DeleteIsoMapVerts`); a face naming a vertex the
     /// channel lacks keeps its index.
     pub fn drop_unused_vertices(&mut self) {
-        let mut used = vec![false; self.vertices.len()];
-        for &t in self.faces.iter().flatten() {
-            if let Some(u) = used.get_mut(t as usize) {
-                *u = true;
-            }
-        }
-        let mut new_index = vec![0u32; used.len()];
-        let mut kept = Vec::with_capacity(used.len());
-        for (i, v) in self.vertices.iter().enumerate() {
-            if used[i] {
-                new_index[i] = kept.len() as u32;
-                kept.push(*v);
-            }
-        }
-        for t in self.faces.iter_mut().flatten() {
-            *t = new_index.get(*t as usize).copied().unwrap_or(*t);
-        }
-        self.vertices = kept;
+        drop_unreferenced(&mut self.vertices, self.faces.iter_mut().flatten());
     }
+}
+
+/// Removes the entries of `vertices` that no index names, keeping the order
+/// of the others, and renumbers the indices to match; an index beyond
+/// `vertices` is left as it is (what the mesh, polygon and map forms share).
+pub fn drop_unreferenced<'a, T>(vertices: &mut Vec<T>, indices: impl Iterator<Item = &'a mut u32>) {
+    let mut indices: Vec<&mut u32> = indices.collect();
+    let mut used = vec![false; vertices.len()];
+    for t in &indices {
+        if let Some(u) = used.get_mut(**t as usize) {
+            *u = true;
+        }
+    }
+    let mut new_index = vec![0u32; used.len()];
+    let mut next = 0u32;
+    for (i, &u) in used.iter().enumerate() {
+        new_index[i] = next;
+        next += u32::from(u);
+    }
+    for t in &mut indices {
+        **t = new_index.get(**t as usize).copied().unwrap_or(**t);
+    }
+    let mut u = used.iter();
+    vertices.retain(|_| *u.next().unwrap_or(&false));
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
@@ -155,6 +162,15 @@ impl MissingMap {
 }
 
 impl Mesh {
+    /// Removes vertices no face uses, keeping the order of the others (the
+    /// map channels are left as they are).
+    pub fn drop_unused_vertices(&mut self) {
+        drop_unreferenced(
+            &mut self.vertices,
+            self.faces.iter_mut().flat_map(|f| f.v.iter_mut()),
+        );
+    }
+
     /// Every map channel has one map face per mesh face — what the modifiers
     /// that copy or cut faces need before they touch the maps.
     pub fn check_map_faces(&self) -> Result<(), EvalError> {

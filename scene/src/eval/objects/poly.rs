@@ -171,6 +171,15 @@ pub fn triangle_walk_edges(
 }
 
 impl PolyMesh {
+    /// Removes vertices no polygon uses, keeping the order of the others
+    /// (the map channels are left as they are).
+    pub fn drop_unused_vertices(&mut self) {
+        super::mesh::drop_unreferenced(
+            &mut self.vertices,
+            self.faces.iter_mut().flat_map(|f| f.v.iter_mut()),
+        );
+    }
+
     /// The edges `FillInMesh` would number for the faces as they stand (see
     /// [`walk_edges`]); their count is the mesh's edge count whatever the order.
     pub fn walked_edges(&self) -> Vec<[u32; 2]> {
