@@ -55,6 +55,27 @@ pub(crate) fn layered<R>(eval: &SceneEval, base: bool, f: impl FnOnce() -> R) ->
 /// .max (docs/biped.md); its cause is not known. Rotations agree to 1.5e-6.
 pub(crate) const RED_RUN_SHIFT: [f64; 3] = [0.0, 0.173_289_88, 0.0];
 
+/// The bones both Red takes (the same rig) must match their FBX in: the
+/// `B_*` skin bones and the Biped nodes the authors' FBX hold.
+const RED_REQUIRED: &[&str] = &[
+    "B_Pelvis",
+    "B_L_Thigh",
+    "B_R_Thigh",
+    "B_L_Calf",
+    "B_R_Calf",
+    "B_L_Toe1",
+    "B_L_Toe2",
+    "B_R_Toe1",
+    "B_R_Toe2",
+    "B_Spine1",
+    "B_Head",
+    "B_Tail",
+    "Bip01",
+    "Bip01 Pelvis",
+    "Bip01 Tail",
+    "Bip01 TailNub",
+];
+
 const TAKES: &[Take] = &[
     Take {
         max: "biped-ld35/Player@Run.max",
@@ -79,24 +100,7 @@ const TAKES: &[Take] = &[
     Take {
         max: "biped-ld35/Red@Run.max",
         fbx: "biped-ld35/Red@Run.FBX",
-        required: &[
-            "B_Pelvis",
-            "B_L_Thigh",
-            "B_R_Thigh",
-            "B_L_Calf",
-            "B_R_Calf",
-            "B_L_Toe1",
-            "B_L_Toe2",
-            "B_R_Toe1",
-            "B_R_Toe2",
-            "B_Spine1",
-            "B_Head",
-            "B_Tail",
-            "Bip01",
-            "Bip01 Pelvis",
-            "Bip01 Tail",
-            "Bip01 TailNub",
-        ],
+        required: RED_REQUIRED,
         shift: RED_RUN_SHIFT,
         partial: &[],
         base_layer: false,
@@ -104,24 +108,7 @@ const TAKES: &[Take] = &[
     Take {
         max: "biped-ld35/Red@Spawn.max",
         fbx: "biped-ld35/Red@Spawn.FBX",
-        required: &[
-            "B_Pelvis",
-            "B_L_Thigh",
-            "B_R_Thigh",
-            "B_L_Calf",
-            "B_R_Calf",
-            "B_L_Toe1",
-            "B_L_Toe2",
-            "B_R_Toe1",
-            "B_R_Toe2",
-            "B_Spine1",
-            "B_Head",
-            "B_Tail",
-            "Bip01",
-            "Bip01 Pelvis",
-            "Bip01 Tail",
-            "Bip01 TailNub",
-        ],
+        required: RED_REQUIRED,
         shift: [0.0; 3],
         partial: &[],
         base_layer: false,

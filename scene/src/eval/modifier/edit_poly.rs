@@ -1318,21 +1318,7 @@ mod tests {
         };
         // Max 2019 (2): the operations checked against its results replay,
         // others are refused naming the release.
-        for id in [
-            OP_TRANSFORM,
-            OP_DELETE_FACE,
-            OP_EXTRUDE_FACE,
-            OP_AUTOSMOOTH,
-            OP_SET_MATERIAL,
-            OP_ATTACH,
-            OP_CONNECT_VERTEX,
-            OP_CUT,
-            OP_CLONE_EDGE,
-            OP_CONNECT_EDGE,
-            OP_WELD_VERTEX,
-            OP_CAP,
-            OP_TARGET_WELD,
-        ] {
+        for id in super::super::edit_poly_records::CHECKED_RELEASE_2019 {
             assert_eq!(refused(id, 2), None, "{}", op_name(id));
         }
         assert_eq!(

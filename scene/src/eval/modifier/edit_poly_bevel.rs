@@ -58,8 +58,7 @@ pub(super) fn bevel(
             ));
         }
     }
-    let done =
-        extrude::extrude_moved(poly, sel, p.height, p.kind == 2, p.kind == 1, before, known)?;
+    let done = extrude::extrude(poly, sel, p.height, p.kind == 2, p.kind == 1, before, known)?;
     if p.outline != 0.0 {
         for (fi, old) in &done.faces {
             extrude::offset_border(poly, *fi, old, -p.outline)?;

@@ -197,20 +197,8 @@ fn extrude_one(
 /// Extrude Face: each one-face cluster moves along its face's normal by
 /// `height`, each group (type "group") along its faces' average normal, each
 /// group of type "local normal" vertex by vertex (`group::local_moves`).
+/// Returns what the extrusion made.
 pub(super) fn extrude(
-    poly: &mut PolyMesh,
-    sel: &[bool],
-    height: f64,
-    by_polygon: bool,
-    local_normals: bool,
-    before: Option<&[[u32; 2]]>,
-    known: &mut Known,
-) -> Result<(), EvalError> {
-    extrude_moved(poly, sel, height, by_polygon, local_normals, before, known).map(|_| ())
-}
-
-/// [`extrude`], returning what the extrusion made.
-pub(super) fn extrude_moved(
     poly: &mut PolyMesh,
     sel: &[bool],
     height: f64,

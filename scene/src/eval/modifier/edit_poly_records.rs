@@ -367,7 +367,7 @@ impl Operation {
 /// sizes of the blockout and level files' Box013 and Box019, Clone Face and
 /// Flip Face against the Unwrap UVW caches on either side of the level
 /// files' Plane001 Edit Poly (docs/max-format.md, "Edit Poly").
-const CHECKED_RELEASE_2019: [u32; 15] = [
+pub(super) const CHECKED_RELEASE_2019: [u32; 15] = [
     OP_TRANSFORM,
     OP_DELETE_FACE,
     OP_EXTRUDE_FACE,
