@@ -18,6 +18,34 @@ const APPDATA_ENTRY: u16 = 0x0110;
 const APPDATA_KEY: u16 = 0x0120;
 const APPDATA_VALUE: u16 = 0x0130;
 const PARAM_BLOCK2: ClassId = ClassId(0x82, 0);
+/// The ParamBlock of modifiers older than ParamBlock2 (Relax, Bevel, Noise…).
+const OLD_PARAM_BLOCK: ClassId = ClassId(0x8, 0);
+
+/// A value of an old ParamBlock's parameter, stored as a 0x0002 entry of
+/// its index and a value chunk whose id gives the type.
+#[derive(Clone, Copy, Debug)]
+pub enum OldParam {
+    Float(f32),
+    Int(i32),
+    Point3([f32; 3]),
+}
+
+impl OldParam {
+    fn chunk(self, index: usize) -> Chunk {
+        let (id, bytes) = match self {
+            OldParam::Float(v) => (0x0100, v.to_le_bytes().to_vec()),
+            OldParam::Int(v) => (0x0101, v.to_le_bytes().to_vec()),
+            OldParam::Point3(p) => (0x0103, p.iter().flat_map(|v| v.to_le_bytes()).collect()),
+        };
+        Chunk::container(
+            0x0002,
+            vec![
+                Chunk::leaf(0x0003, (index as i32).to_le_bytes().to_vec()),
+                Chunk::leaf(id, bytes),
+            ],
+        )
+    }
+}
 /// Super class of object-space modifiers.
 const OSM: u32 = 0x810;
 
@@ -236,6 +264,16 @@ impl SceneEdit {
         };
         objects.push(Chunk::container(class_index, children));
         objects.len() - 1
+    }
+
+    /// Appends an old ParamBlock holding `params` (index order) and returns
+    /// its index; the scene must already use the class.
+    pub fn add_old_param_block(&mut self, params: &[OldParam]) -> usize {
+        let class = self
+            .class_index_of(OLD_PARAM_BLOCK, 0x8)
+            .expect("the scene has old ParamBlocks");
+        let chunks = params.iter().enumerate().map(|(i, p)| p.chunk(i)).collect();
+        self.add_object(class, chunks)
     }
 
     /// The chunks of object `idx` (a copy).

@@ -16,51 +16,34 @@
 //! - what is not measured is refused by name (Keep Lines From Crossing, an
 //!   outline that turns the hole over).
 
-use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::core::math::Vec3;
 use maxfs_scene::eval::objects::shape::PolyLine;
 use maxfs_scene::eval::objects::surface_checks::closed as closed_surface;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
 use maxfs_tests::node_index;
-use maxfs_tests::rewrite::SceneEdit;
+use maxfs_tests::rewrite::{OldParam, SceneEdit};
 
 const SOURCE: &str = "max/prims-pranto/Villian.max";
 const NODE: &str = "Egg001";
 const BEVEL: ClassId = ClassId(0x1017, 0x7f9e);
-const OLD_PARAM_BLOCK: ClassId = ClassId(0x8, 0);
-
-/// An old ParamBlock parameter: 0x0002 holding its index and a value chunk
-/// (0x0100 a float, 0x0101 an int).
-fn param(index: i32, id: u16, value: [u8; 4]) -> Chunk {
-    Chunk::container(
-        0x0002,
-        vec![
-            Chunk::leaf(0x0003, index.to_le_bytes().to_vec()),
-            Chunk::leaf(id, value.to_vec()),
-        ],
-    )
-}
 
 /// Bevel's 18 parameters: ints at 0..=7, 12 and 15, floats elsewhere.
 fn edited(values: [f32; 18]) -> SceneEval {
     let mut e = SceneEdit::open(SOURCE);
     let node = e.node(NODE);
-    let pb_class = e
-        .class_index_of(OLD_PARAM_BLOCK, 0x8)
-        .expect("the scene has old ParamBlocks");
-    let params = values
+    let params: Vec<OldParam> = values
         .iter()
         .enumerate()
         .map(|(i, &v)| {
             if i <= 7 || i == 12 || i == 15 {
-                param(i as i32, 0x0101, (v as i32).to_le_bytes())
+                OldParam::Int(v as i32)
             } else {
-                param(i as i32, 0x0100, v.to_le_bytes())
+                OldParam::Float(v)
             }
         })
         .collect();
-    let pb = e.add_object(pb_class, params);
+    let pb = e.add_old_param_block(&params);
     e.add_modifier_with_refs(node, 0, BEVEL, "Bevel", "bevel.dlm", &[0, 0, pb as i32]);
     SceneEval::from_document(e.finish()).expect("edited scene")
 }

@@ -8,32 +8,20 @@
 //! sample's `ModifyObject`: every face takes ID − 1, clamped to 0..=0xffff;
 //! nothing else changes.
 
-use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
 use maxfs_tests::node_index;
-use maxfs_tests::rewrite::SceneEdit;
+use maxfs_tests::rewrite::{OldParam, SceneEdit};
 
 const SOURCE: &str = "max/kenji-room/Kenjis_Bed.max";
 const NODE: &str = "Box001";
 const MATERIAL: ClassId = ClassId(0xf8612, 0);
-const OLD_PARAM_BLOCK: ClassId = ClassId(0x8, 0);
 
 /// Kenjis_Bed with a Material modifier of ID `id` on top of Box001.
 fn edited(id: i32) -> SceneEval {
     let mut e = SceneEdit::open(SOURCE);
     let node = e.node(NODE);
-    let pb_class = e
-        .class_index_of(OLD_PARAM_BLOCK, 0x8)
-        .expect("the scene has old ParamBlocks");
-    let param = Chunk::container(
-        0x0002,
-        vec![
-            Chunk::leaf(0x0003, 0i32.to_le_bytes().to_vec()),
-            Chunk::leaf(0x0101, id.to_le_bytes().to_vec()),
-        ],
-    );
-    let pb = e.add_object(pb_class, vec![param]);
+    let pb = e.add_old_param_block(&[OldParam::Int(id)]);
     e.add_modifier_with_refs(
         node,
         0,

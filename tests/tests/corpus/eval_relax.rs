@@ -8,44 +8,25 @@
 //! Value's share of the way to the average of the vertices sharing a
 //! visible edge with it, all from the previous positions.
 
-use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
 use maxfs_tests::node_index;
-use maxfs_tests::rewrite::SceneEdit;
+use maxfs_tests::rewrite::{OldParam, SceneEdit};
 
 const SOURCE: &str = "max/kenji-room/Kenjis_Bed.max";
 const NODE: &str = "ChamferBox001";
 const RELAX: ClassId = ClassId(0x64, 0x7f9e);
-const OLD_PARAM_BLOCK: ClassId = ClassId(0x8, 0);
-
-/// An old ParamBlock parameter: 0x0002 holding its index and a value chunk.
-fn param(index: i32, id: u16, value: [u8; 4]) -> Chunk {
-    Chunk::container(
-        0x0002,
-        vec![
-            Chunk::leaf(0x0003, index.to_le_bytes().to_vec()),
-            Chunk::leaf(id, value.to_vec()),
-        ],
-    )
-}
 
 /// Kenjis_Bed with a Relax on top of ChamferBox001's stack.
 fn edited(value: f32, iterations: i32, boundary: i32) -> SceneEval {
     let mut e = SceneEdit::open(SOURCE);
     let node = e.node(NODE);
-    let pb_class = e
-        .class_index_of(OLD_PARAM_BLOCK, 0x8)
-        .expect("the scene has old ParamBlocks");
-    let pb = e.add_object(
-        pb_class,
-        vec![
-            param(0, 0x0100, value.to_le_bytes()),
-            param(1, 0x0101, iterations.to_le_bytes()),
-            param(2, 0x0101, boundary.to_le_bytes()),
-            param(3, 0x0101, 0i32.to_le_bytes()),
-        ],
-    );
+    let pb = e.add_old_param_block(&[
+        OldParam::Float(value),
+        OldParam::Int(iterations),
+        OldParam::Int(boundary),
+        OldParam::Int(0),
+    ]);
     e.add_modifier_with_refs(node, 0, RELAX, "Relax", "mods.dlm", &[0, 0, pb as i32]);
     SceneEval::from_document(e.finish()).expect("edited scene")
 }

@@ -94,6 +94,7 @@ mod eval_texture_files;
 mod eval_unwrap_cache;
 mod eval_unwrap_cache_edges;
 mod eval_uv;
+mod eval_uv_under_edit_poly;
 mod eval_uvw_face_selection;
 mod eval_uvw_xform;
 mod eval_vray_raytrace;

@@ -532,12 +532,55 @@ fn below(
             through_symmetry(m, stack, at, base, cx, dropped, false)
         }
         // A modifier that writes one map channel and nothing else (UVW Map,
-        // UVW Xform …; `uv_only`) keeps the polygons below it. Its channel on
-        // polygons is not derived: the channel leaves them, named, as where
-        // such a modifier fails on a triangle mesh.
+        // UVW Xform …; `uv_only`) keeps the polygons below it; its channel is
+        // read over its triangle output, whose triangles are the polygons'
+        // (`uv_only::over_polygons`). Where that fails the channel leaves the
+        // polygons, named, as where such a modifier fails on a triangle mesh.
         Some(m) if super::uv_only::is_uv_only(m.class) => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
             let channel = super::uv_only::channel(m, cx);
+            let reason = match (channel, cx.node, cx.object) {
+                (Some(c), Some(node), None) => match cx.eval.mesh_up_to(node, at, cx.t) {
+                    Some(Ok(tri)) => {
+                        if let Some(why) = tri.missing_maps.iter().find(|d| d.channel == Some(c)) {
+                            why.reason.clone()
+                        } else {
+                            let read = if tri.vertices.len() == poly.vertices.len() {
+                                super::uv_only::over_polygons(&mut poly, &tri, c)
+                            } else {
+                                super::smooth_input::triangles_joined(at, cx, m.name).and_then(
+                                    |(joined, missing)| match missing
+                                        .iter()
+                                        .find(|d| d.channel == Some(c))
+                                    {
+                                        Some(d) => Err(EvalError::not_evaluated(d.reason.clone())),
+                                        None => super::uv_only::from_joined(&mut poly, &joined, c),
+                                    },
+                                )
+                            };
+                            match read {
+                                Ok(()) => {
+                                    dropped.maps.retain(|d| d.channel != Some(c));
+                                    return Ok(poly);
+                                }
+                                Err(e) => format!(
+                                    "its channel on the polygons an Edit Poly above it takes is \
+                                     not derived ({e})"
+                                ),
+                            }
+                        }
+                    }
+                    Some(Err(e)) => format!(
+                        "its channel on the polygons an Edit Poly above it takes is not \
+                         derived (the triangle mesh it maps: {e})"
+                    ),
+                    None => "its channel on the polygons an Edit Poly above it takes is not \
+                             derived (the triangle mesh it maps is not known)"
+                        .to_string(),
+                },
+                _ => "its channel on the polygons an Edit Poly above it takes is not derived"
+                    .to_string(),
+            };
             match channel {
                 Some(c) => {
                     poly.maps.retain(|x| x.channel != c);
@@ -548,8 +591,7 @@ fn below(
             dropped.maps.push(MissingMap {
                 channel,
                 modifier: m.name.to_string(),
-                reason: "its channel on the polygons an Edit Poly above it takes is not derived"
-                    .to_string(),
+                reason,
             });
             Ok(poly)
         }

@@ -11,7 +11,8 @@ use super::uvw_xform::{UVW_XFORM, UVW_XFORM2};
 use super::vertex_tree_paint::VERTEX_TREE_PAINT;
 use super::{gizmo, Applied, ModContext, LOCAL_DATA, UNWRAP_UVW, UVW_MAP};
 use crate::eval::error::EvalError;
-use crate::eval::objects::mesh::{Mesh, MissingMap};
+use crate::eval::objects::mesh::{drop_unreferenced, Mesh, MissingMap};
+use crate::eval::objects::poly::{PolyMap, PolyMesh};
 use crate::typed::ClassId;
 
 /// Whether `class` changes one map channel only (texture coordinates or
@@ -67,4 +68,134 @@ pub(super) fn failed(m: &Applied, mesh: &mut Mesh, cx: &ModContext, error: &Eval
         modifier: m.name.to_string(),
         reason,
     });
+}
+
+/// Channel `channel` of `tri` set on `poly`'s polygons, where `tri` is what
+/// a UV-only modifier outputs over `poly`'s own triangles (in polygon order,
+/// as `PolyMesh::to_mesh` lays them out): each polygon corner takes the map
+/// vertex its triangles give it (the first, where they hold equal values).
+/// This is how the modifier's channel reaches
+/// an Edit Poly above it without re-deriving Max's mapper on polygons; a
+/// corner given two map vertices of different values (a seam through the
+/// polygon's inside) is refused, as the polygon form is then not derived.
+pub(super) fn over_polygons(
+    poly: &mut PolyMesh,
+    tri: &Mesh,
+    channel: i32,
+) -> Result<(), EvalError> {
+    let map = tri
+        .maps
+        .iter()
+        .find(|c| c.channel == channel)
+        .ok_or_else(|| EvalError::malformed("", format!("no map channel {channel} to read")))?;
+    let count: usize = poly.faces.iter().map(|f| f.tris.len()).sum();
+    if tri.vertices.len() != poly.vertices.len()
+        || tri.faces.len() != count
+        || map.faces.len() != count
+    {
+        return Err(EvalError::malformed(
+            "",
+            format!(
+                "{} vertices and {} triangles ({} map faces) over polygons of {} and {}",
+                tri.vertices.len(),
+                tri.faces.len(),
+                map.faces.len(),
+                poly.vertices.len(),
+                count
+            ),
+        ));
+    }
+    let mut faces = Vec::with_capacity(poly.faces.len());
+    let mut t = 0;
+    for (fi, f) in poly.faces.iter().enumerate() {
+        let mut corner = vec![None; f.v.len()];
+        for tr in &f.tris {
+            let (face, mf) = (&tri.faces[t], map.faces[t]);
+            t += 1;
+            for k in 0..3 {
+                let c = tr[k];
+                if f.v.get(c) != Some(&face.v[k]) {
+                    return Err(EvalError::malformed(
+                        format!("polygon {fi}"),
+                        format!("triangle {} is not the polygon's", t - 1),
+                    ));
+                }
+                let value = |i: u32| map.vertices.get(i as usize);
+                match corner[c] {
+                    // Two map vertices of one value (a mapper that numbers
+                    // by triangle) give the polygon the same corner.
+                    Some(x) if x != mf[k] && value(x) != value(mf[k]) => {
+                        return Err(EvalError::not_evaluated(format!(
+                            "map channel {channel} giving corner {c} of polygon {fi} two map \
+                             vertices ({x} and {})",
+                            mf[k]
+                        )))
+                    }
+                    _ => corner[c] = Some(mf[k]),
+                }
+            }
+        }
+        let corners: Option<Vec<u32>> = corner.into_iter().collect();
+        faces.push(corners.ok_or_else(|| {
+            EvalError::malformed(format!("polygon {fi}"), "a corner in none of its triangles")
+        })?);
+    }
+    if faces
+        .iter()
+        .flatten()
+        .any(|&v| v as usize >= map.vertices.len())
+    {
+        return Err(EvalError::malformed(
+            format!("map channel {channel}"),
+            format!("a map face beyond its {} vertices", map.vertices.len()),
+        ));
+    }
+    let mut out = PolyMap {
+        channel,
+        vertices: map.vertices.clone(),
+        faces,
+    };
+    drop_unreferenced(&mut out.vertices, out.faces.iter_mut().flatten());
+    poly.maps.retain(|m| m.channel != channel);
+    let at = poly.maps.partition_point(|m| m.channel < channel);
+    poly.maps.insert(at, out);
+    Ok(())
+}
+
+/// Channel `channel` of `joined` (the modifier's triangle output joined into
+/// polygons as Max converts a triangle mesh for an Edit Poly) set on `poly`,
+/// the polygon form of the stack below: for a primitive whose triangle form
+/// has vertices its polygons lack (a cylinder's cap centres). Only where the
+/// two forms have the same vertices and polygons, corner for corner.
+pub(super) fn from_joined(
+    poly: &mut PolyMesh,
+    joined: &PolyMesh,
+    channel: i32,
+) -> Result<(), EvalError> {
+    let same = joined.vertices.len() == poly.vertices.len()
+        && joined.faces.len() == poly.faces.len()
+        && joined
+            .faces
+            .iter()
+            .zip(&poly.faces)
+            .all(|(a, b)| a.v == b.v);
+    if !same {
+        return Err(EvalError::not_evaluated(format!(
+            "a polygon form of {} vertices and {} polygons where the mapped triangles join into \
+             {} and {}",
+            poly.vertices.len(),
+            poly.faces.len(),
+            joined.vertices.len(),
+            joined.faces.len()
+        )));
+    }
+    let map = joined
+        .maps
+        .iter()
+        .find(|m| m.channel == channel)
+        .ok_or_else(|| EvalError::malformed("", format!("no map channel {channel} to read")))?;
+    poly.maps.retain(|m| m.channel != channel);
+    let at = poly.maps.partition_point(|m| m.channel < channel);
+    poly.maps.insert(at, map.clone());
+    Ok(())
 }
