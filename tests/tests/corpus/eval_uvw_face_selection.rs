@@ -112,3 +112,41 @@ fn uvw_map_on_an_editable_mesh_face_selection_maps_the_selected_faces_only() {
         .for_each(|&t| used[t as usize] = true);
     assert!(used.iter().all(|&u| u));
 }
+
+/// At vertex level UVW Map maps the whole object (the SDK sample mapmod.cpp
+/// uses the selection at face level only; pinned on Daminvar's cell.max
+/// against its FBX, docs/evaluation.md): the same edit at vertex level, with
+/// every third vertex selected, gives the unedited file's channels.
+#[test]
+fn uvw_map_on_an_editable_mesh_vertex_selection_maps_the_whole_object() {
+    let orig = maxfs_tests::corpus_eval(FILE);
+    let node = node_of(&orig);
+    let whole = orig.mesh(node, 0).expect("a mesh").expect("evaluates");
+    let base = orig.base_mesh(node).expect("base").expect("evaluates");
+    let nv = base.vertices.len();
+    let selected: Vec<usize> = (0..nv).filter(|v| v % 3 == 0).collect();
+
+    let mut e = SceneEdit::open(FILE);
+    let obj = orig.node_object(node).expect("base object");
+    let mut chunks = e.object_chunks(obj);
+    let geom = chunks
+        .iter_mut()
+        .find(|c| c.id == GEOM && c.is_container())
+        .expect("GeomBuffers");
+    let mut kids = geom.children().to_vec();
+    kids.retain(|c| c.id != 0x092a && c.id != 0x092c);
+    // MESH_VERTEX, and the vertSel bits.
+    kids.push(Chunk::leaf(0x092a, 2u32.to_le_bytes().to_vec()));
+    kids.push(Chunk::container(0x092c, vec![bit_array(nv, &selected)]));
+    *geom = Chunk::container(GEOM, kids);
+    e.set_object_chunks(obj, chunks);
+    let eval = SceneEval::from_document(e.finish()).expect("edited scene");
+    let node = node_of(&eval);
+    let m = eval.mesh(node, 0).expect("a mesh").expect("evaluates");
+    assert!(m.missing_maps.is_empty(), "{:?}", m.missing_maps);
+    assert_eq!(m.vertices, whole.vertices);
+    assert_eq!(m.maps, whole.maps);
+    // Nothing on the node is named as not evaluated.
+    let gaps = maxfs_scene::eval::core::coverage::scene_gaps(&eval);
+    assert!(gaps.iter().all(|g| !g.class.contains("UVW")), "{gaps:?}");
+}

@@ -119,6 +119,13 @@ pub(super) fn target(
     if m.class == super::surface::SMOOTH && ["vertex", "edge", "border"].contains(&live.level) {
         return Ok(Target::Whole);
     }
+    // UVW Map uses the selection at face levels only: at vertex and edge
+    // levels it maps the whole object (the SDK sample mapmod.cpp copies to
+    // "all mesh" when `selLevel != MESH_FACE` and skips an MNMesh's
+    // unselected faces only at MNM_SL_FACE; its mappers take no selection).
+    if m.class == super::UVW_MAP && ["vertex", "edge", "border"].contains(&live.level) {
+        return Ok(Target::Whole);
+    }
     // UVW Map maps the selected faces (`uvw_map::apply_to_faces`).
     if m.class == super::UVW_MAP && FACE_LEVELS.contains(&live.level) {
         return match live.faces {
