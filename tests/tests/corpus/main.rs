@@ -33,6 +33,7 @@ mod eval_coverage;
 mod eval_deform;
 mod eval_drops;
 mod eval_edit_poly;
+mod eval_edit_poly_animation_mode;
 mod eval_edit_poly_bevel;
 mod eval_edit_poly_cap;
 mod eval_edit_poly_chamfer;

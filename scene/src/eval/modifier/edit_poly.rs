@@ -302,13 +302,10 @@ fn output(
     if let Some(n) = limit {
         ops.truncate(n);
     }
-    for c in cx.eval.chunks(m.object) {
-        // Point controllers of animation mode (0x0130/0x0138) and their nodes.
-        if matches!(c.id, 0x0130 | 0x0138 | 0x0140 | 0x0148) {
-            return Err(EvalError::not_evaluated(
-                "animation mode (animated vertices)",
-            ));
-        }
+    if drives_points(cx, m.object) {
+        return Err(EvalError::not_evaluated(
+            "animation mode (animated vertices)",
+        ));
     }
     if let Some(pb) = pblock::reference(&cx.eval.graph, m.object, 0) {
         let block = pblock::param_block2(cx.eval.chunks(pb))?;
@@ -1218,6 +1215,26 @@ fn specified_normals(op: &Operation, poly: &mut PolyMesh) -> bool {
         }
     }
     true
+}
+
+/// The first reference of Edit Poly's animation-mode point controllers
+/// (`EDIT_POINT_BASE_REF` in the SDK sample EditPoly.h, after the parameter
+/// block, the slice plane and the master point controller).
+const POINT_CONTROL_BASE_REF: u32 = 3;
+
+/// Whether Edit Poly `modifier` references a point controller. In
+/// animation mode each vertex of a node may get one; at every evaluation
+/// `UpdateTransformData` (SDK sample EditPoly.cpp) overwrites the pending
+/// Transform's offset of each vertex that has one with its value at that
+/// time and skips the vertices without. The point ranges and node names
+/// (chunks 0x0130–0x0148) saved with no controller referenced therefore
+/// leave the offsets as saved.
+fn drives_points(cx: &ModContext, modifier: usize) -> bool {
+    cx.eval.graph.objects.get(modifier).is_some_and(|o| {
+        o.references
+            .iter()
+            .any(|r| r.slot >= POINT_CONTROL_BASE_REF && r.target >= 0)
+    })
 }
 
 /// A Chamfer Edge's parameters as recorded.

@@ -97,6 +97,7 @@ pub mod skin;
 mod skin_deform;
 pub mod slice;
 mod smooth_input;
+mod spherify;
 mod stretch;
 mod sub_selection;
 pub mod subdivide;
@@ -182,6 +183,7 @@ fn leaves_selection_alone(class: ClassId) -> bool {
         || class == surface::MATERIAL
         || (uv_only::is_uv_only(class) && class != UNWRAP_UVW)
         || GIZMO_DEFORMERS.contains(&class)
+        || class == spherify::SPHERIFY
 }
 
 /// Whether modifier `class` moves each vertex by a function of its position
@@ -189,7 +191,10 @@ fn leaves_selection_alone(class: ClassId) -> bool {
 /// object it moves the MNMesh's vertices and keeps everything else, so an
 /// Edit Poly above it reads the polygons below, moved.
 pub(super) fn moves_points_only(class: ClassId) -> bool {
-    GIZMO_DEFORMERS.contains(&class) || class == xform::XFORM || ffd::side(class).is_some()
+    GIZMO_DEFORMERS.contains(&class)
+        || class == xform::XFORM
+        || class == spherify::SPHERIFY
+        || ffd::side(class).is_some()
 }
 
 /// Moves `points` by point deformer `m` ([`moves_points_only`]) as it moves
@@ -325,8 +330,9 @@ impl<'e> ModContext<'e> {
 /// Modifiers that act only on the sub-object selection passed up to them:
 /// where one is live below them, `sub_selection` says what they act on (the
 /// selected vertices of a point deformer) or refuses them by name.
-const SELECTION_SENSITIVE: [ClassId; 20] = [
+const SELECTION_SENSITIVE: [ClassId; 21] = [
     melt::MELT,
+    spherify::SPHERIFY,
     surface::MATERIAL,
     cap_holes::CAP_HOLES,
     relax::RELAX,
@@ -446,6 +452,13 @@ fn run_stack(
                     .map_err(|e| a.error(Some(e)))
             }
             (None, None) => apply(a, mesh, &cx),
+            // Relax leaves the unselected vertices out of every iteration.
+            (None, Some(selected)) if a.class == relax::RELAX => {
+                relax::apply_to(a, mesh, &cx, Some(selected)).map_err(|e| match e {
+                    EvalError::Modifier { class, .. } if class == a.class => e,
+                    other => a.error(Some(other)),
+                })
+            }
             (None, Some(selected)) => {
                 let before = mesh.vertices.clone();
                 apply(a, mesh, &cx)
@@ -718,6 +731,7 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
         noise::NOISE => noise::apply,
         stretch::STRETCH => stretch::apply,
         melt::MELT => melt::apply,
+        spherify::SPHERIFY => spherify::apply,
         xform::XFORM => xform::apply,
         _ => return Err(m.error(None)),
     };

@@ -26,9 +26,14 @@
 //! buffers: a pass writes only the vertices that move, so one that stays
 //! keeps the value it had two passes back. With Preserve Volume the Relax
 //! Value is scaled by 0.707 and each pass is followed by one at
-//! −0.97 × that value (the sample's "scale back"). Relax acts on the vertex
-//! selection passed up the stack, so above a live sub-object selection it
-//! is refused by name (`sub_selection`).
+//! −0.97 × that value (the sample's "scale back").
+//!
+//! Relax acts on the vertex selection passed up the stack (the sample's
+//! `VertexTempSel`: the vertices of the selected faces or edges at those
+//! levels): an unselected vertex never moves, but it still enters its
+//! neighbours' averages. Where `sub_selection` reads that selection it is
+//! applied so; soft selection and unread selections are refused there by
+//! name.
 
 use super::turbo_smooth::keeps_polygons;
 use super::{Applied, ModContext};
@@ -78,13 +83,30 @@ fn settings(m: &Applied, cx: &ModContext) -> Result<Settings, EvalError> {
 }
 
 pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalError> {
+    apply_to(m, mesh, cx, None)
+}
+
+/// Relax moving only the `selected` vertices (one per vertex of `mesh`;
+/// None: all of them).
+pub(super) fn apply_to(
+    m: &Applied,
+    mesh: &mut Mesh,
+    cx: &ModContext,
+    selected: Option<&[bool]>,
+) -> Result<(), EvalError> {
     let s = settings(m, cx)?;
     if s.iterations == 0 || s.value == 0.0 {
         return Ok(());
     }
+    if selected.is_some_and(|v| v.len() != mesh.vertices.len()) {
+        return Err(EvalError::malformed(
+            "",
+            "a vertex selection of another size than the mesh",
+        ));
+    }
     match input_polygons(m, mesh, cx)? {
-        Some(loops) => relax_polygons(&mut mesh.vertices, &loops, s),
-        None => relax_triangles(mesh, s),
+        Some(loops) => relax_polygons(&mut mesh.vertices, &loops, s, selected),
+        None => relax_triangles(mesh, s, selected),
     }
 }
 
@@ -129,12 +151,14 @@ fn input_polygons(
 }
 
 /// One vertex's neighbours (each once, in the order met) with whether an
-/// average takes each, and its number of face corners.
+/// average takes each, its number of face corners, and whether it is left
+/// out of the selection Relax acts on (it stays; it is still a neighbour).
 #[derive(Default, Clone)]
 struct Around {
     nbor: Vec<u32>,
     counted: Vec<bool>,
     corners: usize,
+    unselected: bool,
 }
 
 impl Around {
@@ -166,8 +190,22 @@ fn check_corners(n: usize, corners: impl Iterator<Item = u32>) -> Result<(), Eva
     Ok(())
 }
 
-/// Relax on a triangle mesh: neighbours across visible edges averaged.
-pub fn relax_triangles(mesh: &mut Mesh, s: Settings) -> Result<(), EvalError> {
+/// Marks the vertices outside `selected` (None: every vertex is selected).
+fn mark_unselected(around: &mut [Around], selected: Option<&[bool]>) {
+    if let Some(sel) = selected {
+        for (a, &s) in around.iter_mut().zip(sel) {
+            a.unselected = !s;
+        }
+    }
+}
+
+/// Relax on a triangle mesh: neighbours across visible edges averaged;
+/// only the `selected` vertices move (None: all).
+pub fn relax_triangles(
+    mesh: &mut Mesh,
+    s: Settings,
+    selected: Option<&[bool]>,
+) -> Result<(), EvalError> {
     if s.save_outer_corners {
         return Err(EvalError::not_evaluated_why(
             "Save Outer Corners on a triangle mesh",
@@ -186,15 +224,18 @@ pub fn relax_triangles(mesh: &mut Mesh, s: Settings) -> Result<(), EvalError> {
             a.add(f.v[(j + 2) % 3], f.flags >> ((j + 2) % 3) & 1 != 0);
         }
     }
+    mark_unselected(&mut around, selected);
     iterate(&mut mesh.vertices, &around, s, None);
     Ok(())
 }
 
-/// Relax on a poly object's polygons: every polygon neighbour averaged.
+/// Relax on a poly object's polygons: every polygon neighbour averaged;
+/// only the `selected` vertices move (None: all).
 pub fn relax_polygons(
     vertices: &mut [Vec3],
     loops: &[Vec<u32>],
     s: Settings,
+    selected: Option<&[bool]>,
 ) -> Result<(), EvalError> {
     let n = vertices.len();
     check_corners(n, loops.iter().flatten().copied())?;
@@ -208,6 +249,7 @@ pub fn relax_polygons(
             a.add(p[(j + deg - 1) % deg], true);
         }
     }
+    mark_unselected(&mut around, selected);
     let corners = |held: &[Vec3]| -> Vec<bool> {
         angle_sums(held, loops)
             .into_iter()
@@ -296,7 +338,7 @@ fn pass(
     stays: Option<&[bool]>,
 ) {
     for (i, a) in around.iter().enumerate() {
-        if stays.is_some_and(|k| k[i]) {
+        if a.unselected || stays.is_some_and(|k| k[i]) {
             continue;
         }
         if a.nbor.is_empty() || (s.keep_boundary && a.on_boundary()) {
@@ -379,18 +421,18 @@ mod tests {
     fn a_closed_mesh_moves_toward_its_neighbours_average() {
         let before = octahedron();
         let mut m = before.clone();
-        relax_triangles(&mut m, settings(0.5, 1, true)).unwrap();
+        relax_triangles(&mut m, settings(0.5, 1, true), None).unwrap();
         for (a, b) in m.vertices.iter().zip(&before.vertices) {
             assert!(close(*a, b.scale(0.5).to_array()), "{a:?}");
         }
         assert_eq!(m.faces, before.faces);
         // Each iteration starts from the last: 0.5 · 0.5.
         let mut m = before.clone();
-        relax_triangles(&mut m, settings(0.5, 2, false)).unwrap();
+        relax_triangles(&mut m, settings(0.5, 2, false), None).unwrap();
         assert!(close(m.vertices[4], [0.0, 0.0, 0.25]));
         // A negative value pushes away from the average.
         let mut m = before;
-        relax_triangles(&mut m, settings(-1.0, 1, false)).unwrap();
+        relax_triangles(&mut m, settings(-1.0, 1, false), None).unwrap();
         assert!(close(m.vertices[0], [2.0, 0.0, 0.0]));
     }
 
@@ -409,14 +451,14 @@ mod tests {
     #[test]
     fn only_visible_edges_join_neighbours_and_open_edges_can_stay() {
         let mut m = square();
-        relax_triangles(&mut m, settings(0.5, 1, true)).unwrap();
+        relax_triangles(&mut m, settings(0.5, 1, true), None).unwrap();
         assert_eq!(
             m.vertices,
             square().vertices,
             "every vertex is on the open edge"
         );
         let mut m = square();
-        relax_triangles(&mut m, settings(0.5, 1, false)).unwrap();
+        relax_triangles(&mut m, settings(0.5, 1, false), None).unwrap();
         // Vertex 0's visible neighbours are 1 and 3 (not 2, across the hidden
         // diagonal): their average (0.5, 0.5) halfway.
         assert!(close(m.vertices[0], [0.25, 0.25, 0.0]));
@@ -427,11 +469,11 @@ mod tests {
     #[test]
     fn polygons_average_their_polygon_neighbours() {
         let mut v = square().vertices;
-        relax_polygons(&mut v, &[vec![0, 1, 2, 3]], settings(1.0, 1, false)).unwrap();
+        relax_polygons(&mut v, &[vec![0, 1, 2, 3]], settings(1.0, 1, false), None).unwrap();
         assert!(close(v[0], [0.5, 0.5, 0.0]));
         assert!(close(v[3], [0.5, 0.5, 0.0]));
         let mut v = square().vertices;
-        relax_polygons(&mut v, &[vec![0, 1, 2, 3]], settings(1.0, 1, true)).unwrap();
+        relax_polygons(&mut v, &[vec![0, 1, 2, 3]], settings(1.0, 1, true), None).unwrap();
         assert_eq!(
             v,
             square().vertices,
@@ -447,9 +489,9 @@ mod tests {
         };
         // A flat open quad: every corner's angle sum is π/2, below 2π.
         let mut v = square().vertices;
-        relax_polygons(&mut v, &[vec![0, 1, 2, 3]], s).unwrap();
+        relax_polygons(&mut v, &[vec![0, 1, 2, 3]], s, None).unwrap();
         assert_eq!(v, square().vertices);
-        let err = relax_triangles(&mut octahedron(), s)
+        let err = relax_triangles(&mut octahedron(), s, None)
             .unwrap_err()
             .to_string();
         assert!(err.contains("Save Outer Corners"), "{err}");
@@ -459,7 +501,7 @@ mod tests {
     fn a_corner_beyond_the_vertices_is_an_error() {
         let mut m = square();
         m.faces[0].v[2] = 9;
-        assert!(relax_triangles(&mut m, settings(0.5, 1, false)).is_err());
+        assert!(relax_triangles(&mut m, settings(0.5, 1, false), None).is_err());
     }
 
     #[test]
@@ -471,7 +513,7 @@ mod tests {
         // Octahedron: neighbours average to the origin, so each pass scales
         // the points: by 1 − r, then by 1 − (−0.97 r), r = 0.5 · 0.707.
         let mut m = octahedron();
-        relax_triangles(&mut m, s).unwrap();
+        relax_triangles(&mut m, s, None).unwrap();
         let r = 0.5 * f64::from(0.707f32);
         let k = (1.0 - r) * (1.0 - r * f64::from(-0.97f32));
         assert!(close(m.vertices[0], [k, 0.0, 0.0]), "{:?}", m.vertices[0]);
@@ -483,8 +525,37 @@ mod tests {
                 preserve_volume: Some(false),
                 ..s
             },
+            None,
         )
         .unwrap();
         assert!(close(m.vertices[0], [0.5, 0.0, 0.0]));
+    }
+
+    #[test]
+    fn unselected_vertices_stay_but_still_pull_their_neighbours() {
+        // Only the apex 4 of the octahedron is selected: it moves toward
+        // the average of its neighbours 0–3 (the origin), which stay put,
+        // so a second iteration halves it again from unmoved neighbours.
+        let mut sel = vec![false; 6];
+        sel[4] = true;
+        let mut m = octahedron();
+        relax_triangles(&mut m, settings(0.5, 2, false), Some(&sel)).unwrap();
+        assert!(close(m.vertices[4], [0.0, 0.0, 0.25]));
+        for (i, v) in m.vertices.iter().enumerate().filter(|&(i, _)| i != 4) {
+            assert_eq!(*v, octahedron().vertices[i], "vertex {i} is not selected");
+        }
+        // On polygons: corner 0 of the open quad alone moves to the mean of
+        // corners 1 and 3, which keep their places.
+        let mut v = square().vertices;
+        let sel = [true, false, false, false];
+        relax_polygons(
+            &mut v,
+            &[vec![0, 1, 2, 3]],
+            settings(1.0, 3, false),
+            Some(&sel),
+        )
+        .unwrap();
+        assert!(close(v[0], [0.5, 0.5, 0.0]));
+        assert_eq!(v[1..], square().vertices[1..]);
     }
 }

@@ -14,8 +14,8 @@
 //! Everything else (a selection of Edit Mesh, Mesh Select, Poly Select,
 //! Select By Channel or an Editable Mesh, an Edit Poly passing up the stack's
 //! selection, soft selection, a selection passed through a modifier whose
-//! effect on it is not known, a modifier other than a point deformer) is
-//! refused by name.
+//! effect on it is not known, a modifier other than a point deformer or
+//! Relax) is refused by name.
 
 use crate::chunk::Chunk;
 use crate::eval::core::pblock;
@@ -141,9 +141,11 @@ pub(super) fn target(
             ))),
         };
     }
-    if !super::moves_points_only(m.class) {
+    // Relax moves only the selected vertices too (the SDK sample skips the
+    // others each iteration; `relax::apply_to`).
+    if !super::moves_points_only(m.class) && m.class != super::relax::RELAX {
         return Err(refuse(format!(
-            "{} on a sub-object selection is not evaluated (only point deformers are)",
+            "{} on a sub-object selection is not evaluated (only point deformers and Relax are)",
             m.name
         )));
     }
