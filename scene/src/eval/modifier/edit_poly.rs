@@ -5,8 +5,10 @@
 //! the modifier's input each time; so does this module, then checks the result
 //! against those saved sizes and triangulates it as Max does.
 //!
-//! Operations evaluated: Transform, Set Material ID, Delete Face, Attach, Weld
-//! Vertex, Detach Face when the next operation deletes the same faces, Inset
+//! Operations evaluated: Transform, Set Material ID, Delete Face, Delete Edge
+//! and Delete Vertex (`edit_poly_topo`), Make Planar X / Y / Z
+//! (`edit_poly_planar`), Attach, Weld Vertex, Detach Face as clone (Clone
+//! Face's replay) or when the next operation deletes the same faces, Inset
 //! and Extrude Face on one-face clusters, Extrude Face of a group with one
 //! border loop (`edit_poly_extrude_group`) and the Max 2017+ move extrusion of
 //! faces not adjacent (`edit_poly_extrude`), Auto Smooth and Set Smoothing (`edit_poly_smooth`),
@@ -39,6 +41,7 @@ use super::edit_poly_edges as edges;
 use super::edit_poly_extrude as extrude;
 use super::edit_poly_extrude_edge as extrude_edge;
 use super::edit_poly_flip as flip;
+use super::edit_poly_planar as planar;
 use super::edit_poly_records::*;
 use super::edit_poly_remove as remove;
 use super::edit_poly_retriangulate as retriangulate;
@@ -732,6 +735,11 @@ fn is_evaluated(id: u32) -> bool {
             | OP_CLONE_FACE
             | OP_FLIP_FACE
             | OP_CAP
+            | OP_DELETE_EDGE
+            | OP_DELETE_VERTEX
+            | OP_MAKE_PLANAR_X
+            | OP_MAKE_PLANAR_Y
+            | OP_MAKE_PLANAR_Z
             | remove::OP_COLLAPSE_VERTEX
             | remove::OP_REMOVE_VERTEX
             | remove::OP_REMOVE_EDGE
@@ -975,6 +983,11 @@ fn replay(
             let isolated = op.int_param(PARAM_DELETE_ISOLATED)?.unwrap_or(1) != 0;
             topo::delete_faces(poly, &op.selection, isolated)?;
         }
+        OP_DETACH_FACE if detach_clones(op)? => {
+            // Detach as clone: `PolyOpDetachFace::Do` clones the faces as
+            // Clone Face does (`MNMesh::CloneFaces`, originals unflagged).
+            return clone_face::clone_faces(poly, &op.selection);
+        }
         OP_DETACH_FACE => {
             // Detached to an object the faces stay until the Delete Face Max
             // records after it; detached to an element they only get their own
@@ -996,6 +1009,17 @@ fn replay(
                 ));
             }
         }
+        OP_DELETE_EDGE => {
+            let isolated = op.int_param(PARAM_DELETE_ISOLATED)?.unwrap_or(1) != 0;
+            topo::delete_edges(poly, &op.selection, isolated)?;
+        }
+        OP_DELETE_VERTEX => {
+            let isolated = op.int_param(PARAM_DELETE_ISOLATED)?.unwrap_or(1) != 0;
+            topo::delete_vertices(poly, &op.selection, isolated)?;
+        }
+        OP_MAKE_PLANAR_X => planar::make_planar(poly, &op.selection, 0)?,
+        OP_MAKE_PLANAR_Y => planar::make_planar(poly, &op.selection, 1)?,
+        OP_MAKE_PLANAR_Z => planar::make_planar(poly, &op.selection, 2)?,
         OP_WELD_VERTEX => {
             let threshold = op
                 .float_param(PARAM_WELD_THRESHOLD)?
@@ -1016,8 +1040,18 @@ fn replay(
             }
         }
         OP_TRANSFORM => {
-            if op.int_param(PARAM_CONSTRAIN_TYPE)?.unwrap_or(0) != 0 {
-                return Err(EvalError::not_evaluated("a constrained move"));
+            let constraint = op.int_param(PARAM_CONSTRAIN_TYPE)?.unwrap_or(0);
+            if constraint != 0 {
+                let to = match constraint {
+                    1 => "edges (MNMeshUtilities::ConstrainDeltaToEdges)",
+                    2 => "faces (MNMeshUtilities::ConstrainDeltaToFaces)",
+                    3 => "normals (ConstrainDeltaToNormals)",
+                    _ => "an unknown constraint",
+                };
+                return Err(EvalError::not_evaluated_why(
+                    format!("a move constrained to {to}"),
+                    "the recorded offsets are the free move; the library rule that bends them is not published",
+                ));
             }
             if op.int_param(PARAM_PRESERVE_MAPS)?.unwrap_or(0) != 0 && !poly.maps.is_empty() {
                 return Err(EvalError::not_evaluated("a move preserving the mapping"));
@@ -1201,10 +1235,19 @@ fn specified_normals(op: &Operation, poly: &mut PolyMesh) -> bool {
     let Some(normals) = &mut poly.normals else {
         return true;
     };
+    let clones = op.id == OP_DETACH_FACE && detach_clones(op).unwrap_or(true);
     match op.id {
-        OP_TRANSFORM => normals.pool.computed = false,
-        OP_SET_MATERIAL | OP_AUTOSMOOTH | OP_SMOOTH | OP_DELETE_FACE | OP_DETACH_FACE
-        | OP_ATTACH | OP_MOVE_EXTRUDE_END => {}
+        OP_TRANSFORM | OP_MAKE_PLANAR_X | OP_MAKE_PLANAR_Y | OP_MAKE_PLANAR_Z => {
+            normals.pool.computed = false
+        }
+        // Cloned faces are new corners, as Clone Face's.
+        OP_DETACH_FACE if clones => {
+            let any = normals.any();
+            poly.normals = None;
+            return !any;
+        }
+        OP_SET_MATERIAL | OP_AUTOSMOOTH | OP_SMOOTH | OP_DELETE_FACE | OP_DELETE_EDGE
+        | OP_DELETE_VERTEX | OP_DETACH_FACE | OP_ATTACH | OP_MOVE_EXTRUDE_END => {}
         // Nothing specified: nothing to carry.
         _ if !normals.any() => poly.normals = None,
         // Split and Tessellate are evaluated only when they change nothing.
@@ -1235,6 +1278,20 @@ fn drives_points(cx: &ModContext, modifier: usize) -> bool {
             .iter()
             .any(|r| r.slot >= POINT_CONTROL_BASE_REF && r.target >= 0)
     })
+}
+
+/// Detach Face's "as clone" flag (record 0x0601, a C++ bool; false when
+/// absent, as `PolyOpDetachFace` starts).
+fn detach_clones(op: &Operation) -> Result<bool, EvalError> {
+    match op.extra.iter().find(|(id, _)| *id == RECORD_DETACH_CLONE) {
+        None => Ok(false),
+        Some((_, b)) if b.as_slice() == [0] => Ok(false),
+        Some((_, b)) if b.as_slice() == [1] => Ok(true),
+        Some((_, b)) => Err(EvalError::malformed(
+            "record 0x0601",
+            format!("{b:?} (one byte, 0 or 1, expected)"),
+        )),
+    }
 }
 
 /// A Chamfer Edge's parameters as recorded.
@@ -1478,6 +1535,60 @@ mod tests {
         let e = check_saved_sizes(&[saved(5)], &quad()).unwrap_err();
         assert_eq!(e.kind(), crate::eval::EvalErrorKind::NotEvaluated, "{e}");
         assert!(e.to_string().contains("saved a selection of 5"), "{e}");
+    }
+
+    #[test]
+    fn detach_as_clone_clones_and_detach_alone_waits_for_its_delete() {
+        let record = |flag: u8| {
+            operations(&op(
+                OP_DETACH_FACE,
+                vec![selection(1, &[0])],
+                vec![Chunk::leaf(RECORD_DETACH_CLONE, vec![flag])],
+            ))
+            .expect("ops")
+        };
+        // Clone (0x0601 = 1): the face and its four vertices are copied.
+        let mut m = quad();
+        replay_alone(&record(1)[0], &mut m).expect("detach as clone");
+        assert_eq!((m.vertices.len(), m.faces.len()), (8, 2));
+        assert_eq!(m.faces[1].v, [4, 5, 6, 7]);
+        // Not a clone and no Delete Face after it: refused by name.
+        let err = replay_alone(&record(0)[0], &mut quad()).unwrap_err();
+        assert!(err.to_string().contains("stay in the mesh"), "{err}");
+        let err = replay_alone(&record(2)[0], &mut quad()).unwrap_err();
+        assert!(err.to_string().contains("0x0601"), "{err}");
+    }
+
+    #[test]
+    fn library_operations_are_refused_naming_what_is_missing() {
+        // A Slice keeps its plane (0x0420) and mod-context TM (0x0430).
+        let matrix = Chunk::leaf(0x0420, vec![0; 52]);
+        let slice = operations(&op(
+            OP_SLICE,
+            vec![matrix.clone(), Chunk::leaf(0x0430, vec![0; 52])],
+            vec![],
+        ))
+        .expect("ops");
+        let err = replay_alone(&slice[0], &mut quad()).unwrap_err();
+        assert!(err.to_string().contains("MNMesh::Slice"), "{err}");
+        // On an operation that keeps no plane, the record is not read.
+        let err = operations(&op(OP_TRANSFORM, vec![matrix], vec![])).unwrap_err();
+        assert!(err.to_string().contains("record 0x0420"), "{err}");
+        let bridge = operations(&op(OP_BRIDGE_EDGE, vec![], vec![])).expect("ops");
+        let err = replay_alone(&bridge[0], &mut quad()).unwrap_err();
+        assert!(err.to_string().contains("bridge"), "{err}");
+        // A constrained move names its constraint.
+        let mut constrained = transform(1, &[0.0, 0.0, 1.0]);
+        constrained[1] = Chunk::container(
+            0x0234,
+            vec![Chunk::container(
+                0x0600,
+                vec![Chunk::leaf(0x0410, u32s(&[PARAM_CONSTRAIN_TYPE, 1]))],
+            )],
+        );
+        let ops = operations(&constrained).expect("ops");
+        let err = replay_alone(&ops[0], &mut quad()).unwrap_err();
+        assert!(err.to_string().contains("ConstrainDeltaToEdges"), "{err}");
     }
 
     #[test]

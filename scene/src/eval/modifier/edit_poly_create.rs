@@ -1,11 +1,16 @@
 //! Edit Poly's Create (operation 56) and Target Weld (operation 59), whose
 //! operands are stored in the operation's local data (0x0238):
 //!
-//! - Create: 0x0608 the number of polygons (u32), then per polygon 0x0610 =
-//!   u32 0, u32 degree, degree vertex indices. Only polygons on existing
-//!   vertices are seen (the leading 0; anything else is refused). The polygon
-//!   is appended with material 0 and no smoothing group, as `MNMesh::NewFace`
-//!   leaves them.
+//! - Create (the SDK sample's `LocalCreateData` and `PolyOpCreate::Do`):
+//!   0x0600 u32 n and n Point3 new vertices (absent when none), appended in
+//!   order; 0x0608 the number of polygons (u32), then per polygon 0x0610 =
+//!   u32 its index among them, u32 degree, degree vertex indices. Each
+//!   polygon is made as `MNMesh::CreateFace` makes it: appended with material
+//!   0 and no smoothing group; a side whose edge already has faces on both
+//!   sides, or whose one face already runs it the same way, fails the face,
+//!   which is then tried reversed and, failing again, skipped. A map corner
+//!   takes the map vertex a face already uses at that vertex, or a new map
+//!   vertex (1, 1, 1) when none does (the SDK's `CreateFace` notes).
 //! - Target Weld: 0x06c0 u32 n and n source vertices, 0x06c4 u32 n and n
 //!   targets. The pairs weld in order, each on the mesh the one before left:
 //!   the source goes and the survivors close up (its faces take the target),
@@ -21,95 +26,171 @@
 
 use super::edit_poly_topo::{merge_corners, Refan};
 use crate::eval::core::keys::Words;
+use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
-/// Create: the polygons its local data records, appended.
+/// Create: the vertices and polygons its local data records, appended.
 pub(super) fn create(poly: &mut PolyMesh, data: &[(u16, Vec<u8>)]) -> Result<(), EvalError> {
-    let count = data
+    if let Some((id, _)) = data
         .iter()
-        .find(|(id, _)| *id == 0x0608)
-        .map(|(_, p)| words(p, "0x0608"))
-        .transpose()?
-        .and_then(|w| (w.len() == 1).then(|| w[0] as usize))
-        .ok_or_else(|| EvalError::malformed("", "Create without its polygon count (0x0608)"))?;
+        .find(|(id, _)| !matches!(id, 0x0600 | 0x0608 | 0x0610))
+    {
+        return Err(EvalError::not_evaluated(format!("Create record {id:#06x}")));
+    }
+    let new_vertices = match data.iter().find(|(id, _)| *id == 0x0600) {
+        None => Vec::new(),
+        Some((_, p)) => points(p)?,
+    };
+    let count = match data.iter().find(|(id, _)| *id == 0x0608) {
+        None => 0,
+        Some((_, p)) => {
+            let w = words(p, "0x0608")?;
+            match w.as_slice() {
+                [n] => *n as usize,
+                _ => {
+                    return Err(EvalError::malformed(
+                        "",
+                        "Create polygon count of more than a word",
+                    ))
+                }
+            }
+        }
+    };
     let records: Vec<Vec<u32>> = data
         .iter()
         .filter(|(id, _)| *id == 0x0610)
         .map(|(_, p)| words(p, "0x0610"))
         .collect::<Result<_, _>>()?;
-    if let Some((id, _)) = data.iter().find(|(id, _)| !matches!(id, 0x0608 | 0x0610)) {
-        return Err(EvalError::not_evaluated(format!("Create record {id:#06x}")));
-    }
     if records.len() != count {
         return Err(EvalError::malformed(
             "",
             format!("Create of {count} polygons stores {}", records.len()),
         ));
     }
+    // Each record names its slot (Max loads it there).
+    let mut polygons: Vec<Option<Vec<u32>>> = vec![None; count];
     for w in records {
-        if w.len() < 2 {
+        let [index, degree, v @ ..] = w.as_slice() else {
             return Err(EvalError::malformed("", "short Create polygon record"));
-        }
-        if w[0] != 0 {
-            return Err(EvalError::not_evaluated(format!(
-                "Create with {} new vertices",
-                w[0]
-            )));
-        }
-        let degree = w[1] as usize;
-        let v = w[2..].to_vec();
+        };
+        let degree = *degree as usize;
         if v.len() != degree || degree < 3 {
             return Err(EvalError::malformed(
                 "",
                 format!("Create polygon of degree {degree} with {} corners", v.len()),
             ));
         }
+        match polygons.get_mut(*index as usize) {
+            Some(slot @ None) => *slot = Some(v.to_vec()),
+            _ => {
+                return Err(EvalError::malformed(
+                    "",
+                    format!("Create polygon index {index} of {count} (beyond or twice)"),
+                ))
+            }
+        }
+    }
+    poly.vertices.extend(new_vertices);
+    for v in polygons.into_iter().flatten() {
         if let Some(&x) = v.iter().find(|&&x| x as usize >= poly.vertices.len()) {
             return Err(EvalError::malformed(
                 "",
                 format!("Create polygon on vertex {x} of {}", poly.vertices.len()),
             ));
         }
-        // A map corner takes the map vertex a face already uses at that vertex.
-        for m in &mut poly.maps {
-            let mut corner = Vec::with_capacity(degree);
-            for &x in &v {
-                let t = poly
-                    .faces
-                    .iter()
-                    .zip(&m.faces)
-                    .find_map(|(f, mf)| f.v.iter().position(|&y| y == x).and_then(|k| mf.get(k)))
-                    .copied()
-                    .ok_or_else(|| {
-                        EvalError::not_evaluated(format!(
-                            "Create on vertex {x}, which no face maps in channel {}, is",
-                            m.channel
-                        ))
-                    })?;
-                corner.push(t);
-            }
-            m.faces.push(corner);
+        let mut seen = v.clone();
+        seen.sort_unstable();
+        seen.dedup();
+        if seen.len() != v.len() {
+            return Err(EvalError::not_evaluated(format!(
+                "Create of polygon {v:?}, which repeats a vertex,"
+            )));
         }
-        poly.faces.push(PolyFace::fan(v, 0, 0));
-    }
-    if let Some(list) = poly.edges.as_mut() {
-        let mut seen: std::collections::HashSet<(u32, u32)> = list
-            .iter()
-            .map(|e| (e[0].min(e[1]), e[0].max(e[1])))
-            .collect();
-        let start = poly.faces.len() - count;
-        for f in &poly.faces[start..] {
-            let n = f.v.len();
-            for j in 0..n {
-                let (a, b) = (f.v[j], f.v[(j + 1) % n]);
-                if seen.insert((a.min(b), a.max(b))) {
-                    list.push([a, b]);
-                }
-            }
-        }
+        let reversed: Vec<u32> = v.iter().rev().copied().collect();
+        let Some(v) = [v, reversed].into_iter().find(|v| fits(poly, v)) else {
+            // Neither way round: MNMesh makes no face.
+            continue;
+        };
+        add_face(poly, v)?;
     }
     poly.validate()
+}
+
+/// Whether `MNMesh::CreateFace` can add polygon `v` as it runs: no side's
+/// edge has faces on both sides, nor one face running it the same way.
+fn fits(poly: &PolyMesh, v: &[u32]) -> bool {
+    let n = v.len();
+    (0..n).all(|j| {
+        let (a, b) = (v[j], v[(j + 1) % n]);
+        let mut same = 0;
+        let mut other = 0;
+        for f in &poly.faces {
+            let m = f.v.len();
+            for k in 0..m {
+                let (c, d) = (f.v[k], f.v[(k + 1) % m]);
+                same += usize::from((c, d) == (a, b));
+                other += usize::from((c, d) == (b, a));
+            }
+        }
+        same == 0 && other <= 1
+    })
+}
+
+/// Appends polygon `v`: its map faces, its face, its new edges.
+fn add_face(poly: &mut PolyMesh, v: Vec<u32>) -> Result<(), EvalError> {
+    for m in &mut poly.maps {
+        let mut corner = Vec::with_capacity(v.len());
+        for &x in &v {
+            let used = poly
+                .faces
+                .iter()
+                .zip(&m.faces)
+                .find_map(|(f, mf)| f.v.iter().position(|&y| y == x).and_then(|k| mf.get(k)))
+                .copied();
+            let t = match used {
+                Some(t) => t,
+                None => {
+                    let t = u32::try_from(m.vertices.len())
+                        .map_err(|_| EvalError::limit("map vertices", u32::MAX))?;
+                    m.vertices.push([1.0; 3]);
+                    t
+                }
+            };
+            corner.push(t);
+        }
+        m.faces.push(corner);
+    }
+    if let Some(list) = poly.edges.as_mut() {
+        let n = v.len();
+        for j in 0..n {
+            let (a, b) = (v[j], v[(j + 1) % n]);
+            if !list
+                .iter()
+                .any(|e| (e[0] == a && e[1] == b) || (e[0] == b && e[1] == a))
+            {
+                list.push([a, b]);
+            }
+        }
+    }
+    poly.faces.push(PolyFace::fan(v, 0, 0));
+    Ok(())
+}
+
+/// Create's new vertices (0x0600): u32 n, then n Point3.
+fn points(p: &[u8]) -> Result<Vec<Vec3>, EvalError> {
+    let w = words(p, "0x0600")?;
+    let n = w.first().copied().unwrap_or(0) as usize;
+    if w.len() != 1 + 3 * n {
+        return Err(EvalError::malformed(
+            "",
+            format!("Create record 0x0600 of {} bytes for {n} vertices", p.len()),
+        ));
+    }
+    let f = Words(p);
+    Ok((0..n)
+        .map(|i| Vec3(f.f(1 + 3 * i), f.f(2 + 3 * i), f.f(3 + 3 * i)))
+        .collect())
 }
 
 /// Target Weld: the (source, target) pairs its local data records.
@@ -252,10 +333,12 @@ mod tests {
         create(&mut m, &data).expect("create");
         assert_eq!(m.faces[1].v, [0, 2, 3]);
         assert_eq!((m.faces[1].material, m.faces[1].smoothing), (0, 0));
-        // A map corner on a vertex no face maps: refused, not guessed.
+        // A map corner on a vertex no face maps takes a new map vertex
+        // (1, 1, 1), as MNMesh::CreateFace's notes say.
         let mut m = half_square();
-        let err = create(&mut m, &data).unwrap_err();
-        assert!(err.to_string().contains("channel 1"), "{err}");
+        create(&mut m, &data).expect("create");
+        assert_eq!(m.maps[0].faces[1], [0, 2, 3]);
+        assert_eq!(m.maps[0].vertices[3], [1.0; 3]);
         // Mapped corners take the map vertex a face uses there.
         let mut m = half_square();
         create(
@@ -280,13 +363,57 @@ mod tests {
             m.maps.clear();
             assert!(create(&mut m, &data).is_err(), "{data:?}");
         }
+        // A polygon's index beyond the count, or twice, is damage.
+        for data in [
+            vec![(0x0608, u32s(&[1])), (0x0610, u32s(&[2, 3, 0, 2, 3]))],
+            vec![
+                (0x0608, u32s(&[2])),
+                (0x0610, u32s(&[0, 3, 0, 2, 3])),
+                (0x0610, u32s(&[0, 3, 0, 2, 3])),
+            ],
+            vec![(0x0600, u32s(&[2, 0, 0]))],
+        ] {
+            let mut m = half_square();
+            assert!(create(&mut m, &data).is_err(), "{data:?}");
+        }
+    }
+
+    fn f32s(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn create_appends_new_vertices_and_polygons_by_their_index() {
         let mut m = half_square();
-        let err = create(
-            &mut m,
-            &[(0x0608, u32s(&[1])), (0x0610, u32s(&[2, 3, 0, 2, 3]))],
-        )
-        .unwrap_err();
-        assert!(err.to_string().contains("2 new vertices"), "{err}");
+        m.maps.clear();
+        let mut verts = u32s(&[2]);
+        verts.extend(f32s(&[2.0, 0.0, 0.0, 2.0, 1.0, 0.5]));
+        // Polygon 1 is stored first: it is made second.
+        let data = [
+            (0x0600, verts),
+            (0x0608, u32s(&[2])),
+            (0x0610, u32s(&[1, 3, 0, 2, 3])),
+            (0x0610, u32s(&[0, 4, 1, 4, 5, 2])),
+        ];
+        create(&mut m, &data).expect("create");
+        assert_eq!(m.vertices.len(), 6);
+        assert_eq!(m.vertices[5], Vec3(2.0, 1.0, 0.5));
+        assert_eq!(m.faces[1].v, [1, 4, 5, 2]);
+        assert_eq!(m.faces[2].v, [0, 2, 3]);
+    }
+
+    #[test]
+    fn a_polygon_that_cannot_be_made_as_given_is_reversed_or_skipped() {
+        // 0-1-2 runs 0→1; a polygon running 0→1 too is made reversed.
+        let mut m = half_square();
+        m.maps.clear();
+        let data = [(0x0608, u32s(&[1])), (0x0610, u32s(&[0, 3, 0, 1, 3]))];
+        create(&mut m, &data).expect("create");
+        assert_eq!(m.faces[1].v, [3, 1, 0]);
+        // Edge 0–1 has faces on both sides now: a third face on it is not made.
+        let data = [(0x0608, u32s(&[1])), (0x0610, u32s(&[0, 3, 1, 0, 2]))];
+        create(&mut m, &data).expect("create");
+        assert_eq!(m.faces.len(), 2);
     }
 
     /// Two unit quads 0-1-2-3 and 4-5-6-7 whose middle sides coincide (1≡4,

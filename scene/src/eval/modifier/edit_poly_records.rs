@@ -63,6 +63,30 @@ pub(super) const OP_CLONE_EDGE: u32 = 64;
 /// A Shift-move of faces cloned as an element (`edit_poly_clone_face`).
 pub(super) const OP_CLONE_FACE: u32 = 65;
 pub(super) const OP_FLIP_FACE: u32 = 30;
+/// Deletes the selected vertices and the faces on them (`edit_poly_topo::delete_vertices`).
+pub(super) const OP_DELETE_VERTEX: u32 = 10;
+/// Deletes the faces on the selected edges (`edit_poly_topo::delete_edges`).
+pub(super) const OP_DELETE_EDGE: u32 = 54;
+/// Flatten the selected vertices along x, y or z (`edit_poly_planar`).
+pub(super) const OP_MAKE_PLANAR_X: u32 = 76;
+pub(super) const OP_MAKE_PLANAR_Y: u32 = 77;
+pub(super) const OP_MAKE_PLANAR_Z: u32 = 78;
+/// Operations that save a slice plane or hinge transform (0x0420) and the
+/// mod-context TM (0x0430) in their basics (the SDK sample's operations whose
+/// `Transform()` / `ModContextTM()` are not null); none is replayed.
+pub(super) const OP_SLICE: u32 = 20;
+pub(super) const OP_SLICE_FACE: u32 = 21;
+pub(super) const OP_EXTRUDE_ALONG_SPLINE: u32 = 42;
+pub(super) const OP_HINGE_FROM_EDGE: u32 = 45;
+pub(super) const OP_ALIGN: u32 = 57;
+pub(super) const OP_WELD_EDGE: u32 = 23;
+pub(super) const OP_MESHSMOOTH: u32 = 27;
+pub(super) const OP_CHAMFER_VERTEX: u32 = 33;
+pub(super) const OP_BRIDGE_BORDER: u32 = 74;
+pub(super) const OP_BRIDGE_POLYGON: u32 = 75;
+pub(super) const OP_BRIDGE_EDGE: u32 = 82;
+/// Detach Face's "as clone" flag (record 0x0601 beside the basics, one byte).
+pub(super) const RECORD_DETACH_CLONE: u16 = 0x0601;
 
 /// Parameter ids (the `epolyModParameters` enumeration).
 pub(super) const PARAM_CURRENT_OPERATION: u16 = 12;
@@ -250,7 +274,35 @@ fn variant(op: &Operation) -> Result<EvalError, EvalError> {
             "how MNMesh::ExtrudeEdges numbers the new vertices, edges and faces is not derived",
             true,
         )?,
-        _ => EvalError::not_evaluated(name),
+        _ => match library_rule(op.id) {
+            Some(why) => EvalError::not_evaluated_why(name, why),
+            None => EvalError::not_evaluated(name),
+        },
+    })
+}
+
+/// What is missing for operations whose SDK sample `Do` hands the work to a
+/// routine of Max's MNMesh library (compiled, not in the SDK): the numbering of
+/// what it adds, or its rule, is not derived and no reference pins it.
+fn library_rule(id: u32) -> Option<&'static str> {
+    Some(match id {
+        OP_SLICE | OP_SLICE_FACE => {
+            "MNMesh::Slice numbers the vertices, edges and faces it cuts by a rule not derived"
+        }
+        OP_HINGE_FROM_EDGE => {
+            "MNMesh's hinge extrusion numbers the vertices and faces it adds by a rule not derived"
+        }
+        OP_WELD_EDGE => {
+            "which ends MNMesh::WeldBorderVerts and WeldOpposingEdges keep, and where, is not derived"
+        }
+        OP_MESHSMOOTH => "MNMesh::CubicNURMS on the selected vertices is not replayed",
+        OP_CHAMFER_VERTEX => {
+            "MNMesh's vertex chamfer numbers the vertices and faces it adds by a rule not derived"
+        }
+        OP_BRIDGE_BORDER | OP_BRIDGE_POLYGON | OP_BRIDGE_EDGE => {
+            "MNMesh's bridge numbers the faces it adds, and picks their corners, by a rule not derived"
+        }
+        _ => return None,
     })
 }
 
@@ -304,7 +356,7 @@ pub(super) struct Operation {
     pub(super) extra: Vec<(u16, Vec<u8>)>,
     /// Insert Vertex Edge's (edge, proportion from its v1) pairs (0x1600).
     pub(super) inserts: Vec<(u32, f64)>,
-    /// Create's, Target Weld's, Cut's and Create Edge's local data records
+    /// Create's, Target Weld's, Cut's, Create Edge's and Hinge From Edge's local data records
     /// (id, payload).
     pub(super) data: Vec<(u16, Vec<u8>)>,
     /// The Edit Poly release that recorded the operation (record 0x0450;
@@ -469,6 +521,17 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, EvalError> {
                         }
                         // Map preservation settings: only used when preserve maps is on.
                         0x0440 => {}
+                        // The plane / hinge matrices of operations refused in the
+                        // replay (`variant` names what is missing).
+                        0x0420 | 0x0430
+                            if matches!(
+                                op.id,
+                                OP_SLICE
+                                    | OP_SLICE_FACE
+                                    | OP_EXTRUDE_ALONG_SPLINE
+                                    | OP_HINGE_FROM_EDGE
+                                    | OP_ALIGN
+                            ) => {}
                         // The release that recorded the operation (checked
                         // against the operation in `release_refusal`).
                         0x0450 => {
@@ -512,7 +575,12 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, EvalError> {
                     op.attached = Some(attached(c.children())?);
                 } else if op.id == OP_INSERT_VERTEX_EDGE {
                     op.inserts = inserts(c.children())?;
-                } else if matches!(op.id, OP_CREATE | OP_TARGET_WELD | OP_CUT | OP_CREATE_EDGE) {
+                } else if matches!(
+                    op.id,
+                    OP_CREATE | OP_TARGET_WELD | OP_CUT | OP_CREATE_EDGE | OP_HINGE_FROM_EDGE
+                ) {
+                    // (Hinge From Edge's hinge edge, 0x32f0, is kept unread:
+                    // the operation is refused in the replay.)
                     for x in c.children() {
                         op.data.push((x.id, payload(x)?.to_vec()));
                     }

@@ -102,6 +102,71 @@ pub(super) fn delete_faces(
     Ok(())
 }
 
+/// Delete Edge: the faces on any selected edge (MNMesh's numbering) go, as
+/// Delete Face would delete them. The SDK sample's `PolyOpDeleteEdge::Do` is
+/// `PolyOpDeleteFace::Do` with the faces flagged from the edges
+/// (`PropegateComponentFlags` from edges to faces) instead of selected.
+pub(super) fn delete_edges(
+    poly: &mut PolyMesh,
+    sel: &[bool],
+    isolated: bool,
+) -> Result<(), EvalError> {
+    let edges = poly.mn_edges()?;
+    check_selection(sel, edges.len(), "edges")?;
+    let chosen: std::collections::HashSet<(u32, u32)> = edges
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| selected(sel, i))
+        .map(|(_, e)| (e[0].min(e[1]), e[0].max(e[1])))
+        .collect();
+    let faces: Vec<bool> = poly
+        .faces
+        .iter()
+        .map(|f| {
+            let n = f.v.len();
+            (0..n).any(|j| {
+                let (a, b) = (f.v[j], f.v[(j + 1) % n]);
+                chosen.contains(&(a.min(b), a.max(b)))
+            })
+        })
+        .collect();
+    delete_faces(poly, &faces, isolated)
+}
+
+/// Delete Vertex: the faces on any selected vertex go as Delete Face would
+/// delete them, and the selected vertices with them (used or not); with
+/// `isolated`, so do the vertices only those faces used. The SDK sample's
+/// `PolyOpDeleteVertex::Do`.
+pub(super) fn delete_vertices(
+    poly: &mut PolyMesh,
+    sel: &[bool],
+    isolated: bool,
+) -> Result<(), EvalError> {
+    check_selection(sel, poly.vertices.len(), "vertices")?;
+    let used = |poly: &PolyMesh| {
+        let mut used = vec![false; poly.vertices.len()];
+        for f in &poly.faces {
+            for &v in &f.v {
+                used[v as usize] = true;
+            }
+        }
+        used
+    };
+    let used_before = used(poly);
+    let faces: Vec<bool> = poly
+        .faces
+        .iter()
+        .map(|f| f.v.iter().any(|&v| selected(sel, v as usize)))
+        .collect();
+    delete_faces(poly, &faces, false)?;
+    let used_after = used(poly);
+    let keep: Vec<bool> = (0..poly.vertices.len())
+        .map(|v| !selected(sel, v) && (used_after[v] || !used_before[v] || !isolated))
+        .collect();
+    remove_vertices(poly, &keep);
+    Ok(())
+}
+
 /// Drops the vertices not kept, renumbering faces to the survivors (in order).
 pub(super) fn remove_vertices(poly: &mut PolyMesh, keep: &[bool]) {
     let mut new_index = vec![u32::MAX; poly.vertices.len()];
@@ -428,6 +493,106 @@ mod tests {
             edges: None,
             normals: None,
         }
+    }
+
+    #[test]
+    fn delete_edge_deletes_the_faces_on_its_edges() {
+        // Three quads in a row sharing edges 1-2 and 4-5: 0-1-2-3, 1-4-5-2, 4-6-7-5.
+        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
+        let mut m = PolyMesh {
+            vertices: vec![
+                p(0.0, 0.0),
+                p(1.0, 0.0),
+                p(1.0, 1.0),
+                p(0.0, 1.0),
+                p(2.0, 0.0),
+                p(2.0, 1.0),
+                p(3.0, 0.0),
+                p(3.0, 1.0),
+            ],
+            faces: vec![
+                PolyFace::fan(vec![0, 1, 2, 3], 1, 0),
+                PolyFace::fan(vec![1, 4, 5, 2], 2, 0),
+                PolyFace::fan(vec![4, 6, 7, 5], 3, 0),
+            ],
+            maps: Vec::new(),
+            edges: None,
+            normals: None,
+        };
+        // Without MNMesh's numbering the edge selection means nothing.
+        let err = delete_edges(&mut m.clone(), &[true], true).unwrap_err();
+        assert!(err.to_string().contains("numbering"), "{err}");
+        let edges = m.walked_edges();
+        let e = edges
+            .iter()
+            .position(|e| (e[0].min(e[1]), e[0].max(e[1])) == (4, 5))
+            .expect("edge 4-5");
+        m.set_edges(edges.clone()).expect("edges");
+        let mut sel = vec![false; edges.len()];
+        sel[e] = true;
+        // Both faces on 4-5 go; vertices 4 to 7 with them.
+        let mut keep = m.clone();
+        delete_edges(&mut m, &sel, true).expect("delete edge");
+        assert_eq!(m.faces.len(), 1);
+        assert_eq!(m.faces[0].v, [0, 1, 2, 3]);
+        assert_eq!(m.vertices.len(), 4);
+        // Kept isolated vertices stay where they were.
+        delete_edges(&mut keep, &sel, false).expect("delete edge");
+        assert_eq!(keep.vertices.len(), 8);
+        assert_eq!(keep.faces.len(), 1);
+        // A selection sized unlike the edges is damage.
+        assert!(delete_edges(&mut keep, &[true; 2], true).is_err());
+    }
+
+    #[test]
+    fn delete_vertex_deletes_it_and_the_faces_on_it() {
+        // Two quads sharing 1-2 (0-1-2-3, 1-4-5-2) and an unused vertex 6.
+        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
+        let two = PolyMesh {
+            vertices: vec![
+                p(0.0, 0.0),
+                p(1.0, 0.0),
+                p(1.0, 1.0),
+                p(0.0, 1.0),
+                p(2.0, 0.0),
+                p(2.0, 1.0),
+                p(5.0, 5.0),
+            ],
+            faces: vec![
+                PolyFace::fan(vec![0, 1, 2, 3], 1, 0),
+                PolyFace::fan(vec![1, 4, 5, 2], 2, 0),
+            ],
+            maps: Vec::new(),
+            edges: None,
+            normals: None,
+        };
+        // Vertex 4: the second quad goes; 5 (left alone) with it, 6 (never
+        // used) stays.
+        let mut m = two.clone();
+        let sel = [false, false, false, false, true, false, false];
+        delete_vertices(&mut m, &sel, true).expect("delete");
+        assert_eq!(m.faces.len(), 1);
+        assert_eq!(
+            m.vertices,
+            [
+                p(0.0, 0.0),
+                p(1.0, 0.0),
+                p(1.0, 1.0),
+                p(0.0, 1.0),
+                p(5.0, 5.0)
+            ]
+        );
+        // Keeping isolated vertices, only the selected one goes.
+        let mut m = two.clone();
+        delete_vertices(&mut m, &sel, false).expect("delete");
+        assert_eq!(m.vertices.len(), 6);
+        assert_eq!(m.faces[0].v, [0, 1, 2, 3]);
+        // An unused selected vertex goes too.
+        let mut m = two.clone();
+        let sel = [false, false, false, false, false, false, true];
+        delete_vertices(&mut m, &sel, false).expect("delete");
+        assert_eq!((m.vertices.len(), m.faces.len()), (6, 2));
+        assert!(delete_vertices(&mut m, &[true; 2], true).is_err());
     }
 
     #[test]

@@ -67,6 +67,7 @@ mod edit_poly_extrude;
 mod edit_poly_extrude_edge;
 mod edit_poly_extrude_group;
 mod edit_poly_flip;
+mod edit_poly_planar;
 mod edit_poly_records;
 mod edit_poly_remove;
 mod edit_poly_retriangulate;
