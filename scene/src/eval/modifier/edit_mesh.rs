@@ -5,7 +5,7 @@ use crate::eval::error::EvalError;
 
 use super::{bits, payload, records, u32_at, vec_at};
 use crate::eval::core::keys::Words;
-use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
+use crate::eval::objects::mesh::{Face, MapChannel, Mesh, MissingMap};
 
 /// Face attribute bits of a MeshDelta face change (0x0220): edge visibility 0..2,
 /// hidden 3, material id from bit 5; the apply mask uses bit 4 for the material.
@@ -191,7 +191,20 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
             0x0334 | 0x0338 | 0x033b => {
                 let (ch, map) = delta_map(mesh, map_channel, "map records")?;
                 if !map_checked {
-                    check_map_input(map_input, map, ch)?;
+                    // A delta made for another map than the one arriving
+                    // (the stack below numbers its map vertices otherwise)
+                    // costs the channel, named, not the geometry.
+                    if let Err(e) = check_map_input(map_input, map, ch) {
+                        mesh.maps.retain(|m| m.channel != ch);
+                        mesh.missing_maps.retain(|m| m.channel != Some(ch));
+                        mesh.missing_maps.push(MissingMap {
+                            channel: Some(ch),
+                            modifier: "Edit Mesh".to_string(),
+                            reason: e.to_string(),
+                        });
+                        map_left_out = true;
+                        continue;
+                    }
                     map_checked = true;
                 }
                 match c.id {
@@ -440,7 +453,6 @@ mod tests {
     /// built; the channel stays out. Without the name the delta is refused.
     #[test]
     fn the_map_delta_of_a_channel_left_out_below_is_passed_over() {
-        use crate::eval::objects::mesh::MissingMap;
         let mut m = triangle();
         m.maps.clear();
         m.missing_maps.push(MissingMap {
@@ -484,9 +496,17 @@ mod tests {
 
     #[test]
     fn map_records_for_another_input_or_missing_are_refused() {
-        // Made for four map vertices: not this map.
-        let e = apply(&delta(map_records(), [4, 1]), &mut triangle()).unwrap_err();
-        assert!(e.to_string().contains("map 1 delta made for"), "{e}");
+        // Made for four map vertices: not this map. The channel leaves the
+        // mesh, named; the geometry stays.
+        let mut m = triangle();
+        apply(&delta(map_records(), [4, 1]), &mut m).expect("geometry applies");
+        assert!(m.maps.iter().all(|c| c.channel != 1));
+        assert_eq!(m.missing_maps.len(), 1);
+        assert!(
+            m.missing_maps[0].reason.contains("map 1 delta made for"),
+            "{:?}",
+            m.missing_maps
+        );
         // A created face with no created map face.
         let e = apply(&delta(Vec::new(), [3, 1]), &mut triangle()).unwrap_err();
         assert!(e.to_string().contains("created map faces"), "{e}");

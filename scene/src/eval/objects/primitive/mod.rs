@@ -213,7 +213,7 @@ pub fn block_params(eval: &crate::eval::SceneEval, pb: usize, t: i32) -> Result<
         values[i] = match (ref_slot, value) {
             (Some(slot), Value::None) => {
                 let ctl = pblock::reference(&eval.graph, pb, slot);
-                Value::Float(eval.float_at(ctl, t, 0.0) as f32)
+                driven(eval, ctl, t).map_err(|e| e.inside(format!("parameter {i}")))?
             }
             (_, v) => v,
         };
@@ -224,6 +224,59 @@ pub fn block_params(eval: &crate::eval::SceneEval, pb: usize, t: i32) -> Result<
         chunk_0100: None,
         real_world: false,
     })
+}
+
+/// The value at `t` of a parameter its controller `ctl` drives: a float
+/// track (or a float list of them) or a Point3 track. Any other controller,
+/// or one that is not decoded, is an error naming it: its value is not
+/// known, and a stand-in (0, or the parameter's default) would be silently
+/// wrong.
+fn driven(eval: &crate::eval::SceneEval, ctl: Option<usize>, t: i32) -> Result<Value, EvalError> {
+    use crate::eval::core::controller::{Controller, ListKind};
+    // An empty slot is how a reference-kind parameter (a node, a material)
+    // with nothing assigned is saved: no number is read from it.
+    let Some(idx) = ctl else {
+        return Ok(Value::Float(0.0));
+    };
+    let Some(c) = eval.controller(idx) else {
+        return Err(eval.controller_error(idx).unwrap_or_else(|| {
+            EvalError::not_evaluated(format!("controller object {idx} (not decoded)"))
+        }));
+    };
+    match c {
+        Controller::Float { track, .. } => Ok(Value::Float(track.at(t)[0] as f32)),
+        Controller::Point3 { track, .. } => {
+            let v = track.at(t);
+            Ok(Value::Vector([v[0] as f32, v[1] as f32, v[2] as f32]))
+        }
+        Controller::List {
+            kind: ListKind::Float,
+            subs,
+            ..
+        } => {
+            for s in subs {
+                driven(eval, *s, t)?;
+            }
+            Ok(Value::Float(eval.float_at(ctl, t, 0.0) as f32))
+        }
+        other => Err(EvalError::not_evaluated(format!(
+            "a parameter driven by {}",
+            controller_name(other)
+        ))),
+    }
+}
+
+/// A controller's class name for a refusal.
+fn controller_name(c: &crate::eval::core::controller::Controller) -> String {
+    use crate::eval::core::controller::Controller;
+    match c {
+        Controller::Unsupported { class } | Controller::List { class, .. } => class.clone(),
+        other => format!("{other:?}")
+            .split([' ', '{', '('])
+            .next()
+            .unwrap_or("?")
+            .to_string(),
+    }
 }
 
 impl Params {
