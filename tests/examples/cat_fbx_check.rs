@@ -5,6 +5,9 @@
 //! between our world TM and the FBX's (read with ufbx in Max's axes and the
 //! file's unit), and the frames refused with their reason. Used for the
 //! sweep measurements in docs/cat.md (files that cannot be in the corpus).
+//! Optional: a bone substring to print every tenth frame of ("" for none),
+//! and a comma-separated gate: only frames where the CAT bones whose names
+//! hold one of those substrings agree with the FBX are compared.
 
 #[path = "../dev/fbx.rs"]
 mod fbx_dev;
@@ -37,7 +40,15 @@ fn main() {
         std::process::exit(1);
     };
     let frames = ((stack.time_end - stack.time_begin) * 30.0).round() as i64;
-    let show = args.get(3).cloned();
+    let show = args.get(3).cloned().filter(|s| !s.is_empty());
+    // Optional gate: only frames where every CAT node whose name holds one
+    // of these comma-separated substrings agrees with the FBX (rotation
+    // element 1e-4, position 1e-3) are compared, for takes re-exported
+    // after the .max was saved again (the gate nodes pin the shared frames).
+    let gate: Vec<String> = args
+        .get(4)
+        .map(|g| g.split(',').map(str::to_string).collect())
+        .unwrap_or_default();
     // The CAT nodes: those whose transform controller is a CAT controller.
     let cat: Vec<(usize, String)> = eval
         .graph
@@ -56,6 +67,35 @@ fn main() {
                 .expect("FBX evaluates")
         })
         .collect();
+    let gated: Vec<bool> = evaluated
+        .iter()
+        .enumerate()
+        .map(|(f, s)| {
+            let tick = ((stack.time_begin + f as f64 / 30.0) * 4800.0).round() as i32;
+            cat.iter()
+                .filter(|(_, name)| gate.iter().any(|g| name.contains(g.as_str())))
+                .all(|(node, name)| {
+                    let Some(fnode) = s.nodes.iter().find(|n| n.element.name.as_ref() == name)
+                    else {
+                        return false;
+                    };
+                    if !matches!(eval.direct_world(*node, tick), Some(Ok(_)) | None) {
+                        return false;
+                    }
+                    let (dr, dp) =
+                        tm_diff(&eval.world_tm(*node, tick), &to_mat(&fnode.node_to_world));
+                    dr <= 1e-4 && dp <= 1e-3
+                })
+        })
+        .collect();
+    if !gate.is_empty() {
+        let kept: Vec<usize> = (0..gated.len()).filter(|&f| gated[f]).collect();
+        println!(
+            "gate {gate:?}: {} of {} frames kept {kept:?}",
+            kept.len(),
+            gated.len()
+        );
+    }
     let (mut worst_r, mut worst_p) = (0.0f64, 0.0f64);
     println!(
         "{} frames {}..={} (ticks {}..)",
@@ -68,6 +108,9 @@ fn main() {
         let (mut wr, mut wp, mut n, mut refused) = (0.0f64, 0.0f64, 0usize, None);
         let mut missing = false;
         for (f, s) in evaluated.iter().enumerate() {
+            if !gated[f] {
+                continue;
+            }
             let time = stack.time_begin + f as f64 / 30.0;
             let tick = (time * 4800.0).round() as i32;
             let Some(fnode) = s.nodes.iter().find(|n| n.element.name.as_ref() == name) else {

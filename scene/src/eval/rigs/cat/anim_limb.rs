@@ -21,11 +21,15 @@
 //! - a foot platform at the scene root: its layer value is its world TM.
 //!
 //! FK holds for IK/FK ratio 1 (the limb's LayerFloat, its layers blended at
-//! `t`); a leg at ratio 0 is solved by CAT's two-bone IK (leg.rs) from
-//! that FK pose towards the foot's layer applied to its platform. Blended
-//! ratios, arms in IK, twist segments, layers with scale, bones that do not
-//! inherit all of their parent's animation, toes (their rotation follows
-//! the IK target) and stretching legs are refused by name.
+//! `t`); a limb at ratio 0 is solved by CAT's two-bone IK (leg.rs) from
+//! that FK pose towards the palm's (foot's) layer applied to its IK target
+//! (a leg's platform, an arm's IKTarget node, whose layer value is its
+//! world TM). A leg's toe at ratio 0 takes its rotation from the IK target
+//! as in setup mode (`layer · RotZ(π/2) · IK target`, at the foot moved by
+//! the digit's root offset and the layer's translation). Blended ratios,
+//! twist segments, layers with scale, bones that do not inherit all of
+//! their parent's animation, toes of a leg in FK and stretching legs are
+//! refused by name.
 
 use super::anim;
 use super::collar;
@@ -270,13 +274,16 @@ fn fk_limb(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<FkLimb, E
     Ok(FkLimb { bones, palm })
 }
 
-/// A leg in IK (ratio 0) in animation mode: CAT's two-bone IK (leg.rs,
-/// `ik_solve`) from the layers' FK pose towards the foot's layer applied
-/// to the IK target (PalmTrans2::CalcPalmRelToIKTarget: in animation mode
-/// the foot's layer value takes the place of its setup matrix), in the
-/// case the setup-mode legs were measured in: LimbIKPos = bones + 1, the
-/// foot's target align 1, no up node, no force feedback.
-fn ik_leg(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<FkLimb, EvalError> {
+/// A limb in IK (ratio 0) in animation mode: CAT's two-bone IK (leg.rs,
+/// `ik_solve`) from the layers' FK pose towards the foot's (or palm's)
+/// layer applied to the IK target (PalmTrans2::CalcPalmRelToIKTarget: in
+/// animation mode the palm's layer value takes the place of its setup
+/// matrix), in the case the setup-mode legs were measured in: LimbIKPos =
+/// bones + 1, the palm's target align 1, no up node, no force feedback.
+/// LimbData2 solves arms and legs alike; a leg's IK target is its platform,
+/// an arm's an IKTarget node, and an arm's palm goes to the IK target
+/// itself, without its layer (docs/cat.md, "Animation mode: limbs").
+fn ik_limb(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<FkLimb, EvalError> {
     let at = format!("CATLimbData2 {limb}");
     let fk = fk_limb(eval, limb, f, t)?;
     let value = |slot: u32, what: &str| {
@@ -289,27 +296,34 @@ fn ik_leg(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<FkLimb, Ev
     let feedback = value(REF_RETARGETING, "force feedback")?;
     let (foot_ctl, _) = fk
         .palm
-        .ok_or_else(|| refuse(&at, "a leg without a foot is not evaluated in IK"))?;
+        .ok_or_else(|| refuse(&at, "a limb without a palm or foot is not evaluated in IK"))?;
     let align = super::leg::foot_layer_floats(eval, foot_ctl)
         .next()
-        .ok_or_else(|| EvalError::malformed(at.clone(), "the foot has no target align"))
+        .ok_or_else(|| EvalError::malformed(at.clone(), "the palm has no target align"))
         .and_then(|lf| layer_float(eval, lf, t, &at))?;
     let nbones = fk.bones.len() as f64;
     if ik_pos != nbones + 1.0 || align != 1.0 || feedback > 0.0 {
         return Err(refuse(
             &at,
             format!(
-                "a leg in IK with IK position {ik_pos}, target align {align} and force feedback \
-                 {feedback} at tick {t} is not evaluated (IK through the foot, align 1, no \
-                 feedback are)"
+                "a limb in IK with IK position {ik_pos}, target align {align} and force \
+                 feedback {feedback} at tick {t} is not evaluated (IK through the palm, align 1, \
+                 no feedback are)"
             ),
         ));
     }
     if reference(eval, limb, REF_UP_NODE).is_some() {
-        return Err(refuse(&at, "a leg with an up node is not evaluated"));
+        return Err(refuse(&at, "a limb with an up node is not evaluated"));
     }
     let target = super::leg::ik_target(eval, limb, f, t)?;
-    let foot_target = plain_layer(eval, foot_ctl, t, "PalmTrans2")?.then(&target);
+    // A leg's foot is animated relative to its platform (its layer lifts the
+    // ankle off it); an arm's palm takes the IK target itself, as the setup-
+    // mode arms' gate found (limb.rs, `ik_agrees`): measured, docs/cat.md.
+    let foot_target = if super::leg::is_leg(eval, limb) {
+        plain_layer(eval, foot_ctl, t, "PalmTrans2")?.then(&target)
+    } else {
+        target
+    };
     let fk_tms: Vec<Mat43> = fk.bones.iter().map(|(_, w)| *w).collect();
     let datas: Vec<usize> = fk.bones.iter().map(|(d, _)| *d).collect();
     let lengths = datas
@@ -334,25 +348,32 @@ fn ik_leg(eval: &SceneEval, limb: usize, f: &Frame, t: i32) -> Result<FkLimb, Ev
     })
 }
 
-/// A foot platform (CATFootTrans2 at the scene root) in animation mode: as
-/// for a root hub, its one layer's value is its world TM. The platform's
-/// layer is a CATHDPivotTrans (a PRS turning about a pivot: `scale ·
-/// T(−pivot) · rotation · T(position + world-space pivot)`,
-/// HDPivotTrans::GetValue) or a plain PRS.
+/// A foot platform (CATFootTrans2) or an IK target (IKTarget Trans) at the
+/// scene root in animation mode: as for a root hub, its one layer's value
+/// is its world TM (FootTrans2 and IKTargTrans override nothing of
+/// CATClipMatrix3's absolute layer). The layer is a CATHDPivotTrans (a PRS
+/// turning about a pivot: `scale · T(−pivot) · rotation · T(position +
+/// world-space pivot)`, HDPivotTrans::GetValue) or a plain PRS.
 pub(super) fn platform_world(
     eval: &SceneEval,
     node: usize,
     ctl: usize,
+    class: &str,
     t: i32,
 ) -> Result<Mat43, EvalError> {
-    let at = format!("CATFootTrans2 {ctl}");
+    let at = format!("{class} {ctl}");
+    let what = if class == "IKTarget Trans" {
+        "IK target"
+    } else {
+        "foot platform"
+    };
     if eval
         .parent_node(node)
         .is_some_and(|p| eval.parent_node(p).is_some())
     {
         return Err(refuse(
             &at,
-            "a foot platform linked to another node is not evaluated in animation mode",
+            format!("a {what} linked to another node is not evaluated in animation mode"),
         ));
     }
     let layer = records::layer_trans(eval, ctl)
@@ -366,7 +387,7 @@ pub(super) fn platform_world(
         return Err(refuse(
             &at,
             format!(
-                "a foot platform with layer flags {:#010x} is not evaluated in animation mode",
+                "a {what} with layer flags {:#010x} is not evaluated in animation mode",
                 clip.flags
             ),
         ));
@@ -378,15 +399,17 @@ pub(super) fn platform_world(
         eval.prs_tm(l, t).ok_or_else(|| {
             refuse(
                 &at,
-                "a foot platform layer that is neither a CATHDPivotTrans nor a \
-                 Position/Rotation/Scale is not evaluated",
+                format!(
+                    "a {what} layer that is neither a CATHDPivotTrans nor a \
+                     Position/Rotation/Scale is not evaluated"
+                ),
             )
         })
     })?;
     if (0..3).any(|r| (value.0[r].len() - 1.0).abs() > UNIT_SCALE) {
         return Err(refuse(
             &at,
-            "a foot platform whose layer scales it is not evaluated (no reference)",
+            format!("a {what} whose layer scales it is not evaluated (no reference)"),
         ));
     }
     Ok(without_scale(&value))
@@ -431,7 +454,7 @@ fn hd_pivot_value(eval: &SceneEval, hd: usize, t: i32, at: &str) -> Result<Mat43
         .then(&Mat43::translation(pos)))
 }
 
-/// A limb bone segment or palm in animation mode (FK, or a leg's IK).
+/// A limb bone segment or palm in animation mode (FK, or IK).
 pub(super) fn limb_world(
     eval: &SceneEval,
     ctl: usize,
@@ -443,18 +466,17 @@ pub(super) fn limb_world(
     let limb = limb_data_of(eval, ctl, class)
         .ok_or_else(|| EvalError::reference(at.clone(), "no CATLimbData2"))?;
     let ratio = ikfk_ratio(eval, limb, t)?;
-    let is_leg = super::leg::is_leg(eval, limb);
     // Written so that NaN refuses too.
     let pose = if ratio >= 1.0 {
         fk_limb(eval, limb, f, t)?
-    } else if ratio == 0.0 && is_leg {
-        ik_leg(eval, limb, f, t)?
+    } else if ratio == 0.0 {
+        ik_limb(eval, limb, f, t)?
     } else {
         return Err(refuse(
             &format!("CATLimbData2 {limb}"),
             format!(
                 "a limb with IK/FK ratio {ratio} at tick {t} is not evaluated in animation mode \
-                 (FK, ratio 1, and a leg's IK, ratio 0, are)"
+                 (FK, ratio 1, and IK, ratio 0, are)"
             ),
         ));
     };
@@ -489,11 +511,7 @@ pub(super) fn digit_world(
             let limb = collar::limb_of(eval, parent_ctl)
                 .ok_or_else(|| EvalError::reference(at.clone(), "the palm has no CATLimbData2"))?;
             if super::leg::is_leg(eval, limb) {
-                return Err(refuse(
-                    &at,
-                    "a toe (its rotation follows the leg's IK target, DigitSegTrans::\
-                     ApplySetupOffset) is not evaluated in animation mode",
-                ));
+                return toe_world(eval, ctl, parent, parent_ctl, limb, f, t);
             }
             let local = super::digit::root_offset(eval, ctl, parent_ctl, &at)?;
             let palm = without_scale(&cat_world(eval, parent, f, t)?);
@@ -511,4 +529,46 @@ pub(super) fn digit_world(
         }
     };
     Ok(plain_layer(eval, ctl, t, "CATDigitSegTrans")?.then(&parent_world))
+}
+
+/// A leg's first toe segment in animation mode, the leg in IK (ratio 0):
+/// setup mode's rule (leg.rs, `toe_world`; DigitSegTrans::ApplySetupOffset)
+/// with the toe's layer value in place of its setup matrix: rotation `layer
+/// · RotZ(π/2) · IK target`, origin the foot moved by the digit's root
+/// offset and by the layer's translation, both in the foot's frame. In FK
+/// the toe blends towards the foot (not decoded): refused by name.
+fn toe_world(
+    eval: &SceneEval,
+    ctl: usize,
+    foot: usize,
+    foot_ctl: usize,
+    limb: usize,
+    f: &Frame,
+    t: i32,
+) -> Result<Mat43, EvalError> {
+    let at = format!("CATDigitSegTrans {ctl}");
+    let ratio = ikfk_ratio(eval, limb, t)?;
+    if ratio != 0.0 {
+        return Err(refuse(
+            &at,
+            format!(
+                "a toe of a leg with IK/FK ratio {ratio} at tick {t} is not evaluated in \
+                 animation mode (its rotation blends from the IK target towards the foot; \
+                 ratio 0 is evaluated)"
+            ),
+        ));
+    }
+    let local = super::digit::root_offset(eval, ctl, foot_ctl, &at)?;
+    let layer = plain_layer(eval, ctl, t, "CATDigitSegTrans")?;
+    let foot = without_scale(&cat_world(eval, foot, f, t)?);
+    let target = super::leg::ik_target(eval, limb, f, t)?;
+    let origin = foot
+        .transform_point(local)
+        .plus(foot.transform_vector(layer.0[3]));
+    let mut rot = layer;
+    rot.0[3] = crate::eval::core::math::Vec3::default();
+    let w = rot
+        .then(&Mat43::rot_z(std::f64::consts::FRAC_PI_2))
+        .then(&target);
+    Ok(with_origin(&w, origin))
 }

@@ -155,16 +155,26 @@ pub(super) fn ik_target(
 ) -> Result<Mat43, EvalError> {
     let at = format!("CATLimbData2 {limb}");
     let node = reference(eval, limb, REF_IK_TARGET)
-        .ok_or_else(|| EvalError::reference(at.clone(), "a leg without an IK target node"))?;
+        .ok_or_else(|| EvalError::reference(at.clone(), "a limb without an IK target node"))?;
     let ctl = eval
         .tm_controller(node)
-        .filter(|&c| records::bone_class(eval, c) == Some("CATFootTrans2"))
-        .ok_or_else(|| EvalError::reference(at.clone(), "the IK target is not a foot platform"))?;
+        .filter(|&c| {
+            matches!(
+                records::bone_class(eval, c),
+                Some("CATFootTrans2" | "IKTarget Trans")
+            )
+        })
+        .ok_or_else(|| {
+            EvalError::reference(
+                at.clone(),
+                "the IK target is neither a foot platform nor an IKTarget",
+            )
+        })?;
     let len = records::cat_control(eval, ctl)
         .dims
         .map(|d| f64::from(d[0]))
         .filter(|l| l.is_finite())
-        .ok_or_else(|| bad(&at, "a platform without dimensions"))?;
+        .ok_or_else(|| bad(&at, "an IK target without dimensions"))?;
     let w = eval.offset_tm(node).then(&cat_world(eval, node, f, t)?);
     let w = with_origin(&w, along_x(&w, len));
     Ok(Mat43::rot_y(std::f64::consts::PI).then(&without_scale(&w)))

@@ -246,7 +246,9 @@ fn animation_world(
     };
     match (class, parent_class) {
         ("HubTrans", None) => anim::root_hub_world(eval, node, ctl, t),
-        ("CATFootTrans2", None) => anim_limb::platform_world(eval, node, ctl, t),
+        ("CATFootTrans2" | "IKTarget Trans", None) => {
+            anim_limb::platform_world(eval, node, ctl, class, t)
+        }
         ("HubTrans", Some("CATSpineTrans2")) | ("CATSpineTrans2", _) => {
             let frame = anim_frame()?;
             if class == "CATSpineTrans2" {
