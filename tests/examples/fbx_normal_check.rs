@@ -7,7 +7,8 @@
 //! taken; one line per node (worst angle, corners over 1°, corners not
 //! matched), then a summary. Smoothing groups are not in an FBX whole, but
 //! the normals Max exports follow from them, or from the specified normals
-//! where a corner has one.
+//! where a corner has one. With `NORMAL_CHECK_VERBOSE` set, each corner not
+//! matched is printed with the FBX polygon and our face on its places.
 
 #[path = "../dev/fbx.rs"]
 mod fbx_dev;
@@ -135,6 +136,23 @@ fn main() {
                 });
                 let Some(t) = hit else {
                     unmatched += 1;
+                    if std::env::var_os("NORMAL_CHECK_VERBOSE").is_some() {
+                        let turned = by_place.get(&at).and_then(|ts| {
+                            ts.iter().copied().find(|&t| {
+                                mesh.faces[t]
+                                    .v
+                                    .iter()
+                                    .all(|&v| poly.contains(&ours_at[v as usize]))
+                            })
+                        });
+                        eprintln!(
+                            "  {name} unmatched corner at place {at} of FBX polygon {poly:?}: ours {}",
+                            match turned {
+                                Some(t) => format!("face {t} facing {:.3}", facing(t)),
+                                None => "no face on the polygon's places".to_string(),
+                            }
+                        );
+                    }
                     continue;
                 };
                 let k = mesh.faces[t]
