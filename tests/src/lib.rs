@@ -576,3 +576,21 @@ pub fn corner_count(
         .filter(|&w| keep[w] || planes[w].len() >= 3)
         .count()
 }
+
+/// Map channel `channel`'s value at each corner, per face (panics naming the
+/// channel when the mesh lacks it): what UV tests compare, whatever the map
+/// vertices' numbering.
+pub fn channel_corners(
+    m: &maxfs_scene::eval::objects::mesh::Mesh,
+    channel: i32,
+) -> Vec<[[f32; 3]; 3]> {
+    let ch = m
+        .maps
+        .iter()
+        .find(|c| c.channel == channel)
+        .unwrap_or_else(|| panic!("no map channel {channel}"));
+    ch.faces
+        .iter()
+        .map(|f| f.map(|t| ch.vertices[t as usize]))
+        .collect()
+}

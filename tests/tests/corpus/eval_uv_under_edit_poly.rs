@@ -13,8 +13,8 @@
 
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::modifier::{EDIT_POLY, UVW_MAP};
-use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::SceneEval;
+use maxfs_tests::channel_corners;
 use maxfs_tests::rewrite::SceneEdit;
 
 const MAPPED: &str = "max/kenji-room/house_thing.max";
@@ -29,15 +29,6 @@ fn mapped_nodes(eval: &SceneEval) -> Vec<(usize, String)> {
                 .is_some_and(|(s, _)| s.first().is_some_and(|a| a.class == UVW_MAP))
         })
         .map(|(o, n)| (o.index, n.name.clone()))
-        .collect()
-}
-
-/// Channel 1's value at each corner, per face.
-fn corners(m: &Mesh) -> Vec<[[f32; 3]; 3]> {
-    let ch = m.maps.iter().find(|c| c.channel == 1).expect("channel 1");
-    ch.faces
-        .iter()
-        .map(|f| f.map(|t| ch.vertices[t as usize]))
         .collect()
 }
 
@@ -88,7 +79,11 @@ fn a_uvw_map_below_an_edit_poly_reaches_its_polygons() {
             want.faces.iter().map(|f| f.v).collect::<Vec<_>>(),
             "{name}"
         );
-        assert_eq!(corners(&got), corners(&want), "{name}");
+        assert_eq!(
+            channel_corners(&got, 1),
+            channel_corners(&want, 1),
+            "{name}"
+        );
         checked += 1;
     }
     assert!(checked > 0);

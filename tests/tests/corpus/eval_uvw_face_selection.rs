@@ -11,8 +11,8 @@
 //! corner where the Editable Mesh's own channel has it.
 
 use maxfs_scene::chunk::Chunk;
-use maxfs_scene::eval::objects::mesh::Mesh;
 use maxfs_scene::eval::SceneEval;
+use maxfs_tests::channel_corners;
 use maxfs_tests::rewrite::{bit_array, SceneEdit};
 
 const FILE: &str = "max/compressed/roof_merge_M8.max";
@@ -27,13 +27,24 @@ fn node_of(eval: &SceneEval) -> usize {
         .expect("node")
 }
 
-/// Channel 1's value at each corner, per face.
-fn corners(m: &Mesh) -> Vec<[[f32; 3]; 3]> {
-    let ch = m.maps.iter().find(|c| c.channel == 1).expect("channel 1");
-    ch.faces
-        .iter()
-        .map(|f| f.map(|t| ch.vertices[t as usize]))
-        .collect()
+/// The unedited scene with the node's Editable Mesh left at selection level
+/// `level` (mesh.h bits: 2 vertex, 4 face) and `bits` saved as selection
+/// chunk `sel` (0x092c vertSel, 0x092d faceSel) of its GeomBuffers.
+fn with_selection(orig: &SceneEval, level: u32, sel: u16, bits: Chunk) -> SceneEval {
+    let mut e = SceneEdit::open(FILE);
+    let obj = orig.node_object(node_of(orig)).expect("base object");
+    let mut chunks = e.object_chunks(obj);
+    let geom = chunks
+        .iter_mut()
+        .find(|c| c.id == GEOM && c.is_container())
+        .expect("GeomBuffers");
+    let mut kids = geom.children().to_vec();
+    kids.retain(|c| c.id != 0x092a && c.id != sel);
+    kids.push(Chunk::leaf(0x092a, level.to_le_bytes().to_vec()));
+    kids.push(Chunk::container(sel, vec![bits]));
+    *geom = Chunk::container(GEOM, kids);
+    e.set_object_chunks(obj, chunks);
+    SceneEval::from_document(e.finish()).expect("edited scene")
 }
 
 #[test]
@@ -42,27 +53,14 @@ fn uvw_map_on_an_editable_mesh_face_selection_maps_the_selected_faces_only() {
     let node = node_of(&orig);
     let whole = orig.mesh(node, 0).expect("a mesh").expect("evaluates");
     let base = orig.base_mesh(node).expect("base").expect("evaluates");
-    let (whole_uv, base_uv) = (corners(&whole), corners(&base));
+    let (whole_uv, base_uv) = (channel_corners(&whole, 1), channel_corners(&base, 1));
     let n = whole.faces.len();
     let selected: Vec<usize> = (0..n).filter(|f| f % 3 == 0).collect();
     // The map changes the channel, so keeping and mapping differ.
     assert!((0..n).all(|f| whole_uv[f] != base_uv[f]));
 
-    let mut e = SceneEdit::open(FILE);
-    let obj = orig.node_object(node).expect("base object");
-    let mut chunks = e.object_chunks(obj);
-    let geom = chunks
-        .iter_mut()
-        .find(|c| c.id == GEOM && c.is_container())
-        .expect("GeomBuffers");
-    let mut kids = geom.children().to_vec();
-    kids.retain(|c| c.id != 0x092a && c.id != 0x092d);
     // MESH_FACE, and the faceSel bits.
-    kids.push(Chunk::leaf(0x092a, 4u32.to_le_bytes().to_vec()));
-    kids.push(Chunk::container(0x092d, vec![bit_array(n, &selected)]));
-    *geom = Chunk::container(GEOM, kids);
-    e.set_object_chunks(obj, chunks);
-    let eval = SceneEval::from_document(e.finish()).expect("edited scene");
+    let eval = with_selection(&orig, 4, 0x092d, bit_array(n, &selected));
     let node = node_of(&eval);
     let m = eval.mesh(node, 0).expect("a mesh").expect("evaluates");
     // The other map writes channel 2, which the Editable Mesh lacks: what
@@ -77,7 +75,7 @@ fn uvw_map_on_an_editable_mesh_face_selection_maps_the_selected_faces_only() {
         gone.reason
     );
     assert_eq!(m.vertices, whole.vertices, "mapping moves nothing");
-    let uv = corners(&m);
+    let uv = channel_corners(&m, 1);
     assert_eq!(uv.len(), n);
     for f in 0..n {
         let want = if f % 3 == 0 { whole_uv[f] } else { base_uv[f] };
@@ -126,21 +124,8 @@ fn uvw_map_on_an_editable_mesh_vertex_selection_maps_the_whole_object() {
     let nv = base.vertices.len();
     let selected: Vec<usize> = (0..nv).filter(|v| v % 3 == 0).collect();
 
-    let mut e = SceneEdit::open(FILE);
-    let obj = orig.node_object(node).expect("base object");
-    let mut chunks = e.object_chunks(obj);
-    let geom = chunks
-        .iter_mut()
-        .find(|c| c.id == GEOM && c.is_container())
-        .expect("GeomBuffers");
-    let mut kids = geom.children().to_vec();
-    kids.retain(|c| c.id != 0x092a && c.id != 0x092c);
     // MESH_VERTEX, and the vertSel bits.
-    kids.push(Chunk::leaf(0x092a, 2u32.to_le_bytes().to_vec()));
-    kids.push(Chunk::container(0x092c, vec![bit_array(nv, &selected)]));
-    *geom = Chunk::container(GEOM, kids);
-    e.set_object_chunks(obj, chunks);
-    let eval = SceneEval::from_document(e.finish()).expect("edited scene");
+    let eval = with_selection(&orig, 2, 0x092c, bit_array(nv, &selected));
     let node = node_of(&eval);
     let m = eval.mesh(node, 0).expect("a mesh").expect("evaluates");
     assert!(m.missing_maps.is_empty(), "{:?}", m.missing_maps);

@@ -170,7 +170,8 @@ pub enum MeshCoverage {
     Modifiers(Vec<String>),
 }
 
-fn class_name(eval: &SceneEval, idx: usize) -> String {
+/// The class name of object `idx`, or its index where it has none.
+pub(crate) fn class_name(eval: &SceneEval, idx: usize) -> String {
     eval.graph
         .objects
         .get(idx)

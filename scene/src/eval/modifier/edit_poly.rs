@@ -539,47 +539,13 @@ fn below(
         Some(m) if super::uv_only::is_uv_only(m.class) => {
             let mut poly = below(stack, at + 1, base, cx, dropped)?;
             let channel = super::uv_only::channel(m, cx);
-            let reason = match (channel, cx.node, cx.object) {
-                (Some(c), Some(node), None) => match cx.eval.mesh_up_to(node, at, cx.t) {
-                    Some(Ok(tri)) => {
-                        if let Some(why) = tri.missing_maps.iter().find(|d| d.channel == Some(c)) {
-                            why.reason.clone()
-                        } else {
-                            let read = if tri.vertices.len() == poly.vertices.len() {
-                                super::uv_only::over_polygons(&mut poly, &tri, c)
-                            } else {
-                                super::smooth_input::triangles_joined(at, cx, m.name).and_then(
-                                    |(joined, missing)| match missing
-                                        .iter()
-                                        .find(|d| d.channel == Some(c))
-                                    {
-                                        Some(d) => Err(EvalError::not_evaluated(d.reason.clone())),
-                                        None => super::uv_only::from_joined(&mut poly, &joined, c),
-                                    },
-                                )
-                            };
-                            match read {
-                                Ok(()) => {
-                                    dropped.maps.retain(|d| d.channel != Some(c));
-                                    return Ok(poly);
-                                }
-                                Err(e) => format!(
-                                    "its channel on the polygons an Edit Poly above it takes is \
-                                     not derived ({e})"
-                                ),
-                            }
-                        }
-                    }
-                    Some(Err(e)) => format!(
-                        "its channel on the polygons an Edit Poly above it takes is not \
-                         derived (the triangle mesh it maps: {e})"
-                    ),
-                    None => "its channel on the polygons an Edit Poly above it takes is not \
-                             derived (the triangle mesh it maps is not known)"
-                        .to_string(),
-                },
-                _ => "its channel on the polygons an Edit Poly above it takes is not derived"
-                    .to_string(),
+            let why = match (channel, cx.node, cx.object) {
+                (Some(c), Some(node), None) => channel_over_polygons(&mut poly, at, node, c, m, cx),
+                _ => Some(CHANNEL_NOT_DERIVED.to_string()),
+            };
+            let Some(reason) = why else {
+                dropped.maps.retain(|d| d.channel != channel);
+                return Ok(poly);
             };
             match channel {
                 Some(c) => {
@@ -701,6 +667,54 @@ fn below(
             "it needs its input as polygons",
         )),
     }
+}
+
+/// What a UV-only modifier's channel lacks on the polygons an Edit Poly
+/// above it takes, when it cannot be derived.
+const CHANNEL_NOT_DERIVED: &str =
+    "its channel on the polygons an Edit Poly above it takes is not derived";
+
+/// Sets channel `c` of UV-only modifier `m` (at `at` in `node`'s stack) on
+/// `poly`, the polygons below it, read over the triangles the modifier
+/// outputs (`uv_only::over_polygons`), or over those triangles joined as Max
+/// converts them where the triangle form has vertices the polygons lack
+/// (`uv_only::from_joined`). None once set; else why not: the modifier's own
+/// refusal on triangles, or what does not match.
+fn channel_over_polygons(
+    poly: &mut PolyMesh,
+    at: usize,
+    node: usize,
+    c: i32,
+    m: &Applied,
+    cx: &ModContext,
+) -> Option<String> {
+    let tri = match cx.eval.mesh_up_to(node, at, cx.t) {
+        Some(Ok(tri)) => tri,
+        Some(Err(e)) => {
+            return Some(format!(
+                "{CHANNEL_NOT_DERIVED} (the triangle mesh it maps: {e})"
+            ))
+        }
+        None => {
+            return Some(format!(
+                "{CHANNEL_NOT_DERIVED} (the triangle mesh it maps is not known)"
+            ))
+        }
+    };
+    if let Some(own) = tri.missing_maps.iter().find(|d| d.channel == Some(c)) {
+        return Some(own.reason.clone());
+    }
+    let read = if tri.vertices.len() == poly.vertices.len() {
+        super::uv_only::over_polygons(poly, &tri, c)
+    } else {
+        super::smooth_input::triangles_joined(at, cx, m.name).and_then(|(joined, missing)| {
+            match missing.iter().find(|d| d.channel == Some(c)) {
+                Some(d) => Err(EvalError::not_evaluated(d.reason.clone())),
+                None => super::uv_only::from_joined(poly, &joined, c),
+            }
+        })
+    };
+    read.err().map(|e| format!("{CHANNEL_NOT_DERIVED} ({e})"))
 }
 
 fn is_evaluated(id: u32) -> bool {

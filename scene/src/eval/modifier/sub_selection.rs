@@ -230,12 +230,15 @@ fn edit_mesh_faces(a: &Applied) -> Faces {
                 .iter()
                 .find(|c| c.id == MESH_DELTA_FACE_SELECTION)
         });
-    match saved.map(super::bits) {
+    saved_faces(saved, MESH_DELTA_FACE_SELECTION)
+}
+
+/// The face bits of selection chunk `id`, when found and readable.
+fn saved_faces(found: Option<&Chunk>, id: u16) -> Faces {
+    match found.map(super::bits) {
         Some(Ok(b)) => Faces::Read(b),
         Some(Err(e)) => Faces::Unread(format!("its saved face selection: {e}")),
-        None => Faces::Unread(format!(
-            "no saved face selection (0x{MESH_DELTA_FACE_SELECTION:04x})"
-        )),
+        None => Faces::Unread(format!("no saved face selection (0x{id:04x})")),
     }
 }
 
@@ -457,17 +460,10 @@ fn of_base(cx: &ModContext, base: usize) -> Option<Live> {
         // The Mesh's faceSel (0x092d beside vertSel 0x092c and edgeSel
         // 0x092e), saved as a bit array over its faces.
         let faces = (word == "face").then(|| {
-            match geom
-                .iter()
-                .find(|c| c.id == MESH_FACE_SELECTION)
-                .map(super::bits)
-            {
-                Some(Ok(b)) => Faces::Read(b),
-                Some(Err(e)) => Faces::Unread(format!("its saved face selection: {e}")),
-                None => Faces::Unread(format!(
-                    "no saved face selection (0x{MESH_FACE_SELECTION:04x})"
-                )),
-            }
+            saved_faces(
+                geom.iter().find(|c| c.id == MESH_FACE_SELECTION),
+                MESH_FACE_SELECTION,
+            )
         });
         return Some(Live {
             layer: "Editable Mesh".to_string(),

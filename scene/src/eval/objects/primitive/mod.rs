@@ -232,50 +232,38 @@ pub fn block_params(eval: &crate::eval::SceneEval, pb: usize, t: i32) -> Result<
 /// known, and a stand-in (0, or the parameter's default) would be silently
 /// wrong.
 fn driven(eval: &crate::eval::SceneEval, ctl: Option<usize>, t: i32) -> Result<Value, EvalError> {
-    use crate::eval::core::controller::{Controller, ListKind};
+    use crate::eval::core::controller::Controller;
     // An empty slot is how a reference-kind parameter (a node, a material)
     // with nothing assigned is saved: no number is read from it.
     let Some(idx) = ctl else {
         return Ok(Value::Float(0.0));
     };
-    let Some(c) = eval.controller(idx) else {
-        return Err(eval.controller_error(idx).unwrap_or_else(|| {
-            EvalError::not_evaluated(format!("controller object {idx} (not decoded)"))
-        }));
-    };
-    match c {
-        Controller::Float { track, .. } => Ok(Value::Float(track.at(t)[0] as f32)),
-        Controller::Point3 { track, .. } => {
-            let v = track.at(t);
-            Ok(Value::Vector([v[0] as f32, v[1] as f32, v[2] as f32]))
-        }
-        Controller::List {
+    if let Some(Controller::Point3 { track, .. }) = eval.controller(idx) {
+        let v = track.at(t);
+        return Ok(Value::Vector([v[0] as f32, v[1] as f32, v[2] as f32]));
+    }
+    numeric(eval, idx)?;
+    Ok(Value::Float(eval.float_at(ctl, t, 0.0) as f32))
+}
+
+/// Whether controller `idx` is one `SceneEval::float_at` evaluates: a float
+/// track, or a float list whose entries all are; else why not.
+fn numeric(eval: &crate::eval::SceneEval, idx: usize) -> Result<(), EvalError> {
+    use crate::eval::core::controller::{Controller, ListKind};
+    match eval.controller(idx) {
+        Some(Controller::Float { .. }) => Ok(()),
+        Some(Controller::List {
             kind: ListKind::Float,
             subs,
             ..
-        } => {
-            for s in subs {
-                driven(eval, *s, t)?;
-            }
-            Ok(Value::Float(eval.float_at(ctl, t, 0.0) as f32))
-        }
-        other => Err(EvalError::not_evaluated(format!(
+        }) => subs.iter().flatten().try_for_each(|&s| numeric(eval, s)),
+        Some(_) => Err(EvalError::not_evaluated(format!(
             "a parameter driven by {}",
-            controller_name(other)
+            crate::eval::core::coverage::class_name(eval, idx)
         ))),
-    }
-}
-
-/// A controller's class name for a refusal.
-fn controller_name(c: &crate::eval::core::controller::Controller) -> String {
-    use crate::eval::core::controller::Controller;
-    match c {
-        Controller::Unsupported { class } | Controller::List { class, .. } => class.clone(),
-        other => format!("{other:?}")
-            .split([' ', '{', '('])
-            .next()
-            .unwrap_or("?")
-            .to_string(),
+        None => Err(eval.controller_error(idx).unwrap_or_else(|| {
+            EvalError::not_evaluated(format!("controller object {idx} (not decoded)"))
+        })),
     }
 }
 
