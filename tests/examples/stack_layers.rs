@@ -4,8 +4,6 @@
 //! Mesh face selection against the map vertex counts the Edit Mesh above
 //! each map recorded. `stack_layers FILE NODE`.
 
-use maxfs_scene::eval::modifier::{apply_stack_from, ModContext};
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [file, node] = &args[..] else {
@@ -17,22 +15,20 @@ fn main() {
         if n.name != *node {
             continue;
         }
-        let (stack, base) = eval.modifier_stack(o.index).expect("stack");
-        let cx = ModContext {
-            eval: &eval,
-            node: Some(o.index),
-            t: 0,
-            max_order: true,
-            stand_ins: false,
-            object: None,
+        let Some((stack, _)) = eval.modifier_stack(o.index) else {
+            eprintln!("{node}: no stack");
+            return;
         };
         for k in (0..=stack.len()).rev() {
-            let mut mesh = (*eval.base_mesh(o.index).expect("base").expect("ok")).clone();
-            let r = apply_stack_from(&stack[k..], base, &mut mesh, &cx);
+            let (r, mesh) = match eval.mesh_up_to(o.index, k, 0) {
+                Some(Ok(m)) => (None, m),
+                Some(Err(e)) => (Some(e.to_string()), Default::default()),
+                None => (Some("not a mesh".into()), Default::default()),
+            };
             let ch = mesh.maps.iter().find(|c| c.channel == 1);
             println!(
                 "-- below layer {k} (0: the output): {:?}; {} vertices {} faces; channel 1: {:?}",
-                r.err().map(|e| e.to_string()),
+                r,
                 mesh.vertices.len(),
                 mesh.faces.len(),
                 ch.map(|c| (c.vertices.len(), c.faces.len()))

@@ -805,6 +805,22 @@ impl SceneEval {
     pub fn mesh_up_to(&self, node: usize, at: usize, t: i32) -> Option<Result<Mesh, EvalError>> {
         let (applied, base) = self.modifier_stack(node)?;
         let below = applied.get(at..)?;
+        if crate::eval::objects::shape::is_shape_object(self, base) {
+            // A shape becomes a mesh at its bottom modifier (Extrude, Lathe…).
+            let cx = modifier::ModContext {
+                eval: self,
+                node: Some(node),
+                t,
+                max_order: true,
+                stand_ins: false,
+                object: None,
+            };
+            return Some(
+                crate::eval::objects::shape::eval_shape(self, base, t)
+                    .map_err(|e| EvalError::from(e).inside("shape"))
+                    .and_then(|s| modifier::apply_to_shape(below, base, &s, &cx)),
+            );
+        }
         let mut m = match self.object_mesh(base, t)? {
             Ok(m) => m,
             Err(e) => return Some(Err(e)),

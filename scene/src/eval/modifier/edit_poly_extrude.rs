@@ -64,41 +64,70 @@ pub(super) struct Known {
     pub moved: Option<Vec<usize>>,
 }
 
+/// MNMesh's edge numbering before an extrusion, as far as it is known: the
+/// whole list, or only the edges earlier extrusions kept (they keep their
+/// indices and every edge an extrusion adds comes after them, so the lowest
+/// of them is the lowest of all wherever a face has one).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Numbering<'a> {
+    Whole(&'a [[u32; 2]]),
+    Prefix(&'a [[u32; 2]]),
+}
+
+impl Numbering<'_> {
+    /// The position in `sides` of the side with the lowest edge index; None
+    /// when only a prefix is known and no side is in it.
+    pub(super) fn lowest(&self, sides: &[(u32, u32)]) -> Result<Option<usize>, EvalError> {
+        let (Self::Whole(edges) | Self::Prefix(edges)) = *self;
+        let index: HashMap<(u32, u32), usize> = edges
+            .iter()
+            .enumerate()
+            .map(|(i, e)| ((e[0].min(e[1]), e[0].max(e[1])), i))
+            .collect();
+        let mut best: Option<(usize, usize)> = None;
+        for (j, &(a, b)) in sides.iter().enumerate() {
+            match index.get(&(a.min(b), a.max(b))) {
+                Some(&i) if best.is_none_or(|(k, _)| i < k) => best = Some((i, j)),
+                Some(_) => {}
+                None if matches!(self, Self::Whole(_)) => {
+                    return Err(EvalError::malformed(
+                        "",
+                        format!("side {a}-{b} is not in the edge list"),
+                    ))
+                }
+                None => {}
+            }
+        }
+        Ok(best.map(|(_, j)| j))
+    }
+}
+
 /// The side an extrusion of `face` starts its loop at: the side whose edge
 /// has the lowest index, when the numbering before the operation is known
 /// (Max's extrusion walks the cluster's border from there: Mug.max's top cap,
 /// whose side 0 was numbered last, starts at side 1, as Unwrap UVW's cache of
-/// the result shows; PictureFrame.max's box faces at side 0). After an
+/// the result shows; PictureFrame.max's box faces at side 0), or when some of
+/// its sides are edges earlier extrusions kept (Lantern.max's seven single-face
+/// Insets on its lathe's polygons, the FBX of the scene numbering the new
+/// corners of the second to the last from the side numbered first). After an
 /// extrusion made the face, its new sides were numbered from its start, so
 /// the next one starts there too (Mug's extrusion after its Inset). Otherwise
 /// side 0, which nothing confirms.
 fn start_side(
     v: &[u32],
     face: usize,
-    before: Option<&[[u32; 2]]>,
+    numbering: Option<Numbering>,
     known: &Known,
 ) -> Result<usize, EvalError> {
-    let Some(edges) = before else {
-        return Ok(known.starts.get(&face).copied().unwrap_or(0));
-    };
-    let index: HashMap<(u32, u32), usize> = edges
-        .iter()
-        .enumerate()
-        .map(|(i, e)| ((e[0].min(e[1]), e[0].max(e[1])), i))
-        .collect();
     let n = v.len();
-    let mut best = (usize::MAX, 0);
-    for j in 0..n {
-        let (a, b) = (v[j], v[(j + 1) % n]);
-        let i = *index.get(&(a.min(b), a.max(b))).ok_or_else(|| {
-            EvalError::malformed(
-                "",
-                format!("face {face}: side {a}-{b} is not in the edge list"),
-            )
-        })?;
-        best = best.min((i, j));
-    }
-    Ok(best.1)
+    let sides: Vec<(u32, u32)> = (0..n).map(|j| (v[j], v[(j + 1) % n])).collect();
+    let lowest = match numbering {
+        Some(numbering) => numbering
+            .lowest(&sides)
+            .map_err(|e| e.inside(format!("face {face}")))?,
+        None => None,
+    };
+    Ok(lowest.unwrap_or_else(|| known.starts.get(&face).copied().unwrap_or(0)))
 }
 
 /// The first cluster of more than one selected face, if any.
@@ -118,19 +147,26 @@ pub(super) fn extrude_faces(
     known: &mut Known,
 ) -> Result<Extruded, EvalError> {
     let clusters = face_clusters(poly, sel, by_polygon)?;
+    let prefix = known.prefix.clone();
+    let numbering = match (before, &prefix) {
+        (Some(edges), _) => Some(Numbering::Whole(edges)),
+        (None, Some(edges)) => Some(Numbering::Prefix(edges)),
+        (None, None) => None,
+    };
     let mut out = Extruded {
         faces: Vec::new(),
         groups: Vec::new(),
     };
     for cluster in &clusters {
         if let [fi] = cluster[..] {
-            out.faces.push((fi, extrude_one(poly, fi, before, known)?));
+            out.faces
+                .push((fi, extrude_one(poly, fi, numbering, known)?));
         } else {
             for f in cluster {
                 known.starts.remove(f);
             }
             out.groups
-                .push(group::extrude_group(poly, cluster, before)?);
+                .push(group::extrude_group(poly, cluster, numbering)?);
         }
     }
     poly.validate()?;
@@ -141,12 +177,12 @@ pub(super) fn extrude_faces(
 fn extrude_one(
     poly: &mut PolyMesh,
     fi: usize,
-    before: Option<&[[u32; 2]]>,
+    numbering: Option<Numbering>,
     known: &mut Known,
 ) -> Result<Vec<u32>, EvalError> {
     let old = poly.faces[fi].v.clone();
     let n = old.len();
-    let start = start_side(&old, fi, before, known)?;
+    let start = start_side(&old, fi, numbering, known)?;
     known.starts.insert(fi, start);
     // Corners in the order the loop meets them.
     let order: Vec<usize> = (0..n).map(|k| (start + k) % n).collect();
@@ -475,6 +511,35 @@ mod tests {
         .expect("again");
         assert_eq!(m.faces[0].v, [12, 9, 10, 11]);
         assert_eq!(known.starts[&0], 1);
+    }
+
+    #[test]
+    fn a_later_extrusion_starts_at_its_lowest_side_among_the_kept_edges() {
+        // Two single-face insets in a row, as Lantern.max's lathe records
+        // them: after the first, only the edges it kept are numbered, and the
+        // second face's side 2 → 1 (edge 0, shared with the first face) is
+        // still the lowest, so its new corners start at vertex 2.
+        let mut m = square();
+        let edges = [[1, 2], [0, 1], [2, 3], [3, 0], [1, 4], [4, 2]];
+        let mut known = Known {
+            prefix: Some(edges.to_vec()),
+            ..Known::default()
+        };
+        extrude_faces(&mut m, &[true, false], false, Some(&edges), &mut known).expect("first");
+        assert_eq!(m.faces[0].v, [8, 5, 6, 7]);
+        let second = [false, true, false, false, false, false];
+        extrude_faces(&mut m, &second, false, None, &mut known).expect("second");
+        assert_eq!(m.faces[1].v, [10, 11, 9]);
+        assert_eq!(m.faces[6].v, [2, 1, 10, 9]);
+        assert_eq!(m.vertices[9], m.vertices[2]);
+        // With no side among the kept edges, a face keeps its own start.
+        let mut lone = square();
+        let mut known = Known {
+            prefix: Some(vec![[0, 1], [2, 3]]),
+            ..Known::default()
+        };
+        extrude_faces(&mut lone, &[false, true], false, None, &mut known).expect("lone");
+        assert_eq!(lone.faces[1].v, [5, 6, 7]);
     }
 
     /// A 32-sided prism of radius 5.8 and height 10: bottom cap (face 0),

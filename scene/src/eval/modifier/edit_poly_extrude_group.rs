@@ -26,6 +26,7 @@ use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
+use super::edit_poly_extrude::Numbering;
 use super::edit_poly_topo::newell_normal;
 
 /// What a group extrusion made of one cluster.
@@ -87,7 +88,7 @@ pub(super) fn clusters(poly: &PolyMesh, chosen: &[usize]) -> Vec<Vec<usize>> {
 pub(super) fn extrude_group(
     poly: &mut PolyMesh,
     cluster: &[usize],
-    before: Option<&[[u32; 2]]>,
+    numbering: Option<Numbering>,
 ) -> Result<Group, EvalError> {
     // How many faces use each side, over the whole mesh.
     let mut users: HashMap<(u32, u32), usize> = HashMap::new();
@@ -140,27 +141,14 @@ pub(super) fn extrude_group(
     }
     // The walk starts at the side with the lowest edge index when the
     // numbering is known, else at the first side in face order.
-    let start = match before {
-        Some(edges) => {
-            let index: HashMap<(u32, u32), usize> = edges
-                .iter()
-                .enumerate()
-                .map(|(i, e)| ((e[0].min(e[1]), e[0].max(e[1])), i))
-                .collect();
-            let mut best: Option<(usize, u32)> = None;
-            for &(a, b) in &order {
-                let i = *index.get(&(a.min(b), a.max(b))).ok_or_else(|| {
-                    EvalError::malformed("", format!("side {a}-{b} is not in the edge list"))
-                })?;
-                if best.is_none_or(|(j, _)| i < j) {
-                    best = Some((i, a));
-                }
-            }
-            best.map(|(_, a)| a)
-        }
-        None => order.first().map(|&(a, _)| a),
-    }
-    .ok_or_else(|| EvalError::malformed("", format!("faces {cluster:?} have no border")))?;
+    let lowest = match numbering {
+        Some(numbering) => numbering.lowest(&order)?,
+        None => None,
+    };
+    let start = order
+        .get(lowest.unwrap_or(0))
+        .map(|&(a, _)| a)
+        .ok_or_else(|| EvalError::malformed("", format!("faces {cluster:?} have no border")))?;
     let mut walk: Vec<u32> = Vec::with_capacity(leaving.len());
     let mut walked: HashSet<u32> = HashSet::new();
     let mut at = start;
@@ -493,7 +481,7 @@ mod tests {
         for (a, b) in [(0, 6), (1, 6), (2, 6), (5, 6), (4, 6), (3, 6)] {
             edges.push([a, b]);
         }
-        extrude_group(&mut m, &[0, 1], Some(&edges)).expect("group");
+        extrude_group(&mut m, &[0, 1], Some(Numbering::Whole(&edges))).expect("group");
         // New vertices: 2, 5, 4, 3, 0, 1.
         assert_eq!(m.faces[1].v, [12, 7, 8, 9]);
         assert_eq!(m.faces[8].v, [2, 5, 8, 7]);
