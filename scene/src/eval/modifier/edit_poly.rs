@@ -1093,13 +1093,15 @@ fn replay(
             }
         }
         OP_INSET => {
-            if op.int_param(PARAM_INSET_TYPE)?.unwrap_or(0) != 0 {
-                return Err(EvalError::not_evaluated("inset by polygon"));
-            }
+            let by_polygon = match op.int_param(PARAM_INSET_TYPE)?.unwrap_or(0) {
+                0 => false,
+                1 => true,
+                t => return Err(EvalError::malformed("", format!("inset type {t}"))),
+            };
             let amount = op
                 .float_param(PARAM_INSET)?
                 .ok_or_else(|| EvalError::malformed("", "no inset amount"))?;
-            extrude::inset(poly, &op.selection, amount, before, known)?;
+            extrude::inset(poly, &op.selection, amount, by_polygon, before, known)?;
         }
         OP_EXTRUDE_FACE => {
             let kind = op.int_param(PARAM_EXTRUDE_FACE_TYPE)?.unwrap_or(0);

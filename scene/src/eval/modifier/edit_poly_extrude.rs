@@ -276,15 +276,18 @@ pub(super) fn inset(
     poly: &mut PolyMesh,
     sel: &[bool],
     amount: f64,
+    by_polygon: bool,
     before: Option<&[[u32; 2]]>,
     known: &mut Known,
 ) -> Result<(), EvalError> {
-    if let Some(c) = first_group(poly, sel)? {
-        return Err(EvalError::not_evaluated(format!(
-            "an inset of the group of faces {c:?}"
-        )));
+    if !by_polygon {
+        if let Some(c) = first_group(poly, sel)? {
+            return Err(EvalError::not_evaluated(format!(
+                "an inset of the group of faces {c:?}"
+            )));
+        }
     }
-    let done = extrude_faces(poly, sel, false, before, known)?;
+    let done = extrude_faces(poly, sel, by_polygon, before, known)?;
     for (fi, old) in &done.faces {
         offset_border(poly, *fi, old, amount)?;
     }
@@ -382,7 +385,15 @@ mod tests {
     #[test]
     fn inset_appends_corners_and_side_quads_in_corner_order() {
         let mut m = square();
-        inset(&mut m, &[true, false], 0.5, None, &mut Known::default()).expect("inset");
+        inset(
+            &mut m,
+            &[true, false],
+            0.5,
+            false,
+            None,
+            &mut Known::default(),
+        )
+        .expect("inset");
         assert_eq!(m.vertices.len(), 9);
         assert_eq!(m.faces[0].v, [5, 6, 7, 8]);
         assert_eq!(m.faces[2].v, [0, 1, 6, 5]);
@@ -398,6 +409,32 @@ mod tests {
     }
 
     #[test]
+    fn inset_by_polygon_insets_adjacent_faces_each_on_its_own() {
+        // The square and the triangle share side 1–2: a group inset of both
+        // is refused, by polygon each face takes its own new corners, the
+        // square's first.
+        let mut m = square();
+        inset(
+            &mut m,
+            &[true, true],
+            0.5,
+            true,
+            None,
+            &mut Known::default(),
+        )
+        .expect("inset");
+        assert_eq!(m.vertices.len(), 12);
+        assert_eq!(m.faces.len(), 9);
+        assert_eq!(m.faces[0].v, [5, 6, 7, 8]);
+        assert_eq!(m.faces[1].v, [9, 10, 11]);
+        assert_eq!(m.faces[6].v, [1, 4, 10, 9]);
+        assert_eq!(m.vertices[6], Vec3(1.5, 0.5, 0.0));
+        // Side 1–2 of the triangle (x = 2) is 0.5 away from its new side.
+        assert!((m.vertices[11].0 - 2.5).abs() < 1e-12);
+        assert!((m.vertices[9].0 - 2.5).abs() < 1e-12);
+    }
+
+    #[test]
     fn inset_keeps_sides_parallel_at_the_distance() {
         // A triangle: each new side is 0.1 inside its old one.
         let p = |x: f64, y: f64| Vec3(x, y, 0.0);
@@ -408,7 +445,7 @@ mod tests {
             edges: None,
             normals: None,
         };
-        inset(&mut m, &[true], 0.1, None, &mut Known::default()).expect("inset");
+        inset(&mut m, &[true], 0.1, false, None, &mut Known::default()).expect("inset");
         for j in 0..3 {
             let (a, b) = (m.vertices[j], m.vertices[(j + 1) % 3]);
             let inward = Vec3(0.0, 0.0, 1.0).cross(b.minus(a)).normalized();
@@ -451,6 +488,7 @@ mod tests {
             &mut square(),
             &[true, false, true],
             0.1,
+            false,
             None,
             &mut Known::default()
         )
@@ -461,6 +499,7 @@ mod tests {
             &mut square(),
             &[true, true],
             0.1,
+            false,
             None,
             &mut Known::default()
         )
