@@ -179,16 +179,25 @@ fn live_below(applied: &[Applied], i: usize, base: Option<usize>, cx: &ModContex
     let mut live = base.and_then(|b| of_base(cx, b));
     for (j, a) in applied.iter().enumerate().skip(i + 1).rev() {
         if let Some(level) = modifier_level(a, cx) {
-            live = level.map(|word| Live {
-                layer: a.name.to_string(),
-                level: word,
-                vertices: if a.class == super::EDIT_POLY {
-                    edit_poly_vertices(applied, j, base, cx, word)
+            live = level.map(|word| {
+                let (vertices, faces) = if a.class == super::EDIT_POLY {
+                    edit_poly_selection(applied, j, base, cx, word)
                 } else {
-                    Vertices::Unread(format!("the selection of modifier {} is not read", a.name))
-                },
-                faces: (a.class == super::EDIT_MESH && FACE_LEVELS.contains(&word))
-                    .then(|| edit_mesh_faces(a)),
+                    (
+                        Vertices::Unread(format!(
+                            "the selection of modifier {} is not read",
+                            a.name
+                        )),
+                        (a.class == super::EDIT_MESH && FACE_LEVELS.contains(&word))
+                            .then(|| edit_mesh_faces(a)),
+                    )
+                };
+                Live {
+                    layer: a.name.to_string(),
+                    level: word,
+                    vertices,
+                    faces,
+                }
             });
         } else if super::leaves_selection_alone(a.class) || super::moves_points_only(a.class) {
             // Deformers and mapping modifiers keep the vertices, their
@@ -249,17 +258,27 @@ fn saved_faces(found: Option<&Chunk>, id: u16) -> Faces {
 const EPM_STACK_SELECTION: u16 = 4;
 const EPM_SS_USE: u16 = 5;
 
-/// The vertices of the selection the Edit Poly at `applied[j]` leaves at
-/// `level`: the vertex, edge or face bits it saves in its local data (0x0200,
-/// 0x0210, 0x0220), sized to its output, read over our replay of that output
-/// (its vertices, MNMesh's edge list where known, its polygons' corners).
-fn edit_poly_vertices(
+/// The selection the Edit Poly at `applied[j]` leaves at `level`: the
+/// vertex, edge or face bits it saves in its local data (0x0200, 0x0210,
+/// 0x0220), sized to its output, read over our replay of that output (its
+/// vertices, MNMesh's edge list where known, its polygons' corners). As
+/// vertices, and at face levels as the triangles of the mesh it hands up
+/// (each polygon's in polygon order, `PolyMesh::to_mesh`), which a UVW Map
+/// maps.
+fn edit_poly_selection(
     applied: &[Applied],
     j: usize,
     base: Option<usize>,
     cx: &ModContext,
     level: &str,
-) -> Vertices {
+) -> (Vertices, Option<Faces>) {
+    let at_faces = ["face", "element"].contains(&level);
+    let unread = |why: String| {
+        (
+            Vertices::Unread(why.clone()),
+            at_faces.then_some(Faces::Unread(why)),
+        )
+    };
     let a = &applied[j];
     let flag = |id: u16| -> Option<bool> {
         let pb = pblock::reference(&cx.eval.graph, a.object, 0)?;
@@ -273,15 +292,15 @@ fn edit_poly_vertices(
     match (flag(EPM_STACK_SELECTION), flag(EPM_SS_USE)) {
         (Some(false), Some(false)) => {}
         (Some(true), _) => {
-            return Vertices::Unread(
+            return unread(
                 "it passes up the stack's selection below it (epm_stack_selection)".to_string(),
             )
         }
         (_, Some(true)) => {
-            return Vertices::Unread("soft selection is on; its weights are not derived".into())
+            return unread("soft selection is on; its weights are not derived".into())
         }
         _ => {
-            return Vertices::Unread(
+            return unread(
                 "its stack-selection and soft-selection settings are not read".to_string(),
             )
         }
@@ -290,10 +309,10 @@ fn edit_poly_vertices(
         "vertex" => 0x0200,
         "edge" | "border" => 0x0210,
         "face" | "element" => 0x0220,
-        _ => return Vertices::Unread(format!("its {level} level is not known")),
+        _ => return unread(format!("its {level} level is not known")),
     };
     let Some(base) = base else {
-        return Vertices::Unread("the stack's base object is not known here".to_string());
+        return unread("the stack's base object is not known here".to_string());
     };
     let saved = a
         .mod_app
@@ -301,28 +320,28 @@ fn edit_poly_vertices(
         .and_then(|l| l.children().iter().find(|c| c.id == id));
     let bits = match saved.map(super::bits) {
         Some(Ok(b)) => b,
-        Some(Err(e)) => return Vertices::Unread(format!("its saved selection: {e}")),
-        None => return Vertices::Unread(format!("no saved {level} selection (0x{id:04x})")),
+        Some(Err(e)) => return unread(format!("its saved selection: {e}")),
+        None => return unread(format!("no saved {level} selection (0x{id:04x})")),
     };
     let poly = match super::edit_poly::polygons_from(applied, j, base, cx) {
         Ok(p) => p,
-        Err(e) => return Vertices::Unread(format!("its output is not evaluated: {e}")),
+        Err(e) => return unread(format!("its output is not evaluated: {e}")),
     };
     let mut out = vec![false; poly.vertices.len()];
     let mismatch = |n: usize, what: &str| {
-        Vertices::Unread(format!(
+        unread(format!(
             "its saved selection holds {} {what}, our replay {n}",
             bits.len()
         ))
     };
     match id {
-        0x0200 if bits.len() == out.len() => return Vertices::Read(bits),
-        0x0200 => return mismatch(out.len(), "vertices"),
+        0x0200 if bits.len() == out.len() => (Vertices::Read(bits), None),
+        0x0200 => mismatch(out.len(), "vertices"),
         0x0210 => {
             // Edge bits index MNMesh's edge list, known only where the
             // replay kept Max's numbering.
             let Some(edges) = poly.edges.as_ref() else {
-                return Vertices::Unread("its output's edge numbering is not known".to_string());
+                return unread("its output's edge numbering is not known".to_string());
             };
             if bits.len() != edges.len() {
                 return mismatch(edges.len(), "edges");
@@ -334,21 +353,26 @@ fn edit_poly_vertices(
                     }
                 }
             }
+            (Vertices::Read(out), None)
         }
         _ => {
             if bits.len() != poly.faces.len() {
                 return mismatch(poly.faces.len(), "faces");
             }
-            for (f, _) in poly.faces.iter().zip(&bits).filter(|(_, &s)| s) {
-                for &v in &f.v {
-                    if let Some(x) = out.get_mut(v as usize) {
-                        *x = true;
+            let mut triangles = Vec::new();
+            for (f, &s) in poly.faces.iter().zip(&bits) {
+                triangles.extend(std::iter::repeat_n(s, f.tris.len()));
+                if s {
+                    for &v in &f.v {
+                        if let Some(x) = out.get_mut(v as usize) {
+                            *x = true;
+                        }
                     }
                 }
             }
+            (Vertices::Read(out), Some(Faces::Read(triangles)))
         }
     }
-    Vertices::Read(out)
 }
 
 /// The level a selection-setting modifier leaves: Some(None) at object
