@@ -70,16 +70,21 @@ pub(super) struct Known {
 /// whose side 0 was numbered last, starts at side 1, as Unwrap UVW's cache of
 /// the result shows; PictureFrame.max's box faces at side 0). After an
 /// extrusion made the face, its new sides were numbered from its start, so
-/// the next one starts there too (Mug's extrusion after its Inset). Otherwise
-/// side 0, which nothing confirms.
+/// the next one starts there too (Mug's extrusion after its Inset). Without
+/// the whole numbering, a face all of whose sides are in the prefix earlier
+/// extrusions kept (they only append edges, so its lowest side is still the
+/// lowest) starts there too: ccharri's Rocket.max extrudes cylinder side
+/// quads after five Bevels from their lowest side, as its 3DS export shows.
+/// Otherwise side 0, which nothing confirms.
 fn start_side(
     v: &[u32],
     face: usize,
     before: Option<&[[u32; 2]]>,
     known: &Known,
 ) -> Result<usize, EvalError> {
-    let Some(edges) = before else {
-        return Ok(known.starts.get(&face).copied().unwrap_or(0));
+    let fallback = known.starts.get(&face).copied().unwrap_or(0);
+    let Some(edges) = before.or(known.prefix.as_deref()) else {
+        return Ok(fallback);
     };
     let index: HashMap<(u32, u32), usize> = edges
         .iter()
@@ -90,12 +95,16 @@ fn start_side(
     let mut best = (usize::MAX, 0);
     for j in 0..n {
         let (a, b) = (v[j], v[(j + 1) % n]);
-        let i = *index.get(&(a.min(b), a.max(b))).ok_or_else(|| {
-            EvalError::malformed(
+        let Some(&i) = index.get(&(a.min(b), a.max(b))) else {
+            if before.is_none() {
+                // A side made since the prefix: that numbering is not known.
+                return Ok(fallback);
+            }
+            return Err(EvalError::malformed(
                 "",
                 format!("face {face}: side {a}-{b} is not in the edge list"),
-            )
-        })?;
+            ));
+        };
         best = best.min((i, j));
     }
     Ok(best.1)
@@ -475,6 +484,39 @@ mod tests {
         .expect("again");
         assert_eq!(m.faces[0].v, [12, 9, 10, 11]);
         assert_eq!(known.starts[&0], 1);
+    }
+
+    #[test]
+    fn a_kept_prefix_orders_untouched_faces_and_not_extruded_ones() {
+        // Side 1 (1 → 2) numbered first, then the numbering lost (an
+        // extrusion of the triangle made new edges): the square, all of whose
+        // sides are in the kept prefix, still starts at side 1.
+        let mut m = square();
+        let known_edges = vec![[1, 2], [0, 1], [2, 3], [3, 0], [1, 4], [4, 2]];
+        let mut known = Known {
+            prefix: Some(known_edges),
+            ..Known::default()
+        };
+        extrude_faces(&mut m, &[true, false], false, None, &mut known).expect("extrude");
+        assert_eq!(m.faces[0].v, [8, 5, 6, 7]);
+        // Its new sides are not in the prefix: the start it took is kept.
+        extrude_faces(
+            &mut m,
+            &[true, false, false, false, false, false],
+            false,
+            None,
+            &mut known,
+        )
+        .expect("again");
+        assert_eq!(m.faces[0].v, [12, 9, 10, 11]);
+        // A face with a side missing from the prefix and no start: side 0.
+        let mut m = square();
+        let mut known = Known {
+            prefix: Some(vec![[1, 2], [0, 1]]),
+            ..Known::default()
+        };
+        extrude_faces(&mut m, &[true, false], false, None, &mut known).expect("extrude");
+        assert_eq!(m.faces[0].v, [5, 6, 7, 8]);
     }
 
     /// A 32-sided prism of radius 5.8 and height 10: bottom cap (face 0),
