@@ -7,7 +7,10 @@
 //! the file's unit), or why our mesh is refused. One line per node, then a
 //! summary line. Used for the sweep measurements in docs/unseen-files.md
 //! (files that cannot be in the corpus). An FBX may come from another save
-//! than the .max: a difference says "compare", not "wrong".
+//! than the .max: a difference says "compare", not "wrong". With
+//! `MESH_CHECK_VERBOSE` set, each vertex of a differing node farther than
+//! 1e-4 of the size from the FBX's vertex of the same index (Max's order) is
+//! printed with both positions.
 
 #[path = "../dev/fbx.rs"]
 mod fbx_dev;
@@ -76,6 +79,14 @@ fn main() {
         if same {
             equal += 1;
             worst = worst.max(d);
+        }
+        if !same && std::env::var_os("MESH_CHECK_VERBOSE").is_some() {
+            for (i, (p, q)) in ours.iter().zip(&theirs).enumerate() {
+                let e = (0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f64>().sqrt();
+                if e > 1e-4 * size {
+                    println!("  {name} v{i}\tours {p:?}\tFBX {q:?}\t{:.2e}", e / size);
+                }
+            }
         }
         println!(
             "{name}\t{}\tours {} / FBX {} vertices\tworst {d:.2e} of size {size:.3}",

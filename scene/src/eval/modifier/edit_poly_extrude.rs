@@ -111,8 +111,10 @@ impl Numbering<'_> {
 /// Insets on its lathe's polygons, the FBX of the scene numbering the new
 /// corners of the second to the last from the side numbered first). After an
 /// extrusion made the face, its new sides were numbered from its start, so
-/// the next one starts there too (Mug's extrusion after its Inset). Otherwise
-/// side 0, which nothing confirms.
+/// the next one starts there too (Mug's extrusion after its Inset). ccharri's
+/// Rocket.max extrudes cylinder side quads after five Bevels from their lowest
+/// kept side, as its 3DS export shows. Otherwise side 0, which nothing
+/// confirms.
 fn start_side(
     v: &[u32],
     face: usize,
@@ -579,6 +581,40 @@ mod tests {
         };
         extrude_faces(&mut lone, &[false, true], false, None, &mut known).expect("lone");
         assert_eq!(lone.faces[1].v, [5, 6, 7]);
+    }
+
+    #[test]
+    fn a_kept_prefix_orders_untouched_faces_and_not_extruded_ones() {
+        // Side 1 (1 → 2) numbered first, then the numbering lost (an
+        // extrusion of the triangle made new edges): the square, all of whose
+        // sides are in the kept prefix, still starts at side 1.
+        let mut m = square();
+        let known_edges = vec![[1, 2], [0, 1], [2, 3], [3, 0], [1, 4], [4, 2]];
+        let mut known = Known {
+            prefix: Some(known_edges),
+            ..Known::default()
+        };
+        extrude_faces(&mut m, &[true, false], false, None, &mut known).expect("extrude");
+        assert_eq!(m.faces[0].v, [8, 5, 6, 7]);
+        // Its new sides are not in the prefix: the start it took is kept.
+        extrude_faces(
+            &mut m,
+            &[true, false, false, false, false, false],
+            false,
+            None,
+            &mut known,
+        )
+        .expect("again");
+        assert_eq!(m.faces[0].v, [12, 9, 10, 11]);
+        // A side missing from the prefix was made after it, so it numbers
+        // above every kept edge: the lowest kept side still starts the loop.
+        let mut m = square();
+        let mut known = Known {
+            prefix: Some(vec![[1, 2], [0, 1]]),
+            ..Known::default()
+        };
+        extrude_faces(&mut m, &[true, false], false, None, &mut known).expect("extrude");
+        assert_eq!(m.faces[0].v, [8, 5, 6, 7]);
     }
 
     /// A 32-sided prism of radius 5.8 and height 10: bottom cap (face 0),

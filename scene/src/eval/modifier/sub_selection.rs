@@ -7,9 +7,10 @@
 //! object level the whole object is used.
 //!
 //! Where the selection is read (an Editable Poly's MNMesh flags at its saved
-//! level, or the bits an Edit Poly saves sized to its output, read over our
-//! replay of that output; soft selection off, with only modifiers that keep
-//! the vertices and the selection between it and a deformer), the deformer
+//! level, its selected polygons' triangles for UVW Map, or the bits an Edit
+//! Poly saves sized to its output, read over our replay of that output; soft
+//! selection off, with only modifiers that keep the vertices and the
+//! selection between it and a deformer), the deformer
 //! moves the selected vertices and leaves the others exactly where they were.
 //! Everything else (a selection of Edit Mesh, Mesh Select, Poly Select,
 //! Select By Channel or an Editable Mesh, an Edit Poly passing up the stack's
@@ -459,11 +460,17 @@ fn of_base(cx: &ModContext, base: usize) -> Option<Live> {
                 Vertices::Unread("its soft selection setting (ep_ss_use) is not read".to_string())
             }
         };
+        // At face level the MNFace selection flags, over the triangles of
+        // the mesh the object gives (`mesh::poly_selected_triangles`).
+        let faces = (level == 3).then(|| match mesh::poly_selected_triangles(geom) {
+            Ok(f) => Faces::Read(f),
+            Err(e) => Faces::Unread(e.to_string()),
+        });
         return Some(Live {
             layer,
             level: word,
             vertices,
-            faces: None,
+            faces,
         });
     }
     if class.class_id == mesh::EDITABLE_MESH {

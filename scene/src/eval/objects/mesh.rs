@@ -414,6 +414,31 @@ impl Cursor<'_> {
     }
 }
 
+/// The triangles an Editable Poly's selected polygons give (MNFace's MN_SEL
+/// flag), one entry per triangle of the mesh [`editable_poly`] builds from
+/// its GeomBuffers `geom`: each live polygon's flag repeated over its
+/// triangles, in the same order. A face-level modifier above (UVW Map)
+/// acts on these triangles.
+pub fn poly_selected_triangles(geom: &[Chunk]) -> Result<Vec<bool>, EvalError> {
+    let leaf = |id: u16| geom.iter().find(|c| c.id == id).and_then(Chunk::payload);
+    let faces = leaf(0x011a).ok_or_else(|| {
+        EvalError::not_evaluated_why(
+            "a face selection",
+            "the faces are in per-face records, whose flags are not read",
+        )
+    })?;
+    let vertices = dead::poly_vertices(
+        leaf(0x0100).ok_or_else(|| EvalError::malformed("", "no poly vertex chunk 0x0100"))?,
+    )?;
+    let mut out = Vec::new();
+    for (poly, flags) in poly_faces_flagged(faces, vertices.len())? {
+        // A dead polygon (no corners) gives no triangle (`dead::collapse`).
+        let n = triangle_corners(&poly).len();
+        out.extend(std::iter::repeat_n(flags & MN_SEL != 0, n));
+    }
+    Ok(out)
+}
+
 /// Poly face records (0x011a): u32 corner count, corners, u16 field bits, then the
 /// announced fields; an unknown bit is an error (the layout would desync).
 fn poly_faces(p: &[u8], nverts: usize) -> Result<Vec<Poly>, EvalError> {

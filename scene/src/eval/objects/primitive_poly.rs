@@ -54,9 +54,12 @@ pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, E
             }
             let mut poly = cylinder(p, cone, version)?;
             match version {
-                // How `BuildCylinderPoly` numbers its edges is not known: edge
-                // operations on it are refused.
-                0 => {}
+                // `BuildCylinderPoly` ends with `MNMesh::FillInMesh` (Max SDK
+                // sample cyl.cpp), which numbers the edges in face-walk order
+                // (our faces and corners are the builder's): ccharri's
+                // Rocket.max extrudes side quads from their lowest-numbered
+                // side, as its 3DS export shows.
+                0 => poly.edges = Some(poly.walked_edges()),
                 1 => {
                     from_triangles_order(&mut poly)?;
                     if let Some(edges) = cylinder_triangle_edges(p, cone, &poly)? {
@@ -231,10 +234,14 @@ fn cylinder_triangle_edges(
 /// form does); the caps are mapped flat, U = (1 − y/r)/2, V = (1 + x/r)/2 (the
 /// mapper turns a quarter about Z), r the larger radius of a Cone (the mapper
 /// fits the object; no Cone reference holds that mapping).
+///
+/// A negative radius builds as 0, as in the triangle form (cone.cpp's
+/// `BuildPoly` limits both radii to [0, 1e30] too).
 fn cylinder(p: &Params, cone: bool, version: i32) -> Result<PolyMesh, EvalError> {
     let o = usize::from(cone);
-    let r1 = p.float(0)?;
-    let r2 = if cone { p.float(1)? } else { r1 };
+    let limited = |i: usize| -> Result<f64, EvalError> { Ok(p.float(i)?.clamp(0.0, 1.0e30)) };
+    let r1 = limited(0)?;
+    let r2 = if cone { limited(1)? } else { r1 };
     let h = p.float(1 + o)?;
     let (hs, caps, n) = (p.segments(2 + o)?, p.segments(3 + o)?, p.segments(4 + o)?);
     if n < 3 {
@@ -460,6 +467,32 @@ mod tests {
             poly.validate().expect("valid");
         }
         assert!(build(GEOSPHERE, &geo(2, true), &[]).is_err());
+    }
+
+    #[test]
+    fn a_version_0_cylinder_numbers_its_edges_as_fill_in_mesh_walks_them() {
+        // cyl.cpp's BuildCylinderPoly ends with MNMesh::FillInMesh: faces in
+        // order, sides from corner j to j + 1, an edge numbered when first
+        // met. So a side quad after the first shares its left side (corner 3
+        // → 0) with the quad before, where that side was numbered: it is the
+        // quad's lowest-numbered side, but for the last quad, whose right
+        // side (corner 1 → 2) the first quad numbered even earlier.
+        let poly = build(CYLINDER, &cylinder_params(4), &[]).expect("version 0");
+        let edges = poly.edges.as_ref().expect("numbered");
+        let index = |a: u32, b: u32| {
+            edges
+                .iter()
+                .position(|e| (e[0] == a && e[1] == b) || (e[0] == b && e[1] == a))
+                .expect("a side")
+        };
+        assert_eq!(&edges[..4], [[0, 1], [1, 5], [5, 4], [4, 0]]);
+        for k in 1..4u32 {
+            let f = &poly.faces[k as usize].v;
+            assert_eq!(f, &[k, (k + 1) % 4, 4 + (k + 1) % 4, 4 + k]);
+            let sides: Vec<usize> = (0..4).map(|j| index(f[j], f[(j + 1) % 4])).collect();
+            let lowest = (0..4).min_by_key(|&j| sides[j]).expect("four sides");
+            assert_eq!(lowest, if k == 3 { 1 } else { 3 }, "quad {k}: {sides:?}");
+        }
     }
 
     #[test]

@@ -156,6 +156,51 @@ mod tests {
         )]
     }
 
+    /// [`geom`] with MNFace's selection flag (MN_SEL, the extra word's bit 0)
+    /// on the triangle when `tri`, on the quad when `quad`.
+    fn selected(tri: bool, quad: bool) -> Vec<Chunk> {
+        let mut f = words(&[3, 3, 1, 2, 4]);
+        f.extend(POLY_EXTRA.to_le_bytes());
+        f.extend(words(&[u32::from(tri)]));
+        f.extend(words(&[0]));
+        f.extend(POLY_EXTRA.to_le_bytes());
+        // A dead face keeps whatever selection it had: it gives no triangle.
+        f.extend(words(&[2 | 1]));
+        f.extend(words(&[4, 1, 2, 5, 4]));
+        f.extend((POLY_EXTRA | POLY_MATERIAL | POLY_CUTS).to_le_bytes());
+        f.extend(words(&[u32::from(quad)]));
+        f.extend(3u16.to_le_bytes());
+        f.extend(words(&[0, 2]));
+        let children = geom(None)[0]
+            .children()
+            .iter()
+            .map(|c| {
+                if c.id == 0x011a {
+                    Chunk::leaf(0x011a, f.clone())
+                } else {
+                    c.clone()
+                }
+            })
+            .collect();
+        vec![Chunk::container(0x08fe, children)]
+    }
+
+    #[test]
+    fn selected_polygons_select_their_triangles() {
+        // The triangle, then the quad's two triangles, as `editable_poly`
+        // builds them; the dead face between gives none.
+        for (tri, quad) in [(true, false), (false, true), (true, true), (false, false)] {
+            let g = selected(tri, quad);
+            let (m, _) = editable_poly(&g).expect("poly with a selection");
+            let sel = super::super::poly_selected_triangles(g[0].children()).expect("selection");
+            assert_eq!(sel.len(), m.faces.len());
+            assert_eq!(sel, [tri, quad, quad], "{tri} {quad}");
+        }
+        // Per-face records (no 0x011a) keep their flags unread: refused.
+        let err = super::super::poly_selected_triangles(&[vertices()]).unwrap_err();
+        assert!(err.to_string().contains("per-face records"), "{err}");
+    }
+
     #[test]
     fn dead_vertices_and_faces_are_collapsed() {
         let (m, polys) = editable_poly(&geom(None)).expect("poly with dead parts");

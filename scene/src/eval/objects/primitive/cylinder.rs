@@ -3,6 +3,9 @@
 use super::*;
 use crate::eval::error::EvalError;
 
+/// The largest radius Max builds (cyl.cpp / cone.cpp's MAX_RADIUS).
+const MAX_RADIUS: f64 = 1.0e30;
+
 /// Cylinder (radius 0, height 1, height segments 2, cap segments 3, sides 4,
 /// smooth 5, slice on 6, generate mapping coordinates 9) and Cone (radius 1 0,
 /// radius 2 1, height 2, height segments 3, cap segments 4, sides 5, smooth 6,
@@ -25,10 +28,16 @@ use crate::eval::error::EvalError;
 /// Babylon's glTF of Max cones with one cap segment). The real-world map size
 /// scales the sides and maps the caps flat: `real_world_map` (a sliced
 /// cylinder's is not built: `real_world`).
+///
+/// A negative radius builds as 0: the SDK samples cyl.cpp and cone.cpp limit
+/// each radius to [0, 1e30] (`LimitValue` with MIN_RADIUS 0) before building,
+/// so a cone whose top radius was dragged below 0 ends in a point
+/// (ccharri's Spike_Ball.max: radius 2 saved as −5.75, 0 in its 3DS export).
 pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, EvalError> {
     let o = usize::from(cone);
-    let r1 = p.float(0)?;
-    let r2 = if cone { p.float(1)? } else { r1 };
+    let limited = |i: usize| -> Result<f64, EvalError> { Ok(p.float(i)?.clamp(0.0, MAX_RADIUS)) };
+    let r1 = limited(0)?;
+    let r2 = if cone { limited(1)? } else { r1 };
     let h = p.float(1 + o)?;
     let hs = p.segments(2 + o)?;
     let caps = p.segments(3 + o)?;

@@ -210,6 +210,24 @@ fn cap_segments_and_negative_height() {
 }
 
 #[test]
+fn a_negative_cone_radius_builds_as_zero() {
+    // cone.cpp limits both radii to [0, 1e30] before building: a top radius
+    // saved below 0 gives the pointed cone Max shows, not a flared one.
+    for height in [20.0f32, -20.0] {
+        let pointed = cone(0.0, height, 1);
+        let negative = cone(-5.75, height, 1);
+        assert_eq!(negative.vertices, pointed.vertices, "{height}");
+        assert_eq!(negative.faces, pointed.faces, "{height}");
+        let h = f64::from(height);
+        assert!(negative
+            .vertices
+            .iter()
+            .filter(|p| p.2 == h)
+            .all(|p| p.0 == 0.0 && p.1 == 0.0));
+    }
+}
+
+#[test]
 fn sliced_cylinders_and_cones() {
     // A cone sliced from 270° (from) to 30° (to): 240° swept anticlockwise
     // from 30°, in 8 sides of 30°.
