@@ -5,7 +5,10 @@
 //! and each polygon corner's UV; its polygons may be Max's polygons or triangles,
 //! so corners are compared by vertex: every FBX corner (vertex, UV) must be a
 //! corner of ours on the same vertex with the same UV (within 1e-4), and every
-//! corner of ours one of the FBX's. A node whose vertex count differs is from
+//! corner of ours one of the FBX's; then corner for corner, each corner of a
+//! triangle of ours against the corner of the FBX polygon the triangle lies
+//! in (Kenjis_Room's Box007, a Box of negative height, had every side corner
+//! at 1 − U of the FBX's while the sets were equal). A node whose vertex count differs is from
 //! another revision of the model (the FBX files may predate the .max) and is
 //! listed, not compared.
 
@@ -156,8 +159,26 @@ fn evaluated_uvs_match_fbx() {
                     faces_of.entry(v).or_default().push(pi);
                 }
             }
+            let poly_uvs: Vec<Vec<[f64; 2]>> = fm
+                .faces
+                .iter()
+                .map(|f| {
+                    (f.index_begin..f.index_begin + f.num_indices)
+                        .map(|i| {
+                            let uv = fm.vertex_uv[i as usize];
+                            [uv.x, uv.y]
+                        })
+                        .collect()
+                })
+                .collect();
+            // Corner for corner: each corner of a triangle of ours against
+            // the corner of the FBX polygon it runs forward around, on the
+            // same vertex. The (vertex, UV) sets above cannot see two UVs
+            // swapped between the faces around a vertex (a Box of 8
+            // vertices: every corner's UV is some corner's of the vertex).
+            let mut crossed = 0;
             let (mut forward, mut reversed) = (0, 0);
-            for f in &mesh.faces {
+            for (f, tf) in mesh.faces.iter().zip(&ch.faces) {
                 let [a, b, c] = f.v;
                 let mut verdict = None;
                 for &pi in faces_of.get(&a).into_iter().flatten() {
@@ -169,6 +190,16 @@ fn evaluated_uvs_match_fbx() {
                     let rising = [i < j, j < k, k < i].iter().filter(|&&x| x).count();
                     verdict = Some(rising == 2);
                     if rising == 2 {
+                        for (&corner, &ti) in [i, j, k].iter().zip(tf) {
+                            let t = ch.vertices[ti as usize];
+                            let theirs = poly_uvs[pi][corner];
+                            let d = (f64::from(t[0]) - theirs[0])
+                                .abs()
+                                .max((f64::from(t[1]) - theirs[1]).abs());
+                            if d > 1e-4 {
+                                crossed += 1;
+                            }
+                        }
                         break;
                     }
                 }
@@ -177,6 +208,11 @@ fn evaluated_uvs_match_fbx() {
                     Some(false) => reversed += 1,
                     None => {}
                 }
+            }
+            if crossed > 0 {
+                failures.push(format!(
+                    "{max}/{name}: {crossed} corners of ours off the UV of their FBX polygon's corner"
+                ));
             }
             windings += forward + reversed;
             if reversed > 0 {

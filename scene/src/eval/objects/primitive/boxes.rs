@@ -109,14 +109,15 @@ pub fn box_mesh(p: &Params) -> Result<Mesh, EvalError> {
     }
     let mut maps = if p.flag(6, true) {
         let sizes = p.real_world().then_some((w as f32, l as f32, h as f32));
-        box_mapping(&v, &at, &faces, (ws, ls, hs), sizes)
+        box_mapping(&v, &at, &faces, (ws, ls, hs), sizes, h < 0.0)
     } else {
         Vec::new()
     };
     if h < 0.0 {
         // The top grid lies below the bottom one: Max turns every face over so
         // the box stays outward (checked against the FBX of Kenjis_Room's
-        // Box007); the mapping is that of the unturned faces.
+        // Box007); the caps keep the mapping of the unturned faces, the sides
+        // take that of the turned ones (`box_mapping`).
         for f in &mut faces {
             f.v.swap(1, 2);
             f.flags = (f.flags & !0b101) | (f.flags & 1) << 2 | (f.flags >> 2 & 1);
@@ -142,6 +143,7 @@ pub(super) fn box_mapping(
     faces: &[Face],
     (ws, ls, hs): (usize, usize, usize),
     sizes: Option<(f32, f32, f32)>,
+    turned: bool,
 ) -> Vec<MapChannel> {
     // The coordinates along one side: k / n, or k · size / n summed in
     // single precision for the real-world map size.
@@ -192,7 +194,11 @@ pub(super) fn box_mapping(
             } else {
                 2
             };
-            let negative = [n.0, n.1, n.2][axis] < 0.0;
+            // A side of a box turned over (negative height) is mapped as
+            // it faces once turned: U runs the other way than on the
+            // unturned face (Kenjis_Room's Box007: the FBX's side corners
+            // at 1 − U of the unturned mapping, its caps at it).
+            let negative = ([n.0, n.1, n.2][axis] < 0.0) != (turned && axis < 2);
             f.v.map(|i| {
                 let [ix, iy, iz] = at[i as usize];
                 let idx = match (axis, negative) {
