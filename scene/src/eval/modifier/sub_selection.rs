@@ -360,9 +360,8 @@ fn edit_poly_selection(
             if bits.len() != poly.faces.len() {
                 return mismatch(poly.faces.len(), "faces");
             }
-            let mut triangles = Vec::new();
+            let triangles = polygon_selection_on_triangles(&poly, &bits);
             for (f, &s) in poly.faces.iter().zip(&bits) {
-                triangles.extend(std::iter::repeat_n(s, f.tris.len()));
                 if s {
                     for &v in &f.v {
                         if let Some(x) = out.get_mut(v as usize) {
@@ -374,6 +373,19 @@ fn edit_poly_selection(
             (Vertices::Read(out), Some(Faces::Read(triangles)))
         }
     }
+}
+
+/// Per-polygon selection bits as the triangles `PolyMesh::to_mesh` makes:
+/// each polygon's bit over its triangles, in polygon order.
+fn polygon_selection_on_triangles(
+    poly: &crate::eval::objects::poly::PolyMesh,
+    bits: &[bool],
+) -> Vec<bool> {
+    let mut out = Vec::new();
+    for (f, &s) in poly.faces.iter().zip(bits) {
+        out.extend(std::iter::repeat_n(s, f.tris.len()));
+    }
+    out
 }
 
 /// The level a selection-setting modifier leaves: Some(None) at object
@@ -525,4 +537,35 @@ fn soft_selection(cx: &ModContext, base: usize) -> Option<bool> {
             _ => None,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::objects::poly::{PolyFace, PolyMesh};
+
+    #[test]
+    fn polygon_bits_select_each_of_their_triangles_in_order() {
+        // A triangle, a pentagon (3 triangles) and a quad (2): the mesh Edit
+        // Poly hands up has 6 triangles, and a UVW Map on its face selection
+        // maps the selected polygons' triangles.
+        let p = crate::eval::core::math::Vec3(0.0, 0.0, 0.0);
+        let poly = PolyMesh {
+            vertices: vec![p; 8],
+            faces: vec![
+                PolyFace::fan(vec![0, 1, 2], 0, 0),
+                PolyFace::fan(vec![0, 2, 3, 4, 5], 0, 0),
+                PolyFace::fan(vec![5, 6, 7, 0], 0, 0),
+            ],
+            maps: Vec::new(),
+            edges: None,
+            normals: None,
+        };
+        let mesh = poly.to_mesh().expect("triangles");
+        let sel = polygon_selection_on_triangles(&poly, &[false, true, false]);
+        assert_eq!(sel.len(), mesh.faces.len());
+        assert_eq!(sel, [false, true, true, true, false, false]);
+        let sel = polygon_selection_on_triangles(&poly, &[true, false, true]);
+        assert_eq!(sel, [true, false, false, false, true, true]);
+    }
 }

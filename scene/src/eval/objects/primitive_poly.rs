@@ -229,9 +229,10 @@ fn cylinder_triangle_edges(
 /// known; the triangle mesh version 1 converts keeps it).
 ///
 /// Mapping is Max's cylindrical mapper with caps (the `UVWMapper` the builder
-/// applies): on the sides U = ¾ + angle/2π wrapped above 1 and V = z/height, a
-/// quad across the seam moving its corners above ½ down by 1 (as the triangle
-/// form does); the caps are mapped flat, U = (1 − y/r)/2, V = (1 + x/r)/2 (the
+/// applies): on the sides U = ¾ + angle/2π wrapped above 1 and V = z/height, the
+/// quad across the seam taking its second corners one turn up, next to its
+/// first (unlike the triangle form, whose corners above ½ move down: the FBX
+/// of Lantern.max, cat.max and man.max); the caps are mapped flat, U = (1 − y/r)/2, V = (1 + x/r)/2 (the
 /// mapper turns a quarter about Z), r the larger radius of a Cone (the mapper
 /// fits the object; no Cone reference holds that mapping).
 ///
@@ -303,14 +304,20 @@ fn cylinder(p: &Params, cone: bool, version: i32) -> Result<PolyMesh, EvalError>
                 at(row, k + 1),
                 at(row, k),
             ];
-            let us = [angles[k], angles[(k + 1) % n]];
-            let seam = (us[0] - us[1]).abs() > 0.5;
-            let fix = |u: f64| if seam && u > 0.5 { u - 1.0 } else { u };
+            // The quad's corners follow its first one across the seam.
+            let (u0, u1) = (angles[k], angles[(k + 1) % n]);
+            let u1 = if u1 - u0 > 0.5 {
+                u1 - 1.0
+            } else if u0 - u1 > 0.5 {
+                u1 + 1.0
+            } else {
+                u1
+            };
             map_faces.push(vec![
-                uv.at(fix(us[0]), va),
-                uv.at(fix(us[1]), va),
-                uv.at(fix(us[1]), vb),
-                uv.at(fix(us[0]), vb),
+                uv.at(u0, va),
+                uv.at(u1, va),
+                uv.at(u1, vb),
+                uv.at(u0, vb),
             ]);
             faces.push(PolyFace::fan(v, 2, 1 << 3));
         }
@@ -376,6 +383,33 @@ mod tests {
             Value::Float(0.0),
             Value::Int(1),
         ])
+    }
+
+    /// The version-0 polygon cylinder's side quad across the seam: its
+    /// second corners follow the first, whose U is below 1, to above 1 — as
+    /// the FBX of danshaub's Lantern.max (Cylinder001, 18 sides) and
+    /// SnubbleJr's cat.max and man.max hold them, 0.972 and 1.028 where the
+    /// triangle cylinder's rule gave −0.028 and 0.028.
+    #[test]
+    fn the_polygon_cylinder_quad_across_the_seam_follows_its_first_corner() {
+        let poly = build(CYLINDER, &cylinder_params(18), &[]).expect("version 0");
+        let map = &poly.maps[0];
+        let us: Vec<Vec<f64>> = map.faces[..18]
+            .iter()
+            .map(|f| {
+                f.iter()
+                    .map(|&t| f64::from(map.vertices[t as usize][0]))
+                    .collect()
+            })
+            .collect();
+        // Every side quad spans one step of U, 1/18, none wrapped around.
+        for u in &us {
+            assert!((u[1] - u[0] - 1.0 / 18.0).abs() < 1e-6, "{u:?}");
+            assert_eq!((u[0], u[1]), (u[3], u[2]));
+        }
+        // Quad 4 runs from 80° to 100°, across +Y where U wraps.
+        assert!((us[4][0] - (0.75 + 4.0 / 18.0)).abs() < 1e-6);
+        assert!(us[4][1] > 1.0);
     }
 
     /// A version-1 Cylinder with cap segments: 2 + sides × (height segments
