@@ -74,6 +74,47 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
     apply_to_faces(m, mesh, cx, None)
 }
 
+/// Per triangle of `mesh`, the first vertex of the polygon it comes from,
+/// when the UVW Map's input is an MNMesh (an Edit Poly below it, or an
+/// Editable Poly base, with only modifiers that keep the polygons between):
+/// Max maps such a mesh polygon by polygon. None for a triangle mesh, or
+/// where the polygons do not account for the triangles.
+fn polygon_leads(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Option<Vec<u32>> {
+    let (stack, base, at) = cx.place(m).ok()?;
+    let below = stack.get(at + 1..)?;
+    let firsts: Vec<(u32, usize)> = match below
+        .iter()
+        .position(|b| !super::turbo_smooth::keeps_polygons(b))
+    {
+        Some(j) if below[j].class == super::EDIT_POLY => {
+            super::edit_poly::polygons_from(&stack, at + 1 + j, base, cx)
+                .ok()?
+                .faces
+                .iter()
+                .map(|f| Some((*f.v.first()?, f.tris.len())))
+                .collect::<Option<_>>()?
+        }
+        Some(_) => return None,
+        None => {
+            let class = super::base_class(cx, base).ok()?;
+            if class.class_id != crate::eval::objects::mesh::EDITABLE_POLY {
+                return None;
+            }
+            let (_, loops) =
+                crate::eval::objects::mesh::editable_poly(cx.eval.chunks(base)).ok()?;
+            loops
+                .iter()
+                .map(|p| Some((*p.v.first()?, p.v.len().checked_sub(2)?)))
+                .collect::<Option<_>>()?
+        }
+    };
+    let mut leads = Vec::with_capacity(mesh.faces.len());
+    for (v, n) in firsts {
+        leads.extend(std::iter::repeat_n(v, n));
+    }
+    (leads.len() == mesh.faces.len()).then_some(leads)
+}
+
 /// UVW Map on the faces `only` selects (None: every face), as Max's
 /// `Mesh::ApplyUVWMap` does with a face selection: each selected face gets
 /// three new map vertices of its own, appended to the channel, and the map
@@ -127,7 +168,13 @@ pub(super) fn apply_to_faces(
             "a flip with tiling {tile:?} (whether Max mirrors before or after tiling is not pinned)"
         )));
     }
-    let (vertices, faces) = project::map(mesh, &to_map, projection, |uvw| {
+    let leads = matches!(
+        projection,
+        Projection::Cylindrical { .. } | Projection::Spherical
+    )
+    .then(|| polygon_leads(m, mesh, cx))
+    .flatten();
+    let (vertices, faces) = project::map(mesh, &to_map, projection, leads.as_deref(), |uvw| {
         tile_flip(uvw, tile, flip, negate)
     });
     if let Some(selected) = only {

@@ -54,10 +54,17 @@ const SQUARE: [[f64; 2]; 4] = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
 
 /// The texture vertices and faces of `mesh` under `projection` (`to_map`
 /// takes object space to map space; `finish` applies tile and flip).
+///
+/// `leads`, one per face, names the first corner of the polygon each
+/// triangle comes from when the input is polygons (an MNMesh): Max maps a
+/// polygon at once, its corners across a wrapping seam following that first
+/// corner (guardTower.max's and torch.max's FBX), where on triangles the
+/// corners above ½ move down.
 pub(super) fn map(
     mesh: &Mesh,
     to_map: &Mat43,
     projection: Projection,
+    leads: Option<&[u32]>,
     finish: impl Fn(Vec3) -> [f32; 3],
 ) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
     let q: Vec<Vec3> = mesh
@@ -104,7 +111,8 @@ pub(super) fn map(
                         .unwrap_or(Vec3(0.0, 0.0, 0.0))
                 });
                 let normal = to_map.transform_vector(o[1].minus(o[0]).cross(o[2].minus(o[0])));
-                corners(&p, normal, projection)
+                let lead = leads.and_then(|l| l.get(i)).map(|&v| at(v));
+                corners(&p, normal, projection, lead)
             }
         };
         let tv = std::array::from_fn(|k| {
@@ -125,7 +133,7 @@ pub(super) fn map(
 /// GeoSphere primitive makes for its generated mapping (SDK sample
 /// gsphere.cpp; tiling 1, or 2π·r and π·r with the real-world map size on).
 pub(crate) fn spherical_channel(mesh: &Mesh, tile: [f32; 2]) -> MapChannel {
-    let (vertices, faces) = map(mesh, &Mat43::IDENTITY, Projection::Spherical, |x| {
+    let (vertices, faces) = map(mesh, &Mat43::IDENTITY, Projection::Spherical, None, |x| {
         [
             (x.0 * f64::from(tile[0])) as f32,
             (x.1 * f64::from(tile[1])) as f32,
@@ -141,7 +149,7 @@ pub(crate) fn spherical_channel(mesh: &Mesh, tile: [f32; 2]) -> MapChannel {
 
 /// The UVW of a face's three corners (`p` in map space; `normal` the face's
 /// object-space normal as a map-space vector).
-fn corners(p: &[Vec3; 3], normal: Vec3, projection: Projection) -> [Vec3; 3] {
+fn corners(p: &[Vec3; 3], normal: Vec3, projection: Projection, lead: Option<Vec3>) -> [Vec3; 3] {
     match projection {
         Projection::Planar => p.map(planar),
         Projection::Xyz => *p,
@@ -154,8 +162,8 @@ fn corners(p: &[Vec3; 3], normal: Vec3, projection: Projection) -> [Vec3; 3] {
         Projection::Cylindrical { cap: true } if matches!(main_axis(normal), 2 | 5) => {
             p.map(|x| box_side(x, 2))
         }
-        Projection::Cylindrical { .. } => wrapped(p, |x| Vec3(angle(x), x.2 + 0.5, 0.0)),
-        Projection::Spherical => wrapped(p, |x| {
+        Projection::Cylindrical { .. } => wrapped(p, lead, |x| Vec3(angle(x), x.2 + 0.5, 0.0)),
+        Projection::Spherical => wrapped(p, lead, |x| {
             let r = x.len();
             let v = if r > 0.0 {
                 (x.2 / r).clamp(-1.0, 1.0).asin() / PI + 0.5
@@ -184,13 +192,22 @@ fn on_axis(x: Vec3) -> bool {
 }
 
 /// A wrapping projection with the seam and axis handling.
-fn wrapped(p: &[Vec3; 3], f: impl Fn(Vec3) -> Vec3) -> [Vec3; 3] {
+fn wrapped(p: &[Vec3; 3], lead: Option<Vec3>, f: impl Fn(Vec3) -> Vec3) -> [Vec3; 3] {
     let mut uvw = p.map(&f);
     let off: Vec<usize> = (0..3).filter(|&k| !on_axis(p[k])).collect();
     let (lo, hi) = off.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &k| {
         (lo.min(uvw[k].0), hi.max(uvw[k].0))
     });
-    if hi - lo > 0.5 {
+    if let Some(u0) = lead.filter(|&r| !on_axis(r)).map(|r| f(r).0) {
+        // A polygon's corners follow its first one across the seam.
+        for &k in &off {
+            if uvw[k].0 - u0 > 0.5 {
+                uvw[k].0 -= 1.0;
+            } else if u0 - uvw[k].0 > 0.5 {
+                uvw[k].0 += 1.0;
+            }
+        }
+    } else if hi - lo > 0.5 {
         for &k in &off {
             if uvw[k].0 > 0.5 {
                 uvw[k].0 -= 1.0;

@@ -32,7 +32,7 @@ fn plain(x: Vec3) -> [f32; 3] {
 
 /// Per face, the UVW of each corner.
 fn corner_uvw(m: &Mesh, p: Projection) -> Vec<[[f32; 3]; 3]> {
-    let (v, f) = map(m, &identity(), p, plain);
+    let (v, f) = map(m, &identity(), p, None, plain);
     f.iter().map(|t| t.map(|i| v[i as usize])).collect()
 }
 
@@ -126,6 +126,41 @@ fn cylindrical_u_is_the_angle_and_v_the_height_with_the_seam_split() {
 }
 
 #[test]
+fn a_polygon_across_the_seam_follows_its_first_corner() {
+    // The side quad of a cylinder from just before the seam (U 0.97) to just
+    // after it (U 0.03), as two triangles. Mapped as triangles, the high
+    // corners move down; mapped as a polygon whose first corner is the high
+    // one (guardTower.max's cylinders under an Edit Poly, against their FBX),
+    // the low corners move up to it.
+    let a = |u: f64| (u - 0.5) * TAU;
+    let (a0, a1) = (a(0.97), a(0.03));
+    let m = mesh(
+        vec![
+            Vec3(a0.cos(), a0.sin(), -0.5),
+            Vec3(a1.cos(), a1.sin(), -0.5),
+            Vec3(a1.cos(), a1.sin(), 0.5),
+            Vec3(a0.cos(), a0.sin(), 0.5),
+        ],
+        vec![face([0, 1, 2], 0b011), face([0, 2, 3], 0b110)],
+    );
+    let cyl = Projection::Cylindrical { cap: false };
+    let us = |leads: Option<&[u32]>| {
+        let (v, f) = map(&m, &identity(), cyl, leads, plain);
+        f.iter()
+            .map(|t| t.map(|i| (v[i as usize][0] * 100.0).round() / 100.0))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(us(None), [[-0.03, 0.03, 0.03], [-0.03, 0.03, -0.03]]);
+    assert_eq!(us(Some(&[0, 0])), [[0.97, 1.03, 1.03], [0.97, 1.03, 0.97]]);
+    // A polygon whose first corner is the low one keeps the triangle rule's
+    // values.
+    assert_eq!(
+        us(Some(&[1, 1])),
+        [[-0.03, 0.03, 0.03], [-0.03, 0.03, -0.03]]
+    );
+}
+
+#[test]
 fn cylinder_caps_are_planar_with_cap_on() {
     let m = cylinder(12);
     let uvw = corner_uvw(&m, Projection::Cylindrical { cap: true });
@@ -200,13 +235,13 @@ fn face_mapping_gives_each_quad_the_whole_square() {
 #[test]
 fn texture_vertices_are_shared_where_the_value_is() {
     let m = cube();
-    let (v, f) = map(&m, &identity(), Projection::Planar, plain);
+    let (v, f) = map(&m, &identity(), Projection::Planar, None, plain);
     // Planar: one texture vertex per geometry vertex.
     assert_eq!(v.len(), 8);
     assert_eq!(f.len(), 12);
     // Face mapping: one texture vertex per (geometry vertex, square corner),
     // so a cube corner on three sides has at most three.
-    let (v, _) = map(&m, &identity(), Projection::Face, plain);
+    let (v, _) = map(&m, &identity(), Projection::Face, None, plain);
     assert!(v.len() > 8 && v.len() <= 24, "{}", v.len());
 }
 
@@ -226,7 +261,7 @@ fn box_side_follows_the_object_normal_carried_into_map_space() {
         vec![face([0, 1, 2], 0)],
     );
     let to_map = Mat43::scaling(Vec3(1.0 / 1.5, 1.0 / 1.5, 1.0 / 0.5));
-    let (v, f) = map(&m, &to_map, Projection::Box, plain);
+    let (v, f) = map(&m, &to_map, Projection::Box, None, plain);
     let uv = f[0].map(|i| v[i as usize]);
     // Side −z: u = ½ − ½x, v = ½ + ½y in map space.
     for (k, p) in m.vertices.iter().enumerate() {
