@@ -153,3 +153,17 @@ pub fn our_world_vertices(
         .map(|v| tm.transform_point(*v).to_array())
         .collect()
 }
+
+/// The length of the bounding box diagonal of `pts`: the size mesh
+/// comparisons measure their differences against.
+#[allow(dead_code)]
+pub fn diagonal(pts: &[[f64; 3]]) -> f64 {
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    for p in pts {
+        for i in 0..3 {
+            lo[i] = lo[i].min(p[i]);
+            hi[i] = hi[i].max(p[i]);
+        }
+    }
+    (0..3).map(|i| (hi[i] - lo[i]).powi(2)).sum::<f64>().sqrt()
+}

@@ -26,17 +26,6 @@ fn nearest(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-fn diagonal(pts: &[[f64; 3]]) -> f64 {
-    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
-    for p in pts {
-        for i in 0..3 {
-            lo[i] = lo[i].min(p[i]);
-            hi[i] = hi[i].max(p[i]);
-        }
-    }
-    (0..3).map(|i| (hi[i] - lo[i]).powi(2)).sum::<f64>().sqrt()
-}
-
 fn main() {
     let (eval, fbx) = fbx_dev::max_and_fbx_or_exit("fbx_mesh_check <file.max> <file.fbx>");
     let args: Vec<String> = std::env::args().collect();
@@ -72,7 +61,7 @@ fn main() {
             }
         };
         let ours = fbx_dev::our_world_vertices(&eval, o, &mesh);
-        let size = diagonal(&theirs).max(1e-12);
+        let size = fbx_dev::diagonal(&theirs).max(1e-12);
         let d = nearest(&ours, &theirs).max(nearest(&theirs, &ours)) / size;
         compared += 1;
         let same = ours.len() == theirs.len() && d <= 1e-4;

@@ -46,7 +46,7 @@ fn main() {
             );
             continue;
         }
-        let size = diagonal(&theirs).max(1e-12);
+        let size = fbx_dev::diagonal(&theirs).max(1e-12);
         let tol = 1e-5 * size;
         // Places: one id per point, shared by both meshes.
         let mut places: Vec<[f64; 3]> = Vec::new();
@@ -242,15 +242,4 @@ fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
 
 fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
-}
-
-fn diagonal(pts: &[[f64; 3]]) -> f64 {
-    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
-    for p in pts {
-        for i in 0..3 {
-            lo[i] = lo[i].min(p[i]);
-            hi[i] = hi[i].max(p[i]);
-        }
-    }
-    (0..3).map(|i| (hi[i] - lo[i]).powi(2)).sum::<f64>().sqrt()
 }

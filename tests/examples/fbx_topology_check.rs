@@ -54,17 +54,6 @@ const POS_TOL: f64 = 1e-4;
 /// Absolute UV tolerance.
 const UV_TOL: f64 = 1e-3;
 
-fn diagonal(pts: &[[f64; 3]]) -> f64 {
-    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
-    for p in pts {
-        for i in 0..3 {
-            lo[i] = lo[i].min(p[i]);
-            hi[i] = hi[i].max(p[i]);
-        }
-    }
-    (0..3).map(|i| (hi[i] - lo[i]).powi(2)).sum::<f64>().sqrt()
-}
-
 fn dist(a: &[f64; 3], b: &[f64; 3]) -> f64 {
     (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt()
 }
@@ -488,7 +477,7 @@ fn main() {
                     }
                 }
             }
-            let size = diagonal(&theirs).max(1e-12);
+            let size = fbx_dev::diagonal(&theirs).max(1e-12);
             let mut f = Fields {
                 pos: ours
                     .iter()

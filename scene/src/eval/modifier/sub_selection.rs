@@ -381,11 +381,7 @@ fn polygon_selection_on_triangles(
     poly: &crate::eval::objects::poly::PolyMesh,
     bits: &[bool],
 ) -> Vec<bool> {
-    let mut out = Vec::new();
-    for (f, &s) in poly.faces.iter().zip(bits) {
-        out.extend(std::iter::repeat_n(s, f.tris.len()));
-    }
-    out
+    poly.per_triangle(|i, _| bits.get(i).copied().unwrap_or(false))
 }
 
 /// The level a selection-setting modifier leaves: Some(None) at object

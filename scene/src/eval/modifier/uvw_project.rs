@@ -191,6 +191,18 @@ fn on_axis(x: Vec3) -> bool {
     x.0 == 0.0 && x.1 == 0.0
 }
 
+/// `u` moved by a whole turn to within ½ of `u0`: how Max's mapper carries
+/// a polygon's corners across a wrapping seam, after its first corner.
+pub(crate) fn beside(u: f64, u0: f64) -> f64 {
+    if u - u0 > 0.5 {
+        u - 1.0
+    } else if u0 - u > 0.5 {
+        u + 1.0
+    } else {
+        u
+    }
+}
+
 /// A wrapping projection with the seam and axis handling.
 fn wrapped(p: &[Vec3; 3], lead: Option<Vec3>, f: impl Fn(Vec3) -> Vec3) -> [Vec3; 3] {
     let mut uvw = p.map(&f);
@@ -201,11 +213,7 @@ fn wrapped(p: &[Vec3; 3], lead: Option<Vec3>, f: impl Fn(Vec3) -> Vec3) -> [Vec3
     if let Some(u0) = lead.filter(|&r| !on_axis(r)).map(|r| f(r).0) {
         // A polygon's corners follow its first one across the seam.
         for &k in &off {
-            if uvw[k].0 - u0 > 0.5 {
-                uvw[k].0 -= 1.0;
-            } else if u0 - uvw[k].0 > 0.5 {
-                uvw[k].0 += 1.0;
-            }
+            uvw[k].0 = beside(uvw[k].0, u0);
         }
     } else if hi - lo > 0.5 {
         for &k in &off {

@@ -300,6 +300,17 @@ impl PolyMesh {
         }
     }
 
+    /// One value per triangle of [`Self::to_mesh`]: each face's value over
+    /// its triangles, in face order (a face-level property carried onto
+    /// the triangles).
+    pub fn per_triangle<T: Clone>(&self, of: impl Fn(usize, &PolyFace) -> T) -> Vec<T> {
+        let mut out = Vec::new();
+        for (i, f) in self.faces.iter().enumerate() {
+            out.extend(std::iter::repeat_n(of(i, f), f.tris.len()));
+        }
+        out
+    }
+
     /// The triangle mesh Max outputs: each face's triangles in face order, an
     /// edge visible when it is a side of the polygon; a triangle corner takes
     /// its polygon corner's specified normal.

@@ -305,14 +305,8 @@ fn cylinder(p: &Params, cone: bool, version: i32) -> Result<PolyMesh, EvalError>
                 at(row, k),
             ];
             // The quad's corners follow its first one across the seam.
-            let (u0, u1) = (angles[k], angles[(k + 1) % n]);
-            let u1 = if u1 - u0 > 0.5 {
-                u1 - 1.0
-            } else if u0 - u1 > 0.5 {
-                u1 + 1.0
-            } else {
-                u1
-            };
+            let u0 = angles[k];
+            let u1 = crate::eval::modifier::uvw_project::beside(angles[(k + 1) % n], u0);
             map_faces.push(vec![
                 uv.at(u0, va),
                 uv.at(u1, va),
