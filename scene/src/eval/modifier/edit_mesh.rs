@@ -26,8 +26,8 @@ const NO_SOURCE: u32 = u32::MAX;
 /// rewire map faces. The map delta of a channel that a modifier below left
 /// out by name (`mesh.missing_maps`: a UVW Map refused on a face selection)
 /// is passed over: the channel stays out and named, the geometry does not
-/// depend on it.
-pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
+/// depend on it, named by the modifier's `name`.
+pub(super) fn apply(name: &str, delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
     let (nv, nf) = (mesh.vertices.len(), mesh.faces.len());
     let input = mesh.vertices.clone();
     let mut del_verts = Vec::new();
@@ -199,7 +199,7 @@ pub(super) fn apply(delta: &[Chunk], mesh: &mut Mesh) -> Result<(), EvalError> {
                         mesh.missing_maps.retain(|m| m.channel != Some(ch));
                         mesh.missing_maps.push(MissingMap {
                             channel: Some(ch),
-                            modifier: "Edit Mesh".to_string(),
+                            modifier: name.to_string(),
                             reason: e.to_string(),
                         });
                         map_left_out = true;
@@ -435,7 +435,7 @@ mod tests {
     #[test]
     fn created_faces_take_the_map_deltas_faces() {
         let mut m = triangle();
-        apply(&delta(map_records(), [3, 1]), &mut m).unwrap();
+        apply("Edit Mesh", &delta(map_records(), [3, 1]), &mut m).unwrap();
         assert_eq!(m.vertices.len(), 4);
         assert_eq!(m.faces.len(), 2);
         assert_eq!(m.faces[1].v, [1, 3, 2]);
@@ -462,7 +462,7 @@ mod tests {
         });
         let mut records = map_records();
         records.push(Chunk::leaf(0x0330, words(&[0, f(0.5), f(0.5), f(0.0)])));
-        apply(&delta(records.clone(), [3, 1]), &mut m).unwrap();
+        apply("Edit Mesh", &delta(records.clone(), [3, 1]), &mut m).unwrap();
         assert_eq!(m.vertices.len(), 4);
         assert_eq!(m.faces.len(), 2);
         assert_eq!(m.faces[1].v, [1, 3, 2]);
@@ -470,7 +470,7 @@ mod tests {
         // Not named below: a channel we lack is an error, not a pass.
         let mut bare = triangle();
         bare.maps.clear();
-        let e = apply(&delta(records, [3, 1]), &mut bare).unwrap_err();
+        let e = apply("Edit Mesh", &delta(records, [3, 1]), &mut bare).unwrap_err();
         assert!(e.to_string().contains("missing channel 1"), "{e}");
     }
 
@@ -485,13 +485,13 @@ mod tests {
             Chunk::leaf(0x0110, words(&[1])),
             Chunk::leaf(0x0230, words(&[1, 0, 0b0110, 0b0101])),
         ];
-        apply(&d, &mut m).unwrap();
+        apply("Edit Mesh", &d, &mut m).unwrap();
         assert_eq!(m.faces[0].smoothing, 0b1100);
         let whole = vec![Chunk::leaf(0x0230, words(&[1, 0, u32::MAX, 2]))];
-        apply(&whole, &mut m).unwrap();
+        apply("Edit Mesh", &whole, &mut m).unwrap();
         assert_eq!(m.faces[0].smoothing, 2);
         let beyond = vec![Chunk::leaf(0x0230, words(&[1, 1, u32::MAX, 2]))];
-        assert!(apply(&beyond, &mut m).is_err());
+        assert!(apply("Edit Mesh", &beyond, &mut m).is_err());
     }
 
     #[test]
@@ -499,7 +499,7 @@ mod tests {
         // Made for four map vertices: not this map. The channel leaves the
         // mesh, named; the geometry stays.
         let mut m = triangle();
-        apply(&delta(map_records(), [4, 1]), &mut m).expect("geometry applies");
+        apply("Edit Mesh", &delta(map_records(), [4, 1]), &mut m).expect("geometry applies");
         assert!(m.maps.iter().all(|c| c.channel != 1));
         assert_eq!(m.missing_maps.len(), 1);
         assert!(
@@ -508,28 +508,28 @@ mod tests {
             m.missing_maps
         );
         // A created face with no created map face.
-        let e = apply(&delta(Vec::new(), [3, 1]), &mut triangle()).unwrap_err();
+        let e = apply("Edit Mesh", &delta(Vec::new(), [3, 1]), &mut triangle()).unwrap_err();
         assert!(e.to_string().contains("created map faces"), "{e}");
         // A map face beyond the map vertices.
         let bad = vec![Chunk::leaf(0x0338, words(&[1, 1, 7, 2]))];
-        let e = apply(&delta(bad, [3, 1]), &mut triangle()).unwrap_err();
+        let e = apply("Edit Mesh", &delta(bad, [3, 1]), &mut triangle()).unwrap_err();
         assert!(e.to_string().contains("beyond"), "{e}");
         // A remap of a face that does not exist.
         let bad = vec![
             Chunk::leaf(0x0338, words(&[1, 1, 0, 2])),
             Chunk::leaf(0x033b, words(&[1, 5, 1, 0, 0, 0])),
         ];
-        assert!(apply(&delta(bad, [3, 1]), &mut triangle()).is_err());
+        assert!(apply("Edit Mesh", &delta(bad, [3, 1]), &mut triangle()).is_err());
         // From no vertex (-1): the offset is the position.
         let mut d = delta(map_records(), [3, 1]);
         d[2] = Chunk::leaf(0x0130, words(&[1, u32::MAX, f(1.0), f(1.0), f(0.0)]));
         let mut m = triangle();
-        apply(&d, &mut m).unwrap();
+        apply("Edit Mesh", &d, &mut m).unwrap();
         assert_eq!(m.vertices[3], Vec3(1.0, 1.0, 0.0));
         // A clone of a vertex the input does not have.
         let mut d = delta(map_records(), [3, 1]);
         d[2] = Chunk::leaf(0x0130, words(&[1, 9, 0, 0, 0]));
-        let e = apply(&d, &mut triangle()).unwrap_err();
+        let e = apply("Edit Mesh", &d, &mut triangle()).unwrap_err();
         assert!(e.to_string().contains("cloned from vertex 9"), "{e}");
     }
 }

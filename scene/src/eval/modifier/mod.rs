@@ -634,7 +634,7 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
         let delta = local
             .and_then(|l| l.children().iter().find(|c| c.id == MESH_DELTA))
             .ok_or_else(|| EvalError::malformed("", "no MeshDelta (0x4000)"))?;
-        return edit_mesh::apply(delta.children(), mesh);
+        return edit_mesh::apply(m.name, delta.children(), mesh);
     }
     if m.class == EDIT_POLY {
         let local = local.ok_or_else(|| EvalError::malformed("", "no local data"))?;

@@ -77,42 +77,53 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
 /// Per triangle of `mesh`, the first vertex of the polygon it comes from,
 /// when the UVW Map's input is an MNMesh (an Edit Poly below it, or an
 /// Editable Poly base, with only modifiers that keep the polygons between):
-/// Max maps such a mesh polygon by polygon. None for a triangle mesh, or
-/// where the polygons do not account for the triangles.
-fn polygon_leads(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Option<Vec<u32>> {
-    let (stack, base, at) = cx.place(m).ok()?;
-    let below = stack.get(at + 1..)?;
-    let firsts: Vec<(u32, usize)> = match below
+/// Max maps such a mesh polygon by polygon. None for a triangle mesh; an
+/// error where the input is polygons but they do not account for the
+/// triangles, since the triangle rule would then stand in unnamed.
+fn polygon_leads(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Option<Vec<u32>>, EvalError> {
+    let (stack, base, at) = cx.place(m)?;
+    let below = stack.get(at + 1..).unwrap_or_default();
+    let leads: Vec<u32> = match below
         .iter()
         .position(|b| !super::turbo_smooth::keeps_polygons(b))
     {
         Some(j) if below[j].class == super::EDIT_POLY => {
-            super::edit_poly::polygons_from(&stack, at + 1 + j, base, cx)
-                .ok()?
-                .faces
-                .iter()
-                .map(|f| Some((*f.v.first()?, f.tris.len())))
-                .collect::<Option<_>>()?
+            super::edit_poly::polygons_from(&stack, at + 1 + j, base, cx)?
+                .per_triangle(|_, f| f.v.first().copied())
+                .into_iter()
+                .flatten()
+                .collect()
         }
-        Some(_) => return None,
+        Some(_) => return Ok(None),
         None => {
-            let class = super::base_class(cx, base).ok()?;
+            let class = super::base_class(cx, base)?;
             if class.class_id != crate::eval::objects::mesh::EDITABLE_POLY {
-                return None;
+                return Ok(None);
             }
-            let (_, loops) =
-                crate::eval::objects::mesh::editable_poly(cx.eval.chunks(base)).ok()?;
+            let (_, loops) = crate::eval::objects::mesh::editable_poly(cx.eval.chunks(base))?;
             loops
                 .iter()
-                .map(|p| Some((*p.v.first()?, p.v.len().checked_sub(2)?)))
-                .collect::<Option<_>>()?
+                .flat_map(|p| {
+                    let n = p.v.len().saturating_sub(2);
+                    p.v.first()
+                        .map(|&v| std::iter::repeat_n(v, n))
+                        .into_iter()
+                        .flatten()
+                })
+                .collect()
         }
     };
-    let mut leads = Vec::with_capacity(mesh.faces.len());
-    for (v, n) in firsts {
-        leads.extend(std::iter::repeat_n(v, n));
+    if leads.len() != mesh.faces.len() {
+        return Err(EvalError::not_evaluated_why(
+            format!("{} on polygons", m.name),
+            format!(
+                "the polygons below give {} triangles, its input has {}",
+                leads.len(),
+                mesh.faces.len()
+            ),
+        ));
     }
-    (leads.len() == mesh.faces.len()).then_some(leads)
+    Ok(Some(leads))
 }
 
 /// UVW Map on the faces `only` selects (None: every face), as Max's
@@ -168,12 +179,10 @@ pub(super) fn apply_to_faces(
             "a flip with tiling {tile:?} (whether Max mirrors before or after tiling is not pinned)"
         )));
     }
-    let leads = matches!(
-        projection,
-        Projection::Cylindrical { .. } | Projection::Spherical
-    )
-    .then(|| polygon_leads(m, mesh, cx))
-    .flatten();
+    let leads = match projection {
+        Projection::Cylindrical { .. } | Projection::Spherical => polygon_leads(m, mesh, cx)?,
+        _ => None,
+    };
     let (vertices, faces) = project::map(mesh, &to_map, projection, leads.as_deref(), |uvw| {
         tile_flip(uvw, tile, flip, negate)
     });

@@ -677,7 +677,10 @@ pub fn triangulate(poly: &Poly) -> Vec<[u32; 3]> {
 }
 
 /// The triangles of [`triangulate`] as local corner indices, so that map faces
-/// (one map vertex per polygon corner) split the same way.
+/// (one map vertex per polygon corner) split the same way. A cut (a, b)
+/// leaves the part from a to b first, then the one from b back to a: the
+/// order of Max's own output (docs/max-format.md, "Triangle order"), which
+/// face-indexed modifiers above (Edit Mesh, Cloth) address.
 fn triangle_corners(poly: &Poly) -> Vec<[u32; 3]> {
     let k = poly.v.len() as u32;
     let mut pieces: Vec<Vec<u32>> = vec![(0..k).collect()];
@@ -685,22 +688,22 @@ fn triangle_corners(poly: &Poly) -> Vec<[u32; 3]> {
         let Some(pi) = pieces.iter().position(|p| p.contains(&a) && p.contains(&b)) else {
             continue;
         };
-        let p = pieces.swap_remove(pi);
-        let (ia, ib) = match (
+        let p = &pieces[pi];
+        let (Some(ia), Some(ib)) = (
             p.iter().position(|&x| x == a),
             p.iter().position(|&x| x == b),
-        ) {
-            (Some(x), Some(y)) => (x.min(y), x.max(y)),
-            _ => continue,
+        ) else {
+            continue;
         };
-        if ib - ia < 2 || ia + p.len() - ib < 2 {
-            pieces.push(p);
+        let n = p.len();
+        let span = (ib + n - ia) % n;
+        if span < 2 || n - span < 2 {
             continue;
         }
-        pieces.push(p[ia..=ib].to_vec());
-        let mut rest = p[ib..].to_vec();
-        rest.extend_from_slice(&p[..=ia]);
-        pieces.push(rest);
+        let from_a: Vec<u32> = (0..=span).map(|j| p[(ia + j) % n]).collect();
+        let from_b: Vec<u32> = (0..=n - span).map(|j| p[(ib + j) % n]).collect();
+        pieces[pi] = from_a;
+        pieces.insert(pi + 1, from_b);
     }
     let mut tris = Vec::new();
     for p in pieces {
@@ -1047,6 +1050,15 @@ mod tests {
         // Quad 10-11-12-13 cut along local 1-3: triangles share the 11-13 diagonal.
         let t = triangulate(&poly(&[10, 11, 12, 13], &[(1, 3)]));
         assert_eq!(t, vec![[11, 12, 13], [13, 10, 11]]);
+        // A cut stored the other way round starts from its first corner, as
+        // the Cloth-saved input meshes of couch.max's BigPillows show.
+        let t = triangulate(&poly(&[243, 1, 0, 394], &[(3, 1)]));
+        assert_eq!(t, vec![[394, 243, 1], [1, 0, 394]]);
+        let t = triangulate(&poly(&[244, 2, 1, 243], &[(2, 0)]));
+        assert_eq!(t, vec![[1, 243, 244], [244, 2, 1]]);
+        // Sorted diagonals of a hexagon: pieces in cut order.
+        let t = triangulate(&poly(&[0, 1, 2, 3, 4, 5], &[(0, 2), (2, 4), (0, 4)]));
+        assert_eq!(t, vec![[0, 1, 2], [2, 3, 4], [0, 2, 4], [4, 5, 0]]);
         // Pentagon with two cuts from corner 0.
         let t = triangulate(&poly(&[0, 1, 2, 3, 4], &[(0, 2), (0, 3)]));
         assert_eq!(t.len(), 3);
