@@ -57,6 +57,7 @@ src=$(cd "$1" && pwd)
 [ -x "$maxfs" ] || { echo "maxfs not found at $maxfs (cargo build --release, or --maxfs BIN)" >&2; exit 2; }
 out="${out:-$(mktemp -d /tmp/maxfs-sweep.XXXXXX)}"
 mkdir -p "$out/check" "$out/export" "$out/ls" "$out/totals"
+out=$(cd "$out" && pwd)
 if [ "$summary_only" = 0 ]; then
 [ "$reuse" = 1 ] && [ -s "$out/runs.tsv" ] || : > "$out/runs.tsv"
 echo "sweep of $src into $out" >&2
@@ -106,9 +107,12 @@ done < "$out/nel-files.txt"
 : > "$out/oracle.txt"
 if [ "$oracle" = 1 ] && [ -s "$out/nel-files.txt" ]; then
     # The oracle lives beside the corpus (../shared/oracles/nel); NEL_ORACLE overrides.
-    local oracle_sh="${NEL_ORACLE:-$here/../../shared/oracles/nel}/check.sh"
-    tr '\n' '\0' < "$out/nel-files.txt" | xargs -0 -r -n 100 -P 2 \
-        bash "$oracle_sh" >> "$out/oracle.txt" 2>> "$out/oracle.err" || true
+    local oracle_sh
+    oracle_sh="$(cd "${NEL_ORACLE:-$here/../../shared/oracles/nel}" && pwd)/check.sh"
+    # NeL writes a nel_report_*.log into the working directory for every
+    # failed assertion: keep them in the output folder.
+    (cd "$out" && tr '\n' '\0' < "$out/nel-files.txt" | xargs -0 -r -n 100 -P 2 \
+        bash "$oracle_sh" >> "$out/oracle.txt" 2>> "$out/oracle.err") || true
 fi
 : > "$out/gltf.txt"
 if [ "$validator" = 1 ]; then

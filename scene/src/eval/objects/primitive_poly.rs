@@ -222,11 +222,12 @@ fn cylinder_triangle_edges(
 /// to radius 2, no centre vertices; faces the side
 /// quads row by row (material 2, smoothing group 4, whatever "smooth" says),
 /// then the bottom cap as one polygon running backwards (material 1) and the
-/// top cap (material 0), both in smoothing group 1. Cap segments above 1 (of
-/// version 0: version 1 converts its triangles, `cylinder_from_triangles`) and
-/// slices are refused (not in the corpus), and so is a version-0 Cone with a
-/// point for a cap (whether that builder keeps the collapsed ring is not
-/// known; the triangle mesh version 1 converts keeps it).
+/// top cap (material 0), both in smoothing group 1. With c > 1 cap segments
+/// (version 0; version 1 converts its triangles, `cylinder_from_triangles`)
+/// each cap is c − 1 inner rings and a pole instead (`cap_rings`). Slices
+/// are refused (not in the corpus), and so is a version-0 Cone with a point
+/// for a cap (whether that builder keeps the collapsed ring is not known;
+/// the triangle mesh version 1 converts keeps it).
 ///
 /// Mapping is Max's cylindrical mapper with caps (the `UVWMapper` the builder
 /// applies): on the sides U = ¾ + angle/2π wrapped above 1 and V = z/height, the
@@ -248,12 +249,6 @@ fn cylinder(p: &Params, cone: bool, version: i32) -> Result<PolyMesh, EvalError>
     if n < 3 {
         return Err(EvalError::malformed("", format!("{n} sides")));
     }
-    if caps != 1 {
-        return Err(EvalError::malformed(
-            format!("{caps} cap segments"),
-            "the version-0 polygon cylinder is evaluated with 1",
-        ));
-    }
     if p.int_or(6 + o, 0) != 0 {
         return Err(EvalError::malformed(
             "",
@@ -265,9 +260,9 @@ fn cylinder(p: &Params, cone: bool, version: i32) -> Result<PolyMesh, EvalError>
             "the version-0 polygon form of a Cone with a radius of 0",
         ));
     }
-    if n * (hs + 1) > 1 << 21 {
+    if n * (hs + 1 + 2 * caps) > 1 << 21 {
         return Err(EvalError::malformed(
-            format!("{n} sides × {hs} segments"),
+            format!("{n} sides × {hs} segments, {caps} cap segments"),
             "damaged counts",
         ));
     }
@@ -316,9 +311,14 @@ fn cylinder(p: &Params, cone: bool, version: i32) -> Result<PolyMesh, EvalError>
             faces.push(PolyFace::fan(v, 2, 1 << 3));
         }
     }
-    let bottom: Vec<u32> = (0..n).rev().map(|k| at(0, k)).collect();
-    let top: Vec<u32> = (0..n).map(|k| at(hs, k)).collect();
-    for (cap, material) in [(bottom, 1u16), (top, 0u16)] {
+    let caps_faces = if caps > 1 {
+        cap_rings(&mut vertices, n, hs, caps, [r1, r2], h)
+    } else {
+        let bottom: Vec<u32> = (0..n).rev().map(|k| at(0, k)).collect();
+        let top: Vec<u32> = (0..n).map(|k| at(hs, k)).collect();
+        vec![PolyFace::strip(bottom, 1, 1), PolyFace::strip(top, 0, 1)]
+    };
+    for face in caps_faces {
         let cap_uv = |i: u32| {
             let c = vertices[i as usize];
             if r == 0.0 {
@@ -328,14 +328,15 @@ fn cylinder(p: &Params, cone: bool, version: i32) -> Result<PolyMesh, EvalError>
             }
         };
         map_faces.push(
-            cap.iter()
+            face.v
+                .iter()
                 .map(|&i| {
                     let (u, v) = cap_uv(i);
                     uv.at(u, v)
                 })
                 .collect(),
         );
-        faces.push(PolyFace::strip(cap, material, 1));
+        faces.push(face);
     }
     let maps = if p.flag(9 + o, true) {
         vec![PolyMap {
@@ -353,6 +354,74 @@ fn cylinder(p: &Params, cone: bool, version: i32) -> Result<PolyMesh, EvalError>
         edges: None,
         normals: None,
     })
+}
+
+/// The caps of a version-0 polygon cylinder of `caps` > 1 cap segments, as
+/// the SDK sample cyl.cpp's `BuildCylinderPoly` makes them: after the side
+/// rings, the bottom cap's `caps − 1` inner rings (outermost first, radius
+/// radius 1 × (caps − i)/caps, starting on +X like the side rings) and its
+/// pole at the origin, then the top cap's rings (radius 2) and its pole at
+/// the height; faces the bottom cap's quads ring by ring from the rim inward
+/// and its triangles to the pole (material 1), then the top cap's likewise
+/// but turned the other way (material 0), all in smoothing group 1.
+fn cap_rings(
+    vertices: &mut Vec<Vec3>,
+    n: usize,
+    hs: usize,
+    caps: usize,
+    radii: [f64; 2],
+    h: f64,
+) -> Vec<PolyFace> {
+    let n32 = n as u32;
+    let mut faces = Vec::with_capacity(2 * caps * n);
+    for (top, (radius, z)) in [(false, (radii[0], 0.0)), (true, (radii[1], h))] {
+        let rim = if top { (n * hs) as u32 } else { 0 };
+        let start = vertices.len() as u32;
+        for i in 1..caps {
+            let rad = radius * (caps - i) as f64 / caps as f64;
+            for k in 0..n {
+                let a = 2.0 * std::f64::consts::PI * k as f64 / n as f64;
+                vertices.push(Vec3(rad * a.cos(), rad * a.sin(), z));
+            }
+        }
+        let pole = vertices.len() as u32;
+        vertices.push(Vec3(0.0, 0.0, z));
+        // Ring 0 is the rim (a side row); ring i ≥ 1 the i-th inner ring.
+        let ring = |i: usize, k: usize| -> u32 {
+            let k = (k % n) as u32;
+            if i == 0 {
+                rim + k
+            } else {
+                start + (i as u32 - 1) * n32 + k
+            }
+        };
+        for i in 1..caps {
+            for k in 0..n {
+                let (a0, a1, b0, b1) = (
+                    ring(i - 1, k),
+                    ring(i - 1, k + 1),
+                    ring(i, k),
+                    ring(i, k + 1),
+                );
+                let v = if top {
+                    vec![a0, a1, b1, b0]
+                } else {
+                    vec![a1, a0, b0, b1]
+                };
+                faces.push(PolyFace::fan(v, u16::from(!top), 1));
+            }
+        }
+        for k in 0..n {
+            let (a0, a1) = (ring(caps - 1, k), ring(caps - 1, k + 1));
+            let v = if top {
+                vec![a0, a1, pole]
+            } else {
+                vec![a1, a0, pole]
+            };
+            faces.push(PolyFace::fan(v, u16::from(!top), 1));
+        }
+    }
+    faces
 }
 
 #[cfg(test)]
@@ -426,8 +495,62 @@ mod tests {
         assert_eq!(218 + 234 - edges, 2);
         poly.validate().expect("valid");
         assert_eq!(poly.maps[0].faces.len(), 234);
-        // Version 0 still refuses cap segments.
-        assert!(build(CYLINDER, &p, &[]).is_err());
+    }
+
+    /// A version-0 Cylinder with cap segments has the SDK sample cyl.cpp's
+    /// counts (`BuildCylinderPoly`: segs × (lsegs + 1) + 2 × (capsegs − 1) ×
+    /// segs + 2 vertices, segs × lsegs + 2 × capsegs × segs faces) and its
+    /// order: inner rings after the side rows, outermost first, each cap's
+    /// pole after its rings; the bottom cap's faces facing down from the rim
+    /// inward, the top cap's facing up; closed, every edge in two faces.
+    #[test]
+    fn version_0_cylinder_with_cap_segments_builds_as_the_sdk_sample() {
+        let (segs, lsegs, caps) = (18usize, 5usize, 4usize);
+        let p = cylinder_segments(segs as i32, lsegs as i32, caps as i32);
+        let poly = build(CYLINDER, &p, &[]).expect("version 0");
+        let nv = segs * (lsegs + 1) + 2 * (caps - 1) * segs + 2;
+        let nf = segs * lsegs + 2 * caps * segs;
+        assert_eq!((poly.vertices.len(), poly.faces.len()), (nv, nf));
+        poly.validate().expect("valid");
+        let edges = poly.mn_edges().expect("edges").len();
+        assert_eq!(nv + nf - edges, 2, "closed: V − E + F = 2");
+        // Cap rings: radius × (caps − i)/caps from +X; poles after each cap.
+        let rim = segs * (lsegs + 1);
+        let (r, h) = (p.float(0).expect("radius"), p.float(1).expect("height"));
+        let first = poly.vertices[rim];
+        assert!((first.0 - r * 0.75).abs() < 1e-9 && first.1.abs() < 1e-9 && first.2 == 0.0);
+        let bottom_pole = rim + (caps - 1) * segs;
+        assert_eq!(poly.vertices[bottom_pole], Vec3(0.0, 0.0, 0.0));
+        assert_eq!(poly.vertices[nv - 1], Vec3(0.0, 0.0, h));
+        // The first bottom cap face joins the rim to the first inner ring.
+        let cap0 = &poly.faces[segs * lsegs];
+        assert_eq!(cap0.v, vec![1, 0, rim as u32, rim as u32 + 1]);
+        let normal_z = |f: &PolyFace| {
+            let [a, b, c] = [f.v[0], f.v[1], f.v[2]].map(|i| poly.vertices[i as usize]);
+            let (u, w) = (b.minus(a), c.minus(a));
+            u.0 * w.1 - u.1 * w.0
+        };
+        for (i, f) in poly.faces.iter().enumerate().skip(segs * lsegs) {
+            let bottom = i < segs * lsegs + caps * segs;
+            assert_eq!(f.material, u16::from(bottom), "face {i}");
+            assert!(
+                if bottom {
+                    normal_z(f) < 0.0
+                } else {
+                    normal_z(f) > 0.0
+                },
+                "face {i}"
+            );
+            assert_eq!(
+                f.v.len(),
+                if (i - segs * lsegs) % (caps * segs) >= (caps - 1) * segs {
+                    3
+                } else {
+                    4
+                }
+            );
+        }
+        assert_eq!(poly.maps[0].faces.len(), nf);
     }
 
     /// A Cone's polygon form (version 1) has its triangle mesh's ring

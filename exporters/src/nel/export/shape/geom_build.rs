@@ -156,6 +156,7 @@ pub fn build(m: &MeshBuild, num_materials: usize, era: Era) -> ExportResult<Buil
             p.extend_from_slice(&tri);
         }
     }
+    fits_16_bit_indices(order.len(), "vertex-buffer vertices")?;
     let mut used = vec![false; nmat];
     // Bone ids compacted in order of first use over the blocks.
     let mut bones_name: Vec<String> = Vec::new();
@@ -214,6 +215,20 @@ pub fn build(m: &MeshBuild, num_materials: usize, era: Era) -> ExportResult<Buil
         used,
         corner_vb,
     })
+}
+
+/// NeL's engine is built with `NL_FORCE_INDEX_BUFFER_16` (index_buffer.h):
+/// the render passes of CMesh, CMeshMRM and CMeshMRMSkinned load into 16-bit
+/// index buffers, and `CIndexBuffer::restoreFromSerialVector` asserts every
+/// stored index fits (≤ 0xffff). A geometry of more vertices than that
+/// cannot be loaded, so it is refused by name rather than written.
+pub(super) fn fits_16_bit_indices(vertices: usize, what: &str) -> ExportResult<()> {
+    if vertices > usize::from(u16::MAX) + 1 {
+        return Err(ExportError::invalid(format!(
+            "{vertices} {what} do not fit NeL's 16-bit mesh indices (at most 65,536)"
+        )));
+    }
+    Ok(())
 }
 
 pub(super) fn index_buffer(indexes: Vec<u32>) -> IndexBuffer {
@@ -322,5 +337,55 @@ fn vertex_buffer(m: &MeshBuild, flags: u16, order: &[Skinned], skinned: bool) ->
             channels,
             uv_routing: Some(m.uv_routing),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nel::export::shape::mesh_build::{BuildFace, Corner};
+    use crate::nel::stream::Rgba;
+
+    /// `tris` triangles, each with three vertices of its own, so every
+    /// corner is a vertex-buffer vertex.
+    fn separate_triangles(tris: usize) -> MeshBuild {
+        let corner = |vertex: u32| Corner {
+            vertex,
+            normal: [0.0, 0.0, 1.0],
+            uvs: [[0.0; 2]; vf::MAX_STAGES],
+            color: Rgba {
+                r: 255,
+                g: 255,
+                b: 255,
+                a: 255,
+            },
+        };
+        MeshBuild {
+            vertex_flags: vf::POSITION | vf::NORMAL,
+            uv_routing: [0, 1, 2, 3, 4, 5, 6, 7],
+            vertices: (0..tris * 3).map(|i| [i as f32, 0.0, 0.0]).collect(),
+            faces: (0..tris as u32)
+                .map(|t| BuildFace {
+                    material: 0,
+                    corners: [corner(3 * t), corner(3 * t + 1), corner(3 * t + 2)],
+                })
+                .collect(),
+            skin: None,
+        }
+    }
+
+    /// 65,536 vertex-buffer vertices still fit 16-bit indices; 65,538 (one
+    /// triangle more) do not and are refused by name.
+    #[test]
+    fn a_mesh_over_16_bit_indices_is_refused() {
+        let fits = build(&separate_triangles(21_845), 1, Era::Current).expect("65,535 fit");
+        assert_eq!(fits.corner_vb.len(), 21_845);
+        let err = build(&separate_triangles(21_846), 1, Era::Current)
+            .err()
+            .expect("65,538 vertices refused");
+        assert!(
+            err.to_string().contains("65538 vertex-buffer vertices"),
+            "{err}"
+        );
     }
 }

@@ -10,7 +10,7 @@
 use crate::error::{ExportError, ExportResult};
 use std::collections::{BTreeSet, HashMap};
 
-use super::geom_build::{bbox, index_buffer};
+use super::geom_build::{bbox, fits_16_bit_indices, index_buffer};
 use super::mesh_build::MeshBuild;
 use super::mrm_build::{
     self, BaseMesh, Corner, Face, FinalMesh, Params, SkinReduction, MAX_ATTRIB,
@@ -406,6 +406,7 @@ pub fn build_geom(
         });
     }
     let (fm, _) = run(build, s)?;
+    fits_16_bit_indices(fm.wedges.len(), "MRM wedges")?;
     let skinned = fm.skinned;
     let names: &[String] = build.skin.as_ref().map_or(&[], |x| x.bones.as_slice());
     // Bone compaction over every wedge (geomorph slots use matrix 0).
@@ -608,12 +609,7 @@ pub fn build_skinned(
     if !fm.skinned {
         return Err(ExportError::invalid("CMeshMRMSkinned needs skin weights"));
     }
-    if fm.wedges.len() > usize::from(u16::MAX) + 1 {
-        return Err(ExportError::invalid(format!(
-            "{} MRM wedges do not fit 16-bit indices",
-            fm.wedges.len()
-        )));
-    }
+    fits_16_bit_indices(fm.wedges.len(), "MRM wedges")?;
     let names: &[String] = build.skin.as_ref().map_or(&[], |x| x.bones.as_slice());
     // Decompaction scale: the largest coordinate over 32767, at least the default.
     let mut scale = DEFAULT_POS_SCALE;
