@@ -195,10 +195,10 @@ for n, r in sorted(runs.items(), key=lambda x: int(x[0])):
             t["export errors (whole file)"] += 1; failures.append(("export", r["path"], e["error"]))
         # Named gaps ("not evaluated", a glTF limit, a NeL name clash, a spline
         # Max does not render picked by shape_export.ms's `shapes`: no mesh in
-        # Max either) are not evaluation errors; what remains is a decode or
-        # evaluation failure.
+        # Max either, a mesh too big for NeL's 16-bit indices) are not
+        # evaluation errors; what remains is a decode or evaluation failure.
         benign = ("not evaluated", "not exported", "not decoded", "overwrites the earlier",
-                  "is not geometry")
+                  "is not geometry", "do not fit NeL's 16-bit mesh indices")
         # A named approximation (the glTF's Skin baked at frame 0, an alpha
         # taken from another map, Max's triangulation not known) is written
         # and said so: counted apart from failures.
