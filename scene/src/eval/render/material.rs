@@ -27,6 +27,7 @@ use serde::Serialize;
 use crate::document::Document;
 use crate::graph::SceneGraph;
 
+use crate::eval::core::controller::Controller;
 use crate::eval::core::pblock::{self, utf16, ParamBlock2, Value};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::render::arnold;
@@ -342,9 +343,29 @@ fn pb2_refs(
         .collect()
 }
 
-fn vector(pb: &ParamBlock2, id: u16) -> Option<[f32; 3]> {
-    match pb.param(id)?.value {
-        Value::Vector(v) => Some(v),
+/// A colour parameter of block `pb` (object `pbi`): its value, or, where it
+/// is animated, its colour controller's value at time 0, as lights read
+/// theirs. A controller of another kind gives none (the material is then
+/// named as not decoded).
+fn colour(eval: &SceneEval, pbi: usize, pb: &ParamBlock2, id: u16) -> Option<[f32; 3]> {
+    let p = pb.param(id)?;
+    let animated = match p.value {
+        Value::None => {
+            pblock::reference(&eval.graph, pbi, p.ref_slot?).and_then(|ctl| eval.controller(ctl))
+        }
+        _ => None,
+    };
+    colour_value(&p.value, animated)
+}
+
+fn colour_value(value: &Value, animated: Option<&Controller>) -> Option<[f32; 3]> {
+    match (value, animated) {
+        (Value::Vector(v), _) => Some(*v),
+        (Value::None, Some(Controller::Point3 { track, .. })) => {
+            let v = track.at(0);
+            let c = [v[0] as f32, v[1] as f32, v[2] as f32];
+            c.iter().all(|x| x.is_finite()).then_some(c)
+        }
         _ => None,
     }
 }
@@ -402,7 +423,7 @@ fn standard(eval: &SceneEval, m: &mut Material) {
         if let Some(pbi) = pblock::reference(g, shader, 0) {
             match pblock::param_block2(eval.chunks(pbi)) {
                 Ok(pb) if strauss => {
-                    m.diffuse = vector(&pb, 0);
+                    m.diffuse = colour(eval, pbi, &pb, 0);
                     m.glossiness = float(&pb, 1);
                     if let Some(k) = float(&pb, 2).filter(|&k| k != 0.0) {
                         m.unmapped.push(format!(
@@ -411,12 +432,12 @@ fn standard(eval: &SceneEval, m: &mut Material) {
                     }
                 }
                 Ok(pb) => {
-                    m.ambient = vector(&pb, 0);
-                    m.diffuse = vector(&pb, 1);
-                    m.specular = vector(&pb, 2);
+                    m.ambient = colour(eval, pbi, &pb, 0);
+                    m.diffuse = colour(eval, pbi, &pb, 1);
+                    m.specular = colour(eval, pbi, &pb, 2);
                     m.use_self_illum_color = boolean(&pb, 6);
                     m.self_illum_amount = float(&pb, 7);
-                    m.self_illum_color = vector(&pb, 8);
+                    m.self_illum_color = colour(eval, pbi, &pb, 8);
                     m.specular_level = float(&pb, 9);
                     m.glossiness = float(&pb, 10);
                 }
@@ -828,12 +849,43 @@ pub fn file_base(path: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::core::controller::Track;
 
     fn utf16z(s: &str) -> Vec<u8> {
         let mut v = (s.encode_utf16().count() as u32).to_le_bytes().to_vec();
         v.extend(s.encode_utf16().flat_map(u16::to_le_bytes));
         v.extend([0, 0]);
         v
+    }
+
+    /// shultays' map.max (Max 9) animates three Blinn blocks' ambient and
+    /// diffuse with Bezier Color controllers: the parameter holds no value,
+    /// the controller does.
+    #[test]
+    fn an_animated_colour_is_its_controller_at_time_0() {
+        let ctl = Controller::Point3 {
+            class: "Bezier Color".into(),
+            track: Track::Constant {
+                value: [0.25, 0.5, 1.0],
+            },
+            range: None,
+        };
+        assert_eq!(
+            colour_value(&Value::None, Some(&ctl)),
+            Some([0.25, 0.5, 1.0])
+        );
+        assert_eq!(
+            colour_value(&Value::Vector([1.0, 0.0, 0.0]), None),
+            Some([1.0, 0.0, 0.0])
+        );
+        // Animated without a colour controller: none, named upstream.
+        assert_eq!(colour_value(&Value::None, None), None);
+        let float = Controller::Float {
+            class: "Bezier Float".into(),
+            track: Track::Constant { value: [0.5] },
+            range: None,
+        };
+        assert_eq!(colour_value(&Value::None, Some(&float)), None);
     }
 
     #[test]
