@@ -134,23 +134,31 @@ pub fn result_quads(corners: usize, iterations: u32) -> usize {
     (1..iterations).fold(corners, |q, _| q.saturating_mul(4))
 }
 
-/// `iterations` Catmull-Clark steps and the triangle mesh of the result.
+/// `iterations` Catmull-Clark steps and the triangle mesh of the result,
+/// its quads split as TurboSmooth splits them (`to_mesh_alternating`).
 pub fn smooth(mut polys: Polys, s: Settings) -> Result<Mesh, EvalError> {
+    let mut parent_start = None;
     for _ in 0..s.iterations {
-        polys = polys.subdivide_with(s.separate).map_err(EvalError::from)?;
+        let next = polys.subdivide_with(s.separate).map_err(EvalError::from)?;
+        parent_start = Some(std::mem::replace(&mut polys, next).start);
     }
     if s.smooth_result {
         polys.smoothing.iter_mut().for_each(|g| *g = 1);
     }
-    polys.to_mesh().map_err(EvalError::from)
+    match parent_start {
+        Some(parent) => polys.to_mesh_alternating(&parent),
+        None => polys.to_mesh(),
+    }
+    .map_err(EvalError::from)
 }
 
 /// Where the polygon form of a modifier's input comes from (see the module
 /// comment).
 pub(super) enum PolySource {
     /// An Editable Poly's stored polygons, whose triangles (in polygon
-    /// order) are the incoming mesh's.
-    EditablePoly(Vec<Poly>),
+    /// order) are the incoming mesh's, and its stored MNMesh edge list
+    /// (0x010a) when it has one.
+    EditablePoly(Vec<Poly>, Option<Vec<[u32; 2]>>),
     /// A primitive with a polygon builder: its base object, and whether
     /// positional deformers lie between (`smooth_input::deformed_like`).
     Primitive(usize, bool),
@@ -181,8 +189,13 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
     let class = super::base_class(cx, base)?;
     if class.class_id == mesh::EDITABLE_POLY {
         poly_surface::refuse_polygon_reader(cx.eval, base, cx.t, who)?;
-        let (_, loops) = mesh::editable_poly(cx.eval.chunks(base))?;
-        return Ok(PolySource::EditablePoly(loops));
+        let object = cx.eval.chunks(base);
+        let (_, loops) = mesh::editable_poly(object)?;
+        // A malformed list leaves the edge order unknown (first use).
+        let edges = mesh::geom_buffers(object)
+            .ok()
+            .and_then(|g| mesh::mnmesh_edges(g).ok().flatten());
+        return Ok(PolySource::EditablePoly(loops, edges));
     }
     if primitive::is_primitive(class.class_id) {
         if let Some(b) = below
@@ -222,7 +235,16 @@ fn polygon_form(
     left: &mut Option<MissingMap>,
 ) -> Result<Polys, EvalError> {
     match polygon_source(m, cx)? {
-        PolySource::EditablePoly(loops) => from_triangles(mesh, &loops),
+        PolySource::EditablePoly(loops, edges) => {
+            let mut polys = from_triangles(mesh, &loops)?;
+            // Max numbers the edge points by this list. One that is not the
+            // polygons' sides (dead vertices dropped) leaves first use.
+            polys.edges = edges;
+            if polys.validate().is_err() {
+                polys.edges = None;
+            }
+            Ok(polys)
+        }
         PolySource::Primitive(base, deformed) => {
             let class = super::base_class(cx, base)?;
             let (mut poly, p, missing) = primitive_poly::of_object(cx.eval, base, cx.t)?;
@@ -394,6 +416,7 @@ pub fn from_poly_mesh(p: &PolyMesh) -> Result<Polys, EvalError> {
             corners: m.faces.iter().flatten().copied().collect(),
         })
         .collect();
+    out.edges.clone_from(&p.edges);
     out.validate().map_err(EvalError::from)?;
     Ok(out)
 }
@@ -417,6 +440,7 @@ mod tests {
             material: (0..6).collect(),
             smoothing: vec![2; 6],
             maps: Vec::new(),
+            edges: None,
         }
     }
 
@@ -501,9 +525,11 @@ mod tests {
         assert_eq!(m.vertices.len(), 98);
         assert_eq!(m.faces.len(), 2 * 96);
         assert!(m.faces.iter().all(|f| f.smoothing == 1));
-        // Quads split along corner 0–2: sides visible, the diagonal hidden.
+        // Each triangle runs two quad sides then the hidden diagonal
+        // (`to_mesh_alternating`): (0, 1, 2) and (2, 3, 0).
         assert_eq!(m.faces[0].flags, 0b011);
-        assert_eq!(m.faces[1].flags, 0b110);
+        assert_eq!(m.faces[1].flags, 0b011);
+        assert_eq!(m.faces[1].v[2], m.faces[0].v[0]);
         let keep = smooth(
             cube(),
             Settings {
@@ -518,8 +544,33 @@ mod tests {
 
     #[test]
     fn open_boundary_follows_the_curve_rule_and_damage_is_refused() {
-        // One quad: boundary corners move by ¾·V + ⅛·neighbours, edge points are
-        // midpoints, the face point is the centre.
+        // Two quads side by side: the boundary vertex between them moves by
+        // ¾·V + ⅛·neighbours, the open corners (one face each) stay, as Max's
+        // MeshSmooth keeps them (docs/evaluation.md), edge points on the
+        // border are midpoints, face points the centres.
+        let strip = Polys {
+            vertices: vec![
+                [0.0, 0.0, 0.0],
+                [4.0, 1.0, 0.0],
+                [8.0, 0.0, 0.0],
+                [0.0, 4.0, 0.0],
+                [4.0, 4.0, 0.0],
+                [8.0, 4.0, 0.0],
+            ],
+            start: vec![0, 4, 8],
+            corners: vec![0, 1, 4, 3, 1, 2, 5, 4],
+            material: vec![0; 2],
+            smoothing: vec![0; 2],
+            maps: Vec::new(),
+            edges: None,
+        };
+        let s = strip.subdivide().unwrap();
+        assert!(has(&s.vertices, [4.0, 0.75, 0.0]));
+        assert_eq!(s.vertices[0], [0.0; 3]);
+        assert_eq!(s.vertices[5], [8.0, 4.0, 0.0]);
+        assert!(has(&s.vertices, [2.0, 0.5, 0.0]));
+        assert!(has(&s.vertices, [2.0, 2.25, 0.0]));
+        // One quad: every corner is an open corner.
         let quad = Polys {
             vertices: vec![
                 [0.0, 0.0, 0.0],
@@ -532,10 +583,10 @@ mod tests {
             material: vec![0],
             smoothing: vec![0],
             maps: Vec::new(),
+            edges: None,
         };
         let s = quad.subdivide().unwrap();
-        assert!(has(&s.vertices, [0.5, 0.5, 0.0]));
-        assert!(has(&s.vertices, [3.5, 3.5, 0.0]));
+        assert_eq!(&s.vertices[..4], &quad.vertices[..]);
         assert!(has(&s.vertices, [2.0, 0.0, 0.0]));
         assert!(has(&s.vertices, [2.0, 2.0, 0.0]));
         // Three faces on one edge: not a surface.
