@@ -204,12 +204,7 @@ impl Polys {
             return Err(SubdivideError::Starts(self.face_count()));
         }
         let mut parent = 0;
-        self.triangles(|q| {
-            while parent + 1 < parent_start.len() && parent_start[parent + 1] <= q {
-                parent += 1;
-            }
-            Some((q - parent_start[parent]) % 2 == 1)
-        })
+        self.triangles(|q| Some(odd_corner(parent_start, &mut parent, q)))
     }
 
     /// The triangles of every face: a quad for which `odd` gives Some split
@@ -235,14 +230,11 @@ impl Polys {
         for f in 0..self.face_count() {
             let (s, e) = (self.start[f], self.start[f + 1]);
             let n = e - s;
-            let split = odd(f).filter(|_| n == 4);
+            let split = odd(f).filter(|_| n == 4).map(quad_split);
             for i in 1..n - 1 {
-                let local = match (split, i) {
-                    (Some(true), 1) => [3, 0, 1],
-                    (Some(true), _) => [1, 2, 3],
-                    (Some(false), 1) => [0, 1, 2],
-                    (Some(false), _) => [2, 3, 0],
-                    (None, _) => [0, i, i + 1],
+                let local = match split {
+                    Some(t) => t[i - 1],
+                    None => [0, i, i + 1],
                 };
                 let mut flags = 0u16;
                 for k in 0..3 {
@@ -272,6 +264,28 @@ impl Polys {
             ..Default::default()
         })
     }
+}
+
+/// TurboSmooth's two triangles of a quad from one step: for a parent's even
+/// corner (0, 1, 2), (2, 3, 0); for an odd one (3, 0, 1), (1, 2, 3)
+/// (`Polys::to_mesh_alternating`).
+pub fn quad_split(odd: bool) -> [[usize; 3]; 2] {
+    if odd {
+        [[3, 0, 1], [1, 2, 3]]
+    } else {
+        [[0, 1, 2], [2, 3, 0]]
+    }
+}
+
+/// Whether quad `q` of one step of a mesh whose faces started at
+/// `parent_start` comes from an odd corner of its parent face: quad q is
+/// the parent's corner q. `parent` is the face of quad q − 1 (0 at first),
+/// advanced in place.
+pub fn odd_corner(parent_start: &[usize], parent: &mut usize, q: usize) -> bool {
+    while *parent + 1 < parent_start.len() && parent_start[*parent + 1] <= q {
+        *parent += 1;
+    }
+    (q - parent_start.get(*parent).copied().unwrap_or(0)) % 2 == 1
 }
 
 fn check_indices(corners: &[u32], n: usize) -> Result<(), SubdivideError> {
