@@ -6,9 +6,9 @@
 //! (no local data, the sub-object level chunk at object level), into the
 //! stack of Kenjis_chair's ChamferBox001 (Editable Poly → TurboSmooth →
 //! Bend). Right above the Editable Poly the TurboSmooth still takes the
-//! polygons below and the mesh is the one without it; above the TurboSmooth,
-//! whose polygon form is not rebuilt, it is refused by name, never passed
-//! through as triangles.
+//! polygons below and the mesh is the one without it; above the TurboSmooth
+//! it hands up TurboSmooth's quads (docs/evaluation.md, "TurboSmooth's
+//! numbering"), never triangles.
 
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::SceneEval;
@@ -59,17 +59,21 @@ fn poly_select_hands_the_polygons_below_it_up() {
         gaps.iter().all(|g| !g.class.contains("Poly Select")),
         "{gaps:?}"
     );
-    // 1 = above the TurboSmooth: its polygon form is not rebuilt, so the
-    // Poly Select is refused, named, not passed through.
+    // 1 = above the TurboSmooth: it hands up TurboSmooth's quads in Max's
+    // numbering (`turbo_smooth::apply_poly`), each split along the same
+    // diagonal as TurboSmooth's own triangles, the two pieces in the order
+    // an Edit Poly above gives them: the same vertices, each quad's two
+    // triangles swapped.
     let eval = with_poly_select(1);
     let node = maxfs_tests::node_named(&eval.graph, NODE);
-    let err = eval
+    let above = eval
         .mesh(node, 0)
         .expect("a mesh")
-        .expect_err("refused above a TurboSmooth");
-    let why = err.to_string();
-    assert!(
-        why.contains("Poly Select") && why.contains("TurboSmooth"),
-        "{why}"
-    );
+        .unwrap_or_else(|e| panic!("above the TurboSmooth: {e}"));
+    assert_eq!(above.vertices, before.vertices);
+    assert_eq!(above.faces.len(), before.faces.len());
+    for (ours, plain) in above.faces.chunks(2).zip(before.faces.chunks(2)) {
+        assert_eq!(ours[0].v, plain[1].v);
+        assert_eq!(ours[1].v, plain[0].v);
+    }
 }

@@ -531,6 +531,13 @@ fn below(
         Some(m) if m.class == super::SYMMETRY => {
             through_symmetry(m, stack, at, base, cx, dropped, false)
         }
+        // TurboSmooth passes its quads up in Max's numbering
+        // (`turbo_smooth::apply_poly`); it clears specified normals.
+        Some(m) if m.class == super::turbo_smooth::TURBO_SMOOTH => {
+            let poly = below(stack, at + 1, base, cx, dropped)?;
+            dropped.normals = None;
+            super::turbo_smooth::apply_poly(m, &poly, cx).map_err(|e| m.error(Some(e)))
+        }
         // A modifier that writes one map channel and nothing else (UVW Map,
         // UVW Xform …; `uv_only`) keeps the polygons below it; its channel is
         // read over its triangle output, whose triangles are the polygons'

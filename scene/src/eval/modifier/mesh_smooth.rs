@@ -612,6 +612,7 @@ mod tests {
             material: vec![1, 1, 1, 1, 2],
             smoothing: vec![0; 5],
             maps: Vec::new(),
+            edges: None,
         }
     }
 
@@ -647,5 +648,48 @@ mod tests {
         for v in &m.vertices {
             assert!(has([-v.0, v.1, v.2]) && has([v.0, -v.1, v.2]) && has([v.1, v.0, v.2]));
         }
+    }
+
+    /// A quad stored as two triangles (2, 3, 0), (0, 1, 2) with the
+    /// diagonal 0–2 hidden: Max's conversion (`poly_make`) numbers the sides
+    /// by first use over the triangles, (2, 3), (3, 0), (0, 1), (1, 2), the
+    /// diagonal left out, and the edge points follow that order (as the
+    /// Unwrap caches above MeshSmooth on Spongie_guard's Box011 and Box012
+    /// show for all 223 edge points): corner 0's quad is (0, 5 + 2, 4,
+    /// 5 + 1).
+    #[test]
+    fn a_converted_triangle_mesh_numbers_its_edges_by_first_use_over_triangles() {
+        use crate::eval::core::math::Vec3;
+        use crate::eval::objects::mesh::Face;
+        let face = |v: [u32; 3], flags: u16| Face {
+            v,
+            smoothing: 1,
+            material: 0,
+            flags,
+        };
+        let mesh = Mesh {
+            vertices: vec![
+                Vec3(0.0, 0.0, 0.0),
+                Vec3(1.0, 0.0, 0.0),
+                Vec3(1.0, 1.0, 0.0),
+                Vec3(0.0, 1.0, 0.0),
+            ],
+            faces: vec![face([2, 3, 0], 0b011), face([0, 1, 2], 0b011)],
+            ..Default::default()
+        };
+        let polys = hidden_edge_polygons(&mesh).expect("one quad");
+        assert_eq!(polys.face_count(), 1);
+        assert_eq!(
+            polys.edges.as_deref(),
+            Some(&[[2, 3], [3, 0], [0, 1], [1, 2]][..])
+        );
+        let s = polys.subdivide().expect("step");
+        let at = polys
+            .corners
+            .iter()
+            .position(|&v| v == 0)
+            .expect("corner 0");
+        let q = &s.corners[4 * at..4 * at + 4];
+        assert_eq!(q, &[0, 5 + 2, 4, 5 + 1]);
     }
 }

@@ -8,10 +8,21 @@
 //! with n the vertex's edge count, Q the mean of its faces' points and R the
 //! mean of its edges' midpoints. An open boundary follows the cubic B-spline
 //! curve rule (edge point = midpoint, vertex = ¾·V + ⅛·(both boundary
-//! neighbours)); a vertex where the surface is not a disc or a half-disc keeps
-//! its place. Map channels are subdivided on their own topology with the same
+//! neighbours)), except an open corner (a boundary vertex of one face), which
+//! keeps its place as Max's MeshSmooth keeps it; a vertex where the surface
+//! is not a disc or a half-disc keeps its place. Map channels are subdivided on their own topology with the same
 //! rules (a map seam is a boundary of the map), so the new map faces match the
 //! new geometric faces one for one.
+//!
+//! Numbering, as Max's TurboSmooth and MeshSmooth NURMS write it (measured
+//! on Cloth's saved input and Unwrap UVW caches, docs/evaluation.md
+//! "TurboSmooth's numbering"): the V vertex points keep their indices, then
+//! come the F face points in face order, then the E edge points in the order
+//! of the input's MNMesh edge list (`Polys::edges`; first use in corner order
+//! where that list is not known). Face f's corner c becomes the quad (corner
+//! c, edge point of the side c → c + 1, face point, edge point of the side
+//! c − 1 → c), quads in corner order. TurboSmooth's triangles split those
+//! quads alternately (`to_mesh_alternating`).
 //!
 //! The mesh is held flat (one corner list, face starts) because two boxes at
 //! 9 iterations are already 3 million quads: no allocation per face.
@@ -28,6 +39,10 @@ pub struct Polys {
     pub material: Vec<u16>,
     pub smoothing: Vec<u32>,
     pub maps: Vec<PolyMapFlat>,
+    /// The input's MNMesh edge list (each side of the faces once, either
+    /// direction), when Max's order is known: the next step's edge points
+    /// are numbered by it. None: first use in corner order.
+    pub edges: Option<Vec<[u32; 2]>>,
 }
 
 /// A map channel of [`Polys`]: one map corner per geometric corner.
@@ -68,6 +83,8 @@ pub enum SubdivideError {
     Starts(usize),
     #[error("map channel {0} does not have one corner per face corner")]
     MapCorners(i32),
+    #[error("an edge list of {0} edges that are not the {1} sides of the faces")]
+    EdgeList(usize, usize),
 }
 
 /// Faces or vertices a subdivision may produce (16.7 million: a damaged
@@ -97,6 +114,9 @@ impl Polys {
             }
         }
         check_indices(&self.corners, self.vertices.len())?;
+        if let Some(list) = &self.edges {
+            check_edge_list(&self.start, &self.corners, list)?;
+        }
         for m in &self.maps {
             if m.corners.len() != nc {
                 return Err(SubdivideError::MapCorners(m.channel));
@@ -126,10 +146,18 @@ impl Polys {
         };
         let sharp: Option<&dyn Fn(usize, usize) -> bool> =
             (sep.materials || sep.smoothing).then_some(&sharp);
-        let (vertices, corners) = step(&self.vertices, &self.start, &self.corners, true, sharp)?;
+        let (vertices, corners) = step(
+            &self.vertices,
+            &self.start,
+            &self.corners,
+            self.edges.as_deref(),
+            true,
+            sharp,
+        )?;
         let mut maps = Vec::with_capacity(self.maps.len());
         for m in &self.maps {
-            let (vertices, corners) = step(&m.vertices, &self.start, &m.corners, false, sharp)?;
+            let (vertices, corners) =
+                step(&m.vertices, &self.start, &m.corners, None, false, sharp)?;
             maps.push(PolyMapFlat {
                 channel: m.channel,
                 vertices,
@@ -150,6 +178,9 @@ impl Polys {
             material,
             smoothing,
             maps,
+            // How Max orders the edges of its subdivided mesh is not measured
+            // (every reference found has one iteration).
+            edges: None,
         })
     }
 
@@ -157,6 +188,33 @@ impl Polys {
     /// (a quad split along corner 0–2), polygon sides visible, diagonals
     /// hidden.
     pub fn to_mesh(&self) -> Result<Mesh, SubdivideError> {
+        self.triangles(|_| None)
+    }
+
+    /// The triangle mesh TurboSmooth outputs from the quads of one step of a
+    /// mesh whose faces started at `parent_start`: quad q comes from the
+    /// parent's corner q, and the quads of a parent's even corners (0, 2, …)
+    /// split along corner 0–2 (corner – face point) as (0, 1, 2), (2, 3, 0),
+    /// those of its odd corners along 1–3 (the two edge points) as
+    /// (3, 0, 1), (1, 2, 3) — Max's order on all 5,376 triangles of the
+    /// Cloth-saved inputs of couch.max and scene.max (radobaychev) and on
+    /// bear.max's Unwrap cache. A face that is not a quad is fanned.
+    pub fn to_mesh_alternating(&self, parent_start: &[usize]) -> Result<Mesh, SubdivideError> {
+        if parent_start.last() != Some(&self.face_count()) {
+            return Err(SubdivideError::Starts(self.face_count()));
+        }
+        let mut parent = 0;
+        self.triangles(|q| Some(odd_corner(parent_start, &mut parent, q)))
+    }
+
+    /// The triangles of every face: a quad for which `odd` gives Some split
+    /// alternately as in `to_mesh_alternating`, any other face fanned from
+    /// corner 0; sides visible, diagonals hidden. `odd` is called once per
+    /// face, in order.
+    fn triangles(
+        &self,
+        mut odd: impl FnMut(usize) -> Option<bool>,
+    ) -> Result<Mesh, SubdivideError> {
         self.validate()?;
         let tris = self.corners.len() - 2 * self.face_count();
         let mut faces = Vec::with_capacity(tris);
@@ -172,8 +230,12 @@ impl Polys {
         for f in 0..self.face_count() {
             let (s, e) = (self.start[f], self.start[f + 1]);
             let n = e - s;
+            let split = odd(f).filter(|_| n == 4).map(quad_split);
             for i in 1..n - 1 {
-                let local = [0, i, i + 1];
+                let local = match split {
+                    Some(t) => t[i - 1],
+                    None => [0, i, i + 1],
+                };
                 let mut flags = 0u16;
                 for k in 0..3 {
                     if local[(k + 1) % 3] == (local[k] + 1) % n {
@@ -204,11 +266,78 @@ impl Polys {
     }
 }
 
+/// TurboSmooth's two triangles of a quad from one step: for a parent's even
+/// corner (0, 1, 2), (2, 3, 0); for an odd one (3, 0, 1), (1, 2, 3)
+/// (`Polys::to_mesh_alternating`).
+pub fn quad_split(odd: bool) -> [[usize; 3]; 2] {
+    if odd {
+        [[3, 0, 1], [1, 2, 3]]
+    } else {
+        [[0, 1, 2], [2, 3, 0]]
+    }
+}
+
+/// Whether quad `q` of one step of a mesh whose faces started at
+/// `parent_start` comes from an odd corner of its parent face: quad q is
+/// the parent's corner q. `parent` is the face of quad q − 1 (0 at first),
+/// advanced in place.
+pub fn odd_corner(parent_start: &[usize], parent: &mut usize, q: usize) -> bool {
+    while *parent + 1 < parent_start.len() && parent_start[*parent + 1] <= q {
+        *parent += 1;
+    }
+    (q - parent_start.get(*parent).copied().unwrap_or(0)) % 2 == 1
+}
+
 fn check_indices(corners: &[u32], n: usize) -> Result<(), SubdivideError> {
     match corners.iter().enumerate().find(|(_, &v)| v as usize >= n) {
         Some((c, &v)) => Err(SubdivideError::Index(c, v, n)),
         None => Ok(()),
     }
+}
+
+/// An undirected side as one sortable key.
+fn side_key(a: u32, b: u32) -> u64 {
+    (u64::from(a.min(b)) << 32) | u64::from(a.max(b))
+}
+
+/// The sides of the faces, each once, sorted by key.
+fn side_keys(start: &[usize], corners: &[u32]) -> Vec<u64> {
+    let mut keys = Vec::with_capacity(corners.len());
+    for f in 0..start.len().saturating_sub(1) {
+        let (s, e) = (start[f], start[f + 1]);
+        for c in s..e {
+            let n = if c + 1 == e { s } else { c + 1 };
+            keys.push(side_key(corners[c], corners[n]));
+        }
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// The keys of `list` sorted, with each entry's index in the list.
+fn list_keys(list: &[[u32; 2]]) -> Vec<(u64, u32)> {
+    let mut keys: Vec<(u64, u32)> = list
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (side_key(e[0], e[1]), i as u32))
+        .collect();
+    keys.sort_unstable();
+    keys
+}
+
+/// Err unless `list` holds each side of the faces exactly once.
+fn check_edge_list(
+    start: &[usize],
+    corners: &[u32],
+    list: &[[u32; 2]],
+) -> Result<(), SubdivideError> {
+    let sides = side_keys(start, corners);
+    let given = list_keys(list);
+    if sides.len() != given.len() || sides.iter().zip(&given).any(|(a, b)| *a != b.0) {
+        return Err(SubdivideError::EdgeList(list.len(), sides.len()));
+    }
+    Ok(())
 }
 
 fn add(a: &mut [f64; 3], b: [f64; 3], k: f64) {
@@ -218,12 +347,14 @@ fn add(a: &mut [f64; 3], b: [f64; 3], k: f64) {
 }
 
 /// One step on points `p` with faces `start`/`corners` (validated). New
-/// points: vertex points, then edge points (in order of first use), then
-/// face points; new faces: per old corner, in corner order.
+/// points: vertex points, then face points, then edge points (in the order
+/// of `list`, else of first use); new faces: per old corner, in corner
+/// order (see the module comment).
 fn step(
     p: &[[f64; 3]],
     start: &[usize],
     corners: &[u32],
+    list: Option<&[[u32; 2]]>,
     strict: bool,
     sharp: Option<&dyn Fn(usize, usize) -> bool>,
 ) -> Result<(Vec<[f64; 3]>, Vec<u32>), SubdivideError> {
@@ -247,10 +378,7 @@ fn step(
         }
     }
     // Edges: corners sorted by their undirected vertex pair.
-    let key = |c: usize| {
-        let (a, b) = (corners[c], corners[next[c] as usize]);
-        (u64::from(a.min(b)) << 32) | u64::from(a.max(b))
-    };
+    let key = |c: usize| side_key(corners[c], corners[next[c] as usize]);
     let mut order: Vec<u32> = (0..nc as u32).collect();
     order.sort_unstable_by_key(|&c| (key(c as usize), c));
     let mut edge_of = vec![0u32; nc];
@@ -271,13 +399,27 @@ fn step(
         edges.push((a, b, i, j - i));
         i = j;
     }
-    // Renumber edges by first use (corner order) so the output is stable.
+    // Number the edges as the list does (both sorted by key), else by
+    // first use in corner order.
     let mut rank = vec![u32::MAX; edges.len()];
-    let mut next_rank = 0u32;
-    for &e in &edge_of {
-        if rank[e as usize] == u32::MAX {
-            rank[e as usize] = next_rank;
-            next_rank += 1;
+    if let Some(list) = list {
+        let given = list_keys(list);
+        if given.len() != edges.len() {
+            return Err(SubdivideError::EdgeList(list.len(), edges.len()));
+        }
+        for (e, (&(a, b, _, _), &(k, i))) in edges.iter().zip(&given).enumerate() {
+            if side_key(a, b) != k {
+                return Err(SubdivideError::EdgeList(list.len(), edges.len()));
+            }
+            rank[e] = i;
+        }
+    } else {
+        let mut next_rank = 0u32;
+        for &e in &edge_of {
+            if rank[e as usize] == u32::MAX {
+                rank[e as usize] = next_rank;
+                next_rank += 1;
+            }
         }
     }
     let ne = edges.len();
@@ -325,7 +467,7 @@ fn step(
         add(&mut face_sum[v as usize], face_pt[face_of[c] as usize], 1.0);
         face_n[v as usize] += 1;
     }
-    let mut out = Vec::with_capacity(nv + ne + nf);
+    let mut out = Vec::with_capacity(nv + nf + ne);
     for v in 0..nv {
         let x = p[v];
         // Where a seam ends inside the surface or three regions meet, the
@@ -343,6 +485,11 @@ fn step(
                 add(&mut q, x, (n - 3.0) / n);
                 q
             }
+            // An open corner: a boundary vertex of one face stays (Max's
+            // MeshSmooth on manSuite.max's Shirt and Tie, all 8 such
+            // vertices; their 26 other boundary vertices follow the curve
+            // rule).
+            (2, _, 1) if strict && seam_n[v] == 0 => x,
             (2, _, _) => {
                 let mut q = [0.0; 3];
                 add(&mut q, x, 0.75);
@@ -353,19 +500,20 @@ fn step(
         };
         out.push(q);
     }
-    out.extend_from_slice(&edge_pt);
     out.extend_from_slice(&face_pt);
+    out.extend_from_slice(&edge_pt);
     let mut quads = Vec::with_capacity(4 * nc);
+    let first_edge = (nv + nf) as u32;
     for f in 0..nf {
         let (s, e) = (start[f], start[f + 1]);
-        let fp = (nv + ne + f) as u32;
+        let fp = (nv + f) as u32;
         for c in s..e {
             let prev = if c == s { e - 1 } else { c - 1 };
             quads.extend([
                 corners[c],
-                (nv as u32) + rank[edge_of[c] as usize],
+                first_edge + rank[edge_of[c] as usize],
                 fp,
-                (nv as u32) + rank[edge_of[prev] as usize],
+                first_edge + rank[edge_of[prev] as usize],
             ]);
         }
     }
@@ -401,6 +549,7 @@ mod separate_tests {
             material: vec![0, 1, 0, 0, 0, 0],
             smoothing: vec![1; 6],
             maps: Vec::new(),
+            edges: None,
         }
     }
 
@@ -462,6 +611,7 @@ mod separate_tests {
             material: vec![0, 1, 2, 3, 3, 3],
             smoothing: vec![1; 6],
             maps: Vec::new(),
+            edges: None,
         };
         let e = p
             .subdivide_with(Separate {
@@ -470,5 +620,114 @@ mod separate_tests {
             })
             .expect_err("three regions at vertex 0");
         assert!(matches!(e, SubdivideError::SeamVertex(0, _)), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod numbering_tests {
+    use super::*;
+
+    /// A quad (0, 1, 2, 3) and a triangle (2, 1, 4) sharing the side 1–2,
+    /// with an MNMesh edge list in an order of its own.
+    fn quad_and_triangle(edges: Option<Vec<[u32; 2]>>) -> Polys {
+        Polys {
+            vertices: vec![
+                [0.0, 0.0, 0.0],
+                [2.0, 0.0, 0.0],
+                [2.0, 2.0, 0.0],
+                [0.0, 2.0, 0.0],
+                [4.0, 1.0, 0.0],
+            ],
+            start: vec![0, 4, 7],
+            corners: vec![0, 1, 2, 3, 2, 1, 4],
+            material: vec![0, 1],
+            smoothing: vec![1, 1],
+            maps: Vec::new(),
+            edges,
+        }
+    }
+
+    const LIST: [[u32; 2]; 6] = [[4, 2], [0, 1], [3, 0], [1, 2], [2, 3], [1, 4]];
+
+    /// The rule measured on the Cloth-saved inputs of radobaychev's
+    /// couch.max and scene.max (18 TurboSmooth nodes, 2,690 vertices and
+    /// 5,376 triangles each, every index and corner equal) and on the Unwrap
+    /// UVW caches above MeshSmooth (manSuite.max, woman.max, Spongie_guard):
+    /// vertex points keep their indices, then the face points (quad 5,
+    /// triangle 6), then the edge points in the edge list's order (7 + its
+    /// index: (4, 2) → 7, (0, 1) → 8, (3, 0) → 9, (1, 2) → 10, (2, 3) → 11,
+    /// (1, 4) → 12); corner c of a face gives the quad (c, edge c → c + 1,
+    /// face point, edge c − 1 → c). Even corners of the parent split along
+    /// corner – face point as (0, 1, 2), (2, 3, 0), odd ones along the two
+    /// edge points as (3, 0, 1), (1, 2, 3); the diagonal hidden.
+    #[test]
+    fn points_and_triangles_are_numbered_as_max_numbers_them() {
+        let p = quad_and_triangle(Some(LIST.to_vec()));
+        let s = p.subdivide().expect("step");
+        assert_eq!(
+            s.corners,
+            vec![
+                0, 8, 5, 9, 1, 10, 5, 8, 2, 11, 5, 10, 3, 9, 5, 11, // quad
+                2, 10, 6, 7, 1, 12, 6, 10, 4, 7, 6, 12, // triangle
+            ]
+        );
+        // Positions follow the numbering: face points are centroids, the
+        // open side (4, 2) has its midpoint, the shared one (1, 2) the
+        // mean of its ends and both face points.
+        let close = |a: [f64; 3], b: [f64; 3]| (0..3).all(|i| (a[i] - b[i]).abs() < 1e-12);
+        assert!(close(s.vertices[5], [1.0, 1.0, 0.0]));
+        assert!(close(s.vertices[6], [8.0 / 3.0, 1.0, 0.0]));
+        assert!(close(s.vertices[7], [3.0, 1.5, 0.0]));
+        assert!(close(
+            s.vertices[10],
+            [(2.0 + 2.0 + 1.0 + 8.0 / 3.0) / 4.0, 1.0, 0.0]
+        ));
+        let m = s.to_mesh_alternating(&p.start).expect("mesh");
+        let tris: Vec<[u32; 3]> = m.faces.iter().map(|f| f.v).collect();
+        assert_eq!(
+            tris,
+            vec![
+                [0, 8, 5],
+                [5, 9, 0],
+                [8, 1, 10],
+                [10, 5, 8],
+                [2, 11, 5],
+                [5, 10, 2],
+                [11, 3, 9],
+                [9, 5, 11],
+                // The triangle's corners restart at even.
+                [2, 10, 6],
+                [6, 7, 2],
+                [10, 1, 12],
+                [12, 6, 10],
+                [4, 7, 6],
+                [6, 12, 4],
+            ]
+        );
+        assert!(m.faces.iter().all(|f| f.flags == 0b011));
+        assert_eq!(m.faces[8].material, 1);
+    }
+
+    /// Without a list the edges are numbered by first use in corner order:
+    /// (0, 1) → 7, (1, 2) → 8, (2, 3) → 9, (3, 0) → 10, (1, 4) → 11,
+    /// (4, 2) → 12. A list that is not the faces' sides is refused.
+    #[test]
+    fn first_use_without_a_list_and_a_wrong_list_is_refused() {
+        let s = quad_and_triangle(None).subdivide().expect("step");
+        assert_eq!(&s.corners[..8], &[0, 7, 5, 10, 1, 8, 5, 7]);
+        assert_eq!(&s.corners[16..], &[2, 8, 6, 12, 1, 11, 6, 8, 4, 12, 6, 11]);
+        assert_eq!(s.edges, None);
+        let mut short = LIST.to_vec();
+        short.pop();
+        let e = quad_and_triangle(Some(short)).subdivide().unwrap_err();
+        assert_eq!(e, SubdivideError::EdgeList(5, 6));
+        let mut twice = LIST.to_vec();
+        twice[0] = [0, 1];
+        assert!(quad_and_triangle(Some(twice)).subdivide().is_err());
+        // A parent layout that is not the quads' is refused.
+        let s = quad_and_triangle(Some(LIST.to_vec()))
+            .subdivide()
+            .expect("step");
+        assert!(s.to_mesh_alternating(&[0, 4]).is_err());
     }
 }

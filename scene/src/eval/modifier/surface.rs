@@ -105,7 +105,7 @@ pub(super) fn apply_smooth(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Res
         };
         // Max's Smooth runs `MNMesh::AutoSmooth` on a poly object's
         // polygons and `Mesh::AutoSmooth` on triangles.
-        if let Ok(PolySource::EditablePoly(loops)) = turbo_smooth::polygon_source(m, cx) {
+        if let Ok(PolySource::EditablePoly(loops, _)) = turbo_smooth::polygon_source(m, cx) {
             return auto_smooth_polygons(mesh, &loops, o);
         }
         return auto_smooth_mesh(mesh, o);

@@ -21,14 +21,17 @@
 //! outputs polygons (`smooth_input`; right above a Symmetry, its polygons as
 //! they are, `edit_poly::symmetry_polygons`). Anything else is an error
 //! naming why.
+//!
+//! An Edit Poly (or TurboSmooth) above takes the result as polygons
+//! (`apply_poly`): the quads in Max's numbering (`subdivide`).
 
 use super::{smooth_input, uv_only, Applied, ModContext, BEND, MORPHER, TAPER, TWIST};
 use crate::eval::core::pblock;
 use crate::eval::error::EvalError;
 use crate::eval::modifier::skin::SKIN;
-use crate::eval::modifier::subdivide::{PolyMapFlat, Polys, Separate};
+use crate::eval::modifier::subdivide::{self, PolyMapFlat, Polys, Separate};
 use crate::eval::objects::mesh::{self, Mesh, MissingMap, Poly};
-use crate::eval::objects::poly::PolyMesh;
+use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
 use crate::eval::objects::{poly_surface, primitive, primitive_poly};
 use crate::typed::ClassId;
 
@@ -134,23 +137,117 @@ pub fn result_quads(corners: usize, iterations: u32) -> usize {
     (1..iterations).fold(corners, |q, _| q.saturating_mul(4))
 }
 
-/// `iterations` Catmull-Clark steps and the triangle mesh of the result.
-pub fn smooth(mut polys: Polys, s: Settings) -> Result<Mesh, EvalError> {
+/// `iterations` Catmull-Clark steps and the triangle mesh of the result,
+/// its quads split as TurboSmooth splits them (`to_mesh_alternating`).
+pub fn smooth(polys: Polys, s: Settings) -> Result<Mesh, EvalError> {
+    let (polys, parent_start) = smooth_polys(polys, s)?;
+    match parent_start {
+        Some(parent) => polys.to_mesh_alternating(&parent),
+        None => polys.to_mesh(),
+    }
+    .map_err(EvalError::from)
+}
+
+/// `iterations` steps with the settings' groups, and the face starts of the
+/// mesh the last step subdivided (None without a step).
+fn smooth_polys(mut polys: Polys, s: Settings) -> Result<(Polys, Option<Vec<usize>>), EvalError> {
+    let mut parent_start = None;
     for _ in 0..s.iterations {
-        polys = polys.subdivide_with(s.separate).map_err(EvalError::from)?;
+        let next = polys.subdivide_with(s.separate).map_err(EvalError::from)?;
+        parent_start = Some(std::mem::replace(&mut polys, next).start);
     }
     if s.smooth_result {
         polys.smoothing.iter_mut().for_each(|g| *g = 1);
     }
-    polys.to_mesh().map_err(EvalError::from)
+    Ok((polys, parent_start))
+}
+
+/// TurboSmooth on the polygons an Edit Poly above it takes: the smoothed
+/// quads in Max's numbering (`subdivide`), each split along the diagonal
+/// TurboSmooth's triangle output uses, the two triangles in the other order
+/// (measured on the Cloth-saved output of the Edit Poly above TurboSmooth on
+/// dhsoncoder's Room.max Box002). The result's MNMesh edge list is not known
+/// (edge records above are refused by name), nor are specified normals
+/// kept.
+pub(super) fn apply_poly(
+    m: &Applied,
+    poly: &PolyMesh,
+    cx: &ModContext,
+) -> Result<PolyMesh, EvalError> {
+    let s = settings(m, cx)?;
+    if s.iterations == 0 {
+        return Ok(poly.clone());
+    }
+    let polys = from_poly_mesh(poly)?;
+    let quads = result_quads(polys.corners.len(), s.iterations);
+    if quads > MAX_SMOOTH_QUADS {
+        return Err(EvalError::limit(
+            format!("{} iterations give {quads} faces", s.iterations),
+            MAX_SMOOTH_QUADS,
+        ));
+    }
+    smoothed_poly(polys, s)
+}
+
+/// `polys` smoothed with `s` as the polygon mesh `apply_poly` describes.
+fn smoothed_poly(polys: Polys, s: Settings) -> Result<PolyMesh, EvalError> {
+    let (p, parent_start) = smooth_polys(polys, s)?;
+    let parent_start = parent_start.unwrap_or_default();
+    let mut parent = 0;
+    let faces = (0..p.face_count())
+        .map(|f| {
+            let v = p.corners[p.start[f]..p.start[f + 1]].to_vec();
+            let tris = if v.len() == 4 {
+                // As an MNMesh face with the diagonal (2, 0) or (1, 3): the
+                // piece from its first end first (Max's triangles of an Edit
+                // Poly above, see docs/evaluation.md).
+                let [a, b] =
+                    subdivide::quad_split(subdivide::odd_corner(&parent_start, &mut parent, f));
+                vec![b, a]
+            } else {
+                (1..v.len() - 1).map(|i| [0, i, i + 1]).collect()
+            };
+            PolyFace {
+                v,
+                tris,
+                material: p.material[f],
+                smoothing: p.smoothing[f],
+            }
+        })
+        .collect();
+    let maps = p
+        .maps
+        .iter()
+        .map(|c| PolyMap {
+            channel: c.channel,
+            vertices: c.vertices.iter().map(|v| v.map(|x| x as f32)).collect(),
+            faces: (0..p.face_count())
+                .map(|f| c.corners[p.start[f]..p.start[f + 1]].to_vec())
+                .collect(),
+        })
+        .collect();
+    let out = PolyMesh {
+        vertices: p
+            .vertices
+            .iter()
+            .map(|v| crate::eval::core::math::Vec3(v[0], v[1], v[2]))
+            .collect(),
+        faces,
+        maps,
+        edges: None,
+        normals: None,
+    };
+    out.validate()?;
+    Ok(out)
 }
 
 /// Where the polygon form of a modifier's input comes from (see the module
 /// comment).
 pub(super) enum PolySource {
     /// An Editable Poly's stored polygons, whose triangles (in polygon
-    /// order) are the incoming mesh's.
-    EditablePoly(Vec<Poly>),
+    /// order) are the incoming mesh's, and its stored MNMesh edge list
+    /// (0x010a) when it has one.
+    EditablePoly(Vec<Poly>, Option<Vec<[u32; 2]>>),
     /// A primitive with a polygon builder: its base object, and whether
     /// positional deformers lie between (`smooth_input::deformed_like`).
     Primitive(usize, bool),
@@ -181,8 +278,13 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
     let class = super::base_class(cx, base)?;
     if class.class_id == mesh::EDITABLE_POLY {
         poly_surface::refuse_polygon_reader(cx.eval, base, cx.t, who)?;
-        let (_, loops) = mesh::editable_poly(cx.eval.chunks(base))?;
-        return Ok(PolySource::EditablePoly(loops));
+        let object = cx.eval.chunks(base);
+        let (_, loops) = mesh::editable_poly(object)?;
+        // A malformed list leaves the edge order unknown (first use).
+        let edges = mesh::geom_buffers(object)
+            .ok()
+            .and_then(|g| mesh::mnmesh_edges(g).ok().flatten());
+        return Ok(PolySource::EditablePoly(loops, edges));
     }
     if primitive::is_primitive(class.class_id) {
         if let Some(b) = below
@@ -222,7 +324,16 @@ fn polygon_form(
     left: &mut Option<MissingMap>,
 ) -> Result<Polys, EvalError> {
     match polygon_source(m, cx)? {
-        PolySource::EditablePoly(loops) => from_triangles(mesh, &loops),
+        PolySource::EditablePoly(loops, edges) => {
+            let mut polys = from_triangles(mesh, &loops)?;
+            // Max numbers the edge points by this list. One that is not the
+            // polygons' sides (dead vertices dropped) leaves first use.
+            polys.edges = edges;
+            if polys.validate().is_err() {
+                polys.edges = None;
+            }
+            Ok(polys)
+        }
         PolySource::Primitive(base, deformed) => {
             let class = super::base_class(cx, base)?;
             let (mut poly, p, missing) = primitive_poly::of_object(cx.eval, base, cx.t)?;
@@ -394,6 +505,7 @@ pub fn from_poly_mesh(p: &PolyMesh) -> Result<Polys, EvalError> {
             corners: m.faces.iter().flatten().copied().collect(),
         })
         .collect();
+    out.edges.clone_from(&p.edges);
     out.validate().map_err(EvalError::from)?;
     Ok(out)
 }
@@ -417,6 +529,7 @@ mod tests {
             material: (0..6).collect(),
             smoothing: vec![2; 6],
             maps: Vec::new(),
+            edges: None,
         }
     }
 
@@ -501,9 +614,11 @@ mod tests {
         assert_eq!(m.vertices.len(), 98);
         assert_eq!(m.faces.len(), 2 * 96);
         assert!(m.faces.iter().all(|f| f.smoothing == 1));
-        // Quads split along corner 0–2: sides visible, the diagonal hidden.
+        // Each triangle runs two quad sides then the hidden diagonal
+        // (`to_mesh_alternating`): (0, 1, 2) and (2, 3, 0).
         assert_eq!(m.faces[0].flags, 0b011);
-        assert_eq!(m.faces[1].flags, 0b110);
+        assert_eq!(m.faces[1].flags, 0b011);
+        assert_eq!(m.faces[1].v[2], m.faces[0].v[0]);
         let keep = smooth(
             cube(),
             Settings {
@@ -518,8 +633,33 @@ mod tests {
 
     #[test]
     fn open_boundary_follows_the_curve_rule_and_damage_is_refused() {
-        // One quad: boundary corners move by ¾·V + ⅛·neighbours, edge points are
-        // midpoints, the face point is the centre.
+        // Two quads side by side: the boundary vertex between them moves by
+        // ¾·V + ⅛·neighbours, the open corners (one face each) stay, as Max's
+        // MeshSmooth keeps them (docs/evaluation.md), edge points on the
+        // border are midpoints, face points the centres.
+        let strip = Polys {
+            vertices: vec![
+                [0.0, 0.0, 0.0],
+                [4.0, 1.0, 0.0],
+                [8.0, 0.0, 0.0],
+                [0.0, 4.0, 0.0],
+                [4.0, 4.0, 0.0],
+                [8.0, 4.0, 0.0],
+            ],
+            start: vec![0, 4, 8],
+            corners: vec![0, 1, 4, 3, 1, 2, 5, 4],
+            material: vec![0; 2],
+            smoothing: vec![0; 2],
+            maps: Vec::new(),
+            edges: None,
+        };
+        let s = strip.subdivide().unwrap();
+        assert!(has(&s.vertices, [4.0, 0.75, 0.0]));
+        assert_eq!(s.vertices[0], [0.0; 3]);
+        assert_eq!(s.vertices[5], [8.0, 4.0, 0.0]);
+        assert!(has(&s.vertices, [2.0, 0.5, 0.0]));
+        assert!(has(&s.vertices, [2.0, 2.25, 0.0]));
+        // One quad: every corner is an open corner.
         let quad = Polys {
             vertices: vec![
                 [0.0, 0.0, 0.0],
@@ -532,10 +672,10 @@ mod tests {
             material: vec![0],
             smoothing: vec![0],
             maps: Vec::new(),
+            edges: None,
         };
         let s = quad.subdivide().unwrap();
-        assert!(has(&s.vertices, [0.5, 0.5, 0.0]));
-        assert!(has(&s.vertices, [3.5, 3.5, 0.0]));
+        assert_eq!(&s.vertices[..4], &quad.vertices[..]);
         assert!(has(&s.vertices, [2.0, 0.0, 0.0]));
         assert!(has(&s.vertices, [2.0, 2.0, 0.0]));
         // Three faces on one edge: not a surface.
@@ -552,6 +692,45 @@ mod tests {
         let mut bad = quad;
         bad.start = vec![0, 2, 4];
         assert!(bad.subdivide().is_err());
+    }
+
+    /// The polygons an Edit Poly above TurboSmooth takes: the quads in the
+    /// numbering of `subdivide` (cube: corners 0–7, face points 8–13, edge
+    /// points 14–25), each split along corner – face point for a parent's
+    /// even corner and along its two edge points for an odd one, the piece
+    /// from the diagonal's first end first: (2, 3, 0), (0, 1, 2) and
+    /// (1, 2, 3), (3, 0, 1) — the triangles Max's Edit Poly above a
+    /// TurboSmooth output on dhsoncoder's Room.max Box002 (all 3,888 of
+    /// them, saved by the Cloth above).
+    #[test]
+    fn the_polygons_above_keep_the_numbering_and_max_s_diagonals() {
+        let s = Settings {
+            iterations: 1,
+            smooth_result: true,
+            separate: Default::default(),
+        };
+        let p = smoothed_poly(cube(), s).unwrap();
+        assert_eq!(p.vertices.len(), 26);
+        assert_eq!(p.faces.len(), 24);
+        assert_eq!(p.faces[0].v[0], cube().corners[0]);
+        assert_eq!(p.faces[0].v[2], 8);
+        assert_eq!(p.faces[4].v[2], 9);
+        assert!(p.faces.iter().all(|f| f.v[1] >= 14 && f.v[3] >= 14));
+        assert_eq!(p.faces[0].tris, vec![[2, 3, 0], [0, 1, 2]]);
+        assert_eq!(p.faces[1].tris, vec![[1, 2, 3], [3, 0, 1]]);
+        assert_eq!(p.faces[2].tris, p.faces[0].tris);
+        assert_eq!(p.faces[3].tris, p.faces[1].tris);
+        assert_eq!(p.faces[4].tris, p.faces[0].tris);
+        assert!(p.faces.iter().all(|f| f.smoothing == 1));
+        assert_eq!(p.faces[5].material, 1);
+        // Its triangles are TurboSmooth's own, two by two swapped.
+        let m = smooth(cube(), s).unwrap();
+        let t = p.to_mesh().unwrap();
+        for q in 0..24 {
+            assert_eq!(t.faces[2 * q].v, m.faces[2 * q + 1].v);
+            assert_eq!(t.faces[2 * q + 1].v, m.faces[2 * q].v);
+        }
+        assert!(p.edges.is_none());
     }
 
     #[test]
