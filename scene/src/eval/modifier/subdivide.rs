@@ -151,13 +151,19 @@ impl Polys {
             &self.start,
             &self.corners,
             self.edges.as_deref(),
-            true,
+            None,
             sharp,
         )?;
         let mut maps = Vec::with_capacity(self.maps.len());
         for m in &self.maps {
-            let (vertices, corners) =
-                step(&m.vertices, &self.start, &m.corners, None, false, sharp)?;
+            let (vertices, corners) = step(
+                &m.vertices,
+                &self.start,
+                &m.corners,
+                None,
+                Some(&self.corners),
+                sharp,
+            )?;
             maps.push(PolyMapFlat {
                 channel: m.channel,
                 vertices,
@@ -355,9 +361,12 @@ fn step(
     start: &[usize],
     corners: &[u32],
     list: Option<&[[u32; 2]]>,
-    strict: bool,
+    geometry: Option<&[u32]>,
     sharp: Option<&dyn Fn(usize, usize) -> bool>,
 ) -> Result<(Vec<[f64; 3]>, Vec<u32>), SubdivideError> {
+    // A map (its geometry's corners given) is lenient: an edge of any other
+    // count than two is a border.
+    let strict = geometry.is_none();
     let nf = start.len() - 1;
     let nc = corners.len();
     let nv = p.len();
@@ -438,7 +447,26 @@ fn step(
         add(&mut mid, pa, 0.5);
         add(&mut mid, pb, 0.5);
         let out = &mut edge_pt[rank[e] as usize];
-        let faces = (count == 2).then(|| {
+        // A map edge is inside only where its two corners run one geometric
+        // edge: two faces meeting on map vertices only (a mirrored half
+        // sharing its UVs) are each at a border of the map, as Max's
+        // MeshSmooth keeps them (Spongie_Template's FBX: the island's
+        // border stays on u = 1).
+        let one_edge = |c1: usize, c2: usize| {
+            geometry.is_none_or(|g| {
+                let (n1, n2) = (next[c1] as usize, next[c2] as usize);
+                side_key(g[c1], g[n1]) == side_key(g[c2], g[n2])
+            })
+        };
+        let joined = count == 2 && one_edge(order[first] as usize, order[first + 1] as usize);
+        // Map sides of several geometric edges on one pair of map vertices:
+        // each is a border of its own.
+        let sides = if joined || geometry.is_none() {
+            1
+        } else {
+            count as u32
+        };
+        let faces = joined.then(|| {
             (
                 face_of[order[first] as usize] as usize,
                 face_of[order[first + 1] as usize] as usize,
@@ -453,8 +481,8 @@ fn step(
         } else {
             *out = mid;
             for (v, w) in [(a, pb), (b, pa)] {
-                add(&mut bnd_sum[v as usize], w, 1.0);
-                bnd_n[v as usize] += 1;
+                add(&mut bnd_sum[v as usize], w, f64::from(sides));
+                bnd_n[v as usize] += sides;
                 seam_n[v as usize] += u32::from(seam);
             }
         }
@@ -489,7 +517,7 @@ fn step(
             // MeshSmooth on manSuite.max's Shirt and Tie, all 8 such
             // vertices; their 26 other boundary vertices follow the curve
             // rule).
-            (2, _, 1) if strict && seam_n[v] == 0 => x,
+            (2, _, 1) if seam_n[v] == 0 => x,
             (2, _, _) => {
                 let mut q = [0.0; 3];
                 add(&mut q, x, 0.75);
@@ -591,6 +619,52 @@ mod separate_tests {
             })
             .expect("groups shared");
         assert_eq!(same.vertices, plain.vertices);
+    }
+
+    /// Two quads apart in space that share their four map vertices (a
+    /// mirrored half laid on the same UVs): in the map, each quad's sides
+    /// are borders of their own, so the map corners stay and the map edge
+    /// points are midpoints — Spongie_Template's MeshSmoothed boxes
+    /// (Box004/005, 720 UV corners) equal their FBX only so; taking the
+    /// shared map edges as inside moved the island's border off u = 1.
+    #[test]
+    fn quads_sharing_map_vertices_but_no_edge_keep_their_map_borders() {
+        let uv = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]];
+        let p = Polys {
+            vertices: vec![
+                [0.0, 0.0, 0.0],
+                [1.0, 0.0, 0.0],
+                [1.0, 1.0, 0.0],
+                [0.0, 1.0, 0.0],
+                [5.0, 0.0, 0.0],
+                [6.0, 0.0, 0.0],
+                [6.0, 1.0, 0.0],
+                [5.0, 1.0, 0.0],
+            ],
+            start: vec![0, 4, 8],
+            corners: vec![0, 1, 2, 3, 4, 5, 6, 7],
+            material: vec![0, 0],
+            smoothing: vec![1, 1],
+            maps: vec![PolyMapFlat {
+                channel: 1,
+                vertices: uv.to_vec(),
+                corners: vec![0, 1, 2, 3, 0, 1, 2, 3],
+            }],
+            edges: None,
+        };
+        let out = p.subdivide().expect("two quads");
+        let map = &out.maps[0];
+        // Map corners 0–3 stay where they were.
+        assert_eq!(&map.vertices[..4], &uv[..]);
+        // A face point per quad, then the four edge points: the square's
+        // side midpoints.
+        assert_eq!(map.vertices[4..6], [[0.5, 0.5, 0.0]; 2]);
+        let mut mids: Vec<[f64; 3]> = map.vertices[6..].to_vec();
+        mids.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+        assert_eq!(
+            mids,
+            vec![[0.0, 0.5, 0.0], [0.5, 0.0, 0.0], [0.5, 1.0, 0.0], [1.0, 0.5, 0.0]]
+        );
     }
 
     /// Three regions meeting at a vertex (a fan of three triangles around
