@@ -629,7 +629,12 @@ mod separate_tests {
     /// shared map edges as inside moved the island's border off u = 1.
     #[test]
     fn quads_sharing_map_vertices_but_no_edge_keep_their_map_borders() {
-        let uv = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]];
+        let uv = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [0.0, 1.0, 0.0],
+        ];
         let p = Polys {
             vertices: vec![
                 [0.0, 0.0, 0.0],
@@ -663,7 +668,12 @@ mod separate_tests {
         mids.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
         assert_eq!(
             mids,
-            vec![[0.0, 0.5, 0.0], [0.5, 0.0, 0.0], [0.5, 1.0, 0.0], [1.0, 0.5, 0.0]]
+            vec![
+                [0.0, 0.5, 0.0],
+                [0.5, 0.0, 0.0],
+                [0.5, 1.0, 0.0],
+                [1.0, 0.5, 0.0]
+            ]
         );
     }
 
