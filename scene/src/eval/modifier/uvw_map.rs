@@ -104,7 +104,7 @@ fn polygon_leads(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Option<Vec
             loops
                 .iter()
                 .flat_map(|p| {
-                    let n = p.v.len().saturating_sub(2);
+                    let n = crate::eval::objects::mesh::triangle_count(p);
                     p.v.first()
                         .map(|&v| std::iter::repeat_n(v, n))
                         .into_iter()

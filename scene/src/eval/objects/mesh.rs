@@ -433,7 +433,7 @@ pub fn poly_selected_triangles(geom: &[Chunk]) -> Result<Vec<bool>, EvalError> {
     let mut out = Vec::new();
     for (poly, flags) in poly_faces_flagged(faces, vertices.len())? {
         // A dead polygon (no corners) gives no triangle (`dead::collapse`).
-        let n = triangle_corners(&poly).len();
+        let n = triangle_count(&poly);
         out.extend(std::iter::repeat_n(flags & MN_SEL != 0, n));
     }
     Ok(out)
@@ -674,6 +674,12 @@ pub fn triangulate(poly: &Poly) -> Vec<[u32; 3]> {
         .into_iter()
         .map(|t| t.map(|c| poly.v[c as usize]))
         .collect()
+}
+
+/// How many triangles [`triangulate`] makes of a polygon (none of a dead
+/// one): what a per-polygon value is repeated over on the triangle mesh.
+pub fn triangle_count(poly: &Poly) -> usize {
+    triangle_corners(poly).len()
 }
 
 /// The triangles of [`triangulate`] as local corner indices, so that map faces
