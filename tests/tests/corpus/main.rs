@@ -86,6 +86,7 @@ mod eval_shapes;
 mod eval_shell;
 mod eval_slice;
 mod eval_smooth;
+mod eval_smooth_numbering;
 mod eval_spline_ik;
 mod eval_sub_selection;
 mod eval_sunlight;

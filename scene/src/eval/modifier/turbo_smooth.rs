@@ -246,8 +246,9 @@ fn smoothed_poly(polys: Polys, s: Settings) -> Result<PolyMesh, EvalError> {
 pub(super) enum PolySource {
     /// An Editable Poly's stored polygons, whose triangles (in polygon
     /// order) are the incoming mesh's, and its stored MNMesh edge list
-    /// (0x010a) when it has one.
-    EditablePoly(Vec<Poly>, Option<Vec<[u32; 2]>>),
+    /// (0x010a): the list, or why a stored one cannot be read (None: not
+    /// stored).
+    EditablePoly(Vec<Poly>, Option<Result<Vec<[u32; 2]>, String>>),
     /// A primitive with a polygon builder: its base object, and whether
     /// positional deformers lie between (`smooth_input::deformed_like`).
     Primitive(usize, bool),
@@ -280,10 +281,9 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
         poly_surface::refuse_polygon_reader(cx.eval, base, cx.t, who)?;
         let object = cx.eval.chunks(base);
         let (_, loops) = mesh::editable_poly(object)?;
-        // A malformed list leaves the edge order unknown (first use).
         let edges = mesh::geom_buffers(object)
             .ok()
-            .and_then(|g| mesh::mnmesh_edges(g).ok().flatten());
+            .and_then(|g| mesh::mnmesh_edges(g).map_err(|e| e.to_string()).transpose());
         return Ok(PolySource::EditablePoly(loops, edges));
     }
     if primitive::is_primitive(class.class_id) {
@@ -302,6 +302,40 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
         format!("{who} on a {}", class.name),
         "its polygon form is not built",
     ))
+}
+
+/// Without Max's edge list the edge points are numbered by first use, which
+/// need not be Max's numbering (faces keep their order: one per old
+/// corner): the surface is the same, so that is kept only where nothing
+/// above `m` addresses the result's vertices by number. Point deformers,
+/// further smoothing and texture-coordinate modifiers that work per face
+/// (UVW Map, UVW Xform, Unwrap UVW) do not.
+fn numbering_unneeded(m: &Applied, cx: &ModContext, why: &str) -> Result<(), EvalError> {
+    let (stack, _, at) = cx.place(m)?;
+    let order_free = |a: &Applied| {
+        super::moves_points_only(a.class)
+            || [
+                TURBO_SMOOTH,
+                super::mesh_smooth::MESH_SMOOTH,
+                super::UVW_MAP,
+                super::UNWRAP_UVW,
+                super::uvw_xform::UVW_XFORM,
+                super::uvw_xform::UVW_XFORM2,
+                super::MASSFX_RBODY,
+                super::ARNOLD_PROPERTIES,
+            ]
+            .contains(&a.class)
+    };
+    match stack[..at].iter().rev().find(|a| !order_free(a)) {
+        None => Ok(()),
+        Some(a) => Err(EvalError::not_evaluated_why(
+            format!("{} above {} on an Editable Poly", a.name, m.name),
+            format!(
+                "the Editable Poly's stored edge list is unusable ({why}), so Max's numbering of the subdivided vertices is unknown and {} addresses them by number",
+                a.name
+            ),
+        )),
+    }
 }
 
 /// The polygon form of a subdividing modifier's input, shared with
@@ -326,11 +360,21 @@ fn polygon_form(
     match polygon_source(m, cx)? {
         PolySource::EditablePoly(loops, edges) => {
             let mut polys = from_triangles(mesh, &loops)?;
-            // Max numbers the edge points by this list. One that is not the
-            // polygons' sides (dead vertices dropped) leaves first use.
-            polys.edges = edges;
-            if polys.validate().is_err() {
-                polys.edges = None;
+            // Max numbers the edge points by this list.
+            let unusable = match edges {
+                Some(Ok(list)) => {
+                    polys.edges = Some(list);
+                    let bad = polys.validate().err().map(|e| e.to_string());
+                    if bad.is_some() {
+                        polys.edges = None;
+                    }
+                    bad
+                }
+                Some(Err(why)) => Some(why),
+                None => None,
+            };
+            if let Some(why) = unusable {
+                numbering_unneeded(m, cx, &why)?;
             }
             Ok(polys)
         }
