@@ -52,6 +52,7 @@ mod eval_edit_poly_topo;
 mod eval_fbx;
 mod eval_fbx_uv;
 mod eval_ffd;
+mod eval_file_link;
 mod eval_hose;
 mod eval_ik_chains;
 mod eval_ik_limb;

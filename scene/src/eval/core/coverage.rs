@@ -345,7 +345,10 @@ pub fn base_object_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
     if class.super_class == SC_SHAPE {
         return shape_coverage(eval, node);
     }
-    if class.super_class != SC_GEOMOBJECT || class.class_id == TARGET_OBJECT {
+    if class.super_class != SC_GEOMOBJECT
+        || class.class_id == TARGET_OBJECT
+        || crate::eval::objects::file_link::is_block_head(eval, node)
+    {
         return MeshCoverage::NotGeometry;
     }
     match eval.base_mesh(node) {

@@ -8,6 +8,7 @@ pub mod body_object;
 pub mod bone_object;
 pub mod boolean;
 pub mod cat_object;
+pub mod file_link;
 pub mod loft;
 pub mod mesh;
 pub mod normals;

@@ -71,12 +71,12 @@ fn mesh_at_zero(
             .iter()
             .any(|a| Some(a.object) != skip && modifier::meshes_a_shape(a.class)) => {}
         None => {
-            // A spline Max does not render (or a helper) is evaluated as a
+            // A spline Max does not render (a helper, a linked block head) is evaluated as a
             // shape but holds no faces: say so, not "not evaluated".
             use maxfs_scene::eval::core::coverage::{base_object_coverage, MeshCoverage};
             let what = match base_object_coverage(ctx.eval, node) {
                 MeshCoverage::NotGeometry => {
-                    "is not geometry (a spline without Enable In Renderer or a helper): no mesh"
+                    "is not geometry (a spline without Enable In Renderer, a helper or a linked block's head): no mesh"
                 }
                 // glTF shows the rendered tube; what the plug-in's mesh
                 // conversion makes of a spline is not checked against it.
