@@ -2,9 +2,10 @@
 //! Max converts a primitive to a PolyObject with the primitive's own polygon
 //! builder (`BuildCylinderPoly` for Cylinder and Cone, `BuildPolyBox` for
 //! Box; the Plane, Sphere, Torus and Tube, which have none, from their
-//! triangles), whose
-//! vertex and face numbering the modifier's records index. Only the forms with
-//! a published builder are rebuilt; any other primitive is an error naming it.
+//! triangles, as are OilTank, Spindle, Capsule and ChamferCyl), whose
+//! vertex and face numbering the modifier's records index. Only the forms
+//! whose builder or conversion is published are rebuilt; any other
+//! primitive is an error naming it.
 
 use crate::chunk::Chunk;
 use crate::eval::error::EvalError;
@@ -14,7 +15,8 @@ use crate::eval::core::math::Vec3;
 use crate::eval::objects::mesh::MissingMap;
 use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
 use crate::eval::objects::primitive::{
-    Params, BOX, CONE, CYLINDER, GEOSPHERE, PLANE, SPHERE, TORUS, TUBE,
+    Params, BOX, CAPSULE, CHAMFER_CYL, CONE, CYLINDER, GEOSPHERE, OIL_TANK, PLANE, SPHERE, SPINDLE,
+    TORUS, TUBE,
 };
 
 /// The polygon form of primitive object `obj` at `t`, with the parameters it
@@ -102,6 +104,16 @@ pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, E
         }
         c if c == SPHERE || c == TORUS || c == TUBE => {
             super::primitive_poly_converted::converted(&super::primitive::build(c, p)?)
+        }
+        // The SDK samples built on Capsule's layout (`oiltnk.cpp`, `spind.cpp`,
+        // `scuba.cpp`, `chcyl.cpp`) hand a poly request to
+        // `SimpleObject::ConvertToType`: their triangles converted as any
+        // mesh's (`poly_make`), caps joined across their hidden edges.
+        // Primitive3P4Lesson.max's three OilTanks (192 triangles, 108
+        // polygons) replay their Edit Polys' selections to the sizes Max
+        // recorded, up to a Connect Edge not evaluated.
+        c if c == OIL_TANK || c == SPINDLE || c == CAPSULE || c == CHAMFER_CYL => {
+            super::poly_make::as_max_converts(&super::primitive::build(c, p)?)
         }
         c => Err(EvalError::not_evaluated(format!(
             "the polygon form of primitive ({:#x}, {:#x})",
@@ -428,6 +440,35 @@ fn cap_rings(
 mod tests {
     use super::*;
     use crate::eval::core::pblock::Value;
+
+    /// Max's Edit Poly over Primitive3P4Lesson.max's OilTank001 (12 sides,
+    /// one height segment, no blend) records 98 vertex offsets per Transform
+    /// and selects among 204 edges for its first Connect Edge: the polygon
+    /// form Max gave it. The SDK sample converts as any triangle mesh, its
+    /// quads joined across their hidden diagonals, the pole fans kept.
+    #[test]
+    fn an_oil_tank_converts_to_the_polygons_max_recorded() {
+        let p = Params::from_values(vec![
+            Value::Float(10.0),
+            Value::Float(3.0),
+            Value::Float(25.0),
+            Value::Int(0),
+            Value::Float(0.0),
+            Value::Int(12),
+            Value::Int(1),
+            Value::Int(1),
+            Value::Int(0),
+            Value::Float(0.0),
+            Value::Float(0.0),
+            Value::Int(1),
+        ]);
+        let poly = build(OIL_TANK, &p, &[]).expect("the OilTank's polygon form");
+        assert_eq!(poly.vertices.len(), 98);
+        assert_eq!(poly.mn_edges().expect("numbered").len(), 204);
+        assert_eq!(poly.faces.len(), 108);
+        let triangles = poly.faces.iter().filter(|f| f.v.len() == 3).count();
+        assert_eq!((triangles, poly.faces.len() - triangles), (24, 84));
+    }
 
     fn cylinder_params(sides: i32) -> Params {
         cylinder_segments(sides, 1, 1)
