@@ -29,7 +29,7 @@ use super::{smooth_input, uv_only, Applied, ModContext, BEND, MORPHER, TAPER, TW
 use crate::eval::core::pblock;
 use crate::eval::error::EvalError;
 use crate::eval::modifier::skin::SKIN;
-use crate::eval::modifier::subdivide::{self, PolyMapFlat, Polys, Separate};
+use crate::eval::modifier::subdivide::{self, PolyMapFlat, Polys, Separate, SubdivideError};
 use crate::eval::objects::mesh::{self, Mesh, MissingMap, Poly};
 use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
 use crate::eval::objects::{poly_surface, primitive, primitive_poly};
@@ -364,11 +364,14 @@ fn polygon_form(
             let unusable = match edges {
                 Some(Ok(list)) => {
                     polys.edges = Some(list);
-                    let bad = polys.validate().err().map(|e| e.to_string());
-                    if bad.is_some() {
-                        polys.edges = None;
+                    match polys.validate() {
+                        Err(e @ SubdivideError::EdgeList(..)) => {
+                            polys.edges = None;
+                            Some(e.to_string())
+                        }
+                        // Anything else is the subdivision's own error, below.
+                        _ => None,
                     }
-                    bad
                 }
                 Some(Err(why)) => Some(why),
                 None => None,

@@ -861,24 +861,80 @@ pub fn mnmesh(geom: &[Chunk]) -> Result<crate::eval::objects::poly::PolyMesh, Ev
 }
 
 /// MNMesh's edge list as stored beside its faces (0x010a): u32 count, then per
-/// edge u32 flags, v1, v2. Edge operations of a poly modifier select edges
-/// by their index in it.
+/// edge u32 flags and, unless the edge is dead (MN_DEAD), v1, v2 — a dead
+/// edge is its flags word alone, as a dead vertex is. Edge operations of a
+/// poly modifier select edges by their index in the list Max has after
+/// `CollapseDeadStructs`: the live edges in order, their ends renumbered as
+/// the dead vertices of 0x0100 are collapsed (`dead`).
 pub fn mnmesh_edges(geom: &[Chunk]) -> Result<Option<Vec<[u32; 2]>>, EvalError> {
+    const WHAT: &str = "poly edges (0x010a)";
     let Some(c) = geom.iter().find(|c| c.id == 0x010a) else {
         return Ok(None);
     };
     let p = c
         .payload()
         .ok_or_else(|| EvalError::malformed("", "poly edges (0x010a) is a container"))?;
-    let (_, body) = counted(p, 12, "poly edges (0x010a)")?;
-    Ok(Some(
-        body.chunks_exact(12)
-            .map(|r| {
-                let w = Words(r);
-                [w.u32(1), w.u32(2)]
-            })
-            .collect(),
-    ))
+    let mut cur = Cursor { p, at: 0 };
+    let n = cur.u32(WHAT)? as usize;
+    // Each edge takes at least its flags word.
+    if n > p.len() / 4 {
+        return Err(EvalError::malformed(
+            WHAT,
+            format!("count {n} cannot fit in {} bytes", p.len()),
+        ));
+    }
+    let mut raw = Vec::with_capacity(n);
+    for i in 0..n {
+        let at = |e: EvalError| e.inside(format!("{WHAT}: count {n}, edge {i}"));
+        if cur.u32("flags").map_err(at)? & dead::MN_DEAD != 0 {
+            continue;
+        }
+        raw.push([cur.u32("v1").map_err(at)?, cur.u32("v2").map_err(at)?]);
+    }
+    if cur.at != p.len() {
+        return Err(EvalError::malformed(
+            WHAT,
+            format!("{} bytes left after {n} edges", p.len() - cur.at),
+        ));
+    }
+    // Live vertices renumbered in order, as the collapse renumbers them.
+    let live: Option<Vec<Option<u32>>> = match geom.iter().find(|c| c.id == 0x0100) {
+        Some(v) => {
+            let vertices = dead::poly_vertices(v.payload().unwrap_or_default())?;
+            let mut next = 0u32;
+            let map: Vec<Option<u32>> = vertices
+                .iter()
+                .map(|v| {
+                    v.map(|_| {
+                        next += 1;
+                        next - 1
+                    })
+                })
+                .collect();
+            map.iter().any(Option::is_none).then_some(map)
+        }
+        None => None,
+    };
+    let Some(live) = live else {
+        return Ok(Some(raw));
+    };
+    raw.iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let to = |v: u32| live.get(v as usize).copied().flatten();
+            match (to(e[0]), to(e[1])) {
+                (Some(a), Some(b)) => Ok([a, b]),
+                _ => Err(EvalError::malformed(
+                    WHAT,
+                    format!(
+                        "live edge {i} ({}, {}) ends at a dead or missing vertex",
+                        e[0], e[1]
+                    ),
+                )),
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
 }
 
 /// The GeomBuffers children of an Editable Poly object.
@@ -1048,6 +1104,39 @@ mod tests {
             material: 0,
             smoothing: 0,
             cuts: cuts.to_vec(),
+        }
+    }
+
+    /// GeomBuffers holding vertices 0, 2 and 3 live and 1 dead (its flags
+    /// alone), and `edges` as stored.
+    fn geom_with_edges(edges: &[u32]) -> Vec<Chunk> {
+        let mut v = words(&[4, 0]);
+        v.extend(words(&[0, 0, 0]));
+        v.extend(words(&[dead::MN_DEAD]));
+        for _ in 0..2 {
+            v.extend(words(&[0, 0, 0, 0]));
+        }
+        vec![Chunk::leaf(0x0100, v), Chunk::leaf(0x010a, words(edges))]
+    }
+
+    #[test]
+    fn dead_edges_are_their_flags_alone_and_ends_follow_the_vertex_collapse() {
+        // As woman.max (sixteenth sweep) stores them: 352 edges in 4,096
+        // bytes, 16 of them dead (flags 2 or 10, no ends).
+        let live = geom_with_edges(&[4, 1, 0, 2, 10, 0, 2, 3, 0, 3, 0]);
+        assert_eq!(
+            mnmesh_edges(&live).expect("reads"),
+            Some(vec![[0, 1], [1, 2], [2, 0]])
+        );
+        // A live edge on the dead vertex, a count past the bytes, bytes left.
+        for bad in [
+            &[1, 0, 0, 1][..],
+            &[3, 0, 0, 2][..],
+            &[1, 0, 0, 2, 7][..],
+            &[u32::MAX][..],
+        ] {
+            let err = mnmesh_edges(&geom_with_edges(bad)).expect_err("refused");
+            assert!(err.to_string().contains("0x010a"), "{err}");
         }
     }
 
