@@ -28,6 +28,8 @@ pub mod class {
     pub const BEZIER_SCALE: ClassId = ClassId(0x2010, 0);
     pub const BEZIER_COLOR: ClassId = ClassId(0x2011, 0);
     pub const EULER_XYZ: ClassId = ClassId(0x2012, 0);
+    /// Bezier RGBA Color (a Point4 controller: material colours with alpha).
+    pub const BEZIER_RGBA: ClassId = ClassId(0x2013, 0);
     pub const TCB_POS: ClassId = ClassId(0x442312, 0);
     pub const TCB_ROT: ClassId = ClassId(0x442313, 0);
     pub const TCB_POINT3: ClassId = ClassId(0x442314, 0);
@@ -49,6 +51,7 @@ pub mod class {
 mod super_class {
     pub const FLOAT: u32 = 0x9003;
     pub const POINT3: u32 = 0x9005;
+    pub const POINT4: u32 = 0x9012;
     pub const MATRIX3: u32 = 0x9008;
     pub const POSITION: u32 = 0x900b;
     pub const ROTATION: u32 = 0x900c;
@@ -73,6 +76,7 @@ fn expected_super_class(id: ClassId) -> Option<u32> {
             super_class::SCALE
         }
         PRS | LOOKAT => super_class::MATRIX3,
+        BEZIER_RGBA => super_class::POINT4,
         _ => return None,
     })
 }
@@ -339,6 +343,20 @@ fn bezier_keys<const N: usize>(table: &[u8], size: usize) -> Result<Vec<BezKey<N
         .collect())
 }
 
+/// The red, green and blue of an RGBA key.
+fn rgb_key(k: BezKey<4>) -> BezKey<3> {
+    let rgb = |v: [f64; 4]| [v[0], v[1], v[2]];
+    BezKey {
+        time: k.time,
+        flags: k.flags,
+        value: rgb(k.value),
+        in_tan: rgb(k.in_tan),
+        out_tan: rgb(k.out_tan),
+        in_len: rgb(k.in_len),
+        out_len: rgb(k.out_len),
+    }
+}
+
 /// Bezier scale records: time, flags, s[3], q[4], then 7-float blocks for in/out
 /// tangent and in/out length.
 fn bezier_scale_keys(table: &[u8]) -> Result<Vec<BezKey<3>>, EvalError> {
@@ -455,6 +473,34 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, EvalError
                             "a key-less keyframer with no stored value (12 bytes in chunk 0x2503 or 0x2501)",
                         )
                     })?,
+                },
+            };
+            Controller::Point3 {
+                class: name,
+                track,
+                range: r,
+            }
+        }
+        // Keys as Bezier Color's with four components (100-byte records in
+        // 0x2529, the key-less value 16 bytes in 0x2501; бочка.max's
+        // animated Physical Material colours): the colour is its red, green
+        // and blue, each interpolated on its own as every Bezier component
+        // is, alpha left out.
+        BEZIER_RGBA => {
+            let track = match table(0x2529) {
+                Some(t) => Track::Bezier {
+                    keys: bezier_keys::<4>(t, 100)?.into_iter().map(rgb_key).collect(),
+                },
+                None => Track::Constant {
+                    value: leaf(chunks, 0x2501)
+                        .and_then(f32s::<4>)
+                        .map(|v| [v[0], v[1], v[2]])
+                        .ok_or_else(|| {
+                            EvalError::malformed(
+                                name.clone(),
+                                "a key-less RGBA keyframer with no stored value (16 bytes in chunk 0x2501)",
+                            )
+                        })?,
                 },
             };
             Controller::Point3 {
@@ -716,6 +762,48 @@ mod tests {
             constant3(keyless(class::BEZIER_COLOR, &wrapped)),
             [7.0, 8.0, 9.0]
         );
+    }
+
+    /// бочка.max's (eighth sweep) Physical Material base colour: a Bezier
+    /// RGBA Color with keys at 0 and 9280, and 0x2501 holding the value Max
+    /// showed when it saved, the last key's.
+    #[test]
+    fn rgba_colour_keys_give_their_red_green_and_blue() {
+        let key = |t: i32, v: [f32; 4]| {
+            let mut r = t.to_le_bytes().to_vec();
+            r.extend(0x1680u32.to_le_bytes());
+            let mut f = v.to_vec();
+            f.extend([0.0; 8]);
+            f.extend([-1.0; 8]);
+            f.extend([0.0; 3]);
+            r.extend(f32s_le(&f));
+            r
+        };
+        let last = [0.926, 0.701, 0.524, 1.0];
+        let mut table = key(0, [0.5, 0.5, 0.5, 1.0]);
+        table.extend(key(9280, last));
+        let chunks = [
+            Chunk::leaf(0x2501, f32s_le(&last)),
+            Chunk::leaf(0x2529, table),
+        ];
+        let Ok(Controller::Point3 { track, .. }) = keyless(class::BEZIER_RGBA, &chunks) else {
+            panic!("a colour track");
+        };
+        let close =
+            |a: [f64; 3], b: [f32; 4]| (0..3).all(|i| (a[i] - f64::from(b[i])).abs() < 1e-6);
+        assert!(close(track.at(0), [0.5, 0.5, 0.5, 1.0]));
+        assert!(close(track.at(9280), last));
+        let between = track.at(4640);
+        assert!((0..3).all(|i| between[i] > 0.5 && between[i] < f64::from(last[i])));
+        // Key-less: the stored value's red, green and blue.
+        let keyless_value = [Chunk::leaf(0x2501, f32s_le(&[0.1, 0.2, 0.3, 0.4]))];
+        let v = constant3(keyless(class::BEZIER_RGBA, &keyless_value));
+        assert!(close(v, [0.1, 0.2, 0.3, 0.4]));
+        assert!(keyless(
+            class::BEZIER_RGBA,
+            &[Chunk::leaf(0x2501, f32s_le(&[0.1; 3]))]
+        )
+        .is_err());
     }
 
     /// No stored value is an error, not a zero.

@@ -55,10 +55,61 @@ pub(crate) fn block0(
         return None;
     };
     match pblock::param_block2(eval.chunks(pbi)) {
-        Ok(pb) => Some((pbi, pb)),
+        Ok(mut pb) => {
+            animated_at_0(eval, pbi, &mut pb, what, m);
+            Some((pbi, pb))
+        }
         Err(e) => {
             m.errors.push(format!("{what} block (object {pbi}): {e}"));
             None
+        }
+    }
+}
+
+/// Puts the time-0 value of each animated number or colour of block `pb`
+/// (object `pbi`) in place, as Max shows the material at the start frame:
+/// the decoders read constants, and an animated parameter would otherwise
+/// fall back to its default unnamed (бочка.max's Physical Material keys
+/// all of them). A controller that is not read is named in `m.unmapped`.
+fn animated_at_0(eval: &SceneEval, pbi: usize, pb: &mut ParamBlock2, what: &str, m: &mut Material) {
+    use pblock::ty;
+    const NUMBERS: [u16; 8] = [
+        ty::FLOAT,
+        ty::ANGLE,
+        ty::PCNT_FRAC,
+        ty::WORLD,
+        ty::COLOR_CHANNEL,
+        ty::RGBA,
+        ty::POINT3,
+        ty::FRGBA,
+    ];
+    for p in &mut pb.params {
+        let Some(slot) = p.ref_slot else { continue };
+        if !matches!(p.value, Value::None) || p.is_tab() || !NUMBERS.contains(&p.base_type()) {
+            continue;
+        }
+        let Some(ctl) = pblock::reference(&eval.graph, pbi, slot) else {
+            continue;
+        };
+        let value = match eval.controller(ctl) {
+            Some(Controller::Point3 { track, .. }) => {
+                let v = track.at(0);
+                let c = [v[0] as f32, v[1] as f32, v[2] as f32];
+                c.iter().all(|x| x.is_finite()).then_some(Value::Vector(c))
+            }
+            Some(Controller::Float { .. }) => {
+                let v = eval.float_at(Some(ctl), 0, f64::NAN) as f32;
+                v.is_finite().then_some(Value::Float(v))
+            }
+            _ => None,
+        };
+        match value {
+            Some(v) => p.value = v,
+            None => m.unmapped.push(format!(
+                "{what} parameter {} animated by {} (its value at frame 0 is not read)",
+                p.id,
+                crate::eval::core::coverage::class_name(eval, ctl)
+            )),
         }
     }
 }
