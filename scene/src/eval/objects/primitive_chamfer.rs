@@ -17,10 +17,15 @@
 //! azimuth; the caps are flat grids over the inner rectangle. Vertex positions
 //! and triangle counts match the FBX exactly, and so does the vertex order
 //! (tests/corpus/eval_primitives.rs; every triangle lies in one of the FBX's
-//! polygons, wound the same way). Not known from a reference, so not claimed:
-//! Max's face order and quad diagonals,
-//! material ids and smoothing groups (all faces get material 1 and, when
-//! "smooth" is on, smoothing group 1).
+//! polygons, wound the same way). The faces follow the public SDK sample
+//! `chbox.cpp` (`max_faces`): its order, each quad's diagonal and the edge
+//! visibility it sets (the diagonal hidden), so a poly modifier's conversion
+//! (`poly_make`) joins them as Max does — the face counts Max's Edit Polys
+//! recorded over three ChamferBoxes are ours (primitive_poly.rs tests). The
+//! sample gives every face smoothing group 1 when "smooth" is on and material
+//! id 0 (Max's material 1), as here. A negative height: the sample builds the
+//! box for the height's size and moves every vertex down by it, faces and
+//! mapping unchanged.
 //!
 //! Generated mapping (parameter 9), as the FBX of Kenjis_Bed and Kenjis_Sofa
 //! holds it per polygon corner: three parts, each seen from outside.
@@ -42,15 +47,13 @@
 //! (texture vertex i for vertex i), the side rings top down, the bottom
 //! part's (vertex i + 2 rings), then one u = 1 copy of each side ring's start,
 //! top down. Max's real-world map size is not decoded (as for the other
-//! primitives); a negative height keeps the mapping of the unturned parts.
+//! primitives).
 
 use crate::eval::core::math::Vec3;
 use crate::eval::error::EvalError;
 use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
 use crate::eval::objects::primitive::{channel1, Params};
 
-/// All three edges visible.
-const ALL_EDGES: u16 = 7;
 /// Vertices a ChamferBox may have (damaged segment counts beyond this).
 const MAX_VERTICES: usize = 1 << 22;
 
@@ -94,7 +97,6 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, EvalError> {
         fillet.max(0.0)
     };
     let (xi, yi) = (aw / 2.0 - r, al / 2.0 - r);
-    let sign = if h < 0.0 { -1.0 } else { 1.0 };
     // Ring profile, bottom to top: (height above the base, offset from the
     // inner rectangle).
     let quarter = std::f64::consts::FRAC_PI_2;
@@ -110,9 +112,11 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, EvalError> {
         let a = quarter * k as f64 / cs as f64;
         profile.push((ah - r + r * a.cos(), r * a.sin()));
     }
+    // A negative height builds the same box below the base (Max shifts its
+    // vertices down by the height, faces unchanged).
+    let base = if h < 0.0 { -ah } else { 0.0 };
     let mut v: Vec<Vec3> = Vec::with_capacity(total);
     let cap = |v: &mut Vec<Vec3>, z: f64| {
-        let start = v.len();
         for iy in 0..=ls {
             for ix in 0..=ws {
                 v.push(Vec3(
@@ -122,101 +126,19 @@ pub fn chamfer_box(p: &Params) -> Result<Mesh, EvalError> {
                 ));
             }
         }
-        start
     };
-    let bottom = cap(&mut v, 0.0);
-    let mut ring_start = Vec::with_capacity(rings);
+    cap(&mut v, base);
     for &(z, off) in &profile {
-        ring_start.push(v.len());
-        ring(&mut v, (xi, yi), (ws, ls, cs), off, z * sign);
+        ring(&mut v, (xi, yi), (ws, ls, cs), off, base + z);
     }
-    let top = cap(&mut v, ah * sign);
-    let smoothing = u32::from(smooth);
-    let mut faces: Vec<Face> = Vec::new();
-    let mut parts: Vec<Part> = Vec::new();
-    let mut tri = |part: Part, a: usize, b: usize, c: usize| {
-        let v = [a as u32, b as u32, c as u32];
-        faces.push(Face {
-            v: if sign < 0.0 { [v[0], v[2], v[1]] } else { v },
-            smoothing,
-            material: 0,
-            flags: ALL_EDGES,
-        });
-        parts.push(part);
-    };
-    let row = ws + 1;
-    // Caps: bottom faces down, top faces up.
-    for iy in 0..ls {
-        for ix in 0..ws {
-            let a = bottom + iy * row + ix;
-            tri(Part::Bottom, a, a + row, a + row + 1);
-            tri(Part::Bottom, a + row + 1, a + 1, a);
-            let a = top + iy * row + ix;
-            tri(Part::Top, a, a + 1, a + row + 1);
-            tri(Part::Top, a + row + 1, a + row, a);
-        }
-    }
-    // Cap perimeter, in the rings' walk: (grid index, ring index of the side
-    // point it meets). Corners meet an arc: a fan over its points.
-    let perimeter = cap_perimeter(ws, ls, cs);
-    for (cap_base, ring_base, outward_up) in [
-        (bottom, ring_start[0], false),
-        (top, ring_start[rings - 1], true),
-    ] {
-        let part = if outward_up { Part::Top } else { Part::Bottom };
-        for (k, &(g, ri)) in perimeter.iter().enumerate() {
-            let (g2, ri2) = perimeter[(k + 1) % perimeter.len()];
-            let (c0, c1) = (cap_base + g, cap_base + g2);
-            let r0 = ring_base + ri;
-            let r_end = ring_base + ri2;
-            // Ring points from ri to ri2 (wrapping): one quad for a straight
-            // segment (ri2 = ri + 1), or a corner: the fan from c0 (= c1).
-            let steps = (ri2 + ring_len - ri) % ring_len;
-            let at = |s: usize| ring_base + (ri + s) % ring_len;
-            if c0 == c1 {
-                for s in 0..steps {
-                    if outward_up {
-                        tri(part, c0, at(s), at(s + 1));
-                    } else {
-                        tri(part, c0, at(s + 1), at(s));
-                    }
-                }
-            } else if outward_up {
-                tri(part, c0, r0, r_end);
-                tri(part, r_end, c1, c0);
-            } else {
-                tri(part, c0, c1, r_end);
-                tri(part, r_end, r0, c0);
-            }
-        }
-    }
-    // Bands between consecutive rings: the bottom fillet's below the ring at
-    // r (ring cs − 1), the top fillet's above the ring at h − r (cs + hs − 1),
-    // the sides between.
-    for b in 0..rings.saturating_sub(1) {
-        let part = if b + 1 < cs {
-            Part::Bottom
-        } else if b + 1 < cs + hs {
-            Part::Side
-        } else {
-            Part::Top
-        };
-        let (lo, hi) = (ring_start[b], ring_start[b + 1]);
-        for k in 0..ring_len {
-            let n = (k + 1) % ring_len;
-            tri(part, lo + k, lo + n, hi + n);
-            tri(part, hi + n, hi + k, lo + k);
-        }
-    }
+    cap(&mut v, base + ah);
     // Built bottom-up; renumber into Max's order (see `max_order`).
     let perm = max_order((ws, ls, cs), rings, ring_len);
     let mut vertices = vec![Vec3::default(); v.len()];
     for (i, p) in v.into_iter().enumerate() {
         vertices[perm[i]] = p;
     }
-    for f in &mut faces {
-        f.v = f.v.map(|i| perm[i as usize] as u32);
-    }
+    let (faces, parts) = max_faces((ws, ls, cs, hs), u32::from(smooth));
     let maps = if p.flag(9, true) {
         let layout = Layout {
             grid: (ws + 1) * (ls + 1),
@@ -389,42 +311,121 @@ fn ring(
     }
 }
 
-/// The caps' perimeter in the rings' walk, as stops (cap grid index, ring
-/// index): consecutive stops on two grid points span one ring segment (a
-/// quad); consecutive stops on the same grid corner span that corner's arc (a
-/// fan). The walk closes on the first stop.
-fn cap_perimeter(ws: usize, ls: usize, cs: usize) -> Vec<(usize, usize)> {
-    let grid = |ix: usize, iy: usize| iy * (ws + 1) + ix;
-    let mut out = Vec::with_capacity(2 * (ws + ls) + 4);
-    let mut ri = 0;
-    out.push((grid(0, 0), ri));
-    for ix in 1..=ws {
-        ri += 1;
-        out.push((grid(ix, 0), ri));
+/// The cap grid vertices (top cap numbering: rows from +Y, each from −X) at
+/// the two ends of ring segment `j` (ring point `j` to `j + 1`, rings
+/// numbered as in `max_order`): a side segment runs between two neighbouring
+/// cap vertices, a corner arc's segments all meet the cap corner (both ends
+/// the same vertex).
+fn cap_ends(j: usize, (ws, ls, cs): (usize, usize, usize)) -> (usize, usize) {
+    let row = ws + 1;
+    let (tl, bl, br, tr) = (0, ls * row, ls * row + ws, ws);
+    // The walk: (−X, +Y) arc, −X side down, (−X, −Y) arc, −Y side towards
+    // +X, (+X, −Y) arc, +X side up, (+X, +Y) arc, +Y side towards −X.
+    let mut j = j;
+    for (which, (corner, side)) in [(tl, ls), (bl, ws), (br, ls), (tr, ws)]
+        .into_iter()
+        .enumerate()
+    {
+        if j < cs {
+            return (corner, corner);
+        }
+        j -= cs;
+        if j < side {
+            let step = |s: usize| match which {
+                0 => s * row,
+                1 => bl + s,
+                2 => (ls - s) * row + ws,
+                _ => ws - s,
+            };
+            return (step(j), step(j + 1));
+        }
+        j -= side;
     }
-    ri += cs;
-    out.push((grid(ws, 0), ri));
-    for iy in 1..=ls {
-        ri += 1;
-        out.push((grid(ws, iy), ri));
+    (tl, tl)
+}
+
+/// Edge visibility as Max sets it on the two triangles of a quad: the first
+/// shows its first two sides, the second its last two (bit k: side k → k + 1).
+const FIRST: u16 = 0b011;
+const SECOND: u16 = 0b110;
+
+/// The faces in Max's order over the vertices in Max's order (the SDK sample
+/// `chbox.cpp`'s walk), with Max's edge visibility, and the mapping part of
+/// each: the top cap row by row, the top fillet's first ring joined to the
+/// cap's outline, the bands between consecutive rings from the top down, the
+/// last ring joined to the bottom cap's outline, the bottom cap. Each quad is
+/// two triangles sharing a hidden diagonal; a corner arc meets its cap
+/// corner in a fan. Every face gets `smoothing` and material 0.
+fn max_faces(
+    (ws, ls, cs, hs): (usize, usize, usize, usize),
+    smoothing: u32,
+) -> (Vec<Face>, Vec<Part>) {
+    let row = ws + 1;
+    let grid = row * (ls + 1);
+    let ring_len = 2 * (ws + ls) + 4 * cs;
+    let rings = 2 * cs + hs - 1;
+    let last_ring = grid + (rings - 1) * ring_len;
+    let bottom = grid + rings * ring_len;
+    // The bottom cap vertex under top cap vertex t (Max numbers the bottom
+    // cap backwards from the last vertex).
+    let under = |t: usize| bottom + grid - 1 - t;
+    let mut faces = Vec::new();
+    let mut parts = Vec::new();
+    let mut tri = |part: Part, v: [usize; 3], flags: u16| {
+        faces.push(Face {
+            v: v.map(|i| i as u32),
+            smoothing,
+            material: 0,
+            flags,
+        });
+        parts.push(part);
+    };
+    for iy in 0..ls {
+        for ix in 0..ws {
+            let (t, d) = (iy * row + ix, (iy + 1) * row + ix);
+            tri(Part::Top, [t, d, d + 1], FIRST);
+            tri(Part::Top, [t, d + 1, t + 1], SECOND);
+        }
     }
-    ri += cs;
-    out.push((grid(ws, ls), ri));
-    for k in 1..=ws {
-        ri += 1;
-        out.push((grid(ws - k, ls), ri));
+    let at = |base: usize, j: usize| base + j % ring_len;
+    for j in 0..ring_len {
+        let (p, q) = cap_ends(j, (ws, ls, cs));
+        tri(Part::Top, [p, at(grid, j), at(grid, j + 1)], FIRST);
+        if p != q {
+            tri(Part::Top, [p, at(grid, j + 1), q], SECOND);
+        }
     }
-    ri += cs;
-    out.push((grid(0, ls), ri));
-    for k in 1..ls {
-        ri += 1;
-        out.push((grid(0, ls - k), ri));
+    for b in 0..rings - 1 {
+        let part = if b + 1 < cs {
+            Part::Top
+        } else if b + 1 < cs + hs {
+            Part::Side
+        } else {
+            Part::Bottom
+        };
+        let (up, down) = (grid + b * ring_len, grid + (b + 1) * ring_len);
+        for j in 0..ring_len {
+            tri(part, [at(up, j), at(down, j), at(down, j + 1)], FIRST);
+            tri(part, [at(up, j), at(down, j + 1), at(up, j + 1)], SECOND);
+        }
     }
-    // The last side ends on grid (0, 0) at ring index ring_len − cs; its arc
-    // runs back to the first stop.
-    ri += 1;
-    out.push((grid(0, 0), ri));
-    out
+    for j in 0..ring_len {
+        let (p, q) = cap_ends(j, (ws, ls, cs));
+        let (r0, r1) = (at(last_ring, j), at(last_ring, j + 1));
+        if p != q {
+            tri(Part::Bottom, [r0, under(p), under(q)], FIRST);
+        }
+        tri(Part::Bottom, [r0, under(q), r1], SECOND);
+    }
+    for iy in 0..ls {
+        for ix in 0..ws {
+            let k = bottom + iy * row + ix;
+            let u = k + row;
+            tri(Part::Bottom, [u, k, k + 1], FIRST);
+            tri(Part::Bottom, [u, k + 1, u + 1], SECOND);
+        }
+    }
+    (faces, parts)
 }
 
 /// The band Max leaves between two fillets that would meet (module

@@ -15,8 +15,8 @@ use crate::eval::core::math::Vec3;
 use crate::eval::objects::mesh::MissingMap;
 use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
 use crate::eval::objects::primitive::{
-    Params, BOX, CAPSULE, CHAMFER_CYL, CONE, CYLINDER, GEOSPHERE, OIL_TANK, PLANE, SPHERE, SPINDLE,
-    TORUS, TUBE,
+    Params, BOX, CAPSULE, CHAMFER_BOX, CHAMFER_CYL, CONE, CYLINDER, GEOSPHERE, OIL_TANK, PLANE,
+    PYRAMID, SPHERE, SPINDLE, TORUS, TUBE,
 };
 
 /// The polygon form of primitive object `obj` at `t`, with the parameters it
@@ -111,8 +111,17 @@ pub fn build(class: ClassId, p: &Params, object: &[Chunk]) -> Result<PolyMesh, E
         // mesh's (`poly_make`), caps joined across their hidden edges.
         // Primitive3P4Lesson.max's three OilTanks (192 triangles, 108
         // polygons) replay their Edit Polys' selections to the sizes Max
-        // recorded, up to a Connect Edge not evaluated.
-        c if c == OIL_TANK || c == SPINDLE || c == CAPSULE || c == CHAMFER_CYL => {
+        // recorded, up to a Connect Edge not evaluated. ChamferBox
+        // (`chbox.cpp`) and Pyramid (`pyramid.cpp`) too, their triangles in
+        // the samples' order with their hidden quad diagonals
+        // (`primitive_chamfer`, `primitive::boxes`).
+        c if c == OIL_TANK
+            || c == SPINDLE
+            || c == CAPSULE
+            || c == CHAMFER_CYL
+            || c == CHAMFER_BOX
+            || c == PYRAMID =>
+        {
             super::poly_make::as_max_converts(&super::primitive::build(c, p)?)
         }
         c => Err(EvalError::not_evaluated(format!(
@@ -468,6 +477,79 @@ mod tests {
         assert_eq!(poly.faces.len(), 108);
         let triangles = poly.faces.iter().filter(|f| f.v.len() == 3).count();
         assert_eq!((triangles, poly.faces.len() - triangles), (24, 84));
+    }
+
+    fn chamfer_box_params(segs: [i32; 4], dims: [f32; 4]) -> Params {
+        let mut v: Vec<Value> = dims.into_iter().map(Value::Float).collect();
+        v.extend(segs.map(Value::Int));
+        v.extend([Value::Int(1), Value::Int(1)]);
+        Params::from_values(v)
+    }
+
+    /// The face counts 3ds Max's Edit Polys recorded over ChamferBoxes (their
+    /// first face selections' sizes): dhsoncoder's Basic-3D-Model Room.max,
+    /// ChamferBox002 (segments 16 × 1 × 1, one fillet segment, the fillet
+    /// above half the height): 146; maruzu's AnimacionDos "infografia
+    /// chocolate.max", ChamferBox058 and others (1 × 1 × 1, three fillet
+    /// segments): 114, and ChamferBox073/074 (7 × 4 × 1, three): 294. The
+    /// triangles (284, 204, 564) join across the hidden quad diagonals.
+    #[test]
+    fn chamfer_boxes_convert_to_the_polygons_max_recorded() {
+        for (segs, dims, triangles, polygons) in [
+            (
+                [16, 1, 1, 1],
+                [55766.688, 23301.635, 1000.0, 2563.5366],
+                284,
+                146,
+            ),
+            (
+                [1, 1, 1, 3],
+                [0.6063347, 0.4584732, 0.39473593, 0.47830936],
+                204,
+                114,
+            ),
+            (
+                [7, 4, 1, 3],
+                [4.7914634, 2.6760466, 1.1641399, 1.1988983],
+                564,
+                294,
+            ),
+        ] {
+            let p = chamfer_box_params(segs, dims);
+            let tri = super::super::primitive::build(CHAMFER_BOX, &p).expect("the triangles");
+            assert_eq!(tri.faces.len(), triangles, "{segs:?}");
+            let poly = build(CHAMFER_BOX, &p, &[]).expect("the ChamferBox's polygon form");
+            assert_eq!(poly.faces.len(), polygons, "{segs:?}");
+            assert_eq!(poly.vertices.len(), tri.vertices.len(), "{segs:?}");
+            // A closed surface: V − E + F = 2.
+            let edges = poly.mn_edges().expect("numbered").len();
+            assert_eq!(poly.vertices.len() + polygons, edges + 2, "{segs:?}");
+        }
+    }
+
+    /// maruzu's AnimacionDos ciudad.max, Pyramid008 (20 × 20 × 20, one
+    /// segment each) under TurboSmooth (two iterations) and an Edit Poly:
+    /// the Edit Poly's first operation selects among 96 faces, the
+    /// subdivision of 8 triangles (8 · 3 · 4). The sample's fans from the
+    /// apex and the base's centre show every edge: 8 triangles, 6 vertices.
+    #[test]
+    fn a_pyramid_converts_to_the_polygons_max_recorded() {
+        let p = Params::from_values(vec![
+            Value::Float(20.0),
+            Value::Float(20.0),
+            Value::Float(20.0),
+            Value::Int(1),
+            Value::Int(1),
+            Value::Int(1),
+            Value::Int(1),
+        ]);
+        let poly = build(PYRAMID, &p, &[]).expect("the Pyramid's polygon form");
+        assert_eq!(poly.vertices.len(), 6);
+        assert_eq!(poly.faces.len(), 8);
+        assert!(poly.faces.iter().all(|f| f.v.len() == 3));
+        let corners: usize = poly.faces.iter().map(|f| f.v.len()).sum();
+        assert_eq!(corners * 4, 96);
+        assert_eq!(poly.mn_edges().expect("numbered").len(), 12);
     }
 
     fn cylinder_params(sides: i32) -> Params {
