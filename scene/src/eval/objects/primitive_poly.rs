@@ -2,7 +2,8 @@
 //! Max converts a primitive to a PolyObject with the primitive's own polygon
 //! builder (`BuildCylinderPoly` for Cylinder and Cone, `BuildPolyBox` for
 //! Box; the Plane, Sphere, Torus and Tube, which have none, from their
-//! triangles, as are OilTank, Spindle, Capsule and ChamferCyl), whose
+//! triangles, as are OilTank, Spindle, Capsule, ChamferCyl, ChamferBox and
+//! Pyramid), whose
 //! vertex and face numbering the modifier's records index. Only the forms
 //! whose builder or conversion is published are rebuilt; any other
 //! primitive is an error naming it.
