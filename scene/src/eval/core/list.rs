@@ -278,6 +278,17 @@ pub fn applies(weights: &[f64], i: usize) -> bool {
     weights.get(i).is_none_or(|&w| w != 0.0)
 }
 
+/// The entries of a rotation or scale list that apply ([`applies`]), in order.
+pub fn applied<'a>(
+    subs: &'a [Option<usize>],
+    weights: &'a [f64],
+) -> impl Iterator<Item = Option<usize>> + 'a {
+    subs.iter()
+        .enumerate()
+        .filter(|(i, _)| applies(weights, *i))
+        .map(|(_, s)| *s)
+}
+
 /// The weight each entry's value is scaled by: its own, over the sum when averaging.
 pub fn factors(weights: &[f64], average: bool) -> Vec<f64> {
     let sum: f64 = weights.iter().sum();
