@@ -357,6 +357,26 @@ nel_versioned!(TrackDefaultFloat(0) { value: F32 });
 nel_versioned!(TrackDefaultInt(0) { value: i32 });
 nel_versioned!(TrackDefaultVector(0) { value: crate::stream::Vec3 });
 nel_versioned!(TrackDefaultQuat(0) { value: crate::stream::Quat });
+
+/// A version-0 default track holding `a`.
+impl From<[f32; 3]> for TrackDefaultVector {
+    fn from(a: [f32; 3]) -> TrackDefaultVector {
+        TrackDefaultVector {
+            version: 0,
+            value: a.into(),
+        }
+    }
+}
+
+/// A version-0 default track holding `[x, y, z, w]`.
+impl From<[f32; 4]> for TrackDefaultQuat {
+    fn from(a: [f32; 4]) -> TrackDefaultQuat {
+        TrackDefaultQuat {
+            version: 0,
+            value: a.into(),
+        }
+    }
+}
 nel_versioned!(TrackDefaultBool(0) { value: Bool });
 nel_versioned!(TrackDefaultString(0) { value: String });
 
