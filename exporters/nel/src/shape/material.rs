@@ -19,6 +19,23 @@ pub struct TextureBase {
     pub load_grayscale_as_alpha: Option<Bool>,
 }
 
+impl TextureBase {
+    /// The header of a new `ITexture` (version 1): repeat on both axes,
+    /// automatic upload format, LinearMipMapLinear / Linear filtering,
+    /// grayscale loaded as alpha.
+    pub fn new_texture() -> TextureBase {
+        TextureBase {
+            version: 1,
+            upload_format: 0,
+            wrap_s: 0,
+            wrap_t: 0,
+            min_filter: 5,
+            mag_filter: 1,
+            load_grayscale_as_alpha: Some(Bool(1)),
+        }
+    }
+}
+
 impl Serial for TextureBase {
     fn serial<S: Stream>(&mut self, s: &mut S) -> Result<(), NelError> {
         s.version(&mut self.version, 1, "ITexture")?;

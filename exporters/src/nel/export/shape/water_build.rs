@@ -232,15 +232,7 @@ fn blend(a: Ptr<Texture>, b: Ptr<Texture>) -> Ptr<Texture> {
         id: 0,
         obj: Box::new(Texture::CTextureBlend(TextureBlend {
             version: 0,
-            base: TextureBase {
-                version: 1,
-                upload_format: 0,
-                wrap_s: 0,
-                wrap_t: 0,
-                min_filter: 5,
-                mag_filter: 1,
-                load_grayscale_as_alpha: Some(Bool(1)),
-            },
+            base: TextureBase::new_texture(),
             blend_tex: [a, b],
             sharing_enabled: Bool(1),
             blend_factor: 0,
