@@ -13,7 +13,7 @@ use super::vertex_format as vf;
 use super::Era;
 use crate::nel::shape::mesh::{MatrixBlock, MeshGeom, MeshMorpher, RdrPass};
 use crate::nel::shape::vertex_buffer::{
-    Channel, ChannelData, IndexBuffer, VbHeader, VbSubset, VertexBuffer, VALUE_NAMES,
+    Channel, ChannelData, IndexBuffer, VbSubset, VertexBuffer, VALUE_NAMES,
 };
 use crate::nel::stream::{AaBox, Bool, Ptr, F32};
 
@@ -311,21 +311,16 @@ fn vertex_buffer(m: &MeshBuild, flags: u16, order: &[Skinned], skinned: bool) ->
     }
     VertexBuffer {
         version: 2,
-        header: VbHeader {
-            version: 3,
-            old_flags: None,
+        header: vf::header(
             flags,
-            types: vf::DEFAULT_TYPES,
-            num_vertices: n as u32,
-            vertex_color_format: Some(0),
+            n as u32,
             // Skinned vertices are rewritten by the CPU: RAM, not static.
-            preferred_memory: Some(if skinned {
+            if skinned {
                 vf::RAM_PREFERRED
             } else {
                 vf::STATIC_PREFERRED
-            }),
-            name: Some(String::new()),
-        },
+            },
+        ),
         vertices: VbSubset {
             version: 2,
             count: n,
