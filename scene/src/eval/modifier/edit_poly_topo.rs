@@ -62,12 +62,7 @@ pub(super) fn delete_faces(
     isolated: bool,
 ) -> Result<(), EvalError> {
     check_selection(sel, poly.faces.len(), "faces")?;
-    let mut used_before = vec![false; poly.vertices.len()];
-    for f in &poly.faces {
-        for &v in &f.v {
-            used_before[v as usize] = true;
-        }
-    }
+    let used_before = poly.used_vertices();
     let keep: Vec<bool> = (0..poly.faces.len()).map(|i| !selected(sel, i)).collect();
     // Specified normals go with their faces (the pool keeps the rest).
     poly.retain_faces(&keep);
@@ -86,12 +81,7 @@ pub(super) fn delete_faces(
         }
     }
     if isolated {
-        let mut used_after = vec![false; poly.vertices.len()];
-        for f in &poly.faces {
-            for &v in &f.v {
-                used_after[v as usize] = true;
-            }
-        }
+        let used_after = poly.used_vertices();
         let keep_v: Vec<bool> = used_before
             .iter()
             .zip(&used_after)
@@ -143,23 +133,14 @@ pub(super) fn delete_vertices(
     isolated: bool,
 ) -> Result<(), EvalError> {
     check_selection(sel, poly.vertices.len(), "vertices")?;
-    let used = |poly: &PolyMesh| {
-        let mut used = vec![false; poly.vertices.len()];
-        for f in &poly.faces {
-            for &v in &f.v {
-                used[v as usize] = true;
-            }
-        }
-        used
-    };
-    let used_before = used(poly);
+    let used_before = poly.used_vertices();
     let faces: Vec<bool> = poly
         .faces
         .iter()
         .map(|f| f.v.iter().any(|&v| selected(sel, v as usize)))
         .collect();
     delete_faces(poly, &faces, false)?;
-    let used_after = used(poly);
+    let used_after = poly.used_vertices();
     let keep: Vec<bool> = (0..poly.vertices.len())
         .map(|v| !selected(sel, v) && (used_after[v] || !used_before[v] || !isolated))
         .collect();

@@ -112,6 +112,22 @@ pub struct PolyMesh {
     pub normals: Option<PolyNormals>,
 }
 
+impl PolyMesh {
+    /// Per vertex, whether a face uses it (a corner past the vertices marks
+    /// nothing).
+    pub fn used_vertices(&self) -> Vec<bool> {
+        let mut used = vec![false; self.vertices.len()];
+        for f in &self.faces {
+            for &v in &f.v {
+                if let Some(u) = used.get_mut(v as usize) {
+                    *u = true;
+                }
+            }
+        }
+        used
+    }
+}
+
 #[cfg(test)]
 impl PolyMesh {
     /// A test mesh in the plane z = 0: `points` as (x, y), and faces as
