@@ -62,9 +62,7 @@ pub fn sun_systems(eval: &SceneEval) -> Vec<SunSystemView> {
                 .collect();
             let class = eval
                 .graph
-                .objects
-                .get(i)
-                .and_then(|o| o.class.as_ref())
+                .class(i)
                 .map_or_else(String::new, |c| c.name.clone());
             match sunlight::system(eval, i) {
                 Ok(s) => {

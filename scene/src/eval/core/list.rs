@@ -112,9 +112,7 @@ fn count(chunks: &[Chunk]) -> Result<u32, EvalError> {
 fn nesting_ends(eval: &SceneEval, idx: usize) -> bool {
     let is_list = |j: usize| {
         eval.graph
-            .objects
-            .get(j)
-            .and_then(|o| o.class.as_ref())
+            .class(j)
             .is_some_and(|c| ListKind::of(c.class_id).is_some())
     };
     let mut level = vec![idx];

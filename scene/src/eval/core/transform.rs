@@ -791,9 +791,7 @@ impl SceneEval {
     /// are not Max's, so index-based edits above it are refused.
     fn is_recomputed_boolean(&self, base: usize) -> bool {
         self.graph
-            .objects
-            .get(base)
-            .and_then(|o| o.class.as_ref())
+            .class(base)
             .is_some_and(|c| crate::eval::objects::boolean::is_recomputed(c.class_id))
     }
 

@@ -139,9 +139,7 @@ pub fn system(eval: &SceneEval, master: usize) -> Result<SunSystem, EvalError> {
     let at = || format!("Sunlight master {master}");
     let class = eval
         .graph
-        .objects
-        .get(master)
-        .and_then(|o| o.class.as_ref())
+        .class(master)
         .ok_or_else(|| EvalError::reference(at(), "no such object"))?;
     let daylight = match class.class_id {
         SUNLIGHT => false,

@@ -553,12 +553,7 @@ fn other_material(ctx: &Context, m: &mut Material, info: &mut MaterialInfo, s: &
     set_flag(m, flag::ALPHA_TEST, false);
     set_flag(m, flag::BLEND, false);
     if let Some(t) = diffuse_map {
-        let cls = ctx
-            .graph
-            .objects
-            .get(t)
-            .and_then(|o| o.class.as_ref())
-            .map(|c| (c.class_id.0, c.class_id.1));
+        let cls = ctx.graph.class(t).map(|c| (c.class_id.0, c.class_id.1));
         if matches!(cls, Some((0x240, 0)) | Some((0x5a80_03f9, 0x043e_0955))) {
             let (texture, desc) = build_texture(ctx, t);
             let mut d = desc.clone();

@@ -418,9 +418,7 @@ pub fn inputs(ctx: &Context, node: usize) -> Result<WaterInputs, WaterError> {
     let map = |k: u32| p.texmap(&format!("tTexture_{k}"));
     let is_bitmap = |t: usize| {
         ctx.graph
-            .objects
-            .get(t)
-            .and_then(|o| o.class.as_ref())
+            .class(t)
             .is_some_and(|c| [c.class_id.0, c.class_id.1] == BITMAP_TEX)
     };
     let required = |what: &'static str, k: u32| match map(k) {
