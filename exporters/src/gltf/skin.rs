@@ -140,9 +140,7 @@ fn plan(
         .take_while(|m| m.modifier != skin.modifier)
         .map(|m| {
             eval.graph
-                .objects
-                .get(m.modifier)
-                .and_then(|o| o.class.as_ref())
+                .class(m.modifier)
                 .map_or_else(|| "?".to_string(), |c| c.name.clone())
         })
         .collect();

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use maxfs_scene::eval::systems::sunlight::{self, Param, SunState};
+use maxfs_scene::eval::systems::sunlight::{self, SunState};
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::settings::{time_config, TimeConfig};
 
@@ -30,21 +30,8 @@ pub struct SunSystemView {
     pub error: Option<String>,
 }
 
-/// As stored: `{"constant": v}` or `{"controller": object}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Parameters {
-    /// Seconds after midnight.
-    pub time: Param,
-    /// Days after the epoch.
-    pub date: Param,
-    pub latitude: Param,
-    pub longitude: Param,
-    pub radius: Param,
-    pub zone: Param,
-    pub dst: Param,
-    pub manual: Option<Param>,
-    pub sky: Option<Param>,
-}
+/// As stored: each `{"constant": v}` or `{"controller": object}`.
+pub use sunlight::SunParams as Parameters;
 
 fn node_name(eval: &SceneEval, idx: usize) -> Option<String> {
     eval.graph
@@ -75,9 +62,7 @@ pub fn sun_systems(eval: &SceneEval) -> Vec<SunSystemView> {
                 .collect();
             let class = eval
                 .graph
-                .objects
-                .get(i)
-                .and_then(|o| o.class.as_ref())
+                .class(i)
                 .map_or_else(String::new, |c| c.name.clone());
             match sunlight::system(eval, i) {
                 Ok(s) => {
@@ -91,17 +76,7 @@ pub fn sun_systems(eval: &SceneEval) -> Vec<SunSystemView> {
                         block_version: Some(s.block_version),
                         epoch: Some(s.epoch),
                         old_animation: Some(s.old_animation),
-                        parameters: Some(Parameters {
-                            time: s.time,
-                            date: s.date,
-                            latitude: s.latitude,
-                            longitude: s.longitude,
-                            radius: s.radius,
-                            zone: s.zone,
-                            dst: s.dst,
-                            manual: s.manual,
-                            sky: s.sky,
-                        }),
+                        parameters: Some(s.params),
                         tick,
                         error: state.as_ref().err().map(|e| e.to_string()),
                         at_start: state.ok(),

@@ -292,19 +292,22 @@ impl SceneGraph {
             .map_or("", |n| n.name.as_str())
     }
 
+    /// The class of object `idx`; `None` when it is not in the class
+    /// directory (or `idx` is out of range).
+    pub fn class(&self, idx: usize) -> Option<&ObjectClass> {
+        self.objects.get(idx)?.class.as_ref()
+    }
+
     /// The class name of object `idx`; empty when the class is not in the
     /// class directory (or `idx` is out of range).
     pub fn class_name(&self, idx: usize) -> &str {
-        self.objects
-            .get(idx)
-            .and_then(|o| o.class.as_ref())
-            .map_or("", |c| c.name.as_str())
+        self.class(idx).map_or("", |c| c.name.as_str())
     }
 
     /// The class id of object `idx`; `None` when the class is not in the class
     /// directory (or `idx` is out of range).
     pub fn class_id(&self, idx: usize) -> Option<ClassId> {
-        Some(self.objects.get(idx)?.class.as_ref()?.class_id)
+        self.class(idx).map(|c| c.class_id)
     }
 
     pub fn nodes(&self) -> impl Iterator<Item = (&SceneObject, &NodeInfo)> {

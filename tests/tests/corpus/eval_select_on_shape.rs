@@ -36,7 +36,7 @@ fn a_select_modifier_on_a_shape_takes_the_shape_as_a_mesh() {
     let sides = if shape.render.use_viewport {
         shape.render.viewport.sides
     } else {
-        shape.render.sides
+        shape.render.section.sides
     } as usize;
     let points: usize = shape.polylines.iter().map(|l| l.pts.len()).sum();
     assert!(shape.polylines.iter().all(|l| l.closed));

@@ -101,10 +101,10 @@ fn renderable_lines_and_arcs_become_tubes() {
                 .expect("geometry")
                 .unwrap_or_else(|e| panic!("{file} {name}: {e}"));
             let pts: Vec<_> = s.polylines.iter().flat_map(|l| l.pts.iter()).collect();
-            let ring = if s.render.rectangular {
+            let ring = if s.render.section.rectangular {
                 4
             } else {
-                s.render.sides as usize
+                s.render.section.sides as usize
             };
             assert_eq!(mesh.vertices.len(), pts.len() * ring, "{name}");
             assert!(closed_surface(&mesh), "{file} {name}: closed (capped) tube");
@@ -137,10 +137,10 @@ fn renderable_lines_and_arcs_become_tubes() {
                 let o = v.minus(a);
                 o.minus(d.scale(o.dot(d))).len()
             };
-            let want = if s.render.rectangular {
-                (s.render.width.powi(2) + s.render.length.powi(2)).sqrt() / 2.0
+            let want = if s.render.section.rectangular {
+                (s.render.section.width.powi(2) + s.render.section.length.powi(2)).sqrt() / 2.0
             } else {
-                s.render.thickness / 2.0
+                s.render.section.thickness / 2.0
             };
             let mut worst = 0.0f64;
             for (i, v) in mesh.vertices.iter().enumerate() {
@@ -155,20 +155,23 @@ fn renderable_lines_and_arcs_become_tubes() {
             }
             assert!(worst < 1e-5 * want.max(1.0), "{name}: {worst} off {want}");
             if class == Some(LINE) {
-                assert_eq!((s.render.sides, s.render.thickness as f32), (3, 0.51));
+                assert_eq!(
+                    (s.render.section.sides, s.render.section.thickness as f32),
+                    (3, 0.51)
+                );
                 checked.0 += 1;
             }
             if class == Some(ARC) {
-                assert!(s.render.rectangular);
+                assert!(s.render.section.rectangular);
                 assert!(
-                    (s.render.width - 0.989674).abs() < 1e-6,
+                    (s.render.section.width - 0.989674).abs() < 1e-6,
                     "{}",
-                    s.render.width
+                    s.render.section.width
                 );
                 assert!(
-                    (s.render.length - 9.89674).abs() < 1e-5,
+                    (s.render.section.length - 9.89674).abs() < 1e-5,
                     "{}",
-                    s.render.length
+                    s.render.section.length
                 );
                 // 4 knots, 3 curved segments, 6 steps.
                 assert_eq!(pts.len(), 4 + 3 * 6);

@@ -186,7 +186,7 @@ fn slave_of_another_id_or_manual_mode_is_refused_by_name() {
         .to_string();
     assert!(e.contains("multiplier"), "{e}");
     let mut manual = (**slave).clone();
-    manual.system.manual = Some(sunlight::Param::Constant(1.0));
+    manual.system.params.manual = Some(sunlight::Param::Constant(1.0));
     let e = sunlight::check_at(&eval, &manual, 0)
         .unwrap_err()
         .to_string();
@@ -206,10 +206,10 @@ fn date_and_time_parameters_drive_the_sun_per_tick() {
     // 23.44°, the obliquity) and 28.94° at the December one, 182 days later.
     for (date, noon_alt) in [(0.0, 90.0 - 37.618 + 23.44), (182.0, 90.0 - 37.618 - 23.44)] {
         let mut s = slave.system.clone();
-        s.date = sunlight::Param::Constant(date);
+        s.params.date = sunlight::Param::Constant(date);
         let mut best = (f64::MIN, 0.0, 0);
         for minute in 0..240 {
-            s.time = sunlight::Param::Constant(f64::from(39_600 + 60 * minute));
+            s.params.time = sunlight::Param::Constant(f64::from(39_600 + 60 * minute));
             let st = s.state(&eval, 0).expect("state");
             if st.altitude > best.0 {
                 best = (st.altitude, st.azimuth, minute);

@@ -19,6 +19,23 @@ pub struct TextureBase {
     pub load_grayscale_as_alpha: Option<Bool>,
 }
 
+impl TextureBase {
+    /// The header of a new `ITexture` (version 1): repeat on both axes,
+    /// automatic upload format, LinearMipMapLinear / Linear filtering,
+    /// grayscale loaded as alpha.
+    pub fn new_texture() -> TextureBase {
+        TextureBase {
+            version: 1,
+            upload_format: 0,
+            wrap_s: 0,
+            wrap_t: 0,
+            min_filter: 5,
+            mag_filter: 1,
+            load_grayscale_as_alpha: Some(Bool(1)),
+        }
+    }
+}
+
 impl Serial for TextureBase {
     fn serial<S: Stream>(&mut self, s: &mut S) -> Result<(), NelError> {
         s.version(&mut self.version, 1, "ITexture")?;
@@ -357,6 +374,26 @@ nel_versioned!(TrackDefaultFloat(0) { value: F32 });
 nel_versioned!(TrackDefaultInt(0) { value: i32 });
 nel_versioned!(TrackDefaultVector(0) { value: crate::stream::Vec3 });
 nel_versioned!(TrackDefaultQuat(0) { value: crate::stream::Quat });
+
+/// A version-0 default track holding `a`.
+impl From<[f32; 3]> for TrackDefaultVector {
+    fn from(a: [f32; 3]) -> TrackDefaultVector {
+        TrackDefaultVector {
+            version: 0,
+            value: a.into(),
+        }
+    }
+}
+
+/// A version-0 default track holding `[x, y, z, w]`.
+impl From<[f32; 4]> for TrackDefaultQuat {
+    fn from(a: [f32; 4]) -> TrackDefaultQuat {
+        TrackDefaultQuat {
+            version: 0,
+            value: a.into(),
+        }
+    }
+}
 nel_versioned!(TrackDefaultBool(0) { value: Bool });
 nel_versioned!(TrackDefaultString(0) { value: String });
 

@@ -271,6 +271,27 @@ nel_struct!(
     /// `CQuat`.
     Quat { x: F32, y: F32, z: F32, w: F32 }
 );
+impl From<[f32; 3]> for Vec3 {
+    fn from(a: [f32; 3]) -> Vec3 {
+        Vec3 {
+            x: F32::from_f32(a[0]),
+            y: F32::from_f32(a[1]),
+            z: F32::from_f32(a[2]),
+        }
+    }
+}
+
+/// From `[x, y, z, w]`.
+impl From<[f32; 4]> for Quat {
+    fn from(a: [f32; 4]) -> Quat {
+        Quat {
+            x: F32::from_f32(a[0]),
+            y: F32::from_f32(a[1]),
+            z: F32::from_f32(a[2]),
+            w: F32::from_f32(a[3]),
+        }
+    }
+}
 nel_struct!(
     /// `CRGBA`.
     Rgba { r: u8, g: u8, b: u8, a: u8 }

@@ -194,7 +194,7 @@ pub fn animated(ctx: &Context, node: usize) -> bool {
             break;
         }
         match ctx.eval.controller(i) {
-            Some(c) if !key_times(c).is_empty() => return true,
+            Some(c) if !c.key_times().is_empty() => return true,
             Some(c) => todo.extend(children(c)),
             None => {}
         }
@@ -204,15 +204,6 @@ pub fn animated(ctx: &Context, node: usize) -> bool {
 
 fn children(c: &Controller) -> Vec<usize> {
     c.children()
-}
-
-fn key_times(c: &Controller) -> Vec<i32> {
-    match c {
-        Controller::Float { track, .. } => track.key_times(),
-        Controller::Point3 { track, .. } | Controller::Scale { track, .. } => track.key_times(),
-        Controller::Rotation { track, .. } => track.key_times(),
-        _ => Vec::new(),
-    }
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -479,7 +470,7 @@ impl<'c, 'a> Builder<'c, 'a> {
                 break;
             }
             if let Some(sub) = ev.controller(i) {
-                times.extend(key_times(sub));
+                times.extend(sub.key_times());
                 todo.extend(children(sub));
             }
         }

@@ -31,7 +31,7 @@ use super::properties::id;
 use super::select::{self, superclass};
 use super::{Context, ExportKind, Exports, Output};
 use crate::nel::cmb::{CollisionFace, CollisionMeshBuild};
-use crate::nel::stream::{Bool, Vec3, F32};
+use crate::nel::stream::{Bool, Vec3};
 use crate::nel::{write_nel, NelFile};
 
 /// createCollisionMeshBuild's weld distance (metres, `CVector::norm`).
@@ -207,14 +207,7 @@ pub fn build(nodes: &[NodeMesh]) -> (CollisionMeshBuild, BuildReport) {
     }
     report.link_errors = link_errors(&kept);
     let cmb = CollisionMeshBuild {
-        vertices: welded
-            .into_iter()
-            .map(|v| Vec3 {
-                x: F32::from_f32(v[0]),
-                y: F32::from_f32(v[1]),
-                z: F32::from_f32(v[2]),
-            })
-            .collect(),
+        vertices: welded.into_iter().map(Vec3::from).collect(),
         faces: kept,
     };
     (cmb, report)

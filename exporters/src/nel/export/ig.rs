@@ -34,7 +34,7 @@ use super::properties::accel;
 use super::select::{self, superclass};
 use super::{Context, ExportKind, Exports, Output};
 use crate::nel::ig::{Cluster, IgSurfaceLight, Instance, InstanceGroup, Portal, StaticLight};
-use crate::nel::stream::{AaBox, Bool, Quat, Vec3, F32};
+use crate::nel::stream::{AaBox, Bool, Vec3, F32};
 use crate::nel::{write_nel, NelFile};
 
 /// DUMMY_CLASS_ID: isDummy tests the class PartA only.
@@ -237,14 +237,6 @@ fn f3(v: V3) -> [f32; 3] {
     [v.0 as f32, v.1 as f32, v.2 as f32]
 }
 
-fn vec3(v: [f32; 3]) -> Vec3 {
-    Vec3 {
-        x: F32::from_f32(v[0]),
-        y: F32::from_f32(v[1]),
-        z: F32::from_f32(v[2]),
-    }
-}
-
 /// decompMatrix: position, NeL rotation (Max's decomp_affine quaternion with
 /// w negated) and scale of a local matrix without shear — the same
 /// decomposition as the shape's default tracks.
@@ -419,14 +411,9 @@ pub fn build(
             dont_add_to_scene: Some(Bool(u8::from(p.dont_add_to_scene))),
             clusters: Some(Vec::new()),
             name: object_name(ctx, n),
-            pos: vec3(pos),
-            rot: Quat {
-                x: F32::from_f32(rot[0]),
-                y: F32::from_f32(rot[1]),
-                z: F32::from_f32(rot[2]),
-                w: F32::from_f32(rot[3]),
-            },
-            scale: vec3(scale),
+            pos: Vec3::from(pos),
+            rot: rot.into(),
+            scale: Vec3::from(scale),
             parent,
         });
     }
@@ -481,8 +468,8 @@ pub fn build(
             local_volume: cb.planes.iter().map(plane).collect(),
             local_bbox: AaBox {
                 version: 0,
-                center: vec3(cb.bbox.center),
-                half_size: vec3(cb.bbox.half),
+                center: Vec3::from(cb.bbox.center),
+                half_size: Vec3::from(cb.bbox.half),
             },
             father_visible: Bool(u8::from(father_visible)),
             visible_from_father: Bool(u8::from(visible_from_father)),
@@ -537,7 +524,7 @@ pub fn build(
             poly.clone(),
             Portal {
                 version: PORTAL_VERSION,
-                local_poly: poly.into_iter().map(vec3).collect(),
+                local_poly: poly.into_iter().map(Vec3::from).collect(),
                 name,
                 occlusion_model: Some(occlusion(&ctx.props.node(n).occ_model)),
                 open_occlusion_model: Some(occlusion(&ctx.props.node(n).open_occ_model)),
@@ -623,7 +610,7 @@ pub fn build(
             ..Default::default()
         }),
         point_lights: Some(point_lights),
-        global_pos: Some(vec3([0.0; 3])),
+        global_pos: Some(Vec3::from([0.0; 3])),
         clusters: clusters.into_iter().map(|(_, c)| c).collect(),
         portals: portals.into_iter().map(|(_, p)| p).collect(),
         cluster_portals,

@@ -46,9 +46,7 @@ pub fn ps_file_name(ctx: &Context, node: usize) -> Option<String> {
         .filter_map(|r| usize::try_from(r.target).ok())
         .filter(|&b| {
             ctx.graph
-                .objects
-                .get(b)
-                .and_then(|o| o.class.as_ref())
+                .class(b)
                 .is_some_and(|c| (c.class_id.0, c.class_id.1) == PARAM_BLOCK2)
         })
         .find_map(|b| {

@@ -217,9 +217,7 @@ fn node_desc(ctx: &Context, node: usize) -> ExportResult<PrimitiveDesc> {
     }
     let class = ctx
         .graph
-        .objects
-        .get(obj)
-        .and_then(|o| o.class.as_ref())
+        .class(obj)
         .ok_or_else(|| ExportError::invalid("no class"))?;
     let is_box = class.class_id == NEL_PACS_BOX;
     let delegate = pblock::reference(ctx.graph, obj, 0)

@@ -105,11 +105,7 @@ pub fn tree_order(graph: &SceneGraph) -> Vec<usize> {
 /// Whether object `i` is the scene root; a parent index past the object
 /// list (damaged files) is not.
 fn is_root_class(graph: &SceneGraph, i: usize) -> bool {
-    graph
-        .objects
-        .get(i)
-        .and_then(|o| o.class.as_ref())
-        .is_some_and(|c| c.class_id == ClassId(2, 0))
+    graph.class(i).is_some_and(|c| c.class_id == ClassId(2, 0))
 }
 
 /// The class id and superclass of a node's base object.
@@ -389,9 +385,7 @@ pub fn parent_is_root(ctx: &Context, n: usize) -> bool {
         return true;
     };
     ctx.graph
-        .objects
-        .get(p as usize)
-        .and_then(|o| o.class.as_ref())
+        .class(p as usize)
         .is_none_or(|c| c.class_id == ClassId(2, 0))
 }
 

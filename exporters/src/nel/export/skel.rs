@@ -82,9 +82,7 @@ pub fn unsupported_controller(ctx: &Context, node: usize) -> Option<String> {
     let tm = ctx.eval.tm_controller(node)?;
     let class = |i: usize| {
         ctx.graph
-            .objects
-            .get(i)
-            .and_then(|o| o.class.as_ref())
+            .class(i)
             .map_or_else(|| "unknown".to_string(), |c| c.name.clone())
     };
     // IK goals and joints evaluate when their chain solves (scene eval/ik/plug.rs).

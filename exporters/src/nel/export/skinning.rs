@@ -80,11 +80,7 @@ pub struct SkinBinding {
 }
 
 fn is_root_node(graph: &SceneGraph, i: usize) -> bool {
-    graph
-        .objects
-        .get(i)
-        .and_then(|o| o.class.as_ref())
-        .is_some_and(|c| c.class_id == ClassId(2, 0))
+    graph.class(i).is_some_and(|c| c.class_id == ClassId(2, 0))
 }
 
 /// The parent node of a node, None at the top (below the scene root).

@@ -27,7 +27,7 @@ use super::select::{self, superclass};
 use super::shape::{geom_build, material_build, mesh_build, source, vertex_format as vf, Era};
 use super::{Context, ExportKind, Exports, Output};
 use crate::error::{ExportError, ExportResult};
-use crate::nel::shape::vertex_buffer::{Channel, ChannelData, VbHeader, VbSubset, VertexBuffer};
+use crate::nel::shape::vertex_buffer::{Channel, ChannelData, VbSubset, VertexBuffer};
 use crate::nel::stream::{Bool, F32};
 use crate::nel::veget::VegetableShape;
 use crate::nel::{write_nel, NelFile};
@@ -199,16 +199,7 @@ pub fn build(
     });
     let vb = VertexBuffer {
         version: 2,
-        header: VbHeader {
-            version: 3,
-            old_flags: None,
-            flags,
-            types: vf::DEFAULT_TYPES,
-            num_vertices: n as u32,
-            vertex_color_format: Some(0),
-            preferred_memory: Some(vf::RAM_PREFERRED),
-            name: Some(String::new()),
-        },
+        header: vf::header(flags, n as u32, vf::RAM_PREFERRED),
         vertices: VbSubset {
             version: 2,
             count: n,

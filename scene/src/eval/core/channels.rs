@@ -22,15 +22,6 @@ pub struct NodeAnimation {
     pub channels: Vec<Channel>,
 }
 
-fn key_times(c: &Controller) -> Vec<i32> {
-    match c {
-        Controller::Float { track, .. } => track.key_times(),
-        Controller::Point3 { track, .. } | Controller::Scale { track, .. } => track.key_times(),
-        Controller::Rotation { track, .. } => track.key_times(),
-        _ => Vec::new(),
-    }
-}
-
 pub(crate) fn is_keyed(c: &Controller) -> bool {
     match c {
         Controller::Float { track, .. } => !matches!(track, Track::Constant { .. }),
@@ -46,7 +37,7 @@ pub(crate) fn is_keyed(c: &Controller) -> bool {
 /// keys at two or more times (a single key holds its value at every time, as
 /// Max's key interpolation gives it before the first and after the last key).
 pub(crate) fn varies(c: &Controller) -> bool {
-    let mut times = key_times(c);
+    let mut times = c.key_times();
     times.dedup();
     times.len() > 1
 }
@@ -92,7 +83,7 @@ fn keyed_channels(
         c if is_keyed(c) => out.push(Channel {
             channel: name,
             object: i,
-            key_times: key_times(c),
+            key_times: c.key_times(),
             controller: c.clone(),
         }),
         _ => {}

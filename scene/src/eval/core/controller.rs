@@ -212,6 +212,17 @@ pub enum Controller {
 }
 
 impl Controller {
+    /// The times of the controller's own keys, in track order (none for a
+    /// controller without a key track of its own).
+    pub fn key_times(&self) -> Vec<i32> {
+        match self {
+            Controller::Float { track, .. } => track.key_times(),
+            Controller::Point3 { track, .. } | Controller::Scale { track, .. } => track.key_times(),
+            Controller::Rotation { track, .. } => track.key_times(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The sub-controllers this one combines, in reference order: the one walk
     /// coverage, the channel listing and the exporters share.
     pub fn children(&self) -> Vec<usize> {

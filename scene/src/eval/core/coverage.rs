@@ -173,9 +173,7 @@ pub enum MeshCoverage {
 /// The class name of object `idx`, or its index where it has none.
 pub(crate) fn class_name(eval: &SceneEval, idx: usize) -> String {
     eval.graph
-        .objects
-        .get(idx)
-        .and_then(|o| o.class.as_ref())
+        .class(idx)
         .map_or_else(|| format!("object {idx}"), |c| c.name.clone())
 }
 
@@ -339,7 +337,7 @@ pub fn base_object_coverage(eval: &SceneEval, node: usize) -> MeshCoverage {
     let Some(obj) = eval.node_object(node) else {
         return MeshCoverage::NotGeometry;
     };
-    let Some(class) = eval.graph.objects.get(obj).and_then(|o| o.class.as_ref()) else {
+    let Some(class) = eval.graph.class(obj) else {
         return MeshCoverage::NotGeometry;
     };
     if class.super_class == SC_SHAPE {

@@ -347,6 +347,52 @@ pub(crate) fn q_exp(v: Vec3) -> Quat {
     }
 }
 
+/// A rotation key's Kochanek–Bartels tangents in the log space of the
+/// relative rotations: `g1` the turn from the previous key, `g2` the turn to
+/// the next (at an end, the one there stands for both; none: zero), and the
+/// incoming and outgoing tangents they give.
+#[derive(Debug, Clone, Copy)]
+pub struct LogTangents {
+    pub g1: Vec3,
+    pub g2: Vec3,
+    pub t_in: Vec3,
+    pub t_out: Vec3,
+}
+
+impl LogTangents {
+    /// From the logs of the turns from the previous key (`prev`) and to the
+    /// next (`next`), with tension, continuity and bias `tcb`.
+    pub fn new(prev: Option<Vec3>, next: Option<Vec3>, tcb: (f64, f64, f64)) -> LogTangents {
+        let (g1, g2) = match (prev, next) {
+            (Some(a), Some(b)) => (a, b),
+            (Some(a), None) => (a, a),
+            (None, Some(b)) => (b, b),
+            (None, None) => (Vec3::default(), Vec3::default()),
+        };
+        let (tt, c, b) = tcb;
+        let t_out = g1
+            .scale((1.0 - tt) * (1.0 + c) * (1.0 + b) / 2.0)
+            .plus(g2.scale((1.0 - tt) * (1.0 - c) * (1.0 - b) / 2.0));
+        let t_in = g1
+            .scale((1.0 - tt) * (1.0 - c) * (1.0 + b) / 2.0)
+            .plus(g2.scale((1.0 - tt) * (1.0 + c) * (1.0 - b) / 2.0));
+        LogTangents {
+            g1,
+            g2,
+            t_in,
+            t_out,
+        }
+    }
+
+    /// The incoming and outgoing squad control points about the key's
+    /// rotation `q`.
+    pub fn control_points(&self, q: Quat) -> (Quat, Quat) {
+        let a = q.compose(q_exp(self.t_out.minus(self.g2).scale(0.5)));
+        let b = q.compose(q_exp(self.g1.minus(self.t_in).scale(0.5)));
+        (b, a)
+    }
+}
+
 /// TCB rotation: squad through the key quaternions with Kochanek–Bartels inner
 /// control points computed in the log space of the relative rotations.
 pub fn tcb_rot(keys: &[TcbRotKey], t: i32) -> Option<Quat> {
@@ -359,31 +405,11 @@ pub fn tcb_rot(keys: &[TcbRotKey], t: i32) -> Option<Quat> {
     let inner = |i: usize| -> (Quat, Quat) {
         let k = &keys[i];
         let q = qs[i];
-        let g1 = if i > 0 {
-            q_log(qs[i - 1].conjugate().compose(q))
-        } else {
-            Vec3::default()
-        };
-        let g2 = if i + 1 < qs.len() {
-            q_log(q.conjugate().compose(qs[i + 1]))
-        } else {
-            Vec3::default()
-        };
-        let (g1, g2) = match (i > 0, i + 1 < qs.len()) {
-            (false, true) => (g2, g2),
-            (true, false) => (g1, g1),
-            _ => (g1, g2),
-        };
-        let (tt, c, b) = (k.tension, k.continuity, k.bias);
-        let t_out = g1
-            .scale((1.0 - tt) * (1.0 + c) * (1.0 + b) / 2.0)
-            .plus(g2.scale((1.0 - tt) * (1.0 - c) * (1.0 - b) / 2.0));
-        let t_in = g1
-            .scale((1.0 - tt) * (1.0 - c) * (1.0 + b) / 2.0)
-            .plus(g2.scale((1.0 - tt) * (1.0 + c) * (1.0 - b) / 2.0));
-        let a = q.compose(q_exp(t_out.minus(g2).scale(0.5)));
-        let bq = q.compose(q_exp(g1.minus(t_in).scale(0.5)));
-        (bq, a)
+        let prev = i
+            .checked_sub(1)
+            .map(|p| q_log(qs[p].conjugate().compose(q)));
+        let next = qs.get(i + 1).map(|n| q_log(q.conjugate().compose(*n)));
+        LogTangents::new(prev, next, (k.tension, k.continuity, k.bias)).control_points(q)
     };
     match segment(keys, |k| k.time, t) {
         Segment::None => None,

@@ -112,9 +112,7 @@ fn count(chunks: &[Chunk]) -> Result<u32, EvalError> {
 fn nesting_ends(eval: &SceneEval, idx: usize) -> bool {
     let is_list = |j: usize| {
         eval.graph
-            .objects
-            .get(j)
-            .and_then(|o| o.class.as_ref())
+            .class(j)
             .is_some_and(|c| ListKind::of(c.class_id).is_some())
     };
     let mut level = vec![idx];
@@ -276,6 +274,17 @@ fn held_weight(eval: &SceneEval, block: usize, e: TabElement) -> Result<Option<f
 /// 100 %; `resolve` refuses any weight but 0 % and 100 % there).
 pub fn applies(weights: &[f64], i: usize) -> bool {
     weights.get(i).is_none_or(|&w| w != 0.0)
+}
+
+/// The entries of a rotation or scale list that apply ([`applies`]), in order.
+pub fn applied<'a>(
+    subs: &'a [Option<usize>],
+    weights: &'a [f64],
+) -> impl Iterator<Item = Option<usize>> + 'a {
+    subs.iter()
+        .enumerate()
+        .filter(|(i, _)| applies(weights, *i))
+        .map(|(_, s)| *s)
 }
 
 /// The weight each entry's value is scaled by: its own, over the sum when averaging.

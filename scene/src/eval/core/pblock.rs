@@ -569,9 +569,7 @@ pub fn param_block(chunks: &[Chunk]) -> Result<Vec<OldParam>, EvalError> {
 /// block's indices refuse one rather than read it by guessed ids.
 pub fn is_param_block2(graph: &SceneGraph, idx: usize) -> bool {
     graph
-        .objects
-        .get(idx)
-        .and_then(|o| o.class.as_ref())
+        .class(idx)
         .is_some_and(|c| c.super_class == SC_PARAM_BLOCK2)
 }
 

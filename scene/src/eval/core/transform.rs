@@ -19,6 +19,16 @@ use crate::eval::modifier::{self, Applied};
 use crate::eval::objects::mesh::Mesh;
 use crate::eval::rigs::path_constraint;
 
+/// Which part of a shape's stack [`SceneEval::shape_mesh`] makes a mesh of.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ShapeStack {
+    /// The node's whole stack, as cached: stand-ins allowed, and a shape
+    /// that no modifier turns into a mesh gives its renderable tube.
+    Whole,
+    /// The stack up to one modifier (`mesh_up_to`).
+    Part,
+}
+
 /// The evaluated scene of one file: owns what it reads (document, typed layer,
 /// scene graph) so that it can be cached and shared between threads, and
 /// memoizes decoded controllers and evaluated meshes, so every reader of a file
@@ -204,11 +214,8 @@ impl SceneEval {
                 weights,
                 ..
             }) => list::stack(
-                &subs
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| list::applies(weights, *i))
-                    .map(|(_, s)| self.rotation_at(*s, t))
+                &list::applied(subs, weights)
+                    .map(|s| self.rotation_at(s, t))
                     .collect::<Vec<_>>(),
             ),
             _ => Mat43::IDENTITY,
@@ -229,14 +236,10 @@ impl SceneEval {
                 subs,
                 weights,
                 ..
-            }) => subs
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| list::applies(weights, *i))
-                .fold(Vec3(1.0, 1.0, 1.0), |a, (_, s)| {
-                    let v = self.scale_at(*s, t);
-                    Vec3(a.0 * v.0, a.1 * v.1, a.2 * v.2)
-                }),
+            }) => list::applied(subs, weights).fold(Vec3(1.0, 1.0, 1.0), |a, s| {
+                let v = self.scale_at(s, t);
+                Vec3(a.0 * v.0, a.1 * v.1, a.2 * v.2)
+            }),
             _ => Vec3(1.0, 1.0, 1.0),
         }
     }
@@ -263,11 +266,8 @@ impl SceneEval {
                 weights,
                 ..
             }) => list::stack(
-                &subs
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| list::applies(weights, *i))
-                    .map(|(_, s)| self.scale_tm(*s, t))
+                &list::applied(subs, weights)
+                    .map(|s| self.scale_tm(s, t))
                     .collect::<Vec<_>>(),
             ),
             _ => s,
@@ -757,7 +757,7 @@ impl SceneEval {
                     Stack::Full | Stack::Replayed => applied,
                     Stack::Without(m) => applied.into_iter().filter(|a| a.object != m).collect(),
                 };
-                return self.shape_mesh(node, base, &applied, t);
+                return self.shape_mesh(node, base, &applied, t, ShapeStack::Whole);
             }
             let base_mesh = self.memo.object(base, t, || {
                 self.object_mesh(base, t).map(|r| r.map(Arc::new))
@@ -791,9 +791,7 @@ impl SceneEval {
     /// are not Max's, so index-based edits above it are refused.
     fn is_recomputed_boolean(&self, base: usize) -> bool {
         self.graph
-            .objects
-            .get(base)
-            .and_then(|o| o.class.as_ref())
+            .class(base)
             .is_some_and(|c| crate::eval::objects::boolean::is_recomputed(c.class_id))
     }
 
@@ -807,18 +805,9 @@ impl SceneEval {
         let below = applied.get(at..)?;
         if crate::eval::objects::shape::is_shape_object(self, base) {
             // A shape becomes a mesh at its bottom modifier (Extrude, Lathe…).
-            let cx = modifier::ModContext {
-                eval: self,
-                node: Some(node),
-                t,
-                max_order: true,
-                stand_ins: false,
-                object: None,
-            };
             return Some(
-                crate::eval::objects::shape::eval_shape(self, base, t)
-                    .map_err(|e| EvalError::from(e).inside("shape"))
-                    .and_then(|s| modifier::apply_to_shape(below, base, &s, &cx)),
+                self.shape_mesh(node, base, below, t, ShapeStack::Part)?
+                    .map(Arc::unwrap_or_clone),
             );
         }
         let mut m = match self.object_mesh(base, t)? {
@@ -858,27 +847,34 @@ impl SceneEval {
     }
 
     /// A shape's mesh: its stack's bottom modifier (Extrude) makes one of it,
-    /// or — without modifiers, or under point deformers alone, which leave
-    /// it a shape (`modifier::shape_deform`) — its renderable tube when
-    /// "Enable In Renderer" is set; otherwise it is not geometry (None).
+    /// or — for a whole stack without modifiers, or under point deformers
+    /// alone, which leave it a shape (`modifier::shape_deform`) — its
+    /// renderable tube when "Enable In Renderer" is set; otherwise it is not
+    /// geometry (None). A stack's lower part ([`ShapeStack::Part`]) is
+    /// always made by `modifier::apply_to_shape`, an error where nothing in
+    /// it makes a mesh.
     fn shape_mesh(
         &self,
         node: usize,
         base: usize,
         applied: &[Applied<'_>],
         t: i32,
+        stack: ShapeStack,
     ) -> Option<MeshResult> {
         use crate::eval::objects::shape;
         let evaluated = shape::eval_shape(self, base, t);
+        let whole = stack == ShapeStack::Whole;
         let cx = modifier::ModContext {
             eval: self,
             node: Some(node),
             t,
             max_order: true,
-            stand_ins: true,
+            // A lower part is the stack's own intermediate result, never a
+            // cache above.
+            stand_ins: whole,
             object: None,
         };
-        if modifier::shape_deform::bottom_run(applied) == applied.len() {
+        if whole && modifier::shape_deform::bottom_run(applied) == applied.len() {
             return match evaluated {
                 Ok(s) if s.render.renderable => Some(
                     modifier::shape_deform::deformed(applied, base, &s, &cx).and_then(|d| {

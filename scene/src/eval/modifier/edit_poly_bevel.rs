@@ -71,25 +71,13 @@ pub(super) fn bevel(
 mod tests {
     use super::*;
     use crate::eval::core::math::Vec3;
-    use crate::eval::objects::poly::PolyFace;
 
     /// A unit square in z = 0 beside a triangle.
     fn square() -> PolyMesh {
-        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
-        PolyMesh {
-            vertices: vec![
-                p(0.0, 0.0),
-                p(1.0, 0.0),
-                p(1.0, 1.0),
-                p(0.0, 1.0),
-                p(2.0, 0.0),
-            ],
-            faces: vec![
-                PolyFace::fan(vec![0, 1, 2, 3], 2, 1),
-                PolyFace::fan(vec![1, 4, 2], 3, 1),
-            ],
-            ..PolyMesh::default()
-        }
+        PolyMesh::planar(
+            &[(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0), (2.0, 0.0)],
+            &[(&[0, 1, 2, 3], 2, 1), (&[1, 4, 2], 3, 1)],
+        )
     }
 
     fn params(height: f64, outline: f64) -> Params {

@@ -109,28 +109,25 @@ fn clone_map(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::core::math::Vec3;
 
     /// Two quads sharing the side 1–4, and a triangle apart.
     fn mesh() -> PolyMesh {
-        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
-        PolyMesh {
-            vertices: vec![
-                p(0.0, 0.0),
-                p(1.0, 0.0),
-                p(2.0, 0.0),
-                p(0.0, 1.0),
-                p(1.0, 1.0),
-                p(2.0, 1.0),
-                p(5.0, 5.0),
+        PolyMesh::planar(
+            &[
+                (0.0, 0.0),
+                (1.0, 0.0),
+                (2.0, 0.0),
+                (0.0, 1.0),
+                (1.0, 1.0),
+                (2.0, 1.0),
+                (5.0, 5.0),
             ],
-            faces: vec![
-                PolyFace::fan(vec![4, 3, 0, 1], 1, 2),
-                PolyFace::fan(vec![1, 2, 5, 4], 3, 4),
-                PolyFace::fan(vec![2, 6, 5], 0, 1),
+            &[
+                (&[4, 3, 0, 1], 1, 2),
+                (&[1, 2, 5, 4], 3, 4),
+                (&[2, 6, 5], 0, 1),
             ],
-            ..PolyMesh::default()
-        }
+        )
     }
 
     #[test]

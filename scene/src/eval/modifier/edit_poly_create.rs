@@ -419,28 +419,24 @@ mod tests {
     /// Two unit quads 0-1-2-3 and 4-5-6-7 whose middle sides coincide (1≡4,
     /// 2≡7) but are not shared, and a triangle 5-8-6 beside them.
     fn split_quads() -> PolyMesh {
-        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
-        PolyMesh {
-            vertices: vec![
-                p(0.0, 0.0),
-                p(1.0, 0.0),
-                p(1.0, 1.0),
-                p(0.0, 1.0),
-                p(1.0, 0.0),
-                p(2.0, 0.0),
-                p(2.0, 1.0),
-                p(1.0, 1.0),
-                p(2.0, 0.001),
+        PolyMesh::planar(
+            &[
+                (0.0, 0.0),
+                (1.0, 0.0),
+                (1.0, 1.0),
+                (0.0, 1.0),
+                (1.0, 0.0),
+                (2.0, 0.0),
+                (2.0, 1.0),
+                (1.0, 1.0),
+                (2.0, 0.001),
             ],
-            faces: vec![
-                PolyFace::fan(vec![0, 1, 2, 3], 0, 0),
-                PolyFace::fan(vec![4, 5, 6, 7], 0, 0),
-                PolyFace::fan(vec![5, 8, 6], 0, 0),
+            &[
+                (&[0, 1, 2, 3], 0, 0),
+                (&[4, 5, 6, 7], 0, 0),
+                (&[5, 8, 6], 0, 0),
             ],
-            maps: Vec::new(),
-            edges: None,
-            normals: None,
-        }
+        )
     }
 
     #[test]

@@ -99,7 +99,6 @@ fn locate(poly: &PolyMesh, a: u32, b: u32) -> Result<(usize, usize, usize), Eval
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::core::math::Vec3;
     use crate::eval::objects::poly::{PolyFace, PolyMap};
 
     fn u32s(v: &[u32]) -> Vec<u8> {
@@ -108,27 +107,23 @@ mod tests {
 
     /// A pentagon 0‥4 and a triangle 1-5-2 beside it, mapped, edges known.
     fn pentagon() -> PolyMesh {
-        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
         let mut m = PolyMesh {
-            vertices: vec![
-                p(0.0, 0.0),
-                p(2.0, 0.0),
-                p(2.5, 1.5),
-                p(1.0, 2.5),
-                p(-0.5, 1.5),
-                p(3.0, 0.0),
-            ],
-            faces: vec![
-                PolyFace::fan(vec![0, 1, 2, 3, 4], 3, 1),
-                PolyFace::fan(vec![1, 5, 2], 4, 2),
-            ],
             maps: vec![PolyMap {
                 channel: 1,
                 vertices: vec![[0.0; 3]; 6],
                 faces: vec![vec![0, 1, 2, 3, 4], vec![1, 5, 2]],
             }],
-            edges: None,
-            normals: None,
+            ..PolyMesh::planar(
+                &[
+                    (0.0, 0.0),
+                    (2.0, 0.0),
+                    (2.5, 1.5),
+                    (1.0, 2.5),
+                    (-0.5, 1.5),
+                    (3.0, 0.0),
+                ],
+                &[(&[0, 1, 2, 3, 4], 3, 1), (&[1, 5, 2], 4, 2)],
+            )
         };
         m.edges = Some(m.walked_edges());
         m

@@ -355,19 +355,7 @@ mod tests {
     use crate::eval::objects::poly::PolyMap;
 
     fn square() -> PolyMesh {
-        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
         PolyMesh {
-            vertices: vec![
-                p(0.0, 0.0),
-                p(2.0, 0.0),
-                p(2.0, 2.0),
-                p(0.0, 2.0),
-                p(3.0, 0.0),
-            ],
-            faces: vec![
-                PolyFace::fan(vec![0, 1, 2, 3], 7, 1),
-                PolyFace::fan(vec![1, 4, 2], 3, 1),
-            ],
             maps: vec![PolyMap {
                 channel: 1,
                 vertices: vec![
@@ -379,8 +367,10 @@ mod tests {
                 ],
                 faces: vec![vec![0, 1, 2, 3], vec![1, 4, 2]],
             }],
-            edges: None,
-            normals: None,
+            ..PolyMesh::planar(
+                &[(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (0.0, 2.0), (3.0, 0.0)],
+                &[(&[0, 1, 2, 3], 7, 1), (&[1, 4, 2], 3, 1)],
+            )
         }
     }
 

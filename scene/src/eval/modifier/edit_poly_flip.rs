@@ -54,31 +54,21 @@ fn flip<T>(corners: &mut [T]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::core::math::Vec3;
-    use crate::eval::objects::poly::{PolyFace, PolyMap};
+    use crate::eval::objects::poly::PolyMap;
 
     /// A quad split 0–2 and a triangle, with one map channel.
     fn mesh() -> PolyMesh {
-        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
         PolyMesh {
-            vertices: vec![
-                p(0.0, 0.0),
-                p(1.0, 0.0),
-                p(1.0, 1.0),
-                p(0.0, 1.0),
-                p(2.0, 0.0),
-            ],
-            faces: vec![
-                PolyFace::fan(vec![0, 1, 2, 3], 2, 1),
-                PolyFace::fan(vec![1, 4, 2], 0, 0),
-            ],
             maps: vec![PolyMap {
                 channel: 1,
                 vertices: vec![[0.0; 3]; 5],
                 faces: vec![vec![0, 1, 2, 3], vec![1, 4, 2]],
             }],
             edges: Some(vec![[0, 1], [1, 2], [2, 3], [3, 0], [1, 4], [4, 2]]),
-            ..PolyMesh::default()
+            ..PolyMesh::planar(
+                &[(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0), (2.0, 0.0)],
+                &[(&[0, 1, 2, 3], 2, 1), (&[1, 4, 2], 0, 0)],
+            )
         }
     }
 

@@ -62,12 +62,7 @@ pub(super) fn delete_faces(
     isolated: bool,
 ) -> Result<(), EvalError> {
     check_selection(sel, poly.faces.len(), "faces")?;
-    let mut used_before = vec![false; poly.vertices.len()];
-    for f in &poly.faces {
-        for &v in &f.v {
-            used_before[v as usize] = true;
-        }
-    }
+    let used_before = poly.used_vertices();
     let keep: Vec<bool> = (0..poly.faces.len()).map(|i| !selected(sel, i)).collect();
     // Specified normals go with their faces (the pool keeps the rest).
     poly.retain_faces(&keep);
@@ -86,12 +81,7 @@ pub(super) fn delete_faces(
         }
     }
     if isolated {
-        let mut used_after = vec![false; poly.vertices.len()];
-        for f in &poly.faces {
-            for &v in &f.v {
-                used_after[v as usize] = true;
-            }
-        }
+        let used_after = poly.used_vertices();
         let keep_v: Vec<bool> = used_before
             .iter()
             .zip(&used_after)
@@ -143,23 +133,14 @@ pub(super) fn delete_vertices(
     isolated: bool,
 ) -> Result<(), EvalError> {
     check_selection(sel, poly.vertices.len(), "vertices")?;
-    let used = |poly: &PolyMesh| {
-        let mut used = vec![false; poly.vertices.len()];
-        for f in &poly.faces {
-            for &v in &f.v {
-                used[v as usize] = true;
-            }
-        }
-        used
-    };
-    let used_before = used(poly);
+    let used_before = poly.used_vertices();
     let faces: Vec<bool> = poly
         .faces
         .iter()
         .map(|f| f.v.iter().any(|&v| selected(sel, v as usize)))
         .collect();
     delete_faces(poly, &faces, false)?;
-    let used_after = used(poly);
+    let used_after = poly.used_vertices();
     let keep: Vec<bool> = (0..poly.vertices.len())
         .map(|v| !selected(sel, v) && (used_after[v] || !used_before[v] || !isolated))
         .collect();
@@ -464,61 +445,53 @@ pub(super) fn retain_faces(poly: &mut PolyMesh, keep: &[bool]) {
 mod tests {
     use super::*;
     use crate::eval::core::math::Vec3;
-    use crate::eval::objects::poly::{PolyFace, PolyMap};
+    use crate::eval::objects::poly::PolyMap;
 
     /// Two unit quads side by side that do not share their middle edge: 0-1-2-3
     /// and 4-5-6-7, with 1≡4 and 2≡7 in position.
     fn split_quads() -> PolyMesh {
-        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
         PolyMesh {
-            vertices: vec![
-                p(0.0, 0.0),
-                p(1.0, 0.0),
-                p(1.0, 1.0),
-                p(0.0, 1.0),
-                p(1.0, 0.0),
-                p(2.0, 0.0),
-                p(2.0, 1.0),
-                p(1.0, 1.0),
-            ],
-            faces: vec![
-                PolyFace::fan(vec![0, 1, 2, 3], 1, 0),
-                PolyFace::fan(vec![4, 5, 6, 7], 2, 0),
-            ],
             maps: vec![PolyMap {
                 channel: 1,
                 vertices: vec![[0.0; 3]; 8],
                 faces: vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]],
             }],
-            edges: None,
-            normals: None,
+            ..PolyMesh::planar(
+                &[
+                    (0.0, 0.0),
+                    (1.0, 0.0),
+                    (1.0, 1.0),
+                    (0.0, 1.0),
+                    (1.0, 0.0),
+                    (2.0, 0.0),
+                    (2.0, 1.0),
+                    (1.0, 1.0),
+                ],
+                &[(&[0, 1, 2, 3], 1, 0), (&[4, 5, 6, 7], 2, 0)],
+            )
         }
     }
 
     #[test]
     fn delete_edge_deletes_the_faces_on_its_edges() {
         // Three quads in a row sharing edges 1-2 and 4-5: 0-1-2-3, 1-4-5-2, 4-6-7-5.
-        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
-        let mut m = PolyMesh {
-            vertices: vec![
-                p(0.0, 0.0),
-                p(1.0, 0.0),
-                p(1.0, 1.0),
-                p(0.0, 1.0),
-                p(2.0, 0.0),
-                p(2.0, 1.0),
-                p(3.0, 0.0),
-                p(3.0, 1.0),
+        let mut m = PolyMesh::planar(
+            &[
+                (0.0, 0.0),
+                (1.0, 0.0),
+                (1.0, 1.0),
+                (0.0, 1.0),
+                (2.0, 0.0),
+                (2.0, 1.0),
+                (3.0, 0.0),
+                (3.0, 1.0),
             ],
-            faces: vec![
-                PolyFace::fan(vec![0, 1, 2, 3], 1, 0),
-                PolyFace::fan(vec![1, 4, 5, 2], 2, 0),
-                PolyFace::fan(vec![4, 6, 7, 5], 3, 0),
+            &[
+                (&[0, 1, 2, 3], 1, 0),
+                (&[1, 4, 5, 2], 2, 0),
+                (&[4, 6, 7, 5], 3, 0),
             ],
-            maps: Vec::new(),
-            edges: None,
-            normals: None,
-        };
+        );
         // Without MNMesh's numbering the edge selection means nothing.
         let err = delete_edges(&mut m.clone(), &[true], true).unwrap_err();
         assert!(err.to_string().contains("numbering"), "{err}");
@@ -548,24 +521,18 @@ mod tests {
     fn delete_vertex_deletes_it_and_the_faces_on_it() {
         // Two quads sharing 1-2 (0-1-2-3, 1-4-5-2) and an unused vertex 6.
         let p = |x: f64, y: f64| Vec3(x, y, 0.0);
-        let two = PolyMesh {
-            vertices: vec![
-                p(0.0, 0.0),
-                p(1.0, 0.0),
-                p(1.0, 1.0),
-                p(0.0, 1.0),
-                p(2.0, 0.0),
-                p(2.0, 1.0),
-                p(5.0, 5.0),
+        let two = PolyMesh::planar(
+            &[
+                (0.0, 0.0),
+                (1.0, 0.0),
+                (1.0, 1.0),
+                (0.0, 1.0),
+                (2.0, 0.0),
+                (2.0, 1.0),
+                (5.0, 5.0),
             ],
-            faces: vec![
-                PolyFace::fan(vec![0, 1, 2, 3], 1, 0),
-                PolyFace::fan(vec![1, 4, 5, 2], 2, 0),
-            ],
-            maps: Vec::new(),
-            edges: None,
-            normals: None,
-        };
+            &[(&[0, 1, 2, 3], 1, 0), (&[1, 4, 5, 2], 2, 0)],
+        );
         // Vertex 4: the second quad goes; 5 (left alone) with it, 6 (never
         // used) stays.
         let mut m = two.clone();
@@ -612,24 +579,12 @@ mod tests {
 
     #[test]
     fn weld_collapses_a_short_edge_and_kills_the_face_it_flattens() {
-        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
         // Quad 0-1-2-3 whose side 1–2 is 1e-4 long, and triangle 1-4-2 on it.
-        let mut m = PolyMesh {
-            vertices: vec![
-                p(0.0, 0.0),
-                p(1.0, 0.0),
-                p(1.0, 1e-4),
-                p(0.0, 1.0),
-                p(2.0, 0.0),
-            ],
-            faces: vec![
-                PolyFace::fan(vec![0, 1, 2, 3], 0, 0),
-                PolyFace::fan(vec![1, 4, 2], 0, 0),
-            ],
-            maps: Vec::new(),
-            edges: None,
-            normals: None,
-        };
+        let p = |x: f64, y: f64| Vec3(x, y, 0.0);
+        let mut m = PolyMesh::planar(
+            &[(0.0, 0.0), (1.0, 0.0), (1.0, 1e-4), (0.0, 1.0), (2.0, 0.0)],
+            &[(&[0, 1, 2, 3], 0, 0), (&[1, 4, 2], 0, 0)],
+        );
         weld(&mut m, &[true; 5], 1e-3).expect("weld");
         assert_eq!(m.vertices.len(), 4);
         assert_eq!(m.faces.len(), 1);

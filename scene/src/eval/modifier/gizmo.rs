@@ -59,13 +59,7 @@ fn target(cx: &ModContext, m: &Applied, slot: u32, what: &str) -> Result<usize, 
 pub(super) fn gizmo_to_object(cx: &ModContext, m: &Applied, slot: u32) -> Result<Mat43, EvalError> {
     let ctl = target(cx, m, slot, "gizmo controller")?;
     let g = cx.eval.prs_tm(ctl, cx.t).ok_or_else(|| {
-        let class = cx
-            .eval
-            .graph
-            .objects
-            .get(ctl)
-            .and_then(|o| o.class.as_ref())
-            .map_or("?", |c| c.name.as_str());
+        let class = cx.eval.graph.class(ctl).map_or("?", |c| c.name.as_str());
         EvalError::not_evaluated(format!("gizmo controller {class:?}"))
     })?;
     let mc = mod_context_tm(m.mod_app)?;

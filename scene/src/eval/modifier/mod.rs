@@ -597,9 +597,7 @@ fn base_class<'a>(
 ) -> Result<&'a crate::graph::ObjectClass, EvalError> {
     cx.eval
         .graph
-        .objects
-        .get(base)
-        .and_then(|o| o.class.as_ref())
+        .class(base)
         .ok_or_else(|| EvalError::malformed("", "base object without a class"))
 }
 

@@ -370,11 +370,7 @@ fn old_param(
                 Some(Controller::Float { track, .. }) => Ok(Some(track.at(t)[0])),
                 _ => Err(EvalError::not_evaluated(format!(
                     "parameter {index} is driven by {:?}, which",
-                    eval.graph
-                        .objects
-                        .get(ctl)
-                        .and_then(|o| o.class.as_ref())
-                        .map_or("?", |c| c.name.as_str())
+                    eval.graph.class(ctl).map_or("?", |c| c.name.as_str())
                 ))),
             };
         }

@@ -29,13 +29,15 @@ fn line(n: usize, closed: bool) -> PolyLine {
 fn settings(in_viewport: bool, use_viewport: bool) -> RenderParams {
     RenderParams {
         renderable: false,
-        thickness: 0.5,
-        sides: 6,
-        angle: 0.0,
-        rectangular: false,
-        width: 0.1,
-        length: 0.1,
-        rect_angle: 0.0,
+        section: Section {
+            thickness: 0.5,
+            sides: 6,
+            angle: 0.0,
+            rectangular: false,
+            width: 0.1,
+            length: 0.1,
+            rect_angle: 0.0,
+        },
         mapping: false,
         auto_smooth: true,
         threshold: 100f64.to_radians(),

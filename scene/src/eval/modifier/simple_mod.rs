@@ -95,7 +95,7 @@ pub(super) fn params(cx: &ModContext, m: &Applied) -> Result<Params, EvalError> 
 /// ids could deform silently wrong.
 pub(super) fn old_block_params(cx: &ModContext, m: &Applied) -> Result<Params, EvalError> {
     let pb = block(cx, m)?;
-    let class = cx.eval.graph.objects.get(pb).and_then(|o| o.class.as_ref());
+    let class = cx.eval.graph.class(pb);
     if class.is_none_or(|c| c.class_id != OLD_PARAM_BLOCK) {
         return Err(EvalError::malformed(
             "",
@@ -155,13 +155,7 @@ pub(super) fn frame(cx: &ModContext, m: &Applied) -> Result<Frame, EvalError> {
 }
 
 fn class_name(cx: &ModContext, obj: usize) -> String {
-    let class = cx
-        .eval
-        .graph
-        .objects
-        .get(obj)
-        .and_then(|o| o.class.as_ref())
-        .map_or("?", |c| c.name.as_str());
+    let class = cx.eval.graph.class(obj).map_or("?", |c| c.name.as_str());
     format!("{class:?}")
 }
 

@@ -93,7 +93,7 @@ pub(super) fn apply(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(),
     let pb = pblock::reference(graph, m.object, PBLOCK_SLOT).ok_or_else(|| {
         EvalError::reference("", format!("no parameter block (reference {PBLOCK_SLOT})"))
     })?;
-    let class = graph.objects.get(pb).and_then(|o| o.class.as_ref());
+    let class = graph.class(pb);
     if class.is_none_or(|c| c.class_id != OLD_PARAM_BLOCK) {
         return Err(EvalError::not_evaluated(
             "a ParamBlock2 Slice (Max 2021+ options: radial, axes, flips, caps)",

@@ -352,10 +352,11 @@ fn add(a: &mut [f64; 3], b: [f64; 3], k: f64) {
     }
 }
 
-/// One step on points `p` with faces `start`/`corners` (validated). New
-/// points: vertex points, then face points, then edge points (in the order
-/// of `list`, else of first use); new faces: per old corner, in corner
-/// order (see the module comment).
+/// One step on points `p` with faces `start`/`corners` and edge list `list`
+/// (all validated by `Polys::validate`). New points: vertex points, then
+/// face points, then edge points (in the order of `list`, else of first
+/// use); new faces: per old corner, in corner order (see the module
+/// comment).
 fn step(
     p: &[[f64; 3]],
     start: &[usize],
@@ -408,19 +409,13 @@ fn step(
         edges.push((a, b, i, j - i));
         i = j;
     }
-    // Number the edges as the list does (both sorted by key), else by
+    // Number the edges as the list does (both sorted by key, the list
+    // holding each side once: `check_edge_list` in `validate`), else by
     // first use in corner order.
     let mut rank = vec![u32::MAX; edges.len()];
     if let Some(list) = list {
-        let given = list_keys(list);
-        if given.len() != edges.len() {
-            return Err(SubdivideError::EdgeList(list.len(), edges.len()));
-        }
-        for (e, (&(a, b, _, _), &(k, i))) in edges.iter().zip(&given).enumerate() {
-            if side_key(a, b) != k {
-                return Err(SubdivideError::EdgeList(list.len(), edges.len()));
-            }
-            rank[e] = i;
+        for (r, &(_, i)) in rank.iter_mut().zip(&list_keys(list)) {
+            *r = i;
         }
     } else {
         let mut next_rank = 0u32;

@@ -287,9 +287,7 @@ fn section(m: &Applied, s: &Settings, cx: &ModContext) -> Result<Arc<ShapeEval>,
     let class = cx
         .eval
         .graph
-        .objects
-        .get(obj)
-        .and_then(|o| o.class.as_ref())
+        .class(obj)
         .map_or("?".to_string(), |c| c.name.clone());
     shape::eval_shape(cx.eval, obj, cx.t).map_err(|e| {
         EvalError::not_evaluated_why(

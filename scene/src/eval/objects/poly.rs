@@ -112,6 +112,39 @@ pub struct PolyMesh {
     pub normals: Option<PolyNormals>,
 }
 
+impl PolyMesh {
+    /// Per vertex, whether a face uses it (a corner past the vertices marks
+    /// nothing).
+    pub fn used_vertices(&self) -> Vec<bool> {
+        let mut used = vec![false; self.vertices.len()];
+        for f in &self.faces {
+            for &v in &f.v {
+                if let Some(u) = used.get_mut(v as usize) {
+                    *u = true;
+                }
+            }
+        }
+        used
+    }
+}
+
+#[cfg(test)]
+impl PolyMesh {
+    /// A test mesh in the plane z = 0: `points` as (x, y), and faces as
+    /// (corners, material, smoothing groups), each fanned from its first
+    /// corner.
+    pub(crate) fn planar(points: &[(f64, f64)], faces: &[(&[u32], u16, u32)]) -> PolyMesh {
+        PolyMesh {
+            vertices: points.iter().map(|&(x, y)| Vec3(x, y, 0.0)).collect(),
+            faces: faces
+                .iter()
+                .map(|&(v, material, smoothing)| PolyFace::fan(v.to_vec(), material, smoothing))
+                .collect(),
+            ..PolyMesh::default()
+        }
+    }
+}
+
 /// The edges `MNMesh::FillInMesh` numbers for faces given as vertex loops:
 /// faces in order, each face's sides from corner j to j+1, an edge numbered
 /// when first met (checked against the edge lists Editable Polys store).

@@ -32,9 +32,7 @@ pub fn of_object(
 ) -> Result<(PolyMesh, Params, Option<MissingMap>), EvalError> {
     let class = eval
         .graph
-        .objects
-        .get(obj)
-        .and_then(|o| o.class.as_ref())
+        .class(obj)
         .ok_or_else(|| EvalError::malformed("", "base object without a class"))?;
     let p = super::primitive::params(eval, obj, t)?;
     let mut poly = build(class.class_id, &p, eval.chunks(obj))

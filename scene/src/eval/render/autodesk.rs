@@ -275,9 +275,7 @@ pub fn autodesk_material(eval: &SceneEval, idx: usize, m: &mut Material) {
     }
     m.shader = kind(eval, idx);
     let is_param = |t: usize| {
-        g.objects
-            .get(t)
-            .and_then(|o| o.class.as_ref())
+        g.class(t)
             .is_some_and(|c| (c.class_id.0, c.class_id.1) == PB2_PARAMETER)
     };
     // Reference 1 (a PB2) → its "Parameters" record → one record per property.

@@ -122,9 +122,7 @@ pub(crate) fn is_super_class(
     super_class: u32,
 ) -> bool {
     eval.graph
-        .objects
-        .get(idx)
-        .and_then(|o| o.class.as_ref())
+        .class(idx)
         .is_some_and(|c| c.super_class == super_class)
 }
 const STANDARD: (u32, u32) = (0x2, 0);

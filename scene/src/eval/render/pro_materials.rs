@@ -215,9 +215,7 @@ pub fn to_pbr(kind: Kind, inp: &Inputs) -> (Pbr, Vec<(String, usize)>, Vec<Strin
 
 fn is_record(eval: &SceneEval, t: usize) -> bool {
     eval.graph
-        .objects
-        .get(t)
-        .and_then(|o| o.class.as_ref())
+        .class(t)
         .is_some_and(|c| (c.class_id.0, c.class_id.1) == MR_PB_PARAMETER)
 }
 

@@ -278,13 +278,7 @@ fn wrapped(eval: &SceneEval, idx: usize) -> Result<Option<usize>, EvalError> {
 /// Decodes VRayMtlWrapper object `idx` into `m`: its base material's values
 /// under the wrapper's name.
 pub fn wrapper(eval: &SceneEval, idx: usize, m: &mut Material) {
-    let class = |i: usize| {
-        eval.graph
-            .objects
-            .get(i)
-            .and_then(|o| o.class.as_ref())
-            .map(|c| (c.class_id.0, c.class_id.1))
-    };
+    let class = |i: usize| eval.graph.class(i).map(|c| (c.class_id.0, c.class_id.1));
     let matte = pblock::reference(&eval.graph, idx, 0)
         .and_then(|b| pblock::param_block2(eval.chunks(b)).ok())
         .and_then(|pb| boolean(&pb, WRAPPER_MATTE));

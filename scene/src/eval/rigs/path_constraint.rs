@@ -173,9 +173,7 @@ impl PathConstraint {
 /// Whether object `idx` is a Path Constraint.
 pub fn is_path_constraint(eval: &SceneEval, idx: usize) -> bool {
     eval.graph
-        .objects
-        .get(idx)
-        .and_then(|o| o.class.as_ref())
+        .class(idx)
         .is_some_and(|c| c.class_id == PATH_CONSTRAINT && c.super_class == SC_POSITION)
 }
 
@@ -423,7 +421,7 @@ pub(crate) fn curve_supported(eval: &SceneEval, node: usize, what: &str) -> Resu
     let (stack, base) = eval
         .modifier_stack(node)
         .ok_or_else(|| EvalError::reference(format!("{what} \"{name}\""), "no object"))?;
-    let class = eval.graph.objects.get(base).and_then(|o| o.class.as_ref());
+    let class = eval.graph.class(base);
     let Some(class) = class.filter(|c| c.super_class == shape::SUPERCLASS_SHAPE) else {
         return Err(EvalError::not_evaluated(format!(
             "{what} \"{name}\" that is not a shape"
@@ -675,9 +673,7 @@ pub(crate) fn resolve(
     }
     let class = eval
         .graph
-        .objects
-        .get(idx)
-        .and_then(|o| o.class.as_ref())
+        .class(idx)
         .map_or_else(|| "Path Constraint".to_string(), |c| c.name.clone());
     match decode(eval, idx) {
         Ok(p) => Ok(Controller::PathConstraint(p)),

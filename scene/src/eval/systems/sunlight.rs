@@ -70,7 +70,16 @@ pub struct SunSystem {
     pub old_animation: bool,
     /// The Compass helper node (the light's parent).
     pub compass: Option<usize>,
+    #[serde(flatten)]
+    pub params: SunParams,
+}
+
+/// A system's place, date and time parameters, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SunParams {
+    /// Seconds after midnight.
     pub time: Param,
+    /// Days after the epoch.
     pub date: Param,
     pub latitude: Param,
     pub longitude: Param,
@@ -130,9 +139,7 @@ pub fn system(eval: &SceneEval, master: usize) -> Result<SunSystem, EvalError> {
     let at = || format!("Sunlight master {master}");
     let class = eval
         .graph
-        .objects
-        .get(master)
-        .and_then(|o| o.class.as_ref())
+        .class(master)
         .ok_or_else(|| EvalError::reference(at(), "no such object"))?;
     let daylight = match class.class_id {
         SUNLIGHT => false,
@@ -226,15 +233,17 @@ pub fn system(eval: &SceneEval, master: usize) -> Result<SunSystem, EvalError> {
         epoch,
         old_animation,
         compass: pblock::reference(&eval.graph, master, 1),
-        time: param(0)?,
-        date: param(1)?,
-        latitude: param(2)?,
-        longitude: param(3)?,
-        radius: param(4)?,
-        zone: param(5)?,
-        dst: param(6)?,
-        manual: if count >= 8 { Some(param(7)?) } else { None },
-        sky: if count >= 9 { Some(param(8)?) } else { None },
+        params: SunParams {
+            time: param(0)?,
+            date: param(1)?,
+            latitude: param(2)?,
+            longitude: param(3)?,
+            radius: param(4)?,
+            zone: param(5)?,
+            dst: param(6)?,
+            manual: if count >= 8 { Some(param(7)?) } else { None },
+            sky: if count >= 9 { Some(param(8)?) } else { None },
+        },
     })
 }
 
@@ -284,15 +293,15 @@ impl SunSystem {
     /// The float controllers driving its parameters.
     pub fn controllers(&self) -> Vec<usize> {
         [
-            Some(self.time),
-            Some(self.date),
-            Some(self.latitude),
-            Some(self.longitude),
-            Some(self.radius),
-            Some(self.zone),
-            Some(self.dst),
-            self.manual,
-            self.sky,
+            Some(self.params.time),
+            Some(self.params.date),
+            Some(self.params.latitude),
+            Some(self.params.longitude),
+            Some(self.params.radius),
+            Some(self.params.zone),
+            Some(self.params.dst),
+            self.params.manual,
+            self.params.sky,
         ]
         .into_iter()
         .flatten()
@@ -305,7 +314,7 @@ impl SunSystem {
 
     /// Whether the light is placed by hand (Daylight's manual mode) at `t`.
     pub fn manual_at(&self, eval: &SceneEval, t: i32) -> Result<bool, EvalError> {
-        match self.manual {
+        match self.params.manual {
             Some(p) => Ok(value(eval, p, t, "manual")? != 0.0),
             None => Ok(false),
         }
@@ -315,19 +324,19 @@ impl SunSystem {
     pub fn state(&self, eval: &SceneEval, t: i32) -> Result<SunState, EvalError> {
         // Max reads both through float parameters: the date as a float, the
         // time of day converted to an int by truncation.
-        let date = value(eval, self.date, t, "date")? as f32 as f64;
-        let time = value(eval, self.time, t, "time")?.trunc() as i64;
+        let date = value(eval, self.params.date, t, "date")? as f32 as f64;
+        let time = value(eval, self.params.time, t, "time")?.trunc() as i64;
         let (days, seconds) = if self.old_animation {
             (date, time)
         } else {
             ((date + 0.5).floor(), time.rem_euclid(SECONDS_PER_DAY))
         };
         let (year, month, day, hour, minute, second) = civil_time(days, seconds, self.epoch);
-        let latitude = value(eval, self.latitude, t, "latitude")? as f32 as f64;
-        let longitude = value(eval, self.longitude, t, "longitude")? as f32 as f64;
-        let radius = value(eval, self.radius, t, "radius")? as f32 as f64;
-        let zone = value(eval, self.zone, t, "time zone")?.trunc() as i64;
-        let dst = value(eval, self.dst, t, "daylight saving")? != 0.0;
+        let latitude = value(eval, self.params.latitude, t, "latitude")? as f32 as f64;
+        let longitude = value(eval, self.params.longitude, t, "longitude")? as f32 as f64;
+        let radius = value(eval, self.params.radius, t, "radius")? as f32 as f64;
+        let zone = value(eval, self.params.zone, t, "time zone")?.trunc() as i64;
+        let dst = value(eval, self.params.dst, t, "daylight saving")? != 0.0;
         let offset = zone + i64::from(dst);
         let sun = solar::sun_position(
             solar::rad(latitude),

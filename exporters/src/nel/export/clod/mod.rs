@@ -153,11 +153,7 @@ pub fn from_geom(geom: &MeshMrmGeom) -> ExportResult<LodCharacterShapeBuild> {
         selected.extend(std::iter::repeat_n(pass.material_id == 0, idx.len() / 3));
     }
     let texture_info = texture::compile(&pos, &normals, &uvs, &tris, &selected)?;
-    let v3 = |a: [f32; 3]| Vec3 {
-        x: F32::from_f32(a[0]),
-        y: F32::from_f32(a[1]),
-        z: F32::from_f32(a[2]),
-    };
+    let v3 = Vec3::from;
     Ok(LodCharacterShapeBuild {
         version: 1,
         vertices: pos.iter().copied().map(v3).collect(),

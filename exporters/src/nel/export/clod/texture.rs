@@ -9,7 +9,7 @@
 
 use crate::error::{ExportError, ExportResult};
 use crate::nel::clod::PixelInfo;
-use crate::nel::stream::{Vec3 as NelVec3, F32};
+use crate::nel::stream::Vec3 as NelVec3;
 
 /// NL3D_CLOD_TEXT_WIDTH / HEIGHT.
 pub const WIDTH: u32 = 32;
@@ -296,11 +296,7 @@ pub fn compile(
             }
         }
     }
-    let v = |a: V| NelVec3 {
-        x: F32::from_f32(a[0]),
-        y: F32::from_f32(a[1]),
-        z: F32::from_f32(a[2]),
-    };
+    let v = NelVec3::from;
     Ok(tex
         .into_iter()
         .map(|t| PixelInfo {

@@ -219,15 +219,7 @@ pub fn flare_color(c: [f32; 3]) -> Rgba {
 fn texture_file(name: &str) -> Texture {
     Texture::CTextureFile(TextureFile {
         version: 1,
-        base: TextureBase {
-            version: 1,
-            upload_format: 0,
-            wrap_s: 0,
-            wrap_t: 0,
-            min_filter: 5,
-            mag_filter: 1,
-            load_grayscale_as_alpha: Some(Bool(1)),
-        },
+        base: TextureBase::new_texture(),
         file_name: name.to_string(),
         allow_degradation: Some(Bool(1)),
     })

@@ -13,9 +13,9 @@ use super::vertex_format as vf;
 use super::Era;
 use crate::nel::shape::mesh::{MatrixBlock, MeshGeom, MeshMorpher, RdrPass};
 use crate::nel::shape::vertex_buffer::{
-    Channel, ChannelData, IndexBuffer, VbHeader, VbSubset, VertexBuffer, VALUE_NAMES,
+    Channel, ChannelData, IndexBuffer, VbSubset, VertexBuffer, VALUE_NAMES,
 };
-use crate::nel::stream::{AaBox, Bool, Ptr, Vec3, F32};
+use crate::nel::stream::{AaBox, Bool, Ptr, F32};
 
 /// The fields of a corner that decide vertex sharing (`CCornerTmp::operator<`),
 /// with −0 folded onto +0 as float comparison does.
@@ -68,15 +68,10 @@ pub fn bbox(points: &[[f32; 3]]) -> AaBox {
         center = std::array::from_fn(|i| (lo[i] + hi[i]) / 2.0);
         half = std::array::from_fn(|i| (hi[i] - lo[i]) / 2.0);
     }
-    let v = |a: [f32; 3]| Vec3 {
-        x: F32::from_f32(a[0]),
-        y: F32::from_f32(a[1]),
-        z: F32::from_f32(a[2]),
-    };
     AaBox {
         version: 0,
-        center: v(center),
-        half_size: v(half),
+        center: center.into(),
+        half_size: half.into(),
     }
 }
 
@@ -316,21 +311,16 @@ fn vertex_buffer(m: &MeshBuild, flags: u16, order: &[Skinned], skinned: bool) ->
     }
     VertexBuffer {
         version: 2,
-        header: VbHeader {
-            version: 3,
-            old_flags: None,
+        header: vf::header(
             flags,
-            types: vf::DEFAULT_TYPES,
-            num_vertices: n as u32,
-            vertex_color_format: Some(0),
+            n as u32,
             // Skinned vertices are rewritten by the CPU: RAM, not static.
-            preferred_memory: Some(if skinned {
+            if skinned {
                 vf::RAM_PREFERRED
             } else {
                 vf::STATIC_PREFERRED
-            }),
-            name: Some(String::new()),
-        },
+            },
+        ),
         vertices: VbSubset {
             version: 2,
             count: n,

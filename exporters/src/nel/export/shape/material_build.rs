@@ -553,12 +553,7 @@ fn other_material(ctx: &Context, m: &mut Material, info: &mut MaterialInfo, s: &
     set_flag(m, flag::ALPHA_TEST, false);
     set_flag(m, flag::BLEND, false);
     if let Some(t) = diffuse_map {
-        let cls = ctx
-            .graph
-            .objects
-            .get(t)
-            .and_then(|o| o.class.as_ref())
-            .map(|c| (c.class_id.0, c.class_id.1));
+        let cls = ctx.graph.class(t).map(|c| (c.class_id.0, c.class_id.1));
         if matches!(cls, Some((0x240, 0)) | Some((0x5a80_03f9, 0x043e_0955))) {
             let (texture, desc) = build_texture(ctx, t);
             let mut d = desc.clone();
@@ -647,15 +642,11 @@ pub(super) fn build_texture(ctx: &Context, texmap: usize) -> (Ptr<Texture>, Chan
             tiling = f;
         }
     }
+    // Clamp (1) where the map does not tile.
     let base = TextureBase {
-        version: 1,
-        upload_format: 0,
         wrap_s: if tiling & 1 != 0 { 0 } else { 1 },
         wrap_t: if tiling & 2 != 0 { 0 } else { 1 },
-        // LinearMipMapLinear / Linear.
-        min_filter: 5,
-        mag_filter: 1,
-        load_grayscale_as_alpha: Some(crate::nel::stream::Bool(1)),
+        ..TextureBase::new_texture()
     };
     let file = |f: &Option<String>| f.as_deref().map(mtl::file_base).unwrap_or("").to_string();
     let texture = if t.class_id == [0x5a80_03f9, 0x043e_0955] {

@@ -37,11 +37,11 @@ use maxfs_scene::eval::Mat43;
 use super::properties::NodeProperties;
 use super::{select, skinning, Context, ExportKind, Exports, Output};
 use crate::error::{ExportError, ExportResult};
-use crate::nel::shape::material::{Material, MaterialBase, TrackDefaultQuat, TrackDefaultVector};
+use crate::nel::shape::material::{Material, MaterialBase, TrackDefaultVector};
 use crate::nel::shape::mesh::{Mesh as NelMesh, MeshBase, MeshVertexProgram, MeshVpWindTree};
 use crate::nel::shape::mrm::{MeshMrm, MeshMrmGeom, MeshMrmSkinned, MeshMrmSkinnedGeom};
 use crate::nel::shape::{Shape, ShapeStream};
-use crate::nel::stream::{Bool, Ptr, Quat, Rgba, Vec3, F32};
+use crate::nel::stream::{Bool, Ptr, Rgba, F32};
 use crate::nel::{write_nel, NelFile};
 
 /// Class ids the plug-in dispatches on before meshes (export_nel.h).
@@ -502,29 +502,14 @@ pub(super) fn mesh_base(
     local_attenuation_allowed: bool,
 ) -> MeshBase {
     let d = decomp::decompose(&local_matrix(ctx, node));
-    let v3 = |a: [f32; 3]| TrackDefaultVector {
-        version: 0,
-        value: Vec3 {
-            x: F32::from_f32(a[0]),
-            y: F32::from_f32(a[1]),
-            z: F32::from_f32(a[2]),
-        },
-    };
+    let v3 = TrackDefaultVector::from;
     MeshBase {
         version: MESH_BASE_VERSION,
         animated_morph: Vec::new(),
         default_pos: v3(d.pos),
         default_pivot: v3([0.0; 3]),
         default_rot_euler: v3([0.0; 3]),
-        default_rot_quat: TrackDefaultQuat {
-            version: 0,
-            value: Quat {
-                x: F32::from_f32(d.rot[0]),
-                y: F32::from_f32(d.rot[1]),
-                z: F32::from_f32(d.rot[2]),
-                w: F32::from_f32(d.rot[3]),
-            },
-        },
+        default_rot_quat: d.rot.into(),
         default_scale: v3(d.scale),
         materials,
         animated_materials: Vec::new(),

@@ -140,14 +140,6 @@ fn norm3(a: [f32; 3]) -> f32 {
     (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
 }
 
-fn v3(a: [f32; 3]) -> Vec3 {
-    Vec3 {
-        x: F32::from_f32(a[0]),
-        y: F32::from_f32(a[1]),
-        z: F32::from_f32(a[2]),
-    }
-}
-
 fn rgbaf(c: &crate::nel::stream::Rgba) -> [f32; 4] {
     [c.r, c.g, c.b, c.a].map(|x| f32::from(x) / 255.0)
 }
@@ -211,8 +203,14 @@ fn blend_shape(
     BlendShape {
         version: 1,
         name,
-        delta_pos: pick(any_pos).into_iter().map(|i| v3(pos[i])).collect(),
-        delta_norm: pick(any_norm).into_iter().map(|i| v3(norm[i])).collect(),
+        delta_pos: pick(any_pos)
+            .into_iter()
+            .map(|i| Vec3::from(pos[i]))
+            .collect(),
+        delta_norm: pick(any_norm)
+            .into_iter()
+            .map(|i| Vec3::from(norm[i]))
+            .collect(),
         delta_uv: pick(any_uv)
             .into_iter()
             .map(|i| Vec2 {

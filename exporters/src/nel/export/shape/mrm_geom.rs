@@ -25,7 +25,7 @@ use crate::nel::shape::mrm::{
     MrmSkinnedLod, MrmSkinnedRdrPass, PackedVertex, PackedVertexBuffer,
     SkinWeight as NelSkinWeight, VertexBlock, WedgeGeom,
 };
-use crate::nel::shape::vertex_buffer::{Channel, ChannelData, VbHeader, VbSubset, VALUE_NAMES};
+use crate::nel::shape::vertex_buffer::{Channel, ChannelData, VbSubset, VALUE_NAMES};
 use crate::nel::stream::{Bool, Ptr, F32};
 
 /// `NL3D_MESH_SKIN_MANAGER_MAXVERTICES`: larger meshes stay `CMeshMRM`.
@@ -370,16 +370,7 @@ pub fn build_geom(
 ) -> ExportResult<Built<MeshMrmGeom>> {
     let empty = build.vertices.is_empty() || build.faces.is_empty();
     let flags = vb_flags(build);
-    let mut header = VbHeader {
-        version: 3,
-        old_flags: None,
-        flags,
-        types: vf::DEFAULT_TYPES,
-        num_vertices: 0,
-        vertex_color_format: Some(0),
-        preferred_memory: Some(vf::RAM_PREFERRED),
-        name: Some(String::new()),
-    };
+    let mut header = vf::header(flags, 0, vf::RAM_PREFERRED);
     let mut geom = MeshMrmGeom {
         version: 5,
         bones_name: Some(Vec::new()),

@@ -50,12 +50,7 @@ pub fn on_off_at_zero(chunks: &[maxfs_scene::chunk::Chunk]) -> Option<bool> {
 /// applies) for anything else.
 fn at_zero(ctx: &Context, ctl: Option<usize>) -> Value {
     let Some(ctl) = ctl else { return Value::None };
-    let class = ctx
-        .graph
-        .objects
-        .get(ctl)
-        .and_then(|o| o.class.as_ref())
-        .map(|c| c.class_id.0);
+    let class = ctx.graph.class(ctl).map(|c| c.class_id.0);
     if class == Some(ON_OFF_A) {
         return on_off_at_zero(ctx.eval.chunks(ctl)).map_or(Value::None, Value::Bool);
     }

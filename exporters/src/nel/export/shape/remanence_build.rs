@@ -23,10 +23,10 @@ use super::material_build::{build_materials, MaterialSet};
 use super::{decomp, local_matrix, material_base_named, number_textures_from, source};
 use crate::nel::export::properties::NodeProperties;
 use crate::nel::export::Context;
-use crate::nel::shape::material::{Material, TrackDefaultQuat, TrackDefaultVector};
+use crate::nel::shape::material::Material;
 use crate::nel::shape::seg_remanence::SegRemanenceShape;
 use crate::nel::shape::Shape;
-use crate::nel::stream::{AaBox, Bool, Ptr, Quat, Vec3, F32};
+use crate::nel::stream::{AaBox, Bool, Ptr, F32};
 use maxfs_scene::eval::objects::shape::Spline;
 use maxfs_scene::eval::Mat43;
 
@@ -138,14 +138,6 @@ pub struct RemanenceInputs {
     pub defaults: decomp::Defaults,
 }
 
-fn v3(a: [f32; 3]) -> Vec3 {
-    Vec3 {
-        x: F32::from_f32(a[0]),
-        y: F32::from_f32(a[1]),
-        z: F32::from_f32(a[2]),
-    }
-}
-
 /// The shape, with its stream ids numbered (the shape is 1, then the
 /// material's textures, then the animated material).
 pub fn seg_remanence_shape(i: RemanenceInputs) -> SegRemanenceShape {
@@ -165,33 +157,19 @@ pub fn seg_remanence_shape(i: RemanenceInputs) -> SegRemanenceShape {
         version: SEG_REMANENCE_VERSION,
         num_slices: i.params.slices,
         slice_time: F32::from_f32(i.params.sampling_period),
-        corners: i.corners.iter().map(|&c| v3(c)).collect(),
+        corners: i.corners.iter().map(|&c| c.into()).collect(),
         material,
         bbox: AaBox {
             version: 0,
-            center: v3([0.0; 3]),
-            half_size: v3([CTOR_BOX_HALF_SIZE; 3]),
+            center: [0.0; 3].into(),
+            half_size: [CTOR_BOX_HALF_SIZE; 3].into(),
         },
         texture_shifting: Bool(i.params.texture_shifting as u8),
         animated_material,
         roll_up_ratio: Some(F32::from_f32(i.params.rollup_ratio)),
-        default_pos: Some(TrackDefaultVector {
-            version: 0,
-            value: v3(d.pos),
-        }),
-        default_rot_quat: Some(TrackDefaultQuat {
-            version: 0,
-            value: Quat {
-                x: F32::from_f32(d.rot[0]),
-                y: F32::from_f32(d.rot[1]),
-                z: F32::from_f32(d.rot[2]),
-                w: F32::from_f32(d.rot[3]),
-            },
-        }),
-        default_scale: Some(TrackDefaultVector {
-            version: 0,
-            value: v3(d.scale),
-        }),
+        default_pos: Some(d.pos.into()),
+        default_rot_quat: Some(d.rot.into()),
+        default_scale: Some(d.scale.into()),
     }
 }
 

@@ -17,7 +17,7 @@ use crate::error::{ExportError, ExportResult};
 
 /// Class name and id of an object, for messages.
 pub fn class_label(ctx: &Context, obj: usize) -> String {
-    match ctx.graph.objects.get(obj).and_then(|o| o.class.as_ref()) {
+    match ctx.graph.class(obj) {
         Some(c) => format!("{} ({:#x}, {:#x})", c.name, c.class_id.0, c.class_id.1),
         None => format!("object {obj} (no class)"),
     }

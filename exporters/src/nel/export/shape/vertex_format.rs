@@ -1,6 +1,8 @@
 //! `CVertexBuffer` value flags and the default value types NeL's
 //! `setVertexFormat` gives them, as the mesh build uses them.
 
+use crate::nel::shape::vertex_buffer::VbHeader;
+
 pub const POSITION: u16 = 1 << 0;
 pub const NORMAL: u16 = 1 << 1;
 pub const TEX_COORD0: u16 = 1 << 2;
@@ -19,3 +21,19 @@ pub const DEFAULT_TYPES: [u8; 16] = [7, 7, 4, 4, 4, 4, 4, 4, 4, 4, 12, 12, 10, 1
 pub const STATIC_PREFERRED: u32 = 2;
 /// `RAMPreferred`, used for skinned and morphed meshes.
 pub const RAM_PREFERRED: u32 = 0;
+
+/// The version-3 `CVertexBuffer` header the export writes: values `flags` of
+/// the default types, `num_vertices` vertices, colours as RGBA (format 0),
+/// memory `preferred`, no name.
+pub fn header(flags: u16, num_vertices: u32, preferred: u32) -> VbHeader {
+    VbHeader {
+        version: 3,
+        old_flags: None,
+        flags,
+        types: DEFAULT_TYPES,
+        num_vertices,
+        vertex_color_format: Some(0),
+        preferred_memory: Some(preferred),
+        name: Some(String::new()),
+    }
+}

@@ -15,12 +15,10 @@ use thiserror::Error;
 use super::material_build::{build_texture, NelParams};
 use super::{decomp, local_matrix, source};
 use crate::nel::export::Context;
-use crate::nel::shape::material::{
-    Texture, TextureBase, TextureBlend, TrackDefaultQuat, TrackDefaultVector,
-};
+use crate::nel::shape::material::{Texture, TextureBase, TextureBlend, TrackDefaultVector};
 use crate::nel::shape::water::{Polygon2D, WaterShape};
 use crate::nel::shape::Shape;
-use crate::nel::stream::{Bool, Ptr, Quat, Vec2, Vec3, F32};
+use crate::nel::stream::{Bool, Ptr, Vec2, F32};
 use maxfs_scene::eval::render::material::{self as mtl, NEL_MATERIAL};
 
 /// Bitmap texmap class (`BMTEX_CLASS_ID`): every water map must be one.
@@ -234,15 +232,7 @@ fn blend(a: Ptr<Texture>, b: Ptr<Texture>) -> Ptr<Texture> {
         id: 0,
         obj: Box::new(Texture::CTextureBlend(TextureBlend {
             version: 0,
-            base: TextureBase {
-                version: 1,
-                upload_format: 0,
-                wrap_s: 0,
-                wrap_t: 0,
-                min_filter: 5,
-                mag_filter: 1,
-                load_grayscale_as_alpha: Some(Bool(1)),
-            },
+            base: TextureBase::new_texture(),
             blend_tex: [a, b],
             sharing_enabled: Bool(1),
             blend_factor: 0,
@@ -428,9 +418,7 @@ pub fn inputs(ctx: &Context, node: usize) -> Result<WaterInputs, WaterError> {
     let map = |k: u32| p.texmap(&format!("tTexture_{k}"));
     let is_bitmap = |t: usize| {
         ctx.graph
-            .objects
-            .get(t)
-            .and_then(|o| o.class.as_ref())
+            .class(t)
             .is_some_and(|c| [c.class_id.0, c.class_id.1] == BITMAP_TEX)
     };
     let required = |what: &'static str, k: u32| match map(k) {
@@ -542,14 +530,7 @@ pub fn water_shape(i: WaterInputs) -> Result<WaterShape, WaterError> {
         Some(b) => blend(a, b),
     };
     let d = i.defaults;
-    let vec3 = |a: [f32; 3]| TrackDefaultVector {
-        version: 0,
-        value: Vec3 {
-            x: F32::from_f32(a[0]),
-            y: F32::from_f32(a[1]),
-            z: F32::from_f32(a[2]),
-        },
-    };
+    let vec3 = TrackDefaultVector::from;
     let vv = |a: [f32; 2]| v2(a[0], a[1]);
     let mut w = WaterShape {
         version: WATER_SHAPE_VERSION,
@@ -568,15 +549,7 @@ pub fn water_shape(i: WaterInputs) -> Result<WaterShape, WaterError> {
         color_map_mat_pos: vv(cm[2]),
         default_pos: vec3(d.pos),
         default_scale: vec3(d.scale),
-        default_rot_quat: TrackDefaultQuat {
-            version: 0,
-            value: Quat {
-                x: F32::from_f32(d.rot[0]),
-                y: F32::from_f32(d.rot[1]),
-                z: F32::from_f32(d.rot[2]),
-                w: F32::from_f32(d.rot[3]),
-            },
-        },
+        default_rot_quat: d.rot.into(),
         // CWaterShape's constructor value; the plug-in does not set it.
         transition_ratio: F32::from_f32(0.6),
         wave_height_factor: F32::from_f32(i.height_factor),

@@ -179,9 +179,7 @@ pub fn resolve(local: &Local, rig: &Rig) -> Result<Vec<Vec<(usize, f32)>>, Physi
 
 fn is_root_node(eval: &SceneEval, i: usize) -> bool {
     eval.graph
-        .objects
-        .get(i)
-        .and_then(|o| o.class.as_ref())
+        .class(i)
         .is_some_and(|c| c.class_id == ClassId(2, 0))
 }
 
@@ -271,17 +269,13 @@ pub fn decode_modifier(
 
 fn is_physique(eval: &SceneEval, m: usize) -> bool {
     eval.graph
-        .objects
-        .get(m)
-        .and_then(|o| o.class.as_ref())
+        .class(m)
         .is_some_and(|c| c.class_id == PHYSIQUE && c.super_class == OSM_SUPER)
 }
 
 fn is_skin(eval: &SceneEval, m: usize) -> bool {
     eval.graph
-        .objects
-        .get(m)
-        .and_then(|o| o.class.as_ref())
+        .class(m)
         .is_some_and(|c| c.class_id == skin::SKIN)
 }
 

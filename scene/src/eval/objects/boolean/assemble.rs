@@ -31,22 +31,11 @@ pub(super) fn csg(a: &Mesh, b: &Mesh, op: Op, work: &Cell<u64>) -> Result<Mesh, 
     let mut ta = Bsp::new(&ctx, pa)?;
     let mut tb = Bsp::new(&ctx, pb)?;
     match op {
-        Op::Union => {
-            ta.clip_to(&ctx, &tb)?;
-            tb.clip_to(&ctx, &ta)?;
-            tb.invert();
-            tb.clip_to(&ctx, &ta)?;
-            tb.invert();
-            ta.build(&ctx, tb.all())?;
-        }
+        Op::Union => union_into(&ctx, &mut ta, &mut tb)?,
+        // A − B is the complement of (complement of A) ∪ B.
         Op::AMinusB | Op::BMinusA => {
             ta.invert();
-            ta.clip_to(&ctx, &tb)?;
-            tb.clip_to(&ctx, &ta)?;
-            tb.invert();
-            tb.clip_to(&ctx, &ta)?;
-            tb.invert();
-            ta.build(&ctx, tb.all())?;
+            union_into(&ctx, &mut ta, &mut tb)?;
             ta.invert();
         }
         Op::Intersection => {
@@ -60,6 +49,18 @@ pub(super) fn csg(a: &Mesh, b: &Mesh, op: Op, work: &Cell<u64>) -> Result<Mesh, 
         }
     }
     assemble(&ctx, ta.all(), &channels)
+}
+
+/// Makes `ta` the union of the solids of `ta` and `tb` (`tb` is left
+/// clipped): each tree is clipped to the other, and `ta` takes in the
+/// polygons left of `tb`.
+fn union_into(ctx: &Ctx, ta: &mut Bsp, tb: &mut Bsp) -> Result<(), EvalError> {
+    ta.clip_to(ctx, tb)?;
+    tb.clip_to(ctx, ta)?;
+    tb.invert();
+    tb.clip_to(ctx, ta)?;
+    tb.invert();
+    ta.build(ctx, tb.all())
 }
 
 // ---------------------------------------------------------------------------

@@ -147,12 +147,7 @@ fn eval_any(
     depth: usize,
     b: &Budget,
 ) -> Result<Mesh, EvalError> {
-    let class = se
-        .graph
-        .objects
-        .get(obj)
-        .and_then(|o| o.class.as_ref())
-        .map(|c| c.class_id);
+    let class = se.graph.class_id(obj);
     match class {
         Some(c) if c == PRO_BOOLEAN => pro_boolean::eval(se, obj),
         Some(c) if c == BOOLEAN3 => {
@@ -249,7 +244,7 @@ pub(super) fn operand_mesh(
     let (stack, base) = se
         .object_stack(obj)
         .ok_or_else(|| EvalError::malformed("", "the operand's modifier stack is damaged"))?;
-    let class = se.graph.objects.get(base).and_then(|o| o.class.as_ref());
+    let class = se.graph.class(base);
     let name = class.map_or("?", |c| c.name.as_str());
     let is_bool = class.is_some_and(|c| is_compound(c.class_id));
     let recomputed = class.is_some_and(|c| is_recomputed(c.class_id));

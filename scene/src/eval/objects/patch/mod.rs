@@ -27,9 +27,7 @@ const LOCAL_DATA: u16 = 0x2512;
 /// Whether object `obj` is an RklPatch.
 pub fn is_rklpatch(eval: &SceneEval, obj: usize) -> bool {
     eval.graph
-        .objects
-        .get(obj)
-        .and_then(|o| o.class.as_ref())
+        .class(obj)
         .is_some_and(|c| c.class_id == RKLPATCH_CLASS)
 }
 

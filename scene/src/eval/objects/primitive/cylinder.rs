@@ -51,14 +51,7 @@ pub fn cylinder_mesh(p: &Params, cone: bool) -> Result<Mesh, EvalError> {
         return sliced_cylinder_mesh(p, o, (r1, r2, h), (hs, caps, n));
     }
     let smooth = p.flag(5 + o, true);
-    // (radius, z, V) of every ring, bottom to top.
-    let mut ring: Vec<(f64, f64, f64)> = Vec::with_capacity(rings);
-    ring.extend((0..caps).map(|i| (r1 * (i + 1) as f64 / caps as f64, 0.0, 0.0)));
-    ring.extend((1..hs).map(|i| {
-        let f = i as f64 / hs as f64;
-        (r1 * (1.0 - f) + r2 * f, h * f, f)
-    }));
-    ring.extend((0..caps).map(|i| (r2 * (1.0 - i as f64 / caps as f64), h, 1.0)));
+    let ring = rings_of((r1, r2, h), hs, caps);
     let step = if h < 0.0 { -1.0 } else { 1.0 } * 2.0 * std::f64::consts::PI / n as f64;
     let mut v = vec![Vec3::default()];
     for &(r, z, _) in &ring {
@@ -297,14 +290,7 @@ pub(super) fn sliced_cylinder_mesh(
         delta = -delta;
     }
     let rings = hs - 1 + 2 * caps;
-    // (radius, z, V) of every ring, bottom to top.
-    let mut ring: Vec<(f64, f64, f64)> = Vec::with_capacity(rings);
-    ring.extend((0..caps).map(|i| (r1 * (i + 1) as f64 / caps as f64, 0.0, 0.0)));
-    ring.extend((1..hs).map(|i| {
-        let f = i as f64 / hs as f64;
-        (r1 * (1.0 - f) + r2 * f, h * f, f)
-    }));
-    ring.extend((0..caps).map(|i| (r2 * (1.0 - i as f64 / caps as f64), h, 1.0)));
+    let ring = rings_of((r1, r2, h), hs, caps);
     let angle = |k: usize| start + delta * k as f64;
     let mut v = Vec::with_capacity(rings * (points + 1));
     for (i, &(r, z, _)) in ring.iter().enumerate() {
@@ -422,4 +408,17 @@ pub(super) fn sliced_cylinder_mesh(
         maps,
         ..Default::default()
     })
+}
+/// (radius, z, V) of every ring of a cylinder or cone of radii `r1` (bottom)
+/// and `r2` (top) and height `h`, bottom to top: `caps` cap rings out to
+/// `r1`, the `hs - 1` rings between, `caps` cap rings in from `r2`.
+fn rings_of((r1, r2, h): (f64, f64, f64), hs: usize, caps: usize) -> Vec<(f64, f64, f64)> {
+    let mut ring = Vec::with_capacity(hs - 1 + 2 * caps);
+    ring.extend((0..caps).map(|i| (r1 * (i + 1) as f64 / caps as f64, 0.0, 0.0)));
+    ring.extend((1..hs).map(|i| {
+        let f = i as f64 / hs as f64;
+        (r1 * (1.0 - f) + r2 * f, h * f, f)
+    }));
+    ring.extend((0..caps).map(|i| (r2 * (1.0 - i as f64 / caps as f64), h, 1.0)));
+    ring
 }

@@ -184,9 +184,7 @@ const NEW_MAP_CHUNK: u16 = 0x0100;
 pub fn block_params(eval: &crate::eval::SceneEval, pb: usize, t: i32) -> Result<Params, EvalError> {
     let is_pb2 = eval
         .graph
-        .objects
-        .get(pb)
-        .and_then(|o| o.class.as_ref())
+        .class(pb)
         .is_some_and(|c| c.super_class == SUPERCLASS_PB2);
     let list: Vec<(i64, Value, Option<u32>)> = if is_pb2 {
         pblock::param_block2(eval.chunks(pb))?

@@ -69,12 +69,7 @@ fn builds_polygons(class: ClassId, p: &Params) -> bool {
 
 /// Why channel 1 is left out, named after the object's class.
 fn left_out(eval: &SceneEval, obj: usize) -> MissingMap {
-    let class = eval
-        .graph
-        .objects
-        .get(obj)
-        .and_then(|o| o.class.as_ref())
-        .map_or("?", |c| c.name.as_str());
+    let class = eval.graph.class(obj).map_or("?", |c| c.name.as_str());
     MissingMap {
         channel: Some(CHANNEL),
         modifier: class.to_string(),

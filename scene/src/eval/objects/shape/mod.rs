@@ -321,9 +321,7 @@ pub fn is_shape(class: ClassId) -> bool {
 /// Whether object `obj` is a shape (superclass 0x40), built here or not.
 pub fn is_shape_object(eval: &SceneEval, obj: usize) -> bool {
     eval.graph
-        .objects
-        .get(obj)
-        .and_then(|o| o.class.as_ref())
+        .class(obj)
         .is_some_and(|c| c.super_class == SUPERCLASS_SHAPE)
 }
 
@@ -334,9 +332,7 @@ type Built = (Option<BezierShape>, Option<Vec<PolyLine>>);
 fn build(eval: &SceneEval, obj: usize, t: i32) -> Result<Built, ShapeError> {
     let class = eval
         .graph
-        .objects
-        .get(obj)
-        .and_then(|o| o.class.as_ref())
+        .class(obj)
         .ok_or_else(|| ShapeError::damaged(format!("object {obj}"), "no class"))?;
     match class.class_id {
         c if c == SPLINE_SHAPE || c == LINE => Ok((Some(bezier_shape::decode(eval, obj)?), None)),
@@ -362,9 +358,7 @@ pub fn bezier_shape(
 pub fn eval_shape(eval: &SceneEval, obj: usize, t: i32) -> Result<Arc<ShapeEval>, ShapeError> {
     let class = eval
         .graph
-        .objects
-        .get(obj)
-        .and_then(|o| o.class.as_ref())
+        .class(obj)
         .map_or_else(|| "?".to_string(), |c| c.name.clone());
     let (shape, lines) = build(eval, obj, t)?;
     let polylines = match (lines, &shape) {

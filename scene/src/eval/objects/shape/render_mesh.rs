@@ -38,6 +38,7 @@ use super::{PolyLine, ShapeError};
 use crate::eval::core::math::Vec3;
 use crate::eval::core::transform::SceneEval;
 use crate::eval::objects::mesh::{Face, MapChannel, Mesh};
+use crate::eval::objects::primitive::Params;
 
 /// Reference slot of the ShapeObject's rendering block.
 const RENDER_BLOCK: u32 = 0;
@@ -50,14 +51,9 @@ const MAX_RENDER_VERTICES: usize = 1 << 23;
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct RenderParams {
     pub renderable: bool,
-    pub thickness: f64,
-    pub sides: u32,
-    /// Radians.
-    pub angle: f64,
-    pub rectangular: bool,
-    pub width: f64,
-    pub length: f64,
-    pub rect_angle: f64,
+    /// The renderer's cross-section (0–2, 11–14).
+    #[serde(flatten)]
+    pub section: Section,
     pub mapping: bool,
     pub auto_smooth: bool,
     pub threshold: f64,
@@ -84,69 +80,33 @@ pub struct Section {
     pub rect_angle: f64,
 }
 
-impl RenderParams {
-    pub fn read(eval: &SceneEval, obj: usize, t: i32) -> Result<RenderParams, ShapeError> {
-        let p = block(eval, obj, RENDER_BLOCK, t)?;
-        let sides = |i: usize| {
-            let n = p.int_or(i, 12);
-            if (3..=MAX_SIDES).contains(&n) {
-                Ok(n as u32)
-            } else {
-                Err(ShapeError::Param {
-                    index: i,
-                    why: format!("{n} sides"),
-                })
-            }
-        };
-        let viewport = Section {
-            thickness: p.float_or(3, 1.0),
-            sides: sides(4)?,
-            angle: p.float_or(5, 0.0).to_radians(),
-            rectangular: p.flag(15, false),
-            width: p.float_or(16, 2.0),
-            length: p.float_or(17, 6.0),
-            rect_angle: p.float_or(18, 0.0).to_radians(),
-        };
-        let sides = i64::from(sides(1)?);
-        Ok(RenderParams {
-            renderable: p.flag(6, false),
-            thickness: p.float_or(0, 1.0),
-            sides: sides as u32,
-            angle: p.float_or(2, 0.0).to_radians(),
-            rectangular: p.flag(11, false),
-            width: p.float_or(12, 2.0),
-            length: p.float_or(13, 6.0),
-            rect_angle: p.float_or(14, 0.0).to_radians(),
-            mapping: p.flag(7, false),
-            auto_smooth: p.flag(20, true),
-            threshold: p.float_or(21, 40f64.to_radians()),
-            in_viewport: p.flag(8, false),
-            use_viewport: p.flag(9, false),
-            viewport,
+impl Section {
+    /// The section whose radial settings (thickness, sides, angle in
+    /// degrees) are at `radial` and rectangular ones (switch, width,
+    /// length, angle in degrees) at `rect` in the rendering block `p`.
+    fn read(p: &Params, radial: [usize; 3], rect: [usize; 4]) -> Result<Section, ShapeError> {
+        let [thickness, sides, angle] = radial;
+        let [rectangular, width, length, rect_angle] = rect;
+        let n = p.int_or(sides, 12);
+        if !(3..=MAX_SIDES).contains(&n) {
+            return Err(ShapeError::Param {
+                index: sides,
+                why: format!("{n} sides"),
+            });
+        }
+        Ok(Section {
+            thickness: p.float_or(thickness, 1.0),
+            sides: n as u32,
+            angle: p.float_or(angle, 0.0).to_radians(),
+            rectangular: p.flag(rectangular, false),
+            width: p.float_or(width, 2.0),
+            length: p.float_or(length, 6.0),
+            rect_angle: p.float_or(rect_angle, 0.0).to_radians(),
         })
     }
 
-    /// The tube the viewport shows: the viewport's cross-section when "Use
-    /// Viewport Settings" is set, else the renderer's.
-    pub fn viewport_tube(&self) -> RenderParams {
-        if !self.use_viewport {
-            return *self;
-        }
-        let v = self.viewport;
-        RenderParams {
-            thickness: v.thickness,
-            sides: v.sides,
-            angle: v.angle,
-            rectangular: v.rectangular,
-            width: v.width,
-            length: v.length,
-            rect_angle: v.rect_angle,
-            ..*self
-        }
-    }
-
     /// The cross-section's points in its own plane (X, Y), counter-clockwise.
-    pub fn section(&self) -> Vec<(f64, f64)> {
+    pub fn points(&self) -> Vec<(f64, f64)> {
         if self.rectangular {
             let (w, l) = (self.width / 2.0, self.length / 2.0);
             let (s, c) = self.rect_angle.sin_cos();
@@ -163,6 +123,35 @@ impl RenderParams {
                     (r * a.cos(), r * a.sin())
                 })
                 .collect()
+        }
+    }
+}
+
+impl RenderParams {
+    pub fn read(eval: &SceneEval, obj: usize, t: i32) -> Result<RenderParams, ShapeError> {
+        let p = block(eval, obj, RENDER_BLOCK, t)?;
+        let viewport = Section::read(&p, [3, 4, 5], [15, 16, 17, 18])?;
+        Ok(RenderParams {
+            renderable: p.flag(6, false),
+            section: Section::read(&p, [0, 1, 2], [11, 12, 13, 14])?,
+            mapping: p.flag(7, false),
+            auto_smooth: p.flag(20, true),
+            threshold: p.float_or(21, 40f64.to_radians()),
+            in_viewport: p.flag(8, false),
+            use_viewport: p.flag(9, false),
+            viewport,
+        })
+    }
+
+    /// The tube the viewport shows: the viewport's cross-section when "Use
+    /// Viewport Settings" is set, else the renderer's.
+    pub fn viewport_tube(&self) -> RenderParams {
+        if !self.use_viewport {
+            return *self;
+        }
+        RenderParams {
+            section: self.viewport,
+            ..*self
         }
     }
 }
@@ -249,7 +238,7 @@ pub fn render_mesh(lines: &[PolyLine], r: &RenderParams) -> Result<Mesh, ShapeEr
 
 /// The tube along `lines`; an open polyline's ends are capped when `capped`.
 pub fn tube(lines: &[PolyLine], r: &RenderParams, capped: bool) -> Result<Mesh, ShapeError> {
-    let section = r.section();
+    let section = r.section.points();
     let m = section.len();
     let total: usize = lines
         .iter()
@@ -263,7 +252,7 @@ pub fn tube(lines: &[PolyLine], r: &RenderParams, capped: bool) -> Result<Mesh, 
         ));
     }
     let smooth_around =
-        !r.rectangular && r.auto_smooth && std::f64::consts::TAU / m as f64 <= r.threshold;
+        !r.section.rectangular && r.auto_smooth && std::f64::consts::TAU / m as f64 <= r.threshold;
     let mut mesh = Mesh::default();
     let (mut tverts, mut tfaces) = (Vec::new(), Vec::new());
     for l in lines.iter().filter(|l| l.pts.len() >= 2) {

@@ -171,13 +171,15 @@ fn triangulation_count_and_area() {
 fn render(sides: u32, rectangular: bool) -> RenderParams {
     RenderParams {
         renderable: true,
-        thickness: 2.0,
-        sides,
-        angle: 0.0,
-        rectangular,
-        width: 2.0,
-        length: 4.0,
-        rect_angle: 0.0,
+        section: Section {
+            thickness: 2.0,
+            sides,
+            angle: 0.0,
+            rectangular,
+            width: 2.0,
+            length: 4.0,
+            rect_angle: 0.0,
+        },
         mapping: true,
         auto_smooth: true,
         threshold: 40f64.to_radians(),

@@ -45,7 +45,7 @@
 
 use super::figure::{self, Pose};
 use super::{KeyTrack, Rig};
-use crate::eval::core::keys::{q_exp, q_log};
+use crate::eval::core::keys::{q_log, LogTangents};
 use crate::eval::core::math::{Mat43, Quat, Vec3};
 use crate::eval::core::transform::invert;
 use crate::eval::error::EvalError;
@@ -344,34 +344,19 @@ fn control_points(track: &KeyTrack, qs: &[Quat], i: usize) -> (Quat, Quat) {
         .checked_sub(1)
         .map(|p| q_log(qs[p].conjugate().compose(q)));
     let next = qs.get(i + 1).map(|n| q_log(q.conjugate().compose(*n)));
-    let (g1, g2) = match (prev, next) {
-        (Some(a), Some(b)) => (a, b),
-        (Some(a), None) => (a, a),
-        (None, Some(b)) => (b, b),
-        (None, None) => (Vec3::default(), Vec3::default()),
-    };
-    let (tt, c, b) = key_tcb(k);
-    let t_out = g1
-        .scale((1.0 - tt) * (1.0 + c) * (1.0 + b) / 2.0)
-        .plus(g2.scale((1.0 - tt) * (1.0 - c) * (1.0 - b) / 2.0));
-    let t_in = g1
-        .scale((1.0 - tt) * (1.0 - c) * (1.0 + b) / 2.0)
-        .plus(g2.scale((1.0 - tt) * (1.0 + c) * (1.0 - b) / 2.0));
+    let tcb = key_tcb(k);
+    let mut tangents = LogTangents::new(prev, next, tcb);
     // Uneven key spacing scales the tangents as for scalar TCB keys.
-    let (t_in, t_out) = match (i.checked_sub(1), track.keys.get(i + 1)) {
-        (Some(p), Some(nk)) => {
-            let (f_in, f_out) = spacing(
-                f64::from(k.time - track.keys[p].time),
-                f64::from(nk.time - k.time),
-                c,
-            );
-            (t_in.scale(f_in), t_out.scale(f_out))
-        }
-        _ => (t_in, t_out),
-    };
-    let a = q.compose(q_exp(t_out.minus(g2).scale(0.5)));
-    let bq = q.compose(q_exp(g1.minus(t_in).scale(0.5)));
-    (bq, a)
+    if let (Some(p), Some(nk)) = (i.checked_sub(1), track.keys.get(i + 1)) {
+        let (f_in, f_out) = spacing(
+            f64::from(k.time - track.keys[p].time),
+            f64::from(nk.time - k.time),
+            tcb.1,
+        );
+        tangents.t_in = tangents.t_in.scale(f_in);
+        tangents.t_out = tangents.t_out.scale(f_out);
+    }
+    tangents.control_points(q)
 }
 
 /// The upper animation layers' COM turn offsets at `t`, composed (the

@@ -105,11 +105,7 @@ pub struct ChainPose {
 }
 
 fn is_class(eval: &SceneEval, idx: usize, id: ClassId) -> bool {
-    eval.graph
-        .objects
-        .get(idx)
-        .and_then(|o| o.class.as_ref())
-        .is_some_and(|c| c.class_id == id)
+    eval.graph.class(idx).is_some_and(|c| c.class_id == id)
 }
 
 fn float(block: &pblock::ParamBlock2, id: u16) -> Result<f32, EvalError> {

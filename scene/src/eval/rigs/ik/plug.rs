@@ -302,9 +302,7 @@ fn prs_source(eval: &SceneEval, owner: usize, slot: u32, what: &str) -> Result<(
         _ => {
             let class = eval
                 .graph
-                .objects
-                .get(c)
-                .and_then(|o| o.class.as_ref())
+                .class(c)
                 .map_or_else(|| format!("object {c}"), |k| k.name.clone());
             Err(EvalError::reference(
                 "",

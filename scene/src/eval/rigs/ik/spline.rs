@@ -152,6 +152,21 @@ fn thresholds(l: f32, first: bool) -> (f32, f32, f32) {
     (if first { l / 7.0 } else { l / 5.0 }, l / 50.0, l / 100.0)
 }
 
+/// The step along u towards a point still `short` away: the coarsest whose
+/// threshold `short` exceeds (compared in double precision, as the
+/// reference does), None within the finest (arrived).
+fn step_for(short: f64, (eps1, eps2, eps3): (f32, f32, f32)) -> Option<f32> {
+    if short > f64::from(eps1) {
+        Some(STEP1)
+    } else if short > f64::from(eps2) {
+        Some(STEP2)
+    } else if short > f64::from(eps3) {
+        Some(STEP3)
+    } else {
+        None
+    }
+}
+
 /// Counts iterations and refuses to go past [`MAX_ITERATIONS`].
 struct Budget(usize);
 
@@ -194,12 +209,8 @@ pub fn march(
             (u_best, dist_best, best, u_before_best, flag) = (u, dist, s, u_last, true);
         }
         u_last = u;
-        if dist > eps1 {
-            u += STEP1;
-        } else if dist > eps2 {
-            u += STEP2;
-        } else if dist > eps3 {
-            u += STEP3;
+        if let Some(step) = step_for(f64::from(dist), (eps1, eps2, eps3)) {
+            u += step;
         } else {
             points.push((u, s));
             start = Some(s);
@@ -263,18 +274,10 @@ pub fn march(
             let dist = s.minus(start).flength();
             let short = f64::from(lengths[j]) - f64::from(dist);
             let over = f64::from(dist) - f64::from(lengths[j]);
-            if short > f64::from(eps1) {
+            if let Some(step) = step_for(short, (eps1, eps2, eps3)) {
                 u_prev = u;
-                u = wrap(u + STEP1);
-                du += STEP1;
-            } else if short > f64::from(eps2) {
-                u_prev = u;
-                u = wrap(u + STEP2);
-                du += STEP2;
-            } else if short > f64::from(eps3) {
-                u_prev = u;
-                u = wrap(u + STEP3);
-                du += STEP3;
+                u = wrap(u + step);
+                du += step;
             } else {
                 let retry = if over > f64::from(eps3) {
                     let step = if u > u_prev {
@@ -319,15 +322,9 @@ pub fn march(
             let dist = s.minus(start).flength();
             let short = f64::from(lengths[j]) - f64::from(dist);
             let over = f64::from(dist) - f64::from(lengths[j]);
-            if short > f64::from(eps1) {
+            if let Some(step) = step_for(short, (eps1, eps2, eps3)) {
                 u_prev = u;
-                u += STEP1;
-            } else if short > f64::from(eps2) {
-                u_prev = u;
-                u += STEP2;
-            } else if short > f64::from(eps3) {
-                u_prev = u;
-                u += STEP3;
+                u += step;
             } else {
                 if over > f64::from(eps3) {
                     // Overshot: retry the last step finer, if it was a coarse
