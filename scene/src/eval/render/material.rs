@@ -91,18 +91,15 @@ fn animated_at_0(eval: &SceneEval, pbi: usize, pb: &mut ParamBlock2, what: &str,
         let Some(ctl) = pblock::reference(&eval.graph, pbi, slot) else {
             continue;
         };
-        let value = match eval.controller(ctl) {
-            Some(Controller::Point3 { track, .. }) => {
-                let v = track.at(0);
-                let c = [v[0] as f32, v[1] as f32, v[2] as f32];
-                c.iter().all(|x| x.is_finite()).then_some(Value::Vector(c))
-            }
-            Some(Controller::Float { .. }) => {
-                let v = eval.float_at(Some(ctl), 0, f64::NAN) as f32;
-                v.is_finite().then_some(Value::Float(v))
-            }
-            _ => None,
-        };
+        // As the primitives read theirs (float tracks and float lists,
+        // Point3 and colour tracks); a non-finite value is not taken.
+        let value = crate::eval::objects::primitive::driven(eval, Some(ctl), 0)
+            .ok()
+            .filter(|v| match v {
+                Value::Float(x) => x.is_finite(),
+                Value::Vector(c) => c.iter().all(|x| x.is_finite()),
+                _ => false,
+            });
         match value {
             Some(v) => p.value = v,
             None => m.unmapped.push(format!(

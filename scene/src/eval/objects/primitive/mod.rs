@@ -229,7 +229,11 @@ pub fn block_params(eval: &crate::eval::SceneEval, pb: usize, t: i32) -> Result<
 /// or one that is not decoded, is an error naming it: its value is not
 /// known, and a stand-in (0, or the parameter's default) would be silently
 /// wrong.
-fn driven(eval: &crate::eval::SceneEval, ctl: Option<usize>, t: i32) -> Result<Value, EvalError> {
+pub(crate) fn driven(
+    eval: &crate::eval::SceneEval,
+    ctl: Option<usize>,
+    t: i32,
+) -> Result<Value, EvalError> {
     use crate::eval::core::controller::Controller;
     // An empty slot is how a reference-kind parameter (a node, a material)
     // with nothing assigned is saved: no number is read from it.
