@@ -60,6 +60,7 @@ mod eval_kwxport;
 mod eval_list_controller;
 mod eval_loft;
 mod eval_map_modifiers;
+mod eval_map_scaler;
 mod eval_material_animated;
 mod eval_material_modifier;
 mod eval_materials;

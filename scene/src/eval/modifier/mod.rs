@@ -79,6 +79,7 @@ pub mod ffd;
 mod gizmo;
 pub mod lathe;
 pub mod map_extender;
+pub mod map_scaler;
 mod melt;
 mod mesh_smooth;
 mod mirror;
@@ -656,6 +657,9 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
     }
     if m.class == uvw_xform::UVW_XFORM || m.class == uvw_xform::UVW_XFORM2 {
         return uvw_xform::apply(m, mesh, cx);
+    }
+    if m.class == map_scaler::MAP_SCALER_WSM || m.class == map_scaler::MAP_SCALER_OSM {
+        return map_scaler::apply(m, cx);
     }
     if m.class == vertex_tree_paint::VERTEX_TREE_PAINT {
         if m.mod_app.is_none() {

@@ -1,5 +1,5 @@
 //! Modifiers that write one map channel and nothing else: texture coordinates
-//! (UVW Map, Unwrap UVW, UVW Xform, Map Extender) or vertex colours (NeL
+//! (UVW Map, Unwrap UVW, UVW Xform, Map Extender, MapScaler) or vertex colours (NeL
 //! VertexTreePaint). When one cannot be evaluated the geometry below it is still
 //! exactly Max's: the mesh is kept, the channel the modifier would have written
 //! is removed (its old values would look valid but be wrong), and the mesh
@@ -7,6 +7,7 @@
 //! exporters name the node, the modifier and the channel.
 
 use super::map_extender::MAP_EXTENDER;
+use super::map_scaler::{MAP_SCALER_OSM, MAP_SCALER_WSM};
 use super::uvw_xform::{UVW_XFORM, UVW_XFORM2};
 use super::vertex_tree_paint::VERTEX_TREE_PAINT;
 use super::{gizmo, Applied, ModContext, LOCAL_DATA, UNWRAP_UVW, UVW_MAP};
@@ -24,6 +25,8 @@ pub fn is_uv_only(class: ClassId) -> bool {
         UVW_XFORM,
         UVW_XFORM2,
         MAP_EXTENDER,
+        MAP_SCALER_WSM,
+        MAP_SCALER_OSM,
         VERTEX_TREE_PAINT,
     ]
     .contains(&class)
@@ -32,7 +35,8 @@ pub fn is_uv_only(class: ClassId) -> bool {
 /// The channel a UV-only modifier writes, when it can be read: UVW Map's
 /// and UVW Xform's channel parameters, channel 1 for Unwrap UVW (the one its stored map
 /// replaces, see `unwrap`), the stored channel of Map Extender's map, the
-/// vertex-colour channel (0) for VertexTreePaint.
+/// world-space MapScaler's channel parameter, the vertex-colour channel (0)
+/// for VertexTreePaint.
 pub(super) fn channel(m: &Applied, cx: &ModContext) -> Option<i32> {
     match m.class {
         UNWRAP_UVW => Some(1),
@@ -43,6 +47,7 @@ pub(super) fn channel(m: &Applied, cx: &ModContext) -> Option<i32> {
         ),
         UVW_MAP => super::uvw_map::channel(&gizmo::params(cx, m, 1).ok()?).ok(),
         UVW_XFORM | UVW_XFORM2 => super::uvw_xform::channel(m, cx),
+        MAP_SCALER_WSM | MAP_SCALER_OSM => super::map_scaler::channel(m, cx),
         _ => None,
     }
 }
