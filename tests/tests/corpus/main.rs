@@ -91,6 +91,7 @@ mod eval_slice;
 mod eval_smooth;
 mod eval_smooth_numbering;
 mod eval_spline_ik;
+mod eval_squeeze;
 mod eval_sub_selection;
 mod eval_sunlight;
 mod eval_sweep_mod;

@@ -100,6 +100,7 @@ mod skin_deform;
 pub mod slice;
 mod smooth_input;
 mod spherify;
+pub mod squeeze;
 mod stretch;
 mod sub_selection;
 pub mod subdivide;
@@ -165,8 +166,9 @@ pub const ARNOLD_PROPERTIES: ClassId = ClassId(0x9753_1356, 0x9c8a_4d2e);
 pub(super) const PROPERTIES_ONLY: [ClassId; 2] = [MASSFX_RBODY, ARNOLD_PROPERTIES];
 /// The simple (gizmo) deformers: each moves a vertex by a function of its
 /// position alone and selects nothing.
-const GIZMO_DEFORMERS: [ClassId; 8] = [
+const GIZMO_DEFORMERS: [ClassId; 9] = [
     BEND,
+    squeeze::SQUEEZE,
     melt::MELT,
     TAPER,
     TWIST,
@@ -332,8 +334,9 @@ impl<'e> ModContext<'e> {
 /// Modifiers that act only on the sub-object selection passed up to them:
 /// where one is live below them, `sub_selection` says what they act on (the
 /// selected vertices of a point deformer) or refuses them by name.
-const SELECTION_SENSITIVE: [ClassId; 21] = [
+const SELECTION_SENSITIVE: [ClassId; 22] = [
     melt::MELT,
+    squeeze::SQUEEZE,
     spherify::SPHERIFY,
     surface::MATERIAL,
     cap_holes::CAP_HOLES,
@@ -733,6 +736,7 @@ fn apply_one(m: &Applied, mesh: &mut Mesh, cx: &ModContext) -> Result<(), EvalEr
         wave::WAVE => wave::apply,
         noise::NOISE => noise::apply,
         stretch::STRETCH => stretch::apply,
+        squeeze::SQUEEZE => squeeze::apply,
         melt::MELT => melt::apply,
         spherify::SPHERIFY => spherify::apply,
         xform::XFORM => xform::apply,
