@@ -67,3 +67,30 @@ fn properties_only_modifiers_pass_their_input_through() {
         );
     }
 }
+
+/// Hair and Fur (WSM) grows hair at render time and passes its mesh up: with
+/// it passed through, deepdas007's "Grass and Fur.max" (25 / 32) and
+/// cyllinder.max (110 / 216) equal Max's Mesh Totals in vertices and faces
+/// (docs/unseen-files.md). As a world-space modifier it always sits on top
+/// of the object-space stack, which is where this test writes it.
+#[test]
+fn hair_and_fur_passes_its_mesh_up() {
+    let plain = maxfs_tests::corpus_eval(SOURCE);
+    let node = maxfs_tests::node_named(&plain.graph, NODE);
+    let before = plain.mesh(node, 0).expect("a mesh").expect("evaluates");
+    let kind = (
+        ClassId(0x08d6_9a9a, 0x1c3b_cf66),
+        "hairandfur.dlo",
+        "Hair and Fur",
+    );
+    let eval = with_modifier(kind, 0);
+    let node = maxfs_tests::node_named(&eval.graph, NODE);
+    let after = eval
+        .mesh(node, 0)
+        .expect("a mesh")
+        .unwrap_or_else(|e| panic!("Hair and Fur: {e}"));
+    assert_eq!(after.vertices, before.vertices);
+    assert_eq!(after.faces, before.faces);
+    let gaps = maxfs_scene::eval::core::coverage::scene_gaps(&eval);
+    assert!(gaps.iter().all(|g| !g.class.contains("Hair")), "{gaps:?}");
+}

@@ -223,12 +223,21 @@ pub(super) fn deform_points(
     Ok(mesh.vertices)
 }
 
+/// Hair and Fur (WSM) grows its hair at render time; the mesh it passes up
+/// is its input. Checked on public files: with it passed through, the vertex
+/// and face totals of deepdas007's "Grass and Fur.max" (Max 2020, 25 / 32)
+/// and cyllinder.max (Max 2014, 110 / 216), whose only other nodes are
+/// evaluated, equal Max's Mesh Totals. Any selection it sets is not read, so
+/// a selection-sensitive modifier above it is refused by name.
+pub const HAIR_AND_FUR: ClassId = ClassId(0x08d6_9a9a, 0x1c3b_cf66);
+
 /// Modifiers whose output is their input.
-const PASS_THROUGH: [ClassId; 4] = [
+const PASS_THROUGH: [ClassId; 5] = [
     SELECTION_ONLY[0],
     SELECTION_ONLY[1],
     MASSFX_RBODY,
     ARNOLD_PROPERTIES,
+    HAIR_AND_FUR,
 ];
 
 /// ModApp container, its local-data child, and the Edit Mesh delta.
