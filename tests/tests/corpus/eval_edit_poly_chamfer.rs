@@ -323,46 +323,89 @@ fn set_chamfer_param(chunks: &mut [Chunk], id: u32, value: u32) -> usize {
     set
 }
 
-/// The standard chamfer replays only a closed ring between two rings of
-/// faces (`edit_poly_chamfer_ring`; checked on public files, docs/
-/// max-format.md). No corpus file holds a standard chamfer, so Mug's and
-/// Can's quad chamfers (a loop that is one cap face's whole border) are
-/// rewritten to type 0 through the writer: as saved they replay, rewritten
-/// they must be refused by name for that configuration, not replayed as a
-/// quad chamfer nor as a ring.
+/// A standard chamfer of one face's whole border replays with one segment
+/// (`edit_poly_chamfer_cap_standard`, pinned on KyleCRat's
+/// Wall_Greeble_Panel_A: Max's Unwrap UVW cache above it, every position and
+/// polygon equal, docs/unseen-files.md) and is refused by name with more. No
+/// corpus file holds a standard chamfer, so Mug's and Can's quad chamfers (a
+/// loop that is one cap face's whole border, 2 segments) are rewritten to
+/// type 0 through the writer. With 2 segments they must be refused for that
+/// configuration, not replayed as a quad chamfer nor as a ring. With 1
+/// segment, the standard chamfer's two points per loop vertex are those the
+/// saved quad chamfer puts at the ends of its profile (A in the cap, B on
+/// the other edge; Mug's rows are Max's own, its Unwrap cache): each of our
+/// vertices is one of the saved result's, and the saved result has three
+/// more (the ¼, ½, ¾ rows) per loop vertex, less the loop vertex itself.
+fn chamfer_rewritten(file: &str, o: usize, params: &[(u32, u32)]) -> SceneEval {
+    let mut e = maxfs_tests::rewrite::SceneEdit::open(file);
+    let derived = e.reference(o, 1);
+    let mut chunks = e.object_chunks(derived);
+    for &(id, value) in params {
+        assert_eq!(set_chamfer_param(&mut chunks, id, value), 1, "{file}: {id}");
+    }
+    e.set_object_chunks(derived, chunks);
+    SceneEval::from_document(e.finish()).expect("edited scene")
+}
+
 #[test]
-fn a_standard_chamfer_of_one_faces_border_is_refused_by_name() {
+fn a_standard_chamfer_of_one_faces_border() {
     for (file, name, at) in [
         ("max/max2024-rico/Mug.max", "Mug", 1),
         ("max/max2024-rico/Can.max", "Can", 3),
     ] {
         let before = corpus_eval(file);
         let o = node(&before, name);
-        maxfs_scene::eval::modifier::edit_poly_output(&before, o, at, 0)
-            .unwrap_or_else(|e| panic!("{name} as saved: {e}"));
-        let mut e = maxfs_tests::rewrite::SceneEdit::open(file);
-        let derived = e.reference(o, 1);
-        let mut chunks = e.object_chunks(derived);
+        // The mesh right after the chamfer (operation 34), before the rest.
+        let count = (0..)
+            .find(|&i| {
+                maxfs_scene::eval::modifier::edit_poly_operation_record(&before, o, at, i)
+                    .map(|r| r.id == 34)
+                    .unwrap_or_else(|e| panic!("{name}: no chamfer among the records: {e}"))
+            })
+            .expect("a chamfer")
+            + 1;
+        let after = |eval: &SceneEval| {
+            maxfs_scene::eval::modifier::edit_poly_output_after(eval, o, at, 0, count)
+        };
+        let saved = after(&before).unwrap_or_else(|e| panic!("{name} as saved: {e}"));
+        // Type 0 (standard), the saved 2 segments: refused by name.
+        let eval = chamfer_rewritten(file, o, &[(108, 0)]);
+        let err = after(&eval).expect_err("refused").to_string();
+        assert!(
+            err.contains("standard chamfer with 2 segments is not evaluated")
+                && err.contains("a standard chamfer of a face's border with 2 segments"),
+            "{err}"
+        );
+        // Type 0, 1 segment: replayed.
+        let eval = chamfer_rewritten(file, o, &[(108, 0), (86, 1)]);
+        let ours = after(&eval).unwrap_or_else(|e| panic!("{name} standard, 1 segment: {e}"));
+        let theirs: Vec<[f64; 3]> = (0..saved.vertices.len() as u32)
+            .map(|v| p3(&saved, v))
+            .collect();
+        let size = theirs
+            .iter()
+            .flat_map(|a| theirs.iter().map(move |b| dist(*a, *b)))
+            .fold(0.0, f64::max);
+        for v in 0..ours.vertices.len() as u32 {
+            let (_, d) = nearest(&theirs, p3(&ours, v));
+            assert!(
+                d < 1e-5 * size,
+                "{name}: vertex {v} is {d} from the saved rows"
+            );
+        }
+        let below =
+            maxfs_scene::eval::modifier::edit_poly_output_after(&before, o, at, 0, count - 1)
+                .unwrap_or_else(|e| panic!("{name} below the chamfer: {e}"));
+        let added = ours.vertices.len() - below.vertices.len();
+        assert!(added > 0, "{name}: one A per loop vertex");
         assert_eq!(
-            set_chamfer_param(&mut chunks, 108, 0),
-            1,
-            "{name}'s chamfer type"
-        );
-        e.set_object_chunks(derived, chunks);
-        let eval = SceneEval::from_document(e.finish()).expect("edited scene");
-        let err = maxfs_scene::eval::modifier::edit_poly_output(&eval, o, at, 0)
-            .expect_err("refused")
-            .to_string();
-        eprintln!("{name}: {err}");
-        assert!(
-            err.contains("standard chamfer with 2 segments is not evaluated"),
-            "{err}"
+            saved.vertices.len() - ours.vertices.len(),
+            3 * added,
+            "{name}: the quad chamfer has three more rows per loop vertex"
         );
         assert!(
-            err.contains(
-                "edges with a face on two of them (only a closed ring between two rings of faces"
-            ),
-            "{err}"
+            ours.faces.len() < saved.faces.len(),
+            "{name}: one strip per edge"
         );
     }
 }

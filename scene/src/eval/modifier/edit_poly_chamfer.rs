@@ -5,7 +5,8 @@
 //! Can.max: a top rim), or of one edge (`edit_poly_chamfer_edge`); and the
 //! quad chamfer of 5 segments, tension 0.5, of every edge of a box
 //! (`edit_poly_chamfer_corner`: level.max's Box038).
-//! A standard chamfer (closed) is `edit_poly_chamfer_ring`'s, or for edges
+//! A standard chamfer (closed) is `edit_poly_chamfer_cap_standard`'s for a
+//! face's border, `edit_poly_chamfer_ring`'s for a ring, or for edges
 //! sharing no vertex `edit_poly_chamfer_edge_standard`'s.
 //! The Unwrap UVW above Mug's Edit Poly saved its input (every vertex position
 //! and polygon, in Max's order) and the FBX holds the same positions and the
@@ -156,6 +157,21 @@ pub(super) fn chamfer_edges(
             );
         }
         if !disjoint(&picked) {
+            // The whole border of one face (`edit_poly_chamfer_cap_standard`),
+            // pinned with one segment; else a closed ring between two rings
+            // of faces.
+            if let Ok(shape) = Loop::find(poly, &picked) {
+                if p.segments != 1 {
+                    return variant(format!(
+                        "a standard chamfer of a face's border with {} segments (only 1 \
+                         segment is checked against Max)",
+                        p.segments
+                    ));
+                }
+                return super::edit_poly_chamfer_cap_standard::chamfer_cap_standard(
+                    poly, &shape, &picked, p.amount,
+                );
+            }
             return super::edit_poly_chamfer_ring::chamfer_ring(
                 poly, &picked, p.amount, p.segments,
             );
@@ -194,46 +210,9 @@ pub(super) fn chamfer_edges(
         return Ok(removed);
     }
     let shape = Loop::find(poly, &picked)?;
-    let amount = p.amount;
+    let (a_of, b_of) = shape.points(poly, p.amount)?;
     let at = |v: u32| poly.vertices[v as usize];
     let cap = &poly.faces[shape.cap].v;
-    let n = cap.len();
-    let nrm = newell_normal(poly, cap)
-        .ok_or_else(|| EvalError::malformed("", format!("the cap {cap:?} has no area")))?;
-
-    // Per loop vertex: A (into the cap) and B (along its other edge).
-    let mut a_of = HashMap::new();
-    let mut b_of = HashMap::new();
-    for j in 0..n {
-        let (prev, c, next) = (cap[(j + n - 1) % n], cap[j], cap[(j + 1) % n]);
-        let inward = |from: u32, to: u32| {
-            let side = nrm.cross(at(to).minus(at(from)));
-            let l = side.len();
-            (l > 0.0).then(|| side.scale(1.0 / l))
-        };
-        let (Some(n1), Some(n2)) = (inward(prev, c), inward(c, next)) else {
-            return Err(EvalError::malformed(
-                "",
-                format!("cap side at vertex {c} has no length"),
-            ));
-        };
-        let denom = 1.0 + n1.dot(n2);
-        if denom.abs() < 1e-9 {
-            return Err(EvalError::malformed(
-                "",
-                format!("the cap folds back at vertex {c}"),
-            ));
-        }
-        a_of.insert(c, at(c).plus(n1.plus(n2).scale(amount / denom)));
-        let other = shape.other[&c];
-        let b = slide(at(c), at(other), &[at(prev), at(next)], amount).ok_or_else(|| {
-            EvalError::not_evaluated(format!(
-                "a chamfer whose loop vertex {c} does not meet its other edge at right angles \
-                 and that edge is longer than the amount"
-            ))
-        })?;
-        b_of.insert(c, b);
-    }
     let bezier = |c: u32, t: f64| quadratic_bezier(a_of[&c], at(c), b_of[&c], t);
 
     // New vertices (rows 0 A, 1 ¼, 2 ½, 3 ¾, 4 B), in Max's order.
@@ -356,20 +335,23 @@ pub(super) fn slide(c: Vec3, far: Vec3, across: &[Vec3], amount: f64) -> Option<
     square.then(|| c.plus(d.scale(amount / l)))
 }
 
+/// A point per loop vertex.
+pub(super) type Points = HashMap<u32, Vec3>;
+
 /// The one configuration evaluated: the chamfered edges are every side of one
 /// face (the cap), each with another face beyond it that has no other
 /// chamfered side, and each loop vertex has exactly one more edge.
-struct Loop {
-    cap: usize,
+pub(super) struct Loop {
+    pub cap: usize,
     /// Per loop vertex, the far end of its unchamfered edge.
-    other: HashMap<u32, u32>,
+    pub other: HashMap<u32, u32>,
     /// Per chamfered edge (low, high), the smoothing groups of the face beyond
     /// the cap.
-    side_sg: HashMap<(u32, u32), u32>,
+    pub side_sg: HashMap<(u32, u32), u32>,
 }
 
 impl Loop {
-    fn find(poly: &PolyMesh, picked: &[[u32; 2]]) -> Result<Loop, EvalError> {
+    pub(super) fn find(poly: &PolyMesh, picked: &[[u32; 2]]) -> Result<Loop, EvalError> {
         let refuse = |why: &str| {
             Err(EvalError::not_evaluated(format!(
                 "a chamfer of {} edges {why} (only the whole border of one face, each loop \
@@ -442,6 +424,57 @@ impl Loop {
             other,
             side_sg,
         })
+    }
+
+    /// Per loop vertex, A (moved into the cap so that it lies `amount` from
+    /// both of the cap's sides there, as Inset does) and B (moved `amount`
+    /// along its other edge, or onto its far end when that is shorter).
+    pub(super) fn points(
+        &self,
+        poly: &PolyMesh,
+        amount: f64,
+    ) -> Result<(Points, Points), EvalError> {
+        let shape = self;
+        let at = |v: u32| poly.vertices[v as usize];
+        let cap = &poly.faces[shape.cap].v;
+        let n = cap.len();
+        let nrm = newell_normal(poly, cap)
+            .ok_or_else(|| EvalError::malformed("", format!("the cap {cap:?} has no area")))?;
+
+        // Per loop vertex: A (into the cap) and B (along its other edge).
+        let mut a_of = HashMap::new();
+        let mut b_of = HashMap::new();
+        for j in 0..n {
+            let (prev, c, next) = (cap[(j + n - 1) % n], cap[j], cap[(j + 1) % n]);
+            let inward = |from: u32, to: u32| {
+                let side = nrm.cross(at(to).minus(at(from)));
+                let l = side.len();
+                (l > 0.0).then(|| side.scale(1.0 / l))
+            };
+            let (Some(n1), Some(n2)) = (inward(prev, c), inward(c, next)) else {
+                return Err(EvalError::malformed(
+                    "",
+                    format!("cap side at vertex {c} has no length"),
+                ));
+            };
+            let denom = 1.0 + n1.dot(n2);
+            if denom.abs() < 1e-9 {
+                return Err(EvalError::malformed(
+                    "",
+                    format!("the cap folds back at vertex {c}"),
+                ));
+            }
+            a_of.insert(c, at(c).plus(n1.plus(n2).scale(amount / denom)));
+            let other = shape.other[&c];
+            let b = slide(at(c), at(other), &[at(prev), at(next)], amount).ok_or_else(|| {
+                EvalError::not_evaluated(format!(
+                    "a chamfer whose loop vertex {c} does not meet its other edge at right angles \
+                     and that edge is longer than the amount"
+                ))
+            })?;
+            b_of.insert(c, b);
+        }
+        Ok((a_of, b_of))
     }
 }
 

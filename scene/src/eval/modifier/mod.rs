@@ -50,6 +50,7 @@ mod edit_poly_bevel;
 mod edit_poly_bridged;
 mod edit_poly_cap;
 mod edit_poly_chamfer;
+mod edit_poly_chamfer_cap_standard;
 mod edit_poly_chamfer_corner;
 mod edit_poly_chamfer_edge;
 mod edit_poly_chamfer_edge_standard;
