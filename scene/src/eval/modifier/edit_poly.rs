@@ -326,7 +326,10 @@ fn output(
             }
         }
     }
-    if let Some(op) = ops.iter().find(|o| !is_evaluated(o.id)) {
+    if let Some(op) = ops
+        .iter()
+        .find(|o| !is_evaluated(o.id) && !is_empty_slice(o))
+    {
         return Err(refusal(op));
     }
     if let Some(e) = ops.iter().find_map(release_refusal) {
@@ -724,6 +727,11 @@ fn channel_over_polygons(
     read.err().map(|e| format!("{CHANNEL_NOT_DERIVED} ({e})"))
 }
 
+/// A Slice Face with no face selected: it cuts nothing (see the replay).
+fn is_empty_slice(op: &Operation) -> bool {
+    op.id == OP_SLICE_FACE && !op.selection.iter().any(|&s| s)
+}
+
 fn is_evaluated(id: u32) -> bool {
     matches!(
         id,
@@ -971,6 +979,11 @@ fn replay(
             return cap::cap(poly, &op.selection, &edges);
         }
         OP_CLONE_FACE => return clone_face::clone_faces(poly, &op.selection),
+        // Slice Face cuts the selected faces only (`MNMesh::Slice` on the
+        // flagged ones): with none selected nothing changes, whatever the
+        // plane. The sizes Max recorded after 75 such records (KyleCRat's
+        // Wall_Lower_A family: 6 faces, then 12 edges) say so.
+        OP_SLICE_FACE if is_empty_slice(op) => {}
         OP_FLIP_FACE => flip::flip_faces(poly, &op.selection)?,
         remove::OP_COLLAPSE_VERTEX => collapse::collapse(poly, &op.selection)?,
         remove::OP_REMOVE_VERTEX => return remove::remove_vertices(poly, &op.selection),
@@ -1580,6 +1593,33 @@ mod tests {
         assert!(err.to_string().contains("stay in the mesh"), "{err}");
         let err = replay_alone(&record(2)[0], &mut quad()).unwrap_err();
         assert!(err.to_string().contains("0x0601"), "{err}");
+    }
+
+    #[test]
+    fn a_slice_of_no_selected_face_cuts_nothing() {
+        let record = |set: &[usize]| {
+            operations(&op(
+                OP_SLICE_FACE,
+                vec![
+                    selection(1, set),
+                    Chunk::leaf(0x0420, vec![0; 52]),
+                    Chunk::leaf(0x0430, vec![0; 52]),
+                ],
+                vec![],
+            ))
+            .expect("ops")
+        };
+        let empty = record(&[]);
+        assert!(is_empty_slice(&empty[0]));
+        let mut m = quad();
+        replay_alone(&empty[0], &mut m).expect("nothing to cut");
+        assert_eq!(m.vertices, quad().vertices);
+        assert_eq!(m.faces.len(), 1);
+        // A selected face is cut by MNMesh::Slice: refused by name.
+        let one = record(&[0]);
+        assert!(!is_empty_slice(&one[0]));
+        let err = replay_alone(&one[0], &mut quad()).unwrap_err();
+        assert!(err.to_string().contains("MNMesh::Slice"), "{err}");
     }
 
     #[test]
