@@ -65,23 +65,20 @@ pub(super) fn chamfer_cap_standard(
             ((x.min(y), x.max(y)), (x, y))
         })
         .collect();
+    let mut strips = Vec::with_capacity(picked.len());
     for e in picked {
         let key = (e[0].min(e[1]), e[0].max(e[1]));
         let (from, to) = *runs.get(&key).ok_or_else(|| {
             EvalError::malformed("", format!("edge {e:?} is not a side of the cap"))
         })?;
         let sg = cap.smoothing | shape.side_sg.get(&key).copied().unwrap_or(0);
-        poly.faces.push(PolyFace::fan(
+        strips.push(PolyFace::fan(
             vec![a(from), from, to, a(to)],
             cap.material,
             sg,
         ));
     }
-    let removed: Vec<i32> = poly.maps.iter().map(|m| m.channel).collect();
-    poly.maps.clear();
-    poly.edges = None;
-    poly.validate()?;
-    Ok(removed)
+    super::edit_poly_chamfer_edge::append_strips(poly, strips)
 }
 
 #[cfg(test)]
