@@ -16,6 +16,9 @@
 //! MAXFS_MUTATE_MODE=leaf edits the payloads of leaf chunks instead (see
 //! [`edit_leaves`]): the chunk framing survives, so the mutations reach the
 //! typed layer and the evaluation far more often than random bytes do.
+//! MAXFS_MUTATE_MODE=cut shortens, empties or lengthens leaf chunks
+//! ([`cut_leaves`]) and MAXFS_MUTATE_MODE=tree removes, repeats or swaps
+//! chunks ([`edit_tree`]), the headers rewritten to match.
 //!
 //! Environment: MAXFS_MUTATE_ONLY=<text> runs only the files whose path holds
 //! it, with the mutations a whole run gives them (MAXFS_MUTATE_M=<m> only
@@ -42,7 +45,7 @@ use maxfs_exporters::nel::{
 };
 use maxfs_fs::views::{self, JsonView};
 use maxfs_scene::check::{check_file, Outcome};
-use maxfs_scene::chunk::{self, Chunk};
+use maxfs_scene::chunk::{self, Body, Chunk};
 use maxfs_scene::container::MaxFile;
 use maxfs_scene::eval::{rigs::biped, SceneEval};
 use maxfs_scene::Document;
@@ -154,6 +157,87 @@ fn edit_leaves(data: &mut [u8], leaves: &[(usize, usize)], rng: &mut Rng) {
                 _ => rng.next() as u32,
             };
             data[at..at + 4].copy_from_slice(&word.to_le_bytes());
+        }
+    }
+}
+
+/// The `n`th chunk (depth first) that `pick` accepts.
+fn nth_chunk<'a>(
+    chunks: &'a mut [Chunk],
+    n: &mut usize,
+    pick: &dyn Fn(&Chunk) -> bool,
+) -> Option<&'a mut Chunk> {
+    for c in chunks {
+        if pick(c) {
+            if *n == 0 {
+                return Some(c);
+            }
+            *n -= 1;
+        }
+        if let Body::Container(children) = &mut c.body {
+            if let Some(found) = nth_chunk(children, n, pick) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+fn count_chunks(chunks: &[Chunk], pick: &dyn Fn(&Chunk) -> bool) -> usize {
+    chunks
+        .iter()
+        .map(|c| usize::from(pick(c)) + count_chunks(c.children(), pick))
+        .sum()
+}
+
+/// Cut mode: 1 to 4 leaf chunks (picked uniformly) cut short, emptied or
+/// lengthened by 1 to 8 random bytes, the headers rewritten to match: the
+/// readers meet payloads shorter or longer than the layout they expect.
+fn cut_leaves(chunks: &mut [Chunk], rng: &mut Rng) {
+    let is_leaf = |c: &Chunk| !c.is_container();
+    let leaves = count_chunks(chunks, &is_leaf);
+    for _ in 0..1 + rng.below(4) {
+        let mut n = rng.below(leaves);
+        let how = rng.below(3);
+        let extra: Vec<u8> = (0..1 + rng.below(8)).map(|_| rng.next() as u8).collect();
+        let keep = rng.next() as usize;
+        if let Some(c) = nth_chunk(chunks, &mut n, &is_leaf) {
+            if let Body::Leaf(d) = &c.body {
+                let mut d = d.to_vec();
+                match how {
+                    0 => d.truncate(keep % d.len().max(1)),
+                    1 => d.clear(),
+                    _ => d.extend_from_slice(&extra),
+                }
+                c.body = Body::Leaf(d.into());
+            }
+        }
+    }
+}
+
+/// Tree mode: 1 to 3 edits of a container chunk (picked uniformly): a child
+/// removed, duplicated, or two children swapped — chunks missing, repeated
+/// or out of order.
+fn edit_tree(chunks: &mut [Chunk], rng: &mut Rng) {
+    let is_container = |c: &Chunk| matches!(&c.body, Body::Container(k) if !k.is_empty());
+    let containers = count_chunks(chunks, &is_container);
+    for _ in 0..1 + rng.below(3) {
+        let mut n = rng.below(containers);
+        let (how, i, j) = (rng.below(3), rng.next() as usize, rng.next() as usize);
+        if let Some(c) = nth_chunk(chunks, &mut n, &is_container) {
+            if let Body::Container(k) = &mut c.body {
+                if k.is_empty() {
+                    continue;
+                }
+                let (i, j) = (i % k.len(), j % k.len());
+                match how {
+                    0 => {
+                        k.remove(i);
+                    }
+                    1 => k.insert(i, k[i].clone()),
+                    _ => k.swap(i, j),
+                }
+            }
         }
     }
 }
@@ -271,7 +355,7 @@ fn main() {
     });
     let (mut runs, mut panics, mut slow, mut big) = (0, 0, 0, 0);
     let (mut evaluated, mut meshes, mut mesh_errors) = (0, 0, 0);
-    let leaf_mode = std::env::var("MAXFS_MUTATE_MODE").is_ok_and(|m| m == "leaf");
+    let mode = std::env::var("MAXFS_MUTATE_MODE").unwrap_or_default();
     let intact_too = std::env::var_os("MAXFS_MUTATE_INTACT").is_some();
     // Files evaluated, meshes evaluated, mesh errors of the intact files.
     let mut intact = [0usize; 3];
@@ -289,10 +373,13 @@ fn main() {
         // The intact file's run (seconds, peak heap), measured when a mutation is slow or big.
         let mut intact_cost: Option<(f64, usize)> = None;
         let mut leaves = Vec::new();
-        if let Some(scene) = original.streams.iter().find(|s| s.name == "Scene") {
-            if let Ok(chunks) = chunk::parse(&scene.data) {
-                leaf_ranges(&chunks, 0, &mut leaves);
-            }
+        let tree = original
+            .streams
+            .iter()
+            .find(|s| s.name == "Scene")
+            .and_then(|s| chunk::parse(&s.data).ok());
+        if let Some(chunks) = &tree {
+            leaf_ranges(chunks, 0, &mut leaves);
         }
         if intact_too && !skip {
             if let Ok(reach) = panic::catch_unwind(AssertUnwindSafe(|| run(original.clone()))) {
@@ -308,8 +395,16 @@ fn main() {
                 if data.is_empty() {
                     continue;
                 }
-                if leaf_mode && !leaves.is_empty() {
+                if mode == "leaf" && !leaves.is_empty() {
                     edit_leaves(&mut data, &leaves, &mut rng);
+                } else if let (true, Some(tree)) = (mode == "cut" || mode == "tree", &tree) {
+                    let mut tree = tree.clone();
+                    if mode == "cut" {
+                        cut_leaves(&mut tree, &mut rng);
+                    } else {
+                        edit_tree(&mut tree, &mut rng);
+                    }
+                    data = chunk::write(&tree);
                 } else {
                     for _ in 0..1 + rng.below(32) {
                         let at = rng.below(data.len());
