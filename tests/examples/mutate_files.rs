@@ -9,9 +9,9 @@
 //! file and mutation number; a mutation whose run takes longer than 20 s is
 //! printed as slow (a hang candidate) and one whose peak heap exceeds both
 //! 512 MiB and 256 bytes per input byte as big, each with the intact file's
-//! time or peak beside it (a run of the same file unmutated). Used on the public sweeps (docs/unseen-files.md) to reach the
-//! modules the corpus has no file for (Loft, Relax, Cap Holes, script
-//! controllers …).
+//! time or peak beside it (a run of the same file unmutated). Used on the
+//! public sweeps (docs/unseen-files.md) to reach the modules the corpus has
+//! no file for (Loft, Relax, Cap Holes, script controllers …).
 //!
 //! MAXFS_MUTATE_MODE=leaf edits the payloads of leaf chunks instead (see
 //! [`edit_leaves`]): the chunk framing survives, so the mutations reach the
@@ -19,6 +19,9 @@
 //! MAXFS_MUTATE_MODE=cut shortens, empties or lengthens leaf chunks
 //! ([`cut_leaves`]) and MAXFS_MUTATE_MODE=tree removes, repeats or swaps
 //! chunks ([`edit_tree`]), the headers rewritten to match.
+//!
+//! Each file's mutations are seeded by its place in the list of files, so a
+//! rerun repeats them only with the same arguments.
 //!
 //! Environment: MAXFS_MUTATE_ONLY=<text> runs only the files whose path holds
 //! it, with the mutations a whole run gives them (MAXFS_MUTATE_M=<m> only
