@@ -66,6 +66,19 @@ pub(super) struct Ctx<'w> {
 }
 
 impl Ctx<'_> {
+    /// Adds `n` vertex-plane tests (or tree-node visits) to the work of the
+    /// evaluation; past [`MAX_WORK`], the Boolean is refused.
+    pub(super) fn charge(&self, n: u64) -> Result<(), EvalError> {
+        self.work.set(self.work.get().saturating_add(n));
+        if self.work.get() > MAX_WORK {
+            return Err(EvalError::limit(
+                "Boolean: vertex-plane tests (operands too large or damaged)",
+                MAX_WORK,
+            ));
+        }
+        Ok(())
+    }
+
     pub(super) fn count(&self, n: usize) -> Result<(), EvalError> {
         self.polygons.set(self.polygons.get() + n);
         if self.polygons.get() > MAX_POLYGONS {
@@ -87,13 +100,7 @@ pub(super) struct Sides<'a> {
 }
 
 pub(super) fn split(ctx: &Ctx, plane: Plane, poly: Poly, out: Sides) -> Result<(), EvalError> {
-    ctx.work.set(ctx.work.get() + poly.verts.len() as u64);
-    if ctx.work.get() > MAX_WORK {
-        return Err(EvalError::limit(
-            "Boolean: vertex-plane tests (operands too large or damaged)",
-            MAX_WORK,
-        ));
-    }
+    ctx.charge(poly.verts.len() as u64)?;
     let dists: Vec<f64> = poly
         .verts
         .iter()
@@ -253,6 +260,16 @@ impl Bsp {
         let mut out = Vec::new();
         let mut work = vec![(0usize, polys)];
         while let Some((at, polys)) = work.pop() {
+            // An empty list has nothing to clip: walking the subtree with it
+            // would visit every node of `other` for each node of the tree
+            // being clipped (clip_to hands every node's list over, most of
+            // them empty after the first clip), nodes × nodes. Each visit
+            // that remains is charged to the work budget with the splits it
+            // makes.
+            if polys.is_empty() {
+                continue;
+            }
+            ctx.charge(1)?;
             let node = &self.nodes[at];
             let Some(plane) = node.plane else {
                 out.extend(polys);

@@ -39,8 +39,8 @@ pub(super) const MAX_BOOLEANS: usize = 256;
 pub(super) const MAX_INPUT_FACES: usize = 100_000;
 /// Polygons the splitting may create in one Boolean before giving up.
 pub(super) const MAX_POLYGONS: usize = 1_000_000;
-/// Vertex-against-plane tests of one evaluation's splitting, nested Booleans
-/// included (about a second each 10⁸).
+/// Vertex-against-plane tests of one evaluation's splitting and BSP node
+/// visits of its clipping, nested Booleans included (about a second each 10⁸).
 pub(super) const MAX_WORK: u64 = 200_000_000;
 /// Vertex-against-edge tests of the T-junction repair before giving up.
 pub(super) const MAX_EDGE_TESTS: u64 = 200_000_000;

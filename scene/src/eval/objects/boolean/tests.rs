@@ -132,3 +132,104 @@ fn work_is_capped() {
     let e = csg(&a, &b, Op::Union, &Cell::new(MAX_WORK)).unwrap_err();
     assert!(e.to_string().contains("vertex-plane tests"), "{e}");
 }
+
+/// A closed UV sphere of `rings` bands and `segments` sectors (triangle fans
+/// at the poles, two triangles per quad between), centred on `c`.
+fn sphere(c: [f64; 3], r: f64, rings: u32, segments: u32) -> Mesh {
+    let point = |th: f64, ph: f64| {
+        Vec3(
+            c[0] + r * th.sin() * ph.cos(),
+            c[1] + r * th.sin() * ph.sin(),
+            c[2] + r * th.cos(),
+        )
+    };
+    // 0 = north pole, 1 = south pole, then the inner rings.
+    let mut vertices = vec![point(0.0, 0.0), point(std::f64::consts::PI, 0.0)];
+    for i in 1..rings {
+        let th = std::f64::consts::PI * f64::from(i) / f64::from(rings);
+        for j in 0..segments {
+            let ph = 2.0 * std::f64::consts::PI * f64::from(j) / f64::from(segments);
+            vertices.push(point(th, ph));
+        }
+    }
+    let at = |i: u32, j: u32| match i {
+        0 => 0,
+        i if i == rings => 1,
+        i => 2 + (i - 1) * segments + j % segments,
+    };
+    let mut faces = Vec::new();
+    let mut push = |v: [u32; 3]| {
+        faces.push(Face {
+            v,
+            smoothing: 1,
+            material: 0,
+            flags: 7,
+        })
+    };
+    for i in 0..rings {
+        for j in 0..segments {
+            let (a, b, c, d) = (at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1));
+            if i > 0 {
+                push([a, b, d]);
+            }
+            if i + 1 < rings {
+                push([b, c, d]);
+            }
+        }
+    }
+    Mesh {
+        vertices,
+        faces,
+        maps: Vec::new(),
+        ..Default::default()
+    }
+}
+
+/// Clipping one BSP tree to another hands each node's polygons to the other
+/// tree; a node without polygons must not walk it. Most nodes hold none after
+/// the first clip of a CSG, and each such walk visits every node of the other
+/// tree: nodes × nodes visits that no budget counted (half a minute for two
+/// operands of a few thousand faces in a public file, Spongie_merchant.max).
+/// Here every node of one sphere's tree is emptied and the tree clipped to the
+/// other sphere's: nothing is left to clip, so no work may be charged; the
+/// walks with polygons are charged one unit per node visited.
+#[test]
+fn clipping_walks_only_with_polygons() {
+    let a = sphere([0.0; 3], 1.0, 24, 32);
+    let b = sphere([0.6, 0.3, 0.2], 1.0, 24, 32);
+    let work = Cell::new(0);
+    let ctx = Ctx {
+        eps: REL_EPS,
+        polygons: Cell::new(0),
+        work: &work,
+    };
+    let mut ta = Bsp::new(&ctx, polygons(&a, &[])).unwrap();
+    let tb = Bsp::new(&ctx, polygons(&b, &[])).unwrap();
+    assert!(
+        ta.nodes.len() > 500 && tb.nodes.len() > 500,
+        "{} {}",
+        ta.nodes.len(),
+        tb.nodes.len()
+    );
+    for n in &mut ta.nodes {
+        n.polys.clear();
+    }
+    let built = work.get();
+    ta.clip_to(&ctx, &tb).unwrap();
+    assert_eq!(
+        work.get(),
+        built,
+        "an empty tree's clip walked the other tree"
+    );
+    // A triangle above the whole of b stops at the root (in front of its
+    // plane, which has no front child on a convex solid): one visit and three
+    // vertex-plane tests are charged.
+    let above = polygons(&sphere([0.0, 0.0, 5.0], 1.0, 24, 32), &[]).swap_remove(0);
+    let before = work.get();
+    let out = tb.clip_polygons(&ctx, vec![above]).unwrap();
+    assert_eq!((out.len(), work.get() - before), (1, 4));
+    // And the whole CSG of the two spheres is still a closed solid.
+    for op in [Op::Union, Op::AMinusB, Op::Intersection] {
+        assert!(closed(&run(&a, &b, op).unwrap()), "{op:?}");
+    }
+}
