@@ -326,10 +326,7 @@ fn output(
             }
         }
     }
-    if let Some(op) = ops
-        .iter()
-        .find(|o| !is_evaluated(o.id) && !is_empty_slice(o))
-    {
+    if let Some(op) = ops.iter().find(|o| !is_evaluated(o.id) && !cuts_nothing(o)) {
         return Err(refusal(op));
     }
     if let Some(e) = ops.iter().find_map(release_refusal) {
@@ -727,9 +724,16 @@ fn channel_over_polygons(
     read.err().map(|e| format!("{CHANNEL_NOT_DERIVED} ({e})"))
 }
 
-/// A Slice Face with no face selected: it cuts nothing (see the replay).
-fn is_empty_slice(op: &Operation) -> bool {
-    op.id == OP_SLICE_FACE && !op.selection.iter().any(|&s| s)
+/// A slice that cuts nothing, whatever MNMesh::Slice's numbering: a Slice
+/// Face with no face selected (it cuts the flagged faces only), or either
+/// slice whose plane matrix is not a number (no vertex is on either side).
+/// Max's sizes say so: after 75 empty Slice Faces of KyleCRat's Wall_Lower_A
+/// family the next operations recorded the Box's 6 faces, then 12 edges;
+/// after the first of each of chocolate's 24 Spindles' two NaN-plane Slice
+/// Faces (96 faces selected) the next recorded the 600 faces before it.
+fn cuts_nothing(op: &Operation) -> bool {
+    (op.id == OP_SLICE_FACE && !op.selection.iter().any(|&s| s))
+        || (matches!(op.id, OP_SLICE | OP_SLICE_FACE) && op.plane_undefined)
 }
 
 fn is_evaluated(id: u32) -> bool {
@@ -979,11 +983,8 @@ fn replay(
             return cap::cap(poly, &op.selection, &edges);
         }
         OP_CLONE_FACE => return clone_face::clone_faces(poly, &op.selection),
-        // Slice Face cuts the selected faces only (`MNMesh::Slice` on the
-        // flagged ones): with none selected nothing changes, whatever the
-        // plane. The sizes Max recorded after 75 such records (KyleCRat's
-        // Wall_Lower_A family: 6 faces, then 12 edges) say so.
-        OP_SLICE_FACE if is_empty_slice(op) => {}
+        // A slice that cuts nothing (`cuts_nothing`) changes nothing.
+        OP_SLICE | OP_SLICE_FACE if cuts_nothing(op) => {}
         OP_FLIP_FACE => flip::flip_faces(poly, &op.selection)?,
         remove::OP_COLLAPSE_VERTEX => collapse::collapse(poly, &op.selection)?,
         remove::OP_REMOVE_VERTEX => return remove::remove_vertices(poly, &op.selection),
@@ -1610,16 +1611,43 @@ mod tests {
             .expect("ops")
         };
         let empty = record(&[]);
-        assert!(is_empty_slice(&empty[0]));
+        assert!(cuts_nothing(&empty[0]));
         let mut m = quad();
         replay_alone(&empty[0], &mut m).expect("nothing to cut");
         assert_eq!(m.vertices, quad().vertices);
         assert_eq!(m.faces.len(), 1);
         // A selected face is cut by MNMesh::Slice: refused by name.
         let one = record(&[0]);
-        assert!(!is_empty_slice(&one[0]));
+        assert!(!cuts_nothing(&one[0]));
         let err = replay_alone(&one[0], &mut quad()).unwrap_err();
         assert!(err.to_string().contains("MNMesh::Slice"), "{err}");
+        // A plane matrix that is not a number (chocolate.max's Spindles)
+        // has no point on either side: nothing is cut, selection or not.
+        let nan_plane = |id: u32| {
+            let m: Vec<u8> = [f32::NAN; 12]
+                .iter()
+                .flat_map(|x| x.to_le_bytes())
+                .collect();
+            operations(&op(
+                id,
+                vec![
+                    selection(1, &[0]),
+                    Chunk::container(
+                        0x0420,
+                        vec![Chunk::leaf(0x03e8, m), Chunk::leaf(0x03f2, u32s(&[4]))],
+                    ),
+                ],
+                vec![],
+            ))
+            .expect("ops")
+        };
+        for id in [OP_SLICE, OP_SLICE_FACE] {
+            let ops = nan_plane(id);
+            assert!(cuts_nothing(&ops[0]), "{id}");
+            let mut m = quad();
+            replay_alone(&ops[0], &mut m).expect("nothing to cut");
+            assert_eq!(m.vertices, quad().vertices);
+        }
     }
 
     #[test]

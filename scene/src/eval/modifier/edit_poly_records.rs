@@ -362,6 +362,9 @@ pub(super) struct Operation {
     /// The Edit Poly release that recorded the operation (record 0x0450;
     /// absent before Max 2019).
     pub(super) release: Option<u32>,
+    /// A Slice's plane matrix (0x0420 → 0x03e8, 12 floats) holds a value
+    /// that is not a number: no point is on either side of it.
+    pub(super) plane_undefined: bool,
 }
 
 impl Operation {
@@ -523,6 +526,20 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, EvalError> {
                         0x0440 => {}
                         // The plane / hinge matrices of operations refused in the
                         // replay (`variant` names what is missing).
+                        0x0420 if matches!(op.id, OP_SLICE | OP_SLICE_FACE) => {
+                            op.plane_undefined = b
+                                .children()
+                                .iter()
+                                .find(|c| c.id == 0x03e8)
+                                .and_then(Chunk::payload)
+                                .is_some_and(|p| {
+                                    p.len() == 48
+                                        && p.chunks_exact(4).any(|w| {
+                                            !f32::from_le_bytes([w[0], w[1], w[2], w[3]])
+                                                .is_finite()
+                                        })
+                                });
+                        }
                         0x0420 | 0x0430
                             if matches!(
                                 op.id,
