@@ -434,9 +434,8 @@ impl Loop {
         poly: &PolyMesh,
         amount: f64,
     ) -> Result<(Points, Points), EvalError> {
-        let shape = self;
         let at = |v: u32| poly.vertices[v as usize];
-        let cap = &poly.faces[shape.cap].v;
+        let cap = &poly.faces[self.cap].v;
         let n = cap.len();
         let nrm = newell_normal(poly, cap)
             .ok_or_else(|| EvalError::malformed("", format!("the cap {cap:?} has no area")))?;
@@ -465,7 +464,7 @@ impl Loop {
                 ));
             }
             a_of.insert(c, at(c).plus(n1.plus(n2).scale(amount / denom)));
-            let other = shape.other[&c];
+            let other = self.other[&c];
             let b = slide(at(c), at(other), &[at(prev), at(next)], amount).ok_or_else(|| {
                 EvalError::not_evaluated(format!(
                     "a chamfer whose loop vertex {c} does not meet its other edge at right angles \

@@ -524,8 +524,8 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, EvalError> {
                         }
                         // Map preservation settings: only used when preserve maps is on.
                         0x0440 => {}
-                        // The plane / hinge matrices of operations refused in the
-                        // replay (`variant` names what is missing).
+                        // A slice's plane (0x03e8: a matrix, 12 floats): only
+                        // whether it is a plane at all is read (`cuts_nothing`).
                         0x0420 if matches!(op.id, OP_SLICE | OP_SLICE_FACE) => {
                             op.plane_undefined = b
                                 .children()
@@ -533,13 +533,11 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, EvalError> {
                                 .find(|c| c.id == 0x03e8)
                                 .and_then(Chunk::payload)
                                 .is_some_and(|p| {
-                                    p.len() == 48
-                                        && p.chunks_exact(4).any(|w| {
-                                            !f32::from_le_bytes([w[0], w[1], w[2], w[3]])
-                                                .is_finite()
-                                        })
+                                    p.len() == 48 && (0..12).any(|i| !Words(p).f(i).is_finite())
                                 });
                         }
+                        // The plane / hinge matrices of operations refused in the
+                        // replay (`variant` names what is missing).
                         0x0420 | 0x0430
                             if matches!(
                                 op.id,
