@@ -110,8 +110,13 @@ impl MaxState {
     }
 
     /// Reads the file's streams (inflated within the limits); the chunk trees
-    /// are parsed on first need ([`Loaded::doc`]).
-    pub fn load(&self, inflate: &maxfs_scene::container::InflateLimits) -> StageResult<Loaded> {
+    /// are parsed on first need ([`Loaded::doc`]); its evaluation will hold at
+    /// most `mesh_bytes` of meshes.
+    pub fn load(
+        &self,
+        inflate: &maxfs_scene::container::InflateLimits,
+        mesh_bytes: u64,
+    ) -> StageResult<Loaded> {
         log::debug!("parsing {}", self.path().display());
         let r = crate::guard(|| {
             let bytes = std::fs::read(self.path())
@@ -133,6 +138,7 @@ impl MaxState {
                 exports: OnceLock::new(),
                 gltf: OnceLock::new(),
                 chunks: OnceLock::new(),
+                mesh_bytes,
             }))
         });
         if let Err(e) = &r {
@@ -158,6 +164,8 @@ pub struct Loaded {
     file_bytes: u64,
     /// `doc.heap_bytes()` once the document is built, computed once.
     doc_bytes: OnceLock<u64>,
+    /// The evaluation's mesh budget.
+    mesh_bytes: u64,
 }
 
 /// The typed layer copies little (values point into the chunk leaves); this
@@ -206,7 +214,10 @@ impl Loaded {
                 let doc = self.doc()?;
                 crate::guard(|| {
                     SceneEval::new(doc, typed)
-                        .map(Arc::new)
+                        .map(|e| {
+                            e.set_mesh_budget(self.mesh_bytes);
+                            Arc::new(e)
+                        })
                         .map_err(|e| StageError::new(Stage::Scene, format!("scene graph: {e}")))
                 })
             })

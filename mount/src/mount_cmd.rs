@@ -25,6 +25,10 @@ pub struct MountArgs {
     /// Memory budget of parsed .max files with their evaluation and exports, in MiB.
     #[arg(long, default_value_t = 1024)]
     pub documents_mb: u64,
+    /// Memory budget of one file's evaluated meshes, in MiB: a mesh that would
+    /// take a file past it is refused naming the budget (the file is partial).
+    #[arg(long, default_value_t = maxfs_scene::eval::DEFAULT_MESH_BUDGET >> 20)]
+    pub meshes_mb: u64,
     /// Folder searched (recursively, ignoring case) for the texture images
     /// `export/scene.glb` embeds, after the stored path and the .max's folder;
     /// repeatable.
@@ -326,6 +330,7 @@ pub fn run(args: MountArgs) -> ExitCode {
             cache_bytes: args.cache_mb.saturating_mul(1 << 20),
             document_bytes: args.documents_mb.saturating_mul(1 << 20),
             inflate: args.limits.limits(),
+            mesh_bytes: args.meshes_mb.saturating_mul(1 << 20),
             disk_cache,
             list_chunks: !args.hide_chunks,
             maps: args.maps.clone(),

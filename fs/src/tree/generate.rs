@@ -152,7 +152,7 @@ impl MaxFs {
                 return Err(StageError::new(Stage::Budget, why));
             }
             self.doc_loads.fetch_add(1, Ordering::Relaxed);
-            state.load(&self.inflate)
+            state.load(&self.inflate, self.mesh_bytes)
         })
     }
 
@@ -186,10 +186,11 @@ impl MaxFs {
         let i = &self.inflate;
         // The texture search roots decide which images scene.glb embeds.
         let place = format!(
-            "{what}|inflate {}x {} {}|maps {:?}|ps {:?}|bank {:?}",
+            "{what}|inflate {}x {} {}|meshes {}|maps {:?}|ps {:?}|bank {:?}",
             i.ratio,
             i.floor,
             i.max,
+            self.mesh_bytes,
             self.maps,
             self.ps_paths,
             self.bank.as_ref().map(|b| &b.path)

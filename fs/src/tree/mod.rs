@@ -41,6 +41,9 @@ pub struct Options {
     /// Per-file decompression budget of parsing (a file over it shows the
     /// stream that crossed it as failed, naming the limit).
     pub inflate: maxfs_scene::container::InflateLimits,
+    /// Bytes of evaluated meshes one file may hold; a mesh past it is refused
+    /// naming the budget (`--meshes-mb`).
+    pub mesh_bytes: u64,
     /// Generated exports and JSON views kept on disk across mounts (`--cache-dir`).
     pub disk_cache: Option<Arc<DiskCache>>,
     /// List `chunks/` in a `foo.max/` directory. When false it is left out of
@@ -64,6 +67,7 @@ impl Default for Options {
             cache_bytes: 512 << 20,
             document_bytes: 1 << 30,
             inflate: Default::default(),
+            mesh_bytes: maxfs_scene::eval::DEFAULT_MESH_BUDGET,
             disk_cache: None,
             list_chunks: true,
             maps: Vec::new(),
@@ -326,6 +330,7 @@ pub struct MaxFs {
     doc_loads: AtomicU64,
     generations: Mutex<HashMap<String, u64>>,
     inflate: maxfs_scene::container::InflateLimits,
+    mesh_bytes: u64,
     disk: Option<Arc<DiskCache>>,
     list_chunks: bool,
     /// Files larger than this are not parsed (parsing holds the whole file).
@@ -346,6 +351,7 @@ impl MaxFs {
             doc_loads: AtomicU64::new(0),
             generations: Mutex::new(HashMap::new()),
             inflate: options.inflate,
+            mesh_bytes: options.mesh_bytes,
             disk: options.disk_cache,
             list_chunks: options.list_chunks,
             max_parse_bytes: options.document_bytes.max(MIN_PARSE_LIMIT),

@@ -16,6 +16,6 @@ pub mod systems;
 
 pub use self::core::controller::Controller;
 pub use self::core::math::{Mat43, Quat, Vec3};
-pub use self::core::memo::{MemoStats, MeshResult, Stack};
+pub use self::core::memo::{MemoStats, MeshResult, Stack, DEFAULT_MESH_BUDGET};
 pub use self::core::transform::SceneEval;
 pub use self::error::{EvalError, EvalErrorKind};

@@ -153,6 +153,7 @@ mod gltf_validator;
 mod gltf_vertex_colour;
 mod gltf_winding;
 mod ligozone_writer;
+mod mesh_budget;
 mod mount_cache;
 mod mount_corpus;
 mod mount_watch;

@@ -119,6 +119,13 @@ impl SceneEval {
         self.memo.stats()
     }
 
+    /// Sets the bytes of evaluated meshes this scene may hold
+    /// ([`DEFAULT_MESH_BUDGET`](crate::eval::core::memo::DEFAULT_MESH_BUDGET)
+    /// unless set); a mesh past it is refused naming the budget.
+    pub fn set_mesh_budget(&self, bytes: u64) {
+        self.memo.set_budget(bytes);
+    }
+
     /// The chunks of object `idx`.
     pub fn chunks(&self, idx: usize) -> &[Chunk] {
         self.objects().get(idx).map(Chunk::children).unwrap_or(&[])

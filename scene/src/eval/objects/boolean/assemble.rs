@@ -5,7 +5,7 @@ use super::*;
 use crate::eval::error::EvalError;
 
 /// Combines two closed triangle meshes (same space) by `op`.
-pub(super) fn csg(a: &Mesh, b: &Mesh, op: Op, work: &Cell<u64>) -> Result<Mesh, EvalError> {
+pub(super) fn csg(a: &Mesh, b: &Mesh, op: Op, budget: &Budget) -> Result<Mesh, EvalError> {
     for m in [a, b] {
         if m.faces.len() > MAX_INPUT_FACES {
             return Err(EvalError::limit(
@@ -18,7 +18,8 @@ pub(super) fn csg(a: &Mesh, b: &Mesh, op: Op, work: &Cell<u64>) -> Result<Mesh, 
     let ctx = Ctx {
         eps: if size > 0.0 { size * REL_EPS } else { REL_EPS },
         polygons: Cell::new(0),
-        work,
+        work: &budget.work,
+        edge_tests: &budget.edge_tests,
     };
     let channels = shared_channels(a, b);
     let (pa, pb) = (polygons(a, &channels), polygons(b, &channels));
@@ -151,7 +152,7 @@ pub(super) fn assemble(ctx: &Ctx, polys: Vec<Poly>, channels: &[i32]) -> Result<
         .map(|(i, p)| (p.0, i as u32))
         .collect();
     by_x.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut tests = 0u64;
+    let mut tests = ctx.edge_tests.get();
     let mut faces = Vec::new();
     let mut corner_uv: Vec<Vec<[f64; 3]>> = Vec::new();
     for (cs, src) in &welded {
@@ -189,6 +190,7 @@ pub(super) fn assemble(ctx: &Ctx, polys: Vec<Poly>, channels: &[i32]) -> Result<
                     on.push((t, i));
                 }
             }
+            ctx.edge_tests.set(tests);
             if tests > MAX_EDGE_TESTS {
                 return Err(EvalError::limit(
                     "Boolean: vertex-edge tests",

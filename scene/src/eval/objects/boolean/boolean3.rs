@@ -235,7 +235,7 @@ pub(super) fn eval_at(
     let mut result: Option<Mesh> = None;
     for (m, op) in operands_at(se, obj, t, depth, b)? {
         result = Some(match (result, op) {
-            (Some(acc), Some(op)) => csg(&acc, &m, op, &b.work)?,
+            (Some(acc), Some(op)) => csg(&acc, &m, op, b)?,
             _ => m,
         });
     }

@@ -63,6 +63,8 @@ pub(super) struct Ctx<'w> {
     pub(super) eps: f64,
     pub(super) polygons: Cell<usize>,
     pub(super) work: &'w Cell<u64>,
+    /// The evaluation's vertex-edge tests (T-junction repair).
+    pub(super) edge_tests: &'w Cell<u64>,
 }
 
 impl Ctx<'_> {

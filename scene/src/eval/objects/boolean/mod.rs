@@ -42,7 +42,8 @@ pub(super) const MAX_POLYGONS: usize = 1_000_000;
 /// Vertex-against-plane tests of one evaluation's splitting and BSP node
 /// visits of its clipping, nested Booleans included (about a second each 10⁸).
 pub(super) const MAX_WORK: u64 = 200_000_000;
-/// Vertex-against-edge tests of the T-junction repair before giving up.
+/// Vertex-against-edge tests of the T-junction repair of one evaluation,
+/// nested Booleans included, before giving up.
 pub(super) const MAX_EDGE_TESTS: u64 = 200_000_000;
 /// Corners one split polygon may collect (triangulating it is cubic in them).
 pub(super) const MAX_RING: usize = 1024;
@@ -84,6 +85,8 @@ pub(super) struct Budget {
     pub(super) booleans: Cell<usize>,
     /// Vertex-plane tests of all the splitting.
     pub(super) work: Cell<u64>,
+    /// Vertex-edge tests of all the T-junction repairs.
+    pub(super) edge_tests: Cell<u64>,
 }
 
 impl Budget {
@@ -124,7 +127,7 @@ pub fn eval(se: &SceneEval, obj: usize, t: i32) -> Result<Mesh, EvalError> {
 /// `a` combined with `b` (both in one space) by `op`, through this module's
 /// CSG: what the Boolean modifier of Max 2024+ reuses.
 pub fn combine(a: &Mesh, b: &Mesh, op: Op) -> Result<Mesh, EvalError> {
-    csg(a, b, op, &Cell::new(0))
+    csg(a, b, op, &Budget::default())
 }
 
 /// The mesh of object `obj` (a derived object with its modifier stack, or a
@@ -194,7 +197,7 @@ pub(super) fn eval_at(
     }
     let b_mesh = meshes.pop().unwrap_or_default();
     let a_mesh = meshes.pop().unwrap_or_default();
-    csg(&a_mesh, &b_mesh, op, &b.work)
+    csg(&a_mesh, &b_mesh, op, b)
 }
 
 /// A PRS controller's matrix at `t`.

@@ -25,7 +25,7 @@ fn cube(min: [f64; 3], max: [f64; 3]) -> Mesh {
 }
 
 fn run(a: &Mesh, b: &Mesh, op: Op) -> Result<Mesh, crate::eval::EvalError> {
-    csg(a, b, op, &Cell::new(0))
+    csg(a, b, op, &Budget::default())
 }
 
 fn area(m: &Mesh) -> f64 {
@@ -129,8 +129,34 @@ fn map_channels_are_interpolated_at_splits() {
 fn work_is_capped() {
     let a = cube([0.0; 3], [2.0; 3]);
     let b = cube([1.0; 3], [3.0; 3]);
-    let e = csg(&a, &b, Op::Union, &Cell::new(MAX_WORK)).unwrap_err();
+    let spent = Budget::default();
+    spent.work.set(MAX_WORK);
+    let e = csg(&a, &b, Op::Union, &spent).unwrap_err();
     assert!(e.to_string().contains("vertex-plane tests"), "{e}");
+}
+
+/// The T-junction repair's tests are counted over the whole evaluation, as
+/// the splitting's are: 256 nested damaged Booleans cannot spend the cap 256
+/// times.
+#[test]
+fn edge_tests_are_shared_by_the_booleans_of_one_evaluation() {
+    let a = cube([0.0; 3], [2.0; 3]);
+    let b = cube([1.0; 3], [3.0; 3]);
+    let fresh = Budget::default();
+    run(&a, &b, Op::Union).unwrap();
+    csg(&a, &b, Op::Union, &fresh).unwrap();
+    let one = fresh.edge_tests.get();
+    assert!(one > 0);
+    csg(&a, &b, Op::Union, &fresh).unwrap();
+    assert_eq!(
+        fresh.edge_tests.get(),
+        2 * one,
+        "the second Boolean adds to the first's"
+    );
+    let spent = Budget::default();
+    spent.edge_tests.set(MAX_EDGE_TESTS);
+    let e = csg(&a, &b, Op::Union, &spent).unwrap_err();
+    assert!(e.to_string().contains("vertex-edge tests"), "{e}");
 }
 
 /// A closed UV sphere of `rings` bands and `segments` sectors (triangle fans
@@ -198,10 +224,12 @@ fn clipping_walks_only_with_polygons() {
     let a = sphere([0.0; 3], 1.0, 24, 32);
     let b = sphere([0.6, 0.3, 0.2], 1.0, 24, 32);
     let work = Cell::new(0);
+    let edge_tests = Cell::new(0);
     let ctx = Ctx {
         eps: REL_EPS,
         polygons: Cell::new(0),
         work: &work,
+        edge_tests: &edge_tests,
     };
     let mut ta = Bsp::new(&ctx, polygons(&a, &[])).unwrap();
     let tb = Bsp::new(&ctx, polygons(&b, &[])).unwrap();
