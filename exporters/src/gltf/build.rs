@@ -44,6 +44,9 @@ pub struct Scale {
     pub time: maxfs_scene::settings::TimeConfig,
 }
 
+/// A Max material and, when its colour is the node's, that colour.
+pub(super) type MaterialKey = (usize, Option<[u8; 3]>);
+
 /// The model under construction and its binary buffer.
 pub(super) struct Builder<'a> {
     pub(super) eval: &'a SceneEval,
@@ -56,7 +59,11 @@ pub(super) struct Builder<'a> {
     pub(super) dropped: Vec<String>,
     /// What the model shows otherwise than Max would (also in `warnings`).
     pub(super) approximated: Vec<String>,
-    pub(super) materials: BTreeMap<usize, Option<Index<json::Material>>>,
+    /// glTF materials by Max material and, for one whose colour is the
+    /// node's (Color By Object), that colour.
+    pub(super) materials: BTreeMap<MaterialKey, Option<Index<json::Material>>>,
+    /// Per Max material: whether its colour is each node's object colour.
+    pub(super) by_object: BTreeMap<usize, bool>,
     /// Textures by stored path and wrap modes; embedded images by stored path.
     pub(super) images: BTreeMap<String, Index<json::Texture>>,
     pub(super) image_of: BTreeMap<String, Index<json::Image>>,
@@ -359,17 +366,26 @@ impl Builder<'_> {
     /// The glTF material of Max material `idx` at face material id `id`
     /// (Multi/Sub-Object: sub-material `id mod count`; Double Sided: its
     /// facing material, the back side being a primitive of its own, see
-    /// [`Self::sides`]).
+    /// [`Self::sides`]) on node `node` (`None`: no node, as in
+    /// [`materials_only`](super::pbr::materials_only)).
     #[inline(never)]
-    pub(super) fn material(&mut self, idx: usize, id: u16) -> Option<Index<json::Material>> {
+    pub(super) fn material(
+        &mut self,
+        idx: usize,
+        id: u16,
+        node: Option<usize>,
+    ) -> Option<Index<json::Material>> {
         let cur = self.leaf_material(idx, id)?;
-        if let Some(done) = self.materials.get(&cur) {
+        let colour = node.filter(|_| self.is_by_object(cur)).and_then(|n| {
+            maxfs_scene::eval::render::object_colour::object_colour(self.eval, n).map(|c| c.0)
+        });
+        if let Some(done) = self.materials.get(&(cur, colour)) {
             return *done;
         }
         let m = mtl::material(self.eval, cur)?;
         let made = match &m.double_sided {
             Some(ds) => match ds.facing {
-                Some(f) => self.material(f, id),
+                Some(f) => self.material(f, id, node),
                 None => {
                     self.approximate(format!(
                         "material {:?}: Double Sided without a facing material: written without material",
@@ -378,10 +394,22 @@ impl Builder<'_> {
                     None
                 }
             },
-            None => m.sub_materials.is_empty().then(|| self.pbr(&m)),
+            None => m.sub_materials.is_empty().then(|| self.pbr(&m, colour)),
         };
-        self.materials.insert(cur, made);
+        self.materials.insert((cur, colour), made);
         made
+    }
+
+    /// Whether Max material `leaf` takes each node's object colour.
+    fn is_by_object(&mut self, leaf: usize) -> bool {
+        if let Some(&b) = self.by_object.get(&leaf) {
+            return b;
+        }
+        let b = mtl::material(self.eval, leaf)
+            .and_then(|m| m.pbr)
+            .is_some_and(|p| p.colour_by_object);
+        self.by_object.insert(leaf, b);
+        b
     }
 
     /// Max's Double Sided material shades the faces seen from the front with
@@ -394,10 +422,22 @@ impl Builder<'_> {
         mtl::material(self.eval, leaf)?.double_sided
     }
 
+    /// `colour`: the node's object colour, for a material whose colour is
+    /// the node's.
     #[inline(never)]
-    fn pbr(&mut self, m: &mtl::Material) -> Index<json::Material> {
+    fn pbr(&mut self, m: &mtl::Material, colour: Option<[u8; 3]>) -> Index<json::Material> {
         if let Some(p) = &m.pbr {
-            return self.physical(m, p);
+            let p = match p.on_node(colour) {
+                Some(p) => p,
+                None => {
+                    self.approximate(format!(
+                        "material {:?}: its colour is each node's object colour, and no node colour is known here: default colour",
+                        m.name
+                    ));
+                    p.clone()
+                }
+            };
+            return self.physical(m, &p);
         }
         if m.diffuse.is_none() {
             self.approximate(format!(
@@ -610,7 +650,7 @@ impl Builder<'_> {
                 None => parts.push((
                     idx.clone(),
                     nrm,
-                    material.and_then(|m| self.material(m, *id)),
+                    material.and_then(|m| self.material(m, *id, Some(node))),
                 )),
                 Some(ds) => {
                     if ds.translucency > 0.0 {
@@ -620,7 +660,9 @@ impl Builder<'_> {
                         ));
                     }
                     match ds.facing.filter(|_| ds.facing_on) {
-                        Some(f) => parts.push((idx.clone(), nrm, self.material(f, *id))),
+                        Some(f) => {
+                            parts.push((idx.clone(), nrm, self.material(f, *id, Some(node))))
+                        }
                         None => self.approximate(format!(
                             "{name}: Double Sided facing side off or empty: front faces left out"
                         )),
@@ -636,7 +678,7 @@ impl Builder<'_> {
                                     s.normals.iter().map(|n| n.map(|v| -v)).collect();
                                 self.floats(&flipped, false, true)
                             });
-                            parts.push((turned, normals, self.material(b, *id)));
+                            parts.push((turned, normals, self.material(b, *id, Some(node))));
                         }
                         None => self.approximate(format!(
                             "{name}: Double Sided back side off or empty: back faces left out"
@@ -865,6 +907,7 @@ pub(super) fn build(
         dropped: Vec::new(),
         approximated: Vec::new(),
         materials: BTreeMap::new(),
+        by_object: BTreeMap::new(),
         images: BTreeMap::new(),
         image_of: BTreeMap::new(),
         search,

@@ -49,6 +49,7 @@ pub fn materials_only(
         dropped: Vec::new(),
         approximated: Vec::new(),
         materials: Default::default(),
+        by_object: Default::default(),
         images: Default::default(),
         image_of: Default::default(),
         search,
@@ -56,7 +57,7 @@ pub fn materials_only(
         residual: Default::default(),
         morphs: Vec::new(),
     };
-    let idx: Vec<_> = materials.iter().map(|&m| b.material(m, 0)).collect();
+    let idx: Vec<_> = materials.iter().map(|&m| b.material(m, 0, None)).collect();
     let out = idx
         .into_iter()
         .map(|i| i.and_then(|i| b.root.materials.get(i.value()).cloned()))

@@ -1,5 +1,5 @@
 //! `nodes.json`: the node hierarchy — names, parents, children, flags and the
-//! object-offset transform stored on each node — merged by node index with the
+//! object-offset transform and object colour stored on each node — merged by node index with the
 //! evaluated transforms (local and world matrices at t = 0, object offset,
 //! hidden/frozen, transform controller class).
 
@@ -26,6 +26,12 @@ struct Node<'a> {
     offset_position: Option<Value>,
     offset_rotation: Option<Value>,
     offset_scale: Option<Value>,
+    /// The node's own object (wireframe) colour, 8-bit RGB.
+    wire_colour: Option<[u8; 3]>,
+    /// The node shows its layer's colour instead of its own.
+    colour_by_layer: bool,
+    /// The colour 3ds Max shows for the node (its own or its layer's).
+    object_colour: Option<[u8; 3]>,
     /// Evaluated (absent when the evaluation failed; see `evaluation_error`).
     #[serde(flatten)]
     transform: Option<super::eval::Transform>,
@@ -70,6 +76,11 @@ pub fn render(typed: &Typed, eval: Result<&SceneEval, &str>) -> Vec<u8> {
             offset_position: n.offset_position.as_ref().map(|v| f32s_value(v)),
             offset_rotation: n.offset_rotation.as_ref().map(|v| f32s_value(v)),
             offset_scale: n.offset_scale.as_ref().map(|v| f32s_value(v)),
+            wire_colour: n.wire_colour,
+            colour_by_layer: n.colour_by_layer,
+            object_colour: eval.ok().and_then(|e| {
+                maxfs_scene::eval::render::object_colour::object_colour(e, o.index).map(|c| c.0)
+            }),
             transform: transforms.remove(&o.index),
         })
         .collect();

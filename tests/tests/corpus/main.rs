@@ -161,6 +161,7 @@ mod nel_formats_synthetic;
 mod nel_mutation;
 mod nel_oracle;
 mod nel_roundtrip;
+mod object_colour;
 mod scene_corpus;
 mod scene_settings;
 mod single_eval;

@@ -419,6 +419,8 @@ mod tests {
                 offset_position: None,
                 offset_rotation: None,
                 offset_scale: None,
+                wire_colour: None,
+                colour_by_layer: false,
             }),
             note_keys: Vec::new(),
         }

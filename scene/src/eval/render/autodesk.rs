@@ -88,12 +88,12 @@ fn colour(ps: &[AiParam], name: &str) -> Option<[f32; 3]> {
 /// parameters that hold a texmap.
 pub fn generic(ps: &[AiParam], maps: &[String]) -> (Pbr, Vec<String>) {
     let mut unmapped = Vec::new();
+    // Color By Object: "uses the object's 3ds Max wireframe color" (3ds Max's
+    // help on Autodesk materials); the exporters take it per node.
+    let by_object = int(ps, "Generic_Color_Option") == Some(1);
     let base_color = match int(ps, "Generic_Color_Option") {
         Some(0) | None => colour(ps, "Generic_Color"),
-        Some(1) => {
-            unmapped.push("Generic colour by object (the node's own colour)".into());
-            None
-        }
+        Some(1) => None,
         Some(k) => {
             unmapped.push(format!(
                 "Generic_Color_Option {k} (its meaning is not pinned)"
@@ -132,6 +132,7 @@ pub fn generic(ps: &[AiParam], maps: &[String]) -> (Pbr, Vec<String>) {
         roughness: gloss,
         roughness_inv: gloss.map(|_| true),
         transparency,
+        colour_by_object: by_object,
         ..Pbr::default()
     };
     (pbr, unmapped)
@@ -354,10 +355,11 @@ mod tests {
         assert_eq!(pbr.roughness, Some(0.5));
         assert_eq!(pbr.effective_roughness(), Some(0.5));
         assert_eq!(pbr.transparency, Some(0.0));
-        // Colour by object: the FBX's generic_diffuse is not what Max shows.
+        // Colour by object: the FBX's generic_diffuse is not what Max shows;
+        // each node's object colour is.
         assert_eq!(pbr.base_color, None);
-        assert_eq!(unmapped.len(), 1);
-        assert!(unmapped[0].contains("by object"));
+        assert!(pbr.colour_by_object);
+        assert!(unmapped.is_empty(), "{unmapped:?}");
     }
 
     /// Option 0 takes the stored colour (the asset's base definition beside
@@ -375,6 +377,7 @@ mod tests {
         ];
         let (pbr, unmapped) = generic(&ps, &["Generic_Image".into()]);
         assert_eq!(pbr.base_color, Some([0.315; 3]));
+        assert!(!pbr.colour_by_object);
         assert_eq!(unmapped, ["Generic_Image map (not read)"]);
     }
 

@@ -187,6 +187,7 @@ pub fn to_pbr(pb: &ParamBlock2) -> (Pbr, Vec<String>) {
         specular: None,
         specular_color: None,
         ior: float(pb, BASE_IOR).filter(|_| ior_mode_read),
+        colour_by_object: false,
     };
     (pbr, unmapped)
 }

@@ -9,6 +9,7 @@ pub mod corona;
 pub mod corona_physical;
 pub mod light;
 pub mod material;
+pub mod object_colour;
 pub mod physical;
 pub mod pro_materials;
 pub mod raytrace;

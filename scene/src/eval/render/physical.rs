@@ -198,6 +198,28 @@ pub struct Pbr {
     /// KHR_materials_diffuse_transmission). None: none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diffuse_transmission: Option<DiffuseTransmission>,
+    /// The base colour is each node's object colour
+    /// ([`object_colour`](crate::eval::render::object_colour)), not
+    /// `base_color` (Autodesk Generic's Color By Object).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub colour_by_object: bool,
+}
+
+impl Pbr {
+    /// These values as shown on a node whose object colour is `colour`
+    /// (8-bit RGB, taken as stored like every colour here): a material whose
+    /// colour is the node's gets it as its base colour; any other is as it is.
+    /// `None` when the material needs the node's colour and none is known.
+    pub fn on_node(&self, colour: Option<[u8; 3]>) -> Option<Pbr> {
+        if !self.colour_by_object {
+            return Some(self.clone());
+        }
+        let c = colour?;
+        Some(Pbr {
+            base_color: Some(c.map(|v| f32::from(v) / 255.0)),
+            ..self.clone()
+        })
+    }
 }
 
 /// Translucency: the fraction 0..1 of the diffuse light that passes
@@ -547,6 +569,30 @@ mod tests {
 
     fn fl(id: u16, v: f32) -> Param {
         Param::plain(id, 0, Value::Float(v))
+    }
+
+    /// Color By Object takes the node's colour as the base colour, as
+    /// stored (8 bits per channel); other materials do not change per node.
+    #[test]
+    fn a_colour_by_object_is_the_nodes() {
+        let by_object = Pbr {
+            base_color: None,
+            roughness: Some(0.5),
+            colour_by_object: true,
+            ..Pbr::default()
+        };
+        let on = by_object
+            .on_node(Some([255, 51, 0]))
+            .expect("a node colour");
+        assert_eq!(on.base_color, Some([1.0, 0.2, 0.0]));
+        assert_eq!(on.roughness, Some(0.5));
+        assert_eq!(by_object.on_node(None), None);
+        let own = Pbr {
+            base_color: Some([0.1, 0.2, 0.3]),
+            ..Pbr::default()
+        };
+        assert_eq!(own.on_node(Some([255, 255, 255])), Some(own.clone()));
+        assert_eq!(own.on_node(None), Some(own));
     }
 
     fn rgb(id: u16, c: [f32; 3]) -> Param {
