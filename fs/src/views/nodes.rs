@@ -1,5 +1,5 @@
 //! `nodes.json`: the node hierarchy — names, parents, children, flags and the
-//! object-offset transform and object colour stored on each node — merged by node index with the
+//! object-offset transform, object colour and layer stored on each node — merged by node index with the
 //! evaluated transforms (local and world matrices at t = 0, object offset,
 //! hidden/frozen, transform controller class).
 
@@ -32,9 +32,17 @@ struct Node<'a> {
     colour_by_layer: bool,
     /// The colour 3ds Max shows for the node (its own or its layer's).
     object_colour: Option<[u8; 3]>,
+    /// The scene layer the node is on.
+    layer: Option<Layer>,
     /// Evaluated (absent when the evaluation failed; see `evaluation_error`).
     #[serde(flatten)]
     transform: Option<super::eval::Transform>,
+}
+
+#[derive(Serialize)]
+struct Layer {
+    name: Option<String>,
+    colour: Option<[u8; 3]>,
 }
 
 pub fn render(typed: &Typed, eval: Result<&SceneEval, &str>) -> Vec<u8> {
@@ -80,6 +88,12 @@ pub fn render(typed: &Typed, eval: Result<&SceneEval, &str>) -> Vec<u8> {
             colour_by_layer: n.colour_by_layer,
             object_colour: eval.ok().and_then(|e| {
                 maxfs_scene::eval::render::object_colour::object_colour(e, o.index).map(|c| c.0)
+            }),
+            layer: eval.ok().and_then(|e| {
+                maxfs_scene::eval::render::object_colour::layer(e, o.index).map(|l| Layer {
+                    name: l.name,
+                    colour: l.colour,
+                })
             }),
             transform: transforms.remove(&o.index),
         })

@@ -10,7 +10,7 @@
 //! Humgio's OverWorld files, docs/max-format.md "Object colour"), so that
 //! rule is exercised by setting the flag through our writer.
 
-use maxfs_scene::eval::render::object_colour::{object_colour, Source, BASE_LAYER};
+use maxfs_scene::eval::render::object_colour::{layer, object_colour, Source, BASE_LAYER};
 use maxfs_scene::eval::SceneEval;
 use maxfs_tests::corpus_dir;
 use maxfs_tests::rewrite::SceneEdit;
@@ -114,18 +114,21 @@ fn a_node_coloured_by_layer_takes_its_layers_colour() {
         .as_ref()
         .and_then(|n| n.wire_colour);
     assert_eq!(object_colour(&plain, node).map(|c| c.0), own);
-    let layer = layer_of(&plain, node);
+    let layer_index = layer_of(&plain, node);
+    // Every node of the sofa is on 3ds Max's default layer, named "0".
+    let on = layer(&plain, node).expect("a layer");
+    assert_eq!((on.object, on.name.as_deref()), (layer_index, Some("0")));
 
     let mut e = SceneEdit::open(FILE);
     e.set_leaf(node, 0x0A28, vec![0, 0, 0, 0, 0, 0, 0, 0x02]);
-    e.set_leaf(layer, 0x1030, vec![12, 34, 56, 0]);
+    e.set_leaf(layer_index, 0x1030, vec![12, 34, 56, 0]);
     let by_layer = SceneEval::from_document(e.finish()).expect("edited scene");
     let info = by_layer.graph.objects[node].node.as_ref().expect("a node");
     assert!(info.colour_by_layer);
     assert_eq!(info.wire_colour, own, "its own colour stays stored");
     assert_eq!(
         object_colour(&by_layer, node),
-        Some(([12, 34, 56], Source::Layer(layer)))
+        Some(([12, 34, 56], Source::Layer(layer_index)))
     );
     // The other nodes on that layer keep their own colours.
     for (o, n) in by_layer.graph.nodes() {

@@ -11,8 +11,43 @@ use crate::eval::SceneEval;
 
 /// The Base Layer class (a scene layer: name 0x1010, colour 0x1030).
 pub const BASE_LAYER: ClassId = ClassId(0x7e98_58fe, 0x1dba_1df0);
-/// The layer chunk holding its colour: red, green, blue and a zero byte.
+/// The layer chunks holding its name (8-bit text) and its colour (red,
+/// green, blue and a zero byte).
+const LAYER_NAME: u16 = 0x1010;
 const LAYER_COLOUR: u16 = 0x1030;
+
+/// A scene layer as a node sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layer {
+    /// Its object index.
+    pub object: usize,
+    pub name: Option<String>,
+    pub colour: Option<[u8; 3]>,
+}
+
+/// The layer node `node` is on (the Base Layer it references).
+pub fn layer(eval: &SceneEval, node: usize) -> Option<Layer> {
+    let o = eval.graph.objects.get(node)?;
+    o.node.as_ref()?;
+    let object = o.references.iter().find_map(|r| {
+        let t = usize::try_from(r.target).ok()?;
+        (eval.graph.class(t)?.class_id == BASE_LAYER).then_some(t)
+    })?;
+    let leaf = |id: u16| {
+        eval.chunks(object)
+            .iter()
+            .find(|c| c.id == id)
+            .and_then(|c| c.payload())
+    };
+    Some(Layer {
+        object,
+        name: leaf(LAYER_NAME).map(|p| String::from_utf8_lossy(p).into_owned()),
+        colour: match leaf(LAYER_COLOUR) {
+            Some([r, g, b, _]) => Some([*r, *g, *b]),
+            _ => None,
+        },
+    })
+}
 
 /// Where a node's colour came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,17 +65,6 @@ pub fn object_colour(eval: &SceneEval, node: usize) -> Option<([u8; 3], Source)>
     if !info.colour_by_layer {
         return info.wire_colour.map(|c| (c, Source::Node));
     }
-    let layer = o.references.iter().find_map(|r| {
-        let t = usize::try_from(r.target).ok()?;
-        (eval.graph.class(t)?.class_id == BASE_LAYER).then_some(t)
-    })?;
-    let p = eval
-        .chunks(layer)
-        .iter()
-        .find(|c| c.id == LAYER_COLOUR)?
-        .payload()?;
-    match p {
-        [r, g, b, _] => Some(([*r, *g, *b], Source::Layer(layer))),
-        _ => None,
-    }
+    let l = layer(eval, node)?;
+    l.colour.map(|c| (c, Source::Layer(l.object)))
 }
