@@ -44,7 +44,11 @@ pub struct Scale {
     pub time: maxfs_scene::settings::TimeConfig,
 }
 
-/// A Max material and, when its colour is the node's, that colour.
+/// Standard's glossiness when a material stores none (Max's default, 10).
+const DEFAULT_GLOSSINESS: f32 = 0.1;
+
+/// A Max material and, when its colour is the node's, that colour
+/// (`usize::MAX`: no material, the node's object colour).
 pub(super) type MaterialKey = (usize, Option<[u8; 3]>);
 
 /// The model under construction and its binary buffer.
@@ -400,6 +404,32 @@ impl Builder<'_> {
         made
     }
 
+    /// The material of a node without one: its object colour, matte as
+    /// Max's default Standard material (glossiness 10, as `pbr` maps it).
+    /// One per colour; `None` when the node's colour is not stored.
+    fn object_colour_material(&mut self, node: usize) -> Option<Index<json::Material>> {
+        let (c, _) = maxfs_scene::eval::render::object_colour::object_colour(self.eval, node)?;
+        let key = (usize::MAX, Some(c));
+        if let Some(done) = self.materials.get(&key) {
+            return *done;
+        }
+        let base = c.map(|v| f32::from(v) / 255.0);
+        let made = self.root.push(json::Material {
+            name: Some(format!("object colour {} {} {}", c[0], c[1], c[2])),
+            pbr_metallic_roughness: json::material::PbrMetallicRoughness {
+                base_color_factor: json::material::PbrBaseColorFactor([
+                    base[0], base[1], base[2], 1.0,
+                ]),
+                metallic_factor: json::material::StrengthFactor(0.0),
+                roughness_factor: json::material::StrengthFactor(1.0 - DEFAULT_GLOSSINESS),
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        self.materials.insert(key, Some(made));
+        Some(made)
+    }
+
     /// Whether Max material `leaf` takes each node's object colour.
     fn is_by_object(&mut self, leaf: usize) -> bool {
         if let Some(&b) = self.by_object.get(&leaf) {
@@ -487,7 +517,7 @@ impl Builder<'_> {
             let k = clamp01(m.self_illum_amount.unwrap_or(0.0));
             diffuse.map(|c| c * k)
         };
-        let roughness = 1.0 - clamp01(m.glossiness.unwrap_or(0.1));
+        let roughness = 1.0 - clamp01(m.glossiness.unwrap_or(DEFAULT_GLOSSINESS));
         self.root.push(json::Material {
             name: Some(m.name.clone()),
             alpha_mode: Valid(if opacity < 1.0 || opacity_map {
@@ -640,6 +670,12 @@ impl Builder<'_> {
         let colours = s.colors.as_ref().map(|c| self.floats(c, false, true));
         let illumination = s.illumination.as_ref().map(|c| self.floats(c, false, true));
         let material = mtl::node_material(&self.eval.graph, node);
+        // Max renders a node without material in its object colour; a mesh
+        // with vertex colours shows those instead (COLOR_0 on glTF's white).
+        let plain = match (material, &colours) {
+            (None, None) => self.object_colour_material(node),
+            _ => None,
+        };
         let mut primitives = Vec::new();
         let mut back_normals = None;
         for (id, idx) in &s.groups {
@@ -650,7 +686,9 @@ impl Builder<'_> {
                 None => parts.push((
                     idx.clone(),
                     nrm,
-                    material.and_then(|m| self.material(m, *id, Some(node))),
+                    material
+                        .and_then(|m| self.material(m, *id, Some(node)))
+                        .or(plain),
                 )),
                 Some(ds) => {
                     if ds.translucency > 0.0 {

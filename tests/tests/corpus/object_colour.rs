@@ -140,3 +140,56 @@ fn a_node_coloured_by_layer_takes_its_layers_colour() {
         }
     }
 }
+
+/// A node without a material is written in its object colour (3ds Max
+/// renders it so), matte; the colour is the one Max's FBX export gives.
+#[test]
+fn nodes_without_a_material_are_written_in_their_object_colour() {
+    let mut checked = 0;
+    for (max, fbx) in SCENES {
+        let eval = maxfs_tests::corpus_eval(max);
+        let e = maxfs_exporters::gltf::export_scene(&eval).expect("glTF");
+        let (json, _) = maxfs_exporters::gltf::glb::read(&e.glb).expect("glb");
+        let g: serde_json::Value = serde_json::from_slice(json).expect("json");
+        for (name, want) in fbx_colours(fbx) {
+            let Some(node) = eval
+                .graph
+                .objects
+                .iter()
+                .position(|o| o.node.as_ref().is_some_and(|n| n.name == name))
+            else {
+                continue;
+            };
+            if maxfs_scene::eval::render::material::node_material(&eval.graph, node).is_some() {
+                continue;
+            }
+            let Some(mesh) = g["meshes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|m| m["name"] == name.as_str())
+            else {
+                continue;
+            };
+            for p in mesh["primitives"].as_array().into_iter().flatten() {
+                if p["attributes"].get("COLOR_0").is_some() {
+                    continue;
+                }
+                let m = &g["materials"][p["material"].as_u64().expect("a material") as usize];
+                let pbr = &m["pbrMetallicRoughness"];
+                let base: Vec<f64> = (0..3)
+                    .map(|k| pbr["baseColorFactor"][k].as_f64().expect("base colour"))
+                    .collect();
+                for k in 0..3 {
+                    assert!(
+                        (base[k] - f64::from(want[k]) / 255.0).abs() < 1e-6,
+                        "{max} {name}: {base:?} against {want:?}"
+                    );
+                }
+                assert_eq!(pbr["metallicFactor"].as_f64(), Some(0.0));
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 3, "{checked} primitives checked");
+}
