@@ -4,6 +4,7 @@
 pub mod appdata_names;
 pub mod cache;
 pub mod disk_cache;
+pub mod eval_gate;
 pub mod exports;
 pub mod gltf_stage;
 pub mod json;

@@ -29,6 +29,11 @@ pub struct MountArgs {
     /// take a file past it is refused naming the budget (the file is partial).
     #[arg(long, default_value_t = maxfs_scene::eval::DEFAULT_MESH_BUDGET >> 20)]
     pub meshes_mb: u64,
+    /// How many files may be evaluated at once (default: one per CPU); the
+    /// other readers of generated files wait. Bounds the memory the mount
+    /// uses while evaluating to this many --meshes-mb budgets.
+    #[arg(long)]
+    pub evaluations: Option<usize>,
     /// Folder searched (recursively, ignoring case) for the texture images
     /// `export/scene.glb` embeds, after the stored path and the .max's folder;
     /// repeatable.
@@ -331,6 +336,9 @@ pub fn run(args: MountArgs) -> ExitCode {
             document_bytes: args.documents_mb.saturating_mul(1 << 20),
             inflate: args.limits.limits(),
             mesh_bytes: args.meshes_mb.saturating_mul(1 << 20),
+            evaluations: args
+                .evaluations
+                .unwrap_or_else(maxfs_fs::eval_gate::default_permits),
             disk_cache,
             list_chunks: !args.hide_chunks,
             maps: args.maps.clone(),

@@ -53,7 +53,9 @@ impl MaxFs {
                 .entry(format!("{}/export/{SCENE_GLB}", state.path().display()))
                 .or_default() += 1;
             let eval = l.eval()?;
-            let stage = crate::guard(|| Ok(GltfStage::build(&eval, &search)));
+            let stage = self
+                .gate
+                .run(|| crate::guard(|| Ok(GltfStage::build(&eval, &search))));
             match &stage {
                 Ok(s) => {
                     if let Some((disk, hash, place)) = &place {
@@ -114,7 +116,7 @@ impl MaxFs {
                 }),
                 bank: self.bank.clone(),
             };
-            let r = l.build_exports(&stem, &options);
+            let r = self.gate.run(|| l.build_exports(&stem, &options));
             match &r {
                 Ok(set) => {
                     if let Some((disk, hash, place)) = &place {
@@ -252,7 +254,7 @@ impl MaxFs {
                 state.path(),
                 &self.stage_errors(state),
             )),
-            V::Info => {
+            V::Info => self.gate.run(|| {
                 let loaded = doc();
                 let document = loaded.clone().and_then(|l| l.doc());
                 let typed = loaded.as_ref().ok().map(|l| l.typed());
@@ -266,7 +268,7 @@ impl MaxFs {
                         .map(|t| t.as_deref().map_err(StageError::message)),
                     eval.as_deref(),
                 ))
-            }
+            }),
             V::Thumbnail => {
                 let light = light?;
                 let set = light
@@ -282,7 +284,7 @@ impl MaxFs {
                     .ok_or_else(|| view("no thumbnail in SummaryInformation"))?;
                 crate::thumbnail::dib_to_png(dib).map_err(|e| StageError::new(Stage::View, e))
             }
-            V::Json(view) => {
+            V::Json(view) => self.gate.run(|| {
                 let rendered = doc().and_then(|l| {
                     let d = l.doc()?;
                     let t = l.typed()?;
@@ -298,7 +300,7 @@ impl MaxFs {
                     Ok(bytes) => bytes,
                     Err(e) => crate::views::error_json(e.message()),
                 })
-            }
+            }),
             V::ExportJson(i) => {
                 let set = self
                     .export_set(state)

@@ -44,6 +44,9 @@ pub struct Options {
     /// Bytes of evaluated meshes one file may hold; a mesh past it is refused
     /// naming the budget (`--meshes-mb`).
     pub mesh_bytes: u64,
+    /// How many files may be evaluated at once (`--evaluations`): bounds the
+    /// mount's memory while evaluating to this many mesh budgets.
+    pub evaluations: usize,
     /// Generated exports and JSON views kept on disk across mounts (`--cache-dir`).
     pub disk_cache: Option<Arc<DiskCache>>,
     /// List `chunks/` in a `foo.max/` directory. When false it is left out of
@@ -68,6 +71,7 @@ impl Default for Options {
             document_bytes: 1 << 30,
             inflate: Default::default(),
             mesh_bytes: maxfs_scene::eval::DEFAULT_MESH_BUDGET,
+            evaluations: crate::eval_gate::default_permits(),
             disk_cache: None,
             list_chunks: true,
             maps: Vec::new(),
@@ -331,6 +335,7 @@ pub struct MaxFs {
     generations: Mutex<HashMap<String, u64>>,
     inflate: maxfs_scene::container::InflateLimits,
     mesh_bytes: u64,
+    gate: crate::eval_gate::EvalGate,
     disk: Option<Arc<DiskCache>>,
     list_chunks: bool,
     /// Files larger than this are not parsed (parsing holds the whole file).
@@ -352,6 +357,7 @@ impl MaxFs {
             generations: Mutex::new(HashMap::new()),
             inflate: options.inflate,
             mesh_bytes: options.mesh_bytes,
+            gate: crate::eval_gate::EvalGate::new(options.evaluations),
             disk: options.disk_cache,
             list_chunks: options.list_chunks,
             max_parse_bytes: options.document_bytes.max(MIN_PARSE_LIMIT),

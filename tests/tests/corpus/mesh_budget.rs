@@ -91,3 +91,89 @@ fn the_tree_names_the_mesh_budget_and_serves_the_rest() {
         .expect("scene.glb")
         .is_empty());
 }
+
+/// With one evaluation permit, readers racing over the generated files of
+/// several files (glTF, NeL exports, errors.txt, JSON views, info.json, the
+/// listings that need the export set) all finish with what an unbounded tree
+/// serves: the gate never leaves a permit holder waiting on a builder that
+/// waits for a permit.
+#[test]
+fn one_evaluation_at_a_time_serves_every_reader() {
+    const FILES: [&str; 3] = [
+        "max/kenji-room/Kenjis_Sofa.max",
+        "max/misc/Barrel.max",
+        "max/biped-ld35/Red@Run.max",
+    ];
+    const PATHS: [&str; 7] = [
+        "export/scene.glb",
+        "export/errors.txt",
+        "json/meshes.json",
+        "json/nodes.json",
+        "info.json",
+        "export",
+        "shape",
+    ];
+    let read = |tree: &MaxFs, f: &str, p: &str| -> Vec<u8> {
+        let at = Path::new(f).join(p);
+        match tree.read(&at) {
+            Ok(b) => b,
+            // A directory: its listing.
+            Err(_) => tree
+                .lookup(&at)
+                .and_then(|e| tree.list(&e))
+                .map(|es| {
+                    es.iter()
+                        .map(|(n, _)| n.to_string_lossy().into_owned())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                        .into_bytes()
+                })
+                .unwrap_or_default(),
+        }
+    };
+    let free = MaxFs::new(corpus_dir(), Options::default());
+    let want: Vec<Vec<u8>> = FILES
+        .iter()
+        .flat_map(|f| PATHS.iter().map(|p| read(&free, f, p)))
+        .collect();
+    assert!(
+        want.iter().filter(|b| !b.is_empty()).count() >= FILES.len() * 5,
+        "the files and listings read are there"
+    );
+    let gated = std::sync::Arc::new(MaxFs::new(
+        corpus_dir(),
+        Options {
+            evaluations: 1,
+            ..Options::default()
+        },
+    ));
+    let (tx, rx) = std::sync::mpsc::channel();
+    for k in 0..6 {
+        let (tree, tx) = (gated.clone(), tx.clone());
+        std::thread::spawn(move || {
+            // Each reader walks the files in its own order.
+            let mut got = Vec::new();
+            for i in 0..FILES.len() * PATHS.len() {
+                let j = (i * 5 + k * 7) % (FILES.len() * PATHS.len());
+                let (f, p) = (FILES[j / PATHS.len()], PATHS[j % PATHS.len()]);
+                got.push((j, read(&tree, f, p)));
+            }
+            let _ = tx.send(got);
+        });
+    }
+    drop(tx);
+    for _ in 0..6 {
+        // A watchdog for a deadlock, far above any run's time.
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(600))
+            .expect("a reader finished (no deadlock at the evaluation gate)");
+        for (j, bytes) in got {
+            assert!(
+                bytes == want[j],
+                "{}/{}",
+                FILES[j / PATHS.len()],
+                PATHS[j % PATHS.len()]
+            );
+        }
+    }
+}
