@@ -93,7 +93,7 @@ fn animated_at_0(eval: &SceneEval, pbi: usize, pb: &mut ParamBlock2, what: &str,
         };
         // As the primitives read theirs (float tracks and float lists,
         // Point3 and colour tracks); a non-finite value is not taken.
-        let value = crate::eval::objects::primitive::driven(eval, Some(ctl), 0)
+        let value = pblock::driven(eval, Some(ctl), 0)
             .ok()
             .filter(|v| match v {
                 Value::Float(x) => x.is_finite(),
