@@ -13,12 +13,12 @@
 //! public sweeps (docs/unseen-files.md) to reach the modules the corpus has
 //! no file for (Loft, Relax, Cap Holes, script controllers …).
 //!
-//! MAXFS_MUTATE_MODE=leaf edits the payloads of leaf chunks instead (see
-//! [`edit_leaves`]): the chunk framing survives, so the mutations reach the
-//! typed layer and the evaluation far more often than random bytes do.
+//! MAXFS_MUTATE_MODE=leaf edits the payloads of leaf chunks instead (the
+//! ways of damage are in `maxfs_tests::mutation`): the chunk framing
+//! survives, so the mutations reach the typed layer and the evaluation far more often than random bytes do.
 //! MAXFS_MUTATE_MODE=cut shortens, empties or lengthens leaf chunks
-//! ([`cut_leaves`]) and MAXFS_MUTATE_MODE=tree removes, repeats or swaps
-//! chunks ([`edit_tree`]), the headers rewritten to match.
+//! (`cut_leaves`) and MAXFS_MUTATE_MODE=tree removes, repeats or swaps
+//! chunks (`edit_tree`), the headers rewritten to match.
 //!
 //! Each file's mutations are seeded by its place in the list of files, so a
 //! rerun repeats them only with the same arguments.
@@ -33,217 +33,20 @@
 //! MAXFS_MUTATE_CAP_MB=<MiB> (default 8192) makes the allocator fail
 //! (an abort, named on stderr by the `run` line before it) past that much live
 //! heap, so a runaway allocation cannot take the machine's memory.
-#![allow(unsafe_code)] // the counting global allocator
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use maxfs_exporters::nel::{
-    self,
-    export::{self, ExportKind},
-};
-use maxfs_fs::views::{self, JsonView};
-use maxfs_scene::check::{check_file, Outcome};
-use maxfs_scene::chunk::{self, Body, Chunk};
+use maxfs_scene::check::check_file;
 use maxfs_scene::container::MaxFile;
-use maxfs_scene::eval::{rigs::biped, SceneEval};
-use maxfs_scene::Document;
-
-/// Tracks live and peak heap bytes, and refuses allocations past a cap.
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-static CAP: AtomicUsize = AtomicUsize::new(usize::MAX);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        if LIVE.load(Relaxed).saturating_add(l.size()) > CAP.load(Relaxed) {
-            return std::ptr::null_mut();
-        }
-        // SAFETY: forwarded unchanged to the system allocator.
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(l.size(), Relaxed) + l.size();
-            PEAK.fetch_max(now, Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(p, l) };
-        LIVE.fetch_sub(l.size(), Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        if new > l.size() && LIVE.load(Relaxed).saturating_add(new - l.size()) > CAP.load(Relaxed) {
-            return std::ptr::null_mut();
-        }
-        // SAFETY: forwarded unchanged to the system allocator.
-        let q = unsafe { System.realloc(p, l, new) };
-        if !q.is_null() {
-            if new >= l.size() {
-                let now = LIVE.fetch_add(new - l.size(), Relaxed) + (new - l.size());
-                PEAK.fetch_max(now, Relaxed);
-            } else {
-                LIVE.fetch_sub(l.size() - new, Relaxed);
-            }
-        }
-        q
-    }
-}
+use maxfs_tests::mutation::{
+    assert_precise, peak_of, read_all, set_cap, start_watchdog, watch_begin, watch_end, Counting,
+    Damage, Reach, Rng,
+};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// The peak heap growth of `f` above what was live before it.
-fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = LIVE.load(Relaxed);
-    PEAK.store(before, Relaxed);
-    let out = f();
-    (out, PEAK.load(Relaxed).saturating_sub(before))
-}
-
-/// The run in progress (file, mutation, start), for the hang watchdog.
-static CURRENT: Mutex<Option<(String, usize, Instant)>> = Mutex::new(None);
-
-/// xorshift64*, seeded per file so a run repeats.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-/// The payload ranges of the leaf chunks of a chunk tree at `base`.
-fn leaf_ranges(chunks: &[Chunk], base: usize, out: &mut Vec<(usize, usize)>) {
-    let mut pos = base;
-    for c in chunks {
-        let header = if c.wide { 14 } else { 6 };
-        match c.payload() {
-            Some(d) if !d.is_empty() => out.push((pos + header, d.len())),
-            Some(_) => {}
-            None => leaf_ranges(c.children(), pos + header, out),
-        }
-        pos += c.encoded_len() as usize;
-    }
-}
-
-/// Leaf mode: 1 to 8 edits, each in a leaf chunk picked uniformly (so small
-/// chunks — counts, indices, references, flags — are hit as often as vertex
-/// arrays): a random byte, or a boundary u32 (0, 1, -1, i32::MAX, i32::MIN, a
-/// small count, a random word) at a 4-byte step of the payload. The chunk
-/// tree's framing stays intact, so the typed layer and the evaluation see the
-/// damaged values.
-fn edit_leaves(data: &mut [u8], leaves: &[(usize, usize)], rng: &mut Rng) {
-    for _ in 0..1 + rng.below(8) {
-        let (start, len) = leaves[rng.below(leaves.len())];
-        if rng.below(2) == 0 || len < 4 {
-            data[start + rng.below(len)] = rng.next() as u8;
-        } else {
-            let at = start + 4 * rng.below(len / 4);
-            let word: u32 = match rng.below(7) {
-                0 => 0,
-                1 => 1,
-                2 => u32::MAX,
-                3 => i32::MAX as u32,
-                4 => 0x8000_0000,
-                5 => rng.below(1000) as u32,
-                _ => rng.next() as u32,
-            };
-            data[at..at + 4].copy_from_slice(&word.to_le_bytes());
-        }
-    }
-}
-
-/// The `n`th chunk (depth first) that `pick` accepts.
-fn nth_chunk<'a>(
-    chunks: &'a mut [Chunk],
-    n: &mut usize,
-    pick: &dyn Fn(&Chunk) -> bool,
-) -> Option<&'a mut Chunk> {
-    for c in chunks {
-        if pick(c) {
-            if *n == 0 {
-                return Some(c);
-            }
-            *n -= 1;
-        }
-        if let Body::Container(children) = &mut c.body {
-            if let Some(found) = nth_chunk(children, n, pick) {
-                return Some(found);
-            }
-        }
-    }
-    None
-}
-
-fn count_chunks(chunks: &[Chunk], pick: &dyn Fn(&Chunk) -> bool) -> usize {
-    chunks
-        .iter()
-        .map(|c| usize::from(pick(c)) + count_chunks(c.children(), pick))
-        .sum()
-}
-
-/// Cut mode: 1 to 4 leaf chunks (picked uniformly) cut short, emptied or
-/// lengthened by 1 to 8 random bytes, the headers rewritten to match: the
-/// readers meet payloads shorter or longer than the layout they expect.
-fn cut_leaves(chunks: &mut [Chunk], rng: &mut Rng) {
-    let is_leaf = |c: &Chunk| !c.is_container();
-    let leaves = count_chunks(chunks, &is_leaf);
-    for _ in 0..1 + rng.below(4) {
-        let mut n = rng.below(leaves);
-        let how = rng.below(3);
-        let extra: Vec<u8> = (0..1 + rng.below(8)).map(|_| rng.next() as u8).collect();
-        let keep = rng.next() as usize;
-        if let Some(c) = nth_chunk(chunks, &mut n, &is_leaf) {
-            if let Body::Leaf(d) = &c.body {
-                let mut d = d.to_vec();
-                match how {
-                    0 => d.truncate(keep % d.len().max(1)),
-                    1 => d.clear(),
-                    _ => d.extend_from_slice(&extra),
-                }
-                c.body = Body::Leaf(d.into());
-            }
-        }
-    }
-}
-
-/// Tree mode: 1 to 3 edits of a container chunk (picked uniformly): a child
-/// removed, duplicated, or two children swapped — chunks missing, repeated
-/// or out of order.
-fn edit_tree(chunks: &mut [Chunk], rng: &mut Rng) {
-    let is_container = |c: &Chunk| matches!(&c.body, Body::Container(k) if !k.is_empty());
-    let containers = count_chunks(chunks, &is_container);
-    for _ in 0..1 + rng.below(3) {
-        let mut n = rng.below(containers);
-        let (how, i, j) = (rng.below(3), rng.next() as usize, rng.next() as usize);
-        if let Some(c) = nth_chunk(chunks, &mut n, &is_container) {
-            if let Body::Container(k) = &mut c.body {
-                if k.is_empty() {
-                    continue;
-                }
-                let (i, j) = (i % k.len(), j % k.len());
-                match how {
-                    0 => {
-                        k.remove(i);
-                    }
-                    1 => k.insert(i, k[i].clone()),
-                    _ => k.swap(i, j),
-                }
-            }
-        }
-    }
-}
 
 fn max_files(p: &Path, out: &mut Vec<PathBuf>) {
     if p.is_dir() {
@@ -258,64 +61,11 @@ fn max_files(p: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// What one run reached: the scene evaluated, and its meshes at 2400 that
-/// evaluated / failed.
-#[derive(Default, Clone, Copy)]
-struct Reach {
-    evaluated: bool,
-    meshes: usize,
-    mesh_errors: usize,
-}
-
+/// The check layer (whatever parses must round-trip, errors are precise),
+/// then every reader ([`read_all`]).
 fn run(file: MaxFile) -> Reach {
-    let mut reach = Reach::default();
-    // The check layer: whatever parses must round-trip, errors are precise.
-    match check_file(file.clone(), false).outcome {
-        Outcome::Fail(m) => panic!("a parsed stream did not round-trip: {m:?}"),
-        Outcome::Error(e) | Outcome::Unsupported(e) | Outcome::NotACompoundFile(e) => {
-            assert!(!e.trim().is_empty(), "empty check error");
-            assert!(e.len() < 2000, "runaway check error text");
-        }
-        Outcome::Ok => {}
-    }
-    let Ok(eval) = SceneEval::from_document(Document::from_file(file)) else {
-        return reach;
-    };
-    reach.evaluated = true;
-    let nodes: Vec<usize> = eval.graph.nodes().map(|(o, _)| o.index).collect();
-    for &n in &nodes {
-        for t in [0, 2400, 9600] {
-            std::hint::black_box(eval.world_tm(n, t));
-        }
-        match eval.mesh(n, 2400) {
-            Some(Ok(_)) => reach.meshes += 1,
-            Some(Err(_)) => reach.mesh_errors += 1,
-            None => {}
-        }
-    }
-    for rig in biped::rigs(&eval).into_iter().flatten() {
-        for b in &rig.bones {
-            std::hint::black_box(biped::figure::world(&rig, b.role)).ok();
-        }
-    }
-    for view in JsonView::ALL {
-        std::hint::black_box(views::render(view, &eval.doc, &eval.typed, Ok(&eval)));
-    }
-    let exports = export::export("mutated", &eval, &ExportKind::ALL);
-    for o in &exports.outputs {
-        let f = nel::read_nel(&o.bytes, &o.name)
-            .unwrap_or_else(|e| panic!("exported {} does not read back: {e}", o.name));
-        assert!(
-            nel::write_nel(&f).is_ok_and(|b| b == o.bytes),
-            "exported {} does not rewrite identically",
-            o.name
-        );
-    }
-    for e in &exports.errors {
-        assert!(!e.reason.is_empty(), "{e:?}");
-    }
-    std::hint::black_box(maxfs_exporters::gltf::export_scene(&eval)).ok();
-    reach
+    assert_precise("check", &check_file(file.clone(), false));
+    read_all(file, "mutated")
 }
 
 fn env_num(name: &str, default: u64) -> u64 {
@@ -341,21 +91,11 @@ fn main() {
         .and_then(|v| v.parse::<usize>().ok());
     let save = std::env::var_os("MAXFS_MUTATE_SAVE").map(PathBuf::from);
     let hang = Duration::from_secs(env_num("MAXFS_MUTATE_HANG", 600));
-    CAP.store(
+    set_cap(
         usize::try_from(env_num("MAXFS_MUTATE_CAP_MB", 8192).saturating_mul(1 << 20))
             .unwrap_or(usize::MAX),
-        Relaxed,
     );
-    std::thread::spawn(move || loop {
-        std::thread::sleep(Duration::from_secs(5));
-        let cur = CURRENT.lock().map(|c| c.clone()).unwrap_or(None);
-        if let Some((p, m, start)) = cur {
-            if start.elapsed() > hang {
-                println!("HANG\t{p}\tmutation {m}\t> {} s, run ended", hang.as_secs());
-                std::process::exit(3);
-            }
-        }
-    });
+    start_watchdog(hang);
     let (mut runs, mut panics, mut slow, mut big) = (0, 0, 0, 0);
     let (mut evaluated, mut meshes, mut mesh_errors) = (0, 0, 0);
     let mode = std::env::var("MAXFS_MUTATE_MODE").unwrap_or_default();
@@ -375,15 +115,7 @@ fn main() {
             .is_some_and(|o| !p.display().to_string().contains(o));
         // The intact file's run (seconds, peak heap), measured when a mutation is slow or big.
         let mut intact_cost: Option<(f64, usize)> = None;
-        let mut leaves = Vec::new();
-        let tree = original
-            .streams
-            .iter()
-            .find(|s| s.name == "Scene")
-            .and_then(|s| chunk::parse(&s.data).ok());
-        if let Some(chunks) = &tree {
-            leaf_ranges(chunks, 0, &mut leaves);
-        }
+        let damage = Damage::of(&mode, &original);
         if intact_too && !skip {
             if let Ok(reach) = panic::catch_unwind(AssertUnwindSafe(|| run(original.clone()))) {
                 intact[0] += usize::from(reach.evaluated);
@@ -393,43 +125,23 @@ fn main() {
         }
         for m in 0..n {
             let mut f = original.clone();
-            if let Some(scene) = f.streams.iter_mut().find(|s| s.name == "Scene") {
-                let mut data = scene.data.to_vec();
-                if data.is_empty() {
-                    continue;
-                }
-                if mode == "leaf" && !leaves.is_empty() {
-                    edit_leaves(&mut data, &leaves, &mut rng);
-                } else if let (true, Some(tree)) = (mode == "cut" || mode == "tree", &tree) {
-                    let mut tree = tree.clone();
-                    if mode == "cut" {
-                        cut_leaves(&mut tree, &mut rng);
-                    } else {
-                        edit_tree(&mut tree, &mut rng);
-                    }
-                    data = chunk::write(&tree);
-                } else {
-                    for _ in 0..1 + rng.below(32) {
-                        let at = rng.below(data.len());
-                        data[at] = rng.next() as u8;
-                    }
-                }
-                scene.data = data.into();
+            if f.streams
+                .iter()
+                .any(|s| s.name == "Scene" && s.data.is_empty())
+            {
+                continue;
             }
+            damage.apply(&mut f, &mut rng);
             if skip || only_m.is_some_and(|o| o != m) {
                 continue;
             }
             let kept = save.as_ref().map(|_| f.clone());
             eprintln!("run\t{}\tmutation {m}", p.display());
-            if let Ok(mut c) = CURRENT.lock() {
-                *c = Some((p.display().to_string(), m, Instant::now()));
-            }
+            watch_begin(&p.display().to_string(), m);
             let start = Instant::now();
             let (r, peak) = peak_of(|| panic::catch_unwind(AssertUnwindSafe(|| run(f))));
             let secs = start.elapsed().as_secs_f64();
-            if let Ok(mut c) = CURRENT.lock() {
-                *c = None;
-            }
+            watch_end();
             runs += 1;
             if let Ok(reach) = &r {
                 evaluated += usize::from(reach.evaluated);

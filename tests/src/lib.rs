@@ -46,6 +46,7 @@ pub fn corpus_max_files() -> Vec<PathBuf> {
 }
 pub mod biped_binds;
 pub mod gltf_ref;
+pub mod mutation;
 pub mod texel_diff;
 pub use texel_diff::{channel_difference, gltf_texture_image};
 

@@ -2,165 +2,23 @@
 //! (container, chunk layer, typed layer, scene graph, gates): no panic, no
 //! unbounded allocation, and each yields Ok or a precise error. Anything that
 //! still parses must still round-trip (T1 and T2 never FAIL).
-#![allow(unsafe_code)] // the counting global allocator
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use maxfs_exporters::nel::{
     self,
     export::{self, ExportKind},
 };
-use maxfs_fs::views::scene_summary;
-use maxfs_scene::check::{check_bytes, check_file, CheckReport, Outcome};
+use maxfs_scene::check::{check_bytes, check_file, Outcome};
 use maxfs_scene::chunk::{self, Chunk};
 use maxfs_scene::container::MaxFile;
-use maxfs_scene::eval::{core::channels, rigs::biped, SceneEval};
+use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
 use maxfs_tests::corpus_max_files;
-
-/// Tracks live and peak heap bytes so the test can bound what a parse allocates.
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        // SAFETY: forwarded unchanged to the system allocator.
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(l.size(), Relaxed) + l.size();
-            PEAK.fetch_max(now, Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(p, l) };
-        LIVE.fetch_sub(l.size(), Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        // SAFETY: forwarded unchanged to the system allocator.
-        let q = unsafe { System.realloc(p, l, new) };
-        if !q.is_null() {
-            if new >= l.size() {
-                let now = LIVE.fetch_add(new - l.size(), Relaxed) + (new - l.size());
-                PEAK.fetch_max(now, Relaxed);
-            } else {
-                LIVE.fetch_sub(l.size() - new, Relaxed);
-            }
-        }
-        q
-    }
-}
+use maxfs_tests::mutation::{
+    assert_precise, header_offsets, peak_of, read_all, Counting, Damage, Rng,
+};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-/// Offsets of every chunk header in a stream, for size-field edits.
-fn header_offsets(chunks: &[Chunk], base: usize, out: &mut Vec<usize>) {
-    let mut pos = base;
-    for c in chunks {
-        out.push(pos);
-        let header = if c.wide { 14 } else { 6 };
-        header_offsets(c.children(), pos + header, out);
-        pos += c.encoded_len() as usize;
-    }
-}
-
-/// Measures the peak heap growth of `f` above what was live before it.
-fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = LIVE.load(Relaxed);
-    PEAK.store(before, Relaxed);
-    let out = f();
-    (out, PEAK.load(Relaxed).saturating_sub(before))
-}
-
-/// Runs the evaluation layer and the NeL exporters over a (possibly damaged)
-/// file: they must not panic or hang, whatever the controllers and meshes hold.
-/// Overwrites 1 to 32 random bytes of the file's Scene stream.
-fn edit_scene(f: &mut MaxFile, rng: &mut Rng) {
-    if let Some(scene) = f.streams.iter_mut().find(|s| s.name == "Scene") {
-        let mut data = scene.data.to_vec();
-        for _ in 0..1 + rng.below(32) {
-            let at = rng.below(data.len());
-            data[at] = rng.next() as u8;
-        }
-        scene.data = data.into();
-    }
-}
-
-fn evaluate(file: MaxFile) {
-    evaluate_as(file, "mutated");
-}
-
-/// [`evaluate`] with the exports run as `<stem>.max` (the ligo brick paths key on it).
-fn evaluate_as(file: MaxFile, stem: &str) {
-    let Ok(eval) = SceneEval::from_document(Document::from_file(file)) else {
-        return;
-    };
-    let graph = &*eval.graph;
-    for (o, _) in graph.nodes() {
-        for t in [0, 2400, 9600] {
-            std::hint::black_box(eval.world_tm(o.index, t));
-        }
-    }
-    std::hint::black_box(channels::animation(&eval));
-    // Meshes with their whole stack at t = 0 (in the view) and at a later time
-    // (Skin and Morpher follow animated bones and weights).
-    std::hint::black_box(scene_summary::meshes(&eval));
-    for (o, _) in graph.nodes() {
-        std::hint::black_box(eval.mesh(o.index, 2400));
-    }
-    std::hint::black_box(scene_summary::node_transforms(&eval));
-    std::hint::black_box(maxfs_fs::views::patches::render(&eval));
-    // Biped rigs: decode and the figure pose of every bone.
-    for rig in biped::rigs(&eval).into_iter().flatten() {
-        for b in &rig.bones {
-            std::hint::black_box(biped::figure::world(&rig, b.role)).ok();
-        }
-    }
-    // The exporters on damaged scenes: whatever they write must be a NeL file
-    // that reads back and rewrites identically; failures are per-node errors.
-    let exports = export::export(stem, &eval, &ExportKind::ALL);
-    for o in &exports.outputs {
-        let f = nel::read_nel(&o.bytes, &o.name)
-            .unwrap_or_else(|e| panic!("exported {} does not read back: {e}", o.name));
-        assert!(
-            nel::write_nel(&f).is_ok_and(|b| b == o.bytes),
-            "exported {} does not rewrite identically",
-            o.name
-        );
-    }
-    for e in &exports.errors {
-        assert!(!e.reason.is_empty(), "{e:?}");
-    }
-}
-
-fn assert_precise(what: &str, r: &CheckReport) {
-    match &r.outcome {
-        Outcome::Fail(m) => panic!("{what}: a parsed stream did not round-trip: {m:?}"),
-        Outcome::Error(e) | Outcome::Unsupported(e) | Outcome::NotACompoundFile(e) => {
-            assert!(!e.trim().is_empty(), "{what}: empty error");
-            assert!(e.len() < 2000, "{what}: runaway error text");
-        }
-        Outcome::Ok => {}
-    }
-}
 
 #[test]
 fn two_thousand_mutations_never_panic_and_stay_bounded() {
@@ -314,7 +172,7 @@ fn two_thousand_mutations_never_panic_and_stay_bounded() {
                 f.streams[k].data = data.into();
                 let input: usize = f.streams.iter().map(|s| s.data.len()).sum();
                 if i % 4 == 2 {
-                    evaluate_as(f.clone(), stem);
+                    read_all(f.clone(), stem);
                 }
                 let (r, p) = peak_of(|| check_file(f, false));
                 (r, p, input)
@@ -324,8 +182,8 @@ fn two_thousand_mutations_never_panic_and_stay_bounded() {
             // floats) rather than damaged framing.
             4 => {
                 let mut f = file.clone();
-                edit_scene(&mut f, &mut rng);
-                evaluate_as(f.clone(), stem);
+                Damage::Bytes.apply(&mut f, &mut rng);
+                read_all(f.clone(), stem);
                 let input: usize = f.streams.iter().map(|s| s.data.len()).sum();
                 let (r, p) = peak_of(|| check_file(f, false));
                 (r, p, input)
@@ -421,8 +279,8 @@ fn collision_pacs_veget_exports_on_damaged_scenes() {
     let mut rng = Rng(0x636f_6c6c_6973_696f);
     for i in 0..900 {
         let mut f = files[i % files.len()].clone();
-        edit_scene(&mut f, &mut rng);
-        evaluate(f);
+        Damage::Bytes.apply(&mut f, &mut rng);
+        read_all(f, "mutated");
     }
 }
 
@@ -477,9 +335,9 @@ fn physique_morpher_clod_on_damaged_scenes() {
     let mut worst = 0usize;
     for i in 0..900 {
         let mut f = files[i % files.len()].clone();
-        edit_scene(&mut f, &mut rng);
+        Damage::Bytes.apply(&mut f, &mut rng);
         let input: usize = f.streams.iter().map(|s| s.data.len()).sum();
-        let (_, peak) = peak_of(|| evaluate(f));
+        let (_, peak) = peak_of(|| read_all(f, "mutated"));
         // Evaluation and export hold meshes and NeL files: a fixed factor of
         // the input, never what a damaged count asks for.
         assert!(
@@ -512,14 +370,14 @@ fn ik_cat_biped_rigs_on_damaged_scenes() {
     let mut worst = 0usize;
     for i in 0..400 {
         let mut f = files[i % files.len()].clone();
-        edit_scene(&mut f, &mut rng);
+        Damage::Bytes.apply(&mut f, &mut rng);
         let input: usize = f.streams.iter().map(|s| s.data.len()).sum();
         let (_, peak) = peak_of(|| {
             if let Ok(eval) = SceneEval::from_document(Document::from_file(f.clone())) {
                 // Coverage solves every enabled IK chain over the range.
                 std::hint::black_box(maxfs_scene::eval::core::coverage::scene_gaps(&eval));
             }
-            evaluate(f)
+            read_all(f, "mutated")
         });
         assert!(
             peak < 256 * input.max(1 << 20),
@@ -631,7 +489,7 @@ fn map_modifier_local_data_damaged() {
                     missing += 1;
                 }
             }
-            evaluate(file);
+            read_all(file, "mutated");
         });
         assert!(
             peak < 256 * input.max(1 << 20),
@@ -693,8 +551,8 @@ fn remanence_on_damaged_scenes() {
     let mut rng = Rng(0x7265_6d61_6e65_6e63);
     for i in 0..600 {
         let mut f = files[i % files.len()].clone();
-        edit_scene(&mut f, &mut rng);
-        evaluate(f);
+        Damage::Bytes.apply(&mut f, &mut rng);
+        read_all(f, "mutated");
     }
 }
 
@@ -808,7 +666,7 @@ fn path_constraint_damaged() {
                     placed += 1;
                 }
             }
-            evaluate(file);
+            read_all(file, "mutated");
         });
         assert!(
             peak < 256 * input.max(1 << 20),
@@ -825,7 +683,7 @@ fn path_constraint_damaged() {
 /// own; 200 times one chunk of one of the two local data (flags, VERTMAP,
 /// FINALPATCH, RFINALPATCH, …) gets byte edits, a cut or an overwritten word. The patch stack
 /// must give a model or a named error, never panic, and stay bounded; the mesh,
-/// patches.json and the exports run over it (`evaluate_as`).
+/// patches.json and the exports run over it ([`read_all`]).
 #[test]
 fn patch_modifier_final_patch_damaged() {
     use maxfs_scene::eval::objects::patch::node_patch;
@@ -915,7 +773,7 @@ fn patch_modifier_final_patch_damaged() {
                     refused += 1;
                 }
             }
-            evaluate_as(file, "3_AC");
+            read_all(file, "3_AC");
         });
         assert!(
             peak < 256 * input.max(1 << 20),

@@ -329,6 +329,62 @@ fn standard_material_colour_and_opacity_tracks() {
     );
 }
 
+/// The Standard material's decoded colours where they are keyed: Max shows
+/// the material at frame 0, so the keyed ambient and specular (Bezier
+/// Color) and self-illumination colour (TCB Point3) are the values of their
+/// keys at tick 0 written above, and the unkeyed diffuse keeps the constant
+/// Emissive.max stores. An ambient driven by a float track (Linear Float),
+/// or with no controller on its slot, is no colour.
+#[test]
+fn standard_keyed_colours_are_their_values_at_frame_0() {
+    let rel = "max/babylon/Emissive.max";
+    let decoded = |eval: &maxfs_scene::eval::SceneEval, node: &str| {
+        let n = maxfs_tests::node_index(eval, node);
+        let m = mtl::node_material(&eval.graph, n).expect("material");
+        mtl::material(eval, m).expect("decodes")
+    };
+    let close = |got: Option<[f32; 3]>, want: [f32; 3], what: &str| {
+        let got = got.unwrap_or_else(|| panic!("{what}: none"));
+        assert!(
+            got.iter().zip(want).all(|(g, w)| (g - w).abs() <= 1e-6),
+            "{what}: {got:?} vs {want:?}"
+        );
+    };
+    let plain = maxfs_tests::corpus_eval(rel);
+    let s = keyed_standard(true);
+    let eval = maxfs_scene::eval::SceneEval::from_document(s.doc).expect("scene");
+    let m = decoded(&eval, &s.node);
+    close(m.ambient, AMBIENT[0].1, "ambient");
+    close(m.specular, SPECULAR[0].1, "specular");
+    close(m.self_illum_color, EMISSIVE[0].1, "self-illumination");
+    let before = decoded(&plain, &s.node);
+    assert!(before.diffuse.is_some());
+    assert_eq!(m.diffuse, before.diffuse);
+    assert_ne!(
+        before.ambient, m.ambient,
+        "the key differs from the constant"
+    );
+
+    // The same ambient slot driven by a float track, then by nothing.
+    let g = &plain.graph;
+    let node = maxfs_tests::node_index(&plain, &s.node);
+    let mtl_index = mtl::node_material(g, node).expect("material");
+    let shader = pblock::reference(g, mtl_index, 2).expect("shader");
+    let block = pblock::reference(g, shader, 0).expect("shader block");
+    for with_float in [true, false] {
+        let mut e = SceneEdit::open(rel);
+        e.unset_pb2_constant(block, 0);
+        if with_float {
+            let level = linear_float(&mut e, &LEVEL);
+            assert_eq!(e.append_reference(block, level as i32), 0);
+        }
+        let eval = maxfs_scene::eval::SceneEval::from_document(e.finish()).expect("scene");
+        let m = decoded(&eval, &s.node);
+        assert_eq!(m.ambient, None, "float track: {with_float}");
+        assert_eq!(m.diffuse, before.diffuse);
+    }
+}
+
 /// block.max's Box01 NeL Material delegates to a Standard on its reference
 /// 0; its shader block gets a keyed ambient and, with `specular`, a keyed
 /// specular colour. Returns the scene and the NeL material's name.

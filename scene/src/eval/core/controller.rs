@@ -354,6 +354,23 @@ fn bezier_keys<const N: usize>(table: &[u8], size: usize) -> Result<Vec<BezKey<N
         .collect())
 }
 
+/// A keyframer's track: its keys (`keyed`, from whichever key table it
+/// holds), else the constant a key-less one stores (`stored`), else an error
+/// naming the controller `name` and what it lacks (`missing`).
+fn keyed_or_stored<const N: usize>(
+    name: &str,
+    keyed: Option<Track<N>>,
+    stored: impl FnOnce() -> Option<[f64; N]>,
+    missing: &str,
+) -> Result<Track<N>, EvalError> {
+    match keyed {
+        Some(track) => Ok(track),
+        None => Ok(Track::Constant {
+            value: stored().ok_or_else(|| EvalError::malformed(name.to_string(), missing))?,
+        }),
+    }
+}
+
 /// The red, green and blue of an RGBA key.
 fn rgb_key(k: BezKey<4>) -> BezKey<3> {
     let rgb = |v: [f64; 4]| [v[0], v[1], v[2]];
@@ -444,51 +461,47 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, EvalError
     let table = |kid: u16| leaf(chunks, kid);
     let c = match id {
         LINEAR_FLOAT | BEZIER_FLOAT => {
-            let track = match (id, table(0x2511), table(0x2525)) {
-                (LINEAR_FLOAT, Some(t), _) => Track::Linear {
+            let keyed = match (id, table(0x2511), table(0x2525)) {
+                (LINEAR_FLOAT, Some(t), _) => Some(Track::Linear {
                     keys: linear_keys(t, 12)?,
-                },
-                (BEZIER_FLOAT, _, Some(t)) => Track::Bezier {
+                }),
+                (BEZIER_FLOAT, _, Some(t)) => Some(Track::Bezier {
                     keys: bezier_keys::<1>(t, 28)?,
-                },
-                _ => Track::Constant {
-                    value: leaf(chunks, 0x2501).and_then(f32s::<1>).ok_or_else(|| {
-                        EvalError::malformed(
-                            name.clone(),
-                            "a key-less keyframer with no stored value (4 bytes in chunk 0x2501)",
-                        )
-                    })?,
-                },
+                }),
+                _ => None,
             };
             Controller::Float {
+                track: keyed_or_stored(
+                    &name,
+                    keyed,
+                    || leaf(chunks, 0x2501).and_then(f32s::<1>),
+                    "a key-less keyframer with no stored value (4 bytes in chunk 0x2501)",
+                )?,
                 class: name,
-                track,
                 range: r,
             }
         }
         LINEAR_POS | BEZIER_POS | BEZIER_POINT3 | BEZIER_COLOR | TCB_POS | TCB_POINT3 => {
-            let track = match (table(0x2513), table(0x2526), table(0x2521)) {
-                (Some(t), _, _) => Track::Linear {
+            let keyed = match (table(0x2513), table(0x2526), table(0x2521)) {
+                (Some(t), _, _) => Some(Track::Linear {
                     keys: linear_keys(t, 20)?,
-                },
-                (_, Some(t), _) => Track::Bezier {
+                }),
+                (_, Some(t), _) => Some(Track::Bezier {
                     keys: bezier_keys::<3>(t, 80)?,
-                },
-                (_, _, Some(t)) => Track::Tcb {
+                }),
+                (_, _, Some(t)) => Some(Track::Tcb {
                     keys: tcb_keys::<3>(t, 64, 5)?,
-                },
-                _ => Track::Constant {
-                    value: point3_default(id, chunks).ok_or_else(|| {
-                        EvalError::malformed(
-                            name.clone(),
-                            "a key-less keyframer with no stored value (12 bytes in chunk 0x2503 or 0x2501)",
-                        )
-                    })?,
-                },
+                }),
+                _ => None,
             };
             Controller::Point3 {
+                track: keyed_or_stored(
+                    &name,
+                    keyed,
+                    || point3_default(id, chunks),
+                    "a key-less keyframer with no stored value (12 bytes in chunk 0x2503 or 0x2501)",
+                )?,
                 class: name,
-                track,
                 range: r,
             }
         }
@@ -498,25 +511,24 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, EvalError
         // and blue, each interpolated on its own as every Bezier component
         // is, alpha left out.
         BEZIER_RGBA => {
-            let track = match table(0x2529) {
-                Some(t) => Track::Bezier {
+            let keyed = match table(0x2529) {
+                Some(t) => Some(Track::Bezier {
                     keys: bezier_keys::<4>(t, 100)?.into_iter().map(rgb_key).collect(),
-                },
-                None => Track::Constant {
-                    value: leaf(chunks, 0x2501)
-                        .and_then(f32s::<4>)
-                        .map(|v| [v[0], v[1], v[2]])
-                        .ok_or_else(|| {
-                            EvalError::malformed(
-                                name.clone(),
-                                "a key-less RGBA keyframer with no stored value (16 bytes in chunk 0x2501)",
-                            )
-                        })?,
-                },
+                }),
+                None => None,
             };
             Controller::Point3 {
+                track: keyed_or_stored(
+                    &name,
+                    keyed,
+                    || {
+                        leaf(chunks, 0x2501)
+                            .and_then(f32s::<4>)
+                            .map(|v| [v[0], v[1], v[2]])
+                    },
+                    "a key-less RGBA keyframer with no stored value (16 bytes in chunk 0x2501)",
+                )?,
                 class: name,
-                track,
                 range: r,
             }
         }

@@ -564,7 +564,6 @@ pub fn param_block(chunks: &[Chunk]) -> Result<Vec<OldParam>, EvalError> {
     Ok(out)
 }
 
-/// The target of reference `slot` of object `idx` (None when absent or −1).
 /// Whether object `idx` is a ParamBlock2: modifiers that know only the old
 /// block's indices refuse one rather than read it by guessed ids.
 pub fn is_param_block2(graph: &SceneGraph, idx: usize) -> bool {
@@ -573,6 +572,7 @@ pub fn is_param_block2(graph: &SceneGraph, idx: usize) -> bool {
         .is_some_and(|c| c.super_class == SC_PARAM_BLOCK2)
 }
 
+/// The target of reference `slot` of object `idx` (None when absent or −1).
 pub fn reference(graph: &SceneGraph, idx: usize, slot: u32) -> Option<usize> {
     graph
         .objects
@@ -583,6 +583,51 @@ pub fn reference(graph: &SceneGraph, idx: usize, slot: u32) -> Option<usize> {
         .and_then(|r| usize::try_from(r.target).ok())
         // A damaged file may name an object past its list.
         .filter(|&t| t < graph.objects.len())
+}
+
+/// The value at `t` of a parameter its controller `ctl` drives: a float
+/// track (or a float list of them) or a Point3 track. Any other controller,
+/// or one that is not decoded, is an error naming it: its value is not
+/// known, and a stand-in (0, or the parameter's default) would be silently
+/// wrong.
+pub(crate) fn driven(
+    eval: &crate::eval::SceneEval,
+    ctl: Option<usize>,
+    t: i32,
+) -> Result<Value, EvalError> {
+    use crate::eval::core::controller::Controller;
+    // An empty slot is how a reference-kind parameter (a node, a material)
+    // with nothing assigned is saved: no number is read from it.
+    let Some(idx) = ctl else {
+        return Ok(Value::Float(0.0));
+    };
+    if let Some(Controller::Point3 { track, .. }) = eval.controller(idx) {
+        let v = track.at(t);
+        return Ok(Value::Vector([v[0] as f32, v[1] as f32, v[2] as f32]));
+    }
+    numeric(eval, idx)?;
+    Ok(Value::Float(eval.float_at(ctl, t, 0.0) as f32))
+}
+
+/// Whether controller `idx` is one `SceneEval::float_at` evaluates: a float
+/// track, or a float list whose entries all are; else why not.
+fn numeric(eval: &crate::eval::SceneEval, idx: usize) -> Result<(), EvalError> {
+    use crate::eval::core::controller::{Controller, ListKind};
+    match eval.controller(idx) {
+        Some(Controller::Float { .. }) => Ok(()),
+        Some(Controller::List {
+            kind: ListKind::Float,
+            subs,
+            ..
+        }) => subs.iter().flatten().try_for_each(|&s| numeric(eval, s)),
+        Some(_) => Err(EvalError::not_evaluated(format!(
+            "a parameter driven by {}",
+            crate::eval::core::coverage::class_name(eval, idx)
+        ))),
+        None => Err(eval.controller_error(idx).unwrap_or_else(|| {
+            EvalError::not_evaluated(format!("controller object {idx} (not decoded)"))
+        })),
+    }
 }
 
 /// A ParamBlock2 record chunk (id, type word, ten unread bytes, flags, then

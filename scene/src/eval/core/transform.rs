@@ -47,6 +47,8 @@ pub struct SceneEval {
     biped_poses: crate::eval::rigs::rig_transform::PoseCache,
     /// IK chains and their solves (eval/rigs/ik/plug.rs).
     ik: crate::eval::rigs::ik::plug::IkState,
+    /// Per object, whether some node names it as its parent (built on first use).
+    parents: OnceLock<Vec<bool>>,
 }
 
 /// The deepest parent chain followed; deeper is treated as a cycle in damaged data.
@@ -96,6 +98,7 @@ impl SceneEval {
             rigs: OnceLock::new(),
             biped_poses: Default::default(),
             ik: Default::default(),
+            parents: OnceLock::new(),
         }
     }
 
@@ -582,6 +585,23 @@ impl SceneEval {
         Mat43::scaling(s)
             .then(&Mat43::rotation(r))
             .then(&Mat43::translation(p))
+    }
+
+    /// Whether some node of the scene has `node` as its parent. One pass over
+    /// the nodes on first use, so asking for every node stays linear.
+    pub fn has_child_nodes(&self, node: usize) -> bool {
+        let parents = self.parents.get_or_init(|| {
+            let mut v = vec![false; self.graph.objects.len()];
+            for (_, n) in self.graph.nodes() {
+                if let Some(p) = n.parent.and_then(|p| usize::try_from(p).ok()) {
+                    if let Some(f) = v.get_mut(p) {
+                        *f = true;
+                    }
+                }
+            }
+            v
+        });
+        parents.get(node).copied().unwrap_or(false)
     }
 
     /// The object a node shows (reference slot 1), and under it the base object of

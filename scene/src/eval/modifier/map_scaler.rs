@@ -39,32 +39,51 @@ const CHANNEL: usize = 3;
 /// not write).
 const CHANNELS: std::ops::RangeInclusive<i32> = 1..=99;
 
+/// What the world-space modifier's block holds: the scale, Wrap Texture,
+/// the stored channel number and the channel it writes (where that number
+/// is saved and a texture channel).
+struct Settings {
+    scale: f64,
+    wrap: bool,
+    stored_channel: i64,
+    channel: Option<i32>,
+}
+
+/// The block of `m`, read once for both the UV-only rule ([`channel`]) and
+/// the refusal's message ([`apply`]); None for the object-space modifier,
+/// whose block's layout is not seen.
+fn settings(m: &Applied, cx: &ModContext) -> Result<Option<Settings>, EvalError> {
+    if m.class != MAP_SCALER_WSM {
+        return Ok(None);
+    }
+    let p = gizmo::params(cx, m, BLOCK)?;
+    let stored_channel = p.int_or(CHANNEL, 1);
+    Ok(Some(Settings {
+        scale: p.float_or(SCALE, 100.0),
+        wrap: p.flag(WRAP, true),
+        stored_channel,
+        channel: p
+            .has(CHANNEL)
+            .then(|| i32::try_from(stored_channel).ok())
+            .flatten()
+            .filter(|c| CHANNELS.contains(c)),
+    }))
+}
+
 /// The channel the modifier writes, where its block says it.
 pub(super) fn channel(m: &Applied, cx: &ModContext) -> Option<i32> {
-    if m.class != MAP_SCALER_WSM {
-        return None;
-    }
-    let p = gizmo::params(cx, m, BLOCK).ok()?;
-    if !p.has(CHANNEL) {
-        return None;
-    }
-    i32::try_from(p.int_or(CHANNEL, 1))
-        .ok()
-        .filter(|c| CHANNELS.contains(c))
+    settings(m, cx).ok()??.channel
 }
 
 /// Always a refusal naming the settings: the layout Max computes is not
 /// derived (see the module comment). The caller keeps the geometry.
 pub(super) fn apply(m: &Applied, cx: &ModContext) -> Result<(), EvalError> {
-    let settings = match (m.class == MAP_SCALER_WSM)
-        .then(|| gizmo::params(cx, m, BLOCK))
-        .transpose()?
-    {
-        Some(p) => format!(
+    let settings = match settings(m, cx)? {
+        Some(s) => format!(
             " (scale {}, Wrap Texture {}, channel {})",
-            p.float_or(SCALE, 100.0),
-            if p.flag(WRAP, true) { "on" } else { "off" },
-            p.int_or(CHANNEL, 1)
+            s.scale,
+            if s.wrap { "on" } else { "off" },
+            s.stored_channel
         ),
         None => String::new(),
     };

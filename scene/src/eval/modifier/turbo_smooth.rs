@@ -280,10 +280,8 @@ pub(super) fn polygon_source(m: &Applied, cx: &ModContext) -> Result<PolySource,
     if class.class_id == mesh::EDITABLE_POLY {
         poly_surface::refuse_polygon_reader(cx.eval, base, cx.t, who)?;
         let object = cx.eval.chunks(base);
-        let (_, loops) = mesh::editable_poly(object)?;
-        let edges = mesh::geom_buffers(object)
-            .ok()
-            .and_then(|g| mesh::mnmesh_edges(g).map_err(|e| e.to_string()).transpose());
+        let (loops, edges) = mesh::editable_poly_edges(object)?;
+        let edges = edges.map_err(|e| e.to_string()).transpose();
         return Ok(PolySource::EditablePoly(loops, edges));
     }
     if primitive::is_primitive(class.class_id) {

@@ -23,9 +23,5 @@ pub fn is_block_head(eval: &SceneEval, node: usize) -> bool {
         .and_then(|o| eval.graph.objects.get(o))
         .and_then(|o| o.class.as_ref())
         .is_some_and(|c| c.class_id == LINK_COMPOSITE);
-    composite
-        && eval
-            .graph
-            .nodes()
-            .any(|(_, n)| n.parent.and_then(|p| usize::try_from(p).ok()) == Some(node))
+    composite && eval.has_child_nodes(node)
 }

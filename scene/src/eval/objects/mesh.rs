@@ -720,8 +720,13 @@ fn triangle_corners(poly: &Poly) -> Vec<[u32; 3]> {
     tris
 }
 
-/// Vertices, polygons and map channels, as [`mnmesh_buffers`] reads them.
-type MnBuffers = (Vec<Vec3>, Vec<Poly>, Vec<PolyMapData>);
+/// The dead-vertex collapse's renumbering: per stored vertex its index among
+/// the live ones (None: dead); None when no vertex is dead.
+type Renumbering = Option<Vec<Option<u32>>>;
+
+/// Vertices, polygons and map channels, as [`mnmesh_buffers`] reads them,
+/// and the renumbering that collapsed the dead vertices.
+type MnBuffers = (Vec<Vec3>, Vec<Poly>, Vec<PolyMapData>, Renumbering);
 
 /// The vertices (0x0100), polygons (0x011a) and map channels of MNMesh
 /// buffers, as an Editable Poly and an Edit Poly Attach record store them.
@@ -745,11 +750,27 @@ fn mnmesh_buffers(geom: &[Chunk]) -> Result<MnBuffers, EvalError> {
 
 /// Decodes the poly buffers of an Editable Poly and triangulates them.
 pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), EvalError> {
+    editable_poly_renumbered(object).map(|(mesh, polys, _)| (mesh, polys))
+}
+
+/// An MNMesh's edge list ([`mnmesh_edges`]): none stored, or why it is not read.
+pub type PolyEdges = Result<Option<Vec<[u32; 2]>>, EvalError>;
+
+/// An Editable Poly's polygons and its edge list ([`mnmesh_edges`]; its
+/// error apart, so that only edge operations refuse), the edges renumbered
+/// as the polygons' dead vertices were collapsed.
+pub fn editable_poly_edges(object: &[Chunk]) -> Result<(Vec<Poly>, PolyEdges), EvalError> {
+    let (_, polys, live) = editable_poly_renumbered(object)?;
+    Ok((polys, edges_renumbered(geom_buffers(object)?, live)))
+}
+
+/// [`editable_poly`] with the dead-vertex renumbering of its buffers.
+fn editable_poly_renumbered(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>, Renumbering), EvalError> {
     let geom = object
         .iter()
         .find(|c| c.id == GEOM_BUFFERS)
         .ok_or_else(|| EvalError::malformed("", "no GeomBuffers (0x08fe) chunk"))?;
-    let (vertices, polys, poly_maps) = mnmesh_buffers(geom.children())?;
+    let (vertices, polys, poly_maps, live) = mnmesh_buffers(geom.children())?;
     let mut spec = match geom.children().iter().find(|c| c.id == POLY_NORMAL_SPEC) {
         Some(c) => {
             let degrees: Vec<usize> = polys.iter().map(|p| p.v.len()).collect();
@@ -805,6 +826,7 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), EvalError> {
             missing_parts: Vec::new(),
         },
         polys,
+        live,
     ))
 }
 
@@ -814,7 +836,7 @@ pub fn editable_poly(object: &[Chunk]) -> Result<(Mesh, Vec<Poly>), EvalError> {
 /// specified normals (0x0300).
 pub fn mnmesh(geom: &[Chunk]) -> Result<crate::eval::objects::poly::PolyMesh, EvalError> {
     use crate::eval::objects::poly::{PolyFace, PolyMap, PolyMesh};
-    let (vertices, polys, maps) = mnmesh_buffers(geom)?;
+    let (vertices, polys, maps, live) = mnmesh_buffers(geom)?;
     let maps = maps
         .into_iter()
         .map(|m| PolyMap {
@@ -854,7 +876,7 @@ pub fn mnmesh(geom: &[Chunk]) -> Result<crate::eval::objects::poly::PolyMesh, Ev
     poly.validate()?;
     // Only edge operations need the numbering; a list that is malformed or
     // not the faces' sides leaves it unknown, and those operations say so.
-    if let Ok(Some(edges)) = mnmesh_edges(geom) {
+    if let Ok(Some(edges)) = edges_renumbered(geom, live) {
         let _ = poly.set_edges(edges);
     }
     Ok(poly)
@@ -867,6 +889,17 @@ pub fn mnmesh(geom: &[Chunk]) -> Result<crate::eval::objects::poly::PolyMesh, Ev
 /// `CollapseDeadStructs`: the live edges in order, their ends renumbered as
 /// the dead vertices of 0x0100 are collapsed (`dead`).
 pub fn mnmesh_edges(geom: &[Chunk]) -> Result<Option<Vec<[u32; 2]>>, EvalError> {
+    // Live vertices renumbered in order, as the collapse renumbers them.
+    let live = match geom.iter().find(|c| c.id == 0x0100) {
+        Some(v) => dead::renumbering(&dead::poly_vertices(v.payload().unwrap_or_default())?),
+        None => None,
+    };
+    edges_renumbered(geom, live)
+}
+
+/// [`mnmesh_edges`] with the dead-vertex renumbering already known (from
+/// [`mnmesh_buffers`], which read the same vertex chunk).
+fn edges_renumbered(geom: &[Chunk], live: Renumbering) -> Result<Option<Vec<[u32; 2]>>, EvalError> {
     const WHAT: &str = "poly edges (0x010a)";
     let Some(c) = geom.iter().find(|c| c.id == 0x010a) else {
         return Ok(None);
@@ -897,24 +930,6 @@ pub fn mnmesh_edges(geom: &[Chunk]) -> Result<Option<Vec<[u32; 2]>>, EvalError> 
             format!("{} bytes left after {n} edges", p.len() - cur.at),
         ));
     }
-    // Live vertices renumbered in order, as the collapse renumbers them.
-    let live: Option<Vec<Option<u32>>> = match geom.iter().find(|c| c.id == 0x0100) {
-        Some(v) => {
-            let vertices = dead::poly_vertices(v.payload().unwrap_or_default())?;
-            let mut next = 0u32;
-            let map: Vec<Option<u32>> = vertices
-                .iter()
-                .map(|v| {
-                    v.map(|_| {
-                        next += 1;
-                        next - 1
-                    })
-                })
-                .collect();
-            map.iter().any(Option::is_none).then_some(map)
-        }
-        None => None,
-    };
     let Some(live) = live else {
         return Ok(Some(raw));
     };

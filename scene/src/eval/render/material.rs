@@ -27,7 +27,6 @@ use serde::Serialize;
 use crate::document::Document;
 use crate::graph::SceneGraph;
 
-use crate::eval::core::controller::Controller;
 use crate::eval::core::pblock::{self, utf16, ParamBlock2, Value};
 use crate::eval::core::transform::SceneEval;
 use crate::eval::render::arnold;
@@ -93,13 +92,11 @@ fn animated_at_0(eval: &SceneEval, pbi: usize, pb: &mut ParamBlock2, what: &str,
         };
         // As the primitives read theirs (float tracks and float lists,
         // Point3 and colour tracks); a non-finite value is not taken.
-        let value = crate::eval::objects::primitive::driven(eval, Some(ctl), 0)
-            .ok()
-            .filter(|v| match v {
-                Value::Float(x) => x.is_finite(),
-                Value::Vector(c) => c.iter().all(|x| x.is_finite()),
-                _ => false,
-            });
+        let value = pblock::driven(eval, Some(ctl), 0).ok().filter(|v| match v {
+            Value::Float(x) => x.is_finite(),
+            Value::Vector(c) => c.iter().all(|x| x.is_finite()),
+            _ => false,
+        });
         match value {
             Some(v) => p.value = v,
             None => m.unmapped.push(format!(
@@ -390,27 +387,20 @@ fn pb2_refs(
 }
 
 /// A colour parameter of block `pb` (object `pbi`): its value, or, where it
-/// is animated, its colour controller's value at time 0, as lights read
-/// theirs. A controller of another kind gives none (the material is then
-/// named as not decoded).
+/// is animated, its colour controller's value at time 0, read as every
+/// animated parameter is ([`pblock::driven`]). A controller of another kind,
+/// or an animated colour that is not finite, gives none (the material is
+/// then named as not decoded).
 fn colour(eval: &SceneEval, pbi: usize, pb: &ParamBlock2, id: u16) -> Option<[f32; 3]> {
     let p = pb.param(id)?;
-    let animated = match p.value {
+    match p.value {
+        Value::Vector(v) => Some(v),
         Value::None => {
-            pblock::reference(&eval.graph, pbi, p.ref_slot?).and_then(|ctl| eval.controller(ctl))
-        }
-        _ => None,
-    };
-    colour_value(&p.value, animated)
-}
-
-fn colour_value(value: &Value, animated: Option<&Controller>) -> Option<[f32; 3]> {
-    match (value, animated) {
-        (Value::Vector(v), _) => Some(*v),
-        (Value::None, Some(Controller::Point3 { track, .. })) => {
-            let v = track.at(0);
-            let c = [v[0] as f32, v[1] as f32, v[2] as f32];
-            c.iter().all(|x| x.is_finite()).then_some(c)
+            let ctl = pblock::reference(&eval.graph, pbi, p.ref_slot?)?;
+            match pblock::driven(eval, Some(ctl), 0).ok()? {
+                Value::Vector(c) => c.iter().all(|x| x.is_finite()).then_some(c),
+                _ => None,
+            }
         }
         _ => None,
     }
@@ -895,43 +885,12 @@ pub fn file_base(path: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::core::controller::Track;
 
     fn utf16z(s: &str) -> Vec<u8> {
         let mut v = (s.encode_utf16().count() as u32).to_le_bytes().to_vec();
         v.extend(s.encode_utf16().flat_map(u16::to_le_bytes));
         v.extend([0, 0]);
         v
-    }
-
-    /// shultays' map.max (Max 9) animates three Blinn blocks' ambient and
-    /// diffuse with Bezier Color controllers: the parameter holds no value,
-    /// the controller does.
-    #[test]
-    fn an_animated_colour_is_its_controller_at_time_0() {
-        let ctl = Controller::Point3 {
-            class: "Bezier Color".into(),
-            track: Track::Constant {
-                value: [0.25, 0.5, 1.0],
-            },
-            range: None,
-        };
-        assert_eq!(
-            colour_value(&Value::None, Some(&ctl)),
-            Some([0.25, 0.5, 1.0])
-        );
-        assert_eq!(
-            colour_value(&Value::Vector([1.0, 0.0, 0.0]), None),
-            Some([1.0, 0.0, 0.0])
-        );
-        // Animated without a colour controller: none, named upstream.
-        assert_eq!(colour_value(&Value::None, None), None);
-        let float = Controller::Float {
-            class: "Bezier Float".into(),
-            track: Track::Constant { value: [0.5] },
-            range: None,
-        };
-        assert_eq!(colour_value(&Value::None, Some(&float)), None);
     }
 
     #[test]

@@ -77,15 +77,9 @@ pub(super) fn collapse(
         }
         polys.retain(|p| !p.v.is_empty());
     }
-    let mut renumber = Vec::with_capacity(vertices.len());
-    let mut kept = Vec::with_capacity(vertices.len());
-    for v in &vertices {
-        renumber.push(v.map(|_| kept.len() as u32));
-        if let Some(v) = v {
-            kept.push(*v);
-        }
-    }
-    if kept.len() != vertices.len() {
+    let kept: Vec<Vec3> = vertices.iter().flatten().copied().collect();
+    let renumber = renumbering(&vertices);
+    if let Some(renumber) = &renumber {
         for (i, p) in polys.iter_mut().enumerate() {
             for x in &mut p.v {
                 *x = renumber
@@ -101,7 +95,24 @@ pub(super) fn collapse(
             }
         }
     }
-    Ok((kept, polys, maps))
+    Ok((kept, polys, maps, renumber))
+}
+
+/// The collapse's renumbering of stored vertices: each live one's index
+/// among the live ones in order, None for a dead one; None when none is
+/// dead (nothing moves).
+pub(super) fn renumbering(vertices: &[Option<Vec3>]) -> Option<Vec<Option<u32>>> {
+    let mut next = 0u32;
+    let map: Vec<Option<u32>> = vertices
+        .iter()
+        .map(|v| {
+            v.map(|_| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect();
+    map.iter().any(Option::is_none).then_some(map)
 }
 
 #[cfg(test)]
@@ -199,6 +210,35 @@ mod tests {
         // Per-face records (no 0x011a) keep their flags unread: refused.
         let err = super::super::poly_selected_triangles(&[vertices()]).unwrap_err();
         assert!(err.to_string().contains("per-face records"), "{err}");
+    }
+
+    /// The edges of [`geom`]'s two live polygons as stored (vertices 1, 2,
+    /// 4, 5) with a dead edge (its flags alone) among them: every reader
+    /// gives them renumbered as the vertices were collapsed, whether it
+    /// reads the vertex chunk again or takes the renumbering of the buffers.
+    #[test]
+    fn edges_follow_the_vertex_collapse_in_every_reader() {
+        let mut children = geom(None)[0].children().to_vec();
+        let stored = [[1, 2], [2, 4], [4, 1], [2, 5], [5, 4]];
+        let mut e = words(&[6]);
+        for (i, [a, b]) in stored.into_iter().enumerate() {
+            if i == 2 {
+                e.extend(words(&[MN_DEAD]));
+            }
+            e.extend(words(&[0, a, b]));
+        }
+        children.push(Chunk::leaf(0x010a, e));
+        let want = vec![[0, 1], [1, 2], [2, 0], [1, 3], [3, 2]];
+        assert_eq!(
+            super::super::mnmesh_edges(&children).expect("reads"),
+            Some(want.clone())
+        );
+        let poly = super::super::mnmesh(&children).expect("poly");
+        assert_eq!(poly.edges, Some(want.clone()));
+        let object = [Chunk::container(0x08fe, children)];
+        let (polys, edges) = super::super::editable_poly_edges(&object).expect("poly");
+        assert_eq!(polys.len(), 2);
+        assert_eq!(edges.expect("reads"), Some(want));
     }
 
     #[test]
