@@ -64,18 +64,22 @@ fn fbx_colours(rel: &str) -> Vec<(String, [u8; 3])> {
         .collect()
 }
 
+/// The node named `name`, if the scene has one (the FBX also names nodes
+/// the .max holds otherwise, such as its own root).
+fn find_node(eval: &SceneEval, name: &str) -> Option<usize> {
+    eval.graph
+        .nodes()
+        .find(|(_, n)| n.name == name)
+        .map(|(o, _)| o.index)
+}
+
 #[test]
 fn object_colours_are_the_colours_max_exports() {
     let mut compared = 0;
     for (max, fbx) in SCENES {
         let eval = maxfs_tests::corpus_eval(max);
         for (name, want) in fbx_colours(fbx) {
-            let Some(node) = eval
-                .graph
-                .objects
-                .iter()
-                .position(|o| o.node.as_ref().is_some_and(|n| n.name == name))
-            else {
+            let Some(node) = find_node(&eval, &name) else {
                 continue;
             };
             let got = object_colour(&eval, node);
@@ -103,12 +107,7 @@ fn layer_of(eval: &SceneEval, node: usize) -> usize {
 fn a_node_coloured_by_layer_takes_its_layers_colour() {
     const FILE: &str = "max/kenji-room/Kenjis_Sofa.max";
     let plain = maxfs_tests::corpus_eval(FILE);
-    let node = plain
-        .graph
-        .objects
-        .iter()
-        .position(|o| o.node.as_ref().is_some_and(|n| n.name == "Box007"))
-        .expect("Box007");
+    let node = maxfs_tests::node_index(&plain, "Box007");
     let own = plain.graph.objects[node]
         .node
         .as_ref()
@@ -152,12 +151,7 @@ fn nodes_without_a_material_are_written_in_their_object_colour() {
         let (json, _) = maxfs_exporters::gltf::glb::read(&e.glb).expect("glb");
         let g: serde_json::Value = serde_json::from_slice(json).expect("json");
         for (name, want) in fbx_colours(fbx) {
-            let Some(node) = eval
-                .graph
-                .objects
-                .iter()
-                .position(|o| o.node.as_ref().is_some_and(|n| n.name == name))
-            else {
+            let Some(node) = find_node(&eval, &name) else {
                 continue;
             };
             if maxfs_scene::eval::render::material::node_material(&eval.graph, node).is_some() {
