@@ -5,27 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use maxfs_exporters::nel;
-
-/// xorshift64*: small, seeded, reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545F4914F6CDD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
+use maxfs_tests::mutation::Rng;
 
 fn seeds() -> Vec<PathBuf> {
     let root = maxfs_tests::corpus_dir().join("nel");
