@@ -59,6 +59,11 @@ pub struct ExportArgs {
     /// Parallel jobs (default: one per core).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
+    /// Memory budget of one file's evaluated meshes, in MiB: a mesh that would
+    /// take a file past it is refused naming the budget (the file is partial).
+    /// The export holds at most jobs × this.
+    #[arg(long, default_value_t = maxfs_scene::eval::DEFAULT_MESH_BUDGET >> 20)]
+    pub meshes_mb: u64,
     /// Where `<file>.max.tag` files go (default: the output directory).
     #[arg(long)]
     pub tag_dir: Option<PathBuf>,
@@ -204,6 +209,8 @@ struct Job<'a> {
     bank: &'a Option<Arc<maxfs_exporters::nel::export::zone::TileBankFile>>,
     force: bool,
     claims: &'a Claims,
+    /// Bytes of evaluated meshes one file may hold.
+    mesh_bytes: u64,
 }
 
 fn modified(p: &Path) -> Option<SystemTime> {
@@ -365,6 +372,7 @@ fn export_document(job: &Job, index: usize, p: &Path, r: &mut FileResult) -> Res
     // One evaluation for every kind and the glTF: meshes are computed once.
     let eval = maxfs_scene::eval::SceneEval::from_document(doc)
         .map_err(|e| format!("scene not readable: {e}"))?;
+    eval.set_mesh_budget(job.mesh_bytes);
     r.unevaluated = maxfs_scene::eval::core::coverage::scene_gaps(&eval)
         .iter()
         .map(|g| g.summary())
@@ -523,6 +531,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
         bank: &bank,
         force: args.force,
         claims: &claims,
+        mesh_bytes: args.meshes_mb.saturating_mul(1 << 20),
     };
     let pb = walk::progress(files.len() as u64, "exporting");
     let results: Vec<FileResult> = pool.install(|| {

@@ -24,6 +24,7 @@ fn args(paths: Vec<PathBuf>, out: &Path) -> ExportArgs {
         ps_path: Vec::new(),
         bank: None,
         jobs: Some(2),
+        meshes_mb: maxfs_scene::eval::DEFAULT_MESH_BUDGET >> 20,
         tag_dir: None,
         force: false,
         json: true,
@@ -366,6 +367,29 @@ fn unevaluated_parts_make_the_export_partial() {
     b.gltf = true;
     assert_eq!(run(b), ExitCode::SUCCESS);
     assert!(out.path().join("block.max.tag").exists());
+}
+
+/// `--meshes-mb`: a file whose meshes do not fit the per-file budget is
+/// partial (no tag, the run fails) and its report names the budget; with
+/// the default budget the same file exports whole.
+#[test]
+fn the_mesh_budget_makes_an_export_partial_by_name() {
+    let sofa = corpus_dir().join("max/kenji-room/Kenjis_Sofa.max");
+    let out = tempfile::tempdir().unwrap();
+    let report = out.path().join("report.json");
+    let mut a = args(vec![sofa.clone()], out.path());
+    a.meshes_mb = 0;
+    a.report = Some(report.clone());
+    assert_eq!(run(a), ExitCode::FAILURE);
+    assert!(!out.path().join("Kenjis_Sofa.max.tag").exists());
+    let text = std::fs::read_to_string(&report).expect("report");
+    assert!(text.contains("per-file budget"), "{text}");
+    let mut b = args(vec![sofa], out.path());
+    b.report = Some(report.clone());
+    assert_eq!(run(b), ExitCode::SUCCESS);
+    assert!(out.path().join("Kenjis_Sofa.max.tag").exists());
+    let text = std::fs::read_to_string(&report).expect("report");
+    assert!(!text.contains("per-file budget"), "{text}");
 }
 
 /// `--layout nel` (build_gamedata's `*ExportDirectory` names): every NeL

@@ -23,6 +23,7 @@ fn export(src: &Path, out: &Path, kinds: &[&str], gltf: bool) -> ExitCode {
         ps_path: Vec::new(),
         bank: None,
         jobs: Some(1),
+        meshes_mb: maxfs_scene::eval::DEFAULT_MESH_BUDGET >> 20,
         tag_dir: None,
         force: false,
         json: true,

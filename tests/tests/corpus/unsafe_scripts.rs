@@ -116,6 +116,7 @@ fn batch_export_names_unsafe_scripts() {
         ps_path: Vec::new(),
         bank: None,
         jobs: Some(1),
+        meshes_mb: maxfs_scene::eval::DEFAULT_MESH_BUDGET >> 20,
         tag_dir: None,
         force: false,
         json: false,

@@ -124,7 +124,7 @@ impl MeshMemo {
             Err(held) => Some(Err(EvalError::Limit {
                 what: format!(
                     "evaluated meshes of this file: a mesh of {n} bytes with {held} bytes \
-                     held (the per-file budget, maxfs mount --meshes-mb)"
+                     held (the per-file budget, --meshes-mb)"
                 ),
                 limit: budget,
             })),
