@@ -47,9 +47,14 @@ pub struct Scale {
 /// Standard's glossiness when a material stores none (Max's default, 10).
 const DEFAULT_GLOSSINESS: f32 = 0.1;
 
-/// A Max material and, when its colour is the node's, that colour
-/// (`usize::MAX`: no material, the node's object colour).
-pub(super) type MaterialKey = (usize, Option<[u8; 3]>);
+/// What a glTF material is made from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum MaterialKey {
+    /// A Max material and, when its colour is the node's, that colour.
+    Max(usize, Option<[u8; 3]>),
+    /// No material: the node's object colour.
+    ObjectColour([u8; 3]),
+}
 
 /// The model under construction and its binary buffer.
 pub(super) struct Builder<'a> {
@@ -383,7 +388,7 @@ impl Builder<'_> {
         let colour = node.filter(|_| self.is_by_object(cur)).and_then(|n| {
             maxfs_scene::eval::render::object_colour::object_colour(self.eval, n).map(|c| c.0)
         });
-        if let Some(done) = self.materials.get(&(cur, colour)) {
+        if let Some(done) = self.materials.get(&MaterialKey::Max(cur, colour)) {
             return *done;
         }
         let m = mtl::material(self.eval, cur)?;
@@ -400,32 +405,25 @@ impl Builder<'_> {
             },
             None => m.sub_materials.is_empty().then(|| self.pbr(&m, colour)),
         };
-        self.materials.insert((cur, colour), made);
+        self.materials.insert(MaterialKey::Max(cur, colour), made);
         made
     }
 
-    /// The material of a node without one: its object colour, matte as
-    /// Max's default Standard material (glossiness 10, as `pbr` maps it).
-    /// One per colour; `None` when the node's colour is not stored.
+    /// The material of a node without one: Max's default Standard material
+    /// (glossiness 10, nothing else set) in the node's object colour. One per
+    /// colour; `None` when the node's colour is not stored.
     fn object_colour_material(&mut self, node: usize) -> Option<Index<json::Material>> {
         let (c, _) = maxfs_scene::eval::render::object_colour::object_colour(self.eval, node)?;
-        let key = (usize::MAX, Some(c));
+        let key = MaterialKey::ObjectColour(c);
         if let Some(done) = self.materials.get(&key) {
             return *done;
         }
-        let base = c.map(|v| f32::from(v) / 255.0);
-        let made = self.root.push(json::Material {
-            name: Some(format!("object colour {} {} {}", c[0], c[1], c[2])),
-            pbr_metallic_roughness: json::material::PbrMetallicRoughness {
-                base_color_factor: json::material::PbrBaseColorFactor([
-                    base[0], base[1], base[2], 1.0,
-                ]),
-                metallic_factor: json::material::StrengthFactor(0.0),
-                roughness_factor: json::material::StrengthFactor(1.0 - DEFAULT_GLOSSINESS),
-                ..Default::default()
-            },
+        let standard = mtl::Material {
+            name: format!("object colour {} {} {}", c[0], c[1], c[2]),
+            diffuse: Some(c.map(|v| f32::from(v) / 255.0)),
             ..Default::default()
-        });
+        };
+        let made = self.pbr(&standard, None);
         self.materials.insert(key, Some(made));
         Some(made)
     }

@@ -6,6 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use maxfs_scene::eval::render::object_colour;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Typed;
 
@@ -72,30 +73,29 @@ pub fn render(typed: &Typed, eval: Result<&SceneEval, &str>) -> Vec<u8> {
     }
     let nodes: Vec<Node> = g
         .nodes()
-        .map(|(o, n)| Node {
-            index: o.index,
-            name: &n.name,
-            class: o.class.as_ref().map(|c| c.name.as_str()),
-            parent: n.parent,
-            parent_name: n.parent.and_then(name_of),
-            children: children.get(&(o.index as u32)).cloned().unwrap_or_default(),
-            flags: n.flags.map(json::id32),
-            version: n.version,
-            offset_position: n.offset_position.as_ref().map(|v| f32s_value(v)),
-            offset_rotation: n.offset_rotation.as_ref().map(|v| f32s_value(v)),
-            offset_scale: n.offset_scale.as_ref().map(|v| f32s_value(v)),
-            wire_colour: n.wire_colour,
-            colour_by_layer: n.colour_by_layer,
-            object_colour: eval.ok().and_then(|e| {
-                maxfs_scene::eval::render::object_colour::object_colour(e, o.index).map(|c| c.0)
-            }),
-            layer: eval.ok().and_then(|e| {
-                maxfs_scene::eval::render::object_colour::layer(e, o.index).map(|l| Layer {
+        .map(|(o, n)| {
+            let layer = eval.ok().and_then(|e| object_colour::layer(e, o.index));
+            Node {
+                index: o.index,
+                name: &n.name,
+                class: o.class.as_ref().map(|c| c.name.as_str()),
+                parent: n.parent,
+                parent_name: n.parent.and_then(name_of),
+                children: children.get(&(o.index as u32)).cloned().unwrap_or_default(),
+                flags: n.flags.map(json::id32),
+                version: n.version,
+                offset_position: n.offset_position.as_ref().map(|v| f32s_value(v)),
+                offset_rotation: n.offset_rotation.as_ref().map(|v| f32s_value(v)),
+                offset_scale: n.offset_scale.as_ref().map(|v| f32s_value(v)),
+                wire_colour: n.wire_colour,
+                colour_by_layer: n.colour_by_layer,
+                object_colour: object_colour::shown(n, layer.as_ref()).map(|c| c.0),
+                layer: layer.map(|l| Layer {
                     name: l.name,
                     colour: l.colour,
-                })
-            }),
-            transform: transforms.remove(&o.index),
+                }),
+                transform: transforms.remove(&o.index),
+            }
         })
         .collect();
     #[derive(Serialize)]

@@ -5,6 +5,7 @@
 //! geometry's `Color`, which pinned the rule (docs/max-format.md, "Object
 //! colour").
 
+use maxfs_file::graph::NodeInfo;
 use maxfs_file::typed::ClassId;
 
 use crate::eval::SceneEval;
@@ -60,11 +61,17 @@ pub enum Source {
 /// The colour 3ds Max shows for `node`, 8-bit RGB, and where it comes from;
 /// `None` when the colour it needs is not stored (or `node` is not a node).
 pub fn object_colour(eval: &SceneEval, node: usize) -> Option<([u8; 3], Source)> {
-    let o = eval.graph.objects.get(node)?;
-    let info = o.node.as_ref()?;
+    let info = eval.graph.objects.get(node)?.node.as_ref()?;
+    let layer = info.colour_by_layer.then(|| layer(eval, node)).flatten();
+    shown(info, layer.as_ref())
+}
+
+/// The colour a node with `info` on `layer` shows (for a reader that has
+/// looked its layer up already).
+pub fn shown(info: &NodeInfo, layer: Option<&Layer>) -> Option<([u8; 3], Source)> {
     if !info.colour_by_layer {
         return info.wire_colour.map(|c| (c, Source::Node));
     }
-    let l = layer(eval, node)?;
+    let l = layer?;
     l.colour.map(|c| (c, Source::Layer(l.object)))
 }
