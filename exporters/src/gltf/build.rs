@@ -295,6 +295,14 @@ impl Builder<'_> {
         texmap: usize,
     ) -> Option<ExportResult<json::texture::Info>> {
         let t = mtl::texmap(self.eval, texmap, self.assets)?;
+        if t.file.is_none() && t.asset.is_some() {
+            // A Bitmap naming its image by an asset the file does not list.
+            return Some(Err(ExportError::invalid(format!(
+                "{slot} map {:?}: {}",
+                t.name,
+                t.errors.join("; ")
+            ))));
+        }
         let stored = t.file.clone().filter(|f| !mtl::file_base(f).is_empty())?;
         let shown = mtl::file_base(&stored).to_string();
         Some(

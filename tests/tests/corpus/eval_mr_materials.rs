@@ -219,7 +219,184 @@ fn arch_design_values_and_diffuse_map() {
     );
 }
 
-/// A reflection flag (9/10, not told apart) set is named, not guessed.
+/// The 24 texmap parameters (120‥143, slots 0‥23, every one the node's
+/// Bitmap) with the on-flags (150‥173) of `on` set and the others off.
+fn arch_design_maps(on: &[u16]) -> Vec<P> {
+    let mut values = Vec::new();
+    for k in 0..24 {
+        values.push((120 + k, TEXMAP, None));
+    }
+    for k in 0..24 {
+        values.push((150 + k, BOOL, b(on.contains(&k))));
+    }
+    values
+}
+
+/// fibll/CG's Arch & Design materials (public; Stone1.max "01 - Default"):
+/// the diffuse Bitmap also on mapM2 and mapM17, bump amount (197) 0.8,
+/// reflection glossiness 0.3. By the block's public parameter order mapM2 is
+/// refl_color_map and mapM17 bump_map: the reflection colour map is named as
+/// not exported, the bump takes its amount, and a plain Bitmap on the bump
+/// (a height bump) gives no glTF normal texture but a named warning.
+#[test]
+fn arch_design_maps_by_name_and_bump_amount() {
+    let mut values: Vec<P> = vec![
+        (0, FRGBA, frgba([0.5; 3])),
+        (2, FLOAT, f(1.0)),
+        (6, FLOAT, f(0.3)),
+        (197, FLOAT, f(0.8)),
+    ];
+    values.extend(arch_design_maps(&[0, 2, 17]));
+    let (eval, mtl, bitmap) = with_material(ARCH_DESIGN, "Arch & Design", &values);
+    let m = material::material(&eval, mtl).expect("material");
+    let on: Vec<(&str, Option<f32>)> = m
+        .maps
+        .iter()
+        .filter(|r| r.enabled == Some(true))
+        .map(|r| (r.slot.as_str(), r.amount))
+        .collect();
+    assert_eq!(
+        on,
+        [
+            ("base_color", None),
+            ("refl_color", None),
+            ("bump", Some(0.8))
+        ],
+        "{:?}",
+        m.maps
+    );
+    assert!(m.maps.iter().all(|r| r.texmap == bitmap));
+    assert!(m.maps.iter().any(|r| r.slot == "self_illum"));
+    assert_eq!(m.unmapped, ["refl_color map (not exported)"], "{m:?}");
+    let images = maxfs_tests::stand_in_images(&eval);
+    let search = maxfs_exporters::gltf::TextureSearch {
+        max_dir: Some(images.path().to_path_buf()),
+        ..Default::default()
+    };
+    let (ms, warnings) = maxfs_exporters::gltf::materials_only(&eval, &search, &[mtl]);
+    let g = serde_json::to_value(ms[0].clone().expect("a material")).expect("json");
+    assert!(g.get("normalTexture").is_none(), "{g}");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("bump map of class \"Bitmap\"")),
+        "{warnings:?}"
+    );
+}
+
+/// The same bump slot holding the Normal Bump of max2024-rico's
+/// NewModularWallWindowCorner.max ("Material #2"; the material is built in
+/// that file, on WallWindowCorner01): its normal Bitmap is the glTF normal
+/// texture, scaled by the bump amount 0.44 (fibll's other stored value).
+#[test]
+fn arch_design_normal_bump_is_the_normal_texture() {
+    let rel = "max/max2024-rico/NewModularWallWindowCorner.max";
+    let src_eval = SceneEval::from_document(
+        maxfs_scene::Document::open(&maxfs_tests::corpus_dir().join(rel)).expect("opens"),
+    )
+    .expect("scene");
+    let all = material_view::materials_with_assets(&src_eval, &material::Assets::of(&src_eval.doc));
+    let normal_bump = all
+        .iter()
+        .find(|m| m.name == "Material #2")
+        .and_then(|m| m.maps.iter().find(|r| r.slot == "bump"))
+        .expect("Material #2 has a bump map")
+        .texmap;
+    let mut edit = SceneEdit::open(rel);
+    let node = edit.node("WallWindowCorner01");
+    let template = edit.pb2_template();
+    let dll = edit.add_dll("mental ray materials (synthetic)", "mrmaterialattribs.dlt");
+    let cls = edit.add_class(dll, ARCH_DESIGN, SC_MATERIAL, "Arch & Design");
+    let pb2 = edit
+        .class_index(PARAMBLOCK2)
+        .unwrap_or_else(|| edit.add_class(-1, PARAMBLOCK2, 0x82, "ParamBlock2"));
+    let mut values: Vec<P> = vec![(0, FRGBA, frgba([0.5; 3])), (197, FLOAT, f(0.44))];
+    values.extend(arch_design_maps(&[17]));
+    let pb = edit.add_object(pb2, block(template, &values));
+    for k in 0..24 {
+        edit.append_reference(pb, if k == 17 { normal_bump as i32 } else { -1 });
+    }
+    let name = Chunk::container(0x4000, vec![Chunk::leaf(0x4001, wide("Synthetic"))]);
+    let mtl = edit.add_object(cls, vec![name]);
+    edit.append_reference(mtl, pb as i32);
+    edit.set_reference(node, 3, mtl as i32);
+    let eval = SceneEval::from_document(edit.finish()).expect("scene");
+    let m = material::material(&eval, mtl).expect("material");
+    assert!(m.unmapped.is_empty(), "{m:?}");
+    let images = maxfs_tests::stand_in_images(&eval);
+    let search = maxfs_exporters::gltf::TextureSearch {
+        max_dir: Some(images.path().to_path_buf()),
+        ..Default::default()
+    };
+    let (ms, warnings) = maxfs_exporters::gltf::materials_only(&eval, &search, &[mtl]);
+    let g = serde_json::to_value(ms[0].clone().expect("a material")).expect("json");
+    let scale = g["normalTexture"]["scale"].as_f64();
+    let scale = scale.unwrap_or_else(|| panic!("no normal texture: {g} {warnings:?}"));
+    assert!((scale - 0.44).abs() < 1e-6, "{g}");
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+/// A Bitmap naming its image by an asset the file's asset table does not
+/// hold (NewModularWallWindowCorner's normal Bitmap copied into another
+/// file) is named in the texmap's errors and in the glTF warnings, not
+/// dropped.
+#[test]
+fn a_bitmap_asset_missing_from_the_table_is_named() {
+    let rel = "max/max2024-rico/NewModularWallWindowCorner.max";
+    let src_eval = SceneEval::from_document(
+        maxfs_scene::Document::open(&maxfs_tests::corpus_dir().join(rel)).expect("opens"),
+    )
+    .expect("scene");
+    let all = material_view::materials_with_assets(&src_eval, &material::Assets::of(&src_eval.doc));
+    let normal_bump = all
+        .iter()
+        .find(|m| m.name == "Material #2")
+        .and_then(|m| m.maps.iter().find(|r| r.slot == "bump"))
+        .expect("Material #2 has a bump map")
+        .texmap;
+    let Scene {
+        mut edit,
+        node,
+        template,
+        ..
+    } = scene();
+    let mut src = SceneEdit::open(rel);
+    let copied = edit.transplant(&mut src, normal_bump)[0].1;
+    let dll = edit.add_dll("mental ray materials (synthetic)", "mrmaterialattribs.dlt");
+    let cls = edit.add_class(dll, ARCH_DESIGN, SC_MATERIAL, "Arch & Design");
+    let pb2 = edit
+        .class_index(PARAMBLOCK2)
+        .unwrap_or_else(|| edit.add_class(-1, PARAMBLOCK2, 0x82, "ParamBlock2"));
+    let mut values: Vec<P> = vec![(0, FRGBA, frgba([0.5; 3]))];
+    values.extend(arch_design_maps(&[17]));
+    let pb = edit.add_object(pb2, block(template, &values));
+    for k in 0..24 {
+        edit.append_reference(pb, if k == 17 { copied as i32 } else { -1 });
+    }
+    let name = Chunk::container(0x4000, vec![Chunk::leaf(0x4001, wide("Synthetic"))]);
+    let mtl = edit.add_object(cls, vec![name]);
+    edit.append_reference(mtl, pb as i32);
+    edit.set_reference(node, 3, mtl as i32);
+    let eval = SceneEval::from_document(edit.finish()).expect("scene");
+    let assets = material::Assets::of(&eval.doc);
+    let bump = material::texmap(&eval, copied, &assets).expect("a texmap");
+    let bitmap = material::texmap(&eval, bump.sub_maps[0], &assets).expect("its Bitmap");
+    assert!(bitmap.file.is_none());
+    assert!(
+        bitmap.errors.iter().any(|e| e.contains("asset table")),
+        "{bitmap:?}"
+    );
+    let search = maxfs_exporters::gltf::TextureSearch::default();
+    let (_, warnings) = maxfs_exporters::gltf::materials_only(&eval, &search, &[mtl]);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("bump map") && w.contains("asset table")),
+        "{warnings:?}"
+    );
+}
+
+/// The highlights-only flag (9) set is named, not guessed.
 #[test]
 fn arch_design_metal_flag_is_named() {
     let values: Vec<P> = vec![

@@ -9,15 +9,28 @@
 //! 17 refr_samples (8), 19 refr_ior (1.4), 20 refr_weight ("transparency",
 //! 0.0); 36/37/38 BRDF at 0°/90° and curve (0.2, 1.0, 5.0); 300 self
 //! illumination on, 303 its filter colour, 305 Kelvin (6500), 307 luminance
-//! (1500 cd/m²). Texmap parameters 120‥143 are mapM0‥mapM23 in documented order
-//! (mapM0 the diffuse colour map), each owning reference slot `id − 120`, with
-//! its on/off flag at `id + 30`.
+//! (1500 cd/m²). Texmap parameters 120‥143 are mapM0‥mapM23, each owning
+//! reference slot `id − 120`, with its on/off flag at `id + 30`.
+//!
+//! Which map and which flag is which follows the block's parameter order as
+//! two public listings give it: a MaxPlus script that sets every parameter of
+//! the block in order (refl_color, refl_gloss, refl_samples, refl_interp,
+//! refl_hlonly, refl_metal, refl_weight — our pinned 5, 6, 7, 8, 9, 10, 11 —
+//! then the 23 `*_map_on` flags) and mental ray's mia_material shader
+//! declaration (the 24 maps in the same order, self_illum_map last). So 9 is
+//! highlights-only and 10 metal, and [`MAP_NAMES`] names mapM0‥23. Parameter
+//! 197 is the bump amount (bump_map_amt): 0.3, MAXScript's default, in the 585
+//! of the 630 materials of aintech/BitDefence and fibll/CG that hold no bump
+//! map, and 1.0, 0.8 or 0.44 in every one of the 45 that hold one.
 //!
 //! Mapped as Physical Material's values: base = diff_weight × diff_color with
-//! mapM0 on base_color, roughness = 1 − refl_gloss, transparency = refr_weight.
-//! Not pinned, so named in `unmapped` when they matter: the two reflection
-//! flags 9/10 (highlights-only / metal, not told apart), self illumination
-//! when on (photometric units), and any other map that is set.
+//! mapM0 on base_color, roughness = 1 − refl_gloss, transparency = refr_weight;
+//! the bump map (mapM17) and cutout map (mapM19) go where Physical's do (the
+//! glTF normal texture, scaled by the bump amount, when the map is a Normal
+//! Bump; alpha mask). Named in `unmapped` when they matter: highlights-only and
+//! metal reflections (no glTF counterpart: glTF's reflections are neither),
+//! self illumination when on (photometric units), and any other map that is
+//! set.
 
 use crate::eval::core::pblock::{self, ParamBlock2};
 use crate::eval::core::transform::SceneEval;
@@ -30,8 +43,12 @@ pub const ARCH_DESIGN: (u32, u32) = (0x70b0_5735, 0x4a16_3654);
 const DIFF_COLOR: u16 = 0;
 const DIFF_WEIGHT: u16 = 2;
 const REFL_GLOSS: u16 = 6;
-/// Highlights-only and metal flags: which is which is not pinned.
-const REFL_FLAGS: [u16; 2] = [9, 10];
+/// Reflections as highlights only (no traced reflections).
+const REFL_HLONLY: u16 = 9;
+/// Metal reflections: tinted by the diffuse colour.
+const REFL_METAL: u16 = 10;
+/// The bump map's amount (bump_map_amt).
+const BUMP_AMOUNT: u16 = 197;
 const REFR_WEIGHT: u16 = 20;
 const SELF_ILLUM_ON: u16 = 300;
 /// mapM0, the diffuse colour map; mapM1‥mapM23 follow.
@@ -39,11 +56,55 @@ const MAP_FIRST: u16 = 120;
 const MAP_LAST: u16 = 143;
 const MAP_ON: u16 = 30;
 
+/// mapM0‥mapM23 by their MAXScript names (without `_map`).
+pub const MAP_NAMES: [&str; 24] = [
+    "diff_color",
+    "diff_rough",
+    "refl_color",
+    "refl_gloss",
+    "refr_color",
+    "refr_gloss",
+    "refr_ior",
+    "refr_transc",
+    "refr_transw",
+    "anisotropy",
+    "anisoangle",
+    "refl_falloff_color",
+    "refr_falloff_color",
+    "indirect_multiplier",
+    "fg_quality",
+    "ao_dark",
+    "ao_ambient",
+    "bump",
+    "displacement",
+    "cutout",
+    "environment",
+    "add_color",
+    "radius",
+    "self_illum",
+];
+
+/// The material slot of mapM`k`: the shared names of the slots the glTF export
+/// carries (`base_color`, `bump`, `cutout`), the MAXScript name otherwise.
+fn slot_name(k: usize) -> String {
+    match MAP_NAMES.get(k) {
+        Some(&"diff_color") => "base_color".into(),
+        Some(name) => (*name).into(),
+        None => format!("mapM{k}"),
+    }
+}
+
+/// Slots whose maps the glTF export carries (as Physical Material's).
+const EXPORTED: [&str; 3] = ["base_color", "bump", "cutout"];
+
 /// The block's values as Physical Material's, and what is set but not mapped.
 pub fn to_pbr(pb: &ParamBlock2) -> (Pbr, Vec<String>) {
     let mut unmapped = Vec::new();
-    if REFL_FLAGS.iter().any(|&id| boolean(pb, id) == Some(true)) {
-        unmapped.push("reflection highlights-only/metal flag (ids 9/10 not pinned)".into());
+    if boolean(pb, REFL_HLONLY) == Some(true) {
+        unmapped.push("reflections as highlights only (no glTF counterpart)".into());
+    }
+    if boolean(pb, REFL_METAL) == Some(true) {
+        unmapped.push("metal reflections tinted by the diffuse colour (not mapped)".into());
     }
     if boolean(pb, SELF_ILLUM_ON) == Some(true) {
         unmapped.push("self illumination (photometric luminance)".into());
@@ -87,21 +148,24 @@ pub fn arch_design(eval: &SceneEval, idx: usize, m: &mut Material) {
         } else {
             None
         };
-        let slot = if p.id == MAP_FIRST {
-            "base_color".to_string()
-        } else if (MAP_FIRST..=MAP_LAST).contains(&p.id) {
-            format!("mapM{}", p.id - MAP_FIRST)
+        let slot = if (MAP_FIRST..=MAP_LAST).contains(&p.id) {
+            slot_name(usize::from(p.id - MAP_FIRST))
         } else {
             format!("map{}", p.id)
         };
-        if slot != "base_color" && enabled != Some(false) {
-            m.unmapped.push(format!("{slot} map"));
+        if !EXPORTED.contains(&slot.as_str()) && enabled != Some(false) {
+            m.unmapped.push(format!("{slot} map (not exported)"));
         }
+        let amount = if slot == "bump" {
+            float(&pb, BUMP_AMOUNT)
+        } else {
+            None
+        };
         m.maps.push(MapRef {
             slot,
             texmap: t,
             enabled,
-            amount: None,
+            amount,
         });
     }
 }

@@ -784,6 +784,12 @@ pub fn texmap(eval: &SceneEval, idx: usize, assets: &Assets) -> Option<Texmap> {
                         t.asset = Some(guid.iter().map(|b| format!("{b:02x}")).collect());
                         if t.file.is_none() {
                             t.file = assets.path(&guid).map(str::to_string);
+                            if t.file.is_none() {
+                                t.errors.push(format!(
+                                    "its image is asset {} and the file's asset table holds no such asset",
+                                    t.asset.as_deref().unwrap_or_default()
+                                ));
+                            }
                         }
                     }
                 }
