@@ -58,12 +58,20 @@ pub use texel_diff::{channel_difference, gltf_texture_image};
 pub fn export_with_stand_in_images(max: &Path) -> maxfs_exporters::gltf::GltfExport {
     let doc = maxfs_scene::Document::open(max).expect("max opens");
     let eval = maxfs_scene::eval::SceneEval::from_document(doc).expect("scene");
-    let dir = stand_in_images(&eval);
+    export_eval_with_stand_in_images(&eval)
+}
+
+/// As `export_with_stand_in_images`, for a scene already evaluated (one
+/// built through the writer).
+pub fn export_eval_with_stand_in_images(
+    eval: &maxfs_scene::eval::SceneEval,
+) -> maxfs_exporters::gltf::GltfExport {
+    let dir = stand_in_images(eval);
     let search = maxfs_exporters::gltf::TextureSearch {
         max_dir: Some(dir.path().to_path_buf()),
         ..Default::default()
     };
-    maxfs_exporters::gltf::export_scene_with(&eval, &search).expect("export")
+    maxfs_exporters::gltf::export_scene_with(eval, &search).expect("export")
 }
 
 /// A temporary folder holding a 1×1 stand-in image for every Bitmap file name

@@ -30,7 +30,7 @@ const LOOK_FIX: [f32; 4] = [
     std::f32::consts::FRAC_1_SQRT_2,
 ];
 /// Material map slots written to glTF (base colour and emissive textures).
-pub const EXPORTED_SLOTS: &[&str] = &["diffuse", "self_illumination"];
+pub const EXPORTED_SLOTS: &[&str] = &["diffuse", "self_illumination", "base_color", "emit_color"];
 /// Max's default render aspect (640 × 480): cameras store a horizontal FOV.
 const ASPECT: f64 = 4.0 / 3.0;
 
@@ -295,15 +295,9 @@ impl Builder<'_> {
         texmap: usize,
     ) -> Option<ExportResult<json::texture::Info>> {
         let t = mtl::texmap(self.eval, texmap, self.assets)?;
-        if t.file.is_none() && t.asset.is_some() {
-            // A Bitmap naming its image by an asset the file does not list.
-            return Some(Err(ExportError::invalid(format!(
-                "{slot} map {:?}: {}",
-                t.name,
-                t.errors.join("; ")
-            ))));
-        }
-        let stored = t.file.clone().filter(|f| !mtl::file_base(f).is_empty())?;
+        let Some(stored) = t.file.clone().filter(|f| !mtl::file_base(f).is_empty()) else {
+            return Some(Err(no_image(slot, &t)));
+        };
         let shown = mtl::file_base(&stored).to_string();
         Some(
             self.placed_texture(m, slot, &t, &shown, |b, wrap| b.texture(&stored, wrap))
@@ -885,6 +879,28 @@ impl Builder<'_> {
             ..Default::default()
         });
         Some(n)
+    }
+}
+
+/// Why an enabled map of slot `slot` gives no image: its texmap's own
+/// errors (an asset the file does not list, an environment projection), a
+/// Bitmap without an image, or a procedural or compositing map, which glTF
+/// cannot hold and which is not baked.
+pub(super) fn no_image(slot: &str, t: &mtl::Texmap) -> ExportError {
+    let what = format!("{slot} map {:?} ({})", t.name, t.class);
+    if !t.errors.is_empty() {
+        ExportError::invalid(format!("{what}: {}", t.errors.join("; ")))
+    } else if t.class_id == [0x240, 0] {
+        ExportError::refused(format!("{what}: a Bitmap without an image"))
+    } else if !t.sub_maps.is_empty() {
+        ExportError::refused(format!(
+            "{what}: a map combining {} other maps (glTF holds one image per slot; it is not baked)",
+            t.sub_maps.len()
+        ))
+    } else {
+        ExportError::refused(format!(
+            "{what}: a procedural map (glTF holds images; it is not baked)"
+        ))
     }
 }
 

@@ -122,10 +122,13 @@ pub fn export_file_with(
     export_scene_with(&eval, &search)
 }
 
-/// The Bitmaps of the scene's node materials (Multi/Sub-Object followed)
-/// whose image `search` does not find or cannot decode, as
-/// (material name, "slot map \"file\": reason"), sorted and without repeats.
-/// Cheaper than an export: nothing is encoded. Used for `errors.txt`.
+/// The maps of the scene's node materials (Multi/Sub-Object followed) on the
+/// slots the export embeds as images that give none: a Bitmap whose image
+/// `search` does not find or cannot decode, as (material name, "slot map
+/// \"file\": reason"), and a map without an image (procedural, a Bitmap with
+/// none, an asset the file does not list), as (material name, "slot map
+/// \"name\" (class): why"); sorted and without repeats. Cheaper than an
+/// export: nothing is encoded. Used for `errors.txt`.
 pub fn texture_problems(eval: &SceneEval, search: &TextureSearch) -> Vec<(String, String)> {
     use maxfs_scene::eval::render::material as mtl;
     let assets = mtl::Assets::of(&eval.doc);
@@ -152,12 +155,13 @@ pub fn texture_problems(eval: &SceneEval, search: &TextureSearch) -> Vec<(String
             if r.enabled == Some(false) || !build::EXPORTED_SLOTS.contains(&r.slot.as_str()) {
                 continue;
             }
-            let Some(stored) = mtl::texmap(eval, r.texmap, &assets).and_then(|t| t.file) else {
+            let Some(t) = mtl::texmap(eval, r.texmap, &assets) else {
                 continue;
             };
-            if mtl::file_base(&stored).is_empty() {
+            let Some(stored) = t.file.clone().filter(|f| !mtl::file_base(f).is_empty()) else {
+                out.insert((mat.name.clone(), build::no_image(&r.slot, &t).to_string()));
                 continue;
-            }
+            };
             let verdict = checked
                 .entry(stored.clone())
                 .or_insert_with(|| search.resolve(&stored).map(|p| textures::probe(&p)));

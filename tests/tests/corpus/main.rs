@@ -140,6 +140,7 @@ mod gltf_export;
 mod gltf_gaps;
 mod gltf_image_formats;
 mod gltf_lights;
+mod gltf_map_images;
 mod gltf_morph;
 mod gltf_normals;
 mod gltf_pbr;

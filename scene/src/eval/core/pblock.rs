@@ -509,6 +509,20 @@ pub fn bitmap_container(chunks: &[Chunk], id: u16) -> Option<&Chunk> {
     chunks.get(at + 1).filter(|c| c.id == 0x0003)
 }
 
+/// The asset GUID of file-name parameter `id` (Max 2015+): the 0x000F
+/// container after its record holds it as a 16-byte 0x0002 leaf (V-Ray's
+/// VRayBitmap stores its image so, with an empty inline name).
+pub fn filename_asset(chunks: &[Chunk], id: u16) -> Option<[u8; 16]> {
+    let at = chunks.iter().position(|c| {
+        matches!(c.id, PB2_RECORD | PB2_RECORD_2017 | PB2_RECORD_MAX3)
+            && c.payload()
+                .is_some_and(|p| p.len() >= 4 && u16::from_le_bytes([p[0], p[1]]) == id)
+    })?;
+    let container = chunks.get(at + 1).filter(|c| c.id == 0x000f)?;
+    let leaf = container.children().iter().find(|k| k.id == 0x0002)?;
+    leaf.payload()?.try_into().ok()
+}
+
 /// One old-ParamBlock parameter.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OldParam {

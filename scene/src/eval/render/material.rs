@@ -128,6 +128,14 @@ const STRAUSS_SLOTS: [&str; 3] = ["diffuse", "glossiness", "metalness"];
 const MULTI_SUB: (u32, u32) = (0x200, 0);
 const DOUBLE_SIDED: (u32, u32) = (0x210, 0);
 const BITMAP: (u32, u32) = (0x240, 0);
+/// V-Ray's bitmap loader (VRayBitmap, once VRayHDRI).
+const VRAY_BITMAP: (u32, u32) = (0x6769_144b, 0x02c1_017d);
+/// VRayBitmap's image file name (block 0).
+const VRAY_BITMAP_FILE: u16 = 0;
+/// VRayBitmap's mapping type: 4 is "3ds Max standard" (a surface texture
+/// placed by its UV generator); 0–3 are environment projections.
+const VRAY_BITMAP_MAPPING: u16 = 2;
+const VRAY_BITMAP_STANDARD: i32 = 4;
 const TEXMAPS: (u32, u32) = (0x1200, 0);
 const STD_UVGEN: (u32, u32) = (0x100, 0);
 /// The UV generator's map channel (s32).
@@ -760,7 +768,9 @@ pub fn texmap(eval: &SceneEval, idx: usize, assets: &Assets) -> Option<Texmap> {
         };
         match class_of(g, k) {
             Some((SC_TEXMAP, _, _)) => t.sub_maps.push(k),
-            Some((_, STD_UVGEN, _)) if r.slot == 0 => match uvgen(eval, k) {
+            // Bitmap's generator is its reference 0; VRayBitmap's follows
+            // its block.
+            Some((_, STD_UVGEN, _)) if r.slot == 0 || cid == VRAY_BITMAP => match uvgen(eval, k) {
                 Ok(uv) => t.uv = Some(uv),
                 Err(e) => t.errors.push(format!("UV generator (object {k}): {e}")),
             },
@@ -800,7 +810,59 @@ pub fn texmap(eval: &SceneEval, idx: usize, assets: &Assets) -> Option<Texmap> {
             }
         }
     }
+    if cid == VRAY_BITMAP {
+        vray_bitmap(eval, idx, assets, &mut t);
+    }
     Some(t)
+}
+
+/// The image of VRayBitmap `idx`: parameter 0 of its block, inline or as an
+/// asset of the file's table. Ids pinned by the 661 VRayBitmaps of the sweeps
+/// (sohaibshams' Exterior_Project, two more files): parameter 0 an empty
+/// file name with an asset, 1 the multiplier (1.0), 2 the mapping type (4),
+/// 16 cropping (off), in MAXScript's VRayHDRI order (HDRIMapName,
+/// multiplier, renderMultiplier, maptype …). An image the table does not
+/// list, or a mapping type other than "3ds Max standard", leaves no file and
+/// says why in `errors`.
+fn vray_bitmap(eval: &SceneEval, idx: usize, assets: &Assets, t: &mut Texmap) {
+    for (slot, obj, pb) in pb2_refs(eval, idx) {
+        let pb = match pb {
+            Ok(pb) if pb.block_id == 0 => pb,
+            Ok(_) => continue,
+            Err(e) => {
+                t.errors
+                    .push(format!("reference {slot} (object {obj}): {e}"));
+                continue;
+            }
+        };
+        let mapping = match pb.param(VRAY_BITMAP_MAPPING).map(|p| &p.value) {
+            Some(Value::Int(m)) => *m,
+            _ => VRAY_BITMAP_STANDARD,
+        };
+        if mapping != VRAY_BITMAP_STANDARD {
+            t.errors.push(format!(
+                "mapping type {mapping} (an environment projection, not \"3ds Max standard\")"
+            ));
+            return;
+        }
+        if let Some(Value::String(name)) = pb.param(VRAY_BITMAP_FILE).map(|p| &p.value) {
+            if !name.is_empty() {
+                t.file = Some(name.clone());
+                return;
+            }
+        }
+        if let Some(guid) = pblock::filename_asset(eval.chunks(obj), VRAY_BITMAP_FILE) {
+            let hex: String = guid.iter().map(|b| format!("{b:02x}")).collect();
+            t.file = assets.path(&guid).map(str::to_string);
+            if t.file.is_none() {
+                t.errors.push(format!(
+                    "its image is asset {hex} and the file's asset table holds no such asset"
+                ));
+            }
+            t.asset = Some(hex);
+        }
+        return;
+    }
 }
 
 /// The material of a node: its reference slot 3.
