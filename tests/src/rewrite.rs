@@ -433,6 +433,20 @@ impl SceneEdit {
         c.body = Body::Leaf(p.into());
     }
 
+    /// Sets element `k` of ParamBlock2 `idx`'s tab parameter `id` (four-byte
+    /// elements: a u32 count, then per element a flag byte and its value) to
+    /// `value`. The element must exist and be stored, not driven.
+    pub fn set_pb2_tab_word(&mut self, idx: usize, id: u16, k: usize, value: [u8; 4]) {
+        let (c, h) = self.pb2_record(idx, id, 4);
+        let mut p = c.payload().expect("leaf").to_vec();
+        let n = u32::from_le_bytes([p[h], p[h + 1], p[h + 2], p[h + 3]]) as usize;
+        assert!(k < n, "parameter {id}: element {k} of {n}");
+        let at = h + 4 + k * 5;
+        assert!(p.len() >= at + 5, "parameter {id}: elements of five bytes");
+        p[at + 1..at + 5].copy_from_slice(&value);
+        c.body = Body::Leaf(p.into());
+    }
+
     /// Sets the constant string of ParamBlock2 `idx`'s parameter `id` to
     /// `text`, in the encoding the record stores (u32 byte count, then UTF-16
     /// when the stored text is, else 8-bit); the length may change. Records

@@ -487,10 +487,20 @@ impl Builder<'_> {
         };
         let base_tex = take(self.map_texture(m, "diffuse"));
         let em_tex = take(self.map_texture(m, "self_illumination"));
+        let normal = self.normal_map(m).and_then(|(t, scale)| {
+            take(Some(t)).map(|i| json::material::NormalTexture {
+                index: i.index,
+                scale,
+                tex_coord: i.tex_coord,
+                extensions: None,
+                extras: Default::default(),
+            })
+        });
         for e in &missing {
             self.warnings
                 .push(format!("material {:?}: texture not embedded: {e}", m.name));
         }
+        self.name_standard_maps_left_out(m);
         // An enabled opacity map makes the material blended; glTF takes alpha
         // from the base colour image, so an opacity image other than the
         // diffuse one is not carried and is named.
@@ -537,6 +547,7 @@ impl Builder<'_> {
             },
             emissive_factor: json::material::EmissiveFactor(emissive),
             emissive_texture: em_tex,
+            normal_texture: normal,
             extras: if missing.is_empty() {
                 None
             } else {
@@ -544,6 +555,35 @@ impl Builder<'_> {
             },
             ..Default::default()
         })
+    }
+
+    /// Names the enabled maps of a Standard material the glTF does not carry:
+    /// every slot but diffuse, self-illumination, opacity (the material's
+    /// alpha) and bump (a Normal Bump is the normal texture, another bump is
+    /// named by `normal_map`); an ambient map that is the diffuse map (Max's
+    /// lock) is carried with it.
+    fn name_standard_maps_left_out(&mut self, m: &mtl::Material) {
+        let diffuse = m
+            .maps
+            .iter()
+            .find(|r| r.slot == "diffuse" && r.enabled != Some(false))
+            .map(|r| r.texmap);
+        let mut named = Vec::new();
+        for r in m.maps.iter().filter(|r| r.enabled != Some(false)) {
+            let carried = matches!(
+                r.slot.as_str(),
+                "diffuse" | "self_illumination" | "opacity" | "bump"
+            ) || (r.slot == "ambient" && Some(r.texmap) == diffuse);
+            if !carried && !named.contains(&r.slot) {
+                named.push(r.slot.clone());
+            }
+        }
+        for slot in named {
+            self.approximate(format!(
+                "material {:?}: {slot} map not exported (no glTF counterpart as stored)",
+                m.name
+            ));
+        }
     }
 
     /// The vertex-normal weighting of the Max that saved the scene.

@@ -395,7 +395,7 @@ impl Builder<'_> {
     /// The normal map of the enabled bump slot when it is a Normal Bump (its
     /// first sub-map), with the bump amount as the glTF normal scale. A bump
     /// map of another kind (a height map) is named in the warnings.
-    fn normal_map(
+    pub(super) fn normal_map(
         &mut self,
         m: &mtl::Material,
     ) -> Option<(ExportResult<json::texture::Info>, f32)> {

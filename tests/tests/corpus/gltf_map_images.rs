@@ -202,3 +202,89 @@ fn a_vray_bitmap_is_the_texture_of_its_image() {
         e.warnings
     );
 }
+
+const NORMAL_BUMP: ClassId = ClassId(0x243e_22c6, 0x63f6_a014);
+
+/// A Standard's bump slot holding a Normal Bump (node "B" of
+/// CubesImageFormat.max, the Normal Bump built through the writer around the
+/// Standard's own diffuse Bitmap): the Bitmap is the glTF normal texture,
+/// scaled by the slot's stored amount, as Physical Material's bump is. The
+/// Standard's other maps the glTF cannot carry are named: roof_merge_M8's
+/// glossiness Bitmaps and height bumps.
+#[test]
+fn a_standard_normal_bump_is_the_normal_texture_and_other_maps_are_named() {
+    let Scene {
+        mut edit,
+        standard,
+        bitmap,
+        ..
+    } = scene();
+    let (texmaps, diffuse_slot) = holder_of(&edit, bitmap);
+    assert_eq!(diffuse_slot, 3, "the diffuse is Texmaps slot 2·1 + 1");
+    let dll = edit.add_dll("Normal Bump (synthetic)", "mtlgen.dlt");
+    let cls = edit.add_class(dll, NORMAL_BUMP, SC_TEXMAP, "Normal Bump");
+    let name = Chunk::container(
+        0x4000,
+        vec![Chunk::leaf(
+            0x4001,
+            crate::eval_mr_materials::wide("Map #8"),
+        )],
+    );
+    let nb = edit.add_object(cls, vec![name]);
+    edit.append_reference(nb, bitmap as i32);
+    // Bump is Standard map 8: Texmaps slot 2·8 + 1, enabled in the maps
+    // block (the Standard's ParamBlock2 of block id 3, parameter 0).
+    edit.set_reference(texmaps, 17, nb as i32);
+    let blocks: Vec<usize> = edit.graph.objects[standard]
+        .references
+        .iter()
+        .filter_map(|r| usize::try_from(r.target).ok())
+        .collect();
+    let maps_block = blocks
+        .into_iter()
+        .find(|&b| block_id(&mut edit, b) == Some(3))
+        .expect("the Standard's maps block");
+    edit.set_pb2_tab_word(maps_block, 0, 8, 1u32.to_le_bytes());
+    let eval = SceneEval::from_document(edit.finish()).expect("scene");
+    let m = material::material(&eval, standard).expect("material");
+    let bump = m
+        .maps
+        .iter()
+        .find(|r| r.slot == "bump")
+        .unwrap_or_else(|| panic!("no bump map: {:?}", m.maps));
+    assert_ne!(bump.enabled, Some(false), "{bump:?}");
+    let amount = f64::from(bump.amount.expect("Standard stores its map amounts"));
+    let e = maxfs_tests::export_eval_with_stand_in_images(&eval);
+    let (json, _) = maxfs_exporters::gltf::glb::read(&e.glb).expect("glb");
+    let g: Value = serde_json::from_slice(json).expect("json");
+    let gm = g["materials"]
+        .as_array()
+        .and_then(|a| a.iter().find(|x| x["name"] == m.name.as_str()))
+        .expect("the Standard is exported");
+    let scale = gm["normalTexture"]["scale"].as_f64();
+    let scale = scale.unwrap_or_else(|| panic!("no normal texture: {gm} {:?}", e.warnings));
+    assert!((scale - amount).abs() < 1e-6, "{gm}");
+
+    let e = maxfs_tests::export_with_stand_in_images(
+        &corpus_dir().join("max/compressed/roof_merge_M8.max"),
+    );
+    for what in [
+        "glossiness map not exported",
+        "bump map of class \"Bitmap\"",
+    ] {
+        assert!(
+            e.gaps().any(|w| w.contains(what)),
+            "{what} not named: {:?}",
+            e.warnings
+        );
+    }
+}
+
+/// The block id of ParamBlock2 `idx` (its 0x0009 header: u32 version, u16
+/// block id).
+fn block_id(edit: &mut SceneEdit, idx: usize) -> Option<u16> {
+    let chunks = edit.object_chunks(idx);
+    let h = chunks.iter().find(|c| c.id == 0x0009)?;
+    let p = h.payload()?;
+    Some(u16::from_le_bytes([*p.get(4)?, *p.get(5)?]))
+}
