@@ -1,6 +1,7 @@
 //! Lists every FBX node with its attribute and, for meshes, the vertex and
 //! face counts and bounding box in the node's geometry space, for finding
 //! which objects an export holds: `fbx_nodes <file.fbx> [metres per unit]`.
+//! A node the FBX marks hidden (its `Visibility` 0) is listed with `hidden`.
 
 #[path = "../dev/fbx.rs"]
 mod fbx_dev;
@@ -12,6 +13,11 @@ fn main() {
             .attrib
             .as_ref()
             .map_or("-".to_string(), |a| format!("{:?}", a.type_));
+        let kind = if n.visible {
+            kind
+        } else {
+            format!("{kind} hidden")
+        };
         match n.mesh.as_ref() {
             Some(m) => {
                 let mut lo = [f64::MAX; 3];

@@ -205,8 +205,9 @@ const TAKES: &[Take] = &[
     // before Layer 1; the layer's composite is checked against the pose Max
     // saved, `a_layer_turns_the_com_as_max_saved_it`). The legs are in one
     // IK run of seven keys (0 … 3840), evaluated by the IK in-between rule
-    // at every frame but the left leg's 23 (tick 3680: its target is out of
-    // the leg's reach, refused by name).
+    // at every frame; at the left leg's 23 (tick 3680) its target is out of
+    // the leg's reach and the leg points at it, bent by the calf's capped
+    // angle (leg_ik::knee_and_ankle).
     Take {
         max: "biped-ld35/Player@Idle.max",
         fbx: "biped-ld35/Player@Idle.FBX",
@@ -218,14 +219,13 @@ const TAKES: &[Take] = &[
             "B_R_UpperArm",
             "B_L_Forearm",
             "B_R_Forearm",
+            "B_L_Thigh",
+            "B_R_Thigh",
+            "B_L_Calf",
+            "B_R_Calf",
         ],
         shift: [0.0; 3],
-        partial: &[
-            ("B_L_Thigh", 24),
-            ("B_R_Thigh", 25),
-            ("B_L_Calf", 24),
-            ("B_R_Calf", 25),
-        ],
+        partial: &[],
         base_layer: true,
     },
 ];

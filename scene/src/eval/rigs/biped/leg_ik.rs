@@ -20,7 +20,8 @@
 //! - the hip is the FK thigh's position, the knee is placed by the law of
 //!   cosines in the plane through the hip and the ankle that is normal to the
 //!   FK thigh's Z axis (made perpendicular to the reach), and the thigh and
-//!   calf take that normal as their Z axis;
+//!   calf take that normal as their Z axis; a target at or beyond the leg's
+//!   reach keeps a small bend (`knee_and_ankle`);
 //! - the toes keep their world rotation (the keys' own, equal: the stored
 //!   deltas undo the foot's turn), at the foot's toe point, which is the
 //!   pivot (`toes_held`).
@@ -28,8 +29,8 @@
 //! Between an FK and an IK key the leg is FK (`motion::leg_at`). Everything
 //! else stays refused by name: blends between 0 and 1, feet rolling between
 //! keys (Player.max's, where the FBX keeps the FK knee instead), pivot
-//! changes, other record layouts, body-space IK keys and targets out of the
-//! leg's reach.
+//! changes, other record layouts, body-space IK keys and targets nearer the
+//! hip than the folded leg.
 
 use super::figure::{self, Pose};
 use super::motion::{self, IK_BLEND, IK_FREE};
@@ -280,14 +281,10 @@ fn solve_segment(
     let hip = thigh_fk.0[3];
     let reach = ankle.minus(hip);
     let dist = reach.len();
-    // Out of reach Biped points the leg at the target almost straight, but
-    // not quite: Player@Idle's left leg at tick 3680 (target 45.11 from the
-    // hip, leg 43.32) keeps a bend of 2.9e-3 rad in its FBX, not a rule we
-    // know.
-    if !(dist > (l1 - l2).abs() && dist < l1 + l2) {
+    if dist <= (l1 - l2).abs() {
         return Err(refuse(
             format!("{name} IK target {dist} from the hip (leg {l1} + {l2})"),
-            "leg IK targets out of the leg's reach",
+            "leg IK targets closer to the hip than the leg folds",
         ));
     }
     let dir = reach.scale(1.0 / dist);
@@ -300,10 +297,10 @@ fn solve_segment(
         ));
     }
     let normal = normal.normalized();
-    let cos = (l1 * l1 + dist * dist - l2 * l2) / (2.0 * l1 * dist);
-    let sin = (1.0 - cos * cos).max(0.0).sqrt();
+    let (knee_along, knee_side, ankle) = knee_and_ankle(l1, l2, dist);
     let side = normal.cross(dir);
-    let knee = hip.plus(dir.scale(l1 * cos).plus(side.scale(l1 * sin)));
+    let knee = hip.plus(dir.scale(knee_along).plus(side.scale(knee_side)));
+    let ankle = hip.plus(dir.scale(ankle));
     let frame = |from: Vec3, to: Vec3, len: f64| {
         let x = to.minus(from).scale(1.0 / len);
         Mat43([x, normal.cross(x), normal, from])
@@ -313,6 +310,34 @@ fn solve_segment(
     let foot = figure::with_position(&foot_rot, ankle);
     let toes = toes_held(rig, left, name, (ki, kj), t, &foot, local)?;
     Ok((record, [thigh, calf, foot], toes))
+}
+
+/// Largest cosine of the angle between the calf and the hip-to-ankle line.
+/// At or beyond full reach Biped keeps the leg bent by that much: Player@Idle's
+/// left leg at tick 3680 (target 45.108 from the hip, leg 20.608 + 22.712)
+/// points at its target with a knee bend of 2.97e-3 rad in its FBX, the
+/// bend this cap gives (a distance cap fits it at 1.1e-6 of the leg, no
+/// round number); with the leg straight the calf is 1.2e-3 off, with this
+/// cap 3e-5 (rotation) and 3e-4 (position).
+const CALF_COS_MAX: f64 = 1.0 - 1e-6;
+
+/// The two-bone leg solved towards a target `dist` from the hip (thigh `l1`,
+/// calf `l2`): the knee's distance along the hip-to-target line and off it
+/// (towards the bend side), and the ankle's distance along the line — the
+/// target's own when it is reached, less when the calf's angle to the line
+/// is capped ([`CALF_COS_MAX`]).
+fn knee_and_ankle(l1: f64, l2: f64, dist: f64) -> (f64, f64, f64) {
+    let cos_calf = (l2 * l2 + dist * dist - l1 * l1) / (2.0 * l2 * dist);
+    if cos_calf <= CALF_COS_MAX {
+        // Reached: the law of cosines (the knee may sit behind the hip along
+        // the line when the target is near).
+        let c = cos_calf.max(-1.0);
+        return (dist - l2 * c, l2 * (1.0 - c * c).sqrt(), dist);
+    }
+    // The knee's height above the line is the same from either bone.
+    let knee_side = l2 * (1.0 - CALF_COS_MAX * CALF_COS_MAX).sqrt();
+    let knee_along = (l1 * l1 - knee_side * knee_side).max(0.0).sqrt();
+    (knee_along, knee_side, knee_along + l2 * CALF_COS_MAX)
 }
 
 /// Largest turn (rad) of a toe base's world rotation between the two IK keys
@@ -399,4 +424,52 @@ fn toes_held(
 
 fn with_rotation_only(m: &Mat43) -> Mat43 {
     figure::with_position(m, Vec3::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Player@Idle's left leg (thigh 20.607717, calf 22.711699).
+    const L1: f64 = 20.607_717_514_038_086;
+    const L2: f64 = 22.711_698_532_104_492;
+
+    fn bend(l1: f64, l2: f64, dist: f64) -> (f64, f64) {
+        let (along, side, ankle) = knee_and_ankle(l1, l2, dist);
+        let thigh = side.atan2(along);
+        let calf = side.atan2(ankle - along);
+        (thigh + calf, ankle)
+    }
+
+    #[test]
+    fn a_reached_target_is_the_law_of_cosines() {
+        for dist in [3.0, 10.0, 30.0, 43.0] {
+            let (along, side, ankle) = knee_and_ankle(L1, L2, dist);
+            assert_eq!(ankle, dist);
+            // Both bones keep their lengths.
+            assert!((along.hypot(side) - L1).abs() < 1e-9);
+            assert!(((ankle - along).hypot(side) - L2).abs() < 1e-9);
+        }
+        // Near the hip the knee sits behind it along the line.
+        let (along, _, _) = knee_and_ankle(5.0, 10.0, 6.0);
+        assert!(along < 0.0);
+    }
+
+    #[test]
+    fn beyond_reach_the_leg_points_at_the_target_with_the_capped_bend() {
+        // Player@Idle tick 3680: the FBX's knee bend 2.89e-3 (measured),
+        // the ankle on the line to the target, short of the full 43.32.
+        let (b, ankle) = bend(L1, L2, 45.108_490_556_561_75);
+        assert!((b - 2.97e-3).abs() < 1e-4, "{b}");
+        assert!(ankle < L1 + L2 && ankle > L1 + L2 - 1e-4, "{ankle}");
+        // Any farther target gives the same leg.
+        assert_eq!(knee_and_ankle(L1, L2, 45.0), knee_and_ankle(L1, L2, 1e6));
+        // The cap meets the law of cosines where it starts: no jump.
+        let (_, at_cap) = bend(L1, L2, L1 + L2);
+        let (b_near, _) = bend(L1, L2, at_cap - 1e-9);
+        assert!((b_near - b).abs() < 1e-5, "{b_near} vs {b}");
+        let (along, side, ankle) = knee_and_ankle(L1, L2, 50.0);
+        assert!((along.hypot(side) - L1).abs() < 1e-9);
+        assert!(((ankle - along).hypot(side) - L2).abs() < 1e-9);
+    }
 }
