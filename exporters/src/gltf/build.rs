@@ -1132,6 +1132,7 @@ pub(super) fn build(
     b.root.scene = Some(scene);
     super::anim::animations(&mut b, &max_nodes, &animated);
     name_transform_gaps(&mut b);
+    name_visibility(&mut b, &max_nodes);
     if b.root.extensions.is_some() {
         b.root.extensions_used.push("KHR_lights_punctual".into());
     }
@@ -1158,6 +1159,32 @@ pub(super) fn build(
 /// does not sample (a nub under a refused foot, a child of a hand refused at
 /// one tick) as `maxfs check` names it: such a node is placed otherwise than
 /// Max would, and errors.txt must say so.
+/// Names every geometry node whose visibility track hides or fades it, or
+/// changes over time: glTF shows every node whole (no visibility or opacity
+/// per node). A light's or helper's track changes nothing Max renders.
+fn name_visibility(b: &mut Builder, nodes: &[usize]) {
+    use maxfs_scene::eval::core::coverage::{mesh_coverage, MeshCoverage};
+    for &n in nodes {
+        let Some(v) = b.eval.visibility(n, 0) else {
+            continue;
+        };
+        if matches!(mesh_coverage(b.eval, n), MeshCoverage::NotGeometry) {
+            continue;
+        }
+        let name = b.eval.graph.node_name(n).to_string();
+        match v {
+            Ok((v, animated)) if animated => b.approximate(format!(
+                "{name}: animated visibility track (at frame 0: {v}) not exported (glTF shows every node)"
+            )),
+            Ok((v, _)) if v < 1.0 => b.approximate(format!(
+                "{name}: visibility {v} not exported (glTF shows every node)"
+            )),
+            Ok(_) => {}
+            Err(e) => b.approximate(format!("{name}: visibility track not evaluated: {e}")),
+        }
+    }
+}
+
 fn name_transform_gaps(b: &mut Builder) {
     for g in maxfs_scene::eval::core::coverage::scene_gaps(b.eval) {
         if !g.places_nodes() {

@@ -98,6 +98,10 @@ pub struct Transform {
     pub object_offset: Value,
     /// Class of the transform controller, e.g. "Position/Rotation/Scale".
     pub tm_controller: Option<String>,
+    /// The visibility track's value at t = 0 and whether it is animated
+    /// (absent: the node has none and is always shown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<scene_summary::Visibility>,
 }
 
 /// Evaluated transforms by node index; a failure of the evaluation (damaged
@@ -119,6 +123,7 @@ pub fn transforms(
                         transform_gaps: t.transform_gaps,
                         object_offset: json::value_f32(&t.object_offset),
                         tm_controller: t.controller,
+                        visibility: t.visibility,
                     },
                 )
             })

@@ -25,6 +25,18 @@ pub struct NodeTransform {
     pub object_offset: [[f64; 3]; 4],
     /// TM controller class, e.g. "Position/Rotation/Scale".
     pub controller: Option<String>,
+    /// The node's visibility track, when it has one.
+    pub visibility: Option<Visibility>,
+}
+
+/// A node's visibility track: its value at t = 0 (1 shown, 0 hidden from
+/// renders) and whether it changes over time, or why it is not evaluated.
+#[derive(Debug, Clone, Serialize)]
+pub struct Visibility {
+    pub value: Option<f64>,
+    pub animated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 fn rows(m: &Mat43) -> [[f64; 3]; 4] {
@@ -56,6 +68,18 @@ pub fn node_transforms(eval: &SceneEval) -> Vec<NodeTransform> {
                 .and_then(|c| eval.graph.objects.get(c))
                 .and_then(|c| c.class.as_ref())
                 .map(|c| c.name.clone()),
+            visibility: eval.visibility(o.index, 0).map(|v| match v {
+                Ok((value, animated)) => Visibility {
+                    value: Some(value),
+                    animated,
+                    error: None,
+                },
+                Err(e) => Visibility {
+                    value: None,
+                    animated: false,
+                    error: Some(e.to_string()),
+                },
+            }),
         })
         .collect()
 }

@@ -162,6 +162,7 @@ mod nel_formats_synthetic;
 mod nel_mutation;
 mod nel_oracle;
 mod nel_roundtrip;
+mod node_visibility;
 mod object_colour;
 mod scene_corpus;
 mod scene_settings;
