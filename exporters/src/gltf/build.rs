@@ -478,24 +478,9 @@ impl Builder<'_> {
         let diffuse = m.diffuse.unwrap_or([0.5; 3]).map(clamp01);
         let opacity = clamp01(m.opacity.unwrap_or(1.0));
         let mut missing = Vec::new();
-        let mut take = |r: Option<ExportResult<json::texture::Info>>| match r? {
-            Ok(info) => Some(info),
-            Err(e) => {
-                missing.push(e);
-                None
-            }
-        };
-        let base_tex = take(self.map_texture(m, "diffuse"));
-        let em_tex = take(self.map_texture(m, "self_illumination"));
-        let normal = self.normal_map(m).and_then(|(t, scale)| {
-            take(Some(t)).map(|i| json::material::NormalTexture {
-                index: i.index,
-                scale,
-                tex_coord: i.tex_coord,
-                extensions: None,
-                extras: Default::default(),
-            })
-        });
+        let base_tex = taken(self.map_texture(m, "diffuse"), &mut missing);
+        let em_tex = taken(self.map_texture(m, "self_illumination"), &mut missing);
+        let normal = taken(self.normal_map(m), &mut missing);
         for e in &missing {
             self.warnings
                 .push(format!("material {:?}: texture not embedded: {e}", m.name));
@@ -919,6 +904,18 @@ impl Builder<'_> {
             ..Default::default()
         });
         Some(n)
+    }
+}
+
+/// The value of a texture lookup that succeeded; a failed one (an image not
+/// found or not readable) is kept in `missing` to be named.
+pub(super) fn taken<T>(r: Option<ExportResult<T>>, missing: &mut Vec<ExportError>) -> Option<T> {
+    match r? {
+        Ok(v) => Some(v),
+        Err(e) => {
+            missing.push(e);
+            None
+        }
     }
 }
 

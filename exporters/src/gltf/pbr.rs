@@ -22,7 +22,7 @@ use maxfs_scene::eval::SceneEval;
 use maxfs_scene::settings::TimeConfig;
 
 use super::axes::clamp01;
-use super::build::{Builder, Scale};
+use super::build::{taken, Builder, Scale};
 use super::metal_rough;
 use super::textures::{self, TextureCache, TextureError, TextureSearch};
 
@@ -113,24 +113,9 @@ impl Builder<'_> {
     #[inline(never)]
     pub(super) fn physical(&mut self, m: &mtl::Material, p: &Pbr) -> Index<json::Material> {
         let mut missing = Vec::new();
-        let mut take = |r: Option<ExportResult<json::texture::Info>>| match r? {
-            Ok(info) => Some(info),
-            Err(e) => {
-                missing.push(e);
-                None
-            }
-        };
-        let base_tex = take(self.map_texture(m, "base_color"));
-        let em_tex = take(self.map_texture(m, "emit_color"));
-        let normal = self.normal_map(m).and_then(|(t, scale)| {
-            take(Some(t)).map(|i| json::material::NormalTexture {
-                index: i.index,
-                scale,
-                tex_coord: i.tex_coord,
-                extensions: None,
-                extras: Default::default(),
-            })
-        });
+        let base_tex = taken(self.map_texture(m, "base_color"), &mut missing);
+        let em_tex = taken(self.map_texture(m, "emit_color"), &mut missing);
+        let normal = taken(self.normal_map(m), &mut missing);
         for e in &missing {
             self.warnings
                 .push(format!("material {:?}: texture not embedded: {e}", m.name));
@@ -392,13 +377,13 @@ impl Builder<'_> {
             })
     }
 
-    /// The normal map of the enabled bump slot when it is a Normal Bump (its
-    /// first sub-map), with the bump amount as the glTF normal scale. A bump
-    /// map of another kind (a height map) is named in the warnings.
+    /// The normal texture of the enabled bump slot when it is a Normal Bump
+    /// (its first sub-map), with the bump amount as the glTF normal scale. A
+    /// bump map of another kind (a height map) is named in the warnings.
     pub(super) fn normal_map(
         &mut self,
         m: &mtl::Material,
-    ) -> Option<(ExportResult<json::texture::Info>, f32)> {
+    ) -> Option<ExportResult<json::material::NormalTexture>> {
         let r = m
             .maps
             .iter()
@@ -413,7 +398,14 @@ impl Builder<'_> {
         }
         let sub = *t.sub_maps.first()?;
         let scale = r.amount.unwrap_or(1.0);
-        Some((self.texmap_texture(m, "bump", sub)?, scale))
+        let info = self.texmap_texture(m, "bump", sub)?;
+        Some(info.map(|i| json::material::NormalTexture {
+            index: i.index,
+            scale,
+            tex_coord: i.tex_coord,
+            extensions: None,
+            extras: Default::default(),
+        }))
     }
 }
 

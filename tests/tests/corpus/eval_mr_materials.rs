@@ -145,13 +145,19 @@ pub(crate) fn with_material_of(
 
 /// The glTF material, its images stood in for (the corpus holds none).
 pub(crate) fn gltf_material(eval: &SceneEval, mtl: usize) -> Value {
+    gltf_material_and_warnings(eval, mtl).0
+}
+
+/// The glTF material and the export's warnings.
+fn gltf_material_and_warnings(eval: &SceneEval, mtl: usize) -> (Value, Vec<String>) {
     let dir = maxfs_tests::stand_in_images(eval);
     let search = maxfs_exporters::gltf::TextureSearch {
         max_dir: Some(dir.path().to_path_buf()),
         ..Default::default()
     };
-    let (ms, _) = maxfs_exporters::gltf::materials_only(eval, &search, &[mtl]);
-    serde_json::to_value(ms[0].clone().expect("a material")).expect("json")
+    let (ms, warnings) = maxfs_exporters::gltf::materials_only(eval, &search, &[mtl]);
+    let g = serde_json::to_value(ms[0].clone().expect("a material")).expect("json");
+    (g, warnings)
 }
 
 pub(crate) fn factor(g: &Value) -> Vec<f64> {
@@ -268,13 +274,7 @@ fn arch_design_maps_by_name_and_bump_amount() {
     assert!(m.maps.iter().all(|r| r.texmap == bitmap));
     assert!(m.maps.iter().any(|r| r.slot == "self_illum"));
     assert_eq!(m.unmapped, ["refl_color map (not exported)"], "{m:?}");
-    let images = maxfs_tests::stand_in_images(&eval);
-    let search = maxfs_exporters::gltf::TextureSearch {
-        max_dir: Some(images.path().to_path_buf()),
-        ..Default::default()
-    };
-    let (ms, warnings) = maxfs_exporters::gltf::materials_only(&eval, &search, &[mtl]);
-    let g = serde_json::to_value(ms[0].clone().expect("a material")).expect("json");
+    let (g, warnings) = gltf_material_and_warnings(&eval, mtl);
     assert!(g.get("normalTexture").is_none(), "{g}");
     assert!(
         warnings
@@ -284,52 +284,66 @@ fn arch_design_maps_by_name_and_bump_amount() {
     );
 }
 
-/// The same bump slot holding the Normal Bump of max2024-rico's
-/// NewModularWallWindowCorner.max ("Material #2"; the material is built in
-/// that file, on WallWindowCorner01): its normal Bitmap is the glTF normal
-/// texture, scaled by the bump amount 0.44 (fibll's other stored value).
-#[test]
-fn arch_design_normal_bump_is_the_normal_texture() {
+/// max2024-rico's NewModularWallWindowCorner.max and the Normal Bump on
+/// its "Material #2"'s bump slot.
+fn rico_normal_bump() -> (&'static str, usize) {
     let rel = "max/max2024-rico/NewModularWallWindowCorner.max";
-    let src_eval = SceneEval::from_document(
+    let eval = SceneEval::from_document(
         maxfs_scene::Document::open(&maxfs_tests::corpus_dir().join(rel)).expect("opens"),
     )
     .expect("scene");
-    let all = material_view::materials_with_assets(&src_eval, &material::Assets::of(&src_eval.doc));
+    let all = material_view::materials_with_assets(&eval, &material::Assets::of(&eval.doc));
     let normal_bump = all
         .iter()
         .find(|m| m.name == "Material #2")
         .and_then(|m| m.maps.iter().find(|r| r.slot == "bump"))
         .expect("Material #2 has a bump map")
         .texmap;
-    let mut edit = SceneEdit::open(rel);
-    let node = edit.node("WallWindowCorner01");
-    let template = edit.pb2_template();
+    (rel, normal_bump)
+}
+
+/// Puts an Arch & Design of one block of `values` (its 24 texmap slots
+/// empty but mapM17, the bump, which is `bump`) on `node`; returns it.
+fn arch_design_with_bump(
+    edit: &mut SceneEdit,
+    node: usize,
+    template: Vec<Chunk>,
+    values: &[P],
+    bump: usize,
+) -> usize {
     let dll = edit.add_dll("mental ray materials (synthetic)", "mrmaterialattribs.dlt");
     let cls = edit.add_class(dll, ARCH_DESIGN, SC_MATERIAL, "Arch & Design");
     let pb2 = edit
         .class_index(PARAMBLOCK2)
         .unwrap_or_else(|| edit.add_class(-1, PARAMBLOCK2, 0x82, "ParamBlock2"));
-    let mut values: Vec<P> = vec![(0, FRGBA, frgba([0.5; 3])), (197, FLOAT, f(0.44))];
-    values.extend(arch_design_maps(&[17]));
-    let pb = edit.add_object(pb2, block(template, &values));
+    let pb = edit.add_object(pb2, block(template, values));
     for k in 0..24 {
-        edit.append_reference(pb, if k == 17 { normal_bump as i32 } else { -1 });
+        edit.append_reference(pb, if k == 17 { bump as i32 } else { -1 });
     }
     let name = Chunk::container(0x4000, vec![Chunk::leaf(0x4001, wide("Synthetic"))]);
     let mtl = edit.add_object(cls, vec![name]);
     edit.append_reference(mtl, pb as i32);
     edit.set_reference(node, 3, mtl as i32);
+    mtl
+}
+
+/// The same bump slot holding the Normal Bump of max2024-rico's
+/// NewModularWallWindowCorner.max ("Material #2"; the material is built in
+/// that file, on WallWindowCorner01): its normal Bitmap is the glTF normal
+/// texture, scaled by the bump amount 0.44 (fibll's other stored value).
+#[test]
+fn arch_design_normal_bump_is_the_normal_texture() {
+    let (rel, normal_bump) = rico_normal_bump();
+    let mut edit = SceneEdit::open(rel);
+    let node = edit.node("WallWindowCorner01");
+    let template = edit.pb2_template();
+    let mut values: Vec<P> = vec![(0, FRGBA, frgba([0.5; 3])), (197, FLOAT, f(0.44))];
+    values.extend(arch_design_maps(&[17]));
+    let mtl = arch_design_with_bump(&mut edit, node, template, &values, normal_bump);
     let eval = SceneEval::from_document(edit.finish()).expect("scene");
     let m = material::material(&eval, mtl).expect("material");
     assert!(m.unmapped.is_empty(), "{m:?}");
-    let images = maxfs_tests::stand_in_images(&eval);
-    let search = maxfs_exporters::gltf::TextureSearch {
-        max_dir: Some(images.path().to_path_buf()),
-        ..Default::default()
-    };
-    let (ms, warnings) = maxfs_exporters::gltf::materials_only(&eval, &search, &[mtl]);
-    let g = serde_json::to_value(ms[0].clone().expect("a material")).expect("json");
+    let (g, warnings) = gltf_material_and_warnings(&eval, mtl);
     let scale = g["normalTexture"]["scale"].as_f64();
     let scale = scale.unwrap_or_else(|| panic!("no normal texture: {g} {warnings:?}"));
     assert!((scale - 0.44).abs() < 1e-6, "{g}");
@@ -342,18 +356,7 @@ fn arch_design_normal_bump_is_the_normal_texture() {
 /// dropped.
 #[test]
 fn a_bitmap_asset_missing_from_the_table_is_named() {
-    let rel = "max/max2024-rico/NewModularWallWindowCorner.max";
-    let src_eval = SceneEval::from_document(
-        maxfs_scene::Document::open(&maxfs_tests::corpus_dir().join(rel)).expect("opens"),
-    )
-    .expect("scene");
-    let all = material_view::materials_with_assets(&src_eval, &material::Assets::of(&src_eval.doc));
-    let normal_bump = all
-        .iter()
-        .find(|m| m.name == "Material #2")
-        .and_then(|m| m.maps.iter().find(|r| r.slot == "bump"))
-        .expect("Material #2 has a bump map")
-        .texmap;
+    let (rel, normal_bump) = rico_normal_bump();
     let Scene {
         mut edit,
         node,
@@ -362,21 +365,9 @@ fn a_bitmap_asset_missing_from_the_table_is_named() {
     } = scene();
     let mut src = SceneEdit::open(rel);
     let copied = edit.transplant(&mut src, normal_bump)[0].1;
-    let dll = edit.add_dll("mental ray materials (synthetic)", "mrmaterialattribs.dlt");
-    let cls = edit.add_class(dll, ARCH_DESIGN, SC_MATERIAL, "Arch & Design");
-    let pb2 = edit
-        .class_index(PARAMBLOCK2)
-        .unwrap_or_else(|| edit.add_class(-1, PARAMBLOCK2, 0x82, "ParamBlock2"));
     let mut values: Vec<P> = vec![(0, FRGBA, frgba([0.5; 3]))];
     values.extend(arch_design_maps(&[17]));
-    let pb = edit.add_object(pb2, block(template, &values));
-    for k in 0..24 {
-        edit.append_reference(pb, if k == 17 { copied as i32 } else { -1 });
-    }
-    let name = Chunk::container(0x4000, vec![Chunk::leaf(0x4001, wide("Synthetic"))]);
-    let mtl = edit.add_object(cls, vec![name]);
-    edit.append_reference(mtl, pb as i32);
-    edit.set_reference(node, 3, mtl as i32);
+    let mtl = arch_design_with_bump(&mut edit, node, template, &values, copied);
     let eval = SceneEval::from_document(edit.finish()).expect("scene");
     let assets = material::Assets::of(&eval.doc);
     let bump = material::texmap(&eval, copied, &assets).expect("a texmap");
