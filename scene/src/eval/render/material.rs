@@ -817,13 +817,14 @@ pub fn texmap(eval: &SceneEval, idx: usize, assets: &Assets) -> Option<Texmap> {
 }
 
 /// The image of VRayBitmap `idx`: parameter 0 of its block, inline or as an
-/// asset of the file's table. Ids pinned by the 661 VRayBitmaps of the sweeps
-/// (sohaibshams' Exterior_Project, two more files): parameter 0 an empty
-/// file name with an asset, 1 the multiplier (1.0), 2 the mapping type (4),
-/// 16 cropping (off), in MAXScript's VRayHDRI order (HDRIMapName,
-/// multiplier, renderMultiplier, maptype …). An image the table does not
-/// list, or a mapping type other than "3ds Max standard", leaves no file and
-/// says why in `errors`.
+/// asset of the file's table. Ids read off the 661 VRayBitmaps of the sweeps
+/// (sohaibshams' Exterior_Project, two more files): parameter 0 is the
+/// file-name parameter (an empty inline name and an asset every time, each
+/// asset a texture path of the file's table), 2 an integer 4 every time
+/// (the mapping type; 4 is "3ds Max standard" in V-Ray's documented list,
+/// the others environment projections), 1 a float 1.0 (the multiplier). An
+/// image the table does not list, or another mapping type, leaves no file
+/// and says why in `errors`.
 fn vray_bitmap(eval: &SceneEval, idx: usize, assets: &Assets, t: &mut Texmap) {
     for (slot, obj, pb) in pb2_refs(eval, idx) {
         let pb = match pb {
