@@ -927,7 +927,7 @@ pub(super) fn no_image(slot: &str, t: &mtl::Texmap) -> ExportError {
     let what = format!("{slot} map {:?} ({})", t.name, t.class);
     if !t.errors.is_empty() {
         ExportError::invalid(format!("{what}: {}", t.errors.join("; ")))
-    } else if t.class_id == [0x240, 0] {
+    } else if t.is_bitmap() {
         ExportError::refused(format!("{what}: a Bitmap without an image"))
     } else if !t.sub_maps.is_empty() {
         ExportError::refused(format!(

@@ -291,6 +291,13 @@ pub struct Texmap {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Assets(pub Vec<([u8; 16], String, String)>);
 
+impl Texmap {
+    /// Whether this is Max's Bitmap (the texmap that holds an image file).
+    pub fn is_bitmap(&self) -> bool {
+        self.class_id == [BITMAP.0, BITMAP.1]
+    }
+}
+
 impl Assets {
     /// Parses the asset table of a document (empty when absent or unreadable):
     /// FileAssetMetaData3 (Max 2015+) or FileAssetMetaData2 (Max 2012–2014).
