@@ -161,22 +161,33 @@ impl SceneEval {
     /// (its key values differ); `None` without a track (always visible).
     pub fn visibility(&self, node: usize, t: i32) -> Option<Result<(f64, bool), EvalError>> {
         let track = self.visibility_track(node)?;
-        Some(match self.controller(track) {
-            Some(c @ Controller::Float { .. }) => {
-                let v = self.float_at(Some(track), t, 1.0);
-                let times = c.key_times();
-                let changes = times
-                    .iter()
-                    .any(|&k| (self.float_at(Some(track), k, 1.0) - v).abs() > 1e-6);
-                Ok((v, changes))
-            }
-            _ => Err(self.controller_error(track).unwrap_or_else(|| {
-                EvalError::not_evaluated(format!(
-                    "visibility track {}",
+        // Whatever drives a float parameter drives it: a float track or list.
+        let v = match crate::eval::core::pblock::driven(self, Some(track), t) {
+            Ok(crate::eval::core::pblock::Value::Float(_)) => self.float_at(Some(track), t, 1.0),
+            Ok(_) => {
+                return Some(Err(EvalError::not_evaluated(format!(
+                    "visibility track {} (not a float)",
                     crate::eval::core::coverage::class_name(self, track)
-                ))
-            })),
-        })
+                ))))
+            }
+            Err(e) => return Some(Err(e)),
+        };
+        // Changes: a key of the track, or of a list's entries, away from `v`
+        // (at most 64 controllers walked: a damaged file may loop).
+        let mut times = Vec::new();
+        let mut todo = vec![track];
+        let mut walked = 0;
+        while let Some(c) = todo.pop().and_then(|c| self.controller(c)) {
+            walked += 1;
+            times.extend(c.key_times());
+            if walked < 64 {
+                todo.extend(c.children());
+            }
+        }
+        let changes = times
+            .iter()
+            .any(|&k| (self.float_at(Some(track), k, 1.0) - v).abs() > 1e-6);
+        Some(Ok((v, changes)))
     }
 
     pub fn controller(&self, idx: usize) -> Option<&Controller> {

@@ -296,6 +296,22 @@ impl Texmap {
     pub fn is_bitmap(&self) -> bool {
         self.class_id == [BITMAP.0, BITMAP.1]
     }
+
+    /// Records the asset `guid` naming the image, and the image's path from
+    /// the file's asset table unless a path is stored inline; an asset the
+    /// table does not list is an error, never an image silently missing.
+    fn image_asset(&mut self, guid: &[u8; 16], assets: &Assets) {
+        let hex: String = guid.iter().map(|b| format!("{b:02x}")).collect();
+        if self.file.is_none() {
+            self.file = assets.path(guid).map(str::to_string);
+            if self.file.is_none() {
+                self.errors.push(format!(
+                    "its image is asset {hex} and the file's asset table holds no such asset"
+                ));
+            }
+        }
+        self.asset = Some(hex);
+    }
 }
 
 impl Assets {
@@ -798,16 +814,7 @@ pub fn texmap(eval: &SceneEval, idx: usize, assets: &Assets) -> Option<Texmap> {
                     let guid = pblock::bitmap_container(eval.chunks(obj), BITMAP_PARAM)
                         .and_then(pblock::asset_guid);
                     if let Some(guid) = guid {
-                        t.asset = Some(guid.iter().map(|b| format!("{b:02x}")).collect());
-                        if t.file.is_none() {
-                            t.file = assets.path(&guid).map(str::to_string);
-                            if t.file.is_none() {
-                                t.errors.push(format!(
-                                    "its image is asset {} and the file's asset table holds no such asset",
-                                    t.asset.as_deref().unwrap_or_default()
-                                ));
-                            }
-                        }
+                        t.image_asset(&guid, assets);
                     }
                 }
                 Ok(_) => {}
@@ -860,14 +867,7 @@ fn vray_bitmap(eval: &SceneEval, idx: usize, assets: &Assets, t: &mut Texmap) {
             }
         }
         if let Some(guid) = pblock::filename_asset(eval.chunks(obj), VRAY_BITMAP_FILE) {
-            let hex: String = guid.iter().map(|b| format!("{b:02x}")).collect();
-            t.file = assets.path(&guid).map(str::to_string);
-            if t.file.is_none() {
-                t.errors.push(format!(
-                    "its image is asset {hex} and the file's asset table holds no such asset"
-                ));
-            }
-            t.asset = Some(hex);
+            t.image_asset(&guid, assets);
         }
         return;
     }
