@@ -83,6 +83,9 @@ pub(super) struct Builder<'a> {
     pub(super) residual: BTreeMap<usize, Mat43>,
     /// Meshes with animated morph weights, written with the clip (morph.rs).
     pub(super) morphs: Vec<super::morph::Pending>,
+    /// Per Max node (object index) whose mesh a child node carries (a hidden
+    /// node with children, visibility.rs): that glTF node.
+    pub(super) mesh_node: BTreeMap<usize, u32>,
 }
 
 impl Builder<'_> {
@@ -1011,6 +1014,7 @@ pub(super) fn build(
         textures: TextureCache::default(),
         residual: BTreeMap::new(),
         morphs: Vec::new(),
+        mesh_node: BTreeMap::new(),
     };
     let max_nodes: Vec<usize> = eval.graph.nodes().map(|(o, _)| o.index).collect();
     let parent = parents(eval, &max_nodes);
@@ -1037,6 +1041,7 @@ pub(super) fn build(
     let mut nodes: Vec<json::Node> = Vec::new();
     let mut extra: Vec<(usize, json::Node)> = Vec::new();
     let mut skinned: Vec<(String, super::skin::Skinned)> = Vec::new();
+    let mut skinned_of: Vec<usize> = Vec::new();
     for (i, &n) in max_nodes.iter().enumerate() {
         let name = eval.graph.objects[n]
             .node
@@ -1067,7 +1072,10 @@ pub(super) fn build(
         }
         let dropped_before = b.dropped.len();
         match super::skin::skinned(&mut b, n, &name, &max_nodes, &parent) {
-            Some(sk) => skinned.push((name.clone(), sk)),
+            Some(sk) => {
+                skinned.push((name.clone(), sk));
+                skinned_of.push(n);
+            }
             None => node.mesh = b.mesh(n, &name),
         }
         // What this node lacks, on the node itself, for importers and scripts.
@@ -1113,6 +1121,10 @@ pub(super) fn build(
         .map(|i| Index::new(i as u32))
         .collect();
     // Skinned meshes: untransformed root nodes after everything else.
+    let skins: BTreeMap<usize, u32> = (skinned_of.into_iter())
+        .enumerate()
+        .map(|(k, n)| (n, (nodes.len() + k) as u32))
+        .collect();
     let (skin_nodes, skin_roots) = super::skin::place(&mut b, skinned, nodes.len());
     nodes.extend(skin_nodes);
     roots.extend(skin_roots);
@@ -1127,9 +1139,9 @@ pub(super) fn build(
         nodes: roots,
     });
     b.root.scene = Some(scene);
+    super::visibility::apply(&mut b, &max_nodes, &parent, &skins);
     super::anim::animations(&mut b, &max_nodes, &animated);
     name_transform_gaps(&mut b);
-    name_visibility(&mut b, &max_nodes);
     if b.root.extensions.is_some() {
         b.root.extensions_used.push("KHR_lights_punctual".into());
     }
@@ -1156,32 +1168,6 @@ pub(super) fn build(
 /// does not sample (a nub under a refused foot, a child of a hand refused at
 /// one tick) as `maxfs check` names it: such a node is placed otherwise than
 /// Max would, and errors.txt must say so.
-/// Names every geometry node whose visibility track hides or fades it, or
-/// changes over time: glTF shows every node whole (no visibility or opacity
-/// per node). A light's or helper's track changes nothing Max renders.
-fn name_visibility(b: &mut Builder, nodes: &[usize]) {
-    use maxfs_scene::eval::core::coverage::{mesh_coverage, MeshCoverage};
-    for &n in nodes {
-        let Some(v) = b.eval.visibility(n, 0) else {
-            continue;
-        };
-        if matches!(mesh_coverage(b.eval, n), MeshCoverage::NotGeometry) {
-            continue;
-        }
-        let name = b.eval.graph.node_name(n).to_string();
-        match v {
-            Ok((v, animated)) if animated => b.approximate(format!(
-                "{name}: animated visibility track (at frame 0: {v}) not exported (glTF shows every node)"
-            )),
-            Ok((v, _)) if v < 1.0 => b.approximate(format!(
-                "{name}: visibility {v} not exported (glTF shows every node)"
-            )),
-            Ok(_) => {}
-            Err(e) => b.approximate(format!("{name}: visibility track not evaluated: {e}")),
-        }
-    }
-}
-
 fn name_transform_gaps(b: &mut Builder) {
     for g in maxfs_scene::eval::core::coverage::scene_gaps(b.eval) {
         if !g.places_nodes() {

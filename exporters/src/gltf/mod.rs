@@ -16,6 +16,7 @@ mod morph;
 mod pbr;
 mod rig_motion;
 mod skin;
+mod visibility;
 pub use pbr::materials_only;
 pub mod geometry;
 pub mod glb;

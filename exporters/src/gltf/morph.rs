@@ -264,7 +264,10 @@ pub(super) fn weight_channels(
         max_nodes.iter().enumerate().map(|(i, &n)| (n, i)).collect();
     let mut dropped = 0;
     for (p, ticks) in pending.iter().zip(all) {
-        let (Some(ticks), Some(&gltf_node)) = (ticks, index.get(&p.node)) else {
+        // A hidden node's mesh may sit on a child node (visibility.rs).
+        let carrier = b.mesh_node.get(&p.node).map(|&c| c as usize);
+        let (Some(ticks), Some(gltf_node)) = (ticks, carrier.or(index.get(&p.node).copied()))
+        else {
             continue;
         };
         let kept = shifted_seconds(&ticks, origin);

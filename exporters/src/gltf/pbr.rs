@@ -56,6 +56,7 @@ pub fn materials_only(
         textures: TextureCache::default(),
         residual: Default::default(),
         morphs: Vec::new(),
+        mesh_node: Default::default(),
     };
     let idx: Vec<_> = materials.iter().map(|&m| b.material(m, 0, None)).collect();
     let out = idx

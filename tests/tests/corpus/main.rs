@@ -138,6 +138,7 @@ mod fs_tree;
 mod gltf_double_sided;
 mod gltf_export;
 mod gltf_gaps;
+mod gltf_hidden_nodes;
 mod gltf_image_formats;
 mod gltf_lights;
 mod gltf_map_images;
