@@ -153,6 +153,7 @@ mod gltf_textures;
 mod gltf_uv;
 mod gltf_validator;
 mod gltf_vertex_colour;
+mod gltf_vray_two_sided;
 mod gltf_winding;
 mod ligozone_writer;
 mod mesh_budget;

@@ -672,6 +672,7 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
         raytrace::RAYTRACE => raytrace::raytrace(eval, idx, &mut m),
         vray::VRAY_MTL => vray::vray_mtl(eval, idx, &mut m),
         vray::VRAY_MTL_WRAPPER => vray::wrapper(eval, idx, &mut m),
+        vray::VRAY_2SIDED_MTL => vray::two_sided(eval, idx, &mut m),
         corona::CORONA_MTL => corona::corona_mtl(eval, idx, &mut m),
         corona::CORONA_PORTAL_MTL => corona::corona_portal(eval, idx, &mut m),
         corona_physical::CORONA_PHYSICAL_MTL => corona_physical::corona_physical(eval, idx, &mut m),
@@ -889,8 +890,17 @@ pub fn undecoded_classes(eval: &SceneEval, idx: usize) -> Vec<String> {
     fn walk(eval: &SceneEval, idx: usize, depth: u32, out: &mut Vec<String>) {
         let Some(m) = material(eval, idx) else { return };
         if let Some(ds) = &m.double_sided {
+            // A two-sided wrapper's own gaps (VRay2SidedMtl's translucency).
+            if !m.unmapped.is_empty() {
+                let partial = format!("{} (partially: {})", m.class, m.unmapped.join("; "));
+                if !out.contains(&partial) {
+                    out.push(partial);
+                }
+            }
             if depth < 8 {
-                for s in [ds.facing, ds.back].into_iter().flatten() {
+                let mut sides: Vec<usize> = [ds.facing, ds.back].into_iter().flatten().collect();
+                sides.dedup();
+                for s in sides {
                     walk(eval, s, depth + 1, out);
                 }
             }

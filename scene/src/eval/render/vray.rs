@@ -33,6 +33,18 @@
 //! 19 secondaryMatte, 9 alphaContribution, 10–18 the matte options. It
 //! renders as its base material; a matte surface is named as not exported.
 //!
+//! VRay2SidedMtl (0x6066686a, 0x11731b4b): one ParamBlock2 on reference 0.
+//! Parameter 0 is the front material (every V-Ray wrapper keeps its base in
+//! slot 0), 1 the back material and 3 its switch ("use back material"): in
+//! the 89 VRay2SidedMtls of sohaibshams' five files, 3 is on exactly where 1
+//! is set (12) and off where it is empty (77). 7 is the translucency colour
+//! (V-Ray's default grey 0.5 in 74 of them, other greys in 15; 2, a float
+//! 0.5 in all, is not it) and 4 a translucency texmap. Without a back
+//! material in use V-Ray shades the back faces with the front one, so it
+//! exports as a Double Sided of the front material, or of front and back.
+//! Translucency (light through the surface) has no glTF counterpart used
+//! here: named in `unmapped`.
+//!
 //! Mapped as Physical Material's values (docs/gltf-export.md): base colour =
 //! diffuse, metalness 0 (these V-Ray versions have no metalness: VRayMtl is
 //! a dielectric), roughness = 1 − reflection_glossiness when the reflection
@@ -59,6 +71,15 @@ use crate::eval::render::physical::{boolean, float, vector, Pbr};
 pub const VRAY_MTL: (u32, u32) = (0x37bf_3f2f, 0x7034_695c);
 /// VRayMtlWrapper's class id.
 pub const VRAY_MTL_WRAPPER: (u32, u32) = (0x4095_17df, 0x3a5f_44b6);
+/// VRay2SidedMtl's class id.
+pub const VRAY_2SIDED_MTL: (u32, u32) = (0x6066_686a, 0x1173_1b4b);
+/// VRay2SidedMtl parameters: front and back material, the back's switch,
+/// translucency colour and texmap.
+const TWO_SIDED_FRONT: u16 = 0;
+const TWO_SIDED_BACK: u16 = 1;
+const TWO_SIDED_BACK_ON: u16 = 3;
+const TWO_SIDED_TRANSLUCENCY: u16 = 7;
+const TWO_SIDED_TRANSLUCENCY_MAP: u16 = 4;
 
 const DIFFUSE: u16 = 1;
 const SELF_ILLUM: u16 = 81;
@@ -319,6 +340,58 @@ pub fn wrapper(eval: &SceneEval, idx: usize, m: &mut Material) {
     m.errors.push(format!(
         "VRayMtlWrapper (object {idx}): more than {MAX_WRAPPERS} wrappers nested"
     ));
+}
+
+/// Decodes VRay2SidedMtl object `idx` into `m` (module doc): a Double Sided
+/// of its front material (or front and back).
+pub fn two_sided(eval: &SceneEval, idx: usize, m: &mut Material) {
+    let Some(pbi) = pblock::reference(&eval.graph, idx, 0) else {
+        m.errors.push("no parameter block on reference 0".into());
+        return;
+    };
+    let pb = match pblock::param_block2(eval.chunks(pbi)) {
+        Ok(pb) => pb,
+        Err(e) => {
+            m.errors
+                .push(format!("parameter block (object {pbi}): {e}"));
+            return;
+        }
+    };
+    let mtl = |id| {
+        pb.param(id)
+            .and_then(|p| target(eval, pbi, p))
+            .filter(|&t| material::is_super_class(eval, t, SC_MATERIAL))
+    };
+    let Some(front) = mtl(TWO_SIDED_FRONT) else {
+        m.errors.push("no front material (parameter 0)".into());
+        return;
+    };
+    let back = mtl(TWO_SIDED_BACK).filter(|_| boolean(&pb, TWO_SIDED_BACK_ON) == Some(true));
+    match vector(&pb, TWO_SIDED_TRANSLUCENCY) {
+        Some(c) if c.iter().any(|&v| v > 0.0) => m.unmapped.push(format!(
+            "translucency colour {c:?} (light through the surface; not exported)"
+        )),
+        Some(_) => {}
+        None => m
+            .unmapped
+            .push("translucency colour (parameter 7) not read".into()),
+    }
+    let map = pb
+        .param(TWO_SIDED_TRANSLUCENCY_MAP)
+        .and_then(|p| target(eval, pbi, p))
+        .filter(|&t| material::is_super_class(eval, t, SC_TEXMAP));
+    if map.is_some() {
+        m.unmapped.push("translucency map (not exported)".into());
+    }
+    m.double_sided = Some(material::DoubleSided {
+        facing: Some(front),
+        back: back.or(Some(front)),
+        facing_on: true,
+        back_on: true,
+        // Max's Double Sided translucency (each side through the other)
+        // is not V-Ray's; V-Ray's is named above.
+        translucency: 0.0,
+    });
 }
 
 #[cfg(test)]
