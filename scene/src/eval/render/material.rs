@@ -887,15 +887,21 @@ pub fn node_material(graph: &SceneGraph, node: usize) -> Option<usize> {
 /// material decoded in part is named with what it sets that the exports do
 /// not carry (`Material::unmapped`).
 pub fn undecoded_classes(eval: &SceneEval, idx: usize) -> Vec<String> {
+    fn push(out: &mut Vec<String>, entry: String) {
+        if !out.contains(&entry) {
+            out.push(entry);
+        }
+    }
+    fn partial(m: &Material) -> Option<String> {
+        (!m.unmapped.is_empty())
+            .then(|| format!("{} (partially: {})", m.class, m.unmapped.join("; ")))
+    }
     fn walk(eval: &SceneEval, idx: usize, depth: u32, out: &mut Vec<String>) {
         let Some(m) = material(eval, idx) else { return };
         if let Some(ds) = &m.double_sided {
             // A two-sided wrapper's own gaps (VRay2SidedMtl's translucency).
-            if !m.unmapped.is_empty() {
-                let partial = format!("{} (partially: {})", m.class, m.unmapped.join("; "));
-                if !out.contains(&partial) {
-                    out.push(partial);
-                }
+            if let Some(p) = partial(&m) {
+                push(out, p);
             }
             if depth < 8 {
                 let mut sides: Vec<usize> = [ds.facing, ds.back].into_iter().flatten().collect();
@@ -911,14 +917,9 @@ pub fn undecoded_classes(eval: &SceneEval, idx: usize) -> Vec<String> {
                 }
             }
         } else if m.diffuse.is_none() && m.pbr.is_none() {
-            if !out.contains(&m.class) {
-                out.push(m.class);
-            }
-        } else if !m.unmapped.is_empty() {
-            let partial = format!("{} (partially: {})", m.class, m.unmapped.join("; "));
-            if !out.contains(&partial) {
-                out.push(partial);
-            }
+            push(out, m.class);
+        } else if let Some(p) = partial(&m) {
+            push(out, p);
         }
     }
     let mut out = Vec::new();
