@@ -69,6 +69,15 @@ fn vray_values(bitmap: usize) -> (Vec<P>, Vec<P>) {
 /// header) and, when `wrap`, a VRayMtlWrapper around it on node "B".
 /// Returns the scene, the material on the node, the VRayMtl and the bitmap.
 fn with_vray(wrap: bool) -> (SceneEval, usize, usize, usize) {
+    with_vray_values(wrap, |_, _, _| {})
+}
+
+/// [`with_vray`] with `tweak` applied to the basic and maps values (its
+/// last argument: the bitmap).
+fn with_vray_values(
+    wrap: bool,
+    tweak: impl Fn(&mut Vec<P>, &mut Vec<P>, usize),
+) -> (SceneEval, usize, usize, usize) {
     let Scene {
         mut edit,
         node,
@@ -79,7 +88,8 @@ fn with_vray(wrap: bool) -> (SceneEval, usize, usize, usize) {
     let dll = edit.add_dll("V-Ray (synthetic)", "vrender.dlr");
     let cls = edit.add_class(dll, VRAY_MTL, SC_MATERIAL, "VRayMtl");
     let pb2 = edit.class_index(PARAMBLOCK2).expect("ParamBlock2 class");
-    let (basic, maps) = vray_values(bitmap);
+    let (mut basic, mut maps) = vray_values(bitmap);
+    tweak(&mut basic, &mut maps, bitmap);
     let basic = edit.add_object(pb2, block(template.clone(), &basic));
     let maps = edit.add_object(pb2, block(template.clone(), &maps));
     let header = Chunk::container(0x5431, vec![Chunk::leaf(0x4001, wide("VRay Synthetic"))]);
@@ -169,6 +179,81 @@ fn vray_wrapper_renders_its_base() {
         Some([0.2, 0.4, 0.6])
     );
     check_vray_gltf(&eval, wrapper);
+}
+
+/// The node's Bitmap as the reflection glossiness map (104, on, at
+/// `amount` %), the reflection colour `reflection`.
+fn with_glossiness_map(amount: f32, reflection: [f32; 3]) -> (SceneEval, usize) {
+    let (eval, mtl, _, _) = with_vray_values(false, |basic, maps, bitmap| {
+        for v in basic.iter_mut().filter(|v| v.0 == 2) {
+            v.2 = rgb(reflection);
+        }
+        maps.extend([
+            (104, TEXMAP, inline(bitmap)),
+            (154, BOOL, b(true)),
+            (204, FLOAT, f(amount)),
+        ]);
+    });
+    (eval, mtl)
+}
+
+/// A glossiness map drives glTF's roughness as Physical's inverted
+/// roughness map does: packed into the metallic-roughness image (the
+/// factor 1, the texels 255 − glossiness). Below 100 % V-Ray blends it
+/// with the value: named. Without a glossy reflection it changes nothing.
+#[test]
+fn vray_glossiness_map_is_the_inverted_roughness_map() {
+    let (eval, mtl) = with_glossiness_map(100.0, [0.5; 3]);
+    let m = material::material(&eval, mtl).expect("material");
+    assert_eq!(m.pbr.as_ref().and_then(|p| p.roughness_inv), Some(true));
+    assert!(
+        m.maps
+            .iter()
+            .any(|r| r.slot == "roughness" && r.enabled == Some(true)),
+        "{:?}",
+        m.maps
+    );
+    let classes = material::undecoded_classes(&eval, mtl);
+    assert!(
+        classes.iter().all(|c| !c.contains("glossiness map")),
+        "{classes:?}"
+    );
+    let g = gltf_material(&eval, mtl);
+    let pmr = &g["pbrMetallicRoughness"];
+    assert!(pmr["metallicRoughnessTexture"].is_object(), "{g}");
+    assert_eq!(pmr["roughnessFactor"].as_f64(), Some(1.0), "{g}");
+    assert_eq!(pmr["metallicFactor"].as_f64(), Some(0.0), "{g}");
+
+    let (eval, mtl) = with_glossiness_map(50.0, [0.5; 3]);
+    let classes = material::undecoded_classes(&eval, mtl);
+    assert!(
+        classes
+            .iter()
+            .any(|c| c
+                .contains("reflection_glossiness map at 50% (blended with the value Some(0.8)")),
+        "{classes:?}"
+    );
+
+    // Black reflection, no reflection map: no glossy reflection to shape.
+    let (eval, mtl) = with_glossiness_map(100.0, [0.0; 3]);
+    let m = material::material(&eval, mtl).expect("material");
+    assert_eq!(m.pbr.as_ref().and_then(|p| p.roughness_inv), Some(false));
+    assert!(
+        m.maps.iter().any(|r| r.slot == "reflection_glossiness"),
+        "{:?}",
+        m.maps
+    );
+    assert!(material::undecoded_classes(&eval, mtl).is_empty());
+    let g = gltf_material(&eval, mtl);
+    assert!(
+        g["pbrMetallicRoughness"]["metallicRoughnessTexture"].is_null(),
+        "{g}"
+    );
+    assert_eq!(
+        g["pbrMetallicRoughness"]["roughnessFactor"].as_f64(),
+        Some(1.0),
+        "{g}"
+    );
 }
 
 /// An old ParamBlock parameter: index and value chunk.

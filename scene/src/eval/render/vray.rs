@@ -52,7 +52,10 @@
 //! reflection) otherwise, transparency
 //! = the refraction colour's mean (white refracts fully), emission =
 //! selfIllumination × its multiplier. Maps: diffuse → base colour, bump,
-//! opacity → cutout, self_illumination → emission colour. With Fresnel
+//! opacity → cutout, self_illumination → emission colour, and
+//! reflection_glossiness → the (inverted) roughness map when the roughness
+//! is the glossiness; below 100 % V-Ray blends that map with the value, which
+//! is named. Without a glossy reflection it changes nothing. With Fresnel
 //! reflections on (8), a reflection colour other than black is carried as
 //! KHR_materials_specular (factor = its brightest channel, colour = it
 //! divided by that) and KHR_materials_ior (the refraction IOR 9 while
@@ -97,6 +100,8 @@ const REFL_LOCK_IOR: u16 = 65;
 const REFR_IOR: u16 = 9;
 const TRANSLUCENCY_ON: u16 = 25;
 const REFLECTION_MAP: u16 = 101;
+/// The reflection glossiness map.
+const REFL_GLOSS_MAP: u16 = 104;
 
 /// Texmap parameters by id with the slot name shown in materials.json; the
 /// first four are the ones the exports read (Physical Material's names).
@@ -245,6 +250,7 @@ pub fn vray_mtl(eval: &SceneEval, idx: usize, m: &mut Material) {
         .is_some_and(|t| material::is_super_class(eval, t, SC_TEXMAP))
         && boolean(&merged, REFLECTION_MAP + MAP_ON) != Some(false);
     let (pbr, unmapped) = to_pbr(&merged, reflection_map);
+    let glossy = pbr.roughness_inv == Some(true);
     m.pbr = Some(pbr);
     m.unmapped.extend(unmapped);
     for p in &merged.params {
@@ -260,20 +266,41 @@ pub fn vray_mtl(eval: &SceneEval, idx: usize, m: &mut Material) {
             continue;
         };
         let known = MAPS.iter().position(|(id, _)| *id == p.id);
-        let slot = known.map_or_else(|| format!("map{}", p.id), |k| MAPS[k].1.to_string());
+        let mut slot = known.map_or_else(|| format!("map{}", p.id), |k| MAPS[k].1.to_string());
         let enabled = p.id.checked_add(MAP_ON).and_then(|on| boolean(&merged, on));
-        if known.is_none_or(|k| k >= EXPORTED_MAPS) && enabled != Some(false) {
+        let amount =
+            p.id.checked_add(MAP_MULT)
+                .and_then(|a| float(&merged, a))
+                .map(|a| a / 100.0);
+        let mut exported = known.is_some_and(|k| k < EXPORTED_MAPS);
+        if p.id == REFL_GLOSS_MAP && enabled != Some(false) {
+            if glossy {
+                // The glossiness the roughness inverts (`to_pbr`): packed
+                // into glTF's roughness channel, inverted per texel. Below
+                // 100 % V-Ray blends it with the value: not carried.
+                slot = "roughness".into();
+                exported = true;
+                if let Some(a) = amount.filter(|a| (a - 1.0).abs() > 1e-6) {
+                    m.unmapped.push(format!(
+                        "reflection_glossiness map at {}% (blended with the value {:?}; exported as the map alone)",
+                        a * 100.0,
+                        float(&merged, REFL_GLOSS)
+                    ));
+                }
+            } else {
+                // No glossy reflection (black, no reflection map): the map
+                // changes nothing rendered.
+                exported = true;
+            }
+        }
+        if !exported && enabled != Some(false) {
             m.unmapped.push(format!("{slot} map (not exported)"));
         }
         m.maps.push(MapRef {
             slot,
             texmap: t,
             enabled,
-            amount: p
-                .id
-                .checked_add(MAP_MULT)
-                .and_then(|a| float(&merged, a))
-                .map(|a| a / 100.0),
+            amount,
         });
     }
 }
