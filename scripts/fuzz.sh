@@ -12,7 +12,7 @@ mkdir -p "$seeds"
 corpus=${MAXFS_CORPUS:-../shared/corpus}
 if [ "$target" = physique ]; then
   : # starts from nothing: its input is a bare chunk stream (a ModApp)
-elif [ "$target" = max_parse ] || [ "$target" = max_export ]; then
+elif [ "$target" = max_parse ] || [ "$target" = max_export ] || [ "$target" = max_gltf ]; then
   find "$corpus/max" -name '*.max' -size -400k -exec cp -n {} "$seeds/" \;
   if [ "$target" = max_export ]; then
     # RklPatch sources (no public .max holds one): the synthetic one of every corpus zone.

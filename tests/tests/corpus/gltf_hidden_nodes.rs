@@ -8,6 +8,8 @@
 //! - babylon/AnimatedMeshCameraLight.max's AnimatedMesh (a keyed mesh with
 //!   a child) hidden through the writer: its mesh moves to a hidden child
 //!   node, its place, animation and child stay.
+//! - biped/RabbitSkin.max's skinned mesh hidden through the writer: its
+//!   glTF skin node hides.
 
 use std::collections::BTreeSet;
 
@@ -168,4 +170,28 @@ fn a_hidden_node_with_children_hands_its_mesh_to_a_hidden_child() {
         let b = export_scene(&corpus_eval(file)).expect("export");
         b.gaps().count()
     });
+}
+
+/// biped/RabbitSkin.max's skinned mesh hidden through the writer: the glTF
+/// skin node (a root of its own, not under the Max node) is what hides.
+#[test]
+fn a_hidden_skinned_mesh_hides_its_skin_node() {
+    let mut edit = SceneEdit::open("max/biped/RabbitSkin.max");
+    let node = edit.node("RabbitSkin");
+    hide(&mut edit, node);
+    let eval = SceneEval::from_document(edit.finish()).expect("scene");
+    let e = export_scene(&eval).expect("export");
+    gltf::Gltf::from_slice(&e.glb).expect("our GLB reads");
+    let root = root(&e);
+    assert_eq!(hidden_nodes(&root), ["RabbitSkin_skin".to_string()].into());
+    let skin = root["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .find(|n| n["name"] == "RabbitSkin_skin")
+        .expect("the skin node");
+    assert!(
+        skin.get("skin").is_some() && skin.get("mesh").is_some(),
+        "{skin}"
+    );
 }
