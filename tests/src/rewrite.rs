@@ -266,6 +266,15 @@ impl SceneEdit {
         objects.len() - 1
     }
 
+    /// Gives object `idx` the class of class-directory entry `class_index`
+    /// (its chunk id), keeping its chunks.
+    pub fn set_object_class(&mut self, idx: usize, class_index: u16) {
+        let Body::Container(objects) = &mut self.top[0].body else {
+            panic!("scene root is not a container")
+        };
+        objects[idx].id = class_index;
+    }
+
     /// Appends an old ParamBlock holding `params` (index order) and returns
     /// its index; the scene must already use the class.
     pub fn add_old_param_block(&mut self, params: &[OldParam]) -> usize {

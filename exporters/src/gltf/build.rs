@@ -1132,13 +1132,17 @@ pub(super) fn build(
         b.root.push(n);
     }
     super::pbr::volume_thickness(&mut b.root);
-    let scene = b.root.push(json::Scene {
-        extensions: None,
-        extras: Default::default(),
-        name: Some("Scene".into()),
-        nodes: roots,
-    });
-    b.root.scene = Some(scene);
+    // A scene without nodes is written as none: glTF forbids an empty
+    // `nodes` list, and the `gltf` crate cannot read a scene without one.
+    if !roots.is_empty() {
+        let scene = b.root.push(json::Scene {
+            extensions: None,
+            extras: Default::default(),
+            name: Some("Scene".into()),
+            nodes: roots,
+        });
+        b.root.scene = Some(scene);
+    }
     super::visibility::apply(&mut b, &max_nodes, &parent, &skins);
     super::anim::animations(&mut b, &max_nodes, &animated);
     name_transform_gaps(&mut b);

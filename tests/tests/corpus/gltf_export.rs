@@ -488,3 +488,30 @@ fn every_corpus_file_exports_a_valid_glb() {
     eprintln!("gltf export: {ok} of {} corpus files exported ({warnings} warnings); not exported: {failed:?}", files.len());
     assert!(ok * 10 >= files.len() * 9, "{failed:?}");
 }
+
+/// A scene whose nodes are all gone (here: turned into ParamBlock2s through
+/// the writer, as a damaged file can leave it; the `max_gltf` fuzz target
+/// found one) is written without a scene: glTF forbids an empty node list,
+/// and the `gltf` crate cannot read a scene without one.
+#[test]
+fn a_scene_without_nodes_is_written_without_a_scene() {
+    let mut edit = maxfs_tests::rewrite::SceneEdit::open("max/babylon/SimpleTriangle.max");
+    let nodes: Vec<usize> = edit.graph.nodes().map(|(o, _)| o.index).collect();
+    assert!(!nodes.is_empty());
+    let pb2 = edit
+        .class_index(crate::eval_mr_materials::PARAMBLOCK2)
+        .expect("ParamBlock2s");
+    for n in nodes {
+        edit.set_object_class(n, pb2);
+    }
+    let eval = SceneEval::from_document(edit.finish()).expect("scene");
+    assert_eq!(eval.graph.nodes().count(), 0);
+    let e = maxfs_exporters::gltf::export_scene(&eval).expect("export");
+    gltf::Gltf::from_slice(&e.glb).expect("our GLB reads");
+    let (json, _) = glb::read(&e.glb).expect("a GLB");
+    let root: Value = serde_json::from_slice(json).expect("JSON");
+    assert!(
+        root.get("scene").is_none() && root.get("scenes").is_none(),
+        "{root}"
+    );
+}
