@@ -57,6 +57,10 @@ pub(super) enum MaterialKey {
 }
 
 /// The model under construction and its binary buffer.
+/// The largest transform value a node is written with: f32 holds it with
+/// room for the scale's column lengths.
+const LARGEST_STORED: f64 = 1e30;
+
 pub(super) struct Builder<'a> {
     pub(super) eval: &'a SceneEval,
     pub(super) assets: &'a Assets,
@@ -1048,7 +1052,24 @@ pub(super) fn build(
             .as_ref()
             .map(|x| x.name.clone())
             .unwrap_or_default();
-        let m = metres(to_gltf(&locals[i]), scale.metres);
+        let mut m = metres(to_gltf(&locals[i]), scale.metres);
+        // A damaged file can hold a transform no f32 holds (NaN, 1e300; a
+        // scale's column lengths overflow near f32::MAX): JSON has no such
+        // number, so the node is placed at its parent, named.
+        if !m
+            .iter()
+            .flatten()
+            .all(|v| v.is_finite() && v.abs() < LARGEST_STORED)
+        {
+            b.approximate(format!(
+                "{name}: transform not exported: a value is not finite or beyond 1e30 (a damaged file); the node is placed at its parent"
+            ));
+            m = [
+                [1.0, 0.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0, 0.0],
+                [0.0, 0.0, 1.0, 0.0],
+            ];
+        }
         let (t, r, s, exact) = decompose(&m);
         let mut node = json::Node {
             name: Some(name.clone()),

@@ -515,3 +515,63 @@ fn a_scene_without_nodes_is_written_without_a_scene() {
         "{root}"
     );
 }
+
+/// A node whose transform is beyond what a glTF node can hold (a scale of
+/// 1e35 on every axis, set through the writer in
+/// babylon/AnimatedCubeRotation.max's key-less scale value 0x2505; the
+/// `max_gltf` fuzz target found a damaged file written with `null` scales)
+/// is placed at its parent, and named.
+#[test]
+fn a_transform_beyond_single_precision_is_named_not_written() {
+    use maxfs_tests::rewrite::SceneEdit;
+    let file = "max/babylon/AnimatedCubeRotation.max";
+    let mut edit = SceneEdit::open(file);
+    let named = maxfs_tests::named_nodes(&maxfs_tests::corpus_eval(file));
+    // The first node whose scale controller is a key-less value.
+    let (node, name, scale, mut value) = named
+        .iter()
+        .find_map(|(n, name)| {
+            let slot = |idx: usize, s: u32| {
+                edit.graph.objects[idx]
+                    .references
+                    .iter()
+                    .find(|r| r.slot == s)
+                    .and_then(|r| usize::try_from(r.target).ok())
+            };
+            let scale = slot(slot(*n, 0)?, 2)?;
+            let chunks = edit.object_chunks(scale);
+            // Key tables (linear, Bezier, TCB) would override the value.
+            if chunks
+                .iter()
+                .any(|c| [0x2515, 0x2528, 0x2523].contains(&c.id))
+            {
+                return None;
+            }
+            let v = chunks
+                .into_iter()
+                .find(|c| c.id == 0x2505)
+                .and_then(|c| c.payload().map(<[u8]>::to_vec))
+                .filter(|p| p.len() == 28)?;
+            Some((*n, name.clone(), scale, v))
+        })
+        .expect("a node with a key-less scale value");
+    for k in 0..3 {
+        value[4 * k..4 * k + 4].copy_from_slice(&1e35f32.to_le_bytes());
+    }
+    edit.set_leaf(scale, 0x2505, value);
+    let eval = SceneEval::from_document(edit.finish()).expect("scene");
+    let e = maxfs_exporters::gltf::export_scene(&eval).expect("export");
+    gltf::Gltf::from_slice(&e.glb).expect("our GLB reads");
+    let (json, _) = glb::read(&e.glb).expect("a GLB");
+    assert!(!String::from_utf8_lossy(json).contains("null"));
+    let root: Value = serde_json::from_slice(json).expect("JSON");
+    let gltf_node = &root["nodes"][named.iter().position(|(n, _)| *n == node).expect("index")];
+    assert_eq!(gltf_node["name"], name.as_str());
+    assert!(
+        e.gaps().any(|g| g.starts_with(&format!(
+            "{name}: transform not exported: a value is not finite or beyond 1e30"
+        ))),
+        "{:?}",
+        e.gaps().collect::<Vec<_>>()
+    );
+}
