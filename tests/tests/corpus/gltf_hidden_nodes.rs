@@ -10,6 +10,8 @@
 //!   node, its place, animation and child stay.
 //! - biped/RabbitSkin.max's skinned mesh hidden through the writer: its
 //!   glTF skin node hides.
+//! - babylon/AnimatedMorphCube.max's Box001 given a child and hidden
+//!   through the writer: its weights channel follows its mesh.
 
 use std::collections::BTreeSet;
 
@@ -194,4 +196,56 @@ fn a_hidden_skinned_mesh_hides_its_skin_node() {
         skin.get("skin").is_some() && skin.get("mesh").is_some(),
         "{skin}"
     );
+}
+
+/// babylon/AnimatedMorphCube.max's Box001 (a Morpher with keyed weights)
+/// given Box002 as a child and hidden, both through the writer: its mesh
+/// moves to a hidden child, and the weights channel follows the mesh there
+/// (a weights channel must target the node holding the mesh).
+#[test]
+fn a_hidden_morphed_node_with_children_moves_its_weights_channel_too() {
+    let file = "max/babylon/AnimatedMorphCube.max";
+    let mut edit = SceneEdit::open(file);
+    let (parent, child) = (edit.node("Box001"), edit.node("Box002"));
+    let mut link = edit
+        .object_chunks(child)
+        .into_iter()
+        .find(|c| c.id == 0x0960)
+        .and_then(|c| c.payload().map(<[u8]>::to_vec))
+        .expect("the parent chunk");
+    link[..4].copy_from_slice(&(parent as u32).to_le_bytes());
+    edit.set_leaf(child, 0x0960, link);
+    hide(&mut edit, parent);
+    let eval = SceneEval::from_document(edit.finish()).expect("scene");
+    let e = export_scene(&eval).expect("export");
+    gltf::Gltf::from_slice(&e.glb).expect("our GLB reads");
+    let r = root(&e);
+    assert_eq!(hidden_nodes(&r), ["Box001_mesh".to_string()].into());
+    let nodes = r["nodes"].as_array().expect("nodes");
+    let at = |name: &str| nodes.iter().position(|n| n["name"] == name).expect(name);
+    let (box1, box2, carrier) = (at("Box001"), at("Box002"), at("Box001_mesh"));
+    assert!(nodes[box1].get("mesh").is_none());
+    let kids: Vec<u64> = nodes[box1]["children"]
+        .as_array()
+        .expect("children")
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    assert_eq!(kids, [box2 as u64, carrier as u64]);
+    let weights: Vec<u64> = r["animations"]
+        .as_array()
+        .expect("animations")
+        .iter()
+        .flat_map(|a| a["channels"].as_array().expect("channels").clone())
+        .filter(|c| c["target"]["path"] == "weights")
+        .filter_map(|c| c["target"]["node"].as_u64())
+        .collect();
+    assert!(weights.contains(&(carrier as u64)), "{weights:?}");
+    assert!(!weights.contains(&(box1 as u64)), "{weights:?}");
+    for w in weights {
+        assert!(
+            nodes[w as usize].get("mesh").is_some(),
+            "channel on node {w}"
+        );
+    }
 }
