@@ -290,6 +290,14 @@ impl SceneEdit {
         self.children(idx).clone()
     }
 
+    /// The payload of object `idx`'s leaf chunk `id` (a copy), if it has one.
+    pub fn leaf(&mut self, idx: usize, id: u16) -> Option<Vec<u8>> {
+        self.children(idx)
+            .iter()
+            .find(|c| c.id == id && !c.is_container())
+            .and_then(|c| c.payload().map(<[u8]>::to_vec))
+    }
+
     /// Points reference `slot` of object `idx` at `target`, in whichever
     /// reference chunk the object stores (0x2034 array or 0x2035 pairs).
     pub fn set_reference(&mut self, idx: usize, slot: u32, target: i32) {

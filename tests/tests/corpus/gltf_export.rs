@@ -539,19 +539,14 @@ fn a_transform_beyond_single_precision_is_named_not_written() {
                     .and_then(|r| usize::try_from(r.target).ok())
             };
             let scale = slot(slot(*n, 0)?, 2)?;
-            let chunks = edit.object_chunks(scale);
             // Key tables (linear, Bezier, TCB) would override the value.
-            if chunks
+            if [0x2515, 0x2528, 0x2523]
                 .iter()
-                .any(|c| [0x2515, 0x2528, 0x2523].contains(&c.id))
+                .any(|&id| edit.leaf(scale, id).is_some())
             {
                 return None;
             }
-            let v = chunks
-                .into_iter()
-                .find(|c| c.id == 0x2505)
-                .and_then(|c| c.payload().map(<[u8]>::to_vec))
-                .filter(|p| p.len() == 28)?;
+            let v = edit.leaf(scale, 0x2505).filter(|p| p.len() == 28)?;
             Some((*n, name.clone(), scale, v))
         })
         .expect("a node with a key-less scale value");

@@ -94,12 +94,7 @@ fn hidden_meshes_are_invisible_and_hidden_helpers_leave_their_members_shown() {
 
 /// Sets the hide bit of `node` in its flags chunk.
 fn hide(edit: &mut SceneEdit, node: usize) {
-    let flags = edit
-        .object_chunks(node)
-        .into_iter()
-        .find(|c| c.id == 0x0963)
-        .and_then(|c| c.payload().map(<[u8]>::to_vec))
-        .expect("node flags");
+    let flags = edit.leaf(node, 0x0963).expect("node flags");
     let mut v = u32::from_le_bytes(flags[..4].try_into().expect("4 bytes"));
     v |= 0x40;
     let mut p = flags.clone();
@@ -207,12 +202,7 @@ fn a_hidden_morphed_node_with_children_moves_its_weights_channel_too() {
     let file = "max/babylon/AnimatedMorphCube.max";
     let mut edit = SceneEdit::open(file);
     let (parent, child) = (edit.node("Box001"), edit.node("Box002"));
-    let mut link = edit
-        .object_chunks(child)
-        .into_iter()
-        .find(|c| c.id == 0x0960)
-        .and_then(|c| c.payload().map(<[u8]>::to_vec))
-        .expect("the parent chunk");
+    let mut link = edit.leaf(child, 0x0960).expect("the parent chunk");
     link[..4].copy_from_slice(&(parent as u32).to_le_bytes());
     edit.set_leaf(child, 0x0960, link);
     hide(&mut edit, parent);
