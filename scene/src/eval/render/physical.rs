@@ -395,9 +395,43 @@ pub fn physical(eval: &SceneEval, idx: usize, m: &mut Material) {
         .filter(|(i, _)| !packed.contains(i))
         .map(|(_, r)| r)
         .filter(|r| r.enabled != Some(false) && !EXPORTED_MAPS.contains(&r.slot.as_str()))
+        .filter(|r| !layer_absent(&pb, &m.maps[first_map..], &r.slot))
         .map(|r| format!("{} map (not exported)", r.slot))
         .collect();
     m.unmapped.extend(dropped);
+}
+
+/// Layers of Physical Material and the maps that only shape them: its
+/// weight parameter, its weight map slot, and the dependent slots.
+const LAYERS: [(u16, &str, &[&str]); 5] = [
+    (30, "transparency", &["trans_color", "trans_roughness"]),
+    (40, "scattering", &["sss_color", "sss_scale"]),
+    (
+        60,
+        "coating",
+        &[
+            "coat_color",
+            "coat_roughness",
+            "coat_bump",
+            "coat_aniso",
+            "coat_aniso_angle",
+        ],
+    ),
+    (70, "sheen", &["sheen_color", "sheen_roughness"]),
+    (80, "thin_film", &["thin_film_ior"]),
+];
+
+/// Whether `slot` only shapes a layer that is absent: its weight stored as
+/// 0 and no weight map on (a coat bump without a coat changes nothing
+/// rendered, so it is no gap).
+fn layer_absent(pb: &ParamBlock2, maps: &[MapRef], slot: &str) -> bool {
+    LAYERS.iter().any(|(weight, weight_map, slots)| {
+        slots.contains(&slot)
+            && float(pb, *weight).is_some_and(|w| w <= 0.0)
+            && !maps
+                .iter()
+                .any(|r| r.slot == *weight_map && r.enabled != Some(false))
+    })
 }
 
 /// Whether `v` differs from `d` beyond float noise.
@@ -569,6 +603,37 @@ mod tests {
 
     fn fl(id: u16, v: f32) -> Param {
         Param::plain(id, 0, Value::Float(v))
+    }
+
+    /// A map that only shapes a layer is no gap while the layer is absent
+    /// (weight 0, no weight map on); radobaychev's couch.max holds coat
+    /// bumps on materials with coating 0. Unknown weights keep it named.
+    #[test]
+    fn maps_of_an_absent_layer_are_no_gap() {
+        let map = |slot: &str, enabled| MapRef {
+            slot: slot.into(),
+            texmap: 0,
+            enabled: Some(enabled),
+            amount: None,
+        };
+        let no_coat = block(vec![fl(60, 0.0), fl(70, 0.5)]);
+        assert!(layer_absent(&no_coat, &[], "coat_bump"));
+        assert!(layer_absent(
+            &no_coat,
+            &[map("coating", false)],
+            "coat_roughness"
+        ));
+        // A coating map on makes the coat, whatever the weight.
+        assert!(!layer_absent(
+            &no_coat,
+            &[map("coating", true)],
+            "coat_bump"
+        ));
+        // Sheen is on; bump and displacement shape the base.
+        assert!(!layer_absent(&no_coat, &[], "sheen_color"));
+        assert!(!layer_absent(&no_coat, &[], "bump"));
+        assert!(!layer_absent(&no_coat, &[], "displacement"));
+        assert!(!layer_absent(&block(vec![]), &[], "coat_bump"));
     }
 
     /// Color By Object takes the node's colour as the base colour, as
