@@ -1064,11 +1064,7 @@ pub(super) fn build(
             b.approximate(format!(
                 "{name}: transform not exported: a value is not finite or beyond 1e30 (a damaged file); the node is placed at its parent"
             ));
-            m = [
-                [1.0, 0.0, 0.0, 0.0],
-                [0.0, 1.0, 0.0, 0.0],
-                [0.0, 0.0, 1.0, 0.0],
-            ];
+            m = to_gltf(&Mat43::IDENTITY);
         }
         let (t, r, s, exact) = decompose(&m);
         let mut node = json::Node {

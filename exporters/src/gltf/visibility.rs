@@ -46,10 +46,16 @@ pub(super) fn apply(
 ) {
     use maxfs_scene::eval::core::coverage::{mesh_coverage, MeshCoverage};
     let mut used = false;
+    // Max children: a light's or camera's own glTF child does not count.
+    let mut has_child = vec![false; max_nodes.len()];
+    for p in parent.iter().flatten() {
+        if let Some(h) = has_child.get_mut(*p) {
+            *h = true;
+        }
+    }
     for (i, &n) in max_nodes.iter().enumerate() {
         let name = b.eval.graph.node_name(n).to_string();
-        // Max children: a light's or camera's own glTF child does not count.
-        let has_children = parent.contains(&Some(i));
+        let has_children = has_child[i];
         if b.eval.is_hidden(n) {
             if let Some(&s) = skins.get(&n) {
                 hide(&mut b.root.nodes[s as usize]);

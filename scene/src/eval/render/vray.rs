@@ -274,12 +274,14 @@ pub fn vray_mtl(eval: &SceneEval, idx: usize, m: &mut Material) {
                 .map(|a| a / 100.0);
         let mut exported = known.is_some_and(|k| k < EXPORTED_MAPS);
         if p.id == REFL_GLOSS_MAP && enabled != Some(false) {
+            // Carried, or (no glossy reflection: black, no reflection map)
+            // changing nothing rendered.
+            exported = true;
             if glossy {
                 // The glossiness the roughness inverts (`to_pbr`): packed
                 // into glTF's roughness channel, inverted per texel. Below
                 // 100 % V-Ray blends it with the value: not carried.
                 slot = "roughness".into();
-                exported = true;
                 if let Some(a) = amount.filter(|a| (a - 1.0).abs() > 1e-6) {
                     m.unmapped.push(format!(
                         "reflection_glossiness map at {}% (blended with the value {:?}; exported as the map alone)",
@@ -287,10 +289,6 @@ pub fn vray_mtl(eval: &SceneEval, idx: usize, m: &mut Material) {
                         float(&merged, REFL_GLOSS)
                     ));
                 }
-            } else {
-                // No glossy reflection (black, no reflection map): the map
-                // changes nothing rendered.
-                exported = true;
             }
         }
         if !exported && enabled != Some(false) {
@@ -372,23 +370,16 @@ pub fn wrapper(eval: &SceneEval, idx: usize, m: &mut Material) {
 /// Decodes VRay2SidedMtl object `idx` into `m` (module doc): a Double Sided
 /// of its front material (or front and back).
 pub fn two_sided(eval: &SceneEval, idx: usize, m: &mut Material) {
-    let Some(pbi) = pblock::reference(&eval.graph, idx, 0) else {
-        m.errors.push("no parameter block on reference 0".into());
+    let Some((pbi, pb)) = material::block0(eval, idx, "VRay2SidedMtl", m) else {
         return;
     };
-    let pb = match pblock::param_block2(eval.chunks(pbi)) {
-        Ok(pb) => pb,
-        Err(e) => {
-            m.errors
-                .push(format!("parameter block (object {pbi}): {e}"));
-            return;
-        }
-    };
-    let mtl = |id| {
+    // The object parameter `id` holds, when it is of super class `sc`.
+    let object = |id, sc| {
         pb.param(id)
             .and_then(|p| target(eval, pbi, p))
-            .filter(|&t| material::is_super_class(eval, t, SC_MATERIAL))
+            .filter(|&t| material::is_super_class(eval, t, sc))
     };
+    let mtl = |id| object(id, SC_MATERIAL);
     let Some(front) = mtl(TWO_SIDED_FRONT) else {
         m.errors.push("no front material (parameter 0)".into());
         return;
@@ -403,11 +394,7 @@ pub fn two_sided(eval: &SceneEval, idx: usize, m: &mut Material) {
             .unmapped
             .push("translucency colour (parameter 7) not read".into()),
     }
-    let map = pb
-        .param(TWO_SIDED_TRANSLUCENCY_MAP)
-        .and_then(|p| target(eval, pbi, p))
-        .filter(|&t| material::is_super_class(eval, t, SC_TEXMAP));
-    if map.is_some() {
+    if object(TWO_SIDED_TRANSLUCENCY_MAP, SC_TEXMAP).is_some() {
         m.unmapped.push("translucency map (not exported)".into());
     }
     m.double_sided = Some(material::DoubleSided {
