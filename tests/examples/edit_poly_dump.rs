@@ -21,7 +21,7 @@ fn main() {
         Err(e) => println!("error: {e}"),
         Ok(p) => {
             for (i, v) in p.vertices.iter().enumerate() {
-                println!("v {i} {:.4} {:.4} {:.4}", v.0, v.1, v.2);
+                println!("v {i} {:.6} {:.6} {:.6}", v.0, v.1, v.2);
             }
             for (i, f) in p.faces.iter().enumerate() {
                 println!("f {i} {:?} mat {} sg {}", f.v, f.material, f.smoothing);

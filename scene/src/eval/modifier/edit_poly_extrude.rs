@@ -310,43 +310,64 @@ pub(super) fn offset_border(
     amount: f64,
 ) -> Result<(), EvalError> {
     let nrm = required_normal(poly, old, format_args!("face {old:?}"))?;
-    let at = |i: u32| poly.vertices[i as usize];
-    let n = old.len();
-    // Inward normal of side j (from corner j to j + 1).
-    let inward: Vec<Vec3> = (0..n)
-        .map(|j| {
-            let side = nrm.cross(at(old[(j + 1) % n]).minus(at(old[j])));
-            let l = side.len();
-            if l > 0.0 {
-                Ok(side.scale(1.0 / l))
-            } else {
-                Err(EvalError::malformed(
-                    format!("face {fi}"),
-                    format!("side {j} has no length"),
-                ))
-            }
-        })
-        .collect::<Result<_, EvalError>>()?;
-    let moves: Vec<Vec3> = (0..n)
-        .map(|j| {
-            let (a, b) = (inward[(j + n - 1) % n], inward[j]);
-            let denom = 1.0 + a.dot(b);
-            if denom.abs() < 1e-9 {
-                Err(EvalError::malformed(
-                    format!("face {fi}"),
-                    "a corner folds back on itself",
-                ))
-            } else {
-                Ok(a.plus(b).scale(amount / denom))
-            }
-        })
-        .collect::<Result<_, EvalError>>()?;
+    let corners: Vec<Vec3> = old.iter().map(|&i| poly.vertices[i as usize]).collect();
+    let moves = miter_moves(&corners, nrm, amount, || format!("face {fi}"))?;
     let new = poly.faces[fi].v.clone();
     for (&v, d) in new.iter().zip(moves) {
         let p = &mut poly.vertices[v as usize];
         *p = p.plus(d);
     }
     Ok(())
+}
+
+/// The moves that put every side of the closed loop `corners` (running
+/// counter-clockwise about `nrm`) parallel to itself at distance `amount`
+/// inwards in the plane normal to `nrm`. `at` names the loop in errors.
+fn miter_moves(
+    corners: &[Vec3],
+    nrm: Vec3,
+    amount: f64,
+    at: impl Fn() -> String,
+) -> Result<Vec<Vec3>, EvalError> {
+    let n = corners.len();
+    // Inward normal of side j (from corner j to j + 1).
+    let inward: Vec<Vec3> = (0..n)
+        .map(|j| {
+            let side = nrm.cross(corners[(j + 1) % n].minus(corners[j]));
+            let l = side.len();
+            if l > 0.0 {
+                Ok(side.scale(1.0 / l))
+            } else {
+                Err(EvalError::malformed(
+                    at(),
+                    format!("side {j} has no length"),
+                ))
+            }
+        })
+        .collect::<Result<_, EvalError>>()?;
+    miter(&inward, amount, at)
+}
+
+/// Each corner's move given its loop's sides' unit inward normals (side j
+/// from corner j to j + 1): the miter point of the two sides at the corner,
+/// amount · (n1 + n2) / (1 + n1·n2), which moves both sides by `amount`.
+pub(super) fn miter(
+    inward: &[Vec3],
+    amount: f64,
+    at: impl Fn() -> String,
+) -> Result<Vec<Vec3>, EvalError> {
+    let n = inward.len();
+    (0..n)
+        .map(|j| {
+            let (a, b) = (inward[(j + n - 1) % n], inward[j]);
+            let denom = 1.0 + a.dot(b);
+            if denom.abs() < 1e-9 {
+                Err(EvalError::malformed(at(), "a corner folds back on itself"))
+            } else {
+                Ok(a.plus(b).scale(amount / denom))
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -648,6 +669,7 @@ mod tests {
             vertices: (0..64).collect(),
             normal: Ok(Vec3::default()),
             faces: (1..=32).collect(),
+            border: Vec::new(),
         };
         let moves = group::local_moves(&m, &g, 0.6574300527572632).expect("moves");
         for (v, want) in [
@@ -663,6 +685,7 @@ mod tests {
             vertices: vec![0],
             normal: Ok(Vec3::default()),
             faces: vec![0, 1, 32],
+            border: Vec::new(),
         };
         assert!(group::local_moves(&m, &corner, 1.0).is_err());
     }
