@@ -135,3 +135,30 @@ fn uvw_map_on_an_editable_mesh_vertex_selection_maps_the_whole_object() {
     let gaps = maxfs_scene::eval::core::coverage::scene_gaps(&eval);
     assert!(gaps.iter().all(|g| !g.class.contains("UVW")), "{gaps:?}");
 }
+
+/// Every face selected leaves no face unmapped, so a channel the stack below
+/// lacks is mapped whole (pinned on JonathanDechelle's Saw.max, an Editable
+/// Poly without channel 1 with all its polygons selected under a planar UVW
+/// Map: Max's OBJ export holds the whole-object mapping on all 924 corners):
+/// the same edit with every face selected gives the unedited file's channel
+/// 2 and names nothing; channel 1, which the Editable Mesh has, takes the
+/// same values per corner (each face with map vertices of its own).
+#[test]
+fn uvw_map_on_a_selection_of_every_face_maps_the_whole_object() {
+    let orig = maxfs_tests::corpus_eval(FILE);
+    let node = node_of(&orig);
+    let whole = orig.mesh(node, 0).expect("a mesh").expect("evaluates");
+    assert!(whole.maps.iter().any(|c| c.channel == 2));
+    let n = whole.faces.len();
+    let every: Vec<usize> = (0..n).collect();
+    let eval = with_selection(&orig, 4, 0x092d, bit_array(n, &every));
+    let node = node_of(&eval);
+    let m = eval.mesh(node, 0).expect("a mesh").expect("evaluates");
+    assert!(m.missing_maps.is_empty(), "{:?}", m.missing_maps);
+    assert_eq!(m.vertices, whole.vertices);
+    let second = |m: &maxfs_scene::eval::objects::mesh::Mesh| {
+        m.maps.iter().find(|c| c.channel == 2).cloned()
+    };
+    assert_eq!(second(&m), second(&whole));
+    assert_eq!(channel_corners(&m, 1), channel_corners(&whole, 1));
+}

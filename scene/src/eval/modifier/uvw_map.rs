@@ -43,17 +43,17 @@ const TYPE_NAMES: [&str; 7] = [
 /// code (SDK mapmod.cpp: tile, then negate); the other types go through
 /// Max's `UVWMapper::TileFlip`, which mirrors within the map: a flipped
 /// coordinate x becomes 1 − x (danshaub's DoubleDoors.max: its box maps with
-/// U and V flipped give the authors' FBX 1 − x where negation gives −x).
-/// How that mirror meets a tile other than 1 is not pinned: refused.
+/// U and V flipped give the authors' FBX 1 − x where negation gives −x),
+/// then tiles: (1 − x) · tile (danshaub's FirePit.max, V flipped and tiled
+/// 0.5: its FBX holds (1 − v) / 2 on all 820 corners, not 1 − v / 2).
 fn tile_flip(uvw: Vec3, tile: [f64; 3], flip: [bool; 3], negate: bool) -> [f32; 3] {
     let c = [uvw.0, uvw.1, uvw.2];
     let mut out = [0f32; 3];
     for k in 0..3 {
-        let v = c[k] * tile[k];
         out[k] = match (flip[k], negate) {
-            (false, _) => v,
-            (true, true) => -v,
-            (true, false) => 1.0 - v,
+            (false, _) => c[k] * tile[k],
+            (true, true) => -(c[k] * tile[k]),
+            (true, false) => (1.0 - c[k]) * tile[k],
         } as f32;
     }
     out
@@ -133,8 +133,11 @@ fn polygon_leads(m: &Applied, mesh: &Mesh, cx: &ModContext) -> Result<Option<Vec
 /// faces keep theirs. Pinned on danshaub's DoubleDoors.max, whose four box
 /// maps on Edit Mesh polygon selections leave 158, 236 and 254 map vertices
 /// exactly as the Edit Mesh above each recorded (its map delta's input
-/// count). A channel the stack below does not have is refused: what Max
-/// gives the unselected faces then is not pinned.
+/// count). A selection of every face maps the whole mesh (JonathanDechelle's
+/// Saw.max: an Editable Poly without channel 1, all its polygons selected,
+/// planar map; Max's OBJ export holds our UVs on all 924 corners). Else a
+/// channel the stack below does not have is refused: what Max gives the
+/// unselected faces then is not pinned.
 pub(super) fn apply_to_faces(
     m: &Applied,
     mesh: &mut Mesh,
@@ -174,11 +177,6 @@ pub(super) fn apply_to_faces(
         _ => gizmo::inverse(&map_to_object(cx, m, &p, kind)?, "UVW Map gizmo")?,
     };
     let negate = projection == Projection::Xyz;
-    if !negate && (0..3).any(|k| flip[k] && tile[k] != 1.0) {
-        return Err(EvalError::not_evaluated(format!(
-            "a flip with tiling {tile:?} (whether Max mirrors before or after tiling is not pinned)"
-        )));
-    }
     let leads = match projection {
         Projection::Cylindrical { .. } | Projection::Spherical => polygon_leads(m, mesh, cx)?,
         _ => None,
@@ -186,6 +184,11 @@ pub(super) fn apply_to_faces(
     let (vertices, faces) = project::map(mesh, &to_map, projection, leads.as_deref(), |uvw| {
         tile_flip(uvw, tile, flip, negate)
     });
+    // Without the channel below, a selection of every face leaves no face
+    // unmapped: the whole mesh's map. (With it, each face still gets map
+    // vertices of its own, as pinned on partial selections.)
+    let absent = !mesh.maps.iter().any(|c| c.channel == channel);
+    let only = only.filter(|sel| !(absent && sel.iter().all(|&s| s)));
     if let Some(selected) = only {
         let Some(old) = mesh.maps.iter_mut().find(|c| c.channel == channel) else {
             return Err(EvalError::not_evaluated(format!(
@@ -295,6 +298,12 @@ mod tests {
         assert_eq!(tile_flip(p, [1.0; 3], flips, false), [0.75, 0.75, 0.5]);
         assert_eq!(tile_flip(p, [2.0; 3], flips, true), [-0.5, 1.5, -1.0]);
         assert_eq!(tile_flip(p, [2.0; 3], [false; 3], false), [0.5, 1.5, 1.0]);
+        // Mirrored, then tiled: FirePit.max's V flipped at tile 0.5 gives
+        // its FBX (1 − v) / 2, where tiling first would give 1 − v / 2.
+        assert_eq!(
+            tile_flip(p, [1.0, 0.5, 1.0], [false, true, false], false),
+            [0.25, 0.125, 0.5]
+        );
     }
 
     /// Two quads (four triangles) sharing an edge, one map vertex per
