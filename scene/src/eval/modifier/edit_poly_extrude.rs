@@ -311,7 +311,7 @@ pub(super) fn offset_border(
 ) -> Result<(), EvalError> {
     let nrm = required_normal(poly, old, format_args!("face {old:?}"))?;
     let corners: Vec<Vec3> = old.iter().map(|&i| poly.vertices[i as usize]).collect();
-    let moves = miter_moves(&corners, nrm, amount, || format!("face {fi}"))?;
+    let moves = miter_moves(&corners, |_| Ok(nrm), amount, || format!("face {fi}"))?;
     let new = poly.faces[fi].v.clone();
     for (&v, d) in new.iter().zip(moves) {
         let p = &mut poly.vertices[v as usize];
@@ -320,20 +320,22 @@ pub(super) fn offset_border(
     Ok(())
 }
 
-/// The moves that put every side of the closed loop `corners` (running
-/// counter-clockwise about `nrm`) parallel to itself at distance `amount`
-/// inwards in the plane normal to `nrm`. `at` names the loop in errors.
-fn miter_moves(
+/// The moves that put every side of the closed loop `corners` parallel to
+/// itself at distance `amount` inwards, side j (corner j to j + 1) across
+/// the plane of normal `side_normal(j)` (the loop running counter-clockwise
+/// about it): at each corner the miter point of its two sides' unit inward
+/// normals n1, n2, amount · (n1 + n2) / (1 + n1·n2), which moves both sides
+/// by `amount`. `at` names the loop in errors.
+pub(super) fn miter_moves(
     corners: &[Vec3],
-    nrm: Vec3,
+    side_normal: impl Fn(usize) -> Result<Vec3, EvalError>,
     amount: f64,
     at: impl Fn() -> String,
 ) -> Result<Vec<Vec3>, EvalError> {
     let n = corners.len();
-    // Inward normal of side j (from corner j to j + 1).
     let inward: Vec<Vec3> = (0..n)
         .map(|j| {
-            let side = nrm.cross(corners[(j + 1) % n].minus(corners[j]));
+            let side = side_normal(j)?.cross(corners[(j + 1) % n].minus(corners[j]));
             let l = side.len();
             if l > 0.0 {
                 Ok(side.scale(1.0 / l))
@@ -345,18 +347,6 @@ fn miter_moves(
             }
         })
         .collect::<Result<_, EvalError>>()?;
-    miter(&inward, amount, at)
-}
-
-/// Each corner's move given its loop's sides' unit inward normals (side j
-/// from corner j to j + 1): the miter point of the two sides at the corner,
-/// amount · (n1 + n2) / (1 + n1·n2), which moves both sides by `amount`.
-pub(super) fn miter(
-    inward: &[Vec3],
-    amount: f64,
-    at: impl Fn() -> String,
-) -> Result<Vec<Vec3>, EvalError> {
-    let n = inward.len();
     (0..n)
         .map(|j| {
             let (a, b) = (inward[(j + n - 1) % n], inward[j]);

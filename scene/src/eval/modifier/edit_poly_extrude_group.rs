@@ -399,36 +399,24 @@ pub(super) fn outline(poly: &mut PolyMesh, g: &Group, amount: f64) -> Result<(),
         .iter()
         .map(|&v| poly.vertices[v as usize])
         .collect();
-    let inward = (0..n)
-        .map(|j| {
-            let (a, b) = (g.border[j], g.border[(j + 1) % n]);
-            let face = g
-                .faces
-                .iter()
-                .find(|&&f| {
-                    let v = &poly.faces[f].v;
-                    (0..v.len()).any(|k| v[k] == a && v[(k + 1) % v.len()] == b)
-                })
-                .ok_or_else(|| {
-                    EvalError::malformed(
-                        "",
-                        format!("border side {a}-{b} is on no face of its group"),
-                    )
-                })?;
-            let nrm = required_normal(poly, &poly.faces[*face].v, format_args!("face {face}"))?;
-            let side = nrm.cross(corners[(j + 1) % n].minus(corners[j]));
-            let l = side.len();
-            if l > 0.0 {
-                Ok(side.scale(1.0 / l))
-            } else {
-                Err(EvalError::malformed(
-                    format!("the border of faces {:?}", g.faces),
-                    format!("side {j} has no length"),
-                ))
-            }
-        })
-        .collect::<Result<Vec<Vec3>, EvalError>>()?;
-    let moves = super::edit_poly_extrude::miter(&inward, amount, || {
+    let side_normal = |j: usize| {
+        let (a, b) = (g.border[j], g.border[(j + 1) % n]);
+        let face = g
+            .faces
+            .iter()
+            .find(|&&f| {
+                let v = &poly.faces[f].v;
+                (0..v.len()).any(|k| v[k] == a && v[(k + 1) % v.len()] == b)
+            })
+            .ok_or_else(|| {
+                EvalError::malformed(
+                    "",
+                    format!("border side {a}-{b} is on no face of its group"),
+                )
+            })?;
+        required_normal(poly, &poly.faces[*face].v, format_args!("face {face}"))
+    };
+    let moves = super::edit_poly_extrude::miter_moves(&corners, side_normal, amount, || {
         format!("the border of faces {:?}", g.faces)
     })?;
     for (&v, d) in g.border.iter().zip(moves) {
