@@ -748,6 +748,7 @@ fn is_evaluated(id: u32) -> bool {
             | OP_WELD_VERTEX
             | OP_ATTACH
             | OP_INSET
+            | OP_OUTLINE
             | OP_EXTRUDE_FACE
             | OP_BEVEL
             | OP_MOVE_EXTRUDE
@@ -907,6 +908,7 @@ fn replay(
             | OP_TESSELLATE
             | OP_SPLIT
             | OP_INSET
+            | OP_OUTLINE
             | OP_EXTRUDE_FACE
             | OP_BEVEL
             | OP_MOVE_EXTRUDE
@@ -1112,6 +1114,12 @@ fn replay(
             if (0..poly.faces.len()).any(|i| op.selected(i)) {
                 return Err(EvalError::not_evaluated("tessellating faces"));
             }
+        }
+        OP_OUTLINE => {
+            let amount = op
+                .float_param(PARAM_OUTLINE)?
+                .ok_or_else(|| EvalError::malformed("", "no outline amount"))?;
+            super::edit_poly_extrude_group::outline_faces(poly, &op.selection, amount)?;
         }
         OP_INSET => {
             let by_polygon = match op.int_param(PARAM_INSET_TYPE)?.unwrap_or(0) {

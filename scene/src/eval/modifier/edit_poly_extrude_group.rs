@@ -426,8 +426,152 @@ pub(super) fn outline(poly: &mut PolyMesh, g: &Group, amount: f64) -> Result<(),
     Ok(())
 }
 
+/// Edit Poly's Outline (operation 51, parameter 43): the border of each
+/// cluster of selected faces moves outwards by `outline` (inwards when
+/// negative) as a Bevel's outline moves it (`outline`): each border side
+/// parallel to itself across its own face, each corner at the miter point
+/// of its two sides; no vertex, edge or face is added, inner vertices stay.
+/// A cluster whose border is more than one loop or passes a vertex twice,
+/// or two clusters meeting at a vertex, are refused by name.
+pub(super) fn outline_faces(
+    poly: &mut PolyMesh,
+    sel: &[bool],
+    outline: f64,
+) -> Result<(), EvalError> {
+    super::edit_poly_topo::check_selection(sel, poly.faces.len(), "faces")?;
+    let chosen: Vec<usize> = (0..poly.faces.len())
+        .filter(|&f| sel.get(f).copied().unwrap_or(false))
+        .collect();
+    let refused = |c: &[usize], why: String| {
+        EvalError::not_evaluated_why(format!("an outline of the faces {c:?}"), why)
+    };
+    let mut moves: Vec<(u32, Vec3)> = Vec::new();
+    let mut moved: HashSet<u32> = HashSet::new();
+    for cluster in clusters(poly, &chosen) {
+        let sides: HashSet<(u32, u32)> = cluster
+            .iter()
+            .flat_map(|&f| {
+                let v = &poly.faces[f].v;
+                (0..v.len()).map(move |j| (v[j], v[(j + 1) % v.len()]))
+            })
+            .collect();
+        // Border sides a → b as their face runs them, by their start.
+        let mut leaving: HashMap<u32, (u32, usize)> = HashMap::new();
+        for &f in &cluster {
+            let v = &poly.faces[f].v;
+            for j in 0..v.len() {
+                let (a, b) = (v[j], v[(j + 1) % v.len()]);
+                if sides.contains(&(b, a)) {
+                    continue;
+                }
+                if leaving.insert(a, (b, f)).is_some() {
+                    return Err(refused(
+                        &cluster,
+                        format!(
+                            "vertex {a} is met twice on its border, whose moves are not derived"
+                        ),
+                    ));
+                }
+            }
+        }
+        let Some(&start) = leaving.keys().min() else {
+            // A closed cluster (every side inner) has no border to move.
+            continue;
+        };
+        let mut walk = vec![start];
+        loop {
+            let Some(&(next, _)) = walk.last().and_then(|a| leaving.get(a)) else {
+                return Err(EvalError::malformed("", "the border does not close"));
+            };
+            if next == start {
+                break;
+            }
+            if walk.len() > leaving.len() {
+                return Err(EvalError::malformed("", "the border does not close"));
+            }
+            walk.push(next);
+        }
+        if walk.len() != leaving.len() {
+            return Err(refused(
+                &cluster,
+                format!(
+                    "its border is more than one loop ({} of {} sides in the first), whose moves are not derived",
+                    walk.len(),
+                    leaving.len()
+                ),
+            ));
+        }
+        let corners: Vec<Vec3> = walk.iter().map(|&v| poly.vertices[v as usize]).collect();
+        let side_normal = |j: usize| {
+            let f = leaving[&walk[j]].1;
+            required_normal(poly, &poly.faces[f].v, format_args!("face {f}"))
+        };
+        let d = super::edit_poly_extrude::miter_moves(&corners, side_normal, -outline, || {
+            format!("the border of faces {cluster:?}")
+        })?;
+        for (&v, d) in walk.iter().zip(d) {
+            if !moved.insert(v) {
+                return Err(refused(
+                    &cluster,
+                    format!(
+                        "vertex {v} is on the border of two clusters, whose moves are not derived"
+                    ),
+                ));
+            }
+            moves.push((v, d));
+        }
+    }
+    for (v, d) in moves {
+        let p = &mut poly.vertices[v as usize];
+        *p = p.plus(d);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
+
+    /// A 3 × 3 grid of unit squares in z = 0, faces row by row.
+    fn grid() -> PolyMesh {
+        let points: Vec<(f64, f64)> = (0..16).map(|i| ((i % 4) as f64, (i / 4) as f64)).collect();
+        let quads: Vec<[u32; 4]> = (0..9u32)
+            .map(|f| {
+                let (x, y) = (f % 3, f / 3);
+                let a = y * 4 + x;
+                [a, a + 1, a + 5, a + 4]
+            })
+            .collect();
+        let faces: Vec<(&[u32], u16, u32)> = quads.iter().map(|q| (&q[..], 0, 1)).collect();
+        PolyMesh::planar(&points, &faces)
+    }
+
+    /// Outline moves a cluster's border sides parallel, outwards for a
+    /// positive amount; a straight border through a vertex moves it
+    /// straight out; nothing is added and the other vertices stay.
+    #[test]
+    fn outline_moves_each_clusters_border_sides_parallel() {
+        let mut m = grid();
+        let sel: Vec<bool> = (0..9).map(|f| f == 4).collect();
+        outline_faces(&mut m, &sel, 0.25).expect("outline");
+        let at = |m: &PolyMesh, i: usize| (m.vertices[i].0, m.vertices[i].1);
+        assert_eq!(at(&m, 5), (0.75, 0.75));
+        assert_eq!(at(&m, 6), (2.25, 0.75));
+        assert_eq!(at(&m, 10), (2.25, 2.25));
+        assert_eq!(at(&m, 9), (0.75, 2.25));
+        assert_eq!(m.vertices.len(), 16);
+        assert_eq!(m.faces.len(), 9);
+        assert_eq!(at(&m, 0), (0.0, 0.0));
+        // Two faces side by side: their shared side's ends move straight
+        // out of the border, the far corners diagonally; inwards here.
+        let mut two = grid();
+        let sel: Vec<bool> = (0..9).map(|f| f == 4 || f == 5).collect();
+        outline_faces(&mut two, &sel, -0.25).expect("outline");
+        assert_eq!(at(&two, 6), (2.0, 1.25));
+        assert_eq!(at(&two, 10), (2.0, 1.75));
+        assert_eq!(at(&two, 5), (1.25, 1.25));
+        assert_eq!(at(&two, 7), (2.75, 1.25));
+        assert_eq!(at(&two, 11), (2.75, 1.75));
+    }
     use super::*;
 
     /// Two unit squares side by side in z = 0, and a floor below closing

@@ -37,6 +37,7 @@ pub(super) const OP_TESSELLATE: u32 = 28;
 pub(super) const OP_TRANSFORM: u32 = 53;
 pub(super) const OP_SET_MATERIAL: u32 = 70;
 pub(super) const OP_INSET: u32 = 38;
+pub(super) const OP_OUTLINE: u32 = 51;
 pub(super) const OP_AUTOSMOOTH: u32 = 68;
 pub(super) const OP_SMOOTH: u32 = 69;
 pub(super) const OP_EXTRUDE_FACE: u32 = 41;
@@ -107,6 +108,8 @@ pub(super) const PARAM_BEVEL_OUTLINE: u32 = 40;
 pub(super) const PARAM_BEVEL_UNKNOWN: u32 = 121;
 pub(super) const PARAM_INSET_TYPE: u32 = 41;
 pub(super) const PARAM_INSET: u32 = 42;
+/// Outline's amount (`epm_outline`): outwards when positive.
+pub(super) const PARAM_OUTLINE: u32 = 43;
 /// A Max 2016+ Extrude Face parameter of unknown meaning; only 1 is seen.
 pub(super) const PARAM_EXTRUDE_FACE_UNKNOWN: u32 = 120;
 pub(super) const PARAM_PRESERVE_MAPS: u32 = 71;
