@@ -152,22 +152,7 @@ pub(super) fn extrude_group(
         .get(lowest.unwrap_or(0))
         .map(|&(a, _)| a)
         .ok_or_else(|| EvalError::malformed("", format!("faces {cluster:?} have no border")))?;
-    let mut walk: Vec<u32> = Vec::with_capacity(leaving.len());
-    let mut walked: HashSet<u32> = HashSet::new();
-    let mut at = start;
-    loop {
-        if !walked.insert(at) {
-            return Err(EvalError::malformed("", "the border does not close"));
-        }
-        walk.push(at);
-        let Some(&(next, _)) = leaving.get(&at) else {
-            return Err(EvalError::malformed("", "the border does not close"));
-        };
-        if next == start {
-            break;
-        }
-        at = next;
-    }
+    let walk = walk_border(&leaving, start)?;
     if walk.len() != leaving.len() {
         // Which loop Max numbers first is not pinned by any reference
         // (Door6's band, the one measured, is renumbered by the Chamfer
@@ -220,6 +205,28 @@ pub(super) fn extrude_group(
         faces: cluster.to_vec(),
         border: walk.iter().map(|v| new_of[v]).collect(),
     })
+}
+
+/// The border loop through `start`, each vertex followed by the end of the
+/// border side leaving it (`leaving`: start → (end, its face)); an error
+/// when the loop does not come back to `start`.
+fn walk_border(leaving: &HashMap<u32, (u32, usize)>, start: u32) -> Result<Vec<u32>, EvalError> {
+    let mut walk: Vec<u32> = Vec::with_capacity(leaving.len());
+    let mut walked: HashSet<u32> = HashSet::new();
+    let mut at = start;
+    loop {
+        if !walked.insert(at) {
+            return Err(EvalError::malformed("", "the border does not close"));
+        }
+        walk.push(at);
+        let Some(&(next, _)) = leaving.get(&at) else {
+            return Err(EvalError::malformed("", "the border does not close"));
+        };
+        if next == start {
+            return Ok(walk);
+        }
+        at = next;
+    }
 }
 
 /// The map faces of a group extrusion, as the one-face extrusion's
@@ -478,19 +485,7 @@ pub(super) fn outline_faces(
             // A closed cluster (every side inner) has no border to move.
             continue;
         };
-        let mut walk = vec![start];
-        loop {
-            let Some(&(next, _)) = walk.last().and_then(|a| leaving.get(a)) else {
-                return Err(EvalError::malformed("", "the border does not close"));
-            };
-            if next == start {
-                break;
-            }
-            if walk.len() > leaving.len() {
-                return Err(EvalError::malformed("", "the border does not close"));
-            }
-            walk.push(next);
-        }
+        let walk = walk_border(&leaving, start)?;
         if walk.len() != leaving.len() {
             return Err(refused(
                 &cluster,
