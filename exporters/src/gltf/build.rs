@@ -56,11 +56,11 @@ pub(super) enum MaterialKey {
     ObjectColour([u8; 3]),
 }
 
-/// The model under construction and its binary buffer.
 /// The largest transform value a node is written with: f32 holds it with
 /// room for the scale's column lengths.
 const LARGEST_STORED: f64 = 1e30;
 
+/// The model under construction and its binary buffer.
 pub(super) struct Builder<'a> {
     pub(super) eval: &'a SceneEval,
     pub(super) assets: &'a Assets,

@@ -27,7 +27,7 @@ use crate::eval::error::EvalError;
 use crate::eval::objects::poly::{PolyFace, PolyMesh};
 
 use super::edit_poly_extrude::Numbering;
-use super::edit_poly_topo::{newell_normal, required_normal};
+use super::edit_poly_topo::{newell_normal, newell_vector, required_normal};
 
 /// What a group extrusion made of one cluster.
 pub(super) struct Group {
@@ -40,9 +40,10 @@ pub(super) struct Group {
     pub normal: Result<Vec3, EvalError>,
     /// The cluster's faces (their indices are kept by the extrusion).
     pub faces: Vec<usize>,
-    /// The new border vertices in walk order, each side running as its
-    /// cluster face runs it: what an outline moves.
-    pub border: Vec<u32>,
+    /// The new border vertices in walk order, each with the cluster face
+    /// whose side leaves it (the sides run as their faces run them): what
+    /// an outline moves.
+    pub border: Vec<(u32, usize)>,
 }
 
 /// The clusters of `chosen` faces joined across shared sides, each in face
@@ -203,7 +204,7 @@ pub(super) fn extrude_group(
         vertices,
         normal,
         faces: cluster.to_vec(),
-        border: walk.iter().map(|v| new_of[v]).collect(),
+        border: walk.iter().map(|v| (new_of[v], leaving[v].1)).collect(),
     })
 }
 
@@ -368,18 +369,10 @@ pub(super) fn local_moves(
 fn cluster_normal(poly: &PolyMesh, cluster: &[usize]) -> Result<Vec3, EvalError> {
     // Each face's Newell vector is its normal times twice its area: the sum
     // weighs the faces by area (measured: ccharri's Hand_and_Wrench, below).
-    let mut n = Vec3::default();
-    for &f in cluster {
-        let v = &poly.faces[f].v;
-        for j in 0..v.len() {
-            if let (Some(p), Some(q)) = (
-                poly.vertices.get(v[j] as usize),
-                poly.vertices.get(v[(j + 1) % v.len()] as usize),
-            ) {
-                n = n.plus(p.cross(*q));
-            }
-        }
-    }
+    let n = cluster
+        .iter()
+        .filter_map(|&f| newell_vector(poly, &poly.faces[f].v))
+        .fold(Vec3::default(), Vec3::plus);
     let l = n.len();
     if l > 1e-12 && l.is_finite() {
         Ok(n.scale(1.0 / l))
@@ -391,42 +384,28 @@ fn cluster_normal(poly: &PolyMesh, cluster: &[usize]) -> Result<Vec3, EvalError>
     }
 }
 
-/// Moves a group's new border inwards by `amount` (a Bevel's outline
-/// reversed, an Inset): each border side parallel to
-/// itself at `amount` inwards across its own cluster face (the side's inward
-/// normal in that face's plane), each corner to the miter point of its two
-/// sides. Measured on ccharri's Hand_and_Wrench.max, whose 3DS export holds
-/// a bevelled pair of faces at an angle of 17°: the sides' own faces give
-/// Max's corners to the export's precision, the cluster's normal misses by
-/// up to 0.09 for an outline of 0.39. The inner vertices stay.
+/// Moves a group's new border inwards by `amount` (a Bevel's outline,
+/// reversed): each border side parallel to itself at `amount` inwards
+/// across its own cluster face (the side's inward normal in that face's
+/// plane), each corner to the miter point of its two sides. Measured on
+/// ccharri's Hand_and_Wrench.max, whose 3DS export holds a bevelled pair of
+/// faces at an angle of 17°: the sides' own faces give Max's corners to the
+/// export's precision, the cluster's normal misses by up to 0.09 for an
+/// outline of 0.39. The inner vertices stay.
 pub(super) fn outline(poly: &mut PolyMesh, g: &Group, amount: f64) -> Result<(), EvalError> {
-    let n = g.border.len();
     let corners: Vec<Vec3> = g
         .border
         .iter()
-        .map(|&v| poly.vertices[v as usize])
+        .map(|&(v, _)| poly.vertices[v as usize])
         .collect();
     let side_normal = |j: usize| {
-        let (a, b) = (g.border[j], g.border[(j + 1) % n]);
-        let face = g
-            .faces
-            .iter()
-            .find(|&&f| {
-                let v = &poly.faces[f].v;
-                (0..v.len()).any(|k| v[k] == a && v[(k + 1) % v.len()] == b)
-            })
-            .ok_or_else(|| {
-                EvalError::malformed(
-                    "",
-                    format!("border side {a}-{b} is on no face of its group"),
-                )
-            })?;
-        required_normal(poly, &poly.faces[*face].v, format_args!("face {face}"))
+        let f = g.border[j].1;
+        required_normal(poly, &poly.faces[f].v, format_args!("face {f}"))
     };
     let moves = super::edit_poly_extrude::miter_moves(&corners, side_normal, amount, || {
         format!("the border of faces {:?}", g.faces)
     })?;
-    for (&v, d) in g.border.iter().zip(moves) {
+    for (&(v, _), d) in g.border.iter().zip(moves) {
         let p = &mut poly.vertices[v as usize];
         *p = p.plus(d);
     }
@@ -525,6 +504,7 @@ pub(super) fn outline_faces(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     /// A 3 × 3 grid of unit squares in z = 0, faces row by row.
     fn grid() -> PolyMesh {
@@ -567,7 +547,6 @@ mod tests {
         assert_eq!(at(&two, 7), (2.75, 1.25));
         assert_eq!(at(&two, 11), (2.75, 1.75));
     }
-    use super::*;
 
     /// Two unit squares side by side in z = 0, and a floor below closing
     /// nothing: the strip's border is one loop of six sides.

@@ -351,6 +351,14 @@ pub(super) fn required_normal(
 /// The unit normal of the polygon through `v` (Newell's); None for a polygon
 /// without area, which the callers refuse naming the operation.
 pub(super) fn newell_normal(poly: &PolyMesh, v: &[u32]) -> Option<Vec3> {
+    let n = newell_vector(poly, v)?;
+    let l = n.len();
+    (l > 0.0 && l.is_finite()).then(|| n.scale(1.0 / l))
+}
+
+/// Newell's vector of the polygon through `v`: its normal times twice its
+/// area. None when a corner is not a vertex of `poly`.
+pub(super) fn newell_vector(poly: &PolyMesh, v: &[u32]) -> Option<Vec3> {
     let mut n = Vec3::default();
     for j in 0..v.len() {
         let (p, q) = (
@@ -359,8 +367,7 @@ pub(super) fn newell_normal(poly: &PolyMesh, v: &[u32]) -> Option<Vec3> {
         );
         n = n.plus(p.cross(q));
     }
-    let l = n.len();
-    (l > 0.0 && l.is_finite()).then(|| n.scale(1.0 / l))
+    Some(n)
 }
 
 /// Keeps the corners `kept` (of `deg`) of face `fi` in every map channel,

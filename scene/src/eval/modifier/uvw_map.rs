@@ -184,19 +184,21 @@ pub(super) fn apply_to_faces(
     let (vertices, faces) = project::map(mesh, &to_map, projection, leads.as_deref(), |uvw| {
         tile_flip(uvw, tile, flip, negate)
     });
-    // Without the channel below, a selection of every face leaves no face
-    // unmapped: the whole mesh's map. (With it, each face still gets map
-    // vertices of its own, as pinned on partial selections.)
-    let absent = !mesh.maps.iter().any(|c| c.channel == channel);
-    let only = only.filter(|sel| !(absent && sel.iter().all(|&s| s)));
     if let Some(selected) = only {
-        let Some(old) = mesh.maps.iter_mut().find(|c| c.channel == channel) else {
-            return Err(EvalError::not_evaluated(format!(
-                "mapping a face selection where the stack below has no map channel {channel} \
-                 (what Max gives the unselected faces is not pinned)"
-            )));
-        };
-        return map_selected(old, selected, &vertices, &faces);
+        match mesh.maps.iter_mut().find(|c| c.channel == channel) {
+            Some(old) => return map_selected(old, selected, &vertices, &faces),
+            // Without the channel below, a selection of every face leaves
+            // no face unmapped: the whole mesh's map, as below. (With it,
+            // each face still gets map vertices of its own, as pinned on
+            // partial selections.)
+            None if selected.iter().all(|&s| s) => {}
+            None => {
+                return Err(EvalError::not_evaluated(format!(
+                    "mapping a face selection where the stack below has no map channel {channel} \
+                     (what Max gives the unselected faces is not pinned)"
+                )))
+            }
+        }
     }
     mesh.maps.retain(|c| c.channel != channel);
     mesh.maps.push(MapChannel {
