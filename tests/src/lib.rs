@@ -202,6 +202,12 @@ pub fn corpus_eval(rel: &str) -> maxfs_scene::eval::SceneEval {
     maxfs_scene::eval::SceneEval::from_document(doc).expect("scene")
 }
 
+/// The JSON chunk of a GLB our exporter wrote, parsed.
+pub fn gltf_json(glb: &[u8]) -> serde_json::Value {
+    let (json, _) = maxfs_exporters::gltf::glb::read(glb).expect("a GLB");
+    serde_json::from_slice(json).expect("its JSON")
+}
+
 /// Every node of a scene as (object index, name), owned so the evaluation
 /// can be borrowed again inside the loop.
 pub fn named_nodes(eval: &maxfs_scene::eval::SceneEval) -> Vec<(usize, String)> {

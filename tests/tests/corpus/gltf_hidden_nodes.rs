@@ -15,15 +15,14 @@
 
 use std::collections::BTreeSet;
 
-use maxfs_exporters::gltf::{export_scene, glb, GltfExport};
+use maxfs_exporters::gltf::{export_scene, GltfExport};
 use maxfs_scene::eval::SceneEval;
 use maxfs_tests::corpus_eval;
 use maxfs_tests::rewrite::SceneEdit;
 use serde_json::Value;
 
 fn root(e: &GltfExport) -> Value {
-    let (json, _) = glb::read(&e.glb).expect("a GLB");
-    serde_json::from_slice(json).expect("its JSON")
+    maxfs_tests::gltf_json(&e.glb)
 }
 
 /// Names of the glTF nodes carrying the extension, each checked against
