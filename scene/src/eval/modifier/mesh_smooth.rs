@@ -32,10 +32,14 @@
 //! result is the polygons' Catmull-Clark with one smoothing group, which the
 //! Mesh Totals confirm (docs/evaluation.md).
 //!
-//! The per-node data (ModApp 0x2512) holds four tables (0x0530–0x0560) of
-//! per-level counts, all zero when no vertex or edge was edited at the
-//! Local Control level; any other content (weights, creases, moved control
-//! vertices) is refused.
+//! The per-node data (ModApp 0x2512) holds four Local Control tables
+//! (0x0530–0x0560): a level count, then per level a record count and the
+//! records, all counts zero when nothing was edited at the Local Control
+//! level. Two layouts are read so that a refusal can say what was edited:
+//! 0x0540 holds (control vertex, f32) records and 0x0560 (control vertex,
+//! offset) records. The offsets are not applied: Max stores each in a frame
+//! of its own vertex, whose z axis is the vertex's angle-weighted normal but
+//! whose x axis is not derived (docs/evaluation.md). Any edit is refused.
 
 use super::subdivide::Polys;
 use super::turbo_smooth::{self, Settings};
@@ -191,13 +195,121 @@ fn check_local(local: Option<&Chunk>) -> Result<(), EvalError> {
             && w.u32(0) as usize == p.len() / 4 - 1
             && (1..p.len() / 4).all(|i| w.u32(i) == 0);
         if !ok {
-            return Err(EvalError::not_evaluated_why(
-                format!("Local Control edits (chunk {:#06x})", c.id),
-                "their layout is not decoded",
-            ));
+            return Err(edited(c.id, p));
         }
     }
     Ok(())
+}
+
+/// Bytes per record of the Local Control tables whose layout is read.
+fn record_size(table: u16) -> Option<usize> {
+    match table {
+        LOCAL_VALUES => Some(8),
+        LOCAL_OFFSETS => Some(16),
+        _ => None,
+    }
+}
+
+/// Per-vertex values (0x0540): as table.max's MeshSmooth stores them, 132
+/// control vertices at 0.0001 (which weight they are is not established).
+const LOCAL_VALUES: u16 = 0x0540;
+
+/// Per-vertex offsets (0x0560): Spongie's characters move 20 to 299 control
+/// vertices by up to 13 units.
+const LOCAL_OFFSETS: u16 = 0x0560;
+
+/// One Local Control record: the control vertex and the floats after it.
+type Edit = (u32, Vec<f64>);
+
+/// The edits a Local Control table holds, per level.
+fn local_edits(table: u16, p: &[u8]) -> Result<Vec<Vec<Edit>>, EvalError> {
+    let damaged =
+        |what: String| EvalError::malformed(format!("per-node data chunk {table:#06x}"), what);
+    let size = record_size(table).ok_or_else(|| {
+        EvalError::not_evaluated_why(
+            format!("Local Control edits (chunk {table:#06x})"),
+            "their layout is not decoded",
+        )
+    })?;
+    if p.len() < 4 || !p.len().is_multiple_of(4) {
+        return Err(damaged(format!("{} bytes", p.len())));
+    }
+    let w = Words(p);
+    let words = p.len() / 4;
+    // Max's iteration spinner stops at 10: the table has 11 levels.
+    let levels = w.u32(0) as usize;
+    if levels > MAX_ITERATIONS as usize + 1 {
+        return Err(damaged(format!("{levels} levels")));
+    }
+    let mut at = 1;
+    let mut out = Vec::with_capacity(levels);
+    for level in 0..levels {
+        if at >= words {
+            return Err(damaged(format!(
+                "level {level} past the end ({words} words)"
+            )));
+        }
+        let n = w.u32(at) as usize;
+        at += 1;
+        let need = n.checked_mul(size / 4).filter(|k| at + k <= words);
+        let Some(need) = need else {
+            return Err(damaged(format!(
+                "level {level}: {n} records of {size} bytes at word {at} of {words}"
+            )));
+        };
+        let records = (0..n)
+            .map(|k| {
+                let r = at + k * size / 4;
+                (w.u32(r), (r + 1..r + size / 4).map(|i| w.f(i)).collect())
+            })
+            .collect();
+        at += need;
+        out.push(records);
+    }
+    if at != words {
+        return Err(damaged(format!("{} words after the levels", words - at)));
+    }
+    Ok(out)
+}
+
+/// The refusal of an edited Local Control table, naming what it holds.
+fn edited(table: u16, p: &[u8]) -> EvalError {
+    let levels = match local_edits(table, p) {
+        Ok(l) => l,
+        Err(e) => return e,
+    };
+    let counts: Vec<String> = levels
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.is_empty())
+        .map(|(level, r)| {
+            let first = r.first().map_or(0, |x| x.0);
+            let last = r.last().map_or(0, |x| x.0);
+            format!(
+                "{} at level {level} (control vertices {first} … {last})",
+                r.len()
+            )
+        })
+        .collect();
+    let (what, why) = if table == LOCAL_OFFSETS {
+        (
+            "vertex offsets",
+            "each is stored in a frame of its vertex whose z axis is the vertex's \
+             angle-weighted normal; the frame's x axis is not derived",
+        )
+    } else {
+        (
+            "per-vertex values",
+            "which weight they are, and how NURMS applies it, is not derived",
+        )
+    };
+    EvalError::not_evaluated_why(
+        format!(
+            "Local Control {what} (chunk {table:#06x}: {})",
+            counts.join(", ")
+        ),
+        why,
+    )
 }
 
 /// The ModApp's flag word (0x2513) bit that Max's saved Mesh Totals show
@@ -365,17 +477,70 @@ mod tests {
         );
         check_local(Some(&ok)).unwrap();
         check_local(None).unwrap();
-        let mut edited = zeros.clone();
-        edited[3] = 2;
+        // One value at level 1 (vertex 5 at 0.5).
+        let mut edited = vec![11, 0, 1, 5, 0.5f32.to_bits()];
+        edited.extend([0; 9]);
         let bad = Chunk::container(0x2512, vec![table(0x0540, &edited)]);
-        assert!(check_local(Some(&bad))
-            .unwrap_err()
-            .to_string()
-            .contains("Local Control"));
+        let e = check_local(Some(&bad)).unwrap_err().to_string();
+        assert!(
+            e.contains("Local Control per-vertex values") && e.contains("1 at level 1"),
+            "{e}"
+        );
+        // A count the table's words cannot hold is damaged data.
+        let mut short_records = zeros.clone();
+        short_records[3] = 2;
+        let bad = Chunk::container(0x2512, vec![table(0x0540, &short_records)]);
+        assert!(check_local(Some(&bad)).is_err());
         let short = Chunk::container(0x2512, vec![table(0x0530, &[11, 0])]);
         assert!(check_local(Some(&short)).is_err());
         let other = Chunk::container(0x2512, vec![table(0x0570, &[0])]);
         assert!(check_local(Some(&other)).is_err());
+    }
+
+    /// Spongie_guard.max's Box009 (rigsweep): 0x0560 holds 11 levels, two
+    /// offsets at level 0 (control vertices 25 and 31), none above.
+    #[test]
+    fn local_control_offsets_are_decoded_and_refused_by_what_they_hold() {
+        let mut words: Vec<u32> = vec![11, 2, 25];
+        words.extend([-20.2514f32, 3.6881, -6.5146].map(f32::to_bits));
+        words.push(31);
+        words.extend([13.1066f32, 3.0409, 16.8859].map(f32::to_bits));
+        words.extend([0; 10]);
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let levels = local_edits(LOCAL_OFFSETS, &bytes).unwrap();
+        assert_eq!(levels.len(), 11);
+        assert_eq!(levels[0].len(), 2);
+        assert_eq!(levels[0][1].0, 31);
+        assert!((levels[0][1].1[2] - 16.8859).abs() < 1e-5);
+        assert!(levels[1..].iter().all(Vec::is_empty));
+        let e = check_local(Some(&Chunk::container(
+            0x2512,
+            vec![Chunk::leaf(LOCAL_OFFSETS, bytes.clone())],
+        )))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("vertex offsets") && e.contains("2 at level 0"),
+            "{e}"
+        );
+        assert!(e.contains("control vertices 25 … 31"), "{e}");
+        // The same words as per-vertex values are not whole records.
+        assert!(local_edits(LOCAL_VALUES, &bytes).is_err());
+        // A count past the end, a level count past Max's 11, words left over.
+        let mut long = words.clone();
+        long[1] = 1_000_000;
+        let b = |w: &[u32]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        assert!(local_edits(LOCAL_OFFSETS, &b(&long)).is_err());
+        let mut levels12 = words.clone();
+        levels12[0] = 12;
+        assert!(local_edits(LOCAL_OFFSETS, &b(&levels12)).is_err());
+        let mut extra = words.clone();
+        extra.push(0);
+        assert!(local_edits(LOCAL_OFFSETS, &b(&extra)).is_err());
+        // A table whose layout is not read keeps the plain refusal.
+        let other = b(&[11, 1, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        let e = edited(0x0530, &other).to_string();
+        assert!(e.contains("layout is not decoded"), "{e}");
     }
 
     #[test]
