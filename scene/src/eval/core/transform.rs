@@ -966,6 +966,18 @@ impl SceneEval {
                 }
             };
         }
+        // Edit Spline passes a shape up with its base's rendering settings
+        // (the modifier has no Rendering rollout): on a shape that does not
+        // render, a stack of Edit Splines and point deformers is a shape no
+        // one renders either — a rig's control circles, not geometry.
+        if whole
+            && applied
+                .iter()
+                .all(|a| a.class == modifier::EDIT_SPLINE || modifier::moves_points_only(a.class))
+            && shape::render_mesh::RenderParams::read(self, base, t).is_ok_and(|r| !r.renderable)
+        {
+            return None;
+        }
         Some(
             evaluated
                 .map_err(|e| EvalError::from(e).inside("shape"))

@@ -797,6 +797,14 @@ fn input(base: usize, cx: &ModContext, dropped: &mut Left) -> Result<PolyMesh, E
         let geom = mesh::geom_buffers(cx.eval.chunks(base))?;
         return mesh::mnmesh(geom).map_err(|e| e.inside(class.name.to_string()));
     }
+    if class.class_id == mesh::EDITABLE_MESH {
+        // A TriObject reaches a poly modifier converted (`SetFromTri`,
+        // `MakePolyMesh`): its triangles joined across their hidden edges,
+        // as for MeshSmooth on an Editable Mesh and for a Loft.
+        let tri = mesh::editable_mesh(cx.eval.chunks(base))?;
+        return crate::eval::objects::poly_make::as_max_converts(&tri)
+            .map_err(|e| e.inside(class.name.to_string()));
+    }
     if crate::eval::objects::loft::is_loft(class.class_id) {
         // Max converts the Loft's triangles as it does any mesh
         // (`SetFromTri`, `MakePolyMesh`): quads across the hidden diagonals,

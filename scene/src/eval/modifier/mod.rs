@@ -133,6 +133,8 @@ pub use edit_poly::{
 };
 
 pub const EDIT_MESH: ClassId = ClassId(0x50, 0);
+/// Edit Spline: spline sub-object edits on a shape (not replayed).
+pub const EDIT_SPLINE: ClassId = ClassId(0x60, 0);
 pub const EDIT_POLY: ClassId = ClassId(0x79aa6e1d, 0x71a075b7);
 pub const UNWRAP_UVW: ClassId = ClassId(0x02df2e3a, 0x72ba4e1f);
 pub const UVW_MAP: ClassId = ClassId(0x000f72b1, 0);
@@ -195,7 +197,7 @@ fn leaves_selection_alone(class: ClassId) -> bool {
 /// alone (its gizmo, its stored input box and its parameters): on a poly
 /// object it moves the MNMesh's vertices and keeps everything else, so an
 /// Edit Poly above it reads the polygons below, moved.
-pub(super) fn moves_points_only(class: ClassId) -> bool {
+pub(crate) fn moves_points_only(class: ClassId) -> bool {
     GIZMO_DEFORMERS.contains(&class)
         || class == xform::XFORM
         || class == spherify::SPHERIFY
@@ -847,7 +849,12 @@ pub(super) fn vec_at(r: &[u8], i: usize) -> Vec3 {
 }
 
 /// A bit array container (0x2700: u32 bit count, then the bits LSB first).
+/// An empty chunk is an empty array: Max 2013's Edit Poly saves a selection
+/// of no bits so (Academia2013's piment files, vertex selection 0x0200).
 pub(super) fn bits(c: &Chunk) -> Result<Vec<bool>, EvalError> {
+    if c.children().is_empty() && c.payload().is_none_or(<[u8]>::is_empty) {
+        return Ok(Vec::new());
+    }
     let p = c
         .children()
         .iter()
@@ -882,4 +889,29 @@ pub(super) fn local_chunks(local: &Chunk) -> Result<std::borrow::Cow<'_, [Chunk]
 pub(super) fn payload(c: &Chunk) -> Result<&[u8], EvalError> {
     c.payload()
         .ok_or_else(|| EvalError::malformed("", format!("chunk {:#06x} is a container", c.id)))
+}
+
+#[cfg(test)]
+mod bits_tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_selection_chunk_is_an_empty_bit_array() {
+        assert_eq!(
+            bits(&Chunk::leaf(0x0200, Vec::new())).unwrap(),
+            Vec::<bool>::new()
+        );
+        assert_eq!(
+            bits(&Chunk::container(0x0200, Vec::new())).unwrap(),
+            Vec::<bool>::new()
+        );
+        let mut p = 3u32.to_le_bytes().to_vec();
+        p.push(0b101);
+        let c = Chunk::container(0x0200, vec![Chunk::leaf(0x2700, p)]);
+        assert_eq!(bits(&c).unwrap(), vec![true, false, true]);
+        // Bytes without the bit array inside are damaged, not empty.
+        assert!(bits(&Chunk::leaf(0x0200, vec![1, 2, 3, 4])).is_err());
+        let other = Chunk::container(0x0200, vec![Chunk::leaf(0x2710, vec![0; 8])]);
+        assert!(bits(&other).is_err());
+    }
 }
