@@ -47,14 +47,24 @@ pub(super) fn apply(name: &str, delta: &[Chunk], mesh: &mut Mesh) -> Result<(), 
             0x0100 | 0x0110 => {
                 let want = if c.id == 0x0100 { nv } else { nf };
                 let p = payload(c)?;
-                if p.len() != 4 || Words(p).u32(0) as usize != want {
+                if p.len() != 4 {
                     return Err(EvalError::malformed(
-                        "",
+                        format!("chunk {:#06x}", c.id),
+                        format!("{} bytes where a u32 count is expected", p.len()),
+                    ));
+                }
+                if Words(p).u32(0) as usize != want {
+                    // The primitive below was changed after the edits: Max
+                    // fits the delta to the new input (MeshDelta's
+                    // SetInVNum / SetInFNum), by a rule not derived here.
+                    return Err(EvalError::not_evaluated_why(
                         format!(
-                            "delta made for {} {}, the stack below gives {want}",
-                            if p.len() == 4 { Words(p).u32(0) } else { 0 },
+                            "a delta made for {} input {} on {want}",
+                            Words(p).u32(0),
                             if c.id == 0x0100 { "vertices" } else { "faces" }
                         ),
+                        "the stack below was changed after the edits; how Max fits a delta \
+                         to an input of another size is not derived",
                     ));
                 }
             }

@@ -12,15 +12,16 @@ use crate::eval::objects::poly_normals::PolyNormals;
 
 /// A selection saved with an operation must be sized to what it selects in the
 /// mesh the operation saw (an empty selection is saved empty); otherwise the
-/// replay has rebuilt a different mesh.
+/// replay has rebuilt a different mesh than Max did, which is this
+/// evaluation's shortfall, not damage: the node is named as not evaluated.
 pub(super) fn check_selection(sel: &[bool], n: usize, what: &str) -> Result<(), EvalError> {
     if !sel.is_empty() && sel.len() != n {
-        return Err(EvalError::malformed(
-            "",
+        return Err(EvalError::not_evaluated_why(
             format!(
-                "its selection has {} {what}, the replayed mesh {n}",
+                "the mesh it was recorded on (its selection has {} {what}, the replayed mesh {n})",
                 sel.len()
             ),
+            "the mesh rebuilt below it differs from the one Max recorded the operation on",
         ));
     }
     Ok(())
@@ -187,7 +188,10 @@ pub(super) fn attach(poly: &mut PolyMesh, other: PolyMesh) -> Result<(), EvalErr
     ours.sort_unstable();
     theirs.sort_unstable();
     if ours != theirs {
-        return Err(EvalError::malformed("", format!("the attached mesh has map channels {theirs:?}, the mesh {ours:?} (default map faces are not built)")));
+        return Err(EvalError::not_evaluated_why(
+            format!("attaching a mesh with map channels {theirs:?} to one with {ours:?}"),
+            "the default map faces Max gives the side lacking a channel are not built",
+        ));
     }
     let base =
         u32::try_from(poly.vertices.len()).map_err(|_| EvalError::limit("vertices", u32::MAX))?;
