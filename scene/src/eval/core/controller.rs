@@ -30,6 +30,7 @@ pub mod class {
     pub const EULER_XYZ: ClassId = ClassId(0x2012, 0);
     /// Bezier RGBA Color (a Point4 controller: material colours with alpha).
     pub const BEZIER_RGBA: ClassId = ClassId(0x2013, 0);
+    pub const TCB_FLOAT: ClassId = ClassId(0x442311, 0);
     pub const TCB_POS: ClassId = ClassId(0x442312, 0);
     pub const TCB_ROT: ClassId = ClassId(0x442313, 0);
     pub const TCB_POINT3: ClassId = ClassId(0x442314, 0);
@@ -64,7 +65,7 @@ mod super_class {
 fn expected_super_class(id: ClassId) -> Option<u32> {
     use class::*;
     Some(match id {
-        LINEAR_FLOAT | BEZIER_FLOAT | FLOAT_LIST | FLOAT_SCRIPT => super_class::FLOAT,
+        LINEAR_FLOAT | BEZIER_FLOAT | TCB_FLOAT | FLOAT_LIST | FLOAT_SCRIPT => super_class::FLOAT,
         BEZIER_POINT3 | BEZIER_COLOR | TCB_POINT3 | POINT3_LIST | POINT3_SCRIPT => {
             super_class::POINT3
         }
@@ -460,7 +461,7 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, EvalError
     let r = range(chunks);
     let table = |kid: u16| leaf(chunks, kid);
     let c = match id {
-        LINEAR_FLOAT | BEZIER_FLOAT => {
+        LINEAR_FLOAT | BEZIER_FLOAT | TCB_FLOAT => {
             let keyed = match (id, table(0x2511), table(0x2525)) {
                 (LINEAR_FLOAT, Some(t), _) => Some(Track::Linear {
                     keys: linear_keys(t, 12)?,
@@ -468,6 +469,18 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, EvalError
                 (BEZIER_FLOAT, _, Some(t)) => Some(Track::Bezier {
                     keys: bezier_keys::<1>(t, 28)?,
                 }),
+                // Only a key-less TCB Float is read (its value in 0x2501, as
+                // ATV.max's camera roll): no file seen holds its keys, so a
+                // key table is refused rather than its value guessed.
+                (TCB_FLOAT, _, _) => {
+                    if let Some(k) = chunks.iter().find(|c| (0x2510..=0x252f).contains(&c.id)) {
+                        return Err(EvalError::not_evaluated_why(
+                            format!("{name} keys (chunk {:#06x})", k.id),
+                            "no file seen holds a keyed TCB Float to pin the record layout",
+                        ));
+                    }
+                    None
+                }
                 _ => None,
             };
             Controller::Float {
@@ -827,6 +840,34 @@ mod tests {
             &[Chunk::leaf(0x2501, f32s_le(&[0.1; 3]))]
         )
         .is_err());
+    }
+
+    /// ATV.max's camera roll (nineteenth sweep): a key-less TCB Float, its
+    /// value in 0x2501 beside the ORT and range chunks; a key table is
+    /// refused by name, never read as the stored value.
+    #[test]
+    fn a_keyless_tcb_float_is_its_stored_value_and_keys_are_refused() {
+        let chunks = [
+            Chunk::leaf(0x2501, f32s_le(&[0.25])),
+            Chunk::leaf(
+                0x2500,
+                [i32::MIN.to_le_bytes(), i32::MAX.to_le_bytes()].concat(),
+            ),
+            Chunk::leaf(0x2532, Vec::new()),
+        ];
+        match keyless(class::TCB_FLOAT, &chunks) {
+            Ok(Controller::Float {
+                track: Track::Constant { value },
+                ..
+            }) => assert_eq!(value, [0.25]),
+            other => panic!("{other:?}"),
+        }
+        let keyed = [
+            Chunk::leaf(0x2501, f32s_le(&[0.25])),
+            Chunk::leaf(0x2520, vec![0; 40]),
+        ];
+        let e = keyless(class::TCB_FLOAT, &keyed).unwrap_err().to_string();
+        assert!(e.contains("keys (chunk 0x2520)"), "{e}");
     }
 
     /// No stored value is an error, not a zero.
