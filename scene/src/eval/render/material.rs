@@ -713,25 +713,29 @@ fn blend(eval: &SceneEval, m: &mut Material) {
         let Some(inner) = material(eval, k) else {
             return;
         };
-        let mut errors = std::mem::take(&mut m.errors);
-        errors.extend(inner.errors.iter().cloned());
-        let mut unmapped = notes;
-        unmapped.extend(inner.unmapped.iter().cloned());
-        *m = Material {
-            index: m.index,
-            name: std::mem::take(&mut m.name),
-            class: std::mem::take(&mut m.class),
-            class_id: m.class_id,
-            errors,
-            unmapped,
-            ..inner
-        };
+        adopt(m, inner);
+        m.unmapped.splice(0..0, notes);
         return;
     }
     m.errors.push(format!(
         "Blend (object {}): more than {MAX_BLENDS} Blends nested",
         m.index
     ));
+}
+
+/// `m` takes what `inner` decoded (the material a wrapper or Blend stands
+/// for), keeping its own index, name and class, and both errors.
+pub(crate) fn adopt(m: &mut Material, inner: Material) {
+    let mut errors = std::mem::take(&mut m.errors);
+    errors.extend(inner.errors.iter().cloned());
+    *m = Material {
+        index: m.index,
+        name: std::mem::take(&mut m.name),
+        class: std::mem::take(&mut m.class),
+        class_id: m.class_id,
+        errors,
+        ..inner
+    };
 }
 
 fn multi(eval: &SceneEval, m: &mut Material) {

@@ -336,16 +336,7 @@ pub fn wrapper(eval: &SceneEval, idx: usize, m: &mut Material) {
                 let Some(inner) = material::material(eval, b) else {
                     return;
                 };
-                let mut errors = std::mem::take(&mut m.errors);
-                errors.extend(inner.errors.iter().cloned());
-                *m = Material {
-                    index: m.index,
-                    name: std::mem::take(&mut m.name),
-                    class: std::mem::take(&mut m.class),
-                    class_id: m.class_id,
-                    errors,
-                    ..inner
-                };
+                material::adopt(m, inner);
                 if matte == Some(true) {
                     m.unmapped.push("matte surface (not exported)".into());
                 }
