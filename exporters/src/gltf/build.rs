@@ -401,6 +401,9 @@ impl Builder<'_> {
             return *done;
         }
         let m = mtl::material(self.eval, cur)?;
+        // A Double Sided whose side leads back to it (damaged data) meets
+        // this entry and gets no material, instead of recursing for ever.
+        self.materials.insert(MaterialKey::Max(cur, colour), None);
         let made = match &m.double_sided {
             Some(ds) => match ds.facing {
                 Some(f) => self.material(f, id, node),

@@ -142,3 +142,36 @@ fn double_sided_material_writes_a_turned_back_primitive_as_babylon_does() {
         .iter()
         .all(|b| front.iter().any(|f| same(&[b[0], b[2], b[1]], f, tol))));
 }
+
+/// A Double Sided whose facing side is itself (damaged data, written
+/// through our writer into DoubleSidedMaterial.max) must not recurse for
+/// ever: the export ends, the node written without that side's material.
+#[test]
+fn a_double_sided_material_facing_itself_ends() {
+    use maxfs_scene::eval::SceneEval;
+    use maxfs_tests::rewrite::SceneEdit;
+    let mut e = SceneEdit::open("max/babylon/DoubleSidedMaterial.max");
+    let ds = e
+        .graph
+        .objects
+        .iter()
+        .position(|o| {
+            o.class
+                .as_ref()
+                .is_some_and(|c| (c.class_id.0, c.class_id.1) == (0x210, 0))
+        })
+        .expect("a Double Sided material");
+    e.set_reference(ds, 1, ds as i32);
+    let eval = SceneEval::from_document(e.finish()).expect("edited scene");
+    let out = maxfs_exporters::gltf::export_scene(&eval).expect("the export ends");
+    let (json, _) = glb::read(&out.glb).expect("glb");
+    let g: Value = serde_json::from_slice(json).expect("json");
+    assert!(
+        g["nodes"]
+            .as_array()
+            .expect("nodes")
+            .iter()
+            .any(|n| n["name"] == "Plane001"),
+        "the node is still written"
+    );
+}

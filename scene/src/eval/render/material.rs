@@ -723,6 +723,34 @@ fn blend(eval: &SceneEval, m: &mut Material) {
     ));
 }
 
+/// How deep `material` may call itself (a wrapper or Blend decoding the
+/// material it stands for).
+const MAX_NESTING: u32 = 32;
+
+thread_local! {
+    static NESTING: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// One level of `material`'s nesting, given back when dropped.
+struct Nesting;
+
+impl Nesting {
+    fn enter() -> Option<Nesting> {
+        NESTING.with(|d| {
+            (d.get() < MAX_NESTING).then(|| {
+                d.set(d.get() + 1);
+                Nesting
+            })
+        })
+    }
+}
+
+impl Drop for Nesting {
+    fn drop(&mut self) {
+        NESTING.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
 /// `m` takes what `inner` decoded (the material a wrapper or Blend stands
 /// for), keeping its own index, name and class, and both errors.
 pub(crate) fn adopt(m: &mut Material, inner: Material) {
@@ -786,6 +814,14 @@ pub fn material(eval: &SceneEval, idx: usize) -> Option<Material> {
         class: cname.to_string(),
         class_id: [cid.0, cid.1],
         ..Material::default()
+    };
+    // Wrappers and Blends decode the material they stand for through here; a
+    // cycle through both kinds (damaged data) must end, not overflow the stack.
+    let Some(_depth) = Nesting::enter() else {
+        m.errors.push(format!(
+            "materials standing for one another nested deeper than {MAX_NESTING}"
+        ));
+        return Some(m);
     };
     match cid {
         STANDARD => standard(eval, &mut m),
@@ -1098,6 +1134,22 @@ pub fn file_base(path: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+
+    /// A wrapper standing for a Blend standing for the wrapper (damaged
+    /// data) recurses through `material`: the nesting guard stops it at
+    /// MAX_NESTING levels and gives every level back.
+    #[test]
+    fn material_nesting_is_bounded_and_given_back() {
+        fn down() -> u32 {
+            match Nesting::enter() {
+                Some(_level) => 1 + down(),
+                None => 0,
+            }
+        }
+        assert_eq!(down(), MAX_NESTING);
+        assert_eq!(down(), MAX_NESTING, "every level was given back");
+        NESTING.with(|d| assert_eq!(d.get(), 0));
+    }
 
     /// The material that stands for a Blend: exactly one at mix 0 or 1
     /// without a mask (Academia2013's bottles hold mix 0 and a mask map on
