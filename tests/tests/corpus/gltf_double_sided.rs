@@ -164,8 +164,7 @@ fn a_double_sided_material_facing_itself_ends() {
     e.set_reference(ds, 1, ds as i32);
     let eval = SceneEval::from_document(e.finish()).expect("edited scene");
     let out = maxfs_exporters::gltf::export_scene(&eval).expect("the export ends");
-    let (json, _) = glb::read(&out.glb).expect("glb");
-    let g: Value = serde_json::from_slice(json).expect("json");
+    let g = maxfs_tests::gltf_json(&out.glb);
     assert!(
         g["nodes"]
             .as_array()

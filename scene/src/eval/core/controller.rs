@@ -473,9 +473,10 @@ pub fn decode(o: &SceneObject, chunks: &[Chunk]) -> Result<Controller, EvalError
                 // ATV.max's camera roll): no file seen holds its keys, so a
                 // key table is refused rather than its value guessed.
                 (TCB_FLOAT, _, _) => {
-                    if let Some(k) = chunks.iter().find(|c| (0x2510..=0x252f).contains(&c.id)) {
+                    // Through `leaf`: Max 2017+ keep the table in the wrapper.
+                    if let Some(k) = (0x2510..=0x252f).find(|&k| table(k).is_some()) {
                         return Err(EvalError::not_evaluated_why(
-                            format!("{name} keys (chunk {:#06x})", k.id),
+                            format!("{name} keys (chunk {k:#06x})"),
                             "no file seen holds a keyed TCB Float to pin the record layout",
                         ));
                     }
@@ -867,6 +868,16 @@ mod tests {
             Chunk::leaf(0x2520, vec![0; 40]),
         ];
         let e = keyless(class::TCB_FLOAT, &keyed).unwrap_err().to_string();
+        assert!(e.contains("keys (chunk 0x2520)"), "{e}");
+        // Inside Max 2017's keyframer wrapper too.
+        let wrapped = [Chunk::container(
+            KEYFRAMER_WRAPPER,
+            vec![
+                Chunk::leaf(0x2501, f32s_le(&[0.25])),
+                Chunk::leaf(0x2520, vec![0; 40]),
+            ],
+        )];
+        let e = keyless(class::TCB_FLOAT, &wrapped).unwrap_err().to_string();
         assert!(e.contains("keys (chunk 0x2520)"), "{e}");
     }
 

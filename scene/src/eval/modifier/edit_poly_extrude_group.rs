@@ -424,23 +424,14 @@ pub(super) fn outline_faces(
     sel: &[bool],
     outline: f64,
 ) -> Result<(), EvalError> {
-    super::edit_poly_topo::check_selection(sel, poly.faces.len(), "faces")?;
-    let chosen: Vec<usize> = (0..poly.faces.len())
-        .filter(|&f| sel.get(f).copied().unwrap_or(false))
-        .collect();
+    let chosen = super::edit_poly_topo::selected_indices(sel, poly.faces.len(), "faces")?;
     let refused = |c: &[usize], why: String| {
         EvalError::not_evaluated_why(format!("an outline of the faces {c:?}"), why)
     };
     let mut moves: Vec<(u32, Vec3)> = Vec::new();
     let mut moved: HashSet<u32> = HashSet::new();
     for cluster in clusters(poly, &chosen) {
-        let sides: HashSet<(u32, u32)> = cluster
-            .iter()
-            .flat_map(|&f| {
-                let v = &poly.faces[f].v;
-                (0..v.len()).map(move |j| (v[j], v[(j + 1) % v.len()]))
-            })
-            .collect();
+        let sides = super::edit_poly_topo::directed_sides(cluster.iter().map(|&f| &poly.faces[f]));
         // Border sides a → b as their face runs them, by their start.
         let mut leaving: HashMap<u32, (u32, usize)> = HashMap::new();
         for &f in &cluster {

@@ -40,9 +40,11 @@ pub(super) fn selected_indices(
 
 /// Every side of `faces` as a directed pair (a, b), a walking to b: an
 /// edge (a, b) is on a face when (a, b) or (b, a) is among them.
-pub(super) fn directed_sides(faces: &[PolyFace]) -> std::collections::HashSet<(u32, u32)> {
+pub(super) fn directed_sides<'a>(
+    faces: impl IntoIterator<Item = &'a PolyFace>,
+) -> std::collections::HashSet<(u32, u32)> {
     faces
-        .iter()
+        .into_iter()
         .flat_map(|f| {
             let n = f.v.len();
             (0..n).map(move |j| (f.v[j], f.v[(j + 1) % n]))

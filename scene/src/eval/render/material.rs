@@ -131,8 +131,6 @@ const DOUBLE_SIDED: (u32, u32) = (0x210, 0);
 /// (a fraction), 5 / 6 the two materials, 7 the mask map, 8 / 9 / 10 their
 /// switches (1 / 2 the curve's lower and upper, 3 use curve).
 const BLEND: (u32, u32) = (0x250, 0);
-/// Blends nested deeper than this are taken as a reference cycle.
-const MAX_BLENDS: usize = 16;
 const BITMAP: (u32, u32) = (0x240, 0);
 /// V-Ray's bitmap loader (VRayBitmap, once VRayHDRI).
 const VRAY_BITMAP: (u32, u32) = (0x6769_144b, 0x02c1_017d);
@@ -650,77 +648,67 @@ fn blend_pick(mix: f32, masked: bool) -> BlendPick {
 /// is named (`unmapped`), so coverage calls it partial.
 fn blend(eval: &SceneEval, m: &mut Material) {
     let name_of = |i: usize| mtl_name(eval.chunks(i)).unwrap_or_else(|| format!("object {i}"));
-    let mut cur = m.index;
-    let mut notes = Vec::new();
-    for _ in 0..MAX_BLENDS {
-        let Some((_, pb)) = block0(eval, cur, "Blend", m) else {
-            return;
-        };
-        let object = |id: u16| match pb.param(id).map(|p| &p.value) {
-            Some(Value::Object(i)) => usize::try_from(*i).ok(),
-            _ => None,
-        };
-        let on = |id: u16| {
-            !matches!(
-                pb.param(id).map(|p| &p.value),
-                Some(Value::Bool(false)) | Some(Value::Int(0))
-            )
-        };
-        let mix = match pb.param(0).map(|p| &p.value) {
-            Some(Value::Float(v)) if v.is_finite() => *v,
-            _ => 0.0,
-        };
-        let is_material = |i: usize| class_of(&eval.graph, i).map(|c| c.0) == Some(SC_MATERIAL);
-        let slots = [
-            object(5).filter(|&i| on(8) && is_material(i)),
-            object(6).filter(|&i| on(9) && is_material(i)),
-        ];
-        let mask = object(7).filter(|&i| on(10) && class_of(&eval.graph, i).is_some());
-        if matches!(
-            pb.param(3).map(|p| &p.value),
-            Some(Value::Bool(true)) | Some(Value::Int(1))
-        ) {
-            notes.push("Blend's mix curve (not exported)".to_string());
-        }
-        let pick = blend_pick(mix, mask.is_some());
-        let (first, left) = match pick {
-            BlendPick::Exact(k) => (k, None),
-            BlendPick::Share(k, share) => (k, Some(format!("{:.0}% mixed in", share * 100.0))),
-            BlendPick::Masked => (0, Some("mixed in through the mask map".to_string())),
-        };
-        // A switched-off or empty slot leaves the other one to show.
-        let (k, other) = match (slots[first], slots[1 - first]) {
-            (Some(a), b) => (a, b),
-            (None, Some(b)) => (b, None),
-            (None, None) => {
-                m.errors.push(format!(
-                    "Blend (object {cur}): neither material is set and on"
-                ));
-                return;
-            }
-        };
-        if let (Some(what), Some(o)) = (left, other) {
-            notes.push(format!(
-                "exported as its material {:?}; {:?} {what} (not exported)",
-                name_of(k),
-                name_of(o)
-            ));
-        }
-        if class_of(&eval.graph, k).map(|c| c.1) == Some(BLEND) {
-            cur = k;
-            continue;
-        }
-        let Some(inner) = material(eval, k) else {
-            return;
-        };
-        adopt(m, inner);
-        m.unmapped.splice(0..0, notes);
+    let Some((_, pb)) = block0(eval, m.index, "Blend", m) else {
         return;
+    };
+    let object = |id: u16| match pb.param(id).map(|p| &p.value) {
+        Some(Value::Object(i)) => usize::try_from(*i).ok(),
+        _ => None,
+    };
+    let on = |id: u16| {
+        !matches!(
+            pb.param(id).map(|p| &p.value),
+            Some(Value::Bool(false)) | Some(Value::Int(0))
+        )
+    };
+    let mix = match pb.param(0).map(|p| &p.value) {
+        Some(Value::Float(v)) if v.is_finite() => *v,
+        _ => 0.0,
+    };
+    let is_material = |i: usize| class_of(&eval.graph, i).map(|c| c.0) == Some(SC_MATERIAL);
+    let slots = [
+        object(5).filter(|&i| on(8) && is_material(i)),
+        object(6).filter(|&i| on(9) && is_material(i)),
+    ];
+    let mask = object(7).filter(|&i| on(10) && class_of(&eval.graph, i).is_some());
+    let mut notes = Vec::new();
+    if matches!(
+        pb.param(3).map(|p| &p.value),
+        Some(Value::Bool(true)) | Some(Value::Int(1))
+    ) {
+        notes.push("Blend's mix curve (not exported)".to_string());
     }
-    m.errors.push(format!(
-        "Blend (object {}): more than {MAX_BLENDS} Blends nested",
-        m.index
-    ));
+    let (first, left) = match blend_pick(mix, mask.is_some()) {
+        BlendPick::Exact(k) => (k, None),
+        BlendPick::Share(k, share) => (k, Some(format!("{:.0}% mixed in", share * 100.0))),
+        BlendPick::Masked => (0, Some("mixed in through the mask map".to_string())),
+    };
+    // A switched-off or empty slot leaves the other one to show.
+    let (k, other) = match (slots[first], slots[1 - first]) {
+        (Some(a), b) => (a, b),
+        (None, Some(b)) => (b, None),
+        (None, None) => {
+            m.errors.push(format!(
+                "Blend (object {}): neither material is set and on",
+                m.index
+            ));
+            return;
+        }
+    };
+    if let (Some(what), Some(o)) = (left, other) {
+        notes.push(format!(
+            "exported as its material {:?}; {:?} {what} (not exported)",
+            name_of(k),
+            name_of(o)
+        ));
+    }
+    // A Blend inside decodes through `material` as any other; a cycle of
+    // them ends at `material`'s nesting bound.
+    let Some(inner) = material(eval, k) else {
+        return;
+    };
+    adopt(m, inner);
+    m.unmapped.splice(0..0, notes);
 }
 
 /// How deep `material` may call itself (a wrapper or Blend decoding the
