@@ -21,7 +21,6 @@ use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
 use maxfs_tests::corpus_dir;
 use maxfs_tests::rewrite::SceneEdit;
-use serde_json::Value;
 
 use crate::eval_mr_materials::{block, scene, Scene, P};
 
@@ -46,8 +45,7 @@ fn a_procedural_diffuse_map_is_named() {
         "{errors}"
     );
     let e = maxfs_tests::export_with_stand_in_images(&corpus_dir().join("max/ik/ShoulderBone.max"));
-    let (json, _) = maxfs_exporters::gltf::glb::read(&e.glb).expect("glb");
-    let g: Value = serde_json::from_slice(json).expect("json");
+    let g = maxfs_tests::gltf_json(&e.glb);
     let m = g["materials"]
         .as_array()
         .and_then(|a| a.iter().find(|m| m["name"] == "01 - Default"))
@@ -173,8 +171,7 @@ fn a_vray_bitmap_is_the_texture_of_its_image() {
     assert!(t.errors.is_empty(), "{t:?}");
     assert!(t.uv.is_some(), "its Placement is its UV generator");
     let e = maxfs_tests::export_eval_with_stand_in_images(&eval);
-    let (json, _) = maxfs_exporters::gltf::glb::read(&e.glb).expect("glb");
-    let g: Value = serde_json::from_slice(json).expect("json");
+    let g = maxfs_tests::gltf_json(&e.glb);
     let textured = g["materials"]
         .as_array()
         .expect("materials")
@@ -255,8 +252,7 @@ fn a_standard_normal_bump_is_the_normal_texture_and_other_maps_are_named() {
     assert_ne!(bump.enabled, Some(false), "{bump:?}");
     let amount = f64::from(bump.amount.expect("Standard stores its map amounts"));
     let e = maxfs_tests::export_eval_with_stand_in_images(&eval);
-    let (json, _) = maxfs_exporters::gltf::glb::read(&e.glb).expect("glb");
-    let g: Value = serde_json::from_slice(json).expect("json");
+    let g = maxfs_tests::gltf_json(&e.glb);
     let gm = g["materials"]
         .as_array()
         .and_then(|a| a.iter().find(|x| x["name"] == m.name.as_str()))

@@ -16,7 +16,7 @@
 //!   the file's stored ones (its FBX lists no materials).
 //! - Wire_Fence.max (Standard with an enabled opacity map): BLEND.
 
-use maxfs_exporters::gltf::{self, glb, TextureSearch};
+use maxfs_exporters::gltf::{self, TextureSearch};
 use maxfs_fs::views::material_view;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
@@ -25,8 +25,7 @@ use serde_json::Value;
 
 fn ours(rel: &str) -> (Value, Vec<String>) {
     let e = maxfs_tests::export_with_stand_in_images(&corpus_dir().join("max").join(rel));
-    let (json, _) = glb::read(&e.glb).expect("glb");
-    (serde_json::from_slice(json).expect("json"), e.warnings)
+    (maxfs_tests::gltf_json(&e.glb), e.warnings)
 }
 
 fn material<'a>(g: &'a Value, name: &str) -> &'a Value {

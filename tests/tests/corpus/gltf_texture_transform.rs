@@ -7,7 +7,6 @@
 //! exporter's unit tests (no corpus Bitmap has a non-identity placement and no
 //! reference writes the extension; this test says so if that changes).
 
-use maxfs_exporters::gltf::glb;
 use maxfs_scene::eval::render::material as mtl;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
@@ -44,8 +43,7 @@ fn wrap_modes_and_transforms_follow_the_stored_placement() {
             }
         }
         let e = maxfs_tests::export_with_stand_in_images(&p);
-        let (json, _) = glb::read(&e.glb).expect("glb");
-        let g: Value = serde_json::from_slice(json).expect("json");
+        let g = maxfs_tests::gltf_json(&e.glb);
         let infos: Vec<&Value> = g["materials"]
             .as_array()
             .into_iter()

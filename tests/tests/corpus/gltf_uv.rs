@@ -46,8 +46,7 @@ fn every_textured_primitive_has_its_texcoord_set() {
             .display()
             .to_string();
         let e = maxfs_tests::export_with_stand_in_images(&p);
-        let (json, _) = glb::read(&e.glb).expect("glb");
-        let g: Value = serde_json::from_slice(json).expect("json");
+        let g = maxfs_tests::gltf_json(&e.glb);
         for mesh in g["meshes"].as_array().into_iter().flatten() {
             for prim in mesh["primitives"].as_array().into_iter().flatten() {
                 primitives += 1;

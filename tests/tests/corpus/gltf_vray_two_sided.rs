@@ -7,12 +7,11 @@
 //! same faces turned over with the back one (the front again when no back
 //! material is in use); the translucency is named, never dropped.
 
-use maxfs_exporters::gltf::{export_scene, glb};
+use maxfs_exporters::gltf::export_scene;
 use maxfs_scene::chunk::Chunk;
 use maxfs_scene::eval::render::material;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::typed::ClassId;
-use serde_json::Value;
 
 use crate::eval_mr_materials::{b, block, rgb, scene, wide, Scene, P, PARAMBLOCK2, RGBA};
 
@@ -56,8 +55,7 @@ fn two_sided(back: bool, back_on: bool) -> (SceneEval, usize, usize, usize) {
 /// Node B's primitives in the glTF: (material name, index count).
 fn primitives_of_b(eval: &SceneEval) -> Vec<(String, u64)> {
     let e = export_scene(eval).expect("export");
-    let (json, _) = glb::read(&e.glb).expect("a GLB");
-    let root: Value = serde_json::from_slice(json).expect("JSON");
+    let root = maxfs_tests::gltf_json(&e.glb);
     let node = root["nodes"]
         .as_array()
         .expect("nodes")

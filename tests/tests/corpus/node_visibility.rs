@@ -10,7 +10,7 @@
 //!   Bezier Float of the same file (values −0.142 … 0.827) and then
 //!   neloid/block.max's key-less one set to 0, then to 0.5.
 
-use maxfs_exporters::gltf::{export_scene, glb};
+use maxfs_exporters::gltf::export_scene;
 use maxfs_fs::views::scene_summary::node_transforms;
 use maxfs_scene::eval::SceneEval;
 use maxfs_scene::Document;
@@ -88,8 +88,7 @@ fn a_geometry_nodes_visibility_track_is_shown_and_named() {
         let e = export_scene(&eval).expect("export");
         let gaps: Vec<&String> = e.gaps().filter(|g| g.contains("visibility")).collect();
         assert_eq!(gaps, gap.iter().collect::<Vec<_>>());
-        let (json, _) = glb::read(&e.glb).expect("a GLB");
-        let root: serde_json::Value = serde_json::from_slice(json).expect("JSON");
+        let root = maxfs_tests::gltf_json(&e.glb);
         let box01 = root["nodes"]
             .as_array()
             .expect("nodes")

@@ -148,8 +148,7 @@ fn nodes_without_a_material_are_written_in_their_object_colour() {
     for (max, fbx) in SCENES {
         let eval = maxfs_tests::corpus_eval(max);
         let e = maxfs_exporters::gltf::export_scene(&eval).expect("glTF");
-        let (json, _) = maxfs_exporters::gltf::glb::read(&e.glb).expect("glb");
-        let g: serde_json::Value = serde_json::from_slice(json).expect("json");
+        let g = maxfs_tests::gltf_json(&e.glb);
         for (name, want) in fbx_colours(fbx) {
             let Some(node) = find_node(&eval, &name) else {
                 continue;

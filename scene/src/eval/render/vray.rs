@@ -132,8 +132,6 @@ const MAP_MULT: u16 = 100;
 /// The wrapper's base material and matte switch.
 const WRAPPER_BASE: u16 = 0;
 const WRAPPER_MATTE: u16 = 8;
-/// Wrappers followed at most to their base.
-const MAX_WRAPPERS: usize = 8;
 
 /// VRayMtl's basic values as Physical Material's, and what is set but not
 /// carried. `reflection_map`: a reflection map is set and on (the
@@ -324,38 +322,26 @@ fn wrapped(eval: &SceneEval, idx: usize) -> Result<Option<usize>, EvalError> {
 /// Decodes VRayMtlWrapper object `idx` into `m`: its base material's values
 /// under the wrapper's name.
 pub fn wrapper(eval: &SceneEval, idx: usize, m: &mut Material) {
-    let class = |i: usize| eval.graph.class(i).map(|c| (c.class_id.0, c.class_id.1));
     let matte = pblock::reference(&eval.graph, idx, 0)
         .and_then(|b| pblock::param_block2(eval.chunks(b)).ok())
         .and_then(|pb| boolean(&pb, WRAPPER_MATTE));
-    let mut cur = idx;
-    for _ in 0..MAX_WRAPPERS {
-        match wrapped(eval, cur) {
-            Ok(Some(b)) if class(b) == Some(VRAY_MTL_WRAPPER) => cur = b,
-            Ok(Some(b)) => {
-                let Some(inner) = material::material(eval, b) else {
-                    return;
-                };
-                material::adopt(m, inner);
-                if matte == Some(true) {
-                    m.unmapped.push("matte surface (not exported)".into());
-                }
+    // A wrapper inside decodes through material() too; its nesting bound
+    // ends a chain of wrappers that leads back to itself.
+    match wrapped(eval, idx) {
+        Ok(Some(b)) => {
+            let Some(inner) = material::material(eval, b) else {
                 return;
-            }
-            Ok(None) => {
-                m.errors
-                    .push(format!("VRayMtlWrapper (object {cur}): no base material"));
-                return;
-            }
-            Err(e) => {
-                m.errors.push(e.to_string());
-                return;
+            };
+            material::adopt(m, inner);
+            if matte == Some(true) {
+                m.unmapped.push("matte surface (not exported)".into());
             }
         }
+        Ok(None) => m
+            .errors
+            .push(format!("VRayMtlWrapper (object {idx}): no base material")),
+        Err(e) => m.errors.push(e.to_string()),
     }
-    m.errors.push(format!(
-        "VRayMtlWrapper (object {idx}): more than {MAX_WRAPPERS} wrappers nested"
-    ));
 }
 
 /// Decodes VRay2SidedMtl object `idx` into `m` (module doc): a Double Sided
