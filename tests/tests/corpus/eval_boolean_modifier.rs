@@ -188,6 +188,11 @@ fn can_minus_its_captured_box_matches_the_fbx() {
             .collect::<Vec<_>>()
     );
     assert!(fbx_to_ours < 1e-5 * size, "an FBX vertex is not ours");
+    // The Boolean keeps only the result's corners and its operands' own
+    // vertices, as Max's does: the FBX's 296 vertices and triangles, where
+    // the splitting left 825 vertices and 1,630 triangles.
+    assert_eq!(ours.len(), theirs.len(), "vertex count");
+    assert_eq!(mesh.faces.len(), tris.len(), "triangle count");
     assert!(
         ours_to_surface < 1e-5 * size,
         "a vertex of ours is off the FBX"

@@ -232,7 +232,11 @@ fn the_unwrap_cache_stands_in_for_stacks_not_evaluated() {
         // the mesh says so rather than showing them faceted unnamed — unless
         // our own result of the stack below is the cache's surface renumbered
         // and gave its groups (RubberGrip: cache_smoothing.rs; the corner
-        // normals are checked in eval_edit_poly_ops.rs).
+        // normals are checked in eval_edit_poly_ops.rs). Can's stack below is
+        // the cache's surface too since its Boolean keeps Max's vertices, but
+        // groups are not carried through a Boolean: carried, 552 of the FBX's
+        // 1,716 corner normals differed.
+        let carried = name == "RubberGrip";
         if c.smooth_vertices == 0 {
             failures.push(format!("{name}: the FBX shows no smoothing"));
         }
@@ -245,7 +249,7 @@ fn the_unwrap_cache_stands_in_for_stacks_not_evaluated() {
                 "{name}: smoothing groups neither carried nor named as missing"
             ));
         }
-        if named == (name == "RubberGrip") {
+        if named == carried {
             failures.push(format!(
                 "{name}: smoothing groups {} (RubberGrip's stack below evaluates, the others' do not)",
                 if named { "named missing" } else { "carried" }
@@ -265,9 +269,17 @@ fn the_unwrap_cache_stands_in_for_stacks_not_evaluated() {
         let gaps = maxfs_scene::eval::core::coverage::gaps(eval, &|n| {
             maxfs_scene::eval::core::coverage::mesh_coverage(eval, n)
         });
-        if !gaps
-            .iter()
-            .any(|g| g.role == "mesh part" && g.nodes.iter().any(|n| n == name))
+        if name == "Can"
+            && !mesh.missing_parts.iter().any(|p| {
+                p.part == "smoothing groups" && p.reason.contains("not carried through a Boolean")
+            })
+        {
+            failures.push(format!("{name}: the Boolean below is not named as why"));
+        }
+        if !carried
+            && !gaps
+                .iter()
+                .any(|g| g.role == "mesh part" && g.nodes.iter().any(|n| n == name))
         {
             failures.push(format!("{name}: coverage does not name its missing parts"));
         }

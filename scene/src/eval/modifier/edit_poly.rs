@@ -1404,6 +1404,7 @@ fn check_saved_sizes(local: &[Chunk], poly: &PolyMesh) -> Result<(), EvalError> 
 mod tests {
     use super::*;
     use crate::eval::core::math::Vec3;
+    use crate::eval::error::EvalErrorKind;
     use crate::eval::objects::poly::PolyFace;
 
     /// Replays `op` alone: no next operation, nothing known from earlier
@@ -1539,6 +1540,31 @@ mod tests {
         assert_eq!(
             operations(&other).unwrap_err().to_string(),
             "operation Transform (53): record 0x0470 = [03, 00, 00, 00] is not evaluated"
+        );
+    }
+
+    /// Extrude Along Spline keeps its spline as chunk trees beside the
+    /// basics (ETdoFresh's Ladder.max): read, then refused by name in the
+    /// replay; a chunk tree beside any other operation is named too.
+    #[test]
+    fn chunk_trees_beside_an_operation_are_not_damage() {
+        let spline = || {
+            vec![
+                Chunk::container(0x0644, vec![Chunk::leaf(0x03e8, vec![0; 48])]),
+                Chunk::container(0x0640, vec![Chunk::leaf(0x2900, u32s(&[2]))]),
+            ]
+        };
+        let ops = operations(&op(OP_EXTRUDE_ALONG_SPLINE, vec![], spline())).expect("ops");
+        assert_eq!(ops.len(), 1);
+        assert_eq!(
+            replay_alone(&ops[0], &mut quad()).unwrap_err().kind(),
+            EvalErrorKind::NotEvaluated
+        );
+        assert_eq!(
+            operations(&op(OP_TRANSFORM, vec![], spline()))
+                .unwrap_err()
+                .to_string(),
+            "operation Transform (53): record 0x0644 holding chunks is not evaluated"
         );
     }
 

@@ -501,7 +501,20 @@ pub(super) fn operations(local: &[Chunk]) -> Result<Vec<Operation>, EvalError> {
                     .last_mut()
                     .ok_or_else(|| EvalError::malformed("", "operation record before its id"))?;
                 for x in c.children().iter().filter(|x| x.id != 0x0600) {
-                    op.extra.push((x.id, payload(x)?.to_vec()));
+                    match x.payload() {
+                        Some(p) => op.extra.push((x.id, p.to_vec())),
+                        // Extrude Along Spline keeps its spline (0x0640) and
+                        // the spline's TM (0x0644) as chunk trees; the
+                        // operation is refused in the replay by name.
+                        None if op.id == OP_EXTRUDE_ALONG_SPLINE => {}
+                        None => {
+                            return Err(EvalError::not_evaluated(format!(
+                                "{}: record {:#06x} holding chunks",
+                                op_name(op.id),
+                                x.id
+                            )))
+                        }
+                    }
                 }
                 let basics = c
                     .children()

@@ -8,9 +8,11 @@
 //! node's parent, as for a plain PRS: biped-ld35's PositionLocator (no target,
 //! under the scene root) sits at its offset in the FBX of the same scenes.
 //!
-//! The link times (when each target takes over) are a ParamBlock2 table not
-//! decoded here, so only single-target links are read; several targets are
-//! an error that says so.
+//! Several targets hand the node over in time: the block's parameter 0 is
+//! the target table and parameter 2 the ticks at which each takes over (an
+//! IntTab; zhaoyuNo1's 机械臂.max: 0, 4800, 12480 for three targets). How
+//! the offset carries across a hand-over is not derived, so only links of
+//! one target are evaluated and more are refused by name.
 
 use crate::eval::core::math::Mat43;
 use crate::eval::core::pblock;
@@ -65,9 +67,10 @@ pub fn decode(eval: &SceneEval, ctl: usize) -> Option<Result<Link, EvalError>> {
             offset,
             target: None,
         }),
-        many => Err(EvalError::malformed(
-            format!("Link Constraint {ctl}"),
-            format!("{} targets; link times are not decoded", many.len()),
+        // Several targets are a hand-over over time, not damage.
+        many => Err(EvalError::not_evaluated_why(
+            format!("Link Constraint {ctl} with {} targets", many.len()),
+            "which target holds the node when (the link times) is not decoded",
         )),
     })
 }

@@ -49,7 +49,10 @@ pub(super) fn csg(a: &Mesh, b: &Mesh, op: Op, budget: &Budget) -> Result<Mesh, E
             ta.invert();
         }
     }
-    assemble(&ctx, ta.all(), &channels)
+    let mesh = assemble(&ctx, ta.all(), &channels)?;
+    // Max keeps the result's corners and the operands' own vertices only.
+    let kept: Vec<Vec3> = a.vertices.iter().chain(&b.vertices).copied().collect();
+    Ok(super::corners::keep_corners(mesh, &kept, ctx.eps))
 }
 
 /// Makes `ta` the union of the solids of `ta` and `tb` (`tb` is left

@@ -11,9 +11,10 @@
 //! 0x0120 are the operand names; 0x0130/0x03E8 is a near-identity matrix (float
 //! noise) that plays no part in the result.
 //!
-//! Max re-triangulates the result its own way; ours has the same surface but
-//! different vertex and face indices, so index-based modifiers above a Boolean
-//! cannot be applied ([`refuse_index_edits`]).
+//! The result keeps only its corners and the operands' own vertices, as
+//! Max's does (`corners`); Max still triangulates it its own way, so vertex
+//! and face indices differ and index-based modifiers above a Boolean cannot
+//! be applied ([`refuse_index_edits`]).
 
 use crate::eval::error::EvalError;
 use std::cell::Cell;
@@ -352,6 +353,7 @@ pub(super) fn delta_counts(m: &Applied) -> Option<(u32, u32)> {
 mod assemble;
 mod boolean3;
 mod bsp;
+mod corners;
 mod pro_boolean;
 #[cfg(test)]
 mod tests;

@@ -87,6 +87,44 @@ fn coplanar_faces_merge() {
     assert!(d.faces.iter().any(|f| f.material == 1));
 }
 
+/// Max's result keeps only the corners where the result's flat pieces meet
+/// and the operands' own vertices (module `corners`): counted here from the
+/// solids' geometry.
+#[test]
+fn the_result_keeps_only_its_corners() {
+    let a = cube([0.0; 3], [2.0; 3]);
+    let b = cube([1.0; 3], [3.0; 3]);
+    // Each cube less the corner inside the other, and the six points where
+    // the edges from those corners pierce the other cube.
+    let u = run(&a, &b, Op::Union).unwrap();
+    assert_eq!(u.vertices.len(), 7 + 7 + 6);
+    assert_eq!(run(&a, &b, Op::Intersection).unwrap().vertices.len(), 8);
+    for op in [Op::AMinusB, Op::BMinusA] {
+        let d = run(&a, &b, op).unwrap();
+        assert_eq!(d.vertices.len(), 7 + 1 + 6, "{op:?}");
+        assert!(closed(&d), "{op:?}");
+    }
+    // A notch flush with the top: the cube's 8, the notch's floor and the
+    // 4 points where its sides meet the top.
+    let unit = cube([0.0; 3], [1.0; 3]);
+    let notch = cube([0.25, 0.25, 0.5], [0.75, 0.75, 1.0]);
+    let d = run(&unit, &notch, Op::AMinusB).unwrap();
+    assert_eq!(d.vertices.len(), 16);
+    assert!((area(&d) - 7.0).abs() < 1e-9, "{}", area(&d));
+    // The top is a square with a square hole: 8 corners, 8 triangles.
+    let top: Vec<&Face> = d
+        .faces
+        .iter()
+        .filter(|f| f.v.iter().all(|&v| d.vertices[v as usize].2 == 1.0))
+        .collect();
+    assert_eq!(top.len(), 8);
+    // A cavity flush with two faces (Desk.max's Cabinets: Max's 16).
+    let cavity = cube([0.3, 0.2, 0.0], [1.0, 0.8, 0.6]);
+    let d = run(&unit, &cavity, Op::AMinusB).unwrap();
+    assert_eq!(d.vertices.len(), 16);
+    assert!(closed(&d));
+}
+
 /// Map values follow the surface: with uvw = position on both operands, every
 /// corner of the result (split points and T-junction points included) must
 /// still carry its own position.
