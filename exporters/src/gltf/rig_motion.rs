@@ -75,10 +75,11 @@ pub(super) fn driven_bones(
             k
         } else {
             let first = eval.local_tm(b, start);
+            // In i64: damaged key times may span more than i32 holds.
+            let span = i64::from(end) - i64::from(start);
             let moves = (1..=PROBES).any(|k| {
-                let t =
-                    start + ((i64::from(end - start) * i64::from(k)) / i64::from(PROBES)) as i32;
-                differs(&first, &eval.local_tm(b, t))
+                let t = i64::from(start) + span * i64::from(k) / i64::from(PROBES);
+                differs(&first, &eval.local_tm(b, t as i32))
             });
             if !moves {
                 continue;
