@@ -10,7 +10,8 @@
 //!
 //! Several targets hand the node over in time: the block's parameter 0 is
 //! the target table and parameter 2 the ticks at which each takes over (an
-//! IntTab; zhaoyuNo1's 机械臂.max: 0, 4800, 12480 for three targets). How
+//! IntTab, read off with the `object_params` example; zhaoyuNo1's 机械臂.max:
+//! 0, 4800, 12480 for three targets; not decoded here). How
 //! the offset carries across a hand-over is not derived, so only links of
 //! one target are evaluated and more are refused by name.
 
@@ -70,7 +71,7 @@ pub fn decode(eval: &SceneEval, ctl: usize) -> Option<Result<Link, EvalError>> {
         // Several targets are a hand-over over time, not damage.
         many => Err(EvalError::not_evaluated_why(
             format!("Link Constraint {ctl} with {} targets", many.len()),
-            "which target holds the node when (the link times) is not decoded",
+            "how the node's offset carries across a hand-over is not derived",
         )),
     })
 }

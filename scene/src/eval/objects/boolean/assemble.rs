@@ -81,30 +81,55 @@ pub(super) struct Welder {
 }
 
 impl Welder {
+    pub(super) fn new(eps: f64) -> Welder {
+        Welder {
+            cell: (eps * 2.0).max(f64::MIN_POSITIVE),
+            grid: HashMap::new(),
+            points: Vec::new(),
+            eps,
+        }
+    }
+
     pub(super) fn key(&self, p: Vec3) -> (i64, i64, i64) {
         let k = |x: f64| (x / self.cell).floor() as i64;
         (k(p.0), k(p.1), k(p.2))
     }
 
-    pub(super) fn index(&mut self, p: Vec3) -> u32 {
+    /// A point within `eps` of `p`, if any.
+    pub(super) fn find(&self, p: Vec3) -> Option<u32> {
         let (x, y, z) = self.key(p);
         for dx in -1..=1 {
             for dy in -1..=1 {
                 for dz in -1..=1 {
                     if let Some(list) = self.grid.get(&(x + dx, y + dy, z + dz)) {
-                        for &i in list {
-                            if self.points[i as usize].minus(p).len() <= self.eps {
-                                return i;
-                            }
+                        if let Some(&i) = list
+                            .iter()
+                            .find(|&&i| self.points[i as usize].minus(p).len() <= self.eps)
+                        {
+                            return Some(i);
                         }
                     }
                 }
             }
         }
+        None
+    }
+
+    /// Adds `p` as a point of its own.
+    pub(super) fn insert(&mut self, p: Vec3) -> u32 {
         let i = self.points.len() as u32;
         self.points.push(p);
-        self.grid.entry((x, y, z)).or_default().push(i);
+        let k = self.key(p);
+        self.grid.entry(k).or_default().push(i);
         i
+    }
+
+    /// The point `p` welds to, added when there is none.
+    pub(super) fn index(&mut self, p: Vec3) -> u32 {
+        match self.find(p) {
+            Some(i) => i,
+            None => self.insert(p),
+        }
     }
 }
 
@@ -115,12 +140,7 @@ pub(super) struct Corner {
 
 pub(super) fn assemble(ctx: &Ctx, polys: Vec<Poly>, channels: &[i32]) -> Result<Mesh, EvalError> {
     let eps = ctx.eps;
-    let mut welder = Welder {
-        cell: eps * 2.0,
-        grid: HashMap::new(),
-        points: Vec::new(),
-        eps,
-    };
+    let mut welder = Welder::new(eps);
     // Welded polygons, consecutive repeats removed.
     let mut welded: Vec<(Vec<Corner>, &Poly)> = Vec::with_capacity(polys.len());
     for p in &polys {

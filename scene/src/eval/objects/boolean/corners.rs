@@ -32,11 +32,22 @@ const SLIVER: f64 = 1e-9;
 /// `mesh` with the vertices neither a corner nor in `kept` taken out where
 /// its flat pieces allow it (module doc). `eps` is the CSG's weld distance.
 pub(super) fn keep_corners(mesh: Mesh, kept: &[Vec3], eps: f64) -> Mesh {
-    let mut pinned_regions = vec![false; 0];
+    // Operand vertices stay (a cylinder's cap centre, a segment vertex along
+    // a straight side): found once, for every round.
+    let mut near = super::assemble::Welder::new(eps);
+    for &p in kept {
+        near.insert(p);
+    }
+    let operand: Vec<bool> = mesh
+        .vertices
+        .iter()
+        .map(|&p| near.find(p).is_some())
+        .collect();
+    let mut pinned_regions = Vec::new();
     // Each failed cut pins its piece and the choice is made again, so that a
     // neighbour is never cut without a vertex the failed piece keeps.
     for _ in 0..64 {
-        let pieces = Pieces::new(&mesh, kept, eps, &pinned_regions);
+        let pieces = Pieces::new(&mesh, &operand, eps, &pinned_regions);
         pinned_regions.clone_from(&pieces.pinned);
         match pieces.rebuild(&mesh) {
             Ok(out) => return out,
@@ -81,32 +92,10 @@ fn face_normal(m: &Mesh, f: &Face) -> Vec3 {
 }
 
 impl Pieces {
-    fn new(m: &Mesh, kept: &[Vec3], eps: f64, pinned_before: &[bool]) -> Pieces {
+    fn new(m: &Mesh, operand: &[bool], eps: f64, pinned_before: &[bool]) -> Pieces {
         let nf = m.faces.len();
         let nv = m.vertices.len();
-        let mut keep = vec![false; nv];
-        // Operand vertices stay (a cylinder's cap centre, a segment vertex
-        // along a straight side).
-        let cell = (eps * 4.0).max(f64::MIN_POSITIVE);
-        let key = |p: Vec3| {
-            let k = |x: f64| (x / cell).floor() as i64;
-            (k(p.0), k(p.1), k(p.2))
-        };
-        let mut grid: HashMap<(i64, i64, i64), Vec<Vec3>> = HashMap::new();
-        for &p in kept {
-            grid.entry(key(p)).or_default().push(p);
-        }
-        for (i, &p) in m.vertices.iter().enumerate() {
-            let (x, y, z) = key(p);
-            keep[i] = (-1..=1).any(|dx| {
-                (-1..=1).any(|dy| {
-                    (-1..=1).any(|dz| {
-                        grid.get(&(x + dx, y + dy, z + dz))
-                            .is_some_and(|l| l.iter().any(|q| q.minus(p).len() <= eps))
-                    })
-                })
-            });
-        }
+        let mut keep = operand.to_vec();
         // Edges and the faces running them.
         let mut edges: HashMap<(u32, u32), Vec<(usize, bool)>> = HashMap::new();
         for (fi, f) in m.faces.iter().enumerate() {
